@@ -1,0 +1,39 @@
+# stablegate: every target bootstraps what it needs (a pinned bun from npm
+# when none is on PATH, dependencies, Chromium for browser tests).
+SHELL := /bin/bash
+BUN = $(shell ./scripts/bootstrap-bun.sh)
+ARGS ?=
+
+.PHONY: run test build bench deps migrate typecheck clean browser
+
+deps:
+	@"$(BUN)" install --frozen-lockfile >/dev/null
+
+# Start the gateway on the embedded default (all chains in sandbox mode, data in ./data).
+run: deps
+	@"$(BUN)" src/main.ts serve $(ARGS)
+
+migrate: deps
+	@"$(BUN)" src/main.ts migrate $(ARGS)
+
+# Every test, browser tests included.
+test: deps browser
+	@BUN="$(BUN)" ./scripts/test.sh $(ARGS)
+
+browser:
+	@./scripts/ensure-chromium.sh
+
+typecheck: deps
+	@"$(BUN)" x tsc --noEmit
+
+# A single executable that runs without bun.
+build: deps
+	@mkdir -p dist
+	@"$(BUN)" build src/main.ts --compile --minify --sourcemap=none --outfile dist/stablegate >/dev/null
+	@echo "built dist/stablegate"
+
+bench: deps
+	@"$(BUN)" scripts/bench.ts $(ARGS)
+
+clean:
+	rm -rf dist test-output

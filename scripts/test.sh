@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the whole suite with bun's test runner and ends with the plain
+# "N passed, N failed" line CI reads.
+set -uo pipefail
+BUN="${BUN:-bun}"
+mkdir -p test-output
+log=test-output/bun-test.log
+"$BUN" test "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+pass=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+fail=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+skip=$(grep -Eo '^ *[0-9]+ skip$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+echo
+echo "tests: ${pass} passed, ${fail} failed, ${skip} skipped"
+if [ "$status" -eq 0 ] && [ "$pass" -eq 0 ]; then echo "no test ran" >&2; exit 1; fi
+exit "$status"

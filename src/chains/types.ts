@@ -1,0 +1,130 @@
+// The one interface every chain implementation (sandbox, TRON, BSC, SOL) fulfils.
+// Amounts are bigint base units; addresses are in the chain's native display
+// format (TRON base58check, EIP-55 hex, Solana base58).
+
+export type ChainCode = "TRON" | "BSC" | "SOL";
+export type TokenSymbol = "USDT" | "USDC";
+export type ChainMode = "sandbox" | "rpc";
+
+export const CHAIN_CODES: readonly ChainCode[] = ["TRON", "BSC", "SOL"];
+export const TOKEN_SYMBOLS: readonly TokenSymbol[] = ["USDT", "USDC"];
+
+export interface TokenInfo {
+  chain: ChainCode;
+  symbol: TokenSymbol;
+  /** Contract (TRON/BSC) or mint (SOL) address. */
+  contract: string;
+  decimals: number;
+}
+
+export interface ChainHead {
+  /** Highest block the node knows. */
+  latest: bigint;
+  /** Highest block that can no longer be reorganised (solidified / finalized). */
+  final: bigint;
+  /** Block time of `latest`, ms since epoch. */
+  time: number;
+}
+
+export interface BlockRef {
+  number: bigint;
+  hash: string;
+  /** Block timestamp, ms since epoch. */
+  time: number;
+}
+
+/** One incoming token movement to an address we watch. */
+export interface IncomingTransfer {
+  chain: ChainCode;
+  token: TokenSymbol;
+  txHash: string;
+  /** Position inside the transaction (EVM log index, TRON log index, SOL balance-entry index). */
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: string;
+  blockTime: number;
+  from: string;
+  to: string;
+  amount: bigint;
+}
+
+/** The addresses a scan should report transfers to. Sized for 100k entries. */
+export interface WatchSet {
+  has(address: string): boolean;
+  size: number;
+  addresses(): Iterable<string>;
+}
+
+export interface ScanResult {
+  transfers: IncomingTransfer[];
+  /** The last block of the scanned range, so the caller can store it as its cursor. */
+  tip: BlockRef;
+}
+
+export interface DerivedKey {
+  address: string;
+  privateKey: Uint8Array;
+}
+
+export interface TransferRequest {
+  token: TokenSymbol;
+  from: string;
+  to: string;
+  amount: bigint;
+  /** Key of `from`, derived from the wallet seed. */
+  privateKey: Uint8Array;
+  /** Chain-specific state a previous attempt stored (e.g. EVM nonce). */
+  hint?: Record<string, unknown>;
+}
+
+/** A transaction signed and ready to broadcast; stored before it is sent. */
+export interface SignedTransfer {
+  txHash: string;
+  /** Serialized signed transaction (hex or base64, chain-specific). */
+  raw: string;
+  /** Chain-specific data needed to rebroadcast or judge expiry (nonce, lastValidBlockHeight...). */
+  meta: Record<string, unknown>;
+}
+
+export type BroadcastResult =
+  | { ok: true }
+  /** permanent: the node rejected the transaction itself; transient: try again later. */
+  | { ok: false; permanent: boolean; error: string };
+
+export type TxState =
+  /** Not known to the node (yet, or dropped). */
+  | { state: "unknown" }
+  | { state: "pending" }
+  | { state: "included"; blockNumber: bigint; success: boolean; final: boolean; confirmations: number }
+  /** The transaction can never land (e.g. Solana blockhash expired, EVM nonce used by another tx). */
+  | { state: "expired" };
+
+export interface ChainAdapter {
+  readonly chain: ChainCode;
+  readonly mode: ChainMode;
+  /** Tokens this chain carries, as configured. */
+  readonly tokens: readonly TokenInfo[];
+  /** Confirmations required before an incoming transfer counts as final. */
+  readonly requiredConfirmations: number;
+
+  /** Connect and check the chain (e.g. token decimals); throws to stop start-up. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+
+  /** HD derivation at the chain's path (DESIGN 9). */
+  deriveKey(seed: Uint8Array, index: number): DerivedKey;
+  isValidAddress(address: string): boolean;
+  /** Canonical display form (checksummed), used as the stored and compared form. */
+  normalizeAddress(address: string): string;
+
+  head(): Promise<ChainHead>;
+  /** Hash of block `number` on the current canonical chain, null if it does not exist. */
+  blockHash(number: bigint): Promise<string | null>;
+  /** Incoming transfers of configured tokens to watched addresses in blocks [from, to]. */
+  scan(from: bigint, to: bigint, watch: WatchSet): Promise<ScanResult>;
+
+  tokenBalance(address: string, token: TokenSymbol): Promise<bigint>;
+  signTransfer(req: TransferRequest): Promise<SignedTransfer>;
+  broadcast(tx: SignedTransfer): Promise<BroadcastResult>;
+  txState(tx: SignedTransfer): Promise<TxState>;
+}
