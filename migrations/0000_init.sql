@@ -1,0 +1,279 @@
+CREATE TABLE `addresses` (
+	`id` text PRIMARY KEY NOT NULL,
+	`merchant_id` integer,
+	`chain` text NOT NULL,
+	`kind` text NOT NULL,
+	`derivation_index` integer NOT NULL,
+	`address` text NOT NULL,
+	`bind_key` text,
+	`deleted_at` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `addresses_chain_index` ON `addresses` (`chain`,`derivation_index`);--> statement-breakpoint
+CREATE UNIQUE INDEX `addresses_chain_address` ON `addresses` (`chain`,`address`);--> statement-breakpoint
+CREATE UNIQUE INDEX `addresses_exclusive_key` ON `addresses` (`merchant_id`,`chain`,`bind_key`) WHERE kind = 'exclusive';--> statement-breakpoint
+CREATE INDEX `addresses_merchant` ON `addresses` (`merchant_id`,`chain`,`kind`);--> statement-breakpoint
+CREATE TABLE `api_keys` (
+	`id` text PRIMARY KEY NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`lookup_hash` text NOT NULL,
+	`secret_enc` text NOT NULL,
+	`hint` text NOT NULL,
+	`valid_from` integer NOT NULL,
+	`valid_until` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `api_keys_lookup_hash_unique` ON `api_keys` (`lookup_hash`);--> statement-breakpoint
+CREATE INDEX `api_keys_merchant` ON `api_keys` (`merchant_id`);--> statement-breakpoint
+CREATE TABLE `bindings` (
+	`id` text PRIMARY KEY NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`bind_key` text NOT NULL,
+	`label` text,
+	`notify_url` text,
+	`address_id` text NOT NULL,
+	`status` text DEFAULT 'active' NOT NULL,
+	`page_token` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `bindings_page_token_unique` ON `bindings` (`page_token`);--> statement-breakpoint
+CREATE UNIQUE INDEX `bindings_key` ON `bindings` (`merchant_id`,`chain`,`token`,`bind_key`);--> statement-breakpoint
+CREATE TABLE `callback_attempts` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`callback_id` text NOT NULL,
+	`attempt_no` integer NOT NULL,
+	`started_at` integer NOT NULL,
+	`duration_ms` integer,
+	`http_status` integer,
+	`response_body` text,
+	`error` text,
+	FOREIGN KEY (`callback_id`) REFERENCES `callbacks`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `attempts_callback` ON `callback_attempts` (`callback_id`);--> statement-breakpoint
+CREATE TABLE `callbacks` (
+	`id` text PRIMARY KEY NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`kind` text NOT NULL,
+	`order_no` text NOT NULL,
+	`order_status` text NOT NULL,
+	`api_key_id` text NOT NULL,
+	`url` text,
+	`payload` text NOT NULL,
+	`state` text NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`next_attempt_at` integer NOT NULL,
+	`lease_until` integer,
+	`last_error` text,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `callbacks_due` ON `callbacks` (`state`,`next_attempt_at`);--> statement-breakpoint
+CREATE INDEX `callbacks_order` ON `callbacks` (`order_no`);--> statement-breakpoint
+CREATE TABLE `chain_cursors` (
+	`chain` text PRIMARY KEY NOT NULL,
+	`block_number` integer NOT NULL,
+	`block_hash` text NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `deny_list` (
+	`chain` text NOT NULL,
+	`address` text NOT NULL,
+	`reason` text,
+	`created_at` integer NOT NULL,
+	PRIMARY KEY(`chain`, `address`)
+);
+--> statement-breakpoint
+CREATE TABLE `ledger_entries` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`address_id` text NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`kind` text NOT NULL,
+	`amount` text NOT NULL,
+	`ref_type` text NOT NULL,
+	`ref_id` text NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `ledger_ref` ON `ledger_entries` (`kind`,`ref_type`,`ref_id`);--> statement-breakpoint
+CREATE INDEX `ledger_address` ON `ledger_entries` (`address_id`,`token`);--> statement-breakpoint
+CREATE TABLE `merchants` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`uid` text NOT NULL,
+	`name` text NOT NULL,
+	`status` text DEFAULT 'active' NOT NULL,
+	`default_callback_url` text,
+	`payouts_enabled` integer DEFAULT true NOT NULL,
+	`payout_limit_per_tx` text,
+	`payout_limit_daily` text,
+	`payout_fee_fixed` text DEFAULT '0' NOT NULL,
+	`payout_fee_rate` text DEFAULT '0' NOT NULL,
+	`fee_balance` text DEFAULT '0' NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `merchants_uid_unique` ON `merchants` (`uid`);--> statement-breakpoint
+CREATE TABLE `nonces` (
+	`merchant_id` integer NOT NULL,
+	`nonce` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	PRIMARY KEY(`merchant_id`, `nonce`)
+);
+--> statement-breakpoint
+CREATE INDEX `nonces_expiry` ON `nonces` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `payin_orders` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`order_no` text NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`merchant_order_no` text NOT NULL,
+	`mode` text NOT NULL,
+	`binding_id` text,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`decimals` integer NOT NULL,
+	`amount` text NOT NULL,
+	`paid_amount` text,
+	`address_id` text NOT NULL,
+	`address` text NOT NULL,
+	`notify_url` text,
+	`api_key_id` text NOT NULL,
+	`status` text NOT NULL,
+	`transfer_id` integer,
+	`tx_hash` text,
+	`from_address` text,
+	`confirmations` integer DEFAULT 0 NOT NULL,
+	`checkout_token` text NOT NULL,
+	`expire_at` integer,
+	`created_at` integer NOT NULL,
+	`detected_at` integer,
+	`confirmed_at` integer,
+	`completed_at` integer,
+	`expired_at` integer,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`binding_id`) REFERENCES `bindings`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `payin_orders_order_no_unique` ON `payin_orders` (`order_no`);--> statement-breakpoint
+CREATE UNIQUE INDEX `payin_orders_checkout_token_unique` ON `payin_orders` (`checkout_token`);--> statement-breakpoint
+CREATE UNIQUE INDEX `payin_merchant_order` ON `payin_orders` (`merchant_id`,`merchant_order_no`);--> statement-breakpoint
+CREATE UNIQUE INDEX `payin_open_amount` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status IN ('waiting_payment','detected','confirming');--> statement-breakpoint
+CREATE INDEX `payin_status` ON `payin_orders` (`status`,`expire_at`);--> statement-breakpoint
+CREATE INDEX `payin_binding` ON `payin_orders` (`binding_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `payout_orders` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`order_no` text NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`merchant_order_no` text NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`decimals` integer NOT NULL,
+	`from_address_id` text NOT NULL,
+	`from_address` text NOT NULL,
+	`to_address` text NOT NULL,
+	`amount` text NOT NULL,
+	`fee` text DEFAULT '0' NOT NULL,
+	`delete_source` integer NOT NULL,
+	`notify_url` text,
+	`api_key_id` text NOT NULL,
+	`status` text NOT NULL,
+	`failed_stage` text,
+	`last_error` text,
+	`remark` text,
+	`tx_hash` text,
+	`signed_tx` text,
+	`signed_meta` text,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`created_at` integer NOT NULL,
+	`submitted_at` integer,
+	`broadcasted_at` integer,
+	`confirmed_at` integer,
+	`failed_at` integer,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`from_address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `payout_orders_order_no_unique` ON `payout_orders` (`order_no`);--> statement-breakpoint
+CREATE UNIQUE INDEX `payout_merchant_order` ON `payout_orders` (`merchant_id`,`merchant_order_no`);--> statement-breakpoint
+CREATE INDEX `payout_status` ON `payout_orders` (`status`);--> statement-breakpoint
+CREATE INDEX `payout_source` ON `payout_orders` (`from_address_id`,`status`);--> statement-breakpoint
+CREATE TABLE `sandbox_blocks` (
+	`chain` text NOT NULL,
+	`number` integer NOT NULL,
+	`hash` text NOT NULL,
+	`time` integer NOT NULL,
+	PRIMARY KEY(`chain`, `number`)
+);
+--> statement-breakpoint
+CREATE TABLE `sandbox_chains` (
+	`chain` text PRIMARY KEY NOT NULL,
+	`height` integer NOT NULL,
+	`epoch` integer DEFAULT 0 NOT NULL,
+	`fail_next_broadcasts` integer DEFAULT 0 NOT NULL,
+	`genesis_time` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `sandbox_transfers` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`tx_hash` text NOT NULL,
+	`log_index` integer DEFAULT 0 NOT NULL,
+	`block_number` integer,
+	`from_address` text NOT NULL,
+	`to_address` text NOT NULL,
+	`amount` text NOT NULL,
+	`raw` text,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `sandbox_tx` ON `sandbox_transfers` (`chain`,`tx_hash`,`log_index`);--> statement-breakpoint
+CREATE INDEX `sandbox_block` ON `sandbox_transfers` (`chain`,`block_number`);--> statement-breakpoint
+CREATE TABLE `settings` (
+	`key` text PRIMARY KEY NOT NULL,
+	`value` text NOT NULL,
+	`updated_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `transfers` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`tx_hash` text NOT NULL,
+	`log_index` integer NOT NULL,
+	`block_number` integer NOT NULL,
+	`block_hash` text NOT NULL,
+	`block_time` integer NOT NULL,
+	`from_address` text NOT NULL,
+	`to_address` text NOT NULL,
+	`address_id` text,
+	`amount` text NOT NULL,
+	`status` text NOT NULL,
+	`confirmations` integer DEFAULT 0 NOT NULL,
+	`payin_order_id` integer,
+	`disposition` text NOT NULL,
+	`seen_at` integer NOT NULL,
+	`confirmed_at` integer,
+	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `transfers_unique` ON `transfers` (`chain`,`tx_hash`,`log_index`);--> statement-breakpoint
+CREATE INDEX `transfers_pending` ON `transfers` (`chain`,`status`);--> statement-breakpoint
+CREATE INDEX `transfers_address` ON `transfers` (`address_id`,`token`);

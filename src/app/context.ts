@@ -1,0 +1,80 @@
+// Everything a running gateway needs, built once and passed down as plain
+// values (services never see the HTTP context).
+import { type Db, openDb } from "../db/client";
+import { migrate } from "../db/migrate";
+import type { LoadedConfig } from "../config/load";
+import type { Config } from "../config/schema";
+import { Cipher } from "../secrets/cipher";
+import { loadMasterKey } from "../secrets/master-key";
+import { loadOrCreateSeed } from "../secrets/seed";
+import { type Clock, systemClock } from "../lib/clock";
+import { createLogger, type Logger, registerSecret } from "../lib/logger";
+import { parseDuration } from "../lib/duration";
+import type { ChainAdapter, ChainCode } from "../chains/types";
+
+export interface AppContext {
+  config: Config;
+  configSource: string;
+  publicUrl: string;
+  db: Db;
+  cipher: Cipher;
+  clock: Clock;
+  logger: Logger;
+  /** Enabled chains only. */
+  chains: Map<ChainCode, ChainAdapter>;
+  seed: Uint8Array;
+  ms: {
+    timestampTolerance: number;
+    rotationGrace: number;
+    expireAfter: number;
+    lateWindow: number;
+    callbackTimeout: number;
+    retryDelays: number[];
+  };
+}
+
+export interface ContextOptions {
+  loaded: LoadedConfig;
+  clock?: Clock;
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Builds the chain adapters (chains/registry.ts); injected so tests can swap nodes. */
+  makeChains?: (ctx: Omit<AppContext, "chains">) => Map<ChainCode, ChainAdapter>;
+}
+
+/** Opens the database, applies migrations and loads the secrets. */
+export function openStore(loaded: LoadedConfig, env = process.env): { db: Db; cipher: Cipher } {
+  const db = openDb(loaded.config.database.path);
+  migrate(db);
+  const key = loadMasterKey(loaded.config.database.path, env);
+  registerSecret(key.toString("hex"));
+  return { db, cipher: new Cipher(key) };
+}
+
+export function createContext(opts: ContextOptions): AppContext {
+  const { config } = opts.loaded;
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? createLogger({ level: config.log.level, now: () => clock.now() });
+  const { db, cipher } = openStore(opts.loaded, opts.env);
+  const { seed } = loadOrCreateSeed(db, cipher, clock.now(), opts.env);
+  const base = {
+    config,
+    configSource: opts.loaded.source,
+    publicUrl: opts.loaded.publicUrl,
+    db,
+    cipher,
+    clock,
+    logger,
+    seed,
+    ms: {
+      timestampTolerance: parseDuration(config.auth.timestamp_tolerance),
+      rotationGrace: parseDuration(config.auth.rotation_grace),
+      expireAfter: parseDuration(config.payin.expire_after),
+      lateWindow: parseDuration(config.payin.late_window),
+      callbackTimeout: parseDuration(config.callbacks.timeout),
+      retryDelays: config.callbacks.retry_delays.map(parseDuration),
+    },
+  };
+  const chains = opts.makeChains ? opts.makeChains(base) : new Map<ChainCode, ChainAdapter>();
+  return { ...base, chains };
+}

@@ -1,0 +1,133 @@
+// The CLI contract of DESIGN 2. Machine-readable output goes to stdout; logs to stderr.
+import { existsSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { parseArgs } from "./args";
+import { ConfigError, loadConfig, resolveConfigPath } from "../config/load";
+import { createContext, openStore } from "../app/context";
+import { startGateway } from "../app/server";
+import { createMerchant, listMerchants, MerchantNotFound, rotateKey, setMerchantStatus } from "../merchants/service";
+import { systemClock } from "../lib/clock";
+import { parseDuration } from "../lib/duration";
+import { VERSION } from "../version";
+import { makeChains } from "../chains/registry";
+import { ensureDemoMerchant } from "./demo";
+
+const USAGE = `stablegate ${VERSION}
+usage: stablegate <command> [--config PATH]
+  serve [--demo]                     migrate, then serve HTTP and run all jobs until SIGTERM/SIGINT
+  migrate                            apply pending migrations and exit
+  merchant create --name N [--json]  create a merchant and print its UID and API key
+  merchant list [--json]
+  merchant disable UID | merchant enable UID
+  key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
+  backup --out FILE                  consistent online copy of the database
+  --version`;
+
+class UsageError extends Error {}
+
+export async function main(argv: string[]): Promise<number> {
+  const { positional, flags } = parseArgs(argv);
+  if (flags.version) {
+    console.log(VERSION);
+    return 0;
+  }
+  const [cmd, sub, arg] = positional;
+  if (!cmd || flags.help) {
+    console.log(USAGE);
+    return cmd || flags.help ? 0 : 2;
+  }
+  try {
+    const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined));
+    const deps = () => {
+      const { db, cipher } = openStore(loaded);
+      return { db, cipher, now: () => systemClock.now() };
+    };
+    switch (cmd) {
+      case "serve":
+        return await serve(loaded, flags.demo === true);
+      case "migrate": {
+        deps();
+        console.log(`migrated ${loaded.config.database.path}`);
+        return 0;
+      }
+      case "merchant": {
+        if (sub === "create") {
+          if (typeof flags.name !== "string") throw new UsageError("merchant create needs --name N");
+          const { merchant, apiKey } = createMerchant(deps(), { name: flags.name });
+          if (flags.json) console.log(JSON.stringify({ merchantUid: merchant.uid, apiKey }));
+          else console.log(`merchant ${merchant.uid} (${merchant.name})\napi key: ${apiKey}\n(store the key now: it is not shown again)`);
+          return 0;
+        }
+        if (sub === "list") {
+          const rows = listMerchants(deps().db).map((m) => ({ merchantUid: m.uid, name: m.name, status: m.status, createdAt: new Date(m.createdAt).toISOString() }));
+          if (flags.json) console.log(JSON.stringify(rows));
+          else for (const r of rows) console.log(`${r.merchantUid}\t${r.status}\t${r.name}`);
+          return 0;
+        }
+        if (sub === "disable" || sub === "enable") {
+          if (!arg) throw new UsageError(`merchant ${sub} needs a UID`);
+          const m = setMerchantStatus(deps(), arg, sub === "disable" ? "disabled" : "active");
+          console.log(`${m.uid} ${m.status}`);
+          return 0;
+        }
+        throw new UsageError(`unknown merchant command: ${sub ?? "(none)"}`);
+      }
+      case "key": {
+        if (sub !== "rotate" || !arg) throw new UsageError("usage: key rotate UID [--json]");
+        const r = rotateKey(deps(), arg, parseDuration(loaded.config.auth.rotation_grace));
+        if (flags.json) console.log(JSON.stringify(r));
+        else console.log(`merchant ${r.merchantUid}\nnew api key: ${r.apiKey}\n(the previous key signs requests for ${loaded.config.auth.rotation_grace} more)`);
+        return 0;
+      }
+      case "backup": {
+        if (typeof flags.out !== "string") throw new UsageError("backup needs --out FILE");
+        if (existsSync(flags.out)) throw new UsageError(`${flags.out} already exists`);
+        deps(); // make sure the database exists and is migrated
+        const src = new Database(loaded.config.database.path);
+        src.run("PRAGMA busy_timeout = 10000");
+        // VACUUM INTO reads one consistent snapshot, even while `serve` writes.
+        src.run("VACUUM INTO ?", [flags.out]);
+        src.close();
+        console.log(`backup written to ${flags.out}`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command: ${cmd}`);
+    }
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof UsageError || e instanceof MerchantNotFound) {
+      console.error(e.message);
+      if (e instanceof UsageError) console.error(USAGE);
+      return 2;
+    }
+    console.error(`error: ${(e as Error).message}`);
+    return 1;
+  }
+}
+
+async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Promise<number> {
+  const ctx = createContext({ loaded, makeChains });
+  const gw = await startGateway(ctx);
+  const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
+  printBanner(gw.url, ctx.publicUrl, demoCreds, [...ctx.chains.values()].some((c) => c.mode === "sandbox"));
+  await new Promise<void>((resolve) => {
+    const stop = async (sig: string) => {
+      ctx.logger.info("shutting down", { signal: sig });
+      await gw.stop();
+      ctx.db.$client.close();
+      resolve();
+    };
+    process.once("SIGTERM", () => void stop("SIGTERM"));
+    process.once("SIGINT", () => void stop("SIGINT"));
+  });
+  return 0;
+}
+
+function printBanner(url: string, publicUrl: string, demo: { merchantUid: string; apiKey: string } | null, sandbox: boolean) {
+  const lines = [`stablegate ${VERSION} is running`, `  health:          ${url}/healthz`, `  merchant API:    ${publicUrl}/openapi`, `  API reference:   ${publicUrl}/docs`];
+  if (sandbox) lines.push(`  sandbox chains:  ${publicUrl}/sandbox (POST /sandbox/transfers, /sandbox/blocks, ...)`);
+  if (demo) {
+    lines.push("", "  Demo merchant created (shown once, store it now):", `    merchant UID:  ${demo.merchantUid}`, `    API key:       ${demo.apiKey}`);
+  }
+  console.log(lines.join("\n"));
+}

@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from "node:fs";
+import { Value } from "@sinclair/typebox/value";
+import { ConfigSchema, type Config } from "./schema";
+import { parseDuration } from "../lib/duration";
+import { compareAmounts } from "../lib/money";
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[], source: string) {
+    super(`invalid config (${source}):\n` + problems.map((p) => `  - ${p}`).join("\n"));
+  }
+}
+
+export interface LoadedConfig {
+  config: Config;
+  source: string;
+  /** Derived values the rest of the code uses (ms, resolved URL). */
+  publicUrl: string;
+}
+
+/** --config, then STABLEGATE_CONFIG, then config/stablegate.toml, then the embedded default. */
+export function resolveConfigPath(flag?: string, env = process.env): string | null {
+  if (flag) return flag;
+  if (env.STABLEGATE_CONFIG) return env.STABLEGATE_CONFIG;
+  if (existsSync("config/stablegate.toml")) return "config/stablegate.toml";
+  return null;
+}
+
+export function loadConfig(path: string | null): LoadedConfig {
+  let raw: unknown = {};
+  const source = path ?? "embedded default";
+  if (path) {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (e) {
+      throw new ConfigError([`cannot read ${path}: ${(e as Error).message}`], source);
+    }
+    try {
+      raw = Bun.TOML.parse(text);
+    } catch (e) {
+      throw new ConfigError([`not valid TOML: ${(e as Error).message}`], source);
+    }
+  }
+  return parseConfig(raw, source);
+}
+
+export function parseConfig(raw: unknown, source = "inline"): LoadedConfig {
+  const withDefaults = Value.Default(ConfigSchema, structuredClone(raw ?? {}));
+  const problems: string[] = [];
+  for (const e of Value.Errors(ConfigSchema, withDefaults)) {
+    const key = e.path.replace(/^\//, "").replace(/\//g, ".") || "(root)";
+    // Unknown keys show up as "Unexpected property"; name the key itself.
+    problems.push(`${key}: ${e.message}`);
+  }
+  if (problems.length) throw new ConfigError(dedupe(problems), source);
+  const config = withDefaults as Config;
+  semanticChecks(config, problems);
+  if (problems.length) throw new ConfigError(problems, source);
+  const publicUrl = config.server.public_url ?? `http://${config.server.host}:${config.server.port}`;
+  return { config, source, publicUrl };
+}
+
+function semanticChecks(c: Config, problems: string[]): void {
+  const timeout = parseDuration(c.callbacks.timeout);
+  if (timeout < 100) problems.push("callbacks.timeout: must be at least 100ms");
+  for (const [code, ch] of Object.entries(c.chains)) {
+    if (ch.enabled && ch.mode === "rpc" && ch.rpc_urls.length === 0) problems.push(`chains.${code}.rpc_urls: rpc mode needs at least one URL`);
+    for (const [sym, tok] of Object.entries(ch.tokens)) {
+      if (tok && compareAmounts(tok.min_amount, tok.max_amount) > 0) problems.push(`chains.${code}.tokens.${sym}: min_amount is above max_amount`);
+    }
+  }
+}
+
+function dedupe(xs: string[]): string[] {
+  return [...new Set(xs)];
+}

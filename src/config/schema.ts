@@ -1,0 +1,95 @@
+// The single source of configuration keys, defaults and their docs.
+// `config/stablegate.example.toml` mirrors this file.
+import { Type as T, type Static } from "@sinclair/typebox";
+import { DURATION_PATTERN } from "../lib/duration";
+
+const Duration = (def: string, description: string) => T.String({ pattern: DURATION_PATTERN, default: def, description });
+const Amount = (def: string, description: string) => T.String({ pattern: "^\\d+(\\.\\d{1,6})?$", default: def, description });
+
+const TokenOverride = T.Object(
+  {
+    contract: T.Optional(T.String({ minLength: 1, description: "token contract (TRON/BSC) or mint (SOL)" })),
+    decimals: T.Optional(T.Integer({ minimum: 0, maximum: 36, description: "token decimals; checked on chain at start-up in rpc mode" })),
+    min_amount: Amount("0.000001", "smallest pay-in or payout amount accepted (10001 with data.min below it)"),
+    max_amount: Amount("100000000", "largest pay-in or payout amount accepted (10001 with data.max above it)"),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+const chain = (defaults: { confirmations: number; block_time: string; tokens: string[] }) =>
+  T.Object(
+    {
+      enabled: T.Boolean({ default: true, description: "watch and pay on this chain" }),
+      mode: T.Union([T.Literal("sandbox"), T.Literal("rpc")], { default: "sandbox", description: '"sandbox" (in-process test chain) or "rpc" (a real node)' }),
+      confirmations: T.Integer({ minimum: 1, maximum: 1000, default: defaults.confirmations, description: "blocks (including the transfer's) before a pay-in completes" }),
+      block_time: Duration(defaults.block_time, 'sandbox block pace; "0s" mines only on request (POST /sandbox/blocks)'),
+      rpc_urls: T.Array(T.String({ pattern: "^https?://" }), { default: [], description: "rpc mode: node endpoints, tried in order with failover" }),
+      api_key: T.Optional(T.String({ description: "rpc mode: API key header for providers such as TronGrid" })),
+      poll_interval: Duration("1s", "rpc mode: how often the watcher polls the node"),
+      gas_price_cap: T.Optional(T.String({ pattern: "^\\d+$", description: "BSC: highest gas price in wei a payout may pay" })),
+      tokens: T.Object(
+        Object.fromEntries(defaults.tokens.map((s) => [s, T.Optional(TokenOverride)])),
+        { additionalProperties: false, default: {} },
+      ),
+    },
+    { additionalProperties: false, default: {} },
+  );
+
+export const ConfigSchema = T.Object(
+  {
+    server: T.Object(
+      {
+        host: T.String({ default: "127.0.0.1", description: "listen address" }),
+        port: T.Integer({ minimum: 0, maximum: 65535, default: 8080, description: "listen port (0 picks a free one)" }),
+        public_url: T.Optional(T.String({ pattern: "^https?://[^/]+$", description: "base of cashierUrl; defaults to http://host:port" })),
+        max_body_bytes: T.Integer({ minimum: 1024, default: 65536, description: "largest accepted request body" }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    database: T.Object(
+      { path: T.String({ minLength: 1, default: "data/stablegate.db", description: "SQLite file; the master key file sits next to it" }) },
+      { additionalProperties: false, default: {} },
+    ),
+    log: T.Object(
+      { level: T.Union([T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error")], { default: "info" }) },
+      { additionalProperties: false, default: {} },
+    ),
+    auth: T.Object(
+      {
+        timestamp_tolerance: Duration("5m", "allowed x-timestamp drift, both ways"),
+        rotation_grace: Duration("24h", "after `key rotate`, the old key still signs requests this long"),
+        rate_limit_per_minute: T.Integer({ minimum: 0, default: 1200, description: "signed requests per merchant per minute (0: no limit); 429 / 10029 beyond" }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    payin: T.Object(
+      {
+        expire_after: Duration("30m", "order lifetime"),
+        late_window: Duration("24h", "a payment this late after expiry still settles (risk_settled)"),
+        shared_pool_size: T.Integer({ minimum: 1, maximum: 1000, default: 5, description: "shared receiving addresses per merchant and chain" }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    callbacks: T.Object(
+      {
+        retry_delays: T.Array(T.String({ pattern: DURATION_PATTERN }), { default: ["1m", "5m"], maxItems: 10, description: "waits before the 2nd and 3rd delivery" }),
+        timeout: Duration("10s", "a delivery not answered 2xx within this is a failure"),
+        allow_private_targets: T.Boolean({ default: false, description: "allow loopback/private notifyUrl targets (tests, local dev)" }),
+        concurrency: T.Integer({ minimum: 1, maximum: 256, default: 16, description: "deliveries in flight at once" }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    chains: T.Object(
+      {
+        TRON: chain({ confirmations: 19, block_time: "3s", tokens: ["USDT"] }),
+        BSC: chain({ confirmations: 3, block_time: "450ms", tokens: ["USDT", "USDC"] }),
+        SOL: chain({ confirmations: 32, block_time: "400ms", tokens: ["USDC"] }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export type Config = Static<typeof ConfigSchema>;
+export type ChainConfig = Config["chains"]["TRON"];

@@ -1,0 +1,35 @@
+// One SQLite connection per process (bun:sqlite is synchronous, so it is also
+// the single writer); pragmas set here and only here.
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import * as schema from "./schema";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+/** The handle a transaction callback receives. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Either a database or a transaction: services take this so they compose inside one transaction. */
+export type DbOrTx = Db | Tx;
+
+export const PRAGMAS = [
+  "PRAGMA journal_mode = WAL",
+  // FULL: a committed payment or payout survives power loss, not only a crash.
+  "PRAGMA synchronous = FULL",
+  "PRAGMA foreign_keys = ON",
+  // Another process (backup, CLI while serving) may hold the lock briefly.
+  "PRAGMA busy_timeout = 5000",
+  "PRAGMA temp_store = MEMORY",
+];
+
+export function openDb(path: string): Db {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path, { create: true, strict: true });
+  for (const p of PRAGMAS) sqlite.run(p);
+  return drizzle({ client: sqlite, schema }) as Db;
+}
+
+/** A write transaction that takes the write lock up front (no upgrade deadlocks). */
+export function writeTx<T>(db: Db, fn: (tx: Tx) => T): T {
+  return db.transaction(fn, { behavior: "immediate" });
+}

@@ -1,0 +1,334 @@
+// Every table of the gateway. Times are integer ms since epoch; token amounts
+// are TEXT holding bigint base units (18-decimal amounts overflow INTEGER).
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** Key/value settings: the encrypted wallet seed, the demo-merchant marker, ... */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const merchants = sqliteTable("merchants", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  uid: text("uid").notNull().unique(),
+  name: text("name").notNull(),
+  status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
+  defaultCallbackUrl: text("default_callback_url"),
+  // Payout controls (DESIGN 6; back office edits them). Amounts are decimal strings; null = no limit.
+  payoutsEnabled: integer("payouts_enabled", { mode: "boolean" }).notNull().default(true),
+  payoutLimitPerTx: text("payout_limit_per_tx"),
+  payoutLimitDaily: text("payout_limit_daily"),
+  payoutFeeFixed: text("payout_fee_fixed").notNull().default("0"),
+  payoutFeeRate: text("payout_fee_rate").notNull().default("0"),
+  feeBalance: text("fee_balance").notNull().default("0"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    /** Keyed hash (HMAC with the master key) used to look a key up without decrypting. */
+    lookupHash: text("lookup_hash").notNull().unique(),
+    /** AES-256-GCM ciphertext of the key, needed to verify request HMACs and sign callbacks. */
+    secretEnc: text("secret_enc").notNull(),
+    /** Masked form for display: mch_abcd…wxyz. */
+    hint: text("hint").notNull(),
+    validFrom: integer("valid_from").notNull(),
+    /** null while current; after rotation, the end of the grace period for signing requests. */
+    validUntil: integer("valid_until"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("api_keys_merchant").on(t.merchantId)],
+);
+
+export const nonces = sqliteTable(
+  "nonces",
+  {
+    merchantId: integer("merchant_id").notNull(),
+    nonce: text("nonce").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.nonce] }), index("nonces_expiry").on(t.expiresAt)],
+);
+
+/** HD-derived gateway addresses. merchantId null for the per-chain gas wallet. */
+export const addresses = sqliteTable(
+  "addresses",
+  {
+    id: text("id").primaryKey(),
+    merchantId: integer("merchant_id").references(() => merchants.id),
+    chain: text("chain").notNull(),
+    kind: text("kind", { enum: ["shared", "exclusive", "gas"] }).notNull(),
+    derivationIndex: integer("derivation_index").notNull(),
+    address: text("address").notNull(),
+    bindKey: text("bind_key"),
+    deletedAt: integer("deleted_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("addresses_chain_index").on(t.chain, t.derivationIndex),
+    uniqueIndex("addresses_chain_address").on(t.chain, t.address),
+    uniqueIndex("addresses_exclusive_key").on(t.merchantId, t.chain, t.bindKey).where(sql`kind = 'exclusive'`),
+    index("addresses_merchant").on(t.merchantId, t.chain, t.kind),
+  ],
+);
+
+export const bindings = sqliteTable(
+  "bindings",
+  {
+    id: text("id").primaryKey(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    bindKey: text("bind_key").notNull(),
+    label: text("label"),
+    notifyUrl: text("notify_url"),
+    addressId: text("address_id").notNull().references(() => addresses.id),
+    status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
+    /** Public link token for the deposit page. */
+    pageToken: text("page_token").notNull().unique(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("bindings_key").on(t.merchantId, t.chain, t.token, t.bindKey)],
+);
+
+export const payinOrders = sqliteTable(
+  "payin_orders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderNo: text("order_no").notNull().unique(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    merchantOrderNo: text("merchant_order_no").notNull(),
+    mode: text("mode", { enum: ["shared", "exclusive"] }).notNull(),
+    bindingId: text("binding_id").references(() => bindings.id),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    decimals: integer("decimals").notNull(),
+    amount: text("amount").notNull(),
+    paidAmount: text("paid_amount"),
+    addressId: text("address_id").notNull().references(() => addresses.id),
+    address: text("address").notNull(),
+    notifyUrl: text("notify_url"),
+    /** The API key in force at creation: it signs this order's callbacks. */
+    apiKeyId: text("api_key_id").notNull(),
+    status: text("status").notNull(),
+    transferId: integer("transfer_id"),
+    txHash: text("tx_hash"),
+    fromAddress: text("from_address"),
+    confirmations: integer("confirmations").notNull().default(0),
+    checkoutToken: text("checkout_token").notNull().unique(),
+    expireAt: integer("expire_at"),
+    createdAt: integer("created_at").notNull(),
+    detectedAt: integer("detected_at"),
+    confirmedAt: integer("confirmed_at"),
+    completedAt: integer("completed_at"),
+    expiredAt: integer("expired_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("payin_merchant_order").on(t.merchantId, t.merchantOrderNo),
+    // Amount uniqueness on a shared address among open orders (DESIGN 5).
+    uniqueIndex("payin_open_amount")
+      .on(t.addressId, t.token, t.amount)
+      .where(sql`mode = 'shared' AND status IN ('waiting_payment','detected','confirming')`),
+    index("payin_status").on(t.status, t.expireAt),
+    index("payin_binding").on(t.bindingId, t.createdAt),
+  ],
+);
+
+/** Every incoming token transfer the watchers saw to a gateway address; nothing received is dropped. */
+export const transfers = sqliteTable(
+  "transfers",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    txHash: text("tx_hash").notNull(),
+    logIndex: integer("log_index").notNull(),
+    blockNumber: integer("block_number").notNull(),
+    blockHash: text("block_hash").notNull(),
+    blockTime: integer("block_time").notNull(),
+    fromAddress: text("from_address").notNull(),
+    toAddress: text("to_address").notNull(),
+    addressId: text("address_id").references(() => addresses.id),
+    amount: text("amount").notNull(),
+    /** pending (not final yet) | confirmed | reverted (gone in a reorg). */
+    status: text("status", { enum: ["pending", "confirmed", "reverted"] }).notNull(),
+    confirmations: integer("confirmations").notNull().default(0),
+    /** The order it paid, or null: an unmatched deposit kept for the operator. */
+    payinOrderId: integer("payin_order_id"),
+    /** matched | unmatched | attached (operator) | payout_change (own payout source) */
+    disposition: text("disposition").notNull(),
+    seenAt: integer("seen_at").notNull(),
+    confirmedAt: integer("confirmed_at"),
+  },
+  (t) => [
+    uniqueIndex("transfers_unique").on(t.chain, t.txHash, t.logIndex),
+    index("transfers_pending").on(t.chain, t.status),
+    index("transfers_address").on(t.addressId, t.token),
+  ],
+);
+
+/** Durable scan position per chain. */
+export const chainCursors = sqliteTable("chain_cursors", {
+  chain: text("chain").primaryKey(),
+  blockNumber: integer("block_number").notNull(),
+  blockHash: text("block_hash").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const payoutOrders = sqliteTable(
+  "payout_orders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderNo: text("order_no").notNull().unique(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    merchantOrderNo: text("merchant_order_no").notNull(),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    decimals: integer("decimals").notNull(),
+    fromAddressId: text("from_address_id").notNull().references(() => addresses.id),
+    fromAddress: text("from_address").notNull(),
+    toAddress: text("to_address").notNull(),
+    amount: text("amount").notNull(),
+    fee: text("fee").notNull().default("0"),
+    deleteSourceAfterSuccess: integer("delete_source", { mode: "boolean" }).notNull(),
+    notifyUrl: text("notify_url"),
+    apiKeyId: text("api_key_id").notNull(),
+    status: text("status", { enum: ["submitted", "broadcasted", "confirmed", "failed"] }).notNull(),
+    failedStage: text("failed_stage"),
+    lastError: text("last_error"),
+    remark: text("remark"),
+    txHash: text("tx_hash"),
+    /** Signed transaction, stored before it is ever broadcast. */
+    signedTx: text("signed_tx"),
+    signedMeta: text("signed_meta"),
+    attempts: integer("attempts").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    submittedAt: integer("submitted_at"),
+    broadcastedAt: integer("broadcasted_at"),
+    confirmedAt: integer("confirmed_at"),
+    failedAt: integer("failed_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("payout_merchant_order").on(t.merchantId, t.merchantOrderNo),
+    index("payout_status").on(t.status),
+    index("payout_source").on(t.fromAddressId, t.status),
+  ],
+);
+
+/** Balance movements per gateway address and token (signed base units). */
+export const ledgerEntries = sqliteTable(
+  "ledger_entries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    addressId: text("address_id").notNull().references(() => addresses.id),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    kind: text("kind", { enum: ["deposit", "deposit_reversal", "payout", "fee", "adjustment"] }).notNull(),
+    amount: text("amount").notNull(),
+    refType: text("ref_type").notNull(),
+    refId: text("ref_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("ledger_ref").on(t.kind, t.refType, t.refId), index("ledger_address").on(t.addressId, t.token)],
+);
+
+/** Outbox: one row per callback event; delivered by the callback worker. */
+export const callbacks = sqliteTable(
+  "callbacks",
+  {
+    id: text("id").primaryKey(),
+    merchantId: integer("merchant_id").notNull(),
+    kind: text("kind", { enum: ["payin", "payout"] }).notNull(),
+    orderNo: text("order_no").notNull(),
+    status: text("order_status").notNull(),
+    apiKeyId: text("api_key_id").notNull(),
+    url: text("url"),
+    payload: text("payload").notNull(),
+    /** pending | delivering | delivered | failed */
+    state: text("state").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    leaseUntil: integer("lease_until"),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("callbacks_due").on(t.state, t.nextAttemptAt), index("callbacks_order").on(t.orderNo)],
+);
+
+/** One row per delivery attempt (Svix-style). */
+export const callbackAttempts = sqliteTable(
+  "callback_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    callbackId: text("callback_id").notNull().references(() => callbacks.id),
+    attemptNo: integer("attempt_no").notNull(),
+    startedAt: integer("started_at").notNull(),
+    durationMs: integer("duration_ms"),
+    httpStatus: integer("http_status"),
+    responseBody: text("response_body"),
+    error: text("error"),
+  },
+  (t) => [index("attempts_callback").on(t.callbackId)],
+);
+
+/** Senders whose transfers freeze the order (frozen_abnormal). */
+export const denyList = sqliteTable(
+  "deny_list",
+  {
+    chain: text("chain").notNull(),
+    address: text("address").notNull(),
+    reason: text("reason"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.chain, t.address] })],
+);
+
+/** Sandbox chains (DESIGN 8): height per chain and the transfers in its blocks. */
+export const sandboxChains = sqliteTable("sandbox_chains", {
+  chain: text("chain").primaryKey(),
+  height: integer("height").notNull(),
+  /** Bumped on every reorg so re-mined heights get new hashes. */
+  epoch: integer("epoch").notNull().default(0),
+  failNextBroadcasts: integer("fail_next_broadcasts").notNull().default(0),
+  genesisTime: integer("genesis_time").notNull(),
+});
+
+export const sandboxBlocks = sqliteTable(
+  "sandbox_blocks",
+  {
+    chain: text("chain").notNull(),
+    number: integer("number").notNull(),
+    hash: text("hash").notNull(),
+    time: integer("time").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.chain, t.number] })],
+);
+
+export const sandboxTransfers = sqliteTable(
+  "sandbox_transfers",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    txHash: text("tx_hash").notNull(),
+    logIndex: integer("log_index").notNull().default(0),
+    blockNumber: integer("block_number"),
+    fromAddress: text("from_address").notNull(),
+    toAddress: text("to_address").notNull(),
+    amount: text("amount").notNull(),
+    /** Raw signed payload for payouts broadcast through the sandbox. */
+    raw: text("raw"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("sandbox_tx").on(t.chain, t.txHash, t.logIndex), index("sandbox_block").on(t.chain, t.blockNumber)],
+);

@@ -1,0 +1,32 @@
+// Public identifiers (DESIGN 4): PI/PO + time-ordered digits (<= 32 chars),
+// EB… bindings, AD… addresses, EV… callback events.
+import { randomBytes } from "node:crypto";
+
+let lastMs = 0;
+let seq = 0;
+
+function stamp(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number, w = 2) => String(n).padStart(w, "0");
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}${p(d.getUTCMilliseconds(), 3)}`;
+}
+
+/** 2-letter prefix + 17-digit UTC time + 4-digit sequence + 3 random digits = 26 chars. */
+export function newOrderNo(prefix: "PI" | "PO", nowMs: number): string {
+  if (nowMs === lastMs) seq = (seq + 1) % 10000;
+  else {
+    lastMs = nowMs;
+    seq = 0;
+  }
+  const rand = String(randomBytes(2).readUInt16BE(0) % 1000).padStart(3, "0");
+  return `${prefix}${stamp(nowMs)}${String(seq).padStart(4, "0")}${rand}`;
+}
+
+export function newId(prefix: string): string {
+  return prefix + randomBytes(10).toString("hex").toUpperCase();
+}
+
+/** Unguessable token for public links (checkout pages). */
+export function newToken(): string {
+  return randomBytes(18).toString("base64url");
+}

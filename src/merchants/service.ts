@@ -1,0 +1,124 @@
+// Merchants and their API keys. A key is `mch_` + 32 random bytes (hex); it is
+// stored encrypted and found through a keyed hash. Rotation keeps the old key
+// valid for request signing during `auth.rotation_grace` and forever for
+// verifying callbacks of orders created under it.
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { randomBytes } from "node:crypto";
+import { type Db, type DbOrTx, writeTx } from "../db/client";
+import { apiKeys, merchants } from "../db/schema";
+import type { Cipher } from "../secrets/cipher";
+import { maskApiKey } from "../lib/logger";
+import { newId } from "../lib/ids";
+
+export type Merchant = typeof merchants.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export interface MerchantDeps {
+  db: Db;
+  cipher: Cipher;
+  now: () => number;
+}
+
+export function generateApiKey(): string {
+  return "mch_" + randomBytes(32).toString("hex");
+}
+
+function insertKey(tx: DbOrTx, deps: MerchantDeps, merchantId: number, now: number): { id: string; apiKey: string } {
+  const apiKey = generateApiKey();
+  const id = newId("AK");
+  tx.insert(apiKeys)
+    .values({
+      id,
+      merchantId,
+      lookupHash: deps.cipher.lookupHash(apiKey),
+      secretEnc: deps.cipher.encrypt(apiKey),
+      hint: maskApiKey(apiKey),
+      validFrom: now,
+      validUntil: null,
+      createdAt: now,
+    })
+    .run();
+  return { id, apiKey };
+}
+
+export function createMerchant(
+  deps: MerchantDeps,
+  input: { name: string; defaultCallbackUrl?: string | null },
+): { merchant: Merchant; apiKey: string } {
+  const name = input.name.trim();
+  if (!name) throw new Error("merchant name must not be empty");
+  const now = deps.now();
+  return writeTx(deps.db, (tx) => {
+    const row = tx
+      .insert(merchants)
+      .values({ uid: "pending-" + newId(""), name, defaultCallbackUrl: input.defaultCallbackUrl ?? null, createdAt: now, updatedAt: now })
+      .returning()
+      .get();
+    // UIDs look like the spec's M1000001: readable, sequential, never reused.
+    const uid = `M${1000000 + row.id}`;
+    const merchant = tx.update(merchants).set({ uid }).where(eq(merchants.id, row.id)).returning().get();
+    const { apiKey } = insertKey(tx, deps, row.id, now);
+    return { merchant, apiKey };
+  });
+}
+
+export function listMerchants(db: DbOrTx): Merchant[] {
+  return db.select().from(merchants).orderBy(asc(merchants.id)).all();
+}
+
+export function findMerchantByUid(db: DbOrTx, uid: string): Merchant | undefined {
+  return db.select().from(merchants).where(eq(merchants.uid, uid)).get();
+}
+
+export function findMerchantById(db: DbOrTx, id: number): Merchant | undefined {
+  return db.select().from(merchants).where(eq(merchants.id, id)).get();
+}
+
+export function setMerchantStatus(deps: MerchantDeps, uid: string, status: "active" | "disabled"): Merchant {
+  const m = deps.db.update(merchants).set({ status, updatedAt: deps.now() }).where(eq(merchants.uid, uid)).returning().get();
+  if (!m) throw new MerchantNotFound(uid);
+  return m;
+}
+
+export class MerchantNotFound extends Error {
+  constructor(uid: string) {
+    super(`no merchant with UID ${uid}`);
+  }
+}
+
+/** Issue a new key; the current one stays valid for requests until now + grace. */
+export function rotateKey(deps: MerchantDeps, uid: string, graceMs: number): { merchantUid: string; apiKey: string } {
+  const now = deps.now();
+  return writeTx(deps.db, (tx) => {
+    const m = tx.select().from(merchants).where(eq(merchants.uid, uid)).get();
+    if (!m) throw new MerchantNotFound(uid);
+    tx.update(apiKeys)
+      .set({ validUntil: now + graceMs })
+      .where(and(eq(apiKeys.merchantId, m.id), isNull(apiKeys.validUntil)))
+      .run();
+    const { apiKey } = insertKey(tx, deps, m.id, now);
+    return { merchantUid: m.uid, apiKey };
+  });
+}
+
+/** The merchant's current key (the one new orders are signed with). */
+export function currentKey(db: DbOrTx, merchantId: number): ApiKeyRow | undefined {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.validUntil)))
+    .get();
+}
+
+export function findKeyByValue(deps: { db: DbOrTx; cipher: Cipher }, apiKey: string): ApiKeyRow | undefined {
+  return deps.db.select().from(apiKeys).where(eq(apiKeys.lookupHash, deps.cipher.lookupHash(apiKey.trim()))).get();
+}
+
+export function keySecret(deps: { db: DbOrTx; cipher: Cipher }, keyId: string): string | undefined {
+  const row = deps.db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+  return row ? deps.cipher.decrypt(row.secretEnc) : undefined;
+}
+
+export function isKeyValidAt(key: ApiKeyRow, now: number): boolean {
+  return key.validFrom <= now && (key.validUntil === null || now < key.validUntil);
+}

@@ -1,0 +1,85 @@
+// Builds a real gateway on a temp SQLite file and a real HTTP port for tests.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseConfig } from "../config/load";
+import { createContext, type AppContext } from "../app/context";
+import { startGateway, type RunningGateway } from "../app/server";
+import { createMerchant } from "../merchants/service";
+import { StablegateClient } from "../sdk/client";
+import type { Clock } from "../lib/clock";
+import { createLogger, type Logger } from "../lib/logger";
+import { makeChains } from "../chains/registry";
+
+export interface TestGateway {
+  ctx: AppContext;
+  url: string;
+  dir: string;
+  gateway: RunningGateway;
+  /** Log lines the gateway wrote (already masked). */
+  logs: string[];
+  merchant: { uid: string; apiKey: string; id: number };
+  client: StablegateClient;
+  newMerchant(name?: string): { uid: string; apiKey: string; id: number; client: StablegateClient };
+  stop(): Promise<void>;
+}
+
+type Raw = Record<string, unknown>;
+
+function deepMerge(a: Raw, b: Raw): Raw {
+  const out: Raw = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    out[k] = v && typeof v === "object" && !Array.isArray(v) && typeof a[k] === "object" ? deepMerge(a[k] as Raw, v as Raw) : v;
+  }
+  return out;
+}
+
+export interface TestGatewayOptions {
+  config?: Raw;
+  clock?: Clock;
+  jobs?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), "stablegate-test-"));
+  const raw = deepMerge(
+    {
+      server: { host: "127.0.0.1", port: 0 },
+      database: { path: join(dir, "stablegate.db") },
+      callbacks: { allow_private_targets: true, retry_delays: ["1s", "2s"], timeout: "2s" },
+      chains: { TRON: { block_time: "0s" }, BSC: { block_time: "0s" }, SOL: { block_time: "0s" } },
+    },
+    opts.config ?? {},
+  );
+  const loaded = parseConfig(raw, "test");
+  const logs: string[] = [];
+  const logger: Logger = createLogger({ level: "debug", sink: (l) => logs.push(l) });
+  const env = { ...opts.env, STABLEGATE_MASTER_KEY: opts.env?.STABLEGATE_MASTER_KEY ?? "test-master-key-" + dir };
+  const ctx = createContext({ loaded, clock: opts.clock, logger, env, makeChains });
+  const gateway = await startGateway(ctx, { jobs: opts.jobs });
+  // Port 0 picks a free port: the public URL follows the real one.
+  const url = gateway.url;
+  if (!ctx.config.server.public_url) ctx.publicUrl = url;
+  const newMerchant = (name = "shop") => {
+    const { merchant, apiKey } = createMerchant({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() }, { name });
+    const client = new StablegateClient({ baseUrl: url, merchantUid: merchant.uid, apiKey, now: () => ctx.clock.now() });
+    return { uid: merchant.uid, apiKey, id: merchant.id, client };
+  };
+  const m = newMerchant("Test Shop");
+  return {
+    ctx,
+    url,
+    dir,
+    gateway,
+    logs,
+    merchant: { uid: m.uid, apiKey: m.apiKey, id: m.id },
+    client: m.client,
+    newMerchant,
+    async stop() {
+      await gateway.stop();
+      ctx.db.$client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
