@@ -1,0 +1,41 @@
+// The outbox: a state change and its callback are written in one transaction
+// (callers pass their transaction). The delivery worker reads from here.
+import type { DbOrTx } from "../db/client";
+import { callbacks } from "../db/schema";
+import { newId } from "../lib/ids";
+
+export interface CallbackEvent {
+  merchantId: number;
+  kind: "payin" | "payout";
+  orderNo: string;
+  status: string;
+  apiKeyId: string;
+  /** Target URL; null falls back to the merchant's default callback URL at delivery time. */
+  url: string | null;
+  /** Spec 6.3 fields; eventId and eventTime are added here. */
+  payload: Record<string, unknown>;
+  now: number;
+}
+
+export function enqueueCallback(tx: DbOrTx, e: CallbackEvent): string {
+  const id = newId("EV");
+  const payload = JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
+  tx.insert(callbacks)
+    .values({
+      id,
+      merchantId: e.merchantId,
+      kind: e.kind,
+      orderNo: e.orderNo,
+      status: e.status,
+      apiKeyId: e.apiKeyId,
+      url: e.url,
+      payload,
+      state: "pending",
+      attempts: 0,
+      nextAttemptAt: e.now,
+      createdAt: e.now,
+      updatedAt: e.now,
+    })
+    .run();
+  return id;
+}

@@ -1,0 +1,62 @@
+import { Type as T } from "@sinclair/typebox";
+import { AmountField, ChainCodeField, OrderNoField, TokenSymbolField, UrlField } from "../http/fields";
+
+export const CreatePayinBody = T.Object({
+  chainCode: ChainCodeField,
+  tokenSymbol: TokenSymbolField,
+  merchantOrderNo: OrderNoField,
+  amount: AmountField,
+  notifyUrl: UrlField,
+});
+
+export const CreateBindingBody = T.Object({
+  chainCode: ChainCodeField,
+  tokenSymbol: TokenSymbolField,
+  bindKey: T.String({ minLength: 1, maxLength: 128, description: "Merchant-side key, at most 128 characters", errorMessage: "must be a string of 1-128 characters" }),
+  label: T.Optional(T.String({ maxLength: 255, errorMessage: "must be a string of at most 255 characters" })),
+  notifyUrl: T.Optional(UrlField),
+});
+
+export const BindingDetailQuery = T.Object({
+  chainCode: ChainCodeField,
+  tokenSymbol: TokenSymbolField,
+  recentLimit: T.Optional(T.String({ pattern: "^([1-9]|1[0-9]|20)$", description: "Integer 1-20, default 10", errorMessage: "must be an integer from 1 to 20" })),
+});
+
+const Ts = T.Union([T.String({ format: "date-time" }), T.Null()]);
+
+export const PayinOrderView = T.Object({
+  orderNo: T.String(),
+  merchantOrderNo: T.String(),
+  bindKey: T.Optional(T.String()),
+  chainCode: T.String(),
+  tokenSymbol: T.String(),
+  amount: T.String(),
+  paidAmount: T.Union([T.String(), T.Null()]),
+  address: T.String(),
+  cashierUrl: T.String(),
+  paymentUri: T.String(),
+  status: T.String(),
+  txHash: T.Union([T.String(), T.Null()]),
+  fromAddress: T.Union([T.String(), T.Null()]),
+  confirmations: T.Integer(),
+  expireAt: Ts,
+  createdAt: T.String({ format: "date-time" }),
+  detectedAt: Ts,
+  confirmedAt: Ts,
+  completedAt: Ts,
+});
+
+export const BindingView = T.Object({
+  bindingId: T.String(),
+  chainCode: T.String(),
+  tokenSymbol: T.String(),
+  bindKey: T.String(),
+  label: T.Union([T.String(), T.Null()]),
+  addressId: T.String(),
+  address: T.String(),
+  addressType: T.Literal("exclusive"),
+  notifyUrl: T.Union([T.String(), T.Null()]),
+  status: T.String(),
+  depositUrl: T.String(),
+});
