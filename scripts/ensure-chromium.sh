@@ -3,8 +3,8 @@
 # A small CJK font comes along so screenshots of the Chinese pages show real glyphs.
 set -euo pipefail
 need=()
-if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then need+=(chromium); fi
-if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list :lang=zh 2>/dev/null | head -1)" ]; then need+=(fonts-wqy-microhei); fi
+if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then need+=(chromium fonts-wqy-microhei)
+elif command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list :lang=zh 2>/dev/null | head -1)" ]; then need+=(fonts-wqy-microhei); fi
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 echo "browser: installing ${need[*]} for the browser tests" >&2
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -38,22 +38,27 @@ function jsonError(status: number, code: number, message: string): Response {
 const notFoundJson = () => jsonError(404, 10002, "not found");
 
 /** Looks up by token, turning a malformed token into "not found" and a failing lookup into a logged 500. */
-function lookup<T>(token: string, find: (token: string) => T | null): { found: T | null; failed: boolean } {
+function lookup<T>(
+  token: string,
+  find: (token: string) => T | null,
+  onError: (context: string, err: unknown) => void,
+): { found: T | null; failed: boolean } {
   if (!TOKEN_PATTERN.test(token)) return { found: null, failed: false };
   try {
     return { found: find(token), failed: false };
   } catch (err) {
-    console.error("checkout: lookup failed", err);
+    onError("checkout: lookup failed", err);
     return { found: null, failed: true };
   }
 }
 
 export function checkoutRoutes(deps: CheckoutDeps) {
   const poll = deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  const onError = deps.onError ?? ((context: string, err: unknown) => console.error(context, err));
 
   return new Elysia({ name: "checkout" })
     .get("/checkout/:token", ({ params, request }) => {
-      const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t));
+      const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t), onError);
       if (failed) return messagePage(request, "error");
       if (!order) return messagePage(request, "notFound");
       const sandbox = deps.sandbox(order.chainCode);
@@ -71,13 +76,13 @@ export function checkoutRoutes(deps: CheckoutDeps) {
       );
     })
     .get("/checkout/:token/status", ({ params }) => {
-      const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t));
+      const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t), onError);
       if (failed) return jsonError(500, 10000, "internal error");
       if (!order) return notFoundJson();
       return jsonResponse(checkoutStatusJson(order, deps.now()));
     })
     .post("/checkout/:token/simulate", async ({ params }) => {
-      const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t));
+      const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t), onError);
       if (failed) return jsonError(500, 10000, "internal error");
       // Outside sandbox the route does not exist, whatever the token.
       if (!order || !deps.simulatePayment || !deps.sandbox(order.chainCode)) return notFoundJson();
@@ -85,13 +90,13 @@ export function checkoutRoutes(deps: CheckoutDeps) {
       try {
         await deps.simulatePayment(params.token);
       } catch (err) {
-        console.error("checkout: simulated payment failed", err);
+        onError("checkout: simulated payment failed", err);
         return jsonError(500, 10000, "simulated payment failed");
       }
       return jsonResponse({ ok: true });
     })
     .get("/deposit/:token", ({ params, request }) => {
-      const { found: deposit, failed } = lookup(params.token, (t) => deps.findDeposit(t));
+      const { found: deposit, failed } = lookup(params.token, (t) => deps.findDeposit(t), onError);
       if (failed) return messagePage(request, "error");
       if (!deposit) return messagePage(request, "notFound");
       return htmlResponse((nonce) =>
@@ -107,7 +112,7 @@ export function checkoutRoutes(deps: CheckoutDeps) {
       );
     })
     .get("/deposit/:token/status", ({ params }) => {
-      const { found: deposit, failed } = lookup(params.token, (t) => deps.findDeposit(t));
+      const { found: deposit, failed } = lookup(params.token, (t) => deps.findDeposit(t), onError);
       if (failed) return jsonError(500, 10000, "internal error");
       if (!deposit) return notFoundJson();
       return jsonResponse(depositStatusJson(deposit, deps.now()));

@@ -73,4 +73,6 @@ export interface CheckoutDeps {
   now(): number;
   /** How often the page polls its status endpoint; default 2000 ms. */
   pollIntervalMs?: number;
+  /** Where lookup and simulation failures go (the payer only sees a friendly page); default console.error. */
+  onError?(context: string, err: unknown): void;
 }
