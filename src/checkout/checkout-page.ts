@@ -99,8 +99,9 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
     <p class="feedback" id="amount-feedback" role="status" aria-live="polite"></p>
     <p class="pill" data-testid="network"><span class="dot dot-${escapeHtml(o.chainCode)}" aria-hidden="true"></span><span class="sr-only">${escapeHtml(t("network"))}: </span>${escapeHtml(net)}</p>
   </section>
-  <section class="section" role="status" aria-live="polite" aria-atomic="true" data-testid="status">
+  <section class="section" data-testid="status">
     ${states}
+    <p class="sr-only" role="status" aria-live="polite" data-bind="announce"></p>
   </section>
   <section class="section" data-pay data-testid="pay"${paying ? "" : " hidden"}>
     <div class="qr-box" data-testid="qr">${qrSvg(o.paymentUri, t("qrLabel"))}

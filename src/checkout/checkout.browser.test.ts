@@ -115,6 +115,8 @@ describe("checkout page in Chromium", () => {
       expect(await page.getByTestId("checkout").innerText()).toContain("abababab");
       expect(await page.getByTestId("checkout").innerText()).toContain("12.3456 USDT");
       await shot(s, "checkout-4-completed");
+      // Screen readers hear the state change once, not every tick of the countdown.
+      expect(await page.locator("[data-bind=announce]").textContent()).toBe("Payment complete");
 
       expect(store.simulateCalls).toBe(1);
       expect(s.navigations()).toBe(1); // the first load only: every state arrived without a reload

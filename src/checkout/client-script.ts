@@ -110,6 +110,11 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       var serverNow = Date.now() + skew;
       // The expiry job may lag a little; the payer should not keep paying past the deadline.
       if (s === "waiting_payment" && !isNaN(expireAt) && serverNow >= expireAt) shown = "expired";
+      // Announce state changes only: the panels hold a ticking timer, so they are not a live region themselves.
+      if (shown !== co.getAttribute("data-shown") && co.hasAttribute("data-shown")) {
+        var title = co.querySelector("[data-state=" + shown + "] h2");
+        setText(co, "announce", title ? title.textContent : "");
+      }
       co.setAttribute("data-status", s);
       co.setAttribute("data-shown", shown);
       $all(co, "[data-state]").forEach(function (el) { el.hidden = el.getAttribute("data-state") !== shown; });

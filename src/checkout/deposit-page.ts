@@ -43,7 +43,7 @@ export function renderDepositPage(p: DepositPageOptions): string {
   <section class="section">
     <p class="label">${escapeHtml(t("network"))}</p>
     <p class="pill" data-testid="network"><span class="dot dot-${escapeHtml(d.chainCode)}" aria-hidden="true"></span>${escapeHtml(net)}</p>
-    ${d.label ? `<p class="feedback" data-testid="label">${escapeHtml(d.label)}</p>` : ""}
+    ${d.label ? `<p class="sub" data-testid="label">${escapeHtml(d.label)}</p>` : ""}
   </section>
   <section class="section" data-testid="qr">
     <div class="qr-box">${qrSvg(d.paymentUri, t("qrDepositLabel"))}

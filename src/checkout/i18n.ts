@@ -31,7 +31,7 @@ const en = {
   warningBody:
     "Send exactly {amount} {token} in a single transfer. Other tokens, other networks or a different amount will not be credited to this order and may be lost.",
   depositWarning:
-    "Send only {token} on {network} to this address. Any amount is credited; other tokens or networks will not be credited and may be lost.",
+    "Any amount you send is credited. Other tokens, or {token} sent over another network, will not be credited and may be lost.",
   orderRef: "Order number",
   sandbox: "Sandbox",
   sandboxNote: "Test mode: no real funds move. Use the button to send a test payment.",
@@ -114,7 +114,7 @@ const zh: Record<MessageKey, string> = {
   warningTitle: "仅发送 {network}上的 {token}",
   warningBody:
     "请一次性转账正好 {amount} {token}。其他代币、其他网络或不同的金额不会计入本订单，并可能无法找回。",
-  depositWarning: "请只向此地址发送 {network}上的 {token}。任意金额均会入账；其他代币或网络不会入账，并可能无法找回。",
+  depositWarning: "任意金额均会入账。其他代币，或通过其他网络发送的 {token}，不会入账，并可能无法找回。",
   orderRef: "订单号",
   sandbox: "沙盒",
   sandboxNote: "测试模式：不会转移真实资金。可用下方按钮发送一笔测试付款。",

@@ -20,8 +20,8 @@ body{margin:0;min-height:100vh;font-family:system-ui,-apple-system,"Segoe UI",Ro
 .section+.section{border-top:1px solid #e2e8f0}
 .label{margin:0 0 4px;font-size:13px;font-weight:600;color:#475569;text-transform:none}
 .amount-row{display:flex;align-items:center;justify-content:space-between;gap:12px;flex-wrap:wrap}
-.amount{margin:0;font-size:34px;line-height:1.15;font-weight:750;letter-spacing:-.02em;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
-.amount .sym{font-size:20px;font-weight:650;color:#334155;letter-spacing:0}
+.amount{margin:0;font-size:clamp(26px,8vw,34px);line-height:1.15;font-weight:750;letter-spacing:-.02em;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.amount .sym{font-size:.6em;font-weight:650;color:#334155;letter-spacing:0}
 .pill{display:inline-flex;align-items:center;gap:8px;margin:12px 0 0;padding:6px 12px;border-radius:999px;background:#f1f5f9;font-size:14px;font-weight:600;color:#0f172a}
 .dot{width:10px;height:10px;border-radius:50%;background:#64748b}
 .dot-TRON{background:#eb0029}.dot-BSC{background:#d99c00}.dot-SOL{background:linear-gradient(135deg,#9945ff,#14f195)}
@@ -69,7 +69,7 @@ progress::-moz-progress-bar{background:#2563eb;border-radius:999px}
 .feedback{min-height:1.5em;margin:6px 0 0;font-size:14px;font-weight:600;color:#15803d}
 .feedback.err{color:#b91c1c}
 .feedback:empty{min-height:0;margin:0}
-.warn{display:flex;gap:12px;padding:14px;border-radius:12px;background:#fffbeb;border:1px solid #f59e0b;color:#78350f}
+.warn{display:flex;gap:12px;margin-top:14px;padding:14px;border-radius:12px;background:#fffbeb;border:1px solid #f59e0b;color:#78350f}
 .warn svg{flex:none;width:22px;height:22px;margin-top:1px}
 .warn h3{margin:0;font-size:15px;line-height:1.4}
 .warn p{margin:4px 0 0;font-size:14px}
@@ -91,6 +91,7 @@ progress::-moz-progress-bar{background:#2563eb;border-radius:999px}
 .tag-completed{background:#dcfce7;color:#166534}
 .tag-detected,.tag-confirming{background:#dbeafe;color:#1e40af}
 .tag-frozen_abnormal,.tag-risk_settled{background:#fef3c7;color:#92400e}
+.sub{margin:8px 0 0;font-size:14px;color:#475569}
 .empty{margin:0;font-size:14px;color:#475569}
 .notfound{text-align:center;padding:36px 24px}
 .notfound .icon{margin:0 auto 16px;width:56px;height:56px}
