@@ -102,6 +102,8 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNod
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const args = [anvilBinary(), "--host", "127.0.0.1", "--port", String(port), "--chain-id", "56", "--silent", "--accounts", "2"];
+    // BSC has no base fee (cost = gasUsed × gasPrice); 1 gwei as the node's suggested price.
+    args.push("--base-fee", "0", "--gas-price", "1000000000");
     if (opts.blockTime !== undefined) args.push("--block-time", String(opts.blockTime));
     const proc = Bun.spawn(args, { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
     live.add(proc);
