@@ -376,6 +376,7 @@ export function createBscAdapter(opts: BscAdapterOptions): BscAdapter {
       const t = token(req.token);
       const data = encodeFunctionData({ abi: ERC20_ABI, functionName: "transfer", args: [getAddress(req.to), req.amount] });
       const from = getAddress(req.from);
+      accountFor(req.privateKey, from); // refuse a wrong key before asking the node anything
       let gas: bigint;
       const hinted = req.hint?.gasLimit;
       if (typeof hinted === "string" || typeof hinted === "number" || typeof hinted === "bigint") {

@@ -1,7 +1,9 @@
 // JSON-RPC over several HTTP endpoints: per-URL health, failover in list order
 // (the first URL is the preferred one), exponential backoff per URL on transport
 // failures (network, timeout, HTTP 429/5xx), and batch requests.
-// JSON-RPC error objects are answers, not endpoint failures: they go back to the caller.
+// JSON-RPC error objects are answers, not endpoint failures: they go back to the caller,
+// except a plain -32603 "internal error" to a single call, which load-balanced providers
+// return when a backend fails; that one is retried like a transport failure.
 
 export type RpcErrorKind = "rpc" | "http" | "timeout" | "network";
 
@@ -162,6 +164,8 @@ export class RpcClient {
       const h = await this.pick();
       try {
         const json = await this.post(h.url, body);
+        const busy = backendFailure(json);
+        if (busy) throw new RpcError(`${label}: ${busy.message ?? "internal error"}`, "rpc", busy.code, busy.data, h.url);
         if (h.failures > 0) this.logger?.info({ msg: "rpc endpoint recovered", url: h.url });
         h.failures = 0;
         h.downUntil = 0;
@@ -241,6 +245,17 @@ interface JsonRpcResponse {
   id?: unknown;
   result?: unknown;
   error?: { code?: number; message?: string; data?: unknown };
+}
+
+function backendFailure(json: unknown): JsonRpcResponse["error"] | null {
+  if (Array.isArray(json)) {
+    // A whole batch of internal errors is the backend failing, not the calls.
+    const all = json.length > 0 && json.every((r) => (r as JsonRpcResponse)?.error?.code === -32603);
+    return all ? (json[0] as JsonRpcResponse).error! : null;
+  }
+  if (!json || typeof json !== "object") return null;
+  const e = (json as JsonRpcResponse).error;
+  return e && e.code === -32603 ? e : null;
 }
 
 function unwrap<T>(r: JsonRpcResponse, method: string): T {
