@@ -150,9 +150,14 @@ export function createBscAdapter(opts: BscAdapterOptions): BscAdapter {
   });
 
   // Adaptive getLogs range, kept across scans: halves on refusal, doubles after a run of successes.
+  // `ceiling` is one below the smallest span refused lately, so growth stops short of it;
+  // forgotten after a long run of successes in case the provider's limit was raised.
   let span = maxLogRange;
   let okStreak = 0;
+  let ceiling = maxLogRange;
+  let sinceCeiling = 0;
   const GROW_AFTER = 8;
+  const FORGET_CEILING_AFTER = 500;
   const MAX_CHUNK_FAILURES = 12;
 
   function token(symbol: TokenSymbol): TokenInfo {
@@ -239,8 +244,9 @@ export function createBscAdapter(opts: BscAdapterOptions): BscAdapter {
         out.push(...logs);
         cursor = end + 1n;
         failures = 0;
-        if (++okStreak >= GROW_AFTER && span < maxLogRange) {
-          span = Math.min(maxLogRange, span * 2);
+        if (++sinceCeiling >= FORGET_CEILING_AFTER) ceiling = maxLogRange;
+        if (++okStreak >= GROW_AFTER && span < ceiling) {
+          span = Math.min(ceiling, span * 2);
           okStreak = 0;
         }
       } catch (e) {
@@ -248,6 +254,8 @@ export function createBscAdapter(opts: BscAdapterOptions): BscAdapter {
         const err = e instanceof RpcError ? e : new RpcError(String(e), "network");
         if (isRangeRefusal(err) && span > 1) {
           const before = span;
+          ceiling = Math.max(1, span - 1);
+          sinceCeiling = 0;
           span = Math.max(1, Math.floor(span / 2));
           log?.info({ msg: "bsc getLogs range shrunk", from: before, to: span, error: err.message });
           continue;
@@ -307,7 +315,8 @@ export function createBscAdapter(opts: BscAdapterOptions): BscAdapter {
     async scan(from: bigint, to: bigint, watch: WatchSet): Promise<ScanResult> {
       if (from > to) throw new RangeError(`scan range is empty: ${from} > ${to}`);
       let logs: RpcLog[] = [];
-      if (watch.size > 0) {
+      // No tokens must mean no logs: an empty address list would match every contract.
+      if (watch.size > 0 && tokens.length > 0) {
         const toTopics = watch.size <= topicFilterLimit ? [...watch.addresses()].map(padTopic) : null;
         logs = await collectLogs(from, to, toTopics);
       }
