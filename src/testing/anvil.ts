@@ -83,9 +83,16 @@ let exitHookInstalled = false;
 function installExitHook() {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on("exit", () => {
+  const killAll = () => {
     for (const p of live) p.kill("SIGKILL");
-  });
+  };
+  process.on("exit", killAll);
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    process.once(sig, () => {
+      killAll();
+      process.exit(sig === "SIGINT" ? 130 : 143);
+    });
+  }
 }
 
 export async function freePort(): Promise<number> {
@@ -226,7 +233,10 @@ function makeNode(url: string, port: number, proc: Subprocess): AnvilNode {
       if (!ok) throw new Error(`evm_revert ${id} refused`);
     },
     async reorg(depth) {
-      await rpc("anvil_reorg", [depth, []]);
+      // Re-mined empty blocks can come out identical to the old ones: put a 0-value
+      // transfer (from the second dev account, so test nonces stay untouched) in the first.
+      const filler = privateKeyToAccount(DEV_KEYS[1]).address;
+      await rpc("anvil_reorg", [depth, [[{ from: filler, to: filler, value: "0x0" }, 0]]]);
     },
     async setAutomine(on) {
       await rpc("evm_setAutomine", [on]);
