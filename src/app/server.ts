@@ -5,6 +5,7 @@ import { healthRoutes } from "../http/health";
 import { Scheduler } from "../jobs/scheduler";
 import { pruneNonces } from "../auth/verify";
 import { RateLimiter } from "../auth/rate-limit";
+import { startCallbackWorker } from "../callbacks/worker";
 import type { AppContext } from "./context";
 
 export interface RunningGateway {
@@ -22,6 +23,8 @@ export function buildHttpApp(ctx: AppContext) {
 export function startJobs(ctx: AppContext): Scheduler {
   const s = new Scheduler(ctx.logger);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
+  const callbacks = startCallbackWorker(ctx);
+  s.service("callbacks", () => callbacks.stop());
   return s;
 }
 
