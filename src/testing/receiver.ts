@@ -52,11 +52,13 @@ export function startReceiver(script?: Script | Reply[]): Receiver {
     async fetch(req) {
       const at = Date.now();
       const raw = new Uint8Array(await req.arrayBuffer());
+      const headers: Record<string, string> = {};
+      req.headers.forEach((v, k) => (headers[k] = v));
       const rec: ReceivedRequest = {
         at,
         method: req.method,
         path: new URL(req.url).pathname + new URL(req.url).search,
-        headers: Object.fromEntries(req.headers.entries()),
+        headers,
         raw,
         text: new TextDecoder().decode(raw),
       };
