@@ -94,3 +94,48 @@ describe("deliverOnce", () => {
     expect(receiver.requests[before].headers.host).toBe(`merchant.test:${receiver.port}`);
   });
 });
+
+describe("deliverOnce over https", () => {
+  // A throwaway self-signed certificate for merchant.test, made at test time.
+  const hasOpenssl = !!Bun.which("openssl");
+  test.skipIf(!hasOpenssl)("connects to the checked address but verifies the certificate against the name", async () => {
+    const { mkdtempSync, readFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "stablegate-tls-"));
+    try {
+      const gen = Bun.spawnSync([
+        "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
+        "-subj", "/CN=merchant.test", "-addext", "subjectAltName=DNS:merchant.test",
+      ], { stdout: "ignore", stderr: "ignore" });
+      expect(gen.exitCode).toBe(0);
+      const cert = readFileSync(join(dir, "cert.pem"), "utf8");
+      const seen: Array<{ host: string | null; body: string }> = [];
+      const server = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        tls: { cert, key: readFileSync(join(dir, "key.pem"), "utf8") },
+        async fetch(req) {
+          seen.push({ host: req.headers.get("host"), body: await req.text() });
+          return new Response("ok");
+        },
+      });
+      try {
+        const lookup = async () => ["127.0.0.1"];
+        const ok = await deliverOnce({ ...base, url: `https://merchant.test:${server.port}/cb`, lookup, ca: cert });
+        expect(ok).toMatchObject({ ok: true, httpStatus: 200 });
+        expect(seen).toEqual([{ host: `merchant.test:${server.port}`, body }]);
+        // Same address, another name: the certificate does not match, nothing is sent.
+        const wrong = await deliverOnce({ ...base, url: `https://shop.test:${server.port}/cb`, lookup, ca: cert });
+        expect(wrong.ok).toBe(false);
+        expect(wrong.error).toMatch(/ALTNAME|certificate|hostname/i);
+        expect(seen).toHaveLength(1);
+      } finally {
+        await server.stop(true);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { signCallback } from "../auth/signing";
 import { VERSION } from "../version";
-import { type Lookup, resolveTarget, systemLookup, TargetRefused } from "./target";
+import { type Lookup, resolveTarget, TargetRefused } from "./target";
 
 export const RESPONSE_BODY_LIMIT = 2048;
 export const USER_AGENT = `stablegate/${VERSION}`;
@@ -98,7 +98,7 @@ export async function deliverOnce(input: DeliveryInput): Promise<AttemptOutcome>
   });
   aborted.catch(() => {});
   try {
-    const target = await Promise.race([resolveTarget(input.url, input.allowPrivate, input.lookup ?? systemLookup), aborted]);
+    const target = await Promise.race([resolveTarget(input.url, input.allowPrivate, input.lookup), aborted]);
     const timestamp = String(input.now());
     const nonce = newNonce();
     const headers = { ...callbackHeaders(input.apiKey, input.body, timestamp, nonce), host: target.host };

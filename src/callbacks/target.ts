@@ -10,6 +10,19 @@ export type Lookup = (host: string) => Promise<string[]>;
 
 export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
+let defaultLookup: Lookup = systemLookup;
+
+/** The resolver deliveries use unless given one; the test harness installs an offline one. */
+export function useDefaultLookup(l: Lookup | null): void {
+  defaultLookup = l ?? systemLookup;
+}
+
+/** Resolves only localhost names, so no test delivery can leave the machine. */
+export const offlineLookup: Lookup = async (host) => {
+  if (host === "localhost" || host.endsWith(".localhost")) return ["127.0.0.1"];
+  throw new Error(`ENOTFOUND ${host} (offline resolver: tests never reach the internet)`);
+};
+
 /** Where to connect: `connectUrl` names the checked IP; `host` and `serverName` keep the original name. */
 export interface ResolvedTarget {
   url: URL;
@@ -30,7 +43,7 @@ function bare(hostname: string): string {
 }
 
 /** Refuses non-http(s) URLs and (unless allowPrivate) private, loopback, link-local and metadata targets. */
-export async function resolveTarget(raw: string, allowPrivate: boolean, lookup: Lookup = systemLookup): Promise<ResolvedTarget> {
+export async function resolveTarget(raw: string, allowPrivate: boolean, lookup?: Lookup): Promise<ResolvedTarget> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -47,7 +60,7 @@ export async function resolveTarget(raw: string, allowPrivate: boolean, lookup: 
   if (isIP(name)) addresses = [name];
   else {
     try {
-      addresses = await lookup(name);
+      addresses = await (lookup ?? defaultLookup)(name);
     } catch (e) {
       throw new TargetRefused(`cannot resolve callback host ${name}: ${(e as Error).message}`);
     }

@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { verifyCallbackSignature } from "../auth/signing";
-import { merchants } from "../db/schema";
+import { callbacks, merchants } from "../db/schema";
 import { currentKey, rotateKey } from "../merchants/service";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { type Receiver, type ReceivedRequest, startReceiver } from "../testing/receiver";
@@ -224,6 +224,44 @@ describe("callback worker pool", () => {
         expect(callbackAttemptsOf(g.ctx.db, id)).toHaveLength(0);
       }
     } finally {
+      await g.stop();
+    }
+  });
+
+  test("an expired lease is reclaimed by a running worker; a live one is left alone", async () => {
+    const g = await startTestGateway({ jobs: false });
+    const w = new CallbackWorker(workerOptions(g.ctx, { pollMs: 50 }));
+    try {
+      w.start();
+      const rx = receiver([{ status: 200 }]);
+      const now = Date.now();
+      const expired = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
+      const live = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
+      // As if another run claimed them (these writes are synchronous, before any poll).
+      g.ctx.db.update(callbacks).set({ state: "delivering", leaseUntil: now - 1 }).where(eq(callbacks.id, expired)).run();
+      g.ctx.db.update(callbacks).set({ state: "delivering", leaseUntil: now + 60_000 }).where(eq(callbacks.id, live)).run();
+      await eventually(() => callbackRow(g.ctx.db, expired)?.state === "delivered", 5000, "reclaimed delivery");
+      await Bun.sleep(200);
+      expect(callbackRow(g.ctx.db, live)?.state).toBe("delivering");
+      expect(rx.requests.map((r) => JSON.parse(r.text).eventId)).toEqual([expired]);
+    } finally {
+      await w.stop();
+      await g.stop();
+    }
+  });
+
+  test("stop() lets a delivery that answers within the grace period finish", async () => {
+    const g = await startTestGateway({ jobs: false });
+    const rx = receiver([{ status: 200, delayMs: 300 }]);
+    const w = new CallbackWorker(workerOptions(g.ctx, { pollMs: 50, shutdownGraceMs: 3000 }));
+    try {
+      const id = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
+      w.start();
+      await rx.waitFor((r) => r.length === 1, 5000);
+      await w.stop();
+      expect(callbackRow(g.ctx.db, id)).toMatchObject({ state: "delivered", attempts: 1 });
+    } finally {
+      await w.stop();
       await g.stop();
     }
   });
