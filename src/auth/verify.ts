@@ -1,8 +1,6 @@
 // Verification of signed merchant requests (spec 5; DESIGN 4 fixes the order):
 // (1) key + merchant, (2) timestamp, (3) nonce format, (4) signature, (5) nonce recorded.
-import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { nonces } from "../db/schema";
 import type { Cipher } from "../secrets/cipher";
 import { AppError, invalid } from "../http/errors";
 import { findKeyByValue, findMerchantById, isKeyValidAt, type ApiKeyRow, type Merchant } from "../merchants/service";
@@ -68,11 +66,9 @@ export async function authenticate(deps: AuthDeps, req: Request): Promise<Authen
   if (!ok) throw new AppError(20011);
 
   // (5) record the nonce only now, atomically per merchant.
-  const res = deps.db
-    .insert(nonces)
-    .values({ merchantId: merchant.id, nonce, expiresAt: now + 2 * deps.toleranceMs })
-    .onConflictDoNothing()
-    .run();
+  const res = deps.db.$client
+    .query("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+    .run(merchant.id, nonce, now + 2 * deps.toleranceMs);
   if (res.changes !== 1) throw new AppError(20016);
 
   return { merchant, key, body, query };
@@ -115,5 +111,5 @@ async function readJsonBody(req: Request, max: number): Promise<unknown> {
 
 /** Scheduled: nonces are kept twice the tolerance, then pruned. */
 export function pruneNonces(db: Db, now: number): number {
-  return db.delete(nonces).where(sql`${nonces.expiresAt} < ${now}`).run().changes;
+  return db.$client.query("DELETE FROM nonces WHERE expires_at < ?").run(now).changes;
 }
