@@ -203,7 +203,12 @@ export class CallbackWorker {
     if (!row.target) {
       return this.finish(row, this.failure("no callback URL: the order has no notifyUrl and the merchant has no default callback URL"), true);
     }
-    const apiKey = keySecret({ db: this.o.db, cipher: this.o.cipher }, row.apiKeyId);
+    let apiKey: string | undefined;
+    try {
+      apiKey = keySecret({ db: this.o.db, cipher: this.o.cipher }, row.apiKeyId);
+    } catch (e) {
+      return this.finish(row, this.failure(`API key ${row.apiKeyId} cannot be decrypted: ${(e as Error).message}`), true);
+    }
     if (!apiKey) return this.finish(row, this.failure(`API key ${row.apiKeyId} not found; cannot sign the callback`), true);
     const outcome = await deliverOnce({
       url: row.target,
