@@ -2,6 +2,7 @@
 import type { Server } from "bun";
 import { baseApp } from "../http/app";
 import { healthRoutes } from "../http/health";
+import { docsRoutes } from "../http/docs-page";
 import { Scheduler } from "../jobs/scheduler";
 import { pruneNonces } from "../auth/verify";
 import { RateLimiter } from "../auth/rate-limit";
@@ -16,7 +17,7 @@ export interface RunningGateway {
 export function buildHttpApp(ctx: AppContext) {
   const rateLimiter = new RateLimiter(ctx.config.auth.rate_limit_per_minute);
   void rateLimiter;
-  return baseApp(ctx.logger).use(healthRoutes(ctx));
+  return baseApp(ctx.logger).use(healthRoutes(ctx)).use(docsRoutes(() => ctx.publicUrl));
 }
 
 export function startJobs(ctx: AppContext): Scheduler {

@@ -2,7 +2,6 @@
 // (1) key + merchant, (2) timestamp, (3) nonce format, (4) signature, (5) nonce recorded.
 // The body is read between (3) and (4) because the signature covers it; its
 // size, content-type and JSON errors are 10001s naming the `body` or header.
-import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nonces } from "../db/schema";
 import type { Cipher } from "../secrets/cipher";
@@ -80,12 +79,13 @@ export async function authenticate(deps: AuthDeps, req: Request): Promise<Authen
   // (5) record the nonce only now: one INSERT on the (merchant, nonce) primary
   // key, so of concurrent requests with one nonce exactly one wins. Kept twice
   // the tolerance: by then its timestamp is outside the window anyway.
-  const res = deps.db
+  const recorded = deps.db
     .insert(nonces)
     .values({ merchantId: merchant.id, nonce, expiresAt: now + 2 * deps.toleranceMs })
     .onConflictDoNothing()
-    .run();
-  if (res.changes !== 1) throw new AppError(20016);
+    .returning({ nonce: nonces.nonce })
+    .get();
+  if (!recorded) throw new AppError(20016);
 
   return { merchant, key, body, query };
 }
@@ -175,5 +175,5 @@ async function readJsonBody(req: Request, max: number): Promise<unknown> {
 
 /** Scheduled: nonces are kept twice the tolerance, then pruned. */
 export function pruneNonces(db: Db, now: number): number {
-  return db.delete(nonces).where(sql`${nonces.expiresAt} < ${now}`).run().changes;
+  return db.$client.run("DELETE FROM nonces WHERE expires_at < ?", [now]).changes;
 }
