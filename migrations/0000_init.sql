@@ -217,7 +217,6 @@ CREATE INDEX `payout_source` ON `payout_orders` (`from_address_id`,`status`);-->
 CREATE TABLE `sandbox_blocks` (
 	`chain` text NOT NULL,
 	`number` integer NOT NULL,
-	`hash` text NOT NULL,
 	`time` integer NOT NULL,
 	PRIMARY KEY(`chain`, `number`)
 );
@@ -225,7 +224,7 @@ CREATE TABLE `sandbox_blocks` (
 CREATE TABLE `sandbox_chains` (
 	`chain` text PRIMARY KEY NOT NULL,
 	`height` integer NOT NULL,
-	`epoch` integer DEFAULT 0 NOT NULL,
+	`reorg_cuts` text DEFAULT '[]' NOT NULL,
 	`fail_next_broadcasts` integer DEFAULT 0 NOT NULL,
 	`genesis_time` integer NOT NULL
 );

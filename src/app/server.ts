@@ -1,41 +1,86 @@
 // Wires routes and jobs into one running gateway.
 import type { Server } from "bun";
+import { Elysia } from "elysia";
 import { baseApp } from "../http/app";
 import { healthRoutes } from "../http/health";
 import { docsRoutes } from "../http/docs-page";
+import { authDeps } from "../http/signed";
 import { Scheduler } from "../jobs/scheduler";
 import { pruneNonces } from "../auth/verify";
 import { RateLimiter } from "../auth/rate-limit";
+import { payinRoutes } from "../payin/routes";
+import { expireDueOrders } from "../payin/service";
+import { sandboxRoutes } from "../sandbox/routes";
+import { SandboxChain } from "../chains/sandbox/chain";
+import { ChainWatcher } from "../watcher/watcher";
+import { parseDuration } from "../lib/duration";
+import type { ChainCode } from "../chains/types";
 import type { AppContext } from "./context";
 
 export interface RunningGateway {
   url: string;
   port: number;
+  runtime: Runtime;
   stop(): Promise<void>;
 }
 
-export function buildHttpApp(ctx: AppContext) {
-  const rateLimiter = new RateLimiter(ctx.config.auth.rate_limit_per_minute);
-  void rateLimiter;
-  return baseApp(ctx.logger).use(healthRoutes(ctx)).use(docsRoutes(() => ctx.publicUrl));
+/** Long-lived workers the routes and jobs share. */
+export interface Runtime {
+  watchers: Map<ChainCode, ChainWatcher>;
+  /** Something was committed that may have written callbacks. */
+  kick(): void;
 }
 
-export function startJobs(ctx: AppContext): Scheduler {
+export function createRuntime(ctx: AppContext): Runtime {
+  const runtime: Runtime = { watchers: new Map(), kick: () => {} };
+  for (const [code, adapter] of ctx.chains) {
+    runtime.watchers.set(code, new ChainWatcher(ctx, adapter, { onChange: () => runtime.kick() }));
+  }
+  return runtime;
+}
+
+export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
+  const auth = authDeps(ctx, new RateLimiter(ctx.config.auth.rate_limit_per_minute));
+  const sandbox = [...ctx.chains.values()].some((c) => c instanceof SandboxChain);
+  return baseApp(ctx.logger)
+    .use(healthRoutes(ctx))
+    .use(docsRoutes(() => ctx.publicUrl))
+    .use(payinRoutes(ctx, auth, () => runtime.kick()))
+    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve() }) : new Elysia());
+}
+
+export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   const s = new Scheduler(ctx.logger);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
+  s.every("expire-payins", 1000, () => {
+    if (expireDueOrders(ctx) > 0) runtime.kick();
+  });
+  for (const [code, watcher] of runtime.watchers) {
+    const cfg = ctx.config.chains[code];
+    const adapter = ctx.chains.get(code)!;
+    if (adapter instanceof SandboxChain) {
+      const blockMs = parseDuration(cfg.block_time);
+      if (blockMs > 0) s.every(`sandbox-blocks-${code}`, blockMs, () => adapter.mine(1));
+      s.every(`watch-${code}`, blockMs > 0 ? Math.min(blockMs, 1000) : 1000, () => watcher.tick());
+    } else {
+      s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
+    }
+  }
   return s;
 }
 
 export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {}): Promise<RunningGateway> {
   for (const chain of ctx.chains.values()) await chain.start();
-  const app = buildHttpApp(ctx);
+  const runtime = createRuntime(ctx);
+  for (const w of runtime.watchers.values()) await w.init();
+  const app = buildHttpApp(ctx, runtime);
   const server = Bun.serve({
     hostname: ctx.config.server.host,
     port: ctx.config.server.port,
     maxRequestBodySize: Math.max(ctx.config.server.max_body_bytes * 4, 1 << 20),
     fetch: (req) => app.handle(req),
   }) as Server<unknown>;
-  const scheduler = opts.jobs === false ? null : startJobs(ctx);
+  const scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
   const port = server.port!;
   const url = `http://${ctx.config.server.host}:${port}`;
   ctx.logger.info("gateway listening", { url, config: ctx.configSource });
@@ -43,11 +88,12 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   return {
     url,
     port,
+    runtime,
     async stop() {
       if (stopped) return;
       stopped = true;
       await scheduler?.stop();
-      await server.stop();
+      await server.stop(true);
       for (const chain of ctx.chains.values()) await chain.stop();
     },
   };

@@ -3,7 +3,6 @@
 // The body is read between (3) and (4) because the signature covers it; its
 // size, content-type and JSON errors are 10001s naming the `body` or header.
 import type { Db } from "../db/client";
-import { nonces } from "../db/schema";
 import type { Cipher } from "../secrets/cipher";
 import { AppError, invalid } from "../http/errors";
 import { findKeyByValue, findMerchantById, isKeyValidAt, type ApiKeyRow, type Merchant } from "../merchants/service";
@@ -79,13 +78,10 @@ export async function authenticate(deps: AuthDeps, req: Request): Promise<Authen
   // (5) record the nonce only now: one INSERT on the (merchant, nonce) primary
   // key, so of concurrent requests with one nonce exactly one wins. Kept twice
   // the tolerance: by then its timestamp is outside the window anyway.
-  const recorded = deps.db
-    .insert(nonces)
-    .values({ merchantId: merchant.id, nonce, expiresAt: now + 2 * deps.toleranceMs })
-    .onConflictDoNothing()
-    .returning({ nonce: nonces.nonce })
-    .get();
-  if (!recorded) throw new AppError(20016);
+  const res = deps.db.$client
+    .query("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+    .run(merchant.id, nonce, now + 2 * deps.toleranceMs);
+  if (res.changes !== 1) throw new AppError(20016);
 
   return { merchant, key, body, query };
 }
@@ -175,5 +171,5 @@ async function readJsonBody(req: Request, max: number): Promise<unknown> {
 
 /** Scheduled: nonces are kept twice the tolerance, then pruned. */
 export function pruneNonces(db: Db, now: number): number {
-  return db.$client.run("DELETE FROM nonces WHERE expires_at < ?", [now]).changes;
+  return db.$client.query("DELETE FROM nonces WHERE expires_at < ?").run(now).changes;
 }

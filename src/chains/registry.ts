@@ -1,7 +1,28 @@
 // Builds one ChainAdapter per enabled chain from config.
 import type { AppContext } from "../app/context";
-import type { ChainAdapter, ChainCode } from "./types";
+import type { ChainConfig } from "../config/schema";
+import { DEFAULT_TOKENS } from "./tokens";
+import { SandboxChain } from "./sandbox/chain";
+import type { ChainAdapter, ChainCode, TokenInfo } from "./types";
 
-export function makeChains(_ctx: Omit<AppContext, "chains">): Map<ChainCode, ChainAdapter> {
-  return new Map();
+export function tokensFor(chain: ChainCode, cfg: ChainConfig): TokenInfo[] {
+  return DEFAULT_TOKENS.filter((t) => t.chain === chain).map((t) => {
+    const o = (cfg.tokens as Record<string, { contract?: string; decimals?: number } | undefined>)[t.symbol];
+    return { ...t, contract: o?.contract ?? t.contract, decimals: o?.decimals ?? t.decimals };
+  });
+}
+
+export function makeChains(ctx: Omit<AppContext, "chains">): Map<ChainCode, ChainAdapter> {
+  const out = new Map<ChainCode, ChainAdapter>();
+  for (const chain of ["TRON", "BSC", "SOL"] as const) {
+    const cfg = ctx.config.chains[chain];
+    if (!cfg.enabled) continue;
+    const tokens = tokensFor(chain, cfg);
+    if (cfg.mode === "sandbox") {
+      out.set(chain, new SandboxChain({ chain, db: ctx.db, tokens, confirmations: cfg.confirmations, now: () => ctx.clock.now() }));
+    } else {
+      throw new Error(`chains.${chain}.mode = "rpc" is not available yet for ${chain}; use "sandbox"`);
+    }
+  }
+  return out;
 }

@@ -297,18 +297,18 @@ export const denyList = sqliteTable(
 export const sandboxChains = sqliteTable("sandbox_chains", {
   chain: text("chain").primaryKey(),
   height: integer("height").notNull(),
-  /** Bumped on every reorg so re-mined heights get new hashes. */
-  epoch: integer("epoch").notNull().default(0),
+  /** JSON array of reorg cut heights: a block above a cut was re-mined and has a new hash. */
+  reorgCuts: text("reorg_cuts").notNull().default("[]"),
   failNextBroadcasts: integer("fail_next_broadcasts").notNull().default(0),
   genesisTime: integer("genesis_time").notNull(),
 });
 
+/** Only blocks that carry transfers have a row (their time); empty blocks just move the height. */
 export const sandboxBlocks = sqliteTable(
   "sandbox_blocks",
   {
     chain: text("chain").notNull(),
     number: integer("number").notNull(),
-    hash: text("hash").notNull(),
     time: integer("time").notNull(),
   },
   (t) => [primaryKey({ columns: [t.chain, t.number] })],

@@ -3,7 +3,7 @@
 // so the reference cannot drift from what the gateway accepts.
 import type { TSchema } from "@sinclair/typebox";
 import { Type as T } from "@sinclair/typebox";
-import { BindingDetailQuery, BindingView, CreateBindingBody, CreatePayinBody, PayinOrderView } from "../payin/schemas";
+import { BindingDetailQuery, BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinOrderView } from "../payin/schemas";
 import { CreatePayoutBody, PayoutOrderView, SubmitPayoutBody } from "../payout/schemas";
 import { ERRORS, type ErrorCode } from "./errors";
 import { VERSION } from "../version";
@@ -111,6 +111,7 @@ const SCHEMAS: Record<string, TSchema> = {
   PayinOrder: PayinOrderView,
   CreateExclusiveBinding: CreateBindingBody,
   ExclusiveBinding: BindingView,
+  ExclusiveBindingDetail: BindingDetailView,
   CreatePayoutOrder: CreatePayoutBody,
   SubmitPayoutOrder: SubmitPayoutBody,
   PayoutOrder: PayoutOrderView,
@@ -184,7 +185,7 @@ export const ENDPOINTS: EndpointSpec[] = [
     tag: "Exclusive wallets",
     pathParam: { name: "bindKey", description: "The merchant's bindKey (percent-encoded in the path)" },
     query: BindingDetailQuery,
-    result: "ExclusiveBinding",
+    result: "ExclusiveBindingDetail",
     codes: [...CHAIN_CODES_ERR, 40002],
   },
   {

@@ -2,7 +2,7 @@
 // TypeBox schemas (the same ones that validate requests and describe
 // /openapi.json). Type-only imports: nothing of the server is loaded at run time.
 import type { Static } from "@sinclair/typebox";
-import type { BindingDetailQuery, BindingView, CreateBindingBody, CreatePayinBody, PayinOrderView } from "../payin/schemas";
+import type { BindingDetailQuery, BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinOrderView } from "../payin/schemas";
 import type { CreatePayoutBody, PayoutOrderView, SubmitPayoutBody } from "../payout/schemas";
 
 export type CreatePayinOrderInput = Static<typeof CreatePayinBody>;
@@ -11,7 +11,7 @@ export type CreateExclusiveBindingInput = Static<typeof CreateBindingBody>;
 export type ExclusiveBinding = Static<typeof BindingView>;
 /** recentLimit may be given as a number; it is sent as a query string. */
 export type GetExclusiveBindingOptions = Omit<Static<typeof BindingDetailQuery>, "recentLimit"> & { recentLimit?: number | string };
-export type ExclusiveBindingDetail = ExclusiveBinding;
+export type ExclusiveBindingDetail = Static<typeof BindingDetailView>;
 export type CreatePayoutOrderInput = Static<typeof CreatePayoutBody>;
 export type PayoutOrder = Static<typeof PayoutOrderView>;
 export type SubmitPayoutOrderInput = Static<typeof SubmitPayoutBody>;

@@ -1,0 +1,150 @@
+// The hosted checkout page of one pay-in order (cashierUrl). Every state has
+// its panel in the HTML; the client script only toggles and fills them.
+import { escapeHtml, jsonForScript } from "./escape";
+import { networkName, networkOnlyName, statusKey, translator, type Locale, type Translate } from "./i18n";
+import { ICONS } from "./icons";
+import { renderShell } from "./layout";
+import { qrSvg } from "./qr";
+import { displayAmount } from "./status-view";
+import { PAYIN_STATUSES, type CheckoutOrderView, type PayinStatus } from "./types";
+
+export interface CheckoutPageOptions {
+  order: CheckoutOrderView;
+  token: string;
+  locale: Locale;
+  nonce: string;
+  sandbox: boolean;
+  canSimulate: boolean;
+  serverTime: number;
+  pollIntervalMs: number;
+}
+
+const STATE_ICON: Record<PayinStatus, [string, string]> = {
+  waiting_payment: ["i-wait", ICONS.clock],
+  detected: ["i-busy", ICONS.spinner],
+  confirming: ["i-busy", ICONS.spinner],
+  completed: ["i-ok", ICONS.check],
+  risk_settled: ["i-warn", ICONS.alert],
+  expired: ["i-bad", ICONS.hourglass],
+  frozen_abnormal: ["i-warn", ICONS.pause],
+  cancelled: ["i-bad", ICONS.cross],
+};
+
+/** "29:41" or "1:05:09"; the client keeps it ticking. */
+export function formatCountdown(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const mm = String(m).padStart(h > 0 ? 2 : 1, "0");
+  const ss = String(s).padStart(2, "0");
+  return h > 0 ? `${h}:${mm}:${ss}` : `${mm.padStart(2, "0")}:${ss}`;
+}
+
+function statePanel(t: Translate, s: PayinStatus, current: PayinStatus, o: CheckoutOrderView, serverTime: number): string {
+  const [cls, icon] = STATE_ICON[s];
+  const vars = { merchant: o.merchantName };
+  let extra = "";
+  if (s === "waiting_payment" && o.expireAt) {
+    extra = `<p class="timer" data-testid="countdown"><span>${escapeHtml(t("expiresIn"))}</span> <strong role="timer" data-bind="countdown">${formatCountdown(Date.parse(o.expireAt) - serverTime)}</strong></p>`;
+  }
+  if (s === "detected" || s === "confirming") {
+    extra =
+      `<div class="progress"><div class="progress-row"><span id="conf-label-${s}">${escapeHtml(t("confirmations"))}</span>` +
+      `<strong><span data-bind="confirmations">${o.confirmations}</span> / <span data-bind="required">${o.requiredConfirmations}</span></strong></div>` +
+      `<progress data-bind="progress" aria-labelledby="conf-label-${s}" max="${Math.max(1, o.requiredConfirmations)}" value="${Math.min(o.confirmations, o.requiredConfirmations)}"></progress></div>`;
+  }
+  return (
+    `<div class="state" data-state="${s}" data-testid="state-${s}"${s === current ? "" : " hidden"}>` +
+    `<span class="icon ${cls}">${icon}</span><div class="grow"><h2>${escapeHtml(t(statusKey("status", s)))}</h2>` +
+    `<p>${escapeHtml(t(statusKey("body", s), vars))}</p>${extra}</div></div>`
+  );
+}
+
+export function renderCheckoutPage(p: CheckoutPageOptions): string {
+  const { order: o, locale } = p;
+  const t = translator(locale);
+  const net = networkName(locale, o.chainCode, o.tokenSymbol);
+  const amount = displayAmount(o.amount);
+  const paying = o.status === "waiting_payment";
+  const enc = encodeURIComponent(p.token);
+
+  const states = PAYIN_STATUSES.map((s) => statePanel(t, s, o.status, o, p.serverTime)).join("");
+
+  const simulate = p.canSimulate
+    ? `<div class="section" data-testid="sandbox-actions" data-pay${paying ? "" : " hidden"}>` +
+      `<p class="sandbox-note">${escapeHtml(t("sandboxNote"))}</p>` +
+      `<button type="button" class="btn btn-sim btn-block" data-action="simulate" data-testid="simulate">${ICONS.bolt}<span data-label>${escapeHtml(t("simulate"))}</span></button>` +
+      `<p class="feedback err" data-bind="simulate-error" role="alert"></p></div>`
+    : "";
+
+  const row = (key: "received" | "transaction" | "completedAt", bind: string, value: string | null, mono = false) =>
+    `<div data-row="${bind}"${value ? "" : " hidden"}><dt>${escapeHtml(t(key))}</dt><dd${mono ? ' class="mono"' : ""} data-bind="${bind}">${escapeHtml(value ?? "")}</dd></div>`;
+
+  const body = `
+<div class="card" id="checkout" data-testid="checkout"
+  data-status="${escapeHtml(o.status)}"
+  data-status-url="${escapeHtml(enc)}/status"
+  data-simulate-url="${escapeHtml(enc)}/simulate"
+  data-poll="${p.pollIntervalMs}"
+  data-server-time="${p.serverTime}"
+  data-expire-at="${escapeHtml(o.expireAt ?? "")}"
+  data-lang="${escapeHtml(t("htmlLang"))}">
+  <section class="section" aria-labelledby="amount-label">
+    <p class="label" id="amount-label"><span data-pay${paying ? "" : " hidden"}>${escapeHtml(t("amountToSend"))}</span><span data-unpay${paying ? " hidden" : ""}>${escapeHtml(t("orderAmount"))}</span></p>
+    <div class="amount-row">
+      <p class="amount" data-testid="amount"><span data-bind="amount">${escapeHtml(amount)}</span> <span class="sym">${escapeHtml(o.tokenSymbol)}</span></p>
+      <button type="button" class="btn btn-sm" aria-label="${escapeHtml(t("copyAmount"))}" data-copy="${escapeHtml(amount)}" data-feedback="amount-feedback" data-testid="copy-amount" data-pay${paying ? "" : " hidden"}>${ICONS.copy}<span>${escapeHtml(t("copy"))}</span></button>
+    </div>
+    <p class="feedback" id="amount-feedback" role="status" aria-live="polite"></p>
+    <p class="pill" data-testid="network"><span class="dot dot-${escapeHtml(o.chainCode)}" aria-hidden="true"></span><span class="sr-only">${escapeHtml(t("network"))}: </span>${escapeHtml(net)}</p>
+  </section>
+  <section class="section" data-testid="status">
+    ${states}
+    <p class="sr-only" role="status" aria-live="polite" data-bind="announce"></p>
+  </section>
+  <section class="section" data-pay data-testid="pay"${paying ? "" : " hidden"}>
+    <div class="qr-box" data-testid="qr">${qrSvg(o.paymentUri, t("qrLabel"))}
+      <a class="btn" href="${escapeHtml(o.paymentUri)}" rel="noreferrer">${ICONS.wallet}<span>${escapeHtml(t("openWallet"))}</span></a>
+    </div>
+  </section>
+  <section class="section" data-pay${paying ? "" : " hidden"}>
+    <p class="label" id="address-label">${escapeHtml(t("address"))}</p>
+    <p class="addr" data-testid="address" aria-labelledby="address-label">${escapeHtml(o.address)}</p>
+    <div class="row"><button type="button" class="btn btn-primary btn-block" data-copy="${escapeHtml(o.address)}" data-feedback="address-feedback" data-testid="copy-address">${ICONS.copy}<span>${escapeHtml(t("copyAddress"))}</span></button></div>
+    <p class="feedback" id="address-feedback" role="status" aria-live="polite" data-testid="copy-feedback"></p>
+    <div class="warn" role="note" data-testid="warning">${ICONS.alert}<div><h3>${escapeHtml(t("warningTitle", { token: o.tokenSymbol, network: networkOnlyName(locale, o.chainCode) }))}</h3>
+      <p>${escapeHtml(t("warningBody", { amount, token: o.tokenSymbol }))}</p></div></div>
+  </section>
+  ${simulate}
+  <section class="section">
+    <dl class="details">
+      <div data-row="order"><dt>${escapeHtml(t("orderRef"))}</dt><dd class="mono" data-testid="order-no">${escapeHtml(o.orderNo)}</dd></div>
+      ${row("received", "paid-amount", o.paidAmount ? `${displayAmount(o.paidAmount)} ${o.tokenSymbol}` : null)}
+      ${row("transaction", "tx-hash", o.txHash, true)}
+      ${row("completedAt", "completed-at", o.completedAt)}
+    </dl>
+  </section>
+</div>
+<script type="application/json" id="sg-text">${jsonForScript({
+    copied: t("copied"),
+    copyFailed: t("copyFailed"),
+    simulate: t("simulate"),
+    simulating: t("simulating"),
+    simulateFailed: t("simulateFailed"),
+    offline: t("offline"),
+    token: o.tokenSymbol,
+  })}</script>`;
+
+  return renderShell({
+    locale,
+    t,
+    nonce: p.nonce,
+    title: t("titlePay", { merchant: o.merchantName }),
+    eyebrow: t("payTo"),
+    merchantName: o.merchantName,
+    sandbox: p.sandbox,
+    body,
+    script: true,
+  });
+}

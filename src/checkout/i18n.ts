@@ -1,0 +1,220 @@
+// English and Chinese texts of the hosted pages, and the choice between them.
+import { CHAIN_LABELS } from "../chains/tokens";
+import type { ChainCode, TokenSymbol } from "../chains/types";
+import type { PayinStatus } from "./types";
+
+export type Locale = "en" | "zh";
+export const LOCALES: readonly Locale[] = ["en", "zh"];
+
+const en = {
+  htmlLang: "en",
+  titlePay: "Pay {merchant}",
+  titleDeposit: "Deposit to {merchant}",
+  payTo: "Payment to",
+  depositTo: "Deposit to",
+  amountToSend: "Amount to send",
+  orderAmount: "Order amount",
+  network: "Network",
+  address: "Receiving address",
+  depositAddress: "Your deposit address",
+  copyAddress: "Copy address",
+  copyAmount: "Copy amount",
+  copy: "Copy",
+  copied: "Copied",
+  copyFailed: "Copy failed: select the text and copy it manually",
+  qrLabel: "QR code of the payment request",
+  qrDepositLabel: "QR code of the deposit address",
+  openWallet: "Open in wallet app",
+  expiresIn: "Time left to pay",
+  noExpiry: "No time limit",
+  warningTitle: "Send only {token} on {network}",
+  warningBody:
+    "Send exactly {amount} {token} in a single transfer. Other tokens, other networks or a different amount will not be credited to this order and may be lost.",
+  depositWarning:
+    "Any amount you send is credited. Other tokens, or {token} sent over another network, will not be credited and may be lost.",
+  orderRef: "Order number",
+  sandbox: "Sandbox",
+  sandboxNote: "Test mode: no real funds move. Use the button to send a test payment.",
+  simulate: "Simulate payment",
+  simulating: "Sending test payment…",
+  simulateFailed: "The test payment could not be sent. Try again.",
+  live: "This page updates by itself; no need to reload.",
+  offline: "Connection lost, retrying…",
+  confirmations: "Confirmations",
+  transaction: "Transaction",
+  received: "Amount received",
+  completedAt: "Completed",
+  switchTo: "中文",
+  switchLabel: "切换到中文",
+  poweredBy: "Payment page secured by stablegate",
+  "status.waiting_payment": "Waiting for your payment",
+  "body.waiting_payment": "Scan the QR code or copy the address in your wallet.",
+  "status.detected": "Payment detected",
+  "body.detected": "We see your transfer on the network and are waiting for confirmations.",
+  "status.confirming": "Confirming your payment",
+  "body.confirming": "Almost there. Keep this page open or come back later.",
+  "status.completed": "Payment complete",
+  "body.completed": "{merchant} has received your payment. You can close this page.",
+  "status.expired": "This payment request has expired",
+  "body.expired":
+    "Do not send funds for this order. If you already paid, contact {merchant} and quote the order number.",
+  "status.risk_settled": "Payment received after expiry",
+  "body.risk_settled":
+    "Your payment arrived after the time limit. {merchant} will review it; contact them with the order number if you have questions.",
+  "status.frozen_abnormal": "Payment on hold",
+  "body.frozen_abnormal":
+    "This payment is held for a review. Do not pay again. Contact {merchant} and quote the order number.",
+  "status.cancelled": "Order cancelled",
+  "body.cancelled": "This order was cancelled. Do not send any funds for it.",
+  "short.waiting_payment": "Waiting",
+  "short.detected": "Detected",
+  "short.confirming": "Confirming",
+  "short.completed": "Completed",
+  "short.expired": "Expired",
+  "short.risk_settled": "Under review",
+  "short.frozen_abnormal": "On hold",
+  "short.cancelled": "Cancelled",
+  recentDeposits: "Recent deposits",
+  noDeposits: "No deposits yet. New deposits appear here automatically.",
+  amount: "Amount",
+  status: "Status",
+  time: "Time",
+  notFoundTitle: "Payment link not found",
+  notFoundBody:
+    "This link is not valid or is no longer available. Check the link you were given, or go back to the shop that sent you here.",
+  errorTitle: "Something went wrong",
+  errorBody: "The payment page could not be shown right now. Please try again in a moment.",
+  networkName: "{token} on {network} ({standard})",
+  networkOnly: "{network} ({standard})",
+};
+
+export type MessageKey = keyof typeof en;
+
+const zh: Record<MessageKey, string> = {
+  htmlLang: "zh-CN",
+  titlePay: "向 {merchant} 付款",
+  titleDeposit: "向 {merchant} 充值",
+  payTo: "收款方",
+  depositTo: "充值到",
+  amountToSend: "付款金额",
+  orderAmount: "订单金额",
+  network: "网络",
+  address: "收款地址",
+  depositAddress: "您的充值地址",
+  copyAddress: "复制地址",
+  copyAmount: "复制金额",
+  copy: "复制",
+  copied: "已复制",
+  copyFailed: "复制失败：请选中文字手动复制",
+  qrLabel: "付款二维码",
+  qrDepositLabel: "充值地址二维码",
+  openWallet: "在钱包应用中打开",
+  expiresIn: "剩余付款时间",
+  noExpiry: "无时间限制",
+  warningTitle: "仅发送 {network}上的 {token}",
+  warningBody:
+    "请一次性转账正好 {amount} {token}。其他代币、其他网络或不同的金额不会计入本订单，并可能无法找回。",
+  depositWarning: "任意金额均会入账。其他代币，或通过其他网络发送的 {token}，不会入账，并可能无法找回。",
+  orderRef: "订单号",
+  sandbox: "沙盒",
+  sandboxNote: "测试模式：不会转移真实资金。可用下方按钮发送一笔测试付款。",
+  simulate: "模拟付款",
+  simulating: "正在发送测试付款…",
+  simulateFailed: "测试付款发送失败，请重试。",
+  live: "本页面会自动更新，无需刷新。",
+  offline: "连接中断，正在重试…",
+  confirmations: "确认数",
+  transaction: "交易哈希",
+  received: "实收金额",
+  completedAt: "完成时间",
+  switchTo: "English",
+  switchLabel: "Switch to English",
+  poweredBy: "付款页面由 stablegate 提供安全保障",
+  "status.waiting_payment": "等待您付款",
+  "body.waiting_payment": "请用钱包扫描二维码，或复制收款地址。",
+  "status.detected": "已检测到付款",
+  "body.detected": "已在链上发现您的转账，正在等待区块确认。",
+  "status.confirming": "正在确认付款",
+  "body.confirming": "即将完成。您可以保持此页面打开，或稍后再来查看。",
+  "status.completed": "付款成功",
+  "body.completed": "{merchant} 已收到您的付款，您可以关闭此页面。",
+  "status.expired": "付款请求已过期",
+  "body.expired": "请勿再为此订单付款。如您已付款，请联系 {merchant} 并提供订单号。",
+  "status.risk_settled": "付款在过期后到账",
+  "body.risk_settled": "您的付款在时限之后到账，{merchant} 将进行审核；如有疑问请联系商户并提供订单号。",
+  "status.frozen_abnormal": "付款已冻结待审核",
+  "body.frozen_abnormal": "此笔付款正在审核中，请勿重复付款。请联系 {merchant} 并提供订单号。",
+  "status.cancelled": "订单已取消",
+  "body.cancelled": "此订单已取消，请勿为其付款。",
+  "short.waiting_payment": "等待付款",
+  "short.detected": "已检测",
+  "short.confirming": "确认中",
+  "short.completed": "已完成",
+  "short.expired": "已过期",
+  "short.risk_settled": "审核中",
+  "short.frozen_abnormal": "已冻结",
+  "short.cancelled": "已取消",
+  recentDeposits: "最近充值",
+  noDeposits: "暂无充值记录。新的充值会自动显示在这里。",
+  amount: "金额",
+  status: "状态",
+  time: "时间",
+  notFoundTitle: "找不到付款链接",
+  notFoundBody: "此链接无效或已失效。请检查您收到的链接，或返回引导您来到这里的商户。",
+  errorTitle: "出现了问题",
+  errorBody: "暂时无法显示付款页面，请稍后重试。",
+  networkName: "{network} 网络（{standard}）上的 {token}",
+  networkOnly: "{network} 网络（{standard}）",
+};
+
+const DICTS: Record<Locale, Record<MessageKey, string>> = { en, zh };
+
+export type Translate = (key: MessageKey, vars?: Record<string, string>) => string;
+
+/** Plain text (not HTML): callers escape the result. */
+export function translator(locale: Locale): Translate {
+  const dict = DICTS[locale];
+  return (key, vars) => {
+    const text = dict[key];
+    if (!vars) return text;
+    return text.replace(/\{(\w+)\}/g, (m, name: string) => vars[name] ?? m);
+  };
+}
+
+export function statusKey(prefix: "status" | "body" | "short", s: PayinStatus): MessageKey {
+  return `${prefix}.${s}` as MessageKey;
+}
+
+/** "USDT on TRON (TRC20)" in the page's language. */
+export function networkName(locale: Locale, chain: ChainCode, token: TokenSymbol): string {
+  const label = CHAIN_LABELS[chain];
+  return translator(locale)("networkName", { token, network: label.network, standard: label.standard });
+}
+
+/** "TRON (TRC20)": the network alone, for sentences that name the token already. */
+export function networkOnlyName(locale: Locale, chain: ChainCode): string {
+  const label = CHAIN_LABELS[chain];
+  return translator(locale)("networkOnly", { network: label.network, standard: label.standard });
+}
+
+/** An explicit ?lang= wins; else the best-weighted supported Accept-Language entry; else English. */
+export function pickLocale(acceptLanguage: string | null | undefined, explicit?: string | null): Locale {
+  if (explicit === "en" || explicit === "zh") return explicit;
+  if (!acceptLanguage) return "en";
+  let best: { locale: Locale; q: number } | null = null;
+  for (const part of acceptLanguage.split(",")) {
+    const [rawTag, ...params] = part.trim().split(";");
+    const tag = rawTag.trim().toLowerCase();
+    let q = 1;
+    for (const p of params) {
+      const [k, v] = p.trim().split("=");
+      if (k === "q") q = Number.parseFloat(v ?? "");
+    }
+    if (!Number.isFinite(q) || q <= 0) continue;
+    const primary = tag.split("-")[0];
+    const locale: Locale | null = primary === "zh" ? "zh" : primary === "en" ? "en" : null;
+    // Header order breaks ties, so only a strictly higher q replaces the current pick.
+    if (locale && (!best || q > best.q)) best = { locale, q };
+  }
+  return best?.locale ?? "en";
+}

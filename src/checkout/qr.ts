@@ -1,0 +1,26 @@
+// QR code of a payment URI as inline SVG, rendered on the server (no external service).
+import { encode } from "uqr";
+import { escapeHtml } from "./escape";
+
+/** One <svg> with a single path of dark modules; crisp at any size. */
+export function qrSvg(text: string, label: string): string {
+  const qr = encode(text, { ecc: "M", border: 2 });
+  let d = "";
+  for (let y = 0; y < qr.size; y++) {
+    const row = qr.data[y];
+    for (let x = 0; x < qr.size; x++) {
+      // Merge horizontal runs so the path stays small.
+      if (!row[x]) continue;
+      let run = 1;
+      while (x + run < qr.size && row[x + run]) run++;
+      d += `M${x} ${y}h${run}v1h-${run}z`;
+      x += run - 1;
+    }
+  }
+  return (
+    `<svg class="qr" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${qr.size} ${qr.size}" ` +
+    `role="img" aria-label="${escapeHtml(label)}" shape-rendering="crispEdges">` +
+    `<rect width="${qr.size}" height="${qr.size}" fill="#fff"/>` +
+    `<path fill="#0f172a" d="${d}"/></svg>`
+  );
+}

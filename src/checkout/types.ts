@@ -1,0 +1,78 @@
+// What the hosted pages need from the rest of the gateway. The pages only ever
+// see these views, so nothing private (keys, other orders) can reach them.
+import type { ChainCode, TokenSymbol } from "../chains/types";
+
+/** The 8 pay-in states of spec 3.1. */
+export type PayinStatus =
+  | "waiting_payment"
+  | "detected"
+  | "confirming"
+  | "completed"
+  | "risk_settled"
+  | "expired"
+  | "frozen_abnormal"
+  | "cancelled";
+
+export const PAYIN_STATUSES: readonly PayinStatus[] = [
+  "waiting_payment",
+  "detected",
+  "confirming",
+  "completed",
+  "risk_settled",
+  "expired",
+  "frozen_abnormal",
+  "cancelled",
+];
+
+export interface CheckoutOrderView {
+  merchantName: string;
+  orderNo: string;
+  merchantOrderNo: string;
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  /** Decimal string, 6+ fraction digits. */
+  amount: string;
+  paidAmount: string | null;
+  address: string;
+  paymentUri: string;
+  status: PayinStatus;
+  /** ISO 8601; null for orders without expiry (exclusive deposits). */
+  expireAt: string | null;
+  confirmations: number;
+  requiredConfirmations: number;
+  txHash: string | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+export interface DepositEntryView {
+  amount: string;
+  status: PayinStatus;
+  txHash: string | null;
+  createdAt: string;
+}
+
+export interface DepositView {
+  merchantName: string;
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  address: string;
+  /** Wallet-launch URI without an amount. */
+  paymentUri: string;
+  label: string | null;
+  recentDeposits: DepositEntryView[];
+}
+
+export interface CheckoutDeps {
+  findOrder(token: string): CheckoutOrderView | null;
+  findDeposit(token: string): DepositView | null;
+  /** Sandbox only: send the exact amount to the order's address through the sandbox chain. */
+  simulatePayment?(token: string): Promise<void>;
+  sandbox: (chain: ChainCode) => boolean;
+  /** Server clock, ms since epoch (sent to the page so countdowns survive client clock skew). */
+  now(): number;
+  /** How often the page polls its status endpoint; default 2000 ms. */
+  pollIntervalMs?: number;
+  /** Where lookup and simulation failures go (the payer only sees a friendly page); default console.error. */
+  onError?(context: string, err: unknown): void;
+}

@@ -1,0 +1,137 @@
+// Exclusive wallets (spec 2.2, 4.3, 4.4): a long-lived address per
+// (merchant, chain, bindKey); a binding per token on it.
+import { and, desc, eq } from "drizzle-orm";
+import { writeTx, type DbOrTx } from "../db/client";
+import { bindings, transfers } from "../db/schema";
+import { AppError } from "../http/errors";
+import { iso } from "../lib/clock";
+import { newId, newToken } from "../lib/ids";
+import { fromBaseUnits } from "../lib/money";
+import { exclusiveAddress, addressById } from "../wallet/addresses";
+import { bindingStats, chainAndToken, checkNotifyUrl, ordersOfBinding, type PayinCtx } from "./service";
+import { amountOf } from "./views";
+
+export type BindingRow = typeof bindings.$inferSelect;
+
+export interface CreateBindingInput {
+  chainCode: string;
+  tokenSymbol: string;
+  bindKey: string;
+  label?: string;
+  notifyUrl?: string;
+}
+
+/** Get-or-create; label and notifyUrl are updated when given. */
+export function upsertBinding(ctx: PayinCtx, merchantId: number, input: CreateBindingInput): BindingRow {
+  const { adapter, token } = chainAndToken(ctx, input.chainCode, input.tokenSymbol);
+  if (input.notifyUrl !== undefined) checkNotifyUrl(ctx, input.notifyUrl);
+  const now = ctx.clock.now();
+  return writeTx(ctx.db, (tx) => {
+    const existing = tx
+      .select()
+      .from(bindings)
+      .where(and(eq(bindings.merchantId, merchantId), eq(bindings.chain, adapter.chain), eq(bindings.token, token.symbol), eq(bindings.bindKey, input.bindKey)))
+      .get();
+    if (existing) {
+      const set: Partial<BindingRow> = {};
+      if (input.label !== undefined) set.label = input.label;
+      if (input.notifyUrl !== undefined) set.notifyUrl = input.notifyUrl;
+      if (!Object.keys(set).length) return existing;
+      return tx.update(bindings).set({ ...set, updatedAt: now }).where(eq(bindings.id, existing.id)).returning().get();
+    }
+    const address = exclusiveAddress(tx, adapter, ctx.seed, merchantId, input.bindKey, now);
+    return tx
+      .insert(bindings)
+      .values({
+        id: newId("EB"),
+        merchantId,
+        chain: adapter.chain,
+        token: token.symbol,
+        bindKey: input.bindKey,
+        label: input.label ?? null,
+        notifyUrl: input.notifyUrl ?? null,
+        addressId: address.id,
+        status: "active",
+        pageToken: newToken(),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+  });
+}
+
+export function findBinding(ctx: PayinCtx, merchantId: number, q: { chainCode: string; tokenSymbol: string; bindKey: string }): BindingRow {
+  const { adapter, token } = chainAndToken(ctx, q.chainCode, q.tokenSymbol);
+  const b = ctx.db
+    .select()
+    .from(bindings)
+    .where(and(eq(bindings.merchantId, merchantId), eq(bindings.chain, adapter.chain), eq(bindings.token, token.symbol), eq(bindings.bindKey, q.bindKey)))
+    .get();
+  if (!b) throw new AppError(40002, { bindKey: q.bindKey });
+  return b;
+}
+
+export function bindingView(db: DbOrTx, publicUrl: string, b: BindingRow) {
+  const a = addressById(db, b.addressId)!;
+  return {
+    bindingId: b.id,
+    chainCode: b.chain,
+    tokenSymbol: b.token,
+    bindKey: b.bindKey,
+    label: b.label,
+    addressId: a.id,
+    address: a.address,
+    addressType: "exclusive" as const,
+    notifyUrl: b.notifyUrl,
+    status: b.status,
+    depositUrl: `${publicUrl}/deposit/${b.pageToken}`,
+  };
+}
+
+export function bindingDetail(ctx: PayinCtx, publicUrl: string, b: BindingRow, recentLimit: number) {
+  const decimals = ctx.chains.get(b.chain as never)?.tokens.find((t) => t.symbol === b.token)?.decimals ?? 6;
+  const s = bindingStats(ctx.db, b.id, decimals);
+  const orders = ordersOfBinding(ctx.db, b.id, recentLimit);
+  const txs = ctx.db
+    .select()
+    .from(transfers)
+    .where(and(eq(transfers.addressId, b.addressId), eq(transfers.token, b.token)))
+    .orderBy(desc(transfers.blockNumber), desc(transfers.id))
+    .limit(recentLimit)
+    .all();
+  return {
+    ...bindingView(ctx.db, publicUrl, b),
+    stats: {
+      totalOrders: s.totalOrders,
+      completedOrders: s.completedOrders,
+      totalPaidAmount: fromBaseUnits(s.total, decimals),
+      completedPaidAmount: fromBaseUnits(s.completed, decimals),
+      lastOrderAt: iso(s.lastOrderAt),
+      lastCompletedAt: iso(s.lastCompletedAt),
+    },
+    recentOrders: orders.map((o) => ({
+      orderNo: o.orderNo,
+      merchantOrderNo: o.merchantOrderNo,
+      amount: amountOf(o, o.amount),
+      paidAmount: amountOf(o, o.paidAmount),
+      status: o.status,
+      txHash: o.txHash,
+      fromAddress: o.fromAddress,
+      createdAt: iso(o.createdAt),
+      completedAt: iso(o.completedAt),
+    })),
+    recentTransactions: txs.map((t) => ({
+      txHash: t.txHash,
+      logIndex: t.logIndex,
+      fromAddress: t.fromAddress,
+      toAddress: t.toAddress,
+      amount: fromBaseUnits(BigInt(t.amount), decimals),
+      blockNumber: t.blockNumber,
+      blockTime: iso(t.blockTime),
+      confirmations: t.confirmations,
+      status: t.status,
+      orderNo: orders.find((o) => o.id === t.payinOrderId)?.orderNo ?? null,
+    })),
+  };
+}

@@ -1,0 +1,204 @@
+// What happens when the watcher sees a transfer to a gateway address, when it
+// gains confirmations, and when a reorg takes it away. Called inside the
+// watcher's transaction; every order change goes through applyPayinEvent.
+import { and, desc, eq, gte, inArray, isNull, lte } from "drizzle-orm";
+import type { Tx } from "../db/client";
+import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db/schema";
+import type { IncomingTransfer } from "../chains/types";
+import { findAddress } from "../wallet/addresses";
+import { newOrderNo, newToken } from "../lib/ids";
+import { currentKey } from "../merchants/service";
+import { applyPayinEvent, insertOrderWithCallback, type PayinCtx } from "./service";
+import type { PayinOrderRow } from "./views";
+
+export type TransferRow = typeof transfers.$inferSelect;
+
+/** Orders created this long after a transfer's block time still match it (clock skew between chain and server). */
+const CLOCK_SKEW_MS = 60_000;
+
+function isDenied(tx: Tx, chain: string, from: string): boolean {
+  return !!tx.select().from(denyList).where(and(eq(denyList.chain, chain), eq(denyList.address, from))).get();
+}
+
+function paidPatch(t: TransferRow): Partial<PayinOrderRow> {
+  return { transferId: t.id, paidAmount: t.amount, txHash: t.txHash, fromAddress: t.fromAddress, confirmations: 1 };
+}
+
+/** Records a scanned transfer (idempotent per chain, tx hash and log index) and matches it. */
+export function recordTransfer(ctx: PayinCtx, tx: Tx, it: IncomingTransfer, now: number): TransferRow | null {
+  const addr = findAddress(tx, it.chain, it.to);
+  const existing = tx
+    .select()
+    .from(transfers)
+    .where(and(eq(transfers.chain, it.chain), eq(transfers.txHash, it.txHash), eq(transfers.logIndex, it.logIndex)))
+    .get();
+  const block = { blockNumber: Number(it.blockNumber), blockHash: it.blockHash, blockTime: it.blockTime };
+  if (existing) {
+    if (existing.status === "reverted") {
+      // The same transaction landed again after a reorg.
+      const t = tx.update(transfers).set({ ...block, status: "pending", confirmations: 1 }).where(eq(transfers.id, existing.id)).returning().get();
+      matchTransfer(ctx, tx, t, addr?.kind, now);
+      return t;
+    }
+    if (existing.blockHash !== it.blockHash && existing.status === "pending") {
+      tx.update(transfers).set(block).where(eq(transfers.id, existing.id)).run();
+    }
+    return null;
+  }
+  const t = tx
+    .insert(transfers)
+    .values({
+      chain: it.chain,
+      token: it.token,
+      txHash: it.txHash,
+      logIndex: it.logIndex,
+      ...block,
+      fromAddress: it.from,
+      toAddress: it.to,
+      addressId: addr?.id ?? null,
+      amount: it.amount.toString(),
+      status: "pending",
+      confirmations: 1,
+      disposition: "unmatched",
+      seenAt: now,
+    })
+    .returning()
+    .get();
+  matchTransfer(ctx, tx, t, addr?.kind, now);
+  return t;
+}
+
+function setDisposition(tx: Tx, t: TransferRow, disposition: string, orderId: number | null) {
+  tx.update(transfers).set({ disposition, payinOrderId: orderId }).where(eq(transfers.id, t.id)).run();
+}
+
+function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | undefined, now: number): void {
+  if (!t.addressId || !kind) return setDisposition(tx, t, "unmatched", null);
+  if (kind === "gas") return setDisposition(tx, t, "gas_funding", null);
+  const denied = isDenied(tx, t.chain, t.fromAddress);
+
+  // A transfer that paid an order before a reorg goes back to that order.
+  if (t.payinOrderId) {
+    const prev = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
+    if (prev && prev.transferId === null && (prev.status === "waiting_payment" || (prev.status === "expired" && (prev.expireAt === null || t.blockTime <= prev.expireAt)))) {
+      applyPayinEvent(tx, prev, { type: "paid", senderDenied: denied }, paidPatch(t), now);
+      return setDisposition(tx, t, "matched", prev.id);
+    }
+  }
+
+  if (kind === "exclusive") return depositToExclusive(ctx, tx, t, denied, now);
+
+  const candidates = tx
+    .select()
+    .from(payinOrders)
+    .where(
+      and(
+        eq(payinOrders.addressId, t.addressId),
+        eq(payinOrders.token, t.token),
+        eq(payinOrders.amount, t.amount),
+        eq(payinOrders.mode, "shared"),
+        isNull(payinOrders.transferId),
+        inArray(payinOrders.status, ["waiting_payment", "expired"]),
+        lte(payinOrders.createdAt, t.blockTime + CLOCK_SKEW_MS),
+      ),
+    )
+    .orderBy(desc(payinOrders.createdAt))
+    .all();
+  // On time: block time no later than expireAt. An open order wins over one the expiry job already closed.
+  const onTime =
+    candidates.find((o) => o.status === "waiting_payment" && t.blockTime <= (o.expireAt ?? Infinity)) ??
+    candidates.find((o) => o.status === "expired" && t.blockTime <= (o.expireAt ?? Infinity));
+  if (onTime) {
+    applyPayinEvent(tx, onTime, { type: "paid", senderDenied: denied }, paidPatch(t), now);
+    return setDisposition(tx, t, "matched", onTime.id);
+  }
+  // Late: after expireAt but within the late window; settles (risk_settled) once final.
+  const late = candidates.find((o) => o.status === "expired" && o.expireAt !== null && t.blockTime > o.expireAt && t.blockTime <= o.expireAt + ctx.ms.lateWindow);
+  if (late) {
+    tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, late.id)).run();
+    return setDisposition(tx, t, "late", late.id);
+  }
+  setDisposition(tx, t, "unmatched", null);
+}
+
+function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boolean, now: number): void {
+  const addr = tx.select().from(bindings).where(and(eq(bindings.addressId, t.addressId!), eq(bindings.token, t.token))).get();
+  if (!addr) return setDisposition(tx, t, "unmatched", null);
+  const key = currentKey(tx, addr.merchantId);
+  if (!key) return setDisposition(tx, t, "unmatched", null);
+  const orderNo = newOrderNo("PI", now);
+  const token = ctx.chains.get(t.chain as never)?.tokens.find((x) => x.symbol === t.token);
+  const row = insertOrderWithCallback(
+    tx,
+    {
+      orderNo,
+      merchantId: addr.merchantId,
+      merchantOrderNo: orderNo,
+      mode: "exclusive",
+      bindingId: addr.id,
+      chain: t.chain,
+      token: t.token,
+      decimals: token?.decimals ?? 6,
+      amount: t.amount,
+      addressId: t.addressId!,
+      address: t.toAddress,
+      notifyUrl: addr.notifyUrl,
+      apiKeyId: key.id,
+      status: denied ? "frozen_abnormal" : "detected",
+      ...paidPatch(t),
+      checkoutToken: newToken(),
+      expireAt: null,
+      createdAt: now,
+      detectedAt: now,
+      updatedAt: now,
+    },
+    now,
+  );
+  setDisposition(tx, t, "matched", row.id);
+}
+
+/** The transfer's confirmation count moved; `final` once it can no longer be reorganised. */
+export function confirmTransfer(tx: Tx, t: TransferRow, c: { count: number; required: number; final: boolean }, now: number): void {
+  const { count, required, final } = c;
+  tx.update(transfers)
+    .set({ confirmations: count, ...(final ? { status: "confirmed", confirmedAt: now } : {}) })
+    .where(eq(transfers.id, t.id))
+    .run();
+  if (final && t.addressId) {
+    tx.insert(ledgerEntries)
+      .values({ addressId: t.addressId, chain: t.chain, token: t.token, kind: "deposit", amount: t.amount, refType: "transfer", refId: String(t.id), createdAt: now })
+      .onConflictDoNothing()
+      .run();
+  }
+  if (!t.payinOrderId) return;
+  const o = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
+  if (!o || o.transferId !== t.id) return;
+  const patch: Partial<PayinOrderRow> = { confirmations: count, ...(final ? { confirmedAt: now } : {}) };
+  if (o.status === "detected" || o.status === "confirming") {
+    // Completion needs finality, not only the count (TRON credits solidified blocks only).
+    const effective = final ? Math.max(count, required) : Math.min(count, required - 1);
+    applyPayinEvent(tx, o, { type: "confirmations", count: effective, required }, patch, now);
+  } else if (o.status === "expired" && final) {
+    applyPayinEvent(tx, o, { type: "late_confirmed" }, patch, now);
+  } else {
+    tx.update(payinOrders).set({ ...patch, updatedAt: now }).where(eq(payinOrders.id, o.id)).run();
+  }
+}
+
+/** A reorg took the transfer away before it was final. */
+export function revertTransfer(tx: Tx, t: TransferRow, now: number): void {
+  tx.update(transfers).set({ status: "reverted", confirmations: 0 }).where(eq(transfers.id, t.id)).run();
+  if (!t.payinOrderId) return;
+  const o = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
+  if (!o || o.transferId !== t.id) return;
+  const cleared: Partial<PayinOrderRow> = { transferId: null, paidAmount: null, txHash: null, fromAddress: null, confirmations: 0, detectedAt: null };
+  if (o.status === "detected" || o.status === "confirming") {
+    applyPayinEvent(tx, o, { type: "reorg", pastExpiry: o.expireAt !== null && now > o.expireAt }, cleared, now);
+  } else if (o.status === "expired") {
+    tx.update(payinOrders).set({ ...cleared, updatedAt: now }).where(eq(payinOrders.id, o.id)).run();
+  }
+}
+
+export function pendingTransfers(tx: Tx | PayinCtx["db"], chain: string): TransferRow[] {
+  return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), gte(transfers.blockNumber, 0))).all();
+}

@@ -1,0 +1,69 @@
+// /openapi pay-in routes (spec 4.1-4.4). Handlers: parse -> service -> view.
+import { Elysia } from "elysia";
+import type { AppContext } from "../app/context";
+import type { AuthDeps } from "../auth/verify";
+import { signed } from "../http/signed";
+import { parse } from "../http/validate";
+import { invalid } from "../http/errors";
+import { BindingDetailQuery, CreateBindingBody, CreatePayinBody } from "./schemas";
+import { bindKeyOf, createPayinOrder, getPayinOrder, type PayinCtx } from "./service";
+import { bindingDetail, bindingView, findBinding, upsertBinding } from "./bindings";
+import { payinView, type ViewDeps } from "./views";
+
+export function viewDeps(ctx: AppContext): ViewDeps {
+  return {
+    get publicUrl() {
+      return ctx.publicUrl;
+    },
+    token: (chain, symbol) => ctx.chains.get(chain)!.tokens.find((t) => t.symbol === symbol)!,
+  };
+}
+
+export function payinRoutes(ctx: AppContext & PayinCtx, auth: AuthDeps, afterCommit: () => void = () => {}) {
+  const views = viewDeps(ctx);
+  return new Elysia({ prefix: "/openapi/payin" })
+    .post(
+      "/orders",
+      ({ request }) =>
+        signed(auth, request, ({ merchant, key, body }) => {
+          const input = parse(CreatePayinBody, body);
+          const order = createPayinOrder(ctx, merchant.id, key.id, input);
+          afterCommit();
+          return payinView(views, order);
+        }),
+      { parse: "none" },
+    )
+    .get("/orders/:orderNo", ({ request, params }) =>
+      signed(auth, request, ({ merchant }) => {
+        const o = getPayinOrder(ctx.db, merchant.id, params.orderNo);
+        return payinView(views, o, bindKeyOf(ctx.db, o));
+      }),
+    )
+    .post(
+      "/exclusive-bindings",
+      ({ request }) =>
+        signed(auth, request, ({ merchant, body }) => {
+          const input = parse(CreateBindingBody, body);
+          return bindingView(ctx.db, ctx.publicUrl, upsertBinding(ctx, merchant.id, input));
+        }),
+      { parse: "none" },
+    )
+    .get("/exclusive-bindings/:bindKey", ({ request, params }) =>
+      signed(auth, request, ({ merchant, query }) => {
+        const q = queryObject(query);
+        const input = parse(BindingDetailQuery, q, "query");
+        const b = findBinding(ctx, merchant.id, { ...input, bindKey: params.bindKey });
+        return bindingDetail(ctx, ctx.publicUrl, b, input.recentLimit ? Number(input.recentLimit) : 10);
+      }),
+    );
+}
+
+/** Query pairs to an object; a repeated key is a 10001 (every parameter here is single-valued). */
+function queryObject(pairs: Array<[string, string]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of pairs) {
+    if (k in out) throw invalid({ [k]: "given more than once" });
+    out[k] = v;
+  }
+  return out;
+}

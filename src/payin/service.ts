@@ -1,0 +1,231 @@
+// Pay-in orders: creation, queries, and the one funnel every status change
+// goes through (applyPayinEvent), which writes the change and its callback in
+// the caller's transaction.
+import { and, asc, desc, eq, inArray, lte } from "drizzle-orm";
+import type { AppContext } from "../app/context";
+import { type DbOrTx, type Tx, writeTx } from "../db/client";
+import { bindings, merchants, payinOrders } from "../db/schema";
+import { AppError, invalid } from "../http/errors";
+import { notifyUrlProblem } from "../http/notify-url";
+import { checkChainToken } from "../http/validate";
+import { enqueueCallback } from "../callbacks/outbox";
+import { newOrderNo, newToken } from "../lib/ids";
+import { compareAmounts, toBaseUnits } from "../lib/money";
+import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
+import { addSharedAddress, sharedPool } from "../wallet/addresses";
+import { transition, type PayinEvent, type PayinStatus } from "./state";
+import { payinCallbackPayload, type PayinOrderRow } from "./views";
+
+export type PayinCtx = Pick<AppContext, "db" | "clock" | "config" | "chains" | "seed" | "ms" | "logger">;
+
+export function chainAndToken(ctx: Pick<AppContext, "chains">, chainCode: string, tokenSymbol: string): { adapter: ChainAdapter; token: TokenInfo } {
+  const { chain, token } = checkChainToken(chainCode, tokenSymbol);
+  const adapter = ctx.chains.get(chain);
+  if (!adapter) throw new AppError(31001, { chainCode }, "Chain not enabled on this gateway");
+  const info = adapter.tokens.find((t) => t.symbol === token);
+  if (!info) throw new AppError(31003, { chainCode, tokenSymbol });
+  return { adapter, token: info };
+}
+
+/** Amount rules (DESIGN 4): > 0, within the token's configured min/max. */
+export function checkAmount(ctx: Pick<AppContext, "config">, chain: ChainCode, token: TokenSymbol, amount: string, decimals: number): bigint {
+  const units = toBaseUnits(amount, decimals);
+  if (units <= 0n) throw invalid({ amount: "must be greater than 0" });
+  const limits = (ctx.config.chains[chain].tokens as Record<string, { min_amount: string; max_amount: string } | undefined>)[token] ?? { min_amount: "0.000001", max_amount: "100000000" };
+  if (compareAmounts(amount, limits.min_amount) < 0) throw invalid({ amount: `must be at least ${limits.min_amount}` }, { min: limits.min_amount });
+  if (compareAmounts(amount, limits.max_amount) > 0) throw invalid({ amount: `must be at most ${limits.max_amount}` }, { max: limits.max_amount });
+  return units;
+}
+
+export function checkNotifyUrl(ctx: Pick<AppContext, "config">, url: string, field = "notifyUrl"): void {
+  const p = notifyUrlProblem(url, ctx.config.callbacks.allow_private_targets);
+  if (p) throw invalid({ [field]: p });
+}
+
+export interface CreatePayinInput {
+  chainCode: string;
+  tokenSymbol: string;
+  merchantOrderNo: string;
+  amount: string;
+  notifyUrl: string;
+}
+
+export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: string, input: CreatePayinInput): PayinOrderRow {
+  const { adapter, token } = chainAndToken(ctx, input.chainCode, input.tokenSymbol);
+  const units = checkAmount(ctx, adapter.chain, token.symbol, input.amount, token.decimals);
+  checkNotifyUrl(ctx, input.notifyUrl);
+  const now = ctx.clock.now();
+  return writeTx(ctx.db, (tx) => {
+    const existing = tx.select().from(payinOrders).where(and(eq(payinOrders.merchantId, merchantId), eq(payinOrders.merchantOrderNo, input.merchantOrderNo))).get();
+    if (existing) return sameOrder(existing, adapter.chain, token.symbol, units, input.notifyUrl);
+    const address = pickSharedAddress(ctx, tx, adapter, merchantId, token.symbol, units, now);
+    const row = tx
+      .insert(payinOrders)
+      .values({
+        orderNo: newOrderNo("PI", now),
+        merchantId,
+        merchantOrderNo: input.merchantOrderNo,
+        mode: "shared",
+        chain: adapter.chain,
+        token: token.symbol,
+        decimals: token.decimals,
+        amount: units.toString(),
+        addressId: address.id,
+        address: address.address,
+        notifyUrl: input.notifyUrl,
+        apiKeyId,
+        status: "waiting_payment",
+        checkoutToken: newToken(),
+        expireAt: now + ctx.ms.expireAfter,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    writeCallback(tx, row, now);
+    return row;
+  });
+}
+
+/** Idempotent retry: same business fields return the order, any difference is 10001. */
+function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint, notifyUrl: string): PayinOrderRow {
+  const diff: Record<string, string> = {};
+  if (o.chain !== chain) diff.chainCode = "differs from the existing order with this merchantOrderNo";
+  if (o.token !== token) diff.tokenSymbol = "differs from the existing order with this merchantOrderNo";
+  if (o.mode !== "shared" || BigInt(o.amount) !== units) diff.amount = "differs from the existing order with this merchantOrderNo";
+  if (o.notifyUrl !== notifyUrl) diff.notifyUrl = "differs from the existing order with this merchantOrderNo";
+  if (Object.keys(diff).length) throw invalid(diff, { orderNo: o.orderNo });
+  return o;
+}
+
+/** A pool address with no open order of this token and amount; grow the pool up to its size; else 40105. */
+function pickSharedAddress(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, units: bigint, now: number) {
+  const pool = sharedPool(tx, merchantId, adapter.chain);
+  const busy = new Set(
+    tx
+      .select({ a: payinOrders.addressId })
+      .from(payinOrders)
+      .where(
+        and(
+          eq(payinOrders.merchantId, merchantId),
+          eq(payinOrders.chain, adapter.chain),
+          eq(payinOrders.mode, "shared"),
+          eq(payinOrders.token, token),
+          eq(payinOrders.amount, units.toString()),
+          inArray(payinOrders.status, ["waiting_payment", "detected", "confirming"]),
+        ),
+      )
+      .all()
+      .map((r) => r.a),
+  );
+  const free = pool.find((a) => !busy.has(a.id));
+  if (free) return free;
+  if (pool.length < ctx.config.payin.shared_pool_size) return addSharedAddress(tx, adapter, ctx.seed, merchantId, now);
+  throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });
+}
+
+export function getPayinOrder(db: DbOrTx, merchantId: number, orderNo: string): PayinOrderRow {
+  const o = db.select().from(payinOrders).where(and(eq(payinOrders.orderNo, orderNo), eq(payinOrders.merchantId, merchantId))).get();
+  if (!o) throw new AppError(40108, { orderNo });
+  return o;
+}
+
+export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
+  if (!o.bindingId) return null;
+  return db.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, o.bindingId)).get()?.k ?? null;
+}
+
+function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
+  const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, o.merchantId)).get()!;
+  enqueueCallback(tx, {
+    merchantId: o.merchantId,
+    kind: "payin",
+    orderNo: o.orderNo,
+    status: o.status,
+    apiKeyId: o.apiKeyId,
+    url: o.notifyUrl,
+    payload: payinCallbackPayload(o, m.uid, bindKeyOf(tx, o)),
+    now,
+  });
+}
+
+/** Stamps that go with entering a status. */
+function stamps(to: PayinStatus, now: number): Partial<PayinOrderRow> {
+  switch (to) {
+    case "detected":
+      return { detectedAt: now };
+    case "completed":
+      return { completedAt: now };
+    case "expired":
+      return { expiredAt: now };
+    default:
+      return {};
+  }
+}
+
+/**
+ * The one funnel for status changes: computes the next status with the pure
+ * transition function, writes it with `patch`, and enqueues the callback.
+ * Returns the updated row (unchanged status: patch only, no callback).
+ */
+export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, patch: Partial<PayinOrderRow>, now: number): PayinOrderRow {
+  const to = transition(o.status as PayinStatus, event);
+  const set: Partial<PayinOrderRow> = { ...patch, updatedAt: now, ...(to ? { status: to, ...stamps(to, now) } : {}) };
+  const row = tx.update(payinOrders).set(set).where(eq(payinOrders.id, o.id)).returning().get();
+  if (to) writeCallback(tx, row, now);
+  return row;
+}
+
+/** Inserts an order that starts in a given status (exclusive deposits start at detected). */
+export function insertOrderWithCallback(tx: Tx, values: typeof payinOrders.$inferInsert, now: number): PayinOrderRow {
+  const row = tx.insert(payinOrders).values(values).returning().get();
+  writeCallback(tx, row, now);
+  return row;
+}
+
+/** Scheduled: waiting orders past expireAt become expired. */
+export function expireDueOrders(ctx: Pick<AppContext, "db" | "clock">, limit = 500): number {
+  const now = ctx.clock.now();
+  const due = ctx.db
+    .select()
+    .from(payinOrders)
+    .where(and(eq(payinOrders.status, "waiting_payment"), lte(payinOrders.expireAt, now - 1)))
+    .orderBy(asc(payinOrders.expireAt))
+    .limit(limit)
+    .all();
+  for (const o of due) {
+    writeTx(ctx.db, (tx) => {
+      const fresh = tx.select().from(payinOrders).where(eq(payinOrders.id, o.id)).get()!;
+      if (fresh.status === "waiting_payment") applyPayinEvent(tx, fresh, { type: "expire" }, {}, now);
+    });
+  }
+  return due.length;
+}
+
+export function ordersOfBinding(db: DbOrTx, bindingId: string, limit: number): PayinOrderRow[] {
+  return db.select().from(payinOrders).where(eq(payinOrders.bindingId, bindingId)).orderBy(desc(payinOrders.createdAt), desc(payinOrders.id)).limit(limit).all();
+}
+
+export function bindingStats(db: DbOrTx, bindingId: string, decimals: number) {
+  const rows = db
+    .select({ status: payinOrders.status, paid: payinOrders.paidAmount, createdAt: payinOrders.createdAt, completedAt: payinOrders.completedAt })
+    .from(payinOrders)
+    .where(eq(payinOrders.bindingId, bindingId))
+    .all();
+  let total = 0n;
+  let completed = 0n;
+  let completedOrders = 0;
+  let lastOrderAt: number | null = null;
+  let lastCompletedAt: number | null = null;
+  for (const r of rows) {
+    if (r.paid && r.status !== "waiting_payment" && r.status !== "cancelled") total += BigInt(r.paid);
+    if (r.status === "completed") {
+      completedOrders++;
+      if (r.paid) completed += BigInt(r.paid);
+      if (r.completedAt && (lastCompletedAt === null || r.completedAt > lastCompletedAt)) lastCompletedAt = r.completedAt;
+    }
+    if (lastOrderAt === null || r.createdAt > lastOrderAt) lastOrderAt = r.createdAt;
+  }
+  return { totalOrders: rows.length, completedOrders, total, completed, lastOrderAt, lastCompletedAt, decimals };
+}
+

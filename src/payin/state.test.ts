@@ -1,0 +1,57 @@
+import { describe, expect, test } from "bun:test";
+import { InvalidTransition, PAYIN_STATUSES, transition, type PayinEvent, type PayinStatus } from "./state";
+
+// Every row of DESIGN 5's table, plus the "nothing changes" and refused cases.
+const rows: Array<[PayinStatus, PayinEvent, PayinStatus | null]> = [
+  ["waiting_payment", { type: "paid" }, "detected"],
+  ["expired", { type: "paid" }, "detected"], // block time before expireAt: paid on time
+  ["waiting_payment", { type: "paid", senderDenied: true }, "frozen_abnormal"],
+  ["detected", { type: "confirmations", count: 1, required: 19 }, null],
+  ["detected", { type: "confirmations", count: 2, required: 19 }, "confirming"],
+  ["detected", { type: "confirmations", count: 19, required: 19 }, "completed"],
+  ["detected", { type: "confirmations", count: 1, required: 1 }, "completed"],
+  ["confirming", { type: "confirmations", count: 10, required: 19 }, null],
+  ["confirming", { type: "confirmations", count: 25, required: 19 }, "completed"],
+  ["waiting_payment", { type: "expire" }, "expired"],
+  ["detected", { type: "reorg", pastExpiry: false }, "waiting_payment"],
+  ["confirming", { type: "reorg", pastExpiry: false }, "waiting_payment"],
+  ["confirming", { type: "reorg", pastExpiry: true }, "expired"],
+  ["expired", { type: "late_confirmed" }, "risk_settled"],
+  ["waiting_payment", { type: "freeze" }, "frozen_abnormal"],
+  ["detected", { type: "freeze" }, "frozen_abnormal"],
+  ["confirming", { type: "freeze" }, "frozen_abnormal"],
+  ["waiting_payment", { type: "cancel" }, "cancelled"],
+  ["frozen_abnormal", { type: "release", late: false }, "completed"],
+  ["frozen_abnormal", { type: "release", late: true }, "risk_settled"],
+];
+
+describe("pay-in transitions", () => {
+  test.each(rows)("%s + %o -> %s", (from, event, to) => {
+    expect(transition(from, event)).toBe(to);
+  });
+
+  const refused: Array<[PayinStatus, PayinEvent]> = [
+    ["completed", { type: "paid" }],
+    ["completed", { type: "reorg", pastExpiry: false }],
+    ["completed", { type: "freeze" }],
+    ["detected", { type: "expire" }],
+    ["detected", { type: "cancel" }],
+    ["expired", { type: "cancel" }],
+    ["cancelled", { type: "paid" }],
+    ["risk_settled", { type: "late_confirmed" }],
+    ["waiting_payment", { type: "release", late: false }],
+    ["waiting_payment", { type: "late_confirmed" }],
+  ];
+  test.each(refused)("%s refuses %o", (from, event) => {
+    expect(() => transition(from, event)).toThrow(InvalidTransition);
+  });
+
+  test("final states accept nothing that moves money", () => {
+    for (const s of ["completed", "risk_settled", "cancelled"] as PayinStatus[]) {
+      for (const e of [{ type: "paid" }, { type: "expire" }, { type: "reorg", pastExpiry: true }, { type: "freeze" }, { type: "cancel" }] as PayinEvent[]) {
+        expect(() => transition(s, e)).toThrow(InvalidTransition);
+      }
+    }
+    expect(PAYIN_STATUSES.length).toBe(8);
+  });
+});

@@ -1,0 +1,61 @@
+// What merchants see: the API object (spec 2.1) and the callback payload (spec 6.3).
+import type { payinOrders } from "../db/schema";
+import { iso } from "../lib/clock";
+import { fromBaseUnits } from "../lib/money";
+import type { ChainCode, TokenInfo } from "../chains/types";
+import { paymentUri } from "./payment-uri";
+
+export type PayinOrderRow = typeof payinOrders.$inferSelect;
+
+export interface ViewDeps {
+  publicUrl: string;
+  token(chain: ChainCode, symbol: string): TokenInfo;
+}
+
+export function amountOf(row: { decimals: number }, units: string | null): string | null {
+  return units === null ? null : fromBaseUnits(BigInt(units), row.decimals, 6);
+}
+
+export function payinView(deps: ViewDeps, o: PayinOrderRow, bindKey?: string | null) {
+  const token = deps.token(o.chain as ChainCode, o.token);
+  return {
+    orderNo: o.orderNo,
+    merchantOrderNo: o.merchantOrderNo,
+    ...(bindKey ? { bindKey } : {}),
+    chainCode: o.chain,
+    tokenSymbol: o.token,
+    amount: amountOf(o, o.amount)!,
+    paidAmount: amountOf(o, o.paidAmount),
+    address: o.address,
+    cashierUrl: `${deps.publicUrl}/checkout/${o.checkoutToken}`,
+    paymentUri: paymentUri(o.chain as ChainCode, token, o.address, o.mode === "shared" ? BigInt(o.amount) : null, o.orderNo),
+    status: o.status,
+    txHash: o.txHash,
+    fromAddress: o.fromAddress,
+    confirmations: o.confirmations,
+    expireAt: iso(o.expireAt),
+    createdAt: iso(o.createdAt)!,
+    detectedAt: iso(o.detectedAt),
+    confirmedAt: iso(o.confirmedAt),
+    completedAt: iso(o.completedAt),
+  };
+}
+
+export function payinCallbackPayload(o: PayinOrderRow, merchantUid: string, bindKey: string | null) {
+  return {
+    merchantUid,
+    orderNo: o.orderNo,
+    merchantOrderNo: o.merchantOrderNo,
+    mode: o.mode,
+    businessType: o.mode === "exclusive" ? "exclusive_deposit" : "payin_order",
+    bindKey,
+    expectedAmount: amountOf(o, o.amount),
+    paidAmount: amountOf(o, o.paidAmount),
+    chainCode: o.chain,
+    tokenSymbol: o.token,
+    txHash: o.txHash,
+    fromAddress: o.fromAddress,
+    status: o.status,
+    confirmations: o.confirmations,
+  };
+}

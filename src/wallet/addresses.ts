@@ -1,0 +1,92 @@
+// Gateway addresses: HD-derived per chain. Index 0 of every chain is the gas
+// wallet; merchant addresses take the next free index.
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { DbOrTx } from "../db/client";
+import { addresses } from "../db/schema";
+import type { ChainAdapter, ChainCode, WatchSet } from "../chains/types";
+import { newId } from "../lib/ids";
+
+export type AddressRow = typeof addresses.$inferSelect;
+
+function nextIndex(tx: DbOrTx, chain: string): number {
+  const r = tx.select({ m: sql<number | null>`max(${addresses.derivationIndex})` }).from(addresses).where(eq(addresses.chain, chain)).get();
+  return Math.max(1, (r?.m ?? 0) + 1);
+}
+
+function insertAddress(
+  tx: DbOrTx,
+  a: { adapter: ChainAdapter; seed: Uint8Array; merchantId: number | null; kind: AddressRow["kind"]; index: number; bindKey?: string | null; now: number },
+): AddressRow {
+  const { address } = a.adapter.deriveKey(a.seed, a.index);
+  return tx
+    .insert(addresses)
+    .values({ id: newId("AD"), merchantId: a.merchantId, chain: a.adapter.chain, kind: a.kind, derivationIndex: a.index, address, bindKey: a.bindKey ?? null, createdAt: a.now })
+    .returning()
+    .get();
+}
+
+export function gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, now: number): AddressRow {
+  const existing = tx.select().from(addresses).where(and(eq(addresses.chain, adapter.chain), eq(addresses.kind, "gas"))).get();
+  return existing ?? insertAddress(tx, { adapter, seed, merchantId: null, kind: "gas", index: 0, now });
+}
+
+/** The merchant's shared pool on a chain, oldest first (soft-deleted ones excluded). */
+export function sharedPool(tx: DbOrTx, merchantId: number, chain: ChainCode): AddressRow[] {
+  return tx
+    .select()
+    .from(addresses)
+    .where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, chain), eq(addresses.kind, "shared"), isNull(addresses.deletedAt)))
+    .orderBy(asc(addresses.derivationIndex))
+    .all();
+}
+
+export function addSharedAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, now: number): AddressRow {
+  return insertAddress(tx, { adapter, seed, merchantId, kind: "shared", index: nextIndex(tx, adapter.chain), now });
+}
+
+/** One address per (merchant, chain, bindKey): USDT and USDC bindings share it. */
+export function exclusiveAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, bindKey: string, now: number): AddressRow {
+  const existing = tx
+    .select()
+    .from(addresses)
+    .where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, adapter.chain), eq(addresses.kind, "exclusive"), eq(addresses.bindKey, bindKey)))
+    .get();
+  return existing ?? insertAddress(tx, { adapter, seed, merchantId, kind: "exclusive", index: nextIndex(tx, adapter.chain), bindKey, now });
+}
+
+export function findAddress(tx: DbOrTx, chain: string, address: string): AddressRow | undefined {
+  return tx.select().from(addresses).where(and(eq(addresses.chain, chain), eq(addresses.address, address))).get();
+}
+
+export function addressById(tx: DbOrTx, id: string): AddressRow | undefined {
+  return tx.select().from(addresses).where(eq(addresses.id, id)).get();
+}
+
+/**
+ * Every gateway address of a chain (soft-deleted ones too: nothing received is
+ * dropped), kept in memory and reloaded only when the table grew.
+ */
+export class AddressWatchSet implements WatchSet {
+  private set = new Set<string>();
+  private count = -1;
+  constructor(private readonly db: DbOrTx, private readonly chain: ChainCode) {}
+
+  refresh(): this {
+    const n = this.db.select({ n: sql<number>`count(*)` }).from(addresses).where(eq(addresses.chain, this.chain)).get()!.n;
+    if (n !== this.count) {
+      const rows = this.db.select({ a: addresses.address }).from(addresses).where(eq(addresses.chain, this.chain)).all();
+      this.set = new Set(rows.map((r) => r.a));
+      this.count = n;
+    }
+    return this;
+  }
+  has(address: string): boolean {
+    return this.set.has(address);
+  }
+  get size(): number {
+    return this.set.size;
+  }
+  addresses(): Iterable<string> {
+    return this.set.values();
+  }
+}

@@ -1,0 +1,118 @@
+// One watcher per enabled chain: a durable cursor, scans in chunks, tracks
+// confirmations of pending transfers, and turns reorgs into reversals.
+// A tick never overlaps another one of the same chain.
+import { eq } from "drizzle-orm";
+import { writeTx } from "../db/client";
+import { chainCursors } from "../db/schema";
+import type { ChainAdapter } from "../chains/types";
+import { AddressWatchSet } from "../wallet/addresses";
+import { confirmTransfer, pendingTransfers, recordTransfer, revertTransfer } from "../payin/deposits";
+import type { PayinCtx } from "../payin/service";
+
+export interface WatcherOptions {
+  /** Blocks per scan call. */
+  chunk?: number;
+  /** Chunks per tick before yielding (catch-up continues next tick). */
+  maxChunksPerTick?: number;
+  /** Called after a tick that changed something (e.g. to kick the callback worker). */
+  onChange?: () => void;
+}
+
+export class ChainWatcher {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly watch: AddressWatchSet;
+
+  constructor(private readonly ctx: PayinCtx, readonly adapter: ChainAdapter, private readonly opts: WatcherOptions = {}) {
+    this.watch = new AddressWatchSet(ctx.db, adapter.chain);
+  }
+
+  /** Runs one tick after any tick in progress. */
+  tick(): Promise<void> {
+    const run = this.queue.then(() => this.run());
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private cursor() {
+    return this.ctx.db.select().from(chainCursors).where(eq(chainCursors.chain, this.adapter.chain)).get();
+  }
+
+  private saveCursor(tx: Parameters<Parameters<typeof writeTx>[1]>[0], number: bigint, hash: string) {
+    const now = this.ctx.clock.now();
+    tx.insert(chainCursors)
+      .values({ chain: this.adapter.chain, blockNumber: Number(number), blockHash: hash, updatedAt: now })
+      .onConflictDoUpdate({ target: chainCursors.chain, set: { blockNumber: Number(number), blockHash: hash, updatedAt: now } })
+      .run();
+  }
+
+  /** First start: begin at the current head (nothing before it can pay an order that does not exist yet). */
+  async init(): Promise<void> {
+    if (this.cursor()) return;
+    const head = await this.adapter.head();
+    const hash = (await this.adapter.blockHash(head.latest)) ?? "";
+    writeTx(this.ctx.db, (tx) => this.saveCursor(tx, head.latest, hash));
+  }
+
+  private async run(): Promise<void> {
+    const a = this.adapter;
+    await this.init();
+    const head = await a.head();
+    let changed = false;
+    const cur = this.cursor()!;
+    let from = BigInt(cur.blockNumber);
+    // Reorg at the cursor: step back to the last final block and rescan (recording is idempotent).
+    const hashAtCursor = await a.blockHash(from);
+    if (hashAtCursor !== cur.blockHash) {
+      const back = head.final < from ? head.final : from - 1n;
+      const safe = back < 0n ? 0n : back;
+      const h = (await a.blockHash(safe)) ?? "";
+      this.ctx.logger.warn("reorg detected at cursor", { chain: a.chain, cursor: cur.blockNumber, rewindTo: Number(safe) });
+      writeTx(this.ctx.db, (tx) => this.saveCursor(tx, safe, h));
+      from = safe;
+    }
+
+    const chunk = BigInt(this.opts.chunk ?? 2000);
+    const maxChunks = this.opts.maxChunksPerTick ?? 50;
+    for (let i = 0; i < maxChunks && from < head.latest; i++) {
+      const start = from + 1n;
+      const end = start + chunk - 1n < head.latest ? start + chunk - 1n : head.latest;
+      this.watch.refresh();
+      const res = await a.scan(start, end, this.watch);
+      const now = this.ctx.clock.now();
+      writeTx(this.ctx.db, (tx) => {
+        for (const t of res.transfers) if (recordTransfer(this.ctx, tx, t, now)) changed = true;
+        this.saveCursor(tx, res.tip.number, res.tip.hash);
+      });
+      from = end;
+    }
+
+    if (await this.trackConfirmations(head.latest, head.final)) changed = true;
+    if (changed) this.opts.onChange?.();
+  }
+
+  private async trackConfirmations(latest: bigint, final: bigint): Promise<boolean> {
+    const pending = pendingTransfers(this.ctx.db, this.adapter.chain);
+    if (!pending.length) return false;
+    const hashes = new Map<number, string | null>();
+    for (const n of new Set(pending.map((t) => t.blockNumber))) hashes.set(n, await this.adapter.blockHash(BigInt(n)));
+    const required = this.adapter.requiredConfirmations;
+    const now = this.ctx.clock.now();
+    let changed = false;
+    writeTx(this.ctx.db, (tx) => {
+      for (const t of pending) {
+        if (hashes.get(t.blockNumber) !== t.blockHash) {
+          revertTransfer(tx, t, now);
+          changed = true;
+          continue;
+        }
+        const count = Number(latest - BigInt(t.blockNumber) + 1n);
+        const isFinal = count >= required && BigInt(t.blockNumber) <= final;
+        if (count !== t.confirmations || isFinal) {
+          confirmTransfer(tx, t, { count, required, final: isFinal }, now);
+          changed = true;
+        }
+      }
+    });
+    return changed;
+  }
+}
