@@ -262,7 +262,7 @@ function responses(e: EndpointSpec): Operation["responses"] {
 function operation(e: EndpointSpec): Operation {
   const parameters: Array<Record<string, unknown>> = [];
   if (e.pathParam) {
-    parameters.push({ name: e.pathParam.name, in: "path", required: true, description: e.pathParam.description, schema: { type: "string", maxLength: 128 } });
+    parameters.push({ name: e.pathParam.name, in: "path", required: true, description: e.pathParam.description, schema: { type: "string", minLength: 1, maxLength: 128 } });
   }
   if (e.query) parameters.push(...queryParameters(e.query));
   const op: Operation = {
