@@ -57,15 +57,26 @@ function rules(s: Json): string {
   return r.join("; ");
 }
 
-function schemaTable(doc: OpenApiDoc, schema: Json): string {
+/** Rows for every field, nested objects and arrays of objects flattened as `a.b` / `a[].b`. */
+function fieldRows(doc: OpenApiDoc, schema: Json, prefix = ""): string[] {
   const s = resolve(doc, schema);
   const props = (s.properties ?? {}) as Record<string, Json>;
   const required = new Set((s.required as string[] | undefined) ?? []);
-  const rows = Object.entries(props).map(
-    ([name, p]) =>
-      `<tr><td><code>${esc(name)}</code></td><td>${esc(typeOf(p))}</td><td>${required.has(name) ? "yes" : "no"}</td><td>${inline(String(p.description ?? ""))}${p.description && rules(p) ? "<br>" : ""}${rules(p)}</td></tr>`,
-  );
-  return `<table><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Rule</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  const rows: string[] = [];
+  for (const [name, p] of Object.entries(props)) {
+    const full = prefix + name;
+    const desc = inline(String(p.description ?? ""));
+    const rule = rules(p);
+    rows.push(`<tr><td><code>${esc(full)}</code></td><td>${esc(typeOf(p))}</td><td>${required.has(name) ? "yes" : "no"}</td><td>${desc}${desc && rule ? "<br>" : ""}${rule}</td></tr>`);
+    if (p.type === "object" && p.properties) rows.push(...fieldRows(doc, p, full + "."));
+    const items = p.items as Json | undefined;
+    if (p.type === "array" && items?.type === "object" && items.properties) rows.push(...fieldRows(doc, items, full + "[]."));
+  }
+  return rows;
+}
+
+function schemaTable(doc: OpenApiDoc, schema: Json): string {
+  return `<table><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Rule</th></tr></thead><tbody>${fieldRows(doc, schema).join("")}</tbody></table>`;
 }
 
 function paramsTable(params: Json[]): string {
