@@ -11,6 +11,8 @@ import { RateLimiter } from "../auth/rate-limit";
 import { payinRoutes } from "../payin/routes";
 import { expireDueOrders } from "../payin/service";
 import { sandboxRoutes } from "../sandbox/routes";
+import { checkoutRoutes } from "../checkout/routes";
+import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
 import { parseDuration } from "../lib/duration";
@@ -46,6 +48,7 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
     .use(healthRoutes(ctx))
     .use(docsRoutes(() => ctx.publicUrl))
     .use(payinRoutes(ctx, auth, () => runtime.kick()))
+    .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
     .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve() }) : new Elysia());
 }
 

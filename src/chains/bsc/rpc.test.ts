@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { freePort } from "../../testing/anvil";
+import { startBscFixture, type BscFixture } from "../../testing/bsc-fixture";
+import { startRpcProxy, type ProxyFaults, type RpcProxy } from "../../testing/rpc-proxy";
+import { RpcClient, RpcError } from "./rpc";
+
+let fx: BscFixture;
+const extra: RpcProxy[] = [];
+beforeAll(async () => {
+  fx = await startBscFixture();
+});
+afterAll(async () => {
+  for (const p of extra) await p.stop();
+  await fx?.stop();
+});
+
+async function proxy(faults: ProxyFaults): Promise<RpcProxy> {
+  const p = await startRpcProxy(fx.node.url, faults);
+  extra.push(p);
+  return p;
+}
+
+describe("BSC JSON-RPC client", () => {
+  const bad: Array<{ label: string; first: () => Promise<string>; timeoutMs?: number }> = [
+    { label: "refuses connections (nothing listening)", first: async () => `http://127.0.0.1:${await freePort()}` },
+    { label: "answers HTTP 503", first: async () => (await proxy({ down: true })).url },
+    { label: "answers HTTP 429", first: async () => (await proxy({ rate429: 1 })).url },
+    { label: "hangs past the request timeout", first: async () => (await proxy({ hangRate: 1, hangMs: 5_000 })).url, timeoutMs: 300 },
+  ];
+  test.each(bad)("fails over to the second URL when the first $label, and keeps using it while the first backs off", async ({ first, timeoutMs }) => {
+    const good = await proxy({});
+    const client = new RpcClient({ urls: [await first(), good.url], timeoutMs: timeoutMs ?? 2000, backoffBaseMs: 10_000 });
+    expect(await client.request<string>("eth_chainId")).toBe("0x38");
+    expect(await client.request<string>("eth_chainId")).toBe("0x38");
+    expect(good.calls.get("eth_chainId")).toBe(2);
+    const [h1, h2] = client.healthSnapshot();
+    expect(h1.healthy).toBe(false);
+    expect(h2.healthy).toBe(true);
+  });
+
+  test("an adapter whose first URL is dead still reads the chain through the second", async () => {
+    const adapter = fx.adapter({ rpcUrls: [`http://127.0.0.1:${await freePort()}`, fx.proxy.url] });
+    await adapter.start();
+    expect((await adapter.head()).latest).toBe(await fx.node.blockNumber());
+  });
+
+  test("retries a flaky single endpoint with backoff until it answers", async () => {
+    const flaky = await proxy({ failRate: 0.5, seed: 3 });
+    const client = new RpcClient({ urls: [flaky.url], backoffBaseMs: 1, attempts: 20 });
+    for (let i = 0; i < 20; i++) expect(await client.request<string>("eth_chainId")).toBe("0x38");
+    expect(flaky.injected.fail).toBeGreaterThan(0);
+  });
+
+  test("gives up after the attempts with the last transport error", async () => {
+    const dead = await proxy({ down: true });
+    const client = new RpcClient({ urls: [dead.url], backoffBaseMs: 1, attempts: 3 });
+    const err = await client.request("eth_chainId").catch((e) => e);
+    expect(err).toBeInstanceOf(RpcError);
+    expect(err).toMatchObject({ kind: "http", code: 503 });
+    expect(dead.calls.get("eth_chainId")).toBe(3);
+  });
+
+  test("a JSON-RPC error is an answer: not retried, endpoint stays healthy", async () => {
+    const p = await proxy({});
+    const client = new RpcClient({ urls: [p.url] });
+    const err = await client.request("eth_noSuchMethod").catch((e) => e);
+    expect(err).toMatchObject({ kind: "rpc" });
+    expect(p.calls.get("eth_noSuchMethod")).toBe(1);
+    expect(client.healthSnapshot()[0].healthy).toBe(true);
+  });
+
+  test("a batch answers each call in order, errors in place, in one HTTP request", async () => {
+    const p = await proxy({});
+    const client = new RpcClient({ urls: [p.url] });
+    const out = await client.batch([
+      { method: "eth_chainId", params: [] },
+      { method: "eth_noSuchMethod", params: [] },
+      { method: "eth_getBlockByNumber", params: ["0x0", false] },
+    ]);
+    expect(out[0]).toBe("0x38");
+    expect(out[1]).toBeInstanceOf(RpcError);
+    expect((out[2] as { number: string }).number).toBe("0x0");
+    expect(p.httpRequests()).toBe(1);
+  });
+
+  test("the proxy refuses eth_getLogs wider than its limit, inside a batch too", async () => {
+    const p = await proxy({ maxLogRange: 5 });
+    const client = new RpcClient({ urls: [p.url] });
+    const logs = (from: number, to: number) => ({ method: "eth_getLogs", params: [{ fromBlock: "0x" + from.toString(16), toBlock: "0x" + to.toString(16) }] });
+    const [ok, refused] = await client.batch([logs(0, 4), logs(0, 5)]);
+    expect(Array.isArray(ok)).toBe(true);
+    expect(refused).toMatchObject({ kind: "rpc", code: -32005 });
+  });
+});

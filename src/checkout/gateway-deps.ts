@@ -1,0 +1,71 @@
+// Connects the hosted pages to real orders and bindings, by their unguessable link tokens.
+import { desc, eq } from "drizzle-orm";
+import type { AppContext } from "../app/context";
+import { bindings, merchants, payinOrders } from "../db/schema";
+import { SandboxChain } from "../chains/sandbox/chain";
+import type { ChainCode, TokenSymbol } from "../chains/types";
+import { iso } from "../lib/clock";
+import { addressById } from "../wallet/addresses";
+import { amountOf } from "../payin/views";
+import { paymentUri } from "../payin/payment-uri";
+import { viewDeps } from "../payin/routes";
+import { payinView } from "../payin/views";
+import type { CheckoutDeps, PayinStatus } from "./types";
+
+export function gatewayCheckoutDeps(ctx: AppContext, afterSimulate: (chain: ChainCode) => Promise<void>): CheckoutDeps {
+  const views = viewDeps(ctx);
+  const merchantName = (id: number) => ctx.db.select({ n: merchants.name }).from(merchants).where(eq(merchants.id, id)).get()?.n ?? "";
+  const orderByToken = (token: string) => ctx.db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();
+  return {
+    now: () => ctx.clock.now(),
+    sandbox: (chain) => ctx.chains.get(chain) instanceof SandboxChain,
+    onError: (context, err) => ctx.logger.error(context, { error: String((err as Error)?.stack ?? err) }),
+    findOrder(token) {
+      const o = orderByToken(token);
+      if (!o) return null;
+      const v = payinView(views, o);
+      return {
+        merchantName: merchantName(o.merchantId),
+        orderNo: o.orderNo,
+        merchantOrderNo: o.merchantOrderNo,
+        chainCode: o.chain as ChainCode,
+        tokenSymbol: o.token as TokenSymbol,
+        amount: v.amount,
+        paidAmount: v.paidAmount,
+        address: o.address,
+        paymentUri: v.paymentUri,
+        status: o.status as PayinStatus,
+        expireAt: v.expireAt,
+        confirmations: o.confirmations,
+        requiredConfirmations: ctx.chains.get(o.chain as ChainCode)?.requiredConfirmations ?? 1,
+        txHash: o.txHash,
+        createdAt: v.createdAt,
+        completedAt: v.completedAt,
+      };
+    },
+    findDeposit(token) {
+      const b = ctx.db.select().from(bindings).where(eq(bindings.pageToken, token)).get();
+      if (!b) return null;
+      const a = addressById(ctx.db, b.addressId)!;
+      const info = views.token(b.chain as ChainCode, b.token);
+      const recent = ctx.db.select().from(payinOrders).where(eq(payinOrders.bindingId, b.id)).orderBy(desc(payinOrders.createdAt), desc(payinOrders.id)).limit(10).all();
+      return {
+        merchantName: merchantName(b.merchantId),
+        chainCode: b.chain as ChainCode,
+        tokenSymbol: b.token as TokenSymbol,
+        address: a.address,
+        paymentUri: paymentUri(b.chain as ChainCode, info, a.address, null),
+        label: b.label,
+        recentDeposits: recent.map((o) => ({ amount: amountOf(o, o.paidAmount ?? o.amount)!, status: o.status as PayinStatus, txHash: o.txHash, createdAt: iso(o.createdAt)! })),
+      };
+    },
+    async simulatePayment(token) {
+      const o = orderByToken(token);
+      if (!o) throw new Error("unknown order");
+      const chain = ctx.chains.get(o.chain as ChainCode);
+      if (!(chain instanceof SandboxChain)) throw new Error("not a sandbox chain");
+      chain.transfer({ token: o.token as TokenSymbol, to: o.address, amount: BigInt(o.amount) });
+      await afterSimulate(chain.chain);
+    },
+  };
+}

@@ -1,0 +1,251 @@
+// A real EVM node for tests: anvil from the @foundry-rs/anvil-linux-amd64 npm package,
+// chain id 56, with the test ERC-20 (TestToken.sol, 18 decimals) installed at the mainnet
+// BSC USDT and USDC addresses so configuration stays the real one.
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Subprocess } from "bun";
+import { encodeFunctionData, parseAbi, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { defaultToken } from "../chains/tokens";
+import type { TokenSymbol } from "../chains/types";
+import { TEST_TOKEN_RUNTIME_BYTECODE } from "./erc20-bytecode";
+
+export const TEST_TOKEN_ABI = parseAbi([
+  "function mint(address to, uint256 value)",
+  "function transfer(address to, uint256 value) returns (bool)",
+  "function balanceOf(address) view returns (uint256)",
+  "function decimals() view returns (uint8)",
+]);
+
+/** anvil's default dev accounts ("test test … junk" mnemonic), funded with 10,000 ETH (here: BNB). */
+export const DEV_KEYS = [
+  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+] as const;
+
+export const TOKEN_ADDRESSES: Record<TokenSymbol, `0x${string}`> = {
+  USDT: defaultToken("BSC", "USDT")!.contract as `0x${string}`,
+  USDC: defaultToken("BSC", "USDC")!.contract as `0x${string}`,
+};
+
+type Hex = `0x${string}`;
+
+export interface MinedTx {
+  hash: Hex;
+  blockNumber: bigint;
+  blockHash: Hex;
+  status: "success" | "reverted";
+  /** Log index of the first log (the Transfer) in its block, when there is one. */
+  logIndex?: number;
+}
+
+export interface AnvilNode {
+  url: string;
+  port: number;
+  /** The funded test key (dev account 0) and its address. */
+  devKey: Hex;
+  devAddress: Hex;
+  rpc<T = any>(method: string, params?: unknown[]): Promise<T>;
+  blockNumber(): Promise<bigint>;
+  /** Mint test tokens (the contract lets anyone mint). */
+  mint(token: TokenSymbol, to: string, amount: bigint): Promise<MinedTx>;
+  /** Token transfer signed with `key` (default: the funded dev key). */
+  transfer(token: TokenSymbol, to: string, amount: bigint, key?: Hex): Promise<MinedTx>;
+  tokenBalance(token: TokenSymbol, address: string): Promise<bigint>;
+  setBalance(address: string, wei: bigint): Promise<void>;
+  mine(blocks?: number): Promise<void>;
+  snapshot(): Promise<string>;
+  revert(id: string): Promise<void>;
+  /** Drop the last `depth` blocks and mine as many empty ones: same heights, new hashes. */
+  reorg(depth: number): Promise<void>;
+  /** Turn auto-mining off/on (off: transactions wait in the mempool until mine()). */
+  setAutomine(on: boolean): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StartAnvilOptions {
+  /** Seconds per block; default auto-mine (a block per transaction). */
+  blockTime?: number;
+  /** Install the test token at the USDT/USDC addresses (default true). */
+  tokens?: boolean;
+}
+
+export function anvilBinary(): string {
+  const pkg = require.resolve("@foundry-rs/anvil-linux-amd64/package.json");
+  const bin = join(dirname(pkg), "bin", "anvil");
+  if (!existsSync(bin)) throw new Error(`anvil binary missing at ${bin}`);
+  return bin;
+}
+
+// Every node still running is killed when the test process exits, even on a crash.
+const live = new Set<Subprocess>();
+let exitHookInstalled = false;
+function installExitHook() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  const killAll = () => {
+    for (const p of live) p.kill("SIGKILL");
+  };
+  process.on("exit", killAll);
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    process.once(sig, () => {
+      killAll();
+      process.exit(sig === "SIGINT" ? 130 : 143);
+    });
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNode> {
+  installExitHook();
+  let lastErr: unknown;
+  // The free port can be taken between probing and anvil binding it: retry with another.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const args = [anvilBinary(), "--host", "127.0.0.1", "--port", String(port), "--chain-id", "56", "--silent", "--accounts", "2"];
+    // BSC has no base fee (cost = gasUsed × gasPrice); 1 gwei as the node's suggested price.
+    args.push("--base-fee", "0", "--gas-price", "1000000000");
+    if (opts.blockTime !== undefined) args.push("--block-time", String(opts.blockTime));
+    const proc = Bun.spawn(args, { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
+    live.add(proc);
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitReady(url, proc);
+      const node = makeNode(url, port, proc);
+      if (opts.tokens !== false) {
+        for (const addr of Object.values(TOKEN_ADDRESSES)) await node.rpc("anvil_setCode", [addr, TEST_TOKEN_RUNTIME_BYTECODE]);
+      }
+      return node;
+    } catch (e) {
+      lastErr = e;
+      proc.kill("SIGKILL");
+      live.delete(proc);
+    }
+  }
+  throw new Error(`anvil did not start: ${lastErr}`);
+}
+
+async function waitReady(url: string, proc: Subprocess) {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`anvil exited with ${proc.exitCode}`);
+    try {
+      const r = await rawRpc(url, "eth_chainId", []);
+      if (r === "0x38") return;
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(10);
+  }
+  throw new Error("anvil not ready within 10 s");
+}
+
+let rpcId = 1;
+async function rawRpc(url: string, method: string, params: unknown[]): Promise<any> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: rpcId++, method, params }),
+  });
+  const j = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (j.error) throw new Error(`${method}: ${j.error.message}`);
+  return j.result;
+}
+
+function makeNode(url: string, port: number, proc: Subprocess): AnvilNode {
+  const rpc = (method: string, params: unknown[] = []) => rawRpc(url, method, params);
+  const devKey = DEV_KEYS[0] as Hex;
+  const devAddress = privateKeyToAccount(devKey).address;
+
+  async function receipt(hash: Hex): Promise<MinedTx> {
+    // Auto-mine answers eth_send* once the block exists; with --block-time, wait for it.
+    for (;;) {
+      const r = await rpc("eth_getTransactionReceipt", [hash]);
+      if (r) {
+        return {
+          hash,
+          blockNumber: BigInt(r.blockNumber),
+          blockHash: r.blockHash,
+          status: r.status === "0x1" ? "success" : "reverted",
+          logIndex: r.logs?.[0] ? Number(r.logs[0].logIndex) : undefined,
+        };
+      }
+      await Bun.sleep(20);
+    }
+  }
+
+  async function sendFromKey(key: Hex, to: Hex, data: Hex): Promise<MinedTx> {
+    const account = privateKeyToAccount(key);
+    const [nonce, gasPrice] = await Promise.all([
+      rpc("eth_getTransactionCount", [account.address, "pending"]),
+      rpc("eth_gasPrice"),
+    ]);
+    const raw = await account.signTransaction({
+      type: "legacy",
+      chainId: 56,
+      nonce: Number(nonce),
+      gasPrice: BigInt(gasPrice),
+      gas: 100_000n,
+      to,
+      data,
+    });
+    return receipt(await rpc("eth_sendRawTransaction", [raw]));
+  }
+
+  return {
+    url,
+    port,
+    devKey,
+    devAddress,
+    rpc,
+    async blockNumber() {
+      return BigInt(await rpc("eth_blockNumber"));
+    },
+    mint(token, to, amount) {
+      const data = encodeFunctionData({ abi: TEST_TOKEN_ABI, functionName: "mint", args: [to as Hex, amount] });
+      return sendFromKey(devKey, TOKEN_ADDRESSES[token], data);
+    },
+    transfer(token, to, amount, key = devKey) {
+      const data = encodeFunctionData({ abi: TEST_TOKEN_ABI, functionName: "transfer", args: [to as Hex, amount] });
+      return sendFromKey(key, TOKEN_ADDRESSES[token], data);
+    },
+    async tokenBalance(token, address) {
+      const data = encodeFunctionData({ abi: TEST_TOKEN_ABI, functionName: "balanceOf", args: [address as Hex] });
+      return BigInt(await rpc("eth_call", [{ to: TOKEN_ADDRESSES[token], data }, "latest"]));
+    },
+    async setBalance(address, wei) {
+      await rpc("anvil_setBalance", [address, toHex(wei)]);
+    },
+    async mine(blocks = 1) {
+      await rpc("anvil_mine", [toHex(blocks)]);
+    },
+    snapshot() {
+      return rpc("evm_snapshot");
+    },
+    async revert(id) {
+      const ok = await rpc("evm_revert", [id]);
+      if (!ok) throw new Error(`evm_revert ${id} refused`);
+    },
+    async reorg(depth) {
+      // Re-mined empty blocks can come out identical to the old ones: put a 0-value
+      // transfer (from the second dev account, so test nonces stay untouched) in the first.
+      const filler = privateKeyToAccount(DEV_KEYS[1]).address;
+      await rpc("anvil_reorg", [depth, [[{ from: filler, to: filler, value: "0x0" }, 0]]]);
+    },
+    async setAutomine(on) {
+      await rpc("evm_setAutomine", [on]);
+    },
+    async stop() {
+      if (!live.has(proc)) return;
+      live.delete(proc);
+      proc.kill("SIGKILL");
+      await proc.exited;
+    },
+  };
+}
