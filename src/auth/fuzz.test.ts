@@ -6,6 +6,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { buildSignedRequest } from "../testing/signed-request";
 import { TestClock } from "../lib/clock";
 import { ERRORS } from "../http/errors";
+import { PAYOUT_ROUTES_LANDED } from "../testing/routes-landed";
 
 const SEED = 0x5eed_2026;
 const PLAIN = 1500;
@@ -53,8 +54,8 @@ const ROUTES = [
   ["POST", "/openapi/payout/orders/PO1/submit"],
 ] as const;
 
-// Creation routes signed with invalid bodies. TODO(lead): add "/openapi/payout/orders" once the payout routes land.
-const SIGNED_PATHS = ["/openapi/payin/orders", "/openapi/payin/exclusive-bindings"];
+// Creation routes signed with invalid bodies.
+const SIGNED_PATHS = ["/openapi/payin/orders", "/openapi/payin/exclusive-bindings", ...(PAYOUT_ROUTES_LANDED ? ["/openapi/payout/orders"] : [])];
 
 /** Bodies that are valid JSON but can never pass validation of `path` (so nothing is created). */
 function invalidBody(r: ReturnType<typeof rng>, path: string): unknown {
