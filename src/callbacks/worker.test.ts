@@ -111,7 +111,7 @@ describe("callback worker", () => {
     const cli = async (...args: string[]) => {
       const cfg = join(gw.dir, "cli.toml");
       writeFileSync(cfg, `[database]\npath = "${gw.ctx.config.database.path}"\n`);
-      const p = Bun.spawn(["bun", "src/main.ts", ...args, "--config", cfg], {
+      const p = Bun.spawn([process.execPath, "src/main.ts", ...args, "--config", cfg], {
         env: { ...process.env, STABLEGATE_MASTER_KEY: "test-master-key-" + gw.dir },
         stdout: "pipe",
         stderr: "pipe",
