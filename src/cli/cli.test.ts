@@ -132,3 +132,30 @@ describe("CLI", () => {
     }
   });
 });
+
+describe("serve --demo (what `make run` starts)", () => {
+  test("the first start prints the demo merchant's UID and key once, later starts only the URLs", async () => {
+    const s = await setup();
+    const first = await startGatewayProcess(s, { args: ["--demo"] });
+    await Bun.sleep(100);
+    await first.kill("SIGTERM");
+    const out1 = first.stdout();
+    expect(out1).toContain(`${s.url}/healthz`);
+    const uid = /merchant UID:\s+(M\d{7})/.exec(out1)?.[1];
+    const key = /API key:\s+(mch_[0-9a-f]{64})/.exec(out1)?.[1];
+    expect(uid).toBeDefined();
+    expect(key).toBeDefined();
+    // The printed credentials work.
+    const again = await startGatewayProcess(s, { args: ["--demo"] });
+    try {
+      const client = new StablegateClient({ baseUrl: s.url, merchantUid: uid!, apiKey: key! });
+      const e = await client.request("GET", "/openapi/payin/orders/PI0").catch((x) => x);
+      expect(e.code).toBe(40108);
+    } finally {
+      await again.kill("SIGTERM");
+    }
+    expect(again.stdout()).toContain(`${s.url}/healthz`);
+    expect(again.stdout()).not.toContain("mch_");
+    expect(again.stderr()).not.toContain(key!);
+  });
+});
