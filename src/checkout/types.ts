@@ -2,27 +2,9 @@
 // see these views, so nothing private (keys, other orders) can reach them.
 import type { ChainCode, TokenSymbol } from "../chains/types";
 
-/** The 8 pay-in states of spec 3.1. */
-export type PayinStatus =
-  | "waiting_payment"
-  | "detected"
-  | "confirming"
-  | "completed"
-  | "risk_settled"
-  | "expired"
-  | "frozen_abnormal"
-  | "cancelled";
-
-export const PAYIN_STATUSES: readonly PayinStatus[] = [
-  "waiting_payment",
-  "detected",
-  "confirming",
-  "completed",
-  "risk_settled",
-  "expired",
-  "frozen_abnormal",
-  "cancelled",
-];
+/** The 8 pay-in states of spec 3.1 (the pay-in state machine owns them). */
+export { PAYIN_STATUSES, type PayinStatus } from "../payin/state";
+import type { PayinStatus } from "../payin/state";
 
 export interface CheckoutOrderView {
   merchantName: string;

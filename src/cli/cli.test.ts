@@ -149,7 +149,7 @@ describe("serve --demo (what `make run` starts)", () => {
     const again = await startGatewayProcess(s, { args: ["--demo"] });
     try {
       const client = new StablegateClient({ baseUrl: s.url, merchantUid: uid!, apiKey: key! });
-      const e = await client.request("GET", "/openapi/payin/orders/PI0").catch((x) => x);
+      const e = (await client.request("GET", "/openapi/payin/orders/PI0").catch((x) => x)) as { code: number };
       expect(e.code).toBe(40108);
     } finally {
       await again.kill("SIGTERM");

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { and, asc, between, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { base58 } from "@scure/base";
-import { type Db, writeTx } from "../../db/client";
+import { type Db, type Tx, writeTx } from "../../db/client";
 import { sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
 import type {
   BroadcastResult,
@@ -139,24 +139,7 @@ export class SandboxChain implements ChainAdapter {
 
   /** Confirmed balance: every transfer in a block, in minus out. */
   async tokenBalance(address: string, token: TokenSymbol): Promise<bigint> {
-    const rows = this.db
-      .select({ from: sandboxTransfers.fromAddress, to: sandboxTransfers.toAddress, amount: sandboxTransfers.amount })
-      .from(sandboxTransfers)
-      .where(
-        and(
-          eq(sandboxTransfers.chain, this.chain),
-          eq(sandboxTransfers.token, token),
-          isNotNull(sandboxTransfers.blockNumber),
-          sql`(${sandboxTransfers.fromAddress} = ${address} OR ${sandboxTransfers.toAddress} = ${address})`,
-        ),
-      )
-      .all();
-    let b = 0n;
-    for (const r of rows) {
-      if (r.to === address) b += BigInt(r.amount);
-      if (r.from === address) b -= BigInt(r.amount);
-    }
-    return b;
+    return this.balanceIn(this.db, address, token);
   }
 
   async signTransfer(req: TransferRequest): Promise<SignedTransfer> {
@@ -198,7 +181,7 @@ export class SandboxChain implements ChainAdapter {
     });
   }
 
-  private balanceIn(t: Parameters<Parameters<Db["transaction"]>[0]>[0], address: string, token: string): bigint {
+  private balanceIn(t: Db | Tx, address: string, token: string): bigint {
     const rows = t
       .select({ from: sandboxTransfers.fromAddress, to: sandboxTransfers.toAddress, amount: sandboxTransfers.amount })
       .from(sandboxTransfers)
@@ -212,7 +195,7 @@ export class SandboxChain implements ChainAdapter {
     return b;
   }
 
-  private mineInto(t: Parameters<Parameters<Db["transaction"]>[0]>[0], number: number, prevHeight: number) {
+  private mineInto(t: Tx, number: number, prevHeight: number) {
     t.update(sandboxChains).set({ height: Math.max(number, prevHeight) }).where(eq(sandboxChains.chain, this.chain)).run();
     t.insert(sandboxBlocks).values({ chain: this.chain, number, time: this.now() }).onConflictDoUpdate({ target: [sandboxBlocks.chain, sandboxBlocks.number], set: { time: this.now() } }).run();
   }
