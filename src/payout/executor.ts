@@ -1,0 +1,188 @@
+// Runs payouts on chain: sign, store the signed transaction in its own
+// committed transaction, broadcast, then track it to a final state. A stored
+// transaction is only ever rebroadcast, never re-signed, so a crash or retry
+// at any point sends at most one transfer per order.
+import { and, eq, inArray, isNull } from "drizzle-orm";
+import type { AppContext } from "../app/context";
+import { writeTx } from "../db/client";
+import { payoutOrders } from "../db/schema";
+import type { ChainAdapter, ChainCode, SignedTransfer } from "../chains/types";
+import { crashPoint } from "../lib/crash";
+import { addressById } from "../wallet/addresses";
+import { applyPayoutEvent, patchPayout, payoutById } from "./service";
+import type { PayoutOrderRow } from "./views";
+
+export type ExecutorCtx = Pick<AppContext, "db" | "clock" | "chains" | "seed" | "logger">;
+
+/** Chain-specific signing (e.g. BSC nonce and gas top-up); the default signs with the source's HD key. */
+export interface PayoutSigner {
+  sign(order: PayoutOrderRow): Promise<SignedTransfer>;
+}
+
+export interface ExecutorOptions {
+  /** Called after a commit that wrote callbacks. */
+  onChange?: () => void;
+  signers?: Partial<Record<ChainCode, PayoutSigner>>;
+}
+
+const errorText = (e: unknown) => String((e as Error)?.message ?? e).slice(0, 500);
+
+export function storedTx(o: PayoutOrderRow): SignedTransfer {
+  return { txHash: o.txHash!, raw: o.signedTx!, meta: o.signedMeta ? (JSON.parse(o.signedMeta) as Record<string, unknown>) : {} };
+}
+
+export class PayoutExecutor {
+  private readonly inflight = new Map<number, Promise<PayoutOrderRow>>();
+  private readonly queues = new Map<ChainCode, Promise<unknown>>();
+
+  constructor(private readonly ctx: ExecutorCtx, private readonly opts: ExecutorOptions = {}) {}
+
+  private adapter(chain: string): ChainAdapter {
+    const a = this.ctx.chains.get(chain as ChainCode);
+    if (!a) throw new Error(`chain ${chain} is not enabled`);
+    return a;
+  }
+
+  /**
+   * One submission attempt for a submitted order; joins an attempt already
+   * running for it. Resolves with the order as the attempt left it.
+   */
+  attempt(orderId: number): Promise<PayoutOrderRow> {
+    const running = this.inflight.get(orderId);
+    if (running) return running;
+    const p = this.runAttempt(orderId).finally(() => this.inflight.delete(orderId));
+    this.inflight.set(orderId, p);
+    return p;
+  }
+
+  private commit(fn: Parameters<typeof writeTx<PayoutOrderRow>>[1]): PayoutOrderRow {
+    const row = writeTx(this.ctx.db, fn);
+    this.opts.onChange?.();
+    return row;
+  }
+
+  private async runAttempt(orderId: number): Promise<PayoutOrderRow> {
+    let o = payoutById(this.ctx.db, orderId);
+    if (o.status !== "submitted") return o;
+    const adapter = this.adapter(o.chain);
+
+    if (!o.signedTx) {
+      let signed: SignedTransfer;
+      try {
+        signed = await (this.opts.signers?.[o.chain as ChainCode] ?? this.defaultSigner(adapter)).sign(o);
+      } catch (e) {
+        const permanent = (e as { permanent?: boolean })?.permanent === true;
+        this.ctx.logger.warn("payout signing failed", { orderNo: o.orderNo, permanent, error: errorText(e) });
+        return this.commit((tx) => {
+          const f = payoutById(tx, orderId);
+          if (f.status !== "submitted") return f;
+          const now = this.ctx.clock.now();
+          if (permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "submit" }, { lastError: errorText(e), attempts: f.attempts + 1 }, now);
+          return patchPayout(tx, f.id, { lastError: errorText(e), attempts: f.attempts + 1 }, now);
+        });
+      }
+      // Stored and committed before it can reach the network.
+      o = writeTx(this.ctx.db, (tx) => {
+        const f = payoutById(tx, orderId);
+        if (f.status !== "submitted" || f.signedTx) return f;
+        return patchPayout(tx, f.id, { signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), txHash: signed.txHash }, this.ctx.clock.now());
+      });
+      crashPoint("payout:after-sign-commit");
+      if (o.status !== "submitted") return o;
+    }
+
+    let result: Awaited<ReturnType<ChainAdapter["broadcast"]>>;
+    try {
+      result = await adapter.broadcast(storedTx(o));
+    } catch (e) {
+      result = { ok: false, permanent: false, error: errorText(e) };
+    }
+    crashPoint("payout:after-broadcast");
+    return this.commit((tx) => {
+      const f = payoutById(tx, orderId);
+      if (f.status !== "submitted") return f;
+      const now = this.ctx.clock.now();
+      if (result.ok) return applyPayoutEvent(tx, f, { type: "broadcasted" }, { attempts: f.attempts + 1 }, now);
+      this.ctx.logger.warn("payout broadcast failed", { orderNo: f.orderNo, permanent: result.permanent, error: result.error });
+      if (result.permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "broadcast" }, { lastError: result.error, attempts: f.attempts + 1 }, now);
+      return patchPayout(tx, f.id, { lastError: result.error, attempts: f.attempts + 1 }, now);
+    });
+  }
+
+  private defaultSigner(adapter: ChainAdapter): PayoutSigner {
+    return {
+      sign: async (o) => {
+        const a = addressById(this.ctx.db, o.fromAddressId)!;
+        const key = adapter.deriveKey(this.ctx.seed, a.derivationIndex);
+        // The order number as salt: the sandbox's transaction is then a function of the order alone.
+        return adapter.signTransfer({ token: o.token as never, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey, hint: { salt: o.orderNo } });
+      },
+    };
+  }
+
+  /** One tracking pass for a chain; never overlaps another pass of the same chain. */
+  tick(chain: ChainCode): Promise<void> {
+    const prev = this.queues.get(chain) ?? Promise.resolve();
+    const run = prev.then(() => this.track(chain));
+    this.queues.set(chain, run.catch(() => {}));
+    return run;
+  }
+
+  private async track(chain: ChainCode): Promise<void> {
+    const adapter = this.ctx.chains.get(chain);
+    if (!adapter) return;
+    // Interrupted submissions (a restart, or a crash before the attempt finished): resume them.
+    // Orders whose attempt recorded an error wait for `submit` (spec 4.7).
+    const interrupted = this.ctx.db
+      .select({ id: payoutOrders.id })
+      .from(payoutOrders)
+      .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.status, "submitted"), isNull(payoutOrders.lastError)))
+      .all();
+    for (const { id } of interrupted) if (!this.inflight.has(id)) await this.attempt(id);
+
+    const open = this.ctx.db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, chain), inArray(payoutOrders.status, ["broadcasted"]))).all();
+    for (const o of open) {
+      try {
+        await this.follow(adapter, o);
+      } catch (e) {
+        this.ctx.logger.warn("payout tracking failed", { orderNo: o.orderNo, error: errorText(e) });
+      }
+    }
+  }
+
+  private async follow(adapter: ChainAdapter, o: PayoutOrderRow): Promise<void> {
+    const tx = storedTx(o);
+    const s = await adapter.txState(tx);
+    if (s.state === "included") {
+      if (!s.final) return;
+      crashPoint("payout:after-confirm-seen");
+      this.commit((x) => {
+        const f = payoutById(x, o.id);
+        if (f.status !== "broadcasted") return f;
+        const now = this.ctx.clock.now();
+        return s.success
+          ? applyPayoutEvent(x, f, { type: "confirmed" }, {}, now)
+          : applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { lastError: "transaction reverted on chain" }, now);
+      });
+      return;
+    }
+    if (s.state === "expired") {
+      this.failConfirm(o.id, "transaction can never land (expired); not re-signed");
+      return;
+    }
+    if (s.state === "unknown") {
+      // Dropped from the mempool or reorganised away: the same signed transaction goes out again.
+      const r = await adapter.broadcast(tx).catch((e) => ({ ok: false as const, permanent: false, error: errorText(e) }));
+      if (!r.ok && r.permanent) this.failConfirm(o.id, `dropped and refused on rebroadcast: ${r.error}`);
+      else if (!r.ok) this.commit((x) => patchPayout(x, o.id, { lastError: r.error }, this.ctx.clock.now()));
+    }
+  }
+
+  private failConfirm(id: number, why: string): void {
+    this.commit((x) => {
+      const f = payoutById(x, id);
+      if (f.status !== "broadcasted") return f;
+      return applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { lastError: why }, this.ctx.clock.now());
+    });
+  }
+}
