@@ -7,6 +7,7 @@ import { authDeps } from "../http/signed";
 import { Scheduler } from "../jobs/scheduler";
 import { pruneNonces } from "../auth/verify";
 import { RateLimiter } from "../auth/rate-limit";
+import { startCallbackWorker } from "../callbacks/worker";
 import { payinRoutes } from "../payin/routes";
 import { expireDueOrders } from "../payin/service";
 import { sandboxRoutes } from "../sandbox/routes";
@@ -69,6 +70,10 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
 export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   const s = new Scheduler(ctx.logger);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
+  // Polls the outbox itself; kick() sends a just-committed callback at once.
+  const callbacks = startCallbackWorker(ctx);
+  runtime.kick = () => callbacks.kick();
+  s.service("callbacks", () => callbacks.stop());
   s.every("expire-payins", 1000, () => {
     if (expireDueOrders(ctx) > 0) runtime.kick();
   });

@@ -3,6 +3,7 @@
 import type { DbOrTx } from "../db/client";
 import { callbacks } from "../db/schema";
 import { newId } from "../lib/ids";
+import { kick } from "./worker";
 
 export interface CallbackEvent {
   merchantId: number;
@@ -37,5 +38,7 @@ export function enqueueCallback(tx: DbOrTx, e: CallbackEvent): string {
       updatedAt: e.now,
     })
     .run();
+  // The poll is deferred to a timer, so it runs after the caller's (synchronous) transaction commits.
+  kick();
   return id;
 }

@@ -11,6 +11,7 @@ import { parseDuration } from "../lib/duration";
 import { VERSION } from "../version";
 import { makeChains } from "../chains/registry";
 import { ensureDemoMerchant } from "./demo";
+import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
@@ -20,6 +21,8 @@ usage: stablegate <command> [--config PATH]
   merchant list [--json]
   merchant disable UID | merchant enable UID
   key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
+  callbacks list [--failed] [--json] recent callbacks (--failed: only those that gave up)
+  callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
   backup --out FILE                  consistent online copy of the database
   --version`;
 
@@ -79,6 +82,22 @@ export async function main(argv: string[]): Promise<number> {
         else console.log(`merchant ${r.merchantUid}\nnew api key: ${r.apiKey}\n(the previous key signs requests for ${loaded.config.auth.rotation_grace} more)`);
         return 0;
       }
+      case "callbacks": {
+        if (sub === "list") {
+          const rows = listCallbacks(deps().db, { state: flags.failed ? "failed" : undefined, limit: 1000 }).map(describeCallback);
+          if (flags.json) console.log(JSON.stringify(rows));
+          else for (const r of rows) console.log(`${r.eventId}\t${r.state}\t${r.orderNo}\t${r.orderStatus}\tattempts=${r.attempts}\t${r.lastError ?? ""}`);
+          return 0;
+        }
+        if (sub === "resend") {
+          if (!arg) throw new UsageError("callbacks resend needs an EVENT_ID");
+          const r = resendCallback(deps().db, arg, systemClock.now());
+          if (flags.json) console.log(JSON.stringify(describeCallback(r)));
+          else console.log(`${r.id} queued for delivery`);
+          return 0;
+        }
+        throw new UsageError(`unknown callbacks command: ${sub ?? "(none)"}`);
+      }
       case "backup": {
         if (typeof flags.out !== "string") throw new UsageError("backup needs --out FILE");
         if (existsSync(flags.out)) throw new UsageError(`${flags.out} already exists`);
@@ -95,7 +114,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command: ${cmd}`);
     }
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof UsageError || e instanceof MerchantNotFound) {
+    if (e instanceof ConfigError || e instanceof UsageError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
       console.error(e.message);
       if (e instanceof UsageError) console.error(USAGE);
       return 2;

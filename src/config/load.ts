@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { Value } from "@sinclair/typebox/value";
 import { ConfigSchema, type Config } from "./schema";
-import { parseDuration } from "../lib/duration";
+import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
 
 export class ConfigError extends Error {
@@ -49,8 +49,7 @@ export function parseConfig(raw: unknown, source = "inline"): LoadedConfig {
   const problems: string[] = [];
   for (const e of Value.Errors(ConfigSchema, withDefaults)) {
     const key = e.path.replace(/^\//, "").replace(/\//g, ".") || "(root)";
-    // Unknown keys show up as "Unexpected property"; name the key itself.
-    problems.push(`${key}: ${e.message}`);
+    problems.push(`${key}: ${explain(e.schema as Record<string, unknown>, e.message)}`);
   }
   if (problems.length) throw new ConfigError(dedupe(problems), source);
   const config = withDefaults as Config;
@@ -58,6 +57,16 @@ export function parseConfig(raw: unknown, source = "inline"): LoadedConfig {
   if (problems.length) throw new ConfigError(problems, source);
   const publicUrl = config.server.public_url ?? `http://${config.server.host}:${config.server.port}`;
   return { config, source, publicUrl };
+}
+
+/** Plainer words than TypeBox's for the common mistakes. */
+function explain(schema: Record<string, unknown>, message: string): string {
+  if (message === "Unexpected property") return "unknown key";
+  if (schema.pattern === DURATION_PATTERN) return 'must be a duration such as "500ms", "3s", "5m", "24h"';
+  if (Array.isArray(schema.anyOf) && schema.anyOf.every((x: { const?: unknown }) => x.const !== undefined)) {
+    return "must be one of " + schema.anyOf.map((x: { const?: unknown }) => JSON.stringify(x.const)).join(", ");
+  }
+  return message.replace(/^Expected/, "expected");
 }
 
 function semanticChecks(c: Config, problems: string[]): void {

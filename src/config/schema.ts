@@ -51,7 +51,7 @@ export const ConfigSchema = T.Object(
       { additionalProperties: false, default: {} },
     ),
     log: T.Object(
-      { level: T.Union([T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error")], { default: "info" }) },
+      { level: T.Union([T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error")], { default: "info", description: "debug | info | warn | error (JSON lines on stderr)" }) },
       { additionalProperties: false, default: {} },
     ),
     auth: T.Object(

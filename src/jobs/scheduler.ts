@@ -12,6 +12,7 @@ interface Job {
 
 export class Scheduler {
   private jobs: Job[] = [];
+  private services: Array<{ name: string; stop: () => Promise<void> }> = [];
   private stopped = false;
   constructor(private readonly logger: Logger) {}
 
@@ -44,9 +45,14 @@ export class Scheduler {
     this.jobs.push(job);
   }
 
+  /** A long-running service (the callback worker) stopped together with the jobs. */
+  service(name: string, stop: () => Promise<void>): void {
+    this.services.push({ name, stop });
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     for (const j of this.jobs) j.stop();
-    await Promise.all(this.jobs.map((j) => j.running));
+    await Promise.all([...this.jobs.map((j) => j.running), ...this.services.map((s) => s.stop())]);
   }
 }

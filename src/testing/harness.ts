@@ -10,6 +10,7 @@ import { StablegateClient } from "../sdk/client";
 import type { Clock } from "../lib/clock";
 import { createLogger, type Logger } from "../lib/logger";
 import { makeChains } from "../chains/registry";
+import { offlineLookup, useDefaultLookup } from "../callbacks/target";
 
 export interface TestGateway {
   ctx: AppContext;
@@ -42,6 +43,8 @@ export interface TestGatewayOptions {
 }
 
 export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
+  // Callbacks to names other than localhost fail instead of resolving through real DNS.
+  useDefaultLookup(offlineLookup);
   const dir = mkdtempSync(join(tmpdir(), "stablegate-test-"));
   const raw = deepMerge(
     {

@@ -1,0 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { renderExampleConfig } from "../src/config/example";
+
+writeFileSync("config/stablegate.example.toml", renderExampleConfig());
+console.log("wrote config/stablegate.example.toml");

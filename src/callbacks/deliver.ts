@@ -1,0 +1,121 @@
+// One delivery attempt (spec 6.1, 6.2): sign the stored payload bytes with a
+// fresh timestamp and nonce, POST them to the checked address, and report what
+// happened. Success is a 2xx within the timeout; redirects are not followed.
+import { randomBytes } from "node:crypto";
+import { signCallback } from "../auth/signing";
+import { VERSION } from "../version";
+import { type Lookup, resolveTarget, TargetRefused } from "./target";
+
+export const RESPONSE_BODY_LIMIT = 2048;
+export const USER_AGENT = `stablegate/${VERSION}`;
+
+export interface DeliveryInput {
+  url: string;
+  /** The outbox payload, sent byte for byte. */
+  body: string;
+  apiKey: string;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  now: () => number;
+  /** Aborts an attempt in flight (shutdown). */
+  signal?: AbortSignal;
+  lookup?: Lookup;
+  /** Extra TLS trust (tests with a self-signed receiver). */
+  ca?: string;
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  startedAt: number;
+  durationMs: number;
+  httpStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+export function callbackHeaders(apiKey: string, body: string, timestamp: string, nonce: string): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    "x-callback-timestamp": timestamp,
+    "x-callback-nonce": nonce,
+    "x-callback-signature": signCallback(apiKey, timestamp, nonce, body),
+    "x-callback-signature-algorithm": "HMAC-SHA256",
+    "x-callback-signature-version": "v1",
+  };
+}
+
+export function newNonce(): string {
+  return randomBytes(16).toString("hex");
+}
+
+/** Reads at most `limit` bytes of the body, then stops reading. */
+async function readCapped(res: Response, limit: number): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  const all = Buffer.concat(chunks);
+  return new TextDecoder().decode(all.subarray(0, limit));
+}
+
+function describe(e: unknown, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut) return `timed out after ${timeoutMs}ms`;
+  const err = e as Error & { code?: string };
+  if (err?.name === "AbortError") return "aborted";
+  return err?.code ? `${err.code}: ${err.message}` : String(err?.message ?? e);
+}
+
+export async function deliverOnce(input: DeliveryInput): Promise<AttemptOutcome> {
+  const startedAt = input.now();
+  const t0 = performance.now();
+  const done = (o: Omit<AttemptOutcome, "startedAt" | "durationMs">): AttemptOutcome => ({
+    ...o,
+    startedAt,
+    durationMs: Math.round(performance.now() - t0),
+  });
+  // One deadline covers DNS, connect, headers and the (capped) body read.
+  const timeout = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    timeout.abort();
+  }, input.timeoutMs);
+  const signal = input.signal ? AbortSignal.any([timeout.signal, input.signal]) : timeout.signal;
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(new DOMException("aborted", "AbortError"));
+    signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")), { once: true });
+  });
+  aborted.catch(() => {});
+  try {
+    const target = await Promise.race([resolveTarget(input.url, input.allowPrivate, input.lookup), aborted]);
+    const timestamp = String(input.now());
+    const nonce = newNonce();
+    const headers = { ...callbackHeaders(input.apiKey, input.body, timestamp, nonce), host: target.host };
+    const tls = target.serverName || input.ca ? { serverName: target.serverName, ca: input.ca } : undefined;
+    const res = await fetch(target.connectUrl, { method: "POST", headers, body: input.body, redirect: "manual", signal, tls });
+    const responseBody = await Promise.race([readCapped(res, RESPONSE_BODY_LIMIT), aborted]);
+    const ok = res.status >= 200 && res.status < 300;
+    let error: string | null = null;
+    if (!ok) {
+      const location = res.headers.get("location");
+      error = res.status >= 300 && res.status < 400 ? `redirect ${res.status} not followed${location ? ` (to ${location})` : ""}` : `HTTP ${res.status}`;
+    }
+    return done({ ok, httpStatus: res.status, responseBody, error });
+  } catch (e) {
+    if (e instanceof TargetRefused) return done({ ok: false, httpStatus: null, responseBody: null, error: e.message });
+    return done({ ok: false, httpStatus: null, responseBody: null, error: describe(e, timedOut, input.timeoutMs) });
+  } finally {
+    clearTimeout(timer);
+  }
+}

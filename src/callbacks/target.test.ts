@@ -1,0 +1,64 @@
+import { describe, expect, test } from "bun:test";
+import { resolveTarget, TargetRefused } from "./target";
+
+// DNS answers injected per host so no test touches a real resolver.
+const dns: Record<string, string[]> = {
+  "shop.example": ["93.184.216.34"],
+  "v6.example": ["2606:2800:220:1:248:1893:25c8:1946"],
+  "rebind.example": ["93.184.216.34", "127.0.0.1"],
+  "inner.example": ["10.1.2.3"],
+  "meta.example": ["169.254.169.254"],
+  "ula.example": ["fd00::1"],
+  "mapped.example": ["::ffff:192.168.1.1"],
+};
+const lookup = async (h: string) => {
+  const a = dns[h];
+  if (!a) throw new Error("ENOTFOUND");
+  return a;
+};
+
+describe("resolveTarget refuses", () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ["ftp scheme", "ftp://shop.example/cb", /http or https/],
+    ["not a URL", "shop.example/cb", /not a valid absolute URL/],
+    ["credentials", "https://u:p@shop.example/cb", /credentials/],
+    ["loopback literal", "http://127.0.0.1:9000/cb", /private address \(127\.0\.0\.1\)/],
+    ["v6 loopback literal", "http://[::1]/cb", /private address/],
+    ["localhost name", "http://localhost/cb", /not a public host/],
+    ["metadata name", "http://metadata.google.internal/computeMetadata", /not a public host/],
+    ["private resolution", "https://inner.example/cb", /resolves to a private address \(10\.1\.2\.3\)/],
+    ["any private among several", "https://rebind.example/cb", /private address \(127\.0\.0\.1\)/],
+    ["link-local metadata", "http://meta.example/", /169\.254\.169\.254/],
+    ["unique-local v6", "http://ula.example/", /fd00::1/],
+    ["v4-mapped private", "http://mapped.example/", /private address/],
+    ["unresolvable", "https://nowhere.example/cb", /cannot resolve callback host nowhere\.example/],
+  ];
+  for (const [name, url, msg] of cases) {
+    test(name, async () => {
+      const p = resolveTarget(url, false, lookup);
+      await expect(p).rejects.toBeInstanceOf(TargetRefused);
+      await expect(p).rejects.toThrow(msg);
+    });
+  }
+});
+
+describe("resolveTarget connects to the checked address", () => {
+  test("https keeps the name for SNI and Host", async () => {
+    const t = await resolveTarget("https://shop.example:8443/cb?x=1", false, lookup);
+    expect(t).toMatchObject({ connectUrl: "https://93.184.216.34:8443/cb?x=1", host: "shop.example:8443", serverName: "shop.example", address: "93.184.216.34" });
+  });
+  test("http to an IPv6 host", async () => {
+    const t = await resolveTarget("http://v6.example/cb", false, lookup);
+    expect(t.connectUrl).toBe("http://[2606:2800:220:1:248:1893:25c8:1946]/cb");
+    expect(t.host).toBe("v6.example");
+    expect(t.serverName).toBeUndefined();
+  });
+  test("private targets pass when allowed", async () => {
+    const t = await resolveTarget("http://inner.example:81/cb", true, lookup);
+    expect(t.connectUrl).toBe("http://10.1.2.3:81/cb");
+    expect((await resolveTarget("http://127.0.0.1:9/x", true, lookup)).address).toBe("127.0.0.1");
+  });
+  test("scheme is still checked when private targets are allowed", async () => {
+    await expect(resolveTarget("file:///etc/passwd", true, lookup)).rejects.toThrow(/http or https/);
+  });
+});

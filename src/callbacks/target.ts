@@ -1,0 +1,83 @@
+// Delivery-time target checks (DESIGN 7, 10). notifyUrl was checked when the
+// order was created, but DNS can change since: the host is resolved here, every
+// address it resolves to must be public (unless allowed), and the request is
+// then sent to that checked address so a second lookup cannot rebind it.
+import { lookup as dnsLookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import { isPrivateAddress } from "../http/notify-url";
+
+export type Lookup = (host: string) => Promise<string[]>;
+
+export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+let defaultLookup: Lookup = systemLookup;
+
+/** The resolver deliveries use unless given one; the test harness installs an offline one. */
+export function useDefaultLookup(l: Lookup | null): void {
+  defaultLookup = l ?? systemLookup;
+}
+
+/** Resolves only localhost names, so no test delivery can leave the machine. */
+export const offlineLookup: Lookup = async (host) => {
+  if (host === "localhost" || host.endsWith(".localhost")) return ["127.0.0.1"];
+  throw new Error(`ENOTFOUND ${host} (offline resolver: tests never reach the internet)`);
+};
+
+/** Where to connect: `connectUrl` names the checked IP; `host` and `serverName` keep the original name. */
+export interface ResolvedTarget {
+  url: URL;
+  connectUrl: string;
+  /** Host header value (hostname plus a non-default port). */
+  host: string;
+  /** SNI and certificate name for https; undefined for http or an IP literal. */
+  serverName?: string;
+  address: string;
+}
+
+export class TargetRefused extends Error {}
+
+const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata", "instance-data"]);
+
+function bare(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, "");
+}
+
+/** Refuses non-http(s) URLs and (unless allowPrivate) private, loopback, link-local and metadata targets. */
+export async function resolveTarget(raw: string, allowPrivate: boolean, lookup?: Lookup): Promise<ResolvedTarget> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TargetRefused(`callback URL is not a valid absolute URL: ${raw}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TargetRefused(`callback URL must use http or https, not ${url.protocol}`);
+  if (url.username || url.password) throw new TargetRefused("callback URL must not carry credentials");
+  const name = bare(url.hostname).toLowerCase();
+  if (!allowPrivate && (name === "localhost" || name.endsWith(".localhost") || name.endsWith(".internal") || METADATA_HOSTS.has(name))) {
+    throw new TargetRefused(`callback target ${name} is not a public host`);
+  }
+  let addresses: string[];
+  if (isIP(name)) addresses = [name];
+  else {
+    try {
+      addresses = await (lookup ?? defaultLookup)(name);
+    } catch (e) {
+      throw new TargetRefused(`cannot resolve callback host ${name}: ${(e as Error).message}`);
+    }
+    if (!addresses.length) throw new TargetRefused(`callback host ${name} has no addresses`);
+  }
+  if (!allowPrivate) {
+    const bad = addresses.find((a) => isPrivateAddress(a));
+    if (bad) throw new TargetRefused(`callback host ${name} resolves to a private address (${bad}); refused`);
+  }
+  const address = addresses[0];
+  const connect = new URL(url.href);
+  connect.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  return {
+    url,
+    connectUrl: connect.href,
+    host: url.host,
+    serverName: url.protocol === "https:" && !isIP(name) ? name : undefined,
+    address,
+  };
+}

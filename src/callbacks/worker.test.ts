@@ -1,0 +1,286 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { verifyCallbackSignature } from "../auth/signing";
+import { callbacks, merchants } from "../db/schema";
+import { currentKey, rotateKey } from "../merchants/service";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { type Receiver, type ReceivedRequest, startReceiver } from "../testing/receiver";
+import { callbackRow, enqueueTestCallback, eventually } from "../testing/callbacks";
+import { callbackAttemptsOf, resendCallback } from "./resend";
+import { CallbackWorker, kick, workerOptions } from "./worker";
+
+const DELAYS = [300, 600];
+let gw: TestGateway;
+const receivers: Receiver[] = [];
+const receiver = (...a: Parameters<typeof startReceiver>) => {
+  const r = startReceiver(...a);
+  receivers.push(r);
+  return r;
+};
+
+beforeAll(async () => {
+  gw = await startTestGateway({ config: { callbacks: { retry_delays: ["300ms", "600ms"], timeout: "1s", concurrency: 4 } } });
+});
+afterAll(async () => {
+  for (const r of receivers) await r.stop();
+  await gw.stop();
+});
+
+function send(url: string | null, e: { orderNo?: string; status?: string } = {}): string {
+  const id = enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url, ...e });
+  kick();
+  return id;
+}
+
+const settled = (id: string) => () => {
+  const r = callbackRow(gw.ctx.db, id);
+  return r && (r.state === "delivered" || r.state === "failed") ? r : undefined;
+};
+
+function verifies(apiKey: string, r: ReceivedRequest): boolean {
+  const h = r.headers;
+  return verifyCallbackSignature(apiKey, h["x-callback-timestamp"], h["x-callback-nonce"], r.raw, h["x-callback-signature"]);
+}
+
+describe("callback worker", () => {
+  test("delivers the stored payload byte for byte, signed, and records the attempt", async () => {
+    const rx = receiver([{ status: 200, body: "received" }]);
+    const id = send(rx.url + "/notify");
+    const row = await eventually(settled(id), 5000, "delivery");
+    expect(row.state).toBe("delivered");
+    expect(row.attempts).toBe(1);
+    expect(rx.requests.length).toBe(1);
+    const got = rx.requests[0];
+    expect(got.text).toBe(row.payload);
+    const payload = JSON.parse(got.text);
+    expect(payload.eventId).toBe(id);
+    expect(payload.paidAmount).toBe("100.000000");
+    expect(verifies(gw.merchant.apiKey, got)).toBe(true);
+    const h = got.headers;
+    const independent = createHmac("sha256", gw.merchant.apiKey).update(`${h["x-callback-timestamp"]}.${h["x-callback-nonce"]}.${got.text}`).digest("hex");
+    expect(h["x-callback-signature"]).toBe(independent);
+    expect(verifyCallbackSignature(gw.merchant.apiKey, h["x-callback-timestamp"], h["x-callback-nonce"], JSON.stringify(payload, null, 1), h["x-callback-signature"])).toBe(false);
+    const attempts = callbackAttemptsOf(gw.ctx.db, id);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ attemptNo: 1, httpStatus: 200, responseBody: "received", error: null });
+    expect(attempts[0].durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  test("fails twice then 2xx: exactly 3 deliveries, spaced by the delays, each freshly signed", async () => {
+    const rx = receiver([{ status: 500, body: "down" }, { status: 503 }, { status: 200 }]);
+    const id = send(rx.url);
+    const row = await eventually(settled(id), 8000, "delivery");
+    expect(row.state).toBe("delivered");
+    expect(row.attempts).toBe(3);
+    await Bun.sleep(DELAYS[1] + 200); // nothing more may arrive
+    const reqs = rx.requests;
+    expect(reqs).toHaveLength(3);
+    expect(reqs[1].at - reqs[0].at).toBeGreaterThanOrEqual(DELAYS[0]);
+    expect(reqs[2].at - reqs[1].at).toBeGreaterThanOrEqual(DELAYS[1]);
+    expect(new Set(reqs.map((r) => r.headers["x-callback-nonce"])).size).toBe(3);
+    expect(new Set(reqs.map((r) => r.headers["x-callback-timestamp"])).size).toBe(3);
+    expect(new Set(reqs.map((r) => r.text)).size).toBe(1);
+    for (const r of reqs) expect(verifies(gw.merchant.apiKey, r)).toBe(true);
+    expect(callbackAttemptsOf(gw.ctx.db, id).map((a) => [a.attemptNo, a.httpStatus])).toEqual([[1, 500], [2, 503], [3, 200]]);
+  });
+
+  const exhausting: Array<[string, Parameters<typeof startReceiver>[0], RegExp]> = [
+    ["a receiver that always fails", [{ status: 500 }], /HTTP 500/],
+    ["a redirect", [{ status: 301, headers: { location: "http://127.0.0.1:1/" } }], /redirect 301 not followed/],
+  ];
+  for (const [name, script, err] of exhausting) {
+    test(`${name} gets exactly 3 deliveries, then the callback is failed and kept`, async () => {
+      const rx = receiver(script);
+      const id = send(rx.url);
+      const row = await eventually(settled(id), 8000, "give-up");
+      expect(row.state).toBe("failed");
+      expect(row.attempts).toBe(3);
+      expect(row.lastError).toMatch(err);
+      await Bun.sleep(DELAYS[1] + 200);
+      expect(rx.requests).toHaveLength(3);
+    });
+  }
+
+  test("a failed callback is resent (CLI) and then delivered with the same eventId", async () => {
+    const rx = receiver([{ status: 500 }]);
+    const id = send(rx.url);
+    await eventually(settled(id), 8000, "give-up");
+    const cli = async (...args: string[]) => {
+      const cfg = join(gw.dir, "cli.toml");
+      writeFileSync(cfg, `[database]\npath = "${gw.ctx.config.database.path}"\n`);
+      const p = Bun.spawn(["bun", "src/main.ts", ...args, "--config", cfg], {
+        env: { ...process.env, STABLEGATE_MASTER_KEY: "test-master-key-" + gw.dir },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+      return { out, err, code };
+    };
+    const listed = await cli("callbacks", "list", "--failed", "--json");
+    expect(listed.code).toBe(0);
+    const failed = JSON.parse(listed.out) as Array<{ eventId: string; state: string; lastError: string }>;
+    expect(failed.find((f) => f.eventId === id)).toMatchObject({ state: "failed", lastError: "HTTP 500" });
+    expect(failed.every((f) => f.state === "failed")).toBe(true);
+
+    rx.setScript([{ status: 200 }]);
+    const resent = await cli("callbacks", "resend", id);
+    expect(resent.code).toBe(0);
+    expect(resent.out).toContain(id);
+    const row = await eventually(() => callbackRow(gw.ctx.db, id)?.state === "delivered" && callbackRow(gw.ctx.db, id), 5000, "redelivery");
+    expect(row.attempts).toBe(1);
+    expect(rx.requests).toHaveLength(4);
+    expect(JSON.parse(rx.requests[3].text).eventId).toBe(id);
+    expect(callbackAttemptsOf(gw.ctx.db, id).map((a) => a.attemptNo)).toEqual([1, 2, 3, 4]);
+    // A queued or unknown one cannot be resent.
+    expect(() => resendCallback(gw.ctx.db, id, Date.now(), { merchantId: gw.merchant.id + 999 })).toThrow(/no callback/);
+    const again = await cli("callbacks", "resend", "EVNOPE");
+    expect(again.code).toBe(2);
+    expect(again.err).toContain("no callback with event id EVNOPE");
+  });
+
+  test("a receiver slower than the timeout is a failed attempt", async () => {
+    const rx = receiver([{ status: 200, delayMs: 1500 }, { status: 200 }]);
+    const id = send(rx.url);
+    const row = await eventually(settled(id), 8000, "delivery");
+    expect(row.state).toBe("delivered");
+    const attempts = callbackAttemptsOf(gw.ctx.db, id);
+    expect(attempts.map((a) => a.httpStatus)).toEqual([null, 200]);
+    expect(attempts[0].error).toMatch(/timed out after 1000ms/);
+  });
+
+  test("events of one order arrive in order, even when the first needs a retry", async () => {
+    const rx = receiver([{ status: 500 }, { status: 200 }]);
+    const orderNo = "PI20261121000000009999001";
+    const ids = ["detected", "confirming", "completed"].map((status) => send(rx.url, { orderNo, status }));
+    await eventually(() => ids.every((i) => settled(i)()), 8000, "all delivered");
+    expect(rx.requests.map((r) => JSON.parse(r.text).status)).toEqual(["detected", "detected", "confirming", "completed"]);
+  });
+
+  test("after key rotation, old callbacks keep the old key and new ones use the new key", async () => {
+    const rx = receiver([{ status: 200 }]);
+    const m = gw.newMerchant("Rotating Shop");
+    const deps = { db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() };
+    const oldKeyId = currentKey(gw.ctx.db, m.id)!.id;
+    const { apiKey: newKey } = rotateKey(deps, m.uid, 60_000);
+    // Both written after the rotation: one for an order created under the old key.
+    const before = enqueueTestCallback(gw.ctx.db, { merchantId: m.id, url: rx.url, apiKeyId: oldKeyId });
+    const after = enqueueTestCallback(gw.ctx.db, { merchantId: m.id, url: rx.url });
+    expect(callbackRow(gw.ctx.db, after)!.apiKeyId).not.toBe(oldKeyId);
+    kick();
+    await eventually(() => settled(before)() && settled(after)(), 8000, "both delivered");
+    const byId = (id: string) => rx.requests.filter((r) => JSON.parse(r.text).eventId === id).at(-1)!;
+    expect(verifies(m.apiKey, byId(before))).toBe(true);
+    expect(verifies(newKey, byId(before))).toBe(false);
+    expect(verifies(newKey, byId(after))).toBe(true);
+    expect(verifies(m.apiKey, byId(after))).toBe(false);
+  });
+
+  test("a null url falls back to the merchant's default; with none the callback fails clearly", async () => {
+    const rx = receiver([{ status: 200 }]);
+    const bare = gw.newMerchant("No URL Shop");
+    const none = enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null });
+    kick();
+    const failed = await eventually(settled(none), 5000, "give-up");
+    expect(failed.state).toBe("failed");
+    expect(failed.lastError).toMatch(/no callback URL/);
+
+    gw.ctx.db.update(merchants).set({ defaultCallbackUrl: rx.url + "/default" }).where(eq(merchants.id, bare.id)).run();
+    const id = enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null });
+    kick();
+    expect((await eventually(settled(id), 5000, "delivery")).state).toBe("delivered");
+    expect(rx.requests[0].path).toBe("/default");
+  });
+});
+
+describe("callback worker pool", () => {
+  test("a hanging receiver does not hold back another; stop() releases what is in flight", async () => {
+    const g = await startTestGateway({ jobs: false });
+    try {
+      const hang = receiver([{ hang: true }]);
+      const fast = receiver([{ status: 200 }]);
+      const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 30_000, concurrency: 4, shutdownGraceMs: 100, pollMs: 50 }));
+      const slow = Array.from({ length: 10 }, () => enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: hang.url }));
+      const quick = Array.from({ length: 6 }, () => enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: fast.url }));
+      w.start();
+      await eventually(
+        () => quick.every((id) => callbackRow(g.ctx.db, id)?.state === "delivered"),
+        5000,
+        "deliveries to the healthy receiver",
+      );
+      expect(fast.requests).toHaveLength(6);
+      // The dead endpoint holds only its share of the pool.
+      await hang.waitFor((r) => r.length >= w.perTarget, 5000);
+      expect(hang.requests.length).toBe(w.perTarget);
+      expect(slow.every((id) => callbackAttemptsOf(g.ctx.db, id).length === 0)).toBe(true);
+
+      await w.stop();
+      expect(w.inFlightCount).toBe(0);
+      // Cut off by shutdown: back to pending, not counted as an attempt.
+      for (const id of slow) {
+        expect(callbackRow(g.ctx.db, id)).toMatchObject({ state: "pending", attempts: 0, leaseUntil: null });
+        expect(callbackAttemptsOf(g.ctx.db, id)).toHaveLength(0);
+      }
+    } finally {
+      await g.stop();
+    }
+  });
+
+  test("an expired lease is reclaimed by a running worker; a live one is left alone", async () => {
+    const g = await startTestGateway({ jobs: false });
+    const w = new CallbackWorker(workerOptions(g.ctx, { pollMs: 50 }));
+    try {
+      w.start();
+      const rx = receiver([{ status: 200 }]);
+      const now = Date.now();
+      const expired = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
+      const live = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
+      // As if another run claimed them (these writes are synchronous, before any poll).
+      g.ctx.db.update(callbacks).set({ state: "delivering", leaseUntil: now - 1 }).where(eq(callbacks.id, expired)).run();
+      g.ctx.db.update(callbacks).set({ state: "delivering", leaseUntil: now + 60_000 }).where(eq(callbacks.id, live)).run();
+      await eventually(() => callbackRow(g.ctx.db, expired)?.state === "delivered", 5000, "reclaimed delivery");
+      await Bun.sleep(200);
+      expect(callbackRow(g.ctx.db, live)?.state).toBe("delivering");
+      expect(rx.requests.map((r) => JSON.parse(r.text).eventId)).toEqual([expired]);
+    } finally {
+      await w.stop();
+      await g.stop();
+    }
+  });
+
+  test("stop() lets a delivery that answers within the grace period finish", async () => {
+    const g = await startTestGateway({ jobs: false });
+    const rx = receiver([{ status: 200, delayMs: 300 }]);
+    const w = new CallbackWorker(workerOptions(g.ctx, { pollMs: 50, shutdownGraceMs: 3000 }));
+    try {
+      const id = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
+      w.start();
+      await rx.waitFor((r) => r.length === 1, 5000);
+      await w.stop();
+      expect(callbackRow(g.ctx.db, id)).toMatchObject({ state: "delivered", attempts: 1 });
+    } finally {
+      await w.stop();
+      await g.stop();
+    }
+  });
+
+  test("private targets are refused when not allowed: failed attempts, nothing sent", async () => {
+    const g = await startTestGateway({ config: { callbacks: { allow_private_targets: false, retry_delays: ["100ms", "100ms"] } } });
+    try {
+      const rx = receiver([{ status: 200 }]);
+      const id = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url + "/cb" });
+      kick();
+      const row = await eventually(() => {
+        const r = callbackRow(g.ctx.db, id);
+        return r?.state === "failed" ? r : undefined;
+      }, 5000, "give-up");
+      expect(row.attempts).toBe(3);
+      expect(row.lastError).toMatch(/resolves to a private address \(127\.0\.0\.1\); refused/);
+      expect(rx.requests).toHaveLength(0);
+    } finally {
+      await g.stop();
+    }
+  });
+});

@@ -1,0 +1,134 @@
+// The CLI contract (DESIGN 2) and the foundation's acceptance: run as a user would.
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runCli, startGatewayProcess, tempSetup, type TempSetup } from "../testing/process";
+import { StablegateClient } from "../sdk/client";
+import { VERSION } from "../version";
+
+const dirs: string[] = [];
+const setup = async (toml = "", opts?: { masterKey?: string | null }) => {
+  const s = await tempSetup(toml, opts);
+  dirs.push(s.dir);
+  return s;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const cli = (s: TempSetup, ...args: string[]) => runCli([...args, "--config", s.configPath], s.env);
+
+describe("CLI", () => {
+  test("merchant create --json prints exactly one JSON object on a fresh database", async () => {
+    const s = await setup();
+    const r = cli(s, "merchant", "create", "--name", "shop", "--json");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const obj = JSON.parse(lines[0]);
+    expect(Object.keys(obj).sort()).toEqual(["apiKey", "merchantUid"]);
+    expect(obj.apiKey).toMatch(/^mch_[0-9a-f]{64}$/);
+    expect(obj.merchantUid).toMatch(/^M\d{7}$/);
+  });
+
+  test("merchant list, disable, enable and key rotate", async () => {
+    const s = await setup();
+    const { merchantUid } = JSON.parse(cli(s, "merchant", "create", "--name", "a shop", "--json").stdout);
+    expect(cli(s, "merchant", "disable", merchantUid).code).toBe(0);
+    expect(JSON.parse(cli(s, "merchant", "list", "--json").stdout)).toMatchObject([{ merchantUid, name: "a shop", status: "disabled" }]);
+    expect(cli(s, "merchant", "enable", merchantUid).code).toBe(0);
+    const rotated = JSON.parse(cli(s, "key", "rotate", merchantUid, "--json").stdout);
+    expect(rotated.merchantUid).toBe(merchantUid);
+    expect(rotated.apiKey).toMatch(/^mch_/);
+    expect(cli(s, "merchant", "disable", "M9999999").code).not.toBe(0);
+    expect(cli(s, "frobnicate").code).not.toBe(0);
+  });
+
+  test("--version prints the version", () => {
+    const r = runCli(["--version"], process.env as Record<string, string>);
+    expect(r.stdout.trim()).toBe(VERSION);
+  });
+
+  test("migrate applies migrations on a fresh path", async () => {
+    const s = await setup();
+    expect(cli(s, "migrate").code).toBe(0);
+    const db = new Database(s.dbPath);
+    expect((db.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n).toBeGreaterThan(0);
+    db.close();
+  });
+
+  test("a broken config exits non-zero and names every bad key at once", async () => {
+    const s = await setup();
+    writeFileSync(
+      s.configPath,
+      `[server]\nport = "eighty"\nbogus = 1\n[database]\npath = "${s.dbPath}"\n[payin]\nexpire_after = "30 minutes"\n[chains.TRON]\nmode = "magic"\n[chains.TRON.tokens.USDC]\ndecimals = 6\n[nonsense]\nx = 1\n`,
+    );
+    const r = cli(s, "migrate");
+    expect(r.code).not.toBe(0);
+    for (const key of ["server.port", "server.bogus", "payin.expire_after", "chains.TRON.mode", "chains.TRON.tokens.USDC", "nonsense"]) {
+      expect(r.stderr).toContain(key);
+    }
+    expect(existsSync(s.dbPath)).toBe(false);
+  });
+
+  test("serve: healthz, graceful SIGTERM; backup while writing is a consistent copy", async () => {
+    const s = await setup(`[chains.TRON]\nblock_time = "50ms"`);
+    const { merchantUid, apiKey } = JSON.parse(cli(s, "merchant", "create", "--name", "shop", "--json").stdout);
+    const gw = await startGatewayProcess(s);
+    try {
+      const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
+      let writing = true;
+      const writer = (async () => {
+        let i = 0;
+        while (writing) {
+          await client.request("POST", "/openapi/payin/orders", {
+            body: { chainCode: "BSC", tokenSymbol: "USDT", merchantOrderNo: `BK-${i++}`, amount: `${1 + i}.25`, notifyUrl: "https://shop.example/cb" },
+          }).catch(() => {});
+        }
+        return i;
+      })();
+      await Bun.sleep(300);
+      const out = join(s.dir, "backup.db");
+      const r = cli(s, "backup", "--out", out);
+      writing = false;
+      const written = await writer;
+      expect(r.code).toBe(0);
+      expect(written).toBeGreaterThan(0);
+      const copy = new Database(out, { readonly: true });
+      expect((copy.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check).toBe("ok");
+      expect((copy.query("SELECT count(*) AS n FROM merchants").get() as { n: number }).n).toBe(1);
+      copy.close();
+      expect(cli(s, "backup", "--out", out).code).not.toBe(0); // never overwrites
+    } finally {
+      expect(await gw.kill("SIGTERM")).toBe(0);
+    }
+  });
+
+  test("nothing secret in the database or the logs in clear text; key file is 0600", async () => {
+    const s = await setup(`[log]\nlevel = "debug"`, { masterKey: null });
+    const { merchantUid, apiKey } = JSON.parse(cli(s, "merchant", "create", "--name", "shop", "--json").stdout);
+    const gw = await startGatewayProcess(s);
+    let mnemonic = "";
+    try {
+      const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
+      await client.request("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "S-1", amount: "1", notifyUrl: "https://shop.example/cb" } });
+      // A request that fails auth with the key in a header must not log it either.
+      await fetch(s.url + "/openapi/payin/orders/x", { headers: { "x-api-key": apiKey } });
+      const { Cipher } = await import("../secrets/cipher");
+      const key = readFileSync(join(s.dir, "data", "master.key"), "utf8").trim();
+      const db = new Database(s.dbPath, { readonly: true });
+      const seedRow = db.query("SELECT value FROM settings WHERE key = 'wallet_seed'").get() as { value: string };
+      mnemonic = new Cipher(Buffer.from(key, "hex")).decrypt(seedRow.value);
+      db.close();
+    } finally {
+      await gw.kill("SIGTERM");
+    }
+    expect(mnemonic.split(" ")).toHaveLength(24);
+    expect((statSync(join(s.dir, "data", "master.key")).mode & 0o777).toString(8)).toBe("600");
+    const dbBytes = Buffer.concat(["", "-wal", "-shm"].filter((x) => existsSync(s.dbPath + x)).map((x) => readFileSync(s.dbPath + x)));
+    const logs = gw.stdout() + gw.stderr();
+    for (const secret of [apiKey, apiKey.slice(4), mnemonic, mnemonic.split(" ").slice(0, 3).join(" ")]) {
+      expect(dbBytes.includes(Buffer.from(secret))).toBe(false);
+      expect(logs.includes(secret)).toBe(false);
+    }
+  });
+});

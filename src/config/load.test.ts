@@ -1,0 +1,51 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError, loadConfig, parseConfig, resolveConfigPath } from "./load";
+import { renderExampleConfig } from "./example";
+
+const root = join(import.meta.dir, "..", "..");
+
+describe("config", () => {
+  test("the embedded default: every chain in sandbox mode, data under ./data", () => {
+    const { config, publicUrl } = parseConfig({});
+    for (const c of Object.values(config.chains)) expect(c.mode).toBe("sandbox");
+    expect(config.database.path).toBe("data/stablegate.db");
+    expect(config.callbacks.retry_delays).toEqual(["1m", "5m"]);
+    expect(publicUrl).toBe("http://127.0.0.1:8080");
+  });
+
+  test("precedence: --config, then STABLEGATE_CONFIG, then config/stablegate.toml", () => {
+    expect(resolveConfigPath("a.toml", { STABLEGATE_CONFIG: "b.toml" })).toBe("a.toml");
+    expect(resolveConfigPath(undefined, { STABLEGATE_CONFIG: "b.toml" })).toBe("b.toml");
+  });
+
+  test.each([
+    [{ server: { port: "x" } }, "server.port"],
+    [{ server: { nope: 1 } }, "server.nope: unknown key"],
+    [{ auth: { timestamp_tolerance: "5 minutes" } }, "auth.timestamp_tolerance: must be a duration"],
+    [{ chains: { BSC: { mode: "live" } } }, 'chains.BSC.mode: must be one of "sandbox", "rpc"'],
+    [{ chains: { BSC: { mode: "rpc" } } }, "chains.BSC.rpc_urls"],
+    [{ chains: { SOL: { tokens: { USDT: {} } } } }, "chains.SOL.tokens.USDT: unknown key"],
+    [{ chains: { TRON: { tokens: { USDT: { min_amount: "5", max_amount: "1" } } } } }, "min_amount is above max_amount"],
+    [{ callbacks: { retry_delays: ["1m", 5] } }, "callbacks.retry_delays.1"],
+  ])("%o is refused naming %s", (raw, text) => {
+    expect(() => parseConfig(raw)).toThrow(text);
+  });
+
+  test("every problem is listed at once", () => {
+    try {
+      parseConfig({ server: { port: -1, x: 1 }, payin: { expire_after: "soon" } });
+      throw new Error("accepted");
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).problems.length).toBe(3);
+    }
+  });
+
+  test("config/stablegate.example.toml is current and loads as is", () => {
+    const committed = readFileSync(join(root, "config/stablegate.example.toml"), "utf8");
+    expect(committed).toBe(renderExampleConfig());
+    expect(() => loadConfig(join(root, "config/stablegate.example.toml"))).not.toThrow();
+  });
+});

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { sandboxClient } from "../testing/sandbox";
+import { TestClock } from "../lib/clock";
+import { attachDeposit, cancelOrder, denySender, freezeOrder, OperatorError, releaseOrder } from "./operator";
+
+type Order = Record<string, any>;
+let gw: TestGateway;
+let sb: ReturnType<typeof sandboxClient>;
+const clock = new TestClock(Date.now());
+beforeAll(async () => {
+  gw = await startTestGateway({ clock, jobs: false, config: { chains: { TRON: { confirmations: 2 } } } });
+  sb = sandboxClient(gw.url);
+});
+afterAll(() => gw.stop());
+
+let n = 0;
+const create = (amount: string) =>
+  gw.client.request<Order>("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `OP-${++n}`, amount, notifyUrl: "https://shop.example/cb" } });
+const get = (orderNo: string) => gw.client.request<Order>("GET", `/openapi/payin/orders/${orderNo}`);
+const callbacksOf = (orderNo: string) =>
+  (gw.ctx.db.$client.query("SELECT order_status AS s FROM callbacks WHERE order_no = ? ORDER BY created_at, rowid").all(orderNo) as { s: string }[]).map((r) => r.s);
+
+test("cancel a waiting order; a paid one cannot be cancelled", async () => {
+  const o = await create("1");
+  cancelOrder(gw.ctx, o.orderNo);
+  expect((await get(o.orderNo)).status).toBe("cancelled");
+  expect(callbacksOf(o.orderNo)).toEqual(["waiting_payment", "cancelled"]);
+  const p = await create("2");
+  await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: p.address, amount: "2" });
+  expect(() => cancelOrder(gw.ctx, p.orderNo)).toThrow(OperatorError);
+});
+
+test("freeze, then release once the payment is final: completed", async () => {
+  const o = await create("3");
+  await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "3" });
+  freezeOrder(gw.ctx, o.orderNo);
+  expect(() => releaseOrder(gw.ctx, o.orderNo)).toThrow("no final payment");
+  await sb.mine("TRON", 2);
+  expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
+  releaseOrder(gw.ctx, o.orderNo);
+  expect((await get(o.orderNo)).status).toBe("completed");
+  expect(callbacksOf(o.orderNo)).toEqual(["waiting_payment", "detected", "frozen_abnormal", "completed"]);
+});
+
+test("a sender on the deny list freezes the order at detection", async () => {
+  const o = await create("4");
+  const from = "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8";
+  denySender(gw.ctx, "TRON", from);
+  await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "4", fromAddress: from });
+  expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
+});
+
+test("an unmatched deposit attached to its order completes it with the amount received", async () => {
+  const o = await create("5");
+  const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "4.99" });
+  await sb.mine("TRON", 2);
+  expect((await get(o.orderNo)).status).toBe("waiting_payment");
+  const t = gw.ctx.db.$client.query("SELECT id FROM transfers WHERE tx_hash = ?").get(tx.txHash) as { id: number };
+  attachDeposit(gw.ctx, t.id, o.orderNo);
+  expect(await get(o.orderNo)).toMatchObject({ status: "completed", paidAmount: "4.990000", txHash: tx.txHash });
+  expect(() => attachDeposit(gw.ctx, t.id, o.orderNo)).toThrow(OperatorError);
+});

@@ -1,0 +1,65 @@
+// Test helpers for the callback outbox: write events the way state changes do.
+import { eq } from "drizzle-orm";
+import type { DbOrTx } from "../db/client";
+import { callbacks } from "../db/schema";
+import { enqueueCallback } from "../callbacks/outbox";
+import { currentKey } from "../merchants/service";
+
+let seq = 0;
+
+export interface TestEvent {
+  merchantId: number;
+  url: string | null;
+  orderNo?: string;
+  status?: string;
+  now?: number;
+  /** Defaults to the merchant's current key, as order creation does. */
+  apiKeyId?: string;
+}
+
+/** A pay-in callback with spec 6.3 fields; returns its eventId. */
+export function enqueueTestCallback(db: DbOrTx, e: TestEvent): string {
+  const apiKeyId = e.apiKeyId ?? currentKey(db, e.merchantId)?.id;
+  if (!apiKeyId) throw new Error(`merchant ${e.merchantId} has no current key`);
+  const orderNo = e.orderNo ?? `PI2026112100000000${String(++seq).padStart(4, "0")}`;
+  const status = e.status ?? "completed";
+  return enqueueCallback(db, {
+    merchantId: e.merchantId,
+    kind: "payin",
+    orderNo,
+    status,
+    apiKeyId,
+    url: e.url,
+    payload: {
+      merchantUid: "M1000001",
+      orderNo,
+      merchantOrderNo: "shop-" + orderNo,
+      mode: "shared",
+      businessType: "payin_order",
+      bindKey: null,
+      expectedAmount: "100.000000",
+      paidAmount: "100.000000",
+      chainCode: "TRON",
+      tokenSymbol: "USDT",
+      txHash: "ab".repeat(32),
+      fromAddress: "TXYZ",
+      status,
+    },
+    now: e.now ?? Date.now(),
+  });
+}
+
+export function callbackRow(db: DbOrTx, id: string) {
+  return db.select().from(callbacks).where(eq(callbacks.id, id)).get();
+}
+
+/** Polls `fn` until it returns a truthy value. */
+export async function eventually<T>(fn: () => T | undefined | null | false, timeoutMs = 10_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs}ms`);
+    await Bun.sleep(20);
+  }
+}

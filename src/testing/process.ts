@@ -1,0 +1,92 @@
+// Runs the gateway as a real child process (`bun src/main.ts ...`), for tests
+// that kill it, restart it or drive the CLI.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./anvil";
+
+export const ROOT = join(import.meta.dir, "..", "..");
+export const BUN = process.execPath;
+
+export interface TempSetup {
+  dir: string;
+  configPath: string;
+  dbPath: string;
+  port: number;
+  url: string;
+  env: Record<string, string>;
+}
+
+/** A temp folder with a config file; `toml` is appended after the basics. */
+export async function tempSetup(toml = "", opts: { masterKey?: string | null } = {}): Promise<TempSetup> {
+  const dir = mkdtempSync(join(tmpdir(), "stablegate-proc-"));
+  const port = await freePort();
+  const dbPath = join(dir, "data", "stablegate.db");
+  const configPath = join(dir, "stablegate.toml");
+  writeFileSync(
+    configPath,
+    `[server]\nhost = "127.0.0.1"\nport = ${port}\n[database]\npath = "${dbPath}"\n[callbacks]\nallow_private_targets = true\n${toml}\n`,
+  );
+  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+  delete env.STABLEGATE_CONFIG;
+  if (opts.masterKey !== null) env.STABLEGATE_MASTER_KEY = opts.masterKey ?? "proc-test-master-key";
+  else delete env.STABLEGATE_MASTER_KEY;
+  return { dir, configPath, dbPath, port, url: `http://127.0.0.1:${port}`, env };
+}
+
+export function runCli(args: string[], env: Record<string, string>, cmd: string[] = [BUN, join(ROOT, "src/main.ts")]) {
+  const p = Bun.spawnSync([...cmd, ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
+  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+}
+
+export interface GatewayProcess {
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  stdout(): string;
+  stderr(): string;
+  kill(signal?: NodeJS.Signals | number): Promise<number>;
+}
+
+/** Starts `serve` and waits until /healthz answers. */
+export async function startGatewayProcess(
+  s: TempSetup,
+  opts: { extraEnv?: Record<string, string>; args?: string[]; cmd?: string[]; timeoutMs?: number } = {},
+): Promise<GatewayProcess> {
+  const cmd = opts.cmd ?? [BUN, join(ROOT, "src/main.ts")];
+  const proc = Bun.spawn([...cmd, "serve", "--config", s.configPath, ...(opts.args ?? [])], {
+    cwd: ROOT,
+    env: { ...s.env, ...opts.extraEnv },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  let out = "";
+  let err = "";
+  const pump = async (stream: ReadableStream<Uint8Array>, add: (t: string) => void) => {
+    const dec = new TextDecoder();
+    for await (const chunk of stream) add(dec.decode(chunk));
+  };
+  void pump(proc.stdout, (t) => (out += t));
+  void pump(proc.stderr, (t) => (err += t));
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`gateway exited ${proc.exitCode}: ${err}`);
+    try {
+      const r = await fetch(s.url + "/healthz");
+      if (r.ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`gateway did not start: ${err}`);
+    }
+    await Bun.sleep(50);
+  }
+  return {
+    proc,
+    stdout: () => out,
+    stderr: () => err,
+    async kill(signal = "SIGTERM") {
+      proc.kill(signal as NodeJS.Signals);
+      return await proc.exited;
+    },
+  };
+}
