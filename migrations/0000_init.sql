@@ -143,8 +143,8 @@ CREATE TABLE `gas_topups` (
 	FOREIGN KEY (`payout_order_id`) REFERENCES `payout_orders`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `gas_topups_payout` ON `gas_topups` (`payout_order_id`);--> statement-breakpoint
-CREATE INDEX `gas_topups_status` ON `gas_topups` (`chain`,`status`);--> statement-breakpoint
+CREATE INDEX `gas_topups_payout` ON `gas_topups` (`payout_order_id`);--> statement-breakpoint
+CREATE INDEX `gas_topups_status` ON `gas_topups` (`chain`,`from_address`,`status`);--> statement-breakpoint
 CREATE TABLE `ledger_entries` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`address_id` text NOT NULL,
@@ -249,6 +249,7 @@ CREATE TABLE `payout_orders` (
 	`signed_tx` text,
 	`signed_meta` text,
 	`attempts` integer DEFAULT 0 NOT NULL,
+	`retry_at` integer,
 	`created_at` integer NOT NULL,
 	`submitted_at` integer,
 	`broadcasted_at` integer,

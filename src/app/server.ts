@@ -14,6 +14,7 @@ import { sandboxRoutes } from "../sandbox/routes";
 import { payoutRoutes } from "../payout/routes";
 import { PayoutExecutor } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
+import { bscPayoutOps, isBscAdapter } from "../payout/bsc";
 import { checkoutRoutes } from "../checkout/routes";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
@@ -43,7 +44,7 @@ export interface Runtime {
 export function createRuntime(ctx: AppContext): Runtime {
   const runtime: Runtime = {
     watchers: new Map(),
-    payouts: new PayoutExecutor(ctx, { onChange: () => runtime.kick() }),
+    payouts: new PayoutExecutor(ctx, { onChange: () => runtime.kick(), ops: (adapter, locks) => (isBscAdapter(adapter) ? bscPayoutOps(ctx, adapter, locks) : undefined) }),
     kick: () => {},
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();

@@ -210,6 +210,8 @@ export const payoutOrders = sqliteTable(
     signedTx: text("signed_tx"),
     signedMeta: text("signed_meta"),
     attempts: integer("attempts").notNull().default(0),
+    /** A transient failure that clears by itself (e.g. a gas top-up still pending): the job retries at this time. */
+    retryAt: integer("retry_at"),
     createdAt: integer("created_at").notNull(),
     submittedAt: integer("submitted_at"),
     broadcastedAt: integer("broadcasted_at"),
@@ -297,7 +299,7 @@ export const gasTopups = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("gas_topups_payout").on(t.payoutOrderId), index("gas_topups_status").on(t.chain, t.status)],
+  (t) => [index("gas_topups_payout").on(t.payoutOrderId), index("gas_topups_status").on(t.chain, t.fromAddress, t.status)],
 );
 
 /** Outbox: one row per callback event; delivered by the callback worker. */

@@ -2,7 +2,7 @@
 // committed transaction, broadcast, then track it to a final state. A stored
 // transaction is only ever rebroadcast, never re-signed, so a crash or retry
 // at any point sends at most one transfer per order.
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull, lte, or } from "drizzle-orm";
 import type { AppContext } from "../app/context";
 import { writeTx } from "../db/client";
 import { payoutOrders } from "../db/schema";
@@ -14,15 +14,40 @@ import type { PayoutOrderRow } from "./views";
 
 export type ExecutorCtx = Pick<AppContext, "db" | "clock" | "chains" | "seed" | "logger">;
 
-/** Chain-specific signing (e.g. BSC nonce and gas top-up); the default signs with the source's HD key. */
-export interface PayoutSigner {
+/** Chain-specific steps (BSC: nonces and gas top-ups); the default signs with the source's HD key. */
+export interface PayoutChainOps {
+  /** Runs under the source address's lock; the executor stores the result before releasing it. */
   sign(order: PayoutOrderRow): Promise<SignedTransfer>;
+  /** Before the first broadcast of a stored transaction (e.g. fund its gas). Throw to stop this attempt. */
+  beforeBroadcast?(order: PayoutOrderRow, tx: SignedTransfer): Promise<void>;
 }
 
 export interface ExecutorOptions {
   /** Called after a commit that wrote callbacks. */
   onChange?: () => void;
-  signers?: Partial<Record<ChainCode, PayoutSigner>>;
+  ops?: (adapter: ChainAdapter, locks: KeyedLock) => PayoutChainOps | undefined;
+}
+
+/** An error that clears by itself: the order stays submitted and the job retries it after `retryAfterMs`. */
+export class RetryLater extends Error {
+  constructor(message: string, readonly retryAfterMs: number) {
+    super(message);
+  }
+}
+
+/** Serialises async work per key (an address: nonce allocation and storing must not interleave). */
+export class KeyedLock {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => {});
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return next;
+  }
 }
 
 const errorText = (e: unknown) => String((e as Error)?.message ?? e).slice(0, 500);
@@ -31,11 +56,26 @@ export function storedTx(o: PayoutOrderRow): SignedTransfer {
   return { txHash: o.txHash!, raw: o.signedTx!, meta: o.signedMeta ? (JSON.parse(o.signedMeta) as Record<string, unknown>) : {} };
 }
 
+function retryAtOf(e: unknown, now: number): number | null {
+  return e instanceof RetryLater ? now + e.retryAfterMs : null;
+}
+
 export class PayoutExecutor {
   private readonly inflight = new Map<number, Promise<PayoutOrderRow>>();
   private readonly queues = new Map<ChainCode, Promise<unknown>>();
+  readonly locks = new KeyedLock();
+  private readonly chainOps = new Map<ChainCode, PayoutChainOps>();
 
   constructor(private readonly ctx: ExecutorCtx, private readonly opts: ExecutorOptions = {}) {}
+
+  private ops(adapter: ChainAdapter): PayoutChainOps {
+    let ops = this.chainOps.get(adapter.chain);
+    if (!ops) {
+      ops = this.opts.ops?.(adapter, this.locks) ?? this.defaultOps(adapter);
+      this.chainOps.set(adapter.chain, ops);
+    }
+    return ops;
+  }
 
   private adapter(chain: string): ChainAdapter {
     const a = this.ctx.chains.get(chain as ChainCode);
@@ -68,9 +108,18 @@ export class PayoutExecutor {
 
     if (!o.signedTx) {
       crashPoint("payout:before-sign");
-      let signed: SignedTransfer;
+      const ops = this.ops(adapter);
+      let stored: PayoutOrderRow;
       try {
-        signed = await (this.opts.signers?.[o.chain as ChainCode] ?? this.defaultSigner(adapter)).sign(o);
+        stored = await this.locks.run(`${o.chain}:${o.fromAddress}`, async () => {
+          const signed = await ops.sign(o);
+          // Stored and committed before it can reach the network.
+          return writeTx(this.ctx.db, (tx) => {
+            const f = payoutById(tx, orderId);
+            if (f.status !== "submitted" || f.signedTx) return f;
+            return patchPayout(tx, f.id, { signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), txHash: signed.txHash }, this.ctx.clock.now());
+          });
+        });
       } catch (e) {
         const permanent = (e as { permanent?: boolean })?.permanent === true;
         this.ctx.logger.warn("payout signing failed", { orderNo: o.orderNo, permanent, error: errorText(e) });
@@ -78,39 +127,37 @@ export class PayoutExecutor {
           const f = payoutById(tx, orderId);
           if (f.status !== "submitted") return f;
           const now = this.ctx.clock.now();
-          if (permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "submit" }, { lastError: errorText(e), attempts: f.attempts + 1 }, now);
-          return patchPayout(tx, f.id, { lastError: errorText(e), attempts: f.attempts + 1 }, now);
+          if (permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "submit" }, { lastError: errorText(e), attempts: f.attempts + 1, retryAt: null }, now);
+          return patchPayout(tx, f.id, { lastError: errorText(e), attempts: f.attempts + 1, retryAt: retryAtOf(e, now) }, now);
         });
       }
-      // Stored and committed before it can reach the network.
-      o = writeTx(this.ctx.db, (tx) => {
-        const f = payoutById(tx, orderId);
-        if (f.status !== "submitted" || f.signedTx) return f;
-        return patchPayout(tx, f.id, { signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), txHash: signed.txHash }, this.ctx.clock.now());
-      });
+      o = stored;
       crashPoint("payout:after-sign-commit");
       if (o.status !== "submitted") return o;
     }
 
     let result: Awaited<ReturnType<ChainAdapter["broadcast"]>>;
+    let retryAt: number | null = null;
     try {
+      await this.ops(adapter).beforeBroadcast?.(o, storedTx(o));
       result = await adapter.broadcast(storedTx(o));
     } catch (e) {
       result = { ok: false, permanent: false, error: errorText(e) };
+      retryAt = retryAtOf(e, this.ctx.clock.now());
     }
     crashPoint("payout:after-broadcast");
     return this.commit((tx) => {
       const f = payoutById(tx, orderId);
       if (f.status !== "submitted") return f;
       const now = this.ctx.clock.now();
-      if (result.ok) return applyPayoutEvent(tx, f, { type: "broadcasted" }, { attempts: f.attempts + 1 }, now);
+      if (result.ok) return applyPayoutEvent(tx, f, { type: "broadcasted" }, { attempts: f.attempts + 1, retryAt: null }, now);
       this.ctx.logger.warn("payout broadcast failed", { orderNo: f.orderNo, permanent: result.permanent, error: result.error });
-      if (result.permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "broadcast" }, { lastError: result.error, attempts: f.attempts + 1 }, now);
-      return patchPayout(tx, f.id, { lastError: result.error, attempts: f.attempts + 1 }, now);
+      if (result.permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "broadcast" }, { lastError: result.error, attempts: f.attempts + 1, retryAt: null }, now);
+      return patchPayout(tx, f.id, { lastError: result.error, attempts: f.attempts + 1, retryAt }, now);
     });
   }
 
-  private defaultSigner(adapter: ChainAdapter): PayoutSigner {
+  private defaultOps(adapter: ChainAdapter): PayoutChainOps {
     return {
       sign: async (o) => {
         const a = addressById(this.ctx.db, o.fromAddressId)!;
@@ -133,11 +180,17 @@ export class PayoutExecutor {
     const adapter = this.ctx.chains.get(chain);
     if (!adapter) return;
     // Interrupted submissions (a restart, or a crash before the attempt finished): resume them.
-    // Orders whose attempt recorded an error wait for `submit` (spec 4.7).
+    // Orders whose attempt recorded an error wait for `submit` (spec 4.7), unless the error clears by itself (retryAt).
     const interrupted = this.ctx.db
       .select({ id: payoutOrders.id })
       .from(payoutOrders)
-      .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.status, "submitted"), isNull(payoutOrders.lastError)))
+      .where(
+        and(
+          eq(payoutOrders.chain, chain),
+          eq(payoutOrders.status, "submitted"),
+          or(isNull(payoutOrders.lastError), lte(payoutOrders.retryAt, this.ctx.clock.now())),
+        ),
+      )
       .all();
     for (const { id } of interrupted) if (!this.inflight.has(id)) await this.attempt(id);
 
