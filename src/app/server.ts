@@ -3,6 +3,7 @@ import type { Server } from "bun";
 import { Elysia } from "elysia";
 import { baseApp } from "../http/app";
 import { healthRoutes } from "../http/health";
+import { docsRoutes } from "../http/docs-page";
 import { authDeps } from "../http/signed";
 import { Scheduler } from "../jobs/scheduler";
 import { pruneNonces } from "../auth/verify";
@@ -62,6 +63,7 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
   const sandbox = [...ctx.chains.values()].some((c) => c instanceof SandboxChain);
   return baseApp(ctx.logger)
     .use(healthRoutes(ctx))
+    .use(docsRoutes(() => ctx.publicUrl))
     .use(payinRoutes(ctx, auth, () => runtime.kick()))
     .use(payoutRoutes(ctx, auth, runtime.payouts, () => runtime.kick()))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))

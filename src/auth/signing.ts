@@ -53,7 +53,9 @@ function sortDeep(v: unknown): unknown {
   if (v instanceof Date) return v.toISOString();
   if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : sortDeep(x)));
   if (v && typeof v === "object") {
-    const out: Record<string, unknown> = {};
+    // No prototype: a `__proto__` key in parsed JSON stays a signed member
+    // instead of silently vanishing from the canonical text.
+    const out: Record<string, unknown> = Object.create(null);
     for (const k of Object.keys(v).sort(byCodeUnit)) {
       const x = (v as Record<string, unknown>)[k];
       if (x !== undefined) out[k] = sortDeep(x);

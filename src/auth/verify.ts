@@ -1,5 +1,7 @@
 // Verification of signed merchant requests (spec 5; DESIGN 4 fixes the order):
 // (1) key + merchant, (2) timestamp, (3) nonce format, (4) signature, (5) nonce recorded.
+// The body is read between (3) and (4) because the signature covers it; its
+// size, content-type and JSON errors are 10001s naming the `body` or header.
 import type { Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
 import { AppError, invalid } from "../http/errors";
@@ -24,48 +26,58 @@ export interface Authenticated {
   query: Array<[string, string]>;
 }
 
-const NONCE_RE = /^[A-Za-z0-9_-]{1,128}$/;
+export const NONCE_RE = /^[A-Za-z0-9_-]{1,128}$/;
 const HEX64_RE = /^[0-9a-f]{64}$/;
+const TIMESTAMP_RE = /^\d{13}$/;
+const JSON_CT_RE = /^application\/json\s*(;.*)?$/;
 
 export async function authenticate(deps: AuthDeps, req: Request): Promise<Authenticated> {
   const h = req.headers;
-  const apiKey = h.get("x-api-key") ?? "";
+  const apiKey = (h.get("x-api-key") ?? "").trim();
   const uid = (h.get("x-merchant-uid") ?? "").trim();
   const now = deps.now();
 
-  // (1) the key must be an active key of the named merchant.
+  // (1) the key must be a currently valid key of the named merchant (a rotated
+  // key stays valid for requests until its grace period ends).
   const key = apiKey ? findKeyByValue(deps, apiKey) : undefined;
   const merchant = key ? findMerchantById(deps.db, key.merchantId) : undefined;
   if (!key || !merchant || merchant.uid !== uid || !isKeyValidAt(key, now)) throw new AppError(20005);
-  if (merchant.status !== "active") throw new AppError(51002, null, "Merchant is disabled");
+  if (merchant.status !== "active") throw new AppError(51002, { reason: "merchant_disabled" }, "Merchant is disabled");
+  // Counted here: only holders of a valid key can spend a merchant's budget,
+  // and every request they make (good or bad) costs work.
   deps.rateLimiter?.take(merchant.id, now);
 
   // (2) 13-digit millisecond timestamp within tolerance, both ways.
   const ts = (h.get("x-timestamp") ?? "").trim();
-  if (!/^\d{13}$/.test(ts) || Math.abs(Number(ts) - now) > deps.toleranceMs) throw new AppError(20012);
+  if (!TIMESTAMP_RE.test(ts) || Math.abs(Number(ts) - now) > deps.toleranceMs) {
+    throw new AppError(20012, { serverTime: now, toleranceMs: deps.toleranceMs });
+  }
 
   // (3) nonce format.
   const nonce = (h.get("x-nonce") ?? "").trim();
-  if (!NONCE_RE.test(nonce)) throw invalid({ "x-nonce": "1-128 characters of A-Z a-z 0-9 _ -" });
+  if (!NONCE_RE.test(nonce)) throw invalid({ "x-nonce": "must be 1-128 characters of A-Z a-z 0-9 _ -" });
 
-  // Body and query are needed for the signature.
-  const url = new URL(req.url);
-  const rawQuery = url.search.startsWith("?") ? url.search.slice(1) : url.search;
-  const query = parseQuery(rawQuery);
+  // Query and body, as covered by the signature.
+  const query = parseQuery(rawQuery(req.url));
   const body = await readJsonBody(req, deps.maxBodyBytes);
   const cBody = body === undefined ? "" : canonicalBody(body);
 
-  // (4) signature over the path as sent (still percent-encoded).
+  // (4) signature over the path as sent (still percent-encoded); the strict
+  // RFC 3986 query encoding is accepted as an alternative (DESIGN 4).
   const sig = (h.get("x-signature") ?? "").trim();
+  if (!HEX64_RE.test(sig)) throw new AppError(20011);
   const base = { merchantUid: uid, timestamp: ts, nonce, method: req.method, path: rawPath(req.url), canonicalBody: cBody };
   const secret = deps.cipher.decrypt(key.secretEnc);
+  const plainQuery = canonicalQuery(query);
+  const strictQuery = canonicalQuery(query, strictEncode);
   const ok =
-    HEX64_RE.test(sig) &&
-    (safeEqualHex(signRequest(secret, { ...base, canonicalQuery: canonicalQuery(query) }), sig) ||
-      safeEqualHex(signRequest(secret, { ...base, canonicalQuery: canonicalQuery(query, strictEncode) }), sig));
+    safeEqualHex(signRequest(secret, { ...base, canonicalQuery: plainQuery }), sig) ||
+    (strictQuery !== plainQuery && safeEqualHex(signRequest(secret, { ...base, canonicalQuery: strictQuery }), sig));
   if (!ok) throw new AppError(20011);
 
-  // (5) record the nonce only now, atomically per merchant.
+  // (5) record the nonce only now: one INSERT on the (merchant, nonce) primary
+  // key, so of concurrent requests with one nonce exactly one wins. Kept twice
+  // the tolerance: by then its timestamp is outside the window anyway.
   const res = deps.db.$client
     .query("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
     .run(merchant.id, nonce, now + 2 * deps.toleranceMs);
@@ -74,38 +86,86 @@ export async function authenticate(deps: AuthDeps, req: Request): Promise<Authen
   return { merchant, key, body, query };
 }
 
-/** The path exactly as it appears in the request line. */
+/** The path exactly as it appears in the request line (no URL normalisation). */
 export function rawPath(url: string): string {
-  const afterScheme = url.indexOf("://");
-  const start = afterScheme >= 0 ? url.indexOf("/", afterScheme + 3) : url.indexOf("/");
+  const start = pathStart(url);
   if (start < 0) return "/";
+  return url.slice(start, endOf(url, start, ["?", "#"]));
+}
+
+/** The query string as sent, without `?` (WHATWG URL parsing would re-encode some characters). */
+export function rawQuery(url: string): string {
+  const start = pathStart(url);
+  if (start < 0) return "";
+  const q = url.indexOf("?", start);
+  if (q < 0) return "";
+  return url.slice(q + 1, endOf(url, q + 1, ["#"]));
+}
+
+function pathStart(url: string): number {
+  const afterScheme = url.indexOf("://");
+  return afterScheme >= 0 ? url.indexOf("/", afterScheme + 3) : url.indexOf("/");
+}
+
+function endOf(url: string, from: number, stops: string[]): number {
   let end = url.length;
-  for (const c of ["?", "#"]) {
-    const i = url.indexOf(c, start);
+  for (const c of stops) {
+    const i = url.indexOf(c, from);
     if (i >= 0 && i < end) end = i;
   }
-  return url.slice(start, end);
+  return end;
+}
+
+function tooLarge(max: number): AppError {
+  return new AppError(10001, { fields: { body: `must be at most ${max} bytes` }, maxBytes: max }, `Request body larger than ${max} bytes`);
+}
+
+/** Reads at most `max` bytes; a longer body (declared or streamed) is refused without buffering it. */
+async function readCapped(req: Request, max: number): Promise<Uint8Array> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > max) throw tooLarge(max);
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(max);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
 }
 
 async function readJsonBody(req: Request, max: number): Promise<unknown> {
   if (req.method === "GET" || req.method === "HEAD") return undefined;
-  const ct = (req.headers.get("content-type") ?? "").toLowerCase();
-  const len = Number(req.headers.get("content-length") ?? "0");
-  if (len > max) throw new AppError(10001, { fields: { body: `larger than ${max} bytes` }, maxBytes: max }, "Request body too large");
-  const buf = new Uint8Array(await req.arrayBuffer());
-  if (buf.byteLength > max) throw new AppError(10001, { fields: { body: `larger than ${max} bytes` }, maxBytes: max }, "Request body too large");
+  const buf = await readCapped(req, max);
+  // An empty POST body signs as "" and needs no content-type.
   if (buf.byteLength === 0) return undefined;
-  if (!/^application\/json(\s*;.*)?$/.test(ct)) throw new AppError(10001, { fields: { "content-type": "must be application/json" } }, "Content-Type must be application/json");
+  const ct = (req.headers.get("content-type") ?? "").toLowerCase().trim();
+  if (!JSON_CT_RE.test(ct)) {
+    throw new AppError(10001, { fields: { "content-type": "must be application/json" } }, "Content-Type must be application/json");
+  }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
   } catch {
-    throw new AppError(10001, { fields: { body: "not valid UTF-8" } }, "Request body is not valid UTF-8");
+    throw new AppError(10001, { fields: { body: "must be valid UTF-8" } }, "Request body is not valid UTF-8");
   }
   try {
     return JSON.parse(text);
-  } catch {
-    throw new AppError(10001, { fields: { body: "not valid JSON" } }, "Request body is not valid JSON");
+  } catch (e) {
+    throw new AppError(10001, { fields: { body: "must be valid JSON" }, detail: String((e as Error).message).slice(0, 200) }, "Request body is not valid JSON");
   }
 }
 

@@ -9,6 +9,10 @@ import { MemoryCheckout, sampleDeposit, sampleOrder } from "./memory-deps";
 import { checkoutRoutes } from "./routes";
 import type { PayinStatus } from "./types";
 
+// playwright-core under Bun now and then loses a protocol object ("Cannot find parent object
+// request@…"); a retry of the whole test is the workaround until that is fixed upstream.
+const BROWSER_RETRY = { retry: 2 };
+
 const PHONE = { width: 390, height: 844 };
 const store = new MemoryCheckout();
 let server: { stop(): unknown };
@@ -123,7 +127,7 @@ describe("checkout page in Chromium", () => {
     } finally {
       await s.ctx.close();
     }
-  });
+  }, BROWSER_RETRY);
 
   test("copy and simulate are reachable with Tab and named for assistive tech", async () => {
     store.addOrder("keyboard_order", sampleOrder());
@@ -148,7 +152,7 @@ describe("checkout page in Chromium", () => {
       store.allow(Number.POSITIVE_INFINITY);
       await s.ctx.close();
     }
-  });
+  }, BROWSER_RETRY);
 
   const finalStates: Array<[PayinStatus, string]> = [
     ["expired", "This payment request has expired"],
@@ -185,7 +189,7 @@ describe("checkout page in Chromium", () => {
     } finally {
       await s.ctx.close();
     }
-  });
+  }, BROWSER_RETRY);
 
   test("the countdown reaching zero shows the expired message even before the gateway's expiry job runs", async () => {
     // The server clock is an hour ahead of the browser's: the countdown must follow the server.
@@ -202,7 +206,7 @@ describe("checkout page in Chromium", () => {
       store.now = saved;
       await s.ctx.close();
     }
-  });
+  }, BROWSER_RETRY);
 
   test("an unknown order link shows a friendly not-found page", async () => {
     const s = await open("/checkout/no_such_order_token");
@@ -216,7 +220,7 @@ describe("checkout page in Chromium", () => {
     } finally {
       await s.ctx.close();
     }
-  });
+  }, BROWSER_RETRY);
 
   test("Chinese is picked from Accept-Language and the switch goes to English", async () => {
     store.addOrder("lang_order", sampleOrder());
@@ -239,7 +243,7 @@ describe("checkout page in Chromium", () => {
     } finally {
       await s.ctx.close();
     }
-  });
+  }, BROWSER_RETRY);
 });
 
 describe("deposit page in Chromium", () => {
@@ -269,5 +273,5 @@ describe("deposit page in Chromium", () => {
     } finally {
       await s.ctx.close();
     }
-  });
+  }, BROWSER_RETRY);
 });

@@ -7,6 +7,10 @@ import type { Browser } from "playwright-core";
 import { launchBrowser, screenshotDir } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 
+// playwright-core under Bun now and then loses a protocol object ("Cannot find parent object
+// request@…"); a retry of the whole test is the workaround until that is fixed upstream.
+const BROWSER_RETRY = { retry: 2 };
+
 let gw: TestGateway;
 let browser: Browser;
 
@@ -46,7 +50,7 @@ test("cashierUrl of a new order: shown, simulated, completed without a reload", 
   const q = await gw.client.request<Record<string, string>>("GET", `/openapi/payin/orders/${order.orderNo}`);
   expect(q.status).toBe("completed");
   await ctx.close();
-});
+}, BROWSER_RETRY);
 
 test("an expired order shows the expired state; an unknown link a friendly not-found page", async () => {
   const order = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
@@ -63,4 +67,4 @@ test("an expired order shows the expired state; an unknown link a friendly not-f
   expect(text).not.toMatch(/at .*\.ts|Error:/);
   await page.screenshot({ path: join(screenshotDir(), "gateway-3-not-found.png"), fullPage: true });
   await ctx.close();
-});
+}, BROWSER_RETRY);

@@ -23,8 +23,8 @@ export function generateApiKey(): string {
   return "mch_" + randomBytes(32).toString("hex");
 }
 
-function insertKey(tx: DbOrTx, deps: MerchantDeps, merchantId: number, now: number): { id: string; apiKey: string } {
-  const apiKey = generateApiKey();
+/** Stores a new current key for the merchant (a fresh random one unless given: tests install known keys). */
+export function insertKey(tx: DbOrTx, deps: MerchantDeps, merchantId: number, now: number, apiKey = generateApiKey()): { id: string; apiKey: string } {
   const id = newId("AK");
   tx.insert(apiKeys)
     .values({

@@ -60,3 +60,45 @@ export const BindingView = T.Object({
   status: T.String(),
   depositUrl: T.String(),
 });
+
+/** 4.4 response: the binding plus stats and the recent lists (shape of bindingDetail in ./bindings.ts). */
+export const BindingDetailView = T.Composite([
+  BindingView,
+  T.Object({
+    stats: T.Object({
+      totalOrders: T.Integer(),
+      completedOrders: T.Integer(),
+      totalPaidAmount: T.String({ description: "decimal string" }),
+      completedPaidAmount: T.String({ description: "decimal string" }),
+      lastOrderAt: Ts,
+      lastCompletedAt: Ts,
+    }),
+    recentOrders: T.Array(
+      T.Object({
+        orderNo: T.String(),
+        merchantOrderNo: T.String(),
+        amount: T.Union([T.String(), T.Null()]),
+        paidAmount: T.Union([T.String(), T.Null()]),
+        status: T.String(),
+        txHash: T.Union([T.String(), T.Null()]),
+        fromAddress: T.Union([T.String(), T.Null()]),
+        createdAt: Ts,
+        completedAt: Ts,
+      }),
+    ),
+    recentTransactions: T.Array(
+      T.Object({
+        txHash: T.String(),
+        logIndex: T.Integer(),
+        fromAddress: T.String(),
+        toAddress: T.String(),
+        amount: T.String({ description: "decimal string" }),
+        blockNumber: T.Integer(),
+        blockTime: Ts,
+        confirmations: T.Integer(),
+        status: T.String(),
+        orderNo: T.Union([T.String(), T.Null()]),
+      }),
+    ),
+  }),
+]);

@@ -1,16 +1,51 @@
-// Typed merchant client: signs every request (fresh timestamp and nonce per
-// call, including retries). Merchants may copy this file or import it.
+// Typed merchant client for the stablegate merchant API (spec 4, 5, 7).
+//
+// For merchants: this directory has no server dependencies at run time. It
+// signs with ../auth/signing.ts (the very code the gateway verifies with), so
+// to copy the client into your project copy src/sdk/ together with
+// src/auth/signing.ts (keep the relative path, or fix the import). The types
+// come from the gateway's schemas through type-only imports; if you copy
+// without them, replace ./types.ts with your own declarations.
 import { canonicalBody, canonicalQuery, signRequest } from "../auth/signing";
+import type {
+  CreateExclusiveBindingInput,
+  CreatePayinOrderInput,
+  CreatePayoutOrderInput,
+  ExclusiveBinding,
+  ExclusiveBindingDetail,
+  FailureBody,
+  GetExclusiveBindingOptions,
+  PayinOrder,
+  PayoutOrder,
+  SubmitPayoutOrderInput,
+  SubmitPayoutResult,
+} from "./types";
+
+export type * from "./types";
 
 export interface ClientOptions {
+  /** Gateway base URL, e.g. https://pay.example.com (no trailing path). */
   baseUrl: string;
   merchantUid: string;
   apiKey: string;
-  fetch?: typeof fetch;
+  /**
+   * Extra attempts after a network error or an HTTP 5xx (default 0). Each
+   * attempt is signed afresh (new timestamp and nonce), as spec 7 requires.
+   * 4xx answers (including 20011/20012/20016) are never retried.
+   */
+  retries?: number;
+  /** Wait before the first retry, doubled for each further one (default 200 ms). */
+  retryDelayMs?: number;
+  /** Abort a single attempt after this long (default 30 s); counts as a network error. */
+  timeoutMs?: number;
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** Time source for x-timestamp (tests; default Date.now). */
   now?: () => number;
 }
 
+/** A failure answer of the gateway: the spec 7 body plus the HTTP status. */
 export class ApiError extends Error {
+  override readonly name = "ApiError";
   constructor(
     public readonly httpStatus: number,
     public readonly code: number,
@@ -18,11 +53,16 @@ export class ApiError extends Error {
     public readonly data: Record<string, unknown> | null,
     public readonly requestId: string | null,
   ) {
-    super(`${code} ${message}`);
+    super(message);
+  }
+  /** 20011/20012/20016: rebuild and re-sign, never resend the same request. */
+  get isAuthFailure(): boolean {
+    return this.code === 20005 || this.code === 20011 || this.code === 20012 || this.code === 20016;
   }
 }
 
-export type Query = Record<string, string | number | boolean | undefined | null | Array<string | number>>;
+export type QueryValue = string | number | boolean | undefined | null | ReadonlyArray<string | number | boolean>;
+export type Query = Record<string, QueryValue>;
 
 function queryPairs(q: Query | undefined): Array<[string, string]> {
   const out: Array<[string, string]> = [];
@@ -39,16 +79,91 @@ function randomNonce(): string {
   return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
-export class StablegateClient {
-  constructor(private readonly opts: ClientOptions) {}
+/** One path segment, percent-encoded; the path is signed exactly as sent. */
+const seg = (s: string) => encodeURIComponent(s);
 
-  /** Signs and sends one request; throws ApiError with the spec's failure body on non-2xx. */
+export class StablegateClient {
+  private readonly base: string;
+  constructor(private readonly opts: ClientOptions) {
+    this.base = opts.baseUrl.replace(/\/+$/, "");
+  }
+
+  /** 4.1 POST /openapi/payin/orders */
+  createPayinOrder(input: CreatePayinOrderInput): Promise<PayinOrder> {
+    return this.request("POST", "/openapi/payin/orders", { body: input });
+  }
+
+  /** 4.2 GET /openapi/payin/orders/{orderNo} (40108 when unknown) */
+  getPayinOrder(orderNo: string): Promise<PayinOrder> {
+    return this.request("GET", `/openapi/payin/orders/${seg(orderNo)}`);
+  }
+
+  /** 4.3 POST /openapi/payin/exclusive-bindings (get-or-create by bindKey) */
+  createExclusiveBinding(input: CreateExclusiveBindingInput): Promise<ExclusiveBinding> {
+    return this.request("POST", "/openapi/payin/exclusive-bindings", { body: input });
+  }
+
+  /** 4.4 GET /openapi/payin/exclusive-bindings/{bindKey} (40002 when unknown) */
+  getExclusiveBinding(bindKey: string, opts: GetExclusiveBindingOptions): Promise<ExclusiveBindingDetail> {
+    return this.request("GET", `/openapi/payin/exclusive-bindings/${seg(bindKey)}`, {
+      query: { chainCode: opts.chainCode, tokenSymbol: opts.tokenSymbol, recentLimit: opts.recentLimit },
+    });
+  }
+
+  /** 4.5 POST /openapi/payout/orders */
+  createPayoutOrder(input: CreatePayoutOrderInput): Promise<PayoutOrder> {
+    return this.request("POST", "/openapi/payout/orders", { body: input });
+  }
+
+  /** 4.6 GET /openapi/payout/orders/{orderNo} (54001 when unknown) */
+  getPayoutOrder(orderNo: string): Promise<PayoutOrder> {
+    return this.request("GET", `/openapi/payout/orders/${seg(orderNo)}`);
+  }
+
+  /** 4.7 POST /openapi/payout/orders/{orderNo}/submit (54002 unless the order is `submitted`) */
+  submitPayoutOrder(orderNo: string, input: SubmitPayoutOrderInput = {}): Promise<SubmitPayoutResult> {
+    return this.request("POST", `/openapi/payout/orders/${seg(orderNo)}/submit`, { body: input });
+  }
+
+  /**
+   * Signs and sends one request; resolves with the parsed 2xx body, rejects
+   * with ApiError for a failure body (or a network error after the retries).
+   * `path` must already be percent-encoded; it is signed as given.
+   */
   async request<T>(method: "GET" | "POST", path: string, init: { query?: Query; body?: unknown } = {}): Promise<T> {
-    const pairs = queryPairs(init.query);
-    const qs = canonicalQuery(pairs);
+    const retries = Math.max(0, Math.floor(this.opts.retries ?? 0));
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await this.send(method, path, init);
+      } catch (e) {
+        if (attempt < retries) {
+          await this.pause(attempt);
+          continue;
+        }
+        throw e;
+      }
+      if (res.status >= 500 && attempt < retries) {
+        await res.body?.cancel().catch(() => {});
+        await this.pause(attempt);
+        continue;
+      }
+      return this.read<T>(res);
+    }
+  }
+
+  private pause(attempt: number): Promise<void> {
+    const ms = (this.opts.retryDelayMs ?? 200) * 2 ** attempt;
+    return new Promise((r) => setTimeout(r, ms));
+  }
+
+  /** One attempt: a fresh timestamp and nonce every time. */
+  private async send(method: "GET" | "POST", path: string, init: { query?: Query; body?: unknown }): Promise<Response> {
+    const qs = canonicalQuery(queryPairs(init.query));
     const timestamp = String((this.opts.now ?? Date.now)());
     const nonce = randomNonce();
-    const bodyText = init.body === undefined ? "" : canonicalBody(init.body);
+    // The wire body is the canonical text itself, so it is trivially equivalent to what was signed.
+    const bodyText = method === "POST" ? canonicalBody(init.body ?? {}) : "";
     const signature = signRequest(this.opts.apiKey, {
       merchantUid: this.opts.merchantUid,
       timestamp,
@@ -59,26 +174,43 @@ export class StablegateClient {
       canonicalBody: bodyText,
     });
     const headers: Record<string, string> = {
-      "x-api-key": this.opts.apiKey,
-      "x-merchant-uid": this.opts.merchantUid,
+      "x-api-key": this.opts.apiKey.trim(),
+      "x-merchant-uid": this.opts.merchantUid.trim(),
       "x-timestamp": timestamp,
       "x-nonce": nonce,
       "x-signature": signature,
+      accept: "application/json",
     };
     if (method === "POST") headers["content-type"] = "application/json";
-    const url = this.opts.baseUrl.replace(/\/$/, "") + path + (qs ? "?" + qs : "");
-    const res = await (this.opts.fetch ?? fetch)(url, { method, headers, body: method === "POST" ? bodyText : undefined });
+    const url = this.base + path + (qs ? "?" + qs : "");
+    return (this.opts.fetch ?? fetch)(url, {
+      method,
+      headers,
+      body: method === "POST" ? bodyText : undefined,
+      signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
+      redirect: "manual",
+    });
+  }
+
+  private async read<T>(res: Response): Promise<T> {
     const text = await res.text();
-    let parsed: unknown = null;
+    let parsed: unknown = undefined;
     try {
-      parsed = text ? JSON.parse(text) : null;
+      parsed = text ? JSON.parse(text) : undefined;
     } catch {
-      parsed = null;
+      parsed = undefined;
     }
-    if (!res.ok) {
-      const b = (parsed ?? {}) as { code?: number; message?: string; data?: Record<string, unknown> | null; requestId?: string | null };
-      throw new ApiError(res.status, b.code ?? 10000, b.message ?? text.slice(0, 200), b.data ?? null, b.requestId ?? res.headers.get("x-request-id"));
+    if (res.status >= 200 && res.status < 300) {
+      if (parsed === undefined && text) throw new ApiError(res.status, 10000, "Response is not JSON", { body: text.slice(0, 200) }, res.headers.get("x-request-id"));
+      return parsed as T;
     }
-    return parsed as T;
+    const b = (parsed && typeof parsed === "object" ? parsed : {}) as Partial<FailureBody>;
+    throw new ApiError(
+      res.status,
+      typeof b.code === "number" ? b.code : res.status >= 500 ? 10000 : res.status,
+      typeof b.message === "string" ? b.message : `HTTP ${res.status}${text ? ": " + text.slice(0, 200) : ""}`,
+      b.data && typeof b.data === "object" ? b.data : null,
+      typeof b.requestId === "string" ? b.requestId : res.headers.get("x-request-id"),
+    );
   }
 }

@@ -63,7 +63,12 @@ export async function startGatewayProcess(
   let err = "";
   const pump = async (stream: ReadableStream<Uint8Array>, add: (t: string) => void) => {
     const dec = new TextDecoder();
-    for await (const chunk of stream) add(dec.decode(chunk));
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      add(dec.decode(value, { stream: true }));
+    }
   };
   void pump(proc.stdout, (t) => (out += t));
   void pump(proc.stderr, (t) => (err += t));

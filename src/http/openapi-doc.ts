@@ -1,0 +1,337 @@
+// OpenAPI 3.1 description of the merchant API, built from the same TypeBox
+// schemas that validate requests (src/payin/schemas.ts, src/payout/schemas.ts),
+// so the reference cannot drift from what the gateway accepts.
+import type { TSchema } from "@sinclair/typebox";
+import { Type as T } from "@sinclair/typebox";
+import { BindingDetailQuery, BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinOrderView } from "../payin/schemas";
+import { CreatePayoutBody, PayoutOrderView, SubmitPayoutBody } from "../payout/schemas";
+import { ERRORS, type ErrorCode } from "./errors";
+import { VERSION } from "../version";
+
+export type OpenApiDoc = Record<string, unknown> & {
+  info: { title: string; version: string; description: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+};
+
+export interface Operation {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  parameters?: Array<Record<string, unknown>>;
+  requestBody?: Record<string, unknown>;
+  responses: Record<string, Record<string, unknown>>;
+  security: Array<Record<string, string[]>>;
+  /** Every business code this endpoint can answer, in addition to the HTTP grouping. */
+  "x-error-codes": number[];
+}
+
+/** Codes any signed request can get, whatever the endpoint. */
+export const COMMON_CODES: ErrorCode[] = [10000, 10001, 10029, 20005, 20011, 20012, 20016, 51002];
+
+const SIGNING = `Every \`/openapi/\` request carries five headers: \`x-api-key\`, \`x-merchant-uid\`,
+\`x-timestamp\` (13-digit milliseconds, within the configured tolerance of server time, 5 minutes by default,
+either way), \`x-nonce\` (1-128 characters of \`A-Z a-z 0-9 _ -\`, never reused) and \`x-signature\`.
+POST bodies are JSON with \`content-type: application/json\`.
+
+The signature is lowercase hex HMAC-SHA256, keyed with the API key, over seven lines joined by \`\\n\`:
+
+1. merchant UID
+2. x-timestamp
+3. x-nonce
+4. method in upper case (\`GET\`, \`POST\`)
+5. the path exactly as sent, still percent-encoded, without the query
+6. the canonical query: pairs decoded, empty values dropped, sorted by key then value (UTF-16 code-unit order), each key and value \`encodeURIComponent\`-encoded, joined \`k=v\` with \`&\` (the strict RFC 3986 encoding, which also escapes \`!'()*\`, is accepted too)
+7. the canonical body: the JSON body with object keys sorted at every depth, no whitespace, non-ASCII written raw; empty for GET
+
+Checks run in this order: key and merchant (20005; a disabled merchant 51002), timestamp (20012),
+nonce format (10001), signature (20011), nonce reuse (20016). Requests are rate-limited per merchant (429, code 10029).
+On 20011, 20012 or 20016 build a new signed request; on a network error or a 5xx a limited retry is fine, each freshly signed.
+
+Callbacks are POSTed to \`notifyUrl\` with \`x-callback-timestamp\`, \`x-callback-nonce\`, \`x-callback-signature\`
+(lowercase hex HMAC-SHA256 with the API key over \`timestamp.nonce.rawBody\`), \`x-callback-signature-algorithm: HMAC-SHA256\`
+and \`x-callback-signature-version: v1\`. Verify against the raw body bytes, in constant time, then answer 2xx.
+
+Every failure has the body \`{code, message, data, requestId}\` and every response the header \`x-request-id\`.`;
+
+/** A TypeBox schema as plain JSON Schema (TypeBox's symbols and our errorMessage hint dropped). */
+export function jsonSchema(s: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(s), (k, v) => (k === "errorMessage" ? undefined : v));
+}
+
+const FailureBodySchema = T.Object(
+  {
+    code: T.Integer({ description: "Business error code (see the table)" }),
+    message: T.String(),
+    data: T.Union([T.Object({}, { additionalProperties: true }), T.Null()], {
+      description: "Extra data; for 10001 `data.fields` maps each offending field to the reason",
+    }),
+    requestId: T.Union([T.String(), T.Null()], { description: "Server trace id; log it" }),
+  },
+  { description: "Body of every failure (spec 7)" },
+);
+
+const PayinCallback = T.Object({
+  merchantUid: T.String(),
+  orderNo: T.String(),
+  merchantOrderNo: T.String(),
+  mode: T.String({ description: "`shared` (ordinary order) or `exclusive` (deposit to an exclusive wallet)" }),
+  businessType: T.String({ description: "`payin_order` or `exclusive_deposit`" }),
+  bindKey: T.Union([T.String(), T.Null()]),
+  expectedAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
+  paidAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
+  chainCode: T.String(),
+  tokenSymbol: T.String(),
+  txHash: T.Union([T.String(), T.Null()]),
+  fromAddress: T.Union([T.String(), T.Null()]),
+  status: T.String({ description: "pay-in status; `completed` is final success" }),
+  eventId: T.String({ description: "stable across redeliveries of one event" }),
+  eventTime: T.String({ format: "date-time" }),
+});
+
+const PayoutCallback = T.Object({
+  merchantUid: T.String(),
+  orderNo: T.String(),
+  merchantOrderNo: T.String(),
+  chainCode: T.String(),
+  tokenSymbol: T.String(),
+  fromAddress: T.String(),
+  toAddress: T.String(),
+  txHash: T.Union([T.String(), T.Null()]),
+  amount: T.String({ description: "decimal string" }),
+  status: T.String({ description: "payout status; `confirmed` final success, `failed` final failure" }),
+  failedStage: T.Optional(T.Union([T.String(), T.Null()], { description: "`submit`, `broadcast` or `confirm`" })),
+  eventId: T.String(),
+  eventTime: T.String({ format: "date-time" }),
+});
+
+const SCHEMAS: Record<string, TSchema> = {
+  CreatePayinOrder: CreatePayinBody,
+  PayinOrder: PayinOrderView,
+  CreateExclusiveBinding: CreateBindingBody,
+  ExclusiveBinding: BindingView,
+  ExclusiveBindingDetail: BindingDetailView,
+  CreatePayoutOrder: CreatePayoutBody,
+  SubmitPayoutOrder: SubmitPayoutBody,
+  PayoutOrder: PayoutOrderView,
+  Failure: FailureBodySchema,
+  PayinCallback,
+  PayoutCallback,
+};
+
+const ref = (name: keyof typeof SCHEMAS & string) => ({ $ref: `#/components/schemas/${name}` });
+
+const AUTH_HEADERS = ["x-api-key", "x-merchant-uid", "x-timestamp", "x-nonce", "x-signature"] as const;
+const SECURITY = [Object.fromEntries(AUTH_HEADERS.map((h) => [h, [] as string[]]))];
+
+interface EndpointSpec {
+  method: "get" | "post";
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: "Pay-in" | "Exclusive wallets" | "Payout";
+  pathParam?: { name: string; description: string };
+  query?: TSchema;
+  body?: keyof typeof SCHEMAS & string;
+  result: keyof typeof SCHEMAS & string;
+  codes: ErrorCode[];
+}
+
+const CHAIN_CODES_ERR: ErrorCode[] = [31001, 31002, 31003];
+
+export const ENDPOINTS: EndpointSpec[] = [
+  {
+    method: "post",
+    path: "/openapi/payin/orders",
+    operationId: "createPayinOrder",
+    summary: "Create pay-in order",
+    description:
+      "Creates an order the payer pays at `cashierUrl` or with `paymentUri`. Repeating a `merchantOrderNo` returns the existing order when every field matches, else 10001.",
+    tag: "Pay-in",
+    body: "CreatePayinOrder",
+    result: "PayinOrder",
+    codes: [...CHAIN_CODES_ERR, 40105, 51002],
+  },
+  {
+    method: "get",
+    path: "/openapi/payin/orders/{orderNo}",
+    operationId: "getPayinOrder",
+    summary: "Query pay-in order",
+    description: "Final success is status `completed`.",
+    tag: "Pay-in",
+    pathParam: { name: "orderNo", description: "Platform order number returned at creation" },
+    result: "PayinOrder",
+    codes: [40108],
+  },
+  {
+    method: "post",
+    path: "/openapi/payin/exclusive-bindings",
+    operationId: "createExclusiveBinding",
+    summary: "Create exclusive wallet",
+    description: "Get-or-create by `bindKey`: creating again returns the existing address.",
+    tag: "Exclusive wallets",
+    body: "CreateExclusiveBinding",
+    result: "ExclusiveBinding",
+    codes: [...CHAIN_CODES_ERR],
+  },
+  {
+    method: "get",
+    path: "/openapi/payin/exclusive-bindings/{bindKey}",
+    operationId: "getExclusiveBinding",
+    summary: "Query exclusive wallet detail",
+    description: "The binding with its stats, recent orders and recent transactions.",
+    tag: "Exclusive wallets",
+    pathParam: { name: "bindKey", description: "The merchant's bindKey (percent-encoded in the path)" },
+    query: BindingDetailQuery,
+    result: "ExclusiveBindingDetail",
+    codes: [...CHAIN_CODES_ERR, 40002],
+  },
+  {
+    method: "post",
+    path: "/openapi/payout/orders",
+    operationId: "createPayoutOrder",
+    summary: "Create single payout order",
+    description:
+      "Creates a payout from one of the merchant's addresses; automatic submission is attempted right after. Repeating a `merchantOrderNo` returns the existing order when every field matches, else 10001.",
+    tag: "Payout",
+    body: "CreatePayoutOrder",
+    result: "PayoutOrder",
+    codes: [...CHAIN_CODES_ERR, 51004, 53001, 53002, 53003, 53005, 54003],
+  },
+  {
+    method: "get",
+    path: "/openapi/payout/orders/{orderNo}",
+    operationId: "getPayoutOrder",
+    summary: "Query single payout order",
+    description: "Final success is `confirmed`; final failure is `failed`.",
+    tag: "Payout",
+    pathParam: { name: "orderNo", description: "Platform order number returned at creation" },
+    result: "PayoutOrder",
+    codes: [54001],
+  },
+  {
+    method: "post",
+    path: "/openapi/payout/orders/{orderNo}/submit",
+    operationId: "submitPayoutOrder",
+    summary: "Submit single payout order",
+    description: "Retries submission of an order whose automatic submission failed; allowed only while its status is `submitted` (else 54002).",
+    tag: "Payout",
+    pathParam: { name: "orderNo", description: "Platform order number" },
+    body: "SubmitPayoutOrder",
+    result: "PayoutOrder",
+    codes: [54001, 54002, 51004, 53003, 53005],
+  },
+];
+
+function queryParameters(s: TSchema): Array<Record<string, unknown>> {
+  const props = (s as { properties?: Record<string, TSchema> }).properties ?? {};
+  const required = new Set((s as { required?: string[] }).required ?? []);
+  return Object.entries(props).map(([name, p]) => {
+    const schema = jsonSchema(p);
+    return { name, in: "query", required: required.has(name), description: schema.description, schema };
+  });
+}
+
+function responses(e: EndpointSpec): Operation["responses"] {
+  const out: Operation["responses"] = {
+    "200": { description: "Success: the resource itself, not wrapped", content: { "application/json": { schema: ref(e.result) } } },
+  };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const c of [...new Set([...COMMON_CODES, ...e.codes])].sort((a, b) => a - b)) {
+    const st = ERRORS[c].status;
+    byStatus.set(st, [...(byStatus.get(st) ?? []), c]);
+  }
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: codes.map((c) => `${c} ${ERRORS[c].message}`).join("; "),
+      content: {
+        "application/json": {
+          schema: ref("Failure"),
+          examples: Object.fromEntries(
+            codes.map((c) => [String(c), { summary: ERRORS[c].message, value: { code: c, message: ERRORS[c].message, data: null, requestId: "req_…" } }]),
+          ),
+        },
+      },
+    };
+  }
+  return out;
+}
+
+function operation(e: EndpointSpec): Operation {
+  const parameters: Array<Record<string, unknown>> = [];
+  if (e.pathParam) {
+    parameters.push({ name: e.pathParam.name, in: "path", required: true, description: e.pathParam.description, schema: { type: "string", minLength: 1, maxLength: 128 } });
+  }
+  if (e.query) parameters.push(...queryParameters(e.query));
+  const op: Operation = {
+    operationId: e.operationId,
+    summary: e.summary,
+    description: e.description,
+    tags: [e.tag],
+    responses: responses(e),
+    security: SECURITY,
+    "x-error-codes": [...new Set([...COMMON_CODES, ...e.codes])].sort((a, b) => a - b),
+  };
+  if (parameters.length) op.parameters = parameters;
+  if (e.body) op.requestBody = { required: true, content: { "application/json": { schema: ref(e.body) } } };
+  return op;
+}
+
+function callbackWebhook(name: "PayinCallback" | "PayoutCallback", summary: string) {
+  const headers: Array<[string, string]> = [
+    ["x-callback-timestamp", "Millisecond timestamp"],
+    ["x-callback-nonce", "Random string, fresh per delivery"],
+    ["x-callback-signature", "Lowercase hex HMAC-SHA256 with the API key over `timestamp.nonce.rawBody`"],
+    ["x-callback-signature-algorithm", "`HMAC-SHA256`"],
+    ["x-callback-signature-version", "`v1`"],
+  ];
+  return {
+    post: {
+      operationId: name,
+      summary,
+      description: "Sent to the order's notifyUrl. Any 2xx within the timeout is success; otherwise redelivered (3 deliveries at most). Deliveries may repeat: update idempotently.",
+      parameters: headers.map(([h, d]) => ({ name: h, in: "header", required: true, description: d, schema: { type: "string" } })),
+      requestBody: { required: true, content: { "application/json": { schema: ref(name) } } },
+      responses: { "200": { description: "Any 2xx acknowledges the callback" } },
+    },
+  };
+}
+
+/** The whole description; `serverUrl` is the gateway's public URL. */
+export function buildOpenApiDoc(serverUrl: string): OpenApiDoc {
+  const paths: OpenApiDoc["paths"] = {};
+  for (const e of ENDPOINTS) (paths[e.path] ??= {})[e.method] = operation(e);
+  const headerScheme = (name: string, description: string) => ({ type: "apiKey", in: "header", name, description });
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "stablegate merchant API",
+      version: VERSION,
+      description: SIGNING,
+    },
+    servers: [{ url: serverUrl }],
+    tags: [
+      { name: "Pay-in", description: "Orders a payer pays once" },
+      { name: "Exclusive wallets", description: "Permanent deposit addresses per bindKey" },
+      { name: "Payout", description: "Transfers from the merchant's addresses" },
+    ],
+    paths,
+    webhooks: {
+      payinCallback: callbackWebhook("PayinCallback", "Pay-in status callback"),
+      payoutCallback: callbackWebhook("PayoutCallback", "Payout status callback"),
+    },
+    components: {
+      schemas: Object.fromEntries(Object.entries(SCHEMAS).map(([k, s]) => [k, jsonSchema(s)])),
+      securitySchemes: {
+        "x-api-key": headerScheme("x-api-key", "The API key (`mch_…`); also the signing secret"),
+        "x-merchant-uid": headerScheme("x-merchant-uid", "The merchant UID"),
+        "x-timestamp": headerScheme("x-timestamp", "13-digit millisecond timestamp within the tolerance of server time"),
+        "x-nonce": headerScheme("x-nonce", "1-128 characters of A-Z a-z 0-9 _ -, unique per request"),
+        "x-signature": headerScheme("x-signature", "Lowercase hex HMAC-SHA256 of the signed text (see the description)"),
+      },
+    },
+    "x-error-codes": Object.fromEntries(Object.entries(ERRORS).map(([c, e]) => [c, { status: e.status, message: e.message }])),
+  };
+}
