@@ -29,6 +29,21 @@ CREATE TABLE `api_keys` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `api_keys_lookup_hash_unique` ON `api_keys` (`lookup_hash`);--> statement-breakpoint
 CREATE INDEX `api_keys_merchant` ON `api_keys` (`merchant_id`);--> statement-breakpoint
+CREATE TABLE `balance_checks` (
+	`address_id` text NOT NULL,
+	`token` text NOT NULL,
+	`chain` text NOT NULL,
+	`ledger_balance` text NOT NULL,
+	`chain_balance` text NOT NULL,
+	`difference` text NOT NULL,
+	`status` text NOT NULL,
+	`mismatch_since` integer,
+	`checked_at` integer NOT NULL,
+	PRIMARY KEY(`address_id`, `token`),
+	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `balance_checks_status` ON `balance_checks` (`status`);--> statement-breakpoint
 CREATE TABLE `bindings` (
 	`id` text PRIMARY KEY NOT NULL,
 	`merchant_id` integer NOT NULL,
@@ -96,6 +111,40 @@ CREATE TABLE `deny_list` (
 	PRIMARY KEY(`chain`, `address`)
 );
 --> statement-breakpoint
+CREATE TABLE `fee_entries` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`kind` text NOT NULL,
+	`amount` text NOT NULL,
+	`balance_after` text NOT NULL,
+	`ref_type` text NOT NULL,
+	`ref_id` text NOT NULL,
+	`note` text,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `fee_entries_ref` ON `fee_entries` (`kind`,`ref_type`,`ref_id`);--> statement-breakpoint
+CREATE INDEX `fee_entries_merchant` ON `fee_entries` (`merchant_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `gas_topups` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`chain` text NOT NULL,
+	`payout_order_id` integer NOT NULL,
+	`from_address` text NOT NULL,
+	`to_address` text NOT NULL,
+	`amount` text NOT NULL,
+	`tx_hash` text NOT NULL,
+	`signed_tx` text NOT NULL,
+	`signed_meta` text NOT NULL,
+	`status` text NOT NULL,
+	`last_error` text,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`payout_order_id`) REFERENCES `payout_orders`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `gas_topups_payout` ON `gas_topups` (`payout_order_id`);--> statement-breakpoint
+CREATE INDEX `gas_topups_status` ON `gas_topups` (`chain`,`from_address`,`status`);--> statement-breakpoint
 CREATE TABLE `ledger_entries` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`address_id` text NOT NULL,
@@ -200,6 +249,7 @@ CREATE TABLE `payout_orders` (
 	`signed_tx` text,
 	`signed_meta` text,
 	`attempts` integer DEFAULT 0 NOT NULL,
+	`retry_at` integer,
 	`created_at` integer NOT NULL,
 	`submitted_at` integer,
 	`broadcasted_at` integer,

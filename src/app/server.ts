@@ -12,6 +12,10 @@ import { startCallbackWorker } from "../callbacks/worker";
 import { payinRoutes } from "../payin/routes";
 import { expireDueOrders } from "../payin/service";
 import { sandboxRoutes } from "../sandbox/routes";
+import { payoutRoutes } from "../payout/routes";
+import { PayoutExecutor } from "../payout/executor";
+import { reconcileChain } from "../payout/balances";
+import { bscPayoutOps, isBscAdapter } from "../payout/bsc";
 import { checkoutRoutes } from "../checkout/routes";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
@@ -30,12 +34,24 @@ export interface RunningGateway {
 /** Long-lived workers the routes and jobs share. */
 export interface Runtime {
   watchers: Map<ChainCode, ChainWatcher>;
+  /** Signs, broadcasts and tracks payouts. */
+  payouts: PayoutExecutor;
   /** Something was committed that may have written callbacks. */
   kick(): void;
+  /** A chain moved: scan it, then follow its payouts (sandbox endpoints wait for this). */
+  afterChainChange(chain: ChainCode): Promise<void>;
 }
 
 export function createRuntime(ctx: AppContext): Runtime {
-  const runtime: Runtime = { watchers: new Map(), kick: () => {} };
+  const runtime: Runtime = {
+    watchers: new Map(),
+    payouts: new PayoutExecutor(ctx, { onChange: () => runtime.kick(), ops: (adapter, locks) => (isBscAdapter(adapter) ? bscPayoutOps(ctx, adapter, locks) : undefined) }),
+    kick: () => {},
+    afterChainChange: async (chain) => {
+      await runtime.watchers.get(chain)?.tick();
+      await runtime.payouts.tick(chain);
+    },
+  };
   for (const [code, adapter] of ctx.chains) {
     runtime.watchers.set(code, new ChainWatcher(ctx, adapter, { onChange: () => runtime.kick() }));
   }
@@ -49,8 +65,9 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
     .use(healthRoutes(ctx))
     .use(docsRoutes(() => ctx.publicUrl))
     .use(payinRoutes(ctx, auth, () => runtime.kick()))
+    .use(payoutRoutes(ctx, auth, runtime.payouts, () => runtime.kick()))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
-    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve() }) : new Elysia());
+    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());
 }
 
 export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
@@ -66,6 +83,9 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   for (const [code, watcher] of runtime.watchers) {
     const cfg = ctx.config.chains[code];
     const adapter = ctx.chains.get(code)!;
+    // Also resumes payouts a restart interrupted (the first run is a second after start).
+    s.every(`payouts-${code}`, 1000, () => runtime.payouts.tick(code));
+    s.every(`reconcile-${code}`, 60_000, () => reconcileChain(ctx, adapter));
     if (adapter instanceof SandboxChain) {
       const blockMs = parseDuration(cfg.block_time);
       if (blockMs > 0) s.every(`sandbox-blocks-${code}`, blockMs, () => adapter.mine(1));

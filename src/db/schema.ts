@@ -210,6 +210,8 @@ export const payoutOrders = sqliteTable(
     signedTx: text("signed_tx"),
     signedMeta: text("signed_meta"),
     attempts: integer("attempts").notNull().default(0),
+    /** A transient failure that clears by itself (e.g. a gas top-up still pending): the job retries at this time. */
+    retryAt: integer("retry_at"),
     createdAt: integer("created_at").notNull(),
     submittedAt: integer("submitted_at"),
     broadcastedAt: integer("broadcasted_at"),
@@ -239,6 +241,65 @@ export const ledgerEntries = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("ledger_ref").on(t.kind, t.refType, t.refId), index("ledger_address").on(t.addressId, t.token)],
+);
+
+/** Movements of a merchant's fee balance (merchants.fee_balance), in 6-decimal micro-units (signed). */
+export const feeEntries = sqliteTable(
+  "fee_entries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    /** credit (back office top-up) | payout_fee (debited when a payout confirms) | adjustment */
+    kind: text("kind", { enum: ["credit", "payout_fee", "adjustment"] }).notNull(),
+    amount: text("amount").notNull(),
+    balanceAfter: text("balance_after").notNull(),
+    refType: text("ref_type").notNull(),
+    refId: text("ref_id").notNull(),
+    note: text("note"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("fee_entries_ref").on(t.kind, t.refType, t.refId), index("fee_entries_merchant").on(t.merchantId, t.createdAt)],
+);
+
+/** Latest ledger-vs-chain comparison per address and token; mismatches are reported, never written into the ledger. */
+export const balanceChecks = sqliteTable(
+  "balance_checks",
+  {
+    addressId: text("address_id").notNull().references(() => addresses.id),
+    token: text("token").notNull(),
+    chain: text("chain").notNull(),
+    ledgerBalance: text("ledger_balance").notNull(),
+    chainBalance: text("chain_balance").notNull(),
+    /** chain - ledger, base units; 0 when the chain is inside the range in-flight movements explain. */
+    difference: text("difference").notNull(),
+    status: text("status", { enum: ["ok", "mismatch"] }).notNull(),
+    mismatchSince: integer("mismatch_since"),
+    checkedAt: integer("checked_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.addressId, t.token] }), index("balance_checks_status").on(t.status)],
+);
+
+/** Native-coin top-ups from the chain's gas wallet to a payout source; signed and stored before broadcast like payouts. */
+export const gasTopups = sqliteTable(
+  "gas_topups",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chain: text("chain").notNull(),
+    payoutOrderId: integer("payout_order_id").notNull().references(() => payoutOrders.id),
+    fromAddress: text("from_address").notNull(),
+    toAddress: text("to_address").notNull(),
+    /** Native base units (wei). */
+    amount: text("amount").notNull(),
+    txHash: text("tx_hash").notNull(),
+    signedTx: text("signed_tx").notNull(),
+    signedMeta: text("signed_meta").notNull(),
+    /** signed | broadcasted | confirmed | failed */
+    status: text("status", { enum: ["signed", "broadcasted", "confirmed", "failed"] }).notNull(),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("gas_topups_payout").on(t.payoutOrderId), index("gas_topups_status").on(t.chain, t.fromAddress, t.status)],
 );
 
 /** Outbox: one row per callback event; delivered by the callback worker. */

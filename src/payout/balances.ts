@@ -1,0 +1,135 @@
+// Balances per gateway address and token. The ledger holds what is final on
+// chain (deposits when final, payouts when confirmed); available = ledger
+// minus what unfinished payouts reserve. A job compares the ledger with the
+// chain's own balance and reports differences; it never rewrites the ledger.
+import { and, eq, inArray, isNull } from "drizzle-orm";
+import type { AppContext } from "../app/context";
+import type { DbOrTx } from "../db/client";
+import { addresses, balanceChecks, ledgerEntries, payoutOrders, transfers } from "../db/schema";
+import type { ChainAdapter, TokenSymbol } from "../chains/types";
+import type { AddressRow } from "../wallet/addresses";
+import { UNFINISHED } from "./state";
+
+const sum = (rows: { amount: string }[]) => rows.reduce((s, r) => s + BigInt(r.amount), 0n);
+
+export function ledgerBalance(db: DbOrTx, addressId: string, token: string): bigint {
+  return sum(db.select({ amount: ledgerEntries.amount }).from(ledgerEntries).where(and(eq(ledgerEntries.addressId, addressId), eq(ledgerEntries.token, token))).all());
+}
+
+/** Amounts of unfinished payouts from the address in that token. */
+export function reservedBalance(db: DbOrTx, addressId: string, token: string): bigint {
+  return sum(
+    db
+      .select({ amount: payoutOrders.amount })
+      .from(payoutOrders)
+      .where(and(eq(payoutOrders.fromAddressId, addressId), eq(payoutOrders.token, token), inArray(payoutOrders.status, [...UNFINISHED])))
+      .all(),
+  );
+}
+
+export interface AddressBalance {
+  ledger: bigint;
+  reserved: bigint;
+  available: bigint;
+}
+
+export function addressBalance(db: DbOrTx, addressId: string, token: string): AddressBalance {
+  const ledger = ledgerBalance(db, addressId, token);
+  const reserved = reservedBalance(db, addressId, token);
+  return { ledger, reserved, available: ledger - reserved };
+}
+
+/** Unfinished payouts from the address (any token). */
+export function unfinishedPayoutsFrom(db: DbOrTx, addressId: string) {
+  return db
+    .select({ id: payoutOrders.id, deleteSource: payoutOrders.deleteSourceAfterSuccess })
+    .from(payoutOrders)
+    .where(and(eq(payoutOrders.fromAddressId, addressId), inArray(payoutOrders.status, [...UNFINISHED])))
+    .all();
+}
+
+/** The merchant's live (not soft-deleted, not gas) addresses on a chain. */
+export function merchantAddresses(db: DbOrTx, merchantId: number, chain: string): AddressRow[] {
+  return db
+    .select()
+    .from(addresses)
+    .where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, chain), isNull(addresses.deletedAt), inArray(addresses.kind, ["shared", "exclusive"])))
+    .all();
+}
+
+/** Balances of every address of a merchant (back office and tests). */
+export function merchantBalances(db: DbOrTx, merchantId: number, chain: string, token: string) {
+  return merchantAddresses(db, merchantId, chain).map((a) => ({ address: a, ...addressBalance(db, a.id, token) }));
+}
+
+// ---- reconciliation ----
+
+export interface Discrepancy {
+  addressId: string;
+  address: string;
+  token: string;
+  ledger: bigint;
+  chain: bigint;
+  difference: bigint;
+}
+
+/**
+ * Compares every address of the chain that has ledger entries with the chain.
+ * In-flight movements make a range acceptable: broadcast payouts may already
+ * have left, deposits that are not final yet may already be there.
+ */
+export async function reconcileChain(ctx: Pick<AppContext, "db" | "clock" | "logger">, adapter: ChainAdapter): Promise<Discrepancy[]> {
+  const pairs = ctx.db
+    .selectDistinct({ addressId: ledgerEntries.addressId, token: ledgerEntries.token, address: addresses.address })
+    .from(ledgerEntries)
+    .innerJoin(addresses, eq(addresses.id, ledgerEntries.addressId))
+    .where(eq(ledgerEntries.chain, adapter.chain))
+    .all();
+  const out: Discrepancy[] = [];
+  for (const p of pairs) {
+    const onChain = await adapter.tokenBalance(p.address, p.token as TokenSymbol);
+    const now = ctx.clock.now();
+    const ledger = ledgerBalance(ctx.db, p.addressId, p.token);
+    const inflightOut = sum(
+      ctx.db
+        .select({ amount: payoutOrders.amount })
+        .from(payoutOrders)
+        .where(and(eq(payoutOrders.fromAddressId, p.addressId), eq(payoutOrders.token, p.token), eq(payoutOrders.status, "broadcasted")))
+        .all(),
+    );
+    const pendingIn = sum(
+      ctx.db
+        .select({ amount: transfers.amount })
+        .from(transfers)
+        .where(and(eq(transfers.addressId, p.addressId), eq(transfers.token, p.token), eq(transfers.status, "pending")))
+        .all(),
+    );
+    const ok = onChain >= ledger - inflightOut && onChain <= ledger + pendingIn;
+    const difference = ok ? 0n : onChain - ledger;
+    const prev = ctx.db.select().from(balanceChecks).where(and(eq(balanceChecks.addressId, p.addressId), eq(balanceChecks.token, p.token))).get();
+    const row = {
+      addressId: p.addressId,
+      token: p.token,
+      chain: adapter.chain,
+      ledgerBalance: ledger.toString(),
+      chainBalance: onChain.toString(),
+      difference: difference.toString(),
+      status: ok ? ("ok" as const) : ("mismatch" as const),
+      mismatchSince: ok ? null : (prev?.mismatchSince ?? now),
+      checkedAt: now,
+    };
+    ctx.db.insert(balanceChecks).values(row).onConflictDoUpdate({ target: [balanceChecks.addressId, balanceChecks.token], set: row }).run();
+    if (!ok) {
+      out.push({ addressId: p.addressId, address: p.address, token: p.token, ledger, chain: onChain, difference });
+      if (prev?.status !== "mismatch" || prev.difference !== row.difference) {
+        ctx.logger.warn("ledger and chain balance differ", { chain: adapter.chain, address: p.address, token: p.token, ledger: ledger.toString(), onChain: onChain.toString() });
+      }
+    }
+  }
+  return out;
+}
+
+export function openDiscrepancies(db: DbOrTx) {
+  return db.select().from(balanceChecks).where(eq(balanceChecks.status, "mismatch")).all();
+}
+

@@ -1,0 +1,164 @@
+// Merchant payout controls (DESIGN 6) as data on the merchant row: on/off
+// switch, per-payout and daily limits, a fee schedule and a prepaid fee
+// balance. Limits, fees and the fee balance are USD-like decimal strings
+// shared by every stablecoin; inside they are 6-decimal micro-units (bigint).
+import { and, eq, gte, inArray, ne } from "drizzle-orm";
+import { type Db, type DbOrTx, type Tx, writeTx } from "../db/client";
+import { feeEntries, merchants, payoutOrders } from "../db/schema";
+import { AppError } from "../http/errors";
+import { Big, fromBaseUnits, toBaseUnits } from "../lib/money";
+import { UNFINISHED } from "./state";
+
+export const MICRO_DECIMALS = 6;
+
+/** Token base units -> micro-units (request amounts have at most 6 fractional digits, so this is exact for them). */
+export function toMicro(units: bigint, decimals: number): bigint {
+  return decimals >= MICRO_DECIMALS ? units / 10n ** BigInt(decimals - MICRO_DECIMALS) : units * 10n ** BigInt(MICRO_DECIMALS - decimals);
+}
+export function fromMicro(micro: bigint, decimals: number): bigint {
+  return decimals >= MICRO_DECIMALS ? micro * 10n ** BigInt(decimals - MICRO_DECIMALS) : micro / 10n ** BigInt(MICRO_DECIMALS - decimals);
+}
+const micro = (decimal: string) => toBaseUnits(decimal, MICRO_DECIMALS);
+const decimal = (m: bigint) => fromBaseUnits(m, MICRO_DECIMALS, MICRO_DECIMALS);
+
+export interface PayoutControls {
+  payoutsEnabled: boolean;
+  /** null: no limit. */
+  payoutLimitPerTx: string | null;
+  payoutLimitDaily: string | null;
+  payoutFeeFixed: string;
+  /** Fraction of the amount, e.g. "0.001" = 0.1 %. */
+  payoutFeeRate: string;
+}
+
+/** fixed + amount × rate, rounded up to the micro-unit (a fee is never rounded in the merchant's favour to zero). */
+export function payoutFee(c: Pick<PayoutControls, "payoutFeeFixed" | "payoutFeeRate">, amountMicro: bigint): bigint {
+  const variable = new Big(amountMicro.toString()).times(c.payoutFeeRate).round(0, Big.roundUp);
+  return micro(c.payoutFeeFixed) + BigInt(variable.toFixed(0));
+}
+
+const DAY_MS = 86_400_000;
+
+/** Sum (micro-units) of the merchant's payouts created this UTC day that did not fail. */
+function usedToday(tx: DbOrTx, merchantId: number, now: number): bigint {
+  const start = now - (now % DAY_MS);
+  const rows = tx
+    .select({ amount: payoutOrders.amount, decimals: payoutOrders.decimals })
+    .from(payoutOrders)
+    .where(and(eq(payoutOrders.merchantId, merchantId), gte(payoutOrders.createdAt, start), ne(payoutOrders.status, "failed")))
+    .all();
+  return rows.reduce((s, r) => s + toMicro(BigInt(r.amount), r.decimals), 0n);
+}
+
+/** Fees (micro-units) held back for the merchant's unfinished payouts. */
+export function reservedFees(tx: DbOrTx, merchantId: number): bigint {
+  const rows = tx
+    .select({ fee: payoutOrders.fee, decimals: payoutOrders.decimals })
+    .from(payoutOrders)
+    .where(and(eq(payoutOrders.merchantId, merchantId), inArray(payoutOrders.status, [...UNFINISHED])))
+    .all();
+  return rows.reduce((s, r) => s + toMicro(BigInt(r.fee), r.decimals), 0n);
+}
+
+/** The switch and limits (51002). Runs inside the creating transaction so concurrent payouts see each other. */
+export function checkLimits(tx: Tx, merchantId: number, amountMicro: bigint, now: number): void {
+  const m = tx.select().from(merchants).where(eq(merchants.id, merchantId)).get()!;
+  if (m.status !== "active") throw new AppError(51002, { reason: "merchant_disabled" });
+  if (!m.payoutsEnabled) throw new AppError(51002, { reason: "payouts_disabled" });
+  if (m.payoutLimitPerTx !== null && amountMicro > micro(m.payoutLimitPerTx)) {
+    throw new AppError(51002, { reason: "per_payout_limit", limit: m.payoutLimitPerTx });
+  }
+  if (m.payoutLimitDaily !== null) {
+    const used = usedToday(tx, merchantId, now);
+    if (used + amountMicro > micro(m.payoutLimitDaily)) {
+      throw new AppError(51002, { reason: "daily_limit", limit: m.payoutLimitDaily, usedToday: decimal(used) });
+    }
+  }
+}
+
+/** The fee (micro-units) for this amount; 51004 when the fee balance net of reservations does not cover it. */
+export function checkFee(tx: Tx, merchantId: number, amountMicro: bigint): bigint {
+  const m = tx.select().from(merchants).where(eq(merchants.id, merchantId)).get()!;
+  const fee = payoutFee(m, amountMicro);
+  if (fee > 0n) {
+    const free = micro(m.feeBalance) - reservedFees(tx, merchantId);
+    if (free < fee) throw new AppError(51004, { fee: decimal(fee), available: decimal(free < 0n ? 0n : free) });
+  }
+  return fee;
+}
+
+// ---- editing (the back office calls these) ----
+
+const DECIMAL = /^\d+(\.\d{1,6})?$/;
+
+export class ControlsError extends Error {}
+
+export function getPayoutControls(db: DbOrTx, merchantId: number): PayoutControls & { feeBalance: string } {
+  const m = db.select().from(merchants).where(eq(merchants.id, merchantId)).get();
+  if (!m) throw new ControlsError(`no merchant ${merchantId}`);
+  return {
+    payoutsEnabled: m.payoutsEnabled,
+    payoutLimitPerTx: m.payoutLimitPerTx,
+    payoutLimitDaily: m.payoutLimitDaily,
+    payoutFeeFixed: m.payoutFeeFixed,
+    payoutFeeRate: m.payoutFeeRate,
+    feeBalance: m.feeBalance,
+  };
+}
+
+/** Sets any subset of the controls; amounts are decimal strings (<= 6 fractional digits), the rate a fraction in [0, 1). */
+export function setPayoutControls(db: Db, merchantId: number, patch: Partial<PayoutControls>, now: number): PayoutControls {
+  const bad = (k: string, why: string) => new ControlsError(`${k} ${why}`);
+  for (const k of ["payoutLimitPerTx", "payoutLimitDaily"] as const) {
+    const v = patch[k];
+    if (v !== undefined && v !== null && !DECIMAL.test(v)) throw bad(k, "must be a decimal string or null");
+  }
+  if (patch.payoutFeeFixed !== undefined && !DECIMAL.test(patch.payoutFeeFixed)) throw bad("payoutFeeFixed", "must be a decimal string");
+  if (patch.payoutFeeRate !== undefined && !(/^0(\.\d{1,8})?$/.test(patch.payoutFeeRate))) throw bad("payoutFeeRate", "must be a fraction below 1 with at most 8 digits");
+  const set: Partial<typeof merchants.$inferInsert> = { updatedAt: now };
+  for (const k of ["payoutsEnabled", "payoutLimitPerTx", "payoutLimitDaily", "payoutFeeFixed", "payoutFeeRate"] as const) {
+    if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];
+  }
+  const m = db.update(merchants).set(set).where(eq(merchants.id, merchantId)).returning().get();
+  if (!m) throw new ControlsError(`no merchant ${merchantId}`);
+  return getPayoutControls(db, merchantId);
+}
+
+/** Moves the fee balance by `delta` (decimal string, may be negative for an adjustment) with a journal entry. */
+export function adjustFeeBalance(
+  db: Db,
+  merchantId: number,
+  delta: string,
+  opts: { kind?: "credit" | "adjustment"; ref: string; note?: string; now: number },
+): string {
+  const neg = delta.startsWith("-");
+  const abs = neg ? delta.slice(1) : delta;
+  if (!DECIMAL.test(abs)) throw new ControlsError("delta must be a decimal string");
+  const d = neg ? -micro(abs) : micro(abs);
+  return writeTx(db, (tx) => moveFeeBalance(tx, merchantId, d, { kind: opts.kind ?? (neg ? "adjustment" : "credit"), refType: "manual", refId: opts.ref, note: opts.note, now: opts.now }));
+}
+
+/** Inside a transaction: fee balance += d (micro-units), journaled; idempotent per (kind, ref). */
+export function moveFeeBalance(
+  tx: Tx,
+  merchantId: number,
+  d: bigint,
+  e: { kind: "credit" | "payout_fee" | "adjustment"; refType: string; refId: string; note?: string; now: number },
+): string {
+  const done = tx.select().from(feeEntries).where(and(eq(feeEntries.kind, e.kind), eq(feeEntries.refType, e.refType), eq(feeEntries.refId, e.refId))).get();
+  if (done) return done.balanceAfter;
+  const m = tx.select({ b: merchants.feeBalance }).from(merchants).where(eq(merchants.id, merchantId)).get();
+  if (!m) throw new ControlsError(`no merchant ${merchantId}`);
+  const after = micro(m.b) + d;
+  // Fees of unfinished payouts are reserved, and manual debits may not eat into
+  // them, so a payout's fee debit never takes the balance below zero.
+  if (e.kind !== "payout_fee" && d < 0n && after < reservedFees(tx, merchantId)) {
+    throw new ControlsError("the fee balance would drop below the fees reserved by unfinished payouts");
+  }
+  const afterStr = decimal(after < 0n ? 0n : after);
+  tx.update(merchants).set({ feeBalance: afterStr, updatedAt: e.now }).where(eq(merchants.id, merchantId)).run();
+  tx.insert(feeEntries)
+    .values({ merchantId, kind: e.kind, amount: d.toString(), balanceAfter: afterStr, refType: e.refType, refId: e.refId, note: e.note ?? null, createdAt: e.now })
+    .run();
+  return afterStr;
+}

@@ -1,0 +1,242 @@
+// Runs payouts on chain: sign, store the signed transaction in its own
+// committed transaction, broadcast, then track it to a final state. A stored
+// transaction is only ever rebroadcast, never re-signed, so a crash or retry
+// at any point sends at most one transfer per order.
+import { and, eq, inArray, isNull, lte, or } from "drizzle-orm";
+import type { AppContext } from "../app/context";
+import { writeTx } from "../db/client";
+import { payoutOrders } from "../db/schema";
+import type { ChainAdapter, ChainCode, SignedTransfer, TokenSymbol } from "../chains/types";
+import { crashPoint } from "../lib/crash";
+import { addressById } from "../wallet/addresses";
+import { applyPayoutEvent, patchPayout, payoutById } from "./service";
+import type { PayoutOrderRow } from "./views";
+
+export type ExecutorCtx = Pick<AppContext, "db" | "clock" | "chains" | "seed" | "logger">;
+
+/** Chain-specific steps (BSC: nonces and gas top-ups); the default signs with the source's HD key. */
+export interface PayoutChainOps {
+  /** Runs under the source address's lock; the executor stores the result before releasing it. */
+  sign(order: PayoutOrderRow): Promise<SignedTransfer>;
+  /** Before the first broadcast of a stored transaction (e.g. fund its gas). Throw to stop this attempt. */
+  beforeBroadcast?(order: PayoutOrderRow, tx: SignedTransfer): Promise<void>;
+}
+
+export interface ExecutorOptions {
+  /** Called after a commit that wrote callbacks. */
+  onChange?: () => void;
+  ops?: (adapter: ChainAdapter, locks: KeyedLock) => PayoutChainOps | undefined;
+}
+
+/** An error that clears by itself: the order stays submitted and the job retries it after `retryAfterMs`. */
+export class RetryLater extends Error {
+  constructor(message: string, readonly retryAfterMs: number) {
+    super(message);
+  }
+}
+
+/** Serialises async work per key (an address: nonce allocation and storing must not interleave). */
+export class KeyedLock {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => {});
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return next;
+  }
+}
+
+const errorText = (e: unknown) => String((e as Error)?.message ?? e).slice(0, 500);
+
+export function storedTx(o: PayoutOrderRow): SignedTransfer {
+  return { txHash: o.txHash!, raw: o.signedTx!, meta: o.signedMeta ? (JSON.parse(o.signedMeta) as Record<string, unknown>) : {} };
+}
+
+function retryAtOf(e: unknown, now: number): number | null {
+  return e instanceof RetryLater ? now + e.retryAfterMs : null;
+}
+
+export class PayoutExecutor {
+  private readonly inflight = new Map<number, Promise<PayoutOrderRow>>();
+  private readonly queues = new Map<ChainCode, Promise<unknown>>();
+  readonly locks = new KeyedLock();
+  private readonly chainOps = new Map<ChainCode, PayoutChainOps>();
+
+  constructor(private readonly ctx: ExecutorCtx, private readonly opts: ExecutorOptions = {}) {}
+
+  private ops(adapter: ChainAdapter): PayoutChainOps {
+    let ops = this.chainOps.get(adapter.chain);
+    if (!ops) {
+      ops = this.opts.ops?.(adapter, this.locks) ?? this.defaultOps(adapter);
+      this.chainOps.set(adapter.chain, ops);
+    }
+    return ops;
+  }
+
+  private adapter(chain: string): ChainAdapter {
+    const a = this.ctx.chains.get(chain as ChainCode);
+    if (!a) throw new Error(`chain ${chain} is not enabled`);
+    return a;
+  }
+
+  /**
+   * One submission attempt for a submitted order; joins an attempt already
+   * running for it. Resolves with the order as the attempt left it.
+   */
+  attempt(orderId: number): Promise<PayoutOrderRow> {
+    const running = this.inflight.get(orderId);
+    if (running) return running;
+    const p = this.runAttempt(orderId).finally(() => this.inflight.delete(orderId));
+    this.inflight.set(orderId, p);
+    return p;
+  }
+
+  private commit(fn: Parameters<typeof writeTx<PayoutOrderRow>>[1]): PayoutOrderRow {
+    const row = writeTx(this.ctx.db, fn);
+    this.opts.onChange?.();
+    return row;
+  }
+
+  private async runAttempt(orderId: number): Promise<PayoutOrderRow> {
+    let o = payoutById(this.ctx.db, orderId);
+    if (o.status !== "submitted") return o;
+    const adapter = this.adapter(o.chain);
+
+    if (!o.signedTx) {
+      crashPoint("payout:before-sign");
+      const ops = this.ops(adapter);
+      let stored: PayoutOrderRow;
+      try {
+        stored = await this.locks.run(`${o.chain}:${o.fromAddress}`, async () => {
+          const signed = await ops.sign(o);
+          // Stored and committed before it can reach the network.
+          return writeTx(this.ctx.db, (tx) => {
+            const f = payoutById(tx, orderId);
+            if (f.status !== "submitted" || f.signedTx) return f;
+            return patchPayout(tx, f.id, { signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), txHash: signed.txHash }, this.ctx.clock.now());
+          });
+        });
+      } catch (e) {
+        const permanent = (e as { permanent?: boolean })?.permanent === true;
+        this.ctx.logger.warn("payout signing failed", { orderNo: o.orderNo, permanent, error: errorText(e) });
+        return this.commit((tx) => {
+          const f = payoutById(tx, orderId);
+          if (f.status !== "submitted") return f;
+          const now = this.ctx.clock.now();
+          if (permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "submit" }, { lastError: errorText(e), attempts: f.attempts + 1, retryAt: null }, now);
+          return patchPayout(tx, f.id, { lastError: errorText(e), attempts: f.attempts + 1, retryAt: retryAtOf(e, now) }, now);
+        });
+      }
+      o = stored;
+      crashPoint("payout:after-sign-commit");
+      if (o.status !== "submitted") return o;
+    }
+
+    let result: Awaited<ReturnType<ChainAdapter["broadcast"]>>;
+    let retryAt: number | null = null;
+    try {
+      await this.ops(adapter).beforeBroadcast?.(o, storedTx(o));
+      result = await adapter.broadcast(storedTx(o));
+    } catch (e) {
+      result = { ok: false, permanent: false, error: errorText(e) };
+      retryAt = retryAtOf(e, this.ctx.clock.now());
+    }
+    crashPoint("payout:after-broadcast");
+    return this.commit((tx) => {
+      const f = payoutById(tx, orderId);
+      if (f.status !== "submitted") return f;
+      const now = this.ctx.clock.now();
+      if (result.ok) return applyPayoutEvent(tx, f, { type: "broadcasted" }, { attempts: f.attempts + 1, retryAt: null }, now);
+      this.ctx.logger.warn("payout broadcast failed", { orderNo: f.orderNo, permanent: result.permanent, error: result.error });
+      if (result.permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "broadcast" }, { lastError: result.error, attempts: f.attempts + 1, retryAt: null }, now);
+      return patchPayout(tx, f.id, { lastError: result.error, attempts: f.attempts + 1, retryAt }, now);
+    });
+  }
+
+  private defaultOps(adapter: ChainAdapter): PayoutChainOps {
+    return {
+      sign: async (o) => {
+        const a = addressById(this.ctx.db, o.fromAddressId)!;
+        const key = adapter.deriveKey(this.ctx.seed, a.derivationIndex);
+        // No deterministic salt: a second signing must show up as a second transfer in the crash tests.
+        return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey });
+      },
+    };
+  }
+
+  /** One tracking pass for a chain; never overlaps another pass of the same chain. */
+  tick(chain: ChainCode): Promise<void> {
+    const prev = this.queues.get(chain) ?? Promise.resolve();
+    const run = prev.then(() => this.track(chain));
+    this.queues.set(chain, run.catch(() => {}));
+    return run;
+  }
+
+  private async track(chain: ChainCode): Promise<void> {
+    const adapter = this.ctx.chains.get(chain);
+    if (!adapter) return;
+    // Interrupted submissions (a restart, or a crash before the attempt finished): resume them.
+    // Orders whose attempt recorded an error wait for `submit` (spec 4.7), unless the error clears by itself (retryAt).
+    const interrupted = this.ctx.db
+      .select({ id: payoutOrders.id })
+      .from(payoutOrders)
+      .where(
+        and(
+          eq(payoutOrders.chain, chain),
+          eq(payoutOrders.status, "submitted"),
+          or(isNull(payoutOrders.lastError), lte(payoutOrders.retryAt, this.ctx.clock.now())),
+        ),
+      )
+      .all();
+    for (const { id } of interrupted) if (!this.inflight.has(id)) await this.attempt(id);
+
+    const open = this.ctx.db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, chain), inArray(payoutOrders.status, ["broadcasted"]))).all();
+    for (const o of open) {
+      try {
+        await this.follow(adapter, o);
+      } catch (e) {
+        this.ctx.logger.warn("payout tracking failed", { orderNo: o.orderNo, error: errorText(e) });
+      }
+    }
+  }
+
+  private async follow(adapter: ChainAdapter, o: PayoutOrderRow): Promise<void> {
+    const tx = storedTx(o);
+    const s = await adapter.txState(tx);
+    if (s.state === "included") {
+      if (!s.final) return;
+      crashPoint("payout:after-confirm-seen");
+      this.commit((x) => {
+        const f = payoutById(x, o.id);
+        if (f.status !== "broadcasted") return f;
+        const now = this.ctx.clock.now();
+        return s.success
+          ? applyPayoutEvent(x, f, { type: "confirmed" }, {}, now)
+          : applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { lastError: "transaction reverted on chain" }, now);
+      });
+      return;
+    }
+    if (s.state === "expired") {
+      this.failConfirm(o.id, "transaction can never land (expired); not re-signed");
+      return;
+    }
+    if (s.state === "unknown") {
+      // Dropped from the mempool or reorganised away: the same signed transaction goes out again.
+      const r = await adapter.broadcast(tx).catch((e) => ({ ok: false as const, permanent: false, error: errorText(e) }));
+      if (!r.ok && r.permanent) this.failConfirm(o.id, `dropped and refused on rebroadcast: ${r.error}`);
+      else if (!r.ok) this.commit((x) => patchPayout(x, o.id, { lastError: r.error }, this.ctx.clock.now()));
+    }
+  }
+
+  private failConfirm(id: number, why: string): void {
+    this.commit((x) => {
+      const f = payoutById(x, id);
+      if (f.status !== "broadcasted") return f;
+      return applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { lastError: why }, this.ctx.clock.now());
+    });
+  }
+}

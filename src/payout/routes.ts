@@ -1,0 +1,36 @@
+// /openapi payout routes (spec 4.5-4.7). Handlers: parse -> service -> view.
+import { Elysia } from "elysia";
+import type { AuthDeps } from "../auth/verify";
+import { signed } from "../http/signed";
+import { parse } from "../http/validate";
+import { CreatePayoutBody, SubmitPayoutBody } from "./schemas";
+import { createPayout, getPayout, requestSubmit, type PayoutCtx } from "./service";
+import type { PayoutExecutor } from "./executor";
+import { payoutView } from "./views";
+
+export function payoutRoutes(ctx: PayoutCtx, auth: AuthDeps, executor: PayoutExecutor, afterCommit: () => void = () => {}) {
+  return new Elysia({ prefix: "/openapi/payout" })
+    .post(
+      "/orders",
+      ({ request }) =>
+        signed(auth, request, async ({ merchant, key, body }) => {
+          const input = parse(CreatePayoutBody, body);
+          const { order, created } = createPayout(ctx, merchant.id, key.id, input);
+          afterCommit();
+          // The first automatic submission runs before answering (spec 3.2: the status may be beyond submitted).
+          return payoutView(created ? await executor.attempt(order.id) : order);
+        }),
+      { parse: "none" },
+    )
+    .get("/orders/:orderNo", ({ request, params }) => signed(auth, request, ({ merchant }) => payoutView(getPayout(ctx.db, merchant.id, params.orderNo))))
+    .post(
+      "/orders/:orderNo/submit",
+      ({ request, params }) =>
+        signed(auth, request, async ({ merchant, body }) => {
+          const input = parse(SubmitPayoutBody, body ?? {});
+          const order = requestSubmit(ctx, merchant.id, params.orderNo, input.remark);
+          return payoutView(await executor.attempt(order.id));
+        }),
+      { parse: "none" },
+    );
+}

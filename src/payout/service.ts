@@ -1,0 +1,224 @@
+// Payout orders: creation with every rule of spec 4.5, queries, and the one
+// funnel every status change goes through (applyPayoutEvent), which writes the
+// change, its callback and its ledger effects in the caller's transaction.
+import { and, eq, isNull } from "drizzle-orm";
+import { type DbOrTx, type Tx, writeTx } from "../db/client";
+import { addresses, ledgerEntries, merchants, payoutOrders } from "../db/schema";
+import { AppError, invalid } from "../http/errors";
+import { enqueueCallback } from "../callbacks/outbox";
+import { newOrderNo } from "../lib/ids";
+import type { ChainAdapter } from "../chains/types";
+import { chainAndToken, checkAmount, checkNotifyUrl, type PayinCtx } from "../payin/service";
+import type { AddressRow } from "../wallet/addresses";
+import { addressBalance, merchantAddresses, unfinishedPayoutsFrom } from "./balances";
+import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./controls";
+import { transition, type FailedStage, type PayoutEvent, type PayoutStatus } from "./state";
+import { payoutCallbackPayload, type PayoutOrderRow } from "./views";
+
+export type PayoutCtx = PayinCtx;
+
+export interface CreatePayoutInput {
+  chainCode: string;
+  tokenSymbol: string;
+  fromAddress?: string;
+  toAddress: string;
+  amount: string;
+  deleteSourceAfterSuccess?: boolean;
+  merchantOrderNo: string;
+  notifyUrl: string;
+}
+
+export interface Created {
+  order: PayoutOrderRow;
+  /** false: an idempotent retry returned the existing order. */
+  created: boolean;
+}
+
+export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: string, input: CreatePayoutInput): Created {
+  const { adapter, token } = chainAndToken(ctx, input.chainCode, input.tokenSymbol);
+  const units = checkAmount(ctx, adapter.chain, token.symbol, input.amount, token.decimals);
+  if (!adapter.isValidAddress(input.toAddress)) throw invalid({ toAddress: `not a valid ${adapter.chain} address` });
+  const to = adapter.normalizeAddress(input.toAddress);
+  checkNotifyUrl(ctx, input.notifyUrl);
+  const deleteSource = input.deleteSourceAfterSuccess ?? false;
+  const now = ctx.clock.now();
+  const amountMicro = toMicro(units, token.decimals);
+
+  return writeTx(ctx.db, (tx) => {
+    const existing = tx.select().from(payoutOrders).where(and(eq(payoutOrders.merchantId, merchantId), eq(payoutOrders.merchantOrderNo, input.merchantOrderNo))).get();
+    if (existing) return { order: sameOrder(existing, adapter, { chain: adapter.chain, token: token.symbol, units, to, from: input.fromAddress, deleteSource, notifyUrl: input.notifyUrl }), created: false };
+
+    checkLimits(tx, merchantId, amountMicro, now);
+    const own = tx.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, adapter.chain), eq(addresses.address, to))).get();
+    if (own) throw new AppError(54003, { toAddress: to });
+    const source =
+      input.fromAddress !== undefined
+        ? checkSource(tx, adapter, merchantId, input.fromAddress, token.symbol, units, deleteSource)
+        : pickSource(tx, adapter, merchantId, token.symbol, units, deleteSource);
+    const feeMicro = checkFee(tx, merchantId, amountMicro);
+
+    const row = tx
+      .insert(payoutOrders)
+      .values({
+        orderNo: newOrderNo("PO", now),
+        merchantId,
+        merchantOrderNo: input.merchantOrderNo,
+        chain: adapter.chain,
+        token: token.symbol,
+        decimals: token.decimals,
+        fromAddressId: source.id,
+        fromAddress: source.address,
+        toAddress: to,
+        amount: units.toString(),
+        fee: fromMicro(feeMicro, token.decimals).toString(),
+        deleteSourceAfterSuccess: deleteSource,
+        notifyUrl: input.notifyUrl,
+        apiKeyId,
+        status: "submitted",
+        createdAt: now,
+        submittedAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    writeCallback(tx, row, now);
+    return { order: row, created: true };
+  });
+}
+
+/** Idempotent retry: same business fields return the order, any difference is 10001. */
+function sameOrder(
+  o: PayoutOrderRow,
+  adapter: ChainAdapter,
+  x: { chain: string; token: string; units: bigint; to: string; from?: string; deleteSource: boolean; notifyUrl: string },
+): PayoutOrderRow {
+  const diff: Record<string, string> = {};
+  const why = "differs from the existing order with this merchantOrderNo";
+  if (o.chain !== x.chain) diff.chainCode = why;
+  if (o.token !== x.token) diff.tokenSymbol = why;
+  if (BigInt(o.amount) !== x.units) diff.amount = why;
+  if (o.toAddress !== x.to) diff.toAddress = why;
+  // An omitted fromAddress matches whatever the service picked the first time.
+  if (x.from !== undefined && o.fromAddress !== (adapter.isValidAddress(x.from) ? adapter.normalizeAddress(x.from) : x.from)) diff.fromAddress = why;
+  if (o.deleteSourceAfterSuccess !== x.deleteSource) diff.deleteSourceAfterSuccess = why;
+  if (o.notifyUrl !== x.notifyUrl) diff.notifyUrl = why;
+  if (Object.keys(diff).length) throw invalid(diff, { orderNo: o.orderNo });
+  return o;
+}
+
+/** Why an address cannot be a payout source right now, or null. */
+function unusable(tx: Tx, a: AddressRow, chain: string, merchantId: number, deleteSource: boolean): string | null {
+  if (a.chain !== chain) return "address is on another chain";
+  if (a.kind === "gas" || a.merchantId === null) return "gas wallets cannot be a payout source";
+  if (a.merchantId !== merchantId) return "address belongs to another merchant";
+  if (a.deletedAt !== null) return "address was deleted";
+  const open = unfinishedPayoutsFrom(tx, a.id);
+  if (open.some((p) => p.deleteSource)) return "address is being retired by an unfinished payout with deleteSourceAfterSuccess";
+  if (deleteSource && open.length) return "deleteSourceAfterSuccess needs a source without other unfinished payouts";
+  return null;
+}
+
+function checkSource(tx: Tx, adapter: ChainAdapter, merchantId: number, given: string, token: string, units: bigint, deleteSource: boolean): AddressRow {
+  const form = adapter.isValidAddress(given) ? adapter.normalizeAddress(given) : given;
+  const rows = tx.select().from(addresses).where(eq(addresses.address, form)).all();
+  const a = rows.find((r) => r.chain === adapter.chain) ?? rows[0];
+  if (!a) throw new AppError(53001, { fromAddress: given });
+  const why = unusable(tx, a, adapter.chain, merchantId, deleteSource);
+  if (why) throw new AppError(53002, { fromAddress: given, reason: why });
+  const { available } = addressBalance(tx, a.id, token);
+  if (available < units) throw new AppError(53005, { fromAddress: a.address, available: available.toString() });
+  return a;
+}
+
+/** The merchant's usable address with the most available balance that covers the amount; none: 53003. */
+function pickSource(tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, units: bigint, deleteSource: boolean): AddressRow {
+  let best: { a: AddressRow; available: bigint } | null = null;
+  for (const a of merchantAddresses(tx, merchantId, adapter.chain)) {
+    const { available } = addressBalance(tx, a.id, token);
+    if (available < units || (best && available <= best.available)) continue;
+    if (unusable(tx, a, adapter.chain, merchantId, deleteSource)) continue;
+    best = { a, available };
+  }
+  if (!best) throw new AppError(53003, { chainCode: adapter.chain, tokenSymbol: token });
+  return best.a;
+}
+
+export function getPayout(db: DbOrTx, merchantId: number, orderNo: string): PayoutOrderRow {
+  const o = db.select().from(payoutOrders).where(and(eq(payoutOrders.orderNo, orderNo), eq(payoutOrders.merchantId, merchantId))).get();
+  if (!o) throw new AppError(54001, { orderNo });
+  return o;
+}
+
+export function payoutById(db: DbOrTx, id: number): PayoutOrderRow {
+  return db.select().from(payoutOrders).where(eq(payoutOrders.id, id)).get()!;
+}
+
+/** `submit` (spec 4.7): only while submitted (else 54002); records the remark. The caller then runs an attempt. */
+export function requestSubmit(ctx: Pick<PayoutCtx, "db" | "clock">, merchantId: number, orderNo: string, remark: string | undefined): PayoutOrderRow {
+  return writeTx(ctx.db, (tx) => {
+    const o = getPayout(tx, merchantId, orderNo);
+    if (o.status !== "submitted") throw new AppError(54002, { orderNo, status: o.status });
+    if (remark === undefined) return o;
+    return tx.update(payoutOrders).set({ remark, updatedAt: ctx.clock.now() }).where(eq(payoutOrders.id, o.id)).returning().get();
+  });
+}
+
+function writeCallback(tx: Tx, o: PayoutOrderRow, now: number): void {
+  const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, o.merchantId)).get()!;
+  enqueueCallback(tx, {
+    merchantId: o.merchantId,
+    kind: "payout",
+    orderNo: o.orderNo,
+    status: o.status,
+    apiKeyId: o.apiKeyId,
+    url: o.notifyUrl,
+    payload: payoutCallbackPayload(o, m.uid),
+    now,
+  });
+}
+
+function stamps(to: PayoutStatus, event: PayoutEvent, now: number): Partial<PayoutOrderRow> {
+  switch (to) {
+    case "broadcasted":
+      return { broadcastedAt: now, lastError: null };
+    case "confirmed":
+      return { confirmedAt: now, lastError: null };
+    case "failed":
+      return { failedAt: now, failedStage: (event as { stage: FailedStage }).stage };
+    default:
+      return {};
+  }
+}
+
+/**
+ * The one funnel for status changes: the next status from the pure transition
+ * function, the row patch, the callback, and on confirmed the ledger entry,
+ * the fee debit and the source's soft-delete, all in the caller's transaction.
+ */
+export function applyPayoutEvent(tx: Tx, o: PayoutOrderRow, event: PayoutEvent, patch: Partial<PayoutOrderRow>, now: number): PayoutOrderRow {
+  const to = transition(o.status as PayoutStatus, event);
+  const row = tx
+    .update(payoutOrders)
+    .set({ ...patch, status: to, ...stamps(to, event, now), updatedAt: now })
+    .where(eq(payoutOrders.id, o.id))
+    .returning()
+    .get();
+  if (to === "confirmed") {
+    tx.insert(ledgerEntries)
+      .values({ addressId: o.fromAddressId, chain: o.chain, token: o.token, kind: "payout", amount: (-BigInt(o.amount)).toString(), refType: "payout_order", refId: o.orderNo, createdAt: now })
+      .onConflictDoNothing()
+      .run();
+    const fee = toMicro(BigInt(o.fee), o.decimals);
+    if (fee > 0n) moveFeeBalance(tx, o.merchantId, -fee, { kind: "payout_fee", refType: "payout_order", refId: o.orderNo, now });
+    if (o.deleteSourceAfterSuccess) {
+      tx.update(addresses).set({ deletedAt: now }).where(and(eq(addresses.id, o.fromAddressId), isNull(addresses.deletedAt))).run();
+    }
+  }
+  writeCallback(tx, row, now);
+  return row;
+}
+
+/** Non-status changes (stored signed tx, last error, attempts). */
+export function patchPayout(tx: Tx, id: number, patch: Partial<PayoutOrderRow>, now: number): PayoutOrderRow {
+  return tx.update(payoutOrders).set({ ...patch, updatedAt: now }).where(eq(payoutOrders.id, id)).returning().get();
+}
