@@ -6,7 +6,6 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { buildSignedRequest } from "../testing/signed-request";
 import { TestClock } from "../lib/clock";
 import { ERRORS } from "../http/errors";
-import { PAYOUT_ROUTES_LANDED } from "../testing/routes-landed";
 
 const SEED = 0x5eed_2026;
 const PLAIN = 1500;
@@ -55,7 +54,7 @@ const ROUTES = [
 ] as const;
 
 // Creation routes signed with invalid bodies.
-const SIGNED_PATHS = ["/openapi/payin/orders", "/openapi/payin/exclusive-bindings", ...(PAYOUT_ROUTES_LANDED ? ["/openapi/payout/orders"] : [])];
+const SIGNED_PATHS = ["/openapi/payin/orders", "/openapi/payin/exclusive-bindings", "/openapi/payout/orders"];
 
 /** Bodies that are valid JSON but can never pass validation of `path` (so nothing is created). */
 function invalidBody(r: ReturnType<typeof rng>, path: string): unknown {

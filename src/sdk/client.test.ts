@@ -3,7 +3,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { ApiError, StablegateClient, type PayinOrder } from "./client";
-import { PAYOUT_ROUTES_LANDED } from "../testing/routes-landed";
 
 let gw: TestGateway;
 let client: StablegateClient;
@@ -78,7 +77,7 @@ describe("pay-in methods against a real gateway", () => {
   });
 });
 
-describe.skipIf(!PAYOUT_ROUTES_LANDED)("payout methods against a real gateway", () => {
+describe("payout methods against a real gateway", () => {
   test("getPayoutOrder and submitPayoutOrder of an unknown order: 54001", async () => {
     expect((await failure(client.getPayoutOrder("PO-none"))).code).toBe(54001);
     expect((await failure(client.submitPayoutOrder("PO-none", { remark: "retry" }))).code).toBe(54001);
