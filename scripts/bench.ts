@@ -76,7 +76,7 @@ try {
     await Bun.sleep(30);
   }
   const baseline = await load(async (i) => {
-    const body = { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `bench-${i}`, amount: `${1 + (i % 1000)}.5`, notifyUrl: "https://shop.example/cb" };
+    const body = { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `bench-${i}`, amount: `${1 + (i % 1000)}.${String(i).padStart(6, "0").slice(-6)}`, notifyUrl: "https://shop.example/cb" };
     const ts = String(Date.now());
     const nonce = crypto.randomUUID();
     const cb = canonicalBody(body);

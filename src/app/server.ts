@@ -64,7 +64,7 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
   return baseApp(ctx.logger)
     .use(healthRoutes(ctx))
     .use(docsRoutes(() => ctx.publicUrl))
-    .use(payinRoutes(ctx, auth, () => runtime.kick()))
+    .use(payinRoutes(ctx, auth))
     .use(payoutRoutes(ctx, auth, runtime.payouts, () => runtime.kick()))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
     .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());

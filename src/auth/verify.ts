@@ -24,6 +24,8 @@ export interface Authenticated {
   /** Parsed JSON body (undefined for GET / empty body). */
   body: unknown;
   query: Array<[string, string]>;
+  nonce: string;
+  nonceExpiresAt: number;
 }
 
 export const NONCE_RE = /^[A-Za-z0-9_-]{1,128}$/;
@@ -31,7 +33,15 @@ const HEX64_RE = /^[0-9a-f]{64}$/;
 const TIMESTAMP_RE = /^\d{13}$/;
 const JSON_CT_RE = /^application\/json\s*(;.*)?$/;
 
+/** Steps 1-5: a verified request whose nonce is recorded (in its own commit). */
 export async function authenticate(deps: AuthDeps, req: Request): Promise<Authenticated> {
+  const v = await verifySignature(deps, req);
+  recordNonce(deps, v);
+  return v;
+}
+
+/** Steps 1-4; the caller records the nonce (recordNonce), possibly in its own transaction. */
+export async function verifySignature(deps: AuthDeps, req: Request): Promise<Authenticated> {
   const h = req.headers;
   const apiKey = (h.get("x-api-key") ?? "").trim();
   const uid = (h.get("x-merchant-uid") ?? "").trim();
@@ -75,15 +85,19 @@ export async function authenticate(deps: AuthDeps, req: Request): Promise<Authen
     (strictQuery !== plainQuery && safeEqualHex(signRequest(secret, { ...base, canonicalQuery: strictQuery }), sig));
   if (!ok) throw new AppError(20011);
 
-  // (5) record the nonce only now: one INSERT on the (merchant, nonce) primary
-  // key, so of concurrent requests with one nonce exactly one wins. Kept twice
-  // the tolerance: by then its timestamp is outside the window anyway.
+  return { merchant, key, body, query, nonce, nonceExpiresAt: now + 2 * deps.toleranceMs };
+}
+
+/**
+ * (5) Records the nonce: one INSERT on the (merchant, nonce) primary key, so of
+ * concurrent requests with one nonce exactly one wins; 20016 for the others.
+ * Kept twice the tolerance: by then its timestamp is outside the window anyway.
+ */
+export function recordNonce(deps: Pick<AuthDeps, "db">, a: Authenticated): void {
   const res = deps.db.$client
     .query("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
-    .run(merchant.id, nonce, now + 2 * deps.toleranceMs);
+    .run(a.merchant.id, a.nonce, a.nonceExpiresAt);
   if (res.changes !== 1) throw new AppError(20016);
-
-  return { merchant, key, body, query };
 }
 
 /** The path exactly as it appears in the request line (no URL normalisation). */

@@ -29,7 +29,12 @@ export function openDb(path: string): Db {
   return drizzle({ client: sqlite, schema }) as Db;
 }
 
-/** A write transaction that takes the write lock up front (no upgrade deadlocks). */
+/**
+ * A write transaction that takes the write lock up front (no upgrade deadlocks).
+ * Inside an open transaction (e.g. a request that records its nonce and its
+ * order in one commit) it joins that transaction instead of nesting.
+ */
 export function writeTx<T>(db: Db, fn: (tx: Tx) => T): T {
+  if (db.$client.inTransaction) return fn(db as unknown as Tx);
   return db.transaction(fn, { behavior: "immediate" });
 }

@@ -138,6 +138,8 @@ export const payinOrders = sqliteTable(
       .on(t.addressId, t.token, t.amount)
       .where(sql`mode = 'shared' AND status IN ('waiting_payment','detected','confirming')`),
     index("payin_status").on(t.status, t.expireAt),
+    // Matching a transfer: orders of this address, token and amount (open or expired).
+    index("payin_address_amount").on(t.addressId, t.token, t.amount),
     index("payin_binding").on(t.bindingId, t.createdAt),
   ],
 );

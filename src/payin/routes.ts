@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../app/context";
 import type { AuthDeps } from "../auth/verify";
-import { signed } from "../http/signed";
+import { signed, signedWrite } from "../http/signed";
 import { parse } from "../http/validate";
 import { invalid } from "../http/errors";
 import { BindingDetailQuery, CreateBindingBody, CreatePayinBody } from "./schemas";
@@ -19,17 +19,15 @@ export function viewDeps(ctx: AppContext): ViewDeps {
   };
 }
 
-export function payinRoutes(ctx: AppContext & PayinCtx, auth: AuthDeps, afterCommit: () => void = () => {}) {
+export function payinRoutes(ctx: AppContext & PayinCtx, auth: AuthDeps) {
   const views = viewDeps(ctx);
   return new Elysia({ prefix: "/openapi/payin" })
     .post(
       "/orders",
       ({ request }) =>
-        signed(auth, request, ({ merchant, key, body }) => {
+        signedWrite(auth, request, ({ merchant, key, body }) => {
           const input = parse(CreatePayinBody, body);
-          const order = createPayinOrder(ctx, merchant.id, key.id, input);
-          afterCommit();
-          return payinView(views, order);
+          return payinView(views, createPayinOrder(ctx, merchant.id, key.id, input));
         }),
       { parse: "none" },
     )
@@ -42,7 +40,7 @@ export function payinRoutes(ctx: AppContext & PayinCtx, auth: AuthDeps, afterCom
     .post(
       "/exclusive-bindings",
       ({ request }) =>
-        signed(auth, request, ({ merchant, body }) => {
+        signedWrite(auth, request, ({ merchant, body }) => {
           const input = parse(CreateBindingBody, body);
           return bindingView(ctx.db, ctx.publicUrl, upsertBinding(ctx, merchant.id, input));
         }),

@@ -1,7 +1,7 @@
 // Pay-in orders: creation, queries, and the one funnel every status change
 // goes through (applyPayinEvent), which writes the change and its callback in
 // the caller's transaction.
-import { and, asc, desc, eq, inArray, lte } from "drizzle-orm";
+import { and, asc, desc, eq, lte } from "drizzle-orm";
 import type { AppContext } from "../app/context";
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { bindings, merchants, payinOrders } from "../db/schema";
@@ -100,25 +100,12 @@ function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint
 
 /** A pool address with no open order of this token and amount; grow the pool up to its size; else 40105. */
 function pickSharedAddress(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, units: bigint, now: number) {
-  const pool = sharedPool(tx, merchantId, adapter.chain);
-  const busy = new Set(
-    tx
-      .select({ a: payinOrders.addressId })
-      .from(payinOrders)
-      .where(
-        and(
-          eq(payinOrders.merchantId, merchantId),
-          eq(payinOrders.chain, adapter.chain),
-          eq(payinOrders.mode, "shared"),
-          eq(payinOrders.token, token),
-          eq(payinOrders.amount, units.toString()),
-          inArray(payinOrders.status, ["waiting_payment", "detected", "confirming"]),
-        ),
-      )
-      .all()
-      .map((r) => r.a),
+  // One probe of the partial unique index per pool address (not a scan of the merchant's orders).
+  const busy = ctx.db.$client.query<{ one: number }, [string, string, string]>(
+    "SELECT 1 AS one FROM payin_orders WHERE address_id = ? AND token = ? AND amount = ? AND mode = 'shared' AND status IN ('waiting_payment','detected','confirming') LIMIT 1",
   );
-  const free = pool.find((a) => !busy.has(a.id));
+  const pool = sharedPool(tx, merchantId, adapter.chain);
+  const free = pool.find((a) => !busy.get(a.id, token, units.toString()));
   if (free) return free;
   if (pool.length < ctx.config.payin.shared_pool_size) return addSharedAddress(tx, adapter, ctx.seed, merchantId, now);
   throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });
