@@ -1,6 +1,7 @@
 // The outbox: a state change and its callback are written in one transaction
 // (callers pass their transaction). The delivery worker reads from here.
-import type { DbOrTx } from "../db/client";
+import { prepared, type DbOrTx } from "../db/client";
+import { sql } from "drizzle-orm";
 import { callbacks } from "../db/schema";
 import { newId } from "../lib/ids";
 import { kick } from "./worker";
@@ -21,23 +22,25 @@ export interface CallbackEvent {
 export function enqueueCallback(tx: DbOrTx, e: CallbackEvent): string {
   const id = newId("EV");
   const payload = JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
-  tx.insert(callbacks)
-    .values({
-      id,
-      merchantId: e.merchantId,
-      kind: e.kind,
-      orderNo: e.orderNo,
-      status: e.status,
-      apiKeyId: e.apiKeyId,
-      url: e.url,
-      payload,
-      state: "pending",
-      attempts: 0,
-      nextAttemptAt: e.now,
-      createdAt: e.now,
-      updatedAt: e.now,
-    })
-    .run();
+  const cols = ["id", "merchantId", "kind", "orderNo", "status", "apiKeyId", "url", "payload", "state", "attempts", "nextAttemptAt", "createdAt", "updatedAt"] as const;
+  const insert = prepared(tx, "enqueueCallback", (d) =>
+    d.insert(callbacks).values(Object.fromEntries(cols.map((c) => [c, sql.placeholder(c)])) as never).prepare(),
+  );
+  insert.run({
+    id,
+    merchantId: e.merchantId,
+    kind: e.kind,
+    orderNo: e.orderNo,
+    status: e.status,
+    apiKeyId: e.apiKeyId,
+    url: e.url,
+    payload,
+    state: "pending",
+    attempts: 0,
+    nextAttemptAt: e.now,
+    createdAt: e.now,
+    updatedAt: e.now,
+  });
   // The poll is deferred to a timer, so it runs after the caller's (synchronous) transaction commits.
   kick();
   return id;

@@ -7,10 +7,13 @@ import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
-/** The handle a transaction callback receives. */
-export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-/** Either a database or a transaction: services take this so they compose inside one transaction. */
-export type DbOrTx = Db | Tx;
+/**
+ * The handle a transaction callback receives. With one connection a transaction
+ * is simply "the database while BEGIN is open", so it is the same handle.
+ */
+export type Tx = Db;
+/** Services take this so they compose inside a caller's transaction. */
+export type DbOrTx = Db;
 
 export const PRAGMAS = [
   "PRAGMA journal_mode = WAL",
@@ -35,6 +38,17 @@ export function openDb(path: string): Db {
  * order in one commit) it joins that transaction instead of nesting.
  */
 export function writeTx<T>(db: Db, fn: (tx: Tx) => T): T {
-  if (db.$client.inTransaction) return fn(db as unknown as Tx);
-  return db.transaction(fn, { behavior: "immediate" });
+  if (db.$client.inTransaction) return fn(db);
+  return db.$client.transaction(() => fn(db)).immediate();
+}
+
+const preparedCache = new WeakMap<Database, Map<string, unknown>>();
+
+/** A statement built once per connection (hot paths: drizzle builds SQL on every call otherwise). */
+export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
+  let m = preparedCache.get(db.$client);
+  if (!m) preparedCache.set(db.$client, (m = new Map()));
+  let s = m.get(name) as T | undefined;
+  if (s === undefined) m.set(name, (s = build(db)));
+  return s;
 }

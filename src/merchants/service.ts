@@ -2,9 +2,9 @@
 // stored encrypted and found through a keyed hash. Rotation keeps the old key
 // valid for request signing during `auth.rotation_grace` and forever for
 // verifying callbacks of orders created under it.
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
-import { type Db, type DbOrTx, writeTx } from "../db/client";
+import { type Db, type DbOrTx, prepared, writeTx } from "../db/client";
 import { apiKeys, merchants } from "../db/schema";
 import type { Cipher } from "../secrets/cipher";
 import { maskApiKey } from "../lib/logger";
@@ -71,7 +71,7 @@ export function findMerchantByUid(db: DbOrTx, uid: string): Merchant | undefined
 }
 
 export function findMerchantById(db: DbOrTx, id: number): Merchant | undefined {
-  return db.select().from(merchants).where(eq(merchants.id, id)).get();
+  return prepared(db, "merchantById", (d) => d.select().from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id });
 }
 
 export function setMerchantStatus(deps: MerchantDeps, uid: string, status: "active" | "disabled"): Merchant {
@@ -111,7 +111,8 @@ export function currentKey(db: DbOrTx, merchantId: number): ApiKeyRow | undefine
 }
 
 export function findKeyByValue(deps: { db: DbOrTx; cipher: Cipher }, apiKey: string): ApiKeyRow | undefined {
-  return deps.db.select().from(apiKeys).where(eq(apiKeys.lookupHash, deps.cipher.lookupHash(apiKey.trim()))).get();
+  const q = prepared(deps.db, "keyByHash", (d) => d.select().from(apiKeys).where(eq(apiKeys.lookupHash, sql.placeholder("h"))).prepare());
+  return q.get({ h: deps.cipher.lookupHash(apiKey.trim()) });
 }
 
 export function keySecret(deps: { db: DbOrTx; cipher: Cipher }, keyId: string): string | undefined {

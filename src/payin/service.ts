@@ -1,9 +1,9 @@
 // Pay-in orders: creation, queries, and the one funnel every status change
 // goes through (applyPayinEvent), which writes the change and its callback in
 // the caller's transaction.
-import { and, asc, desc, eq, lte } from "drizzle-orm";
+import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { AppContext } from "../app/context";
-import { type DbOrTx, type Tx, writeTx } from "../db/client";
+import { type DbOrTx, prepared, type Tx, writeTx } from "../db/client";
 import { bindings, merchants, payinOrders } from "../db/schema";
 import { AppError, invalid } from "../http/errors";
 import { notifyUrlProblem } from "../http/notify-url";
@@ -56,32 +56,35 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
   checkNotifyUrl(ctx, input.notifyUrl);
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
-    const existing = tx.select().from(payinOrders).where(and(eq(payinOrders.merchantId, merchantId), eq(payinOrders.merchantOrderNo, input.merchantOrderNo))).get();
+    const byMerchantOrderNo = prepared(tx, "payinByMerchantOrderNo", (d) =>
+      d.select().from(payinOrders).where(and(eq(payinOrders.merchantId, sql.placeholder("m")), eq(payinOrders.merchantOrderNo, sql.placeholder("n")))).prepare(),
+    );
+    const existing = byMerchantOrderNo.get({ m: merchantId, n: input.merchantOrderNo });
     if (existing) return sameOrder(existing, adapter.chain, token.symbol, units, input.notifyUrl);
     const address = pickSharedAddress(ctx, tx, adapter, merchantId, token.symbol, units, now);
-    const row = tx
-      .insert(payinOrders)
-      .values({
-        orderNo: newOrderNo("PI", now),
-        merchantId,
-        merchantOrderNo: input.merchantOrderNo,
-        mode: "shared",
-        chain: adapter.chain,
-        token: token.symbol,
-        decimals: token.decimals,
-        amount: units.toString(),
-        addressId: address.id,
-        address: address.address,
-        notifyUrl: input.notifyUrl,
-        apiKeyId,
-        status: "waiting_payment",
-        checkoutToken: newToken(),
-        expireAt: now + ctx.ms.expireAfter,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
+    const values = {
+      orderNo: newOrderNo("PI", now),
+      merchantId,
+      merchantOrderNo: input.merchantOrderNo,
+      mode: "shared" as const,
+      chain: adapter.chain,
+      token: token.symbol,
+      decimals: token.decimals,
+      amount: units.toString(),
+      addressId: address.id,
+      address: address.address,
+      notifyUrl: input.notifyUrl,
+      apiKeyId,
+      status: "waiting_payment",
+      checkoutToken: newToken(),
+      expireAt: now + ctx.ms.expireAfter,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const insert = prepared(tx, "insertSharedPayin", (d) =>
+      d.insert(payinOrders).values(Object.fromEntries(Object.keys(values).map((k) => [k, sql.placeholder(k)])) as never).returning().prepare(),
+    );
+    const row = insert.get(values) as PayinOrderRow;
     writeCallback(tx, row, now);
     return row;
   });
@@ -123,7 +126,7 @@ export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
 }
 
 function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
-  const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, o.merchantId)).get()!;
+  const m = prepared(tx, "merchantUid", (d) => d.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id: o.merchantId })!;
   enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: "payin",

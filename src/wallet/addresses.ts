@@ -1,7 +1,7 @@
 // Gateway addresses: HD-derived per chain. Index 0 of every chain is the gas
 // wallet; merchant addresses take the next free index.
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import type { DbOrTx } from "../db/client";
+import { prepared, type DbOrTx } from "../db/client";
 import { addresses } from "../db/schema";
 import type { ChainAdapter, ChainCode, WatchSet } from "../chains/types";
 import { newId } from "../lib/ids";
@@ -32,12 +32,15 @@ export function gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, n
 
 /** The merchant's shared pool on a chain, oldest first (soft-deleted ones excluded). */
 export function sharedPool(tx: DbOrTx, merchantId: number, chain: ChainCode): AddressRow[] {
-  return tx
-    .select()
-    .from(addresses)
-    .where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, chain), eq(addresses.kind, "shared"), isNull(addresses.deletedAt)))
-    .orderBy(asc(addresses.derivationIndex))
-    .all();
+  const q = prepared(tx, "sharedPool", (d) =>
+    d
+      .select()
+      .from(addresses)
+      .where(and(eq(addresses.merchantId, sql.placeholder("m")), eq(addresses.chain, sql.placeholder("c")), eq(addresses.kind, "shared"), isNull(addresses.deletedAt)))
+      .orderBy(asc(addresses.derivationIndex))
+      .prepare(),
+  );
+  return q.all({ m: merchantId, c: chain });
 }
 
 export function addSharedAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, now: number): AddressRow {
