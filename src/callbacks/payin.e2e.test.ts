@@ -1,7 +1,9 @@
 // End to end with the pay-in flow: an order paid on the sandbox chain calls
 // the merchant back, in order, signed with the order's key.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import { verifyCallbackSignature } from "../auth/signing";
+import { verifyCallback } from "../sdk/callback";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { startReceiver } from "../testing/receiver";
@@ -36,6 +38,16 @@ test("a paid order's callbacks arrive in order, signed, with spec 6.3 fields", a
     const h = r.headers;
     expect(r.path).toBe("/payin");
     expect(verifyCallbackSignature(gw.merchant.apiKey, h["x-callback-timestamp"], h["x-callback-nonce"], r.raw, h["x-callback-signature"])).toBe(true);
+    // The merchant client's verifier, and an HMAC computed independently over the raw bytes.
+    expect(verifyCallback(r.raw, h, gw.merchant.apiKey)).toBe(true);
+    const independent = createHmac("sha256", gw.merchant.apiKey)
+      .update(Buffer.concat([Buffer.from(`${h["x-callback-timestamp"]}.${h["x-callback-nonce"]}.`), Buffer.from(r.raw)]))
+      .digest("hex");
+    expect(h["x-callback-signature"]).toBe(independent);
+    expect(h["x-callback-signature-algorithm"]).toBe("HMAC-SHA256");
+    expect(h["x-callback-signature-version"]).toBe("v1");
+    // A body re-serialized after receipt must fail.
+    expect(verifyCallback(JSON.stringify(JSON.parse(r.text), null, 2), h, gw.merchant.apiKey)).toBe(false);
   }
   const done = bodies.at(-1);
   expect(done).toMatchObject({ merchantUid: gw.merchant.uid, orderNo: o.orderNo, merchantOrderNo: "E2E-1", chainCode: "TRON", tokenSymbol: "USDT" });
