@@ -11,7 +11,7 @@ deps:
 
 # Start the gateway on the embedded default (all chains in sandbox mode, data in ./data).
 run: deps
-	@"$(BUN)" src/main.ts serve $(ARGS)
+	@"$(BUN)" src/main.ts serve --demo $(ARGS)
 
 migrate: deps
 	@"$(BUN)" src/main.ts migrate $(ARGS)
