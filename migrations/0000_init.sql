@@ -13,7 +13,7 @@ CREATE TABLE `addresses` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `addresses_chain_index` ON `addresses` (`chain`,`derivation_index`);--> statement-breakpoint
 CREATE UNIQUE INDEX `addresses_chain_address` ON `addresses` (`chain`,`address`);--> statement-breakpoint
-CREATE UNIQUE INDEX `addresses_exclusive_key` ON `addresses` (`merchant_id`,`chain`,`bind_key`) WHERE kind = 'exclusive';--> statement-breakpoint
+CREATE UNIQUE INDEX `addresses_exclusive_key` ON `addresses` (`merchant_id`,`chain`,`bind_key`) WHERE kind = 'exclusive' AND deleted_at IS NULL;--> statement-breakpoint
 CREATE INDEX `addresses_merchant` ON `addresses` (`merchant_id`,`chain`,`kind`);--> statement-breakpoint
 CREATE TABLE `api_keys` (
 	`id` text PRIMARY KEY NOT NULL,

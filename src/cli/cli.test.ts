@@ -159,3 +159,26 @@ describe("serve --demo (what `make run` starts)", () => {
     expect(again.stderr()).not.toContain(key!);
   });
 });
+
+describe("make run", () => {
+  test("serves /healthz and prints the demo credentials on first start", async () => {
+    const s = await setup();
+    const proc = Bun.spawn(["make", "-s", "run", `ARGS=--config ${s.configPath}`], { cwd: join(import.meta.dir, "..", ".."), env: s.env, stdout: "pipe", stderr: "pipe" });
+    try {
+      let out = "";
+      const reader = proc.stdout.getReader();
+      const deadline = Date.now() + 30_000;
+      while (!/API key:\s+mch_/.test(out) && Date.now() < deadline) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        out += new TextDecoder().decode(value);
+      }
+      expect(out).toMatch(/merchant UID:\s+M\d{7}/);
+      expect(out).toMatch(/API key:\s+mch_[0-9a-f]{64}/);
+      expect((await fetch(s.url + "/healthz")).status).toBe(200);
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+  });
+});

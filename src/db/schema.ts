@@ -73,7 +73,8 @@ export const addresses = sqliteTable(
   (t) => [
     uniqueIndex("addresses_chain_index").on(t.chain, t.derivationIndex),
     uniqueIndex("addresses_chain_address").on(t.chain, t.address),
-    uniqueIndex("addresses_exclusive_key").on(t.merchantId, t.chain, t.bindKey).where(sql`kind = 'exclusive'`),
+    // One live exclusive address per (merchant, chain, bindKey); a soft-deleted one is replaced.
+    uniqueIndex("addresses_exclusive_key").on(t.merchantId, t.chain, t.bindKey).where(sql`kind = 'exclusive' AND deleted_at IS NULL`),
     index("addresses_merchant").on(t.merchantId, t.chain, t.kind),
   ],
 );

@@ -34,6 +34,8 @@ export function upsertBinding(ctx: PayinCtx, merchantId: number, input: CreateBi
       .get();
     if (existing) {
       const set: Partial<BindingRow> = {};
+      // Its address was retired (payout with deleteSourceAfterSuccess): the binding moves to a fresh one.
+      if (addressById(tx, existing.addressId)?.deletedAt) set.addressId = exclusiveAddress(tx, adapter, ctx.seed, merchantId, input.bindKey, now).id;
       if (input.label !== undefined) set.label = input.label;
       if (input.notifyUrl !== undefined) set.notifyUrl = input.notifyUrl;
       if (!Object.keys(set).length) return existing;

@@ -168,6 +168,12 @@ describe("payouts on the sandbox", () => {
     expect([e.httpStatus, e.code]).toEqual([422, 53002]);
     const e2 = await err(payout(m.client, { toAddress: randomAddress("TRON"), amount: "1" }));
     expect(e2.code).toBe(53003);
+    // The binding whose address was retired gets a fresh address: no new pay-ins to the retired one.
+    const before = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: row.bindKey } });
+    const b = await m.client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${row.bindKey}`, { query: { chainCode: "TRON", tokenSymbol: "USDT" } });
+    expect(before.bindingId).toBe(b.bindingId); // the same binding...
+    expect(b.address).not.toBe(from); // ...on a fresh address
+    expect(b.address).toMatch(/^T/);
   });
 
   test("a permanent broadcast failure fails the order at stage broadcast and keeps a deleteSource source; reconciliation reports the ledger/chain gap", async () => {

@@ -47,12 +47,17 @@ export function addSharedAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8A
   return insertAddress(tx, { adapter, seed, merchantId, kind: "shared", index: nextIndex(tx, adapter.chain), now });
 }
 
-/** One address per (merchant, chain, bindKey): USDT and USDC bindings share it. */
+/**
+ * The live address of (merchant, chain, bindKey): USDT and USDC bindings share it.
+ * A soft-deleted one (retired by a payout) is replaced by a fresh address.
+ */
 export function exclusiveAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, bindKey: string, now: number): AddressRow {
   const existing = tx
     .select()
     .from(addresses)
-    .where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, adapter.chain), eq(addresses.kind, "exclusive"), eq(addresses.bindKey, bindKey)))
+    .where(
+      and(eq(addresses.merchantId, merchantId), eq(addresses.chain, adapter.chain), eq(addresses.kind, "exclusive"), eq(addresses.bindKey, bindKey), isNull(addresses.deletedAt)),
+    )
     .get();
   return existing ?? insertAddress(tx, { adapter, seed, merchantId, kind: "exclusive", index: nextIndex(tx, adapter.chain), bindKey, now });
 }
