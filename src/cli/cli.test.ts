@@ -43,6 +43,14 @@ describe("CLI", () => {
     expect(cli(s, "frobnicate").code).not.toBe(0);
   });
 
+  test("wallet gas lists a gas wallet address per enabled chain, the same on every call", async () => {
+    const s = await setup();
+    const a = JSON.parse(cli(s, "wallet", "gas", "--json").stdout);
+    expect(a.map((r: { chainCode: string }) => r.chainCode)).toEqual(["TRON", "BSC", "SOL"]);
+    expect(a[1].address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(JSON.parse(cli(s, "wallet", "gas", "--json").stdout)).toEqual(a);
+  });
+
   test("--version prints the version", () => {
     const r = runCli(["--version"], process.env as Record<string, string>);
     expect(r.stdout.trim()).toBe(VERSION);

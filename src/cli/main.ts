@@ -11,6 +11,9 @@ import { parseDuration } from "../lib/duration";
 import { VERSION } from "../version";
 import { makeChains } from "../chains/registry";
 import { ensureDemoMerchant } from "./demo";
+import { gasWallet } from "../wallet/addresses";
+import { writeTx } from "../db/client";
+import { silentLogger } from "../lib/logger";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 
 const USAGE = `stablegate ${VERSION}
@@ -21,6 +24,7 @@ usage: stablegate <command> [--config PATH]
   merchant list [--json]
   merchant disable UID | merchant enable UID
   key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
+  wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
   callbacks list [--failed] [--json] recent callbacks (--failed: only those that gave up)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
   backup --out FILE                  consistent online copy of the database
@@ -97,6 +101,14 @@ export async function main(argv: string[]): Promise<number> {
           return 0;
         }
         throw new UsageError(`unknown callbacks command: ${sub ?? "(none)"}`);
+      }
+      case "wallet": {
+        if (sub !== "gas") throw new UsageError("usage: wallet gas [--json]");
+        const ctx = createContext({ loaded, makeChains, logger: silentLogger });
+        const rows = [...ctx.chains.values()].map((a) => ({ chainCode: a.chain, mode: a.mode, address: writeTx(ctx.db, (tx) => gasWallet(tx, a, ctx.seed, systemClock.now())).address }));
+        if (flags.json) console.log(JSON.stringify(rows));
+        else for (const r of rows) console.log(`${r.chainCode}	${r.mode}	${r.address}`);
+        return 0;
       }
       case "backup": {
         if (typeof flags.out !== "string") throw new UsageError("backup needs --out FILE");
