@@ -5,6 +5,9 @@ set -uo pipefail
 BUN="${BUN:-bun}"
 mkdir -p test-output
 log=test-output/bun-test.log
+# Types first: the project is TypeScript strict, and a type error fails the run.
+echo "typecheck: tsc --noEmit" >&2
+if ! "$BUN" x tsc --noEmit; then echo "tests: 0 passed, 1 failed (typecheck)"; exit 1; fi
 "$BUN" test "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 pass=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
