@@ -4,6 +4,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { verifyCallbackSignature } from "../auth/signing";
 import { verifyCallback } from "../sdk/callback";
+import { Value } from "@sinclair/typebox/value";
+import { PayinCallbackPayload } from "../payin/schemas";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { startReceiver } from "../testing/receiver";
@@ -49,6 +51,8 @@ test("a paid order's callbacks arrive in order, signed, with spec 6.3 fields", a
     // A body re-serialized after receipt must fail.
     expect(verifyCallback(JSON.stringify(JSON.parse(r.text), null, 2), h, gw.merchant.apiKey)).toBe(false);
   }
+  // Every body is what the OpenAPI document promises.
+  for (const b of bodies) expect([...Value.Errors(PayinCallbackPayload, b)].map((e) => e.path)).toEqual([]);
   const done = bodies.at(-1);
   expect(done).toMatchObject({ merchantUid: gw.merchant.uid, orderNo: o.orderNo, merchantOrderNo: "E2E-1", chainCode: "TRON", tokenSymbol: "USDT" });
   expect(typeof done.paidAmount).toBe("string");

@@ -3,8 +3,8 @@
 // so the reference cannot drift from what the gateway accepts.
 import type { TSchema } from "@sinclair/typebox";
 import { Type as T } from "@sinclair/typebox";
-import { BindingDetailQuery, BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinOrderView } from "../payin/schemas";
-import { CreatePayoutBody, PayoutOrderView, SubmitPayoutBody } from "../payout/schemas";
+import { BindingDetailQuery, BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinCallbackPayload, PayinOrderView } from "../payin/schemas";
+import { CreatePayoutBody, PayoutCallbackPayload, PayoutOrderView, SubmitPayoutBody } from "../payout/schemas";
 import { ERRORS, type ErrorCode } from "./errors";
 import { VERSION } from "../version";
 
@@ -72,40 +72,6 @@ const FailureBodySchema = T.Object(
   { description: "Body of every failure (spec 7)" },
 );
 
-const PayinCallback = T.Object({
-  merchantUid: T.String(),
-  orderNo: T.String(),
-  merchantOrderNo: T.String(),
-  mode: T.String({ description: "`shared` (ordinary order) or `exclusive` (deposit to an exclusive wallet)" }),
-  businessType: T.String({ description: "`payin_order` or `exclusive_deposit`" }),
-  bindKey: T.Union([T.String(), T.Null()]),
-  expectedAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
-  paidAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
-  chainCode: T.String(),
-  tokenSymbol: T.String(),
-  txHash: T.Union([T.String(), T.Null()]),
-  fromAddress: T.Union([T.String(), T.Null()]),
-  status: T.String({ description: "pay-in status; `completed` is final success" }),
-  eventId: T.String({ description: "stable across redeliveries of one event" }),
-  eventTime: T.String({ format: "date-time" }),
-});
-
-const PayoutCallback = T.Object({
-  merchantUid: T.String(),
-  orderNo: T.String(),
-  merchantOrderNo: T.String(),
-  chainCode: T.String(),
-  tokenSymbol: T.String(),
-  fromAddress: T.String(),
-  toAddress: T.String(),
-  txHash: T.Union([T.String(), T.Null()]),
-  amount: T.String({ description: "decimal string" }),
-  status: T.String({ description: "payout status; `confirmed` final success, `failed` final failure" }),
-  failedStage: T.Optional(T.Union([T.String(), T.Null()], { description: "`submit`, `broadcast` or `confirm`" })),
-  eventId: T.String(),
-  eventTime: T.String({ format: "date-time" }),
-});
-
 const SCHEMAS: Record<string, TSchema> = {
   CreatePayinOrder: CreatePayinBody,
   PayinOrder: PayinOrderView,
@@ -116,8 +82,8 @@ const SCHEMAS: Record<string, TSchema> = {
   SubmitPayoutOrder: SubmitPayoutBody,
   PayoutOrder: PayoutOrderView,
   Failure: FailureBodySchema,
-  PayinCallback,
-  PayoutCallback,
+  PayinCallbackPayload,
+  PayoutCallbackPayload,
 };
 
 const ref = (name: keyof typeof SCHEMAS & string) => ({ $ref: `#/components/schemas/${name}` });
@@ -279,7 +245,7 @@ function operation(e: EndpointSpec): Operation {
   return op;
 }
 
-function callbackWebhook(name: "PayinCallback" | "PayoutCallback", summary: string) {
+function callbackWebhook(name: "PayinCallbackPayload" | "PayoutCallbackPayload", summary: string) {
   const headers: Array<[string, string]> = [
     ["x-callback-timestamp", "Millisecond timestamp"],
     ["x-callback-nonce", "Random string, fresh per delivery"],
@@ -319,8 +285,8 @@ export function buildOpenApiDoc(serverUrl: string): OpenApiDoc {
     ],
     paths,
     webhooks: {
-      payinCallback: callbackWebhook("PayinCallback", "Pay-in status callback"),
-      payoutCallback: callbackWebhook("PayoutCallback", "Payout status callback"),
+      payinCallback: callbackWebhook("PayinCallbackPayload", "Pay-in status callback"),
+      payoutCallback: callbackWebhook("PayoutCallbackPayload", "Payout status callback"),
     },
     components: {
       schemas: Object.fromEntries(Object.entries(SCHEMAS).map(([k, s]) => [k, jsonSchema(s)])),

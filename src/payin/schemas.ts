@@ -102,3 +102,23 @@ export const BindingDetailView = T.Composite([
     ),
   }),
 ]);
+
+/** Pay-in callback body (spec 6.3), as src/payin/views.ts payinCallbackPayload writes it. */
+export const PayinCallbackPayload = T.Object({
+  merchantUid: T.String(),
+  orderNo: T.String(),
+  merchantOrderNo: T.String(),
+  mode: T.String({ description: "`shared` (ordinary order) or `exclusive` (deposit to an exclusive wallet)" }),
+  businessType: T.String({ description: "`payin_order` or `exclusive_deposit`" }),
+  bindKey: T.Union([T.String(), T.Null()]),
+  expectedAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
+  paidAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
+  chainCode: T.String(),
+  tokenSymbol: T.String(),
+  txHash: T.Union([T.String(), T.Null()]),
+  fromAddress: T.Union([T.String(), T.Null()]),
+  status: T.String({ description: "pay-in status; `completed` is final success" }),
+  confirmations: T.Integer({ description: "confirmations of the paying transfer so far" }),
+  eventId: T.String({ description: "stable across redeliveries of one event" }),
+  eventTime: T.String({ format: "date-time" }),
+});

@@ -1,3 +1,5 @@
+import { Value } from "@sinclair/typebox/value";
+import { PayoutCallbackPayload } from "./schemas";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -81,6 +83,8 @@ describe("payouts on the sandbox", () => {
 
     const cbs = callbacksOf(o.orderNo);
     expect(cbs.map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
+    // Every body is what the OpenAPI document promises.
+    for (const c of cbs) expect([...Value.Errors(PayoutCallbackPayload, c.payload)].map((e) => e.path)).toEqual([]);
     expect(cbs[2].payload).toMatchObject({
       merchantUid: m.uid,
       orderNo: o.orderNo,

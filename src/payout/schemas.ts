@@ -38,3 +38,20 @@ export const PayoutOrderView = T.Object({
   confirmedAt: Ts,
   failedAt: Ts,
 });
+
+/** Payout callback body (spec 6.3), as src/payout/views.ts payoutCallbackPayload writes it. */
+export const PayoutCallbackPayload = T.Object({
+  merchantUid: T.String(),
+  orderNo: T.String(),
+  merchantOrderNo: T.String(),
+  chainCode: T.String(),
+  tokenSymbol: T.String(),
+  fromAddress: T.String(),
+  toAddress: T.String(),
+  txHash: T.Union([T.String(), T.Null()]),
+  amount: T.String({ description: "decimal string" }),
+  status: T.String({ description: "payout status; `confirmed` final success, `failed` final failure" }),
+  failedStage: T.Optional(T.Union([T.String(), T.Null()], { description: "`submit`, `broadcast` or `confirm`" })),
+  eventId: T.String(),
+  eventTime: T.String({ format: "date-time" }),
+});
