@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { resolveTarget, TargetRefused } from "./target";
+import { notifyUrlProblem } from "../http/notify-url";
 
 // DNS answers injected per host so no test touches a real resolver.
 const dns: Record<string, string[]> = {
@@ -31,6 +32,14 @@ describe("resolveTarget refuses", () => {
     ["link-local metadata", "http://meta.example/", /169\.254\.169\.254/],
     ["unique-local v6", "http://ula.example/", /fd00::1/],
     ["v4-mapped private", "http://mapped.example/", /private address/],
+    // URL parsing rewrites [::ffff:127.0.0.1] to [::ffff:7f00:1]; all of these reach an IPv4 host that is not public.
+    ["v4-mapped loopback literal (hex form)", "http://[::ffff:127.0.0.1]:9000/cb", /private address/],
+    ["v4-mapped metadata literal", "http://[::ffff:169.254.169.254]/latest/meta-data", /private address/],
+    ["v4-compatible loopback literal", "http://[::127.0.0.1]/cb", /private address/],
+    ["NAT64 private literal", "http://[64:ff9b::10.0.0.1]/cb", /private address/],
+    ["6to4 loopback literal", "http://[2002:7f00:1::]/cb", /private address/],
+    ["v6 link-local literal", "http://[fe80::1]/cb", /private address/],
+    ["v6 multicast literal", "http://[ff02::1]/cb", /private address/],
     ["unresolvable", "https://nowhere.example/cb", /cannot resolve callback host nowhere\.example/],
   ];
   for (const [name, url, msg] of cases) {
@@ -60,5 +69,16 @@ describe("resolveTarget connects to the checked address", () => {
   });
   test("scheme is still checked when private targets are allowed", async () => {
     await expect(resolveTarget("file:///etc/passwd", true, lookup)).rejects.toThrow(/http or https/);
+  });
+});
+
+describe("notifyUrl check at order creation (10001)", () => {
+  test("IPv4 hidden in an IPv6 literal is judged by the IPv4 it reaches", () => {
+    for (const bad of ["http://[::ffff:127.0.0.1]:9000/cb", "http://[::ffff:7f00:1]/cb", "http://[::ffff:a9fe:a9fe]/", "http://[::ffff:10.0.0.1]/"]) {
+      expect(notifyUrlProblem(bad, false)).toBe("must be a public address");
+    }
+    for (const ok of ["http://[::ffff:93.184.216.34]/cb", "http://[2606:2800:220:1:248:1893:25c8:1946]/cb", "https://shop.example/cb"]) {
+      expect(notifyUrlProblem(ok, false)).toBeNull();
+    }
   });
 });
