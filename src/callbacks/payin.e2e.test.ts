@@ -59,3 +59,26 @@ test("a paid order's callbacks arrive in order, signed, with spec 6.3 fields", a
   expect(done.eventId).toMatch(/^EV/);
   expect(new Set(bodies.map((b) => b.eventId)).size).toBe(bodies.length);
 });
+
+test("an order created after `key rotate`, even by a request signed with the old key, calls back signed with the new key", async () => {
+  const { rotateKey } = await import("../merchants/service");
+  const { StablegateClient } = await import("../sdk/client");
+  const m = gw.newMerchant("rotating");
+  const before = await m.client.request<Record<string, any>>("POST", "/openapi/payin/orders", {
+    body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "ROT-1", amount: "3", notifyUrl: rx.url + "/rot" },
+  });
+  const { apiKey: newKey } = rotateKey({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => gw.ctx.clock.now() }, m.uid, 60_000);
+  // The old key still signs requests during the grace period.
+  const after = await m.client.request<Record<string, any>>("POST", "/openapi/payin/orders", {
+    body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "ROT-2", amount: "4", notifyUrl: rx.url + "/rot" },
+  });
+  const fresh = new StablegateClient({ baseUrl: gw.url, merchantUid: m.uid, apiKey: newKey });
+  expect((await fresh.request<Record<string, any>>("GET", `/openapi/payin/orders/${after.orderNo}`)).orderNo).toBe(after.orderNo);
+  const reqs = await rx.waitFor((r) => [before.orderNo, after.orderNo].every((no) => r.some((x) => x.text.includes(no))), 10_000);
+  const signedWith = (orderNo: string) => {
+    const r = reqs.find((x) => x.text.includes(orderNo))!;
+    return { old: verifyCallback(r.raw, r.headers, m.apiKey), new: verifyCallback(r.raw, r.headers, newKey) };
+  };
+  expect(signedWith(before.orderNo)).toEqual({ old: true, new: false });
+  expect(signedWith(after.orderNo)).toEqual({ old: false, new: true });
+});

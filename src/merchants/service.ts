@@ -110,6 +110,15 @@ export function currentKey(db: DbOrTx, merchantId: number): ApiKeyRow | undefine
     .get();
 }
 
+/**
+ * The key an order's callbacks are signed with: the merchant's current key when
+ * the order is created, even if the request was signed with a rotated key still
+ * in its grace period (spec 5: "the key in force when the order was created").
+ */
+export function keyInForce(db: DbOrTx, merchantId: number, requestKeyId: string): string {
+  return currentKey(db, merchantId)?.id ?? requestKeyId;
+}
+
 export function findKeyByValue(deps: { db: DbOrTx; cipher: Cipher }, apiKey: string): ApiKeyRow | undefined {
   const q = prepared(deps.db, "keyByHash", (d) => d.select().from(apiKeys).where(eq(apiKeys.lookupHash, sql.placeholder("h"))).prepare());
   return q.get({ h: deps.cipher.lookupHash(apiKey.trim()) });

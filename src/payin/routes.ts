@@ -1,5 +1,6 @@
 // /openapi pay-in routes (spec 4.1-4.4). Handlers: parse -> service -> view.
 import { Elysia } from "elysia";
+import { keyInForce } from "../merchants/service";
 import type { AppContext } from "../app/context";
 import type { AuthDeps } from "../auth/verify";
 import { signed, signedWrite } from "../http/signed";
@@ -27,7 +28,7 @@ export function payinRoutes(ctx: AppContext & PayinCtx, auth: AuthDeps) {
       ({ request }) =>
         signedWrite(auth, request, ({ merchant, key, body }) => {
           const input = parse(CreatePayinBody, body);
-          return payinView(views, createPayinOrder(ctx, merchant.id, key.id, input));
+          return payinView(views, createPayinOrder(ctx, merchant.id, keyInForce(ctx.db, merchant.id, key.id), input));
         }),
       { parse: "none" },
     )

@@ -1,5 +1,6 @@
 // /openapi payout routes (spec 4.5-4.7). Handlers: parse -> service -> view.
 import { Elysia } from "elysia";
+import { keyInForce } from "../merchants/service";
 import type { AuthDeps } from "../auth/verify";
 import { signed } from "../http/signed";
 import { parse } from "../http/validate";
@@ -15,7 +16,7 @@ export function payoutRoutes(ctx: PayoutCtx, auth: AuthDeps, executor: PayoutExe
       ({ request }) =>
         signed(auth, request, async ({ merchant, key, body }) => {
           const input = parse(CreatePayoutBody, body);
-          const { order, created } = createPayout(ctx, merchant.id, key.id, input);
+          const { order, created } = createPayout(ctx, merchant.id, keyInForce(ctx.db, merchant.id, key.id), input);
           afterCommit();
           // The first automatic submission runs before answering (spec 3.2: the status may be beyond submitted).
           return payoutView(created ? await executor.attempt(order.id) : order);
