@@ -43,6 +43,17 @@ describe("block time decides, not watcher or expiry-job timing", () => {
     expect((await get(o.orderNo)).status).toBe("completed");
   });
 
+  test("a late payment seen before the expiry job ran still settles as risk_settled", async () => {
+    const o = await create("1.02");
+    clock.advance(31 * MIN);
+    // The watcher sees the late transfer while the order is still waiting_payment (expiry job not run yet).
+    const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "1.02" });
+    expect(dispositionOf(tx.txHash)).toBe("late");
+    expireDueOrders(gw.ctx);
+    await sb.mine("TRON", 2);
+    expect(await get(o.orderNo)).toMatchObject({ status: "risk_settled", paidAmount: "1.020000", txHash: tx.txHash });
+  });
+
   // An expired order whose on-time payment the watcher sees late is paid (DESIGN 5), even when a new
   // order of the same amount took its place on the pool address meanwhile (inside or past the
   // clock-skew allowance), and the watcher does not choke on it.

@@ -79,10 +79,10 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
 
   const onTime = (o: PayinOrderRow) => o.expireAt === null || t.blockTime <= o.expireAt;
 
-  // A transfer that paid an order before a reorg goes back to that order.
+  // A transfer that paid an order before a reorg goes back to that order (if it still lands on time).
   if (t.payinOrderId) {
     const prev = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
-    if (prev && prev.transferId === null && (prev.status === "waiting_payment" || (prev.status === "expired" && onTime(prev)))) {
+    if (prev && prev.transferId === null && (prev.status === "waiting_payment" || prev.status === "expired") && onTime(prev)) {
       applyPayinEvent(tx, prev, { type: "paid", senderDenied: denied }, paidPatch(t), now);
       return setDisposition(tx, t, "matched", prev.id);
     }
@@ -115,9 +115,11 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
     applyPayinEvent(tx, paidOnTime, { type: "paid", senderDenied: denied }, paidPatch(t), now);
     return setDisposition(tx, t, "matched", paidOnTime.id);
   }
-  // Late: after expireAt but within the late window; settles (risk_settled) once final.
-  const late = candidates.find((o) => o.status === "expired" && o.expireAt !== null && t.blockTime > o.expireAt && t.blockTime <= o.expireAt + ctx.ms.lateWindow);
+  // Late: after expireAt but within the late window; settles (risk_settled) once final. The order
+  // may still be waiting_payment when the expiry job has not reached it yet: block time decides.
+  const late = candidates.find((o) => o.expireAt !== null && t.blockTime > o.expireAt && t.blockTime <= o.expireAt + ctx.ms.lateWindow);
   if (late) {
+    if (late.status === "waiting_payment") applyPayinEvent(tx, late, { type: "expire" }, {}, now);
     tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, late.id)).run();
     return setDisposition(tx, t, "late", late.id);
   }
