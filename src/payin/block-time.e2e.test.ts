@@ -6,6 +6,7 @@ import { sandboxClient } from "../testing/sandbox";
 import { TestClock } from "../lib/clock";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { expireDueOrders } from "./service";
+import { denySender } from "./operator";
 import { toBaseUnits } from "../lib/money";
 
 type Order = Record<string, any>;
@@ -79,5 +80,16 @@ describe("block time decides, not watcher or expiry-job timing", () => {
     await sb.mine("TRON", 2);
     expect((await get(e.orderNo)).status).toBe("completed");
     expect(await get(later.orderNo)).toMatchObject({ status: "completed", txHash: own.txHash });
+  });
+
+  test("a late payment from a deny-listed sender is frozen, not settled", async () => {
+    const o = await create("1.04");
+    clock.advance(31 * MIN);
+    expireDueOrders(gw.ctx);
+    const sender = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
+    denySender(gw.ctx, "TRON", sender);
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "1.04", fromAddress: sender });
+    await sb.mine("TRON", 3);
+    expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
   });
 });

@@ -119,8 +119,10 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   // may still be waiting_payment when the expiry job has not reached it yet: block time decides.
   const late = candidates.find((o) => o.expireAt !== null && t.blockTime > o.expireAt && t.blockTime <= o.expireAt + ctx.ms.lateWindow);
   if (late) {
-    if (late.status === "waiting_payment") applyPayinEvent(tx, late, { type: "expire" }, {}, now);
-    tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, late.id)).run();
+    const expired = late.status === "waiting_payment" ? applyPayinEvent(tx, late, { type: "expire" }, {}, now) : late;
+    // A deny-listed sender freezes a late payment too, instead of letting it settle.
+    if (denied) applyPayinEvent(tx, expired, { type: "paid", senderDenied: true }, paidPatch(t), now);
+    else tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, late.id)).run();
     return setDisposition(tx, t, "late", late.id);
   }
   setDisposition(tx, t, "unmatched", null);
