@@ -134,8 +134,14 @@ export const payinOrders = sqliteTable(
   },
   (t) => [
     uniqueIndex("payin_merchant_order").on(t.merchantId, t.merchantOrderNo),
-    // Amount uniqueness on a shared address among open orders (DESIGN 5).
+    // Amount uniqueness on a shared address among waiting orders. Not over every open state: an
+    // expired order whose on-time payment is seen late is paid (DESIGN 5) even when a new order of
+    // the same amount took the slot meanwhile; the create path still checks all open states.
     uniqueIndex("payin_open_amount")
+      .on(t.addressId, t.token, t.amount)
+      .where(sql`mode = 'shared' AND status = 'waiting_payment'`),
+    // The create path's probe: is this amount open on this address?
+    index("payin_open_amount_probe")
       .on(t.addressId, t.token, t.amount)
       .where(sql`mode = 'shared' AND status IN ('waiting_payment','detected','confirming')`),
     index("payin_status").on(t.status, t.expireAt),

@@ -77,10 +77,12 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   if (kind === "gas") return setDisposition(tx, t, "gas_funding", null);
   const denied = isDenied(tx, t.chain, t.fromAddress);
 
-  // A transfer that paid an order before a reorg goes back to that order.
+  const onTime = (o: PayinOrderRow) => o.expireAt === null || t.blockTime <= o.expireAt;
+
+  // A transfer that paid an order before a reorg goes back to that order (if it still lands on time).
   if (t.payinOrderId) {
     const prev = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
-    if (prev && prev.transferId === null && (prev.status === "waiting_payment" || (prev.status === "expired" && (prev.expireAt === null || t.blockTime <= prev.expireAt)))) {
+    if (prev && prev.transferId === null && (prev.status === "waiting_payment" || prev.status === "expired") && onTime(prev)) {
       applyPayinEvent(tx, prev, { type: "paid", senderDenied: denied }, paidPatch(t), now);
       return setDisposition(tx, t, "matched", prev.id);
     }
@@ -104,18 +106,23 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
     )
     .orderBy(desc(payinOrders.createdAt))
     .all();
-  // On time: block time no later than expireAt. An open order wins over one the expiry job already closed.
-  const onTime =
-    candidates.find((o) => o.status === "waiting_payment" && t.blockTime <= (o.expireAt ?? Infinity)) ??
-    candidates.find((o) => o.status === "expired" && t.blockTime <= (o.expireAt ?? Infinity));
-  if (onTime) {
-    applyPayinEvent(tx, onTime, { type: "paid", senderDenied: denied }, paidPatch(t), now);
-    return setDisposition(tx, t, "matched", onTime.id);
+  // On time: block time no later than expireAt. An order that existed at the block wins over one
+  // created after it (inside the clock-skew allowance); then an open order wins over one the
+  // expiry job already closed. Candidates come newest first and the sort is stable.
+  const rank = (o: PayinOrderRow) => (o.createdAt <= t.blockTime ? 0 : 2) + (o.status === "waiting_payment" ? 0 : 1);
+  const paidOnTime = candidates.filter(onTime).sort((a, b) => rank(a) - rank(b))[0];
+  if (paidOnTime) {
+    applyPayinEvent(tx, paidOnTime, { type: "paid", senderDenied: denied }, paidPatch(t), now);
+    return setDisposition(tx, t, "matched", paidOnTime.id);
   }
-  // Late: after expireAt but within the late window; settles (risk_settled) once final.
-  const late = candidates.find((o) => o.status === "expired" && o.expireAt !== null && t.blockTime > o.expireAt && t.blockTime <= o.expireAt + ctx.ms.lateWindow);
+  // Late: after expireAt but within the late window; settles (risk_settled) once final. The order
+  // may still be waiting_payment when the expiry job has not reached it yet: block time decides.
+  const late = candidates.find((o) => o.expireAt !== null && t.blockTime > o.expireAt && t.blockTime <= o.expireAt + ctx.ms.lateWindow);
   if (late) {
-    tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, late.id)).run();
+    const expired = late.status === "waiting_payment" ? applyPayinEvent(tx, late, { type: "expire" }, {}, now) : late;
+    // A deny-listed sender freezes a late payment too, instead of letting it settle.
+    if (denied) applyPayinEvent(tx, expired, { type: "paid", senderDenied: true }, paidPatch(t), now);
+    else tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, late.id)).run();
     return setDisposition(tx, t, "late", late.id);
   }
   setDisposition(tx, t, "unmatched", null);

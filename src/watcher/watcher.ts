@@ -96,9 +96,19 @@ export class ChainWatcher {
     const hashes = new Map<number, string | null>();
     for (const n of new Set(pending.map((t) => t.blockNumber))) hashes.set(n, await this.adapter.blockHash(BigInt(n)));
     const required = this.adapter.requiredConfirmations;
+    // A reverted transfer's block changed under us. If the cursor is already past it (the reorg
+    // hit between a scan's logs and its tip), rescan from there so the new fork's transfers count.
+    const reverted = pending.filter((t) => hashes.get(t.blockNumber) !== t.blockHash).map((t) => t.blockNumber);
+    let rewind: { number: bigint; hash: string } | null = null;
+    const cur = this.cursor();
+    if (reverted.length && cur && Math.min(...reverted) <= cur.blockNumber) {
+      const number = BigInt(Math.max(0, Math.min(...reverted) - 1));
+      rewind = { number, hash: (await this.adapter.blockHash(number)) ?? "" };
+    }
     const now = this.ctx.clock.now();
     let changed = false;
     writeTx(this.ctx.db, (tx) => {
+      if (rewind) this.saveCursor(tx, rewind.number, rewind.hash);
       for (const t of pending) {
         if (hashes.get(t.blockNumber) !== t.blockHash) {
           revertTransfer(tx, t, now);
