@@ -222,7 +222,8 @@ CREATE TABLE `payin_orders` (
 CREATE UNIQUE INDEX `payin_orders_order_no_unique` ON `payin_orders` (`order_no`);--> statement-breakpoint
 CREATE UNIQUE INDEX `payin_orders_checkout_token_unique` ON `payin_orders` (`checkout_token`);--> statement-breakpoint
 CREATE UNIQUE INDEX `payin_merchant_order` ON `payin_orders` (`merchant_id`,`merchant_order_no`);--> statement-breakpoint
-CREATE UNIQUE INDEX `payin_open_amount` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status IN ('waiting_payment','detected','confirming');--> statement-breakpoint
+CREATE UNIQUE INDEX `payin_open_amount` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status = 'waiting_payment';--> statement-breakpoint
+CREATE INDEX `payin_open_amount_probe` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status IN ('waiting_payment','detected','confirming');--> statement-breakpoint
 CREATE INDEX `payin_status` ON `payin_orders` (`status`,`expire_at`);--> statement-breakpoint
 CREATE INDEX `payin_address_amount` ON `payin_orders` (`address_id`,`token`,`amount`);--> statement-breakpoint
 CREATE INDEX `payin_binding` ON `payin_orders` (`binding_id`,`created_at`);--> statement-breakpoint
