@@ -9,13 +9,15 @@ import { BindingDetailQuery, CreateBindingBody, CreatePayinBody } from "./schema
 import { bindKeyOf, createPayinOrder, getPayinOrder, type PayinCtx } from "./service";
 import { bindingDetail, bindingView, findBinding, upsertBinding } from "./bindings";
 import { payinView, type ViewDeps } from "./views";
+import { tokensFor } from "../chains/registry";
 
 export function viewDeps(ctx: AppContext): ViewDeps {
   return {
     get publicUrl() {
       return ctx.publicUrl;
     },
-    token: (chain, symbol) => ctx.chains.get(chain)!.tokens.find((t) => t.symbol === symbol)!,
+    // A chain disabled since the order was made still has its token facts in config: its orders stay readable.
+    token: (chain, symbol) => (ctx.chains.get(chain)?.tokens ?? tokensFor(chain, ctx.config.chains[chain])).find((t) => t.symbol === symbol)!,
   };
 }
 
