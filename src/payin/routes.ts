@@ -58,10 +58,14 @@ export function payinRoutes(ctx: AppContext & PayinCtx, auth: AuthDeps) {
     );
 }
 
-/** Query pairs to an object; a repeated key is a 10001 (every parameter here is single-valued). */
+/**
+ * Query pairs to an object; a repeated key is a 10001 (every parameter here is single-valued).
+ * Empty values are skipped: the canonical query (spec 5.2) leaves them unsigned, so they count as absent.
+ */
 function queryObject(pairs: Array<[string, string]>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of pairs) {
+    if (v === "") continue;
     if (k in out) throw invalid({ [k]: "given more than once" });
     out[k] = v;
   }
