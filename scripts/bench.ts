@@ -9,6 +9,8 @@ import { StablegateClient } from "../src/sdk/client";
 import { BUN, ROOT, runCli, startGatewayProcess, tempSetup } from "../src/testing/process";
 import { freePort } from "../src/testing/anvil";
 import { signRequest, canonicalBody } from "../src/auth/signing";
+import { startReceiver } from "../src/testing/receiver";
+import { sandboxClient } from "../src/testing/sandbox";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -96,6 +98,37 @@ try {
   console.log(`gateway RSS after the load: ${f(gwRss)} MB (target < 150 MB)`);
 } finally {
   rmSync(s.dir, { recursive: true, force: true });
+}
+
+// Completed callback latency: from the block that brings the last required
+// confirmation (POST /sandbox/blocks answers once the watcher has seen it) to
+// the merchant's endpoint receiving `completed`.
+{
+  const rx = startReceiver();
+  const s2 = await tempSetup(`[chains.TRON]\nblock_time = "0s"\nconfirmations = 3`);
+  try {
+    const { merchantUid, apiKey } = JSON.parse(runCli(["merchant", "create", "--name", "latency", "--json", "--config", s2.configPath], s2.env).stdout);
+    const gw = await startGatewayProcess(s2);
+    const client = new StablegateClient({ baseUrl: s2.url, merchantUid, apiKey });
+    const sb = sandboxClient(s2.url);
+    const lat: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const o = await client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
+        body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `lat-${i}`, amount: `${i + 1}`, notifyUrl: `${rx.url}/cb` },
+      });
+      await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: `${i + 1}` });
+      await sb.mine("TRON", 1);
+      const t0 = Date.now();
+      await sb.mine("TRON", 1);
+      const got = await rx.waitFor((r) => r.some((x) => x.text.includes(o.orderNo) && x.text.includes('"status":"completed"')), 5000);
+      lat.push(got.find((x) => x.text.includes(o.orderNo) && x.text.includes('"status":"completed"'))!.at - t0);
+    }
+    await gw.kill("SIGTERM");
+    console.log(`completed callback after the confirming block: p50 ${pct(lat, 50)} ms, max ${Math.max(...lat)} ms over ${lat.length} orders (target < 1000 ms)`);
+  } finally {
+    await rx.stop();
+    rmSync(s2.dir, { recursive: true, force: true });
+  }
 }
 
 console.log("");
