@@ -10,13 +10,15 @@ import { BindingDetailQuery, CreateBindingBody, CreatePayinBody } from "./schema
 import { bindKeyOf, createPayinOrder, getPayinOrder, type PayinCtx } from "./service";
 import { bindingDetail, bindingView, findBinding, upsertBinding } from "./bindings";
 import { payinView, type ViewDeps } from "./views";
+import { tokensFor } from "../chains/registry";
 
 export function viewDeps(ctx: AppContext): ViewDeps {
   return {
     get publicUrl() {
       return ctx.publicUrl;
     },
-    token: (chain, symbol) => ctx.chains.get(chain)!.tokens.find((t) => t.symbol === symbol)!,
+    // A chain disabled since the order was made still has its token facts in config: its orders stay readable.
+    token: (chain, symbol) => (ctx.chains.get(chain)?.tokens ?? tokensFor(chain, ctx.config.chains[chain])).find((t) => t.symbol === symbol)!,
   };
 }
 
@@ -57,10 +59,14 @@ export function payinRoutes(ctx: AppContext & PayinCtx, auth: AuthDeps) {
     );
 }
 
-/** Query pairs to an object; a repeated key is a 10001 (every parameter here is single-valued). */
+/**
+ * Query pairs to an object; a repeated key is a 10001 (every parameter here is single-valued).
+ * Empty values are skipped: the canonical query (spec 5.2) leaves them unsigned, so they count as absent.
+ */
 function queryObject(pairs: Array<[string, string]>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of pairs) {
+    if (v === "") continue;
     if (k in out) throw invalid({ [k]: "given more than once" });
     out[k] = v;
   }

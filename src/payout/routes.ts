@@ -8,6 +8,8 @@ import { CreatePayoutBody, SubmitPayoutBody } from "./schemas";
 import { createPayout, getPayout, requestSubmit, type PayoutCtx } from "./service";
 import type { PayoutExecutor } from "./executor";
 import { payoutView } from "./views";
+import { AppError } from "../http/errors";
+import type { ChainCode } from "../chains/types";
 
 export function payoutRoutes(ctx: PayoutCtx, auth: AuthDeps, executor: PayoutExecutor, afterCommit: () => void = () => {}) {
   return new Elysia({ prefix: "/openapi/payout" })
@@ -30,6 +32,8 @@ export function payoutRoutes(ctx: PayoutCtx, auth: AuthDeps, executor: PayoutExe
         signed(auth, request, async ({ merchant, body }) => {
           const input = parse(SubmitPayoutBody, body ?? {});
           const order = requestSubmit(ctx, merchant.id, params.orderNo, input.remark);
+          // Disabled since the order was made: nothing can sign or send it (the executor would throw, a 500).
+          if (!ctx.chains.has(order.chain as ChainCode)) throw new AppError(31001, { chainCode: order.chain }, "Chain not enabled on this gateway");
           return payoutView(await executor.attempt(order.id));
         }),
       { parse: "none" },
