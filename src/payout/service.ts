@@ -109,8 +109,6 @@ function sameOrder(
 /** Why an address cannot be a payout source right now, or null. */
 function unusable(tx: Tx, a: AddressRow, chain: string, merchantId: number, deleteSource: boolean): string | null {
   if (a.chain !== chain) return "address is on another chain";
-  if (a.kind === "gas" || a.merchantId === null) return "gas wallets cannot be a payout source";
-  if (a.merchantId !== merchantId) return "address belongs to another merchant";
   if (a.deletedAt !== null) return "address was deleted";
   const open = unfinishedPayoutsFrom(tx, a.id);
   if (open.some((p) => p.deleteSource)) return "address is being retired by an unfinished payout with deleteSourceAfterSuccess";
@@ -120,7 +118,8 @@ function unusable(tx: Tx, a: AddressRow, chain: string, merchantId: number, dele
 
 function checkSource(tx: Tx, adapter: ChainAdapter, merchantId: number, given: string, token: string, units: bigint, deleteSource: boolean): AddressRow {
   const form = adapter.isValidAddress(given) ? adapter.normalizeAddress(given) : given;
-  const rows = tx.select().from(addresses).where(eq(addresses.address, form)).all();
+  // Another merchant's address or a gas wallet does not exist as far as this merchant can tell (DESIGN 10).
+  const rows = tx.select().from(addresses).where(eq(addresses.address, form)).all().filter((r) => r.merchantId === merchantId && r.kind !== "gas");
   const a = rows.find((r) => r.chain === adapter.chain) ?? rows[0];
   if (!a) throw new AppError(53001, { fromAddress: given });
   const why = unusable(tx, a, adapter.chain, merchantId, deleteSource);
