@@ -2,7 +2,7 @@
 // committed transaction, broadcast, then track it to a final state. A stored
 // transaction is only ever rebroadcast, never re-signed, so a crash or retry
 // at any point sends at most one transfer per order.
-import { and, eq, inArray, isNull, lte, or } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, lte, or } from "drizzle-orm";
 import type { AppContext } from "../app/context";
 import { writeTx } from "../db/client";
 import { payoutOrders } from "../db/schema";
@@ -193,6 +193,24 @@ export class PayoutExecutor {
       )
       .all();
     for (const { id } of interrupted) if (!this.inflight.has(id)) await this.attempt(id);
+
+    // A broadcast reported as failed may still have reached the network (a timeout after the
+    // node accepted it): if the stored transaction shows up, the order is broadcasted after all.
+    const unsure = this.ctx.db
+      .select()
+      .from(payoutOrders)
+      .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.status, "submitted"), isNotNull(payoutOrders.signedTx), isNotNull(payoutOrders.lastError)))
+      .all();
+    for (const o of unsure) {
+      if (this.inflight.has(o.id)) continue;
+      const st = await adapter.txState(storedTx(o)).catch(() => ({ state: "unknown" as const }));
+      if (st.state !== "included" && st.state !== "pending") continue;
+      this.commit((x) => {
+        const f = payoutById(x, o.id);
+        if (f.status !== "submitted") return f;
+        return applyPayoutEvent(x, f, { type: "broadcasted" }, { retryAt: null }, this.ctx.clock.now());
+      });
+    }
 
     const open = this.ctx.db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, chain), inArray(payoutOrders.status, ["broadcasted"]))).all();
     for (const o of open) {

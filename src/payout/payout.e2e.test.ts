@@ -6,7 +6,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { ApiError, type StablegateClient } from "../sdk/client";
 import { SandboxChain } from "../chains/sandbox/chain";
-import { addresses, ledgerEntries } from "../db/schema";
+import { addresses, ledgerEntries, payoutOrders } from "../db/schema";
 import { gasWallet } from "../wallet/addresses";
 import { randomAddress } from "../wallet/hd";
 import { toBaseUnits } from "../lib/money";
@@ -141,6 +141,20 @@ describe("payouts on the sandbox", () => {
     expect(tron.outgoingCount(from)).toBe(1);
     const e = await err(submit(gw.client, o.orderNo));
     expect([e.httpStatus, e.code]).toEqual([409, 54002]);
+    expect(callbacksOf(o.orderNo).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
+  });
+
+  test("a broadcast reported as failed that reached the chain anyway is followed to confirmed, sent once", async () => {
+    const from = await funded(gw.client, "10");
+    await sb.faults("TRON", 1);
+    const o = await payout(gw.client, { fromAddress: from, toAddress: randomAddress("TRON"), amount: "3" });
+    expect(o.status).toBe("submitted");
+    // The node took the stored transaction after all (e.g. the answer timed out on the way back).
+    const row = gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, o.orderNo)).get()!;
+    expect(await tron.broadcast({ txHash: row.txHash!, raw: row.signedTx!, meta: {} })).toEqual({ ok: true });
+    await sb.mine("TRON", 2);
+    expect(await get(gw.client, o.orderNo)).toMatchObject({ status: "confirmed", lastError: null });
+    expect(tron.outgoingCount(from)).toBe(1);
     expect(callbacksOf(o.orderNo).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
   });
 
