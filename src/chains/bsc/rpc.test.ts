@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { freePort } from "../../testing/anvil";
 import { startBscFixture, type BscFixture } from "../../testing/bsc-fixture";
 import { startRpcProxy, type ProxyFaults, type RpcProxy } from "../../testing/rpc-proxy";
-import { RpcClient, RpcError } from "./rpc";
+import { RpcClient, RpcError, redactUrl } from "./rpc";
 
 let fx: BscFixture;
 const extra: RpcProxy[] = [];
@@ -91,4 +91,14 @@ describe("BSC JSON-RPC client", () => {
     expect(Array.isArray(ok)).toBe(true);
     expect(refused).toMatchObject({ kind: "rpc", code: -32005 });
   });
+});
+
+test.each([
+  ["https://bsc.example.com/v1/SECRETKEY123", "https://bsc.example.com/…"],
+  ["https://user:pass@bsc.example.com/", "https://bsc.example.com/…"],
+  ["https://bsc.example.com/?apikey=SECRET", "https://bsc.example.com/…"],
+  ["http://127.0.0.1:8545", "http://127.0.0.1:8545"],
+  ["http://127.0.0.1:8545/", "http://127.0.0.1:8545"],
+])("an RPC URL is logged as %s -> %s", (url, shown) => {
+  expect(redactUrl(url)).toBe(shown);
 });

@@ -7,6 +7,22 @@
 
 export type RpcErrorKind = "rpc" | "http" | "timeout" | "network";
 
+/**
+ * An endpoint as it may be logged: provider URLs often carry an API key in the
+ * path, the query or the userinfo, so only scheme and host are shown.
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const hidden = (u.pathname && u.pathname !== "/") || u.search || u.username || u.password;
+    return `${u.protocol}//${u.host}${hidden ? "/…" : ""}`;
+  } catch {
+    return "(invalid url)";
+  }
+}
+
+const redactIn = (text: string, url: string) => text.split(url).join(redactUrl(url));
+
 export class RpcError extends Error {
   constructor(
     message: string,
@@ -95,7 +111,7 @@ export class RpcClient {
 
   healthSnapshot(): UrlHealthSnapshot[] {
     const now = Date.now();
-    return this.health.map((h) => ({ url: h.url, healthy: h.downUntil <= now, failures: h.failures, lastError: h.lastError }));
+    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, failures: h.failures, lastError: h.lastError }));
   }
 
   /** One call; throws RpcError (kind "rpc" for a JSON-RPC error answer). */
@@ -166,7 +182,7 @@ export class RpcClient {
         const json = await this.post(h.url, body);
         const busy = backendFailure(json);
         if (busy) throw new RpcError(`${label}: ${busy.message ?? "internal error"}`, "rpc", busy.code, busy.data, h.url);
-        if (h.failures > 0) this.logger?.info({ msg: "rpc endpoint recovered", url: h.url });
+        if (h.failures > 0) this.logger?.info({ msg: "rpc endpoint recovered", url: redactUrl(h.url) });
         h.failures = 0;
         h.downUntil = 0;
         h.lastError = undefined;
@@ -175,7 +191,7 @@ export class RpcClient {
         const err = e instanceof RpcError ? e : new RpcError(String(e), "network", undefined, undefined, h.url);
         last = err;
         this.markDown(h, err);
-        this.logger?.warn({ msg: "rpc call failed", call: label, url: h.url, kind: err.kind, error: err.message, attempt: attempt + 1 });
+        this.logger?.warn({ msg: "rpc call failed", call: label, url: redactUrl(h.url), kind: err.kind, error: redactIn(err.message, h.url), attempt: attempt + 1 });
       }
     }
     throw last ?? new RpcError(`${label} failed`, "network");
