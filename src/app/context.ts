@@ -7,6 +7,7 @@ import type { Config } from "../config/schema";
 import { Cipher } from "../secrets/cipher";
 import { loadMasterKey } from "../secrets/master-key";
 import { loadOrCreateSeed } from "../secrets/seed";
+import { checkMasterKey } from "../secrets/key-check";
 import { type Clock, systemClock } from "../lib/clock";
 import { createLogger, type Logger, registerSecret } from "../lib/logger";
 import { parseDuration } from "../lib/duration";
@@ -48,7 +49,9 @@ export function openStore(loaded: LoadedConfig, env = process.env): { db: Db; ci
   migrate(db);
   const key = loadMasterKey(loaded.config.database.path, env);
   registerSecret(key.toString("hex"));
-  return { db, cipher: new Cipher(key) };
+  const cipher = new Cipher(key);
+  checkMasterKey(db, cipher, Date.now());
+  return { db, cipher };
 }
 
 export function createContext(opts: ContextOptions): AppContext {

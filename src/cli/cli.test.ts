@@ -190,3 +190,16 @@ describe("make run", () => {
     }
   });
 });
+
+test("a wrong master key is refused with a clear message, before anything is written", async () => {
+  const s = await setup();
+  expect(cli(s, "merchant", "create", "--name", "a", "--json").code).toBe(0);
+  const wrong = { ...s.env, STABLEGATE_MASTER_KEY: "not-the-original-key" };
+  for (const args of [["merchant", "create", "--name", "b", "--json"], ["serve"], ["migrate"]]) {
+    const r = runCli([...args, "--config", s.configPath], wrong);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("master key");
+    expect(r.stderr).not.toContain("not-the-original-key");
+  }
+  expect(JSON.parse(cli(s, "merchant", "list", "--json").stdout)).toHaveLength(1);
+});

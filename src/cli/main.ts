@@ -11,6 +11,7 @@ import { parseDuration } from "../lib/duration";
 import { VERSION } from "../version";
 import { makeChains } from "../chains/registry";
 import { ensureDemoMerchant } from "./demo";
+import { WrongMasterKey } from "../secrets/key-check";
 import { gasWallet } from "../wallet/addresses";
 import { writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
