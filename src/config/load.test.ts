@@ -49,3 +49,17 @@ describe("config", () => {
     expect(() => loadConfig(join(root, "config/stablegate.example.toml"))).not.toThrow();
   });
 });
+
+test.each([
+  [{ public_url: "https://pay.example.com/" }, "https://pay.example.com"],
+  [{ public_url: "https://example.com/pay/" }, "https://example.com/pay"],
+  [{ host: "0.0.0.0", port: 9000 }, "http://127.0.0.1:9000"],
+  [{ host: "::", port: 9000 }, "http://127.0.0.1:9000"],
+  [{ host: "::1", port: 9000 }, "http://[::1]:9000"],
+])("public URL from %o is %s", (server, url) => {
+  expect(parseConfig({ server }).publicUrl).toBe(url);
+});
+
+test("public_url with a query is refused", () => {
+  expect(() => parseConfig({ server: { public_url: "https://x.example/?a=1" } })).toThrow("server.public_url");
+});

@@ -55,8 +55,14 @@ export function parseConfig(raw: unknown, source = "inline"): LoadedConfig {
   const config = withDefaults as Config;
   semanticChecks(config, problems);
   if (problems.length) throw new ConfigError(problems, source);
-  const publicUrl = config.server.public_url ?? `http://${config.server.host}:${config.server.port}`;
+  const publicUrl = (config.server.public_url ?? defaultPublicUrl(config.server.host, config.server.port)).replace(/\/+$/, "");
   return { config, source, publicUrl };
+}
+
+/** Without public_url: the listen address, with a wildcard bind shown as loopback. */
+function defaultPublicUrl(host: string, port: number): string {
+  const h = host === "0.0.0.0" || host === "::" || host === "" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  return `http://${h}:${port}`;
 }
 
 /** Plainer words than TypeBox's for the common mistakes. */

@@ -41,7 +41,7 @@ export const ConfigSchema = T.Object(
       {
         host: T.String({ default: "127.0.0.1", description: "listen address" }),
         port: T.Integer({ minimum: 0, maximum: 65535, default: 8080, description: "listen port (0 picks a free one)" }),
-        public_url: T.Optional(T.String({ pattern: "^https?://[^/]+$", description: "base of cashierUrl; defaults to http://host:port" })),
+        public_url: T.Optional(T.String({ pattern: "^https?://[^/?#]+(/[^?#]*)?$", description: "public base of cashierUrl (may carry a path prefix a reverse proxy strips); defaults to http://host:port" })),
         max_body_bytes: T.Integer({ minimum: 1024, default: 65536, description: "largest accepted request body" }),
       },
       { additionalProperties: false, default: {} },

@@ -133,7 +133,11 @@ function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boole
   if (!addr) return setDisposition(tx, t, "unmatched", null);
   const key = currentKey(tx, addr.merchantId);
   if (!key) return setDisposition(tx, t, "unmatched", null);
-  const orderNo = newOrderNo("PI", now);
+  // Its merchantOrderNo is its orderNo: skip one the merchant already used for an order of its own.
+  let orderNo = newOrderNo("PI", now);
+  while (tx.select({ id: payinOrders.id }).from(payinOrders).where(and(eq(payinOrders.merchantId, addr.merchantId), eq(payinOrders.merchantOrderNo, orderNo))).get()) {
+    orderNo = newOrderNo("PI", now);
+  }
   const token = ctx.chains.get(t.chain as never)?.tokens.find((x) => x.symbol === t.token);
   const row = insertOrderWithCallback(
     tx,
