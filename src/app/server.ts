@@ -105,7 +105,9 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   const server = Bun.serve({
     hostname: ctx.config.server.host,
     port: ctx.config.server.port,
-    maxRequestBodySize: Math.max(ctx.config.server.max_body_bytes * 4, 1 << 20),
+    // Bun's own cut-off answers a bare 413; keep it far above server.max_body_bytes so every
+    // oversized body gets our 10001 with the failure body (bodies are read capped at the limit).
+    maxRequestBodySize: 64 << 20,
     fetch: (req) => app.handle(req),
   }) as Server<unknown>;
   const scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);

@@ -161,7 +161,8 @@ async function readCapped(req: Request, max: number): Promise<Uint8Array> {
   return out;
 }
 
-async function readJsonBody(req: Request, max: number): Promise<unknown> {
+/** The JSON body, read at most `max` bytes far (declared or streamed); 10001 when too large or malformed. */
+export async function readJsonBody(req: Request, max: number): Promise<unknown> {
   if (req.method === "GET" || req.method === "HEAD") return undefined;
   const buf = await readCapped(req, max);
   // An empty POST body signs as "" and needs no content-type.

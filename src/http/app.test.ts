@@ -20,3 +20,13 @@ test.each(["/nope", "/openapi/nothing/here", "/openapi"])("unknown route %s is 1
   const body = await res.json();
   expect(body).toEqual({ code: 10002, message: expect.any(String), data: null, requestId: res.headers.get("x-request-id") });
 });
+
+test.each(["/openapi/payin/orders", "/sandbox/transfers"])("a 2 MB body to %s is a 10001 failure body, not a bare 413", async (path) => {
+  const big = JSON.stringify({ pad: "x".repeat(2 << 20) });
+  const res = await fetch(gw.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: big });
+  expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+  const body = await res.json();
+  // Unsigned: /openapi answers the auth failure first; /sandbox the size.
+  expect(body.code).toBe(path.startsWith("/openapi") ? 20005 : 10001);
+  expect(body.requestId).toBe(res.headers.get("x-request-id"));
+});

@@ -4,6 +4,7 @@ import { Type as T } from "@sinclair/typebox";
 import type { AppContext } from "../app/context";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { AppError, invalid } from "../http/errors";
+import { readJsonBody } from "../auth/verify";
 import { json, failure } from "../http/respond";
 import { parse } from "../http/validate";
 import { chainAndToken } from "../payin/service";
@@ -36,12 +37,7 @@ export function sandboxChain(ctx: Pick<AppContext, "chains">, chainCode: unknown
 export function sandboxRoutes(ctx: AppContext, hooks: SandboxHooks) {
   const handle = async (request: Request, fn: (body: unknown) => Promise<unknown>) => {
     try {
-      let body: unknown;
-      try {
-        body = await request.json();
-      } catch {
-        throw invalid({ body: "not valid JSON" });
-      }
+      const body = await readJsonBody(request, ctx.config.server.max_body_bytes);
       return json(await fn(body), 200, request);
     } catch (e) {
       if (e instanceof AppError) return failure(e, request);
