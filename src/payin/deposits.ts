@@ -83,7 +83,7 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   if (t.payinOrderId) {
     const prev = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
     if (prev && prev.transferId === null && (prev.status === "waiting_payment" || prev.status === "expired") && onTime(prev)) {
-      applyPayinEvent(tx, prev, { type: "paid", senderDenied: denied }, paidPatch(t), now);
+      applyPayinEvent(tx, prev, { type: "paid", senderDenied: denied }, { ...paidPatch(t), ...(prev.mode === "exclusive" ? { expireAt: null } : {}) }, now);
       return setDisposition(tx, t, "matched", prev.id);
     }
   }
@@ -197,13 +197,16 @@ export function confirmTransfer(tx: Tx, t: TransferRow, c: { count: number; requ
 }
 
 /** A reorg took the transfer away before it was final. */
-export function revertTransfer(tx: Tx, t: TransferRow, now: number): void {
+export function revertTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, now: number): void {
   tx.update(transfers).set({ status: "reverted", confirmations: 0 }).where(eq(transfers.id, t.id)).run();
   if (!t.payinOrderId) return;
   const o = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
   if (!o || o.transferId !== t.id) return;
   const cleared: Partial<PayinOrderRow> = { transferId: null, paidAmount: null, txHash: null, fromAddress: null, confirmations: 0, detectedAt: null };
   if (o.status === "detected" || o.status === "confirming") {
+    // A deposit order has no expiry of its own: it waits one order lifetime for its
+    // transaction to land again, then expires like any unpaid order.
+    if (o.mode === "exclusive") cleared.expireAt = now + ctx.ms.expireAfter;
     applyPayinEvent(tx, o, { type: "reorg", pastExpiry: o.expireAt !== null && now > o.expireAt }, cleared, now);
   } else if (o.status === "expired") {
     tx.update(payinOrders).set({ ...cleared, updatedAt: now }).where(eq(payinOrders.id, o.id)).run();

@@ -204,3 +204,18 @@ describe("exclusive wallets", () => {
     expect(a.bindingId).not.toBe(b.bindingId);
   });
 });
+
+test("an exclusive deposit removed by a reorg waits one order lifetime for its transaction, then expires", async () => {
+  const b = await gw.client.request<Order>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "reorged" } });
+  await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "8" });
+  const path = "/openapi/payin/exclusive-bindings/reorged";
+  const [first] = (await gw.client.request<Order>("GET", path, { query: { chainCode: "TRON", tokenSymbol: "USDT" } })).recentOrders;
+  expect(first.status).toBe("detected");
+  await sb.reorg("TRON", 1);
+  const waiting = await get(first.orderNo);
+  expect(waiting).toMatchObject({ status: "waiting_payment", paidAmount: null, expireAt: new Date(clock.now() + 30 * 60_000).toISOString() });
+  clock.advance(31 * 60_000);
+  const { expireDueOrders } = await import("./service");
+  expireDueOrders(gw.ctx);
+  expect((await get(first.orderNo)).status).toBe("expired");
+});

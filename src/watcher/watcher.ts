@@ -111,7 +111,7 @@ export class ChainWatcher {
       if (rewind) this.saveCursor(tx, rewind.number, rewind.hash);
       for (const t of pending) {
         if (hashes.get(t.blockNumber) !== t.blockHash) {
-          revertTransfer(tx, t, now);
+          revertTransfer(this.ctx, tx, t, now);
           changed = true;
           continue;
         }
