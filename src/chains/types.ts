@@ -24,6 +24,11 @@ export interface ChainHead {
   final: bigint;
   /** Block time of `latest`, ms since epoch. */
   time: number;
+  /**
+   * Optional: highest block scan() can cover now, when lower than `latest` (SOL: scans read
+   * finalized data only, so this is the finalized slot). The watcher scans no further.
+   */
+  scanTo?: bigint;
 }
 
 export interface BlockRef {

@@ -4,7 +4,7 @@
 import { eq } from "drizzle-orm";
 import { writeTx } from "../db/client";
 import { chainCursors } from "../db/schema";
-import type { ChainAdapter } from "../chains/types";
+import type { ChainAdapter, ChainHead } from "../chains/types";
 import { AddressWatchSet } from "../wallet/addresses";
 import { confirmTransfer, pendingTransfers, recordTransfer, revertTransfer } from "../payin/deposits";
 import type { PayinCtx } from "../payin/service";
@@ -17,6 +17,9 @@ export interface WatcherOptions {
   /** Called after a tick that changed something (e.g. to kick the callback worker). */
   onChange?: () => void;
 }
+
+/** How far a scan may go: the head, or less when the adapter says so (ChainHead.scanTo). */
+const scanLimit = (head: ChainHead) => (head.scanTo !== undefined && head.scanTo < head.latest ? head.scanTo : head.latest);
 
 export class ChainWatcher {
   private queue: Promise<unknown> = Promise.resolve();
@@ -49,8 +52,9 @@ export class ChainWatcher {
   async init(): Promise<void> {
     if (this.cursor()) return;
     const head = await this.adapter.head();
-    const hash = (await this.adapter.blockHash(head.latest)) ?? "";
-    writeTx(this.ctx.db, (tx) => this.saveCursor(tx, head.latest, hash));
+    const start = scanLimit(head);
+    const hash = (await this.adapter.blockHash(start)) ?? "";
+    writeTx(this.ctx.db, (tx) => this.saveCursor(tx, start, hash));
   }
 
   private async run(): Promise<void> {
@@ -73,9 +77,10 @@ export class ChainWatcher {
 
     const chunk = BigInt(this.opts.chunk ?? 2000);
     const maxChunks = this.opts.maxChunksPerTick ?? 50;
-    for (let i = 0; i < maxChunks && from < head.latest; i++) {
+    const limit = scanLimit(head);
+    for (let i = 0; i < maxChunks && from < limit; i++) {
       const start = from + 1n;
-      const end = start + chunk - 1n < head.latest ? start + chunk - 1n : head.latest;
+      const end = start + chunk - 1n < limit ? start + chunk - 1n : limit;
       this.watch.refresh();
       const res = await a.scan(start, end, this.watch);
       const now = this.ctx.clock.now();

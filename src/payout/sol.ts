@@ -1,0 +1,51 @@
+// SOL payout steps: the gas wallet (index 0) is the fee payer of every payout, so a source
+// needs no SOL: it pays the fee and the rent of a recipient token account the transfer creates.
+// Solana has no nonces; a stored transaction is bound to its blockhash instead, and is only
+// ever rebroadcast until that blockhash expires (then it fails, never re-signed).
+import type { AppContext } from "../app/context";
+import { writeTx } from "../db/client";
+import type { SolAdapter, SolTxMeta } from "../chains/sol/adapter";
+import type { ChainAdapter, TokenSymbol } from "../chains/types";
+import { addressById, gasWallet } from "../wallet/addresses";
+import { RetryLater, type PayoutChainOps } from "./executor";
+
+type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+
+const FEE_PAYER_RETRY_MS = 2_000;
+
+export function isSolAdapter(a: ChainAdapter): a is SolAdapter {
+  return a.chain === "SOL" && a.mode === "rpc" && "tokenAccountOf" in a && "nativeBalance" in a;
+}
+
+export function solPayoutOps(ctx: Ctx, adapter: SolAdapter): PayoutChainOps {
+  return {
+    async sign(o) {
+      const a = addressById(ctx.db, o.fromAddressId)!;
+      const key = adapter.deriveKey(ctx.seed, a.derivationIndex);
+      const gas = writeTx(ctx.db, (tx) => gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
+      const feePayer = adapter.deriveKey(ctx.seed, gas.derivationIndex);
+      return adapter.signTransfer({
+        token: o.token as TokenSymbol,
+        from: o.fromAddress,
+        to: o.toAddress,
+        amount: BigInt(o.amount),
+        privateKey: key.privateKey,
+        feePayerKey: feePayer.privateKey,
+      });
+    },
+
+    // An empty gas wallet is an operator matter, not a refusal of the payout: wait for it
+    // (the job retries by itself) while the transaction's blockhash is still valid.
+    async beforeBroadcast(o, tx) {
+      const meta = tx.meta as Partial<SolTxMeta>;
+      if (!meta.feePayer || meta.feePayerLamports === undefined) return;
+      const have = await adapter.nativeBalance(meta.feePayer);
+      const need = BigInt(meta.feePayerLamports);
+      if (have >= need) return;
+      const state = await adapter.txState(tx);
+      if (state.state !== "unknown") return; // landed already, or expired: broadcast decides
+      ctx.logger.warn("SOL gas wallet cannot pay a payout's fee", { orderNo: o.orderNo, gasWallet: meta.feePayer, lamports: have.toString(), needed: need.toString() });
+      throw new RetryLater(`SOL gas wallet ${meta.feePayer} has ${have} lamports, the payout needs ${need}`, FEE_PAYER_RETRY_MS);
+    },
+  };
+}
