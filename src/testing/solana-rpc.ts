@@ -6,6 +6,7 @@
 // Commitments: a transaction lands in the current (processed) slot; `confirmed` trails by
 // `confirmedLag` slots and `finalized` by `finalizedLag`. Slots move only when the test says so
 // (advance / skipSlots / startTicker), or by one per landed transaction (`slotPerTx`).
+// Block times are the wall clock when the block was made (orders match on block time).
 // Account reads show the current state whatever the commitment (LiteSVM keeps no history).
 import { LiteSVM, TransactionMetadata } from "litesvm";
 import {
@@ -143,8 +144,6 @@ export interface SolanaRpcNodeOptions {
   blockhashValidity?: number;
   /** Each landed transaction opens a new slot (like anvil's automine). Default true. */
   slotPerTx?: boolean;
-  /** Milliseconds per slot for block times. Default 400. */
-  slotMs?: number;
 }
 
 export interface SolanaRpcNode {
@@ -211,7 +210,6 @@ export async function startSolanaRpc(opts: SolanaRpcNodeOptions = {}): Promise<S
   const finalizedLag = opts.finalizedLag ?? 4;
   const validity = opts.blockhashValidity ?? 150;
   const slotPerTx = opts.slotPerTx ?? true;
-  const slotMs = opts.slotMs ?? 400;
   const svm = new LiteSVM().withBlockhashCheck(false);
   const mintAuthority = Keypair.generate();
   const faucet = Keypair.generate();
@@ -227,7 +225,7 @@ export async function startSolanaRpc(opts: SolanaRpcNodeOptions = {}): Promise<S
     svm.setAccount(new PublicKey(USDC_MINT), { lamports: Number(svm.minimumBalanceForRentExemption(BigInt(MintLayout.span))), data, owner: TOKEN_PROGRAM_ID, executable: false });
   }
 
-  const genesisTime = Math.floor(Date.now() / 1000) - 3600;
+  let lastTime = 0;
   const blocks = new Map<number, Block>();
   const hashes = new Map<string, number>(); // blockhash → slot
   const txs = new Map<string, LandedTx>();
@@ -238,7 +236,8 @@ export async function startSolanaRpc(opts: SolanaRpcNodeOptions = {}): Promise<S
 
   function newBlock(s: number): Block {
     const blockhash = base58.encode(createHash("sha256").update(`block:${s}:${Math.random()}`).digest());
-    const b: Block = { slot: s, height: height, blockhash, parentSlot: lastBlockSlot, time: genesisTime + Math.floor((s * slotMs) / 1000), signatures: [] };
+    const b: Block = { slot: s, height: height, blockhash, parentSlot: lastBlockSlot, time: Math.max(lastTime, Math.floor(Date.now() / 1000)), signatures: [] };
+    lastTime = b.time;
     blocks.set(s, b);
     hashes.set(blockhash, s);
     lastBlockSlot = s;
