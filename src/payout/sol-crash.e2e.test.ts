@@ -86,5 +86,5 @@ enabled = false
     const sigs = await fx.conn.getSignaturesForAddress(ata, { limit: 100 }, "confirmed");
     expect(sigs.length).toBe(2);
     expect(fx.node.lamports(gasAddress)).toBe(1_000_000_000n - 10_000n - 2_039_280n);
-  });
+  }, 60_000);
 });
