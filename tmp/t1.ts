@@ -1,0 +1,17 @@
+import { signRaw, triggerRaw, transferData, recoverSigner, transferTrxRaw } from "../src/chains/tron/tx";
+import { deriveTronKey } from "../src/chains/tron/address";
+import { bytesToHex } from "@noble/hashes/utils.js";
+const { TronWeb, utils } = require("tronweb");
+const k = deriveTronKey(new Uint8Array(64).fill(7), 1);
+const to = deriveTronKey(new Uint8Array(64).fill(7), 2).address;
+const raw = triggerRaw({ owner: k.address, contract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", data: transferData(to, 123456789n), feeLimit: 15_000_000, ref: { number: 70000123, blockID: "00000000042c1dfb" + "1234567890abcdef" + "00".repeat(16) }, expiration: 1700000060000, timestamp: 1700000000000 });
+const tx = signRaw(raw, k.privateKey);
+const pb = utils.transaction.txJsonToPb(JSON.parse(JSON.stringify(tx)));
+console.log(utils.transaction.txPbToRawDataHex(pb).toLowerCase() === tx.raw_data_hex, utils.transaction.txPbToTxID(pb).replace(/^0x/,"") === tx.txID);
+const tws = utils.crypto.signTransaction(bytesToHex(k.privateKey), { txID: tx.txID });
+console.log(tws.signature[0] === tx.signature[0], tws.signature[0], tx.signature[0]);
+console.log(recoverSigner(tx.txID, tx.signature[0]) === k.address, TronWeb.address.fromHex(utils.crypto.ecRecover(tx.txID, tx.signature[0])) === k.address);
+const r2 = transferTrxRaw({ owner: k.address, to, amount: 1_500_000n, ref: { number: 5, blockID: "0000000000000005" + "abcdefabcdefabcd" + "00".repeat(16) }, expiration: 1700000060000, timestamp: 1700000000000 });
+const t2 = signRaw(r2, k.privateKey);
+const pb2 = utils.transaction.txJsonToPb(JSON.parse(JSON.stringify(t2)));
+console.log(utils.transaction.txPbToRawDataHex(pb2).toLowerCase() === t2.raw_data_hex);
