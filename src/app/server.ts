@@ -16,6 +16,7 @@ import { payoutRoutes } from "../payout/routes";
 import { PayoutExecutor } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
 import { bscPayoutOps, isBscAdapter } from "../payout/bsc";
+import { isTronAdapter, tronPayoutOps } from "../payout/tron";
 import { checkoutRoutes } from "../checkout/routes";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
@@ -45,7 +46,7 @@ export interface Runtime {
 export function createRuntime(ctx: AppContext): Runtime {
   const runtime: Runtime = {
     watchers: new Map(),
-    payouts: new PayoutExecutor(ctx, { onChange: () => runtime.kick(), ops: (adapter, locks) => (isBscAdapter(adapter) ? bscPayoutOps(ctx, adapter, locks) : undefined) }),
+    payouts: new PayoutExecutor(ctx, { onChange: () => runtime.kick(), ops: (adapter, locks) => (isBscAdapter(adapter) ? bscPayoutOps(ctx, adapter, locks) : isTronAdapter(adapter) ? tronPayoutOps(ctx, adapter, locks) : undefined) }),
     kick: () => {},
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();

@@ -181,6 +181,11 @@ export function recoverSigner(txID: string, signature: string): string {
   return addressOfPublicKey(point);
 }
 
+/** The TRON address of a secp256k1 private key. */
+export function addressOfKey(privateKey: Uint8Array): string {
+  return addressOfPublicKey(secp256k1.getPublicKey(privateKey, false));
+}
+
 function addressOfPublicKey(uncompressed: Uint8Array): string {
   // Same as address.ts: 0x41 ‖ keccak256(pub[1..])[12..].
   return tronFromHex(bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12)));
