@@ -141,7 +141,10 @@ export class TronRpc {
   }
 
   private async send(base: string, path: string, body: unknown): Promise<unknown> {
-    const url = `${base}/${path.replace(/^\/+/, "")}`;
+    // A provider key may sit in the base URL's path or query: the API path goes after the base path.
+    const u = new URL(base);
+    u.pathname = `${u.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+    const url = u.toString();
     let res: Response;
     try {
       res = await fetch(url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs) });
