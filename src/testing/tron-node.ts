@@ -32,6 +32,8 @@ export interface TronNodeOptions extends TronChainOptions {
   /** Mine a block every this many ms (0 = only on demand). Default 0. */
   blockTimeMs?: number;
   faults?: TronFaults;
+  /** Serve an existing chain (a second endpoint in front of the same chain, for failover tests). */
+  chain?: TronChain;
 }
 
 export interface TronNode {
@@ -91,7 +93,7 @@ function addrArg(v: unknown, visible: boolean): string {
 }
 
 export async function startTronNode(opts: TronNodeOptions = {}): Promise<TronNode> {
-  const chain = new TronChain(opts);
+  const chain = opts.chain ?? new TronChain(opts);
   let faults: TronFaults = { ...opts.faults };
   let rand = seededRandom(faults.seed ?? 1);
   let suspended: { until: number; status: number } | null = null;
