@@ -104,7 +104,7 @@ describe("TRON scan", () => {
     // Reorganise the last two blocks while the scan is between its block fetches.
     const orig = serial.rpc.post.bind(serial.rpc);
     let hit = false;
-    (serial.rpc as { post: typeof orig }).post = async (path, body, o) => {
+    (serial.rpc as { post: unknown }).post = async (path: string, body?: Record<string, unknown>, o?: { attempts?: number }) => {
       const r = await orig(path, body, o);
       if (!hit && path === "wallet/getblockbynum" && Number(body?.num) === Number(start + 1n)) {
         hit = true;
@@ -115,7 +115,7 @@ describe("TRON scan", () => {
     try {
       await expect(serial.scan(start, end, watchSetOf([a]))).rejects.toThrow(/reorg/);
     } finally {
-      (serial.rpc as { post: typeof orig }).post = orig;
+      (serial.rpc as { post: unknown }).post = orig;
     }
     const res = await serial.scan(start, head(), watchSetOf([a]));
     expect(res.transfers.map((t) => [t.txHash, t.amount, t.blockNumber])).toEqual([[tx.txHash, 42n, start + 1n]]);
