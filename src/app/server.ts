@@ -109,7 +109,21 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     // Bun's own cut-off answers a bare 413; keep it far above server.max_body_bytes so every
     // oversized body gets our 10001 with the failure body (bodies are read capped at the limit).
     maxRequestBodySize: 64 << 20,
-    fetch: (req) => app.handle(req),
+    fetch: async (req) => {
+      const started = performance.now();
+      const res = await app.handle(req);
+      // Access log: debug for every request, warn for server errors (never the query: it may carry data).
+      const level = res.status >= 500 ? "warn" : "debug";
+      ctx.logger[level]("http", {
+        method: req.method,
+        path: new URL(req.url).pathname,
+        status: res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        requestId: res.headers.get("x-request-id"),
+        merchantUid: req.headers.get("x-merchant-uid") ?? undefined,
+      });
+      return res;
+    },
   }) as Server<unknown>;
   const scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
   const port = server.port!;
