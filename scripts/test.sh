@@ -8,7 +8,8 @@ log=test-output/bun-test.log
 # Types first: the project is TypeScript strict, and a type error fails the run.
 echo "typecheck: tsc --noEmit" >&2
 if ! "$BUN" x tsc --noEmit; then echo "tests: 0 passed, 1 failed (typecheck)"; exit 1; fi
-"$BUN" test "$@" 2>&1 | tee "$log"
+# bunfig's [test] timeout is not applied by this bun: pass it explicitly.
+"$BUN" test --timeout 60000 "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 pass=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 fail=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)

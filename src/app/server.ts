@@ -13,16 +13,17 @@ import { payinRoutes } from "../payin/routes";
 import { expireDueOrders } from "../payin/service";
 import { sandboxRoutes } from "../sandbox/routes";
 import { payoutRoutes } from "../payout/routes";
-import { PayoutExecutor } from "../payout/executor";
+import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
 import { bscPayoutOps, isBscAdapter } from "../payout/bsc";
 import { isSolAdapter, solPayoutOps } from "../payout/sol";
+import { isTronAdapter, tronPayoutOps } from "../payout/tron";
 import { checkoutRoutes } from "../checkout/routes";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
 import { parseDuration } from "../lib/duration";
-import type { ChainCode } from "../chains/types";
+import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { AppContext } from "./context";
 
 export interface RunningGateway {
@@ -43,10 +44,18 @@ export interface Runtime {
   afterChainChange(chain: ChainCode): Promise<void>;
 }
 
+/** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
+function chainPayoutOps(ctx: AppContext, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined {
+  if (isBscAdapter(adapter)) return bscPayoutOps(ctx, adapter, locks);
+  if (isTronAdapter(adapter)) return tronPayoutOps(ctx, adapter, locks);
+  if (isSolAdapter(adapter)) return solPayoutOps(ctx, adapter);
+  return undefined;
+}
+
 export function createRuntime(ctx: AppContext): Runtime {
   const runtime: Runtime = {
     watchers: new Map(),
-    payouts: new PayoutExecutor(ctx, { onChange: () => runtime.kick(), ops: (adapter, locks) => (isBscAdapter(adapter) ? bscPayoutOps(ctx, adapter, locks) : isSolAdapter(adapter) ? solPayoutOps(ctx, adapter) : undefined) }),
+    payouts: new PayoutExecutor(ctx, { onChange: () => runtime.kick(), ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: () => {},
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();
