@@ -1,6 +1,7 @@
 // At-least-once across a crash: the gateway runs as a real child process, is
 // killed with SIGKILL mid-burst, restarted, and every callback still arrives.
 import { afterAll, expect, test } from "bun:test";
+import { writeTx } from "../db/client";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,7 +73,8 @@ test("SIGKILL mid-burst, restart: every callback is delivered at least once", as
   const { merchant } = createMerchant({ db, cipher, now: () => Date.now() }, { name: "Crash Shop" });
 
   const first = await serve();
-  const ids = db.transaction(() => Array.from({ length: 300 }, () => enqueueTestCallback(db, { merchantId: merchant.id, url: receiver.url + "/cb" })));
+  // BEGIN IMMEDIATE waits (busy_timeout) for the running gateway; a deferred transaction would fail with SQLITE_BUSY.
+  const ids = writeTx(db, () => Array.from({ length: 300 }, () => enqueueTestCallback(db, { merchantId: merchant.id, url: receiver.url + "/cb" })));
   await receiver.waitFor((r) => r.length >= 60, 20_000);
   first.kill(9);
   expect(await first.exited).not.toBe(0);

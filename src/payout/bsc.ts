@@ -2,23 +2,17 @@
 // stored signed transactions, never reused while one is unfinished) and BNB
 // top-ups from the chain's gas wallet (index 0), themselves signed and stored
 // before they are broadcast.
-import { and, desc, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import type { AppContext } from "../app/context";
-import { writeTx } from "../db/client";
 import { gasTopups, payoutOrders } from "../db/schema";
 import type { BscAdapter, BscTxMeta } from "../chains/bsc/adapter";
 import type { ChainAdapter, SignedTransfer, TokenSymbol } from "../chains/types";
-import { crashPoint } from "../lib/crash";
-import { addressById, gasWallet } from "../wallet/addresses";
-import { RetryLater, type KeyedLock, type PayoutChainOps } from "./executor";
+import { addressById } from "../wallet/addresses";
+import { gasTopupsFor } from "./gas-topup";
+import { type KeyedLock, type PayoutChainOps } from "./executor";
 import type { PayoutOrderRow } from "./views";
 
 type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
-export type TopupRow = typeof gasTopups.$inferSelect;
-
-/** How long an attempt waits for its top-up to be mined before leaving it to the job. */
-const TOPUP_WAIT_MS = 5_000;
-const TOPUP_RETRY_MS = 2_000;
 
 export function isBscAdapter(a: ChainAdapter): a is BscAdapter {
   return a.chain === "BSC" && a.mode === "rpc" && "signNativeTransfer" in a && "nativeBalance" in a;
@@ -44,12 +38,7 @@ async function nextNonce(ctx: Ctx, adapter: BscAdapter, address: string): Promis
 }
 
 const gasCost = (meta: Record<string, unknown>) => BigInt(String(meta.gasLimit)) * BigInt(String(meta.gasPrice));
-const stored = (t: TopupRow): SignedTransfer => ({ txHash: t.txHash, raw: t.signedTx, meta: JSON.parse(t.signedMeta) as Record<string, unknown> });
-
 export function bscPayoutOps(ctx: Ctx, adapter: BscAdapter, locks: KeyedLock): PayoutChainOps {
-  const setTopup = (id: number, set: Partial<TopupRow>) =>
-    ctx.db.update(gasTopups).set({ ...set, updatedAt: ctx.clock.now() }).where(eq(gasTopups.id, id)).returning().get();
-
   /** BNB the source needs for its signed but not yet broadcast payouts (this one included). */
   function gasNeeded(o: PayoutOrderRow, tx: SignedTransfer): bigint {
     const others = ctx.db
@@ -61,65 +50,7 @@ export function bscPayoutOps(ctx: Ctx, adapter: BscAdapter, locks: KeyedLock): P
     return others.reduce((s, r) => s + gasCost(JSON.parse(r.meta!)), gasCost(tx.meta));
   }
 
-  async function signTopup(o: PayoutOrderRow, amount: bigint): Promise<TopupRow> {
-    const now = ctx.clock.now();
-    const gas = writeTx(ctx.db, (tx) => gasWallet(tx, adapter, ctx.seed, now));
-    return locks.run(`BSC:${gas.address}`, async () => {
-      const key = adapter.deriveKey(ctx.seed, gas.derivationIndex);
-      const signed = await adapter.signNativeTransfer({ from: gas.address, to: o.fromAddress, amount, privateKey: key.privateKey, hint: { nonce: await nextNonce(ctx, adapter, gas.address) } });
-      const row = ctx.db
-        .insert(gasTopups)
-        .values({
-          chain: "BSC",
-          payoutOrderId: o.id,
-          fromAddress: gas.address,
-          toAddress: o.fromAddress,
-          amount: amount.toString(),
-          txHash: signed.txHash,
-          signedTx: signed.raw,
-          signedMeta: JSON.stringify(signed.meta),
-          status: "signed",
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning()
-        .get();
-      ctx.logger.info("gas top-up signed", { orderNo: o.orderNo, to: o.fromAddress, wei: amount.toString(), txHash: signed.txHash });
-      return row;
-    });
-  }
-
-  /** Sends a stored top-up (again) and waits a little for it to be mined; true once it is. */
-  async function driveTopup(t: TopupRow): Promise<boolean> {
-    if (t.status === "signed") {
-      const r = await adapter.broadcast(stored(t));
-      crashPoint("payout:after-topup-broadcast");
-      if (!r.ok) {
-        if (r.permanent) setTopup(t.id, { status: "failed", lastError: r.error });
-        throw new RetryLater(`gas top-up not sent: ${r.error}`, TOPUP_RETRY_MS);
-      }
-      t = setTopup(t.id, { status: "broadcasted", lastError: null });
-    }
-    const deadline = Date.now() + TOPUP_WAIT_MS;
-    for (;;) {
-      const s = await adapter.txState(stored(t));
-      if (s.state === "included") {
-        if (!s.success) {
-          setTopup(t.id, { status: "failed", lastError: "top-up reverted" });
-          throw new RetryLater("gas top-up reverted", TOPUP_RETRY_MS);
-        }
-        setTopup(t.id, { status: "confirmed" });
-        return true;
-      }
-      if (s.state === "expired") {
-        setTopup(t.id, { status: "failed", lastError: "nonce used by another transaction" });
-        throw new RetryLater("gas top-up expired", TOPUP_RETRY_MS);
-      }
-      if (s.state === "unknown") await adapter.broadcast(stored(t));
-      if (Date.now() > deadline) return false;
-      await Bun.sleep(250);
-    }
-  }
+  const topups = gasTopupsFor(ctx, adapter, locks, async (gas) => ({ nonce: await nextNonce(ctx, adapter, gas) }));
 
   return {
     async sign(o) {
@@ -130,23 +61,11 @@ export function bscPayoutOps(ctx: Ctx, adapter: BscAdapter, locks: KeyedLock): P
     },
 
     async beforeBroadcast(o, tx) {
-      // A top-up already under way for this order is finished first (never a second one beside it).
-      const open = ctx.db
-        .select()
-        .from(gasTopups)
-        .where(and(eq(gasTopups.payoutOrderId, o.id), inArray(gasTopups.status, ["signed", "broadcasted"])))
-        .orderBy(desc(gasTopups.id))
-        .get();
-      if (open) {
-        if (!(await driveTopup(open))) throw new RetryLater("waiting for the gas top-up to be mined", TOPUP_RETRY_MS);
-        return;
-      }
-      const needed = gasNeeded(o, tx);
-      const balance = await adapter.nativeBalance(o.fromAddress);
-      if (balance >= needed) return;
-      const t = await signTopup(o, needed - balance);
-      crashPoint("payout:after-topup-sign-commit");
-      if (!(await driveTopup(t))) throw new RetryLater("waiting for the gas top-up to be mined", TOPUP_RETRY_MS);
+      await topups.ensure(o, async () => {
+        const needed = gasNeeded(o, tx);
+        const balance = await adapter.nativeBalance(o.fromAddress);
+        return balance >= needed ? 0n : needed - balance;
+      });
     },
   };
 }

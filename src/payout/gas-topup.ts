@@ -1,0 +1,123 @@
+// Gas top-ups (BSC: BNB, TRON: TRX): the chain's gas wallet (index 0) funds a
+// payout's source before the payout is first broadcast. A top-up is itself a
+// signed transaction, stored in gas_topups and committed before it is sent; one
+// already under way for the order is always finished first, never duplicated.
+import { and, desc, eq, inArray } from "drizzle-orm";
+import type { AppContext } from "../app/context";
+import { writeTx } from "../db/client";
+import { gasTopups } from "../db/schema";
+import type { ChainAdapter, SignedTransfer } from "../chains/types";
+import { crashPoint } from "../lib/crash";
+import { gasWallet } from "../wallet/addresses";
+import { RetryLater, type KeyedLock } from "./executor";
+import type { PayoutOrderRow } from "./views";
+
+type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+export type TopupRow = typeof gasTopups.$inferSelect;
+
+/** How long an attempt waits for its top-up to land before leaving it to the payout job. */
+const TOPUP_WAIT_MS = 5_000;
+const TOPUP_RETRY_MS = 2_000;
+
+export interface NativeTransferSigner extends ChainAdapter {
+  signNativeTransfer(req: { from: string; to: string; amount: bigint; privateKey: Uint8Array; hint?: Record<string, unknown> }): Promise<SignedTransfer>;
+}
+
+export const storedTopup = (t: TopupRow): SignedTransfer => ({ txHash: t.txHash, raw: t.signedTx, meta: JSON.parse(t.signedMeta) as Record<string, unknown> });
+
+export function gasTopupsFor(
+  ctx: Ctx,
+  adapter: NativeTransferSigner,
+  locks: KeyedLock,
+  /** Chain-specific signing hint for the gas wallet (BSC: its next nonce). */
+  hintFor: (gasAddress: string) => Promise<Record<string, unknown> | undefined> = async () => undefined,
+) {
+  const chain = adapter.chain;
+  const setTopup = (id: number, set: Partial<TopupRow>) =>
+    ctx.db.update(gasTopups).set({ ...set, updatedAt: ctx.clock.now() }).where(eq(gasTopups.id, id)).returning().get();
+
+  async function sign(o: PayoutOrderRow, amount: bigint): Promise<TopupRow> {
+    const now = ctx.clock.now();
+    const gas = writeTx(ctx.db, (tx) => gasWallet(tx, adapter, ctx.seed, now));
+    return locks.run(`${chain}:${gas.address}`, async () => {
+      const key = adapter.deriveKey(ctx.seed, gas.derivationIndex);
+      const signed = await adapter.signNativeTransfer({ from: gas.address, to: o.fromAddress, amount, privateKey: key.privateKey, hint: await hintFor(gas.address) });
+      const row = ctx.db
+        .insert(gasTopups)
+        .values({
+          chain,
+          payoutOrderId: o.id,
+          fromAddress: gas.address,
+          toAddress: o.fromAddress,
+          amount: amount.toString(),
+          txHash: signed.txHash,
+          signedTx: signed.raw,
+          signedMeta: JSON.stringify(signed.meta),
+          status: "signed",
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+        .get();
+      ctx.logger.info("gas top-up signed", { chain, orderNo: o.orderNo, to: o.fromAddress, baseUnits: amount.toString(), txHash: signed.txHash });
+      return row;
+    });
+  }
+
+  /** Sends a stored top-up (again) and waits a little for it to land; true once it has. */
+  async function drive(t: TopupRow): Promise<boolean> {
+    if (t.status === "signed") {
+      const r = await adapter.broadcast(storedTopup(t));
+      crashPoint("payout:after-topup-broadcast");
+      if (!r.ok) {
+        setTopup(t.id, r.permanent ? { status: "failed", lastError: r.error } : { lastError: r.error });
+        throw new RetryLater(`gas top-up not sent: ${r.error}`, TOPUP_RETRY_MS);
+      }
+      t = setTopup(t.id, { status: "broadcasted", lastError: null });
+    }
+    const deadline = Date.now() + TOPUP_WAIT_MS;
+    for (;;) {
+      const s = await adapter.txState(storedTopup(t));
+      if (s.state === "included") {
+        if (!s.success) {
+          setTopup(t.id, { status: "failed", lastError: "top-up failed on chain" });
+          throw new RetryLater("gas top-up failed on chain", TOPUP_RETRY_MS);
+        }
+        setTopup(t.id, { status: "confirmed" });
+        return true;
+      }
+      if (s.state === "expired") {
+        setTopup(t.id, { status: "failed", lastError: "top-up can never land (expired)" });
+        throw new RetryLater("gas top-up expired", TOPUP_RETRY_MS);
+      }
+      if (s.state === "unknown") await adapter.broadcast(storedTopup(t));
+      if (Date.now() > deadline) return false;
+      await Bun.sleep(250);
+    }
+  }
+
+  return {
+    /**
+     * Before a payout's first broadcast: finish a top-up under way for it, or send
+     * `shortfall()` (0 = none needed) from the gas wallet. Throws RetryLater while
+     * the top-up has not landed yet (the payout job retries by itself).
+     */
+    async ensure(o: PayoutOrderRow, shortfall: () => Promise<bigint>): Promise<void> {
+      const open = ctx.db
+        .select()
+        .from(gasTopups)
+        .where(and(eq(gasTopups.payoutOrderId, o.id), inArray(gasTopups.status, ["signed", "broadcasted"])))
+        .orderBy(desc(gasTopups.id))
+        .get();
+      if (open) {
+        if (!(await drive(open))) throw new RetryLater("waiting for the gas top-up to land", TOPUP_RETRY_MS);
+        return;
+      }
+      const amount = await shortfall();
+      if (amount <= 0n) return;
+      const t = await sign(o, amount);
+      crashPoint("payout:after-topup-sign-commit");
+      if (!(await drive(t))) throw new RetryLater("waiting for the gas top-up to land", TOPUP_RETRY_MS);
+    },
+  };
+}
