@@ -112,6 +112,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   const runtime = createRuntime(ctx);
   for (const w of runtime.watchers.values()) await w.init();
   const app = buildHttpApp(ctx, runtime);
+  const accessLog = ctx.config.log.level === "debug";
   const server = Bun.serve({
     hostname: ctx.config.server.host,
     port: ctx.config.server.port,
@@ -123,6 +124,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       const res = await app.handle(req);
       // Access log: debug for every request, warn for server errors (never the query: it may carry data).
       const level = res.status >= 500 ? "warn" : "debug";
+      if (level === "debug" && !accessLog) return res;
       ctx.logger[level]("http", {
         method: req.method,
         path: new URL(req.url).pathname,
