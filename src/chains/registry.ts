@@ -45,10 +45,8 @@ export function makeChains(ctx: Omit<AppContext, "chains">): Map<ChainCode, Chai
       );
     } else if (chain === "SOL") {
       out.set(chain, createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger: rpcLogger(ctx.logger.child({ chain })) }));
-    } else if (chain === "TRON") {
-      out.set(chain, createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger: rpcLogger(ctx.logger.child({ chain })) }));
     } else {
-      throw new Error(`chains.${chain}.mode = "rpc" is not available yet for ${chain}; use "sandbox"`);
+      out.set(chain, createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger: rpcLogger(ctx.logger.child({ chain })) }));
     }
   }
   return out;

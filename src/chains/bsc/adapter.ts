@@ -19,7 +19,7 @@ import type {
   WatchSet,
 } from "../types";
 import { deriveBscKey, isBscAddress, normalizeBscAddress } from "./address";
-import { RpcClient, RpcError, type RpcLogger } from "./rpc";
+import { RpcClient, RpcError, type RpcLogger } from "../json-rpc";
 
 export const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 

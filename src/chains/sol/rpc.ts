@@ -1,9 +1,9 @@
-// Solana JSON-RPC over the shared failover client (src/chains/bsc/rpc.ts: per-URL health,
+// Solana JSON-RPC over the shared failover client (src/chains/json-rpc.ts: per-URL health,
 // backoff on 429/5xx/timeouts, batches), plus what the answers mean for the gateway:
 // which sendTransaction refusals are final, and the shapes of the answers it reads.
-import { RpcError } from "../bsc/rpc";
+import { RpcError } from "../json-rpc";
 
-export { RpcClient, RpcError, redactUrl, type RpcLogger } from "../bsc/rpc";
+export { RpcClient, RpcError, redactUrl, type RpcLogger } from "../json-rpc";
 
 export type Commitment = "processed" | "confirmed" | "finalized";
 

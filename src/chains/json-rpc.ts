@@ -7,7 +7,7 @@
 
 export type RpcErrorKind = "rpc" | "http" | "timeout" | "network";
 
-import { redactUrl } from "../../lib/redact-url";
+import { redactUrl } from "../lib/redact-url";
 
 // Moved to src/lib/redact-url.ts (shared with TRON); re-exported for existing imports.
 export { redactUrl };

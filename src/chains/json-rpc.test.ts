@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { freePort } from "../../testing/anvil";
-import { startBscFixture, type BscFixture } from "../../testing/bsc-fixture";
-import { startRpcProxy, type ProxyFaults, type RpcProxy } from "../../testing/rpc-proxy";
-import { RpcClient, RpcError, redactUrl } from "./rpc";
+import { freePort } from "../testing/anvil";
+import { startBscFixture, type BscFixture } from "../testing/bsc-fixture";
+import { startRpcProxy, type ProxyFaults, type RpcProxy } from "../testing/rpc-proxy";
+import { RpcClient, RpcError, redactUrl } from "./json-rpc";
 
 let fx: BscFixture;
 const extra: RpcProxy[] = [];
