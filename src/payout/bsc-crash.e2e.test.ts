@@ -4,9 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
-import { StablegateClient } from "../sdk/client";
 import { startBscFixture, someAddresses, type BscFixture } from "../testing/bsc-fixture";
-import { runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "../testing/process";
+import { rpcChainSetup, startGatewayProcess, type GatewayProcess, type TempSetup } from "../testing/process";
 
 const E18 = 10n ** 18n;
 type Obj = Record<string, any>;
@@ -40,23 +39,8 @@ describe("BSC payout crash safety", () => {
     ["payout:after-sign-commit", true],
     ["payout:after-topup-sign-commit", false],
   ])("killed at %s, restarted: sent exactly once", async (point, sourceHasBnb) => {
-    const s = await tempSetup(`[log]
-level = "warn"
-[chains.BSC]
-mode = "rpc"
-rpc_urls = ["${fx.node.url}"]
-confirmations = 3
-poll_interval = "200ms"
-[chains.TRON]
-enabled = false
-[chains.SOL]
-enabled = false
-`);
+    const { s, client } = await rpcChainSetup("BSC", fx.node.url, { confirmations: 3, pollInterval: "200ms", merchantName: "bsc-crash" });
     cleanups.push(() => rmSync(s.dir, { recursive: true, force: true }));
-    const made = runCli(["merchant", "create", "--name", "bsc-crash", "--json", "--config", s.configPath], s.env);
-    expect(made.code).toBe(0);
-    const { merchantUid, apiKey } = JSON.parse(made.stdout) as { merchantUid: string; apiKey: string };
-    const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
 
     let g = await start(s, point);
     const bindKey = `crash-${point}`;

@@ -4,10 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { StablegateClient } from "../sdk/client";
 import { startSolFixture, someSolAddresses, type SolFixture } from "../testing/sol-fixture";
 import { USDC_MINT } from "../testing/solana-rpc";
-import { runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "../testing/process";
+import { rpcChainSetup, runCli, startGatewayProcess, type GatewayProcess, type TempSetup } from "../testing/process";
 
 type Obj = Record<string, any>;
 let fx: SolFixture;
@@ -31,23 +30,8 @@ async function start(s: TempSetup, crashAt?: string): Promise<GatewayProcess> {
 
 describe("SOL payout crash safety", () => {
   test("killed at payout:after-sign-commit, restarted: the stored transaction is sent exactly once", async () => {
-    const s = await tempSetup(`[log]
-level = "warn"
-[chains.SOL]
-mode = "rpc"
-rpc_urls = ["${fx.node.url}"]
-confirmations = 4
-poll_interval = "100ms"
-[chains.TRON]
-enabled = false
-[chains.BSC]
-enabled = false
-`);
+    const { s, client } = await rpcChainSetup("SOL", fx.node.url, { confirmations: 4, pollInterval: "100ms", merchantName: "sol-crash" });
     cleanups.push(() => rmSync(s.dir, { recursive: true, force: true }));
-    const made = runCli(["merchant", "create", "--name", "sol-crash", "--json", "--config", s.configPath], s.env);
-    expect(made.code).toBe(0);
-    const { merchantUid, apiKey } = JSON.parse(made.stdout) as { merchantUid: string; apiKey: string };
-    const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
 
     let g = await start(s, "payout:after-sign-commit");
     const bindKey = "sol-crash";

@@ -5,10 +5,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { StablegateClient } from "../sdk/client";
 import { deriveTronKey } from "../chains/tron/address";
 import { startTronFixture, TRX, type TronFixture } from "../testing/tron-fixture";
-import { runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "../testing/process";
+import { rpcChainSetup, startGatewayProcess, type GatewayProcess, type TempSetup } from "../testing/process";
 
 type Obj = Record<string, any>;
 let fx: TronFixture;
@@ -45,23 +44,8 @@ describe("TRON payout crash safety", () => {
     ["payout:after-sign-commit", true],
     ["payout:after-topup-sign-commit", false],
   ])("killed at %s, restarted: sent exactly once", async (point, sourceHasTrx) => {
-    const s = await tempSetup(`[log]
-level = "warn"
-[chains.TRON]
-mode = "rpc"
-rpc_urls = ["${fx.node.url}"]
-confirmations = 3
-poll_interval = "200ms"
-[chains.BSC]
-enabled = false
-[chains.SOL]
-enabled = false
-`);
+    const { s, client } = await rpcChainSetup("TRON", fx.node.url, { confirmations: 3, pollInterval: "200ms", merchantName: "tron-crash" });
     cleanups.push(() => rmSync(s.dir, { recursive: true, force: true }));
-    const made = runCli(["merchant", "create", "--name", "tron-crash", "--json", "--config", s.configPath], s.env);
-    expect(made.code).toBe(0);
-    const { merchantUid, apiKey } = JSON.parse(made.stdout) as { merchantUid: string; apiKey: string };
-    const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
 
     let g = await start(s, point);
     const bindKey = `crash-${point}`;

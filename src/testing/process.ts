@@ -95,3 +95,24 @@ export async function startGatewayProcess(
     },
   };
 }
+
+/**
+ * A temp config with only `chain` enabled, in rpc mode against `rpcUrl`, and a
+ * merchant created through the CLI with a signing client for it.
+ */
+export async function rpcChainSetup(
+  chain: "TRON" | "BSC" | "SOL",
+  rpcUrl: string,
+  opts: { confirmations: number; pollInterval: string; merchantName: string },
+) {
+  const others = (["TRON", "BSC", "SOL"] as const).filter((c) => c !== chain);
+  const s = await tempSetup(
+    `[log]\nlevel = "warn"\n[chains.${chain}]\nmode = "rpc"\nrpc_urls = ["${rpcUrl}"]\nconfirmations = ${opts.confirmations}\npoll_interval = "${opts.pollInterval}"\n` +
+      others.map((c) => `[chains.${c}]\nenabled = false\n`).join(""),
+  );
+  const made = runCli(["merchant", "create", "--name", opts.merchantName, "--json", "--config", s.configPath], s.env);
+  if (made.code !== 0) throw new Error(`merchant create failed: ${made.stderr}`);
+  const { merchantUid, apiKey } = JSON.parse(made.stdout) as { merchantUid: string; apiKey: string };
+  const { StablegateClient } = await import("../sdk/client");
+  return { s, merchantUid, apiKey, client: new StablegateClient({ baseUrl: s.url, merchantUid, apiKey }) };
+}

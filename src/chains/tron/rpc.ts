@@ -6,6 +6,7 @@
 // URLs are logged only through redactUrl.
 // Answers with HTTP 200 are answers, whatever they say ({"Error": ...} included): the
 // caller interprets them.
+import type { RpcLogger } from "../json-rpc";
 import { redactIn, redactUrl } from "../../lib/redact-url";
 
 export type TronErrorKind = "http" | "timeout" | "network" | "answer";
@@ -30,11 +31,8 @@ export class TronRpcError extends Error {
   }
 }
 
-export interface TronRpcLogger {
-  info(obj: Record<string, unknown>): void;
-  warn(obj: Record<string, unknown>): void;
-  error(obj: Record<string, unknown>): void;
-}
+/** Same logger shape as the JSON-RPC client's. */
+export type TronRpcLogger = RpcLogger;
 
 export interface TronRpcOptions {
   urls: string[];
