@@ -25,6 +25,8 @@ import { ChainWatcher } from "../watcher/watcher";
 import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { AppContext } from "./context";
+import { rememberPeer } from "../http/client-ip";
+import { backofficeRoutes } from "../backoffice/routes";
 
 export interface RunningGateway {
   url: string;
@@ -77,7 +79,8 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
     .use(payinRoutes(ctx, auth))
     .use(payoutRoutes(ctx, auth, runtime.payouts, () => runtime.kick()))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
-    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());
+    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia())
+    .use(backofficeRoutes(ctx, runtime));
 }
 
 export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
@@ -119,8 +122,9 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     // Bun's own cut-off answers a bare 413; keep it far above server.max_body_bytes so every
     // oversized body gets our 10001 with the failure body (bodies are read capped at the limit).
     maxRequestBodySize: 64 << 20,
-    fetch: async (req) => {
+    fetch: async (req, srv) => {
       const started = performance.now();
+      rememberPeer(req, srv.requestIP(req)?.address);
       const res = await app.handle(req);
       // Access log: debug for every request, warn for server errors (never the query: it may carry data).
       const level = res.status >= 500 ? "warn" : "debug";
