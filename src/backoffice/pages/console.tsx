@@ -2,9 +2,12 @@
 import { Elysia } from "elysia";
 import { type BackofficeDeps, page } from "../guard";
 import { Layout } from "../views/layout";
+import { listsRoutes } from "./lists";
+import { orderRoutes } from "./order";
+import { exceptionsRoutes } from "./exceptions";
 
 export function consoleRoutes(d: BackofficeDeps) {
-  return new Elysia({ name: "backoffice-console" }).get(
+  return new Elysia({ name: "backoffice-console" }).use(listsRoutes(d)).use(orderRoutes(d)).use(exceptionsRoutes(d)).get(
     "/backoffice",
     page(d, {}, (v) => (
       <Layout title="Dashboard" viewer={v} path="/backoffice">
