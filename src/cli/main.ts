@@ -18,6 +18,10 @@ import { silentLogger } from "../lib/logger";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 import { CliUsageError } from "./common";
 import { merchantSet } from "./merchant";
+import { ORDER_USAGE, orderCommand } from "./order";
+import { DEPOSIT_USAGE, depositCommand } from "./deposit";
+import { DENYLIST_USAGE, denylistCommand } from "./denylist";
+import { AUDIT_USAGE, auditCommand } from "./audit";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
@@ -32,6 +36,10 @@ usage: stablegate <command> [--config PATH]
   wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
   callbacks list [--failed] [--json] recent callbacks (--failed: only those that gave up)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
+${ORDER_USAGE}
+${DEPOSIT_USAGE}
+${DENYLIST_USAGE}
+${AUDIT_USAGE}
   backup --out FILE                  consistent online copy of the database
   --version`;
 
@@ -54,6 +62,7 @@ export async function main(argv: string[]): Promise<number> {
       const { db, cipher } = openStore(loaded);
       return { db, cipher, now: () => systemClock.now() };
     };
+    const operatorCtx = () => createContext({ loaded, makeChains, logger: silentLogger });
     switch (cmd) {
       case "serve":
         return await serve(loaded, flags.demo === true);
@@ -108,6 +117,14 @@ export async function main(argv: string[]): Promise<number> {
         }
         throw new UsageError(`unknown callbacks command: ${sub ?? "(none)"}`);
       }
+      case "order":
+        return orderCommand(operatorCtx, positional.slice(1), flags);
+      case "deposit":
+        return depositCommand(operatorCtx, positional.slice(1), flags);
+      case "denylist":
+        return denylistCommand(operatorCtx, positional.slice(1), flags);
+      case "audit":
+        return auditCommand(() => deps().db, positional.slice(1), flags);
       case "wallet": {
         if (sub !== "gas") throw new UsageError("usage: wallet gas [--json]");
         const ctx = createContext({ loaded, makeChains, logger: silentLogger });
