@@ -192,3 +192,30 @@ describe("denylist add | list | remove", () => {
     expect(audit(`denylist:TRON:${SENDER}`).map((e) => e.action)).toEqual(["denylist.remove", "denylist.add"]);
   });
 });
+
+describe("merchant set", () => {
+  test("sets and clears the default notify URL and IP allowlist; refuses bad values with a clear message; audited", () => {
+    const set = json("merchant", "set", uid, "--default-notify-url", "https://shop.example/default", "--ip-allowlist", "203.0.113.0/24,2001:db8::/32");
+    expect(set).toEqual({ merchantUid: uid, defaultNotifyUrl: "https://shop.example/default", ipAllowlist: ["203.0.113.0/24", "2001:db8::/32"] });
+    for (const [args, msg] of [
+      // (this config allows private targets, as tests must; the SSRF refusals are in src/merchants/settings.test.ts)
+      [["--default-notify-url", "ftp://shop.example/x"], "must use http or https"],
+      [["--default-notify-url", "https://user:pw@shop.example/x"], "credentials"],
+      [["--default-notify-url", "http://./x"], "must have a host"],
+      [["--ip-allowlist", "10.0.0.0/33"], "prefix length"],
+      [["--ip-allowlist", "not-an-ip"], "not an IPv4 or IPv6 address"],
+      [[], "needs --default-notify-url"],
+    ] as Array<[string[], string]>) {
+      const r = cli("merchant", "set", uid, ...args);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(msg);
+    }
+    expect(cli("merchant", "set", "M0000000", "--ip-allowlist", "").stderr).toContain("no merchant with UID M0000000");
+    expect(json("merchant", "set", uid, "--default-notify-url", "", "--ip-allowlist", "")).toEqual({ merchantUid: uid, defaultNotifyUrl: null, ipAllowlist: [] });
+    const entries = audit(`merchant:${uid}`);
+    expect(entries.map((e) => [e.action, e.actor, e.after.defaultNotifyUrl])).toEqual([
+      ["merchant.settings", "cli", null],
+      ["merchant.settings", "cli", "https://shop.example/default"],
+    ]);
+  });
+});
