@@ -125,7 +125,9 @@ for (const [name, size] of [
       await page.reload();
       return (await page.getByRole("region", { name: /Delivery attempts of/ }).last().innerText()).includes("200");
     });
-    expect(listAudit(gw.ctx.db, { action: "order.attach_deposit", target: `payin:${o.orderNo}` }).entries[0]).toMatchObject({ actor: "admin" });
+    const attachEntry = listAudit(gw.ctx.db, { action: "deposit.attach" }).entries.find((e) => JSON.stringify(e.after).includes(o.orderNo));
+    expect(attachEntry).toMatchObject({ actor: "admin", role: "operator" });
+    expect(await page.getByRole("list", { name: "Status timeline" }).innerText()).toContain("deposit.attach — by admin (operator");
     await ctx.close();
   }, BROWSER_RETRY);
 
@@ -148,10 +150,10 @@ for (const [name, size] of [
     await page.getByText("Order released.").waitFor();
     expect(await statusOf(o.orderNo)).toBe("completed");
     const timeline = await page.getByRole("list", { name: "Status timeline" }).innerText();
-    expect(timeline).toContain("order.freeze — by admin (operator");
+    expect(timeline).toContain("payin.freeze — by admin (operator");
     expect(timeline).toContain("sender asked to verify");
-    expect(audited("order.freeze", `payin:${o.orderNo}`)[0]).toMatchObject({ actor: "admin", role: "operator" });
-    expect(audited("order.release", `payin:${o.orderNo}`)[0]).toMatchObject({ actor: "admin", role: "operator" });
+    expect(audited("payin.freeze", `payin:${o.orderNo}`)[0]).toMatchObject({ actor: "admin", role: "operator" });
+    expect(audited("payin.release", `payin:${o.orderNo}`)[0]).toMatchObject({ actor: "admin", role: "operator" });
     await ctx.close();
   }, BROWSER_RETRY);
 }

@@ -2,30 +2,35 @@
 // chosen by search), frozen orders ("Release", "Cancel order"), the deny list.
 // The deposit page is shared (scoped) so a merchant sees its own deposits too.
 import { Elysia } from "elysia";
-import { recordAudit } from "../../audit/log";
 import { CHAIN_CODES } from "../../chains/types";
-import { writeTx } from "../../db/client";
 import { fromBaseUnits } from "../../lib/money";
-import { denySender, undenySender } from "../../payin/operator";
+import { attachDeposit, denySender, dismissDeposit, listDenied, markDepositRefunded, OperatorError, undenySender } from "../../payin/operator";
+import { listUnmatched, UNMATCHED_REASONS, type UnmatchedReason } from "../../payin/unmatched";
 import { NotFound } from "../errors";
 import { decimalsOf } from "../format";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
-import { attach, OperatorError } from "../order-actions";
-import { attachCandidates, deniedSenders, depositDetail } from "../queries/deposits";
+import { attachCandidates, depositDetail } from "../queries/deposits";
 import { parseFilter } from "../queries/filters";
-import { listDeposits, listPayins } from "../queries/lists";
+import { listPayins } from "../queries/lists";
 import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 import { orderDetail } from "../queries/order";
 
-const NOTICES: Record<string, string> = { denied: "Sender added to the deny list.", undenied: "Sender removed from the deny list." };
+const NOTICES: Record<string, string> = {
+  denied: "Sender added to the deny list.",
+  undenied: "Sender removed from the deny list.",
+  refunded: "Deposit recorded as refunded.",
+  dismissed: "Deposit dismissed.",
+};
+
+const reasonText = (r: string | null | undefined) => (r && r in UNMATCHED_REASONS ? UNMATCHED_REASONS[r as UnmatchedReason] : (r ?? ""));
 
 function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string }): string {
   const { d, v } = p;
-  const unmatched = listDeposits(d.ctx.db, { merchantId: null }, parseFilter({ status: "unmatched" }, ["unmatched"]), decimalsOf(d.ctx), { limit: 200 }).rows;
+  const unmatched = listUnmatched(d.ctx, { state: "open", limit: 200 }).deposits;
   const frozen = listPayins(d.ctx.db, { merchantId: null }, parseFilter({ status: "frozen_abnormal" }, ["frozen_abnormal"]), { limit: 200 }).rows;
-  const denied = deniedSenders(d.ctx.db);
+  const denied = listDenied(d.ctx);
   return (
     <Layout title="Exceptions" viewer={v} path="/backoffice/exceptions">
       <Notice text={p.notice} />
@@ -39,6 +44,7 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
                 <th scope="col">Deposit</th>
                 <th scope="col">Merchant</th>
                 <th scope="col">Amount</th>
+                <th scope="col">Why</th>
                 <th scope="col">To address</th>
                 <th scope="col">Block time</th>
               </tr>
@@ -47,18 +53,17 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
               {unmatched.map((t) => (
                 <tr>
                   <td>
-                    <a href={`/backoffice/deposits/${t.id}`} aria-label={`Review deposit #${t.id}`} safe>
-                      {`#${t.id}`}
+                    <a href={`/backoffice/deposits/${t.depositId}`} aria-label={`Review deposit #${t.depositId}`} safe>
+                      {`#${t.depositId}`}
                     </a>
                   </td>
-                  <td safe>{t.merchantUid}</td>
-                  <td safe>{`${t.amount} ${t.token} (${t.chain})`}</td>
+                  <td safe>{t.merchantUid ?? "—"}</td>
+                  <td safe>{`${t.amount} ${t.tokenSymbol} (${t.chainCode})`}</td>
+                  <td safe>{t.reasonText ?? ""}</td>
                   <td class="mono" safe>
                     {t.toAddress}
                   </td>
-                  <td>
-                    <Time ms={t.blockTime} />
-                  </td>
+                  <td safe>{t.blockTime ?? ""}</td>
                 </tr>
               ))}
             </tbody>
@@ -151,18 +156,16 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
           <tbody>
             {denied.map((r) => (
               <tr>
-                <td safe>{r.chain}</td>
+                <td safe>{r.chainCode}</td>
                 <td class="mono" safe>
                   {r.address}
                 </td>
                 <td safe>{r.reason ?? ""}</td>
-                <td>
-                  <Time ms={r.createdAt} />
-                </td>
+                <td safe>{r.createdAt}</td>
                 <td>
                   <form method="post" action="/backoffice/exceptions/undeny" class="inline">
                     <Csrf viewer={v} />
-                    <input type="hidden" name="chain" value={r.chain} />
+                    <input type="hidden" name="chain" value={r.chainCode} />
                     <input type="hidden" name="address" value={r.address} />
                     <button type="submit" class="secondary" aria-label={`Remove ${r.address} from the deny list`}>
                       Remove
@@ -178,16 +181,18 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
   ) as string;
 }
 
-function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; error?: string }): string {
+function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; error?: string; notice?: string }): string {
   const { d, v } = p;
   const dep = depositDetail(d.ctx.db, { merchantId: v.merchantId }, p.id);
   if (!dep) throw new NotFound("No such deposit.");
   const { t } = dep;
   const amount = `${fromBaseUnits(BigInt(t.amount), decimalsOf(d.ctx)(t.chain, t.token), 6)} ${t.token}`;
-  const canAttach = v.role === "operator" && t.disposition === "unmatched" && t.status !== "reverted";
+  const open = v.role === "operator" && t.unmatchedReason !== null && t.resolution === null;
+  const canAttach = open && t.status !== "reverted";
   const candidates = canAttach ? attachCandidates(d.ctx.db, t, p.q) : [];
   return (
     <Layout title={`Deposit #${t.id}`} viewer={v} path="/backoffice/deposits">
+      <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       <dl class="kv">
         <dt>State</dt>
@@ -216,6 +221,16 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
         <dd>
           <Time ms={t.blockTime} />
         </dd>
+        {t.unmatchedReason ? (
+          <>
+            <dt>Unmatched because</dt>
+            <dd safe>{reasonText(t.unmatchedReason)}</dd>
+            <dt>Resolution</dt>
+            <dd safe>{t.resolution ? `${t.resolution}${t.resolutionRef ? ` (${t.resolutionRef})` : ""}${t.resolutionNote ? `: ${t.resolutionNote}` : ""}` : "open"}</dd>
+          </>
+        ) : (
+          <></>
+        )}
         <dt>Order</dt>
         <dd>
           {dep.orderNo ? (
@@ -282,6 +297,27 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
       ) : (
         <></>
       )}
+      {open ? (
+        <>
+          <h2>Refund or dismiss</h2>
+          <form method="post" action={`/backoffice/deposits/${t.id}/refunded`} class="inline">
+            <Csrf viewer={v} />
+            <label for="refund-payout">Refund payout</label>
+            <input id="refund-payout" name="payoutOrderNo" required maxlength="32" placeholder="PO…" />
+            <button type="submit">Mark refunded</button>
+          </form>
+          <form method="post" action={`/backoffice/deposits/${t.id}/dismiss`} class="inline">
+            <Csrf viewer={v} />
+            <label for="dismiss-note">Note</label>
+            <input id="dismiss-note" name="note" required maxlength="500" />
+            <button type="submit" class="secondary">
+              Dismiss
+            </button>
+          </form>
+        </>
+      ) : (
+        <></>
+      )}
     </Layout>
   ) as string;
 }
@@ -291,7 +327,36 @@ const idParam = (s: string) => (/^\d{1,15}$/.test(s) ? Number(s) : -1);
 export function exceptionsRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-exceptions" })
     .get("/backoffice/exceptions", page(d, { role: "operator" }, (v, { query }) => ExceptionsPage({ d, v, notice: NOTICES[query.done ?? ""] })))
-    .get("/backoffice/deposits/:id", page(d, {}, (v, { params, query }) => DepositPage({ d, v, id: idParam(params.id), q: (query.order ?? "").slice(0, 64) })))
+    .get(
+      "/backoffice/deposits/:id",
+      page(d, {}, (v, { params, query }) => DepositPage({ d, v, id: idParam(params.id), q: (query.order ?? "").slice(0, 64), notice: NOTICES[query.done ?? ""] })),
+    )
+    .post(
+      "/backoffice/deposits/:id/refunded",
+      action(d, { role: "operator" }, (v, { params, body }) => {
+        const id = idParam(params.id);
+        try {
+          markDepositRefunded(d.ctx, id, str(body.payoutOrderNo).trim(), actorOf(v));
+        } catch (e) {
+          if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
+          throw e;
+        }
+        return redirect(`/backoffice/deposits/${id}?done=refunded`);
+      }),
+    )
+    .post(
+      "/backoffice/deposits/:id/dismiss",
+      action(d, { role: "operator" }, (v, { params, body }) => {
+        const id = idParam(params.id);
+        try {
+          dismissDeposit(d.ctx, id, str(body.note), actorOf(v));
+        } catch (e) {
+          if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
+          throw e;
+        }
+        return redirect(`/backoffice/deposits/${id}?done=dismissed`);
+      }),
+    )
     .post(
       "/backoffice/deposits/:id/attach",
       action(d, { role: "operator", reauth: true }, (v, { params, body }) => {
@@ -301,7 +366,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         const o = orderDetail(d.ctx.db, { merchantId: null }, str(body.orderNo));
         if (!o?.payin) return DepositPage({ d, v, id, q: "", error: "Choose a pay-in order to attach to." });
         try {
-          attach(d.ctx, id, o.payin, actorOf(v));
+          attachDeposit(d.ctx, id, o.payin.orderNo, actorOf(v));
         } catch (e) {
           if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
           throw e;
@@ -319,10 +384,12 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         if (!(CHAIN_CODES as readonly string[]).includes(chain) || !address || address.length > 128 || !reason) {
           return ExceptionsPage({ d, v, error: "Give a chain, a sender address and a reason." });
         }
-        writeTx(d.ctx.db, (tx) => {
-          denySender({ ...d.ctx, db: tx }, chain, address, reason);
-          recordAudit(tx, { ...actorOf(v), action: "denylist.add", target: `denylist:${chain}:${address}`, after: { chain, address, reason }, at: d.users.now() });
-        });
+        try {
+          denySender(d.ctx, chain, address, reason, actorOf(v));
+        } catch (e) {
+          if (e instanceof OperatorError) return ExceptionsPage({ d, v, error: e.message });
+          throw e;
+        }
         return redirect("/backoffice/exceptions?done=denied");
       }),
     )
@@ -331,10 +398,12 @@ export function exceptionsRoutes(d: BackofficeDeps) {
       action(d, { role: "operator" }, (v, { body }) => {
         const chain = str(body.chain);
         const address = str(body.address);
-        writeTx(d.ctx.db, (tx) => {
-          undenySender({ ...d.ctx, db: tx }, chain, address);
-          recordAudit(tx, { ...actorOf(v), action: "denylist.remove", target: `denylist:${chain}:${address}`, before: { chain, address }, at: d.users.now() });
-        });
+        try {
+          undenySender(d.ctx, chain, address, actorOf(v));
+        } catch (e) {
+          if (e instanceof OperatorError) return ExceptionsPage({ d, v, error: e.message });
+          throw e;
+        }
         return redirect("/backoffice/exceptions?done=undenied");
       }),
     );

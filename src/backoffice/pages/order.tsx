@@ -11,7 +11,7 @@ import { recordAudit } from "../../audit/log";
 import { writeTx } from "../../db/client";
 import { NotFound } from "../errors";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
-import { cancel, freeze, OperatorError, release } from "../order-actions";
+import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../payin/operator";
 import { callbackScopeOk, type OrderDetail, orderDetail } from "../queries/order";
 import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
@@ -49,7 +49,9 @@ export function causeOf(kind: "payin" | "payout", raw: string): string {
     case "cancel":
       return "cancelled by an operator";
     case "release":
-      return e.late ? "released by an operator (paid late)" : "released by an operator";
+      return e.paid === "in_full" ? "released: paid in full on time" : e.paid === "short_or_late" ? "released: paid short or late" : "released: nothing was paid";
+    case "wrong_amount":
+      return "a different amount arrived: held for review";
     case "deposit":
       return "deposit to an exclusive address";
     case "broadcasted":
@@ -317,9 +319,9 @@ export function orderRoutes(d: BackofficeDeps) {
       "/backoffice/orders/:orderNo",
       page(d, {}, (v, { params, query }) => OrderPage({ d, v, o: load(v, params.orderNo), notice: NOTICES[query.done ?? ""] })),
     )
-    .post("/backoffice/orders/:orderNo/freeze", payinAction("frozen", false, (v, o, b) => freeze(d.ctx, o.payin!, str(b.reason as string), actorOf(v))))
-    .post("/backoffice/orders/:orderNo/release", payinAction("released", true, (v, o) => release(d.ctx, o.payin!, actorOf(v))))
-    .post("/backoffice/orders/:orderNo/cancel", payinAction("cancelled", false, (v, o) => cancel(d.ctx, o.payin!, actorOf(v))))
+    .post("/backoffice/orders/:orderNo/freeze", payinAction("frozen", false, (v, o, b) => freezeOrder(d.ctx, o.payin!.orderNo, str(b.reason as string), actorOf(v))))
+    .post("/backoffice/orders/:orderNo/release", payinAction("released", true, (v, o) => releaseOrder(d.ctx, o.payin!.orderNo, actorOf(v))))
+    .post("/backoffice/orders/:orderNo/cancel", payinAction("cancelled", false, (v, o) => cancelOrder(d.ctx, o.payin!.orderNo, actorOf(v))))
     .post(
       "/backoffice/callbacks/:eventId/resend",
       action(d, {}, async (v, { params, body }) => {

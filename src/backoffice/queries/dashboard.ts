@@ -1,6 +1,6 @@
 // The dashboard's numbers: open items per kind and the completed volume per
 // day for 30 days (stablecoins summed at face value, in 6-decimal micro units).
-import { and, count, eq, gte, inArray } from "drizzle-orm";
+import { and, count, eq, gte, inArray, isNotNull, isNull } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { addresses, callbacks, chainCursors, payinOrders, payoutOrders, transfers } from "../../db/schema";
 import { OPEN_STATUSES } from "../../payin/state";
@@ -26,7 +26,7 @@ export function openCounts(db: DbOrTx, scope: Scope): OpenCounts {
         .select({ n: count() })
         .from(transfers)
         .innerJoin(addresses, eq(addresses.id, transfers.addressId))
-        .where(and(eq(transfers.disposition, "unmatched"), only(scope, addresses.merchantId)))
+        .where(and(isNotNull(transfers.unmatchedReason), isNull(transfers.resolution), only(scope, addresses.merchantId)))
         .get(),
     ),
     frozenOrders: n(db.select({ n: count() }).from(payinOrders).where(and(eq(payinOrders.status, "frozen_abnormal"), only(scope, payinOrders.merchantId))).get()),

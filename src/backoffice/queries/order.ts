@@ -1,6 +1,6 @@
 // Everything the order page shows, scoped: another merchant's order is null
 // (the page answers 404, as for an order that does not exist).
-import { and, asc, eq, inArray, or } from "drizzle-orm";
+import { asc, eq, inArray, or } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { auditLog, callbackAttempts, callbacks, merchants, payinOrders, payoutOrders, transfers } from "../../db/schema";
 import { eventsOf, type OrderEventRow } from "../../orders/events";
@@ -45,7 +45,9 @@ export function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): OrderDet
     ? db.select().from(callbackAttempts).where(inArray(callbackAttempts.callbackId, cbs.map((c) => c.id))).orderBy(asc(callbackAttempts.id)).all()
     : [];
   const kind = payin ? "payin" : "payout";
-  const audit = db.select().from(auditLog).where(and(eq(auditLog.target, `${kind}:${orderNo}`))).orderBy(asc(auditLog.id)).all();
+  // The order's own entries and those of deposits attached to it.
+  const targets = [`${kind}:${orderNo}`, ...tr.map((t) => `deposit:${t.id}`)];
+  const audit = db.select().from(auditLog).where(inArray(auditLog.target, targets)).orderBy(asc(auditLog.id)).all();
   return {
     kind,
     payin,
