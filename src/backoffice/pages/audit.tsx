@@ -44,7 +44,7 @@ export function auditRoutes(d: BackofficeDeps) {
         const qs = new URLSearchParams(raw).toString();
         const field = (id: string, label: string, type = "text") => (
           <label for={`a-${id}`}>
-            {label}
+            <span safe>{label}</span>
             <input id={`a-${id}`} name={id} type={type} value={raw[id] ?? ""} />
           </label>
         );

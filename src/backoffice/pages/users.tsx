@@ -70,7 +70,7 @@ function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: strin
             {users.map((u) => (
               <tr>
                 <td safe>{u.username}</td>
-                <td safe>{u.role}</td>
+                <td>{u.role}</td>
                 <td safe>{u.merchantUid ?? "—"}</td>
                 <td>
                   <StatusBadge status={u.status} />
