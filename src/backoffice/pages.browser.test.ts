@@ -147,3 +147,21 @@ test("a merchant user never sees another merchant's order: 404 by URL, not in se
   const theirsSession = await httpSession(gw.url, users.theirs);
   expect((await fetch(`${gw.url}/backoffice/orders/${data.paid.orderNo}`, { headers: { cookie: theirsSession } })).status).toBe(404);
 }, BROWSER_RETRY);
+
+test("dashboard: open items and volume for the viewer's scope; chain status for the operator", async () => {
+  const card = async (page: Page, label: string) => (await page.getByRole("link", { name: new RegExp(`^\\d+ ${label}$`) }).innerText()).split("\n")[0].trim();
+  const { ctx, page } = await signedIn(browser, gw, users.op, DESKTOP);
+  expect(await card(page, "Frozen orders")).toBe("1");
+  // 5 paid to an order and 20 to an exclusive address (the payout's funds).
+  expect(await card(page, "Unmatched deposits")).toBe("1");
+  expect(await page.getByRole("img", { name: /Completed volume per day for the last 30 days: 25\.00 in total/ }).isVisible()).toBe(true);
+  const chains = await page.getByRole("region", { name: "Chain status" }).innerText();
+  expect(chains).toContain("TRON (sandbox)");
+  await ctx.close();
+  const other = await signedIn(browser, gw, users.theirs, PHONE);
+  expect(await card(other.page, "Frozen orders")).toBe("0");
+  expect(await card(other.page, "Open orders")).toBe("1");
+  expect(await other.page.getByRole("img", { name: /0\.00 in total/ }).isVisible()).toBe(true);
+  expect(await other.page.getByRole("region", { name: "Chain status" }).count()).toBe(0);
+  await other.ctx.close();
+}, BROWSER_RETRY);

@@ -55,6 +55,7 @@ ol.timeline li{padding:4px 0 10px 14px;position:relative}
 ol.timeline li::before{content:"";position:absolute;left:-8px;top:9px;width:13px;height:13px;border-radius:50%;background:var(--accent)}
 .chart{width:100%;height:auto;background:var(--card);border:1px solid var(--line);border-radius:8px}
 .muted{color:var(--muted)}
+ul.plain{list-style:none;margin:0;padding:0}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .actions{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end;margin:8px 0}
 .pager{display:flex;gap:12px;margin:8px 0}
