@@ -189,3 +189,24 @@ test("the session cookie is Secure when public_url is https", async () => {
   expect(setCookie(d, "sg_session", "x")).toBe("sg_session=x; Path=/backoffice; HttpOnly; SameSite=Strict; Secure");
   expect(setCookie(backofficeDeps(gw.ctx, () => {}), "sg_session", "x")).not.toContain("Secure");
 });
+
+test("the Security page lists the user's sessions and ends another one", async () => {
+  const gil = fresh("gil");
+  const a = await browser.newContext({ ...DESKTOP, locale: "en-US" });
+  const b = await browser.newContext({ ...PHONE, locale: "en-US" });
+  const pa = await a.newPage();
+  const pb = await b.newPage();
+  await signIn(pa, gw.url, gil);
+  await signIn(pb, gw.url, gil);
+  await pb.getByRole("heading", { name: "Dashboard" }).waitFor();
+  await pa.goto(gw.url + "/backoffice/security");
+  const rows = pa.getByRole("region", { name: "Sessions" }).locator("tbody tr");
+  expect(await rows.count()).toBe(2);
+  await pa.getByRole("button", { name: /^End the session/ }).click();
+  await pa.getByText("Session ended.").waitFor();
+  expect(await rows.count()).toBe(1);
+  await pb.reload();
+  await pb.getByRole("button", { name: "Sign in" }).waitFor();
+  await a.close();
+  await b.close();
+}, BROWSER_RETRY);
