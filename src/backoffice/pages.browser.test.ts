@@ -157,6 +157,13 @@ test("dashboard: open items and volume for the viewer's scope; chain status for 
   expect(await page.getByRole("img", { name: /Completed volume per day for the last 30 days: 25\.00 in total/ }).isVisible()).toBe(true);
   const chains = await page.getByRole("region", { name: "Chain status" }).innerText();
   expect(chains).toContain("TRON (sandbox)");
+  // The counters follow new orders without a reload (the page polls every 10 s; the test moves the page's clock).
+  await page.clock.install();
+  await page.reload();
+  const open = Number(await card(page, "Open orders"));
+  await gw.client.request("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "LIVE-1", amount: "9", notifyUrl: "https://shop.example/cb" } });
+  await page.clock.fastForward(10_000);
+  await page.waitForFunction((n) => document.querySelector("[data-count=openOrders]")?.textContent === String(n), open + 1);
   await ctx.close();
   const other = await signedIn(browser, gw, users.theirs, PHONE);
   expect(await card(other.page, "Frozen orders")).toBe("0");
