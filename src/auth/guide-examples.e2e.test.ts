@@ -135,3 +135,30 @@ for (const lang of LANGS) {
     }, 180_000);
   });
 }
+
+describe("docs/integration.md", () => {
+  const guide = readFileSync(join(ROOT, "docs/integration.md"), "utf8");
+
+  test("every code excerpt is verbatim from the example file it names (the files are what the tests run)", () => {
+    const blocks = [...guide.matchAll(/<!-- from (\S+) -->\n```\w*\n([\s\S]*?)\n```/g)];
+    expect(blocks.length).toBeGreaterThanOrEqual(12);
+    for (const [, file, code] of blocks) expect(readFileSync(join(ROOT, file!), "utf8"), `${file} contains the excerpt`).toContain(code!);
+    for (const lang of ["typescript", "python", "php", "go"]) expect(blocks.some(([, f]) => f!.includes(`/${lang}/`)), lang).toBe(true);
+  });
+
+  test("the pitfalls section names each language's encoding trap", () => {
+    const pitfalls = guide.slice(guide.indexOf("## Pitfalls"));
+    expect(pitfalls).toContain("JSON_UNESCAPED_SLASHES");
+    expect(pitfalls).toContain('separators=(",", ":")');
+    expect(pitfalls).toContain("\\u0026");
+    expect(pitfalls).toContain("SetEscapeHTML(false)");
+  });
+
+  test("every TRON address in the guide and the examples is a valid base58check address", async () => {
+    const { isValidAddress } = await import("../wallet/hd");
+    const files = [guide, ...["typescript/shop.ts", "python/client.py", "php/client.php", "go/cmd/client/main.go"].map((f) => readFileSync(join(ROOT, "docs/examples", f), "utf8"))];
+    const found = files.flatMap((t) => [...t.matchAll(/\bT[1-9A-HJ-NP-Za-km-z]{33}\b/g)].map((m) => m[0]));
+    expect(found.length).toBeGreaterThan(0);
+    for (const a of found) expect(isValidAddress("TRON", a), a).toBe(true);
+  });
+});
