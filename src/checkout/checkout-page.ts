@@ -5,6 +5,7 @@ import { networkName, networkOnlyName, statusKey, translator, type Locale, type 
 import { ICONS } from "./icons";
 import { renderShell } from "./layout";
 import { qrSvg } from "./qr";
+import { pageLinks } from "./wallet-links";
 import { displayAmount } from "./status-view";
 import { PAYIN_STATUSES, type CheckoutOrderView, type PayinStatus } from "./types";
 
@@ -61,6 +62,17 @@ function statePanel(t: Translate, s: PayinStatus, current: PayinStatus, o: Check
   );
 }
 
+/** The main QR, the wallet button when some wallet opens it, and an address-only QR as a fallback. */
+export function qrBlock(t: Translate, links: ReturnType<typeof pageLinks>, label: string): string {
+  const button = links.walletHref
+    ? `<a class="btn" href="${escapeHtml(links.walletHref)}" rel="noreferrer">${ICONS.wallet}<span>${escapeHtml(t("openWallet"))}</span></a>`
+    : "";
+  const fallback = links.addressQr
+    ? `<details class="qr-alt" data-testid="qr-address"><summary>${escapeHtml(t("qrAddressOnly"))}</summary>${qrSvg(links.addressQr, t("qrAddressLabel"))}</details>`
+    : "";
+  return `<div class="qr-box" data-testid="qr">${qrSvg(links.qr, label)}${button}${fallback}</div>`;
+}
+
 export function renderCheckoutPage(p: CheckoutPageOptions): string {
   const { order: o, locale } = p;
   const t = translator(locale);
@@ -104,9 +116,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
     <p class="sr-only" role="status" aria-live="polite" data-bind="announce"></p>
   </section>
   <section class="section" data-pay data-testid="pay"${paying ? "" : " hidden"}>
-    <div class="qr-box" data-testid="qr">${qrSvg(o.paymentUri, t("qrLabel"))}
-      <a class="btn" href="${escapeHtml(o.paymentUri)}" rel="noreferrer">${ICONS.wallet}<span>${escapeHtml(t("openWallet"))}</span></a>
-    </div>
+    ${qrBlock(t, pageLinks("order", o.chainCode, o.address, o.paymentUri), t("qrLabel"))}
   </section>
   <section class="section" data-pay${paying ? "" : " hidden"}>
     <p class="label" id="address-label">${escapeHtml(t("address"))}</p>
