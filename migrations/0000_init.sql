@@ -200,6 +200,7 @@ CREATE TABLE `payin_orders` (
 	`address_id` text NOT NULL,
 	`address` text NOT NULL,
 	`notify_url` text,
+	`redirect_url` text,
 	`api_key_id` text NOT NULL,
 	`status` text NOT NULL,
 	`transfer_id` integer,

@@ -6,6 +6,7 @@ import { ICONS } from "./icons";
 import { renderShell } from "./layout";
 import { qrSvg } from "./qr";
 import { pageLinks } from "./wallet-links";
+import { EXPLORERS, explorerTxUrl } from "./explorer";
 import { displayAmount } from "./status-view";
 import { PAYIN_STATUSES, type CheckoutOrderView, type PayinStatus } from "./types";
 
@@ -81,6 +82,16 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
   const paying = o.status === "waiting_payment";
   const enc = encodeURIComponent(p.token);
 
+  // Sandbox transactions exist on no public chain: no explorer link there.
+  const explorer = p.sandbox ? null : EXPLORERS[o.chainCode];
+  const paid = o.status === "completed" || o.status === "risk_settled";
+  const explorerLink = explorer
+    ? `<p class="links" data-row="explorer"${o.txHash ? "" : " hidden"}><a data-testid="explorer-link" data-bind-href="explorer" href="${escapeHtml(o.txHash ? explorerTxUrl(o.chainCode, o.txHash) : "#")}" target="_blank" rel="noopener noreferrer">${escapeHtml(t("viewOnExplorer", { explorer: explorer.name }))}</a></p>`
+    : "";
+  const returnLink = o.redirectUrl
+    ? `<div class="section" data-paid data-testid="return"${paid ? "" : " hidden"}><a class="btn btn-primary btn-block" data-testid="return-link" href="${escapeHtml(o.redirectUrl)}" rel="noreferrer">${escapeHtml(t("returnTo", { merchant: o.merchantName }))}</a></div>`
+    : "";
+
   const states = PAYIN_STATUSES.map((s) => statePanel(t, s, o.status, o, p.serverTime)).join("");
 
   const simulate = p.canSimulate
@@ -101,6 +112,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
   data-poll="${p.pollIntervalMs}"
   data-server-time="${p.serverTime}"
   data-expire-at="${escapeHtml(o.expireAt ?? "")}"
+  data-explorer="${escapeHtml(explorer?.tx ?? "")}"
   data-lang="${escapeHtml(t("htmlLang"))}">
   <section class="section" aria-labelledby="amount-label">
     <p class="label" id="amount-label"><span data-pay${paying ? "" : " hidden"}>${escapeHtml(t("amountToSend"))}</span><span data-unpay${paying ? " hidden" : ""}>${escapeHtml(t("orderAmount"))}</span></p>
@@ -115,6 +127,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
     ${states}
     <p class="sr-only" role="status" aria-live="polite" data-bind="announce"></p>
   </section>
+  ${returnLink}
   <section class="section" data-pay data-testid="pay"${paying ? "" : " hidden"}>
     ${qrBlock(t, pageLinks("order", o.chainCode, o.address, o.paymentUri), t("qrLabel"))}
   </section>
@@ -134,6 +147,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
       ${row("transaction", "tx-hash", o.txHash, true)}
       ${row("completedAt", "completed-at", o.completedAt)}
     </dl>
+    ${explorerLink}
   </section>
 </div>
 <script type="application/json" id="sg-text">${jsonForScript({

@@ -116,6 +116,8 @@ export const payinOrders = sqliteTable(
     addressId: text("address_id").notNull().references(() => addresses.id),
     address: text("address").notNull(),
     notifyUrl: text("notify_url"),
+    /** Optional: where the paid checkout page's "Return to …" link goes. */
+    redirectUrl: text("redirect_url"),
     /** The API key in force at creation: it signs this order's callbacks. */
     apiKeyId: text("api_key_id").notNull(),
     status: text("status").notNull(),

@@ -22,6 +22,8 @@ export interface CreatePayinOrderInput {
   merchantOrderNo: string;
   amount: DecimalString;
   notifyUrl: string;
+  /** Optional (a stablegate extension): the paid checkout page links back here ("Return to …"). */
+  redirectUrl?: string;
 }
 
 export interface PayinOrder {
@@ -36,6 +38,8 @@ export interface PayinOrder {
   address: string;
   cashierUrl: string;
   paymentUri: string;
+  /** Present when given at creation. */
+  redirectUrl?: string;
   status: PayinStatus;
   txHash: string | null;
   fromAddress: string | null;
