@@ -1,7 +1,8 @@
 // The SDK as a merchant gets it: built by scripts/build-sdk.sh (`make sdk`),
 // packed, installed offline by npm into a fresh Node 20 project (the guide's
 // docs/examples/typescript), compiled with NodeNext and run under Node and
-// Bun against a live sandbox gateway: pay-in, verified callbacks, payout.
+// Bun, and added to a Bun project with `bun add`, against a live sandbox
+// gateway: pay-in, verified callbacks, payout.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,4 +68,15 @@ test("a Node 20 project installs the packed SDK offline, compiles under NodeNext
     expect(out).toMatch(/expected failure: 404 40108 Pay-in order does not exist \(requestId req_/);
     expect(out.trim().split("\n").pop()).toBe("OK");
   }
+
+  // A Bun project: `bun add` of the same package, the TypeScript run as is.
+  const bunShop = join(work, "bun-shop");
+  cpSync(join(ROOT, "docs/examples/typescript"), bunShop, { recursive: true, filter: (p) => !p.includes("node_modules") && !p.includes("/dist") });
+  run([process.execPath, "add", join(work, packed)], bunShop);
+  const proc = Bun.spawn([process.execPath, "shop.ts"], { cwd: bunShop, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  expect(err).toBe("");
+  expect(code).toBe(0);
+  expect(out).toMatch(/callback verified: PI\d+ completed/);
+  expect(out.trim().split("\n").pop()).toBe("OK");
 }, 120_000);
