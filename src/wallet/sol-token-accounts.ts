@@ -101,7 +101,8 @@ async function broadcast(ctx: Ctx, adapter: SolAdapter, row: Row): Promise<boole
   const need = BigInt(meta.rentLamports) + BigInt(meta.feeLamports);
   const have = await adapter.nativeBalance(meta.feePayer);
   if (have < need) {
-    ctx.logger.warn("SOL gas wallet cannot pay a token account's rent", { owner: row.owner, gasWallet: meta.feePayer, lamports: have.toString(), needed: need.toString() });
+    // Once per row, not every run: the job retries every 2 s until the wallet is funded.
+    if (!row.lastError?.startsWith("gas wallet")) ctx.logger.warn("SOL gas wallet cannot pay a token account's rent", { owner: row.owner, gasWallet: meta.feePayer, lamports: have.toString(), needed: need.toString() });
     update(ctx, row.addressId, { lastError: `gas wallet ${meta.feePayer} has ${have} lamports, needs ${need}` });
     return false;
   }
