@@ -34,7 +34,7 @@ usage: stablegate <command> [--config PATH]
                                      merchant settings ("" clears; a default URL releases held callbacks)
   key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
   wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
-  callbacks list [--failed] [--json] recent callbacks (--failed: only those that gave up)
+  callbacks list [--failed|--held] [--json] recent callbacks (--failed: gave up; --held: waiting for a callback URL)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
 ${ORDER_USAGE}
 ${DEPOSIT_USAGE}
@@ -103,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "callbacks": {
         if (sub === "list") {
-          const rows = listCallbacks(deps().db, { state: flags.failed ? "failed" : undefined, limit: 1000 }).map(describeCallback);
+          const rows = listCallbacks(deps().db, { state: flags.failed ? "failed" : flags.held ? "held" : undefined, limit: 1000 }).map(describeCallback);
           if (flags.json) console.log(JSON.stringify(rows));
           else for (const r of rows) console.log(`${r.eventId}\t${r.state}\t${r.orderNo}\t${r.orderStatus}\tattempts=${r.attempts}\t${r.lastError ?? ""}`);
           return 0;
