@@ -17,6 +17,7 @@ import { writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 import { CliUsageError } from "./common";
+import { CLI_ACTOR } from "../audit/log";
 import { merchantSet } from "./merchant";
 import { ORDER_USAGE, orderCommand } from "./order";
 import { DEPOSIT_USAGE, depositCommand } from "./deposit";
@@ -74,7 +75,7 @@ export async function main(argv: string[]): Promise<number> {
       case "merchant": {
         if (sub === "create") {
           if (typeof flags.name !== "string") throw new UsageError("merchant create needs --name N");
-          const { merchant, apiKey } = createMerchant(deps(), { name: flags.name });
+          const { merchant, apiKey } = createMerchant(deps(), { name: flags.name }, CLI_ACTOR);
           if (flags.json) console.log(JSON.stringify({ merchantUid: merchant.uid, apiKey }));
           else console.log(`merchant ${merchant.uid} (${merchant.name})\napi key: ${apiKey}\n(store the key now: it is not shown again)`);
           return 0;
@@ -87,7 +88,7 @@ export async function main(argv: string[]): Promise<number> {
         }
         if (sub === "disable" || sub === "enable") {
           if (!arg) throw new UsageError(`merchant ${sub} needs a UID`);
-          const m = setMerchantStatus(deps(), arg, sub === "disable" ? "disabled" : "active");
+          const m = setMerchantStatus(deps(), arg, sub === "disable" ? "disabled" : "active", CLI_ACTOR);
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
@@ -96,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "key": {
         if (sub !== "rotate" || !arg) throw new UsageError("usage: key rotate UID [--json]");
-        const r = rotateKey(deps(), arg, parseDuration(loaded.config.auth.rotation_grace));
+        const r = rotateKey(deps(), arg, parseDuration(loaded.config.auth.rotation_grace), CLI_ACTOR);
         if (flags.json) console.log(JSON.stringify(r));
         else console.log(`merchant ${r.merchantUid}\nnew api key: ${r.apiKey}\n(the previous key signs requests for ${loaded.config.auth.rotation_grace} more)`);
         return 0;
@@ -110,7 +111,7 @@ export async function main(argv: string[]): Promise<number> {
         }
         if (sub === "resend") {
           if (!arg) throw new UsageError("callbacks resend needs an EVENT_ID");
-          const r = resendCallback(deps().db, arg, systemClock.now());
+          const r = resendCallback(deps().db, arg, systemClock.now(), {}, CLI_ACTOR);
           if (flags.json) console.log(JSON.stringify(describeCallback(r)));
           else console.log(`${r.id} queued for delivery`);
           return 0;
