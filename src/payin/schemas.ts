@@ -117,7 +117,9 @@ export const PayinCallbackPayload = T.Object({
   businessType: T.String({ description: "`payin_order` or `exclusive_deposit`" }),
   bindKey: T.Union([T.String(), T.Null()]),
   expectedAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
-  paidAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
+  paidAmount: T.Union([T.String(), T.Null()], {
+    description: "decimal string: what arrived (every digit kept). A different amount than expectedAmount comes with status frozen_abnormal (held for review)",
+  }),
   chainCode: T.String(),
   tokenSymbol: T.String(),
   txHash: T.Union([T.String(), T.Null()]),
