@@ -211,3 +211,27 @@ test("merchant settings: a refused value changes nothing; valid ones are saved a
   expect(log).toContain("root (operator)");
   await ctx.close();
 }, BROWSER_RETRY);
+
+test("users page: create a merchant user (password shown once), it signs in scoped; a password reset ends its session", async () => {
+  const { ctx, page } = await signedIn(browser, gw, users.op, DESKTOP);
+  await page.goto(gw.url + "/backoffice/users");
+  await page.getByLabel("New username").fill("clerk2");
+  await page.getByLabel("Role").selectOption("merchant");
+  await page.getByLabel("Merchant (merchant users)").selectOption(gw.merchant.uid);
+  await page.getByRole("button", { name: "Create user" }).click();
+  const password = (await page.locator("[data-password]").innerText()).trim();
+  const clerk = await signedIn(browser, gw, { username: "clerk2", password }, PHONE);
+  await clerk.page.getByRole("heading", { name: "Dashboard" }).waitFor();
+  expect(await clerk.page.getByRole("navigation", { name: "Main" }).innerText()).not.toContain("Merchants");
+
+  await page.goto(gw.url + "/backoffice/users");
+  await page.getByRole("button", { name: "Reset password of clerk2" }).click();
+  const fresh = (await page.locator("[data-password]").innerText()).trim();
+  expect(fresh).not.toBe(password);
+  await clerk.page.reload();
+  await clerk.page.getByRole("button", { name: "Sign in" }).waitFor();
+  await clerk.ctx.close();
+  await page.getByRole("button", { name: "Disable clerk2" }).click();
+  await page.getByText("clerk2 is disabled.").waitFor();
+  await ctx.close();
+}, BROWSER_RETRY);
