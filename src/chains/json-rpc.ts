@@ -68,13 +68,19 @@ interface UrlHealth {
   failures: number;
   downUntil: number;
   lastError?: string;
+  /** HTTP requests by outcome ("ok" or the error kind), for metrics. */
+  outcomes: Record<string, number>;
 }
 
 export interface UrlHealthSnapshot {
   url: string;
   healthy: boolean;
+  /** The last request to this URL succeeded (false from its first failure until a success). */
+  up: boolean;
   failures: number;
   lastError?: string;
+  /** HTTP requests by outcome ("ok" or the error kind) since start. */
+  outcomes: Record<string, number>;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -91,7 +97,7 @@ export class RpcClient {
 
   constructor(opts: RpcClientOptions) {
     if (opts.urls.length === 0) throw new Error("at least one RPC URL is required");
-    this.health = opts.urls.map((url) => ({ url, failures: 0, downUntil: 0 }));
+    this.health = opts.urls.map((url) => ({ url, failures: 0, downUntil: 0, outcomes: {} }));
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.attempts = opts.attempts ?? Math.max(3, 2 * opts.urls.length);
     this.backoffBaseMs = opts.backoffBaseMs ?? 100;
@@ -102,7 +108,7 @@ export class RpcClient {
 
   healthSnapshot(): UrlHealthSnapshot[] {
     const now = Date.now();
-    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, failures: h.failures, lastError: h.lastError }));
+    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures === 0, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
   }
 
   /** One call; throws RpcError (kind "rpc" for a JSON-RPC error answer). */
@@ -174,6 +180,7 @@ export class RpcClient {
         const busy = backendFailure(json);
         if (busy) throw new RpcError(`${label}: ${busy.message ?? "internal error"}`, "rpc", busy.code, busy.data, h.url);
         if (h.failures > 0) this.logger?.info({ msg: "rpc endpoint recovered", url: redactUrl(h.url) });
+        h.outcomes.ok = (h.outcomes.ok ?? 0) + 1;
         h.failures = 0;
         h.downUntil = 0;
         h.lastError = undefined;
@@ -181,6 +188,7 @@ export class RpcClient {
       } catch (e) {
         const err = e instanceof RpcError ? e : new RpcError(String(e), "network", undefined, undefined, h.url);
         last = err;
+        h.outcomes[err.kind] = (h.outcomes[err.kind] ?? 0) + 1;
         this.markDown(h, err);
         this.logger?.warn({ msg: "rpc call failed", call: label, url: redactUrl(h.url), kind: err.kind, error: redactIn(err.message, h.url), attempt: attempt + 1 });
       }

@@ -56,13 +56,19 @@ interface UrlHealth {
   failures: number;
   downUntil: number;
   lastError?: string;
+  /** HTTP requests by outcome ("ok" or the error kind), for metrics. */
+  outcomes: Record<string, number>;
 }
 
 export interface TronUrlHealth {
   url: string;
   healthy: boolean;
+  /** The last request to this URL succeeded (false from its first failure until a success). */
+  up: boolean;
   failures: number;
   lastError?: string;
+  /** HTTP requests by outcome ("ok" or the error kind) since start. */
+  outcomes: Record<string, number>;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -79,7 +85,7 @@ export class TronRpc {
 
   constructor(opts: TronRpcOptions) {
     if (opts.urls.length === 0) throw new Error("at least one TRON node URL is required");
-    this.health = opts.urls.map((url) => ({ url: url.replace(/\/+$/, ""), failures: 0, downUntil: 0 }));
+    this.health = opts.urls.map((url) => ({ url: url.replace(/\/+$/, ""), failures: 0, downUntil: 0, outcomes: {} }));
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.attempts = opts.attempts ?? Math.max(3, 2 * opts.urls.length);
     this.backoffBaseMs = opts.backoffBaseMs ?? 100;
@@ -91,7 +97,7 @@ export class TronRpc {
 
   healthSnapshot(): TronUrlHealth[] {
     const now = Date.now();
-    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, failures: h.failures, lastError: h.lastError }));
+    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures === 0, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
   }
 
   /** POST `path` (e.g. "wallet/getnowblock") with failover and backoff; the parsed JSON answer. */
@@ -103,6 +109,7 @@ export class TronRpc {
       try {
         const json = await this.send(h.url, path, body);
         if (h.failures > 0) this.logger?.info({ msg: "tron endpoint recovered", url: redactUrl(h.url) });
+        h.outcomes.ok = (h.outcomes.ok ?? 0) + 1;
         h.failures = 0;
         h.downUntil = 0;
         h.lastError = undefined;
@@ -110,6 +117,7 @@ export class TronRpc {
       } catch (e) {
         const err = e instanceof TronRpcError ? e : new TronRpcError(String(e), "network", undefined, h.url);
         last = err;
+        h.outcomes[err.kind] = (h.outcomes[err.kind] ?? 0) + 1;
         this.markDown(h, err);
         this.logger?.warn({ msg: "tron call failed", call: path, url: redactUrl(h.url), kind: err.kind, status: err.status, error: redactIn(err.message, h.url), attempt: attempt + 1 });
       }
