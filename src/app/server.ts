@@ -30,6 +30,7 @@ import { createMetrics, observeHttp, type Metrics } from "../ops/metrics";
 import { isSandboxGateway } from "../ops/readiness";
 import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
+import { AlertEngine } from "../ops/alerts/engine";
 
 export interface RunningGateway {
   url: string;
@@ -48,7 +49,7 @@ export interface Runtime {
   /** A chain moved: scan it, then follow its payouts (sandbox endpoints wait for this). */
   afterChainChange(chain: ChainCode): Promise<void>;
   /** Gas balances, metrics and alerts (src/ops). */
-  ops: { gas: GasMonitor; metrics: Metrics };
+  ops: { gas: GasMonitor; metrics: Metrics; alerts: AlertEngine };
 }
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
@@ -63,7 +64,7 @@ export function createRuntime(ctx: AppContext): Runtime {
   const watchers = new Map<ChainCode, ChainWatcher>();
   const gas = new GasMonitor(ctx);
   const runtime: Runtime = {
-    ops: { gas, metrics: createMetrics({ ctx, watchers, gas }) },
+    ops: { gas, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas }) },
     watchers,
     payouts: new PayoutExecutor(ctx, { onChange: () => runtime.kick(), ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: () => {},
@@ -95,9 +96,12 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   const s = new Scheduler(ctx.logger);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
   // Polls the outbox itself; kick() sends a just-committed callback at once.
-  const callbacks = startCallbackWorker(ctx);
+  // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
+  const callbacks = startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
   runtime.kick = () => callbacks.kick();
   s.service("callbacks", () => callbacks.stop());
+  s.every("alerts", 5000, () => runtime.ops.alerts.tick());
+  s.service("alerts", () => runtime.ops.alerts.stop());
   s.every("expire-payins", 1000, () => {
     if (expireDueOrders(ctx) > 0) runtime.kick();
   });
@@ -165,11 +169,26 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     async stop() {
       if (stopped) return;
       stopped = true;
-      await scheduler?.stop();
-      await server.stop(true);
+      // DESIGN 14: done within 5 s whatever the nodes do. Closing the chains first aborts RPC
+      // calls in flight, so jobs waiting on a hung node end now (a signed payout is stored
+      // before its broadcast and resumes on the next start); HTTP requests in flight finish.
       for (const chain of ctx.chains.values()) await chain.stop();
+      const httpDone = server.stop();
+      await withDeadline(Promise.all([scheduler?.stop(), httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
+      await server.stop(true);
     },
   };
+}
+
+/** Jobs and requests get this long to finish on shutdown (the process must be gone within 5 s). */
+export const SHUTDOWN_BUDGET_MS = 3500;
+
+async function withDeadline(p: Promise<unknown>, ms: number, onLate: () => void): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), ms)));
+  const r = await Promise.race([p.then(() => "done" as const), late]);
+  clearTimeout(timer);
+  if (r === "late") onLate();
 }
 
 /** localhost, 127.0.0.0/8 or ::1. */

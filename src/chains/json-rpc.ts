@@ -83,10 +83,23 @@ export interface UrlHealthSnapshot {
   outcomes: Record<string, number>;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** A wait that ends early when `signal` aborts (shutdown). */
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((r) => {
+    if (signal?.aborted) return r();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      r();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
 
 export class RpcClient {
   private readonly health: UrlHealth[];
+  /** Aborted by close(): requests in flight end at once, new ones fail (graceful shutdown within 5 s). */
+  private readonly closing = new AbortController();
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly backoffBaseMs: number;
@@ -104,6 +117,11 @@ export class RpcClient {
     this.backoffMaxMs = opts.backoffMaxMs ?? 10_000;
     this.maxBatch = opts.maxBatch ?? 50;
     this.logger = opts.logger;
+  }
+
+  /** Aborts requests in flight and refuses new ones (shutdown). */
+  close(): void {
+    this.closing.abort();
   }
 
   healthSnapshot(): UrlHealthSnapshot[] {
@@ -174,7 +192,9 @@ export class RpcClient {
   private async send(body: unknown, attempts: number, label: string): Promise<unknown> {
     let last: RpcError | undefined;
     for (let attempt = 0; attempt < attempts; attempt++) {
+      if (this.closing.signal.aborted) throw new RpcError("client closed (shutting down)", "network");
       const h = await this.pick();
+      if (this.closing.signal.aborted) throw new RpcError("client closed (shutting down)", "network");
       try {
         const json = await this.post(h.url, body);
         const busy = backendFailure(json);
@@ -212,7 +232,7 @@ export class RpcClient {
     const ok = this.health.find((h) => h.downUntil <= now);
     if (ok) return ok;
     const soonest = this.health.reduce((a, b) => (b.downUntil < a.downUntil ? b : a));
-    await sleep(Math.max(0, soonest.downUntil - now));
+    await sleep(Math.max(0, soonest.downUntil - now), this.closing.signal);
     return soonest;
   }
 
@@ -223,7 +243,7 @@ export class RpcClient {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]),
       });
     } catch (e) {
       const name = (e as Error)?.name;

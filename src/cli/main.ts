@@ -1,5 +1,5 @@
 // The CLI contract of DESIGN 2. Machine-readable output goes to stdout; logs to stderr.
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import { parseArgs } from "./args";
 import { ConfigError, loadConfig, resolveConfigPath } from "../config/load";
@@ -15,6 +15,8 @@ import { WrongMasterKey } from "../secrets/key-check";
 import { gasWallet } from "../wallet/addresses";
 import { writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
+import { ALERTS_USAGE, alertsCommand } from "./alerts";
+import { createPrivateFile } from "../db/file-modes";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 
 const USAGE = `stablegate ${VERSION}
@@ -28,6 +30,7 @@ usage: stablegate <command> [--config PATH]
   wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
   callbacks list [--failed] [--json] recent callbacks (--failed: only those that gave up)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
+  ${ALERTS_USAGE}
   backup --out FILE                  consistent online copy of the database
   --version`;
 
@@ -111,14 +114,22 @@ export async function main(argv: string[]): Promise<number> {
         else for (const r of rows) console.log(`${r.chainCode}	${r.mode}	${r.address}`);
         return 0;
       }
+      case "alerts":
+        return alertsCommand(() => deps().db, sub, flags);
       case "backup": {
         if (typeof flags.out !== "string") throw new UsageError("backup needs --out FILE");
         if (existsSync(flags.out)) throw new UsageError(`${flags.out} already exists`);
         deps(); // make sure the database exists and is migrated
         const src = new Database(loaded.config.database.path);
         src.run("PRAGMA busy_timeout = 10000");
-        // VACUUM INTO reads one consistent snapshot, even while `serve` writes.
-        src.run("VACUUM INTO ?", [flags.out]);
+        // VACUUM INTO reads one consistent snapshot, even while `serve` writes; into a 0600 file.
+        createPrivateFile(flags.out);
+        try {
+          src.run("VACUUM INTO ?", [flags.out]);
+        } catch (e) {
+          rmSync(flags.out, { force: true });
+          throw e;
+        }
         src.close();
         console.log(`backup written to ${flags.out}`);
         return 0;
@@ -145,6 +156,11 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
   await new Promise<void>((resolve) => {
     const stop = async (sig: string) => {
       ctx.logger.info("shutting down", { signal: sig });
+      // Last resort: whatever still hangs, the process is gone within 5 s (SQLite commits are atomic).
+      setTimeout(() => {
+        ctx.logger.error("shutdown took too long; exiting", {});
+        process.exit(1);
+      }, 4500).unref();
       await gw.stop();
       ctx.db.$client.close();
       resolve();

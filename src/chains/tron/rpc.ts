@@ -71,10 +71,23 @@ export interface TronUrlHealth {
   outcomes: Record<string, number>;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** A wait that ends early when `signal` aborts (shutdown). */
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((r) => {
+    if (signal?.aborted) return r();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      r();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
 
 export class TronRpc {
   private readonly health: UrlHealth[];
+  /** Aborted by close(): requests in flight end at once, new ones fail (graceful shutdown within 5 s). */
+  private readonly closing = new AbortController();
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly backoffBaseMs: number;
@@ -95,6 +108,11 @@ export class TronRpc {
     this.logger = opts.logger;
   }
 
+  /** Aborts requests in flight and refuses new ones (shutdown). */
+  close(): void {
+    this.closing.abort();
+  }
+
   healthSnapshot(): TronUrlHealth[] {
     const now = Date.now();
     return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures === 0, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
@@ -105,7 +123,9 @@ export class TronRpc {
     const attempts = opts.attempts ?? this.attempts;
     let last: TronRpcError | undefined;
     for (let attempt = 0; attempt < attempts; attempt++) {
+      if (this.closing.signal.aborted) throw new TronRpcError("client closed (shutting down)", "network");
       const h = await this.pick();
+      if (this.closing.signal.aborted) throw new TronRpcError("client closed (shutting down)", "network");
       try {
         const json = await this.send(h.url, path, body);
         if (h.failures > 0) this.logger?.info({ msg: "tron endpoint recovered", url: redactUrl(h.url) });
@@ -142,7 +162,7 @@ export class TronRpc {
     const ok = this.health.find((h) => h.downUntil <= now);
     if (ok) return ok;
     const soonest = this.health.reduce((a, b) => (b.downUntil < a.downUntil ? b : a));
-    await sleep(Math.max(0, soonest.downUntil - now));
+    await sleep(Math.max(0, soonest.downUntil - now), this.closing.signal);
     return soonest;
   }
 
@@ -153,7 +173,7 @@ export class TronRpc {
     const url = u.toString();
     let res: Response;
     try {
-      res = await fetch(url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await fetch(url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]) });
     } catch (e) {
       const name = (e as Error)?.name;
       if (name === "TimeoutError" || name === "AbortError") throw new TronRpcError(`timeout after ${this.timeoutMs} ms`, "timeout", undefined, base);
