@@ -16,6 +16,7 @@ import { gasWallet } from "../wallet/addresses";
 import { writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
 import { ALERTS_USAGE, alertsCommand } from "./alerts";
+import { commandHelp, fullHelp } from "./usage";
 import { createPrivateFile } from "../db/file-modes";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 
@@ -43,9 +44,27 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [cmd, sub, arg] = positional;
-  if (!cmd || flags.help) {
-    console.log(USAGE);
-    return cmd || flags.help ? 0 : 2;
+  if (cmd === "help" || (!cmd && flags.help)) {
+    const text = sub ? commandHelp(sub, USAGE) : flags.help ? commandHelp("help", USAGE) : fullHelp(USAGE);
+    if (text === null) {
+      console.error(`unknown command: ${sub}\n${USAGE}`);
+      return 2;
+    }
+    console.log(text);
+    return 0;
+  }
+  if (!cmd) {
+    console.error(USAGE);
+    return 2;
+  }
+  if (flags.help) {
+    const text = commandHelp(cmd, USAGE);
+    if (text === null) {
+      console.error(`unknown command: ${cmd}\n${USAGE}`);
+      return 2;
+    }
+    console.log(text);
+    return 0;
   }
   try {
     const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined));
