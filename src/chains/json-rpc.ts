@@ -5,6 +5,12 @@
 // except a plain -32603 "internal error" to a single call, which load-balanced providers
 // return when a backend fails; that one is retried like a transport failure.
 
+/**
+ * An endpoint counts as down (readiness, metrics, the rpc_down alert) after this many
+ * failed requests in a row: one failed call with its retries, not a single 429.
+ */
+export const DOWN_AFTER_FAILURES = 3;
+
 export type RpcErrorKind = "rpc" | "http" | "timeout" | "network";
 
 import { redactUrl } from "../lib/redact-url";
@@ -75,7 +81,7 @@ interface UrlHealth {
 export interface UrlHealthSnapshot {
   url: string;
   healthy: boolean;
-  /** The last request to this URL succeeded (false from its first failure until a success). */
+  /** False once DOWN_AFTER_FAILURES requests in a row failed, true again at the first success. */
   up: boolean;
   failures: number;
   lastError?: string;
@@ -126,7 +132,7 @@ export class RpcClient {
 
   healthSnapshot(): UrlHealthSnapshot[] {
     const now = Date.now();
-    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures === 0, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
+    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures < DOWN_AFTER_FAILURES, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
   }
 
   /** One call; throws RpcError (kind "rpc" for a JSON-RPC error answer). */

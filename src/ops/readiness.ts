@@ -36,6 +36,11 @@ export function liveness(ctx: Pick<AppContext, "db" | "chains">) {
 function databaseWritable(ctx: Pick<AppContext, "db">): string | null {
   const c = ctx.db.$client;
   if (c.inTransaction) return null;
+  // Another process holding the write lock (a backup) must not stall the probe for the
+  // connection's full busy_timeout: wait briefly (the call is synchronous; restored below).
+  const busy = (c.query("PRAGMA busy_timeout").get() as Record<string, number>) ?? {};
+  const previous = Object.values(busy)[0] ?? 5000;
+  c.run("PRAGMA busy_timeout = 250");
   try {
     c.transaction(() => {
       c.run("INSERT INTO settings (key, value, updated_at) VALUES ('ops.readyz', '1', 0) ON CONFLICT (key) DO UPDATE SET updated_at = updated_at + 1");
@@ -43,6 +48,8 @@ function databaseWritable(ctx: Pick<AppContext, "db">): string | null {
     }).immediate();
   } catch (e) {
     if (!(e instanceof Rollback)) return String((e as Error)?.message ?? e);
+  } finally {
+    c.run(`PRAGMA busy_timeout = ${Number(previous)}`);
   }
   return null;
 }

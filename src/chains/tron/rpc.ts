@@ -6,7 +6,7 @@
 // URLs are logged only through redactUrl.
 // Answers with HTTP 200 are answers, whatever they say ({"Error": ...} included): the
 // caller interprets them.
-import type { RpcLogger } from "../json-rpc";
+import { DOWN_AFTER_FAILURES, type RpcLogger } from "../json-rpc";
 import { redactIn, redactUrl } from "../../lib/redact-url";
 
 export type TronErrorKind = "http" | "timeout" | "network" | "answer";
@@ -63,7 +63,7 @@ interface UrlHealth {
 export interface TronUrlHealth {
   url: string;
   healthy: boolean;
-  /** The last request to this URL succeeded (false from its first failure until a success). */
+  /** False once DOWN_AFTER_FAILURES requests in a row failed, true again at the first success. */
   up: boolean;
   failures: number;
   lastError?: string;
@@ -115,7 +115,7 @@ export class TronRpc {
 
   healthSnapshot(): TronUrlHealth[] {
     const now = Date.now();
-    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures === 0, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
+    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures < DOWN_AFTER_FAILURES, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
   }
 
   /** POST `path` (e.g. "wallet/getnowblock") with failover and backoff; the parsed JSON answer. */
