@@ -61,7 +61,8 @@ export function chainState(adapter: ChainAdapter, watcher: ChainWatcher | undefi
 
 export interface ChainProblem {
   chain: ChainCode;
-  kind: "rpc_down" | "scanner_stalled";
+  /** "starting": no watcher tick has read the head yet (not ready, but nothing to alert on). */
+  kind: "rpc_down" | "scanner_stalled" | "starting";
   detail: string;
 }
 
@@ -72,6 +73,7 @@ export function chainProblems(s: ChainState, maxLagMs: number): ChainProblem[] {
     const why = s.rpc.map((e) => `${e.endpoint}: ${e.lastError ?? "down"}`).join("; ");
     out.push({ chain: s.chainCode, kind: "rpc_down", detail: `no RPC endpoint is up (${why})` });
   }
+  if (s.head === null && !out.length) out.push({ chain: s.chainCode, kind: "starting", detail: "the watcher has not read the chain head yet" });
   if (s.lagSeconds * 1000 > maxLagMs) {
     out.push({ chain: s.chainCode, kind: "scanner_stalled", detail: `watcher ${s.lagSeconds} s behind the final head (ops.max_scan_lag ${Math.round(maxLagMs / 1000)} s)` });
   }

@@ -89,6 +89,19 @@ describe("operations on BSC (anvil behind the fault proxy)", () => {
     expect(events("gas_low")).toEqual(["alert.fired", "alert.resolved"]);
     expect(telegramLines("gas_low")).toEqual(["FIRING", "RESOLVED"]);
     expect((await readyz()).body.chains[0].gasWallet).toMatchObject({ balance: "1", low: false });
+
+    // The rpc-mode metrics carry real values.
+    await fx.node.mine(5);
+    await until(readyz, (r) => Number(r.body.chains[0].scanned) >= 5, 5000);
+    const families = parsePrometheusTextFormat(await (await fetch(gw.url + "/metrics")).text());
+    const sample = (name: string, labels: Record<string, string>) =>
+      Number(families.find((f) => f.name === name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value);
+    expect(sample("stablegate_gas_wallet_balance", { chain: "BSC" })).toBe(1);
+    expect(sample("stablegate_rpc_requests_total", { chain: "BSC", endpoint: fx.proxy.url, outcome: "ok" })).toBeGreaterThan(0);
+    const head = sample("stablegate_chain_head_block", { chain: "BSC" });
+    expect(head).toBeGreaterThanOrEqual(5);
+    expect(head).toBeLessThanOrEqual(Number(await fx.node.blockNumber()));
+    expect(sample("stablegate_chain_scanned_block", { chain: "BSC" })).toBeGreaterThanOrEqual(head - 3);
   });
 
   test("RPC killed: 503 with the reason within max_scan_lag + one poll, endpoint_up 0, rpc_down once; restored: ready, one resolve", async () => {

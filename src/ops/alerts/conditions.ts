@@ -35,7 +35,7 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
 
   for (const adapter of d.ctx.chains.values()) {
     const s = chainState(adapter, d.watchers.get(adapter.chain), d.gas, now);
-    for (const p of chainProblems(s, maxLag)) out.push({ condition: p.kind, subject: p.chain, message: `${p.chain}: ${p.detail}` });
+    for (const p of chainProblems(s, maxLag)) if (p.kind !== "starting") out.push({ condition: p.kind, subject: p.chain, message: `${p.chain}: ${p.detail}` });
     const threshold = d.ctx.config.chains[adapter.chain].gas_low_balance;
     if (s.gasWallet?.low && threshold !== undefined) {
       out.push({ condition: "gas_low", subject: adapter.chain, message: `${adapter.chain}: gas wallet ${s.gasWallet.address} holds ${s.gasWallet.balance}, below gas_low_balance ${threshold}; payouts stop when it runs dry` });
