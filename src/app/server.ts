@@ -111,7 +111,11 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     // Also resumes payouts a restart interrupted (the first run is a second after start).
     s.every(`payouts-${code}`, 1000, () => runtime.payouts.tick(code));
     s.every(`reconcile-${code}`, 60_000, () => reconcileChain(ctx, adapter));
-    if (adapter.mode === "rpc") s.every(`gas-balance-${code}`, 60_000, () => runtime.ops.gas.refresh(code));
+    if (adapter.mode === "rpc") {
+      // Read once now (gas_low need not wait a minute after start), then every minute.
+      void runtime.ops.gas.refresh(code);
+      s.every(`gas-balance-${code}`, 60_000, () => runtime.ops.gas.refresh(code));
+    }
     if (adapter instanceof SandboxChain) {
       const blockMs = parseDuration(cfg.block_time);
       if (blockMs > 0) s.every(`sandbox-blocks-${code}`, blockMs, () => adapter.mine(1));

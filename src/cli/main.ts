@@ -17,6 +17,7 @@ import { writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
 import { ALERTS_USAGE, alertsCommand } from "./alerts";
 import { commandHelp, fullHelp } from "./usage";
+import { isSandboxGateway } from "../ops/readiness";
 import { createPrivateFile } from "../db/file-modes";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 
@@ -171,7 +172,7 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
   const ctx = createContext({ loaded, makeChains });
   const gw = await startGateway(ctx);
   const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
-  printBanner(gw.url, ctx.publicUrl, demoCreds, [...ctx.chains.values()].some((c) => c.mode === "sandbox"));
+  printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
   await new Promise<void>((resolve) => {
     const stop = async (sig: string) => {
       ctx.logger.info("shutting down", { signal: sig });

@@ -181,6 +181,8 @@ export const transfers = sqliteTable(
     uniqueIndex("transfers_unique").on(t.chain, t.txHash, t.logIndex),
     index("transfers_pending").on(t.chain, t.status),
     index("transfers_address").on(t.addressId, t.token),
+    // Unmatched deposits are counted every few seconds (alerts, metrics): a small partial index.
+    index("transfers_unmatched").on(t.disposition).where(sql`${t.disposition} = 'unmatched'`),
   ],
 );
 
