@@ -176,6 +176,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       // DESIGN 14: done within 5 s whatever the nodes do. Closing the chains first aborts RPC
       // calls in flight, so jobs waiting on a hung node end now (a signed payout is stored
       // before its broadcast and resumes on the next start); HTTP requests in flight finish.
+      runtime.payouts.stop();
       for (const chain of ctx.chains.values()) await chain.stop();
       const httpDone = server.stop();
       await withDeadline(Promise.all([scheduler?.stop(), httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
