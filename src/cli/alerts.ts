@@ -2,7 +2,7 @@
 import type { Db } from "../db/client";
 import { listAlerts } from "../ops/alerts/store";
 
-export const ALERTS_USAGE = "alerts list [--firing] [--json]     alert incidents, newest first (--firing: only open ones)";
+export const ALERTS_USAGE = "alerts list [--firing] [--json]    alert incidents, newest first (--firing: only open ones)";
 
 export function alertsCommand(db: () => Db, sub: string | undefined, flags: Record<string, string | true>): number {
   if (sub !== "list") {

@@ -33,7 +33,7 @@ describe("config", () => {
     [{ alerts: { webhook_url: "https://ops.example/hook" } }, "alerts.webhook_secret: needed with alerts.webhook_url"],
     [{ alerts: { telegram_bot_token: "1:abc" } }, "alerts.telegram_chat_id"],
     [{ ops: { max_scan_lag: "500ms" } }, "ops.max_scan_lag: must be at least 1s"],
-    [{ ops: { metrics_token: "short" } }, "ops.metrics_token"],
+    [{ ops: { metrics_token: "" } }, "ops.metrics_token"],
     [{ chains: { BSC: { gas_low_balance: "0,5" } } }, "chains.BSC.gas_low_balance"],
   ])("%o is refused naming %s", (raw, text) => {
     expect(() => parseConfig(raw)).toThrow(text);

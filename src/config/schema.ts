@@ -96,14 +96,14 @@ export const ConfigSchema = T.Object(
       {
         max_scan_lag: Duration("2m", "/readyz is 503 (and scanner_stalled fires) when a watcher is this far behind the chain's final head"),
         metrics: T.Boolean({ default: false, description: "serve Prometheus metrics at /metrics" }),
-        metrics_token: T.Optional(T.String({ minLength: 16, description: "when set, /metrics needs Authorization: Bearer <token>" })),
+        metrics_token: T.Optional(T.String({ minLength: 1, description: "when set, /metrics needs Authorization: Bearer <token>" })),
       },
       { additionalProperties: false, default: {} },
     ),
     alerts: T.Object(
       {
         webhook_url: T.Optional(T.String({ pattern: "^https?://", description: "alerts are POSTed here, signed per Standard Webhooks" })),
-        webhook_secret: T.Optional(T.String({ minLength: 16, description: 'Standard Webhooks secret ("whsec_" + base64), needed with webhook_url' })),
+        webhook_secret: T.Optional(T.String({ minLength: 1, description: 'Standard Webhooks secret ("whsec_" + base64), needed with webhook_url' })),
         telegram_bot_token: T.Optional(T.String({ minLength: 1, description: "Telegram bot token; alerts go to telegram_chat_id" })),
         telegram_chat_id: T.Optional(T.String({ minLength: 1, description: "Telegram chat (user, group or channel id)" })),
         telegram_api_base: T.String({ pattern: "^https?://", default: "https://api.telegram.org", description: "Telegram Bot API base URL" }),
