@@ -65,6 +65,8 @@ describe("sandbox safety (DESIGN 8)", () => {
     const other = await startTestGateway({ jobs: false, config: { server: { public_url: "https://pay.example.com" } } });
     try {
       expect(other.logs.some((l) => l.includes('"level":"warn"') && l.includes("sandbox mode on a public address"))).toBe(true);
+      // ops.metrics is off by default: no /metrics at all.
+      expect((await fetch(other.url + "/metrics")).status).toBe(404);
     } finally {
       await other.stop();
     }
