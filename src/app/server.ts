@@ -177,9 +177,10 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       // calls in flight, so jobs waiting on a hung node end now (a signed payout is stored
       // before its broadcast and resumes on the next start); HTTP requests in flight finish.
       runtime.payouts.stop();
+      const jobsDone = scheduler?.stop(); // no new runs from here; resolves when the running ones end
       for (const chain of ctx.chains.values()) await chain.stop();
       const httpDone = server.stop();
-      await withDeadline(Promise.all([scheduler?.stop(), httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
+      await withDeadline(Promise.all([jobsDone, httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
       await server.stop(true);
     },
   };

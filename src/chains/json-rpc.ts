@@ -213,6 +213,8 @@ export class RpcClient {
         return json;
       } catch (e) {
         const err = e instanceof RpcError ? e : new RpcError(String(e), "network", undefined, undefined, h.url);
+        // Aborted by close(): shutdown, not the endpoint's fault.
+        if (this.closing.signal.aborted) throw err;
         last = err;
         h.outcomes[err.kind] = (h.outcomes[err.kind] ?? 0) + 1;
         this.markDown(h, err);

@@ -136,6 +136,8 @@ export class TronRpc {
         return json as T;
       } catch (e) {
         const err = e instanceof TronRpcError ? e : new TronRpcError(String(e), "network", undefined, h.url);
+        // Aborted by close(): shutdown, not the endpoint's fault.
+        if (this.closing.signal.aborted) throw err;
         last = err;
         h.outcomes[err.kind] = (h.outcomes[err.kind] ?? 0) + 1;
         this.markDown(h, err);
