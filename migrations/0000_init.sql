@@ -63,6 +63,11 @@ CREATE TABLE `bindings` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `bindings_page_token_unique` ON `bindings` (`page_token`);--> statement-breakpoint
 CREATE UNIQUE INDEX `bindings_key` ON `bindings` (`merchant_id`,`chain`,`token`,`bind_key`);--> statement-breakpoint
+CREATE TABLE `cache_versions` (
+	`name` text PRIMARY KEY NOT NULL,
+	`version` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `callback_attempts` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`callback_id` text NOT NULL,
@@ -223,7 +228,6 @@ CREATE UNIQUE INDEX `payin_orders_order_no_unique` ON `payin_orders` (`order_no`
 CREATE UNIQUE INDEX `payin_orders_checkout_token_unique` ON `payin_orders` (`checkout_token`);--> statement-breakpoint
 CREATE UNIQUE INDEX `payin_merchant_order` ON `payin_orders` (`merchant_id`,`merchant_order_no`);--> statement-breakpoint
 CREATE UNIQUE INDEX `payin_open_amount` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status = 'waiting_payment';--> statement-breakpoint
-CREATE INDEX `payin_open_amount_probe` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status IN ('waiting_payment','detected','confirming');--> statement-breakpoint
 CREATE INDEX `payin_status` ON `payin_orders` (`status`,`expire_at`);--> statement-breakpoint
 CREATE INDEX `payin_address_amount` ON `payin_orders` (`address_id`,`token`,`amount`);--> statement-breakpoint
 CREATE INDEX `payin_binding` ON `payin_orders` (`binding_id`,`created_at`);--> statement-breakpoint

@@ -140,12 +140,9 @@ export const payinOrders = sqliteTable(
     uniqueIndex("payin_open_amount")
       .on(t.addressId, t.token, t.amount)
       .where(sql`mode = 'shared' AND status = 'waiting_payment'`),
-    // The create path's probe: is this amount open on this address?
-    index("payin_open_amount_probe")
-      .on(t.addressId, t.token, t.amount)
-      .where(sql`mode = 'shared' AND status IN ('waiting_payment','detected','confirming')`),
     index("payin_status").on(t.status, t.expireAt),
-    // Matching a transfer: orders of this address, token and amount (open or expired).
+    // Matching a transfer, and the create path's probe (is this amount open on this address?):
+    // orders of this address, token and amount (open or expired).
     index("payin_address_amount").on(t.addressId, t.token, t.amount),
     index("payin_binding").on(t.bindingId, t.createdAt),
   ],
@@ -402,3 +399,13 @@ export const sandboxTransfers = sqliteTable(
   },
   (t) => [uniqueIndex("sandbox_tx").on(t.chain, t.txHash, t.logIndex), index("sandbox_block").on(t.chain, t.blockNumber)],
 );
+
+/**
+ * Versions of data the server caches in memory. Triggers (db/cache-version.ts)
+ * bump `auth` on every change to merchants or api_keys, from any process (the
+ * CLI too), so a cached key or merchant row is dropped at its next use.
+ */
+export const cacheVersions = sqliteTable("cache_versions", {
+  name: text("name").primaryKey(),
+  version: integer("version").notNull(),
+});
