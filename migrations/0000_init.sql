@@ -99,8 +99,8 @@ CREATE TABLE `callbacks` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `callbacks_due` ON `callbacks` (`state`,`next_attempt_at`);--> statement-breakpoint
 CREATE INDEX `callbacks_order` ON `callbacks` (`order_no`);--> statement-breakpoint
+CREATE INDEX `callbacks_due` ON `callbacks` (`state`,`merchant_id`,`next_attempt_at`);--> statement-breakpoint
 CREATE TABLE `chain_cursors` (
 	`chain` text PRIMARY KEY NOT NULL,
 	`block_number` integer NOT NULL,

@@ -10,6 +10,7 @@ import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { AppContext } from "../app/context";
 import { keySecret } from "../merchants/service";
+import { groupCommit } from "../db/group-commit";
 import { type AttemptOutcome, deliverOnce } from "./deliver";
 import type { Lookup } from "./target";
 
@@ -78,22 +79,39 @@ export function originOf(url: string | null): string {
   return m ? m[0] : url;
 }
 
+/** Per merchant: how far its paged scan of due rows got (so a blocked head never hides later rows). */
+interface Cursor {
+  nextAt: number;
+  rid: number;
+}
+
 export class CallbackWorker {
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly graceMs: number;
-  /** One slow or dead endpoint may hold at most this many of the pool's slots. */
+  /** One slow or dead endpoint of a merchant may hold at most this many of the pool's slots. */
   readonly perTarget: number;
+  /**
+   * Beyond the pool: a merchant with nothing in flight may always start one
+   * delivery, up to this many extra slots in all, so endpoints that hang
+   * (other merchants' filling the pool) never hold it back until they time out.
+   */
+  readonly overflow: number;
   private readonly inflight = new Map<string, InFlight>();
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private timerAt = Infinity;
   private started = false;
   private stopping = false;
+  private readonly cursors = new Map<number, Cursor>();
+  /** Round-robin start: the merchant served first in the last claim goes last in the next. */
+  private rr = 0;
 
   constructor(private readonly o: WorkerOptions) {
     this.pollMs = o.pollMs ?? 200;
     this.leaseMs = o.timeoutMs + (o.leaseMarginMs ?? 10_000);
     this.graceMs = o.shutdownGraceMs ?? Math.min(o.timeoutMs, 5_000);
     this.perTarget = Math.max(1, Math.ceil(o.concurrency / 2));
+    this.overflow = o.concurrency;
   }
 
   get maxDeliveries(): number {
@@ -118,11 +136,19 @@ export class CallbackWorker {
     this.schedule(0);
   }
 
+  /**
+   * Arms the poll timer for `ms` from now unless it already fires sooner: a
+   * stream of kicks (one per committed callback) can never push a due poll back.
+   */
   private schedule(ms: number): void {
     if (!this.started || this.stopping) return;
+    const at = performance.now() + ms;
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.timerAt = Infinity;
       try {
         this.poll();
       } catch (e) {
@@ -132,55 +158,110 @@ export class CallbackWorker {
     }, ms);
   }
 
-  /** Claims due rows up to the free pool slots and starts delivering them. */
+  /** Claims due rows up to the free slots and starts delivering them. */
   poll(): number {
     if (this.stopping) return 0;
-    const free = this.o.concurrency - this.inflight.size;
-    if (free <= 0) return 0;
-    const claimed = this.claim(free);
+    const claimed = this.claim();
     for (const c of claimed) this.launch(c.row, c.origin);
     return claimed.length;
   }
 
-  private claim(free: number): Array<{ row: DueRow; origin: string }> {
-    const now = this.o.clock.now();
-    const perOrigin = new Map<string, number>();
-    for (const f of this.inflight.values()) perOrigin.set(f.origin, (perOrigin.get(f.origin) ?? 0) + 1);
-    const saturated = [...perOrigin].filter(([, n]) => n >= this.perTarget).map(([o]) => o);
-    // Saturated targets are skipped in SQL so a backlog for one dead endpoint
-    // cannot fill every candidate page and starve the others.
-    const skip = saturated
-      .filter((o) => o)
-      .map(() => `AND NOT (substr(target, 1, length(?)) = ? AND substr(target, length(?) + 1, 1) IN ('', '/', '?', '#'))`)
-      .join(" ");
-    const skipParams = saturated.filter((o) => o).flatMap((o) => [o, o, o]);
-    const sql = `
-      WITH due AS (
+  private prepare() {
+    const client = this.o.db.$client;
+    return {
+      // Expired leases of rows this process is not delivering (another run's, cut off).
+      reclaim: client.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE state = 'delivering' AND lease_until <= ?`),
+      // Merchants with pending rows: a loose index scan of callbacks_due, one probe per merchant,
+      // whatever the backlog.
+      merchants: client.prepare<{ id: number }, []>(`
+        WITH RECURSIVE m(id) AS (
+          SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending')
+          UNION ALL
+          SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending' AND merchant_id > m.id) FROM m WHERE m.id IS NOT NULL
+        ) SELECT id FROM m WHERE id IS NOT NULL`),
+      // One page of a merchant's due rows after its cursor, in due order; rows behind an earlier
+      // unfinished event of their order wait.
+      due: client.prepare<DueRow & { nextAt: number }, [number, number, number, number, number, number]>(`
         SELECT c.rowid AS rid, c.id, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
                c.payload, c.attempts, c.next_attempt_at AS nextAt, COALESCE(c.url, m.default_callback_url) AS target
         FROM callbacks c LEFT JOIN merchants m ON m.id = c.merchant_id
-        WHERE ((c.state = 'pending' AND c.next_attempt_at <= ?) OR (c.state = 'delivering' AND c.lease_until <= ?))
+        WHERE c.state = 'pending' AND c.merchant_id = ? AND c.next_attempt_at <= ?
+          AND (c.next_attempt_at > ? OR (c.next_attempt_at = ? AND c.rowid > ?))
           AND NOT EXISTS (SELECT 1 FROM callbacks p
                           WHERE p.order_no = c.order_no AND p.rowid < c.rowid AND p.state IN ('pending', 'delivering'))
-      )
-      SELECT rid, id, merchantId, orderNo, apiKeyId, payload, attempts, target FROM due
-      WHERE 1 ${skip}
-      ORDER BY nextAt, rid LIMIT ?`;
+        ORDER BY c.next_attempt_at, c.rowid LIMIT ?`),
+      mark: client.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`),
+    };
+  }
+  private stmts: ReturnType<CallbackWorker["prepare"]> | null = null;
+
+  /**
+   * Fair claiming (DESIGN 7): free slots go round-robin across merchants, one
+   * at a time, a merchant with fewer deliveries in flight first; each
+   * (merchant, origin) holds at most `perTarget` slots; a merchant with
+   * nothing in flight may use an overflow slot when the pool is full.
+   */
+  private claim(): Array<{ row: DueRow; origin: string }> {
+    const st = (this.stmts ??= this.prepare());
+    const now = this.o.clock.now();
     const client = this.o.db.$client;
     return client
       .transaction(() => {
-        const rows = client.query<DueRow, (string | number)[]>(sql).all(now, now, ...skipParams, Math.max(free * 4, 64));
+        st.reclaim.run(now);
+        const merchantIds = st.merchants.all().map((r) => r.id);
+        if (!merchantIds.length) return [];
+        const perMerchant = new Map<number, number>();
+        const perOrigin = new Map<string, number>();
+        for (const f of this.inflight.values()) {
+          perMerchant.set(f.row.merchantId, (perMerchant.get(f.row.merchantId) ?? 0) + 1);
+          const k = f.row.merchantId + " " + f.origin;
+          perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
+        }
+        const pageSize = 32;
+        // Round-robin order, then fewest in flight first (stable sort keeps the rotation among equals).
+        const start = this.rr++ % merchantIds.length;
+        const order = [...merchantIds.slice(start), ...merchantIds.slice(0, start)].sort((a, b) => (perMerchant.get(a) ?? 0) - (perMerchant.get(b) ?? 0));
+        const pages = new Map<number, { rows: DueRow[]; full: boolean; last?: DueRow & { nextAt: number } }>();
+        const pageOf = (m: number): DueRow[] => {
+          let p = pages.get(m);
+          if (!p) {
+            const cur = this.cursors.get(m) ?? { nextAt: -1, rid: 0 };
+            const rows = st.due.all(m, now, cur.nextAt, cur.nextAt, cur.rid, pageSize);
+            pages.set(m, (p = { rows, full: rows.length === pageSize, last: rows[rows.length - 1] }));
+          }
+          return p.rows;
+        };
+        const eligible = (m: number, row: DueRow) =>
+          !this.inflight.has(row.id) && (!row.target || (perOrigin.get(m + " " + originOf(row.target)) ?? 0) < this.perTarget);
         const out: Array<{ row: DueRow; origin: string }> = [];
-        const mark = client.query(`UPDATE callbacks SET state = 'delivering', lease_until = ?, updated_at = ? WHERE rowid = ?`);
-        for (const row of rows) {
-          if (out.length >= free) break;
-          if (this.inflight.has(row.id)) continue;
-          const origin = originOf(row.target);
-          const n = perOrigin.get(origin) ?? 0;
-          if (origin && n >= this.perTarget) continue;
-          perOrigin.set(origin, n + 1);
-          mark.run(now + this.leaseMs, now, row.rid);
-          out.push({ row, origin });
+        let inUse = this.inflight.size;
+        const cap = this.o.concurrency;
+        let progress = true;
+        while (progress) {
+          progress = false;
+          for (const m of order) {
+            const busy = perMerchant.get(m) ?? 0;
+            if (inUse >= cap && !(busy === 0 && inUse < cap + this.overflow)) continue;
+            const page = pageOf(m);
+            const i = page.findIndex((row) => eligible(m, row));
+            if (i < 0) continue;
+            const [row] = page.splice(i, 1);
+            const origin = originOf(row.target);
+            const k = m + " " + origin;
+            perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
+            perMerchant.set(m, busy + 1);
+            if (st.mark.run(now + this.leaseMs, now, row.rid).changes !== 1) continue;
+            out.push({ row, origin });
+            inUse++;
+            progress = true;
+          }
+        }
+        // A full page whose remaining rows all wait for saturated origins: the next claim reads
+        // the page after it (one dead origin's backlog cannot hide the merchant's other rows);
+        // otherwise the next claim starts from the merchant's oldest due row again.
+        for (const [m, p] of pages) {
+          if (p.full && p.last && !p.rows.some((row) => eligible(m, row))) this.cursors.set(m, { nextAt: p.last.nextAt, rid: p.last.rid });
+          else this.cursors.delete(m);
         }
         return out;
       })
@@ -226,15 +307,19 @@ export class CallbackWorker {
       this.o.db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE id = ? AND state = 'delivering'`, [row.id]);
       return;
     }
-    this.finish(row, outcome, false);
+    await this.finish(row, outcome, false);
   }
 
   private failure(error: string): AttemptOutcome {
     return { ok: false, startedAt: this.o.clock.now(), durationMs: 0, httpStatus: null, responseBody: null, error };
   }
 
-  /** Records the attempt and moves the row on: delivered, retry later, or failed. */
-  private finish(row: DueRow, r: AttemptOutcome, final: boolean): void {
+  /**
+   * Records the attempt and moves the row on: delivered, retry later, or failed.
+   * Written through the group commit: the outcomes of deliveries finishing
+   * together (and concurrent requests) share one transaction and one fsync.
+   */
+  private async finish(row: DueRow, r: AttemptOutcome, final: boolean): Promise<void> {
     const now = this.o.clock.now();
     const attempts = row.attempts + 1;
     let state: "delivered" | "pending" | "failed";
@@ -246,19 +331,19 @@ export class CallbackWorker {
       nextAt = now + this.o.retryDelays[attempts - 1];
     }
     const client = this.o.db.$client;
-    client
-      .transaction(() => {
-        const prior = client.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM callback_attempts WHERE callback_id = ?`).get(row.id)!.n;
+    await groupCommit(this.o.db).run({
+      work: () => {
         client.run(
-          `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          [row.id, prior + 1, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error],
+          `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error)
+           VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6)`,
+          [row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error],
         );
         client.run(
           `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering'`,
           [state, attempts, nextAt, r.ok ? null : r.error, now, row.id],
         );
-      })
-      .immediate();
+      },
+    });
     const fields = { eventId: row.id, orderNo: row.orderNo, attempt: attempts, status: r.httpStatus, ms: r.durationMs };
     if (r.ok) this.o.logger.debug("callback delivered", fields);
     else if (state === "failed") this.o.logger.warn("callback failed", { ...fields, error: r.error });

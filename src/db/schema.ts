@@ -329,7 +329,11 @@ export const callbacks = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("callbacks_due").on(t.state, t.nextAttemptAt), index("callbacks_order").on(t.orderNo)],
+  (t) => [
+    index("callbacks_order").on(t.orderNo),
+    // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
+    index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
+  ],
 );
 
 /** One row per delivery attempt (Svix-style). */
