@@ -330,5 +330,5 @@ CREATE TABLE `transfers` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `transfers_unique` ON `transfers` (`chain`,`tx_hash`,`log_index`);--> statement-breakpoint
-CREATE INDEX `transfers_pending` ON `transfers` (`chain`,`status`);--> statement-breakpoint
+CREATE INDEX `transfers_pending` ON `transfers` (`chain`,`status`,`block_number`);--> statement-breakpoint
 CREATE INDEX `transfers_address` ON `transfers` (`address_id`,`token`);

@@ -176,7 +176,8 @@ export const transfers = sqliteTable(
   },
   (t) => [
     uniqueIndex("transfers_unique").on(t.chain, t.txHash, t.logIndex),
-    index("transfers_pending").on(t.chain, t.status),
+    // The watcher's confirmation tracking: pending transfers of a chain by block height.
+    index("transfers_pending").on(t.chain, t.status, t.blockNumber),
     index("transfers_address").on(t.addressId, t.token),
   ],
 );

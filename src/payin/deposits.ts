@@ -1,8 +1,8 @@
 // What happens when the watcher sees a transfer to a gateway address, when it
 // gains confirmations, and when a reorg takes it away. Called inside the
 // watcher's transaction; every order change goes through applyPayinEvent.
-import { and, desc, eq, gte, inArray, isNull, lte } from "drizzle-orm";
-import type { Tx } from "../db/client";
+import { and, desc, eq, gte, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { prepared, type Tx } from "../db/client";
 import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db/schema";
 import type { IncomingTransfer } from "../chains/types";
 import { findAddress } from "../wallet/addresses";
@@ -215,4 +215,48 @@ export function revertTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, now: numbe
 
 export function pendingTransfers(tx: Tx | PayinCtx["db"], chain: string): TransferRow[] {
   return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), gte(transfers.blockNumber, 0))).all();
+}
+
+/** Pending transfers of the given blocks (a reorg changed them). */
+export function pendingInBlocks(tx: Tx, chain: string, blocks: number[]): TransferRow[] {
+  return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), inArray(transfers.blockNumber, blocks))).all();
+}
+
+/**
+ * Pending transfers whose state moves this tick: reaching 2 confirmations (block ≤ twoAt, still
+ * counted below 2) or final (block ≤ finalAt). Each transfer is returned at most twice in its life.
+ */
+export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt: number): TransferRow[] {
+  return prepared(tx, "transfersCrossing", (d) =>
+    d
+      .select()
+      .from(transfers)
+      .where(
+        and(
+          eq(transfers.chain, sql.placeholder("chain")),
+          eq(transfers.status, "pending"),
+          gte(transfers.blockNumber, 0),
+          lte(transfers.blockNumber, sql.placeholder("twoAt")),
+          or(lt(transfers.confirmations, 2), lte(transfers.blockNumber, sql.placeholder("finalAt"))),
+        ),
+      )
+      .prepare(),
+  ).all({ chain, twoAt: Math.max(twoAt, finalAt), finalAt });
+}
+
+/** The displayed confirmation counts of pending transfers and their orders: two set-based statements. */
+export function updateDisplayedConfirmations(tx: Tx, chain: string, latest: number, now: number): void {
+  prepared(tx, "displayTransferConfs", (d) =>
+    d.$client.prepare(
+      `UPDATE transfers SET confirmations = ?1 - block_number + 1
+       WHERE chain = ?2 AND status = 'pending' AND block_number >= 0 AND block_number <= ?1 AND confirmations <> ?1 - block_number + 1`,
+    ),
+  ).run(latest, chain);
+  prepared(tx, "displayOrderConfs", (d) =>
+    d.$client.prepare(
+      `UPDATE payin_orders SET confirmations = (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id), updated_at = ?2
+       WHERE id IN (SELECT payin_order_id FROM transfers WHERE chain = ?1 AND status = 'pending' AND block_number >= 0 AND payin_order_id IS NOT NULL)
+         AND confirmations <> (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id AND t.status = 'pending')`,
+    ),
+  ).run(chain, now);
 }
