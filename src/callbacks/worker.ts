@@ -62,7 +62,10 @@ interface InFlight {
   row: DueRow;
   origin: string;
   abort: AbortController;
+  /** Delivery and the write of its outcome. */
   done: Promise<void>;
+  /** The answer is in; only the outcome's write is pending (the slot is free). */
+  settling?: boolean;
 }
 
 const running = new Set<CallbackWorker>();
@@ -79,11 +82,9 @@ export function originOf(url: string | null): string {
   return m ? m[0] : url;
 }
 
-/** Per merchant: how far its paged scan of due rows got (so a blocked head never hides later rows). */
-interface Cursor {
-  nextAt: number;
-  rid: number;
-}
+/** Due rows read per page, and pages per merchant per claim. */
+const PAGE = 32;
+const MAX_PAGES = 4;
 
 export class CallbackWorker {
   private readonly pollMs: number;
@@ -102,7 +103,6 @@ export class CallbackWorker {
   private timerAt = Infinity;
   private started = false;
   private stopping = false;
-  private readonly cursors = new Map<number, Cursor>();
   /** Round-robin start: the merchant served first in the last claim goes last in the next. */
   private rr = 0;
 
@@ -119,7 +119,9 @@ export class CallbackWorker {
   }
 
   get inFlightCount(): number {
-    return this.inflight.size;
+    let n = 0;
+    for (const f of this.inflight.values()) if (!f.settling) n++;
+    return n;
   }
 
   start(): void {
@@ -158,10 +160,29 @@ export class CallbackWorker {
     }, ms);
   }
 
-  /** Claims due rows up to the free slots and starts delivering them. */
+  /** Marks of claimed rows waiting for their group commit (stop() waits for them). */
+  private marking: Promise<void> | null = null;
+
+  /**
+   * Claims due rows up to the free slots and starts delivering them at once.
+   * The rows are reserved in memory (this process is the only deliverer of its
+   * database); their 'delivering' mark goes through the group commit, its fsync
+   * shared with requests and finished deliveries. A crash before that commit
+   * leaves them pending: delivered again, at least once.
+   */
   poll(): number {
     if (this.stopping) return 0;
     const claimed = this.claim();
+    if (!claimed.length) return 0;
+    const st = this.stmts!;
+    const now = this.o.clock.now();
+    const mark = groupCommit(this.o.db).run({
+      work: () => {
+        for (const c of claimed) st.mark.run(now + this.leaseMs, now, c.row.rid);
+      },
+    });
+    const settled = mark.catch((e) => this.o.logger.error("callback claim not recorded", { error: String((e as Error)?.message ?? e) }));
+    this.marking = Promise.all([this.marking, settled]).then(() => {});
     for (const c of claimed) this.launch(c.row, c.origin);
     return claimed.length;
   }
@@ -204,68 +225,65 @@ export class CallbackWorker {
   private claim(): Array<{ row: DueRow; origin: string }> {
     const st = (this.stmts ??= this.prepare());
     const now = this.o.clock.now();
-    const client = this.o.db.$client;
-    return client
-      .transaction(() => {
-        st.reclaim.run(now);
-        const merchantIds = st.merchants.all().map((r) => r.id);
-        if (!merchantIds.length) return [];
-        const perMerchant = new Map<number, number>();
-        const perOrigin = new Map<string, number>();
-        for (const f of this.inflight.values()) {
-          perMerchant.set(f.row.merchantId, (perMerchant.get(f.row.merchantId) ?? 0) + 1);
-          const k = f.row.merchantId + " " + f.origin;
-          perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
-        }
-        const pageSize = 32;
-        // Round-robin order, then fewest in flight first (stable sort keeps the rotation among equals).
-        const start = this.rr++ % merchantIds.length;
-        const order = [...merchantIds.slice(start), ...merchantIds.slice(0, start)].sort((a, b) => (perMerchant.get(a) ?? 0) - (perMerchant.get(b) ?? 0));
-        const pages = new Map<number, { rows: DueRow[]; full: boolean; last?: DueRow & { nextAt: number } }>();
-        const pageOf = (m: number): DueRow[] => {
-          let p = pages.get(m);
-          if (!p) {
-            const cur = this.cursors.get(m) ?? { nextAt: -1, rid: 0 };
-            const rows = st.due.all(m, now, cur.nextAt, cur.nextAt, cur.rid, pageSize);
-            pages.set(m, (p = { rows, full: rows.length === pageSize, last: rows[rows.length - 1] }));
-          }
-          return p.rows;
-        };
-        const eligible = (m: number, row: DueRow) =>
-          !this.inflight.has(row.id) && (!row.target || (perOrigin.get(m + " " + originOf(row.target)) ?? 0) < this.perTarget);
-        const out: Array<{ row: DueRow; origin: string }> = [];
-        let inUse = this.inflight.size;
-        const cap = this.o.concurrency;
-        let progress = true;
-        while (progress) {
-          progress = false;
-          for (const m of order) {
-            const busy = perMerchant.get(m) ?? 0;
-            if (inUse >= cap && !(busy === 0 && inUse < cap + this.overflow)) continue;
-            const page = pageOf(m);
-            const i = page.findIndex((row) => eligible(m, row));
-            if (i < 0) continue;
-            const [row] = page.splice(i, 1);
-            const origin = originOf(row.target);
-            const k = m + " " + origin;
-            perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
-            perMerchant.set(m, busy + 1);
-            if (st.mark.run(now + this.leaseMs, now, row.rid).changes !== 1) continue;
-            out.push({ row, origin });
-            inUse++;
-            progress = true;
-          }
-        }
-        // A full page whose remaining rows all wait for saturated origins: the next claim reads
-        // the page after it (one dead origin's backlog cannot hide the merchant's other rows);
-        // otherwise the next claim starts from the merchant's oldest due row again.
-        for (const [m, p] of pages) {
-          if (p.full && p.last && !p.rows.some((row) => eligible(m, row))) this.cursors.set(m, { nextAt: p.last.nextAt, rid: p.last.rid });
-          else this.cursors.delete(m);
-        }
-        return out;
-      })
-      .immediate();
+    st.reclaim.run(now);
+    const merchantIds = st.merchants.all().map((r) => r.id);
+    if (!merchantIds.length) return [];
+    const perMerchant = new Map<number, number>();
+    const perOrigin = new Map<string, number>();
+    let inUse = 0;
+    for (const f of this.inflight.values()) {
+      // A delivery whose answer is in and whose outcome is being written holds no slot.
+      if (f.settling) continue;
+      inUse++;
+      perMerchant.set(f.row.merchantId, (perMerchant.get(f.row.merchantId) ?? 0) + 1);
+      const k = f.row.merchantId + " " + f.origin;
+      perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
+    }
+    // Round-robin order, then fewest in flight first (stable sort keeps the rotation among equals).
+    const start = this.rr++ % merchantIds.length;
+    const order = [...merchantIds.slice(start), ...merchantIds.slice(0, start)].sort((a, b) => (perMerchant.get(a) ?? 0) - (perMerchant.get(b) ?? 0));
+    // Each merchant's due rows, one page at a time and only as far as needed: when a page holds
+    // nothing startable (its origins are saturated), the next page is read, at most MAX_PAGES, so
+    // one dead origin's backlog does not hide the merchant's other rows, and the cost per claim
+    // stays bounded whatever the backlog.
+    const pages = new Map<number, { rows: DueRow[]; more: boolean; after: { nextAt: number; rid: number }; read: number }>();
+    const eligible = (m: number, row: DueRow) =>
+      !this.inflight.has(row.id) && (!row.target || (perOrigin.get(m + " " + originOf(row.target)) ?? 0) < this.perTarget);
+    const nextEligible = (m: number): number => {
+      let p = pages.get(m);
+      if (!p) pages.set(m, (p = { rows: [], more: true, after: { nextAt: -1, rid: 0 }, read: 0 }));
+      for (;;) {
+        const i = p.rows.findIndex((row) => eligible(m, row));
+        if (i >= 0 || !p.more || p.read >= MAX_PAGES) return i;
+        const rows = st.due.all(m, now, p.after.nextAt, p.after.nextAt, p.after.rid, PAGE);
+        p.read++;
+        p.more = rows.length === PAGE;
+        const last = rows[rows.length - 1] as (DueRow & { nextAt: number }) | undefined;
+        if (last) p.after = { nextAt: last.nextAt, rid: last.rid };
+        p.rows.push(...rows);
+      }
+    };
+    const out: Array<{ row: DueRow; origin: string }> = [];
+    const cap = this.o.concurrency;
+    let progress = true;
+    while (progress) {
+      progress = false;
+      for (const m of order) {
+        const busy = perMerchant.get(m) ?? 0;
+        if (inUse >= cap && !(busy === 0 && inUse < cap + this.overflow)) continue;
+        const i = nextEligible(m);
+        if (i < 0) continue;
+        const [row] = pages.get(m)!.rows.splice(i, 1);
+        const origin = originOf(row.target);
+        const k = m + " " + origin;
+        perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
+        perMerchant.set(m, busy + 1);
+        out.push({ row, origin });
+        inUse++;
+        progress = true;
+      }
+    }
+    return out;
   }
 
   private launch(row: DueRow, origin: string): void {
@@ -302,6 +320,9 @@ export class CallbackWorker {
       lookup: this.o.lookup,
       ca: this.o.ca,
     });
+    const f = this.inflight.get(row.id);
+    if (f) f.settling = true;
+    this.schedule(0); // its slot is free now
     if (signal.aborted && !outcome.ok) {
       // Shutdown cut it off: not an attempt; the next start delivers it again.
       this.o.db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE id = ? AND state = 'delivering'`, [row.id]);
@@ -357,6 +378,7 @@ export class CallbackWorker {
     running.delete(this);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await this.marking;
     const all = () => Promise.all([...this.inflight.values()].map((f) => f.done));
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const finished = await Promise.race([
