@@ -2,7 +2,7 @@
 // gains confirmations, and when a reorg takes it away. Called inside the
 // watcher's transaction; every order change goes through applyPayinEvent.
 import { and, desc, eq, gte, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
-import { prepared, type Tx } from "../db/client";
+import { prepared, type Tx, updateById } from "../db/client";
 import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db/schema";
 import type { IncomingTransfer } from "../chains/types";
 import { findAddress } from "../wallet/addresses";
@@ -17,7 +17,9 @@ export type TransferRow = typeof transfers.$inferSelect;
 const CLOCK_SKEW_MS = 60_000;
 
 function isDenied(tx: Tx, chain: string, from: string): boolean {
-  return !!tx.select().from(denyList).where(and(eq(denyList.chain, chain), eq(denyList.address, from))).get();
+  return !!prepared(tx, "denied", (d) =>
+    d.select().from(denyList).where(and(eq(denyList.chain, sql.placeholder("c")), eq(denyList.address, sql.placeholder("a")))).prepare(),
+  ).get({ c: chain, a: from });
 }
 
 function paidPatch(t: TransferRow): Partial<PayinOrderRow> {
@@ -27,11 +29,13 @@ function paidPatch(t: TransferRow): Partial<PayinOrderRow> {
 /** Records a scanned transfer (idempotent per chain, tx hash and log index) and matches it. */
 export function recordTransfer(ctx: PayinCtx, tx: Tx, it: IncomingTransfer, now: number): TransferRow | null {
   const addr = findAddress(tx, it.chain, it.to);
-  const existing = tx
-    .select()
-    .from(transfers)
-    .where(and(eq(transfers.chain, it.chain), eq(transfers.txHash, it.txHash), eq(transfers.logIndex, it.logIndex)))
-    .get();
+  const existing = prepared(tx, "transferByKey", (d) =>
+    d
+      .select()
+      .from(transfers)
+      .where(and(eq(transfers.chain, sql.placeholder("c")), eq(transfers.txHash, sql.placeholder("h")), eq(transfers.logIndex, sql.placeholder("i"))))
+      .prepare(),
+  ).get({ c: it.chain, h: it.txHash, i: it.logIndex });
   const block = { blockNumber: Number(it.blockNumber), blockHash: it.blockHash, blockTime: it.blockTime };
   if (existing) {
     if (existing.status === "reverted") {
@@ -45,31 +49,34 @@ export function recordTransfer(ctx: PayinCtx, tx: Tx, it: IncomingTransfer, now:
     }
     return null;
   }
-  const t = tx
-    .insert(transfers)
-    .values({
-      chain: it.chain,
-      token: it.token,
-      txHash: it.txHash,
-      logIndex: it.logIndex,
-      ...block,
-      fromAddress: it.from,
-      toAddress: it.to,
-      addressId: addr?.id ?? null,
-      amount: it.amount.toString(),
-      status: "pending",
-      confirmations: 1,
-      disposition: "unmatched",
-      seenAt: now,
-    })
-    .returning()
-    .get();
+  const values = {
+    chain: it.chain,
+    token: it.token,
+    txHash: it.txHash,
+    logIndex: it.logIndex,
+    ...block,
+    fromAddress: it.from,
+    toAddress: it.to,
+    addressId: addr?.id ?? null,
+    amount: it.amount.toString(),
+    status: "pending",
+    confirmations: 1,
+    disposition: "unmatched",
+    seenAt: now,
+  };
+  const t = prepared(tx, "insertTransfer", (d) =>
+    d
+      .insert(transfers)
+      .values(Object.fromEntries(Object.keys(values).map((k) => [k, sql.placeholder(k)])) as never)
+      .returning()
+      .prepare(),
+  ).get(values) as TransferRow;
   matchTransfer(ctx, tx, t, addr?.kind, now);
   return t;
 }
 
 function setDisposition(tx: Tx, t: TransferRow, disposition: string, orderId: number | null) {
-  tx.update(transfers).set({ disposition, payinOrderId: orderId }).where(eq(transfers.id, t.id)).run();
+  updateById(tx, transfers, t.id, { disposition, payinOrderId: orderId });
 }
 
 function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | undefined, now: number): void {
@@ -90,22 +97,24 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
 
   if (kind === "exclusive") return depositToExclusive(ctx, tx, t, denied, now);
 
-  const candidates = tx
-    .select()
-    .from(payinOrders)
-    .where(
-      and(
-        eq(payinOrders.addressId, t.addressId),
-        eq(payinOrders.token, t.token),
-        eq(payinOrders.amount, t.amount),
-        eq(payinOrders.mode, "shared"),
-        isNull(payinOrders.transferId),
-        inArray(payinOrders.status, ["waiting_payment", "expired"]),
-        lte(payinOrders.createdAt, t.blockTime + CLOCK_SKEW_MS),
-      ),
-    )
-    .orderBy(desc(payinOrders.createdAt))
-    .all();
+  const candidates = prepared(tx, "matchCandidates", (d) =>
+    d
+      .select()
+      .from(payinOrders)
+      .where(
+        and(
+          eq(payinOrders.addressId, sql.placeholder("addressId")),
+          eq(payinOrders.token, sql.placeholder("token")),
+          eq(payinOrders.amount, sql.placeholder("amount")),
+          eq(payinOrders.mode, "shared"),
+          isNull(payinOrders.transferId),
+          inArray(payinOrders.status, ["waiting_payment", "expired"]),
+          lte(payinOrders.createdAt, sql.placeholder("latest")),
+        ),
+      )
+      .orderBy(desc(payinOrders.createdAt))
+      .prepare(),
+  ).all({ addressId: t.addressId, token: t.token, amount: t.amount, latest: t.blockTime + CLOCK_SKEW_MS });
   // On time: block time no later than expireAt. An order that existed at the block wins over one
   // created after it (inside the clock-skew allowance); then an open order wins over one the
   // expiry job already closed. Candidates come newest first and the sort is stable.
@@ -168,21 +177,34 @@ function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boole
   setDisposition(tx, t, "matched", row.id);
 }
 
+function orderById(tx: Tx, id: number): PayinOrderRow | undefined {
+  return prepared(tx, "payinById", (d) => d.select().from(payinOrders).where(eq(payinOrders.id, sql.placeholder("id"))).prepare()).get({ id });
+}
+
 /** The transfer's confirmation count moved; `final` once it can no longer be reorganised. */
 export function confirmTransfer(tx: Tx, t: TransferRow, c: { count: number; required: number; final: boolean }, now: number): void {
   const { count, required, final } = c;
-  tx.update(transfers)
-    .set({ confirmations: count, ...(final ? { status: "confirmed", confirmedAt: now } : {}) })
-    .where(eq(transfers.id, t.id))
-    .run();
+  updateById(tx, transfers, t.id, { confirmations: count, ...(final ? { status: "confirmed", confirmedAt: now } : {}) });
   if (final && t.addressId) {
-    tx.insert(ledgerEntries)
-      .values({ addressId: t.addressId, chain: t.chain, token: t.token, kind: "deposit", amount: t.amount, refType: "transfer", refId: String(t.id), createdAt: now })
-      .onConflictDoNothing()
-      .run();
+    prepared(tx, "depositLedger", (d) =>
+      d
+        .insert(ledgerEntries)
+        .values({
+          addressId: sql.placeholder("addressId"),
+          chain: sql.placeholder("chain"),
+          token: sql.placeholder("token"),
+          kind: "deposit",
+          amount: sql.placeholder("amount"),
+          refType: "transfer",
+          refId: sql.placeholder("refId"),
+          createdAt: sql.placeholder("now"),
+        } as never)
+        .onConflictDoNothing()
+        .prepare(),
+    ).run({ addressId: t.addressId, chain: t.chain, token: t.token, amount: t.amount, refId: String(t.id), now });
   }
   if (!t.payinOrderId) return;
-  const o = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
+  const o = orderById(tx, t.payinOrderId);
   if (!o || o.transferId !== t.id) return;
   const patch: Partial<PayinOrderRow> = { confirmations: count, ...(final ? { confirmedAt: now } : {}) };
   if (o.status === "detected" || o.status === "confirming") {
@@ -192,7 +214,7 @@ export function confirmTransfer(tx: Tx, t: TransferRow, c: { count: number; requ
   } else if (o.status === "expired" && final) {
     applyPayinEvent(tx, o, { type: "late_confirmed" }, patch, now);
   } else {
-    tx.update(payinOrders).set({ ...patch, updatedAt: now }).where(eq(payinOrders.id, o.id)).run();
+    updateById(tx, payinOrders, o.id, { ...patch, updatedAt: now });
   }
 }
 

@@ -3,7 +3,7 @@
 // the caller's transaction.
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { AppContext } from "../app/context";
-import { type DbOrTx, prepared, type Tx, writeTx } from "../db/client";
+import { type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
 import { bindings, merchants, payinOrders } from "../db/schema";
 import { AppError, invalid } from "../http/errors";
 import { notifyUrlProblem } from "../http/notify-url";
@@ -128,7 +128,7 @@ export function getPayinOrder(db: DbOrTx, merchantId: number, orderNo: string): 
 
 export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
   if (!o.bindingId) return null;
-  return db.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, o.bindingId)).get()?.k ?? null;
+  return prepared(db, "bindKeyById", (d) => d.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, sql.placeholder("id"))).prepare()).get({ id: o.bindingId })?.k ?? null;
 }
 
 function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
@@ -169,7 +169,7 @@ function stamps(to: PayinStatus, now: number): Partial<PayinOrderRow> {
 export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, patch: Partial<PayinOrderRow>, now: number): PayinOrderRow {
   const to = transition(o.status as PayinStatus, event);
   const set: Partial<PayinOrderRow> = { ...patch, updatedAt: now, ...(to ? { status: to, ...stamps(to, now) } : {}) };
-  const row = tx.update(payinOrders).set(set).where(eq(payinOrders.id, o.id)).returning().get();
+  const row = updateById<PayinOrderRow>(tx, payinOrders, o.id, set)!;
   if (to) writeCallback(tx, row, now);
   return row;
 }

@@ -63,16 +63,18 @@ export function exclusiveAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8A
 }
 
 export function findAddress(tx: DbOrTx, chain: string, address: string): AddressRow | undefined {
-  return tx.select().from(addresses).where(and(eq(addresses.chain, chain), eq(addresses.address, address))).get();
+  return prepared(tx, "addressByChainAddress", (d) =>
+    d.select().from(addresses).where(and(eq(addresses.chain, sql.placeholder("c")), eq(addresses.address, sql.placeholder("a")))).prepare(),
+  ).get({ c: chain, a: address });
 }
 
 export function addressById(tx: DbOrTx, id: string): AddressRow | undefined {
-  return tx.select().from(addresses).where(eq(addresses.id, id)).get();
+  return prepared(tx, "addressById", (d) => d.select().from(addresses).where(eq(addresses.id, sql.placeholder("id"))).prepare()).get({ id });
 }
 
 /**
  * Every gateway address of a chain (soft-deleted ones too: nothing received is
- * dropped), kept in memory and reloaded only when the table grew.
+ * dropped), kept in memory; a refresh reads only rows added since the last one.
  */
 export class AddressWatchSet implements WatchSet {
   private set = new Set<string>();
