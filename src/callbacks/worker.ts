@@ -66,6 +66,7 @@ interface InFlight {
   done: Promise<void>;
   /** The answer is in; only the outcome's write is pending (the slot is free). */
   settling?: boolean;
+  startedMono: number;
 }
 
 const running = new Set<CallbackWorker>();
@@ -81,6 +82,14 @@ export function originOf(url: string | null): string {
   const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
   return m ? m[0] : url;
 }
+
+/**
+ * A (merchant, origin) whose last delivery succeeded within SLOW_MS, with nothing in flight
+ * longer than that, may use the whole pool (a burst of 1,000 completions to one healthy
+ * endpoint); any other holds at most `perTarget` slots. A hanging endpoint never qualifies.
+ */
+const SLOW_MS = 1000;
+const HEALTHY_FOR_MS = 5000;
 
 /** Due rows read per page, and pages per merchant per claim. */
 const PAGE = 32;
@@ -99,6 +108,8 @@ export class CallbackWorker {
    */
   readonly overflow: number;
   private readonly inflight = new Map<string, InFlight>();
+  /** (merchant, origin) → monotonic time until which it counts as healthy. */
+  private readonly healthyUntil = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private timerAt = Infinity;
   private started = false;
@@ -230,6 +241,7 @@ export class CallbackWorker {
     if (!merchantIds.length) return [];
     const perMerchant = new Map<number, number>();
     const perOrigin = new Map<string, number>();
+    const slowInFlight = new Set<string>();
     let inUse = 0;
     for (const f of this.inflight.values()) {
       // A delivery whose answer is in and whose outcome is being written holds no slot.
@@ -238,6 +250,7 @@ export class CallbackWorker {
       perMerchant.set(f.row.merchantId, (perMerchant.get(f.row.merchantId) ?? 0) + 1);
       const k = f.row.merchantId + " " + f.origin;
       perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
+      if (performance.now() - f.startedMono > SLOW_MS) slowInFlight.add(k);
     }
     // Round-robin order, then fewest in flight first (stable sort keeps the rotation among equals).
     const start = this.rr++ % merchantIds.length;
@@ -247,8 +260,14 @@ export class CallbackWorker {
     // one dead origin's backlog does not hide the merchant's other rows, and the cost per claim
     // stays bounded whatever the backlog.
     const pages = new Map<number, { rows: DueRow[]; more: boolean; after: { nextAt: number; rid: number }; read: number }>();
-    const eligible = (m: number, row: DueRow) =>
-      !this.inflight.has(row.id) && (!row.target || (perOrigin.get(m + " " + originOf(row.target)) ?? 0) < this.perTarget);
+    const mono = performance.now();
+    const capOf = (k: string) => ((this.healthyUntil.get(k) ?? 0) > mono && !slowInFlight.has(k) ? this.o.concurrency : this.perTarget);
+    const eligible = (m: number, row: DueRow) => {
+      if (this.inflight.has(row.id)) return false;
+      if (!row.target) return true;
+      const k = m + " " + originOf(row.target);
+      return (perOrigin.get(k) ?? 0) < capOf(k);
+    };
     const nextEligible = (m: number): number => {
       let p = pages.get(m);
       if (!p) pages.set(m, (p = { rows: [], more: true, after: { nextAt: -1, rid: 0 }, read: 0 }));
@@ -288,7 +307,7 @@ export class CallbackWorker {
 
   private launch(row: DueRow, origin: string): void {
     const abort = new AbortController();
-    const f: InFlight = { row, origin, abort, done: Promise.resolve() };
+    const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedMono: performance.now() };
     f.done = this.deliver(row, abort.signal)
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
@@ -321,7 +340,13 @@ export class CallbackWorker {
       ca: this.o.ca,
     });
     const f = this.inflight.get(row.id);
-    if (f) f.settling = true;
+    if (f) {
+      f.settling = true;
+      const k = row.merchantId + " " + f.origin;
+      if (outcome.ok && outcome.durationMs < SLOW_MS) this.healthyUntil.set(k, performance.now() + HEALTHY_FOR_MS);
+      else this.healthyUntil.delete(k);
+      if (this.healthyUntil.size > 10_000) this.healthyUntil.clear();
+    }
     this.schedule(0); // its slot is free now
     if (signal.aborted && !outcome.ok) {
       // Shutdown cut it off: not an attempt; the next start delivers it again.
