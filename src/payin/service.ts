@@ -121,7 +121,9 @@ function pickSharedAddress(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchan
 }
 
 export function getPayinOrder(db: DbOrTx, merchantId: number, orderNo: string): PayinOrderRow {
-  const o = db.select().from(payinOrders).where(and(eq(payinOrders.orderNo, orderNo), eq(payinOrders.merchantId, merchantId))).get();
+  const o = prepared(db, "payinByOrderNo", (d) =>
+    d.select().from(payinOrders).where(and(eq(payinOrders.orderNo, sql.placeholder("no")), eq(payinOrders.merchantId, sql.placeholder("m")))).prepare(),
+  ).get({ no: orderNo, m: merchantId });
   if (!o) throw new AppError(40108, { orderNo });
   return o;
 }
