@@ -132,3 +132,28 @@ describe("fairness across merchants (DESIGN 7)", () => {
     }
   }, 30_000);
 });
+
+describe("a healthy endpoint and the pool", () => {
+  test("an endpoint proven fast may use the whole pool for a burst (a hanging one keeps its share: worker.test.ts)", async () => {
+    const g = await startTestGateway({ jobs: false });
+    gateways.push(g);
+    const quick = receiver([{ status: 200, delayMs: 150 }]);
+    const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 30_000, concurrency: 4, shutdownGraceMs: 100, pollMs: 50 }));
+    try {
+      // One delivery first: it proves the endpoint fast.
+      const first = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${quick.url}/burst` });
+      w.start();
+      await eventually(() => callbackRow(g.ctx.db, first)?.state === "delivered", 5000, "first delivery");
+      const burst = Array.from({ length: 12 }, () => enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${quick.url}/burst` }));
+      let most = 0;
+      await eventually(() => {
+        most = Math.max(most, w.inFlightCount);
+        return burst.every((id) => callbackRow(g.ctx.db, id)?.state === "delivered");
+      }, 10_000, "burst delivered");
+      expect(most).toBeGreaterThan(w.perTarget);
+      expect(most).toBeLessThanOrEqual(4);
+    } finally {
+      await w.stop();
+    }
+  }, 30_000);
+});
