@@ -7,7 +7,8 @@
 //    without and with concurrent create load;
 // 3. fairness: merchant B's callbacks while merchant A's endpoints hang;
 // 4. RPC calls per block (TRON, BSC) / slot (SOL) at 10 and 100,000 watched addresses.
-// BENCH_REQUESTS, BENCH_CLIENTS, BENCH_COMPLETIONS scale it; BENCH_ONLY=create,callbacks,fairness,rpc picks sections.
+// 5. watcher time per block with 10 vs 1,000 pending deposits.
+// BENCH_REQUESTS, BENCH_CLIENTS, BENCH_COMPLETIONS scale it; BENCH_ONLY=create,callbacks,fairness,rpc,watcher picks sections.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
@@ -21,7 +22,7 @@ import { watchSetOf } from "../src/testing/watch-set";
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const COMPLETIONS = Number(process.env.BENCH_COMPLETIONS ?? 1000);
-const ONLY = new Set((process.env.BENCH_ONLY ?? "create,callbacks,fairness,rpc").split(","));
+const ONLY = new Set((process.env.BENCH_ONLY ?? "create,callbacks,fairness,rpc,watcher").split(","));
 
 const f = (x: number) => x.toFixed(1);
 function pct(xs: number[], p: number): number {
@@ -385,6 +386,55 @@ async function benchRpc() {
   if (scan.exitCode) throw new Error("BSC scan bench failed");
 }
 
+// ---------------------------------------------------------------------------
+// 5. Watcher CPU per block by pending deposits: a tick for a block that moves no
+// transfer across a threshold (3rd..19th of 20 confirmations), in-process.
+async function benchWatcherTick() {
+  const { startTestGateway } = await import("../src/testing/harness");
+  const { createPayinOrder } = await import("../src/payin/service");
+  const { currentKey } = await import("../src/merchants/service");
+  const { ChainWatcher } = await import("../src/watcher/watcher");
+  console.log("5. watcher tick per block, TRON sandbox, 20 confirmations, by pending deposits (median of 5 blocks)");
+  for (const n of [10, 1000]) {
+    const gw = await startTestGateway({ jobs: false, config: { log: { level: "error" }, payin: { shared_pool_size: 200 }, chains: { TRON: { confirmations: 20 } } } });
+    try {
+      const ctx = gw.ctx;
+      const key = currentKey(ctx.db, gw.merchant.id)!.id;
+      const c = ctx.db.$client;
+      const orders = Array.from({ length: n }, (_, i) =>
+        createPayinOrder(ctx, gw.merchant.id, key, { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `w${i}`, amount: `${i + 1}.5`, notifyUrl: "http://127.0.0.1:9/cb" }),
+      );
+      const chain = ctx.chains.get("TRON") as unknown as { mine(n: number): number };
+      const w = new ChainWatcher(ctx, ctx.chains.get("TRON")!, {});
+      await w.tick();
+      const h = c.query<{ height: number }, []>("SELECT height FROM sandbox_chains WHERE chain = 'TRON'").get()!.height;
+      c.transaction(() => {
+        c.run("INSERT INTO sandbox_blocks (chain, number, time) VALUES ('TRON', ?, ?)", [h + 1, Date.now()]);
+        for (const o of orders) {
+          c.run("INSERT INTO sandbox_transfers (chain, token, tx_hash, log_index, block_number, from_address, to_address, amount, created_at) VALUES ('TRON', 'USDT', ?, 0, ?, ?, ?, ?, ?)", [
+            crypto.randomUUID(), h + 1, "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8", o.address, o.amount, Date.now(),
+          ]);
+        }
+        c.run("UPDATE sandbox_chains SET height = ? WHERE chain = 'TRON'", [h + 1]);
+      }).immediate();
+      await w.tick(); // detected
+      chain.mine(1);
+      await w.tick(); // 2 confirmations: confirming (a threshold)
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        chain.mine(1);
+        const t0 = performance.now();
+        await w.tick();
+        times.push(performance.now() - t0);
+      }
+      const pending = c.query<{ n: number }, []>("SELECT count(*) AS n FROM transfers WHERE status = 'pending'").get()!.n;
+      console.log(`  ${String(pending).padStart(5)} pending deposits: ${f(pct(times, 50))} ms per block`);
+    } finally {
+      await gw.stop();
+    }
+  }
+}
+
 const started = performance.now();
 if (ONLY.has("create")) await benchRequests();
 if (ONLY.has("callbacks")) {
@@ -397,5 +447,6 @@ if (ONLY.has("fairness")) {
   await benchFairness();
 }
 if (ONLY.has("rpc")) await benchRpc();
+if (ONLY.has("watcher")) await benchWatcherTick();
 console.log(`(bench took ${f((performance.now() - started) / 1000)} s)`);
 
