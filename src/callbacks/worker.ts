@@ -108,6 +108,8 @@ export class CallbackWorker {
    */
   readonly overflow: number;
   private readonly inflight = new Map<string, InFlight>();
+  private reclaimedAt = -Infinity;
+  private readonly secrets = new Map<string, string>();
   /** (merchant, origin) → monotonic time until which it counts as healthy. */
   private readonly healthyUntil = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -236,7 +238,11 @@ export class CallbackWorker {
   private claim(): Array<{ row: DueRow; origin: string }> {
     const st = (this.stmts ??= this.prepare());
     const now = this.o.clock.now();
-    st.reclaim.run(now);
+    // Expired leases (another run's rows, cut off) at most once per poll interval, not per claim.
+    if (now - this.reclaimedAt >= this.pollMs || now < this.reclaimedAt) {
+      st.reclaim.run(now);
+      this.reclaimedAt = now;
+    }
     const merchantIds = st.merchants.all().map((r) => r.id);
     if (!merchantIds.length) return [];
     const perMerchant = new Map<number, number>();
@@ -323,7 +329,9 @@ export class CallbackWorker {
     }
     let apiKey: string | undefined;
     try {
-      apiKey = keySecret({ db: this.o.db, cipher: this.o.cipher }, row.apiKeyId);
+      // A key id's secret never changes (rotation makes a new key): decrypt it once.
+      apiKey = this.secrets.get(row.apiKeyId) ?? keySecret({ db: this.o.db, cipher: this.o.cipher }, row.apiKeyId);
+      if (apiKey !== undefined && this.secrets.size < 10_000) this.secrets.set(row.apiKeyId, apiKey);
     } catch (e) {
       return this.finish(row, this.failure(`API key ${row.apiKeyId} cannot be decrypted: ${(e as Error).message}`), true);
     }
