@@ -1,6 +1,7 @@
 // The delivery worker over the outbox (DESIGN 7). Rows are claimed with a lease
-// (state 'delivering', lease_until) inside a write transaction, delivered by a
-// bounded pool, and the outcome of every attempt is written back. A crash
+// (state 'delivering', lease_until, written through the group commit), delivered
+// by a bounded pool shared fairly across merchants and origins, and the outcome
+// of every attempt is written back (batched with the group commit). A crash
 // leaves rows 'delivering': they are reclaimed when the lease runs out, or at
 // once when a gateway starts (only the serving process delivers for its
 // database). Events of one order go out in the order they were written.
@@ -213,7 +214,7 @@ export class CallbackWorker {
           UNION ALL
           SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending' AND merchant_id > m.id) FROM m WHERE m.id IS NOT NULL
         ) SELECT id FROM m WHERE id IS NOT NULL`),
-      // One page of a merchant's due rows after its cursor, in due order; rows behind an earlier
+      // One page of a merchant's due rows after a position, in due order; rows behind an earlier
       // unfinished event of their order wait.
       due: client.prepare<DueRow & { nextAt: number }, [number, number, number, number, number, number]>(`
         SELECT c.rowid AS rid, c.id, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
