@@ -204,8 +204,10 @@ export class CallbackWorker {
   private prepare() {
     const client = this.o.db.$client;
     return {
-      // Expired leases of rows this process is not delivering (another run's, cut off).
-      reclaim: client.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE state = 'delivering' AND lease_until <= ?`),
+      // Expired leases (few rows: the index's 'delivering' range); the ones this process is not
+      // delivering (another run's, cut off) go back to pending.
+      expired: client.prepare<{ rid: number; id: string }, [number]>(`SELECT rowid AS rid, id FROM callbacks WHERE state = 'delivering' AND lease_until <= ?`),
+      release: client.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE rowid = ? AND state = 'delivering'`),
       // Merchants with pending rows: a loose index scan of callbacks_due, one probe per merchant,
       // whatever the backlog.
       merchants: client.prepare<{ id: number }, []>(`
@@ -241,7 +243,7 @@ export class CallbackWorker {
     const now = this.o.clock.now();
     // Expired leases (another run's rows, cut off) at most once per poll interval, not per claim.
     if (now - this.reclaimedAt >= this.pollMs || now < this.reclaimedAt) {
-      st.reclaim.run(now);
+      for (const r of st.expired.all(now)) if (!this.inflight.has(r.id)) st.release.run(r.rid);
       this.reclaimedAt = now;
     }
     const merchantIds = st.merchants.all().map((r) => r.id);
