@@ -17,7 +17,7 @@ try {
   await node.mint("USDC", node.devAddress, toBaseUnits("1000000", 18));
   const from = (await node.blockNumber()) + 1n;
   for (let i = 0; i < 100; i++) {
-    await node.transfer(i % 2 ? "USDT" : "USDC", recipients[i % recipients.length], BigInt(i + 1));
+    await node.transfer(i % 2 ? "USDT" : "USDC", recipients[i % 10], BigInt(i + 1));
     await node.mine(3);
   }
   await node.mine(Number(from + BigInt(BLOCKS) - 1n - (await node.blockNumber())));
