@@ -327,9 +327,10 @@ async function benchTronCalls() {
       ["10 watched", watched],
       ["100k watched", [...watched, ...Array.from({ length: 99_990 }, (_, i) => `T-watched-${i}`)]],
     ] as const) {
+      const set = watchSetOf(w);
       fx.node.resetCounts();
       const t0 = performance.now();
-      const r = await adapter.scan(start, end, watchSetOf(w));
+      const r = await adapter.scan(start, end, set);
       const ms = performance.now() - t0;
       console.log(`  TRON ${label.padEnd(13)} ${blocks} blocks: ${fx.node.totalCalls()} calls = ${(fx.node.totalCalls() / blocks).toFixed(2)} per block, ${r.transfers.length} transfers, ${f(ms)} ms`);
     }
@@ -358,15 +359,21 @@ async function benchSolCalls() {
       ["tick of 8 slots", last - 7n, last],
       [`catch-up of ${last - first + 1n} slots`, first, last],
     ];
+    const byBlocks = fx.adapter({ scanMode: "blocks" });
+    await byBlocks.start();
+    console.log("  (SOL scanMode auto: by blocks unless per-address polling needs fewer calls for the range)");
     for (const [rl, from, to] of ranges) {
-      for (const [label, w] of [
-        ["10 watched", watched],
-        ["100k watched", crowd],
+      for (const [label, w, a] of [
+        ["10 watched", watched, adapter],
+        ["100k watched", crowd, adapter],
+        ["10, by blocks", watched, byBlocks],
       ] as const) {
+        if (a === byBlocks && rl.startsWith("tick")) continue;
         const slots = Number(to - from + 1n);
+        const set = watchSetOf(w);
         fx.proxy.resetCounts();
         const t0 = performance.now();
-        const r = await adapter.scan(from, to, watchSetOf(w));
+        const r = await a.scan(from, to, set);
         const ms = performance.now() - t0;
         const calls = fx.proxy.totalCalls();
         const how = fx.proxy.calls.has("getBlock") || fx.proxy.calls.has("getBlocks") ? "blocks" : "per address";
