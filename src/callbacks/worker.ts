@@ -197,7 +197,7 @@ export class CallbackWorker {
     });
     const settled = mark.catch((e) => this.o.logger.error("callback claim not recorded", { error: String((e as Error)?.message ?? e) }));
     this.marking = Promise.all([this.marking, settled]).then(() => {});
-    for (const c of claimed) this.launch(c.row, c.origin);
+    for (const c of claimed) this.launch(c.row, c.origin, settled);
     return claimed.length;
   }
 
@@ -314,10 +314,11 @@ export class CallbackWorker {
     return out;
   }
 
-  private launch(row: DueRow, origin: string): void {
+  /** `marked` settles once the claim's 'delivering' mark is committed (direct writes wait for it). */
+  private launch(row: DueRow, origin: string, marked: Promise<unknown>): void {
     const abort = new AbortController();
     const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedMono: performance.now() };
-    f.done = this.deliver(row, abort.signal)
+    f.done = this.deliver(row, abort.signal, marked)
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
         this.inflight.delete(row.id);
@@ -326,9 +327,13 @@ export class CallbackWorker {
     this.inflight.set(row.id, f);
   }
 
-  private async deliver(row: DueRow, signal: AbortSignal): Promise<void> {
+  private async deliver(row: DueRow, signal: AbortSignal, marked: Promise<unknown>): Promise<void> {
     if (!row.target) {
-      return this.finish(row, this.failure("no callback URL: the order has no notifyUrl and the merchant has no default callback URL"), true);
+      await marked;
+      // No notifyUrl and no default URL (cleared since it was queued): held, not an attempt;
+      // `merchant set --default-notify-url` releases it.
+      this.o.db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'delivering'`, [this.o.clock.now(), row.id]);
+      return;
     }
     let apiKey: string | undefined;
     try {
@@ -360,6 +365,7 @@ export class CallbackWorker {
     }
     this.schedule(0); // its slot is free now
     if (signal.aborted && !outcome.ok) {
+      await marked;
       // Shutdown cut it off: not an attempt; the next start delivers it again.
       this.o.db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE id = ? AND state = 'delivering'`, [row.id]);
       return;

@@ -16,6 +16,13 @@ import { gasWallet } from "../wallet/addresses";
 import { writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
+import { CliUsageError } from "./common";
+import { CLI_ACTOR } from "../audit/log";
+import { merchantSet } from "./merchant";
+import { ORDER_USAGE, orderCommand } from "./order";
+import { DEPOSIT_USAGE, depositCommand } from "./deposit";
+import { DENYLIST_USAGE, denylistCommand } from "./denylist";
+import { AUDIT_USAGE, auditCommand } from "./audit";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
@@ -24,10 +31,16 @@ usage: stablegate <command> [--config PATH]
   merchant create --name N [--json]  create a merchant and print its UID and API key
   merchant list [--json]
   merchant disable UID | merchant enable UID
+  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...]
+                                     merchant settings ("" clears; a default URL releases held callbacks)
   key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
   wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
-  callbacks list [--failed] [--json] recent callbacks (--failed: only those that gave up)
+  callbacks list [--failed|--held] [--json] recent callbacks (--failed: gave up; --held: waiting for a callback URL)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
+${ORDER_USAGE}
+${DEPOSIT_USAGE}
+${DENYLIST_USAGE}
+${AUDIT_USAGE}
   backup --out FILE                  consistent online copy of the database
   --version`;
 
@@ -50,6 +63,7 @@ export async function main(argv: string[]): Promise<number> {
       const { db, cipher } = openStore(loaded);
       return { db, cipher, now: () => systemClock.now() };
     };
+    const operatorCtx = () => createContext({ loaded, makeChains, logger: silentLogger });
     switch (cmd) {
       case "serve":
         return await serve(loaded, flags.demo === true);
@@ -61,7 +75,7 @@ export async function main(argv: string[]): Promise<number> {
       case "merchant": {
         if (sub === "create") {
           if (typeof flags.name !== "string") throw new UsageError("merchant create needs --name N");
-          const { merchant, apiKey } = createMerchant(deps(), { name: flags.name });
+          const { merchant, apiKey } = createMerchant(deps(), { name: flags.name }, CLI_ACTOR);
           if (flags.json) console.log(JSON.stringify({ merchantUid: merchant.uid, apiKey }));
           else console.log(`merchant ${merchant.uid} (${merchant.name})\napi key: ${apiKey}\n(store the key now: it is not shown again)`);
           return 0;
@@ -74,35 +88,44 @@ export async function main(argv: string[]): Promise<number> {
         }
         if (sub === "disable" || sub === "enable") {
           if (!arg) throw new UsageError(`merchant ${sub} needs a UID`);
-          const m = setMerchantStatus(deps(), arg, sub === "disable" ? "disabled" : "active");
+          const m = setMerchantStatus(deps(), arg, sub === "disable" ? "disabled" : "active", CLI_ACTOR);
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
+        if (sub === "set") return merchantSet({ db: deps().db, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets }, arg, flags);
         throw new UsageError(`unknown merchant command: ${sub ?? "(none)"}`);
       }
       case "key": {
         if (sub !== "rotate" || !arg) throw new UsageError("usage: key rotate UID [--json]");
-        const r = rotateKey(deps(), arg, parseDuration(loaded.config.auth.rotation_grace));
+        const r = rotateKey(deps(), arg, parseDuration(loaded.config.auth.rotation_grace), CLI_ACTOR);
         if (flags.json) console.log(JSON.stringify(r));
         else console.log(`merchant ${r.merchantUid}\nnew api key: ${r.apiKey}\n(the previous key signs requests for ${loaded.config.auth.rotation_grace} more)`);
         return 0;
       }
       case "callbacks": {
         if (sub === "list") {
-          const rows = listCallbacks(deps().db, { state: flags.failed ? "failed" : undefined, limit: 1000 }).map(describeCallback);
+          const rows = listCallbacks(deps().db, { state: flags.failed ? "failed" : flags.held ? "held" : undefined, limit: 1000 }).map(describeCallback);
           if (flags.json) console.log(JSON.stringify(rows));
           else for (const r of rows) console.log(`${r.eventId}\t${r.state}\t${r.orderNo}\t${r.orderStatus}\tattempts=${r.attempts}\t${r.lastError ?? ""}`);
           return 0;
         }
         if (sub === "resend") {
           if (!arg) throw new UsageError("callbacks resend needs an EVENT_ID");
-          const r = resendCallback(deps().db, arg, systemClock.now());
+          const r = resendCallback(deps().db, arg, systemClock.now(), {}, CLI_ACTOR);
           if (flags.json) console.log(JSON.stringify(describeCallback(r)));
           else console.log(`${r.id} queued for delivery`);
           return 0;
         }
         throw new UsageError(`unknown callbacks command: ${sub ?? "(none)"}`);
       }
+      case "order":
+        return orderCommand(operatorCtx, positional.slice(1), flags);
+      case "deposit":
+        return depositCommand(operatorCtx, positional.slice(1), flags);
+      case "denylist":
+        return denylistCommand(operatorCtx, positional.slice(1), flags);
+      case "audit":
+        return auditCommand(() => deps().db, positional.slice(1), flags);
       case "wallet": {
         if (sub !== "gas") throw new UsageError("usage: wallet gas [--json]");
         const ctx = createContext({ loaded, makeChains, logger: silentLogger });
@@ -127,6 +150,11 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command: ${cmd}`);
     }
   } catch (e) {
+    if (e instanceof CliUsageError) {
+      console.error(e.message);
+      if (e.showUsage) console.error(USAGE);
+      return 2;
+    }
     if (e instanceof ConfigError || e instanceof UsageError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
       console.error(e.message);
       if (e instanceof UsageError) console.error(USAGE);

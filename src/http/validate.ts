@@ -1,10 +1,12 @@
 // Request validation: TypeBox schemas (also the source of the OpenAPI
 // description) plus the business rules the spec gives their own codes.
 import { Value } from "@sinclair/typebox/value";
+import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { AppError, invalid } from "./errors";
 import { CHAIN_CODES, TOKEN_SYMBOLS, type ChainCode, type TokenSymbol } from "../chains/types";
 import { DEFAULT_TOKENS } from "../chains/tokens";
+import { codePointLength } from "../lib/text";
 
 /** Validates `value` against `schema`; 10001 naming every offending field. */
 export function parse<S extends TSchema>(schema: S, value: unknown, where = "body"): Static<S> {
@@ -12,12 +14,45 @@ export function parse<S extends TSchema>(schema: S, value: unknown, where = "bod
     if (where === "body") throw invalid({ body: "must be a JSON object" });
   }
   const fields: Record<string, string> = {};
+  illFormed(value, "", fields, where);
   for (const e of Value.Errors(schema, value)) {
+    if (withinCodePoints(e)) continue;
     const name = e.path.replace(/^\//, "").replace(/\//g, ".") || where;
     if (!fields[name]) fields[name] = describe(e.schema, e.message);
   }
   if (Object.keys(fields).length) throw invalid(fields);
   return value as Static<S>;
+}
+
+/**
+ * DESIGN 5: every string must be well-formed Unicode. A lone surrogate is
+ * refused, never replaced: stored as UTF-8 it would become U+FFFD and collide
+ * with other inputs (three bindKeys once shared one address that way).
+ */
+function illFormed(v: unknown, path: string, fields: Record<string, string>, where: string): void {
+  if (typeof v === "string") {
+    if (!v.isWellFormed()) fields[path || where] = "must be well-formed Unicode (no lone surrogates)";
+  } else if (Array.isArray(v)) {
+    v.forEach((x, i) => illFormed(x, path ? `${path}.${i}` : String(i), fields, where));
+  } else if (v && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) {
+      const p = path ? `${path}.${k}` : k;
+      if (!k.isWellFormed()) fields[where] = "field names must be well-formed Unicode";
+      else illFormed(x, p, fields, where);
+    }
+  }
+}
+
+/**
+ * JSON Schema counts a string's length in characters (code points); TypeBox counts UTF-16
+ * units, so 128 emoji would fail maxLength 128. Length errors are re-judged in code points.
+ */
+function withinCodePoints(e: ValueError): boolean {
+  if (e.type !== ValueErrorType.StringMaxLength && e.type !== ValueErrorType.StringMinLength) return false;
+  if (typeof e.value !== "string") return false;
+  const n = codePointLength(e.value);
+  const { maxLength, minLength } = e.schema as { maxLength?: number; minLength?: number };
+  return (maxLength === undefined || n <= maxLength) && (minLength === undefined || n >= minLength);
 }
 
 function describe(schema: TSchema, fallback: string): string {

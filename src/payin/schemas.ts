@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { AmountField, ChainCodeField, OrderNoField, TokenSymbolField, UrlField } from "../http/fields";
+import { AmountField, ChainCodeField, OrderNoField, TextField, TokenSymbolField, UrlField } from "../http/fields";
 
 export const CreatePayinBody = T.Object({
   chainCode: ChainCodeField,
@@ -20,8 +20,13 @@ export const CreatePayinBody = T.Object({
 export const CreateBindingBody = T.Object({
   chainCode: ChainCodeField,
   tokenSymbol: TokenSymbolField,
-  bindKey: T.String({ minLength: 1, maxLength: 128, description: "Merchant-side key, at most 128 characters", errorMessage: "must be a string of 1-128 characters" }),
-  label: T.Optional(T.String({ maxLength: 255, errorMessage: "must be a string of at most 255 characters" })),
+  // "." and ".." would be rewritten as path segments in GET /exclusive-bindings/{bindKey}.
+  bindKey: TextField(128, {
+    description: "Merchant-side key, 1-128 characters (code points), well-formed Unicode, not . or ..",
+    pattern: "^(?!\\.\\.?$)",
+    errorMessage: "must be a string of 1-128 characters, not . or ..",
+  }),
+  label: T.Optional(TextField(128, { min: 0, description: "Optional remark, at most 128 characters (code points)" })),
   notifyUrl: T.Optional(UrlField),
 });
 
@@ -121,7 +126,9 @@ export const PayinCallbackPayload = T.Object({
   businessType: T.String({ description: "`payin_order` or `exclusive_deposit`" }),
   bindKey: T.Union([T.String(), T.Null()]),
   expectedAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
-  paidAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
+  paidAmount: T.Union([T.String(), T.Null()], {
+    description: "decimal string: what arrived (every digit kept). A different amount than expectedAmount comes with status frozen_abnormal (held for review)",
+  }),
   chainCode: T.String(),
   tokenSymbol: T.String(),
   txHash: T.Union([T.String(), T.Null()]),
