@@ -107,6 +107,11 @@ CREATE TABLE `bindings` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `bindings_page_token_unique` ON `bindings` (`page_token`);--> statement-breakpoint
 CREATE UNIQUE INDEX `bindings_key` ON `bindings` (`merchant_id`,`chain`,`token`,`bind_key`);--> statement-breakpoint
+CREATE TABLE `cache_versions` (
+	`name` text PRIMARY KEY NOT NULL,
+	`version` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `callback_attempts` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`callback_id` text NOT NULL,
@@ -138,8 +143,8 @@ CREATE TABLE `callbacks` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `callbacks_due` ON `callbacks` (`state`,`next_attempt_at`);--> statement-breakpoint
 CREATE INDEX `callbacks_order` ON `callbacks` (`order_no`);--> statement-breakpoint
+CREATE INDEX `callbacks_due` ON `callbacks` (`state`,`merchant_id`,`next_attempt_at`);--> statement-breakpoint
 CREATE TABLE `chain_cursors` (
 	`chain` text PRIMARY KEY NOT NULL,
 	`block_number` integer NOT NULL,
@@ -269,7 +274,6 @@ CREATE UNIQUE INDEX `payin_orders_order_no_unique` ON `payin_orders` (`order_no`
 CREATE UNIQUE INDEX `payin_orders_checkout_token_unique` ON `payin_orders` (`checkout_token`);--> statement-breakpoint
 CREATE UNIQUE INDEX `payin_merchant_order` ON `payin_orders` (`merchant_id`,`merchant_order_no`);--> statement-breakpoint
 CREATE UNIQUE INDEX `payin_open_amount` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status = 'waiting_payment';--> statement-breakpoint
-CREATE INDEX `payin_open_amount_probe` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status IN ('waiting_payment','detected','confirming');--> statement-breakpoint
 CREATE INDEX `payin_status` ON `payin_orders` (`status`,`expire_at`);--> statement-breakpoint
 CREATE INDEX `payin_address_amount` ON `payin_orders` (`address_id`,`token`,`amount`);--> statement-breakpoint
 CREATE INDEX `payin_binding` ON `payin_orders` (`binding_id`,`created_at`);--> statement-breakpoint
@@ -395,5 +399,5 @@ CREATE TABLE `transfers` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `transfers_unique` ON `transfers` (`chain`,`tx_hash`,`log_index`);--> statement-breakpoint
 CREATE INDEX `transfers_unmatched` ON `transfers` (`seen_at`) WHERE unmatched_reason IS NOT NULL;--> statement-breakpoint
-CREATE INDEX `transfers_pending` ON `transfers` (`chain`,`status`);--> statement-breakpoint
+CREATE INDEX `transfers_pending` ON `transfers` (`chain`,`status`,`block_number`);--> statement-breakpoint
 CREATE INDEX `transfers_address` ON `transfers` (`address_id`,`token`);

@@ -145,12 +145,9 @@ export const payinOrders = sqliteTable(
     uniqueIndex("payin_open_amount")
       .on(t.addressId, t.token, t.amount)
       .where(sql`mode = 'shared' AND status = 'waiting_payment'`),
-    // The create path's probe: is this amount open on this address?
-    index("payin_open_amount_probe")
-      .on(t.addressId, t.token, t.amount)
-      .where(sql`mode = 'shared' AND status IN ('waiting_payment','detected','confirming')`),
     index("payin_status").on(t.status, t.expireAt),
-    // Matching a transfer: orders of this address, token and amount (open or expired).
+    // Matching a transfer, and the create path's probe (is this amount open on this address?):
+    // orders of this address, token and amount (open or expired).
     index("payin_address_amount").on(t.addressId, t.token, t.amount),
     index("payin_binding").on(t.bindingId, t.createdAt),
   ],
@@ -193,7 +190,8 @@ export const transfers = sqliteTable(
   (t) => [
     uniqueIndex("transfers_unique").on(t.chain, t.txHash, t.logIndex),
     index("transfers_unmatched").on(t.seenAt).where(sql`unmatched_reason IS NOT NULL`),
-    index("transfers_pending").on(t.chain, t.status),
+    // The watcher's confirmation tracking: pending transfers of a chain by block height.
+    index("transfers_pending").on(t.chain, t.status, t.blockNumber),
     index("transfers_address").on(t.addressId, t.token),
   ],
 );
@@ -346,7 +344,11 @@ export const callbacks = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("callbacks_due").on(t.state, t.nextAttemptAt), index("callbacks_order").on(t.orderNo)],
+  (t) => [
+    index("callbacks_order").on(t.orderNo),
+    // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
+    index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
+  ],
 );
 
 /** One row per delivery attempt (Svix-style). */
@@ -510,3 +512,13 @@ export const alertNotifications = sqliteTable(
   },
   (t) => [index("alert_notifications_due").on(t.state, t.nextAttemptAt)],
 );
+
+/**
+ * Versions of data the server caches in memory. Triggers (db/cache-version.ts)
+ * bump `auth` on every change to merchants or api_keys, from any process (the
+ * CLI too), so a cached key or merchant row is dropped at its next use.
+ */
+export const cacheVersions = sqliteTable("cache_versions", {
+  name: text("name").primaryKey(),
+  version: integer("version").notNull(),
+});
