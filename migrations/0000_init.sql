@@ -15,6 +15,35 @@ CREATE UNIQUE INDEX `addresses_chain_index` ON `addresses` (`chain`,`derivation_
 CREATE UNIQUE INDEX `addresses_chain_address` ON `addresses` (`chain`,`address`);--> statement-breakpoint
 CREATE UNIQUE INDEX `addresses_exclusive_key` ON `addresses` (`merchant_id`,`chain`,`bind_key`) WHERE kind = 'exclusive' AND deleted_at IS NULL;--> statement-breakpoint
 CREATE INDEX `addresses_merchant` ON `addresses` (`merchant_id`,`chain`,`kind`);--> statement-breakpoint
+CREATE TABLE `alert_notifications` (
+	`id` text PRIMARY KEY NOT NULL,
+	`alert_id` text NOT NULL,
+	`event` text NOT NULL,
+	`channel` text NOT NULL,
+	`state` text NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`next_attempt_at` integer NOT NULL,
+	`last_error` text,
+	`created_at` integer NOT NULL,
+	`sent_at` integer,
+	FOREIGN KEY (`alert_id`) REFERENCES `alerts`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `alert_notifications_due` ON `alert_notifications` (`state`,`next_attempt_at`);--> statement-breakpoint
+CREATE TABLE `alerts` (
+	`id` text PRIMARY KEY NOT NULL,
+	`key` text NOT NULL,
+	`condition` text NOT NULL,
+	`subject` text NOT NULL,
+	`message` text NOT NULL,
+	`status` text NOT NULL,
+	`fired_at` integer NOT NULL,
+	`resolved_at` integer,
+	`last_message` text NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `alerts_key` ON `alerts` (`key`,`status`);--> statement-breakpoint
+CREATE INDEX `alerts_fired` ON `alerts` (`fired_at`);--> statement-breakpoint
 CREATE TABLE `api_keys` (
 	`id` text PRIMARY KEY NOT NULL,
 	`merchant_id` integer NOT NULL,
@@ -112,6 +141,11 @@ CREATE TABLE `bindings` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `bindings_page_token_unique` ON `bindings` (`page_token`);--> statement-breakpoint
 CREATE UNIQUE INDEX `bindings_key` ON `bindings` (`merchant_id`,`chain`,`token`,`bind_key`);--> statement-breakpoint
+CREATE TABLE `cache_versions` (
+	`name` text PRIMARY KEY NOT NULL,
+	`version` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `callback_attempts` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`callback_id` text NOT NULL,
@@ -143,8 +177,8 @@ CREATE TABLE `callbacks` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `callbacks_due` ON `callbacks` (`state`,`next_attempt_at`);--> statement-breakpoint
 CREATE INDEX `callbacks_order` ON `callbacks` (`order_no`);--> statement-breakpoint
+CREATE INDEX `callbacks_due` ON `callbacks` (`state`,`merchant_id`,`next_attempt_at`);--> statement-breakpoint
 CREATE TABLE `chain_cursors` (
 	`chain` text PRIMARY KEY NOT NULL,
 	`block_number` integer NOT NULL,
@@ -293,7 +327,6 @@ CREATE UNIQUE INDEX `payin_orders_order_no_unique` ON `payin_orders` (`order_no`
 CREATE UNIQUE INDEX `payin_orders_checkout_token_unique` ON `payin_orders` (`checkout_token`);--> statement-breakpoint
 CREATE UNIQUE INDEX `payin_merchant_order` ON `payin_orders` (`merchant_id`,`merchant_order_no`);--> statement-breakpoint
 CREATE UNIQUE INDEX `payin_open_amount` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status = 'waiting_payment';--> statement-breakpoint
-CREATE INDEX `payin_open_amount_probe` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status IN ('waiting_payment','detected','confirming');--> statement-breakpoint
 CREATE INDEX `payin_status` ON `payin_orders` (`status`,`expire_at`);--> statement-breakpoint
 CREATE INDEX `payin_address_amount` ON `payin_orders` (`address_id`,`token`,`amount`);--> statement-breakpoint
 CREATE INDEX `payin_binding` ON `payin_orders` (`binding_id`,`created_at`);--> statement-breakpoint
@@ -419,5 +452,5 @@ CREATE TABLE `transfers` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `transfers_unique` ON `transfers` (`chain`,`tx_hash`,`log_index`);--> statement-breakpoint
 CREATE INDEX `transfers_unmatched` ON `transfers` (`seen_at`) WHERE unmatched_reason IS NOT NULL;--> statement-breakpoint
-CREATE INDEX `transfers_pending` ON `transfers` (`chain`,`status`);--> statement-breakpoint
+CREATE INDEX `transfers_pending` ON `transfers` (`chain`,`status`,`block_number`);--> statement-breakpoint
 CREATE INDEX `transfers_address` ON `transfers` (`address_id`,`token`);

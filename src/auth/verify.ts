@@ -2,10 +2,11 @@
 // (1) key + merchant, (2) timestamp, (3) nonce format, (4) signature, (5) nonce recorded.
 // The body is read between (3) and (4) because the signature covers it; its
 // size, content-type and JSON errors are 10001s naming the `body` or header.
-import type { Db } from "../db/client";
+import { prepared, type Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
 import { AppError, invalid } from "../http/errors";
-import { findKeyByValue, findMerchantById, isKeyValidAt, type ApiKeyRow, type Merchant } from "../merchants/service";
+import { isKeyValidAt, type ApiKeyRow, type Merchant } from "../merchants/service";
+import { keyCache } from "../merchants/key-cache";
 import { canonicalBody, canonicalQuery, parseQuery, safeEqualHex, signRequest, strictEncode } from "./signing";
 import type { RateLimiter } from "./rate-limit";
 
@@ -49,8 +50,9 @@ export async function verifySignature(deps: AuthDeps, req: Request): Promise<Aut
 
   // (1) the key must be a currently valid key of the named merchant (a rotated
   // key stays valid for requests until its grace period ends).
-  const key = apiKey ? findKeyByValue(deps, apiKey) : undefined;
-  const merchant = key ? findMerchantById(deps.db, key.merchantId) : undefined;
+  const found = apiKey ? keyCache(deps.db, deps.cipher).lookup(apiKey) : undefined;
+  const key = found?.key;
+  const merchant = found?.merchant;
   if (!key || !merchant || merchant.uid !== uid || !isKeyValidAt(key, now)) throw new AppError(20005);
   if (merchant.status !== "active") throw new AppError(51002, { reason: "merchant_disabled" }, "Merchant is disabled");
   // Counted here: only holders of a valid key can spend a merchant's budget,
@@ -77,7 +79,7 @@ export async function verifySignature(deps: AuthDeps, req: Request): Promise<Aut
   const sig = (h.get("x-signature") ?? "").trim();
   if (!HEX64_RE.test(sig)) throw new AppError(20011);
   const base = { merchantUid: uid, timestamp: ts, nonce, method: req.method, path: rawPath(req.url), canonicalBody: cBody };
-  const secret = deps.cipher.decrypt(key.secretEnc);
+  const secret = found!.secret;
   const plainQuery = canonicalQuery(query);
   const strictQuery = canonicalQuery(query, strictEncode);
   const ok =
@@ -93,10 +95,12 @@ export async function verifySignature(deps: AuthDeps, req: Request): Promise<Aut
  * concurrent requests with one nonce exactly one wins; 20016 for the others.
  * Kept twice the tolerance: by then its timestamp is outside the window anyway.
  */
-export function recordNonce(deps: Pick<AuthDeps, "db">, a: Authenticated): void {
-  const res = deps.db.$client
-    .query("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
-    .run(a.merchant.id, a.nonce, a.nonceExpiresAt);
+export function recordNonce(deps: Pick<AuthDeps, "db">, a: Pick<Authenticated, "merchant" | "nonce" | "nonceExpiresAt">): void {
+  const res = prepared(deps.db, "recordNonce", (d) => d.$client.prepare("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")).run(
+    a.merchant.id,
+    a.nonce,
+    a.nonceExpiresAt,
+  );
   if (res.changes !== 1) throw new AppError(20016);
 }
 

@@ -1,15 +1,18 @@
 // The delivery worker over the outbox (DESIGN 7). Rows are claimed with a lease
-// (state 'delivering', lease_until) inside a write transaction, delivered by a
-// bounded pool, and the outcome of every attempt is written back. A crash
+// (state 'delivering', lease_until, written through the group commit), delivered
+// by a bounded pool shared fairly across merchants and origins, and the outcome
+// of every attempt is written back (batched with the group commit). A crash
 // leaves rows 'delivering': they are reclaimed when the lease runs out, or at
 // once when a gateway starts (only the serving process delivers for its
 // database). Events of one order go out in the order they were written.
+import { countDelivery } from "../ops/metrics";
 import type { Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { AppContext } from "../app/context";
 import { keySecret } from "../merchants/service";
+import { groupCommit } from "../db/group-commit";
 import { type AttemptOutcome, deliverOnce } from "./deliver";
 import type { Lookup } from "./target";
 
@@ -61,7 +64,11 @@ interface InFlight {
   row: DueRow;
   origin: string;
   abort: AbortController;
+  /** Delivery and the write of its outcome. */
   done: Promise<void>;
+  /** The answer is in; only the outcome's write is pending (the slot is free). */
+  settling?: boolean;
+  startedMono: number;
 }
 
 const running = new Set<CallbackWorker>();
@@ -78,22 +85,48 @@ export function originOf(url: string | null): string {
   return m ? m[0] : url;
 }
 
+/**
+ * A (merchant, origin) whose last delivery succeeded within SLOW_MS, with nothing in flight
+ * longer than that, may use the whole pool (a burst of 1,000 completions to one healthy
+ * endpoint); any other holds at most `perTarget` slots. A hanging endpoint never qualifies.
+ */
+const SLOW_MS = 1000;
+const HEALTHY_FOR_MS = 5000;
+
+/** Due rows read per page, and pages per merchant per claim. */
+const PAGE = 32;
+const MAX_PAGES = 4;
+
 export class CallbackWorker {
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly graceMs: number;
-  /** One slow or dead endpoint may hold at most this many of the pool's slots. */
+  /** One slow or dead endpoint of a merchant may hold at most this many of the pool's slots. */
   readonly perTarget: number;
+  /**
+   * Beyond the pool: a merchant with nothing in flight may always start one
+   * delivery, up to this many extra slots in all, so endpoints that hang
+   * (other merchants' filling the pool) never hold it back until they time out.
+   */
+  readonly overflow: number;
   private readonly inflight = new Map<string, InFlight>();
+  private reclaimedAt = -Infinity;
+  private readonly secrets = new Map<string, string>();
+  /** (merchant, origin) → monotonic time until which it counts as healthy. */
+  private readonly healthyUntil = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private timerAt = Infinity;
   private started = false;
   private stopping = false;
+  /** Round-robin start: the merchant served first in the last claim goes last in the next. */
+  private rr = 0;
 
   constructor(private readonly o: WorkerOptions) {
     this.pollMs = o.pollMs ?? 200;
     this.leaseMs = o.timeoutMs + (o.leaseMarginMs ?? 10_000);
     this.graceMs = o.shutdownGraceMs ?? Math.min(o.timeoutMs, 5_000);
     this.perTarget = Math.max(1, Math.ceil(o.concurrency / 2));
+    this.overflow = o.concurrency;
   }
 
   get maxDeliveries(): number {
@@ -101,7 +134,9 @@ export class CallbackWorker {
   }
 
   get inFlightCount(): number {
-    return this.inflight.size;
+    let n = 0;
+    for (const f of this.inflight.values()) if (!f.settling) n++;
+    return n;
   }
 
   start(): void {
@@ -118,11 +153,19 @@ export class CallbackWorker {
     this.schedule(0);
   }
 
+  /**
+   * Arms the poll timer for `ms` from now unless it already fires sooner: a
+   * stream of kicks (one per committed callback) can never push a due poll back.
+   */
   private schedule(ms: number): void {
     if (!this.started || this.stopping) return;
+    const at = performance.now() + ms;
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.timerAt = Infinity;
       try {
         this.poll();
       } catch (e) {
@@ -132,65 +175,151 @@ export class CallbackWorker {
     }, ms);
   }
 
-  /** Claims due rows up to the free pool slots and starts delivering them. */
+  /** Marks of claimed rows waiting for their group commit (stop() waits for them). */
+  private marking: Promise<void> | null = null;
+
+  /**
+   * Claims due rows up to the free slots and starts delivering them at once.
+   * The rows are reserved in memory (this process is the only deliverer of its
+   * database); their 'delivering' mark goes through the group commit, its fsync
+   * shared with requests and finished deliveries. A crash before that commit
+   * leaves them pending: delivered again, at least once.
+   */
   poll(): number {
     if (this.stopping) return 0;
-    const free = this.o.concurrency - this.inflight.size;
-    if (free <= 0) return 0;
-    const claimed = this.claim(free);
-    for (const c of claimed) this.launch(c.row, c.origin);
+    const claimed = this.claim();
+    if (!claimed.length) return 0;
+    const st = this.stmts!;
+    const now = this.o.clock.now();
+    const mark = groupCommit(this.o.db).run({
+      work: () => {
+        for (const c of claimed) st.mark.run(now + this.leaseMs, now, c.row.rid);
+      },
+    });
+    const settled = mark.catch((e) => this.o.logger.error("callback claim not recorded", { error: String((e as Error)?.message ?? e) }));
+    this.marking = Promise.all([this.marking, settled]).then(() => {});
+    for (const c of claimed) this.launch(c.row, c.origin, settled);
     return claimed.length;
   }
 
-  private claim(free: number): Array<{ row: DueRow; origin: string }> {
-    const now = this.o.clock.now();
-    const perOrigin = new Map<string, number>();
-    for (const f of this.inflight.values()) perOrigin.set(f.origin, (perOrigin.get(f.origin) ?? 0) + 1);
-    const saturated = [...perOrigin].filter(([, n]) => n >= this.perTarget).map(([o]) => o);
-    // Saturated targets are skipped in SQL so a backlog for one dead endpoint
-    // cannot fill every candidate page and starve the others.
-    const skip = saturated
-      .filter((o) => o)
-      .map(() => `AND NOT (substr(target, 1, length(?)) = ? AND substr(target, length(?) + 1, 1) IN ('', '/', '?', '#'))`)
-      .join(" ");
-    const skipParams = saturated.filter((o) => o).flatMap((o) => [o, o, o]);
-    const sql = `
-      WITH due AS (
+  private prepare() {
+    const client = this.o.db.$client;
+    return {
+      // Expired leases (few rows: the index's 'delivering' range); the ones this process is not
+      // delivering (another run's, cut off) go back to pending.
+      expired: client.prepare<{ rid: number; id: string }, [number]>(`SELECT rowid AS rid, id FROM callbacks WHERE state = 'delivering' AND lease_until <= ?`),
+      release: client.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE rowid = ? AND state = 'delivering'`),
+      // Merchants with pending rows: a loose index scan of callbacks_due, one probe per merchant,
+      // whatever the backlog.
+      merchants: client.prepare<{ id: number }, []>(`
+        WITH RECURSIVE m(id) AS (
+          SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending')
+          UNION ALL
+          SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending' AND merchant_id > m.id) FROM m WHERE m.id IS NOT NULL
+        ) SELECT id FROM m WHERE id IS NOT NULL`),
+      // One page of a merchant's due rows after a position, in due order; rows behind an earlier
+      // unfinished event of their order wait.
+      due: client.prepare<DueRow & { nextAt: number }, [number, number, number, number, number, number]>(`
         SELECT c.rowid AS rid, c.id, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
                c.payload, c.attempts, c.next_attempt_at AS nextAt, COALESCE(c.url, m.default_callback_url) AS target
         FROM callbacks c LEFT JOIN merchants m ON m.id = c.merchant_id
-        WHERE ((c.state = 'pending' AND c.next_attempt_at <= ?) OR (c.state = 'delivering' AND c.lease_until <= ?))
+        WHERE c.state = 'pending' AND c.merchant_id = ? AND c.next_attempt_at <= ?
+          AND (c.next_attempt_at > ? OR (c.next_attempt_at = ? AND c.rowid > ?))
           AND NOT EXISTS (SELECT 1 FROM callbacks p
                           WHERE p.order_no = c.order_no AND p.rowid < c.rowid AND p.state IN ('pending', 'delivering'))
-      )
-      SELECT rid, id, merchantId, orderNo, apiKeyId, payload, attempts, target FROM due
-      WHERE 1 ${skip}
-      ORDER BY nextAt, rid LIMIT ?`;
-    const client = this.o.db.$client;
-    return client
-      .transaction(() => {
-        const rows = client.query<DueRow, (string | number)[]>(sql).all(now, now, ...skipParams, Math.max(free * 4, 64));
-        const out: Array<{ row: DueRow; origin: string }> = [];
-        const mark = client.query(`UPDATE callbacks SET state = 'delivering', lease_until = ?, updated_at = ? WHERE rowid = ?`);
-        for (const row of rows) {
-          if (out.length >= free) break;
-          if (this.inflight.has(row.id)) continue;
-          const origin = originOf(row.target);
-          const n = perOrigin.get(origin) ?? 0;
-          if (origin && n >= this.perTarget) continue;
-          perOrigin.set(origin, n + 1);
-          mark.run(now + this.leaseMs, now, row.rid);
-          out.push({ row, origin });
-        }
-        return out;
-      })
-      .immediate();
+        ORDER BY c.next_attempt_at, c.rowid LIMIT ?`),
+      mark: client.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`),
+    };
+  }
+  private stmts: ReturnType<CallbackWorker["prepare"]> | null = null;
+
+  /**
+   * Fair claiming (DESIGN 7): free slots go round-robin across merchants, one
+   * at a time, a merchant with fewer deliveries in flight first; each
+   * (merchant, origin) holds at most `perTarget` slots; a merchant with
+   * nothing in flight may use an overflow slot when the pool is full.
+   */
+  private claim(): Array<{ row: DueRow; origin: string }> {
+    const st = (this.stmts ??= this.prepare());
+    const now = this.o.clock.now();
+    // Expired leases (another run's rows, cut off) at most once per poll interval, not per claim.
+    if (now - this.reclaimedAt >= this.pollMs || now < this.reclaimedAt) {
+      for (const r of st.expired.all(now)) if (!this.inflight.has(r.id)) st.release.run(r.rid);
+      this.reclaimedAt = now;
+    }
+    const merchantIds = st.merchants.all().map((r) => r.id);
+    if (!merchantIds.length) return [];
+    const perMerchant = new Map<number, number>();
+    const perOrigin = new Map<string, number>();
+    const slowInFlight = new Set<string>();
+    let inUse = 0;
+    for (const f of this.inflight.values()) {
+      // A delivery whose answer is in and whose outcome is being written holds no slot.
+      if (f.settling) continue;
+      inUse++;
+      perMerchant.set(f.row.merchantId, (perMerchant.get(f.row.merchantId) ?? 0) + 1);
+      const k = f.row.merchantId + " " + f.origin;
+      perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
+      if (performance.now() - f.startedMono > SLOW_MS) slowInFlight.add(k);
+    }
+    // Round-robin order, then fewest in flight first (stable sort keeps the rotation among equals).
+    const start = this.rr++ % merchantIds.length;
+    const order = [...merchantIds.slice(start), ...merchantIds.slice(0, start)].sort((a, b) => (perMerchant.get(a) ?? 0) - (perMerchant.get(b) ?? 0));
+    // Each merchant's due rows, one page at a time and only as far as needed: when a page holds
+    // nothing startable (its origins are saturated), the next page is read, at most MAX_PAGES, so
+    // one dead origin's backlog does not hide the merchant's other rows, and the cost per claim
+    // stays bounded whatever the backlog.
+    const pages = new Map<number, { rows: DueRow[]; more: boolean; after: { nextAt: number; rid: number }; read: number }>();
+    const mono = performance.now();
+    const capOf = (k: string) => ((this.healthyUntil.get(k) ?? 0) > mono && !slowInFlight.has(k) ? this.o.concurrency : this.perTarget);
+    const eligible = (m: number, row: DueRow) => {
+      if (this.inflight.has(row.id)) return false;
+      if (!row.target) return true;
+      const k = m + " " + originOf(row.target);
+      return (perOrigin.get(k) ?? 0) < capOf(k);
+    };
+    const nextEligible = (m: number): number => {
+      let p = pages.get(m);
+      if (!p) pages.set(m, (p = { rows: [], more: true, after: { nextAt: -1, rid: 0 }, read: 0 }));
+      for (;;) {
+        const i = p.rows.findIndex((row) => eligible(m, row));
+        if (i >= 0 || !p.more || p.read >= MAX_PAGES) return i;
+        const rows = st.due.all(m, now, p.after.nextAt, p.after.nextAt, p.after.rid, PAGE);
+        p.read++;
+        p.more = rows.length === PAGE;
+        const last = rows[rows.length - 1] as (DueRow & { nextAt: number }) | undefined;
+        if (last) p.after = { nextAt: last.nextAt, rid: last.rid };
+        p.rows.push(...rows);
+      }
+    };
+    const out: Array<{ row: DueRow; origin: string }> = [];
+    const cap = this.o.concurrency;
+    let progress = true;
+    while (progress) {
+      progress = false;
+      for (const m of order) {
+        const busy = perMerchant.get(m) ?? 0;
+        if (inUse >= cap && !(busy === 0 && inUse < cap + this.overflow)) continue;
+        const i = nextEligible(m);
+        if (i < 0) continue;
+        const [row] = pages.get(m)!.rows.splice(i, 1);
+        const origin = originOf(row.target);
+        const k = m + " " + origin;
+        perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
+        perMerchant.set(m, busy + 1);
+        out.push({ row, origin });
+        inUse++;
+        progress = true;
+      }
+    }
+    return out;
   }
 
-  private launch(row: DueRow, origin: string): void {
+  /** `marked` settles once the claim's 'delivering' mark is committed (direct writes wait for it). */
+  private launch(row: DueRow, origin: string, marked: Promise<unknown>): void {
     const abort = new AbortController();
-    const f: InFlight = { row, origin, abort, done: Promise.resolve() };
-    f.done = this.deliver(row, abort.signal)
+    const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedMono: performance.now() };
+    f.done = this.deliver(row, abort.signal, marked)
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
         this.inflight.delete(row.id);
@@ -199,8 +328,9 @@ export class CallbackWorker {
     this.inflight.set(row.id, f);
   }
 
-  private async deliver(row: DueRow, signal: AbortSignal): Promise<void> {
+  private async deliver(row: DueRow, signal: AbortSignal, marked: Promise<unknown>): Promise<void> {
     if (!row.target) {
+      await marked;
       // No notifyUrl and no default URL (cleared since it was queued): held, not an attempt;
       // `merchant set --default-notify-url` releases it.
       this.o.db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'delivering'`, [this.o.clock.now(), row.id]);
@@ -208,7 +338,9 @@ export class CallbackWorker {
     }
     let apiKey: string | undefined;
     try {
-      apiKey = keySecret({ db: this.o.db, cipher: this.o.cipher }, row.apiKeyId);
+      // A key id's secret never changes (rotation makes a new key): decrypt it once.
+      apiKey = this.secrets.get(row.apiKeyId) ?? keySecret({ db: this.o.db, cipher: this.o.cipher }, row.apiKeyId);
+      if (apiKey !== undefined && this.secrets.size < 10_000) this.secrets.set(row.apiKeyId, apiKey);
     } catch (e) {
       return this.finish(row, this.failure(`API key ${row.apiKeyId} cannot be decrypted: ${(e as Error).message}`), true);
     }
@@ -224,20 +356,34 @@ export class CallbackWorker {
       lookup: this.o.lookup,
       ca: this.o.ca,
     });
+    const f = this.inflight.get(row.id);
+    if (f) {
+      f.settling = true;
+      const k = row.merchantId + " " + f.origin;
+      if (outcome.ok && outcome.durationMs < SLOW_MS) this.healthyUntil.set(k, performance.now() + HEALTHY_FOR_MS);
+      else this.healthyUntil.delete(k);
+      if (this.healthyUntil.size > 10_000) this.healthyUntil.clear();
+    }
+    this.schedule(0); // its slot is free now
     if (signal.aborted && !outcome.ok) {
+      await marked;
       // Shutdown cut it off: not an attempt; the next start delivers it again.
       this.o.db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE id = ? AND state = 'delivering'`, [row.id]);
       return;
     }
-    this.finish(row, outcome, false);
+    await this.finish(row, outcome, false);
   }
 
   private failure(error: string): AttemptOutcome {
     return { ok: false, startedAt: this.o.clock.now(), durationMs: 0, httpStatus: null, responseBody: null, error };
   }
 
-  /** Records the attempt and moves the row on: delivered, retry later, or failed. */
-  private finish(row: DueRow, r: AttemptOutcome, final: boolean): void {
+  /**
+   * Records the attempt and moves the row on: delivered, retry later, or failed.
+   * Written through the group commit: the outcomes of deliveries finishing
+   * together (and concurrent requests) share one transaction and one fsync.
+   */
+  private async finish(row: DueRow, r: AttemptOutcome, final: boolean): Promise<void> {
     const now = this.o.clock.now();
     const attempts = row.attempts + 1;
     let state: "delivered" | "pending" | "failed";
@@ -249,19 +395,20 @@ export class CallbackWorker {
       nextAt = now + this.o.retryDelays[attempts - 1];
     }
     const client = this.o.db.$client;
-    client
-      .transaction(() => {
-        const prior = client.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM callback_attempts WHERE callback_id = ?`).get(row.id)!.n;
+    await groupCommit(this.o.db).run({
+      work: () => {
         client.run(
-          `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          [row.id, prior + 1, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error],
+          `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error)
+           VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6)`,
+          [row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error],
         );
         client.run(
           `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering'`,
           [state, attempts, nextAt, r.ok ? null : r.error, now, row.id],
         );
-      })
-      .immediate();
+      },
+    });
+    countDelivery(r.ok ? "delivered" : state === "failed" ? "failed" : "retry");
     const fields = { eventId: row.id, orderNo: row.orderNo, attempt: attempts, status: r.httpStatus, ms: r.durationMs };
     if (r.ok) this.o.logger.debug("callback delivered", fields);
     else if (state === "failed") this.o.logger.warn("callback failed", { ...fields, error: r.error });
@@ -275,6 +422,7 @@ export class CallbackWorker {
     running.delete(this);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await this.marking;
     const all = () => Promise.all([...this.inflight.values()].map((f) => f.done));
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const finished = await Promise.race([

@@ -4,6 +4,8 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { eq, getTableName, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -51,4 +53,25 @@ export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
   let s = m.get(name) as T | undefined;
   if (s === undefined) m.set(name, (s = build(db)));
   return s;
+}
+
+/**
+ * UPDATE … SET <the columns of `set`> WHERE id = ? RETURNING *, as a statement
+ * built once per (table, set of columns): the funnels that patch rows with
+ * varying columns (status changes) skip drizzle's query building per call.
+ */
+export function updateById<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn }, id: number, set: Record<string, unknown>): Row | undefined {
+  const keys = Object.keys(set).filter((k) => set[k] !== undefined).sort();
+  const name = `updateById:${getTableName(table)}:${keys.join(",")}`;
+  const stmt = prepared(db, name, (d) =>
+    d
+      .update(table)
+      .set(Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as never)
+      .where(eq(table.id, sql.placeholder("__id")))
+      .returning()
+      .prepare(),
+  );
+  const params: Record<string, unknown> = { __id: id };
+  for (const k of keys) params[k] = set[k];
+  return (stmt as unknown as { get(p: Record<string, unknown>): Row | undefined }).get(params);
 }

@@ -145,12 +145,9 @@ export const payinOrders = sqliteTable(
     uniqueIndex("payin_open_amount")
       .on(t.addressId, t.token, t.amount)
       .where(sql`mode = 'shared' AND status = 'waiting_payment'`),
-    // The create path's probe: is this amount open on this address?
-    index("payin_open_amount_probe")
-      .on(t.addressId, t.token, t.amount)
-      .where(sql`mode = 'shared' AND status IN ('waiting_payment','detected','confirming')`),
     index("payin_status").on(t.status, t.expireAt),
-    // Matching a transfer: orders of this address, token and amount (open or expired).
+    // Matching a transfer, and the create path's probe (is this amount open on this address?):
+    // orders of this address, token and amount (open or expired).
     index("payin_address_amount").on(t.addressId, t.token, t.amount),
     index("payin_binding").on(t.bindingId, t.createdAt),
   ],
@@ -193,7 +190,8 @@ export const transfers = sqliteTable(
   (t) => [
     uniqueIndex("transfers_unique").on(t.chain, t.txHash, t.logIndex),
     index("transfers_unmatched").on(t.seenAt).where(sql`unmatched_reason IS NOT NULL`),
-    index("transfers_pending").on(t.chain, t.status),
+    // The watcher's confirmation tracking: pending transfers of a chain by block height.
+    index("transfers_pending").on(t.chain, t.status, t.blockNumber),
     index("transfers_address").on(t.addressId, t.token),
   ],
 );
@@ -346,7 +344,11 @@ export const callbacks = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("callbacks_due").on(t.state, t.nextAttemptAt), index("callbacks_order").on(t.orderNo)],
+  (t) => [
+    index("callbacks_order").on(t.orderNo),
+    // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
+    index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
+  ],
 );
 
 /** One row per delivery attempt (Svix-style). */
@@ -465,6 +467,61 @@ export const auditLog = sqliteTable(
   },
   (t) => [index("audit_at").on(t.at), index("audit_target").on(t.target, t.at), index("audit_actor").on(t.actor, t.at)],
 );
+
+/**
+ * Operator alerts (DESIGN 14): one row per incident of a condition on a subject
+ * (e.g. rpc_down on BSC), opened when it starts and closed when it resolves.
+ * At most one open row per key, so a restart does not fire again.
+ */
+export const alerts = sqliteTable(
+  "alerts",
+  {
+    id: text("id").primaryKey(),
+    /** condition:subject, e.g. "rpc_down:BSC". */
+    key: text("key").notNull(),
+    condition: text("condition").notNull(),
+    subject: text("subject").notNull(),
+    message: text("message").notNull(),
+    /** firing | resolved */
+    status: text("status", { enum: ["firing", "resolved"] }).notNull(),
+    firedAt: integer("fired_at").notNull(),
+    resolvedAt: integer("resolved_at"),
+    /** Message of the latest evaluation while firing (counts change). */
+    lastMessage: text("last_message").notNull(),
+  },
+  (t) => [index("alerts_key").on(t.key, t.status), index("alerts_fired").on(t.firedAt)],
+);
+
+/** Outbox of alert notifications: one row per (alert, event, channel). */
+export const alertNotifications = sqliteTable(
+  "alert_notifications",
+  {
+    id: text("id").primaryKey(),
+    alertId: text("alert_id").notNull().references(() => alerts.id),
+    /** fired | resolved */
+    event: text("event", { enum: ["fired", "resolved"] }).notNull(),
+    /** webhook | telegram */
+    channel: text("channel", { enum: ["webhook", "telegram"] }).notNull(),
+    /** pending | sent | failed (gave up) */
+    state: text("state", { enum: ["pending", "sent", "failed"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    sentAt: integer("sent_at"),
+  },
+  (t) => [index("alert_notifications_due").on(t.state, t.nextAttemptAt)],
+);
+
+/**
+ * Versions of data the server caches in memory. Triggers (db/cache-version.ts)
+ * bump `auth` on every change to merchants or api_keys, from any process (the
+ * CLI too), so a cached key or merchant row is dropped at its next use.
+ */
+export const cacheVersions = sqliteTable("cache_versions", {
+  name: text("name").primaryKey(),
+  version: integer("version").notNull(),
+});
 
 /** Back-office users (DESIGN 12): operators see every merchant, merchant users only theirs. */
 export const backofficeUsers = sqliteTable("backoffice_users", {

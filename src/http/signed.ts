@@ -1,7 +1,8 @@
 // Every /openapi route goes through here: authenticate, then the handler.
 import type { AppContext } from "../app/context";
-import { authenticate, recordNonce, verifySignature, type AuthDeps, type Authenticated } from "../auth/verify";
+import { recordNonce, verifySignature, type AuthDeps, type Authenticated } from "../auth/verify";
 import type { RateLimiter } from "../auth/rate-limit";
+import { groupCommit } from "../db/group-commit";
 import { AppError } from "./errors";
 import { failure, json } from "./respond";
 
@@ -18,10 +19,15 @@ export function authDeps(ctx: AppContext, rateLimiter?: RateLimiter): AuthDeps {
   };
 }
 
-/** Runs `handler` for an authenticated request; AppErrors become the failure body. */
+/**
+ * Runs `handler` for an authenticated request; AppErrors become the failure body.
+ * The nonce is committed (with the group of concurrent requests, db/group-commit.ts)
+ * before the handler runs.
+ */
 export async function signed(deps: AuthDeps, request: Request, handler: SignedHandler, status = 200): Promise<Response> {
   try {
-    const auth = await authenticate(deps, request);
+    const auth = await verifySignature(deps, request);
+    await groupCommit(deps.db).run({ work: () => recordNonce(deps, auth) });
     const result = await handler(auth);
     return json(result, status, request);
   } catch (e) {
@@ -31,24 +37,23 @@ export async function signed(deps: AuthDeps, request: Request, handler: SignedHa
 }
 
 /**
- * For synchronous writes: the nonce is recorded in the same transaction as the
- * handler's writes (one commit per request, as a hand-written endpoint would).
- * When the handler fails, the nonce is still recorded, in its own commit, so a
- * failed request cannot be replayed either.
+ * For synchronous writes: the nonce and the handler's writes share one
+ * savepoint of a group commit, and the response waits for that commit. When
+ * the handler fails, its writes roll back alone and the nonce is still
+ * recorded (in the same group), so a failed request cannot be replayed either.
  */
 export async function signedWrite<T>(deps: AuthDeps, request: Request, handler: (auth: Authenticated) => T extends Promise<unknown> ? never : T, status = 200): Promise<Response> {
   try {
     const auth = await verifySignature(deps, request);
-    let result: T;
-    try {
-      result = deps.db.$client.transaction(() => {
+    const result = await groupCommit(deps.db).run({
+      work: () => {
         recordNonce(deps, auth);
         return handler(auth);
-      }).immediate();
-    } catch (e) {
-      if (e instanceof AppError && e.code !== 20016) recordNonce(deps, auth);
-      throw e;
-    }
+      },
+      recover: (e) => {
+        if (e instanceof AppError && e.code !== 20016) recordNonce(deps, auth);
+      },
+    });
     return json(result, status, request);
   } catch (e) {
     if (e instanceof AppError) return failure(e, request);

@@ -9,6 +9,7 @@ import { apiKeys, merchants } from "../db/schema";
 import type { Cipher } from "../secrets/cipher";
 import { maskApiKey } from "../lib/logger";
 import { newId } from "../lib/ids";
+import { existingKeyCache } from "./key-cache";
 import { textProblem } from "../lib/text";
 import { recordAudit, type Actor } from "../audit/log";
 
@@ -132,7 +133,8 @@ export function currentKey(db: DbOrTx, merchantId: number): ApiKeyRow | undefine
  * in its grace period (spec 5: "the key in force when the order was created").
  */
 export function keyInForce(db: DbOrTx, merchantId: number, requestKeyId: string): string {
-  return currentKey(db, merchantId)?.id ?? requestKeyId;
+  const cache = existingKeyCache(db);
+  return (cache ? cache.currentKeyId(merchantId) : currentKey(db, merchantId)?.id) ?? requestKeyId;
 }
 
 export function findKeyByValue(deps: { db: DbOrTx; cipher: Cipher }, apiKey: string): ApiKeyRow | undefined {
@@ -141,7 +143,7 @@ export function findKeyByValue(deps: { db: DbOrTx; cipher: Cipher }, apiKey: str
 }
 
 export function keySecret(deps: { db: DbOrTx; cipher: Cipher }, keyId: string): string | undefined {
-  const row = deps.db.select().from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+  const row = prepared(deps.db, "keyById", (d) => d.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder("id"))).prepare()).get({ id: keyId });
   return row ? deps.cipher.decrypt(row.secretEnc) : undefined;
 }
 

@@ -1,8 +1,8 @@
 // What happens when the watcher sees a transfer to a gateway address, when it
 // gains confirmations, and when a reorg takes it away. Called inside the
 // watcher's transaction; every order change goes through applyPayinEvent.
-import { and, desc, eq, gte, inArray, isNull, lte } from "drizzle-orm";
-import type { Tx } from "../db/client";
+import { and, desc, eq, gte, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { prepared, type Tx, updateById } from "../db/client";
 import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db/schema";
 import type { IncomingTransfer } from "../chains/types";
 import { findAddress } from "../wallet/addresses";
@@ -18,7 +18,9 @@ export type TransferRow = typeof transfers.$inferSelect;
 const CLOCK_SKEW_MS = 60_000;
 
 function isDenied(tx: Tx, chain: string, from: string): boolean {
-  return !!tx.select().from(denyList).where(and(eq(denyList.chain, chain), eq(denyList.address, from))).get();
+  return !!prepared(tx, "denied", (d) =>
+    d.select().from(denyList).where(and(eq(denyList.chain, sql.placeholder("c")), eq(denyList.address, sql.placeholder("a")))).prepare(),
+  ).get({ c: chain, a: from });
 }
 
 function paidPatch(t: TransferRow): Partial<PayinOrderRow> {
@@ -28,11 +30,13 @@ function paidPatch(t: TransferRow): Partial<PayinOrderRow> {
 /** Records a scanned transfer (idempotent per chain, tx hash and log index) and matches it. */
 export function recordTransfer(ctx: PayinCtx, tx: Tx, it: IncomingTransfer, now: number): TransferRow | null {
   const addr = findAddress(tx, it.chain, it.to);
-  const existing = tx
-    .select()
-    .from(transfers)
-    .where(and(eq(transfers.chain, it.chain), eq(transfers.txHash, it.txHash), eq(transfers.logIndex, it.logIndex)))
-    .get();
+  const existing = prepared(tx, "transferByKey", (d) =>
+    d
+      .select()
+      .from(transfers)
+      .where(and(eq(transfers.chain, sql.placeholder("c")), eq(transfers.txHash, sql.placeholder("h")), eq(transfers.logIndex, sql.placeholder("i"))))
+      .prepare(),
+  ).get({ c: it.chain, h: it.txHash, i: it.logIndex });
   const block = { blockNumber: Number(it.blockNumber), blockHash: it.blockHash, blockTime: it.blockTime };
   if (existing) {
     if (existing.status === "reverted") {
@@ -46,31 +50,34 @@ export function recordTransfer(ctx: PayinCtx, tx: Tx, it: IncomingTransfer, now:
     }
     return null;
   }
-  const t = tx
-    .insert(transfers)
-    .values({
-      chain: it.chain,
-      token: it.token,
-      txHash: it.txHash,
-      logIndex: it.logIndex,
-      ...block,
-      fromAddress: it.from,
-      toAddress: it.to,
-      addressId: addr?.id ?? null,
-      amount: it.amount.toString(),
-      status: "pending",
-      confirmations: 1,
-      disposition: "unmatched",
-      seenAt: now,
-    })
-    .returning()
-    .get();
+  const values = {
+    chain: it.chain,
+    token: it.token,
+    txHash: it.txHash,
+    logIndex: it.logIndex,
+    ...block,
+    fromAddress: it.from,
+    toAddress: it.to,
+    addressId: addr?.id ?? null,
+    amount: it.amount.toString(),
+    status: "pending",
+    confirmations: 1,
+    disposition: "unmatched",
+    seenAt: now,
+  };
+  const t = prepared(tx, "insertTransfer", (d) =>
+    d
+      .insert(transfers)
+      .values(Object.fromEntries(Object.keys(values).map((k) => [k, sql.placeholder(k)])) as never)
+      .returning()
+      .prepare(),
+  ).get(values) as TransferRow;
   matchTransfer(ctx, tx, t, addr?.kind, now);
   return t;
 }
 
 function setDisposition(tx: Tx, t: TransferRow, disposition: string, orderId: number | null, reason: UnmatchedReason | null = null) {
-  tx.update(transfers).set({ disposition, payinOrderId: orderId, unmatchedReason: disposition === "unmatched" ? reason : null }).where(eq(transfers.id, t.id)).run();
+  updateById(tx, transfers, t.id, { disposition, payinOrderId: orderId, unmatchedReason: disposition === "unmatched" ? reason : null });
 }
 
 /** Nothing received is silent: an unmatched deposit is kept with its reason and logged for the operator. */
@@ -103,22 +110,24 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
 
   if (kind === "exclusive") return depositToExclusive(ctx, tx, t, denied, now);
 
-  const candidates = tx
-    .select()
-    .from(payinOrders)
-    .where(
-      and(
-        eq(payinOrders.addressId, t.addressId),
-        eq(payinOrders.token, t.token),
-        eq(payinOrders.amount, t.amount),
-        eq(payinOrders.mode, "shared"),
-        isNull(payinOrders.transferId),
-        inArray(payinOrders.status, ["waiting_payment", "expired"]),
-        lte(payinOrders.createdAt, t.blockTime + CLOCK_SKEW_MS),
-      ),
-    )
-    .orderBy(desc(payinOrders.createdAt))
-    .all();
+  const candidates = prepared(tx, "matchCandidates", (d) =>
+    d
+      .select()
+      .from(payinOrders)
+      .where(
+        and(
+          eq(payinOrders.addressId, sql.placeholder("addressId")),
+          eq(payinOrders.token, sql.placeholder("token")),
+          eq(payinOrders.amount, sql.placeholder("amount")),
+          eq(payinOrders.mode, "shared"),
+          isNull(payinOrders.transferId),
+          inArray(payinOrders.status, ["waiting_payment", "expired"]),
+          lte(payinOrders.createdAt, sql.placeholder("latest")),
+        ),
+      )
+      .orderBy(desc(payinOrders.createdAt))
+      .prepare(),
+  ).all({ addressId: t.addressId, token: t.token, amount: t.amount, latest: t.blockTime + CLOCK_SKEW_MS });
   // On time: block time no later than expireAt. An order that existed at the block wins over one
   // created after it (inside the clock-skew allowance); then an open order wins over one the
   // expiry job already closed. Candidates come newest first and the sort is stable.
@@ -214,21 +223,34 @@ function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boole
   setDisposition(tx, t, "matched", row.id);
 }
 
+function orderById(tx: Tx, id: number): PayinOrderRow | undefined {
+  return prepared(tx, "payinById", (d) => d.select().from(payinOrders).where(eq(payinOrders.id, sql.placeholder("id"))).prepare()).get({ id });
+}
+
 /** The transfer's confirmation count moved; `final` once it can no longer be reorganised. */
 export function confirmTransfer(tx: Tx, t: TransferRow, c: { count: number; required: number; final: boolean }, now: number): void {
   const { count, required, final } = c;
-  tx.update(transfers)
-    .set({ confirmations: count, ...(final ? { status: "confirmed", confirmedAt: now } : {}) })
-    .where(eq(transfers.id, t.id))
-    .run();
+  updateById(tx, transfers, t.id, { confirmations: count, ...(final ? { status: "confirmed", confirmedAt: now } : {}) });
   if (final && t.addressId) {
-    tx.insert(ledgerEntries)
-      .values({ addressId: t.addressId, chain: t.chain, token: t.token, kind: "deposit", amount: t.amount, refType: "transfer", refId: String(t.id), createdAt: now })
-      .onConflictDoNothing()
-      .run();
+    prepared(tx, "depositLedger", (d) =>
+      d
+        .insert(ledgerEntries)
+        .values({
+          addressId: sql.placeholder("addressId"),
+          chain: sql.placeholder("chain"),
+          token: sql.placeholder("token"),
+          kind: "deposit",
+          amount: sql.placeholder("amount"),
+          refType: "transfer",
+          refId: sql.placeholder("refId"),
+          createdAt: sql.placeholder("now"),
+        } as never)
+        .onConflictDoNothing()
+        .prepare(),
+    ).run({ addressId: t.addressId, chain: t.chain, token: t.token, amount: t.amount, refId: String(t.id), now });
   }
   if (!t.payinOrderId) return;
-  const o = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
+  const o = orderById(tx, t.payinOrderId);
   if (!o || o.transferId !== t.id) return;
   const patch: Partial<PayinOrderRow> = { confirmations: count, ...(final ? { confirmedAt: now } : {}) };
   if (o.status === "detected" || o.status === "confirming") {
@@ -238,7 +260,7 @@ export function confirmTransfer(tx: Tx, t: TransferRow, c: { count: number; requ
   } else if (o.status === "expired" && final) {
     applyPayinEvent(tx, o, { type: "late_confirmed" }, patch, now);
   } else {
-    tx.update(payinOrders).set({ ...patch, updatedAt: now }).where(eq(payinOrders.id, o.id)).run();
+    updateById(tx, payinOrders, o.id, { ...patch, updatedAt: now });
   }
 }
 
@@ -262,4 +284,48 @@ export function revertTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, now: numbe
 
 export function pendingTransfers(tx: Tx | PayinCtx["db"], chain: string): TransferRow[] {
   return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), gte(transfers.blockNumber, 0))).all();
+}
+
+/** Pending transfers of the given blocks (a reorg changed them). */
+export function pendingInBlocks(tx: Tx, chain: string, blocks: number[]): TransferRow[] {
+  return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), inArray(transfers.blockNumber, blocks))).all();
+}
+
+/**
+ * Pending transfers whose state moves this tick: reaching 2 confirmations (block ≤ twoAt, still
+ * counted below 2) or final (block ≤ finalAt). Each transfer is returned at most twice in its life.
+ */
+export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt: number): TransferRow[] {
+  return prepared(tx, "transfersCrossing", (d) =>
+    d
+      .select()
+      .from(transfers)
+      .where(
+        and(
+          eq(transfers.chain, sql.placeholder("chain")),
+          eq(transfers.status, "pending"),
+          gte(transfers.blockNumber, 0),
+          lte(transfers.blockNumber, sql.placeholder("twoAt")),
+          or(lt(transfers.confirmations, 2), lte(transfers.blockNumber, sql.placeholder("finalAt"))),
+        ),
+      )
+      .prepare(),
+  ).all({ chain, twoAt: Math.max(twoAt, finalAt), finalAt });
+}
+
+/** The displayed confirmation counts of pending transfers and their orders: two set-based statements. */
+export function updateDisplayedConfirmations(tx: Tx, chain: string, latest: number, now: number): void {
+  prepared(tx, "displayTransferConfs", (d) =>
+    d.$client.prepare(
+      `UPDATE transfers SET confirmations = ?1 - block_number + 1
+       WHERE chain = ?2 AND status = 'pending' AND block_number >= 0 AND block_number <= ?1 AND confirmations <> ?1 - block_number + 1`,
+    ),
+  ).run(latest, chain);
+  prepared(tx, "displayOrderConfs", (d) =>
+    d.$client.prepare(
+      `UPDATE payin_orders SET confirmations = (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id), updated_at = ?2
+       WHERE id IN (SELECT payin_order_id FROM transfers WHERE chain = ?1 AND status = 'pending' AND block_number >= 0 AND payin_order_id IS NOT NULL)
+         AND confirmations <> (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id AND t.status = 'pending')`,
+    ),
+  ).run(chain, now);
 }

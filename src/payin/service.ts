@@ -4,18 +4,20 @@
 import { recordOrderEvent } from "../orders/events";
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { AppContext } from "../app/context";
-import { type DbOrTx, prepared, type Tx, writeTx } from "../db/client";
+import { type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
 import { bindings, merchants, payinOrders } from "../db/schema";
 import { AppError, invalid } from "../http/errors";
 import { notifyUrlProblem } from "../http/notify-url";
 import { checkChainToken } from "../http/validate";
 import { enqueueCallback } from "../callbacks/outbox";
+import { countTransition } from "../ops/metrics";
 import { newOrderNo, newToken } from "../lib/ids";
 import { compareAmounts, toBaseUnits } from "../lib/money";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import { transition, type PayinEvent, type PayinStatus } from "./state";
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
+import { existingKeyCache } from "../merchants/key-cache";
 
 export type PayinCtx = Pick<AppContext, "db" | "clock" | "config" | "chains" | "seed" | "ms" | "logger">;
 
@@ -107,31 +109,41 @@ function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint
 }
 
 /** A pool address with no open order of this token and amount; grow the pool up to its size; else 40105. */
-function pickSharedAddress(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, units: bigint, now: number) {
-  // One probe of the partial unique index per pool address (not a scan of the merchant's orders).
-  const busy = ctx.db.$client.query<{ one: number }, [string, string, string]>(
-    "SELECT 1 AS one FROM payin_orders WHERE address_id = ? AND token = ? AND amount = ? AND mode = 'shared' AND status IN ('waiting_payment','detected','confirming') LIMIT 1",
-  );
-  const pool = sharedPool(tx, merchantId, adapter.chain);
-  const free = pool.find((a) => !busy.get(a.id, token, units.toString()));
+function pickSharedAddress(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, units: bigint, now: number): { id: string; address: string } {
+  // One statement: the first pool address where this amount is not open (a probe of
+  // payin_address_amount per address, inside SQLite).
+  const free = prepared(tx, "freeSharedAddress", (d) =>
+    d.$client.prepare<{ id: string; address: string }, [number, string, string, string]>(
+      `SELECT a.id, a.address FROM addresses a
+       WHERE a.merchant_id = ? AND a.chain = ? AND a.kind = 'shared' AND a.deleted_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = ? AND p.amount = ?
+                         AND p.mode = 'shared' AND p.status IN ('waiting_payment','detected','confirming'))
+       ORDER BY a.derivation_index LIMIT 1`,
+    ),
+  ).get(merchantId, adapter.chain, token, units.toString());
   if (free) return free;
-  if (pool.length < ctx.config.payin.shared_pool_size) return addSharedAddress(tx, adapter, ctx.seed, merchantId, now);
+  if (sharedPool(tx, merchantId, adapter.chain).length < ctx.config.payin.shared_pool_size) return addSharedAddress(tx, adapter, ctx.seed, merchantId, now);
   throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });
 }
 
 export function getPayinOrder(db: DbOrTx, merchantId: number, orderNo: string): PayinOrderRow {
-  const o = db.select().from(payinOrders).where(and(eq(payinOrders.orderNo, orderNo), eq(payinOrders.merchantId, merchantId))).get();
+  const o = prepared(db, "payinByOrderNo", (d) =>
+    d.select().from(payinOrders).where(and(eq(payinOrders.orderNo, sql.placeholder("no")), eq(payinOrders.merchantId, sql.placeholder("m")))).prepare(),
+  ).get({ no: orderNo, m: merchantId });
   if (!o) throw new AppError(40108, { orderNo });
   return o;
 }
 
 export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
   if (!o.bindingId) return null;
-  return db.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, o.bindingId)).get()?.k ?? null;
+  return prepared(db, "bindKeyById", (d) => d.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, sql.placeholder("id"))).prepare()).get({ id: o.bindingId })?.k ?? null;
 }
 
 function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
-  const m = prepared(tx, "merchantUid", (d) => d.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id: o.merchantId })!;
+  const m =
+    existingKeyCache(tx)?.merchant(o.merchantId) ??
+    prepared(tx, "merchantUid", (d) => d.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id: o.merchantId })!;
+  countTransition("payin", o.chain, o.token, o.status);
   enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: "payin",
@@ -166,7 +178,7 @@ function stamps(to: PayinStatus, now: number): Partial<PayinOrderRow> {
 export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, patch: Partial<PayinOrderRow>, now: number): PayinOrderRow {
   const to = transition(o.status as PayinStatus, event);
   const set: Partial<PayinOrderRow> = { ...patch, updatedAt: now, ...(to ? { status: to, ...stamps(to, now) } : {}) };
-  const row = tx.update(payinOrders).set(set).where(eq(payinOrders.id, o.id)).returning().get();
+  const row = updateById<PayinOrderRow>(tx, payinOrders, o.id, set)!;
   if (to) {
     recordOrderEvent(tx, { kind: "payin", orderNo: o.orderNo, from: o.status, to, event, at: now });
     writeCallback(tx, row, now);

@@ -556,13 +556,42 @@ export async function startSolanaRpc(opts: SolanaRpcNodeOptions = {}): Promise<S
         if (!b || b.slot > slotAt("confirmed")) throw new RpcFail(-32004, `Block not available for slot ${p[0]}`);
         return b.time;
       }
+      case "getBlocks": {
+        const start = Number(p[0]);
+        const cfgAt = typeof p[1] === "object" ? 1 : 2;
+        const c = commitmentOf(p[cfgAt]);
+        if (c === "processed") throw new RpcFail(-32602, "Method does not support commitment below `confirmed`");
+        const end = Math.min(cfgAt === 2 && p[1] !== undefined ? Number(p[1]) : start + 500_000, slotAt(c));
+        if (end - start > 500_000) throw new RpcFail(-32602, "Slot range too large; max 500000");
+        const out: number[] = [];
+        for (let x = start; x <= end; x++) if (blocks.has(x)) out.push(x);
+        return out;
+      }
       case "getBlock": {
         const s = Number(p[0]);
         const c = commitmentOf(p[1]);
         if (s > slotAt(c)) throw new RpcFail(-32004, `Block not available for slot ${s}`);
         const b = blocks.get(s);
         if (!b) throw new RpcFail(-32007, `Slot ${s} was skipped, or missing due to ledger jump to recent snapshot`);
-        return { blockhash: b.blockhash, previousBlockhash: blocks.get(b.parentSlot)?.blockhash ?? b.blockhash, parentSlot: b.parentSlot, blockHeight: b.height, blockTime: b.time, signatures: b.signatures };
+        const head = { blockhash: b.blockhash, previousBlockhash: blocks.get(b.parentSlot)?.blockhash ?? b.blockhash, parentSlot: b.parentSlot, blockHeight: b.height, blockTime: b.time };
+        const cfg = (p[1] ?? {}) as { encoding?: string; transactionDetails?: string; rewards?: boolean; maxSupportedTransactionVersion?: number };
+        const details = cfg.transactionDetails ?? "full";
+        const rewards = cfg.rewards === false ? {} : { rewards: [] };
+        if (details === "none") return { ...head, ...rewards };
+        if (details === "signatures") return { ...head, ...rewards, signatures: b.signatures };
+        if (details !== "full" && details !== "accounts") throw new RpcFail(-32602, `Invalid params: unknown variant \`${details}\``);
+        const landed = b.signatures.map((sig) => txs.get(sig)!);
+        if (cfg.maxSupportedTransactionVersion === undefined && landed.some((t) => t.version === 0)) {
+          throw new RpcFail(-32015, "Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: \"maxSupportedTransactionVersion\": 0");
+        }
+        const transactions = landed.map((t) => {
+          const { transaction, meta, version } = txJson(t, cfg.encoding ?? "json");
+          if (details === "full") return { transaction, meta, version };
+          // "accounts": signatures and account keys only, plus balance metadata.
+          const keys = t.keys.map((k) => ({ pubkey: k.pubkey, signer: k.signer, writable: k.writable, source: k.source ?? "transaction" }));
+          return { transaction: { signatures: [t.signature], accountKeys: keys }, meta: { err: meta.err, status: meta.status, fee: meta.fee, preBalances: meta.preBalances, postBalances: meta.postBalances, preTokenBalances: meta.preTokenBalances, postTokenBalances: meta.postTokenBalances }, version };
+        });
+        return { ...head, ...rewards, transactions };
       }
       case "getMinimumBalanceForRentExemption":
         return Number(svm.minimumBalanceForRentExemption(BigInt(Number(p[0] ?? 0))));

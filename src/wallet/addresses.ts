@@ -63,29 +63,35 @@ export function exclusiveAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8A
 }
 
 export function findAddress(tx: DbOrTx, chain: string, address: string): AddressRow | undefined {
-  return tx.select().from(addresses).where(and(eq(addresses.chain, chain), eq(addresses.address, address))).get();
+  return prepared(tx, "addressByChainAddress", (d) =>
+    d.select().from(addresses).where(and(eq(addresses.chain, sql.placeholder("c")), eq(addresses.address, sql.placeholder("a")))).prepare(),
+  ).get({ c: chain, a: address });
 }
 
 export function addressById(tx: DbOrTx, id: string): AddressRow | undefined {
-  return tx.select().from(addresses).where(eq(addresses.id, id)).get();
+  return prepared(tx, "addressById", (d) => d.select().from(addresses).where(eq(addresses.id, sql.placeholder("id"))).prepare()).get({ id });
 }
 
 /**
  * Every gateway address of a chain (soft-deleted ones too: nothing received is
- * dropped), kept in memory and reloaded only when the table grew.
+ * dropped), kept in memory; a refresh reads only rows added since the last one.
  */
 export class AddressWatchSet implements WatchSet {
   private set = new Set<string>();
-  private count = -1;
+  /** Highest rowid read so far: addresses are only ever inserted (retired ones stay watched). */
+  private lastRowid = 0;
   constructor(private readonly db: DbOrTx, private readonly chain: ChainCode) {}
 
+  /** Adds addresses inserted since the last refresh (one rowid range read; no count). */
   refresh(): this {
-    const n = this.db.select({ n: sql<number>`count(*)` }).from(addresses).where(eq(addresses.chain, this.chain)).get()!.n;
-    if (n !== this.count) {
-      const rows = this.db.select({ a: addresses.address }).from(addresses).where(eq(addresses.chain, this.chain)).all();
-      this.set = new Set(rows.map((r) => r.a));
-      this.count = n;
-    }
+    // Up to the newest row of any chain, so other chains' rows are never read twice.
+    const top = prepared(this.db, "addressesTop", (d) => d.$client.prepare<{ m: number | null }, []>("SELECT max(rowid) AS m FROM addresses")).get()?.m ?? 0;
+    if (top <= this.lastRowid) return this;
+    const rows = prepared(this.db, "watchSetSince", (d) =>
+      d.$client.prepare<{ a: string }, [number, number, string]>("SELECT address AS a FROM addresses WHERE rowid > ? AND rowid <= ? AND chain = ?"),
+    ).all(this.lastRowid, top, this.chain);
+    for (const r of rows) this.set.add(r.a);
+    this.lastRowid = top;
     return this;
   }
   has(address: string): boolean {

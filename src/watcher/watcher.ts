@@ -6,7 +6,7 @@ import { writeTx } from "../db/client";
 import { chainCursors } from "../db/schema";
 import type { ChainAdapter, ChainHead } from "../chains/types";
 import { AddressWatchSet } from "../wallet/addresses";
-import { confirmTransfer, pendingTransfers, recordTransfer, revertTransfer } from "../payin/deposits";
+import { confirmTransfer, crossingThreshold, pendingInBlocks, recordTransfer, revertTransfer, updateDisplayedConfirmations } from "../payin/deposits";
 import type { PayinCtx } from "../payin/service";
 
 export interface WatcherOptions {
@@ -21,19 +21,38 @@ export interface WatcherOptions {
 /** How far a scan may go: the head, or less when the adapter says so (ChainHead.scanTo). */
 const scanLimit = (head: ChainHead) => (head.scanTo !== undefined && head.scanTo < head.latest ? head.scanTo : head.latest);
 
+/** What the last ticks saw, for /readyz, metrics and alerts (ops/). */
+export interface WatcherStatus {
+  /** The head the last tick read; null until one succeeded. */
+  head: ChainHead | null;
+  /** Last time (clock ms) a tick ended with the cursor at or past the final head; start-up time before that. */
+  caughtUpAt: number;
+  lastError: string | null;
+}
+
 export class ChainWatcher {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly watch: AddressWatchSet;
+  readonly status: WatcherStatus;
 
   constructor(private readonly ctx: PayinCtx, readonly adapter: ChainAdapter, private readonly opts: WatcherOptions = {}) {
     this.watch = new AddressWatchSet(ctx.db, adapter.chain);
+    this.status = { head: null, caughtUpAt: ctx.clock.now(), lastError: null };
   }
 
   /** Runs one tick after any tick in progress. */
   tick(): Promise<void> {
     const run = this.queue.then(() => this.run());
-    this.queue = run.catch(() => {});
+    this.queue = run.catch((e) => {
+      this.status.lastError = String((e as Error)?.message ?? e);
+    });
     return run;
+  }
+
+  /** The block the cursor stands at (scanned up to), null before init. */
+  scanned(): bigint | null {
+    const c = this.cursor();
+    return c ? BigInt(c.blockNumber) : null;
   }
 
   private cursor() {
@@ -61,6 +80,7 @@ export class ChainWatcher {
     const a = this.adapter;
     await this.init();
     const head = await a.head();
+    this.status.head = head;
     let changed = false;
     const cur = this.cursor()!;
     let from = BigInt(cur.blockNumber);
@@ -91,19 +111,31 @@ export class ChainWatcher {
       from = end;
     }
 
+    if (from >= head.final) this.status.caughtUpAt = this.ctx.clock.now();
+    this.status.lastError = null;
     if (await this.trackConfirmations(head.latest, head.final)) changed = true;
     if (changed) this.opts.onChange?.();
   }
 
+  /**
+   * Confirmations by block height arithmetic (count = latest − block + 1): one query for the
+   * blocks holding pending transfers (their hashes are checked for reorgs), one for the
+   * transfers that cross a threshold this tick (2 confirmations, or final), and one set-based
+   * UPDATE per table for the displayed counts; no per-transfer work for the rest.
+   */
   private async trackConfirmations(latest: bigint, final: bigint): Promise<boolean> {
-    const pending = pendingTransfers(this.ctx.db, this.adapter.chain);
-    if (!pending.length) return false;
+    const db = this.ctx.db.$client;
+    const chain = this.adapter.chain;
+    const blocks = db
+      .query<{ n: number; h: string }, [string]>("SELECT DISTINCT block_number AS n, block_hash AS h FROM transfers WHERE chain = ? AND status = 'pending' AND block_number >= 0")
+      .all(chain);
+    if (!blocks.length) return false;
     const hashes = new Map<number, string | null>();
-    for (const n of new Set(pending.map((t) => t.blockNumber))) hashes.set(n, await this.adapter.blockHash(BigInt(n)));
+    for (const n of new Set(blocks.map((b) => b.n))) hashes.set(n, await this.adapter.blockHash(BigInt(n)));
     const required = this.adapter.requiredConfirmations;
     // A reverted transfer's block changed under us. If the cursor is already past it (the reorg
     // hit between a scan's logs and its tip), rescan from there so the new fork's transfers count.
-    const reverted = pending.filter((t) => hashes.get(t.blockNumber) !== t.blockHash).map((t) => t.blockNumber);
+    const reverted = [...new Set(blocks.filter((b) => hashes.get(b.n) !== b.h).map((b) => b.n))];
     let rewind: { number: bigint; hash: string } | null = null;
     const cur = this.cursor();
     if (reverted.length && cur && Math.min(...reverted) <= cur.blockNumber) {
@@ -111,22 +143,24 @@ export class ChainWatcher {
       rewind = { number, hash: (await this.adapter.blockHash(number)) ?? "" };
     }
     const now = this.ctx.clock.now();
+    const L = Number(latest);
+    // Final: enough confirmations and at or below the chain's final block.
+    const finalLimit = Math.min(Number(final), L - required + 1);
     let changed = false;
     writeTx(this.ctx.db, (tx) => {
       if (rewind) this.saveCursor(tx, rewind.number, rewind.hash);
-      for (const t of pending) {
-        if (hashes.get(t.blockNumber) !== t.blockHash) {
-          revertTransfer(this.ctx, tx, t, now);
-          changed = true;
-          continue;
-        }
-        const count = Number(latest - BigInt(t.blockNumber) + 1n);
-        const isFinal = count >= required && BigInt(t.blockNumber) <= final;
-        if (count !== t.confirmations || isFinal) {
-          confirmTransfer(tx, t, { count, required, final: isFinal }, now);
-          changed = true;
-        }
+      for (const t of reverted.length ? pendingInBlocks(tx, chain, reverted) : []) {
+        if (hashes.get(t.blockNumber) === t.blockHash) continue;
+        revertTransfer(this.ctx, tx, t, now);
+        changed = true;
       }
+      for (const t of crossingThreshold(tx, chain, L - 1, finalLimit)) {
+        if (hashes.has(t.blockNumber) && hashes.get(t.blockNumber) !== t.blockHash) continue;
+        const count = L - t.blockNumber + 1;
+        confirmTransfer(tx, t, { count, required, final: t.blockNumber <= finalLimit }, now);
+        changed = true;
+      }
+      updateDisplayedConfirmations(tx, chain, L, now);
     });
     return changed;
   }

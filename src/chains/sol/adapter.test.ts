@@ -105,8 +105,9 @@ describe("SOL scanning", () => {
   test("one getSignaturesForAddress per watched ATA per scan (the documented cost), in batches", async () => {
     const watch = someSolAddresses(120, "many");
     const h = await sol.head();
+    const byAddress = fx.adapter({ scanMode: "addresses" });
     fx.proxy.resetCounts();
-    await sol.scan(h.scanTo!, h.scanTo!, watchSetOf(watch));
+    await byAddress.scan(h.scanTo!, h.scanTo!, watchSetOf(watch));
     expect(fx.proxy.calls.get("getSignaturesForAddress")).toBe(120);
     expect(fx.proxy.httpRequests()).toBe(3);
   });

@@ -1,4 +1,5 @@
-// Solana in rpc mode. Detection (DESIGN 9, docs/chains.md): getSignaturesForAddress on each
+// Solana in rpc mode. Detection (DESIGN 9, docs/chains.md): by blocks (getBlock per finalized slot,
+// matched locally) when the watch set is large, else getSignaturesForAddress on each
 // watched owner's associated token account (ATA), then getTransaction (jsonParsed, finalized);
 // received = post − pre token balance of our ATA. Payouts: transferChecked from the source's ATA,
 // the recipient's ATA created idempotently, fees and rent paid by a fee payer (the gas wallet).
@@ -35,6 +36,7 @@ import {
   type ParsedTransaction,
   type RpcLogger,
   type SignatureInfo,
+  type ParsedBlock,
   type SignatureStatus,
   type UiTokenBalance,
 } from "./rpc";
@@ -53,6 +55,14 @@ export interface SolAdapterOptions {
   rpcAttempts?: number;
   /** Signatures per getSignaturesForAddress page (the node's maximum is 1000). */
   pageLimit?: number;
+  /**
+   * How scan() reads a range: `addresses` = getSignaturesForAddress per watched ATA (cost grows
+   * with the watch set), `blocks` = getBlocks + getBlock per produced slot, matched locally (cost
+   * grows with the range only), `auto` (default) = whichever needs fewer calls for this range.
+   */
+  scanMode?: "auto" | "blocks" | "addresses";
+  /** getBlock requests per JSON-RPC batch (a full block is large). Default 8. */
+  blockBatch?: number;
   logger?: RpcLogger;
 }
 
@@ -280,6 +290,71 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
     return out;
   }
 
+  /** Per-address scan: the signatures of every watched ATA in the range, then those transactions. */
+  async function scanAddresses(from: bigint, to: bigint, watch: WatchSet): Promise<IncomingTransfer[]> {
+    const owners = [...watch.addresses()];
+    const list: string[] = [];
+    for (const t of tokens) for (const o of owners) list.push(ataOf(o, t));
+    let found: Map<string, number>;
+    try {
+      ({ found } = await signaturesOf(list, from, to));
+    } catch (e) {
+      if (isBehind(e)) throw new Error(`SOL node has not finalized slot ${to} yet; scan again`);
+      throw e;
+    }
+    const sigs = [...found.keys()];
+    const answers = throwIfError<ParsedTransaction | null>(
+      await rpc.batch(sigs.map((s) => ({ method: "getTransaction", params: [s, { encoding: "jsonParsed", commitment: "finalized", maxSupportedTransactionVersion: 0 }] }))),
+    );
+    const out: IncomingTransfer[] = [];
+    sigs.forEach((s, i) => {
+      const tx = answers[i];
+      if (!tx) throw new Error(`SOL transaction ${s} not served yet at finalized; scan again`);
+      out.push(...transfersOf(s, tx, watch));
+    });
+    return out;
+  }
+
+  /**
+   * Block scan: the produced slots of the range (getBlocks, with the node's finalized slot in the
+   * same batch so a lagging node is told apart from skipped slots), then each block with its
+   * transactions' account keys and token balances, matched against the watch set locally.
+   */
+  async function scanBlocks(from: bigint, to: bigint, watch: WatchSet): Promise<IncomingTransfer[]> {
+    const out: IncomingTransfer[] = [];
+    for (let start = from; start <= to; start += 500_000n) {
+      const end = to < start + 499_999n ? to : start + 499_999n;
+      const [finalized, slots] = throwIfError<number | number[]>(
+        await rpc.batch([
+          { method: "getSlot", params: [{ commitment: "finalized" }] },
+          { method: "getBlocks", params: [Number(start), Number(end), { commitment: "finalized" }] },
+        ]),
+      ) as [number, number[]];
+      if (BigInt(finalized) < end) throw new Error(`SOL node has not finalized slot ${end} yet; scan again`);
+      const per = Math.max(1, opts.blockBatch ?? 8);
+      for (let i = 0; i < slots.length; i += per) {
+        const chunk = slots.slice(i, i + per);
+        const blocks = throwIfError<ParsedBlock | null>(
+          await rpc.batch(
+            chunk.map((slot) => ({
+              method: "getBlock",
+              params: [slot, { commitment: "finalized", encoding: "jsonParsed", transactionDetails: "full", rewards: false, maxSupportedTransactionVersion: 0 }],
+            })),
+          ),
+        );
+        chunk.forEach((slot, j) => {
+          const b = blocks[j];
+          if (!b) throw new Error(`SOL block ${slot} not served at finalized; scan again`);
+          for (const t of b.transactions ?? []) {
+            const sig = t.transaction.signatures[0];
+            out.push(...transfersOf(sig, { slot, blockTime: b.blockTime, transaction: t.transaction, meta: t.meta }, watch));
+          }
+        });
+      }
+    }
+    return out;
+  }
+
   async function tokenRent(): Promise<bigint> {
     rentForTokenAccount ??= BigInt(await rpc.request<number>("getMinimumBalanceForRentExemption", [TOKEN_ACCOUNT_SIZE]));
     return rentForTokenAccount;
@@ -314,7 +389,9 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
       log?.info({ msg: "sol adapter started", tokens: tokens.map((t) => t.symbol) });
     },
 
-    async stop() {},
+    async stop() {
+      rpc.close();
+    },
 
     deriveKey(seed: Uint8Array, index: number): DerivedKey {
       return deriveSolKey(seed, index);
@@ -356,25 +433,10 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
       if (from > to) throw new RangeError(`scan range is empty: ${from} > ${to}`);
       const transfers: IncomingTransfer[] = [];
       if (watch.size > 0 && tokens.length > 0) {
-        const owners = [...watch.addresses()];
-        const list: string[] = [];
-        for (const t of tokens) for (const o of owners) list.push(ataOf(o, t));
-        let found: Map<string, number>;
-        try {
-          ({ found } = await signaturesOf(list, from, to));
-        } catch (e) {
-          if (isBehind(e)) throw new Error(`SOL node has not finalized slot ${to} yet; scan again`);
-          throw e;
-        }
-        const sigs = [...found.keys()];
-        const answers = throwIfError<ParsedTransaction | null>(
-          await rpc.batch(sigs.map((s) => ({ method: "getTransaction", params: [s, { encoding: "jsonParsed", commitment: "finalized", maxSupportedTransactionVersion: 0 }] }))),
-        );
-        sigs.forEach((s, i) => {
-          const tx = answers[i];
-          if (!tx) throw new Error(`SOL transaction ${s} not served yet at finalized; scan again`);
-          transfers.push(...transfersOf(s, tx, watch));
-        });
+        const mode = opts.scanMode ?? "auto";
+        // Calls: per address ≈ one per watched ATA (plus pages); by blocks ≈ one per slot + 1.
+        const byBlocks = mode === "blocks" || (mode === "auto" && watch.size * tokens.length > Number(to - from) + 2);
+        transfers.push(...(byBlocks ? await scanBlocks(from, to, watch) : await scanAddresses(from, to, watch)));
       }
       transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? (a.txHash === b.txHash ? a.logIndex - b.logIndex : a.txHash < b.txHash ? -1 : 1) : a.blockNumber < b.blockNumber ? -1 : 1));
       const lastTime = transfers.length ? transfers[transfers.length - 1].blockTime : Date.now();

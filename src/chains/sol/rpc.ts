@@ -39,6 +39,13 @@ export interface ParsedTransaction {
   } | null;
 }
 
+/** getBlock with transactionDetails "full", encoding jsonParsed, rewards false. */
+export interface ParsedBlock {
+  blockTime: number | null;
+  blockHeight: number | null;
+  transactions?: Array<{ transaction: ParsedTransaction["transaction"]; meta: ParsedTransaction["meta"]; version?: "legacy" | 0 }>;
+}
+
 export interface SignatureStatus {
   slot: number;
   confirmations: number | null;

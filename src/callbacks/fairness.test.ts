@@ -1,0 +1,159 @@
+// The worker under load: a due delivery is never postponed by the stream of
+// new callbacks, and one merchant's hanging endpoints never hold back another
+// merchant's callbacks (DESIGN 7).
+import { afterAll, describe, expect, test } from "bun:test";
+import { TestClock } from "../lib/clock";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { type Receiver, startReceiver } from "../testing/receiver";
+import { callbackRow, enqueueTestCallback, eventually } from "../testing/callbacks";
+import { CallbackWorker, workerOptions } from "./worker";
+
+const receivers: Receiver[] = [];
+const gateways: TestGateway[] = [];
+afterAll(async () => {
+  for (const r of receivers) await r.stop();
+  for (const g of gateways) await g.stop();
+});
+const receiver = (...a: Parameters<typeof startReceiver>) => {
+  const r = startReceiver(...a);
+  receivers.push(r);
+  return r;
+};
+
+describe("a due delivery is never postponed", () => {
+  test("a retry comes due (test clock) and is delivered while signed creates keep arriving", async () => {
+    const clock = new TestClock();
+    const g = await startTestGateway({ clock, config: { auth: { rate_limit_per_minute: 0 }, payin: { shared_pool_size: 200 }, callbacks: { retry_delays: ["1m", "5m"] } } });
+    gateways.push(g);
+    const rx = receiver((req) => (req.path === "/first" && !rx.requests.slice(0, -1).some((r) => r.path === "/first") ? { status: 500 } : { status: 200 }));
+    const first = await g.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "first", amount: "1", notifyUrl: `${rx.url}/first` });
+    await rx.waitFor((r) => r.some((x) => x.path === "/first"), 5000);
+    const row = () => g.ctx.db.$client.query<{ state: string; attempts: number }, [string]>("SELECT state, attempts FROM callbacks WHERE order_no = ?").get(first.orderNo);
+    await eventually(() => row()?.attempts === 1, 5000, "first attempt recorded");
+    expect(row()?.state).toBe("pending");
+
+    let creating = true;
+    let created = 0;
+    const load = Promise.all(
+      Array.from({ length: 16 }, async (_, c) => {
+        for (let i = 0; creating; i++) {
+          await g.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `load-${c}-${i}`, amount: `${2 + c}.${i}`, notifyUrl: `${rx.url}/load` });
+          created++;
+        }
+      }),
+    );
+    try {
+      await eventually(() => created >= 50, 10_000, "creates under way");
+      clock.advance(61_000); // the retry is due now
+      await eventually(() => row()?.state === "delivered", 5000, "the due retry delivered during the create stream");
+      expect(row()?.attempts).toBe(2);
+    } finally {
+      creating = false;
+      await load;
+    }
+  }, 30_000);
+
+  test("kicks on every turn of the event loop (a callback committed each turn) do not starve the due poll", async () => {
+    const clock = new TestClock();
+    const g = await startTestGateway({ clock, jobs: false });
+    gateways.push(g);
+    const rx = receiver([{ status: 200 }]);
+    const w = new CallbackWorker(workerOptions(g.ctx, { pollMs: 60_000 }));
+    w.start();
+    const due = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${rx.url}/due`, now: clock.now() + 1000 });
+    let spinning = true;
+    let n = 0;
+    const spin = () => {
+      if (!spinning) return;
+      // A callback for the future, and its kick: what every create does.
+      enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${rx.url}/later`, now: clock.now() + 3_600_000 });
+      n++;
+      setImmediate(spin);
+    };
+    spin();
+    try {
+      await eventually(() => n > 100, 5000, "kicks under way");
+      clock.advance(1000);
+      await eventually(() => callbackRow(g.ctx.db, due)?.state === "delivered", 5000, "due callback delivered");
+    } finally {
+      spinning = false;
+      await w.stop();
+    }
+  }, 30_000);
+});
+
+describe("fairness across merchants (DESIGN 7)", () => {
+  test("merchant A's endpoints hang on 8 origins: merchant B's callbacks still arrive within 1 s each", async () => {
+    const g = await startTestGateway({ jobs: false });
+    gateways.push(g);
+    const hanging = Array.from({ length: 8 }, () => receiver([{ hang: true }]));
+    const fast = receiver([{ status: 200 }]);
+    const a = g.merchant;
+    const b = g.newMerchant("B");
+    const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 30_000, concurrency: 16, shutdownGraceMs: 100, pollMs: 200 }));
+    try {
+      for (const h of hanging) for (let i = 0; i < 20; i++) enqueueTestCallback(g.ctx.db, { merchantId: a.id, url: `${h.url}/cb` });
+      w.start();
+      // A's dead endpoints have taken the whole pool.
+      await eventually(() => w.inFlightCount >= 16, 5000, "pool full of hanging deliveries");
+      const delays: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const sent = Date.now();
+        const id = enqueueTestCallback(g.ctx.db, { merchantId: b.id, url: `${fast.url}/b`, now: sent });
+        const got = await fast.waitFor((r) => r.some((x) => JSON.parse(x.text).eventId === id), 5000);
+        delays.push(got.find((x) => JSON.parse(x.text).eventId === id)!.at - sent);
+      }
+      expect(Math.max(...delays)).toBeLessThan(1000);
+    } finally {
+      await w.stop();
+    }
+  }, 30_000);
+
+  test("two merchants on one origin: A's path hangs, B's answers; B is not held behind A", async () => {
+    const g = await startTestGateway({ jobs: false });
+    gateways.push(g);
+    const shared = receiver((req) => (req.path === "/a" ? { hang: true } : { status: 200 }));
+    const a = g.merchant;
+    const b = g.newMerchant("B");
+    const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 30_000, concurrency: 4, shutdownGraceMs: 100, pollMs: 200 }));
+    try {
+      for (let i = 0; i < 50; i++) enqueueTestCallback(g.ctx.db, { merchantId: a.id, url: `${shared.url}/a` });
+      w.start();
+      await shared.waitFor((r) => r.filter((x) => x.path === "/a").length >= w.perTarget, 5000);
+      const sent = Date.now();
+      const ids = Array.from({ length: 10 }, () => enqueueTestCallback(g.ctx.db, { merchantId: b.id, url: `${shared.url}/b`, now: sent }));
+      await eventually(() => ids.every((id) => callbackRow(g.ctx.db, id)?.state === "delivered"), 5000, "B's callbacks delivered");
+      const last = Math.max(...shared.requests.filter((x) => x.path === "/b").map((x) => x.at));
+      expect(last - sent).toBeLessThan(1000);
+      // A still holds only its share of that origin.
+      expect(shared.requests.filter((x) => x.path === "/a").length).toBe(w.perTarget);
+    } finally {
+      await w.stop();
+    }
+  }, 30_000);
+});
+
+describe("a healthy endpoint and the pool", () => {
+  test("an endpoint proven fast may use the whole pool for a burst (a hanging one keeps its share: worker.test.ts)", async () => {
+    const g = await startTestGateway({ jobs: false });
+    gateways.push(g);
+    const quick = receiver([{ status: 200, delayMs: 150 }]);
+    const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 30_000, concurrency: 4, shutdownGraceMs: 100, pollMs: 50 }));
+    try {
+      // One delivery first: it proves the endpoint fast.
+      const first = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${quick.url}/burst` });
+      w.start();
+      await eventually(() => callbackRow(g.ctx.db, first)?.state === "delivered", 5000, "first delivery");
+      const burst = Array.from({ length: 12 }, () => enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${quick.url}/burst` }));
+      let most = 0;
+      await eventually(() => {
+        most = Math.max(most, w.inFlightCount);
+        return burst.every((id) => callbackRow(g.ctx.db, id)?.state === "delivered");
+      }, 10_000, "burst delivered");
+      expect(most).toBeGreaterThan(w.perTarget);
+      expect(most).toBeLessThanOrEqual(4);
+    } finally {
+      await w.stop();
+    }
+  }, 30_000);
+});

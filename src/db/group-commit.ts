@@ -1,0 +1,138 @@
+// Group commit (DESIGN 11): the writes of concurrent requests share one
+// `BEGIN IMMEDIATE … COMMIT`, so one WAL fsync (synchronous FULL stays) pays
+// for many requests. Each request runs in its own SAVEPOINT: a failing one
+// rolls back alone. Every request is answered only after the COMMIT that holds
+// its writes has returned, so nothing acknowledged can be lost.
+//
+// bun:sqlite is synchronous and this is the process's only connection: a group
+// runs start to end inside one turn of the event loop, so no other code sees
+// the open transaction. Requests that arrive while a group is committing (the
+// fsync blocks the loop) queue up and form the next group.
+import type { Database } from "bun:sqlite";
+import { crashPoint } from "../lib/crash";
+import type { Db } from "./client";
+
+export interface GroupJob<T> {
+  /** The request's writes; runs inside its savepoint. */
+  work: () => T;
+  /**
+   * Runs when `work` threw, after its savepoint was rolled back, in a fresh
+   * savepoint of the same group (e.g. a failed request still records its nonce).
+   * Its own failure is rolled back too and ignored in favour of the first error.
+   */
+  recover?: (error: unknown) => void;
+}
+
+interface Queued {
+  job: GroupJob<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Keeps one group's latency bounded when thousands of requests are waiting. */
+const MAX_GROUP = 512;
+
+export class GroupCommit {
+  private queue: Queued[] = [];
+  private scheduled = false;
+  /** Groups committed so far (crash tests name one by its number). */
+  groups = 0;
+
+  constructor(private readonly client: Database) {}
+
+  /** Queues `job` for the next group; resolves with its result once that group has committed. */
+  run<T>(job: GroupJob<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ job: job as GroupJob<unknown>, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // After the I/O callbacks of this loop turn: every request parsed in this
+        // turn joins the group.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits everything queued now (also used by tests). */
+  flush(): void {
+    this.scheduled = false;
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, MAX_GROUP);
+      this.commit(batch);
+    }
+  }
+
+  private commit(batch: Queued[]): void {
+    const c = this.client;
+    // Someone else's transaction is open (cannot happen between loop turns; be safe):
+    // run each job alone inside it rather than nesting BEGIN.
+    const own = !c.inTransaction;
+    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      if (own) c.run("BEGIN IMMEDIATE");
+    } catch (e) {
+      for (const q of batch) q.reject(e);
+      return;
+    }
+    try {
+      for (const q of batch) results.push(this.runOne(q.job));
+    } catch (e) {
+      // The transaction itself broke (e.g. disk full aborts it): nothing of this group stands.
+      if (own) {
+        try {
+          c.run("ROLLBACK");
+        } catch {}
+      }
+      for (const q of batch) q.reject(e);
+      return;
+    }
+    this.groups++;
+    if (own) {
+      crashPoint(`group-commit:${this.groups}`);
+      try {
+        c.run("COMMIT");
+      } catch (e) {
+        try {
+          c.run("ROLLBACK");
+        } catch {}
+        for (const q of batch) q.reject(e);
+        return;
+      }
+    }
+    batch.forEach((q, i) => {
+      const r = results[i];
+      if (r.ok) q.resolve(r.value);
+      else q.reject(r.error);
+    });
+  }
+
+  private runOne(job: GroupJob<unknown>): { ok: true; value: unknown } | { ok: false; error: unknown } {
+    const c = this.client;
+    c.run("SAVEPOINT grp");
+    try {
+      const value = job.work();
+      c.run("RELEASE grp");
+      return { ok: true, value };
+    } catch (error) {
+      c.run("ROLLBACK TO grp");
+      if (job.recover) {
+        try {
+          job.recover(error);
+        } catch {
+          c.run("ROLLBACK TO grp");
+        }
+      }
+      c.run("RELEASE grp");
+      return { ok: false, error };
+    }
+  }
+}
+
+const byClient = new WeakMap<Database, GroupCommit>();
+
+/** The group committer of this connection (one per database handle). */
+export function groupCommit(db: Db): GroupCommit {
+  let g = byClient.get(db.$client);
+  if (!g) byClient.set(db.$client, (g = new GroupCommit(db.$client)));
+  return g;
+}

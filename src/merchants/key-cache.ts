@@ -1,0 +1,107 @@
+// The signed-request hot path without per-request crypto or query building:
+// per API key (as presented), its row, its merchant's whole row, the decrypted
+// secret and the merchant's current key id. Dropped whole whenever the `auth`
+// cache version moves (db/cache-version.ts: any change to merchants or
+// api_keys, from this process or the CLI), checked with one prepared SELECT.
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Database } from "bun:sqlite";
+import type { Db } from "../db/client";
+import { versionReader } from "../db/cache-version";
+import { apiKeys, merchants } from "../db/schema";
+import type { Cipher } from "../secrets/cipher";
+import type { ApiKeyRow, Merchant } from "./service";
+
+export interface KeyEntry {
+  key: ApiKeyRow;
+  merchant: Merchant;
+  /** The decrypted key, used to verify request signatures. */
+  secret: string;
+  /** The merchant's current key (orders are bound to it). */
+  currentKeyId: string | undefined;
+}
+
+/** A bound on memory: many distinct keys (an attack, or many merchants) just start over. */
+const MAX_ENTRIES = 10_000;
+
+export class KeyCache {
+  private entries = new Map<string, KeyEntry>();
+  private currentKeys = new Map<number, string | undefined>();
+  private merchants = new Map<number, Merchant>();
+  private seen = -2;
+  private readonly version: () => number;
+  private readonly byHash;
+  private readonly merchantById;
+  private readonly currentKey;
+
+  constructor(private readonly db: Db, private readonly cipher: Cipher) {
+    this.version = versionReader(db, "auth");
+    this.byHash = db.select().from(apiKeys).where(eq(apiKeys.lookupHash, sql.placeholder("h"))).prepare();
+    this.merchantById = db.select().from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare();
+    this.currentKey = db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.merchantId, sql.placeholder("m")), isNull(apiKeys.validUntil)))
+      .prepare();
+  }
+
+  private fresh(): void {
+    const v = this.version();
+    if (v !== this.seen) {
+      this.entries.clear();
+      this.currentKeys.clear();
+      this.merchants.clear();
+      this.seen = v;
+    }
+  }
+
+  /** The key presented in a request, with its merchant; undefined for an unknown key. */
+  lookup(apiKey: string): KeyEntry | undefined {
+    this.fresh();
+    const hit = this.entries.get(apiKey);
+    if (hit) return hit;
+    const key = this.byHash.get({ h: this.cipher.lookupHash(apiKey) }) as ApiKeyRow | undefined;
+    if (!key) return undefined;
+    const merchant = this.merchant(key.merchantId);
+    if (!merchant) return undefined;
+    const entry: KeyEntry = { key, merchant, secret: this.cipher.decrypt(key.secretEnc), currentKeyId: this.currentKeyId(key.merchantId) };
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(apiKey, entry);
+    return entry;
+  }
+
+  /** A merchant's whole row. */
+  merchant(id: number): Merchant | undefined {
+    this.fresh();
+    let m = this.merchants.get(id);
+    if (m) return m;
+    m = this.merchantById.get({ id }) as Merchant | undefined;
+    if (!m) return undefined;
+    if (this.merchants.size >= MAX_ENTRIES) this.merchants.clear();
+    this.merchants.set(id, m);
+    return m;
+  }
+
+  /** The merchant's current key id (cached with the same invalidation). */
+  currentKeyId(merchantId: number): string | undefined {
+    this.fresh();
+    if (this.currentKeys.has(merchantId)) return this.currentKeys.get(merchantId);
+    const id = (this.currentKey.get({ m: merchantId }) as { id: string } | undefined)?.id;
+    if (this.currentKeys.size >= MAX_ENTRIES) this.currentKeys.clear();
+    this.currentKeys.set(merchantId, id);
+    return id;
+  }
+}
+
+const byClient = new WeakMap<Database, KeyCache>();
+
+/** The key cache of this connection. */
+export function keyCache(db: Db, cipher: Cipher): KeyCache {
+  let c = byClient.get(db.$client);
+  if (!c) byClient.set(db.$client, (c = new KeyCache(db, cipher)));
+  return c;
+}
+
+/** The key cache of this connection if a request built one (callers without a cipher). */
+export function existingKeyCache(db: Db): KeyCache | undefined {
+  return byClient.get(db.$client);
+}

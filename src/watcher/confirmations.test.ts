@@ -1,0 +1,71 @@
+// Confirmations by block height arithmetic: many deposits pending at once, each
+// block moves their displayed counts with set-based updates, and only the
+// thresholds (2 confirmations, final) go through the status funnel, once each.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { SandboxChain } from "../chains/sandbox/chain";
+import { AddressWatchSet } from "../wallet/addresses";
+import { ChainWatcher } from "./watcher";
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({ jobs: false, config: { payin: { shared_pool_size: 20 }, chains: { TRON: { confirmations: 6 } } } });
+});
+afterAll(() => gw.stop());
+
+test("40 deposits in 40 blocks: counts follow the head each block, statuses change at the thresholds only, one callback each", async () => {
+  const chain = gw.ctx.chains.get("TRON") as SandboxChain;
+  const watcher = new ChainWatcher(gw.ctx, chain);
+  await watcher.tick();
+  const orders: Array<{ orderNo: string; address: string }> = [];
+  for (let i = 0; i < 40; i++) {
+    orders.push(
+      await gw.client.request("POST", "/openapi/payin/orders", {
+        body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `conf-${i}`, amount: `${i + 1}`, notifyUrl: "https://shop.example/cb" },
+      }),
+    );
+  }
+  const blockOf = new Map<string, number>();
+  for (const [i, o] of orders.entries()) blockOf.set(o.orderNo, chain.transfer({ token: "USDT", to: o.address, amount: BigInt(i + 1) * 1_000_000n }).blockNumber);
+  const c = gw.ctx.db.$client;
+  const rows = () => c.query<{ order_no: string; status: string; confirmations: number }, []>("SELECT order_no, status, confirmations FROM payin_orders").all();
+  const callbacksOf = (status: string) => c.query<{ n: number }, [string]>("SELECT count(*) AS n FROM callbacks WHERE order_status = ?").get(status)!.n;
+
+  for (let step = 0; step < 8; step++) {
+    await watcher.tick();
+    const head = chain.height();
+    for (const r of rows()) {
+      const count = head - blockOf.get(r.order_no)! + 1;
+      const want = count >= 6 ? "completed" : count >= 2 ? "confirming" : "detected";
+      expect([r.order_no, r.status]).toEqual([r.order_no, want]);
+      // Open deposits show the live count; a completed one keeps the count it completed with.
+      if (want === "completed") expect(r.confirmations).toBeGreaterThanOrEqual(6);
+      else expect([r.order_no, r.confirmations]).toEqual([r.order_no, count]);
+    }
+    chain.mine(1);
+  }
+  await watcher.tick();
+  // Each status change sent one callback, never repeated on later blocks.
+  expect(callbacksOf("detected")).toBe(40);
+  expect(callbacksOf("completed")).toBe(40);
+  expect(callbacksOf("confirming")).toBeGreaterThan(0);
+  expect(c.query("SELECT order_no, order_status FROM callbacks GROUP BY order_no, order_status HAVING count(*) > 1").all()).toEqual([]);
+});
+
+test("the watch set reads only rows added since its last refresh, whatever chain added them", () => {
+  const db = gw.ctx.db;
+  const set = new AddressWatchSet(db, "TRON").refresh();
+  const before = set.size;
+  const c = db.$client;
+  const add = (chain: string, address: string, index: number) =>
+    c.run("INSERT INTO addresses (id, merchant_id, chain, kind, derivation_index, address, created_at) VALUES (?, NULL, ?, 'gas', ?, ?, 0)", [`AD-ws-${chain}-${index}`, chain, index, address]);
+  add("BSC", "0xws1", 900_001);
+  add("TRON", "Tws2", 900_002);
+  add("SOL", "ws3", 900_003);
+  set.refresh();
+  expect(set.size).toBe(before + 1);
+  expect(set.has("Tws2")).toBe(true);
+  expect(set.has("0xws1")).toBe(false);
+  set.refresh();
+  expect(set.size).toBe(before + 1);
+});
