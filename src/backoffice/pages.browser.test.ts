@@ -83,6 +83,7 @@ test("axe-core: no serious or critical violation on any back-office page", async
     "/backoffice/callbacks",
     "/backoffice/users",
     "/backoffice/audit",
+    "/backoffice/alerts",
     "/backoffice/security",
     "/backoffice/no-such-page",
   ];
@@ -120,7 +121,7 @@ test("a merchant user never sees another merchant's order: 404 by URL, not in se
   expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Not found");
   expect((await page.goto(`${gw.url}/backoffice/orders/${data.paid.orderNo}`))!.status()).toBe(200);
   // Operator pages are not there for a merchant user.
-  for (const path of ["/backoffice/exceptions", "/backoffice/merchants", "/backoffice/users", "/backoffice/audit"]) expect((await page.goto(gw.url + path))!.status()).toBe(404);
+  for (const path of ["/backoffice/exceptions", "/backoffice/merchants", "/backoffice/users", "/backoffice/audit", "/backoffice/alerts"]) expect((await page.goto(gw.url + path))!.status()).toBe(404);
   // Search by orderNo, merchantOrderNo and address.
   for (const q of [data.theirs.orderNo, "THEIRS-1"]) {
     await page.goto(`${gw.url}/backoffice/search?q=${encodeURIComponent(q)}`);

@@ -15,6 +15,7 @@ export const NAV: NavItem[] = [
   { href: "/backoffice/exceptions", label: "Exceptions", roles: ["operator"] },
   { href: "/backoffice/merchants", label: "Merchants", roles: ["operator"] },
   { href: "/backoffice/callbacks", label: "Callbacks", roles: ["operator", "merchant"] },
+  { href: "/backoffice/alerts", label: "Alerts", roles: ["operator"] },
   { href: "/backoffice/users", label: "Users", roles: ["operator"] },
   { href: "/backoffice/audit", label: "Audit log", roles: ["operator"] },
   { href: "/backoffice/security", label: "Security", roles: ["operator", "merchant"] },
