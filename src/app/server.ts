@@ -19,6 +19,7 @@ import { bscPayoutOps, isBscAdapter } from "../payout/bsc";
 import { isSolAdapter, solPayoutOps } from "../payout/sol";
 import { isTronAdapter, tronPayoutOps } from "../payout/tron";
 import { checkoutRoutes } from "../checkout/routes";
+import { runBatches } from "../treasury/batch";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
@@ -68,8 +69,8 @@ export function createRuntime(ctx: AppContext): Runtime {
   return runtime;
 }
 
-export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
-  const auth = authDeps(ctx, new RateLimiter(ctx.config.auth.rate_limit_per_minute));
+export function buildHttpApp(ctx: AppContext, runtime: Runtime, peer?: (req: Request) => string | undefined) {
+  const auth = authDeps(ctx, new RateLimiter(ctx.config.auth.rate_limit_per_minute), peer);
   const sandbox = [...ctx.chains.values()].some((c) => c instanceof SandboxChain);
   return baseApp(ctx.logger)
     .use(healthRoutes(ctx))
@@ -90,6 +91,8 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   s.every("expire-payins", 1000, () => {
     if (expireDueOrders(ctx) > 0) runtime.kick();
   });
+  // Confirmed batch payouts: rows become orders (also resumes a batch a restart interrupted).
+  s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));
   for (const [code, watcher] of runtime.watchers) {
     const cfg = ctx.config.chains[code];
     const adapter = ctx.chains.get(code)!;
@@ -111,9 +114,11 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   for (const chain of ctx.chains.values()) await chain.start();
   const runtime = createRuntime(ctx);
   for (const w of runtime.watchers.values()) await w.init();
-  const app = buildHttpApp(ctx, runtime);
+  // The socket peer, looked up only when a merchant has an IP allowlist (DESIGN 10).
+  let server: Server<unknown> | undefined;
+  const app = buildHttpApp(ctx, runtime, (req) => server?.requestIP(req)?.address);
   const accessLog = ctx.config.log.level === "debug";
-  const server = Bun.serve({
+  const srv = (server = Bun.serve({
     hostname: ctx.config.server.host,
     port: ctx.config.server.port,
     // Bun's own cut-off answers a bare 413; keep it far above server.max_body_bytes so every
@@ -135,9 +140,9 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       });
       return res;
     },
-  }) as Server<unknown>;
+  }) as Server<unknown>);
   const scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
-  const port = server.port!;
+  const port = srv.port!;
   const url = `http://${ctx.config.server.host}:${port}`;
   ctx.logger.info("gateway listening", { url, config: ctx.configSource });
   let stopped = false;
@@ -149,7 +154,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       if (stopped) return;
       stopped = true;
       await scheduler?.stop();
-      await server.stop(true);
+      await srv.stop(true);
       for (const chain of ctx.chains.values()) await chain.stop();
     },
   };

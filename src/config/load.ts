@@ -3,6 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { ConfigSchema, type Config } from "./schema";
 import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
+import { cidrProblem } from "../http/client-ip";
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[], source: string) {
@@ -78,6 +79,10 @@ function explain(schema: Record<string, unknown>, message: string): string {
 function semanticChecks(c: Config, problems: string[]): void {
   const timeout = parseDuration(c.callbacks.timeout);
   if (timeout < 100) problems.push("callbacks.timeout: must be at least 100ms");
+  for (const cidr of c.server.trusted_proxies) {
+    const p = cidrProblem(cidr);
+    if (p) problems.push(`server.trusted_proxies: ${JSON.stringify(cidr)} ${p}`);
+  }
   for (const [code, ch] of Object.entries(c.chains)) {
     if (ch.enabled && ch.mode === "rpc" && ch.rpc_urls.length === 0) problems.push(`chains.${code}.rpc_urls: rpc mode needs at least one URL`);
     for (const [sym, tok] of Object.entries(ch.tokens)) {

@@ -317,7 +317,7 @@ export const callbacks = sqliteTable(
   {
     id: text("id").primaryKey(),
     merchantId: integer("merchant_id").notNull(),
-    kind: text("kind", { enum: ["payin", "payout"] }).notNull(),
+    kind: text("kind", { enum: ["payin", "payout", "test"] }).notNull(),
     orderNo: text("order_no").notNull(),
     status: text("order_status").notNull(),
     apiKeyId: text("api_key_id").notNull(),
@@ -401,4 +401,51 @@ export const sandboxTransfers = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("sandbox_tx").on(t.chain, t.txHash, t.logIndex), index("sandbox_block").on(t.chain, t.blockNumber)],
+);
+
+/** Batch payouts (DESIGN 13): one uploaded CSV; its rows become ordinary payout orders once confirmed. */
+export const payoutBatches = sqliteTable(
+  "payout_batches",
+  {
+    id: text("id").primaryKey(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    fileName: text("file_name").notNull(),
+    fileSha256: text("file_sha256").notNull(),
+    /** preview (uploaded, not confirmed) | running (creating orders) | done (every row handled) | discarded */
+    status: text("status", { enum: ["preview", "running", "done", "discarded"] }).notNull(),
+    rowCount: integer("row_count").notNull(),
+    validCount: integer("valid_count").notNull(),
+    errorCount: integer("error_count").notNull(),
+    /** JSON: totals per chain/token and per source, estimated gas (what the preview showed). */
+    summary: text("summary").notNull(),
+    createdBy: text("created_by").notNull(),
+    confirmedBy: text("confirmed_by"),
+    createdAt: integer("created_at").notNull(),
+    confirmedAt: integer("confirmed_at"),
+    finishedAt: integer("finished_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("payout_batches_merchant").on(t.merchantId, t.createdAt), index("payout_batches_status").on(t.status)],
+);
+
+export const payoutBatchRows = sqliteTable(
+  "payout_batch_rows",
+  {
+    batchId: text("batch_id").notNull().references(() => payoutBatches.id),
+    /** 1-based data row (the CSV line is rowNo + 1). */
+    rowNo: integer("row_no").notNull(),
+    /** The row as uploaded (JSON object of its columns). */
+    input: text("input").notNull(),
+    merchantOrderNo: text("merchant_order_no"),
+    /**
+     * invalid (preview found an error) | valid (to be created) | existing (an order with this
+     * merchantOrderNo already exists: nothing new is paid) | created | rejected (failed when created)
+     */
+    state: text("state", { enum: ["invalid", "valid", "existing", "created", "rejected"] }).notNull(),
+    errorCode: integer("error_code"),
+    errorMessage: text("error_message"),
+    payoutOrderId: integer("payout_order_id").references(() => payoutOrders.id),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.batchId, t.rowNo] }), index("payout_batch_rows_state").on(t.batchId, t.state)],
 );

@@ -8,6 +8,7 @@ export const ERRORS = {
   20011: { status: 401, message: "Request signature invalid" },
   20012: { status: 401, message: "Signature timestamp outside the allowed window" },
   20016: { status: 401, message: "Nonce already used" },
+  20020: { status: 403, message: "IP address not allowed" },
   31001: { status: 400, message: "Chain not supported" },
   31002: { status: 400, message: "Token not supported" },
   31003: { status: 400, message: "Chain and token do not match" },

@@ -25,7 +25,8 @@ export interface CreatePayoutInput {
   amount: string;
   deleteSourceAfterSuccess?: boolean;
   merchantOrderNo: string;
-  notifyUrl: string;
+  /** Omitted (batch payouts, collection legs): callbacks go to the merchant's default callback URL. */
+  notifyUrl?: string;
 }
 
 export interface Created {
@@ -39,7 +40,7 @@ export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: strin
   const units = checkAmount(ctx, adapter.chain, token.symbol, input.amount, token.decimals);
   if (!adapter.isValidAddress(input.toAddress)) throw invalid({ toAddress: `not a valid ${adapter.chain} address` });
   const to = adapter.normalizeAddress(input.toAddress);
-  checkNotifyUrl(ctx, input.notifyUrl);
+  if (input.notifyUrl !== undefined) checkNotifyUrl(ctx, input.notifyUrl);
   const deleteSource = input.deleteSourceAfterSuccess ?? false;
   const now = ctx.clock.now();
   const amountMicro = toMicro(units, token.decimals);
@@ -72,7 +73,7 @@ export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: strin
         amount: units.toString(),
         fee: fromMicro(feeMicro, token.decimals).toString(),
         deleteSourceAfterSuccess: deleteSource,
-        notifyUrl: input.notifyUrl,
+        notifyUrl: input.notifyUrl ?? null,
         apiKeyId,
         status: "submitted",
         createdAt: now,
@@ -90,7 +91,7 @@ export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: strin
 function sameOrder(
   o: PayoutOrderRow,
   adapter: ChainAdapter,
-  x: { chain: string; token: string; units: bigint; to: string; from?: string; deleteSource: boolean; notifyUrl: string },
+  x: { chain: string; token: string; units: bigint; to: string; from?: string; deleteSource: boolean; notifyUrl?: string },
 ): PayoutOrderRow {
   const diff: Record<string, string> = {};
   const why = "differs from the existing order with this merchantOrderNo";
@@ -101,7 +102,7 @@ function sameOrder(
   // An omitted fromAddress matches whatever the service picked the first time.
   if (x.from !== undefined && o.fromAddress !== (adapter.isValidAddress(x.from) ? adapter.normalizeAddress(x.from) : x.from)) diff.fromAddress = why;
   if (o.deleteSourceAfterSuccess !== x.deleteSource) diff.deleteSourceAfterSuccess = why;
-  if (o.notifyUrl !== x.notifyUrl) diff.notifyUrl = why;
+  if (x.notifyUrl !== undefined && o.notifyUrl !== x.notifyUrl) diff.notifyUrl = why;
   if (Object.keys(diff).length) throw invalid(diff, { orderNo: o.orderNo });
   return o;
 }
