@@ -29,6 +29,21 @@ CREATE TABLE `api_keys` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `api_keys_lookup_hash_unique` ON `api_keys` (`lookup_hash`);--> statement-breakpoint
 CREATE INDEX `api_keys_merchant` ON `api_keys` (`merchant_id`);--> statement-breakpoint
+CREATE TABLE `audit_log` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`at` integer NOT NULL,
+	`actor` text NOT NULL,
+	`role` text NOT NULL,
+	`ip` text,
+	`action` text NOT NULL,
+	`target` text NOT NULL,
+	`before` text,
+	`after` text
+);
+--> statement-breakpoint
+CREATE INDEX `audit_at` ON `audit_log` (`at`);--> statement-breakpoint
+CREATE INDEX `audit_target` ON `audit_log` (`target`,`at`);--> statement-breakpoint
+CREATE INDEX `audit_actor` ON `audit_log` (`actor`,`at`);--> statement-breakpoint
 CREATE TABLE `balance_checks` (
 	`address_id` text NOT NULL,
 	`token` text NOT NULL,
@@ -166,6 +181,7 @@ CREATE TABLE `merchants` (
 	`name` text NOT NULL,
 	`status` text DEFAULT 'active' NOT NULL,
 	`default_callback_url` text,
+	`ip_allowlist` text,
 	`payouts_enabled` integer DEFAULT true NOT NULL,
 	`payout_limit_per_tx` text,
 	`payout_limit_daily` text,
@@ -357,11 +373,17 @@ CREATE TABLE `transfers` (
 	`confirmations` integer DEFAULT 0 NOT NULL,
 	`payin_order_id` integer,
 	`disposition` text NOT NULL,
+	`unmatched_reason` text,
+	`resolution` text,
+	`resolution_ref` text,
+	`resolution_note` text,
+	`resolved_at` integer,
 	`seen_at` integer NOT NULL,
 	`confirmed_at` integer,
 	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `transfers_unique` ON `transfers` (`chain`,`tx_hash`,`log_index`);--> statement-breakpoint
+CREATE INDEX `transfers_disposition` ON `transfers` (`disposition`,`seen_at`);--> statement-breakpoint
 CREATE INDEX `transfers_pending` ON `transfers` (`chain`,`status`);--> statement-breakpoint
 CREATE INDEX `transfers_address` ON `transfers` (`address_id`,`token`);

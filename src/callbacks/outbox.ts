@@ -2,7 +2,7 @@
 // (callers pass their transaction). The delivery worker reads from here.
 import { prepared, type DbOrTx } from "../db/client";
 import { sql } from "drizzle-orm";
-import { callbacks } from "../db/schema";
+import { callbacks, merchants } from "../db/schema";
 import { newId } from "../lib/ids";
 import { kick } from "./worker";
 
@@ -12,7 +12,7 @@ export interface CallbackEvent {
   orderNo: string;
   status: string;
   apiKeyId: string;
-  /** Target URL; null falls back to the merchant's default callback URL at delivery time. */
+  /** Target URL; null falls back to the merchant's default callback URL at delivery time (held while it has none). */
   url: string | null;
   /** Spec 6.3 fields; eventId and eventTime are added here. */
   payload: Record<string, unknown>;
@@ -35,7 +35,7 @@ export function enqueueCallback(tx: DbOrTx, e: CallbackEvent): string {
     apiKeyId: e.apiKeyId,
     url: e.url,
     payload,
-    state: "pending",
+    state: e.url === null && !merchantDefaultUrl(tx, e.merchantId) ? "held" : "pending",
     attempts: 0,
     nextAttemptAt: e.now,
     createdAt: e.now,
@@ -44,4 +44,12 @@ export function enqueueCallback(tx: DbOrTx, e: CallbackEvent): string {
   // The poll is deferred to a timer, so it runs after the caller's (synchronous) transaction commits.
   kick();
   return id;
+}
+
+/** A callback with no target at all is held (never dropped) until the merchant gets a default URL. */
+function merchantDefaultUrl(tx: DbOrTx, merchantId: number): string | null {
+  const q = prepared(tx, "merchantDefaultUrl", (d) =>
+    d.select({ url: merchants.defaultCallbackUrl }).from(merchants).where(sql`${merchants.id} = ${sql.placeholder("id")}`).prepare(),
+  );
+  return q.get({ id: merchantId })?.url ?? null;
 }

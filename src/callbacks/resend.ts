@@ -7,7 +7,7 @@ import { kick } from "./worker";
 
 export type CallbackRow = typeof callbacks.$inferSelect;
 export type CallbackAttemptRow = typeof callbackAttempts.$inferSelect;
-export type CallbackState = "pending" | "delivering" | "delivered" | "failed";
+export type CallbackState = "pending" | "delivering" | "delivered" | "failed" | "held";
 
 export class CallbackNotFound extends Error {
   constructor(id: string) {

@@ -11,6 +11,8 @@ import { type Receiver, type ReceivedRequest, startReceiver } from "../testing/r
 import { callbackRow, enqueueTestCallback, eventually } from "../testing/callbacks";
 import { callbackAttemptsOf, resendCallback } from "./resend";
 import { CallbackWorker, kick, workerOptions } from "./worker";
+import { updateMerchantSettings } from "../merchants/settings";
+import { CLI_ACTOR } from "../audit/log";
 
 const DELAYS = [300, 600];
 let gw: TestGateway;
@@ -178,20 +180,29 @@ describe("callback worker", () => {
     expect(verifies(m.apiKey, byId(after))).toBe(false);
   });
 
-  test("a null url falls back to the merchant's default; with none the callback fails clearly", async () => {
+  test("a null url falls back to the merchant's default; with none the callback is held, then released by the setting", async () => {
     const rx = receiver([{ status: 200 }]);
     const bare = gw.newMerchant("No URL Shop");
     const none = enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null });
     kick();
-    const failed = await eventually(settled(none), 5000, "give-up");
-    expect(failed.state).toBe("failed");
-    expect(failed.lastError).toMatch(/no callback URL/);
+    expect(callbackRow(gw.ctx.db, none)!.state).toBe("held");
+    await Bun.sleep(300); // a few polls: a held callback is not claimed
+    expect(callbackRow(gw.ctx.db, none)).toMatchObject({ state: "held", attempts: 0 });
+    expect(callbackAttemptsOf(gw.ctx.db, none)).toHaveLength(0);
 
-    gw.ctx.db.update(merchants).set({ defaultCallbackUrl: rx.url + "/default" }).where(eq(merchants.id, bare.id)).run();
-    const id = enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null });
+    // Queued while a default existed, then the default was cleared: held at delivery, not failed.
+    gw.ctx.db.update(merchants).set({ defaultCallbackUrl: rx.url + "/gone" }).where(eq(merchants.id, bare.id)).run();
+    const queued = enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null, orderNo: "PI20261121999999990001" });
+    gw.ctx.db.update(merchants).set({ defaultCallbackUrl: null }).where(eq(merchants.id, bare.id)).run();
     kick();
-    expect((await eventually(settled(id), 5000, "delivery")).state).toBe("delivered");
-    expect(rx.requests[0].path).toBe("/default");
+    await eventually(() => callbackRow(gw.ctx.db, queued)!.state === "held", 5000, "held at delivery");
+
+    const uid = gw.ctx.db.select().from(merchants).where(eq(merchants.id, bare.id)).get()!.uid;
+    const r = updateMerchantSettings({ db: gw.ctx.db, now: () => Date.now(), allowPrivateTargets: true }, uid, { defaultNotifyUrl: rx.url + "/default" }, CLI_ACTOR);
+    expect(r.released).toBe(2);
+    expect((await eventually(settled(none), 5000, "delivery")).state).toBe("delivered");
+    expect((await eventually(settled(queued), 5000, "delivery")).state).toBe("delivered");
+    expect(rx.requests.map((q) => q.path)).toEqual(["/default", "/default"]);
   });
 });
 

@@ -201,7 +201,10 @@ export class CallbackWorker {
 
   private async deliver(row: DueRow, signal: AbortSignal): Promise<void> {
     if (!row.target) {
-      return this.finish(row, this.failure("no callback URL: the order has no notifyUrl and the merchant has no default callback URL"), true);
+      // No notifyUrl and no default URL (cleared since it was queued): held, not an attempt;
+      // `merchant set --default-notify-url` releases it.
+      this.o.db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'delivering'`, [this.o.clock.now(), row.id]);
+      return;
     }
     let apiKey: string | undefined;
     try {

@@ -16,6 +16,8 @@ import { gasWallet } from "../wallet/addresses";
 import { writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
+import { CliUsageError } from "./common";
+import { merchantSet } from "./merchant";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
@@ -24,6 +26,8 @@ usage: stablegate <command> [--config PATH]
   merchant create --name N [--json]  create a merchant and print its UID and API key
   merchant list [--json]
   merchant disable UID | merchant enable UID
+  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...]
+                                     merchant settings ("" clears; a default URL releases held callbacks)
   key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
   wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
   callbacks list [--failed] [--json] recent callbacks (--failed: only those that gave up)
@@ -78,6 +82,7 @@ export async function main(argv: string[]): Promise<number> {
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
+        if (sub === "set") return merchantSet({ db: deps().db, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets }, arg, flags);
         throw new UsageError(`unknown merchant command: ${sub ?? "(none)"}`);
       }
       case "key": {
@@ -127,6 +132,11 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command: ${cmd}`);
     }
   } catch (e) {
+    if (e instanceof CliUsageError) {
+      console.error(e.message);
+      if (e.showUsage) console.error(USAGE);
+      return 2;
+    }
     if (e instanceof ConfigError || e instanceof UsageError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
       console.error(e.message);
       if (e instanceof UsageError) console.error(USAGE);

@@ -15,7 +15,10 @@ export const merchants = sqliteTable("merchants", {
   uid: text("uid").notNull().unique(),
   name: text("name").notNull(),
   status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
+  /** Callback target for orders and bindings created without notifyUrl (spec 6.1); `merchant set --default-notify-url`. */
   defaultCallbackUrl: text("default_callback_url"),
+  /** JSON array of CIDRs allowed to call /openapi; null = any address. */
+  ipAllowlist: text("ip_allowlist"),
   // Payout controls (DESIGN 6; back office edits them). Amounts are decimal strings; null = no limit.
   payoutsEnabled: integer("payouts_enabled", { mode: "boolean" }).notNull().default(true),
   payoutLimitPerTx: text("payout_limit_per_tx"),
@@ -174,11 +177,20 @@ export const transfers = sqliteTable(
     payinOrderId: integer("payin_order_id"),
     /** matched | unmatched | attached (operator) | payout_change (own payout source) */
     disposition: text("disposition").notNull(),
+    /** Why an unmatched deposit matched nothing (src/payin/unmatched.ts UNMATCHED_REASONS). */
+    unmatchedReason: text("unmatched_reason"),
+    /** What became of an unmatched deposit: attached | refunded | dismissed; null while open. */
+    resolution: text("resolution"),
+    /** The order it was attached to, or the payout orderNo that refunded it. */
+    resolutionRef: text("resolution_ref"),
+    resolutionNote: text("resolution_note"),
+    resolvedAt: integer("resolved_at"),
     seenAt: integer("seen_at").notNull(),
     confirmedAt: integer("confirmed_at"),
   },
   (t) => [
     uniqueIndex("transfers_unique").on(t.chain, t.txHash, t.logIndex),
+    index("transfers_disposition").on(t.disposition, t.seenAt),
     index("transfers_pending").on(t.chain, t.status),
     index("transfers_address").on(t.addressId, t.token),
   ],
@@ -323,7 +335,7 @@ export const callbacks = sqliteTable(
     apiKeyId: text("api_key_id").notNull(),
     url: text("url"),
     payload: text("payload").notNull(),
-    /** pending | delivering | delivered | failed */
+    /** pending | delivering | delivered | failed | held (no target yet: released when a default URL is set) */
     state: text("state").notNull(),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: integer("next_attempt_at").notNull(),
@@ -401,6 +413,27 @@ export const sandboxTransfers = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("sandbox_tx").on(t.chain, t.txHash, t.logIndex), index("sandbox_block").on(t.chain, t.blockNumber)],
+);
+
+/**
+ * Append-only record of every state-changing operator action (CLI actor `cli`,
+ * back-office users). UPDATE and DELETE are refused by triggers (src/db/migrate.ts).
+ */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: integer("at").notNull(),
+    actor: text("actor").notNull(),
+    role: text("role").notNull(),
+    ip: text("ip"),
+    action: text("action").notNull(),
+    target: text("target").notNull(),
+    /** JSON of the affected record before/after the change (null when it did not exist). */
+    before: text("before"),
+    after: text("after"),
+  },
+  (t) => [index("audit_at").on(t.at), index("audit_target").on(t.target, t.at), index("audit_actor").on(t.actor, t.at)],
 );
 
 /** Batch payouts (DESIGN 13): one uploaded CSV; its rows become ordinary payout orders once confirmed. */

@@ -1,0 +1,113 @@
+// The append-only audit log (DESIGN 2, 12): every state-changing operator action,
+// from the CLI (actor `cli`, role `operator`) or the back office (a user's name,
+// role and IP). recordAudit is called inside the write transaction of the change
+// it records, so an action and its entry commit together or not at all.
+import { and, count, desc, eq, gte, lte, type SQL } from "drizzle-orm";
+import type { DbOrTx } from "../db/client";
+import { auditLog } from "../db/schema";
+
+/** Who did it. Services take this instead of any HTTP context. */
+export interface Actor {
+  actor: string;
+  role: string;
+  ip?: string | null;
+}
+
+export const CLI_ACTOR: Actor = { actor: "cli", role: "operator" };
+
+export interface AuditInput extends Actor {
+  action: string;
+  /** What it acted on, e.g. `merchant:M1000001`, `payin:PI…`, `transfer:12`, `denylist:TRON:T…`. */
+  target: string;
+  before?: unknown;
+  after?: unknown;
+  /** Defaults to the system time; services pass their clock's time. */
+  at?: number;
+}
+
+export type AuditRow = typeof auditLog.$inferSelect;
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: string;
+  role: string;
+  ip: string | null;
+  action: string;
+  target: string;
+  before: unknown;
+  after: unknown;
+}
+
+const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x)));
+
+export function recordAudit(db: DbOrTx, e: AuditInput): number {
+  const row = db
+    .insert(auditLog)
+    .values({
+      at: e.at ?? Date.now(),
+      actor: e.actor,
+      role: e.role,
+      ip: e.ip ?? null,
+      action: e.action,
+      target: e.target,
+      before: json(e.before),
+      after: json(e.after),
+    })
+    .returning({ id: auditLog.id })
+    .get();
+  return row.id;
+}
+
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
+  target?: string;
+  /** Inclusive bounds, ms since epoch. */
+  from?: number;
+  to?: number;
+  limit?: number;
+  offset?: number;
+}
+
+export function describeAudit(r: AuditRow): AuditEntry {
+  return {
+    id: r.id,
+    at: new Date(r.at).toISOString(),
+    actor: r.actor,
+    role: r.role,
+    ip: r.ip,
+    action: r.action,
+    target: r.target,
+    before: r.before === null ? null : JSON.parse(r.before),
+    after: r.after === null ? null : JSON.parse(r.after),
+  };
+}
+
+/** Newest first; `total` counts every entry the filter matches (for paging). */
+export function listAudit(db: DbOrTx, f: AuditFilter = {}): { entries: AuditEntry[]; total: number } {
+  const where: SQL[] = [];
+  if (f.actor) where.push(eq(auditLog.actor, f.actor));
+  if (f.action) where.push(eq(auditLog.action, f.action));
+  if (f.target) where.push(eq(auditLog.target, f.target));
+  if (f.from !== undefined) where.push(gte(auditLog.at, f.from));
+  if (f.to !== undefined) where.push(lte(auditLog.at, f.to));
+  const cond = where.length ? and(...where) : undefined;
+  const limit = Math.min(Math.max(f.limit ?? 50, 1), 1000);
+  const rows = db
+    .select()
+    .from(auditLog)
+    .where(cond)
+    .orderBy(desc(auditLog.at), desc(auditLog.id))
+    .limit(limit)
+    .offset(Math.max(f.offset ?? 0, 0))
+    .all();
+  const total = db.select({ n: count() }).from(auditLog).where(cond).get()!.n;
+  return { entries: rows.map(describeAudit), total };
+}
+
+/** Triggers that make the table append-only; applied after migrations (drizzle-kit does not generate triggers). */
+export const AUDIT_APPEND_ONLY = [
+  `CREATE TRIGGER IF NOT EXISTS audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END`,
+  `CREATE TRIGGER IF NOT EXISTS audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END`,
+];
