@@ -118,6 +118,59 @@ CREATE TABLE `chain_cursors` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `collection_legs` (
+	`run_id` text NOT NULL,
+	`leg_no` integer NOT NULL,
+	`address_id` text NOT NULL,
+	`from_address` text NOT NULL,
+	`amount` text NOT NULL,
+	`state` text NOT NULL,
+	`error_code` integer,
+	`error_message` text,
+	`payout_order_id` integer,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`run_id`, `leg_no`),
+	FOREIGN KEY (`run_id`) REFERENCES `collection_runs`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`payout_order_id`) REFERENCES `payout_orders`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE TABLE `collection_runs` (
+	`id` text PRIMARY KEY NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`destination` text NOT NULL,
+	`minimum` text NOT NULL,
+	`status` text NOT NULL,
+	`trigger` text NOT NULL,
+	`leg_count` integer NOT NULL,
+	`total` text NOT NULL,
+	`gas` text NOT NULL,
+	`created_by` text NOT NULL,
+	`confirmed_by` text,
+	`created_at` integer NOT NULL,
+	`confirmed_at` integer,
+	`finished_at` integer,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `collection_runs_merchant` ON `collection_runs` (`merchant_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `collection_runs_status` ON `collection_runs` (`status`);--> statement-breakpoint
+CREATE TABLE `collection_settings` (
+	`merchant_id` integer NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`destination` text NOT NULL,
+	`minimum` text NOT NULL,
+	`schedule` text,
+	`last_scheduled_at` integer,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`merchant_id`, `chain`, `token`),
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
 CREATE TABLE `deny_list` (
 	`chain` text NOT NULL,
 	`address` text NOT NULL,

@@ -20,6 +20,7 @@ import { isSolAdapter, solPayoutOps } from "../payout/sol";
 import { isTronAdapter, tronPayoutOps } from "../payout/tron";
 import { checkoutRoutes } from "../checkout/routes";
 import { runBatches } from "../treasury/batch";
+import { runCollections } from "../treasury/collection";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
@@ -93,6 +94,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   });
   // Confirmed batch payouts: rows become orders (also resumes a batch a restart interrupted).
   s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));
+  s.every("collections", 1000, () => runCollections(ctx, runtime.payouts));
   for (const [code, watcher] of runtime.watchers) {
     const cfg = ctx.config.chains[code];
     const adapter = ctx.chains.get(code)!;

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { verifyCallback } from "../sdk";
+import { updateMerchantSettings } from "../merchants/settings";
+import { CLI_ACTOR } from "../audit/log";
 import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback } from "./test-event";
 
 let g: TestGateway;
@@ -24,7 +26,7 @@ test("without a default callback URL there is nothing to send to", () => {
 });
 
 test("the test callback arrives signed, verifies with the SDK, and its delivery is shown", async () => {
-  g.ctx.db.$client.query("UPDATE merchants SET default_callback_url = ? WHERE id = ?").run(rx.url + "/hook", g.merchant.id);
+  updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true }, g.merchant.uid, { defaultNotifyUrl: rx.url + "/hook" }, CLI_ACTOR);
   const eventId = sendTestCallback(deps(), g.merchant.id);
   const [req] = await rx.waitFor((r) => r.length >= 1, 10_000);
   expect(req!.path).toBe("/hook");

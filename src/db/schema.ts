@@ -482,3 +482,67 @@ export const payoutBatchRows = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.batchId, t.rowNo] }), index("payout_batch_rows_state").on(t.batchId, t.state)],
 );
+
+/** Collection (DESIGN 13): where a merchant's funds of one chain and token are swept, and from what balance on. */
+export const collectionSettings = sqliteTable(
+  "collection_settings",
+  {
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    destination: text("destination").notNull(),
+    /** Decimal string: addresses holding at least this much available are collected. */
+    minimum: text("minimum").notNull(),
+    /** Optional cron pattern (croner, UTC): runs unattended. */
+    schedule: text("schedule"),
+    lastScheduledAt: integer("last_scheduled_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.chain, t.token] })],
+);
+
+export const collectionRuns = sqliteTable(
+  "collection_runs",
+  {
+    id: text("id").primaryKey(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    destination: text("destination").notNull(),
+    minimum: text("minimum").notNull(),
+    /** preview | running (creating leg payouts) | done | discarded */
+    status: text("status", { enum: ["preview", "running", "done", "discarded"] }).notNull(),
+    trigger: text("trigger", { enum: ["manual", "schedule"] }).notNull(),
+    legCount: integer("leg_count").notNull(),
+    /** Base units. */
+    total: text("total").notNull(),
+    /** JSON GasEstimate. */
+    gas: text("gas").notNull(),
+    createdBy: text("created_by").notNull(),
+    confirmedBy: text("confirmed_by"),
+    createdAt: integer("created_at").notNull(),
+    confirmedAt: integer("confirmed_at"),
+    finishedAt: integer("finished_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("collection_runs_merchant").on(t.merchantId, t.createdAt), index("collection_runs_status").on(t.status)],
+);
+
+export const collectionLegs = sqliteTable(
+  "collection_legs",
+  {
+    runId: text("run_id").notNull().references(() => collectionRuns.id),
+    legNo: integer("leg_no").notNull(),
+    addressId: text("address_id").notNull().references(() => addresses.id),
+    fromAddress: text("from_address").notNull(),
+    /** Base units. */
+    amount: text("amount").notNull(),
+    /** planned | created | rejected (refused when created, e.g. the balance moved) */
+    state: text("state", { enum: ["planned", "created", "rejected"] }).notNull(),
+    errorCode: integer("error_code"),
+    errorMessage: text("error_message"),
+    payoutOrderId: integer("payout_order_id").references(() => payoutOrders.id),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.legNo] })],
+);

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildBlockList, clientAddress } from "./client-ip";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sendSigned } from "../testing/signed-request";
+import { updateMerchantSettings } from "../merchants/settings";
+import { CLI_ACTOR } from "../audit/log";
 
 describe("client address", () => {
   const trusted = buildBlockList(["10.0.0.0/8", "127.0.0.1"]);
@@ -36,7 +38,7 @@ describe("allowlist on /openapi", () => {
   });
 
   const setAllowlist = (g: TestGateway, cidrs: string[] | null) =>
-    g.ctx.db.$client.query("UPDATE merchants SET ip_allowlist = ? WHERE id = ?").run(cidrs ? JSON.stringify(cidrs) : null, g.merchant.id);
+    updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true }, g.merchant.uid, { ipAllowlist: cidrs }, CLI_ACTOR);
   const counts = (g: TestGateway) =>
     g.ctx.db.$client.query("SELECT (SELECT count(*) FROM payin_orders) AS orders, (SELECT count(*) FROM nonces) AS nonces, (SELECT count(*) FROM callbacks) AS callbacks").get();
 

@@ -9,6 +9,7 @@ import { BatchFileError, MAX_ROWS, parseBatchCsv } from "./batch-csv";
 import { batchLines, batchProgress, batchResultsCsv, batchSummary, confirmBatch, runBatch, uploadBatch } from "./batch";
 
 type Obj = Record<string, any>;
+const DEMO = { actor: "demo", role: "merchant", ip: "127.0.0.1" };
 let gw: TestGateway;
 let sb: ReturnType<typeof sandboxClient>;
 beforeAll(async () => {
@@ -66,7 +67,7 @@ describe("a batch", () => {
       `BSC,USDT,${randomAddress("BSC")},1,B-9,,`, // 53003: nothing on BSC
     ];
     const file = enc(`${HEADER}\n${lines.join("\n")}\n`);
-    const b = await uploadBatch(gw.ctx, m.id, { name: "june.csv", bytes: file }, "demo");
+    const b = await uploadBatch(gw.ctx, m.id, { name: "june.csv", bytes: file }, DEMO);
     expect(b).toMatchObject({ status: "preview", rowCount: 9, validCount: 3, errorCount: 6 });
     const judged = batchLines(gw.ctx.db, b.id).map((l) => [l.rowNo, l.state, l.errorCode]);
     expect(judged).toEqual([
@@ -93,7 +94,7 @@ describe("a batch", () => {
     // The preview wrote no order, no callback, reserved nothing.
     expect(orders(m.id)).toBe(0);
 
-    confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, b.id, "demo");
+    confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, b.id, DEMO);
     await runBatch(gw.ctx, b.id, gw.gateway.runtime.payouts);
     await sb.mine("TRON", 3);
     const p = batchProgress(gw.ctx.db, m.id, b.id);
@@ -107,10 +108,10 @@ describe("a batch", () => {
     expect(csv[4]).toMatch(/^4,.*,invalid,54003,/);
 
     // The same file again: every paid row is an existing order, nothing new is paid.
-    const again = await uploadBatch(gw.ctx, m.id, { name: "june.csv", bytes: file }, "demo");
+    const again = await uploadBatch(gw.ctx, m.id, { name: "june.csv", bytes: file }, DEMO);
     expect(again).toMatchObject({ validCount: 0 });
     expect(batchLines(gw.ctx.db, again.id).filter((l) => l.state === "existing").map((l) => l.rowNo)).toEqual([1, 2, 8]);
-    confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, again.id, "demo");
+    confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, again.id, DEMO);
     await runBatch(gw.ctx, again.id, gw.gateway.runtime.payouts);
     await sb.mine("TRON", 3);
     expect(orders(m.id)).toBe(3);
@@ -120,7 +121,7 @@ describe("a batch", () => {
 
   test("another merchant's batch is not found", async () => {
     const m = gw.newMerchant("other");
-    const b = await uploadBatch(gw.ctx, gw.merchant.id, { name: "x.csv", bytes: enc(`${HEADER}\nTRON,USDT,x,1,Z-1,,\n`) }, "demo");
+    const b = await uploadBatch(gw.ctx, gw.merchant.id, { name: "x.csv", bytes: enc(`${HEADER}\nTRON,USDT,x,1,Z-1,,\n`) }, DEMO);
     expect(() => batchProgress(gw.ctx.db, m.id, b.id)).toThrow(/no batch/);
   });
 });

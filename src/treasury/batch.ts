@@ -9,7 +9,8 @@ import { Type as T } from "@sinclair/typebox";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { type Db, writeTx } from "../db/client";
-import { payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
+import { merchants, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
+import { recordAudit, type Actor } from "../audit/log";
 import { AppError } from "../http/errors";
 import { parse } from "../http/validate";
 import { crashPoint } from "../lib/crash";
@@ -144,7 +145,7 @@ async function summarize(ctx: PayoutCtx, judged: Judged[]): Promise<BatchSummary
  * Uploads a file: parses it (BatchFileError for an unusable file), judges
  * every row and stores the preview. Nothing is paid until confirmBatch.
  */
-export async function uploadBatch(ctx: PayoutCtx, merchantId: number, file: { name: string; bytes: Uint8Array }, actor: string): Promise<BatchRow> {
+export async function uploadBatch(ctx: PayoutCtx, merchantId: number, file: { name: string; bytes: Uint8Array }, actor: Actor): Promise<BatchRow> {
   const rows = parseBatchCsv(file.bytes);
   const key = currentKey(ctx.db, merchantId);
   if (!key) throw new Error("merchant has no current API key");
@@ -165,7 +166,7 @@ export async function uploadBatch(ctx: PayoutCtx, merchantId: number, file: { na
         validCount: judged.filter((j) => j.state === "valid").length,
         errorCount: judged.filter((j) => j.state === "invalid").length,
         summary: JSON.stringify(summary),
-        createdBy: actor,
+        createdBy: actor.actor,
         createdAt: now,
         updatedAt: now,
       })
@@ -211,16 +212,19 @@ export function batchLines(db: Db, batchId: string, opts: { state?: BatchLine["s
   return db.select().from(payoutBatchRows).where(and(...where)).orderBy(asc(payoutBatchRows.rowNo)).all();
 }
 
-/** Confirms a previewed batch (the caller has re-authenticated the user). Confirming twice is harmless. */
-export function confirmBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: string): BatchRow {
+/** Confirms a previewed batch (the caller has re-authenticated the user); audited. Confirming twice is harmless. */
+export function confirmBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: Actor): BatchRow {
   return writeTx(deps.db, (tx) => {
     const b = getBatch(tx, merchantId, id);
     if (b.status !== "preview") return b;
     const now = deps.now();
     const next = b.validCount > 0 ? "running" : "done";
+    const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get()!;
+    const sum = batchSummary(b);
+    recordAudit(tx, { ...actor, action: "batch_payout.confirm", target: `merchant:${m.uid}:batch:${b.id}`, after: { file: b.fileName, sha256: b.fileSha256, rows: b.rowCount, valid: b.validCount, totals: sum.perToken }, at: now });
     return tx
       .update(payoutBatches)
-      .set({ status: next, confirmedBy: actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now })
+      .set({ status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now })
       .where(eq(payoutBatches.id, id))
       .returning()
       .get();
