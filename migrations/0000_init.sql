@@ -44,6 +44,39 @@ CREATE TABLE `audit_log` (
 CREATE INDEX `audit_at` ON `audit_log` (`at`);--> statement-breakpoint
 CREATE INDEX `audit_target` ON `audit_log` (`target`,`at`);--> statement-breakpoint
 CREATE INDEX `audit_actor` ON `audit_log` (`actor`,`at`);--> statement-breakpoint
+CREATE TABLE `backoffice_sessions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`token_hash` text NOT NULL,
+	`user_id` integer NOT NULL,
+	`stage` text NOT NULL,
+	`csrf_token` text NOT NULL,
+	`ip` text,
+	`user_agent` text,
+	`created_at` integer NOT NULL,
+	`last_seen_at` integer NOT NULL,
+	`reauth_at` integer NOT NULL,
+	`revoked_at` integer,
+	FOREIGN KEY (`user_id`) REFERENCES `backoffice_users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `backoffice_sessions_token_hash_unique` ON `backoffice_sessions` (`token_hash`);--> statement-breakpoint
+CREATE INDEX `backoffice_sessions_user` ON `backoffice_sessions` (`user_id`);--> statement-breakpoint
+CREATE TABLE `backoffice_users` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`username` text NOT NULL,
+	`role` text NOT NULL,
+	`merchant_id` integer,
+	`password_hash` text NOT NULL,
+	`status` text DEFAULT 'active' NOT NULL,
+	`totp_secret_enc` text,
+	`totp_enabled_at` integer,
+	`recovery_codes` text DEFAULT '[]' NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `backoffice_users_username_unique` ON `backoffice_users` (`username`);--> statement-breakpoint
 CREATE TABLE `balance_checks` (
 	`address_id` text NOT NULL,
 	`token` text NOT NULL,
@@ -228,6 +261,14 @@ CREATE TABLE `ledger_entries` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `ledger_ref` ON `ledger_entries` (`kind`,`ref_type`,`ref_id`);--> statement-breakpoint
 CREATE INDEX `ledger_address` ON `ledger_entries` (`address_id`,`token`);--> statement-breakpoint
+CREATE TABLE `login_failures` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`username` text NOT NULL,
+	`ip` text,
+	`at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `login_failures_user` ON `login_failures` (`username`,`at`);--> statement-breakpoint
 CREATE TABLE `merchants` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`uid` text NOT NULL,
@@ -254,6 +295,17 @@ CREATE TABLE `nonces` (
 );
 --> statement-breakpoint
 CREATE INDEX `nonces_expiry` ON `nonces` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `order_events` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`kind` text NOT NULL,
+	`order_no` text NOT NULL,
+	`from_status` text,
+	`to_status` text NOT NULL,
+	`event` text NOT NULL,
+	`at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `order_events_order` ON `order_events` (`order_no`,`id`);--> statement-breakpoint
 CREATE TABLE `payin_orders` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`order_no` text NOT NULL,

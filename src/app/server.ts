@@ -27,6 +27,8 @@ import { ChainWatcher } from "../watcher/watcher";
 import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { AppContext } from "./context";
+import { rememberPeer } from "../http/client-ip";
+import { backofficeRoutes } from "../backoffice/routes";
 
 export interface RunningGateway {
   url: string;
@@ -70,8 +72,8 @@ export function createRuntime(ctx: AppContext): Runtime {
   return runtime;
 }
 
-export function buildHttpApp(ctx: AppContext, runtime: Runtime, peer?: (req: Request) => string | undefined) {
-  const auth = authDeps(ctx, new RateLimiter(ctx.config.auth.rate_limit_per_minute), peer);
+export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
+  const auth = authDeps(ctx, new RateLimiter(ctx.config.auth.rate_limit_per_minute));
   const sandbox = [...ctx.chains.values()].some((c) => c instanceof SandboxChain);
   return baseApp(ctx.logger)
     .use(healthRoutes(ctx))
@@ -79,7 +81,8 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime, peer?: (req: Req
     .use(payinRoutes(ctx, auth))
     .use(payoutRoutes(ctx, auth, runtime.payouts, () => runtime.kick()))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
-    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());
+    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia())
+    .use(backofficeRoutes(ctx, runtime));
 }
 
 export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
@@ -92,7 +95,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   s.every("expire-payins", 1000, () => {
     if (expireDueOrders(ctx) > 0) runtime.kick();
   });
-  // Confirmed batch payouts: rows become orders (also resumes a batch a restart interrupted).
+  // Confirmed batch payouts and collection runs: rows become payout orders (also resumed after a restart).
   s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));
   s.every("collections", 1000, () => runCollections(ctx, runtime.payouts));
   for (const [code, watcher] of runtime.watchers) {
@@ -116,18 +119,17 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   for (const chain of ctx.chains.values()) await chain.start();
   const runtime = createRuntime(ctx);
   for (const w of runtime.watchers.values()) await w.init();
-  // The socket peer, looked up only when a merchant has an IP allowlist (DESIGN 10).
-  let server: Server<unknown> | undefined;
-  const app = buildHttpApp(ctx, runtime, (req) => server?.requestIP(req)?.address);
+  const app = buildHttpApp(ctx, runtime);
   const accessLog = ctx.config.log.level === "debug";
-  const srv = (server = Bun.serve({
+  const server = Bun.serve({
     hostname: ctx.config.server.host,
     port: ctx.config.server.port,
     // Bun's own cut-off answers a bare 413; keep it far above server.max_body_bytes so every
     // oversized body gets our 10001 with the failure body (bodies are read capped at the limit).
     maxRequestBodySize: 64 << 20,
-    fetch: async (req) => {
+    fetch: async (req, srv) => {
       const started = performance.now();
+      rememberPeer(req, srv.requestIP(req)?.address);
       const res = await app.handle(req);
       // Access log: debug for every request, warn for server errors (never the query: it may carry data).
       const level = res.status >= 500 ? "warn" : "debug";
@@ -142,9 +144,9 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       });
       return res;
     },
-  }) as Server<unknown>);
+  }) as Server<unknown>;
   const scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
-  const port = srv.port!;
+  const port = server.port!;
   const url = `http://${ctx.config.server.host}:${port}`;
   ctx.logger.info("gateway listening", { url, config: ctx.configSource });
   let stopped = false;
@@ -156,7 +158,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       if (stopped) return;
       stopped = true;
       await scheduler?.stop();
-      await srv.stop(true);
+      await server.stop(true);
       for (const chain of ctx.chains.values()) await chain.stop();
     },
   };

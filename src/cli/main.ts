@@ -18,6 +18,8 @@ import { silentLogger } from "../lib/logger";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 import { CliUsageError } from "./common";
 import { merchantSet } from "./merchant";
+import { USER_USAGE, userCommand } from "./users";
+import { ensureDemoUsers, setupLink } from "./demo";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
@@ -32,6 +34,7 @@ usage: stablegate <command> [--config PATH]
   wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
   callbacks list [--failed] [--json] recent callbacks (--failed: only those that gave up)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
+${USER_USAGE}
   backup --out FILE                  consistent online copy of the database
   --version`;
 
@@ -108,6 +111,8 @@ export async function main(argv: string[]): Promise<number> {
         }
         throw new UsageError(`unknown callbacks command: ${sub ?? "(none)"}`);
       }
+      case "user":
+        return userCommand(deps(), sub, arg, flags);
       case "wallet": {
         if (sub !== "gas") throw new UsageError("usage: wallet gas [--json]");
         const ctx = createContext({ loaded, makeChains, logger: silentLogger });
@@ -152,6 +157,7 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
   const gw = await startGateway(ctx);
   const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
   printBanner(gw.url, ctx.publicUrl, demoCreds, [...ctx.chains.values()].some((c) => c.mode === "sandbox"));
+  printBackofficeAccess(ctx, demo);
   await new Promise<void>((resolve) => {
     const stop = async (sig: string) => {
       ctx.logger.info("shutting down", { signal: sig });
@@ -163,6 +169,19 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
     process.once("SIGINT", () => void stop("SIGINT"));
   });
   return 0;
+}
+
+/** `serve --demo`: the demo users' passwords, once; without an operator: the one-time setup link. */
+function printBackofficeAccess(ctx: ReturnType<typeof createContext>, demo: boolean) {
+  const lines = [`  back office:     ${ctx.publicUrl}/backoffice`];
+  const users = demo ? ensureDemoUsers(ctx) : [];
+  if (users.length) {
+    lines.push("  Back-office users created (passwords shown once, store them now):");
+    for (const u of users) lines.push(`    ${u.username.padEnd(6)} (${u.role})  password: ${u.password}`);
+  }
+  const link = setupLink(ctx);
+  if (link) lines.push("  No operator yet. Create the first one within 1 hour at:", `    ${link}`);
+  console.log(lines.join("\n"));
 }
 
 function printBanner(url: string, publicUrl: string, demo: { merchantUid: string; apiKey: string } | null, sandbox: boolean) {

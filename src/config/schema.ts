@@ -80,6 +80,13 @@ export const ConfigSchema = T.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    backoffice: T.Object(
+      {
+        session_idle: Duration("30m", "a back-office session ends after this long without a request"),
+        session_max: Duration("12h", "a back-office session ends this long after sign-in, active or not"),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     chains: T.Object(
       {
         TRON: chain({ confirmations: 19, block_time: "3s", tokens: ["USDT"] }),

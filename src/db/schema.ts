@@ -436,6 +436,73 @@ export const auditLog = sqliteTable(
   (t) => [index("audit_at").on(t.at), index("audit_target").on(t.target, t.at), index("audit_actor").on(t.actor, t.at)],
 );
 
+/** Back-office users (DESIGN 12): operators see every merchant, merchant users only theirs. */
+export const backofficeUsers = sqliteTable("backoffice_users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  username: text("username").notNull().unique(),
+  role: text("role", { enum: ["operator", "merchant"] }).notNull(),
+  merchantId: integer("merchant_id").references(() => merchants.id),
+  /** argon2id (Bun.password). */
+  passwordHash: text("password_hash").notNull(),
+  status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
+  /** Encrypted TOTP secret; totpEnabledAt set once a code confirmed enrollment. */
+  totpSecretEnc: text("totp_secret_enc"),
+  totpEnabledAt: integer("totp_enabled_at"),
+  /** JSON array of SHA-256 hashes of the unused recovery codes. */
+  recoveryCodes: text("recovery_codes").notNull().default("[]"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Server-side sessions; the cookie holds a random token, the row its SHA-256. */
+export const backofficeSessions = sqliteTable(
+  "backoffice_sessions",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull().unique(),
+    userId: integer("user_id").notNull().references(() => backofficeUsers.id),
+    /** "totp": password checked, second step pending; "full": signed in. */
+    stage: text("stage", { enum: ["totp", "full"] }).notNull(),
+    csrfToken: text("csrf_token").notNull(),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    createdAt: integer("created_at").notNull(),
+    lastSeenAt: integer("last_seen_at").notNull(),
+    /** Last time the user re-entered a password or code (money and key actions need a recent one). */
+    reauthAt: integer("reauth_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [index("backoffice_sessions_user").on(t.userId)],
+);
+
+/** Failed sign-ins per username, for the 5-in-15-minutes lockout. */
+export const loginFailures = sqliteTable(
+  "login_failures",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    username: text("username").notNull(),
+    ip: text("ip"),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("login_failures_user").on(t.username, t.at)],
+);
+
+/** Every status change of a pay-in or payout, with its cause: the order page's timeline. */
+export const orderEvents = sqliteTable(
+  "order_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    kind: text("kind", { enum: ["payin", "payout"] }).notNull(),
+    orderNo: text("order_no").notNull(),
+    fromStatus: text("from_status"),
+    toStatus: text("to_status").notNull(),
+    /** The funnel event (paid, confirmations, expire, freeze, ...) and its details as JSON. */
+    event: text("event").notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("order_events_order").on(t.orderNo, t.id)],
+);
+
 /** Batch payouts (DESIGN 13): one uploaded CSV; its rows become ordinary payout orders once confirmed. */
 export const payoutBatches = sqliteTable(
   "payout_batches",

@@ -85,11 +85,14 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | n
   return hops[0] ?? p;
 }
 
-/** Socket peers of requests in flight, set by the server's fetch handler (Elysia's Request has no peer). */
+/**
+ * The socket peer of a request, remembered by the server's fetch handler so
+ * routes below Elysia can read it (allowlists, audit entries, login throttling).
+ */
 const peers = new WeakMap<Request, string>();
 export function rememberPeer(req: Request, address: string | undefined): void {
   if (address) peers.set(req, address);
 }
-export function peerOf(req: Request): string | undefined {
-  return peers.get(req);
+export function peerOf(req: Request): string | null {
+  return peers.get(req) ?? null;
 }

@@ -4,11 +4,11 @@ import { authenticate, recordNonce, verifySignature, type AuthDeps, type Authent
 import type { RateLimiter } from "../auth/rate-limit";
 import { AppError } from "./errors";
 import { failure, json } from "./respond";
-import { buildBlockList, clientAddress } from "./client-ip";
+import { buildBlockList, clientAddress, peerOf } from "./client-ip";
 
 export type SignedHandler = (auth: Authenticated) => unknown | Promise<unknown>;
 
-export function authDeps(ctx: AppContext, rateLimiter?: RateLimiter, peer?: (req: Request) => string | undefined): AuthDeps {
+export function authDeps(ctx: AppContext, rateLimiter?: RateLimiter): AuthDeps {
   const trusted = ctx.config.server.trusted_proxies.length ? buildBlockList(ctx.config.server.trusted_proxies) : null;
   return {
     db: ctx.db,
@@ -17,7 +17,7 @@ export function authDeps(ctx: AppContext, rateLimiter?: RateLimiter, peer?: (req
     toleranceMs: ctx.ms.timestampTolerance,
     maxBodyBytes: ctx.config.server.max_body_bytes,
     rateLimiter,
-    clientIp: (req) => clientAddress(peer?.(req), req.headers.get("x-forwarded-for"), trusted),
+    clientIp: (req) => clientAddress(peerOf(req) ?? undefined, req.headers.get("x-forwarded-for"), trusted),
   };
 }
 

@@ -1,6 +1,7 @@
 // Payout orders: creation with every rule of spec 4.5, queries, and the one
 // funnel every status change goes through (applyPayoutEvent), which writes the
 // change, its callback and its ledger effects in the caller's transaction.
+import { recordOrderEvent } from "../orders/events";
 import { and, eq, isNull } from "drizzle-orm";
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, ledgerEntries, merchants, payoutOrders } from "../db/schema";
@@ -214,6 +215,7 @@ export function applyPayoutEvent(tx: Tx, o: PayoutOrderRow, event: PayoutEvent, 
       tx.update(addresses).set({ deletedAt: now }).where(and(eq(addresses.id, o.fromAddressId), isNull(addresses.deletedAt))).run();
     }
   }
+  recordOrderEvent(tx, { kind: "payout", orderNo: o.orderNo, from: o.status, to, event, at: now });
   writeCallback(tx, row, now);
   return row;
 }
