@@ -9,6 +9,7 @@ import { APP_CSS, APP_JS } from "./views/assets";
 import { ErrorPage } from "./views/common";
 import { NotFound } from "./errors";
 import { consoleRoutes } from "./pages/console";
+import { batchRoutes } from "./pages/batches";
 
 const asset = (body: string, type: string) => () =>
   new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" } });
@@ -26,6 +27,7 @@ export function backofficeApp(d: BackofficeDeps) {
     .use(authRoutes(d))
     .use(securityRoutes(d))
     .use(consoleRoutes(d))
+    .use(batchRoutes(d))
     .get("/backoffice/*", page(d, {}, () => { throw new NotFound("There is no such page."); }))
     .post("/backoffice/*", () => html(ErrorPage({ viewer: null, status: 404, message: "There is no such page." }), 404));
 }
