@@ -13,6 +13,7 @@ import { batchRoutes } from "./pages/batches";
 import { developerRoutes } from "./pages/developer";
 import { balanceRoutes } from "./pages/balances";
 import { collectionRoutes } from "./pages/collection";
+import { walletRoutes } from "./pages/wallets";
 
 const asset = (body: string, type: string) => () =>
   new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" } });
@@ -34,6 +35,7 @@ export function backofficeApp(d: BackofficeDeps) {
     .use(developerRoutes(d))
     .use(balanceRoutes(d))
     .use(collectionRoutes(d))
+    .use(walletRoutes(d))
     .get("/backoffice/*", page(d, {}, () => { throw new NotFound("There is no such page."); }))
     .post("/backoffice/*", () => html(ErrorPage({ viewer: null, status: 404, message: "There is no such page." }), 404));
 }

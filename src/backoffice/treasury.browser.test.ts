@@ -132,6 +132,20 @@ test("balances per address and a collection run confirmed leg by leg", async () 
   for (const a of sources) await table.getByText(a).waitFor();
   await noAxeViolations(page);
 
+  // Exclusive wallets with their stats and recent deposits; another merchant's wallet is a 404.
+  await page.getByRole("link", { name: "Wallets" }).click();
+  const wallets = page.getByRole("region", { name: "Exclusive wallets" });
+  for (const k of ["c0", "c1", "c2", "c3"]) await wallets.getByRole("link", { name: k, exact: true }).waitFor();
+  await noAxeViolations(page);
+  await wallets.getByRole("link", { name: "c2", exact: true }).click();
+  const recent = page.getByRole("region", { name: "Recent deposits" });
+  await recent.getByText("12.00").waitFor();
+  expect(await recent.locator("tbody tr").count()).toBe(1);
+  await noAxeViolations(page);
+  const other = gw.newMerchant("Other");
+  const ob = await other.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "theirs" } });
+  expect((await page.goto(`${gw.url}/backoffice/wallets/${ob.bindingId}`))!.status()).toBe(404);
+
   const cold = randomAddress("TRON");
   await page.getByRole("link", { name: "Collection" }).click();
   await page.getByLabel("Chain and token", { exact: true }).last().selectOption("TRON:USDT");

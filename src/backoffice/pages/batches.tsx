@@ -308,8 +308,14 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
                 <tr>
                   <td>{l.rowNo}</td>
                   <td safe>{l.merchantOrderNo ?? ""}</td>
-                  <td class="mono" safe>
-                    {o?.orderNo ?? "—"}
+                  <td>
+                    {o ? (
+                      <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
+                        {o.orderNo}
+                      </a>
+                    ) : (
+                      "—"
+                    )}
                   </td>
                   <td>{o ? <StatusBadge status={o.status} /> : <StatusBadge status={l.state === "valid" ? "waiting" : l.state} />}</td>
                   <td safe>{l.state === "existing" ? "already ordered before this batch" : (l.errorMessage ?? o?.lastError ?? "")}</td>

@@ -218,8 +218,14 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: st
                   {leg.fromAddress}
                 </td>
                 <td safe>{units(ctx, r.chain, r.token, leg.amount)}</td>
-                <td class="mono" safe>
-                  {order?.orderNo ?? "—"}
+                <td>
+                  {order ? (
+                    <a class="mono" href={`/backoffice/orders/${order.orderNo}`} safe>
+                      {order.orderNo}
+                    </a>
+                  ) : (
+                    "—"
+                  )}
                 </td>
                 <td>
                   <StatusBadge status={order?.status ?? leg.state} />

@@ -15,6 +15,7 @@ export const NAV: NavItem[] = [
   { href: "/backoffice/exceptions", label: "Exceptions", roles: ["operator"] },
   { href: "/backoffice/merchants", label: "Merchants", roles: ["operator"] },
   { href: "/backoffice/callbacks", label: "Callbacks", roles: ["operator", "merchant"] },
+  { href: "/backoffice/wallets", label: "Wallets", roles: ["operator", "merchant"] },
   { href: "/backoffice/balances", label: "Balances", roles: ["operator", "merchant"] },
   { href: "/backoffice/batches", label: "Batch payouts", roles: ["merchant"] },
   { href: "/backoffice/collection", label: "Collection", roles: ["merchant"] },
