@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { randomAddress } from "../wallet/hd";
+import { listAudit } from "../audit/log";
 import { BatchFileError, MAX_ROWS, parseBatchCsv } from "./batch-csv";
 import { batchLines, batchProgress, batchResultsCsv, batchSummary, confirmBatch, runBatch, uploadBatch } from "./batch";
 
@@ -95,6 +96,11 @@ describe("a batch", () => {
     expect(orders(m.id)).toBe(0);
 
     confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, b.id, DEMO);
+    expect(listAudit(gw.ctx.db, { actor: "demo" }).entries.find((e) => e.target === `merchant:${m.uid}:batch:${b.id}`)).toMatchObject({
+      action: "batch_payout.confirm",
+      ip: "127.0.0.1",
+      after: { file: "june.csv", rows: 9, valid: 3, totals: [{ chain: "TRON", token: "USDT", count: 3, amount: "70.50" }] },
+    });
     await runBatch(gw.ctx, b.id, gw.gateway.runtime.payouts);
     await sb.mine("TRON", 3);
     const p = batchProgress(gw.ctx.db, m.id, b.id);
