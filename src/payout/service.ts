@@ -11,7 +11,7 @@ import { newOrderNo } from "../lib/ids";
 import type { ChainAdapter } from "../chains/types";
 import { chainAndToken, checkAmount, checkNotifyUrl, type PayinCtx } from "../payin/service";
 import type { AddressRow } from "../wallet/addresses";
-import { addressBalance, merchantAddresses, unfinishedPayoutsFrom } from "./balances";
+import { addressBalance, merchantAddresses, unfinishedFrom } from "./balances";
 import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./controls";
 import { transition, type FailedStage, type PayoutEvent, type PayoutStatus } from "./state";
 import { payoutCallbackPayload, type PayoutOrderRow } from "./views";
@@ -112,9 +112,9 @@ function sameOrder(
 function unusable(tx: Tx, a: AddressRow, chain: string, merchantId: number, deleteSource: boolean): string | null {
   if (a.chain !== chain) return "address is on another chain";
   if (a.deletedAt !== null) return "address was deleted";
-  const open = unfinishedPayoutsFrom(tx, a.id);
-  if (open.some((p) => p.deleteSource)) return "address is being retired by an unfinished payout with deleteSourceAfterSuccess";
-  if (deleteSource && open.length) return "deleteSourceAfterSuccess needs a source without other unfinished payouts";
+  const open = unfinishedFrom(tx, a.id);
+  if (open.retiring) return "address is being retired by an unfinished payout with deleteSourceAfterSuccess";
+  if (deleteSource && open.count) return "deleteSourceAfterSuccess needs a source without other unfinished payouts";
   return null;
 }
 

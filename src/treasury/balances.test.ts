@@ -52,3 +52,16 @@ test("per address: ledger, reserved and available beside the on-chain reading; a
   // A merchant's sheet never shows another merchant's addresses.
   expect(balanceSheet(gw.ctx.db, { merchantId: other.id }).map((l) => l.address)).toEqual([addr[2]]);
 });
+
+test("ledger sums are exact beyond 64 bits and with negative entries", () => {
+  const m = gw.newMerchant("big");
+  const id = "ADBIGSUM" + m.id;
+  gw.ctx.db.$client.query("INSERT INTO addresses (id, merchant_id, chain, kind, derivation_index, address, created_at) VALUES (?, ?, 'BSC', 'exclusive', ?, ?, 0)").run(id, m.id, 900000 + m.id, "0xbig" + m.id);
+  const amounts = ["123456789012345678901234", "-5", "-1234567890123456", "999999999999", "1000000000000", "-999999999999999999999", "7"];
+  amounts.forEach((amount, i) =>
+    gw.ctx.db.insert(ledgerEntries).values({ addressId: id, chain: "BSC", token: "USDT", kind: "adjustment", amount, refType: "t", refId: `big-${m.id}-${i}`, createdAt: 0 }).run(),
+  );
+  const line = balanceSheet(gw.ctx.db, { merchantId: m.id })[0]!;
+  expect(BigInt(line.ledger)).toBe(amounts.reduce((s, a) => s + BigInt(a), 0n));
+  expect(line.available).toBe(line.ledger);
+});

@@ -13,7 +13,7 @@ import { AppError } from "../http/errors";
 import { crashPoint } from "../lib/crash";
 import { fromBaseUnits, toBaseUnits } from "../lib/money";
 import { chainAndToken } from "../payin/service";
-import { addressBalance, merchantAddresses, unfinishedPayoutsFrom } from "../payout/balances";
+import { addressBalance, merchantAddresses, unfinishedFrom } from "../payout/balances";
 import { fromMicro, toMicro } from "../payout/controls";
 import { createPayout, type PayoutCtx } from "../payout/service";
 import { currentKey } from "../merchants/service";
@@ -104,7 +104,7 @@ export async function previewCollection(ctx: PayoutCtx, merchantId: number, chai
   const min = toBaseUnits(setting.minimum, token.decimals);
   const legs: Array<{ addressId: string; fromAddress: string; amount: bigint }> = [];
   for (const a of merchantAddresses(ctx.db, merchantId, adapter.chain)) {
-    if (unfinishedPayoutsFrom(ctx.db, a.id).some((p) => p.deleteSource)) continue;
+    if (unfinishedFrom(ctx.db, a.id).retiring) continue;
     const amount = legAmount(addressBalance(ctx.db, a.id, token.symbol).available, token.decimals);
     if (amount > 0n && amount >= min) legs.push({ addressId: a.id, fromAddress: a.address, amount });
   }
