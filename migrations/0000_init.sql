@@ -489,6 +489,6 @@ CREATE TABLE `transfers` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `transfers_unique` ON `transfers` (`chain`,`tx_hash`,`log_index`);--> statement-breakpoint
-CREATE INDEX `transfers_disposition` ON `transfers` (`disposition`,`seen_at`);--> statement-breakpoint
+CREATE INDEX `transfers_unmatched` ON `transfers` (`seen_at`) WHERE unmatched_reason IS NOT NULL;--> statement-breakpoint
 CREATE INDEX `transfers_pending` ON `transfers` (`chain`,`status`);--> statement-breakpoint
 CREATE INDEX `transfers_address` ON `transfers` (`address_id`,`token`);

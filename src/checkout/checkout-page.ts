@@ -54,11 +54,22 @@ function statePanel(t: Translate, s: PayinStatus, current: PayinStatus, o: Check
       `<strong><span data-bind="confirmations">${o.confirmations}</span> / <span data-bind="required">${o.requiredConfirmations}</span></strong></div>` +
       `<progress data-bind="progress" aria-labelledby="conf-label-${s}" max="${Math.max(1, o.requiredConfirmations)}" value="${Math.min(o.confirmations, o.requiredConfirmations)}"></progress></div>`;
   }
+  if (s === "frozen_abnormal") extra = frozenReceived(t, o);
   return (
     `<div class="state" data-state="${s}" data-testid="state-${s}"${s === current ? "" : " hidden"}>` +
     `<span class="icon ${cls}">${icon}</span><div class="grow"><h2>${escapeHtml(t(statusKey("status", s)))}</h2>` +
     `<p>${escapeHtml(t(statusKey("body", s), vars))}</p>${extra}</div></div>`
   );
+}
+
+/**
+ * A frozen order shows what arrived and that the merchant reviews it (DESIGN 5). The amount is
+ * a bound element, so a page that was open when the order froze fills it in from the status poll.
+ */
+function frozenReceived(t: Translate, o: CheckoutOrderView): string {
+  const paid = o.paidAmount ? `${displayAmount(o.paidAmount)} ${o.tokenSymbol}` : "";
+  const [before, after = ""] = t("frozenReceived", { amount: `${displayAmount(o.amount)} ${o.tokenSymbol}`, merchant: o.merchantName }).split("{paid}");
+  return `<p data-row="paid-amount" data-testid="frozen-received"${paid ? "" : " hidden"}>${escapeHtml(before)}<strong data-bind="paid-amount">${escapeHtml(paid)}</strong>${escapeHtml(after)}</p>`;
 }
 
 export function renderCheckoutPage(p: CheckoutPageOptions): string {
@@ -114,7 +125,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
     <div class="row"><button type="button" class="btn btn-primary btn-block" data-copy="${escapeHtml(o.address)}" data-feedback="address-feedback" data-testid="copy-address">${ICONS.copy}<span>${escapeHtml(t("copyAddress"))}</span></button></div>
     <p class="feedback" id="address-feedback" role="status" aria-live="polite" data-testid="copy-feedback"></p>
     <div class="warn" role="note" data-testid="warning">${ICONS.alert}<div><h3>${escapeHtml(t("warningTitle", { token: o.tokenSymbol, network: networkOnlyName(locale, o.chainCode) }))}</h3>
-      <p>${escapeHtml(t("warningBody", { amount, token: o.tokenSymbol }))}</p></div></div>
+      <p>${escapeHtml(t("warningBody", { amount, token: o.tokenSymbol, merchant: o.merchantName }))}</p></div></div>
   </section>
   ${simulate}
   <section class="section">

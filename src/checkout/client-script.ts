@@ -14,8 +14,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
     $all(root, "[data-bind=" + bind + "]").forEach(function (el) { el.textContent = value; });
   }
   function showRow(root, name, value) {
-    var row = root.querySelector("[data-row=" + name + "]");
-    if (row) row.hidden = !value;
+    $all(root, "[data-row=" + name + "]").forEach(function (row) { row.hidden = !value; });
   }
   function displayAmount(a) {
     var parts = String(a).split(".");

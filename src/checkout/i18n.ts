@@ -29,7 +29,7 @@ const en = {
   noExpiry: "No time limit",
   warningTitle: "Send only {token} on {network}",
   warningBody:
-    "Send exactly {amount} {token} in a single transfer. Other tokens, other networks or a different amount will not be credited to this order and may be lost.",
+    "Send exactly {amount} {token} in a single transfer. A different amount is still received, but it is held until {merchant} reviews it, which delays your order. Other tokens or other networks will not be credited and may be lost.",
   depositWarning:
     "Any amount you send is credited. Other tokens, or {token} sent over another network, will not be credited and may be lost.",
   orderRef: "Order number",
@@ -63,7 +63,8 @@ const en = {
     "Your payment arrived after the time limit. {merchant} will review it; contact them with the order number if you have questions.",
   "status.frozen_abnormal": "Payment on hold",
   "body.frozen_abnormal":
-    "This payment is held for a review. Do not pay again. Contact {merchant} and quote the order number.",
+    "This payment is held for review by {merchant}. Do not pay again. If you have questions, contact {merchant} and quote the order number.",
+  frozenReceived: "Received {paid} for this {amount} order. {merchant} will review the payment.",
   "status.cancelled": "Order cancelled",
   "body.cancelled": "This order was cancelled. Do not send any funds for it.",
   "short.waiting_payment": "Waiting",
@@ -113,7 +114,7 @@ const zh: Record<MessageKey, string> = {
   noExpiry: "无时间限制",
   warningTitle: "仅发送 {network}上的 {token}",
   warningBody:
-    "请一次性转账正好 {amount} {token}。其他代币、其他网络或不同的金额不会计入本订单，并可能无法找回。",
+    "请一次性转账正好 {amount} {token}。金额不符的转账仍会被收到，但会被冻结，待 {merchant} 审核后处理，订单会因此延迟。其他代币或其他网络的转账不会入账，并可能无法找回。",
   depositWarning: "任意金额均会入账。其他代币，或通过其他网络发送的 {token}，不会入账，并可能无法找回。",
   orderRef: "订单号",
   sandbox: "沙盒",
@@ -143,7 +144,8 @@ const zh: Record<MessageKey, string> = {
   "status.risk_settled": "付款在过期后到账",
   "body.risk_settled": "您的付款在时限之后到账，{merchant} 将进行审核；如有疑问请联系商户并提供订单号。",
   "status.frozen_abnormal": "付款已冻结待审核",
-  "body.frozen_abnormal": "此笔付款正在审核中，请勿重复付款。请联系 {merchant} 并提供订单号。",
+  "body.frozen_abnormal": "此笔付款已冻结，等待 {merchant} 审核。请勿重复付款。如有疑问，请联系 {merchant} 并提供订单号。",
+  frozenReceived: "已收到 {paid}（订单金额 {amount}）。{merchant} 将审核此笔付款。",
   "status.cancelled": "订单已取消",
   "body.cancelled": "此订单已取消，请勿为其付款。",
   "short.waiting_payment": "等待付款",

@@ -20,6 +20,10 @@ import { CliUsageError } from "./common";
 import { merchantSet } from "./merchant";
 import { USER_USAGE, userCommand } from "./users";
 import { ensureDemoUsers, setupLink } from "./demo";
+import { ORDER_USAGE, orderCommand } from "./order";
+import { DEPOSIT_USAGE, depositCommand } from "./deposit";
+import { DENYLIST_USAGE, denylistCommand } from "./denylist";
+import { AUDIT_USAGE, auditCommand } from "./audit";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
@@ -35,6 +39,10 @@ usage: stablegate <command> [--config PATH]
   callbacks list [--failed] [--json] recent callbacks (--failed: only those that gave up)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
 ${USER_USAGE}
+${ORDER_USAGE}
+${DEPOSIT_USAGE}
+${DENYLIST_USAGE}
+${AUDIT_USAGE}
   backup --out FILE                  consistent online copy of the database
   --version`;
 
@@ -57,6 +65,7 @@ export async function main(argv: string[]): Promise<number> {
       const { db, cipher } = openStore(loaded);
       return { db, cipher, now: () => systemClock.now() };
     };
+    const operatorCtx = () => createContext({ loaded, makeChains, logger: silentLogger });
     switch (cmd) {
       case "serve":
         return await serve(loaded, flags.demo === true);
@@ -113,6 +122,14 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "user":
         return userCommand(deps(), sub, arg, flags);
+      case "order":
+        return orderCommand(operatorCtx, positional.slice(1), flags);
+      case "deposit":
+        return depositCommand(operatorCtx, positional.slice(1), flags);
+      case "denylist":
+        return denylistCommand(operatorCtx, positional.slice(1), flags);
+      case "audit":
+        return auditCommand(() => deps().db, positional.slice(1), flags);
       case "wallet": {
         if (sub !== "gas") throw new UsageError("usage: wallet gas [--json]");
         const ctx = createContext({ loaded, makeChains, logger: silentLogger });

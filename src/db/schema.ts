@@ -190,7 +190,7 @@ export const transfers = sqliteTable(
   },
   (t) => [
     uniqueIndex("transfers_unique").on(t.chain, t.txHash, t.logIndex),
-    index("transfers_disposition").on(t.disposition, t.seenAt),
+    index("transfers_unmatched").on(t.seenAt).where(sql`unmatched_reason IS NOT NULL`),
     index("transfers_pending").on(t.chain, t.status),
     index("transfers_address").on(t.addressId, t.token),
   ],

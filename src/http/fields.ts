@@ -2,12 +2,29 @@
 import { Type as T } from "@sinclair/typebox";
 
 export const AmountField = T.String({
-  pattern: "^\\d+(\\.\\d{1,6})?$",
-  description: "Decimal string, > 0, at most 6 fractional digits. JSON numbers are rejected.",
+  pattern: "^(0|[1-9]\\d*)(\\.\\d{1,6})?$",
+  description: "Decimal string, > 0, at most 6 fractional digits, no leading zeros (0.x excepted). JSON numbers are rejected.",
   examples: ["100.50"],
-  errorMessage: "must be a decimal string with at most 6 fractional digits",
+  errorMessage: "must be a decimal string with at most 6 fractional digits and no leading zeros",
 });
 export const ChainCodeField = T.String({ description: "TRON, BSC or SOL", examples: ["TRON"], errorMessage: "must be a string" });
 export const TokenSymbolField = T.String({ description: "USDT or USDC, matching chainCode", examples: ["USDT"], errorMessage: "must be a string" });
-export const OrderNoField = T.String({ minLength: 1, maxLength: 128, description: "Merchant order number, at most 128 characters", errorMessage: "must be a string of 1-128 characters" });
+/**
+ * Free text the gateway stores or compares (DESIGN 5): well-formed Unicode (checked for every string in
+ * src/http/validate.ts), length in code points (`maxCodePoints`, checked there too; TypeBox's maxLength
+ * counts UTF-16 units).
+ */
+export function TextField(max: number, opts: { description: string; errorMessage?: string; min?: number; pattern?: string }) {
+  const min = opts.min ?? 1;
+  return T.String({
+    minLength: min,
+    maxCodePoints: max,
+    minCodePoints: min,
+    ...(opts.pattern ? { pattern: opts.pattern } : {}),
+    description: opts.description,
+    errorMessage: opts.errorMessage ?? (min ? `must be a string of ${min}-${max} characters` : `must be a string of at most ${max} characters`),
+  });
+}
+
+export const OrderNoField = TextField(128, { description: "Merchant order number, 1-128 characters (code points), well-formed Unicode" });
 export const UrlField = T.String({ minLength: 1, maxLength: 2048, description: "http(s) URL that receives callbacks", errorMessage: "must be an http(s) URL" });

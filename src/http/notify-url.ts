@@ -43,6 +43,7 @@ function ipv6Hextets(x: string): number[] {
 
 /** Returns a reason when the URL is not acceptable as a callback target. */
 export function notifyUrlProblem(raw: string, allowPrivate: boolean): string | null {
+  if (!raw.isWellFormed()) return "must be well-formed Unicode";
   let u: URL;
   try {
     u = new URL(raw);
@@ -50,6 +51,7 @@ export function notifyUrlProblem(raw: string, allowPrivate: boolean): string | n
     return "must be an absolute http(s) URL";
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") return "must use http or https";
+  if (!u.hostname || /^\.+$/.test(u.hostname)) return "must have a host";
   if (u.username || u.password) return "must not carry credentials";
   if (allowPrivate) return null;
   const host = u.hostname.replace(/^\[|\]$/g, "");

@@ -5,6 +5,7 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { AppError, invalid } from "./errors";
 import { CHAIN_CODES, TOKEN_SYMBOLS, type ChainCode, type TokenSymbol } from "../chains/types";
 import { DEFAULT_TOKENS } from "../chains/tokens";
+import { codePointLength } from "../lib/text";
 
 /** Validates `value` against `schema`; 10001 naming every offending field. */
 export function parse<S extends TSchema>(schema: S, value: unknown, where = "body"): Static<S> {
@@ -12,12 +13,45 @@ export function parse<S extends TSchema>(schema: S, value: unknown, where = "bod
     if (where === "body") throw invalid({ body: "must be a JSON object" });
   }
   const fields: Record<string, string> = {};
+  illFormed(value, "", fields, where);
   for (const e of Value.Errors(schema, value)) {
     const name = e.path.replace(/^\//, "").replace(/\//g, ".") || where;
     if (!fields[name]) fields[name] = describe(e.schema, e.message);
   }
+  codePointLimits(schema, value, fields);
   if (Object.keys(fields).length) throw invalid(fields);
   return value as Static<S>;
+}
+
+/**
+ * DESIGN 5: every string must be well-formed Unicode. A lone surrogate is
+ * refused, never replaced: stored as UTF-8 it would become U+FFFD and collide
+ * with other inputs (three bindKeys once shared one address that way).
+ */
+function illFormed(v: unknown, path: string, fields: Record<string, string>, where: string): void {
+  if (typeof v === "string") {
+    if (!v.isWellFormed()) fields[path || where] = "must be well-formed Unicode (no lone surrogates)";
+  } else if (Array.isArray(v)) {
+    v.forEach((x, i) => illFormed(x, path ? `${path}.${i}` : String(i), fields, where));
+  } else if (v && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) {
+      const p = path ? `${path}.${k}` : k;
+      if (!k.isWellFormed()) fields[where] = "field names must be well-formed Unicode";
+      else illFormed(x, p, fields, where);
+    }
+  }
+}
+
+/** `maxCodePoints` (TextField): lengths count code points, not UTF-16 units (an emoji is one character). */
+function codePointLimits(schema: TSchema, value: unknown, fields: Record<string, string>): void {
+  const props = (schema as { properties?: Record<string, TSchema & { maxCodePoints?: number; minCodePoints?: number }> }).properties;
+  if (!props || !value || typeof value !== "object") return;
+  for (const [k, p] of Object.entries(props)) {
+    const v = (value as Record<string, unknown>)[k];
+    if (typeof v !== "string" || fields[k] || p.maxCodePoints === undefined) continue;
+    const n = codePointLength(v);
+    if (n > p.maxCodePoints || n < (p.minCodePoints ?? 0)) fields[k] = describe(p, `must be ${p.minCodePoints ?? 0}-${p.maxCodePoints} characters`);
+  }
 }
 
 function describe(schema: TSchema, fallback: string): string {

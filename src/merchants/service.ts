@@ -9,6 +9,7 @@ import { apiKeys, merchants } from "../db/schema";
 import type { Cipher } from "../secrets/cipher";
 import { maskApiKey } from "../lib/logger";
 import { newId } from "../lib/ids";
+import { textProblem } from "../lib/text";
 
 export type Merchant = typeof merchants.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -46,7 +47,8 @@ export function createMerchant(
   input: { name: string; defaultCallbackUrl?: string | null },
 ): { merchant: Merchant; apiKey: string } {
   const name = input.name.trim();
-  if (!name) throw new Error("merchant name must not be empty");
+  const problem = textProblem(name, 128);
+  if (problem) throw new Error(`merchant name ${problem}`);
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
     const row = tx

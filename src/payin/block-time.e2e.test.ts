@@ -7,6 +7,7 @@ import { TestClock } from "../lib/clock";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { expireDueOrders } from "./service";
 import { denySender } from "./operator";
+import { CLI_ACTOR } from "../audit/log";
 import { toBaseUnits } from "../lib/money";
 
 type Order = Record<string, any>;
@@ -87,7 +88,7 @@ describe("block time decides, not watcher or expiry-job timing", () => {
     clock.advance(31 * MIN);
     expireDueOrders(gw.ctx);
     const sender = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
-    denySender(gw.ctx, "TRON", sender);
+    denySender(gw.ctx, "TRON", sender, "test", CLI_ACTOR);
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "1.04", fromAddress: sender });
     await sb.mine("TRON", 3);
     expect((await get(o.orderNo)).status).toBe("frozen_abnormal");

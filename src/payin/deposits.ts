@@ -10,6 +10,7 @@ import { newOrderNo, newToken } from "../lib/ids";
 import { currentKey } from "../merchants/service";
 import { applyPayinEvent, insertOrderWithCallback, type PayinCtx } from "./service";
 import type { PayinOrderRow } from "./views";
+import type { UnmatchedReason } from "./unmatched";
 
 export type TransferRow = typeof transfers.$inferSelect;
 
@@ -68,12 +69,18 @@ export function recordTransfer(ctx: PayinCtx, tx: Tx, it: IncomingTransfer, now:
   return t;
 }
 
-function setDisposition(tx: Tx, t: TransferRow, disposition: string, orderId: number | null) {
-  tx.update(transfers).set({ disposition, payinOrderId: orderId }).where(eq(transfers.id, t.id)).run();
+function setDisposition(tx: Tx, t: TransferRow, disposition: string, orderId: number | null, reason: UnmatchedReason | null = null) {
+  tx.update(transfers).set({ disposition, payinOrderId: orderId, unmatchedReason: disposition === "unmatched" ? reason : null }).where(eq(transfers.id, t.id)).run();
+}
+
+/** Nothing received is silent: an unmatched deposit is kept with its reason and logged for the operator. */
+function keepUnmatched(ctx: PayinCtx, tx: Tx, t: TransferRow, reason: UnmatchedReason): void {
+  setDisposition(tx, t, "unmatched", null, reason);
+  ctx.logger.warn("unmatched deposit", { depositId: t.id, chain: t.chain, token: t.token, to: t.toAddress, amount: t.amount, txHash: t.txHash, reason });
 }
 
 function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | undefined, now: number): void {
-  if (!t.addressId || !kind) return setDisposition(tx, t, "unmatched", null);
+  if (!t.addressId || !kind) return keepUnmatched(ctx, tx, t, "unknown_address");
   if (kind === "gas") return setDisposition(tx, t, "gas_funding", null);
   const denied = isDenied(tx, t.chain, t.fromAddress);
 
@@ -83,8 +90,14 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   if (t.payinOrderId) {
     const prev = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
     if (prev && prev.transferId === null && (prev.status === "waiting_payment" || prev.status === "expired") && onTime(prev)) {
-      applyPayinEvent(tx, prev, { type: "paid", senderDenied: denied }, { ...paidPatch(t), ...(prev.mode === "exclusive" ? { expireAt: null } : {}) }, now);
-      return setDisposition(tx, t, "matched", prev.id);
+      const exact = prev.amount === t.amount || prev.mode === "exclusive";
+      const event = exact ? ({ type: "paid", senderDenied: denied } as const) : ({ type: "wrong_amount" } as const);
+      applyPayinEvent(tx, prev, event, { ...paidPatch(t), ...(prev.mode === "exclusive" ? { expireAt: null } : {}) }, now);
+      return setDisposition(tx, t, exact ? "matched" : "wrong_amount", prev.id);
+    }
+    if (prev && prev.transferId === null && prev.status === "frozen_abnormal") {
+      tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, prev.id)).run();
+      return;
     }
   }
 
@@ -125,14 +138,47 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
     else tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, late.id)).run();
     return setDisposition(tx, t, "late", late.id);
   }
-  setDisposition(tx, t, "unmatched", null);
+  // Another amount (DESIGN 5): the address's only open order of this token whose window covers
+  // the block time takes it and is frozen for review, so the merchant sees expectedAmount and
+  // paidAmount differ. Expired orders count when the block time is inside their window.
+  const covering = tx
+    .select()
+    .from(payinOrders)
+    .where(
+      and(
+        eq(payinOrders.addressId, t.addressId),
+        eq(payinOrders.token, t.token),
+        eq(payinOrders.mode, "shared"),
+        inArray(payinOrders.status, ["waiting_payment", "detected", "confirming", "expired"]),
+        lte(payinOrders.createdAt, t.blockTime + CLOCK_SKEW_MS),
+        gte(payinOrders.expireAt, t.blockTime),
+      ),
+    )
+    .limit(2)
+    .all();
+  if (covering.length === 1 && covering[0].transferId === null) {
+    applyPayinEvent(tx, covering[0], { type: "wrong_amount" }, paidPatch(t), now);
+    return setDisposition(tx, t, "wrong_amount", covering[0].id);
+  }
+  const afterWindow = candidates.some((o) => o.expireAt !== null && t.blockTime > o.expireAt + ctx.ms.lateWindow);
+  const reason: UnmatchedReason = denied
+    ? "deny_listed"
+    : covering.length > 1
+      ? "several_candidates"
+      : covering.length === 1
+        ? "order_already_paid"
+        : afterWindow
+          ? "after_late_window"
+          : "no_open_order";
+  keepUnmatched(ctx, tx, t, reason);
 }
 
 function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boolean, now: number): void {
   const addr = tx.select().from(bindings).where(and(eq(bindings.addressId, t.addressId!), eq(bindings.token, t.token))).get();
-  if (!addr) return setDisposition(tx, t, "unmatched", null);
+  // On BSC one exclusive address serves every token of its bindKey: a token with no binding is kept.
+  if (!addr) return keepUnmatched(ctx, tx, t, "wrong_token");
   const key = currentKey(tx, addr.merchantId);
-  if (!key) return setDisposition(tx, t, "unmatched", null);
+  if (!key) return keepUnmatched(ctx, tx, t, "no_api_key");
   // Its merchantOrderNo is its orderNo: skip one the merchant already used for an order of its own.
   let orderNo = newOrderNo("PI", now);
   while (tx.select({ id: payinOrders.id }).from(payinOrders).where(and(eq(payinOrders.merchantId, addr.merchantId), eq(payinOrders.merchantOrderNo, orderNo))).get()) {
@@ -208,7 +254,8 @@ export function revertTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, now: numbe
     // transaction to land again, then expires like any unpaid order.
     if (o.mode === "exclusive") cleared.expireAt = now + ctx.ms.expireAfter;
     applyPayinEvent(tx, o, { type: "reorg", pastExpiry: o.expireAt !== null && now > o.expireAt }, cleared, now);
-  } else if (o.status === "expired") {
+  } else if (o.status === "expired" || o.status === "frozen_abnormal") {
+    // A frozen order stays frozen, with nothing paid: releasing it now reopens it (or expires it).
     tx.update(payinOrders).set({ ...cleared, updatedAt: now }).where(eq(payinOrders.id, o.id)).run();
   }
 }

@@ -3,6 +3,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { TestClock } from "../lib/clock";
 import { attachDeposit, cancelOrder, denySender, freezeOrder, OperatorError, releaseOrder } from "./operator";
+import { CLI_ACTOR } from "../audit/log";
 
 type Order = Record<string, any>;
 let gw: TestGateway;
@@ -23,22 +24,22 @@ const callbacksOf = (orderNo: string) =>
 
 test("cancel a waiting order; a paid one cannot be cancelled", async () => {
   const o = await create("1");
-  cancelOrder(gw.ctx, o.orderNo);
+  cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
   expect((await get(o.orderNo)).status).toBe("cancelled");
   expect(callbacksOf(o.orderNo)).toEqual(["waiting_payment", "cancelled"]);
   const p = await create("2");
   await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: p.address, amount: "2" });
-  expect(() => cancelOrder(gw.ctx, p.orderNo)).toThrow(OperatorError);
+  expect(() => cancelOrder(gw.ctx, p.orderNo, CLI_ACTOR)).toThrow(OperatorError);
 });
 
 test("freeze, then release once the payment is final: completed", async () => {
   const o = await create("3");
   await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "3" });
-  freezeOrder(gw.ctx, o.orderNo);
-  expect(() => releaseOrder(gw.ctx, o.orderNo)).toThrow("no final payment");
+  freezeOrder(gw.ctx, o.orderNo, "check", CLI_ACTOR);
+  expect(() => releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR)).toThrow("not final");
   await sb.mine("TRON", 2);
   expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
-  releaseOrder(gw.ctx, o.orderNo);
+  releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
   expect((await get(o.orderNo)).status).toBe("completed");
   expect(callbacksOf(o.orderNo)).toEqual(["waiting_payment", "detected", "frozen_abnormal", "completed"]);
 });
@@ -46,18 +47,31 @@ test("freeze, then release once the payment is final: completed", async () => {
 test("a sender on the deny list freezes the order at detection", async () => {
   const o = await create("4");
   const from = "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8";
-  denySender(gw.ctx, "TRON", from);
+  denySender(gw.ctx, "TRON", from, "stolen funds", CLI_ACTOR);
   await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "4", fromAddress: from });
   expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
 });
 
-test("an unmatched deposit attached to its order completes it with the amount received", async () => {
-  const o = await create("5");
-  const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "4.99" });
+test("an unmatched deposit attached to an order of that amount completes it", async () => {
+  const gone = await create("5");
+  cancelOrder(gw.ctx, gone.orderNo, CLI_ACTOR);
+  const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: gone.address, amount: "5" });
   await sb.mine("TRON", 2);
-  expect((await get(o.orderNo)).status).toBe("waiting_payment");
-  const t = gw.ctx.db.$client.query("SELECT id FROM transfers WHERE tx_hash = ?").get(tx.txHash) as { id: number };
-  attachDeposit(gw.ctx, t.id, o.orderNo);
-  expect(await get(o.orderNo)).toMatchObject({ status: "completed", paidAmount: "4.990000", txHash: tx.txHash });
-  expect(() => attachDeposit(gw.ctx, t.id, o.orderNo)).toThrow(OperatorError);
+  const t = gw.ctx.db.$client.query("SELECT id, unmatched_reason AS reason FROM transfers WHERE tx_hash = ?").get(tx.txHash) as { id: number; reason: string };
+  expect(t.reason).toBe("no_open_order");
+  const o = await create("5");
+  attachDeposit(gw.ctx, t.id, o.orderNo, CLI_ACTOR);
+  expect(await get(o.orderNo)).toMatchObject({ status: "completed", paidAmount: "5.000000", txHash: tx.txHash });
+  expect(callbacksOf(o.orderNo)).toEqual(["waiting_payment", "detected", "completed"]);
+  expect(() => attachDeposit(gw.ctx, t.id, o.orderNo, CLI_ACTOR)).toThrow(OperatorError);
+});
+
+test("cancelling a paid frozen order makes its payment a refundable unmatched deposit", async () => {
+  const o = await create("6");
+  const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "6.5" });
+  expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
+  cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+  expect(await get(o.orderNo)).toMatchObject({ status: "cancelled", paidAmount: "6.500000" });
+  const t = gw.ctx.db.$client.query("SELECT id, unmatched_reason AS reason, payin_order_id AS orderId FROM transfers WHERE tx_hash = ?").get(tx.txHash);
+  expect(t).toMatchObject({ reason: "order_cancelled", orderId: null });
 });

@@ -1,78 +1,142 @@
-// Operator actions on pay-ins (the back office calls these). Each goes through
-// the same transition funnel as the watcher, so each writes its callback.
-import { and, eq } from "drizzle-orm";
-import { writeTx } from "../db/client";
+// Operator actions on pay-ins (CLI and back office). Each goes through the same
+// transition funnel as the watcher, so each writes its callback, and each
+// writes an audit entry in the same transaction. `actor` says who acted;
+// `scope.merchantId` limits a merchant user to its own orders.
+import { and, asc, eq } from "drizzle-orm";
+import { type Tx, writeTx } from "../db/client";
 import { denyList, payinOrders, transfers } from "../db/schema";
+import { recordAudit, type Actor } from "../audit/log";
+import { isValidAddress, normalizeAddress } from "../wallet/hd";
+import type { ChainCode } from "../chains/types";
 import { applyPayinEvent, type PayinCtx } from "./service";
-import { canTransition, type PayinStatus } from "./state";
+import { canTransition, type PayinEvent, type PayinStatus, type ReleasePaid } from "./state";
 import type { PayinOrderRow } from "./views";
+import { checkText, OperatorError } from "./operator-error";
 
-export class OperatorError extends Error {}
+export { OperatorError } from "./operator-error";
+export { attachDeposit, dismissDeposit, markDepositRefunded } from "./unmatched";
 
-function act(ctx: PayinCtx, orderNo: string, fn: (tx: Parameters<Parameters<typeof writeTx>[1]>[0], o: PayinOrderRow, now: number) => PayinOrderRow): PayinOrderRow {
+export interface OrderScope {
+  merchantId?: number;
+}
+
+const snapshot = (o: PayinOrderRow) => ({ orderNo: o.orderNo, status: o.status, amount: o.amount, paidAmount: o.paidAmount, txHash: o.txHash });
+
+function act(
+  ctx: PayinCtx,
+  orderNo: string,
+  scope: OrderScope,
+  audit: { actor: Actor; action: string; note?: Record<string, unknown> },
+  fn: (tx: Tx, o: PayinOrderRow, now: number) => PayinOrderRow,
+): PayinOrderRow {
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
     const o = tx.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
-    if (!o) throw new OperatorError(`no pay-in order ${orderNo}`);
-    return fn(tx, o, now);
+    if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError(`no pay-in order ${orderNo}`);
+    const row = fn(tx, o, now);
+    recordAudit(tx, { ...audit.actor, at: now, action: audit.action, target: `payin:${o.orderNo}`, before: snapshot(o), after: { ...snapshot(row), ...audit.note } });
+    return row;
   });
 }
 
-export function freezeOrder(ctx: PayinCtx, orderNo: string): PayinOrderRow {
-  return act(ctx, orderNo, (tx, o, now) => {
-    if (!canTransition(o.status as PayinStatus, { type: "freeze" })) throw new OperatorError(`cannot freeze an order in ${o.status}`);
+function refuse(o: PayinOrderRow, verb: string, event: PayinEvent): void {
+  if (!canTransition(o.status as PayinStatus, event)) throw new OperatorError(`cannot ${verb} order ${o.orderNo}: it is ${o.status}`);
+}
+
+export function freezeOrder(ctx: PayinCtx, orderNo: string, reason: string, actor: Actor, scope: OrderScope = {}): PayinOrderRow {
+  const why = checkText("reason", reason, 500);
+  return act(ctx, orderNo, scope, { actor, action: "payin.freeze", note: { reason: why } }, (tx, o, now) => {
+    refuse(o, "freeze", { type: "freeze" });
     return applyPayinEvent(tx, o, { type: "freeze" }, {}, now);
   });
 }
 
-export function cancelOrder(ctx: PayinCtx, orderNo: string): PayinOrderRow {
-  return act(ctx, orderNo, (tx, o, now) => {
-    if (!canTransition(o.status as PayinStatus, { type: "cancel" })) throw new OperatorError(`cannot cancel an order in ${o.status}`);
+/**
+ * Cancels a waiting or frozen order. What a frozen order was paid stays in the
+ * ledger and becomes an unmatched deposit (reason order_cancelled): refundable.
+ */
+export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}): PayinOrderRow {
+  return act(ctx, orderNo, scope, { actor, action: "payin.cancel" }, (tx, o, now) => {
+    refuse(o, "cancel", { type: "cancel" });
+    if (o.transferId !== null) {
+      tx.update(transfers)
+        .set({ disposition: "unmatched", payinOrderId: null, unmatchedReason: "order_cancelled" })
+        .where(and(eq(transfers.id, o.transferId), eq(transfers.payinOrderId, o.id)))
+        .run();
+    }
     return applyPayinEvent(tx, o, { type: "cancel" }, {}, now);
   });
 }
 
-/** A frozen order with a final payment settles: completed if paid on time, risk_settled if late. */
-export function releaseOrder(ctx: PayinCtx, orderNo: string): PayinOrderRow {
-  return act(ctx, orderNo, (tx, o, now) => {
-    if (o.status !== "frozen_abnormal") throw new OperatorError(`cannot release an order in ${o.status}`);
-    const t = o.transferId ? tx.select().from(transfers).where(eq(transfers.id, o.transferId)).get() : undefined;
-    if (!t || t.status !== "confirmed") throw new OperatorError("the order has no final payment to release");
-    const late = o.expireAt !== null && t.blockTime > o.expireAt;
-    return applyPayinEvent(tx, o, { type: "release", late }, { completedAt: late ? null : now }, now);
-  });
-}
-
 /**
- * An unmatched deposit (wrong amount, or after the late window) attached to an
- * order of the same address and token: the order is paid with that transfer.
+ * Releases a frozen order (DESIGN 5): completed when it was paid at least the
+ * amount on time, risk_settled when paid less or late, back to waiting_payment
+ * (expired past expireAt) when nothing was paid. A payment not final yet is
+ * refused: release it once it is.
  */
-export function attachDeposit(ctx: PayinCtx, transferId: number, orderNo: string): PayinOrderRow {
-  return act(ctx, orderNo, (tx, o, now) => {
-    const t = tx.select().from(transfers).where(eq(transfers.id, transferId)).get();
-    if (!t) throw new OperatorError(`no transfer ${transferId}`);
-    if (t.disposition !== "unmatched" || t.payinOrderId) throw new OperatorError("only unmatched deposits can be attached");
-    if (t.status === "reverted") throw new OperatorError("the transfer was reverted by a reorg");
-    if (t.addressId !== o.addressId || t.token !== o.token) throw new OperatorError("the deposit went to another address or token");
-    if (o.status !== "waiting_payment" && o.status !== "expired") throw new OperatorError(`cannot attach to an order in ${o.status}`);
-    tx.update(transfers).set({ disposition: "attached", payinOrderId: o.id }).where(eq(transfers.id, t.id)).run();
-    const paid = { transferId: t.id, paidAmount: t.amount, txHash: t.txHash, fromAddress: t.fromAddress, confirmations: t.confirmations };
-    const final = t.status === "confirmed";
-    if (o.expireAt !== null && t.blockTime > o.expireAt) {
-      // Late: the order is (or becomes) expired and settles as risk_settled once the deposit is final.
-      if (o.status === "waiting_payment") applyPayinEvent(tx, o, { type: "expire" }, {}, now);
-      const row = tx.update(payinOrders).set({ ...paid, updatedAt: now }).where(eq(payinOrders.id, o.id)).returning().get();
-      return final ? applyPayinEvent(tx, row, { type: "late_confirmed" }, { confirmedAt: now }, now) : row;
+export function releaseOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}): PayinOrderRow {
+  return act(ctx, orderNo, scope, { actor, action: "payin.release" }, (tx, o, now) => {
+    if (o.status !== "frozen_abnormal") throw new OperatorError(`cannot release order ${o.orderNo}: it is ${o.status}, not frozen_abnormal`);
+    const t = o.transferId ? tx.select().from(transfers).where(eq(transfers.id, o.transferId)).get() : undefined;
+    if (t && t.status === "pending") {
+      throw new OperatorError(`cannot release order ${o.orderNo} yet: its payment has ${t.confirmations} confirmation(s) and is not final`);
     }
-    const row = applyPayinEvent(tx, o, { type: "paid" }, paid, now);
-    return final ? applyPayinEvent(tx, row, { type: "confirmations", count: 1, required: 1 }, { confirmedAt: now }, now) : row;
+    const received = t && t.status === "confirmed" ? t : undefined;
+    let paid: ReleasePaid = "none";
+    if (received) {
+      const onTime = o.expireAt === null || received.blockTime <= o.expireAt;
+      paid = onTime && BigInt(received.amount) >= BigInt(o.amount) ? "in_full" : "short_or_late";
+    }
+    const pastExpiry = o.expireAt !== null && now > o.expireAt;
+    const patch: Partial<PayinOrderRow> = received
+      ? { confirmedAt: o.confirmedAt ?? now }
+      : { transferId: null, paidAmount: null, txHash: null, fromAddress: null, confirmations: 0, detectedAt: null };
+    return applyPayinEvent(tx, o, { type: "release", paid, pastExpiry }, patch, now);
   });
 }
 
-export function denySender(ctx: PayinCtx, chain: string, address: string, reason: string | null = null): void {
-  ctx.db.insert(denyList).values({ chain, address, reason, createdAt: ctx.clock.now() }).onConflictDoNothing().run();
+export interface DenyEntry {
+  chainCode: string;
+  address: string;
+  reason: string | null;
+  createdAt: string;
 }
 
-export function undenySender(ctx: PayinCtx, chain: string, address: string): void {
-  ctx.db.delete(denyList).where(and(eq(denyList.chain, chain), eq(denyList.address, address))).run();
+function denyTarget(chain: string, address: string): { chain: ChainCode; address: string } {
+  const c = chain.trim().toUpperCase() as ChainCode;
+  if (c !== "TRON" && c !== "BSC" && c !== "SOL") throw new OperatorError(`unknown chain ${JSON.stringify(chain)}: TRON, BSC or SOL`);
+  if (!isValidAddress(c, address.trim())) throw new OperatorError(`${JSON.stringify(address)} is not a valid ${c} address`);
+  // One canonical form (BSC checksum case) so the watcher's comparison cannot miss it.
+  return { chain: c, address: normalizeAddress(c, address.trim()) };
+}
+
+const denyView = (r: typeof denyList.$inferSelect): DenyEntry => ({ chainCode: r.chain, address: r.address, reason: r.reason, createdAt: new Date(r.createdAt).toISOString() });
+
+/** Transfers from this sender freeze the order they pay (and are kept as unmatched otherwise). */
+export function denySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string, address: string, reason: string, actor: Actor): DenyEntry {
+  const target = denyTarget(chain, address);
+  const why = checkText("reason", reason, 500);
+  const now = ctx.clock.now();
+  return writeTx(ctx.db, (tx) => {
+    const existing = tx.select().from(denyList).where(and(eq(denyList.chain, target.chain), eq(denyList.address, target.address))).get();
+    if (existing) throw new OperatorError(`${target.chain} ${target.address} is already on the deny list`);
+    const row = tx.insert(denyList).values({ chain: target.chain, address: target.address, reason: why, createdAt: now }).returning().get();
+    recordAudit(tx, { ...actor, at: now, action: "denylist.add", target: `denylist:${target.chain}:${target.address}`, before: null, after: denyView(row) });
+    return denyView(row);
+  });
+}
+
+export function undenySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string, address: string, actor: Actor): DenyEntry {
+  const target = denyTarget(chain, address);
+  const now = ctx.clock.now();
+  return writeTx(ctx.db, (tx) => {
+    const row = tx.delete(denyList).where(and(eq(denyList.chain, target.chain), eq(denyList.address, target.address))).returning().get();
+    if (!row) throw new OperatorError(`${target.chain} ${target.address} is not on the deny list`);
+    recordAudit(tx, { ...actor, at: now, action: "denylist.remove", target: `denylist:${target.chain}:${target.address}`, before: denyView(row), after: null });
+    return denyView(row);
+  });
+}
+
+export function listDenied(ctx: Pick<PayinCtx, "db">): DenyEntry[] {
+  return ctx.db.select().from(denyList).orderBy(asc(denyList.chain), asc(denyList.createdAt)).all().map(denyView);
 }

@@ -61,12 +61,12 @@ describe("pay-in orders on the sandbox", () => {
     expect(q.completedAt).not.toBeNull();
   });
 
-  test("a wrong amount leaves the order waiting and is kept as an unmatched deposit", async () => {
+  test("a wrong amount on the address's only open order freezes it with paidAmount (DESIGN 5)", async () => {
     const o = await create({ amount: "7" });
     const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "7.000001" });
-    expect((await get(o.orderNo)).status).toBe("waiting_payment");
-    const row = gw.ctx.db.$client.query("SELECT disposition, amount FROM transfers WHERE tx_hash = ?").get(tx.txHash) as { disposition: string; amount: string };
-    expect(row).toEqual({ disposition: "unmatched", amount: "7000001" });
+    expect(await get(o.orderNo)).toMatchObject({ status: "frozen_abnormal", amount: "7.000000", paidAmount: "7.000001", txHash: tx.txHash });
+    const row = gw.ctx.db.$client.query("SELECT disposition, amount, unmatched_reason AS reason FROM transfers WHERE tx_hash = ?").get(tx.txHash);
+    expect(row).toEqual({ disposition: "wrong_amount", amount: "7000001", reason: null });
   });
 
   test("expiry gives expired; a late payment settles as risk_settled once final", async () => {
@@ -129,12 +129,13 @@ describe("pay-in orders on the sandbox", () => {
     const o = await create({ chainCode: "BSC", tokenSymbol: "USDT", amount: "1.123456" });
     expect(o.paymentUri).toBe(`ethereum:0x55d398326f99059fF775485246999027B3197955@56/transfer?address=${o.address}&uint256=1123456000000000000`);
     expect(o.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
-    await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDT", toAddress: o.address, amount: "1.123456000000000001" });
-    expect((await get(o.orderNo)).status).toBe("waiting_payment");
     await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDT", toAddress: o.address, amount: "1.123456" });
     await sb.mine("BSC", 2);
-    const q = await get(o.orderNo);
-    expect(q).toMatchObject({ status: "completed", paidAmount: "1.123456" });
+    expect(await get(o.orderNo)).toMatchObject({ status: "completed", paidAmount: "1.123456" });
+    // One wei more is another amount: the address's only open order takes it, frozen, with the extra digits kept.
+    const p = await create({ chainCode: "BSC", tokenSymbol: "USDT", amount: "2.5" });
+    await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDT", toAddress: p.address, amount: "2.500000000000000001" });
+    expect(await get(p.orderNo)).toMatchObject({ status: "frozen_abnormal", amount: "2.500000", paidAmount: "2.500000000000000001" });
   });
 
   test("a merchant never sees another merchant's order (40108)", async () => {

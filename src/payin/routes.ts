@@ -6,6 +6,7 @@ import type { AuthDeps } from "../auth/verify";
 import { signed, signedWrite } from "../http/signed";
 import { parse } from "../http/validate";
 import { invalid } from "../http/errors";
+import { textProblem } from "../lib/text";
 import { BindingDetailQuery, CreateBindingBody, CreatePayinBody } from "./schemas";
 import { bindKeyOf, createPayinOrder, getPayinOrder, type PayinCtx } from "./service";
 import { bindingDetail, bindingView, findBinding, upsertBinding } from "./bindings";
@@ -49,11 +50,11 @@ export function payinRoutes(ctx: AppContext & PayinCtx, auth: AuthDeps) {
         }),
       { parse: "none" },
     )
-    .get("/exclusive-bindings/:bindKey", ({ request, params }) =>
+    .get("/exclusive-bindings/:bindKey", ({ request }) =>
       signed(auth, request, ({ merchant, query }) => {
         const q = queryObject(query);
         const input = parse(BindingDetailQuery, q, "query");
-        const b = findBinding(ctx, merchant.id, { ...input, bindKey: params.bindKey });
+        const b = findBinding(ctx, merchant.id, { ...input, bindKey: bindKeyParam(request) });
         return bindingDetail(ctx, ctx.publicUrl, b, input.recentLimit ? Number(input.recentLimit) : 10);
       }),
     );
@@ -71,4 +72,23 @@ function queryObject(pairs: Array<[string, string]>): Record<string, string> {
     out[k] = v;
   }
   return out;
+}
+
+/**
+ * The bindKey path segment, decoded strictly: the router turns invalid
+ * percent-encoded UTF-8 (an encoded lone surrogate, a stray %FF) into U+FFFD,
+ * which would find another merchant user's binding. Those are 10001 here.
+ */
+function bindKeyParam(request: Request): string {
+  const path = new URL(request.url).pathname;
+  const raw = path.slice(path.lastIndexOf("/") + 1);
+  let key: string;
+  try {
+    key = decodeURIComponent(raw);
+  } catch {
+    throw invalid({ bindKey: "must be percent-encoded UTF-8 (well-formed Unicode)" });
+  }
+  const p = textProblem(key, 128);
+  if (p) throw invalid({ bindKey: p });
+  return key;
 }

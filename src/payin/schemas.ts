@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { AmountField, ChainCodeField, OrderNoField, TokenSymbolField, UrlField } from "../http/fields";
+import { AmountField, ChainCodeField, OrderNoField, TextField, TokenSymbolField, UrlField } from "../http/fields";
 
 export const CreatePayinBody = T.Object({
   chainCode: ChainCodeField,
@@ -12,8 +12,13 @@ export const CreatePayinBody = T.Object({
 export const CreateBindingBody = T.Object({
   chainCode: ChainCodeField,
   tokenSymbol: TokenSymbolField,
-  bindKey: T.String({ minLength: 1, maxLength: 128, description: "Merchant-side key, at most 128 characters", errorMessage: "must be a string of 1-128 characters" }),
-  label: T.Optional(T.String({ maxLength: 255, errorMessage: "must be a string of at most 255 characters" })),
+  // "." and ".." would be rewritten as path segments in GET /exclusive-bindings/{bindKey}.
+  bindKey: TextField(128, {
+    description: "Merchant-side key, 1-128 characters (code points), well-formed Unicode, not . or ..",
+    pattern: "^(?!\\.\\.?$)",
+    errorMessage: "must be a string of 1-128 characters, not . or ..",
+  }),
+  label: T.Optional(TextField(128, { min: 0, description: "Optional remark, at most 128 characters (code points)" })),
   notifyUrl: T.Optional(UrlField),
 });
 

@@ -21,8 +21,14 @@ const rows: Array<[PayinStatus, PayinEvent, PayinStatus | null]> = [
   ["detected", { type: "freeze" }, "frozen_abnormal"],
   ["confirming", { type: "freeze" }, "frozen_abnormal"],
   ["waiting_payment", { type: "cancel" }, "cancelled"],
-  ["frozen_abnormal", { type: "release", late: false }, "completed"],
-  ["frozen_abnormal", { type: "release", late: true }, "risk_settled"],
+  ["frozen_abnormal", { type: "cancel" }, "cancelled"],
+  ["waiting_payment", { type: "wrong_amount" }, "frozen_abnormal"],
+  ["expired", { type: "wrong_amount" }, "frozen_abnormal"], // block time inside the window
+  ["frozen_abnormal", { type: "release", paid: "in_full", pastExpiry: false }, "completed"],
+  ["frozen_abnormal", { type: "release", paid: "in_full", pastExpiry: true }, "completed"], // paid on time, released later
+  ["frozen_abnormal", { type: "release", paid: "short_or_late", pastExpiry: false }, "risk_settled"],
+  ["frozen_abnormal", { type: "release", paid: "none", pastExpiry: false }, "waiting_payment"],
+  ["frozen_abnormal", { type: "release", paid: "none", pastExpiry: true }, "expired"],
 ];
 
 describe("pay-in transitions", () => {
@@ -39,7 +45,10 @@ describe("pay-in transitions", () => {
     ["expired", { type: "cancel" }],
     ["cancelled", { type: "paid" }],
     ["risk_settled", { type: "late_confirmed" }],
-    ["waiting_payment", { type: "release", late: false }],
+    ["waiting_payment", { type: "release", paid: "in_full", pastExpiry: false }],
+    ["detected", { type: "wrong_amount" }],
+    ["frozen_abnormal", { type: "wrong_amount" }],
+    ["completed", { type: "cancel" }],
     ["waiting_payment", { type: "late_confirmed" }],
   ];
   test.each(refused)("%s refuses %o", (from, event) => {

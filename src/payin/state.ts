@@ -29,8 +29,21 @@ export type PayinEvent =
   | { type: "late_confirmed" }
   | { type: "freeze" }
   | { type: "cancel" }
-  /** Operator releases a frozen order; `late` when the payment came after expireAt. */
-  | { type: "release"; late: boolean };
+  /**
+   * A transfer of another amount, and this is the address's only open order of
+   * that token whose window covers the block time (DESIGN 5 "Money that does not match").
+   */
+  | { type: "wrong_amount" }
+  /**
+   * Operator (or merchant) releases a frozen order. `paid`: none (nothing received),
+   * in_full (at least the amount, on time) or short_or_late; `pastExpiry` picks
+   * expired over waiting_payment when nothing was paid.
+   */
+  | { type: "release"; paid: ReleasePaid; pastExpiry: boolean };
+
+export type ReleasePaid = "none" | "in_full" | "short_or_late";
+
+const RELEASE_TO: Record<ReleasePaid, PayinStatus> = { none: "waiting_payment", in_full: "completed", short_or_late: "risk_settled" };
 
 type Rule = { from: readonly PayinStatus[]; event: PayinEvent["type"]; to: (e: PayinEvent) => PayinStatus | null };
 
@@ -57,8 +70,18 @@ export const RULES: readonly Rule[] = [
   { from: ["detected", "confirming"], event: "reorg", to: (e) => ((e as { pastExpiry: boolean }).pastExpiry ? "expired" : "waiting_payment") },
   { from: ["expired"], event: "late_confirmed", to: () => "risk_settled" },
   { from: ["waiting_payment", "detected", "confirming"], event: "freeze", to: () => "frozen_abnormal" },
-  { from: ["waiting_payment"], event: "cancel", to: () => "cancelled" },
-  { from: ["frozen_abnormal"], event: "release", to: (e) => ((e as { late: boolean }).late ? "risk_settled" : "completed") },
+  // A cancelled frozen order keeps what was paid in the ledger (refundable: src/payin/unmatched.ts).
+  { from: ["waiting_payment", "frozen_abnormal"], event: "cancel", to: () => "cancelled" },
+  // expired: the job closed it, but the block time is inside its window (block time decides).
+  { from: ["waiting_payment", "expired"], event: "wrong_amount", to: () => "frozen_abnormal" },
+  {
+    from: ["frozen_abnormal"],
+    event: "release",
+    to: (e) => {
+      const { paid, pastExpiry } = e as { paid: ReleasePaid; pastExpiry: boolean };
+      return paid === "none" && pastExpiry ? "expired" : RELEASE_TO[paid];
+    },
+  },
 ];
 
 export class InvalidTransition extends Error {

@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { AmountField, ChainCodeField, OrderNoField, TokenSymbolField, UrlField } from "../http/fields";
+import { AmountField, ChainCodeField, OrderNoField, TextField, TokenSymbolField, UrlField } from "../http/fields";
 
 export const CreatePayoutBody = T.Object({
   chainCode: ChainCodeField,
@@ -13,7 +13,7 @@ export const CreatePayoutBody = T.Object({
 });
 
 export const SubmitPayoutBody = T.Object({
-  remark: T.Optional(T.String({ maxLength: 255, errorMessage: "must be a string of at most 255 characters" })),
+  remark: T.Optional(TextField(255, { min: 0, description: "Optional remark, at most 255 characters (code points)" })),
 });
 
 const Ts = T.Union([T.String({ format: "date-time" }), T.Null()]);

@@ -1,15 +1,17 @@
 // The console pages shared by both roles and the operator's own pages.
 import { Elysia } from "elysia";
-import { type BackofficeDeps, page } from "../guard";
-import { Layout } from "../views/layout";
+import type { BackofficeDeps } from "../guard";
+import { callbacksRoutes } from "./callbacks";
+import { dashboardRoutes } from "./dashboard";
+import { exceptionsRoutes } from "./exceptions";
+import { listsRoutes } from "./lists";
+import { orderRoutes } from "./order";
 
 export function consoleRoutes(d: BackofficeDeps) {
-  return new Elysia({ name: "backoffice-console" }).get(
-    "/backoffice",
-    page(d, {}, (v) => (
-      <Layout title="Dashboard" viewer={v} path="/backoffice">
-        <p>Welcome.</p>
-      </Layout>
-    )),
-  );
+  return new Elysia({ name: "backoffice-console" })
+    .use(dashboardRoutes(d))
+    .use(listsRoutes(d))
+    .use(orderRoutes(d))
+    .use(exceptionsRoutes(d))
+    .use(callbacksRoutes(d));
 }

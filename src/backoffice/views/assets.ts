@@ -36,7 +36,7 @@ button.danger{background:var(--bad);border-color:var(--bad)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 .card .n{font-size:1.6rem;font-weight:700}
 .card a{text-decoration:none}
-.table-wrap{overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:8px;margin-bottom:12px}
+.table-wrap{position:relative;overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:8px;margin-bottom:12px}
 table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{text-align:left;padding:7px 9px;border-bottom:1px solid #e2e8f0;vertical-align:top}
 th{background:#f1f5f9;white-space:nowrap}

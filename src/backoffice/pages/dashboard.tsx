@@ -1,0 +1,86 @@
+// The dashboard: open items (both roles, scoped), volume per day, and for the
+// operator the state of each chain and its gas wallet.
+import { Elysia } from "elysia";
+import { fromBaseUnits } from "../../lib/money";
+import { type BackofficeDeps, page } from "../guard";
+import { chainStatuses } from "../queries/chains";
+import { openCounts, volumePerDay } from "../queries/dashboard";
+import { TableWrap } from "../views/common";
+import { VolumeChart } from "../views/chart";
+import { Layout } from "../views/layout";
+
+const NATIVE: Record<string, { symbol: string; decimals: number }> = { TRON: { symbol: "TRX", decimals: 6 }, BSC: { symbol: "BNB", decimals: 18 }, SOL: { symbol: "SOL", decimals: 9 } };
+
+export function dashboardRoutes(d: BackofficeDeps) {
+  return new Elysia({ name: "backoffice-dashboard" }).get(
+    "/backoffice",
+    page(d, {}, async (v) => {
+      const scope = { merchantId: v.merchantId };
+      const c = openCounts(d.ctx.db, scope);
+      const days = volumePerDay(d.ctx.db, scope, d.users.now());
+      const chains = v.role === "operator" ? await chainStatuses(d.ctx) : [];
+      const cards: [string, number, string][] = [
+        ["Open orders", c.openOrders, "/backoffice/payins?status=waiting_payment"],
+        ["Unmatched deposits", c.unmatchedDeposits, v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/deposits?status=unmatched"],
+        ["Frozen orders", c.frozenOrders, v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/payins?status=frozen_abnormal"],
+        ["Failed callbacks", c.failedCallbacks, "/backoffice/callbacks"],
+        ["Failed payouts", c.failedPayouts, "/backoffice/payouts?status=failed"],
+      ];
+      return (
+        <Layout title="Dashboard" viewer={v} path="/backoffice">
+          <section aria-label="Open items" class="cards">
+            {cards.map(([label, n, href]) => (
+              <a class="card" href={href}>
+                <div class="n" safe>
+                  {String(n)}
+                </div>
+                <div safe>{label}</div>
+              </a>
+            ))}
+          </section>
+          <h2>Volume per day</h2>
+          <VolumeChart days={days} />
+          {v.role === "operator" ? (
+            <>
+              <h2>Chains</h2>
+              <TableWrap label="Chain status">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Chain</th>
+                      <th scope="col">Head</th>
+                      <th scope="col">Final</th>
+                      <th scope="col">Scanned</th>
+                      <th scope="col">Lag</th>
+                      <th scope="col">RPC endpoints</th>
+                      <th scope="col">Gas wallet</th>
+                      <th scope="col">Gas balance</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {chains.map((s) => (
+                      <tr>
+                        <td safe>{`${s.chain} (${s.mode})`}</td>
+                        <td safe>{s.head === null ? "—" : s.head.toString()}</td>
+                        <td safe>{s.final === null ? "—" : s.final.toString()}</td>
+                        <td safe>{s.scanned === null ? "—" : String(s.scanned)}</td>
+                        <td safe>{s.lag === null ? "—" : `${s.lag} blocks`}</td>
+                        <td safe>{s.mode === "sandbox" ? "in-process sandbox" : `${s.endpoints.join(", ") || "—"} · ${s.error ? `failing: ${s.error}` : "ok"}`}</td>
+                        <td class="mono" safe>
+                          {s.gasAddress}
+                        </td>
+                        <td safe>{s.gasBalance === null ? "—" : `${fromBaseUnits(BigInt(s.gasBalance), NATIVE[s.chain].decimals, 2)} ${NATIVE[s.chain].symbol}`}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableWrap>
+            </>
+          ) : (
+            <></>
+          )}
+        </Layout>
+      );
+    }),
+  );
+}

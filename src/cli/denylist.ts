@@ -1,0 +1,35 @@
+// `denylist add CHAIN ADDRESS --reason R`, `denylist list [--json]`, `denylist remove CHAIN ADDRESS`
+// (DESIGN 2): senders whose transfers freeze the order they pay. Audited with actor `cli`.
+import { CLI_ACTOR } from "../audit/log";
+import { denySender, listDenied, undenySender } from "../payin/operator";
+import type { PayinCtx } from "../payin/service";
+import { CliUsageError, type CliFlags } from "./common";
+
+export const DENYLIST_USAGE = `  denylist add CHAIN ADDRESS --reason R  freeze whatever this sender pays
+  denylist list [--json]
+  denylist remove CHAIN ADDRESS`;
+
+export function denylistCommand(ctx: () => PayinCtx, args: string[], flags: CliFlags): number {
+  const [sub, chain, address] = args;
+  if (sub === "list") {
+    const rows = listDenied(ctx());
+    if (flags.json) console.log(JSON.stringify(rows));
+    else if (!rows.length) console.log("the deny list is empty");
+    else for (const r of rows) console.log(`${r.chainCode}\t${r.address}\t${r.createdAt}\t${r.reason ?? ""}`);
+    return 0;
+  }
+  if (sub === "add" && chain && address) {
+    if (typeof flags.reason !== "string" || !flags.reason.trim()) throw new CliUsageError("denylist add needs --reason R");
+    const r = denySender(ctx(), chain, address, flags.reason, CLI_ACTOR);
+    if (flags.json) console.log(JSON.stringify(r));
+    else console.log(`${r.chainCode} ${r.address} added to the deny list`);
+    return 0;
+  }
+  if (sub === "remove" && chain && address) {
+    const r = undenySender(ctx(), chain, address, CLI_ACTOR);
+    if (flags.json) console.log(JSON.stringify(r));
+    else console.log(`${r.chainCode} ${r.address} removed from the deny list`);
+    return 0;
+  }
+  throw new CliUsageError(`usage:\n${DENYLIST_USAGE}`);
+}

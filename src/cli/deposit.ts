@@ -1,0 +1,51 @@
+// `deposit list --unmatched [--json]`, `deposit attach DEPOSIT_ID ORDER_NO` (DESIGN 2),
+// plus `deposit refunded DEPOSIT_ID PAYOUT_ORDER_NO` and `deposit dismiss DEPOSIT_ID --note N`
+// to close the other ways (src/payin/unmatched.ts). Audited with actor `cli`.
+import { CLI_ACTOR } from "../audit/log";
+import { attachDeposit, dismissDeposit, listUnmatched, markDepositRefunded, type DepositView } from "../payin/unmatched";
+import type { PayinCtx } from "../payin/service";
+import { amountOf } from "../payin/views";
+import { CliUsageError, type CliFlags } from "./common";
+
+export const DEPOSIT_USAGE = `  deposit list --unmatched [--all] [--json]   unmatched deposits (open ones; --all: resolved too)
+  deposit attach DEPOSIT_ID ORDER_NO          pay an open or expired order with an unmatched deposit
+  deposit refunded DEPOSIT_ID PAYOUT_ORDER_NO record that a payout refunded the deposit
+  deposit dismiss DEPOSIT_ID --note N         close a deposit that needs no action, saying why`;
+
+function line(d: DepositView): string {
+  const state = d.resolution ? `${d.resolution}${d.resolutionRef ? ":" + d.resolutionRef : ""}` : "open";
+  return [d.depositId, state, d.merchantUid ?? "-", d.chainCode, d.tokenSymbol, d.amount, d.status, d.reason, d.toAddress, d.fromAddress, d.txHash].join("\t");
+}
+
+export function depositCommand(ctx: () => PayinCtx, args: string[], flags: CliFlags): number {
+  const [sub, id, ref] = args;
+  if (sub === "list") {
+    if (flags.unmatched !== true) throw new CliUsageError("usage: deposit list --unmatched [--all] [--json]");
+    const { deposits } = listUnmatched(ctx(), { state: flags.all === true ? "all" : "open", limit: 1000 });
+    if (flags.json) console.log(JSON.stringify(deposits));
+    else if (!deposits.length) console.log("no unmatched deposits");
+    else for (const d of deposits) console.log(line(d));
+    return 0;
+  }
+  if (sub === "attach" && id && ref) {
+    const o = attachDeposit(ctx(), id, ref, CLI_ACTOR);
+    const v = { depositId: Number(id), orderNo: o.orderNo, status: o.status, amount: amountOf(o, o.amount), paidAmount: amountOf(o, o.paidAmount) };
+    if (flags.json) console.log(JSON.stringify(v));
+    else console.log(`deposit ${id} attached to ${o.orderNo}: ${o.status} (paid ${v.paidAmount} of ${v.amount})`);
+    return 0;
+  }
+  if (sub === "refunded" && id && ref) {
+    const d = markDepositRefunded(ctx(), id, ref, CLI_ACTOR);
+    if (flags.json) console.log(JSON.stringify(d));
+    else console.log(`deposit ${id} refunded by payout ${ref}`);
+    return 0;
+  }
+  if (sub === "dismiss" && id) {
+    if (typeof flags.note !== "string") throw new CliUsageError("deposit dismiss needs --note N");
+    const d = dismissDeposit(ctx(), id, flags.note, CLI_ACTOR);
+    if (flags.json) console.log(JSON.stringify(d));
+    else console.log(`deposit ${id} dismissed`);
+    return 0;
+  }
+  throw new CliUsageError(`usage:\n${DEPOSIT_USAGE}`);
+}

@@ -1,0 +1,221 @@
+// The operator CLI of DESIGN 2 against a running `serve`: each command changes
+// state through the pay-in funnel (the running gateway delivers the callbacks at
+// once), refuses invalid transitions with a clear message and a non-zero exit,
+// and leaves an audit entry (actor `cli`).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "../testing/process";
+import { StablegateClient } from "../sdk/client";
+import { sandboxClient } from "../testing/sandbox";
+import { startReceiver } from "../testing/receiver";
+
+type Order = Record<string, any>;
+const SENDER = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
+let s: TempSetup;
+let gw: GatewayProcess;
+let client: StablegateClient;
+let uid: string;
+let sb: ReturnType<typeof sandboxClient>;
+const rx = startReceiver([{ status: 200 }]);
+
+const cli = (...args: string[]) => runCli([...args, "--config", s.configPath], s.env);
+const json = (...args: string[]) => {
+  const r = cli(...args, "--json");
+  if (r.code !== 0) throw new Error(`${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+};
+const audit = (target: string) => json("audit", "list", "--target", target) as Array<Record<string, any>>;
+
+let n = 0;
+const create = (amount: string) =>
+  client.request<Order>("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `CLI-${++n}`, amount, notifyUrl: rx.url + "/cb" } });
+const get = (orderNo: string) => client.request<Order>("GET", `/openapi/payin/orders/${orderNo}`);
+/** [status, expectedAmount, paidAmount] of the callbacks received for the order, once `last` arrived. */
+async function callbacks(orderNo: string, last: string) {
+  const mine = () => rx.requests.map((r) => JSON.parse(r.text)).filter((b) => b.orderNo === orderNo);
+  await rx.waitFor(() => mine().some((b) => b.status === last), 10_000);
+  return mine().map((b) => [b.status, b.expectedAmount, b.paidAmount]);
+}
+
+beforeAll(async () => {
+  s = await tempSetup(`[chains.TRON]\nconfirmations = 2\nblock_time = "0s"`);
+  const { merchantUid, apiKey } = JSON.parse(runCli(["merchant", "create", "--name", "ops shop", "--json", "--config", s.configPath], s.env).stdout);
+  gw = await startGatewayProcess(s);
+  uid = merchantUid;
+  client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
+  sb = sandboxClient(s.url);
+});
+afterAll(async () => {
+  await gw.kill("SIGTERM");
+  await rx.stop();
+  rmSync(s.dir, { recursive: true, force: true });
+});
+
+describe("order freeze | release | cancel", () => {
+  test("freeze, release (nothing paid: waiting again), cancel; each refused when invalid", async () => {
+    const o = await create("10");
+    const f = cli("order", "freeze", o.orderNo, "--reason", "chargeback risk");
+    expect(f.code).toBe(0);
+    expect(f.stdout).toContain(`${o.orderNo} frozen_abnormal`);
+    expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
+
+    const again = cli("order", "freeze", o.orderNo, "--reason", "twice");
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain(`cannot freeze order ${o.orderNo}: it is frozen_abnormal`);
+    const noReason = cli("order", "freeze", o.orderNo);
+    expect(noReason.code).not.toBe(0);
+    expect(noReason.stderr).toContain("--reason");
+
+    expect(json("order", "release", o.orderNo)).toMatchObject({ orderNo: o.orderNo, status: "waiting_payment", paidAmount: null });
+    const rel = cli("order", "release", o.orderNo);
+    expect(rel.code).not.toBe(0);
+    expect(rel.stderr).toContain("not frozen_abnormal");
+
+    expect(cli("order", "cancel", o.orderNo).code).toBe(0);
+    const c2 = cli("order", "cancel", o.orderNo);
+    expect(c2.code).not.toBe(0);
+    expect(c2.stderr).toContain(`cannot cancel order ${o.orderNo}: it is cancelled`);
+    const missing = cli("order", "cancel", "PI000");
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("no pay-in order PI000");
+
+    expect(await callbacks(o.orderNo, "cancelled")).toEqual([
+      ["waiting_payment", "10.000000", null],
+      ["frozen_abnormal", "10.000000", null],
+      ["waiting_payment", "10.000000", null],
+      ["cancelled", "10.000000", null],
+    ]);
+    // One entry per change that happened (refusals write nothing), newest first.
+    const entries = audit(`payin:${o.orderNo}`);
+    expect(entries.map((e) => [e.action, e.before.status, e.after.status])).toEqual([
+      ["payin.cancel", "waiting_payment", "cancelled"],
+      ["payin.release", "frozen_abnormal", "waiting_payment"],
+      ["payin.freeze", "waiting_payment", "frozen_abnormal"],
+    ]);
+    expect(entries.every((e) => e.actor === "cli" && e.role === "operator")).toBe(true);
+    expect(entries[2].after.reason).toBe("chargeback risk");
+  });
+
+  test("a wrong amount freezes the order; release waits for finality, then gives risk_settled", async () => {
+    const o = await create("20");
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "19" });
+    expect(await get(o.orderNo)).toMatchObject({ status: "frozen_abnormal", paidAmount: "19.000000" });
+    const early = cli("order", "release", o.orderNo);
+    expect(early.code).not.toBe(0);
+    expect(early.stderr).toContain("not final");
+    await sb.mine("TRON", 2);
+    expect(json("order", "release", o.orderNo)).toMatchObject({ status: "risk_settled", amount: "20.000000", paidAmount: "19.000000" });
+    expect(await callbacks(o.orderNo, "risk_settled")).toEqual([
+      ["waiting_payment", "20.000000", null],
+      ["frozen_abnormal", "20.000000", "19.000000"],
+      ["risk_settled", "20.000000", "19.000000"],
+    ]);
+  });
+});
+
+describe("deposit list --unmatched | attach", () => {
+  test("an unmatched deposit is listed, attached with the rules of a match on arrival, and cannot be attached twice", async () => {
+    const gone = await create("50");
+    expect(cli("order", "cancel", gone.orderNo).code).toBe(0);
+    const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: gone.address, amount: "50" });
+    const listed = (json("deposit", "list", "--unmatched") as Order[]).find((d) => d.txHash === tx.txHash)!;
+    expect(listed).toMatchObject({ reason: "no_open_order", amount: "50.000000", merchantUid: uid, resolution: null, status: "pending" });
+    expect(cli("deposit", "list", "--unmatched").stdout).toContain(tx.txHash);
+
+    const o = await create("50");
+    expect(o.address).toBe(gone.address);
+    expect(json("deposit", "attach", String(listed.depositId), o.orderNo)).toMatchObject({ orderNo: o.orderNo, status: "detected", paidAmount: "50.000000" });
+    await sb.mine("TRON", 2);
+    expect(await callbacks(o.orderNo, "completed")).toEqual([
+      ["waiting_payment", "50.000000", null],
+      ["detected", "50.000000", "50.000000"],
+      ["completed", "50.000000", "50.000000"],
+    ]);
+    const twice = cli("deposit", "attach", String(listed.depositId), o.orderNo);
+    expect(twice.code).not.toBe(0);
+    expect(twice.stderr).toContain("already attached");
+    expect((json("deposit", "list", "--unmatched") as Order[]).some((d) => d.txHash === tx.txHash)).toBe(false);
+    expect((json("deposit", "list", "--unmatched", "--all") as Order[]).find((d) => d.txHash === tx.txHash)).toMatchObject({ resolution: "attached", resolutionRef: o.orderNo });
+    const [entry] = audit(`deposit:${listed.depositId}`);
+    expect(entry).toMatchObject({ action: "deposit.attach", actor: "cli", before: { deposit: { resolution: null } }, after: { order: { orderNo: o.orderNo, status: "detected" } } });
+
+    const bad = cli("deposit", "attach", "abc", o.orderNo);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("positive integer");
+  });
+
+  test("another amount attached freezes the order with paidAmount; dismiss closes a deposit with a note", async () => {
+    const a = await create("30");
+    const b = await create("40");
+    expect(b.address).toBe(a.address);
+    const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: a.address, amount: "35" });
+    const d = (json("deposit", "list", "--unmatched") as Order[]).find((x) => x.txHash === tx.txHash)!;
+    expect(d.reason).toBe("several_candidates");
+    expect(json("deposit", "attach", String(d.depositId), a.orderNo)).toMatchObject({ status: "frozen_abnormal", paidAmount: "35.000000" });
+    expect(await callbacks(a.orderNo, "frozen_abnormal")).toEqual([
+      ["waiting_payment", "30.000000", null],
+      ["frozen_abnormal", "30.000000", "35.000000"],
+    ]);
+
+    expect(cli("order", "cancel", b.orderNo).code).toBe(0); // else b, the only open order left, would take the next one
+    const stray = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: a.address, amount: "0.01" });
+    const sd = (json("deposit", "list", "--unmatched") as Order[]).find((x) => x.txHash === stray.txHash)!;
+    expect(cli("deposit", "dismiss", String(sd.depositId)).code).not.toBe(0); // a note is required
+    expect(json("deposit", "dismiss", String(sd.depositId), "--note", "test transfer by the shop")).toMatchObject({ resolution: "dismissed", resolutionNote: "test transfer by the shop" });
+    expect(audit(`deposit:${sd.depositId}`)[0]).toMatchObject({ action: "deposit.dismiss", actor: "cli" });
+  });
+});
+
+describe("denylist add | list | remove", () => {
+  test("adds, lists, removes; refuses duplicates, unknown entries and bad addresses; freezes what the sender pays", async () => {
+    const add = cli("denylist", "add", "TRON", SENDER, "--reason", "reported stolen");
+    expect(add.code).toBe(0);
+    expect(json("denylist", "list")).toEqual([{ chainCode: "TRON", address: SENDER, reason: "reported stolen", createdAt: expect.any(String) }]);
+    const dup = cli("denylist", "add", "TRON", SENDER, "--reason", "again");
+    expect(dup.code).not.toBe(0);
+    expect(dup.stderr).toContain("already on the deny list");
+    const bad = cli("denylist", "add", "TRON", "0xnot-tron", "--reason", "x");
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("not a valid TRON address");
+    expect(cli("denylist", "add", "TRON", SENDER).code).not.toBe(0); // --reason is required
+
+    // The running gateway sees the entry at once.
+    const o = await create("60");
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "60", fromAddress: SENDER });
+    expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
+
+    expect(cli("denylist", "remove", "TRON", SENDER).code).toBe(0);
+    expect(json("denylist", "list")).toEqual([]);
+    const gone = cli("denylist", "remove", "TRON", SENDER);
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toContain("not on the deny list");
+    expect(audit(`denylist:TRON:${SENDER}`).map((e) => e.action)).toEqual(["denylist.remove", "denylist.add"]);
+  });
+});
+
+describe("merchant set", () => {
+  test("sets and clears the default notify URL and IP allowlist; refuses bad values with a clear message; audited", () => {
+    const set = json("merchant", "set", uid, "--default-notify-url", "https://shop.example/default", "--ip-allowlist", "203.0.113.0/24,2001:db8::/32");
+    expect(set).toEqual({ merchantUid: uid, defaultNotifyUrl: "https://shop.example/default", ipAllowlist: ["203.0.113.0/24", "2001:db8::/32"] });
+    for (const [args, msg] of [
+      // (this config allows private targets, as tests must; the SSRF refusals are in src/merchants/settings.test.ts)
+      [["--default-notify-url", "ftp://shop.example/x"], "must use http or https"],
+      [["--default-notify-url", "https://user:pw@shop.example/x"], "credentials"],
+      [["--default-notify-url", "http://./x"], "must have a host"],
+      [["--ip-allowlist", "10.0.0.0/33"], "prefix length"],
+      [["--ip-allowlist", "not-an-ip"], "not an IPv4 or IPv6 address"],
+      [[], "needs --default-notify-url"],
+    ] as Array<[string[], string]>) {
+      const r = cli("merchant", "set", uid, ...args);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(msg);
+    }
+    expect(cli("merchant", "set", "M0000000", "--ip-allowlist", "").stderr).toContain("no merchant with UID M0000000");
+    expect(json("merchant", "set", uid, "--default-notify-url", "", "--ip-allowlist", "")).toEqual({ merchantUid: uid, defaultNotifyUrl: null, ipAllowlist: [] });
+    const entries = audit(`merchant:${uid}`);
+    expect(entries.map((e) => [e.action, e.actor, e.after.defaultNotifyUrl])).toEqual([
+      ["merchant.settings", "cli", null],
+      ["merchant.settings", "cli", "https://shop.example/default"],
+    ]);
+  });
+});

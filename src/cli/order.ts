@@ -1,0 +1,29 @@
+// `order freeze ORDER_NO --reason R`, `order release ORDER_NO`, `order cancel ORDER_NO`
+// (DESIGN 2, 5): the operator actions, through the pay-in transition funnel
+// (callbacks included), audited with actor `cli`.
+import { CLI_ACTOR } from "../audit/log";
+import { cancelOrder, freezeOrder, releaseOrder } from "../payin/operator";
+import type { PayinCtx } from "../payin/service";
+import { amountOf, type PayinOrderRow } from "../payin/views";
+import { CliUsageError, type CliFlags } from "./common";
+
+export const ORDER_USAGE = `  order freeze ORDER_NO --reason R   freeze an open pay-in (frozen_abnormal)
+  order release ORDER_NO             release a frozen pay-in: completed, risk_settled, or reopened
+  order cancel ORDER_NO              cancel a waiting or frozen pay-in`;
+
+const view = (o: PayinOrderRow) => ({ orderNo: o.orderNo, status: o.status, amount: amountOf(o, o.amount), paidAmount: amountOf(o, o.paidAmount) });
+
+export function orderCommand(ctx: () => PayinCtx, args: string[], flags: CliFlags): number {
+  const [sub, orderNo] = args;
+  if (!orderNo || !["freeze", "release", "cancel"].includes(sub)) throw new CliUsageError(`usage:\n${ORDER_USAGE}`);
+  let row: PayinOrderRow;
+  if (sub === "freeze") {
+    if (typeof flags.reason !== "string" || !flags.reason.trim()) throw new CliUsageError("order freeze needs --reason R");
+    row = freezeOrder(ctx(), orderNo, flags.reason, CLI_ACTOR);
+  } else if (sub === "release") row = releaseOrder(ctx(), orderNo, CLI_ACTOR);
+  else row = cancelOrder(ctx(), orderNo, CLI_ACTOR);
+  const v = view(row);
+  if (flags.json) console.log(JSON.stringify(v));
+  else console.log(`${v.orderNo} ${v.status}${v.paidAmount ? ` (paid ${v.paidAmount} of ${v.amount})` : ""}`);
+  return 0;
+}

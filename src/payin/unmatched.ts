@@ -1,0 +1,234 @@
+// Unmatched deposits (DESIGN 5 "Money that does not match"): money that reached
+// a gateway address and paid no order. Each keeps why it did not match, whose
+// address it reached and what became of it (attached to an order, refunded by a
+// payout, dismissed with a note). The operator CLI and the back office call
+// these; every action is audited in the transaction that makes it.
+import { and, count, desc, eq, isNotNull, isNull, ne, type SQL } from "drizzle-orm";
+import { type Tx, writeTx } from "../db/client";
+import { addresses, denyList, merchants, payinOrders, payoutOrders, transfers } from "../db/schema";
+import { recordAudit, type Actor } from "../audit/log";
+import { defaultToken } from "../chains/tokens";
+import type { ChainCode, TokenSymbol } from "../chains/types";
+import { fromBaseUnits } from "../lib/money";
+import { iso } from "../lib/clock";
+import { applyPayinEvent, type PayinCtx } from "./service";
+import type { PayinOrderRow } from "./views";
+import { checkText, OperatorError } from "./operator-error";
+
+export const UNMATCHED_REASONS = {
+  no_open_order: "no open order of this token on the address covers the block time",
+  several_candidates: "several open orders of this token on the address: which one is ambiguous",
+  order_already_paid: "the address's only open order of this token is already paid",
+  after_late_window: "an order of this amount exists, but the payment came after its late window",
+  deny_listed: "the sender is on the deny list",
+  wrong_token: "a token the exclusive address has no binding for",
+  order_cancelled: "the frozen order it paid was cancelled; the money is refundable",
+  unknown_address: "not a gateway address",
+  no_api_key: "the merchant has no API key to sign a deposit order",
+} as const;
+export type UnmatchedReason = keyof typeof UNMATCHED_REASONS;
+
+export type DepositRow = typeof transfers.$inferSelect;
+
+export interface DepositScope {
+  /** A merchant user sees and acts on deposits to its own addresses only. */
+  merchantId?: number;
+}
+
+function decimalsOf(ctx: Pick<PayinCtx, "chains">, chain: string, token: string): number {
+  return (
+    ctx.chains.get(chain as ChainCode)?.tokens.find((t) => t.symbol === token)?.decimals ??
+    defaultToken(chain as ChainCode, token as TokenSymbol)?.decimals ??
+    6
+  );
+}
+
+export function depositView(ctx: Pick<PayinCtx, "chains">, t: DepositRow, merchantUid: string | null, orderNo: string | null = null) {
+  return {
+    depositId: t.id,
+    merchantUid,
+    chainCode: t.chain,
+    tokenSymbol: t.token,
+    amount: fromBaseUnits(BigInt(t.amount), decimalsOf(ctx, t.chain, t.token), 6),
+    toAddress: t.toAddress,
+    fromAddress: t.fromAddress,
+    txHash: t.txHash,
+    logIndex: t.logIndex,
+    blockNumber: t.blockNumber,
+    blockTime: iso(t.blockTime),
+    /** pending (not final) | confirmed | reverted (gone in a reorg) */
+    status: t.status,
+    confirmations: t.confirmations,
+    reason: t.unmatchedReason,
+    reasonText: t.unmatchedReason ? (UNMATCHED_REASONS[t.unmatchedReason as UnmatchedReason] ?? t.unmatchedReason) : null,
+    /** null while open; attached | refunded | dismissed */
+    resolution: t.resolution,
+    /** attached: the order's orderNo; refunded: the payout's orderNo. */
+    resolutionRef: t.resolution === "attached" ? (orderNo ?? t.resolutionRef) : t.resolutionRef,
+    resolutionNote: t.resolutionNote,
+    resolvedAt: iso(t.resolvedAt),
+    seenAt: iso(t.seenAt)!,
+  };
+}
+export type DepositView = ReturnType<typeof depositView>;
+
+export interface UnmatchedFilter extends DepositScope {
+  /** open (default): not yet attached, refunded or dismissed; resolved; all. */
+  state?: "open" | "resolved" | "all";
+  chain?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** Deposits that matched no order on arrival (and those since resolved), newest first. */
+export function listUnmatched(ctx: Pick<PayinCtx, "db" | "chains">, f: UnmatchedFilter = {}): { deposits: DepositView[]; total: number } {
+  const where: SQL[] = [isNotNull(transfers.unmatchedReason)];
+  const state = f.state ?? "open";
+  if (state === "open") where.push(isNull(transfers.resolution));
+  if (state === "resolved") where.push(isNotNull(transfers.resolution));
+  if (f.chain) where.push(eq(transfers.chain, f.chain));
+  if (f.merchantId !== undefined) where.push(eq(addresses.merchantId, f.merchantId));
+  const cond = and(...where);
+  const rows = ctx.db
+    .select({ t: transfers, uid: merchants.uid })
+    .from(transfers)
+    .leftJoin(addresses, eq(addresses.id, transfers.addressId))
+    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
+    .where(cond)
+    .orderBy(desc(transfers.seenAt), desc(transfers.id))
+    .limit(Math.min(Math.max(f.limit ?? 100, 1), 1000))
+    .offset(Math.max(f.offset ?? 0, 0))
+    .all();
+  const total = ctx.db.select({ n: count() }).from(transfers).leftJoin(addresses, eq(addresses.id, transfers.addressId)).where(cond).get()!.n;
+  return { deposits: rows.map((r) => depositView(ctx, r.t, r.uid)), total };
+}
+
+function loadDeposit(tx: Tx, depositId: number, scope: DepositScope) {
+  const r = tx
+    .select({ t: transfers, merchantId: addresses.merchantId, uid: merchants.uid })
+    .from(transfers)
+    .leftJoin(addresses, eq(addresses.id, transfers.addressId))
+    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
+    .where(eq(transfers.id, depositId))
+    .get();
+  if (!r || r.t.unmatchedReason === null || (scope.merchantId !== undefined && r.merchantId !== scope.merchantId)) {
+    throw new OperatorError(`no unmatched deposit ${depositId}`);
+  }
+  return r;
+}
+
+function openDeposit(tx: Tx, depositId: number, scope: DepositScope) {
+  const r = loadDeposit(tx, depositId, scope);
+  if (r.t.resolution) throw new OperatorError(`deposit ${depositId} is already ${r.t.resolution}${r.t.resolutionRef ? ` (${r.t.resolutionRef})` : ""}`);
+  return r;
+}
+
+function parseDepositId(raw: number | string): number {
+  const s = String(raw).trim();
+  if (!/^[1-9]\d{0,15}$/.test(s)) throw new OperatorError(`deposit id must be a positive integer, not ${JSON.stringify(String(raw))}`);
+  return Number(s);
+}
+
+function paidFields(t: DepositRow): Partial<PayinOrderRow> {
+  return { transferId: t.id, paidAmount: t.amount, txHash: t.txHash, fromAddress: t.fromAddress, confirmations: t.confirmations };
+}
+
+/**
+ * Attaches an unmatched deposit to an open or expired order of the same address
+ * and token, with the rules of a match on arrival: the exact amount on time pays
+ * it (completed once final), the exact amount late settles it as risk_settled once
+ * final, another amount freezes it with paidAmount (released by the operator); a
+ * deny-listed sender freezes it. The order's callbacks go out through the funnel.
+ */
+export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orderNo: string, actor: Actor, scope: DepositScope = {}): PayinOrderRow {
+  const depositId = parseDepositId(depositIdRaw);
+  const now = ctx.clock.now();
+  return writeTx(ctx.db, (tx) => {
+    const { t, uid } = openDeposit(tx, depositId, scope);
+    const o = tx.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
+    if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError(`no pay-in order ${orderNo}`);
+    if (t.status === "reverted") throw new OperatorError(`deposit ${depositId} was reverted by a reorg; there is nothing to attach`);
+    if (t.addressId !== o.addressId || t.token !== o.token) {
+      throw new OperatorError(`deposit ${depositId} reached ${t.toAddress} (${t.token}); order ${orderNo} is on ${o.address} (${o.token})`);
+    }
+    if ((o.status !== "waiting_payment" && o.status !== "expired") || o.transferId !== null) {
+      throw new OperatorError(`cannot attach a deposit to order ${orderNo} in ${o.status}: only an unpaid waiting_payment or expired order takes one`);
+    }
+    const denied = !!tx.select().from(denyList).where(and(eq(denyList.chain, t.chain), eq(denyList.address, t.fromAddress))).get();
+    const exact = t.amount === o.amount;
+    const late = o.expireAt !== null && t.blockTime > o.expireAt;
+    const final = t.status === "confirmed";
+    const paid = paidFields(t);
+    let row: PayinOrderRow;
+    if (!exact) {
+      row = applyPayinEvent(tx, o, { type: "wrong_amount" }, paid, now);
+    } else if (!late) {
+      row = applyPayinEvent(tx, o, { type: "paid", senderDenied: denied }, paid, now);
+      if (final && row.status === "detected") row = applyPayinEvent(tx, row, { type: "confirmations", count: 1, required: 1 }, { confirmedAt: now }, now);
+    } else {
+      // Late: the order is (or becomes) expired and settles as risk_settled once the deposit is final.
+      const expired = o.status === "waiting_payment" ? applyPayinEvent(tx, o, { type: "expire" }, {}, now) : o;
+      if (denied) row = applyPayinEvent(tx, expired, { type: "paid", senderDenied: true }, paid, now);
+      else {
+        row = tx.update(payinOrders).set({ ...paid, updatedAt: now }).where(eq(payinOrders.id, o.id)).returning().get();
+        if (final) row = applyPayinEvent(tx, row, { type: "late_confirmed" }, { confirmedAt: now }, now);
+      }
+    }
+    const after = tx
+      .update(transfers)
+      .set({ disposition: "attached", payinOrderId: o.id, resolution: "attached", resolutionRef: o.orderNo, resolvedAt: now })
+      .where(eq(transfers.id, t.id))
+      .returning()
+      .get();
+    recordAudit(tx, {
+      ...actor,
+      at: now,
+      action: "deposit.attach",
+      target: `deposit:${depositId}`,
+      before: { deposit: depositView(ctx, t, uid), order: { orderNo: o.orderNo, status: o.status, paidAmount: o.paidAmount } },
+      after: { deposit: depositView(ctx, after, uid), order: { orderNo: row.orderNo, status: row.status, paidAmount: row.paidAmount } },
+    });
+    return row;
+  });
+}
+
+/** Records that a payout (by its orderNo) refunded the deposit to its sender. */
+export function markDepositRefunded(ctx: PayinCtx, depositIdRaw: number | string, payoutOrderNo: string, actor: Actor, scope: DepositScope = {}): DepositView {
+  const depositId = parseDepositId(depositIdRaw);
+  const now = ctx.clock.now();
+  return writeTx(ctx.db, (tx) => {
+    const { t, uid, merchantId } = openDeposit(tx, depositId, scope);
+    if (t.status !== "confirmed") throw new OperatorError(`deposit ${depositId} is ${t.status}, not final: only a final deposit can be refunded`);
+    const p = tx.select().from(payoutOrders).where(eq(payoutOrders.orderNo, payoutOrderNo)).get();
+    if (!p || (merchantId !== null && p.merchantId !== merchantId)) throw new OperatorError(`no payout ${payoutOrderNo} of the merchant that received deposit ${depositId}`);
+    if (p.chain !== t.chain || p.token !== t.token) throw new OperatorError(`payout ${payoutOrderNo} is ${p.chain} ${p.token}; the deposit is ${t.chain} ${t.token}`);
+    if (p.status === "failed") throw new OperatorError(`payout ${payoutOrderNo} failed; it refunded nothing`);
+    const other = tx
+      .select({ id: transfers.id })
+      .from(transfers)
+      .where(and(eq(transfers.resolution, "refunded"), eq(transfers.resolutionRef, payoutOrderNo), ne(transfers.id, t.id)))
+      .get();
+    if (other) throw new OperatorError(`payout ${payoutOrderNo} is already recorded as the refund of deposit ${other.id}`);
+    const after = tx.update(transfers).set({ resolution: "refunded", resolutionRef: payoutOrderNo, resolvedAt: now }).where(eq(transfers.id, t.id)).returning().get();
+    recordAudit(tx, { ...actor, at: now, action: "deposit.refunded", target: `deposit:${depositId}`, before: depositView(ctx, t, uid), after: depositView(ctx, after, uid) });
+    return depositView(ctx, after, uid);
+  });
+}
+
+/** Closes a deposit that needs no money movement (e.g. a test transfer), with a note saying why. */
+export function dismissDeposit(ctx: PayinCtx, depositIdRaw: number | string, note: string, actor: Actor, scope: DepositScope = {}): DepositView {
+  const depositId = parseDepositId(depositIdRaw);
+  const text = checkText("note", note, 500);
+  const now = ctx.clock.now();
+  return writeTx(ctx.db, (tx) => {
+    const { t, uid } = openDeposit(tx, depositId, scope);
+    const after = tx.update(transfers).set({ resolution: "dismissed", resolutionNote: text, resolvedAt: now }).where(eq(transfers.id, t.id)).returning().get();
+    recordAudit(tx, { ...actor, at: now, action: "deposit.dismiss", target: `deposit:${depositId}`, before: depositView(ctx, t, uid), after: depositView(ctx, after, uid) });
+    return depositView(ctx, after, uid);
+  });
+}
+
+export function getDeposit(ctx: Pick<PayinCtx, "db" | "chains">, depositIdRaw: number | string, scope: DepositScope = {}): DepositView {
+  const r = loadDeposit(ctx.db, parseDepositId(depositIdRaw), scope);
+  return depositView(ctx, r.t, r.uid);
+}
