@@ -127,7 +127,10 @@ test("balances per address and a collection run confirmed leg by leg", async () 
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const page = await ctx.newPage();
   await signIn(page, who);
-  await page.getByRole("link", { name: "Balances" }).click();
+  // The merchant's dashboard shows its balances per chain and token.
+  const totals = page.getByRole("region", { name: "Balances per chain and token" });
+  expect(await totals.locator("tbody tr").first().innerText()).toMatch(/^TRON\s+USDT\s+34\.00\s+4$/);
+  await page.getByRole("link", { name: "Balances", exact: true }).click();
   const table = page.getByRole("region", { name: "Balances per address" });
   for (const a of sources) await table.getByText(a).waitFor();
   await noAxeViolations(page);

@@ -167,6 +167,48 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
   ) as string;
 }
 
+/** Available balance per chain and token of the viewer's scope (the merchant dashboard shows it). */
+export function BalanceTotals(p: { d: BackofficeDeps; v: Viewer }): JSX.Element {
+  const ctx = p.d.ctx;
+  const totals = sheetTotals(balanceSheet(ctx.db, { merchantId: p.v.merchantId ?? undefined }));
+  return (
+    <>
+      <h2>Balances</h2>
+      <TableWrap label="Balances per chain and token">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Chain</th>
+              <th scope="col">Token</th>
+              <th scope="col">Available</th>
+              <th scope="col">Addresses</th>
+            </tr>
+          </thead>
+          <tbody>
+            {totals.length === 0 ? (
+              <tr>
+                <td colspan="4">No balances yet.</td>
+              </tr>
+            ) : (
+              totals.map((t) => (
+                <tr>
+                  <td safe>{t.chain}</td>
+                  <td safe>{t.token}</td>
+                  <td safe>{units(ctx, t.chain, t.token, t.available)}</td>
+                  <td>{t.addresses}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </TableWrap>
+      <p>
+        <a href={PATH}>Balances per address</a>
+      </p>
+    </>
+  );
+}
+
 export function balanceRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-balances" }).get(
     PATH,
