@@ -6,7 +6,7 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { NotFound } from "../errors";
 import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { BatchFileError, MAX_ROWS } from "../../treasury/batch-csv";
+import { BatchFileError, MAX_FILE_BYTES, MAX_ROWS } from "../../treasury/batch-csv";
 import {
   BatchNotFound,
   type BatchRow,
@@ -350,6 +350,7 @@ export function batchRoutes(d: BackofficeDeps) {
       action(d, { role: "merchant" }, async (v, { body }) => {
         const file = (body as Record<string, unknown>).file;
         if (!(file instanceof Blob) || file.size === 0) return BatchesPage({ d, v, error: "Choose a CSV file to upload." });
+        if (file.size > MAX_FILE_BYTES) return BatchesPage({ d, v, error: `The file was not accepted: it is larger than ${MAX_FILE_BYTES >> 20} MB.` });
         try {
           const b = await uploadBatch(d.ctx, mine(v), { name: (file as File).name ?? "payouts.csv", bytes: new Uint8Array(await file.arrayBuffer()) }, actorOf(v));
           return redirect(`${PATH}/${b.id}`);
