@@ -6,6 +6,8 @@ export interface BackofficeClient {
   post(path: string, fields: Record<string, string | Blob>): Promise<Response>;
   /** The CSRF token of the session (from any signed-in page). */
   csrf: string;
+  /** The session cookie header value. */
+  cookie: string;
 }
 
 const cookieOf = (res: Response, name: string): string | undefined => {
@@ -33,6 +35,7 @@ export async function backofficeSignIn(baseUrl: string, who: { username: string;
   if (!csrf) throw new Error("no CSRF token on the dashboard");
   return {
     csrf,
+    cookie,
     get: (path) => fetch(baseUrl + path, { headers: { cookie }, redirect: "manual" }),
     post: (path, fields) => {
       const multipart = Object.values(fields).some((v) => v instanceof Blob);
