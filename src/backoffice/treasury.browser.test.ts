@@ -49,6 +49,19 @@ async function signIn(page: Page, who: { username: string; password: string }) {
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
 }
 
+/** Reloads the page (as its own refresh would, only sooner) until `text` shows. */
+async function reloadUntil(page: Page, text: string, timeoutMs: number) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await page.getByText(text).count()) > 0) return;
+    } catch {} // the page's own refresh navigated meanwhile
+    if (Date.now() > end) throw new Error(`"${text}" did not appear: ${await page.locator("[role=status]").first().innerText().catch(() => "?")}`);
+    await Bun.sleep(250);
+    await page.reload().catch(() => {});
+  }
+}
+
 async function noAxeViolations(page: Page) {
   const r = await new AxeBuilder({ page } as never).analyze();
   expect(r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
@@ -163,7 +176,7 @@ test("balances per address and a collection run confirmed leg by leg", async () 
   await noAxeViolations(page);
   await page.getByLabel("Password").fill(who.password);
   await page.getByRole("button", { name: "Confirm collection" }).click();
-  await page.getByText("Finished: 3 confirmed, 0 failed, 0 refused.").waitFor({ timeout: 30_000 });
+  await reloadUntil(page, "Finished: 3 confirmed, 0 failed, 0 refused.", 30_000);
   const tron = gw.ctx.chains.get("TRON")!;
   expect(await tron.tokenBalance(cold, "USDT")).toBe(33_000_000n);
   for (const a of sources.slice(0, 3)) expect(await tron.tokenBalance(a, "USDT")).toBe(0n);

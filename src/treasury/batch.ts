@@ -358,6 +358,8 @@ export async function runBatch(ctx: PayoutCtx, batchId: string, runner: BatchRun
       if (made !== null) {
         await runner.attempt(made).catch((e) => ctx.logger.warn("batch payout attempt failed", { batchId, rowNo: line.rowNo, error: String((e as Error)?.message ?? e) }));
       }
+      // A sandbox attempt can complete without ever waiting on I/O: let requests in between rows.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     const now = ctx.clock.now();
     ctx.db.update(payoutBatches).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(payoutBatches.id, batchId), eq(payoutBatches.status, "running"))).run();

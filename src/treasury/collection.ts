@@ -225,6 +225,8 @@ export async function runCollection(ctx: PayoutCtx, runId: string, runner: Batch
       });
       crashPoint(`collection:leg-${leg.legNo}`);
       if (made !== null) await runner.attempt(made).catch((e) => ctx.logger.warn("collection leg attempt failed", { runId, legNo: leg.legNo, error: String((e as Error)?.message ?? e) }));
+      // A sandbox attempt can complete without ever waiting on I/O: let requests in between rows.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     const now = ctx.clock.now();
     ctx.db.update(collectionRuns).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(collectionRuns.id, runId), eq(collectionRuns.status, "running"))).run();

@@ -25,6 +25,7 @@ import { payoutOrders } from "../../db/schema";
 import { inArray } from "drizzle-orm";
 
 const PATH = "/backoffice/batches";
+const SHOWN = 500;
 
 function mine(v: Viewer): number {
   if (v.merchantId === null) throw new NotFound();
@@ -251,7 +252,9 @@ function PreviewPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow; error?: str
 function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string {
   const { b, v, d } = p;
   const pr = batchProgress(d.ctx.db, mine(v), b.id);
-  const lines = batchLines(d.ctx.db, b.id).filter((l) => l.state !== "invalid");
+  // The page refreshes itself: it lists the first rows only; the results CSV has every row.
+  const all = batchLines(d.ctx.db, b.id).filter((l) => l.state !== "invalid");
+  const lines = all.slice(0, SHOWN);
   const ids = lines.map((l) => l.payoutOrderId).filter((x): x is number => x !== null);
   const orders = new Map<number, typeof payoutOrders.$inferSelect>();
   for (let i = 0; i < ids.length; i += 500) {
@@ -290,6 +293,7 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
           Download results CSV
         </a>
       </p>
+      {all.length > SHOWN ? <p class="muted">{`The first ${SHOWN} of ${all.length} payouts; the results CSV lists every row.`}</p> : null}
       <TableWrap label="Payouts of this batch">
         <table>
           <thead>
