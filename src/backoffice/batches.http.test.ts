@@ -5,7 +5,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { backofficeSignIn } from "../testing/backoffice-client";
 import { randomAddress } from "../wallet/hd";
-import { CLI_ACTOR } from "../audit/log";
+import { CLI_ACTOR, listAudit } from "../audit/log";
 import { createUser } from "./users";
 
 type Obj = Record<string, any>;
@@ -59,4 +59,14 @@ test("confirm needs the password and the CSRF token; other merchants get 404; a 
   const ok = await bo.post(`${url}/confirm`, { _reauth: who.password });
   expect(ok.status).toBe(303);
   expect(status(id)).toBe("running");
+
+  // A preview can be discarded instead (audited); it can then no longer be confirmed.
+  const up2 = await bo.post("/backoffice/batches", { file: new Blob([`chainCode,tokenSymbol,toAddress,amount,merchantOrderNo\nTRON,USDT,${randomAddress("TRON")},5,H-2\n`]) });
+  const url2 = up2.headers.get("location")!;
+  expect((await bo.post(`${url2}/discard`, {})).status).toBe(303);
+  const id2 = url2.split("/").pop()!;
+  expect(status(id2)).toBe("discarded");
+  await bo.post(`${url2}/confirm`, { _reauth: who.password });
+  expect(status(id2)).toBe("discarded");
+  expect(listAudit(gw.ctx.db, { actor: who.username }).entries.map((e) => e.action)).toEqual(expect.arrayContaining(["batch_payout.confirm", "batch_payout.discard"]));
 });

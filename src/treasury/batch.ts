@@ -313,10 +313,12 @@ export function confirmBatch(deps: { db: Db; now: () => number }, merchantId: nu
   });
 }
 
-export function discardBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string): BatchRow {
+export function discardBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: Actor): BatchRow {
   return writeTx(deps.db, (tx) => {
     const b = getBatch(tx, merchantId, id);
     if (b.status !== "preview") return b;
+    const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get()!;
+    recordAudit(tx, { ...actor, action: "batch_payout.discard", target: `merchant:${m.uid}:batch:${b.id}`, before: { status: b.status }, after: { status: "discarded" }, at: deps.now() });
     return tx.update(payoutBatches).set({ status: "discarded", updatedAt: deps.now() }).where(eq(payoutBatches.id, id)).returning().get();
   });
 }

@@ -11,6 +11,7 @@ import { collectionLegs, collectionRuns, collectionSettings, merchants, payoutOr
 import { recordAudit, type Actor } from "../audit/log";
 import { AppError } from "../http/errors";
 import { crashPoint } from "../lib/crash";
+import { newId } from "../lib/ids";
 import { fromBaseUnits, toBaseUnits } from "../lib/money";
 import { chainAndToken } from "../payin/service";
 import { addressBalance, merchantAddresses, unfinishedFrom } from "../payout/balances";
@@ -116,7 +117,7 @@ export async function previewCollection(ctx: PayoutCtx, merchantId: number, chai
     amount: legs[0]?.amount ?? 1n,
   });
   const now = ctx.clock.now();
-  const id = `CR${now}${Math.random().toString(36).slice(2, 8).toUpperCase()}`;
+  const id = newId("CR");
   return writeTx(ctx.db, (tx) => {
     const run = tx
       .insert(collectionRuns)

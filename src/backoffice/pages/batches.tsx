@@ -398,7 +398,7 @@ export function batchRoutes(d: BackofficeDeps) {
       `${PATH}/:id/discard`,
       action(d, { role: "merchant" }, (v, { params }) => {
         const b = batchOr404(d, v, params.id!);
-        discardBatch({ db: d.ctx.db, now }, mine(v), b.id);
+        discardBatch({ db: d.ctx.db, now }, mine(v), b.id, actorOf(v));
         return redirect(PATH);
       }),
     );
