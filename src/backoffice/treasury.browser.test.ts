@@ -109,6 +109,9 @@ test("developer settings: test callback signed and shown, IP allowlist enforced,
   expect(await page.getByLabel("IP allowlist").inputValue()).toBe("127.0.0.1/32\n2001:db8::/32");
   expect(((await m.client.request("GET", "/openapi/payout/orders/PO1").catch((e) => e)) as ApiError).code).toBe(54001);
 
+  // An order made before the rotation: its later callbacks stay signed with the key it was made under.
+  const preOrder = await m.client.request<Obj>("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "PRE-ROTATE", amount: "3.5", notifyUrl: rx.url + "/order" } });
+
   // Rotation: the new key once, with the password on the same form.
   await page.getByLabel("Password").fill(who.password);
   await page.getByRole("button", { name: "Rotate API key" }).click();
@@ -121,6 +124,16 @@ test("developer settings: test callback signed and shown, IP allowlist enforced,
   expect(await page.content()).not.toContain(newKey);
   const actions = listAudit(gw.ctx.db, { actor: who.username }).entries.map((e) => e.action);
   expect(actions).toContain("merchant.key_rotate");
+
+  await sandboxClient(gw.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: preOrder.address, amount: "3.5" });
+  const done = (await rx.waitFor((r) => r.some((x) => x.path === "/order" && JSON.parse(x.text).status === "completed"), 15_000)).find((x) => x.path === "/order" && JSON.parse(x.text).status === "completed")!;
+  expect(verifyCallback(done.raw, done.headers, m.apiKey)).toBe(true);
+  expect(verifyCallback(done.raw, done.headers, newKey)).toBe(false);
+  // A new test callback is signed with the new key.
+  const n0 = rx.requests.filter((r) => r.path === "/dev-hook").length;
+  await page.getByRole("button", { name: "Send test callback" }).click();
+  const latest = (await rx.waitFor((r) => r.filter((x) => x.path === "/dev-hook").length > n0, 10_000)).filter((x) => x.path === "/dev-hook").pop()!;
+  expect(verifyCallback(latest.raw, latest.headers, newKey)).toBe(true);
   await ctx.close();
 }, { timeout: 60_000, retry: 2 });
 
