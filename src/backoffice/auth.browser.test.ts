@@ -157,3 +157,56 @@ test("a POST without the CSRF token is 403 and changes nothing", async () => {
   expect(login.status()).toBe(403);
   await ctx.close();
 }, BROWSER_RETRY);
+
+test("money and key actions ask for the password again when the last entry is older than 5 minutes", async () => {
+  const fran = fresh("fran");
+  const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
+  const page = await ctx.newPage();
+  await signIn(page, gw.url, fran);
+  await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+  clock.advance(6 * 60_000);
+  await page.getByRole("link", { name: "Merchants" }).click();
+  await page.getByLabel("Name", { exact: true }).fill("Reauth Shop");
+  await page.getByRole("button", { name: "Create merchant" }).click();
+  await page.getByRole("heading", { name: "Confirm it is you" }).waitFor();
+  await page.getByLabel("Password").fill("not-my-password");
+  await page.getByRole("button", { name: "Confirm" }).click();
+  expect(await page.getByRole("alert").innerText()).toContain("not right");
+  await page.getByLabel("Password").fill(fran.password);
+  await page.getByRole("button", { name: "Confirm" }).click();
+  const key = (await page.locator("[data-api-key]").innerText()).trim();
+  expect(key).toMatch(/^mch_[0-9a-f]{64}$/);
+  // Shown once: the merchant's page does not show it again.
+  await page.getByRole("link", { name: "Merchants" }).click();
+  expect(await page.content()).not.toContain(key);
+  expect(listAudit(gw.ctx.db, { action: "merchant.create" }).entries[0]).toMatchObject({ actor: fran.username, role: "operator" });
+  await ctx.close();
+}, BROWSER_RETRY);
+
+test("the session cookie is Secure when public_url is https", async () => {
+  const { backofficeDeps, setCookie } = await import("./guard");
+  const d = backofficeDeps({ ...gw.ctx, publicUrl: "https://pay.example.com" }, () => {});
+  expect(setCookie(d, "sg_session", "x")).toBe("sg_session=x; Path=/backoffice; HttpOnly; SameSite=Strict; Secure");
+  expect(setCookie(backofficeDeps(gw.ctx, () => {}), "sg_session", "x")).not.toContain("Secure");
+});
+
+test("the Security page lists the user's sessions and ends another one", async () => {
+  const gil = fresh("gil");
+  const a = await browser.newContext({ ...DESKTOP, locale: "en-US" });
+  const b = await browser.newContext({ ...PHONE, locale: "en-US" });
+  const pa = await a.newPage();
+  const pb = await b.newPage();
+  await signIn(pa, gw.url, gil);
+  await signIn(pb, gw.url, gil);
+  await pb.getByRole("heading", { name: "Dashboard" }).waitFor();
+  await pa.goto(gw.url + "/backoffice/security");
+  const rows = pa.getByRole("region", { name: "Sessions" }).locator("tbody tr");
+  expect(await rows.count()).toBe(2);
+  await pa.getByRole("button", { name: /^End the session/ }).click();
+  await pa.getByText("Session ended.").waitFor();
+  expect(await rows.count()).toBe(1);
+  await pb.reload();
+  await pb.getByRole("button", { name: "Sign in" }).waitFor();
+  await a.close();
+  await b.close();
+}, BROWSER_RETRY);

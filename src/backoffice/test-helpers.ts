@@ -26,3 +26,19 @@ export async function signIn(page: Page, url: string, who: { username: string; p
   await page.getByLabel("Password").fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
 }
+
+/** Signs in over plain HTTP and returns the Cookie header of the session (for fetch-based checks). */
+export async function httpSession(url: string, who: { username: string; password: string }): Promise<string> {
+  const login = await fetch(url + "/backoffice/login");
+  const pre = /sg_csrf=([^;]+)/.exec(login.headers.get("set-cookie") ?? "")![1];
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await login.text())![1];
+  const res = await fetch(url + "/backoffice/login", {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: `sg_csrf=${pre}` },
+    body: new URLSearchParams({ _csrf: csrf, username: who.username, password: who.password, next: "/backoffice" }),
+  });
+  const session = /sg_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "");
+  if (!session) throw new Error(`sign-in failed: ${res.status}`);
+  return `sg_session=${session[1]}`;
+}

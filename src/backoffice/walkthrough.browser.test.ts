@@ -157,3 +157,36 @@ for (const [name, size] of [
     await ctx.close();
   }, BROWSER_RETRY);
 }
+
+test("exceptions queue: dismiss an unmatched deposit with a note; add and remove a deny-list sender", async () => {
+  const first = await createOrder("2");
+  await sb().transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: first.address, amount: "2" });
+  await sb().mine("TRON", 3);
+  await until("completed", async () => (await statusOf(first.orderNo)) === "completed");
+  const stray = await sb().transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: first.address, amount: "0.01" });
+  await sb().mine("TRON", 3);
+
+  const { ctx, page } = await signedIn(browser, gw, admin, DESKTOP);
+  await page.getByRole("link", { name: "Exceptions" }).click();
+  const depositId = (await page.getByRole("region", { name: "Unmatched deposits" }).locator("tr", { hasText: "0.010000 USDT" }).getByRole("link").innerText()).slice(1);
+  await page.getByRole("link", { name: `Review deposit #${depositId}` }).click();
+  expect(await page.locator("dl.kv").innerText()).toContain(stray.txHash);
+  await page.getByLabel("Note").fill("test transfer from our own wallet");
+  await page.getByRole("button", { name: "Dismiss" }).click();
+  await page.getByText("Deposit dismissed.").waitFor();
+  expect(await page.locator("dl.kv").innerText()).toContain("dismissed: test transfer from our own wallet");
+  expect(audited("deposit.dismiss", `deposit:${depositId}`)[0]).toMatchObject({ actor: "admin" });
+
+  await page.getByRole("link", { name: "Exceptions" }).click();
+  expect(await page.getByRole("region", { name: "Unmatched deposits" }).count()).toBe(0);
+  const sender = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
+  await page.getByLabel("Sender address").fill(sender);
+  await page.getByLabel("Deny reason").fill("chargeback fraud");
+  await page.getByRole("button", { name: "Add to deny list" }).click();
+  await page.getByText("Sender added to the deny list.").waitFor();
+  expect(await page.getByRole("region", { name: "Deny list" }).innerText()).toContain(sender);
+  await page.getByRole("button", { name: `Remove ${sender} from the deny list` }).click();
+  await page.getByText("Sender removed from the deny list.").waitFor();
+  expect(await page.getByRole("region", { name: "Deny list" }).innerText()).not.toContain(sender);
+  await ctx.close();
+}, BROWSER_RETRY);

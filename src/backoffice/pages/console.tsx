@@ -6,6 +6,9 @@ import { dashboardRoutes } from "./dashboard";
 import { exceptionsRoutes } from "./exceptions";
 import { listsRoutes } from "./lists";
 import { orderRoutes } from "./order";
+import { merchantsRoutes } from "./merchants";
+import { usersRoutes } from "./users";
+import { auditRoutes } from "./audit";
 
 export function consoleRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-console" })
@@ -13,5 +16,8 @@ export function consoleRoutes(d: BackofficeDeps) {
     .use(listsRoutes(d))
     .use(orderRoutes(d))
     .use(exceptionsRoutes(d))
-    .use(callbacksRoutes(d));
+    .use(callbacksRoutes(d))
+    .use(merchantsRoutes(d))
+    .use(usersRoutes(d))
+    .use(auditRoutes(d));
 }

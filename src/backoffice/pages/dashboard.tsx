@@ -67,7 +67,18 @@ export function dashboardRoutes(d: BackofficeDeps) {
                         <td safe>{s.final === null ? "—" : s.final.toString()}</td>
                         <td safe>{s.scanned === null ? "—" : String(s.scanned)}</td>
                         <td safe>{s.lag === null ? "—" : `${s.lag} blocks`}</td>
-                        <td safe>{s.mode === "sandbox" ? "in-process sandbox" : `${s.endpoints.join(", ") || "—"} · ${s.error ? `failing: ${s.error}` : "ok"}`}</td>
+                        <td>
+                          {s.mode === "sandbox" ? (
+                            "in-process sandbox"
+                          ) : (
+                            <ul class="plain">
+                              {s.endpoints.map((e) => (
+                                <li safe>{`${e.endpoint}: ${e.up ? "up" : `down${e.lastError ? ` (${e.lastError})` : ""}`}`}</li>
+                              ))}
+                              {s.error ? <li safe>{`head: ${s.error}`}</li> : <></>}
+                            </ul>
+                          )}
+                        </td>
                         <td class="mono" safe>
                           {s.gasAddress}
                         </td>

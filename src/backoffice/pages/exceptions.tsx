@@ -24,6 +24,11 @@ const NOTICES: Record<string, string> = {
   dismissed: "Deposit dismissed.",
 };
 
+function resolutionText(t: { resolution: string | null; resolutionRef: string | null; resolutionNote: string | null }): string {
+  if (!t.resolution) return "open";
+  return `${t.resolution}${t.resolutionRef ? ` (${t.resolutionRef})` : ""}${t.resolutionNote ? `: ${t.resolutionNote}` : ""}`;
+}
+
 const reasonText = (r: string | null | undefined) => (r && r in UNMATCHED_REASONS ? UNMATCHED_REASONS[r as UnmatchedReason] : (r ?? ""));
 
 function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string }): string {
@@ -59,7 +64,7 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
                   </td>
                   <td safe>{t.merchantUid ?? "—"}</td>
                   <td safe>{`${t.amount} ${t.tokenSymbol} (${t.chainCode})`}</td>
-                  <td safe>{t.reasonText ?? ""}</td>
+                  <td>{t.reasonText ?? ""}</td>
                   <td class="mono" safe>
                     {t.toAddress}
                   </td>
@@ -226,7 +231,7 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
             <dt>Unmatched because</dt>
             <dd safe>{reasonText(t.unmatchedReason)}</dd>
             <dt>Resolution</dt>
-            <dd safe>{t.resolution ? `${t.resolution}${t.resolutionRef ? ` (${t.resolutionRef})` : ""}${t.resolutionNote ? `: ${t.resolutionNote}` : ""}` : "open"}</dd>
+            <dd safe>{resolutionText(t)}</dd>
           </>
         ) : (
           <></>

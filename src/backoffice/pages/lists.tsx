@@ -187,11 +187,11 @@ const DEPOSITS: ListDef<DepositListRow> = {
 function Select(p: { id: string; label: string; value?: string; options: readonly string[] }): JSX.Element {
   return (
     <label for={p.id}>
-      {p.label}
+      <span safe>{p.label}</span>
       <select id={p.id} name={p.id}>
         <option value="">Any</option>
         {p.options.map((o) => (
-          <option value={o} selected={p.value === o}>
+          <option value={o} selected={p.value === o} safe>
             {o}
           </option>
         ))}

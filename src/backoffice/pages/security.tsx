@@ -27,7 +27,7 @@ function SecurityPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?
       <h2>Two-factor authentication</h2>
       {v.totp ? (
         <p>
-          On. Ask an operator to run <code>stablegate user reset-2fa {v.user.username}</code> if you lose your authenticator.
+          On. Ask an operator to run <code safe>{`stablegate user reset-2fa ${v.user.username}`}</code> if you lose your authenticator.
         </p>
       ) : (
         <form method="post" action="/backoffice/security/totp" class="actions">
@@ -93,12 +93,13 @@ function SecurityPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?
 }
 
 function EnrollPage(p: { v: Viewer; secret: string; error?: string }): string {
-  const uri = totpUri(p.v.user.username, p.secret);
+  // qrSvg escapes its label itself and the rest is generated path data.
+  const safeQr = qrSvg(totpUri(p.v.user.username, p.secret), "QR code for your authenticator app");
   return (
     <Layout title="Set up two-factor authentication" viewer={p.v} path="/backoffice/security">
       <Notice kind="error" text={p.error} />
       <p>Scan the code with an authenticator app (or enter the key by hand), then type the 6-digit code it shows.</p>
-      {qrSvg(uri, "QR code for your authenticator app")}
+      {safeQr}
       <p>
         Key: <span class="mono" data-totp-secret safe>{p.secret}</span>
       </p>

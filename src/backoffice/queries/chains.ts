@@ -1,7 +1,7 @@
 // Chain status for the operator: node head and finality, how far the watcher
 // has scanned, the lag, the configured RPC endpoints (redacted), the gas wallet.
 import type { AppContext } from "../../app/context";
-import type { ChainCode } from "../../chains/types";
+import type { ChainAdapter, ChainCode } from "../../chains/types";
 import { writeTx } from "../../db/client";
 import { redactUrl } from "../../lib/redact-url";
 import { gasWallet } from "../../wallet/addresses";
@@ -16,10 +16,22 @@ export interface ChainStatus {
   lag: bigint | null;
   /** Error of the head call (the node is unreachable or failing). */
   error: string | null;
-  endpoints: string[];
+  /** Per endpoint (scheme and host only) as the failover client sees it. */
+  endpoints: { endpoint: string; up: boolean; lastError: string | null }[];
   gasAddress: string;
   /** Native base units; null when unknown (sandbox, or the adapter has no balance call). */
   gasBalance: string | null;
+}
+
+type Snapshot = { url: string; healthy?: boolean; up?: boolean; lastError?: string | null };
+
+/** The failover RPC client's per-URL health when the adapter exposes it, else the configured URLs. */
+function endpointsOf(a: ChainAdapter, configured: string[]): ChainStatus["endpoints"] {
+  const rpc = (a as unknown as { rpc?: { healthSnapshot?: () => Snapshot[] } }).rpc;
+  if (rpc && typeof rpc.healthSnapshot === "function") {
+    return rpc.healthSnapshot().map((h) => ({ endpoint: h.url.replace(/\/….*$/, ""), up: h.healthy ?? h.up ?? true, lastError: h.lastError ?? null }));
+  }
+  return configured.map((u) => ({ endpoint: redactUrl(u).replace(/\/….*$/, ""), up: true, lastError: null }));
 }
 
 const withTimeout = <T,>(p: Promise<T>, ms: number) =>
@@ -57,7 +69,7 @@ export async function chainStatuses(ctx: AppContext): Promise<ChainStatus[]> {
         scanned: cursor?.blockNumber ?? null,
         lag: head !== null && cursor ? head - BigInt(cursor.blockNumber) : null,
         error,
-        endpoints: (ctx.config.chains[a.chain].rpc_urls ?? []).map(redactUrl),
+        endpoints: endpointsOf(a, ctx.config.chains[a.chain].rpc_urls ?? []),
         gasAddress: gas.address,
         gasBalance,
       };

@@ -21,7 +21,8 @@ a{color:var(--accent)}
 .nav a{display:block;padding:10px 10px;color:var(--fg);text-decoration:none}
 .nav a[aria-current=page]{font-weight:700;border-bottom:3px solid var(--accent)}
 main{padding:12px;max-width:1280px;margin:0 auto}
-h1{font-size:1.4rem;margin:.4em 0 .6em}
+h1{font-size:1.4rem;margin:.4em 0 .6em;overflow-wrap:anywhere}
+.card p{overflow-wrap:anywhere}
 h2{font-size:1.15rem;margin:1.2em 0 .5em}
 input,select,textarea,button{font:inherit;padding:8px 10px;border:1px solid var(--line);border-radius:6px;background:#fff;color:var(--fg);min-height:40px}
 button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:pointer}
@@ -55,6 +56,7 @@ ol.timeline li{padding:4px 0 10px 14px;position:relative}
 ol.timeline li::before{content:"";position:absolute;left:-8px;top:9px;width:13px;height:13px;border-radius:50%;background:var(--accent)}
 .chart{width:100%;height:auto;background:var(--card);border:1px solid var(--line);border-radius:8px}
 .muted{color:var(--muted)}
+ul.plain{list-style:none;margin:0;padding:0}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .actions{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end;margin:8px 0}
 .pager{display:flex;gap:12px;margin:8px 0}
