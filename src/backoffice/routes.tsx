@@ -14,7 +14,6 @@ import { developerRoutes } from "./pages/developer";
 import { balanceRoutes } from "./pages/balances";
 import { collectionRoutes } from "./pages/collection";
 import { walletRoutes } from "./pages/wallets";
-import { payoutControlRoutes } from "./pages/payout-controls";
 
 const asset = (body: string, type: string) => () =>
   new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" } });
@@ -37,7 +36,6 @@ export function backofficeApp(d: BackofficeDeps) {
     .use(balanceRoutes(d))
     .use(collectionRoutes(d))
     .use(walletRoutes(d))
-    .use(payoutControlRoutes(d))
     .get("/backoffice/*", page(d, {}, () => { throw new NotFound("There is no such page."); }))
     .post("/backoffice/*", () => html(ErrorPage({ viewer: null, status: 404, message: "There is no such page." }), 404));
 }

@@ -123,7 +123,7 @@ test("developer settings: test callback signed and shown, IP allowlist enforced,
   expect(await page.getByTestId("new-api-key").count()).toBe(0);
   expect(await page.content()).not.toContain(newKey);
   const actions = listAudit(gw.ctx.db, { actor: who.username }).entries.map((e) => e.action);
-  expect(actions).toContain("merchant.key_rotate");
+  expect(actions).toContain("key.rotate");
 
   await sandboxClient(gw.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: preOrder.address, amount: "3.5" });
   const done = (await rx.waitFor((r) => r.some((x) => x.path === "/order" && JSON.parse(x.text).status === "completed"), 15_000)).find((x) => x.path === "/order" && JSON.parse(x.text).status === "completed")!;
@@ -210,50 +210,5 @@ test("balances per address and a collection run confirmed leg by leg", async () 
   // Merchant-only pages are a 404 for an operator.
   expect((await opPage.goto(gw.url + "/backoffice/batches"))!.status()).toBe(404);
   await opCtx.close();
-  await ctx.close();
-}, { timeout: 60_000, retry: 2 });
-
-test("operator: payout switch, limits and fee top-up, each enforced at once and audited", async () => {
-  const m = gw.newMerchant("Controlled Shop");
-  const op = userFor(m.uid, "operator");
-  const ctx = await browser.newContext({ ...PHONE, locale: "en-US" });
-  const page = await ctx.newPage();
-  await signIn(page, op);
-  await page.goto(`${gw.url}/backoffice/merchants/${m.uid}/payouts`);
-  const payout = () =>
-    m.client
-      .request<Obj>("POST", "/openapi/payout/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", toAddress: randomAddress("TRON"), amount: "10", merchantOrderNo: `OP-${++seq}`, notifyUrl: "https://shop.example/po" } })
-      .catch((e: ApiError) => e);
-
-  await page.getByLabel("Payouts enabled").uncheck();
-  await page.getByRole("button", { name: "Save payout controls" }).click();
-  await page.getByText("Payout controls saved.").waitFor();
-  expect(await payout()).toMatchObject({ code: 51002, data: { reason: "payouts_disabled" } });
-
-  await page.getByLabel("Payouts enabled").check();
-  await page.getByLabel("Per-payout limit").fill("5");
-  await page.getByRole("button", { name: "Save payout controls" }).click();
-  await page.getByText("Payout controls saved.").waitFor();
-  expect(await payout()).toMatchObject({ code: 51002, data: { reason: "per_payout_limit" } });
-
-  await page.getByLabel("Top-up amount").fill("25.5");
-  await page.getByLabel("Note").fill("wire 2026-11-22");
-  await page.getByLabel("Password").fill(op.password);
-  await page.getByRole("button", { name: "Top up fee balance" }).click();
-  await page.getByText("Fee balance updated.").waitFor();
-  expect(await page.getByTestId("fee-balance").innerText()).toBe("25.500000");
-  await page.getByRole("region", { name: "Fee balance journal" }).getByText("wire 2026-11-22").waitFor();
-  await noAxeViolations(page);
-
-  const audit = listAudit(gw.ctx.db, { actor: op.username }).entries.filter((e) => e.target === `merchant:${m.uid}`);
-  expect(audit.map((e) => e.action).sort()).toEqual(["merchant.fee_topup", "merchant.payout_controls", "merchant.payout_controls"]);
-  expect(audit.find((e) => e.action === "merchant.fee_topup")).toMatchObject({ before: { feeBalance: "0" }, after: { feeBalance: "25.500000" } });
-  // A merchant user cannot reach it.
-  const mu = userFor(m.uid);
-  const mctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
-  const mp = await mctx.newPage();
-  await signIn(mp, mu);
-  expect((await mp.goto(`${gw.url}/backoffice/merchants/${m.uid}/payouts`))!.status()).toBe(404);
-  await mctx.close();
   await ctx.close();
 }, { timeout: 60_000, retry: 2 });

@@ -36,7 +36,7 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
           <select id="f-token" name="token">
             <option value="">All</option>
             {["USDT", "USDC"].map((t) => (
-              <option value={t} selected={p.token === t}>
+              <option value={t} selected={p.token === t} safe>
                 {t}
               </option>
             ))}

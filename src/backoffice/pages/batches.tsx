@@ -43,7 +43,7 @@ function BatchesPage(p: { d: BackofficeDeps; v: Viewer; error?: string }): strin
         <input id="file" name="file" type="file" accept=".csv,text/csv" required aria-describedby="file-help" />
         <p id="file-help" class="muted">
           UTF-8, header <code>chainCode,tokenSymbol,toAddress,amount,merchantOrderNo</code> and optionally <code>fromAddress</code>,{" "}
-          <code>deleteSourceAfterSuccess</code>; at most {MAX_ROWS.toLocaleString("en-US")} rows. Nothing is paid before you confirm the preview. A
+          <code>deleteSourceAfterSuccess</code>; at most <span safe>{MAX_ROWS.toLocaleString("en-US")}</span> rows. Nothing is paid before you confirm the preview. A
           merchantOrderNo that already has a payout is never paid again. Callbacks go to your default callback URL.
         </p>
         <button type="submit">Upload</button>
@@ -208,7 +208,9 @@ function PreviewPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow; error?: str
                   <tr data-row={String(l.rowNo)}>
                     <td>{l.rowNo}</td>
                     <td safe>{l.merchantOrderNo ?? ""}</td>
-                    <td class="code">{String(l.errorCode)}</td>
+                    <td class="code" safe>
+                      {String(l.errorCode)}
+                    </td>
                     <td safe>{l.errorMessage ?? ""}</td>
                   </tr>
                 ))}
@@ -263,7 +265,7 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
   return (
     <Layout title={`Batch ${b.fileName}`} viewer={v} path={PATH}>
       {pr.finished ? null : <meta http-equiv="refresh" content="3" />}
-      <p role="status" data-testid="batch-progress">
+      <p role="status" data-testid="batch-progress" safe>
         {pr.finished
           ? `Finished: ${pr.orders.confirmed} confirmed, ${pr.orders.failed} failed, ${pr.rejected} refused, ${pr.invalid} rows with errors.`
           : `In progress: ${pr.orders.confirmed} confirmed, ${pr.orders.broadcasted} broadcast, ${pr.orders.submitted} submitted, ${pr.waiting} waiting to be created.`}
@@ -281,7 +283,7 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
           ] as const
         ).map(([k, n]) => (
           <div class="card">
-            <div class="muted" safe>
+            <div class="muted">
               {k}
             </div>
             <div class="n">{n}</div>
@@ -293,7 +295,7 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
           Download results CSV
         </a>
       </p>
-      {all.length > SHOWN ? <p class="muted">{`The first ${SHOWN} of ${all.length} payouts; the results CSV lists every row.`}</p> : null}
+      {all.length > SHOWN ? <p class="muted" safe>{`The first ${SHOWN} of ${all.length} payouts; the results CSV lists every row.`}</p> : null}
       <TableWrap label="Payouts of this batch">
         <table>
           <thead>

@@ -85,7 +85,7 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
           <label for="collect-pair">Chain and token</label>
           <select id="collect-pair" name="pair">
             {settings.map((s) => (
-              <option value={`${s.chain}:${s.token}`}>{`${s.chain} ${s.token}`}</option>
+              <option value={`${s.chain}:${s.token}`} safe>{`${s.chain} ${s.token}`}</option>
             ))}
           </select>
           <button type="submit">Collect now</button>
@@ -97,7 +97,7 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
         <label for="pair">Chain and token</label>
         <select id="pair" name="pair">
           {pairs(d).map(([c, t]) => (
-            <option value={`${c}:${t}`}>{`${c} ${t}`}</option>
+            <option value={`${c}:${t}`} safe>{`${c} ${t}`}</option>
           ))}
         </select>
         <label for="destination">Destination address</label>
@@ -139,7 +139,7 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
                   <td safe>{r.token}</td>
                   <td>{r.legCount}</td>
                   <td safe>{units(ctx, r.chain, r.token, r.total)}</td>
-                  <td safe>{r.trigger}</td>
+                  <td>{r.trigger}</td>
                   <td>
                     <StatusBadge status={r.status} />
                   </td>
@@ -185,7 +185,7 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: st
         </dd>
       </dl>
       {r.status !== "preview" ? (
-        <p role="status" data-testid="collection-progress">
+        <p role="status" data-testid="collection-progress" safe>
           {finished
             ? `Finished: ${pr.confirmed} confirmed, ${pr.failed} failed, ${pr.rejected} refused.`
             : `In progress: ${pr.confirmed} confirmed, ${pr.broadcasted} broadcast, ${pr.submitted + pr.planned} waiting.`}

@@ -2,9 +2,8 @@
 // once), the default callback URL with "Send test callback" and its
 // deliveries, and the /openapi IP allowlist.
 import { Elysia } from "elysia";
-import { writeTx } from "../../db/client";
-import { recordAudit } from "../../audit/log";
-import { currentKey, findMerchantById, rotateKey } from "../../merchants/service";
+import { currentKey, findMerchantById } from "../../merchants/service";
+import { rotateKeyAudited } from "../../merchants/admin";
 import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merchants/settings";
 import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback } from "../../callbacks/test-event";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
@@ -56,7 +55,7 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
           <p class="secret" data-testid="new-api-key" safe>
             {p.newKey}
           </p>
-          <p class="muted">
+          <p class="muted" safe>
             The previous key still signs requests for {p.d.ctx.config.auth.rotation_grace} and keeps verifying the callbacks of orders created under it.
           </p>
         </>
@@ -111,8 +110,8 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
                     <td>
                       <StatusBadge status={t.state} />
                     </td>
-                    <td>{last?.httpStatus === null || last?.httpStatus === undefined ? "—" : String(last.httpStatus)}</td>
-                    <td>{last?.durationMs === null || last?.durationMs === undefined ? "—" : `${last.durationMs} ms`}</td>
+                    <td safe>{last?.httpStatus === null || last?.httpStatus === undefined ? "—" : String(last.httpStatus)}</td>
+                    <td safe>{last?.durationMs === null || last?.durationMs === undefined ? "—" : `${last.durationMs} ms`}</td>
                     <td class="mono" safe>
                       {(last?.error ?? last?.responseBody ?? "").slice(0, 200)}
                     </td>
@@ -149,13 +148,7 @@ export function developerRoutes(d: BackofficeDeps) {
       action(d, { role: "merchant", reauth: true }, async (v, { body }) => {
         const m = merchantOf(d, v);
         if (!(await reauthOk(d, v, str(body._reauth)))) return DeveloperPage({ d, v, error: "That was not right: enter your password (or authentication code) to rotate the key." });
-        const deps = { db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() };
-        const r = writeTx(d.ctx.db, (tx) => {
-          const before = currentKey(tx, m.id);
-          const out = rotateKey(deps, m.uid, d.ctx.ms.rotationGrace);
-          recordAudit(tx, { ...actorOf(v), action: "merchant.key_rotate", target: `merchant:${m.uid}`, before: { key: before?.hint ?? null }, after: { key: currentKey(tx, m.id)?.hint ?? null }, at: deps.now() });
-          return out;
-        });
+        const r = rotateKeyAudited({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, d.ctx.ms.rotationGrace, actorOf(v));
         return DeveloperPage({ d, v, newKey: r.apiKey });
       }),
     )
