@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BUN = $(shell ./scripts/bootstrap-bun.sh)
 ARGS ?=
 
-.PHONY: run test build bench deps migrate typecheck clean browser
+.PHONY: run test build bench deps migrate typecheck clean browser sdk
 
 deps:
 	@"$(BUN)" install --frozen-lockfile >/dev/null
@@ -32,8 +32,13 @@ build: deps
 	@"$(BUN)" build src/main.ts --compile --minify --sourcemap=none --outfile dist/stablegate >/dev/null
 	@echo "built dist/stablegate"
 
+# The merchant SDK package (@stablegate/sdk) in src/sdk/dist; install it with
+# `npm install /path/to/stablegate/src/sdk` (or `npm pack` it there first).
+sdk: deps
+	@BUN="$(BUN)" ./scripts/build-sdk.sh
+
 bench: deps
 	@"$(BUN)" scripts/bench.ts $(ARGS)
 
 clean:
-	rm -rf dist test-output
+	rm -rf dist test-output src/sdk/dist

@@ -321,6 +321,7 @@ CREATE TABLE `payin_orders` (
 	`address_id` text NOT NULL,
 	`address` text NOT NULL,
 	`notify_url` text,
+	`redirect_url` text,
 	`api_key_id` text NOT NULL,
 	`status` text NOT NULL,
 	`transfer_id` integer,
@@ -461,6 +462,23 @@ CREATE TABLE `settings` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `sol_token_accounts` (
+	`address_id` text PRIMARY KEY NOT NULL,
+	`owner` text NOT NULL,
+	`status` text NOT NULL,
+	`tx_hash` text,
+	`signed_tx` text,
+	`signed_meta` text,
+	`rent_lamports` text DEFAULT '0' NOT NULL,
+	`fee_lamports` text DEFAULT '0' NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`last_error` text,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `sol_token_accounts_status` ON `sol_token_accounts` (`status`);--> statement-breakpoint
 CREATE TABLE `transfers` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`chain` text NOT NULL,

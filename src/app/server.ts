@@ -18,6 +18,7 @@ import { reconcileChain } from "../payout/balances";
 import { bscPayoutOps, isBscAdapter } from "../payout/bsc";
 import { isSolAdapter, solPayoutOps } from "../payout/sol";
 import { isTronAdapter, tronPayoutOps } from "../payout/tron";
+import { provisionSolTokenAccounts } from "../wallet/sol-token-accounts";
 import { checkoutRoutes } from "../checkout/routes";
 import { runBatches } from "../treasury/batch";
 import { runCollections } from "../treasury/collection";
@@ -111,6 +112,8 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     } else {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
     }
+    // New Solana receiving addresses get their token account from the gas wallet.
+    if (isSolAdapter(adapter)) s.every("sol-token-accounts", 2000, () => provisionSolTokenAccounts(ctx, adapter));
   }
   return s;
 }

@@ -33,6 +33,7 @@ test("held without a target, kept across a restart, delivered signed after `merc
   expect(before).toHaveLength(1);
   expect(before[0]).toMatchObject({ orderStatus: "detected", attempts: 0, url: null });
   expect(cli("callbacks", "list").stdout).toContain("\theld\t");
+  expect(JSON.parse(cli("callbacks", "list", "--held", "--json").stdout).map((c: { eventId: string }) => c.eventId)).toEqual([before[0].eventId]);
 
   expect(await gw.kill("SIGTERM")).toBe(0);
   gw = await startGatewayProcess(s);

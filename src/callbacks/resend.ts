@@ -1,7 +1,8 @@
 // Operator view of the outbox: list callbacks and their attempts, resend one.
 // Used by the CLI now and by the back office later (no HTTP context here).
 import { and, asc, desc, eq, type SQL } from "drizzle-orm";
-import type { DbOrTx } from "../db/client";
+import { type DbOrTx, writeTx } from "../db/client";
+import { recordAudit, type Actor } from "../audit/log";
 import { callbackAttempts, callbacks } from "../db/schema";
 import { kick } from "./worker";
 
@@ -56,7 +57,15 @@ export function callbackAttemptsOf(db: DbOrTx, eventId: string): CallbackAttempt
  * deliveries with the same eventId and payload. `merchantId` scopes the lookup
  * (a merchant never resends another's callback).
  */
-export function resendCallback(db: DbOrTx, eventId: string, now: number, scope: { merchantId?: number } = {}): CallbackRow {
+export function resendCallback(db: DbOrTx, eventId: string, now: number, scope: { merchantId?: number } = {}, actor?: Actor): CallbackRow {
+  return writeTx(db, (tx) => {
+    const updated = resend(tx, eventId, now, scope);
+    if (actor) recordAudit(tx, { ...actor, at: now, action: "callback.resend", target: `callback:${eventId}`, before: { state: updated.before }, after: { state: "pending" } });
+    return updated.row;
+  });
+}
+
+function resend(db: DbOrTx, eventId: string, now: number, scope: { merchantId?: number }): { row: CallbackRow; before: string } {
   const row = getCallback(db, eventId);
   if (!row || (scope.merchantId !== undefined && row.merchantId !== scope.merchantId)) throw new CallbackNotFound(eventId);
   if (row.state === "pending" || row.state === "delivering") throw new CallbackBusy(eventId, row.state);
@@ -68,7 +77,7 @@ export function resendCallback(db: DbOrTx, eventId: string, now: number, scope: 
     .get();
   if (!updated) throw new CallbackBusy(eventId, "changing");
   kick();
-  return updated;
+  return { row: updated, before: row.state };
 }
 
 /** The shape the CLI and back office show. */

@@ -12,7 +12,7 @@ import { callbackRow, enqueueTestCallback, eventually } from "../testing/callbac
 import { callbackAttemptsOf, resendCallback } from "./resend";
 import { CallbackWorker, kick, workerOptions } from "./worker";
 import { updateMerchantSettings } from "../merchants/settings";
-import { CLI_ACTOR } from "../audit/log";
+import { CLI_ACTOR, listAudit } from "../audit/log";
 
 const DELAYS = [300, 600];
 let gw: TestGateway;
@@ -136,6 +136,7 @@ describe("callback worker", () => {
     expect(rx.requests).toHaveLength(4);
     expect(JSON.parse(rx.requests[3].text).eventId).toBe(id);
     expect(callbackAttemptsOf(gw.ctx.db, id).map((a) => a.attemptNo)).toEqual([1, 2, 3, 4]);
+    expect(listAudit(gw.ctx.db, { target: `callback:${id}` }).entries).toMatchObject([{ actor: "cli", action: "callback.resend", before: { state: "failed" }, after: { state: "pending" } }]);
     // A queued or unknown one cannot be resent.
     expect(() => resendCallback(gw.ctx.db, id, Date.now(), { merchantId: gw.merchant.id + 999 })).toThrow(/no callback/);
     const again = await cli("callbacks", "resend", "EVNOPE");

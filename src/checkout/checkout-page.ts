@@ -5,6 +5,8 @@ import { networkName, networkOnlyName, statusKey, translator, type Locale, type 
 import { ICONS } from "./icons";
 import { renderShell } from "./layout";
 import { qrSvg } from "./qr";
+import { pageLinks } from "./wallet-links";
+import { EXPLORERS, explorerTxUrl } from "./explorer";
 import { displayAmount } from "./status-view";
 import { PAYIN_STATUSES, type CheckoutOrderView, type PayinStatus } from "./types";
 
@@ -62,6 +64,17 @@ function statePanel(t: Translate, s: PayinStatus, current: PayinStatus, o: Check
   );
 }
 
+/** The main QR, the wallet button when some wallet opens it, and an address-only QR as a fallback. */
+export function qrBlock(t: Translate, links: ReturnType<typeof pageLinks>, label: string): string {
+  const button = links.walletHref
+    ? `<a class="btn" href="${escapeHtml(links.walletHref)}" rel="noreferrer">${ICONS.wallet}<span>${escapeHtml(t("openWallet"))}</span></a>`
+    : "";
+  const fallback = links.addressQr
+    ? `<details class="qr-alt" data-testid="qr-address"><summary>${escapeHtml(t("qrAddressOnly"))}</summary>${qrSvg(links.addressQr, t("qrAddressLabel"))}</details>`
+    : "";
+  return `<div class="qr-box" data-testid="qr">${qrSvg(links.qr, label)}${button}${fallback}</div>`;
+}
+
 /**
  * A frozen order shows what arrived and that the merchant reviews it (DESIGN 5). The amount is
  * a bound element, so a page that was open when the order froze fills it in from the status poll.
@@ -79,6 +92,16 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
   const amount = displayAmount(o.amount);
   const paying = o.status === "waiting_payment";
   const enc = encodeURIComponent(p.token);
+
+  // Sandbox transactions exist on no public chain: no explorer link there.
+  const explorer = p.sandbox ? null : EXPLORERS[o.chainCode];
+  const paid = o.status === "completed" || o.status === "risk_settled";
+  const explorerLink = explorer
+    ? `<p class="links" data-row="explorer"${o.txHash ? "" : " hidden"}><a data-testid="explorer-link" data-bind-href="explorer" href="${escapeHtml(o.txHash ? explorerTxUrl(o.chainCode, o.txHash) : "#")}" target="_blank" rel="noopener noreferrer">${escapeHtml(t("viewOnExplorer", { explorer: explorer.name }))}</a></p>`
+    : "";
+  const returnLink = o.redirectUrl
+    ? `<div class="section" data-paid data-testid="return"${paid ? "" : " hidden"}><a class="btn btn-primary btn-block" data-testid="return-link" href="${escapeHtml(o.redirectUrl)}" rel="noreferrer">${escapeHtml(t("returnTo", { merchant: o.merchantName }))}</a></div>`
+    : "";
 
   const states = PAYIN_STATUSES.map((s) => statePanel(t, s, o.status, o, p.serverTime)).join("");
 
@@ -100,6 +123,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
   data-poll="${p.pollIntervalMs}"
   data-server-time="${p.serverTime}"
   data-expire-at="${escapeHtml(o.expireAt ?? "")}"
+  data-explorer="${escapeHtml(explorer?.tx ?? "")}"
   data-lang="${escapeHtml(t("htmlLang"))}">
   <section class="section" aria-labelledby="amount-label">
     <p class="label" id="amount-label"><span data-pay${paying ? "" : " hidden"}>${escapeHtml(t("amountToSend"))}</span><span data-unpay${paying ? " hidden" : ""}>${escapeHtml(t("orderAmount"))}</span></p>
@@ -114,10 +138,9 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
     ${states}
     <p class="sr-only" role="status" aria-live="polite" data-bind="announce"></p>
   </section>
+  ${returnLink}
   <section class="section" data-pay data-testid="pay"${paying ? "" : " hidden"}>
-    <div class="qr-box" data-testid="qr">${qrSvg(o.paymentUri, t("qrLabel"))}
-      <a class="btn" href="${escapeHtml(o.paymentUri)}" rel="noreferrer">${ICONS.wallet}<span>${escapeHtml(t("openWallet"))}</span></a>
-    </div>
+    ${qrBlock(t, pageLinks("order", o.chainCode, o.address, o.paymentUri), t("qrLabel"))}
   </section>
   <section class="section" data-pay${paying ? "" : " hidden"}>
     <p class="label" id="address-label">${escapeHtml(t("address"))}</p>
@@ -135,6 +158,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
       ${row("transaction", "tx-hash", o.txHash, true)}
       ${row("completedAt", "completed-at", o.completedAt)}
     </dl>
+    ${explorerLink}
   </section>
 </div>
 <script type="application/json" id="sg-text">${jsonForScript({

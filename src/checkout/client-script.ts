@@ -119,6 +119,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       $all(co, "[data-state]").forEach(function (el) { el.hidden = el.getAttribute("data-state") !== shown; });
       $all(co, "[data-pay]").forEach(function (el) { el.hidden = shown !== "waiting_payment"; });
       $all(co, "[data-unpay]").forEach(function (el) { el.hidden = shown === "waiting_payment"; });
+      $all(co, "[data-paid]").forEach(function (el) { el.hidden = !(shown === "completed" || shown === "risk_settled"); });
       if (shown === "waiting_payment" && !isNaN(expireAt)) {
         var left = expireAt - serverNow;
         setText(co, "countdown", countdown(left));
@@ -138,6 +139,9 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       var paid = j.paidAmount ? displayAmount(j.paidAmount) + " " + j.tokenSymbol : "";
       setText(co, "paid-amount", paid); showRow(co, "paid-amount", paid);
       setText(co, "tx-hash", j.txHash || ""); showRow(co, "tx-hash", j.txHash);
+      var ex = co.querySelector("[data-bind-href=explorer]");
+      if (ex && d.explorer && j.txHash) ex.setAttribute("href", d.explorer.replace("{tx}", encodeURIComponent(j.txHash)));
+      showRow(co, "explorer", d.explorer && j.txHash);
       var done = j.completedAt ? localTime(j.completedAt, lang) : "";
       setText(co, "completed-at", done); showRow(co, "completed-at", done);
       render(status);

@@ -4,7 +4,8 @@ import { escapeHtml, jsonForScript } from "./escape";
 import { networkName, networkOnlyName, statusKey, translator, type Locale } from "./i18n";
 import { ICONS } from "./icons";
 import { renderShell } from "./layout";
-import { qrSvg } from "./qr";
+import { qrBlock } from "./checkout-page";
+import { pageLinks } from "./wallet-links";
 import { displayAmount } from "./status-view";
 import { PAYIN_STATUSES, type DepositView } from "./types";
 
@@ -45,10 +46,8 @@ export function renderDepositPage(p: DepositPageOptions): string {
     <p class="pill" data-testid="network"><span class="dot dot-${escapeHtml(d.chainCode)}" aria-hidden="true"></span>${escapeHtml(net)}</p>
     ${d.label ? `<p class="sub" data-testid="label">${escapeHtml(d.label)}</p>` : ""}
   </section>
-  <section class="section" data-testid="qr">
-    <div class="qr-box">${qrSvg(d.paymentUri, t("qrDepositLabel"))}
-      <a class="btn" href="${escapeHtml(d.paymentUri)}" rel="noreferrer">${ICONS.wallet}<span>${escapeHtml(t("openWallet"))}</span></a>
-    </div>
+  <section class="section">
+    ${qrBlock(t, pageLinks("deposit", d.chainCode, d.address, d.paymentUri), t("qrDepositLabel"))}
   </section>
   <section class="section">
     <p class="label" id="address-label">${escapeHtml(t("depositAddress"))}</p>

@@ -41,6 +41,7 @@ export function gatewayCheckoutDeps(ctx: AppContext, afterSimulate: (chain: Chai
         txHash: o.txHash,
         createdAt: v.createdAt,
         completedAt: v.completedAt,
+        redirectUrl: o.redirectUrl,
       };
     },
     findDeposit(token) {

@@ -50,6 +50,11 @@ progress::-webkit-progress-bar{background:#e2e8f0;border-radius:999px}
 progress::-webkit-progress-value{background:#2563eb;border-radius:999px}
 progress::-moz-progress-bar{background:#2563eb;border-radius:999px}
 .qr-box{display:flex;flex-direction:column;align-items:center;gap:12px}
+.qr-alt{display:flex;flex-direction:column;align-items:center;gap:8px;font-size:14px;color:#475569;text-align:center}
+.qr-alt summary{cursor:pointer;text-decoration:underline}
+.links{margin:12px 0 0;font-size:14px;text-align:right}
+.links a{color:#1d4ed8}
+.qr-alt[open] .qr{margin:8px auto 0}
 .qr{display:block;width:212px;height:212px;border-radius:12px;border:1px solid #e2e8f0;padding:6px;background:#fff}
 .addr{margin:0;padding:12px 14px;border-radius:12px;background:#f8fafc;border:1px solid #e2e8f0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:15px;line-height:1.5;word-break:break-all;user-select:all;color:#0f172a}
 .row{display:flex;gap:10px;margin-top:10px;flex-wrap:wrap}

@@ -25,6 +25,8 @@ export interface CheckoutOrderView {
   txHash: string | null;
   createdAt: string;
   completedAt: string | null;
+  /** Where the paid page's "Return to …" link goes (the merchant's redirectUrl), if any. */
+  redirectUrl?: string | null;
 }
 
 export interface DepositEntryView {

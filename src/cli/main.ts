@@ -17,6 +17,7 @@ import { writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 import { CliUsageError } from "./common";
+import { CLI_ACTOR } from "../audit/log";
 import { merchantSet } from "./merchant";
 import { USER_USAGE, userCommand } from "./users";
 import { ensureDemoUsers, setupLink } from "./demo";
@@ -36,7 +37,7 @@ usage: stablegate <command> [--config PATH]
                                      merchant settings ("" clears; a default URL releases held callbacks)
   key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
   wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
-  callbacks list [--failed] [--json] recent callbacks (--failed: only those that gave up)
+  callbacks list [--failed|--held] [--json] recent callbacks (--failed: gave up; --held: waiting for a callback URL)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
 ${USER_USAGE}
 ${ORDER_USAGE}
@@ -77,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
       case "merchant": {
         if (sub === "create") {
           if (typeof flags.name !== "string") throw new UsageError("merchant create needs --name N");
-          const { merchant, apiKey } = createMerchant(deps(), { name: flags.name });
+          const { merchant, apiKey } = createMerchant(deps(), { name: flags.name }, CLI_ACTOR);
           if (flags.json) console.log(JSON.stringify({ merchantUid: merchant.uid, apiKey }));
           else console.log(`merchant ${merchant.uid} (${merchant.name})\napi key: ${apiKey}\n(store the key now: it is not shown again)`);
           return 0;
@@ -90,7 +91,7 @@ export async function main(argv: string[]): Promise<number> {
         }
         if (sub === "disable" || sub === "enable") {
           if (!arg) throw new UsageError(`merchant ${sub} needs a UID`);
-          const m = setMerchantStatus(deps(), arg, sub === "disable" ? "disabled" : "active");
+          const m = setMerchantStatus(deps(), arg, sub === "disable" ? "disabled" : "active", CLI_ACTOR);
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
@@ -99,21 +100,21 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "key": {
         if (sub !== "rotate" || !arg) throw new UsageError("usage: key rotate UID [--json]");
-        const r = rotateKey(deps(), arg, parseDuration(loaded.config.auth.rotation_grace));
+        const r = rotateKey(deps(), arg, parseDuration(loaded.config.auth.rotation_grace), CLI_ACTOR);
         if (flags.json) console.log(JSON.stringify(r));
         else console.log(`merchant ${r.merchantUid}\nnew api key: ${r.apiKey}\n(the previous key signs requests for ${loaded.config.auth.rotation_grace} more)`);
         return 0;
       }
       case "callbacks": {
         if (sub === "list") {
-          const rows = listCallbacks(deps().db, { state: flags.failed ? "failed" : undefined, limit: 1000 }).map(describeCallback);
+          const rows = listCallbacks(deps().db, { state: flags.failed ? "failed" : flags.held ? "held" : undefined, limit: 1000 }).map(describeCallback);
           if (flags.json) console.log(JSON.stringify(rows));
           else for (const r of rows) console.log(`${r.eventId}\t${r.state}\t${r.orderNo}\t${r.orderStatus}\tattempts=${r.attempts}\t${r.lastError ?? ""}`);
           return 0;
         }
         if (sub === "resend") {
           if (!arg) throw new UsageError("callbacks resend needs an EVENT_ID");
-          const r = resendCallback(deps().db, arg, systemClock.now());
+          const r = resendCallback(deps().db, arg, systemClock.now(), {}, CLI_ACTOR);
           if (flags.json) console.log(JSON.stringify(describeCallback(r)));
           else console.log(`${r.id} queued for delivery`);
           return 0;

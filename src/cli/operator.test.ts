@@ -15,6 +15,7 @@ let s: TempSetup;
 let gw: GatewayProcess;
 let client: StablegateClient;
 let uid: string;
+let firstKey: string;
 let sb: ReturnType<typeof sandboxClient>;
 const rx = startReceiver([{ status: 200 }]);
 
@@ -42,6 +43,7 @@ beforeAll(async () => {
   const { merchantUid, apiKey } = JSON.parse(runCli(["merchant", "create", "--name", "ops shop", "--json", "--config", s.configPath], s.env).stdout);
   gw = await startGatewayProcess(s);
   uid = merchantUid;
+  firstKey = apiKey;
   client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
   sb = sandboxClient(s.url);
 });
@@ -212,10 +214,29 @@ describe("merchant set", () => {
     }
     expect(cli("merchant", "set", "M0000000", "--ip-allowlist", "").stderr).toContain("no merchant with UID M0000000");
     expect(json("merchant", "set", uid, "--default-notify-url", "", "--ip-allowlist", "")).toEqual({ merchantUid: uid, defaultNotifyUrl: null, ipAllowlist: [] });
-    const entries = audit(`merchant:${uid}`);
+    const entries = audit(`merchant:${uid}`).filter((e) => e.action === "merchant.settings");
     expect(entries.map((e) => [e.action, e.actor, e.after.defaultNotifyUrl])).toEqual([
       ["merchant.settings", "cli", null],
       ["merchant.settings", "cli", "https://shop.example/default"],
     ]);
+  });
+});
+
+describe("every state-changing command is audited", () => {
+  test("merchant create / disable / enable and key rotate leave entries; keys never enter the log", async () => {
+    const other = json("merchant", "create", "--name", "audited shop");
+    expect(cli("merchant", "disable", other.merchantUid).code).toBe(0);
+    expect(cli("merchant", "enable", other.merchantUid).code).toBe(0);
+    const rotated = json("key", "rotate", other.merchantUid);
+    const entries = audit(`merchant:${other.merchantUid}`);
+    expect(entries.map((e) => e.action)).toEqual(["key.rotate", "merchant.enable", "merchant.disable", "merchant.create"]);
+    expect(entries.every((e) => e.actor === "cli" && e.role === "operator")).toBe(true);
+    expect(entries[2]).toMatchObject({ before: { status: "active" }, after: { status: "disabled" } });
+    const all = cli("audit", "list", "--limit", "1000", "--json").stdout;
+    for (const key of [other.apiKey, rotated.apiKey, firstKey]) {
+      expect(all).not.toContain(key);
+      expect(all).not.toContain(key.slice(4, 40));
+    }
+    expect(audit(`merchant:${uid}`).at(-1)).toMatchObject({ action: "merchant.create", after: { merchantUid: uid, name: "ops shop" } });
   });
 });

@@ -119,6 +119,8 @@ export const payinOrders = sqliteTable(
     addressId: text("address_id").notNull().references(() => addresses.id),
     address: text("address").notNull(),
     notifyUrl: text("notify_url"),
+    /** Optional: where the paid checkout page's "Return to …" link goes. */
+    redirectUrl: text("redirect_url"),
     /** The API key in force at creation: it signs this order's callbacks. */
     apiKeyId: text("api_key_id").notNull(),
     status: text("status").notNull(),
@@ -413,6 +415,34 @@ export const sandboxTransfers = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("sandbox_tx").on(t.chain, t.txHash, t.logIndex), index("sandbox_block").on(t.chain, t.blockNumber)],
+);
+
+/**
+ * A Solana receiving address's token accounts (the ATA of each configured token), created by
+ * the gas wallet when the address is handed out, so payers whose tools will not create one can
+ * pay. The creation transaction is stored before it is broadcast; rent and fee are recorded.
+ */
+export const solTokenAccounts = sqliteTable(
+  "sol_token_accounts",
+  {
+    addressId: text("address_id")
+      .primaryKey()
+      .references(() => addresses.id),
+    owner: text("owner").notNull(),
+    /** pending (nothing signed) | signed | broadcasted | created (by us, final) | existed (someone else made it) */
+    status: text("status", { enum: ["pending", "signed", "broadcasted", "created", "existed"] }).notNull(),
+    txHash: text("tx_hash"),
+    signedTx: text("signed_tx"),
+    signedMeta: text("signed_meta"),
+    /** Lamports the gas wallet paid: rent of the created accounts, and the fee. */
+    rentLamports: text("rent_lamports").notNull().default("0"),
+    feeLamports: text("fee_lamports").notNull().default("0"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("sol_token_accounts_status").on(t.status)],
 );
 
 /**

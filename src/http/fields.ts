@@ -11,15 +11,14 @@ export const ChainCodeField = T.String({ description: "TRON, BSC or SOL", exampl
 export const TokenSymbolField = T.String({ description: "USDT or USDC, matching chainCode", examples: ["USDT"], errorMessage: "must be a string" });
 /**
  * Free text the gateway stores or compares (DESIGN 5): well-formed Unicode (checked for every string in
- * src/http/validate.ts), length in code points (`maxCodePoints`, checked there too; TypeBox's maxLength
- * counts UTF-16 units).
+ * src/http/validate.ts) and limited in characters, i.e. code points, as JSON Schema's maxLength means
+ * (validate.ts re-judges TypeBox's UTF-16 count).
  */
 export function TextField(max: number, opts: { description: string; errorMessage?: string; min?: number; pattern?: string }) {
   const min = opts.min ?? 1;
   return T.String({
-    minLength: min,
-    maxCodePoints: max,
-    minCodePoints: min,
+    ...(min ? { minLength: min } : {}),
+    maxLength: max,
     ...(opts.pattern ? { pattern: opts.pattern } : {}),
     description: opts.description,
     errorMessage: opts.errorMessage ?? (min ? `must be a string of ${min}-${max} characters` : `must be a string of at most ${max} characters`),

@@ -7,6 +7,8 @@ import { BindingDetailQuery, BindingDetailView, BindingView, CreateBindingBody, 
 import { CreatePayoutBody, PayoutCallbackPayload, PayoutOrderView, SubmitPayoutBody } from "../payout/schemas";
 import { ERRORS, type ErrorCode } from "./errors";
 import { VERSION } from "../version";
+import { PAYIN_STATUSES } from "../payin/state";
+import { PAYOUT_STATUSES } from "../payout/state";
 
 export type OpenApiDoc = Record<string, unknown> & {
   info: { title: string; version: string; description: string };
@@ -29,6 +31,8 @@ export interface Operation {
 
 /** Codes any signed request can get, whatever the endpoint. */
 export const COMMON_CODES: ErrorCode[] = [10000, 10001, 10029, 20005, 20011, 20012, 20016, 20020, 51002];
+/** Operations with a path parameter: an empty or unroutable one never reaches the handler. */
+const PATH_PARAM_CODES: ErrorCode[] = [10002];
 
 const SIGNING = `Every \`/openapi/\` request carries five headers: \`x-api-key\`, \`x-merchant-uid\`,
 \`x-timestamp\` (13-digit milliseconds, within the configured tolerance of server time, 5 minutes by default,
@@ -53,7 +57,14 @@ Callbacks are POSTed to \`notifyUrl\` with \`x-callback-timestamp\`, \`x-callbac
 (lowercase hex HMAC-SHA256 with the API key over \`timestamp.nonce.rawBody\`), \`x-callback-signature-algorithm: HMAC-SHA256\`
 and \`x-callback-signature-version: v1\`. Verify against the raw body bytes, in constant time, then answer 2xx.
 
-Every failure has the body \`{code, message, data, requestId}\` and every response the header \`x-request-id\`.`;
+Every failure has the body \`{code, message, data, requestId}\` and every response the header \`x-request-id\`.
+The HTTP status follows from the code:
+
+| code | HTTP | meaning |
+|---|---|---|
+${Object.entries(ERRORS)
+  .map(([c, e]) => `| ${c} | ${e.status} | ${e.message} |`)
+  .join("\n")}`;
 
 /** A TypeBox schema as plain JSON Schema (TypeBox's symbols and our errorMessage hint dropped). */
 export function jsonSchema(s: TSchema): Record<string, unknown> {
@@ -71,6 +82,45 @@ const FailureBodySchema = T.Object(
   },
   { description: "Body of every failure (spec 7)" },
 );
+
+/** The value sets TypeBox leaves as plain strings (the server checks them with their own codes, 31001-31003). */
+export const ENUMS = {
+  chainCode: ["TRON", "BSC", "SOL"],
+  tokenSymbol: ["USDT", "USDC"],
+  payinStatus: [...PAYIN_STATUSES],
+  payoutStatus: [...PAYOUT_STATUSES],
+  bindingStatus: ["active", "disabled"],
+  failedStage: ["submit", "broadcast", "confirm"],
+  mode: ["shared", "exclusive"],
+  businessType: ["payin_order", "exclusive_deposit"],
+} as const;
+
+/** Which value set a property takes, by schema and property name (`status` depends on the resource). */
+const ENUM_OF: Record<string, Record<string, keyof typeof ENUMS>> = {
+  "*": { chainCode: "chainCode", tokenSymbol: "tokenSymbol", failedStage: "failedStage", mode: "mode", businessType: "businessType" },
+  PayinOrder: { status: "payinStatus" },
+  PayinCallbackPayload: { status: "payinStatus" },
+  "ExclusiveBindingDetail.recentOrders": { status: "payinStatus" },
+  ExclusiveBinding: { status: "bindingStatus" },
+  ExclusiveBindingDetail: { status: "bindingStatus" },
+  PayoutOrder: { status: "payoutStatus" },
+  PayoutCallbackPayload: { status: "payoutStatus" },
+};
+
+/** Adds `enum` to the string (or string|null) properties named in ENUM_OF, at every depth. */
+function withEnums(where: string, schema: Record<string, any>): Record<string, any> {
+  const props = schema.properties as Record<string, Record<string, any>> | undefined;
+  for (const [name, p] of Object.entries(props ?? {})) {
+    const set = ENUM_OF[where]?.[name] ?? ENUM_OF["*"]![name];
+    if (set) {
+      const target = p.type === "string" ? p : (p.anyOf as Array<Record<string, any>> | undefined)?.find((b) => b.type === "string");
+      if (target) target.enum = [...ENUMS[set]];
+    }
+    if (p.type === "array" && p.items) withEnums(`${where}.${name}`, p.items);
+    else if (p.type === "object") withEnums(`${where}.${name}`, p);
+  }
+  return schema;
+}
 
 const SCHEMAS: Record<string, TSchema> = {
   CreatePayinOrder: CreatePayinBody,
@@ -196,8 +246,14 @@ function queryParameters(s: TSchema): Array<Record<string, unknown>> {
   const required = new Set((s as { required?: string[] }).required ?? []);
   return Object.entries(props).map(([name, p]) => {
     const schema = jsonSchema(p);
+    const set = ENUM_OF["*"]![name];
+    if (set) schema.enum = [...ENUMS[set]];
     return { name, in: "query", required: required.has(name), description: schema.description, schema };
   });
+}
+
+function codesOf(e: EndpointSpec): ErrorCode[] {
+  return [...new Set([...COMMON_CODES, ...(e.pathParam ? PATH_PARAM_CODES : []), ...e.codes])].sort((a, b) => a - b);
 }
 
 function responses(e: EndpointSpec): Operation["responses"] {
@@ -205,7 +261,7 @@ function responses(e: EndpointSpec): Operation["responses"] {
     "200": { description: "Success: the resource itself, not wrapped", content: { "application/json": { schema: ref(e.result) } } },
   };
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const c of [...new Set([...COMMON_CODES, ...e.codes])].sort((a, b) => a - b)) {
+  for (const c of codesOf(e)) {
     const st = ERRORS[c].status;
     byStatus.set(st, [...(byStatus.get(st) ?? []), c]);
   }
@@ -238,7 +294,7 @@ function operation(e: EndpointSpec): Operation {
     tags: [e.tag],
     responses: responses(e),
     security: SECURITY,
-    "x-error-codes": [...new Set([...COMMON_CODES, ...e.codes])].sort((a, b) => a - b),
+    "x-error-codes": codesOf(e),
   };
   if (parameters.length) op.parameters = parameters;
   if (e.body) op.requestBody = { required: true, content: { "application/json": { schema: ref(e.body) } } };
@@ -261,6 +317,8 @@ function callbackWebhook(name: "PayinCallbackPayload" | "PayoutCallbackPayload",
       parameters: headers.map(([h, d]) => ({ name: h, in: "header", required: true, description: d, schema: { type: "string" } })),
       requestBody: { required: true, content: { "application/json": { schema: ref(name) } } },
       responses: { "200": { description: "Any 2xx acknowledges the callback" } },
+      // Sent by the gateway, authenticated by x-callback-signature (verified by the merchant), not by the API's headers.
+      security: [],
     },
   };
 }
@@ -289,7 +347,7 @@ export function buildOpenApiDoc(serverUrl: string): OpenApiDoc {
       payoutCallback: callbackWebhook("PayoutCallbackPayload", "Payout status callback"),
     },
     components: {
-      schemas: Object.fromEntries(Object.entries(SCHEMAS).map(([k, s]) => [k, jsonSchema(s)])),
+      schemas: Object.fromEntries(Object.entries(SCHEMAS).map(([k, s]) => [k, withEnums(k, jsonSchema(s))])),
       securitySchemes: {
         "x-api-key": headerScheme("x-api-key", "The API key (`mch_…`); also the signing secret"),
         "x-merchant-uid": headerScheme("x-merchant-uid", "The merchant UID"),

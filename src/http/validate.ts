@@ -1,6 +1,7 @@
 // Request validation: TypeBox schemas (also the source of the OpenAPI
 // description) plus the business rules the spec gives their own codes.
 import { Value } from "@sinclair/typebox/value";
+import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { AppError, invalid } from "./errors";
 import { CHAIN_CODES, TOKEN_SYMBOLS, type ChainCode, type TokenSymbol } from "../chains/types";
@@ -15,10 +16,10 @@ export function parse<S extends TSchema>(schema: S, value: unknown, where = "bod
   const fields: Record<string, string> = {};
   illFormed(value, "", fields, where);
   for (const e of Value.Errors(schema, value)) {
+    if (withinCodePoints(e)) continue;
     const name = e.path.replace(/^\//, "").replace(/\//g, ".") || where;
     if (!fields[name]) fields[name] = describe(e.schema, e.message);
   }
-  codePointLimits(schema, value, fields);
   if (Object.keys(fields).length) throw invalid(fields);
   return value as Static<S>;
 }
@@ -42,16 +43,16 @@ function illFormed(v: unknown, path: string, fields: Record<string, string>, whe
   }
 }
 
-/** `maxCodePoints` (TextField): lengths count code points, not UTF-16 units (an emoji is one character). */
-function codePointLimits(schema: TSchema, value: unknown, fields: Record<string, string>): void {
-  const props = (schema as { properties?: Record<string, TSchema & { maxCodePoints?: number; minCodePoints?: number }> }).properties;
-  if (!props || !value || typeof value !== "object") return;
-  for (const [k, p] of Object.entries(props)) {
-    const v = (value as Record<string, unknown>)[k];
-    if (typeof v !== "string" || fields[k] || p.maxCodePoints === undefined) continue;
-    const n = codePointLength(v);
-    if (n > p.maxCodePoints || n < (p.minCodePoints ?? 0)) fields[k] = describe(p, `must be ${p.minCodePoints ?? 0}-${p.maxCodePoints} characters`);
-  }
+/**
+ * JSON Schema counts a string's length in characters (code points); TypeBox counts UTF-16
+ * units, so 128 emoji would fail maxLength 128. Length errors are re-judged in code points.
+ */
+function withinCodePoints(e: ValueError): boolean {
+  if (e.type !== ValueErrorType.StringMaxLength && e.type !== ValueErrorType.StringMinLength) return false;
+  if (typeof e.value !== "string") return false;
+  const n = codePointLength(e.value);
+  const { maxLength, minLength } = e.schema as { maxLength?: number; minLength?: number };
+  return (maxLength === undefined || n <= maxLength) && (minLength === undefined || n >= minLength);
 }
 
 function describe(schema: TSchema, fallback: string): string {

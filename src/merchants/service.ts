@@ -10,6 +10,7 @@ import type { Cipher } from "../secrets/cipher";
 import { maskApiKey } from "../lib/logger";
 import { newId } from "../lib/ids";
 import { textProblem } from "../lib/text";
+import { recordAudit, type Actor } from "../audit/log";
 
 export type Merchant = typeof merchants.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -42,9 +43,11 @@ export function insertKey(tx: DbOrTx, deps: MerchantDeps, merchantId: number, no
   return { id, apiKey };
 }
 
+/** `actor` (CLI, back office) writes an audit entry in the same transaction; internal callers (demo, tests) pass none. */
 export function createMerchant(
   deps: MerchantDeps,
   input: { name: string; defaultCallbackUrl?: string | null },
+  actor?: Actor,
 ): { merchant: Merchant; apiKey: string } {
   const name = input.name.trim();
   const problem = textProblem(name, 128);
@@ -60,6 +63,7 @@ export function createMerchant(
     const uid = `M${1000000 + row.id}`;
     const merchant = tx.update(merchants).set({ uid }).where(eq(merchants.id, row.id)).returning().get();
     const { apiKey } = insertKey(tx, deps, row.id, now);
+    if (actor) recordAudit(tx, { ...actor, at: now, action: "merchant.create", target: `merchant:${uid}`, after: { merchantUid: uid, name, keyHint: maskApiKey(apiKey) } });
     return { merchant, apiKey };
   });
 }
@@ -76,10 +80,15 @@ export function findMerchantById(db: DbOrTx, id: number): Merchant | undefined {
   return prepared(db, "merchantById", (d) => d.select().from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id });
 }
 
-export function setMerchantStatus(deps: MerchantDeps, uid: string, status: "active" | "disabled"): Merchant {
-  const m = deps.db.update(merchants).set({ status, updatedAt: deps.now() }).where(eq(merchants.uid, uid)).returning().get();
-  if (!m) throw new MerchantNotFound(uid);
-  return m;
+export function setMerchantStatus(deps: MerchantDeps, uid: string, status: "active" | "disabled", actor?: Actor): Merchant {
+  const now = deps.now();
+  return writeTx(deps.db, (tx) => {
+    const before = tx.select().from(merchants).where(eq(merchants.uid, uid)).get();
+    if (!before) throw new MerchantNotFound(uid);
+    const m = tx.update(merchants).set({ status, updatedAt: now }).where(eq(merchants.id, before.id)).returning().get();
+    if (actor) recordAudit(tx, { ...actor, at: now, action: status === "disabled" ? "merchant.disable" : "merchant.enable", target: `merchant:${uid}`, before: { status: before.status }, after: { status } });
+    return m;
+  });
 }
 
 export class MerchantNotFound extends Error {
@@ -89,16 +98,21 @@ export class MerchantNotFound extends Error {
 }
 
 /** Issue a new key; the current one stays valid for requests until now + grace. */
-export function rotateKey(deps: MerchantDeps, uid: string, graceMs: number): { merchantUid: string; apiKey: string } {
+export function rotateKey(deps: MerchantDeps, uid: string, graceMs: number, actor?: Actor): { merchantUid: string; apiKey: string } {
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
     const m = tx.select().from(merchants).where(eq(merchants.uid, uid)).get();
     if (!m) throw new MerchantNotFound(uid);
+    const old = currentKey(tx, m.id);
     tx.update(apiKeys)
       .set({ validUntil: now + graceMs })
       .where(and(eq(apiKeys.merchantId, m.id), isNull(apiKeys.validUntil)))
       .run();
     const { apiKey } = insertKey(tx, deps, m.id, now);
+    if (actor) {
+      // Hints only: a key never enters the audit log.
+      recordAudit(tx, { ...actor, at: now, action: "key.rotate", target: `merchant:${uid}`, before: { keyHint: old?.hint ?? null }, after: { keyHint: maskApiKey(apiKey), previousValidUntil: new Date(now + graceMs).toISOString() } });
+    }
     return { merchantUid: m.uid, apiKey };
   });
 }

@@ -19,7 +19,7 @@ let gw: TestGateway;
 let sb: ReturnType<typeof sandboxClient>;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ clock, config: { chains: { TRON: { confirmations: 2 }, BSC: { confirmations: 2 } }, callbacks: { retry_delays: ["300ms", "600ms"] } } });
+  gw = await startTestGateway({ clock, config: { chains: { TRON: { confirmations: 2 }, BSC: { confirmations: 2 }, SOL: { confirmations: 2 } }, callbacks: { retry_delays: ["300ms", "600ms"] } } });
   sb = sandboxClient(gw.url);
 });
 afterAll(async () => {
@@ -32,7 +32,7 @@ let seq = 0;
 
 interface Shop {
   uid: string;
-  create(amount: string): Promise<Order>;
+  create(amount: string, chain?: [string, string]): Promise<Order>;
   get(orderNo: string): Promise<Order>;
 }
 
@@ -40,9 +40,9 @@ function shop(): Shop {
   const m = gw.newMerchant(`match-${++seq}`);
   return {
     uid: m.uid,
-    create: (amount) =>
+    create: (amount, [chainCode, tokenSymbol] = ["TRON", "USDT"]) =>
       m.client.request<Order>("POST", "/openapi/payin/orders", {
-        body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `M-${seq}-${amount}-${Math.random()}`, amount, notifyUrl: rx.url + "/cb" },
+        body: { chainCode, tokenSymbol, merchantOrderNo: `M-${seq}-${amount}-${Math.random()}`, amount, notifyUrl: rx.url + "/cb" },
       }),
     get: (orderNo) => m.client.request<Order>("GET", `/openapi/payin/orders/${orderNo}`),
   };
@@ -104,6 +104,30 @@ const cases: Case[] = [
       return { orders: [o], txHash };
     },
     want: [{ status: "completed", callbacks: [["waiting_payment", "10.000000", null], ["frozen_abnormal", "10.000000", "10.500000"], ["completed", "10.000000", "10.500000"]] }],
+    unmatched: null,
+  },
+  {
+    name: "under-payment by one wei on BSC (18 decimals): frozen, every digit reported",
+    async run(s) {
+      const o = await s.create("10", ["BSC", "USDC"]);
+      const { txHash } = await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDC", toAddress: o.address, amount: "9.999999999999999999" });
+      await sb.mine("BSC", 1);
+      releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+      return { orders: [o], txHash };
+    },
+    want: [{ status: "risk_settled", callbacks: [["waiting_payment", "10.000000", null], ["frozen_abnormal", "10.000000", "9.999999999999999999"], ["risk_settled", "10.000000", "9.999999999999999999"]] }],
+    unmatched: null,
+  },
+  {
+    name: "over-payment on Solana: frozen, released as completed",
+    async run(s) {
+      const o = await s.create("3", ["SOL", "USDC"]);
+      const { txHash } = await sb.transfer({ chainCode: "SOL", tokenSymbol: "USDC", toAddress: o.address, amount: "3.25" });
+      await sb.mine("SOL", 1);
+      releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+      return { orders: [o], txHash };
+    },
+    want: [{ status: "completed", callbacks: [["waiting_payment", "3.000000", null], ["frozen_abnormal", "3.000000", "3.250000"], ["completed", "3.000000", "3.250000"]] }],
     unmatched: null,
   },
   {
@@ -214,7 +238,7 @@ describe("money that does not match (DESIGN 5)", () => {
       }
       const u = unmatchedOf(txHash);
       if (c.unmatched === null) expect(u).toBeNull();
-      else expect(u).toMatchObject({ ...c.unmatched, merchantUid: s.uid, resolution: null, chainCode: "TRON", tokenSymbol: "USDT" });
+      else expect(u).toMatchObject({ ...c.unmatched, merchantUid: s.uid, resolution: null });
     });
   }
 

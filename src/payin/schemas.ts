@@ -7,6 +7,14 @@ export const CreatePayinBody = T.Object({
   merchantOrderNo: OrderNoField,
   amount: AmountField,
   notifyUrl: UrlField,
+  redirectUrl: T.Optional(
+    T.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: "Optional (not in the spec): http(s) URL the paid checkout page links back to (\"Return to …\"). Validated like notifyUrl.",
+      errorMessage: "must be an http(s) URL",
+    }),
+  ),
 });
 
 export const CreateBindingBody = T.Object({
@@ -41,6 +49,7 @@ export const PayinOrderView = T.Object({
   address: T.String(),
   cashierUrl: T.String(),
   paymentUri: T.String(),
+  redirectUrl: T.Optional(T.String({ description: "Present when given at creation" })),
   status: T.String(),
   txHash: T.Union([T.String(), T.Null()]),
   fromAddress: T.Union([T.String(), T.Null()]),
@@ -117,7 +126,9 @@ export const PayinCallbackPayload = T.Object({
   businessType: T.String({ description: "`payin_order` or `exclusive_deposit`" }),
   bindKey: T.Union([T.String(), T.Null()]),
   expectedAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
-  paidAmount: T.Union([T.String(), T.Null()], { description: "decimal string" }),
+  paidAmount: T.Union([T.String(), T.Null()], {
+    description: "decimal string: what arrived (every digit kept). A different amount than expectedAmount comes with status frozen_abnormal (held for review)",
+  }),
   chainCode: T.String(),
   tokenSymbol: T.String(),
   txHash: T.Union([T.String(), T.Null()]),

@@ -49,19 +49,21 @@ export interface CreatePayinInput {
   merchantOrderNo: string;
   amount: string;
   notifyUrl: string;
+  redirectUrl?: string;
 }
 
 export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: string, input: CreatePayinInput): PayinOrderRow {
   const { adapter, token } = chainAndToken(ctx, input.chainCode, input.tokenSymbol);
   const units = checkAmount(ctx, adapter.chain, token.symbol, input.amount, token.decimals);
   checkNotifyUrl(ctx, input.notifyUrl);
+  if (input.redirectUrl !== undefined) checkNotifyUrl(ctx, input.redirectUrl, "redirectUrl");
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
     const byMerchantOrderNo = prepared(tx, "payinByMerchantOrderNo", (d) =>
       d.select().from(payinOrders).where(and(eq(payinOrders.merchantId, sql.placeholder("m")), eq(payinOrders.merchantOrderNo, sql.placeholder("n")))).prepare(),
     );
     const existing = byMerchantOrderNo.get({ m: merchantId, n: input.merchantOrderNo });
-    if (existing) return sameOrder(existing, adapter.chain, token.symbol, units, input.notifyUrl);
+    if (existing) return sameOrder(existing, adapter.chain, token.symbol, units, input.notifyUrl, input.redirectUrl ?? null);
     const address = pickSharedAddress(ctx, tx, adapter, merchantId, token.symbol, units, now);
     const values = {
       orderNo: newOrderNo("PI", now),
@@ -75,6 +77,7 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
       addressId: address.id,
       address: address.address,
       notifyUrl: input.notifyUrl,
+      redirectUrl: input.redirectUrl ?? null,
       apiKeyId,
       status: "waiting_payment",
       checkoutToken: newToken(),
@@ -92,12 +95,13 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
 }
 
 /** Idempotent retry: same business fields return the order, any difference is 10001. */
-function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint, notifyUrl: string): PayinOrderRow {
+function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint, notifyUrl: string, redirectUrl: string | null): PayinOrderRow {
   const diff: Record<string, string> = {};
   if (o.chain !== chain) diff.chainCode = "differs from the existing order with this merchantOrderNo";
   if (o.token !== token) diff.tokenSymbol = "differs from the existing order with this merchantOrderNo";
   if (o.mode !== "shared" || BigInt(o.amount) !== units) diff.amount = "differs from the existing order with this merchantOrderNo";
   if (o.notifyUrl !== notifyUrl) diff.notifyUrl = "differs from the existing order with this merchantOrderNo";
+  if ((o.redirectUrl ?? null) !== redirectUrl) diff.redirectUrl = "differs from the existing order with this merchantOrderNo";
   if (Object.keys(diff).length) throw invalid(diff, { orderNo: o.orderNo });
   return o;
 }

@@ -29,6 +29,7 @@ export function payinView(deps: ViewDeps, o: PayinOrderRow, bindKey?: string | n
     address: o.address,
     cashierUrl: `${deps.publicUrl}/checkout/${o.checkoutToken}`,
     paymentUri: paymentUri(o.chain as ChainCode, token, o.address, o.mode === "shared" ? BigInt(o.amount) : null, o.orderNo),
+    ...(o.redirectUrl ? { redirectUrl: o.redirectUrl } : {}),
     status: o.status,
     txHash: o.txHash,
     fromAddress: o.fromAddress,

@@ -1,10 +1,9 @@
 // Callback verification for merchants (spec 6.2): HMAC-SHA256 with the API
 // key over `timestamp.nonce.rawBody`, lowercase hex, compared in constant time.
-// Needs only ../auth/signing.ts (copy it along with this file).
-import { safeEqualHex, signCallback } from "../auth/signing";
+import { safeEqualHex, signCallback } from "./signing.js";
 
-/** A fetch `Headers`, or a plain object such as Node's `req.headers` / Express's. */
-export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
+/** A fetch `Headers` (anything with `get`), or a plain object such as Node's `req.headers` / Express's. */
+export type HeadersLike = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
 
 export interface VerifyCallbackOptions {
   /** Reject callbacks whose x-callback-timestamp is further than this from now (either way). Off by default. */
@@ -21,7 +20,7 @@ export const CALLBACK_HEADERS = {
 } as const;
 
 function header(h: HeadersLike, name: string): string | undefined {
-  if (typeof (h as Headers).get === "function") return (h as Headers).get(name) ?? undefined;
+  if (typeof h.get === "function") return (h as { get(name: string): string | null }).get(name) ?? undefined;
   const rec = h as Record<string, string | string[] | undefined>;
   let v = rec[name];
   if (v === undefined) {

@@ -1,12 +1,7 @@
 // Typed merchant client for the stablegate merchant API (spec 4, 5, 7).
-//
-// For merchants: this directory has no server dependencies at run time. It
-// signs with ../auth/signing.ts (the very code the gateway verifies with), so
-// to copy the client into your project copy src/sdk/ together with
-// src/auth/signing.ts (keep the relative path, or fix the import). The types
-// come from the gateway's schemas through type-only imports; if you copy
-// without them, replace ./types.ts with your own declarations.
-import { canonicalBody, canonicalQuery, signRequest } from "../auth/signing";
+// Runs on Node 20+ and Bun with nothing but built-ins (fetch, node:crypto).
+import { randomBytes } from "node:crypto";
+import { canonicalBody, canonicalQuery, signRequest } from "./signing.js";
 import type {
   CreateExclusiveBindingInput,
   CreatePayinOrderInput,
@@ -19,9 +14,24 @@ import type {
   PayoutOrder,
   SubmitPayoutOrderInput,
   SubmitPayoutResult,
-} from "./types";
+} from "./types.js";
+export type * from "./types.js";
 
-export type * from "./types";
+/** What the client passes to `fetch` (a subset of RequestInit). */
+export interface FetchInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  redirect?: "manual";
+}
+/** What the client reads of a response (a subset of Response). */
+export interface FetchResponse {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+export type FetchLike = (url: string, init: FetchInit) => Promise<FetchResponse>;
 
 export interface ClientOptions {
   /** Gateway base URL, e.g. https://pay.example.com (no trailing path). */
@@ -38,7 +48,8 @@ export interface ClientOptions {
   retryDelayMs?: number;
   /** Abort a single attempt after this long (default 30 s); counts as a network error. */
   timeoutMs?: number;
-  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** Replaces the global fetch (a proxy agent, a test double). */
+  fetch?: FetchLike;
   /** Time source for x-timestamp (tests; default Date.now). */
   now?: () => number;
 }
@@ -47,13 +58,20 @@ export interface ClientOptions {
 export class ApiError extends Error {
   override readonly name = "ApiError";
   constructor(
-    public readonly httpStatus: number,
+    /** The HTTP status of the answer (DESIGN 4 maps each code to one). */
+    public readonly status: number,
+    /** The business code of spec 7 (10000 when a 5xx came without a failure body). */
     public readonly code: number,
     message: string,
     public readonly data: Record<string, unknown> | null,
+    /** The gateway's trace id (body `requestId`, else header x-request-id): log it. */
     public readonly requestId: string | null,
   ) {
     super(message);
+  }
+  /** Same as `status`. */
+  get httpStatus(): number {
+    return this.status;
   }
   /** 20011/20012/20016: rebuild and re-sign, never resend the same request. */
   get isAuthFailure(): boolean {
@@ -73,11 +91,7 @@ function queryPairs(q: Query | undefined): Array<[string, string]> {
   return out;
 }
 
-function randomNonce(): string {
-  const b = new Uint8Array(16);
-  crypto.getRandomValues(b);
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
-}
+const randomNonce = () => randomBytes(16).toString("hex");
 
 /** One path segment, percent-encoded; the path is signed exactly as sent. */
 const seg = (s: string) => encodeURIComponent(s);
@@ -133,7 +147,7 @@ export class StablegateClient {
   async request<T>(method: "GET" | "POST", path: string, init: { query?: Query; body?: unknown } = {}): Promise<T> {
     const retries = Math.max(0, Math.floor(this.opts.retries ?? 0));
     for (let attempt = 0; ; attempt++) {
-      let res: Response;
+      let res: FetchResponse;
       try {
         res = await this.send(method, path, init);
       } catch (e) {
@@ -144,7 +158,7 @@ export class StablegateClient {
         throw e;
       }
       if (res.status >= 500 && attempt < retries) {
-        await res.body?.cancel().catch(() => {});
+        await res.text().catch(() => "");
         await this.pause(attempt);
         continue;
       }
@@ -158,7 +172,7 @@ export class StablegateClient {
   }
 
   /** One attempt: a fresh timestamp and nonce every time. */
-  private async send(method: "GET" | "POST", path: string, init: { query?: Query; body?: unknown }): Promise<Response> {
+  private async send(method: "GET" | "POST", path: string, init: { query?: Query; body?: unknown }): Promise<FetchResponse> {
     const qs = canonicalQuery(queryPairs(init.query));
     const timestamp = String((this.opts.now ?? Date.now)());
     const nonce = randomNonce();
@@ -183,7 +197,8 @@ export class StablegateClient {
     };
     if (method === "POST") headers["content-type"] = "application/json";
     const url = this.base + path + (qs ? "?" + qs : "");
-    return (this.opts.fetch ?? fetch)(url, {
+    const doFetch: FetchLike = this.opts.fetch ?? (globalThis.fetch as unknown as FetchLike);
+    return doFetch(url, {
       method,
       headers,
       body: method === "POST" ? bodyText : undefined,
@@ -192,7 +207,7 @@ export class StablegateClient {
     });
   }
 
-  private async read<T>(res: Response): Promise<T> {
+  private async read<T>(res: FetchResponse): Promise<T> {
     const text = await res.text();
     let parsed: unknown = undefined;
     try {

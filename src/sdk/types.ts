@@ -1,21 +1,196 @@
-// Request and result types of the merchant API, derived from the gateway's
-// TypeBox schemas (the same ones that validate requests and describe
-// /openapi.json). Type-only imports: nothing of the server is loaded at run time.
-import type { Static } from "@sinclair/typebox";
-import type { BindingDetailQuery, BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinOrderView } from "../payin/schemas";
-import type { CreatePayoutBody, PayoutOrderView, SubmitPayoutBody } from "../payout/schemas";
+// Request and result types of the merchant API (spec 2-4, DESIGN 4-6).
+// Standalone on purpose: the package ships without the gateway. A type test
+// (types.test.ts) keeps these in step with the gateway's own schemas.
 
-export type CreatePayinOrderInput = Static<typeof CreatePayinBody>;
-export type PayinOrder = Static<typeof PayinOrderView>;
-export type CreateExclusiveBindingInput = Static<typeof CreateBindingBody>;
-export type ExclusiveBinding = Static<typeof BindingView>;
-/** recentLimit may be given as a number; it is sent as a query string. */
-export type GetExclusiveBindingOptions = Omit<Static<typeof BindingDetailQuery>, "recentLimit"> & { recentLimit?: number | string };
-export type ExclusiveBindingDetail = Static<typeof BindingDetailView>;
-export type CreatePayoutOrderInput = Static<typeof CreatePayoutBody>;
-export type PayoutOrder = Static<typeof PayoutOrderView>;
-export type SubmitPayoutOrderInput = Static<typeof SubmitPayoutBody>;
+export type ChainCode = "TRON" | "BSC" | "SOL";
+export type TokenSymbol = "USDT" | "USDC";
+/** Spec 3.1. `completed` is the only final success. */
+export type PayinStatus = "waiting_payment" | "detected" | "confirming" | "completed" | "risk_settled" | "expired" | "frozen_abnormal" | "cancelled";
+/** Spec 3.2. `confirmed` is final success, `failed` final failure. */
+export type PayoutStatus = "submitted" | "broadcasted" | "confirmed" | "failed";
+export type BindingStatus = "active" | "disabled";
+/** Where a payout failed: never signed or broadcast, rejected by the node, or reverted/dropped. */
+export type FailedStage = "submit" | "broadcast" | "confirm";
+/** A decimal string such as "10.5" (never a JSON number). */
+export type DecimalString = string;
+/** ISO 8601 UTC with milliseconds. */
+export type Timestamp = string;
+
+export interface CreatePayinOrderInput {
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  merchantOrderNo: string;
+  amount: DecimalString;
+  notifyUrl: string;
+  /** Optional (a stablegate extension): the paid checkout page links back here ("Return to …"). */
+  redirectUrl?: string;
+}
+
+export interface PayinOrder {
+  orderNo: string;
+  merchantOrderNo: string;
+  /** Present when the order came from an exclusive wallet. */
+  bindKey?: string;
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  amount: DecimalString;
+  paidAmount: DecimalString | null;
+  address: string;
+  cashierUrl: string;
+  paymentUri: string;
+  /** Present when given at creation. */
+  redirectUrl?: string;
+  status: PayinStatus;
+  txHash: string | null;
+  fromAddress: string | null;
+  confirmations: number;
+  expireAt: Timestamp | null;
+  createdAt: Timestamp;
+  detectedAt: Timestamp | null;
+  confirmedAt: Timestamp | null;
+  completedAt: Timestamp | null;
+}
+
+export interface CreateExclusiveBindingInput {
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  bindKey: string;
+  label?: string;
+  notifyUrl?: string;
+}
+
+export interface ExclusiveBinding {
+  bindingId: string;
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  bindKey: string;
+  label: string | null;
+  addressId: string;
+  address: string;
+  addressType: "exclusive";
+  notifyUrl: string | null;
+  status: BindingStatus;
+  /** Hosted page showing the address and its QR. */
+  depositUrl: string;
+}
+
+export interface GetExclusiveBindingOptions {
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  /** 1-20, default 10. */
+  recentLimit?: number | string;
+}
+
+export interface ExclusiveBindingDetail extends ExclusiveBinding {
+  stats: {
+    totalOrders: number;
+    completedOrders: number;
+    totalPaidAmount: DecimalString;
+    completedPaidAmount: DecimalString;
+    lastOrderAt: Timestamp | null;
+    lastCompletedAt: Timestamp | null;
+  };
+  recentOrders: Array<{
+    orderNo: string;
+    merchantOrderNo: string;
+    amount: DecimalString | null;
+    paidAmount: DecimalString | null;
+    status: PayinStatus;
+    txHash: string | null;
+    fromAddress: string | null;
+    createdAt: Timestamp | null;
+    completedAt: Timestamp | null;
+  }>;
+  recentTransactions: Array<{
+    txHash: string;
+    logIndex: number;
+    fromAddress: string;
+    toAddress: string;
+    amount: DecimalString;
+    blockNumber: number;
+    blockTime: Timestamp | null;
+    confirmations: number;
+    status: string;
+    orderNo: string | null;
+  }>;
+}
+
+export interface CreatePayoutOrderInput {
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  /** Omit to let the gateway pick an address with enough balance. */
+  fromAddress?: string;
+  toAddress: string;
+  amount: DecimalString;
+  /** A JSON boolean; soft-deletes the source address after success. */
+  deleteSourceAfterSuccess?: boolean;
+  merchantOrderNo: string;
+  notifyUrl: string;
+}
+
+export interface PayoutOrder {
+  orderNo: string;
+  merchantOrderNo: string;
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  fromAddress: string;
+  toAddress: string;
+  amount: DecimalString;
+  fee: DecimalString;
+  deleteSourceAfterSuccess: boolean;
+  txHash: string | null;
+  status: PayoutStatus;
+  failedStage: FailedStage | null;
+  lastError: string | null;
+  createdAt: Timestamp;
+  submittedAt: Timestamp | null;
+  broadcastedAt: Timestamp | null;
+  confirmedAt: Timestamp | null;
+  failedAt: Timestamp | null;
+}
+
+export interface SubmitPayoutOrderInput {
+  remark?: string;
+}
 export type SubmitPayoutResult = PayoutOrder;
+
+/** Body of a pay-in callback (spec 6.3). */
+export interface PayinCallback {
+  merchantUid: string;
+  orderNo: string;
+  merchantOrderNo: string;
+  mode: "shared" | "exclusive";
+  businessType: "payin_order" | "exclusive_deposit";
+  bindKey: string | null;
+  expectedAmount: DecimalString | null;
+  paidAmount: DecimalString | null;
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  txHash: string | null;
+  fromAddress: string | null;
+  status: PayinStatus;
+  confirmations: number;
+  /** Stable across redeliveries of one event. */
+  eventId: string;
+  eventTime: Timestamp;
+}
+
+/** Body of a payout callback (spec 6.3). */
+export interface PayoutCallback {
+  merchantUid: string;
+  orderNo: string;
+  merchantOrderNo: string;
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  fromAddress: string;
+  toAddress: string;
+  txHash: string | null;
+  amount: DecimalString;
+  status: PayoutStatus;
+  failedStage?: FailedStage | null;
+  eventId: string;
+  eventTime: Timestamp;
+}
 
 /** The failure body of every error (spec 7). */
 export interface FailureBody {

@@ -87,6 +87,24 @@ export interface SolAdapter extends ChainAdapter {
   nativeBalance(address: string): Promise<bigint>;
   /** The associated token account of `owner` for a configured token. */
   tokenAccountOf(owner: string, token: TokenSymbol): string;
+  /**
+   * A transaction, paid by `feePayerKey`, that creates `owner`'s missing token accounts (ATA of
+   * every configured token; idempotent instructions), or null when they all exist. The owner
+   * does not sign: anyone may create an ATA for any wallet.
+   */
+  signCreateTokenAccounts(owner: string, feePayerKey: Uint8Array): Promise<SignedTransfer | null>;
+}
+
+/** What `SignedTransfer.meta` holds for a token-account creation (decimal strings). */
+export interface SolCreateAccountsMeta {
+  feePayer: string;
+  owner: string;
+  accounts: string[];
+  blockhash: string;
+  lastValidBlockHeight: number;
+  rentLamports: string;
+  feeLamports: string;
+  [k: string]: unknown;
 }
 
 /** A transfer signTransfer can never make (e.g. the recipient is a token account of another mint). */
@@ -373,6 +391,29 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
     async nativeBalance(address: string) {
       const r = await rpc.request<{ value: number }>("getBalance", [normalizeSolAddress(address), { commitment: "confirmed" }]);
       return BigInt(r.value);
+    },
+
+    async signCreateTokenAccounts(ownerAddress: string, feePayerKey: Uint8Array): Promise<SignedTransfer | null> {
+      const owner = normalizeSolAddress(ownerAddress);
+      const payer = keypair(feePayerKey);
+      const wanted = tokens.map((t) => ({ t, account: ataOf(owner, t) }));
+      const found = await rpc.request<{ value: Array<unknown | null> }>("getMultipleAccounts", [wanted.map((w) => w.account), { encoding: "base64", commitment: "confirmed" }]);
+      const missing = wanted.filter((_, i) => found.value[i] === null || found.value[i] === undefined);
+      if (missing.length === 0) return null;
+      const ixs = missing.map(({ t, account }) => createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, new PublicKey(account), new PublicKey(owner), t.mintKey, t.programId));
+      const bh = await rpc.request<{ value: { blockhash: string; lastValidBlockHeight: number } }>("getLatestBlockhash", [{ commitment: "confirmed" }]);
+      const tx = new Transaction({ feePayer: payer.publicKey, blockhash: bh.value.blockhash, lastValidBlockHeight: bh.value.lastValidBlockHeight }).add(...ixs);
+      tx.sign(payer);
+      const meta: SolCreateAccountsMeta = {
+        feePayer: payer.publicKey.toBase58(),
+        owner,
+        accounts: missing.map((m) => m.account),
+        blockhash: bh.value.blockhash,
+        lastValidBlockHeight: bh.value.lastValidBlockHeight,
+        rentLamports: (BigInt(missing.length) * (await tokenRent())).toString(),
+        feeLamports: LAMPORTS_PER_SIGNATURE.toString(),
+      };
+      return { txHash: base58.encode(tx.signature!), raw: tx.serialize().toString("base64"), meta };
     },
 
     async signTransfer(req: SolTransferRequest): Promise<SignedTransfer> {

@@ -1,0 +1,3 @@
+module example.com/stablegate-example
+
+go 1.19

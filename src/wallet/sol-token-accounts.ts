@@ -1,0 +1,132 @@
+// Solana receiving addresses get their USDC token account (ATA) up front, paid by the gas
+// wallet: some payers' tools (exchange withdrawals, older wallets) refuse to send to a wallet
+// without one. One row per address in sol_token_accounts walks pending → signed → broadcasted
+// → created (or existed, when someone else made it first). The transaction is stored before it
+// is broadcast; a blockhash that expired without landing is the only reason to sign again.
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { AppContext } from "../app/context";
+import { writeTx } from "../db/client";
+import { solTokenAccounts } from "../db/schema";
+import type { SolAdapter, SolCreateAccountsMeta } from "../chains/sol/adapter";
+import type { SignedTransfer } from "../chains/types";
+import { gasWallet } from "./addresses";
+
+type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+type Row = typeof solTokenAccounts.$inferSelect;
+
+/** Rows handled per run, so a burst of new addresses cannot hold the job for long. */
+const BATCH = 25;
+
+/** Adds a pending row for every SOL receiving address that has none; returns how many. */
+export function enqueueNewAddresses(ctx: Ctx): number {
+  const now = ctx.clock.now();
+  const r = ctx.db.$client
+    .query(
+      `INSERT INTO sol_token_accounts (address_id, owner, status, created_at, updated_at)
+       SELECT a.id, a.address, 'pending', ?, ? FROM addresses a
+       WHERE a.chain = 'SOL' AND a.kind IN ('shared', 'exclusive') AND a.deleted_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM sol_token_accounts s WHERE s.address_id = a.id)`,
+    )
+    .run(now, now);
+  return r.changes;
+}
+
+function update(ctx: Ctx, addressId: string, fields: Partial<Row>): void {
+  writeTx(ctx.db, (tx) => tx.update(solTokenAccounts).set({ ...fields, updatedAt: ctx.clock.now() }).where(eq(solTokenAccounts.addressId, addressId)).run());
+}
+
+const stored = (r: Row): SignedTransfer => ({ txHash: r.txHash!, raw: r.signedTx!, meta: JSON.parse(r.signedMeta!) as SolCreateAccountsMeta });
+
+/** One pass: new addresses queued, unfinished rows moved on. Returns rows that reached created/existed. */
+export async function provisionSolTokenAccounts(ctx: Ctx, adapter: SolAdapter): Promise<number> {
+  enqueueNewAddresses(ctx);
+  const rows = ctx.db
+    .select()
+    .from(solTokenAccounts)
+    .where(inArray(solTokenAccounts.status, ["pending", "signed", "broadcasted"]))
+    .orderBy(sql`${solTokenAccounts.createdAt}`)
+    .limit(BATCH)
+    .all();
+  if (rows.length === 0) return 0;
+  const gas = writeTx(ctx.db, (tx) => gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
+  const feePayerKey = adapter.deriveKey(ctx.seed, gas.derivationIndex).privateKey;
+  let done = 0;
+  for (const row of rows) {
+    try {
+      if (await step(ctx, adapter, row, feePayerKey)) done++;
+    } catch (e) {
+      // RPC trouble: the row stays where it is and the next run tries again.
+      update(ctx, row.addressId, { lastError: String((e as Error).message ?? e).slice(0, 500) });
+    }
+  }
+  return done;
+}
+
+async function step(ctx: Ctx, adapter: SolAdapter, row: Row, feePayerKey: Uint8Array): Promise<boolean> {
+  if (row.status === "pending") {
+    const tx = await adapter.signCreateTokenAccounts(row.owner, feePayerKey);
+    if (!tx) {
+      update(ctx, row.addressId, { status: "existed", lastError: null });
+      return true;
+    }
+    update(ctx, row.addressId, { status: "signed", txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta), attempts: row.attempts + 1 });
+    return broadcast(ctx, adapter, { ...row, status: "signed", txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta) });
+  }
+  const tx = stored(row);
+  const state = await adapter.txState(tx);
+  if (state.state === "included") {
+    if (!state.success) {
+      // Failed on chain (the fee was spent): sign a fresh one next run.
+      update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: `creation ${tx.txHash} failed on chain` });
+      return false;
+    }
+    if (!state.final) return false;
+    const meta = tx.meta as SolCreateAccountsMeta;
+    update(ctx, row.addressId, { status: "created", rentLamports: meta.rentLamports, feeLamports: meta.feeLamports, lastError: null });
+    ctx.logger.info("SOL token account created", { owner: row.owner, accounts: meta.accounts, rentLamports: meta.rentLamports, tx: tx.txHash });
+    return true;
+  }
+  if (state.state === "expired") {
+    // Never landed and never can: a new transaction is safe now.
+    update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: `creation ${tx.txHash} expired unlanded` });
+    return false;
+  }
+  if (state.state === "pending") return false;
+  return broadcast(ctx, adapter, row);
+}
+
+async function broadcast(ctx: Ctx, adapter: SolAdapter, row: Row): Promise<boolean> {
+  const tx = stored(row);
+  const meta = tx.meta as SolCreateAccountsMeta;
+  const need = BigInt(meta.rentLamports) + BigInt(meta.feeLamports);
+  const have = await adapter.nativeBalance(meta.feePayer);
+  if (have < need) {
+    // Once per row, not every run: the job retries every 2 s until the wallet is funded.
+    if (!row.lastError?.startsWith("gas wallet")) ctx.logger.warn("SOL gas wallet cannot pay a token account's rent", { owner: row.owner, gasWallet: meta.feePayer, lamports: have.toString(), needed: need.toString() });
+    update(ctx, row.addressId, { lastError: `gas wallet ${meta.feePayer} has ${have} lamports, needs ${need}` });
+    return false;
+  }
+  const r = await adapter.broadcast(tx);
+  if (r.ok) {
+    update(ctx, row.addressId, { status: "broadcasted", lastError: null });
+    return false;
+  }
+  if (r.permanent) {
+    // Rejected by the node: it never landed, so a fresh transaction may be signed.
+    update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: r.error.slice(0, 500) });
+  } else {
+    update(ctx, row.addressId, { lastError: r.error.slice(0, 500) });
+  }
+  return false;
+}
+
+/** The row of one address (tests, back office). */
+export function solTokenAccountOf(ctx: Pick<AppContext, "db">, addressId: string): Row | undefined {
+  return ctx.db.select().from(solTokenAccounts).where(and(eq(solTokenAccounts.addressId, addressId))).get();
+}
+
+/** Lamports the gas wallet has spent on token accounts (rent + fees of created rows). */
+export function solTokenAccountSpend(ctx: Pick<AppContext, "db">): { accounts: number; rentLamports: bigint; feeLamports: bigint } {
+  const rows = ctx.db.select({ rent: solTokenAccounts.rentLamports, fee: solTokenAccounts.feeLamports }).from(solTokenAccounts).where(eq(solTokenAccounts.status, "created")).all();
+  return { accounts: rows.length, rentLamports: rows.reduce((a, r) => a + BigInt(r.rent), 0n), feeLamports: rows.reduce((a, r) => a + BigInt(r.fee), 0n) };
+}
