@@ -1,7 +1,7 @@
 // Batch payouts (DESIGN 13). Upload: every row is judged by the payout API's
-// own code path (schema, then createPayout) in one transaction that is rolled
-// back, so rows see each other (balances, limits, fees, duplicates) exactly as
-// if they had been sent one by one. Confirm: a job turns each valid row into
+// own code path (schema, then createPayout) in rolled-back savepoints; earlier
+// valid rows count for later ones (balances, limits, fees, duplicates) exactly
+// as if they had been sent one by one. Confirm: a job turns each valid row into
 // an ordinary payout order (createPayout, idempotent by merchantOrderNo) and
 // records the order on the row in the same transaction; the payout engine
 // does the rest. A crash resumes at the first row without an order.
