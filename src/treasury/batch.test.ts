@@ -125,6 +125,44 @@ describe("a batch", () => {
     expect(batchProgress(gw.ctx.db, m.id, again.id)).toMatchObject({ status: "done", existing: 3, orders: { confirmed: 3 } });
   });
 
+  test("earlier rows count for later ones across chunks; deleteSourceAfterSuccess retires a source for the rest of the file", async () => {
+    const m = gw.newMerchant("carry");
+    const fund = async (key: string, amount: string) => {
+      const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: key } });
+      await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount });
+      return b.address as string;
+    };
+    const a = await fund("a", "150");
+    const b = await fund("b", "20");
+    const c = await fund("c", "20");
+    await sb.mine("TRON", 2);
+    const lines = [
+      `TRON,USDT,${randomAddress("TRON")},5,R-1,${b},`,
+      `TRON,USDT,${randomAddress("TRON")},5,R-2,${b},true`, // 53002: b has another unfinished payout (R-1)
+      `TRON,USDT,${randomAddress("TRON")},10,R-3,${c},TRUE`,
+      `TRON,USDT,${randomAddress("TRON")},1,R-4,${c},`, // 53002: c is being retired by R-3
+      `TRON,USDT,${randomAddress("TRON")},1,R-5,${c},yes`, // 10001: not a boolean
+      // 160 rows of 1 from a (150 available): the last 10 are short, across the preview's chunks.
+      ...Array.from({ length: 160 }, (_, i) => `TRON,USDT,${randomAddress("TRON")},1,S-${i + 1},${a},false`),
+    ];
+    const up = await uploadBatch(gw.ctx, m.id, { name: "carry.csv", bytes: enc(`${HEADER}\n${lines.join("\n")}\n`) }, DEMO);
+    const judged = batchLines(gw.ctx.db, up.id);
+    expect(judged.slice(0, 5).map((l) => [l.rowNo, l.state, l.errorCode])).toEqual([
+      [1, "valid", null],
+      [2, "invalid", 53002],
+      [3, "valid", null],
+      [4, "invalid", 53002],
+      [5, "invalid", 10001],
+    ]);
+    const fromA = judged.slice(5);
+    expect(fromA.filter((l) => l.state === "valid")).toHaveLength(150);
+    expect(fromA.slice(150).map((l) => l.errorCode)).toEqual(Array(10).fill(53005));
+    expect(batchSummary(up).perSource).toEqual(
+      expect.arrayContaining([{ chain: "TRON", token: "USDT", fromAddress: a, count: 150, amount: "150.00" }]),
+    );
+    expect(orders(m.id)).toBe(0);
+  });
+
   test("another merchant's batch is not found", async () => {
     const m = gw.newMerchant("other");
     const b = await uploadBatch(gw.ctx, gw.merchant.id, { name: "x.csv", bytes: enc(`${HEADER}\nTRON,USDT,x,1,Z-1,,\n`) }, DEMO);
