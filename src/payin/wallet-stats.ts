@@ -1,7 +1,7 @@
 // Exclusive wallets (bindings) with their deposit statistics, for the back
 // office. Scoped: a merchant id limits every query to that merchant's wallets.
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { DbOrTx } from "../db/client";
+import { type DbOrTx, prepared } from "../db/client";
 import { addresses, bindings, merchants, payinOrders, transfers } from "../db/schema";
 
 export interface WalletRow {
@@ -46,21 +46,33 @@ export function exclusiveWallets(db: DbOrTx, scope: { merchantId?: number; q?: s
     .limit(scope.limit ?? 100)
     .offset(scope.offset ?? 0)
     .all();
-  return rows.map(({ addressId, ...r }) => {
-    const ts = db
-      .select({ amount: transfers.amount, status: transfers.status, seenAt: transfers.seenAt })
-      .from(transfers)
-      .where(and(eq(transfers.addressId, addressId), eq(transfers.token, r.token)))
-      .all();
-    const live = ts.filter((t) => t.status !== "reverted");
-    return {
-      ...r,
-      deposits: live.length,
-      received: live.filter((t) => t.status === "confirmed").reduce((s, t) => s + BigInt(t.amount), 0n).toString(),
-      pending: live.filter((t) => t.status === "pending").length,
-      lastDepositAt: live.reduce<number | null>((m, t) => (m === null || t.seenAt > m ? t.seenAt : m), null),
-    };
+  return rows.map(({ addressId, ...r }) => ({ ...r, ...depositStats(db, addressId, r.token) }));
+}
+
+/**
+ * Deposit statistics of one address and token in one aggregate query (an
+ * address may have many deposits). Received is summed exactly in two parts
+ * (amounts can exceed 64 bits), as in src/payout/balances.ts.
+ */
+function depositStats(db: DbOrTx, addressId: string, token: string): Pick<WalletRow, "deposits" | "received" | "pending" | "lastDepositAt"> {
+  const q = prepared(db, "walletDepositStats", (d) => {
+    const st = d.$client.query<{ deposits: bigint | null; pending: bigint | null; last: bigint | null; hi: bigint | null; lo: bigint | null }, string[]>(
+      `SELECT sum(status != 'reverted') AS deposits, sum(status = 'pending') AS pending,
+              max(CASE WHEN status != 'reverted' THEN seen_at END) AS last,
+              sum(CASE WHEN status = 'confirmed' THEN CAST(substr(amount, 1, max(length(amount) - 12, 0)) AS INTEGER) ELSE 0 END) AS hi,
+              sum(CASE WHEN status = 'confirmed' THEN CAST(substr(amount, max(length(amount) - 11, 1)) AS INTEGER) ELSE 0 END) AS lo
+       FROM transfers WHERE address_id = ?1 AND token = ?2`,
+    );
+    st.safeIntegers(true);
+    return st;
   });
+  const r = q.get(addressId, token)!;
+  return {
+    deposits: Number(r.deposits ?? 0n),
+    pending: Number(r.pending ?? 0n),
+    lastDepositAt: r.last === null ? null : Number(r.last),
+    received: (BigInt(r.hi ?? 0n) * 10n ** 12n + BigInt(r.lo ?? 0n)).toString(),
+  };
 }
 
 /** One wallet and its latest deposits (newest first), or undefined when not in scope. */
