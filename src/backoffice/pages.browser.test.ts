@@ -157,6 +157,13 @@ test("dashboard: open items and volume for the viewer's scope; chain status for 
   expect(await page.getByRole("img", { name: /Completed volume per day for the last 30 days: 25\.00 in total/ }).isVisible()).toBe(true);
   const chains = await page.getByRole("region", { name: "Chain status" }).innerText();
   expect(chains).toContain("TRON (sandbox)");
+  // The counters follow new orders without a reload (the page polls every 10 s; the test moves the page's clock).
+  await page.clock.install();
+  await page.reload();
+  const open = Number(await card(page, "Open orders"));
+  await gw.client.request("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "LIVE-1", amount: "9", notifyUrl: "https://shop.example/cb" } });
+  await page.clock.fastForward(10_000);
+  await page.waitForFunction((n) => document.querySelector("[data-count=openOrders]")?.textContent === String(n), open + 1);
   await ctx.close();
   const other = await signedIn(browser, gw, users.theirs, PHONE);
   expect(await card(other.page, "Frozen orders")).toBe("0");
@@ -164,4 +171,43 @@ test("dashboard: open items and volume for the viewer's scope; chain status for 
   expect(await other.page.getByRole("img", { name: /0\.00 in total/ }).isVisible()).toBe(true);
   expect(await other.page.getByRole("region", { name: "Chain status" }).count()).toBe(0);
   await other.ctx.close();
+}, BROWSER_RETRY);
+
+test("merchant settings: a refused value changes nothing; valid ones are saved and audited; rotate shows the new key once", async () => {
+  const { ctx, page } = await signedIn(browser, gw, users.op, DESKTOP);
+  await page.goto(`${gw.url}/backoffice/merchants/${other.uid}`);
+  await page.getByLabel("Merchant name").fill("Renamed Shop");
+  await page.getByLabel("IP allowlist").fill("10.0.0.0/8\nnot-an-ip");
+  await page.getByRole("button", { name: "Save settings" }).click();
+  expect(await page.getByRole("alert").innerText()).toContain("not-an-ip");
+  expect((await page.goto(`${gw.url}/backoffice/merchants/${other.uid}`), await page.locator("dl.kv").innerText())).toContain("Other Shop");
+
+  await page.getByLabel("Merchant name").fill("Renamed Shop");
+  await page.getByLabel("Default callback URL").fill("https://shop.example/default");
+  await page.getByLabel("IP allowlist").fill("10.0.0.0/8, 192.168.1.7");
+  await page.getByLabel("Payouts enabled").uncheck();
+  await page.getByLabel("Payout limit per transaction").fill("500");
+  await page.getByRole("button", { name: "Save settings" }).click();
+  await page.getByText("Settings saved.").waitFor();
+  expect(await page.locator("dl.kv").innerText()).toContain("Renamed Shop");
+  expect(await page.getByLabel("IP allowlist").inputValue()).toBe("10.0.0.0/8\n192.168.1.7/32");
+  expect(await page.getByLabel("Payouts enabled").isChecked()).toBe(false);
+  expect(await page.getByLabel("Payout limit per transaction").inputValue()).toBe("500");
+
+  await page.getByRole("button", { name: "Rotate key" }).click();
+  const key = (await page.locator("[data-api-key]").innerText()).trim();
+  expect(key).toMatch(/^mch_[0-9a-f]{64}$/);
+  await page.goto(`${gw.url}/backoffice/merchants/${other.uid}`);
+  expect(await page.content()).not.toContain(key);
+  await page.getByRole("button", { name: "Disable" }).click();
+  await page.getByText("Status changed.").waitFor();
+  expect(await page.locator("dl.kv").innerText()).toContain("disabled");
+  await page.getByRole("button", { name: "Enable" }).click();
+  await page.getByText("Status changed.").waitFor();
+
+  await page.goto(`${gw.url}/backoffice/audit?target=merchant:${other.uid}`);
+  const log = await page.getByRole("region", { name: "Audit entries" }).innerText();
+  for (const action of ["merchant.rename", "merchant.settings", "merchant.payout_controls", "key.rotate", "merchant.disable", "merchant.enable"]) expect(log).toContain(action);
+  expect(log).toContain("root (operator)");
+  await ctx.close();
 }, BROWSER_RETRY);

@@ -113,7 +113,11 @@ for (const [name, size] of [
     const { ctx, page } = await signedIn(browser, gw, admin, size);
     await page.getByRole("link", { name: "Exceptions" }).click();
     await search(page, stray.txHash);
-    await page.getByRole("region", { name: "Deposits found" }).getByRole("link").first().click();
+    const depositLink = page.getByRole("region", { name: "Deposits found" }).getByRole("link").first();
+    const depositNo = await depositLink.innerText();
+    // From the exceptions queue's "Attach" on that deposit.
+    await page.getByRole("link", { name: "Exceptions" }).click();
+    await page.getByRole("button", { name: `Attach deposit ${depositNo}` }).click();
     await page.getByRole("heading", { name: /^Deposit #/ }).waitFor();
     await page.getByLabel("Order", { exact: true }).fill(o.orderNo);
     await page.getByRole("button", { name: "Find order" }).click();
@@ -139,7 +143,9 @@ for (const [name, size] of [
 
     const { ctx, page } = await signedIn(browser, gw, admin, size);
     await page.goto(`${gw.url}/backoffice/orders/${o.orderNo}`);
-    await page.getByLabel("Reason").fill("sender asked to verify");
+    // The reason is optional (phone: left empty, the entry still names who froze it).
+    const reason = name === "desktop" ? "sender asked to verify" : "frozen in the back office by admin";
+    if (name === "desktop") await page.getByLabel("Reason").fill(reason);
     await page.getByRole("button", { name: "Freeze" }).click();
     await page.getByText("Order frozen.").waitFor();
     expect(await statusOf(o.orderNo)).toBe("frozen_abnormal");
@@ -151,7 +157,7 @@ for (const [name, size] of [
     expect(await statusOf(o.orderNo)).toBe("completed");
     const timeline = await page.getByRole("list", { name: "Status timeline" }).innerText();
     expect(timeline).toContain("payin.freeze — by admin (operator");
-    expect(timeline).toContain("sender asked to verify");
+    expect(timeline).toContain(reason);
     expect(audited("payin.freeze", `payin:${o.orderNo}`)[0]).toMatchObject({ actor: "admin", role: "operator" });
     expect(audited("payin.release", `payin:${o.orderNo}`)[0]).toMatchObject({ actor: "admin", role: "operator" });
     await ctx.close();

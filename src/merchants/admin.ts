@@ -1,6 +1,7 @@
-// Audited merchant administration (back office; the CLI can use the same):
-// create, enable/disable, rotate the key, rename, payout controls and fee
-// balance credits. Each change and its audit entry commit together.
+// Audited merchant administration for the back office: create, enable/disable
+// and rotate go through the merchant service (which audits them, as for the
+// CLI); rename, payout controls and fee balance credits are audited here.
+// Each change and its audit entry commit together.
 import { eq } from "drizzle-orm";
 import { type Actor, recordAudit } from "../audit/log";
 import { writeTx } from "../db/client";
@@ -10,8 +11,6 @@ import { createMerchant, findMerchantByUid, type Merchant, type MerchantDeps, Me
 
 export { ControlsError };
 
-const view = (m: Merchant) => ({ merchantUid: m.uid, name: m.name, status: m.status });
-
 function mustFind(deps: MerchantDeps, uid: string): Merchant {
   const m = findMerchantByUid(deps.db, uid);
   if (!m) throw new MerchantNotFound(uid);
@@ -19,29 +18,16 @@ function mustFind(deps: MerchantDeps, uid: string): Merchant {
 }
 
 export function createMerchantAudited(deps: MerchantDeps, name: string, actor: Actor): { merchant: Merchant; apiKey: string } {
-  return writeTx(deps.db, () => {
-    const r = createMerchant(deps, { name });
-    recordAudit(deps.db, { ...actor, action: "merchant.create", target: `merchant:${r.merchant.uid}`, after: view(r.merchant), at: deps.now() });
-    return r;
-  });
+  return createMerchant(deps, { name }, actor);
 }
 
 export function setMerchantStatusAudited(deps: MerchantDeps, uid: string, status: "active" | "disabled", actor: Actor): Merchant {
-  return writeTx(deps.db, () => {
-    const before = mustFind(deps, uid);
-    const m = setMerchantStatus(deps, uid, status);
-    recordAudit(deps.db, { ...actor, action: status === "active" ? "merchant.enable" : "merchant.disable", target: `merchant:${uid}`, before: view(before), after: view(m), at: deps.now() });
-    return m;
-  });
+  return setMerchantStatus(deps, uid, status, actor);
 }
 
-/** The new key is returned once; the audit entry names only that a rotation happened. */
+/** The new key is returned once; the audit entry carries only its masked hint. */
 export function rotateKeyAudited(deps: MerchantDeps, uid: string, graceMs: number, actor: Actor): { merchantUid: string; apiKey: string } {
-  return writeTx(deps.db, () => {
-    const r = rotateKey(deps, uid, graceMs);
-    recordAudit(deps.db, { ...actor, action: "key.rotate", target: `merchant:${uid}`, after: { graceMs }, at: deps.now() });
-    return r;
-  });
+  return rotateKey(deps, uid, graceMs, actor);
 }
 
 export function renameMerchant(deps: MerchantDeps, uid: string, name: string, actor: Actor): Merchant {

@@ -13,27 +13,33 @@ import { BalanceTotals } from "./balances";
 const NATIVE: Record<string, { symbol: string; decimals: number }> = { TRON: { symbol: "TRX", decimals: 6 }, BSC: { symbol: "BNB", decimals: 18 }, SOL: { symbol: "SOL", decimals: 9 } };
 
 export function dashboardRoutes(d: BackofficeDeps) {
-  return new Elysia({ name: "backoffice-dashboard" }).get(
+  return new Elysia({ name: "backoffice-dashboard" })
+    // The dashboard's script polls this to keep the counters live (progressive enhancement).
+    .get(
+      "/backoffice/counts.json",
+      page(d, {}, (v) => new Response(JSON.stringify(openCounts(d.ctx.db, { merchantId: v.merchantId })), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" } })),
+    )
+    .get(
     "/backoffice",
     page(d, {}, async (v) => {
       const scope = { merchantId: v.merchantId };
       const c = openCounts(d.ctx.db, scope);
       const days = volumePerDay(d.ctx.db, scope, d.users.now());
       const chains = v.role === "operator" ? await chainStatuses(d.ctx) : [];
-      const cards: [string, number, string][] = [
-        ["Open orders", c.openOrders, "/backoffice/payins?status=waiting_payment"],
-        ["Unmatched deposits", c.unmatchedDeposits, v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/deposits?status=unmatched"],
-        ["Frozen orders", c.frozenOrders, v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/payins?status=frozen_abnormal"],
-        ["Failed callbacks", c.failedCallbacks, "/backoffice/callbacks"],
-        ["Failed payouts", c.failedPayouts, "/backoffice/payouts?status=failed"],
+      const cards: [string, keyof typeof c, string][] = [
+        ["Open orders", "openOrders", "/backoffice/payins?status=waiting_payment"],
+        ["Unmatched deposits", "unmatchedDeposits", v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/deposits?status=unmatched"],
+        ["Frozen orders", "frozenOrders", v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/payins?status=frozen_abnormal"],
+        ["Failed callbacks", "failedCallbacks", "/backoffice/callbacks"],
+        ["Failed payouts", "failedPayouts", "/backoffice/payouts?status=failed"],
       ];
       return (
         <Layout title="Dashboard" viewer={v} path="/backoffice">
-          <section aria-label="Open items" class="cards">
-            {cards.map(([label, n, href]) => (
+          <section aria-label="Open items" class="cards" data-live="/backoffice/counts.json">
+            {cards.map(([label, key, href]) => (
               <a class="card" href={href}>
-                <div class="n" safe>
-                  {String(n)}
+                <div class="n" data-count={key} safe>
+                  {String(c[key])}
                 </div>
                 <div safe>{label}</div>
               </a>

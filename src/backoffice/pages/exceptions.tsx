@@ -52,6 +52,9 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
                 <th scope="col">Why</th>
                 <th scope="col">To address</th>
                 <th scope="col">Block time</th>
+                <th scope="col">
+                  <span class="sr">Action</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -69,6 +72,13 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
                     {t.toAddress}
                   </td>
                   <td safe>{t.blockTime ?? ""}</td>
+                  <td>
+                    <form method="get" action={`/backoffice/deposits/${t.depositId}`} class="inline">
+                      <button type="submit" class="secondary" aria-label={`Attach deposit #${t.depositId}`}>
+                        Attach
+                      </button>
+                    </form>
+                  </td>
                 </tr>
               ))}
             </tbody>

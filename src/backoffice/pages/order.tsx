@@ -154,7 +154,7 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
             <form method="post" action={`${back}/freeze`} class="inline">
               <Csrf viewer={v} />
               <label for="reason">Reason</label>
-              <input id="reason" name="reason" required maxlength="500" />
+              <input id="reason" name="reason" maxlength="500" placeholder="optional" />
               <button type="submit" class="danger">
                 Freeze
               </button>
@@ -319,7 +319,11 @@ export function orderRoutes(d: BackofficeDeps) {
       "/backoffice/orders/:orderNo",
       page(d, {}, (v, { params, query }) => OrderPage({ d, v, o: load(v, params.orderNo), notice: NOTICES[query.done ?? ""] })),
     )
-    .post("/backoffice/orders/:orderNo/freeze", payinAction("frozen", false, (v, o, b) => freezeOrder(d.ctx, o.payin!.orderNo, str(b.reason as string), actorOf(v))))
+    .post(
+      "/backoffice/orders/:orderNo/freeze",
+      // A reason is asked for, not required: the audit entry names who froze it either way.
+      payinAction("frozen", false, (v, o, b) => freezeOrder(d.ctx, o.payin!.orderNo, str(b.reason as string).trim() || `frozen in the back office by ${v.user.username}`, actorOf(v))),
+    )
     .post("/backoffice/orders/:orderNo/release", payinAction("released", true, (v, o) => releaseOrder(d.ctx, o.payin!.orderNo, actorOf(v))))
     .post("/backoffice/orders/:orderNo/cancel", payinAction("cancelled", false, (v, o) => cancelOrder(d.ctx, o.payin!.orderNo, actorOf(v))))
     .post(

@@ -65,7 +65,24 @@ ul.plain{list-style:none;margin:0;padding:0}
 `;
 
 export const APP_JS = `
-// Progressive enhancement only: "select all" boxes for bulk actions.
+// Progressive enhancement only: live dashboard counters; "select all" boxes for bulk actions.
+(function () {
+  var live = document.querySelector("[data-live]");
+  if (!live || !window.fetch) return;
+  setInterval(function () {
+    if (document.hidden) return;
+    fetch(live.getAttribute("data-live"), { credentials: "same-origin", redirect: "error" })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (c) {
+        if (!c) return;
+        live.querySelectorAll("[data-count]").forEach(function (el) {
+          var v = c[el.getAttribute("data-count")];
+          if (typeof v === "number") el.textContent = String(v);
+        });
+      })
+      .catch(function () {});
+  }, 10000);
+})();
 document.addEventListener("change", function (e) {
   var t = e.target;
   if (!t || !t.matches || !t.matches("input[data-select-all]")) return;
