@@ -15,6 +15,35 @@ CREATE UNIQUE INDEX `addresses_chain_index` ON `addresses` (`chain`,`derivation_
 CREATE UNIQUE INDEX `addresses_chain_address` ON `addresses` (`chain`,`address`);--> statement-breakpoint
 CREATE UNIQUE INDEX `addresses_exclusive_key` ON `addresses` (`merchant_id`,`chain`,`bind_key`) WHERE kind = 'exclusive' AND deleted_at IS NULL;--> statement-breakpoint
 CREATE INDEX `addresses_merchant` ON `addresses` (`merchant_id`,`chain`,`kind`);--> statement-breakpoint
+CREATE TABLE `alert_notifications` (
+	`id` text PRIMARY KEY NOT NULL,
+	`alert_id` text NOT NULL,
+	`event` text NOT NULL,
+	`channel` text NOT NULL,
+	`state` text NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`next_attempt_at` integer NOT NULL,
+	`last_error` text,
+	`created_at` integer NOT NULL,
+	`sent_at` integer,
+	FOREIGN KEY (`alert_id`) REFERENCES `alerts`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `alert_notifications_due` ON `alert_notifications` (`state`,`next_attempt_at`);--> statement-breakpoint
+CREATE TABLE `alerts` (
+	`id` text PRIMARY KEY NOT NULL,
+	`key` text NOT NULL,
+	`condition` text NOT NULL,
+	`subject` text NOT NULL,
+	`message` text NOT NULL,
+	`status` text NOT NULL,
+	`fired_at` integer NOT NULL,
+	`resolved_at` integer,
+	`last_message` text NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `alerts_key` ON `alerts` (`key`,`status`);--> statement-breakpoint
+CREATE INDEX `alerts_fired` ON `alerts` (`fired_at`);--> statement-breakpoint
 CREATE TABLE `api_keys` (
 	`id` text PRIMARY KEY NOT NULL,
 	`merchant_id` integer NOT NULL,

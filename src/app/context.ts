@@ -2,6 +2,7 @@
 // values (services never see the HTTP context).
 import { type Db, openDb } from "../db/client";
 import { migrate } from "../db/migrate";
+import { prepareDatabaseFile, secureDatabaseFiles } from "../db/file-modes";
 import type { LoadedConfig } from "../config/load";
 import type { Config } from "../config/schema";
 import { Cipher } from "../secrets/cipher";
@@ -45,8 +46,10 @@ export interface ContextOptions {
 
 /** Opens the database, applies migrations and loads the secrets. */
 export function openStore(loaded: LoadedConfig, env = process.env): { db: Db; cipher: Cipher } {
+  prepareDatabaseFile(loaded.config.database.path);
   const db = openDb(loaded.config.database.path);
   migrate(db);
+  secureDatabaseFiles(loaded.config.database.path);
   const key = loadMasterKey(loaded.config.database.path, env);
   registerSecret(key.toString("hex"));
   const cipher = new Cipher(key);

@@ -30,6 +30,12 @@ import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { AppContext } from "./context";
 import { rememberPeer } from "../http/client-ip";
 import { backofficeRoutes } from "../backoffice/routes";
+import { GasMonitor } from "../ops/gas";
+import { createMetrics, observeHttp, type Metrics } from "../ops/metrics";
+import { isSandboxGateway } from "../ops/readiness";
+import { routeOf } from "../ops/http-route";
+import { routable } from "../http/host";
+import { AlertEngine } from "../ops/alerts/engine";
 
 export interface RunningGateway {
   url: string;
@@ -47,6 +53,8 @@ export interface Runtime {
   kick(): void;
   /** A chain moved: scan it, then follow its payouts (sandbox endpoints wait for this). */
   afterChainChange(chain: ChainCode): Promise<void>;
+  /** Gas balances, metrics and alerts (src/ops). */
+  ops: { gas: GasMonitor; metrics: Metrics; alerts: AlertEngine };
 }
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
@@ -58,8 +66,11 @@ function chainPayoutOps(ctx: AppContext, adapter: ChainAdapter, locks: KeyedLock
 }
 
 export function createRuntime(ctx: AppContext): Runtime {
+  const watchers = new Map<ChainCode, ChainWatcher>();
+  const gas = new GasMonitor(ctx);
   const runtime: Runtime = {
-    watchers: new Map(),
+    ops: { gas, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas }) },
+    watchers,
     payouts: new PayoutExecutor(ctx, { onChange: () => runtime.kick(), ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: () => {},
     afterChainChange: async (chain) => {
@@ -75,9 +86,10 @@ export function createRuntime(ctx: AppContext): Runtime {
 
 export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
   const auth = authDeps(ctx, new RateLimiter(ctx.config.auth.rate_limit_per_minute));
-  const sandbox = [...ctx.chains.values()].some((c) => c instanceof SandboxChain);
+  // DESIGN 8: /sandbox exists only when the whole gateway is a sandbox (a mixed config never mounts it).
+  const sandbox = isSandboxGateway(ctx);
   return baseApp(ctx.logger)
-    .use(healthRoutes(ctx))
+    .use(healthRoutes(ctx, { ctx, watchers: runtime.watchers, gas: runtime.ops.gas, metrics: runtime.ops.metrics }))
     .use(docsRoutes(() => ctx.publicUrl))
     .use(payinRoutes(ctx, auth))
     .use(payoutRoutes(ctx, auth, runtime.payouts, () => runtime.kick()))
@@ -90,9 +102,12 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   const s = new Scheduler(ctx.logger);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
   // Polls the outbox itself; kick() sends a just-committed callback at once.
-  const callbacks = startCallbackWorker(ctx);
+  // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
+  const callbacks = startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
   runtime.kick = () => callbacks.kick();
   s.service("callbacks", () => callbacks.stop());
+  s.every("alerts", 5000, () => runtime.ops.alerts.tick());
+  s.service("alerts", () => runtime.ops.alerts.stop());
   s.every("expire-payins", 1000, () => {
     if (expireDueOrders(ctx) > 0) runtime.kick();
   });
@@ -105,6 +120,11 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     // Also resumes payouts a restart interrupted (the first run is a second after start).
     s.every(`payouts-${code}`, 1000, () => runtime.payouts.tick(code));
     s.every(`reconcile-${code}`, 60_000, () => reconcileChain(ctx, adapter));
+    if (adapter.mode === "rpc") {
+      // Read once now (gas_low need not wait a minute after start), then every minute.
+      void runtime.ops.gas.refresh(code);
+      s.every(`gas-balance-${code}`, 60_000, () => runtime.ops.gas.refresh(code));
+    }
     if (adapter instanceof SandboxChain) {
       const blockMs = parseDuration(cfg.block_time);
       if (blockMs > 0) s.every(`sandbox-blocks-${code}`, blockMs, () => adapter.mine(1));
@@ -130,10 +150,12 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     // Bun's own cut-off answers a bare 413; keep it far above server.max_body_bytes so every
     // oversized body gets our 10001 with the failure body (bodies are read capped at the limit).
     maxRequestBodySize: 64 << 20,
-    fetch: async (req, srv) => {
+    fetch: async (raw, srv) => {
       const started = performance.now();
-      rememberPeer(req, srv.requestIP(req)?.address);
+      const req = routable(raw);
+      rememberPeer(req, srv.requestIP(raw)?.address);
       const res = await app.handle(req);
+      observeHttp(routeOf(req), res.status, (performance.now() - started) / 1000);
       // Access log: debug for every request, warn for server errors (never the query: it may carry data).
       const level = res.status >= 500 ? "warn" : "debug";
       if (level === "debug" && !accessLog) return res;
@@ -152,6 +174,9 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   const port = server.port!;
   const url = `http://${ctx.config.server.host}:${port}`;
   ctx.logger.info("gateway listening", { url, config: ctx.configSource });
+  if (isSandboxGateway(ctx) && !isLoopbackUrl(ctx.publicUrl)) {
+    ctx.logger.warn("sandbox mode on a public address: every chain is simulated and POST /sandbox/transfers pays orders without signing; set chains.<C>.mode = \"rpc\" for real money", { publicUrl: ctx.publicUrl });
+  }
   let stopped = false;
   return {
     url,
@@ -160,9 +185,36 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     async stop() {
       if (stopped) return;
       stopped = true;
-      await scheduler?.stop();
-      await server.stop(true);
+      // DESIGN 14: done within 5 s whatever the nodes do. Closing the chains first aborts RPC
+      // calls in flight, so jobs waiting on a hung node end now (a signed payout is stored
+      // before its broadcast and resumes on the next start); HTTP requests in flight finish.
+      runtime.payouts.stop();
+      const jobsDone = scheduler?.stop(); // no new runs from here; resolves when the running ones end
       for (const chain of ctx.chains.values()) await chain.stop();
+      const httpDone = server.stop();
+      await withDeadline(Promise.all([jobsDone, httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
+      await server.stop(true);
     },
   };
+}
+
+/** Jobs and requests get this long to finish on shutdown (the process must be gone within 5 s). */
+export const SHUTDOWN_BUDGET_MS = 3500;
+
+async function withDeadline(p: Promise<unknown>, ms: number, onLate: () => void): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), ms)));
+  const r = await Promise.race([p.then(() => "done" as const), late]);
+  clearTimeout(timer);
+  if (r === "late") onLate();
+}
+
+/** localhost, 127.0.0.0/8 or ::1. */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const h = new URL(url).hostname.replace(/^\[|\]$/g, "");
+    return h === "localhost" || h.endsWith(".localhost") || /^127\./.test(h) || h === "::1";
+  } catch {
+    return false;
+  }
 }

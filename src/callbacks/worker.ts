@@ -4,6 +4,7 @@
 // leaves rows 'delivering': they are reclaimed when the lease runs out, or at
 // once when a gateway starts (only the serving process delivers for its
 // database). Events of one order go out in the order they were written.
+import { countDelivery } from "../ops/metrics";
 import type { Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
 import type { Clock } from "../lib/clock";
@@ -262,6 +263,7 @@ export class CallbackWorker {
         );
       })
       .immediate();
+    countDelivery(r.ok ? "delivered" : state === "failed" ? "failed" : "retry");
     const fields = { eventId: row.id, orderNo: row.orderNo, attempt: attempts, status: r.httpStatus, ms: r.durationMs };
     if (r.ok) this.o.logger.debug("callback delivered", fields);
     else if (state === "failed") this.o.logger.warn("callback failed", { ...fields, error: r.error });

@@ -102,3 +102,29 @@ test.each([
 ])("an RPC URL is logged as %s -> %s", (url, shown) => {
   expect(redactUrl(url)).toBe(shown);
 });
+
+describe("endpoint health as /readyz and the metrics read it", () => {
+  test("up until 3 requests in a row failed, up again at the first success; outcomes counted; close() ends calls at once", async () => {
+    const p = await proxy({});
+    const client = new RpcClient({ urls: [p.url], backoffBaseMs: 1 });
+    await client.request("eth_chainId");
+    p.setFaults({ down: true });
+    await client.request("eth_chainId", [], { attempts: 2 }).catch(() => {});
+    expect(client.healthSnapshot()[0]).toMatchObject({ up: true, failures: 2 });
+    await client.request("eth_chainId", [], { attempts: 1 }).catch(() => {});
+    expect(client.healthSnapshot()[0]).toMatchObject({ up: false, failures: 3, lastError: expect.stringContaining("HTTP 503") });
+    p.setFaults({});
+    await Bun.sleep(10);
+    await client.request("eth_chainId");
+    expect(client.healthSnapshot()[0]).toMatchObject({ up: true, failures: 0, outcomes: { ok: 2, http: 3 } });
+
+    p.setFaults({ hangRate: 1, hangMs: 30_000 });
+    const t0 = Date.now();
+    const pending = client.request("eth_chainId").catch((e) => e);
+    await Bun.sleep(100);
+    client.close();
+    expect(await pending).toBeInstanceOf(RpcError);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    p.setFaults({});
+  });
+});

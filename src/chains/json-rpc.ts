@@ -5,6 +5,12 @@
 // except a plain -32603 "internal error" to a single call, which load-balanced providers
 // return when a backend fails; that one is retried like a transport failure.
 
+/**
+ * An endpoint counts as down (readiness, metrics, the rpc_down alert) after this many
+ * failed requests in a row: one failed call with its retries, not a single 429.
+ */
+export const DOWN_AFTER_FAILURES = 3;
+
 export type RpcErrorKind = "rpc" | "http" | "timeout" | "network";
 
 import { redactUrl } from "../lib/redact-url";
@@ -68,19 +74,38 @@ interface UrlHealth {
   failures: number;
   downUntil: number;
   lastError?: string;
+  /** HTTP requests by outcome ("ok" or the error kind), for metrics. */
+  outcomes: Record<string, number>;
 }
 
 export interface UrlHealthSnapshot {
   url: string;
   healthy: boolean;
+  /** False once DOWN_AFTER_FAILURES requests in a row failed, true again at the first success. */
+  up: boolean;
   failures: number;
   lastError?: string;
+  /** HTTP requests by outcome ("ok" or the error kind) since start. */
+  outcomes: Record<string, number>;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** A wait that ends early when `signal` aborts (shutdown). */
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((r) => {
+    if (signal?.aborted) return r();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      r();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
 
 export class RpcClient {
   private readonly health: UrlHealth[];
+  /** Aborted by close(): requests in flight end at once, new ones fail (graceful shutdown within 5 s). */
+  private readonly closing = new AbortController();
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly backoffBaseMs: number;
@@ -91,7 +116,7 @@ export class RpcClient {
 
   constructor(opts: RpcClientOptions) {
     if (opts.urls.length === 0) throw new Error("at least one RPC URL is required");
-    this.health = opts.urls.map((url) => ({ url, failures: 0, downUntil: 0 }));
+    this.health = opts.urls.map((url) => ({ url, failures: 0, downUntil: 0, outcomes: {} }));
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.attempts = opts.attempts ?? Math.max(3, 2 * opts.urls.length);
     this.backoffBaseMs = opts.backoffBaseMs ?? 100;
@@ -100,9 +125,14 @@ export class RpcClient {
     this.logger = opts.logger;
   }
 
+  /** Aborts requests in flight and refuses new ones (shutdown). */
+  close(): void {
+    this.closing.abort();
+  }
+
   healthSnapshot(): UrlHealthSnapshot[] {
     const now = Date.now();
-    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, failures: h.failures, lastError: h.lastError }));
+    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures < DOWN_AFTER_FAILURES, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
   }
 
   /** One call; throws RpcError (kind "rpc" for a JSON-RPC error answer). */
@@ -168,19 +198,25 @@ export class RpcClient {
   private async send(body: unknown, attempts: number, label: string): Promise<unknown> {
     let last: RpcError | undefined;
     for (let attempt = 0; attempt < attempts; attempt++) {
+      if (this.closing.signal.aborted) throw new RpcError("client closed (shutting down)", "network");
       const h = await this.pick();
+      if (this.closing.signal.aborted) throw new RpcError("client closed (shutting down)", "network");
       try {
         const json = await this.post(h.url, body);
         const busy = backendFailure(json);
         if (busy) throw new RpcError(`${label}: ${busy.message ?? "internal error"}`, "rpc", busy.code, busy.data, h.url);
         if (h.failures > 0) this.logger?.info({ msg: "rpc endpoint recovered", url: redactUrl(h.url) });
+        h.outcomes.ok = (h.outcomes.ok ?? 0) + 1;
         h.failures = 0;
         h.downUntil = 0;
         h.lastError = undefined;
         return json;
       } catch (e) {
         const err = e instanceof RpcError ? e : new RpcError(String(e), "network", undefined, undefined, h.url);
+        // Aborted by close(): shutdown, not the endpoint's fault.
+        if (this.closing.signal.aborted) throw err;
         last = err;
+        h.outcomes[err.kind] = (h.outcomes[err.kind] ?? 0) + 1;
         this.markDown(h, err);
         this.logger?.warn({ msg: "rpc call failed", call: label, url: redactUrl(h.url), kind: err.kind, error: redactIn(err.message, h.url), attempt: attempt + 1 });
       }
@@ -204,7 +240,7 @@ export class RpcClient {
     const ok = this.health.find((h) => h.downUntil <= now);
     if (ok) return ok;
     const soonest = this.health.reduce((a, b) => (b.downUntil < a.downUntil ? b : a));
-    await sleep(Math.max(0, soonest.downUntil - now));
+    await sleep(Math.max(0, soonest.downUntil - now), this.closing.signal);
     return soonest;
   }
 
@@ -215,7 +251,7 @@ export class RpcClient {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]),
       });
     } catch (e) {
       const name = (e as Error)?.name;

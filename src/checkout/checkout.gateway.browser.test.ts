@@ -12,15 +12,20 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 const BROWSER_RETRY = { retry: 2 };
 
 let gw: TestGateway;
+/** Orders on this one expire after 2 s (the expired-state test); the pay-through test gets a
+ * gateway of its own with a normal expiry, so a loaded machine cannot expire its order first. */
+let shortGw: TestGateway;
 let browser: Browser;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ config: { chains: { TRON: { block_time: "300ms", confirmations: 3 } }, payin: { expire_after: "2s" } } });
+  gw = await startTestGateway({ config: { chains: { TRON: { block_time: "300ms", confirmations: 3 } } } });
+  shortGw = await startTestGateway({ config: { chains: { TRON: { block_time: "300ms", confirmations: 3 } }, payin: { expire_after: "2s" } } });
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
   await gw.stop();
+  await shortGw.stop();
 });
 
 const phone = () => browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2, locale: "en-US" });
@@ -29,7 +34,6 @@ test("cashierUrl of a new order: shown, simulated, completed without a reload", 
   const order = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "E2E-1", amount: "25.5", notifyUrl: "https://shop.example/cb" },
   });
-  // The page lives for longer than the 2 s expiry of this gateway: simulate right away.
   const ctx = await phone();
   const page = await ctx.newPage();
   const hosts = new Set<string>();
@@ -53,6 +57,7 @@ test("cashierUrl of a new order: shown, simulated, completed without a reload", 
 }, BROWSER_RETRY);
 
 test("an expired order shows the expired state; an unknown link a friendly not-found page", async () => {
+  const gw = shortGw;
   const order = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "E2E-2", amount: "1", notifyUrl: "https://shop.example/cb" },
   });

@@ -11,6 +11,7 @@ import { paymentUri } from "../payin/payment-uri";
 import { viewDeps } from "../payin/routes";
 import { payinView } from "../payin/views";
 import type { CheckoutDeps, PayinStatus } from "./types";
+import { isSandboxGateway } from "../ops/readiness";
 
 export function gatewayCheckoutDeps(ctx: AppContext, afterSimulate: (chain: ChainCode) => Promise<void>): CheckoutDeps {
   const views = viewDeps(ctx);
@@ -18,7 +19,8 @@ export function gatewayCheckoutDeps(ctx: AppContext, afterSimulate: (chain: Chai
   const orderByToken = (token: string) => ctx.db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();
   return {
     now: () => ctx.clock.now(),
-    sandbox: (chain) => ctx.chains.get(chain) instanceof SandboxChain,
+    // DESIGN 8: simulating is for a whole-sandbox gateway only (never in a mixed test config).
+    sandbox: (chain) => isSandboxGateway(ctx) && ctx.chains.get(chain) instanceof SandboxChain,
     onError: (context, err) => ctx.logger.error(context, { error: String((err as Error)?.stack ?? err) }),
     findOrder(token) {
       const o = orderByToken(token);
@@ -64,7 +66,7 @@ export function gatewayCheckoutDeps(ctx: AppContext, afterSimulate: (chain: Chai
       const o = orderByToken(token);
       if (!o) throw new Error("unknown order");
       const chain = ctx.chains.get(o.chain as ChainCode);
-      if (!(chain instanceof SandboxChain)) throw new Error("not a sandbox chain");
+      if (!(chain instanceof SandboxChain) || !isSandboxGateway(ctx)) throw new Error("not a sandbox gateway");
       chain.transfer({ token: o.token as TokenSymbol, to: o.address, amount: BigInt(o.amount) });
       await afterSimulate(chain.chain);
     },

@@ -4,7 +4,7 @@ export interface ParsedArgs {
 }
 
 /** `--name value`, `--name=value`, `--flag`; everything else is positional. */
-export function parseArgs(argv: string[], booleanFlags: string[] = ["json", "demo", "version", "help", "failed", "unmatched", "all", "held"]): ParsedArgs {
+export function parseArgs(argv: string[], booleanFlags: string[] = ["json", "demo", "version", "help", "failed", "unmatched", "all", "held", "firing"]): ParsedArgs {
   const positional: string[] = [];
   const flags: Record<string, string | true> = {};
   for (let i = 0; i < argv.length; i++) {

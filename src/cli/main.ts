@@ -1,5 +1,5 @@
 // The CLI contract of DESIGN 2. Machine-readable output goes to stdout; logs to stderr.
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import { parseArgs } from "./args";
 import { ConfigError, loadConfig, resolveConfigPath } from "../config/load";
@@ -15,6 +15,10 @@ import { WrongMasterKey } from "../secrets/key-check";
 import { gasWallet } from "../wallet/addresses";
 import { writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
+import { ALERTS_USAGE, alertsCommand } from "./alerts";
+import { commandHelp, fullHelp } from "./usage";
+import { isSandboxGateway } from "../ops/readiness";
+import { createPrivateFile } from "../db/file-modes";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 import { CliUsageError } from "./common";
 import { CLI_ACTOR } from "../audit/log";
@@ -44,6 +48,7 @@ ${ORDER_USAGE}
 ${DEPOSIT_USAGE}
 ${DENYLIST_USAGE}
 ${AUDIT_USAGE}
+  ${ALERTS_USAGE}
   backup --out FILE                  consistent online copy of the database
   --version`;
 
@@ -56,9 +61,27 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [cmd, sub, arg] = positional;
-  if (!cmd || flags.help) {
-    console.log(USAGE);
-    return cmd || flags.help ? 0 : 2;
+  if (cmd === "help" || (!cmd && flags.help)) {
+    const text = sub ? commandHelp(sub, USAGE) : flags.help ? commandHelp("help", USAGE) : fullHelp(USAGE);
+    if (text === null) {
+      console.error(`unknown command: ${sub}\n${USAGE}`);
+      return 2;
+    }
+    console.log(text);
+    return 0;
+  }
+  if (!cmd) {
+    console.error(USAGE);
+    return 2;
+  }
+  if (flags.help) {
+    const text = commandHelp(cmd, USAGE);
+    if (text === null) {
+      console.error(`unknown command: ${cmd}\n${USAGE}`);
+      return 2;
+    }
+    console.log(text);
+    return 0;
   }
   try {
     const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined));
@@ -139,14 +162,22 @@ export async function main(argv: string[]): Promise<number> {
         else for (const r of rows) console.log(`${r.chainCode}	${r.mode}	${r.address}`);
         return 0;
       }
+      case "alerts":
+        return alertsCommand(() => deps().db, sub, flags);
       case "backup": {
         if (typeof flags.out !== "string") throw new UsageError("backup needs --out FILE");
         if (existsSync(flags.out)) throw new UsageError(`${flags.out} already exists`);
         deps(); // make sure the database exists and is migrated
         const src = new Database(loaded.config.database.path);
         src.run("PRAGMA busy_timeout = 10000");
-        // VACUUM INTO reads one consistent snapshot, even while `serve` writes.
-        src.run("VACUUM INTO ?", [flags.out]);
+        // VACUUM INTO reads one consistent snapshot, even while `serve` writes; into a 0600 file.
+        createPrivateFile(flags.out);
+        try {
+          src.run("VACUUM INTO ?", [flags.out]);
+        } catch (e) {
+          rmSync(flags.out, { force: true });
+          throw e;
+        }
         src.close();
         console.log(`backup written to ${flags.out}`);
         return 0;
@@ -174,11 +205,16 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
   const ctx = createContext({ loaded, makeChains });
   const gw = await startGateway(ctx);
   const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
-  printBanner(gw.url, ctx.publicUrl, demoCreds, [...ctx.chains.values()].some((c) => c.mode === "sandbox"));
+  printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
   printBackofficeAccess(ctx, demo);
   await new Promise<void>((resolve) => {
     const stop = async (sig: string) => {
       ctx.logger.info("shutting down", { signal: sig });
+      // Last resort: whatever still hangs, the process is gone within 5 s (SQLite commits are atomic).
+      setTimeout(() => {
+        ctx.logger.error("shutdown took too long; exiting", {});
+        process.exit(1);
+      }, 4500).unref();
       await gw.stop();
       ctx.db.$client.close();
       resolve();

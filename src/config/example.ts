@@ -40,6 +40,12 @@ function exampleFor(path: string, key: string): string {
   if (key === "public_url") return '"https://pay.example.com"';
   if (key === "api_key") return '"your-provider-key"';
   if (key === "gas_price_cap") return '"5000000000"';
+  if (key === "gas_low_balance") return '"50"';
+  if (key === "metrics_token") return '"a-long-random-token"';
+  if (key === "webhook_url") return '"https://ops.example.com/stablegate-alerts"';
+  if (key === "webhook_secret") return '"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"';
+  if (key === "telegram_bot_token") return '"123456:ABC-your-bot-token"';
+  if (key === "telegram_chat_id") return '"-1001234567890"';
   return '""';
 }
 

@@ -29,6 +29,12 @@ describe("config", () => {
     [{ chains: { SOL: { tokens: { USDT: {} } } } }, "chains.SOL.tokens.USDT: unknown key"],
     [{ chains: { TRON: { tokens: { USDT: { min_amount: "5", max_amount: "1" } } } } }, "min_amount is above max_amount"],
     [{ callbacks: { retry_delays: ["1m", 5] } }, "callbacks.retry_delays.1"],
+    [{ chains: { TRON: { mode: "rpc", rpc_urls: ["https://tron.example"] } } }, "sandbox.allow_mixed"],
+    [{ alerts: { webhook_url: "https://ops.example/hook" } }, "alerts.webhook_secret: needed with alerts.webhook_url"],
+    [{ alerts: { telegram_bot_token: "1:abc" } }, "alerts.telegram_chat_id"],
+    [{ ops: { max_scan_lag: "500ms" } }, "ops.max_scan_lag: must be at least 1s"],
+    [{ ops: { metrics_token: "" } }, "ops.metrics_token"],
+    [{ chains: { BSC: { gas_low_balance: "0,5" } } }, "chains.BSC.gas_low_balance"],
   ])("%o is refused naming %s", (raw, text) => {
     expect(() => parseConfig(raw)).toThrow(text);
   });

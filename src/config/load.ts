@@ -83,12 +83,34 @@ function semanticChecks(c: Config, problems: string[]): void {
     const p = cidrProblem(cidr);
     if (p) problems.push(`server.trusted_proxies: ${JSON.stringify(cidr)} ${p}`);
   }
+  sandboxMix(c, problems);
+  alertChecks(c, problems);
+  if (parseDuration(c.ops.max_scan_lag) < 1000) problems.push("ops.max_scan_lag: must be at least 1s");
   for (const [code, ch] of Object.entries(c.chains)) {
     if (ch.enabled && ch.mode === "rpc" && ch.rpc_urls.length === 0) problems.push(`chains.${code}.rpc_urls: rpc mode needs at least one URL`);
     for (const [sym, tok] of Object.entries(ch.tokens)) {
       if (tok && compareAmounts(tok.min_amount, tok.max_amount) > 0) problems.push(`chains.${code}.tokens.${sym}: min_amount is above max_amount`);
     }
   }
+}
+
+/** Sandbox is a whole-gateway mode (DESIGN 8): a real chain next to sandbox ones needs an explicit opt-in. */
+function sandboxMix(c: Config, problems: string[]): void {
+  const enabled = Object.entries(c.chains).filter(([, ch]) => ch.enabled);
+  const sandbox = enabled.filter(([, ch]) => ch.mode === "sandbox").map(([code]) => code);
+  const rpc = enabled.filter(([, ch]) => ch.mode === "rpc").map(([code]) => code);
+  if (sandbox.length && rpc.length && !c.sandbox.allow_mixed) {
+    problems.push(
+      `sandbox.allow_mixed: chains ${sandbox.join(", ")} are in sandbox mode while ${rpc.join(", ")} use rpc; ` +
+        `set every enabled chain's mode (or enabled = false), or set [sandbox] allow_mixed = true (tests only)`,
+    );
+  }
+}
+
+function alertChecks(c: Config, problems: string[]): void {
+  const a = c.alerts;
+  if (a.webhook_url && !a.webhook_secret) problems.push("alerts.webhook_secret: needed with alerts.webhook_url");
+  if (!!a.telegram_bot_token !== !!a.telegram_chat_id) problems.push("alerts.telegram_chat_id: telegram_bot_token and telegram_chat_id go together");
 }
 
 function dedupe(xs: string[]): string[] {

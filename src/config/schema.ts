@@ -27,6 +27,7 @@ const chain = (defaults: { confirmations: number; block_time: string; tokens: st
       api_key: T.Optional(T.String({ description: "rpc mode: API key header for providers such as TronGrid" })),
       poll_interval: Duration("1s", "rpc mode: how often the watcher polls the node"),
       gas_price_cap: T.Optional(T.String({ pattern: "^\\d+$", description: "BSC: highest gas price in wei a payout may pay" })),
+      gas_low_balance: T.Optional(T.String({ pattern: "^\\d+(\\.\\d{1,18})?$", description: "native units (TRX, BNB, SOL); the gas_low alert fires while the gas wallet holds less" })),
       tokens: T.Object(
         Object.fromEntries(defaults.tokens.map((s) => [s, T.Optional(TokenOverride)])),
         { additionalProperties: false, default: {} },
@@ -92,6 +93,28 @@ export const ConfigSchema = T.Object(
         TRON: chain({ confirmations: 19, block_time: "3s", tokens: ["USDT"] }),
         BSC: chain({ confirmations: 3, block_time: "450ms", tokens: ["USDT", "USDC"] }),
         SOL: chain({ confirmations: 32, block_time: "400ms", tokens: ["USDC"] }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    sandbox: T.Object(
+      { allow_mixed: T.Boolean({ default: false, description: "allow sandbox and rpc chains in one gateway (tests only; /sandbox stays off)" }) },
+      { additionalProperties: false, default: {} },
+    ),
+    ops: T.Object(
+      {
+        max_scan_lag: Duration("2m", "/readyz is 503 (and scanner_stalled fires) when a watcher is this far behind the chain's final head"),
+        metrics: T.Boolean({ default: false, description: "serve Prometheus metrics at /metrics" }),
+        metrics_token: T.Optional(T.String({ minLength: 1, description: "when set, /metrics needs Authorization: Bearer <token>" })),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    alerts: T.Object(
+      {
+        webhook_url: T.Optional(T.String({ pattern: "^https?://", description: "alerts are POSTed here, signed per Standard Webhooks" })),
+        webhook_secret: T.Optional(T.String({ minLength: 1, description: 'Standard Webhooks secret ("whsec_" + base64), needed with webhook_url' })),
+        telegram_bot_token: T.Optional(T.String({ minLength: 1, description: "Telegram bot token; alerts go to telegram_chat_id" })),
+        telegram_chat_id: T.Optional(T.String({ minLength: 1, description: "Telegram chat (user, group or channel id)" })),
+        telegram_api_base: T.String({ pattern: "^https?://", default: "https://api.telegram.org", description: "Telegram Bot API base URL" }),
       },
       { additionalProperties: false, default: {} },
     ),

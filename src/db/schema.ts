@@ -466,6 +466,51 @@ export const auditLog = sqliteTable(
   (t) => [index("audit_at").on(t.at), index("audit_target").on(t.target, t.at), index("audit_actor").on(t.actor, t.at)],
 );
 
+/**
+ * Operator alerts (DESIGN 14): one row per incident of a condition on a subject
+ * (e.g. rpc_down on BSC), opened when it starts and closed when it resolves.
+ * At most one open row per key, so a restart does not fire again.
+ */
+export const alerts = sqliteTable(
+  "alerts",
+  {
+    id: text("id").primaryKey(),
+    /** condition:subject, e.g. "rpc_down:BSC". */
+    key: text("key").notNull(),
+    condition: text("condition").notNull(),
+    subject: text("subject").notNull(),
+    message: text("message").notNull(),
+    /** firing | resolved */
+    status: text("status", { enum: ["firing", "resolved"] }).notNull(),
+    firedAt: integer("fired_at").notNull(),
+    resolvedAt: integer("resolved_at"),
+    /** Message of the latest evaluation while firing (counts change). */
+    lastMessage: text("last_message").notNull(),
+  },
+  (t) => [index("alerts_key").on(t.key, t.status), index("alerts_fired").on(t.firedAt)],
+);
+
+/** Outbox of alert notifications: one row per (alert, event, channel). */
+export const alertNotifications = sqliteTable(
+  "alert_notifications",
+  {
+    id: text("id").primaryKey(),
+    alertId: text("alert_id").notNull().references(() => alerts.id),
+    /** fired | resolved */
+    event: text("event", { enum: ["fired", "resolved"] }).notNull(),
+    /** webhook | telegram */
+    channel: text("channel", { enum: ["webhook", "telegram"] }).notNull(),
+    /** pending | sent | failed (gave up) */
+    state: text("state", { enum: ["pending", "sent", "failed"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    sentAt: integer("sent_at"),
+  },
+  (t) => [index("alert_notifications_due").on(t.state, t.nextAttemptAt)],
+);
+
 /** Back-office users (DESIGN 12): operators see every merchant, merchant users only theirs. */
 export const backofficeUsers = sqliteTable("backoffice_users", {
   id: integer("id").primaryKey({ autoIncrement: true }),

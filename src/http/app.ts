@@ -5,13 +5,17 @@ import { AppError, invalid } from "./errors";
 import { assignRequestId, requestIdOf } from "./request-id";
 import { failure } from "./respond";
 import type { Logger } from "../lib/logger";
+import { rememberRoute } from "../ops/http-route";
 
 export function baseApp(logger: Logger) {
   return new Elysia()
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = assignRequestId(request);
     })
-    .onError(({ code, error, request }) => {
+    // Route templates for metrics labels (raw paths never become labels).
+    .onTransform(({ request, route }) => rememberRoute(request, route))
+    .onError(({ code, error, request, route }) => {
+      rememberRoute(request, route);
       if (error instanceof AppError) return failure(error, request);
       if (code === "NOT_FOUND") return failure(new AppError(10002), request);
       if (code === "PARSE") return failure(new AppError(10001, { fields: { body: "not valid JSON" } }, "Request body is not valid JSON"), request);

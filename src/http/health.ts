@@ -1,10 +1,41 @@
+// Operations endpoints (DESIGN 14): /healthz, /readyz, /metrics. Unsigned, and
+// without secrets: endpoints appear as scheme and host only.
 import { Elysia } from "elysia";
+import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../app/context";
-import { VERSION } from "../version";
+import { liveness, readiness, type ReadinessDeps } from "../ops/readiness";
+import type { Metrics } from "../ops/metrics";
 
-export function healthRoutes(ctx: AppContext) {
-  return new Elysia().get("/healthz", () => {
-    ctx.db.$client.query("SELECT 1").get();
-    return { status: "ok", version: VERSION, chains: [...ctx.chains.values()].map((c) => ({ chainCode: c.chain, mode: c.mode })) };
+export interface HealthDeps extends ReadinessDeps {
+  metrics: Metrics;
+}
+
+const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+export function healthRoutes(ctx: AppContext, d: HealthDeps) {
+  const app = new Elysia()
+    .get("/healthz", () => {
+      const l = liveness(ctx);
+      return json(l.ok ? 200 : 503, l.body);
+    })
+    .get("/readyz", () => {
+      const r = readiness(d);
+      return json(r.ready ? 200 : 503, r.body);
+    });
+  if (!ctx.config.ops.metrics) return app;
+  const token = ctx.config.ops.metrics_token;
+  return app.get("/metrics", async ({ request }) => {
+    if (token && !bearerMatches(request.headers.get("authorization"), token)) {
+      return new Response("unauthorized\n", { status: 401, headers: { "www-authenticate": 'Bearer realm="metrics"' } });
+    }
+    return new Response(await d.metrics.render(), { headers: { "content-type": d.metrics.contentType } });
   });
+}
+
+function bearerMatches(header: string | null, token: string): boolean {
+  const m = /^Bearer (.+)$/.exec(header ?? "");
+  if (!m) return false;
+  const a = Buffer.from(m[1]);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -24,7 +24,8 @@ export class Scheduler {
         try {
           await fn();
         } catch (e) {
-          this.logger.error("job failed", { job: name, error: String((e as Error)?.stack ?? e) });
+          // At shutdown, runs cut off by aborted RPC calls are expected, not errors.
+          this.logger[this.stopped ? "debug" : "error"]("job failed", { job: name, error: String((e as Error)?.stack ?? e) });
         }
       })();
       await job.running;

@@ -10,6 +10,7 @@ import { AppError, invalid } from "../http/errors";
 import { notifyUrlProblem } from "../http/notify-url";
 import { checkChainToken } from "../http/validate";
 import { enqueueCallback } from "../callbacks/outbox";
+import { countTransition } from "../ops/metrics";
 import { newOrderNo, newToken } from "../lib/ids";
 import { compareAmounts, toBaseUnits } from "../lib/money";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
@@ -132,6 +133,7 @@ export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
 
 function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
   const m = prepared(tx, "merchantUid", (d) => d.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id: o.merchantId })!;
+  countTransition("payin", o.chain, o.token, o.status);
   enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: "payin",

@@ -19,7 +19,7 @@ let bsc: BscAdapter;
 
 beforeAll(async () => {
   fx = await startBscFixture();
-  gw = await startTestGateway({ jobs: false, config: { chains: { BSC: { mode: "rpc", rpc_urls: [fx.proxy.url], confirmations: 3 } } } });
+  gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { BSC: { mode: "rpc", rpc_urls: [fx.proxy.url], confirmations: 3 } } } });
   bsc = gw.ctx.chains.get("BSC") as BscAdapter;
 });
 afterAll(async () => {

@@ -66,7 +66,15 @@ export class PayoutExecutor {
   readonly locks = new KeyedLock();
   private readonly chainOps = new Map<ChainCode, PayoutChainOps>();
 
+  /** Set at shutdown: RPC calls are being aborted, so failures from then on are not attempts. */
+  private stopping = false;
+
   constructor(private readonly ctx: ExecutorCtx, private readonly opts: ExecutorOptions = {}) {}
+
+  /** Shutdown: an attempt cut off from now on leaves the order as it was (the next start resumes it, no `submit` needed). */
+  stop(): void {
+    this.stopping = true;
+  }
 
   private ops(adapter: ChainAdapter): PayoutChainOps {
     let ops = this.chainOps.get(adapter.chain);
@@ -121,6 +129,7 @@ export class PayoutExecutor {
           });
         });
       } catch (e) {
+        if (this.stopping) return payoutById(this.ctx.db, orderId);
         const permanent = (e as { permanent?: boolean })?.permanent === true;
         this.ctx.logger.warn("payout signing failed", { orderNo: o.orderNo, permanent, error: errorText(e) });
         return this.commit((tx) => {
@@ -146,6 +155,7 @@ export class PayoutExecutor {
       retryAt = retryAtOf(e, this.ctx.clock.now());
     }
     crashPoint("payout:after-broadcast");
+    if (!result.ok && this.stopping) return payoutById(this.ctx.db, orderId);
     return this.commit((tx) => {
       const f = payoutById(tx, orderId);
       if (f.status !== "submitted") return f;

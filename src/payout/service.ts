@@ -7,6 +7,7 @@ import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, ledgerEntries, merchants, payoutOrders } from "../db/schema";
 import { AppError, invalid } from "../http/errors";
 import { enqueueCallback } from "../callbacks/outbox";
+import { countTransition } from "../ops/metrics";
 import { newOrderNo } from "../lib/ids";
 import type { ChainAdapter } from "../chains/types";
 import { chainAndToken, checkAmount, checkNotifyUrl, type PayinCtx } from "../payin/service";
@@ -166,6 +167,7 @@ export function requestSubmit(ctx: Pick<PayoutCtx, "db" | "clock">, merchantId: 
 
 function writeCallback(tx: Tx, o: PayoutOrderRow, now: number): void {
   const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, o.merchantId)).get()!;
+  countTransition("payout", o.chain, o.token, o.status);
   enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: "payout",

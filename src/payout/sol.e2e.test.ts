@@ -17,7 +17,7 @@ const RENT = 2_039_280n;
 
 beforeAll(async () => {
   fx = await startSolFixture({ confirmedLag: 1, finalizedLag: 4 });
-  gw = await startTestGateway({ jobs: false, config: { chains: { SOL: { mode: "rpc", rpc_urls: [fx.proxy.url], confirmations: 4 } } } });
+  gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { SOL: { mode: "rpc", rpc_urls: [fx.proxy.url], confirmations: 4 } } } });
   sol = gw.ctx.chains.get("SOL") as SolAdapter;
 });
 afterAll(async () => {

@@ -20,7 +20,7 @@ const OUT = mnemonicToSeedSync("zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wron
 beforeAll(async () => {
   fx = await startTronFixture({ solidLag: 3, autoMine: true });
   fx.node.mine(5);
-  gw = await startTestGateway({ jobs: false, config: { chains: { TRON: { mode: "rpc", rpc_urls: [fx.node.url], confirmations: 3 } } } });
+  gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { TRON: { mode: "rpc", rpc_urls: [fx.node.url], confirmations: 3 } } } });
   tron = gw.ctx.chains.get("TRON") as TronAdapter;
 });
 afterAll(async () => {

@@ -16,7 +16,7 @@ beforeAll(async () => {
   fx = await startBscFixture();
   gw = await startTestGateway({
     jobs: false,
-    config: { chains: { BSC: { mode: "rpc", rpc_urls: [fx.proxy.url], confirmations: 3 } } },
+    config: { sandbox: { allow_mixed: true }, chains: { BSC: { mode: "rpc", rpc_urls: [fx.proxy.url], confirmations: 3 } } },
   });
   await fx.node.mint("USDT", fx.node.devAddress, 1_000_000n * E18);
   await fx.node.mint("USDC", fx.node.devAddress, 1_000_000n * E18);

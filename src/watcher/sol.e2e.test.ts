@@ -14,7 +14,7 @@ beforeAll(async () => {
   fx = await startSolFixture({ confirmedLag: 1, finalizedLag: 4 });
   gw = await startTestGateway({
     jobs: false,
-    config: { chains: { SOL: { mode: "rpc", rpc_urls: [fx.proxy.url], confirmations: 6 } } },
+    config: { sandbox: { allow_mixed: true }, chains: { SOL: { mode: "rpc", rpc_urls: [fx.proxy.url], confirmations: 6 } } },
   });
 });
 afterAll(async () => {

@@ -23,7 +23,7 @@ beforeAll(async () => {
   mirror = await startTronNode({ chain: fx.node.chain });
   gw = await startTestGateway({
     jobs: false,
-    config: { chains: { TRON: { mode: "rpc", rpc_urls: [limited.url, fx.node.url, mirror.url], api_key: "tron-test-key", confirmations: 3 } } },
+    config: { sandbox: { allow_mixed: true }, chains: { TRON: { mode: "rpc", rpc_urls: [limited.url, fx.node.url, mirror.url], api_key: "tron-test-key", confirmations: 3 } } },
   });
 });
 afterAll(async () => {

@@ -21,19 +21,38 @@ export interface WatcherOptions {
 /** How far a scan may go: the head, or less when the adapter says so (ChainHead.scanTo). */
 const scanLimit = (head: ChainHead) => (head.scanTo !== undefined && head.scanTo < head.latest ? head.scanTo : head.latest);
 
+/** What the last ticks saw, for /readyz, metrics and alerts (ops/). */
+export interface WatcherStatus {
+  /** The head the last tick read; null until one succeeded. */
+  head: ChainHead | null;
+  /** Last time (clock ms) a tick ended with the cursor at or past the final head; start-up time before that. */
+  caughtUpAt: number;
+  lastError: string | null;
+}
+
 export class ChainWatcher {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly watch: AddressWatchSet;
+  readonly status: WatcherStatus;
 
   constructor(private readonly ctx: PayinCtx, readonly adapter: ChainAdapter, private readonly opts: WatcherOptions = {}) {
     this.watch = new AddressWatchSet(ctx.db, adapter.chain);
+    this.status = { head: null, caughtUpAt: ctx.clock.now(), lastError: null };
   }
 
   /** Runs one tick after any tick in progress. */
   tick(): Promise<void> {
     const run = this.queue.then(() => this.run());
-    this.queue = run.catch(() => {});
+    this.queue = run.catch((e) => {
+      this.status.lastError = String((e as Error)?.message ?? e);
+    });
     return run;
+  }
+
+  /** The block the cursor stands at (scanned up to), null before init. */
+  scanned(): bigint | null {
+    const c = this.cursor();
+    return c ? BigInt(c.blockNumber) : null;
   }
 
   private cursor() {
@@ -61,6 +80,7 @@ export class ChainWatcher {
     const a = this.adapter;
     await this.init();
     const head = await a.head();
+    this.status.head = head;
     let changed = false;
     const cur = this.cursor()!;
     let from = BigInt(cur.blockNumber);
@@ -91,6 +111,8 @@ export class ChainWatcher {
       from = end;
     }
 
+    if (from >= head.final) this.status.caughtUpAt = this.ctx.clock.now();
+    this.status.lastError = null;
     if (await this.trackConfirmations(head.latest, head.final)) changed = true;
     if (changed) this.opts.onChange?.();
   }

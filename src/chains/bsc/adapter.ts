@@ -291,7 +291,9 @@ export function createBscAdapter(opts: BscAdapterOptions): BscAdapter {
       log?.info({ msg: "bsc adapter started", chainId, tokens: tokens.map((t) => t.symbol) });
     },
 
-    async stop() {},
+    async stop() {
+      rpc.close();
+    },
 
     deriveKey(seed: Uint8Array, index: number): DerivedKey {
       return deriveBscKey(seed, index);

@@ -314,7 +314,9 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
       log?.info({ msg: "sol adapter started", tokens: tokens.map((t) => t.symbol) });
     },
 
-    async stop() {},
+    async stop() {
+      rpc.close();
+    },
 
     deriveKey(seed: Uint8Array, index: number): DerivedKey {
       return deriveSolKey(seed, index);

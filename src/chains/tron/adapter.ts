@@ -283,7 +283,9 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
       log?.info({ msg: "tron adapter started", head: Number(numberOf(head)), solidified: Number(numberOf(solid)), tokens: tokens.map((t) => t.symbol) });
     },
 
-    async stop() {},
+    async stop() {
+      rpc.close();
+    },
 
     deriveKey(seed: Uint8Array, index: number): DerivedKey {
       return deriveTronKey(seed, index);

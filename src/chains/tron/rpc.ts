@@ -6,7 +6,7 @@
 // URLs are logged only through redactUrl.
 // Answers with HTTP 200 are answers, whatever they say ({"Error": ...} included): the
 // caller interprets them.
-import type { RpcLogger } from "../json-rpc";
+import { DOWN_AFTER_FAILURES, type RpcLogger } from "../json-rpc";
 import { redactIn, redactUrl } from "../../lib/redact-url";
 
 export type TronErrorKind = "http" | "timeout" | "network" | "answer";
@@ -56,19 +56,38 @@ interface UrlHealth {
   failures: number;
   downUntil: number;
   lastError?: string;
+  /** HTTP requests by outcome ("ok" or the error kind), for metrics. */
+  outcomes: Record<string, number>;
 }
 
 export interface TronUrlHealth {
   url: string;
   healthy: boolean;
+  /** False once DOWN_AFTER_FAILURES requests in a row failed, true again at the first success. */
+  up: boolean;
   failures: number;
   lastError?: string;
+  /** HTTP requests by outcome ("ok" or the error kind) since start. */
+  outcomes: Record<string, number>;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** A wait that ends early when `signal` aborts (shutdown). */
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((r) => {
+    if (signal?.aborted) return r();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      r();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
 
 export class TronRpc {
   private readonly health: UrlHealth[];
+  /** Aborted by close(): requests in flight end at once, new ones fail (graceful shutdown within 5 s). */
+  private readonly closing = new AbortController();
   private readonly timeoutMs: number;
   private readonly attempts: number;
   private readonly backoffBaseMs: number;
@@ -79,7 +98,7 @@ export class TronRpc {
 
   constructor(opts: TronRpcOptions) {
     if (opts.urls.length === 0) throw new Error("at least one TRON node URL is required");
-    this.health = opts.urls.map((url) => ({ url: url.replace(/\/+$/, ""), failures: 0, downUntil: 0 }));
+    this.health = opts.urls.map((url) => ({ url: url.replace(/\/+$/, ""), failures: 0, downUntil: 0, outcomes: {} }));
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.attempts = opts.attempts ?? Math.max(3, 2 * opts.urls.length);
     this.backoffBaseMs = opts.backoffBaseMs ?? 100;
@@ -89,9 +108,14 @@ export class TronRpc {
     this.logger = opts.logger;
   }
 
+  /** Aborts requests in flight and refuses new ones (shutdown). */
+  close(): void {
+    this.closing.abort();
+  }
+
   healthSnapshot(): TronUrlHealth[] {
     const now = Date.now();
-    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, failures: h.failures, lastError: h.lastError }));
+    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures < DOWN_AFTER_FAILURES, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
   }
 
   /** POST `path` (e.g. "wallet/getnowblock") with failover and backoff; the parsed JSON answer. */
@@ -99,17 +123,23 @@ export class TronRpc {
     const attempts = opts.attempts ?? this.attempts;
     let last: TronRpcError | undefined;
     for (let attempt = 0; attempt < attempts; attempt++) {
+      if (this.closing.signal.aborted) throw new TronRpcError("client closed (shutting down)", "network");
       const h = await this.pick();
+      if (this.closing.signal.aborted) throw new TronRpcError("client closed (shutting down)", "network");
       try {
         const json = await this.send(h.url, path, body);
         if (h.failures > 0) this.logger?.info({ msg: "tron endpoint recovered", url: redactUrl(h.url) });
+        h.outcomes.ok = (h.outcomes.ok ?? 0) + 1;
         h.failures = 0;
         h.downUntil = 0;
         h.lastError = undefined;
         return json as T;
       } catch (e) {
         const err = e instanceof TronRpcError ? e : new TronRpcError(String(e), "network", undefined, h.url);
+        // Aborted by close(): shutdown, not the endpoint's fault.
+        if (this.closing.signal.aborted) throw err;
         last = err;
+        h.outcomes[err.kind] = (h.outcomes[err.kind] ?? 0) + 1;
         this.markDown(h, err);
         this.logger?.warn({ msg: "tron call failed", call: path, url: redactUrl(h.url), kind: err.kind, status: err.status, error: redactIn(err.message, h.url), attempt: attempt + 1 });
       }
@@ -134,7 +164,7 @@ export class TronRpc {
     const ok = this.health.find((h) => h.downUntil <= now);
     if (ok) return ok;
     const soonest = this.health.reduce((a, b) => (b.downUntil < a.downUntil ? b : a));
-    await sleep(Math.max(0, soonest.downUntil - now));
+    await sleep(Math.max(0, soonest.downUntil - now), this.closing.signal);
     return soonest;
   }
 
@@ -145,7 +175,7 @@ export class TronRpc {
     const url = u.toString();
     let res: Response;
     try {
-      res = await fetch(url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await fetch(url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]) });
     } catch (e) {
       const name = (e as Error)?.name;
       if (name === "TimeoutError" || name === "AbortError") throw new TronRpcError(`timeout after ${this.timeoutMs} ms`, "timeout", undefined, base);

@@ -1,0 +1,69 @@
+// Help text in one place: `stablegate help`, `stablegate COMMAND --help`, and the
+// environment variables (README mirrors ENVIRONMENT; a test keeps them in sync).
+
+/** Per-command usage beyond the one-line list in main.ts (options explained). */
+const DETAILS: Record<string, string> = {
+  serve: `usage: stablegate serve [--demo] [--config PATH]
+Applies pending migrations, then serves HTTP (merchant API, checkout pages, /healthz,
+/readyz, /metrics when ops.metrics = true) and runs every job (watchers, payouts,
+callbacks, alerts) until SIGTERM or SIGINT. Shutdown is graceful and takes at most 5 s.
+  --demo   create a demo merchant on first start and print its credentials once`,
+  migrate: `usage: stablegate migrate [--config PATH]
+Applies pending database migrations and exits (every command does this first).`,
+  merchant: `usage: stablegate merchant <create|list|disable|enable> ...
+  merchant create --name N [--json]   create a merchant; --json prints {"merchantUid","apiKey"}
+  merchant list [--json]              every merchant with its status
+  merchant disable UID                refuse the merchant's API calls (51002)
+  merchant enable UID                 allow them again
+  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...]
+                                      settings ("" clears); a default URL releases held callbacks`,
+  key: `usage: stablegate key rotate UID [--json]
+Issues a new API key. The old key keeps signing requests for auth.rotation_grace and keeps
+verifying callbacks of orders created under it. --json prints {"merchantUid","apiKey"}.`,
+  wallet: `usage: stablegate wallet gas [--json]
+Prints the gas wallet of each enabled chain. Fund it with the native coin (BNB, TRX, SOL):
+it pays payout fees and tops up sources. Set chains.<C>.gas_low_balance to be alerted.`,
+  callbacks: `usage: stablegate callbacks <list|resend> ...
+  callbacks list [--failed|--held] [--json]
+                                      recent callbacks (--failed: gave up; --held: no callback URL yet)
+  callbacks resend EVENT_ID           deliver a failed callback again (same eventId and payload)`,
+  alerts: `usage: stablegate alerts list [--firing] [--json]
+Alert incidents (scanner_stalled, rpc_down, gas_low, callbacks_failing, payout_failed,
+unmatched_deposit, reconciliation_mismatch), newest first, with when each fired and resolved.
+Delivery: [alerts] webhook_url + webhook_secret (Standard Webhooks), telegram_bot_token +
+telegram_chat_id. See docs/operations.md.`,
+  backup: `usage: stablegate backup --out FILE [--config PATH]
+Writes a consistent copy of the database (safe while serve runs) to FILE, mode 0600.
+FILE must not exist. Keep the master key (env or master.key) with your backups, apart from them.`,
+  help: `usage: stablegate help [COMMAND]
+The command list, or one command's usage (same as stablegate COMMAND --help).`,
+};
+
+export const ENVIRONMENT = `environment:
+  STABLEGATE_CONFIG           config file when --config is not given (else config/stablegate.toml,
+                              else the embedded default: every chain in sandbox mode)
+  STABLEGATE_MASTER_KEY       master key that encrypts API keys and the wallet seed at rest; when
+                              unset, a 0600 master.key file next to the database is created and used
+  STABLEGATE_WALLET_MNEMONIC  BIP-39 mnemonic to import as the wallet seed on first start only
+                              (otherwise one is generated); ignored once a seed is stored
+  tests only (opt-in, never needed to run the gateway):
+  STABLEGATE_BSC_TESTNET_RPC, STABLEGATE_BSC_TESTNET_TOKEN       BSC testnet test
+  STABLEGATE_TRON_TESTNET_RPC, STABLEGATE_TRON_TESTNET_API_KEY,
+  STABLEGATE_TRON_TESTNET_TOKEN                                  TRON Nile test
+  STABLEGATE_SOL_DEVNET_RPC, STABLEGATE_SOL_DEVNET_MINT           Solana devnet test
+  STABLEGATE_CRASH_AT         crash-point name: the process kills itself there (crash tests)`;
+
+/** The environment variables ENVIRONMENT documents (checked against README by a test). */
+export const ENV_VARS = [...new Set(ENVIRONMENT.match(/STABLEGATE_[A-Z_]+/g) ?? [])];
+
+/** `stablegate help`: the command list plus the environment. */
+export function fullHelp(usage: string): string {
+  return `${usage}\n  help [COMMAND]                     this text, or one command's usage (also: COMMAND --help)\n\n${ENVIRONMENT}`;
+}
+
+/** One command's usage; null for an unknown command. */
+export function commandHelp(cmd: string, usage: string): string | null {
+  if (DETAILS[cmd]) return DETAILS[cmd];
+  const lines = usage.split("\n").filter((l) => l.trimStart().startsWith(cmd + " ") || l.trim() === cmd);
+  return lines.length ? `usage: stablegate\n${lines.join("\n")}` : null;
+}

@@ -1,0 +1,65 @@
+// The alert conditions of DESIGN 14, each evaluated to the set of subjects it
+// holds for right now. Firing once on start and once on resolve is the store's job.
+import type { AppContext } from "../../app/context";
+import { openDiscrepancies } from "../../payout/balances";
+import { parseDuration } from "../../lib/duration";
+import { chainProblems, chainState, type Watchers } from "../chain-status";
+import type { GasMonitor } from "../gas";
+
+export const CONDITIONS = ["scanner_stalled", "rpc_down", "gas_low", "callbacks_failing", "payout_failed", "unmatched_deposit", "reconciliation_mismatch"] as const;
+export type Condition = (typeof CONDITIONS)[number];
+
+/** Failed callbacks and payouts count for this long after they happen. */
+export const RECENT_WINDOW_MS = 60 * 60 * 1000;
+
+export interface ActiveCondition {
+  condition: Condition;
+  /** What it is about: a chain code, or "gateway" for gateway-wide conditions. */
+  subject: string;
+  message: string;
+}
+
+export interface ConditionDeps {
+  ctx: Pick<AppContext, "db" | "chains" | "clock" | "config">;
+  watchers: Watchers;
+  gas: GasMonitor;
+}
+
+const plural = (n: number, one: string, many = one + "s") => `${n} ${n === 1 ? one : many}`;
+
+export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
+  const now = d.ctx.clock.now();
+  const db = d.ctx.db.$client;
+  const out: ActiveCondition[] = [];
+  const maxLag = parseDuration(d.ctx.config.ops.max_scan_lag);
+
+  for (const adapter of d.ctx.chains.values()) {
+    const s = chainState(adapter, d.watchers.get(adapter.chain), d.gas, now);
+    for (const p of chainProblems(s, maxLag)) if (p.kind !== "starting") out.push({ condition: p.kind, subject: p.chain, message: `${p.chain}: ${p.detail}` });
+    const threshold = d.ctx.config.chains[adapter.chain].gas_low_balance;
+    if (s.gasWallet?.low && threshold !== undefined) {
+      out.push({ condition: "gas_low", subject: adapter.chain, message: `${adapter.chain}: gas wallet ${s.gasWallet.address} holds ${s.gasWallet.balance}, below gas_low_balance ${threshold}; payouts stop when it runs dry` });
+    }
+  }
+
+  const since = now - RECENT_WINDOW_MS;
+  const cb = db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM callbacks WHERE state = 'failed' AND updated_at >= ?").get(since)!.n;
+  if (cb > 0) out.push({ condition: "callbacks_failing", subject: "gateway", message: `${plural(cb, "callback")} gave up after every delivery attempt in the last hour (stablegate callbacks list --failed)` });
+
+  const po = db.query<{ order_no: string }, [number]>("SELECT order_no FROM payout_orders WHERE status = 'failed' AND failed_at >= ? ORDER BY failed_at DESC").all(since);
+  if (po.length) {
+    const shown = po.slice(0, 5).map((r) => r.order_no).join(", ");
+    out.push({ condition: "payout_failed", subject: "gateway", message: `${plural(po.length, "payout")} failed in the last hour: ${shown}${po.length > 5 ? ", …" : ""}` });
+  }
+
+  const um = db.query<{ n: number }, []>("SELECT count(*) AS n FROM transfers WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'").get()!.n;
+  if (um > 0) out.push({ condition: "unmatched_deposit", subject: "gateway", message: `${plural(um, "deposit")} matched no order and wait for an operator (stablegate deposit list --unmatched)` });
+
+  // One call site so a richer balances service can replace it.
+  const mismatches = openDiscrepancies(d.ctx.db);
+  for (const chain of new Set(mismatches.map((m) => m.chain))) {
+    const n = mismatches.filter((m) => m.chain === chain).length;
+    out.push({ condition: "reconciliation_mismatch", subject: chain, message: `${chain}: ${plural(n, "address balance")} on chain differ from the ledger` });
+  }
+  return out;
+}

@@ -1,0 +1,92 @@
+// Alert incidents and their notification outbox. An incident opens when its
+// condition starts and closes when it resolves; each of the two writes one
+// notification per channel in the same transaction, so a restart neither
+// loses nor repeats one.
+import { and, desc, eq } from "drizzle-orm";
+import { type Db, writeTx } from "../../db/client";
+import { alertNotifications, alerts } from "../../db/schema";
+import { newId } from "../../lib/ids";
+import { iso } from "../../lib/clock";
+import type { ActiveCondition } from "./conditions";
+
+export type Channel = "webhook" | "telegram";
+export type AlertRow = typeof alerts.$inferSelect;
+
+const keyOf = (c: Pick<ActiveCondition, "condition" | "subject">) => `${c.condition}:${c.subject}`;
+
+export interface SyncResult {
+  fired: AlertRow[];
+  resolved: AlertRow[];
+}
+
+export function syncAlerts(db: Db, active: ActiveCondition[], now: number, channels: readonly Channel[]): SyncResult {
+  return writeTx(db, (tx) => {
+    const open = new Map(tx.select().from(alerts).where(eq(alerts.status, "firing")).all().map((a) => [a.key, a]));
+    const fired: AlertRow[] = [];
+    const resolved: AlertRow[] = [];
+    const notify = (alertId: string, event: "fired" | "resolved") => {
+      for (const channel of channels) {
+        tx.insert(alertNotifications).values({ id: newId("msg_"), alertId, event, channel, state: "pending", nextAttemptAt: now, createdAt: now }).run();
+      }
+    };
+    const seen = new Set<string>();
+    for (const c of active) {
+      const key = keyOf(c);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const cur = open.get(key);
+      if (cur) {
+        if (cur.lastMessage !== c.message) tx.update(alerts).set({ lastMessage: c.message }).where(eq(alerts.id, cur.id)).run();
+        continue;
+      }
+      const row = tx
+        .insert(alerts)
+        .values({ id: newId("AL"), key, condition: c.condition, subject: c.subject, message: c.message, lastMessage: c.message, status: "firing", firedAt: now })
+        .returning()
+        .get();
+      notify(row.id, "fired");
+      fired.push(row);
+    }
+    for (const [key, a] of open) {
+      if (seen.has(key)) continue;
+      const row = tx.update(alerts).set({ status: "resolved", resolvedAt: now }).where(eq(alerts.id, a.id)).returning().get();
+      notify(row.id, "resolved");
+      resolved.push(row);
+    }
+    return { fired, resolved };
+  });
+}
+
+export interface AlertView {
+  id: string;
+  condition: string;
+  subject: string;
+  status: "firing" | "resolved";
+  message: string;
+  lastMessage: string;
+  firedAt: string;
+  resolvedAt: string | null;
+}
+
+export function viewAlert(a: AlertRow): AlertView {
+  return { id: a.id, condition: a.condition, subject: a.subject, status: a.status, message: a.message, lastMessage: a.lastMessage, firedAt: iso(a.firedAt)!, resolvedAt: iso(a.resolvedAt) };
+}
+
+/** Incidents, newest first (the back office and `stablegate alerts list`). */
+export function listAlerts(db: Db, opts: { status?: "firing" | "resolved"; limit?: number } = {}): AlertView[] {
+  const q = db.select().from(alerts);
+  const rows = (opts.status ? q.where(eq(alerts.status, opts.status)) : q).orderBy(desc(alerts.firedAt), desc(alerts.id)).limit(opts.limit ?? 100).all();
+  return rows.map(viewAlert);
+}
+
+export function dueNotifications(db: Db, now: number, limit = 50) {
+  return db
+    .select({ n: alertNotifications, a: alerts })
+    .from(alertNotifications)
+    .innerJoin(alerts, eq(alerts.id, alertNotifications.alertId))
+    .where(and(eq(alertNotifications.state, "pending")))
+    .orderBy(alertNotifications.createdAt)
+    .limit(limit)
+    .all()
+    .filter((r) => r.n.nextAttemptAt <= now);
+}

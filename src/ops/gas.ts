@@ -1,0 +1,66 @@
+// Gas wallet balances, read from the chain by a job and cached: /readyz and
+// /metrics must answer even when a node hangs, so they never call one.
+import Big from "big.js";
+import type { AppContext } from "../app/context";
+import type { ChainAdapter, ChainCode } from "../chains/types";
+import { writeTx } from "../db/client";
+import { gasWallet } from "../wallet/addresses";
+
+/** Decimals of each chain's native coin (BNB wei, TRX sun, SOL lamports). */
+export const NATIVE_DECIMALS: Record<ChainCode, number> = { BSC: 18, TRON: 6, SOL: 9 };
+
+export interface GasReading {
+  address: string;
+  /** Native units as a decimal string; null until read (or on a sandbox chain, which has no gas). */
+  balance: string | null;
+  low: boolean;
+  checkedAt: number | null;
+}
+
+/** The chain's native balance of `address`, or null when the adapter has no gas (sandbox). */
+export async function nativeBalance(adapter: ChainAdapter, address: string): Promise<bigint | null> {
+  const a = adapter as ChainAdapter & { nativeBalance?: (a: string) => Promise<bigint>; account?: (a: string) => Promise<{ balance: bigint }> };
+  if (typeof a.nativeBalance === "function") return a.nativeBalance(address);
+  if (typeof a.account === "function") return (await a.account(address)).balance;
+  return null;
+}
+
+export function formatNative(chain: ChainCode, base: bigint): string {
+  return new Big(base.toString()).div(new Big(10).pow(NATIVE_DECIMALS[chain])).toFixed();
+}
+
+export class GasMonitor {
+  private readings = new Map<ChainCode, GasReading>();
+
+  constructor(private readonly ctx: Pick<AppContext, "db" | "seed" | "clock" | "config" | "chains" | "logger">) {}
+
+  get(chain: ChainCode): GasReading | undefined {
+    if (!this.readings.has(chain)) {
+      const adapter = this.ctx.chains.get(chain);
+      if (!adapter) return undefined;
+      this.readings.set(chain, { address: this.address(adapter), balance: null, low: false, checkedAt: null });
+    }
+    return this.readings.get(chain);
+  }
+
+  private address(adapter: ChainAdapter): string {
+    return writeTx(this.ctx.db, (tx) => gasWallet(tx, adapter, this.ctx.seed, this.ctx.clock.now())).address;
+  }
+
+  /** Reads every rpc chain's gas wallet balance; a failing chain keeps its last reading. */
+  async refresh(only?: ChainCode): Promise<void> {
+    for (const [chain, adapter] of this.ctx.chains) {
+      if (only && chain !== only) continue;
+      const r = this.get(chain)!;
+      try {
+        const base = await nativeBalance(adapter, r.address);
+        if (base === null) continue;
+        const threshold = this.ctx.config.chains[chain].gas_low_balance;
+        const balance = formatNative(chain, base);
+        this.readings.set(chain, { address: r.address, balance, low: threshold !== undefined && new Big(balance).lt(threshold), checkedAt: this.ctx.clock.now() });
+      } catch (e) {
+        this.ctx.logger.debug("gas balance read failed", { chain, error: String((e as Error)?.message ?? e) });
+      }
+    }
+  }
+}

@@ -1,0 +1,154 @@
+// Prometheus metrics (DESIGN 14) through prom-client. Event counters (HTTP,
+// transitions, callback deliveries) live in one process-wide registry the code
+// paths bump with one call; everything that is state (heads, lag, endpoint
+// health, queue sizes, balances) is read at scrape time from the gateway.
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { AppContext } from "../app/context";
+import type { ChainCode } from "../chains/types";
+import { chainState, rpcEndpoints, type Watchers } from "./chain-status";
+import type { GasMonitor } from "./gas";
+
+const events = new Registry();
+
+const httpRequests = new Counter({ name: "stablegate_http_requests_total", help: "HTTP requests by route template and status", labelNames: ["route", "status"], registers: [events] });
+const httpDuration = new Histogram({
+  name: "stablegate_http_request_duration_seconds",
+  help: "HTTP request duration by route template",
+  labelNames: ["route"],
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [events],
+});
+const payinTransitions = new Counter({ name: "stablegate_payin_transitions_total", help: "pay-in orders entering a status (creation included)", labelNames: ["chain", "token", "status"], registers: [events] });
+const payoutTransitions = new Counter({ name: "stablegate_payout_transitions_total", help: "payout orders entering a status (creation included)", labelNames: ["chain", "token", "status"], registers: [events] });
+const callbackDeliveries = new Counter({ name: "stablegate_callback_deliveries_total", help: "callback delivery attempts by outcome", labelNames: ["outcome"], registers: [events] });
+
+/** Route label for requests no route matched: raw paths never become labels. */
+export const UNMATCHED_ROUTE = "unmatched";
+
+export function observeHttp(route: string, status: number, seconds: number): void {
+  httpRequests.inc({ route, status: String(status) });
+  httpDuration.observe({ route }, seconds);
+}
+
+export function countTransition(kind: "payin" | "payout", chain: string, token: string, status: string): void {
+  (kind === "payin" ? payinTransitions : payoutTransitions).inc({ chain, token, status });
+}
+
+/** outcome: delivered | retry | failed (gave up). */
+export function countDelivery(outcome: "delivered" | "retry" | "failed"): void {
+  callbackDeliveries.inc({ outcome });
+}
+
+export interface MetricsDeps {
+  ctx: Pick<AppContext, "db" | "chains" | "clock">;
+  watchers: Watchers;
+  gas: GasMonitor;
+}
+
+/** State gauges of one gateway, computed on each scrape. */
+function stateRegistry(d: MetricsDeps): Registry {
+  const r = new Registry();
+  const chains = () => [...d.ctx.chains.values()].map((a) => chainState(a, d.watchers.get(a.chain), d.gas, d.ctx.clock.now()));
+  const count = (sql: string) => (d.ctx.db.$client.query(sql).get() as { n: number }).n;
+  new Gauge({
+    name: "stablegate_chain_head_block",
+    help: "latest block the node reported",
+    labelNames: ["chain"],
+    registers: [r],
+    collect() {
+      for (const s of chains()) if (s.head !== null) this.set({ chain: s.chainCode }, Number(s.head));
+    },
+  });
+  new Gauge({
+    name: "stablegate_chain_scanned_block",
+    help: "block the watcher has scanned up to",
+    labelNames: ["chain"],
+    registers: [r],
+    collect() {
+      for (const s of chains()) if (s.scanned !== null) this.set({ chain: s.chainCode }, Number(s.scanned));
+    },
+  });
+  new Gauge({
+    name: "stablegate_chain_scan_lag_seconds",
+    help: "seconds since the watcher last stood at or past the chain's final head",
+    labelNames: ["chain"],
+    registers: [r],
+    collect() {
+      for (const s of chains()) this.set({ chain: s.chainCode }, s.lagSeconds);
+    },
+  });
+  new Gauge({
+    name: "stablegate_rpc_endpoint_up",
+    help: "1 when the last request to the endpoint succeeded",
+    labelNames: ["chain", "endpoint"],
+    registers: [r],
+    collect() {
+      this.reset();
+      for (const a of d.ctx.chains.values()) for (const e of rpcEndpoints(a)) this.set({ chain: a.chain, endpoint: e.endpoint }, e.up ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: "stablegate_rpc_requests_total",
+    help: "HTTP requests to RPC endpoints by outcome (ok, http, timeout, network, rpc)",
+    labelNames: ["chain", "endpoint", "outcome"],
+    registers: [r],
+    collect() {
+      this.reset();
+      for (const a of d.ctx.chains.values()) {
+        for (const e of rpcEndpoints(a)) {
+          for (const [outcome, n] of Object.entries(e.outcomes)) this.inc({ chain: a.chain, endpoint: e.endpoint, outcome }, n);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: "stablegate_callbacks_pending",
+    help: "callbacks not delivered yet (pending or in delivery)",
+    registers: [r],
+    collect() {
+      this.set(count("SELECT count(*) AS n FROM callbacks WHERE state IN ('pending', 'delivering')"));
+    },
+  });
+  new Gauge({
+    name: "stablegate_unmatched_deposits",
+    help: "deposits that matched no order and wait for an operator",
+    registers: [r],
+    collect() {
+      this.set(count("SELECT count(*) AS n FROM transfers WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'"));
+    },
+  });
+  new Gauge({
+    name: "stablegate_gas_wallet_balance",
+    help: "gas wallet balance in native units (BNB, TRX, SOL), as last read",
+    labelNames: ["chain"],
+    registers: [r],
+    collect() {
+      for (const code of d.ctx.chains.keys()) {
+        const b = d.gas.get(code as ChainCode)?.balance;
+        if (b != null) this.set({ chain: code }, Number(b));
+      }
+    },
+  });
+  new Gauge({
+    name: "stablegate_reconciliation_mismatches",
+    help: "address/token pairs whose chain balance differs from the ledger",
+    registers: [r],
+    collect() {
+      this.set(count("SELECT count(*) AS n FROM balance_checks WHERE status = 'mismatch'"));
+    },
+  });
+  return r;
+}
+
+export interface Metrics {
+  contentType: string;
+  render(): Promise<string>;
+}
+
+export function createMetrics(d: MetricsDeps): Metrics {
+  const state = stateRegistry(d);
+  return {
+    contentType: events.contentType,
+    render: () => Registry.merge([events, state]).metrics(),
+  };
+}
