@@ -186,6 +186,59 @@ CREATE TABLE `chain_cursors` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `collection_legs` (
+	`run_id` text NOT NULL,
+	`leg_no` integer NOT NULL,
+	`address_id` text NOT NULL,
+	`from_address` text NOT NULL,
+	`amount` text NOT NULL,
+	`state` text NOT NULL,
+	`error_code` integer,
+	`error_message` text,
+	`payout_order_id` integer,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`run_id`, `leg_no`),
+	FOREIGN KEY (`run_id`) REFERENCES `collection_runs`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`payout_order_id`) REFERENCES `payout_orders`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE TABLE `collection_runs` (
+	`id` text PRIMARY KEY NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`destination` text NOT NULL,
+	`minimum` text NOT NULL,
+	`status` text NOT NULL,
+	`trigger` text NOT NULL,
+	`leg_count` integer NOT NULL,
+	`total` text NOT NULL,
+	`gas` text NOT NULL,
+	`created_by` text NOT NULL,
+	`confirmed_by` text,
+	`created_at` integer NOT NULL,
+	`confirmed_at` integer,
+	`finished_at` integer,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `collection_runs_merchant` ON `collection_runs` (`merchant_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `collection_runs_status` ON `collection_runs` (`status`);--> statement-breakpoint
+CREATE TABLE `collection_settings` (
+	`merchant_id` integer NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`destination` text NOT NULL,
+	`minimum` text NOT NULL,
+	`schedule` text,
+	`last_scheduled_at` integer,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`merchant_id`, `chain`, `token`),
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
 CREATE TABLE `deny_list` (
 	`chain` text NOT NULL,
 	`address` text NOT NULL,
@@ -330,6 +383,43 @@ CREATE UNIQUE INDEX `payin_open_amount` ON `payin_orders` (`address_id`,`token`,
 CREATE INDEX `payin_status` ON `payin_orders` (`status`,`expire_at`);--> statement-breakpoint
 CREATE INDEX `payin_address_amount` ON `payin_orders` (`address_id`,`token`,`amount`);--> statement-breakpoint
 CREATE INDEX `payin_binding` ON `payin_orders` (`binding_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `payout_batch_rows` (
+	`batch_id` text NOT NULL,
+	`row_no` integer NOT NULL,
+	`input` text NOT NULL,
+	`merchant_order_no` text,
+	`state` text NOT NULL,
+	`error_code` integer,
+	`error_message` text,
+	`payout_order_id` integer,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`batch_id`, `row_no`),
+	FOREIGN KEY (`batch_id`) REFERENCES `payout_batches`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`payout_order_id`) REFERENCES `payout_orders`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `payout_batch_rows_state` ON `payout_batch_rows` (`batch_id`,`state`);--> statement-breakpoint
+CREATE TABLE `payout_batches` (
+	`id` text PRIMARY KEY NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`file_name` text NOT NULL,
+	`file_sha256` text NOT NULL,
+	`status` text NOT NULL,
+	`row_count` integer NOT NULL,
+	`valid_count` integer NOT NULL,
+	`error_count` integer NOT NULL,
+	`summary` text NOT NULL,
+	`created_by` text NOT NULL,
+	`confirmed_by` text,
+	`created_at` integer NOT NULL,
+	`confirmed_at` integer,
+	`finished_at` integer,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `payout_batches_merchant` ON `payout_batches` (`merchant_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `payout_batches_status` ON `payout_batches` (`status`);--> statement-breakpoint
 CREATE TABLE `payout_orders` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`order_no` text NOT NULL,

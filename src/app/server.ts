@@ -20,6 +20,8 @@ import { isSolAdapter, solPayoutOps } from "../payout/sol";
 import { isTronAdapter, tronPayoutOps } from "../payout/tron";
 import { provisionSolTokenAccounts } from "../wallet/sol-token-accounts";
 import { checkoutRoutes } from "../checkout/routes";
+import { runBatches } from "../treasury/batch";
+import { runCollections } from "../treasury/collection";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
@@ -109,6 +111,9 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   s.every("expire-payins", 1000, () => {
     if (expireDueOrders(ctx) > 0) runtime.kick();
   });
+  // Confirmed batch payouts and collection runs: rows become payout orders (also resumed after a restart).
+  s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));
+  s.every("collections", 1000, () => runCollections(ctx, runtime.payouts));
   for (const [code, watcher] of runtime.watchers) {
     const cfg = ctx.config.chains[code];
     const adapter = ctx.chains.get(code)!;

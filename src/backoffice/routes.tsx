@@ -11,6 +11,11 @@ import { APP_CSS, APP_JS } from "./views/assets";
 import { ErrorPage } from "./views/common";
 import { NotFound } from "./errors";
 import { consoleRoutes } from "./pages/console";
+import { batchRoutes } from "./pages/batches";
+import { developerRoutes } from "./pages/developer";
+import { balanceRoutes } from "./pages/balances";
+import { collectionRoutes } from "./pages/collection";
+import { walletRoutes } from "./pages/wallets";
 
 const asset = (body: string, type: string) => () =>
   new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" } });
@@ -29,6 +34,11 @@ export function backofficeApp(d: BackofficeDeps) {
     .use(authRoutes(d))
     .use(securityRoutes(d))
     .use(consoleRoutes(d))
+    .use(batchRoutes(d))
+    .use(developerRoutes(d))
+    .use(balanceRoutes(d))
+    .use(collectionRoutes(d))
+    .use(walletRoutes(d))
     .get("/backoffice/*", page(d, {}, () => { throw new NotFound("There is no such page."); }))
     .post("/backoffice/*", () => html(ErrorPage({ viewer: null, status: 404, message: "There is no such page." }), 404));
 }

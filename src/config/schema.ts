@@ -44,6 +44,7 @@ export const ConfigSchema = T.Object(
         port: T.Integer({ minimum: 0, maximum: 65535, default: 8080, description: "listen port (0 picks a free one)" }),
         public_url: T.Optional(T.String({ pattern: "^https?://[^/?#]+(/[^?#]*)?$", description: "public base of cashierUrl (may carry a path prefix a reverse proxy strips); defaults to http://host:port" })),
         max_body_bytes: T.Integer({ minimum: 1024, default: 65536, description: "largest accepted request body" }),
+        trusted_proxies: T.Array(T.String(), { default: [], description: "CIDRs of reverse proxies whose X-Forwarded-For is believed (client address for IP allowlists)" }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -6,6 +6,7 @@ import { openCounts, volumePerDay } from "../queries/dashboard";
 import { TableWrap } from "../views/common";
 import { VolumeChart } from "../views/chart";
 import { Layout } from "../views/layout";
+import { BalanceTotals } from "./balances";
 
 const NATIVE: Record<string, string> = { TRON: "TRX", BSC: "BNB", SOL: "SOL" };
 
@@ -44,6 +45,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
           </section>
           <h2>Volume per day</h2>
           <VolumeChart days={days} />
+          {v.role === "merchant" ? <BalanceTotals d={d} v={v} /> : null}
           {v.role === "operator" ? (
             <>
               <h2>Chains</h2>
