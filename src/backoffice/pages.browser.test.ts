@@ -84,6 +84,8 @@ test("axe-core: no serious or critical violation on any back-office page", async
     "/backoffice/users",
     "/backoffice/audit",
     "/backoffice/alerts",
+    "/backoffice/wallets",
+    "/backoffice/balances",
     "/backoffice/security",
     "/backoffice/no-such-page",
   ];
@@ -106,7 +108,8 @@ test("axe-core: no serious or critical violation on any back-office page", async
     await ctx.close();
   }
   const { ctx, page } = await signedIn(browser, gw, users.mine, DESKTOP);
-  for (const path of ["/backoffice", "/backoffice/payins", `/backoffice/orders/${data.paid.orderNo}`, "/backoffice/callbacks", "/backoffice/security"]) found.push(...(await axe(page, path)));
+  for (const path of ["/backoffice", "/backoffice/payins", `/backoffice/orders/${data.paid.orderNo}`, "/backoffice/callbacks", "/backoffice/wallets", "/backoffice/balances", "/backoffice/batches", "/backoffice/collection", "/backoffice/developer", "/backoffice/security"])
+    found.push(...(await axe(page, path)));
   await ctx.close();
   expect(found).toEqual([]);
 }, { ...BROWSER_RETRY, timeout: 120_000 });
