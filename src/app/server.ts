@@ -99,6 +99,9 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
 
 export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   const s = new Scheduler(ctx.logger);
+  // Gas wallets derived now (the first use of each curve costs 40-70 ms per chain), not by
+  // the first alerts tick or /readyz while requests are being served.
+  for (const code of ctx.chains.keys()) runtime.ops.gas.get(code);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
   // Polls the outbox itself; kick() sends a just-committed callback at once.
   // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
