@@ -1,6 +1,7 @@
 // Request validation: TypeBox schemas (also the source of the OpenAPI
 // description) plus the business rules the spec gives their own codes.
 import { Value } from "@sinclair/typebox/value";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { AppError, invalid } from "./errors";
@@ -15,6 +16,11 @@ export function parse<S extends TSchema>(schema: S, value: unknown, where = "bod
   }
   const fields: Record<string, string> = {};
   illFormed(value, "", fields, where);
+  // Hot path (every create): a compiled check; the error walk runs only when it fails.
+  if (checker(schema)(value)) {
+    if (Object.keys(fields).length) throw invalid(fields);
+    return value as Static<S>;
+  }
   for (const e of Value.Errors(schema, value)) {
     if (withinCodePoints(e)) continue;
     const name = e.path.replace(/^\//, "").replace(/\//g, ".") || where;
@@ -22,6 +28,22 @@ export function parse<S extends TSchema>(schema: S, value: unknown, where = "bod
   }
   if (Object.keys(fields).length) throw invalid(fields);
   return value as Static<S>;
+}
+
+const checks = new WeakMap<TSchema, (v: unknown) => boolean>();
+function checker(schema: TSchema): (v: unknown) => boolean {
+  let c = checks.get(schema);
+  if (!c) {
+    let compiled: TypeCheck<TSchema> | null = null;
+    try {
+      compiled = TypeCompiler.Compile(schema);
+    } catch {
+      // a schema the compiler does not take: checked by interpretation
+    }
+    c = compiled ? (v) => compiled.Check(v) : (v) => Value.Check(schema, v);
+    checks.set(schema, c);
+  }
+  return c;
 }
 
 /**
