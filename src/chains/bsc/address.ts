@@ -2,6 +2,7 @@ import { HDKey } from "@scure/bip32";
 import { getAddress, isAddress } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { bytesToHex } from "viem";
+import { randomBytes } from "@noble/hashes/utils.js";
 import type { DerivedKey } from "../types";
 
 /** BSC HD path m/44'/60'/0'/0/i (same as viem's mnemonicToAccount addressIndex). */
@@ -18,4 +19,9 @@ export function isBscAddress(s: string): boolean {
 
 export function normalizeBscAddress(s: string): string {
   return getAddress(s);
+}
+
+/** A valid address whose key is discarded (sandbox payer). */
+export function randomBscAddress(): string {
+  return getAddress(bytesToHex(randomBytes(20)));
 }

@@ -1,22 +1,18 @@
-// BSC payout steps: nonces per address that survive restarts (taken from the
+// EVM payout steps (BSC): nonces per address that survive restarts (taken from the
 // stored signed transactions, never reused while one is unfinished) and BNB
 // top-ups from the chain's gas wallet (index 0), themselves signed and stored
 // before they are broadcast.
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
-import type { AppContext } from "../app/context";
-import { gasTopups, payoutOrders } from "../db/schema";
-import type { BscAdapter, BscTxMeta } from "../chains/bsc/adapter";
-import type { ChainAdapter, SignedTransfer, TokenSymbol } from "../chains/types";
-import { addressById } from "../wallet/addresses";
-import { gasTopupsFor } from "./gas-topup";
-import { type KeyedLock, type PayoutChainOps } from "./executor";
-import type { PayoutOrderRow } from "./views";
+import type { AppContext } from "../../app/context";
+import { gasTopups, payoutOrders } from "../../db/schema";
+import type { BscAdapter, BscTxMeta } from "./adapter";
+import type { SignedTransfer, TokenSymbol } from "../types";
+import { addressById } from "../../wallet/addresses";
+import { gasTopupsFor } from "../../payout/gas-topup";
+import { type KeyedLock, type PayoutChainOps } from "../../payout/executor";
+import type { PayoutOrderRow } from "../../payout/views";
 
 type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
-
-export function isBscAdapter(a: ChainAdapter): a is BscAdapter {
-  return a.chain === "BSC" && a.mode === "rpc" && "signNativeTransfer" in a && "nativeBalance" in a;
-}
 
 const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Partial<BscTxMeta>).nonce ?? -1) : -1);
 
@@ -26,12 +22,12 @@ async function nextNonce(ctx: Ctx, adapter: BscAdapter, address: string): Promis
   const payouts = ctx.db
     .select({ meta: payoutOrders.signedMeta })
     .from(payoutOrders)
-    .where(and(eq(payoutOrders.chain, "BSC"), eq(payoutOrders.fromAddress, address), inArray(payoutOrders.status, ["submitted", "broadcasted"]), isNotNull(payoutOrders.signedMeta)))
+    .where(and(eq(payoutOrders.chain, adapter.chain), eq(payoutOrders.fromAddress, address), inArray(payoutOrders.status, ["submitted", "broadcasted"]), isNotNull(payoutOrders.signedMeta)))
     .all();
   const topups = ctx.db
     .select({ meta: gasTopups.signedMeta })
     .from(gasTopups)
-    .where(and(eq(gasTopups.chain, "BSC"), eq(gasTopups.fromAddress, address), inArray(gasTopups.status, ["signed", "broadcasted"])))
+    .where(and(eq(gasTopups.chain, adapter.chain), eq(gasTopups.fromAddress, address), inArray(gasTopups.status, ["signed", "broadcasted"])))
     .all();
   const stored = Math.max(-1, ...[...payouts, ...topups].map((r) => nonceOf(r.meta)));
   return Math.max(chainNext, stored + 1);
