@@ -5,7 +5,7 @@
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import type { AppContext } from "../../app/context";
 import { gasTopups, payoutOrders } from "../../db/schema";
-import type { BscAdapter, BscTxMeta } from "./adapter";
+import type { EvmAdapter, EvmTxMeta } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
 import { addressById } from "../../wallet/addresses";
 import { gasTopupsFor } from "../../payout/gas-topup";
@@ -14,10 +14,10 @@ import type { PayoutOrderRow } from "../../payout/views";
 
 type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
 
-const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Partial<BscTxMeta>).nonce ?? -1) : -1);
+const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Partial<EvmTxMeta>).nonce ?? -1) : -1);
 
 /** Next nonce of `address`: past the node's pending count and past every unfinished transaction we stored for it. */
-async function nextNonce(ctx: Ctx, adapter: BscAdapter, address: string): Promise<number> {
+async function nextNonce(ctx: Ctx, adapter: EvmAdapter, address: string): Promise<number> {
   const chainNext = Number(BigInt(await adapter.rpc.request<string>("eth_getTransactionCount", [address, "pending"])));
   const payouts = ctx.db
     .select({ meta: payoutOrders.signedMeta })
@@ -34,7 +34,7 @@ async function nextNonce(ctx: Ctx, adapter: BscAdapter, address: string): Promis
 }
 
 const gasCost = (meta: Record<string, unknown>) => BigInt(String(meta.gasLimit)) * BigInt(String(meta.gasPrice));
-export function bscPayoutOps(ctx: Ctx, adapter: BscAdapter, locks: KeyedLock): PayoutChainOps {
+export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, locks: KeyedLock): PayoutChainOps {
   /** BNB the source needs for its signed but not yet broadcast payouts (this one included). */
   function gasNeeded(o: PayoutOrderRow, tx: SignedTransfer): bigint {
     const others = ctx.db
@@ -42,7 +42,7 @@ export function bscPayoutOps(ctx: Ctx, adapter: BscAdapter, locks: KeyedLock): P
       .from(payoutOrders)
       .where(and(eq(payoutOrders.fromAddressId, o.fromAddressId), eq(payoutOrders.status, "submitted"), isNotNull(payoutOrders.signedMeta)))
       .all()
-      .filter((r) => r.meta && (JSON.parse(r.meta) as BscTxMeta).nonce !== (tx.meta as BscTxMeta).nonce);
+      .filter((r) => r.meta && (JSON.parse(r.meta) as EvmTxMeta).nonce !== (tx.meta as EvmTxMeta).nonce);
     return others.reduce((s, r) => s + gasCost(JSON.parse(r.meta!)), gasCost(tx.meta));
   }
 
