@@ -21,6 +21,9 @@ import type {
 } from "../types";
 import { deriveEvmKey, isEvmAddress, normalizeEvmAddress } from "./address";
 import { RpcClient, RpcError, type RpcLogger } from "../json-rpc";
+import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
+
+export { TransferWouldRevertError, type NativeTransferRequest };
 
 export const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 
@@ -60,16 +63,6 @@ export interface EvmAdapterOptions {
   logger?: RpcLogger;
 }
 
-export interface NativeTransferRequest {
-  /** Optional: checked against the key's address when given. */
-  from?: string;
-  to: string;
-  /** Wei. */
-  amount: bigint;
-  privateKey: Uint8Array;
-  hint?: Record<string, unknown>;
-}
-
 /** What `SignedTransfer.meta` holds for an EVM chain (decimal strings, so it survives JSON). */
 export interface EvmTxMeta {
   chainId: number;
@@ -87,15 +80,6 @@ export interface EvmAdapter extends ChainAdapter {
   signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
   /** Wei `from` needs to pay for this token transfer (gas limit with margin × capped gas price). */
   estimateTransferFee(from: string, to: string, token: TokenSymbol, amount: bigint): Promise<bigint>;
-}
-
-/** signTransfer refuses a transfer the node says would revert (it would only burn gas). */
-export class TransferWouldRevertError extends Error {
-  readonly permanent = true;
-  constructor(message: string) {
-    super(message);
-    this.name = "TransferWouldRevertError";
-  }
 }
 
 interface RpcBlock {
@@ -211,9 +195,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
 
   function accountFor(privateKey: Uint8Array, from?: string) {
     const account = privateKeyToAccount(bytesToHex(privateKey));
-    if (from !== undefined && getAddress(from) !== account.address) {
-      throw new Error(`key does not belong to ${from} (it is ${account.address})`);
-    }
+    assertKeyFor(from === undefined ? undefined : getAddress(from), account.address);
     return account;
   }
 
@@ -298,10 +280,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
       for (const t of tokens) {
         const res = await call(t.contract, data);
         if (!res || res === "0x") throw new Error(`${profile.name} ${t.symbol}: no token contract at ${t.contract}`);
-        const onChain = Number(decodeFunctionResult({ abi: ERC20_ABI, functionName: "decimals", data: res }));
-        if (onChain !== t.decimals) {
-          throw new Error(`${profile.name} ${t.symbol} (${t.contract}) has ${onChain} decimals on chain, config says ${t.decimals}`);
-        }
+        assertDecimals(profile.name, t, Number(decodeFunctionResult({ abi: ERC20_ABI, functionName: "decimals", data: res })));
       }
       log?.info({ msg: `${profile.name.toLowerCase()} adapter started`, chainId, tokens: tokens.map((t) => t.symbol) });
     },
@@ -498,10 +477,8 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
       const receiptState = async (): Promise<TxState | null> => {
         const r = await rpc.request<{ blockNumber: string; status: string } | null>("eth_getTransactionReceipt", [tx.txHash]);
         if (!r) return null;
-        const h = await adapter.head();
         const blockNumber = BigInt(r.blockNumber);
-        const confirmations = h.latest >= blockNumber ? Number(h.latest - blockNumber + 1n) : 0;
-        return { state: "included", blockNumber, success: r.status === "0x1", confirmations, final: confirmations >= opts.confirmations };
+        return { state: "included", blockNumber, success: r.status === "0x1", ...inclusion(await adapter.head(), blockNumber) };
       };
       const included = await receiptState();
       if (included) return included;
