@@ -32,6 +32,8 @@ export interface ChainModule {
   code: ChainCode;
   /** Names the payer sees ("BNB Smart Chain", "BEP20"). */
   label: { network: string; standard: string };
+  /** The coin that pays fees: symbol and decimals of its base unit (BNB wei, TRX sun, SOL lamports). */
+  native: { symbol: string; decimals: number };
   /** Public block explorer, for the payer's "View transaction" link ({tx} is replaced). */
   explorer: { name: string; tx: string };
   /** Address codec: validity, the canonical stored form (throws on invalid), and a random valid one. */

@@ -18,6 +18,7 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
   return {
     code: p.chain,
     label: p.label,
+    native: { symbol: p.nativeSymbol, decimals: 18 },
     explorer: p.explorer,
     address: { isValid: (s) => isEvmAddress(s), normalize: (s) => normalizeEvmAddress(s), random: () => randomEvmAddress() },
     deriveKey: (seed, index) => deriveEvmKey(seed, index),

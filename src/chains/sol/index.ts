@@ -5,7 +5,7 @@ import type { ChainModule } from "../module";
 import { deriveSolKey, isSolAddress, normalizeSolAddress, randomSolAddress } from "./address";
 import { createSolAdapter, type SolAdapter } from "./adapter";
 import { solPayoutOps } from "./payout-steps";
-import { provisionSolTokenAccounts } from "../../wallet/sol-token-accounts";
+import { provisionSolTokenAccounts } from "./token-accounts";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
 
@@ -19,6 +19,7 @@ export function solanaReference(orderNo: string): string {
 export const solChain: ChainModule = {
   code: "SOL",
   label: { network: "Solana", standard: "SPL" },
+  native: { symbol: "SOL", decimals: 9 },
   explorer: { name: "Solscan", tx: "https://solscan.io/tx/{tx}" },
   address: { isValid: (s) => isSolAddress(s), normalize: (s) => normalizeSolAddress(s), random: () => randomSolAddress() },
   deriveKey: (seed, index) => deriveSolKey(seed, index),

@@ -11,6 +11,7 @@ const isTronRpc = (a: ChainAdapter): a is TronAdapter => a.mode === "rpc" && "si
 export const tronChain: ChainModule = {
   code: "TRON",
   label: { network: "TRON", standard: "TRC20" },
+  native: { symbol: "TRX", decimals: 6 },
   explorer: { name: "Tronscan", tx: "https://tronscan.org/#/transaction/{tx}" },
   address: { isValid: (s) => isTronAddress(s), normalize: (s) => normalizeTronAddress(s), random: () => randomTronAddress() },
   deriveKey: (seed, index) => deriveTronKey(seed, index),
