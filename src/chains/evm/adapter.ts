@@ -76,6 +76,8 @@ export interface EvmTxMeta {
 
 export interface EvmAdapter extends ChainAdapter {
   readonly rpc: RpcClient;
+  /** The node's next nonce of `address`, pending transactions included. */
+  pendingNonce(address: string): Promise<number>;
   nativeBalance(address: string): Promise<bigint>;
   signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
   /** Wei `from` needs to pay for this token transfer (gas limit with margin × capped gas price). */
@@ -378,6 +380,8 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
       const data = encodeFunctionData({ abi: ERC20_ABI, functionName: "balanceOf", args: [getAddress(address)] });
       return BigInt(await call(token(symbol).contract, data));
     },
+
+    pendingNonce: (address: string) => nonceFor(address),
 
     async nativeBalance(address: string) {
       return BigInt(await rpc.request<string>("eth_getBalance", [getAddress(address), "latest"]));

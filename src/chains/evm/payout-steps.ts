@@ -18,7 +18,7 @@ const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Par
 
 /** Next nonce of `address`: past the node's pending count and past every unfinished transaction we stored for it. */
 async function nextNonce(ctx: Ctx, adapter: EvmAdapter, address: string): Promise<number> {
-  const chainNext = Number(BigInt(await adapter.rpc.request<string>("eth_getTransactionCount", [address, "pending"])));
+  const chainNext = await adapter.pendingNonce(address);
   const payouts = ctx.db
     .select({ meta: payoutOrders.signedMeta })
     .from(payoutOrders)
