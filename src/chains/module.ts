@@ -42,6 +42,8 @@ export interface ChainModule {
     normalize(s: string): string;
     random(): string;
   };
+  /** How this chain writes block and transaction ids, from 32 hash bytes (the sandbox chain mints them). */
+  ids: { block(h: Uint8Array): string; tx(h: Uint8Array): string };
   /** HD key of `index` on this chain's path (DESIGN 9). */
   deriveKey(seed: Uint8Array, index: number): DerivedKey;
   /** The rpc-mode adapter for a chain's config section. */

@@ -29,4 +29,15 @@ describe("chain registry", () => {
     expect(uri).toContain(token.contract);
     expect(m.explorer.tx).toContain("{tx}");
   });
+
+  test.each([
+    ["BSC", /^0x[0-9a-f]{64}$/, /^0x[0-9a-f]{64}$/],
+    ["TRON", /^[0-9a-f]{64}$/, /^[0-9a-f]{64}$/],
+    // A Solana transaction id is a 64-byte signature in base58; a block hash 32 bytes.
+    ["SOL", /^[1-9A-HJ-NP-Za-km-z]{43,44}$/, /^[1-9A-HJ-NP-Za-km-z]{86,88}$/],
+  ] as const)("%s writes block and transaction ids the way its explorers do", (c, block, tx) => {
+    const h = new Uint8Array(32).fill(7);
+    expect(chainModule(c).ids.block(h)).toMatch(block);
+    expect(chainModule(c).ids.tx(h)).toMatch(tx);
+  });
 });

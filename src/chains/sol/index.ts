@@ -22,6 +22,8 @@ export const solChain: ChainModule = {
   native: { symbol: "SOL", decimals: 9 },
   explorer: { name: "Solscan", tx: "https://solscan.io/tx/{tx}" },
   address: { isValid: (s) => isSolAddress(s), normalize: (s) => normalizeSolAddress(s), random: () => randomSolAddress() },
+  // A transaction id is its 64-byte signature.
+  ids: { block: (h) => base58.encode(h), tx: (h) => base58.encode(Buffer.concat([h, createHash("sha256").update(h).digest()])) },
   deriveKey: (seed, index) => deriveSolKey(seed, index),
   createAdapter: ({ cfg, tokens, logger }) => createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger }),
   payoutOps: (ctx, adapter) => (isSolRpc(adapter) ? solPayoutOps(ctx, adapter) : undefined),

@@ -14,6 +14,7 @@ export const tronChain: ChainModule = {
   native: { symbol: "TRX", decimals: 6 },
   explorer: { name: "Tronscan", tx: "https://tronscan.org/#/transaction/{tx}" },
   address: { isValid: (s) => isTronAddress(s), normalize: (s) => normalizeTronAddress(s), random: () => randomTronAddress() },
+  ids: { block: (h) => Buffer.from(h).toString("hex"), tx: (h) => Buffer.from(h).toString("hex") },
   deriveKey: (seed, index) => deriveTronKey(seed, index),
   createAdapter: ({ cfg, tokens, logger }) => createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger }),
   payoutOps: (ctx, adapter, locks) => (isTronRpc(adapter) ? tronPayoutOps(ctx, adapter, locks) : undefined),
