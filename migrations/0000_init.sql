@@ -73,6 +73,40 @@ CREATE TABLE `audit_log` (
 CREATE INDEX `audit_at` ON `audit_log` (`at`);--> statement-breakpoint
 CREATE INDEX `audit_target` ON `audit_log` (`target`,`at`);--> statement-breakpoint
 CREATE INDEX `audit_actor` ON `audit_log` (`actor`,`at`);--> statement-breakpoint
+CREATE TABLE `backoffice_sessions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`token_hash` text NOT NULL,
+	`user_id` integer NOT NULL,
+	`stage` text NOT NULL,
+	`csrf_token` text NOT NULL,
+	`ip` text,
+	`user_agent` text,
+	`created_at` integer NOT NULL,
+	`last_seen_at` integer NOT NULL,
+	`reauth_at` integer NOT NULL,
+	`revoked_at` integer,
+	FOREIGN KEY (`user_id`) REFERENCES `backoffice_users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `backoffice_sessions_token_hash_unique` ON `backoffice_sessions` (`token_hash`);--> statement-breakpoint
+CREATE INDEX `backoffice_sessions_user` ON `backoffice_sessions` (`user_id`);--> statement-breakpoint
+CREATE TABLE `backoffice_users` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`username` text NOT NULL,
+	`role` text NOT NULL,
+	`merchant_id` integer,
+	`password_hash` text NOT NULL,
+	`status` text DEFAULT 'active' NOT NULL,
+	`totp_secret_enc` text,
+	`totp_enabled_at` integer,
+	`totp_last_step` integer,
+	`recovery_codes` text DEFAULT '[]' NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `backoffice_users_username_unique` ON `backoffice_users` (`username`);--> statement-breakpoint
 CREATE TABLE `balance_checks` (
 	`address_id` text NOT NULL,
 	`token` text NOT NULL,
@@ -152,6 +186,59 @@ CREATE TABLE `chain_cursors` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `collection_legs` (
+	`run_id` text NOT NULL,
+	`leg_no` integer NOT NULL,
+	`address_id` text NOT NULL,
+	`from_address` text NOT NULL,
+	`amount` text NOT NULL,
+	`state` text NOT NULL,
+	`error_code` integer,
+	`error_message` text,
+	`payout_order_id` integer,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`run_id`, `leg_no`),
+	FOREIGN KEY (`run_id`) REFERENCES `collection_runs`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`payout_order_id`) REFERENCES `payout_orders`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE TABLE `collection_runs` (
+	`id` text PRIMARY KEY NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`destination` text NOT NULL,
+	`minimum` text NOT NULL,
+	`status` text NOT NULL,
+	`trigger` text NOT NULL,
+	`leg_count` integer NOT NULL,
+	`total` text NOT NULL,
+	`gas` text NOT NULL,
+	`created_by` text NOT NULL,
+	`confirmed_by` text,
+	`created_at` integer NOT NULL,
+	`confirmed_at` integer,
+	`finished_at` integer,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `collection_runs_merchant` ON `collection_runs` (`merchant_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `collection_runs_status` ON `collection_runs` (`status`);--> statement-breakpoint
+CREATE TABLE `collection_settings` (
+	`merchant_id` integer NOT NULL,
+	`chain` text NOT NULL,
+	`token` text NOT NULL,
+	`destination` text NOT NULL,
+	`minimum` text NOT NULL,
+	`schedule` text,
+	`last_scheduled_at` integer,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`merchant_id`, `chain`, `token`),
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
 CREATE TABLE `deny_list` (
 	`chain` text NOT NULL,
 	`address` text NOT NULL,
@@ -209,6 +296,14 @@ CREATE TABLE `ledger_entries` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `ledger_ref` ON `ledger_entries` (`kind`,`ref_type`,`ref_id`);--> statement-breakpoint
 CREATE INDEX `ledger_address` ON `ledger_entries` (`address_id`,`token`);--> statement-breakpoint
+CREATE TABLE `login_failures` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`username` text NOT NULL,
+	`ip` text,
+	`at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `login_failures_user` ON `login_failures` (`username`,`at`);--> statement-breakpoint
 CREATE TABLE `merchants` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`uid` text NOT NULL,
@@ -235,6 +330,17 @@ CREATE TABLE `nonces` (
 );
 --> statement-breakpoint
 CREATE INDEX `nonces_expiry` ON `nonces` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `order_events` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`kind` text NOT NULL,
+	`order_no` text NOT NULL,
+	`from_status` text,
+	`to_status` text NOT NULL,
+	`event` text NOT NULL,
+	`at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `order_events_order` ON `order_events` (`order_no`,`id`);--> statement-breakpoint
 CREATE TABLE `payin_orders` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`order_no` text NOT NULL,
@@ -277,6 +383,43 @@ CREATE UNIQUE INDEX `payin_open_amount` ON `payin_orders` (`address_id`,`token`,
 CREATE INDEX `payin_status` ON `payin_orders` (`status`,`expire_at`);--> statement-breakpoint
 CREATE INDEX `payin_address_amount` ON `payin_orders` (`address_id`,`token`,`amount`);--> statement-breakpoint
 CREATE INDEX `payin_binding` ON `payin_orders` (`binding_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `payout_batch_rows` (
+	`batch_id` text NOT NULL,
+	`row_no` integer NOT NULL,
+	`input` text NOT NULL,
+	`merchant_order_no` text,
+	`state` text NOT NULL,
+	`error_code` integer,
+	`error_message` text,
+	`payout_order_id` integer,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`batch_id`, `row_no`),
+	FOREIGN KEY (`batch_id`) REFERENCES `payout_batches`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`payout_order_id`) REFERENCES `payout_orders`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `payout_batch_rows_state` ON `payout_batch_rows` (`batch_id`,`state`);--> statement-breakpoint
+CREATE TABLE `payout_batches` (
+	`id` text PRIMARY KEY NOT NULL,
+	`merchant_id` integer NOT NULL,
+	`file_name` text NOT NULL,
+	`file_sha256` text NOT NULL,
+	`status` text NOT NULL,
+	`row_count` integer NOT NULL,
+	`valid_count` integer NOT NULL,
+	`error_count` integer NOT NULL,
+	`summary` text NOT NULL,
+	`created_by` text NOT NULL,
+	`confirmed_by` text,
+	`created_at` integer NOT NULL,
+	`confirmed_at` integer,
+	`finished_at` integer,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`merchant_id`) REFERENCES `merchants`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `payout_batches_merchant` ON `payout_batches` (`merchant_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `payout_batches_status` ON `payout_batches` (`status`);--> statement-breakpoint
 CREATE TABLE `payout_orders` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`order_no` text NOT NULL,

@@ -17,12 +17,16 @@ import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/e
 import { reconcileChain } from "../payout/balances";
 import { chainModule } from "../chains/registry";
 import { checkoutRoutes } from "../checkout/routes";
+import { runBatches } from "../treasury/batch";
+import { runCollections } from "../treasury/collection";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
 import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { AppContext } from "./context";
+import { rememberPeer } from "../http/client-ip";
+import { backofficeRoutes } from "../backoffice/routes";
 import { GasMonitor } from "../ops/gas";
 import { createMetrics, observeHttp, type Metrics } from "../ops/metrics";
 import { isSandboxGateway } from "../ops/readiness";
@@ -84,7 +88,8 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
     .use(payinRoutes(ctx, auth))
     .use(payoutRoutes(ctx, auth, runtime.payouts, () => runtime.kick()))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
-    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());
+    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia())
+    .use(backofficeRoutes(ctx, runtime));
 }
 
 export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
@@ -100,6 +105,9 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   s.every("expire-payins", 1000, () => {
     if (expireDueOrders(ctx) > 0) runtime.kick();
   });
+  // Confirmed batch payouts and collection runs: rows become payout orders (also resumed after a restart).
+  s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));
+  s.every("collections", 1000, () => runCollections(ctx, runtime.payouts));
   for (const [code, watcher] of runtime.watchers) {
     const cfg = ctx.config.chains[code];
     const adapter = ctx.chains.get(code)!;
@@ -136,9 +144,10 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     // Bun's own cut-off answers a bare 413; keep it far above server.max_body_bytes so every
     // oversized body gets our 10001 with the failure body (bodies are read capped at the limit).
     maxRequestBodySize: 64 << 20,
-    fetch: async (raw) => {
+    fetch: async (raw, srv) => {
       const started = performance.now();
       const req = routable(raw);
+      rememberPeer(req, srv.requestIP(raw)?.address);
       const res = await app.handle(req);
       observeHttp(routeOf(req), res.status, (performance.now() - started) / 1000);
       // Access log: debug for every request, warn for server errors (never the query: it may carry data).

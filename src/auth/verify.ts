@@ -9,6 +9,7 @@ import { isKeyValidAt, type ApiKeyRow, type Merchant } from "../merchants/servic
 import { keyCache } from "../merchants/key-cache";
 import { canonicalBody, canonicalQuery, parseQuery, safeEqualHex, signRequest, strictEncode } from "./signing";
 import type { RateLimiter } from "./rate-limit";
+import { allowlistOf, inList } from "../http/client-ip";
 
 export interface AuthDeps {
   db: Db;
@@ -17,6 +18,8 @@ export interface AuthDeps {
   toleranceMs: number;
   maxBodyBytes: number;
   rateLimiter?: RateLimiter;
+  /** The client address (DESIGN 10), read only for merchants with an IP allowlist. */
+  clientIp?: (req: Request) => string | undefined;
 }
 
 export interface Authenticated {
@@ -55,6 +58,12 @@ export async function verifySignature(deps: AuthDeps, req: Request): Promise<Aut
   const merchant = found?.merchant;
   if (!key || !merchant || merchant.uid !== uid || !isKeyValidAt(key, now)) throw new AppError(20005);
   if (merchant.status !== "active") throw new AppError(51002, { reason: "merchant_disabled" }, "Merchant is disabled");
+  // The merchant's IP allowlist (empty: any address); refused before anything is read or written.
+  const allow = allowlistOf(merchant.ipAllowlist);
+  if (allow) {
+    const ip = deps.clientIp?.(req);
+    if (!ip || !inList(allow, ip)) throw new AppError(20020, { clientIp: ip ?? null });
+  }
   // Counted here: only holders of a valid key can spend a merchant's budget,
   // and every request they make (good or bad) costs work.
   deps.rateLimiter?.take(merchant.id, now);

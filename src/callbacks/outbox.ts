@@ -8,7 +8,7 @@ import { kick } from "./worker";
 
 export interface CallbackEvent {
   merchantId: number;
-  kind: "payin" | "payout";
+  kind: "payin" | "payout" | "test";
   orderNo: string;
   status: string;
   apiKeyId: string;

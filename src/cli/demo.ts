@@ -2,6 +2,9 @@ import { eq } from "drizzle-orm";
 import type { AppContext } from "../app/context";
 import { settings } from "../db/schema";
 import { createMerchant } from "../merchants/service";
+import { createUser, findUser } from "../backoffice/users";
+import { issueSetupToken } from "../backoffice/setup";
+import { CLI_ACTOR } from "../audit/log";
 
 const MARK = "demo_merchant_uid";
 
@@ -12,4 +15,22 @@ export function ensureDemoMerchant(ctx: AppContext): { merchantUid: string; apiK
   const { merchant, apiKey } = createMerchant({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() }, { name: "Demo Shop" });
   ctx.db.insert(settings).values({ key: MARK, value: merchant.uid, updatedAt: ctx.clock.now() }).run();
   return { merchantUid: merchant.uid, apiKey };
+}
+
+/** `serve --demo`: an operator `admin` and `demo`, a user of the demo merchant; their passwords are returned once. */
+export function ensureDemoUsers(ctx: AppContext): { username: string; role: string; password: string }[] {
+  const deps = { db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() };
+  const out: { username: string; role: string; password: string }[] = [];
+  if (!findUser(ctx.db, "admin")) out.push({ username: "admin", role: "operator", password: createUser(deps, { username: "admin", role: "operator" }, CLI_ACTOR).password });
+  const mark = ctx.db.select().from(settings).where(eq(settings.key, MARK)).get();
+  if (mark && !findUser(ctx.db, "demo")) {
+    out.push({ username: "demo", role: "merchant", password: createUser(deps, { username: "demo", role: "merchant", merchantUid: mark.value }, CLI_ACTOR).password });
+  }
+  return out;
+}
+
+/** The one-time setup link while no operator exists (a new token each start, valid 1 hour). */
+export function setupLink(ctx: AppContext): string | null {
+  const token = issueSetupToken({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() });
+  return token ? `${ctx.publicUrl}/backoffice/setup/${token}` : null;
 }

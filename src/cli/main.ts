@@ -23,6 +23,8 @@ import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resend
 import { CliUsageError } from "./common";
 import { CLI_ACTOR } from "../audit/log";
 import { merchantSet } from "./merchant";
+import { USER_USAGE, userCommand } from "./users";
+import { ensureDemoUsers, setupLink } from "./demo";
 import { ORDER_USAGE, orderCommand } from "./order";
 import { DEPOSIT_USAGE, depositCommand } from "./deposit";
 import { DENYLIST_USAGE, denylistCommand } from "./denylist";
@@ -41,6 +43,7 @@ usage: stablegate <command> [--config PATH]
   wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
   callbacks list [--failed|--held] [--json] recent callbacks (--failed: gave up; --held: waiting for a callback URL)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
+${USER_USAGE}
 ${ORDER_USAGE}
 ${DEPOSIT_USAGE}
 ${DENYLIST_USAGE}
@@ -141,6 +144,8 @@ export async function main(argv: string[]): Promise<number> {
         }
         throw new UsageError(`unknown callbacks command: ${sub ?? "(none)"}`);
       }
+      case "user":
+        return userCommand(deps(), sub, arg, flags);
       case "order":
         return orderCommand(operatorCtx, positional.slice(1), flags);
       case "deposit":
@@ -201,6 +206,7 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
   const gw = await startGateway(ctx);
   const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
   printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
+  printBackofficeAccess(ctx, demo);
   await new Promise<void>((resolve) => {
     const stop = async (sig: string) => {
       ctx.logger.info("shutting down", { signal: sig });
@@ -217,6 +223,19 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
     process.once("SIGINT", () => void stop("SIGINT"));
   });
   return 0;
+}
+
+/** `serve --demo`: the demo users' passwords, once; without an operator: the one-time setup link. */
+function printBackofficeAccess(ctx: ReturnType<typeof createContext>, demo: boolean) {
+  const lines = [`  back office:     ${ctx.publicUrl}/backoffice`];
+  const users = demo ? ensureDemoUsers(ctx) : [];
+  if (users.length) {
+    lines.push("  Back-office users created (passwords shown once, store them now):");
+    for (const u of users) lines.push(`    ${u.username.padEnd(6)} (${u.role})  password: ${u.password}`);
+  }
+  const link = setupLink(ctx);
+  if (link) lines.push("  No operator yet. Create the first one within 1 hour at:", `    ${link}`);
+  console.log(lines.join("\n"));
 }
 
 function printBanner(url: string, publicUrl: string, demo: { merchantUid: string; apiKey: string } | null, sandbox: boolean) {

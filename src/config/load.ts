@@ -3,6 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { ConfigSchema, type Config } from "./schema";
 import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
+import { cidrProblem } from "../http/client-ip";
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[], source: string) {
@@ -78,6 +79,10 @@ function explain(schema: Record<string, unknown>, message: string): string {
 function semanticChecks(c: Config, problems: string[]): void {
   const timeout = parseDuration(c.callbacks.timeout);
   if (timeout < 100) problems.push("callbacks.timeout: must be at least 100ms");
+  for (const cidr of c.server.trusted_proxies) {
+    const p = cidrProblem(cidr);
+    if (p) problems.push(`server.trusted_proxies: ${JSON.stringify(cidr)} ${p}`);
+  }
   sandboxMix(c, problems);
   alertChecks(c, problems);
   if (parseDuration(c.ops.max_scan_lag) < 1000) problems.push("ops.max_scan_lag: must be at least 1s");

@@ -44,6 +44,7 @@ export const ConfigSchema = T.Object(
         port: T.Integer({ minimum: 0, maximum: 65535, default: 8080, description: "listen port (0 picks a free one)" }),
         public_url: T.Optional(T.String({ pattern: "^https?://[^/?#]+(/[^?#]*)?$", description: "public base of cashierUrl (may carry a path prefix a reverse proxy strips); defaults to http://host:port" })),
         max_body_bytes: T.Integer({ minimum: 1024, default: 65536, description: "largest accepted request body" }),
+        trusted_proxies: T.Array(T.String(), { default: [], description: "CIDRs of reverse proxies whose X-Forwarded-For is believed (client address for IP allowlists)" }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -77,6 +78,13 @@ export const ConfigSchema = T.Object(
         timeout: Duration("10s", "a delivery not answered 2xx within this is a failure"),
         allow_private_targets: T.Boolean({ default: false, description: "allow loopback/private notifyUrl targets (tests, local dev)" }),
         concurrency: T.Integer({ minimum: 1, maximum: 256, default: 16, description: "deliveries in flight at once" }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    backoffice: T.Object(
+      {
+        session_idle: Duration("30m", "a back-office session ends after this long without a request"),
+        session_max: Duration("12h", "a back-office session ends this long after sign-in, active or not"),
       },
       { additionalProperties: false, default: {} },
     ),

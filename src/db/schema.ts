@@ -329,7 +329,7 @@ export const callbacks = sqliteTable(
   {
     id: text("id").primaryKey(),
     merchantId: integer("merchant_id").notNull(),
-    kind: text("kind", { enum: ["payin", "payout"] }).notNull(),
+    kind: text("kind", { enum: ["payin", "payout", "test"] }).notNull(),
     orderNo: text("order_no").notNull(),
     status: text("order_status").notNull(),
     apiKeyId: text("api_key_id").notNull(),
@@ -522,3 +522,182 @@ export const cacheVersions = sqliteTable("cache_versions", {
   name: text("name").primaryKey(),
   version: integer("version").notNull(),
 });
+/** Back-office users (DESIGN 12): operators see every merchant, merchant users only theirs. */
+export const backofficeUsers = sqliteTable("backoffice_users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  username: text("username").notNull().unique(),
+  role: text("role", { enum: ["operator", "merchant"] }).notNull(),
+  merchantId: integer("merchant_id").references(() => merchants.id),
+  /** argon2id (Bun.password). */
+  passwordHash: text("password_hash").notNull(),
+  status: text("status", { enum: ["active", "disabled"] }).notNull().default("active"),
+  /** Encrypted TOTP secret; totpEnabledAt set once a code confirmed enrollment. */
+  totpSecretEnc: text("totp_secret_enc"),
+  totpEnabledAt: integer("totp_enabled_at"),
+  /** The last 30-second step a code was accepted for: a code is good once (RFC 6238 section 5.2). */
+  totpLastStep: integer("totp_last_step"),
+  /** JSON array of SHA-256 hashes of the unused recovery codes. */
+  recoveryCodes: text("recovery_codes").notNull().default("[]"),
+  createdAt: integer("created_at").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Server-side sessions; the cookie holds a random token, the row its SHA-256. */
+export const backofficeSessions = sqliteTable(
+  "backoffice_sessions",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull().unique(),
+    userId: integer("user_id").notNull().references(() => backofficeUsers.id),
+    /** "totp": password checked, second step pending; "full": signed in. */
+    stage: text("stage", { enum: ["totp", "full"] }).notNull(),
+    csrfToken: text("csrf_token").notNull(),
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    createdAt: integer("created_at").notNull(),
+    lastSeenAt: integer("last_seen_at").notNull(),
+    /** Last time the user re-entered a password or code (money and key actions need a recent one). */
+    reauthAt: integer("reauth_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [index("backoffice_sessions_user").on(t.userId)],
+);
+
+/** Failed sign-ins per username, for the 5-in-15-minutes lockout. */
+export const loginFailures = sqliteTable(
+  "login_failures",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    username: text("username").notNull(),
+    ip: text("ip"),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("login_failures_user").on(t.username, t.at)],
+);
+
+/** Every status change of a pay-in or payout, with its cause: the order page's timeline. */
+export const orderEvents = sqliteTable(
+  "order_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    kind: text("kind", { enum: ["payin", "payout"] }).notNull(),
+    orderNo: text("order_no").notNull(),
+    fromStatus: text("from_status"),
+    toStatus: text("to_status").notNull(),
+    /** The funnel event (paid, confirmations, expire, freeze, ...) and its details as JSON. */
+    event: text("event").notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("order_events_order").on(t.orderNo, t.id)],
+);
+
+/** Batch payouts (DESIGN 13): one uploaded CSV; its rows become ordinary payout orders once confirmed. */
+export const payoutBatches = sqliteTable(
+  "payout_batches",
+  {
+    id: text("id").primaryKey(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    fileName: text("file_name").notNull(),
+    fileSha256: text("file_sha256").notNull(),
+    /** preview (uploaded, not confirmed) | running (creating orders) | done (every row handled) | discarded */
+    status: text("status", { enum: ["preview", "running", "done", "discarded"] }).notNull(),
+    rowCount: integer("row_count").notNull(),
+    validCount: integer("valid_count").notNull(),
+    errorCount: integer("error_count").notNull(),
+    /** JSON: totals per chain/token and per source, estimated gas (what the preview showed). */
+    summary: text("summary").notNull(),
+    createdBy: text("created_by").notNull(),
+    confirmedBy: text("confirmed_by"),
+    createdAt: integer("created_at").notNull(),
+    confirmedAt: integer("confirmed_at"),
+    finishedAt: integer("finished_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("payout_batches_merchant").on(t.merchantId, t.createdAt), index("payout_batches_status").on(t.status)],
+);
+
+export const payoutBatchRows = sqliteTable(
+  "payout_batch_rows",
+  {
+    batchId: text("batch_id").notNull().references(() => payoutBatches.id),
+    /** 1-based data row (the CSV line is rowNo + 1). */
+    rowNo: integer("row_no").notNull(),
+    /** The row as uploaded (JSON object of its columns). */
+    input: text("input").notNull(),
+    merchantOrderNo: text("merchant_order_no"),
+    /**
+     * invalid (preview found an error) | valid (to be created) | existing (an order with this
+     * merchantOrderNo already exists: nothing new is paid) | created | rejected (failed when created)
+     */
+    state: text("state", { enum: ["invalid", "valid", "existing", "created", "rejected"] }).notNull(),
+    errorCode: integer("error_code"),
+    errorMessage: text("error_message"),
+    payoutOrderId: integer("payout_order_id").references(() => payoutOrders.id),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.batchId, t.rowNo] }), index("payout_batch_rows_state").on(t.batchId, t.state)],
+);
+
+/** Collection (DESIGN 13): where a merchant's funds of one chain and token are swept, and from what balance on. */
+export const collectionSettings = sqliteTable(
+  "collection_settings",
+  {
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    destination: text("destination").notNull(),
+    /** Decimal string: addresses holding at least this much available are collected. */
+    minimum: text("minimum").notNull(),
+    /** Optional cron pattern (croner, UTC): runs unattended. */
+    schedule: text("schedule"),
+    lastScheduledAt: integer("last_scheduled_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.chain, t.token] })],
+);
+
+export const collectionRuns = sqliteTable(
+  "collection_runs",
+  {
+    id: text("id").primaryKey(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    destination: text("destination").notNull(),
+    minimum: text("minimum").notNull(),
+    /** preview | running (creating leg payouts) | done | discarded */
+    status: text("status", { enum: ["preview", "running", "done", "discarded"] }).notNull(),
+    trigger: text("trigger", { enum: ["manual", "schedule"] }).notNull(),
+    legCount: integer("leg_count").notNull(),
+    /** Base units. */
+    total: text("total").notNull(),
+    /** JSON GasEstimate. */
+    gas: text("gas").notNull(),
+    createdBy: text("created_by").notNull(),
+    confirmedBy: text("confirmed_by"),
+    createdAt: integer("created_at").notNull(),
+    confirmedAt: integer("confirmed_at"),
+    finishedAt: integer("finished_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("collection_runs_merchant").on(t.merchantId, t.createdAt), index("collection_runs_status").on(t.status)],
+);
+
+export const collectionLegs = sqliteTable(
+  "collection_legs",
+  {
+    runId: text("run_id").notNull().references(() => collectionRuns.id),
+    legNo: integer("leg_no").notNull(),
+    addressId: text("address_id").notNull().references(() => addresses.id),
+    fromAddress: text("from_address").notNull(),
+    /** Base units. */
+    amount: text("amount").notNull(),
+    /** planned | created | rejected (refused when created, e.g. the balance moved) */
+    state: text("state", { enum: ["planned", "created", "rejected"] }).notNull(),
+    errorCode: integer("error_code"),
+    errorMessage: text("error_message"),
+    payoutOrderId: integer("payout_order_id").references(() => payoutOrders.id),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.legNo] })],
+);

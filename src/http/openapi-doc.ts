@@ -49,7 +49,7 @@ The signature is lowercase hex HMAC-SHA256, keyed with the API key, over seven l
 6. the canonical query: pairs decoded, empty values dropped, sorted by key then value (UTF-16 code-unit order), each key and value \`encodeURIComponent\`-encoded, joined \`k=v\` with \`&\` (the strict RFC 3986 encoding, which also escapes \`!'()*\`, is accepted too)
 7. the canonical body: the JSON body with object keys sorted at every depth, no whitespace, non-ASCII written raw; empty for GET
 
-Checks run in this order: key and merchant (20005; a disabled merchant 51002), timestamp (20012),
+Checks run in this order: key and merchant (20005; a disabled merchant 51002; a client address outside the merchant's IP allowlist 20020), timestamp (20012),
 nonce format (10001), signature (20011), nonce reuse (20016). Requests are rate-limited per merchant (429, code 10029).
 On 20011, 20012 or 20016 build a new signed request; on a network error or a 5xx a limited retry is fine, each freshly signed.
 

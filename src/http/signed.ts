@@ -5,10 +5,12 @@ import type { RateLimiter } from "../auth/rate-limit";
 import { groupCommit } from "../db/group-commit";
 import { AppError } from "./errors";
 import { failure, json } from "./respond";
+import { buildBlockList, clientAddress, peerOf } from "./client-ip";
 
 export type SignedHandler = (auth: Authenticated) => unknown | Promise<unknown>;
 
 export function authDeps(ctx: AppContext, rateLimiter?: RateLimiter): AuthDeps {
+  const trusted = ctx.config.server.trusted_proxies.length ? buildBlockList(ctx.config.server.trusted_proxies) : null;
   return {
     db: ctx.db,
     cipher: ctx.cipher,
@@ -16,6 +18,7 @@ export function authDeps(ctx: AppContext, rateLimiter?: RateLimiter): AuthDeps {
     toleranceMs: ctx.ms.timestampTolerance,
     maxBodyBytes: ctx.config.server.max_body_bytes,
     rateLimiter,
+    clientIp: (req) => clientAddress(peerOf(req) ?? undefined, req.headers.get("x-forwarded-for"), trusted),
   };
 }
 

@@ -1,6 +1,7 @@
 // Pay-in orders: creation, queries, and the one funnel every status change
 // goes through (applyPayinEvent), which writes the change and its callback in
 // the caller's transaction.
+import { recordOrderEvent } from "../orders/events";
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { AppContext } from "../app/context";
 import { type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
@@ -178,13 +179,17 @@ export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, pat
   const to = transition(o.status as PayinStatus, event);
   const set: Partial<PayinOrderRow> = { ...patch, updatedAt: now, ...(to ? { status: to, ...stamps(to, now) } : {}) };
   const row = updateById<PayinOrderRow>(tx, payinOrders, o.id, set)!;
-  if (to) writeCallback(tx, row, now);
+  if (to) {
+    recordOrderEvent(tx, { kind: "payin", orderNo: o.orderNo, from: o.status, to, event, at: now });
+    writeCallback(tx, row, now);
+  }
   return row;
 }
 
 /** Inserts an order that starts in a given status (exclusive deposits start at detected). */
 export function insertOrderWithCallback(tx: Tx, values: typeof payinOrders.$inferInsert, now: number): PayinOrderRow {
   const row = tx.insert(payinOrders).values(values).returning().get();
+  recordOrderEvent(tx, { kind: "payin", orderNo: row.orderNo, from: null, to: row.status, event: { type: "deposit" }, at: now });
   writeCallback(tx, row, now);
   return row;
 }

@@ -1,6 +1,7 @@
 // Payout orders: creation with every rule of spec 4.5, queries, and the one
 // funnel every status change goes through (applyPayoutEvent), which writes the
 // change, its callback and its ledger effects in the caller's transaction.
+import { recordOrderEvent } from "../orders/events";
 import { and, eq, isNull } from "drizzle-orm";
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, ledgerEntries, merchants, payoutOrders } from "../db/schema";
@@ -11,7 +12,7 @@ import { newOrderNo } from "../lib/ids";
 import type { ChainAdapter } from "../chains/types";
 import { chainAndToken, checkAmount, checkNotifyUrl, type PayinCtx } from "../payin/service";
 import type { AddressRow } from "../wallet/addresses";
-import { addressBalance, merchantAddresses, unfinishedPayoutsFrom } from "./balances";
+import { addressBalance, merchantAddresses, unfinishedFrom } from "./balances";
 import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./controls";
 import { transition, type FailedStage, type PayoutEvent, type PayoutStatus } from "./state";
 import { payoutCallbackPayload, type PayoutOrderRow } from "./views";
@@ -26,7 +27,8 @@ export interface CreatePayoutInput {
   amount: string;
   deleteSourceAfterSuccess?: boolean;
   merchantOrderNo: string;
-  notifyUrl: string;
+  /** Omitted (batch payouts, collection legs): callbacks go to the merchant's default callback URL. */
+  notifyUrl?: string;
 }
 
 export interface Created {
@@ -40,7 +42,7 @@ export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: strin
   const units = checkAmount(ctx, adapter.chain, token.symbol, input.amount, token.decimals);
   if (!adapter.isValidAddress(input.toAddress)) throw invalid({ toAddress: `not a valid ${adapter.chain} address` });
   const to = adapter.normalizeAddress(input.toAddress);
-  checkNotifyUrl(ctx, input.notifyUrl);
+  if (input.notifyUrl !== undefined) checkNotifyUrl(ctx, input.notifyUrl);
   const deleteSource = input.deleteSourceAfterSuccess ?? false;
   const now = ctx.clock.now();
   const amountMicro = toMicro(units, token.decimals);
@@ -73,7 +75,7 @@ export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: strin
         amount: units.toString(),
         fee: fromMicro(feeMicro, token.decimals).toString(),
         deleteSourceAfterSuccess: deleteSource,
-        notifyUrl: input.notifyUrl,
+        notifyUrl: input.notifyUrl ?? null,
         apiKeyId,
         status: "submitted",
         createdAt: now,
@@ -91,7 +93,7 @@ export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: strin
 function sameOrder(
   o: PayoutOrderRow,
   adapter: ChainAdapter,
-  x: { chain: string; token: string; units: bigint; to: string; from?: string; deleteSource: boolean; notifyUrl: string },
+  x: { chain: string; token: string; units: bigint; to: string; from?: string; deleteSource: boolean; notifyUrl?: string },
 ): PayoutOrderRow {
   const diff: Record<string, string> = {};
   const why = "differs from the existing order with this merchantOrderNo";
@@ -102,7 +104,7 @@ function sameOrder(
   // An omitted fromAddress matches whatever the service picked the first time.
   if (x.from !== undefined && o.fromAddress !== (adapter.isValidAddress(x.from) ? adapter.normalizeAddress(x.from) : x.from)) diff.fromAddress = why;
   if (o.deleteSourceAfterSuccess !== x.deleteSource) diff.deleteSourceAfterSuccess = why;
-  if (o.notifyUrl !== x.notifyUrl) diff.notifyUrl = why;
+  if (x.notifyUrl !== undefined && o.notifyUrl !== x.notifyUrl) diff.notifyUrl = why;
   if (Object.keys(diff).length) throw invalid(diff, { orderNo: o.orderNo });
   return o;
 }
@@ -111,9 +113,9 @@ function sameOrder(
 function unusable(tx: Tx, a: AddressRow, chain: string, merchantId: number, deleteSource: boolean): string | null {
   if (a.chain !== chain) return "address is on another chain";
   if (a.deletedAt !== null) return "address was deleted";
-  const open = unfinishedPayoutsFrom(tx, a.id);
-  if (open.some((p) => p.deleteSource)) return "address is being retired by an unfinished payout with deleteSourceAfterSuccess";
-  if (deleteSource && open.length) return "deleteSourceAfterSuccess needs a source without other unfinished payouts";
+  const open = unfinishedFrom(tx, a.id);
+  if (open.retiring) return "address is being retired by an unfinished payout with deleteSourceAfterSuccess";
+  if (deleteSource && open.count) return "deleteSourceAfterSuccess needs a source without other unfinished payouts";
   return null;
 }
 
@@ -215,6 +217,7 @@ export function applyPayoutEvent(tx: Tx, o: PayoutOrderRow, event: PayoutEvent, 
       tx.update(addresses).set({ deletedAt: now }).where(and(eq(addresses.id, o.fromAddressId), isNull(addresses.deletedAt))).run();
     }
   }
+  recordOrderEvent(tx, { kind: "payout", orderNo: o.orderNo, from: o.status, to, event, at: now });
   writeCallback(tx, row, now);
   return row;
 }

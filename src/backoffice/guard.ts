@@ -1,0 +1,209 @@
+// How every back-office route is wrapped: `page` for GETs, `action` for POSTs.
+// Both load the session from the cookie and check the role; `action` also
+// checks the CSRF token (403, nothing changes without it) and, for money and
+// key actions, a recent re-authentication. Handlers receive a Viewer and
+// return JSX (a string) or a Response.
+import type { AppContext } from "../app/context";
+import type { ChainState } from "../ops/chain-status";
+import { peerOf } from "../http/client-ip";
+import { parseDuration } from "../lib/duration";
+import { timingSafeEqual } from "node:crypto";
+import { loadSession, needsReauth, reauthenticate, type SessionPolicy, type SessionRow } from "./sessions";
+import type { Role, UserDeps, UserRow } from "./users";
+import { userTotpSecret } from "./totp";
+import { ErrorPage, ReauthPage } from "./views/common";
+import { NotFound, Forbidden } from "./errors";
+
+export const SESSION_COOKIE = "sg_session";
+/** Double-submit token for forms shown before sign-in (login, setup). */
+export const PRE_CSRF_COOKIE = "sg_csrf";
+export const BASE = "/backoffice";
+
+/** Everything the back office needs, built once per gateway. */
+export interface BackofficeDeps {
+  ctx: AppContext;
+  users: UserDeps;
+  policy: SessionPolicy;
+  secureCookies: boolean;
+  /** Something committed that may have written callbacks: deliver them now. */
+  kick(): void;
+  /** Each chain's head, scan position, RPC endpoints and gas wallet, as the watchers and ops jobs last saw them. */
+  chainStates(): ChainState[];
+}
+
+export function backofficeDeps(ctx: AppContext, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
+  return {
+    ctx,
+    chainStates,
+    users: { db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() },
+    policy: { idleMs: parseDuration(ctx.config.backoffice.session_idle), maxMs: parseDuration(ctx.config.backoffice.session_max) },
+    secureCookies: ctx.publicUrl.startsWith("https://"),
+    kick,
+  };
+}
+
+/** Who is asking: the scope every query of a page is made with. */
+export interface Viewer {
+  user: UserRow;
+  session: SessionRow;
+  role: Role;
+  /** null for operators (every merchant), the bound merchant for merchant users. */
+  merchantId: number | null;
+  ip: string | null;
+  csrf: string;
+  /** TOTP enrolled (re-authentication asks for the password or the code). */
+  totp: boolean;
+}
+
+/** The actor of audit entries. */
+export const actorOf = (v: Viewer) => ({ actor: v.user.username, role: v.role, ip: v.ip ?? undefined });
+
+export type Body = Record<string, string | string[] | undefined>;
+
+/** What a handler receives (Elysia's context narrowed to what pages use). */
+export interface Req {
+  request: Request;
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  body: unknown;
+}
+
+/** A POST's request with its form fields. */
+export interface PostReq extends Req {
+  body: Body;
+}
+
+type Out = string | Response | Promise<string | Response>;
+
+// The security headers of the checkout pages, with the stylesheet and script as same-origin files.
+export const HTML_HEADERS: Record<string, string> = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "x-robots-tag": "noindex, nofollow",
+};
+
+export function html(body: string, status = 200, extra: Record<string, string> = {}): Response {
+  return new Response("<!doctype html>" + body, { status, headers: { ...HTML_HEADERS, ...extra } });
+}
+
+export function redirect(to: string, extra: Record<string, string> = {}): Response {
+  return new Response(null, { status: 303, headers: { location: to, "cache-control": "no-store", ...extra } });
+}
+
+export function cookieValue(request: Request, name: string): string | undefined {
+  const raw = request.headers.get("cookie");
+  if (!raw) return undefined;
+  for (const part of raw.split(";")) {
+    const i = part.indexOf("=");
+    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return undefined;
+}
+
+export function setCookie(d: BackofficeDeps, name: string, value: string, maxAgeS?: number): string {
+  const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${BASE}`, "HttpOnly", "SameSite=Strict"];
+  if (d.secureCookies) parts.push("Secure");
+  if (maxAgeS !== undefined) parts.push(`Max-Age=${maxAgeS}`);
+  return parts.join("; ");
+}
+
+export const clearCookie = (d: BackofficeDeps, name: string) => setCookie(d, name, "", 0);
+
+export function sameToken(a: unknown, b: string | undefined): boolean {
+  if (typeof a !== "string" || !b || a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+export const str = (v: string | string[] | undefined): string => (Array.isArray(v) ? (v[0] ?? "") : (v ?? ""));
+export const list = (v: string | string[] | undefined): string[] => (Array.isArray(v) ? v : v ? [v] : []);
+
+function viewerOf(d: BackofficeDeps, request: Request): Viewer | null {
+  const s = loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
+  if (!s || s.session.stage !== "full") return null;
+  return {
+    user: s.user,
+    session: s.session,
+    role: s.user.role,
+    merchantId: s.user.role === "operator" ? null : s.user.merchantId,
+    ip: peerOf(request),
+    csrf: s.session.csrfToken,
+    totp: userTotpSecret(d.users, s.user) !== null,
+  };
+}
+
+export interface GuardOpts {
+  /** Only this role may use the route (merchant users get the same 404 as for a missing page). */
+  role?: Role;
+}
+
+function loginRedirect(request: Request): Response {
+  const u = new URL(request.url);
+  const next = request.method === "GET" ? `?next=${encodeURIComponent(u.pathname + u.search)}` : "";
+  return redirect(`${BASE}/login${next}`);
+}
+
+async function run(d: BackofficeDeps, v: Viewer | null, fn: () => Out): Promise<Response> {
+  try {
+    const out = await fn();
+    return typeof out === "string" ? html(out) : out;
+  } catch (e) {
+    if (e instanceof NotFound) return html(ErrorPage({ viewer: v, status: 404, message: e.message || "Not found" }), 404);
+    if (e instanceof Forbidden) return html(ErrorPage({ viewer: v, status: 403, message: e.message }), 403);
+    d.ctx.logger.error("backoffice: handler failed", { error: String((e as Error)?.stack ?? e) });
+    return html(ErrorPage({ viewer: v, status: 500, message: "Something went wrong. Nothing was changed if the action failed part-way; try again." }), 500);
+  }
+}
+
+/** A GET page for signed-in users. */
+export function page(d: BackofficeDeps, opts: GuardOpts, fn: (v: Viewer, r: Req) => Out) {
+  return (c: Req) => {
+    const v = viewerOf(d, c.request);
+    if (!v) return loginRedirect(c.request);
+    if (opts.role && v.role !== opts.role) return run(d, v, () => { throw new NotFound(); });
+    return run(d, v, () => fn(v, c));
+  };
+}
+
+export interface ActionOpts extends GuardOpts {
+  /** Moves money or keys: needs the password or code entered within the last few minutes. */
+  reauth?: boolean;
+}
+
+/** A POST for signed-in users: CSRF checked first, then role, then re-authentication. */
+export function action(d: BackofficeDeps, opts: ActionOpts, fn: (v: Viewer, r: PostReq) => Out) {
+  return async (c: Req) => {
+    const v = viewerOf(d, c.request);
+    if (!v) {
+      return html(ErrorPage({ viewer: null, status: 403, message: "Your session has ended. Sign in again." }), 403);
+    }
+    const body = (c.body && typeof c.body === "object" ? c.body : {}) as Body;
+    if (!sameToken(body._csrf, v.csrf)) return html(ErrorPage({ viewer: v, status: 403, message: "The form expired or did not come from this site. Reload the page and try again." }), 403);
+    if (opts.role && v.role !== opts.role) return run(d, v, () => { throw new NotFound(); });
+    if (opts.reauth && needsReauth(d.users, v.session)) {
+      const secret = str(body._reauth);
+      const ok = secret ? await reauthenticate(d.users, v.session, v.user, secret) : false;
+      if (!ok) {
+        const fields = Object.entries(body).filter(([k]) => k !== "_csrf" && k !== "_reauth");
+        const url = new URL(c.request.url);
+        return html(ReauthPage({ viewer: v, action: url.pathname + url.search, fields, failed: !!secret }), secret ? 401 : 200);
+      }
+    }
+    return run(d, v, () => fn(v, { ...c, body }));
+  };
+}
+
+/** Public pages (login, setup): no session; POSTs carry the double-submit token. */
+export function publicAction(d: BackofficeDeps, fn: (r: PostReq) => Out) {
+  return (c: Req) => {
+    const body = (c.body && typeof c.body === "object" ? c.body : {}) as Body;
+    if (!sameToken(body._csrf, cookieValue(c.request, PRE_CSRF_COOKIE))) {
+      return html(ErrorPage({ viewer: null, status: 403, message: "The form expired or did not come from this site. Reload the page and try again." }), 403);
+    }
+    return run(d, null, () => fn({ ...c, body }));
+  };
+}

@@ -1,0 +1,168 @@
+// Sign-in (password, then the authentication code when enrolled), sign-out and
+// the one-time setup link.
+import { Elysia } from "elysia";
+import { randomBytes } from "node:crypto";
+import { recordAudit } from "../../audit/log";
+import { peerOf } from "../../http/client-ip";
+import {
+  action,
+  BASE,
+  type BackofficeDeps,
+  clearCookie,
+  cookieValue,
+  html,
+  PRE_CSRF_COOKIE,
+  publicAction,
+  redirect,
+  sameToken,
+  SESSION_COOKIE,
+  setCookie,
+  str,
+} from "../guard";
+import { completeSecondFactor, loadSession, revokeSession, signIn } from "../sessions";
+import { completeSetup, setupTokenValid } from "../setup";
+import { UserError } from "../users";
+import { ErrorPage, Notice } from "../views/common";
+import { Layout } from "../views/layout";
+
+/** Only our own pages are a place to go back to after sign-in. */
+export function safeNext(next: string | undefined): string {
+  return next && next.startsWith(BASE) && !next.startsWith("//") && !/[\r\n\\]/.test(next) ? next : BASE;
+}
+
+function preToken(d: BackofficeDeps, request: Request): { token: string; cookie?: string } {
+  const existing = cookieValue(request, PRE_CSRF_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return { token: existing };
+  const token = randomBytes(24).toString("base64url");
+  return { token, cookie: setCookie(d, PRE_CSRF_COOKIE, token) };
+}
+
+function LoginPage(p: { csrf: string; next: string; error?: string; notice?: string; username?: string }): string {
+  return (
+    <Layout title="Sign in" viewer={null}>
+      <Notice kind="error" text={p.error} />
+      <Notice text={p.notice} />
+      <form method="post" action="/backoffice/login" class="stack">
+        <input type="hidden" name="_csrf" value={p.csrf} />
+        <input type="hidden" name="next" value={p.next} />
+        <label for="username">Username</label>
+        <input id="username" name="username" autocomplete="username" required value={p.username ?? ""} />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <button type="submit">Sign in</button>
+      </form>
+    </Layout>
+  ) as string;
+}
+
+function CodePage(p: { csrf: string; next: string; error?: string }): string {
+  return (
+    <Layout title="Two-factor authentication" viewer={null}>
+      <Notice kind="error" text={p.error} />
+      <form method="post" action="/backoffice/login/code" class="stack">
+        <input type="hidden" name="_csrf" value={p.csrf} />
+        <input type="hidden" name="next" value={p.next} />
+        <label for="code">Authentication code</label>
+        <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required />
+        <p class="muted">The 6-digit code from your authenticator app, or one of your recovery codes.</p>
+        <button type="submit">Verify</button>
+      </form>
+    </Layout>
+  ) as string;
+}
+
+function SetupPage(p: { csrf: string; token: string; error?: string }): string {
+  return (
+    <Layout title="Create the first operator" viewer={null}>
+      <Notice kind="error" text={p.error} />
+      <form method="post" action={`/backoffice/setup/${p.token}`} class="stack">
+        <input type="hidden" name="_csrf" value={p.csrf} />
+        <label for="username">Username</label>
+        <input id="username" name="username" autocomplete="username" required />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required />
+        <p class="muted">At least 12 characters.</p>
+        <button type="submit">Create operator</button>
+      </form>
+    </Layout>
+  ) as string;
+}
+
+const LOCKED = "Too many failed sign-ins for this username. Try again in 15 minutes.";
+
+export function authRoutes(d: BackofficeDeps) {
+  const withPre = (request: Request, render: (csrf: string) => string, status = 200) => {
+    const pre = preToken(d, request);
+    return html(render(pre.token), status, pre.cookie ? { "set-cookie": pre.cookie } : {});
+  };
+  const pending = (request: Request) => {
+    const s = loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
+    return s && s.session.stage === "totp" ? s : null;
+  };
+
+  return new Elysia({ name: "backoffice-auth" })
+    .get("/backoffice/login", ({ request, query }) => {
+      const s = loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
+      if (s?.session.stage === "full") return redirect(safeNext(query.next));
+      const notice = query.done === "setup" ? "Operator created. Sign in." : query.done === "out" ? "Signed out." : undefined;
+      return withPre(request, (csrf) => LoginPage({ csrf, next: safeNext(query.next), notice }));
+    })
+    .post(
+      "/backoffice/login",
+      publicAction(d, async ({ request, body }) => {
+        const username = str(body.username);
+        const next = safeNext(str(body.next));
+        const r = await signIn(d.users, { username, password: str(body.password), ip: peerOf(request), userAgent: request.headers.get("user-agent") });
+        if (!r.ok) {
+          if (r.reason === "locked") recordAudit(d.ctx.db, { actor: username.slice(0, 64), role: "unknown", ip: peerOf(request), action: "user.locked_out", target: `user:${username.slice(0, 64)}`, at: d.users.now() });
+          const error = r.reason === "locked" ? LOCKED : "Wrong username or password.";
+          return withPre(request, (csrf) => LoginPage({ csrf, next, error, username }), r.reason === "locked" ? 429 : 401);
+        }
+        const cookie = setCookie(d, SESSION_COOKIE, r.token);
+        if (r.session.stage === "totp") return redirect(`/backoffice/login/code?next=${encodeURIComponent(next)}`, { "set-cookie": cookie });
+        recordAudit(d.ctx.db, { actor: r.user.username, role: r.user.role, ip: peerOf(request), action: "user.sign_in", target: `user:${r.user.username}`, at: d.users.now() });
+        return redirect(next, { "set-cookie": cookie });
+      }),
+    )
+    .get("/backoffice/login/code", ({ request, query }) => {
+      const s = pending(request);
+      if (!s) return redirect("/backoffice/login");
+      return html(CodePage({ csrf: s.session.csrfToken, next: safeNext(query.next) }));
+    })
+    .post("/backoffice/login/code", ({ request, body }) => {
+      const s = pending(request);
+      if (!s) return redirect("/backoffice/login");
+      const b = (body ?? {}) as Record<string, string>;
+      if (!sameToken(b._csrf, s.session.csrfToken)) return html(ErrorPage({ viewer: null, status: 403, message: "The form expired. Sign in again." }), 403);
+      const next = safeNext(str(b.next));
+      const r = completeSecondFactor(d.users, s.session, str(b.code), peerOf(request));
+      if (r === "locked") return withPre(request, (csrf) => LoginPage({ csrf, next, error: LOCKED }), 429);
+      if (r === "invalid") return html(CodePage({ csrf: s.session.csrfToken, next, error: "That code is not valid. Try the current one." }), 401);
+      recordAudit(d.ctx.db, { actor: s.user.username, role: s.user.role, ip: peerOf(request), action: "user.sign_in", target: `user:${s.user.username}`, at: d.users.now() });
+      return redirect(next);
+    })
+    .post(
+      "/backoffice/logout",
+      action(d, {}, (v) => {
+        revokeSession(d.users, v.session.id);
+        return redirect("/backoffice/login?done=out", { "set-cookie": clearCookie(d, SESSION_COOKIE) });
+      }),
+    )
+    .get("/backoffice/setup/:token", ({ request, params }) => {
+      if (!setupTokenValid(d.users, params.token)) return html(ErrorPage({ viewer: null, status: 404, message: "This setup link is not valid: it was used, it expired, or an operator exists already." }), 404);
+      return withPre(request, (csrf) => SetupPage({ csrf, token: params.token }));
+    })
+    .post(
+      "/backoffice/setup/:token",
+      publicAction(d, ({ request, params, body }) => {
+        try {
+          const user = completeSetup(d.users, params.token, str(body.username), str(body.password), { ip: peerOf(request) });
+          if (!user) return html(ErrorPage({ viewer: null, status: 404, message: "This setup link is not valid: it was used, it expired, or an operator exists already." }), 404);
+          return redirect("/backoffice/login?done=setup");
+        } catch (e) {
+          if (e instanceof UserError) return withPre(request, (csrf) => SetupPage({ csrf, token: params.token, error: e.message }), 400);
+          throw e;
+        }
+      }),
+    );
+}

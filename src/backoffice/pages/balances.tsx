@@ -1,0 +1,217 @@
+// Balances (DESIGN 13): per chain, token and address the ledger's available
+// balance beside the last on-chain reading; mismatches listed for the operator.
+import { Elysia } from "elysia";
+import { type BackofficeDeps, page, type Viewer } from "../guard";
+import { StatusBadge, TableWrap, Time } from "../views/common";
+import { Layout } from "../views/layout";
+import { balanceSheet, reconciliationMismatches, sheetTotals } from "../../treasury/balances";
+import { units } from "./treasury-format";
+
+const PATH = "/backoffice/balances";
+
+function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?: string }): string {
+  const { d, v } = p;
+  const ctx = d.ctx;
+  const lines = balanceSheet(ctx.db, { merchantId: v.merchantId ?? undefined, chain: p.chain || undefined, token: p.token || undefined });
+  const totals = sheetTotals(lines);
+  const operator = v.role === "operator";
+  const mismatches = operator ? reconciliationMismatches(ctx.db) : [];
+  const chains = [...ctx.chains.keys()];
+  return (
+    <Layout title="Balances" viewer={v} path={PATH}>
+      <form method="get" action={PATH} class="filters">
+        <label for="f-chain">
+          Chain
+          <select id="f-chain" name="chain">
+            <option value="">All</option>
+            {chains.map((c) => (
+              <option value={c} selected={p.chain === c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label for="f-token">
+          Token
+          <select id="f-token" name="token">
+            <option value="">All</option>
+            {["USDT", "USDC"].map((t) => (
+              <option value={t} selected={p.token === t} safe>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      <h2>Totals</h2>
+      <TableWrap label="Totals">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Chain</th>
+              <th scope="col">Token</th>
+              <th scope="col">Addresses</th>
+              <th scope="col">Available</th>
+              <th scope="col">Ledger</th>
+              <th scope="col">Mismatches</th>
+            </tr>
+          </thead>
+          <tbody>
+            {totals.length === 0 ? (
+              <tr>
+                <td colspan="6">No balances yet.</td>
+              </tr>
+            ) : (
+              totals.map((t) => (
+                <tr>
+                  <td safe>{t.chain}</td>
+                  <td safe>{t.token}</td>
+                  <td>{t.addresses}</td>
+                  <td safe>{units(ctx, t.chain, t.token, t.available)}</td>
+                  <td safe>{units(ctx, t.chain, t.token, t.ledger)}</td>
+                  <td>{t.mismatches}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </TableWrap>
+      {operator ? (
+        <>
+          <h2>Reconciliation mismatches</h2>
+          <TableWrap label="Reconciliation mismatches">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Since</th>
+                  <th scope="col">Merchant</th>
+                  <th scope="col">Chain</th>
+                  <th scope="col">Token</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">Ledger</th>
+                  <th scope="col">On chain</th>
+                  <th scope="col">Difference</th>
+                </tr>
+              </thead>
+              <tbody>
+                {mismatches.length === 0 ? (
+                  <tr>
+                    <td colspan="8">None: the ledger matches the chain.</td>
+                  </tr>
+                ) : (
+                  mismatches.map((x) => (
+                    <tr>
+                      <td>
+                        <Time ms={x.since} />
+                      </td>
+                      <td safe>{x.merchantUid ?? "gas wallet"}</td>
+                      <td safe>{x.chain}</td>
+                      <td safe>{x.token}</td>
+                      <td class="mono" safe>
+                        {x.address}
+                      </td>
+                      <td safe>{units(ctx, x.chain, x.token, x.ledger)}</td>
+                      <td safe>{units(ctx, x.chain, x.token, x.chainBalance)}</td>
+                      <td safe>{units(ctx, x.chain, x.token, x.difference)}</td>
+                    </tr>
+                  ))
+                )}
+              </tbody>
+            </table>
+          </TableWrap>
+        </>
+      ) : null}
+      <h2>Per address</h2>
+      <TableWrap label="Balances per address">
+        <table>
+          <thead>
+            <tr>
+              {operator ? <th scope="col">Merchant</th> : null}
+              <th scope="col">Chain</th>
+              <th scope="col">Token</th>
+              <th scope="col">Address</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Available</th>
+              <th scope="col">Reserved</th>
+              <th scope="col">On chain (last reading)</th>
+              <th scope="col">Read</th>
+              <th scope="col">Check</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lines.map((l) => (
+              <tr>
+                {operator ? <td safe>{l.merchantUid ?? "—"}</td> : null}
+                <td safe>{l.chain}</td>
+                <td safe>{l.token}</td>
+                <td class="mono" safe>
+                  {l.address}
+                </td>
+                <td safe>{l.kind + (l.bindKey ? ` (${l.bindKey})` : "")}</td>
+                <td safe>{units(ctx, l.chain, l.token, l.available)}</td>
+                <td safe>{units(ctx, l.chain, l.token, l.reserved)}</td>
+                <td safe>{units(ctx, l.chain, l.token, l.chainBalance)}</td>
+                <td>
+                  <Time ms={l.checkedAt} />
+                </td>
+                <td>
+                  <StatusBadge status={l.status} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    </Layout>
+  ) as string;
+}
+
+/** Available balance per chain and token of the viewer's scope (the merchant dashboard shows it). */
+export function BalanceTotals(p: { d: BackofficeDeps; v: Viewer }): JSX.Element {
+  const ctx = p.d.ctx;
+  const totals = sheetTotals(balanceSheet(ctx.db, { merchantId: p.v.merchantId ?? undefined }));
+  return (
+    <>
+      <h2>Balances</h2>
+      <TableWrap label="Balances per chain and token">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Chain</th>
+              <th scope="col">Token</th>
+              <th scope="col">Available</th>
+              <th scope="col">Addresses</th>
+            </tr>
+          </thead>
+          <tbody>
+            {totals.length === 0 ? (
+              <tr>
+                <td colspan="4">No balances yet.</td>
+              </tr>
+            ) : (
+              totals.map((t) => (
+                <tr>
+                  <td safe>{t.chain}</td>
+                  <td safe>{t.token}</td>
+                  <td safe>{units(ctx, t.chain, t.token, t.available)}</td>
+                  <td>{t.addresses}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </TableWrap>
+      <p>
+        <a href={PATH}>Balances per address</a>
+      </p>
+    </>
+  );
+}
+
+export function balanceRoutes(d: BackofficeDeps) {
+  return new Elysia({ name: "backoffice-balances" }).get(
+    PATH,
+    page(d, {}, (v, { query }) => BalancesPage({ d, v, chain: query.chain, token: query.token })),
+  );
+}

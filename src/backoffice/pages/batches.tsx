@@ -1,0 +1,407 @@
+// Batch payouts (DESIGN 13), merchant users only: upload a CSV, see the preview
+// (errors with the API's codes, totals, estimated gas), confirm with the
+// password, follow the progress, download the results.
+import { Elysia } from "elysia";
+import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
+import { NotFound } from "../errors";
+import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Layout } from "../views/layout";
+import { BatchFileError, MAX_FILE_BYTES, MAX_ROWS } from "../../treasury/batch-csv";
+import {
+  BatchNotFound,
+  type BatchRow,
+  batchLines,
+  batchProgress,
+  batchResultsCsv,
+  batchSummary,
+  confirmBatch,
+  discardBatch,
+  getBatch,
+  listBatches,
+  uploadBatch,
+} from "../../treasury/batch";
+import { ReauthField, reauthOk } from "./reauth";
+import { payoutOrders } from "../../db/schema";
+import { inArray } from "drizzle-orm";
+
+const PATH = "/backoffice/batches";
+const SHOWN = 500;
+
+function mine(v: Viewer): number {
+  if (v.merchantId === null) throw new NotFound();
+  return v.merchantId;
+}
+
+function BatchesPage(p: { d: BackofficeDeps; v: Viewer; error?: string }): string {
+  const batches = listBatches(p.d.ctx.db, mine(p.v));
+  return (
+    <Layout title="Batch payouts" viewer={p.v} path={PATH}>
+      <Notice kind="error" text={p.error} />
+      <form method="post" action={PATH} enctype="multipart/form-data" class="stack">
+        <Csrf viewer={p.v} />
+        <label for="file">Payouts CSV</label>
+        <input id="file" name="file" type="file" accept=".csv,text/csv" required aria-describedby="file-help" />
+        <p id="file-help" class="muted">
+          UTF-8, header <code>chainCode,tokenSymbol,toAddress,amount,merchantOrderNo</code> and optionally <code>fromAddress</code>,{" "}
+          <code>deleteSourceAfterSuccess</code>; at most <span safe>{MAX_ROWS.toLocaleString("en-US")}</span> rows. Nothing is paid before you confirm the preview. A
+          merchantOrderNo that already has a payout is never paid again. Callbacks go to your default callback URL.
+        </p>
+        <button type="submit">Upload</button>
+      </form>
+      <h2>Uploads</h2>
+      <TableWrap label="Uploads">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Uploaded</th>
+              <th scope="col">File</th>
+              <th scope="col">Rows</th>
+              <th scope="col">Valid</th>
+              <th scope="col">Errors</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {batches.length === 0 ? (
+              <tr>
+                <td colspan="6">No uploads yet.</td>
+              </tr>
+            ) : (
+              batches.map((b) => (
+                <tr>
+                  <td>
+                    <a href={`${PATH}/${b.id}`}>
+                      <Time ms={b.createdAt} />
+                    </a>
+                  </td>
+                  <td safe>{b.fileName}</td>
+                  <td>{b.rowCount}</td>
+                  <td>{b.validCount}</td>
+                  <td>{b.errorCount}</td>
+                  <td>
+                    <StatusBadge status={b.status} />
+                  </td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </TableWrap>
+    </Layout>
+  ) as string;
+}
+
+function Totals({ b }: { b: BatchRow }): JSX.Element {
+  const s = batchSummary(b);
+  return (
+    <>
+      <h2>Totals per chain and token</h2>
+      <TableWrap label="Totals per chain and token">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Chain</th>
+              <th scope="col">Token</th>
+              <th scope="col">Payouts</th>
+              <th scope="col">Amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {s.perToken.map((t) => (
+              <tr>
+                <td safe>{t.chain}</td>
+                <td safe>{t.token}</td>
+                <td>{t.count}</td>
+                <td safe>{t.amount}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+      <h2>Totals per source address</h2>
+      <TableWrap label="Totals per source address">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Chain</th>
+              <th scope="col">Token</th>
+              <th scope="col">Source</th>
+              <th scope="col">Payouts</th>
+              <th scope="col">Amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {s.perSource.map((t) => (
+              <tr>
+                <td safe>{t.chain}</td>
+                <td safe>{t.token}</td>
+                <td class="mono" safe>
+                  {t.fromAddress}
+                </td>
+                <td>{t.count}</td>
+                <td safe>{t.amount}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+      <h2>Estimated gas</h2>
+      <TableWrap label="Estimated gas">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Chain</th>
+              <th scope="col">Transfers</th>
+              <th scope="col">Estimated gas (paid by the gas wallet)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {s.gas.map((g) => (
+              <tr>
+                <td safe>{g.chain}</td>
+                <td>{g.transfers}</td>
+                <td safe>{g.display + (g.note ? ` (${g.note})` : "")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    </>
+  );
+}
+
+function PreviewPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow; error?: string }): string {
+  const { b, v } = p;
+  const lines = batchLines(p.d.ctx.db, b.id);
+  const errors = lines.filter((l) => l.state === "invalid");
+  const existing = lines.filter((l) => l.state === "existing");
+  return (
+    <Layout title={`Batch ${b.fileName}`} viewer={v} path={PATH}>
+      <Notice kind="error" text={p.error} />
+      <dl class="kv">
+        <dt>File</dt>
+        <dd safe>{b.fileName}</dd>
+        <dt>Rows</dt>
+        <dd>{b.rowCount}</dd>
+        <dt>To pay</dt>
+        <dd data-testid="valid-count">{b.validCount}</dd>
+        <dt>Errors</dt>
+        <dd data-testid="error-count">{b.errorCount}</dd>
+        <dt>Already paid or ordered</dt>
+        <dd data-testid="existing-count">{existing.length}</dd>
+      </dl>
+      {errors.length > 0 ? (
+        <>
+          <h2>Rows with errors (not paid)</h2>
+          <TableWrap label="Rows with errors">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Row</th>
+                  <th scope="col">merchantOrderNo</th>
+                  <th scope="col">Code</th>
+                  <th scope="col">Problem</th>
+                </tr>
+              </thead>
+              <tbody>
+                {errors.map((l) => (
+                  <tr data-row={String(l.rowNo)}>
+                    <td>{l.rowNo}</td>
+                    <td safe>{l.merchantOrderNo ?? ""}</td>
+                    <td class="code" safe>
+                      {String(l.errorCode)}
+                    </td>
+                    <td safe>{l.errorMessage ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        </>
+      ) : null}
+      {existing.length > 0 ? (
+        <p class="muted">
+          {existing.length} row(s) have a merchantOrderNo that already has a payout order: they are not paid again.
+        </p>
+      ) : null}
+      {b.validCount > 0 ? <Totals b={b} /> : null}
+      {b.status === "preview" && b.validCount > 0 ? (
+        <form method="post" action={`${PATH}/${b.id}/confirm`} class="stack">
+          <Csrf viewer={v} />
+          <p>
+            Confirm to create {b.validCount} payout order(s). Each is an ordinary payout: signed, broadcast and tracked by the gateway.
+          </p>
+          <ReauthField viewer={v} />
+          <button type="submit">Confirm payouts</button>
+        </form>
+      ) : null}
+      {b.status === "preview" ? (
+        <form method="post" action={`${PATH}/${b.id}/discard`} class="actions">
+          <Csrf viewer={v} />
+          {b.validCount === 0 ? <p>Nothing in this file needs paying.</p> : null}
+          <button type="submit" class="secondary">
+            Discard
+          </button>
+        </form>
+      ) : null}
+      <p>
+        <a href={PATH}>All uploads</a>
+      </p>
+    </Layout>
+  ) as string;
+}
+
+function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string {
+  const { b, v, d } = p;
+  const pr = batchProgress(d.ctx.db, mine(v), b.id);
+  // The page refreshes itself: it lists the first rows only; the results CSV has every row.
+  const all = batchLines(d.ctx.db, b.id).filter((l) => l.state !== "invalid");
+  const lines = all.slice(0, SHOWN);
+  const ids = lines.map((l) => l.payoutOrderId).filter((x): x is number => x !== null);
+  const orders = new Map<number, typeof payoutOrders.$inferSelect>();
+  for (let i = 0; i < ids.length; i += 500) {
+    for (const o of d.ctx.db.select().from(payoutOrders).where(inArray(payoutOrders.id, ids.slice(i, i + 500))).all()) orders.set(o.id, o);
+  }
+  return (
+    <Layout title={`Batch ${b.fileName}`} viewer={v} path={PATH}>
+      {pr.finished ? null : <meta http-equiv="refresh" content="3" />}
+      <p role="status" data-testid="batch-progress" safe>
+        {pr.finished
+          ? `Finished: ${pr.orders.confirmed} confirmed, ${pr.orders.failed} failed, ${pr.rejected} refused, ${pr.invalid} rows with errors.`
+          : `In progress: ${pr.orders.confirmed} confirmed, ${pr.orders.broadcasted} broadcast, ${pr.orders.submitted} submitted, ${pr.waiting} waiting to be created.`}
+      </p>
+      <div class="cards">
+        {(
+          [
+            ["Rows", pr.rows],
+            ["Confirmed", pr.orders.confirmed],
+            ["Broadcast", pr.orders.broadcasted],
+            ["Submitted", pr.orders.submitted + pr.waiting],
+            ["Failed", pr.orders.failed],
+            ["Refused at creation", pr.rejected],
+            ["Rows with errors", pr.invalid],
+          ] as const
+        ).map(([k, n]) => (
+          <div class="card">
+            <div class="muted">
+              {k}
+            </div>
+            <div class="n">{n}</div>
+          </div>
+        ))}
+      </div>
+      <p>
+        <a href={`${PATH}/${b.id}/results.csv`} download="">
+          Download results CSV
+        </a>
+      </p>
+      {all.length > SHOWN ? <p class="muted" safe>{`The first ${SHOWN} of ${all.length} payouts; the results CSV lists every row.`}</p> : null}
+      <TableWrap label="Payouts of this batch">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Row</th>
+              <th scope="col">merchantOrderNo</th>
+              <th scope="col">Order</th>
+              <th scope="col">Status</th>
+              <th scope="col">Note</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lines.map((l) => {
+              const o = l.payoutOrderId !== null ? orders.get(l.payoutOrderId) : undefined;
+              return (
+                <tr>
+                  <td>{l.rowNo}</td>
+                  <td safe>{l.merchantOrderNo ?? ""}</td>
+                  <td>
+                    {o ? (
+                      <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
+                        {o.orderNo}
+                      </a>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
+                  <td>{o ? <StatusBadge status={o.status} /> : <StatusBadge status={l.state === "valid" ? "waiting" : l.state} />}</td>
+                  <td safe>{l.state === "existing" ? "already ordered before this batch" : (l.errorMessage ?? o?.lastError ?? "")}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </TableWrap>
+      <p>
+        <a href={PATH}>All uploads</a>
+      </p>
+    </Layout>
+  ) as string;
+}
+
+function batchOr404(d: BackofficeDeps, v: Viewer, id: string): BatchRow {
+  try {
+    return getBatch(d.ctx.db, mine(v), id);
+  } catch (e) {
+    if (e instanceof BatchNotFound) throw new NotFound("There is no such batch.");
+    throw e;
+  }
+}
+
+export function batchRoutes(d: BackofficeDeps) {
+  const now = () => d.ctx.clock.now();
+  return new Elysia({ name: "backoffice-batches" })
+    .get(PATH, page(d, { role: "merchant" }, (v) => BatchesPage({ d, v })))
+    .post(
+      PATH,
+      action(d, { role: "merchant" }, async (v, { body }) => {
+        const file = (body as Record<string, unknown>).file;
+        if (!(file instanceof Blob) || file.size === 0) return BatchesPage({ d, v, error: "Choose a CSV file to upload." });
+        if (file.size > MAX_FILE_BYTES) return BatchesPage({ d, v, error: `The file was not accepted: it is larger than ${MAX_FILE_BYTES >> 20} MB.` });
+        try {
+          const b = await uploadBatch(d.ctx, mine(v), { name: (file as File).name ?? "payouts.csv", bytes: new Uint8Array(await file.arrayBuffer()) }, actorOf(v));
+          return redirect(`${PATH}/${b.id}`);
+        } catch (e) {
+          if (e instanceof BatchFileError) return BatchesPage({ d, v, error: `The file was not accepted: ${e.message}.` });
+          throw e;
+        }
+      }),
+    )
+    .get(
+      `${PATH}/:id`,
+      page(d, { role: "merchant" }, (v, { params }) => {
+        const b = batchOr404(d, v, params.id!);
+        return b.status === "preview" || b.status === "discarded" ? PreviewPage({ d, v, b }) : ProgressPage({ d, v, b });
+      }),
+    )
+    .get(
+      `${PATH}/:id/results.csv`,
+      page(d, { role: "merchant" }, (v, { params }) => {
+        const b = batchOr404(d, v, params.id!);
+        return new Response(batchResultsCsv(d.ctx.db, mine(v), b.id), {
+          headers: {
+            "content-type": "text/csv; charset=utf-8",
+            "content-disposition": `attachment; filename="${b.id}-results.csv"`,
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+          },
+        });
+      }),
+    )
+    .post(
+      `${PATH}/:id/confirm`,
+      action(d, { role: "merchant", reauth: true }, async (v, { params, body }) => {
+        const b = batchOr404(d, v, params.id!);
+        if (!(await reauthOk(d, v, str(body._reauth)))) return PreviewPage({ d, v, b, error: "That was not right: enter your password (or authentication code) to confirm." });
+        confirmBatch({ db: d.ctx.db, now }, mine(v), b.id, actorOf(v));
+        return redirect(`${PATH}/${b.id}`);
+      }),
+    )
+    .post(
+      `${PATH}/:id/discard`,
+      action(d, { role: "merchant" }, (v, { params }) => {
+        const b = batchOr404(d, v, params.id!);
+        discardBatch({ db: d.ctx.db, now }, mine(v), b.id, actorOf(v));
+        return redirect(PATH);
+      }),
+    );
+}

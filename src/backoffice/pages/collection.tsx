@@ -1,0 +1,299 @@
+// Collection (DESIGN 13), merchant users: destination, minimum and optional
+// schedule per chain and token; "Collect now" previews the legs and gas;
+// "Confirm collection" (with the password) runs them as payouts; history.
+import { Elysia } from "elysia";
+import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
+import { NotFound } from "../errors";
+import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Layout } from "../views/layout";
+import {
+  CollectionError,
+  type CollectionRun,
+  collectionSettingsOf,
+  confirmCollection,
+  getRun,
+  listRuns,
+  previewCollection,
+  runGas,
+  runLegs,
+  runProgress,
+  setCollectionSetting,
+} from "../../treasury/collection";
+import { ReauthField, reauthOk } from "./reauth";
+import { units } from "./treasury-format";
+
+const PATH = "/backoffice/collection";
+
+function mine(v: Viewer): number {
+  if (v.merchantId === null) throw new NotFound();
+  return v.merchantId;
+}
+
+function pairs(d: BackofficeDeps): Array<[string, string]> {
+  return [...d.ctx.chains.values()].flatMap((a) => a.tokens.map((t) => [a.chain, t.symbol] as [string, string]));
+}
+
+function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string }): string {
+  const { d, v } = p;
+  const ctx = d.ctx;
+  const settings = collectionSettingsOf(ctx.db, mine(v));
+  const runs = listRuns(ctx.db, mine(v));
+  return (
+    <Layout title="Collection" viewer={v} path={PATH}>
+      <Notice text={p.notice} />
+      <Notice kind="error" text={p.error} />
+      <p class="muted">
+        Collection sweeps your deposit addresses into one destination (e.g. a cold wallet). Each address holding at least the minimum becomes one payout
+        of its whole available balance; the gateway's gas wallet pays the network fees.
+      </p>
+      <h2>Destinations</h2>
+      <TableWrap label="Collection destinations">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Chain</th>
+              <th scope="col">Token</th>
+              <th scope="col">Destination</th>
+              <th scope="col">Minimum</th>
+              <th scope="col">Schedule (UTC)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {settings.length === 0 ? (
+              <tr>
+                <td colspan="5">No destination set yet.</td>
+              </tr>
+            ) : (
+              settings.map((s) => (
+                <tr>
+                  <td safe>{s.chain}</td>
+                  <td safe>{s.token}</td>
+                  <td class="mono" safe>
+                    {s.destination}
+                  </td>
+                  <td safe>{s.minimum}</td>
+                  <td safe>{s.schedule ?? "manual only"}</td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </TableWrap>
+      {settings.length > 0 ? (
+        <form method="post" action={`${PATH}/preview`} class="actions">
+          <Csrf viewer={v} />
+          <label for="collect-pair">Chain and token</label>
+          <select id="collect-pair" name="pair">
+            {settings.map((s) => (
+              <option value={`${s.chain}:${s.token}`} safe>{`${s.chain} ${s.token}`}</option>
+            ))}
+          </select>
+          <button type="submit">Collect now</button>
+        </form>
+      ) : null}
+      <h2>Set a destination</h2>
+      <form method="post" action={`${PATH}/settings`} class="stack">
+        <Csrf viewer={v} />
+        <label for="pair">Chain and token</label>
+        <select id="pair" name="pair">
+          {pairs(d).map(([c, t]) => (
+            <option value={`${c}:${t}`} safe>{`${c} ${t}`}</option>
+          ))}
+        </select>
+        <label for="destination">Destination address</label>
+        <input id="destination" name="destination" required autocomplete="off" />
+        <label for="minimum">Minimum</label>
+        <input id="minimum" name="minimum" required inputmode="decimal" value="10" />
+        <label for="schedule">Schedule (cron, UTC; empty: manual only)</label>
+        <input id="schedule" name="schedule" placeholder="0 3 * * *" autocomplete="off" />
+        <button type="submit">Save destination</button>
+      </form>
+      <h2>Runs</h2>
+      <TableWrap label="Collection runs">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Started</th>
+              <th scope="col">Chain</th>
+              <th scope="col">Token</th>
+              <th scope="col">Legs</th>
+              <th scope="col">Total</th>
+              <th scope="col">Trigger</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.length === 0 ? (
+              <tr>
+                <td colspan="7">No collection run yet.</td>
+              </tr>
+            ) : (
+              runs.map((r) => (
+                <tr>
+                  <td>
+                    <a href={`${PATH}/runs/${r.id}`}>
+                      <Time ms={r.createdAt} />
+                    </a>
+                  </td>
+                  <td safe>{r.chain}</td>
+                  <td safe>{r.token}</td>
+                  <td>{r.legCount}</td>
+                  <td safe>{units(ctx, r.chain, r.token, r.total)}</td>
+                  <td>{r.trigger}</td>
+                  <td>
+                    <StatusBadge status={r.status} />
+                  </td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </TableWrap>
+    </Layout>
+  ) as string;
+}
+
+function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: string }): string {
+  const { d, v, r } = p;
+  const ctx = d.ctx;
+  const legs = runLegs(ctx.db, r.id);
+  const gas = runGas(r);
+  const pr = runProgress(ctx.db, r.id);
+  const finished = r.status === "done" && pr.planned + pr.submitted + pr.broadcasted === 0;
+  return (
+    <Layout title={`Collection ${r.chain} ${r.token}`} viewer={v} path={PATH}>
+      <Notice kind="error" text={p.error} />
+      {r.status === "running" || (r.status === "done" && !finished) ? <meta http-equiv="refresh" content="3" /> : null}
+      <dl class="kv">
+        <dt>Destination</dt>
+        <dd class="mono" safe>
+          {r.destination}
+        </dd>
+        <dt>Minimum</dt>
+        <dd safe>{r.minimum}</dd>
+        <dt>Legs</dt>
+        <dd data-testid="leg-count">{r.legCount}</dd>
+        <dt>Total</dt>
+        <dd data-testid="collection-total" safe>
+          {units(ctx, r.chain, r.token, r.total)}
+        </dd>
+        <dt>Estimated gas</dt>
+        <dd safe>{gas.display + (gas.note ? ` (${gas.note})` : "")}</dd>
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={r.status} />
+        </dd>
+      </dl>
+      {r.status !== "preview" ? (
+        <p role="status" data-testid="collection-progress" safe>
+          {finished
+            ? `Finished: ${pr.confirmed} confirmed, ${pr.failed} failed, ${pr.rejected} refused.`
+            : `In progress: ${pr.confirmed} confirmed, ${pr.broadcasted} broadcast, ${pr.submitted + pr.planned} waiting.`}
+        </p>
+      ) : null}
+      {r.status === "preview" && r.legCount > 0 ? (
+        <form method="post" action={`${PATH}/runs/${r.id}/confirm`} class="stack">
+          <Csrf viewer={v} />
+          <ReauthField viewer={v} />
+          <button type="submit">Confirm collection</button>
+        </form>
+      ) : null}
+      {r.status === "preview" && r.legCount === 0 ? <p>No address holds the minimum: nothing to collect.</p> : null}
+      <TableWrap label="Legs">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Leg</th>
+              <th scope="col">From</th>
+              <th scope="col">Amount</th>
+              <th scope="col">Order</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {legs.map(({ leg, order }) => (
+              <tr>
+                <td>{leg.legNo}</td>
+                <td class="mono" safe>
+                  {leg.fromAddress}
+                </td>
+                <td safe>{units(ctx, r.chain, r.token, leg.amount)}</td>
+                <td>
+                  {order ? (
+                    <a class="mono" href={`/backoffice/orders/${order.orderNo}`} safe>
+                      {order.orderNo}
+                    </a>
+                  ) : (
+                    "—"
+                  )}
+                </td>
+                <td>
+                  <StatusBadge status={order?.status ?? leg.state} />
+                  {leg.errorMessage ? <span safe>{` ${leg.errorMessage}`}</span> : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+      <p>
+        <a href={PATH}>Back to collection</a>
+      </p>
+    </Layout>
+  ) as string;
+}
+
+function runOr404(d: BackofficeDeps, v: Viewer, id: string): CollectionRun {
+  try {
+    return getRun(d.ctx.db, mine(v), id);
+  } catch (e) {
+    if (e instanceof CollectionError) throw new NotFound("There is no such collection run.");
+    throw e;
+  }
+}
+
+const splitPair = (s: string) => {
+  const [chain = "", token = ""] = s.split(":");
+  return { chain, token };
+};
+
+export function collectionRoutes(d: BackofficeDeps) {
+  return new Elysia({ name: "backoffice-collection" })
+    .get(PATH, page(d, { role: "merchant" }, (v, { query }) => CollectionPage({ d, v, notice: query.done === "saved" ? "Destination saved." : undefined })))
+    .post(
+      `${PATH}/settings`,
+      action(d, { role: "merchant", reauth: true }, (v, { body }) => {
+        const { chain, token } = splitPair(str(body.pair));
+        try {
+          setCollectionSetting(d.ctx, mine(v), { chainCode: chain, tokenSymbol: token, destination: str(body.destination), minimum: str(body.minimum), schedule: str(body.schedule) }, actorOf(v));
+        } catch (e) {
+          if (e instanceof CollectionError) return CollectionPage({ d, v, error: e.message });
+          throw e;
+        }
+        return redirect(`${PATH}?done=saved`);
+      }),
+    )
+    .post(
+      `${PATH}/preview`,
+      action(d, { role: "merchant" }, async (v, { body }) => {
+        const { chain, token } = splitPair(str(body.pair));
+        try {
+          const r = await previewCollection(d.ctx, mine(v), chain, token, actorOf(v));
+          return redirect(`${PATH}/runs/${r.id}`);
+        } catch (e) {
+          if (e instanceof CollectionError) return CollectionPage({ d, v, error: e.message });
+          throw e;
+        }
+      }),
+    )
+    .get(`${PATH}/runs/:id`, page(d, { role: "merchant" }, (v, { params }) => RunPage({ d, v, r: runOr404(d, v, params.id!) })))
+    .post(
+      `${PATH}/runs/:id/confirm`,
+      action(d, { role: "merchant", reauth: true }, async (v, { params, body }) => {
+        const r = runOr404(d, v, params.id!);
+        if (!(await reauthOk(d, v, str(body._reauth)))) return RunPage({ d, v, r, error: "That was not right: enter your password (or authentication code) to confirm." });
+        confirmCollection({ db: d.ctx.db, now: () => d.ctx.clock.now() }, mine(v), r.id, actorOf(v));
+        return redirect(`${PATH}/runs/${r.id}`);
+      }),
+    );
+}

@@ -1,0 +1,102 @@
+// The dashboard: open items (both roles, scoped), volume per day, and for the
+// operator the state of each chain and its gas wallet.
+import { Elysia } from "elysia";
+import { type BackofficeDeps, page } from "../guard";
+import { openCounts, volumePerDay } from "../queries/dashboard";
+import { TableWrap } from "../views/common";
+import { VolumeChart } from "../views/chart";
+import { Layout } from "../views/layout";
+import { BalanceTotals } from "./balances";
+
+const NATIVE: Record<string, string> = { TRON: "TRX", BSC: "BNB", SOL: "SOL" };
+
+export function dashboardRoutes(d: BackofficeDeps) {
+  return new Elysia({ name: "backoffice-dashboard" })
+    // The dashboard's script polls this to keep the counters live (progressive enhancement).
+    .get(
+      "/backoffice/counts.json",
+      page(d, {}, (v) => new Response(JSON.stringify(openCounts(d.ctx.db, { merchantId: v.merchantId })), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" } })),
+    )
+    .get(
+    "/backoffice",
+    page(d, {}, (v) => {
+      const scope = { merchantId: v.merchantId };
+      const c = openCounts(d.ctx.db, scope);
+      const days = volumePerDay(d.ctx.db, scope, d.users.now());
+      const chains = v.role === "operator" ? d.chainStates() : [];
+      const cards: [string, keyof typeof c, string][] = [
+        ["Open orders", "openOrders", "/backoffice/payins?status=waiting_payment"],
+        ["Unmatched deposits", "unmatchedDeposits", v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/deposits?status=unmatched"],
+        ["Frozen orders", "frozenOrders", v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/payins?status=frozen_abnormal"],
+        ["Failed callbacks", "failedCallbacks", "/backoffice/callbacks"],
+        ["Failed payouts", "failedPayouts", "/backoffice/payouts?status=failed"],
+      ];
+      return (
+        <Layout title="Dashboard" viewer={v} path="/backoffice">
+          <section aria-label="Open items" class="cards" data-live="/backoffice/counts.json">
+            {cards.map(([label, key, href]) => (
+              <a class="card" href={href}>
+                <div class="n" data-count={key} safe>
+                  {String(c[key])}
+                </div>
+                <div safe>{label}</div>
+              </a>
+            ))}
+          </section>
+          <h2>Volume per day</h2>
+          <VolumeChart days={days} />
+          {v.role === "merchant" ? <BalanceTotals d={d} v={v} /> : null}
+          {v.role === "operator" ? (
+            <>
+              <h2>Chains</h2>
+              <TableWrap label="Chain status">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Chain</th>
+                      <th scope="col">Head</th>
+                      <th scope="col">Final</th>
+                      <th scope="col">Scanned</th>
+                      <th scope="col">Lag</th>
+                      <th scope="col">RPC endpoints</th>
+                      <th scope="col">Gas wallet</th>
+                      <th scope="col">Gas balance</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {chains.map((s) => (
+                      <tr>
+                        <td safe>{`${s.chainCode} (${s.mode})`}</td>
+                        <td safe>{s.head ?? "—"}</td>
+                        <td safe>{s.final ?? "—"}</td>
+                        <td safe>{s.scanned ?? "—"}</td>
+                        <td safe>{s.lagBlocks === null ? "—" : `${s.lagBlocks} blocks · ${s.lagSeconds} s`}</td>
+                        <td>
+                          {s.mode === "sandbox" ? (
+                            "in-process sandbox"
+                          ) : (
+                            <ul class="plain">
+                              {s.rpc.map((e) => (
+                                <li safe>{`${e.endpoint}: ${e.up ? "up" : `down${e.lastError ? ` (${e.lastError})` : ""}`}`}</li>
+                              ))}
+                            </ul>
+                          )}
+                        </td>
+                        <td class="mono" safe>
+                          {s.gasWallet?.address ?? "—"}
+                        </td>
+                        <td safe>{s.gasWallet?.balance == null ? "—" : `${s.gasWallet.balance} ${NATIVE[s.chainCode]}${s.gasWallet.low ? " (low)" : ""}`}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableWrap>
+            </>
+          ) : (
+            <></>
+          )}
+        </Layout>
+      );
+    }),
+  );
+}

@@ -1,0 +1,196 @@
+// Developer settings of a merchant user (DESIGN 12): rotate the API key (shown
+// once), the default callback URL with "Send test callback" and its
+// deliveries, and the /openapi IP allowlist.
+import { Elysia } from "elysia";
+import { currentKey, findMerchantById } from "../../merchants/service";
+import { rotateKeyAudited } from "../../merchants/admin";
+import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merchants/settings";
+import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback } from "../../callbacks/test-event";
+import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
+import { NotFound } from "../errors";
+import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Layout } from "../views/layout";
+import { ReauthField, reauthOk } from "./reauth";
+
+const PATH = "/backoffice/developer";
+const NOTICES: Record<string, string> = {
+  callback: "Default callback URL saved.",
+  allowlist: "IP allowlist saved.",
+  test: "Test callback queued: its delivery shows below.",
+};
+
+function merchantOf(d: BackofficeDeps, v: Viewer) {
+  const m = v.merchantId === null ? undefined : findMerchantById(d.ctx.db, v.merchantId);
+  if (!m) throw new NotFound();
+  return m;
+}
+
+function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string; newKey?: string }): string {
+  const { d, v } = p;
+  const m = merchantOf(d, v);
+  const key = currentKey(d.ctx.db, m.id);
+  const tests = recentTestCallbacks(d.ctx.db, m.id);
+  return (
+    <Layout title="Developer settings" viewer={v} path={PATH}>
+      <Notice text={p.notice} />
+      <Notice kind="error" text={p.error} />
+      <h2>API key</h2>
+      <dl class="kv">
+        <dt>Merchant UID</dt>
+        <dd class="mono" safe>
+          {m.uid}
+        </dd>
+        <dt>Current key</dt>
+        <dd class="mono" safe>
+          {key?.hint ?? "—"}
+        </dd>
+        <dt>Issued</dt>
+        <dd>
+          <Time ms={key?.validFrom} />
+        </dd>
+      </dl>
+      {p.newKey ? (
+        <>
+          <p role="status">Your new API key. Copy it now: it is not shown again.</p>
+          <p class="secret" data-testid="new-api-key" safe>
+            {p.newKey}
+          </p>
+          <p class="muted" safe>
+            The previous key still signs requests for {p.d.ctx.config.auth.rotation_grace} and keeps verifying the callbacks of orders created under it.
+          </p>
+        </>
+      ) : null}
+      <form method="post" action={`${PATH}/rotate-key`} class="stack">
+        <Csrf viewer={v} />
+        <ReauthField viewer={v} />
+        <button type="submit">Rotate API key</button>
+      </form>
+
+      <h2>Callbacks</h2>
+      <form method="post" action={`${PATH}/callback-url`} class="stack">
+        <Csrf viewer={v} />
+        <label for="url">Default callback URL</label>
+        <input id="url" name="url" type="url" value={m.defaultCallbackUrl ?? ""} placeholder="https://shop.example/stablegate/callback" />
+        <button type="submit">Save callback URL</button>
+      </form>
+      <form method="post" action={`${PATH}/test-callback`} class="actions">
+        <Csrf viewer={v} />
+        <button type="submit" class="secondary">
+          Send test callback
+        </button>
+      </form>
+      <TableWrap label="Test callbacks">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Sent</th>
+              <th scope="col">URL</th>
+              <th scope="col">Delivery</th>
+              <th scope="col">HTTP status</th>
+              <th scope="col">Latency</th>
+              <th scope="col">Response</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tests.length === 0 ? (
+              <tr>
+                <td colspan="6">No test callback sent yet.</td>
+              </tr>
+            ) : (
+              tests.map((t) => {
+                const last = t.attemptRows[t.attemptRows.length - 1];
+                return (
+                  <tr data-testid="test-callback">
+                    <td>
+                      <Time ms={t.createdAt} />
+                    </td>
+                    <td class="mono" safe>
+                      {t.url ?? ""}
+                    </td>
+                    <td>
+                      <StatusBadge status={t.state} />
+                    </td>
+                    <td safe>{last?.httpStatus === null || last?.httpStatus === undefined ? "—" : String(last.httpStatus)}</td>
+                    <td safe>{last?.durationMs === null || last?.durationMs === undefined ? "—" : `${last.durationMs} ms`}</td>
+                    <td class="mono" safe>
+                      {(last?.error ?? last?.responseBody ?? "").slice(0, 200)}
+                    </td>
+                  </tr>
+                );
+              })
+            )}
+          </tbody>
+        </table>
+      </TableWrap>
+
+      <h2>IP allowlist</h2>
+      <form method="post" action={`${PATH}/ip-allowlist`} class="stack">
+        <Csrf viewer={v} />
+        <label for="allow">IP allowlist</label>
+        <textarea id="allow" name="allowlist" rows="4" aria-describedby="allow-help" safe>
+          {ipAllowlistOf(m).join("\n")}
+        </textarea>
+        <p id="allow-help" class="muted">
+          One address or CIDR per line. Empty: any address may call /openapi. A request from elsewhere is refused with code 20020.
+        </p>
+        <button type="submit">Save IP allowlist</button>
+      </form>
+    </Layout>
+  ) as string;
+}
+
+export function developerRoutes(d: BackofficeDeps) {
+  const settingsDeps = () => ({ db: d.ctx.db, now: () => d.ctx.clock.now(), allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets });
+  return new Elysia({ name: "backoffice-developer" })
+    .get(PATH, page(d, { role: "merchant" }, (v, { query }) => DeveloperPage({ d, v, notice: NOTICES[query.done ?? ""] })))
+    .post(
+      `${PATH}/rotate-key`,
+      action(d, { role: "merchant", reauth: true }, async (v, { body }) => {
+        const m = merchantOf(d, v);
+        if (!(await reauthOk(d, v, str(body._reauth)))) return DeveloperPage({ d, v, error: "That was not right: enter your password (or authentication code) to rotate the key." });
+        const r = rotateKeyAudited({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, d.ctx.ms.rotationGrace, actorOf(v));
+        return DeveloperPage({ d, v, newKey: r.apiKey });
+      }),
+    )
+    .post(
+      `${PATH}/callback-url`,
+      action(d, { role: "merchant" }, (v, { body }) => {
+        const m = merchantOf(d, v);
+        try {
+          const r = updateMerchantSettings(settingsDeps(), m.uid, { defaultNotifyUrl: str(body.url) }, actorOf(v));
+          if (r.released > 0) d.kick();
+        } catch (e) {
+          if (e instanceof SettingsError) return DeveloperPage({ d, v, error: e.message });
+          throw e;
+        }
+        return redirect(`${PATH}?done=callback`);
+      }),
+    )
+    .post(
+      `${PATH}/test-callback`,
+      action(d, { role: "merchant" }, (v) => {
+        const m = merchantOf(d, v);
+        try {
+          sendTestCallback({ db: d.ctx.db, now: () => d.ctx.clock.now() }, m.id);
+        } catch (e) {
+          if (e instanceof NoDefaultCallbackUrl) return DeveloperPage({ d, v, error: "Set a default callback URL first: the test callback goes there." });
+          throw e;
+        }
+        d.kick();
+        return redirect(`${PATH}?done=test`);
+      }),
+    )
+    .post(
+      `${PATH}/ip-allowlist`,
+      action(d, { role: "merchant" }, (v, { body }) => {
+        const m = merchantOf(d, v);
+        try {
+          updateMerchantSettings(settingsDeps(), m.uid, { ipAllowlist: str(body.allowlist).split(/[\s,]+/) }, actorOf(v));
+        } catch (e) {
+          if (e instanceof SettingsError) return DeveloperPage({ d, v, error: e.message });
+          throw e;
+        }
+        return redirect(`${PATH}?done=allowlist`);
+      }),
+    );
+}

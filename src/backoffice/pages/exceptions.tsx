@@ -1,0 +1,425 @@
+// The operator's exceptions queue: unmatched deposits ("Attach" to an order
+// chosen by search), frozen orders ("Release", "Cancel order"), the deny list.
+// The deposit page is shared (scoped) so a merchant sees its own deposits too.
+import { Elysia } from "elysia";
+import { CHAIN_CODES } from "../../chains/types";
+import { fromBaseUnits } from "../../lib/money";
+import { attachDeposit, denySender, dismissDeposit, listDenied, markDepositRefunded, OperatorError, undenySender } from "../../payin/operator";
+import { listUnmatched, UNMATCHED_REASONS, type UnmatchedReason } from "../../payin/unmatched";
+import { NotFound } from "../errors";
+import { decimalsOf } from "../format";
+import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
+import { attachCandidates, depositDetail } from "../queries/deposits";
+import { parseFilter } from "../queries/filters";
+import { listPayins } from "../queries/lists";
+import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { ChainRef } from "../views/explorer";
+import { Layout } from "../views/layout";
+import { orderDetail } from "../queries/order";
+
+const NOTICES: Record<string, string> = {
+  denied: "Sender added to the deny list.",
+  undenied: "Sender removed from the deny list.",
+  refunded: "Deposit recorded as refunded.",
+  dismissed: "Deposit dismissed.",
+};
+
+function resolutionText(t: { resolution: string | null; resolutionRef: string | null; resolutionNote: string | null }): string {
+  if (!t.resolution) return "open";
+  return `${t.resolution}${t.resolutionRef ? ` (${t.resolutionRef})` : ""}${t.resolutionNote ? `: ${t.resolutionNote}` : ""}`;
+}
+
+const reasonText = (r: string | null | undefined) => (r && r in UNMATCHED_REASONS ? UNMATCHED_REASONS[r as UnmatchedReason] : (r ?? ""));
+
+function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string }): string {
+  const { d, v } = p;
+  const unmatched = listUnmatched(d.ctx, { state: "open", limit: 200 }).deposits;
+  const frozen = listPayins(d.ctx.db, { merchantId: null }, parseFilter({ status: "frozen_abnormal" }, ["frozen_abnormal"]), { limit: 200 }).rows;
+  const denied = listDenied(d.ctx);
+  return (
+    <Layout title="Exceptions" viewer={v} path="/backoffice/exceptions">
+      <Notice text={p.notice} />
+      <Notice kind="error" text={p.error} />
+      <h2>Unmatched deposits</h2>
+      {unmatched.length ? (
+        <TableWrap label="Unmatched deposits">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Deposit</th>
+                <th scope="col">Merchant</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Why</th>
+                <th scope="col">To address</th>
+                <th scope="col">Block time</th>
+                <th scope="col">
+                  <span class="sr">Action</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {unmatched.map((t) => (
+                <tr>
+                  <td>
+                    <a href={`/backoffice/deposits/${t.depositId}`} aria-label={`Review deposit #${t.depositId}`} safe>
+                      {`#${t.depositId}`}
+                    </a>
+                  </td>
+                  <td safe>{t.merchantUid ?? "—"}</td>
+                  <td safe>{`${t.amount} ${t.tokenSymbol} (${t.chainCode})`}</td>
+                  <td>{t.reasonText ?? ""}</td>
+                  <td class="mono" safe>
+                    {t.toAddress}
+                  </td>
+                  <td safe>{t.blockTime ?? ""}</td>
+                  <td>
+                    <form method="get" action={`/backoffice/deposits/${t.depositId}`} class="inline">
+                      <button type="submit" class="secondary" aria-label={`Attach deposit #${t.depositId}`}>
+                        Attach
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      ) : (
+        <p>None.</p>
+      )}
+      <h2>Frozen orders</h2>
+      {frozen.length ? (
+        <TableWrap label="Frozen orders">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Order</th>
+                <th scope="col">Merchant</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Paid</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {frozen.map((o) => (
+                <tr>
+                  <td>
+                    <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
+                      {o.orderNo}
+                    </a>
+                  </td>
+                  <td safe>{o.merchantUid}</td>
+                  <td safe>{`${o.amount} ${o.token}`}</td>
+                  <td safe>{o.paidAmount || "—"}</td>
+                  <td>
+                    <form method="post" action={`/backoffice/orders/${o.orderNo}/release`} class="inline">
+                      <Csrf viewer={v} />
+                      <button type="submit" aria-label={`Release ${o.orderNo}`}>
+                        Release
+                      </button>
+                    </form>{" "}
+                    <form method="post" action={`/backoffice/orders/${o.orderNo}/cancel`} class="inline">
+                      <Csrf viewer={v} />
+                      <button type="submit" class="secondary" aria-label={`Cancel order ${o.orderNo}`}>
+                        Cancel order
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      ) : (
+        <p>None.</p>
+      )}
+      <h2>Deny list</h2>
+      <p class="muted">A payment from a listed sender freezes its order for review.</p>
+      <form method="post" action="/backoffice/exceptions/deny" class="filters">
+        <Csrf viewer={v} />
+        <label for="deny-chain">
+          Chain
+          <select id="deny-chain" name="chain">
+            {CHAIN_CODES.map((c) => (
+              <option value={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+        <label for="deny-address">
+          Sender address
+          <input id="deny-address" name="address" required maxlength="128" />
+        </label>
+        <label for="deny-reason">
+          Deny reason
+          <input id="deny-reason" name="reason" required maxlength="500" />
+        </label>
+        <button type="submit">Add to deny list</button>
+      </form>
+      <TableWrap label="Deny list">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Chain</th>
+              <th scope="col">Address</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Added</th>
+              <th scope="col">
+                <span class="sr">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {denied.map((r) => (
+              <tr>
+                <td safe>{r.chainCode}</td>
+                <td class="mono" safe>
+                  {r.address}
+                </td>
+                <td safe>{r.reason ?? ""}</td>
+                <td safe>{r.createdAt}</td>
+                <td>
+                  <form method="post" action="/backoffice/exceptions/undeny" class="inline">
+                    <Csrf viewer={v} />
+                    <input type="hidden" name="chain" value={r.chainCode} />
+                    <input type="hidden" name="address" value={r.address} />
+                    <button type="submit" class="secondary" aria-label={`Remove ${r.address} from the deny list`}>
+                      Remove
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    </Layout>
+  ) as string;
+}
+
+function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; error?: string; notice?: string }): string {
+  const { d, v } = p;
+  const dep = depositDetail(d.ctx.db, { merchantId: v.merchantId }, p.id);
+  if (!dep) throw new NotFound("No such deposit.");
+  const { t } = dep;
+  const amount = `${fromBaseUnits(BigInt(t.amount), decimalsOf(d.ctx)(t.chain, t.token), 6)} ${t.token}`;
+  const open = v.role === "operator" && t.unmatchedReason !== null && t.resolution === null;
+  const canAttach = open && t.status !== "reverted";
+  const candidates = canAttach ? attachCandidates(d.ctx.db, t, p.q) : [];
+  return (
+    <Layout title={`Deposit #${t.id}`} viewer={v} path="/backoffice/deposits">
+      <Notice text={p.notice} />
+      <Notice kind="error" text={p.error} />
+      <dl class="kv">
+        <dt>State</dt>
+        <dd>
+          <StatusBadge status={t.disposition} /> <StatusBadge status={t.status} />
+        </dd>
+        <dt>Merchant</dt>
+        <dd safe>{dep.merchantUid ?? "—"}</dd>
+        <dt>Amount</dt>
+        <dd safe>{`${amount} (${t.chain})`}</dd>
+        <dt>Transaction</dt>
+        <dd>
+          <ChainRef ctx={d.ctx} chain={t.chain} kind="tx" value={t.txHash} />
+        </dd>
+        <dt>From</dt>
+        <dd>
+          <ChainRef ctx={d.ctx} chain={t.chain} kind="address" value={t.fromAddress} />
+        </dd>
+        <dt>To</dt>
+        <dd>
+          <ChainRef ctx={d.ctx} chain={t.chain} kind="address" value={t.toAddress} />
+        </dd>
+        <dt>Block</dt>
+        <dd safe>{`${t.blockNumber} · ${t.confirmations} confirmations`}</dd>
+        <dt>Block time</dt>
+        <dd>
+          <Time ms={t.blockTime} />
+        </dd>
+        {t.unmatchedReason ? (
+          <>
+            <dt>Unmatched because</dt>
+            <dd safe>{reasonText(t.unmatchedReason)}</dd>
+            <dt>Resolution</dt>
+            <dd safe>{resolutionText(t)}</dd>
+          </>
+        ) : (
+          <></>
+        )}
+        <dt>Order</dt>
+        <dd>
+          {dep.orderNo ? (
+            <a class="mono" href={`/backoffice/orders/${dep.orderNo}`} safe>
+              {dep.orderNo}
+            </a>
+          ) : (
+            "—"
+          )}
+        </dd>
+      </dl>
+      {canAttach ? (
+        <>
+          <h2>Attach to an order</h2>
+          <p class="muted">Orders of the same address and token that are waiting for payment or expired.</p>
+          <form method="get" action={`/backoffice/deposits/${t.id}`} class="inline">
+            <label for="order-q">Order</label>
+            <input id="order-q" name="order" value={p.q} placeholder="orderNo or merchantOrderNo" />
+            <button type="submit">Find order</button>
+          </form>
+          {candidates.length ? (
+            <TableWrap label="Orders to attach to">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Order</th>
+                    <th scope="col">Merchant order</th>
+                    <th scope="col">Amount</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">
+                      <span class="sr">Action</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {candidates.map((o) => (
+                    <tr>
+                      <td class="mono" safe>
+                        {o.orderNo}
+                      </td>
+                      <td safe>{o.merchantOrderNo}</td>
+                      <td safe>{`${fromBaseUnits(BigInt(o.amount), o.decimals, 6)} ${o.token}`}</td>
+                      <td>
+                        <StatusBadge status={o.status} />
+                      </td>
+                      <td>
+                        <form method="post" action={`/backoffice/deposits/${t.id}/attach`} class="inline">
+                          <Csrf viewer={v} />
+                          <input type="hidden" name="orderNo" value={o.orderNo} />
+                          <button type="submit" aria-label={`Attach to ${o.orderNo}`}>
+                            Attach
+                          </button>
+                        </form>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          ) : (
+            <p>No order to attach to{p.q ? " matches that search" : ""}.</p>
+          )}
+        </>
+      ) : (
+        <></>
+      )}
+      {open ? (
+        <>
+          <h2>Refund or dismiss</h2>
+          <form method="post" action={`/backoffice/deposits/${t.id}/refunded`} class="inline">
+            <Csrf viewer={v} />
+            <label for="refund-payout">Refund payout</label>
+            <input id="refund-payout" name="payoutOrderNo" required maxlength="32" placeholder="PO…" />
+            <button type="submit">Mark refunded</button>
+          </form>
+          <form method="post" action={`/backoffice/deposits/${t.id}/dismiss`} class="inline">
+            <Csrf viewer={v} />
+            <label for="dismiss-note">Note</label>
+            <input id="dismiss-note" name="note" required maxlength="500" />
+            <button type="submit" class="secondary">
+              Dismiss
+            </button>
+          </form>
+        </>
+      ) : (
+        <></>
+      )}
+    </Layout>
+  ) as string;
+}
+
+const idParam = (s: string) => (/^\d{1,15}$/.test(s) ? Number(s) : -1);
+
+export function exceptionsRoutes(d: BackofficeDeps) {
+  return new Elysia({ name: "backoffice-exceptions" })
+    .get("/backoffice/exceptions", page(d, { role: "operator" }, (v, { query }) => ExceptionsPage({ d, v, notice: NOTICES[query.done ?? ""] })))
+    .get(
+      "/backoffice/deposits/:id",
+      page(d, {}, (v, { params, query }) => DepositPage({ d, v, id: idParam(params.id), q: (query.order ?? "").slice(0, 64), notice: NOTICES[query.done ?? ""] })),
+    )
+    .post(
+      "/backoffice/deposits/:id/refunded",
+      action(d, { role: "operator" }, (v, { params, body }) => {
+        const id = idParam(params.id);
+        try {
+          markDepositRefunded(d.ctx, id, str(body.payoutOrderNo).trim(), actorOf(v));
+        } catch (e) {
+          if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
+          throw e;
+        }
+        return redirect(`/backoffice/deposits/${id}?done=refunded`);
+      }),
+    )
+    .post(
+      "/backoffice/deposits/:id/dismiss",
+      action(d, { role: "operator" }, (v, { params, body }) => {
+        const id = idParam(params.id);
+        try {
+          dismissDeposit(d.ctx, id, str(body.note), actorOf(v));
+        } catch (e) {
+          if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
+          throw e;
+        }
+        return redirect(`/backoffice/deposits/${id}?done=dismissed`);
+      }),
+    )
+    .post(
+      "/backoffice/deposits/:id/attach",
+      action(d, { role: "operator", reauth: true }, (v, { params, body }) => {
+        const id = idParam(params.id);
+        const dep = depositDetail(d.ctx.db, { merchantId: null }, id);
+        if (!dep) throw new NotFound("No such deposit.");
+        const o = orderDetail(d.ctx.db, { merchantId: null }, str(body.orderNo));
+        if (!o?.payin) return DepositPage({ d, v, id, q: "", error: "Choose a pay-in order to attach to." });
+        try {
+          attachDeposit(d.ctx, id, o.payin.orderNo, actorOf(v));
+        } catch (e) {
+          if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
+          throw e;
+        }
+        d.kick();
+        return redirect(`/backoffice/orders/${o.payin.orderNo}?done=attached`);
+      }),
+    )
+    .post(
+      "/backoffice/exceptions/deny",
+      action(d, { role: "operator" }, (v, { body }) => {
+        const chain = str(body.chain);
+        const address = str(body.address).trim();
+        const reason = str(body.reason).trim().slice(0, 500);
+        if (!(CHAIN_CODES as readonly string[]).includes(chain) || !address || address.length > 128 || !reason) {
+          return ExceptionsPage({ d, v, error: "Give a chain, a sender address and a reason." });
+        }
+        try {
+          denySender(d.ctx, chain, address, reason, actorOf(v));
+        } catch (e) {
+          if (e instanceof OperatorError) return ExceptionsPage({ d, v, error: e.message });
+          throw e;
+        }
+        return redirect("/backoffice/exceptions?done=denied");
+      }),
+    )
+    .post(
+      "/backoffice/exceptions/undeny",
+      action(d, { role: "operator" }, (v, { body }) => {
+        const chain = str(body.chain);
+        const address = str(body.address);
+        try {
+          undenySender(d.ctx, chain, address, actorOf(v));
+        } catch (e) {
+          if (e instanceof OperatorError) return ExceptionsPage({ d, v, error: e.message });
+          throw e;
+        }
+        return redirect("/backoffice/exceptions?done=undenied");
+      }),
+    );
+}

@@ -1,0 +1,419 @@
+// Lists of pay-ins, payouts and deposits with filters, paging and CSV export
+// of exactly what is filtered; and the search results. Both roles, scoped.
+import { Elysia } from "elysia";
+import type { Children } from "@kitajs/html";
+import { CHAIN_CODES, TOKEN_SYMBOLS } from "../../chains/types";
+import { listMerchants } from "../../merchants/service";
+import { type BackofficeDeps, page, type Viewer } from "../guard";
+import { decimalsOf } from "../format";
+import { filterQuery, type ListFilter, parseFilter } from "../queries/filters";
+import { type Column, csvResponse, csvStream } from "../queries/csv";
+import {
+  countDeposits,
+  countPayins,
+  countPayouts,
+  DEPOSIT_STATUSES,
+  type DepositListRow,
+  listDeposits,
+  listPayins,
+  listPayouts,
+  type Page,
+  PAYIN_STATUSES,
+  type PayinListRow,
+  PAYOUT_STATUSES,
+  type PayoutListRow,
+} from "../queries/lists";
+import { search } from "../queries/search";
+import { StatusBadge, TableWrap, Time } from "../views/common";
+import { Layout } from "../views/layout";
+
+const iso = (ms: number | null) => (ms === null ? "" : new Date(ms).toISOString());
+
+interface ListDef<T extends { id: number }> {
+  path: string;
+  title: string;
+  statuses: readonly string[];
+  csvName: string;
+  fetch: (d: BackofficeDeps, v: Viewer, f: ListFilter, before?: number) => Page<T>;
+  count: (d: BackofficeDeps, v: Viewer, f: ListFilter) => number;
+  csv: Column<T>[];
+  head: string[];
+  row: (r: T) => Children;
+}
+
+const scope = (v: Viewer) => ({ merchantId: v.merchantId });
+
+const PAYINS: ListDef<PayinListRow> = {
+  path: "/backoffice/payins",
+  title: "Pay-ins",
+  statuses: PAYIN_STATUSES,
+  csvName: "payins.csv",
+  fetch: (d, v, f, before) => listPayins(d.ctx.db, scope(v), f, { before }),
+  count: (d, v, f) => countPayins(d.ctx.db, scope(v), f),
+  csv: [
+    { header: "orderNo", value: (r) => r.orderNo },
+    { header: "merchantUid", value: (r) => r.merchantUid },
+    { header: "merchantOrderNo", value: (r) => r.merchantOrderNo },
+    { header: "chainCode", value: (r) => r.chain },
+    { header: "tokenSymbol", value: (r) => r.token },
+    { header: "amount", value: (r) => r.amount },
+    { header: "paidAmount", value: (r) => r.paidAmount },
+    { header: "status", value: (r) => r.status },
+    { header: "txHash", value: (r) => r.txHash },
+    { header: "address", value: (r) => r.address },
+    { header: "createdAt", value: (r) => iso(r.createdAt) },
+    { header: "completedAt", value: (r) => iso(r.completedAt) },
+  ],
+  head: ["Order", "Merchant", "Merchant order", "Chain", "Amount", "Status", "Created"],
+  row: (r) => (
+    <tr>
+      <td>
+        <a class="mono" href={`/backoffice/orders/${r.orderNo}`} safe>
+          {r.orderNo}
+        </a>
+      </td>
+      <td safe>{r.merchantUid}</td>
+      <td safe>{r.merchantOrderNo}</td>
+      <td safe>{r.chain}</td>
+      <td safe>{`${r.amount} ${r.token}`}</td>
+      <td>
+        <StatusBadge status={r.status} />
+      </td>
+      <td>
+        <Time ms={r.createdAt} />
+      </td>
+    </tr>
+  ),
+};
+
+const PAYOUTS: ListDef<PayoutListRow> = {
+  path: "/backoffice/payouts",
+  title: "Payouts",
+  statuses: PAYOUT_STATUSES,
+  csvName: "payouts.csv",
+  fetch: (d, v, f, before) => listPayouts(d.ctx.db, scope(v), f, { before }),
+  count: (d, v, f) => countPayouts(d.ctx.db, scope(v), f),
+  csv: [
+    { header: "orderNo", value: (r) => r.orderNo },
+    { header: "merchantUid", value: (r) => r.merchantUid },
+    { header: "merchantOrderNo", value: (r) => r.merchantOrderNo },
+    { header: "chainCode", value: (r) => r.chain },
+    { header: "tokenSymbol", value: (r) => r.token },
+    { header: "amount", value: (r) => r.amount },
+    { header: "fee", value: (r) => r.fee },
+    { header: "status", value: (r) => r.status },
+    { header: "failedStage", value: (r) => r.failedStage },
+    { header: "txHash", value: (r) => r.txHash },
+    { header: "fromAddress", value: (r) => r.fromAddress },
+    { header: "toAddress", value: (r) => r.toAddress },
+    { header: "createdAt", value: (r) => iso(r.createdAt) },
+  ],
+  head: ["Order", "Merchant", "Merchant order", "Chain", "Amount", "Status", "Created"],
+  row: (r) => (
+    <tr>
+      <td>
+        <a class="mono" href={`/backoffice/orders/${r.orderNo}`} safe>
+          {r.orderNo}
+        </a>
+      </td>
+      <td safe>{r.merchantUid}</td>
+      <td safe>{r.merchantOrderNo}</td>
+      <td safe>{r.chain}</td>
+      <td safe>{`${r.amount} ${r.token}`}</td>
+      <td>
+        <StatusBadge status={r.status} />
+      </td>
+      <td>
+        <Time ms={r.createdAt} />
+      </td>
+    </tr>
+  ),
+};
+
+const DEPOSITS: ListDef<DepositListRow> = {
+  path: "/backoffice/deposits",
+  title: "Deposits",
+  statuses: DEPOSIT_STATUSES,
+  csvName: "deposits.csv",
+  fetch: (d, v, f, before) => listDeposits(d.ctx.db, scope(v), f, decimalsOf(d.ctx), { before }),
+  count: (d, v, f) => countDeposits(d.ctx.db, scope(v), f),
+  csv: [
+    { header: "depositId", value: (r) => r.id },
+    { header: "merchantUid", value: (r) => r.merchantUid },
+    { header: "chainCode", value: (r) => r.chain },
+    { header: "tokenSymbol", value: (r) => r.token },
+    { header: "amount", value: (r) => r.amount },
+    { header: "txHash", value: (r) => r.txHash },
+    { header: "fromAddress", value: (r) => r.fromAddress },
+    { header: "toAddress", value: (r) => r.toAddress },
+    { header: "status", value: (r) => r.status },
+    { header: "disposition", value: (r) => r.disposition },
+    { header: "orderNo", value: (r) => r.orderNo },
+    { header: "blockTime", value: (r) => iso(r.blockTime) },
+  ],
+  head: ["Deposit", "Merchant", "Chain", "Amount", "To address", "State", "Order", "Block time"],
+  row: (r) => (
+    <tr>
+      <td>
+        <a href={`/backoffice/deposits/${r.id}`} safe>
+          {`#${r.id}`}
+        </a>
+      </td>
+      <td safe>{r.merchantUid}</td>
+      <td safe>{r.chain}</td>
+      <td safe>{`${r.amount} ${r.token}`}</td>
+      <td class="mono" safe>
+        {r.toAddress}
+      </td>
+      <td>
+        <StatusBadge status={r.disposition} /> <StatusBadge status={r.status} />
+      </td>
+      <td>
+        {r.orderNo ? (
+          <a class="mono" href={`/backoffice/orders/${r.orderNo}`} safe>
+            {r.orderNo}
+          </a>
+        ) : (
+          "—"
+        )}
+      </td>
+      <td>
+        <Time ms={r.blockTime} />
+      </td>
+    </tr>
+  ),
+};
+
+function Select(p: { id: string; label: string; value?: string; options: readonly string[] }): JSX.Element {
+  return (
+    <label for={p.id}>
+      <span safe>{p.label}</span>
+      <select id={p.id} name={p.id}>
+        <option value="">Any</option>
+        {p.options.map((o) => (
+          <option value={o} selected={p.value === o} safe>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function FilterForm(p: { d: BackofficeDeps; v: Viewer; def: ListDef<never>; f: ListFilter }): JSX.Element {
+  const r = p.f.raw;
+  return (
+    <form method="get" action={p.def.path} class="filters">
+      {p.v.role === "operator" ? (
+        <Select id="merchant" label="Merchant" value={r.merchant} options={listMerchants(p.d.ctx.db).map((m) => m.uid)} />
+      ) : (
+        <></>
+      )}
+      <Select id="chain" label="Chain" value={r.chain} options={CHAIN_CODES} />
+      <Select id="token" label="Token" value={r.token} options={TOKEN_SYMBOLS} />
+      <Select id="status" label="Status" value={r.status} options={p.def.statuses} />
+      <label for="from">
+        From
+        <input id="from" name="from" type="date" value={r.from ?? ""} />
+      </label>
+      <label for="to">
+        To
+        <input id="to" name="to" type="date" value={r.to ?? ""} />
+      </label>
+      <button type="submit">Filter</button>
+    </form>
+  );
+}
+
+function listRoutes<T extends { id: number }>(d: BackofficeDeps, def: ListDef<T>) {
+  return new Elysia({ name: `backoffice-list-${def.path}` })
+    .get(
+      def.path,
+      page(d, {}, (v, { query }) => {
+        const f = parseFilter(query, def.statuses);
+        const before = query.before && /^\d{1,15}$/.test(query.before) ? Number(query.before) : undefined;
+        const pg = def.fetch(d, v, f, before);
+        const total = def.count(d, v, f);
+        return (
+          <Layout title={def.title} viewer={v} path={def.path}>
+            <FilterForm d={d} v={v} def={def as unknown as ListDef<never>} f={f} />
+            <p class="actions">
+              <span data-total={String(total)} safe>{`${total.toLocaleString("en-US")} found`}</span>
+              <a href={`${def.path}.csv${filterQuery(f)}`}>Export CSV</a>
+            </p>
+            <TableWrap label={def.title}>
+              <table>
+                <thead>
+                  <tr>
+                    {def.head.map((h) => (
+                      <th scope="col" safe>
+                        {h}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>{pg.rows.map((r) => def.row(r))}</tbody>
+              </table>
+            </TableWrap>
+            <nav class="pager" aria-label="Pages">
+              {before ? <a href={`${def.path}${filterQuery(f)}`}>Newest</a> : <></>}
+              {pg.nextBefore ? <a href={`${def.path}${filterQuery(f, { before: String(pg.nextBefore) })}`}>Older</a> : <></>}
+            </nav>
+          </Layout>
+        );
+      }),
+    )
+    .get(
+      `${def.path}.csv`,
+      page(d, {}, (v, { query }) => {
+        const f = parseFilter(query, def.statuses);
+        return csvResponse(def.csvName, csvStream(def.csv, (before) => def.fetch(d, v, f, before)));
+      }),
+    );
+}
+
+function SearchPage(p: { d: BackofficeDeps; v: Viewer; q: string }): string {
+  const r = search(p.d.ctx.db, { merchantId: p.v.merchantId }, p.q, decimalsOf(p.d.ctx));
+  const none = !r.payins.length && !r.payouts.length && !r.deposits.length;
+  return (
+    <Layout title="Search" viewer={p.v} q={p.q}>
+      {!p.q.trim() ? <p>Type an orderNo, merchantOrderNo, txHash or address in the search box.</p> : none ? <p safe>{`Nothing found for “${p.q}”.`}</p> : <></>}
+      {r.payins.length ? (
+        <>
+          <h2>Pay-ins</h2>
+          <TableWrap label="Pay-ins found">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Order</th>
+                  <th scope="col">Merchant</th>
+                  <th scope="col">Merchant order</th>
+                  <th scope="col">Amount</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.payins.map((o) => (
+                  <tr>
+                    <td>
+                      <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
+                        {o.orderNo}
+                      </a>
+                    </td>
+                    <td safe>{o.merchantUid}</td>
+                    <td safe>{o.merchantOrderNo}</td>
+                    <td safe>{`${o.amount} ${o.token} (${o.chain})`}</td>
+                    <td>
+                      <StatusBadge status={o.status} />
+                    </td>
+                    <td>
+                      <Time ms={o.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        </>
+      ) : (
+        <></>
+      )}
+      {r.payouts.length ? (
+        <>
+          <h2>Payouts</h2>
+          <TableWrap label="Payouts found">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Order</th>
+                  <th scope="col">Merchant</th>
+                  <th scope="col">Merchant order</th>
+                  <th scope="col">Amount</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.payouts.map((o) => (
+                  <tr>
+                    <td>
+                      <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
+                        {o.orderNo}
+                      </a>
+                    </td>
+                    <td safe>{o.merchantUid}</td>
+                    <td safe>{o.merchantOrderNo}</td>
+                    <td safe>{`${o.amount} ${o.token} (${o.chain})`}</td>
+                    <td>
+                      <StatusBadge status={o.status} />
+                    </td>
+                    <td>
+                      <Time ms={o.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        </>
+      ) : (
+        <></>
+      )}
+      {r.deposits.length ? (
+        <>
+          <h2>Deposits</h2>
+          <TableWrap label="Deposits found">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Deposit</th>
+                  <th scope="col">Merchant</th>
+                  <th scope="col">Amount</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Order</th>
+                  <th scope="col">Block time</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.deposits.map((t) => (
+                  <tr>
+                    <td>
+                      <a href={`/backoffice/deposits/${t.id}`} safe>
+                        {`#${t.id}`}
+                      </a>
+                    </td>
+                    <td safe>{t.merchantUid}</td>
+                    <td safe>{`${t.amount} ${t.token} (${t.chain})`}</td>
+                    <td>
+                      <StatusBadge status={t.disposition} />
+                    </td>
+                    <td class="mono" safe>
+                      {t.orderNo || "—"}
+                    </td>
+                    <td>
+                      <Time ms={t.blockTime} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        </>
+      ) : (
+        <></>
+      )}
+    </Layout>
+  ) as string;
+}
+
+export function listsRoutes(d: BackofficeDeps) {
+  return new Elysia({ name: "backoffice-lists" })
+    .use(listRoutes(d, PAYINS))
+    .use(listRoutes(d, PAYOUTS))
+    .use(listRoutes(d, DEPOSITS))
+    .get(
+      "/backoffice/search",
+      page(d, {}, (v, { query }) => SearchPage({ d, v, q: (query.q ?? "").slice(0, 200) })),
+    );
+}

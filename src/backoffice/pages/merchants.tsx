@@ -1,0 +1,253 @@
+// Operator: merchants — create (API key shown once), disable/enable, rotate
+// key, settings (name, default callback URL, IP allowlist, payout switch,
+// fees, limits, fee balance). Key actions ask for re-authentication.
+import { Elysia } from "elysia";
+import { parseDuration } from "../../lib/duration";
+import { writeTx } from "../../db/client";
+import {
+  adjustFeeBalanceAudited,
+  ControlsError,
+  createMerchantAudited,
+  renameMerchant,
+  rotateKeyAudited,
+  setMerchantStatusAudited,
+  setPayoutControlsAudited,
+} from "../../merchants/admin";
+import { findMerchantByUid, listMerchants, type Merchant } from "../../merchants/service";
+import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merchants/settings";
+import { getPayoutControls } from "../../payout/controls";
+import { NotFound } from "../errors";
+import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
+import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Layout } from "../views/layout";
+
+const NOTICES: Record<string, string> = {
+  saved: "Settings saved.",
+  status: "Status changed.",
+  fee: "Fee balance changed.",
+};
+
+const mdeps = (d: BackofficeDeps) => ({ db: d.ctx.db, cipher: d.ctx.cipher, now: d.users.now });
+
+function KeyOnce(p: { uid: string; apiKey: string }): JSX.Element {
+  return (
+    <section aria-label="New API key" class="card">
+      <p>
+        API key of <strong safe>{p.uid}</strong>. Store it now: it is not shown again.
+      </p>
+      <p class="secret" data-api-key safe>
+        {p.apiKey}
+      </p>
+    </section>
+  );
+}
+
+function MerchantsPage(p: { d: BackofficeDeps; v: Viewer; created?: { uid: string; apiKey: string }; error?: string }): string {
+  const rows = listMerchants(p.d.ctx.db);
+  return (
+    <Layout title="Merchants" viewer={p.v} path="/backoffice/merchants">
+      <Notice kind="error" text={p.error} />
+      {p.created ? <KeyOnce uid={p.created.uid} apiKey={p.created.apiKey} /> : <></>}
+      <form method="post" action="/backoffice/merchants" class="inline">
+        <Csrf viewer={p.v} />
+        <label for="m-name">Name</label>
+        <input id="m-name" name="name" required maxlength="100" />
+        <button type="submit">Create merchant</button>
+      </form>
+      <TableWrap label="Merchants">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">UID</th>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((m) => (
+              <tr>
+                <td>
+                  <a href={`/backoffice/merchants/${m.uid}`} safe>
+                    {m.uid}
+                  </a>
+                </td>
+                <td safe>{m.name}</td>
+                <td>
+                  <StatusBadge status={m.status} />
+                </td>
+                <td>
+                  <Time ms={m.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    </Layout>
+  ) as string;
+}
+
+function MerchantPage(p: { d: BackofficeDeps; v: Viewer; m: Merchant; notice?: string; error?: string; newKey?: string }): string {
+  const { m, v } = p;
+  const c = getPayoutControls(p.d.ctx.db, m.id);
+  return (
+    <Layout title={`Merchant ${m.uid}`} viewer={v} path="/backoffice/merchants">
+      <Notice text={p.notice} />
+      <Notice kind="error" text={p.error} />
+      {p.newKey ? <KeyOnce uid={m.uid} apiKey={p.newKey} /> : <></>}
+      <dl class="kv">
+        <dt>Name</dt>
+        <dd safe>{m.name}</dd>
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={m.status} />
+        </dd>
+        <dt>Fee balance</dt>
+        <dd safe>{c.feeBalance}</dd>
+      </dl>
+      <div class="actions">
+        <form method="post" action={`/backoffice/merchants/${m.uid}/status`} class="inline">
+          <Csrf viewer={v} />
+          <input type="hidden" name="status" value={m.status === "active" ? "disabled" : "active"} />
+          <button type="submit" class={m.status === "active" ? "danger" : ""}>
+            {m.status === "active" ? "Disable" : "Enable"}
+          </button>
+        </form>
+        <form method="post" action={`/backoffice/merchants/${m.uid}/rotate`} class="inline">
+          <Csrf viewer={v} />
+          <button type="submit" class="secondary">
+            Rotate key
+          </button>
+        </form>
+      </div>
+      <h2>Settings</h2>
+      <form method="post" action={`/backoffice/merchants/${m.uid}/settings`} class="stack">
+        <Csrf viewer={v} />
+        <label for="s-name">Merchant name</label>
+        <input id="s-name" name="name" value={m.name} required maxlength="100" />
+        <label for="s-url">Default callback URL</label>
+        <input id="s-url" name="defaultNotifyUrl" type="url" value={m.defaultCallbackUrl ?? ""} />
+        <label for="s-ips">IP allowlist</label>
+        <textarea id="s-ips" name="ipAllowlist" rows="3" aria-describedby="s-ips-help" safe>
+          {ipAllowlistOf(m).join("\n")}
+        </textarea>
+        <p id="s-ips-help" class="muted">
+          One address or CIDR per line (or comma-separated); empty allows every address.
+        </p>
+        <label class="inline" for="s-payouts">
+          <input id="s-payouts" name="payoutsEnabled" type="checkbox" value="1" checked={c.payoutsEnabled} /> Payouts enabled
+        </label>
+        <label for="s-fixed">Payout fee, fixed</label>
+        <input id="s-fixed" name="payoutFeeFixed" value={c.payoutFeeFixed} inputmode="decimal" />
+        <label for="s-rate">Payout fee rate (fraction, e.g. 0.001)</label>
+        <input id="s-rate" name="payoutFeeRate" value={c.payoutFeeRate} inputmode="decimal" />
+        <label for="s-limit">Payout limit per transaction</label>
+        <input id="s-limit" name="payoutLimitPerTx" value={c.payoutLimitPerTx ?? ""} inputmode="decimal" placeholder="no limit" />
+        <label for="s-daily">Payout limit per day</label>
+        <input id="s-daily" name="payoutLimitDaily" value={c.payoutLimitDaily ?? ""} inputmode="decimal" placeholder="no limit" />
+        <button type="submit">Save settings</button>
+      </form>
+      <h2>Fee balance</h2>
+      <form method="post" action={`/backoffice/merchants/${m.uid}/fee`} class="inline">
+        <Csrf viewer={v} />
+        <label for="f-delta">Credit amount</label>
+        <input id="f-delta" name="delta" required inputmode="decimal" placeholder="10 or -2.5" />
+        <label for="f-note">Fee note</label>
+        <input id="f-note" name="note" maxlength="200" />
+        <button type="submit">Apply</button>
+      </form>
+    </Layout>
+  ) as string;
+}
+
+export function merchantsRoutes(d: BackofficeDeps) {
+  const load = (uid: string) => {
+    const m = /^[A-Za-z0-9]{1,32}$/.test(uid) ? findMerchantByUid(d.ctx.db, uid) : undefined;
+    if (!m) throw new NotFound("No such merchant.");
+    return m;
+  };
+  const op = { role: "operator" as const };
+  return new Elysia({ name: "backoffice-merchants" })
+    .get("/backoffice/merchants", page(d, op, (v) => MerchantsPage({ d, v })))
+    .post(
+      "/backoffice/merchants",
+      action(d, { ...op, reauth: true }, (v, { body }) => {
+        const name = str(body.name).trim();
+        if (!name || [...name].length > 100) return MerchantsPage({ d, v, error: "A merchant name is 1-100 characters." });
+        const { merchant, apiKey } = createMerchantAudited(mdeps(d), name, actorOf(v));
+        return MerchantsPage({ d, v, created: { uid: merchant.uid, apiKey } });
+      }),
+    )
+    .get("/backoffice/merchants/:uid", page(d, op, (v, { params, query }) => MerchantPage({ d, v, m: load(params.uid), notice: NOTICES[query.done ?? ""] })))
+    .post(
+      "/backoffice/merchants/:uid/status",
+      action(d, op, (v, { params, body }) => {
+        const m = load(params.uid);
+        setMerchantStatusAudited(mdeps(d), m.uid, str(body.status) === "active" ? "active" : "disabled", actorOf(v));
+        return redirect(`/backoffice/merchants/${m.uid}?done=status`);
+      }),
+    )
+    .post(
+      "/backoffice/merchants/:uid/rotate",
+      action(d, { ...op, reauth: true }, (v, { params }) => {
+        const m = load(params.uid);
+        const r = rotateKeyAudited(mdeps(d), m.uid, parseDuration(d.ctx.config.auth.rotation_grace), actorOf(v));
+        return MerchantPage({ d, v, m: load(m.uid), newKey: r.apiKey, notice: `New key issued; the previous one still signs requests for ${d.ctx.config.auth.rotation_grace}.` });
+      }),
+    )
+    .post(
+      "/backoffice/merchants/:uid/settings",
+      action(d, { ...op, reauth: true }, (v, { params, body }) => {
+        const m = load(params.uid);
+        const opt = (k: string) => {
+          const s = str(body[k]).trim();
+          return s === "" ? null : s;
+        };
+        try {
+          // One transaction: a refused value leaves every setting as it was.
+          writeTx(d.ctx.db, () => {
+          renameMerchant(mdeps(d), m.uid, str(body.name), actorOf(v));
+          updateMerchantSettings(
+            { db: d.ctx.db, now: d.users.now, allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets },
+            m.uid,
+            { defaultNotifyUrl: opt("defaultNotifyUrl"), ipAllowlist: str(body.ipAllowlist).split(/[\s,]+/).filter(Boolean) },
+            actorOf(v),
+          );
+          setPayoutControlsAudited(
+            mdeps(d),
+            m.uid,
+            {
+              payoutsEnabled: str(body.payoutsEnabled) === "1",
+              payoutFeeFixed: opt("payoutFeeFixed") ?? "0",
+              payoutFeeRate: opt("payoutFeeRate") ?? "0",
+              payoutLimitPerTx: opt("payoutLimitPerTx"),
+              payoutLimitDaily: opt("payoutLimitDaily"),
+            },
+            actorOf(v),
+          );
+          });
+        } catch (e) {
+          if (e instanceof SettingsError || e instanceof ControlsError) return MerchantPage({ d, v, m: load(m.uid), error: e.message });
+          throw e;
+        }
+        d.kick();
+        return redirect(`/backoffice/merchants/${m.uid}?done=saved`);
+      }),
+    )
+    .post(
+      "/backoffice/merchants/:uid/fee",
+      action(d, { ...op, reauth: true }, (v, { params, body }) => {
+        const m = load(params.uid);
+        const delta = str(body.delta).trim();
+        if (!/^-?\d{1,12}(\.\d{1,6})?$/.test(delta) || /^-?0+(\.0+)?$/.test(delta)) return MerchantPage({ d, v, m, error: "Give a non-zero amount with at most 6 decimals (negative to debit)." });
+        try {
+          adjustFeeBalanceAudited(mdeps(d), m.uid, delta, str(body.note), actorOf(v));
+        } catch (e) {
+          if (e instanceof ControlsError) return MerchantPage({ d, v, m, error: e.message });
+          throw e;
+        }
+        return redirect(`/backoffice/merchants/${m.uid}?done=fee`);
+      }),
+    );
+}

@@ -1,0 +1,358 @@
+// The order page (both roles, scoped): status timeline with the cause of each
+// change, transfers with explorer links, every callback delivery attempt with
+// "Resend"; and the operator's "Freeze", "Release", "Cancel order".
+import { Elysia } from "elysia";
+import { eq } from "drizzle-orm";
+import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
+import { callbackAttempts } from "../../db/schema";
+import { fromBaseUnits } from "../../lib/money";
+import { canTransition, type PayinStatus } from "../../payin/state";
+import { recordAudit } from "../../audit/log";
+import { writeTx } from "../../db/client";
+import { NotFound } from "../errors";
+import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
+import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../payin/operator";
+import { callbackScopeOk, type OrderDetail, orderDetail } from "../queries/order";
+import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { ChainRef } from "../views/explorer";
+import { Layout } from "../views/layout";
+
+const NOTICES: Record<string, string> = {
+  resent: "Callback queued again; its new attempt is listed below.",
+  frozen: "Order frozen.",
+  released: "Order released.",
+  cancelled: "Order cancelled.",
+  attached: "Deposit attached to this order.",
+};
+
+/** Why a status changed, in words (the funnel's event). */
+export function causeOf(kind: "payin" | "payout", raw: string): string {
+  let e: Record<string, unknown> & { type: string };
+  try {
+    e = JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+  switch (e.type) {
+    case "paid":
+      return e.senderDenied ? "payment seen from a deny-listed sender" : "payment seen in a block";
+    case "confirmations":
+      return `${e.count}/${e.required} confirmations`;
+    case "expire":
+      return "not paid before it expired";
+    case "reorg":
+      return "the paying transfer was dropped by a chain reorganisation";
+    case "late_confirmed":
+      return "a payment after expiry reached finality";
+    case "freeze":
+      return "frozen by an operator";
+    case "cancel":
+      return "cancelled by an operator";
+    case "release":
+      return e.paid === "in_full" ? "released: paid in full on time" : e.paid === "short_or_late" ? "released: paid short or late" : "released: nothing was paid";
+    case "wrong_amount":
+      return "a different amount arrived: held for review";
+    case "deposit":
+      return "deposit to an exclusive address";
+    case "broadcasted":
+      return "transaction accepted by the node";
+    case "confirmed":
+      return kind === "payout" ? "transaction final on chain" : "confirmed";
+    case "fail":
+      return `failed at stage ${String(e.stage)}`;
+    default:
+      return e.type;
+  }
+}
+
+interface TimelineItem {
+  at: number;
+  title: string;
+  detail: string;
+  status?: string;
+}
+
+function timeline(o: OrderDetail): TimelineItem[] {
+  const created = (o.payin ?? o.payout)!;
+  const items: TimelineItem[] = [{ at: created.createdAt, title: "created", detail: o.kind === "payin" && o.payin?.mode === "exclusive" ? "exclusive deposit order" : "order created through the API" }];
+  for (const e of o.events) items.push({ at: e.at, title: `${e.fromStatus ?? "new"} → ${e.toStatus}`, status: e.toStatus, detail: causeOf(o.kind, e.event) });
+  for (const a of o.audit) {
+    const after = a.after ? (JSON.parse(a.after) as Record<string, unknown>) : {};
+    const why = typeof after.reason === "string" ? `: ${after.reason}` : typeof after.note === "string" ? `: ${after.note}` : "";
+    items.push({ at: a.at, title: a.action, detail: `by ${a.actor} (${a.role}${a.ip ? `, ${a.ip}` : ""})${why}` });
+  }
+  return items.sort((a, b) => a.at - b.at);
+}
+
+function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: string; error?: string }): string {
+  const { o, v, d } = p;
+  const row = (o.payin ?? o.payout)!;
+  const fmt = (units: string | null) => (units === null ? "—" : `${fromBaseUnits(BigInt(units), row.decimals, 6)} ${row.token}`);
+  const status = row.status as PayinStatus;
+  const back = `/backoffice/orders/${row.orderNo}`;
+  return (
+    <Layout title={`${o.kind === "payin" ? "Pay-in" : "Payout"} ${row.orderNo}`} viewer={v} path={o.kind === "payin" ? "/backoffice/payins" : "/backoffice/payouts"}>
+      <Notice text={p.notice} />
+      <Notice kind="error" text={p.error} />
+      <dl class="kv">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={row.status} />
+        </dd>
+        <dt>Merchant</dt>
+        <dd safe>{`${o.merchantUid} · ${o.merchantName}`}</dd>
+        <dt>Merchant order</dt>
+        <dd safe>{row.merchantOrderNo}</dd>
+        <dt>Chain</dt>
+        <dd safe>{`${row.chain} ${row.token}`}</dd>
+        <dt>Amount</dt>
+        <dd safe>{fmt(row.amount)}</dd>
+        {o.payin ? (
+          <>
+            <dt>Paid</dt>
+            <dd safe>{fmt(o.payin.paidAmount)}</dd>
+            <dt>Address</dt>
+            <dd>
+              <ChainRef ctx={d.ctx} chain={row.chain} kind="address" value={o.payin.address} />
+            </dd>
+            <dt>Expires</dt>
+            <dd>
+              <Time ms={o.payin.expireAt} />
+            </dd>
+          </>
+        ) : (
+          <>
+            <dt>Fee</dt>
+            <dd safe>{fmt(o.payout!.fee)}</dd>
+            <dt>To</dt>
+            <dd>
+              <ChainRef ctx={d.ctx} chain={row.chain} kind="address" value={o.payout!.toAddress} />
+            </dd>
+            <dt>From</dt>
+            <dd>
+              <ChainRef ctx={d.ctx} chain={row.chain} kind="address" value={o.payout!.fromAddress} />
+            </dd>
+            {o.payout!.lastError ? (
+              <>
+                <dt>Last error</dt>
+                <dd safe>{o.payout!.lastError}</dd>
+              </>
+            ) : (
+              <></>
+            )}
+          </>
+        )}
+        <dt>Transaction</dt>
+        <dd>
+          <ChainRef ctx={d.ctx} chain={row.chain} kind="tx" value={row.txHash} />
+        </dd>
+      </dl>
+
+      {v.role === "operator" && o.payin ? (
+        <div class="actions">
+          {canTransition(status, { type: "freeze" }) ? (
+            <form method="post" action={`${back}/freeze`} class="inline">
+              <Csrf viewer={v} />
+              <label for="reason">Reason</label>
+              <input id="reason" name="reason" maxlength="500" placeholder="optional" />
+              <button type="submit" class="danger">
+                Freeze
+              </button>
+            </form>
+          ) : (
+            <></>
+          )}
+          {status === "frozen_abnormal" ? (
+            <form method="post" action={`${back}/release`} class="inline">
+              <Csrf viewer={v} />
+              <button type="submit">Release</button>
+            </form>
+          ) : (
+            <></>
+          )}
+          {canTransition(status, { type: "cancel" }) ? (
+            <form method="post" action={`${back}/cancel`} class="inline">
+              <Csrf viewer={v} />
+              <button type="submit" class="secondary">
+                Cancel order
+              </button>
+            </form>
+          ) : (
+            <></>
+          )}
+        </div>
+      ) : (
+        <></>
+      )}
+
+      <h2>Timeline</h2>
+      <ol class="timeline" aria-label="Status timeline">
+        {timeline(o).map((t) => (
+          <li>
+            <Time ms={t.at} /> <strong safe>{t.title}</strong> <span safe>{`— ${t.detail}`}</span>
+          </li>
+        ))}
+      </ol>
+
+      {o.kind === "payin" ? (
+        <>
+          <h2>Transfers</h2>
+          {o.transfers.length ? (
+            <TableWrap label="Transfers">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Transaction</th>
+                    <th scope="col">From</th>
+                    <th scope="col">Amount</th>
+                    <th scope="col">Block</th>
+                    <th scope="col">Confirmations</th>
+                    <th scope="col">State</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {o.transfers.map((t) => (
+                    <tr>
+                      <td>
+                        <ChainRef ctx={d.ctx} chain={t.chain} kind="tx" value={t.txHash} />
+                      </td>
+                      <td>
+                        <ChainRef ctx={d.ctx} chain={t.chain} kind="address" value={t.fromAddress} />
+                      </td>
+                      <td safe>{fmt(t.amount)}</td>
+                      <td safe>{String(t.blockNumber)}</td>
+                      <td safe>{String(t.confirmations)}</td>
+                      <td>
+                        <StatusBadge status={t.status} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          ) : (
+            <p>No transfer yet.</p>
+          )}
+        </>
+      ) : (
+        <></>
+      )}
+
+      <h2>Callbacks</h2>
+      {o.callbacks.length ? (
+        o.callbacks.map(({ callback: c, attempts }) => (
+          <section class="card" aria-label={`Callback ${c.id}`}>
+            <p>
+              <span safe>{`Event ${c.id} · status ${c.status} · `}</span>
+              <StatusBadge status={c.state} />
+              <span class="mono" safe>{` ${c.url ?? "(no target: held until a default callback URL is set)"}`}</span>
+            </p>
+            {c.state === "failed" || c.state === "delivered" ? (
+              <form method="post" action={`/backoffice/callbacks/${c.id}/resend`} class="inline">
+                <Csrf viewer={v} />
+                <input type="hidden" name="back" value={back} />
+                <button type="submit" class="secondary" aria-label={`Resend ${c.status} callback`}>
+                  Resend
+                </button>
+              </form>
+            ) : (
+              <></>
+            )}
+            <TableWrap label={`Delivery attempts of ${c.id}`}>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Attempt</th>
+                    <th scope="col">Time</th>
+                    <th scope="col">HTTP status</th>
+                    <th scope="col">Latency</th>
+                    <th scope="col">Response</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {attempts.map((a, i) => (
+                    <tr data-attempt>
+                      <td safe>{String(i + 1)}</td>
+                      <td>
+                        <Time ms={a.startedAt} />
+                      </td>
+                      <td safe>{a.httpStatus === null ? "—" : String(a.httpStatus)}</td>
+                      <td safe>{a.durationMs === null ? "—" : `${a.durationMs} ms`}</td>
+                      <td class="mono" safe>
+                        {(a.error ? `${a.error} ` : "") + (a.responseBody ?? "").slice(0, 200)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          </section>
+        ))
+      ) : (
+        <p>No callback for this order.</p>
+      )}
+    </Layout>
+  ) as string;
+}
+
+export function orderRoutes(d: BackofficeDeps) {
+  const load = (v: Viewer, orderNo: string) => {
+    const o = orderDetail(d.ctx.db, { merchantId: v.merchantId }, orderNo);
+    if (!o) throw new NotFound("No such order.");
+    return o;
+  };
+  const payinAction = (name: string, reauth: boolean, fn: (v: Viewer, o: OrderDetail, body: Record<string, unknown>) => void) =>
+    action(d, { role: "operator", reauth }, (v, { params, body }) => {
+      const o = load(v, params.orderNo);
+      if (!o.payin) throw new NotFound("No such pay-in order.");
+      try {
+        fn(v, o, body);
+      } catch (e) {
+        if (e instanceof OperatorError) return OrderPage({ d, v, o: load(v, params.orderNo), error: e.message });
+        throw e;
+      }
+      d.kick();
+      return redirect(`/backoffice/orders/${o.payin.orderNo}?done=${name}`);
+    });
+  return new Elysia({ name: "backoffice-order" })
+    .get(
+      "/backoffice/orders/:orderNo",
+      page(d, {}, (v, { params, query }) => OrderPage({ d, v, o: load(v, params.orderNo), notice: NOTICES[query.done ?? ""] })),
+    )
+    .post(
+      "/backoffice/orders/:orderNo/freeze",
+      // A reason is asked for, not required: the audit entry names who froze it either way.
+      payinAction("frozen", false, (v, o, b) => freezeOrder(d.ctx, o.payin!.orderNo, str(b.reason as string).trim() || `frozen in the back office by ${v.user.username}`, actorOf(v))),
+    )
+    .post("/backoffice/orders/:orderNo/release", payinAction("released", true, (v, o) => releaseOrder(d.ctx, o.payin!.orderNo, actorOf(v))))
+    .post("/backoffice/orders/:orderNo/cancel", payinAction("cancelled", false, (v, o) => cancelOrder(d.ctx, o.payin!.orderNo, actorOf(v))))
+    .post(
+      "/backoffice/callbacks/:eventId/resend",
+      action(d, {}, async (v, { params, body }) => {
+        const c = callbackScopeOk(d.ctx.db, { merchantId: v.merchantId }, params.eventId);
+        if (!c) throw new NotFound("No such callback.");
+        const back = (() => {
+          const b = str(body.back);
+          return b.startsWith("/backoffice/") && !b.startsWith("//") ? b : `/backoffice/orders/${c.orderNo}`;
+        })();
+        const before = d.ctx.db.select({ id: callbackAttempts.id }).from(callbackAttempts).where(eq(callbackAttempts.callbackId, c.id)).all().length;
+        try {
+          writeTx(d.ctx.db, (tx) => {
+            resendCallback(tx, c.id, d.users.now(), { merchantId: v.merchantId ?? undefined });
+            recordAudit(tx, { ...actorOf(v), action: "callback.resend", target: `${c.kind}:${c.orderNo}`, after: { eventId: c.id }, at: d.users.now() });
+          });
+        } catch (e) {
+          if (e instanceof CallbackBusy || e instanceof CallbackNotFound) return redirect(back);
+          throw e;
+        }
+        d.kick();
+        // Give the worker a moment so the page shows the new attempt (delivery has a timeout of its own).
+        for (let i = 0; i < 60; i++) {
+          const n = d.ctx.db.select({ id: callbackAttempts.id }).from(callbackAttempts).where(eq(callbackAttempts.callbackId, c.id)).all().length;
+          if (n > before) break;
+          await Bun.sleep(50);
+        }
+        return redirect(back.includes("?") ? back : `${back}?done=resent`);
+      }),
+    );
+}

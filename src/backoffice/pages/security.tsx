@@ -1,0 +1,187 @@
+// The signed-in user's own security: password, TOTP enrollment with a QR code
+// and recovery codes, and the list of live sessions (each can be ended).
+import { Elysia } from "elysia";
+import { eq } from "drizzle-orm";
+import { recordAudit } from "../../audit/log";
+import { backofficeUsers } from "../../db/schema";
+import { qrSvg } from "../../checkout/qr";
+import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
+import { activeSessions, revokeSession } from "../sessions";
+import { enableTotp, newRecoveryCodes, newTotpSecret, totpStep, totpUri } from "../totp";
+import { changePassword, UserError, userById } from "../users";
+import { Csrf, Notice, TableWrap, Time } from "../views/common";
+import { Layout } from "../views/layout";
+
+const NOTICES: Record<string, string> = {
+  password: "Password changed. Your other sessions were signed out.",
+  session: "Session ended.",
+};
+
+function SecurityPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string }): string {
+  const { v } = p;
+  const sessions = activeSessions(p.d.users, p.d.policy, v.user.id);
+  return (
+    <Layout title="Security" viewer={v} path="/backoffice/security">
+      <Notice text={p.notice} />
+      <Notice kind="error" text={p.error} />
+      <h2>Two-factor authentication</h2>
+      {v.totp ? (
+        <p>
+          On. Ask an operator to run <code safe>{`stablegate user reset-2fa ${v.user.username}`}</code> if you lose your authenticator.
+        </p>
+      ) : (
+        <form method="post" action="/backoffice/security/totp" class="actions">
+          <Csrf viewer={v} />
+          <span>Off.</span>
+          <button type="submit">Set up two-factor authentication</button>
+        </form>
+      )}
+      <h2>Password</h2>
+      <form method="post" action="/backoffice/security/password" class="stack">
+        <Csrf viewer={v} />
+        <label for="current">Current password</label>
+        <input id="current" name="current" type="password" autocomplete="current-password" required />
+        <label for="new">New password</label>
+        <input id="new" name="new" type="password" autocomplete="new-password" minlength="12" required />
+        <button type="submit">Change password</button>
+      </form>
+      <h2>Sessions</h2>
+      <TableWrap label="Sessions">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Signed in</th>
+              <th scope="col">Last seen</th>
+              <th scope="col">IP</th>
+              <th scope="col">Browser</th>
+              <th scope="col">
+                <span class="sr">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.map((s) => (
+              <tr>
+                <td>
+                  <Time ms={s.createdAt} />
+                </td>
+                <td>
+                  <Time ms={s.lastSeenAt} />
+                </td>
+                <td safe>{s.ip ?? "—"}</td>
+                <td safe>{s.userAgent ?? "—"}</td>
+                <td>
+                  {s.id === v.session.id ? (
+                    <span>this session</span>
+                  ) : (
+                    <form method="post" action="/backoffice/security/sessions/end">
+                      <Csrf viewer={v} />
+                      <input type="hidden" name="id" value={s.id} />
+                      <button type="submit" class="secondary" aria-label={`End the session from ${s.ip ?? "unknown address"}`}>
+                        End
+                      </button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    </Layout>
+  ) as string;
+}
+
+function EnrollPage(p: { v: Viewer; secret: string; error?: string }): string {
+  // qrSvg escapes its label itself and the rest is generated path data.
+  const safeQr = qrSvg(totpUri(p.v.user.username, p.secret), "QR code for your authenticator app");
+  return (
+    <Layout title="Set up two-factor authentication" viewer={p.v} path="/backoffice/security">
+      <Notice kind="error" text={p.error} />
+      <p>Scan the code with an authenticator app (or enter the key by hand), then type the 6-digit code it shows.</p>
+      {safeQr}
+      <p>
+        Key: <span class="mono" data-totp-secret safe>{p.secret}</span>
+      </p>
+      <form method="post" action="/backoffice/security/totp/confirm" class="stack">
+        <Csrf viewer={p.v} />
+        <label for="code">Authentication code</label>
+        <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required />
+        <button type="submit">Turn on</button>
+      </form>
+    </Layout>
+  ) as string;
+}
+
+function RecoveryPage(p: { v: Viewer; codes: string[] }): string {
+  return (
+    <Layout title="Recovery codes" viewer={p.v} path="/backoffice/security">
+      <Notice text="Two-factor authentication is on." />
+      <p>Store these recovery codes now; they are not shown again. Each signs you in once without your authenticator.</p>
+      <ul class="secret">
+        {p.codes.map((c) => (
+          <li safe>{c}</li>
+        ))}
+      </ul>
+      <p>
+        <a href="/backoffice/security">Done</a>
+      </p>
+    </Layout>
+  ) as string;
+}
+
+export function securityRoutes(d: BackofficeDeps) {
+  const pendingSecret = (v: Viewer): string | null => {
+    const u = userById(d.ctx.db, v.user.id);
+    return u && u.totpEnabledAt === null && u.totpSecretEnc ? d.ctx.cipher.decrypt(u.totpSecretEnc) : null;
+  };
+  return new Elysia({ name: "backoffice-security" })
+    .get(
+      "/backoffice/security",
+      page(d, {}, (v, { query }) => SecurityPage({ d, v, notice: NOTICES[query.done ?? ""] })),
+    )
+    .post(
+      "/backoffice/security/totp",
+      action(d, {}, (v) => {
+        if (v.totp) return redirect("/backoffice/security");
+        // The secret waits, encrypted, until a code from the app proves it was stored.
+        const secret = newTotpSecret();
+        d.ctx.db.update(backofficeUsers).set({ totpSecretEnc: d.ctx.cipher.encrypt(secret), updatedAt: d.users.now() }).where(eq(backofficeUsers.id, v.user.id)).run();
+        return EnrollPage({ v, secret });
+      }),
+    )
+    .post(
+      "/backoffice/security/totp/confirm",
+      action(d, {}, (v, { body }) => {
+        const secret = pendingSecret(v);
+        if (v.totp || !secret) return redirect("/backoffice/security");
+        const step = totpStep(v.user.username, secret, str(body.code), d.users.now());
+        if (step === null) return EnrollPage({ v, secret, error: "That code is not valid. Check the app and try the current code." });
+        const codes = newRecoveryCodes();
+        enableTotp(d.users, v.user.id, secret, codes, step);
+        recordAudit(d.ctx.db, { ...actorOf(v), action: "user.totp_enable", target: `user:${v.user.username}`, at: d.users.now() });
+        return RecoveryPage({ v, codes });
+      }),
+    )
+    .post(
+      "/backoffice/security/password",
+      action(d, {}, async (v, { body }) => {
+        if (!(await Bun.password.verify(str(body.current).slice(0, 256), v.user.passwordHash))) return SecurityPage({ d, v, error: "The current password is not right." });
+        try {
+          await changePassword(d.users, v.user.id, str(body.new), v.session.id);
+        } catch (e) {
+          if (e instanceof UserError) return SecurityPage({ d, v, error: e.message });
+          throw e;
+        }
+        recordAudit(d.ctx.db, { ...actorOf(v), action: "user.password_change", target: `user:${v.user.username}`, at: d.users.now() });
+        return redirect("/backoffice/security?done=password");
+      }),
+    )
+    .post(
+      "/backoffice/security/sessions/end",
+      action(d, {}, (v, { body }) => {
+        revokeSession(d.users, str(body.id), { userId: v.user.id });
+        return redirect("/backoffice/security?done=session");
+      }),
+    );
+}

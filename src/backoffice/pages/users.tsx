@@ -1,0 +1,172 @@
+// Operator: back-office users — create (password shown once), disable/enable,
+// reset password, reset 2FA. Same services and audit entries as `stablegate user`.
+import { Elysia } from "elysia";
+import { listMerchants } from "../../merchants/service";
+import { action, actorOf, type BackofficeDeps, page, str, type Viewer } from "../guard";
+import { createUser, describeUser, listUsers, resetPassword, resetTotp, setUserStatus, UserError } from "../users";
+import { Csrf, Notice, StatusBadge, TableWrap } from "../views/common";
+import { Layout } from "../views/layout";
+
+function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: string; password: string }; notice?: string; error?: string }): string {
+  const merchants = listMerchants(p.d.ctx.db);
+  const uids = new Map(merchants.map((m) => [m.id, m.uid]));
+  const users = listUsers(p.d.ctx.db).map((u) => describeUser(u, u.merchantId ? (uids.get(u.merchantId) ?? null) : null));
+  return (
+    <Layout title="Users" viewer={p.v} path="/backoffice/users">
+      <Notice text={p.notice} />
+      <Notice kind="error" text={p.error} />
+      {p.secret ? (
+        <section class="card" aria-label="New password">
+          <p>
+            Password of <strong safe>{p.secret.username}</strong>. Hand it over now: it is not shown again.
+          </p>
+          <p class="secret" data-password safe>
+            {p.secret.password}
+          </p>
+        </section>
+      ) : (
+        <></>
+      )}
+      <h2>Add a user</h2>
+      <form method="post" action="/backoffice/users" class="filters">
+        <Csrf viewer={p.v} />
+        <label for="u-name">
+          New username
+          <input id="u-name" name="username" required maxlength="64" />
+        </label>
+        <label for="u-role">
+          Role
+          <select id="u-role" name="role">
+            <option value="merchant">merchant</option>
+            <option value="operator">operator</option>
+          </select>
+        </label>
+        <label for="u-merchant">
+          Merchant (merchant users)
+          <select id="u-merchant" name="merchant">
+            <option value="">—</option>
+            {merchants.map((m) => (
+              <option value={m.uid} safe>
+                {`${m.uid} ${m.name}`}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Create user</button>
+      </form>
+      <TableWrap label="Users">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Username</th>
+              <th scope="col">Role</th>
+              <th scope="col">Merchant</th>
+              <th scope="col">Status</th>
+              <th scope="col">2FA</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <tr>
+                <td safe>{u.username}</td>
+                <td>{u.role}</td>
+                <td safe>{u.merchantUid ?? "—"}</td>
+                <td>
+                  <StatusBadge status={u.status} />
+                </td>
+                <td>{u.totp ? "on" : "off"}</td>
+                <td>
+                  {u.username === p.v.user.username ? (
+                    <span>you</span>
+                  ) : (
+                    <div class="inline">
+                      <form method="post" action="/backoffice/users/status" class="inline">
+                        <Csrf viewer={p.v} />
+                        <input type="hidden" name="username" value={u.username} />
+                        <input type="hidden" name="status" value={u.status === "active" ? "disabled" : "active"} />
+                        <button type="submit" class="secondary" aria-label={`${u.status === "active" ? "Disable" : "Enable"} ${u.username}`}>
+                          {u.status === "active" ? "Disable" : "Enable"}
+                        </button>
+                      </form>
+                      <form method="post" action="/backoffice/users/reset-password" class="inline">
+                        <Csrf viewer={p.v} />
+                        <input type="hidden" name="username" value={u.username} />
+                        <button type="submit" class="secondary" aria-label={`Reset password of ${u.username}`}>
+                          Reset password
+                        </button>
+                      </form>
+                      {u.totp ? (
+                        <form method="post" action="/backoffice/users/reset-2fa" class="inline">
+                          <Csrf viewer={p.v} />
+                          <input type="hidden" name="username" value={u.username} />
+                          <button type="submit" class="secondary" aria-label={`Reset 2FA of ${u.username}`}>
+                            Reset 2FA
+                          </button>
+                        </form>
+                      ) : (
+                        <></>
+                      )}
+                    </div>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    </Layout>
+  ) as string;
+}
+
+export function usersRoutes(d: BackofficeDeps) {
+  const op = { role: "operator" as const };
+  const handle = (v: Viewer, fn: () => { secret?: { username: string; password: string }; notice?: string }) => {
+    try {
+      return UsersPage({ d, v, ...fn() });
+    } catch (e) {
+      if (e instanceof UserError) return UsersPage({ d, v, error: e.message });
+      throw e;
+    }
+  };
+  return new Elysia({ name: "backoffice-users" })
+    .get("/backoffice/users", page(d, op, (v) => UsersPage({ d, v })))
+    .post(
+      "/backoffice/users",
+      action(d, { ...op, reauth: true }, (v, { body }) =>
+        handle(v, () => {
+          const role = str(body.role) === "operator" ? "operator" : "merchant";
+          const merchantUid = role === "merchant" ? str(body.merchant) || undefined : undefined;
+          const r = createUser(d.users, { username: str(body.username), role, merchantUid }, actorOf(v));
+          return { secret: { username: r.user.username, password: r.password }, notice: `User ${r.user.username} created.` };
+        }),
+      ),
+    )
+    .post(
+      "/backoffice/users/status",
+      action(d, op, (v, { body }) =>
+        handle(v, () => {
+          const u = setUserStatus(d.users, str(body.username), str(body.status) === "active" ? "active" : "disabled", actorOf(v));
+          return { notice: `${u.username} is ${u.status}.` };
+        }),
+      ),
+    )
+    .post(
+      "/backoffice/users/reset-password",
+      action(d, { ...op, reauth: true }, (v, { body }) =>
+        handle(v, () => {
+          const r = resetPassword(d.users, str(body.username), actorOf(v));
+          return { secret: { username: r.user.username, password: r.password }, notice: "Password reset; their sessions ended." };
+        }),
+      ),
+    )
+    .post(
+      "/backoffice/users/reset-2fa",
+      action(d, { ...op, reauth: true }, (v, { body }) =>
+        handle(v, () => {
+          const u = resetTotp(d.users, str(body.username), actorOf(v));
+          return { notice: `Two-factor authentication of ${u.username} removed.` };
+        }),
+      ),
+    );
+}

@@ -1,0 +1,52 @@
+// Streaming CSV (RFC 4180) of a paged query: one page in memory at a time, so
+// an export of any size keeps memory flat. Cells that a spreadsheet would run
+// as a formula get a leading apostrophe (CSV injection).
+import type { Page } from "./lists";
+
+export interface Column<T> {
+  header: string;
+  value: (row: T) => string | number | null | undefined;
+}
+
+export function csvCell(v: string | number | null | undefined): string {
+  let s = v === null || v === undefined ? "" : String(v);
+  if (/^[=+@\t\r]/.test(s) || (/^-/.test(s) && !/^-\d+(\.\d+)?$/.test(s))) s = "'" + s;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export const csvLine = (cells: (string | number | null | undefined)[]) => cells.map(csvCell).join(",") + "\r\n";
+
+export function csvStream<T>(columns: Column<T>[], fetchPage: (before: number | undefined) => Page<T>): ReadableStream<Uint8Array> {
+  const enc = new TextEncoder();
+  let before: number | undefined;
+  let started = false;
+  let done = false;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(enc.encode(csvLine(columns.map((c) => c.header))));
+        return;
+      }
+      if (done) {
+        controller.close();
+        return;
+      }
+      const page = fetchPage(before);
+      if (page.rows.length) controller.enqueue(enc.encode(page.rows.map((r) => csvLine(columns.map((c) => c.value(r)))).join("")));
+      if (page.nextBefore === null) done = true;
+      else before = page.nextBefore;
+    },
+  });
+}
+
+export function csvResponse(filename: string, body: ReadableStream<Uint8Array>): Response {
+  return new Response(body, {
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="${filename}"`,
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}

@@ -1,0 +1,179 @@
+// Back-office users (DESIGN 12): created by `stablegate user create`, `serve
+// --demo` or the one-time setup link. Passwords are argon2id (Bun.password);
+// every change ends the user's sessions where it should.
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { randomBytes } from "node:crypto";
+import { type Db, writeTx } from "../db/client";
+import { backofficeSessions, backofficeUsers, merchants } from "../db/schema";
+import type { Cipher } from "../secrets/cipher";
+import { recordAudit, type Actor } from "../audit/log";
+
+export type UserRow = typeof backofficeUsers.$inferSelect;
+export type Role = "operator" | "merchant";
+
+export interface UserDeps {
+  db: Db;
+  cipher: Cipher;
+  now: () => number;
+}
+
+export class UserError extends Error {}
+
+const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
+
+/** 20 characters from a 57-symbol alphabet without look-alikes: ~116 bits. */
+export function generatePassword(): string {
+  const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+  const bytes = randomBytes(40);
+  let out = "";
+  for (const b of bytes) {
+    if (b >= alphabet.length * 4) continue; // no modulo bias
+    out += alphabet[b % alphabet.length];
+    if (out.length === 20) break;
+  }
+  return out.length === 20 ? out : generatePassword();
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return Bun.password.hash(password, { algorithm: "argon2id" });
+}
+
+export function hashPasswordSync(password: string): string {
+  return Bun.password.hashSync(password, { algorithm: "argon2id" });
+}
+
+export function validatePassword(password: string): void {
+  if ([...password].length < 12) throw new UserError("a password needs at least 12 characters");
+  if (password.length > 256) throw new UserError("a password may have at most 256 characters");
+}
+
+export function findUser(db: Db, username: string): UserRow | undefined {
+  return db.select().from(backofficeUsers).where(eq(backofficeUsers.username, username)).get();
+}
+
+export function userById(db: Db, id: number): UserRow | undefined {
+  return db.select().from(backofficeUsers).where(eq(backofficeUsers.id, id)).get();
+}
+
+export function listUsers(db: Db, scope: { merchantId?: number } = {}): UserRow[] {
+  return db
+    .select()
+    .from(backofficeUsers)
+    .where(scope.merchantId !== undefined ? eq(backofficeUsers.merchantId, scope.merchantId) : undefined)
+    .orderBy(asc(backofficeUsers.id))
+    .all();
+}
+
+export function hasOperator(db: Db): boolean {
+  return !!db.select({ id: backofficeUsers.id }).from(backofficeUsers).where(and(eq(backofficeUsers.role, "operator"), eq(backofficeUsers.status, "active"))).get();
+}
+
+/** Creates a user with a generated password (or the given one) and returns both. */
+export function createUser(
+  deps: UserDeps,
+  input: { username: string; role: Role; merchantUid?: string; password?: string },
+  actor: Actor,
+): { user: UserRow; password: string } {
+  const username = input.username.trim();
+  if (!USERNAME.test(username)) throw new UserError("a username is 1-64 characters of letters, digits and . _ @ -");
+  if (input.role !== "operator" && input.role !== "merchant") throw new UserError("role must be operator or merchant");
+  if (input.role === "merchant" && !input.merchantUid) throw new UserError("a merchant user needs --merchant UID");
+  if (input.role === "operator" && input.merchantUid) throw new UserError("an operator is not bound to a merchant");
+  const password = input.password ?? generatePassword();
+  validatePassword(password);
+  const hash = hashPasswordSync(password);
+  const now = deps.now();
+  return writeTx(deps.db, (tx) => {
+    let merchantId: number | null = null;
+    if (input.merchantUid) {
+      const m = tx.select().from(merchants).where(eq(merchants.uid, input.merchantUid)).get();
+      if (!m) throw new UserError(`no merchant with UID ${input.merchantUid}`);
+      merchantId = m.id;
+    }
+    if (findUser(tx, username)) throw new UserError(`user ${username} already exists`);
+    const user = tx
+      .insert(backofficeUsers)
+      .values({ username, role: input.role, merchantId, passwordHash: hash, createdAt: now, updatedAt: now })
+      .returning()
+      .get();
+    recordAudit(tx, { ...actor, action: "user.create", target: `user:${username}`, after: { role: input.role, merchantUid: input.merchantUid ?? null }, at: now });
+    return { user, password };
+  });
+}
+
+function mustFind(db: Db, username: string): UserRow {
+  const u = findUser(db, username);
+  if (!u) throw new UserError(`no user ${username}`);
+  return u;
+}
+
+export function revokeUserSessions(db: Db, userId: number, now: number, exceptSessionId?: string): void {
+  const rows = db.select({ id: backofficeSessions.id }).from(backofficeSessions).where(and(eq(backofficeSessions.userId, userId), isNull(backofficeSessions.revokedAt))).all();
+  for (const r of rows) {
+    if (r.id !== exceptSessionId) db.update(backofficeSessions).set({ revokedAt: now }).where(eq(backofficeSessions.id, r.id)).run();
+  }
+}
+
+export function setUserStatus(deps: UserDeps, username: string, status: "active" | "disabled", actor: Actor): UserRow {
+  const now = deps.now();
+  return writeTx(deps.db, (tx) => {
+    const u = mustFind(tx, username);
+    const row = tx.update(backofficeUsers).set({ status, updatedAt: now }).where(eq(backofficeUsers.id, u.id)).returning().get();
+    if (status === "disabled") revokeUserSessions(tx, u.id, now);
+    recordAudit(tx, { ...actor, action: status === "disabled" ? "user.disable" : "user.enable", target: `user:${username}`, before: { status: u.status }, after: { status }, at: now });
+    return row;
+  });
+}
+
+/** A new generated password; every session of the user ends. */
+export function resetPassword(deps: UserDeps, username: string, actor: Actor): { user: UserRow; password: string } {
+  const password = generatePassword();
+  const hash = hashPasswordSync(password);
+  const now = deps.now();
+  return writeTx(deps.db, (tx) => {
+    const u = mustFind(tx, username);
+    const user = tx.update(backofficeUsers).set({ passwordHash: hash, updatedAt: now }).where(eq(backofficeUsers.id, u.id)).returning().get();
+    revokeUserSessions(tx, u.id, now);
+    recordAudit(tx, { ...actor, action: "user.reset_password", target: `user:${username}`, at: now });
+    return { user, password };
+  });
+}
+
+/** The user changes their own password (current one checked by the caller); other sessions end. */
+export async function changePassword(deps: UserDeps, userId: number, newPassword: string, keepSessionId: string): Promise<void> {
+  validatePassword(newPassword);
+  const hash = await hashPassword(newPassword);
+  const now = deps.now();
+  writeTx(deps.db, (tx) => {
+    tx.update(backofficeUsers).set({ passwordHash: hash, updatedAt: now }).where(eq(backofficeUsers.id, userId)).run();
+    revokeUserSessions(tx, userId, now, keepSessionId);
+  });
+}
+
+/** Removes the second factor (lost phone): the user signs in with the password alone and enrolls again. */
+export function resetTotp(deps: UserDeps, username: string, actor: Actor): UserRow {
+  const now = deps.now();
+  return writeTx(deps.db, (tx) => {
+    const u = mustFind(tx, username);
+    const row = tx
+      .update(backofficeUsers)
+      .set({ totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, recoveryCodes: "[]", updatedAt: now })
+      .where(eq(backofficeUsers.id, u.id))
+      .returning()
+      .get();
+    revokeUserSessions(tx, u.id, now);
+    recordAudit(tx, { ...actor, action: "user.reset_2fa", target: `user:${username}`, before: { totp: u.totpEnabledAt !== null }, after: { totp: false }, at: now });
+    return row;
+  });
+}
+
+export function describeUser(u: UserRow, merchantUid: string | null) {
+  return {
+    username: u.username,
+    role: u.role,
+    merchantUid,
+    status: u.status,
+    totp: u.totpEnabledAt !== null,
+    createdAt: new Date(u.createdAt).toISOString(),
+  };
+}

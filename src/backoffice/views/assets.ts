@@ -1,0 +1,93 @@
+// The one stylesheet and the one (optional) script of the back office, served
+// as same-origin files so the CSP needs no inline allowances. Pages work
+// without the script; it only adds conveniences.
+export const APP_CSS = `
+:root{--fg:#0f172a;--muted:#475569;--bg:#f8fafc;--card:#fff;--line:#cbd5e1;--accent:#1d4ed8;--ok:#166534;--okbg:#dcfce7;--bad:#991b1b;--badbg:#fee2e2;--warn:#854d0e;--warnbg:#fef9c3}
+*{box-sizing:border-box}
+html{font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+body{margin:0}
+a{color:var(--accent)}
+.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:9}
+.top{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;padding:8px 12px;background:#0f172a;color:#fff}
+.top a.brand{color:#fff;font-weight:700;text-decoration:none}
+.top .search{display:flex;gap:6px;align-items:center;flex:1 1 260px;order:3;min-width:0}
+.top .search label{color:#e2e8f0}
+.top .search input{flex:1;min-width:0}
+.top .signout{margin-left:auto;display:flex;gap:8px;align-items:center}
+.top .who{color:#e2e8f0;font-size:.9rem}
+.top button.link{background:none;border:1px solid #94a3b8;color:#fff}
+.nav{background:#e2e8f0;overflow-x:auto}
+.nav ul{display:flex;gap:2px;margin:0;padding:0 8px;list-style:none;white-space:nowrap}
+.nav a{display:block;padding:10px 10px;color:var(--fg);text-decoration:none}
+.nav a[aria-current=page]{font-weight:700;border-bottom:3px solid var(--accent)}
+main{padding:12px;max-width:1280px;margin:0 auto}
+h1{font-size:1.4rem;margin:.4em 0 .6em;overflow-wrap:anywhere}
+.card p{overflow-wrap:anywhere}
+h2{font-size:1.15rem;margin:1.2em 0 .5em}
+input,select,textarea,button{font:inherit;padding:8px 10px;border:1px solid var(--line);border-radius:6px;background:#fff;color:var(--fg);min-height:40px}
+button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:pointer}
+button.secondary{background:#fff;color:var(--accent)}
+button.danger{background:var(--bad);border-color:var(--bad)}
+.stack{display:flex;flex-direction:column;gap:6px;max-width:420px}
+.stack label{font-weight:600;margin-top:6px}
+.inline{display:inline-flex;flex-wrap:wrap;gap:6px;align-items:center;margin:2px 0}
+.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:8px;align-items:end;margin-bottom:12px}
+.filters label{display:flex;flex-direction:column;font-size:.9rem;font-weight:600;gap:2px}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:10px}
+.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
+.card .n{font-size:1.6rem;font-weight:700}
+.card a{text-decoration:none}
+.table-wrap{position:relative;overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:8px;margin-bottom:12px}
+table{border-collapse:collapse;width:100%;font-size:.92rem}
+th,td{text-align:left;padding:7px 9px;border-bottom:1px solid #e2e8f0;vertical-align:top}
+th{background:#f1f5f9;white-space:nowrap}
+td.mono,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem;word-break:break-all}
+dl.kv{display:grid;grid-template-columns:minmax(110px,max-content) 1fr;gap:4px 12px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
+dl.kv dt{font-weight:600;color:var(--muted)}dl.kv dd{margin:0;word-break:break-all}
+.badge{display:inline-block;padding:1px 8px;border-radius:999px;background:#e2e8f0;font-size:.85rem}
+.s-completed,.s-confirmed,.s-delivered,.s-active,.s-resolved{background:var(--okbg);color:var(--ok)}
+.s-failed,.s-firing,.s-frozen_abnormal,.s-disabled,.s-reverted,.s-cancelled{background:var(--badbg);color:var(--bad)}
+.s-risk_settled,.s-expired,.s-pending,.s-unmatched{background:var(--warnbg);color:var(--warn)}
+.notice{padding:10px 12px;border-radius:8px;background:var(--okbg);color:var(--ok)}
+.notice.error{background:var(--badbg);color:var(--bad)}
+.secret{font-family:ui-monospace,monospace;background:#fff;border:2px dashed var(--accent);padding:10px;word-break:break-all}
+ol.timeline{list-style:none;padding:0;margin:0;border-left:3px solid var(--line)}
+ol.timeline li{padding:4px 0 10px 14px;position:relative}
+ol.timeline li::before{content:"";position:absolute;left:-8px;top:9px;width:13px;height:13px;border-radius:50%;background:var(--accent)}
+.chart{width:100%;height:auto;background:var(--card);border:1px solid var(--line);border-radius:8px}
+.muted{color:var(--muted)}
+ul.plain{list-style:none;margin:0;padding:0}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.actions{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end;margin:8px 0}
+.pager{display:flex;gap:12px;margin:8px 0}
+.qr{width:200px;height:200px}
+@media (min-width:900px){main{padding:20px}.top .search{order:0;max-width:560px}}
+`;
+
+export const APP_JS = `
+// Progressive enhancement only: live dashboard counters; "select all" boxes for bulk actions.
+(function () {
+  var live = document.querySelector("[data-live]");
+  if (!live || !window.fetch) return;
+  setInterval(function () {
+    if (document.hidden) return;
+    fetch(live.getAttribute("data-live"), { credentials: "same-origin", redirect: "error" })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (c) {
+        if (!c) return;
+        live.querySelectorAll("[data-count]").forEach(function (el) {
+          var v = c[el.getAttribute("data-count")];
+          if (typeof v === "number") el.textContent = String(v);
+        });
+      })
+      .catch(function () {});
+  }, 10000);
+})();
+document.addEventListener("change", function (e) {
+  var t = e.target;
+  if (!t || !t.matches || !t.matches("input[data-select-all]")) return;
+  var form = t.closest("form");
+  if (!form) return;
+  form.querySelectorAll("input[type=checkbox][name='" + t.getAttribute("data-select-all") + "']").forEach(function (b) { b.checked = t.checked; });
+});
+`;

@@ -1,0 +1,37 @@
+// Volume per day as a server-rendered SVG bar chart (no script, no inline CSS).
+import { fromBaseUnits } from "../../lib/money";
+import type { DayVolume } from "../queries/dashboard";
+
+export function VolumeChart({ days }: { days: DayVolume[] }): JSX.Element {
+  const W = 720;
+  const H = 200;
+  const pad = { l: 8, r: 8, t: 16, b: 24 };
+  const max = days.reduce((m, d) => (d.micro > m ? d.micro : m), 0n);
+  const bw = (W - pad.l - pad.r) / days.length;
+  const ih = H - pad.t - pad.b;
+  const total = days.reduce((s, d) => s + d.micro, 0n);
+  const fmt = (micro: bigint) => fromBaseUnits(micro, 6, 2);
+  const label = `Completed volume per day for the last ${days.length} days: ${fmt(total)} in total, highest day ${fmt(max)}`;
+  return (
+    <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={label} xmlns="http://www.w3.org/2000/svg">
+      <line x1={String(pad.l)} y1={String(H - pad.b)} x2={String(W - pad.r)} y2={String(H - pad.b)} stroke="#94a3b8" stroke-width="1" />
+      {days.map((d, i) => {
+        const h = max > 0n ? Number((d.micro * 10_000n) / max) / 10_000 * ih : 0;
+        return (
+          <rect x={(pad.l + i * bw + 1).toFixed(1)} y={(H - pad.b - h).toFixed(1)} width={Math.max(bw - 2, 1).toFixed(1)} height={h.toFixed(1)} fill="#1d4ed8">
+            <title safe>{`${d.day}: ${fmt(d.micro)} (${d.orders} orders)`}</title>
+          </rect>
+        );
+      })}
+      <text x={String(pad.l)} y={String(H - 6)} font-size="11" fill="#475569" safe>
+        {days[0]?.day ?? ""}
+      </text>
+      <text x={String(W - pad.r)} y={String(H - 6)} font-size="11" fill="#475569" text-anchor="end" safe>
+        {days.at(-1)?.day ?? ""}
+      </text>
+      <text x={String(pad.l)} y="12" font-size="11" fill="#475569" safe>
+        {`max ${fmt(max)} / day`}
+      </text>
+    </svg>
+  );
+}

@@ -1,0 +1,80 @@
+// The one layout of every back-office page: header with the search box,
+import type { Children } from "@kitajs/html";
+// navigation, main content. Phone and desktop from one stylesheet.
+import type { Viewer } from "../guard";
+import { navFor } from "./nav";
+
+export interface LayoutProps {
+  title: string;
+  viewer: Viewer | null;
+  /** Path of the current page, to mark the navigation entry. */
+  path?: string;
+  /** Prefills the header search box (the search results page). */
+  q?: string;
+  children?: Children;
+}
+
+export function Layout(p: LayoutProps): JSX.Element {
+  const v = p.viewer;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title safe>{p.title + " · stablegate"}</title>
+        <link rel="stylesheet" href="/backoffice/assets/app.css" />
+        <script src="/backoffice/assets/app.js" defer></script>
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="top">
+          <a class="brand" href="/backoffice">
+            stablegate
+          </a>
+          {v ? (
+            <>
+              <form class="search" role="search" method="get" action="/backoffice/search">
+                <label for="q">Search</label>
+                <input id="q" name="q" type="search" value={p.q ?? ""} placeholder="orderNo, merchantOrderNo, txHash, address" />
+                <button type="submit">Search</button>
+              </form>
+              <form class="signout" method="post" action="/backoffice/logout">
+                <input type="hidden" name="_csrf" value={v.csrf} />
+                <span class="who" safe>
+                  {v.user.username + (v.role === "operator" ? " (operator)" : "")}
+                </span>
+                <button type="submit" class="link">
+                  Sign out
+                </button>
+              </form>
+            </>
+          ) : null}
+        </header>
+        {v ? (
+          <nav class="nav" aria-label="Main">
+            <ul>
+              {navFor(v.role).map((n) => (
+                <li>
+                  <a href={n.href} aria-current={isCurrent(p.path, n.href) ? "page" : undefined} safe>
+                    {n.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        ) : null}
+        <main id="main">
+          <h1 safe>{p.title}</h1>
+          {p.children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+function isCurrent(path: string | undefined, href: string): boolean {
+  if (!path) return false;
+  return href === "/backoffice" ? path === "/backoffice" : path === href || path.startsWith(href + "/");
+}

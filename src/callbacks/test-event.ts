@@ -1,0 +1,52 @@
+// "Send test callback" (developer settings): a signed test event to the
+// merchant's default callback URL, written to the ordinary outbox so it is
+// delivered, retried and recorded like any order callback.
+import { and, desc, eq } from "drizzle-orm";
+import { type Db, writeTx } from "../db/client";
+import { callbacks, merchants } from "../db/schema";
+import { enqueueCallback } from "./outbox";
+import { callbackAttemptsOf, type CallbackRow } from "./resend";
+import { currentKey } from "../merchants/service";
+import { newId } from "../lib/ids";
+
+export class NoDefaultCallbackUrl extends Error {
+  constructor() {
+    super("set a default callback URL first");
+  }
+}
+
+/** Queues the test event; returns its eventId. Signed with the merchant's current key. */
+export function sendTestCallback(deps: { db: Db; now: () => number }, merchantId: number): string {
+  const now = deps.now();
+  return writeTx(deps.db, (tx) => {
+    const m = tx.select().from(merchants).where(eq(merchants.id, merchantId)).get();
+    if (!m) throw new Error(`no merchant ${merchantId}`);
+    if (!m.defaultCallbackUrl) throw new NoDefaultCallbackUrl();
+    const key = currentKey(tx, merchantId);
+    if (!key) throw new Error(`merchant ${m.uid} has no current API key`);
+    // Its own "order number" so per-order delivery ordering never holds it behind real orders.
+    const orderNo = newId("TEST");
+    return enqueueCallback(tx, {
+      merchantId,
+      kind: "test",
+      orderNo,
+      status: "test",
+      apiKeyId: key.id,
+      url: m.defaultCallbackUrl,
+      payload: { merchantUid: m.uid, businessType: "test", orderNo, status: "test", message: "stablegate test callback: verify the signature, then answer 2xx" },
+      now,
+    });
+  });
+}
+
+/** The merchant's latest test events with their delivery attempts (newest first). */
+export function recentTestCallbacks(db: Db, merchantId: number, limit = 5): Array<CallbackRow & { attemptRows: ReturnType<typeof callbackAttemptsOf> }> {
+  return db
+    .select()
+    .from(callbacks)
+    .where(and(eq(callbacks.merchantId, merchantId), eq(callbacks.kind, "test")))
+    .orderBy(desc(callbacks.createdAt))
+    .limit(limit)
+    .all()
+    .map((r) => ({ ...r, attemptRows: callbackAttemptsOf(db, r.id) }));
+}

@@ -1,0 +1,72 @@
+// `user create|list|disable|enable|reset-password|reset-2fa` (DESIGN 2): back-office users.
+// Generated passwords are printed once; every change is audited with actor `cli`.
+import { CLI_ACTOR } from "../audit/log";
+import type { Db } from "../db/client";
+import { listMerchants } from "../merchants/service";
+import type { Cipher } from "../secrets/cipher";
+import { createUser, describeUser, listUsers, resetPassword, resetTotp, setUserStatus, UserError, type Role } from "../backoffice/users";
+import { CliUsageError, type CliFlags } from "./common";
+
+export interface UserCliEnv {
+  db: Db;
+  cipher: Cipher;
+  now: () => number;
+}
+
+export const USER_USAGE = `  user create --username U --role operator|merchant [--merchant UID] [--json]
+                                     a back-office user with a generated password (printed once)
+  user list [--json]
+  user disable U | user enable U     (disabling ends the user's sessions)
+  user reset-password U [--json]     a new generated password; the user's sessions end
+  user reset-2fa U                   remove the user's authenticator (they enroll again)`;
+
+export function userCommand(env: UserCliEnv, sub: string | undefined, arg: string | undefined, flags: CliFlags): number {
+  try {
+    switch (sub) {
+      case "create": {
+        const username = flags.username;
+        const role = flags.role;
+        if (typeof username !== "string" || (role !== "operator" && role !== "merchant")) {
+          throw new CliUsageError("usage: user create --username U --role operator|merchant [--merchant UID] [--json]");
+        }
+        const merchant = typeof flags.merchant === "string" ? flags.merchant : undefined;
+        const { user, password } = createUser(env, { username, role: role as Role, merchantUid: merchant }, CLI_ACTOR);
+        if (flags.json) console.log(JSON.stringify({ username: user.username, password }));
+        else console.log(`user ${user.username} (${user.role}${merchant ? ` of ${merchant}` : ""})\npassword: ${password}\n(store it now: it is not shown again)`);
+        return 0;
+      }
+      case "list": {
+        const uids = new Map(listMerchants(env.db).map((m) => [m.id, m.uid]));
+        const rows = listUsers(env.db).map((u) => describeUser(u, u.merchantId ? (uids.get(u.merchantId) ?? null) : null));
+        if (flags.json) console.log(JSON.stringify(rows));
+        else for (const r of rows) console.log(`${r.username}\t${r.role}\t${r.merchantUid ?? "-"}\t${r.status}\t2fa=${r.totp ? "on" : "off"}`);
+        return 0;
+      }
+      case "disable":
+      case "enable": {
+        if (!arg) throw new CliUsageError(`usage: user ${sub} U`);
+        const u = setUserStatus(env, arg, sub === "disable" ? "disabled" : "active", CLI_ACTOR);
+        console.log(`${u.username} ${u.status}`);
+        return 0;
+      }
+      case "reset-password": {
+        if (!arg) throw new CliUsageError("usage: user reset-password U [--json]");
+        const { user, password } = resetPassword(env, arg, CLI_ACTOR);
+        if (flags.json) console.log(JSON.stringify({ username: user.username, password }));
+        else console.log(`user ${user.username}\nnew password: ${password}\n(store it now: it is not shown again)`);
+        return 0;
+      }
+      case "reset-2fa": {
+        if (!arg) throw new CliUsageError("usage: user reset-2fa U");
+        const u = resetTotp(env, arg, CLI_ACTOR);
+        console.log(`${u.username}: two-factor authentication removed; they sign in with the password and enroll again`);
+        return 0;
+      }
+      default:
+        throw new CliUsageError(`unknown user command: ${sub ?? "(none)"}`);
+    }
+  } catch (e) {
+    if (e instanceof UserError) throw new CliUsageError(`user ${sub}: ${e.message}`, false);
+    throw e;
+  }
+}

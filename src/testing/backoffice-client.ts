@@ -1,0 +1,54 @@
+// A signed-in back-office session over plain fetch (tests that drive the pages'
+// forms without a browser, e.g. against a gateway child process).
+export interface BackofficeClient {
+  get(path: string): Promise<Response>;
+  /** POSTs a form with the session's CSRF token added; `file` fields go as multipart. */
+  post(path: string, fields: Record<string, string | Blob>): Promise<Response>;
+  /** The CSRF token of the session (from any signed-in page). */
+  csrf: string;
+  /** The session cookie header value. */
+  cookie: string;
+}
+
+const cookieOf = (res: Response, name: string): string | undefined => {
+  for (const c of res.headers.getSetCookie()) {
+    const [pair] = c.split(";");
+    const i = pair!.indexOf("=");
+    if (pair!.slice(0, i) === name) return pair!.slice(i + 1);
+  }
+  return undefined;
+};
+const csrfIn = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+
+export async function backofficeSignIn(baseUrl: string, who: { username: string; password: string }): Promise<BackofficeClient> {
+  const login = await fetch(baseUrl + "/backoffice/login");
+  const pre = cookieOf(login, "sg_csrf");
+  const preToken = csrfIn(await login.text());
+  if (!pre || !preToken) throw new Error("login page without a CSRF token");
+  const form = new URLSearchParams({ _csrf: preToken, username: who.username, password: who.password, next: "/backoffice" });
+  const res = await fetch(baseUrl + "/backoffice/login", { method: "POST", body: form, headers: { cookie: `sg_csrf=${pre}` }, redirect: "manual" });
+  const session = cookieOf(res, "sg_session");
+  if (!session) throw new Error(`sign-in failed: ${res.status}`);
+  const cookie = `sg_session=${session}`;
+  const home = await fetch(baseUrl + "/backoffice", { headers: { cookie } });
+  const csrf = csrfIn(await home.text());
+  if (!csrf) throw new Error("no CSRF token on the dashboard");
+  return {
+    csrf,
+    cookie,
+    get: (path) => fetch(baseUrl + path, { headers: { cookie }, redirect: "manual" }),
+    post: (path, fields) => {
+      const multipart = Object.values(fields).some((v) => v instanceof Blob);
+      let body: BodyInit;
+      if (multipart) {
+        const fd = new FormData();
+        fd.set("_csrf", csrf);
+        for (const [k, v] of Object.entries(fields)) v instanceof Blob ? fd.set(k, v, k === "file" ? "payouts.csv" : undefined) : fd.set(k, v);
+        body = fd;
+      } else {
+        body = new URLSearchParams({ _csrf: csrf, ...(fields as Record<string, string>) });
+      }
+      return fetch(baseUrl + path, { method: "POST", body, headers: { cookie }, redirect: "manual" });
+    },
+  };
+}

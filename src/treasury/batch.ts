@@ -1,0 +1,458 @@
+// Batch payouts (DESIGN 13). Upload: every row is judged by the payout API's
+// own code path (schema, then createPayout) in rolled-back savepoints; earlier
+// valid rows count for later ones (balances, limits, fees, duplicates) exactly
+// as if they had been sent one by one. Confirm: a job turns each valid row into
+// an ordinary payout order (createPayout, idempotent by merchantOrderNo) and
+// records the order on the row in the same transaction; the payout engine
+// does the rest. A crash resumes at the first row without an order.
+import { Type as T } from "@sinclair/typebox";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { type Db, writeTx } from "../db/client";
+import { merchants, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
+import { recordAudit, type Actor } from "../audit/log";
+import { AppError } from "../http/errors";
+import { parse } from "../http/validate";
+import { crashPoint } from "../lib/crash";
+import { newId, newOrderNo } from "../lib/ids";
+import { fromBaseUnits } from "../lib/money";
+import { currentKey } from "../merchants/service";
+import { CreatePayoutBody } from "../payout/schemas";
+import { createPayout, type PayoutCtx } from "../payout/service";
+import type { ChainAdapter, ChainCode, TokenSymbol } from "../chains/types";
+import { parseBatchCsv, rowToInput, toCsv, type CsvRow } from "./batch-csv";
+import { estimateGas, type GasEstimate } from "./gas-estimate";
+
+export type BatchRow = typeof payoutBatches.$inferSelect;
+export type BatchLine = typeof payoutBatchRows.$inferSelect;
+
+/** The payout API's body without notifyUrl: batch callbacks go to the merchant's default callback URL. */
+export const BatchRowBody = T.Omit(CreatePayoutBody, ["notifyUrl"]);
+
+export interface BatchSummary {
+  perToken: Array<{ chain: string; token: string; count: number; amount: string }>;
+  perSource: Array<{ chain: string; token: string; fromAddress: string; count: number; amount: string }>;
+  gas: GasEstimate[];
+  /** Rows whose merchantOrderNo already has an order (an earlier upload): nothing new is paid for them. */
+  existing: number;
+}
+
+export class BatchNotFound extends Error {
+  constructor(id: string) {
+    super(`no batch ${id}`);
+  }
+}
+
+/** A judged row: why it is invalid, or the order it would create / already has. */
+interface Judged {
+  row: CsvRow;
+  state: "invalid" | "valid" | "existing";
+  error?: { code: number; message: string };
+  merchantOrderNo: string | null;
+  /** valid: the order the dry run created (its source and amount); existing: the order. */
+  order?: { id: number; chain: string; token: string; decimals: number; fromAddress: string; toAddress: string; amount: string; orderNo: string };
+}
+
+const ROLLBACK = new Error("dry run rolled back");
+
+/** "10001 toAddress: not a valid TRON address" style text for a row. */
+export function describeError(e: AppError): string {
+  const fields = (e.data?.fields ?? null) as Record<string, string> | null;
+  if (fields) return Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join("; ");
+  const extra = Object.entries(e.data ?? {})
+    .filter(([, v]) => typeof v === "string" || typeof v === "number")
+    .map(([k, v]) => `${k}=${v}`)
+    .join(", ");
+  return extra ? `${e.message} (${extra})` : e.message;
+}
+
+/** What earlier rows of the file reserve on one source: carried from chunk to chunk of the dry run. */
+interface Reservation {
+  addressId: string;
+  address: string;
+  chain: string;
+  token: string;
+  decimals: number;
+  amount: bigint;
+  fee: bigint;
+  retiring: boolean;
+  /** Row id of its stand-in order inside the current chunk's transaction. */
+  rowId?: number;
+}
+
+/** Longer than any API merchantOrderNo (128), so it can never meet a real one. */
+const RESERVATION_MARK = "batch-preview-reservation:".padEnd(129, "~");
+const CHUNK = 100;
+const ROW_ROLLBACK = new Error("row rolled back");
+
+/**
+ * Judges every row through the payout API's own path (schema, then
+ * createPayout), each in a savepoint that is rolled back. Earlier valid rows
+ * count for later ones (balances, limits, fees, retiring sources) through one
+ * stand-in unfinished order per source and token holding their sum: exactly
+ * what the real orders would add up to, at a cost that does not grow with the
+ * file. Chunks run in their own rolled-back transactions and yield the event
+ * loop between them, so a 5,000-row preview never stalls the API.
+ */
+async function judge(ctx: PayoutCtx, merchantId: number, apiKeyId: string, rows: CsvRow[]): Promise<Judged[]> {
+  const out: Judged[] = [];
+  const db = ctx.db.$client;
+  const reserved = new Map<string, Reservation>();
+  const seen = new Set<string>();
+  const dup = (row: CsvRow, mon: string | null): Judged => ({ row, state: "invalid", merchantOrderNo: mon, error: { code: 10001, message: "merchantOrderNo: appears more than once in this file" } });
+
+  const standIn = (r: Reservation) => {
+    const now = ctx.clock.now();
+    const set = { amount: r.amount.toString(), fee: r.fee.toString(), deleteSourceAfterSuccess: r.retiring, updatedAt: now };
+    if (r.rowId !== undefined) {
+      ctx.db.update(payoutOrders).set(set).where(eq(payoutOrders.id, r.rowId)).run();
+      return;
+    }
+    r.rowId = ctx.db
+      .insert(payoutOrders)
+      .values({
+        ...set,
+        orderNo: newOrderNo("PO", now),
+        merchantId,
+        merchantOrderNo: `${RESERVATION_MARK}${r.addressId}:${r.token}`,
+        chain: r.chain,
+        token: r.token,
+        decimals: r.decimals,
+        fromAddressId: r.addressId,
+        fromAddress: r.address,
+        toAddress: r.address,
+        notifyUrl: null,
+        apiKeyId,
+        status: "submitted",
+        createdAt: now,
+        submittedAt: now,
+      })
+      .returning({ id: payoutOrders.id })
+      .get().id;
+  };
+
+  for (let at = 0; at < rows.length; at += CHUNK) {
+    try {
+      db.transaction(() => {
+        for (const r of reserved.values()) {
+          r.rowId = undefined;
+          standIn(r);
+        }
+        for (const row of rows.slice(at, at + CHUNK)) {
+          const mon = row.fields.merchantOrderNo || null;
+          if (row.shapeError) {
+            out.push({ row, state: "invalid", merchantOrderNo: mon, error: { code: 10001, message: row.shapeError } });
+            continue;
+          }
+          try {
+            const input = parse(BatchRowBody, rowToInput(row.fields));
+            if (seen.has(input.merchantOrderNo)) {
+              out.push(dup(row, mon));
+              continue;
+            }
+            let r!: ReturnType<typeof createPayout>;
+            try {
+              db.transaction(() => {
+                r = createPayout(ctx, merchantId, apiKeyId, input);
+                if (r.created) throw ROW_ROLLBACK;
+              })();
+            } catch (e) {
+              if (e !== ROW_ROLLBACK) throw e;
+            }
+            const o = r.order;
+            const order = { id: o.id, chain: o.chain, token: o.token, decimals: o.decimals, fromAddress: o.fromAddress, toAddress: o.toAddress, amount: o.amount, orderNo: o.orderNo };
+            seen.add(input.merchantOrderNo);
+            if (!r.created) {
+              out.push({ row, state: "existing", merchantOrderNo: mon, order });
+              continue;
+            }
+            out.push({ row, state: "valid", merchantOrderNo: mon, order });
+            const key = `${o.fromAddressId}|${o.token}`;
+            const res = reserved.get(key) ?? { addressId: o.fromAddressId, address: o.fromAddress, chain: o.chain, token: o.token, decimals: o.decimals, amount: 0n, fee: 0n, retiring: false };
+            res.amount += BigInt(o.amount);
+            res.fee += BigInt(o.fee);
+            res.retiring ||= o.deleteSourceAfterSuccess;
+            reserved.set(key, res);
+            standIn(res);
+          } catch (e) {
+            if (!(e instanceof AppError)) throw e;
+            out.push({ row, state: "invalid", merchantOrderNo: mon, error: { code: e.code, message: describeError(e) } });
+          }
+        }
+        throw ROLLBACK;
+      }).immediate();
+    } catch (e) {
+      if (e !== ROLLBACK) throw e;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return out;
+}
+
+async function summarize(ctx: PayoutCtx, judged: Judged[]): Promise<BatchSummary> {
+  const perToken = new Map<string, { chain: string; token: string; decimals: number; count: number; units: bigint }>();
+  const perSource = new Map<string, { chain: string; token: string; decimals: number; fromAddress: string; count: number; units: bigint }>();
+  const samples = new Map<string, { from: string; to: string; token: TokenSymbol; amount: bigint; count: number }>();
+  for (const j of judged) {
+    if (j.state !== "valid" || !j.order) continue;
+    const o = j.order;
+    const t = perToken.get(`${o.chain}|${o.token}`) ?? { chain: o.chain, token: o.token, decimals: o.decimals, count: 0, units: 0n };
+    t.count++;
+    t.units += BigInt(o.amount);
+    perToken.set(`${o.chain}|${o.token}`, t);
+    const sk = `${o.chain}|${o.token}|${o.fromAddress}`;
+    const s = perSource.get(sk) ?? { chain: o.chain, token: o.token, decimals: o.decimals, fromAddress: o.fromAddress, count: 0, units: 0n };
+    s.count++;
+    s.units += BigInt(o.amount);
+    perSource.set(sk, s);
+    const g = samples.get(o.chain) ?? { from: o.fromAddress, to: o.toAddress, token: o.token as TokenSymbol, amount: BigInt(o.amount), count: 0 };
+    g.count++;
+    samples.set(o.chain, g);
+  }
+  const gas: GasEstimate[] = [];
+  for (const [chain, s] of samples) {
+    const adapter = ctx.chains.get(chain as ChainCode) as ChainAdapter;
+    gas.push(await estimateGas(adapter, s.count, s));
+  }
+  const fmt = (u: bigint, d: number) => fromBaseUnits(u, d, 2);
+  return {
+    perToken: [...perToken.values()].map((t) => ({ chain: t.chain, token: t.token, count: t.count, amount: fmt(t.units, t.decimals) })),
+    perSource: [...perSource.values()].map((s) => ({ chain: s.chain, token: s.token, fromAddress: s.fromAddress, count: s.count, amount: fmt(s.units, s.decimals) })),
+    gas,
+    existing: judged.filter((j) => j.state === "existing").length,
+  };
+}
+
+/**
+ * Uploads a file: parses it (BatchFileError for an unusable file), judges
+ * every row and stores the preview. Nothing is paid until confirmBatch.
+ */
+export async function uploadBatch(ctx: PayoutCtx, merchantId: number, file: { name: string; bytes: Uint8Array }, actor: Actor): Promise<BatchRow> {
+  const rows = parseBatchCsv(file.bytes);
+  const key = currentKey(ctx.db, merchantId);
+  if (!key) throw new Error("merchant has no current API key");
+  const judged = await judge(ctx, merchantId, key.id, rows);
+  const summary = await summarize(ctx, judged);
+  const now = ctx.clock.now();
+  const id = newId("PB");
+  return writeTx(ctx.db, (tx) => {
+    const batch = tx
+      .insert(payoutBatches)
+      .values({
+        id,
+        merchantId,
+        fileName: file.name.slice(0, 200) || "payouts.csv",
+        fileSha256: createHash("sha256").update(file.bytes).digest("hex"),
+        status: "preview",
+        rowCount: judged.length,
+        validCount: judged.filter((j) => j.state === "valid").length,
+        errorCount: judged.filter((j) => j.state === "invalid").length,
+        summary: JSON.stringify(summary),
+        createdBy: actor.actor,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    for (const j of judged) {
+      tx.insert(payoutBatchRows)
+        .values({
+          batchId: id,
+          rowNo: j.row.rowNo,
+          input: JSON.stringify(j.row.fields),
+          merchantOrderNo: j.merchantOrderNo,
+          state: j.state,
+          errorCode: j.error?.code ?? null,
+          errorMessage: j.error?.message ?? null,
+          // An existing order is linked (it was there before the dry run); dry-run orders were rolled back.
+          payoutOrderId: j.state === "existing" ? j.order!.id : null,
+          updatedAt: now,
+        })
+        .run();
+    }
+    return batch;
+  });
+}
+
+export function getBatch(db: Db, merchantId: number, id: string): BatchRow {
+  const b = db.select().from(payoutBatches).where(and(eq(payoutBatches.id, id), eq(payoutBatches.merchantId, merchantId))).get();
+  if (!b) throw new BatchNotFound(id);
+  return b;
+}
+
+export function listBatches(db: Db, merchantId: number, limit = 50): BatchRow[] {
+  return db.select().from(payoutBatches).where(eq(payoutBatches.merchantId, merchantId)).orderBy(desc(payoutBatches.createdAt)).limit(limit).all();
+}
+
+export function batchSummary(b: BatchRow): BatchSummary {
+  return JSON.parse(b.summary) as BatchSummary;
+}
+
+export function batchLines(db: Db, batchId: string, opts: { state?: BatchLine["state"][] } = {}): BatchLine[] {
+  const where = [eq(payoutBatchRows.batchId, batchId)];
+  if (opts.state) where.push(inArray(payoutBatchRows.state, opts.state));
+  return db.select().from(payoutBatchRows).where(and(...where)).orderBy(asc(payoutBatchRows.rowNo)).all();
+}
+
+/** Confirms a previewed batch (the caller has re-authenticated the user); audited. Confirming twice is harmless. */
+export function confirmBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: Actor): BatchRow {
+  return writeTx(deps.db, (tx) => {
+    const b = getBatch(tx, merchantId, id);
+    if (b.status !== "preview") return b;
+    const now = deps.now();
+    const next = b.validCount > 0 ? "running" : "done";
+    const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get()!;
+    const sum = batchSummary(b);
+    recordAudit(tx, { ...actor, action: "batch_payout.confirm", target: `merchant:${m.uid}:batch:${b.id}`, after: { file: b.fileName, sha256: b.fileSha256, rows: b.rowCount, valid: b.validCount, totals: sum.perToken }, at: now });
+    return tx
+      .update(payoutBatches)
+      .set({ status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now })
+      .where(eq(payoutBatches.id, id))
+      .returning()
+      .get();
+  });
+}
+
+export function discardBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: Actor): BatchRow {
+  return writeTx(deps.db, (tx) => {
+    const b = getBatch(tx, merchantId, id);
+    if (b.status !== "preview") return b;
+    const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get()!;
+    recordAudit(tx, { ...actor, action: "batch_payout.discard", target: `merchant:${m.uid}:batch:${b.id}`, before: { status: b.status }, after: { status: "discarded" }, at: deps.now() });
+    return tx.update(payoutBatches).set({ status: "discarded", updatedAt: deps.now() }).where(eq(payoutBatches.id, id)).returning().get();
+  });
+}
+
+export interface BatchRunner {
+  /** First submission attempt of a new order (the payout engine; the payouts job retries anything left). */
+  attempt(orderId: number): Promise<unknown>;
+}
+
+const running = new Set<string>();
+
+/** Creates the orders of a running batch, row by row; resumable at any point. */
+export async function runBatch(ctx: PayoutCtx, batchId: string, runner: BatchRunner): Promise<void> {
+  if (running.has(batchId)) return;
+  running.add(batchId);
+  try {
+    const b = ctx.db.select().from(payoutBatches).where(eq(payoutBatches.id, batchId)).get();
+    if (!b || b.status !== "running") return;
+    const key = currentKey(ctx.db, b.merchantId);
+    if (!key) throw new Error("merchant has no current API key");
+    for (const line of batchLines(ctx.db, batchId, { state: ["valid"] })) {
+      const made = writeTx(ctx.db, (tx) => {
+        const now = ctx.clock.now();
+        const set = (patch: Partial<BatchLine>) =>
+          tx.update(payoutBatchRows).set({ ...patch, updatedAt: now }).where(and(eq(payoutBatchRows.batchId, batchId), eq(payoutBatchRows.rowNo, line.rowNo))).run();
+        try {
+          const input = parse(BatchRowBody, rowToInput(JSON.parse(line.input) as Record<string, string>));
+          const r = ctx.db.$client.transaction(() => createPayout(ctx, b.merchantId, key.id, input))();
+          set({ state: r.created ? "created" : "existing", payoutOrderId: r.order.id, errorCode: null, errorMessage: null });
+          return r.created ? r.order.id : null;
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          // Valid at preview, refused now (e.g. the balance moved since): reported on the row, never retried silently.
+          set({ state: "rejected", errorCode: e.code, errorMessage: describeError(e) });
+          return null;
+        }
+      });
+      crashPoint(`batch:row-${line.rowNo}`);
+      if (made !== null) {
+        await runner.attempt(made).catch((e) => ctx.logger.warn("batch payout attempt failed", { batchId, rowNo: line.rowNo, error: String((e as Error)?.message ?? e) }));
+      }
+      // A sandbox attempt can complete without ever waiting on I/O: let requests in between rows.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const now = ctx.clock.now();
+    ctx.db.update(payoutBatches).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(payoutBatches.id, batchId), eq(payoutBatches.status, "running"))).run();
+  } finally {
+    running.delete(batchId);
+  }
+}
+
+/** Scheduled: resumes every running batch (after a confirm, or after a restart). */
+export async function runBatches(ctx: PayoutCtx, runner: BatchRunner): Promise<void> {
+  const ids = ctx.db.select({ id: payoutBatches.id }).from(payoutBatches).where(eq(payoutBatches.status, "running")).all();
+  for (const { id } of ids) await runBatch(ctx, id, runner);
+}
+
+export interface BatchProgress {
+  status: BatchRow["status"];
+  rows: number;
+  invalid: number;
+  rejected: number;
+  existing: number;
+  waiting: number;
+  /** Orders of this batch (created or existing) by payout status. */
+  orders: Record<"submitted" | "broadcasted" | "confirmed" | "failed", number>;
+  finished: boolean;
+}
+
+export function batchProgress(db: Db, merchantId: number, id: string): BatchProgress {
+  const b = getBatch(db, merchantId, id);
+  const byState = Object.fromEntries(
+    db
+      .select({ state: payoutBatchRows.state, n: sql<number>`count(*)` })
+      .from(payoutBatchRows)
+      .where(eq(payoutBatchRows.batchId, id))
+      .groupBy(payoutBatchRows.state)
+      .all()
+      .map((r) => [r.state, r.n]),
+  ) as Record<string, number>;
+  const orders = { submitted: 0, broadcasted: 0, confirmed: 0, failed: 0 };
+  for (const r of db
+    .select({ status: payoutOrders.status, n: sql<number>`count(*)` })
+    .from(payoutBatchRows)
+    .innerJoin(payoutOrders, eq(payoutOrders.id, payoutBatchRows.payoutOrderId))
+    .where(eq(payoutBatchRows.batchId, id))
+    .groupBy(payoutOrders.status)
+    .all()) {
+    orders[r.status] = r.n;
+  }
+  const waiting = b.status === "preview" || b.status === "discarded" ? 0 : (byState.valid ?? 0);
+  return {
+    status: b.status,
+    rows: b.rowCount,
+    invalid: byState.invalid ?? 0,
+    rejected: byState.rejected ?? 0,
+    existing: byState.existing ?? 0,
+    waiting,
+    orders,
+    finished: b.status === "done" && orders.submitted === 0 && orders.broadcasted === 0,
+  };
+}
+
+export const RESULT_COLUMNS = ["row", "chainCode", "tokenSymbol", "toAddress", "amount", "merchantOrderNo", "fromAddress", "result", "errorCode", "error", "orderNo", "status", "txHash"];
+
+/** The results CSV: every row as uploaded with what became of it. */
+export function batchResultsCsv(db: Db, merchantId: number, id: string): string {
+  getBatch(db, merchantId, id);
+  const rows = db
+    .select({ line: payoutBatchRows, order: payoutOrders })
+    .from(payoutBatchRows)
+    .leftJoin(payoutOrders, eq(payoutOrders.id, payoutBatchRows.payoutOrderId))
+    .where(eq(payoutBatchRows.batchId, id))
+    .orderBy(asc(payoutBatchRows.rowNo))
+    .all();
+  return toCsv(
+    RESULT_COLUMNS,
+    rows.map(({ line, order }) => {
+      const f = JSON.parse(line.input) as Record<string, string>;
+      return [
+        line.rowNo,
+        f.chainCode ?? "",
+        f.tokenSymbol ?? "",
+        f.toAddress ?? "",
+        f.amount ?? "",
+        f.merchantOrderNo ?? "",
+        order?.fromAddress ?? f.fromAddress ?? "",
+        line.state,
+        line.errorCode,
+        line.errorMessage,
+        order?.orderNo ?? null,
+        order?.status ?? null,
+        order?.txHash ?? null,
+      ];
+    }),
+  );
+}

@@ -1,0 +1,146 @@
+// Collection over 50 funded deposit addresses on BSC (anvil) and on TRON (the
+// fake node): every leg is an ordinary payout, confirmed; the sources end at
+// zero on chain and in the ledger, the destination holds the sum, and the gas
+// wallet paid the gas (the sources held no native coin).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq, inArray } from "drizzle-orm";
+import { mnemonicToSeedSync } from "@scure/bip39";
+import { startBscFixture, someAddresses, type BscFixture } from "../testing/bsc-fixture";
+import { startTronFixture, TRX, type TronFixture } from "../testing/tron-fixture";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { deriveTronKey } from "../chains/tron/address";
+import type { ChainAdapter, ChainCode } from "../chains/types";
+import { gasTopups, payoutOrders } from "../db/schema";
+import { gasWallet } from "../wallet/addresses";
+import { addressBalance, reconcileChain } from "../payout/balances";
+import { balanceSheet } from "./balances";
+import { collectedTotal, confirmCollection, previewCollection, runCollection, runLegs, runProgress, setCollectionSetting } from "./collection";
+
+type Obj = Record<string, any>;
+const E18 = 10n ** 18n;
+const LEGS = 50;
+const USER = { actor: "demo", role: "merchant", ip: "127.0.0.1" };
+let bscFx: BscFixture;
+let tronFx: TronFixture;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  [bscFx, tronFx] = await Promise.all([startBscFixture(), startTronFixture({ solidLag: 3, autoMine: true })]);
+  tronFx.node.mine(5);
+  gw = await startTestGateway({
+    jobs: false,
+    config: {
+      chains: {
+        BSC: { mode: "rpc", rpc_urls: [bscFx.proxy.url], confirmations: 2 },
+        TRON: { mode: "rpc", rpc_urls: [tronFx.node.url], confirmations: 3 },
+        SOL: { enabled: false },
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await gw?.stop();
+  await bscFx?.stop();
+  await tronFx?.stop();
+});
+
+interface ChainKit {
+  chain: ChainCode;
+  unit: bigint;
+  fund(address: string, tokens: bigint): Promise<void>;
+  fundGas(address: string): Promise<void>;
+  mine(n: number): Promise<void>;
+  token(address: string): Promise<bigint>;
+  native(address: string): Promise<bigint>;
+  destination: string;
+}
+
+const kits = (): ChainKit[] => [
+  {
+    chain: "BSC",
+    unit: E18,
+    fund: async (a, t) => void (await bscFx.node.mint("USDT", a, t)),
+    fundGas: (a) => bscFx.node.setBalance(a, E18),
+    mine: (n) => bscFx.node.mine(n).then(() => {}),
+    token: (a) => bscFx.node.tokenBalance("USDT", a),
+    native: async (a) => BigInt(await bscFx.node.rpc<string>("eth_getBalance", [a, "latest"])),
+    destination: someAddresses(1, "cold-wallet")[0]!,
+  },
+  {
+    chain: "TRON",
+    unit: 1_000_000n,
+    fund: async (a, t) => void (await tronFx.sendUsdt(a, t)),
+    fundGas: async (a) => void (await tronFx.sendTrx(a, 100_000n * TRX)),
+    mine: async (n) => void tronFx.node.mine(n),
+    token: async (a) => tronFx.node.chain.usdt(a),
+    native: async (a) => tronFx.node.chain.trx(a),
+    destination: deriveTronKey(mnemonicToSeedSync("zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong"), 7).address,
+  },
+];
+
+describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_name, k) => {
+  test(`${LEGS} funded deposit addresses are swept into the destination; the gas wallet pays the gas`, async () => {
+    const tick = () => gw.gateway.runtime.afterChainChange(k.chain);
+    const adapter = gw.ctx.chains.get(k.chain) as ChainAdapter;
+    const m = gw.newMerchant(`collector-${k.chain}`);
+    const gas = gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now());
+    await k.fundGas(gas.address);
+
+    // 50 exclusive deposit addresses with 10..59 USDT each, and one below the minimum.
+    const sources: Array<{ address: string; amount: bigint }> = [];
+    for (let i = 0; i < LEGS + 1; i++) {
+      const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: k.chain, tokenSymbol: "USDT", bindKey: `user-${i}` } });
+      sources.push({ address: b.address, amount: i < LEGS ? BigInt(10 + i) * k.unit + 250_000n * (k.unit / 1_000_000n) : 2n * k.unit });
+    }
+    await tick();
+    for (const s of sources) await k.fund(s.address, s.amount);
+    await k.mine(5);
+    await tick();
+    const ledgerOf = (a: string) => addressBalance(gw.ctx.db, (gw.ctx.db.$client.query("SELECT id FROM addresses WHERE address = ?").get(a) as { id: string }).id, "USDT");
+    for (const s of sources) expect(ledgerOf(s.address).available).toBe(s.amount);
+
+    setCollectionSetting(gw.ctx, m.id, { chainCode: k.chain, tokenSymbol: "USDT", destination: k.destination, minimum: "5" }, USER);
+    const run = await previewCollection(gw.ctx, m.id, k.chain, "USDT", USER);
+    const swept = sources.slice(0, LEGS);
+    const sum = swept.reduce((t, s) => t + s.amount, 0n);
+    expect(run).toMatchObject({ status: "preview", legCount: LEGS, total: sum.toString(), destination: k.destination });
+    expect(JSON.parse(run.gas)).toMatchObject({ transfers: LEGS, native: k.chain === "BSC" ? "BNB" : "TRX" });
+    expect(BigInt(JSON.parse(run.gas).total)).toBeGreaterThan(0n);
+    expect(runLegs(gw.ctx.db, run.id).map((l) => [l.leg.fromAddress, BigInt(l.leg.amount)])).toEqual(swept.map((s) => [s.address, s.amount]));
+
+    const destBefore = await k.token(k.destination);
+    const gasBefore = await k.native(gas.address);
+    confirmCollection({ db: gw.ctx.db, now: () => Date.now() }, m.id, run.id, USER);
+    await runCollection(gw.ctx, run.id, gw.gateway.runtime.payouts);
+    let p = runProgress(gw.ctx.db, run.id);
+    for (let i = 0; i < 200 && p.confirmed + p.failed + p.rejected < LEGS; i++) {
+      // Legs waiting for their top-up retry on the job's schedule; make them due now.
+      gw.ctx.db.update(payoutOrders).set({ retryAt: 0 }).where(and(eq(payoutOrders.merchantId, m.id), eq(payoutOrders.status, "submitted"))).run();
+      await k.mine(1);
+      await tick();
+      p = runProgress(gw.ctx.db, run.id);
+    }
+    expect(p).toMatchObject({ confirmed: LEGS, failed: 0, rejected: 0, planned: 0 });
+
+    // Sources at zero on chain and in the ledger; the destination holds exactly the sum.
+    for (const s of swept) {
+      expect(await k.token(s.address)).toBe(0n);
+      expect(ledgerOf(s.address)).toEqual({ ledger: 0n, reserved: 0n, available: 0n });
+    }
+    expect(await k.token(sources[LEGS]!.address)).toBe(2n * k.unit);
+    expect((await k.token(k.destination)) - destBefore).toBe(sum);
+    expect(collectedTotal(gw.ctx.db, run.id)).toBe(sum);
+    expect(await reconcileChain(gw.ctx, adapter)).toEqual([]);
+    const sheet = balanceSheet(gw.ctx.db, { merchantId: m.id, chain: k.chain });
+    expect(sheet.filter((l) => l.status !== "ok")).toEqual([]);
+    expect(sheet.filter((l) => l.available !== "0").map((l) => l.address)).toEqual([sources[LEGS]!.address]);
+
+    // Every leg's gas came from the gas wallet (the sources had no native coin of their own).
+    const orderIds = runLegs(gw.ctx.db, run.id).map((l) => l.order!.id);
+    const topups = gw.ctx.db.select().from(gasTopups).where(inArray(gasTopups.payoutOrderId, orderIds)).all();
+    expect(new Set(topups.filter((t) => t.status === "confirmed").map((t) => t.toAddress))).toEqual(new Set(swept.map((s) => s.address)));
+    expect(topups.every((t) => t.fromAddress === gas.address)).toBe(true);
+    const paid = topups.filter((t) => t.status === "confirmed").reduce((t, r) => t + BigInt(r.amount), 0n);
+    expect(gasBefore - (await k.native(gas.address))).toBeGreaterThanOrEqual(paid);
+  }, 120_000);
+});

@@ -1,0 +1,94 @@
+// Collection rules on the sandbox: settings validation, the preview's legs, and
+// the unattended schedule (injected clock: no waiting).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { sandboxClient } from "../testing/sandbox";
+import { TestClock } from "../lib/clock";
+import { randomAddress } from "../wallet/hd";
+import { CollectionError, listRuns, previewCollection, runCollections, runLegs, runProgress, setCollectionSetting } from "./collection";
+
+type Obj = Record<string, any>;
+const USER = { actor: "demo", role: "merchant" };
+const clock = new TestClock(Date.parse("2026-11-21T00:00:00.000Z"));
+let gw: TestGateway;
+let sb: ReturnType<typeof sandboxClient>;
+beforeAll(async () => {
+  gw = await startTestGateway({ clock, jobs: false, config: { chains: { TRON: { confirmations: 2 } } } });
+  sb = sandboxClient(gw.url);
+});
+afterAll(() => gw.stop());
+
+async function funded(m: ReturnType<TestGateway["newMerchant"]>, amounts: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const [i, amount] of amounts.entries()) {
+    const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: `k${i}` } });
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount });
+    out.push(b.address);
+  }
+  await sb.mine("TRON", 2);
+  return out;
+}
+
+describe("settings", () => {
+  test.each([
+    ["bad destination", { destination: "nope" }, /destination: not a valid TRON address/],
+    ["zero minimum", { minimum: "0" }, /minimum/],
+    ["too many decimals", { minimum: "1.1234567" }, /minimum/],
+    ["bad cron", { schedule: "every day" }, /schedule: not a valid cron pattern/],
+    ["unknown chain", { chainCode: "ETH" }, /ETH USDT/],
+  ])("%s is refused", (_n, patch, msg) => {
+    const m = gw.newMerchant("s");
+    expect(() => setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5", ...patch }, USER)).toThrow(msg);
+  });
+  test("the merchant's own address is not a destination", async () => {
+    const m = gw.newMerchant("own");
+    const [a] = await funded(m, ["1"]);
+    expect(() => setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: a!, minimum: "5" }, USER)).toThrow(CollectionError);
+  });
+});
+
+test("the preview takes every address at or above the minimum, whole available balance", async () => {
+  const m = gw.newMerchant("prev");
+  const [a, b, c] = await funded(m, ["5", "4.999999", "12.5"]);
+  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5" }, USER);
+  const r = await previewCollection(gw.ctx, m.id, "TRON", "USDT", USER);
+  expect(runLegs(gw.ctx.db, r.id).map((l) => [l.leg.fromAddress, l.leg.amount])).toEqual([
+    [a, "5000000"],
+    [c, "12500000"],
+  ]);
+  expect(r).toMatchObject({ legCount: 2, total: "17500000", status: "preview" });
+  expect(b).toBeString();
+  // Nothing moves before confirmation.
+  expect((gw.ctx.db.$client.query("SELECT count(*) AS n FROM payout_orders WHERE merchant_id = ?").get(m.id) as { n: number }).n).toBe(0);
+});
+
+test("a scheduled collection runs unattended when due, and a missed stretch runs once", async () => {
+  const m = gw.newMerchant("sched");
+  const sources = await funded(m, ["20", "30"]);
+  const cold = randomAddress("TRON");
+  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "0 * * * *" }, USER);
+  const runner = gw.gateway.runtime.payouts;
+
+  clock.advance(59 * 60_000);
+  await runCollections(gw.ctx, runner);
+  expect(listRuns(gw.ctx.db, m.id)).toEqual([]);
+
+  clock.advance(2 * 60_000);
+  await runCollections(gw.ctx, runner);
+  const [run] = listRuns(gw.ctx.db, m.id);
+  expect(run).toMatchObject({ trigger: "schedule", createdBy: "schedule", legCount: 2, status: "done", total: "50000000" });
+  await sb.mine("TRON", 3);
+  expect(runProgress(gw.ctx.db, run!.id)).toMatchObject({ confirmed: 2 });
+  const tron = gw.ctx.chains.get("TRON")!;
+  expect(await tron.tokenBalance(cold, "USDT")).toBe(50_000_000n);
+  for (const s of sources) expect(await tron.tokenBalance(s, "USDT")).toBe(0n);
+
+  // Down for three hours: one run when it comes back, not three.
+  clock.advance(3 * 3600_000);
+  await runCollections(gw.ctx, runner);
+  await runCollections(gw.ctx, runner);
+  expect(listRuns(gw.ctx.db, m.id).map((r) => [r.trigger, r.legCount])).toEqual([
+    ["schedule", 0],
+    ["schedule", 2],
+  ]);
+});

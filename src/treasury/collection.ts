@@ -1,0 +1,294 @@
+// Collection (DESIGN 13): sweeping a merchant's deposit addresses of one chain
+// and token into a destination (a cold wallet). A run is previewed (one leg per
+// address whose available balance reaches the minimum, estimated gas),
+// confirmed, then each leg becomes an ordinary payout order (merchantOrderNo
+// COL-<run>-<leg>: idempotent, so a crash resumes without a second leg); gas
+// top-ups happen as for any payout. An optional cron schedule runs it unattended.
+import { Cron } from "croner";
+import { and, asc, desc, eq, isNotNull } from "drizzle-orm";
+import { type Db, writeTx } from "../db/client";
+import { collectionLegs, collectionRuns, collectionSettings, merchants, payoutOrders } from "../db/schema";
+import { recordAudit, type Actor } from "../audit/log";
+import { AppError } from "../http/errors";
+import { crashPoint } from "../lib/crash";
+import { newId } from "../lib/ids";
+import { fromBaseUnits, toBaseUnits } from "../lib/money";
+import { chainAndToken } from "../payin/service";
+import { addressBalance, merchantAddresses, unfinishedFrom } from "../payout/balances";
+import { fromMicro, toMicro } from "../payout/controls";
+import { createPayout, type PayoutCtx } from "../payout/service";
+import { currentKey } from "../merchants/service";
+import type { TokenSymbol } from "../chains/types";
+import { describeError, type BatchRunner } from "./batch";
+import { estimateGas, type GasEstimate } from "./gas-estimate";
+
+export type CollectionSetting = typeof collectionSettings.$inferSelect;
+export type CollectionRun = typeof collectionRuns.$inferSelect;
+export type CollectionLeg = typeof collectionLegs.$inferSelect;
+
+export class CollectionError extends Error {}
+
+const MINIMUM = /^\d+(\.\d{1,6})?$/;
+
+export interface CollectionSettingInput {
+  chainCode: string;
+  tokenSymbol: string;
+  destination: string;
+  minimum: string;
+  /** Cron pattern (UTC), "" or null: no schedule. */
+  schedule?: string | null;
+}
+
+export function collectionSettingsOf(db: Db, merchantId: number): CollectionSetting[] {
+  return db.select().from(collectionSettings).where(eq(collectionSettings.merchantId, merchantId)).orderBy(asc(collectionSettings.chain), asc(collectionSettings.token)).all();
+}
+
+export function collectionSetting(db: Db, merchantId: number, chain: string, token: string): CollectionSetting | undefined {
+  return db
+    .select()
+    .from(collectionSettings)
+    .where(and(eq(collectionSettings.merchantId, merchantId), eq(collectionSettings.chain, chain), eq(collectionSettings.token, token)))
+    .get();
+}
+
+/** Saves the destination, minimum and schedule of one chain and token; audited. */
+export function setCollectionSetting(ctx: Pick<PayoutCtx, "db" | "clock" | "chains">, merchantId: number, input: CollectionSettingInput, actor: Actor): CollectionSetting {
+  let adapter;
+  try {
+    adapter = chainAndToken(ctx, input.chainCode, input.tokenSymbol).adapter;
+  } catch (e) {
+    throw new CollectionError(e instanceof AppError ? `${input.chainCode} ${input.tokenSymbol}: ${e.message}` : String(e));
+  }
+  const dest = input.destination.trim();
+  if (!adapter.isValidAddress(dest)) throw new CollectionError(`destination: not a valid ${adapter.chain} address`);
+  const destination = adapter.normalizeAddress(dest);
+  const minimum = input.minimum.trim();
+  if (!MINIMUM.test(minimum) || /^0+(\.0+)?$/.test(minimum)) throw new CollectionError("minimum: must be a decimal amount greater than 0 with at most 6 fractional digits");
+  const schedule = input.schedule?.trim() || null;
+  if (schedule) {
+    try {
+      new Cron(schedule, { paused: true, timezone: "UTC" });
+    } catch (e) {
+      throw new CollectionError(`schedule: not a valid cron pattern (${(e as Error).message})`);
+    }
+  }
+  const now = ctx.clock.now();
+  return writeTx(ctx.db, (tx) => {
+    const own = merchantAddresses(tx, merchantId, adapter.chain).some((a) => a.address === destination);
+    if (own) throw new CollectionError("destination: one of the merchant's own gateway addresses (54003); collect to a wallet outside the gateway");
+    const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get();
+    if (!m) throw new CollectionError(`no merchant ${merchantId}`);
+    const before = collectionSetting(tx, merchantId, adapter.chain, input.tokenSymbol) ?? null;
+    const row = { merchantId, chain: adapter.chain, token: input.tokenSymbol, destination, minimum, schedule, lastScheduledAt: before?.lastScheduledAt ?? now, updatedAt: now };
+    const saved = tx
+      .insert(collectionSettings)
+      .values(row)
+      .onConflictDoUpdate({ target: [collectionSettings.merchantId, collectionSettings.chain, collectionSettings.token], set: row })
+      .returning()
+      .get();
+    const view = (s: CollectionSetting | null) => (s ? { destination: s.destination, minimum: s.minimum, schedule: s.schedule } : null);
+    recordAudit(tx, { ...actor, action: "collection.settings", target: `merchant:${m.uid}:${adapter.chain}:${input.tokenSymbol}`, before: view(before), after: view(saved), at: now });
+    return saved;
+  });
+}
+
+/** Leg amount: the available balance at API precision (6 decimals); dust below it stays. */
+function legAmount(available: bigint, decimals: number): bigint {
+  return fromMicro(toMicro(available, decimals), decimals);
+}
+
+/** "Collect now": plans one leg per address holding at least the minimum; nothing moves until confirmed. */
+export async function previewCollection(ctx: PayoutCtx, merchantId: number, chainCode: string, tokenSymbol: string, actor: Actor, trigger: "manual" | "schedule" = "manual"): Promise<CollectionRun> {
+  const setting = collectionSetting(ctx.db, merchantId, chainCode, tokenSymbol);
+  if (!setting) throw new CollectionError(`no collection destination set for ${chainCode} ${tokenSymbol}`);
+  const { adapter, token } = chainAndToken(ctx, chainCode, tokenSymbol);
+  const min = toBaseUnits(setting.minimum, token.decimals);
+  const legs: Array<{ addressId: string; fromAddress: string; amount: bigint }> = [];
+  for (const a of merchantAddresses(ctx.db, merchantId, adapter.chain)) {
+    if (unfinishedFrom(ctx.db, a.id).retiring) continue;
+    const amount = legAmount(addressBalance(ctx.db, a.id, token.symbol).available, token.decimals);
+    if (amount > 0n && amount >= min) legs.push({ addressId: a.id, fromAddress: a.address, amount });
+  }
+  const total = legs.reduce((s, l) => s + l.amount, 0n);
+  const gas: GasEstimate = await estimateGas(adapter, legs.length, {
+    from: legs[0]?.fromAddress ?? setting.destination,
+    to: setting.destination,
+    token: token.symbol as TokenSymbol,
+    amount: legs[0]?.amount ?? 1n,
+  });
+  const now = ctx.clock.now();
+  const id = newId("CR");
+  return writeTx(ctx.db, (tx) => {
+    const run = tx
+      .insert(collectionRuns)
+      .values({
+        id,
+        merchantId,
+        chain: adapter.chain,
+        token: token.symbol,
+        destination: setting.destination,
+        minimum: setting.minimum,
+        status: "preview",
+        trigger,
+        legCount: legs.length,
+        total: total.toString(),
+        gas: JSON.stringify(gas),
+        createdBy: actor.actor,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    legs.forEach((l, i) =>
+      tx.insert(collectionLegs).values({ runId: id, legNo: i + 1, addressId: l.addressId, fromAddress: l.fromAddress, amount: l.amount.toString(), state: "planned", updatedAt: now }).run(),
+    );
+    return run;
+  });
+}
+
+export function getRun(db: Db, merchantId: number, id: string): CollectionRun {
+  const r = db.select().from(collectionRuns).where(and(eq(collectionRuns.id, id), eq(collectionRuns.merchantId, merchantId))).get();
+  if (!r) throw new CollectionError(`no collection run ${id}`);
+  return r;
+}
+
+export function listRuns(db: Db, merchantId: number, limit = 50): CollectionRun[] {
+  return db.select().from(collectionRuns).where(eq(collectionRuns.merchantId, merchantId)).orderBy(desc(collectionRuns.createdAt)).limit(limit).all();
+}
+
+export function runLegs(db: Db, runId: string) {
+  return db
+    .select({ leg: collectionLegs, order: payoutOrders })
+    .from(collectionLegs)
+    .leftJoin(payoutOrders, eq(payoutOrders.id, collectionLegs.payoutOrderId))
+    .where(eq(collectionLegs.runId, runId))
+    .orderBy(asc(collectionLegs.legNo))
+    .all();
+}
+
+export function runGas(r: CollectionRun): GasEstimate {
+  return JSON.parse(r.gas) as GasEstimate;
+}
+
+/** "Confirm collection" (the caller has re-authenticated the user); audited; confirming twice is harmless. */
+export function confirmCollection(deps: { db: Db; now: () => number }, merchantId: number, runId: string, actor: Actor): CollectionRun {
+  return writeTx(deps.db, (tx) => {
+    const r = getRun(tx, merchantId, runId);
+    if (r.status !== "preview") return r;
+    const now = deps.now();
+    const next = r.legCount > 0 ? "running" : "done";
+    const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get()!;
+    recordAudit(tx, { ...actor, action: "collection.confirm", target: `merchant:${m.uid}:collection:${r.id}`, after: { chain: r.chain, token: r.token, destination: r.destination, legs: r.legCount, total: r.total }, at: now });
+    return tx
+      .update(collectionRuns)
+      .set({ status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now })
+      .where(eq(collectionRuns.id, runId))
+      .returning()
+      .get();
+  });
+}
+
+const running = new Set<string>();
+
+/** Creates the leg payouts of a running run; resumable at any point (legs are idempotent by merchantOrderNo). */
+export async function runCollection(ctx: PayoutCtx, runId: string, runner: BatchRunner): Promise<void> {
+  if (running.has(runId)) return;
+  running.add(runId);
+  try {
+    const r = ctx.db.select().from(collectionRuns).where(eq(collectionRuns.id, runId)).get();
+    if (!r || r.status !== "running") return;
+    const key = currentKey(ctx.db, r.merchantId);
+    if (!key) throw new Error("merchant has no current API key");
+    const { token } = chainAndToken(ctx, r.chain, r.token);
+    const legs = ctx.db.select().from(collectionLegs).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.state, "planned"))).orderBy(asc(collectionLegs.legNo)).all();
+    for (const leg of legs) {
+      const made = writeTx(ctx.db, (tx) => {
+        const now = ctx.clock.now();
+        const set = (patch: Partial<CollectionLeg>) =>
+          tx.update(collectionLegs).set({ ...patch, updatedAt: now }).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.legNo, leg.legNo))).run();
+        try {
+          const input = {
+            chainCode: r.chain,
+            tokenSymbol: r.token,
+            fromAddress: leg.fromAddress,
+            toAddress: r.destination,
+            amount: fromBaseUnits(BigInt(leg.amount), token.decimals, 0),
+            merchantOrderNo: `COL-${r.id}-${leg.legNo}`,
+          };
+          const o = ctx.db.$client.transaction(() => createPayout(ctx, r.merchantId, key.id, input))();
+          set({ state: "created", payoutOrderId: o.order.id });
+          return o.created ? o.order.id : null;
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          set({ state: "rejected", errorCode: e.code, errorMessage: describeError(e) });
+          return null;
+        }
+      });
+      crashPoint(`collection:leg-${leg.legNo}`);
+      if (made !== null) await runner.attempt(made).catch((e) => ctx.logger.warn("collection leg attempt failed", { runId, legNo: leg.legNo, error: String((e as Error)?.message ?? e) }));
+      // A sandbox attempt can complete without ever waiting on I/O: let requests in between rows.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const now = ctx.clock.now();
+    ctx.db.update(collectionRuns).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(collectionRuns.id, runId), eq(collectionRuns.status, "running"))).run();
+  } finally {
+    running.delete(runId);
+  }
+}
+
+/** Per status of the run's leg payouts. */
+export function runProgress(db: Db, runId: string): Record<"planned" | "rejected" | "submitted" | "broadcasted" | "confirmed" | "failed", number> {
+  const out = { planned: 0, rejected: 0, submitted: 0, broadcasted: 0, confirmed: 0, failed: 0 };
+  for (const { leg, order } of runLegs(db, runId)) {
+    if (order) out[order.status]++;
+    else if (leg.state === "rejected") out.rejected++;
+    else out.planned++;
+  }
+  return out;
+}
+
+export const SCHEDULE_ACTOR: Actor = { actor: "schedule", role: "system" };
+
+/**
+ * Scheduled job: starts every due scheduled collection (previewed and
+ * confirmed at once, as the schedule's owner asked), then drives running runs.
+ * A missed slot (the gateway was down) runs once, not once per missed slot.
+ */
+export async function runCollections(ctx: PayoutCtx, runner: BatchRunner): Promise<void> {
+  const now = ctx.clock.now();
+  for (const s of ctx.db.select().from(collectionSettings).where(isNotNull(collectionSettings.schedule)).all()) {
+    let due: Date | null;
+    try {
+      due = new Cron(s.schedule!, { paused: true, timezone: "UTC" }).nextRun(new Date(s.lastScheduledAt ?? s.updatedAt));
+    } catch {
+      continue;
+    }
+    if (!due || due.getTime() > now) continue;
+    ctx.db
+      .update(collectionSettings)
+      .set({ lastScheduledAt: now })
+      .where(and(eq(collectionSettings.merchantId, s.merchantId), eq(collectionSettings.chain, s.chain), eq(collectionSettings.token, s.token)))
+      .run();
+    if (!ctx.chains.has(s.chain as never)) continue;
+    try {
+      const run = await previewCollection(ctx, s.merchantId, s.chain, s.token, SCHEDULE_ACTOR, "schedule");
+      confirmCollection({ db: ctx.db, now: () => ctx.clock.now() }, s.merchantId, run.id, SCHEDULE_ACTOR);
+    } catch (e) {
+      ctx.logger.warn("scheduled collection failed", { merchantId: s.merchantId, chain: s.chain, token: s.token, error: String((e as Error)?.message ?? e) });
+    }
+  }
+  for (const { id } of ctx.db.select({ id: collectionRuns.id }).from(collectionRuns).where(eq(collectionRuns.status, "running")).all()) {
+    await runCollection(ctx, id, runner);
+  }
+}
+
+/** Sum of confirmed legs (base units): what reached the destination. */
+export function collectedTotal(db: Db, runId: string): bigint {
+  const rows = db
+    .select({ amount: payoutOrders.amount })
+    .from(collectionLegs)
+    .innerJoin(payoutOrders, eq(payoutOrders.id, collectionLegs.payoutOrderId))
+    .where(and(eq(collectionLegs.runId, runId), eq(payoutOrders.status, "confirmed")))
+    .all();
+  return rows.reduce((s, r) => s + BigInt(r.amount), 0n);
+}
