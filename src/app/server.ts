@@ -15,10 +15,7 @@ import { sandboxRoutes } from "../sandbox/routes";
 import { payoutRoutes } from "../payout/routes";
 import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
-import { bscPayoutOps, isBscAdapter } from "../payout/bsc";
-import { isSolAdapter, solPayoutOps } from "../payout/sol";
-import { isTronAdapter, tronPayoutOps } from "../payout/tron";
-import { provisionSolTokenAccounts } from "../wallet/sol-token-accounts";
+import { chainModule } from "../chains/registry";
 import { checkoutRoutes } from "../checkout/routes";
 import { runBatches } from "../treasury/batch";
 import { runCollections } from "../treasury/collection";
@@ -59,10 +56,7 @@ export interface Runtime {
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
 function chainPayoutOps(ctx: AppContext, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined {
-  if (isBscAdapter(adapter)) return bscPayoutOps(ctx, adapter, locks);
-  if (isTronAdapter(adapter)) return tronPayoutOps(ctx, adapter, locks);
-  if (isSolAdapter(adapter)) return solPayoutOps(ctx, adapter);
-  return undefined;
+  return adapter.mode === "rpc" ? chainModule(adapter.chain).payoutOps(ctx, adapter, locks) : undefined;
 }
 
 export function createRuntime(ctx: AppContext): Runtime {
@@ -134,8 +128,8 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     } else {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
     }
-    // New Solana receiving addresses get their token account from the gas wallet.
-    if (isSolAdapter(adapter)) s.every("sol-token-accounts", 2000, () => provisionSolTokenAccounts(ctx, adapter));
+    // Chain-specific background work (Solana: token accounts for new receiving addresses).
+    if (adapter.mode === "rpc") for (const j of chainModule(adapter.chain).jobs?.(ctx, adapter) ?? []) s.every(j.name, j.everyMs, j.run);
   }
   return s;
 }

@@ -1,24 +1,15 @@
-// JSON-RPC over several HTTP endpoints: per-URL health, failover in list order
-// (the first URL is the preferred one), exponential backoff per URL on transport
-// failures (network, timeout, HTTP 429/5xx), and batch requests.
+// JSON-RPC over several HTTP endpoints, with failover, per-URL health and backoff from
+// src/chains/common/failover.ts (transport failures: network, timeout, HTTP 429/5xx), and batch requests.
 // JSON-RPC error objects are answers, not endpoint failures: they go back to the caller,
 // except a plain -32603 "internal error" to a single call, which load-balanced providers
 // return when a backend fails; that one is retried like a transport failure.
-
-/**
- * An endpoint counts as down (readiness, metrics, the rpc_down alert) after this many
- * failed requests in a row: one failed call with its retries, not a single 429.
- */
-export const DOWN_AFTER_FAILURES = 3;
-
-export type RpcErrorKind = "rpc" | "http" | "timeout" | "network";
-
+import { DOWN_AFTER_FAILURES, FailoverTransport, retryAfterMs, type EndpointHealth, type FailoverLogger } from "./common/failover";
 import { redactUrl } from "../lib/redact-url";
 
-// Moved to src/lib/redact-url.ts (shared with TRON); re-exported for existing imports.
-export { redactUrl };
+// Re-exported for existing imports (the loop and the URL redaction live in common/ and lib/).
+export { DOWN_AFTER_FAILURES, redactUrl };
 
-const redactIn = (text: string, url: string) => text.split(url).join(redactUrl(url));
+export type RpcErrorKind = "rpc" | "http" | "timeout" | "network";
 
 export class RpcError extends Error {
   constructor(
@@ -32,17 +23,17 @@ export class RpcError extends Error {
     super(message);
     this.name = "RpcError";
   }
+  retryAfterMs?: number;
   /** True for endpoint trouble that another attempt (or another URL) may not have. */
   get transient(): boolean {
     return this.kind !== "rpc";
   }
+  get httpStatus(): number | undefined {
+    return this.kind === "http" ? this.code : undefined;
+  }
 }
 
-export interface RpcLogger {
-  info(obj: Record<string, unknown>): void;
-  warn(obj: Record<string, unknown>): void;
-  error(obj: Record<string, unknown>): void;
-}
+export type RpcLogger = FailoverLogger;
 
 export interface RpcClientOptions {
   urls: string[];
@@ -69,70 +60,32 @@ export interface RpcCall {
   params: unknown[];
 }
 
-interface UrlHealth {
-  url: string;
-  failures: number;
-  downUntil: number;
-  lastError?: string;
-  /** HTTP requests by outcome ("ok" or the error kind), for metrics. */
-  outcomes: Record<string, number>;
-}
-
-export interface UrlHealthSnapshot {
-  url: string;
-  healthy: boolean;
-  /** False once DOWN_AFTER_FAILURES requests in a row failed, true again at the first success. */
-  up: boolean;
-  failures: number;
-  lastError?: string;
-  /** HTTP requests by outcome ("ok" or the error kind) since start. */
-  outcomes: Record<string, number>;
-}
-
-/** A wait that ends early when `signal` aborts (shutdown). */
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((r) => {
-    if (signal?.aborted) return r();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      r();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
+export type UrlHealthSnapshot = EndpointHealth;
 
 export class RpcClient {
-  private readonly health: UrlHealth[];
-  /** Aborted by close(): requests in flight end at once, new ones fail (graceful shutdown within 5 s). */
-  private readonly closing = new AbortController();
+  private readonly transport: FailoverTransport;
   private readonly timeoutMs: number;
-  private readonly attempts: number;
-  private readonly backoffBaseMs: number;
-  private readonly backoffMaxMs: number;
   private readonly maxBatch: number;
-  private readonly logger?: RpcLogger;
   private nextId = 1;
 
   constructor(opts: RpcClientOptions) {
     if (opts.urls.length === 0) throw new Error("at least one RPC URL is required");
-    this.health = opts.urls.map((url) => ({ url, failures: 0, downUntil: 0, outcomes: {} }));
+    this.transport = new FailoverTransport({ urls: opts.urls, attempts: opts.attempts, backoffBaseMs: opts.backoffBaseMs, backoffMaxMs: opts.backoffMaxMs ?? 10_000, logger: opts.logger, logName: "rpc" });
     this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.attempts = opts.attempts ?? Math.max(3, 2 * opts.urls.length);
-    this.backoffBaseMs = opts.backoffBaseMs ?? 100;
-    this.backoffMaxMs = opts.backoffMaxMs ?? 10_000;
     this.maxBatch = opts.maxBatch ?? 50;
-    this.logger = opts.logger;
+  }
+
+  private get attempts(): number {
+    return this.transport.attempts;
   }
 
   /** Aborts requests in flight and refuses new ones (shutdown). */
   close(): void {
-    this.closing.abort();
+    this.transport.close();
   }
 
   healthSnapshot(): UrlHealthSnapshot[] {
-    const now = Date.now();
-    return this.health.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures < DOWN_AFTER_FAILURES, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
+    return this.transport.healthSnapshot();
   }
 
   /** One call; throws RpcError (kind "rpc" for a JSON-RPC error answer). */
@@ -195,53 +148,20 @@ export class RpcClient {
   }
 
   /** POST with failover and backoff; returns the parsed JSON body. */
-  private async send(body: unknown, attempts: number, label: string): Promise<unknown> {
-    let last: RpcError | undefined;
-    for (let attempt = 0; attempt < attempts; attempt++) {
-      if (this.closing.signal.aborted) throw new RpcError("client closed (shutting down)", "network");
-      const h = await this.pick();
-      if (this.closing.signal.aborted) throw new RpcError("client closed (shutting down)", "network");
-      try {
-        const json = await this.post(h.url, body);
+  private send(body: unknown, attempts: number, label: string): Promise<unknown> {
+    return this.transport.run({
+      call: label,
+      attempts,
+      exchange: async (url) => {
+        const json = await this.post(url, body);
+        // A plain -32603 is a load-balanced backend failing: retried like a transport failure.
         const busy = backendFailure(json);
-        if (busy) throw new RpcError(`${label}: ${busy.message ?? "internal error"}`, "rpc", busy.code, busy.data, h.url);
-        if (h.failures > 0) this.logger?.info({ msg: "rpc endpoint recovered", url: redactUrl(h.url) });
-        h.outcomes.ok = (h.outcomes.ok ?? 0) + 1;
-        h.failures = 0;
-        h.downUntil = 0;
-        h.lastError = undefined;
+        if (busy) throw new RpcError(`${label}: ${busy.message ?? "internal error"}`, "rpc", busy.code, busy.data, url);
         return json;
-      } catch (e) {
-        const err = e instanceof RpcError ? e : new RpcError(String(e), "network", undefined, undefined, h.url);
-        // Aborted by close(): shutdown, not the endpoint's fault.
-        if (this.closing.signal.aborted) throw err;
-        last = err;
-        h.outcomes[err.kind] = (h.outcomes[err.kind] ?? 0) + 1;
-        this.markDown(h, err);
-        this.logger?.warn({ msg: "rpc call failed", call: label, url: redactUrl(h.url), kind: err.kind, error: redactIn(err.message, h.url), attempt: attempt + 1 });
-      }
-    }
-    throw last ?? new RpcError(`${label} failed`, "network");
-  }
-
-  private markDown(h: UrlHealth, err: RpcError & { retryAfterMs?: number }) {
-    h.failures++;
-    const exp = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** (h.failures - 1));
-    // Jitter so several watchers do not hammer a recovering endpoint in step.
-    let wait = exp * (0.75 + Math.random() * 0.5);
-    if (err.retryAfterMs !== undefined) wait = Math.min(this.backoffMaxMs, Math.max(wait, err.retryAfterMs));
-    h.downUntil = Date.now() + wait;
-    h.lastError = err.message;
-  }
-
-  /** The first healthy URL in preference order; if none, wait for the one that recovers first. */
-  private async pick(): Promise<UrlHealth> {
-    const now = Date.now();
-    const ok = this.health.find((h) => h.downUntil <= now);
-    if (ok) return ok;
-    const soonest = this.health.reduce((a, b) => (b.downUntil < a.downUntil ? b : a));
-    await sleep(Math.max(0, soonest.downUntil - now), this.closing.signal);
-    return soonest;
+      },
+      asFailure: (e, url) => (e instanceof RpcError ? e : new RpcError(String(e), "network", undefined, undefined, url)),
+      closed: () => new RpcError("client closed (shutting down)", "network"),
+    });
   }
 
   private async post(url: string, body: unknown): Promise<unknown> {
@@ -251,7 +171,7 @@ export class RpcClient {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
-        signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]),
+        signal: AbortSignal.any([this.transport.signal, AbortSignal.timeout(this.timeoutMs)]),
       });
     } catch (e) {
       const name = (e as Error)?.name;
@@ -269,11 +189,8 @@ export class RpcClient {
       throw new RpcError(`reading answer failed: ${(e as Error)?.message ?? e}`, kind, undefined, undefined, url);
     }
     if (!res.ok) {
-      const err = new RpcError(`HTTP ${res.status}: ${text.slice(0, 200)}`, "http", res.status, undefined, url) as RpcError & {
-        retryAfterMs?: number;
-      };
-      const ra = Number(res.headers.get("retry-after"));
-      if (Number.isFinite(ra) && ra > 0) err.retryAfterMs = ra * 1000;
+      const err = new RpcError(`HTTP ${res.status}: ${text.slice(0, 200)}`, "http", res.status, undefined, url);
+      err.retryAfterMs = retryAfterMs(res);
       throw err;
     }
     try {

@@ -1,13 +1,49 @@
-// Builds one ChainAdapter per enabled chain from config.
+// The chain registry: chain code → its module (src/chains/<chain>/index.ts), and the
+// adapters built from config. Adding a chain is one module plus one line here.
 import type { AppContext } from "../app/context";
 import type { ChainConfig } from "../config/schema";
 import { DEFAULT_TOKENS } from "./tokens";
 import { SandboxChain } from "./sandbox/chain";
-import { createBscAdapter } from "./bsc/adapter";
-import { createSolAdapter } from "./sol/adapter";
-import { createTronAdapter } from "./tron/adapter";
+import { bscChain } from "./bsc";
+import { solChain } from "./sol";
+import { tronChain } from "./tron";
+import type { ChainModule } from "./module";
 import type { Logger } from "../lib/logger";
 import type { ChainAdapter, ChainCode, TokenInfo } from "./types";
+
+// Built on first use: chain modules import code (payout steps, wallet) that imports
+// this file back, so nothing here may read them while the modules load.
+let modules: Map<ChainCode, ChainModule> | undefined;
+function registry(): Map<ChainCode, ChainModule> {
+  return (modules ??= new Map<ChainCode, ChainModule>([tronChain, bscChain, solChain].map((m) => [m.code, m])));
+}
+
+/** The module of `chain`; throws on a code no module defines. */
+export function chainModule(chain: ChainCode): ChainModule {
+  const m = registry().get(chain);
+  if (!m) throw new Error(`unknown chain: ${String(chain)}`);
+  return m;
+}
+
+export function hasChainModule(chain: string): chain is ChainCode {
+  return registry().has(chain as ChainCode);
+}
+
+/** Every registered chain module, in registration order. */
+export function chainModules(): ChainModule[] {
+  return [...registry().values()];
+}
+
+/**
+ * Registers a module (tests: an extra EVM profile). Returns an undo. Production code
+ * registers nothing at run time: the list above is the product's chains.
+ */
+export function registerChainModule(m: ChainModule): () => void {
+  const reg = registry();
+  const before = reg.get(m.code);
+  reg.set(m.code, m);
+  return () => (before ? reg.set(m.code, before) : reg.delete(m.code));
+}
 
 export function tokensFor(chain: ChainCode, cfg: ChainConfig): TokenInfo[] {
   return DEFAULT_TOKENS.filter((t) => t.chain === chain).map((t) => {
@@ -26,27 +62,15 @@ function rpcLogger(l: Logger) {
 
 export function makeChains(ctx: Omit<AppContext, "chains">): Map<ChainCode, ChainAdapter> {
   const out = new Map<ChainCode, ChainAdapter>();
-  for (const chain of ["TRON", "BSC", "SOL"] as const) {
+  for (const m of chainModules()) {
+    const chain = m.code;
     const cfg = ctx.config.chains[chain];
-    if (!cfg.enabled) continue;
+    if (!cfg?.enabled) continue;
     const tokens = tokensFor(chain, cfg);
     if (cfg.mode === "sandbox") {
       out.set(chain, new SandboxChain({ chain, db: ctx.db, tokens, confirmations: cfg.confirmations, now: () => ctx.clock.now() }));
-    } else if (chain === "BSC") {
-      out.set(
-        chain,
-        createBscAdapter({
-          rpcUrls: cfg.rpc_urls,
-          tokens,
-          confirmations: cfg.confirmations,
-          gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined,
-          logger: rpcLogger(ctx.logger.child({ chain })),
-        }),
-      );
-    } else if (chain === "SOL") {
-      out.set(chain, createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger: rpcLogger(ctx.logger.child({ chain })) }));
     } else {
-      out.set(chain, createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger: rpcLogger(ctx.logger.child({ chain })) }));
+      out.set(chain, m.createAdapter({ cfg, tokens, logger: rpcLogger(ctx.logger.child({ chain })) }));
     }
   }
   return out;

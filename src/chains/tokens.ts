@@ -11,9 +11,3 @@ export const DEFAULT_TOKENS: readonly TokenInfo[] = [
 export function defaultToken(chain: ChainCode, symbol: TokenSymbol): TokenInfo | undefined {
   return DEFAULT_TOKENS.find((t) => t.chain === chain && t.symbol === symbol);
 }
-
-export const CHAIN_LABELS: Record<ChainCode, { network: string; standard: string }> = {
-  TRON: { network: "TRON", standard: "TRC20" },
-  BSC: { network: "BNB Smart Chain", standard: "BEP20" },
-  SOL: { network: "Solana", standard: "SPL" },
-};

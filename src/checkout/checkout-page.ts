@@ -6,7 +6,7 @@ import { ICONS } from "./icons";
 import { renderShell } from "./layout";
 import { qrSvg } from "./qr";
 import { pageLinks } from "./wallet-links";
-import { EXPLORERS, explorerTxUrl } from "./explorer";
+import { explorerOf, explorerTxUrl } from "./explorer";
 import { displayAmount } from "./status-view";
 import { PAYIN_STATUSES, type CheckoutOrderView, type PayinStatus } from "./types";
 
@@ -94,7 +94,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
   const enc = encodeURIComponent(p.token);
 
   // Sandbox transactions exist on no public chain: no explorer link there.
-  const explorer = p.sandbox ? null : EXPLORERS[o.chainCode];
+  const explorer = p.sandbox ? null : explorerOf(o.chainCode);
   const paid = o.status === "completed" || o.status === "risk_settled";
   const explorerLink = explorer
     ? `<p class="links" data-row="explorer"${o.txHash ? "" : " hidden"}><a data-testid="explorer-link" data-bind-href="explorer" href="${escapeHtml(o.txHash ? explorerTxUrl(o.chainCode, o.txHash) : "#")}" target="_blank" rel="noopener noreferrer">${escapeHtml(t("viewOnExplorer", { explorer: explorer.name }))}</a></p>`

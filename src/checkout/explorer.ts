@@ -1,12 +1,11 @@
-// Public block explorers, for the payer's "View transaction" link.
+// Public block explorers, for the payer's "View transaction" link (each chain module names its own).
 import type { ChainCode } from "../chains/types";
+import { chainModule } from "../chains/registry";
 
-export const EXPLORERS: Record<ChainCode, { name: string; tx: string }> = {
-  TRON: { name: "Tronscan", tx: "https://tronscan.org/#/transaction/{tx}" },
-  BSC: { name: "BscScan", tx: "https://bscscan.com/tx/{tx}" },
-  SOL: { name: "Solscan", tx: "https://solscan.io/tx/{tx}" },
-};
+export function explorerOf(chain: ChainCode): { name: string; tx: string } {
+  return chainModule(chain).explorer;
+}
 
 export function explorerTxUrl(chain: ChainCode, txHash: string): string {
-  return EXPLORERS[chain].tx.replace("{tx}", encodeURIComponent(txHash));
+  return explorerOf(chain).tx.replace("{tx}", encodeURIComponent(txHash));
 }

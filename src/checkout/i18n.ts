@@ -1,5 +1,5 @@
 // English and Chinese texts of the hosted pages, and the choice between them.
-import { CHAIN_LABELS } from "../chains/tokens";
+import { chainModule } from "../chains/registry";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import type { PayinStatus } from "./types";
 
@@ -197,13 +197,13 @@ export function statusKey(prefix: "status" | "body" | "short", s: PayinStatus): 
 
 /** "USDT on TRON (TRC20)" in the page's language. */
 export function networkName(locale: Locale, chain: ChainCode, token: TokenSymbol): string {
-  const label = CHAIN_LABELS[chain];
+  const label = chainModule(chain).label;
   return translator(locale)("networkName", { token, network: label.network, standard: label.standard });
 }
 
 /** "TRON (TRC20)": the network alone, for sentences that name the token already. */
 export function networkOnlyName(locale: Locale, chain: ChainCode): string {
-  const label = CHAIN_LABELS[chain];
+  const label = chainModule(chain).label;
   return translator(locale)("networkOnly", { network: label.network, standard: label.standard });
 }
 

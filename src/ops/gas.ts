@@ -5,9 +5,8 @@ import type { AppContext } from "../app/context";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import { writeTx } from "../db/client";
 import { gasWallet } from "../wallet/addresses";
+import { chainModule } from "../chains/registry";
 
-/** Decimals of each chain's native coin (BNB wei, TRX sun, SOL lamports). */
-export const NATIVE_DECIMALS: Record<ChainCode, number> = { BSC: 18, TRON: 6, SOL: 9 };
 
 export interface GasReading {
   address: string;
@@ -26,7 +25,7 @@ export async function nativeBalance(adapter: ChainAdapter, address: string): Pro
 }
 
 export function formatNative(chain: ChainCode, base: bigint): string {
-  return new Big(base.toString()).div(new Big(10).pow(NATIVE_DECIMALS[chain])).toFixed();
+  return new Big(base.toString()).div(new Big(10).pow(chainModule(chain).native.decimals)).toFixed();
 }
 
 export class GasMonitor {

@@ -7,6 +7,10 @@ import { type Tx, writeTx } from "../db/client";
 import { denyList, payinOrders, transfers } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { isValidAddress, normalizeAddress } from "../wallet/hd";
+import { chainModules, hasChainModule } from "../chains/registry";
+
+/** "TRON, BSC or SOL" */
+const chainList = () => chainModules().map((m) => m.code).join(", ").replace(/, ([^,]*)$/, " or $1");
 import type { ChainCode } from "../chains/types";
 import { applyPayinEvent, type PayinCtx } from "./service";
 import { canTransition, type PayinEvent, type PayinStatus, type ReleasePaid } from "./state";
@@ -103,8 +107,8 @@ export interface DenyEntry {
 }
 
 function denyTarget(chain: string, address: string): { chain: ChainCode; address: string } {
-  const c = chain.trim().toUpperCase() as ChainCode;
-  if (c !== "TRON" && c !== "BSC" && c !== "SOL") throw new OperatorError(`unknown chain ${JSON.stringify(chain)}: TRON, BSC or SOL`);
+  const c = chain.trim().toUpperCase();
+  if (!hasChainModule(c)) throw new OperatorError(`unknown chain ${JSON.stringify(chain)}: ${chainList()}`);
   if (!isValidAddress(c, address.trim())) throw new OperatorError(`${JSON.stringify(address)} is not a valid ${c} address`);
   // One canonical form (BSC checksum case) so the watcher's comparison cannot miss it.
   return { chain: c, address: normalizeAddress(c, address.trim()) };

@@ -68,6 +68,8 @@ export interface StartAnvilOptions {
   blockTime?: number;
   /** Install the test token at the USDT/USDC addresses (default true). */
   tokens?: boolean;
+  /** Default 56 (BSC); another id stands in for another EVM chain. */
+  chainId?: number;
 }
 
 export function anvilBinary(): string {
@@ -105,10 +107,11 @@ export async function freePort(): Promise<number> {
 export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNode> {
   installExitHook();
   let lastErr: unknown;
+  const chainId = opts.chainId ?? 56;
   // The free port can be taken between probing and anvil binding it: retry with another.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const args = [anvilBinary(), "--host", "127.0.0.1", "--port", String(port), "--chain-id", "56", "--silent", "--accounts", "2"];
+    const args = [anvilBinary(), "--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId), "--silent", "--accounts", "2"];
     // BSC has no base fee (cost = gasUsed × gasPrice); 1 gwei as the node's suggested price.
     args.push("--base-fee", "0", "--gas-price", "1000000000");
     if (opts.blockTime !== undefined) args.push("--block-time", String(opts.blockTime));
@@ -116,8 +119,8 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNod
     live.add(proc);
     const url = `http://127.0.0.1:${port}`;
     try {
-      await waitReady(url, proc);
-      const node = makeNode(url, port, proc);
+      await waitReady(url, proc, chainId);
+      const node = makeNode(url, port, proc, chainId);
       if (opts.tokens !== false) {
         for (const addr of Object.values(TOKEN_ADDRESSES)) await node.rpc("anvil_setCode", [addr, TEST_TOKEN_RUNTIME_BYTECODE]);
       }
@@ -131,13 +134,13 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNod
   throw new Error(`anvil did not start: ${lastErr}`);
 }
 
-async function waitReady(url: string, proc: Subprocess) {
+async function waitReady(url: string, proc: Subprocess, chainId: number) {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`anvil exited with ${proc.exitCode}`);
     try {
       const r = await rawRpc(url, "eth_chainId", []);
-      if (r === "0x38") return;
+      if (r === "0x" + chainId.toString(16)) return;
     } catch {
       // not listening yet
     }
@@ -158,7 +161,7 @@ async function rawRpc(url: string, method: string, params: unknown[]): Promise<a
   return j.result;
 }
 
-function makeNode(url: string, port: number, proc: Subprocess): AnvilNode {
+function makeNode(url: string, port: number, proc: Subprocess, chainId: number): AnvilNode {
   const rpc = (method: string, params: unknown[] = []) => rawRpc(url, method, params);
   const devKey = DEV_KEYS[0] as Hex;
   const devAddress = privateKeyToAccount(devKey).address;
@@ -188,7 +191,7 @@ function makeNode(url: string, port: number, proc: Subprocess): AnvilNode {
     ]);
     const raw = await account.signTransaction({
       type: "legacy",
-      chainId: 56,
+      chainId,
       nonce: Number(nonce),
       gasPrice: BigInt(gasPrice),
       gas: 100_000n,

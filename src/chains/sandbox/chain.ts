@@ -3,7 +3,6 @@
 // state lives in the database so it survives a restart like a real chain.
 import { createHash } from "node:crypto";
 import { and, asc, between, eq, gt, isNotNull, sql } from "drizzle-orm";
-import { base58 } from "@scure/base";
 import { type Db, type Tx, writeTx } from "../../db/client";
 import { sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
 import type {
@@ -21,6 +20,7 @@ import type {
   WatchSet,
 } from "../types";
 import { deriveKey, isValidAddress, normalizeAddress, randomAddress } from "../../wallet/hd";
+import { chainModule } from "../registry";
 
 export interface SandboxOptions {
   chain: ChainCode;
@@ -86,15 +86,11 @@ export class SandboxChain implements ChainAdapter {
   }
 
   private formatHash(h: Buffer): string {
-    if (this.chain === "BSC") return "0x" + h.toString("hex");
-    if (this.chain === "TRON") return h.toString("hex");
-    return base58.encode(h);
+    return chainModule(this.chain).ids.block(h);
   }
 
   private txHashOf(raw: string): string {
-    const h = createHash("sha256").update(raw).digest();
-    if (this.chain === "SOL") return base58.encode(Buffer.concat([h, createHash("sha256").update(h).digest()]));
-    return this.formatHash(h);
+    return chainModule(this.chain).ids.tx(createHash("sha256").update(raw).digest());
   }
 
   async head(): Promise<ChainHead> {

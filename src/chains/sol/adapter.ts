@@ -28,6 +28,7 @@ import type {
   WatchSet,
 } from "../types";
 import { deriveSolKey, isSolAddress, normalizeSolAddress, solKeypairBytes } from "./address";
+import { assertDecimals, assertKeyFor } from "../common/adapter-parts";
 import {
   RpcClient,
   RpcError,
@@ -179,9 +180,7 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
 
   function keypair(privateKey: Uint8Array, expect?: string): Keypair {
     const kp = Keypair.fromSecretKey(solKeypairBytes(privateKey));
-    if (expect !== undefined && kp.publicKey.toBase58() !== normalizeSolAddress(expect)) {
-      throw new Error(`key does not belong to ${expect} (it is ${kp.publicKey.toBase58()})`);
-    }
+    assertKeyFor(expect === undefined ? undefined : normalizeSolAddress(expect), kp.publicKey.toBase58());
     return kp;
   }
 
@@ -380,9 +379,7 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
         }
         const parsed = (v.data as { parsed?: { type?: string; info?: { decimals?: number } } }).parsed;
         if (parsed?.type !== "mint" || typeof parsed.info?.decimals !== "number") throw new Error(`SOL ${t.symbol}: ${t.contract} is not a mint`);
-        if (parsed.info.decimals !== t.decimals) {
-          throw new Error(`SOL ${t.symbol} (${t.contract}) has ${parsed.info.decimals} decimals on chain, config says ${t.decimals}`);
-        }
+        assertDecimals("SOL", t, parsed.info.decimals);
         t.programId = new PublicKey(owner);
         atas.clear();
       }

@@ -1,7 +1,7 @@
 import { HDKey } from "micro-ed25519-hdkey";
 import { base58 } from "@scure/base";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { concatBytes } from "@noble/hashes/utils.js";
+import { concatBytes, randomBytes } from "@noble/hashes/utils.js";
 import type { DerivedKey } from "../types";
 import { assertDerivationIndex } from "../derivation-index";
 
@@ -50,4 +50,9 @@ export function normalizeSolAddress(s: string): string {
   const bytes = decode32(s);
   if (!bytes) throw new Error(`invalid Solana address: ${JSON.stringify(s)}`);
   return base58.encode(bytes);
+}
+
+/** A valid address whose key is discarded (sandbox payer): a real ed25519 point, like a wallet address. */
+export function randomSolAddress(): string {
+  return base58.encode(ed25519.getPublicKey(randomBytes(32)));
 }

@@ -22,6 +22,9 @@ import type {
 } from "../types";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, tronFromHex, tronToHex20 } from "./address";
 import { TronRpc, TronRpcError, type TronRpcLogger } from "./rpc";
+import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
+
+export { TransferWouldRevertError, type NativeTransferRequest };
 import {
   addressOfKey,
   addressWord,
@@ -65,15 +68,6 @@ export interface TronAdapterOptions {
   logger?: TronRpcLogger;
 }
 
-export interface NativeTransferRequest {
-  /** Optional: checked against the key's address when given. */
-  from?: string;
-  to: string;
-  /** Sun. */
-  amount: bigint;
-  privateKey: Uint8Array;
-}
-
 /** What `SignedTransfer.meta` holds for TRON (decimal strings, so it survives JSON). */
 export interface TronTxMeta {
   kind: "TRC20" | "TRX";
@@ -112,15 +106,6 @@ export interface TronAdapter extends ChainAdapter {
   signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
   /** Sun the sender of a stored transaction must hold to send it: fee limit + bandwidth burn. */
   trxNeeded(tx: SignedTransfer): Promise<bigint>;
-}
-
-/** signTransfer refuses a transfer the node says would revert (it would only burn TRX). */
-export class TransferWouldRevertError extends Error {
-  readonly permanent = true;
-  constructor(message: string) {
-    super(message);
-    this.name = "TransferWouldRevertError";
-  }
 }
 
 interface NodeBlock {
@@ -208,7 +193,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
 
   function checkKey(privateKey: Uint8Array, from?: string): string {
     const own = addressOfKey(privateKey);
-    if (from !== undefined && normalizeTronAddress(from) !== own) throw new Error(`key does not belong to ${from} (it is ${own})`);
+    assertKeyFor(from === undefined ? undefined : normalizeTronAddress(from), own);
     return own;
   }
 
@@ -276,8 +261,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
         const failure = constantFailure(r);
         const out = r.constant_result?.[0];
         if (failure || !out) throw new Error(`TRON ${t.symbol}: no token contract at ${t.contract} (${failure ?? "empty answer"})`);
-        const onChain = Number(BigInt("0x" + out));
-        if (onChain !== t.decimals) throw new Error(`TRON ${t.symbol} (${t.contract}) has ${onChain} decimals on chain, config says ${t.decimals}`);
+        assertDecimals("TRON", t, Number(BigInt("0x" + out)));
       }
       const [head, solid] = await Promise.all([nowBlock(false), nowBlock(true)]);
       log?.info({ msg: "tron adapter started", head: Number(numberOf(head)), solidified: Number(numberOf(solid)), tokens: tokens.map((t) => t.symbol) });
@@ -473,11 +457,9 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
       const included = async (): Promise<TxState | null> => {
         const info = await infoOf(tx.txHash);
         if (!info) return null;
-        const h = await adapter.head();
         const blockNumber = BigInt(info.blockNumber!);
         const success = info.result !== "FAILED" && (info.receipt?.result === undefined || info.receipt.result === "SUCCESS");
-        const confirmations = h.latest >= blockNumber ? Number(h.latest - blockNumber + 1n) : 0;
-        return { state: "included", blockNumber, success, confirmations, final: blockNumber <= h.final };
+        return { state: "included", blockNumber, success, ...inclusion(await adapter.head(), blockNumber) };
       };
       const inc = await included();
       if (inc) return inc;

@@ -3,7 +3,7 @@ import { createBase58check } from "@scure/base";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, concatBytes, hexToBytes } from "@noble/hashes/utils.js";
+import { bytesToHex, concatBytes, hexToBytes, randomBytes } from "@noble/hashes/utils.js";
 import type { DerivedKey } from "../types";
 import { assertDerivationIndex } from "../derivation-index";
 
@@ -62,4 +62,9 @@ export function tronFromHex(hex: string): string {
   if (/^[0-9a-fA-F]{40}$/.test(h)) return encode21(hexToBytes(h));
   if (/^41[0-9a-fA-F]{40}$/.test(h)) return encode21(hexToBytes(h.slice(2)));
   throw new Error(`invalid TRON hex address: ${JSON.stringify(hex)}`);
+}
+
+/** A valid address whose key is discarded (sandbox payer). */
+export function randomTronAddress(): string {
+  return b58c.encode(concatBytes(new Uint8Array([TRON_PREFIX]), randomBytes(20)));
 }

@@ -1,44 +1,40 @@
-// BSC payout steps: nonces per address that survive restarts (taken from the
+// EVM payout steps (BSC): nonces per address that survive restarts (taken from the
 // stored signed transactions, never reused while one is unfinished) and BNB
 // top-ups from the chain's gas wallet (index 0), themselves signed and stored
 // before they are broadcast.
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
-import type { AppContext } from "../app/context";
-import { gasTopups, payoutOrders } from "../db/schema";
-import type { BscAdapter, BscTxMeta } from "../chains/bsc/adapter";
-import type { ChainAdapter, SignedTransfer, TokenSymbol } from "../chains/types";
-import { addressById } from "../wallet/addresses";
-import { gasTopupsFor } from "./gas-topup";
-import { type KeyedLock, type PayoutChainOps } from "./executor";
-import type { PayoutOrderRow } from "./views";
+import type { AppContext } from "../../app/context";
+import { gasTopups, payoutOrders } from "../../db/schema";
+import type { EvmAdapter, EvmTxMeta } from "./adapter";
+import type { SignedTransfer, TokenSymbol } from "../types";
+import { addressById } from "../../wallet/addresses";
+import { gasTopupsFor } from "../../payout/gas-topup";
+import { type KeyedLock, type PayoutChainOps } from "../../payout/executor";
+import type { PayoutOrderRow } from "../../payout/views";
 
 type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
 
-export function isBscAdapter(a: ChainAdapter): a is BscAdapter {
-  return a.chain === "BSC" && a.mode === "rpc" && "signNativeTransfer" in a && "nativeBalance" in a;
-}
-
-const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Partial<BscTxMeta>).nonce ?? -1) : -1);
+const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Partial<EvmTxMeta>).nonce ?? -1) : -1);
 
 /** Next nonce of `address`: past the node's pending count and past every unfinished transaction we stored for it. */
-async function nextNonce(ctx: Ctx, adapter: BscAdapter, address: string): Promise<number> {
-  const chainNext = Number(BigInt(await adapter.rpc.request<string>("eth_getTransactionCount", [address, "pending"])));
+async function nextNonce(ctx: Ctx, adapter: EvmAdapter, address: string): Promise<number> {
+  const chainNext = await adapter.pendingNonce(address);
   const payouts = ctx.db
     .select({ meta: payoutOrders.signedMeta })
     .from(payoutOrders)
-    .where(and(eq(payoutOrders.chain, "BSC"), eq(payoutOrders.fromAddress, address), inArray(payoutOrders.status, ["submitted", "broadcasted"]), isNotNull(payoutOrders.signedMeta)))
+    .where(and(eq(payoutOrders.chain, adapter.chain), eq(payoutOrders.fromAddress, address), inArray(payoutOrders.status, ["submitted", "broadcasted"]), isNotNull(payoutOrders.signedMeta)))
     .all();
   const topups = ctx.db
     .select({ meta: gasTopups.signedMeta })
     .from(gasTopups)
-    .where(and(eq(gasTopups.chain, "BSC"), eq(gasTopups.fromAddress, address), inArray(gasTopups.status, ["signed", "broadcasted"])))
+    .where(and(eq(gasTopups.chain, adapter.chain), eq(gasTopups.fromAddress, address), inArray(gasTopups.status, ["signed", "broadcasted"])))
     .all();
   const stored = Math.max(-1, ...[...payouts, ...topups].map((r) => nonceOf(r.meta)));
   return Math.max(chainNext, stored + 1);
 }
 
 const gasCost = (meta: Record<string, unknown>) => BigInt(String(meta.gasLimit)) * BigInt(String(meta.gasPrice));
-export function bscPayoutOps(ctx: Ctx, adapter: BscAdapter, locks: KeyedLock): PayoutChainOps {
+export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, locks: KeyedLock): PayoutChainOps {
   /** BNB the source needs for its signed but not yet broadcast payouts (this one included). */
   function gasNeeded(o: PayoutOrderRow, tx: SignedTransfer): bigint {
     const others = ctx.db
@@ -46,7 +42,7 @@ export function bscPayoutOps(ctx: Ctx, adapter: BscAdapter, locks: KeyedLock): P
       .from(payoutOrders)
       .where(and(eq(payoutOrders.fromAddressId, o.fromAddressId), eq(payoutOrders.status, "submitted"), isNotNull(payoutOrders.signedMeta)))
       .all()
-      .filter((r) => r.meta && (JSON.parse(r.meta) as BscTxMeta).nonce !== (tx.meta as BscTxMeta).nonce);
+      .filter((r) => r.meta && (JSON.parse(r.meta) as EvmTxMeta).nonce !== (tx.meta as EvmTxMeta).nonce);
     return others.reduce((s, r) => s + gasCost(JSON.parse(r.meta!)), gasCost(tx.meta));
   }
 

@@ -2,20 +2,16 @@
 // needs no SOL: it pays the fee and the rent of a recipient token account the transfer creates.
 // Solana has no nonces; a stored transaction is bound to its blockhash instead, and is only
 // ever rebroadcast until that blockhash expires (then it fails, never re-signed).
-import type { AppContext } from "../app/context";
-import { writeTx } from "../db/client";
-import type { SolAdapter, SolTxMeta } from "../chains/sol/adapter";
-import type { ChainAdapter, TokenSymbol } from "../chains/types";
-import { addressById, gasWallet } from "../wallet/addresses";
-import { RetryLater, type PayoutChainOps } from "./executor";
+import type { AppContext } from "../../app/context";
+import { writeTx } from "../../db/client";
+import type { SolAdapter, SolTxMeta } from "./adapter";
+import type { TokenSymbol } from "../types";
+import { addressById, gasWallet } from "../../wallet/addresses";
+import { RetryLater, type PayoutChainOps } from "../../payout/executor";
 
 type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
 
 const FEE_PAYER_RETRY_MS = 2_000;
-
-export function isSolAdapter(a: ChainAdapter): a is SolAdapter {
-  return a.chain === "SOL" && a.mode === "rpc" && "tokenAccountOf" in a && "nativeBalance" in a;
-}
 
 export function solPayoutOps(ctx: Ctx, adapter: SolAdapter): PayoutChainOps {
   return {

@@ -4,20 +4,16 @@
 // or cannot burn the fee limit plus bandwidth of its signed, unsent payouts. The top-up
 // is itself signed, stored in gas_topups and committed before it is broadcast.
 import { and, eq, isNotNull } from "drizzle-orm";
-import type { AppContext } from "../app/context";
-import { payoutOrders } from "../db/schema";
-import type { TronAdapter } from "../chains/tron/adapter";
-import type { ChainAdapter, SignedTransfer, TokenSymbol } from "../chains/types";
-import { addressById } from "../wallet/addresses";
-import { gasTopupsFor } from "./gas-topup";
-import { storedTx, type KeyedLock, type PayoutChainOps } from "./executor";
-import type { PayoutOrderRow } from "./views";
+import type { AppContext } from "../../app/context";
+import { payoutOrders } from "../../db/schema";
+import type { TronAdapter } from "./adapter";
+import type { SignedTransfer, TokenSymbol } from "../types";
+import { addressById } from "../../wallet/addresses";
+import { gasTopupsFor } from "../../payout/gas-topup";
+import { storedTx, type KeyedLock, type PayoutChainOps } from "../../payout/executor";
+import type { PayoutOrderRow } from "../../payout/views";
 
 type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
-
-export function isTronAdapter(a: ChainAdapter): a is TronAdapter {
-  return a.chain === "TRON" && a.mode === "rpc" && "signNativeTransfer" in a && "trxNeeded" in a;
-}
 
 export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, locks: KeyedLock): PayoutChainOps {
   /** Sun the source needs for its signed but not yet broadcast payouts (this one included). */

@@ -4,12 +4,12 @@
 // → created (or existed, when someone else made it first). The transaction is stored before it
 // is broadcast; a blockhash that expired without landing is the only reason to sign again.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { AppContext } from "../app/context";
-import { writeTx } from "../db/client";
-import { solTokenAccounts } from "../db/schema";
-import type { SolAdapter, SolCreateAccountsMeta } from "../chains/sol/adapter";
-import type { SignedTransfer } from "../chains/types";
-import { gasWallet } from "./addresses";
+import type { AppContext } from "../../app/context";
+import { writeTx } from "../../db/client";
+import { solTokenAccounts } from "../../db/schema";
+import type { SolAdapter, SolCreateAccountsMeta } from "./adapter";
+import type { SignedTransfer } from "../types";
+import { gasWallet } from "../../wallet/addresses";
 
 type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
 type Row = typeof solTokenAccounts.$inferSelect;

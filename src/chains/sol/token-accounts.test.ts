@@ -2,11 +2,11 @@
 // node behind JSON-RPC: before anyone pays, rent recorded, nothing done twice.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
-import { startSolFixture, type SolFixture } from "../testing/sol-fixture";
-import { startTestGateway, type TestGateway } from "../testing/harness";
-import { gasWallet, findAddress } from "./addresses";
-import type { SolAdapter } from "../chains/sol/adapter";
-import { provisionSolTokenAccounts, solTokenAccountOf, solTokenAccountSpend } from "./sol-token-accounts";
+import { startSolFixture, type SolFixture } from "../../testing/sol-fixture";
+import { startTestGateway, type TestGateway } from "../../testing/harness";
+import { gasWallet, findAddress } from "../../wallet/addresses";
+import type { SolAdapter } from "./adapter";
+import { provisionSolTokenAccounts, solTokenAccountOf, solTokenAccountSpend } from "./token-accounts";
 
 type Obj = Record<string, any>;
 const RENT = 2_039_280n;

@@ -1,0 +1,512 @@
+// An EVM chain in rpc mode (BSC is one profile): detection by eth_getLogs on the token
+// contracts, token and native transfers signed locally (legacy type-0, the profile's chain id), all over raw JSON-RPC so no
+// client-side cache ever serves a stale block number (docs/chains.md).
+import { bytesToHex, decodeFunctionResult, encodeFunctionData, getAddress, keccak256, parseAbi, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type {
+  BlockRef,
+  BroadcastResult,
+  ChainAdapter,
+  ChainCode,
+  ChainHead,
+  DerivedKey,
+  IncomingTransfer,
+  ScanResult,
+  SignedTransfer,
+  TokenInfo,
+  TokenSymbol,
+  TransferRequest,
+  TxState,
+  WatchSet,
+} from "../types";
+import { deriveEvmKey, isEvmAddress, normalizeEvmAddress } from "./address";
+import { RpcClient, RpcError, type RpcLogger } from "../json-rpc";
+import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
+
+export { TransferWouldRevertError, type NativeTransferRequest };
+
+export const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+
+const ERC20_ABI = parseAbi([
+  "function transfer(address to, uint256 value) returns (bool)",
+  "function balanceOf(address) view returns (uint256)",
+  "function decimals() view returns (uint8)",
+]);
+
+/** Gas limit = estimate × 13/10: estimates are exact for the state they ran on, and state moves. */
+const GAS_MARGIN_NUM = 13n;
+const GAS_MARGIN_DEN = 10n;
+/** Used when estimation is impossible (e.g. `from` does not hold the tokens yet). docs: ≈ 51,696 to a new holder. */
+const FALLBACK_TRANSFER_GAS = 65_000n;
+const NATIVE_TRANSFER_GAS = 21_000n;
+
+export interface EvmAdapterOptions {
+  rpcUrls: string[];
+  tokens: TokenInfo[];
+  confirmations: number;
+  /** Highest gas price (wei) a signed transaction may carry. */
+  gasPriceCap?: bigint;
+  requestTimeoutMs?: number;
+  /** Widest eth_getLogs range tried (blocks). Default 1000; shrinks on refusals, grows back. */
+  maxLogRange?: number;
+  /**
+   * Watch sets up to this size go into the topic-2 filter; bigger ones are filtered locally,
+   * so the number of calls never depends on how many addresses are watched. Default 500.
+   */
+  topicFilterLimit?: number;
+  /** Expected chain id, checked at start and used for signing. Default: the profile's (BSC testnet: 97). */
+  chainId?: number;
+  /** Backoff of a failing endpoint (first step, ms). Default 100. */
+  backoffBaseMs?: number;
+  /** Attempts per call across the URLs on transport failures. Default max(4, 2 × URLs). */
+  rpcAttempts?: number;
+  logger?: RpcLogger;
+}
+
+/** What `SignedTransfer.meta` holds for an EVM chain (decimal strings, so it survives JSON). */
+export interface EvmTxMeta {
+  chainId: number;
+  from: string;
+  to: string;
+  nonce: number;
+  gasPrice: string;
+  gasLimit: string;
+  [k: string]: unknown;
+}
+
+export interface EvmAdapter extends ChainAdapter {
+  readonly rpc: RpcClient;
+  /** The node's next nonce of `address`, pending transactions included. */
+  pendingNonce(address: string): Promise<number>;
+  nativeBalance(address: string): Promise<bigint>;
+  signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
+  /** Wei `from` needs to pay for this token transfer (gas limit with margin × capped gas price). */
+  estimateTransferFee(from: string, to: string, token: TokenSymbol, amount: bigint): Promise<bigint>;
+}
+
+interface RpcBlock {
+  number: string;
+  hash: string;
+  timestamp: string;
+}
+
+interface RpcLog {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: string;
+  removed?: boolean;
+}
+
+const hex = (n: bigint | number) => "0x" + n.toString(16);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/**
+ * "Too much at once": providers answer -32005 "limit exceeded", -32602/-32000 "block range
+ * too large", "query returned more than 10000 results", or just time out.
+ */
+export function isRangeRefusal(err: RpcError): boolean {
+  if (err.kind === "timeout") return true;
+  if (err.kind !== "rpc") return false;
+  if (err.code === -32005) return true;
+  return /range|limit|too (many|large|big)|exceed|more than|results|response size|timeout|timed out/i.test(err.message);
+}
+
+const padTopic = (address: string) => "0x" + "0".repeat(24) + address.slice(2).toLowerCase();
+
+/**
+ * What makes one EVM chain differ from another: the code the gateway stores, the name in
+ * messages, the chain id signed into transactions, and the native coin that pays gas.
+ * Token contracts and confirmations come from config; BSC is src/chains/bsc's profile.
+ */
+export interface EvmProfile {
+  chain: ChainCode;
+  /** Short name in errors and logs ("BSC"). */
+  name: string;
+  chainId: number;
+  /** Native coin symbol, in gas top-up metadata ("BNB"). */
+  nativeSymbol: string;
+}
+
+export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): EvmAdapter {
+  for (const t of opts.tokens) {
+    if (t.chain !== profile.chain) throw new Error(`token ${t.chain} ${t.symbol} given to the ${profile.name} adapter`);
+    if (!isEvmAddress(t.contract)) throw new Error(`${profile.name} ${t.symbol} contract is not an address: ${t.contract}`);
+  }
+  const tokens: readonly TokenInfo[] = opts.tokens.map((t) => ({ ...t, contract: getAddress(t.contract) }));
+  const bySymbol = new Map(tokens.map((t) => [t.symbol, t]));
+  const byContract = new Map(tokens.map((t) => [t.contract.toLowerCase(), t]));
+  const chainId = opts.chainId ?? profile.chainId;
+  const maxLogRange = Math.max(1, opts.maxLogRange ?? 1000);
+  const topicFilterLimit = opts.topicFilterLimit ?? 500;
+  const log = opts.logger;
+  const rpc = new RpcClient({
+    urls: opts.rpcUrls,
+    timeoutMs: opts.requestTimeoutMs,
+    backoffBaseMs: opts.backoffBaseMs,
+    attempts: opts.rpcAttempts ?? Math.max(4, 2 * opts.rpcUrls.length),
+    logger: log,
+  });
+
+  // Adaptive getLogs range, kept across scans: halves on refusal, doubles after a run of successes.
+  // `ceiling` is one below the smallest span refused lately, so growth stops short of it;
+  // forgotten after a long run of successes in case the provider's limit was raised.
+  let span = maxLogRange;
+  let okStreak = 0;
+  let ceiling = maxLogRange;
+  let sinceCeiling = 0;
+  const GROW_AFTER = 8;
+  const FORGET_CEILING_AFTER = 500;
+  const MAX_CHUNK_FAILURES = 12;
+
+  function token(symbol: TokenSymbol): TokenInfo {
+    const t = bySymbol.get(symbol);
+    if (!t) throw new Error(`${profile.name} ${symbol} is not configured`);
+    return t;
+  }
+
+  async function getBlock(tag: string): Promise<RpcBlock | null> {
+    return rpc.request<RpcBlock | null>("eth_getBlockByNumber", [tag, false]);
+  }
+
+  function toRef(b: RpcBlock): BlockRef {
+    return { number: BigInt(b.number), hash: b.hash, time: Number(BigInt(b.timestamp)) * 1000 };
+  }
+
+  async function call(to: string, data: Hex, block = "latest"): Promise<Hex> {
+    return rpc.request<Hex>("eth_call", [{ to, data }, block]);
+  }
+
+  async function gasPrice(): Promise<bigint> {
+    const p = BigInt(await rpc.request<string>("eth_gasPrice"));
+    return opts.gasPriceCap !== undefined && p > opts.gasPriceCap ? opts.gasPriceCap : p;
+  }
+
+  async function estimateTokenGas(from: string, contract: string, data: Hex): Promise<bigint> {
+    const g = BigInt(await rpc.request<string>("eth_estimateGas", [{ from, to: contract, data }]));
+    return (g * GAS_MARGIN_NUM + GAS_MARGIN_DEN - 1n) / GAS_MARGIN_DEN;
+  }
+
+  async function nonceFor(address: string, hint?: Record<string, unknown>): Promise<number> {
+    const h = hint?.nonce;
+    if (typeof h === "number" || typeof h === "bigint" || (typeof h === "string" && /^\d+$/.test(h))) return Number(h);
+    return Number(BigInt(await rpc.request<string>("eth_getTransactionCount", [address, "pending"])));
+  }
+
+  function accountFor(privateKey: Uint8Array, from?: string) {
+    const account = privateKeyToAccount(bytesToHex(privateKey));
+    assertKeyFor(from === undefined ? undefined : getAddress(from), account.address);
+    return account;
+  }
+
+  async function signLegacy(
+    privateKey: Uint8Array,
+    from: string | undefined,
+    tx: { to: Hex; data?: Hex; value?: bigint; gas: bigint; gasPrice: bigint },
+    hint: Record<string, unknown> | undefined,
+    extra: Record<string, unknown>,
+  ): Promise<SignedTransfer> {
+    const account = accountFor(privateKey, from);
+    const nonce = await nonceFor(account.address, hint);
+    const raw = await account.signTransaction({ type: "legacy", chainId, nonce, ...tx });
+    const meta: EvmTxMeta = {
+      chainId,
+      from: account.address,
+      to: tx.to,
+      nonce,
+      gasPrice: tx.gasPrice.toString(),
+      gasLimit: tx.gas.toString(),
+      ...extra,
+    };
+    return { txHash: keccak256(raw), raw, meta };
+  }
+
+  /** Logs of one block range, or throws. */
+  function getLogs(from: bigint, to: bigint, toTopics: string[] | null): Promise<RpcLog[]> {
+    const topics: unknown[] = [TRANSFER_TOPIC];
+    if (toTopics) topics.push(null, toTopics);
+    const filter = { fromBlock: hex(from), toBlock: hex(to), address: tokens.map((t) => t.contract), topics };
+    // One attempt: the chunk loop decides between shrinking the range and retrying.
+    return rpc.request<RpcLog[]>("eth_getLogs", [filter], { attempts: 1 });
+  }
+
+  async function collectLogs(from: bigint, to: bigint, toTopics: string[] | null): Promise<RpcLog[]> {
+    const out: RpcLog[] = [];
+    let cursor = from;
+    let failures = 0;
+    while (cursor <= to) {
+      const end = cursor + BigInt(span) - 1n < to ? cursor + BigInt(span) - 1n : to;
+      try {
+        const logs = await getLogs(cursor, end, toTopics);
+        out.push(...logs);
+        cursor = end + 1n;
+        failures = 0;
+        if (++sinceCeiling >= FORGET_CEILING_AFTER) ceiling = maxLogRange;
+        if (++okStreak >= GROW_AFTER && span < ceiling) {
+          span = Math.min(ceiling, span * 2);
+          okStreak = 0;
+        }
+      } catch (e) {
+        okStreak = 0;
+        const err = e instanceof RpcError ? e : new RpcError(String(e), "network");
+        if (isRangeRefusal(err) && span > 1) {
+          const before = span;
+          ceiling = Math.max(1, span - 1);
+          sinceCeiling = 0;
+          span = Math.max(1, Math.floor(span / 2));
+          log?.info({ msg: "bsc getLogs range shrunk", from: before, to: span, error: err.message });
+          continue;
+        }
+        // Other failures retry the same range. 429s, 5xx and dead sockets already put the
+        // endpoint into backoff in the client; a JSON-RPC error needs its own short pause.
+        if (++failures > MAX_CHUNK_FAILURES) throw err;
+        if (err.kind === "rpc") await sleep(Math.min(1000, 20 * 2 ** (failures - 1)));
+      }
+    }
+    return out;
+  }
+
+  const adapter: EvmAdapter = {
+    chain: profile.chain,
+    mode: "rpc",
+    tokens,
+    requiredConfirmations: opts.confirmations,
+    rpc,
+
+    async start() {
+      const id = Number(BigInt(await rpc.request<string>("eth_chainId")));
+      if (id !== chainId) throw new Error(`${profile.name} RPC answers chain id ${id}, expected ${chainId}`);
+      const data = encodeFunctionData({ abi: ERC20_ABI, functionName: "decimals" });
+      for (const t of tokens) {
+        const res = await call(t.contract, data);
+        if (!res || res === "0x") throw new Error(`${profile.name} ${t.symbol}: no token contract at ${t.contract}`);
+        assertDecimals(profile.name, t, Number(decodeFunctionResult({ abi: ERC20_ABI, functionName: "decimals", data: res })));
+      }
+      log?.info({ msg: `${profile.name.toLowerCase()} adapter started`, chainId, tokens: tokens.map((t) => t.symbol) });
+    },
+
+    async stop() {
+      rpc.close();
+    },
+
+    deriveKey(seed: Uint8Array, index: number): DerivedKey {
+      return deriveEvmKey(seed, index);
+    },
+    isValidAddress: isEvmAddress,
+    normalizeAddress: normalizeEvmAddress,
+
+    async head(): Promise<ChainHead> {
+      const b = await getBlock("latest");
+      if (!b) throw new Error(`${profile.name} node returned no latest block`);
+      const latest = BigInt(b.number);
+      const back = BigInt(Math.max(0, opts.confirmations - 1));
+      return { latest, final: latest > back ? latest - back : 0n, time: Number(BigInt(b.timestamp)) * 1000 };
+    },
+
+    async blockHash(n: bigint) {
+      const b = await getBlock(hex(n));
+      return b ? b.hash : null;
+    },
+
+    // Filter choice (measured with scripts/bench-bsc-scan.ts on anvil): the `to` addresses go
+    // into topic 2 while the set is small (<= topicFilterLimit, 500 ≈ 34 KiB of request, well
+    // inside provider body limits), which keeps answers small on busy tokens. Bigger sets filter
+    // by contract only and match locally, so a range always costs the same calls: eth_getLogs
+    // per chunk + one batch of block headers (tip + blocks with hits), whatever the set size.
+    // Splitting 100k addresses into topic groups would multiply calls by the group count.
+    async scan(from: bigint, to: bigint, watch: WatchSet): Promise<ScanResult> {
+      if (from > to) throw new RangeError(`scan range is empty: ${from} > ${to}`);
+      let logs: RpcLog[] = [];
+      // No tokens must mean no logs: an empty address list would match every contract.
+      if (watch.size > 0 && tokens.length > 0) {
+        const toTopics = watch.size <= topicFilterLimit ? [...watch.addresses()].map(padTopic) : null;
+        logs = await collectLogs(from, to, toTopics);
+      }
+
+      const hits: RpcLog[] = [];
+      const seen = new Set<string>();
+      for (const l of logs) {
+        if (l.removed || l.topics.length !== 3 || l.topics[0].toLowerCase() !== TRANSFER_TOPIC) continue;
+        if (!byContract.has(l.address.toLowerCase())) continue;
+        const toAddr = getAddress("0x" + l.topics[2].slice(26));
+        if (!watch.has(toAddr)) continue;
+        const key = `${l.transactionHash}:${l.logIndex}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        hits.push(l);
+      }
+
+      // Timestamps of the blocks with hits (by hash: the exact block the log came from) and the tip.
+      const hashes = [...new Set(hits.map((l) => l.blockHash))];
+      const answers = await rpc.batch([
+        { method: "eth_getBlockByNumber", params: [hex(to), false] },
+        ...hashes.map((h) => ({ method: "eth_getBlockByHash", params: [h, false] })),
+      ]);
+      for (const a of answers) if (a instanceof RpcError) throw a;
+      const tipBlock = answers[0] as RpcBlock | null;
+      if (!tipBlock) throw new Error(`${profile.name} block ${to} does not exist yet`);
+      const tip = toRef(tipBlock);
+      const times = new Map<string, number>();
+      hashes.forEach((h, i) => {
+        const b = answers[i + 1] as RpcBlock | null;
+        if (!b) throw new Error(`${profile.name} block ${h} vanished during the scan (reorg); scan again`);
+        times.set(h, toRef(b).time);
+      });
+      for (const l of hits) {
+        if (BigInt(l.blockNumber) === tip.number && l.blockHash !== tip.hash) {
+          throw new Error(`${profile.name} block ${to} changed during the scan (reorg); scan again`);
+        }
+      }
+
+      const transfers: IncomingTransfer[] = hits.map((l) => ({
+        chain: profile.chain,
+        token: byContract.get(l.address.toLowerCase())!.symbol,
+        txHash: l.transactionHash,
+        logIndex: Number(BigInt(l.logIndex)),
+        blockNumber: BigInt(l.blockNumber),
+        blockHash: l.blockHash,
+        blockTime: times.get(l.blockHash)!,
+        from: getAddress("0x" + l.topics[1].slice(26)),
+        to: getAddress("0x" + l.topics[2].slice(26)),
+        amount: BigInt(l.data.length > 2 ? l.data : "0x0"),
+      }));
+      transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
+      return { transfers, tip };
+    },
+
+    async tokenBalance(address: string, symbol: TokenSymbol) {
+      const data = encodeFunctionData({ abi: ERC20_ABI, functionName: "balanceOf", args: [getAddress(address)] });
+      return BigInt(await call(token(symbol).contract, data));
+    },
+
+    pendingNonce: (address: string) => nonceFor(address),
+
+    async nativeBalance(address: string) {
+      return BigInt(await rpc.request<string>("eth_getBalance", [getAddress(address), "latest"]));
+    },
+
+    async signTransfer(req: TransferRequest): Promise<SignedTransfer> {
+      const t = token(req.token);
+      const data = encodeFunctionData({ abi: ERC20_ABI, functionName: "transfer", args: [getAddress(req.to), req.amount] });
+      const from = getAddress(req.from);
+      accountFor(req.privateKey, from); // refuse a wrong key before asking the node anything
+      let gas: bigint;
+      const hinted = req.hint?.gasLimit;
+      if (typeof hinted === "string" || typeof hinted === "number" || typeof hinted === "bigint") {
+        gas = BigInt(hinted);
+      } else {
+        try {
+          gas = await estimateTokenGas(from, t.contract, data);
+        } catch (e) {
+          if (e instanceof RpcError && e.kind === "rpc") {
+            throw new TransferWouldRevertError(`${profile.name} ${req.token} transfer from ${from} would fail: ${e.message}`);
+          }
+          throw e;
+        }
+      }
+      return signLegacy(req.privateKey, from, { to: t.contract as Hex, data, gas, gasPrice: await gasPrice() }, req.hint, {
+        token: req.token,
+        recipient: getAddress(req.to),
+        amount: req.amount.toString(),
+      });
+    },
+
+    async signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer> {
+      return signLegacy(
+        req.privateKey,
+        req.from,
+        { to: getAddress(req.to), value: req.amount, gas: NATIVE_TRANSFER_GAS, gasPrice: await gasPrice() },
+        req.hint,
+        { token: profile.nativeSymbol, recipient: getAddress(req.to), amount: req.amount.toString() },
+      );
+    },
+
+    async estimateTransferFee(from: string, to: string, symbol: TokenSymbol, amount: bigint) {
+      const t = token(symbol);
+      const data = encodeFunctionData({ abi: ERC20_ABI, functionName: "transfer", args: [getAddress(to), amount] });
+      let gas: bigint;
+      try {
+        gas = await estimateTokenGas(getAddress(from), t.contract, data);
+      } catch (e) {
+        if (!(e instanceof RpcError && e.kind === "rpc")) throw e;
+        gas = (FALLBACK_TRANSFER_GAS * GAS_MARGIN_NUM) / GAS_MARGIN_DEN;
+      }
+      return gas * (await gasPrice());
+    },
+
+    async broadcast(tx: SignedTransfer): Promise<BroadcastResult> {
+      const known = async () => (await rpc.request("eth_getTransactionByHash", [tx.txHash])) !== null;
+      try {
+        const hash = await rpc.request<string>("eth_sendRawTransaction", [tx.raw]);
+        if (hash.toLowerCase() !== tx.txHash.toLowerCase()) {
+          return { ok: false, permanent: true, error: `node computed hash ${hash}, expected ${tx.txHash}` };
+        }
+        return { ok: true };
+      } catch (e) {
+        if (!(e instanceof RpcError) || e.kind !== "rpc") {
+          return { ok: false, permanent: false, error: (e as Error).message };
+        }
+        const msg = e.message;
+        try {
+          if (/already known|known transaction|already imported|already exists|already in (the )?pool/i.test(msg)) {
+            return { ok: true };
+          }
+          if (/nonce too low|nonce is too low|nonce has already been used|noncetoolow|old nonce/i.test(msg)) {
+            // Our own transaction already mined (rebroadcast after a crash) is a success.
+            if (await known()) return { ok: true };
+            return { ok: false, permanent: true, error: msg };
+          }
+          if (/insufficient funds/i.test(msg)) return { ok: false, permanent: false, error: msg };
+          if (/replacement transaction underpriced/i.test(msg)) {
+            return (await known()) ? { ok: true } : { ok: false, permanent: false, error: msg };
+          }
+          if (
+            /transaction underpriced|gas price too low|intrinsic gas too low|exceeds block gas limit|invalid sender|invalid signature|invalid chain ?id|chain ?id mismatch|oversized|exceeds the configured cap|rlp|invalid transaction/i.test(
+              msg,
+            )
+          ) {
+            return { ok: false, permanent: true, error: msg };
+          }
+          // Unknown refusal: never call it permanent unless we know the tx cannot land.
+          return (await known()) ? { ok: true } : { ok: false, permanent: false, error: msg };
+        } catch (inner) {
+          return { ok: false, permanent: false, error: `${msg}; lookup failed: ${(inner as Error).message}` };
+        }
+      }
+    },
+
+    async txState(tx: SignedTransfer): Promise<TxState> {
+      const receiptState = async (): Promise<TxState | null> => {
+        const r = await rpc.request<{ blockNumber: string; status: string } | null>("eth_getTransactionReceipt", [tx.txHash]);
+        if (!r) return null;
+        const blockNumber = BigInt(r.blockNumber);
+        return { state: "included", blockNumber, success: r.status === "0x1", ...inclusion(await adapter.head(), blockNumber) };
+      };
+      const included = await receiptState();
+      if (included) return included;
+      const pending = await rpc.request<{ blockNumber: string | null } | null>("eth_getTransactionByHash", [tx.txHash]);
+      if (pending) return { state: "pending" };
+
+      const meta = tx.meta as Partial<EvmTxMeta>;
+      if (typeof meta.from !== "string" || typeof meta.nonce !== "number") return { state: "unknown" };
+      // Expired only once the nonce is used in a final block: a reorg above it could still undo it.
+      const h = await adapter.head();
+      let used: bigint;
+      try {
+        used = BigInt(await rpc.request<string>("eth_getTransactionCount", [meta.from, hex(h.final)]));
+      } catch (e) {
+        if (!(e instanceof RpcError && e.kind === "rpc")) throw e;
+        log?.warn({ msg: "bsc nonce at final block unavailable, using latest", error: e.message });
+        used = BigInt(await rpc.request<string>("eth_getTransactionCount", [meta.from, "latest"]));
+      }
+      if (used > BigInt(meta.nonce)) {
+        // It may have landed between the receipt lookup and now.
+        return (await receiptState()) ?? { state: "expired" };
+      }
+      return { state: "unknown" };
+    },
+  };
+  return adapter;
+}

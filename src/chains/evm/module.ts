@@ -1,0 +1,36 @@
+// A ChainModule from an EVM profile: another EVM chain is a profile plus labels, not a copy.
+import type { ChainModule } from "../module";
+import { deriveEvmKey, isEvmAddress, normalizeEvmAddress, randomEvmAddress } from "./address";
+import { createEvmAdapter, type EvmAdapter, type EvmProfile } from "./adapter";
+import { evmPayoutOps } from "./payout-steps";
+import type { ChainAdapter } from "../types";
+
+export interface EvmChainProfile extends EvmProfile {
+  label: ChainModule["label"];
+  explorer: ChainModule["explorer"];
+  /** EIP-681 scheme of the payment URI ("ethereum": every EVM wallet registers it). */
+  uriScheme: string;
+}
+
+const isEvmRpc = (a: ChainAdapter): a is EvmAdapter => a.mode === "rpc" && "signNativeTransfer" in a && "nativeBalance" in a && "rpc" in a;
+
+export function evmChainModule(p: EvmChainProfile): ChainModule {
+  return {
+    code: p.chain,
+    label: p.label,
+    native: { symbol: p.nativeSymbol, decimals: 18 },
+    explorer: p.explorer,
+    address: { isValid: (s) => isEvmAddress(s), normalize: (s) => normalizeEvmAddress(s), random: () => randomEvmAddress() },
+    ids: { block: (h) => "0x" + Buffer.from(h).toString("hex"), tx: (h) => "0x" + Buffer.from(h).toString("hex") },
+    deriveKey: (seed, index) => deriveEvmKey(seed, index),
+    createAdapter: ({ cfg, tokens, logger }) =>
+      createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger }),
+    payoutOps: (ctx, adapter, locks) => (isEvmRpc(adapter) ? evmPayoutOps(ctx, adapter, locks) : undefined),
+    // EIP-681 (DESIGN 5): token contract at the chain id, recipient and base-unit amount.
+    paymentUri: (token, address, amount) =>
+      `${p.uriScheme}:${token.contract}@${p.chainId}/transfer?address=${address}` + (amount === null ? "" : `&uint256=${amount.toString()}`),
+    // EIP-681 prefills token and amount in MetaMask, Trust, imToken, TokenPocket; a
+    // deposit has no amount, and the bare address is what every wallet reads.
+    walletLinks: { order: "paymentUri", deposit: "address", walletButton: true },
+  };
+}

@@ -1,0 +1,104 @@
+// "Another EVM chain is a profile, not a copy": a test-only profile (chain id 31337, its
+// own code, labels and explorer) registered in this test alone, run on anvil through the
+// same module, adapter and product entry points BSC uses: a pay-in is seen, a payout lands.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mnemonicToSeedSync } from "@scure/bip39";
+import { startAnvil, TOKEN_ADDRESSES, type AnvilNode } from "../../testing/anvil";
+import { watchSetOf } from "../../testing/watch-set";
+import { toBaseUnits } from "../../lib/money";
+import type { ChainConfig } from "../../config/schema";
+import { chainModule, registerChainModule } from "../registry";
+import { deriveKey, isValidAddress, normalizeAddress } from "../../wallet/hd";
+import { paymentUri } from "../../payin/payment-uri";
+import { pageLinks } from "../../checkout/wallet-links";
+import { explorerTxUrl } from "../../checkout/explorer";
+import { networkName } from "../../checkout/i18n";
+import { BSC_PROFILE } from "../bsc";
+import { createEvmAdapter, type EvmAdapter, type EvmTxMeta } from "./adapter";
+import { evmChainModule, type EvmChainProfile } from "./module";
+import type { ChainCode, TokenInfo } from "../types";
+
+const SEED = mnemonicToSeedSync("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about");
+const CODE = "DEVNET" as ChainCode; // not a product chain: the registry knows it only here
+const PROFILE: EvmChainProfile = {
+  chain: CODE,
+  name: "Devnet",
+  chainId: 31337,
+  nativeSymbol: "ETH",
+  uriScheme: "ethereum",
+  label: { network: "Devnet", standard: "ERC20" },
+  explorer: { name: "Devscan", tx: "https://devscan.example/tx/{tx}" },
+};
+const TOKENS: TokenInfo[] = [{ chain: CODE, symbol: "USDT", contract: TOKEN_ADDRESSES.USDT, decimals: 18 }];
+
+let node: AnvilNode;
+let unregister: () => void;
+let adapter: EvmAdapter;
+
+beforeAll(async () => {
+  node = await startAnvil({ chainId: 31337 });
+  unregister = registerChainModule(evmChainModule(PROFILE));
+  const cfg = { rpc_urls: [node.url], confirmations: 2, tokens: {} } as unknown as ChainConfig;
+  adapter = chainModule(CODE).createAdapter({ cfg, tokens: TOKENS, logger: { info() {}, warn() {}, error() {} } }) as EvmAdapter;
+  await adapter.start();
+});
+afterAll(async () => {
+  unregister?.();
+  await node?.stop();
+});
+
+describe("a test-only EVM profile (chain id 31337) on anvil", () => {
+  test("the product's chain-generic entry points answer from the profile", () => {
+    const { address } = deriveKey(CODE, SEED, 1);
+    // Same BIP-44 path as BSC: an EVM address is an EVM address.
+    expect(address).toBe(chainModule("BSC").deriveKey(SEED, 1).address);
+    expect(isValidAddress(CODE, address.toLowerCase())).toBe(true);
+    expect(normalizeAddress(CODE, address.toLowerCase())).toBe(address);
+    expect(paymentUri(CODE, TOKENS[0]!, address, 5n)).toBe(`ethereum:${TOKEN_ADDRESSES.USDT}@31337/transfer?address=${address}&uint256=5`);
+    expect(pageLinks("deposit", CODE, address, "ethereum:x")).toEqual({ qr: address, addressQr: null, walletHref: "ethereum:x" });
+    expect(explorerTxUrl(CODE, "0xab")).toBe("https://devscan.example/tx/0xab");
+    expect(networkName("en", CODE, "USDT")).toContain("Devnet");
+  });
+
+  test("the BSC profile refuses this node: the chain id comes from the profile", async () => {
+    const bsc = createEvmAdapter(BSC_PROFILE, { rpcUrls: [node.url], tokens: [], confirmations: 2 });
+    await expect(bsc.start()).rejects.toThrow("BSC RPC answers chain id 31337, expected 56");
+  });
+
+  test("pay-in: a token transfer to a derived address is found by scan, final after the profile's confirmations", async () => {
+    const deposit = deriveKey(CODE, SEED, 2).address;
+    const amount = toBaseUnits("12.5", 18);
+    const mined = await node.mint("USDT", deposit, amount);
+    const { transfers } = await adapter.scan(mined.blockNumber, mined.blockNumber, watchSetOf([deposit]));
+    expect(transfers).toHaveLength(1);
+    expect(transfers[0]).toMatchObject({ chain: CODE, token: "USDT", to: deposit, amount, txHash: mined.hash });
+    expect(await adapter.head()).toMatchObject({ latest: mined.blockNumber, final: mined.blockNumber - 1n });
+    await node.mine(1);
+    expect(await adapter.head()).toMatchObject({ latest: mined.blockNumber + 1n, final: mined.blockNumber });
+  });
+
+  test("payout: signed with chain id 31337, broadcast, included once, balances move", async () => {
+    const src = deriveKey(CODE, SEED, 3);
+    const dest = deriveKey(CODE, SEED, 4).address;
+    await node.mint("USDT", src.address, toBaseUnits("100", 18));
+    await node.setBalance(src.address, 10n ** 16n);
+    const tx = await adapter.signTransfer({ token: "USDT", from: src.address, to: dest, amount: toBaseUnits("40", 18), privateKey: src.privateKey });
+    expect((tx.meta as EvmTxMeta).chainId).toBe(31337);
+    expect(await adapter.broadcast(tx)).toEqual({ ok: true });
+    let state = await adapter.txState(tx);
+    for (let i = 0; i < 100 && state.state !== "included"; i++) {
+      await Bun.sleep(20); // anvil mines right after answering; the receipt follows
+      state = await adapter.txState(tx);
+    }
+    expect(state).toMatchObject({ state: "included", success: true });
+    expect(await adapter.tokenBalance(dest, "USDT")).toBe(toBaseUnits("40", 18));
+    expect(await adapter.tokenBalance(src.address, "USDT")).toBe(toBaseUnits("60", 18));
+  });
+
+  test("the profile is registered in this test only", () => {
+    unregister();
+    expect(() => chainModule(CODE)).toThrow("unknown chain");
+    expect(isValidAddress(CODE, deriveKey("BSC", SEED, 0).address)).toBe(false);
+    unregister = registerChainModule(evmChainModule(PROFILE));
+  });
+});
