@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { startBscFixture, type BscFixture } from "../../testing/bsc-fixture";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
 import { startReceiver, type Receiver } from "../../testing/receiver";
+import { listAlerts } from "./store";
 
 type Obj = Record<string, any>;
 const SECRET = "whsec_" + Buffer.from("bsc-alert-secret-0123456789").toString("base64");
@@ -40,6 +41,7 @@ afterAll(async () => {
 });
 
 const tick = () => gw.gateway.runtime.ops.alerts.tick();
+const gasLow = () => listAlerts(gw.ctx.db).filter((a) => a.condition === "gas_low");
 const readyz = async () => {
   const r = await fetch(gw.url + "/readyz");
   return { status: r.status, body: (await r.json()) as Obj };
@@ -78,14 +80,18 @@ describe("operations on BSC (anvil behind the fault proxy)", () => {
 
   test("gas_low fires once while the gas wallet is below chains.BSC.gas_low_balance and resolves once funded", async () => {
     await gw.gateway.runtime.ops.gas.refresh();
-    expect((await tick()).fired.map((a) => a.condition)).toEqual(["gas_low"]);
+    // The gateway's own alert job may run the evaluation before this tick: which one fires it does
+    // not matter, that it fires exactly once does (checked on the deliveries below).
     await tick();
+    await tick();
+    expect(gasLow().map((a) => a.status)).toEqual(["firing"]);
     const { body } = await readyz();
     expect(body.chains[0].gasWallet).toMatchObject({ balance: "0", low: true });
     await fx.node.setBalance(body.chains[0].gasWallet.address, 10n ** 18n);
     await gw.gateway.runtime.ops.gas.refresh();
-    expect((await tick()).resolved.map((a) => a.condition)).toEqual(["gas_low"]);
     await tick();
+    await tick();
+    expect(gasLow().map((a) => a.status)).toEqual(["resolved"]);
     expect(events("gas_low")).toEqual(["alert.fired", "alert.resolved"]);
     expect(telegramLines("gas_low")).toEqual(["FIRING", "RESOLVED"]);
     expect((await readyz()).body.chains[0].gasWallet).toMatchObject({ balance: "1", low: false });
