@@ -4,7 +4,7 @@
 // key actions, a recent re-authentication. Handlers receive a Viewer and
 // return JSX (a string) or a Response.
 import type { AppContext } from "../app/context";
-import { peerOf } from "../http/client-ip";
+import { peerOf } from "../lib/client-ip";
 import { parseDuration } from "../lib/duration";
 import { timingSafeEqual } from "node:crypto";
 import { loadSession, needsReauth, reauthenticate, type SessionPolicy, type SessionRow } from "./sessions";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { CreatePayinBody } from "../payin/schemas";
 import { CreatePayoutBody } from "../payout/schemas";
-import { ERRORS } from "./errors";
+import { ERRORS } from "../errors";
 import { ENDPOINTS } from "./openapi-doc";
 
 let gw: TestGateway;

@@ -5,7 +5,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Type as T } from "@sinclair/typebox";
 import { BindingDetailQuery, BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinCallbackPayload, PayinOrderView } from "../payin/schemas";
 import { CreatePayoutBody, PayoutCallbackPayload, PayoutOrderView, SubmitPayoutBody } from "../payout/schemas";
-import { ERRORS, type ErrorCode } from "./errors";
+import { ERRORS, type ErrorCode } from "../errors";
 import { VERSION } from "../version";
 import { PAYIN_STATUSES } from "../payin/state";
 import { PAYOUT_STATUSES } from "../payout/state";

@@ -1,27 +1,16 @@
 // /openapi pay-in routes (spec 4.1-4.4). Handlers: parse -> service -> view.
 import { Elysia } from "elysia";
-import { keyInForce } from "../merchants/service";
-import type { AppContext } from "../app/context";
-import type { AuthDeps } from "../auth/verify";
-import { signed, signedWrite } from "../http/signed";
-import { parse } from "../http/validate";
-import { invalid } from "../http/errors";
-import { textProblem } from "../lib/text";
-import { BindingDetailQuery, CreateBindingBody, CreatePayinBody } from "./schemas";
-import { bindKeyOf, createPayinOrder, getPayinOrder, type PayinCtx } from "./service";
-import { bindingDetail, bindingView, findBinding, upsertBinding } from "./bindings";
-import { payinView, type ViewDeps } from "./views";
-import { tokensFor } from "../chains/registry";
-
-export function viewDeps(ctx: AppContext): ViewDeps {
-  return {
-    get publicUrl() {
-      return ctx.publicUrl;
-    },
-    // A chain disabled since the order was made still has its token facts in config: its orders stay readable.
-    token: (chain, symbol) => (ctx.chains.get(chain)?.tokens ?? tokensFor(chain, ctx.config.chains[chain])).find((t) => t.symbol === symbol)!,
-  };
-}
+import { keyInForce } from "../../merchants/service";
+import type { AppContext } from "../../app/context";
+import type { AuthDeps } from "../../auth/verify";
+import { signed, signedWrite } from "../signed";
+import { parse } from "../../lib/validate";
+import { invalid } from "../../errors";
+import { textProblem } from "../../lib/text";
+import { BindingDetailQuery, CreateBindingBody, CreatePayinBody } from "../../payin/schemas";
+import { bindKeyOf, createPayinOrder, getPayinOrder, type PayinCtx } from "../../payin/service";
+import { bindingDetail, bindingView, findBinding, upsertBinding } from "../../payin/bindings";
+import { payinView, viewDeps } from "../../payin/views";
 
 export function payinRoutes(ctx: AppContext & PayinCtx, auth: AuthDeps) {
   const views = viewDeps(ctx);

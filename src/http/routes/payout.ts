@@ -1,17 +1,17 @@
 // /openapi payout routes (spec 4.5-4.7). Handlers: parse -> service -> view.
 import { Elysia } from "elysia";
-import { keyInForce } from "../merchants/service";
-import type { AuthDeps } from "../auth/verify";
-import { signed } from "../http/signed";
-import { parse } from "../http/validate";
-import { CreatePayoutBody, SubmitPayoutBody } from "./schemas";
-import { createPayout, getPayout, requestSubmit, type PayoutCtx } from "./service";
-import type { PayoutExecutor } from "./executor";
-import { payoutView } from "./views";
-import { AppError } from "../http/errors";
-import type { ChainCode } from "../chains/types";
+import { keyInForce } from "../../merchants/service";
+import type { AuthDeps } from "../../auth/verify";
+import { signed } from "../signed";
+import { parse } from "../../lib/validate";
+import { CreatePayoutBody, SubmitPayoutBody } from "../../payout/schemas";
+import { createPayout, getPayout, requestSubmit, type PayoutCtx } from "../../payout/service";
+import type { PayoutExecutor } from "../../payout/executor";
+import { payoutView } from "../../payout/views";
+import { AppError } from "../../errors";
+import type { ChainCode } from "../../chains/types";
 
-export function payoutRoutes(ctx: PayoutCtx, auth: AuthDeps, executor: PayoutExecutor, afterCommit: () => void = () => {}) {
+export function payoutRoutes(ctx: PayoutCtx, auth: AuthDeps, executor: PayoutExecutor) {
   return new Elysia({ prefix: "/openapi/payout" })
     .post(
       "/orders",
@@ -19,7 +19,6 @@ export function payoutRoutes(ctx: PayoutCtx, auth: AuthDeps, executor: PayoutExe
         signed(auth, request, async ({ merchant, key, body }) => {
           const input = parse(CreatePayoutBody, body);
           const { order, created } = createPayout(ctx, merchant.id, keyInForce(ctx.db, merchant.id, key.id), input);
-          afterCommit();
           // The first automatic submission runs before answering (spec 3.2: the status may be beyond submitted).
           return payoutView(created ? await executor.attempt(order.id) : order);
         }),
