@@ -9,10 +9,9 @@ import { Scheduler } from "../jobs/scheduler";
 import { pruneNonces } from "../auth/verify";
 import { RateLimiter } from "../auth/rate-limit";
 import { startCallbackWorker } from "../callbacks/worker";
-import { payinRoutes } from "../http/routes/payin";
+import { merchantApiRoutes } from "../http/merchant-api";
 import { expireDueOrders } from "../payin/service";
 import { sandboxRoutes } from "../http/routes/sandbox";
-import { payoutRoutes } from "../http/routes/payout";
 import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
 import { bscPayoutOps, isBscAdapter } from "../payout/bsc";
@@ -96,8 +95,7 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
   return baseApp(ctx.logger)
     .use(healthRoutes(ctx, { ctx, watchers: runtime.watchers, gas: runtime.ops.gas, metrics: runtime.ops.metrics }))
     .use(docsRoutes(() => ctx.publicUrl))
-    .use(payinRoutes(ctx, auth))
-    .use(payoutRoutes(ctx, auth, runtime.payouts))
+    .use(merchantApiRoutes({ ctx, auth, executor: runtime.payouts }))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
     .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia())
     .use(backofficeRoutes(ctx, runtime));

@@ -1,53 +1,46 @@
-// /openapi pay-in routes (spec 4.1-4.4). Handlers: parse -> service -> view.
-import { Elysia } from "elysia";
+// /openapi pay-in handlers (spec 4.1-4.4): parse -> service -> view. Paths and docs: merchant-api.ts.
 import { keyInForce } from "../../merchants/service";
-import type { AppContext } from "../../app/context";
-import type { AuthDeps } from "../../auth/verify";
+import type { Handler, MerchantApiDeps } from "../merchant-api";
 import { signed, signedWrite } from "../signed";
 import { parse } from "../../lib/validate";
 import { invalid } from "../../errors";
 import { textProblem } from "../../lib/text";
 import { BindingDetailQuery, CreateBindingBody, CreatePayinBody } from "../../payin/schemas";
-import { bindKeyOf, createPayinOrder, getPayinOrder, type PayinCtx } from "../../payin/service";
+import { bindKeyOf, createPayinOrder, getPayinOrder } from "../../payin/service";
 import { bindingDetail, bindingView, findBinding, upsertBinding } from "../../payin/bindings";
 import { payinView, viewDeps } from "../../payin/views";
 
-export function payinRoutes(ctx: AppContext & PayinCtx, auth: AuthDeps) {
-  const views = viewDeps(ctx);
-  return new Elysia({ prefix: "/openapi/payin" })
-    .post(
-      "/orders",
-      ({ request }) =>
-        signedWrite(auth, request, ({ merchant, key, body }) => {
-          const input = parse(CreatePayinBody, body);
-          return payinView(views, createPayinOrder(ctx, merchant.id, keyInForce(ctx.db, merchant.id, key.id), input));
-        }),
-      { parse: "none" },
-    )
-    .get("/orders/:orderNo", ({ request, params }) =>
+/** Handlers of the pay-in rows of the route table (merchant-api.ts). */
+export const payinHandlers = {
+  createPayinOrder: ({ ctx, auth }: MerchantApiDeps): Handler => {
+    const views = viewDeps(ctx);
+    return ({ request }) =>
+      signedWrite(auth, request, ({ merchant, key, body }) => {
+        const input = parse(CreatePayinBody, body);
+        return payinView(views, createPayinOrder(ctx, merchant.id, keyInForce(ctx.db, merchant.id, key.id), input));
+      });
+  },
+  getPayinOrder: ({ ctx, auth }: MerchantApiDeps): Handler => {
+    const views = viewDeps(ctx);
+    return ({ request, params }) =>
       signed(auth, request, ({ merchant }) => {
-        const o = getPayinOrder(ctx.db, merchant.id, params.orderNo);
+        const o = getPayinOrder(ctx.db, merchant.id, params.orderNo!);
         return payinView(views, o, bindKeyOf(ctx.db, o));
-      }),
-    )
-    .post(
-      "/exclusive-bindings",
-      ({ request }) =>
-        signedWrite(auth, request, ({ merchant, body }) => {
-          const input = parse(CreateBindingBody, body);
-          return bindingView(ctx.db, ctx.publicUrl, upsertBinding(ctx, merchant.id, input));
-        }),
-      { parse: "none" },
-    )
-    .get("/exclusive-bindings/:bindKey", ({ request }) =>
-      signed(auth, request, ({ merchant, query }) => {
-        const q = queryObject(query);
-        const input = parse(BindingDetailQuery, q, "query");
-        const b = findBinding(ctx, merchant.id, { ...input, bindKey: bindKeyParam(request) });
-        return bindingDetail(ctx, ctx.publicUrl, b, input.recentLimit ? Number(input.recentLimit) : 10);
-      }),
-    );
-}
+      });
+  },
+  createExclusiveBinding: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request }) =>
+    signedWrite(auth, request, ({ merchant, body }) => {
+      const input = parse(CreateBindingBody, body);
+      return bindingView(ctx.db, ctx.publicUrl, upsertBinding(ctx, merchant.id, input));
+    }),
+  getExclusiveBinding: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request }) =>
+    signed(auth, request, ({ merchant, query }) => {
+      const q = queryObject(query);
+      const input = parse(BindingDetailQuery, q, "query");
+      const b = findBinding(ctx, merchant.id, { ...input, bindKey: bindKeyParam(request) });
+      return bindingDetail(ctx, ctx.publicUrl, b, input.recentLimit ? Number(input.recentLimit) : 10);
+    }),
+};
 
 /**
  * Query pairs to an object; a repeated key is a 10001 (every parameter here is single-valued).
