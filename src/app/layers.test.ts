@@ -64,6 +64,13 @@ describe("layers", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("the watcher knows transfers, not pay-ins: nothing in src/watcher/ (tests aside) imports src/payin/", () => {
+    const offenders = edges
+      .filter((e) => folderOf(e.from) === "watcher" && !/\.test\.tsx?$/.test(e.from) && folderOf(e.to) === "payin")
+      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
+    expect(offenders).toEqual([]);
+  });
+
   test("no folder-level import cycles among the domain folders", () => {
     const graph = new Map<string, Set<string>>(DOMAIN.map((d) => [d, new Set()]));
     // Tests are leaves: a test may assemble several modules without making their folders depend on each other.

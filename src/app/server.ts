@@ -24,6 +24,7 @@ import { runCollections } from "../treasury/collection";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
+import { payinTransferPort } from "../payin/deposits";
 import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { AppContext } from "./context";
@@ -83,7 +84,7 @@ export function createRuntime(ctx: AppContext): Runtime {
     },
   };
   for (const [code, adapter] of ctx.chains) {
-    runtime.watchers.set(code, new ChainWatcher(ctx, adapter));
+    runtime.watchers.set(code, new ChainWatcher(ctx, adapter, payinTransferPort(ctx)));
   }
   return runtime;
 }

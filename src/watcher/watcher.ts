@@ -1,13 +1,18 @@
 // One watcher per enabled chain: a durable cursor, scans in chunks, tracks
-// confirmations of pending transfers, and turns reorgs into reversals.
+// confirmations of pending transfers, and turns reorgs into reversals. It
+// reports transfers to a TransferPort (./port.ts); what they pay is the pay-in
+// module's business.
 // A tick never overlaps another one of the same chain.
 import { eq } from "drizzle-orm";
 import { writeTx } from "../db/client";
 import { chainCursors } from "../db/schema";
 import type { ChainAdapter, ChainHead } from "../chains/types";
 import { AddressWatchSet } from "../wallet/addresses";
-import { confirmTransfer, crossingThreshold, pendingInBlocks, recordTransfer, revertTransfer, updateDisplayedConfirmations } from "../payin/deposits";
-import type { PayinCtx } from "../payin/service";
+import type { AppContext } from "../app/context";
+import type { TransferPort } from "./port";
+
+/** What a watcher needs of the gateway. */
+export type WatcherCtx = Pick<AppContext, "db" | "clock" | "logger">;
 
 export interface WatcherOptions {
   /** Blocks per scan call. */
@@ -33,7 +38,12 @@ export class ChainWatcher {
   private readonly watch: AddressWatchSet;
   readonly status: WatcherStatus;
 
-  constructor(private readonly ctx: PayinCtx, readonly adapter: ChainAdapter, private readonly opts: WatcherOptions = {}) {
+  constructor(
+    private readonly ctx: WatcherCtx,
+    readonly adapter: ChainAdapter,
+    private readonly transfers: TransferPort,
+    private readonly opts: WatcherOptions = {},
+  ) {
     this.watch = new AddressWatchSet(ctx.db, adapter.chain);
     this.status = { head: null, caughtUpAt: ctx.clock.now(), lastError: null };
   }
@@ -102,7 +112,7 @@ export class ChainWatcher {
       const res = await a.scan(start, end, this.watch);
       const now = this.ctx.clock.now();
       writeTx(this.ctx.db, (tx) => {
-        for (const t of res.transfers) recordTransfer(this.ctx, tx, t, now);
+        for (const t of res.transfers) this.transfers.record(tx, t, now);
         this.saveCursor(tx, res.tip.number, res.tip.hash);
       });
       from = end;
@@ -144,16 +154,16 @@ export class ChainWatcher {
     const finalLimit = Math.min(Number(final), L - required + 1);
     writeTx(this.ctx.db, (tx) => {
       if (rewind) this.saveCursor(tx, rewind.number, rewind.hash);
-      for (const t of reverted.length ? pendingInBlocks(tx, chain, reverted) : []) {
+      for (const t of reverted.length ? this.transfers.pendingInBlocks(tx, chain, reverted) : []) {
         if (hashes.get(t.blockNumber) === t.blockHash) continue;
-        revertTransfer(this.ctx, tx, t, now);
+        this.transfers.revert(tx, t, now);
       }
-      for (const t of crossingThreshold(tx, chain, L - 1, finalLimit)) {
+      for (const t of this.transfers.crossingThreshold(tx, chain, L - 1, finalLimit)) {
         if (hashes.has(t.blockNumber) && hashes.get(t.blockNumber) !== t.blockHash) continue;
         const count = L - t.blockNumber + 1;
-        confirmTransfer(tx, t, { count, required, final: t.blockNumber <= finalLimit }, now);
+        this.transfers.confirm(tx, t, { count, required, final: t.blockNumber <= finalLimit }, now);
       }
-      updateDisplayedConfirmations(tx, chain, L, now);
+      this.transfers.showConfirmations(tx, chain, L, now);
     });
   }
 }
