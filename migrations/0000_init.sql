@@ -99,6 +99,7 @@ CREATE TABLE `backoffice_users` (
 	`status` text DEFAULT 'active' NOT NULL,
 	`totp_secret_enc` text,
 	`totp_enabled_at` integer,
+	`totp_last_step` integer,
 	`recovery_codes` text DEFAULT '[]' NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,

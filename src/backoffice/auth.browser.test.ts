@@ -90,11 +90,21 @@ test("TOTP enrollment with a QR code, then sign-in asks for the authentication c
   await page.goto(gw.url + "/backoffice");
   await page.getByRole("button", { name: "Sign in" }).waitFor();
   await signIn(page, gw.url, carol);
-  clock.advance(30_000);
+  // The code used for enrollment is spent; the next one works.
   await page.getByLabel("Authentication code").fill(totpCode(secret, clock.now()));
+  await page.getByRole("button", { name: "Verify" }).click();
+  expect(await page.getByRole("alert").innerText()).toContain("not valid");
+  clock.advance(30_000);
+  const code = totpCode(secret, clock.now());
+  await page.getByLabel("Authentication code").fill(code);
   await page.getByRole("button", { name: "Verify" }).click();
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
   await page.getByRole("button", { name: "Sign out" }).click();
+  // A code works once: replaying it is refused.
+  await signIn(page, gw.url, carol);
+  await page.getByLabel("Authentication code").fill(code);
+  await page.getByRole("button", { name: "Verify" }).click();
+  expect(await page.getByRole("alert").innerText()).toContain("not valid");
 
   // A recovery code works once.
   for (const expectOk of [true, false]) {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parse } from "csv-parse/sync";
 import { eq } from "drizzle-orm";
 import { payinOrders } from "../db/schema";
+import { listAudit } from "../audit/log";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { csvCell, csvStream } from "./queries/csv";
 import { parseFilter } from "./queries/filters";
@@ -109,5 +110,11 @@ describe("export of 10,000 orders", () => {
     expect(html).toContain('data-total="10000"');
     const firstPage = [...html.matchAll(/href="\/backoffice\/orders\/(PI\d+)"/g)].map((m) => m[1]);
     expect(firstPage).toEqual(listed.slice(0, 50));
+
+    // The audit log exports what its filter shows too.
+    const audit = parse(await (await fetch(`${gw.url}/backoffice/audit.csv?actor=csvop`, { headers: { cookie } })).text(), { columns: true }) as Record<string, string>[];
+    const entries = listAudit(gw.ctx.db, { actor: "csvop", limit: 1000 }).entries;
+    expect(audit.map((r) => [r.id, r.action, r.target])).toEqual(entries.map((e) => [String(e.id), e.action, e.target]));
+    expect(audit.some((r) => r.action === "user.sign_in")).toBe(true);
   }, 60_000);
 });

@@ -4,6 +4,7 @@
 // key actions, a recent re-authentication. Handlers receive a Viewer and
 // return JSX (a string) or a Response.
 import type { AppContext } from "../app/context";
+import type { ChainState } from "../ops/chain-status";
 import { peerOf } from "../lib/client-ip";
 import { parseDuration } from "../lib/duration";
 import { timingSafeEqual } from "node:crypto";
@@ -26,11 +27,14 @@ export interface BackofficeDeps {
   secureCookies: boolean;
   /** Something committed that may have written callbacks: deliver them now. */
   kick(): void;
+  /** Each chain's head, scan position, RPC endpoints and gas wallet, as the watchers and ops jobs last saw them. */
+  chainStates(): ChainState[];
 }
 
-export function backofficeDeps(ctx: AppContext, kick: () => void): BackofficeDeps {
+export function backofficeDeps(ctx: AppContext, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
   return {
     ctx,
+    chainStates,
     users: { db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() },
     policy: { idleMs: parseDuration(ctx.config.backoffice.session_idle), maxMs: parseDuration(ctx.config.backoffice.session_max) },
     secureCookies: ctx.publicUrl.startsWith("https://"),

@@ -83,6 +83,9 @@ test("axe-core: no serious or critical violation on any back-office page", async
     "/backoffice/callbacks",
     "/backoffice/users",
     "/backoffice/audit",
+    "/backoffice/alerts",
+    "/backoffice/wallets",
+    "/backoffice/balances",
     "/backoffice/security",
     "/backoffice/no-such-page",
   ];
@@ -105,7 +108,8 @@ test("axe-core: no serious or critical violation on any back-office page", async
     await ctx.close();
   }
   const { ctx, page } = await signedIn(browser, gw, users.mine, DESKTOP);
-  for (const path of ["/backoffice", "/backoffice/payins", `/backoffice/orders/${data.paid.orderNo}`, "/backoffice/callbacks", "/backoffice/security"]) found.push(...(await axe(page, path)));
+  for (const path of ["/backoffice", "/backoffice/payins", `/backoffice/orders/${data.paid.orderNo}`, "/backoffice/callbacks", "/backoffice/wallets", "/backoffice/balances", "/backoffice/batches", "/backoffice/collection", "/backoffice/developer", "/backoffice/security"])
+    found.push(...(await axe(page, path)));
   await ctx.close();
   expect(found).toEqual([]);
 }, { ...BROWSER_RETRY, timeout: 120_000 });
@@ -120,7 +124,7 @@ test("a merchant user never sees another merchant's order: 404 by URL, not in se
   expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Not found");
   expect((await page.goto(`${gw.url}/backoffice/orders/${data.paid.orderNo}`))!.status()).toBe(200);
   // Operator pages are not there for a merchant user.
-  for (const path of ["/backoffice/exceptions", "/backoffice/merchants", "/backoffice/users", "/backoffice/audit"]) expect((await page.goto(gw.url + path))!.status()).toBe(404);
+  for (const path of ["/backoffice/exceptions", "/backoffice/merchants", "/backoffice/users", "/backoffice/audit", "/backoffice/alerts"]) expect((await page.goto(gw.url + path))!.status()).toBe(404);
   // Search by orderNo, merchantOrderNo and address.
   for (const q of [data.theirs.orderNo, "THEIRS-1"]) {
     await page.goto(`${gw.url}/backoffice/search?q=${encodeURIComponent(q)}`);
@@ -209,5 +213,29 @@ test("merchant settings: a refused value changes nothing; valid ones are saved a
   const log = await page.getByRole("region", { name: "Audit entries" }).innerText();
   for (const action of ["merchant.rename", "merchant.settings", "merchant.payout_controls", "key.rotate", "merchant.disable", "merchant.enable"]) expect(log).toContain(action);
   expect(log).toContain("root (operator)");
+  await ctx.close();
+}, BROWSER_RETRY);
+
+test("users page: create a merchant user (password shown once), it signs in scoped; a password reset ends its session", async () => {
+  const { ctx, page } = await signedIn(browser, gw, users.op, DESKTOP);
+  await page.goto(gw.url + "/backoffice/users");
+  await page.getByLabel("New username").fill("clerk2");
+  await page.getByLabel("Role").selectOption("merchant");
+  await page.getByLabel("Merchant (merchant users)").selectOption(gw.merchant.uid);
+  await page.getByRole("button", { name: "Create user" }).click();
+  const password = (await page.locator("[data-password]").innerText()).trim();
+  const clerk = await signedIn(browser, gw, { username: "clerk2", password }, PHONE);
+  await clerk.page.getByRole("heading", { name: "Dashboard" }).waitFor();
+  expect(await clerk.page.getByRole("navigation", { name: "Main" }).innerText()).not.toContain("Merchants");
+
+  await page.goto(gw.url + "/backoffice/users");
+  await page.getByRole("button", { name: "Reset password of clerk2" }).click();
+  const fresh = (await page.locator("[data-password]").innerText()).trim();
+  expect(fresh).not.toBe(password);
+  await clerk.page.reload();
+  await clerk.page.getByRole("button", { name: "Sign in" }).waitFor();
+  await clerk.ctx.close();
+  await page.getByRole("button", { name: "Disable clerk2" }).click();
+  await page.getByText("clerk2 is disabled.").waitFor();
   await ctx.close();
 }, BROWSER_RETRY);

@@ -25,11 +25,16 @@ export function totpCode(secretBase32: string, at: number): string {
   return totpFor("x", secretBase32).generate({ timestamp: at });
 }
 
-/** One step of clock drift either way is accepted. */
-export function checkTotp(username: string, secretBase32: string, code: string, at: number): boolean {
+/** The 30-second step the code belongs to (one step of clock drift either way), or null. */
+export function totpStep(username: string, secretBase32: string, code: string, at: number): number | null {
   const token = code.replace(/\s+/g, "");
-  if (!/^\d{6}$/.test(token)) return false;
-  return totpFor(username, secretBase32).validate({ token, timestamp: at, window: 1 }) !== null;
+  if (!/^\d{6}$/.test(token)) return null;
+  const delta = totpFor(username, secretBase32).validate({ token, timestamp: at, window: 1 });
+  return delta === null ? null : Math.floor(at / 30_000) + delta;
+}
+
+export function checkTotp(username: string, secretBase32: string, code: string, at: number): boolean {
+  return totpStep(username, secretBase32, code, at) !== null;
 }
 
 const hashCode = (c: string) => createHash("sha256").update(c.replace(/[\s-]/g, "").toLowerCase()).digest("hex");
@@ -42,11 +47,11 @@ export function newRecoveryCodes(n = 10): string[] {
 }
 
 /** Stores the secret and recovery codes once the user proved the app works with one code. */
-export function enableTotp(deps: UserDeps, userId: number, secretBase32: string, recovery: string[]): void {
+export function enableTotp(deps: UserDeps, userId: number, secretBase32: string, recovery: string[], usedStep: number): void {
   const now = deps.now();
   deps.db
     .update(backofficeUsers)
-    .set({ totpSecretEnc: deps.cipher.encrypt(secretBase32), totpEnabledAt: now, recoveryCodes: JSON.stringify(recovery.map(hashCode)), updatedAt: now })
+    .set({ totpSecretEnc: deps.cipher.encrypt(secretBase32), totpEnabledAt: now, totpLastStep: usedStep, recoveryCodes: JSON.stringify(recovery.map(hashCode)), updatedAt: now })
     .where(eq(backofficeUsers.id, userId))
     .run();
 }
@@ -59,7 +64,16 @@ export function userTotpSecret(deps: Pick<UserDeps, "cipher">, u: UserRow): stri
 export function verifySecondFactor(deps: UserDeps, u: UserRow, code: string): boolean {
   const secret = userTotpSecret(deps, u);
   if (!secret) return false;
-  if (checkTotp(u.username, secret, code, deps.now())) return true;
+  const step = totpStep(u.username, secret, code, deps.now());
+  if (step !== null) {
+    // A code (or an older one) already used does not work again: a watched code cannot be replayed.
+    return writeTx(deps.db, (tx) => {
+      const fresh = tx.select().from(backofficeUsers).where(eq(backofficeUsers.id, u.id)).get();
+      if (!fresh || (fresh.totpLastStep !== null && step <= fresh.totpLastStep)) return false;
+      tx.update(backofficeUsers).set({ totpLastStep: step }).where(eq(backofficeUsers.id, u.id)).run();
+      return true;
+    });
+  }
   const h = hashCode(code);
   return writeTx(deps.db, (tx) => {
     const fresh = tx.select().from(backofficeUsers).where(eq(backofficeUsers.id, u.id)).get();

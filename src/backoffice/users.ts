@@ -157,7 +157,7 @@ export function resetTotp(deps: UserDeps, username: string, actor: Actor): UserR
     const u = mustFind(tx, username);
     const row = tx
       .update(backofficeUsers)
-      .set({ totpSecretEnc: null, totpEnabledAt: null, recoveryCodes: "[]", updatedAt: now })
+      .set({ totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, recoveryCodes: "[]", updatedAt: now })
       .where(eq(backofficeUsers.id, u.id))
       .returning()
       .get();

@@ -534,6 +534,8 @@ export const backofficeUsers = sqliteTable("backoffice_users", {
   /** Encrypted TOTP secret; totpEnabledAt set once a code confirmed enrollment. */
   totpSecretEnc: text("totp_secret_enc"),
   totpEnabledAt: integer("totp_enabled_at"),
+  /** The last 30-second step a code was accepted for: a code is good once (RFC 6238 section 5.2). */
+  totpLastStep: integer("totp_last_step"),
   /** JSON array of SHA-256 hashes of the unused recovery codes. */
   recoveryCodes: text("recovery_codes").notNull().default("[]"),
   createdAt: integer("created_at").notNull(),

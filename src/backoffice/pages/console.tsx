@@ -9,6 +9,7 @@ import { orderRoutes } from "./order";
 import { merchantsRoutes } from "./merchants";
 import { usersRoutes } from "./users";
 import { auditRoutes } from "./audit";
+import { alertsRoutes } from "./alerts";
 
 export function consoleRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-console" })
@@ -19,5 +20,6 @@ export function consoleRoutes(d: BackofficeDeps) {
     .use(callbacksRoutes(d))
     .use(merchantsRoutes(d))
     .use(usersRoutes(d))
-    .use(auditRoutes(d));
+    .use(auditRoutes(d))
+    .use(alertsRoutes(d));
 }

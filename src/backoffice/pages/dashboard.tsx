@@ -1,16 +1,14 @@
 // The dashboard: open items (both roles, scoped), volume per day, and for the
 // operator the state of each chain and its gas wallet.
 import { Elysia } from "elysia";
-import { fromBaseUnits } from "../../lib/money";
 import { type BackofficeDeps, page } from "../guard";
-import { chainStatuses } from "../queries/chains";
 import { openCounts, volumePerDay } from "../queries/dashboard";
 import { TableWrap } from "../views/common";
 import { VolumeChart } from "../views/chart";
 import { Layout } from "../views/layout";
 import { BalanceTotals } from "./balances";
 
-const NATIVE: Record<string, { symbol: string; decimals: number }> = { TRON: { symbol: "TRX", decimals: 6 }, BSC: { symbol: "BNB", decimals: 18 }, SOL: { symbol: "SOL", decimals: 9 } };
+const NATIVE: Record<string, string> = { TRON: "TRX", BSC: "BNB", SOL: "SOL" };
 
 export function dashboardRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-dashboard" })
@@ -21,11 +19,11 @@ export function dashboardRoutes(d: BackofficeDeps) {
     )
     .get(
     "/backoffice",
-    page(d, {}, async (v) => {
+    page(d, {}, (v) => {
       const scope = { merchantId: v.merchantId };
       const c = openCounts(d.ctx.db, scope);
       const days = volumePerDay(d.ctx.db, scope, d.users.now());
-      const chains = v.role === "operator" ? await chainStatuses(d.ctx) : [];
+      const chains = v.role === "operator" ? d.chainStates() : [];
       const cards: [string, keyof typeof c, string][] = [
         ["Open orders", "openOrders", "/backoffice/payins?status=waiting_payment"],
         ["Unmatched deposits", "unmatchedDeposits", v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/deposits?status=unmatched"],
@@ -68,27 +66,26 @@ export function dashboardRoutes(d: BackofficeDeps) {
                   <tbody>
                     {chains.map((s) => (
                       <tr>
-                        <td safe>{`${s.chain} (${s.mode})`}</td>
-                        <td safe>{s.head === null ? "—" : s.head.toString()}</td>
-                        <td safe>{s.final === null ? "—" : s.final.toString()}</td>
-                        <td safe>{s.scanned === null ? "—" : String(s.scanned)}</td>
-                        <td safe>{s.lag === null ? "—" : `${s.lag} blocks`}</td>
+                        <td safe>{`${s.chainCode} (${s.mode})`}</td>
+                        <td safe>{s.head ?? "—"}</td>
+                        <td safe>{s.final ?? "—"}</td>
+                        <td safe>{s.scanned ?? "—"}</td>
+                        <td safe>{s.lagBlocks === null ? "—" : `${s.lagBlocks} blocks · ${s.lagSeconds} s`}</td>
                         <td>
                           {s.mode === "sandbox" ? (
                             "in-process sandbox"
                           ) : (
                             <ul class="plain">
-                              {s.endpoints.map((e) => (
+                              {s.rpc.map((e) => (
                                 <li safe>{`${e.endpoint}: ${e.up ? "up" : `down${e.lastError ? ` (${e.lastError})` : ""}`}`}</li>
                               ))}
-                              {s.error ? <li safe>{`head: ${s.error}`}</li> : <></>}
                             </ul>
                           )}
                         </td>
                         <td class="mono" safe>
-                          {s.gasAddress}
+                          {s.gasWallet?.address ?? "—"}
                         </td>
-                        <td safe>{s.gasBalance === null ? "—" : `${fromBaseUnits(BigInt(s.gasBalance), NATIVE[s.chain].decimals, 2)} ${NATIVE[s.chain].symbol}`}</td>
+                        <td safe>{s.gasWallet?.balance == null ? "—" : `${s.gasWallet.balance} ${NATIVE[s.chainCode]}${s.gasWallet.low ? " (low)" : ""}`}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -7,7 +7,7 @@ import { backofficeUsers } from "../../db/schema";
 import { qrSvg } from "../../checkout/qr";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { activeSessions, revokeSession } from "../sessions";
-import { checkTotp, enableTotp, newRecoveryCodes, newTotpSecret, totpUri } from "../totp";
+import { enableTotp, newRecoveryCodes, newTotpSecret, totpStep, totpUri } from "../totp";
 import { changePassword, UserError, userById } from "../users";
 import { Csrf, Notice, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
@@ -155,9 +155,10 @@ export function securityRoutes(d: BackofficeDeps) {
       action(d, {}, (v, { body }) => {
         const secret = pendingSecret(v);
         if (v.totp || !secret) return redirect("/backoffice/security");
-        if (!checkTotp(v.user.username, secret, str(body.code), d.users.now())) return EnrollPage({ v, secret, error: "That code is not valid. Check the app and try the current code." });
+        const step = totpStep(v.user.username, secret, str(body.code), d.users.now());
+        if (step === null) return EnrollPage({ v, secret, error: "That code is not valid. Check the app and try the current code." });
         const codes = newRecoveryCodes();
-        enableTotp(d.users, v.user.id, secret, codes);
+        enableTotp(d.users, v.user.id, secret, codes, step);
         recordAudit(d.ctx.db, { ...actorOf(v), action: "user.totp_enable", target: `user:${v.user.username}`, at: d.users.now() });
         return RecoveryPage({ v, codes });
       }),

@@ -45,8 +45,8 @@ td.mono,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:
 dl.kv{display:grid;grid-template-columns:minmax(110px,max-content) 1fr;gap:4px 12px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 dl.kv dt{font-weight:600;color:var(--muted)}dl.kv dd{margin:0;word-break:break-all}
 .badge{display:inline-block;padding:1px 8px;border-radius:999px;background:#e2e8f0;font-size:.85rem}
-.s-completed,.s-confirmed,.s-delivered,.s-active{background:var(--okbg);color:var(--ok)}
-.s-failed,.s-frozen_abnormal,.s-disabled,.s-reverted,.s-cancelled{background:var(--badbg);color:var(--bad)}
+.s-completed,.s-confirmed,.s-delivered,.s-active,.s-resolved{background:var(--okbg);color:var(--ok)}
+.s-failed,.s-firing,.s-frozen_abnormal,.s-disabled,.s-reverted,.s-cancelled{background:var(--badbg);color:var(--bad)}
 .s-risk_settled,.s-expired,.s-pending,.s-unmatched{background:var(--warnbg);color:var(--warn)}
 .notice{padding:10px 12px;border-radius:8px;background:var(--okbg);color:var(--ok)}
 .notice.error{background:var(--badbg);color:var(--bad)}

@@ -20,6 +20,7 @@ export const NAV: NavItem[] = [
   { href: "/backoffice/batches", label: "Batch payouts", roles: ["merchant"] },
   { href: "/backoffice/collection", label: "Collection", roles: ["merchant"] },
   { href: "/backoffice/developer", label: "Developer", roles: ["merchant"] },
+  { href: "/backoffice/alerts", label: "Alerts", roles: ["operator"] },
   { href: "/backoffice/users", label: "Users", roles: ["operator"] },
   { href: "/backoffice/audit", label: "Audit log", roles: ["operator"] },
   { href: "/backoffice/security", label: "Security", roles: ["operator", "merchant"] },
