@@ -29,7 +29,7 @@ import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { AppContext } from "./context";
 import { rememberPeer } from "../lib/client-ip";
-import { backofficeRoutes } from "../backoffice/routes";
+import { isBackofficePath, lazyBackoffice } from "../backoffice/lazy";
 import { GasMonitor } from "../ops/gas";
 import { createMetrics, type Metrics } from "../ops/metrics";
 import { observeHttp } from "../lib/event-metrics";
@@ -98,12 +98,14 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
     .use(docsRoutes(() => ctx.publicUrl))
     .use(merchantApiRoutes({ ctx, auth, executor: runtime.payouts }))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
-    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia())
-    .use(backofficeRoutes(ctx, runtime));
+    .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());
 }
 
 export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   const s = new Scheduler(ctx.logger);
+  // Gas wallets derived now (the first use of each curve costs 40-70 ms per chain), not by
+  // the first alerts tick or /readyz while requests are being served.
+  for (const code of ctx.chains.keys()) runtime.ops.gas.get(code);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
   // Polls the outbox itself; callbacksDue() (called by the outbox on every insert) sends a just-committed callback at once.
   // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
@@ -146,6 +148,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   const runtime = createRuntime(ctx);
   for (const w of runtime.watchers.values()) await w.init();
   const app = buildHttpApp(ctx, runtime);
+  const backoffice = lazyBackoffice(ctx, runtime); // its own app, imported on the first /backoffice request
   const accessLog = ctx.config.log.level === "debug";
   const server = Bun.serve({
     hostname: ctx.config.server.host,
@@ -157,7 +160,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       const started = performance.now();
       const req = routable(raw);
       rememberPeer(req, srv.requestIP(raw)?.address);
-      const res = await app.handle(req);
+      const res = isBackofficePath(req.url) ? await (await backoffice()).handle(req) : await app.handle(req);
       observeHttp(routeOf(req), res.status, (performance.now() - started) / 1000);
       // Access log: debug for every request, warn for server errors (never the query: it may carry data).
       const level = res.status >= 500 ? "warn" : "debug";

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 // The batch payout walk-through in real Chromium, as a merchant user: a 200-row
 // CSV with 5 bad rows (bad address, own address 54003, too many decimals,
 // duplicate merchantOrderNo, insufficient balance) shows exactly those 5 with
@@ -118,7 +119,10 @@ test("upload 200 rows with 5 bad ones, confirm, watch the rest confirm, download
   await noAxeViolations(page);
 
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download results CSV" }).click()]);
-  const results = Papa.parse<Record<string, string>>(readFileSync((await download.path())!, "utf8"), { header: true, skipEmptyLines: true }).data;
+  // The browser runs in its own server process: the download is saved to a local file first.
+  const saved = join(gw.dir, "batch-results.csv");
+  await download.saveAs(saved);
+  const results = Papa.parse<Record<string, string>>(readFileSync(saved, "utf8"), { header: true, skipEmptyLines: true }).data;
   expect(results).toHaveLength(200);
   expect(results.filter((r) => r.result === "created" && r.status === "confirmed" && /^PO\d+$/.test(r.orderNo!) && r.txHash)).toHaveLength(195);
   expect(results.filter((r) => r.result === "invalid").map((r) => [Number(r.row), Number(r.errorCode)])).toEqual(Object.entries(BAD).map(([n, b]) => [Number(n), b.code]));

@@ -211,12 +211,18 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
     const stop = async (sig: string) => {
       ctx.logger.info("shutting down", { signal: sig });
       // Last resort: whatever still hangs, the process is gone within 5 s (SQLite commits are atomic).
-      setTimeout(() => {
+      const lastResort = setTimeout(() => {
         ctx.logger.error("shutdown took too long; exiting", {});
         process.exit(1);
-      }, 4500).unref();
+      }, 4500);
+      lastResort.unref();
       await gw.stop();
       ctx.db.$client.close();
+      clearTimeout(lastResort);
+      // The orderly part is done: what may still hold the event loop open (a callback delivery or an
+      // RPC call abandoned at the deadline) is redone after a restart, so it is no reason to linger
+      // or to report a failure.
+      setTimeout(() => process.exit(0), 250).unref();
       resolve();
     };
     process.once("SIGTERM", () => void stop("SIGTERM"));

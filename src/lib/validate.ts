@@ -2,6 +2,7 @@
 // description): one 10001 naming every offending field. Used by the HTTP
 // handlers and by anything else that reads untrusted records (batch CSV rows).
 import { Value } from "@sinclair/typebox/value";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { invalid } from "../errors";
@@ -14,6 +15,11 @@ export function parse<S extends TSchema>(schema: S, value: unknown, where = "bod
   }
   const fields: Record<string, string> = {};
   illFormed(value, "", fields, where);
+  // Hot path (every create): a compiled check; the error walk runs only when it fails.
+  if (checker(schema)(value)) {
+    if (Object.keys(fields).length) throw invalid(fields);
+    return value as Static<S>;
+  }
   for (const e of Value.Errors(schema, value)) {
     if (withinCodePoints(e)) continue;
     const name = e.path.replace(/^\//, "").replace(/\//g, ".") || where;
@@ -21,6 +27,22 @@ export function parse<S extends TSchema>(schema: S, value: unknown, where = "bod
   }
   if (Object.keys(fields).length) throw invalid(fields);
   return value as Static<S>;
+}
+
+const checks = new WeakMap<TSchema, (v: unknown) => boolean>();
+function checker(schema: TSchema): (v: unknown) => boolean {
+  let c = checks.get(schema);
+  if (!c) {
+    let compiled: TypeCheck<TSchema> | null = null;
+    try {
+      compiled = TypeCompiler.Compile(schema);
+    } catch {
+      // a schema the compiler does not take: checked by interpretation
+    }
+    c = compiled ? (v) => compiled.Check(v) : (v) => Value.Check(schema, v);
+    checks.set(schema, c);
+  }
+  return c;
 }
 
 /**

@@ -17,8 +17,33 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+/**
+ * A Chromium driven through a Playwright server that runs under Node (browser-server.cjs), so
+ * the protocol objects arrive in order; `close()` also ends that server. Node is on every
+ * machine that runs the tests (CI has node and npm but no bun).
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const proc = Bun.spawn(["node", join(import.meta.dir, "browser-server.cjs"), CHROMIUM_PATH, JSON.stringify(CHROMIUM_ARGS)], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`browser server exited before it listened (code ${await proc.exited})`);
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const browser = await chromium.connect(text.trim());
+  const close = browser.close.bind(browser);
+  browser.close = async (options) => {
+    await close(options).catch(() => {});
+    proc.stdin.end();
+    await proc.exited;
+  };
+  return browser;
 }
 
 /** test-output/screenshots under the repo root, created on first use. */

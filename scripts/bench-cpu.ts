@@ -1,0 +1,67 @@
+// Gateway CPU time per request (utime + stime of the gateway process, from /proc),
+// for A/B comparisons on a shared, noisy machine where req/s swings with other load.
+// Usage: bun scripts/bench-cpu.ts [rounds]; BENCH_REQUESTS (default 3000), BENCH_CLIENTS (32);
+// BENCH_PROF=dir runs the gateway under `bun --cpu-prof` (profile written at exit).
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { StablegateClient } from "../src/sdk/client";
+import { BUN, ROOT, runCli, startGatewayProcess, tempSetup } from "../src/testing/process";
+
+const N = Number(process.env.BENCH_REQUESTS ?? 3000);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
+const ROUNDS = Number(process.argv[2] ?? 1);
+const PROF = process.env.BENCH_PROF;
+const TICK_MS = 10; // USER_HZ 100
+
+function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(f[11]) + Number(f[12])) * TICK_MS; // utime, stime (fields 14, 15)
+}
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+async function run(n: number, send: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= n) return;
+        await send(i);
+      }
+    }),
+  );
+  return n / ((performance.now() - t0) / 1000);
+}
+
+const body = (r: number, i: number) => ({
+  chainCode: "TRON",
+  tokenSymbol: "USDT",
+  merchantOrderNo: `cpu-${r}-${i}`,
+  amount: `${1 + (i % 1000)}.${String(i).padStart(6, "0").slice(-6)}`,
+  notifyUrl: "https://shop.example/cb",
+});
+
+for (let r = 0; r < ROUNDS; r++) {
+  const s = await tempSetup(`[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`);
+  try {
+    const made = JSON.parse(runCli(["merchant", "create", "--name", "cpu", "--json", "--config", s.configPath], s.env).stdout);
+    const cmd = PROF ? [BUN, "--cpu-prof", `--cpu-prof-dir=${PROF}`, join(ROOT, "src/main.ts")] : undefined;
+    const gw = await startGatewayProcess(s, cmd ? { cmd } : {});
+    const pid = gw.proc.pid;
+    const client = new StablegateClient({ baseUrl: s.url, merchantUid: made.merchantUid, apiKey: made.apiKey });
+    const orders: string[] = [];
+    await run(300, async (i) => void orders.push((await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(r, 1e6 + i) })).orderNo)); // warm-up
+    let c0 = cpuMs(pid);
+    const createRps = await run(N, async (i) => void orders.push((await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(r, i) })).orderNo));
+    const createCpu = ((cpuMs(pid) - c0) * 1000) / N;
+    c0 = cpuMs(pid);
+    const getRps = await run(N, async (i) => void (await client.request("GET", `/openapi/payin/orders/${orders[i % orders.length]}`)));
+    const getCpu = ((cpuMs(pid) - c0) * 1000) / N;
+    const rss = rssMb(pid);
+    await gw.kill("SIGTERM");
+    console.log(`create ${createCpu.toFixed(0)} us cpu/req (${createRps.toFixed(0)} req/s)  get ${getCpu.toFixed(0)} us cpu/req (${getRps.toFixed(0)} req/s)  rss ${rss.toFixed(1)} MB`);
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+}
