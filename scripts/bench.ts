@@ -401,6 +401,7 @@ async function benchWatcherTick() {
   const { createPayinOrder } = await import("../src/payin/service");
   const { currentKey } = await import("../src/merchants/service");
   const { ChainWatcher } = await import("../src/watcher/watcher");
+  const { payinTransferPort } = await import("../src/payin/deposits");
   console.log("5. watcher tick per block, TRON sandbox, 20 confirmations, by pending deposits (median of 5 blocks)");
   for (const n of [10, 1000]) {
     const gw = await startTestGateway({ jobs: false, config: { log: { level: "error" }, payin: { shared_pool_size: 200 }, chains: { TRON: { confirmations: 20 } } } });
@@ -412,7 +413,7 @@ async function benchWatcherTick() {
         createPayinOrder(ctx, gw.merchant.id, key, { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `w${i}`, amount: `${i + 1}.5`, notifyUrl: "http://127.0.0.1:9/cb" }),
       );
       const chain = ctx.chains.get("TRON") as unknown as { mine(n: number): number };
-      const w = new ChainWatcher(ctx, ctx.chains.get("TRON")!, {});
+      const w = new ChainWatcher(ctx, ctx.chains.get("TRON")!, payinTransferPort(ctx));
       await w.tick();
       const h = c.query<{ height: number }, []>("SELECT height FROM sandbox_chains WHERE chain = 'TRON'").get()!.height;
       c.transaction(() => {

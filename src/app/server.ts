@@ -9,10 +9,9 @@ import { Scheduler } from "../jobs/scheduler";
 import { pruneNonces } from "../auth/verify";
 import { RateLimiter } from "../auth/rate-limit";
 import { startCallbackWorker } from "../callbacks/worker";
-import { payinRoutes } from "../payin/routes";
+import { merchantApiRoutes } from "../http/merchant-api";
 import { expireDueOrders } from "../payin/service";
-import { sandboxRoutes } from "../sandbox/routes";
-import { payoutRoutes } from "../payout/routes";
+import { sandboxRoutes } from "../http/routes/sandbox";
 import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
 import { chainModule } from "../chains/registry";
@@ -22,13 +21,16 @@ import { runCollections } from "../treasury/collection";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
+import { payinTransferPort } from "../payin/deposits";
 import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { AppContext } from "./context";
-import { rememberPeer } from "../http/client-ip";
+import { rememberPeer } from "../lib/client-ip";
 import { isBackofficePath, lazyBackoffice } from "../backoffice/lazy";
 import { GasMonitor } from "../ops/gas";
-import { createMetrics, observeHttp, type Metrics } from "../ops/metrics";
+import { createMetrics, type Metrics } from "../ops/metrics";
+import { observeHttp } from "../lib/event-metrics";
+import { callbacksDue } from "../db/callbacks-due";
 import { isSandboxGateway } from "../ops/readiness";
 import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
@@ -46,7 +48,10 @@ export interface Runtime {
   watchers: Map<ChainCode, ChainWatcher>;
   /** Signs, broadcasts and tracks payouts. */
   payouts: PayoutExecutor;
-  /** Something was committed that may have written callbacks. */
+  /**
+   * Wakes the callback worker: the one path, callbacksDue() (src/db/callbacks-due.ts), which the
+   * outbox calls on every insert; kept here for the back office's explicit wake-ups.
+   */
   kick(): void;
   /** A chain moved: scan it, then follow its payouts (sandbox endpoints wait for this). */
   afterChainChange(chain: ChainCode): Promise<void>;
@@ -65,15 +70,15 @@ export function createRuntime(ctx: AppContext): Runtime {
   const runtime: Runtime = {
     ops: { gas, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas }) },
     watchers,
-    payouts: new PayoutExecutor(ctx, { onChange: () => runtime.kick(), ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
-    kick: () => {},
+    payouts: new PayoutExecutor(ctx, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
+    kick: callbacksDue,
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();
       await runtime.payouts.tick(chain);
     },
   };
   for (const [code, adapter] of ctx.chains) {
-    runtime.watchers.set(code, new ChainWatcher(ctx, adapter, { onChange: () => runtime.kick() }));
+    runtime.watchers.set(code, new ChainWatcher(ctx, adapter, payinTransferPort(ctx)));
   }
   return runtime;
 }
@@ -85,8 +90,7 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
   return baseApp(ctx.logger)
     .use(healthRoutes(ctx, { ctx, watchers: runtime.watchers, gas: runtime.ops.gas, metrics: runtime.ops.metrics }))
     .use(docsRoutes(() => ctx.publicUrl))
-    .use(payinRoutes(ctx, auth))
-    .use(payoutRoutes(ctx, auth, runtime.payouts, () => runtime.kick()))
+    .use(merchantApiRoutes({ ctx, auth, executor: runtime.payouts }))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
     .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());
 }
@@ -97,15 +101,14 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   // the first alerts tick or /readyz while requests are being served.
   for (const code of ctx.chains.keys()) runtime.ops.gas.get(code);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
-  // Polls the outbox itself; kick() sends a just-committed callback at once.
+  // Polls the outbox itself; callbacksDue() (called by the outbox on every insert) sends a just-committed callback at once.
   // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
   const callbacks = startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
-  runtime.kick = () => callbacks.kick();
   s.service("callbacks", () => callbacks.stop());
   s.every("alerts", 5000, () => runtime.ops.alerts.tick());
   s.service("alerts", () => runtime.ops.alerts.stop());
   s.every("expire-payins", 1000, () => {
-    if (expireDueOrders(ctx) > 0) runtime.kick();
+    expireDueOrders(ctx);
   });
   // Confirmed batch payouts and collection runs: rows become payout orders (also resumed after a restart).
   s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));

@@ -105,9 +105,3 @@ export function listAudit(db: DbOrTx, f: AuditFilter = {}): { entries: AuditEntr
   const total = db.select({ n: count() }).from(auditLog).where(cond).get()!.n;
   return { entries: rows.map(describeAudit), total };
 }
-
-/** Triggers that make the table append-only; applied after migrations (drizzle-kit does not generate triggers). */
-export const AUDIT_APPEND_ONLY = [
-  `CREATE TRIGGER IF NOT EXISTS audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END`,
-  `CREATE TRIGGER IF NOT EXISTS audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END`,
-];

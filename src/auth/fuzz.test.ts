@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { buildSignedRequest } from "../testing/signed-request";
 import { TestClock } from "../lib/clock";
-import { ERRORS } from "../http/errors";
+import { ERRORS } from "../errors";
 
 const SEED = 0x5eed_2026;
 const PLAIN = 1500;

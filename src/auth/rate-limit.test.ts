@@ -3,7 +3,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sendSigned } from "../testing/signed-request";
 import { TestClock } from "../lib/clock";
 import { RateLimiter } from "./rate-limit";
-import { AppError } from "../http/errors";
+import { AppError } from "../errors";
 
 const clock = new TestClock();
 let gw: TestGateway;

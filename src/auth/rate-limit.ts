@@ -1,5 +1,5 @@
 // Per-merchant token bucket in memory (one process serves everything).
-import { AppError } from "../http/errors";
+import { AppError } from "../errors";
 
 export class RateLimiter {
   private buckets = new Map<number, { tokens: number; at: number }>();

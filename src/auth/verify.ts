@@ -4,12 +4,12 @@
 // size, content-type and JSON errors are 10001s naming the `body` or header.
 import { prepared, type Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
-import { AppError, invalid } from "../http/errors";
+import { AppError, invalid } from "../errors";
 import { isKeyValidAt, type ApiKeyRow, type Merchant } from "../merchants/service";
 import { keyCache } from "../merchants/key-cache";
 import { canonicalBody, canonicalQuery, parseQuery, safeEqualHex, signRequest, strictEncode } from "./signing";
 import type { RateLimiter } from "./rate-limit";
-import { allowlistOf, inList } from "../http/client-ip";
+import { allowlistOf, inList } from "../lib/client-ip";
 
 export interface AuthDeps {
   db: Db;

@@ -5,7 +5,7 @@
 // return JSX (a string) or a Response.
 import type { AppContext } from "../app/context";
 import type { ChainState } from "../ops/chain-status";
-import { peerOf } from "../http/client-ip";
+import { peerOf } from "../lib/client-ip";
 import { parseDuration } from "../lib/duration";
 import { timingSafeEqual } from "node:crypto";
 import { loadSession, needsReauth, reauthenticate, type SessionPolicy, type SessionRow } from "./sessions";

@@ -4,7 +4,7 @@ import { prepared, type DbOrTx } from "../db/client";
 import { sql } from "drizzle-orm";
 import { callbacks, merchants } from "../db/schema";
 import { newId } from "../lib/ids";
-import { kick } from "./worker";
+import { callbacksDue } from "../db/callbacks-due";
 
 export interface CallbackEvent {
   merchantId: number;
@@ -42,7 +42,7 @@ export function enqueueCallback(tx: DbOrTx, e: CallbackEvent): string {
     updatedAt: e.now,
   });
   // The poll is deferred to a timer, so it runs after the caller's (synchronous) transaction commits.
-  kick();
+  callbacksDue();
   return id;
 }
 

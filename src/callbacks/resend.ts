@@ -4,7 +4,7 @@ import { and, asc, desc, eq, type SQL } from "drizzle-orm";
 import { type DbOrTx, writeTx } from "../db/client";
 import { recordAudit, type Actor } from "../audit/log";
 import { callbackAttempts, callbacks } from "../db/schema";
-import { kick } from "./worker";
+import { callbacksDue } from "../db/callbacks-due";
 
 export type CallbackRow = typeof callbacks.$inferSelect;
 export type CallbackAttemptRow = typeof callbackAttempts.$inferSelect;
@@ -76,7 +76,7 @@ function resend(db: DbOrTx, eventId: string, now: number, scope: { merchantId?: 
     .returning()
     .get();
   if (!updated) throw new CallbackBusy(eventId, "changing");
-  kick();
+  callbacksDue();
   return { row: updated, before: row.state };
 }
 

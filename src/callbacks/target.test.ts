@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { resolveTarget, TargetRefused } from "./target";
-import { notifyUrlProblem } from "../http/notify-url";
+import { notifyUrlProblem } from "../orders/notify-url";
 
 // DNS answers injected per host so no test touches a real resolver.
 const dns: Record<string, string[]> = {

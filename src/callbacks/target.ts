@@ -4,7 +4,7 @@
 // then sent to that checked address so a second lookup cannot rebind it.
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { isPrivateAddress } from "../http/notify-url";
+import { isPrivateAddress } from "../orders/notify-url";
 
 export type Lookup = (host: string) => Promise<string[]>;
 

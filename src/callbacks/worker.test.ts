@@ -10,7 +10,8 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { type Receiver, type ReceivedRequest, startReceiver } from "../testing/receiver";
 import { callbackRow, enqueueTestCallback, eventually } from "../testing/callbacks";
 import { callbackAttemptsOf, resendCallback } from "./resend";
-import { CallbackWorker, kick, workerOptions } from "./worker";
+import { CallbackWorker, workerOptions } from "./worker";
+import { callbacksDue } from "../db/callbacks-due";
 import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR, listAudit } from "../audit/log";
 
@@ -33,7 +34,7 @@ afterAll(async () => {
 
 function send(url: string | null, e: { orderNo?: string; status?: string } = {}): string {
   const id = enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url, ...e });
-  kick();
+  callbacksDue();
   return id;
 }
 
@@ -172,7 +173,7 @@ describe("callback worker", () => {
     const before = enqueueTestCallback(gw.ctx.db, { merchantId: m.id, url: rx.url, apiKeyId: oldKeyId });
     const after = enqueueTestCallback(gw.ctx.db, { merchantId: m.id, url: rx.url });
     expect(callbackRow(gw.ctx.db, after)!.apiKeyId).not.toBe(oldKeyId);
-    kick();
+    callbacksDue();
     await eventually(() => settled(before)() && settled(after)(), 8000, "both delivered");
     const byId = (id: string) => rx.requests.filter((r) => JSON.parse(r.text).eventId === id).at(-1)!;
     expect(verifies(m.apiKey, byId(before))).toBe(true);
@@ -185,7 +186,7 @@ describe("callback worker", () => {
     const rx = receiver([{ status: 200 }]);
     const bare = gw.newMerchant("No URL Shop");
     const none = enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null });
-    kick();
+    callbacksDue();
     expect(callbackRow(gw.ctx.db, none)!.state).toBe("held");
     await Bun.sleep(300); // a few polls: a held callback is not claimed
     expect(callbackRow(gw.ctx.db, none)).toMatchObject({ state: "held", attempts: 0 });
@@ -195,7 +196,7 @@ describe("callback worker", () => {
     gw.ctx.db.update(merchants).set({ defaultCallbackUrl: rx.url + "/gone" }).where(eq(merchants.id, bare.id)).run();
     const queued = enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null, orderNo: "PI20261121999999990001" });
     gw.ctx.db.update(merchants).set({ defaultCallbackUrl: null }).where(eq(merchants.id, bare.id)).run();
-    kick();
+    callbacksDue();
     await eventually(() => callbackRow(gw.ctx.db, queued)!.state === "held", 5000, "held at delivery");
 
     const uid = gw.ctx.db.select().from(merchants).where(eq(merchants.id, bare.id)).get()!.uid;
@@ -283,7 +284,7 @@ describe("callback worker pool", () => {
     try {
       const rx = receiver([{ status: 200 }]);
       const id = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url + "/cb" });
-      kick();
+      callbacksDue();
       const row = await eventually(() => {
         const r = callbackRow(g.ctx.db, id);
         return r?.state === "failed" ? r : undefined;

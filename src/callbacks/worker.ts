@@ -5,7 +5,8 @@
 // leaves rows 'delivering': they are reclaimed when the lease runs out, or at
 // once when a gateway starts (only the serving process delivers for its
 // database). Events of one order go out in the order they were written.
-import { countDelivery } from "../ops/metrics";
+import { countDelivery } from "../lib/event-metrics";
+import { onCallbacksDue } from "../db/callbacks-due";
 import type { Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
 import type { Clock } from "../lib/clock";
@@ -25,7 +26,7 @@ export interface WorkerOptions {
   retryDelays: number[];
   concurrency: number;
   allowPrivate: boolean;
-  /** Outbox poll interval; kick() polls at once. */
+  /** Outbox poll interval; callbacksDue() (src/db/callbacks-due.ts) polls at once. */
   pollMs?: number;
   /** Lease = timeout + this margin (DNS, writing the result). */
   leaseMarginMs?: number;
@@ -71,13 +72,6 @@ interface InFlight {
   startedMono: number;
 }
 
-const running = new Set<CallbackWorker>();
-
-/** Polls every running worker of this process now (call after committing a callback). */
-export function kick(): void {
-  for (const w of running) w.kick();
-}
-
 /** scheme://host[:port] as written, the unit the per-target limit counts. */
 export function originOf(url: string | null): string {
   if (!url) return "";
@@ -117,6 +111,7 @@ export class CallbackWorker {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private timerAt = Infinity;
   private started = false;
+  private unlisten: (() => void) | null = null;
   private stopping = false;
   /** Round-robin start: the merchant served first in the last claim goes last in the next. */
   private rr = 0;
@@ -145,7 +140,7 @@ export class CallbackWorker {
     // Rows left 'delivering' by a previous run of this database were cut off mid-delivery.
     const n = this.o.db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE state = 'delivering'`).changes;
     if (n) this.o.logger.info("callbacks reclaimed after restart", { count: n });
-    running.add(this);
+    this.unlisten = onCallbacksDue(() => this.kick());
     this.schedule(0);
   }
 
@@ -419,7 +414,8 @@ export class CallbackWorker {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    running.delete(this);
+    this.unlisten?.();
+    this.unlisten = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.marking;

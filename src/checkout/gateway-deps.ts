@@ -6,10 +6,9 @@ import { SandboxChain } from "../chains/sandbox/chain";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import { iso } from "../lib/clock";
 import { addressById } from "../wallet/addresses";
-import { amountOf } from "../payin/views";
+import { amountOf } from "../orders/amount";
 import { paymentUri } from "../payin/payment-uri";
-import { viewDeps } from "../payin/routes";
-import { payinView } from "../payin/views";
+import { payinView, viewDeps } from "../payin/views";
 import type { CheckoutDeps, PayinStatus } from "./types";
 import { isSandboxGateway } from "../ops/readiness";
 

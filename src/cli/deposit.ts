@@ -4,7 +4,7 @@
 import { CLI_ACTOR } from "../audit/log";
 import { attachDeposit, dismissDeposit, listUnmatched, markDepositRefunded, type DepositView } from "../payin/unmatched";
 import type { PayinCtx } from "../payin/service";
-import { amountOf } from "../payin/views";
+import { amountOf } from "../orders/amount";
 import { CliUsageError, type CliFlags } from "./common";
 
 export const DEPOSIT_USAGE = `  deposit list --unmatched [--all] [--json]   unmatched deposits (open ones; --all: resolved too)

@@ -4,7 +4,8 @@
 import { CLI_ACTOR } from "../audit/log";
 import { cancelOrder, freezeOrder, releaseOrder } from "../payin/operator";
 import type { PayinCtx } from "../payin/service";
-import { amountOf, type PayinOrderRow } from "../payin/views";
+import type { PayinOrderRow } from "../payin/views";
+import { amountOf } from "../orders/amount";
 import { CliUsageError, type CliFlags } from "./common";
 
 export const ORDER_USAGE = `  order freeze ORDER_NO --reason R   freeze an open pay-in (frozen_abnormal)

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadConfig, parseConfig, resolveConfigPath } from "./load";
-import { renderExampleConfig } from "./example";
+import { renderExampleConfig } from "../cli/example-config";
 
 const root = join(import.meta.dir, "..", "..");
 

@@ -3,7 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { ConfigSchema, type Config } from "./schema";
 import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
-import { cidrProblem } from "../http/client-ip";
+import { cidrProblem } from "../lib/client-ip";
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[], source: string) {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { migrations } from "../../migrations/index";
 import type { Db } from "./client";
 import { cacheTriggersInstalled, installCacheTriggers } from "./cache-version";
-import { AUDIT_APPEND_ONLY } from "../audit/log";
+import { AUDIT_APPEND_ONLY } from "./audit-triggers";
 
 /** Applies pending embedded migrations (drizzle's own bookkeeping table). */
 export function migrate(db: Db): number {

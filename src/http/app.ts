@@ -1,7 +1,7 @@
 // The HTTP app: one Elysia instance per resource, composed here. Every
 // response carries x-request-id; every failure has the spec's body.
 import { Elysia, ValidationError } from "elysia";
-import { AppError, invalid } from "./errors";
+import { AppError, invalid } from "../errors";
 import { assignRequestId, requestIdOf } from "./request-id";
 import { failure } from "./respond";
 import type { Logger } from "../lib/logger";

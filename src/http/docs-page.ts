@@ -3,7 +3,7 @@
 // no CDN), so both always say the same thing.
 import { Elysia } from "elysia";
 import { buildOpenApiDoc, type OpenApiDoc, type Operation } from "./openapi-doc";
-import { ERRORS } from "./errors";
+import { ERRORS } from "../errors";
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // IP allowlists on /openapi (DESIGN 10): a refused address is 20020 / HTTP 403
 // and writes nothing; X-Forwarded-For counts only through a trusted proxy.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildBlockList, clientAddress } from "./client-ip";
+import { buildBlockList, clientAddress } from "../lib/client-ip";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sendSigned } from "../testing/signed-request";
 import { updateMerchantSettings } from "../merchants/settings";

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { CreatePayinBody } from "../payin/schemas";
 import { CreatePayoutBody } from "../payout/schemas";
-import { ERRORS } from "./errors";
-import { ENDPOINTS } from "./openapi-doc";
+import { ERRORS } from "../errors";
+import { MERCHANT_ROUTES } from "./merchant-api";
+import { buildHttpApp } from "../app/server";
 
 let gw: TestGateway;
 let doc: any;
@@ -33,6 +34,16 @@ describe("GET /openapi.json", () => {
         "POST /openapi/payout/orders/{orderNo}/submit",
       ].sort(),
     );
+  });
+
+  test("one route table: the mounted /openapi routes are exactly the document's operations", () => {
+    const app = buildHttpApp(gw.ctx, gw.gateway.runtime);
+    const mounted = app.routes
+      .filter((r) => r.path.startsWith("/openapi/"))
+      .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([^/]+)/g, "{$1}")}`);
+    const documented = Object.entries(doc.paths).flatMap(([p, ms]) => Object.keys(ms as object).map((m) => `${m.toUpperCase()} ${p}`));
+    expect(mounted.length).toBe(MERCHANT_ROUTES.length);
+    expect(mounted.sort()).toEqual(documented.sort());
   });
 
   test("request schemas are the TypeBox schemas the server validates with", () => {
@@ -82,7 +93,7 @@ describe("GET /openapi.json", () => {
     ]);
   });
 
-  test.each(ENDPOINTS.map((e) => [e.method.toUpperCase(), e.path] as const))("%s %s is a real route of the gateway", async (method, path) => {
+  test.each(MERCHANT_ROUTES.map((e) => [e.method.toUpperCase(), e.path] as const))("%s %s is a real route of the gateway", async (method, path) => {
     const concrete = path.replace(/\{[^}]+\}/g, "doc-probe");
     const err = await gw.client.request(method as "GET" | "POST", concrete, { body: method === "POST" ? {} : undefined }).then(
       () => null,
@@ -103,7 +114,7 @@ describe("GET /docs", () => {
   });
 
   test("shows every endpoint, every error code and the signing rules", () => {
-    for (const e of ENDPOINTS) expect(html.includes(`<code>${e.path}</code>`), e.path).toBe(true);
+    for (const e of MERCHANT_ROUTES) expect(html.includes(`<code>${e.path}</code>`), e.path).toBe(true);
     for (const [code, e] of Object.entries(ERRORS)) {
       expect(html).toContain(`<code>${code}</code>`);
       expect(html.includes(e.message.replace(/'/g, "&#39;")), `${code} message on the page`).toBe(true);

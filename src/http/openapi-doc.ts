@@ -1,11 +1,13 @@
-// OpenAPI 3.1 description of the merchant API, built from the same TypeBox
-// schemas that validate requests (src/payin/schemas.ts, src/payout/schemas.ts),
-// so the reference cannot drift from what the gateway accepts.
+// OpenAPI 3.1 description of the merchant API, built from the route table the
+// gateway mounts (merchant-api.ts) and the same TypeBox schemas that validate
+// requests (src/payin/schemas.ts, src/payout/schemas.ts), so the reference
+// cannot drift from what the gateway accepts.
 import type { TSchema } from "@sinclair/typebox";
 import { Type as T } from "@sinclair/typebox";
-import { BindingDetailQuery, BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinCallbackPayload, PayinOrderView } from "../payin/schemas";
+import { BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinCallbackPayload, PayinOrderView } from "../payin/schemas";
 import { CreatePayoutBody, PayoutCallbackPayload, PayoutOrderView, SubmitPayoutBody } from "../payout/schemas";
-import { ERRORS, type ErrorCode } from "./errors";
+import { ERRORS, type ErrorCode } from "../errors";
+import { MERCHANT_ROUTES, type MerchantRoute } from "./merchant-api";
 import { VERSION } from "../version";
 import { PAYIN_STATUSES } from "../payin/state";
 import { PAYOUT_STATUSES } from "../payout/state";
@@ -141,105 +143,8 @@ const ref = (name: keyof typeof SCHEMAS & string) => ({ $ref: `#/components/sche
 const AUTH_HEADERS = ["x-api-key", "x-merchant-uid", "x-timestamp", "x-nonce", "x-signature"] as const;
 const SECURITY = [Object.fromEntries(AUTH_HEADERS.map((h) => [h, [] as string[]]))];
 
-interface EndpointSpec {
-  method: "get" | "post";
-  path: string;
-  operationId: string;
-  summary: string;
-  description: string;
-  tag: "Pay-in" | "Exclusive wallets" | "Payout";
-  pathParam?: { name: string; description: string };
-  query?: TSchema;
-  body?: keyof typeof SCHEMAS & string;
-  result: keyof typeof SCHEMAS & string;
-  codes: ErrorCode[];
-}
-
-const CHAIN_CODES_ERR: ErrorCode[] = [31001, 31002, 31003];
-
-export const ENDPOINTS: EndpointSpec[] = [
-  {
-    method: "post",
-    path: "/openapi/payin/orders",
-    operationId: "createPayinOrder",
-    summary: "Create pay-in order",
-    description:
-      "Creates an order the payer pays at `cashierUrl` or with `paymentUri`. Repeating a `merchantOrderNo` returns the existing order when every field matches, else 10001.",
-    tag: "Pay-in",
-    body: "CreatePayinOrder",
-    result: "PayinOrder",
-    codes: [...CHAIN_CODES_ERR, 40105, 51002],
-  },
-  {
-    method: "get",
-    path: "/openapi/payin/orders/{orderNo}",
-    operationId: "getPayinOrder",
-    summary: "Query pay-in order",
-    description: "Final success is status `completed`.",
-    tag: "Pay-in",
-    pathParam: { name: "orderNo", description: "Platform order number returned at creation" },
-    result: "PayinOrder",
-    codes: [40108],
-  },
-  {
-    method: "post",
-    path: "/openapi/payin/exclusive-bindings",
-    operationId: "createExclusiveBinding",
-    summary: "Create exclusive wallet",
-    description: "Get-or-create by `bindKey`: creating again returns the existing address.",
-    tag: "Exclusive wallets",
-    body: "CreateExclusiveBinding",
-    result: "ExclusiveBinding",
-    codes: [...CHAIN_CODES_ERR],
-  },
-  {
-    method: "get",
-    path: "/openapi/payin/exclusive-bindings/{bindKey}",
-    operationId: "getExclusiveBinding",
-    summary: "Query exclusive wallet detail",
-    description: "The binding with its stats, recent orders and recent transactions.",
-    tag: "Exclusive wallets",
-    pathParam: { name: "bindKey", description: "The merchant's bindKey (percent-encoded in the path)" },
-    query: BindingDetailQuery,
-    result: "ExclusiveBindingDetail",
-    codes: [...CHAIN_CODES_ERR, 40002],
-  },
-  {
-    method: "post",
-    path: "/openapi/payout/orders",
-    operationId: "createPayoutOrder",
-    summary: "Create single payout order",
-    description:
-      "Creates a payout from one of the merchant's addresses; automatic submission is attempted right after. Repeating a `merchantOrderNo` returns the existing order when every field matches, else 10001.",
-    tag: "Payout",
-    body: "CreatePayoutOrder",
-    result: "PayoutOrder",
-    codes: [...CHAIN_CODES_ERR, 51004, 53001, 53002, 53003, 53005, 54003],
-  },
-  {
-    method: "get",
-    path: "/openapi/payout/orders/{orderNo}",
-    operationId: "getPayoutOrder",
-    summary: "Query single payout order",
-    description: "Final success is `confirmed`; final failure is `failed`.",
-    tag: "Payout",
-    pathParam: { name: "orderNo", description: "Platform order number returned at creation" },
-    result: "PayoutOrder",
-    codes: [54001],
-  },
-  {
-    method: "post",
-    path: "/openapi/payout/orders/{orderNo}/submit",
-    operationId: "submitPayoutOrder",
-    summary: "Submit single payout order",
-    description: "Retries submission of an order whose automatic submission failed; allowed only while its status is `submitted` (else 54002).",
-    tag: "Payout",
-    pathParam: { name: "orderNo", description: "Platform order number" },
-    body: "SubmitPayoutOrder",
-    result: "PayoutOrder",
-    codes: [54001, 54002, 51004, 53003, 53005],
-  },
-];
+/** The name of a schema in components.schemas. */
+export type SchemaName = keyof typeof SCHEMAS & string;
 
 function queryParameters(s: TSchema): Array<Record<string, unknown>> {
   const props = (s as { properties?: Record<string, TSchema> }).properties ?? {};
@@ -252,11 +157,11 @@ function queryParameters(s: TSchema): Array<Record<string, unknown>> {
   });
 }
 
-function codesOf(e: EndpointSpec): ErrorCode[] {
+function codesOf(e: MerchantRoute): ErrorCode[] {
   return [...new Set([...COMMON_CODES, ...(e.pathParam ? PATH_PARAM_CODES : []), ...e.codes])].sort((a, b) => a - b);
 }
 
-function responses(e: EndpointSpec): Operation["responses"] {
+function responses(e: MerchantRoute): Operation["responses"] {
   const out: Operation["responses"] = {
     "200": { description: "Success: the resource itself, not wrapped", content: { "application/json": { schema: ref(e.result) } } },
   };
@@ -281,7 +186,7 @@ function responses(e: EndpointSpec): Operation["responses"] {
   return out;
 }
 
-function operation(e: EndpointSpec): Operation {
+function operation(e: MerchantRoute): Operation {
   const parameters: Array<Record<string, unknown>> = [];
   if (e.pathParam) {
     parameters.push({ name: e.pathParam.name, in: "path", required: true, description: e.pathParam.description, schema: { type: "string", minLength: 1, maxLength: 128 } });
@@ -326,7 +231,7 @@ function callbackWebhook(name: "PayinCallbackPayload" | "PayoutCallbackPayload",
 /** The whole description; `serverUrl` is the gateway's public URL. */
 export function buildOpenApiDoc(serverUrl: string): OpenApiDoc {
   const paths: OpenApiDoc["paths"] = {};
-  for (const e of ENDPOINTS) (paths[e.path] ??= {})[e.method] = operation(e);
+  for (const e of MERCHANT_ROUTES) (paths[e.path] ??= {})[e.method] = operation(e);
   const headerScheme = (name: string, description: string) => ({ type: "apiKey", in: "header", name, description });
   return {
     openapi: "3.1.0",

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { ROOT } from "../testing/process";
-import { ERRORS } from "./errors";
+import { ERRORS } from "../errors";
 
 let gw: TestGateway;
 let doc: any;

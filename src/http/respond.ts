@@ -1,4 +1,4 @@
-import { AppError, failureBody } from "./errors";
+import { AppError, failureBody } from "../errors";
 import { requestIdOf } from "./request-id";
 
 export function json(body: unknown, status = 200, req?: Request, headers: Record<string, string> = {}): Response {

@@ -3,9 +3,9 @@ import type { AppContext } from "../app/context";
 import { recordNonce, verifySignature, type AuthDeps, type Authenticated } from "../auth/verify";
 import type { RateLimiter } from "../auth/rate-limit";
 import { groupCommit } from "../db/group-commit";
-import { AppError } from "./errors";
+import { AppError } from "../errors";
 import { failure, json } from "./respond";
-import { buildBlockList, clientAddress, peerOf } from "./client-ip";
+import { buildBlockList, clientAddress, peerOf } from "../lib/client-ip";
 
 export type SignedHandler = (auth: Authenticated) => unknown | Promise<unknown>;
 

@@ -7,8 +7,8 @@ import { eq, and } from "drizzle-orm";
 import { type Db, writeTx } from "../db/client";
 import { callbacks, merchants } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
-import { notifyUrlProblem } from "../http/notify-url";
-import { kick } from "../callbacks/worker";
+import { notifyUrlProblem } from "../orders/notify-url";
+import { callbacksDue } from "../db/callbacks-due";
 import { MerchantNotFound, type Merchant } from "./service";
 
 export class SettingsError extends Error {}
@@ -111,6 +111,6 @@ export function updateMerchantSettings(deps: SettingsDeps, uid: string, patch: S
     });
     return { settings: merchantSettings(after), released };
   });
-  if (out.released) kick();
+  if (out.released) callbacksDue();
   return out;
 }

@@ -1,6 +1,6 @@
 // The route template of a request (e.g. /openapi/payin/orders/:orderNo), remembered by
 // an app hook so the metrics label is never a raw path.
-import { UNMATCHED_ROUTE } from "./metrics";
+import { UNMATCHED_ROUTE } from "../lib/event-metrics";
 
 const routes = new WeakMap<Request, string>();
 

@@ -3,13 +3,14 @@
 import { and, desc, eq } from "drizzle-orm";
 import { writeTx, type DbOrTx } from "../db/client";
 import { bindings, transfers } from "../db/schema";
-import { AppError } from "../http/errors";
+import { AppError } from "../errors";
 import { iso } from "../lib/clock";
 import { newId, newToken } from "../lib/ids";
 import { fromBaseUnits } from "../lib/money";
 import { exclusiveAddress, addressById } from "../wallet/addresses";
-import { bindingStats, chainAndToken, checkNotifyUrl, ordersOfBinding, type PayinCtx } from "./service";
-import { amountOf } from "./views";
+import { bindingStats, ordersOfBinding, type PayinCtx } from "./service";
+import { chainAndToken, checkNotifyUrl } from "../orders/rules";
+import { amountOf } from "../orders/amount";
 
 export type BindingRow = typeof bindings.$inferSelect;
 

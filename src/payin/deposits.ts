@@ -5,6 +5,7 @@ import { and, desc, eq, gte, inArray, isNull, lt, lte, or, sql } from "drizzle-o
 import { prepared, type Tx, updateById } from "../db/client";
 import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db/schema";
 import type { IncomingTransfer } from "../chains/types";
+import type { TransferPort } from "../watcher/port";
 import { findAddress } from "../wallet/addresses";
 import { newOrderNo, newToken } from "../lib/ids";
 import { currentKey } from "../merchants/service";
@@ -328,4 +329,16 @@ export function updateDisplayedConfirmations(tx: Tx, chain: string, latest: numb
          AND confirmations <> (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id AND t.status = 'pending')`,
     ),
   ).run(chain, now);
+}
+
+/** The pay-in module's side of the watcher's port: transfers become deposits, payments and reversals. */
+export function payinTransferPort(ctx: PayinCtx): TransferPort {
+  return {
+    record: (tx, t, now) => void recordTransfer(ctx, tx, t, now),
+    pendingInBlocks,
+    crossingThreshold,
+    confirm: confirmTransfer,
+    revert: (tx, t, now) => revertTransfer(ctx, tx, t, now),
+    showConfirmations: updateDisplayedConfirmations,
+  };
 }

@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { AmountField, ChainCodeField, OrderNoField, TextField, TokenSymbolField, UrlField } from "../http/fields";
+import { AmountField, ChainCodeField, OrderNoField, TextField, TokenSymbolField, UrlField } from "../orders/fields";
 
 export const CreatePayinBody = T.Object({
   chainCode: ChainCodeField,

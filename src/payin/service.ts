@@ -6,13 +6,11 @@ import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { AppContext } from "../app/context";
 import { type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
 import { bindings, merchants, payinOrders } from "../db/schema";
-import { AppError, invalid } from "../http/errors";
-import { notifyUrlProblem } from "../http/notify-url";
-import { checkChainToken } from "../http/validate";
+import { AppError, invalid } from "../errors";
+import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
 import { enqueueCallback } from "../callbacks/outbox";
-import { countTransition } from "../ops/metrics";
+import { countTransition } from "../lib/event-metrics";
 import { newOrderNo, newToken } from "../lib/ids";
-import { compareAmounts, toBaseUnits } from "../lib/money";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import { transition, type PayinEvent, type PayinStatus } from "./state";
@@ -20,30 +18,6 @@ import { payinCallbackPayload, type PayinOrderRow } from "./views";
 import { existingKeyCache } from "../merchants/key-cache";
 
 export type PayinCtx = Pick<AppContext, "db" | "clock" | "config" | "chains" | "seed" | "ms" | "logger">;
-
-export function chainAndToken(ctx: Pick<AppContext, "chains">, chainCode: string, tokenSymbol: string): { adapter: ChainAdapter; token: TokenInfo } {
-  const { chain, token } = checkChainToken(chainCode, tokenSymbol);
-  const adapter = ctx.chains.get(chain);
-  if (!adapter) throw new AppError(31001, { chainCode }, "Chain not enabled on this gateway");
-  const info = adapter.tokens.find((t) => t.symbol === token);
-  if (!info) throw new AppError(31003, { chainCode, tokenSymbol });
-  return { adapter, token: info };
-}
-
-/** Amount rules (DESIGN 4): > 0, within the token's configured min/max. */
-export function checkAmount(ctx: Pick<AppContext, "config">, chain: ChainCode, token: TokenSymbol, amount: string, decimals: number): bigint {
-  const units = toBaseUnits(amount, decimals);
-  if (units <= 0n) throw invalid({ amount: "must be greater than 0" });
-  const limits = (ctx.config.chains[chain].tokens as Record<string, { min_amount: string; max_amount: string } | undefined>)[token] ?? { min_amount: "0.000001", max_amount: "100000000" };
-  if (compareAmounts(amount, limits.min_amount) < 0) throw invalid({ amount: `must be at least ${limits.min_amount}` }, { min: limits.min_amount });
-  if (compareAmounts(amount, limits.max_amount) > 0) throw invalid({ amount: `must be at most ${limits.max_amount}` }, { max: limits.max_amount });
-  return units;
-}
-
-export function checkNotifyUrl(ctx: Pick<AppContext, "config">, url: string, field = "notifyUrl"): void {
-  const p = notifyUrlProblem(url, ctx.config.callbacks.allow_private_targets);
-  if (p) throw invalid({ [field]: p });
-}
 
 export interface CreatePayinInput {
   chainCode: string;

@@ -1,19 +1,17 @@
 // What merchants see: the API object (spec 2.1) and the callback payload (spec 6.3).
 import type { payinOrders } from "../db/schema";
 import { iso } from "../lib/clock";
-import { fromBaseUnits } from "../lib/money";
+import { amountOf } from "../orders/amount";
 import type { ChainCode, TokenInfo } from "../chains/types";
 import { paymentUri } from "./payment-uri";
+import { tokensFor } from "../chains/registry";
+import type { AppContext } from "../app/context";
 
 export type PayinOrderRow = typeof payinOrders.$inferSelect;
 
 export interface ViewDeps {
   publicUrl: string;
   token(chain: ChainCode, symbol: string): TokenInfo;
-}
-
-export function amountOf(row: { decimals: number }, units: string | null): string | null {
-  return units === null ? null : fromBaseUnits(BigInt(units), row.decimals, 6);
 }
 
 export function payinView(deps: ViewDeps, o: PayinOrderRow, bindKey?: string | null) {
@@ -58,5 +56,15 @@ export function payinCallbackPayload(o: PayinOrderRow, merchantUid: string, bind
     fromAddress: o.fromAddress,
     status: o.status,
     confirmations: o.confirmations,
+  };
+}
+
+export function viewDeps(ctx: Pick<AppContext, "publicUrl" | "chains" | "config">): ViewDeps {
+  return {
+    get publicUrl() {
+      return ctx.publicUrl;
+    },
+    // A chain disabled since the order was made still has its token facts in config: its orders stay readable.
+    token: (chain, symbol) => (ctx.chains.get(chain)?.tokens ?? tokensFor(chain, ctx.config.chains[chain])).find((t) => t.symbol === symbol)!,
   };
 }

@@ -5,7 +5,7 @@
 import { and, eq, gte, inArray, ne } from "drizzle-orm";
 import { type Db, type DbOrTx, type Tx, writeTx } from "../db/client";
 import { feeEntries, merchants, payoutOrders } from "../db/schema";
-import { AppError } from "../http/errors";
+import { AppError } from "../errors";
 import { Big, fromBaseUnits, toBaseUnits } from "../lib/money";
 import { UNFINISHED } from "./state";
 

@@ -23,8 +23,6 @@ export interface PayoutChainOps {
 }
 
 export interface ExecutorOptions {
-  /** Called after a commit that wrote callbacks. */
-  onChange?: () => void;
   ops?: (adapter: ChainAdapter, locks: KeyedLock) => PayoutChainOps | undefined;
 }
 
@@ -104,9 +102,7 @@ export class PayoutExecutor {
   }
 
   private commit(fn: Parameters<typeof writeTx<PayoutOrderRow>>[1]): PayoutOrderRow {
-    const row = writeTx(this.ctx.db, fn);
-    this.opts.onChange?.();
-    return row;
+    return writeTx(this.ctx.db, fn);
   }
 
   private async runAttempt(orderId: number): Promise<PayoutOrderRow> {

@@ -1,23 +1,24 @@
 // Payout orders: creation with every rule of spec 4.5, queries, and the one
 // funnel every status change goes through (applyPayoutEvent), which writes the
 // change, its callback and its ledger effects in the caller's transaction.
+import type { AppContext } from "../app/context";
 import { recordOrderEvent } from "../orders/events";
 import { and, eq, isNull } from "drizzle-orm";
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, ledgerEntries, merchants, payoutOrders } from "../db/schema";
-import { AppError, invalid } from "../http/errors";
+import { AppError, invalid } from "../errors";
 import { enqueueCallback } from "../callbacks/outbox";
-import { countTransition } from "../ops/metrics";
+import { countTransition } from "../lib/event-metrics";
 import { newOrderNo } from "../lib/ids";
 import type { ChainAdapter } from "../chains/types";
-import { chainAndToken, checkAmount, checkNotifyUrl, type PayinCtx } from "../payin/service";
+import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
 import type { AddressRow } from "../wallet/addresses";
 import { addressBalance, merchantAddresses, unfinishedFrom } from "./balances";
 import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./controls";
 import { transition, type FailedStage, type PayoutEvent, type PayoutStatus } from "./state";
 import { payoutCallbackPayload, type PayoutOrderRow } from "./views";
 
-export type PayoutCtx = PayinCtx;
+export type PayoutCtx = Pick<AppContext, "db" | "clock" | "config" | "chains" | "seed" | "ms" | "logger">;
 
 export interface CreatePayoutInput {
   chainCode: string;

@@ -1,7 +1,7 @@
 // What merchants see: the payout object (spec 2.3) and its callback payload (spec 6.3).
 import type { payoutOrders } from "../db/schema";
 import { iso } from "../lib/clock";
-import { amountOf } from "../payin/views";
+import { amountOf } from "../orders/amount";
 
 export type PayoutOrderRow = typeof payoutOrders.$inferSelect;
 

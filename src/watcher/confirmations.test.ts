@@ -6,6 +6,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { AddressWatchSet } from "../wallet/addresses";
 import { ChainWatcher } from "./watcher";
+import { payinTransferPort } from "../payin/deposits";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -15,7 +16,7 @@ afterAll(() => gw.stop());
 
 test("40 deposits in 40 blocks: counts follow the head each block, statuses change at the thresholds only, one callback each", async () => {
   const chain = gw.ctx.chains.get("TRON") as SandboxChain;
-  const watcher = new ChainWatcher(gw.ctx, chain);
+  const watcher = new ChainWatcher(gw.ctx, chain, payinTransferPort(gw.ctx));
   await watcher.tick();
   const orders: Array<{ orderNo: string; address: string }> = [];
   for (let i = 0; i < 40; i++) {

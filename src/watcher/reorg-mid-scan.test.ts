@@ -7,6 +7,7 @@ import { TestClock } from "../lib/clock";
 import { SandboxChain } from "../chains/sandbox/chain";
 import type { ChainAdapter, ScanResult, WatchSet } from "../chains/types";
 import { ChainWatcher } from "./watcher";
+import { payinTransferPort } from "../payin/deposits";
 
 let gw: TestGateway;
 const clock = new TestClock(Date.now());
@@ -35,7 +36,7 @@ function racyScan(chain: SandboxChain, duringScan: { fn: (() => void) | null }):
 test("a payment moved to another block by a reorg during the scan is found in its new block", async () => {
   const chain = gw.ctx.chains.get("TRON") as SandboxChain;
   const hook: { fn: (() => void) | null } = { fn: null };
-  const watcher = new ChainWatcher(gw.ctx, racyScan(chain, hook));
+  const watcher = new ChainWatcher(gw.ctx, racyScan(chain, hook), payinTransferPort(gw.ctx));
   await watcher.tick();
   const o = await gw.client.request<Record<string, any>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "RACE-1", amount: "2", notifyUrl: "https://shop.example/cb" },

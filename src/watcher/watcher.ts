@@ -1,21 +1,24 @@
 // One watcher per enabled chain: a durable cursor, scans in chunks, tracks
-// confirmations of pending transfers, and turns reorgs into reversals.
+// confirmations of pending transfers, and turns reorgs into reversals. It
+// reports transfers to a TransferPort (./port.ts); what they pay is the pay-in
+// module's business.
 // A tick never overlaps another one of the same chain.
 import { eq } from "drizzle-orm";
 import { writeTx } from "../db/client";
 import { chainCursors } from "../db/schema";
 import type { ChainAdapter, ChainHead } from "../chains/types";
 import { AddressWatchSet } from "../wallet/addresses";
-import { confirmTransfer, crossingThreshold, pendingInBlocks, recordTransfer, revertTransfer, updateDisplayedConfirmations } from "../payin/deposits";
-import type { PayinCtx } from "../payin/service";
+import type { AppContext } from "../app/context";
+import type { TransferPort } from "./port";
+
+/** What a watcher needs of the gateway. */
+export type WatcherCtx = Pick<AppContext, "db" | "clock" | "logger">;
 
 export interface WatcherOptions {
   /** Blocks per scan call. */
   chunk?: number;
   /** Chunks per tick before yielding (catch-up continues next tick). */
   maxChunksPerTick?: number;
-  /** Called after a tick that changed something (e.g. to kick the callback worker). */
-  onChange?: () => void;
 }
 
 /** How far a scan may go: the head, or less when the adapter says so (ChainHead.scanTo). */
@@ -35,7 +38,12 @@ export class ChainWatcher {
   private readonly watch: AddressWatchSet;
   readonly status: WatcherStatus;
 
-  constructor(private readonly ctx: PayinCtx, readonly adapter: ChainAdapter, private readonly opts: WatcherOptions = {}) {
+  constructor(
+    private readonly ctx: WatcherCtx,
+    readonly adapter: ChainAdapter,
+    private readonly transfers: TransferPort,
+    private readonly opts: WatcherOptions = {},
+  ) {
     this.watch = new AddressWatchSet(ctx.db, adapter.chain);
     this.status = { head: null, caughtUpAt: ctx.clock.now(), lastError: null };
   }
@@ -81,7 +89,6 @@ export class ChainWatcher {
     await this.init();
     const head = await a.head();
     this.status.head = head;
-    let changed = false;
     const cur = this.cursor()!;
     let from = BigInt(cur.blockNumber);
     // Reorg at the cursor: step back to the last final block and rescan (recording is idempotent).
@@ -105,7 +112,7 @@ export class ChainWatcher {
       const res = await a.scan(start, end, this.watch);
       const now = this.ctx.clock.now();
       writeTx(this.ctx.db, (tx) => {
-        for (const t of res.transfers) if (recordTransfer(this.ctx, tx, t, now)) changed = true;
+        for (const t of res.transfers) this.transfers.record(tx, t, now);
         this.saveCursor(tx, res.tip.number, res.tip.hash);
       });
       from = end;
@@ -113,8 +120,7 @@ export class ChainWatcher {
 
     if (from >= head.final) this.status.caughtUpAt = this.ctx.clock.now();
     this.status.lastError = null;
-    if (await this.trackConfirmations(head.latest, head.final)) changed = true;
-    if (changed) this.opts.onChange?.();
+    await this.trackConfirmations(head.latest, head.final);
   }
 
   /**
@@ -123,13 +129,13 @@ export class ChainWatcher {
    * transfers that cross a threshold this tick (2 confirmations, or final), and one set-based
    * UPDATE per table for the displayed counts; no per-transfer work for the rest.
    */
-  private async trackConfirmations(latest: bigint, final: bigint): Promise<boolean> {
+  private async trackConfirmations(latest: bigint, final: bigint): Promise<void> {
     const db = this.ctx.db.$client;
     const chain = this.adapter.chain;
     const blocks = db
       .query<{ n: number; h: string }, [string]>("SELECT DISTINCT block_number AS n, block_hash AS h FROM transfers WHERE chain = ? AND status = 'pending' AND block_number >= 0")
       .all(chain);
-    if (!blocks.length) return false;
+    if (!blocks.length) return;
     const hashes = new Map<number, string | null>();
     for (const n of new Set(blocks.map((b) => b.n))) hashes.set(n, await this.adapter.blockHash(BigInt(n)));
     const required = this.adapter.requiredConfirmations;
@@ -146,22 +152,18 @@ export class ChainWatcher {
     const L = Number(latest);
     // Final: enough confirmations and at or below the chain's final block.
     const finalLimit = Math.min(Number(final), L - required + 1);
-    let changed = false;
     writeTx(this.ctx.db, (tx) => {
       if (rewind) this.saveCursor(tx, rewind.number, rewind.hash);
-      for (const t of reverted.length ? pendingInBlocks(tx, chain, reverted) : []) {
+      for (const t of reverted.length ? this.transfers.pendingInBlocks(tx, chain, reverted) : []) {
         if (hashes.get(t.blockNumber) === t.blockHash) continue;
-        revertTransfer(this.ctx, tx, t, now);
-        changed = true;
+        this.transfers.revert(tx, t, now);
       }
-      for (const t of crossingThreshold(tx, chain, L - 1, finalLimit)) {
+      for (const t of this.transfers.crossingThreshold(tx, chain, L - 1, finalLimit)) {
         if (hashes.has(t.blockNumber) && hashes.get(t.blockNumber) !== t.blockHash) continue;
         const count = L - t.blockNumber + 1;
-        confirmTransfer(tx, t, { count, required, final: t.blockNumber <= finalLimit }, now);
-        changed = true;
+        this.transfers.confirm(tx, t, { count, required, final: t.blockNumber <= finalLimit }, now);
       }
-      updateDisplayedConfirmations(tx, chain, L, now);
+      this.transfers.showConfirmations(tx, chain, L, now);
     });
-    return changed;
   }
 }

@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import { randomBytes } from "node:crypto";
 import { recordAudit } from "../../audit/log";
-import { peerOf } from "../../http/client-ip";
+import { peerOf } from "../../lib/client-ip";
 import {
   action,
   BASE,

@@ -4,18 +4,11 @@
 import { Elysia } from "elysia";
 import { parseDuration } from "../../lib/duration";
 import { writeTx } from "../../db/client";
-import {
-  adjustFeeBalanceAudited,
-  ControlsError,
-  createMerchantAudited,
-  renameMerchant,
-  rotateKeyAudited,
-  setMerchantStatusAudited,
-  setPayoutControlsAudited,
-} from "../../merchants/admin";
+import { createMerchantAudited, renameMerchant, rotateKeyAudited, setMerchantStatusAudited } from "../../merchants/admin";
+import { adjustFeeBalanceAudited, setPayoutControlsAudited } from "../../payout/controls-audited";
 import { findMerchantByUid, listMerchants, type Merchant } from "../../merchants/service";
 import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merchants/settings";
-import { getPayoutControls } from "../../payout/controls";
+import { ControlsError, getPayoutControls } from "../../payout/controls";
 import { NotFound } from "../errors";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";

@@ -1,15 +1,15 @@
 // /sandbox endpoints (DESIGN 8), unsigned, only while some chain runs in sandbox mode.
 import { Elysia } from "elysia";
 import { Type as T } from "@sinclair/typebox";
-import type { AppContext } from "../app/context";
-import { SandboxChain } from "../chains/sandbox/chain";
-import { AppError, invalid } from "../http/errors";
-import { readJsonBody } from "../auth/verify";
-import { json, failure } from "../http/respond";
-import { parse } from "../http/validate";
-import { chainAndToken } from "../payin/service";
-import { toBaseUnits } from "../lib/money";
-import type { ChainCode } from "../chains/types";
+import type { AppContext } from "../../app/context";
+import { SandboxChain } from "../../chains/sandbox/chain";
+import { AppError, invalid } from "../../errors";
+import { readJsonBody } from "../../auth/verify";
+import { json, failure } from "../respond";
+import { parse } from "../../lib/validate";
+import { chainAndToken } from "../../orders/rules";
+import { toBaseUnits } from "../../lib/money";
+import type { ChainCode } from "../../chains/types";
 
 const TransferBody = T.Object({
   chainCode: T.String(),

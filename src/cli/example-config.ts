@@ -1,7 +1,7 @@
 // Renders config/stablegate.example.toml from the schema (the single source of
 // keys, defaults and docs). A test keeps the committed file in sync.
 import type { TSchema } from "@sinclair/typebox";
-import { ConfigSchema } from "./schema";
+import { ConfigSchema } from "../config/schema";
 import { DEFAULT_TOKENS } from "../chains/tokens";
 
 type S = TSchema & { properties?: Record<string, S>; default?: unknown; description?: string; type?: string; anyOf?: S[] };

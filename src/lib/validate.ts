@@ -1,13 +1,12 @@
-// Request validation: TypeBox schemas (also the source of the OpenAPI
-// description) plus the business rules the spec gives their own codes.
+// Input validation against TypeBox schemas (also the source of the OpenAPI
+// description): one 10001 naming every offending field. Used by the HTTP
+// handlers and by anything else that reads untrusted records (batch CSV rows).
 import { Value } from "@sinclair/typebox/value";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import type { Static, TSchema } from "@sinclair/typebox";
-import { AppError, invalid } from "./errors";
-import { CHAIN_CODES, TOKEN_SYMBOLS, type ChainCode, type TokenSymbol } from "../chains/types";
-import { DEFAULT_TOKENS } from "../chains/tokens";
-import { codePointLength } from "../lib/text";
+import { invalid } from "../errors";
+import { codePointLength } from "./text";
 
 /** Validates `value` against `schema`; 10001 naming every offending field. */
 export function parse<S extends TSchema>(schema: S, value: unknown, where = "body"): Static<S> {
@@ -79,12 +78,4 @@ function withinCodePoints(e: ValueError): boolean {
 
 function describe(schema: TSchema, fallback: string): string {
   return (schema as { errorMessage?: string }).errorMessage ?? fallback;
-}
-
-/** Chain and token codes: 31001 / 31002 / 31003 (spec 7). */
-export function checkChainToken(chainCode: string, tokenSymbol: string): { chain: ChainCode; token: TokenSymbol } {
-  if (!CHAIN_CODES.includes(chainCode as ChainCode)) throw new AppError(31001, { chainCode });
-  if (!TOKEN_SYMBOLS.includes(tokenSymbol as TokenSymbol)) throw new AppError(31002, { tokenSymbol });
-  if (!DEFAULT_TOKENS.some((t) => t.chain === chainCode && t.symbol === tokenSymbol)) throw new AppError(31003, { chainCode, tokenSymbol });
-  return { chain: chainCode as ChainCode, token: tokenSymbol as TokenSymbol };
 }

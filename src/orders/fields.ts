@@ -11,7 +11,7 @@ export const ChainCodeField = T.String({ description: "TRON, BSC or SOL", exampl
 export const TokenSymbolField = T.String({ description: "USDT or USDC, matching chainCode", examples: ["USDT"], errorMessage: "must be a string" });
 /**
  * Free text the gateway stores or compares (DESIGN 5): well-formed Unicode (checked for every string in
- * src/http/validate.ts) and limited in characters, i.e. code points, as JSON Schema's maxLength means
+ * src/lib/validate.ts) and limited in characters, i.e. code points, as JSON Schema's maxLength means
  * (validate.ts re-judges TypeBox's UTF-16 count).
  */
 export function TextField(max: number, opts: { description: string; errorMessage?: string; min?: number; pattern?: string }) {

@@ -1,0 +1,123 @@
+// Layering rules, read from the import statements themselves:
+// - only the HTTP layer (src/http/) and the composition root (src/app/) import src/http/;
+// - the domain folders form no import cycle at folder level.
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const SRC = resolve(import.meta.dir, "..");
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
+    else if (/\.(ts|tsx)$/.test(name)) out.push(p);
+  }
+  return out;
+}
+
+/** Relative import specifiers of a file (static imports, re-exports and dynamic imports). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const specs: string[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;'"]*?from\s*["'](\.[^"']*)["']/g)) specs.push(m[1]!);
+  for (const m of text.matchAll(/(?:^|\n)\s*import\s*["'](\.[^"']*)["']/g)) specs.push(m[1]!);
+  for (const m of text.matchAll(/import\(\s*["'](\.[^"']*)["']\s*\)/g)) specs.push(m[1]!);
+  return specs;
+}
+
+/** The top folder under src/ a path belongs to ("" for files directly in src/). */
+function folderOf(absPath: string): string {
+  const rel = relative(SRC, absPath);
+  const parts = rel.split("/");
+  return parts.length > 1 ? parts[0]! : "";
+}
+
+const files = sourceFiles(SRC);
+const edges = files.flatMap((f) => importsOf(f).map((spec) => ({ from: f, to: resolve(dirname(f), spec) })));
+
+/**
+ * Folders that may import src/http/: the HTTP layer itself, the composition root, and the back
+ * office, which is the other presentation layer (its lazily loaded pages sit on http/app.ts's base app).
+ */
+const HTTP_USERS = new Set(["http", "app", "backoffice"]);
+
+/**
+ * The domain folders: the layers below HTTP. A folder-level cycle among them
+ * means two concepts cannot be understood (or tested) apart.
+ */
+const DOMAIN = ["payin", "payout", "callbacks", "merchants", "watcher", "audit", "treasury", "orders", "checkout", "auth", "jobs", "sandbox", "ops", "wallet", "chains", "db", "lib", "config", "secrets"];
+
+/**
+ * Folder edges that still close a cycle, each with why: a debt, listed (not skipped)
+ * so that any other cycle still fails the test.
+ */
+const KNOWN_CYCLE_EDGES: Record<string, string> = {
+  // chains/sandbox/chain.ts derives its addresses through wallet/hd.ts, which switches on the
+  // chain (issue 16, chain layer, branch i16a: HD derivation moves into src/chains/<chain>/).
+  "chains -> wallet": "sandbox chain derives addresses via wallet/hd",
+};
+
+describe("layers", () => {
+  test("no domain file imports src/http/ (only src/http/, src/app/ and the back office do)", () => {
+    const offenders = edges
+      .filter((e) => !HTTP_USERS.has(folderOf(e.from)) && folderOf(e.to) === "http")
+      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
+    expect(offenders).toEqual([]);
+  });
+
+  test("the watcher knows transfers, not pay-ins: nothing in src/watcher/ (tests aside) imports src/payin/", () => {
+    const offenders = edges
+      .filter((e) => folderOf(e.from) === "watcher" && !/\.test\.tsx?$/.test(e.from) && folderOf(e.to) === "payin")
+      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
+    expect(offenders).toEqual([]);
+  });
+
+  test("no folder-level import cycles among the domain folders", () => {
+    const graph = new Map<string, Set<string>>(DOMAIN.map((d) => [d, new Set()]));
+    // Tests are leaves: a test may assemble several modules without making their folders depend on each other.
+    const code = edges.filter((e) => !/\.test\.tsx?$/.test(e.from));
+    for (const e of code) {
+      const a = folderOf(e.from);
+      const b = folderOf(e.to);
+      if (a !== b && graph.has(a) && graph.has(b) && !(`${a} -> ${b}` in KNOWN_CYCLE_EDGES)) graph.get(a)!.add(b);
+    }
+    // Strongly connected components (Tarjan): each with more than one folder is a cycle.
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const on = new Set<string>();
+    const sccs: string[][] = [];
+    let i = 0;
+    const visit = (v: string) => {
+      index.set(v, i);
+      low.set(v, i++);
+      stack.push(v);
+      on.add(v);
+      for (const w of graph.get(v)!) {
+        if (!index.has(w)) {
+          visit(w);
+          low.set(v, Math.min(low.get(v)!, low.get(w)!));
+        } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+      if (low.get(v) === index.get(v)) {
+        const c: string[] = [];
+        let w: string;
+        do {
+          w = stack.pop()!;
+          on.delete(w);
+          c.push(w);
+        } while (w !== v);
+        if (c.length > 1) sccs.push(c.sort());
+      }
+    };
+    for (const v of graph.keys()) if (!index.has(v)) visit(v);
+    // Print the edges inside each cycle so a failure says what to cut.
+    const detail = sccs.map((c) => {
+      const inside = code.filter((e) => c.includes(folderOf(e.from)) && c.includes(folderOf(e.to)) && folderOf(e.from) !== folderOf(e.to));
+      return `${c.join(",")}:\n  ` + inside.map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`).join("\n  ");
+    });
+    expect(detail).toEqual([]);
+  });
+});

@@ -1,0 +1,155 @@
+// The merchant API's route table (spec 4): one row per operation, read both by
+// the Elysia mounting (merchantApiRoutes) and by the OpenAPI generator
+// (openapi-doc.ts), so the mounted routes and the published paths cannot drift.
+// openapi-doc.test.ts checks that they agree.
+import { Elysia } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
+import type { ErrorCode } from "../errors";
+import type { AuthDeps } from "../auth/verify";
+import type { AppContext } from "../app/context";
+import type { PayinCtx } from "../payin/service";
+import type { PayoutExecutor } from "../payout/executor";
+import { BindingDetailQuery } from "../payin/schemas";
+import type { SchemaName } from "./openapi-doc";
+import { payinHandlers } from "./routes/payin";
+import { payoutHandlers } from "./routes/payout";
+
+/** What the handlers need. */
+export interface MerchantApiDeps {
+  ctx: AppContext & PayinCtx;
+  auth: AuthDeps;
+  executor: PayoutExecutor;
+}
+
+/** The part of Elysia's context the handlers read. */
+export interface RouteInput {
+  request: Request;
+  params: Record<string, string>;
+}
+
+export type Handler = (c: RouteInput) => Response | Promise<Response>;
+
+export interface MerchantRoute {
+  method: "get" | "post";
+  /** OpenAPI form: `{name}` for a path parameter. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: "Pay-in" | "Exclusive wallets" | "Payout";
+  pathParam?: { name: string; description: string };
+  query?: TSchema;
+  /** Request and response schemas, by their name in components.schemas. */
+  body?: SchemaName;
+  result: SchemaName;
+  /** Business codes this operation can answer besides the common ones. */
+  codes: ErrorCode[];
+  handler: (d: MerchantApiDeps) => Handler;
+}
+
+const CHAIN_CODES_ERR: ErrorCode[] = [31001, 31002, 31003];
+
+export const MERCHANT_ROUTES: MerchantRoute[] = [
+  {
+    method: "post",
+    path: "/openapi/payin/orders",
+    operationId: "createPayinOrder",
+    summary: "Create pay-in order",
+    description:
+      "Creates an order the payer pays at `cashierUrl` or with `paymentUri`. Repeating a `merchantOrderNo` returns the existing order when every field matches, else 10001.",
+    tag: "Pay-in",
+    body: "CreatePayinOrder",
+    result: "PayinOrder",
+    codes: [...CHAIN_CODES_ERR, 40105, 51002],
+    handler: payinHandlers.createPayinOrder,
+  },
+  {
+    method: "get",
+    path: "/openapi/payin/orders/{orderNo}",
+    operationId: "getPayinOrder",
+    summary: "Query pay-in order",
+    description: "Final success is status `completed`.",
+    tag: "Pay-in",
+    pathParam: { name: "orderNo", description: "Platform order number returned at creation" },
+    result: "PayinOrder",
+    codes: [40108],
+    handler: payinHandlers.getPayinOrder,
+  },
+  {
+    method: "post",
+    path: "/openapi/payin/exclusive-bindings",
+    operationId: "createExclusiveBinding",
+    summary: "Create exclusive wallet",
+    description: "Get-or-create by `bindKey`: creating again returns the existing address.",
+    tag: "Exclusive wallets",
+    body: "CreateExclusiveBinding",
+    result: "ExclusiveBinding",
+    codes: [...CHAIN_CODES_ERR],
+    handler: payinHandlers.createExclusiveBinding,
+  },
+  {
+    method: "get",
+    path: "/openapi/payin/exclusive-bindings/{bindKey}",
+    operationId: "getExclusiveBinding",
+    summary: "Query exclusive wallet detail",
+    description: "The binding with its stats, recent orders and recent transactions.",
+    tag: "Exclusive wallets",
+    pathParam: { name: "bindKey", description: "The merchant's bindKey (percent-encoded in the path)" },
+    query: BindingDetailQuery,
+    result: "ExclusiveBindingDetail",
+    codes: [...CHAIN_CODES_ERR, 40002],
+    handler: payinHandlers.getExclusiveBinding,
+  },
+  {
+    method: "post",
+    path: "/openapi/payout/orders",
+    operationId: "createPayoutOrder",
+    summary: "Create single payout order",
+    description:
+      "Creates a payout from one of the merchant's addresses; automatic submission is attempted right after. Repeating a `merchantOrderNo` returns the existing order when every field matches, else 10001.",
+    tag: "Payout",
+    body: "CreatePayoutOrder",
+    result: "PayoutOrder",
+    codes: [...CHAIN_CODES_ERR, 51004, 53001, 53002, 53003, 53005, 54003],
+    handler: payoutHandlers.createPayoutOrder,
+  },
+  {
+    method: "get",
+    path: "/openapi/payout/orders/{orderNo}",
+    operationId: "getPayoutOrder",
+    summary: "Query single payout order",
+    description: "Final success is `confirmed`; final failure is `failed`.",
+    tag: "Payout",
+    pathParam: { name: "orderNo", description: "Platform order number returned at creation" },
+    result: "PayoutOrder",
+    codes: [54001],
+    handler: payoutHandlers.getPayoutOrder,
+  },
+  {
+    method: "post",
+    path: "/openapi/payout/orders/{orderNo}/submit",
+    operationId: "submitPayoutOrder",
+    summary: "Submit single payout order",
+    description: "Retries submission of an order whose automatic submission failed; allowed only while its status is `submitted` (else 54002).",
+    tag: "Payout",
+    pathParam: { name: "orderNo", description: "Platform order number" },
+    body: "SubmitPayoutOrder",
+    result: "PayoutOrder",
+    codes: [54001, 54002, 51004, 53003, 53005],
+    handler: payoutHandlers.submitPayoutOrder,
+  },
+];
+
+/** `/a/{b}` (OpenAPI) as `/a/:b` (Elysia). */
+export const elysiaPath = (path: string) => path.replace(/\{([^}]+)\}/g, ":$1");
+
+/** Mounts every row of the table. POST bodies are read raw: the signature covers their exact bytes. */
+export function merchantApiRoutes(d: MerchantApiDeps) {
+  const app = new Elysia();
+  for (const r of MERCHANT_ROUTES) {
+    const handle = r.handler(d);
+    if (r.method === "post") app.post(elysiaPath(r.path), ({ request, params }) => handle({ request, params }), { parse: "none" });
+    else app.get(elysiaPath(r.path), ({ request, params }) => handle({ request, params }));
+  }
+  return app;
+}

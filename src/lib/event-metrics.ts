@@ -1,0 +1,36 @@
+// Event counters (DESIGN 14): HTTP requests, transitions and callback deliveries,
+// bumped with one call from the code paths where they happen. A leaf module, so
+// domain services can count without depending on src/ops/ (which reads them).
+import { Counter, Histogram, Registry } from "prom-client";
+
+/** Process-wide: every gateway in the process bumps and serves the same counters. */
+export const events = new Registry();
+
+const httpRequests = new Counter({ name: "stablegate_http_requests_total", help: "HTTP requests by route template and status", labelNames: ["route", "status"], registers: [events] });
+const httpDuration = new Histogram({
+  name: "stablegate_http_request_duration_seconds",
+  help: "HTTP request duration by route template",
+  labelNames: ["route"],
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [events],
+});
+const payinTransitions = new Counter({ name: "stablegate_payin_transitions_total", help: "pay-in orders entering a status (creation included)", labelNames: ["chain", "token", "status"], registers: [events] });
+const payoutTransitions = new Counter({ name: "stablegate_payout_transitions_total", help: "payout orders entering a status (creation included)", labelNames: ["chain", "token", "status"], registers: [events] });
+const callbackDeliveries = new Counter({ name: "stablegate_callback_deliveries_total", help: "callback delivery attempts by outcome", labelNames: ["outcome"], registers: [events] });
+
+/** Route label for requests no route matched: raw paths never become labels. */
+export const UNMATCHED_ROUTE = "unmatched";
+
+export function observeHttp(route: string, status: number, seconds: number): void {
+  httpRequests.inc({ route, status: String(status) });
+  httpDuration.observe({ route }, seconds);
+}
+
+export function countTransition(kind: "payin" | "payout", chain: string, token: string, status: string): void {
+  (kind === "payin" ? payinTransitions : payoutTransitions).inc({ chain, token, status });
+}
+
+/** outcome: delivered | retry | failed (gave up). */
+export function countDelivery(outcome: "delivered" | "retry" | "failed"): void {
+  callbackDeliveries.inc({ outcome });
+}

@@ -1,0 +1,39 @@
+// Order rules the spec gives their own codes, shared by the pay-in and payout services.
+import type { AppContext } from "../app/context";
+import { AppError, invalid } from "../errors";
+import { CHAIN_CODES, TOKEN_SYMBOLS, type ChainAdapter, type ChainCode, type TokenInfo, type TokenSymbol } from "../chains/types";
+import { compareAmounts, toBaseUnits } from "../lib/money";
+import { notifyUrlProblem } from "./notify-url";
+import { DEFAULT_TOKENS } from "../chains/tokens";
+
+/** Chain and token codes: 31001 / 31002 / 31003 (spec 7). */
+export function checkChainToken(chainCode: string, tokenSymbol: string): { chain: ChainCode; token: TokenSymbol } {
+  if (!CHAIN_CODES.includes(chainCode as ChainCode)) throw new AppError(31001, { chainCode });
+  if (!TOKEN_SYMBOLS.includes(tokenSymbol as TokenSymbol)) throw new AppError(31002, { tokenSymbol });
+  if (!DEFAULT_TOKENS.some((t) => t.chain === chainCode && t.symbol === tokenSymbol)) throw new AppError(31003, { chainCode, tokenSymbol });
+  return { chain: chainCode as ChainCode, token: tokenSymbol as TokenSymbol };
+}
+
+export function chainAndToken(ctx: Pick<AppContext, "chains">, chainCode: string, tokenSymbol: string): { adapter: ChainAdapter; token: TokenInfo } {
+  const { chain, token } = checkChainToken(chainCode, tokenSymbol);
+  const adapter = ctx.chains.get(chain);
+  if (!adapter) throw new AppError(31001, { chainCode }, "Chain not enabled on this gateway");
+  const info = adapter.tokens.find((t) => t.symbol === token);
+  if (!info) throw new AppError(31003, { chainCode, tokenSymbol });
+  return { adapter, token: info };
+}
+
+/** Amount rules (DESIGN 4): > 0, within the token's configured min/max. */
+export function checkAmount(ctx: Pick<AppContext, "config">, chain: ChainCode, token: TokenSymbol, amount: string, decimals: number): bigint {
+  const units = toBaseUnits(amount, decimals);
+  if (units <= 0n) throw invalid({ amount: "must be greater than 0" });
+  const limits = (ctx.config.chains[chain].tokens as Record<string, { min_amount: string; max_amount: string } | undefined>)[token] ?? { min_amount: "0.000001", max_amount: "100000000" };
+  if (compareAmounts(amount, limits.min_amount) < 0) throw invalid({ amount: `must be at least ${limits.min_amount}` }, { min: limits.min_amount });
+  if (compareAmounts(amount, limits.max_amount) > 0) throw invalid({ amount: `must be at most ${limits.max_amount}` }, { max: limits.max_amount });
+  return units;
+}
+
+export function checkNotifyUrl(ctx: Pick<AppContext, "config">, url: string, field = "notifyUrl"): void {
+  const p = notifyUrlProblem(url, ctx.config.callbacks.allow_private_targets);
+  if (p) throw invalid({ [field]: p });
+}
