@@ -55,6 +55,7 @@ ol.timeline{list-style:none;padding:0;margin:0;border-left:3px solid var(--line)
 ol.timeline li{padding:4px 0 10px 14px;position:relative}
 ol.timeline li::before{content:"";position:absolute;left:-8px;top:9px;width:13px;height:13px;border-radius:50%;background:var(--accent)}
 .chart{width:100%;height:auto;background:var(--card);border:1px solid var(--line);border-radius:8px}
+.chart-box{margin:0}.chart-axis{font-size:.85rem;color:#475569;margin:.25rem 0}.chart-days{display:flex;justify-content:space-between}
 .muted{color:var(--muted)}
 ul.plain{list-style:none;margin:0;padding:0}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

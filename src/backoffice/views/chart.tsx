@@ -1,11 +1,12 @@
-// Volume per day as a server-rendered SVG bar chart (no script, no inline CSS).
+// Volume per day as a server-rendered SVG bar chart (no script, no inline CSS). The labels are
+// HTML beside the SVG: inside it they scale with the viewBox and are unreadable on a phone.
 import { fromBaseUnits } from "../../lib/money";
 import type { DayVolume } from "../queries/dashboard";
 
 export function VolumeChart({ days }: { days: DayVolume[] }): JSX.Element {
   const W = 720;
   const H = 200;
-  const pad = { l: 8, r: 8, t: 16, b: 24 };
+  const pad = { l: 8, r: 8, t: 8, b: 8 };
   const max = days.reduce((m, d) => (d.micro > m ? d.micro : m), 0n);
   const bw = (W - pad.l - pad.r) / days.length;
   const ih = H - pad.t - pad.b;
@@ -13,6 +14,8 @@ export function VolumeChart({ days }: { days: DayVolume[] }): JSX.Element {
   const fmt = (micro: bigint) => fromBaseUnits(micro, 6, 2);
   const label = `Completed volume per day for the last ${days.length} days: ${fmt(total)} in total, highest day ${fmt(max)}`;
   return (
+    <figure class="chart-box">
+      <figcaption class="chart-axis" safe>{`max ${fmt(max)} / day`}</figcaption>
     <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={label} xmlns="http://www.w3.org/2000/svg">
       <line x1={String(pad.l)} y1={String(H - pad.b)} x2={String(W - pad.r)} y2={String(H - pad.b)} stroke="#94a3b8" stroke-width="1" />
       {days.map((d, i) => {
@@ -23,15 +26,11 @@ export function VolumeChart({ days }: { days: DayVolume[] }): JSX.Element {
           </rect>
         );
       })}
-      <text x={String(pad.l)} y={String(H - 6)} font-size="11" fill="#475569" safe>
-        {days[0]?.day ?? ""}
-      </text>
-      <text x={String(W - pad.r)} y={String(H - 6)} font-size="11" fill="#475569" text-anchor="end" safe>
-        {days.at(-1)?.day ?? ""}
-      </text>
-      <text x={String(pad.l)} y="12" font-size="11" fill="#475569" safe>
-        {`max ${fmt(max)} / day`}
-      </text>
     </svg>
+      <div class="chart-axis chart-days">
+        <span safe>{days[0]?.day ?? ""}</span>
+        <span safe>{days.at(-1)?.day ?? ""}</span>
+      </div>
+    </figure>
   );
 }
