@@ -1,6 +1,7 @@
 // Layering rules, read from the import statements themselves:
 // - only the HTTP layer (src/http/) and the composition root (src/app/) import src/http/;
-// - the domain folders form no import cycle at folder level.
+// - the domain folders form no import cycle at folder level;
+// - services declare the narrow dependencies they use: only src/app/ (and the CLI, test harnesses and tests) import app/context.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -74,6 +75,14 @@ describe("layers", () => {
   test("the watcher knows transfers, not pay-ins: nothing in src/watcher/ (tests aside) imports src/payin/", () => {
     const offenders = edges
       .filter((e) => folderOf(e.from) === "watcher" && !/\.test\.tsx?$/.test(e.from) && folderOf(e.to) === "payin")
+      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
+    expect(offenders).toEqual([]);
+  });
+
+  test("no file outside src/app/, src/cli/ and src/testing/ (tests aside) imports app/context: services take narrow deps", () => {
+    const context = resolve(SRC, "app/context");
+    const offenders = edges
+      .filter((e) => !["app", "cli", "testing"].includes(folderOf(e.from)) && !/\.test\.tsx?$/.test(e.from) && e.to.replace(/\.tsx?$/, "") === context)
       .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
     expect(offenders).toEqual([]);
   });

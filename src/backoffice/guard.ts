@@ -3,7 +3,10 @@
 // checks the CSRF token (403, nothing changes without it) and, for money and
 // key actions, a recent re-authentication. Handlers receive a Viewer and
 // return JSX (a string) or a Response.
-import type { AppContext } from "../app/context";
+import type { Config } from "../config/schema";
+import type { Cipher } from "../secrets/cipher";
+import type { PayinCtx } from "../payin/service";
+import type { PayoutCtx } from "../payout/service";
 import type { ChainState } from "../ops/chain-status";
 import { peerOf } from "../lib/client-ip";
 import { parseDuration } from "../lib/duration";
@@ -19,9 +22,21 @@ export const SESSION_COOKIE = "sg_session";
 export const PRE_CSRF_COOKIE = "sg_csrf";
 export const BASE = "/backoffice";
 
+/**
+ * What the back office's pages read from the gateway: the services' dependencies (the pages call
+ * the pay-in, payout and treasury services), secrets for users' TOTP and keys, and its config.
+ */
+export type BackofficeCtx = PayinCtx &
+  PayoutCtx & {
+    cipher: Cipher;
+    publicUrl: string;
+    config: Pick<Config, "auth" | "backoffice">;
+    ms: { rotationGrace: number };
+  };
+
 /** Everything the back office needs, built once per gateway. */
 export interface BackofficeDeps {
-  ctx: AppContext;
+  ctx: BackofficeCtx;
   users: UserDeps;
   policy: SessionPolicy;
   secureCookies: boolean;
@@ -31,7 +46,7 @@ export interface BackofficeDeps {
   chainStates(): ChainState[];
 }
 
-export function backofficeDeps(ctx: AppContext, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
+export function backofficeDeps(ctx: BackofficeCtx, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
   return {
     ctx,
     chainStates,

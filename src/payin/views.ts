@@ -2,10 +2,10 @@
 import type { payinOrders } from "../db/schema";
 import { iso } from "../lib/clock";
 import { amountOf } from "../orders/amount";
-import type { ChainCode, TokenInfo } from "../chains/types";
+import type { ChainAdapter, ChainCode, TokenInfo } from "../chains/types";
 import { paymentUri } from "./payment-uri";
 import { tokensFor } from "../chains/registry";
-import type { AppContext } from "../app/context";
+import type { Config } from "../config/schema";
 
 export type PayinOrderRow = typeof payinOrders.$inferSelect;
 
@@ -59,7 +59,7 @@ export function payinCallbackPayload(o: PayinOrderRow, merchantUid: string, bind
   };
 }
 
-export function viewDeps(ctx: Pick<AppContext, "publicUrl" | "chains" | "config">): ViewDeps {
+export function viewDeps(ctx: { publicUrl: string; chains: ReadonlyMap<ChainCode, ChainAdapter>; config: Pick<Config, "chains"> }): ViewDeps {
   return {
     get publicUrl() {
       return ctx.publicUrl;

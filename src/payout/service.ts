@@ -1,16 +1,18 @@
 // Payout orders: creation with every rule of spec 4.5, queries, and the one
 // funnel every status change goes through (applyPayoutEvent), which writes the
 // change, its callback and its ledger effects in the caller's transaction.
-import type { AppContext } from "../app/context";
+import type { Config } from "../config/schema";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
 import { recordOrderEvent } from "../orders/events";
 import { and, eq, isNull } from "drizzle-orm";
-import { type DbOrTx, type Tx, writeTx } from "../db/client";
+import { type Db, type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, ledgerEntries, merchants, payoutOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import { enqueueCallback } from "../callbacks/outbox";
 import { countTransition } from "../lib/event-metrics";
 import { newOrderNo } from "../lib/ids";
-import type { ChainAdapter } from "../chains/types";
+import type { ChainAdapter, ChainCode } from "../chains/types";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
 import type { AddressRow } from "../wallet/addresses";
 import { addressBalance, merchantAddresses, unfinishedFrom } from "./balances";
@@ -18,7 +20,15 @@ import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./con
 import { transition, type FailedStage, type PayoutEvent, type PayoutStatus } from "./state";
 import { payoutCallbackPayload, type PayoutOrderRow } from "./views";
 
-export type PayoutCtx = Pick<AppContext, "db" | "clock" | "config" | "chains" | "seed" | "ms" | "logger">;
+/** What the payout services (and the treasury's batches and collection) read from the gateway. */
+export interface PayoutCtx {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** Enabled chains only. */
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+  config: Pick<Config, "chains" | "callbacks">;
+}
 
 export interface CreatePayoutInput {
   chainCode: string;
