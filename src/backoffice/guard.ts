@@ -7,7 +7,8 @@ import type { Config } from "../config/schema";
 import type { Cipher } from "../secrets/cipher";
 import type { PayinCtx } from "../payin/service";
 import type { PayoutCtx } from "../payout/service";
-import type { ChainState } from "../ops/chain-status";
+import type { ChainState, Watchers } from "../ops/chain-status";
+import type { GasMonitor } from "../ops/gas";
 import { peerOf } from "../lib/client-ip";
 import { parseDuration } from "../lib/duration";
 import { timingSafeEqual } from "node:crypto";
@@ -33,6 +34,13 @@ export type BackofficeCtx = PayinCtx &
     config: Pick<Config, "auth" | "backoffice">;
     ms: { rotationGrace: number };
   };
+
+/** What the back office reads of the running gateway: chain states (watchers, gas) and the callback wake-up. */
+export interface BackofficeRuntime {
+  watchers: Watchers;
+  ops: { gas: GasMonitor };
+  kick(): void;
+}
 
 /** Everything the back office needs, built once per gateway. */
 export interface BackofficeDeps {
