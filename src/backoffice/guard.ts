@@ -9,7 +9,7 @@ import type { PayinCtx } from "../payin/service";
 import type { PayoutCtx } from "../payout/service";
 import type { ChainState, Watchers } from "../ops/chain-status";
 import type { GasMonitor } from "../ops/gas";
-import { peerOf } from "../lib/client-ip";
+import { clientIpResolver } from "../lib/client-ip";
 import { parseDuration } from "../lib/duration";
 import { timingSafeEqual } from "node:crypto";
 import { loadSession, needsReauth, reauthenticate, type SessionPolicy, type SessionRow } from "./sessions";
@@ -31,7 +31,7 @@ export type BackofficeCtx = PayinCtx &
   PayoutCtx & {
     cipher: Cipher;
     publicUrl: string;
-    config: Pick<Config, "auth" | "backoffice">;
+    config: Pick<Config, "auth" | "backoffice" | "server">;
     ms: { rotationGrace: number };
   };
 
@@ -52,6 +52,8 @@ export interface BackofficeDeps {
   kick(): void;
   /** Each chain's head, scan position, RPC endpoints and gas wallet, as the watchers and ops jobs last saw them. */
   chainStates(): ChainState[];
+  /** The client address (X-Forwarded-For believed only from server.trusted_proxies): audit entries, login throttling. */
+  clientIp(request: Request): string | null;
 }
 
 export function backofficeDeps(ctx: BackofficeCtx, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
@@ -62,6 +64,7 @@ export function backofficeDeps(ctx: BackofficeCtx, kick: () => void, chainStates
     policy: { idleMs: parseDuration(ctx.config.backoffice.session_idle), maxMs: parseDuration(ctx.config.backoffice.session_max) },
     secureCookies: ctx.publicUrl.startsWith("https://"),
     kick,
+    clientIp: clientIpResolver(ctx.config.server.trusted_proxies),
   };
 }
 
@@ -153,7 +156,7 @@ function viewerOf(d: BackofficeDeps, request: Request): Viewer | null {
     session: s.session,
     role: s.user.role,
     merchantId: s.user.role === "operator" ? null : s.user.merchantId,
-    ip: peerOf(request),
+    ip: d.clientIp(request),
     csrf: s.session.csrfToken,
     totp: userTotpSecret(d.users, s.user) !== null,
   };
