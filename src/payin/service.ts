@@ -4,9 +4,10 @@
 import { recordOrderEvent } from "../orders/events";
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { Config } from "../config/schema";
+import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import { type Db, type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
+import { type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
 import { bindings, merchants, payinOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";

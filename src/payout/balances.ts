@@ -3,9 +3,10 @@
 // minus what unfinished payouts reserve. A job compares the ledger with the
 // chain's own balance and reports differences; it never rewrites the ledger.
 import { and, eq, inArray, isNull } from "drizzle-orm";
+import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import { type Db, type DbOrTx, prepared } from "../db/client";
+import { type DbOrTx, prepared } from "../db/client";
 import { addresses, balanceChecks, ledgerEntries, payoutOrders, transfers } from "../db/schema";
 import type { ChainAdapter, TokenSymbol } from "../chains/types";
 import type { AddressRow } from "../wallet/addresses";

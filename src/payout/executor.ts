@@ -3,9 +3,10 @@
 // transaction is only ever rebroadcast, never re-signed, so a crash or retry
 // at any point sends at most one transfer per order.
 import { and, eq, inArray, isNotNull, isNull, lte, or } from "drizzle-orm";
+import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import { type Db, writeTx } from "../db/client";
+import { writeTx } from "../db/client";
 import { payoutOrders } from "../db/schema";
 import type { ChainAdapter, ChainCode, SignedTransfer, TokenSymbol } from "../chains/types";
 import { crashPoint } from "../lib/crash";

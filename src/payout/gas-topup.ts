@@ -3,9 +3,10 @@
 // signed transaction, stored in gas_topups and committed before it is sent; one
 // already under way for the order is always finished first, never duplicated.
 import { and, desc, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import { type Db, writeTx } from "../db/client";
+import { writeTx } from "../db/client";
 import { gasTopups } from "../db/schema";
 import type { ChainAdapter, SignedTransfer } from "../chains/types";
 import { crashPoint } from "../lib/crash";

@@ -2,17 +2,19 @@
 // funnel every status change goes through (applyPayoutEvent), which writes the
 // change, its callback and its ledger effects in the caller's transaction.
 import type { Config } from "../config/schema";
+import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
+import type { ChainCode } from "../chains/types";
 import { recordOrderEvent } from "../orders/events";
 import { and, eq, isNull } from "drizzle-orm";
-import { type Db, type DbOrTx, type Tx, writeTx } from "../db/client";
+import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, ledgerEntries, merchants, payoutOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import { enqueueCallback } from "../callbacks/outbox";
 import { countTransition } from "../lib/event-metrics";
 import { newOrderNo } from "../lib/ids";
-import type { ChainAdapter, ChainCode } from "../chains/types";
+import type { ChainAdapter } from "../chains/types";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
 import type { AddressRow } from "../wallet/addresses";
 import { addressBalance, merchantAddresses, unfinishedFrom } from "./balances";

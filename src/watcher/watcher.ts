@@ -4,10 +4,11 @@
 // module's business.
 // A tick never overlaps another one of the same chain.
 import { eq } from "drizzle-orm";
-import { type Db, writeTx } from "../db/client";
+import { writeTx } from "../db/client";
 import { chainCursors } from "../db/schema";
 import type { ChainAdapter, ChainHead } from "../chains/types";
 import { AddressWatchSet } from "../wallet/addresses";
+import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { TransferPort } from "./port";

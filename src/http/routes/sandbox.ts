@@ -25,7 +25,7 @@ const FaultsBody = T.Object({ chainCode: T.String(), failNextBroadcasts: T.Integ
 /** What the sandbox routes read: the enabled chains and the body size limit. */
 export interface SandboxRouteCtx {
   chains: ReadonlyMap<ChainCode, ChainAdapter>;
-  config: Pick<Config, "server" | "chains" | "callbacks">;
+  config: Pick<Config, "server">;
 }
 
 export interface SandboxHooks {
