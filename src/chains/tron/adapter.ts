@@ -22,6 +22,7 @@ import type {
 } from "../types";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, tronFromHex, tronToHex20 } from "./address";
 import { TronRpc, TronRpcError, type TronRpcLogger } from "./rpc";
+import type { Clock } from "../../lib/clock";
 import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
 
 export { TransferWouldRevertError, type NativeTransferRequest };
@@ -66,6 +67,8 @@ export interface TronAdapterOptions {
   /** raw_data.expiration − head block time of a signed transaction. Default 1 h (the chain allows 24 h). */
   txLifetimeMs?: number;
   logger?: TronRpcLogger;
+  /** Drives RPC backoff (tests move a TestClock). Default: real time. */
+  clock?: Clock;
 }
 
 /** What `SignedTransfer.meta` holds for TRON (decimal strings, so it survives JSON). */
@@ -148,6 +151,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     rateLimitBackoffMs: opts.rateLimitBackoffMs,
     attempts: opts.rpcAttempts ?? Math.max(4, 2 * opts.rpcUrls.length),
     logger: opts.logger,
+    clock: opts.clock,
   });
   const log = opts.logger;
   const tokens = opts.tokens;
