@@ -419,13 +419,12 @@ export class CallbackWorker {
     this.unlisten = null;
     this.timer?.cancel();
     this.timer = null;
+    // The grace period counts from here (armed before any await, so a test clock moved right after stop() ends it).
+    let graceTimer: Timer | undefined;
+    const grace = new Promise<boolean>((r) => (graceTimer = this.o.clock.after(this.graceMs, () => r(false))));
     await this.marking;
     const all = () => Promise.all([...this.inflight.values()].map((f) => f.done));
-    let graceTimer: Timer | undefined;
-    const finished = await Promise.race([
-      all().then(() => true),
-      new Promise<boolean>((r) => (graceTimer = this.o.clock.after(this.graceMs, () => r(false)))),
-    ]);
+    const finished = await Promise.race([all().then(() => true), grace]);
     graceTimer?.cancel();
     if (!finished) {
       for (const f of this.inflight.values()) f.abort.abort();
