@@ -56,7 +56,8 @@ async function settle(): Promise<void> {
  * chains it starts given a chance to run before the next fires. A timer a callback sets
  * counts from the new time, so a periodic job runs once per advance, as it would after
  * its process was paused. A timer that is already due when set (0 ms) fires on its own
- * right away (asynchronously), as setTimeout(fn, 0) would.
+ * right away (asynchronously), as setTimeout(fn, 0) would. `await advance(0)` just lets
+ * pending promise chains run.
  */
 export class TestClock implements Clock {
   private readonly timers: Pending[] = [];
@@ -106,6 +107,8 @@ export class TestClock implements Clock {
   /** Runs due timers one at a time, serialized with any run already going. */
   private fireDue(): Promise<void> {
     this.firing = this.firing.then(async () => {
+      // Work already under way (a promise chain about to set a timer) runs first, even when nothing is due.
+      await settle();
       for (;;) {
         let next: Pending | undefined;
         for (const p of this.timers) if (!p.cancelled && p.at <= this.t && (!next || p.at < next.at || (p.at === next.at && p.seq < next.seq))) next = p;
