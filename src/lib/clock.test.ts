@@ -55,7 +55,7 @@ const cases: Case[] = [
     now: 11_000,
   },
   {
-    name: "a 0 ms timer set by a firing timer fires in the same advance",
+    name: "a 0 ms timer set by a firing timer fires right after, on its own",
     steps: [(c, log) => c.after(10, () => (log.push(["first", c.now()]), c.after(0, () => log.push(["chained", c.now()])))), advance(10)],
     fired: [["first", 10], ["chained", 10]],
     now: 10,
@@ -74,6 +74,24 @@ describe("TestClock timers", () => {
       expect(c.now() - T0).toBe(k.now);
     });
   }
+
+  test("a stream of 0 ms timers (one per event-loop turn) does not keep advance() from finishing", async () => {
+    const c = new TestClock(T0);
+    let spinning = true;
+    let fired = 0;
+    const spin = () => {
+      if (!spinning) return;
+      c.after(0, () => fired++);
+      setImmediate(spin);
+    };
+    spin();
+    let due = false;
+    c.after(1000, () => (due = true));
+    await c.advance(1000);
+    spinning = false;
+    expect(due).toBe(true);
+    expect(fired).toBeGreaterThan(0);
+  });
 
   test("advance() resolves after the promise chains the timers started have run", async () => {
     const c = new TestClock(T0);

@@ -56,8 +56,8 @@ async function settle(): Promise<void> {
  * chains it starts given a chance to run before the next fires. A timer a callback sets
  * counts from the new time, so a periodic job runs once per advance, as it would after
  * its process was paused. A timer that is already due when set (0 ms) fires on its own
- * right away (asynchronously), as setTimeout(fn, 0) would. `await advance(0)` just lets
- * pending promise chains run.
+ * right away (asynchronously), as setTimeout(fn, 0) would; advance() does not wait for
+ * those set while it runs. `await advance(0)` just lets pending promise chains run.
  */
 export class TestClock implements Clock {
   private readonly timers: Pending[] = [];
@@ -109,9 +109,12 @@ export class TestClock implements Clock {
     this.firing = this.firing.then(async () => {
       // Work already under way (a promise chain about to set a timer) runs first, even when nothing is due.
       await settle();
+      // Only timers set by now: a stream of new 0 ms timers (a kick per event-loop turn) cannot
+      // keep this loop going; each of those fires on its own (fireSoon).
+      const limit = this.seq;
       for (;;) {
         let next: Pending | undefined;
-        for (const p of this.timers) if (!p.cancelled && p.at <= this.t && (!next || p.at < next.at || (p.at === next.at && p.seq < next.seq))) next = p;
+        for (const p of this.timers) if (!p.cancelled && p.seq < limit && p.at <= this.t && (!next || p.at < next.at || (p.at === next.at && p.seq < next.seq))) next = p;
         if (!next) break;
         next.cancelled = true;
         this.timers.splice(this.timers.indexOf(next), 1);
