@@ -22,7 +22,7 @@ import type {
 } from "../types";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, tronFromHex, tronToHex20 } from "./address";
 import { TronRpc, TronRpcError, type TronRpcLogger } from "./rpc";
-import type { Clock } from "../../lib/clock";
+import { type Clock, systemClock } from "../../lib/clock";
 import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
 
 export { TransferWouldRevertError, type NativeTransferRequest };
@@ -154,6 +154,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     clock: opts.clock,
   });
   const log = opts.logger;
+  const clock = opts.clock ?? systemClock;
   const tokens = opts.tokens;
   const byContract20 = new Map(tokens.map((t) => [tronToHex20(t.contract).slice(2).toLowerCase(), t]));
   const concurrency = Math.max(1, opts.scanConcurrency ?? 4);
@@ -355,7 +356,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     },
 
     async chainParams(): Promise<TronChainParams> {
-      if (params && Date.now() - params.at < PARAMS_TTL_MS) return params.value;
+      if (params && clock.now() - params.at < PARAMS_TTL_MS) return params.value;
       const r = await rpc.post<{ chainParameter?: Array<{ key: string; value?: number }> }>("wallet/getchainparameters");
       const get = (k: string, d: bigint) => {
         const v = r.chainParameter?.find((p) => p.key === k)?.value;
@@ -367,7 +368,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
         createAccountFee: get("getCreateNewAccountFeeInSystemContract", 1_000_000n),
         maxFeeLimit: get("getMaxFeeLimit", 15_000_000_000n),
       };
-      params = { at: Date.now(), value };
+      params = { at: clock.now(), value };
       return value;
     },
 
