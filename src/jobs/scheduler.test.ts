@@ -15,6 +15,7 @@ describe("nextDelay", () => {
     { name: "exactly on a boundary: the next one", ms: 1000, now: T0, lastDue: null, delay: 1000 },
     { name: "then every interval after the last due time", ms: 5000, now: T0 + 1010, lastDue: T0 + 1000, delay: 4990 },
     { name: "a run that overran skips to the next boundary (never overlaps, never bunches up)", ms: 1000, now: T0 + 3400, lastDue: T0 + 1000, delay: 600 },
+    { name: "a wall clock set back an hour does not stall the job: the next boundary", ms: 60_000, now: T0 - 3_600_000 + 300, lastDue: T0, delay: 700 },
   ];
   for (const k of cases) test(k.name, () => expect(nextDelay(k.ms, k.now, k.lastDue).delay).toBe(k.delay));
 });

@@ -16,7 +16,9 @@ interface Job {
 export function nextDelay(ms: number, now: number, lastDue: number | null): { delay: number; due: number } {
   if (!(ms >= 1000 && ms % 1000 === 0)) return { delay: ms, due: now + ms };
   const boundary = Math.floor(now / 1000) * 1000 + 1000;
-  const due = lastDue === null ? boundary : Math.max(lastDue + ms, boundary);
+  let due = lastDue === null ? boundary : Math.max(lastDue + ms, boundary);
+  // A wall clock set back must not stall a job for that long: at most one interval away.
+  if (due - now > ms) due = boundary;
   return { delay: due - now, due };
 }
 
