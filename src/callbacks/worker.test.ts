@@ -88,7 +88,9 @@ describe("callback worker", () => {
     const rx = receiver([{ status: 500, body: "down" }, { status: 503 }, { status: 200 }]);
     const id = send(rx.url);
     await attempted(id, 1);
-    await clock.advance(DELAYS[0]);
+    await clock.advance(DELAYS[0] - 1); // a poll runs; the retry is not due yet
+    expect(callbackRow(gw.ctx.db, id)).toMatchObject({ state: "pending", attempts: 1 });
+    await clock.advance(POLL_MS); // the next poll, past its due time
     await attempted(id, 2);
     await clock.advance(DELAYS[1]);
     const row = await eventually(settled(id), 5000, "delivery");
