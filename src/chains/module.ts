@@ -8,7 +8,6 @@ import type { Logger } from "../lib/logger";
 import type { ChainConfig } from "../config/schema";
 import type { KeyedLock, PayoutChainOps } from "../payout/executor";
 import type { RpcLogger } from "./json-rpc";
-import type { Clock } from "../lib/clock";
 import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo } from "./types";
 
 /** What the hosted pages put in a QR: the bare address, or the API's paymentUri. */
