@@ -4,9 +4,9 @@
 // instead of switching on a chain code.
 import type { AppContext } from "../app/context";
 import type { ChainConfig } from "../config/schema";
-import type { KeyedLock, PayoutChainOps } from "../payout/executor";
+import type { AddressBook, PayoutChainOps, PayoutStepEnv } from "./payout-steps";
 import type { RpcLogger } from "./json-rpc";
-import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo } from "./types";
+import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo, TokenSymbol } from "./types";
 
 /** What the hosted pages put in a QR: the bare address, or the API's paymentUri. */
 export type QrSource = "address" | "paymentUri";
@@ -26,6 +26,19 @@ export interface ChainJob {
   run(): Promise<unknown>;
 }
 
+export interface FeeSample {
+  from: string;
+  to: string;
+  token: TokenSymbol;
+  amount: bigint;
+}
+
+export interface FeeEstimate {
+  fee: bigint;
+  /** Why it is rough (Solana: rent of a new token account is extra). */
+  note?: string;
+}
+
 export type ChainModuleCtx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
 
 export interface ChainModule {
@@ -34,8 +47,8 @@ export interface ChainModule {
   label: { network: string; standard: string };
   /** The coin that pays fees: symbol and decimals of its base unit (BNB wei, TRX sun, SOL lamports). */
   native: { symbol: string; decimals: number };
-  /** Public block explorer, for the payer's "View transaction" link ({tx} is replaced). */
-  explorer: { name: string; tx: string };
+  /** Public block explorer: transaction and address pages ({tx}, {address} are replaced, URI-encoded). */
+  explorer: { name: string; tx: string; address: string };
   /** Address codec: validity, the canonical stored form (throws on invalid), and a random valid one. */
   address: {
     isValid(s: string): boolean;
@@ -49,9 +62,15 @@ export interface ChainModule {
   /** The rpc-mode adapter for a chain's config section. */
   createAdapter(a: { cfg: ChainConfig; tokens: TokenInfo[]; logger: RpcLogger }): ChainAdapter;
   /** Chain-specific payout steps (nonces, gas top-ups, fee payers) for an rpc-mode adapter of this chain. */
-  payoutOps(ctx: ChainModuleCtx, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined;
+  payoutOps(ctx: ChainModuleCtx, adapter: ChainAdapter, env: PayoutStepEnv): PayoutChainOps | undefined;
+  /**
+   * A rough network fee of one token transfer in native base units, for previews (batch
+   * payouts, collection); undefined when this adapter cannot tell. The payout steps compute
+   * the real fee limit when they sign.
+   */
+  estimateTransferFee?(adapter: ChainAdapter, sample: FeeSample): Promise<FeeEstimate | undefined>;
   /** Background jobs an rpc-mode adapter needs (Solana: token-account provisioning). */
-  jobs?(ctx: ChainModuleCtx, adapter: ChainAdapter): ChainJob[];
+  jobs?(ctx: ChainModuleCtx, adapter: ChainAdapter, addresses: AddressBook): ChainJob[];
   /** The wallet-launch URI of DESIGN 5 (amount null: an exclusive address, any amount). */
   paymentUri(token: TokenInfo, address: string, amount: bigint | null, orderNo?: string): string;
   /** What the hosted pages show (docs/wallet-links.md). */

@@ -11,8 +11,8 @@ import type { ChainModule } from "./module";
 import type { Logger } from "../lib/logger";
 import type { ChainAdapter, ChainCode, TokenInfo } from "./types";
 
-// Built on first use: chain modules import code (payout steps, wallet) that imports
-// this file back, so nothing here may read them while the modules load.
+// Built on first use: code the chain modules import (the sandbox chain) imports this file
+// back, so nothing here may read them while the modules load.
 let modules: Map<ChainCode, ChainModule> | undefined;
 function registry(): Map<ChainCode, ChainModule> {
   return (modules ??= new Map<ChainCode, ChainModule>([tronChain, bscChain, solChain].map((m) => [m.code, m])));

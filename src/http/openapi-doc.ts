@@ -11,6 +11,7 @@ import { MERCHANT_ROUTES, type MerchantRoute } from "./merchant-api";
 import { VERSION } from "../version";
 import { PAYIN_STATUSES } from "../payin/state";
 import { PAYOUT_STATUSES } from "../payout/state";
+import { CHAIN_CODES } from "../chains/types";
 
 export type OpenApiDoc = Record<string, unknown> & {
   info: { title: string; version: string; description: string };
@@ -87,7 +88,7 @@ const FailureBodySchema = T.Object(
 
 /** The value sets TypeBox leaves as plain strings (the server checks them with their own codes, 31001-31003). */
 export const ENUMS = {
-  chainCode: ["TRON", "BSC", "SOL"],
+  chainCode: CHAIN_CODES,
   tokenSymbol: ["USDT", "USDC"],
   payinStatus: [...PAYIN_STATUSES],
   payoutStatus: [...PAYOUT_STATUSES],

@@ -7,8 +7,7 @@ import { TableWrap } from "../views/common";
 import { VolumeChart } from "../views/chart";
 import { Layout } from "../views/layout";
 import { BalanceTotals } from "./balances";
-
-const NATIVE: Record<string, string> = { TRON: "TRX", BSC: "BNB", SOL: "SOL" };
+import { nativeSymbol } from "../format";
 
 export function dashboardRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-dashboard" })
@@ -85,7 +84,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
                         <td class="mono" safe>
                           {s.gasWallet?.address ?? "—"}
                         </td>
-                        <td safe>{s.gasWallet?.balance == null ? "—" : `${s.gasWallet.balance} ${NATIVE[s.chainCode]}${s.gasWallet.low ? " (low)" : ""}`}</td>
+                        <td safe>{s.gasWallet?.balance == null ? "—" : `${s.gasWallet.balance} ${nativeSymbol(s.chainCode)}${s.gasWallet.low ? " (low)" : ""}`}</td>
                       </tr>
                     ))}
                   </tbody>

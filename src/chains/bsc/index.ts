@@ -8,7 +8,7 @@ export const BSC_PROFILE: EvmChainProfile = {
   nativeSymbol: "BNB",
   uriScheme: "ethereum",
   label: { network: "BNB Smart Chain", standard: "BEP20" },
-  explorer: { name: "BscScan", tx: "https://bscscan.com/tx/{tx}" },
+  explorer: { name: "BscScan", tx: "https://bscscan.com/tx/{tx}", address: "https://bscscan.com/address/{address}" },
 };
 
 export const bscChain = evmChainModule(BSC_PROFILE);

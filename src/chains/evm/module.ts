@@ -25,7 +25,8 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
     deriveKey: (seed, index) => deriveEvmKey(seed, index),
     createAdapter: ({ cfg, tokens, logger }) =>
       createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger }),
-    payoutOps: (ctx, adapter, locks) => (isEvmRpc(adapter) ? evmPayoutOps(ctx, adapter, locks) : undefined),
+    estimateTransferFee: async (adapter, s) => (isEvmRpc(adapter) ? { fee: await adapter.estimateTransferFee(s.from, s.to, s.token, s.amount) } : undefined),
+    payoutOps: (ctx, adapter, env) => (isEvmRpc(adapter) ? evmPayoutOps(ctx, adapter, env) : undefined),
     // EIP-681 (DESIGN 5): token contract at the chain id, recipient and base-unit amount.
     paymentUri: (token, address, amount) =>
       `${p.uriScheme}:${token.contract}@${p.chainId}/transfer?address=${address}` + (amount === null ? "" : `&uint256=${amount.toString()}`),

@@ -27,7 +27,7 @@ const PROFILE: EvmChainProfile = {
   nativeSymbol: "ETH",
   uriScheme: "ethereum",
   label: { network: "Devnet", standard: "ERC20" },
-  explorer: { name: "Devscan", tx: "https://devscan.example/tx/{tx}" },
+  explorer: { name: "Devscan", tx: "https://devscan.example/tx/{tx}", address: "https://devscan.example/address/{address}" },
 };
 const TOKENS: TokenInfo[] = [{ chain: CODE, symbol: "USDT", contract: TOKEN_ADDRESSES.USDT, decimals: 18 }];
 

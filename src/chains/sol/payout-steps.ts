@@ -6,19 +6,18 @@ import type { AppContext } from "../../app/context";
 import { writeTx } from "../../db/client";
 import type { SolAdapter, SolTxMeta } from "./adapter";
 import type { TokenSymbol } from "../types";
-import { addressById, gasWallet } from "../../wallet/addresses";
-import { RetryLater, type PayoutChainOps } from "../../payout/executor";
+import { RetryLater, type PayoutChainOps, type PayoutStepEnv } from "../payout-steps";
 
 type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
 
 const FEE_PAYER_RETRY_MS = 2_000;
 
-export function solPayoutOps(ctx: Ctx, adapter: SolAdapter): PayoutChainOps {
+export function solPayoutOps(ctx: Ctx, adapter: SolAdapter, env: PayoutStepEnv): PayoutChainOps {
   return {
     async sign(o) {
-      const a = addressById(ctx.db, o.fromAddressId)!;
+      const a = env.addresses.byId(ctx.db, o.fromAddressId)!;
       const key = adapter.deriveKey(ctx.seed, a.derivationIndex);
-      const gas = writeTx(ctx.db, (tx) => gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
+      const gas = writeTx(ctx.db, (tx) => env.addresses.gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
       const feePayer = adapter.deriveKey(ctx.seed, gas.derivationIndex);
       return adapter.signTransfer({
         token: o.token as TokenSymbol,
