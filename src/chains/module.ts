@@ -3,7 +3,6 @@
 // module (address rules, keys, adapter, payout steps, payment URI, page links, labels)
 // instead of switching on a chain code.
 import type { AppContext } from "../app/context";
-import type { ChainConfig } from "../config/schema";
 import type { AddressBook, PayoutChainOps, PayoutStepEnv } from "./payout-steps";
 import type { RpcLogger } from "./json-rpc";
 import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo, TokenSymbol } from "./types";
@@ -39,10 +38,30 @@ export interface FeeEstimate {
   note?: string;
 }
 
+/** What an rpc-mode adapter reads of its chain's config section (`chains.<CODE>`, src/config/schema.ts). */
+export interface ChainNodeConfig {
+  rpc_urls: string[];
+  confirmations: number;
+  api_key?: string;
+  gas_price_cap?: string;
+}
+
+/** A chain's defaults: its `chains.<CODE>` config section is built from them (key names: DESIGN 3). */
+export interface ChainDefaults {
+  /** `confirmations`: blocks, the transfer's included, before a pay-in completes. */
+  confirmations: number;
+  /** `block_time`: the sandbox chain's block pace. */
+  blockTime: string;
+  /** The chain's tokens with their mainnet contracts (DESIGN 9); `tokens.<SYMBOL>` overrides each. */
+  tokens: readonly TokenInfo[];
+}
+
 export type ChainModuleCtx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
 
 export interface ChainModule {
   code: ChainCode;
+  /** Config defaults and tokens. */
+  defaults: ChainDefaults;
   /** Names the payer sees ("BNB Smart Chain", "BEP20"). */
   label: { network: string; standard: string };
   /** The coin that pays fees: symbol and decimals of its base unit (BNB wei, TRX sun, SOL lamports). */
@@ -60,7 +79,7 @@ export interface ChainModule {
   /** HD key of `index` on this chain's path (DESIGN 9). */
   deriveKey(seed: Uint8Array, index: number): DerivedKey;
   /** The rpc-mode adapter for a chain's config section. */
-  createAdapter(a: { cfg: ChainConfig; tokens: TokenInfo[]; logger: RpcLogger }): ChainAdapter;
+  createAdapter(a: { cfg: ChainNodeConfig; tokens: TokenInfo[]; logger: RpcLogger }): ChainAdapter;
   /** Chain-specific payout steps (nonces, gas top-ups, fee payers) for an rpc-mode adapter of this chain. */
   payoutOps(ctx: ChainModuleCtx, adapter: ChainAdapter, env: PayoutStepEnv): PayoutChainOps | undefined;
   /**

@@ -1,8 +1,6 @@
 // The chain registry: chain code → its module (src/chains/<chain>/index.ts), and the
 // adapters built from config. Adding a chain is one module plus one line here.
 import type { AppContext } from "../app/context";
-import type { ChainConfig } from "../config/schema";
-import { DEFAULT_TOKENS } from "./tokens";
 import { SandboxChain } from "./sandbox/chain";
 import { bscChain } from "./bsc";
 import { solChain } from "./sol";
@@ -45,8 +43,9 @@ export function registerChainModule(m: ChainModule): () => void {
   return () => (before ? reg.set(m.code, before) : reg.delete(m.code));
 }
 
-export function tokensFor(chain: ChainCode, cfg: ChainConfig): TokenInfo[] {
-  return DEFAULT_TOKENS.filter((t) => t.chain === chain).map((t) => {
+/** A chain's tokens: its module's defaults with the config section's overrides. */
+export function tokensFor(chain: ChainCode, cfg: { tokens: object }): TokenInfo[] {
+  return chainModule(chain).defaults.tokens.map((t) => {
     const o = (cfg.tokens as Record<string, { contract?: string; decimals?: number } | undefined>)[t.symbol];
     return { ...t, contract: o?.contract ?? t.contract, decimals: o?.decimals ?? t.decimals };
   });

@@ -1,5 +1,6 @@
 // BNB Smart Chain: BEP20 USDT/USDC, an EVM profile (chain id 56, BNB pays gas).
 import { evmChainModule, type EvmChainProfile } from "../evm/module";
+import { DEFAULT_TOKENS } from "../tokens";
 
 export const BSC_PROFILE: EvmChainProfile = {
   chain: "BSC",
@@ -8,6 +9,7 @@ export const BSC_PROFILE: EvmChainProfile = {
   nativeSymbol: "BNB",
   uriScheme: "ethereum",
   label: { network: "BNB Smart Chain", standard: "BEP20" },
+  defaults: { confirmations: 3, blockTime: "450ms", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "BSC") },
   explorer: { name: "BscScan", tx: "https://bscscan.com/tx/{tx}", address: "https://bscscan.com/address/{address}" },
 };
 

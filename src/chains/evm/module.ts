@@ -7,6 +7,7 @@ import type { ChainAdapter } from "../types";
 
 export interface EvmChainProfile extends EvmProfile {
   label: ChainModule["label"];
+  defaults: ChainModule["defaults"];
   explorer: ChainModule["explorer"];
   /** EIP-681 scheme of the payment URI ("ethereum": every EVM wallet registers it). */
   uriScheme: string;
@@ -18,6 +19,7 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
   return {
     code: p.chain,
     label: p.label,
+    defaults: p.defaults,
     native: { symbol: p.nativeSymbol, decimals: 18 },
     explorer: p.explorer,
     address: { isValid: (s) => isEvmAddress(s), normalize: (s) => normalizeEvmAddress(s), random: () => randomEvmAddress() },

@@ -8,6 +8,7 @@ import { solPayoutOps } from "./payout-steps";
 import { provisionSolTokenAccounts } from "./token-accounts";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
+import { DEFAULT_TOKENS } from "../tokens";
 
 const isSolRpc = (a: ChainAdapter): a is SolAdapter => a.mode === "rpc" && "tokenAccountOf" in a && "nativeBalance" in a;
 
@@ -20,6 +21,7 @@ const SIGNATURE_FEE = 5_000n;
 
 export const solChain: ChainModule = {
   code: "SOL",
+  defaults: { confirmations: 32, blockTime: "400ms", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "SOL") },
   label: { network: "Solana", standard: "SPL" },
   native: { symbol: "SOL", decimals: 9 },
   explorer: { name: "Solscan", tx: "https://solscan.io/tx/{tx}", address: "https://solscan.io/account/{address}" },

@@ -5,6 +5,7 @@ import { createTronAdapter, type TronAdapter } from "./adapter";
 import { tronPayoutOps } from "./payout-steps";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
+import { DEFAULT_TOKENS } from "../tokens";
 
 const isTronRpc = (a: ChainAdapter): a is TronAdapter => a.mode === "rpc" && "signNativeTransfer" in a && "trxNeeded" in a;
 
@@ -14,6 +15,7 @@ const TRANSFER_BANDWIDTH = 345n;
 
 export const tronChain: ChainModule = {
   code: "TRON",
+  defaults: { confirmations: 19, blockTime: "3s", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "TRON") },
   label: { network: "TRON", standard: "TRC20" },
   native: { symbol: "TRX", decimals: 6 },
   explorer: { name: "Tronscan", tx: "https://tronscan.org/#/transaction/{tx}", address: "https://tronscan.org/#/address/{address}" },
