@@ -1,16 +1,20 @@
 // Display helpers: token decimals of the running chains, explorer links.
-import type { AppContext } from "../app/context";
 import { DEFAULT_TOKENS } from "../chains/tokens";
-import type { ChainCode } from "../chains/types";
+import type { ChainAdapter, ChainCode } from "../chains/types";
 import { chainModule, hasChainModule } from "../chains/registry";
 
-export function decimalsOf(ctx: Pick<AppContext, "chains">): (chain: string, token: string) => number {
+/** What the display helpers read: the running chains (their tokens, and which are sandbox). */
+export interface DisplayCtx {
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+}
+
+export function decimalsOf(ctx: DisplayCtx): (chain: string, token: string) => number {
   return (chain, token) =>
     ctx.chains.get(chain as ChainCode)?.tokens.find((t) => t.symbol === token)?.decimals ?? DEFAULT_TOKENS.find((t) => t.chain === chain && t.symbol === token)?.decimals ?? 6;
 }
 
 /** A public explorer link (the chain module's explorer), or null on sandbox chains (their transactions exist only here). */
-export function explorerUrl(ctx: Pick<AppContext, "chains">, chain: string, kind: "tx" | "address", value: string): string | null {
+export function explorerUrl(ctx: DisplayCtx, chain: string, kind: "tx" | "address", value: string): string | null {
   const adapter = ctx.chains.get(chain as ChainCode);
   if (!adapter || adapter.mode === "sandbox" || !hasChainModule(chain)) return null;
   return chainModule(chain).explorer[kind].replace(`{${kind}}`, encodeURIComponent(value));

@@ -2,7 +2,9 @@
 // and src/chains/registry.ts maps its code to it. Code outside src/chains/ asks the
 // module (address rules, keys, adapter, payout steps, payment URI, page links, labels)
 // instead of switching on a chain code.
-import type { AppContext } from "../app/context";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
 import type { AddressBook, PayoutChainOps, PayoutStepEnv } from "./payout-steps";
 import type { RpcLogger } from "./json-rpc";
 import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo, TokenSymbol } from "./types";
@@ -46,6 +48,13 @@ export interface ChainNodeConfig {
   gas_price_cap?: string;
 }
 
+/** A chain's config section as the registry reads it to build the adapter. */
+export interface ChainSectionConfig extends ChainNodeConfig {
+  enabled: boolean;
+  mode: "sandbox" | "rpc";
+  tokens: object;
+}
+
 /** A chain's defaults: its `chains.<CODE>` config section is built from them (key names: DESIGN 3). */
 export interface ChainDefaults {
   /** `confirmations`: blocks, the transfer's included, before a pay-in completes. */
@@ -56,7 +65,14 @@ export interface ChainDefaults {
   tokens: readonly TokenInfo[];
 }
 
-export type ChainModuleCtx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+/** What a chain's payout steps and jobs read from the gateway. */
+export interface ChainModuleCtx {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** The HD seed (keys of the sources and the gas wallet). */
+  seed: Uint8Array;
+}
 
 export interface ChainModule {
   code: ChainCode;

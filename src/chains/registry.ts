@@ -1,11 +1,12 @@
 // The chain registry: chain code → its module (src/chains/<chain>/index.ts), and the
 // adapters built from config. Adding a chain is one module plus one line here.
-import type { AppContext } from "../app/context";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
 import { SandboxChain } from "./sandbox/chain";
 import { bscChain } from "./bsc";
 import { solChain } from "./sol";
 import { tronChain } from "./tron";
-import type { ChainModule } from "./module";
+import type { ChainModule, ChainSectionConfig } from "./module";
 import type { Logger } from "../lib/logger";
 import type { ChainAdapter, ChainCode, TokenInfo } from "./types";
 
@@ -59,7 +60,16 @@ function rpcLogger(l: Logger) {
   };
 }
 
-export function makeChains(ctx: Omit<AppContext, "chains">): Map<ChainCode, ChainAdapter> {
+/** What building the adapters reads: the chain sections, and the sandbox chain's storage and time. */
+export interface MakeChainsCtx {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** The `chains.<CODE>` sections (src/config/schema.ts; the chain layer does not import config/). */
+  config: { chains: { readonly [code: string]: ChainSectionConfig | undefined } };
+}
+
+export function makeChains(ctx: MakeChainsCtx): Map<ChainCode, ChainAdapter> {
   const out = new Map<ChainCode, ChainAdapter>();
   for (const m of chainModules()) {
     const chain = m.code;

@@ -3,7 +3,9 @@
 // transaction is only ever rebroadcast, never re-signed, so a crash or retry
 // at any point sends at most one transfer per order.
 import { and, eq, inArray, isNotNull, isNull, lte, or } from "drizzle-orm";
-import type { AppContext } from "../app/context";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
 import { writeTx } from "../db/client";
 import { payoutOrders } from "../db/schema";
 import type { ChainAdapter, ChainCode, SignedTransfer, TokenSymbol } from "../chains/types";
@@ -16,7 +18,14 @@ import { KeyedLock, RetryLater, storedTx, type PayoutChainOps } from "../chains/
 // The step interface lives with the chain modules that implement it (the chain layer imports no payout/ code).
 export { KeyedLock, RetryLater, storedTx, type PayoutChainOps };
 
-export type ExecutorCtx = Pick<AppContext, "db" | "clock" | "chains" | "seed" | "logger">;
+/** What the executor reads from the gateway: storage, time, the chains and the seed it signs with. */
+export interface ExecutorCtx {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  seed: Uint8Array;
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+}
 
 export interface ExecutorOptions {
   ops?: (adapter: ChainAdapter, locks: KeyedLock) => PayoutChainOps | undefined;

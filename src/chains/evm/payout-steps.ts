@@ -3,14 +3,14 @@
 // top-ups from the chain's gas wallet (index 0), themselves signed and stored
 // before they are broadcast.
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
-import type { AppContext } from "../../app/context";
+import type { ChainModuleCtx } from "../module";
 import { gasTopups, payoutOrders } from "../../db/schema";
 import type { EvmAdapter, EvmTxMeta } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
 import { gasTopupsFor } from "../common/gas-topup";
 import type { PayoutChainOps, PayoutOrderRow, PayoutStepEnv } from "../payout-steps";
 
-type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+type Ctx = ChainModuleCtx;
 
 const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Partial<EvmTxMeta>).nonce ?? -1) : -1);
 

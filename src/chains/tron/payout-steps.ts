@@ -4,14 +4,14 @@
 // or cannot burn the fee limit plus bandwidth of its signed, unsent payouts. The top-up
 // is itself signed, stored in gas_topups and committed before it is broadcast.
 import { and, eq, isNotNull } from "drizzle-orm";
-import type { AppContext } from "../../app/context";
+import type { ChainModuleCtx } from "../module";
 import { payoutOrders } from "../../db/schema";
 import type { TronAdapter } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
 import { gasTopupsFor } from "../common/gas-topup";
 import { storedTx, type PayoutChainOps, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
 
-type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+type Ctx = ChainModuleCtx;
 
 export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, env: PayoutStepEnv): PayoutChainOps {
   /** Sun the source needs for its signed but not yet broadcast payouts (this one included). */
