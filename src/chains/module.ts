@@ -78,6 +78,8 @@ export interface ChainModule {
   code: ChainCode;
   /** Config defaults and tokens. */
   defaults: ChainDefaults;
+  /** CSS background of the chain's dot beside its name on the hosted pages. */
+  color: string;
   /** Names the payer sees ("BNB Smart Chain", "BEP20"). */
   label: { network: string; standard: string };
   /** The coin that pays fees: symbol and decimals of its base unit (BNB wei, TRX sun, SOL lamports). */

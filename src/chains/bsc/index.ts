@@ -9,6 +9,7 @@ export const BSC_PROFILE: EvmChainProfile = {
   nativeSymbol: "BNB",
   uriScheme: "ethereum",
   label: { network: "BNB Smart Chain", standard: "BEP20" },
+  color: "#d99c00",
   defaults: { confirmations: 3, blockTime: "450ms", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "BSC") },
   explorer: { name: "BscScan", tx: "https://bscscan.com/tx/{tx}", address: "https://bscscan.com/address/{address}" },
 };

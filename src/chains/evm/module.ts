@@ -7,6 +7,7 @@ import type { ChainAdapter } from "../types";
 
 export interface EvmChainProfile extends EvmProfile {
   label: ChainModule["label"];
+  color: ChainModule["color"];
   defaults: ChainModule["defaults"];
   explorer: ChainModule["explorer"];
   /** EIP-681 scheme of the payment URI ("ethereum": every EVM wallet registers it). */
@@ -19,6 +20,7 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
   return {
     code: p.chain,
     label: p.label,
+    color: p.color,
     defaults: p.defaults,
     native: { symbol: p.nativeSymbol, decimals: 18 },
     explorer: p.explorer,

@@ -34,6 +34,7 @@ const PROFILE: EvmChainProfile = {
   nativeSymbol: "ETH",
   uriScheme: "ethereum",
   label: { network: "Devnet", standard: "ERC20" },
+  color: "#627eea",
   defaults: { confirmations: 2, blockTime: "1s", tokens: TOKENS },
   explorer: { name: "Devscan", tx: "https://devscan.example/tx/{tx}", address: "https://devscan.example/address/{address}" },
 };

@@ -23,6 +23,7 @@ export const solChain: ChainModule = {
   code: "SOL",
   defaults: { confirmations: 32, blockTime: "400ms", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "SOL") },
   label: { network: "Solana", standard: "SPL" },
+  color: "linear-gradient(135deg,#9945ff,#14f195)",
   native: { symbol: "SOL", decimals: 9 },
   explorer: { name: "Solscan", tx: "https://solscan.io/tx/{tx}", address: "https://solscan.io/account/{address}" },
   address: { isValid: (s) => isSolAddress(s), normalize: (s) => normalizeSolAddress(s), random: () => randomSolAddress() },

@@ -17,6 +17,7 @@ export const tronChain: ChainModule = {
   code: "TRON",
   defaults: { confirmations: 19, blockTime: "3s", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "TRON") },
   label: { network: "TRON", standard: "TRC20" },
+  color: "#eb0029",
   native: { symbol: "TRX", decimals: 6 },
   explorer: { name: "Tronscan", tx: "https://tronscan.org/#/transaction/{tx}", address: "https://tronscan.org/#/address/{address}" },
   address: { isValid: (s) => isTronAddress(s), normalize: (s) => normalizeTronAddress(s), random: () => randomTronAddress() },
