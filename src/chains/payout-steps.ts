@@ -4,7 +4,7 @@
 // the chain layer imports neither payout/ nor wallet/.
 import type { DbOrTx } from "../db/client";
 import type { payoutOrders } from "../db/schema";
-import type { ChainAdapter, SignedTransfer } from "./types";
+import type { ChainAdapter, DerivedKey, SignedTransfer } from "./types";
 
 export type PayoutOrderRow = typeof payoutOrders.$inferSelect;
 
@@ -60,4 +60,11 @@ export interface AddressBook {
 export interface PayoutStepEnv {
   locks: KeyedLock;
   addresses: AddressBook;
+}
+
+/** The HD key of a payout's source address (every chain's steps sign with it). */
+export function sourceKey(ctx: { db: DbOrTx; seed: Uint8Array }, adapter: ChainAdapter, env: PayoutStepEnv, o: PayoutOrderRow): DerivedKey {
+  const a = env.addresses.byId(ctx.db, o.fromAddressId);
+  if (!a) throw new Error(`payout ${o.orderNo}: source ${o.fromAddressId} is not a gateway address`);
+  return adapter.deriveKey(ctx.seed, a.derivationIndex);
 }

@@ -3,22 +3,15 @@
 // signed transaction, stored in gas_topups and committed before it is sent; one
 // already under way for the order is always finished first, never duplicated.
 import { and, desc, eq, inArray } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import type { Clock } from "../../lib/clock";
-import type { Logger } from "../../lib/logger";
+import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
 import { gasTopups } from "../../db/schema";
 import type { ChainAdapter, SignedTransfer } from "../types";
 import { crashPoint } from "../../lib/crash";
 import { RetryLater, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
 
-/** What a top-up reads: storage, time, logs and the seed the gas wallet's key comes from. */
-export interface GasTopupDeps {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  seed: Uint8Array;
-}
+/** What a top-up reads: storage, time, logs and the seed the gas wallet's key comes from (what every chain's payout steps get). */
+export type GasTopupDeps = ChainModuleCtx;
 export type TopupRow = typeof gasTopups.$inferSelect;
 
 /** How long an attempt waits for its top-up to land before leaving it to the payout job. */

@@ -8,7 +8,7 @@ import { gasTopups, payoutOrders } from "../../db/schema";
 import type { EvmAdapter, EvmTxMeta } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
 import { gasTopupsFor } from "../common/gas-topup";
-import type { PayoutChainOps, PayoutOrderRow, PayoutStepEnv } from "../payout-steps";
+import { sourceKey, type PayoutChainOps, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
 
 type Ctx = ChainModuleCtx;
 
@@ -48,8 +48,7 @@ export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv):
 
   return {
     async sign(o) {
-      const a = env.addresses.byId(ctx.db, o.fromAddressId)!;
-      const key = adapter.deriveKey(ctx.seed, a.derivationIndex);
+      const key = sourceKey(ctx, adapter, env, o);
       const nonce = await nextNonce(ctx, adapter, o.fromAddress);
       return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey, hint: { nonce } });
     },

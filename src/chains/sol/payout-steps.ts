@@ -6,7 +6,7 @@ import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
 import type { SolAdapter, SolTxMeta } from "./adapter";
 import type { TokenSymbol } from "../types";
-import { RetryLater, type PayoutChainOps, type PayoutStepEnv } from "../payout-steps";
+import { RetryLater, sourceKey, type PayoutChainOps, type PayoutStepEnv } from "../payout-steps";
 
 type Ctx = ChainModuleCtx;
 
@@ -15,8 +15,7 @@ const FEE_PAYER_RETRY_MS = 2_000;
 export function solPayoutOps(ctx: Ctx, adapter: SolAdapter, env: PayoutStepEnv): PayoutChainOps {
   return {
     async sign(o) {
-      const a = env.addresses.byId(ctx.db, o.fromAddressId)!;
-      const key = adapter.deriveKey(ctx.seed, a.derivationIndex);
+      const key = sourceKey(ctx, adapter, env, o);
       const gas = writeTx(ctx.db, (tx) => env.addresses.gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
       const feePayer = adapter.deriveKey(ctx.seed, gas.derivationIndex);
       return adapter.signTransfer({

@@ -9,7 +9,7 @@ import { payoutOrders } from "../../db/schema";
 import type { TronAdapter } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
 import { gasTopupsFor } from "../common/gas-topup";
-import { storedTx, type PayoutChainOps, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
+import { sourceKey, storedTx, type PayoutChainOps, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
 
 type Ctx = ChainModuleCtx;
 
@@ -31,8 +31,7 @@ export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, env: PayoutStepEnv
 
   return {
     async sign(o) {
-      const a = env.addresses.byId(ctx.db, o.fromAddressId)!;
-      const key = adapter.deriveKey(ctx.seed, a.derivationIndex);
+      const key = sourceKey(ctx, adapter, env, o);
       return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey });
     },
 
