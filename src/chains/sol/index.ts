@@ -3,12 +3,15 @@ import { createHash } from "node:crypto";
 import { base58 } from "@scure/base";
 import type { ChainModule } from "../module";
 import { deriveSolKey, isSolAddress, normalizeSolAddress, randomSolAddress } from "./address";
-import { createSolAdapter, type SolAdapter } from "./adapter";
+import type { SolAdapter } from "./adapter";
 import { solPayoutOps } from "./payout-steps";
 import { provisionSolTokenAccounts } from "./token-accounts";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
 import { DEFAULT_TOKENS } from "../tokens";
+
+// @solana/web3.js and spl-token (~30 MB of RSS) load only when an rpc-mode SOL adapter is built.
+const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
 
 const isSolRpc = (a: ChainAdapter): a is SolAdapter => a.mode === "rpc" && "tokenAccountOf" in a && "nativeBalance" in a;
 
@@ -30,7 +33,7 @@ export const solChain: ChainModule = {
   // A transaction id is its 64-byte signature.
   ids: { block: (h) => base58.encode(h), tx: (h) => base58.encode(Buffer.concat([h, createHash("sha256").update(h).digest()])) },
   deriveKey: (seed, index) => deriveSolKey(seed, index),
-  createAdapter: ({ cfg, tokens, logger }) => createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger }),
+  createAdapter: ({ cfg, tokens, logger }) => rpcAdapter().createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger }),
   // One signature (the gas wallet is the fee payer); rent for a new token account is extra, paid by the gas wallet.
   estimateTransferFee: async () => ({ fee: SIGNATURE_FEE, note: "plus rent when a recipient has no USDC account yet" }),
   payoutOps: (ctx, adapter, env) => (isSolRpc(adapter) ? solPayoutOps(ctx, adapter, env) : undefined),
