@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
-import { Csrf, DataTable, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { BatchFileError, MAX_FILE_BYTES, MAX_ROWS } from "../../treasury/batch-csv";
 import {
@@ -264,9 +264,7 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
                   <td safe>{l.merchantOrderNo ?? ""}</td>
                   <td>
                     {o ? (
-                      <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
-                        {o.orderNo}
-                      </a>
+                      <OrderLink orderNo={o.orderNo} />
                     ) : (
                       "—"
                     )}

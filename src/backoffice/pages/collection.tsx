@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
-import { Csrf, DataTable, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import {
   CollectionError,
@@ -188,9 +188,7 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: st
                 <td safe>{units(ctx, r.chain, r.token, leg.amount)}</td>
                 <td>
                   {order ? (
-                    <a class="mono" href={`/backoffice/orders/${order.orderNo}`} safe>
-                      {order.orderNo}
-                    </a>
+                    <OrderLink orderNo={order.orderNo} />
                   ) : (
                     "—"
                   )}

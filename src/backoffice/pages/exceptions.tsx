@@ -12,7 +12,7 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { attachCandidates, depositDetail } from "../queries/deposits";
 import { parseFilter } from "../queries/filters";
 import { listPayins } from "../queries/lists";
-import { ActionButton, Csrf, DataTable, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 import { orderDetail } from "../queries/order";
@@ -96,9 +96,7 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
           row={(o) => (
             <tr>
               <td>
-                <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
-                  {o.orderNo}
-                </a>
+                <OrderLink orderNo={o.orderNo} />
               </td>
               <td safe>{o.merchantUid}</td>
               <td safe>{`${o.amount} ${o.token}`}</td>
@@ -222,9 +220,7 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
         <dt>Order</dt>
         <dd>
           {dep.orderNo ? (
-            <a class="mono" href={`/backoffice/orders/${dep.orderNo}`} safe>
-              {dep.orderNo}
-            </a>
+            <OrderLink orderNo={dep.orderNo} />
           ) : (
             "—"
           )}

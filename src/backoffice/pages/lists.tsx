@@ -24,7 +24,7 @@ import {
   type PayoutListRow,
 } from "../queries/lists";
 import { search, type SearchResult } from "../queries/search";
-import { DataTable, StatusBadge, Time } from "../views/common";
+import { DataTable, OrderLink, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
 const iso = (ms: number | null) => (ms === null ? "" : new Date(ms).toISOString());
@@ -49,9 +49,7 @@ function orderRow(r: { orderNo: string; merchantUid: string; merchantOrderNo: st
   return (
     <tr>
       <td>
-        <a class="mono" href={`/backoffice/orders/${r.orderNo}`} safe>
-          {r.orderNo}
-        </a>
+        <OrderLink orderNo={r.orderNo} />
       </td>
       <td safe>{r.merchantUid}</td>
       <td safe>{r.merchantOrderNo}</td>
@@ -158,9 +156,7 @@ const DEPOSITS: ListDef<DepositListRow> = {
       </td>
       <td>
         {r.orderNo ? (
-          <a class="mono" href={`/backoffice/orders/${r.orderNo}`} safe>
-            {r.orderNo}
-          </a>
+          <OrderLink orderNo={r.orderNo} />
         ) : (
           "—"
         )}
@@ -260,9 +256,7 @@ function OrdersFound(p: { title: string; rows: SearchResult["payins"] }): JSX.El
         row={(o) => (
           <tr>
             <td>
-              <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
-                {o.orderNo}
-              </a>
+              <OrderLink orderNo={o.orderNo} />
             </td>
             <td safe>{o.merchantUid}</td>
             <td safe>{o.merchantOrderNo}</td>

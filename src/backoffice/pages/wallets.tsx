@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import { type BackofficeDeps, page, type Viewer } from "../guard";
 import { NotFound } from "../errors";
-import { DataTable, StatusBadge, TableWrap, Time } from "../views/common";
+import { DataTable, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { exclusiveWallets, walletWithDeposits } from "../../payin/wallet-stats";
 import { units } from "./treasury-format";
@@ -132,9 +132,7 @@ function WalletPage(p: { d: BackofficeDeps; v: Viewer; id: string }): string {
             </td>
             <td>
               {t.orderNo ? (
-                <a class="mono" href={`/backoffice/orders/${t.orderNo}`} safe>
-                  {t.orderNo}
-                </a>
+                <OrderLink orderNo={t.orderNo} />
               ) : (
                 "—"
               )}

@@ -92,6 +92,15 @@ export function Time({ ms }: { ms: number | null | undefined }): JSX.Element {
   );
 }
 
+/** An order number linked to its timeline page. */
+export function OrderLink({ orderNo }: { orderNo: string }): JSX.Element {
+  return (
+    <a class="mono" href={`/backoffice/orders/${orderNo}`} safe>
+      {orderNo}
+    </a>
+  );
+}
+
 export function StatusBadge({ status }: { status: string }): JSX.Element {
   return (
     <span class={`badge s-${status.replace(/[^a-z_]/g, "")}`} safe>
