@@ -1,11 +1,13 @@
 // Layering rules, read from the import statements themselves:
 // - only the HTTP layer (src/http/) and the composition root (src/app/) import src/http/;
 // - the domain folders form no import cycle at folder level;
+// - nothing outside src/chains/ branches on a chain code: it asks the chain's module;
 // - services declare the narrow dependencies they use: src/app/ (the composition root, app/context.ts)
 //   is imported only by the entry points (main.ts, the CLI, test harnesses) and tests.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { CHAIN_CODES } from "../chains/types";
 
 const SRC = resolve(import.meta.dir, "..");
 
@@ -54,18 +56,28 @@ const HTTP_USERS = new Set(["http", "app", "backoffice"]);
 const DOMAIN = ["payin", "payout", "callbacks", "merchants", "watcher", "audit", "treasury", "orders", "checkout", "auth", "jobs", "sandbox", "ops", "wallet", "chains", "db", "lib", "config", "secrets"];
 
 /**
- * Folder edges that still close a cycle, each with why: a debt, listed (not skipped)
- * so that any other cycle still fails the test.
+ * Where chain codes may be spelled out: the chain layer, tests and test fixtures, the config
+ * schema (DESIGN 3 names the chains.<CODE> sections), and the SDK (a separate package that may
+ * not import server code).
  */
-const KNOWN_CYCLE_EDGES: Record<string, string> = {
-  // chains/sandbox/chain.ts derives its addresses through wallet/hd.ts, which switches on the
-  // chain (issue 16, chain layer, branch i16a: HD derivation moves into src/chains/<chain>/).
-  "chains -> wallet": "sandbox chain derives addresses via wallet/hd",
-  // The chain modules now hold their payout steps (src/chains/<chain>/payout-steps.ts), which
-  // implement the executor's step interface and use the gas top-up flow from src/payout/.
-  // Cut it by moving that interface and the top-up flow's chain-neutral part under src/chains/.
-  "chains -> payout": "payout steps in chain modules implement payout/executor's interface",
-};
+const CHAIN_LITERALS_ALLOWED = (rel: string) => /^(chains|testing|sdk)\//.test(rel) || /\.test\.tsx?$/.test(rel) || rel === "config/schema.ts";
+const CODE = `(?:${CHAIN_CODES.join("|")})`;
+const QUOTED = `["'\`]${CODE}["'\`]`;
+/** What branching on a chain looks like in code. */
+const CHAIN_LITERAL_RULES: [string, RegExp][] = [
+  ["compares with a chain code", new RegExp(`[!=]==?\\s*${QUOTED}|${QUOTED}\\s*[!=]==?`)],
+  ["case on a chain code", new RegExp(`\\bcase\\s+${QUOTED}`)],
+  ["map keyed by chain code", new RegExp(`[{,]\\s*["']?${CODE}["']?\\s*:\\s*[^\\s/]`)],
+  ["list of chain codes", new RegExp(`${QUOTED}\\s*,\\s*${QUOTED}`)],
+];
+
+/** A file's lines with comments blanked (they may name chains), line numbers kept. */
+function codeLines(text: string): string[] {
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ""))
+    .replace(/(^|[^:"'`])\/\/.*$/gm, "$1")
+    .split("\n");
+}
 
 describe("layers", () => {
   test("no domain file imports src/http/ (only src/http/, src/app/ and the back office do)", () => {
@@ -96,7 +108,7 @@ describe("layers", () => {
     for (const e of code) {
       const a = folderOf(e.from);
       const b = folderOf(e.to);
-      if (a !== b && graph.has(a) && graph.has(b) && !(`${a} -> ${b}` in KNOWN_CYCLE_EDGES)) graph.get(a)!.add(b);
+      if (a !== b && graph.has(a) && graph.has(b)) graph.get(a)!.add(b);
     }
     // Strongly connected components (Tarjan): each with more than one folder is a cycle.
     const index = new Map<string, number>();
@@ -134,5 +146,25 @@ describe("layers", () => {
       return `${c.join(",")}:\n  ` + inside.map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`).join("\n  ");
     });
     expect(detail).toEqual([]);
+  });
+
+  test("nothing outside src/chains/ branches on a chain code: no comparison, case, keyed map or list of chain codes", () => {
+    const offenders: string[] = [];
+    for (const f of files) {
+      const rel = relative(SRC, f);
+      if (CHAIN_LITERALS_ALLOWED(rel)) continue;
+      codeLines(readFileSync(f, "utf8")).forEach((line, i) => {
+        for (const [what, re] of CHAIN_LITERAL_RULES) if (re.test(line)) offenders.push(`${rel}:${i + 1} ${what}: ${line.trim().slice(0, 120)}`);
+      });
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  test("the chain-literal rules catch what they are meant to catch (so the test above cannot pass by matching nothing)", () => {
+    const hit = (l: string) => CHAIN_LITERAL_RULES.some(([, re]) => re.test(l));
+    const bad = [`if (chain === "BSC") x();`, `case 'TRON':`, `const N = { TRON: "TRX", BSC: "BNB" };`, `["TRON", "BSC", "SOL"]`, `"SOL" !== c`];
+    const good = [`if (chain === other) x();`, `const s = "TRON (TRC20)";`, `chainModule(c).native.symbol`, `// e.g. chain === "BSC"`];
+    expect(bad.filter((l) => !hit(l))).toEqual([]);
+    expect(good.filter((l) => codeLines(l).some(hit))).toEqual([]);
   });
 });

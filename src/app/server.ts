@@ -15,6 +15,7 @@ import { sandboxRoutes } from "../http/routes/sandbox";
 import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
 import { chainModule } from "../chains/registry";
+import { addressBook } from "../wallet/addresses";
 import { checkoutRoutes } from "../checkout/routes";
 import { runBatches } from "../treasury/batch";
 import { runCollections } from "../treasury/collection";
@@ -61,7 +62,7 @@ export interface Runtime {
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
 function chainPayoutOps(ctx: AppContext, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined {
-  return adapter.mode === "rpc" ? chainModule(adapter.chain).payoutOps(ctx, adapter, locks) : undefined;
+  return adapter.mode === "rpc" ? chainModule(adapter.chain).payoutOps(ctx, adapter, { locks, addresses: addressBook }) : undefined;
 }
 
 export function createRuntime(ctx: AppContext): Runtime {
@@ -132,7 +133,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
     }
     // Chain-specific background work (Solana: token accounts for new receiving addresses).
-    if (adapter.mode === "rpc") for (const j of chainModule(adapter.chain).jobs?.(ctx, adapter) ?? []) s.every(j.name, j.everyMs, j.run);
+    if (adapter.mode === "rpc") for (const j of chainModule(adapter.chain).jobs?.(ctx, adapter, addressBook) ?? []) s.every(j.name, j.everyMs, j.run);
   }
   return s;
 }

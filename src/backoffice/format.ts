@@ -1,6 +1,7 @@
 // Display helpers: token decimals of the running chains, explorer links.
 import { DEFAULT_TOKENS } from "../chains/tokens";
 import type { ChainAdapter, ChainCode } from "../chains/types";
+import { chainModule, hasChainModule } from "../chains/registry";
 
 /** What the display helpers read: the running chains (their tokens, and which are sandbox). */
 export interface DisplayCtx {
@@ -12,16 +13,14 @@ export function decimalsOf(ctx: DisplayCtx): (chain: string, token: string) => n
     ctx.chains.get(chain as ChainCode)?.tokens.find((t) => t.symbol === token)?.decimals ?? DEFAULT_TOKENS.find((t) => t.chain === chain && t.symbol === token)?.decimals ?? 6;
 }
 
-const EXPLORERS: Record<string, { tx: string; address: string }> = {
-  TRON: { tx: "https://tronscan.org/#/transaction/", address: "https://tronscan.org/#/address/" },
-  BSC: { tx: "https://bscscan.com/tx/", address: "https://bscscan.com/address/" },
-  SOL: { tx: "https://solscan.io/tx/", address: "https://solscan.io/account/" },
-};
-
-/** A public explorer link, or null on sandbox chains (their transactions exist only here). */
+/** A public explorer link (the chain module's explorer), or null on sandbox chains (their transactions exist only here). */
 export function explorerUrl(ctx: DisplayCtx, chain: string, kind: "tx" | "address", value: string): string | null {
   const adapter = ctx.chains.get(chain as ChainCode);
-  if (!adapter || adapter.mode === "sandbox") return null;
-  const e = EXPLORERS[chain];
-  return e ? e[kind] + encodeURIComponent(value) : null;
+  if (!adapter || adapter.mode === "sandbox" || !hasChainModule(chain)) return null;
+  return chainModule(chain).explorer[kind].replace(`{${kind}}`, encodeURIComponent(value));
+}
+
+/** The symbol of a chain's native coin (BNB, TRX, SOL), which pays its fees. */
+export function nativeSymbol(chain: string): string {
+  return hasChainModule(chain) ? chainModule(chain).native.symbol : "";
 }

@@ -5,10 +5,9 @@
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import type { ChainConfig } from "../config/schema";
-import type { KeyedLock, PayoutChainOps } from "../payout/executor";
+import type { AddressBook, PayoutChainOps, PayoutStepEnv } from "./payout-steps";
 import type { RpcLogger } from "./json-rpc";
-import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo } from "./types";
+import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo, TokenSymbol } from "./types";
 
 /** What the hosted pages put in a QR: the bare address, or the API's paymentUri. */
 export type QrSource = "address" | "paymentUri";
@@ -28,6 +27,44 @@ export interface ChainJob {
   run(): Promise<unknown>;
 }
 
+export interface FeeSample {
+  from: string;
+  to: string;
+  token: TokenSymbol;
+  amount: bigint;
+}
+
+export interface FeeEstimate {
+  fee: bigint;
+  /** Why it is rough (Solana: rent of a new token account is extra). */
+  note?: string;
+}
+
+/** What an rpc-mode adapter reads of its chain's config section (`chains.<CODE>`, src/config/schema.ts). */
+export interface ChainNodeConfig {
+  rpc_urls: string[];
+  confirmations: number;
+  api_key?: string;
+  gas_price_cap?: string;
+}
+
+/** A chain's config section as the registry reads it to build the adapter. */
+export interface ChainSectionConfig extends ChainNodeConfig {
+  enabled: boolean;
+  mode: "sandbox" | "rpc";
+  tokens: object;
+}
+
+/** A chain's defaults: its `chains.<CODE>` config section is built from them (key names: DESIGN 3). */
+export interface ChainDefaults {
+  /** `confirmations`: blocks, the transfer's included, before a pay-in completes. */
+  confirmations: number;
+  /** `block_time`: the sandbox chain's block pace. */
+  blockTime: string;
+  /** The chain's tokens with their mainnet contracts (DESIGN 9); `tokens.<SYMBOL>` overrides each. */
+  tokens: readonly TokenInfo[];
+}
+
 /** What a chain's payout steps and jobs read from the gateway. */
 export interface ChainModuleCtx {
   db: Db;
@@ -39,12 +76,16 @@ export interface ChainModuleCtx {
 
 export interface ChainModule {
   code: ChainCode;
+  /** Config defaults and tokens. */
+  defaults: ChainDefaults;
+  /** CSS background of the chain's dot beside its name on the hosted pages. */
+  color: string;
   /** Names the payer sees ("BNB Smart Chain", "BEP20"). */
   label: { network: string; standard: string };
   /** The coin that pays fees: symbol and decimals of its base unit (BNB wei, TRX sun, SOL lamports). */
   native: { symbol: string; decimals: number };
-  /** Public block explorer, for the payer's "View transaction" link ({tx} is replaced). */
-  explorer: { name: string; tx: string };
+  /** Public block explorer: transaction and address pages ({tx}, {address} are replaced, URI-encoded). */
+  explorer: { name: string; tx: string; address: string };
   /** Address codec: validity, the canonical stored form (throws on invalid), and a random valid one. */
   address: {
     isValid(s: string): boolean;
@@ -56,11 +97,17 @@ export interface ChainModule {
   /** HD key of `index` on this chain's path (DESIGN 9). */
   deriveKey(seed: Uint8Array, index: number): DerivedKey;
   /** The rpc-mode adapter for a chain's config section. */
-  createAdapter(a: { cfg: ChainConfig; tokens: TokenInfo[]; logger: RpcLogger; clock?: Clock }): ChainAdapter;
+  createAdapter(a: { cfg: ChainNodeConfig; tokens: TokenInfo[]; logger: RpcLogger; clock?: Clock }): ChainAdapter;
   /** Chain-specific payout steps (nonces, gas top-ups, fee payers) for an rpc-mode adapter of this chain. */
-  payoutOps(ctx: ChainModuleCtx, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined;
+  payoutOps(ctx: ChainModuleCtx, adapter: ChainAdapter, env: PayoutStepEnv): PayoutChainOps | undefined;
+  /**
+   * A rough network fee of one token transfer in native base units, for previews (batch
+   * payouts, collection); undefined when this adapter cannot tell. The payout steps compute
+   * the real fee limit when they sign.
+   */
+  estimateTransferFee?(adapter: ChainAdapter, sample: FeeSample): Promise<FeeEstimate | undefined>;
   /** Background jobs an rpc-mode adapter needs (Solana: token-account provisioning). */
-  jobs?(ctx: ChainModuleCtx, adapter: ChainAdapter): ChainJob[];
+  jobs?(ctx: ChainModuleCtx, adapter: ChainAdapter, addresses: AddressBook): ChainJob[];
   /** The wallet-launch URI of DESIGN 5 (amount null: an exclusive address, any amount). */
   paymentUri(token: TokenInfo, address: string, amount: bigint | null, orderNo?: string): string;
   /** What the hosted pages show (docs/wallet-links.md). */

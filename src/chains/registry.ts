@@ -1,19 +1,17 @@
 // The chain registry: chain code → its module (src/chains/<chain>/index.ts), and the
 // adapters built from config. Adding a chain is one module plus one line here.
-import type { ChainConfig, Config } from "../config/schema";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
-import { DEFAULT_TOKENS } from "./tokens";
 import { SandboxChain } from "./sandbox/chain";
 import { bscChain } from "./bsc";
 import { solChain } from "./sol";
 import { tronChain } from "./tron";
-import type { ChainModule } from "./module";
+import type { ChainModule, ChainSectionConfig } from "./module";
 import type { Logger } from "../lib/logger";
 import type { ChainAdapter, ChainCode, TokenInfo } from "./types";
 
-// Built on first use: chain modules import code (payout steps, wallet) that imports
-// this file back, so nothing here may read them while the modules load.
+// Built on first use: code the chain modules import (the sandbox chain) imports this file
+// back, so nothing here may read them while the modules load.
 let modules: Map<ChainCode, ChainModule> | undefined;
 function registry(): Map<ChainCode, ChainModule> {
   return (modules ??= new Map<ChainCode, ChainModule>([tronChain, bscChain, solChain].map((m) => [m.code, m])));
@@ -46,8 +44,9 @@ export function registerChainModule(m: ChainModule): () => void {
   return () => (before ? reg.set(m.code, before) : reg.delete(m.code));
 }
 
-export function tokensFor(chain: ChainCode, cfg: ChainConfig): TokenInfo[] {
-  return DEFAULT_TOKENS.filter((t) => t.chain === chain).map((t) => {
+/** A chain's tokens: its module's defaults with the config section's overrides. */
+export function tokensFor(chain: ChainCode, cfg: { tokens: object }): TokenInfo[] {
+  return chainModule(chain).defaults.tokens.map((t) => {
     const o = (cfg.tokens as Record<string, { contract?: string; decimals?: number } | undefined>)[t.symbol];
     return { ...t, contract: o?.contract ?? t.contract, decimals: o?.decimals ?? t.decimals };
   });
@@ -66,7 +65,8 @@ export interface MakeChainsCtx {
   db: Db;
   clock: Clock;
   logger: Logger;
-  config: Pick<Config, "chains">;
+  /** The `chains.<CODE>` sections (src/config/schema.ts; the chain layer does not import config/). */
+  config: { chains: { readonly [code: string]: ChainSectionConfig | undefined } };
 }
 
 export function makeChains(ctx: MakeChainsCtx): Map<ChainCode, ChainAdapter> {

@@ -1,5 +1,8 @@
 // The pages' one stylesheet, inlined with the CSP nonce. Phone first; the
 // card simply stops growing on wide screens. Colours meet WCAG AA contrast.
+import { chainModules } from "../chains/registry";
+
+// Each chain's dot colour comes from its module.
 export const STYLES = `
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
@@ -24,7 +27,7 @@ body{margin:0;min-height:100vh;font-family:system-ui,-apple-system,"Segoe UI",Ro
 .amount .sym{font-size:.6em;font-weight:650;color:#334155;letter-spacing:0}
 .pill{display:inline-flex;align-items:center;gap:8px;margin:12px 0 0;padding:6px 12px;border-radius:999px;background:#f1f5f9;font-size:14px;font-weight:600;color:#0f172a}
 .dot{width:10px;height:10px;border-radius:50%;background:#64748b}
-.dot-TRON{background:#eb0029}.dot-BSC{background:#d99c00}.dot-SOL{background:linear-gradient(135deg,#9945ff,#14f195)}
+${chainModules().map((m) => `.dot-${m.code}{background:${m.color}}`).join("")}
 .state{display:flex;gap:14px;align-items:flex-start}
 .state[hidden],[hidden]{display:none!important}
 .icon{flex:none;width:40px;height:40px;border-radius:50%;display:grid;place-items:center}

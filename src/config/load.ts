@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { Value } from "@sinclair/typebox/value";
-import { ConfigSchema, type Config } from "./schema";
+import { configSchema, type Config } from "./schema";
 import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
 import { cidrProblem } from "../lib/client-ip";
@@ -46,9 +46,10 @@ export function loadConfig(path: string | null): LoadedConfig {
 }
 
 export function parseConfig(raw: unknown, source = "inline"): LoadedConfig {
-  const withDefaults = Value.Default(ConfigSchema, structuredClone(raw ?? {}));
+  const schema = configSchema();
+  const withDefaults = Value.Default(schema, structuredClone(raw ?? {}));
   const problems: string[] = [];
-  for (const e of Value.Errors(ConfigSchema, withDefaults)) {
+  for (const e of Value.Errors(schema, withDefaults)) {
     const key = e.path.replace(/^\//, "").replace(/\//g, ".") || "(root)";
     problems.push(`${key}: ${explain(e.schema as Record<string, unknown>, e.message)}`);
   }

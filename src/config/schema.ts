@@ -2,6 +2,9 @@
 // `config/stablegate.example.toml` mirrors this file.
 import { Type as T, type Static } from "@sinclair/typebox";
 import { DURATION_PATTERN } from "../lib/duration";
+import { chainModules } from "../chains/registry";
+import type { ChainDefaults, ChainModule } from "../chains/module";
+import type { ChainCode } from "../chains/types";
 
 const Duration = (def: string, description: string) => T.String({ pattern: DURATION_PATTERN, default: def, description });
 const Amount = (def: string, description: string) => T.String({ pattern: "^\\d+(\\.\\d{1,6})?$", default: def, description });
@@ -16,25 +19,30 @@ const TokenOverride = T.Object(
   { additionalProperties: false, default: {} },
 );
 
-const chain = (defaults: { confirmations: number; block_time: string; tokens: string[] }) =>
+/** One `chains.<CODE>` section; its defaults and token keys come from the chain's module. */
+const chain = (defaults: ChainDefaults) =>
   T.Object(
     {
       enabled: T.Boolean({ default: true, description: "watch and pay on this chain" }),
       mode: T.Union([T.Literal("sandbox"), T.Literal("rpc")], { default: "sandbox", description: '"sandbox" (in-process test chain) or "rpc" (a real node)' }),
       confirmations: T.Integer({ minimum: 1, maximum: 1000, default: defaults.confirmations, description: "blocks (including the transfer's) before a pay-in completes" }),
-      block_time: Duration(defaults.block_time, 'sandbox block pace; "0s" mines only on request (POST /sandbox/blocks)'),
+      block_time: Duration(defaults.blockTime, 'sandbox block pace; "0s" mines only on request (POST /sandbox/blocks)'),
       rpc_urls: T.Array(T.String({ pattern: "^https?://" }), { default: [], description: "rpc mode: node endpoints, tried in order with failover" }),
       api_key: T.Optional(T.String({ description: "rpc mode: API key header for providers such as TronGrid" })),
       poll_interval: Duration("1s", "rpc mode: how often the watcher polls the node"),
       gas_price_cap: T.Optional(T.String({ pattern: "^\\d+$", description: "BSC: highest gas price in wei a payout may pay" })),
       gas_low_balance: T.Optional(T.String({ pattern: "^\\d+(\\.\\d{1,18})?$", description: "native units (TRX, BNB, SOL); the gas_low alert fires while the gas wallet holds less" })),
       tokens: T.Object(
-        Object.fromEntries(defaults.tokens.map((s) => [s, T.Optional(TokenOverride)])),
+        Object.fromEntries(defaults.tokens.map((t) => [t.symbol, T.Optional(TokenOverride)])),
         { additionalProperties: false, default: {} },
       ),
     },
     { additionalProperties: false, default: {} },
   );
+
+/** `chains`: one section per registered chain module, in registry order (DESIGN 3: chains.TRON, chains.BSC, chains.SOL). */
+const chainSections = (modules: readonly ChainModule[]) =>
+  T.Object(Object.fromEntries(modules.map((m) => [m.code, chain(m.defaults)])) as Record<ChainCode, ReturnType<typeof chain>>, { additionalProperties: false, default: {} });
 
 export const ConfigSchema = T.Object(
   {
@@ -88,14 +96,7 @@ export const ConfigSchema = T.Object(
       },
       { additionalProperties: false, default: {} },
     ),
-    chains: T.Object(
-      {
-        TRON: chain({ confirmations: 19, block_time: "3s", tokens: ["USDT"] }),
-        BSC: chain({ confirmations: 3, block_time: "450ms", tokens: ["USDT", "USDC"] }),
-        SOL: chain({ confirmations: 32, block_time: "400ms", tokens: ["USDC"] }),
-      },
-      { additionalProperties: false, default: {} },
-    ),
+    chains: chainSections(chainModules()),
     sandbox: T.Object(
       { allow_mixed: T.Boolean({ default: false, description: "allow sandbox and rpc chains in one gateway (tests only; /sandbox stays off)" }) },
       { additionalProperties: false, default: {} },
@@ -122,5 +123,13 @@ export const ConfigSchema = T.Object(
   { additionalProperties: false, default: {} },
 );
 
+/** The schema for the chains registered now: the product's, or with a test-only chain added. */
+export function configSchema(): typeof ConfigSchema {
+  const modules = chainModules();
+  const product = Object.keys(ConfigSchema.properties.chains.properties);
+  if (modules.length === product.length && modules.every((m, i) => m.code === product[i])) return ConfigSchema;
+  return T.Object({ ...ConfigSchema.properties, chains: chainSections(modules) }, { additionalProperties: false, default: {} });
+}
+
 export type Config = Static<typeof ConfigSchema>;
-export type ChainConfig = Config["chains"]["TRON"];
+export type ChainConfig = Config["chains"][ChainCode];

@@ -11,6 +11,7 @@ import { MERCHANT_ROUTES, type MerchantRoute } from "./merchant-api";
 import { VERSION } from "../version";
 import { PAYIN_STATUSES } from "../payin/state";
 import { PAYOUT_STATUSES } from "../payout/state";
+import { chainModules } from "../chains/registry";
 
 export type OpenApiDoc = Record<string, unknown> & {
   info: { title: string; version: string; description: string };
@@ -87,7 +88,10 @@ const FailureBodySchema = T.Object(
 
 /** The value sets TypeBox leaves as plain strings (the server checks them with their own codes, 31001-31003). */
 export const ENUMS = {
-  chainCode: ["TRON", "BSC", "SOL"],
+  /** The registered chain modules (the product's three; a test may register one more). */
+  get chainCode(): string[] {
+    return chainModules().map((m) => m.code);
+  },
   tokenSymbol: ["USDT", "USDC"],
   payinStatus: [...PAYIN_STATUSES],
   payoutStatus: [...PAYOUT_STATUSES],

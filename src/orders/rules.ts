@@ -1,10 +1,10 @@
 // Order rules the spec gives their own codes, shared by the pay-in and payout services.
 import type { Config } from "../config/schema";
 import { AppError, invalid } from "../errors";
-import { CHAIN_CODES, TOKEN_SYMBOLS, type ChainAdapter, type ChainCode, type TokenInfo, type TokenSymbol } from "../chains/types";
+import { TOKEN_SYMBOLS, type ChainAdapter, type ChainCode, type TokenInfo, type TokenSymbol } from "../chains/types";
+import { chainModule, hasChainModule } from "../chains/registry";
 import { compareAmounts, toBaseUnits } from "../lib/money";
 import { notifyUrlProblem } from "./notify-url";
-import { DEFAULT_TOKENS } from "../chains/tokens";
 
 /** What the order rules read: the enabled chains and the config sections with limits. */
 export interface OrderRuleDeps {
@@ -12,11 +12,11 @@ export interface OrderRuleDeps {
   config: Pick<Config, "chains" | "callbacks">;
 }
 
-/** Chain and token codes: 31001 / 31002 / 31003 (spec 7). */
+/** Chain and token codes: 31001 / 31002 / 31003 (spec 7); the chains are the registered modules. */
 export function checkChainToken(chainCode: string, tokenSymbol: string): { chain: ChainCode; token: TokenSymbol } {
-  if (!CHAIN_CODES.includes(chainCode as ChainCode)) throw new AppError(31001, { chainCode });
+  if (!hasChainModule(chainCode)) throw new AppError(31001, { chainCode });
   if (!TOKEN_SYMBOLS.includes(tokenSymbol as TokenSymbol)) throw new AppError(31002, { tokenSymbol });
-  if (!DEFAULT_TOKENS.some((t) => t.chain === chainCode && t.symbol === tokenSymbol)) throw new AppError(31003, { chainCode, tokenSymbol });
+  if (!chainModule(chainCode).defaults.tokens.some((t) => t.symbol === tokenSymbol)) throw new AppError(31003, { chainCode, tokenSymbol });
   return { chain: chainCode as ChainCode, token: tokenSymbol as TokenSymbol };
 }
 

@@ -13,6 +13,10 @@ import { crashPoint } from "../lib/crash";
 import { addressById } from "../wallet/addresses";
 import { applyPayoutEvent, patchPayout, payoutById } from "./service";
 import type { PayoutOrderRow } from "./views";
+import { KeyedLock, RetryLater, storedTx, type PayoutChainOps } from "../chains/payout-steps";
+
+// The step interface lives with the chain modules that implement it (the chain layer imports no payout/ code).
+export { KeyedLock, RetryLater, storedTx, type PayoutChainOps };
 
 /** What the executor reads from the gateway: storage, time, the chains and the seed it signs with. */
 export interface ExecutorCtx {
@@ -23,45 +27,11 @@ export interface ExecutorCtx {
   chains: ReadonlyMap<ChainCode, ChainAdapter>;
 }
 
-/** Chain-specific steps (BSC: nonces and gas top-ups); the default signs with the source's HD key. */
-export interface PayoutChainOps {
-  /** Runs under the source address's lock; the executor stores the result before releasing it. */
-  sign(order: PayoutOrderRow): Promise<SignedTransfer>;
-  /** Before the first broadcast of a stored transaction (e.g. fund its gas). Throw to stop this attempt. */
-  beforeBroadcast?(order: PayoutOrderRow, tx: SignedTransfer): Promise<void>;
-}
-
 export interface ExecutorOptions {
   ops?: (adapter: ChainAdapter, locks: KeyedLock) => PayoutChainOps | undefined;
 }
 
-/** An error that clears by itself: the order stays submitted and the job retries it after `retryAfterMs`. */
-export class RetryLater extends Error {
-  constructor(message: string, readonly retryAfterMs: number) {
-    super(message);
-  }
-}
-
-/** Serialises async work per key (an address: nonce allocation and storing must not interleave). */
-export class KeyedLock {
-  private readonly tails = new Map<string, Promise<unknown>>();
-  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const tail = next.catch(() => {});
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return next;
-  }
-}
-
 const errorText = (e: unknown) => String((e as Error)?.message ?? e).slice(0, 500);
-
-export function storedTx(o: PayoutOrderRow): SignedTransfer {
-  return { txHash: o.txHash!, raw: o.signedTx!, meta: o.signedMeta ? (JSON.parse(o.signedMeta) as Record<string, unknown>) : {} };
-}
 
 function retryAtOf(e: unknown, now: number): number | null {
   return e instanceof RetryLater ? now + e.retryAfterMs : null;

@@ -1,12 +1,14 @@
 // Estimated network fee of a token transfer, for previews (batch payouts,
 // collection). An estimate only: the payout engine computes the real fee limit
-// when it signs, and gas top-ups follow that.
+// when it signs, and gas top-ups follow that. Each chain module says how its
+// fee is estimated (`ChainModule.estimateTransferFee`).
+import { chainModule } from "../chains/registry";
 import type { ChainAdapter, TokenSymbol } from "../chains/types";
 import { fromBaseUnits } from "../lib/money";
 
 export interface GasEstimate {
   chain: string;
-  /** BNB, TRX or SOL. */
+  /** The chain's native coin (BNB, TRX, SOL). */
   native: string;
   transfers: number;
   /** Native base units per transfer and in all. */
@@ -18,30 +20,11 @@ export interface GasEstimate {
   note?: string;
 }
 
-const NATIVE: Record<string, { symbol: string; decimals: number }> = {
-  BSC: { symbol: "BNB", decimals: 18 },
-  TRON: { symbol: "TRX", decimals: 6 },
-  SOL: { symbol: "SOL", decimals: 9 },
-};
-
-/** TRC20 transfer energy to an existing holder, with the 20 % margin the signer adds (docs/chains.md). */
-const TRON_TRANSFER_ENERGY = 65_000n * 12n / 10n;
-const TRON_TRANSFER_BANDWIDTH = 345n;
-/** Solana: one signature (fee payer); rent for a new token account is extra and paid by the gas wallet. */
-const SOL_SIGNATURE_FEE = 5_000n;
-
-type BscLike = { estimateTransferFee(from: string, to: string, token: TokenSymbol, amount: bigint): Promise<bigint> };
-type TronLike = { chainParams(): Promise<{ energyFee: bigint; transactionFee: bigint }> };
-
 async function perTransfer(adapter: ChainAdapter, sample: { from: string; to: string; token: TokenSymbol; amount: bigint }): Promise<{ fee: bigint; note?: string }> {
   if (adapter.mode === "sandbox") return { fee: 0n, note: "sandbox chain: no gas" };
   try {
-    if (adapter.chain === "BSC" && "estimateTransferFee" in adapter) return { fee: await (adapter as unknown as BscLike).estimateTransferFee(sample.from, sample.to, sample.token, sample.amount) };
-    if (adapter.chain === "TRON" && "chainParams" in adapter) {
-      const p = await (adapter as unknown as TronLike).chainParams();
-      return { fee: TRON_TRANSFER_ENERGY * p.energyFee + TRON_TRANSFER_BANDWIDTH * p.transactionFee };
-    }
-    if (adapter.chain === "SOL") return { fee: SOL_SIGNATURE_FEE, note: "plus rent when a recipient has no USDC account yet" };
+    const e = await chainModule(adapter.chain).estimateTransferFee?.(adapter, sample);
+    if (e) return e;
   } catch (e) {
     return { fee: 0n, note: `no estimate: ${String((e as Error).message ?? e).slice(0, 120)}` };
   }
@@ -50,7 +33,7 @@ async function perTransfer(adapter: ChainAdapter, sample: { from: string; to: st
 
 /** One estimate per chain (a sample transfer), times the number of transfers. */
 export async function estimateGas(adapter: ChainAdapter, transfers: number, sample: { from: string; to: string; token: TokenSymbol; amount: bigint }): Promise<GasEstimate> {
-  const n = NATIVE[adapter.chain]!;
+  const n = chainModule(adapter.chain).native;
   const { fee, note } = await perTransfer(adapter, sample);
   const total = fee * BigInt(transfers);
   return {

@@ -4,6 +4,7 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { prepared, type DbOrTx } from "../db/client";
 import { addresses } from "../db/schema";
 import type { ChainAdapter, ChainCode, WatchSet } from "../chains/types";
+import type { AddressBook } from "../chains/payout-steps";
 import { newId } from "../lib/ids";
 
 export type AddressRow = typeof addresses.$inferSelect;
@@ -71,6 +72,9 @@ export function findAddress(tx: DbOrTx, chain: string, address: string): Address
 export function addressById(tx: DbOrTx, id: string): AddressRow | undefined {
   return prepared(tx, "addressById", (d) => d.select().from(addresses).where(eq(addresses.id, sql.placeholder("id"))).prepare()).get({ id });
 }
+
+/** The address book as the chain modules' payout steps and jobs reach it (src/chains/payout-steps.ts). */
+export const addressBook: AddressBook = { byId: addressById, gasWallet };
 
 /**
  * Every gateway address of a chain (soft-deleted ones too: nothing received is

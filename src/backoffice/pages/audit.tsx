@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { type AuditFilter, listAudit } from "../../audit/log";
 import { type BackofficeDeps, page } from "../guard";
 import { type Column, csvResponse, csvStream } from "../queries/csv";
-import { TableWrap } from "../views/common";
+import { DataTable } from "../views/common";
 import { Layout } from "../views/layout";
 
 type Entry = ReturnType<typeof listAudit>["entries"][number];
@@ -62,36 +62,25 @@ export function auditRoutes(d: BackofficeDeps) {
               <span safe>{`${total} entries`}</span>
               <a href={`/backoffice/audit.csv${qs ? "?" + qs : ""}`}>Export CSV</a>
             </p>
-            <TableWrap label="Audit entries">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Time</th>
-                    <th scope="col">Actor</th>
-                    <th scope="col">IP</th>
-                    <th scope="col">Action</th>
-                    <th scope="col">Target</th>
-                    <th scope="col">Change</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {entries.map((e) => (
-                    <tr>
-                      <td safe>{e.at.replace("T", " ").slice(0, 19)}</td>
-                      <td safe>{`${e.actor} (${e.role})`}</td>
-                      <td safe>{e.ip ?? "—"}</td>
-                      <td safe>{e.action}</td>
-                      <td class="mono" safe>
-                        {e.target}
-                      </td>
-                      <td class="mono" safe>
-                        {`${e.before === null ? "" : JSON.stringify(e.before)} → ${e.after === null ? "" : JSON.stringify(e.after)}`.slice(0, 400)}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <DataTable
+              label="Audit entries"
+              head={["Time", "Actor", "IP", "Action", "Target", "Change"]}
+              rows={entries}
+              row={(e) => (
+                <tr>
+                  <td safe>{e.at.replace("T", " ").slice(0, 19)}</td>
+                  <td safe>{`${e.actor} (${e.role})`}</td>
+                  <td safe>{e.ip ?? "—"}</td>
+                  <td safe>{e.action}</td>
+                  <td class="mono" safe>
+                    {e.target}
+                  </td>
+                  <td class="mono" safe>
+                    {`${e.before === null ? "" : JSON.stringify(e.before)} → ${e.after === null ? "" : JSON.stringify(e.after)}`.slice(0, 400)}
+                  </td>
+                </tr>
+              )}
+            />
             <nav class="pager" aria-label="Pages">
               {offset > 0 ? <a href={`/backoffice/audit?${new URLSearchParams({ ...raw, offset: String(Math.max(offset - PAGE, 0)) })}`}>Newer</a> : <></>}
               {offset + PAGE < total ? <a href={`/backoffice/audit?${new URLSearchParams({ ...raw, offset: String(offset + PAGE) })}`}>Older</a> : <></>}

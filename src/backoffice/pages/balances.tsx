@@ -2,7 +2,7 @@
 // balance beside the last on-chain reading; mismatches listed for the operator.
 import { Elysia } from "elysia";
 import { type BackofficeDeps, page, type Viewer } from "../guard";
-import { StatusBadge, TableWrap, Time } from "../views/common";
+import { DataTable, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { balanceSheet, reconciliationMismatches, sheetTotals } from "../../treasury/balances";
 import { units } from "./treasury-format";
@@ -45,81 +45,47 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
         <button type="submit">Filter</button>
       </form>
       <h2>Totals</h2>
-      <TableWrap label="Totals">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Chain</th>
-              <th scope="col">Token</th>
-              <th scope="col">Addresses</th>
-              <th scope="col">Available</th>
-              <th scope="col">Ledger</th>
-              <th scope="col">Mismatches</th>
-            </tr>
-          </thead>
-          <tbody>
-            {totals.length === 0 ? (
-              <tr>
-                <td colspan="6">No balances yet.</td>
-              </tr>
-            ) : (
-              totals.map((t) => (
-                <tr>
-                  <td safe>{t.chain}</td>
-                  <td safe>{t.token}</td>
-                  <td>{t.addresses}</td>
-                  <td safe>{units(ctx, t.chain, t.token, t.available)}</td>
-                  <td safe>{units(ctx, t.chain, t.token, t.ledger)}</td>
-                  <td>{t.mismatches}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Totals"
+        head={["Chain", "Token", "Addresses", "Available", "Ledger", "Mismatches"]}
+        rows={totals}
+        empty="No balances yet."
+        row={(t) => (
+          <tr>
+            <td safe>{t.chain}</td>
+            <td safe>{t.token}</td>
+            <td>{t.addresses}</td>
+            <td safe>{units(ctx, t.chain, t.token, t.available)}</td>
+            <td safe>{units(ctx, t.chain, t.token, t.ledger)}</td>
+            <td>{t.mismatches}</td>
+          </tr>
+        )}
+      />
       {operator ? (
         <>
           <h2>Reconciliation mismatches</h2>
-          <TableWrap label="Reconciliation mismatches">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Since</th>
-                  <th scope="col">Merchant</th>
-                  <th scope="col">Chain</th>
-                  <th scope="col">Token</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Ledger</th>
-                  <th scope="col">On chain</th>
-                  <th scope="col">Difference</th>
-                </tr>
-              </thead>
-              <tbody>
-                {mismatches.length === 0 ? (
-                  <tr>
-                    <td colspan="8">None: the ledger matches the chain.</td>
-                  </tr>
-                ) : (
-                  mismatches.map((x) => (
-                    <tr>
-                      <td>
-                        <Time ms={x.since} />
-                      </td>
-                      <td safe>{x.merchantUid ?? "gas wallet"}</td>
-                      <td safe>{x.chain}</td>
-                      <td safe>{x.token}</td>
-                      <td class="mono" safe>
-                        {x.address}
-                      </td>
-                      <td safe>{units(ctx, x.chain, x.token, x.ledger)}</td>
-                      <td safe>{units(ctx, x.chain, x.token, x.chainBalance)}</td>
-                      <td safe>{units(ctx, x.chain, x.token, x.difference)}</td>
-                    </tr>
-                  ))
-                )}
-              </tbody>
-            </table>
-          </TableWrap>
+          <DataTable
+            label="Reconciliation mismatches"
+            head={["Since", "Merchant", "Chain", "Token", "Address", "Ledger", "On chain", "Difference"]}
+            rows={mismatches}
+            empty="None: the ledger matches the chain."
+            row={(x) => (
+              <tr>
+                <td>
+                  <Time ms={x.since} />
+                </td>
+                <td safe>{x.merchantUid ?? "gas wallet"}</td>
+                <td safe>{x.chain}</td>
+                <td safe>{x.token}</td>
+                <td class="mono" safe>
+                  {x.address}
+                </td>
+                <td safe>{units(ctx, x.chain, x.token, x.ledger)}</td>
+                <td safe>{units(ctx, x.chain, x.token, x.chainBalance)}</td>
+                <td safe>{units(ctx, x.chain, x.token, x.difference)}</td>
+              </tr>
+            )}
+          />
         </>
       ) : null}
       <h2>Per address</h2>
@@ -174,34 +140,20 @@ export function BalanceTotals(p: { d: BackofficeDeps; v: Viewer }): JSX.Element 
   return (
     <>
       <h2>Balances</h2>
-      <TableWrap label="Balances per chain and token">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Chain</th>
-              <th scope="col">Token</th>
-              <th scope="col">Available</th>
-              <th scope="col">Addresses</th>
-            </tr>
-          </thead>
-          <tbody>
-            {totals.length === 0 ? (
-              <tr>
-                <td colspan="4">No balances yet.</td>
-              </tr>
-            ) : (
-              totals.map((t) => (
-                <tr>
-                  <td safe>{t.chain}</td>
-                  <td safe>{t.token}</td>
-                  <td safe>{units(ctx, t.chain, t.token, t.available)}</td>
-                  <td>{t.addresses}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Balances per chain and token"
+        head={["Chain", "Token", "Available", "Addresses"]}
+        rows={totals}
+        empty="No balances yet."
+        row={(t) => (
+          <tr>
+            <td safe>{t.chain}</td>
+            <td safe>{t.token}</td>
+            <td safe>{units(ctx, t.chain, t.token, t.available)}</td>
+            <td>{t.addresses}</td>
+          </tr>
+        )}
+      />
       <p>
         <a href={PATH}>Balances per address</a>
       </p>

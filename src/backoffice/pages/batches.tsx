@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
-import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { BatchFileError, MAX_FILE_BYTES, MAX_ROWS } from "../../treasury/batch-csv";
 import {
@@ -49,44 +49,28 @@ function BatchesPage(p: { d: BackofficeDeps; v: Viewer; error?: string }): strin
         <button type="submit">Upload</button>
       </form>
       <h2>Uploads</h2>
-      <TableWrap label="Uploads">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Uploaded</th>
-              <th scope="col">File</th>
-              <th scope="col">Rows</th>
-              <th scope="col">Valid</th>
-              <th scope="col">Errors</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {batches.length === 0 ? (
-              <tr>
-                <td colspan="6">No uploads yet.</td>
-              </tr>
-            ) : (
-              batches.map((b) => (
-                <tr>
-                  <td>
-                    <a href={`${PATH}/${b.id}`}>
-                      <Time ms={b.createdAt} />
-                    </a>
-                  </td>
-                  <td safe>{b.fileName}</td>
-                  <td>{b.rowCount}</td>
-                  <td>{b.validCount}</td>
-                  <td>{b.errorCount}</td>
-                  <td>
-                    <StatusBadge status={b.status} />
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Uploads"
+        head={["Uploaded", "File", "Rows", "Valid", "Errors", "Status"]}
+        rows={batches}
+        empty="No uploads yet."
+        row={(b) => (
+          <tr>
+            <td>
+              <a href={`${PATH}/${b.id}`}>
+                <Time ms={b.createdAt} />
+              </a>
+            </td>
+            <td safe>{b.fileName}</td>
+            <td>{b.rowCount}</td>
+            <td>{b.validCount}</td>
+            <td>{b.errorCount}</td>
+            <td>
+              <StatusBadge status={b.status} />
+            </td>
+          </tr>
+        )}
+      />
     </Layout>
   ) as string;
 }
@@ -96,76 +80,49 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
   return (
     <>
       <h2>Totals per chain and token</h2>
-      <TableWrap label="Totals per chain and token">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Chain</th>
-              <th scope="col">Token</th>
-              <th scope="col">Payouts</th>
-              <th scope="col">Amount</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.perToken.map((t) => (
-              <tr>
-                <td safe>{t.chain}</td>
-                <td safe>{t.token}</td>
-                <td>{t.count}</td>
-                <td safe>{t.amount}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Totals per chain and token"
+        head={["Chain", "Token", "Payouts", "Amount"]}
+        rows={s.perToken}
+        row={(t) => (
+          <tr>
+            <td safe>{t.chain}</td>
+            <td safe>{t.token}</td>
+            <td>{t.count}</td>
+            <td safe>{t.amount}</td>
+          </tr>
+        )}
+      />
       <h2>Totals per source address</h2>
-      <TableWrap label="Totals per source address">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Chain</th>
-              <th scope="col">Token</th>
-              <th scope="col">Source</th>
-              <th scope="col">Payouts</th>
-              <th scope="col">Amount</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.perSource.map((t) => (
-              <tr>
-                <td safe>{t.chain}</td>
-                <td safe>{t.token}</td>
-                <td class="mono" safe>
-                  {t.fromAddress}
-                </td>
-                <td>{t.count}</td>
-                <td safe>{t.amount}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Totals per source address"
+        head={["Chain", "Token", "Source", "Payouts", "Amount"]}
+        rows={s.perSource}
+        row={(t) => (
+          <tr>
+            <td safe>{t.chain}</td>
+            <td safe>{t.token}</td>
+            <td class="mono" safe>
+              {t.fromAddress}
+            </td>
+            <td>{t.count}</td>
+            <td safe>{t.amount}</td>
+          </tr>
+        )}
+      />
       <h2>Estimated gas</h2>
-      <TableWrap label="Estimated gas">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Chain</th>
-              <th scope="col">Transfers</th>
-              <th scope="col">Estimated gas (paid by the gas wallet)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.gas.map((g) => (
-              <tr>
-                <td safe>{g.chain}</td>
-                <td>{g.transfers}</td>
-                <td safe>{g.display + (g.note ? ` (${g.note})` : "")}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Estimated gas"
+        head={["Chain", "Transfers", "Estimated gas (paid by the gas wallet)"]}
+        rows={s.gas}
+        row={(g) => (
+          <tr>
+            <td safe>{g.chain}</td>
+            <td>{g.transfers}</td>
+            <td safe>{g.display + (g.note ? ` (${g.note})` : "")}</td>
+          </tr>
+        )}
+      />
     </>
   );
 }
@@ -193,30 +150,21 @@ function PreviewPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow; error?: str
       {errors.length > 0 ? (
         <>
           <h2>Rows with errors (not paid)</h2>
-          <TableWrap label="Rows with errors">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Row</th>
-                  <th scope="col">merchantOrderNo</th>
-                  <th scope="col">Code</th>
-                  <th scope="col">Problem</th>
-                </tr>
-              </thead>
-              <tbody>
-                {errors.map((l) => (
-                  <tr data-row={String(l.rowNo)}>
-                    <td>{l.rowNo}</td>
-                    <td safe>{l.merchantOrderNo ?? ""}</td>
-                    <td class="code" safe>
-                      {String(l.errorCode)}
-                    </td>
-                    <td safe>{l.errorMessage ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          <DataTable
+            label="Rows with errors"
+            head={["Row", "merchantOrderNo", "Code", "Problem"]}
+            rows={errors}
+            row={(l) => (
+              <tr data-row={String(l.rowNo)}>
+                <td>{l.rowNo}</td>
+                <td safe>{l.merchantOrderNo ?? ""}</td>
+                <td class="code" safe>
+                  {String(l.errorCode)}
+                </td>
+                <td safe>{l.errorMessage ?? ""}</td>
+              </tr>
+            )}
+          />
         </>
       ) : null}
       {existing.length > 0 ? (
@@ -316,9 +264,7 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
                   <td safe>{l.merchantOrderNo ?? ""}</td>
                   <td>
                     {o ? (
-                      <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
-                        {o.orderNo}
-                      </a>
+                      <OrderLink orderNo={o.orderNo} />
                     ) : (
                       "—"
                     )}

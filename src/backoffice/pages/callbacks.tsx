@@ -4,7 +4,7 @@ import { recordAudit } from "../../audit/log";
 import { CallbackBusy, CallbackNotFound, listCallbacks, resendCallback } from "../../callbacks/resend";
 import { writeTx } from "../../db/client";
 import { action, actorOf, type BackofficeDeps, list, page, redirect, type Viewer } from "../guard";
-import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Csrf, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
 function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; notice?: string }): string {
@@ -42,9 +42,7 @@ function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; notice?: string }): st
                       <input type="checkbox" name="id" value={c.id} aria-label={`Select callback ${c.id} of ${c.orderNo}`} />
                     </td>
                     <td>
-                      <a class="mono" href={`/backoffice/orders/${c.orderNo}`} safe>
-                        {c.orderNo}
-                      </a>
+                      <OrderLink orderNo={c.orderNo} />
                     </td>
                     <td>
                       <StatusBadge status={c.status} />

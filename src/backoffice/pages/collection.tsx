@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
-import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import {
   CollectionError,
@@ -47,38 +47,23 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
         of its whole available balance; the gateway's gas wallet pays the network fees.
       </p>
       <h2>Destinations</h2>
-      <TableWrap label="Collection destinations">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Chain</th>
-              <th scope="col">Token</th>
-              <th scope="col">Destination</th>
-              <th scope="col">Minimum</th>
-              <th scope="col">Schedule (UTC)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {settings.length === 0 ? (
-              <tr>
-                <td colspan="5">No destination set yet.</td>
-              </tr>
-            ) : (
-              settings.map((s) => (
-                <tr>
-                  <td safe>{s.chain}</td>
-                  <td safe>{s.token}</td>
-                  <td class="mono" safe>
-                    {s.destination}
-                  </td>
-                  <td safe>{s.minimum}</td>
-                  <td safe>{s.schedule ?? "manual only"}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Collection destinations"
+        head={["Chain", "Token", "Destination", "Minimum", "Schedule (UTC)"]}
+        rows={settings}
+        empty="No destination set yet."
+        row={(s) => (
+          <tr>
+            <td safe>{s.chain}</td>
+            <td safe>{s.token}</td>
+            <td class="mono" safe>
+              {s.destination}
+            </td>
+            <td safe>{s.minimum}</td>
+            <td safe>{s.schedule ?? "manual only"}</td>
+          </tr>
+        )}
+      />
       {settings.length > 0 ? (
         <form method="post" action={`${PATH}/preview`} class="actions">
           <Csrf viewer={v} />
@@ -109,46 +94,29 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
         <button type="submit">Save destination</button>
       </form>
       <h2>Runs</h2>
-      <TableWrap label="Collection runs">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Started</th>
-              <th scope="col">Chain</th>
-              <th scope="col">Token</th>
-              <th scope="col">Legs</th>
-              <th scope="col">Total</th>
-              <th scope="col">Trigger</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.length === 0 ? (
-              <tr>
-                <td colspan="7">No collection run yet.</td>
-              </tr>
-            ) : (
-              runs.map((r) => (
-                <tr>
-                  <td>
-                    <a href={`${PATH}/runs/${r.id}`}>
-                      <Time ms={r.createdAt} />
-                    </a>
-                  </td>
-                  <td safe>{r.chain}</td>
-                  <td safe>{r.token}</td>
-                  <td>{r.legCount}</td>
-                  <td safe>{units(ctx, r.chain, r.token, r.total)}</td>
-                  <td>{r.trigger}</td>
-                  <td>
-                    <StatusBadge status={r.status} />
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Collection runs"
+        head={["Started", "Chain", "Token", "Legs", "Total", "Trigger", "Status"]}
+        rows={runs}
+        empty="No collection run yet."
+        row={(r) => (
+          <tr>
+            <td>
+              <a href={`${PATH}/runs/${r.id}`}>
+                <Time ms={r.createdAt} />
+              </a>
+            </td>
+            <td safe>{r.chain}</td>
+            <td safe>{r.token}</td>
+            <td>{r.legCount}</td>
+            <td safe>{units(ctx, r.chain, r.token, r.total)}</td>
+            <td>{r.trigger}</td>
+            <td>
+              <StatusBadge status={r.status} />
+            </td>
+          </tr>
+        )}
+      />
     </Layout>
   ) as string;
 }
@@ -220,9 +188,7 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: st
                 <td safe>{units(ctx, r.chain, r.token, leg.amount)}</td>
                 <td>
                   {order ? (
-                    <a class="mono" href={`/backoffice/orders/${order.orderNo}`} safe>
-                      {order.orderNo}
-                    </a>
+                    <OrderLink orderNo={order.orderNo} />
                   ) : (
                     "—"
                   )}

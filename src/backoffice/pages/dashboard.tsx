@@ -3,12 +3,11 @@
 import { Elysia } from "elysia";
 import { type BackofficeDeps, page } from "../guard";
 import { openCounts, volumePerDay } from "../queries/dashboard";
-import { TableWrap } from "../views/common";
+import { DataTable } from "../views/common";
 import { VolumeChart } from "../views/chart";
 import { Layout } from "../views/layout";
 import { BalanceTotals } from "./balances";
-
-const NATIVE: Record<string, string> = { TRON: "TRX", BSC: "BNB", SOL: "SOL" };
+import { nativeSymbol } from "../format";
 
 export function dashboardRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-dashboard" })
@@ -49,48 +48,35 @@ export function dashboardRoutes(d: BackofficeDeps) {
           {v.role === "operator" ? (
             <>
               <h2>Chains</h2>
-              <TableWrap label="Chain status">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Chain</th>
-                      <th scope="col">Head</th>
-                      <th scope="col">Final</th>
-                      <th scope="col">Scanned</th>
-                      <th scope="col">Lag</th>
-                      <th scope="col">RPC endpoints</th>
-                      <th scope="col">Gas wallet</th>
-                      <th scope="col">Gas balance</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {chains.map((s) => (
-                      <tr>
-                        <td safe>{`${s.chainCode} (${s.mode})`}</td>
-                        <td safe>{s.head ?? "—"}</td>
-                        <td safe>{s.final ?? "—"}</td>
-                        <td safe>{s.scanned ?? "—"}</td>
-                        <td safe>{s.lagBlocks === null ? "—" : `${s.lagBlocks} blocks · ${s.lagSeconds} s`}</td>
-                        <td>
-                          {s.mode === "sandbox" ? (
-                            "in-process sandbox"
-                          ) : (
-                            <ul class="plain">
-                              {s.rpc.map((e) => (
-                                <li safe>{`${e.endpoint}: ${e.up ? "up" : `down${e.lastError ? ` (${e.lastError})` : ""}`}`}</li>
-                              ))}
-                            </ul>
-                          )}
-                        </td>
-                        <td class="mono" safe>
-                          {s.gasWallet?.address ?? "—"}
-                        </td>
-                        <td safe>{s.gasWallet?.balance == null ? "—" : `${s.gasWallet.balance} ${NATIVE[s.chainCode]}${s.gasWallet.low ? " (low)" : ""}`}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
+              <DataTable
+                label="Chain status"
+                head={["Chain", "Head", "Final", "Scanned", "Lag", "RPC endpoints", "Gas wallet", "Gas balance"]}
+                rows={chains}
+                row={(s) => (
+                  <tr>
+                    <td safe>{`${s.chainCode} (${s.mode})`}</td>
+                    <td safe>{s.head ?? "—"}</td>
+                    <td safe>{s.final ?? "—"}</td>
+                    <td safe>{s.scanned ?? "—"}</td>
+                    <td safe>{s.lagBlocks === null ? "—" : `${s.lagBlocks} blocks · ${s.lagSeconds} s`}</td>
+                    <td>
+                      {s.mode === "sandbox" ? (
+                        "in-process sandbox"
+                      ) : (
+                        <ul class="plain">
+                          {s.rpc.map((e) => (
+                            <li safe>{`${e.endpoint}: ${e.up ? "up" : `down${e.lastError ? ` (${e.lastError})` : ""}`}`}</li>
+                          ))}
+                        </ul>
+                      )}
+                    </td>
+                    <td class="mono" safe>
+                      {s.gasWallet?.address ?? "—"}
+                    </td>
+                    <td safe>{s.gasWallet?.balance == null ? "—" : `${s.gasWallet.balance} ${nativeSymbol(s.chainCode)}${s.gasWallet.low ? " (low)" : ""}`}</td>
+                  </tr>
+                )}
+              />
             </>
           ) : (
             <></>

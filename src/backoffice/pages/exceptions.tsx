@@ -12,7 +12,7 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { attachCandidates, depositDetail } from "../queries/deposits";
 import { parseFilter } from "../queries/filters";
 import { listPayins } from "../queries/lists";
-import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 import { orderDetail } from "../queries/order";
@@ -89,47 +89,25 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
       )}
       <h2>Frozen orders</h2>
       {frozen.length ? (
-        <TableWrap label="Frozen orders">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Order</th>
-                <th scope="col">Merchant</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Paid</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {frozen.map((o) => (
-                <tr>
-                  <td>
-                    <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
-                      {o.orderNo}
-                    </a>
-                  </td>
-                  <td safe>{o.merchantUid}</td>
-                  <td safe>{`${o.amount} ${o.token}`}</td>
-                  <td safe>{o.paidAmount || "—"}</td>
-                  <td>
-                    <form method="post" action={`/backoffice/orders/${o.orderNo}/release`} class="inline">
-                      <Csrf viewer={v} />
-                      <button type="submit" aria-label={`Release ${o.orderNo}`}>
-                        Release
-                      </button>
-                    </form>{" "}
-                    <form method="post" action={`/backoffice/orders/${o.orderNo}/cancel`} class="inline">
-                      <Csrf viewer={v} />
-                      <button type="submit" class="secondary" aria-label={`Cancel order ${o.orderNo}`}>
-                        Cancel order
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          label="Frozen orders"
+          head={["Order", "Merchant", "Amount", "Paid", "Actions"]}
+          rows={frozen}
+          row={(o) => (
+            <tr>
+              <td>
+                <OrderLink orderNo={o.orderNo} />
+              </td>
+              <td safe>{o.merchantUid}</td>
+              <td safe>{`${o.amount} ${o.token}`}</td>
+              <td safe>{o.paidAmount || "—"}</td>
+              <td>
+                <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/release`} label="Release" ariaLabel={`Release ${o.orderNo}`} />{" "}
+                <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/cancel`} label="Cancel order" ariaLabel={`Cancel order ${o.orderNo}`} kind="secondary" />
+              </td>
+            </tr>
+          )}
+        />
       ) : (
         <p>None.</p>
       )}
@@ -178,14 +156,7 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
                 <td safe>{r.reason ?? ""}</td>
                 <td safe>{r.createdAt}</td>
                 <td>
-                  <form method="post" action="/backoffice/exceptions/undeny" class="inline">
-                    <Csrf viewer={v} />
-                    <input type="hidden" name="chain" value={r.chainCode} />
-                    <input type="hidden" name="address" value={r.address} />
-                    <button type="submit" class="secondary" aria-label={`Remove ${r.address} from the deny list`}>
-                      Remove
-                    </button>
-                  </form>
+                  <ActionButton viewer={v} action="/backoffice/exceptions/undeny" fields={{ chain: r.chainCode, address: r.address }} label="Remove" ariaLabel={`Remove ${r.address} from the deny list`} kind="secondary" />
                 </td>
               </tr>
             ))}
@@ -249,9 +220,7 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
         <dt>Order</dt>
         <dd>
           {dep.orderNo ? (
-            <a class="mono" href={`/backoffice/orders/${dep.orderNo}`} safe>
-              {dep.orderNo}
-            </a>
+            <OrderLink orderNo={dep.orderNo} />
           ) : (
             "—"
           )}
@@ -292,13 +261,7 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
                         <StatusBadge status={o.status} />
                       </td>
                       <td>
-                        <form method="post" action={`/backoffice/deposits/${t.id}/attach`} class="inline">
-                          <Csrf viewer={v} />
-                          <input type="hidden" name="orderNo" value={o.orderNo} />
-                          <button type="submit" aria-label={`Attach to ${o.orderNo}`}>
-                            Attach
-                          </button>
-                        </form>
+                        <ActionButton viewer={v} action={`/backoffice/deposits/${t.id}/attach`} fields={{ orderNo: o.orderNo }} label="Attach" ariaLabel={`Attach to ${o.orderNo}`} />
                       </td>
                     </tr>
                   ))}

@@ -23,8 +23,8 @@ import {
   PAYOUT_STATUSES,
   type PayoutListRow,
 } from "../queries/lists";
-import { search } from "../queries/search";
-import { StatusBadge, TableWrap, Time } from "../views/common";
+import { search, type SearchResult } from "../queries/search";
+import { DataTable, OrderLink, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
 const iso = (ms: number | null) => (ms === null ? "" : new Date(ms).toISOString());
@@ -42,6 +42,28 @@ interface ListDef<T extends { id: number }> {
 }
 
 const scope = (v: Viewer) => ({ merchantId: v.merchantId });
+
+/** Pay-in and payout lists show the same columns. */
+const ORDER_HEAD = ["Order", "Merchant", "Merchant order", "Chain", "Amount", "Status", "Created"];
+function orderRow(r: { orderNo: string; merchantUid: string; merchantOrderNo: string; chain: string; amount: string; token: string; status: string; createdAt: number }): JSX.Element {
+  return (
+    <tr>
+      <td>
+        <OrderLink orderNo={r.orderNo} />
+      </td>
+      <td safe>{r.merchantUid}</td>
+      <td safe>{r.merchantOrderNo}</td>
+      <td safe>{r.chain}</td>
+      <td safe>{`${r.amount} ${r.token}`}</td>
+      <td>
+        <StatusBadge status={r.status} />
+      </td>
+      <td>
+        <Time ms={r.createdAt} />
+      </td>
+    </tr>
+  );
+}
 
 const PAYINS: ListDef<PayinListRow> = {
   path: "/backoffice/payins",
@@ -64,26 +86,8 @@ const PAYINS: ListDef<PayinListRow> = {
     { header: "createdAt", value: (r) => iso(r.createdAt) },
     { header: "completedAt", value: (r) => iso(r.completedAt) },
   ],
-  head: ["Order", "Merchant", "Merchant order", "Chain", "Amount", "Status", "Created"],
-  row: (r) => (
-    <tr>
-      <td>
-        <a class="mono" href={`/backoffice/orders/${r.orderNo}`} safe>
-          {r.orderNo}
-        </a>
-      </td>
-      <td safe>{r.merchantUid}</td>
-      <td safe>{r.merchantOrderNo}</td>
-      <td safe>{r.chain}</td>
-      <td safe>{`${r.amount} ${r.token}`}</td>
-      <td>
-        <StatusBadge status={r.status} />
-      </td>
-      <td>
-        <Time ms={r.createdAt} />
-      </td>
-    </tr>
-  ),
+  head: ORDER_HEAD,
+  row: orderRow,
 };
 
 const PAYOUTS: ListDef<PayoutListRow> = {
@@ -108,26 +112,8 @@ const PAYOUTS: ListDef<PayoutListRow> = {
     { header: "toAddress", value: (r) => r.toAddress },
     { header: "createdAt", value: (r) => iso(r.createdAt) },
   ],
-  head: ["Order", "Merchant", "Merchant order", "Chain", "Amount", "Status", "Created"],
-  row: (r) => (
-    <tr>
-      <td>
-        <a class="mono" href={`/backoffice/orders/${r.orderNo}`} safe>
-          {r.orderNo}
-        </a>
-      </td>
-      <td safe>{r.merchantUid}</td>
-      <td safe>{r.merchantOrderNo}</td>
-      <td safe>{r.chain}</td>
-      <td safe>{`${r.amount} ${r.token}`}</td>
-      <td>
-        <StatusBadge status={r.status} />
-      </td>
-      <td>
-        <Time ms={r.createdAt} />
-      </td>
-    </tr>
-  ),
+  head: ORDER_HEAD,
+  row: orderRow,
 };
 
 const DEPOSITS: ListDef<DepositListRow> = {
@@ -170,9 +156,7 @@ const DEPOSITS: ListDef<DepositListRow> = {
       </td>
       <td>
         {r.orderNo ? (
-          <a class="mono" href={`/backoffice/orders/${r.orderNo}`} safe>
-            {r.orderNo}
-          </a>
+          <OrderLink orderNo={r.orderNo} />
         ) : (
           "—"
         )}
@@ -241,20 +225,7 @@ function listRoutes<T extends { id: number }>(d: BackofficeDeps, def: ListDef<T>
               <span data-total={String(total)} safe>{`${total.toLocaleString("en-US")} found`}</span>
               <a href={`${def.path}.csv${filterQuery(f)}`}>Export CSV</a>
             </p>
-            <TableWrap label={def.title}>
-              <table>
-                <thead>
-                  <tr>
-                    {def.head.map((h) => (
-                      <th scope="col" safe>
-                        {h}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>{pg.rows.map((r) => def.row(r))}</tbody>
-              </table>
-            </TableWrap>
+            <DataTable label={def.title} head={def.head} rows={pg.rows} row={def.row} />
             <nav class="pager" aria-label="Pages">
               {before ? <a href={`${def.path}${filterQuery(f)}`}>Newest</a> : <></>}
               {pg.nextBefore ? <a href={`${def.path}${filterQuery(f, { before: String(pg.nextBefore) })}`}>Older</a> : <></>}
@@ -272,133 +243,73 @@ function listRoutes<T extends { id: number }>(d: BackofficeDeps, def: ListDef<T>
     );
 }
 
+/** Pay-ins or payouts the search found (nothing when none): "<title>" heading, "<title> found" table. */
+function OrdersFound(p: { title: string; rows: SearchResult["payins"] }): JSX.Element {
+  if (!p.rows.length) return <></>;
+  return (
+    <>
+      <h2 safe>{p.title}</h2>
+      <DataTable
+        label={`${p.title} found`}
+        head={["Order", "Merchant", "Merchant order", "Amount", "Status", "Created"]}
+        rows={p.rows}
+        row={(o) => (
+          <tr>
+            <td>
+              <OrderLink orderNo={o.orderNo} />
+            </td>
+            <td safe>{o.merchantUid}</td>
+            <td safe>{o.merchantOrderNo}</td>
+            <td safe>{`${o.amount} ${o.token} (${o.chain})`}</td>
+            <td>
+              <StatusBadge status={o.status} />
+            </td>
+            <td>
+              <Time ms={o.createdAt} />
+            </td>
+          </tr>
+        )}
+      />
+    </>
+  );
+}
+
 function SearchPage(p: { d: BackofficeDeps; v: Viewer; q: string }): string {
   const r = search(p.d.ctx.db, { merchantId: p.v.merchantId }, p.q, decimalsOf(p.d.ctx));
   const none = !r.payins.length && !r.payouts.length && !r.deposits.length;
   return (
     <Layout title="Search" viewer={p.v} q={p.q}>
       {!p.q.trim() ? <p>Type an orderNo, merchantOrderNo, txHash or address in the search box.</p> : none ? <p safe>{`Nothing found for “${p.q}”.`}</p> : <></>}
-      {r.payins.length ? (
-        <>
-          <h2>Pay-ins</h2>
-          <TableWrap label="Pay-ins found">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Order</th>
-                  <th scope="col">Merchant</th>
-                  <th scope="col">Merchant order</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {r.payins.map((o) => (
-                  <tr>
-                    <td>
-                      <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
-                        {o.orderNo}
-                      </a>
-                    </td>
-                    <td safe>{o.merchantUid}</td>
-                    <td safe>{o.merchantOrderNo}</td>
-                    <td safe>{`${o.amount} ${o.token} (${o.chain})`}</td>
-                    <td>
-                      <StatusBadge status={o.status} />
-                    </td>
-                    <td>
-                      <Time ms={o.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-        </>
-      ) : (
-        <></>
-      )}
-      {r.payouts.length ? (
-        <>
-          <h2>Payouts</h2>
-          <TableWrap label="Payouts found">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Order</th>
-                  <th scope="col">Merchant</th>
-                  <th scope="col">Merchant order</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {r.payouts.map((o) => (
-                  <tr>
-                    <td>
-                      <a class="mono" href={`/backoffice/orders/${o.orderNo}`} safe>
-                        {o.orderNo}
-                      </a>
-                    </td>
-                    <td safe>{o.merchantUid}</td>
-                    <td safe>{o.merchantOrderNo}</td>
-                    <td safe>{`${o.amount} ${o.token} (${o.chain})`}</td>
-                    <td>
-                      <StatusBadge status={o.status} />
-                    </td>
-                    <td>
-                      <Time ms={o.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-        </>
-      ) : (
-        <></>
-      )}
+      <OrdersFound title="Pay-ins" rows={r.payins} />
+      <OrdersFound title="Payouts" rows={r.payouts} />
       {r.deposits.length ? (
         <>
           <h2>Deposits</h2>
-          <TableWrap label="Deposits found">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Deposit</th>
-                  <th scope="col">Merchant</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Order</th>
-                  <th scope="col">Block time</th>
-                </tr>
-              </thead>
-              <tbody>
-                {r.deposits.map((t) => (
-                  <tr>
-                    <td>
-                      <a href={`/backoffice/deposits/${t.id}`} safe>
-                        {`#${t.id}`}
-                      </a>
-                    </td>
-                    <td safe>{t.merchantUid}</td>
-                    <td safe>{`${t.amount} ${t.token} (${t.chain})`}</td>
-                    <td>
-                      <StatusBadge status={t.disposition} />
-                    </td>
-                    <td class="mono" safe>
-                      {t.orderNo || "—"}
-                    </td>
-                    <td>
-                      <Time ms={t.blockTime} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          <DataTable
+            label="Deposits found"
+            head={["Deposit", "Merchant", "Amount", "State", "Order", "Block time"]}
+            rows={r.deposits}
+            row={(t) => (
+              <tr>
+                <td>
+                  <a href={`/backoffice/deposits/${t.id}`} safe>
+                    {`#${t.id}`}
+                  </a>
+                </td>
+                <td safe>{t.merchantUid}</td>
+                <td safe>{`${t.amount} ${t.token} (${t.chain})`}</td>
+                <td>
+                  <StatusBadge status={t.disposition} />
+                </td>
+                <td class="mono" safe>
+                  {t.orderNo || "—"}
+                </td>
+                <td>
+                  <Time ms={t.blockTime} />
+                </td>
+              </tr>
+            )}
+          />
         </>
       ) : (
         <></>

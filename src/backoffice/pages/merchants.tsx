@@ -11,7 +11,7 @@ import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merc
 import { ControlsError, getPayoutControls } from "../../payout/controls";
 import { NotFound } from "../errors";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
-import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { ActionButton, Csrf, DataTable, Notice, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
 const NOTICES: Record<string, string> = {
@@ -47,36 +47,27 @@ function MerchantsPage(p: { d: BackofficeDeps; v: Viewer; created?: { uid: strin
         <input id="m-name" name="name" required maxlength="100" />
         <button type="submit">Create merchant</button>
       </form>
-      <TableWrap label="Merchants">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">UID</th>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((m) => (
-              <tr>
-                <td>
-                  <a href={`/backoffice/merchants/${m.uid}`} safe>
-                    {m.uid}
-                  </a>
-                </td>
-                <td safe>{m.name}</td>
-                <td>
-                  <StatusBadge status={m.status} />
-                </td>
-                <td>
-                  <Time ms={m.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Merchants"
+        head={["UID", "Name", "Status", "Created"]}
+        rows={rows}
+        row={(m) => (
+          <tr>
+            <td>
+              <a href={`/backoffice/merchants/${m.uid}`} safe>
+                {m.uid}
+              </a>
+            </td>
+            <td safe>{m.name}</td>
+            <td>
+              <StatusBadge status={m.status} />
+            </td>
+            <td>
+              <Time ms={m.createdAt} />
+            </td>
+          </tr>
+        )}
+      />
     </Layout>
   ) as string;
 }
@@ -107,12 +98,7 @@ function MerchantPage(p: { d: BackofficeDeps; v: Viewer; m: Merchant; notice?: s
             {m.status === "active" ? "Disable" : "Enable"}
           </button>
         </form>
-        <form method="post" action={`/backoffice/merchants/${m.uid}/rotate`} class="inline">
-          <Csrf viewer={v} />
-          <button type="submit" class="secondary">
-            Rotate key
-          </button>
-        </form>
+        <ActionButton viewer={v} action={`/backoffice/merchants/${m.uid}/rotate`} label="Rotate key" kind="secondary" />
       </div>
       <h2>Settings</h2>
       <form method="post" action={`/backoffice/merchants/${m.uid}/settings`} class="stack">

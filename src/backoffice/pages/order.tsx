@@ -13,7 +13,7 @@ import { NotFound } from "../errors";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../payin/operator";
 import { callbackScopeOk, type OrderDetail, orderDetail } from "../queries/order";
-import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { ActionButton, Csrf, DataTable, Notice, StatusBadge, TableWrap, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 
@@ -163,20 +163,12 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
             <></>
           )}
           {status === "frozen_abnormal" ? (
-            <form method="post" action={`${back}/release`} class="inline">
-              <Csrf viewer={v} />
-              <button type="submit">Release</button>
-            </form>
+            <ActionButton viewer={v} action={`${back}/release`} label="Release" />
           ) : (
             <></>
           )}
           {canTransition(status, { type: "cancel" }) ? (
-            <form method="post" action={`${back}/cancel`} class="inline">
-              <Csrf viewer={v} />
-              <button type="submit" class="secondary">
-                Cancel order
-              </button>
-            </form>
+            <ActionButton viewer={v} action={`${back}/cancel`} label="Cancel order" kind="secondary" />
           ) : (
             <></>
           )}
@@ -198,38 +190,27 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
         <>
           <h2>Transfers</h2>
           {o.transfers.length ? (
-            <TableWrap label="Transfers">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Transaction</th>
-                    <th scope="col">From</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">Block</th>
-                    <th scope="col">Confirmations</th>
-                    <th scope="col">State</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {o.transfers.map((t) => (
-                    <tr>
-                      <td>
-                        <ChainRef ctx={d.ctx} chain={t.chain} kind="tx" value={t.txHash} />
-                      </td>
-                      <td>
-                        <ChainRef ctx={d.ctx} chain={t.chain} kind="address" value={t.fromAddress} />
-                      </td>
-                      <td safe>{fmt(t.amount)}</td>
-                      <td safe>{String(t.blockNumber)}</td>
-                      <td safe>{String(t.confirmations)}</td>
-                      <td>
-                        <StatusBadge status={t.status} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <DataTable
+              label="Transfers"
+              head={["Transaction", "From", "Amount", "Block", "Confirmations", "State"]}
+              rows={o.transfers}
+              row={(t) => (
+                <tr>
+                  <td>
+                    <ChainRef ctx={d.ctx} chain={t.chain} kind="tx" value={t.txHash} />
+                  </td>
+                  <td>
+                    <ChainRef ctx={d.ctx} chain={t.chain} kind="address" value={t.fromAddress} />
+                  </td>
+                  <td safe>{fmt(t.amount)}</td>
+                  <td safe>{String(t.blockNumber)}</td>
+                  <td safe>{String(t.confirmations)}</td>
+                  <td>
+                    <StatusBadge status={t.status} />
+                  </td>
+                </tr>
+              )}
+            />
           ) : (
             <p>No transfer yet.</p>
           )}
@@ -248,13 +229,7 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
               <span class="mono" safe>{` ${c.url ?? "(no target: held until a default callback URL is set)"}`}</span>
             </p>
             {c.state === "failed" || c.state === "delivered" ? (
-              <form method="post" action={`/backoffice/callbacks/${c.id}/resend`} class="inline">
-                <Csrf viewer={v} />
-                <input type="hidden" name="back" value={back} />
-                <button type="submit" class="secondary" aria-label={`Resend ${c.status} callback`}>
-                  Resend
-                </button>
-              </form>
+              <ActionButton viewer={v} action={`/backoffice/callbacks/${c.id}/resend`} fields={{ back }} label="Resend" ariaLabel={`Resend ${c.status} callback`} kind="secondary" />
             ) : (
               <></>
             )}

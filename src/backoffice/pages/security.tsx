@@ -9,7 +9,7 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { activeSessions, revokeSession } from "../sessions";
 import { enableTotp, newRecoveryCodes, newTotpSecret, totpStep, totpUri } from "../totp";
 import { changePassword, UserError, userById } from "../users";
-import { Csrf, Notice, TableWrap, Time } from "../views/common";
+import { ActionButton, Csrf, Notice, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
 const NOTICES: Record<string, string> = {
@@ -74,13 +74,7 @@ function SecurityPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?
                   {s.id === v.session.id ? (
                     <span>this session</span>
                   ) : (
-                    <form method="post" action="/backoffice/security/sessions/end">
-                      <Csrf viewer={v} />
-                      <input type="hidden" name="id" value={s.id} />
-                      <button type="submit" class="secondary" aria-label={`End the session from ${s.ip ?? "unknown address"}`}>
-                        End
-                      </button>
-                    </form>
+                    <ActionButton viewer={v} action="/backoffice/security/sessions/end" fields={{ id: s.id }} label="End" ariaLabel={`End the session from ${s.ip ?? "unknown address"}`} kind="secondary" />
                   )}
                 </td>
               </tr>

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { listMerchants } from "../../merchants/service";
 import { action, actorOf, type BackofficeDeps, page, str, type Viewer } from "../guard";
 import { createUser, describeUser, listUsers, resetPassword, resetTotp, setUserStatus, UserError } from "../users";
-import { Csrf, Notice, StatusBadge, TableWrap } from "../views/common";
+import { ActionButton, Csrf, DataTable, Notice, StatusBadge } from "../views/common";
 import { Layout } from "../views/layout";
 
 function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: string; password: string }; notice?: string; error?: string }): string {
@@ -54,67 +54,44 @@ function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: strin
         </label>
         <button type="submit">Create user</button>
       </form>
-      <TableWrap label="Users">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Username</th>
-              <th scope="col">Role</th>
-              <th scope="col">Merchant</th>
-              <th scope="col">Status</th>
-              <th scope="col">2FA</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => (
-              <tr>
-                <td safe>{u.username}</td>
-                <td>{u.role}</td>
-                <td safe>{u.merchantUid ?? "—"}</td>
-                <td>
-                  <StatusBadge status={u.status} />
-                </td>
-                <td>{u.totp ? "on" : "off"}</td>
-                <td>
-                  {u.username === p.v.user.username ? (
-                    <span>you</span>
+      <DataTable
+        label="Users"
+        head={["Username", "Role", "Merchant", "Status", "2FA", "Actions"]}
+        rows={users}
+        row={(u) => (
+          <tr>
+            <td safe>{u.username}</td>
+            <td>{u.role}</td>
+            <td safe>{u.merchantUid ?? "—"}</td>
+            <td>
+              <StatusBadge status={u.status} />
+            </td>
+            <td>{u.totp ? "on" : "off"}</td>
+            <td>
+              {u.username === p.v.user.username ? (
+                <span>you</span>
+              ) : (
+                <div class="inline">
+                  <form method="post" action="/backoffice/users/status" class="inline">
+                    <Csrf viewer={p.v} />
+                    <input type="hidden" name="username" value={u.username} />
+                    <input type="hidden" name="status" value={u.status === "active" ? "disabled" : "active"} />
+                    <button type="submit" class="secondary" aria-label={`${u.status === "active" ? "Disable" : "Enable"} ${u.username}`}>
+                      {u.status === "active" ? "Disable" : "Enable"}
+                    </button>
+                  </form>
+                  <ActionButton viewer={p.v} action="/backoffice/users/reset-password" fields={{ username: u.username }} label="Reset password" ariaLabel={`Reset password of ${u.username}`} kind="secondary" />
+                  {u.totp ? (
+                    <ActionButton viewer={p.v} action="/backoffice/users/reset-2fa" fields={{ username: u.username }} label="Reset 2FA" ariaLabel={`Reset 2FA of ${u.username}`} kind="secondary" />
                   ) : (
-                    <div class="inline">
-                      <form method="post" action="/backoffice/users/status" class="inline">
-                        <Csrf viewer={p.v} />
-                        <input type="hidden" name="username" value={u.username} />
-                        <input type="hidden" name="status" value={u.status === "active" ? "disabled" : "active"} />
-                        <button type="submit" class="secondary" aria-label={`${u.status === "active" ? "Disable" : "Enable"} ${u.username}`}>
-                          {u.status === "active" ? "Disable" : "Enable"}
-                        </button>
-                      </form>
-                      <form method="post" action="/backoffice/users/reset-password" class="inline">
-                        <Csrf viewer={p.v} />
-                        <input type="hidden" name="username" value={u.username} />
-                        <button type="submit" class="secondary" aria-label={`Reset password of ${u.username}`}>
-                          Reset password
-                        </button>
-                      </form>
-                      {u.totp ? (
-                        <form method="post" action="/backoffice/users/reset-2fa" class="inline">
-                          <Csrf viewer={p.v} />
-                          <input type="hidden" name="username" value={u.username} />
-                          <button type="submit" class="secondary" aria-label={`Reset 2FA of ${u.username}`}>
-                            Reset 2FA
-                          </button>
-                        </form>
-                      ) : (
-                        <></>
-                      )}
-                    </div>
+                    <></>
                   )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+                </div>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </Layout>
   ) as string;
 }

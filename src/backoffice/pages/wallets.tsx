@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import { type BackofficeDeps, page, type Viewer } from "../guard";
 import { NotFound } from "../errors";
-import { StatusBadge, TableWrap, Time } from "../views/common";
+import { DataTable, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { exclusiveWallets, walletWithDeposits } from "../../payin/wallet-stats";
 import { units } from "./treasury-format";
@@ -113,54 +113,36 @@ function WalletPage(p: { d: BackofficeDeps; v: Viewer; id: string }): string {
         </dd>
       </dl>
       <h2>Recent deposits</h2>
-      <TableWrap label="Recent deposits">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Block time</th>
-              <th scope="col">Amount</th>
-              <th scope="col">From</th>
-              <th scope="col">Transaction</th>
-              <th scope="col">Order</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deposits.length === 0 ? (
-              <tr>
-                <td colspan="6">No deposits yet.</td>
-              </tr>
-            ) : (
-              deposits.map((t) => (
-                <tr>
-                  <td>
-                    <Time ms={t.blockTime} />
-                  </td>
-                  <td safe>{units(d.ctx, w.chain, w.token, t.amount)}</td>
-                  <td class="mono" safe>
-                    {t.fromAddress}
-                  </td>
-                  <td class="mono" safe>
-                    {t.txHash}
-                  </td>
-                  <td>
-                    {t.orderNo ? (
-                      <a class="mono" href={`/backoffice/orders/${t.orderNo}`} safe>
-                        {t.orderNo}
-                      </a>
-                    ) : (
-                      "—"
-                    )}
-                  </td>
-                  <td>
-                    <StatusBadge status={t.orderStatus ?? t.status} />
-                  </td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Recent deposits"
+        head={["Block time", "Amount", "From", "Transaction", "Order", "Status"]}
+        rows={deposits}
+        empty="No deposits yet."
+        row={(t) => (
+          <tr>
+            <td>
+              <Time ms={t.blockTime} />
+            </td>
+            <td safe>{units(d.ctx, w.chain, w.token, t.amount)}</td>
+            <td class="mono" safe>
+              {t.fromAddress}
+            </td>
+            <td class="mono" safe>
+              {t.txHash}
+            </td>
+            <td>
+              {t.orderNo ? (
+                <OrderLink orderNo={t.orderNo} />
+              ) : (
+                "—"
+              )}
+            </td>
+            <td>
+              <StatusBadge status={t.orderStatus ?? t.status} />
+            </td>
+          </tr>
+        )}
+      />
       <p>
         <a href={PATH}>All wallets</a>
       </p>

@@ -17,6 +17,62 @@ export function TableWrap(p: { label: string; children?: Children }): JSX.Elemen
   );
 }
 
+/** A one-button POST form, for row and page actions: the CSRF field, hidden fields, the button. */
+export function ActionButton(p: {
+  viewer: Viewer;
+  action: string;
+  fields?: Record<string, string | number>;
+  label: string;
+  /** The button's accessible name when the label alone is ambiguous (one per table row). */
+  ariaLabel?: string;
+  kind?: "secondary" | "danger";
+}): JSX.Element {
+  return (
+    <form method="post" action={p.action} class="inline">
+      <Csrf viewer={p.viewer} />
+      {Object.entries(p.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={String(value)} />
+      ))}
+      <button type="submit" class={p.kind} aria-label={p.ariaLabel} safe>
+        {p.label}
+      </button>
+    </form>
+  );
+}
+
+/**
+ * A named table region: column headers, one row per item, and one `empty` row when there is
+ * none (without `empty`, just no rows). The region label and headers are the accessible names.
+ */
+export function DataTable<T>(p: { label: string; head: readonly string[]; rows: readonly T[]; row: (r: T) => Children; empty?: string }): JSX.Element {
+  return (
+    <TableWrap label={p.label}>
+      <table>
+        <thead>
+          <tr>
+            {p.head.map((h) => (
+              <th scope="col" safe>
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {p.rows.length === 0 && p.empty !== undefined ? (
+            <tr>
+              <td colspan={String(p.head.length)} safe>
+                {p.empty}
+              </td>
+            </tr>
+          ) : (
+            p.rows.map((r) => p.row(r))
+          )}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
 export function Notice(p: { kind?: "ok" | "error"; text?: string | null }): JSX.Element {
   if (!p.text) return <></>;
   return (
@@ -33,6 +89,15 @@ export function Time({ ms }: { ms: number | null | undefined }): JSX.Element {
     <time datetime={iso} safe>
       {iso.replace("T", " ").slice(0, 19)}
     </time>
+  );
+}
+
+/** An order number linked to its timeline page. */
+export function OrderLink({ orderNo }: { orderNo: string }): JSX.Element {
+  return (
+    <a class="mono" href={`/backoffice/orders/${orderNo}`} safe>
+      {orderNo}
+    </a>
   );
 }
 

@@ -1,5 +1,6 @@
 // BNB Smart Chain: BEP20 USDT/USDC, an EVM profile (chain id 56, BNB pays gas).
 import { evmChainModule, type EvmChainProfile } from "../evm/module";
+import { DEFAULT_TOKENS } from "../tokens";
 
 export const BSC_PROFILE: EvmChainProfile = {
   chain: "BSC",
@@ -8,7 +9,9 @@ export const BSC_PROFILE: EvmChainProfile = {
   nativeSymbol: "BNB",
   uriScheme: "ethereum",
   label: { network: "BNB Smart Chain", standard: "BEP20" },
-  explorer: { name: "BscScan", tx: "https://bscscan.com/tx/{tx}" },
+  color: "#d99c00",
+  defaults: { confirmations: 3, blockTime: "450ms", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "BSC") },
+  explorer: { name: "BscScan", tx: "https://bscscan.com/tx/{tx}", address: "https://bscscan.com/address/{address}" },
 };
 
 export const bscChain = evmChainModule(BSC_PROFILE);

@@ -7,6 +7,8 @@ import type { ChainAdapter } from "../types";
 
 export interface EvmChainProfile extends EvmProfile {
   label: ChainModule["label"];
+  color: ChainModule["color"];
+  defaults: ChainModule["defaults"];
   explorer: ChainModule["explorer"];
   /** EIP-681 scheme of the payment URI ("ethereum": every EVM wallet registers it). */
   uriScheme: string;
@@ -21,6 +23,8 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
   return {
     code: p.chain,
     label: p.label,
+    color: p.color,
+    defaults: p.defaults,
     native: { symbol: p.nativeSymbol, decimals: 18 },
     explorer: p.explorer,
     address: { isValid: (s) => isEvmAddress(s), normalize: (s) => normalizeEvmAddress(s), random: () => randomEvmAddress() },
@@ -28,7 +32,8 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
     deriveKey: (seed, index) => deriveEvmKey(seed, index),
     createAdapter: ({ cfg, tokens, logger, clock }) =>
       rpcAdapter().createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger, clock }),
-    payoutOps: (ctx, adapter, locks) => (isEvmRpc(adapter) ? evmPayoutOps(ctx, adapter, locks) : undefined),
+    estimateTransferFee: async (adapter, s) => (isEvmRpc(adapter) ? { fee: await adapter.estimateTransferFee(s.from, s.to, s.token, s.amount) } : undefined),
+    payoutOps: (ctx, adapter, env) => (isEvmRpc(adapter) ? evmPayoutOps(ctx, adapter, env) : undefined),
     // EIP-681 (DESIGN 5): token contract at the chain id, recipient and base-unit amount.
     paymentUri: (token, address, amount) =>
       `${p.uriScheme}:${token.contract}@${p.chainId}/transfer?address=${address}` + (amount === null ? "" : `&uint256=${amount.toString()}`),

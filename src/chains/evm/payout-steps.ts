@@ -7,10 +7,8 @@ import type { ChainModuleCtx } from "../module";
 import { gasTopups, payoutOrders } from "../../db/schema";
 import type { EvmAdapter, EvmTxMeta } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
-import { addressById } from "../../wallet/addresses";
-import { gasTopupsFor } from "../../payout/gas-topup";
-import { type KeyedLock, type PayoutChainOps } from "../../payout/executor";
-import type { PayoutOrderRow } from "../../payout/views";
+import { gasTopupsFor } from "../common/gas-topup";
+import { sourceKey, type PayoutChainOps, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
 
 type Ctx = ChainModuleCtx;
 
@@ -34,7 +32,7 @@ async function nextNonce(ctx: Ctx, adapter: EvmAdapter, address: string): Promis
 }
 
 const gasCost = (meta: Record<string, unknown>) => BigInt(String(meta.gasLimit)) * BigInt(String(meta.gasPrice));
-export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, locks: KeyedLock): PayoutChainOps {
+export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv): PayoutChainOps {
   /** BNB the source needs for its signed but not yet broadcast payouts (this one included). */
   function gasNeeded(o: PayoutOrderRow, tx: SignedTransfer): bigint {
     const others = ctx.db
@@ -46,12 +44,11 @@ export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, locks: KeyedLock): P
     return others.reduce((s, r) => s + gasCost(JSON.parse(r.meta!)), gasCost(tx.meta));
   }
 
-  const topups = gasTopupsFor(ctx, adapter, locks, async (gas) => ({ nonce: await nextNonce(ctx, adapter, gas) }));
+  const topups = gasTopupsFor(ctx, adapter, env, async (gas) => ({ nonce: await nextNonce(ctx, adapter, gas) }));
 
   return {
     async sign(o) {
-      const a = addressById(ctx.db, o.fromAddressId)!;
-      const key = adapter.deriveKey(ctx.seed, a.derivationIndex);
+      const key = sourceKey(ctx, adapter, env, o);
       const nonce = await nextNonce(ctx, adapter, o.fromAddress);
       return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey, hint: { nonce } });
     },

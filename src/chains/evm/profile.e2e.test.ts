@@ -1,10 +1,16 @@
 // "Another EVM chain is a profile, not a copy": a test-only profile (chain id 31337, its
-// own code, labels and explorer) registered in this test alone, run on anvil through the
-// same module, adapter and product entry points BSC uses: a pay-in is seen, a payout lands.
+// own code, labels, explorer, config defaults and token) registered in this test alone, run
+// on anvil through the same module, adapter and product entry points BSC uses: a pay-in is
+// seen, a payout lands; and through HTTP, a gateway configured with a `chains.DEVNET` section
+// takes a pay-in on it, sees it paid on anvil and calls the merchant back.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { startAnvil, TOKEN_ADDRESSES, type AnvilNode } from "../../testing/anvil";
 import { watchSetOf } from "../../testing/watch-set";
+import { startTestGateway } from "../../testing/harness";
+import { startReceiver } from "../../testing/receiver";
+import { parseConfig } from "../../config/load";
+import { verifyCallback } from "../../sdk/callback";
 import { toBaseUnits } from "../../lib/money";
 import type { ChainConfig } from "../../config/schema";
 import { chainModule, registerChainModule } from "../registry";
@@ -20,6 +26,7 @@ import type { ChainCode, TokenInfo } from "../types";
 
 const SEED = mnemonicToSeedSync("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about");
 const CODE = "DEVNET" as ChainCode; // not a product chain: the registry knows it only here
+const TOKENS: TokenInfo[] = [{ chain: CODE, symbol: "USDT", contract: TOKEN_ADDRESSES.USDT, decimals: 18 }];
 const PROFILE: EvmChainProfile = {
   chain: CODE,
   name: "Devnet",
@@ -27,9 +34,10 @@ const PROFILE: EvmChainProfile = {
   nativeSymbol: "ETH",
   uriScheme: "ethereum",
   label: { network: "Devnet", standard: "ERC20" },
-  explorer: { name: "Devscan", tx: "https://devscan.example/tx/{tx}" },
+  color: "#627eea",
+  defaults: { confirmations: 2, blockTime: "1s", tokens: TOKENS },
+  explorer: { name: "Devscan", tx: "https://devscan.example/tx/{tx}", address: "https://devscan.example/address/{address}" },
 };
-const TOKENS: TokenInfo[] = [{ chain: CODE, symbol: "USDT", contract: TOKEN_ADDRESSES.USDT, decimals: 18 }];
 
 let node: AnvilNode;
 let unregister: () => void;
@@ -95,10 +103,54 @@ describe("a test-only EVM profile (chain id 31337) on anvil", () => {
     expect(await adapter.tokenBalance(src.address, "USDT")).toBe(toBaseUnits("60", 18));
   });
 
+  test("through HTTP: a gateway with a chains.DEVNET section takes a pay-in on it, sees it paid on anvil, calls back", async () => {
+    const receiver = startReceiver();
+    const gw = await startTestGateway({
+      config: {
+        chains: {
+          TRON: { enabled: false },
+          BSC: { enabled: false },
+          SOL: { enabled: false },
+          [CODE]: { mode: "rpc", rpc_urls: [node.url], poll_interval: "100ms" },
+        },
+      },
+    });
+    try {
+      // The section took the profile's defaults; the API and its OpenAPI document know the chain.
+      expect(gw.ctx.config.chains[CODE]).toMatchObject({ enabled: true, mode: "rpc", confirmations: 2 });
+      const doc = (await (await fetch(gw.url + "/openapi.json")).json()) as { components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> } };
+      expect(doc.components.schemas.PayinOrder!.properties.chainCode!.enum).toEqual(["TRON", "BSC", "SOL", CODE]);
+
+      const o = await gw.client.request<Record<string, any>>("POST", "/openapi/payin/orders", {
+        body: { chainCode: CODE, tokenSymbol: "USDT", merchantOrderNo: "DEV-1", amount: "3.5", notifyUrl: receiver.url + "/cb" },
+      });
+      expect(o).toMatchObject({ chainCode: CODE, tokenSymbol: "USDT", status: "waiting_payment" });
+      expect(isValidAddress(CODE, o.address)).toBe(true);
+      expect(o.paymentUri).toBe(`ethereum:${TOKEN_ADDRESSES.USDT}@31337/transfer?address=${o.address}&uint256=3500000000000000000`);
+      // A token this chain does not carry is refused as on any chain.
+      await expect(
+        gw.client.request("POST", "/openapi/payin/orders", { body: { chainCode: CODE, tokenSymbol: "USDC", merchantOrderNo: "DEV-2", amount: "1", notifyUrl: receiver.url + "/cb" } }),
+      ).rejects.toMatchObject({ code: 31003 });
+
+      await node.mint("USDT", o.address, toBaseUnits("3.5", 18));
+      await node.mine(1); // the second confirmation
+      const got = await receiver.waitFor((r) => r.some((x) => (JSON.parse(x.text) as { status: string }).status === "completed"), 30_000);
+      const done = got.find((x) => (JSON.parse(x.text) as { status: string }).status === "completed")!;
+      expect(verifyCallback(done.raw, done.headers, gw.merchant.apiKey)).toBe(true);
+      expect(JSON.parse(done.text)).toMatchObject({ orderNo: o.orderNo, chainCode: CODE, tokenSymbol: "USDT", paidAmount: "3.500000", confirmations: 2, status: "completed" });
+      expect(await gw.client.request<Record<string, any>>("GET", `/openapi/payin/orders/${o.orderNo}`)).toMatchObject({ status: "completed", paidAmount: "3.500000" });
+    } finally {
+      await gw.stop();
+      await receiver.stop();
+    }
+  });
+
   test("the profile is registered in this test only", () => {
     unregister();
     expect(() => chainModule(CODE)).toThrow("unknown chain");
     expect(isValidAddress(CODE, deriveKey("BSC", SEED, 0).address)).toBe(false);
+    // Without the module, its config section is an unknown key again.
+    expect(() => parseConfig({ chains: { [CODE]: { mode: "rpc" } } })).toThrow(`chains.${CODE}: unknown key`);
     unregister = registerChainModule(evmChainModule(PROFILE));
   });
 });

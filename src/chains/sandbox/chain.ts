@@ -19,7 +19,7 @@ import type {
   TxState,
   WatchSet,
 } from "../types";
-import { deriveKey, isValidAddress, normalizeAddress, randomAddress } from "../../wallet/hd";
+import { assertDerivationIndex } from "../derivation-index";
 import { chainModule } from "../registry";
 
 export interface SandboxOptions {
@@ -59,14 +59,17 @@ export class SandboxChain implements ChainAdapter {
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
 
+  // Real address rules: the chain code's own module (the sandbox of BSC derives BSC addresses).
   deriveKey(seed: Uint8Array, index: number) {
-    return deriveKey(this.chain, seed, index);
+    assertDerivationIndex(index);
+    return chainModule(this.chain).deriveKey(seed, index);
   }
   isValidAddress(address: string): boolean {
-    return isValidAddress(this.chain, address);
+    return chainModule(this.chain).address.isValid(address);
   }
   normalizeAddress(address: string): string {
-    return normalizeAddress(this.chain, address);
+    if (!this.isValidAddress(address)) throw new Error(`invalid ${String(this.chain)} address: ${JSON.stringify(address)}`);
+    return chainModule(this.chain).address.normalize(address);
   }
 
   private state() {
@@ -208,7 +211,7 @@ export class SandboxChain implements ChainAdapter {
 
   /** An incoming token transfer in a new block. */
   transfer(input: { token: TokenSymbol; to: string; amount: bigint; from?: string }): { txHash: string; blockNumber: number } {
-    const from = input.from ?? randomAddress(this.chain);
+    const from = input.from ?? chainModule(this.chain).address.random();
     const raw = JSON.stringify({ chain: this.chain, token: input.token, from, to: input.to, amount: input.amount.toString(), salt: Math.random().toString(36).slice(2) });
     const txHash = this.txHashOf(raw);
     return writeTx(this.db, (t) => {

@@ -28,7 +28,7 @@ import type {
   WatchSet,
 } from "../types";
 import { deriveSolKey, isSolAddress, normalizeSolAddress, solKeypairBytes } from "./address";
-import { assertDecimals, assertKeyFor } from "../common/adapter-parts";
+import { assertDecimals, assertKeyFor, inclusion } from "../common/adapter-parts";
 import type { Clock } from "../../lib/clock";
 import {
   RpcClient,
@@ -563,9 +563,10 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
       const s = r.value[0];
       if (!s) return height !== null && height > lastValid! ? { state: "expired" } : { state: "unknown" };
       if (s.confirmationStatus === "processed" || !s.confirmationStatus) return { state: "pending" };
-      const final = s.confirmationStatus === "finalized";
-      const confirmations = s.confirmations === null ? Math.max(opts.confirmations, 1) : s.confirmations + 1;
-      return { state: "included", blockNumber: BigInt(s.slot), success: s.err === null, final, confirmations };
+      // Confirmed or finalized: finality from the head like every chain (the finalized slot is
+      // head.final; the head is read after the status, so a slot the status saw is never ahead of it).
+      const slot = BigInt(s.slot);
+      return { state: "included", blockNumber: slot, success: s.err === null, ...inclusion(await adapter.head(), slot) };
     },
   };
   return adapter;

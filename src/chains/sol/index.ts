@@ -8,6 +8,7 @@ import { solPayoutOps } from "./payout-steps";
 import { provisionSolTokenAccounts } from "./token-accounts";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
+import { DEFAULT_TOKENS } from "../tokens";
 
 // @solana/web3.js and spl-token (~30 MB of RSS) load only when an rpc-mode SOL adapter is built.
 const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
@@ -19,19 +20,25 @@ export function solanaReference(orderNo: string): string {
   return base58.encode(createHash("sha256").update("stablegate-reference:" + orderNo).digest());
 }
 
+const SIGNATURE_FEE = 5_000n;
+
 export const solChain: ChainModule = {
   code: "SOL",
+  defaults: { confirmations: 32, blockTime: "400ms", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "SOL") },
   label: { network: "Solana", standard: "SPL" },
+  color: "linear-gradient(135deg,#9945ff,#14f195)",
   native: { symbol: "SOL", decimals: 9 },
-  explorer: { name: "Solscan", tx: "https://solscan.io/tx/{tx}" },
+  explorer: { name: "Solscan", tx: "https://solscan.io/tx/{tx}", address: "https://solscan.io/account/{address}" },
   address: { isValid: (s) => isSolAddress(s), normalize: (s) => normalizeSolAddress(s), random: () => randomSolAddress() },
   // A transaction id is its 64-byte signature.
   ids: { block: (h) => base58.encode(h), tx: (h) => base58.encode(Buffer.concat([h, createHash("sha256").update(h).digest()])) },
   deriveKey: (seed, index) => deriveSolKey(seed, index),
   createAdapter: ({ cfg, tokens, logger, clock }) => rpcAdapter().createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger, clock }),
-  payoutOps: (ctx, adapter) => (isSolRpc(adapter) ? solPayoutOps(ctx, adapter) : undefined),
+  // One signature (the gas wallet is the fee payer); rent for a new token account is extra, paid by the gas wallet.
+  estimateTransferFee: async () => ({ fee: SIGNATURE_FEE, note: "plus rent when a recipient has no USDC account yet" }),
+  payoutOps: (ctx, adapter, env) => (isSolRpc(adapter) ? solPayoutOps(ctx, adapter, env) : undefined),
   // New receiving addresses get their token account from the gas wallet.
-  jobs: (ctx, adapter) => (isSolRpc(adapter) ? [{ name: "sol-token-accounts", everyMs: 2000, run: () => provisionSolTokenAccounts(ctx, adapter) }] : []),
+  jobs: (ctx, adapter, addresses) => (isSolRpc(adapter) ? [{ name: "sol-token-accounts", everyMs: 2000, run: () => provisionSolTokenAccounts(ctx, adapter, addresses) }] : []),
   paymentUri: (token, address, amount, orderNo) => {
     const q = new URLSearchParams();
     if (amount !== null) q.set("amount", fromBaseUnits(amount, token.decimals, 0));

@@ -6,19 +6,17 @@ import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
 import type { SolAdapter, SolTxMeta } from "./adapter";
 import type { TokenSymbol } from "../types";
-import { addressById, gasWallet } from "../../wallet/addresses";
-import { RetryLater, type PayoutChainOps } from "../../payout/executor";
+import { RetryLater, sourceKey, type PayoutChainOps, type PayoutStepEnv } from "../payout-steps";
 
 type Ctx = ChainModuleCtx;
 
 const FEE_PAYER_RETRY_MS = 2_000;
 
-export function solPayoutOps(ctx: Ctx, adapter: SolAdapter): PayoutChainOps {
+export function solPayoutOps(ctx: Ctx, adapter: SolAdapter, env: PayoutStepEnv): PayoutChainOps {
   return {
     async sign(o) {
-      const a = addressById(ctx.db, o.fromAddressId)!;
-      const key = adapter.deriveKey(ctx.seed, a.derivationIndex);
-      const gas = writeTx(ctx.db, (tx) => gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
+      const key = sourceKey(ctx, adapter, env, o);
+      const gas = writeTx(ctx.db, (tx) => env.addresses.gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
       const feePayer = adapter.deriveKey(ctx.seed, gas.derivationIndex);
       return adapter.signTransfer({
         token: o.token as TokenSymbol,

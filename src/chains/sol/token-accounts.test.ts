@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { startSolFixture, type SolFixture } from "../../testing/sol-fixture";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
-import { gasWallet, findAddress } from "../../wallet/addresses";
+import { addressBook, gasWallet, findAddress } from "../../wallet/addresses";
 import type { SolAdapter } from "./adapter";
 import { provisionSolTokenAccounts, solTokenAccountOf, solTokenAccountSpend } from "./token-accounts";
 
@@ -25,7 +25,7 @@ afterAll(async () => {
   await fx?.stop();
 });
 
-const run = () => provisionSolTokenAccounts(gw.ctx, sol);
+const run = () => provisionSolTokenAccounts(gw.ctx, sol, addressBook);
 const accountExists = async (owner: string) => (await fx.conn.getAccountInfo(new PublicKey(sol.tokenAccountOf(owner, "USDC")), "confirmed")) !== null;
 let n = 0;
 const order = () =>

@@ -9,7 +9,7 @@ import { writeTx } from "../../db/client";
 import { solTokenAccounts } from "../../db/schema";
 import type { SolAdapter, SolCreateAccountsMeta } from "./adapter";
 import type { SignedTransfer } from "../types";
-import { gasWallet } from "../../wallet/addresses";
+import type { AddressBook } from "../payout-steps";
 
 type Ctx = ChainModuleCtx;
 type Row = typeof solTokenAccounts.$inferSelect;
@@ -38,7 +38,7 @@ function update(ctx: Ctx, addressId: string, fields: Partial<Row>): void {
 const stored = (r: Row): SignedTransfer => ({ txHash: r.txHash!, raw: r.signedTx!, meta: JSON.parse(r.signedMeta!) as SolCreateAccountsMeta });
 
 /** One pass: new addresses queued, unfinished rows moved on. Returns rows that reached created/existed. */
-export async function provisionSolTokenAccounts(ctx: Ctx, adapter: SolAdapter): Promise<number> {
+export async function provisionSolTokenAccounts(ctx: Ctx, adapter: SolAdapter, addresses: AddressBook): Promise<number> {
   enqueueNewAddresses(ctx);
   const rows = ctx.db
     .select()
@@ -48,7 +48,7 @@ export async function provisionSolTokenAccounts(ctx: Ctx, adapter: SolAdapter): 
     .limit(BATCH)
     .all();
   if (rows.length === 0) return 0;
-  const gas = writeTx(ctx.db, (tx) => gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
+  const gas = writeTx(ctx.db, (tx) => addresses.gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
   const feePayerKey = adapter.deriveKey(ctx.seed, gas.derivationIndex).privateKey;
   let done = 0;
   for (const row of rows) {

@@ -8,14 +8,12 @@ import type { ChainModuleCtx } from "../module";
 import { payoutOrders } from "../../db/schema";
 import type { TronAdapter } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
-import { addressById } from "../../wallet/addresses";
-import { gasTopupsFor } from "../../payout/gas-topup";
-import { storedTx, type KeyedLock, type PayoutChainOps } from "../../payout/executor";
-import type { PayoutOrderRow } from "../../payout/views";
+import { gasTopupsFor } from "../common/gas-topup";
+import { sourceKey, storedTx, type PayoutChainOps, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
 
 type Ctx = ChainModuleCtx;
 
-export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, locks: KeyedLock): PayoutChainOps {
+export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, env: PayoutStepEnv): PayoutChainOps {
   /** Sun the source needs for its signed but not yet broadcast payouts (this one included). */
   async function trxNeeded(o: PayoutOrderRow, tx: SignedTransfer): Promise<bigint> {
     const others = ctx.db
@@ -29,12 +27,11 @@ export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, locks: KeyedLock):
     return sum;
   }
 
-  const topups = gasTopupsFor(ctx, adapter, locks);
+  const topups = gasTopupsFor(ctx, adapter, env);
 
   return {
     async sign(o) {
-      const a = addressById(ctx.db, o.fromAddressId)!;
-      const key = adapter.deriveKey(ctx.seed, a.derivationIndex);
+      const key = sourceKey(ctx, adapter, env, o);
       return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey });
     },
 

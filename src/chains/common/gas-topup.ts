@@ -3,25 +3,16 @@
 // signed transaction, stored in gas_topups and committed before it is sent; one
 // already under way for the order is always finished first, never duplicated.
 import { and, desc, eq, inArray } from "drizzle-orm";
-import type { Db } from "../db/client";
-import type { Clock } from "../lib/clock";
-import type { Logger } from "../lib/logger";
-import { writeTx } from "../db/client";
-import { gasTopups } from "../db/schema";
-import type { ChainAdapter, SignedTransfer } from "../chains/types";
-import { crashPoint } from "../lib/crash";
-import { sleep } from "../lib/clock";
-import { gasWallet } from "../wallet/addresses";
-import { RetryLater, type KeyedLock } from "./executor";
-import type { PayoutOrderRow } from "./views";
+import type { ChainModuleCtx } from "../module";
+import { writeTx } from "../../db/client";
+import { gasTopups } from "../../db/schema";
+import type { ChainAdapter, SignedTransfer } from "../types";
+import { crashPoint } from "../../lib/crash";
+import { RetryLater, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
+import { sleep } from "../../lib/clock";
 
-/** What a top-up reads: storage, time, logs and the seed the gas wallet's key comes from. */
-export interface GasTopupDeps {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  seed: Uint8Array;
-}
+/** What a top-up reads: storage, time, logs and the seed the gas wallet's key comes from (what every chain's payout steps get). */
+export type GasTopupDeps = ChainModuleCtx;
 export type TopupRow = typeof gasTopups.$inferSelect;
 
 /** How long an attempt waits for its top-up to land before leaving it to the payout job. */
@@ -37,17 +28,18 @@ export const storedTopup = (t: TopupRow): SignedTransfer => ({ txHash: t.txHash,
 export function gasTopupsFor(
   ctx: GasTopupDeps,
   adapter: NativeTransferSigner,
-  locks: KeyedLock,
+  env: PayoutStepEnv,
   /** Chain-specific signing hint for the gas wallet (BSC: its next nonce). */
   hintFor: (gasAddress: string) => Promise<Record<string, unknown> | undefined> = async () => undefined,
 ) {
   const chain = adapter.chain;
+  const { locks, addresses } = env;
   const setTopup = (id: number, set: Partial<TopupRow>) =>
     ctx.db.update(gasTopups).set({ ...set, updatedAt: ctx.clock.now() }).where(eq(gasTopups.id, id)).returning().get();
 
   async function sign(o: PayoutOrderRow, amount: bigint): Promise<TopupRow> {
     const now = ctx.clock.now();
-    const gas = writeTx(ctx.db, (tx) => gasWallet(tx, adapter, ctx.seed, now));
+    const gas = writeTx(ctx.db, (tx) => addresses.gasWallet(tx, adapter, ctx.seed, now));
     return locks.run(`${chain}:${gas.address}`, async () => {
       const key = adapter.deriveKey(ctx.seed, gas.derivationIndex);
       const signed = await adapter.signNativeTransfer({ from: gas.address, to: o.fromAddress, amount, privateKey: key.privateKey, hint: await hintFor(gas.address) });

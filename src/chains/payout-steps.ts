@@ -1,0 +1,70 @@
+// The payout executor's chain-specific steps, as the chain modules implement them
+// (src/chains/<chain>/payout-steps.ts). The executor (src/payout/executor.ts) runs them;
+// what the steps need from the address book (src/wallet/) reaches them through a port, so
+// the chain layer imports neither payout/ nor wallet/.
+import type { DbOrTx } from "../db/client";
+import type { payoutOrders } from "../db/schema";
+import type { ChainAdapter, DerivedKey, SignedTransfer } from "./types";
+
+export type PayoutOrderRow = typeof payoutOrders.$inferSelect;
+
+/** Chain-specific steps (BSC: nonces and gas top-ups); the default signs with the source's HD key. */
+export interface PayoutChainOps {
+  /** Runs under the source address's lock; the executor stores the result before releasing it. */
+  sign(order: PayoutOrderRow): Promise<SignedTransfer>;
+  /** Before the first broadcast of a stored transaction (e.g. fund its gas). Throw to stop this attempt. */
+  beforeBroadcast?(order: PayoutOrderRow, tx: SignedTransfer): Promise<void>;
+}
+
+/** An error that clears by itself: the order stays submitted and the job retries it after `retryAfterMs`. */
+export class RetryLater extends Error {
+  constructor(message: string, readonly retryAfterMs: number) {
+    super(message);
+  }
+}
+
+/** Serialises async work per key (an address: nonce allocation and storing must not interleave). */
+export class KeyedLock {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => {});
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return next;
+  }
+}
+
+/** The signed transaction stored on a payout order. */
+export function storedTx(o: PayoutOrderRow): SignedTransfer {
+  return { txHash: o.txHash!, raw: o.signedTx!, meta: o.signedMeta ? (JSON.parse(o.signedMeta) as Record<string, unknown>) : {} };
+}
+
+/** A gateway address as the steps need it: where it is and which HD index holds its key. */
+export interface KeyedAddress {
+  address: string;
+  derivationIndex: number;
+}
+
+/** The port to the gateway's address book (src/wallet/addresses.ts `addressBook` implements it). */
+export interface AddressBook {
+  byId(db: DbOrTx, id: string): KeyedAddress | undefined;
+  /** The chain's gas wallet (index 0), created on first use. */
+  gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, now: number): KeyedAddress;
+}
+
+/** What the composition root hands a chain's payout steps. */
+export interface PayoutStepEnv {
+  locks: KeyedLock;
+  addresses: AddressBook;
+}
+
+/** The HD key of a payout's source address (every chain's steps sign with it). */
+export function sourceKey(ctx: { db: DbOrTx; seed: Uint8Array }, adapter: ChainAdapter, env: PayoutStepEnv, o: PayoutOrderRow): DerivedKey {
+  const a = env.addresses.byId(ctx.db, o.fromAddressId);
+  if (!a) throw new Error(`payout ${o.orderNo}: source ${o.fromAddressId} is not a gateway address`);
+  return adapter.deriveKey(ctx.seed, a.derivationIndex);
+}
