@@ -3,7 +3,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./anvil";
+import { freePort } from "./wait";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const BUN = process.execPath;
