@@ -83,83 +83,90 @@ const CASES: CrashCase[] = [
   },
 ];
 
-afterAll(disposeCrashGateways);
+// The chains' cases run at once: each waits mostly on child processes and block times.
+const fixtures = new Map<string, ChainFixture>();
+const stops: Array<() => void> = [];
+beforeAll(async () => {
+  await Promise.all(
+    CASES.map(async (k) => {
+      const fx = await k.start();
+      fixtures.set(k.chain, fx);
+      stops.push(fx.autoAdvance(k.blockMs));
+    }),
+  );
+});
+afterAll(async () => {
+  for (const stop of stops) stop();
+  await disposeCrashGateways();
+  for (const fx of fixtures.values()) await fx.stop();
+});
 
-for (const k of CASES) {
-  describe(`${k.chain} payout crash safety`, () => {
-    let fx: ChainFixture;
-    let stopBlocks = () => {};
-    beforeAll(async () => {
-      fx = await k.start();
-      stopBlocks = fx.autoAdvance(k.blockMs);
-    });
-    afterAll(async () => {
-      stopBlocks();
-      await disposeCrashGateways();
-      await fx?.stop();
-    });
-    const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
+const ROWS = CASES.flatMap((k) => k.points.map(([point, sourceHasNative]) => [k.chain, point, sourceHasNative, k] as const));
 
-    test.each(k.points)(
-      "killed at %s, restarted: sent exactly once",
-      async (point, sourceHasNative) => {
-        const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-crash`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
-        const { client } = c;
-        const gasRow = () => c.query<{ address: string }>("SELECT address FROM addresses WHERE chain = ? AND kind = 'gas'", fx.chain)[0]?.address ?? null;
+describe("payout crash safety on every chain", () => {
+  test.concurrent.each(ROWS)(
+    "%s: killed at %s, restarted: sent exactly once",
+    async (_chain, point, sourceHasNative, k) => {
+      const fx = fixtures.get(k.chain)!;
+      const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
+      const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-crash`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
+      const { client } = c;
+      const gasRow = () => c.query<{ address: string }>("SELECT address FROM addresses WHERE chain = ? AND kind = 'gas'", fx.chain)[0]?.address ?? null;
 
-        let g = await c.start(point);
-        const bindKey = `crash-${point}`;
-        const binding = { chainCode: fx.chain, tokenSymbol: fx.token };
-        const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey } });
-        if (k.settleMs) await Bun.sleep(k.settleMs);
-        await fx.pay(b.address, units(50n));
-        if (sourceHasNative) await fx.sendNative(b.address, k.sourceNative);
-        await eventually(
-          async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
-          15_000,
-          "the deposit completed",
-        );
-        let gas: string | null = null;
-        if (k.gasPaysFees) {
-          // The gas wallet (index 0) pays the fees: the operator funds it (`wallet gas` shows it).
-          const shown = c.cli("wallet", "gas", "--json");
-          expect(shown.code).toBe(0);
-          gas = (JSON.parse(shown.stdout) as Array<{ chainCode: string; address: string }>).find((r) => r.chainCode === fx.chain)!.address;
-          await fx.sendNative(gas, k.gasFunding);
-        }
-        const [to] = fx.receivers(1, point);
-        const body = { ...binding, fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: `${k.chain}-CRASH-1`, notifyUrl: "https://shop.example/po" };
-        expect(await client.request("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
-        await g.proc.exited;
-        expect(g.proc.signalCode).toBe("SIGKILL");
-        expect(await fx.tokenBalance(to!)).toBe(0n);
+      let g = await c.start(point);
+      const bindKey = `crash-${point}`;
+      const binding = { chainCode: fx.chain, tokenSymbol: fx.token };
+      const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey } });
+      if (k.settleMs) await Bun.sleep(k.settleMs);
+      await fx.pay(b.address, units(50n));
+      if (sourceHasNative) await fx.sendNative(b.address, k.sourceNative);
+      await eventually(
+        async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
+        20_000,
+        "the deposit completed",
+        50,
+      );
+      let gas: string | null = null;
+      if (k.gasPaysFees) {
+        // The gas wallet (index 0) pays the fees: the operator funds it (`wallet gas` shows it).
+        const shown = c.cli("wallet", "gas", "--json");
+        expect(shown.code).toBe(0);
+        gas = (JSON.parse(shown.stdout) as Array<{ chainCode: string; address: string }>).find((r) => r.chainCode === fx.chain)!.address;
+        await fx.sendNative(gas, k.gasFunding);
+      }
+      const [to] = fx.receivers(1, point);
+      const body = { ...binding, fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: `${k.chain}-CRASH-1`, notifyUrl: "https://shop.example/po" };
+      expect(await client.request("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
+      await g.proc.exited;
+      expect(g.proc.signalCode).toBe("SIGKILL");
+      expect(await fx.tokenBalance(to!)).toBe(0n);
 
-        if (!sourceHasNative && !k.gasPaysFees) {
-          // The top-up was signed and stored, then the process died: fund the gas wallet now.
-          gas = gasRow();
-          expect(gas).not.toBeNull();
-          await fx.sendNative(gas!, k.gasFunding);
-        }
-        g = await c.start();
-        const first = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
-        const o = await eventually(
-          async () => {
-            const x = await client.request<Obj>("GET", `/openapi/payout/orders/${first.orderNo}`);
-            return x.status === "confirmed" || x.status === "failed" ? x : null;
-          },
-          20_000,
-          "the payout settled",
-        );
-        expect(o).toMatchObject({ status: "confirmed", fromAddress: b.address });
-        expect(await g.kill("SIGTERM")).toBe(0);
+      if (!sourceHasNative && !k.gasPaysFees) {
+        // The top-up was signed and stored, then the process died: fund the gas wallet now.
+        gas = gasRow();
+        expect(gas).not.toBeNull();
+        await fx.sendNative(gas!, k.gasFunding);
+      }
+      g = await c.start();
+      const first = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
+      const o = await eventually(
+        async () => {
+          const x = await client.request<Obj>("GET", `/openapi/payout/orders/${first.orderNo}`);
+          return x.status === "confirmed" || x.status === "failed" ? x : null;
+        },
+        20_000,
+        "the payout settled",
+        50,
+      );
+      expect(o).toMatchObject({ status: "confirmed", fromAddress: b.address });
+      expect(await g.kill("SIGTERM")).toBe(0);
 
-        expect(await fx.tokenBalance(to!)).toBe(units(20n));
-        expect(await fx.tokenBalance(b.address)).toBe(units(30n));
-        expect(await fx.sentBy(b.address)).toBe(1);
-        if (gas) expect(await fx.sentBy(gas)).toBe(1);
-        await k.after?.(fx, { source: b.address, gas: gas! });
-      },
-      60_000,
-    );
-  });
-}
+      expect(await fx.tokenBalance(to!)).toBe(units(20n));
+      expect(await fx.tokenBalance(b.address)).toBe(units(30n));
+      expect(await fx.sentBy(b.address)).toBe(1);
+      if (gas) expect(await fx.sentBy(gas)).toBe(1);
+      await k.after?.(fx, { source: b.address, gas: gas! });
+    },
+    60_000,
+  );
+});

@@ -23,8 +23,9 @@ function peek(c: CrashGateway, from: string) {
   return { status: o!.status, signed: o!.signedTx !== null, sent };
 }
 
+// The points run at once: each has its own child gateway, database and sandbox chain.
 describe("a payout survives a crash at every step and is sent exactly once", () => {
-  test.each(["payout:before-sign", "payout:after-sign-commit", "payout:after-broadcast", "payout:after-confirm-seen"])("killed at %s", async (point) => {
+  test.concurrent.each(["payout:before-sign", "payout:after-sign-commit", "payout:after-broadcast", "payout:after-confirm-seen"])("killed at %s", async (point) => {
     const c = await crashGateway({ toml: SANDBOX_TRON_ONLY, merchantName: "crash" });
     const { client, s } = c;
     const sb = sandboxClient(s.url);

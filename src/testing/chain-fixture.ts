@@ -70,6 +70,13 @@ export async function startBscChain(): Promise<BscChainFixture> {
   await node.mint("USDT", node.devAddress, 1_000_000_000n * E18);
   await node.mint("USDC", node.devAddress, 1_000_000_000n * E18);
   const nativeBalance = async (a: string) => BigInt(await node.rpc<string>("eth_getBalance", [a, "latest"]));
+  // Payments come from the one dev account: one at a time, so concurrent tests never share a nonce.
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = turn.then(fn, fn);
+    turn = run.catch(() => {});
+    return run;
+  };
   return {
     raw,
     chain: "BSC",
@@ -81,7 +88,7 @@ export async function startBscChain(): Promise<BscChainFixture> {
     rpcUrls: [proxy.url],
     nodeUrl: node.url,
     gatewayConfig: (confirmations) => ({ mode: "rpc", rpc_urls: [proxy.url], confirmations }),
-    pay: async (to, amount, token = "USDT") => (await node.transfer(token as "USDT" | "USDC", to, amount)).hash,
+    pay: (to, amount, token = "USDT") => inTurn(async () => (await node.transfer(token as "USDT" | "USDC", to, amount)).hash),
     sendNative: async (to, amount) => node.setBalance(to, (await nativeBalance(to)) + amount),
     setNative: (a, amount) => node.setBalance(a, amount),
     nativeBalance,

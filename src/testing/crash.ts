@@ -5,7 +5,11 @@ import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import type { ChainCode } from "../chains/types";
 import { StablegateClient } from "../sdk/client";
-import { rpcChainSetup, runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
+import { openStore } from "../app/context";
+import { CLI_ACTOR } from "../audit/log";
+import { loadConfig } from "../config/load";
+import { createMerchant } from "../merchants/service";
+import { rpcChainToml, runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
 
 /** Sandbox TRON only, 2 confirmations, no block time: what the sandbox crash tests run on. */
 export const SANDBOX_TRON_ONLY = `[log]
@@ -40,18 +44,8 @@ const live: Array<() => Promise<unknown> | unknown> = [];
 
 /** A temp setup (sandbox `toml`, or one chain in rpc mode) with a merchant made by the CLI. */
 export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGateway> {
-  let s: TempSetup;
-  let merchantUid: string;
-  let apiKey: string;
-  if ("rpc" in opts) {
-    const r = await rpcChainSetup(opts.rpc.chain, opts.rpc.url, { confirmations: opts.rpc.confirmations, pollInterval: opts.rpc.pollInterval, merchantName: opts.merchantName });
-    ({ s, merchantUid, apiKey } = r);
-  } else {
-    s = await tempSetup(opts.toml);
-    const made = runCli(["merchant", "create", "--name", opts.merchantName, "--json", "--config", s.configPath], s.env);
-    if (made.code !== 0) throw new Error(`merchant create failed: ${made.stderr}`);
-    ({ merchantUid, apiKey } = JSON.parse(made.stdout) as { merchantUid: string; apiKey: string });
-  }
+  const s = await tempSetup("rpc" in opts ? rpcChainToml(opts.rpc.chain, opts.rpc.url, opts.rpc) : opts.toml);
+  const { merchantUid, apiKey } = createMerchantAsCli(s, opts.merchantName);
   live.push(() => rmSync(s.dir, { recursive: true, force: true }));
   return {
     s,
@@ -73,6 +67,20 @@ export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGate
       }
     },
   };
+}
+
+/**
+ * What `merchant create` does, in this process: the same config, store and service, without
+ * paying for a CLI process start per crash test (the suites test crashes, not the CLI).
+ */
+function createMerchantAsCli(s: TempSetup, name: string): { merchantUid: string; apiKey: string } {
+  const { db, cipher } = openStore(loadConfig(s.configPath), s.env);
+  try {
+    const { merchant, apiKey } = createMerchant({ db, cipher, now: () => Date.now() }, { name }, CLI_ACTOR);
+    return { merchantUid: merchant.uid, apiKey };
+  } finally {
+    db.$client.close();
+  }
 }
 
 /** Kills what crashGateway() started and removes its folders (newest first); for afterAll. */
