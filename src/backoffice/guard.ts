@@ -5,7 +5,7 @@
 // return JSX (a string) or a Response.
 import type { AppContext } from "../app/context";
 import type { ChainState } from "../ops/chain-status";
-import { peerOf } from "../lib/client-ip";
+import { clientIpResolver } from "../lib/client-ip";
 import { parseDuration } from "../lib/duration";
 import { timingSafeEqual } from "node:crypto";
 import { loadSession, needsReauth, reauthenticate, type SessionPolicy, type SessionRow } from "./sessions";
@@ -29,6 +29,8 @@ export interface BackofficeDeps {
   kick(): void;
   /** Each chain's head, scan position, RPC endpoints and gas wallet, as the watchers and ops jobs last saw them. */
   chainStates(): ChainState[];
+  /** The client address (X-Forwarded-For believed only from server.trusted_proxies): audit entries, login throttling. */
+  clientIp(request: Request): string | null;
 }
 
 export function backofficeDeps(ctx: AppContext, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
@@ -39,6 +41,7 @@ export function backofficeDeps(ctx: AppContext, kick: () => void, chainStates: (
     policy: { idleMs: parseDuration(ctx.config.backoffice.session_idle), maxMs: parseDuration(ctx.config.backoffice.session_max) },
     secureCookies: ctx.publicUrl.startsWith("https://"),
     kick,
+    clientIp: clientIpResolver(ctx.config.server.trusted_proxies),
   };
 }
 
@@ -130,7 +133,7 @@ function viewerOf(d: BackofficeDeps, request: Request): Viewer | null {
     session: s.session,
     role: s.user.role,
     merchantId: s.user.role === "operator" ? null : s.user.merchantId,
-    ip: peerOf(request),
+    ip: d.clientIp(request),
     csrf: s.session.csrfToken,
     totp: userTotpSecret(d.users, s.user) !== null,
   };

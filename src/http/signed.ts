@@ -5,12 +5,12 @@ import type { RateLimiter } from "../auth/rate-limit";
 import { groupCommit } from "../db/group-commit";
 import { AppError } from "../errors";
 import { failure, json } from "./respond";
-import { buildBlockList, clientAddress, peerOf } from "../lib/client-ip";
+import { clientIpResolver } from "../lib/client-ip";
 
 export type SignedHandler = (auth: Authenticated) => unknown | Promise<unknown>;
 
 export function authDeps(ctx: AppContext, rateLimiter?: RateLimiter): AuthDeps {
-  const trusted = ctx.config.server.trusted_proxies.length ? buildBlockList(ctx.config.server.trusted_proxies) : null;
+  const clientIp = clientIpResolver(ctx.config.server.trusted_proxies);
   return {
     db: ctx.db,
     cipher: ctx.cipher,
@@ -18,7 +18,7 @@ export function authDeps(ctx: AppContext, rateLimiter?: RateLimiter): AuthDeps {
     toleranceMs: ctx.ms.timestampTolerance,
     maxBodyBytes: ctx.config.server.max_body_bytes,
     rateLimiter,
-    clientIp: (req) => clientAddress(peerOf(req) ?? undefined, req.headers.get("x-forwarded-for"), trusted),
+    clientIp: (req) => clientIp(req) ?? undefined,
   };
 }
 
