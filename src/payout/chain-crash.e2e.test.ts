@@ -122,7 +122,7 @@ describe("payout crash safety on every chain", () => {
       if (sourceHasNative) await fx.sendNative(b.address, k.sourceNative);
       await eventually(
         async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
-        20_000,
+        40_000,
         "the deposit completed",
         50,
       );
@@ -154,7 +154,7 @@ describe("payout crash safety on every chain", () => {
           const x = await client.request<Obj>("GET", `/openapi/payout/orders/${first.orderNo}`);
           return x.status === "confirmed" || x.status === "failed" ? x : null;
         },
-        20_000,
+        40_000,
         "the payout settled",
         50,
       );
@@ -167,6 +167,6 @@ describe("payout crash safety on every chain", () => {
       if (gas) expect(await fx.sentBy(gas)).toBe(1);
       await k.after?.(fx, { source: b.address, gas: gas! });
     },
-    60_000,
+    120_000, // they share two cores with everything else: generous, as each waits on child processes
   );
 });
