@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { startBscChain, startSolChain, startTronChain, type ChainFixture, type SolChainFixture } from "../testing/chain-fixture";
-import { crashGateway, disposeCrashGateways } from "../testing/crash";
+import { crashGateway, disposeCrashGateways, type CrashGateway } from "../testing/crash";
 import { USDC_MINT } from "../testing/solana-rpc";
 import { eventually } from "../testing/wait";
 
@@ -27,8 +27,12 @@ interface CrashCase {
   gasFunding: bigint;
   /** The watcher's cursor must pass the binding's creation before the deposit lands. */
   settleMs?: number;
+  /** Transactions the gas wallet signs in the case (default 1: the top-up, or the fee of the payout). */
+  gasTxs?: number;
+  /** Waits for what the chain's gateway does on its own once a receiving address exists. */
+  afterBinding?(c: CrashGateway, address: string): Promise<void>;
   /** Chain-specific checks once the payout confirmed. */
-  after?(fx: ChainFixture, at: { source: string; gas: string }): Promise<void>;
+  after?(fx: ChainFixture, at: { source: string; gas: string; c: CrashGateway }): Promise<void>;
 }
 
 const CASES: CrashCase[] = [
@@ -72,13 +76,28 @@ const CASES: CrashCase[] = [
     sourceNative: 0n,
     gasPaysFees: true,
     gasFunding: 1_000_000_000n,
-    async after(fx, { source, gas }) {
+    // The gas wallet signs two: the source's token account (the token-accounts job gives every
+    // receiving address one up front) and the payout. Waiting for the first to land before the
+    // deposit fixes the order; otherwise the job's run could fall before or after the payer's
+    // idempotent create, and what the gas wallet pays would vary.
+    gasTxs: 2,
+    async afterBinding(c, address) {
+      await eventually(
+        () => c.query<{ status: string }>("SELECT s.status FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", address)[0]?.status.match(/^(broadcasted|created)$/),
+        20_000,
+        "the source's token account created by the gas wallet",
+        50,
+      );
+    },
+    async after(fx, { source, gas, c }) {
       const sol = (fx as SolChainFixture).raw;
-      // Exactly two transactions touched the source's token account: the deposit and the payout.
+      // The source's token account: created by the gas wallet, paid into once, paid out of exactly once.
       const ata = getAssociatedTokenAddressSync(new PublicKey(USDC_MINT), new PublicKey(source), true);
-      expect(await sol.conn.getSignaturesForAddress(ata, { limit: 100 }, "confirmed")).toHaveLength(2);
-      // The gas wallet paid one fee and the recipient's token-account rent.
-      expect(sol.node.lamports(gas)).toBe(1_000_000_000n - 10_000n - 2_039_280n);
+      expect(await sol.conn.getSignaturesForAddress(ata, { limit: 100 }, "confirmed")).toHaveLength(3);
+      const [created] = c.query<{ meta: string }>("SELECT s.signed_meta AS meta FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", source);
+      const account = JSON.parse(created!.meta) as { rentLamports: string; feeLamports: string };
+      // The gas wallet paid that account, then one payout fee and the recipient's token-account rent.
+      expect(sol.node.lamports(gas)).toBe(1_000_000_000n - BigInt(account.rentLamports) - BigInt(account.feeLamports) - 10_000n - 2_039_280n);
     },
   },
 ];
@@ -114,18 +133,6 @@ describe("payout crash safety on every chain", () => {
       const gasRow = () => c.query<{ address: string }>("SELECT address FROM addresses WHERE chain = ? AND kind = 'gas'", fx.chain)[0]?.address ?? null;
 
       let g = await c.start(point);
-      const bindKey = `crash-${point}`;
-      const binding = { chainCode: fx.chain, tokenSymbol: fx.token };
-      const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey } });
-      if (k.settleMs) await Bun.sleep(k.settleMs);
-      await fx.pay(b.address, units(50n));
-      if (sourceHasNative) await fx.sendNative(b.address, k.sourceNative);
-      await eventually(
-        async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
-        40_000,
-        "the deposit completed",
-        50,
-      );
       let gas: string | null = null;
       if (k.gasPaysFees) {
         // The gas wallet (index 0) pays the fees: the operator funds it (`wallet gas` shows it).
@@ -134,6 +141,19 @@ describe("payout crash safety on every chain", () => {
         gas = (JSON.parse(shown.stdout) as Array<{ chainCode: string; address: string }>).find((r) => r.chainCode === fx.chain)!.address;
         await fx.sendNative(gas, k.gasFunding);
       }
+      const bindKey = `crash-${point}`;
+      const binding = { chainCode: fx.chain, tokenSymbol: fx.token };
+      const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey } });
+      if (k.settleMs) await Bun.sleep(k.settleMs);
+      await k.afterBinding?.(c, b.address);
+      await fx.pay(b.address, units(50n));
+      if (sourceHasNative) await fx.sendNative(b.address, k.sourceNative);
+      await eventually(
+        async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
+        40_000,
+        "the deposit completed",
+        50,
+      );
       const [to] = fx.receivers(1, point);
       const body = { ...binding, fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: `${k.chain}-CRASH-1`, notifyUrl: "https://shop.example/po" };
       expect(await client.request("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
@@ -164,8 +184,8 @@ describe("payout crash safety on every chain", () => {
       expect(await fx.tokenBalance(to!)).toBe(units(20n));
       expect(await fx.tokenBalance(b.address)).toBe(units(30n));
       expect(await fx.sentBy(b.address)).toBe(1);
-      if (gas) expect(await fx.sentBy(gas)).toBe(1);
-      await k.after?.(fx, { source: b.address, gas: gas! });
+      if (gas) expect(await fx.sentBy(gas)).toBe(k.gasTxs ?? 1);
+      await k.after?.(fx, { source: b.address, gas: gas!, c });
     },
     120_000, // they share two cores with everything else: generous, as each waits on child processes
   );
