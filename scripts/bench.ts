@@ -70,6 +70,18 @@ const rss = (pid: number) => {
   }
 };
 
+/** The highest RSS of `pid` seen while sampling (every `everyMs`): DESIGN 11 says "under that load", not after it. */
+function rssPeak(pid: number, everyMs = 100): { stop(): number } {
+  let max = rss(pid);
+  const t = setInterval(() => (max = Math.max(max, rss(pid))), everyMs);
+  return {
+    stop() {
+      clearInterval(t);
+      return Math.max(max, rss(pid));
+    },
+  };
+}
+
 const line = (label: string, r: LoadResult) =>
   `  ${label.padEnd(34)} ${f(r.rps).padStart(8)} req/s  p50 ${f(r.p50).padStart(6)} ms  p99 ${f(r.p99).padStart(6)} ms  errors ${r.errors}`;
 
@@ -98,6 +110,8 @@ async function benchRequests() {
     const cold = performance.now() - t0;
     const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
     const orderNos: string[] = [];
+    const idleRss = rss(gw.proc.pid);
+    const peak = rssPeak(gw.proc.pid);
     const create = await load(REQUESTS, CLIENTS, async (i) => {
       const o = await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: createBody(i) });
       orderNos.push(o.orderNo);
@@ -106,8 +120,10 @@ async function benchRequests() {
       await client.request("GET", `/openapi/payin/orders/${orderNos[i % orderNos.length]}`);
     });
     const gwRss = rss(gw.proc.pid);
+    const peakRss = peak.stop();
     await gw.kill("SIGTERM");
 
+    let floorRss = NaN; // what Bun + bun:sqlite alone hold after the same load
     const floor = async (mode: "full" | "schema" | "get") => {
       const port = await freePort();
       const base = Bun.spawn([BUN, join(ROOT, "scripts/bench-baseline.ts"), String(port), join(s.dir, `floor-${mode}.db`), apiKey, merchantUid, mode], { stdout: "ignore", stderr: "inherit" });
@@ -118,7 +134,7 @@ async function benchRequests() {
           } catch {}
           await Bun.sleep(30);
         }
-        return await load(REQUESTS, CLIENTS, async (i) => {
+        const r = await load(REQUESTS, CLIENTS, async (i) => {
           const method = mode === "get" ? "GET" : "POST";
           const path = mode === "get" ? `/openapi/payin/orders/G${i % 5000}` : "/openapi/payin/orders";
           const cb = mode === "get" ? "" : canonicalBody(createBody(i));
@@ -133,6 +149,8 @@ async function benchRequests() {
           if (!r.ok) throw new Error(String(r.status));
           await r.arrayBuffer();
         });
+        if (mode === "full") floorRss = rss(base.pid);
+        return r;
       } finally {
         base.kill();
         await base.exited;
@@ -151,7 +169,7 @@ async function benchRequests() {
     console.log(line("signed GET: read+nonce floor", getFloor));
     console.log(`  signed GET ratio: ${(get.rps / getFloor.rps).toFixed(2)}x its floor (target >= 1.0)`);
     console.log(`  cold start to healthy /healthz: ${f(cold)} ms (target < 1000 ms, includes bun start-up)`);
-    console.log(`  gateway RSS after the load: ${f(gwRss)} MB (target < 150 MB)`);
+    console.log(`  gateway RSS under the load: peak ${f(peakRss)} MB (sampled every 100 ms; target < 150 MB), ${f(gwRss)} MB as the load ends, ${f(idleRss)} MB right after start; the bare FULL floor process: ${f(floorRss)} MB as its load ends`);
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }

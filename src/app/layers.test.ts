@@ -1,6 +1,8 @@
 // Layering rules, read from the import statements themselves:
 // - only the HTTP layer (src/http/) and the composition root (src/app/) import src/http/;
-// - the domain folders form no import cycle at folder level.
+// - the domain folders form no import cycle at folder level;
+// - services declare the narrow dependencies they use: src/app/ (the composition root, app/context.ts)
+//   is imported only by the entry points (main.ts, the CLI, test harnesses) and tests.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -17,13 +19,15 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-/** Relative import specifiers of a file (static imports, re-exports and dynamic imports). */
+/** Relative import specifiers of a file (static imports, re-exports, dynamic imports and require). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
   const specs: string[] = [];
   for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;'"]*?from\s*["'](\.[^"']*)["']/g)) specs.push(m[1]!);
   for (const m of text.matchAll(/(?:^|\n)\s*import\s*["'](\.[^"']*)["']/g)) specs.push(m[1]!);
   for (const m of text.matchAll(/import\(\s*["'](\.[^"']*)["']\s*\)/g)) specs.push(m[1]!);
+  // Lazily loaded modules (a chain's rpc adapter, src/chains/*/index.ts) are edges too.
+  for (const m of text.matchAll(/\brequire\(\s*["'](\.[^"']*)["']\s*\)/g)) specs.push(m[1]!);
   return specs;
 }
 
@@ -74,6 +78,13 @@ describe("layers", () => {
   test("the watcher knows transfers, not pay-ins: nothing in src/watcher/ (tests aside) imports src/payin/", () => {
     const offenders = edges
       .filter((e) => folderOf(e.from) === "watcher" && !/\.test\.tsx?$/.test(e.from) && folderOf(e.to) === "payin")
+      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
+    expect(offenders).toEqual([]);
+  });
+
+  test("only the entry points (src/main.ts, src/cli/, src/testing/; tests aside) import src/app/: services take narrow deps, not the app context", () => {
+    const offenders = edges
+      .filter((e) => !["app", "cli", "testing"].includes(folderOf(e.from)) && relative(SRC, e.from) !== "main.ts" && !/\.test\.tsx?$/.test(e.from) && folderOf(e.to) === "app")
       .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
     expect(offenders).toEqual([]);
   });

@@ -3,8 +3,12 @@
 // checks the CSRF token (403, nothing changes without it) and, for money and
 // key actions, a recent re-authentication. Handlers receive a Viewer and
 // return JSX (a string) or a Response.
-import type { AppContext } from "../app/context";
-import type { ChainState } from "../ops/chain-status";
+import type { Config } from "../config/schema";
+import type { Cipher } from "../secrets/cipher";
+import type { PayinCtx } from "../payin/service";
+import type { PayoutCtx } from "../payout/service";
+import type { ChainState, Watchers } from "../ops/chain-status";
+import type { GasMonitor } from "../ops/gas";
 import { clientIpResolver } from "../lib/client-ip";
 import { parseDuration } from "../lib/duration";
 import { timingSafeEqual } from "node:crypto";
@@ -19,9 +23,28 @@ export const SESSION_COOKIE = "sg_session";
 export const PRE_CSRF_COOKIE = "sg_csrf";
 export const BASE = "/backoffice";
 
+/**
+ * What the back office's pages read from the gateway: the services' dependencies (the pages call
+ * the pay-in, payout and treasury services), secrets for users' TOTP and keys, and its config.
+ */
+export type BackofficeCtx = PayinCtx &
+  PayoutCtx & {
+    cipher: Cipher;
+    publicUrl: string;
+    config: Pick<Config, "auth" | "backoffice" | "server">;
+    ms: { rotationGrace: number };
+  };
+
+/** What the back office reads of the running gateway: chain states (watchers, gas) and the callback wake-up. */
+export interface BackofficeRuntime {
+  watchers: Watchers;
+  ops: { gas: GasMonitor };
+  kick(): void;
+}
+
 /** Everything the back office needs, built once per gateway. */
 export interface BackofficeDeps {
-  ctx: AppContext;
+  ctx: BackofficeCtx;
   users: UserDeps;
   policy: SessionPolicy;
   secureCookies: boolean;
@@ -33,7 +56,7 @@ export interface BackofficeDeps {
   clientIp(request: Request): string | null;
 }
 
-export function backofficeDeps(ctx: AppContext, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
+export function backofficeDeps(ctx: BackofficeCtx, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
   return {
     ctx,
     chainStates,
