@@ -136,7 +136,7 @@ describe("payout crash safety on every chain", () => {
       let gas: string | null = null;
       if (k.gasPaysFees) {
         // The gas wallet (index 0) pays the fees: the operator funds it (`wallet gas` shows it).
-        const shown = c.cli("wallet", "gas", "--json");
+        const shown = await c.cli("wallet", "gas", "--json");
         expect(shown.code).toBe(0);
         gas = (JSON.parse(shown.stdout) as Array<{ chainCode: string; address: string }>).find((r) => r.chainCode === fx.chain)!.address;
         await fx.sendNative(gas, k.gasFunding);

@@ -3,13 +3,10 @@
 // (src/lib/crash.ts), restarted without it, and read back through its SQLite file.
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import type { ChainCode } from "../chains/types";
 import { StablegateClient } from "../sdk/client";
-import { openStore } from "../app/context";
-import { CLI_ACTOR } from "../audit/log";
-import { loadConfig } from "../config/load";
-import { createMerchant } from "../merchants/service";
-import { rpcChainToml, runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
+import { BUN, ROOT, rpcChainToml, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
 
 /** Sandbox TRON only, 2 confirmations, no block time: what the sandbox crash tests run on. */
 export const SANDBOX_TRON_ONLY = `[log]
@@ -30,8 +27,8 @@ export interface CrashGateway {
   client: StablegateClient;
   /** Starts `serve`; with `crashAt` it kills itself (SIGKILL) when it reaches that point. */
   start(crashAt?: string): Promise<GatewayProcess>;
-  /** Runs the CLI on this config. */
-  cli(...args: string[]): ReturnType<typeof runCli>;
+  /** Runs the CLI on this config (spawned: the nodes and other cases in this process keep running). */
+  cli(...args: string[]): Promise<CliResult>;
   /** A read-only query on the gateway's database. */
   query<T>(sql: string, ...args: Array<string | number>): T[];
 }
@@ -45,7 +42,7 @@ const live: Array<() => Promise<unknown> | unknown> = [];
 /** A temp setup (sandbox `toml`, or one chain in rpc mode) with a merchant made by the CLI. */
 export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGateway> {
   const s = await tempSetup("rpc" in opts ? rpcChainToml(opts.rpc.chain, opts.rpc.url, opts.rpc) : opts.toml);
-  const { merchantUid, apiKey } = createMerchantAsCli(s, opts.merchantName);
+  const { merchantUid, apiKey } = await createMerchantByCli(s, opts.merchantName);
   live.push(() => rmSync(s.dir, { recursive: true, force: true }));
   return {
     s,
@@ -57,7 +54,7 @@ export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGate
       live.push(() => (g.proc.exitCode === null && g.proc.signalCode === null ? g.kill("SIGKILL") : undefined));
       return g;
     },
-    cli: (...args) => runCli([...args, "--config", s.configPath], s.env),
+    cli: (...args) => cli([...args, "--config", s.configPath], s.env),
     query<T>(sql: string, ...args: Array<string | number>): T[] {
       const db = new Database(s.dbPath, { readonly: true });
       try {
@@ -69,18 +66,24 @@ export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGate
   };
 }
 
-/**
- * What `merchant create` does, in this process: the same config, store and service, without
- * paying for a CLI process start per crash test (the suites test crashes, not the CLI).
- */
-function createMerchantAsCli(s: TempSetup, name: string): { merchantUid: string; apiKey: string } {
-  const { db, cipher } = openStore(loadConfig(s.configPath), s.env);
-  try {
-    const { merchant, apiKey } = createMerchant({ db, cipher, now: () => Date.now() }, { name }, CLI_ACTOR);
-    return { merchantUid: merchant.uid, apiKey };
-  } finally {
-    db.$client.close();
-  }
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** runCli without blocking: the test nodes (TRON, SOL) answer from this process meanwhile. */
+async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, stdout, stderr };
+}
+
+/** `merchant create --json` through the CLI, as an operator would. */
+async function createMerchantByCli(s: TempSetup, name: string): Promise<{ merchantUid: string; apiKey: string }> {
+  const made = await cli(["merchant", "create", "--name", name, "--json", "--config", s.configPath], s.env);
+  if (made.code !== 0) throw new Error(`merchant create failed: ${made.stderr}`);
+  return JSON.parse(made.stdout) as { merchantUid: string; apiKey: string };
 }
 
 /** Kills what crashGateway() started and removes its folders (newest first); for afterAll. */

@@ -16,7 +16,7 @@ afterAll(disposeCrashGateways);
 test("SIGKILL in the middle of a 200-row batch: after a restart every row is paid exactly once", async () => {
   const c = await crashGateway({ toml: SANDBOX_TRON_ONLY, merchantName: "batch-crash" });
   const { s, client } = c;
-  const user = c.cli("user", "create", "--username", "payer", "--role", "merchant", "--merchant", c.merchantUid, "--json");
+  const user = await c.cli("user", "create", "--username", "payer", "--role", "merchant", "--merchant", c.merchantUid, "--json");
   expect(user.code).toBe(0);
   const who = JSON.parse(user.stdout) as { username: string; password: string };
   const sb = sandboxClient(s.url);

@@ -14,7 +14,7 @@ afterAll(disposeCrashGateways);
 test("SIGKILL between collection legs: after a restart every leg is sent exactly once", async () => {
   const c = await crashGateway({ toml: SANDBOX_TRON_ONLY, merchantName: "sweep" });
   const { s, client } = c;
-  const who = JSON.parse(c.cli("user", "create", "--username", "sweeper", "--role", "merchant", "--merchant", c.merchantUid, "--json").stdout);
+  const who = JSON.parse((await c.cli("user", "create", "--username", "sweeper", "--role", "merchant", "--merchant", c.merchantUid, "--json")).stdout);
   const sb = sandboxClient(s.url);
 
   let g = await c.start("collection:leg-3");
