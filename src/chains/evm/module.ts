@@ -26,8 +26,8 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
     address: { isValid: (s) => isEvmAddress(s), normalize: (s) => normalizeEvmAddress(s), random: () => randomEvmAddress() },
     ids: { block: (h) => "0x" + Buffer.from(h).toString("hex"), tx: (h) => "0x" + Buffer.from(h).toString("hex") },
     deriveKey: (seed, index) => deriveEvmKey(seed, index),
-    createAdapter: ({ cfg, tokens, logger }) =>
-      rpcAdapter().createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger }),
+    createAdapter: ({ cfg, tokens, logger, clock }) =>
+      rpcAdapter().createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger, clock }),
     payoutOps: (ctx, adapter, locks) => (isEvmRpc(adapter) ? evmPayoutOps(ctx, adapter, locks) : undefined),
     // EIP-681 (DESIGN 5): token contract at the chain id, recipient and base-unit amount.
     paymentUri: (token, address, amount) =>

@@ -28,7 +28,7 @@ export const solChain: ChainModule = {
   // A transaction id is its 64-byte signature.
   ids: { block: (h) => base58.encode(h), tx: (h) => base58.encode(Buffer.concat([h, createHash("sha256").update(h).digest()])) },
   deriveKey: (seed, index) => deriveSolKey(seed, index),
-  createAdapter: ({ cfg, tokens, logger }) => rpcAdapter().createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger }),
+  createAdapter: ({ cfg, tokens, logger, clock }) => rpcAdapter().createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger, clock }),
   payoutOps: (ctx, adapter) => (isSolRpc(adapter) ? solPayoutOps(ctx, adapter) : undefined),
   // New receiving addresses get their token account from the gas wallet.
   jobs: (ctx, adapter) => (isSolRpc(adapter) ? [{ name: "sol-token-accounts", everyMs: 2000, run: () => provisionSolTokenAccounts(ctx, adapter) }] : []),
