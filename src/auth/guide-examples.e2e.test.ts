@@ -8,9 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { freePort } from "../testing/anvil";
+import { eventually, freePort } from "../testing/wait";
 import { ROOT } from "../testing/process";
-import { eventually } from "../testing/callbacks";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { signCallback } from "./signing";
 

@@ -9,6 +9,7 @@ import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startReceiver } from "../testing/receiver";
 import { sandboxClient } from "../testing/sandbox";
+import { eventually } from "../testing/wait";
 import { addUser, DESKTOP, PHONE, signedIn } from "./test-helpers";
 
 const BROWSER_RETRY = { retry: 2 };
@@ -43,13 +44,7 @@ const createOrder = (amount: string) =>
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `WALK-${++seq}`, amount, notifyUrl: rx.url + "/cb" },
   });
 const statusOf = async (orderNo: string) => (await gw.client.request<Record<string, string>>("GET", `/openapi/payin/orders/${orderNo}`)).status;
-async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 10_000) {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
+const until = (what: string, fn: () => Promise<boolean> | boolean, ms = 10_000) => eventually(fn, ms, what);
 const audited = (action: string, target: string) => listAudit(gw.ctx.db, { action, target }).entries;
 
 async function search(page: Page, q: string) {

@@ -11,7 +11,8 @@ import { openStore } from "../app/context";
 import { createMerchant } from "../merchants/service";
 import { callbacks } from "../db/schema";
 import { startReceiver } from "../testing/receiver";
-import { enqueueTestCallback, eventually } from "../testing/callbacks";
+import { enqueueTestCallback } from "../testing/callbacks";
+import { eventually } from "../testing/wait";
 
 const dir = mkdtempSync(join(tmpdir(), "stablegate-crash-"));
 const env = { ...process.env, STABLEGATE_MASTER_KEY: "crash-test-master-key" };

@@ -6,7 +6,7 @@ import { startReceiver, type Receiver } from "../testing/receiver";
 import { verifyCallback } from "../sdk";
 import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR } from "../audit/log";
-import { eventually } from "../testing/callbacks";
+import { eventually } from "../testing/wait";
 import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback } from "./test-event";
 
 let g: TestGateway;

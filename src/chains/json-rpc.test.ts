@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { freePort } from "../testing/anvil";
+import { eventually, freePort } from "../testing/wait";
 import { startBscFixture, type BscFixture } from "../testing/bsc-fixture";
 import { startRpcProxy, type ProxyFaults, type RpcProxy } from "../testing/rpc-proxy";
 import { RpcClient, RpcError, redactUrl } from "./json-rpc";
 import { TestClock } from "../lib/clock";
-import { eventually } from "../testing/callbacks";
 
 let fx: BscFixture;
 const extra: RpcProxy[] = [];

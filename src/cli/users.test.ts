@@ -3,6 +3,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { runCli, startGatewayProcess, tempSetup, type TempSetup } from "../testing/process";
+import { eventually } from "../testing/wait";
 import { httpSession } from "../backoffice/test-helpers";
 
 const dirs: string[] = [];
@@ -13,13 +14,7 @@ const setup = async () => {
   return s;
 };
 const cli = (s: TempSetup, ...args: string[]) => runCli([...args, "--config", s.configPath], s.env);
-async function until(fn: () => boolean, ms = 10_000) {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error("timed out");
-    await Bun.sleep(50);
-  }
-}
+const until = (fn: () => boolean, ms = 10_000) => eventually(fn, ms, "gateway output");
 
 test("user create, list, disable, reset-password, reset-2fa; a running serve sees each at once; each is audited", async () => {
   const s = await setup();

@@ -8,7 +8,7 @@ import { startBscFixture, type BscFixture } from "../testing/bsc-fixture";
 import { rpcChainSetup, runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../testing/process";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { VERSION } from "../version";
-import { eventually } from "../testing/callbacks";
+import { eventually } from "../testing/wait";
 
 type Obj = Record<string, any>;
 const mode = (p: string) => (statSync(p).mode & 0o777).toString(8);

@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { startBscFixture, someAddresses, type BscFixture } from "../testing/bsc-fixture";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { payoutOrders } from "../db/schema";
-import { eventually } from "../testing/callbacks";
+import { eventually } from "../testing/wait";
 
 const E18 = 10n ** 18n;
 type Obj = Record<string, any>;

@@ -10,7 +10,7 @@ import { CLI_ACTOR } from "../audit/log";
 import { expireDueOrders } from "./service";
 import { cancelOrder, denySender, releaseOrder } from "./operator";
 import { listUnmatched } from "./unmatched";
-import { eventually } from "../testing/callbacks";
+import { eventually } from "../testing/wait";
 
 type Order = Record<string, any>;
 const MIN = 60_000;

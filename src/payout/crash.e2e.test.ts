@@ -2,39 +2,13 @@
 // (SIGKILL) at one point of a payout's life, is restarted without the fault,
 // and the sandbox chain must carry exactly one transfer for the order.
 import { afterAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { rmSync } from "node:fs";
 import { randomAddress } from "../wallet/hd";
-import { StablegateClient } from "../sdk/client";
 import { sandboxClient } from "../testing/sandbox";
-import { runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "../testing/process";
+import { crashGateway, disposeCrashGateways, SANDBOX_TRON_ONLY, type CrashGateway } from "../testing/crash";
+import { exitsWithin } from "../testing/wait";
 
 type Obj = Record<string, any>;
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
-
-const TOML = `[log]
-level = "warn"
-[chains.TRON]
-confirmations = 2
-block_time = "0s"
-[chains.BSC]
-enabled = false
-[chains.SOL]
-enabled = false
-`;
-
-async function start(s: TempSetup, crashAt?: string): Promise<GatewayProcess> {
-  const g = await startGatewayProcess(s, { extraEnv: crashAt ? { STABLEGATE_CRASH_AT: crashAt } : {} });
-  cleanups.push(() => (g.proc.exitCode === null && g.proc.signalCode === null ? g.kill("SIGKILL") : undefined));
-  return g;
-}
-
-async function exitedWithin(g: GatewayProcess, ms: number): Promise<boolean> {
-  return Promise.race([g.proc.exited.then(() => true), Bun.sleep(ms).then(() => false)]);
-}
+afterAll(disposeCrashGateways);
 
 const LEFT: Record<string, { status: string; signed: boolean; sent: number }> = {
   "payout:before-sign": { status: "submitted", signed: false, sent: 0 },
@@ -43,28 +17,20 @@ const LEFT: Record<string, { status: string; signed: boolean; sent: number }> = 
   "payout:after-confirm-seen": { status: "broadcasted", signed: true, sent: 1 },
 };
 
-function peek(s: TempSetup, from: string) {
-  const db = new Database(s.dbPath, { readonly: true });
-  try {
-    const o = db.query("SELECT status, signed_tx AS signedTx FROM payout_orders").get() as { status: string; signedTx: string | null };
-    const sent = (db.query("SELECT count(*) AS n FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL").get(from) as { n: number }).n;
-    return { status: o.status, signed: o.signedTx !== null, sent };
-  } finally {
-    db.close();
-  }
+function peek(c: CrashGateway, from: string) {
+  const [o] = c.query<{ status: string; signedTx: string | null }>("SELECT status, signed_tx AS signedTx FROM payout_orders");
+  const [{ n: sent }] = c.query<{ n: number }>("SELECT count(*) AS n FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL", from);
+  return { status: o!.status, signed: o!.signedTx !== null, sent };
 }
 
+// The points run at once: each has its own child gateway, database and sandbox chain.
 describe("a payout survives a crash at every step and is sent exactly once", () => {
-  test.each(["payout:before-sign", "payout:after-sign-commit", "payout:after-broadcast", "payout:after-confirm-seen"])("killed at %s", async (point) => {
-    const s = await tempSetup(TOML);
-    cleanups.push(() => rmSync(s.dir, { recursive: true, force: true }));
-    const made = runCli(["merchant", "create", "--name", "crash", "--json", "--config", s.configPath], s.env);
-    expect(made.code).toBe(0);
-    const { merchantUid, apiKey } = JSON.parse(made.stdout) as { merchantUid: string; apiKey: string };
-    const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
+  test.concurrent.each(["payout:before-sign", "payout:after-sign-commit", "payout:after-broadcast", "payout:after-confirm-seen"])("killed at %s", async (point) => {
+    const c = await crashGateway({ toml: SANDBOX_TRON_ONLY, merchantName: "crash" });
+    const { client, s } = c;
     const sb = sandboxClient(s.url);
 
-    let g = await start(s, point);
+    let g = await c.start(point);
     const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "treasury" } });
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "50" });
     await sb.mine("TRON", 1);
@@ -77,16 +43,16 @@ describe("a payout survives a crash at every step and is sent exactly once", () 
     } else {
       expect(first).toBeInstanceOf(Error);
     }
-    expect(await exitedWithin(g, 10_000)).toBe(true);
+    expect(await exitsWithin(g.proc, 10_000)).toBe(true);
     expect(g.proc.signalCode).toBe("SIGKILL");
     // What the crash left behind: the signed transaction is committed before anything reaches the chain.
-    const left = peek(s, b.address);
+    const left = peek(c, b.address);
     expect(left).toEqual(LEFT[point]);
 
-    g = await start(s);
+    g = await c.start();
     // The merchant retries the create it never got an answer to: the same order comes back.
     let o = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
-    for (let i = 0; i < 200 && o.status !== "confirmed" && o.status !== "failed"; i++) {
+    for (const end = Date.now() + 30_000; Date.now() < end && o.status !== "confirmed" && o.status !== "failed"; ) {
       if (o.status === "broadcasted") await sb.mine("TRON", 1);
       else await Bun.sleep(50);
       o = await client.request<Obj>("GET", `/openapi/payout/orders/${o.orderNo}`);
@@ -94,14 +60,9 @@ describe("a payout survives a crash at every step and is sent exactly once", () 
     expect(o).toMatchObject({ status: "confirmed", merchantOrderNo: "CRASH-1", fromAddress: b.address });
     expect(await g.kill("SIGTERM")).toBe(0);
 
-    const db = new Database(s.dbPath, { readonly: true });
-    try {
-      const sent = db.query("SELECT tx_hash AS txHash, amount FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL").all(b.address);
-      expect(sent).toEqual([{ txHash: o.txHash, amount: "20000000" }]);
-      const orders = db.query("SELECT count(*) AS n FROM payout_orders").get() as { n: number };
-      expect(orders.n).toBe(1);
-    } finally {
-      db.close();
-    }
+    const sent = c.query("SELECT tx_hash AS txHash, amount FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL", b.address);
+    expect(sent).toEqual([{ txHash: o.txHash, amount: "20000000" }]);
+    const [orders] = c.query<{ n: number }>("SELECT count(*) AS n FROM payout_orders");
+    expect(orders!.n).toBe(1);
   });
 });

@@ -9,6 +9,10 @@ import { privateKeyToAccount } from "viem/accounts";
 import { defaultToken } from "../chains/tokens";
 import type { TokenSymbol } from "../chains/types";
 import { TEST_TOKEN_RUNTIME_BYTECODE } from "./erc20-bytecode";
+import { freePort } from "./wait";
+
+// Kept for imports that predate wait.ts; the one definition lives there.
+export { freePort };
 
 export const TEST_TOKEN_ABI = parseAbi([
   "function mint(address to, uint256 value)",
@@ -97,12 +101,6 @@ function installExitHook() {
   }
 }
 
-export async function freePort(): Promise<number> {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-}
 
 export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNode> {
   installExitHook();

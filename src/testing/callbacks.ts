@@ -5,6 +5,9 @@ import { callbacks } from "../db/schema";
 import { enqueueCallback } from "../callbacks/outbox";
 import { currentKey } from "../merchants/service";
 
+// Kept for imports that predate wait.ts; the one definition lives there.
+export { eventually } from "./wait";
+
 let seq = 0;
 
 export interface TestEvent {
@@ -51,15 +54,4 @@ export function enqueueTestCallback(db: DbOrTx, e: TestEvent): string {
 
 export function callbackRow(db: DbOrTx, id: string) {
   return db.select().from(callbacks).where(eq(callbacks.id, id)).get();
-}
-
-/** Polls `fn` until it returns a truthy value. */
-export async function eventually<T>(fn: () => T | undefined | null | false, timeoutMs = 10_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs}ms`);
-    await Bun.sleep(20);
-  }
 }

@@ -3,7 +3,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./anvil";
+import { freePort } from "./wait";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const BUN = process.execPath;
@@ -96,6 +96,15 @@ export async function startGatewayProcess(
   };
 }
 
+/** Config lines enabling only `chain`, in rpc mode against `rpcUrl`. */
+export function rpcChainToml(chain: "TRON" | "BSC" | "SOL", rpcUrl: string, opts: { confirmations: number; pollInterval: string }): string {
+  const others = (["TRON", "BSC", "SOL"] as const).filter((c) => c !== chain);
+  return (
+    `[log]\nlevel = "warn"\n[chains.${chain}]\nmode = "rpc"\nrpc_urls = ["${rpcUrl}"]\nconfirmations = ${opts.confirmations}\npoll_interval = "${opts.pollInterval}"\n` +
+    others.map((c) => `[chains.${c}]\nenabled = false\n`).join("")
+  );
+}
+
 /**
  * A temp config with only `chain` enabled, in rpc mode against `rpcUrl`, and a
  * merchant created through the CLI with a signing client for it.
@@ -105,11 +114,7 @@ export async function rpcChainSetup(
   rpcUrl: string,
   opts: { confirmations: number; pollInterval: string; merchantName: string },
 ) {
-  const others = (["TRON", "BSC", "SOL"] as const).filter((c) => c !== chain);
-  const s = await tempSetup(
-    `[log]\nlevel = "warn"\n[chains.${chain}]\nmode = "rpc"\nrpc_urls = ["${rpcUrl}"]\nconfirmations = ${opts.confirmations}\npoll_interval = "${opts.pollInterval}"\n` +
-      others.map((c) => `[chains.${c}]\nenabled = false\n`).join(""),
-  );
+  const s = await tempSetup(rpcChainToml(chain, rpcUrl, opts));
   const made = runCli(["merchant", "create", "--name", opts.merchantName, "--json", "--config", s.configPath], s.env);
   if (made.code !== 0) throw new Error(`merchant create failed: ${made.stderr}`);
   const { merchantUid, apiKey } = JSON.parse(made.stdout) as { merchantUid: string; apiKey: string };

@@ -7,6 +7,7 @@ import { startSolFixture, someSolAddresses, SOL_TOKENS, type SolFixture } from "
 import { startRpcProxy } from "../../testing/rpc-proxy";
 import { USDC_MINT } from "../../testing/solana-rpc";
 import { watchSetOf } from "../../testing/watch-set";
+import { eventually } from "../../testing/wait";
 import { solKeypairBytes } from "./address";
 import { createSolAdapter, type SolAdapter, type SolTxMeta } from "./adapter";
 import { RpcError, sendErrorKind } from "./rpc";
@@ -29,7 +30,7 @@ async function scanAll(from: bigint, watch: string[], adapter = sol) {
   return { ...(await adapter.scan(from, h.scanTo!, watchSetOf(watch))), to: h.scanTo! };
 }
 const waitLanded = async (sig: string) => {
-  for (let i = 0; i < 50 && !fx.node.landed(sig); i++) await Bun.sleep(10);
+  await eventually(() => fx.node.landed(sig), 500, `${sig} landed`, 10).catch(() => {});
   expect(fx.node.landed(sig)).not.toBeNull();
 };
 /** A key pair as the gateway derives them (32-byte seed). */

@@ -1,7 +1,7 @@
 // TRON adapter against the fake node: start-up checks, head/finality, failover between
 // URLs, backoff on TronGrid's 403/429, the API-key header, and what gets logged.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { freePort } from "../../testing/anvil";
+import { freePort } from "../../testing/wait";
 import { startTronFixture, TRON_TOKENS, type TronFixture } from "../../testing/tron-fixture";
 import { startTronNode, type TronNode } from "../../testing/tron-node";
 import { TronRpc, TronRpcError } from "./rpc";

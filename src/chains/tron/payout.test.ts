@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { DEV_ADDRESS, DEV_KEY, startTronFixture, TRX, type TronFixture } from "../../testing/tron-fixture";
-import { freePort } from "../../testing/anvil";
+import { freePort } from "../../testing/wait";
 import type { SignedTransfer } from "../types";
 import { TransferWouldRevertError, type TronAdapter } from "./adapter";
 

@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { startBscFixture, type BscFixture } from "../../testing/bsc-fixture";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
 import { startReceiver, type Receiver } from "../../testing/receiver";
+import { until } from "../../testing/wait";
 import { listAlerts } from "./store";
 
 type Obj = Record<string, any>;
@@ -46,15 +47,6 @@ const readyz = async () => {
   const r = await fetch(gw.url + "/readyz");
   return { status: r.status, body: (await r.json()) as Obj };
 };
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<{ value: T; ms: number }> {
-  const t0 = Date.now();
-  for (;;) {
-    const value = await fn();
-    if (ok(value)) return { value, ms: Date.now() - t0 };
-    if (Date.now() - t0 > timeoutMs) throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await Bun.sleep(50);
-  }
-}
 const events = (condition: string) =>
   hook.requests
     .map((r) => new Webhook(SECRET).verify(r.text, r.headers) as Obj)

@@ -1,0 +1,192 @@
+// Crash safety on every chain: a child gateway in rpc mode on the chain's test node kills itself
+// between signing (stored) and sending the payout, or its gas top-up, is restarted, and the chain
+// carries each transaction exactly once. The sandbox chain's version, at every step, is crash.e2e.test.ts.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { PublicKey } from "@solana/web3.js";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { startBscChain, startSolChain, startTronChain, type ChainFixture, type SolChainFixture } from "../testing/chain-fixture";
+import { crashGateway, disposeCrashGateways, type CrashGateway } from "../testing/crash";
+import { USDC_MINT } from "../testing/solana-rpc";
+import { eventually } from "../testing/wait";
+
+type Obj = Record<string, any>;
+
+interface CrashCase {
+  chain: string;
+  start(): Promise<ChainFixture>;
+  confirmations: number;
+  pollInterval: string;
+  /** Blocks (slots) appear on their own this often, as on a live chain. */
+  blockMs: number;
+  /** Crash points, and whether the source holds native coin (without it the gas wallet tops it up first). */
+  points: Array<[point: string, sourceHasNative: boolean]>;
+  /** Native coin for a source that pays its own fees. */
+  sourceNative: bigint;
+  /** The gas wallet pays every fee (SOL: fee payer), so the operator funds it before paying out. */
+  gasPaysFees: boolean;
+  gasFunding: bigint;
+  /** The watcher's cursor must pass the binding's creation before the deposit lands. */
+  settleMs?: number;
+  /** Transactions the gas wallet signs in the case (default 1: the top-up, or the fee of the payout). */
+  gasTxs?: number;
+  /** Waits for what the chain's gateway does on its own once a receiving address exists. */
+  afterBinding?(c: CrashGateway, address: string): Promise<void>;
+  /** Chain-specific checks once the payout confirmed. */
+  after?(fx: ChainFixture, at: { source: string; gas: string; c: CrashGateway }): Promise<void>;
+}
+
+const CASES: CrashCase[] = [
+  {
+    chain: "BSC",
+    start: () => startBscChain(),
+    confirmations: 3,
+    pollInterval: "200ms",
+    blockMs: 100,
+    points: [
+      ["payout:after-sign-commit", true],
+      ["payout:after-topup-sign-commit", false],
+    ],
+    sourceNative: 10n ** 16n,
+    gasPaysFees: false,
+    gasFunding: 10n ** 18n,
+  },
+  {
+    chain: "TRON",
+    // Solidified 3 behind; a block after each broadcast too.
+    start: () => startTronChain({ solidLag: 3, autoMine: true }),
+    confirmations: 3,
+    pollInterval: "200ms",
+    blockMs: 100,
+    points: [
+      ["payout:after-sign-commit", true],
+      ["payout:after-topup-sign-commit", false],
+    ],
+    sourceNative: 50_000_000n,
+    gasPaysFees: false,
+    gasFunding: 1_000_000_000n,
+    settleMs: 300,
+  },
+  {
+    chain: "SOL",
+    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4 }),
+    confirmations: 4,
+    pollInterval: "100ms",
+    blockMs: 50,
+    points: [["payout:after-sign-commit", false]],
+    sourceNative: 0n,
+    gasPaysFees: true,
+    gasFunding: 1_000_000_000n,
+    // The gas wallet signs two: the source's token account (the token-accounts job gives every
+    // receiving address one up front) and the payout. Waiting for the first to land before the
+    // deposit fixes the order; otherwise the job's run could fall before or after the payer's
+    // idempotent create, and what the gas wallet pays would vary.
+    gasTxs: 2,
+    async afterBinding(c, address) {
+      await eventually(
+        () => c.query<{ status: string }>("SELECT s.status FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", address)[0]?.status.match(/^(broadcasted|created)$/),
+        20_000,
+        "the source's token account created by the gas wallet",
+        50,
+      );
+    },
+    async after(fx, { source, gas, c }) {
+      const sol = (fx as SolChainFixture).raw;
+      // The source's token account: created by the gas wallet, paid into once, paid out of exactly once.
+      const ata = getAssociatedTokenAddressSync(new PublicKey(USDC_MINT), new PublicKey(source), true);
+      expect(await sol.conn.getSignaturesForAddress(ata, { limit: 100 }, "confirmed")).toHaveLength(3);
+      const [created] = c.query<{ meta: string }>("SELECT s.signed_meta AS meta FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", source);
+      const account = JSON.parse(created!.meta) as { rentLamports: string; feeLamports: string };
+      // The gas wallet paid that account, then one payout fee and the recipient's token-account rent.
+      expect(sol.node.lamports(gas)).toBe(1_000_000_000n - BigInt(account.rentLamports) - BigInt(account.feeLamports) - 10_000n - 2_039_280n);
+    },
+  },
+];
+
+// The chains' cases run at once: each waits mostly on child processes and block times.
+const fixtures = new Map<string, ChainFixture>();
+const stops: Array<() => void> = [];
+beforeAll(async () => {
+  await Promise.all(
+    CASES.map(async (k) => {
+      const fx = await k.start();
+      fixtures.set(k.chain, fx);
+      stops.push(fx.autoAdvance(k.blockMs));
+    }),
+  );
+});
+afterAll(async () => {
+  for (const stop of stops) stop();
+  await disposeCrashGateways();
+  for (const fx of fixtures.values()) await fx.stop();
+});
+
+const ROWS = CASES.flatMap((k) => k.points.map(([point, sourceHasNative]) => [k.chain, point, sourceHasNative, k] as const));
+
+describe("payout crash safety on every chain", () => {
+  test.concurrent.each(ROWS)(
+    "%s: killed at %s, restarted: sent exactly once",
+    async (_chain, point, sourceHasNative, k) => {
+      const fx = fixtures.get(k.chain)!;
+      const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
+      const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-crash`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
+      const { client } = c;
+      const gasRow = () => c.query<{ address: string }>("SELECT address FROM addresses WHERE chain = ? AND kind = 'gas'", fx.chain)[0]?.address ?? null;
+
+      let g = await c.start(point);
+      let gas: string | null = null;
+      if (k.gasPaysFees) {
+        // The gas wallet (index 0) pays the fees: the operator funds it (`wallet gas` shows it).
+        const shown = await c.cli("wallet", "gas", "--json");
+        expect(shown.code).toBe(0);
+        gas = (JSON.parse(shown.stdout) as Array<{ chainCode: string; address: string }>).find((r) => r.chainCode === fx.chain)!.address;
+        await fx.sendNative(gas, k.gasFunding);
+      }
+      const bindKey = `crash-${point}`;
+      const binding = { chainCode: fx.chain, tokenSymbol: fx.token };
+      const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey } });
+      if (k.settleMs) await Bun.sleep(k.settleMs);
+      await k.afterBinding?.(c, b.address);
+      await fx.pay(b.address, units(50n));
+      if (sourceHasNative) await fx.sendNative(b.address, k.sourceNative);
+      await eventually(
+        async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
+        40_000,
+        "the deposit completed",
+        50,
+      );
+      const [to] = fx.receivers(1, point);
+      const body = { ...binding, fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: `${k.chain}-CRASH-1`, notifyUrl: "https://shop.example/po" };
+      expect(await client.request("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
+      await g.proc.exited;
+      expect(g.proc.signalCode).toBe("SIGKILL");
+      expect(await fx.tokenBalance(to!)).toBe(0n);
+
+      if (!sourceHasNative && !k.gasPaysFees) {
+        // The top-up was signed and stored, then the process died: fund the gas wallet now.
+        gas = gasRow();
+        expect(gas).not.toBeNull();
+        await fx.sendNative(gas!, k.gasFunding);
+      }
+      g = await c.start();
+      const first = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
+      const o = await eventually(
+        async () => {
+          const x = await client.request<Obj>("GET", `/openapi/payout/orders/${first.orderNo}`);
+          return x.status === "confirmed" || x.status === "failed" ? x : null;
+        },
+        40_000,
+        "the payout settled",
+        50,
+      );
+      expect(o).toMatchObject({ status: "confirmed", fromAddress: b.address });
+      expect(await g.kill("SIGTERM")).toBe(0);
+
+      expect(await fx.tokenBalance(to!)).toBe(units(20n));
+      expect(await fx.tokenBalance(b.address)).toBe(units(30n));
+      expect(await fx.sentBy(b.address)).toBe(1);
+      if (gas) expect(await fx.sentBy(gas)).toBe(k.gasTxs ?? 1);
+      await k.after?.(fx, { source: b.address, gas: gas!, c });
+    },
+    120_000, // they share two cores with everything else: generous, as each waits on child processes
+  );
+});

@@ -1,0 +1,334 @@
+// Payouts through the gateway on each chain's test node: the token transfer signed with the
+// source's HD key, sent and confirmed once final; gas from the gas wallet (BSC and TRON: a
+// top-up stored before it is sent, with TRON's activation; SOL: the gas wallet is fee payer and
+// pays the recipient's token-account rent); an empty gas wallet; a transfer failing on chain.
+// One table row per chain.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { encodeAbiParameters, keccak256, type Hex } from "viem";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { startBscChain, startSolChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
+import { TOKEN_ADDRESSES } from "../testing/anvil";
+import { gasTopups, ledgerEntries, payoutOrders } from "../db/schema";
+import { gasWallet } from "../wallet/addresses";
+import { toBaseUnits } from "../lib/money";
+import type { ChainAdapter } from "../chains/types";
+import type { TronAdapter } from "../chains/tron/adapter";
+import type { SolAdapter, SolTxMeta } from "../chains/sol/adapter";
+
+type Obj = Record<string, any>;
+type Row = typeof payoutOrders.$inferSelect;
+const RENT = 2_039_280n;
+
+/** What a test sees: the chain, its gateway, and the calls every case makes. */
+interface Paying {
+  fx: ChainFixture;
+  gw: TestGateway;
+  adapter: ChainAdapter;
+  tick(): Promise<void>;
+  /** An exclusive-wallet address that received `tokens` whole tokens (and `native` base units), final. */
+  funded(tokens: bigint, native: bigint): Promise<string>;
+  payout(body: Obj): Promise<Obj>;
+  get(orderNo: string): Promise<Obj>;
+  row(orderNo: string): Row;
+  settle(orderNo: string): Promise<Obj>;
+  units(amount: string): bigint;
+}
+interface At {
+  from: string;
+  to: string;
+  gas: string;
+  o: Obj;
+}
+
+interface PayoutCase {
+  chain: string;
+  node: string;
+  start(): Promise<ChainFixture>;
+  confirmations: number;
+  /** Blocks after a deposit until it is final. */
+  fundBlocks: number;
+  /** Native coin a source holds to pay its own fees (0: the gas wallet pays them). */
+  sourceNative: bigint;
+  gasFunding: bigint;
+  /** SOL: the gas wallet pays every fee, so it is funded before any payout. */
+  gasPaysFees: boolean;
+  /** What the stored signed transaction says. */
+  signedMeta(at: { from: string; to: string; gas: string }): Obj;
+  afterPayout?(w: Paying, at: At): Promise<void>;
+  /** BSC, TRON: a source without native coin is topped up from the gas wallet first. */
+  topup?: {
+    amount(w: Paying, row: Row): Promise<bigint>;
+    /** Paid by the gas wallet on top of the top-up (TRON: 1 TRX to activate a new account). */
+    activation: bigint;
+    before?(w: Paying, from: string): Promise<void>;
+    after?(w: Paying, from: string): Promise<void>;
+  };
+  /** The error a payout waits with while the gas wallet is empty. */
+  emptyGasError: string;
+  /** Makes the payout's transaction fail on chain while it waits to be mined. */
+  onChainFailure?: { tokens: bigint; cause(fx: ChainFixture, from: string): Promise<void>; error?: string; sourceKeepsTokens: boolean };
+  /** Chain-specific cases, run after the shared ones on the same gateway. */
+  extra?: Array<[name: string, run: (w: Paying) => Promise<void>]>;
+}
+
+const CASES: PayoutCase[] = [
+  {
+    chain: "BSC",
+    node: "anvil",
+    start: () => startBscChain(),
+    confirmations: 3,
+    fundBlocks: 2,
+    sourceNative: 10n ** 16n,
+    gasFunding: 10n ** 18n,
+    gasPaysFees: false,
+    signedMeta: ({ from }) => ({ chainId: 56, from, nonce: 0 }),
+    topup: {
+      amount: async (_w, row) => {
+        const meta = JSON.parse(row.signedMeta!);
+        return BigInt(meta.gasLimit) * BigInt(meta.gasPrice);
+      },
+      activation: 0n,
+      after: async (w, from) => expect(await w.fx.nativeBalance(from)).toBeGreaterThanOrEqual(0n),
+    },
+    emptyGasError: "gas top-up not sent",
+    onChainFailure: {
+      tokens: 5n,
+      // The tokens leave the source while the transfer waits in the mempool (balanceOf is slot 0 of the test token).
+      cause: async (fx, from) => {
+        const slot = keccak256(encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [from as Hex, 0n]));
+        await (fx as BscChainFixture).raw.node.rpc("anvil_setStorageAt", [TOKEN_ADDRESSES.USDT, slot, "0x" + "0".repeat(64)]);
+      },
+      error: "reverted",
+      sourceKeepsTokens: false,
+    },
+    extra: [
+      [
+        "payouts from one address take consecutive nonces and all confirm",
+        async ({ fx, funded, payout, row, settle }) => {
+          const from = await funded(30n, 10n ** 17n);
+          const targets = fx.receivers(3, "bsc-nonces");
+          const orders = await Promise.all(targets.map((to) => payout({ fromAddress: from, toAddress: to, amount: "10" })));
+          const nonces = orders.map((o) => JSON.parse(row(o.orderNo).signedMeta!).nonce as number).sort();
+          expect(nonces).toEqual([0, 1, 2]);
+          for (const o of orders) expect((await settle(o.orderNo)).status).toBe("confirmed");
+          for (const to of targets) expect(await fx.tokenBalance(to)).toBe(10n * 10n ** 18n);
+          expect(await fx.tokenBalance(from)).toBe(0n);
+        },
+      ],
+    ],
+  },
+  {
+    chain: "TRON",
+    node: "the fake node",
+    // Solidified 3 behind; a block after each broadcast.
+    start: async () => {
+      const fx = await startTronChain({ solidLag: 3, autoMine: true });
+      await fx.advance(5);
+      return fx;
+    },
+    confirmations: 3,
+    fundBlocks: 4,
+    sourceNative: 50_000_000n,
+    gasFunding: 1_000_000_000n,
+    gasPaysFees: false,
+    signedMeta: ({ from, to }) => ({ kind: "TRC20", from, to, amount: "12345678" }),
+    topup: {
+      amount: (w, row) => (w.adapter as TronAdapter).trxNeeded({ txHash: row.txHash!, raw: row.signedTx!, meta: JSON.parse(row.signedMeta!) }),
+      // The gas wallet pays the top-up plus the 1 TRX activation (and maybe bandwidth).
+      activation: 1_000_000n,
+      before: async (w, from) => expect((w.fx as TronChainFixture).raw.node.chain.activated(from)).toBe(false),
+      after: async (w, from) => expect((w.fx as TronChainFixture).raw.node.chain.activated(from)).toBe(true),
+    },
+    emptyGasError: "gas top-up not sent",
+    onChainFailure: {
+      tokens: 4n,
+      // The TRX for energy leaves the source while the transfer waits to be mined: out of energy.
+      cause: async (fx, from) => fx.setNative(from, 1n),
+      sourceKeepsTokens: true,
+    },
+  },
+  {
+    chain: "SOL",
+    node: "LiteSVM",
+    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4 }),
+    confirmations: 4,
+    fundBlocks: 5,
+    sourceNative: 0n,
+    gasFunding: 1_000_000_000n,
+    gasPaysFees: true,
+    // The gas wallet is fee payer and creates the recipient's token account.
+    signedMeta: ({ from, to, gas }) => ({ feePayer: gas, from, to, createsAccount: true, amount: "12345678" }),
+    async afterPayout({ fx, gw, adapter, payout, row, settle }, { from, to, gas }) {
+      expect(await fx.nativeBalance(from)).toBe(0n);
+      expect(await fx.nativeBalance(gas)).toBe(1_000_000_000n - 10_000n - RENT);
+      expect(gw.ctx.db.select().from(gasTopups).all()).toEqual([]);
+      // A second payout to the same recipient: its ATA exists, so only the fee is paid.
+      const o2 = await payout({ fromAddress: from, toAddress: to, amount: "1" });
+      expect(JSON.parse(row(o2.orderNo).signedMeta!)).toMatchObject({ createsAccount: false, feePayerLamports: "10000" });
+      expect(await settle(o2.orderNo)).toMatchObject({ status: "confirmed" });
+      expect(await fx.tokenBalance(to)).toBe(13_345_678n);
+      expect(await (adapter as SolAdapter).tokenBalance(from, "USDC")).toBe(100_000_000n - 13_345_678n);
+    },
+    emptyGasError: "lamports",
+    extra: [
+      [
+        "a stored transaction whose blockhash expired before it could be sent fails; it is never re-signed",
+        async ({ fx, gw, funded, payout, row }) => {
+          const sol = (fx as SolChainFixture).raw;
+          const from = await funded(3n, 0n);
+          const [to] = fx.receivers(1, "sol-payout-3");
+          sol.node.setFaults({ failNextSends: 1 });
+          const o = await payout({ fromAddress: from, toAddress: to, amount: "3" });
+          expect(o.status).toBe("submitted");
+          const txHash = row(o.orderNo).txHash;
+          const meta = JSON.parse(row(o.orderNo).signedMeta!) as SolTxMeta;
+          sol.node.advance(meta.lastValidBlockHeight - sol.node.blockHeight() + 6);
+          const after = await gw.client.request<Obj>("POST", `/openapi/payout/orders/${o.orderNo}/submit`, { body: {} });
+          expect(after).toMatchObject({ status: "failed", failedStage: "broadcast" });
+          expect(row(o.orderNo).txHash).toBe(txHash);
+          expect(await fx.tokenBalance(to!)).toBe(0n);
+          expect(await fx.tokenBalance(from)).toBe(3_000_000n);
+        },
+      ],
+    ],
+  },
+];
+
+for (const k of CASES) {
+  describe(`${k.chain} payouts on ${k.node}`, () => {
+    let fx: ChainFixture;
+    let gw: TestGateway;
+    let adapter: ChainAdapter;
+    beforeAll(async () => {
+      fx = await k.start();
+      gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { [k.chain]: fx.gatewayConfig(k.confirmations) } } });
+      adapter = gw.ctx.chains.get(fx.chain)!;
+    });
+    afterAll(async () => {
+      await gw?.stop();
+      await fx?.stop();
+    });
+
+    const tick = () => gw.gateway.runtime.afterChainChange(fx.chain);
+    const units = (amount: string) => toBaseUnits(amount, fx.decimals);
+    let n = 0;
+    async function funded(tokens: bigint, native: bigint): Promise<string> {
+      const b = await gw.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: fx.chain, tokenSymbol: fx.token, bindKey: `${k.chain.toLowerCase()}-src-${++n}` } });
+      await tick();
+      await fx.pay(b.address, tokens * 10n ** BigInt(fx.decimals));
+      if (native > 0n) await fx.sendNative(b.address, native);
+      await fx.advance(k.fundBlocks);
+      await tick();
+      return b.address;
+    }
+    const payout = (body: Obj) =>
+      gw.client.request<Obj>("POST", "/openapi/payout/orders", {
+        body: { chainCode: fx.chain, tokenSymbol: fx.token, merchantOrderNo: `${k.chain}PO-${++n}`, notifyUrl: "https://shop.example/po", ...body },
+      });
+    const get = (orderNo: string) => gw.client.request<Obj>("GET", `/openapi/payout/orders/${orderNo}`);
+    const row = (orderNo: string) => gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, orderNo)).get()!;
+    async function settle(orderNo: string): Promise<Obj> {
+      let o = await get(orderNo);
+      for (let i = 0; i < 50 && (o.status === "submitted" || o.status === "broadcasted"); i++) {
+        await fx.advance(1);
+        await tick();
+        o = await get(orderNo);
+      }
+      return o;
+    }
+    const w = (): Paying => ({ fx, gw, adapter, tick, funded, payout, get, row, settle, units });
+    const gas = () => gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now()).address;
+    const topupsOf = (orderNo: string) => gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(orderNo).id)).all();
+
+    test("a payout is signed with the source's key, sent, and confirmed once final; balances move by exactly the amount", async () => {
+      if (k.gasPaysFees) await fx.sendNative(gas(), k.gasFunding);
+      const from = await funded(100n, k.sourceNative);
+      if (k.sourceNative === 0n) expect(await fx.nativeBalance(from)).toBe(0n);
+      const [to] = fx.receivers(1, `${k.chain}-payout-1`);
+      const o = await payout({ fromAddress: from, toAddress: to, amount: "12.345678" });
+      expect(o).toMatchObject({ status: "broadcasted", amount: "12.345678" });
+      expect(o.txHash).toMatch(fx.txHashPattern);
+      expect(o.txHash).toBe(row(o.orderNo).txHash);
+      expect(JSON.parse(row(o.orderNo).signedMeta!)).toMatchObject(k.signedMeta({ from, to: to!, gas: gas() }));
+      await tick();
+      expect((await get(o.orderNo)).status).toBe("broadcasted"); // included, not final yet
+      expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed", txHash: o.txHash });
+      expect(await fx.tokenBalance(to!)).toBe(units("12.345678"));
+      expect(await fx.tokenBalance(from)).toBe(units("100") - units("12.345678"));
+      expect(await fx.sentBy(from)).toBe(1);
+      expect(gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.toAddress, from)).all()).toEqual([]);
+      await k.afterPayout?.(w(), { from, to: to!, gas: gas(), o });
+    });
+
+    if (k.topup) {
+      const t = k.topup;
+      test("a source without native coin gets a top-up from the gas wallet first, stored before it is sent", async () => {
+        const g = gas();
+        await fx.sendNative(g, k.gasFunding);
+        const from = await funded(10n, 0n);
+        await t.before?.(w(), from);
+        const [to] = fx.receivers(1, `${k.chain}-payout-2`);
+        const gasBefore = await fx.nativeBalance(g);
+        const o = await payout({ fromAddress: from, toAddress: to, amount: "10" });
+        expect(o.status).toBe("broadcasted");
+        const topups = topupsOf(o.orderNo);
+        expect(topups).toHaveLength(1);
+        const needed = await t.amount(w(), row(o.orderNo));
+        expect(topups[0]).toMatchObject({ status: "confirmed", fromAddress: g, toAddress: from, amount: needed.toString() });
+        expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
+        expect(await fx.tokenBalance(to!)).toBe(units("10"));
+        expect(gasBefore - (await fx.nativeBalance(g))).toBeGreaterThanOrEqual(needed + t.activation);
+        expect(await fx.sentBy(g)).toBe(1);
+        expect(await fx.sentBy(from)).toBe(1);
+        await t.after?.(w(), from);
+      });
+    }
+
+    test("an empty gas wallet leaves the payout submitted with an error and a retry time; funded, the job sends it once", async () => {
+      const g = gas();
+      const keep = await fx.nativeBalance(g);
+      await fx.setNative(g, 0n);
+      const from = await funded(5n, 0n);
+      const [to] = fx.receivers(1, `${k.chain}-payout-empty-gas`);
+      const o = await payout({ fromAddress: from, toAddress: to, amount: "5" });
+      expect(o.status).toBe("submitted");
+      expect(row(o.orderNo).lastError).toContain(k.emptyGasError);
+      expect(row(o.orderNo).retryAt).not.toBeNull();
+      await fx.setNative(g, keep > 0n ? keep : k.gasFunding);
+      gw.ctx.db.update(payoutOrders).set({ retryAt: 0 }).where(eq(payoutOrders.orderNo, o.orderNo)).run();
+      expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
+      expect(await fx.tokenBalance(to!)).toBe(units("5"));
+      expect(await fx.tokenBalance(from)).toBe(0n);
+      expect(await fx.sentBy(from)).toBe(1);
+      if (k.topup) expect(topupsOf(o.orderNo).map((x) => x.status)).toEqual(["confirmed"]);
+    });
+
+    if (k.onChainFailure) {
+      const f = k.onChainFailure;
+      test("a transfer that fails on chain fails at stage confirm; the ledger keeps the tokens", async () => {
+        const from = await funded(f.tokens, k.sourceNative);
+        const [to] = fx.receivers(1, `${k.chain}-revert`);
+        await fx.setAutoMine(false);
+        let o: Obj;
+        try {
+          o = await payout({ fromAddress: from, toAddress: to, amount: "4" });
+          expect(o.status).toBe("broadcasted");
+          await f.cause(fx, from);
+          await fx.advance(1);
+        } finally {
+          await fx.setAutoMine(true);
+        }
+        const y = await settle(o.orderNo);
+        expect(y).toMatchObject({ status: "failed", failedStage: "confirm", txHash: o.txHash });
+        if (f.error) expect(y.lastError).toContain(f.error);
+        expect(await fx.tokenBalance(to!)).toBe(0n);
+        if (f.sourceKeepsTokens) expect(await fx.tokenBalance(from)).toBe(f.tokens * 10n ** BigInt(fx.decimals));
+        const addrId = (gw.ctx.db.$client.query("SELECT id FROM addresses WHERE address = ?").get(from) as { id: string }).id;
+        expect(gw.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.addressId, addrId)).all().map((l) => l.kind)).toEqual(["deposit"]);
+      });
+    }
+
+    for (const [name, run] of k.extra ?? []) test(name, () => run(w()));
+  });
+}

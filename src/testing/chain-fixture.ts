@@ -1,0 +1,210 @@
+// One interface over the three test chains (anvil for BSC, the fake TRON node, LiteSVM behind
+// JSON-RPC for SOL), so the watch, payout and crash suites are tables run over every chain.
+// Each implementation wraps the chain's own fixture (`raw`), which chain-specific cases use.
+import { PublicKey, SystemProgram } from "@solana/web3.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { deriveTronKey } from "../chains/tron/address";
+import type { ChainCode } from "../chains/types";
+import { startBscFixture, someAddresses, type BscFixture } from "./bsc-fixture";
+import { startSolFixture, someSolAddresses, type SolFixture } from "./sol-fixture";
+import { startTronFixture, TRX, type TronFixture } from "./tron-fixture";
+import { startTronNode, type TronNode, type TronNodeOptions } from "./tron-node";
+import type { SolanaRpcNodeOptions } from "./solana-rpc";
+
+const E18 = 10n ** 18n;
+
+export interface ChainFixture {
+  readonly chain: ChainCode;
+  /** The token the shared suites move (USDT on BSC and TRON, USDC on SOL) and its decimals. */
+  readonly token: string;
+  readonly decimals: number;
+  /** One whole native coin in base units (BNB wei, TRX sun, SOL lamports). */
+  readonly nativeUnit: bigint;
+  readonly txHashPattern: RegExp;
+  readonly addressPattern: RegExp;
+  /** Where an in-process gateway points its rpc_urls (through the fault proxy where there is one). */
+  readonly rpcUrls: string[];
+  /** The node itself, for child-process gateways. */
+  readonly nodeUrl: string;
+  /** `chains.<CHAIN>` of a gateway in rpc mode on this node. */
+  gatewayConfig(confirmations: number): Record<string, unknown>;
+  /** A real token transfer of `amount` base units to `to` from a funded payer; returns its tx hash. */
+  pay(to: string, amount: bigint, token?: string): Promise<string>;
+  /** A native-coin transfer to `to` (on TRON it activates a new account). */
+  sendNative(to: string, amount: bigint): Promise<void>;
+  /** Test cheat: sets `address`'s native balance. */
+  setNative(address: string, amount: bigint): Promise<void>;
+  nativeBalance(address: string): Promise<bigint>;
+  tokenBalance(address: string, token?: string): Promise<bigint>;
+  /** Mines `n` blocks (slots on SOL). */
+  advance(n: number): Promise<void>;
+  /** Transactions signed by `address` that reached the chain. */
+  sentBy(address: string): Promise<number>;
+  /** `n` distinct, deterministic receive-only addresses. */
+  receivers(n: number, salt: string): string[];
+  /** Requests the gateway made to the node(s) since the last reset. */
+  calls(): number;
+  resetCalls(): void;
+  /** Off: sent transactions wait until advance() mines them. */
+  setAutoMine(on: boolean): Promise<void>;
+  /** Blocks (slots) appear on their own every `ms`, for child gateways; returns the stop. */
+  autoAdvance(ms: number): () => void;
+  /** Replaces the last `depth` blocks (no reorgs on the SOL fixture: LiteSVM keeps no forks). */
+  reorg?(depth: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function ticker(ms: number, step: () => unknown): () => void {
+  const t = setInterval(() => void Promise.resolve(step()).catch(() => {}), ms);
+  return () => clearInterval(t);
+}
+
+export interface BscChainFixture extends ChainFixture {
+  raw: BscFixture;
+}
+
+/** anvil (chain id 56) behind the fault proxy; the dev account holds USDT and USDC to pay with. */
+export async function startBscChain(): Promise<BscChainFixture> {
+  const raw = await startBscFixture();
+  const { node, proxy } = raw;
+  await node.mint("USDT", node.devAddress, 1_000_000_000n * E18);
+  await node.mint("USDC", node.devAddress, 1_000_000_000n * E18);
+  const nativeBalance = async (a: string) => BigInt(await node.rpc<string>("eth_getBalance", [a, "latest"]));
+  // Payments come from the one dev account: one at a time, so concurrent tests never share a nonce.
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = turn.then(fn, fn);
+    turn = run.catch(() => {});
+    return run;
+  };
+  return {
+    raw,
+    chain: "BSC",
+    token: "USDT",
+    decimals: 18,
+    nativeUnit: E18,
+    txHashPattern: /^0x[0-9a-f]{64}$/,
+    addressPattern: /^0x[0-9a-fA-F]{40}$/,
+    rpcUrls: [proxy.url],
+    nodeUrl: node.url,
+    gatewayConfig: (confirmations) => ({ mode: "rpc", rpc_urls: [proxy.url], confirmations }),
+    pay: (to, amount, token = "USDT") => inTurn(async () => (await node.transfer(token as "USDT" | "USDC", to, amount)).hash),
+    sendNative: async (to, amount) => node.setBalance(to, (await nativeBalance(to)) + amount),
+    setNative: (a, amount) => node.setBalance(a, amount),
+    nativeBalance,
+    tokenBalance: (a, token = "USDT") => node.tokenBalance(token as "USDT" | "USDC", a),
+    advance: (n) => node.mine(n),
+    sentBy: async (a) => Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [a, "latest"]))),
+    receivers: (n, salt) => someAddresses(n, salt),
+    calls: () => proxy.totalCalls(),
+    resetCalls: () => proxy.resetCounts(),
+    setAutoMine: (on) => node.setAutomine(on),
+    autoAdvance: (ms) => ticker(ms, () => node.mine(1)),
+    reorg: (depth) => node.reorg(depth),
+    stop: () => raw.stop(),
+  };
+}
+
+export interface TronChainFixture extends ChainFixture {
+  raw: TronFixture;
+  /** With `failover`: a first endpoint that answers 403 to everything, and a mirror of the chain after the node. */
+  limited?: TronNode;
+  mirror?: TronNode;
+}
+
+export const TRON_API_KEY = "tron-test-key";
+
+/** The fake TRON node; `failover` puts a rate-limited endpoint before it and a mirror after it, with an API key. */
+export async function startTronChain(opts: TronNodeOptions & { failover?: boolean } = {}): Promise<TronChainFixture> {
+  const { failover, ...nodeOpts } = opts;
+  const raw = await startTronFixture(nodeOpts);
+  const { node } = raw;
+  let limited: TronNode | undefined;
+  let mirror: TronNode | undefined;
+  if (failover) {
+    limited = await startTronNode({ faults: { rate403: 1 } });
+    mirror = await startTronNode({ chain: node.chain });
+  }
+  const rpcUrls = failover ? [limited!.url, node.url, mirror!.url] : [node.url];
+  return {
+    raw,
+    limited,
+    mirror,
+    chain: "TRON",
+    token: "USDT",
+    decimals: 6,
+    nativeUnit: TRX,
+    txHashPattern: /^[0-9a-f]{64}$/,
+    addressPattern: /^T[1-9A-HJ-NP-Za-km-z]{33}$/,
+    rpcUrls,
+    nodeUrl: node.url,
+    gatewayConfig: (confirmations) => ({ mode: "rpc", rpc_urls: rpcUrls, confirmations, ...(failover ? { api_key: TRON_API_KEY } : {}) }),
+    pay: (to, amount) => raw.sendUsdt(to, amount),
+    sendNative: async (to, amount) => void (await raw.sendTrx(to, amount)),
+    setNative: async (a, amount) => node.chain.setTrx(a, amount),
+    nativeBalance: async (a) => node.chain.trx(a),
+    tokenBalance: async (a) => node.chain.usdt(a),
+    advance: async (n) => void node.mine(n),
+    sentBy: async (owner) => {
+      const hex = node.tronWeb().address.toHex(owner).toLowerCase();
+      return node.chain.blocks.flatMap((b) => b.txs).filter((t) => t.tx.raw_data.contract[0].parameter.value.owner_address === hex).length;
+    },
+    receivers: (n, salt) => Array.from({ length: n }, (_, i) => deriveTronKey(sha256(new TextEncoder().encode(`${salt}:${i}`)), 0).address),
+    calls: () => node.totalCalls() + (mirror?.totalCalls() ?? 0),
+    resetCalls: () => {
+      node.resetCounts();
+      mirror?.resetCounts();
+    },
+    setAutoMine: async (on) => node.setAutoMine(on),
+    autoAdvance: (ms) => ticker(ms, () => node.mine(1)),
+    reorg: async (depth) => node.reorg(depth),
+    async stop() {
+      await limited?.stop();
+      await mirror?.stop();
+      await raw.stop();
+    },
+  };
+}
+
+export interface SolChainFixture extends ChainFixture {
+  raw: SolFixture;
+}
+
+/** LiteSVM behind the test JSON-RPC server and the fault proxy; each payment comes from a new funded payer. */
+export async function startSolChain(opts: SolanaRpcNodeOptions = {}): Promise<SolChainFixture> {
+  const raw = await startSolFixture(opts);
+  const { node, proxy } = raw;
+  return {
+    raw,
+    chain: "SOL",
+    token: "USDC",
+    decimals: 6,
+    nativeUnit: 1_000_000_000n,
+    txHashPattern: /^[1-9A-HJ-NP-Za-km-z]{64,88}$/,
+    addressPattern: /^[1-9A-HJ-NP-Za-km-z]{32,44}$/,
+    rpcUrls: [proxy.url],
+    nodeUrl: node.url,
+    gatewayConfig: (confirmations) => ({ mode: "rpc", rpc_urls: [proxy.url], confirmations }),
+    pay: (to, amount) => raw.pay(raw.payer(amount), [[to, amount]]),
+    sendNative: async (to, amount) => node.airdrop(to, amount),
+    setNative: async (a, amount) => {
+      const key = new PublicKey(a);
+      node.svm.setAccount(key, { lamports: Number(amount), data: new Uint8Array(), owner: SystemProgram.programId, executable: false });
+    },
+    nativeBalance: async (a) => node.lamports(a),
+    tokenBalance: async (a) => node.tokenBalance(a),
+    advance: async (n) => node.advance(n),
+    sentBy: async (a) => {
+      const sigs = await raw.conn.getSignaturesForAddress(new PublicKey(a), { limit: 1000 }, "confirmed");
+      return sigs.filter((s) => node.landed(s.signature)?.keys.some((k) => k.pubkey === a && k.signer)).length;
+    },
+    receivers: (n, salt) => someSolAddresses(n, salt),
+    calls: () => proxy.totalCalls(),
+    resetCalls: () => proxy.resetCounts(),
+    setAutoMine: async () => {
+      throw new Error("the SOL fixture lands transactions at once");
+    },
+    autoAdvance: (ms) => node.startTicker(ms),
+    stop: () => raw.stop(),
+  };
+}

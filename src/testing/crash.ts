@@ -1,0 +1,92 @@
+// The crash set-up the crash suites share: a gateway child process on a temp config and
+// database, started with STABLEGATE_CRASH_AT so it SIGKILLs itself at that point
+// (src/lib/crash.ts), restarted without it, and read back through its SQLite file.
+import { Database } from "bun:sqlite";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { ChainCode } from "../chains/types";
+import { StablegateClient } from "../sdk/client";
+import { BUN, ROOT, rpcChainToml, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
+
+/** Sandbox TRON only, 2 confirmations, no block time: what the sandbox crash tests run on. */
+export const SANDBOX_TRON_ONLY = `[log]
+level = "warn"
+[chains.TRON]
+confirmations = 2
+block_time = "0s"
+[chains.BSC]
+enabled = false
+[chains.SOL]
+enabled = false
+`;
+
+export interface CrashGateway {
+  s: TempSetup;
+  merchantUid: string;
+  apiKey: string;
+  client: StablegateClient;
+  /** Starts `serve`; with `crashAt` it kills itself (SIGKILL) when it reaches that point. */
+  start(crashAt?: string): Promise<GatewayProcess>;
+  /** Runs the CLI on this config (spawned: the nodes and other cases in this process keep running). */
+  cli(...args: string[]): Promise<CliResult>;
+  /** A read-only query on the gateway's database. */
+  query<T>(sql: string, ...args: Array<string | number>): T[];
+}
+
+export type CrashGatewayOptions =
+  | { merchantName: string; toml: string }
+  | { merchantName: string; rpc: { chain: ChainCode; url: string; confirmations: number; pollInterval: string } };
+
+const live: Array<() => Promise<unknown> | unknown> = [];
+
+/** A temp setup (sandbox `toml`, or one chain in rpc mode) with a merchant made by the CLI. */
+export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGateway> {
+  const s = await tempSetup("rpc" in opts ? rpcChainToml(opts.rpc.chain, opts.rpc.url, opts.rpc) : opts.toml);
+  const { merchantUid, apiKey } = await createMerchantByCli(s, opts.merchantName);
+  live.push(() => rmSync(s.dir, { recursive: true, force: true }));
+  return {
+    s,
+    merchantUid,
+    apiKey,
+    client: new StablegateClient({ baseUrl: s.url, merchantUid, apiKey }),
+    async start(crashAt) {
+      const g = await startGatewayProcess(s, { extraEnv: crashAt ? { STABLEGATE_CRASH_AT: crashAt } : {} });
+      live.push(() => (g.proc.exitCode === null && g.proc.signalCode === null ? g.kill("SIGKILL") : undefined));
+      return g;
+    },
+    cli: (...args) => cli([...args, "--config", s.configPath], s.env),
+    query<T>(sql: string, ...args: Array<string | number>): T[] {
+      const db = new Database(s.dbPath, { readonly: true });
+      try {
+        return db.query(sql).all(...args) as T[];
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** runCli without blocking: the test nodes (TRON, SOL) answer from this process meanwhile. */
+async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, stdout, stderr };
+}
+
+/** `merchant create --json` through the CLI, as an operator would. */
+async function createMerchantByCli(s: TempSetup, name: string): Promise<{ merchantUid: string; apiKey: string }> {
+  const made = await cli(["merchant", "create", "--name", name, "--json", "--config", s.configPath], s.env);
+  if (made.code !== 0) throw new Error(`merchant create failed: ${made.stderr}`);
+  return JSON.parse(made.stdout) as { merchantUid: string; apiKey: string };
+}
+
+/** Kills what crashGateway() started and removes its folders (newest first); for afterAll. */
+export async function disposeCrashGateways(): Promise<void> {
+  for (const c of live.splice(0).reverse()) await c();
+}

@@ -1,0 +1,328 @@
+// The gateway watching each chain's test node in rpc mode: anvil (chain id 56) behind a proxy
+// that refuses wide log ranges and fails calls, the fake TRON node behind a rate-limited
+// endpoint with a mirror to fail over to, and LiteSVM behind JSON-RPC. Pay-ins completed by real
+// token transfers (credited only once final), exclusive deposits, reorgs, a hostile RPC, and
+// the cost per block with 10,000 watched addresses. One table row per chain.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { startBscChain, startSolChain, startTronChain, TRON_API_KEY, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
+import { addresses } from "../db/schema";
+import { newId } from "../lib/ids";
+import { toBaseUnits } from "../lib/money";
+
+type Order = Record<string, any>;
+/** In a pay-in step: the hash of the paying transfer. */
+const TX = Symbol("the paying transaction");
+const withTx = (shows: Order, txHash: string) => Object.fromEntries(Object.entries(shows).map(([k, v]) => [k, v === TX ? txHash : v]));
+
+/** What a test sees: the chain, its gateway, and the calls every case makes. */
+interface Watching {
+  fx: ChainFixture;
+  gw: TestGateway;
+  tick(): Promise<void>;
+  create(amount: string): Promise<Order>;
+  get(orderNo: string): Promise<Order>;
+}
+
+interface WatchCase {
+  chain: string;
+  node: string;
+  start(): Promise<ChainFixture>;
+  confirmations: number;
+  /** A pay-in for `amount`: after the transfer, [blocks mined, what the order shows then]. */
+  payin: { amount: string; paymentUri?: string; steps: Array<[blocks: number, shows: Order]> };
+  /** Blocks for a transfer to be included (0 where sending mines it), and to be final. */
+  inclusion: number;
+  toFinal: number;
+  /** An exclusive wallet deposit; `send` when the chain's case pays in a particular way. */
+  deposit: { token: string; amount: string; send?(fx: ChainFixture, to: string, units: bigint): Promise<unknown> };
+  /** The fixture reorganises blocks (LiteSVM keeps no forks); a depth past finality that must change nothing. */
+  reorgs: boolean;
+  deepReorg?: number;
+  /** Orders paid in scattered blocks while the watcher waits, then caught up under injected faults. */
+  hostile: {
+    orders: number;
+    amount(i: number): string;
+    gap: number;
+    tail: number;
+    faults(fx: ChainFixture, on: boolean): void;
+    ticks: number;
+    /** One tick after the faults are gone before checking (SOL's case). */
+    cleanTick?: boolean;
+    after?(fx: ChainFixture): void;
+  };
+  /** Receive-only addresses to watch in bulk (no keys needed to watch), for the calls-per-block case. */
+  receiveOnly?(fx: ChainFixture, n: number): string[];
+  /** Chain-specific cases, run after the shared ones on the same gateway. */
+  extra?: Array<[name: string, run: (w: Watching) => Promise<void>]>;
+}
+
+const CASES: WatchCase[] = [
+  {
+    chain: "BSC",
+    node: "anvil",
+    start: () => startBscChain(),
+    confirmations: 3,
+    payin: {
+      // 18-decimal amounts are exact.
+      amount: "1.123456",
+      steps: [
+        [0, { status: "detected", paidAmount: "1.123456" }],
+        [1, { status: "confirming" }],
+        [1, { status: "completed", confirmations: 3 }],
+      ],
+    },
+    inclusion: 0,
+    toFinal: 2,
+    deposit: { token: "USDC", amount: "1.123456789012345678" },
+    reorgs: true,
+    deepReorg: 4,
+    hostile: {
+      // Ranges refused above 5 blocks and 20% failing calls.
+      orders: 12,
+      amount: (i) => `${10 + i}.5`,
+      gap: 7,
+      tail: 3,
+      faults: (fx, on) => (fx as BscChainFixture).raw.proxy.setFaults(on ? { maxLogRange: 5, failRate: 0.2, seed: 7 } : {}),
+      ticks: 20,
+    },
+    receiveOnly: (fx, n) => fx.receivers(n, "many"),
+  },
+  {
+    chain: "TRON",
+    node: "the fake node",
+    // Solidified 19 blocks behind the head; a rate-limited endpoint first and a mirror last.
+    start: async () => {
+      const fx = await startTronChain({ solidLag: 19, failover: true });
+      await fx.advance(25);
+      return fx;
+    },
+    confirmations: 3,
+    payin: {
+      amount: "1.234567",
+      steps: [
+        [1, { status: "detected", paidAmount: "1.234567" }],
+        // 6 confirmations > the 3 required, but the block is not solidified (19 behind): not final.
+        [5, { status: "confirming" }],
+        [13, { status: "confirming" }], // 19 blocks on top: solidified is one short
+        [1, { status: "completed", paidAmount: "1.234567" }],
+      ],
+    },
+    inclusion: 1,
+    toFinal: 20,
+    deposit: { token: "USDT", amount: "987.654321" },
+    reorgs: true,
+    hostile: {
+      // Random 403/429 on the preferred endpoint: fails over to the mirror.
+      orders: 6,
+      amount: (i) => `${10 + i}.5`,
+      gap: 3,
+      tail: 20,
+      faults: (fx, on) => (fx as TronChainFixture).raw.node.setFaults(on ? { rate403: 0.2, rate429: 0.2, seed: 5 } : {}),
+      ticks: 5, // a tick may still fail when every endpoint is backing off; the next resumes
+      after(fx) {
+        const t = fx as TronChainFixture;
+        expect(t.raw.node.injected.http403 + t.raw.node.injected.http429).toBeGreaterThan(0);
+        expect(t.mirror!.totalCalls()).toBeGreaterThan(0);
+      },
+    },
+    receiveOnly: (_fx, n) => Array.from({ length: n }, (_, i) => `T-receive-only-${i}`),
+    extra: [
+      [
+        "the API key reaches the node, the rate-limited endpoint was tried first, and the key never reaches the logs",
+        async ({ fx, gw }) => {
+          const t = fx as TronChainFixture;
+          expect(t.raw.node.apiKeys.has(TRON_API_KEY)).toBe(true);
+          expect(t.limited!.injected.http403).toBeGreaterThan(0);
+          expect(gw.logs.join("\n")).not.toContain(TRON_API_KEY);
+        },
+      ],
+    ],
+  },
+  {
+    chain: "SOL",
+    node: "LiteSVM",
+    // finalized trails confirmed by 3 slots: a transfer is seen (finalized) with 4 confirmations.
+    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4 }),
+    confirmations: 6,
+    payin: {
+      amount: "1.123456",
+      paymentUri: "spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+      steps: [
+        [1, { status: "waiting_payment" }], // confirmed, not finalized
+        [3, { status: "confirming", confirmations: 4, paidAmount: "1.123456", txHash: TX }], // finalized: 4 of the 6 required
+        [2, { status: "completed", confirmations: 6, paidAmount: "1.123456" }],
+      ],
+    },
+    inclusion: 1,
+    toFinal: 6,
+    reorgs: false,
+    // A plain transfer (not transferChecked), the ATA created by the payer.
+    deposit: { token: "USDC", amount: "42.000001", send: (fx, to, units) => (fx as SolChainFixture).raw.pay((fx as SolChainFixture).raw.payer(100_000_000n), [[to, units]], { plain: true }) },
+    hostile: {
+      // 429s and failing calls.
+      orders: 5,
+      amount: (i) => `${10 + i}.25`,
+      gap: 0,
+      tail: 8,
+      faults: (fx, on) => (fx as SolChainFixture).raw.proxy.setFaults(on ? { rate429: 0.2, failRate: 0.1, seed: 3 } : {}),
+      ticks: 15,
+      cleanTick: true,
+    },
+    // No calls-per-block case: the SOL scan (scanMode auto) asks per address while that is
+    // cheaper and reads every slot's block once the set grows, so a few and 10,000 differ by design.
+    extra: [
+      [
+        "one transaction paying two exclusive wallets counts once each; a rewound cursor counts nothing twice",
+        async ({ fx, gw, tick }) => {
+          const sol = (fx as SolChainFixture).raw;
+          const bind = (bindKey: string) => gw.client.request<Order>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: "USDC", bindKey } });
+          const b1 = await bind("sol-multi-1");
+          const b2 = await bind("sol-multi-2");
+          expect(b1.address).not.toBe(b2.address);
+          await tick();
+          const payer = sol.payer(10_000_000n);
+          const sig = await sol.pay(payer, [
+            [b1.address, 2_000_000n],
+            [b2.address, 3_500_000n],
+          ]);
+          sol.node.advance(6);
+          await tick();
+          const detail = (k: string) => gw.client.request<Order>("GET", `/openapi/payin/exclusive-bindings/${k}`, { query: { chainCode: "SOL", tokenSymbol: "USDC" } });
+          expect((await detail("sol-multi-1")).recentOrders.map((o: Order) => [o.paidAmount, o.status, o.txHash])).toEqual([["2.000000", "completed", sig]]);
+          expect((await detail("sol-multi-2")).recentOrders.map((o: Order) => [o.paidAmount, o.status, o.txHash])).toEqual([["3.500000", "completed", sig]]);
+          // Rewind the durable cursor (as after restoring a backup) and rescan.
+          gw.ctx.db.$client.run("UPDATE chain_cursors SET block_number = block_number - 30 WHERE chain = 'SOL'");
+          await tick();
+          const rows = gw.ctx.db.$client.query("SELECT count(*) AS n, count(DISTINCT log_index) AS d FROM transfers WHERE chain = 'SOL' AND tx_hash = ?").get(sig) as { n: number; d: number };
+          expect(rows).toEqual({ n: 2, d: 2 });
+          expect((await detail("sol-multi-2")).stats.totalOrders).toBe(1);
+        },
+      ],
+    ],
+  },
+];
+
+for (const k of CASES) {
+  describe(`${k.chain} watcher on ${k.node}`, () => {
+    let fx: ChainFixture;
+    let gw: TestGateway;
+    beforeAll(async () => {
+      fx = await k.start();
+      gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { [k.chain]: fx.gatewayConfig(k.confirmations) } } });
+    });
+    afterAll(async () => {
+      await gw?.stop();
+      await fx?.stop();
+    });
+
+    const tick = () => gw.gateway.runtime.watchers.get(fx.chain)!.tick();
+    const get = (orderNo: string) => gw.client.request<Order>("GET", `/openapi/payin/orders/${orderNo}`);
+    let n = 0;
+    const create = (amount: string) =>
+      gw.client.request<Order>("POST", "/openapi/payin/orders", {
+        body: { chainCode: fx.chain, tokenSymbol: fx.token, merchantOrderNo: `${k.chain}-${++n}`, amount, notifyUrl: "https://shop.example/cb" },
+      });
+    const units = (amount: string) => toBaseUnits(amount, fx.decimals);
+    const advance = async (blocks: number) => {
+      if (blocks > 0) await fx.advance(blocks);
+    };
+
+    test("a pay-in is completed by a real token transfer, exact amount, credited only once final", async () => {
+      const o = await create(k.payin.amount);
+      expect(o.address).toMatch(fx.addressPattern);
+      if (k.payin.paymentUri) expect(o.paymentUri).toContain(k.payin.paymentUri);
+      await tick();
+      const txHash = await fx.pay(o.address, units(k.payin.amount));
+      for (const [blocks, shows] of k.payin.steps) {
+        await advance(blocks);
+        await tick();
+        expect(await get(o.orderNo)).toMatchObject(withTx(shows, txHash));
+      }
+      expect(await get(o.orderNo)).toMatchObject({ status: "completed", paidAmount: k.payin.amount, txHash });
+      expect(await fx.tokenBalance(o.address)).toBe(units(k.payin.amount));
+    });
+
+    test("an exclusive wallet deposit creates its order with the exact amount", async () => {
+      const { token, amount, send } = k.deposit;
+      const bindKey = `${k.chain.toLowerCase()}-user-1`;
+      const b = await gw.client.request<Order>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: fx.chain, tokenSymbol: token, bindKey } });
+      await tick();
+      await (send ? send(fx, b.address, units(amount)) : fx.pay(b.address, units(amount), token));
+      await advance(k.toFinal);
+      await tick();
+      const d = await gw.client.request<Order>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: { chainCode: fx.chain, tokenSymbol: token } });
+      expect(d.stats.totalOrders).toBe(1);
+      expect(d.recentOrders[0]).toMatchObject({ paidAmount: amount, status: "completed" });
+      expect(d.recentTransactions[0].amount).toBe(amount);
+    });
+
+    if (k.reorgs) {
+      test(`a reorg that removes the paying transfer before finality reverts the order; paid again, it completes${k.deepReorg ? "; after finality nothing moves" : ""}`, async () => {
+        const o = await create("2");
+        await tick();
+        await fx.pay(o.address, units("2"));
+        await advance(k.inclusion);
+        await tick();
+        expect((await get(o.orderNo)).status).toBe("detected");
+        await fx.reorg!(1);
+        await tick();
+        expect(await get(o.orderNo)).toMatchObject({ status: "waiting_payment", paidAmount: null });
+
+        await fx.pay(o.address, units("2"));
+        await advance(k.toFinal);
+        await tick();
+        expect((await get(o.orderNo)).status).toBe("completed");
+        if (k.deepReorg) {
+          await fx.reorg!(k.deepReorg);
+          await tick();
+          expect((await get(o.orderNo)).status).toBe("completed");
+        }
+      });
+    }
+
+    test("under a hostile RPC: nothing missed, nothing counted twice", async () => {
+      const h = k.hostile;
+      const orders: Order[] = [];
+      for (let i = 0; i < h.orders; i++) orders.push(await create(h.amount(i)));
+      await tick();
+      // Payments land in scattered blocks while the watcher waits, then it catches up under faults.
+      for (const o of orders) {
+        await advance(h.gap);
+        await fx.pay(o.address, units(o.amount));
+      }
+      await advance(h.tail);
+      h.faults(fx, true);
+      try {
+        for (let i = 0; i < h.ticks; i++) await tick().catch(() => {}); // some ticks fail on injected faults; the next resumes
+      } finally {
+        h.faults(fx, false);
+      }
+      if (h.cleanTick) await tick();
+      for (const o of orders) expect((await get(o.orderNo)).status).toBe("completed");
+      h.after?.(fx);
+      const rows = gw.ctx.db.$client.query("SELECT count(*) AS n, count(DISTINCT tx_hash) AS d FROM transfers WHERE chain = ?").get(fx.chain) as { n: number; d: number };
+      expect(rows.n).toBe(rows.d);
+    });
+
+    if (k.receiveOnly) test("node calls per block do not grow from a few to 10,000 watched addresses", async () => {
+      const measure = async () => {
+        await tick();
+        fx.resetCalls();
+        await fx.advance(20);
+        await tick();
+        return fx.calls();
+      };
+      const base = await measure();
+      const now = Date.now();
+      const stmt = gw.ctx.db.$client.prepare("INSERT INTO addresses (id, merchant_id, chain, kind, derivation_index, address, created_at) VALUES (?, NULL, ?, 'shared', ?, ?, ?)");
+      gw.ctx.db.$client.transaction(() => {
+        k.receiveOnly!(fx, 10_000).forEach((a, i) => stmt.run(newId("AD"), fx.chain, 1_000_000 + i, a, now));
+      })();
+      expect(gw.ctx.db.select().from(addresses).all().length).toBeGreaterThan(10_000);
+      expect(await measure()).toBe(base);
+    });
+
+    for (const [name, run] of k.extra ?? []) test(name, () => run({ fx, gw, tick, create, get }));
+  });
+}
