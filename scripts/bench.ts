@@ -13,7 +13,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
 import { BUN, ROOT, runCli, startGatewayProcess, tempSetup, type TempSetup } from "../src/testing/process";
-import { freePort } from "../src/testing/anvil";
+import { freePort } from "../src/testing/wait";
 import { signRequest, canonicalBody } from "../src/auth/signing";
 import { startReceiver, type Receiver } from "../src/testing/receiver";
 import { sandboxClient } from "../src/testing/sandbox";

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { TestClock } from "../lib/clock";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { type Receiver, startReceiver } from "../testing/receiver";
-import { callbackRow, enqueueTestCallback, eventually } from "../testing/callbacks";
+import { callbackRow, enqueueTestCallback } from "../testing/callbacks";
+import { eventually } from "../testing/wait";
 import { CallbackWorker, workerOptions } from "./worker";
 
 const receivers: Receiver[] = [];

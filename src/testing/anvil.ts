@@ -11,8 +11,6 @@ import type { TokenSymbol } from "../chains/types";
 import { TEST_TOKEN_RUNTIME_BYTECODE } from "./erc20-bytecode";
 import { freePort } from "./wait";
 
-// Kept for imports that predate wait.ts; the one definition lives there.
-export { freePort };
 
 export const TEST_TOKEN_ABI = parseAbi([
   "function mint(address to, uint256 value)",

@@ -6,7 +6,6 @@ import { enqueueCallback } from "../callbacks/outbox";
 import { currentKey } from "../merchants/service";
 
 // Kept for imports that predate wait.ts; the one definition lives there.
-export { eventually } from "./wait";
 
 let seq = 0;
 

@@ -20,7 +20,7 @@ import { listAlerts } from "./store";
 import { runCli } from "../../testing/process";
 import { writeFileSync } from "node:fs";
 import { TestClock } from "../../lib/clock";
-import { eventually } from "../../testing/callbacks";
+import { eventually } from "../../testing/wait";
 import { join } from "node:path";
 
 type Obj = Record<string, any>;
