@@ -168,3 +168,11 @@ describe("layers", () => {
     expect(good.filter((l) => codeLines(l).some(hit))).toEqual([]);
   });
 });
+
+// tsconfig's jsxImportSource is read from the working directory's project only: a gateway started
+// from elsewhere (`bun /opt/stablegate/src/main.ts`) rendered pages with React's runtime and
+// answered 500. The pragma travels with the file.
+test("every .tsx file names its JSX runtime itself", () => {
+  const missing = files.filter((f) => f.endsWith(".tsx") && !readFileSync(f, "utf8").startsWith("/** @jsxImportSource @kitajs/html */"));
+  expect(missing.map((f) => relative(SRC, f))).toEqual([]);
+});

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // The back office (DESIGN 12), mounted in the gateway's Elysia app under /backoffice.
 import { Elysia } from "elysia";
 import { html as htmlPlugin } from "@elysiajs/html";

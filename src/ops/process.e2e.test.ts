@@ -17,6 +17,19 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
+describe("started from any working directory", () => {
+  test("the back-office pages render when serve runs outside the repository (JSX settings travel with each file)", async () => {
+    const s = await tempSetup();
+    cleanups.push(() => rmSync(s.dir, { recursive: true, force: true }));
+    const gw = await startGatewayProcess(s, { cwd: s.dir });
+    cleanups.push(() => gw.kill("SIGKILL"));
+    const login = await fetch(s.url + "/backoffice/login");
+    expect(login.status).toBe(200);
+    expect(await login.text()).toContain("Sign in");
+    expect(await gw.kill()).toBe(0);
+  });
+});
+
 describe("no library noise on any stream", () => {
   test("--version, migrate and merchant create --json print exactly their output", async () => {
     const s = await tempSetup();

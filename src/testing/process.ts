@@ -49,11 +49,11 @@ export interface GatewayProcess {
 /** Starts `serve` and waits until /healthz answers. */
 export async function startGatewayProcess(
   s: TempSetup,
-  opts: { extraEnv?: Record<string, string>; args?: string[]; cmd?: string[]; timeoutMs?: number } = {},
+  opts: { extraEnv?: Record<string, string>; args?: string[]; cmd?: string[]; timeoutMs?: number; cwd?: string } = {},
 ): Promise<GatewayProcess> {
   const cmd = opts.cmd ?? [BUN, join(ROOT, "src/main.ts")];
   const proc = Bun.spawn([...cmd, "serve", "--config", s.configPath, ...(opts.args ?? [])], {
-    cwd: ROOT,
+    cwd: opts.cwd ?? ROOT,
     env: { ...s.env, ...opts.extraEnv },
     stdout: "pipe",
     stderr: "pipe",

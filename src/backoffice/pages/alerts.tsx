@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Operator: alerts (DESIGN 14's conditions, raised by src/ops/alerts), firing first.
 import { Elysia } from "elysia";
 import { listAlerts } from "../../ops/alerts/store";

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Operator: the audit log with filters and CSV export of what is filtered.
 import { Elysia } from "elysia";
 import { type AuditFilter, listAudit } from "../../audit/log";

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Sign-in (password, then the authentication code when enrolled), sign-out and
 // the one-time setup link.
 import { Elysia } from "elysia";

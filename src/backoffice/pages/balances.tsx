@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Balances (DESIGN 13): per chain, token and address the ledger's available
 // balance beside the last on-chain reading; mismatches listed for the operator.
 import { Elysia } from "elysia";

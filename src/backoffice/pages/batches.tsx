@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Batch payouts (DESIGN 13), merchant users only: upload a CSV, see the preview
 // (errors with the API's codes, totals, estimated gas), confirm with the
 // password, follow the progress, download the results.

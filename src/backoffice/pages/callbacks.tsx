@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Failed callbacks (both roles, scoped) with bulk "Resend".
 import { Elysia } from "elysia";
 import { recordAudit } from "../../audit/log";

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Collection (DESIGN 13), merchant users: destination, minimum and optional
 // schedule per chain and token; "Collect now" previews the legs and gas;
 // "Confirm collection" (with the password) runs them as payouts; history.

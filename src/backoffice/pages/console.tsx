@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // The console pages shared by both roles and the operator's own pages.
 import { Elysia } from "elysia";
 import type { BackofficeDeps } from "../guard";

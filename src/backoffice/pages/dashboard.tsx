@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // The dashboard: open items (both roles, scoped), volume per day, and for the
 // operator the state of each chain and its gas wallet.
 import { Elysia } from "elysia";

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Developer settings of a merchant user (DESIGN 12): rotate the API key (shown
 // once), the default callback URL with "Send test callback" and its
 // deliveries, and the /openapi IP allowlist.

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // The operator's exceptions queue: unmatched deposits ("Attach" to an order
 // chosen by search), frozen orders ("Release", "Cancel order"), the deny list.
 // The deposit page is shared (scoped) so a merchant sees its own deposits too.

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Lists of pay-ins, payouts and deposits with filters, paging and CSV export
 // of exactly what is filtered; and the search results. Both roles, scoped.
 import { Elysia } from "elysia";

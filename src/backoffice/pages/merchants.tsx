@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Operator: merchants — create (API key shown once), disable/enable, rotate
 // key, settings (name, default callback URL, IP allowlist, payout switch,
 // fees, limits, fee balance). Key actions ask for re-authentication.

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // The order page (both roles, scoped): status timeline with the cause of each
 // change, transfers with explorer links, every callback delivery attempt with
 // "Resend"; and the operator's "Freeze", "Release", "Cancel order".

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Re-authentication on the form itself (DESIGN 13: the confirming form carries a
 // "Password" or "Authentication code" field). The guard's `reauth: true`
 // accepts a recent sign-in; for money-moving confirmations the entered secret

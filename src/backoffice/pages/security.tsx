@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // The signed-in user's own security: password, TOTP enrollment with a QR code
 // and recovery codes, and the list of live sessions (each can be ended).
 import { Elysia } from "elysia";

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Operator: back-office users — create (password shown once), disable/enable,
 // reset password, reset 2FA. Same services and audit entries as `stablegate user`.
 import { Elysia } from "elysia";

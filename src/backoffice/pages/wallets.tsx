@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Exclusive wallets (bindings) with their deposit statistics and recent
 // deposits; a merchant user sees its own, an operator every merchant's.
 import { Elysia } from "elysia";

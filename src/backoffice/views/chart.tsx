@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Volume per day as a server-rendered SVG bar chart (no script, no inline CSS). The labels are
 // HTML beside the SVG: inside it they scale with the viewBox and are unreadable on a phone.
 import { fromBaseUnits } from "../../lib/money";

@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // Small building blocks every page uses.
 import type { Children } from "@kitajs/html";
 import type { Viewer } from "../guard";

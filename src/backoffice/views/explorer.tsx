@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 import { explorerUrl, type DisplayCtx } from "../format";
 
 /** A hash or address, linked to the chain's explorer when there is one. */

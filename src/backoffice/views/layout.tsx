@@ -1,3 +1,4 @@
+/** @jsxImportSource @kitajs/html */
 // The one layout of every back-office page: header with the search box,
 import type { Children } from "@kitajs/html";
 // navigation, main content. Phone and desktop from one stylesheet.
