@@ -76,8 +76,8 @@ export function auditRoutes(d: BackofficeDeps) {
                   <td class="mono" safe>
                     {e.target}
                   </td>
-                  <td class="mono" safe>
-                    {`${e.before === null ? "" : JSON.stringify(e.before)} → ${e.after === null ? "" : JSON.stringify(e.after)}`.slice(0, 400)}
+                  <td class="mono wrap" safe>
+                    {changeText(e.before, e.after)}
                   </td>
                 </tr>
               )}
@@ -106,4 +106,11 @@ export function auditRoutes(d: BackofficeDeps) {
         );
       }),
     );
+}
+
+/** "before → after" as JSON, either side left out when absent; "—" when the entry records no change. */
+function changeText(before: unknown, after: unknown): string {
+  if (before === null && after === null) return "—";
+  const j = (x: unknown) => (x === null ? "" : JSON.stringify(x));
+  return (before === null ? j(after) : `${j(before)} → ${j(after)}`).slice(0, 400);
 }

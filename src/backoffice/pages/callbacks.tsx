@@ -48,7 +48,7 @@ function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; notice?: string }): st
                     <td>
                       <StatusBadge status={c.status} />
                     </td>
-                    <td class="mono" safe>
+                    <td class="mono wrap" safe>
                       {c.url ?? "—"}
                     </td>
                     <td safe>{c.lastError ?? ""}</td>

@@ -105,7 +105,7 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
                     <td>
                       <Time ms={t.createdAt} />
                     </td>
-                    <td class="mono" safe>
+                    <td class="mono wrap" safe>
                       {t.url ?? ""}
                     </td>
                     <td>
@@ -113,7 +113,7 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
                     </td>
                     <td safe>{last?.httpStatus === null || last?.httpStatus === undefined ? "—" : String(last.httpStatus)}</td>
                     <td safe>{last?.durationMs === null || last?.durationMs === undefined ? "—" : `${last.durationMs} ms`}</td>
-                    <td class="mono" safe>
+                    <td class="mono wrap" safe>
                       {(last?.error ?? last?.responseBody ?? "").slice(0, 200)}
                     </td>
                   </tr>

@@ -68,11 +68,13 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
                   </td>
                   <td safe>{t.merchantUid ?? "—"}</td>
                   <td safe>{`${t.amount} ${t.tokenSymbol} (${t.chainCode})`}</td>
-                  <td>{t.reasonText ?? ""}</td>
+                  <td class="wrap">{t.reasonText ?? ""}</td>
                   <td class="mono" safe>
                     {t.toAddress}
                   </td>
-                  <td safe>{t.blockTime ?? ""}</td>
+                  <td>
+                    <Time ms={t.blockTime ? Date.parse(t.blockTime) : null} />
+                  </td>
                   <td>
                     <form method="get" action={`/backoffice/deposits/${t.depositId}`} class="inline">
                       <button type="submit" class="secondary" aria-label={`Attach deposit #${t.depositId}`}>
@@ -101,7 +103,7 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
               </td>
               <td safe>{o.merchantUid}</td>
               <td safe>{`${o.amount} ${o.token}`}</td>
-              <td safe>{o.paidAmount || "—"}</td>
+              <td safe>{o.paidAmount ? `${o.paidAmount} ${o.token}` : "—"}</td>
               <td>
                 <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/release`} label="Release" ariaLabel={`Release ${o.orderNo}`} />{" "}
                 <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/cancel`} label="Cancel order" ariaLabel={`Cancel order ${o.orderNo}`} kind="secondary" />
@@ -154,13 +156,22 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
                 <td class="mono" safe>
                   {r.address}
                 </td>
-                <td safe>{r.reason ?? ""}</td>
-                <td safe>{r.createdAt}</td>
+                <td class="wrap" safe>
+                  {r.reason ?? ""}
+                </td>
+                <td>
+                  <Time ms={Date.parse(r.createdAt)} />
+                </td>
                 <td>
                   <ActionButton viewer={v} action="/backoffice/exceptions/undeny" fields={{ chain: r.chainCode, address: r.address }} label="Remove" ariaLabel={`Remove ${r.address} from the deny list`} kind="secondary" />
                 </td>
               </tr>
             ))}
+            {denied.length ? null : (
+              <tr>
+                <td colspan="5">No sender is denied.</td>
+              </tr>
+            )}
           </tbody>
         </table>
       </TableWrap>

@@ -254,7 +254,7 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
                       </td>
                       <td safe>{a.httpStatus === null ? "—" : String(a.httpStatus)}</td>
                       <td safe>{a.durationMs === null ? "—" : `${a.durationMs} ms`}</td>
-                      <td class="mono" safe>
+                      <td class="mono wrap" safe>
                         {(a.error ? `${a.error} ` : "") + (a.responseBody ?? "").slice(0, 200)}
                       </td>
                     </tr>

@@ -45,7 +45,8 @@ td.mono,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:
 /* Ids in a table stay on one line (the table scrolls sideways on a phone); broken mid-id they were unreadable. */
 td.mono,td .mono{white-space:nowrap;word-break:normal}td .badge{white-space:nowrap}
 /* On a phone a table scrolls sideways rather than squeezing dates and amounts into columns one word wide; long prose cells (class wrap) still wrap. */
-@media (max-width:700px){td{white-space:nowrap}td.wrap{white-space:normal;min-width:14em}}
+td.wrap{white-space:normal;min-width:14em}td.mono.wrap{word-break:break-all}
+@media (max-width:700px){td{white-space:nowrap}td.wrap{white-space:normal}}
 dl.kv{display:grid;grid-template-columns:minmax(110px,max-content) 1fr;gap:4px 12px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 dl.kv dt{font-weight:600;color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anywhere}
 .badge{display:inline-block;padding:1px 8px;border-radius:999px;background:#e2e8f0;font-size:.85rem}
