@@ -3,7 +3,7 @@
 import { prepared, type DbOrTx } from "../db/client";
 import { sql } from "drizzle-orm";
 import { callbacks, merchants } from "../db/schema";
-import { newId } from "../lib/ids";
+import { newEventId } from "../lib/ids";
 import { callbacksDue } from "../db/callbacks-due";
 
 export interface CallbackEvent {
@@ -20,7 +20,7 @@ export interface CallbackEvent {
 }
 
 export function enqueueCallback(tx: DbOrTx, e: CallbackEvent): string {
-  const id = newId("EV");
+  const id = newEventId(e.now);
   const payload = JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
   // A plain bun:sqlite statement (no drizzle parameter mapping): this runs for every create.
   const insert = prepared(tx, "enqueueCallback", (d) =>

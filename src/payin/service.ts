@@ -10,7 +10,7 @@ import { AppError, invalid } from "../errors";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
 import { enqueueCallback } from "../callbacks/outbox";
 import { countTransition } from "../lib/event-metrics";
-import { newOrderNo, newToken } from "../lib/ids";
+import { newOrderNo, newTimedToken } from "../lib/ids";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import { transition, type PayinEvent, type PayinStatus } from "./state";
@@ -69,7 +69,7 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
       txHash: null,
       fromAddress: null,
       confirmations: 0,
-      checkoutToken: newToken(),
+      checkoutToken: newTimedToken(now),
       expireAt: now + ctx.ms.expireAfter,
       createdAt: now,
       detectedAt: null,
