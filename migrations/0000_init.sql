@@ -304,6 +304,7 @@ CREATE TABLE `login_failures` (
 );
 --> statement-breakpoint
 CREATE INDEX `login_failures_user` ON `login_failures` (`username`,`at`);--> statement-breakpoint
+CREATE INDEX `login_failures_ip` ON `login_failures` (`ip`,`at`);--> statement-breakpoint
 CREATE TABLE `merchants` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`uid` text NOT NULL,

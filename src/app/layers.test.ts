@@ -1,6 +1,8 @@
 // Layering rules, read from the import statements themselves:
 // - only the HTTP layer (src/http/) and the composition root (src/app/) import src/http/;
-// - the domain folders form no import cycle at folder level.
+// - the domain folders form no import cycle at folder level;
+// - services declare the narrow dependencies they use: src/app/ (the composition root, app/context.ts)
+//   is imported only by the entry points (main.ts, the CLI, test harnesses) and tests.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -74,6 +76,13 @@ describe("layers", () => {
   test("the watcher knows transfers, not pay-ins: nothing in src/watcher/ (tests aside) imports src/payin/", () => {
     const offenders = edges
       .filter((e) => folderOf(e.from) === "watcher" && !/\.test\.tsx?$/.test(e.from) && folderOf(e.to) === "payin")
+      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
+    expect(offenders).toEqual([]);
+  });
+
+  test("only the entry points (src/main.ts, src/cli/, src/testing/; tests aside) import src/app/: services take narrow deps, not the app context", () => {
+    const offenders = edges
+      .filter((e) => !["app", "cli", "testing"].includes(folderOf(e.from)) && relative(SRC, e.from) !== "main.ts" && !/\.test\.tsx?$/.test(e.from) && folderOf(e.to) === "app")
       .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
     expect(offenders).toEqual([]);
   });

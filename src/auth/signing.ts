@@ -1,8 +1,10 @@
-// Request and callback signing (spec 5.2, 6.2; DESIGN 4). Shared by the
-// server's verification and the merchant client, so both sign the same text.
-import { createHmac, timingSafeEqual } from "node:crypto";
+// Request and callback signing (spec 5.2, 6.2; DESIGN 4). The canonical text and
+// the HMACs are the merchant SDK's (src/sdk/signing.ts), so the server verifies
+// exactly what the client signs. Only what the server alone needs lives here:
+// reading a raw query string, the strict RFC 3986 alternative, callback checks.
+import { safeEqualHex, signCallback } from "../sdk/signing";
 
-export type QueryPairs = ReadonlyArray<readonly [string, string]>;
+export { canonicalBody, canonicalQuery, safeEqualHex, signCallback, signedText, signRequest, type QueryPairs, type SignInput } from "../sdk/signing";
 
 /** RFC 3986 strict variant: also escapes !'()* (accepted by the server as an alternative). */
 export function strictEncode(s: string): string {
@@ -32,94 +34,6 @@ function decodeComponent(s: string): string {
   }
 }
 
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-export function canonicalQuery(pairs: QueryPairs, encode: (s: string) => string = encodeURIComponent): string {
-  return pairs
-    .filter(([, v]) => v !== "" && v !== undefined && v !== null)
-    .map(([k, v]) => [String(k), String(v)] as const)
-    .sort((a, b) => byCodeUnit(a[0], b[0]) || byCodeUnit(a[1], b[1]))
-    .map(([k, v]) => `${encode(k)}=${encode(v)}`)
-    .join("&");
-}
-
-/** Keys sorted at every depth, compact; dates as ISO strings; undefined members dropped. */
-export function canonicalBody(body: unknown): string {
-  if (body === undefined) return "";
-  return JSON.stringify(sortDeep(body)) ?? "";
-}
-
-function sortDeep(v: unknown): unknown {
-  if (v instanceof Date) return v.toISOString();
-  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : sortDeep(x)));
-  if (v && typeof v === "object") {
-    // No prototype: a `__proto__` key in parsed JSON stays a signed member
-    // instead of silently vanishing from the canonical text.
-    const out: Record<string, unknown> = Object.create(null);
-    for (const k of Object.keys(v).sort(byCodeUnit)) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) out[k] = sortDeep(x);
-    }
-    return out;
-  }
-  return v;
-}
-
-export interface SignInput {
-  merchantUid: string;
-  timestamp: string;
-  nonce: string;
-  method: string;
-  path: string;
-  canonicalQuery: string;
-  canonicalBody: string;
-}
-
-export function signedText(i: SignInput): string {
-  return [
-    i.merchantUid.trim(),
-    i.timestamp.trim(),
-    i.nonce.trim(),
-    i.method.toUpperCase(),
-    i.path,
-    i.canonicalQuery,
-    i.canonicalBody,
-  ].join("\n");
-}
-
-export function hmacHex(secret: string, text: string): string {
-  return createHmac("sha256", secret.trim()).update(text, "utf8").digest("hex");
-}
-
-export function signRequest(apiKey: string, i: SignInput): string {
-  return hmacHex(apiKey, signedText(i));
-}
-
-/** Constant-time comparison of hex strings; a different length is a mismatch, never a throw. */
-export function safeEqualHex(a: string, b: string): boolean {
-  const ab = Buffer.from(a, "utf8");
-  const bb = Buffer.from(b, "utf8");
-  if (ab.length !== bb.length) {
-    timingSafeEqual(ab, ab); // keep the timing shape similar
-    return false;
-  }
-  return timingSafeEqual(ab, bb);
-}
-
-/** Callback signature (spec 6.2): HMAC over `timestamp.nonce.rawBody`. */
-export function signCallback(apiKey: string, timestamp: string, nonce: string, rawBody: string | Uint8Array): string {
-  const h = createHmac("sha256", apiKey.trim());
-  h.update(`${timestamp}.${nonce}.`, "utf8");
-  h.update(rawBody);
-  return h.digest("hex");
-}
-
-export function verifyCallbackSignature(
-  apiKey: string,
-  timestamp: string,
-  nonce: string,
-  rawBody: string | Uint8Array,
-  signature: string,
-): boolean {
+export function verifyCallbackSignature(apiKey: string, timestamp: string, nonce: string, rawBody: string | Uint8Array, signature: string): boolean {
   return safeEqualHex(signCallback(apiKey, timestamp, nonce, rawBody), signature);
 }

@@ -1,9 +1,13 @@
 // Display helpers: token decimals of the running chains, explorer links.
-import type { AppContext } from "../app/context";
 import { DEFAULT_TOKENS } from "../chains/tokens";
-import type { ChainCode } from "../chains/types";
+import type { ChainAdapter, ChainCode } from "../chains/types";
 
-export function decimalsOf(ctx: Pick<AppContext, "chains">): (chain: string, token: string) => number {
+/** What the display helpers read: the running chains (their tokens, and which are sandbox). */
+export interface DisplayCtx {
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+}
+
+export function decimalsOf(ctx: DisplayCtx): (chain: string, token: string) => number {
   return (chain, token) =>
     ctx.chains.get(chain as ChainCode)?.tokens.find((t) => t.symbol === token)?.decimals ?? DEFAULT_TOKENS.find((t) => t.chain === chain && t.symbol === token)?.decimals ?? 6;
 }
@@ -15,7 +19,7 @@ const EXPLORERS: Record<string, { tx: string; address: string }> = {
 };
 
 /** A public explorer link, or null on sandbox chains (their transactions exist only here). */
-export function explorerUrl(ctx: Pick<AppContext, "chains">, chain: string, kind: "tx" | "address", value: string): string | null {
+export function explorerUrl(ctx: DisplayCtx, chain: string, kind: "tx" | "address", value: string): string | null {
   const adapter = ctx.chains.get(chain as ChainCode);
   if (!adapter || adapter.mode === "sandbox") return null;
   const e = EXPLORERS[chain];

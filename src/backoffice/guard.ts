@@ -3,9 +3,13 @@
 // checks the CSRF token (403, nothing changes without it) and, for money and
 // key actions, a recent re-authentication. Handlers receive a Viewer and
 // return JSX (a string) or a Response.
-import type { AppContext } from "../app/context";
-import type { ChainState } from "../ops/chain-status";
-import { peerOf } from "../lib/client-ip";
+import type { Config } from "../config/schema";
+import type { Cipher } from "../secrets/cipher";
+import type { PayinCtx } from "../payin/service";
+import type { PayoutCtx } from "../payout/service";
+import type { ChainState, Watchers } from "../ops/chain-status";
+import type { GasMonitor } from "../ops/gas";
+import { clientIpResolver } from "../lib/client-ip";
 import { parseDuration } from "../lib/duration";
 import { timingSafeEqual } from "node:crypto";
 import { loadSession, needsReauth, reauthenticate, type SessionPolicy, type SessionRow } from "./sessions";
@@ -19,9 +23,28 @@ export const SESSION_COOKIE = "sg_session";
 export const PRE_CSRF_COOKIE = "sg_csrf";
 export const BASE = "/backoffice";
 
+/**
+ * What the back office's pages read from the gateway: the services' dependencies (the pages call
+ * the pay-in, payout and treasury services), secrets for users' TOTP and keys, and its config.
+ */
+export type BackofficeCtx = PayinCtx &
+  PayoutCtx & {
+    cipher: Cipher;
+    publicUrl: string;
+    config: Pick<Config, "auth" | "backoffice" | "server">;
+    ms: { rotationGrace: number };
+  };
+
+/** What the back office reads of the running gateway: chain states (watchers, gas) and the callback wake-up. */
+export interface BackofficeRuntime {
+  watchers: Watchers;
+  ops: { gas: GasMonitor };
+  kick(): void;
+}
+
 /** Everything the back office needs, built once per gateway. */
 export interface BackofficeDeps {
-  ctx: AppContext;
+  ctx: BackofficeCtx;
   users: UserDeps;
   policy: SessionPolicy;
   secureCookies: boolean;
@@ -29,9 +52,11 @@ export interface BackofficeDeps {
   kick(): void;
   /** Each chain's head, scan position, RPC endpoints and gas wallet, as the watchers and ops jobs last saw them. */
   chainStates(): ChainState[];
+  /** The client address (X-Forwarded-For believed only from server.trusted_proxies): audit entries, login throttling. */
+  clientIp(request: Request): string | null;
 }
 
-export function backofficeDeps(ctx: AppContext, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
+export function backofficeDeps(ctx: BackofficeCtx, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
   return {
     ctx,
     chainStates,
@@ -39,6 +64,7 @@ export function backofficeDeps(ctx: AppContext, kick: () => void, chainStates: (
     policy: { idleMs: parseDuration(ctx.config.backoffice.session_idle), maxMs: parseDuration(ctx.config.backoffice.session_max) },
     secureCookies: ctx.publicUrl.startsWith("https://"),
     kick,
+    clientIp: clientIpResolver(ctx.config.server.trusted_proxies),
   };
 }
 
@@ -130,7 +156,7 @@ function viewerOf(d: BackofficeDeps, request: Request): Viewer | null {
     session: s.session,
     role: s.user.role,
     merchantId: s.user.role === "operator" ? null : s.user.merchantId,
-    ip: peerOf(request),
+    ip: d.clientIp(request),
     csrf: s.session.csrfToken,
     totp: userTotpSecret(d.users, s.user) !== null,
   };

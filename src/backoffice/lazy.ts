@@ -1,8 +1,7 @@
 // The back office is loaded on its first request (DESIGN 12 pages, their JSX views,
 // CSV, TOTP and treasury code): an API-only gateway never holds it in memory, and the
 // /openapi router carries none of its routes or the html plugin's global hook.
-import type { AppContext } from "../app/context";
-import type { Runtime } from "../app/server";
+import type { BackofficeCtx, BackofficeRuntime } from "./guard";
 
 const PREFIX = "/backoffice";
 
@@ -16,7 +15,7 @@ export function isBackofficePath(url: string): boolean {
 
 type App = { handle(request: Request): Promise<Response> };
 
-export function lazyBackoffice(ctx: AppContext, runtime: Pick<Runtime, "kick" | "watchers" | "ops">): () => Promise<App> {
+export function lazyBackoffice(ctx: BackofficeCtx, runtime: BackofficeRuntime): () => Promise<App> {
   let app: Promise<App> | null = null;
   return () =>
     (app ??= Promise.all([import("../http/app"), import("./routes")]).then(([{ baseApp }, { backofficeRoutes }]) => baseApp(ctx.logger).use(backofficeRoutes(ctx, runtime))));

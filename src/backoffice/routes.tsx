@@ -1,10 +1,8 @@
 // The back office (DESIGN 12), mounted in the gateway's Elysia app under /backoffice.
 import { Elysia } from "elysia";
 import { html as htmlPlugin } from "@elysiajs/html";
-import type { AppContext } from "../app/context";
-import type { Runtime } from "../app/server";
 import { chainState } from "../ops/chain-status";
-import { backofficeDeps, type BackofficeDeps, html, page } from "./guard";
+import { backofficeDeps, type BackofficeCtx, type BackofficeDeps, type BackofficeRuntime, html, page } from "./guard";
 import { authRoutes } from "./pages/auth";
 import { securityRoutes } from "./pages/security";
 import { APP_CSS, APP_JS } from "./views/assets";
@@ -20,7 +18,7 @@ import { walletRoutes } from "./pages/wallets";
 const asset = (body: string, type: string) => () =>
   new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" } });
 
-export function backofficeRoutes(ctx: AppContext, runtime: Pick<Runtime, "kick" | "watchers" | "ops">) {
+export function backofficeRoutes(ctx: BackofficeCtx, runtime: BackofficeRuntime) {
   const states = () => [...ctx.chains.values()].map((a) => chainState(a, runtime.watchers.get(a.chain), runtime.ops.gas, ctx.clock.now()));
   const d = backofficeDeps(ctx, () => runtime.kick(), states);
   return backofficeApp(d);

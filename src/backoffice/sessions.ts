@@ -17,7 +17,9 @@ export interface SessionPolicy {
   maxMs: number;
 }
 
-export const LOCKOUT = { failures: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
+// Per username (DESIGN 12), and per client address so one address cannot spray many
+// usernames; the address limit is high enough that a few people behind one NAT never meet it.
+export const LOCKOUT = { failures: 5, ipFailures: 50, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
 /** Money and key actions need a password or code entered this recently. */
 export const REAUTH_MS = 5 * 60_000;
 /** lastSeenAt is written at most this often (a page view is not worth a write each time). */
@@ -31,13 +33,19 @@ const dummy = () => (dummyHash ??= Bun.password.hashSync(randomBytes(16).toStrin
 
 export type SignInResult =
   | { ok: true; token: string; session: SessionRow; user: UserRow }
-  | { ok: false; reason: "invalid" | "locked" };
+  | { ok: false; reason: "invalid" | "locked" | "address_locked" };
 
-/** Failures of this username in the lockout window; 5 of them lock it until the oldest is 15 minutes old. */
-export function isLocked(deps: UserDeps, username: string): boolean {
+/**
+ * Who is locked out, or null: 5 failures of this username in the window lock it, 50 failures
+ * from this client address lock the address, each until the oldest failure is 15 minutes old.
+ */
+export function lockOf(deps: UserDeps, username: string, ip: string | null): "locked" | "address_locked" | null {
   const since = deps.now() - LOCKOUT.windowMs;
   const n = deps.db.select({ n: count() }).from(loginFailures).where(and(eq(loginFailures.username, username), gt(loginFailures.at, since))).get()?.n ?? 0;
-  return n >= LOCKOUT.failures;
+  if (n >= LOCKOUT.failures) return "locked";
+  if (ip === null) return null;
+  const m = deps.db.select({ n: count() }).from(loginFailures).where(and(eq(loginFailures.ip, ip), gt(loginFailures.at, since))).get()?.n ?? 0;
+  return m >= LOCKOUT.ipFailures ? "address_locked" : null;
 }
 
 function recordFailure(deps: UserDeps, username: string, ip: string | null): void {
@@ -69,12 +77,13 @@ function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full", meta:
 /** Step one: username and password. With TOTP enrolled the session waits for the code. */
 export async function signIn(deps: UserDeps, input: { username: string; password: string; ip: string | null; userAgent: string | null }): Promise<SignInResult> {
   const username = input.username.trim().slice(0, 64);
-  if (isLocked(deps, username)) return { ok: false, reason: "locked" };
+  const locked = lockOf(deps, username, input.ip);
+  if (locked) return { ok: false, reason: locked };
   const user = findUser(deps.db, username);
   const ok = await Bun.password.verify(input.password.slice(0, 256), user?.passwordHash ?? dummy());
   if (!user || !ok || user.status !== "active") {
     recordFailure(deps, username, input.ip);
-    return { ok: false, reason: isLocked(deps, username) ? "locked" : "invalid" };
+    return { ok: false, reason: lockOf(deps, username, input.ip) ?? "invalid" };
   }
   const stage = userTotpSecret(deps, user) ? "totp" : "full";
   const { token, session } = newSession(deps, user, stage, input);
@@ -87,18 +96,20 @@ function clearFailures(deps: UserDeps, username: string) {
 }
 
 /** Step two: the code (or a recovery code) moves the session to "full"; failures count toward the lockout. */
-export function completeSecondFactor(deps: UserDeps, session: SessionRow, code: string, ip: string | null): "ok" | "invalid" | "locked" {
+export function completeSecondFactor(deps: UserDeps, session: SessionRow, code: string, ip: string | null): "ok" | "invalid" | "locked" | "address_locked" {
   const user = userById(deps.db, session.userId);
   if (!user || session.stage !== "totp") return "invalid";
-  if (isLocked(deps, user.username)) {
+  const before = lockOf(deps, user.username, ip);
+  if (before) {
     revokeSession(deps, session.id);
-    return "locked";
+    return before;
   }
   if (!verifySecondFactor(deps, user, code)) {
     recordFailure(deps, user.username, ip);
-    if (isLocked(deps, user.username)) {
+    const after = lockOf(deps, user.username, ip);
+    if (after) {
       revokeSession(deps, session.id);
-      return "locked";
+      return after;
     }
     return "invalid";
   }

@@ -11,7 +11,7 @@ import type { Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import type { AppContext } from "../app/context";
+import type { Config } from "../config/schema";
 import { keySecret } from "../merchants/service";
 import { groupCommit } from "../db/group-commit";
 import { type AttemptOutcome, deliverOnce } from "./deliver";
@@ -36,7 +36,17 @@ export interface WorkerOptions {
   ca?: string;
 }
 
-export function workerOptions(ctx: AppContext, over: Partial<WorkerOptions> = {}): WorkerOptions {
+/** What the worker's options are built from (the gateway's context satisfies it). */
+export interface CallbackWorkerCtx {
+  db: Db;
+  cipher: Cipher;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<Config, "callbacks">;
+  ms: { callbackTimeout: number; retryDelays: number[] };
+}
+
+export function workerOptions(ctx: CallbackWorkerCtx, over: Partial<WorkerOptions> = {}): WorkerOptions {
   return {
     db: ctx.db,
     cipher: ctx.cipher,
@@ -448,7 +458,7 @@ export class CallbackWorker {
   }
 }
 
-export function startCallbackWorker(ctx: AppContext, over: Partial<WorkerOptions> = {}): CallbackWorker {
+export function startCallbackWorker(ctx: CallbackWorkerCtx, over: Partial<WorkerOptions> = {}): CallbackWorker {
   const w = new CallbackWorker(workerOptions(ctx, over));
   w.start();
   return w;

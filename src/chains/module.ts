@@ -2,7 +2,9 @@
 // and src/chains/registry.ts maps its code to it. Code outside src/chains/ asks the
 // module (address rules, keys, adapter, payout steps, payment URI, page links, labels)
 // instead of switching on a chain code.
-import type { AppContext } from "../app/context";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
 import type { ChainConfig } from "../config/schema";
 import type { KeyedLock, PayoutChainOps } from "../payout/executor";
 import type { RpcLogger } from "./json-rpc";
@@ -26,7 +28,14 @@ export interface ChainJob {
   run(): Promise<unknown>;
 }
 
-export type ChainModuleCtx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+/** What a chain's payout steps and jobs read from the gateway. */
+export interface ChainModuleCtx {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** The HD seed (keys of the sources and the gas wallet). */
+  seed: Uint8Array;
+}
 
 export interface ChainModule {
   code: ChainCode;

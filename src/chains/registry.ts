@@ -1,7 +1,8 @@
 // The chain registry: chain code → its module (src/chains/<chain>/index.ts), and the
 // adapters built from config. Adding a chain is one module plus one line here.
-import type { AppContext } from "../app/context";
-import type { ChainConfig } from "../config/schema";
+import type { ChainConfig, Config } from "../config/schema";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
 import { DEFAULT_TOKENS } from "./tokens";
 import { SandboxChain } from "./sandbox/chain";
 import { bscChain } from "./bsc";
@@ -60,7 +61,15 @@ function rpcLogger(l: Logger) {
   };
 }
 
-export function makeChains(ctx: Omit<AppContext, "chains">): Map<ChainCode, ChainAdapter> {
+/** What building the adapters reads: the chain sections, and the sandbox chain's storage and time. */
+export interface MakeChainsCtx {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<Config, "chains">;
+}
+
+export function makeChains(ctx: MakeChainsCtx): Map<ChainCode, ChainAdapter> {
   const out = new Map<ChainCode, ChainAdapter>();
   for (const m of chainModules()) {
     const chain = m.code;

@@ -1,6 +1,6 @@
 // Connects the hosted pages to real orders and bindings, by their unguessable link tokens.
 import { desc, eq } from "drizzle-orm";
-import type { AppContext } from "../app/context";
+import type { PayinCtx } from "../payin/service";
 import { bindings, merchants, payinOrders } from "../db/schema";
 import { SandboxChain } from "../chains/sandbox/chain";
 import type { ChainCode, TokenSymbol } from "../chains/types";
@@ -12,7 +12,10 @@ import { payinView, viewDeps } from "../payin/views";
 import type { CheckoutDeps, PayinStatus } from "./types";
 import { isSandboxGateway } from "../ops/readiness";
 
-export function gatewayCheckoutDeps(ctx: AppContext, afterSimulate: (chain: ChainCode) => Promise<void>): CheckoutDeps {
+/** What the hosted pages' lookups read from the gateway. */
+export type CheckoutGatewayCtx = Pick<PayinCtx, "db" | "clock" | "logger" | "chains" | "config"> & { publicUrl: string };
+
+export function gatewayCheckoutDeps(ctx: CheckoutGatewayCtx, afterSimulate: (chain: ChainCode) => Promise<void>): CheckoutDeps {
   const views = viewDeps(ctx);
   const merchantName = (id: number) => ctx.db.select({ n: merchants.name }).from(merchants).where(eq(merchants.id, id)).get()?.n ?? "";
   const orderByToken = (token: string) => ctx.db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();

@@ -578,7 +578,7 @@ export const loginFailures = sqliteTable(
     ip: text("ip"),
     at: integer("at").notNull(),
   },
-  (t) => [index("login_failures_user").on(t.username, t.at)],
+  (t) => [index("login_failures_user").on(t.username, t.at), index("login_failures_ip").on(t.ip, t.at)],
 );
 
 /** Every status change of a pay-in or payout, with its cause: the order page's timeline. */

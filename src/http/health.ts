@@ -2,8 +2,7 @@
 // without secrets: endpoints appear as scheme and host only.
 import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
-import type { AppContext } from "../app/context";
-import { liveness, readiness, type ReadinessDeps } from "../ops/readiness";
+import { liveness, readiness, type OpsCtx, type ReadinessDeps } from "../ops/readiness";
 import type { Metrics } from "../ops/metrics";
 
 export interface HealthDeps extends ReadinessDeps {
@@ -12,7 +11,7 @@ export interface HealthDeps extends ReadinessDeps {
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
-export function healthRoutes(ctx: AppContext, d: HealthDeps) {
+export function healthRoutes(ctx: OpsCtx, d: HealthDeps) {
   const app = new Elysia()
     .get("/healthz", () => {
       const l = liveness(ctx);

@@ -6,7 +6,7 @@ import { Elysia } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import type { ErrorCode } from "../errors";
 import type { AuthDeps } from "../auth/verify";
-import type { AppContext } from "../app/context";
+import type { PayoutCtx } from "../payout/service";
 import type { PayinCtx } from "../payin/service";
 import type { PayoutExecutor } from "../payout/executor";
 import { BindingDetailQuery } from "../payin/schemas";
@@ -16,7 +16,8 @@ import { payoutHandlers } from "./routes/payout";
 
 /** What the handlers need. */
 export interface MerchantApiDeps {
-  ctx: AppContext & PayinCtx;
+  /** The pay-in and payout services' dependencies, and the public URL links are made with. */
+  ctx: PayinCtx & PayoutCtx & { publicUrl: string };
   auth: AuthDeps;
   executor: PayoutExecutor;
 }

@@ -124,7 +124,7 @@ function withEnums(where: string, schema: Record<string, any>): Record<string, a
   return schema;
 }
 
-const SCHEMAS: Record<string, TSchema> = {
+const SCHEMAS = {
   CreatePayinOrder: CreatePayinBody,
   PayinOrder: PayinOrderView,
   CreateExclusiveBinding: CreateBindingBody,
@@ -136,7 +136,7 @@ const SCHEMAS: Record<string, TSchema> = {
   Failure: FailureBodySchema,
   PayinCallbackPayload,
   PayoutCallbackPayload,
-};
+} satisfies Record<string, TSchema>;
 
 const ref = (name: keyof typeof SCHEMAS & string) => ({ $ref: `#/components/schemas/${name}` });
 

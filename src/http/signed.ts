@@ -1,16 +1,28 @@
 // Every /openapi route goes through here: authenticate, then the handler.
-import type { AppContext } from "../app/context";
+import type { Config } from "../config/schema";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Cipher } from "../secrets/cipher";
 import { recordNonce, verifySignature, type AuthDeps, type Authenticated } from "../auth/verify";
 import type { RateLimiter } from "../auth/rate-limit";
 import { groupCommit } from "../db/group-commit";
 import { AppError } from "../errors";
 import { failure, json } from "./respond";
-import { buildBlockList, clientAddress, peerOf } from "../lib/client-ip";
+import { clientIpResolver } from "../lib/client-ip";
 
 export type SignedHandler = (auth: Authenticated) => unknown | Promise<unknown>;
 
-export function authDeps(ctx: AppContext, rateLimiter?: RateLimiter): AuthDeps {
-  const trusted = ctx.config.server.trusted_proxies.length ? buildBlockList(ctx.config.server.trusted_proxies) : null;
+/** What request authentication is built from (the gateway's context satisfies it). */
+export interface AuthCtx {
+  db: Db;
+  cipher: Cipher;
+  clock: Clock;
+  config: Pick<Config, "server">;
+  ms: { timestampTolerance: number };
+}
+
+export function authDeps(ctx: AuthCtx, rateLimiter?: RateLimiter): AuthDeps {
+  const clientIp = clientIpResolver(ctx.config.server.trusted_proxies);
   return {
     db: ctx.db,
     cipher: ctx.cipher,
@@ -18,7 +30,7 @@ export function authDeps(ctx: AppContext, rateLimiter?: RateLimiter): AuthDeps {
     toleranceMs: ctx.ms.timestampTolerance,
     maxBodyBytes: ctx.config.server.max_body_bytes,
     rateLimiter,
-    clientIp: (req) => clientAddress(peerOf(req) ?? undefined, req.headers.get("x-forwarded-for"), trusted),
+    clientIp: (req) => clientIp(req) ?? undefined,
   };
 }
 

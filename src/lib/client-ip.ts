@@ -96,3 +96,9 @@ export function rememberPeer(req: Request, address: string | undefined): void {
 export function peerOf(req: Request): string | null {
   return peers.get(req) ?? null;
 }
+
+/** The client address of a request, believing X-Forwarded-For only from `trustedProxies` (server.trusted_proxies). */
+export function clientIpResolver(trustedProxies: readonly string[]): (req: Request) => string | null {
+  const trusted = trustedProxies.length ? buildBlockList(trustedProxies) : null;
+  return (req) => clientAddress(peerOf(req) ?? undefined, req.headers.get("x-forwarded-for"), trusted) ?? null;
+}

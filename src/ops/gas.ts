@@ -1,7 +1,10 @@
 // Gas wallet balances, read from the chain by a job and cached: /readyz and
 // /metrics must answer even when a node hangs, so they never call one.
 import Big from "big.js";
-import type { AppContext } from "../app/context";
+import type { Config } from "../config/schema";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import { writeTx } from "../db/client";
 import { gasWallet } from "../wallet/addresses";
@@ -28,10 +31,20 @@ export function formatNative(chain: ChainCode, base: bigint): string {
   return new Big(base.toString()).div(new Big(10).pow(chainModule(chain).native.decimals)).toFixed();
 }
 
+/** What the gas monitor reads: the gas wallets (seed, db), the chains, and each chain's gas_low_balance. */
+export interface GasMonitorDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  seed: Uint8Array;
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+  config: Pick<Config, "chains">;
+}
+
 export class GasMonitor {
   private readings = new Map<ChainCode, GasReading>();
 
-  constructor(private readonly ctx: Pick<AppContext, "db" | "seed" | "clock" | "config" | "chains" | "logger">) {}
+  constructor(private readonly ctx: GasMonitorDeps) {}
 
   get(chain: ChainCode): GasReading | undefined {
     if (!this.readings.has(chain)) {

@@ -3,14 +3,14 @@
 // paths bump with one call; everything that is state (heads, lag, endpoint
 // health, queue sizes, balances) is read at scrape time from the gateway.
 import { Counter, Gauge, Registry } from "prom-client";
-import type { AppContext } from "../app/context";
 import type { ChainCode } from "../chains/types";
 import { chainState, rpcEndpoints, type Watchers } from "./chain-status";
 import { events } from "../lib/event-metrics";
 import type { GasMonitor } from "./gas";
+import type { OpsCtx } from "./readiness";
 
 export interface MetricsDeps {
-  ctx: Pick<AppContext, "db" | "chains" | "clock">;
+  ctx: Pick<OpsCtx, "db" | "chains" | "clock">;
   watchers: Watchers;
   gas: GasMonitor;
 }

@@ -1,25 +1,37 @@
 // /healthz (liveness: process and database) and /readyz (DESIGN 14): ready when the
 // database takes writes and every enabled chain has an RPC endpoint up and a
 // watcher within ops.max_scan_lag of its final head.
-import type { AppContext } from "../app/context";
+import type { ChainAdapter, ChainCode } from "../chains/types";
+import type { Config } from "../config/schema";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
 import { VERSION } from "../version";
 import { chainProblems, chainState, type ChainState, type Watchers } from "./chain-status";
 import type { GasMonitor } from "./gas";
 import { parseDuration } from "../lib/duration";
 
+/** What the ops probes, metrics and alerts read from the gateway. */
+export interface OpsCtx {
+  db: Db;
+  clock: Clock;
+  /** Enabled chains only. */
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+  config: Pick<Config, "ops" | "chains">;
+}
+
 export interface ReadinessDeps {
-  ctx: Pick<AppContext, "db" | "chains" | "clock" | "config">;
+  ctx: OpsCtx;
   watchers: Watchers;
   gas: GasMonitor;
 }
 
 /** Sandbox is a whole-gateway mode: every enabled chain is a sandbox chain. */
-export function isSandboxGateway(ctx: Pick<AppContext, "chains">): boolean {
+export function isSandboxGateway(ctx: Pick<OpsCtx, "chains">): boolean {
   const chains = [...ctx.chains.values()];
   return chains.length > 0 && chains.every((c) => c.mode === "sandbox");
 }
 
-export function liveness(ctx: Pick<AppContext, "db" | "chains">) {
+export function liveness(ctx: Pick<OpsCtx, "db" | "chains">) {
   let database = true;
   try {
     ctx.db.$client.query("SELECT 1").get();
@@ -33,7 +45,7 @@ export function liveness(ctx: Pick<AppContext, "db" | "chains">) {
 }
 
 /** A real write (rolled back): a full disk or a read-only file fails here. */
-function databaseWritable(ctx: Pick<AppContext, "db">): string | null {
+function databaseWritable(ctx: Pick<OpsCtx, "db">): string | null {
   const c = ctx.db.$client;
   if (c.inTransaction) return null;
   // Another process holding the write lock (a backup) must not stall the probe for the

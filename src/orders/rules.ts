@@ -1,10 +1,16 @@
 // Order rules the spec gives their own codes, shared by the pay-in and payout services.
-import type { AppContext } from "../app/context";
+import type { Config } from "../config/schema";
 import { AppError, invalid } from "../errors";
 import { CHAIN_CODES, TOKEN_SYMBOLS, type ChainAdapter, type ChainCode, type TokenInfo, type TokenSymbol } from "../chains/types";
 import { compareAmounts, toBaseUnits } from "../lib/money";
 import { notifyUrlProblem } from "./notify-url";
 import { DEFAULT_TOKENS } from "../chains/tokens";
+
+/** What the order rules read: the enabled chains and the config sections with limits. */
+export interface OrderRuleDeps {
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+  config: Pick<Config, "chains" | "callbacks">;
+}
 
 /** Chain and token codes: 31001 / 31002 / 31003 (spec 7). */
 export function checkChainToken(chainCode: string, tokenSymbol: string): { chain: ChainCode; token: TokenSymbol } {
@@ -14,7 +20,7 @@ export function checkChainToken(chainCode: string, tokenSymbol: string): { chain
   return { chain: chainCode as ChainCode, token: tokenSymbol as TokenSymbol };
 }
 
-export function chainAndToken(ctx: Pick<AppContext, "chains">, chainCode: string, tokenSymbol: string): { adapter: ChainAdapter; token: TokenInfo } {
+export function chainAndToken(ctx: Pick<OrderRuleDeps, "chains">, chainCode: string, tokenSymbol: string): { adapter: ChainAdapter; token: TokenInfo } {
   const { chain, token } = checkChainToken(chainCode, tokenSymbol);
   const adapter = ctx.chains.get(chain);
   if (!adapter) throw new AppError(31001, { chainCode }, "Chain not enabled on this gateway");
@@ -24,7 +30,7 @@ export function chainAndToken(ctx: Pick<AppContext, "chains">, chainCode: string
 }
 
 /** Amount rules (DESIGN 4): > 0, within the token's configured min/max. */
-export function checkAmount(ctx: Pick<AppContext, "config">, chain: ChainCode, token: TokenSymbol, amount: string, decimals: number): bigint {
+export function checkAmount(ctx: Pick<OrderRuleDeps, "config">, chain: ChainCode, token: TokenSymbol, amount: string, decimals: number): bigint {
   const units = toBaseUnits(amount, decimals);
   if (units <= 0n) throw invalid({ amount: "must be greater than 0" });
   const limits = (ctx.config.chains[chain].tokens as Record<string, { min_amount: string; max_amount: string } | undefined>)[token] ?? { min_amount: "0.000001", max_amount: "100000000" };
@@ -33,7 +39,7 @@ export function checkAmount(ctx: Pick<AppContext, "config">, chain: ChainCode, t
   return units;
 }
 
-export function checkNotifyUrl(ctx: Pick<AppContext, "config">, url: string, field = "notifyUrl"): void {
+export function checkNotifyUrl(ctx: Pick<OrderRuleDeps, "config">, url: string, field = "notifyUrl"): void {
   const p = notifyUrlProblem(url, ctx.config.callbacks.allow_private_targets);
   if (p) throw invalid({ [field]: p });
 }

@@ -11,6 +11,8 @@ import { exclusiveAddress, addressById } from "../wallet/addresses";
 import { bindingStats, ordersOfBinding, type PayinCtx } from "./service";
 import { chainAndToken, checkNotifyUrl } from "../orders/rules";
 import { amountOf } from "../orders/amount";
+import type { Static } from "@sinclair/typebox";
+import type { BindingDetailView, BindingView } from "./schemas";
 
 export type BindingRow = typeof bindings.$inferSelect;
 
@@ -75,7 +77,11 @@ export function findBinding(ctx: PayinCtx, merchantId: number, q: { chainCode: s
   return b;
 }
 
-export function bindingView(db: DbOrTx, publicUrl: string, b: BindingRow) {
+/** The exclusive binding as OpenAPI publishes it (./schemas.ts): a field on one side only fails typecheck. */
+export type BindingBody = Static<typeof BindingView>;
+export type BindingDetailBody = Static<typeof BindingDetailView>;
+
+export function bindingView(db: DbOrTx, publicUrl: string, b: BindingRow): BindingBody {
   const a = addressById(db, b.addressId)!;
   return {
     bindingId: b.id,
@@ -92,7 +98,7 @@ export function bindingView(db: DbOrTx, publicUrl: string, b: BindingRow) {
   };
 }
 
-export function bindingDetail(ctx: PayinCtx, publicUrl: string, b: BindingRow, recentLimit: number) {
+export function bindingDetail(ctx: PayinCtx, publicUrl: string, b: BindingRow, recentLimit: number): BindingDetailBody {
   const decimals = ctx.chains.get(b.chain as never)?.tokens.find((t) => t.symbol === b.token)?.decimals ?? 6;
   const s = bindingStats(ctx.db, b.id, decimals);
   const orders = ordersOfBinding(ctx.db, b.id, recentLimit);

@@ -3,7 +3,10 @@
 // the caller's transaction.
 import { recordOrderEvent } from "../orders/events";
 import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
-import type { AppContext } from "../app/context";
+import type { Config } from "../config/schema";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
 import { type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
 import { bindings, merchants, payinOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
@@ -17,7 +20,18 @@ import { transition, type PayinEvent, type PayinStatus } from "./state";
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
 import { existingKeyCache } from "../merchants/key-cache";
 
-export type PayinCtx = Pick<AppContext, "db" | "clock" | "config" | "chains" | "seed" | "ms" | "logger">;
+/** What the pay-in services read from the gateway (the app context satisfies it as it is). */
+export interface PayinCtx {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** The HD seed receiving addresses are derived from. */
+  seed: Uint8Array;
+  /** Enabled chains only. */
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+  config: Pick<Config, "payin" | "chains" | "callbacks">;
+  ms: { expireAfter: number; lateWindow: number };
+}
 
 export interface CreatePayinInput {
   chainCode: string;
@@ -205,7 +219,7 @@ export function insertOrderWithCallback(tx: Tx, values: typeof payinOrders.$infe
 }
 
 /** Scheduled: waiting orders past expireAt become expired. */
-export function expireDueOrders(ctx: Pick<AppContext, "db" | "clock">, limit = 500): number {
+export function expireDueOrders(ctx: Pick<PayinCtx, "db" | "clock">, limit = 500): number {
   const now = ctx.clock.now();
   const due = ctx.db
     .select()

@@ -2,19 +2,26 @@
 import type { payinOrders } from "../db/schema";
 import { iso } from "../lib/clock";
 import { amountOf } from "../orders/amount";
-import type { ChainCode, TokenInfo } from "../chains/types";
+import type { ChainAdapter, ChainCode, TokenInfo } from "../chains/types";
 import { paymentUri } from "./payment-uri";
 import { tokensFor } from "../chains/registry";
-import type { AppContext } from "../app/context";
+import type { Config } from "../config/schema";
+import type { Static } from "@sinclair/typebox";
+import type { PayinCallbackPayload, PayinOrderView } from "./schemas";
 
 export type PayinOrderRow = typeof payinOrders.$inferSelect;
+
+/** The pay-in object as OpenAPI publishes it (./schemas.ts): a field on one side only fails typecheck. */
+export type PayinOrderBody = Static<typeof PayinOrderView>;
+/** The callback fields of spec 6.3 this module writes; the outbox adds eventId and eventTime. */
+export type PayinCallbackFields = Omit<Static<typeof PayinCallbackPayload>, "eventId" | "eventTime">;
 
 export interface ViewDeps {
   publicUrl: string;
   token(chain: ChainCode, symbol: string): TokenInfo;
 }
 
-export function payinView(deps: ViewDeps, o: PayinOrderRow, bindKey?: string | null) {
+export function payinView(deps: ViewDeps, o: PayinOrderRow, bindKey?: string | null): PayinOrderBody {
   const token = deps.token(o.chain as ChainCode, o.token);
   return {
     orderNo: o.orderNo,
@@ -40,7 +47,7 @@ export function payinView(deps: ViewDeps, o: PayinOrderRow, bindKey?: string | n
   };
 }
 
-export function payinCallbackPayload(o: PayinOrderRow, merchantUid: string, bindKey: string | null) {
+export function payinCallbackPayload(o: PayinOrderRow, merchantUid: string, bindKey: string | null): PayinCallbackFields {
   return {
     merchantUid,
     orderNo: o.orderNo,
@@ -59,7 +66,7 @@ export function payinCallbackPayload(o: PayinOrderRow, merchantUid: string, bind
   };
 }
 
-export function viewDeps(ctx: Pick<AppContext, "publicUrl" | "chains" | "config">): ViewDeps {
+export function viewDeps(ctx: { publicUrl: string; chains: ReadonlyMap<ChainCode, ChainAdapter>; config: Pick<Config, "chains"> }): ViewDeps {
   return {
     get publicUrl() {
       return ctx.publicUrl;

@@ -3,7 +3,9 @@
 // minus what unfinished payouts reserve. A job compares the ledger with the
 // chain's own balance and reports differences; it never rewrites the ledger.
 import { and, eq, inArray, isNull } from "drizzle-orm";
-import type { AppContext } from "../app/context";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
 import { type DbOrTx, prepared } from "../db/client";
 import { addresses, balanceChecks, ledgerEntries, payoutOrders, transfers } from "../db/schema";
 import type { ChainAdapter, TokenSymbol } from "../chains/types";
@@ -104,7 +106,14 @@ export interface Discrepancy {
  * In-flight movements make a range acceptable: broadcast payouts may already
  * have left, deposits that are not final yet may already be there.
  */
-export async function reconcileChain(ctx: Pick<AppContext, "db" | "clock" | "logger">, adapter: ChainAdapter): Promise<Discrepancy[]> {
+/** What a reconciliation run reads and writes through. */
+export interface ReconcileDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+}
+
+export async function reconcileChain(ctx: ReconcileDeps, adapter: ChainAdapter): Promise<Discrepancy[]> {
   const pairs = ctx.db
     .selectDistinct({ addressId: ledgerEntries.addressId, token: ledgerEntries.token, address: addresses.address })
     .from(ledgerEntries)

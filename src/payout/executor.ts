@@ -3,7 +3,9 @@
 // transaction is only ever rebroadcast, never re-signed, so a crash or retry
 // at any point sends at most one transfer per order.
 import { and, eq, inArray, isNotNull, isNull, lte, or } from "drizzle-orm";
-import type { AppContext } from "../app/context";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
 import { writeTx } from "../db/client";
 import { payoutOrders } from "../db/schema";
 import type { ChainAdapter, ChainCode, SignedTransfer, TokenSymbol } from "../chains/types";
@@ -12,7 +14,14 @@ import { addressById } from "../wallet/addresses";
 import { applyPayoutEvent, patchPayout, payoutById } from "./service";
 import type { PayoutOrderRow } from "./views";
 
-export type ExecutorCtx = Pick<AppContext, "db" | "clock" | "chains" | "seed" | "logger">;
+/** What the executor reads from the gateway: storage, time, the chains and the seed it signs with. */
+export interface ExecutorCtx {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  seed: Uint8Array;
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+}
 
 /** Chain-specific steps (BSC: nonces and gas top-ups); the default signs with the source's HD key. */
 export interface PayoutChainOps {

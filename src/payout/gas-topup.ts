@@ -3,7 +3,9 @@
 // signed transaction, stored in gas_topups and committed before it is sent; one
 // already under way for the order is always finished first, never duplicated.
 import { and, desc, eq, inArray } from "drizzle-orm";
-import type { AppContext } from "../app/context";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
 import { writeTx } from "../db/client";
 import { gasTopups } from "../db/schema";
 import type { ChainAdapter, SignedTransfer } from "../chains/types";
@@ -12,7 +14,13 @@ import { gasWallet } from "../wallet/addresses";
 import { RetryLater, type KeyedLock } from "./executor";
 import type { PayoutOrderRow } from "./views";
 
-type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+/** What a top-up reads: storage, time, logs and the seed the gas wallet's key comes from. */
+export interface GasTopupDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  seed: Uint8Array;
+}
 export type TopupRow = typeof gasTopups.$inferSelect;
 
 /** How long an attempt waits for its top-up to land before leaving it to the payout job. */
@@ -26,7 +34,7 @@ export interface NativeTransferSigner extends ChainAdapter {
 export const storedTopup = (t: TopupRow): SignedTransfer => ({ txHash: t.txHash, raw: t.signedTx, meta: JSON.parse(t.signedMeta) as Record<string, unknown> });
 
 export function gasTopupsFor(
-  ctx: Ctx,
+  ctx: GasTopupDeps,
   adapter: NativeTransferSigner,
   locks: KeyedLock,
   /** Chain-specific signing hint for the gas wallet (BSC: its next nonce). */

@@ -1,7 +1,11 @@
 // Payout orders: creation with every rule of spec 4.5, queries, and the one
 // funnel every status change goes through (applyPayoutEvent), which writes the
 // change, its callback and its ledger effects in the caller's transaction.
-import type { AppContext } from "../app/context";
+import type { Config } from "../config/schema";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
+import type { ChainCode } from "../chains/types";
 import { recordOrderEvent } from "../orders/events";
 import { and, eq, isNull } from "drizzle-orm";
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
@@ -18,7 +22,15 @@ import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./con
 import { transition, type FailedStage, type PayoutEvent, type PayoutStatus } from "./state";
 import { payoutCallbackPayload, type PayoutOrderRow } from "./views";
 
-export type PayoutCtx = Pick<AppContext, "db" | "clock" | "config" | "chains" | "seed" | "ms" | "logger">;
+/** What the payout services (and the treasury's batches and collection) read from the gateway. */
+export interface PayoutCtx {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** Enabled chains only. */
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+  config: Pick<Config, "chains" | "callbacks">;
+}
 
 export interface CreatePayoutInput {
   chainCode: string;

@@ -2,10 +2,17 @@
 import type { payoutOrders } from "../db/schema";
 import { iso } from "../lib/clock";
 import { amountOf } from "../orders/amount";
+import type { Static } from "@sinclair/typebox";
+import type { PayoutCallbackPayload, PayoutOrderView } from "./schemas";
 
 export type PayoutOrderRow = typeof payoutOrders.$inferSelect;
 
-export function payoutView(o: PayoutOrderRow) {
+/** The payout object as OpenAPI publishes it (./schemas.ts): a field on one side only fails typecheck. */
+export type PayoutOrderBody = Static<typeof PayoutOrderView>;
+/** The callback fields of spec 6.3 this module writes; the outbox adds eventId and eventTime. */
+export type PayoutCallbackFields = Omit<Static<typeof PayoutCallbackPayload>, "eventId" | "eventTime">;
+
+export function payoutView(o: PayoutOrderRow): PayoutOrderBody {
   return {
     orderNo: o.orderNo,
     merchantOrderNo: o.merchantOrderNo,
@@ -29,7 +36,7 @@ export function payoutView(o: PayoutOrderRow) {
   };
 }
 
-export function payoutCallbackPayload(o: PayoutOrderRow, merchantUid: string) {
+export function payoutCallbackPayload(o: PayoutOrderRow, merchantUid: string): PayoutCallbackFields {
   return {
     merchantUid,
     orderNo: o.orderNo,
@@ -39,7 +46,7 @@ export function payoutCallbackPayload(o: PayoutOrderRow, merchantUid: string) {
     fromAddress: o.fromAddress,
     toAddress: o.toAddress,
     txHash: o.broadcastedAt !== null ? o.txHash : null,
-    amount: amountOf(o, o.amount),
+    amount: amountOf(o, o.amount)!,
     status: o.status,
     ...(o.status === "failed" ? { failedStage: o.failedStage } : {}),
   };

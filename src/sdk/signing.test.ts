@@ -3,8 +3,8 @@ import vectors from "../auth/signing-vectors.json";
 import * as server from "../auth/signing";
 import { canonicalBody, canonicalQuery, safeEqualHex, signCallback, signRequest, signedText } from "./signing";
 
-// The SDK carries its own copy of the signing code (it ships without the
-// gateway): both must produce the published vectors.
+// The gateway's verification imports this signing code (src/auth/signing.ts
+// re-exports it); the SDK ships without the gateway. Both produce the published vectors.
 describe("SDK signing matches the vectors the gateway verifies", () => {
   for (const c of vectors.cases) {
     test(c.name, () => {

@@ -1,19 +1,23 @@
 // Request and callback signing (spec 5.2, 6.2; DESIGN 4), node:crypto only.
-// The gateway verifies with src/auth/signing.ts; signing.test.ts runs both
-// over the same vectors (src/auth/signing-vectors.json).
+// The one copy of the canonical text and the HMACs: the gateway's verification
+// (src/auth/signing.ts) imports it, so client and server sign the same text.
+// The SDK ships alone, so nothing here may import server code.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 export type QueryPairs = ReadonlyArray<readonly [string, string]>;
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Empty values dropped, sorted by key then value (UTF-16 code units), encodeURIComponent, joined with `&`. */
-export function canonicalQuery(pairs: QueryPairs): string {
+/**
+ * Empty values dropped, sorted by key then value (UTF-16 code units), each escaped by `encode`
+ * (encodeURIComponent; the gateway also accepts the strict RFC 3986 form), joined with `&`.
+ */
+export function canonicalQuery(pairs: QueryPairs, encode: (s: string) => string = encodeURIComponent): string {
   return pairs
     .filter(([, v]) => v !== "" && v !== undefined && v !== null)
     .map(([k, v]) => [String(k), String(v)] as const)
     .sort((a, b) => byCodeUnit(a[0], b[0]) || byCodeUnit(a[1], b[1]))
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .map(([k, v]) => `${encode(k)}=${encode(v)}`)
     .join("&");
 }
 
@@ -27,6 +31,8 @@ function sortDeep(v: unknown): unknown {
   if (v instanceof Date) return v.toISOString();
   if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : sortDeep(x)));
   if (v && typeof v === "object") {
+    // No prototype: a `__proto__` key in parsed JSON stays a signed member
+    // instead of silently vanishing from the canonical text.
     const out: Record<string, unknown> = Object.create(null);
     for (const k of Object.keys(v).sort(byCodeUnit)) {
       const x = (v as Record<string, unknown>)[k];

@@ -20,13 +20,18 @@ const cookieOf = (res: Response, name: string): string | undefined => {
 };
 const csrfIn = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
 
-export async function backofficeSignIn(baseUrl: string, who: { username: string; password: string }): Promise<BackofficeClient> {
-  const login = await fetch(baseUrl + "/backoffice/login");
+/** One POST of the sign-in form (with the login page's CSRF token); `headers` e.g. X-Forwarded-For. */
+export async function postLogin(baseUrl: string, who: { username: string; password: string }, headers: Record<string, string> = {}): Promise<Response> {
+  const login = await fetch(baseUrl + "/backoffice/login", { headers });
   const pre = cookieOf(login, "sg_csrf");
   const preToken = csrfIn(await login.text());
   if (!pre || !preToken) throw new Error("login page without a CSRF token");
   const form = new URLSearchParams({ _csrf: preToken, username: who.username, password: who.password, next: "/backoffice" });
-  const res = await fetch(baseUrl + "/backoffice/login", { method: "POST", body: form, headers: { cookie: `sg_csrf=${pre}` }, redirect: "manual" });
+  return fetch(baseUrl + "/backoffice/login", { method: "POST", body: form, headers: { ...headers, cookie: `sg_csrf=${pre}` }, redirect: "manual" });
+}
+
+export async function backofficeSignIn(baseUrl: string, who: { username: string; password: string }): Promise<BackofficeClient> {
+  const res = await postLogin(baseUrl, who);
   const session = cookieOf(res, "sg_session");
   if (!session) throw new Error(`sign-in failed: ${res.status}`);
   const cookie = `sg_session=${session}`;

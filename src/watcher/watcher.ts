@@ -8,11 +8,17 @@ import { writeTx } from "../db/client";
 import { chainCursors } from "../db/schema";
 import type { ChainAdapter, ChainHead } from "../chains/types";
 import { AddressWatchSet } from "../wallet/addresses";
-import type { AppContext } from "../app/context";
+import type { Db } from "../db/client";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/logger";
 import type { TransferPort } from "./port";
 
 /** What a watcher needs of the gateway. */
-export type WatcherCtx = Pick<AppContext, "db" | "clock" | "logger">;
+export interface WatcherCtx {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+}
 
 export interface WatcherOptions {
   /** Blocks per scan call. */

@@ -3,7 +3,6 @@
 import { Elysia } from "elysia";
 import { randomBytes } from "node:crypto";
 import { recordAudit } from "../../audit/log";
-import { peerOf } from "../../lib/client-ip";
 import {
   action,
   BASE,
@@ -88,7 +87,10 @@ function SetupPage(p: { csrf: string; token: string; error?: string }): string {
   ) as string;
 }
 
-const LOCKED = "Too many failed sign-ins for this username. Try again in 15 minutes.";
+const LOCKED = {
+  locked: "Too many failed sign-ins for this username. Try again in 15 minutes.",
+  address_locked: "Too many failed sign-ins from your network address. Try again in 15 minutes.",
+};
 
 export function authRoutes(d: BackofficeDeps) {
   const withPre = (request: Request, render: (csrf: string) => string, status = 200) => {
@@ -112,15 +114,18 @@ export function authRoutes(d: BackofficeDeps) {
       publicAction(d, async ({ request, body }) => {
         const username = str(body.username);
         const next = safeNext(str(body.next));
-        const r = await signIn(d.users, { username, password: str(body.password), ip: peerOf(request), userAgent: request.headers.get("user-agent") });
+        const r = await signIn(d.users, { username, password: str(body.password), ip: d.clientIp(request), userAgent: request.headers.get("user-agent") });
         if (!r.ok) {
-          if (r.reason === "locked") recordAudit(d.ctx.db, { actor: username.slice(0, 64), role: "unknown", ip: peerOf(request), action: "user.locked_out", target: `user:${username.slice(0, 64)}`, at: d.users.now() });
-          const error = r.reason === "locked" ? LOCKED : "Wrong username or password.";
-          return withPre(request, (csrf) => LoginPage({ csrf, next, error, username }), r.reason === "locked" ? 429 : 401);
+          if (r.reason === "invalid") return withPre(request, (csrf) => LoginPage({ csrf, next, error: "Wrong username or password.", username }), 401);
+          const reason = r.reason;
+          const ip = d.clientIp(request);
+          const target = reason === "locked" ? `user:${username.slice(0, 64)}` : `ip:${ip}`;
+          recordAudit(d.ctx.db, { actor: username.slice(0, 64), role: "unknown", ip, action: reason === "locked" ? "user.locked_out" : "address.locked_out", target, at: d.users.now() });
+          return withPre(request, (csrf) => LoginPage({ csrf, next, error: LOCKED[reason], username }), 429);
         }
         const cookie = setCookie(d, SESSION_COOKIE, r.token);
         if (r.session.stage === "totp") return redirect(`/backoffice/login/code?next=${encodeURIComponent(next)}`, { "set-cookie": cookie });
-        recordAudit(d.ctx.db, { actor: r.user.username, role: r.user.role, ip: peerOf(request), action: "user.sign_in", target: `user:${r.user.username}`, at: d.users.now() });
+        recordAudit(d.ctx.db, { actor: r.user.username, role: r.user.role, ip: d.clientIp(request), action: "user.sign_in", target: `user:${r.user.username}`, at: d.users.now() });
         return redirect(next, { "set-cookie": cookie });
       }),
     )
@@ -135,10 +140,10 @@ export function authRoutes(d: BackofficeDeps) {
       const b = (body ?? {}) as Record<string, string>;
       if (!sameToken(b._csrf, s.session.csrfToken)) return html(ErrorPage({ viewer: null, status: 403, message: "The form expired. Sign in again." }), 403);
       const next = safeNext(str(b.next));
-      const r = completeSecondFactor(d.users, s.session, str(b.code), peerOf(request));
-      if (r === "locked") return withPre(request, (csrf) => LoginPage({ csrf, next, error: LOCKED }), 429);
+      const r = completeSecondFactor(d.users, s.session, str(b.code), d.clientIp(request));
+      if (r === "locked" || r === "address_locked") return withPre(request, (csrf) => LoginPage({ csrf, next, error: LOCKED[r] }), 429);
       if (r === "invalid") return html(CodePage({ csrf: s.session.csrfToken, next, error: "That code is not valid. Try the current one." }), 401);
-      recordAudit(d.ctx.db, { actor: s.user.username, role: s.user.role, ip: peerOf(request), action: "user.sign_in", target: `user:${s.user.username}`, at: d.users.now() });
+      recordAudit(d.ctx.db, { actor: s.user.username, role: s.user.role, ip: d.clientIp(request), action: "user.sign_in", target: `user:${s.user.username}`, at: d.users.now() });
       return redirect(next);
     })
     .post(
@@ -156,7 +161,7 @@ export function authRoutes(d: BackofficeDeps) {
       "/backoffice/setup/:token",
       publicAction(d, ({ request, params, body }) => {
         try {
-          const user = completeSetup(d.users, params.token, str(body.username), str(body.password), { ip: peerOf(request) });
+          const user = completeSetup(d.users, params.token, str(body.username), str(body.password), { ip: d.clientIp(request) });
           if (!user) return html(ErrorPage({ viewer: null, status: 404, message: "This setup link is not valid: it was used, it expired, or an operator exists already." }), 404);
           return redirect("/backoffice/login?done=setup");
         } catch (e) {

@@ -42,8 +42,12 @@ table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{text-align:left;padding:7px 9px;border-bottom:1px solid #e2e8f0;vertical-align:top}
 th{background:#f1f5f9;white-space:nowrap}
 td.mono,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem;word-break:break-all}
+/* Ids in a table stay on one line (the table scrolls sideways on a phone); broken mid-id they were unreadable. */
+td.mono,td .mono{white-space:nowrap;word-break:normal}td .badge{white-space:nowrap}
+/* On a phone a table scrolls sideways rather than squeezing dates and amounts into columns one word wide; long prose cells (class wrap) still wrap. */
+@media (max-width:700px){td{white-space:nowrap}td.wrap{white-space:normal;min-width:14em}}
 dl.kv{display:grid;grid-template-columns:minmax(110px,max-content) 1fr;gap:4px 12px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
-dl.kv dt{font-weight:600;color:var(--muted)}dl.kv dd{margin:0;word-break:break-all}
+dl.kv dt{font-weight:600;color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anywhere}
 .badge{display:inline-block;padding:1px 8px;border-radius:999px;background:#e2e8f0;font-size:.85rem}
 .s-completed,.s-confirmed,.s-delivered,.s-active,.s-resolved{background:var(--okbg);color:var(--ok)}
 .s-failed,.s-firing,.s-frozen_abnormal,.s-disabled,.s-reverted,.s-cancelled{background:var(--badbg);color:var(--bad)}

@@ -1,8 +1,7 @@
-import type { AppContext } from "../../app/context";
-import { explorerUrl } from "../format";
+import { explorerUrl, type DisplayCtx } from "../format";
 
 /** A hash or address, linked to the chain's explorer when there is one. */
-export function ChainRef(p: { ctx: Pick<AppContext, "chains">; chain: string; kind: "tx" | "address"; value: string | null | undefined }): JSX.Element {
+export function ChainRef(p: { ctx: DisplayCtx; chain: string; kind: "tx" | "address"; value: string | null | undefined }): JSX.Element {
   if (!p.value) return <span>—</span>;
   const url = explorerUrl(p.ctx, p.chain, p.kind, p.value);
   return url ? (

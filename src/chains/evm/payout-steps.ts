@@ -3,7 +3,7 @@
 // top-ups from the chain's gas wallet (index 0), themselves signed and stored
 // before they are broadcast.
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
-import type { AppContext } from "../../app/context";
+import type { ChainModuleCtx } from "../module";
 import { gasTopups, payoutOrders } from "../../db/schema";
 import type { EvmAdapter, EvmTxMeta } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
@@ -12,7 +12,7 @@ import { gasTopupsFor } from "../../payout/gas-topup";
 import { type KeyedLock, type PayoutChainOps } from "../../payout/executor";
 import type { PayoutOrderRow } from "../../payout/views";
 
-type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+type Ctx = ChainModuleCtx;
 
 const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Partial<EvmTxMeta>).nonce ?? -1) : -1);
 

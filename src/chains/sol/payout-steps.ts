@@ -2,14 +2,14 @@
 // needs no SOL: it pays the fee and the rent of a recipient token account the transfer creates.
 // Solana has no nonces; a stored transaction is bound to its blockhash instead, and is only
 // ever rebroadcast until that blockhash expires (then it fails, never re-signed).
-import type { AppContext } from "../../app/context";
+import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
 import type { SolAdapter, SolTxMeta } from "./adapter";
 import type { TokenSymbol } from "../types";
 import { addressById, gasWallet } from "../../wallet/addresses";
 import { RetryLater, type PayoutChainOps } from "../../payout/executor";
 
-type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+type Ctx = ChainModuleCtx;
 
 const FEE_PAYER_RETRY_MS = 2_000;
 

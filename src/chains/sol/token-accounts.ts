@@ -4,14 +4,14 @@
 // → created (or existed, when someone else made it first). The transaction is stored before it
 // is broadcast; a blockhash that expired without landing is the only reason to sign again.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { AppContext } from "../../app/context";
+import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
 import { solTokenAccounts } from "../../db/schema";
 import type { SolAdapter, SolCreateAccountsMeta } from "./adapter";
 import type { SignedTransfer } from "../types";
 import { gasWallet } from "../../wallet/addresses";
 
-type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+type Ctx = ChainModuleCtx;
 type Row = typeof solTokenAccounts.$inferSelect;
 
 /** Rows handled per run, so a burst of new addresses cannot hold the job for long. */
@@ -121,12 +121,12 @@ async function broadcast(ctx: Ctx, adapter: SolAdapter, row: Row): Promise<boole
 }
 
 /** The row of one address (tests, back office). */
-export function solTokenAccountOf(ctx: Pick<AppContext, "db">, addressId: string): Row | undefined {
+export function solTokenAccountOf(ctx: Pick<Ctx, "db">, addressId: string): Row | undefined {
   return ctx.db.select().from(solTokenAccounts).where(and(eq(solTokenAccounts.addressId, addressId))).get();
 }
 
 /** Lamports the gas wallet has spent on token accounts (rent + fees of created rows). */
-export function solTokenAccountSpend(ctx: Pick<AppContext, "db">): { accounts: number; rentLamports: bigint; feeLamports: bigint } {
+export function solTokenAccountSpend(ctx: Pick<Ctx, "db">): { accounts: number; rentLamports: bigint; feeLamports: bigint } {
   const rows = ctx.db.select({ rent: solTokenAccounts.rentLamports, fee: solTokenAccounts.feeLamports }).from(solTokenAccounts).where(eq(solTokenAccounts.status, "created")).all();
   return { accounts: rows.length, rentLamports: rows.reduce((a, r) => a + BigInt(r.rent), 0n), feeLamports: rows.reduce((a, r) => a + BigInt(r.fee), 0n) };
 }

@@ -4,7 +4,7 @@
 // or cannot burn the fee limit plus bandwidth of its signed, unsent payouts. The top-up
 // is itself signed, stored in gas_topups and committed before it is broadcast.
 import { and, eq, isNotNull } from "drizzle-orm";
-import type { AppContext } from "../../app/context";
+import type { ChainModuleCtx } from "../module";
 import { payoutOrders } from "../../db/schema";
 import type { TronAdapter } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
@@ -13,7 +13,7 @@ import { gasTopupsFor } from "../../payout/gas-topup";
 import { storedTx, type KeyedLock, type PayoutChainOps } from "../../payout/executor";
 import type { PayoutOrderRow } from "../../payout/views";
 
-type Ctx = Pick<AppContext, "db" | "clock" | "seed" | "logger">;
+type Ctx = ChainModuleCtx;
 
 export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, locks: KeyedLock): PayoutChainOps {
   /** Sun the source needs for its signed but not yet broadcast payouts (this one included). */

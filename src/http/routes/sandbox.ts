@@ -1,7 +1,7 @@
 // /sandbox endpoints (DESIGN 8), unsigned, only while some chain runs in sandbox mode.
 import { Elysia } from "elysia";
 import { Type as T } from "@sinclair/typebox";
-import type { AppContext } from "../../app/context";
+import type { Config } from "../../config/schema";
 import { SandboxChain } from "../../chains/sandbox/chain";
 import { AppError, invalid } from "../../errors";
 import { readJsonBody } from "../../auth/verify";
@@ -9,7 +9,7 @@ import { json, failure } from "../respond";
 import { parse } from "../../lib/validate";
 import { chainAndToken } from "../../orders/rules";
 import { toBaseUnits } from "../../lib/money";
-import type { ChainCode } from "../../chains/types";
+import type { ChainAdapter, ChainCode } from "../../chains/types";
 
 const TransferBody = T.Object({
   chainCode: T.String(),
@@ -22,19 +22,25 @@ const BlocksBody = T.Object({ chainCode: T.String(), count: T.Integer({ minimum:
 const ReorgBody = T.Object({ chainCode: T.String(), depth: T.Integer({ minimum: 1, maximum: 100000, errorMessage: "must be an integer from 1 to 100000" }) });
 const FaultsBody = T.Object({ chainCode: T.String(), failNextBroadcasts: T.Integer({ minimum: 0, maximum: 1000, errorMessage: "must be an integer from 0 to 1000" }) });
 
+/** What the sandbox routes read: the enabled chains and the body size limit. */
+export interface SandboxRouteCtx {
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+  config: Pick<Config, "server">;
+}
+
 export interface SandboxHooks {
   /** Let the chain's watcher see the change before answering. */
   afterChange(chain: ChainCode): Promise<void>;
 }
 
-export function sandboxChain(ctx: Pick<AppContext, "chains">, chainCode: unknown): SandboxChain {
+export function sandboxChain(ctx: Pick<SandboxRouteCtx, "chains">, chainCode: unknown): SandboxChain {
   const c = ctx.chains.get(chainCode as ChainCode);
   if (!c) throw new AppError(31001, { chainCode }, "Chain not supported or not enabled");
   if (!(c instanceof SandboxChain)) throw invalid({ chainCode: "chain is not in sandbox mode" });
   return c;
 }
 
-export function sandboxRoutes(ctx: AppContext, hooks: SandboxHooks) {
+export function sandboxRoutes(ctx: SandboxRouteCtx, hooks: SandboxHooks) {
   const handle = async (request: Request, fn: (body: unknown) => Promise<unknown>) => {
     try {
       const body = await readJsonBody(request, ctx.config.server.max_body_bytes);

@@ -1,6 +1,6 @@
 // The alert conditions of DESIGN 14, each evaluated to the set of subjects it
 // holds for right now. Firing once on start and once on resolve is the store's job.
-import type { AppContext } from "../../app/context";
+import type { OpsCtx } from "../readiness";
 import { openDiscrepancies } from "../../payout/balances";
 import { parseDuration } from "../../lib/duration";
 import { chainProblems, chainState, type Watchers } from "../chain-status";
@@ -20,7 +20,7 @@ export interface ActiveCondition {
 }
 
 export interface ConditionDeps {
-  ctx: Pick<AppContext, "db" | "chains" | "clock" | "config">;
+  ctx: OpsCtx;
   watchers: Watchers;
   gas: GasMonitor;
 }

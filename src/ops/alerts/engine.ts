@@ -1,7 +1,7 @@
 // The alert job: evaluate every condition, open/close incidents (once each),
 // then deliver due notifications with bounded retries. Ticks never overlap.
 import { eq } from "drizzle-orm";
-import type { AppContext } from "../../app/context";
+import type { Config } from "../../config/schema";
 import { alertNotifications } from "../../db/schema";
 import type { Logger } from "../../lib/logger";
 import { evaluateConditions, type ConditionDeps } from "./conditions";
@@ -14,10 +14,10 @@ const retryDelay = (attempt: number) => Math.min(3_600_000, 30_000 * 2 ** (attem
 const SEND_TIMEOUT_MS = 10_000;
 
 export interface AlertDeps extends ConditionDeps {
-  ctx: ConditionDeps["ctx"] & Pick<AppContext, "logger">;
+  ctx: ConditionDeps["ctx"] & { logger: Logger; config: Pick<Config, "alerts"> };
 }
 
-export function alertChannels(config: AppContext["config"]): Channel[] {
+export function alertChannels(config: Pick<Config, "alerts">): Channel[] {
   const a = config.alerts;
   const out: Channel[] = [];
   if (a.webhook_url && a.webhook_secret) out.push("webhook");

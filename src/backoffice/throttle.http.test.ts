@@ -1,0 +1,58 @@
+// Login throttling per client address (beside DESIGN 12's per-username lockout): one
+// address spraying many usernames is stopped; behind a trusted proxy the address is the
+// client's from X-Forwarded-For, so one attacker does not lock out everyone else.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { postLogin } from "../testing/backoffice-client";
+import { TestClock } from "../lib/clock";
+import { listAudit } from "../audit/log";
+import { LOCKOUT } from "./sessions";
+import { addUser } from "./test-helpers";
+
+const clock = new TestClock(Date.parse("2026-11-21T08:00:00Z"));
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({ clock, jobs: false, config: { server: { trusted_proxies: ["127.0.0.1/32", "::1/128"] } } });
+});
+afterAll(() => gw.stop());
+
+const from = (ip: string) => ({ "x-forwarded-for": ip });
+
+test("50 failures from one address lock that address for 15 minutes, not the others", async () => {
+  const real = addUser(gw, "throttled", "operator");
+  const attacker = "203.0.113.7";
+  // Each username fails fewer than 5 times: only the address limit can stop this spray.
+  for (let i = 0; i < LOCKOUT.ipFailures; i++) {
+    const res = await postLogin(gw.url, { username: `guess${i % 25}`, password: `wrong-${i}-xxxxxxx` }, from(attacker));
+    // The failure that reaches the limit is already answered as locked.
+    expect(res.status).toBe(i < LOCKOUT.ipFailures - 1 ? 401 : 429);
+  }
+  const blocked = await postLogin(gw.url, real, from(attacker));
+  expect(blocked.status).toBe(429);
+  expect(await blocked.text()).toContain("Too many failed sign-ins from your network address.");
+  expect(blocked.headers.getSetCookie().some((c) => c.startsWith("sg_session="))).toBe(false);
+  expect(listAudit(gw.ctx.db, {}).entries.some((e) => e.action === "address.locked_out" && e.target === `ip:${attacker}` && e.ip === attacker)).toBe(true);
+
+  // Another client behind the same proxy signs in, and the real user is not locked by name.
+  const other = await postLogin(gw.url, real, from("198.51.100.9"));
+  expect(other.status).toBe(303);
+  expect(other.headers.getSetCookie().some((c) => c.startsWith("sg_session="))).toBe(true);
+
+  clock.advance(LOCKOUT.windowMs + 1000);
+  expect((await postLogin(gw.url, real, from(attacker))).status).toBe(303);
+}, 120_000);
+
+test("an untrusted X-Forwarded-For is ignored: the socket address is counted", async () => {
+  const gw2 = await startTestGateway({ clock, jobs: false });
+  try {
+    const real = addUser(gw2, "direct", "operator");
+    for (let i = 0; i < LOCKOUT.ipFailures; i++) {
+      // A fresh forged address each time must not dodge the limit.
+      const res = await postLogin(gw2.url, { username: `g${i % 25}`, password: `wrong-${i}-xxxxxxx` }, from(`192.0.2.${i}`));
+      expect(res.status).toBe(i < LOCKOUT.ipFailures - 1 ? 401 : 429);
+    }
+    expect((await postLogin(gw2.url, real, from("192.0.2.200"))).status).toBe(429);
+  } finally {
+    await gw2.stop();
+  }
+}, 120_000);
