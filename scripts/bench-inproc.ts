@@ -95,8 +95,10 @@ async function round(tag: string, n: number) {
   // Counting: the WAL starts empty and is not checkpointed during the round, so its frames
   // (pages written by the commits) are what the creates wrote.
   if (STATEMENTS) {
+    counting = false;
     client.run("PRAGMA wal_checkpoint(TRUNCATE)");
     client.run("PRAGMA wal_autocheckpoint = 0");
+    counting = true;
   }
   let next = 0;
   const c0 = process.cpuUsage();
@@ -116,6 +118,7 @@ async function round(tag: string, n: number) {
   const c = process.cpuUsage(c0);
   let walPages = NaN;
   if (STATEMENTS) {
+    counting = false;
     walPages = client.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!.log / n;
     client.run("PRAGMA wal_autocheckpoint = 1000");
   }
