@@ -19,13 +19,15 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-/** Relative import specifiers of a file (static imports, re-exports and dynamic imports). */
+/** Relative import specifiers of a file (static imports, re-exports, dynamic imports and require). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
   const specs: string[] = [];
   for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;'"]*?from\s*["'](\.[^"']*)["']/g)) specs.push(m[1]!);
   for (const m of text.matchAll(/(?:^|\n)\s*import\s*["'](\.[^"']*)["']/g)) specs.push(m[1]!);
   for (const m of text.matchAll(/import\(\s*["'](\.[^"']*)["']\s*\)/g)) specs.push(m[1]!);
+  // Lazily loaded modules (a chain's rpc adapter, src/chains/*/index.ts) are edges too.
+  for (const m of text.matchAll(/\brequire\(\s*["'](\.[^"']*)["']\s*\)/g)) specs.push(m[1]!);
   return specs;
 }
 

@@ -96,7 +96,7 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
 }
 
 export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
-  const s = new Scheduler(ctx.logger);
+  const s = new Scheduler(ctx.logger, ctx.clock);
   // Gas wallets derived now (the first use of each curve costs 40-70 ms per chain), not by
   // the first alerts tick or /readyz while requests are being served.
   for (const code of ctx.chains.keys()) runtime.ops.gas.get(code);

@@ -58,7 +58,7 @@ test("five failures lock the username for 15 minutes, even with the right passwo
   expect(await page.getByRole("alert").innerText()).toContain("Too many failed sign-ins");
   await signIn(page, gw.url, bob);
   expect(await page.getByRole("alert").innerText()).toContain("Too many failed sign-ins");
-  clock.advance(15 * 60_000 + 1000);
+  await clock.advance(15 * 60_000 + 1000);
   await signIn(page, gw.url, bob);
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
   await ctx.close();
@@ -94,7 +94,7 @@ test("TOTP enrollment with a QR code, then sign-in asks for the authentication c
   await page.getByLabel("Authentication code").fill(totpCode(secret, clock.now()));
   await page.getByRole("button", { name: "Verify" }).click();
   expect(await page.getByRole("alert").innerText()).toContain("not valid");
-  clock.advance(30_000);
+  await clock.advance(30_000);
   const code = totpCode(secret, clock.now());
   await page.getByLabel("Authentication code").fill(code);
   await page.getByRole("button", { name: "Verify" }).click();
@@ -125,10 +125,10 @@ test("sessions end after session_idle without a request and after session_max in
   const page = await ctx.newPage();
   await signIn(page, gw.url, dave);
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
-  clock.advance(29 * 60_000);
+  await clock.advance(29 * 60_000);
   await page.goto(gw.url + "/backoffice");
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
-  clock.advance(31 * 60_000);
+  await clock.advance(31 * 60_000);
   await page.goto(gw.url + "/backoffice");
   await page.getByRole("button", { name: "Sign in" }).waitFor();
 
@@ -136,10 +136,10 @@ test("sessions end after session_idle without a request and after session_max in
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
   // Active every 20 minutes: alive for 12 hours, then over.
   for (let t = 0; t < 12 * 60; t += 20) {
-    clock.advance(20 * 60_000);
+    await clock.advance(20 * 60_000);
     expect((await page.request.get(gw.url + "/backoffice", { maxRedirects: 0 })).status()).toBe(200);
   }
-  clock.advance(60_000);
+  await clock.advance(60_000);
   expect((await page.request.get(gw.url + "/backoffice", { maxRedirects: 0 })).status()).toBe(303);
   await page.goto(gw.url + "/backoffice");
   await page.getByRole("button", { name: "Sign in" }).waitFor();
@@ -174,7 +174,7 @@ test("money and key actions ask for the password again when the last entry is ol
   const page = await ctx.newPage();
   await signIn(page, gw.url, fran);
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
-  clock.advance(6 * 60_000);
+  await clock.advance(6 * 60_000);
   await page.getByRole("link", { name: "Merchants" }).click();
   await page.getByLabel("Name", { exact: true }).fill("Reauth Shop");
   await page.getByRole("button", { name: "Create merchant" }).click();

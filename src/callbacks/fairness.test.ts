@@ -44,7 +44,7 @@ describe("a due delivery is never postponed", () => {
     );
     try {
       await eventually(() => created >= 50, 10_000, "creates under way");
-      clock.advance(61_000); // the retry is due now
+      await clock.advance(61_000); // the retry is due now
       await eventually(() => row()?.state === "delivered", 5000, "the due retry delivered during the create stream");
       expect(row()?.attempts).toBe(2);
     } finally {
@@ -73,7 +73,7 @@ describe("a due delivery is never postponed", () => {
     spin();
     try {
       await eventually(() => n > 100, 5000, "kicks under way");
-      clock.advance(1000);
+      await clock.advance(1000);
       await eventually(() => callbackRow(g.ctx.db, due)?.state === "delivered", 5000, "due callback delivered");
     } finally {
       spinning = false;

@@ -10,6 +10,8 @@ import { sandboxClient } from "../testing/sandbox";
 import { startReceiver } from "../testing/receiver";
 
 const rx = startReceiver([{ status: 200 }]);
+/** Gets the callbacks of orders made only to show the worker has run (see `workerRan`). */
+const witness = startReceiver([{ status: 200 }]);
 const cleanup: Array<() => Promise<unknown> | void> = [];
 afterAll(async () => {
   for (const f of cleanup.reverse()) await f();
@@ -17,18 +19,29 @@ afterAll(async () => {
 
 test("held without a target, kept across a restart, delivered signed after `merchant set --default-notify-url`", async () => {
   const s = await tempSetup(`[chains.TRON]\nconfirmations = 2\nblock_time = "0s"`);
-  cleanup.push(() => rx.stop(), () => rmSync(s.dir, { recursive: true, force: true }));
+  cleanup.push(() => rx.stop(), () => witness.stop(), () => rmSync(s.dir, { recursive: true, force: true }));
   const cli = (...args: string[]) => runCli([...args, "--config", s.configPath], s.env);
   const { merchantUid, apiKey } = JSON.parse(cli("merchant", "create", "--name", "no url shop", "--json").stdout);
   const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
   const held = () => (JSON.parse(cli("callbacks", "list", "--json").stdout) as Array<Record<string, any>>).filter((c) => c.state === "held");
+
+  /**
+   * Proof that the gateway's callback worker has claimed and delivered since the held event was
+   * written, instead of sleeping for a few polls: a new order's callback to another receiver arrives.
+   */
+  let witnessed = 0;
+  const workerRan = async () => {
+    await client.request("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `witness-${witnessed}`, amount: "1", notifyUrl: witness.url + "/w" } });
+    await witness.waitFor((q) => q.length > witnessed, 10_000);
+    witnessed++;
+  };
 
   let gw: GatewayProcess = await startGatewayProcess(s);
   const binding = await client.request<Record<string, any>>("POST", "/openapi/payin/exclusive-bindings", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "player-1" }, // no notifyUrl, and the merchant has no default
   });
   const tx = await sandboxClient(s.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: binding.address, amount: "12" });
-  await Bun.sleep(300); // a few worker polls: nothing is claimed or dropped
+  await workerRan(); // the worker has run since: the held event is neither claimed nor dropped
   const before = held();
   expect(before).toHaveLength(1);
   expect(before[0]).toMatchObject({ orderStatus: "detected", attempts: 0, url: null });
@@ -38,7 +51,7 @@ test("held without a target, kept across a restart, delivered signed after `merc
   expect(await gw.kill("SIGTERM")).toBe(0);
   gw = await startGatewayProcess(s);
   cleanup.push(() => gw.kill("SIGTERM"));
-  await Bun.sleep(300);
+  await workerRan();
   expect(held().map((c) => c.eventId)).toEqual([before[0].eventId]);
   expect(rx.requests).toHaveLength(0);
 

@@ -6,6 +6,7 @@ import { startReceiver, type Receiver } from "../testing/receiver";
 import { verifyCallback } from "../sdk";
 import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR } from "../audit/log";
+import { eventually } from "../testing/callbacks";
 import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback } from "./test-event";
 
 let g: TestGateway;
@@ -34,11 +35,11 @@ test("the test callback arrives signed, verifies with the SDK, and its delivery 
   expect(verifyCallback(req!.raw, req!.headers, "mch_" + "0".repeat(64))).toBe(false);
   expect(JSON.parse(req!.text)).toMatchObject({ merchantUid: g.merchant.uid, businessType: "test", status: "test", eventId });
 
-  let shown = recentTestCallbacks(g.ctx.db, g.merchant.id);
-  for (let i = 0; i < 100 && shown[0]?.state !== "delivered"; i++) {
-    await Bun.sleep(20);
-    shown = recentTestCallbacks(g.ctx.db, g.merchant.id);
-  }
+  // The delivery's outcome is written just after the receiver answered.
+  const shown = await eventually(() => {
+    const list = recentTestCallbacks(g.ctx.db, g.merchant.id);
+    return list[0]?.state === "delivered" && list;
+  }, 5000, "delivery recorded");
   expect(shown[0]).toMatchObject({ id: eventId, state: "delivered", attempts: 1, url: rx.url + "/hook" });
   expect(shown[0]!.attemptRows).toHaveLength(1);
   expect(shown[0]!.attemptRows[0]).toMatchObject({ httpStatus: 200 });

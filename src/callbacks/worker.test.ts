@@ -14,8 +14,13 @@ import { CallbackWorker, workerOptions } from "./worker";
 import { callbacksDue } from "../db/callbacks-due";
 import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR, listAudit } from "../audit/log";
+import { TestClock } from "../lib/clock";
 
 const DELAYS = [300, 600];
+const POLL_MS = 200;
+// Retries come due as the test moves this clock, not as real time passes. It starts an hour
+// ahead of real time, so rows written with Date.now() (the CLI, test helpers) are already due.
+const clock = new TestClock(Date.now() + 3_600_000);
 let gw: TestGateway;
 const receivers: Receiver[] = [];
 const receiver = (...a: Parameters<typeof startReceiver>) => {
@@ -25,7 +30,7 @@ const receiver = (...a: Parameters<typeof startReceiver>) => {
 };
 
 beforeAll(async () => {
-  gw = await startTestGateway({ config: { callbacks: { retry_delays: ["300ms", "600ms"], timeout: "1s", concurrency: 4 } } });
+  gw = await startTestGateway({ clock, config: { callbacks: { retry_delays: ["300ms", "600ms"], timeout: "1s", concurrency: 4 } } });
 });
 afterAll(async () => {
   for (const r of receivers) await r.stop();
@@ -42,6 +47,13 @@ const settled = (id: string) => () => {
   const r = callbackRow(gw.ctx.db, id);
   return r && (r.state === "delivered" || r.state === "failed") ? r : undefined;
 };
+
+/** Waits (for the real HTTP round trips) until `n` attempts of the callback are recorded. */
+const attempted = (id: string, n: number, db = gw.ctx.db) =>
+  eventually(() => callbackAttemptsOf(db, id).length >= n && callbackRow(db, id)?.state !== "delivering", 5000, `attempt ${n} of ${id}`);
+
+/** The signed X-Callback-Timestamp (the gateway clock's ms) of each request. */
+const stamps = (reqs: ReceivedRequest[]) => reqs.map((r) => Number(r.headers["x-callback-timestamp"]));
 
 function verifies(apiKey: string, r: ReceivedRequest): boolean {
   const h = r.headers;
@@ -75,14 +87,21 @@ describe("callback worker", () => {
   test("fails twice then 2xx: exactly 3 deliveries, spaced by the delays, each freshly signed", async () => {
     const rx = receiver([{ status: 500, body: "down" }, { status: 503 }, { status: 200 }]);
     const id = send(rx.url);
-    const row = await eventually(settled(id), 8000, "delivery");
+    await attempted(id, 1);
+    await clock.advance(DELAYS[0] - 1); // a poll runs; the retry is not due yet
+    expect(callbackRow(gw.ctx.db, id)).toMatchObject({ state: "pending", attempts: 1 });
+    await clock.advance(POLL_MS); // the next poll, past its due time
+    await attempted(id, 2);
+    await clock.advance(DELAYS[1]);
+    const row = await eventually(settled(id), 5000, "delivery");
     expect(row.state).toBe("delivered");
     expect(row.attempts).toBe(3);
-    await Bun.sleep(DELAYS[1] + 200); // nothing more may arrive
+    await clock.advance(DELAYS[1] + POLL_MS); // nothing more may arrive
     const reqs = rx.requests;
     expect(reqs).toHaveLength(3);
-    expect(reqs[1].at - reqs[0].at).toBeGreaterThanOrEqual(DELAYS[0]);
-    expect(reqs[2].at - reqs[1].at).toBeGreaterThanOrEqual(DELAYS[1]);
+    const at = stamps(reqs);
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(DELAYS[0]);
+    expect(at[2] - at[1]).toBeGreaterThanOrEqual(DELAYS[1]);
     expect(new Set(reqs.map((r) => r.headers["x-callback-nonce"])).size).toBe(3);
     expect(new Set(reqs.map((r) => r.headers["x-callback-timestamp"])).size).toBe(3);
     expect(new Set(reqs.map((r) => r.text)).size).toBe(1);
@@ -98,11 +117,15 @@ describe("callback worker", () => {
     test(`${name} gets exactly 3 deliveries, then the callback is failed and kept`, async () => {
       const rx = receiver(script);
       const id = send(rx.url);
-      const row = await eventually(settled(id), 8000, "give-up");
+      await attempted(id, 1);
+      await clock.advance(DELAYS[0]);
+      await attempted(id, 2);
+      await clock.advance(DELAYS[1]);
+      const row = await eventually(settled(id), 5000, "give-up");
       expect(row.state).toBe("failed");
       expect(row.attempts).toBe(3);
       expect(row.lastError).toMatch(err);
-      await Bun.sleep(DELAYS[1] + 200);
+      await clock.advance(3_600_000);
       expect(rx.requests).toHaveLength(3);
     });
   }
@@ -110,7 +133,11 @@ describe("callback worker", () => {
   test("a failed callback is resent (CLI) and then delivered with the same eventId", async () => {
     const rx = receiver([{ status: 500 }]);
     const id = send(rx.url);
-    await eventually(settled(id), 8000, "give-up");
+    await attempted(id, 1);
+    await clock.advance(DELAYS[0]);
+    await attempted(id, 2);
+    await clock.advance(DELAYS[1]);
+    await eventually(settled(id), 5000, "give-up");
     const cli = async (...args: string[]) => {
       const cfg = join(gw.dir, "cli.toml");
       writeFileSync(cfg, `[database]\npath = "${gw.ctx.config.database.path}"\n`);
@@ -132,6 +159,7 @@ describe("callback worker", () => {
     const resent = await cli("callbacks", "resend", id);
     expect(resent.code).toBe(0);
     expect(resent.out).toContain(id);
+    await clock.advance(POLL_MS); // the CLI is another process: the next poll finds the row
     const row = await eventually(() => callbackRow(gw.ctx.db, id)?.state === "delivered" && callbackRow(gw.ctx.db, id), 5000, "redelivery");
     expect(row.attempts).toBe(1);
     expect(rx.requests).toHaveLength(4);
@@ -148,7 +176,9 @@ describe("callback worker", () => {
   test("a receiver slower than the timeout is a failed attempt", async () => {
     const rx = receiver([{ status: 200, delayMs: 1500 }, { status: 200 }]);
     const id = send(rx.url);
-    const row = await eventually(settled(id), 8000, "delivery");
+    await attempted(id, 1);
+    await clock.advance(DELAYS[0]);
+    const row = await eventually(settled(id), 5000, "delivery");
     expect(row.state).toBe("delivered");
     const attempts = callbackAttemptsOf(gw.ctx.db, id);
     expect(attempts.map((a) => a.httpStatus)).toEqual([null, 200]);
@@ -159,7 +189,9 @@ describe("callback worker", () => {
     const rx = receiver([{ status: 500 }, { status: 200 }]);
     const orderNo = "PI20261121000000009999001";
     const ids = ["detected", "confirming", "completed"].map((status) => send(rx.url, { orderNo, status }));
-    await eventually(() => ids.every((i) => settled(i)()), 8000, "all delivered");
+    await attempted(ids[0], 1);
+    await clock.advance(DELAYS[0]);
+    await eventually(() => ids.every((i) => settled(i)()), 5000, "all delivered");
     expect(rx.requests.map((r) => JSON.parse(r.text).status)).toEqual(["detected", "detected", "confirming", "completed"]);
   });
 
@@ -188,7 +220,7 @@ describe("callback worker", () => {
     const none = enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null });
     callbacksDue();
     expect(callbackRow(gw.ctx.db, none)!.state).toBe("held");
-    await Bun.sleep(300); // a few polls: a held callback is not claimed
+    for (let i = 0; i < 3; i++) await clock.advance(POLL_MS); // a few polls: a held callback is not claimed
     expect(callbackRow(gw.ctx.db, none)).toMatchObject({ state: "held", attempts: 0 });
     expect(callbackAttemptsOf(gw.ctx.db, none)).toHaveLength(0);
 
@@ -210,7 +242,8 @@ describe("callback worker", () => {
 
 describe("callback worker pool", () => {
   test("a hanging receiver does not hold back another; stop() releases what is in flight", async () => {
-    const g = await startTestGateway({ jobs: false });
+    const clock = new TestClock(Date.now() + 3_600_000);
+    const g = await startTestGateway({ clock, jobs: false });
     try {
       const hang = receiver([{ hang: true }]);
       const fast = receiver([{ status: 200 }]);
@@ -229,7 +262,10 @@ describe("callback worker pool", () => {
       expect(hang.requests.length).toBe(w.perTarget);
       expect(slow.every((id) => callbackAttemptsOf(g.ctx.db, id).length === 0)).toBe(true);
 
-      await w.stop();
+      // The grace period runs on the gateway's clock: stop() waits until it has passed.
+      const stopped = w.stop();
+      await clock.advance(100);
+      await stopped;
       expect(w.inFlightCount).toBe(0);
       // Cut off by shutdown: back to pending, not counted as an attempt.
       for (const id of slow) {
@@ -242,19 +278,21 @@ describe("callback worker pool", () => {
   });
 
   test("an expired lease is reclaimed by a running worker; a live one is left alone", async () => {
-    const g = await startTestGateway({ jobs: false });
+    const clock = new TestClock(Date.now() + 3_600_000);
+    const g = await startTestGateway({ clock, jobs: false });
     const w = new CallbackWorker(workerOptions(g.ctx, { pollMs: 50 }));
     try {
       w.start();
       const rx = receiver([{ status: 200 }]);
-      const now = Date.now();
+      const now = clock.now();
       const expired = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
       const live = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
       // As if another run claimed them (these writes are synchronous, before any poll).
       g.ctx.db.update(callbacks).set({ state: "delivering", leaseUntil: now - 1 }).where(eq(callbacks.id, expired)).run();
       g.ctx.db.update(callbacks).set({ state: "delivering", leaseUntil: now + 60_000 }).where(eq(callbacks.id, live)).run();
+      await clock.advance(50); // the next poll reclaims the expired lease
       await eventually(() => callbackRow(g.ctx.db, expired)?.state === "delivered", 5000, "reclaimed delivery");
-      await Bun.sleep(200);
+      for (let i = 0; i < 4; i++) await clock.advance(50); // more polls, well within the live lease
       expect(callbackRow(g.ctx.db, live)?.state).toBe("delivering");
       expect(rx.requests.map((r) => JSON.parse(r.text).eventId)).toEqual([expired]);
     } finally {
@@ -264,7 +302,8 @@ describe("callback worker pool", () => {
   });
 
   test("stop() lets a delivery that answers within the grace period finish", async () => {
-    const g = await startTestGateway({ jobs: false });
+    const clock = new TestClock(Date.now() + 3_600_000);
+    const g = await startTestGateway({ clock, jobs: false });
     const rx = receiver([{ status: 200, delayMs: 300 }]);
     const w = new CallbackWorker(workerOptions(g.ctx, { pollMs: 50, shutdownGraceMs: 3000 }));
     try {
@@ -280,11 +319,16 @@ describe("callback worker pool", () => {
   });
 
   test("private targets are refused when not allowed: failed attempts, nothing sent", async () => {
-    const g = await startTestGateway({ config: { callbacks: { allow_private_targets: false, retry_delays: ["100ms", "100ms"] } } });
+    const clock = new TestClock(Date.now() + 3_600_000);
+    const g = await startTestGateway({ clock, config: { callbacks: { allow_private_targets: false, retry_delays: ["100ms", "100ms"] } } });
     try {
       const rx = receiver([{ status: 200 }]);
       const id = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url + "/cb" });
       callbacksDue();
+      await attempted(id, 1, g.ctx.db);
+      await clock.advance(POLL_MS);
+      await attempted(id, 2, g.ctx.db);
+      await clock.advance(POLL_MS);
       const row = await eventually(() => {
         const r = callbackRow(g.ctx.db, id);
         return r?.state === "failed" ? r : undefined;

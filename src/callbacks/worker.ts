@@ -9,7 +9,7 @@ import { countDelivery } from "../lib/event-metrics";
 import { onCallbacksDue } from "../db/callbacks-due";
 import type { Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
-import type { Clock } from "../lib/clock";
+import type { Clock, Timer } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { Config } from "../config/schema";
 import { keySecret } from "../merchants/service";
@@ -124,7 +124,7 @@ export class CallbackWorker {
   private readonly secrets = new Map<string, string>();
   /** (merchant, origin) → monotonic time until which it counts as healthy. */
   private readonly healthyUntil = new Map<string, number>();
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: Timer | null = null;
   private timerAt = Infinity;
   private started = false;
   private unlisten: (() => void) | null = null;
@@ -172,11 +172,12 @@ export class CallbackWorker {
    */
   private schedule(ms: number): void {
     if (!this.started || this.stopping) return;
-    const at = performance.now() + ms;
+    // Clock time (src/lib/clock.ts): with a test clock, polls and retries come due as the test moves it.
+    const at = this.o.clock.now() + ms;
     if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timerAt = at;
-    this.timer = setTimeout(() => {
+    this.timer = this.o.clock.after(ms, () => {
       this.timer = null;
       this.timerAt = Infinity;
       try {
@@ -185,7 +186,7 @@ export class CallbackWorker {
         this.o.logger.error("callback poll failed", { error: String((e as Error)?.message ?? e) });
       }
       this.schedule(this.pollMs);
-    }, ms);
+    });
   }
 
   /** Marks of claimed rows waiting for their group commit (stop() waits for them). */
@@ -441,16 +442,15 @@ export class CallbackWorker {
     this.stopping = true;
     this.unlisten?.();
     this.unlisten = null;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = null;
+    // The grace period counts from here (armed before any await, so a test clock moved right after stop() ends it).
+    let graceTimer: Timer | undefined;
+    const grace = new Promise<boolean>((r) => (graceTimer = this.o.clock.after(this.graceMs, () => r(false))));
     await this.marking;
     const all = () => Promise.all([...this.inflight.values()].map((f) => f.done));
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    const finished = await Promise.race([
-      all().then(() => true),
-      new Promise<boolean>((r) => (graceTimer = setTimeout(() => r(false), this.graceMs))),
-    ]);
-    clearTimeout(graceTimer);
+    const finished = await Promise.race([all().then(() => true), grace]);
+    graceTimer?.cancel();
     if (!finished) {
       for (const f of this.inflight.values()) f.abort.abort();
       await all();

@@ -3,6 +3,8 @@ import { freePort } from "../testing/anvil";
 import { startBscFixture, type BscFixture } from "../testing/bsc-fixture";
 import { startRpcProxy, type ProxyFaults, type RpcProxy } from "../testing/rpc-proxy";
 import { RpcClient, RpcError, redactUrl } from "./json-rpc";
+import { TestClock } from "../lib/clock";
+import { eventually } from "../testing/callbacks";
 
 let fx: BscFixture;
 const extra: RpcProxy[] = [];
@@ -106,22 +108,28 @@ test.each([
 describe("endpoint health as /readyz and the metrics read it", () => {
   test("up until 3 requests in a row failed, up again at the first success; outcomes counted; close() ends calls at once", async () => {
     const p = await proxy({});
-    const client = new RpcClient({ urls: [p.url], backoffBaseMs: 1 });
+    // Backoff pauses run on this clock: the test moves it instead of waiting them out.
+    const clock = new TestClock(Date.now());
+    const client = new RpcClient({ urls: [p.url], backoffBaseMs: 1, clock });
     await client.request("eth_chainId");
     p.setFaults({ down: true });
-    await client.request("eth_chainId", [], { attempts: 2 }).catch(() => {});
+    const twice = client.request("eth_chainId", [], { attempts: 2 }).catch(() => {});
+    await eventually(() => p.injected.down === 1 && clock.pending === 1, 5000, "first attempt failed, the second waiting out the backoff");
+    await clock.advance(10);
+    await twice;
     expect(client.healthSnapshot()[0]).toMatchObject({ up: true, failures: 2 });
+    await clock.advance(10); // past its backoff: the next call tries it at once
     await client.request("eth_chainId", [], { attempts: 1 }).catch(() => {});
     expect(client.healthSnapshot()[0]).toMatchObject({ up: false, failures: 3, lastError: expect.stringContaining("HTTP 503") });
     p.setFaults({});
-    await Bun.sleep(10);
+    await clock.advance(10); // its backoff is over
     await client.request("eth_chainId");
     expect(client.healthSnapshot()[0]).toMatchObject({ up: true, failures: 0, outcomes: { ok: 2, http: 3 } });
 
     p.setFaults({ hangRate: 1, hangMs: 30_000 });
     const t0 = Date.now();
     const pending = client.request("eth_chainId").catch((e) => e);
-    await Bun.sleep(100);
+    await eventually(() => p.injected.hang === 1, 5000, "the request is in flight, hanging");
     client.close();
     expect(await pending).toBeInstanceOf(RpcError);
     expect(Date.now() - t0).toBeLessThan(1000);

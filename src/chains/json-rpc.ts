@@ -5,6 +5,7 @@
 // return when a backend fails; that one is retried like a transport failure.
 import { DOWN_AFTER_FAILURES, FailoverTransport, retryAfterMs, type EndpointHealth, type FailoverLogger } from "./common/failover";
 import { redactUrl } from "../lib/redact-url";
+import type { Clock } from "../lib/clock";
 
 // Re-exported for existing imports (the loop and the URL redaction live in common/ and lib/).
 export { DOWN_AFTER_FAILURES, redactUrl };
@@ -48,6 +49,8 @@ export interface RpcClientOptions {
   /** Largest batch sent in one HTTP request; bigger batches are split. Default 50. */
   maxBatch?: number;
   logger?: RpcLogger;
+  /** Drives endpoint backoff (tests move a TestClock). Default: real time. */
+  clock?: Clock;
 }
 
 export interface CallOptions {
@@ -70,7 +73,7 @@ export class RpcClient {
 
   constructor(opts: RpcClientOptions) {
     if (opts.urls.length === 0) throw new Error("at least one RPC URL is required");
-    this.transport = new FailoverTransport({ urls: opts.urls, attempts: opts.attempts, backoffBaseMs: opts.backoffBaseMs, backoffMaxMs: opts.backoffMaxMs ?? 10_000, logger: opts.logger, logName: "rpc" });
+    this.transport = new FailoverTransport({ urls: opts.urls, attempts: opts.attempts, backoffBaseMs: opts.backoffBaseMs, backoffMaxMs: opts.backoffMaxMs ?? 10_000, logger: opts.logger, logName: "rpc", clock: opts.clock });
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxBatch = opts.maxBatch ?? 50;
   }

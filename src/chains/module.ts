@@ -56,7 +56,7 @@ export interface ChainModule {
   /** HD key of `index` on this chain's path (DESIGN 9). */
   deriveKey(seed: Uint8Array, index: number): DerivedKey;
   /** The rpc-mode adapter for a chain's config section. */
-  createAdapter(a: { cfg: ChainConfig; tokens: TokenInfo[]; logger: RpcLogger }): ChainAdapter;
+  createAdapter(a: { cfg: ChainConfig; tokens: TokenInfo[]; logger: RpcLogger; clock?: Clock }): ChainAdapter;
   /** Chain-specific payout steps (nonces, gas top-ups, fee payers) for an rpc-mode adapter of this chain. */
   payoutOps(ctx: ChainModuleCtx, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined;
   /** Background jobs an rpc-mode adapter needs (Solana: token-account provisioning). */

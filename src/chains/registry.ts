@@ -79,7 +79,7 @@ export function makeChains(ctx: MakeChainsCtx): Map<ChainCode, ChainAdapter> {
     if (cfg.mode === "sandbox") {
       out.set(chain, new SandboxChain({ chain, db: ctx.db, tokens, confirmations: cfg.confirmations, now: () => ctx.clock.now() }));
     } else {
-      out.set(chain, m.createAdapter({ cfg, tokens, logger: rpcLogger(ctx.logger.child({ chain })) }));
+      out.set(chain, m.createAdapter({ cfg, tokens, logger: rpcLogger(ctx.logger.child({ chain })), clock: ctx.clock }));
     }
   }
   return out;

@@ -6,20 +6,23 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { launchBrowser, screenshotDir } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
+import { TestClock } from "../lib/clock";
 
 // playwright-core under Bun now and then loses a protocol object ("Cannot find parent object
 // request@…"); a retry of the whole test is the workaround until that is fixed upstream.
 const BROWSER_RETRY = { retry: 2 };
 
 let gw: TestGateway;
-/** Orders on this one expire after 2 s (the expired-state test); the pay-through test gets a
- * gateway of its own with a normal expiry, so a loaded machine cannot expire its order first. */
+/** Orders on this one expire after 2 s of its clock, which the expired-state test moves (its
+ * jobs, the expiry job among them, run as the clock moves); the pay-through test gets a real-time
+ * gateway of its own with a normal expiry. */
 let shortGw: TestGateway;
+const shortClock = new TestClock(Date.now());
 let browser: Browser;
 
 beforeAll(async () => {
   gw = await startTestGateway({ config: { chains: { TRON: { block_time: "300ms", confirmations: 3 } } } });
-  shortGw = await startTestGateway({ config: { chains: { TRON: { block_time: "300ms", confirmations: 3 } }, payin: { expire_after: "2s" } } });
+  shortGw = await startTestGateway({ clock: shortClock, config: { chains: { TRON: { block_time: "300ms", confirmations: 3 } }, payin: { expire_after: "2s" } } });
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -61,7 +64,7 @@ test("an expired order shows the expired state; an unknown link a friendly not-f
   const order = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "E2E-2", amount: "1", notifyUrl: "https://shop.example/cb" },
   });
-  await Bun.sleep(3200); // the expiry job runs every second
+  await shortClock.advance(3200); // past expireAt: the expiry job (every second) runs
   const ctx = await phone();
   const page = await ctx.newPage();
   await page.goto(order.cashierUrl);

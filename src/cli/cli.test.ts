@@ -85,16 +85,19 @@ describe("CLI", () => {
     try {
       const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
       let writing = true;
+      let sent = 0;
       const writer = (async () => {
         let i = 0;
         while (writing) {
           await client.request("POST", "/openapi/payin/orders", {
             body: { chainCode: "BSC", tokenSymbol: "USDT", merchantOrderNo: `BK-${i++}`, amount: `${1 + i}.25`, notifyUrl: "https://shop.example/cb" },
           }).catch(() => {});
+          sent = i;
         }
         return i;
       })();
-      await Bun.sleep(300);
+      // Writes under way (not a fixed sleep): the backup runs while they continue.
+      for (let n = 0; n < 500 && sent < 5; n++) await Bun.sleep(10);
       const out = join(s.dir, "backup.db");
       const r = cli(s, "backup", "--out", out);
       writing = false;
@@ -145,7 +148,8 @@ describe("serve --demo (what `make run` starts)", () => {
   test("the first start prints the demo merchant's UID and key once, later starts only the URLs", async () => {
     const s = await setup();
     const first = await startGatewayProcess(s, { args: ["--demo"] });
-    await Bun.sleep(100);
+    // Until its banner is through the pipe (not a fixed sleep).
+    for (let n = 0; n < 500 && !first.stdout().includes("/healthz"); n++) await Bun.sleep(10);
     await first.kill("SIGTERM");
     const out1 = first.stdout();
     expect(out1).toContain(`${s.url}/healthz`);

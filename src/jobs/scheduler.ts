@@ -1,25 +1,48 @@
-// Periodic jobs: croner for whole-second schedules, a timer loop for faster
-// ones (sandbox BSC blocks every 450 ms). A job never overlaps itself, and
-// stop() waits for runs in flight.
-import { Cron } from "croner";
+// Periodic jobs on the injected clock (src/lib/clock.ts), so a test moves time instead of
+// waiting for a job to run. Whole-second jobs run at second boundaries, the first at the
+// next whole second after start, then every interval; faster ones (sandbox BSC blocks every
+// 450 ms) wait their interval after each run. A job never overlaps itself, and stop() waits
+// for runs in flight.
+import { type Clock, type Timer, systemClock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 
 interface Job {
   name: string;
   running: Promise<void> | null;
-  stop(): void;
+  timer: Timer | null;
+}
+
+/** Delay of a job's next run: whole-second jobs on the next second boundary at least `ms` after the last due time. */
+export function nextDelay(ms: number, now: number, lastDue: number | null): { delay: number; due: number } {
+  if (!(ms >= 1000 && ms % 1000 === 0)) return { delay: ms, due: now + ms };
+  const boundary = Math.floor(now / 1000) * 1000 + 1000;
+  let due = lastDue === null ? boundary : Math.max(lastDue + ms, boundary);
+  // A wall clock set back must not stall a job for that long: at most one interval away.
+  if (due - now > ms) due = boundary;
+  return { delay: due - now, due };
 }
 
 export class Scheduler {
   private jobs: Job[] = [];
   private services: Array<{ name: string; stop: () => Promise<void> }> = [];
   private stopped = false;
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   every(name: string, ms: number, fn: () => Promise<unknown> | unknown): void {
-    const job: Job = { name, running: null, stop: () => {} };
+    const job: Job = { name, running: null, timer: null };
+    let lastDue: number | null = null;
+    const arm = () => {
+      if (this.stopped) return;
+      const { delay, due } = nextDelay(ms, this.clock.now(), lastDue);
+      lastDue = due;
+      job.timer = this.clock.after(delay, () => void run());
+    };
     const run = async () => {
-      if (this.stopped || job.running) return;
+      job.timer = null;
+      if (this.stopped) return;
       job.running = (async () => {
         try {
           await fn();
@@ -30,19 +53,9 @@ export class Scheduler {
       })();
       await job.running;
       job.running = null;
+      arm();
     };
-    if (ms >= 1000 && ms % 1000 === 0) {
-      const cron = new Cron("* * * * * *", { interval: ms / 1000, protect: true }, run);
-      job.stop = () => cron.stop();
-    } else {
-      let timer: ReturnType<typeof setTimeout> | null = null;
-      const loop = async () => {
-        await run();
-        if (!this.stopped) timer = setTimeout(loop, ms);
-      };
-      timer = setTimeout(loop, ms);
-      job.stop = () => timer && clearTimeout(timer);
-    }
+    arm();
     this.jobs.push(job);
   }
 
@@ -53,7 +66,7 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const j of this.jobs) j.stop();
+    for (const j of this.jobs) j.timer?.cancel();
     await Promise.all([...this.jobs.map((j) => j.running), ...this.services.map((s) => s.stop())]);
   }
 }

@@ -1,7 +1,7 @@
 // Event counters (DESIGN 14): HTTP requests, transitions and callback deliveries,
 // bumped with one call from the code paths where they happen. A leaf module, so
 // domain services can count without depending on src/ops/ (which reads them).
-import { Counter, Histogram, Registry } from "prom-client";
+import { Counter, Histogram, Registry } from "./prom";
 
 /** Process-wide: every gateway in the process bumps and serves the same counters. */
 export const events = new Registry();

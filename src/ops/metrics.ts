@@ -2,7 +2,7 @@
 // transitions, callback deliveries) live in one process-wide registry the code
 // paths bump with one call; everything that is state (heads, lag, endpoint
 // health, queue sizes, balances) is read at scrape time from the gateway.
-import { Counter, Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "../lib/prom";
 import type { ChainCode } from "../chains/types";
 import { chainState, rpcEndpoints, type Watchers } from "./chain-status";
 import { events } from "../lib/event-metrics";

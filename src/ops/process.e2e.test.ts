@@ -8,6 +8,7 @@ import { startBscFixture, type BscFixture } from "../testing/bsc-fixture";
 import { rpcChainSetup, runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../testing/process";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { VERSION } from "../version";
+import { eventually } from "../testing/callbacks";
 
 type Obj = Record<string, any>;
 const mode = (p: string) => (statSync(p).mode & 0o777).toString(8);
@@ -64,8 +65,9 @@ describe("serve with a hanging RPC endpoint", () => {
     expect(mode(backup)).toBe("600");
 
     // The node stops answering; watcher ticks hang inside RPC calls.
+    const hungBefore = fx.proxy.injected.hang;
     fx.proxy.setFaults({ hangRate: 1, hangMs: 120_000 });
-    await Bun.sleep(600);
+    await eventually(() => fx.proxy.injected.hang > hungBefore, 5000, "a watcher tick hanging on the node");
     const started = Date.now();
     g.proc.kill("SIGTERM");
     await g.proc.exited;

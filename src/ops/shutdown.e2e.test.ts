@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { startBscFixture, someAddresses, type BscFixture } from "../testing/bsc-fixture";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { payoutOrders } from "../db/schema";
+import { eventually } from "../testing/callbacks";
 
 const E18 = 10n ** 18n;
 type Obj = Record<string, any>;
@@ -31,11 +32,12 @@ test("a payout cut off by shutdown stays submitted without an error; stop() retu
   await tick();
 
   fx.proxy.setFaults({ hangRate: 1, hangMs: 60_000 });
+  const hungBefore = fx.proxy.injected.hang;
   const [to] = someAddresses(1, "shutdown");
   const pending = gw.client
     .request<Obj>("POST", "/openapi/payout/orders", { body: { chainCode: "BSC", tokenSymbol: "USDT", merchantOrderNo: "SD-1", fromAddress: b.address, toAddress: to, amount: "4", notifyUrl: "https://shop.example/po" } })
     .catch((e: Error) => e);
-  await Bun.sleep(300); // the request is now waiting on the hung node
+  await eventually(() => fx.proxy.injected.hang > hungBefore, 5000, "the request waiting on the hung node"); // (not a sleep)
   const t0 = Date.now();
   await gw.gateway.stop();
   expect(Date.now() - t0).toBeLessThan(5000);

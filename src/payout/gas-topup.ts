@@ -10,6 +10,7 @@ import { writeTx } from "../db/client";
 import { gasTopups } from "../db/schema";
 import type { ChainAdapter, SignedTransfer } from "../chains/types";
 import { crashPoint } from "../lib/crash";
+import { sleep } from "../lib/clock";
 import { gasWallet } from "../wallet/addresses";
 import { RetryLater, type KeyedLock } from "./executor";
 import type { PayoutOrderRow } from "./views";
@@ -83,7 +84,7 @@ export function gasTopupsFor(
       }
       t = setTopup(t.id, { status: "broadcasted", lastError: null });
     }
-    const deadline = Date.now() + TOPUP_WAIT_MS;
+    const deadline = ctx.clock.now() + TOPUP_WAIT_MS;
     for (;;) {
       const s = await adapter.txState(storedTopup(t));
       if (s.state === "included") {
@@ -99,8 +100,8 @@ export function gasTopupsFor(
         throw new RetryLater("gas top-up expired", TOPUP_RETRY_MS);
       }
       if (s.state === "unknown") await adapter.broadcast(storedTopup(t));
-      if (Date.now() > deadline) return false;
-      await Bun.sleep(250);
+      if (ctx.clock.now() > deadline) return false;
+      await sleep(ctx.clock, 250);
     }
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FailoverTransport, type EndpointFailure } from "./failover";
+import { TestClock } from "../../lib/clock";
 
 const failure = (kind: string, httpStatus?: number, retryAfterMs?: number): EndpointFailure =>
   Object.assign(new Error(kind), { kind, httpStatus, retryAfterMs });
@@ -44,5 +45,38 @@ describe("failover over endpoints", () => {
     expect(b).toMatchObject({ url: "http://b", healthy: true, up: true, failures: 0, outcomes: { ok: 1 } });
     t.close();
     await expect(t.run({ call: "x", exchange: async () => "never", asFailure, closed })).rejects.toThrow("closed");
+  });
+});
+
+describe("waiting for an endpoint to recover runs on the injected clock", () => {
+  const asFailure = (e: unknown) => failure((e as Error).message);
+  const closed = () => failure("closed");
+
+  test("with every endpoint paused, a call waits until the clock reaches the first recovery", async () => {
+    const clock = new TestClock(0);
+    const t = new FailoverTransport({ urls: ["http://a", "http://b"], attempts: 3, backoffBaseMs: 1000, backoffMaxMs: 1000, logName: "test", clock });
+    const seen: Array<[string, number]> = [];
+    let settled = false;
+    const out = t
+      .run({ call: "x", exchange: async (url) => (seen.push([url, clock.now()]), seen.length < 3 ? Promise.reject(new Error("network")) : "ok"), asFailure, closed })
+      .finally(() => (settled = true));
+    await clock.advance(0); // both fail at once; the call now waits
+    expect(clock.pending).toBe(1);
+    await clock.advance(749); // pauses are 750-1000 ms (jitter): nobody has recovered yet
+    expect(seen).toEqual([["http://a", 0], ["http://b", 0]]);
+    expect(settled).toBe(false);
+    await clock.advance(251);
+    expect(await out).toBe("ok");
+    expect(seen[2][1]).toBe(1000);
+  });
+
+  test("close() ends the wait at once", async () => {
+    const clock = new TestClock(0);
+    const t = new FailoverTransport({ urls: ["http://a"], attempts: 2, backoffBaseMs: 60_000, backoffMaxMs: 60_000, logName: "test", clock });
+    const out = t.run({ call: "x", exchange: async () => Promise.reject(new Error("network")), asFailure, closed }).catch((e) => e);
+    await clock.advance(0);
+    expect(clock.pending).toBe(1);
+    t.close();
+    expect(await out).toMatchObject({ message: "closed" });
   });
 });

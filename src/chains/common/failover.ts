@@ -3,6 +3,7 @@
 // health, exponential backoff with jitter per endpoint on transport failures, and pauses
 // for HTTP statuses that mean "suspended" (rate limits) as data, not code. The protocol
 // (what a request looks like, which answers are failures) stays with the caller.
+import { type Clock, sleep, systemClock } from "../../lib/clock";
 import { redactIn, redactUrl } from "../../lib/redact-url";
 
 /**
@@ -44,6 +45,8 @@ export interface FailoverOptions {
   logger?: FailoverLogger;
   /** Prefix of the log messages ("rpc", "tron"). */
   logName: string;
+  /** Pauses and waits run on this clock (tests move a TestClock). Default: real time. */
+  clock?: Clock;
 }
 
 export interface EndpointHealth {
@@ -65,19 +68,6 @@ interface Endpoint {
   outcomes: Record<string, number>;
 }
 
-/** A wait that ends early when `signal` aborts (shutdown). */
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((r) => {
-    if (signal?.aborted) return r();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      r();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-
 export class FailoverTransport {
   private readonly endpoints: Endpoint[];
   /** Aborted by close(): requests in flight end at once, new ones fail (graceful shutdown within 5 s). */
@@ -86,6 +76,7 @@ export class FailoverTransport {
   private readonly backoffBaseMs: number;
   private readonly backoffMaxMs: number;
   private readonly suspensions: readonly SuspensionRule[];
+  private readonly clock: Clock;
 
   constructor(private readonly opts: FailoverOptions) {
     this.endpoints = opts.urls.map((url) => ({ url, failures: 0, downUntil: 0, outcomes: {} }));
@@ -93,6 +84,7 @@ export class FailoverTransport {
     this.backoffBaseMs = opts.backoffBaseMs ?? 100;
     this.backoffMaxMs = opts.backoffMaxMs;
     this.suspensions = opts.suspensions ?? [];
+    this.clock = opts.clock ?? systemClock;
   }
 
   /** Aborted at shutdown: pass it to every request. */
@@ -106,7 +98,7 @@ export class FailoverTransport {
   }
 
   healthSnapshot(): EndpointHealth[] {
-    const now = Date.now();
+    const now = this.clock.now();
     return this.endpoints.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures < DOWN_AFTER_FAILURES, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
   }
 
@@ -161,17 +153,17 @@ export class FailoverTransport {
 
   private markDown(h: Endpoint, err: EndpointFailure) {
     h.failures++;
-    h.downUntil = Date.now() + this.pauseFor(h.failures, err);
+    h.downUntil = this.clock.now() + this.pauseFor(h.failures, err);
     h.lastError = err.message;
   }
 
   /** The first healthy URL in preference order; if none, wait for the one that recovers first. */
   private async pick(): Promise<Endpoint> {
-    const now = Date.now();
+    const now = this.clock.now();
     const ok = this.endpoints.find((h) => h.downUntil <= now);
     if (ok) return ok;
     const soonest = this.endpoints.reduce((a, b) => (b.downUntil < a.downUntil ? b : a));
-    await sleep(Math.max(0, soonest.downUntil - now), this.closing.signal);
+    await sleep(this.clock, Math.max(0, soonest.downUntil - now), this.closing.signal);
     return soonest;
   }
 }

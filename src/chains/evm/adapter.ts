@@ -21,6 +21,7 @@ import type {
 } from "../types";
 import { deriveEvmKey, isEvmAddress, normalizeEvmAddress } from "./address";
 import { RpcClient, RpcError, type RpcLogger } from "../json-rpc";
+import { type Clock, sleep, systemClock } from "../../lib/clock";
 import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
 
 export { TransferWouldRevertError, type NativeTransferRequest };
@@ -61,6 +62,8 @@ export interface EvmAdapterOptions {
   /** Attempts per call across the URLs on transport failures. Default max(4, 2 × URLs). */
   rpcAttempts?: number;
   logger?: RpcLogger;
+  /** Drives RPC backoff and waits (tests move a TestClock). Default: real time. */
+  clock?: Clock;
 }
 
 /** What `SignedTransfer.meta` holds for an EVM chain (decimal strings, so it survives JSON). */
@@ -102,7 +105,6 @@ interface RpcLog {
 }
 
 const hex = (n: bigint | number) => "0x" + n.toString(16);
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /**
  * "Too much at once": providers answer -32005 "limit exceeded", -32602/-32000 "block range
  * too large", "query returned more than 10000 results", or just time out.
@@ -148,7 +150,9 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     backoffBaseMs: opts.backoffBaseMs,
     attempts: opts.rpcAttempts ?? Math.max(4, 2 * opts.rpcUrls.length),
     logger: log,
+    clock: opts.clock,
   });
+  const clock = opts.clock ?? systemClock;
 
   // Adaptive getLogs range, kept across scans: halves on refusal, doubles after a run of successes.
   // `ceiling` is one below the smallest span refused lately, so growth stops short of it;
@@ -262,7 +266,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
         // Other failures retry the same range. 429s, 5xx and dead sockets already put the
         // endpoint into backoff in the client; a JSON-RPC error needs its own short pause.
         if (++failures > MAX_CHUNK_FAILURES) throw err;
-        if (err.kind === "rpc") await sleep(Math.min(1000, 20 * 2 ** (failures - 1)));
+        if (err.kind === "rpc") await sleep(clock, Math.min(1000, 20 * 2 ** (failures - 1)));
       }
     }
     return out;

@@ -1,7 +1,7 @@
 // A ChainModule from an EVM profile: another EVM chain is a profile plus labels, not a copy.
 import type { ChainModule } from "../module";
 import { deriveEvmKey, isEvmAddress, normalizeEvmAddress, randomEvmAddress } from "./address";
-import { createEvmAdapter, type EvmAdapter, type EvmProfile } from "./adapter";
+import type { EvmAdapter, EvmProfile } from "./adapter";
 import { evmPayoutOps } from "./payout-steps";
 import type { ChainAdapter } from "../types";
 
@@ -11,6 +11,9 @@ export interface EvmChainProfile extends EvmProfile {
   /** EIP-681 scheme of the payment URI ("ethereum": every EVM wallet registers it). */
   uriScheme: string;
 }
+
+// viem (~20 MB of RSS) loads only when an rpc-mode EVM adapter is built.
+const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
 
 const isEvmRpc = (a: ChainAdapter): a is EvmAdapter => a.mode === "rpc" && "signNativeTransfer" in a && "nativeBalance" in a && "rpc" in a;
 
@@ -23,8 +26,8 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
     address: { isValid: (s) => isEvmAddress(s), normalize: (s) => normalizeEvmAddress(s), random: () => randomEvmAddress() },
     ids: { block: (h) => "0x" + Buffer.from(h).toString("hex"), tx: (h) => "0x" + Buffer.from(h).toString("hex") },
     deriveKey: (seed, index) => deriveEvmKey(seed, index),
-    createAdapter: ({ cfg, tokens, logger }) =>
-      createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger }),
+    createAdapter: ({ cfg, tokens, logger, clock }) =>
+      rpcAdapter().createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger, clock }),
     payoutOps: (ctx, adapter, locks) => (isEvmRpc(adapter) ? evmPayoutOps(ctx, adapter, locks) : undefined),
     // EIP-681 (DESIGN 5): token contract at the chain id, recipient and base-unit amount.
     paymentUri: (token, address, amount) =>

@@ -29,6 +29,7 @@ import type {
 } from "../types";
 import { deriveSolKey, isSolAddress, normalizeSolAddress, solKeypairBytes } from "./address";
 import { assertDecimals, assertKeyFor } from "../common/adapter-parts";
+import type { Clock } from "../../lib/clock";
 import {
   RpcClient,
   RpcError,
@@ -65,6 +66,8 @@ export interface SolAdapterOptions {
   /** getBlock requests per JSON-RPC batch (a full block is large). Default 8. */
   blockBatch?: number;
   logger?: RpcLogger;
+  /** Drives RPC backoff (tests move a TestClock). Default: real time. */
+  clock?: Clock;
 }
 
 /** A transfer request with an optional fee payer: it pays the fee and any new account's rent. */
@@ -155,6 +158,7 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
     backoffBaseMs: opts.backoffBaseMs,
     attempts: opts.rpcAttempts ?? Math.max(4, 2 * opts.rpcUrls.length),
     logger: log,
+    clock: opts.clock,
   });
 
   // owner → ATA per token (derivation hashes until it finds an off-curve point: cache it).

@@ -3,11 +3,14 @@ import { createHash } from "node:crypto";
 import { base58 } from "@scure/base";
 import type { ChainModule } from "../module";
 import { deriveSolKey, isSolAddress, normalizeSolAddress, randomSolAddress } from "./address";
-import { createSolAdapter, type SolAdapter } from "./adapter";
+import type { SolAdapter } from "./adapter";
 import { solPayoutOps } from "./payout-steps";
 import { provisionSolTokenAccounts } from "./token-accounts";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
+
+// @solana/web3.js and spl-token (~30 MB of RSS) load only when an rpc-mode SOL adapter is built.
+const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
 
 const isSolRpc = (a: ChainAdapter): a is SolAdapter => a.mode === "rpc" && "tokenAccountOf" in a && "nativeBalance" in a;
 
@@ -25,7 +28,7 @@ export const solChain: ChainModule = {
   // A transaction id is its 64-byte signature.
   ids: { block: (h) => base58.encode(h), tx: (h) => base58.encode(Buffer.concat([h, createHash("sha256").update(h).digest()])) },
   deriveKey: (seed, index) => deriveSolKey(seed, index),
-  createAdapter: ({ cfg, tokens, logger }) => createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger }),
+  createAdapter: ({ cfg, tokens, logger, clock }) => rpcAdapter().createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger, clock }),
   payoutOps: (ctx, adapter) => (isSolRpc(adapter) ? solPayoutOps(ctx, adapter) : undefined),
   // New receiving addresses get their token account from the gas wallet.
   jobs: (ctx, adapter) => (isSolRpc(adapter) ? [{ name: "sol-token-accounts", everyMs: 2000, run: () => provisionSolTokenAccounts(ctx, adapter) }] : []),

@@ -22,6 +22,7 @@ import type {
 } from "../types";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, tronFromHex, tronToHex20 } from "./address";
 import { TronRpc, TronRpcError, type TronRpcLogger } from "./rpc";
+import { type Clock, systemClock } from "../../lib/clock";
 import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
 
 export { TransferWouldRevertError, type NativeTransferRequest };
@@ -66,6 +67,8 @@ export interface TronAdapterOptions {
   /** raw_data.expiration − head block time of a signed transaction. Default 1 h (the chain allows 24 h). */
   txLifetimeMs?: number;
   logger?: TronRpcLogger;
+  /** Drives RPC backoff (tests move a TestClock). Default: real time. */
+  clock?: Clock;
 }
 
 /** What `SignedTransfer.meta` holds for TRON (decimal strings, so it survives JSON). */
@@ -148,8 +151,10 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     rateLimitBackoffMs: opts.rateLimitBackoffMs,
     attempts: opts.rpcAttempts ?? Math.max(4, 2 * opts.rpcUrls.length),
     logger: opts.logger,
+    clock: opts.clock,
   });
   const log = opts.logger;
+  const clock = opts.clock ?? systemClock;
   const tokens = opts.tokens;
   const byContract20 = new Map(tokens.map((t) => [tronToHex20(t.contract).slice(2).toLowerCase(), t]));
   const concurrency = Math.max(1, opts.scanConcurrency ?? 4);
@@ -351,7 +356,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     },
 
     async chainParams(): Promise<TronChainParams> {
-      if (params && Date.now() - params.at < PARAMS_TTL_MS) return params.value;
+      if (params && clock.now() - params.at < PARAMS_TTL_MS) return params.value;
       const r = await rpc.post<{ chainParameter?: Array<{ key: string; value?: number }> }>("wallet/getchainparameters");
       const get = (k: string, d: bigint) => {
         const v = r.chainParameter?.find((p) => p.key === k)?.value;
@@ -363,7 +368,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
         createAccountFee: get("getCreateNewAccountFeeInSystemContract", 1_000_000n),
         maxFeeLimit: get("getMaxFeeLimit", 15_000_000_000n),
       };
-      params = { at: Date.now(), value };
+      params = { at: clock.now(), value };
       return value;
     },
 

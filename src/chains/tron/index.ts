@@ -16,7 +16,7 @@ export const tronChain: ChainModule = {
   address: { isValid: (s) => isTronAddress(s), normalize: (s) => normalizeTronAddress(s), random: () => randomTronAddress() },
   ids: { block: (h) => Buffer.from(h).toString("hex"), tx: (h) => Buffer.from(h).toString("hex") },
   deriveKey: (seed, index) => deriveTronKey(seed, index),
-  createAdapter: ({ cfg, tokens, logger }) => createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger }),
+  createAdapter: ({ cfg, tokens, logger, clock }) => createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock }),
   payoutOps: (ctx, adapter, locks) => (isTronRpc(adapter) ? tronPayoutOps(ctx, adapter, locks) : undefined),
   paymentUri: (token, address, amount) => {
     const ui = amount === null ? null : fromBaseUnits(amount, token.decimals, 0);

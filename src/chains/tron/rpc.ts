@@ -7,6 +7,7 @@
 // caller interprets them.
 import type { RpcLogger } from "../json-rpc";
 import { FailoverTransport, retryAfterMs, type EndpointHealth, type SuspensionRule } from "../common/failover";
+import type { Clock } from "../../lib/clock";
 
 /** TronGrid suspends an IP or key that exceeds its rate with 403 or 429. */
 const RATE_LIMIT_STATUSES = [403, 429] as const;
@@ -55,6 +56,8 @@ export interface TronRpcOptions {
   /** Shortest pause of a URL that answered 403/429 (TronGrid blocks ~30 s). Default 5 s. */
   rateLimitBackoffMs?: number;
   logger?: TronRpcLogger;
+  /** Drives endpoint backoff (tests move a TestClock). Default: real time. */
+  clock?: Clock;
 }
 
 export type TronUrlHealth = EndpointHealth;
@@ -75,6 +78,7 @@ export class TronRpc {
       suspensions,
       logger: opts.logger,
       logName: "tron",
+      clock: opts.clock,
     });
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.headers = { "content-type": "application/json", ...(opts.apiKey ? { "TRON-PRO-API-KEY": opts.apiKey } : {}) };

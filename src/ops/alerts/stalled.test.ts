@@ -29,7 +29,7 @@ test("scanner_stalled: 503 with the reason past ops.max_scan_lag, fires once, re
   await watcher.tick();
   expect((await fetch(gw.url + "/readyz")).status).toBe(200);
 
-  clock.advance(2 * 60_000 + 1000);
+  await clock.advance(2 * 60_000 + 1000);
   const r = await fetch(gw.url + "/readyz");
   expect(r.status).toBe(503);
   const body = (await r.json()) as { reasons: string[]; chains: Array<{ lagSeconds: number }> };
@@ -42,7 +42,7 @@ test("scanner_stalled: 503 with the reason past ops.max_scan_lag, fires once, re
   expect(hook.requests).toHaveLength(1);
   expect((await alerts.tick()).fired).toEqual([]);
   expect(hook.requests).toHaveLength(1);
-  clock.advance(30_000);
+  await clock.advance(30_000);
   await alerts.tick();
   expect(hook.requests).toHaveLength(2);
   expect(hook.requests[0].headers["webhook-id"]).toBe(hook.requests[1].headers["webhook-id"]);

@@ -1,0 +1,91 @@
+// Where the gateway's memory goes (docs/performance.md, "Memory, this session").
+//   bun scripts/bench-memory.ts imports   RSS of the gateway's module graph, layer by layer, and
+//                                         what the rpc-only chain libraries would add
+//   bun scripts/bench-memory.ts load [rounds]
+//                                         the bench's gateway (sandbox chains) under the bench's
+//                                         create + GET load: RSS over time (peak sampled every
+//                                         100 ms), then the JSC heap before and after a full GC
+// BENCH_REQUESTS (4000) and BENCH_CLIENTS (32) as in scripts/bench.ts; BUN_FLAGS="--smol" passes
+// runtime flags to the gateway; PROBE_SNAPSHOT=file.json also writes a heap snapshot.
+import { existsSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { StablegateClient } from "../src/sdk/client";
+import { BUN, ROOT, runCli, startGatewayProcess, tempSetup } from "../src/testing/process";
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
+const f = (x: number) => x.toFixed(1).padStart(6);
+
+// The gateway's module graph in layers (each line: what it adds on top of the lines above), then
+// what the rpc-only libraries would add on top of the whole graph (a gateway loads them only for
+// a chain in rpc mode).
+const LAYERS = ["bun:sqlite", "drizzle-orm", "drizzle-orm/bun-sqlite", "./src/db/schema.ts", "elysia", "./src/lib/prom.ts", "@noble/curves/secp256k1.js", "@noble/curves/ed25519.js", "@scure/bip32", "micro-ed25519-hdkey", "./src/cli/main.ts", "viem", "viem/accounts", "@solana/web3.js", "@solana/spl-token"];
+
+async function imports() {
+  const code = `
+    const rss = () => { Bun.gc(true); return process.memoryUsage().rss / 1048576; };
+    let last = rss();
+    const out = [["bare bun", last, last]];
+    for (const m of ${JSON.stringify(LAYERS)}) { await import(m.startsWith("./") ? ${JSON.stringify(ROOT)} + m.slice(1) : m); const r = rss(); out.push([m, r - last, r]); last = r; }
+    process.stdout.write("JSON" + JSON.stringify(out));`;
+  const p = Bun.spawnSync([BUN, "-e", code], { cwd: ROOT, stdout: "pipe", stderr: "ignore" });
+  const rows = JSON.parse(p.stdout.toString().split("JSON")[1]!) as [string, number, number][];
+  console.log("RSS added by each import, in this order, after a full GC (one bun process):");
+  for (const [m, d, t] of rows) console.log(`  ${m.padEnd(30)} +${f(d)} MB  (process ${f(t)} MB)`);
+}
+
+const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+async function load(rounds: number) {
+  const s = await tempSetup(`[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`);
+  const out = join(s.dir, "probe.json");
+  try {
+    const { merchantUid, apiKey } = JSON.parse(runCli(["merchant", "create", "--name", "mem", "--json", "--config", s.configPath], s.env).stdout);
+    const flags = process.env.BUN_FLAGS ? process.env.BUN_FLAGS.split(" ") : [];
+    const gw = await startGatewayProcess(s, {
+      cmd: [BUN, ...flags, join(ROOT, "scripts/memory-probe-main.ts")],
+      extraEnv: { PROBE_OUT: out, ...(process.env.PROBE_SNAPSHOT ? { PROBE_SNAPSHOT: process.env.PROBE_SNAPSHOT } : {}) },
+    });
+    const pid = gw.proc.pid;
+    let peak = rss(pid);
+    const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 100);
+    const row = (label: string) => console.log(`  ${label.padEnd(44)} RSS ${f(rss(pid))} MB   peak so far ${f(peak)} MB`);
+    row("right after start (healthy /healthz)");
+    const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
+    const run = async (send: (i: number) => Promise<void>) => {
+      let next = 0;
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: CLIENTS }, async () => { for (let i = next++; i < REQUESTS; i = next++) await send(i); }));
+      return (REQUESTS / ((performance.now() - t0) / 1000)).toFixed(0);
+    };
+    for (let r = 1; r <= rounds; r++) {
+      const orderNos: string[] = [];
+      const c = await run(async (i) => {
+        const o = await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", {
+          body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `m${r}-${i}`, amount: `${1 + (i % 1000)}.${String(i).padStart(6, "0").slice(-6)}`, notifyUrl: "https://shop.example/cb" },
+        });
+        orderNos.push(o.orderNo);
+      });
+      const g = await run(async (i) => void (await client.request("GET", `/openapi/payin/orders/${orderNos[i % orderNos.length]}`)));
+      row(`round ${r}: ${REQUESTS} creates ${c}/s, ${REQUESTS} GETs ${g}/s`);
+    }
+    clearInterval(sampler);
+    await Bun.sleep(3000);
+    row("3 s after the load");
+    if (existsSync(out)) unlinkSync(out);
+    process.kill(pid, "SIGUSR2");
+    for (let i = 0; i < 200 && !existsSync(out); i++) await Bun.sleep(50);
+    await Bun.sleep(200);
+    for (const p of JSON.parse(readFileSync(out, "utf8"))) {
+      console.log(`  ${p.label}: RSS ${f(p.rss)} MB (anonymous ${f(p.anon)}, file-backed ${f(p.file)}); JSC heap ${f(p.heap)} MB of ${f(p.heapCapacity)} MB, extra ${f(p.extra)} MB, ${p.objects} objects, ${p.modules} modules`);
+      console.log(`    ${p.types.map(([t, n]: [string, number]) => `${t} ${n}`).join(", ")}`);
+    }
+    await gw.kill("SIGTERM");
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === "imports") await imports();
+else if (process.argv[2] === "load") await load(Number(process.argv[3] ?? 1));
+else console.log("usage: bun scripts/bench-memory.ts imports | load [rounds]");
