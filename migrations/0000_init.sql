@@ -14,7 +14,7 @@ CREATE TABLE `addresses` (
 CREATE UNIQUE INDEX `addresses_chain_index` ON `addresses` (`chain`,`derivation_index`);--> statement-breakpoint
 CREATE UNIQUE INDEX `addresses_chain_address` ON `addresses` (`chain`,`address`);--> statement-breakpoint
 CREATE UNIQUE INDEX `addresses_exclusive_key` ON `addresses` (`merchant_id`,`chain`,`bind_key`) WHERE kind = 'exclusive' AND deleted_at IS NULL;--> statement-breakpoint
-CREATE INDEX `addresses_merchant` ON `addresses` (`merchant_id`,`chain`,`kind`);--> statement-breakpoint
+CREATE INDEX `addresses_merchant` ON `addresses` (`merchant_id`,`chain`,`kind`,`derivation_index`);--> statement-breakpoint
 CREATE TABLE `alert_notifications` (
 	`id` text PRIMARY KEY NOT NULL,
 	`alert_id` text NOT NULL,
@@ -330,7 +330,6 @@ CREATE TABLE `nonces` (
 	PRIMARY KEY(`merchant_id`, `nonce`)
 );
 --> statement-breakpoint
-CREATE INDEX `nonces_expiry` ON `nonces` (`expires_at`);--> statement-breakpoint
 CREATE TABLE `order_events` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`kind` text NOT NULL,
@@ -343,7 +342,7 @@ CREATE TABLE `order_events` (
 --> statement-breakpoint
 CREATE INDEX `order_events_order` ON `order_events` (`order_no`,`id`);--> statement-breakpoint
 CREATE TABLE `payin_orders` (
-	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`id` integer PRIMARY KEY NOT NULL,
 	`order_no` text NOT NULL,
 	`merchant_id` integer NOT NULL,
 	`merchant_order_no` text NOT NULL,
@@ -383,7 +382,7 @@ CREATE UNIQUE INDEX `payin_merchant_order` ON `payin_orders` (`merchant_id`,`mer
 CREATE UNIQUE INDEX `payin_open_amount` ON `payin_orders` (`address_id`,`token`,`amount`) WHERE mode = 'shared' AND status = 'waiting_payment';--> statement-breakpoint
 CREATE INDEX `payin_status` ON `payin_orders` (`status`,`expire_at`);--> statement-breakpoint
 CREATE INDEX `payin_address_amount` ON `payin_orders` (`address_id`,`token`,`amount`);--> statement-breakpoint
-CREATE INDEX `payin_binding` ON `payin_orders` (`binding_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `payin_binding` ON `payin_orders` (`binding_id`,`created_at`) WHERE binding_id IS NOT NULL;--> statement-breakpoint
 CREATE TABLE `payout_batch_rows` (
 	`batch_id` text NOT NULL,
 	`row_no` integer NOT NULL,

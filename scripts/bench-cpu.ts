@@ -2,15 +2,20 @@
 // for A/B comparisons on a shared, noisy machine where req/s swings with other load.
 // Usage: bun scripts/bench-cpu.ts [rounds]; BENCH_REQUESTS (default 3000), BENCH_CLIENTS (32);
 // BENCH_PROF=dir runs the gateway under `bun --cpu-prof` (profile written at exit).
+// BENCH_FLOOR=1 also measures the FULL floor (scripts/bench-baseline.ts) the same way, so
+// the two CPU costs per create are compared in one run.
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
 import { BUN, ROOT, runCli, startGatewayProcess, tempSetup } from "../src/testing/process";
+import { freePort } from "../src/testing/anvil";
+import { canonicalBody, signRequest } from "../src/auth/signing";
 
 const N = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const ROUNDS = Number(process.argv[2] ?? 1);
 const PROF = process.env.BENCH_PROF;
+const FLOOR = !!process.env.BENCH_FLOOR;
 const TICK_MS = 10; // USER_HZ 100
 
 function cpuMs(pid: number): number {
@@ -60,7 +65,34 @@ for (let r = 0; r < ROUNDS; r++) {
     const getCpu = ((cpuMs(pid) - c0) * 1000) / N;
     const rss = rssMb(pid);
     await gw.kill("SIGTERM");
-    console.log(`create ${createCpu.toFixed(0)} us cpu/req (${createRps.toFixed(0)} req/s)  get ${getCpu.toFixed(0)} us cpu/req (${getRps.toFixed(0)} req/s)  rss ${rss.toFixed(1)} MB`);
+    let floorText = "";
+    if (FLOOR) {
+      const port = await freePort();
+      const base = Bun.spawn([BUN, join(ROOT, "scripts/bench-baseline.ts"), String(port), join(s.dir, "floor-full.db"), made.apiKey, made.merchantUid, "full"], { stdout: "ignore", stderr: "inherit" });
+      try {
+        for (let i = 0; i < 200; i++) {
+          if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+          await Bun.sleep(30);
+        }
+        const send = async (i: number) => {
+          const cb = canonicalBody(body(r, i));
+          const ts = String(Date.now());
+          const nonce = crypto.randomUUID();
+          const sig = signRequest(made.apiKey, { merchantUid: made.merchantUid, timestamp: ts, nonce, method: "POST", path: "/openapi/payin/orders", canonicalQuery: "", canonicalBody: cb });
+          const res = await fetch(`http://127.0.0.1:${port}/openapi/payin/orders`, { method: "POST", headers: { "content-type": "application/json", "x-timestamp": ts, "x-nonce": nonce, "x-signature": sig }, body: cb });
+          if (!res.ok) throw new Error(String(res.status));
+          await res.arrayBuffer();
+        };
+        await run(300, (i) => send(1e6 + i));
+        const f0 = cpuMs(base.pid);
+        const floorRps = await run(N, send);
+        floorText = `  floor ${(((cpuMs(base.pid) - f0) * 1000) / N).toFixed(0)} us cpu/req (${floorRps.toFixed(0)} req/s)`;
+      } finally {
+        base.kill();
+        await base.exited;
+      }
+    }
+    console.log(`create ${createCpu.toFixed(0)} us cpu/req (${createRps.toFixed(0)} req/s)  get ${getCpu.toFixed(0)} us cpu/req (${getRps.toFixed(0)} req/s)  rss ${rss.toFixed(1)} MB${floorText}`);
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }

@@ -8,7 +8,8 @@
 // 3. fairness: merchant B's callbacks while merchant A's endpoints hang;
 // 4. RPC calls per block (TRON, BSC) / slot (SOL) at 10 and 100,000 watched addresses.
 // 5. watcher time per block with 10 vs 1,000 pending deposits.
-// BENCH_REQUESTS, BENCH_CLIENTS, BENCH_COMPLETIONS scale it; BENCH_ONLY=create,callbacks,fairness,rpc,watcher picks sections.
+// BENCH_REQUESTS, BENCH_CLIENTS, BENCH_COMPLETIONS scale it; BENCH_ONLY=create,callbacks,fairness,rpc,watcher picks sections;
+// BENCH_SLICES (4) interleaves section 1's gateway and floors in slices (1: one after another).
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
@@ -23,6 +24,8 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const COMPLETIONS = Number(process.env.BENCH_COMPLETIONS ?? 1000);
 const ONLY = new Set((process.env.BENCH_ONLY ?? "create,callbacks,fairness,rpc,watcher").split(","));
+/** Section 1 runs the gateway and its floors in this many interleaved slices each (1: one after another). */
+const SLICES = Math.max(1, Number(process.env.BENCH_SLICES ?? 4));
 
 const f = (x: number) => x.toFixed(1);
 function pct(xs: number[], p: number): number {
@@ -37,8 +40,7 @@ interface LoadResult {
   errors: number;
 }
 
-async function load(n: number, clients: number, send: (i: number) => Promise<void>): Promise<LoadResult> {
-  const lat: number[] = [];
+async function load(n: number, clients: number, send: (i: number) => Promise<void>, lat: number[] = []): Promise<LoadResult> {
   let next = 0;
   let errors = 0;
   const t0 = performance.now();
@@ -69,6 +71,35 @@ const rss = (pid: number) => {
     return NaN;
   }
 };
+
+interface Target {
+  name: string;
+  send: (i: number) => Promise<void>;
+}
+
+/**
+ * The targets' loads in interleaved slices (order alternating), each target's figure
+ * from all its slices: on a machine shared with other work, a change of load then hits
+ * the gateway and its floors alike instead of whichever ran during it.
+ */
+async function interleaved(n: number, targets: Target[]): Promise<Map<string, LoadResult>> {
+  const acc = new Map(targets.map((t) => [t.name, { lat: [] as number[], ms: 0, errors: 0, done: 0 }]));
+  const per = Math.ceil(n / SLICES);
+  for (let slice = 0; slice < SLICES; slice++) {
+    for (const t of slice % 2 ? [...targets].reverse() : targets) {
+      const a = acc.get(t.name)!;
+      const count = Math.min(per, n - a.done);
+      if (count <= 0) continue;
+      const first = a.done;
+      const t0 = performance.now();
+      const r = await load(count, CLIENTS, (i) => t.send(first + i), a.lat);
+      a.ms += performance.now() - t0;
+      a.errors += r.errors;
+      a.done += count;
+    }
+  }
+  return new Map([...acc].map(([name, a]) => [name, { rps: a.done / (a.ms / 1000), p50: pct(a.lat, 50), p99: pct(a.lat, 99), errors: a.errors }]));
+}
 
 /** The highest RSS of `pid` seen while sampling (every `everyMs`): DESIGN 11 says "under that load", not after it. */
 function rssPeak(pid: number, everyMs = 100): { stop(): number } {
@@ -110,57 +141,72 @@ async function benchRequests() {
     const cold = performance.now() - t0;
     const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
     const orderNos: string[] = [];
+
+    const floors: Array<Bun.Subprocess> = [];
+    const startFloor = async (mode: "full" | "schema" | "get"): Promise<(i: number) => Promise<void>> => {
+      const port = await freePort();
+      floors.push(Bun.spawn([BUN, join(ROOT, "scripts/bench-baseline.ts"), String(port), join(s.dir, `floor-${mode}.db`), apiKey, merchantUid, mode], { stdout: "ignore", stderr: "inherit" }));
+      for (let i = 0; i < 200; i++) {
+        try {
+          if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break;
+        } catch {}
+        await Bun.sleep(30);
+      }
+      return async (i) => {
+        const method = mode === "get" ? "GET" : "POST";
+        const path = mode === "get" ? `/openapi/payin/orders/G${i % 5000}` : "/openapi/payin/orders";
+        const cb = mode === "get" ? "" : canonicalBody(createBody(i));
+        const ts = String(Date.now());
+        const nonce = crypto.randomUUID();
+        const sig = signRequest(apiKey, { merchantUid, timestamp: ts, nonce, method, path, canonicalQuery: "", canonicalBody: cb });
+        const r = await fetch(`http://127.0.0.1:${port}${path}`, {
+          method,
+          headers: { "content-type": "application/json", "x-timestamp": ts, "x-nonce": nonce, "x-signature": sig },
+          ...(method === "POST" ? { body: cb } : {}),
+        });
+        if (!r.ok) throw new Error(String(r.status));
+        await r.arrayBuffer();
+      };
+    };
+    // No wait for the gateway's callback deliveries between slices: here they go to a name that
+    // does not resolve (getaddrinfo sometimes takes its 5 s timeout), time spent waiting, not working.
+    let created: Map<string, LoadResult>;
+    let read: Map<string, LoadResult>;
+    let floorRss = NaN; // what Bun + bun:sqlite alone hold after the same load
+    // The gateway's RSS is sampled through all slices (its peak under load, DESIGN 11).
     const idleRss = rss(gw.proc.pid);
     const peak = rssPeak(gw.proc.pid);
-    const create = await load(REQUESTS, CLIENTS, async (i) => {
-      const o = await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: createBody(i) });
-      orderNos.push(o.orderNo);
-    });
-    const get = await load(REQUESTS, CLIENTS, async (i) => {
-      await client.request("GET", `/openapi/payin/orders/${orderNos[i % orderNos.length]}`);
-    });
+    try {
+      const full = await startFloor("full");
+      const schema = await startFloor("schema");
+      const getFloor = await startFloor("get");
+      created = await interleaved(REQUESTS, [
+        {
+          name: "gateway",
+          send: async (i) => {
+            const o = await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: createBody(i) });
+            orderNos.push(o.orderNo);
+          },
+        },
+        { name: "full", send: full },
+        { name: "schema", send: schema },
+      ]);
+      read = await interleaved(REQUESTS, [
+        { name: "gateway", send: (i) => client.request("GET", `/openapi/payin/orders/${orderNos[i % orderNos.length]}`).then(() => {}) },
+        { name: "get", send: getFloor },
+      ]);
+      floorRss = rss(floors[0]!.pid);
+    } finally {
+      for (const p of floors) p.kill();
+      await Promise.all(floors.map((p) => p.exited));
+    }
     const gwRss = rss(gw.proc.pid);
     const peakRss = peak.stop();
     await gw.kill("SIGTERM");
+    const [create, full, schema] = ["gateway", "full", "schema"].map((k) => created.get(k)!);
+    const [get, getFloor] = ["gateway", "get"].map((k) => read.get(k)!);
 
-    let floorRss = NaN; // what Bun + bun:sqlite alone hold after the same load
-    const floor = async (mode: "full" | "schema" | "get") => {
-      const port = await freePort();
-      const base = Bun.spawn([BUN, join(ROOT, "scripts/bench-baseline.ts"), String(port), join(s.dir, `floor-${mode}.db`), apiKey, merchantUid, mode], { stdout: "ignore", stderr: "inherit" });
-      try {
-        for (let i = 0; i < 200; i++) {
-          try {
-            if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break;
-          } catch {}
-          await Bun.sleep(30);
-        }
-        const r = await load(REQUESTS, CLIENTS, async (i) => {
-          const method = mode === "get" ? "GET" : "POST";
-          const path = mode === "get" ? `/openapi/payin/orders/G${i % 5000}` : "/openapi/payin/orders";
-          const cb = mode === "get" ? "" : canonicalBody(createBody(i));
-          const ts = String(Date.now());
-          const nonce = crypto.randomUUID();
-          const sig = signRequest(apiKey, { merchantUid, timestamp: ts, nonce, method, path, canonicalQuery: "", canonicalBody: cb });
-          const r = await fetch(`http://127.0.0.1:${port}${path}`, {
-            method,
-            headers: { "content-type": "application/json", "x-timestamp": ts, "x-nonce": nonce, "x-signature": sig },
-            ...(method === "POST" ? { body: cb } : {}),
-          });
-          if (!r.ok) throw new Error(String(r.status));
-          await r.arrayBuffer();
-        });
-        if (mode === "full") floorRss = rss(base.pid);
-        return r;
-      } finally {
-        base.kill();
-        await base.exited;
-      }
-    };
-    const full = await floor("full");
-    const schema = await floor("schema");
-    const getFloor = await floor("get");
-
-    console.log(`1. signed requests, ${REQUESTS} each, ${CLIENTS} concurrent clients, 127.0.0.1`);
+    console.log(`1. signed requests, ${REQUESTS} each, ${CLIENTS} concurrent clients, 127.0.0.1, in ${SLICES} interleaved slices`);
     console.log(line("create: gateway", create));
     console.log(line("create: FULL floor (minimal tables)", full));
     console.log(line("create: own-schema floor", schema));

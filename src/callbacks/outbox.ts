@@ -3,7 +3,7 @@
 import { prepared, type DbOrTx } from "../db/client";
 import { sql } from "drizzle-orm";
 import { callbacks, merchants } from "../db/schema";
-import { newId } from "../lib/ids";
+import { newEventId } from "../lib/ids";
 import { callbacksDue } from "../db/callbacks-due";
 
 export interface CallbackEvent {
@@ -20,27 +20,17 @@ export interface CallbackEvent {
 }
 
 export function enqueueCallback(tx: DbOrTx, e: CallbackEvent): string {
-  const id = newId("EV");
+  const id = newEventId(e.now);
   const payload = JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
-  const cols = ["id", "merchantId", "kind", "orderNo", "status", "apiKeyId", "url", "payload", "state", "attempts", "nextAttemptAt", "createdAt", "updatedAt"] as const;
+  // A plain bun:sqlite statement (no drizzle parameter mapping): this runs for every create.
   const insert = prepared(tx, "enqueueCallback", (d) =>
-    d.insert(callbacks).values(Object.fromEntries(cols.map((c) => [c, sql.placeholder(c)])) as never).prepare(),
+    d.$client.prepare(
+      `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+    ),
   );
-  insert.run({
-    id,
-    merchantId: e.merchantId,
-    kind: e.kind,
-    orderNo: e.orderNo,
-    status: e.status,
-    apiKeyId: e.apiKeyId,
-    url: e.url,
-    payload,
-    state: e.url === null && !merchantDefaultUrl(tx, e.merchantId) ? "held" : "pending",
-    attempts: 0,
-    nextAttemptAt: e.now,
-    createdAt: e.now,
-    updatedAt: e.now,
-  });
+  const state = e.url === null && !merchantDefaultUrl(tx, e.merchantId) ? "held" : "pending";
+  insert.run(id, e.merchantId, e.kind, e.orderNo, e.status, e.apiKeyId, e.url, payload, state, e.now, e.now, e.now);
   // The poll is deferred to a timer, so it runs after the caller's (synchronous) transaction commits.
   callbacksDue();
   return id;

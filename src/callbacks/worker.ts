@@ -100,6 +100,12 @@ const HEALTHY_FOR_MS = 5000;
 /** Due rows read per page, and pages per merchant per claim. */
 const PAGE = 32;
 const MAX_PAGES = 4;
+/**
+ * Pages after a merchant's first are read at most this often: while its first page holds only
+ * rows of saturated origins (a dead endpoint's backlog), every poll (one per commit under load)
+ * would otherwise re-read MAX_PAGES pages to start nothing. Its other origins wait this long at most.
+ */
+const DEEP_SCAN_MS = 100;
 
 export class CallbackWorker {
   private readonly pollMs: number;
@@ -125,6 +131,8 @@ export class CallbackWorker {
   private stopping = false;
   /** Round-robin start: the merchant served first in the last claim goes last in the next. */
   private rr = 0;
+  /** Merchant → monotonic time of its last claim that read beyond its first page. */
+  private readonly deepScanAt = new Map<number, number>();
 
   constructor(private readonly o: WorkerOptions) {
     this.pollMs = o.pollMs ?? 200;
@@ -225,16 +233,25 @@ export class CallbackWorker {
         ) SELECT id FROM m WHERE id IS NOT NULL`),
       // One page of a merchant's due rows after a position, in due order; rows behind an earlier
       // unfinished event of their order wait.
-      due: client.prepare<DueRow & { nextAt: number }, [number, number, number, number, number, number]>(`
+      // The position as a row value: the index seek starts there (an OR of the two cases made
+      // every page scan again from the first due row).
+      due: client.prepare<DueRow & { nextAt: number }, [number, number, number, number, number]>(`
         SELECT c.rowid AS rid, c.id, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
                c.payload, c.attempts, c.next_attempt_at AS nextAt, COALESCE(c.url, m.default_callback_url) AS target
         FROM callbacks c LEFT JOIN merchants m ON m.id = c.merchant_id
         WHERE c.state = 'pending' AND c.merchant_id = ? AND c.next_attempt_at <= ?
-          AND (c.next_attempt_at > ? OR (c.next_attempt_at = ? AND c.rowid > ?))
+          AND (c.next_attempt_at, c.rowid) > (?, ?)
           AND NOT EXISTS (SELECT 1 FROM callbacks p
                           WHERE p.order_no = c.order_no AND p.rowid < c.rowid AND p.state IN ('pending', 'delivering'))
         ORDER BY c.next_attempt_at, c.rowid LIMIT ?`),
       mark: client.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`),
+      attempt: client.prepare<unknown, [string, number, number, number | null, string | null, string | null]>(
+        `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error)
+         VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6)`,
+      ),
+      settle: client.prepare<unknown, [string, number, number, string | null, number, string]>(
+        `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering'`,
+      ),
     };
   }
   private stmts: ReturnType<CallbackWorker["prepare"]> | null = null;
@@ -290,7 +307,12 @@ export class CallbackWorker {
       for (;;) {
         const i = p.rows.findIndex((row) => eligible(m, row));
         if (i >= 0 || !p.more || p.read >= MAX_PAGES) return i;
-        const rows = st.due.all(m, now, p.after.nextAt, p.after.nextAt, p.after.rid, PAGE);
+        if (p.read === 1) {
+          if (mono - (this.deepScanAt.get(m) ?? -Infinity) < DEEP_SCAN_MS) return i;
+          if (this.deepScanAt.size >= 10_000) this.deepScanAt.clear();
+          this.deepScanAt.set(m, mono);
+        }
+        const rows = st.due.all(m, now, p.after.nextAt, p.after.rid, PAGE);
         p.read++;
         p.more = rows.length === PAGE;
         const last = rows[rows.length - 1] as (DueRow & { nextAt: number }) | undefined;
@@ -400,18 +422,11 @@ export class CallbackWorker {
       state = "pending";
       nextAt = now + this.o.retryDelays[attempts - 1];
     }
-    const client = this.o.db.$client;
+    const st = (this.stmts ??= this.prepare());
     await groupCommit(this.o.db).run({
       work: () => {
-        client.run(
-          `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error)
-           VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6)`,
-          [row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error],
-        );
-        client.run(
-          `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering'`,
-          [state, attempts, nextAt, r.ok ? null : r.error, now, row.id],
-        );
+        st.attempt.run(row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error);
+        st.settle.run(state, attempts, nextAt, r.ok ? null : r.error, now, row.id);
       },
     });
     countDelivery(r.ok ? "delivered" : state === "failed" ? "failed" : "retry");

@@ -38,7 +38,16 @@ export class GroupCommit {
   /** Groups committed so far (crash tests name one by its number). */
   groups = 0;
 
-  constructor(private readonly client: Database) {}
+  // Built once: Database.run would compile these for every request.
+  private readonly savepoint;
+  private readonly release;
+  private readonly rollbackTo;
+
+  constructor(private readonly client: Database) {
+    this.savepoint = client.prepare("SAVEPOINT grp");
+    this.release = client.prepare("RELEASE grp");
+    this.rollbackTo = client.prepare("ROLLBACK TO grp");
+  }
 
   /** Queues `job` for the next group; resolves with its result once that group has committed. */
   run<T>(job: GroupJob<T>): Promise<T> {
@@ -107,22 +116,21 @@ export class GroupCommit {
   }
 
   private runOne(job: GroupJob<unknown>): { ok: true; value: unknown } | { ok: false; error: unknown } {
-    const c = this.client;
-    c.run("SAVEPOINT grp");
+    this.savepoint.run();
     try {
       const value = job.work();
-      c.run("RELEASE grp");
+      this.release.run();
       return { ok: true, value };
     } catch (error) {
-      c.run("ROLLBACK TO grp");
+      this.rollbackTo.run();
       if (job.recover) {
         try {
           job.recover(error);
         } catch {
-          c.run("ROLLBACK TO grp");
+          this.rollbackTo.run();
         }
       }
-      c.run("RELEASE grp");
+      this.release.run();
       return { ok: false, error };
     }
   }

@@ -56,7 +56,9 @@ export const nonces = sqliteTable(
     nonce: text("nonce").notNull(),
     expiresAt: integer("expires_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.merchantId, t.nonce] }), index("nonces_expiry").on(t.expiresAt)],
+  // No index on expires_at (one b-tree write less per signed request): rows are inserted in
+  // time order, so pruning walks the rowid order from the start (auth/verify.ts pruneNonces).
+  (t) => [primaryKey({ columns: [t.merchantId, t.nonce] })],
 );
 
 /** HD-derived gateway addresses. merchantId null for the per-chain gas wallet. */
@@ -78,7 +80,8 @@ export const addresses = sqliteTable(
     uniqueIndex("addresses_chain_address").on(t.chain, t.address),
     // One live exclusive address per (merchant, chain, bindKey); a soft-deleted one is replaced.
     uniqueIndex("addresses_exclusive_key").on(t.merchantId, t.chain, t.bindKey).where(sql`kind = 'exclusive' AND deleted_at IS NULL`),
-    index("addresses_merchant").on(t.merchantId, t.chain, t.kind),
+    // Also the create path's pool scan, in derivation order (payin/service.ts freeSharedAddress).
+    index("addresses_merchant").on(t.merchantId, t.chain, t.kind, t.derivationIndex),
   ],
 );
 
@@ -105,7 +108,9 @@ export const bindings = sqliteTable(
 export const payinOrders = sqliteTable(
   "payin_orders",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
+    // No AUTOINCREMENT (it writes sqlite_sequence on every create): orders are never deleted,
+    // so the next rowid is max + 1 all the same.
+    id: integer("id").primaryKey(),
     orderNo: text("order_no").notNull().unique(),
     merchantId: integer("merchant_id").notNull().references(() => merchants.id),
     merchantOrderNo: text("merchant_order_no").notNull(),
@@ -149,7 +154,8 @@ export const payinOrders = sqliteTable(
     // Matching a transfer, and the create path's probe (is this amount open on this address?):
     // orders of this address, token and amount (open or expired).
     index("payin_address_amount").on(t.addressId, t.token, t.amount),
-    index("payin_binding").on(t.bindingId, t.createdAt),
+    // Partial: shared orders (no binding) write no entry; `binding_id = ?` implies the condition.
+    index("payin_binding").on(t.bindingId, t.createdAt).where(sql`binding_id IS NOT NULL`),
   ],
 );
 

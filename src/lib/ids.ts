@@ -30,3 +30,20 @@ export function newId(prefix: string): string {
 export function newToken(): string {
   return randomBytes(18).toString("base64url");
 }
+
+/**
+ * Keys written on every create start with the time, so their unique index grows at its
+ * right edge: a group of creates then dirties one index page, not one random page each
+ * (fewer pages written to the WAL per commit). 48-bit ms as 12 hex digits.
+ */
+const msHex = (ms: number) => Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0").slice(-12);
+
+/** Callback event id: EV + time + 10 random bytes (as unique as newId, ordered by time). */
+export function newEventId(nowMs: number): string {
+  return "EV" + msHex(nowMs).toUpperCase() + randomBytes(10).toString("hex").toUpperCase();
+}
+
+/** A checkout token: the time, then 18 random bytes (the unguessable part, as newToken). */
+export function newTimedToken(nowMs: number): string {
+  return msHex(nowMs) + newToken();
+}

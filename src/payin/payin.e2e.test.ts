@@ -110,6 +110,23 @@ describe("pay-in orders on the sandbox", () => {
     expect(c.status).toBe("waiting_payment");
   });
 
+  test("a retry is answered with its order whether or not the pool has room, and writes nothing", async () => {
+    const db = gw.ctx.db.$client;
+    const counts = () => db.query("SELECT (SELECT count(*) FROM payin_orders) AS o, (SELECT count(*) FROM callbacks) AS c, (SELECT count(*) FROM addresses) AS a").get();
+    const body = { merchantOrderNo: "RETRY-FULL", amount: "77" };
+    const a = await create(body);
+    await create({ amount: "77" });
+    const c = await create({ merchantOrderNo: "RETRY-ROOM", amount: "79" });
+    const before = counts();
+    // Both pool addresses (the pool's size) hold 77: the retry still gets its order, not 40105.
+    expect((await create(body)).orderNo).toBe(a.orderNo);
+    // The other pool address is free for 79: the insert meets the existing order number instead.
+    expect((await create({ merchantOrderNo: "RETRY-ROOM", amount: "79" })).orderNo).toBe(c.orderNo);
+    const e = await err(create({ ...body, amount: "78" }));
+    expect([e.httpStatus, e.code]).toEqual([400, 10001]);
+    expect(counts()).toEqual(before);
+  });
+
   test("idempotent retry returns the same order; a changed field is 10001", async () => {
     const body = { chainCode: "BSC", tokenSymbol: "USDC", merchantOrderNo: "IDEM-1", amount: "1.5", notifyUrl: "https://shop.example/cb" };
     const a = await gw.client.request<Order>("POST", "/openapi/payin/orders", { body });

@@ -13,7 +13,7 @@ import { AppError, invalid } from "../errors";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
 import { enqueueCallback } from "../callbacks/outbox";
 import { countTransition } from "../lib/event-metrics";
-import { newOrderNo, newToken } from "../lib/ids";
+import { newOrderNo, newTimedToken } from "../lib/ids";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import { transition, type PayinEvent, type PayinStatus } from "./state";
@@ -48,37 +48,66 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
   checkNotifyUrl(ctx, input.notifyUrl);
   if (input.redirectUrl !== undefined) checkNotifyUrl(ctx, input.redirectUrl, "redirectUrl");
   const now = ctx.clock.now();
+  const redirectUrl = input.redirectUrl ?? null;
   return writeTx(ctx.db, (tx) => {
-    const byMerchantOrderNo = prepared(tx, "payinByMerchantOrderNo", (d) =>
-      d.select().from(payinOrders).where(and(eq(payinOrders.merchantId, sql.placeholder("m")), eq(payinOrders.merchantOrderNo, sql.placeholder("n")))).prepare(),
-    );
-    const existing = byMerchantOrderNo.get({ m: merchantId, n: input.merchantOrderNo });
-    if (existing) return sameOrder(existing, adapter.chain, token.symbol, units, input.notifyUrl, input.redirectUrl ?? null);
-    const address = pickSharedAddress(ctx, tx, adapter, merchantId, token.symbol, units, now);
-    const values = {
+    const existing = () => {
+      const o = prepared(tx, "payinByMerchantOrderNo", (d) =>
+        d.select().from(payinOrders).where(and(eq(payinOrders.merchantId, sql.placeholder("m")), eq(payinOrders.merchantOrderNo, sql.placeholder("n")))).prepare(),
+      ).get({ m: merchantId, n: input.merchantOrderNo });
+      return o && sameOrder(o, adapter.chain, token.symbol, units, input.notifyUrl, redirectUrl);
+    };
+    // The idempotency check is the insert itself (ON CONFLICT on payin_merchant_order), not a
+    // read before it; only a pool that must grow (or cannot) looks for the retried order first,
+    // so a retry never adds an address or answers 40105.
+    const address = freeSharedAddress(tx, merchantId, adapter.chain, token.symbol, units) ?? existing() ?? growSharedPool(ctx, tx, adapter, merchantId, token.symbol, now);
+    if ("orderNo" in address) return address;
+    const row: PayinOrderRow = {
+      id: 0,
       orderNo: newOrderNo("PI", now),
       merchantId,
       merchantOrderNo: input.merchantOrderNo,
-      mode: "shared" as const,
+      mode: "shared",
+      bindingId: null,
       chain: adapter.chain,
       token: token.symbol,
       decimals: token.decimals,
       amount: units.toString(),
+      paidAmount: null,
       addressId: address.id,
       address: address.address,
       notifyUrl: input.notifyUrl,
-      redirectUrl: input.redirectUrl ?? null,
+      redirectUrl,
       apiKeyId,
       status: "waiting_payment",
-      checkoutToken: newToken(),
+      transferId: null,
+      txHash: null,
+      fromAddress: null,
+      confirmations: 0,
+      checkoutToken: newTimedToken(now),
       expireAt: now + ctx.ms.expireAfter,
       createdAt: now,
+      detectedAt: null,
+      confirmedAt: null,
+      completedAt: null,
+      expiredAt: null,
       updatedAt: now,
     };
+    // Plain bun:sqlite statement, no RETURNING: the row is what was written (the other
+    // columns start NULL, confirmations 0), its id is the new rowid.
     const insert = prepared(tx, "insertSharedPayin", (d) =>
-      d.insert(payinOrders).values(Object.fromEntries(Object.keys(values).map((k) => [k, sql.placeholder(k)])) as never).returning().prepare(),
+      d.$client.prepare(
+        `INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address,
+                                   notify_url, redirect_url, api_key_id, status, checkout_token, expire_at, created_at, updated_at)
+         VALUES (?, ?, ?, 'shared', ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting_payment', ?, ?, ?, ?)
+         ON CONFLICT (merchant_id, merchant_order_no) DO NOTHING`,
+      ),
     );
-    const row = insert.get(values) as PayinOrderRow;
+    const res = insert.run(
+      row.orderNo, merchantId, row.merchantOrderNo, row.chain, row.token, row.decimals, row.amount, row.addressId, row.address,
+      row.notifyUrl, redirectUrl, apiKeyId, row.checkoutToken, row.expireAt, now, now,
+    );
+    if (res.changes === 0) return existing()!;
+    row.id = Number(res.lastInsertRowid);
     writeCallback(tx, row, now);
     return row;
   });
@@ -96,20 +125,27 @@ function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint
   return o;
 }
 
-/** A pool address with no open order of this token and amount; grow the pool up to its size; else 40105. */
-function pickSharedAddress(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, units: bigint, now: number): { id: string; address: string } {
-  // One statement: the first pool address where this amount is not open (a probe of
-  // payin_address_amount per address, inside SQLite).
-  const free = prepared(tx, "freeSharedAddress", (d) =>
+/**
+ * The merchant's first pool address (by derivation index) where this amount is
+ * not open: the pool in addresses_merchant's order (merchant, chain, kind,
+ * derivation_index), one probe of payin_address_amount per address. No ORDER BY:
+ * in bun's SQLite an ORDER BY cost ~10 µs per create even when this index
+ * satisfied it (scripts/bench-inproc.ts); INDEXED BY keeps the scan in index order.
+ */
+function freeSharedAddress(tx: Tx, merchantId: number, chain: string, token: string, units: bigint): { id: string; address: string } | undefined {
+  return prepared(tx, "freeSharedAddress", (d) =>
     d.$client.prepare<{ id: string; address: string }, [number, string, string, string]>(
-      `SELECT a.id, a.address FROM addresses a
+      `SELECT a.id, a.address FROM addresses a INDEXED BY addresses_merchant
        WHERE a.merchant_id = ? AND a.chain = ? AND a.kind = 'shared' AND a.deleted_at IS NULL
          AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = ? AND p.amount = ?
                          AND p.mode = 'shared' AND p.status IN ('waiting_payment','detected','confirming'))
-       ORDER BY a.derivation_index LIMIT 1`,
+       LIMIT 1`,
     ),
-  ).get(merchantId, adapter.chain, token, units.toString());
-  if (free) return free;
+  ).get(merchantId, chain, token, units.toString()) ?? undefined;
+}
+
+/** Every pool address has this amount open: a new pool address up to the pool size; else 40105. */
+function growSharedPool(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, now: number): { id: string; address: string } {
   if (sharedPool(tx, merchantId, adapter.chain).length < ctx.config.payin.shared_pool_size) return addSharedAddress(tx, adapter, ctx.seed, merchantId, now);
   throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });
 }

@@ -1,0 +1,147 @@
+// CPU time of a signed create-pay-in inside the gateway process, without the
+// network and the load generator (both share the 2 cores in `make bench`):
+// N pre-signed requests go straight to the HTTP app's handler, 32 at a time,
+// through the real group commit (synchronous FULL). Prints µs per request
+// (process CPU and wall), requests per group and the statements SQLite ran per
+// create. Usage: bun scripts/bench-inproc.ts [rounds]; BENCH_REQUESTS (4000);
+// BENCH_STATEMENTS=1 counts and times each SQL statement per create (slower: timing
+// every call); run it under `bun --cpu-prof` for a profile of the create path alone.
+import { rmSync } from "node:fs";
+import { Database, Statement } from "bun:sqlite";
+import { startTestGateway } from "../src/testing/harness";
+import { buildHttpApp } from "../src/app/server";
+import { buildSignedRequest } from "../src/testing/signed-request";
+import { groupCommit } from "../src/db/group-commit";
+
+const N = Number(process.env.BENCH_REQUESTS ?? 4000);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
+const ROUNDS = Number(process.argv[2] ?? 3);
+const STATEMENTS = !!process.env.BENCH_STATEMENTS;
+
+// Per SQL text: calls and time (only while counting).
+const stats = new Map<string, { calls: number; us: number }>();
+let counting = false;
+if (STATEMENTS) {
+  const note = (sql: string, t: number) => {
+    const k = sql.replace(/\s+/g, " ").trim().slice(0, 110);
+    const e = stats.get(k) ?? { calls: 0, us: 0 };
+    e.calls++;
+    e.us += (performance.now() - t) * 1000;
+    stats.set(k, e);
+  };
+  const timed = (sql: (args: unknown[]) => string, fn: (...a: unknown[]) => unknown) =>
+    function (this: unknown, ...args: unknown[]) {
+      if (!counting) return fn.apply(this, args);
+      const t = performance.now();
+      try {
+        return fn.apply(this, args);
+      } finally {
+        note(sql(args), t);
+      }
+    };
+  // bun:sqlite keeps a statement's run/get/all/values as own properties and swaps them for
+  // specialised versions on use: an accessor keeps every version timed.
+  const instrument = (st: Statement, sql: string) => {
+    for (const m of ["run", "get", "all", "values"] as const) {
+      let impl = (st as unknown as Record<string, (...a: unknown[]) => unknown>)[m]!;
+      let wrapped = timed(() => sql, impl);
+      Object.defineProperty(st, m, {
+        configurable: true,
+        get: () => wrapped,
+        set: (f) => {
+          impl = f;
+          wrapped = timed(() => sql, impl);
+        },
+      });
+    }
+    return st;
+  };
+  const proto = Database.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const m of ["prepare", "query"]) {
+    const orig = proto[m]!;
+    proto[m] = function (this: unknown, ...args: unknown[]) {
+      return instrument(orig.apply(this, args) as Statement, String(args[0]));
+    };
+  }
+  const run = proto.run!;
+  proto.run = timed((args) => String(args[0]), run);
+}
+
+// BENCH_JOBS=1: with the background jobs (the callback worker delivers each create's callback; the
+// test harness fails names other than localhost at once, as an unreachable shop would).
+const gw = await startTestGateway({
+  jobs: !!process.env.BENCH_JOBS,
+  // The default retry delays (`make bench` uses them): one delivery attempt per callback during a round.
+  config: { log: { level: "warn" }, auth: { rate_limit_per_minute: 0 }, payin: { shared_pool_size: 50 }, callbacks: { retry_delays: ["1m", "5m"] } },
+});
+const app = buildHttpApp(gw.ctx, gw.gateway.runtime);
+const base = "http://127.0.0.1";
+const make = (tag: string, i: number) => {
+  const { url, init } = buildSignedRequest({
+    baseUrl: base,
+    uid: gw.merchant.uid,
+    apiKey: gw.merchant.apiKey,
+    path: "/openapi/payin/orders",
+    body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `${tag}-${i}`, amount: `${1 + (i % 1000)}.${String(i).padStart(6, "0").slice(-6)}`, notifyUrl: "https://shop.example/cb" },
+  });
+  return () => new Request(url, init);
+};
+let seq = 0;
+async function round(tag: string, n: number) {
+  // Distinct amounts in every round: each create takes the pool's first address.
+  const reqs = Array.from({ length: n }, () => make(tag, seq++));
+  const g0 = groupCommit(gw.ctx.db).groups;
+  const client = gw.ctx.db.$client;
+  // Counting: the WAL starts empty and is not checkpointed during the round, so its frames
+  // (pages written by the commits) are what the creates wrote.
+  if (STATEMENTS) {
+    counting = false;
+    client.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    client.run("PRAGMA wal_autocheckpoint = 0");
+    counting = true;
+  }
+  let next = 0;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= n) return;
+        const res = await app.handle(reqs[i]!());
+        if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  let walPages = NaN;
+  if (STATEMENTS) {
+    counting = false;
+    walPages = client.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!.log / n;
+    client.run("PRAGMA wal_autocheckpoint = 1000");
+  }
+  return { cpu: (c.user + c.system) / n, wall: (wall * 1000) / n, perGroup: n / (groupCommit(gw.ctx.db).groups - g0), walPages };
+}
+try {
+  await round("warm", 500);
+  for (let r = 0; r < ROUNDS; r++) {
+    counting = STATEMENTS;
+    const x = await round(`r${r}`, N);
+    counting = false;
+    console.log(`create in-process: ${x.cpu.toFixed(0)} us cpu/req, ${x.wall.toFixed(0)} us wall/req, ${x.perGroup.toFixed(1)} requests per group${STATEMENTS ? `, ${x.walPages.toFixed(2)} WAL pages written per create` : ""}`);
+  }
+  if (STATEMENTS) {
+    const total = ROUNDS * N;
+    let calls = 0;
+    for (const e of stats.values()) calls += e.calls;
+    console.log(`SQL statements per create: ${(calls / total).toFixed(2)} (calls/create, us/call, statement)`);
+    for (const [k, e] of [...stats].sort((a, b) => b[1].us - a[1].us)) console.log(`  ${(e.calls / total).toFixed(3).padStart(7)} ${(e.us / e.calls).toFixed(1).padStart(7)}  ${k}`);
+  }
+} finally {
+  // BENCH_KEEP=file: a copy of the database after the run, to time statements on it.
+  if (process.env.BENCH_KEEP) gw.ctx.db.$client.run("VACUUM INTO ?", [process.env.BENCH_KEEP]);
+  await gw.stop();
+  rmSync(gw.dir, { recursive: true, force: true });
+}
