@@ -4,5 +4,5 @@ import m0 from "./0000_init.sql" with { type: "text" };
 export interface EmbeddedMigration { tag: string; when: number; breakpoints: boolean; sql: string }
 
 export const migrations: EmbeddedMigration[] = [
-  { tag: "0000_init", when: 1795372375053, breakpoints: true, sql: m0 },
+  { tag: "0000_init", when: 1795374484498, breakpoints: true, sql: m0 },
 ];

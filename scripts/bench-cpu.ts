@@ -8,7 +8,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
 import { BUN, ROOT, runCli, startGatewayProcess, tempSetup } from "../src/testing/process";
-import { freePort } from "../src/testing/anvil";
+import { freePort } from "../src/testing/wait";
 import { canonicalBody, signRequest } from "../src/auth/signing";
 
 const N = Number(process.env.BENCH_REQUESTS ?? 3000);
