@@ -89,7 +89,7 @@ async function interleaved(n: number, targets: Target[], cold?: (name: string, f
   // n, so ids stay unique): the figures are steady state. The first concurrent batch after a
   // start waits on one-time work (JIT, statement preparation); its worst latency is reported
   // on its own line rather than hidden or mixed into the p99.
-  for (const t of targets) {
+  for (const t of WARMUP > 0 ? targets : []) {
     const lat: number[] = [];
     await load(WARMUP, CLIENTS, (i) => t.send(n + i), lat);
     cold?.(t.name, Math.max(...lat.slice(0, CLIENTS)));
@@ -223,7 +223,7 @@ async function benchRequests() {
     console.log(line("create: FULL floor (minimal tables)", full));
     console.log(line("create: own-schema floor", schema));
     console.log(`  create ratio: ${(create.rps / full.rps).toFixed(2)}x the FULL floor, ${(create.rps / schema.rps).toFixed(2)}x the own-schema floor (target >= 1.0); p99 ${f(create.p99)} ms (target < 25 ms)`);
-    console.log(
+    if (coldFirst.has("gateway")) console.log(
       `  first ${CLIENTS} concurrent creates after start (in the ${WARMUP} untimed warm-up requests each target gets): slowest ${f(coldFirst.get("gateway")!)} ms gateway, ${f(coldFirst.get("full")!)} ms FULL floor`,
     );
     console.log(line("signed GET: gateway", get));
