@@ -35,15 +35,20 @@ export type SignInResult =
   | { ok: true; token: string; session: SessionRow; user: UserRow }
   | { ok: false; reason: "invalid" | "locked" | "address_locked" };
 
+const isLoopback = (ip: string) => ip === "::1" || ip.startsWith("127.") || ip.startsWith("::ffff:127.");
+
 /**
  * Who is locked out, or null: 5 failures of this username in the window lock it, 50 failures
- * from this client address lock the address, each until the oldest failure is 15 minutes old.
+ * from this (non-loopback) client address lock the address, each until the oldest failure is
+ * 15 minutes old.
  */
 export function lockOf(deps: UserDeps, username: string, ip: string | null): "locked" | "address_locked" | null {
   const since = deps.now() - LOCKOUT.windowMs;
   const n = deps.db.select({ n: count() }).from(loginFailures).where(and(eq(loginFailures.username, username), gt(loginFailures.at, since))).get()?.n ?? 0;
   if (n >= LOCKOUT.failures) return "locked";
-  if (ip === null) return null;
+  // A loopback client is the host itself, or a reverse proxy left out of server.trusted_proxies:
+  // counting it would let one guesser lock every operator out, so only the username limit applies.
+  if (ip === null || isLoopback(ip)) return null;
   const m = deps.db.select({ n: count() }).from(loginFailures).where(and(eq(loginFailures.ip, ip), gt(loginFailures.at, since))).get()?.n ?? 0;
   return m >= LOCKOUT.ipFailures ? "address_locked" : null;
 }
