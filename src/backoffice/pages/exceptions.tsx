@@ -13,7 +13,7 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { attachCandidates, depositDetail } from "../queries/deposits";
 import { parseFilter } from "../queries/filters";
 import { listPayins } from "../queries/lists";
-import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
+import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 import { orderDetail } from "../queries/order";
@@ -43,50 +43,38 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
       <Notice kind="error" text={p.error} />
       <h2>Unmatched deposits</h2>
       {unmatched.length ? (
-        <TableWrap label="Unmatched deposits">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Deposit</th>
-                <th scope="col">Merchant</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Why</th>
-                <th scope="col">To address</th>
-                <th scope="col">Block time</th>
-                <th scope="col">
-                  <span class="sr">Action</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {unmatched.map((t) => (
-                <tr>
-                  <td>
-                    <a href={`/backoffice/deposits/${t.depositId}`} aria-label={`Review deposit #${t.depositId}`} safe>
-                      {`#${t.depositId}`}
-                    </a>
-                  </td>
-                  <td safe>{t.merchantUid ?? "—"}</td>
-                  <td safe>{`${t.amount} ${t.tokenSymbol} (${t.chainCode})`}</td>
-                  <td class="wrap">{t.reasonText ?? ""}</td>
-                  <td class="mono" safe>
-                    {t.toAddress}
-                  </td>
-                  <td>
-                    <Time ms={t.blockTime ? Date.parse(t.blockTime) : null} />
-                  </td>
-                  <td>
-                    <form method="get" action={`/backoffice/deposits/${t.depositId}`} class="inline">
-                      <button type="submit" class="secondary" aria-label={`Attach deposit #${t.depositId}`}>
-                        Attach
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          label="Unmatched deposits"
+          head={["Deposit", "Merchant", "Amount", "Why", "To address", "Block time", { hidden: "Action" }]}
+          rows={unmatched}
+          row={(t) => (
+            <tr>
+              <td>
+                <a href={`/backoffice/deposits/${t.depositId}`} aria-label={`Review deposit #${t.depositId}`} safe>
+                  {`#${t.depositId}`}
+                </a>
+              </td>
+              <td safe>{t.merchantUid ?? "—"}</td>
+              <td safe>{`${t.amount} ${t.tokenSymbol} (${t.chainCode})`}</td>
+              <td class="wrap" safe>
+                {t.reasonText ?? ""}
+              </td>
+              <td class="mono" safe>
+                {t.toAddress}
+              </td>
+              <td>
+                <Time ms={t.blockTime ? Date.parse(t.blockTime) : null} />
+              </td>
+              <td>
+                <form method="get" action={`/backoffice/deposits/${t.depositId}`} class="inline">
+                  <button type="submit" class="secondary" aria-label={`Attach deposit #${t.depositId}`}>
+                    Attach
+                  </button>
+                </form>
+              </td>
+            </tr>
+          )}
+        />
       ) : (
         <p>None.</p>
       )}
@@ -136,45 +124,29 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
         </label>
         <button type="submit">Add to deny list</button>
       </form>
-      <TableWrap label="Deny list">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Chain</th>
-              <th scope="col">Address</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Added</th>
-              <th scope="col">
-                <span class="sr">Action</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {denied.map((r) => (
-              <tr>
-                <td safe>{r.chainCode}</td>
-                <td class="mono" safe>
-                  {r.address}
-                </td>
-                <td class="wrap" safe>
-                  {r.reason ?? ""}
-                </td>
-                <td>
-                  <Time ms={Date.parse(r.createdAt)} />
-                </td>
-                <td>
-                  <ActionButton viewer={v} action="/backoffice/exceptions/undeny" fields={{ chain: r.chainCode, address: r.address }} label="Remove" ariaLabel={`Remove ${r.address} from the deny list`} kind="secondary" />
-                </td>
-              </tr>
-            ))}
-            {denied.length ? null : (
-              <tr>
-                <td colspan="5">No sender is denied.</td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Deny list"
+        head={["Chain", "Address", "Reason", "Added", { hidden: "Action" }]}
+        rows={denied}
+        empty="No sender is denied."
+        row={(r) => (
+          <tr>
+            <td safe>{r.chainCode}</td>
+            <td class="mono" safe>
+              {r.address}
+            </td>
+            <td class="wrap" safe>
+              {r.reason ?? ""}
+            </td>
+            <td>
+              <Time ms={Date.parse(r.createdAt)} />
+            </td>
+            <td>
+              <ActionButton viewer={v} action="/backoffice/exceptions/undeny" fields={{ chain: r.chainCode, address: r.address }} label="Remove" ariaLabel={`Remove ${r.address} from the deny list`} kind="secondary" />
+            </td>
+          </tr>
+        )}
+      />
     </Layout>
   ) as string;
 }
@@ -248,38 +220,26 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
             <button type="submit">Find order</button>
           </form>
           {candidates.length ? (
-            <TableWrap label="Orders to attach to">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Order</th>
-                    <th scope="col">Merchant order</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span class="sr">Action</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {candidates.map((o) => (
-                    <tr>
-                      <td class="mono" safe>
-                        {o.orderNo}
-                      </td>
-                      <td safe>{o.merchantOrderNo}</td>
-                      <td safe>{`${fromBaseUnits(BigInt(o.amount), o.decimals, 6)} ${o.token}`}</td>
-                      <td>
-                        <StatusBadge status={o.status} />
-                      </td>
-                      <td>
-                        <ActionButton viewer={v} action={`/backoffice/deposits/${t.id}/attach`} fields={{ orderNo: o.orderNo }} label="Attach" ariaLabel={`Attach to ${o.orderNo}`} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <DataTable
+              label="Orders to attach to"
+              head={["Order", "Merchant order", "Amount", "Status", { hidden: "Action" }]}
+              rows={candidates}
+              row={(o) => (
+                <tr>
+                  <td class="mono" safe>
+                    {o.orderNo}
+                  </td>
+                  <td safe>{o.merchantOrderNo}</td>
+                  <td safe>{`${fromBaseUnits(BigInt(o.amount), o.decimals, 6)} ${o.token}`}</td>
+                  <td>
+                    <StatusBadge status={o.status} />
+                  </td>
+                  <td>
+                    <ActionButton viewer={v} action={`/backoffice/deposits/${t.id}/attach`} fields={{ orderNo: o.orderNo }} label="Attach" ariaLabel={`Attach to ${o.orderNo}`} />
+                  </td>
+                </tr>
+              )}
+            />
           ) : (
             <p>No order to attach to{p.q ? " matches that search" : ""}.</p>
           )}

@@ -10,7 +10,7 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { activeSessions, revokeSession } from "../sessions";
 import { enableTotp, newRecoveryCodes, newTotpSecret, totpStep, totpUri } from "../totp";
 import { changePassword, UserError, userById } from "../users";
-import { ActionButton, Csrf, Notice, TableWrap, Time } from "../views/common";
+import { ActionButton, Csrf, DataTable, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
 const NOTICES: Record<string, string> = {
@@ -47,42 +47,30 @@ function SecurityPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?
         <button type="submit">Change password</button>
       </form>
       <h2>Sessions</h2>
-      <TableWrap label="Sessions">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Signed in</th>
-              <th scope="col">Last seen</th>
-              <th scope="col">IP</th>
-              <th scope="col">Browser</th>
-              <th scope="col">
-                <span class="sr">Action</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.map((s) => (
-              <tr>
-                <td>
-                  <Time ms={s.createdAt} />
-                </td>
-                <td>
-                  <Time ms={s.lastSeenAt} />
-                </td>
-                <td safe>{s.ip ?? "—"}</td>
-                <td safe>{s.userAgent ?? "—"}</td>
-                <td>
-                  {s.id === v.session.id ? (
-                    <span>this session</span>
-                  ) : (
-                    <ActionButton viewer={v} action="/backoffice/security/sessions/end" fields={{ id: s.id }} label="End" ariaLabel={`End the session from ${s.ip ?? "unknown address"}`} kind="secondary" />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label="Sessions"
+        head={["Signed in", "Last seen", "IP", "Browser", { hidden: "Action" }]}
+        rows={sessions}
+        row={(s) => (
+          <tr>
+            <td>
+              <Time ms={s.createdAt} />
+            </td>
+            <td>
+              <Time ms={s.lastSeenAt} />
+            </td>
+            <td safe>{s.ip ?? "—"}</td>
+            <td safe>{s.userAgent ?? "—"}</td>
+            <td>
+              {s.id === v.session.id ? (
+                <span>this session</span>
+              ) : (
+                <ActionButton viewer={v} action="/backoffice/security/sessions/end" fields={{ id: s.id }} label="End" ariaLabel={`End the session from ${s.ip ?? "unknown address"}`} kind="secondary" />
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </Layout>
   ) as string;
 }

@@ -42,20 +42,30 @@ export function ActionButton(p: {
 }
 
 /**
- * A named table region: column headers, one row per item, and one `empty` row when there is
- * none (without `empty`, just no rows). The region label and headers are the accessible names.
+ * A named table region: column headers (`{ hidden }`: a header only screen readers read, for a
+ * row-action column), one row per item, and one `empty` row when there is none (without
+ * `empty`, just no rows). The region label and headers are the accessible names.
  */
-export function DataTable<T>(p: { label: string; head: readonly string[]; rows: readonly T[]; row: (r: T) => Children; empty?: string }): JSX.Element {
+export function DataTable<T>(p: { label: string; head: readonly (string | { hidden: string })[]; rows: readonly T[]; row: (r: T) => Children; empty?: string }): JSX.Element {
   return (
     <TableWrap label={p.label}>
       <table>
         <thead>
           <tr>
-            {p.head.map((h) => (
-              <th scope="col" safe>
-                {h}
-              </th>
-            ))}
+            {p.head.map((h) =>
+              typeof h === "string" ? (
+                <th scope="col" safe>
+                  {h}
+                </th>
+              ) : (
+                // A row-action column: named for screen readers, no visible heading.
+                <th scope="col">
+                  <span class="sr" safe>
+                    {h.hidden}
+                  </span>
+                </th>
+              ),
+            )}
           </tr>
         </thead>
         <tbody>
