@@ -47,21 +47,28 @@ export interface PayinListRow {
   completedAt: number | null;
 }
 
-function payinWhere(db: DbOrTx, scope: Scope, f: ListFilter): SQL[] {
+/** The list filters on an order table (pay-ins and payouts have the same columns for them). */
+function orderWhere(db: DbOrTx, scope: Scope, f: ListFilter, t: typeof payinOrders | typeof payoutOrders): SQL[] {
   const w: (SQL | undefined)[] = [
-    merchantCond(db, scope, f, payinOrders.merchantId),
-    f.chain ? eq(payinOrders.chain, f.chain) : undefined,
-    f.token ? eq(payinOrders.token, f.token) : undefined,
-    f.status ? eq(payinOrders.status, f.status) : undefined,
-    f.fromMs !== undefined ? gte(payinOrders.createdAt, f.fromMs) : undefined,
-    f.toMs !== undefined ? lt(payinOrders.createdAt, f.toMs) : undefined,
+    merchantCond(db, scope, f, t.merchantId),
+    f.chain ? eq(t.chain, f.chain) : undefined,
+    f.token ? eq(t.token, f.token) : undefined,
+    f.status ? eq(t.status, f.status) : undefined,
+    f.fromMs !== undefined ? gte(t.createdAt, f.fromMs) : undefined,
+    f.toMs !== undefined ? lt(t.createdAt, f.toMs) : undefined,
   ];
   return w.filter((x): x is SQL => !!x);
 }
 
+/** One page from `limit + 1` rows fetched newest first: the extra row only says there is a next page. */
+function pageOf<R, T extends { id: number }>(rows: R[], limit: number, view: (r: R) => T): Page<T> {
+  const out = rows.slice(0, limit).map(view);
+  return { rows: out, nextBefore: rows.length > limit ? out[out.length - 1]!.id : null };
+}
+
 export function listPayins(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayinListRow> {
   const limit = page.limit ?? PAGE_SIZE;
-  const where = payinWhere(db, scope, f);
+  const where = orderWhere(db, scope, f, payinOrders);
   if (page.before) where.push(lt(payinOrders.id, page.before));
   const rows = db
     .select({
@@ -86,13 +93,11 @@ export function listPayins(db: DbOrTx, scope: Scope, f: ListFilter, page: { befo
     .orderBy(desc(payinOrders.id))
     .limit(limit + 1)
     .all();
-  const more = rows.length > limit;
-  const out = rows.slice(0, limit).map((r) => ({ ...r, amount: amount(r.amount, r.decimals), paidAmount: amount(r.paidAmount, r.decimals), txHash: r.txHash ?? "" }));
-  return { rows: out, nextBefore: more ? out[out.length - 1].id : null };
+  return pageOf(rows, limit, (r) => ({ ...r, amount: amount(r.amount, r.decimals), paidAmount: amount(r.paidAmount, r.decimals), txHash: r.txHash ?? "" }));
 }
 
 export function countPayins(db: DbOrTx, scope: Scope, f: ListFilter): number {
-  const where = payinWhere(db, scope, f);
+  const where = orderWhere(db, scope, f, payinOrders);
   return db.select({ n: count() }).from(payinOrders).where(where.length ? and(...where) : undefined).get()?.n ?? 0;
 }
 
@@ -115,21 +120,9 @@ export interface PayoutListRow {
   createdAt: number;
 }
 
-function payoutWhere(db: DbOrTx, scope: Scope, f: ListFilter): SQL[] {
-  const w: (SQL | undefined)[] = [
-    merchantCond(db, scope, f, payoutOrders.merchantId),
-    f.chain ? eq(payoutOrders.chain, f.chain) : undefined,
-    f.token ? eq(payoutOrders.token, f.token) : undefined,
-    f.status ? eq(payoutOrders.status, f.status as (typeof PAYOUT_STATUSES)[number]) : undefined,
-    f.fromMs !== undefined ? gte(payoutOrders.createdAt, f.fromMs) : undefined,
-    f.toMs !== undefined ? lt(payoutOrders.createdAt, f.toMs) : undefined,
-  ];
-  return w.filter((x): x is SQL => !!x);
-}
-
 export function listPayouts(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayoutListRow> {
   const limit = page.limit ?? PAGE_SIZE;
-  const where = payoutWhere(db, scope, f);
+  const where = orderWhere(db, scope, f, payoutOrders);
   if (page.before) where.push(lt(payoutOrders.id, page.before));
   const rows = db
     .select({
@@ -155,23 +148,52 @@ export function listPayouts(db: DbOrTx, scope: Scope, f: ListFilter, page: { bef
     .orderBy(desc(payoutOrders.id))
     .limit(limit + 1)
     .all();
-  const more = rows.length > limit;
-  const out = rows.slice(0, limit).map((r) => ({
+  return pageOf(rows, limit, (r) => ({
     ...r,
     amount: amount(r.amount, r.decimals),
     fee: amount(r.fee, r.decimals),
     failedStage: r.failedStage ?? "",
     txHash: r.txHash ?? "",
   }));
-  return { rows: out, nextBefore: more ? out[out.length - 1].id : null };
 }
 
 export function countPayouts(db: DbOrTx, scope: Scope, f: ListFilter): number {
-  const where = payoutWhere(db, scope, f);
+  const where = orderWhere(db, scope, f, payoutOrders);
   return db.select({ n: count() }).from(payoutOrders).where(where.length ? and(...where) : undefined).get()?.n ?? 0;
 }
 
 // ---- deposits (every incoming transfer to a gateway address)
+
+/** Incoming transfers with their address's merchant and the order they paid (lists and search). */
+export function depositRows(db: DbOrTx) {
+  return db
+    .select({
+      id: transfers.id,
+      merchantUid: merchants.uid,
+      chain: transfers.chain,
+      token: transfers.token,
+      amount: transfers.amount,
+      txHash: transfers.txHash,
+      fromAddress: transfers.fromAddress,
+      toAddress: transfers.toAddress,
+      status: transfers.status,
+      disposition: transfers.disposition,
+      orderNo: payinOrders.orderNo,
+      blockTime: transfers.blockTime,
+    })
+    .from(transfers)
+    .innerJoin(addresses, eq(addresses.id, transfers.addressId))
+    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
+    .leftJoin(payinOrders, eq(payinOrders.id, transfers.payinOrderId));
+}
+
+type DepositRecord = ReturnType<ReturnType<typeof depositRows>["all"]>[number];
+export const depositView = (r: DepositRecord, decimals: (chain: string, token: string) => number): DepositListRow => ({
+  ...r,
+  merchantUid: r.merchantUid ?? "",
+  orderNo: r.orderNo ?? "",
+  amount: amount(r.amount, decimals(r.chain, r.token)),
+});
 
 export interface DepositListRow {
   id: number;
@@ -212,32 +234,12 @@ export function listDeposits(
   const where = depositWhere(db, scope, f);
   if (page.before) where.push(lt(transfers.id, page.before));
   if (page.ids) where.push(inArray(transfers.id, page.ids.length ? page.ids : [-1]));
-  const rows = db
-    .select({
-      id: transfers.id,
-      merchantUid: merchants.uid,
-      chain: transfers.chain,
-      token: transfers.token,
-      amount: transfers.amount,
-      txHash: transfers.txHash,
-      fromAddress: transfers.fromAddress,
-      toAddress: transfers.toAddress,
-      status: transfers.status,
-      disposition: transfers.disposition,
-      orderNo: payinOrders.orderNo,
-      blockTime: transfers.blockTime,
-    })
-    .from(transfers)
-    .innerJoin(addresses, eq(addresses.id, transfers.addressId))
-    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
-    .leftJoin(payinOrders, eq(payinOrders.id, transfers.payinOrderId))
+  const rows = depositRows(db)
     .where(where.length ? and(...where) : undefined)
     .orderBy(desc(transfers.id))
     .limit(limit + 1)
     .all();
-  const more = rows.length > limit;
-  const out = rows.slice(0, limit).map((r) => ({ ...r, merchantUid: r.merchantUid ?? "", orderNo: r.orderNo ?? "", amount: amount(r.amount, decimals(r.chain, r.token)) }));
-  return { rows: out, nextBefore: more ? out[out.length - 1].id : null };
+  return pageOf(rows, limit, (r) => depositView(r, decimals));
 }
 
 export function countDeposits(db: DbOrTx, scope: Scope, f: ListFilter): number {

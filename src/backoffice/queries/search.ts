@@ -5,13 +5,14 @@ import type { DbOrTx } from "../../db/client";
 import { addresses, merchants, payinOrders, payoutOrders, transfers } from "../../db/schema";
 import { fromBaseUnits } from "../../lib/money";
 import type { Scope } from "./filters";
+import { depositRows, depositView, type DepositListRow } from "./lists";
 
 const LIMIT = 50;
 
 export interface SearchResult {
   payins: { orderNo: string; merchantUid: string; merchantOrderNo: string; chain: string; token: string; amount: string; status: string; createdAt: number }[];
   payouts: { orderNo: string; merchantUid: string; merchantOrderNo: string; chain: string; token: string; amount: string; status: string; createdAt: number }[];
-  deposits: { id: number; merchantUid: string; chain: string; token: string; amount: string; txHash: string; toAddress: string; disposition: string; orderNo: string; blockTime: number }[];
+  deposits: DepositListRow[];
 }
 
 const scoped = (scope: Scope, col: typeof payinOrders.merchantId | typeof payoutOrders.merchantId | typeof addresses.merchantId, cond: SQL | undefined) =>
@@ -58,27 +59,11 @@ export function search(db: DbOrTx, scope: Scope, rawQ: string, decimals: (chain:
     .limit(LIMIT)
     .all()
     .map((r) => ({ ...r, amount: fromBaseUnits(BigInt(r.amount), r.decimals, 6) }));
-  const deposits = db
-    .select({
-      id: transfers.id,
-      merchantUid: merchants.uid,
-      chain: transfers.chain,
-      token: transfers.token,
-      amount: transfers.amount,
-      txHash: transfers.txHash,
-      toAddress: transfers.toAddress,
-      disposition: transfers.disposition,
-      orderNo: payinOrders.orderNo,
-      blockTime: transfers.blockTime,
-    })
-    .from(transfers)
-    .innerJoin(addresses, eq(addresses.id, transfers.addressId))
-    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
-    .leftJoin(payinOrders, eq(payinOrders.id, transfers.payinOrderId))
+  const deposits = depositRows(db)
     .where(scoped(scope, addresses.merchantId, or(eq(transfers.txHash, q), eq(transfers.toAddress, q), eq(transfers.fromAddress, q))))
     .orderBy(desc(transfers.id))
     .limit(LIMIT)
     .all()
-    .map((r) => ({ ...r, merchantUid: r.merchantUid ?? "", orderNo: r.orderNo ?? "", amount: fromBaseUnits(BigInt(r.amount), decimals(r.chain, r.token), 6) }));
+    .map((r) => depositView(r, decimals));
   return { payins, payouts, deposits };
 }
