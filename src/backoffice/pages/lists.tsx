@@ -66,6 +66,16 @@ function orderRow(r: { orderNo: string; merchantUid: string; merchantOrderNo: st
   );
 }
 
+/** The CSV columns pay-ins and payouts share, in front of each one's own. */
+const orderCsv = <T extends PayinListRow | PayoutListRow>(): Column<T>[] => [
+  { header: "orderNo", value: (r) => r.orderNo },
+  { header: "merchantUid", value: (r) => r.merchantUid },
+  { header: "merchantOrderNo", value: (r) => r.merchantOrderNo },
+  { header: "chainCode", value: (r) => r.chain },
+  { header: "tokenSymbol", value: (r) => r.token },
+  { header: "amount", value: (r) => r.amount },
+];
+
 const PAYINS: ListDef<PayinListRow> = {
   path: "/backoffice/payins",
   title: "Pay-ins",
@@ -74,12 +84,7 @@ const PAYINS: ListDef<PayinListRow> = {
   fetch: (d, v, f, before) => listPayins(d.ctx.db, scope(v), f, { before }),
   count: (d, v, f) => countPayins(d.ctx.db, scope(v), f),
   csv: [
-    { header: "orderNo", value: (r) => r.orderNo },
-    { header: "merchantUid", value: (r) => r.merchantUid },
-    { header: "merchantOrderNo", value: (r) => r.merchantOrderNo },
-    { header: "chainCode", value: (r) => r.chain },
-    { header: "tokenSymbol", value: (r) => r.token },
-    { header: "amount", value: (r) => r.amount },
+    ...orderCsv<PayinListRow>(),
     { header: "paidAmount", value: (r) => r.paidAmount },
     { header: "status", value: (r) => r.status },
     { header: "txHash", value: (r) => r.txHash },
@@ -99,12 +104,7 @@ const PAYOUTS: ListDef<PayoutListRow> = {
   fetch: (d, v, f, before) => listPayouts(d.ctx.db, scope(v), f, { before }),
   count: (d, v, f) => countPayouts(d.ctx.db, scope(v), f),
   csv: [
-    { header: "orderNo", value: (r) => r.orderNo },
-    { header: "merchantUid", value: (r) => r.merchantUid },
-    { header: "merchantOrderNo", value: (r) => r.merchantOrderNo },
-    { header: "chainCode", value: (r) => r.chain },
-    { header: "tokenSymbol", value: (r) => r.token },
-    { header: "amount", value: (r) => r.amount },
+    ...orderCsv<PayoutListRow>(),
     { header: "fee", value: (r) => r.fee },
     { header: "status", value: (r) => r.status },
     { header: "failedStage", value: (r) => r.failedStage },
