@@ -60,7 +60,7 @@ describe("CLI", () => {
     const s = await setup();
     expect(cli(s, "migrate").code).toBe(0);
     const db = new Database(s.dbPath);
-    expect((db.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n).toBeGreaterThan(0);
+    expect((db.query("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n).toBeGreaterThan(0);
     db.close();
   });
 

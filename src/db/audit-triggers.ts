@@ -1,5 +1,5 @@
 // audit_log is append-only (DESIGN 12): enforced by triggers, which live with the
-// other triggers the migration step installs (drizzle-kit does not generate triggers).
+// other triggers the migration step installs after every migration run.
 
 /** Triggers that make the table append-only; applied after migrations. */
 export const AUDIT_APPEND_ONLY = [

@@ -2,8 +2,8 @@
 // or disables a merchant while the server runs) check one version number per
 // use. Triggers keep it: every INSERT/UPDATE/DELETE on a watched table, from
 // any connection, bumps it in the same transaction, so a cache can never see
-// a change without seeing the new version. (Triggers are created here, not in
-// the generated migration, which drizzle-kit rebuilds from the schema.)
+// a change without seeing the new version. (Created after migrations on every
+// open, so a watched table added later gets its triggers too.)
 import type { Database } from "bun:sqlite";
 import type { Db } from "./client";
 
