@@ -4,7 +4,7 @@
 // Bun, and added to a Bun project with `bun add`, against a live sandbox
 // gateway: pay-in, verified callbacks, payout.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../testing/process";
@@ -29,20 +29,31 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test("make sdk output: ESM bundle + declarations, package.json exports them, nothing of the server inside", () => {
+test("make sdk output: ESM and CommonJS bundles + declarations, package.json exports both, nothing of the server inside", () => {
   run(["./scripts/build-sdk.sh"], ROOT, { BUN: process.execPath });
   const dist = join(ROOT, "src/sdk/dist");
-  expect(readdirSync(dist).sort()).toEqual(["callback.d.ts", "client.d.ts", "index.d.ts", "index.js", "signing.d.ts", "types.d.ts"]);
+  const decls = ["callback.d.ts", "client.d.ts", "index.d.ts", "signing.d.ts", "types.d.ts"];
+  expect(readdirSync(dist).sort()).toEqual([...decls, "cjs", "index.js"].sort());
+  expect(readdirSync(join(dist, "cjs")).sort()).toEqual([...decls, "index.js", "package.json"].sort());
+  expect(JSON.parse(readFileSync(join(dist, "cjs/package.json"), "utf8"))).toEqual({ type: "commonjs" });
   const pkg = JSON.parse(readFileSync(join(ROOT, "src/sdk/package.json"), "utf8"));
   expect(pkg.name).toBe("@stablegate/sdk");
   expect(pkg.private).toBeUndefined();
-  expect(pkg.exports["."]).toEqual({ types: "./dist/index.d.ts", import: "./dist/index.js" });
+  expect(pkg.exports["."]).toEqual({
+    import: { types: "./dist/index.d.ts", default: "./dist/index.js" },
+    require: { types: "./dist/cjs/index.d.ts", default: "./dist/cjs/index.js" },
+  });
   expect(pkg.dependencies).toBeUndefined();
   const js = readFileSync(join(dist, "index.js"), "utf8");
   const imports = [...js.matchAll(/^import\s.*?from\s+"([^"]+)"/gm)].map((m) => m[1]);
   expect(imports.every((s) => s!.startsWith("node:"))).toBe(true);
-  expect(js).not.toContain("drizzle");
-  expect(js).not.toContain("elysia");
+  const cjs = readFileSync(join(dist, "cjs/index.js"), "utf8");
+  const requires = [...cjs.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+  expect(requires.every((s) => s!.startsWith("node:"))).toBe(true);
+  for (const bundle of [js, cjs]) {
+    expect(bundle).not.toContain("drizzle");
+    expect(bundle).not.toContain("elysia");
+  }
 });
 
 test("a Node 20 project installs the packed SDK offline, compiles under NodeNext and completes pay-in, callback verification and payout", async () => {
@@ -79,4 +90,39 @@ test("a Node 20 project installs the packed SDK offline, compiles under NodeNext
   expect(code).toBe(0);
   expect(out).toMatch(/callback verified: PI\d+ completed/);
   expect(out.trim().split("\n").pop()).toBe("OK");
+}, 120_000);
+
+test("a CommonJS project (npm init -y) requires the SDK, and its TypeScript compiles to require() under NodeNext", async () => {
+  const packed = run(["npm", "pack", "--silent", "--pack-destination", work], join(ROOT, "src/sdk")).trim().split("\n").pop()!;
+  const shop = join(work, "cjs-shop");
+  mkdirSync(shop);
+  run(["npm", "init", "-y"], shop);
+  expect(JSON.parse(readFileSync(join(shop, "package.json"), "utf8")).type ?? "commonjs").toBe("commonjs");
+  run(["npm", "install", "--offline", "--no-audit", "--no-fund", join(work, packed)], shop);
+  // A signed request the gateway verifies (an unknown order is 40108 only after the signature passed).
+  writeFileSync(
+    join(shop, "check.ts"),
+    [
+      'import { ApiError, StablegateClient, signCallback, verifyCallback } from "@stablegate/sdk";',
+      "const client = new StablegateClient({ baseUrl: process.env.STABLEGATE_URL!, merchantUid: process.env.STABLEGATE_MERCHANT_UID!, apiKey: process.env.STABLEGATE_API_KEY! });",
+      "client.getPayinOrder(\"PI0\").catch((e: unknown) => {",
+      "  if (!(e instanceof ApiError)) throw e;",
+      '  const body = Buffer.from("{}");',
+      '  const headers = { "x-callback-timestamp": "1700000000000", "x-callback-nonce": "n1", "x-callback-signature": signCallback("k", "1700000000000", "n1", body) };',
+      "  console.log(`${e.code} ${verifyCallback(body, headers, \"k\")}`);",
+      "});",
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(join(shop, "tsconfig.json"), JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", types: ["node"], strict: true }, files: ["check.ts"] }));
+  run(["node", join(ROOT, "node_modules/typescript/bin/tsc"), "-p", ".", "--typeRoots", join(ROOT, "node_modules/@types")], shop);
+  expect(readFileSync(join(shop, "check.js"), "utf8")).toContain('require("@stablegate/sdk")');
+  const env = { ...process.env, STABLEGATE_URL: gw.url, STABLEGATE_MERCHANT_UID: gw.merchant.uid, STABLEGATE_API_KEY: gw.merchant.apiKey };
+  // Spawned, not spawnSync: the gateway answering it runs in this process.
+  for (const cmd of [["node", "check.js"], ["node", "-e", 'require("./check.js")']]) {
+    const proc = Bun.spawn(cmd, { cwd: shop, env, stdout: "pipe", stderr: "pipe" });
+    const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(err).toBe("");
+    expect(out.trim()).toBe("40108 true");
+  }
 }, 120_000);
