@@ -2,12 +2,14 @@
 // as same-origin files so the CSP needs no inline allowances. Pages work
 // without the script; it only adds conveniences.
 export const APP_CSS = `
-:root{--fg:#0f172a;--muted:#475569;--bg:#f8fafc;--card:#fff;--line:#cbd5e1;--accent:#1d4ed8;--ok:#166534;--okbg:#dcfce7;--bad:#991b1b;--badbg:#fee2e2;--warn:#854d0e;--warnbg:#fef9c3}
+:root{color-scheme:light dark;--fg:#0f172a;--muted:#475569;--bg:#f8fafc;--card:#fff;--field:#fff;--line:#cbd5e1;--rowline:#e2e8f0;--thbg:#f1f5f9;--navbg:#e2e8f0;--badgebg:#e2e8f0;--accent:#1d4ed8;--btn:#1d4ed8;--dangerbtn:#991b1b;--ok:#166534;--okbg:#dcfce7;--bad:#991b1b;--badbg:#fee2e2;--warn:#854d0e;--warnbg:#fef9c3}
+/* Dark theme follows the system setting; every pair below keeps WCAG AA contrast (axe checks it in theme.browser.test.ts). */
+@media (prefers-color-scheme:dark){:root{--fg:#e2e8f0;--muted:#a8b3c4;--bg:#0b1220;--card:#151f32;--field:#0b1220;--line:#475569;--rowline:#2a364b;--thbg:#1e2a40;--navbg:#1e293b;--badgebg:#334155;--accent:#93c5fd;--btn:#1d4ed8;--dangerbtn:#b91c1c;--ok:#86efac;--okbg:#14532d;--bad:#fca5a5;--badbg:#7f1d1d;--warn:#fde68a;--warnbg:#713f12}}
 *{box-sizing:border-box}
 html{font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 body{margin:0}
 a{color:var(--accent)}
-.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:9}
+.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:var(--card);padding:8px;z-index:9}
 .top{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;padding:8px 12px;background:#0f172a;color:#fff}
 .top a.brand{color:#fff;font-weight:700;text-decoration:none}
 .top .search{display:flex;gap:6px;align-items:center;flex:1 1 260px;order:3;min-width:0}
@@ -16,7 +18,7 @@ a{color:var(--accent)}
 .top .signout{margin-left:auto;display:flex;gap:8px;align-items:center}
 .top .who{color:#e2e8f0;font-size:.9rem}
 .top button.link{background:none;border:1px solid #94a3b8;color:#fff}
-.nav{background:#e2e8f0;overflow-x:auto}
+.nav{background:var(--navbg);overflow-x:auto}
 .nav ul{display:flex;gap:2px;margin:0;padding:0 8px;list-style:none;white-space:nowrap}
 .nav a{display:block;padding:10px 10px;color:var(--fg);text-decoration:none}
 .nav a[aria-current=page]{font-weight:700;border-bottom:3px solid var(--accent)}
@@ -24,10 +26,10 @@ main{padding:12px;max-width:1280px;margin:0 auto}
 h1{font-size:1.4rem;margin:.4em 0 .6em;overflow-wrap:anywhere}
 .card p{overflow-wrap:anywhere}
 h2{font-size:1.15rem;margin:1.2em 0 .5em}
-input,select,textarea,button{font:inherit;padding:8px 10px;border:1px solid var(--line);border-radius:6px;background:#fff;color:var(--fg);min-height:40px}
-button{background:var(--accent);color:#fff;border-color:var(--accent);cursor:pointer}
-button.secondary{background:#fff;color:var(--accent)}
-button.danger{background:var(--bad);border-color:var(--bad)}
+input,select,textarea,button{font:inherit;padding:8px 10px;border:1px solid var(--line);border-radius:6px;background:var(--field);color:var(--fg);min-height:40px}
+button{background:var(--btn);color:#fff;border-color:var(--btn);cursor:pointer}
+button.secondary{background:var(--card);color:var(--accent)}
+button.danger{background:var(--dangerbtn);border-color:var(--dangerbtn)}
 .stack{display:flex;flex-direction:column;gap:6px;max-width:420px}
 .stack label{font-weight:600;margin-top:6px}
 .inline{display:inline-flex;flex-wrap:wrap;gap:6px;align-items:center;margin:2px 0}
@@ -39,8 +41,8 @@ button.danger{background:var(--bad);border-color:var(--bad)}
 .card a{text-decoration:none}
 .table-wrap{position:relative;overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:8px;margin-bottom:12px}
 table{border-collapse:collapse;width:100%;font-size:.92rem}
-th,td{text-align:left;padding:7px 9px;border-bottom:1px solid #e2e8f0;vertical-align:top}
-th{background:#f1f5f9;white-space:nowrap}
+th,td{text-align:left;padding:7px 9px;border-bottom:1px solid var(--rowline);vertical-align:top}
+th{background:var(--thbg);white-space:nowrap}
 td.mono,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem;word-break:break-all}
 /* Ids in a table stay on one line (the table scrolls sideways on a phone); broken mid-id they were unreadable. */
 td.mono,td .mono{white-space:nowrap;word-break:normal}td .badge{white-space:nowrap}
@@ -49,18 +51,18 @@ td.wrap{white-space:normal;min-width:14em}td.mono.wrap{word-break:break-all}
 @media (max-width:700px){td{white-space:nowrap}td.wrap{white-space:normal}}
 dl.kv{display:grid;grid-template-columns:minmax(110px,max-content) 1fr;gap:4px 12px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 dl.kv dt{font-weight:600;color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anywhere}
-.badge{display:inline-block;padding:1px 8px;border-radius:999px;background:#e2e8f0;font-size:.85rem}
+.badge{display:inline-block;padding:1px 8px;border-radius:999px;background:var(--badgebg);font-size:.85rem}
 .s-completed,.s-confirmed,.s-delivered,.s-active,.s-resolved{background:var(--okbg);color:var(--ok)}
 .s-failed,.s-firing,.s-frozen_abnormal,.s-disabled,.s-reverted,.s-cancelled{background:var(--badbg);color:var(--bad)}
 .s-risk_settled,.s-expired,.s-pending,.s-unmatched{background:var(--warnbg);color:var(--warn)}
 .notice{padding:10px 12px;border-radius:8px;background:var(--okbg);color:var(--ok)}
 .notice.error{background:var(--badbg);color:var(--bad)}
-.secret{font-family:ui-monospace,monospace;background:#fff;border:2px dashed var(--accent);padding:10px;word-break:break-all}
+.secret{font-family:ui-monospace,monospace;background:var(--card);border:2px dashed var(--accent);padding:10px;word-break:break-all}
 ol.timeline{list-style:none;padding:0;margin:0;border-left:3px solid var(--line)}
 ol.timeline li{padding:4px 0 10px 14px;position:relative}
 ol.timeline li::before{content:"";position:absolute;left:-8px;top:9px;width:13px;height:13px;border-radius:50%;background:var(--accent)}
 .chart{width:100%;height:auto;background:var(--card);border:1px solid var(--line);border-radius:8px}
-.chart-box{margin:0}.chart-axis{font-size:.85rem;color:#475569;margin:.25rem 0}.chart-days{display:flex;justify-content:space-between}
+.chart-box{margin:0}.chart-axis{font-size:.85rem;color:var(--muted);margin:.25rem 0}.chart-days{display:flex;justify-content:space-between}
 .muted{color:var(--muted)}
 ul.plain{list-style:none;margin:0;padding:0}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
