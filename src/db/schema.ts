@@ -156,6 +156,10 @@ export const payinOrders = sqliteTable(
     index("payin_address_amount").on(t.addressId, t.token, t.amount),
     // Partial: shared orders (no binding) write no entry; `binding_id = ?` implies the condition.
     index("payin_binding").on(t.bindingId, t.createdAt).where(sql`binding_id IS NOT NULL`),
+    // Open-order probes that never read past orders (issue 23), partial so a create writes no entry:
+    // orders being confirmed, and expired unpaid ones by expiry (late payments' candidates).
+    index("payin_settling_amount").on(t.addressId, t.token, t.amount).where(sql`mode = 'shared' AND status IN ('detected', 'confirming')`),
+    index("payin_expired_unpaid").on(t.addressId, t.token, t.amount, t.expireAt).where(sql`mode = 'shared' AND status = 'expired' AND transfer_id IS NULL`),
   ],
 );
 
@@ -199,6 +203,10 @@ export const transfers = sqliteTable(
     // The watcher's confirmation tracking: pending transfers of a chain by block height.
     index("transfers_pending").on(t.chain, t.status, t.blockNumber),
     index("transfers_address").on(t.addressId, t.token),
+    // Reconcile's deposits not final yet, per address (a transfer is pending for minutes).
+    index("transfers_pending_address").on(t.addressId, t.token).where(sql`status = 'pending'`),
+    // The alerts job's count of open unmatched deposits (resolved ones accumulate).
+    index("transfers_unmatched_open").on(t.seenAt).where(sql`unmatched_reason IS NOT NULL AND resolution IS NULL`),
   ],
 );
 
@@ -250,6 +258,7 @@ export const payoutOrders = sqliteTable(
     uniqueIndex("payout_merchant_order").on(t.merchantId, t.merchantOrderNo),
     index("payout_status").on(t.status),
     index("payout_source").on(t.fromAddressId, t.status),
+    index("payout_failed").on(t.failedAt).where(sql`status = 'failed'`),
   ],
 );
 
@@ -268,6 +277,31 @@ export const ledgerEntries = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("ledger_ref").on(t.kind, t.refType, t.refId), index("ledger_address").on(t.addressId, t.token)],
+);
+
+/**
+ * The sum of an address's ledger entries per token, kept by a trigger in the same
+ * transaction as each entry (migrations/0150_growth.sql): balance = hi * 10^12 + lo,
+ * 0 <= lo < 10^12 (exact beyond 64 bits). Read it with payout/balances.ts.
+ */
+export const addressBalances = sqliteTable(
+  "address_balances",
+  {
+    addressId: text("address_id").notNull().references(() => addresses.id),
+    token: text("token").notNull(),
+    chain: text("chain").notNull(),
+    merchantId: integer("merchant_id"),
+    hi: integer("hi").notNull().default(0),
+    lo: integer("lo").notNull().default(0),
+    /** How many ledger entries the sum holds. */
+    entries: integer("entries").notNull().default(0),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.addressId, t.token] }),
+    index("address_balances_chain").on(t.chain, t.addressId, t.token),
+    index("address_balances_merchant").on(t.merchantId, t.chain, t.token),
+  ],
 );
 
 /** Movements of a merchant's fee balance (merchants.fee_balance), in 6-decimal micro-units (signed). */
@@ -354,6 +388,9 @@ export const callbacks = sqliteTable(
     index("callbacks_order").on(t.orderNo),
     // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
     index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
+    // Partial on states reached after create: the alerts job's last-hour count, and retention.
+    index("callbacks_failed").on(t.updatedAt).where(sql`state = 'failed'`),
+    index("callbacks_delivered").on(t.updatedAt).where(sql`state = 'delivered'`),
   ],
 );
 
@@ -423,6 +460,19 @@ export const sandboxTransfers = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("sandbox_tx").on(t.chain, t.txHash, t.logIndex), index("sandbox_block").on(t.chain, t.blockNumber)],
+);
+
+/** The sandbox chain's token balances (mined transfers), kept by triggers on sandbox_transfers; hi * 10^12 + lo. */
+export const sandboxBalances = sqliteTable(
+  "sandbox_balances",
+  {
+    chain: text("chain").notNull(),
+    address: text("address").notNull(),
+    token: text("token").notNull(),
+    hi: integer("hi").notNull().default(0),
+    lo: integer("lo").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.chain, t.address, t.token] })],
 );
 
 /**
