@@ -6,7 +6,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import { type DbOrTx, prepared } from "../db/client";
+import { type DbOrTx, prepared, writeTx } from "../db/client";
 import { addressBalances, addresses, balanceChecks, payoutOrders } from "../db/schema";
 import { inSlices } from "../lib/slices";
 import { fromHiLo } from "../db/balance-sum";
@@ -164,7 +164,11 @@ export async function reconcileChain(ctx: ReconcileDeps, adapter: ChainAdapter):
   let after = { addressId: "", token: "" };
   await inSlices(async () => {
     const page = reconcilePage(ctx.db).all(adapter.chain, after.addressId, after.token, RECONCILE_SLICE);
-    for (const p of page) await reconcileOne(ctx, adapter, p, out);
+    // Chain reads first (I/O, awaited), then the slice's comparisons and writes in one transaction:
+    // one commit per slice, not one fsync per address.
+    const onChain: bigint[] = [];
+    for (const p of page) onChain.push(await adapter.tokenBalance(p.address, p.token as TokenSymbol));
+    writeTx(ctx.db, () => page.forEach((p, i) => reconcileOne(ctx, adapter, p, onChain[i]!, out)));
     if (page.length) after = page[page.length - 1]!;
     return page.length === RECONCILE_SLICE;
   });
@@ -192,10 +196,9 @@ function reconcilePage(db: Db) {
   });
 }
 
-async function reconcileOne(ctx: ReconcileDeps, adapter: ChainAdapter, p: BalanceRow, out: Discrepancy[]): Promise<void> {
-  const onChain = await adapter.tokenBalance(p.address, p.token as TokenSymbol);
+function reconcileOne(ctx: ReconcileDeps, adapter: ChainAdapter, p: BalanceRow, onChain: bigint, out: Discrepancy[]): void {
   const now = ctx.clock.now();
-  // Read after the chain answered: an entry written meanwhile is in the row (it was fetched before the await).
+  // Read after the chain answered: an entry written meanwhile is counted (in-flight ranges cover the rest).
   const ledger = ledgerBalance(ctx.db, p.addressId, p.token);
   const inflightOut = exactSum(ctx.db, "inflightOut", "payout_orders WHERE from_address_id = ?1 AND token = ?2 AND status = 'broadcasted'", p.addressId, p.token);
   const pendingIn = exactSum(ctx.db, "pendingIn", "transfers WHERE address_id = ?1 AND token = ?2 AND status = 'pending'", p.addressId, p.token);
