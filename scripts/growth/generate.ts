@@ -24,14 +24,16 @@
 // end: one sort each instead of millions of random inserts); the triggers that keep
 // balances stay. The file is only renamed into the cache once complete. The
 // result is cached in .bench-cache/ (gitignored) under a key made of the migrations'
-// checksums, this file's GENERATOR_VERSION and N: a rerun with the same schema reuses it.
+// checksums, this file's GENERATOR_VERSION and N: a rerun with the same schema reuses it,
+// and one built before newer migrations is migrated forward (they are append-only).
 //
 //   bun scripts/growth/generate.ts [orders]     builds (or finds) and prints the path
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { migrations } from "../../migrations/index";
-import { checksum } from "../../src/db/migrate";
+import { checksum, migrate } from "../../src/db/migrate";
+import { openDb } from "../../src/db/client";
 import { parseConfig } from "../../src/config/load";
 import { createContext } from "../../src/app/context";
 import { makeChains } from "../../src/chains/registry";
@@ -77,11 +79,35 @@ export interface GrowthMeta {
   rows: Record<string, number>;
 }
 
-export function growthKey(orders: number): string {
+/** The cache key: the migrations (the first `upTo`, default all) with their checksums, the generator, N. */
+export function growthKey(orders: number, upTo = migrations.length): string {
   const h = createHash("sha256");
-  for (const m of migrations) h.update(`${m.name}:${checksum(m.sql)}\n`);
+  for (const m of migrations.slice(0, upTo)) h.update(`${m.name}:${checksum(m.sql)}\n`);
   h.update(`generator:${GENERATOR_VERSION}:${orders}`);
   return h.digest("hex").slice(0, 16);
+}
+
+/**
+ * Migrations are append-only, so a database built before the newest ones (its key made of a
+ * prefix of today's list) is brought forward by migrating it, not rebuilt.
+ */
+function upgradeCached(orders: number, path: string, metaPath: string, log: (s: string) => void): boolean {
+  for (let k = migrations.length - 1; k >= 1; k--) {
+    const base = join(CACHE_DIR, `growth-${orders}-${growthKey(orders, k)}`);
+    if (!existsSync(`${base}.db`) || !existsSync(`${base}.json`)) continue;
+    const t0 = performance.now();
+    const db = openDb(`${base}.db`);
+    migrate(db);
+    db.$client.run("ANALYZE");
+    db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    db.$client.close();
+    renameSync(`${base}.db`, path);
+    renameSync(`${base}.json`, metaPath);
+    for (const f of [`${base}.db-wal`, `${base}.db-shm`]) rmSync(f, { force: true });
+    log(`  brought the cached ${orders.toLocaleString("en")}-order database forward by ${migrations.length - k} migration(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    return true;
+  }
+  return false;
 }
 
 /** The cached database for `orders` pay-ins, built first when missing. */
@@ -90,7 +116,7 @@ export async function growthDatabase(orders: number, log: (s: string) => void = 
   const base = join(CACHE_DIR, `growth-${orders}-${growthKey(orders)}`);
   const path = `${base}.db`;
   const metaPath = `${base}.json`;
-  if (existsSync(path) && existsSync(metaPath)) return { path, meta: JSON.parse(readFileSync(metaPath, "utf8")) };
+  if ((existsSync(path) && existsSync(metaPath)) || upgradeCached(orders, path, metaPath, log)) return { path, meta: JSON.parse(readFileSync(metaPath, "utf8")) };
   const building = `${base}.building.db`;
   for (const f of [building, `${building}-wal`, `${building}-shm`]) rmSync(f, { force: true });
   const t0 = performance.now();

@@ -14,6 +14,7 @@ import { runBatches } from "../../src/treasury/batch";
 import { runCollections } from "../../src/treasury/collection";
 import { pruneDeliveredCallbacks } from "../../src/callbacks/retention";
 import { optimizeDatabase } from "../../src/db/optimize";
+import { balanceSheet, sheetTotals } from "../../src/treasury/balances";
 
 export interface GrowthEnv {
   label: "small" | "large";
@@ -32,7 +33,7 @@ export interface GrowthEnv {
 export interface Probe {
   name: string;
   /** Printed as a heading group. */
-  group: "merchant API" | "background jobs" | "back office";
+  group: "merchant API" | "balances" | "background jobs" | "back office";
   /** Timed calls (default 40); warm-up calls before them (default 3). */
   reps?: number;
   warmup?: number;
@@ -80,6 +81,15 @@ export const ENGINE_PROBES: Probe[] = [
       await e.merchants[2]!.client.request("POST", "/openapi/payout/orders", {
         body: { chainCode: "TRON", tokenSymbol: "USDT", toAddress: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8", amount: "0.01", merchantOrderNo: `${e.run}-p${i}`, notifyUrl: "https://shop.example/cb" },
       });
+    },
+  },
+  {
+    // The balances page's and the dashboard's data (the page itself is a back-office probe).
+    name: "balances sheet and totals (all merchants)",
+    group: "balances",
+    reps: 10,
+    run: (e) => {
+      sheetTotals(balanceSheet(e.gw.ctx.db));
     },
   },
   {

@@ -259,6 +259,8 @@ export const payoutOrders = sqliteTable(
     index("payout_status").on(t.status),
     index("payout_source").on(t.fromAddressId, t.status),
     index("payout_failed").on(t.failedAt).where(sql`status = 'failed'`),
+    // Daily limit (today's payouts) and reserved fees (unfinished ones) per merchant.
+    index("payout_merchant_status").on(t.merchantId, t.status, t.createdAt),
   ],
 );
 

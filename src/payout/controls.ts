@@ -40,24 +40,36 @@ export function payoutFee(c: Pick<PayoutControls, "payoutFeeFixed" | "payoutFeeR
 const DAY_MS = 86_400_000;
 
 /** Sum (micro-units) of the merchant's payouts created this UTC day that did not fail. */
-function usedToday(tx: DbOrTx, merchantId: number, now: number): bigint {
+// Both read through payout_merchant_status (merchant_id, status, created_at): today's payouts
+// and the unfinished ones, never the merchant's whole payout history (issue 23).
+const NOT_FAILED = ["submitted", "broadcasted", "confirmed"] as const;
+
+export function usedTodayQuery(tx: DbOrTx, merchantId: number, now: number) {
   const start = now - (now % DAY_MS);
-  const rows = tx
+  return tx
     .select({ amount: payoutOrders.amount, decimals: payoutOrders.decimals })
     .from(payoutOrders)
-    .where(and(eq(payoutOrders.merchantId, merchantId), gte(payoutOrders.createdAt, start), ne(payoutOrders.status, "failed")))
-    .all();
-  return rows.reduce((s, r) => s + toMicro(BigInt(r.amount), r.decimals), 0n);
+    .where(and(eq(payoutOrders.merchantId, merchantId), inArray(payoutOrders.status, [...NOT_FAILED]), gte(payoutOrders.createdAt, start)));
+}
+
+function usedToday(tx: DbOrTx, merchantId: number, now: number): bigint {
+  return usedTodayQuery(tx, merchantId, now)
+    .all()
+    .reduce((s, r) => s + toMicro(BigInt(r.amount), r.decimals), 0n);
+}
+
+export function reservedFeesQuery(tx: DbOrTx, merchantId: number) {
+  return tx
+    .select({ fee: payoutOrders.fee, decimals: payoutOrders.decimals })
+    .from(payoutOrders)
+    .where(and(eq(payoutOrders.merchantId, merchantId), inArray(payoutOrders.status, [...UNFINISHED])));
 }
 
 /** Fees (micro-units) held back for the merchant's unfinished payouts. */
 export function reservedFees(tx: DbOrTx, merchantId: number): bigint {
-  const rows = tx
-    .select({ fee: payoutOrders.fee, decimals: payoutOrders.decimals })
-    .from(payoutOrders)
-    .where(and(eq(payoutOrders.merchantId, merchantId), inArray(payoutOrders.status, [...UNFINISHED])))
-    .all();
-  return rows.reduce((s, r) => s + toMicro(BigInt(r.fee), r.decimals), 0n);
+  return reservedFeesQuery(tx, merchantId)
+    .all()
+    .reduce((s, r) => s + toMicro(BigInt(r.fee), r.decimals), 0n);
 }
 
 /** The switch and limits (51002). Runs inside the creating transaction so concurrent payouts see each other. */

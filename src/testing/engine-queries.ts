@@ -8,6 +8,7 @@ import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, MATCH_CANDIDATES } from "../pay
 import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED } from "../ops/alerts/conditions";
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
 import { DELIVERED_BEFORE } from "../callbacks/retention";
+import { reservedFeesQuery, usedTodayQuery } from "../payout/controls";
 import { SANDBOX_BALANCE } from "../chains/sandbox/chain";
 
 export interface CheckedQuery {
@@ -33,6 +34,8 @@ export const ENGINE_QUERIES: CheckedQuery[] = [
   { name: "reconcile: broadcast payouts in flight", query: () => `SELECT amount FROM ${INFLIGHT_OUT}`, uses: ["payout_source"] },
   { name: "reconcile: deposits not final yet", query: () => `SELECT amount FROM ${PENDING_IN}`, uses: ["transfers_pending_address"] },
   { name: "payout: funded source addresses", query: (db) => fundedAddressesQuery(db, 1, "TRON", "USDT"), uses: ["address_balances_merchant"] },
+  { name: "payout: today's payouts (daily limit)", query: (db) => usedTodayQuery(db, 1, Date.now()), uses: ["payout_merchant_status"] },
+  { name: "payout: fees reserved by unfinished payouts", query: (db) => reservedFeesQuery(db, 1), uses: ["payout_merchant_status"] },
   { name: "retention: delivered callbacks past the cutoff", query: () => DELIVERED_BEFORE, uses: ["callbacks_delivered"] },
   { name: "retention: their attempts", query: () => `DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`, uses: ["attempts_callback"] },
   { name: "sandbox chain: a mined balance", query: () => SANDBOX_BALANCE },
