@@ -112,6 +112,7 @@ export async function benchGrowth(): Promise<void> {
     { label: "small", orders: SMALL },
     { label: "large", orders: LARGE },
   ];
+  const slowJobs: Partial<Record<GrowthEnv["label"], string[]>> = {};
   const figures = new Map<string, Partial<Record<GrowthEnv["label"], Figure>>>();
   const stalls: Partial<Record<GrowthEnv["label"], StallFigures & { firstAnswerMs: number }>> = {};
   for (const size of sizes) {
@@ -143,12 +144,19 @@ export async function benchGrowth(): Promise<void> {
       await Bun.sleep(IDLE_S * 1000);
       await idle.gw.stop();
       const s = sampler.stop();
+      slowJobs[size.label] = idle.gw.logs
+        .map((l) => JSON.parse(l) as { msg?: string; job?: string; ms?: number })
+        .filter((l) => l.msg === "job ran long")
+        .sort((a, b) => b.ms! - a.ms!)
+        .slice(0, 4)
+        .map((l) => `${l.job} ${l.ms} ms`);
       stalls[size.label] = { ...s, firstAnswerMs };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   print(figures, stalls);
+  for (const k of ["small", "large"] as const) if (slowJobs[k]?.length) console.log(`    ${k}: slowest job runs while idle (wall, awaits included): ${slowJobs[k]!.join(", ")}`);
 }
 
 /** The engine's checked queries, planned on the large database with its statistics. */

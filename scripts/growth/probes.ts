@@ -120,19 +120,25 @@ export const ENGINE_PROBES: Probe[] = [
       await pruneDeliveredCallbacks(e.gw.ctx);
     },
   },
+  // The jobs the scheduler runs every second, one probe each.
+  { name: "expire-payins (one run)", group: "background jobs", reps: 10, run: (e) => void expireDueOrders(e.gw.ctx) },
   {
-    name: "scheduler's 1 s jobs (expiry, payouts, batches, collections, nonces, watchers)",
+    name: "payouts (one tick per chain)",
     group: "background jobs",
     reps: 10,
     run: async (e) => {
-      const ctx = e.gw.ctx;
-      const rt = e.gw.gateway.runtime;
-      expireDueOrders(ctx);
-      for (const code of ctx.chains.keys()) await rt.payouts.tick(code);
-      await runBatches(ctx, rt.payouts);
-      await runCollections(ctx, rt.payouts);
-      pruneNonces(ctx.db, ctx.clock.now());
-      for (const w of rt.watchers.values()) await w.tick();
+      for (const code of e.gw.ctx.chains.keys()) await e.gw.gateway.runtime.payouts.tick(code);
+    },
+  },
+  { name: "payout-batches (one run)", group: "background jobs", reps: 10, run: (e) => runBatches(e.gw.ctx, e.gw.gateway.runtime.payouts) },
+  { name: "collections (one run)", group: "background jobs", reps: 10, run: (e) => runCollections(e.gw.ctx, e.gw.gateway.runtime.payouts) },
+  { name: "prune-nonces (one run)", group: "background jobs", reps: 10, run: (e) => void pruneNonces(e.gw.ctx.db, e.gw.ctx.clock.now()) },
+  {
+    name: "watchers (one tick per chain)",
+    group: "background jobs",
+    reps: 10,
+    run: async (e) => {
+      for (const w of e.gw.gateway.runtime.watchers.values()) await w.tick();
     },
   },
   {
@@ -140,8 +146,6 @@ export const ENGINE_PROBES: Probe[] = [
     group: "background jobs",
     reps: 3,
     warmup: 1,
-    run: async (e) => {
-      await optimizeDatabase(e.gw.ctx);
-    },
+    run: (e) => optimizeDatabase(e.gw.ctx),
   },
 ];

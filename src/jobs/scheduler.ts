@@ -22,6 +22,9 @@ export function nextDelay(ms: number, now: number, lastDue: number | null): { de
   return { delay: due - now, due };
 }
 
+/** Runs longer than this are logged at debug level. */
+export const SLOW_JOB_MS = 50;
+
 export class Scheduler {
   private jobs: Job[] = [];
   private services: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -44,8 +47,13 @@ export class Scheduler {
       job.timer = null;
       if (this.stopped) return;
       job.running = (async () => {
+        const started = performance.now();
         try {
           await fn();
+          // Wall time, awaits included (an RPC-bound job is slow without holding the loop): for
+          // operators and the growth bench, which lines it up with event-loop stalls.
+          const ms = performance.now() - started;
+          if (ms > SLOW_JOB_MS) this.logger.debug("job ran long", { job: name, ms: Math.round(ms) });
         } catch (e) {
           // At shutdown, runs cut off by aborted RPC calls are expected, not errors.
           this.logger[this.stopped ? "debug" : "error"]("job failed", { job: name, error: String((e as Error)?.stack ?? e) });
