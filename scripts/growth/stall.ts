@@ -8,13 +8,17 @@ export interface StallFigures {
   p99: number;
   /** Longest lateness that the process spent on CPU (min of lateness and CPU used in the gap). */
   busyMax: number;
+  /** When the longest on-CPU stall ended, ms after the sampler started. */
+  busyAtMs: number;
   samples: number;
 }
 
 export function stallSampler(everyMs = 5): { stop(): StallFigures } {
   const lateness: number[] = [];
   let busyMax = 0;
-  let expected = performance.now() + everyMs;
+  let busyAtMs = 0;
+  const t0 = performance.now();
+  let expected = t0 + everyMs;
   let cpu = process.cpuUsage();
   const timer = setInterval(() => {
     const now = performance.now();
@@ -22,14 +26,15 @@ export function stallSampler(everyMs = 5): { stop(): StallFigures } {
     const d = process.cpuUsage(cpu);
     cpu = process.cpuUsage();
     lateness.push(late);
-    busyMax = Math.max(busyMax, Math.min(late, (d.user + d.system) / 1000));
+    const busy = Math.min(late, (d.user + d.system) / 1000);
+    if (busy > busyMax) [busyMax, busyAtMs] = [busy, now - t0];
     expected = now + everyMs;
   }, everyMs);
   return {
     stop() {
       clearInterval(timer);
       const s = [...lateness].sort((a, b) => a - b);
-      return { max: s[s.length - 1] ?? 0, p99: s[Math.floor(s.length * 0.99)] ?? 0, busyMax, samples: s.length };
+      return { max: s[s.length - 1] ?? 0, p99: s[Math.floor(s.length * 0.99)] ?? 0, busyMax, busyAtMs, samples: s.length };
     },
   };
 }
