@@ -36,6 +36,7 @@ import { isSandboxGateway } from "../ops/readiness";
 import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
 import { AlertEngine } from "../ops/alerts/engine";
+import { RateRefresher } from "../rates/refresher";
 
 export interface RunningGateway {
   url: string;
@@ -58,6 +59,8 @@ export interface Runtime {
   afterChainChange(chain: ChainCode): Promise<void>;
   /** Gas balances, metrics and alerts (src/ops). */
   ops: { gas: GasMonitor; metrics: Metrics; alerts: AlertEngine };
+  /** Fetches exchange rates for invoices ([rates] source = "coingecko"). */
+  rates: RateRefresher;
 }
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
@@ -71,6 +74,7 @@ export function createRuntime(ctx: AppContext): Runtime {
   const runtime: Runtime = {
     ops: { gas, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas }) },
     watchers,
+    rates: new RateRefresher(ctx),
     payouts: new PayoutExecutor(ctx, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
@@ -108,6 +112,11 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   s.service("callbacks", () => callbacks.stop());
   s.every("alerts", 5000, () => runtime.ops.alerts.tick());
   s.service("alerts", () => runtime.ops.alerts.stop());
+  if (runtime.rates.enabled) {
+    void runtime.rates.tick(); // invoices need a rate from the first minute, not after the first refresh
+    s.every("rates", parseDuration(ctx.config.rates.refresh), () => runtime.rates.tick());
+    s.service("rates", async () => runtime.rates.stop());
+  }
   s.every("expire-payins", 1000, () => {
     expireDueOrders(ctx);
   });

@@ -91,6 +91,8 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
       completedAt: null,
       expiredAt: null,
       updatedAt: now,
+      invoiceId: null,
+      invoiceRate: null,
     };
     // Plain bun:sqlite statement, no RETURNING: the row is what was written (the other
     // columns start NULL, confirmations 0), its id is the new rowid.

@@ -5,8 +5,10 @@ import { openDiscrepancies } from "../../payout/balances";
 import { parseDuration } from "../../lib/duration";
 import { chainProblems, chainState, type Watchers } from "../chain-status";
 import type { GasMonitor } from "../gas";
+import type { Config } from "../../config/schema";
+import { staleRates } from "../../rates/book";
 
-export const CONDITIONS = ["scanner_stalled", "rpc_down", "gas_low", "callbacks_failing", "payout_failed", "unmatched_deposit", "reconciliation_mismatch"] as const;
+export const CONDITIONS = ["scanner_stalled", "rpc_down", "gas_low", "callbacks_failing", "payout_failed", "unmatched_deposit", "reconciliation_mismatch", "rate_stale"] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
 /** Failed callbacks and payouts count for this long after they happen. */
@@ -20,7 +22,7 @@ export interface ActiveCondition {
 }
 
 export interface ConditionDeps {
-  ctx: OpsCtx;
+  ctx: OpsCtx & { config: Pick<Config, "rates"> };
   watchers: Watchers;
   gas: GasMonitor;
 }
@@ -61,5 +63,16 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
     const n = mismatches.filter((m) => m.chain === chain).length;
     out.push({ condition: "reconciliation_mismatch", subject: chain, message: `${chain}: ${plural(n, "address balance")} on chain differ from the ledger` });
   }
+  rateConditions(d, out);
   return out;
+}
+
+/** DESIGN 18: a stale rate refuses new invoices in its currency (56001); the operator hears of it. */
+function rateConditions(d: ConditionDeps, out: ActiveCondition[]): void {
+  const r = staleRates(d.ctx);
+  const why = r.lastError ? ` (last fetch: ${r.lastError})` : "";
+  if (r.neverFetched) out.push({ condition: "rate_stale", subject: "rates", message: `no exchange rate could be fetched yet${why}; invoices priced in a fiat currency other than USD get 56001` });
+  for (const c of r.stale) {
+    out.push({ condition: "rate_stale", subject: c, message: `the ${c} rate is older than rates.max_age (${d.ctx.config.rates.max_age})${why}; new ${c} invoices get 56001` });
+  }
 }
