@@ -14,6 +14,7 @@ CREATE TABLE `invoices` (
 	`expire_minutes` integer NOT NULL,
 	`api_key_id` text NOT NULL,
 	`page_token` text NOT NULL,
+	`invoice_url` text NOT NULL,
 	`status` text NOT NULL,
 	`payin_order_id` integer,
 	`source` text DEFAULT 'api' NOT NULL,

@@ -37,6 +37,7 @@ import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
 import { AlertEngine } from "../ops/alerts/engine";
 import { RateRefresher } from "../rates/refresher";
+import { expireDueInvoices } from "../invoices/service";
 
 export interface RunningGateway {
   url: string;
@@ -119,6 +120,10 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   }
   s.every("expire-payins", 1000, () => {
     expireDueOrders(ctx);
+  });
+  // Invoices whose payer never chose a network (a chosen one expires with its pay-in).
+  s.every("expire-invoices", 1000, () => {
+    expireDueInvoices(ctx);
   });
   // Confirmed batch payouts and collection runs: rows become payout orders (also resumed after a restart).
   s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));

@@ -591,7 +591,7 @@ export const orderEvents = sqliteTable(
   "order_events",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    kind: text("kind", { enum: ["payin", "payout"] }).notNull(),
+    kind: text("kind", { enum: ["payin", "payout", "invoice"] }).notNull(),
     orderNo: text("order_no").notNull(),
     fromStatus: text("from_status"),
     toStatus: text("to_status").notNull(),
@@ -733,6 +733,8 @@ export const invoices = sqliteTable(
     /** The API key in force at creation: it signs this invoice's callbacks. */
     apiKeyId: text("api_key_id").notNull(),
     pageToken: text("page_token").notNull(),
+    /** The hosted page's URL as handed out at creation (public_url then): callbacks and views show this one. */
+    invoiceUrl: text("invoice_url").notNull(),
     /** open | paid | frozen_abnormal | risk_settled | expired | cancelled */
     status: text("status").notNull(),
     /** The pay-in of the network chosen last (null until the payer chooses). */
