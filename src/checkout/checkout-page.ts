@@ -151,6 +151,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
       <p>${escapeHtml(t("warningBody", { amount, token: o.tokenSymbol, merchant: o.merchantName }))}</p></div></div>
   </section>
   ${simulate}
+  ${o.invoiceUrl ? `<section class="section" data-pay data-testid="change-network"${paying ? "" : " hidden"}><a class="btn btn-block" href="${escapeHtml(o.invoiceUrl)}?change=1&amp;lang=${locale}" data-testid="change-network-link">${escapeHtml(t("changeNetwork"))}</a></section>` : ""}
   <section class="section">
     <dl class="details">
       <div data-row="order"><dt>${escapeHtml(t("orderRef"))}</dt><dd class="mono" data-testid="order-no">${escapeHtml(o.orderNo)}</dd></div>
