@@ -18,6 +18,7 @@ import { checkPriceCurrency, currentRate } from "../rates/book";
 import { isTokenCurrency, priceDecimals } from "../rates/currencies";
 import { FOLLOWS, SETTLED, type InvoiceStatus } from "./status";
 import { invoiceCallbackPayload, paymentsOf, type InvoiceRow } from "./views";
+import { type Actor, recordAudit } from "../audit/log";
 
 type PayinRow = typeof payinOrders.$inferSelect;
 
@@ -67,7 +68,11 @@ export function normalisePrice(amount: string, currency: string): string {
   return fromBaseUnits(units, d, d);
 }
 
-export function createInvoice(ctx: InvoiceCtx, merchantId: number, apiKeyId: string, input: CreateInvoiceInput, source: "api" | "backoffice" = "api"): InvoiceRow {
+/** Where an invoice came from: the API, or a back-office user's "New payment link" (audited with the invoice). */
+export type InvoiceSource = { source: "api" } | { source: "backoffice"; actor: Actor };
+
+export function createInvoice(ctx: InvoiceCtx, merchantId: number, apiKeyId: string, input: CreateInvoiceInput, origin: InvoiceSource = { source: "api" }): InvoiceRow {
+  const source = origin.source;
   checkPriceCurrency(ctx.config, input.priceCurrency);
   const price = normalisePrice(input.priceAmount, input.priceCurrency);
   if (compareAmounts(price, "1000000000000") > 0) throw invalid({ priceAmount: "must be at most 1000000000000" });
@@ -109,6 +114,9 @@ export function createInvoice(ctx: InvoiceCtx, merchantId: number, apiKeyId: str
     // A concurrent duplicate committed first: answer as a retry would.
     if (!row) return sameInvoice(byMerchantOrderNo(tx, merchantId, input.merchantOrderNo)!, wanted);
     recordOrderEvent(tx, { kind: "invoice", orderNo: invoiceNo, from: null, to: "open", event: { type: "created", source }, at: now });
+    if (origin.source === "backoffice") {
+      recordAudit(tx, { ...origin.actor, action: "payment_link.create", target: `invoice:${invoiceNo}`, after: { priceAmount: price, priceCurrency: input.priceCurrency, description, payments, expireMinutes }, at: now });
+    }
     writeInvoiceCallback(tx, row, null, now);
     return row;
   });
