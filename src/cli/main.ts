@@ -11,6 +11,7 @@ import { parseDuration } from "../lib/duration";
 import { VERSION } from "../version";
 import { makeChains } from "../chains/registry";
 import { ensureDemoMerchant } from "./demo";
+import { seedDemoData } from "./demo-data";
 import { WrongMasterKey } from "../secrets/key-check";
 import { gasWallet } from "../wallet/addresses";
 import { writeTx } from "../db/client";
@@ -206,6 +207,7 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
   const gw = await startGateway(ctx);
   const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
   printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
+  if (demoCreds) printDemoData(ctx.publicUrl, await seedDemoData(ctx, gw.runtime, demoCreds.merchantUid));
   printBackofficeAccess(ctx, demo);
   await new Promise<void>((resolve) => {
     const stop = async (sig: string) => {
@@ -242,6 +244,12 @@ function printBackofficeAccess(ctx: ReturnType<typeof createContext>, demo: bool
   const link = setupLink(ctx);
   if (link) lines.push("  No operator yet. Create the first one within 1 hour at:", `    ${link}`);
   console.log(lines.join("\n"));
+}
+
+/** What `serve --demo` made on its first start (DESIGN 18), and where to see it. */
+function printDemoData(publicUrl: string, lines: string[]) {
+  if (!lines.length) return;
+  console.log(["", `  Demo invoices (see ${publicUrl}/backoffice/payment-links as demo):`, ...lines.map((l) => `    ${l}`)].join("\n"));
 }
 
 function printBanner(url: string, publicUrl: string, demo: { merchantUid: string; apiKey: string } | null, sandbox: boolean) {
