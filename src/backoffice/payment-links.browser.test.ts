@@ -48,6 +48,9 @@ test("a merchant creates a CNY payment link on a phone: link and QR code, the pa
   expect(await page.getByRole("img", { name: /QR code of the payment link/ }).isVisible()).toBe(true);
   expect(await serious(page)).toEqual([]);
   const invoiceNo = new URL(page.url()).pathname.split("/").at(-1)!;
+  // Its timeline and its callback (held: this merchant has no default callback URL yet).
+  expect(await page.getByRole("list", { name: "Status timeline" }).innerText()).toContain("payment link created in the back office");
+  expect(await page.getByRole("region", { name: /^Callback EV/ }).innerText()).toContain("held until a default callback URL is set");
   // Written with its audit entry; priced as asked, on the networks left checked.
   expect(gw.ctx.db.select().from(auditLog).all().filter((a) => a.action === "payment_link.create").map((a) => a.target)).toEqual([`invoice:${invoiceNo}`]);
   const inv = await gw.client.getInvoice(invoiceNo);

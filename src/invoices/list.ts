@@ -1,8 +1,8 @@
 // Invoices as the back office lists them (newest first, one merchant's or every merchant's),
 // with the chosen network's pay-in beside each.
-import { and, desc, eq, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
-import { invoices, merchants, payinOrders } from "../db/schema";
+import { callbackAttempts, callbacks, invoices, merchants, payinOrders } from "../db/schema";
 import { amountOf } from "../orders/amount";
 
 export interface InvoiceListRow {
@@ -56,4 +56,15 @@ export function listInvoices(db: DbOrTx, f: { merchantId?: number; invoiceNo?: s
     paidAmount: p ? amountOf(p, p.paidAmount) : null,
     orderNo: p?.orderNo ?? null,
   }));
+}
+
+export function invoiceNoOf(db: DbOrTx, id: number): string {
+  return db.select({ no: invoices.invoiceNo }).from(invoices).where(eq(invoices.id, id)).get()?.no ?? "";
+}
+
+/** The invoice's callbacks, oldest first, each with its delivery attempts (the payment-link page). */
+export function invoiceCallbacks(db: DbOrTx, invoiceNo: string) {
+  const cbs = db.select().from(callbacks).where(eq(callbacks.orderNo, invoiceNo)).orderBy(asc(callbacks.createdAt)).all();
+  const attempts = cbs.length ? db.select().from(callbackAttempts).where(inArray(callbackAttempts.callbackId, cbs.map((c) => c.id))).orderBy(asc(callbackAttempts.id)).all() : [];
+  return cbs.map((c) => ({ callback: c, attempts: attempts.filter((a) => a.callbackId === c.id) }));
 }

@@ -9,7 +9,9 @@ import { Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/
 import { Layout } from "../views/layout";
 import { AppError } from "../../errors";
 import { createInvoice, enabledPayments } from "../../invoices/service";
-import { listInvoices, type InvoiceListRow } from "../../invoices/list";
+import { invoiceCallbacks, listInvoices, type InvoiceListRow } from "../../invoices/list";
+import { eventsOf } from "../../orders/events";
+import { CallbackDeliveries } from "../views/callback-deliveries";
 import { priceCurrencies } from "../../rates/currencies";
 import { currentKey } from "../../merchants/service";
 import { newTimedToken } from "../../lib/ids";
@@ -182,11 +184,30 @@ function LinkPage(p: { d: BackofficeDeps; v: Viewer; invoiceNo: string; created:
         <dt>Paid</dt>
         <dd safe>{r.paidAmount ? `${r.paidAmount} ${r.network ?? ""}` : "—"}</dd>
       </dl>
+      <h2>Timeline</h2>
+      <ol class="timeline" aria-label="Status timeline">
+        {eventsOf(d.ctx.db, r.invoiceNo).map((e) => (
+          <li>
+            <Time ms={e.at} /> <strong safe>{`${e.fromStatus ?? "new"} → ${e.toStatus}`}</strong> <span safe>{`— ${causeOfInvoice(e.event)}`}</span>
+          </li>
+        ))}
+      </ol>
+      <h2>Callbacks</h2>
+      <CallbackDeliveries viewer={v} callbacks={invoiceCallbacks(d.ctx.db, r.invoiceNo)} back={`${PATH}/${r.invoiceNo}`} empty="No callback for this invoice." />
       <p>
         <a href={PATH}>All payment links</a>
       </p>
     </Layout>
   ) as string;
+}
+
+/** Why an invoice's status changed, in words. */
+function causeOfInvoice(raw: string): string {
+  const e = JSON.parse(raw) as { type: string; source?: string; orderNo?: string; payinStatus?: string };
+  if (e.type === "created") return e.source === "backoffice" ? "payment link created in the back office" : "invoice created through the API";
+  if (e.type === "expire") return "expired before the payer chose a network";
+  if (e.type === "payin") return `its pay-in ${e.orderNo} is ${e.payinStatus}`;
+  return e.type;
 }
 
 export function paymentLinkRoutes(d: BackofficeDeps) {
