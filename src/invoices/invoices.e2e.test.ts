@@ -83,6 +83,13 @@ describe("invoices through the merchant API", () => {
     expect(count()).toEqual(before);
   });
 
+  test("concurrent duplicates create one invoice", async () => {
+    const body = { merchantOrderNo: "inv-race", priceAmount: "3", priceCurrency: "USD" };
+    const got = await Promise.all(Array.from({ length: 6 }, () => gw.client.createInvoice(body)));
+    expect(new Set(got.map((i) => i.invoiceNo)).size).toBe(1);
+    expect(gw.ctx.db.select().from(invoices).all().filter((i) => i.merchantOrderNo === "inv-race")).toHaveLength(1);
+  });
+
   const bad: Array<[string, Record<string, unknown>, number, number]> = [
     ["an unknown currency", { priceCurrency: "XYZ" }, 400, 10001],
     ["a lower-case currency", { priceCurrency: "cny" }, 400, 10001],
