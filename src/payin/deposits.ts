@@ -153,21 +153,7 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   // Another amount (DESIGN 5): the address's only open order of this token whose window covers
   // the block time takes it and is frozen for review, so the merchant sees expectedAmount and
   // paidAmount differ. Expired orders count when the block time is inside their window.
-  const covering = tx
-    .select()
-    .from(payinOrders)
-    .where(
-      and(
-        eq(payinOrders.addressId, t.addressId),
-        eq(payinOrders.token, t.token),
-        eq(payinOrders.mode, "shared"),
-        inArray(payinOrders.status, ["waiting_payment", "detected", "confirming", "expired"]),
-        lte(payinOrders.createdAt, t.blockTime + CLOCK_SKEW_MS),
-        gte(payinOrders.expireAt, t.blockTime),
-      ),
-    )
-    .limit(2)
-    .all();
+  const covering = coveringOrders(tx, t.addressId, t);
   if (covering.length === 1 && covering[0].transferId === null) {
     // Short by no more than [payin] underpay_tolerance: paid (with the real paidAmount), not frozen.
     if (tolerates(ctx, covering[0], t)) {
@@ -195,14 +181,18 @@ function tolerates(ctx: PayinCtx, o: PayinOrderRow, t: TransferRow): boolean {
   return o.mode === "shared" && withinUnderpayTolerance(ctx.config.payin, BigInt(o.amount), BigInt(t.amount), o.decimals);
 }
 
-/** The order is its address's only open one of that token (the reorg path re-checks what matching checked). */
-function isOnlyOpenOrder(tx: Tx, o: PayinOrderRow, t: TransferRow): boolean {
-  const open = tx
-    .select({ id: payinOrders.id })
+/**
+ * The address's open orders of the transfer's token whose window covers its block time (at most
+ * two: "the one open order" is what counts). Expired orders count when the block time is inside
+ * their window.
+ */
+function coveringOrders(tx: Tx, addressId: string, t: TransferRow): PayinOrderRow[] {
+  return tx
+    .select()
     .from(payinOrders)
     .where(
       and(
-        eq(payinOrders.addressId, o.addressId),
+        eq(payinOrders.addressId, addressId),
         eq(payinOrders.token, t.token),
         eq(payinOrders.mode, "shared"),
         inArray(payinOrders.status, ["waiting_payment", "detected", "confirming", "expired"]),
@@ -212,6 +202,11 @@ function isOnlyOpenOrder(tx: Tx, o: PayinOrderRow, t: TransferRow): boolean {
     )
     .limit(2)
     .all();
+}
+
+/** The order is its address's only open one of that token (the reorg path re-checks what matching checked). */
+function isOnlyOpenOrder(tx: Tx, o: PayinOrderRow, t: TransferRow): boolean {
+  const open = coveringOrders(tx, o.addressId, t);
   return open.length === 1 && open[0]!.id === o.id;
 }
 
