@@ -82,7 +82,8 @@ export function gatewayCheckoutDeps(ctx: CheckoutGatewayCtx, afterSimulate: (cha
           description: inv.description,
           status: inv.status as InvoicePageStatus,
           expireAt: iso(inv.expireAt)!,
-          networks: paymentsOf(inv).map((value) => {
+          // A chain disabled since the invoice was made is not offered any more.
+          networks: paymentsOf(inv).filter((value) => ctx.chains.has(value.split(":")[0] as ChainCode)).map((value) => {
             const [chain, token] = value.split(":") as [ChainCode, TokenSymbol];
             return { value, chainCode: chain, tokenSymbol: token, label: networkButtonName(chain, token) };
           }),
