@@ -1,7 +1,7 @@
 // One SQLite connection per process (bun:sqlite is synchronous, so it is also
 // the single writer); pragmas set here and only here.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { eq, getTableName, sql } from "drizzle-orm";
@@ -33,11 +33,43 @@ export const PRAGMAS = [
   "PRAGMA temp_store = MEMORY",
 ];
 
+export interface FileIdentity {
+  path: string;
+  dev: number;
+  ino: number;
+}
+const identities = new WeakMap<Database, FileIdentity>();
+const writeGuards = new WeakMap<Database, () => void>();
+
 export function openDb(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
   for (const p of PRAGMAS) sqlite.run(p);
+  if (path !== ":memory:") {
+    // The file this connection opened: a file deleted or replaced under the process is told apart by it (src/ops/storage.ts).
+    const st = statSync(path);
+    identities.set(sqlite, { path, dev: st.dev, ino: st.ino });
+  }
   return drizzle({ client: sqlite, schema }) as Db;
+}
+
+/** The database file as it was when the connection opened (null for :memory:). */
+export function fileIdentityAtOpen(db: Db): FileIdentity | null {
+  return identities.get(db.$client) ?? null;
+}
+
+/**
+ * A check run before each outermost write transaction and group commit (the
+ * storage monitor's cheap file-identity check); it may make the connection
+ * read-only, so the write that follows fails as a storage fault.
+ */
+export function setWriteGuard(db: Db, guard: (() => void) | null): void {
+  if (guard) writeGuards.set(db.$client, guard);
+  else writeGuards.delete(db.$client);
+}
+
+export function guardWrite(client: Database): void {
+  writeGuards.get(client)?.();
 }
 
 /**
@@ -60,6 +92,7 @@ export function writeTx<T>(db: Db, fn: (tx: Tx) => T): T {
       dropFrame(c);
     }
   }
+  guardWrite(c);
   pushFrame(c);
   let value: T;
   try {

@@ -10,7 +10,7 @@
 // fsync blocks the loop) queue up and form the next group.
 import type { Database } from "bun:sqlite";
 import { crashPoint } from "../lib/crash";
-import type { Db } from "./client";
+import { guardWrite, type Db } from "./client";
 import { dropFrame, inFrame, pushFrame, releaseFrame, runHooks } from "./after-commit";
 
 export interface GroupJob<T> {
@@ -83,7 +83,10 @@ export class GroupCommit {
     const foreign = !own && !inFrame(c);
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      if (own) c.run("BEGIN IMMEDIATE");
+      if (own) {
+        guardWrite(c);
+        c.run("BEGIN IMMEDIATE");
+      }
     } catch (e) {
       for (const q of batch) q.reject(e);
       return;
