@@ -14,6 +14,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { randomAddress } from "../wallet/hd";
 import { uploadBatch } from "../treasury/batch";
+import { enqueueCallback, type CallbackEvent } from "../callbacks/outbox";
 
 let dir: string;
 let db: Db;
@@ -96,6 +97,17 @@ describe("after-commit hooks", () => {
 
   test("afterCommit outside a transaction is refused (side effects must wait for a commit)", () => {
     expect(() => afterCommit(db as Tx, () => {})).toThrow(/outside writeTx/);
+  });
+
+  test("the type: a function that must run inside a write takes a Tx, which a bare Db is not", () => {
+    // Checked by `tsc --noEmit`: if Tx lost its brand, these expect-errors would be unused and fail the typecheck.
+    const needsTx = (tx: Tx) => tx;
+    // @ts-expect-error a Db is not a Tx: only writeTx, savepoint, rolledBack and the group commit hand one out
+    const refused = () => needsTx(db);
+    // @ts-expect-error the outbox writes a callback (and queues the worker's wake-up) only inside a write
+    const outbox = () => enqueueCallback(db, {} as CallbackEvent);
+    expect(typeof refused + typeof outbox).toBe("functionfunction");
+    expect(writeTx(db, (tx) => needsTx(tx))).toBe(db as Tx);
   });
 });
 
