@@ -1,5 +1,7 @@
 // The CLI contract of DESIGN 2. Machine-readable output goes to stdout; logs to stderr.
 import { existsSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import { acquireInstanceLock, AnotherInstance } from "../db/instance-lock";
 import { Database } from "bun:sqlite";
 import { parseArgs } from "./args";
 import { ConfigError, loadConfig, resolveConfigPath } from "../config/load";
@@ -186,6 +188,10 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command: ${cmd}`);
     }
   } catch (e) {
+    if (e instanceof AnotherInstance) {
+      console.error(e.message);
+      return 1;
+    }
     if (e instanceof CliUsageError) {
       console.error(e.message);
       if (e.showUsage) console.error(USAGE);
@@ -202,7 +208,13 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Promise<number> {
+  // One gateway per database (DESIGN 16), locked before migrations so a second binary (an
+  // upgrade started beside the running one) changes nothing. Without a data folder yet there
+  // is nothing to protect until createContext has made it.
+  const dbPath = loaded.config.database.path;
+  const early = dbPath !== ":memory:" && existsSync(dirname(dbPath)) ? acquireInstanceLock(dbPath) : null;
   const ctx = createContext({ loaded, makeChains });
+  const lock = early ?? (dbPath !== ":memory:" ? acquireInstanceLock(dbPath) : null);
   const gw = await startGateway(ctx);
   const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
   printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
@@ -218,6 +230,7 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
       lastResort.unref();
       await gw.stop();
       ctx.db.$client.close();
+      lock?.release();
       clearTimeout(lastResort);
       // The orderly part is done: what may still hold the event loop open (a callback delivery or an
       // RPC call abandoned at the deadline) is redone after a restart, so it is no reason to linger
