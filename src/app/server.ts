@@ -36,6 +36,7 @@ import { isSandboxGateway } from "../ops/readiness";
 import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
 import { AlertEngine } from "../ops/alerts/engine";
+import { ScheduledBackups } from "../backup/schedule";
 
 export interface RunningGateway {
   url: string;
@@ -57,7 +58,7 @@ export interface Runtime {
   /** A chain moved: scan it, then follow its payouts (sandbox endpoints wait for this). */
   afterChainChange(chain: ChainCode): Promise<void>;
   /** Gas balances, metrics and alerts (src/ops). */
-  ops: { gas: GasMonitor; metrics: Metrics; alerts: AlertEngine };
+  ops: { gas: GasMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null };
 }
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
@@ -69,7 +70,7 @@ export function createRuntime(ctx: AppContext): Runtime {
   const watchers = new Map<ChainCode, ChainWatcher>();
   const gas = new GasMonitor(ctx);
   const runtime: Runtime = {
-    ops: { gas, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas }) },
+    ops: { gas, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
     payouts: new PayoutExecutor(ctx, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
@@ -108,6 +109,9 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   s.service("callbacks", () => callbacks.stop());
   s.every("alerts", 5000, () => runtime.ops.alerts.tick());
   s.service("alerts", () => runtime.ops.alerts.stop());
+  // Scheduled backups: the copy and its checks run on a worker thread (src/backup/sqlite-worker.ts).
+  const backups = runtime.ops.backups;
+  if (backups) s.every("backups", 15_000, () => backups.tick());
   s.every("expire-payins", 1000, () => {
     expireDueOrders(ctx);
   });

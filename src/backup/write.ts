@@ -3,7 +3,8 @@
 // checked (inspect.ts), fsynced, linked into place (never over an existing file), and the
 // folder is fsynced so the name survives a power cut. Killed at any point, FILE does not
 // exist; the temporary file is removed by the next backup into that folder.
-import { closeSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, rmSync, existsSync } from "node:fs";
+import { linkSync, readdirSync, renameSync, rmSync, existsSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { crashPoint } from "../lib/crash";
 import { createPrivateFile } from "../db/file-modes";
@@ -36,12 +37,13 @@ export function removeStalePartials(dir: string): void {
   }
 }
 
-export function fsyncPath(path: string): void {
-  const fd = openSync(path, "r");
+/** fsync off the event loop (libuv's thread pool): flushing a large copy can take a while. */
+export async function fsyncPath(path: string): Promise<void> {
+  const fh = await open(path, "r");
   try {
-    fsyncSync(fd);
+    await fh.sync();
   } finally {
-    closeSync(fd);
+    await fh.close();
   }
 }
 
@@ -61,10 +63,10 @@ export async function writeBackup(dbPath: string, out: string): Promise<BackupSu
     await vacuumInto(dbPath, tmp);
     crashPoint("backup-copied");
     const summary = await inspectBackup(tmp);
-    fsyncPath(tmp);
+    await fsyncPath(tmp);
     crashPoint("backup-checked");
     publish(tmp, out);
-    fsyncPath(dir);
+    await fsyncPath(dir);
     return { ...summary, path: out };
   } finally {
     rmSync(tmp, { force: true });
