@@ -93,6 +93,12 @@ describe("backup", () => {
     ],
   ];
 
+  test("a cp of the live database file (its commits still in the -wal file) is refused, and the reason names the copy", async () => {
+    const raw = join(gw.dir, "raw-cp.db");
+    copyFileSync(gw.ctx.config.database.path, raw);
+    await expect(inspectBackup(raw)).rejects.toThrow(/WAL mode: a copy of a live database file/);
+  });
+
   test.each(cases)("--verify refuses %s with the reason", async (_, make, reason) => {
     const p = join(gw.dir, `bad-${Math.random().toString(36).slice(2)}.db`);
     make(p);

@@ -31,7 +31,7 @@ export interface BackupSummary {
 const SQLITE_MAGIC = "SQLite format 3\0";
 
 /** Header checks: SQLite at all, and not cut short (the in-header page count, when valid). */
-function checkHeader(path: string): number {
+function checkHeader(path: string): { size: number; wal: boolean } {
   let size: number;
   try {
     const st = statSync(path);
@@ -58,7 +58,8 @@ function checkHeader(path: string): number {
   if (pages > 0 && h.readUInt32BE(24) === h.readUInt32BE(92) && size < pages * pageSize) {
     throw new BadBackup(`truncated: the file has ${size} bytes, its header says ${pages * pageSize}`);
   }
-  return size;
+  // Read/write format 2 is WAL mode: a live database file; `backup` writes rollback-mode copies.
+  return { size, wal: h[18] === 2 };
 }
 
 const expectedCache = new Map<string, Map<string, Set<string>>>();
@@ -98,7 +99,16 @@ export function openImmutable(path: string): Database {
  * scheduled backups do not stall requests.
  */
 export async function inspectBackup(path: string, list: readonly EmbeddedMigration[] = embedded): Promise<BackupSummary> {
-  const bytes = checkHeader(path);
+  const { size, wal } = checkHeader(path);
+  try {
+    return await inspectDatabase(path, size, list);
+  } catch (e) {
+    if (!(e instanceof BadBackup) || !wal) throw e;
+    throw new BadBackup(`${e.message} (the file is in WAL mode: a copy of a live database file, whose newest commits were in its -wal file; take backups with \`stablegate backup\`)`);
+  }
+}
+
+async function inspectDatabase(path: string, bytes: number, list: readonly EmbeddedMigration[]): Promise<BackupSummary> {
   let client: Database;
   try {
     client = openImmutable(path);

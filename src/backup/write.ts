@@ -10,18 +10,11 @@ import { crashPoint } from "../lib/crash";
 import { createPrivateFile } from "../db/file-modes";
 import { BadBackup, inspectBackup, type BackupSummary } from "./inspect";
 import { vacuumInto } from "./sqlite-worker";
+import { processAlive } from "../lib/pid";
 
 const PARTIAL = /^\.(.+)\.(\d+)\.partial$/;
 const partialName = (out: string) => join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
 
 /** Temporary files of backups that died (their process is gone) in `dir`. */
 export function removeStalePartials(dir: string): void {
@@ -33,7 +26,7 @@ export function removeStalePartials(dir: string): void {
   }
   for (const n of names) {
     const m = PARTIAL.exec(n);
-    if (m && Number(m[2]) !== process.pid && !alive(Number(m[2]))) rmSync(join(dir, n), { force: true });
+    if (m && Number(m[2]) !== process.pid && !processAlive(Number(m[2]))) rmSync(join(dir, n), { force: true });
   }
 }
 

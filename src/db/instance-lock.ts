@@ -12,6 +12,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { secureDatabaseFiles } from "./file-modes";
+import { processAlive } from "../lib/pid";
 
 export const lockPathOf = (dbPath: string) => `${dbPath}.lock`;
 
@@ -46,14 +47,6 @@ function holderPid(db: Database): number | null {
   return db.query<{ pid: number }, []>("SELECT pid FROM holder WHERE id = 1").get()?.pid ?? null;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
 
 /**
  * Takes the instance lock for `dbPath` or throws AnotherInstance naming the holder.
@@ -120,7 +113,7 @@ function readHolder(path: string, db?: Database): number | null {
       } catch (e) {
         if (!isBusy(e) && !/no such table/.test(String((e as Error).message))) throw e;
       }
-      if ((pid !== null && alive(pid)) || Date.now() > deadline) return pid;
+      if ((pid !== null && processAlive(pid)) || Date.now() > deadline) return pid;
       Bun.sleepSync(25);
     }
   } finally {
