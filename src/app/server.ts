@@ -38,6 +38,7 @@ import { isSandboxGateway } from "../ops/readiness";
 import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
 import { AlertEngine } from "../ops/alerts/engine";
+import { ScheduledBackups } from "../backup/schedule";
 
 export interface RunningGateway {
   url: string;
@@ -59,7 +60,7 @@ export interface Runtime {
   /** A chain moved: scan it, then follow its payouts (sandbox endpoints wait for this). */
   afterChainChange(chain: ChainCode): Promise<void>;
   /** Gas balances, metrics and alerts (src/ops). */
-  ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine };
+  ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null };
 }
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
@@ -72,7 +73,7 @@ export function createRuntime(ctx: AppContext): Runtime {
   const gas = new GasMonitor(ctx);
   const storage = new StorageMonitor(ctx);
   const runtime: Runtime = {
-    ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }) },
+    ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
     payouts: new PayoutExecutor(ctx, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
@@ -113,6 +114,9 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   // The database file's identity (a stat): a file deleted or replaced stops writes within 2 s even when idle.
   s.every("storage-file", 2000, () => void runtime.ops.storage.checkFile());
   s.service("alerts", () => runtime.ops.alerts.stop());
+  // Scheduled backups: the copy and its checks run on a worker thread (src/backup/sqlite-worker.ts).
+  const backups = runtime.ops.backups;
+  if (backups) s.every("backups", 15_000, () => backups.tick());
   s.every("expire-payins", 1000, () => {
     expireDueOrders(ctx);
   });

@@ -714,3 +714,22 @@ export const collectionLegs = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.legNo] })],
 );
+
+/** Scheduled backups (src/backup/schedule.ts): the newest row decides when the next is due and whether backup_failed fires. */
+export const backupRuns = sqliteTable(
+  "backup_runs",
+  {
+    id: text("id").primaryKey(),
+    startedAt: integer("started_at").notNull(),
+    finishedAt: integer("finished_at"),
+    /** ok | failed */
+    status: text("status", { enum: ["ok", "failed"] }).notNull(),
+    /** The backup file written (kept until retention removes it). */
+    file: text("file"),
+    bytes: integer("bytes"),
+    /** Object key in the bucket when uploaded. */
+    s3Key: text("s3_key"),
+    error: text("error"),
+  },
+  (t) => [index("backup_runs_started").on(t.startedAt)],
+);

@@ -18,7 +18,7 @@ export interface OpsCtx {
   clock: Clock;
   /** Enabled chains only. */
   chains: ReadonlyMap<ChainCode, ChainAdapter>;
-  config: Pick<Config, "ops" | "chains">;
+  config: Pick<Config, "ops" | "chains" | "backup">;
 }
 
 export interface ReadinessDeps {

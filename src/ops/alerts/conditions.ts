@@ -6,6 +6,7 @@ import { openDiscrepancies } from "../../payout/balances";
 import { parseDuration } from "../../lib/duration";
 import { chainProblems, chainState, type Watchers } from "../chain-status";
 import type { GasMonitor } from "../gas";
+import { failedBackup } from "../../backup/schedule";
 
 export const CONDITIONS = [
   "scanner_stalled",
@@ -17,6 +18,7 @@ export const CONDITIONS = [
   "reconciliation_mismatch",
   "storage_unwritable",
   "disk_low",
+  "backup_failed",
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -71,6 +73,10 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
 
   const um = db.query<{ n: number }, []>("SELECT count(*) AS n FROM transfers WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'").get()!.n;
   if (um > 0) out.push({ condition: "unmatched_deposit", subject: "gateway", message: `${plural(um, "deposit")} matched no order and wait for an operator (stablegate deposit list --unmatched)` });
+
+  // Until a scheduled backup succeeds again (none is scheduled: nothing to fail).
+  const bk = d.ctx.config.backup.schedule ? failedBackup(d.ctx.db) : null;
+  if (bk) out.push({ condition: "backup_failed", subject: "gateway", message: `the scheduled backup of ${new Date(bk.startedAt).toISOString()} failed: ${bk.error}` });
 
   // One call site so a richer balances service can replace it.
   const mismatches = openDiscrepancies(d.ctx.db);
