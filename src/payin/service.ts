@@ -7,7 +7,7 @@ import type { Config } from "../config/schema";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import { type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
+import { afterCommit, type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
 import { bindings, merchants, payinOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
@@ -168,7 +168,7 @@ export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
 
 /** The order's callback; an invoice's order is announced by its invoice instead (src/invoices/service.ts). */
 export function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
-  countTransition("payin", o.chain, o.token, o.status);
+  afterCommit(tx, () => countTransition("payin", o.chain, o.token, o.status));
   if (o.invoiceId !== null && followPayin(tx, o, now)) return;
   const m =
     existingKeyCache(tx)?.merchant(o.merchantId) ??
