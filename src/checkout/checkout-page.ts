@@ -132,6 +132,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
       <button type="button" class="btn btn-sm" aria-label="${escapeHtml(t("copyAmount"))}" data-copy="${escapeHtml(amount)}" data-feedback="amount-feedback" data-testid="copy-amount" data-pay${paying ? "" : " hidden"}>${ICONS.copy}<span>${escapeHtml(t("copy"))}</span></button>
     </div>
     <p class="feedback" id="amount-feedback" role="status" aria-live="polite"></p>
+    ${o.invoicePrice ? `<p class="desc" data-testid="invoice-price">${escapeHtml(t("invoicePrice", { price: o.invoicePrice }))}</p>` : ""}
     <p class="pill" data-testid="network"><span class="dot dot-${escapeHtml(o.chainCode)}" aria-hidden="true"></span><span class="sr-only">${escapeHtml(t("network"))}: </span>${escapeHtml(net)}</p>
   </section>
   <section class="section" data-testid="status">

@@ -23,6 +23,10 @@ export function gatewayCheckoutDeps(ctx: CheckoutGatewayCtx, afterSimulate: (cha
   const views = viewDeps(ctx);
   const merchantName = (id: number) => ctx.db.select({ n: merchants.name }).from(merchants).where(eq(merchants.id, id)).get()?.n ?? "";
   const orderByToken = (token: string) => ctx.db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();
+  const invoiceOf = (id: number | null) => {
+    const inv = id === null ? undefined : ctx.db.select({ url: invoices.invoiceUrl, price: invoices.priceAmount, currency: invoices.priceCurrency }).from(invoices).where(eq(invoices.id, id)).get();
+    return inv ? { invoiceUrl: inv.url, invoicePrice: `${inv.price} ${inv.currency}` } : {};
+  };
   return {
     now: () => ctx.clock.now(),
     // DESIGN 8: simulating is for a whole-sandbox gateway only (never in a mixed test config).
@@ -50,7 +54,7 @@ export function gatewayCheckoutDeps(ctx: CheckoutGatewayCtx, afterSimulate: (cha
         createdAt: v.createdAt,
         completedAt: v.completedAt,
         redirectUrl: o.redirectUrl,
-        invoiceUrl: o.invoiceId === null ? null : (ctx.db.select({ u: invoices.invoiceUrl }).from(invoices).where(eq(invoices.id, o.invoiceId)).get()?.u ?? null),
+        ...invoiceOf(o.invoiceId),
       };
     },
     findDeposit(token) {

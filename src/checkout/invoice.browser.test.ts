@@ -48,6 +48,7 @@ test("a CNY invoice: the payer picks TRON USDT, switches to Solana and back, and
   await page.getByRole("button", { name: "TRON USDT" }).click();
   await page.waitForURL(/\/checkout\//);
   expect(await page.getByTestId("amount").innerText()).toContain("10.00");
+  expect(await page.getByTestId("invoice-price").innerText()).toBe("For an invoice of 71.00 CNY");
   const first = (await gw.client.getInvoice(inv.invoiceNo)).payment!;
   expect([first.chainCode, first.amount, first.rate]).toEqual(["TRON", "10.000000", "7.10"]);
 

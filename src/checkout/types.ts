@@ -29,6 +29,8 @@ export interface CheckoutOrderView {
   redirectUrl?: string | null;
   /** An invoice's order: the invoice page, linked as "Change network" while nothing was paid. */
   invoiceUrl?: string | null;
+  /** An invoice's order: its price, e.g. "71.00 CNY" (the amount above is that price in tokens). */
+  invoicePrice?: string | null;
 }
 
 /** One network an invoice's payer may choose (DESIGN 18). */
