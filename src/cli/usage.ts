@@ -29,7 +29,7 @@ it pays payout fees and tops up sources. Set chains.<C>.gas_low_balance to be al
   callbacks resend EVENT_ID           deliver a failed callback again (same eventId and payload)`,
   alerts: `usage: stablegate alerts list [--firing] [--json]
 Alert incidents (scanner_stalled, rpc_down, gas_low, callbacks_failing, payout_failed,
-unmatched_deposit, reconciliation_mismatch, backup_failed), newest first, with when each fired and resolved.
+unmatched_deposit, reconciliation_mismatch, storage_unwritable, disk_low, backup_failed), newest first, with when each fired and resolved.
 Delivery: [alerts] webhook_url + webhook_secret (Standard Webhooks), telegram_bot_token +
 telegram_chat_id. See docs/operations.md.`,
   backup: `usage: stablegate backup --out FILE [--config PATH]

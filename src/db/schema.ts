@@ -10,6 +10,13 @@ export const settings = sqliteTable("settings", {
   updatedAt: integer("updated_at").notNull(),
 });
 
+/** One row /readyz rewrites and commits: a write that reaches the disk (src/ops/storage.ts). */
+export const storageProbe = sqliteTable("storage_probe", {
+  id: integer("id").primaryKey(),
+  at: integer("at").notNull(),
+  probes: integer("probes").notNull(),
+});
+
 export const merchants = sqliteTable("merchants", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   uid: text("uid").notNull().unique(),
