@@ -34,6 +34,13 @@ export function openDb(path: string): Db {
   return drizzle({ client: sqlite, schema }) as Db;
 }
 
+/** A read-only connection (checks that must not touch the file, e.g. a master key before use). */
+export function openReadonlyDb(path: string): Db {
+  const sqlite = new Database(path, { readonly: true, strict: true });
+  sqlite.run("PRAGMA busy_timeout = 5000");
+  return drizzle({ client: sqlite, schema }) as Db;
+}
+
 /**
  * A write transaction that takes the write lock up front (no upgrade deadlocks).
  * Inside an open transaction (e.g. a request that records its nonce and its

@@ -32,7 +32,7 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 /** A temp data folder holding a copy of the fixture and the fixtures' TEST-ONLY master key file. */
 async function install(name: string): Promise<TempSetup> {
   // The fixture's chains: all three in sandbox mode, 3 confirmations (as the script made it).
-  const s = await tempSetup(`[log]\nlevel = "warn"\n[chains.TRON]\nconfirmations = 3\nblock_time = "0s"\n[chains.BSC]\nconfirmations = 3\nblock_time = "0s"\n[chains.SOL]\nblock_time = "0s"`, { masterKey: null });
+  const s = await tempSetup(`[log]\nlevel = "warn"\n[chains.TRON]\nconfirmations = 3\nblock_time = "0s"\n[chains.BSC]\nconfirmations = 3\nblock_time = "0s"\n[chains.SOL]\nblock_time = "0s"`, { masterKey: null, init: false });
   dirs.push(s.dir);
   mkdirSync(join(s.dir, "data"), { recursive: true, mode: 0o700 });
   copyFileSync(join(FIXTURES, `${name}.db`), s.dbPath);
