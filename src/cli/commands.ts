@@ -47,6 +47,9 @@ const SPECS: Record<string, Spec> = {
   "audit list": { flags: { actor: "value", action: "value", target: "value", limit: "value", ...json } },
   "alerts list": { flags: { firing: "bool", ...json } },
   backup: { flags: { out: "value", verify: "value" } },
+  // DESIGN 16: a bare form beside a subcommand (restore --from FILE | restore ack CHAIN ADDRESS).
+  restore: { flags: { from: "value" } },
+  "restore ack": { args: [2, 2] },
   help: { args: [0, 1] },
 };
 
@@ -78,7 +81,7 @@ export function checkCommandLine(positional: string[], flags: CliFlags, unknownT
   const subs = subcommandsOf(cmd);
   let key = cmd;
   let args = rest;
-  if (subs.length) {
+  if (subs.length && !(SPECS[cmd] && !subs.includes(rest[0] ?? ""))) {
     const sub = rest[0];
     if (!sub) throw new CliUsageError(`${cmd} needs a subcommand: ${subs.join(", ")}`);
     if (!subs.includes(sub)) throw new CliUsageError(`unknown ${cmd} command: ${sub}`);

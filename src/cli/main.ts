@@ -86,14 +86,14 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
     return 2;
   }
   if (flags.help) {
-    console.log(commandHelp(cmd, USAGE));
+    console.log(commandHelp(cmd, USAGE) ?? SHORT_USAGE);
     return 0;
   }
   try {
     checkCommandLine(positional, flags, unknown);
   } catch (e) {
     if (!(e instanceof CliUsageError)) throw e;
-    console.error(`${e.message}\n${commandHelp(cmd, USAGE)}`);
+    console.error(`${e.message}\n${commandHelp(cmd, USAGE) ?? SHORT_USAGE}`);
     return 2;
   }
   if (cmd === "help") {
@@ -208,7 +208,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
   } catch (e) {
     if (e instanceof CliUsageError) {
       console.error(e.message);
-      if (e.showUsage) console.error(commandHelp(cmd, USAGE));
+      if (e.showUsage) console.error(commandHelp(cmd, USAGE) ?? SHORT_USAGE);
       return 2;
     }
     if (e instanceof ConfigError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
@@ -224,7 +224,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
   }
 }
 
-function printInit(r: InitResult, source: string) {
+function printInit(r: InitResult, source: string, serving = false) {
   const cfg = source === "embedded default" ? "" : ` --config ${source}`;
   const lines = [
     r.completed ? `completed ${r.database}: a wallet seed was added (the database had none)` : `initialised the data folder for ${r.database}`,
@@ -232,14 +232,14 @@ function printInit(r: InitResult, source: string) {
     `  wallet seed: ${r.seed.imported ? "imported from STABLEGATE_WALLET_MNEMONIC" : `new, ${r.seed.words} words`}, stored encrypted in the database`,
     "Keep a copy of the master key apart from the backups: no backup opens without it.",
     `Write the wallet seed down offline now: stablegate wallet export-mnemonic${cfg}`,
-    `Then start the gateway: stablegate serve${cfg}`,
+    ...(serving ? [] : [`Then start the gateway: stablegate serve${cfg}`]),
   ];
   console.log(lines.join("\n"));
 }
 
 async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Promise<number> {
   // `make run` on an empty folder makes its data folder (the same refusals as init).
-  if (demo && !databasePresent(loaded.config.database.path)) printInit(initDataFolder(loaded), loaded.source);
+  if (demo && !databasePresent(loaded.config.database.path)) printInit(initDataFolder(loaded), loaded.source, true);
   const ctx = createContext({ loaded, makeChains });
   let gw: Awaited<ReturnType<typeof startGateway>> | undefined;
   try {

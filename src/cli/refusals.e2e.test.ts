@@ -55,6 +55,8 @@ describe("unknown commands, subcommands, flags and arguments: exit 2, a short er
     [["user", "list", "--all"], /unknown option --all for user list/, "user list"],
     [["wallet", "export-mnemonic", "--json"], /unknown option --json for wallet export-mnemonic/, "wallet export-mnemonic"],
     [["init", "--force"], /unknown option --force for init/, "usage: stablegate init"],
+    [["restore", "--form", "b.db"], /unknown option --form for restore/, "usage: stablegate"],
+    [["restore", "ack", "TRON"], /restore ack needs 2 arguments/, "usage: stablegate"],
     [["frobnicate"], /unknown command: frobnicate/, "usage: stablegate <command>"],
     [["--bogus"], /no command given/, "usage: stablegate <command>"],
   ] as Array<[string[], RegExp, string]>)("%p", (args, problem, usage) => {
