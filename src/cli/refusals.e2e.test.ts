@@ -201,6 +201,31 @@ describe("stablegate init and the data folder", () => {
     expect(existsSync(typo)).toBe(false);
   });
 
+  test("a database without a wallet seed: commands that need it stop; init completes it only if no address was ever derived", async () => {
+    const s = await setup(`[chains.TRON]\nblock_time = "0s"`, { masterKey: null });
+    const sql = (q: string) => {
+      const db = new Database(s.dbPath);
+      db.run(q);
+      db.close();
+    };
+    const cli = (...args: string[]) => run([...args, "--config", s.configPath], { cwd: s.dir, env: s.env });
+    // As `migrate` left a database before init existed: no seed, no address.
+    sql("DELETE FROM settings WHERE key = 'wallet_seed'");
+    expect(cli("merchant", "list").code).toBe(0);
+    const refused = cli("wallet", "gas");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("run `stablegate init` to complete it");
+    const done = cli("init");
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain("a wallet seed was added");
+    expect(cli("wallet", "gas", "--json").code).toBe(0); // derives the gas wallets: addresses now exist
+    expect(cli("init").stderr).toContain("already exists");
+    // Addresses but no seed: damaged, and init will not paper over it.
+    sql("DELETE FROM settings WHERE key = 'wallet_seed'");
+    expect(cli("wallet", "gas").stderr).toContain("has addresses but no wallet seed");
+    expect(cli("init").code).toBe(1);
+  });
+
   test("serve --demo (make run) on an empty folder makes the data folder, then serves", async () => {
     const s = await setup("", { masterKey: null, init: false });
     const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), "serve", "--demo", "--config", s.configPath], { cwd: s.dir, env: s.env, stdout: "pipe", stderr: "pipe" });

@@ -67,6 +67,8 @@ describe.each(NAMES)("fixture %s", (name) => {
     const migrated = runCli(["migrate", "--config", s.configPath], s.env);
     expect(migrated.stderr).toBe("");
     expect(migrated.code).toBe(0);
+    // The data folder made before markers existed is recognised, and its marker written.
+    expect(JSON.parse(readFileSync(join(s.dir, "data", "data-folder.json"), "utf8")).database).toBe(s.dbPath);
     const applied = rows<{ name: string }>(s.dbPath, "SELECT name FROM schema_migrations ORDER BY name").map((r) => r.name);
     expect(applied).toEqual(migrations.map((m) => m.name));
     expect(applied.slice(0, manifest.migrations.length)).toEqual(manifest.migrations);
