@@ -30,7 +30,7 @@ import { createMerchant, rotateKey, setMerchantStatus } from "../src/merchants/s
 import { updateMerchantSettings } from "../src/merchants/settings";
 import { cancelOrder, denySender, freezeOrder } from "../src/payin/operator";
 import { createUser, setUserStatus } from "../src/backoffice/users";
-import { enableTotp, newRecoveryCodes, newTotpSecret, totpCode } from "../src/backoffice/totp";
+import { enableTotp, newRecoveryCodes, newTotpSecret } from "../src/backoffice/totp";
 import { adjustFeeBalance, setPayoutControls } from "../src/payout/controls";
 import { applyPayoutEvent, payoutById } from "../src/payout/service";
 import { writeTx } from "../src/db/client";
@@ -45,7 +45,7 @@ type Obj = Record<string, any>;
 const NAME = process.argv[2] ?? "baseline-0000";
 const OUT = join(import.meta.dir, "..", "src", "db", "fixtures");
 /** TEST-ONLY secrets: published in the repository, never for real money. */
-export const FIXTURE_MASTER_KEY = readFileSync(join(OUT, "master.key"), "utf8").trim();
+const FIXTURE_MASTER_KEY = readFileSync(join(OUT, "master.key"), "utf8").trim();
 const FIXTURE_MNEMONIC = "test test test test test test test test test test test junk";
 const T0 = Date.parse("2026-11-20T08:00:00.000Z");
 
@@ -214,7 +214,6 @@ for (const [key, input] of [
     const secret = newTotpSecret();
     enableTotp(deps, user.id, secret, newRecoveryCodes(), Math.floor(clock.now() / 30_000));
     users[key].totpSecret = secret;
-    void totpCode;
   }
 }
 setUserStatus(deps, users.disabled.username, "disabled", CLI_ACTOR);
