@@ -1,7 +1,6 @@
 // The CLI contract of DESIGN 2. Machine-readable output goes to stdout; logs to stderr.
-import { existsSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
-import { Database } from "bun:sqlite";
+import { acquireInstanceLock, AnotherInstance } from "../db/instance-lock";
 import { parseArgs } from "./args";
 import { ConfigError, loadConfig, resolveConfigPath } from "../config/load";
 import { createContext, openStore } from "../app/context";
@@ -16,7 +15,6 @@ import { silentLogger } from "../lib/logger";
 import { ALERTS_USAGE, alertsCommand } from "./alerts";
 import { commandHelp, fullHelp } from "./usage";
 import { isSandboxGateway } from "../ops/readiness";
-import { createPrivateFile } from "../db/file-modes";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 import { CliUsageError } from "./common";
 import { CLI_ACTOR } from "../audit/log";
@@ -29,8 +27,9 @@ import { DENYLIST_USAGE, denylistCommand } from "./denylist";
 import { AUDIT_USAGE, auditCommand } from "./audit";
 import { WALLET_USAGE, walletCommand, WrongKeyFile, type Ask } from "./wallet";
 import { checkCommandLine, isCommand, VALUE_FLAGS } from "./commands";
-import { databasePresent, DataFolderError, initDataFolder, type InitResult } from "../app/data-folder";
+import { databasePresent, DataFolderError, initDataFolder, requireDatabase, type InitResult } from "../app/data-folder";
 import { failPoint } from "../lib/crash";
+import { BACKUP_USAGE, backupCommand } from "./backup";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
@@ -52,7 +51,7 @@ ${DEPOSIT_USAGE}
 ${DENYLIST_USAGE}
 ${AUDIT_USAGE}
   ${ALERTS_USAGE}
-  backup --out FILE                  consistent online copy of the database
+  ${BACKUP_USAGE}
   --version`;
 
 /** Shown for an unknown command: the shape, not the whole help. */
@@ -184,28 +183,18 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         return await walletCommand(loaded, sub, flags, io.ask ?? askStdin);
       case "alerts":
         return alertsCommand(() => deps().db, sub, flags);
-      case "backup": {
-        if (typeof flags.out !== "string") throw new CliUsageError("backup needs --out FILE");
-        if (existsSync(flags.out)) throw new CliUsageError(`${flags.out} already exists`, false);
-        deps(); // make sure the database exists and is migrated
-        const src = new Database(loaded.config.database.path);
-        src.run("PRAGMA busy_timeout = 10000");
-        // VACUUM INTO reads one consistent snapshot, even while `serve` writes; into a 0600 file.
-        createPrivateFile(flags.out);
-        try {
-          src.run("VACUUM INTO ?", [flags.out]);
-        } catch (e) {
-          rmSync(flags.out, { force: true });
-          throw e;
-        }
-        src.close();
-        console.log(`backup written to ${flags.out}`);
-        return 0;
-      }
+      case "backup":
+        // The database must be there (never a backup of a stranger); --verify reads only FILE.
+        if (typeof flags.verify !== "string") requireDatabase(loaded);
+        return await backupCommand(loaded.config.database.path, flags);
       default:
         throw new CliUsageError(`unknown command: ${cmd}`);
     }
   } catch (e) {
+    if (e instanceof AnotherInstance) {
+      console.error(e.message);
+      return 1;
+    }
     if (e instanceof CliUsageError) {
       console.error(e.message);
       if (e.showUsage) console.error(commandHelp(cmd, USAGE) ?? SHORT_USAGE);
@@ -240,9 +229,15 @@ function printInit(r: InitResult, source: string, serving = false) {
 async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Promise<number> {
   // `make run` on an empty folder makes its data folder (the same refusals as init).
   if (demo && !databasePresent(loaded.config.database.path)) printInit(initDataFolder(loaded), loaded.source, true);
-  const ctx = createContext({ loaded, makeChains });
+  // One gateway per database (DESIGN 16), locked before migrations so a second binary (an
+  // upgrade started beside the running one) changes nothing. A missing database is refused by
+  // createContext (only init makes one), so nothing is locked or created for it.
+  const dbPath = loaded.config.database.path;
+  const lock = dbPath !== ":memory:" && databasePresent(dbPath) ? acquireInstanceLock(dbPath) : null;
+  let ctx: ReturnType<typeof createContext> | undefined;
   let gw: Awaited<ReturnType<typeof startGateway>> | undefined;
   try {
+    ctx = createContext({ loaded, makeChains });
     gw = await startGateway(ctx);
     const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
     failPoint("serve.started");
@@ -251,21 +246,24 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
   } catch (e) {
     // No half-started gateway: the listener closes and the caller exits non-zero.
     await gw?.stop().catch(() => undefined);
-    ctx.db.$client.close();
+    ctx?.db.$client.close();
+    lock?.release();
     throw e;
   }
   const running = gw;
+  const started = ctx;
   await new Promise<void>((resolve) => {
     const stop = async (sig: string) => {
-      ctx.logger.info("shutting down", { signal: sig });
+      started.logger.info("shutting down", { signal: sig });
       // Last resort: whatever still hangs, the process is gone within 5 s (SQLite commits are atomic).
       const lastResort = setTimeout(() => {
-        ctx.logger.error("shutdown took too long; exiting", {});
+        started.logger.error("shutdown took too long; exiting", {});
         process.exit(1);
       }, 4500);
       lastResort.unref();
       await running.stop();
-      ctx.db.$client.close();
+      started.db.$client.close();
+      lock?.release();
       clearTimeout(lastResort);
       // The orderly part is done: what may still hold the event loop open (a callback delivery or an
       // RPC call abandoned at the deadline) is redone after a restart, so it is no reason to linger
