@@ -25,8 +25,8 @@ export async function backupCommand(dbPath: string, flags: CliFlags): Promise<nu
     console.log(`backup written to ${flags.out}\n${describeBackup(s)}`);
     return 0;
   } catch (e) {
-    if (!(e instanceof BadBackup)) throw e;
-    console.error(`backup failed, nothing written to ${flags.out}: ${e.message}`);
+    // A check that failed, or the copy itself (disk full, unreadable database): FILE is absent either way.
+    console.error(`backup failed, nothing written to ${flags.out}: ${(e as Error).message}`);
     return 1;
   }
 }

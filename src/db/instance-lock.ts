@@ -71,7 +71,11 @@ export function acquireInstanceLock(dbPath: string, pid = process.pid): Instance
       throw e;
     }
   };
-  if (!take()) {
+  // A probe (servingPid) holds the lock for microseconds: wait that out, not a gateway.
+  db.run("PRAGMA busy_timeout = 1000");
+  const first = take();
+  db.run("PRAGMA busy_timeout = 0");
+  if (!first) {
     const holder = readHolder(path, db);
     db.close();
     throw new AnotherInstance(dbPath, holder);

@@ -139,6 +139,10 @@ describe(`storage faults: a full disk (${MODE})`, () => {
     // Repeated failures are logged once per interval, not once per request.
     expect(gw.logs.filter((l) => l.includes("storage unavailable: request refused")).length).toBe(1);
 
+    // The hosted page's sandbox "pay" button (a write): 503 / 10003 too.
+    const sim = await fetch(`${before.body.cashierUrl}/simulate`, { method: "POST" });
+    expect({ status: sim.status, retryAfter: sim.headers.get("retry-after"), code: ((await sim.json()) as Obj).code }).toEqual({ status: 503, retryAfter: "30", code: 10003 });
+
     // The back office: a plain page, 503 with Retry-After (signing in writes a session).
     const bo = await postLogin(gw.url, user);
     expect(bo.status).toBe(503);
