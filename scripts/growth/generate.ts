@@ -29,7 +29,7 @@
 //
 //   bun scripts/growth/generate.ts [orders]     builds (or finds) and prints the path
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { migrations } from "../../migrations/index";
 import { checksum, migrate } from "../../src/db/migrate";
@@ -70,6 +70,8 @@ export interface GrowthMerchant {
 
 export interface GrowthMeta {
   orders: number;
+  /** GENERATOR_VERSION that built it (absent: 1). */
+  generator?: number;
   /** The build's "now": orders span the year before it. */
   end: number;
   builtMs: number;
@@ -79,32 +81,42 @@ export interface GrowthMeta {
   rows: Record<string, number>;
 }
 
-/** The cache key: the migrations (the first `upTo`, default all) with their checksums, the generator, N. */
-export function growthKey(orders: number, upTo = migrations.length): string {
+/** The cache key: the migrations with their checksums, the generator, N. */
+export function growthKey(orders: number): string {
   const h = createHash("sha256");
-  for (const m of migrations.slice(0, upTo)) h.update(`${m.name}:${checksum(m.sql)}\n`);
+  for (const m of migrations) h.update(`${m.name}:${checksum(m.sql)}\n`);
   h.update(`generator:${GENERATOR_VERSION}:${orders}`);
   return h.digest("hex").slice(0, 16);
 }
 
 /**
- * Migrations are append-only, so a database built before the newest ones (its key made of a
- * prefix of today's list) is brought forward by migrating it, not rebuilt.
+ * Migrations are append-only, so a database built before the newest ones (every migration it
+ * recorded in schema_migrations is one of today's, same checksum) is brought forward by
+ * migrating it, not rebuilt.
  */
 function upgradeCached(orders: number, path: string, metaPath: string, log: (s: string) => void): boolean {
-  for (let k = migrations.length - 1; k >= 1; k--) {
-    const base = join(CACHE_DIR, `growth-${orders}-${growthKey(orders, k)}`);
-    if (!existsSync(`${base}.db`) || !existsSync(`${base}.json`)) continue;
+  const current = new Map(migrations.map((m) => [m.name, checksum(m.sql)]));
+  const prefix = `growth-${orders}-`;
+  for (const f of readdirSync(CACHE_DIR).filter((x) => x.startsWith(prefix) && x.endsWith(".db") && !x.includes(".building"))) {
+    const base = join(CACHE_DIR, f.slice(0, -3));
+    if (!existsSync(`${base}.json`)) continue;
+    const meta = JSON.parse(readFileSync(`${base}.json`, "utf8")) as GrowthMeta;
+    if ((meta.generator ?? 1) !== GENERATOR_VERSION) continue;
     const t0 = performance.now();
     const db = openDb(`${base}.db`);
-    migrate(db);
+    const applied = db.$client.query<{ name: string; checksum: string }, []>("SELECT name, checksum FROM schema_migrations").all();
+    if (!applied.every((r) => current.get(r.name) === r.checksum)) {
+      db.$client.close();
+      continue;
+    }
+    const ran = migrate(db);
     db.$client.run("ANALYZE");
     db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
     db.$client.close();
     renameSync(`${base}.db`, path);
     renameSync(`${base}.json`, metaPath);
-    for (const f of [`${base}.db-wal`, `${base}.db-shm`]) rmSync(f, { force: true });
-    log(`  brought the cached ${orders.toLocaleString("en")}-order database forward by ${migrations.length - k} migration(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    for (const x of [`${base}.db-wal`, `${base}.db-shm`]) rmSync(x, { force: true });
+    log(`  brought the cached ${orders.toLocaleString("en")}-order database forward by ${ran} migration(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     return true;
   }
   return false;
@@ -261,7 +273,7 @@ async function build(path: string, orders: number, log: (s: string) => void): Pr
           id: i + 1, orderNo, merchantId: m.id, merchantOrderNo: `M${m.id}-${i}`, mode: "shared", bindingId: null, chain: net.chain, token: net.token,
           decimals: net.decimals, amount: amount.toString(), paidAmount: null, addressId: addr.id, address: addr.address, notifyUrl, redirectUrl: null,
           apiKeyId, status: "waiting_payment", transferId: null, txHash: null, fromAddress: null, confirmations: 0, checkoutToken: newTimedToken(at),
-          expireAt, createdAt: at, detectedAt: null, confirmedAt: null, completedAt: null, expiredAt: null, updatedAt: at,
+          expireAt, createdAt: at, detectedAt: null, confirmedAt: null, completedAt: null, expiredAt: null, updatedAt: at, invoiceId: null, invoiceRate: null,
         };
         callback("payin", m.id, orderNo, "waiting_payment", apiKeyId, notifyUrl, () => payinCallbackPayload(o, m.uid, null), at);
         if (status === "completed") {
@@ -349,7 +361,7 @@ async function build(path: string, orders: number, log: (s: string) => void): Pr
   c.run("PRAGMA journal_mode = WAL");
   c.close();
   for (const f of [`${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
-  return { orders, end, builtMs: 0, merchants, operator, rows };
+  return { orders, generator: GENERATOR_VERSION, end, builtMs: 0, merchants, operator, rows };
 }
 
 if (import.meta.main) {
