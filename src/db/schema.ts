@@ -273,6 +273,9 @@ export const payoutOrders = sqliteTable(
     index("payout_failed").on(t.failedAt).where(sql`status = 'failed'`),
     // Daily limit (today's payouts) and reserved fees (unfinished ones) per merchant.
     index("payout_merchant_status").on(t.merchantId, t.status, t.createdAt),
+    // The executor's open payouts (payout/executor.ts SUBMITTED, BROADCASTED).
+    index("payout_submitted").on(t.chain).where(sql`status = 'submitted'`),
+    index("payout_broadcasted").on(t.chain).where(sql`status = 'broadcasted'`),
   ],
 );
 

@@ -9,6 +9,9 @@ import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED } from "../ops/alerts/
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
 import { DELIVERED_BEFORE } from "../callbacks/retention";
 import { reservedFeesQuery, usedTodayQuery } from "../payout/controls";
+import { BROADCASTED, SUBMITTED } from "../payout/executor";
+import { payoutOrders } from "../db/schema";
+import { and, eq } from "drizzle-orm";
 import { SANDBOX_BALANCE } from "../chains/sandbox/chain";
 
 export interface CheckedQuery {
@@ -36,6 +39,16 @@ export const ENGINE_QUERIES: CheckedQuery[] = [
   { name: "payout: funded source addresses", query: (db) => fundedAddressesQuery(db, 1, "TRON", "USDT"), uses: ["address_balances_merchant"] },
   { name: "payout: today's payouts (daily limit)", query: (db) => usedTodayQuery(db, 1, Date.now()), uses: ["payout_merchant_status"] },
   { name: "payout: fees reserved by unfinished payouts", query: (db) => reservedFeesQuery(db, 1), uses: ["payout_merchant_status"] },
+  {
+    name: "payout executor: submitted payouts of a chain",
+    query: (db) => db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, "TRON"), SUBMITTED)),
+    uses: ["payout_submitted"],
+  },
+  {
+    name: "payout executor: broadcast payouts of a chain",
+    query: (db) => db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, "TRON"), BROADCASTED)),
+    uses: ["payout_broadcasted"],
+  },
   { name: "retention: delivered callbacks past the cutoff", query: () => DELIVERED_BEFORE, uses: ["callbacks_delivered"] },
   { name: "retention: their attempts", query: () => `DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`, uses: ["attempts_callback"] },
   { name: "sandbox chain: a mined balance", query: () => SANDBOX_BALANCE },
