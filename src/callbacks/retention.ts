@@ -11,7 +11,7 @@ import { parseDuration } from "../lib/duration";
 import { inSlices } from "../lib/slices";
 
 /** Callbacks per slice (each with its attempts and payload pages). */
-export const PRUNE_SLICE = 250;
+export const PRUNE_SLICE = 100;
 
 export interface RetentionDeps {
   db: Db;
