@@ -18,6 +18,7 @@ import {
   runGas,
   runLegs,
   runProgress,
+  scheduleMaySend,
   setCollectionSetting,
 } from "../../treasury/collection";
 import { ReauthField } from "./reauth";
@@ -61,7 +62,7 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
               {s.destination}
             </td>
             <td safe>{s.minimum}</td>
-            <td safe>{s.schedule ?? "manual only"}</td>
+            <td safe>{s.schedule ? (scheduleMaySend(s) ? s.schedule : `${s.schedule} (paused: save the destination again with your password)`) : "manual only"}</td>
           </tr>
         )}
       />
@@ -232,7 +233,7 @@ export function collectionRoutes(d: BackofficeDeps) {
       action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
         const { chain, token } = splitPair(str(body.pair));
         try {
-          setCollectionSetting(d.ctx, mine(v), { chainCode: chain, tokenSymbol: token, destination: str(body.destination), minimum: str(body.minimum), schedule: str(body.schedule) }, actorOf(v));
+          setCollectionSetting(d.ctx, mine(v), { chainCode: chain, tokenSymbol: token, destination: str(body.destination), minimum: str(body.minimum), schedule: str(body.schedule), confirmedWithPassword: true }, actorOf(v));
         } catch (e) {
           if (e instanceof CollectionError) return CollectionPage({ d, v, error: e.message });
           throw e;
