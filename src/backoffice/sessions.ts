@@ -5,7 +5,7 @@
 import { and, count, desc, eq, gt, isNull } from "drizzle-orm";
 import { createHash, randomBytes } from "node:crypto";
 import { writeTx } from "../db/client";
-import { backofficeSessions, backofficeUsers, loginFailures } from "../db/schema";
+import { backofficeSessions, backofficeUsers, loginFailures, merchants } from "../db/schema";
 import { newId } from "../lib/ids";
 import { clearLoginFailures, findUser, userById, type UserDeps, type UserRow } from "./users";
 import { userTotpSecret, verifySecondFactor } from "./totp";
@@ -139,13 +139,19 @@ function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full", meta:
   return { token, session };
 }
 
+/** A merchant user whose merchant is disabled cannot sign in (DESIGN 10: disabling signs them out). */
+function merchantActive(deps: UserDeps, user: UserRow): boolean {
+  if (user.merchantId === null) return true;
+  return deps.db.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, user.merchantId)).get()?.status === "active";
+}
+
 /** Step one: username and password. With TOTP enrolled the session waits for the code. */
 export async function signIn(deps: UserDeps, input: { username: string; password: string; ip: string | null; direct?: boolean; userAgent: string | null }): Promise<SignInResult> {
   const username = input.username.trim().slice(0, 64);
   const user = findUser(deps.db, username);
   const r = await attempt(deps, username, input, async () => {
     const ok = await Bun.password.verify(input.password.slice(0, 256), user?.passwordHash ?? dummy());
-    return !!user && ok && user.status === "active";
+    return !!user && ok && user.status === "active" && merchantActive(deps, user);
   });
   if (r !== "ok") return { ok: false, reason: r };
   const fresh = userById(deps.db, user!.id)!;
