@@ -35,6 +35,7 @@ import { callbacksDue } from "../db/callbacks-due";
 import { isSandboxGateway } from "../ops/readiness";
 import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
+import { withSecurityHeaders } from "../http/security-headers";
 import { AlertEngine } from "../ops/alerts/engine";
 
 export interface RunningGateway {
@@ -145,6 +146,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   const app = buildHttpApp(ctx, runtime);
   const backoffice = lazyBackoffice(ctx, runtime); // its own app, imported on the first /backoffice request
   const accessLog = ctx.config.log.level === "debug";
+  const headerOpts = { hsts: ctx.publicUrl.startsWith("https://") };
   const server = Bun.serve({
     hostname: ctx.config.server.host,
     port: ctx.config.server.port,
@@ -155,7 +157,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       const started = performance.now();
       const req = routable(raw);
       rememberPeer(req, srv.requestIP(raw)?.address);
-      const res = isBackofficePath(req.url) ? await (await backoffice()).handle(req) : await app.handle(req);
+      const res = withSecurityHeaders(isBackofficePath(req.url) ? await (await backoffice()).handle(req) : await app.handle(req), headerOpts);
       observeHttp(routeOf(req), res.status, (performance.now() - started) / 1000);
       // Access log: debug for every request, warn for server errors (never the query: it may carry data).
       const level = res.status >= 500 ? "warn" : "debug";
