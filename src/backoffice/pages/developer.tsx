@@ -6,8 +6,8 @@ import { Elysia } from "elysia";
 import { currentKey, findMerchantById } from "../../merchants/service";
 import { rotateKeyAudited } from "../../merchants/admin";
 import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merchants/settings";
-import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback } from "../../callbacks/test-event";
-import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
+import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TestCallbackLimit } from "../../callbacks/test-event";
+import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
 import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
@@ -174,6 +174,7 @@ export function developerRoutes(d: BackofficeDeps) {
           sendTestCallback({ db: d.ctx.db, now: () => d.ctx.clock.now() }, m.id);
         } catch (e) {
           if (e instanceof NoDefaultCallbackUrl) return DeveloperPage({ d, v, error: "Set a default callback URL first: the test callback goes there." });
+          if (e instanceof TestCallbackLimit) return html(DeveloperPage({ d, v, error: "At most 5 test callbacks a minute. Try again shortly." }), 429);
           throw e;
         }
         d.kick();
