@@ -12,6 +12,7 @@ import { enableTotp, newTotpSecret } from "./totp";
 import { findUser, resetPassword, type UserDeps } from "./users";
 import { completeSetup, issueSetupToken } from "./setup";
 import { addUser } from "./test-helpers";
+import { INVALID_FORWARDED } from "../lib/client-ip";
 
 const clock = new TestClock(Date.parse("2026-11-24T08:00:00Z"));
 let gw: TestGateway;
@@ -110,12 +111,19 @@ test("a lockout never locks an operator out of recovery: user reset-password and
 });
 
 test("loopback-looking and malformed X-Forwarded-For values from a trusted proxy are throttled like any address", async () => {
-  for (const forwarded of ["127.0.0.2", "::1", "not-an-ip"]) {
-    for (let i = 0; i < LOCKOUT.ipFailures; i++) {
-      const res = await postLogin(gw.url, { username: `spray${i % 20}-${forwarded}`, password: `wrong-${i}-xxxxxxx` }, { "x-forwarded-for": forwarded });
-      expect(res.status).toBe(i < LOCKOUT.ipFailures - 1 ? 401 : 429);
-    }
-    const res = await postLogin(gw.url, { username: "anyone", password: "wrong-xxxxxxxxxx" }, { "x-forwarded-for": forwarded });
+  for (const [forwarded, recorded] of [["127.0.0.2", "127.0.0.2"], ["::1", "::1"], ["not-an-ip", INVALID_FORWARDED]] as const) {
+    // A failure through the proxy is recorded under the forwarded value (never left out as loopback)...
+    const first = await postLogin(gw.url, { username: `spray-${forwarded}`, password: "wrong-xxxxxxxxxx" }, { "x-forwarded-for": forwarded });
+    expect(first.status).toBe(401);
+    const rows = gw.ctx.db.$client.query("SELECT count(*) AS n FROM login_failures WHERE ip = ?").get(recorded) as { n: number };
+    expect(rows.n).toBe(1);
+    // ...so the address limit applies to it: with the rest of the 50 failures on record, it is locked.
+    const insert = gw.ctx.db.$client.prepare("INSERT INTO login_failures (username, ip, at) VALUES (?, ?, ?)");
+    for (let i = 1; i < LOCKOUT.ipFailures; i++) insert.run(`spray${i % 20}-${forwarded}`, recorded, clock.now());
+    const res = await postLogin(gw.url, { username: "anyone-else", password: "wrong-xxxxxxxxxx" }, { "x-forwarded-for": forwarded });
+    expect(res.status).toBe(429);
     expect(await res.text()).toContain("Too many failed sign-ins from your network address.");
   }
-}, 120_000);
+  // ip:port is malformed too: the same refused address, already locked.
+  expect((await postLogin(gw.url, { username: "anyone-else", password: "wrong-xxxxxxxxxx" }, { "x-forwarded-for": "203.0.113.9:4711" })).status).toBe(429);
+});
