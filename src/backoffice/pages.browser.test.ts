@@ -229,6 +229,7 @@ test("users page: create a merchant user (password shown once), it signs in scop
   await page.getByLabel("Role").selectOption("merchant");
   await page.getByLabel("Merchant (merchant users)").selectOption(gw.merchant.uid);
   await page.getByRole("button", { name: "Create user" }).click();
+  await confirmIdentity(page, users.op.password);
   const password = (await page.locator("[data-password]").innerText()).trim();
   const clerk = await signedIn(browser, gw, { username: "clerk2", password }, PHONE);
   await clerk.page.getByRole("heading", { name: "Dashboard" }).waitFor();

@@ -81,6 +81,7 @@ test.each([
   ["disabling a user", "/backoffice/users/status", (u: string) => ({ username: u, status: "disabled" }), (u: string) => findUser(gw.ctx.db, u)!.status],
   ["resetting a password", "/backoffice/users/reset-password", (u: string) => ({ username: u }), (u: string) => findUser(gw.ctx.db, u)!.passwordHash],
   ["removing 2FA", "/backoffice/users/reset-2fa", (u: string) => ({ username: u }), (u: string) => findUser(gw.ctx.db, u)!.totpEnabledAt],
+  ["creating a user", "/backoffice/users", (u: string) => ({ username: `${u}-new`, role: "operator" }), (u: string) => findUser(gw.ctx.db, `${u}-new`)?.id ?? null],
 ] as const)("%s asks for the password every time", async (_name, path, fields, state) => {
   const u = victim(`victim-${++n}`);
   enableTotp({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => clock.now() }, findUser(gw.ctx.db, u)!.id, newTotpSecret(), [], 0);

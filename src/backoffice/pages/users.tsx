@@ -111,7 +111,8 @@ export function usersRoutes(d: BackofficeDeps) {
     .get("/backoffice/users", page(d, op, (v) => UsersPage({ d, v })))
     .post(
       "/backoffice/users",
-      action(d, { ...op, reauth: true }, (v, { body }) =>
+      // A new user (an operator even) is who can act: the password every time.
+      action(d, { ...op, reauth: "always" }, (v, { body }) =>
         handle(v, () => {
           const role = str(body.role) === "operator" ? "operator" : "merchant";
           const merchantUid = role === "merchant" ? str(body.merchant) || undefined : undefined;
