@@ -90,8 +90,9 @@ export function lockOf(deps: UserDeps, username: string, client: AttemptClient):
 /**
  * One sign-in, second-factor or re-authentication attempt (DESIGN 10: they share one per-user
  * limit). The attempt is reserved before `check` runs, so at most 5 secrets of a user are ever
- * checked per window, however many requests arrive at once; a failure is recorded, a success
- * clears the user's failures.
+ * checked per window, however many requests arrive at once. A failure is recorded; the caller
+ * clears the count once the user is fully through (a right password alone, with a second factor
+ * still owed, must not reset it).
  */
 export async function attempt(deps: UserDeps, username: string, client: AttemptClient, check: () => boolean | Promise<boolean>): Promise<"ok" | "invalid" | LockReason> {
   const locked = lockOf(deps, username, client);
