@@ -202,7 +202,15 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       return res;
     },
   }) as Server<unknown>;
-  const scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
+  let scheduler: Scheduler | null;
+  try {
+    scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
+  } catch (e) {
+    // Never a half-started gateway: the listener closes with the failed start.
+    runtime.payouts.stop();
+    await server.stop(true);
+    throw e;
+  }
   const port = server.port!;
   const url = `http://${ctx.config.server.host}:${port}`;
   ctx.logger.info("gateway listening", { url, config: ctx.configSource });

@@ -32,6 +32,9 @@ export function loadConfig(path: string | null): LoadedConfig {
   let raw: unknown = {};
   const source = path ?? "embedded default";
   if (path) {
+    // A named file must exist and say something: falling back to the embedded default (a
+    // database under ./data) would start a stranger beside the real gateway (DESIGN 16).
+    if (!existsSync(path)) throw new ConfigError([`the config file ${path} does not exist (it is never replaced by the embedded default)`], source);
     let text: string;
     try {
       text = readFileSync(path, "utf8");
@@ -42,6 +45,9 @@ export function loadConfig(path: string | null): LoadedConfig {
       raw = Bun.TOML.parse(text);
     } catch (e) {
       throw new ConfigError([`not valid TOML: ${(e as Error).message}`], source);
+    }
+    if (!raw || typeof raw !== "object" || !Object.keys(raw).length) {
+      throw new ConfigError([`the config file ${path} is empty (no settings): write at least [database] path (config/stablegate.example.toml lists every key)`], source);
     }
   }
   return parseConfig(raw, source);
