@@ -16,6 +16,7 @@ import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/e
 import { reconcileChain } from "../payout/balances";
 import { chainModule } from "../chains/registry";
 import { addressBook } from "../wallet/addresses";
+import { ReconcileGate } from "../restore/reconcile";
 import { checkoutRoutes } from "../checkout/routes";
 import { runBatches } from "../treasury/batch";
 import { runCollections } from "../treasury/collection";
@@ -71,7 +72,7 @@ export function createRuntime(ctx: AppContext): Runtime {
   const runtime: Runtime = {
     ops: { gas, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas }) },
     watchers,
-    payouts: new PayoutExecutor(ctx, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
+    payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate(ctx) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();

@@ -29,6 +29,8 @@ import { ORDER_USAGE, orderCommand } from "./order";
 import { DEPOSIT_USAGE, depositCommand } from "./deposit";
 import { DENYLIST_USAGE, denylistCommand } from "./denylist";
 import { AUDIT_USAGE, auditCommand } from "./audit";
+import { RESTORE_USAGE, restoreCommand } from "./restore";
+import { rotateGeneration } from "../restore/generation";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
@@ -50,6 +52,7 @@ ${DENYLIST_USAGE}
 ${AUDIT_USAGE}
   ${ALERTS_USAGE}
   backup --out FILE                  consistent online copy of the database
+${RESTORE_USAGE}
   --version`;
 
 class UsageError extends Error {}
@@ -179,9 +182,13 @@ export async function main(argv: string[]): Promise<number> {
           throw e;
         }
         src.close();
+        // The live database moves on to a new generation: this copy, put back, is recognised as restored.
+        rotateGeneration(deps().db, loaded.config.database.path, systemClock.now());
         console.log(`backup written to ${flags.out}`);
         return 0;
       }
+      case "restore":
+        return restoreCommand(loaded, () => deps().db, positional.slice(1), flags);
       default:
         throw new UsageError(`unknown command: ${cmd}`);
     }

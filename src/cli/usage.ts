@@ -1,5 +1,6 @@
 // Help text in one place: `stablegate help`, `stablegate COMMAND --help`, and the
 // environment variables (README mirrors ENVIRONMENT; a test keeps them in sync).
+import { RESTORE_DETAILS } from "./restore";
 
 /** Per-command usage beyond the one-line list in main.ts (options explained). */
 const DETAILS: Record<string, string> = {
@@ -29,12 +30,13 @@ it pays payout fees and tops up sources. Set chains.<C>.gas_low_balance to be al
   callbacks resend EVENT_ID           deliver a failed callback again (same eventId and payload)`,
   alerts: `usage: stablegate alerts list [--firing] [--json]
 Alert incidents (scanner_stalled, rpc_down, gas_low, callbacks_failing, payout_failed,
-unmatched_deposit, reconciliation_mismatch), newest first, with when each fired and resolved.
+unmatched_deposit, reconciliation_mismatch, unrecorded_outgoing), newest first, with when each fired and resolved.
 Delivery: [alerts] webhook_url + webhook_secret (Standard Webhooks), telegram_bot_token +
 telegram_chat_id. See docs/operations.md.`,
   backup: `usage: stablegate backup --out FILE [--config PATH]
 Writes a consistent copy of the database (safe while serve runs) to FILE, mode 0600.
 FILE must not exist. Keep the master key (env or master.key) with your backups, apart from them.`,
+  restore: RESTORE_DETAILS,
   help: `usage: stablegate help [COMMAND]
 The command list, or one command's usage (same as stablegate COMMAND --help).`,
 };

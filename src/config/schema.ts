@@ -109,6 +109,17 @@ export const ConfigSchema = T.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    restore: T.Object(
+      {
+        index_gap: T.Integer({
+          minimum: 1,
+          maximum: 1_000_000,
+          default: 1000,
+          description: "a restored database hands out HD addresses from this many indexes past the highest it knows, so no address handed out after the backup is handed out again",
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     alerts: T.Object(
       {
         webhook_url: T.Optional(T.String({ pattern: "^https?://", description: "alerts are POSTed here, signed per Standard Webhooks" })),

@@ -1,6 +1,6 @@
 // Public identifiers (DESIGN 4): PI/PO + time-ordered digits (<= 32 chars),
 // EB… bindings, AD… addresses, EV… callback events.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 let lastMs = 0;
 let seq = 0;
@@ -46,4 +46,24 @@ export function newEventId(nowMs: number): string {
 /** A checkout token: the time, then 18 random bytes (the unguessable part, as newToken). */
 export function newTimedToken(nowMs: number): string {
   return msHex(nowMs) + newToken();
+}
+
+/** The creation time a PI/PO order number starts with (UTC, ms), null for another shape. */
+export function orderNoTime(orderNo: string): number | null {
+  const m = /^[A-Z]{2}(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{3})/.exec(orderNo);
+  if (!m) return null;
+  const t = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, +m[7]!);
+  return Number.isFinite(t) ? t : null;
+}
+
+/**
+ * The eventId of an order's callback, the same every time the same change is written: EV +
+ * the order's creation time (index locality, as newEventId) + 20 hex digits of SHA-256 over
+ * (merchant, kind, order, status, occurrence). A rescan after a restore writes the callbacks
+ * the merchant already received again under the ids it has, so it can drop them (DESIGN 16).
+ * `occurrence` counts earlier events of the same order and status (a status reached again).
+ */
+export function orderEventId(e: { merchantId: number; kind: string; orderNo: string; status: string; occurrence: number; fallbackMs: number }): string {
+  const h = createHash("sha256").update(`${e.merchantId}\n${e.kind}\n${e.orderNo}\n${e.status}\n${e.occurrence}`).digest("hex").slice(0, 20).toUpperCase();
+  return "EV" + msHex(orderNoTime(e.orderNo) ?? e.fallbackMs).toUpperCase() + h;
 }

@@ -109,12 +109,33 @@ export interface TronAdapter extends ChainAdapter {
   signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
   /** Sun the sender of a stored transaction must hold to send it: fee limit + bandwidth burn. */
   trxNeeded(tx: SignedTransfer): Promise<bigint>;
+  /** Transactions `address` signed in blocks [from, latest]: one block read each (restore reconcile only). */
+  transactionsFrom(address: string, from: bigint): Promise<TronSentTx[]>;
 }
+
+const asBase58 = (a: unknown) => {
+  if (typeof a !== "string") return undefined;
+  try {
+    return /^(0x)?(41)?[0-9a-fA-F]{40}$/.test(a) ? tronFromHex(a) : normalizeTronAddress(a);
+  } catch {
+    return undefined;
+  }
+};
 
 interface NodeBlock {
   blockID?: string;
   block_header?: { raw_data: { number?: number; timestamp: number; parentHash: string } };
-  transactions?: Array<{ txID: string }>;
+  transactions?: Array<{ txID: string; raw_data?: { contract?: Array<{ type?: string; parameter?: { value?: Record<string, unknown> } }> } }>;
+}
+
+/** A transaction an address signed, as a block lists it (restore reconcile). */
+export interface TronSentTx {
+  txHash: string;
+  blockNumber: bigint;
+  to?: string;
+  /** Token symbol, "TRX", or undefined for another contract call. */
+  asset?: string;
+  amount?: bigint;
 }
 
 interface NodeTxInfo {
@@ -287,6 +308,29 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
       const l = numberOf(latest);
       const s = numberOf(solid);
       return { latest: l, final: s < l ? s : l, time: Number(latest.block_header!.raw_data.timestamp) };
+    },
+
+    async transactionsFrom(address: string, from: bigint): Promise<TronSentTx[]> {
+      const me = normalizeTronAddress(address);
+      const latest = numberOf(await nowBlock(false));
+      const out: TronSentTx[] = [];
+      for (let n = from; n <= latest; n++) {
+        const b = await getBlock(n);
+        for (const t of b?.transactions ?? []) {
+          const c = t.raw_data?.contract?.[0];
+          const v = c?.parameter?.value ?? {};
+          if (asBase58(v.owner_address) !== me) continue;
+          const sent: TronSentTx = { txHash: t.txID, blockNumber: n };
+          if (c?.type === "TransferContract") Object.assign(sent, { to: asBase58(v.to_address), asset: "TRX", amount: BigInt(String(v.amount ?? 0)) });
+          const data = typeof v.data === "string" ? v.data : "";
+          const tok = tokens.find((k) => asBase58(v.contract_address) === k.contract);
+          if (c?.type === "TriggerSmartContract" && tok && data.startsWith("a9059cbb") && data.length >= 136) {
+            Object.assign(sent, { to: tronFromHex(data.slice(32, 72)), asset: tok.symbol, amount: BigInt("0x" + data.slice(72, 136)) });
+          }
+          out.push(sent);
+        }
+      }
+      return out;
     },
 
     async blockHash(n: bigint) {

@@ -31,6 +31,11 @@ export const tronChain: ChainModule = {
     return { fee: TRANSFER_ENERGY * p.energyFee + TRANSFER_BANDWIDTH * p.transactionFee };
   },
   payoutOps: (ctx, adapter, env) => (isTronRpc(adapter) ? tronPayoutOps(ctx, adapter, env) : undefined),
+  // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
+  unrecordedOutgoing: async (_ctx, adapter, q) => {
+    if (!isTronRpc(adapter) || q.since === null) return [];
+    return (await adapter.transactionsFrom(q.address, q.since + 1n)).filter((t) => !q.known(t.txHash));
+  },
   paymentUri: (token, address, amount) => {
     const ui = amount === null ? null : fromBaseUnits(amount, token.decimals, 0);
     return `tron:${address}?` + (ui === null ? "" : `amount=${ui}&`) + `token=${token.contract}`;

@@ -6,7 +6,7 @@ import { parseDuration } from "../../lib/duration";
 import { chainProblems, chainState, type Watchers } from "../chain-status";
 import type { GasMonitor } from "../gas";
 
-export const CONDITIONS = ["scanner_stalled", "rpc_down", "gas_low", "callbacks_failing", "payout_failed", "unmatched_deposit", "reconciliation_mismatch"] as const;
+export const CONDITIONS = ["scanner_stalled", "rpc_down", "gas_low", "callbacks_failing", "payout_failed", "unmatched_deposit", "reconciliation_mismatch", "unrecorded_outgoing"] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
 /** Failed callbacks and payouts count for this long after they happen. */
@@ -60,6 +60,18 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   for (const chain of new Set(mismatches.map((m) => m.chain))) {
     const n = mismatches.filter((m) => m.chain === chain).length;
     out.push({ condition: "reconciliation_mismatch", subject: chain, message: `${chain}: ${plural(n, "address balance")} on chain differ from the ledger` });
+  }
+
+  // After a restore: transfers a payout source made that the restored database did not know (src/restore/reconcile.ts).
+  const unrecorded = db
+    .query<{ chain: string; n: number; a: number }, []>("SELECT chain, count(*) AS n, count(DISTINCT address) AS a FROM unrecorded_outgoing WHERE acknowledged_at IS NULL GROUP BY chain ORDER BY chain")
+    .all();
+  for (const u of unrecorded) {
+    out.push({
+      condition: "unrecorded_outgoing",
+      subject: u.chain,
+      message: `${u.chain}: ${plural(u.n, "outgoing transfer")} from ${plural(u.a, "payout source")} since the restored backup that the database did not record; sends from them are held until acknowledged (stablegate restore ack ${u.chain} ADDRESS, or the back office's Exceptions page)`,
+    });
   }
   return out;
 }
