@@ -88,15 +88,20 @@ function checkCopy(path: string, from: string, key: { key: Buffer; source: strin
     if (!(tableExists(client, "schema_migrations") || tableExists(client, "__drizzle_migrations")) || !tableExists(client, "settings")) {
       throw new RestoreRefused(`${from} is not a stablegate backup (no stablegate schema in it); nothing was changed`);
     }
-    const seed = client.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'wallet_seed'").get();
-    if (!seed) throw new RestoreRefused(`${from} is not a stablegate backup (it holds no wallet seed); nothing was changed`);
-    try {
-      new Cipher(key.key).decrypt(seed.value);
-    } catch {
-      throw new RestoreRefused(
-        `the master key (${key.source}) cannot decrypt this backup's wallet seed: the backup was made under another master key. ` +
-          `Put that key in place (or set STABLEGATE_MASTER_KEY) and run restore again; nothing was changed`,
-      );
+    // What the master key must open: the wallet seed, the key check (src/secrets/key-check.ts) and an API key, those present.
+    const setting = (k: string) => client.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?").get(k)?.value;
+    const apiKey = tableExists(client, "api_keys") ? client.query<{ v: string }, []>("SELECT secret_enc AS v FROM api_keys LIMIT 1").get()?.v : undefined;
+    const sealed = ([["wallet seed", setting("wallet_seed")], ["master key check", setting("master_key_check")], ["API keys", apiKey]] as const).filter((x) => x[1] !== undefined);
+    const cipher = new Cipher(key.key);
+    for (const [what, value] of sealed) {
+      try {
+        cipher.decrypt(value!);
+      } catch {
+        throw new RestoreRefused(
+          `the master key (${key.source}) cannot decrypt this backup's ${what}: the backup was made under another master key. ` +
+            `Put that key in place (or set STABLEGATE_MASTER_KEY) and run restore again; nothing was changed`,
+        );
+      }
     }
     const db = drizzle({ client, schema }) as Db;
     let migrationsApplied: number;
