@@ -22,6 +22,17 @@ export function newOrderNo(prefix: "PI" | "PO", nowMs: number): string {
   return `${prefix}${stamp(nowMs)}${String(seq).padStart(4, "0")}${rand}`;
 }
 
+/**
+ * An order number derived from what caused the order (a deposit's chain, transaction and log
+ * index), same shape as newOrderNo: the time, then 7 digits of SHA-256 of `key` and `attempt`.
+ * A rescan after a restore makes the same order again under the same number, so the merchant
+ * sees it, and its callbacks' eventIds, once (DESIGN 16). `attempt` moves past a taken number.
+ */
+export function derivedOrderNo(prefix: "PI" | "PO", timeMs: number, key: string, attempt = 0): string {
+  const h = createHash("sha256").update(`${key}\n${attempt}`).digest().readUInt32BE(0) % 10_000_000;
+  return `${prefix}${stamp(timeMs)}${String(h).padStart(7, "0")}`;
+}
+
 export function newId(prefix: string): string {
   return prefix + randomBytes(10).toString("hex").toUpperCase();
 }
