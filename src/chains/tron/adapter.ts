@@ -109,8 +109,8 @@ export interface TronAdapter extends ChainAdapter {
   signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
   /** Sun the sender of a stored transaction must hold to send it: fee limit + bandwidth burn. */
   trxNeeded(tx: SignedTransfer): Promise<bigint>;
-  /** Transactions `address` signed in blocks [from, latest]: one block read each (restore reconcile only). */
-  transactionsFrom(address: string, from: bigint): Promise<TronSentTx[]>;
+  /** Transactions any of `owners` signed in blocks [from, latest], and that latest: one block read each (restore reconcile only). */
+  transactionsFrom(owners: ReadonlySet<string>, from: bigint): Promise<{ txs: TronSentTx[]; to: bigint }>;
 }
 
 const asBase58 = (a: unknown) => {
@@ -130,6 +130,8 @@ interface NodeBlock {
 
 /** A transaction an address signed, as a block lists it (restore reconcile). */
 export interface TronSentTx {
+  /** The signer (base58). */
+  owner: string;
   txHash: string;
   blockNumber: bigint;
   to?: string;
@@ -310,27 +312,37 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
       return { latest: l, final: s < l ? s : l, time: Number(latest.block_header!.raw_data.timestamp) };
     },
 
-    async transactionsFrom(address: string, from: bigint): Promise<TronSentTx[]> {
-      const me = normalizeTronAddress(address);
+    async transactionsFrom(owners: ReadonlySet<string>, from: bigint): Promise<{ txs: TronSentTx[]; to: bigint }> {
       const latest = numberOf(await nowBlock(false));
-      const out: TronSentTx[] = [];
-      for (let n = from; n <= latest; n++) {
-        const b = await getBlock(n);
-        for (const t of b?.transactions ?? []) {
-          const c = t.raw_data?.contract?.[0];
-          const v = c?.parameter?.value ?? {};
-          if (asBase58(v.owner_address) !== me) continue;
-          const sent: TronSentTx = { txHash: t.txID, blockNumber: n };
-          if (c?.type === "TransferContract") Object.assign(sent, { to: asBase58(v.to_address), asset: "TRX", amount: BigInt(String(v.amount ?? 0)) });
-          const data = typeof v.data === "string" ? v.data : "";
-          const tok = tokens.find((k) => asBase58(v.contract_address) === k.contract);
-          if (c?.type === "TriggerSmartContract" && tok && data.startsWith("a9059cbb") && data.length >= 136) {
-            Object.assign(sent, { to: tronFromHex(data.slice(32, 72)), asset: tok.symbol, amount: BigInt("0x" + data.slice(72, 136)) });
+      const found: TronSentTx[][] = [];
+      const count = latest >= from ? Number(latest - from + 1n) : 0;
+      let next = 0;
+      const worker = async () => {
+        for (;;) {
+          const i = next++;
+          if (i >= count) return;
+          const n = from + BigInt(i);
+          const b = await getBlock(n);
+          if (!b) throw new Error(`TRON block ${n} does not exist yet`);
+          found[i] = [];
+          for (const t of b.transactions ?? []) {
+            const c = t.raw_data?.contract?.[0];
+            const v = c?.parameter?.value ?? {};
+            const owner = asBase58(v.owner_address);
+            if (!owner || !owners.has(owner)) continue;
+            const sent: TronSentTx = { owner, txHash: t.txID, blockNumber: n };
+            if (c?.type === "TransferContract") Object.assign(sent, { to: asBase58(v.to_address), asset: "TRX", amount: BigInt(String(v.amount ?? 0)) });
+            const data = typeof v.data === "string" ? v.data : "";
+            const tok = tokens.find((k) => asBase58(v.contract_address) === k.contract);
+            if (c?.type === "TriggerSmartContract" && tok && data.startsWith("a9059cbb") && data.length >= 136) {
+              Object.assign(sent, { to: tronFromHex(data.slice(32, 72)), asset: tok.symbol, amount: BigInt("0x" + data.slice(72, 136)) });
+            }
+            found[i]!.push(sent);
           }
-          out.push(sent);
         }
-      }
-      return out;
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+      return { txs: found.flat(), to: latest };
     },
 
     async blockHash(n: bigint) {
