@@ -1,9 +1,13 @@
 -- Restore reconcile (DESIGN 16): the backup's scan cursor per chain, the payout sources
 -- checked against their chain, the outgoing transfers the restored database did not know,
--- and the derivation index floor a restore raises by restore.index_gap.
+-- and the derivation index floor a restore raises by restore.index_gap (the indexes it skips
+-- stay watched as addresses of kind restore_gap).
 CREATE TABLE `reconcile_chains` (
 	`chain` text PRIMARY KEY NOT NULL,
 	`since_block` integer,
+	`gap_from` integer NOT NULL,
+	`gap_to` integer NOT NULL,
+	`gap_watched_at` integer,
 	`generation` text NOT NULL,
 	`started_at` integer NOT NULL
 );

@@ -27,7 +27,7 @@ test("a held source is listed; Acknowledge needs re-authentication, is audited, 
   // As a restore leaves it: TRON in reconcile, and this source found to have sent something unrecorded.
   const db = gw.ctx.db;
   const now = Date.now();
-  db.insert(reconcileChains).values({ chain: "TRON", sinceBlock: 1, generation: "g1", startedAt: now }).run();
+  db.insert(reconcileChains).values({ chain: "TRON", sinceBlock: 1, gapFrom: 0, gapTo: 0, generation: "g1", startedAt: now }).run();
   db.insert(reconcileAddresses).values({ chain: "TRON", address: b.address, generation: "g1", state: "held", checkedAt: now }).run();
   const to = randomAddress("TRON");
   db.insert(unrecordedOutgoing).values({ chain: "TRON", address: b.address, txHash: "ab".repeat(32), blockNumber: 3, toAddress: to, asset: "USDT", amount: "20000000", generation: "g1", foundAt: now }).run();

@@ -68,7 +68,8 @@ export const addresses = sqliteTable(
     id: text("id").primaryKey(),
     merchantId: integer("merchant_id").references(() => merchants.id),
     chain: text("chain").notNull(),
-    kind: text("kind", { enum: ["shared", "exclusive", "gas"] }).notNull(),
+    /** restore_gap: an index a restore skipped (src/restore/gap-addresses.ts): watched, never handed out. */
+    kind: text("kind", { enum: ["shared", "exclusive", "gas", "restore_gap"] }).notNull(),
     derivationIndex: integer("derivation_index").notNull(),
     address: text("address").notNull(),
     bindKey: text("bind_key"),
@@ -717,6 +718,11 @@ export const reconcileChains = sqliteTable("reconcile_chains", {
   chain: text("chain").primaryKey(),
   /** The watcher's cursor the backup held; null when the chain had never been scanned. */
   sinceBlock: integer("since_block"),
+  /** HD indexes [gapFrom, gapTo) skipped by the restore: maybe handed out after the backup, so still watched (kind restore_gap). */
+  gapFrom: integer("gap_from").notNull(),
+  gapTo: integer("gap_to").notNull(),
+  /** When every skipped index was watched and the chain rescanned from sinceBlock for them. */
+  gapWatchedAt: integer("gap_watched_at"),
   /** The generation the restore started (settings.generation). */
   generation: text("generation").notNull(),
   startedAt: integer("started_at").notNull(),

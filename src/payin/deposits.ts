@@ -90,6 +90,7 @@ function keepUnmatched(ctx: PayinCtx, tx: Tx, t: TransferRow, reason: UnmatchedR
 function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | undefined, now: number): void {
   if (!t.addressId || !kind) return keepUnmatched(ctx, tx, t, "unknown_address");
   if (kind === "gas") return setDisposition(tx, t, "gas_funding", null);
+  if (kind === "restore_gap") return keepUnmatched(ctx, tx, t, "restore_gap");
   const denied = isDenied(tx, t.chain, t.fromAddress);
 
   const onTime = (o: PayinOrderRow) => o.expireAt === null || t.blockTime <= o.expireAt;

@@ -90,8 +90,9 @@ export function enterReconcile(tx: DbOrTx, o: { generation: string; indexGap: nu
   const cursors = new Map(tx.select().from(chainCursors).all().map((c) => [c.chain, c.blockNumber]));
   const chains = new Set<string>([...chainModules().map((m) => m.code), ...cursors.keys(), ...tx.selectDistinct({ c: addresses.chain }).from(addresses).all().map((r) => r.c)]);
   for (const chain of chains) {
-    tx.insert(reconcileChains).values({ chain, sinceBlock: cursors.get(chain) ?? null, generation: o.generation, startedAt: o.now }).run();
-    const next = nextIndexOf(tx, chain) + o.indexGap;
+    const gapFrom = nextIndexOf(tx, chain);
+    const next = gapFrom + o.indexGap;
+    tx.insert(reconcileChains).values({ chain, sinceBlock: cursors.get(chain) ?? null, gapFrom, gapTo: next, generation: o.generation, startedAt: o.now }).run();
     tx.insert(derivationFloors)
       .values({ chain, nextIndex: next, updatedAt: o.now })
       .onConflictDoUpdate({ target: derivationFloors.chain, set: { nextIndex: next, updatedAt: o.now } })

@@ -6,6 +6,7 @@
 // exception is listed and alerted, and nothing is sent twice. After `restore ack` the held
 // payout goes out (the operator confirmed), as docs/operations.md says.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { startBscChain, startSolChain, startTronChain, type ChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, type CrashGateway } from "../testing/crash";
@@ -110,6 +111,8 @@ describe("restore, then the merchant retries a payout, on every chain", () => {
         "the deposit paid after the backup completed",
         50,
       );
+      // A binding made after the backup: the restored database does not know its address.
+      const lost = (await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey: "after-backup" } })).address as string;
       const lateOrder = c.query<{ order_no: string }>("SELECT order_no FROM payin_orders WHERE amount = ? AND binding_id IS NOT NULL", units(5n).toString())[0]!.order_no;
       const eventsOf = (orderNo: string) => c.query<{ id: string; order_status: string }>("SELECT id, order_status FROM callbacks WHERE order_no = ? ORDER BY id", orderNo);
       const lateEvents = eventsOf(lateOrder);
@@ -134,6 +137,8 @@ describe("restore, then the merchant retries a payout, on every chain", () => {
       expect(await fx.tokenBalance(to!)).toBe(units(20n));
       expect(await fx.sentBy(source)).toBe(1);
 
+      // A small gap: the skipped indexes are derived and watched in the background, a slice at a time.
+      appendFileSync(c.s.configPath, "\n[restore]\nindex_gap = 20\n");
       const restored = await c.cli("restore", "--from", backup);
       expect(restored.stderr).toBe("");
       expect(restored.code).toBe(0);
@@ -144,6 +149,17 @@ describe("restore, then the merchant retries a payout, on every chain", () => {
       const again = eventsOf(lateOrder);
       for (const e of again) expect(lateEvents).toContainEqual(e);
       expect(again.find((e) => e.order_status === "completed")).toEqual(lateEvents.find((e) => e.order_status === "completed"));
+
+      // The index the lost binding took is skipped and still watched: a payment to it is an unmatched deposit, not lost.
+      const again2 = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey: "after-backup" } });
+      expect(again2.address).not.toBe(lost);
+      await fx.pay(lost, units(1n));
+      await eventually(
+        () => c.query<{ r: string }>("SELECT unmatched_reason AS r FROM transfers WHERE to_address = ?", lost)[0]?.r === "restore_gap",
+        40_000,
+        "a payment to an address handed out after the backup recorded as an unmatched deposit",
+        50,
+      );
 
       // The merchant retries: the restored database has never seen this merchantOrderNo.
       const retry = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
