@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { startBscChain, startSolChain, startTronChain, type ChainFixture, type SolChainFixture } from "../testing/chain-fixture";
+import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, type CrashGateway } from "../testing/crash";
 import { USDC_MINT } from "../testing/solana-rpc";
 import { eventually } from "../testing/wait";
@@ -102,23 +102,9 @@ const CASES: CrashCase[] = [
   },
 ];
 
-// The chains' cases run at once: each waits mostly on child processes and block times.
-const fixtures = new Map<string, ChainFixture>();
-const stops: Array<() => void> = [];
-beforeAll(async () => {
-  await Promise.all(
-    CASES.map(async (k) => {
-      const fx = await k.start();
-      fixtures.set(k.chain, fx);
-      stops.push(fx.autoAdvance(k.blockMs));
-    }),
-  );
-});
-afterAll(async () => {
-  for (const stop of stops) stop();
-  await disposeCrashGateways();
-  for (const fx of fixtures.values()) await fx.stop();
-});
+const fixtures = chainFixtures(CASES);
+beforeAll(() => fixtures.start());
+afterAll(() => fixtures.stop(disposeCrashGateways));
 
 const ROWS = CASES.flatMap((k) => k.points.map(([point, sourceHasNative]) => [k.chain, point, sourceHasNative, k] as const));
 
@@ -126,7 +112,7 @@ describe("payout crash safety on every chain", () => {
   test.concurrent.each(ROWS)(
     "%s: killed at %s, restarted: sent exactly once",
     async (_chain, point, sourceHasNative, k) => {
-      const fx = fixtures.get(k.chain)!;
+      const fx = fixtures.get(k.chain);
       const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
       const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-crash`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
       const { client } = c;

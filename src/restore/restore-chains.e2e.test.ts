@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { startBscChain, startSolChain, startTronChain, type ChainFixture } from "../testing/chain-fixture";
+import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 
@@ -52,28 +52,15 @@ const CASES: RestoreCase[] = [
   },
 ];
 
-const fixtures = new Map<string, ChainFixture>();
-const stops: Array<() => void> = [];
-beforeAll(async () => {
-  await Promise.all(
-    CASES.map(async (k) => {
-      const fx = await k.start();
-      fixtures.set(k.chain, fx);
-      stops.push(fx.autoAdvance(k.blockMs));
-    }),
-  );
-});
-afterAll(async () => {
-  for (const stop of stops) stop();
-  await disposeCrashGateways();
-  for (const fx of fixtures.values()) await fx.stop();
-});
+const fixtures = chainFixtures(CASES);
+beforeAll(() => fixtures.start());
+afterAll(() => fixtures.stop(disposeCrashGateways));
 
 describe("restore, then the merchant retries a payout, on every chain", () => {
   test.concurrent.each(CASES.map((k) => [k.chain, k] as const))(
     "%s: held until acknowledged, never sent twice before; sent once after restore ack",
     async (_chain, k) => {
-      const fx = fixtures.get(k.chain)!;
+      const fx = fixtures.get(k.chain);
       const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
       const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-restore`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
       const { client } = c;

@@ -208,3 +208,30 @@ export async function startSolChain(opts: SolanaRpcNodeOptions = {}): Promise<So
     stop: () => raw.stop(),
   };
 }
+
+/**
+ * The nodes of a per-chain suite whose rows run at once (each waits mostly on child processes
+ * and block times): every case's node started together, with blocks appearing on a timer.
+ * `stop()` (afterAll) stops the timers, runs `before` (e.g. killing child gateways), then the nodes.
+ */
+export function chainFixtures(cases: ReadonlyArray<{ chain: string; start(): Promise<ChainFixture>; blockMs: number }>) {
+  const fixtures = new Map<string, ChainFixture>();
+  const timers: Array<() => void> = [];
+  return {
+    get: (chain: string) => fixtures.get(chain)!,
+    async start(): Promise<void> {
+      await Promise.all(
+        cases.map(async (k) => {
+          const fx = await k.start();
+          fixtures.set(k.chain, fx);
+          timers.push(fx.autoAdvance(k.blockMs));
+        }),
+      );
+    },
+    async stop(before?: () => Promise<unknown>): Promise<void> {
+      for (const t of timers) t();
+      await before?.();
+      for (const fx of fixtures.values()) await fx.stop();
+    },
+  };
+}

@@ -246,10 +246,10 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     return info && typeof info.blockNumber === "number" ? info : null;
   }
 
-  /** Blocks [from, to] with their infos, `concurrency` at a time, in order. */
-  async function fetchBlocks(from: bigint, to: bigint): Promise<Array<{ block: NodeBlock; infos: NodeTxInfo[] }>> {
-    const out: Array<{ block: NodeBlock; infos: NodeTxInfo[] }> = [];
-    const count = Number(to - from + 1n);
+  /** Blocks [from, to], `concurrency` at a time, each mapped by `fn`; results in block order. */
+  async function eachBlock<T>(from: bigint, to: bigint, fn: (block: NodeBlock, n: bigint) => Promise<T>): Promise<T[]> {
+    const out: T[] = [];
+    const count = to >= from ? Number(to - from + 1n) : 0;
     let next = 0;
     const worker = async () => {
       for (;;) {
@@ -258,22 +258,29 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
         const n = from + BigInt(i);
         const block = await getBlock(n);
         if (!block) throw new Error(`TRON block ${n} does not exist yet`);
-        let infos: NodeTxInfo[] = [];
-        const txs = block.transactions ?? [];
-        if (txs.length > 0) {
-          const got = await rpc.post<NodeTxInfo[] | Record<string, unknown>>("wallet/gettransactioninfobyblocknum", { num: Number(n) });
-          infos = Array.isArray(got) ? got : [];
-          const ids = new Set(txs.map((t) => t.txID));
-          // Infos of another fork's block (a reorg between the two calls) would not match.
-          if (infos.length !== txs.length || infos.some((x) => !ids.has(x.id))) {
-            throw new Error(`TRON block ${n} changed during the scan (reorg); scan again`);
-          }
-        }
-        out[i] = { block, infos };
+        out[i] = await fn(block, n);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
     return out;
+  }
+
+  /** Blocks [from, to] with their infos, `concurrency` at a time, in order. */
+  function fetchBlocks(from: bigint, to: bigint): Promise<Array<{ block: NodeBlock; infos: NodeTxInfo[] }>> {
+    return eachBlock(from, to, async (block, n) => {
+      let infos: NodeTxInfo[] = [];
+      const txs = block.transactions ?? [];
+      if (txs.length > 0) {
+        const got = await rpc.post<NodeTxInfo[] | Record<string, unknown>>("wallet/gettransactioninfobyblocknum", { num: Number(n) });
+        infos = Array.isArray(got) ? got : [];
+        const ids = new Set(txs.map((t) => t.txID));
+        // Infos of another fork's block (a reorg between the two calls) would not match.
+        if (infos.length !== txs.length || infos.some((x) => !ids.has(x.id))) {
+          throw new Error(`TRON block ${n} changed during the scan (reorg); scan again`);
+        }
+      }
+      return { block, infos };
+    });
   }
 
   const adapter: TronAdapter = {
@@ -314,34 +321,24 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
 
     async transactionsFrom(owners: ReadonlySet<string>, from: bigint): Promise<{ txs: TronSentTx[]; to: bigint }> {
       const latest = numberOf(await nowBlock(false));
-      const found: TronSentTx[][] = [];
-      const count = latest >= from ? Number(latest - from + 1n) : 0;
-      let next = 0;
-      const worker = async () => {
-        for (;;) {
-          const i = next++;
-          if (i >= count) return;
-          const n = from + BigInt(i);
-          const b = await getBlock(n);
-          if (!b) throw new Error(`TRON block ${n} does not exist yet`);
-          found[i] = [];
-          for (const t of b.transactions ?? []) {
-            const c = t.raw_data?.contract?.[0];
-            const v = c?.parameter?.value ?? {};
-            const owner = asBase58(v.owner_address);
-            if (!owner || !owners.has(owner)) continue;
-            const sent: TronSentTx = { owner, txHash: t.txID, blockNumber: n };
-            if (c?.type === "TransferContract") Object.assign(sent, { to: asBase58(v.to_address), asset: "TRX", amount: BigInt(String(v.amount ?? 0)) });
-            const data = typeof v.data === "string" ? v.data : "";
-            const tok = tokens.find((k) => asBase58(v.contract_address) === k.contract);
-            if (c?.type === "TriggerSmartContract" && tok && data.startsWith("a9059cbb") && data.length >= 136) {
-              Object.assign(sent, { to: tronFromHex(data.slice(32, 72)), asset: tok.symbol, amount: BigInt("0x" + data.slice(72, 136)) });
-            }
-            found[i]!.push(sent);
+      const found = await eachBlock(from, latest, async (b, n) => {
+        const sent: TronSentTx[] = [];
+        for (const t of b.transactions ?? []) {
+          const c = t.raw_data?.contract?.[0];
+          const v = c?.parameter?.value ?? {};
+          const owner = asBase58(v.owner_address);
+          if (!owner || !owners.has(owner)) continue;
+          const one: TronSentTx = { owner, txHash: t.txID, blockNumber: n };
+          if (c?.type === "TransferContract") Object.assign(one, { to: asBase58(v.to_address), asset: "TRX", amount: BigInt(String(v.amount ?? 0)) });
+          const data = typeof v.data === "string" ? v.data : "";
+          const tok = tokens.find((k) => asBase58(v.contract_address) === k.contract);
+          if (c?.type === "TriggerSmartContract" && tok && data.startsWith("a9059cbb") && data.length >= 136) {
+            Object.assign(one, { to: tronFromHex(data.slice(32, 72)), asset: tok.symbol, amount: BigInt("0x" + data.slice(72, 136)) });
           }
+          sent.push(one);
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+        return sent;
+      });
       return { txs: found.flat(), to: latest };
     },
 
