@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture } from "../testing/chain-fixture";
+import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 
@@ -26,6 +26,8 @@ interface RestoreCase {
   gasFunding?: bigint;
   settleMs?: number;
   afterBinding?(c: CrashGateway, address: string): Promise<void>;
+  /** Before a payment made long after the previous one (SOL: web3.js would reuse an expired blockhash). */
+  beforeLatePay?(fx: ChainFixture): void;
   /** What the unrecorded transfer row carries: BSC knows it by nonce (and finds its hash in the logs). */
   nonce?: number;
 }
@@ -41,6 +43,10 @@ const CASES: RestoreCase[] = [
     blockMs: 50,
     sourceNative: 0n,
     gasFunding: 1_000_000_000n,
+    beforeLatePay(fx) {
+      // web3.js keeps a blockhash 30 s; the test node's slots pass faster than that.
+      ((fx as SolChainFixture).raw.conn as unknown as { _blockhashInfo: { lastFetch: number } })._blockhashInfo.lastFetch = 0;
+    },
     async afterBinding(c, address) {
       await eventually(
         () => c.query<{ status: string }>("SELECT s.status FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", address)[0]?.status.match(/^(broadcasted|created)$/),
@@ -91,6 +97,7 @@ describe("restore, then the merchant retries a payout, on every chain", () => {
       expect(made.code).toBe(0);
 
       // Paid after the backup: the restored database finds it again by rescanning from the backup's cursor.
+      k.beforeLatePay?.(fx);
       await fx.pay(source, units(5n));
       await eventually(
         async () => (await client.request<Obj>("GET", "/openapi/payin/exclusive-bindings/restore-1", { query: binding })).stats.completedOrders === 2,
@@ -140,6 +147,7 @@ describe("restore, then the merchant retries a payout, on every chain", () => {
       // The index the lost binding took is skipped and still watched: a payment to it is an unmatched deposit, not lost.
       const again2 = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey: "after-backup" } });
       expect(again2.address).not.toBe(lost);
+      k.beforeLatePay?.(fx);
       await fx.pay(lost, units(1n));
       await eventually(
         () => c.query<{ r: string }>("SELECT unmatched_reason AS r FROM transfers WHERE to_address = ?", lost)[0]?.r === "restore_gap",

@@ -35,8 +35,6 @@ export async function startSolFixture(nodeOpts: SolanaRpcNodeOptions = {}): Prom
     throw e;
   }
   const conn = new Connection(node.url, "confirmed");
-  // web3.js reuses a blockhash for 30 s; with fast test slots it expires sooner ("Blockhash not found").
-  (conn as unknown as { _disableBlockhashCaching: boolean })._disableBlockhashCaching = true;
   return {
     node,
     proxy,
