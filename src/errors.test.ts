@@ -3,7 +3,7 @@ import { AppError, ERRORS, failureBody, invalid } from "./errors";
 
 // DESIGN 4: HTTP status per code, spec 7 codes plus the added ones.
 const EXPECTED: Array<[number, number]> = [
-  [10000, 500], [10001, 400], [10002, 404], [10029, 429],
+  [10000, 500], [10001, 400], [10002, 404], [10003, 503], [10029, 429],
   [20005, 401], [20011, 401], [20012, 401], [20016, 401], [20020, 403],
   [31001, 400], [31002, 400], [31003, 400],
   [40002, 404], [40105, 409], [40108, 404],

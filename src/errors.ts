@@ -3,6 +3,7 @@ export const ERRORS = {
   10000: { status: 500, message: "Internal error" },
   10001: { status: 400, message: "Request parameters invalid" },
   10002: { status: 404, message: "Not found" },
+  10003: { status: 503, message: "Storage unavailable" },
   10029: { status: 429, message: "Too many requests" },
   20005: { status: 401, message: "API Key invalid" },
   20011: { status: 401, message: "Request signature invalid" },

@@ -1,5 +1,6 @@
 // Public, unauthenticated routes of the hosted pages. The token in the path is
 // the only key, so an unknown or malformed token always gets the same 404.
+import { isStorageFault, STORAGE_RETRY_AFTER_S } from "../db/storage-fault";
 import { Elysia } from "elysia";
 import { renderCheckoutPage } from "./checkout-page";
 import { renderDepositPage } from "./deposit-page";
@@ -91,6 +92,7 @@ export function checkoutRoutes(deps: CheckoutDeps) {
         await deps.simulatePayment(params.token);
       } catch (err) {
         onError("checkout: simulated payment failed", err);
+        if (isStorageFault(err)) return new Response(JSON.stringify({ code: 10003, message: "Storage unavailable", data: { retryAfter: STORAGE_RETRY_AFTER_S }, requestId: null }), { status: 503, headers: { ...jsonHeaders(), "retry-after": String(STORAGE_RETRY_AFTER_S) } });
         return jsonError(500, 10000, "simulated payment failed");
       }
       return jsonResponse({ ok: true });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { Value } from "@sinclair/typebox/value";
+import { Cron } from "croner";
 import { configSchema, type Config } from "./schema";
 import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
@@ -86,6 +87,7 @@ function semanticChecks(c: Config, problems: string[]): void {
   }
   sandboxMix(c, problems);
   alertChecks(c, problems);
+  backupChecks(c, problems);
   if (parseDuration(c.ops.max_scan_lag) < 1000) problems.push("ops.max_scan_lag: must be at least 1s");
   for (const [code, ch] of Object.entries(c.chains)) {
     if (ch.enabled && ch.mode === "rpc" && ch.rpc_urls.length === 0) problems.push(`chains.${code}.rpc_urls: rpc mode needs at least one URL`);
@@ -112,6 +114,23 @@ function alertChecks(c: Config, problems: string[]): void {
   const a = c.alerts;
   if (a.webhook_url && !a.webhook_secret) problems.push("alerts.webhook_secret: needed with alerts.webhook_url");
   if (!!a.telegram_bot_token !== !!a.telegram_chat_id) problems.push("alerts.telegram_chat_id: telegram_bot_token and telegram_chat_id go together");
+}
+
+function backupChecks(c: Config, problems: string[]): void {
+  const b = c.backup;
+  if (b.schedule !== undefined) {
+    try {
+      new Cron(b.schedule, { paused: true, timezone: "UTC" });
+    } catch (e) {
+      problems.push(`backup.schedule: not a cron pattern (${(e as Error).message})`);
+    }
+  } else if (b.dir !== undefined || b.s3_url !== undefined) problems.push("backup.schedule: needed for backup.dir and backup.s3_url to take effect");
+  if (!!b.s3_access_key !== !!b.s3_secret_key) problems.push("backup.s3_secret_key: s3_access_key and s3_secret_key go together");
+  if ((b.s3_access_key || b.s3_secret_key) && !b.s3_url) problems.push("backup.s3_url: needed with s3_access_key and s3_secret_key");
+  if (b.s3_url) {
+    const u = new URL(b.s3_url);
+    if (u.protocol !== "s3:" && u.pathname.split("/").filter(Boolean).length === 0) problems.push("backup.s3_url: name the bucket in the path (https://ENDPOINT/BUCKET[/PREFIX])");
+  }
 }
 
 function dedupe(xs: string[]): string[] {

@@ -104,6 +104,7 @@ export const ConfigSchema = T.Object(
     ops: T.Object(
       {
         max_scan_lag: Duration("2m", "/readyz is 503 (and scanner_stalled fires) when a watcher is this far behind the chain's final head"),
+        min_free_disk_mb: T.Integer({ minimum: 0, default: 256, description: "/readyz is 503 (and disk_low fires) while the database's filesystem has less free space than this, in MiB (0: no check)" }),
         metrics: T.Boolean({ default: false, description: "serve Prometheus metrics at /metrics" }),
         metrics_token: T.Optional(T.String({ minLength: 1, description: "when set, /metrics needs Authorization: Bearer <token>" })),
       },
@@ -117,6 +118,17 @@ export const ConfigSchema = T.Object(
           default: 1000,
           description: "a restored database hands out HD addresses from this many indexes past the highest it knows, so no address handed out after the backup is handed out again",
         }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    backup: T.Object(
+      {
+        schedule: T.Optional(T.String({ minLength: 1, description: 'cron pattern (croner, UTC), e.g. "15 * * * *": serve takes a checked backup on it; unset: no scheduled backups' })),
+        dir: T.Optional(T.String({ minLength: 1, description: "folder for scheduled backups (made 0700); default: backups/ beside the database. Put it on another disk" })),
+        keep: T.Integer({ minimum: 1, maximum: 10000, default: 24, description: "scheduled backups kept (here and in the bucket); older ones it made are deleted" }),
+        s3_url: T.Optional(T.String({ pattern: "^(https?|s3)://[^/?#]+(/[^?#]*)?$", description: 'upload each backup: "https://ENDPOINT/BUCKET[/PREFIX]" (path style, any S3-compatible service) or "s3://BUCKET[/PREFIX]" (AWS; region from AWS_REGION)' })),
+        s3_access_key: T.Optional(T.String({ minLength: 1, description: "access key id for s3_url (else S3_ACCESS_KEY_ID / AWS_ACCESS_KEY_ID from the environment)" })),
+        s3_secret_key: T.Optional(T.String({ minLength: 1, description: "secret key for s3_url (else S3_SECRET_ACCESS_KEY / AWS_SECRET_ACCESS_KEY from the environment)" })),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -10,6 +10,13 @@ export const settings = sqliteTable("settings", {
   updatedAt: integer("updated_at").notNull(),
 });
 
+/** One row /readyz rewrites and commits: a write that reaches the disk (src/ops/storage.ts). */
+export const storageProbe = sqliteTable("storage_probe", {
+  id: integer("id").primaryKey(),
+  at: integer("at").notNull(),
+  probes: integer("probes").notNull(),
+});
+
 export const merchants = sqliteTable("merchants", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   uid: text("uid").notNull().unique(),
@@ -774,3 +781,22 @@ export const derivationFloors = sqliteTable("derivation_floors", {
   nextIndex: integer("next_index").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/** Scheduled backups (src/backup/schedule.ts): the newest row decides when the next is due and whether backup_failed fires. */
+export const backupRuns = sqliteTable(
+  "backup_runs",
+  {
+    id: text("id").primaryKey(),
+    startedAt: integer("started_at").notNull(),
+    finishedAt: integer("finished_at"),
+    /** ok | failed */
+    status: text("status", { enum: ["ok", "failed"] }).notNull(),
+    /** The backup file written (kept until retention removes it). */
+    file: text("file"),
+    bytes: integer("bytes"),
+    /** Object key in the bucket when uploaded. */
+    s3Key: text("s3_key"),
+    error: text("error"),
+  },
+  (t) => [index("backup_runs_started").on(t.startedAt)],
+);

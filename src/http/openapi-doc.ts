@@ -33,7 +33,7 @@ export interface Operation {
 }
 
 /** Codes any signed request can get, whatever the endpoint. */
-export const COMMON_CODES: ErrorCode[] = [10000, 10001, 10029, 20005, 20011, 20012, 20016, 20020, 51002];
+export const COMMON_CODES: ErrorCode[] = [10000, 10001, 10003, 10029, 20005, 20011, 20012, 20016, 20020, 51002];
 /** Operations with a path parameter: an empty or unroutable one never reaches the handler. */
 const PATH_PARAM_CODES: ErrorCode[] = [10002];
 
@@ -55,6 +55,8 @@ The signature is lowercase hex HMAC-SHA256, keyed with the API key, over seven l
 Checks run in this order: key and merchant (20005; a disabled merchant 51002; a client address outside the merchant's IP allowlist 20020), timestamp (20012),
 nonce format (10001), signature (20011), nonce reuse (20016). Requests are rate-limited per merchant (429, code 10029).
 On 20011, 20012 or 20016 build a new signed request; on a network error or a 5xx a limited retry is fine, each freshly signed.
+When the gateway's storage is unavailable (disk full, I/O error, database file lost) every request answers 503 with code 10003
+and a \`retry-after\` header: nothing was written; retry the same business request (freshly signed) after that many seconds.
 
 Callbacks are POSTed to \`notifyUrl\` with \`x-callback-timestamp\`, \`x-callback-nonce\`, \`x-callback-signature\`
 (lowercase hex HMAC-SHA256 with the API key over \`timestamp.nonce.rawBody\`), \`x-callback-signature-algorithm: HMAC-SHA256\`

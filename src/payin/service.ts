@@ -7,7 +7,7 @@ import type { Config } from "../config/schema";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import { type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
+import { afterCommit, type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
 import { bindings, merchants, payinOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
@@ -167,7 +167,7 @@ function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
   const m =
     existingKeyCache(tx)?.merchant(o.merchantId) ??
     prepared(tx, "merchantUid", (d) => d.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id: o.merchantId })!;
-  countTransition("payin", o.chain, o.token, o.status);
+  afterCommit(tx, () => countTransition("payin", o.chain, o.token, o.status));
   enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: "payin",

@@ -4,7 +4,7 @@
 // payout, dismissed with a note). The operator CLI and the back office call
 // these; every action is audited in the transaction that makes it.
 import { and, count, desc, eq, isNotNull, isNull, ne, type SQL } from "drizzle-orm";
-import { type Tx, writeTx } from "../db/client";
+import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, denyList, merchants, payinOrders, payoutOrders, transfers } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { defaultToken } from "../chains/tokens";
@@ -104,7 +104,7 @@ export function listUnmatched(ctx: Pick<PayinCtx, "db" | "chains">, f: Unmatched
   return { deposits: rows.map((r) => depositView(ctx, r.t, r.uid)), total };
 }
 
-function loadDeposit(tx: Tx, depositId: number, scope: DepositScope) {
+function loadDeposit(tx: DbOrTx, depositId: number, scope: DepositScope) {
   const r = tx
     .select({ t: transfers, merchantId: addresses.merchantId, uid: merchants.uid })
     .from(transfers)

@@ -5,6 +5,7 @@
 // jump by restore.index_gap and payout sources are checked against their chain before they
 // send again. `backup` moves the live marker on after its copy, so no backup ever carries
 // the marker its folder holds.
+import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
@@ -70,12 +71,23 @@ export function checkGeneration(db: Db, dbPath: string, o: { indexGap: number; n
   return { generation, restored };
 }
 
-/** After a backup's copy: the live database and its folder move on, so the copy is recognised if it is ever put back. */
-export function rotateGeneration(db: Db, dbPath: string, now: number): string {
+/**
+ * After a backup's copy (src/backup/write.ts): the live database and its folder move on to a
+ * new generation, so the copy is recognised if it is ever put back. Its own connection: backup
+ * runs beside `serve` without opening the store. A database without a settings table (not
+ * migrated yet) is left alone.
+ */
+export function rotateGenerationAt(dbPath: string, now: number): void {
+  const c = new Database(dbPath);
   const generation = newGeneration();
-  writeTx(db, (tx) => setDbGeneration(tx, generation, now));
+  try {
+    c.run("PRAGMA busy_timeout = 10000");
+    if (!c.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get()) return;
+    c.run("INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at", [KEY, generation, now]);
+  } finally {
+    c.close();
+  }
   writeFolderMarker(dbPath, generation);
-  return generation;
 }
 
 /**

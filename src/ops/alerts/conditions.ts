@@ -1,12 +1,26 @@
 // The alert conditions of DESIGN 14, each evaluated to the set of subjects it
 // holds for right now. Firing once on start and once on resolve is the store's job.
-import type { OpsCtx } from "../readiness";
+import { storageProblems, type OpsCtx } from "../readiness";
+import type { StorageMonitor } from "../storage";
 import { openDiscrepancies } from "../../payout/balances";
 import { parseDuration } from "../../lib/duration";
 import { chainProblems, chainState, type Watchers } from "../chain-status";
 import type { GasMonitor } from "../gas";
+import { failedBackup } from "../../backup/schedule";
 
-export const CONDITIONS = ["scanner_stalled", "rpc_down", "gas_low", "callbacks_failing", "payout_failed", "unmatched_deposit", "reconciliation_mismatch", "unrecorded_outgoing"] as const;
+export const CONDITIONS = [
+  "scanner_stalled",
+  "rpc_down",
+  "gas_low",
+  "callbacks_failing",
+  "payout_failed",
+  "unmatched_deposit",
+  "reconciliation_mismatch",
+  "storage_unwritable",
+  "disk_low",
+  "backup_failed",
+  "unrecorded_outgoing",
+] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
 /** Failed callbacks and payouts count for this long after they happen. */
@@ -23,6 +37,7 @@ export interface ConditionDeps {
   ctx: OpsCtx;
   watchers: Watchers;
   gas: GasMonitor;
+  storage: StorageMonitor;
 }
 
 const plural = (n: number, one: string, many = one + "s") => `${n} ${n === 1 ? one : many}`;
@@ -32,6 +47,11 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   const db = d.ctx.db.$client;
   const out: ActiveCondition[] = [];
   const maxLag = parseDuration(d.ctx.config.ops.max_scan_lag);
+
+  // First: with storage failing, the queries below may fail too, and these two must still fire.
+  const storage = storageProblems(d.storage.check());
+  if (storage.unwritable) out.push({ condition: "storage_unwritable", subject: "gateway", message: storage.unwritable });
+  if (storage.diskLow) out.push({ condition: "disk_low", subject: "gateway", message: storage.diskLow });
 
   for (const adapter of d.ctx.chains.values()) {
     const s = chainState(adapter, d.watchers.get(adapter.chain), d.gas, now);
@@ -54,6 +74,10 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
 
   const um = db.query<{ n: number }, []>("SELECT count(*) AS n FROM transfers WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'").get()!.n;
   if (um > 0) out.push({ condition: "unmatched_deposit", subject: "gateway", message: `${plural(um, "deposit")} matched no order and wait for an operator (stablegate deposit list --unmatched)` });
+
+  // Until a scheduled backup succeeds again (none is scheduled: nothing to fail).
+  const bk = d.ctx.config.backup.schedule ? failedBackup(d.ctx.db) : null;
+  if (bk) out.push({ condition: "backup_failed", subject: "gateway", message: `the scheduled backup of ${new Date(bk.startedAt).toISOString()} failed: ${bk.error}` });
 
   // One call site so a richer balances service can replace it.
   const mismatches = openDiscrepancies(d.ctx.db);
