@@ -4,20 +4,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type SolChainFixture } from "../testing/chain-fixture";
-import { crashGateway, disposeCrashGateways, type CrashGateway } from "../testing/crash";
+import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { USDC_MINT } from "../testing/solana-rpc";
 import { eventually } from "../testing/wait";
 
 type Obj = Record<string, any>;
 
-interface CrashCase {
-  chain: string;
-  start(): Promise<ChainFixture>;
-  confirmations: number;
-  pollInterval: string;
-  /** Blocks (slots) appear on their own this often, as on a live chain. */
-  blockMs: number;
+interface CrashCase extends ChainSuiteCase {
   /** Crash points, and whether the source holds native coin (without it the gas wallet tops it up first). */
   points: Array<[point: string, sourceHasNative: boolean]>;
   /** Native coin for a source that pays its own fees. */
@@ -82,12 +76,7 @@ const CASES: CrashCase[] = [
     // idempotent create, and what the gas wallet pays would vary.
     gasTxs: 2,
     async afterBinding(c, address) {
-      await eventually(
-        () => c.query<{ status: string }>("SELECT s.status FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", address)[0]?.status.match(/^(broadcasted|created)$/),
-        20_000,
-        "the source's token account created by the gas wallet",
-        50,
-      );
+      await solTokenAccountMade(c, address);
     },
     async after(fx, { source, gas, c }) {
       const sol = (fx as SolChainFixture).raw;

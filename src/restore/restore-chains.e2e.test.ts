@@ -8,18 +8,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type SolChainFixture } from "../testing/chain-fixture";
-import { crashGateway, disposeCrashGateways, type CrashGateway } from "../testing/crash";
+import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 
 type Obj = Record<string, any>;
 
-interface RestoreCase {
-  chain: string;
-  start(): Promise<ChainFixture>;
-  confirmations: number;
-  pollInterval: string;
-  blockMs: number;
+interface RestoreCase extends ChainSuiteCase {
   /** Native coin for a source that pays its own fees (0: the gas wallet pays every fee). */
   sourceNative: bigint;
   /** The gas wallet pays every fee (SOL: fee payer): funded before paying out. */
@@ -48,12 +43,7 @@ const CASES: RestoreCase[] = [
       ((fx as SolChainFixture).raw.conn as unknown as { _blockhashInfo: { lastFetch: number } })._blockhashInfo.lastFetch = 0;
     },
     async afterBinding(c, address) {
-      await eventually(
-        () => c.query<{ status: string }>("SELECT s.status FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", address)[0]?.status.match(/^(broadcasted|created)$/),
-        20_000,
-        "the source's token account created by the gas wallet",
-        50,
-      );
+      await solTokenAccountMade(c, address);
     },
   },
 ];
