@@ -3,6 +3,7 @@ import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0110_backup_runs.sql" with { type: "text" };
 import m2 from "./0120_restore_reconcile.sql" with { type: "text" };
 import m3 from "./0130_storage_probe.sql" with { type: "text" };
+import m4 from "./0170_invoices.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -11,4 +12,5 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0110_backup_runs", sql: m1 },
   { name: "0120_restore_reconcile", sql: m2 },
   { name: "0130_storage_probe", sql: m3 },
+  { name: "0170_invoices", sql: m4 },
 ];

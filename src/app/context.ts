@@ -7,7 +7,8 @@ import type { LoadedConfig } from "../config/load";
 import type { Config } from "../config/schema";
 import { Cipher } from "../secrets/cipher";
 import { loadMasterKey } from "../secrets/master-key";
-import { loadOrCreateSeed } from "../secrets/seed";
+import { loadSeed } from "../secrets/seed";
+import { requireDatabase } from "./data-folder";
 import { checkMasterKey } from "../secrets/key-check";
 import { checkGeneration, type GenerationCheck } from "../restore/generation";
 import { type Clock, systemClock } from "../lib/clock";
@@ -45,14 +46,15 @@ export interface ContextOptions {
   makeChains?: (ctx: Omit<AppContext, "chains">) => Map<ChainCode, ChainAdapter>;
 }
 
-/** Opens the database, applies migrations and loads the secrets. */
+/** Opens the database (which must exist: `stablegate init` makes it), applies migrations and loads the secrets. */
 export function openStore(loaded: LoadedConfig, env = process.env): { db: Db; cipher: Cipher; generation: GenerationCheck } {
+  requireDatabase(loaded);
+  const key = loadMasterKey(loaded.config.database.path, env);
+  registerSecret(key.toString("hex"));
   prepareDatabaseFile(loaded.config.database.path);
   const db = openDb(loaded.config.database.path);
   migrate(db);
   secureDatabaseFiles(loaded.config.database.path);
-  const key = loadMasterKey(loaded.config.database.path, env);
-  registerSecret(key.toString("hex"));
   const cipher = new Cipher(key);
   checkMasterKey(db, cipher, Date.now());
   // A database older than its data folder's marker (restored) enters reconcile here, before any job runs.
@@ -71,7 +73,7 @@ export function createContext(opts: ContextOptions): AppContext {
       generation: generation.generation,
     });
   }
-  const { seed } = loadOrCreateSeed(db, cipher, clock.now(), opts.env);
+  const { seed } = loadSeed(db, cipher);
   const base = {
     config,
     configSource: opts.loaded.source,

@@ -40,6 +40,8 @@ import { isSandboxGateway } from "../ops/readiness";
 import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
 import { AlertEngine } from "../ops/alerts/engine";
+import { RateRefresher } from "../rates/refresher";
+import { expireDueInvoices } from "../invoices/service";
 import { ScheduledBackups } from "../backup/schedule";
 
 export interface RunningGateway {
@@ -63,6 +65,8 @@ export interface Runtime {
   afterChainChange(chain: ChainCode): Promise<void>;
   /** Gas balances, metrics and alerts (src/ops). */
   ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null };
+  /** Fetches exchange rates for invoices ([rates] source = "coingecko"). */
+  rates: RateRefresher;
 }
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
@@ -77,6 +81,7 @@ export function createRuntime(ctx: AppContext): Runtime {
   const runtime: Runtime = {
     ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
+    rates: new RateRefresher(ctx),
     payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate(ctx) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
@@ -116,11 +121,20 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   // The database file's identity (a stat): a file deleted or replaced stops writes within 2 s even when idle.
   s.every("storage-file", 2000, () => void runtime.ops.storage.checkFile());
   s.service("alerts", () => runtime.ops.alerts.stop());
+  if (runtime.rates.enabled) {
+    void runtime.rates.tick(); // invoices need a rate from the first minute, not after the first refresh
+    s.every("rates", parseDuration(ctx.config.rates.refresh), () => runtime.rates.tick());
+    s.service("rates", async () => runtime.rates.stop());
+  }
   // Scheduled backups: the copy and its checks run on a worker thread (src/backup/sqlite-worker.ts).
   const backups = runtime.ops.backups;
   if (backups) s.every("backups", 15_000, () => backups.tick());
   s.every("expire-payins", 1000, () => {
     expireDueOrders(ctx);
+  });
+  // Invoices whose payer never chose a network (a chosen one expires with its pay-in).
+  s.every("expire-invoices", 1000, () => {
+    expireDueInvoices(ctx);
   });
   // Confirmed batch payouts and collection runs: rows become payout orders (also resumed after a restart).
   s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));
@@ -196,7 +210,15 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       return res;
     },
   }) as Server<unknown>;
-  const scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
+  let scheduler: Scheduler | null;
+  try {
+    scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
+  } catch (e) {
+    // Never a half-started gateway: the listener closes with the failed start.
+    runtime.payouts.stop();
+    await server.stop(true);
+    throw e;
+  }
   const port = server.port!;
   const url = `http://${ctx.config.server.host}:${port}`;
   ctx.logger.info("gateway listening", { url, config: ctx.configSource });

@@ -8,7 +8,7 @@ import { callbacksDue } from "../db/callbacks-due";
 
 export interface CallbackEvent {
   merchantId: number;
-  kind: "payin" | "payout" | "test";
+  kind: "payin" | "payout" | "test" | "invoice";
   orderNo: string;
   status: string;
   apiKeyId: string;

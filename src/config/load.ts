@@ -31,6 +31,9 @@ export function loadConfig(path: string | null): LoadedConfig {
   let raw: unknown = {};
   const source = path ?? "embedded default";
   if (path) {
+    // A named file must exist and say something: falling back to the embedded default (a
+    // database under ./data) would start a stranger beside the real gateway (DESIGN 16).
+    if (!existsSync(path)) throw new ConfigError([`the config file ${path} does not exist (it is never replaced by the embedded default)`], source);
     let text: string;
     try {
       text = readFileSync(path, "utf8");
@@ -41,6 +44,9 @@ export function loadConfig(path: string | null): LoadedConfig {
       raw = Bun.TOML.parse(text);
     } catch (e) {
       throw new ConfigError([`not valid TOML: ${(e as Error).message}`], source);
+    }
+    if (!raw || typeof raw !== "object" || !Object.keys(raw).length) {
+      throw new ConfigError([`the config file ${path} is empty (no settings): write at least [database] path (config/stablegate.example.toml lists every key)`], source);
     }
   }
   return parseConfig(raw, source);
@@ -56,6 +62,7 @@ export function parseConfig(raw: unknown, source = "inline"): LoadedConfig {
   }
   if (problems.length) throw new ConfigError(dedupe(problems), source);
   const config = withDefaults as Config;
+  sandboxDefaults(raw, config);
   semanticChecks(config, problems);
   if (problems.length) throw new ConfigError(problems, source);
   const publicUrl = (config.server.public_url ?? defaultPublicUrl(config.server.host, config.server.port)).replace(/\/+$/, "");
@@ -87,6 +94,7 @@ function semanticChecks(c: Config, problems: string[]): void {
   }
   sandboxMix(c, problems);
   alertChecks(c, problems);
+  ratesChecks(c, problems);
   backupChecks(c, problems);
   if (parseDuration(c.ops.max_scan_lag) < 1000) problems.push("ops.max_scan_lag: must be at least 1s");
   for (const [code, ch] of Object.entries(c.chains)) {
@@ -108,6 +116,26 @@ function sandboxMix(c: Config, problems: string[]): void {
         `set every enabled chain's mode (or enabled = false), or set [sandbox] allow_mixed = true (tests only)`,
     );
   }
+}
+
+/**
+ * DESIGN 8: in a sandbox gateway callbacks.allow_private_targets defaults to true, so a developer's
+ * receiver on 127.0.0.1 works out of the box; with any rpc chain it stays false unless set.
+ */
+function sandboxDefaults(raw: unknown, c: Config): void {
+  const given = (raw as { callbacks?: { allow_private_targets?: unknown } } | null)?.callbacks?.allow_private_targets;
+  if (given !== undefined) return;
+  const enabled = Object.values(c.chains).filter((ch) => ch.enabled);
+  if (enabled.length && enabled.every((ch) => ch.mode === "sandbox")) c.callbacks.allow_private_targets = true;
+}
+
+function ratesChecks(c: Config, problems: string[]): void {
+  const r = c.rates;
+  for (const [cur, rate] of Object.entries(r.fixed)) if (compareAmounts(rate, "0") <= 0) problems.push(`rates.fixed.${cur}: must be greater than 0`);
+  if (r.source === "coingecko" && parseDuration(r.refresh) >= parseDuration(r.max_age)) problems.push("rates.refresh: must be shorter than rates.max_age (else every rate goes stale between fetches)");
+  if (parseDuration(r.refresh) < 10_000) problems.push("rates.refresh: must be at least 10s");
+  if (compareAmounts(c.payin.underpay_tolerance_percent, "100") > 0) problems.push("payin.underpay_tolerance_percent: must be at most 100");
+  if (compareAmounts(r.spread_percent, "100") > 0) problems.push("rates.spread_percent: must be at most 100");
 }
 
 function alertChecks(c: Config, problems: string[]): void {

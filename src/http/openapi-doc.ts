@@ -12,6 +12,8 @@ import { VERSION } from "../version";
 import { PAYIN_STATUSES } from "../payin/state";
 import { PAYOUT_STATUSES } from "../payout/state";
 import { chainModules } from "../chains/registry";
+import { CreateInvoiceBody, InvoiceCallbackPayload, InvoiceView } from "../invoices/schemas";
+import { INVOICE_STATUSES } from "../invoices/status";
 
 export type OpenApiDoc = Record<string, unknown> & {
   info: { title: string; version: string; description: string };
@@ -101,6 +103,8 @@ export const ENUMS = {
   failedStage: ["submit", "broadcast", "confirm"],
   mode: ["shared", "exclusive"],
   businessType: ["payin_order", "exclusive_deposit"],
+  invoiceStatus: [...INVOICE_STATUSES],
+  invoiceBusinessType: ["invoice"],
 } as const;
 
 /** Which value set a property takes, by schema and property name (`status` depends on the resource). */
@@ -113,6 +117,10 @@ const ENUM_OF: Record<string, Record<string, keyof typeof ENUMS>> = {
   ExclusiveBindingDetail: { status: "bindingStatus" },
   PayoutOrder: { status: "payoutStatus" },
   PayoutCallbackPayload: { status: "payoutStatus" },
+  Invoice: { status: "invoiceStatus" },
+  "Invoice.payment": { status: "payinStatus" },
+  InvoiceCallbackPayload: { status: "invoiceStatus", businessType: "invoiceBusinessType" },
+  "InvoiceCallbackPayload.payment": { status: "payinStatus" },
 };
 
 /** Adds `enum` to the string (or string|null) properties named in ENUM_OF, at every depth. */
@@ -126,6 +134,7 @@ function withEnums(where: string, schema: Record<string, any>): Record<string, a
     }
     if (p.type === "array" && p.items) withEnums(`${where}.${name}`, p.items);
     else if (p.type === "object") withEnums(`${where}.${name}`, p);
+    else for (const b of (p.anyOf as Array<Record<string, any>> | undefined) ?? []) if (b.type === "object") withEnums(`${where}.${name}`, b);
   }
   return schema;
 }
@@ -142,6 +151,9 @@ const SCHEMAS = {
   Failure: FailureBodySchema,
   PayinCallbackPayload,
   PayoutCallbackPayload,
+  CreateInvoice: CreateInvoiceBody,
+  Invoice: InvoiceView,
+  InvoiceCallbackPayload,
 } satisfies Record<string, TSchema>;
 
 const ref = (name: keyof typeof SCHEMAS & string) => ({ $ref: `#/components/schemas/${name}` });
@@ -212,7 +224,7 @@ function operation(e: MerchantRoute): Operation {
   return op;
 }
 
-function callbackWebhook(name: "PayinCallbackPayload" | "PayoutCallbackPayload", summary: string) {
+function callbackWebhook(name: "PayinCallbackPayload" | "PayoutCallbackPayload" | "InvoiceCallbackPayload", summary: string) {
   const headers: Array<[string, string]> = [
     ["x-callback-timestamp", "Millisecond timestamp"],
     ["x-callback-nonce", "Random string, fresh per delivery"],
@@ -251,11 +263,13 @@ export function buildOpenApiDoc(serverUrl: string): OpenApiDoc {
       { name: "Pay-in", description: "Orders a payer pays once" },
       { name: "Exclusive wallets", description: "Permanent deposit addresses per bindKey" },
       { name: "Payout", description: "Transfers from the merchant's addresses" },
+      { name: "Invoices", description: "Prices in a currency; the payer picks the network" },
     ],
     paths,
     webhooks: {
       payinCallback: callbackWebhook("PayinCallbackPayload", "Pay-in status callback"),
       payoutCallback: callbackWebhook("PayoutCallbackPayload", "Payout status callback"),
+      invoiceCallback: callbackWebhook("InvoiceCallbackPayload", "Invoice status callback (businessType `invoice`)"),
     },
     components: {
       schemas: Object.fromEntries(Object.entries(SCHEMAS).map(([k, s]) => [k, withEnums(k, jsonSchema(s))])),

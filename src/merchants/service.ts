@@ -147,6 +147,11 @@ export function keySecret(deps: { db: DbOrTx; cipher: Cipher }, keyId: string): 
   return row ? deps.cipher.decrypt(row.secretEnc) : undefined;
 }
 
+/**
+ * A key signs requests until its grace ends. validFrom is not compared: keys are never issued
+ * for the future, and a server clock set back after issuing (or behind the client's) must answer
+ * 20012 with serverTime, which names the real problem, not 20005 "API Key invalid".
+ */
 export function isKeyValidAt(key: ApiKeyRow, now: number): boolean {
-  return key.validFrom <= now && (key.validUntil === null || now < key.validUntil);
+  return key.validUntil === null || now < key.validUntil;
 }

@@ -3,6 +3,7 @@
 // address it reached and what became of it (attached to an order, refunded by a
 // payout, dismissed with a note). The operator CLI and the back office call
 // these; every action is audited in the transaction that makes it.
+import { withinUnderpayTolerance } from "./tolerance";
 import { and, count, desc, eq, isNotNull, isNull, ne, type SQL } from "drizzle-orm";
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, denyList, merchants, payinOrders, payoutOrders, transfers } from "../db/schema";
@@ -156,7 +157,8 @@ export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orde
       throw new OperatorError(`cannot attach a deposit to order ${orderNo} in ${o.status}: only an unpaid waiting_payment or expired order takes one`);
     }
     const denied = !!tx.select().from(denyList).where(and(eq(denyList.chain, t.chain), eq(denyList.address, t.fromAddress))).get();
-    const exact = t.amount === o.amount;
+    // Short within [payin] underpay_tolerance counts as the amount, as it would have on arrival.
+    const exact = t.amount === o.amount || (o.mode === "shared" && withinUnderpayTolerance(ctx.config.payin, BigInt(o.amount), BigInt(t.amount), o.decimals));
     const late = o.expireAt !== null && t.blockTime > o.expireAt;
     const final = t.status === "confirmed";
     const paid = paidFields(t);

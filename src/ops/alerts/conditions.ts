@@ -6,6 +6,8 @@ import { openDiscrepancies } from "../../payout/balances";
 import { parseDuration } from "../../lib/duration";
 import { chainProblems, chainState, type Watchers } from "../chain-status";
 import type { GasMonitor } from "../gas";
+import type { Config } from "../../config/schema";
+import { staleRates } from "../../rates/book";
 import { failedBackup } from "../../backup/schedule";
 
 export const CONDITIONS = [
@@ -19,6 +21,7 @@ export const CONDITIONS = [
   "storage_unwritable",
   "disk_low",
   "backup_failed",
+  "rate_stale",
   "unrecorded_outgoing",
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
@@ -34,7 +37,7 @@ export interface ActiveCondition {
 }
 
 export interface ConditionDeps {
-  ctx: OpsCtx;
+  ctx: OpsCtx & { config: Pick<Config, "rates"> };
   watchers: Watchers;
   gas: GasMonitor;
   storage: StorageMonitor;
@@ -85,6 +88,7 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
     const n = mismatches.filter((m) => m.chain === chain).length;
     out.push({ condition: "reconciliation_mismatch", subject: chain, message: `${chain}: ${plural(n, "address balance")} on chain differ from the ledger` });
   }
+  rateConditions(d, out);
 
   // After a restore: transfers a payout source made that the restored database did not know (src/restore/reconcile.ts).
   const unrecorded = db
@@ -98,4 +102,14 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
     });
   }
   return out;
+}
+
+/** DESIGN 18: a stale rate refuses new invoices in its currency (56001); the operator hears of it. */
+function rateConditions(d: ConditionDeps, out: ActiveCondition[]): void {
+  const r = staleRates(d.ctx);
+  const why = r.lastError ? ` (last fetch: ${r.lastError})` : "";
+  if (r.neverFetched) out.push({ condition: "rate_stale", subject: "rates", message: `no exchange rate could be fetched yet${why}; invoices priced in a fiat currency other than USD get 56001` });
+  for (const c of r.stale) {
+    out.push({ condition: "rate_stale", subject: c, message: `the ${c} rate is older than rates.max_age (${d.ctx.config.rates.max_age})${why}; new ${c} invoices get 56001` });
+  }
 }
