@@ -7,13 +7,7 @@ import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, closeSync } from "node:fs";
 import { join } from "node:path";
-import { createContext } from "../app/context";
-import { makeChains } from "../chains/registry";
-import { loadConfig } from "../config/load";
-import { writeTx } from "../db/client";
-import { silentLogger } from "../lib/logger";
-import { runCli, startGatewayProcess, tempSetup, type TempSetup } from "../testing/process";
-import { exclusiveAddress } from "../wallet/addresses";
+import { BUN, ROOT, runCli, startGatewayProcess, tempSetup, type TempSetup } from "../testing/process";
 import { markerPath } from "./generation";
 
 const TOML = `[log]\nlevel = "warn"\n[restore]\nindex_gap = 1000\n`;
@@ -23,23 +17,35 @@ afterAll(() => {
 });
 
 async function setup(): Promise<TempSetup & { cli: (...a: string[]) => ReturnType<typeof runCli> }> {
-  const s = await tempSetup(TOML);
+  // Initialised by the CLI, not in-process: no connection of this process may stay open on the database restore replaces.
+  const s = await tempSetup(TOML, { init: false });
   dirs.push(s.dir);
   const cli = (...a: string[]) => runCli([...a, "--config", s.configPath], s.env);
+  expect(cli("init").code).toBe(0);
   expect(cli("merchant", "create", "--name", "restore-test", "--json").code).toBe(0);
   return { ...s, cli };
 }
 
-/** A new exclusive address of the first merchant on TRON, made in-process as the API would. */
+/**
+ * A new exclusive address of the first merchant on TRON, made as the API would, in a child
+ * process: no connection of this process may stay open on the database `restore` replaces.
+ */
 function handOut(s: TempSetup, bindKey: string): { index: number; address: string; restored: boolean } {
-  const ctx = createContext({ loaded: loadConfig(s.configPath), env: s.env, makeChains, logger: silentLogger });
-  try {
-    const restored = ctx.db.$client.query("SELECT count(*) AS n FROM reconcile_chains").get() as { n: number };
-    const a = writeTx(ctx.db, (tx) => exclusiveAddress(tx, ctx.chains.get("TRON")!, ctx.seed, 1, bindKey, ctx.clock.now()));
-    return { index: a.derivationIndex, address: a.address, restored: restored.n > 0 };
-  } finally {
-    ctx.db.$client.close(true);
-  }
+  const script = `
+    const { createContext } = await import(${JSON.stringify(join(import.meta.dir, "../app/context"))});
+    const { makeChains } = await import(${JSON.stringify(join(import.meta.dir, "../chains/registry"))});
+    const { loadConfig } = await import(${JSON.stringify(join(import.meta.dir, "../config/load"))});
+    const { writeTx } = await import(${JSON.stringify(join(import.meta.dir, "../db/client"))});
+    const { silentLogger } = await import(${JSON.stringify(join(import.meta.dir, "../lib/logger"))});
+    const { exclusiveAddress } = await import(${JSON.stringify(join(import.meta.dir, "../wallet/addresses"))});
+    const ctx = createContext({ loaded: loadConfig(${JSON.stringify(s.configPath)}), makeChains, logger: silentLogger });
+    const restored = ctx.db.$client.query("SELECT count(*) AS n FROM reconcile_chains").get().n > 0;
+    const a = writeTx(ctx.db, (tx) => exclusiveAddress(tx, ctx.chains.get("TRON"), ctx.seed, 1, ${JSON.stringify(bindKey)}, ctx.clock.now()));
+    console.log(JSON.stringify({ index: a.derivationIndex, address: a.address, restored }));
+  `;
+  const p = Bun.spawnSync([BUN, "-e", script], { cwd: ROOT, env: s.env, stdout: "pipe", stderr: "pipe" });
+  if (p.exitCode !== 0) throw new Error(`handOut failed: ${p.stderr.toString()}`);
+  return JSON.parse(p.stdout.toString().trim().split("\n").pop()!) as { index: number; address: string; restored: boolean };
 }
 
 /** Every file of the data folder with its SHA-256 and mode: "nothing changed" is this being equal. */
