@@ -3,7 +3,8 @@ import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0110_backup_runs.sql" with { type: "text" };
 import m2 from "./0120_restore_reconcile.sql" with { type: "text" };
 import m3 from "./0130_storage_probe.sql" with { type: "text" };
-import m4 from "./0170_invoices.sql" with { type: "text" };
+import m4 from "./0140_collection_confirmed_destination.sql" with { type: "text" };
+import m5 from "./0170_invoices.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -12,5 +13,6 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0110_backup_runs", sql: m1 },
   { name: "0120_restore_reconcile", sql: m2 },
   { name: "0130_storage_probe", sql: m3 },
-  { name: "0170_invoices", sql: m4 },
+  { name: "0140_collection_confirmed_destination", sql: m4 },
+  { name: "0170_invoices", sql: m5 },
 ];

@@ -5,6 +5,7 @@ import { configSchema, type Config } from "./schema";
 import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
 import { cidrProblem } from "../lib/client-ip";
+import { notifyUrlProblem } from "../lib/target-url";
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[], source: string) {
@@ -141,6 +142,9 @@ function ratesChecks(c: Config, problems: string[]): void {
 function alertChecks(c: Config, problems: string[]): void {
   const a = c.alerts;
   if (a.webhook_url && !a.webhook_secret) problems.push("alerts.webhook_secret: needed with alerts.webhook_url");
+  // The callbacks' target rules (DESIGN 10); delivery checks the resolved address again.
+  const hook = a.webhook_url ? notifyUrlProblem(a.webhook_url, c.callbacks.allow_private_targets) : null;
+  if (hook) problems.push(`alerts.webhook_url: ${hook}${hook === "must be a public address" ? " (or set callbacks.allow_private_targets = true)" : ""}`);
   if (!!a.telegram_bot_token !== !!a.telegram_chat_id) problems.push("alerts.telegram_chat_id: telegram_bot_token and telegram_chat_id go together");
 }
 
