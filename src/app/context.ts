@@ -10,6 +10,7 @@ import { loadMasterKey } from "../secrets/master-key";
 import { loadSeed } from "../secrets/seed";
 import { requireDatabase } from "./data-folder";
 import { checkMasterKey } from "../secrets/key-check";
+import { checkGeneration, type GenerationCheck } from "../restore/generation";
 import { type Clock, systemClock } from "../lib/clock";
 import { createLogger, type Logger, registerSecret } from "../lib/logger";
 import { parseDuration } from "../lib/duration";
@@ -46,7 +47,7 @@ export interface ContextOptions {
 }
 
 /** Opens the database (which must exist: `stablegate init` makes it), applies migrations and loads the secrets. */
-export function openStore(loaded: LoadedConfig, env = process.env): { db: Db; cipher: Cipher } {
+export function openStore(loaded: LoadedConfig, env = process.env): { db: Db; cipher: Cipher; generation: GenerationCheck } {
   requireDatabase(loaded);
   const key = loadMasterKey(loaded.config.database.path, env);
   registerSecret(key.toString("hex"));
@@ -56,14 +57,22 @@ export function openStore(loaded: LoadedConfig, env = process.env): { db: Db; ci
   secureDatabaseFiles(loaded.config.database.path);
   const cipher = new Cipher(key);
   checkMasterKey(db, cipher, Date.now());
-  return { db, cipher };
+  // A database older than its data folder's marker (restored) enters reconcile here, before any job runs.
+  const generation = checkGeneration(db, loaded.config.database.path, { indexGap: loaded.config.restore.index_gap, now: Date.now() });
+  return { db, cipher, generation };
 }
 
 export function createContext(opts: ContextOptions): AppContext {
   const { config } = opts.loaded;
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger({ level: config.log.level, now: () => clock.now() });
-  const { db, cipher } = openStore(opts.loaded, opts.env);
+  const { db, cipher, generation } = openStore(opts.loaded, opts.env);
+  if (generation.restored) {
+    logger.warn("this database is older than its data folder's generation marker (restored): reconcile mode", {
+      indexGap: config.restore.index_gap,
+      generation: generation.generation,
+    });
+  }
   const { seed } = loadSeed(db, cipher);
   const base = {
     config,

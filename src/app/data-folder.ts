@@ -150,7 +150,8 @@ export function initDataFolder(loaded: LoadedConfig, env: NodeJS.ProcessEnv = pr
     writeMarker(p);
     return { database: p, masterKeyFile: made, seed, completed: false };
   } finally {
-    db.$client.close();
+    // close(true): finalize now (close_v2 would keep the file open until GC, and `restore` would find it in use).
+    db.$client.close(true);
     secureDatabaseFiles(p);
   }
 }

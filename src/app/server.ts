@@ -20,6 +20,8 @@ import { pruneDeliveredCallbacks } from "../callbacks/retention";
 import { optimizeDatabase, OPTIMIZE_EVERY_MS } from "../db/optimize";
 import { chainModule } from "../chains/registry";
 import { addressBook } from "../wallet/addresses";
+import { ReconcileGate } from "../restore/reconcile";
+import { gapStep, gapWatched } from "../restore/gap-addresses";
 import { checkoutRoutes } from "../checkout/routes";
 import { runBatches } from "../treasury/batch";
 import { runCollections } from "../treasury/collection";
@@ -83,7 +85,7 @@ export function createRuntime(ctx: AppContext): Runtime {
     ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
     rates: new RateRefresher(ctx),
-    payouts: new PayoutExecutor(ctx, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
+    payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate(ctx) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();
@@ -149,6 +151,14 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     // Also resumes payouts a restart interrupted (the first run is a second after start).
     s.every(`payouts-${code}`, 1000, () => runtime.payouts.tick(code));
     s.every(`reconcile-${code}`, 60_000, () => reconcileChain(ctx, adapter));
+    // After a restore: the HD indexes it skipped become watched addresses, then the chain is rescanned for them.
+    s.every(`restore-gap-${code}`, 250, async () => {
+      const step = gapStep(ctx, adapter);
+      if (step.state !== "rescan") return;
+      if (step.since !== null) await watcher.rewind(step.since);
+      gapWatched(ctx.db, code, ctx.clock.now());
+      ctx.logger.info("restore: the HD indexes the restore skipped are watched; rescanning from the backup's cursor", { chain: code, from: step.from, to: step.to });
+    });
     if (adapter.mode === "rpc") {
       // Read once now (gas_low need not wait a minute after start), then every minute.
       void runtime.ops.gas.refresh(code);

@@ -11,6 +11,7 @@ import { createPrivateFile } from "../db/file-modes";
 import { BadBackup, inspectBackup, type BackupSummary } from "./inspect";
 import { vacuumInto } from "./sqlite-worker";
 import { processAlive } from "../lib/pid";
+import { rotateGenerationAt } from "../restore/generation";
 
 const PARTIAL = /^\.(.+)\.(\d+)\.partial$/;
 const partialName = (out: string) => join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
@@ -60,6 +61,8 @@ export async function writeBackup(dbPath: string, out: string): Promise<BackupSu
     crashPoint("backup-checked");
     publish(tmp, out);
     await fsyncPath(dir);
+    // The live database moves on to a new generation marker: this copy, put back, is a restore (DESIGN 16).
+    rotateGenerationAt(dbPath, Date.now());
     return { ...summary, path: out };
   } finally {
     rmSync(tmp, { force: true });

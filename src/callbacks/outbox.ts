@@ -3,7 +3,7 @@
 import { afterCommit, prepared, type DbOrTx, type Tx } from "../db/client";
 import { sql } from "drizzle-orm";
 import { callbacks, merchants } from "../db/schema";
-import { newEventId } from "../lib/ids";
+import { newEventId, orderEventId } from "../lib/ids";
 import { callbacksDue } from "../db/callbacks-due";
 
 export interface CallbackEvent {
@@ -20,20 +20,25 @@ export interface CallbackEvent {
 }
 
 export function enqueueCallback(tx: Tx, e: CallbackEvent): string {
-  const id = newEventId(e.now);
-  const payload = JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
   // A plain bun:sqlite statement (no drizzle parameter mapping): this runs for every create.
   const insert = prepared(tx, "enqueueCallback", (d) =>
     d.$client.prepare(
       `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
     ),
   );
   const state = e.url === null && !merchantDefaultUrl(tx, e.merchantId) ? "held" : "pending";
-  insert.run(id, e.merchantId, e.kind, e.orderNo, e.status, e.apiKeyId, e.url, payload, state, e.now, e.now, e.now);
-  // The worker is woken once the row is committed, never for a write rolled back.
-  afterCommit(tx, callbacksDue);
-  return id;
+  // An order's events have stable ids (lib/ids.ts orderEventId): the first free occurrence is
+  // this one. Test events are not order changes and keep a fresh id each.
+  for (let occurrence = 0; ; occurrence++) {
+    const id = e.kind === "test" ? newEventId(e.now) : orderEventId({ ...e, occurrence, fallbackMs: e.now });
+    const payload = JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
+    if (insert.run(id, e.merchantId, e.kind, e.orderNo, e.status, e.apiKeyId, e.url, payload, state, e.now, e.now, e.now).changes === 1) {
+      // The worker is woken once the row is committed, never for a write rolled back.
+      afterCommit(tx, callbacksDue);
+      return id;
+    }
+  }
 }
 
 /** A callback with no target at all is held (never dropped) until the merchant gets a default URL. */

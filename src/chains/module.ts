@@ -65,6 +65,29 @@ export interface ChainDefaults {
   tokens: readonly TokenInfo[];
 }
 
+/** An outgoing transfer from a gateway address that the database does not know (restore reconcile, DESIGN 16). */
+export interface UnrecordedTransfer {
+  /** Null when the chain only tells that something was sent (an EVM nonce used, no token transfer found for it). */
+  txHash: string | null;
+  /** EVM: the nonce it used. */
+  nonce?: number;
+  blockNumber?: bigint;
+  to?: string;
+  /** Token symbol, or the native coin's. */
+  asset?: string;
+  /** Base units of `asset`. */
+  amount?: bigint;
+}
+
+export interface OutgoingQuery {
+  /** The source address (canonical form). */
+  address: string;
+  /** The backup's scan cursor on this chain: transfers after this block count; null when the chain had never been scanned. */
+  since: bigint | null;
+  /** Whether the database stored this transaction (a payout, a gas top-up, a token-account creation). */
+  known(txHash: string): boolean;
+}
+
 /** What a chain's payout steps and jobs read from the gateway. */
 export interface ChainModuleCtx {
   db: Db;
@@ -123,6 +146,13 @@ export interface ChainModule {
    * the real fee limit when they sign.
    */
   estimateTransferFee?(adapter: ChainAdapter, sample: FeeSample): Promise<FeeEstimate | undefined>;
+  /**
+   * Restore reconcile (DESIGN 16): reads the chain for what `q.address` sent after the backup
+   * and returns each transfer the database does not know (EVM: nonces past the highest stored;
+   * TRON, SOL: transactions it signed after `q.since`). A sandbox adapter's chain lives in the
+   * database, so it was restored with it: nothing to read.
+   */
+  unrecordedOutgoing(ctx: ChainModuleCtx, adapter: ChainAdapter, q: OutgoingQuery): Promise<UnrecordedTransfer[]>;
   /** Background jobs an rpc-mode adapter needs (Solana: token-account provisioning). */
   jobs?(ctx: ChainModuleCtx, adapter: ChainAdapter, addresses: AddressBook): ChainJob[];
   /** The wallet-launch URI of DESIGN 5 (amount null: an exclusive address, any amount). */

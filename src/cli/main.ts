@@ -31,6 +31,7 @@ import { checkCommandLine, isCommand, VALUE_FLAGS } from "./commands";
 import { databasePresent, DataFolderError, initDataFolder, requireDatabase, type InitResult } from "../app/data-folder";
 import { failPoint } from "../lib/crash";
 import { BACKUP_USAGE, backupCommand } from "./backup";
+import { RESTORE_USAGE, restoreCommand } from "./restore";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
@@ -53,6 +54,7 @@ ${DENYLIST_USAGE}
 ${AUDIT_USAGE}
   ${ALERTS_USAGE}
   ${BACKUP_USAGE}
+${RESTORE_USAGE}
   --version`;
 
 /** Shown for an unknown command: the shape, not the whole help. */
@@ -188,6 +190,8 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         // The database must be there (never a backup of a stranger); --verify reads only FILE.
         if (typeof flags.verify !== "string") requireDatabase(loaded);
         return await backupCommand(loaded.config.database.path, flags);
+      case "restore":
+        return restoreCommand(loaded, () => deps().db, positional.slice(1), flags);
       default:
         throw new CliUsageError(`unknown command: ${cmd}`);
     }

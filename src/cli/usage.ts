@@ -1,5 +1,6 @@
 // Help text in one place: `stablegate help`, `stablegate COMMAND --help`, and the
 // environment variables (README mirrors ENVIRONMENT; a test keeps them in sync).
+import { RESTORE_DETAILS } from "./restore";
 
 /** Per-command usage beyond the one-line list in main.ts (options explained). */
 const DETAILS: Record<string, string> = {
@@ -41,7 +42,7 @@ that already holds a database, a master key, or was made for another database pa
   callbacks resend EVENT_ID           deliver a failed callback again (same eventId and payload)`,
   alerts: `usage: stablegate alerts list [--firing] [--json]
 Alert incidents (scanner_stalled, rpc_down, gas_low, callbacks_failing, payout_failed,
-unmatched_deposit, reconciliation_mismatch, storage_unwritable, disk_low, backup_failed), newest first, with when each fired and resolved.
+unmatched_deposit, reconciliation_mismatch, storage_unwritable, disk_low, backup_failed, unrecorded_outgoing), newest first, with when each fired and resolved.
 Delivery: [alerts] webhook_url + webhook_secret (Standard Webhooks), telegram_bot_token +
 telegram_chat_id. See docs/operations.md.`,
   backup: `usage: stablegate backup --out FILE [--config PATH]
@@ -55,6 +56,7 @@ telegram_chat_id. See docs/operations.md.`,
           it holds; exits 1 with the reason for a corrupt, truncated or foreign file.
 Keep the master key (STABLEGATE_MASTER_KEY or master.key) too, stored apart from the backups:
 without it the wallet seed and API keys in a backup cannot be decrypted.`,
+  restore: RESTORE_DETAILS,
   help: `usage: stablegate help [COMMAND]
 The command list, or one command's usage (same as stablegate COMMAND --help).`,
 };

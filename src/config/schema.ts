@@ -133,6 +133,17 @@ export const ConfigSchema = T.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    restore: T.Object(
+      {
+        index_gap: T.Integer({
+          minimum: 1,
+          maximum: 1_000_000,
+          default: 1000,
+          description: "a restored database hands out HD addresses from this many indexes past the highest it knows, so no address handed out after the backup is handed out again",
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     backup: T.Object(
       {
         schedule: T.Optional(T.String({ minLength: 1, description: 'cron pattern (croner, UTC), e.g. "15 * * * *": serve takes a checked backup on it; unset: no scheduled backups' })),

@@ -75,7 +75,8 @@ export const addresses = sqliteTable(
     id: text("id").primaryKey(),
     merchantId: integer("merchant_id").references(() => merchants.id),
     chain: text("chain").notNull(),
-    kind: text("kind", { enum: ["shared", "exclusive", "gas"] }).notNull(),
+    /** restore_gap: an index a restore skipped (src/restore/gap-addresses.ts): watched, never handed out. */
+    kind: text("kind", { enum: ["shared", "exclusive", "gas", "restore_gap"] }).notNull(),
     derivationIndex: integer("derivation_index").notNull(),
     address: text("address").notNull(),
     bindKey: text("bind_key"),
@@ -776,6 +777,72 @@ export const collectionLegs = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.legNo] })],
 );
+
+/**
+ * Restore reconcile (DESIGN 16): a chain of a restored database and the backup's scan cursor
+ * on it. Outgoing transfers from a payout source after `sinceBlock` are read from the chain
+ * before the source sends again. One row per chain, replaced by the next restore.
+ */
+export const reconcileChains = sqliteTable("reconcile_chains", {
+  chain: text("chain").primaryKey(),
+  /** The watcher's cursor the backup held; null when the chain had never been scanned. */
+  sinceBlock: integer("since_block"),
+  /** HD indexes [gapFrom, gapTo) skipped by the restore: maybe handed out after the backup, so still watched (kind restore_gap). */
+  gapFrom: integer("gap_from").notNull(),
+  gapTo: integer("gap_to").notNull(),
+  /** When every skipped index was watched and the chain rescanned from sinceBlock for them. */
+  gapWatchedAt: integer("gap_watched_at"),
+  /** The generation the restore started (settings.generation). */
+  generation: text("generation").notNull(),
+  startedAt: integer("started_at").notNull(),
+});
+
+/** A payout source checked against its chain after a restore: clear, held (unrecorded transfers found) or acknowledged. */
+export const reconcileAddresses = sqliteTable(
+  "reconcile_addresses",
+  {
+    chain: text("chain").notNull(),
+    address: text("address").notNull(),
+    generation: text("generation").notNull(),
+    state: text("state", { enum: ["clear", "held", "acknowledged"] }).notNull(),
+    checkedAt: integer("checked_at").notNull(),
+    acknowledgedBy: text("acknowledged_by"),
+    acknowledgedAt: integer("acknowledged_at"),
+  },
+  (t) => [primaryKey({ columns: [t.chain, t.address] })],
+);
+
+/** A transfer a payout source made that the (restored) database does not know; an exception until acknowledged. */
+export const unrecordedOutgoing = sqliteTable(
+  "unrecorded_outgoing",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chain: text("chain").notNull(),
+    address: text("address").notNull(),
+    /** Null when the chain tells only that it happened (an EVM nonce used with no token transfer found). */
+    txHash: text("tx_hash"),
+    /** EVM: the nonce the transaction used. */
+    nonce: integer("nonce"),
+    blockNumber: integer("block_number"),
+    toAddress: text("to_address"),
+    /** Token symbol, or the native coin's. */
+    asset: text("asset"),
+    /** Base units. */
+    amount: text("amount"),
+    generation: text("generation").notNull(),
+    foundAt: integer("found_at").notNull(),
+    acknowledgedBy: text("acknowledged_by"),
+    acknowledgedAt: integer("acknowledged_at"),
+  },
+  (t) => [index("unrecorded_outgoing_address").on(t.chain, t.address, t.acknowledgedAt)],
+);
+
+/** The lowest HD index a chain hands out next (a restore moves it past every index the backup may have missed). */
+export const derivationFloors = sqliteTable("derivation_floors", {
+  chain: text("chain").primaryKey(),
+  nextIndex: integer("next_index").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
 
 /** Scheduled backups (src/backup/schedule.ts): the newest row decides when the next is due and whether backup_failed fires. */
 export const backupRuns = sqliteTable(

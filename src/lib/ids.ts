@@ -1,6 +1,6 @@
 // Public identifiers (DESIGN 4): PI/PO + time-ordered digits (<= 32 chars),
 // EB… bindings, AD… addresses, EV… callback events.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 let lastMs = 0;
 let seq = 0;
@@ -20,6 +20,17 @@ export function newOrderNo(prefix: "PI" | "PO" | "IV", nowMs: number): string {
   }
   const rand = String(randomBytes(2).readUInt16BE(0) % 1000).padStart(3, "0");
   return `${prefix}${stamp(nowMs)}${String(seq).padStart(4, "0")}${rand}`;
+}
+
+/**
+ * An order number derived from what caused the order (a deposit's chain, transaction and log
+ * index), same shape as newOrderNo: the time, then 7 digits of SHA-256 of `key` and `attempt`.
+ * A rescan after a restore makes the same order again under the same number, so the merchant
+ * sees it, and its callbacks' eventIds, once (DESIGN 16). `attempt` moves past a taken number.
+ */
+export function derivedOrderNo(prefix: "PI" | "PO", timeMs: number, key: string, attempt = 0): string {
+  const h = createHash("sha256").update(`${key}\n${attempt}`).digest().readUInt32BE(0) % 10_000_000;
+  return `${prefix}${stamp(timeMs)}${String(h).padStart(7, "0")}`;
 }
 
 export function newId(prefix: string): string {
@@ -46,4 +57,24 @@ export function newEventId(nowMs: number): string {
 /** A checkout token: the time, then 18 random bytes (the unguessable part, as newToken). */
 export function newTimedToken(nowMs: number): string {
   return msHex(nowMs) + newToken();
+}
+
+/** The creation time a PI/PO order number starts with (UTC, ms), null for another shape. */
+export function orderNoTime(orderNo: string): number | null {
+  const m = /^[A-Z]{2}(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{3})/.exec(orderNo);
+  if (!m) return null;
+  const t = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, +m[7]!);
+  return Number.isFinite(t) ? t : null;
+}
+
+/**
+ * The eventId of an order's callback, the same every time the same change is written: EV +
+ * the order's creation time (index locality, as newEventId) + 20 hex digits of SHA-256 over
+ * (merchant, kind, order, status, occurrence). A rescan after a restore writes the callbacks
+ * the merchant already received again under the ids it has, so it can drop them (DESIGN 16).
+ * `occurrence` counts earlier events of the same order and status (a status reached again).
+ */
+export function orderEventId(e: { merchantId: number; kind: string; orderNo: string; status: string; occurrence: number; fallbackMs: number }): string {
+  const h = createHash("sha256").update(`${e.merchantId}\n${e.kind}\n${e.orderNo}\n${e.status}\n${e.occurrence}`).digest("hex").slice(0, 20).toUpperCase();
+  return "EV" + msHex(orderNoTime(e.orderNo) ?? e.fallbackMs).toUpperCase() + h;
 }

@@ -7,7 +7,7 @@ import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db
 import type { IncomingTransfer } from "../chains/types";
 import type { TransferPort } from "../watcher/port";
 import { findAddress } from "../wallet/addresses";
-import { newOrderNo, newToken } from "../lib/ids";
+import { derivedOrderNo, newToken } from "../lib/ids";
 import { currentKey } from "../merchants/service";
 import { applyPayinEvent, insertOrderWithCallback, type PayinCtx } from "./service";
 import type { PayinOrderRow } from "./views";
@@ -91,6 +91,7 @@ function keepUnmatched(ctx: PayinCtx, tx: Tx, t: TransferRow, reason: UnmatchedR
 function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | undefined, now: number): void {
   if (!t.addressId || !kind) return keepUnmatched(ctx, tx, t, "unknown_address");
   if (kind === "gas") return setDisposition(tx, t, "gas_funding", null);
+  if (kind === "restore_gap") return keepUnmatched(ctx, tx, t, "restore_gap");
   const denied = isDenied(tx, t.chain, t.fromAddress);
 
   const onTime = (o: PayinOrderRow) => o.expireAt === null || t.blockTime <= o.expireAt;
@@ -234,10 +235,13 @@ function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boole
   const key = currentKey(tx, addr.merchantId);
   if (!key) return keepUnmatched(ctx, tx, t, "no_api_key");
   // Its merchantOrderNo is its orderNo: skip one the merchant already used for an order of its own.
-  let orderNo = newOrderNo("PI", now);
-  while (tx.select({ id: payinOrders.id }).from(payinOrders).where(and(eq(payinOrders.merchantId, addr.merchantId), eq(payinOrders.merchantOrderNo, orderNo))).get()) {
-    orderNo = newOrderNo("PI", now);
-  }
+  // Derived from the transfer, so a rescan after a restore makes the same order (same orderNo, same eventIds).
+  const cause = `${t.chain}:${t.txHash}:${t.logIndex}`;
+  const time = t.blockTime > 0 ? t.blockTime : now;
+  let orderNo = derivedOrderNo("PI", time, cause);
+  const taken = (no: string) =>
+    tx.select({ id: payinOrders.id }).from(payinOrders).where(or(eq(payinOrders.orderNo, no), and(eq(payinOrders.merchantId, addr.merchantId), eq(payinOrders.merchantOrderNo, no)))).get();
+  for (let attempt = 1; taken(orderNo); attempt++) orderNo = derivedOrderNo("PI", time, cause, attempt);
   const token = ctx.chains.get(t.chain as never)?.tokens.find((x) => x.symbol === t.token);
   const row = insertOrderWithCallback(
     tx,

@@ -26,6 +26,7 @@ export const UNMATCHED_REASONS = {
   order_cancelled: "the frozen order it paid was cancelled; the money is refundable",
   unknown_address: "not a gateway address",
   no_api_key: "the merchant has no API key to sign a deposit order",
+  restore_gap: "an address handed out after the restored backup: its order or binding is unknown to this database",
 } as const;
 export type UnmatchedReason = keyof typeof UNMATCHED_REASONS;
 

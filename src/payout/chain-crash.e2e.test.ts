@@ -4,20 +4,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { startBscChain, startSolChain, startTronChain, type ChainFixture, type SolChainFixture } from "../testing/chain-fixture";
-import { crashGateway, disposeCrashGateways, type CrashGateway } from "../testing/crash";
+import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { USDC_MINT } from "../testing/solana-rpc";
 import { eventually } from "../testing/wait";
 
 type Obj = Record<string, any>;
 
-interface CrashCase {
-  chain: string;
-  start(): Promise<ChainFixture>;
-  confirmations: number;
-  pollInterval: string;
-  /** Blocks (slots) appear on their own this often, as on a live chain. */
-  blockMs: number;
+interface CrashCase extends ChainSuiteCase {
   /** Crash points, and whether the source holds native coin (without it the gas wallet tops it up first). */
   points: Array<[point: string, sourceHasNative: boolean]>;
   /** Native coin for a source that pays its own fees. */
@@ -82,12 +76,7 @@ const CASES: CrashCase[] = [
     // idempotent create, and what the gas wallet pays would vary.
     gasTxs: 2,
     async afterBinding(c, address) {
-      await eventually(
-        () => c.query<{ status: string }>("SELECT s.status FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", address)[0]?.status.match(/^(broadcasted|created)$/),
-        20_000,
-        "the source's token account created by the gas wallet",
-        50,
-      );
+      await solTokenAccountMade(c, address);
     },
     async after(fx, { source, gas, c }) {
       const sol = (fx as SolChainFixture).raw;
@@ -102,23 +91,9 @@ const CASES: CrashCase[] = [
   },
 ];
 
-// The chains' cases run at once: each waits mostly on child processes and block times.
-const fixtures = new Map<string, ChainFixture>();
-const stops: Array<() => void> = [];
-beforeAll(async () => {
-  await Promise.all(
-    CASES.map(async (k) => {
-      const fx = await k.start();
-      fixtures.set(k.chain, fx);
-      stops.push(fx.autoAdvance(k.blockMs));
-    }),
-  );
-});
-afterAll(async () => {
-  for (const stop of stops) stop();
-  await disposeCrashGateways();
-  for (const fx of fixtures.values()) await fx.stop();
-});
+const fixtures = chainFixtures(CASES);
+beforeAll(() => fixtures.start());
+afterAll(() => fixtures.stop(disposeCrashGateways));
 
 const ROWS = CASES.flatMap((k) => k.points.map(([point, sourceHasNative]) => [k.chain, point, sourceHasNative, k] as const));
 
@@ -126,7 +101,7 @@ describe("payout crash safety on every chain", () => {
   test.concurrent.each(ROWS)(
     "%s: killed at %s, restarted: sent exactly once",
     async (_chain, point, sourceHasNative, k) => {
-      const fx = fixtures.get(k.chain)!;
+      const fx = fixtures.get(k.chain);
       const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
       const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-crash`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
       const { client } = c;

@@ -23,6 +23,7 @@ export const SUBMITTED = sql`${payoutOrders.status} = 'submitted'`;
 export const BROADCASTED = sql`${payoutOrders.status} = 'broadcasted'`;
 
 import { KeyedLock, RetryLater, storedTx, type PayoutChainOps } from "../chains/payout-steps";
+import type { SendGate } from "../restore/reconcile";
 
 // The step interface lives with the chain modules that implement it (the chain layer imports no payout/ code).
 export { KeyedLock, RetryLater, storedTx, type PayoutChainOps };
@@ -34,7 +35,12 @@ export interface ExecutorCtx {
   logger: Logger;
   seed: Uint8Array;
   chains: ReadonlyMap<ChainCode, ChainAdapter>;
+  /** Restore reconcile (src/restore/reconcile.ts): may this source send, or why it is held. */
+  gate?: SendGate;
 }
+
+/** How soon a source whose chain could not be read for reconcile is tried again. */
+const GATE_RETRY_MS = 5_000;
 
 export interface ExecutorOptions {
   ops?: (adapter: ChainAdapter, locks: KeyedLock) => PayoutChainOps | undefined;
@@ -102,6 +108,8 @@ export class PayoutExecutor {
     let o = payoutById(this.ctx.db, orderId);
     if (o.status !== "submitted") return o;
     const adapter = this.adapter(o.chain);
+    const held = await this.held(adapter, o);
+    if (held) return held;
 
     if (!o.signedTx) {
       crashPoint("payout:before-sign");
@@ -154,6 +162,32 @@ export class PayoutExecutor {
       this.ctx.logger.warn("payout broadcast failed", { orderNo: f.orderNo, permanent: result.permanent, error: result.error });
       if (result.permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "broadcast" }, { lastError: result.error, attempts: f.attempts + 1, retryAt: null }, now);
       return patchPayout(tx, f.id, { lastError: result.error, attempts: f.attempts + 1, retryAt }, now);
+    });
+  }
+
+  /**
+   * After a restore, a source's chain is read before it sends (once per source): a hold
+   * leaves the order submitted with the hold as its lastError, and nothing is signed or sent.
+   * Undefined when the order may go on.
+   */
+  private async held(adapter: ChainAdapter, o: PayoutOrderRow): Promise<PayoutOrderRow | undefined> {
+    const gate = this.ctx.gate;
+    if (!gate) return undefined;
+    let why: string | null;
+    let retryAt: number | null = null;
+    try {
+      why = await this.locks.run(`${o.chain}:${o.fromAddress}`, () => gate.check(adapter, o.fromAddress));
+    } catch (e) {
+      if (this.stopping) return payoutById(this.ctx.db, o.id);
+      why = `held after restore: could not read ${o.chain} for what ${o.fromAddress} sent since the backup (${errorText(e)}); retrying`;
+      retryAt = this.ctx.clock.now() + GATE_RETRY_MS;
+    }
+    if (why === null) return undefined;
+    const text = why;
+    return this.commit((tx) => {
+      const f = payoutById(tx, o.id);
+      if (f.status !== "submitted" || (f.lastError === text && f.retryAt === retryAt)) return f;
+      return patchPayout(tx, f.id, { lastError: text, retryAt }, this.ctx.clock.now());
     });
   }
 

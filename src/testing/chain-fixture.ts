@@ -208,3 +208,40 @@ export async function startSolChain(opts: SolanaRpcNodeOptions = {}): Promise<So
     stop: () => raw.stop(),
   };
 }
+
+/** A row of a per-chain suite that runs child gateways in rpc mode on the chain's test node. */
+export interface ChainSuiteCase {
+  chain: string;
+  start(): Promise<ChainFixture>;
+  confirmations: number;
+  pollInterval: string;
+  /** Blocks (slots) appear on their own this often, as on a live chain. */
+  blockMs: number;
+}
+
+/**
+ * The nodes of a per-chain suite whose rows run at once (each waits mostly on child processes
+ * and block times): every case's node started together, with blocks appearing on a timer.
+ * `stop()` (afterAll) stops the timers, runs `before` (e.g. killing child gateways), then the nodes.
+ */
+export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "start" | "blockMs">>) {
+  const fixtures = new Map<string, ChainFixture>();
+  const timers: Array<() => void> = [];
+  return {
+    get: (chain: string) => fixtures.get(chain)!,
+    async start(): Promise<void> {
+      await Promise.all(
+        cases.map(async (k) => {
+          const fx = await k.start();
+          fixtures.set(k.chain, fx);
+          timers.push(fx.autoAdvance(k.blockMs));
+        }),
+      );
+    },
+    async stop(before?: () => Promise<unknown>): Promise<void> {
+      for (const t of timers) t();
+      await before?.();
+      for (const fx of fixtures.values()) await fx.stop();
+    },
+  };
+}

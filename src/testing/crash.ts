@@ -6,6 +6,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ChainCode } from "../chains/types";
 import { StablegateClient } from "../sdk/client";
+import { eventually } from "./wait";
 import { BUN, ROOT, rpcChainToml, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
 
 /** Sandbox TRON only, 2 confirmations, no block time: what the sandbox crash tests run on. */
@@ -89,4 +90,14 @@ async function createMerchantByCli(s: TempSetup, name: string): Promise<{ mercha
 /** Kills what crashGateway() started and removes its folders (newest first); for afterAll. */
 export async function disposeCrashGateways(): Promise<void> {
   for (const c of live.splice(0).reverse()) await c();
+}
+
+/** Until the Solana token-accounts job has sent (or finished) `address`'s token account, as it does for every receiving address. */
+export function solTokenAccountMade(c: CrashGateway, address: string): Promise<unknown> {
+  return eventually(
+    () => c.query<{ status: string }>("SELECT s.status FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", address)[0]?.status.match(/^(broadcasted|created)$/),
+    20_000,
+    "the source's token account created by the gas wallet",
+    50,
+  );
 }

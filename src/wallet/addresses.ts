@@ -2,16 +2,21 @@
 // wallet; merchant addresses take the next free index.
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { prepared, type DbOrTx } from "../db/client";
-import { addresses } from "../db/schema";
+import { addresses, derivationFloors } from "../db/schema";
 import type { ChainAdapter, ChainCode, WatchSet } from "../chains/types";
 import type { AddressBook } from "../chains/payout-steps";
 import { newId } from "../lib/ids";
 
 export type AddressRow = typeof addresses.$inferSelect;
 
-function nextIndex(tx: DbOrTx, chain: string): number {
+/**
+ * The next HD index of a chain: past every stored address and at or above the chain's floor,
+ * which a restore raises by restore.index_gap (src/restore/generation.ts). Index 0 is the gas wallet.
+ */
+export function nextIndexOf(tx: DbOrTx, chain: string): number {
   const r = tx.select({ m: sql<number | null>`max(${addresses.derivationIndex})` }).from(addresses).where(eq(addresses.chain, chain)).get();
-  return Math.max(1, (r?.m ?? 0) + 1);
+  const floor = tx.select({ n: derivationFloors.nextIndex }).from(derivationFloors).where(eq(derivationFloors.chain, chain)).get()?.n ?? 0;
+  return Math.max(1, (r?.m ?? 0) + 1, floor);
 }
 
 function insertAddress(
@@ -45,7 +50,7 @@ export function sharedPool(tx: DbOrTx, merchantId: number, chain: ChainCode): Ad
 }
 
 export function addSharedAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, now: number): AddressRow {
-  return insertAddress(tx, { adapter, seed, merchantId, kind: "shared", index: nextIndex(tx, adapter.chain), now });
+  return insertAddress(tx, { adapter, seed, merchantId, kind: "shared", index: nextIndexOf(tx, adapter.chain), now });
 }
 
 /**
@@ -60,7 +65,7 @@ export function exclusiveAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8A
       and(eq(addresses.merchantId, merchantId), eq(addresses.chain, adapter.chain), eq(addresses.kind, "exclusive"), eq(addresses.bindKey, bindKey), isNull(addresses.deletedAt)),
     )
     .get();
-  return existing ?? insertAddress(tx, { adapter, seed, merchantId, kind: "exclusive", index: nextIndex(tx, adapter.chain), bindKey, now });
+  return existing ?? insertAddress(tx, { adapter, seed, merchantId, kind: "exclusive", index: nextIndexOf(tx, adapter.chain), bindKey, now });
 }
 
 export function findAddress(tx: DbOrTx, chain: string, address: string): AddressRow | undefined {

@@ -63,6 +63,22 @@ export class ChainWatcher {
     return run;
   }
 
+  /**
+   * Moves the cursor back to `to` (never forward), after any tick in progress: the next tick
+   * rescans from there (recording is idempotent). A restore's rescan for addresses it added late.
+   */
+  rewind(to: bigint): Promise<void> {
+    const run = this.queue.then(async () => {
+      const cur = this.cursor();
+      if (!cur || BigInt(cur.blockNumber) <= to) return;
+      const hash = (await this.adapter.blockHash(to)) ?? "";
+      writeTx(this.ctx.db, (tx) => this.saveCursor(tx, to, hash));
+      this.ctx.logger.info("watcher cursor rewound", { chain: this.adapter.chain, from: cur.blockNumber, to: Number(to) });
+    });
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
   /** The block the cursor stands at (scanned up to), null before init. */
   scanned(): bigint | null {
     const c = this.cursor();

@@ -17,12 +17,65 @@ import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } f
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 import { orderDetail } from "../queries/order";
+import { acknowledgeUnrecorded, AckError, openUnrecorded, type UnrecordedRow } from "../../restore/reconcile";
+
+/** Open unrecorded outgoing transfers grouped by source: one acknowledgement per source. */
+function unrecordedBySource(rows: UnrecordedRow[]): Array<{ chain: string; address: string; rows: UnrecordedRow[] }> {
+  const out = new Map<string, { chain: string; address: string; rows: UnrecordedRow[] }>();
+  for (const r of rows) {
+    const k = `${r.chain}:${r.address}`;
+    if (!out.has(k)) out.set(k, { chain: r.chain, address: r.address, rows: [] });
+    out.get(k)!.rows.push(r);
+  }
+  return [...out.values()];
+}
+
+function UnrecordedSection(p: { d: BackofficeDeps; v: Viewer }): JSX.Element {
+  const sources = unrecordedBySource(openUnrecorded(p.d.ctx.db));
+  if (!sources.length) return <></>;
+  return (
+    <>
+      <h2>Unrecorded outgoing transfers</h2>
+      <p class="muted">
+        After a restore, these payout sources sent transfers the database does not know (made after the backup). Their payouts are held. Check on the
+        explorer that each transfer is one you expect (it may already pay an order the merchant will retry), then acknowledge: the held payouts go out.
+      </p>
+      <DataTable
+        label="Unrecorded outgoing transfers"
+        head={["Chain", "Source", "Transfers", { hidden: "Action" }]}
+        rows={sources}
+        row={(g) => (
+          <tr>
+            <td safe>{g.chain}</td>
+            <td>
+              <ChainRef ctx={p.d.ctx} chain={g.chain} kind="address" value={g.address} />
+            </td>
+            <td class="wrap">
+              <ul>
+                {g.rows.map((t) => (
+                  <li>
+                    {t.txHash ? <ChainRef ctx={p.d.ctx} chain={t.chain} kind="tx" value={t.txHash} /> : <span safe>{`nonce ${t.nonce ?? "?"}`}</span>}{" "}
+                    <span safe>{t.amount !== null && t.asset ? `${t.asset} ${t.amount} base units` : ""}</span> <span class="mono" safe>{t.toAddress ? `→ ${t.toAddress}` : ""}</span>
+                  </li>
+                ))}
+              </ul>
+            </td>
+            <td>
+              <ActionButton viewer={p.v} action="/backoffice/exceptions/unrecorded/ack" fields={{ chain: g.chain, address: g.address }} label="Acknowledge" ariaLabel={`Acknowledge transfers from ${g.address}`} />
+            </td>
+          </tr>
+        )}
+      />
+    </>
+  );
+}
 
 const NOTICES: Record<string, string> = {
   denied: "Sender added to the deny list.",
   undenied: "Sender removed from the deny list.",
   refunded: "Deposit recorded as refunded.",
   dismissed: "Deposit dismissed.",
+  acknowledged: "Unrecorded transfers acknowledged; the source's held payouts go out at the next payout run.",
 };
 
 function resolutionText(t: { resolution: string | null; resolutionRef: string | null; resolutionNote: string | null }): string {
@@ -41,6 +94,7 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
     <Layout title="Exceptions" viewer={v} path="/backoffice/exceptions">
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
+      <UnrecordedSection d={d} v={v} />
       <h2>Unmatched deposits</h2>
       {unmatched.length ? (
         <DataTable
@@ -323,6 +377,18 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         }
         d.kick();
         return redirect(`/backoffice/orders/${o.payin.orderNo}?done=attached`);
+      }),
+    )
+    .post(
+      "/backoffice/exceptions/unrecorded/ack",
+      action(d, { role: "operator", reauth: true }, (v, { body }) => {
+        try {
+          acknowledgeUnrecorded(d.ctx.db, { chain: str(body.chain), address: str(body.address) }, actorOf(v), d.ctx.clock.now());
+        } catch (e) {
+          if (e instanceof AckError) return ExceptionsPage({ d, v, error: e.message });
+          throw e;
+        }
+        return redirect("/backoffice/exceptions?done=acknowledged");
       }),
     )
     .post(

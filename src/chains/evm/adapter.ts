@@ -81,6 +81,10 @@ export interface EvmAdapter extends ChainAdapter {
   readonly rpc: RpcClient;
   /** The node's next nonce of `address`, pending transactions included. */
   pendingNonce(address: string): Promise<number>;
+  /** Transfers of the configured tokens sent by `address` in blocks [from, latest] (restore reconcile). */
+  outgoingTokenTransfers(address: string, from: bigint): Promise<Array<{ txHash: string; blockNumber: bigint; to: string; token: TokenSymbol; amount: bigint }>>;
+  /** The nonce a transaction used, null when the node does not know it. */
+  transactionNonce(txHash: string): Promise<number | null>;
   nativeBalance(address: string): Promise<bigint>;
   signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
   /** Wei `from` needs to pay for this token transfer (gas limit with margin × capped gas price). */
@@ -234,22 +238,23 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
   }
 
   /** Logs of one block range, or throws. */
-  function getLogs(from: bigint, to: bigint, toTopics: string[] | null): Promise<RpcLog[]> {
+  function getLogs(from: bigint, to: bigint, toTopics: string[] | null, fromTopic?: string): Promise<RpcLog[]> {
     const topics: unknown[] = [TRANSFER_TOPIC];
-    if (toTopics) topics.push(null, toTopics);
+    if (fromTopic) topics.push(fromTopic, toTopics);
+    else if (toTopics) topics.push(null, toTopics);
     const filter = { fromBlock: hex(from), toBlock: hex(to), address: tokens.map((t) => t.contract), topics };
     // One attempt: the chunk loop decides between shrinking the range and retrying.
     return rpc.request<RpcLog[]>("eth_getLogs", [filter], { attempts: 1 });
   }
 
-  async function collectLogs(from: bigint, to: bigint, toTopics: string[] | null): Promise<RpcLog[]> {
+  async function collectLogs(from: bigint, to: bigint, toTopics: string[] | null, fromTopic?: string): Promise<RpcLog[]> {
     const out: RpcLog[] = [];
     let cursor = from;
     let failures = 0;
     while (cursor <= to) {
       const end = cursor + BigInt(span) - 1n < to ? cursor + BigInt(span) - 1n : to;
       try {
-        const logs = await getLogs(cursor, end, toTopics);
+        const logs = await getLogs(cursor, end, toTopics, fromTopic);
         out.push(...logs);
         cursor = end + 1n;
         failures = 0;
@@ -392,6 +397,26 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     },
 
     pendingNonce: (address: string) => nonceFor(address),
+
+    async outgoingTokenTransfers(address: string, from: bigint) {
+      const latest = BigInt(await rpc.request<string>("eth_blockNumber"));
+      if (from > latest || tokens.length === 0) return [];
+      const logs = await collectLogs(from, latest, null, padTopic(getAddress(address)));
+      return logs
+        .filter((l) => !l.removed && l.topics.length === 3 && l.topics[0]!.toLowerCase() === TRANSFER_TOPIC && byContract.has(l.address.toLowerCase()))
+        .map((l) => ({
+          txHash: l.transactionHash,
+          blockNumber: BigInt(l.blockNumber),
+          to: getAddress("0x" + l.topics[2]!.slice(26)),
+          token: byContract.get(l.address.toLowerCase())!.symbol,
+          amount: BigInt(l.data),
+        }));
+    },
+
+    async transactionNonce(txHash: string) {
+      const t = await rpc.request<{ nonce: string } | null>("eth_getTransactionByHash", [txHash]);
+      return t ? Number(BigInt(t.nonce)) : null;
+    },
 
     async nativeBalance(address: string) {
       return BigInt(await rpc.request<string>("eth_getBalance", [getAddress(address), "latest"]));

@@ -3,6 +3,7 @@ import type { ChainModule } from "../module";
 import { deriveEvmKey, evmPath, isEvmAddress, normalizeEvmAddress, randomEvmAddress } from "./address";
 import type { EvmAdapter, EvmProfile } from "./adapter";
 import { evmPayoutOps } from "./payout-steps";
+import { evmUnrecordedOutgoing } from "./reconcile";
 import type { ChainAdapter } from "../types";
 
 export interface EvmChainProfile extends EvmProfile {
@@ -35,6 +36,7 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
       rpcAdapter().createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger, clock }),
     estimateTransferFee: async (adapter, s) => (isEvmRpc(adapter) ? { fee: await adapter.estimateTransferFee(s.from, s.to, s.token, s.amount) } : undefined),
     payoutOps: (ctx, adapter, env) => (isEvmRpc(adapter) ? evmPayoutOps(ctx, adapter, env) : undefined),
+    unrecordedOutgoing: async (ctx, adapter, q) => (isEvmRpc(adapter) ? evmUnrecordedOutgoing(ctx, adapter, q) : []),
     // EIP-681 (DESIGN 5): token contract at the chain id, recipient and base-unit amount.
     paymentUri: (token, address, amount) =>
       `${p.uriScheme}:${token.contract}@${p.chainId}/transfer?address=${address}` + (amount === null ? "" : `&uint256=${amount.toString()}`),

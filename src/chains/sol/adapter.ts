@@ -107,6 +107,17 @@ export interface SolAdapter extends ChainAdapter {
    * does not sign: anyone may create an ATA for any wallet.
    */
   signCreateTokenAccounts(owner: string, feePayerKey: Uint8Array): Promise<SignedTransfer | null>;
+  /** Successful transactions `owner` signed in slots after `after` (confirmed), newest first (restore reconcile). */
+  signedBy(owner: string, after: bigint): Promise<SolSentTx[]>;
+}
+
+/** A transaction an owner signed, with the token it sent (restore reconcile). */
+export interface SolSentTx {
+  txHash: string;
+  blockNumber: bigint;
+  to?: string;
+  asset?: string;
+  amount?: bigint;
 }
 
 /** What `SignedTransfer.meta` holds for a token-account creation (decimal strings). */
@@ -449,6 +460,36 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
       const r = await rpc.request<{ value: { data: { parsed?: { info?: { tokenAmount?: { amount: string } } } } } | null }>("getAccountInfo", [ata, { encoding: "jsonParsed", commitment: "finalized" }]);
       const amount = r.value?.data?.parsed?.info?.tokenAmount?.amount;
       return r.value && amount !== undefined ? BigInt(amount) : 0n;
+    },
+
+    async signedBy(ownerAddress: string, after: bigint): Promise<SolSentTx[]> {
+      const owner = normalizeSolAddress(ownerAddress);
+      const sigs: SignatureInfo[] = [];
+      let before: string | undefined;
+      for (;;) {
+        const page = await rpc.request<SignatureInfo[]>("getSignaturesForAddress", [owner, { limit: pageLimit, commitment: "confirmed", ...(before ? { before } : {}) }]);
+        const newer = page.filter((x) => BigInt(x.slot) > after);
+        sigs.push(...newer.filter((x) => x.err === null));
+        if (page.length < pageLimit || newer.length < page.length) break;
+        before = page[page.length - 1]!.signature;
+      }
+      const out: SolSentTx[] = [];
+      for (const sig of sigs) {
+        const tx = await rpc.request<ParsedTransaction | null>("getTransaction", [sig.signature, { encoding: "jsonParsed", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+        const keys = tx?.transaction.message.accountKeys ?? [];
+        if (!keys.some((k) => typeof k !== "string" && k.pubkey === owner && k.signer)) continue;
+        const sent: SolSentTx = { txHash: sig.signature, blockNumber: BigInt(sig.slot) };
+        for (const t of tokens) {
+          const of = (list: UiTokenBalance[] | null | undefined, who: (o: string | undefined) => boolean) =>
+            (list ?? []).filter((b) => b.mint === t.contract && who(b.owner)).reduce((a, b) => a + BigInt(b.uiTokenAmount.amount), 0n);
+          const sentAmount = of(tx!.meta?.preTokenBalances, (o) => o === owner) - of(tx!.meta?.postTokenBalances, (o) => o === owner);
+          if (sentAmount <= 0n) continue;
+          const gainer = (tx!.meta?.postTokenBalances ?? []).find((b) => b.mint === t.contract && b.owner !== owner);
+          Object.assign(sent, { asset: t.symbol, amount: sentAmount, to: gainer?.owner });
+        }
+        out.push(sent);
+      }
+      return out;
     },
 
     async nativeBalance(address: string) {

@@ -38,6 +38,11 @@ export const solChain: ChainModule = {
   // One signature (the gas wallet is the fee payer); rent for a new token account is extra, paid by the gas wallet.
   estimateTransferFee: async () => ({ fee: SIGNATURE_FEE, note: "plus rent when a recipient has no USDC account yet" }),
   payoutOps: (ctx, adapter, env) => (isSolRpc(adapter) ? solPayoutOps(ctx, adapter, env) : undefined),
+  // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
+  unrecordedOutgoing: async (_ctx, adapter, q) => {
+    if (!isSolRpc(adapter) || q.since === null) return [];
+    return (await adapter.signedBy(q.address, q.since)).filter((t) => !q.known(t.txHash));
+  },
   // New receiving addresses get their token account from the gas wallet.
   jobs: (ctx, adapter, addresses) => (isSolRpc(adapter) ? [{ name: "sol-token-accounts", everyMs: 2000, run: () => provisionSolTokenAccounts(ctx, adapter, addresses) }] : []),
   paymentUri: (token, address, amount, orderNo) => {

@@ -28,7 +28,7 @@ export interface ParsedTransaction {
   blockTime: number | null;
   transaction: {
     signatures: string[];
-    message: { accountKeys: Array<string | { pubkey: string; source?: string }> };
+    message: { accountKeys: Array<string | { pubkey: string; source?: string; signer?: boolean }> };
   };
   meta: {
     err: unknown;

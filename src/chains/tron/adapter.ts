@@ -109,12 +109,35 @@ export interface TronAdapter extends ChainAdapter {
   signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
   /** Sun the sender of a stored transaction must hold to send it: fee limit + bandwidth burn. */
   trxNeeded(tx: SignedTransfer): Promise<bigint>;
+  /** Transactions any of `owners` signed in blocks [from, latest], and that latest: one block read each (restore reconcile only). */
+  transactionsFrom(owners: ReadonlySet<string>, from: bigint): Promise<{ txs: TronSentTx[]; to: bigint }>;
 }
+
+const asBase58 = (a: unknown) => {
+  if (typeof a !== "string") return undefined;
+  try {
+    return /^(0x)?(41)?[0-9a-fA-F]{40}$/.test(a) ? tronFromHex(a) : normalizeTronAddress(a);
+  } catch {
+    return undefined;
+  }
+};
 
 interface NodeBlock {
   blockID?: string;
   block_header?: { raw_data: { number?: number; timestamp: number; parentHash: string } };
-  transactions?: Array<{ txID: string }>;
+  transactions?: Array<{ txID: string; raw_data?: { contract?: Array<{ type?: string; parameter?: { value?: Record<string, unknown> } }> } }>;
+}
+
+/** A transaction an address signed, as a block lists it (restore reconcile). */
+export interface TronSentTx {
+  /** The signer (base58). */
+  owner: string;
+  txHash: string;
+  blockNumber: bigint;
+  to?: string;
+  /** Token symbol, "TRX", or undefined for another contract call. */
+  asset?: string;
+  amount?: bigint;
 }
 
 interface NodeTxInfo {
@@ -223,10 +246,10 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     return info && typeof info.blockNumber === "number" ? info : null;
   }
 
-  /** Blocks [from, to] with their infos, `concurrency` at a time, in order. */
-  async function fetchBlocks(from: bigint, to: bigint): Promise<Array<{ block: NodeBlock; infos: NodeTxInfo[] }>> {
-    const out: Array<{ block: NodeBlock; infos: NodeTxInfo[] }> = [];
-    const count = Number(to - from + 1n);
+  /** Blocks [from, to], `concurrency` at a time, each mapped by `fn`; results in block order. */
+  async function eachBlock<T>(from: bigint, to: bigint, fn: (block: NodeBlock, n: bigint) => Promise<T>): Promise<T[]> {
+    const out: T[] = [];
+    const count = to >= from ? Number(to - from + 1n) : 0;
     let next = 0;
     const worker = async () => {
       for (;;) {
@@ -235,22 +258,29 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
         const n = from + BigInt(i);
         const block = await getBlock(n);
         if (!block) throw new Error(`TRON block ${n} does not exist yet`);
-        let infos: NodeTxInfo[] = [];
-        const txs = block.transactions ?? [];
-        if (txs.length > 0) {
-          const got = await rpc.post<NodeTxInfo[] | Record<string, unknown>>("wallet/gettransactioninfobyblocknum", { num: Number(n) });
-          infos = Array.isArray(got) ? got : [];
-          const ids = new Set(txs.map((t) => t.txID));
-          // Infos of another fork's block (a reorg between the two calls) would not match.
-          if (infos.length !== txs.length || infos.some((x) => !ids.has(x.id))) {
-            throw new Error(`TRON block ${n} changed during the scan (reorg); scan again`);
-          }
-        }
-        out[i] = { block, infos };
+        out[i] = await fn(block, n);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
     return out;
+  }
+
+  /** Blocks [from, to] with their infos, `concurrency` at a time, in order. */
+  function fetchBlocks(from: bigint, to: bigint): Promise<Array<{ block: NodeBlock; infos: NodeTxInfo[] }>> {
+    return eachBlock(from, to, async (block, n) => {
+      let infos: NodeTxInfo[] = [];
+      const txs = block.transactions ?? [];
+      if (txs.length > 0) {
+        const got = await rpc.post<NodeTxInfo[] | Record<string, unknown>>("wallet/gettransactioninfobyblocknum", { num: Number(n) });
+        infos = Array.isArray(got) ? got : [];
+        const ids = new Set(txs.map((t) => t.txID));
+        // Infos of another fork's block (a reorg between the two calls) would not match.
+        if (infos.length !== txs.length || infos.some((x) => !ids.has(x.id))) {
+          throw new Error(`TRON block ${n} changed during the scan (reorg); scan again`);
+        }
+      }
+      return { block, infos };
+    });
   }
 
   const adapter: TronAdapter = {
@@ -287,6 +317,29 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
       const l = numberOf(latest);
       const s = numberOf(solid);
       return { latest: l, final: s < l ? s : l, time: Number(latest.block_header!.raw_data.timestamp) };
+    },
+
+    async transactionsFrom(owners: ReadonlySet<string>, from: bigint): Promise<{ txs: TronSentTx[]; to: bigint }> {
+      const latest = numberOf(await nowBlock(false));
+      const found = await eachBlock(from, latest, async (b, n) => {
+        const sent: TronSentTx[] = [];
+        for (const t of b.transactions ?? []) {
+          const c = t.raw_data?.contract?.[0];
+          const v = c?.parameter?.value ?? {};
+          const owner = asBase58(v.owner_address);
+          if (!owner || !owners.has(owner)) continue;
+          const one: TronSentTx = { owner, txHash: t.txID, blockNumber: n };
+          if (c?.type === "TransferContract") Object.assign(one, { to: asBase58(v.to_address), asset: "TRX", amount: BigInt(String(v.amount ?? 0)) });
+          const data = typeof v.data === "string" ? v.data : "";
+          const tok = tokens.find((k) => asBase58(v.contract_address) === k.contract);
+          if (c?.type === "TriggerSmartContract" && tok && data.startsWith("a9059cbb") && data.length >= 136) {
+            Object.assign(one, { to: tronFromHex(data.slice(32, 72)), asset: tok.symbol, amount: BigInt("0x" + data.slice(72, 136)) });
+          }
+          sent.push(one);
+        }
+        return sent;
+      });
+      return { txs: found.flat(), to: latest };
     },
 
     async blockHash(n: bigint) {

@@ -1,7 +1,7 @@
 // TRON: TRC20 USDT, base58check addresses, TRX top-ups before payouts.
-import type { ChainModule } from "../module";
+import type { ChainModule, ChainModuleCtx } from "../module";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, randomTronAddress } from "./address";
-import { createTronAdapter, type TronAdapter } from "./adapter";
+import { createTronAdapter, type TronAdapter, type TronSentTx } from "./adapter";
 import { tronPayoutOps } from "./payout-steps";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
@@ -12,6 +12,41 @@ const isTronRpc = (a: ChainAdapter): a is TronAdapter => a.mode === "rpc" && "si
 /** TRC20 transfer energy to an existing holder, with the 20 % margin the signer adds (docs/chains.md). */
 const TRANSFER_ENERGY = (65_000n * 12n) / 10n;
 const TRANSFER_BANDWIDTH = 345n;
+
+/**
+ * What the gateway's addresses signed since a restore's cursor: every block is read once for
+ * all of them (a TRON node has no per-sender index), then only the blocks added since.
+ * Addresses made after the first read are past the restore's index gap: they sent nothing before.
+ */
+interface SentCache {
+  since: bigint;
+  next: bigint;
+  byOwner: Map<string, TronSentTx[]>;
+  owners: Set<string>;
+  lastRowid: number;
+  /** One read at a time: two sources checked at once must not both add the same blocks. */
+  tail: Promise<unknown>;
+}
+const sentCache = new WeakMap<ChainAdapter, SentCache>();
+function sentSince(ctx: ChainModuleCtx, adapter: TronAdapter, since: bigint): Promise<SentCache> {
+  let c = sentCache.get(adapter);
+  if (!c || c.since !== since) sentCache.set(adapter, (c = { since, next: since + 1n, byOwner: new Map(), owners: new Set(), lastRowid: 0, tail: Promise.resolve() }));
+  const cache = c;
+  const run = cache.tail.then(() => readSent(ctx, adapter, cache));
+  cache.tail = run.catch(() => {});
+  return run;
+}
+async function readSent(ctx: ChainModuleCtx, adapter: TronAdapter, c: SentCache): Promise<SentCache> {
+  // Addresses are only ever inserted: read those added since the last call.
+  for (const r of ctx.db.$client.query<{ a: string; id: number }, [string, number]>("SELECT address AS a, rowid AS id FROM addresses WHERE chain = ? AND rowid > ?").all(adapter.chain, c.lastRowid)) {
+    c.owners.add(r.a);
+    c.lastRowid = Math.max(c.lastRowid, r.id);
+  }
+  const { txs, to } = await adapter.transactionsFrom(c.owners, c.next);
+  for (const t of txs) c.byOwner.set(t.owner, [...(c.byOwner.get(t.owner) ?? []), t]);
+  c.next = to + 1n > c.next ? to + 1n : c.next;
+  return c;
+}
 
 export const tronChain: ChainModule = {
   code: "TRON",
@@ -32,6 +67,12 @@ export const tronChain: ChainModule = {
     return { fee: TRANSFER_ENERGY * p.energyFee + TRANSFER_BANDWIDTH * p.transactionFee };
   },
   payoutOps: (ctx, adapter, env) => (isTronRpc(adapter) ? tronPayoutOps(ctx, adapter, env) : undefined),
+  // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
+  unrecordedOutgoing: async (ctx, adapter, q) => {
+    if (!isTronRpc(adapter) || q.since === null) return [];
+    const sent = await sentSince(ctx, adapter, q.since);
+    return (sent.byOwner.get(q.address) ?? []).filter((t) => !q.known(t.txHash)).map(({ owner: _, ...t }) => t);
+  },
   paymentUri: (token, address, amount) => {
     const ui = amount === null ? null : fromBaseUnits(amount, token.decimals, 0);
     return `tron:${address}?` + (ui === null ? "" : `amount=${ui}&`) + `token=${token.contract}`;

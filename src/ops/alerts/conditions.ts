@@ -22,6 +22,7 @@ export const CONDITIONS = [
   "disk_low",
   "backup_failed",
   "rate_stale",
+  "unrecorded_outgoing",
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -96,6 +97,18 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
     out.push({ condition: "reconciliation_mismatch", subject: chain, message: `${chain}: ${plural(n, "address balance")} on chain differ from the ledger` });
   }
   rateConditions(d, out);
+
+  // After a restore: transfers a payout source made that the restored database did not know (src/restore/reconcile.ts).
+  const unrecorded = db
+    .query<{ chain: string; n: number; a: number }, []>("SELECT chain, count(*) AS n, count(DISTINCT address) AS a FROM unrecorded_outgoing WHERE acknowledged_at IS NULL GROUP BY chain ORDER BY chain")
+    .all();
+  for (const u of unrecorded) {
+    out.push({
+      condition: "unrecorded_outgoing",
+      subject: u.chain,
+      message: `${u.chain}: ${plural(u.n, "outgoing transfer")} from ${plural(u.a, "payout source")} since the restored backup that the database did not record; sends from them are held until acknowledged (stablegate restore ack ${u.chain} ADDRESS, or the back office's Exceptions page)`,
+    });
+  }
   return out;
 }
 

@@ -1,0 +1,87 @@
+// `restore --from FILE` and `restore ack CHAIN ADDRESS` (DESIGN 2, 16). The first runs with the
+// gateway stopped and opens no store (it must not create a database or a master key); the second
+// runs beside a serving gateway, which sends the released payouts at its next payout tick.
+import type { LoadedConfig } from "../config/load";
+import { CLI_ACTOR } from "../audit/log";
+import type { Db } from "../db/client";
+import { systemClock } from "../lib/clock";
+import { acknowledgeUnrecorded, AckError, openUnrecorded } from "../restore/reconcile";
+import { restoreFromFile, RestoreRefused } from "../restore/restore";
+import { CliUsageError, type CliFlags } from "./common";
+
+export const RESTORE_USAGE = `  restore --from FILE                put a backup in place (gateway stopped); it starts in reconcile
+  restore ack CHAIN ADDRESS          acknowledge a source's unrecorded outgoing transfers; its held payouts go out
+  restore list [--json]              unrecorded outgoing transfers waiting for acknowledgement`;
+
+export const RESTORE_DETAILS = `usage: stablegate restore --from FILE | restore ack CHAIN ADDRESS | restore list [--json]
+restore --from FILE   Checks FILE (SQLite integrity, a stablegate schema, the master key opens its
+                      wallet seed); refuses with the reason and changes nothing otherwise. Then moves
+                      the database in place (and its -wal/-shm) aside as PATH.before-restore-TIME,
+                      kept 0600, and puts the backup in place (0600). Stop the gateway first.
+                      The restored database starts in reconcile: HD indexes move on by
+                      restore.index_gap, and before a payout source sends again its chain is read
+                      for transfers made after the backup; each one the database does not know
+                      holds that source's payouts (alert unrecorded_outgoing).
+restore ack CHAIN ADDRESS
+                      After checking those transfers (docs/operations.md, restore drill): acknowledges
+                      them (audit entry) and releases the source's held payouts, which are then sent.
+restore list [--json] The unrecorded outgoing transfers that wait for an acknowledgement.`;
+
+export function restoreCommand(loaded: LoadedConfig, db: () => Db, args: string[], flags: CliFlags): number {
+  const [sub, chain, address] = args;
+  try {
+    if (sub === undefined && typeof flags.from === "string") return restore(loaded, flags.from);
+    if (sub === "ack" && chain && address) {
+      const r = acknowledgeUnrecorded(db(), { chain, address }, CLI_ACTOR, systemClock.now());
+      if (flags.json) console.log(JSON.stringify(r));
+      else {
+        console.log(`${r.chain} ${r.address}: ${r.acknowledged} unrecorded outgoing transfer${r.acknowledged === 1 ? "" : "s"} acknowledged`);
+        console.log(r.released.length ? `released held payouts (sent at the gateway's next payout tick): ${r.released.join(", ")}` : "no payout was held on this source");
+      }
+      return 0;
+    }
+    if (sub === "list") {
+      const rows = openUnrecorded(db()).map((t) => ({
+        chainCode: t.chain,
+        address: t.address,
+        txHash: t.txHash,
+        nonce: t.nonce,
+        blockNumber: t.blockNumber,
+        toAddress: t.toAddress,
+        asset: t.asset,
+        amount: t.amount,
+        foundAt: new Date(t.foundAt).toISOString(),
+      }));
+      if (flags.json) console.log(JSON.stringify(rows));
+      else if (!rows.length) console.log("no unrecorded outgoing transfer waits for acknowledgement");
+      else for (const r of rows) console.log(`${r.chainCode}\t${r.address}\t${r.txHash ?? `nonce ${r.nonce}`}\t${r.asset ?? ""} ${r.amount ?? ""}\t→ ${r.toAddress ?? "?"}`);
+      return 0;
+    }
+  } catch (e) {
+    if (e instanceof AckError) throw new CliUsageError(e.message, false);
+    if (e instanceof RestoreRefused) {
+      console.error(`restore refused: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  }
+  throw new CliUsageError(`usage:\n${RESTORE_USAGE}`);
+}
+
+function restore(loaded: LoadedConfig, from: string): number {
+  const dbPath = loaded.config.database.path;
+  const indexGap = loaded.config.restore.index_gap;
+  const r = restoreFromFile({ from, dbPath, env: process.env, indexGap, now: systemClock.now() });
+  const newest = r.newestOrderAt === null ? "none" : new Date(r.newestOrderAt).toISOString();
+  console.log(
+    [
+      `restored ${from} to ${dbPath} (integrity ok, stablegate schema, the master key opens it${r.migrationsApplied ? `, ${r.migrationsApplied} migration(s) applied` : ""})`,
+      `  it holds ${r.payins} pay-in orders and ${r.payouts} payouts; newest order created ${newest}`,
+      `  scan cursors (the watchers rescan from here): ${r.cursors.map((c) => `${c.chain} ${c.block}`).join(", ") || "none"}`,
+      r.asidePath ? `  the database that was in place is kept as ${r.asidePath}` : "  there was no database in place",
+      `  reconcile: new addresses start ${indexGap} HD indexes further on; each payout source's chain is read before it sends again`,
+      `  next: start the gateway, then watch \`stablegate restore list\` and the unrecorded_outgoing alert (docs/operations.md)`,
+    ].join("\n"),
+  );
+  return 0;
+}

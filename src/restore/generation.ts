@@ -1,0 +1,113 @@
+// The generation marker (DESIGN 16): a random id the database holds (settings.generation)
+// and the data folder keeps beside it (<database>.generation). They differ when the database
+// is older than the folder's last word on it: put back by `restore`, by hand, or from a
+// backup onto a new machine. Such a database starts in reconcile (./reconcile.ts): HD indexes
+// jump by restore.index_gap and payout sources are checked against their chain before they
+// send again. `backup` moves the live marker on after its copy, so no backup ever carries
+// the marker its folder holds.
+import { Database } from "bun:sqlite";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { writeTx, type Db, type DbOrTx } from "../db/client";
+import { addresses, chainCursors, derivationFloors, reconcileAddresses, reconcileChains, settings } from "../db/schema";
+import { nextIndexOf } from "../wallet/addresses";
+import { chainModules } from "../chains/registry";
+
+const KEY = "generation";
+
+export function markerPath(dbPath: string): string {
+  return `${dbPath}.generation`;
+}
+
+export const newGeneration = () => randomBytes(12).toString("hex");
+
+export function readFolderMarker(dbPath: string): string | null {
+  const p = markerPath(dbPath);
+  if (!existsSync(p)) return null;
+  const v = readFileSync(p, "utf8").trim();
+  return v || null;
+}
+
+/** Written to a temporary name and renamed: a crash leaves the old marker or the new one, never half. */
+export function writeFolderMarker(dbPath: string, generation: string): void {
+  const tmp = `${markerPath(dbPath)}.tmp`;
+  writeFileSync(tmp, generation + "\n", { mode: 0o600 });
+  renameSync(tmp, markerPath(dbPath));
+}
+
+export function dbGeneration(db: DbOrTx): string | null {
+  return db.select().from(settings).where(sql`${settings.key} = ${KEY}`).get()?.value ?? null;
+}
+
+function setDbGeneration(tx: DbOrTx, generation: string, now: number): void {
+  tx.insert(settings).values({ key: KEY, value: generation, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value: generation, updatedAt: now } }).run();
+}
+
+export interface GenerationCheck {
+  generation: string;
+  /** The database was found restored (markers differ) and entered reconcile now. */
+  restored: boolean;
+}
+
+/**
+ * Compares the markers on opening a database. Equal: nothing to do. Neither set (a database
+ * from before markers, or a new one): both get one. Otherwise the database is older than its
+ * folder believes: reconcile. The database is written first: a crash before the folder
+ * file is renamed leaves them different, and the next start reconciles again (harmless).
+ */
+export function checkGeneration(db: Db, dbPath: string, o: { indexGap: number; now: number }): GenerationCheck {
+  if (dbPath === ":memory:") return { generation: dbGeneration(db) ?? "memory", restored: false };
+  const folder = readFolderMarker(dbPath);
+  const inDb = dbGeneration(db);
+  if (folder !== null && folder === inDb) return { generation: folder, restored: false };
+  const generation = newGeneration();
+  const restored = inDb !== null || folder !== null;
+  writeTx(db, (tx) => {
+    if (restored) enterReconcile(tx, { generation, indexGap: o.indexGap, now: o.now });
+    else setDbGeneration(tx, generation, o.now);
+  });
+  writeFolderMarker(dbPath, generation);
+  return { generation, restored };
+}
+
+/**
+ * After a backup's copy (src/backup/write.ts): the live database and its folder move on to a
+ * new generation, so the copy is recognised if it is ever put back. Its own connection: backup
+ * runs beside `serve` without opening the store. A database without a settings table (not
+ * migrated yet) is left alone.
+ */
+export function rotateGenerationAt(dbPath: string, now: number): void {
+  const c = new Database(dbPath);
+  const generation = newGeneration();
+  try {
+    c.run("PRAGMA busy_timeout = 10000");
+    if (!c.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get()) return;
+    c.run("INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at", [KEY, generation, now]);
+  } finally {
+    c.close();
+  }
+  writeFolderMarker(dbPath, generation);
+}
+
+/**
+ * Reconcile mode for a restored database, in the caller's transaction: a new generation,
+ * the backup's scan cursor of every chain kept as the point outgoing transfers are read from,
+ * every source to be checked again, and every chain's next HD index moved `indexGap` on.
+ */
+export function enterReconcile(tx: DbOrTx, o: { generation: string; indexGap: number; now: number }): void {
+  setDbGeneration(tx, o.generation, o.now);
+  tx.delete(reconcileChains).run();
+  tx.delete(reconcileAddresses).run();
+  const cursors = new Map(tx.select().from(chainCursors).all().map((c) => [c.chain, c.blockNumber]));
+  const chains = new Set<string>([...chainModules().map((m) => m.code), ...cursors.keys(), ...tx.selectDistinct({ c: addresses.chain }).from(addresses).all().map((r) => r.c)]);
+  for (const chain of chains) {
+    const gapFrom = nextIndexOf(tx, chain);
+    const next = gapFrom + o.indexGap;
+    tx.insert(reconcileChains).values({ chain, sinceBlock: cursors.get(chain) ?? null, gapFrom, gapTo: next, generation: o.generation, startedAt: o.now }).run();
+    tx.insert(derivationFloors)
+      .values({ chain, nextIndex: next, updatedAt: o.now })
+      .onConflictDoUpdate({ target: derivationFloors.chain, set: { nextIndex: next, updatedAt: o.now } })
+      .run();
+  }
+}

@@ -1,0 +1,195 @@
+// Restore and retry on every chain (DESIGN 16): a child gateway in rpc mode on the chain's test
+// node takes a backup, pays a payout out (sent and final), is stopped and restored from the
+// backup, and the merchant retries the same payout create. The restored database does not know
+// the first payout, so the retry is a new order, but the source's chain shows a transfer the
+// database never recorded: the payout is held (submitted, lastError names the hold), the
+// exception is listed and alerted, and nothing is sent twice. After `restore ack` the held
+// payout goes out (the operator confirmed), as docs/operations.md says.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
+import { eventually } from "../testing/wait";
+
+type Obj = Record<string, any>;
+
+interface RestoreCase extends ChainSuiteCase {
+  /** Native coin for a source that pays its own fees (0: the gas wallet pays every fee). */
+  sourceNative: bigint;
+  /** The gas wallet pays every fee (SOL: fee payer): funded before paying out. */
+  gasFunding?: bigint;
+  settleMs?: number;
+  afterBinding?(c: CrashGateway, address: string): Promise<void>;
+  /** Before a payment made long after the previous one (SOL: web3.js would reuse an expired blockhash). */
+  beforeLatePay?(fx: ChainFixture): void;
+  /** What the unrecorded transfer row carries: BSC knows it by nonce (and finds its hash in the logs). */
+  nonce?: number;
+}
+
+const CASES: RestoreCase[] = [
+  { chain: "BSC", start: () => startBscChain(), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 10n ** 16n, nonce: 0 },
+  { chain: "TRON", start: () => startTronChain({ solidLag: 3, autoMine: true }), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 50_000_000n, settleMs: 300 },
+  {
+    chain: "SOL",
+    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4 }),
+    confirmations: 4,
+    pollInterval: "100ms",
+    blockMs: 50,
+    sourceNative: 0n,
+    gasFunding: 1_000_000_000n,
+    beforeLatePay(fx) {
+      // web3.js keeps a blockhash 30 s; the test node's slots pass faster than that.
+      ((fx as SolChainFixture).raw.conn as unknown as { _blockhashInfo: { lastFetch: number } })._blockhashInfo.lastFetch = 0;
+    },
+    async afterBinding(c, address) {
+      await solTokenAccountMade(c, address);
+    },
+  },
+];
+
+const fixtures = chainFixtures(CASES);
+beforeAll(() => fixtures.start());
+afterAll(() => fixtures.stop(disposeCrashGateways));
+
+describe("restore, then the merchant retries a payout, on every chain", () => {
+  test.concurrent.each(CASES.map((k) => [k.chain, k] as const))(
+    "%s: held until acknowledged, never sent twice before; sent once after restore ack",
+    async (_chain, k) => {
+      const fx = fixtures.get(k.chain);
+      const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
+      const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-restore`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
+      const { client } = c;
+      let g = await c.start();
+      if (k.gasFunding) {
+        const shown = await c.cli("wallet", "gas", "--json");
+        expect(shown.code).toBe(0);
+        const gas = (JSON.parse(shown.stdout) as Array<{ chainCode: string; address: string }>).find((r) => r.chainCode === fx.chain)!.address;
+        await fx.sendNative(gas, k.gasFunding);
+      }
+      const binding = { chainCode: fx.chain, tokenSymbol: fx.token };
+      const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey: "restore-1" } });
+      const source = b.address as string;
+      if (k.settleMs) await Bun.sleep(k.settleMs);
+      await k.afterBinding?.(c, source);
+      await fx.pay(source, units(50n));
+      if (k.sourceNative > 0n) await fx.sendNative(source, k.sourceNative);
+      await eventually(
+        async () => (await client.request<Obj>("GET", "/openapi/payin/exclusive-bindings/restore-1", { query: binding })).stats.completedOrders === 1,
+        40_000,
+        "the deposit completed",
+        50,
+      );
+
+      // The backup, taken while serving.
+      const backup = join(c.s.dir, "before-payout.db");
+      const made = await c.cli("backup", "--out", backup);
+      expect(made.code).toBe(0);
+
+      // Paid after the backup: the restored database finds it again by rescanning from the backup's cursor.
+      k.beforeLatePay?.(fx);
+      await fx.pay(source, units(5n));
+      await eventually(
+        async () => (await client.request<Obj>("GET", "/openapi/payin/exclusive-bindings/restore-1", { query: binding })).stats.completedOrders === 2,
+        40_000,
+        "the deposit paid after the backup completed",
+        50,
+      );
+      // A binding made after the backup: the restored database does not know its address.
+      const lost = (await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey: "after-backup" } })).address as string;
+      const lateOrder = c.query<{ order_no: string }>("SELECT order_no FROM payin_orders WHERE amount = ? AND binding_id IS NOT NULL", units(5n).toString())[0]!.order_no;
+      const eventsOf = (orderNo: string) => c.query<{ id: string; order_status: string }>("SELECT id, order_status FROM callbacks WHERE order_no = ? ORDER BY id", orderNo);
+      const lateEvents = eventsOf(lateOrder);
+      expect(lateEvents.map((e) => e.order_status)).toContain("completed");
+
+      const [to] = fx.receivers(1, `restore-${k.chain}`);
+      const body = { ...binding, fromAddress: source, toAddress: to, amount: "20", merchantOrderNo: `${k.chain}-RESTORE-1`, notifyUrl: "https://shop.example/po" };
+      const first = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
+      const settled = async (orderNo: string) =>
+        eventually(
+          async () => {
+            const x = await client.request<Obj>("GET", `/openapi/payout/orders/${orderNo}`);
+            return x.status === "confirmed" || x.status === "failed" ? x : null;
+          },
+          40_000,
+          `payout ${orderNo} settled`,
+          50,
+        );
+      expect(await settled(first.orderNo)).toMatchObject({ status: "confirmed" });
+      const firstTx = c.query<{ tx_hash: string }>("SELECT tx_hash FROM payout_orders WHERE order_no = ?", first.orderNo)[0]!.tx_hash;
+      expect(await g.kill("SIGTERM")).toBe(0);
+      expect(await fx.tokenBalance(to!)).toBe(units(20n));
+      expect(await fx.sentBy(source)).toBe(1);
+
+      // A small gap: the skipped indexes are derived and watched in the background, a slice at a time.
+      appendFileSync(c.s.configPath, "\n[restore]\nindex_gap = 20\n");
+      const restored = await c.cli("restore", "--from", backup);
+      expect(restored.stderr).toBe("");
+      expect(restored.code).toBe(0);
+      g = await c.start();
+      // The rescan makes the same order under the same number, and its callbacks under the same eventIds.
+      await eventually(() => eventsOf(lateOrder).some((e) => e.order_status === "completed"), 40_000, "the late deposit found again by the rescan", 50);
+      // (A rescan of final blocks may skip an intermediate status, e.g. TRON's confirming: never a new id.)
+      const again = eventsOf(lateOrder);
+      for (const e of again) expect(lateEvents).toContainEqual(e);
+      expect(again.find((e) => e.order_status === "completed")).toEqual(lateEvents.find((e) => e.order_status === "completed"));
+
+      // The index the lost binding took is skipped and still watched: a payment to it is an unmatched deposit, not lost.
+      const again2 = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey: "after-backup" } });
+      expect(again2.address).not.toBe(lost);
+      k.beforeLatePay?.(fx);
+      await fx.pay(lost, units(1n));
+      await eventually(
+        () => c.query<{ r: string }>("SELECT unmatched_reason AS r FROM transfers WHERE to_address = ?", lost)[0]?.r === "restore_gap",
+        40_000,
+        "a payment to an address handed out after the backup recorded as an unmatched deposit",
+        50,
+      );
+
+      // The merchant retries: the restored database has never seen this merchantOrderNo.
+      const retry = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
+      expect(retry.orderNo).not.toBe(first.orderNo);
+      const held = await eventually(
+        () => c.query<{ status: string; last_error: string | null }>("SELECT status, last_error FROM payout_orders WHERE order_no = ?", retry.orderNo)[0]?.last_error?.startsWith("held after restore") && true,
+        30_000,
+        "the retried payout held",
+        50,
+      );
+      expect(held).toBe(true);
+      const [row] = c.query<{ status: string; last_error: string; signed_tx: string | null }>("SELECT status, last_error, signed_tx FROM payout_orders WHERE order_no = ?", retry.orderNo);
+      expect(row).toMatchObject({ status: "submitted", signed_tx: null });
+      expect(row!.last_error).toContain(`restore ack ${fx.chain} ${source}`);
+
+      const listed = await c.cli("restore", "list", "--json");
+      expect(listed.code).toBe(0);
+      const unrecorded = JSON.parse(listed.stdout) as Obj[];
+      expect(unrecorded).toHaveLength(1);
+      expect(unrecorded[0]).toMatchObject({ chainCode: fx.chain, address: source, txHash: firstTx, asset: fx.token, amount: units(20n).toString(), toAddress: to });
+      if (k.nonce !== undefined) expect(unrecorded[0]!.nonce).toBe(k.nonce);
+      await eventually(
+        async () => (JSON.parse((await c.cli("alerts", "list", "--firing", "--json")).stdout) as Obj[]).some((a) => a.condition === "unrecorded_outgoing" && a.subject === fx.chain),
+        30_000,
+        "alert unrecorded_outgoing",
+        200,
+      );
+      // Held: payout runs come and go, nothing is sent.
+      await Bun.sleep(1500);
+      expect(await fx.sentBy(source)).toBe(1);
+      expect(await fx.tokenBalance(to!)).toBe(units(20n));
+      expect((await client.request<Obj>("GET", `/openapi/payout/orders/${retry.orderNo}`)).status).toBe("submitted");
+
+      // The operator checks the transfer and acknowledges: the held payout goes out, once.
+      const ack = await c.cli("restore", "ack", fx.chain, source);
+      expect(ack.stderr).toBe("");
+      expect(ack.code).toBe(0);
+      expect(ack.stdout).toContain(retry.orderNo);
+      expect(await settled(retry.orderNo)).toMatchObject({ status: "confirmed" });
+      expect(await g.kill("SIGTERM")).toBe(0);
+      expect(await fx.sentBy(source)).toBe(2);
+      expect(await fx.tokenBalance(to!)).toBe(units(40n));
+      expect(await fx.tokenBalance(source)).toBe(units(15n));
+      expect(c.query<{ action: string; actor: string }>("SELECT action, actor FROM audit_log WHERE action = 'restore.ack'")).toEqual([{ action: "restore.ack", actor: "cli" }]);
+    },
+    180_000,
+  );
+});

@@ -1,0 +1,174 @@
+// `stablegate restore --from FILE` (DESIGN 16). Everything about the backup is checked on a
+// private copy before any file of the data folder is touched: SQLite integrity, a stablegate
+// schema this build can run, and the master key opening its wallet seed. Then the database in
+// place (with its -wal and -shm) is moved aside under a timestamped name, and the checked copy,
+// already in reconcile (./generation.ts), is renamed into place with the folder's new marker.
+import { Database } from "bun:sqlite";
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { type Db, writeTx } from "../db/client";
+import * as schema from "../db/schema";
+import { migrate, MigrationError } from "../db/migrate";
+import { Cipher } from "../secrets/cipher";
+import { keyFromString, masterKeyPath } from "../secrets/master-key";
+import { enterReconcile, newGeneration, writeFolderMarker } from "./generation";
+import { gatewayServing } from "./serving";
+
+/** The backup cannot be restored; nothing was changed. */
+export class RestoreRefused extends Error {
+  override name = "RestoreRefused";
+}
+
+export interface RestoreInput {
+  from: string;
+  dbPath: string;
+  env: NodeJS.ProcessEnv;
+  indexGap: number;
+  now: number;
+}
+
+export interface RestoreSummary {
+  generation: string;
+  /** Where the database that was in place went (null: there was none). */
+  asidePath: string | null;
+  payins: number;
+  payouts: number;
+  /** Newest order creation time in the backup (ms), null when it has none. */
+  newestOrderAt: number | null;
+  /** The scan cursors the watchers rescan from. */
+  cursors: Array<{ chain: string; block: number }>;
+  migrationsApplied: number;
+}
+
+const SQLITE_HEADER = "SQLite format 3\0";
+
+function masterKey(dbPath: string, env: NodeJS.ProcessEnv): { key: Buffer; source: string } {
+  if (env.STABLEGATE_MASTER_KEY) return { key: keyFromString(env.STABLEGATE_MASTER_KEY), source: "STABLEGATE_MASTER_KEY" };
+  const file = masterKeyPath(dbPath);
+  if (!existsSync(file)) {
+    throw new RestoreRefused(`no master key: put the master key the backup was made under at ${file} (or set STABLEGATE_MASTER_KEY) and run restore again; nothing was changed`);
+  }
+  return { key: keyFromString(readFileSync(file, "utf8")), source: file };
+}
+
+function header(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const b = Buffer.alloc(16);
+    const n = readSync(fd, b, 0, 16, 0);
+    return b.subarray(0, n).toString("latin1");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const tableExists = (c: Database, name: string) => !!c.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
+
+/** Checks the copy at `path` and puts it in reconcile; throws RestoreRefused with the reason. */
+function checkCopy(path: string, from: string, key: { key: Buffer; source: string }, o: { generation: string; indexGap: number; now: number }): Omit<RestoreSummary, "asidePath" | "generation"> {
+  let client: Database;
+  try {
+    client = new Database(path, { strict: true });
+  } catch (e) {
+    throw new RestoreRefused(`${from} cannot be opened as a database (${(e as Error).message}); nothing was changed`);
+  }
+  try {
+    let integrity: string[];
+    try {
+      integrity = client
+        .query<{ integrity_check: string }, []>("PRAGMA integrity_check")
+        .all()
+        .map((r) => r.integrity_check);
+    } catch (e) {
+      throw new RestoreRefused(`${from} is corrupt (${(e as Error).message}); nothing was changed`);
+    }
+    if (integrity.join() !== "ok") throw new RestoreRefused(`${from} is corrupt: ${integrity.slice(0, 3).join("; ")}; nothing was changed`);
+    if (!(tableExists(client, "schema_migrations") || tableExists(client, "__drizzle_migrations")) || !tableExists(client, "settings")) {
+      throw new RestoreRefused(`${from} is not a stablegate backup (no stablegate schema in it); nothing was changed`);
+    }
+    // What the master key must open: the wallet seed, the key check (src/secrets/key-check.ts) and an API key, those present.
+    const setting = (k: string) => client.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?").get(k)?.value;
+    const apiKey = tableExists(client, "api_keys") ? client.query<{ v: string }, []>("SELECT secret_enc AS v FROM api_keys LIMIT 1").get()?.v : undefined;
+    const sealed = ([["wallet seed", setting("wallet_seed")], ["master key check", setting("master_key_check")], ["API keys", apiKey]] as const).filter((x) => x[1] !== undefined);
+    const cipher = new Cipher(key.key);
+    for (const [what, value] of sealed) {
+      try {
+        cipher.decrypt(value!);
+      } catch {
+        throw new RestoreRefused(
+          `the master key (${key.source}) cannot decrypt this backup's ${what}: the backup was made under another master key. ` +
+            `Put that key in place (or set STABLEGATE_MASTER_KEY) and run restore again; nothing was changed`,
+        );
+      }
+    }
+    const db = drizzle({ client, schema }) as Db;
+    let migrationsApplied: number;
+    try {
+      migrationsApplied = migrate(db);
+    } catch (e) {
+      if (e instanceof MigrationError) throw new RestoreRefused(`${from}: ${e.message}; nothing was changed`);
+      throw e;
+    }
+    writeTx(db, (tx) => enterReconcile(tx, o));
+    const count = (t: string) => client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${t}`).get()!.n;
+    const newest = client.query<{ t: number | null }, []>("SELECT max(t) AS t FROM (SELECT max(created_at) AS t FROM payin_orders UNION ALL SELECT max(created_at) FROM payout_orders)").get()?.t ?? null;
+    const cursors = client.query<{ chain: string; block: number }, []>("SELECT chain, block_number AS block FROM chain_cursors ORDER BY chain").all();
+    // One self-contained file: no -wal beside it when it is renamed into place.
+    client.run("PRAGMA journal_mode = DELETE");
+    return { payins: count("payin_orders"), payouts: count("payout_orders"), newestOrderAt: newest, cursors, migrationsApplied };
+  } finally {
+    client.close();
+  }
+}
+
+const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function restoreFromFile(input: RestoreInput): RestoreSummary {
+  const { from, dbPath } = input;
+  if (!existsSync(from) || !statSync(from).isFile()) throw new RestoreRefused(`${from}: no such file; nothing was changed`);
+  if (header(from) !== SQLITE_HEADER) throw new RestoreRefused(`${from} is not a SQLite database, so not a stablegate backup; nothing was changed`);
+  const key = masterKey(dbPath, input.env);
+  const work = mkdtempSync(join(tmpdir(), "stablegate-restore-"));
+  try {
+    const copy = join(work, "backup.db");
+    copyFileSync(from, copy);
+    chmodSync(copy, 0o600);
+    const generation = newGeneration();
+    const summary = checkCopy(copy, from, key, { generation, indexGap: input.indexGap, now: input.now });
+    const serving = gatewayServing(dbPath);
+    if (serving) throw new RestoreRefused(`${serving}; stop it before restoring; nothing was changed`);
+
+    // From here on the data folder changes: the database in place goes aside, the copy comes in.
+    mkdirSync(dirname(dbPath), { recursive: true });
+    const staged = `${dbPath}.restore-${process.pid}.tmp`;
+    copyFileSync(copy, staged);
+    chmodSync(staged, 0o600);
+    fsyncPath(staged);
+    let asidePath: string | null = null;
+    if (existsSync(dbPath)) {
+      asidePath = `${dbPath}.before-restore-${stamp(input.now)}`;
+      for (const suffix of ["", "-wal", "-shm"]) {
+        if (!existsSync(dbPath + suffix)) continue;
+        renameSync(dbPath + suffix, asidePath + suffix);
+        chmodSync(asidePath + suffix, 0o600);
+      }
+    }
+    renameSync(staged, dbPath);
+    writeFolderMarker(dbPath, generation);
+    fsyncPath(dirname(dbPath));
+    return { ...summary, generation, asidePath };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
