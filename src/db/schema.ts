@@ -156,6 +156,12 @@ export const payinOrders = sqliteTable(
     index("payin_address_amount").on(t.addressId, t.token, t.amount),
     // Partial: shared orders (no binding) write no entry; `binding_id = ?` implies the condition.
     index("payin_binding").on(t.bindingId, t.createdAt).where(sql`binding_id IS NOT NULL`),
+    // Back-office lists and search (migrations/0160): each a seek in id order (the rowid ends every entry).
+    index("payin_list_status").on(t.status),
+    index("payin_list_merchant").on(t.merchantId, t.status),
+    index("payin_search_address").on(t.addressId),
+    index("payin_search_tx").on(t.txHash).where(sql`tx_hash IS NOT NULL`),
+    index("payin_search_from").on(t.fromAddress).where(sql`from_address IS NOT NULL`),
   ],
 );
 
@@ -192,6 +198,8 @@ export const transfers = sqliteTable(
     resolvedAt: integer("resolved_at"),
     seenAt: integer("seen_at").notNull(),
     confirmedAt: integer("confirmed_at"),
+    /** The receiving address's merchant (set by a trigger from address_id), for the back office's filters. */
+    merchantId: integer("merchant_id"),
   },
   (t) => [
     uniqueIndex("transfers_unique").on(t.chain, t.txHash, t.logIndex),
@@ -199,6 +207,13 @@ export const transfers = sqliteTable(
     // The watcher's confirmation tracking: pending transfers of a chain by block height.
     index("transfers_pending").on(t.chain, t.status, t.blockNumber),
     index("transfers_address").on(t.addressId, t.token),
+    index("transfers_list_status").on(t.status),
+    index("transfers_list_disposition").on(t.disposition),
+    index("transfers_list_merchant").on(t.merchantId, t.status).where(sql`merchant_id IS NOT NULL`),
+    index("transfers_list_merchant_disposition").on(t.merchantId, t.disposition).where(sql`merchant_id IS NOT NULL`),
+    index("transfers_order").on(t.payinOrderId).where(sql`payin_order_id IS NOT NULL`),
+    index("transfers_search_to").on(t.toAddress),
+    index("transfers_search_from").on(t.fromAddress),
   ],
 );
 
@@ -250,6 +265,10 @@ export const payoutOrders = sqliteTable(
     uniqueIndex("payout_merchant_order").on(t.merchantId, t.merchantOrderNo),
     index("payout_status").on(t.status),
     index("payout_source").on(t.fromAddressId, t.status),
+    index("payout_list_merchant").on(t.merchantId, t.status),
+    index("payout_search_tx").on(t.txHash).where(sql`tx_hash IS NOT NULL`),
+    index("payout_search_to").on(t.toAddress),
+    index("payout_search_from").on(t.fromAddress),
   ],
 );
 
@@ -354,7 +373,26 @@ export const callbacks = sqliteTable(
     index("callbacks_order").on(t.orderNo),
     // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
     index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
+    // The failed-callbacks page, newest first; pending at create, so a create writes no entry.
+    index("callbacks_failed").on(t.createdAt).where(sql`state = 'failed'`),
+    index("callbacks_failed_merchant").on(t.merchantId, t.createdAt).where(sql`state = 'failed'`),
   ],
+);
+
+/**
+ * The dashboard's volume per UTC day (day = ms / 86,400,000) and merchant: completed and
+ * risk_settled pay-ins at face value in micro units. Written only by triggers on
+ * payin_orders (migrations/0160), in the transaction of the order change.
+ */
+export const payinDaily = sqliteTable(
+  "payin_daily",
+  {
+    day: integer("day").notNull(),
+    merchantId: integer("merchant_id").notNull(),
+    micro: integer("micro").notNull(),
+    orders: integer("orders").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.merchantId] })],
 );
 
 /** One row per delivery attempt (Svix-style). */

@@ -22,6 +22,11 @@ export function newOrderNo(prefix: "PI" | "PO", nowMs: number): string {
   return `${prefix}${stamp(nowMs)}${String(seq).padStart(4, "0")}${rand}`;
 }
 
+/** The smallest orderNo made at `ms` or later: orderNos sort as their creation times (date filters seek by it). */
+export function orderNoFloor(prefix: "PI" | "PO", ms: number): string {
+  return `${prefix}${stamp(Math.max(0, ms))}`;
+}
+
 export function newId(prefix: string): string {
   return prefix + randomBytes(10).toString("hex").toUpperCase();
 }
