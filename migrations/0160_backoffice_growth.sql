@@ -40,12 +40,25 @@ CREATE INDEX transfers_list_status ON transfers (status);
 CREATE INDEX transfers_list_disposition ON transfers (disposition);
 CREATE INDEX transfers_list_merchant ON transfers (merchant_id, status) WHERE merchant_id IS NOT NULL;
 CREATE INDEX transfers_list_merchant_disposition ON transfers (merchant_id, disposition) WHERE merchant_id IS NOT NULL;
+-- Open unmatched deposits (dashboard card, exceptions queue), newest first: the
+-- resolved ones, which only grow, are not walked (resolution IS NULL is a seek).
+CREATE INDEX transfers_open_unmatched ON transfers (resolution, seen_at) WHERE unmatched_reason IS NOT NULL;
 -- The order page: the transfers that paid an order.
 CREATE INDEX transfers_order ON transfers (payin_order_id) WHERE payin_order_id IS NOT NULL;
 
 -- Failed callbacks page, newest first (a callback is pending when written: no entry at create).
 CREATE INDEX callbacks_failed ON callbacks (created_at) WHERE state = 'failed';
 CREATE INDEX callbacks_failed_merchant ON callbacks (merchant_id, created_at) WHERE state = 'failed';
+
+-- Developer page: a merchant's test callbacks, newest first (no entry for order callbacks).
+CREATE INDEX callbacks_test ON callbacks (merchant_id, created_at) WHERE kind = 'test';
+
+-- Audit log filter by action, newest first (actor, target and time have theirs).
+CREATE INDEX audit_action ON audit_log (action, at);
+
+-- Exclusive wallets, newest first, all or one merchant's.
+CREATE INDEX bindings_list ON bindings (created_at);
+CREATE INDEX bindings_list_merchant ON bindings (merchant_id, created_at);
 
 -- The dashboard's volume per UTC day: completed and risk_settled pay-ins at face
 -- value in micro units (6 decimals), per merchant. Kept by triggers in the

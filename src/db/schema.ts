@@ -102,7 +102,11 @@ export const bindings = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("bindings_key").on(t.merchantId, t.chain, t.token, t.bindKey)],
+  (t) => [
+    uniqueIndex("bindings_key").on(t.merchantId, t.chain, t.token, t.bindKey),
+    index("bindings_list").on(t.createdAt),
+    index("bindings_list_merchant").on(t.merchantId, t.createdAt),
+  ],
 );
 
 export const payinOrders = sqliteTable(
@@ -211,6 +215,7 @@ export const transfers = sqliteTable(
     index("transfers_list_disposition").on(t.disposition),
     index("transfers_list_merchant").on(t.merchantId, t.status).where(sql`merchant_id IS NOT NULL`),
     index("transfers_list_merchant_disposition").on(t.merchantId, t.disposition).where(sql`merchant_id IS NOT NULL`),
+    index("transfers_open_unmatched").on(t.resolution, t.seenAt).where(sql`unmatched_reason IS NOT NULL`),
     index("transfers_order").on(t.payinOrderId).where(sql`payin_order_id IS NOT NULL`),
     index("transfers_search_to").on(t.toAddress),
     index("transfers_search_from").on(t.fromAddress),
@@ -376,6 +381,7 @@ export const callbacks = sqliteTable(
     // The failed-callbacks page, newest first; pending at create, so a create writes no entry.
     index("callbacks_failed").on(t.createdAt).where(sql`state = 'failed'`),
     index("callbacks_failed_merchant").on(t.merchantId, t.createdAt).where(sql`state = 'failed'`),
+    index("callbacks_test").on(t.merchantId, t.createdAt).where(sql`kind = 'test'`),
   ],
 );
 
@@ -509,7 +515,7 @@ export const auditLog = sqliteTable(
     before: text("before"),
     after: text("after"),
   },
-  (t) => [index("audit_at").on(t.at), index("audit_target").on(t.target, t.at), index("audit_actor").on(t.actor, t.at)],
+  (t) => [index("audit_at").on(t.at), index("audit_target").on(t.target, t.at), index("audit_actor").on(t.actor, t.at), index("audit_action").on(t.action, t.at)],
 );
 
 /**

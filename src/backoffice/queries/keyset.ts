@@ -18,7 +18,10 @@ export interface IdQuery {
   table: string;
   /** Alternatives, each answered by one index seek in id order; the page merges them. */
   arms: Cond[][];
-  /** Conditions checked on the rows the seeks reach (cheap: the seeks are in page order). */
+  /**
+   * Conditions checked on the rows the seeks reach (cheap: the seeks are in page order).
+   * Write their columns as `+col` so the planner never seeks by them and then sorts.
+   */
   rest: Cond[];
   /** Ids in [lo, hi): a date range turned into ids. */
   lo?: number;

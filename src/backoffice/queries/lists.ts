@@ -56,10 +56,10 @@ function orderIdRange(db: DbOrTx, table: "payin_orders" | "payout_orders", f: Li
 /** The list filters on an order table (pay-ins and payouts have the same columns for them). */
 function orderQuery(db: DbOrTx, scope: Scope, f: ListFilter, table: "payin_orders" | "payout_orders", statuses: readonly string[]): IdQuery {
   const rest: Cond[] = [];
-  if (f.chain) rest.push(cond("chain = ?", f.chain));
-  if (f.token) rest.push(cond("token = ?", f.token));
-  if (f.fromMs !== undefined) rest.push(cond("created_at >= ?", f.fromMs));
-  if (f.toMs !== undefined) rest.push(cond("created_at < ?", f.toMs));
+  if (f.chain) rest.push(cond("+chain = ?", f.chain));
+  if (f.token) rest.push(cond("+token = ?", f.token));
+  if (f.fromMs !== undefined) rest.push(cond("+created_at >= ?", f.fromMs));
+  if (f.toMs !== undefined) rest.push(cond("+created_at < ?", f.toMs));
   return { table, arms: armsOf(merchantOf(db, scope, f), f.status ? cond("status = ?", f.status) : undefined, statuses), rest, ...orderIdRange(db, table, f) };
 }
 
@@ -250,11 +250,11 @@ function depositQuery(db: DbOrTx, scope: Scope, f: ListFilter): IdQuery {
     ? [[...(merchantId === null ? [] : [cond("merchant_id = ?", merchantId)]), disposition]]
     : armsOf(merchantId, own, TRANSFER_STATUSES);
   // Only transfers to a gateway address are deposits.
-  const rest: Cond[] = [cond("address_id IS NOT NULL")];
-  if (f.chain) rest.push(cond("chain = ?", f.chain));
-  if (f.token) rest.push(cond("token = ?", f.token));
-  if (f.fromMs !== undefined) rest.push(cond("block_time >= ?", f.fromMs));
-  if (f.toMs !== undefined) rest.push(cond("block_time < ?", f.toMs));
+  const rest: Cond[] = [cond("+address_id IS NOT NULL")];
+  if (f.chain) rest.push(cond("+chain = ?", f.chain));
+  if (f.token) rest.push(cond("+token = ?", f.token));
+  if (f.fromMs !== undefined) rest.push(cond("+block_time >= ?", f.fromMs));
+  if (f.toMs !== undefined) rest.push(cond("+block_time < ?", f.toMs));
   const lo = f.fromMs === undefined ? undefined : (firstIdAtOrAfter(db, "transfers", "seen_at", f.fromMs - DEPOSIT_SEEN_MARGIN_MS) ?? Number.MAX_SAFE_INTEGER);
   return { table: "transfers", arms, rest, lo };
 }
