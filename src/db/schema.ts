@@ -378,9 +378,9 @@ export const callbacks = sqliteTable(
     index("callbacks_order").on(t.orderNo),
     // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
     index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
-    // The failed-callbacks page, newest first; pending at create, so a create writes no entry.
-    index("callbacks_failed").on(t.createdAt).where(sql`state = 'failed'`),
-    index("callbacks_failed_merchant").on(t.merchantId, t.createdAt).where(sql`state = 'failed'`),
+    // The failed-callbacks page, latest failure first; pending at create, so a create writes no entry.
+    index("callbacks_failed_recent").on(t.updatedAt).where(sql`state = 'failed'`),
+    index("callbacks_failed_merchant").on(t.merchantId, t.updatedAt).where(sql`state = 'failed'`),
     index("callbacks_test").on(t.merchantId, t.createdAt).where(sql`kind = 'test'`),
   ],
 );

@@ -72,16 +72,17 @@ export function cursorOf(db: DbOrTx, chain: string) {
 }
 
 /**
- * Failed callbacks, newest first: a seek on the partial index callbacks_failed(_merchant)
- * (the state as a literal, so the planner can use it), bounded below `before`.
+ * Failed callbacks, latest failure first: a seek on the partial index
+ * callbacks_failed_recent / callbacks_failed_merchant (the state as a literal, so
+ * the planner can use it), bounded below `before` (updated_at).
  */
 export function failedCallbacks(db: DbOrTx, scope: Scope, limit: number, before = Number.MAX_SAFE_INTEGER) {
   return db
     .select()
     .from(callbacks)
     // likely(): the state is no seek by itself (callbacks_due would then sort); the literal keeps the partial index usable.
-    .where(and(sql`likely(${callbacks.state} = 'failed')`, lt(callbacks.createdAt, before), only(scope, callbacks.merchantId)))
-    .orderBy(desc(callbacks.createdAt))
+    .where(and(sql`likely(${callbacks.state} = 'failed')`, lt(callbacks.updatedAt, before), only(scope, callbacks.merchantId)))
+    .orderBy(desc(callbacks.updatedAt))
     .limit(limit)
     .all();
 }
