@@ -6,7 +6,7 @@ import { openDb } from "../../db/client";
 import { migrate } from "../../db/migrate";
 import { payinOrders } from "../../db/schema";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
-import { volumePerDay } from "./dashboard";
+import { rebuildPayinDaily, volumePerDay } from "./dashboard";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -36,6 +36,8 @@ test("sums exactly across decimals and days, counts only settled orders, and res
       .values({ ...base, orderNo: `PI2026112000000000000${i}`, merchantOrderNo: `V-${i}`, checkoutToken: `v-${i}`, status, decimals, amount, paidAmount: paid, completedAt: at, updatedAt: at })
       .run(),
   );
+  // Settled orders inserted directly (no UPDATE for the trigger to follow): a bulk load rebuilds.
+  rebuildPayinDaily(gw.ctx.db);
   const v = volumePerDay(gw.ctx.db, { merchantId: null }, now);
   expect(v).toHaveLength(30);
   expect(v.at(-1)).toEqual({ day: "2026-11-20", micro: 7_262_500_000n, orders: 2 });

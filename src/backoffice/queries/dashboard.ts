@@ -67,6 +67,24 @@ export function volumePerDay(db: DbOrTx, scope: Scope, now: number, days = 30): 
   return out;
 }
 
+/**
+ * Recomputes payin_daily from the orders (as migration 0160 fills it). For bulk loads
+ * that insert settled orders directly (the bench's generator, tests): the gateway itself
+ * never inserts a settled order, and the trigger follows every later change.
+ */
+export function rebuildPayinDaily(db: DbOrTx): void {
+  const c = db.$client;
+  const micro = (u: string) => `CASE WHEN decimals >= 6
+    THEN CAST(coalesce(nullif(substr(${u}, 1, length(${u}) - (decimals - 6)), ''), '0') AS INTEGER)
+    ELSE CAST(${u} AS INTEGER) * CAST(power(10, 6 - decimals) AS INTEGER) END`;
+  c.transaction(() => {
+    c.run("DELETE FROM payin_daily");
+    c.run(`INSERT INTO payin_daily (day, merchant_id, micro, orders)
+      SELECT coalesce(completed_at, updated_at) / 86400000, merchant_id, sum(${micro("coalesce(paid_amount, amount)")}), count(*)
+      FROM payin_orders WHERE status IN ('completed', 'risk_settled') GROUP BY 1, 2`);
+  })();
+}
+
 export function cursorOf(db: DbOrTx, chain: string) {
   return db.select().from(chainCursors).where(eq(chainCursors.chain, chain)).get();
 }
