@@ -46,8 +46,8 @@ CREATE INDEX transfers_open_unmatched ON transfers (resolution, seen_at) WHERE u
 -- The order page: the transfers that paid an order.
 CREATE INDEX transfers_order ON transfers (payin_order_id) WHERE payin_order_id IS NOT NULL;
 
--- Failed callbacks page, latest failure first (a callback is pending when written: no entry at create).
-CREATE INDEX callbacks_failed_recent ON callbacks (updated_at) WHERE state = 'failed';
+-- Failed callbacks page, latest failure first (a callback is pending when written: no entry at
+-- create); the operator's page reads callbacks_failed (updated_at) of migration 0150.
 CREATE INDEX callbacks_failed_merchant ON callbacks (merchant_id, updated_at) WHERE state = 'failed';
 
 -- Developer page: a merchant's test callbacks, newest first (no entry for order callbacks).

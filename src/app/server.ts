@@ -14,6 +14,8 @@ import { expireDueOrders } from "../payin/service";
 import { sandboxRoutes } from "../http/routes/sandbox";
 import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
+import { pruneDeliveredCallbacks } from "../callbacks/retention";
+import { optimizeDatabase, OPTIMIZE_EVERY_MS } from "../db/optimize";
 import { chainModule } from "../chains/registry";
 import { addressBook } from "../wallet/addresses";
 import { checkoutRoutes } from "../checkout/routes";
@@ -102,6 +104,9 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   // the first alerts tick or /readyz while requests are being served.
   for (const code of ctx.chains.keys()) runtime.ops.gas.get(code);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
+  // DESIGN 11 "Retention" and "Growth": both walk big tables in slices that yield; both run once right after start.
+  s.every("prune-callbacks", 10 * 60_000, () => pruneDeliveredCallbacks(ctx));
+  s.every("optimize", OPTIMIZE_EVERY_MS, () => optimizeDatabase(ctx));
   // Polls the outbox itself; callbacksDue() (called by the outbox on every insert) sends a just-committed callback at once.
   // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
   const callbacks = startCallbackWorker(ctx, { shutdownGraceMs: 2000 });

@@ -86,6 +86,7 @@ export const ConfigSchema = T.Object(
         timeout: Duration("10s", "a delivery not answered 2xx within this is a failure"),
         allow_private_targets: T.Boolean({ default: false, description: "allow loopback/private notifyUrl targets (tests, local dev)" }),
         concurrency: T.Integer({ minimum: 1, maximum: 256, default: 16, description: "deliveries in flight at once" }),
+        keep_delivered: Duration("30d", "delivered callbacks and their attempts older than this are pruned (failed and held ones are kept)"),
       },
       { additionalProperties: false, default: {} },
     ),

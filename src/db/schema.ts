@@ -166,6 +166,10 @@ export const payinOrders = sqliteTable(
     index("payin_search_address").on(t.addressId),
     index("payin_search_tx").on(t.txHash).where(sql`tx_hash IS NOT NULL`),
     index("payin_search_from").on(t.fromAddress).where(sql`from_address IS NOT NULL`),
+    // Open-order probes that never read past orders (issue 23), partial so a create writes no entry:
+    // orders being confirmed, and expired unpaid ones by expiry (late payments' candidates).
+    index("payin_settling_amount").on(t.addressId, t.token, t.amount).where(sql`mode = 'shared' AND status IN ('detected', 'confirming')`),
+    index("payin_expired_unpaid").on(t.addressId, t.token, t.amount, t.expireAt).where(sql`mode = 'shared' AND status = 'expired' AND transfer_id IS NULL`),
   ],
 );
 
@@ -219,6 +223,10 @@ export const transfers = sqliteTable(
     index("transfers_order").on(t.payinOrderId).where(sql`payin_order_id IS NOT NULL`),
     index("transfers_search_to").on(t.toAddress),
     index("transfers_search_from").on(t.fromAddress),
+    // Reconcile's deposits not final yet, per address (a transfer is pending for minutes).
+    index("transfers_pending_address").on(t.addressId, t.token).where(sql`status = 'pending'`),
+    // The alerts job's count of open unmatched deposits (resolved ones accumulate).
+    index("transfers_unmatched_open").on(t.seenAt).where(sql`unmatched_reason IS NOT NULL AND resolution IS NULL`),
   ],
 );
 
@@ -274,6 +282,7 @@ export const payoutOrders = sqliteTable(
     index("payout_search_tx").on(t.txHash).where(sql`tx_hash IS NOT NULL`),
     index("payout_search_to").on(t.toAddress),
     index("payout_search_from").on(t.fromAddress),
+    index("payout_failed").on(t.failedAt).where(sql`status = 'failed'`),
   ],
 );
 
@@ -292,6 +301,31 @@ export const ledgerEntries = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("ledger_ref").on(t.kind, t.refType, t.refId), index("ledger_address").on(t.addressId, t.token)],
+);
+
+/**
+ * The sum of an address's ledger entries per token, kept by a trigger in the same
+ * transaction as each entry (migrations/0150_growth.sql): balance = hi * 10^12 + lo,
+ * 0 <= lo < 10^12 (exact beyond 64 bits). Read it with payout/balances.ts.
+ */
+export const addressBalances = sqliteTable(
+  "address_balances",
+  {
+    addressId: text("address_id").notNull().references(() => addresses.id),
+    token: text("token").notNull(),
+    chain: text("chain").notNull(),
+    merchantId: integer("merchant_id"),
+    hi: integer("hi").notNull().default(0),
+    lo: integer("lo").notNull().default(0),
+    /** How many ledger entries the sum holds. */
+    entries: integer("entries").notNull().default(0),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.addressId, t.token] }),
+    index("address_balances_chain").on(t.chain, t.addressId, t.token),
+    index("address_balances_merchant").on(t.merchantId, t.chain, t.token),
+  ],
 );
 
 /** Movements of a merchant's fee balance (merchants.fee_balance), in 6-decimal micro-units (signed). */
@@ -378,10 +412,12 @@ export const callbacks = sqliteTable(
     index("callbacks_order").on(t.orderNo),
     // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
     index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
-    // The failed-callbacks page, latest failure first; pending at create, so a create writes no entry.
-    index("callbacks_failed_recent").on(t.updatedAt).where(sql`state = 'failed'`),
+    // The failed-callbacks page of a merchant, latest failure first (the operator's reads callbacks_failed below).
     index("callbacks_failed_merchant").on(t.merchantId, t.updatedAt).where(sql`state = 'failed'`),
     index("callbacks_test").on(t.merchantId, t.createdAt).where(sql`kind = 'test'`),
+    // Partial on states reached after create: the alerts job's last-hour count, and retention.
+    index("callbacks_failed").on(t.updatedAt).where(sql`state = 'failed'`),
+    index("callbacks_delivered").on(t.updatedAt).where(sql`state = 'delivered'`),
   ],
 );
 
@@ -467,6 +503,19 @@ export const sandboxTransfers = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("sandbox_tx").on(t.chain, t.txHash, t.logIndex), index("sandbox_block").on(t.chain, t.blockNumber)],
+);
+
+/** The sandbox chain's token balances (mined transfers), kept by triggers on sandbox_transfers; hi * 10^12 + lo. */
+export const sandboxBalances = sqliteTable(
+  "sandbox_balances",
+  {
+    chain: text("chain").notNull(),
+    address: text("address").notNull(),
+    token: text("token").notNull(),
+    hi: integer("hi").notNull().default(0),
+    lo: integer("lo").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.chain, t.address, t.token] })],
 );
 
 /**

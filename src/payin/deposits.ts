@@ -111,24 +111,7 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
 
   if (kind === "exclusive") return depositToExclusive(ctx, tx, t, denied, now);
 
-  const candidates = prepared(tx, "matchCandidates", (d) =>
-    d
-      .select()
-      .from(payinOrders)
-      .where(
-        and(
-          eq(payinOrders.addressId, sql.placeholder("addressId")),
-          eq(payinOrders.token, sql.placeholder("token")),
-          eq(payinOrders.amount, sql.placeholder("amount")),
-          eq(payinOrders.mode, "shared"),
-          isNull(payinOrders.transferId),
-          inArray(payinOrders.status, ["waiting_payment", "expired"]),
-          lte(payinOrders.createdAt, sql.placeholder("latest")),
-        ),
-      )
-      .orderBy(desc(payinOrders.createdAt))
-      .prepare(),
-  ).all({ addressId: t.addressId, token: t.token, amount: t.amount, latest: t.blockTime + CLOCK_SKEW_MS });
+  const candidates = matchCandidates(tx, t, ctx.ms.lateWindow);
   // On time: block time no later than expireAt. An order that existed at the block wins over one
   // created after it (inside the clock-skew allowance); then an open order wins over one the
   // expiry job already closed. Candidates come newest first and the sort is stable.
@@ -151,26 +134,13 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   // Another amount (DESIGN 5): the address's only open order of this token whose window covers
   // the block time takes it and is frozen for review, so the merchant sees expectedAmount and
   // paidAmount differ. Expired orders count when the block time is inside their window.
-  const covering = tx
-    .select()
-    .from(payinOrders)
-    .where(
-      and(
-        eq(payinOrders.addressId, t.addressId),
-        eq(payinOrders.token, t.token),
-        eq(payinOrders.mode, "shared"),
-        inArray(payinOrders.status, ["waiting_payment", "detected", "confirming", "expired"]),
-        lte(payinOrders.createdAt, t.blockTime + CLOCK_SKEW_MS),
-        gte(payinOrders.expireAt, t.blockTime),
-      ),
-    )
-    .limit(2)
-    .all();
+  const covering = coveringOrders(tx, t);
   if (covering.length === 1 && covering[0].transferId === null) {
     applyPayinEvent(tx, covering[0], { type: "wrong_amount" }, paidPatch(t), now);
     return setDisposition(tx, t, "wrong_amount", covering[0].id);
   }
-  const afterWindow = candidates.some((o) => o.expireAt !== null && t.blockTime > o.expireAt + ctx.ms.lateWindow);
+  const afterWindow =
+    candidates.some((o) => o.expireAt !== null && t.blockTime > o.expireAt + ctx.ms.lateWindow) || expiredBeforeWindow(tx, t, ctx.ms.lateWindow);
   const reason: UnmatchedReason = denied
     ? "deny_listed"
     : covering.length > 1
@@ -181,6 +151,57 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
           ? "after_late_window"
           : "no_open_order";
   keepUnmatched(ctx, tx, t, reason);
+}
+
+// The watcher's queries read open and recent orders only (issue 23): a round amount paid
+// on a pool address for the millionth time costs what the first did. Each returns ids,
+// read back through orderById; src/payin/query-plans.test.ts checks they stay seeks.
+
+/** Unpaid orders of this address, token and amount that a transfer may pay: the waiting one
+ * (payin_open_amount) and those expired within the late window (payin_expired_unpaid). */
+export const MATCH_CANDIDATES = `SELECT id FROM payin_orders INDEXED BY payin_open_amount
+  WHERE address_id = ?1 AND token = ?2 AND amount = ?3 AND mode = 'shared' AND status = 'waiting_payment' AND transfer_id IS NULL AND created_at <= ?4
+  UNION ALL
+  SELECT id FROM payin_orders INDEXED BY payin_expired_unpaid
+  WHERE address_id = ?1 AND token = ?2 AND amount = ?3 AND expire_at >= ?5 AND mode = 'shared' AND status = 'expired' AND transfer_id IS NULL AND created_at <= ?4`;
+
+/** Is there an unpaid order of this amount that expired before the late window? (the unmatched reason only) */
+export const EXPIRED_BEFORE_WINDOW = `SELECT 1 FROM payin_orders INDEXED BY payin_expired_unpaid
+  WHERE address_id = ?1 AND token = ?2 AND amount = ?3 AND expire_at < ?5 AND mode = 'shared' AND status = 'expired' AND transfer_id IS NULL AND created_at <= ?4
+  LIMIT 1`;
+
+/** Open orders of the address and token (any amount) whose window covers the block time, at most 2:
+ * waiting (payin_open_amount), being confirmed (payin_settling_amount), expired since the block (payin_status). */
+export const COVERING_ORDERS = `SELECT id FROM (
+    SELECT id FROM payin_orders INDEXED BY payin_open_amount
+    WHERE address_id = ?1 AND token = ?2 AND mode = 'shared' AND status = 'waiting_payment' AND created_at <= ?3 AND expire_at >= ?4
+    UNION ALL
+    SELECT id FROM payin_orders INDEXED BY payin_settling_amount
+    WHERE address_id = ?1 AND token = ?2 AND mode = 'shared' AND status IN ('detected', 'confirming') AND created_at <= ?3 AND expire_at >= ?4
+    UNION ALL
+    SELECT id FROM payin_orders INDEXED BY payin_status
+    WHERE status = 'expired' AND expire_at >= ?4 AND address_id = ?1 AND token = ?2 AND mode = 'shared' AND created_at <= ?3
+  ) LIMIT 2`;
+
+function matchCandidates(tx: Tx, t: TransferRow, lateWindow: number): PayinOrderRow[] {
+  const ids = prepared(tx, "matchCandidates", (d) => d.$client.prepare<{ id: number }, [string, string, string, number, number]>(MATCH_CANDIDATES)).all(
+    t.addressId!, t.token, t.amount, t.blockTime + CLOCK_SKEW_MS, t.blockTime - lateWindow,
+  );
+  // Newest first (the ranking after this is a stable sort).
+  return ids.map((r) => orderById(tx, r.id)!).sort((a, b) => b.createdAt - a.createdAt);
+}
+
+function expiredBeforeWindow(tx: Tx, t: TransferRow, lateWindow: number): boolean {
+  return !!prepared(tx, "expiredBeforeWindow", (d) => d.$client.prepare<{ 1: number }, [string, string, string, number, number]>(EXPIRED_BEFORE_WINDOW)).get(
+    t.addressId!, t.token, t.amount, t.blockTime + CLOCK_SKEW_MS, t.blockTime - lateWindow,
+  );
+}
+
+function coveringOrders(tx: Tx, t: TransferRow): PayinOrderRow[] {
+  const ids = prepared(tx, "coveringOrders", (d) => d.$client.prepare<{ id: number }, [string, string, number, number]>(COVERING_ORDERS)).all(
+    t.addressId!, t.token, t.blockTime + CLOCK_SKEW_MS, t.blockTime,
+  );
+  return ids.map((r) => orderById(tx, r.id)!);
 }
 
 function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boolean, now: number): void {

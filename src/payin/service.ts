@@ -128,21 +128,26 @@ function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint
 /**
  * The merchant's first pool address (by derivation index) where this amount is
  * not open: the pool in addresses_merchant's order (merchant, chain, kind,
- * derivation_index), one probe of payin_address_amount per address. No ORDER BY:
- * in bun's SQLite an ORDER BY cost ~10 µs per create even when this index
- * satisfied it (scripts/bench-inproc.ts); INDEXED BY keeps the scan in index order.
+ * derivation_index), per address one probe of payin_open_amount (waiting orders,
+ * unique) and one of payin_settling_amount (detected, confirming): open orders
+ * only, so a round amount repeated a million times costs what a new one does.
+ * No ORDER BY: in bun's SQLite an ORDER BY cost ~10 µs per create even when
+ * this index satisfied it (scripts/bench-inproc.ts); INDEXED BY keeps the scan
+ * in index order.
  */
 function freeSharedAddress(tx: Tx, merchantId: number, chain: string, token: string, units: bigint): { id: string; address: string } | undefined {
-  return prepared(tx, "freeSharedAddress", (d) =>
-    d.$client.prepare<{ id: string; address: string }, [number, string, string, string]>(
-      `SELECT a.id, a.address FROM addresses a INDEXED BY addresses_merchant
-       WHERE a.merchant_id = ? AND a.chain = ? AND a.kind = 'shared' AND a.deleted_at IS NULL
-         AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = ? AND p.amount = ?
-                         AND p.mode = 'shared' AND p.status IN ('waiting_payment','detected','confirming'))
-       LIMIT 1`,
-    ),
-  ).get(merchantId, chain, token, units.toString()) ?? undefined;
+  return prepared(tx, "freeSharedAddress", (d) => d.$client.prepare<{ id: string; address: string }, [number, string, string, string]>(FREE_SHARED_ADDRESS)).get(
+    merchantId, chain, token, units.toString(),
+  ) ?? undefined;
 }
+
+export const FREE_SHARED_ADDRESS = `SELECT a.id, a.address FROM addresses a INDEXED BY addresses_merchant
+  WHERE a.merchant_id = ?1 AND a.chain = ?2 AND a.kind = 'shared' AND a.deleted_at IS NULL
+    AND NOT EXISTS (SELECT 1 FROM payin_orders p INDEXED BY payin_open_amount
+                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND p.status = 'waiting_payment')
+    AND NOT EXISTS (SELECT 1 FROM payin_orders p INDEXED BY payin_settling_amount
+                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND p.status IN ('detected', 'confirming'))
+  LIMIT 1`;
 
 /** Every pool address has this amount open: a new pool address up to the pool size; else 40105. */
 function growSharedPool(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, now: number): { id: string; address: string } {

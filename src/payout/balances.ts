@@ -6,13 +6,13 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import { type DbOrTx, prepared } from "../db/client";
-import { addresses, balanceChecks, ledgerEntries, payoutOrders, transfers } from "../db/schema";
+import { type DbOrTx, prepared, writeTx } from "../db/client";
+import { addressBalances, addresses, balanceChecks, payoutOrders } from "../db/schema";
+import { inSlices } from "../lib/slices";
+import { fromHiLo } from "../db/balance-sum";
 import type { ChainAdapter, TokenSymbol } from "../chains/types";
 import type { AddressRow } from "../wallet/addresses";
 import { UNFINISHED } from "./state";
-
-const sum = (rows: { amount: string }[]) => rows.reduce((s, r) => s + BigInt(r.amount), 0n);
 
 /**
  * Exact SUM of TEXT base-unit amounts inside SQLite (18-decimal amounts exceed
@@ -35,8 +35,24 @@ function exactSum(db: DbOrTx, name: string, from: string, ...args: string[]): bi
   return BigInt(r.hi) * 10n ** 12n + BigInt(r.lo);
 }
 
+/**
+ * The address's ledger balance in that token: its address_balances row, which a
+ * trigger keeps in the transaction of every ledger entry (one seek, whatever the
+ * address's history).
+ */
 export function ledgerBalance(db: DbOrTx, addressId: string, token: string): bigint {
-  return exactSum(db, "ledgerBalance", "ledger_entries WHERE address_id = ?1 AND token = ?2", addressId, token);
+  const q = prepared(db, "storedBalance", (d) => {
+    const s = d.$client.query<{ hi: bigint; lo: bigint }, [string, string]>("SELECT hi, lo FROM address_balances WHERE address_id = ?1 AND token = ?2");
+    s.safeIntegers(true);
+    return s;
+  });
+  const r = q.get(addressId, token);
+  return r ? fromHiLo(r.hi, r.lo) : 0n;
+}
+
+/** The same sum recomputed from every entry (tests and checks only: it reads the address's whole history). */
+export function ledgerSum(db: DbOrTx, addressId: string, token: string): bigint {
+  return exactSum(db, "ledgerSum", "ledger_entries WHERE address_id = ?1 AND token = ?2", addressId, token);
 }
 
 /** Amounts of unfinished payouts from the address in that token. */
@@ -85,6 +101,31 @@ export function merchantAddresses(db: DbOrTx, merchantId: number, chain: string)
     .all();
 }
 
+/**
+ * The merchant's live addresses on a chain that hold a ledger balance in the token,
+ * with their balances: rows of address_balances (address_balances_merchant), so the
+ * cost follows how many addresses the merchant has, never their history.
+ */
+export function fundedAddresses(db: DbOrTx, merchantId: number, chain: string, token: string): Array<{ address: AddressRow } & AddressBalance> {
+  const rows = db
+    .select({ address: addresses })
+    .from(addressBalances)
+    .innerJoin(addresses, eq(addresses.id, addressBalances.addressId))
+    .where(
+      and(
+        eq(addressBalances.merchantId, merchantId),
+        eq(addressBalances.chain, chain),
+        eq(addressBalances.token, token),
+        isNull(addresses.deletedAt),
+        inArray(addresses.kind, ["shared", "exclusive"]),
+      ),
+    )
+    .all();
+  // Derivation order, as the merchant's address list (ties between equal balances go to the older address).
+  rows.sort((a, b) => a.address.derivationIndex - b.address.derivationIndex);
+  return rows.map((r) => ({ address: r.address, ...addressBalance(db, r.address.id, token) }));
+}
+
 /** Balances of every address of a merchant (back office and tests). */
 export function merchantBalances(db: DbOrTx, merchantId: number, chain: string, token: string) {
   return merchantAddresses(db, merchantId, chain).map((a) => ({ address: a, ...addressBalance(db, a.id, token) }));
@@ -113,55 +154,75 @@ export interface ReconcileDeps {
   logger: Logger;
 }
 
+/** Balance rows per slice of a reconcile run (each is one chain read and a few seeks). */
+export const RECONCILE_SLICE = 50;
+
 export async function reconcileChain(ctx: ReconcileDeps, adapter: ChainAdapter): Promise<Discrepancy[]> {
-  const pairs = ctx.db
-    .selectDistinct({ addressId: ledgerEntries.addressId, token: ledgerEntries.token, address: addresses.address })
-    .from(ledgerEntries)
-    .innerJoin(addresses, eq(addresses.id, ledgerEntries.addressId))
-    .where(eq(ledgerEntries.chain, adapter.chain))
-    .all();
   const out: Discrepancy[] = [];
-  for (const p of pairs) {
-    const onChain = await adapter.tokenBalance(p.address, p.token as TokenSymbol);
-    const now = ctx.clock.now();
-    const ledger = ledgerBalance(ctx.db, p.addressId, p.token);
-    const inflightOut = sum(
-      ctx.db
-        .select({ amount: payoutOrders.amount })
-        .from(payoutOrders)
-        .where(and(eq(payoutOrders.fromAddressId, p.addressId), eq(payoutOrders.token, p.token), eq(payoutOrders.status, "broadcasted")))
-        .all(),
+  // Keyset pages over the chain's balance rows (address_balances_chain), a turn given back between
+  // pages: in sandbox mode tokenBalance answers without I/O, so nothing else would ever yield.
+  let after = { addressId: "", token: "" };
+  await inSlices(async () => {
+    const page = reconcilePage(ctx.db).all(adapter.chain, after.addressId, after.token, RECONCILE_SLICE);
+    // Chain reads first (I/O, awaited), then the slice's comparisons and writes in one transaction:
+    // one commit per slice, not one fsync per address.
+    const onChain: bigint[] = [];
+    for (const p of page) onChain.push(await adapter.tokenBalance(p.address, p.token as TokenSymbol));
+    writeTx(ctx.db, () => page.forEach((p, i) => reconcileOne(ctx, adapter, p, onChain[i]!, out)));
+    if (page.length) after = page[page.length - 1]!;
+    return page.length === RECONCILE_SLICE;
+  });
+  return out;
+}
+
+interface BalanceRow {
+  addressId: string;
+  token: string;
+  address: string;
+  hi: bigint;
+  lo: bigint;
+}
+
+function reconcilePage(db: Db) {
+  return prepared(db, "reconcilePage", (d) => {
+    const q = d.$client.query<BalanceRow, [string, string, string, number]>(
+      `SELECT b.address_id AS addressId, b.token, a.address, b.hi, b.lo
+       FROM address_balances b INDEXED BY address_balances_chain JOIN addresses a ON a.id = b.address_id
+       WHERE b.chain = ?1 AND (b.address_id, b.token) > (?2, ?3)
+       ORDER BY b.address_id, b.token LIMIT ?4`,
     );
-    const pendingIn = sum(
-      ctx.db
-        .select({ amount: transfers.amount })
-        .from(transfers)
-        .where(and(eq(transfers.addressId, p.addressId), eq(transfers.token, p.token), eq(transfers.status, "pending")))
-        .all(),
-    );
-    const ok = onChain >= ledger - inflightOut && onChain <= ledger + pendingIn;
-    const difference = ok ? 0n : onChain - ledger;
-    const prev = ctx.db.select().from(balanceChecks).where(and(eq(balanceChecks.addressId, p.addressId), eq(balanceChecks.token, p.token))).get();
-    const row = {
-      addressId: p.addressId,
-      token: p.token,
-      chain: adapter.chain,
-      ledgerBalance: ledger.toString(),
-      chainBalance: onChain.toString(),
-      difference: difference.toString(),
-      status: ok ? ("ok" as const) : ("mismatch" as const),
-      mismatchSince: ok ? null : (prev?.mismatchSince ?? now),
-      checkedAt: now,
-    };
-    ctx.db.insert(balanceChecks).values(row).onConflictDoUpdate({ target: [balanceChecks.addressId, balanceChecks.token], set: row }).run();
-    if (!ok) {
-      out.push({ addressId: p.addressId, address: p.address, token: p.token, ledger, chain: onChain, difference });
-      if (prev?.status !== "mismatch" || prev.difference !== row.difference) {
-        ctx.logger.warn("ledger and chain balance differ", { chain: adapter.chain, address: p.address, token: p.token, ledger: ledger.toString(), onChain: onChain.toString() });
-      }
+    q.safeIntegers(true);
+    return q;
+  });
+}
+
+function reconcileOne(ctx: ReconcileDeps, adapter: ChainAdapter, p: BalanceRow, onChain: bigint, out: Discrepancy[]): void {
+  const now = ctx.clock.now();
+  // Read after the chain answered: an entry written meanwhile is counted (in-flight ranges cover the rest).
+  const ledger = ledgerBalance(ctx.db, p.addressId, p.token);
+  const inflightOut = exactSum(ctx.db, "inflightOut", "payout_orders WHERE from_address_id = ?1 AND token = ?2 AND status = 'broadcasted'", p.addressId, p.token);
+  const pendingIn = exactSum(ctx.db, "pendingIn", "transfers WHERE address_id = ?1 AND token = ?2 AND status = 'pending'", p.addressId, p.token);
+  const ok = onChain >= ledger - inflightOut && onChain <= ledger + pendingIn;
+  const difference = ok ? 0n : onChain - ledger;
+  const prev = ctx.db.select().from(balanceChecks).where(and(eq(balanceChecks.addressId, p.addressId), eq(balanceChecks.token, p.token))).get();
+  const row = {
+    addressId: p.addressId,
+    token: p.token,
+    chain: adapter.chain,
+    ledgerBalance: ledger.toString(),
+    chainBalance: onChain.toString(),
+    difference: difference.toString(),
+    status: ok ? ("ok" as const) : ("mismatch" as const),
+    mismatchSince: ok ? null : (prev?.mismatchSince ?? now),
+    checkedAt: now,
+  };
+  ctx.db.insert(balanceChecks).values(row).onConflictDoUpdate({ target: [balanceChecks.addressId, balanceChecks.token], set: row }).run();
+  if (!ok) {
+    out.push({ addressId: p.addressId, address: p.address, token: p.token, ledger, chain: onChain, difference });
+    if (prev?.status !== "mismatch" || prev.difference !== row.difference) {
+      ctx.logger.warn("ledger and chain balance differ", { chain: adapter.chain, address: p.address, token: p.token, ledger: ledger.toString(), onChain: onChain.toString() });
     }
   }
-  return out;
 }
 
 export function openDiscrepancies(db: DbOrTx) {

@@ -17,7 +17,7 @@ import { newOrderNo } from "../lib/ids";
 import type { ChainAdapter } from "../chains/types";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
 import type { AddressRow } from "../wallet/addresses";
-import { addressBalance, merchantAddresses, unfinishedFrom } from "./balances";
+import { addressBalance, fundedAddresses, unfinishedFrom } from "./balances";
 import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./controls";
 import { transition, type FailedStage, type PayoutEvent, type PayoutStatus } from "./state";
 import { payoutCallbackPayload, type PayoutOrderRow } from "./views";
@@ -148,8 +148,8 @@ function checkSource(tx: Tx, adapter: ChainAdapter, merchantId: number, given: s
 /** The merchant's usable address with the most available balance that covers the amount; none: 53003. */
 function pickSource(tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, units: bigint, deleteSource: boolean): AddressRow {
   let best: { a: AddressRow; available: bigint } | null = null;
-  for (const a of merchantAddresses(tx, merchantId, adapter.chain)) {
-    const { available } = addressBalance(tx, a.id, token);
+  // Only addresses with a balance row (one seek each); nothing proportional to an address's history.
+  for (const { address: a, available } of fundedAddresses(tx, merchantId, adapter.chain, token)) {
     if (available < units || (best && available <= best.available)) continue;
     if (unusable(tx, a, adapter.chain, merchantId, deleteSource)) continue;
     best = { a, available };

@@ -4,7 +4,7 @@
 // these, the alerting job calls reconciliationMismatches().
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
-import { addresses, balanceChecks, ledgerEntries, merchants } from "../db/schema";
+import { addressBalances, addresses, balanceChecks, merchants } from "../db/schema";
 import { addressBalance } from "../payout/balances";
 
 export interface BalanceLine {
@@ -37,13 +37,14 @@ export interface BalanceFilter {
 /** Every (address, token) with ledger entries, sorted by chain, token, then largest available first. */
 export function balanceSheet(db: DbOrTx, f: BalanceFilter = {}): BalanceLine[] {
   const where = [];
-  if (f.merchantId !== undefined) where.push(eq(addresses.merchantId, f.merchantId));
-  if (f.chain) where.push(eq(ledgerEntries.chain, f.chain));
-  if (f.token) where.push(eq(ledgerEntries.token, f.token));
+  if (f.merchantId !== undefined) where.push(eq(addressBalances.merchantId, f.merchantId));
+  if (f.chain) where.push(eq(addressBalances.chain, f.chain));
+  if (f.token) where.push(eq(addressBalances.token, f.token));
+  // One row per (address, token) that ever had a ledger entry: address_balances, not a DISTINCT over the ledger.
   const pairs = db
-    .selectDistinct({ addressId: ledgerEntries.addressId, token: ledgerEntries.token, chain: ledgerEntries.chain, address: addresses.address, kind: addresses.kind, bindKey: addresses.bindKey, merchantId: addresses.merchantId, merchantUid: merchants.uid })
-    .from(ledgerEntries)
-    .innerJoin(addresses, eq(addresses.id, ledgerEntries.addressId))
+    .select({ addressId: addressBalances.addressId, token: addressBalances.token, chain: addressBalances.chain, address: addresses.address, kind: addresses.kind, bindKey: addresses.bindKey, merchantId: addresses.merchantId, merchantUid: merchants.uid })
+    .from(addressBalances)
+    .innerJoin(addresses, eq(addresses.id, addressBalances.addressId))
     .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
     .where(where.length ? and(...where) : undefined)
     .all();

@@ -91,7 +91,7 @@ export function cursorOf(db: DbOrTx, chain: string) {
 
 /**
  * Failed callbacks, latest failure first: a seek on the partial index
- * callbacks_failed_recent / callbacks_failed_merchant (the state as a literal, so
+ * callbacks_failed / callbacks_failed_merchant (the state as a literal, so
  * the planner can use it), bounded below `before` (updated_at).
  */
 export function failedCallbacks(db: DbOrTx, scope: Scope, limit: number, before = Number.MAX_SAFE_INTEGER) {

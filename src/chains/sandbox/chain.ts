@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { and, asc, between, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { type Db, type Tx, writeTx } from "../../db/client";
 import { sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
+import { fromHiLo } from "../../db/balance-sum";
 import type {
   BroadcastResult,
   ChainAdapter,
@@ -180,18 +181,12 @@ export class SandboxChain implements ChainAdapter {
     });
   }
 
+  /** Mined transfers in and out, summed by triggers into sandbox_balances (one seek, not the address's history). */
   private balanceIn(t: Db | Tx, address: string, token: string): bigint {
-    const rows = t
-      .select({ from: sandboxTransfers.fromAddress, to: sandboxTransfers.toAddress, amount: sandboxTransfers.amount })
-      .from(sandboxTransfers)
-      .where(and(eq(sandboxTransfers.chain, this.chain), eq(sandboxTransfers.token, token), isNotNull(sandboxTransfers.blockNumber), sql`(${sandboxTransfers.fromAddress} = ${address} OR ${sandboxTransfers.toAddress} = ${address})`))
-      .all();
-    let b = 0n;
-    for (const r of rows) {
-      if (r.to === address) b += BigInt(r.amount);
-      if (r.from === address) b -= BigInt(r.amount);
-    }
-    return b;
+    const q = t.$client.query<{ hi: bigint; lo: bigint }, [string, string, string]>("SELECT hi, lo FROM sandbox_balances WHERE chain = ? AND address = ? AND token = ?");
+    q.safeIntegers(true);
+    const r = q.get(this.chain, address, token);
+    return r ? fromHiLo(r.hi, r.lo) : 0n;
   }
 
   private mineInto(t: Tx, number: number, prevHeight: number) {

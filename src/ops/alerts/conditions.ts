@@ -12,6 +12,14 @@ export type Condition = (typeof CONDITIONS)[number];
 /** Failed callbacks and payouts count for this long after they happen. */
 export const RECENT_WINDOW_MS = 60 * 60 * 1000;
 
+// Counts from indexed windows (issue 23), each through a partial index whose rows a create never
+// writes: the last hour of failed callbacks and payouts, not every failure ever; open unmatched
+// deposits, not every resolved one. src/ops/alerts/query-plans.test.ts keeps them seeks.
+export const FAILED_CALLBACKS = "SELECT count(*) AS n FROM callbacks INDEXED BY callbacks_failed WHERE state = 'failed' AND updated_at >= ?";
+export const FAILED_PAYOUTS = "SELECT order_no FROM payout_orders INDEXED BY payout_failed WHERE status = 'failed' AND failed_at >= ? ORDER BY failed_at DESC";
+export const OPEN_UNMATCHED =
+  "SELECT count(*) AS n FROM transfers INDEXED BY transfers_unmatched_open WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'";
+
 export interface ActiveCondition {
   condition: Condition;
   /** What it is about: a chain code, or "gateway" for gateway-wide conditions. */
@@ -43,16 +51,16 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   }
 
   const since = now - RECENT_WINDOW_MS;
-  const cb = db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM callbacks WHERE state = 'failed' AND updated_at >= ?").get(since)!.n;
+  const cb = db.query<{ n: number }, [number]>(FAILED_CALLBACKS).get(since)!.n;
   if (cb > 0) out.push({ condition: "callbacks_failing", subject: "gateway", message: `${plural(cb, "callback")} gave up after every delivery attempt in the last hour (stablegate callbacks list --failed)` });
 
-  const po = db.query<{ order_no: string }, [number]>("SELECT order_no FROM payout_orders WHERE status = 'failed' AND failed_at >= ? ORDER BY failed_at DESC").all(since);
+  const po = db.query<{ order_no: string }, [number]>(FAILED_PAYOUTS).all(since);
   if (po.length) {
     const shown = po.slice(0, 5).map((r) => r.order_no).join(", ");
     out.push({ condition: "payout_failed", subject: "gateway", message: `${plural(po.length, "payout")} failed in the last hour: ${shown}${po.length > 5 ? ", …" : ""}` });
   }
 
-  const um = db.query<{ n: number }, []>("SELECT count(*) AS n FROM transfers WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'").get()!.n;
+  const um = db.query<{ n: number }, []>(OPEN_UNMATCHED).get()!.n;
   if (um > 0) out.push({ condition: "unmatched_deposit", subject: "gateway", message: `${plural(um, "deposit")} matched no order and wait for an operator (stablegate deposit list --unmatched)` });
 
   // One call site so a richer balances service can replace it.

@@ -1,0 +1,186 @@
+// `make bench` section "growth" (DESIGN 11 "Growth", issue 23): every probe of
+// scripts/growth/probes.ts (merchant API, background jobs) and
+// scripts/growth/backoffice-probes.ts timed on a small and a large database built
+// by scripts/growth/generate.ts (cached in .bench-cache/), then the longest
+// event-loop stall of an idle gateway on each (jobs running, a timer-drift sampler).
+// Prints large/small per probe; target: within 2x, idle stall under 50 ms.
+//
+// Knobs: BENCH_GROWTH_SMALL (10000), BENCH_GROWTH_LARGE (2000000) orders;
+// BENCH_GROWTH_IDLE_S (20) seconds of idle sampling per database;
+// BENCH_GROWTH_PROBES=substring,... runs only probes whose name contains one of them.
+//   bun scripts/bench-growth.ts      (or: make bench ARGS=growth)
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { growthDatabase, GROWTH_MASTER_KEY, type GrowthMeta } from "./growth/generate";
+import { ENGINE_PROBES, type GrowthEnv, type Probe } from "./growth/probes";
+import { BACKOFFICE_PROBES } from "./growth/backoffice-probes";
+import { stallSampler, type StallFigures } from "./growth/stall";
+import { startTestGateway } from "../src/testing/harness";
+import { StablegateClient } from "../src/sdk/client";
+import { systemClock, type Clock } from "../src/lib/clock";
+
+const SMALL = Number(process.env.BENCH_GROWTH_SMALL ?? 10_000);
+const LARGE = Number(process.env.BENCH_GROWTH_LARGE ?? 2_000_000);
+const IDLE_S = Number(process.env.BENCH_GROWTH_IDLE_S ?? 20);
+const ONLY = (process.env.BENCH_GROWTH_PROBES ?? "").split(",").filter(Boolean);
+const PROBES = [...ENGINE_PROBES, ...BACKOFFICE_PROBES].filter((p) => !ONLY.length || ONLY.some((s) => p.name.includes(s)));
+
+interface Figure {
+  /** Median ms per operation, or per row for probes that return row counts. */
+  ms: number;
+  perRow: boolean;
+  errors: number;
+  firstError?: string;
+  /** Longest event-loop stall while the probe ran (ms), and the part of it spent on CPU. */
+  stall: number;
+  busy: number;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)]! : NaN;
+};
+
+async function measure(p: Probe, env: GrowthEnv): Promise<Figure> {
+  const reps = p.reps ?? 40;
+  const warmup = p.warmup ?? 3;
+  const times: number[] = [];
+  let rows = 0;
+  let perRow = false;
+  let errors = 0;
+  let firstError: string | undefined;
+  let sampler: ReturnType<typeof stallSampler> | null = null;
+  for (let i = 0; i < warmup + reps; i++) {
+    if (i === warmup) sampler = stallSampler();
+    const t0 = performance.now();
+    try {
+      const n = await p.run(env, i);
+      const dt = performance.now() - t0;
+      if (i < warmup) continue;
+      if (typeof n === "number") {
+        perRow = true;
+        rows += n;
+      }
+      times.push(dt);
+    } catch (e) {
+      errors++;
+      firstError ??= String((e as Error)?.message ?? e).slice(0, 160);
+    }
+  }
+  const st = sampler?.stop();
+  const stall = st?.max ?? NaN;
+  const busy = st?.busyMax ?? NaN;
+  const ms = perRow ? times.reduce((a, b) => a + b, 0) / Math.max(1, rows) : median(times);
+  return { ms, perRow, errors, firstError, stall, busy };
+}
+
+/** Real time shifted so the build's "now" is now: the database looks as it did when built. */
+function shiftedClock(meta: GrowthMeta): Clock {
+  const offset = Date.now() - meta.end;
+  return { now: () => Date.now() - offset, after: systemClock.after };
+}
+
+async function openEnv(label: GrowthEnv["label"], path: string, meta: GrowthMeta, dir: string, jobs: boolean): Promise<GrowthEnv> {
+  const clock = shiftedClock(meta);
+  const gw = await startTestGateway({
+    jobs,
+    clock,
+    env: { STABLEGATE_MASTER_KEY: GROWTH_MASTER_KEY },
+    config: { database: { path }, log: { level: "error" }, auth: { rate_limit_per_minute: 0 } },
+  });
+  const merchants = meta.merchants.map((m) => ({ ...m, client: new StablegateClient({ baseUrl: gw.url, merchantUid: m.uid, apiKey: m.apiKey, now: () => clock.now() }) }));
+  const byId = new Map(meta.merchants.map((m, i) => [m.id, i]));
+  // Random orders over the year: rowids are dense (1..N), so random ids are random orders.
+  const pick = gw.ctx.db.$client.query<{ order_no: string; merchant_id: number }, [number]>("SELECT order_no, merchant_id FROM payin_orders WHERE id = ?");
+  const orders = [];
+  for (let k = 0; k < 200; k++) {
+    const r = pick.get(1 + Math.floor(Math.random() * meta.orders));
+    if (r && byId.has(r.merchant_id)) orders.push({ orderNo: r.order_no, merchant: byId.get(r.merchant_id)! });
+  }
+  void dir;
+  return { label, meta, gw, clock, merchants, orders, run: `g${Date.now().toString(36)}` };
+}
+
+export async function benchGrowth(): Promise<void> {
+  console.log(`growth. ${SMALL.toLocaleString("en")} vs ${LARGE.toLocaleString("en")} stored pay-ins (scripts/growth/generate.ts), in-process gateway on a copy, median per operation`);
+  const sizes: Array<{ label: GrowthEnv["label"]; orders: number }> = [
+    { label: "small", orders: SMALL },
+    { label: "large", orders: LARGE },
+  ];
+  const figures = new Map<string, Partial<Record<GrowthEnv["label"], Figure>>>();
+  const stalls: Partial<Record<GrowthEnv["label"], StallFigures & { firstAnswerMs: number }>> = {};
+  for (const size of sizes) {
+    const { path, meta } = await growthDatabase(size.orders, (s) => console.log(s));
+    const dir = mkdtempSync(join(tmpdir(), "stablegate-growth-"));
+    try {
+      const t0 = performance.now();
+      const copy = join(dir, "stablegate.db");
+      copyFileSync(path, copy);
+      console.log(`  ${size.label}: ${size.orders.toLocaleString("en")} orders, copied in ${((performance.now() - t0) / 1000).toFixed(1)} s; load average ${loadavg()}`);
+      const env = await openEnv(size.label, copy, meta, dir, false);
+      try {
+        for (const p of PROBES) {
+          const f = await measure(p, env);
+          const row = figures.get(p.name) ?? {};
+          row[size.label] = f;
+          figures.set(p.name, row);
+        }
+      } finally {
+        await env.gw.stop();
+      }
+      // Idle: a fresh start with every job running, nobody calling; the sampler runs from before the start.
+      const sampler = stallSampler();
+      const started = performance.now();
+      const idle = await openEnv(size.label, copy, meta, dir, true);
+      const firstAnswerMs = await firstAnswer(idle.gw.url, started);
+      await Bun.sleep(IDLE_S * 1000);
+      await idle.gw.stop();
+      const s = sampler.stop();
+      stalls[size.label] = { ...s, firstAnswerMs };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  print(figures, stalls);
+}
+
+async function firstAnswer(url: string, since: number): Promise<number> {
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/healthz`)).status < 500) return performance.now() - since;
+    } catch {}
+    await Bun.sleep(5);
+  }
+}
+
+function loadavg(): string {
+  return require("node:os").loadavg().map((x: number) => x.toFixed(1)).join(" ");
+}
+
+const f1 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+function print(figures: Map<string, Partial<Record<GrowthEnv["label"], Figure>>>, stalls: Partial<Record<GrowthEnv["label"], StallFigures & { firstAnswerMs: number }>>) {
+  let group = "";
+  const width = Math.max(...PROBES.map((p) => p.name.length)) + 2;
+  for (const p of PROBES) {
+    if (p.group !== group) console.log(`  ${(group = p.group)}:${" ".repeat(Math.max(1, width - group.length - 1))}      small       large          ratio   longest stall small / large`);
+    const r = figures.get(p.name) ?? {};
+    const s = r.small;
+    const l = r.large;
+    const unit = s?.perRow || l?.perRow ? "ms/row" : "ms";
+    const ratio = s && l ? l.ms / s.ms : NaN;
+    const flag = ratio > 2 ? "  <-- over 2x" : "";
+    const errs = [s, l].filter((x) => x?.errors).map((x) => `${x!.errors} errors (${x!.firstError})`).join("; ");
+    const stalls = `${f1(s?.stall ?? NaN)} / ${f1(l?.stall ?? NaN)} ms (on CPU ${f1(s?.busy ?? NaN)} / ${f1(l?.busy ?? NaN)})`;
+    console.log(`    ${p.name.padEnd(width)} ${f1(s?.ms ?? NaN).padStart(8)} ${f1(l?.ms ?? NaN).padStart(10)} ${unit.padEnd(6)} ${(ratio.toFixed(2) + "x").padStart(7)}   ${stalls}${flag}${errs ? `  ${errs}` : ""}`);
+  }
+  const st = (k: GrowthEnv["label"]) => stalls[k];
+  console.log(`  idle gateway, ${IDLE_S} s with every job running (timer-drift sampler every 5 ms):`);
+  for (const k of ["small", "large"] as const) {
+    const s = st(k);
+    if (s) console.log(`    ${k}: longest stall ${f1(s.max)} ms (${f1(s.busyMax)} ms of it on CPU), p99 ${f1(s.p99)} ms (target < 50 ms); first /healthz answer ${f1(s.firstAnswerMs)} ms after start`);
+  }
+}
+
+if (import.meta.main) await benchGrowth();
