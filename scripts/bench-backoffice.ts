@@ -46,7 +46,8 @@ export interface Figure {
 }
 export type BackofficeFigures = Map<string, Figure>;
 
-interface Probe {
+/** One back-office request: a page (timed per request) or a CSV export (per row). */
+export interface BackofficeProbe {
   name: string;
   who: "operator" | "merchant";
   path: string;
@@ -56,11 +57,20 @@ interface Probe {
 export function backofficeSample(dbPath: string): BackofficeSample {
   const db = new Database(dbPath, { readonly: true });
   try {
+    return sampleOf(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The sample from an open connection (e.g. an in-process gateway's). */
+export function sampleOf(db: Database): BackofficeSample {
+  {
     const max = db.query<{ v: number }, []>("SELECT max(id) AS v FROM payin_orders").get()?.v ?? 0;
     type O = { id: number; order_no: string; merchant_order_no: string; tx_hash: string | null; address: string; from_address: string | null; merchant_id: number; created_at: number };
     const mid = (extra: string) => db.query<O, [number]>(`SELECT * FROM payin_orders WHERE id >= ? ${extra} ORDER BY id LIMIT 1`).get(Math.floor(max / 2));
     const o = mid("AND tx_hash IS NOT NULL") ?? mid("");
-    if (!o) throw new Error(`no pay-in in ${dbPath}`);
+    if (!o) throw new Error("no pay-in in the database");
     const uid = db.query<{ uid: string }, [number]>("SELECT uid FROM merchants WHERE id = ?").get(o.merchant_id)!.uid;
     const tmax = db.query<{ v: number | null }, []>("SELECT max(id) AS v FROM transfers").get()?.v ?? null;
     const deposit = tmax === null ? null : (db.query<{ id: number }, [number]>("SELECT id FROM transfers WHERE id >= ? ORDER BY id LIMIT 1").get(Math.floor(tmax / 2))?.id ?? null);
@@ -81,14 +91,12 @@ export function backofficeSample(dbPath: string): BackofficeSample {
       payoutOrderNo: payout,
       month: { from: first.toISOString().slice(0, 10), to: last.toISOString().slice(0, 10) },
     };
-  } finally {
-    db.close();
   }
 }
 
-function probes(s: BackofficeSample): Probe[] {
-  const op = (name: string, path: string, csv = false): Probe => ({ name, who: "operator", path: `/backoffice${path}`, csv });
-  const mine = (name: string, path: string): Probe => ({ name: `merchant user: ${name}`, who: "merchant", path: `/backoffice${path}` });
+export function backofficeProbes(s: BackofficeSample): BackofficeProbe[] {
+  const op = (name: string, path: string, csv = false): BackofficeProbe => ({ name, who: "operator", path: `/backoffice${path}`, csv });
+  const mine = (name: string, path: string): BackofficeProbe => ({ name: `merchant user: ${name}`, who: "merchant", path: `/backoffice${path}` });
   const q = (v: string) => `/search?q=${encodeURIComponent(v)}`;
   const month = `from=${s.month.from}&to=${s.month.to}`;
   return [
@@ -160,7 +168,7 @@ export async function backofficeFigures(setup: BackofficeSetup, opts: { reps?: n
   const sample = opts.sample ?? backofficeSample(setup.dbPath);
   const cookies = await backofficeSessions(setup, sample.merchantUid);
   const out: BackofficeFigures = new Map();
-  for (const p of probes(sample)) {
+  for (const p of backofficeProbes(sample)) {
     const once = async () => {
       const t0 = performance.now();
       const res = await fetch(setup.url + p.path, { headers: { cookie: cookies[p.who] }, redirect: "manual" });
