@@ -19,6 +19,8 @@ import { stallSampler, type StallFigures } from "./growth/stall";
 import { startTestGateway } from "../src/testing/harness";
 import { StablegateClient } from "../src/sdk/client";
 import { systemClock, type Clock } from "../src/lib/clock";
+import { ENGINE_QUERIES } from "../src/testing/engine-queries";
+import { planProblems, queryPlan } from "../src/testing/query-plan";
 
 const SMALL = Number(process.env.BENCH_GROWTH_SMALL ?? 10_000);
 const LARGE = Number(process.env.BENCH_GROWTH_LARGE ?? 2_000_000);
@@ -120,6 +122,7 @@ export async function benchGrowth(): Promise<void> {
       console.log(`  ${size.label}: ${size.orders.toLocaleString("en")} orders, copied in ${((performance.now() - t0) / 1000).toFixed(1)} s; load average ${loadavg()}`);
       const env = await openEnv(size.label, copy, meta, dir, false);
       try {
+        if (size.label === "large") planCheck(env);
         for (const p of PROBES) {
           const f = await measure(p, env);
           const row = figures.get(p.name) ?? {};
@@ -143,6 +146,20 @@ export async function benchGrowth(): Promise<void> {
     }
   }
   print(figures, stalls);
+}
+
+/** The engine's checked queries, planned on the large database with its statistics. */
+function planCheck(env: GrowthEnv): void {
+  const db = env.gw.ctx.db;
+  const bad: string[] = [];
+  for (const q of ENGINE_QUERIES) {
+    const query = q.query(db);
+    const text = typeof query === "string" ? query : query.toSQL().sql;
+    const problems = planProblems(queryPlan(db, query), text, q.opts);
+    if (problems.length) bad.push(`${q.name}: ${problems.join("; ")}`);
+  }
+  console.log(`  query plans on the large database (${ENGINE_QUERIES.length} engine queries, with its ANALYZE statistics): ${bad.length ? `${bad.length} not seeks` : "all seeks"}`);
+  for (const b of bad) console.log(`    ${b}`);
 }
 
 async function firstAnswer(url: string, since: number): Promise<number> {

@@ -155,7 +155,7 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
 
 // The watcher's queries read open and recent orders only (issue 23): a round amount paid
 // on a pool address for the millionth time costs what the first did. Each returns ids,
-// read back through orderById; src/payin/query-plans.test.ts checks they stay seeks.
+// read back through orderById; src/db/query-plans.test.ts checks they stay seeks.
 
 /** Unpaid orders of this address, token and amount that a transfer may pay: the waiting one
  * (payin_open_amount) and those expired within the late window (payin_expired_unpaid). */

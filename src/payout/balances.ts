@@ -35,6 +35,9 @@ function exactSum(db: DbOrTx, name: string, from: string, ...args: string[]): bi
   return BigInt(r.hi) * 10n ** 12n + BigInt(r.lo);
 }
 
+export const STORED_BALANCE = "SELECT hi, lo FROM address_balances WHERE address_id = ?1 AND token = ?2";
+export const RESERVED = `payout_orders WHERE from_address_id = ?1 AND token = ?2 AND status IN (${[...UNFINISHED].map((x) => `'${x}'`).join(",")})`;
+
 /**
  * The address's ledger balance in that token: its address_balances row, which a
  * trigger keeps in the transaction of every ledger entry (one seek, whatever the
@@ -42,7 +45,7 @@ function exactSum(db: DbOrTx, name: string, from: string, ...args: string[]): bi
  */
 export function ledgerBalance(db: DbOrTx, addressId: string, token: string): bigint {
   const q = prepared(db, "storedBalance", (d) => {
-    const s = d.$client.query<{ hi: bigint; lo: bigint }, [string, string]>("SELECT hi, lo FROM address_balances WHERE address_id = ?1 AND token = ?2");
+    const s = d.$client.query<{ hi: bigint; lo: bigint }, [string, string]>(STORED_BALANCE);
     s.safeIntegers(true);
     return s;
   });
@@ -57,7 +60,7 @@ export function ledgerSum(db: DbOrTx, addressId: string, token: string): bigint 
 
 /** Amounts of unfinished payouts from the address in that token. */
 export function reservedBalance(db: DbOrTx, addressId: string, token: string): bigint {
-  return exactSum(db, "reservedBalance", `payout_orders WHERE from_address_id = ?1 AND token = ?2 AND status IN (${[...UNFINISHED].map((x) => `'${x}'`).join(",")})`, addressId, token);
+  return exactSum(db, "reservedBalance", RESERVED, addressId, token);
 }
 
 export interface AddressBalance {
@@ -107,7 +110,14 @@ export function merchantAddresses(db: DbOrTx, merchantId: number, chain: string)
  * cost follows how many addresses the merchant has, never their history.
  */
 export function fundedAddresses(db: DbOrTx, merchantId: number, chain: string, token: string): Array<{ address: AddressRow } & AddressBalance> {
-  const rows = db
+  const rows = fundedAddressesQuery(db, merchantId, chain, token).all();
+  // Derivation order, as the merchant's address list (ties between equal balances go to the older address).
+  rows.sort((a, b) => a.address.derivationIndex - b.address.derivationIndex);
+  return rows.map((r) => ({ address: r.address, ...addressBalance(db, r.address.id, token) }));
+}
+
+export function fundedAddressesQuery(db: DbOrTx, merchantId: number, chain: string, token: string) {
+  return db
     .select({ address: addresses })
     .from(addressBalances)
     .innerJoin(addresses, eq(addresses.id, addressBalances.addressId))
@@ -119,11 +129,7 @@ export function fundedAddresses(db: DbOrTx, merchantId: number, chain: string, t
         isNull(addresses.deletedAt),
         inArray(addresses.kind, ["shared", "exclusive"]),
       ),
-    )
-    .all();
-  // Derivation order, as the merchant's address list (ties between equal balances go to the older address).
-  rows.sort((a, b) => a.address.derivationIndex - b.address.derivationIndex);
-  return rows.map((r) => ({ address: r.address, ...addressBalance(db, r.address.id, token) }));
+    );
 }
 
 /** Balances of every address of a merchant (back office and tests). */
@@ -183,14 +189,19 @@ interface BalanceRow {
   lo: bigint;
 }
 
+/** A keyset page of a chain's balance rows (reconcile). */
+export const RECONCILE_PAGE = `SELECT b.address_id AS addressId, b.token, a.address, b.hi, b.lo
+  FROM address_balances b INDEXED BY address_balances_chain JOIN addresses a ON a.id = b.address_id
+  WHERE b.chain = ?1 AND (b.address_id, b.token) > (?2, ?3)
+  ORDER BY b.address_id, b.token LIMIT ?4`;
+
+/** Sums of what is in flight per address, for reconcile: broadcast payouts out, deposits not final yet in. */
+export const INFLIGHT_OUT = "payout_orders WHERE from_address_id = ?1 AND token = ?2 AND status = 'broadcasted'";
+export const PENDING_IN = "transfers WHERE address_id = ?1 AND token = ?2 AND status = 'pending'";
+
 function reconcilePage(db: Db) {
   return prepared(db, "reconcilePage", (d) => {
-    const q = d.$client.query<BalanceRow, [string, string, string, number]>(
-      `SELECT b.address_id AS addressId, b.token, a.address, b.hi, b.lo
-       FROM address_balances b INDEXED BY address_balances_chain JOIN addresses a ON a.id = b.address_id
-       WHERE b.chain = ?1 AND (b.address_id, b.token) > (?2, ?3)
-       ORDER BY b.address_id, b.token LIMIT ?4`,
-    );
+    const q = d.$client.query<BalanceRow, [string, string, string, number]>(RECONCILE_PAGE);
     q.safeIntegers(true);
     return q;
   });
@@ -200,8 +211,8 @@ function reconcileOne(ctx: ReconcileDeps, adapter: ChainAdapter, p: BalanceRow, 
   const now = ctx.clock.now();
   // Read after the chain answered: an entry written meanwhile is counted (in-flight ranges cover the rest).
   const ledger = ledgerBalance(ctx.db, p.addressId, p.token);
-  const inflightOut = exactSum(ctx.db, "inflightOut", "payout_orders WHERE from_address_id = ?1 AND token = ?2 AND status = 'broadcasted'", p.addressId, p.token);
-  const pendingIn = exactSum(ctx.db, "pendingIn", "transfers WHERE address_id = ?1 AND token = ?2 AND status = 'pending'", p.addressId, p.token);
+  const inflightOut = exactSum(ctx.db, "inflightOut", INFLIGHT_OUT, p.addressId, p.token);
+  const pendingIn = exactSum(ctx.db, "pendingIn", PENDING_IN, p.addressId, p.token);
   const ok = onChain >= ledger - inflightOut && onChain <= ledger + pendingIn;
   const difference = ok ? 0n : onChain - ledger;
   const prev = ctx.db.select().from(balanceChecks).where(and(eq(balanceChecks.addressId, p.addressId), eq(balanceChecks.token, p.token))).get();

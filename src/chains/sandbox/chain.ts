@@ -40,6 +40,9 @@ interface SignedPayload {
   salt: string;
 }
 
+/** A mined balance (sandbox_balances, kept by triggers on sandbox_transfers). */
+export const SANDBOX_BALANCE = "SELECT hi, lo FROM sandbox_balances WHERE chain = ? AND address = ? AND token = ?";
+
 export class SandboxChain implements ChainAdapter {
   readonly mode = "sandbox" as const;
   readonly chain: ChainCode;
@@ -183,7 +186,7 @@ export class SandboxChain implements ChainAdapter {
 
   /** Mined transfers in and out, summed by triggers into sandbox_balances (one seek, not the address's history). */
   private balanceIn(t: Db | Tx, address: string, token: string): bigint {
-    const q = t.$client.query<{ hi: bigint; lo: bigint }, [string, string, string]>("SELECT hi, lo FROM sandbox_balances WHERE chain = ? AND address = ? AND token = ?");
+    const q = t.$client.query<{ hi: bigint; lo: bigint }, [string, string, string]>(SANDBOX_BALANCE);
     q.safeIntegers(true);
     const r = q.get(this.chain, address, token);
     return r ? fromHiLo(r.hi, r.lo) : 0n;

@@ -14,7 +14,7 @@ export const RECENT_WINDOW_MS = 60 * 60 * 1000;
 
 // Counts from indexed windows (issue 23), each through a partial index whose rows a create never
 // writes: the last hour of failed callbacks and payouts, not every failure ever; open unmatched
-// deposits, not every resolved one. src/ops/alerts/query-plans.test.ts keeps them seeks.
+// deposits, not every resolved one. src/db/query-plans.test.ts keeps them seeks.
 export const FAILED_CALLBACKS = "SELECT count(*) AS n FROM callbacks INDEXED BY callbacks_failed WHERE state = 'failed' AND updated_at >= ?";
 export const FAILED_PAYOUTS = "SELECT order_no FROM payout_orders INDEXED BY payout_failed WHERE status = 'failed' AND failed_at >= ? ORDER BY failed_at DESC";
 export const OPEN_UNMATCHED =

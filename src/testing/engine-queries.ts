@@ -1,0 +1,39 @@
+// The engine's queries on growing tables (issue 23), each with what its plan may
+// contain: checked by src/db/query-plans.test.ts on a fresh database and by the
+// growth bench on the large one (with its ANALYZE statistics).
+import type { Db } from "../db/client";
+import type { PlannedQuery, SeekOptions } from "./query-plan";
+import { FREE_SHARED_ADDRESS } from "../payin/service";
+import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, MATCH_CANDIDATES } from "../payin/deposits";
+import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED } from "../ops/alerts/conditions";
+import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
+import { DELIVERED_BEFORE } from "../callbacks/retention";
+import { SANDBOX_BALANCE } from "../chains/sandbox/chain";
+
+export interface CheckedQuery {
+  name: string;
+  query: (db: Db) => PlannedQuery;
+  opts?: SeekOptions;
+  /** Indexes the plan must use. */
+  uses?: string[];
+}
+
+export const ENGINE_QUERIES: CheckedQuery[] = [
+  { name: "create: free pool address for an amount", query: () => FREE_SHARED_ADDRESS, uses: ["payin_open_amount", "payin_settling_amount"] },
+  { name: "watcher: a transfer's candidate orders", query: () => MATCH_CANDIDATES, uses: ["payin_open_amount", "payin_expired_unpaid"] },
+  { name: "watcher: an order expired before the late window", query: () => EXPIRED_BEFORE_WINDOW, uses: ["payin_expired_unpaid"] },
+  { name: "watcher: open orders covering a block time", query: () => COVERING_ORDERS, uses: ["payin_open_amount", "payin_settling_amount", "payin_status"] },
+  { name: "alerts: failed callbacks of the last hour", query: () => FAILED_CALLBACKS, uses: ["callbacks_failed"] },
+  { name: "alerts: failed payouts of the last hour", query: () => FAILED_PAYOUTS, uses: ["payout_failed"] },
+  // Walks the whole partial index: it holds open unmatched deposits only (the operator's backlog).
+  { name: "alerts: open unmatched deposits", query: () => OPEN_UNMATCHED, opts: { boundedScans: ["transfers"] }, uses: ["transfers_unmatched_open"] },
+  { name: "balance of an address", query: () => STORED_BALANCE },
+  { name: "reserved by unfinished payouts", query: () => `SELECT amount FROM ${RESERVED}`, uses: ["payout_source"] },
+  { name: "reconcile: a page of balance rows", query: () => RECONCILE_PAGE, uses: ["address_balances_chain"] },
+  { name: "reconcile: broadcast payouts in flight", query: () => `SELECT amount FROM ${INFLIGHT_OUT}`, uses: ["payout_source"] },
+  { name: "reconcile: deposits not final yet", query: () => `SELECT amount FROM ${PENDING_IN}`, uses: ["transfers_pending_address"] },
+  { name: "payout: funded source addresses", query: (db) => fundedAddressesQuery(db, 1, "TRON", "USDT"), uses: ["address_balances_merchant"] },
+  { name: "retention: delivered callbacks past the cutoff", query: () => DELIVERED_BEFORE, uses: ["callbacks_delivered"] },
+  { name: "retention: their attempts", query: () => `DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`, uses: ["attempts_callback"] },
+  { name: "sandbox chain: a mined balance", query: () => SANDBOX_BALANCE },
+];
