@@ -246,7 +246,7 @@ function listRoutes<T extends { id: number }>(d: BackofficeDeps, def: ListDef<T>
 }
 
 /** Pay-ins or payouts the search found (nothing when none): "<title>" heading, "<title> found" table. */
-function OrdersFound(p: { title: string; rows: SearchResult["payins"] }): JSX.Element {
+function OrdersFound(p: { title: string; rows: Pick<SearchResult["payins"][number], "orderNo" | "merchantUid" | "merchantOrderNo" | "chain" | "token" | "amount" | "status" | "createdAt">[] }): JSX.Element {
   if (!p.rows.length) return <></>;
   return (
     <>

@@ -60,7 +60,12 @@ function orderQuery(db: DbOrTx, scope: Scope, f: ListFilter, table: "payin_order
   if (f.token) rest.push(cond("+token = ?", f.token));
   if (f.fromMs !== undefined) rest.push(cond("+created_at >= ?", f.fromMs));
   if (f.toMs !== undefined) rest.push(cond("+created_at < ?", f.toMs));
-  return { table, arms: armsOf(merchantOf(db, scope, f), f.status ? cond("status = ?", f.status) : undefined, statuses), rest, ...orderIdRange(db, table, f) };
+  return {
+    table,
+    arms: armsOf(merchantOf(db, scope, f), f.status ? cond("status = ?", f.status) : undefined, statuses),
+    rest,
+    ...orderIdRange(db, table, f),
+  };
 }
 
 export interface Page<T> {
@@ -70,10 +75,12 @@ export interface Page<T> {
 }
 
 /** One page from `limit + 1` ids picked newest first: the extra one only says there is a next page. */
-function pageOf<R extends { id: number }, T extends { id: number }>(ids: number[], limit: number, fetch: (ids: number[]) => R[], view: (r: R) => T): Page<T> {
+function pageOf<T extends { id: number }>(ids: number[], limit: number, rowsOf: (ids: number[]) => T[]): Page<T> {
   const mine = ids.slice(0, limit);
-  const out = mine.length ? newestFirst(fetch(mine)).map(view) : [];
-  return { rows: out, nextBefore: ids.length > limit ? mine[mine.length - 1]! : null };
+  return {
+    rows: rowsOf(mine),
+    nextBefore: ids.length > limit ? mine[mine.length - 1]! : null,
+  };
 }
 
 // ---- pay-ins
@@ -94,10 +101,10 @@ export interface PayinListRow {
   completedAt: number | null;
 }
 
-export function listPayins(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayinListRow> {
-  const limit = page.limit ?? PAGE_SIZE;
-  const ids = pickIds(db, orderQuery(db, scope, f, "payin_orders", PAYIN_STATUSES), page.before, limit + 1);
-  const fetch = (ids: number[]) =>
+/** The list rows of these pay-ins (search's too), newest first. */
+export function payinsById(db: DbOrTx, ids: number[]): PayinListRow[] {
+  if (!ids.length) return [];
+  return newestFirst(
     db
       .select({
         id: payinOrders.id,
@@ -118,8 +125,18 @@ export function listPayins(db: DbOrTx, scope: Scope, f: ListFilter, page: { befo
       .from(payinOrders)
       .innerJoin(merchants, eq(merchants.id, payinOrders.merchantId))
       .where(inArray(payinOrders.id, ids))
-      .all();
-  return pageOf(ids, limit, fetch, (r) => ({ ...r, amount: amount(r.amount, r.decimals), paidAmount: amount(r.paidAmount, r.decimals), txHash: r.txHash ?? "" }));
+      .all(),
+  ).map((r) => ({
+    ...r,
+    amount: amount(r.amount, r.decimals),
+    paidAmount: amount(r.paidAmount, r.decimals),
+    txHash: r.txHash ?? "",
+  }));
+}
+
+export function listPayins(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayinListRow> {
+  const limit = page.limit ?? PAGE_SIZE;
+  return pageOf(pickIds(db, orderQuery(db, scope, f, "payin_orders", PAYIN_STATUSES), page.before, limit + 1), limit, (ids) => payinsById(db, ids));
 }
 
 /** Matching pay-ins, counted up to COUNT_CAP + 1. */
@@ -146,10 +163,10 @@ export interface PayoutListRow {
   createdAt: number;
 }
 
-export function listPayouts(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayoutListRow> {
-  const limit = page.limit ?? PAGE_SIZE;
-  const ids = pickIds(db, orderQuery(db, scope, f, "payout_orders", PAYOUT_STATUSES), page.before, limit + 1);
-  const fetch = (ids: number[]) =>
+/** The list rows of these payouts (search's too), newest first. */
+export function payoutsById(db: DbOrTx, ids: number[]): PayoutListRow[] {
+  if (!ids.length) return [];
+  return newestFirst(
     db
       .select({
         id: payoutOrders.id,
@@ -171,14 +188,19 @@ export function listPayouts(db: DbOrTx, scope: Scope, f: ListFilter, page: { bef
       .from(payoutOrders)
       .innerJoin(merchants, eq(merchants.id, payoutOrders.merchantId))
       .where(inArray(payoutOrders.id, ids))
-      .all();
-  return pageOf(ids, limit, fetch, (r) => ({
+      .all(),
+  ).map((r) => ({
     ...r,
     amount: amount(r.amount, r.decimals),
     fee: amount(r.fee, r.decimals),
     failedStage: r.failedStage ?? "",
     txHash: r.txHash ?? "",
   }));
+}
+
+export function listPayouts(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayoutListRow> {
+  const limit = page.limit ?? PAGE_SIZE;
+  return pageOf(pickIds(db, orderQuery(db, scope, f, "payout_orders", PAYOUT_STATUSES), page.before, limit + 1), limit, (ids) => payoutsById(db, ids));
 }
 
 /** Matching payouts, counted up to COUNT_CAP + 1. */
@@ -209,6 +231,11 @@ export function depositRows(db: DbOrTx) {
     .innerJoin(addresses, eq(addresses.id, transfers.addressId))
     .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
     .leftJoin(payinOrders, eq(payinOrders.id, transfers.payinOrderId));
+}
+
+/** The list rows of these deposits (search's too), newest first. */
+export function depositsById(db: DbOrTx, ids: number[], decimals: (chain: string, token: string) => number): DepositListRow[] {
+  return ids.length ? newestFirst(depositRows(db).where(inArray(transfers.id, ids)).all()).map((r) => depositView(r, decimals)) : [];
 }
 
 type DepositRecord = ReturnType<ReturnType<typeof depositRows>["all"]>[number];
@@ -246,9 +273,7 @@ function depositQuery(db: DbOrTx, scope: Scope, f: ListFilter): IdQuery {
   const own = st && (TRANSFER_STATUSES as readonly string[]).includes(st) ? cond("status = ?", st) : undefined;
   const disposition = st && !own ? cond("disposition = ?", st) : undefined;
   const merchantId = merchantOf(db, scope, f);
-  const arms = disposition
-    ? [[...(merchantId === null ? [] : [cond("merchant_id = ?", merchantId)]), disposition]]
-    : armsOf(merchantId, own, TRANSFER_STATUSES);
+  const arms = disposition ? [[...(merchantId === null ? [] : [cond("merchant_id = ?", merchantId)]), disposition]] : armsOf(merchantId, own, TRANSFER_STATUSES);
   // Only transfers to a gateway address are deposits.
   const rest: Cond[] = [cond("+address_id IS NOT NULL")];
   if (f.chain) rest.push(cond("+chain = ?", f.chain));
@@ -267,8 +292,7 @@ export function listDeposits(
   page: { before?: number; limit?: number } = {},
 ): Page<DepositListRow> {
   const limit = page.limit ?? PAGE_SIZE;
-  const ids = pickIds(db, depositQuery(db, scope, f), page.before, limit + 1);
-  return pageOf(ids, limit, (ids) => depositRows(db).where(inArray(transfers.id, ids)).all(), (r) => depositView(r, decimals));
+  return pageOf(pickIds(db, depositQuery(db, scope, f), page.before, limit + 1), limit, (ids) => depositsById(db, ids, decimals));
 }
 
 /** Matching deposits, counted up to COUNT_CAP + 1. */

@@ -3,20 +3,16 @@
 // searched column is its own index seek (newest first, at most a page each);
 // the ids are merged here and the rows read by id, so a search costs the same
 // at 2M orders as at 10k. (A prefix search would add arms of the same shape.)
-import { eq, inArray } from "drizzle-orm";
 import { CHAIN_CODES } from "../../chains/types";
 import type { DbOrTx } from "../../db/client";
-import { merchants, payinOrders, payoutOrders, transfers } from "../../db/schema";
-import { fromBaseUnits } from "../../lib/money";
 import type { Scope } from "./filters";
-import { newestFirst } from "./keyset";
-import { depositRows, depositView, type DepositListRow } from "./lists";
+import { type DepositListRow, depositsById, type PayinListRow, payinsById, type PayoutListRow, payoutsById } from "./lists";
 
 const LIMIT = 50;
 
 export interface SearchResult {
-  payins: { orderNo: string; merchantUid: string; merchantOrderNo: string; chain: string; token: string; amount: string; status: string; createdAt: number }[];
-  payouts: { orderNo: string; merchantUid: string; merchantOrderNo: string; chain: string; token: string; amount: string; status: string; createdAt: number }[];
+  payins: PayinListRow[];
+  payouts: PayoutListRow[];
   deposits: DepositListRow[];
 }
 
@@ -49,7 +45,11 @@ function idsOf(db: DbOrTx, table: "payin_orders" | "payout_orders" | "transfers"
 }
 
 /** merchantOrderNo is unique per merchant: one seek per merchant (a small table) on the (merchant, merchantOrderNo) index. */
-const merchantOrderArm = (q: string): Arm => ({ where: "merchant_id IN (SELECT id FROM merchants) AND merchant_order_no = ?", params: [q], ordered: false });
+const merchantOrderArm = (q: string): Arm => ({
+  where: "merchant_id IN (SELECT id FROM merchants) AND merchant_order_no = ?",
+  params: [q],
+  ordered: false,
+});
 
 /** Gateway addresses with this text (one per chain at most), each a seek on (chain, address). */
 function addressIds(db: DbOrTx, q: string): string[] {
@@ -65,7 +65,11 @@ export function payinArms(db: DbOrTx, q: string): Arm[] {
     merchantOrderArm(q),
     { where: "tx_hash = ?", params: [q], ordered: true },
     { where: "from_address = ?", params: [q], ordered: true },
-    ...addressIds(db, q).map((id) => ({ where: "address_id = ?", params: [id], ordered: true })),
+    ...addressIds(db, q).map((id) => ({
+      where: "address_id = ?",
+      params: [id],
+      ordered: true,
+    })),
   ];
 }
 
@@ -82,7 +86,11 @@ export function payoutArms(q: string): Arm[] {
 export function depositArms(q: string): Arm[] {
   return [
     // (chain, tx_hash, log_index) is unique: a transaction's few transfers.
-    { where: `chain IN (${chainList}) AND tx_hash = ?`, params: [...CHAIN_CODES, q], ordered: false },
+    {
+      where: `chain IN (${chainList}) AND tx_hash = ?`,
+      params: [...CHAIN_CODES, q],
+      ordered: false,
+    },
     { where: "to_address = ?", params: [q], ordered: true },
     { where: "from_address = ?", params: [q], ordered: true },
   ];
@@ -91,51 +99,8 @@ export function depositArms(q: string): Arm[] {
 export function search(db: DbOrTx, scope: Scope, rawQ: string, decimals: (chain: string, token: string) => number): SearchResult {
   const q = rawQ.trim().slice(0, 200);
   if (!q) return { payins: [], payouts: [], deposits: [] };
-  const payinIds = idsOf(db, "payin_orders", payinArms(db, q), scope);
-  const payins = payinIds.length
-    ? newestFirst(
-        db
-          .select({
-            id: payinOrders.id,
-            orderNo: payinOrders.orderNo,
-            merchantUid: merchants.uid,
-            merchantOrderNo: payinOrders.merchantOrderNo,
-            chain: payinOrders.chain,
-            token: payinOrders.token,
-            decimals: payinOrders.decimals,
-            amount: payinOrders.amount,
-            status: payinOrders.status,
-            createdAt: payinOrders.createdAt,
-          })
-          .from(payinOrders)
-          .innerJoin(merchants, eq(merchants.id, payinOrders.merchantId))
-          .where(inArray(payinOrders.id, payinIds))
-          .all(),
-      ).map(({ id: _id, ...r }) => ({ ...r, amount: fromBaseUnits(BigInt(r.amount), r.decimals, 6) }))
-    : [];
-  const payoutIds = idsOf(db, "payout_orders", payoutArms(q), scope);
-  const payouts = payoutIds.length
-    ? newestFirst(
-        db
-          .select({
-            id: payoutOrders.id,
-            orderNo: payoutOrders.orderNo,
-            merchantUid: merchants.uid,
-            merchantOrderNo: payoutOrders.merchantOrderNo,
-            chain: payoutOrders.chain,
-            token: payoutOrders.token,
-            decimals: payoutOrders.decimals,
-            amount: payoutOrders.amount,
-            status: payoutOrders.status,
-            createdAt: payoutOrders.createdAt,
-          })
-          .from(payoutOrders)
-          .innerJoin(merchants, eq(merchants.id, payoutOrders.merchantId))
-          .where(inArray(payoutOrders.id, payoutIds))
-          .all(),
-      ).map(({ id: _id, ...r }) => ({ ...r, amount: fromBaseUnits(BigInt(r.amount), r.decimals, 6) }))
-    : [];
-  const depositIds = idsOf(db, "transfers", depositArms(q), scope);
-  const deposits = depositIds.length ? newestFirst(depositRows(db).where(inArray(transfers.id, depositIds)).all()).map((r) => depositView(r, decimals)) : [];
+  const payins = payinsById(db, idsOf(db, "payin_orders", payinArms(db, q), scope));
+  const payouts = payoutsById(db, idsOf(db, "payout_orders", payoutArms(q), scope));
+  const deposits = depositsById(db, idsOf(db, "transfers", depositArms(q), scope), decimals);
   return { payins, payouts, deposits };
 }
