@@ -45,7 +45,7 @@ import { payoutCallbackPayload, type PayoutOrderRow } from "../../src/payout/vie
 import { createLogger } from "../../src/lib/logger";
 import type { ChainCode } from "../../src/chains/types";
 
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2; // 2: the build's tail (indexes, ANALYZE) checkpointed before the WAL is removed
 export const GROWTH_MASTER_KEY = "growth-bench-master-key-do-not-use-elsewhere";
 export const CACHE_DIR = join(import.meta.dir, "../../.bench-cache");
 const DAY = 86_400_000;
@@ -323,6 +323,11 @@ async function build(path: string, orders: number, log: (s: string) => void): Pr
   // Settled orders were inserted as such (the gateway settles by UPDATE, which its trigger follows).
   rebuildPayinDaily(ctx.db);
   c.run("ANALYZE");
+  // Everything into the main file before the WAL is removed below: the switch to journal_mode
+  // OFF does not take while the database is in WAL mode with another connection open, and the
+  // tail of the build (the last indexes rebuilt, ANALYZE) was then lost with the deleted WAL.
+  const cp = c.query<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get();
+  if (cp && (cp.busy !== 0 || cp.log !== cp.checkpointed)) throw new Error(`checkpoint incomplete: ${JSON.stringify(cp)}`);
   c.run("PRAGMA journal_mode = WAL");
   c.close();
   for (const f of [`${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
