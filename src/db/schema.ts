@@ -220,6 +220,7 @@ export const transfers = sqliteTable(
     index("transfers_list_merchant").on(t.merchantId, t.status).where(sql`merchant_id IS NOT NULL`),
     index("transfers_list_merchant_disposition").on(t.merchantId, t.disposition).where(sql`merchant_id IS NOT NULL`),
     index("transfers_open_unmatched").on(t.resolution, t.seenAt).where(sql`unmatched_reason IS NOT NULL`),
+    index("transfers_late").on(t.id).where(sql`seen_at - block_time >= 86400000`),
     index("transfers_order").on(t.payinOrderId).where(sql`payin_order_id IS NOT NULL`),
     index("transfers_search_to").on(t.toAddress),
     index("transfers_search_from").on(t.fromAddress),

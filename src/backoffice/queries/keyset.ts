@@ -13,11 +13,24 @@ export interface Cond {
 }
 export const cond = (sql: string, ...params: unknown[]): Cond => ({ sql, params });
 
+/**
+ * One seek. `index` names the index it must use (INDEXED BY): with statistics, SQLite
+ * judges `status = ?` on a column of few values unselective and walks the whole rowid
+ * order instead, reading every row for a rare status; naming the index makes that a
+ * seek, and a missing index an error rather than a silent scan.
+ */
+export interface Arm {
+  index?: string;
+  conds: Cond[];
+  /** Its own id range instead of the query's (e.g. the late deposits above a date's range). */
+  range?: { lo?: number; hi?: number };
+}
+
 export interface IdQuery {
   /** A table with an INTEGER PRIMARY KEY `id` (the rowid, which ends every index entry). */
   table: string;
   /** Alternatives, each answered by one index seek in id order; the page merges them. */
-  arms: Cond[][];
+  arms: Arm[];
   /**
    * Conditions checked on the rows the seeks reach (cheap: the seeks are in page order).
    * Write their columns as `+col` so the planner never seeks by them and then sorts.
@@ -37,9 +50,11 @@ export interface Statement {
 export const TOP = Number.MAX_SAFE_INTEGER;
 export const COUNT_CAP = 1000;
 
-function armSelect(q: IdQuery, arm: Cond[], before: number): Statement {
-  const conds = [...arm, ...q.rest, cond("id < ?", Math.min(before, q.hi ?? TOP)), ...(q.lo !== undefined ? [cond("id >= ?", q.lo)] : [])];
-  return { sql: `SELECT id FROM ${q.table} WHERE ${conds.map((c) => c.sql).join(" AND ")}`, params: conds.flatMap((c) => c.params) };
+function armSelect(q: IdQuery, arm: Arm, before: number): Statement {
+  const { lo, hi } = arm.range ?? q;
+  const conds = [...arm.conds, ...q.rest, cond("id < ?", Math.min(before, hi ?? TOP)), ...(lo !== undefined ? [cond("id >= ?", lo)] : [])];
+  const from = arm.index ? `${q.table} INDEXED BY ${arm.index}` : q.table;
+  return { sql: `SELECT id FROM ${from} WHERE ${conds.map((c) => c.sql).join(" AND ")}`, params: conds.flatMap((c) => c.params) };
 }
 
 function union(parts: Statement[]): Statement {
@@ -59,7 +74,7 @@ export function countStatement(q: IdQuery, cap = COUNT_CAP): Statement {
 }
 
 export function pickIds(db: DbOrTx, q: IdQuery, before: number | undefined, limit: number): number[] {
-  if (q.lo !== undefined && q.hi !== undefined && q.lo >= q.hi) return [];
+  if (q.lo !== undefined && q.hi !== undefined && q.lo >= q.hi && !q.arms.some((a) => a.range)) return [];
   const s = pageStatement(q, before ?? TOP, limit);
   return db.$client
     .query<{ id: number }, never[]>(s.sql)
@@ -69,7 +84,7 @@ export function pickIds(db: DbOrTx, q: IdQuery, before: number | undefined, limi
 
 /** The number of matches, or COUNT_CAP + 1 when there are more than COUNT_CAP. */
 export function countCapped(db: DbOrTx, q: IdQuery): number {
-  if (q.lo !== undefined && q.hi !== undefined && q.lo >= q.hi) return 0;
+  if (q.lo !== undefined && q.hi !== undefined && q.lo >= q.hi && !q.arms.some((a) => a.range)) return 0;
   const s = countStatement(q);
   return db.$client.query<{ n: number }, never[]>(s.sql).get(...(s.params as never[]))?.n ?? 0;
 }

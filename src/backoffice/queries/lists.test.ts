@@ -60,7 +60,8 @@ beforeAll(async () => {
           logIndex: 0,
           blockNumber: i,
           blockHash: `b-${i}`,
-          blockTime: at - 2_000,
+          // Every 50th seen 8 days after its block (a catch-up): date filters must still find it.
+          blockTime: i % 50 === 0 ? at - 8 * DAY : at - 2_000,
           fromAddress: "Tpayer",
           toAddress: base.address,
           addressId: i % 11 === 0 ? null : base.addressId,
@@ -156,6 +157,11 @@ describe("pay-ins", () => {
 });
 
 describe("deposits", () => {
+  test("some deposits in a date range were seen days after their block", () => {
+    const from = T0 + 40 * DAY;
+    expect(deposits.filter((t) => t.blockTime >= from && t.blockTime < from + 5 * DAY && t.seenAt >= from + 6 * DAY).length).toBeGreaterThan(0);
+  });
+
   test("a transfer carries its address's merchant; one to no gateway address carries none", () => {
     expect(new Set(deposits.filter((d) => d.addressId).map((d) => d.merchantId))).toEqual(new Set([gw.merchant.id]));
     expect(deposits.filter((d) => !d.addressId).every((d) => d.merchantId === null)).toBe(true);
@@ -169,6 +175,8 @@ describe("deposits", () => {
     ["merchant and disposition", { merchant: "MINE", status: "attached" }],
     ["merchant and status", { merchant: "MINE", status: "pending" }],
     ["token and dates", { token: "USDC", from: day(T0 + 20 * DAY), to: day(T0 + 29 * DAY) }],
+    ["dates, with deposits seen late", { from: day(T0 + 40 * DAY), to: day(T0 + 44 * DAY) }],
+    ["merchant, status and dates", { merchant: "MINE", status: "confirmed", from: day(T0 + 10 * DAY), to: day(T0 + 50 * DAY) }],
     ["another merchant", { merchant: "OTHER" }],
   ];
   test.each(DEPOSIT_FILTERS)("%s: every page equals the plain filter", (_name, q) => {

@@ -8,7 +8,7 @@ import { orderNoFloor } from "../../lib/ids";
 import { fromBaseUnits } from "../../lib/money";
 import { PAYIN_STATUSES } from "../../payin/state";
 import type { ListFilter, Scope } from "./filters";
-import { cond, type Cond, countCapped, firstIdAtOrAfter, type IdQuery, newestFirst, pickIds } from "./keyset";
+import { type Arm, cond, type Cond, countCapped, firstIdAtOrAfter, type IdQuery, newestFirst, pickIds } from "./keyset";
 
 export const PAYOUT_STATUSES = ["submitted", "broadcasted", "confirmed", "failed"] as const;
 export const DEPOSIT_STATUSES = ["matched", "unmatched", "attached", "payout_change", "pending", "confirmed", "reverted"] as const;
@@ -27,14 +27,26 @@ function merchantOf(db: DbOrTx, scope: Scope, f: ListFilter): number | null {
   return db.select({ id: merchants.id }).from(merchants).where(eq(merchants.uid, f.merchant)).get()?.id ?? -1;
 }
 
+/** A table's list indexes: (status) and (merchant_id, status). */
+interface ListIndexes {
+  status: string;
+  merchant: string;
+}
+const PAYIN_INDEXES: ListIndexes = { status: "payin_list_status", merchant: "payin_list_merchant" };
+const PAYOUT_INDEXES: ListIndexes = { status: "payout_status", merchant: "payout_list_merchant" };
+const TRANSFER_INDEXES: ListIndexes = { status: "transfers_list_status", merchant: "transfers_list_merchant" };
+const DISPOSITION_INDEXES: ListIndexes = { status: "transfers_list_disposition", merchant: "transfers_list_merchant_disposition" };
+
 /**
- * Seeks for a merchant and a status on a table indexed by (merchant_id, status) and
- * (status): both, one, or (merchant alone) one arm per status, merged in id order.
+ * Seeks for a merchant and a status (`column = ?`): both or one on its index, or (merchant
+ * alone) one arm per status on (merchant_id, status), merged in id order; neither: the rowid.
  */
-function armsOf(merchantId: number | null, status: Cond | undefined, statuses: readonly string[]): Cond[][] {
+function armsOf(merchantId: number | null, status: Cond | undefined, statuses: readonly string[], ix: ListIndexes): Arm[] {
   const m = merchantId === null ? undefined : cond("merchant_id = ?", merchantId);
-  if (m && !status) return statuses.map((s) => [m, cond("status = ?", s)]);
-  return [[m, status].filter((c): c is Cond => !!c)];
+  if (m && !status) return statuses.map((s) => ({ index: ix.merchant, conds: [m, cond("status = ?", s)] }));
+  if (m && status) return [{ index: ix.merchant, conds: [m, status] }];
+  if (status) return [{ index: ix.status, conds: [status] }];
+  return [{ conds: [] }];
 }
 
 /**
@@ -62,7 +74,7 @@ function orderQuery(db: DbOrTx, scope: Scope, f: ListFilter, table: "payin_order
   if (f.toMs !== undefined) rest.push(cond("+created_at < ?", f.toMs));
   return {
     table,
-    arms: armsOf(merchantOf(db, scope, f), f.status ? cond("status = ?", f.status) : undefined, statuses),
+    arms: armsOf(merchantOf(db, scope, f), f.status ? cond("status = ?", f.status) : undefined, statuses, table === "payin_orders" ? PAYIN_INDEXES : PAYOUT_INDEXES),
     rest,
     ...orderIdRange(db, table, f),
   };
@@ -262,18 +274,21 @@ export interface DepositListRow {
 }
 
 /**
- * Deposits are written in the order they are seen, and a block is seen after its
- * time; so "block time >= from" starts at the first transfer seen at from (less a
- * margin for a node clock ahead of ours). No upper id bound: a catch-up sees old
- * blocks late.
+ * Deposits are written in the order they are seen, and a block is seen after its time,
+ * so a block-time range becomes an id range by the time seen (a binary search over the
+ * rowid): from the first transfer seen at `from` (less an hour for a node clock ahead of
+ * ours) to the first seen a day after `to`. A transfer seen later than that after its
+ * block (a catch-up after an outage) is in the partial index transfers_late: one more
+ * seek per arm above the range, merged in id order, so the list stays exact.
  */
 const DEPOSIT_SEEN_MARGIN_MS = 3_600_000;
+const LATE_MS = 86_400_000; // = the WHERE of transfers_late (migrations/0160)
 function depositQuery(db: DbOrTx, scope: Scope, f: ListFilter): IdQuery {
   const st = f.status;
   const own = st && (TRANSFER_STATUSES as readonly string[]).includes(st) ? cond("status = ?", st) : undefined;
   const disposition = st && !own ? cond("disposition = ?", st) : undefined;
   const merchantId = merchantOf(db, scope, f);
-  const arms = disposition ? [[...(merchantId === null ? [] : [cond("merchant_id = ?", merchantId)]), disposition]] : armsOf(merchantId, own, TRANSFER_STATUSES);
+  const arms = disposition ? armsOf(merchantId, disposition, [], DISPOSITION_INDEXES) : armsOf(merchantId, own, TRANSFER_STATUSES, TRANSFER_INDEXES);
   // Only transfers to a gateway address are deposits.
   const rest: Cond[] = [cond("+address_id IS NOT NULL")];
   if (f.chain) rest.push(cond("+chain = ?", f.chain));
@@ -281,7 +296,10 @@ function depositQuery(db: DbOrTx, scope: Scope, f: ListFilter): IdQuery {
   if (f.fromMs !== undefined) rest.push(cond("+block_time >= ?", f.fromMs));
   if (f.toMs !== undefined) rest.push(cond("+block_time < ?", f.toMs));
   const lo = f.fromMs === undefined ? undefined : (firstIdAtOrAfter(db, "transfers", "seen_at", f.fromMs - DEPOSIT_SEEN_MARGIN_MS) ?? Number.MAX_SAFE_INTEGER);
-  return { table: "transfers", arms, rest, lo };
+  const hi = f.toMs === undefined ? undefined : firstIdAtOrAfter(db, "transfers", "seen_at", f.toMs + LATE_MS);
+  const late: Arm[] =
+    hi === undefined ? [] : arms.map((a) => ({ index: "transfers_late", conds: [cond(`seen_at - block_time >= ${LATE_MS}`), ...a.conds], range: { lo: Math.max(hi, lo ?? 0) } }));
+  return { table: "transfers", arms: [...arms, ...late], rest, lo, hi };
 }
 
 export function listDeposits(

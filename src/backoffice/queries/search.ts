@@ -16,8 +16,13 @@ export interface SearchResult {
   deposits: DepositListRow[];
 }
 
-/** One seek: `where` must name an indexed column; the scope is checked on the rows it reaches. */
+/**
+ * One seek: `where` names an indexed column and `index` the index it must use (INDEXED BY:
+ * with statistics, SQLite may walk the rowid order for a value it thinks common, such as a
+ * pool address); the scope is checked on the rows it reaches.
+ */
 interface Arm {
+  index?: string;
   where: string;
   params: unknown[];
   /** The index gives id order (so the newest LIMIT are read); false for a multi-value seek (few rows). */
@@ -25,6 +30,7 @@ interface Arm {
 }
 
 const chainList = CHAIN_CODES.map(() => "?").join(", ");
+const arm = (index: string | undefined, where: string, params: unknown[], ordered = true): Arm => ({ index, where, params, ordered });
 
 /** The arms' SQL, for the query-plan tests. */
 export function searchStatements(table: "payin_orders" | "payout_orders" | "transfers", arms: Arm[], scope: Scope): { sql: string; params: unknown[] }[] {
@@ -32,7 +38,7 @@ export function searchStatements(table: "payin_orders" | "payout_orders" | "tran
   const own = scope.merchantId === null ? "" : " AND +merchant_id = ?";
   const deposits = table === "transfers" ? " AND +address_id IS NOT NULL" : "";
   return arms.map((a) => ({
-    sql: `SELECT id FROM ${table} WHERE ${a.where}${own}${deposits}${a.ordered ? " ORDER BY id DESC" : ""} LIMIT ${LIMIT}`,
+    sql: `SELECT id FROM ${table}${a.index ? ` INDEXED BY ${a.index}` : ""} WHERE ${a.where}${own}${deposits}${a.ordered ? " ORDER BY id DESC" : ""} LIMIT ${LIMIT}`,
     params: [...a.params, ...(scope.merchantId === null ? [] : [scope.merchantId])],
   }));
 }
@@ -45,11 +51,7 @@ function idsOf(db: DbOrTx, table: "payin_orders" | "payout_orders" | "transfers"
 }
 
 /** merchantOrderNo is unique per merchant: one seek per merchant (a small table) on the (merchant, merchantOrderNo) index. */
-const merchantOrderArm = (q: string): Arm => ({
-  where: "merchant_id IN (SELECT id FROM merchants) AND merchant_order_no = ?",
-  params: [q],
-  ordered: false,
-});
+const merchantOrderArm = (q: string, index: string) => arm(index, "merchant_id IN (SELECT id FROM merchants) AND merchant_order_no = ?", [q], false);
 
 /** Gateway addresses with this text (one per chain at most), each a seek on (chain, address). */
 function addressIds(db: DbOrTx, q: string): string[] {
@@ -61,38 +63,30 @@ function addressIds(db: DbOrTx, q: string): string[] {
 
 export function payinArms(db: DbOrTx, q: string): Arm[] {
   return [
-    { where: "order_no = ?", params: [q], ordered: false },
-    merchantOrderArm(q),
-    { where: "tx_hash = ?", params: [q], ordered: true },
-    { where: "from_address = ?", params: [q], ordered: true },
-    ...addressIds(db, q).map((id) => ({
-      where: "address_id = ?",
-      params: [id],
-      ordered: true,
-    })),
+    arm(undefined, "order_no = ?", [q], false), // unique
+    merchantOrderArm(q, "payin_merchant_order"),
+    arm("payin_search_tx", "tx_hash = ?", [q]),
+    arm("payin_search_from", "from_address = ?", [q]),
+    ...addressIds(db, q).map((id) => arm("payin_search_address", "address_id = ?", [id])),
   ];
 }
 
 export function payoutArms(q: string): Arm[] {
   return [
-    { where: "order_no = ?", params: [q], ordered: false },
-    merchantOrderArm(q),
-    { where: "tx_hash = ?", params: [q], ordered: true },
-    { where: "to_address = ?", params: [q], ordered: true },
-    { where: "from_address = ?", params: [q], ordered: true },
+    arm(undefined, "order_no = ?", [q], false), // unique
+    merchantOrderArm(q, "payout_merchant_order"),
+    arm("payout_search_tx", "tx_hash = ?", [q]),
+    arm("payout_search_to", "to_address = ?", [q]),
+    arm("payout_search_from", "from_address = ?", [q]),
   ];
 }
 
 export function depositArms(q: string): Arm[] {
   return [
     // (chain, tx_hash, log_index) is unique: a transaction's few transfers.
-    {
-      where: `chain IN (${chainList}) AND tx_hash = ?`,
-      params: [...CHAIN_CODES, q],
-      ordered: false,
-    },
-    { where: "to_address = ?", params: [q], ordered: true },
-    { where: "from_address = ?", params: [q], ordered: true },
+    arm("transfers_unique", `chain IN (${chainList}) AND tx_hash = ?`, [...CHAIN_CODES, q], false),
+    arm("transfers_search_to", "to_address = ?", [q]),
+    arm("transfers_search_from", "from_address = ?", [q]),
   ];
 }
 
