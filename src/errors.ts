@@ -3,6 +3,7 @@ export const ERRORS = {
   10000: { status: 500, message: "Internal error" },
   10001: { status: 400, message: "Request parameters invalid" },
   10002: { status: 404, message: "Not found" },
+  10003: { status: 503, message: "Storage unavailable" },
   10029: { status: 429, message: "Too many requests" },
   20005: { status: 401, message: "API Key invalid" },
   20011: { status: 401, message: "Request signature invalid" },
@@ -24,6 +25,8 @@ export const ERRORS = {
   54001: { status: 404, message: "Payout order does not exist" },
   54002: { status: 409, message: "Payout order status does not allow this operation" },
   54003: { status: 422, message: "Payment to the merchant's own address not allowed" },
+  56001: { status: 422, message: "No current rate for the currency" },
+  56002: { status: 404, message: "Invoice does not exist" },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -3,6 +3,8 @@ import type { Server } from "bun";
 import { Elysia } from "elysia";
 import { baseApp } from "../http/app";
 import { healthRoutes } from "../http/health";
+import { StorageMonitor } from "../ops/storage";
+import { LogLimiter } from "../lib/log-limit";
 import { docsRoutes } from "../http/docs-page";
 import { authDeps } from "../http/signed";
 import { Scheduler } from "../jobs/scheduler";
@@ -38,6 +40,9 @@ import { isSandboxGateway } from "../ops/readiness";
 import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
 import { AlertEngine } from "../ops/alerts/engine";
+import { RateRefresher } from "../rates/refresher";
+import { expireDueInvoices } from "../invoices/service";
+import { ScheduledBackups } from "../backup/schedule";
 
 export interface RunningGateway {
   url: string;
@@ -59,7 +64,9 @@ export interface Runtime {
   /** A chain moved: scan it, then follow its payouts (sandbox endpoints wait for this). */
   afterChainChange(chain: ChainCode): Promise<void>;
   /** Gas balances, metrics and alerts (src/ops). */
-  ops: { gas: GasMonitor; metrics: Metrics; alerts: AlertEngine };
+  ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null };
+  /** Fetches exchange rates for invoices ([rates] source = "coingecko"). */
+  rates: RateRefresher;
 }
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
@@ -70,9 +77,11 @@ function chainPayoutOps(ctx: AppContext, adapter: ChainAdapter, locks: KeyedLock
 export function createRuntime(ctx: AppContext): Runtime {
   const watchers = new Map<ChainCode, ChainWatcher>();
   const gas = new GasMonitor(ctx);
+  const storage = new StorageMonitor(ctx);
   const runtime: Runtime = {
-    ops: { gas, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas }) },
+    ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
+    rates: new RateRefresher(ctx),
     payouts: new PayoutExecutor(ctx, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
@@ -91,7 +100,7 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
   // DESIGN 8: /sandbox exists only when the whole gateway is a sandbox (a mixed config never mounts it).
   const sandbox = isSandboxGateway(ctx);
   return baseApp(ctx.logger)
-    .use(healthRoutes(ctx, { ctx, watchers: runtime.watchers, gas: runtime.ops.gas, metrics: runtime.ops.metrics }))
+    .use(healthRoutes(ctx, { ctx, watchers: runtime.watchers, gas: runtime.ops.gas, storage: runtime.ops.storage, metrics: runtime.ops.metrics }))
     .use(docsRoutes(() => ctx.publicUrl))
     .use(merchantApiRoutes({ ctx, auth, executor: runtime.payouts }))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
@@ -112,9 +121,23 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   const callbacks = startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
   s.service("callbacks", () => callbacks.stop());
   s.every("alerts", 5000, () => runtime.ops.alerts.tick());
+  // The database file's identity (a stat): a file deleted or replaced stops writes within 2 s even when idle.
+  s.every("storage-file", 2000, () => void runtime.ops.storage.checkFile());
   s.service("alerts", () => runtime.ops.alerts.stop());
+  if (runtime.rates.enabled) {
+    void runtime.rates.tick(); // invoices need a rate from the first minute, not after the first refresh
+    s.every("rates", parseDuration(ctx.config.rates.refresh), () => runtime.rates.tick());
+    s.service("rates", async () => runtime.rates.stop());
+  }
+  // Scheduled backups: the copy and its checks run on a worker thread (src/backup/sqlite-worker.ts).
+  const backups = runtime.ops.backups;
+  if (backups) s.every("backups", 15_000, () => backups.tick());
   s.every("expire-payins", 1000, () => {
     expireDueOrders(ctx);
+  });
+  // Invoices whose payer never chose a network (a chosen one expires with its pay-in).
+  s.every("expire-invoices", 1000, () => {
+    expireDueInvoices(ctx);
   });
   // Confirmed batch payouts and collection runs: rows become payout orders (also resumed after a restart).
   s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));
@@ -146,10 +169,14 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
 export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {}): Promise<RunningGateway> {
   for (const chain of ctx.chains.values()) await chain.start();
   const runtime = createRuntime(ctx);
+  // Every write first checks that the database file is still the one opened (src/ops/storage.ts).
+  const unguard = runtime.ops.storage.install();
   for (const w of runtime.watchers.values()) await w.init();
   const app = buildHttpApp(ctx, runtime);
   const backoffice = lazyBackoffice(ctx, runtime); // its own app, imported on the first /backoffice request
   const accessLog = ctx.config.log.level === "debug";
+  // 503s come in floods (a full disk fails every request): one line per interval with a count.
+  const limited = new LogLimiter(ctx.logger, Date.now);
   const server = Bun.serve({
     hostname: ctx.config.server.host,
     port: ctx.config.server.port,
@@ -165,14 +192,16 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       // Access log: debug for every request, warn for server errors (never the query: it may carry data).
       const level = res.status >= 500 ? "warn" : "debug";
       if (level === "debug" && !accessLog) return res;
-      ctx.logger[level]("http", {
+      const fields = {
         method: req.method,
         path: new URL(req.url).pathname,
         status: res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
         requestId: res.headers.get("x-request-id"),
         merchantUid: req.headers.get("x-merchant-uid") ?? undefined,
-      });
+      };
+      if (res.status === 503) limited.log("warn", "http:503", "http", fields);
+      else ctx.logger[level]("http", fields);
       return res;
     },
   }) as Server<unknown>;
@@ -200,6 +229,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       const httpDone = server.stop();
       await withDeadline(Promise.all([jobsDone, httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
       await server.stop(true);
+      unguard();
     },
   };
 }

@@ -95,7 +95,7 @@ for (const lang of LANGS) {
           .map((l) => JSON.parse(l) as { step: string; http: number; body: any })
           .map((s) => [s.step, s]),
       );
-      for (const name of ["createPayinOrder", "getPayinOrder", "createExclusiveBinding", "getExclusiveBinding", "sandbox/transfers", "sandbox/blocks"]) {
+      for (const name of ["createPayinOrder", "getPayinOrder", "createExclusiveBinding", "getExclusiveBinding", "createInvoice", "getInvoice", "sandbox/transfers", "sandbox/blocks"]) {
         expect(steps[name]?.http, `${name}: ${JSON.stringify(steps[name]?.body)}`).toBeWithin(200, 300);
       }
       const order = steps.createPayinOrder!.body;
@@ -103,6 +103,9 @@ for (const lang of LANGS) {
       expect(steps.getPayinOrder!.body.orderNo).toBe(order.orderNo);
       expect(steps.createExclusiveBinding!.body).toMatchObject({ label: "Café ☕", notifyUrl, bindKey: expect.stringMatching(/^user\//) });
       expect(steps.getExclusiveBinding!.body.bindingId).toBe(steps.createExclusiveBinding!.body.bindingId);
+      // A non-ASCII description and a list in the body: the canonical JSON each language signs.
+      expect(steps.createInvoice!.body).toMatchObject({ priceAmount: "19.90", priceCurrency: "USD", description: "Tea set · 茶具", payments: ["TRON:USDT", "BSC:USDC"], status: "open" });
+      expect(steps.getInvoice!.body.invoiceNo).toBe(steps.createInvoice!.body.invoiceNo);
       expect(steps.expectedFailure).toMatchObject({ http: 404, body: { code: 40108, requestId: expect.stringMatching(/^req_/) } });
 
       // Only verified callbacks reach the log; the order's `completed` one arrives.

@@ -17,6 +17,7 @@ import type { Role, UserDeps, UserRow } from "./users";
 import { userTotpSecret } from "./totp";
 import { ErrorPage, ReauthPage } from "./views/common";
 import { NotFound, Forbidden } from "./errors";
+import { isStorageFault } from "../db/storage-fault";
 
 export const SESSION_COOKIE = "sg_session";
 /** Double-submit token for forms shown before sign-in (login, setup). */
@@ -31,7 +32,7 @@ export type BackofficeCtx = PayinCtx &
   PayoutCtx & {
     cipher: Cipher;
     publicUrl: string;
-    config: Pick<Config, "auth" | "backoffice" | "server">;
+    config: Pick<Config, "auth" | "backoffice" | "server" | "rates">;
     ms: { rotationGrace: number };
   };
 
@@ -180,6 +181,8 @@ async function run(d: BackofficeDeps, v: Viewer | null, fn: () => Out): Promise<
   } catch (e) {
     if (e instanceof NotFound) return html(ErrorPage({ viewer: v, status: 404, message: e.message || "Not found" }), 404);
     if (e instanceof Forbidden) return html(ErrorPage({ viewer: v, status: 403, message: e.message }), 403);
+    // Storage faults go to the app's error handler: a plain 503 page with Retry-After, logged once per interval.
+    if (isStorageFault(e)) throw e;
     d.ctx.logger.error("backoffice: handler failed", { error: String((e as Error)?.stack ?? e) });
     return html(ErrorPage({ viewer: v, status: 500, message: "Something went wrong. Nothing was changed if the action failed part-way; try again." }), 500);
   }

@@ -15,6 +15,7 @@ import { developerRoutes } from "./pages/developer";
 import { balanceRoutes } from "./pages/balances";
 import { collectionRoutes } from "./pages/collection";
 import { walletRoutes } from "./pages/wallets";
+import { paymentLinkRoutes } from "./pages/payment-links";
 
 const asset = (body: string, type: string) => () =>
   new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" } });
@@ -38,6 +39,7 @@ export function backofficeApp(d: BackofficeDeps) {
     .use(balanceRoutes(d))
     .use(collectionRoutes(d))
     .use(walletRoutes(d))
+    .use(paymentLinkRoutes(d))
     .get("/backoffice/*", page(d, {}, () => { throw new NotFound("There is no such page."); }))
     .post("/backoffice/*", () => html(ErrorPage({ viewer: null, status: 404, message: "There is no such page." }), 404));
 }

@@ -1,6 +1,6 @@
 // The outbox: a state change and its callback are written in one transaction
 // (callers pass their transaction). The delivery worker reads from here.
-import { prepared, type DbOrTx } from "../db/client";
+import { afterCommit, prepared, type DbOrTx, type Tx } from "../db/client";
 import { sql } from "drizzle-orm";
 import { callbacks, merchants } from "../db/schema";
 import { newEventId } from "../lib/ids";
@@ -8,7 +8,7 @@ import { callbacksDue } from "../db/callbacks-due";
 
 export interface CallbackEvent {
   merchantId: number;
-  kind: "payin" | "payout" | "test";
+  kind: "payin" | "payout" | "test" | "invoice";
   orderNo: string;
   status: string;
   apiKeyId: string;
@@ -19,7 +19,7 @@ export interface CallbackEvent {
   now: number;
 }
 
-export function enqueueCallback(tx: DbOrTx, e: CallbackEvent): string {
+export function enqueueCallback(tx: Tx, e: CallbackEvent): string {
   const id = newEventId(e.now);
   const payload = JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
   // A plain bun:sqlite statement (no drizzle parameter mapping): this runs for every create.
@@ -31,8 +31,8 @@ export function enqueueCallback(tx: DbOrTx, e: CallbackEvent): string {
   );
   const state = e.url === null && !merchantDefaultUrl(tx, e.merchantId) ? "held" : "pending";
   insert.run(id, e.merchantId, e.kind, e.orderNo, e.status, e.apiKeyId, e.url, payload, state, e.now, e.now, e.now);
-  // The poll is deferred to a timer, so it runs after the caller's (synchronous) transaction commits.
-  callbacksDue();
+  // The worker is woken once the row is committed, never for a write rolled back.
+  afterCommit(tx, callbacksDue);
   return id;
 }
 

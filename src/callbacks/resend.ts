@@ -1,7 +1,7 @@
 // Operator view of the outbox: list callbacks and their attempts, resend one.
 // Used by the CLI now and by the back office later (no HTTP context here).
 import { and, asc, desc, eq, type SQL } from "drizzle-orm";
-import { type DbOrTx, writeTx } from "../db/client";
+import { afterCommit, type DbOrTx, type Tx, writeTx } from "../db/client";
 import { recordAudit, type Actor } from "../audit/log";
 import { callbackAttempts, callbacks } from "../db/schema";
 import { callbacksDue } from "../db/callbacks-due";
@@ -65,7 +65,7 @@ export function resendCallback(db: DbOrTx, eventId: string, now: number, scope: 
   });
 }
 
-function resend(db: DbOrTx, eventId: string, now: number, scope: { merchantId?: number }): { row: CallbackRow; before: string } {
+function resend(db: Tx, eventId: string, now: number, scope: { merchantId?: number }): { row: CallbackRow; before: string } {
   const row = getCallback(db, eventId);
   if (!row || (scope.merchantId !== undefined && row.merchantId !== scope.merchantId)) throw new CallbackNotFound(eventId);
   if (row.state === "pending" || row.state === "delivering") throw new CallbackBusy(eventId, row.state);
@@ -76,7 +76,7 @@ function resend(db: DbOrTx, eventId: string, now: number, scope: { merchantId?: 
     .returning()
     .get();
   if (!updated) throw new CallbackBusy(eventId, "changing");
-  callbacksDue();
+  afterCommit(db, callbacksDue);
   return { row: updated, before: row.state };
 }
 

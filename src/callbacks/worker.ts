@@ -9,7 +9,8 @@ import { countDelivery } from "../lib/event-metrics";
 import { onCallbacksDue } from "../db/callbacks-due";
 import type { Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
-import type { Clock, Timer } from "../lib/clock";
+import { sleep, type Clock, type Timer } from "../lib/clock";
+import { LogLimiter } from "../lib/log-limit";
 import type { Logger } from "../lib/logger";
 import type { Config } from "../config/schema";
 import { keySecret } from "../merchants/service";
@@ -97,6 +98,14 @@ export function originOf(url: string | null): string {
 const SLOW_MS = 1000;
 const HEALTHY_FOR_MS = 5000;
 
+/**
+ * After a database error (a full disk, an I/O error) the worker waits before it
+ * touches the database again, doubling from DB_BACKOFF_MS to DB_BACKOFF_MAX_MS:
+ * never a busy loop of claims and deliveries that cannot be recorded.
+ */
+export const DB_BACKOFF_MS = 500;
+export const DB_BACKOFF_MAX_MS = 60_000;
+
 /** Due rows read per page, and pages per merchant per claim. */
 const PAGE = 32;
 const MAX_PAGES = 4;
@@ -133,6 +142,10 @@ export class CallbackWorker {
   private rr = 0;
   /** Merchant → monotonic time of its last claim that read beyond its first page. */
   private readonly deepScanAt = new Map<number, number>();
+  /** The current wait after a database error (0: healthy), and the clock time it ends. */
+  private backoffMs = 0;
+  private blockedUntil = -Infinity;
+  private readonly limited: LogLimiter;
 
   constructor(private readonly o: WorkerOptions) {
     this.pollMs = o.pollMs ?? 200;
@@ -140,6 +153,32 @@ export class CallbackWorker {
     this.graceMs = o.shutdownGraceMs ?? Math.min(o.timeoutMs, 5_000);
     this.perTarget = Math.max(1, Math.ceil(o.concurrency / 2));
     this.overflow = o.concurrency;
+    this.limited = new LogLimiter(o.logger, () => o.clock.now());
+  }
+
+  /** The wait after the last database error; 0 once a write succeeded again. */
+  get dbBackoffMs(): number {
+    return this.backoffMs;
+  }
+
+  /** A database write failed: nothing is claimed or retried before the (doubling) wait is over. */
+  private dbFailed(what: string, e: unknown): void {
+    this.backoffMs = this.backoffMs ? Math.min(DB_BACKOFF_MAX_MS, this.backoffMs * 2) : DB_BACKOFF_MS;
+    this.blockedUntil = this.o.clock.now() + this.backoffMs;
+    this.limited.log("error", "callbacks:db", what, { error: String((e as Error)?.message ?? e), backoffMs: this.backoffMs });
+    // A poll armed sooner must not run inside the wait.
+    this.timer?.cancel();
+    this.timer = null;
+    this.timerAt = Infinity;
+    this.schedule(0);
+  }
+
+  private dbOk(): void {
+    if (!this.backoffMs) return;
+    this.o.logger.info("callback worker: database writes succeed again", { backoffMs: this.backoffMs });
+    this.limited.reset("callbacks:db");
+    this.backoffMs = 0;
+    this.blockedUntil = -Infinity;
   }
 
   get maxDeliveries(): number {
@@ -173,7 +212,10 @@ export class CallbackWorker {
   private schedule(ms: number): void {
     if (!this.started || this.stopping) return;
     // Clock time (src/lib/clock.ts): with a test clock, polls and retries come due as the test moves it.
-    const at = this.o.clock.now() + ms;
+    const now = this.o.clock.now();
+    // After a database error, nothing polls before the wait is over (kicks included).
+    const at = Math.max(now + ms, this.blockedUntil);
+    ms = at - now;
     if (this.timer && this.timerAt <= at) return;
     this.timer?.cancel();
     this.timerAt = at;
@@ -183,7 +225,7 @@ export class CallbackWorker {
       try {
         this.poll();
       } catch (e) {
-        this.o.logger.error("callback poll failed", { error: String((e as Error)?.message ?? e) });
+        this.dbFailed("callback poll failed", e);
       }
       this.schedule(this.pollMs);
     });
@@ -193,26 +235,29 @@ export class CallbackWorker {
   private marking: Promise<void> | null = null;
 
   /**
-   * Claims due rows up to the free slots and starts delivering them at once.
-   * The rows are reserved in memory (this process is the only deliverer of its
-   * database); their 'delivering' mark goes through the group commit, its fsync
-   * shared with requests and finished deliveries. A crash before that commit
-   * leaves them pending: delivered again, at least once.
+   * Claims due rows up to the free slots. The rows are reserved in memory at
+   * once (this process is the only deliverer of its database); their
+   * 'delivering' mark goes through the group commit, its fsync shared with
+   * requests and finished deliveries, and a row is delivered only once that
+   * commit has returned (DESIGN 16). A mark that fails (a full disk) sends
+   * nothing: the rows stay pending and the worker backs off.
    */
   poll(): number {
-    if (this.stopping) return 0;
+    if (this.stopping || this.o.clock.now() < this.blockedUntil) return 0;
     const claimed = this.claim();
     if (!claimed.length) return 0;
     const st = this.stmts!;
     const now = this.o.clock.now();
     const mark = groupCommit(this.o.db).run({
-      work: () => {
-        for (const c of claimed) st.mark.run(now + this.leaseMs, now, c.row.rid);
-      },
+      // Only rows still pending are marked (a resend or another run may have moved one).
+      work: () => new Set(claimed.filter((c) => st.mark.run(now + this.leaseMs, now, c.row.rid).changes === 1).map((c) => c.row.id)),
     });
-    const settled = mark.catch((e) => this.o.logger.error("callback claim not recorded", { error: String((e as Error)?.message ?? e) }));
-    this.marking = Promise.all([this.marking, settled]).then(() => {});
-    for (const c of claimed) this.launch(c.row, c.origin, settled);
+    const marked = mark.then(
+      (ids) => (this.dbOk(), ids),
+      (e) => (this.dbFailed("callback claim not recorded; nothing sent", e), new Set<string>()),
+    );
+    this.marking = Promise.all([this.marking, marked]).then(() => {});
+    for (const c of claimed) this.launch(c.row, c.origin, marked);
     return claimed.length;
   }
 
@@ -343,8 +388,8 @@ export class CallbackWorker {
     return out;
   }
 
-  /** `marked` settles once the claim's 'delivering' mark is committed (direct writes wait for it). */
-  private launch(row: DueRow, origin: string, marked: Promise<unknown>): void {
+  /** `marked` settles once the claim's 'delivering' mark is committed, with the rows it marked. */
+  private launch(row: DueRow, origin: string, marked: Promise<Set<string>>): void {
     const abort = new AbortController();
     const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedMono: performance.now() };
     f.done = this.deliver(row, abort.signal, marked)
@@ -356,12 +401,15 @@ export class CallbackWorker {
     this.inflight.set(row.id, f);
   }
 
-  private async deliver(row: DueRow, signal: AbortSignal, marked: Promise<unknown>): Promise<void> {
+  private async deliver(row: DueRow, signal: AbortSignal, markedP: Promise<Set<string>>): Promise<void> {
+    // Never before the claim is committed: a delivery whose claim is lost would be sent again.
+    if (!(await markedP).has(row.id)) return;
     if (!row.target) {
-      await marked;
       // No notifyUrl and no default URL (cleared since it was queued): held, not an attempt;
       // `merchant set --default-notify-url` releases it.
-      this.o.db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'delivering'`, [this.o.clock.now(), row.id]);
+      this.write("callback hold not recorded", () =>
+        this.o.db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'delivering'`, [this.o.clock.now(), row.id]),
+      );
       return;
     }
     let apiKey: string | undefined;
@@ -394,12 +442,23 @@ export class CallbackWorker {
     }
     this.schedule(0); // its slot is free now
     if (signal.aborted && !outcome.ok) {
-      await marked;
       // Shutdown cut it off: not an attempt; the next start delivers it again.
-      this.o.db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE id = ? AND state = 'delivering'`, [row.id]);
+      this.write("callback release not recorded", () =>
+        this.o.db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE id = ? AND state = 'delivering'`, [row.id]),
+      );
       return;
     }
-    await this.finish(row, outcome, false);
+    await this.finish(row, outcome, false, signal);
+  }
+
+  /** A direct write whose failure only delays the row (its lease runs out; it is claimed again). */
+  private write(what: string, fn: () => void): void {
+    try {
+      fn();
+      this.dbOk();
+    } catch (e) {
+      this.dbFailed(what, e);
+    }
   }
 
   private failure(error: string): AttemptOutcome {
@@ -410,8 +469,12 @@ export class CallbackWorker {
    * Records the attempt and moves the row on: delivered, retry later, or failed.
    * Written through the group commit: the outcomes of deliveries finishing
    * together (and concurrent requests) share one transaction and one fsync.
+   * An outcome that cannot be written (a full disk) is kept in memory and
+   * written again after each backoff, the row staying reserved: what was sent
+   * is never sent again because its record failed. Only shutdown gives up
+   * (the row stays 'delivering'; the next start delivers it again, at least once).
    */
-  private async finish(row: DueRow, r: AttemptOutcome, final: boolean): Promise<void> {
+  private async finish(row: DueRow, r: AttemptOutcome, final: boolean, signal?: AbortSignal): Promise<void> {
     const now = this.o.clock.now();
     const attempts = row.attempts + 1;
     let state: "delivered" | "pending" | "failed";
@@ -423,12 +486,26 @@ export class CallbackWorker {
       nextAt = now + this.o.retryDelays[attempts - 1];
     }
     const st = (this.stmts ??= this.prepare());
-    await groupCommit(this.o.db).run({
-      work: () => {
-        st.attempt.run(row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error);
-        st.settle.run(state, attempts, nextAt, r.ok ? null : r.error, now, row.id);
-      },
-    });
+    for (;;) {
+      try {
+        await groupCommit(this.o.db).run({
+          work: () => {
+            st.attempt.run(row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error);
+            st.settle.run(state, attempts, nextAt, r.ok ? null : r.error, now, row.id);
+          },
+        });
+        this.dbOk();
+        break;
+      } catch (e) {
+        this.dbFailed("callback outcome not recorded; kept in memory", e);
+        if (this.stopping || signal?.aborted) return;
+        try {
+          await sleep(this.o.clock, Math.max(0, this.blockedUntil - this.o.clock.now()), signal);
+        } catch {
+          return;
+        }
+      }
+    }
     countDelivery(r.ok ? "delivered" : state === "failed" ? "failed" : "retry");
     const fields = { eventId: row.id, orderNo: row.orderNo, attempt: attempts, status: r.httpStatus, ms: r.durationMs };
     if (r.ok) this.o.logger.debug("callback delivered", fields);

@@ -74,6 +74,21 @@ export interface ChainModuleCtx {
   seed: Uint8Array;
 }
 
+/**
+ * A chain's BIP-44 derivation space (DESIGN 16: no address is handed out twice,
+ * not on two chains). Chains of one coin type (every EVM chain is coin 60) each
+ * take their own account; src/chains/derivation.test.ts fails on two modules with
+ * the same (coinType, account) and on any key derived twice across chains.
+ */
+export interface DerivationSpace {
+  /** SLIP-44 coin type: TRON 195, EVM 60, SOL 501. */
+  coinType: number;
+  /** BIP-44 account (hardened); null when the index itself is the account (SOL: m/44'/501'/i'/0'), so the coin type is the chain's alone. */
+  account: number | null;
+  /** The path of `index` ("m/44'/60'/0'/0/7"). */
+  path(index: number): string;
+}
+
 export interface ChainModule {
   code: ChainCode;
   /** Config defaults and tokens. */
@@ -94,7 +109,9 @@ export interface ChainModule {
   };
   /** How this chain writes block and transaction ids, from 32 hash bytes (the sandbox chain mints them). */
   ids: { block(h: Uint8Array): string; tx(h: Uint8Array): string };
-  /** HD key of `index` on this chain's path (DESIGN 9). */
+  /** Where this chain's HD keys live; no two chains share a space (DESIGN 16). */
+  derivation: DerivationSpace;
+  /** HD key of `index` on this chain's path (DESIGN 9), inside `derivation`. */
   deriveKey(seed: Uint8Array, index: number): DerivedKey;
   /** The rpc-mode adapter for a chain's config section. */
   createAdapter(a: { cfg: ChainNodeConfig; tokens: TokenInfo[]; logger: RpcLogger; clock?: Clock }): ChainAdapter;

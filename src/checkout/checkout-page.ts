@@ -132,6 +132,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
       <button type="button" class="btn btn-sm" aria-label="${escapeHtml(t("copyAmount"))}" data-copy="${escapeHtml(amount)}" data-feedback="amount-feedback" data-testid="copy-amount" data-pay${paying ? "" : " hidden"}>${ICONS.copy}<span>${escapeHtml(t("copy"))}</span></button>
     </div>
     <p class="feedback" id="amount-feedback" role="status" aria-live="polite"></p>
+    ${o.invoicePrice ? `<p class="desc" data-testid="invoice-price">${escapeHtml(t("invoicePrice", { price: o.invoicePrice }))}</p>` : ""}
     <p class="pill" data-testid="network"><span class="dot dot-${escapeHtml(o.chainCode)}" aria-hidden="true"></span><span class="sr-only">${escapeHtml(t("network"))}: </span>${escapeHtml(net)}</p>
   </section>
   <section class="section" data-testid="status">
@@ -151,6 +152,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
       <p>${escapeHtml(t("warningBody", { amount, token: o.tokenSymbol, merchant: o.merchantName }))}</p></div></div>
   </section>
   ${simulate}
+  ${o.invoiceUrl ? `<section class="section" data-pay data-testid="change-network"${paying ? "" : " hidden"}><a class="btn btn-block" href="${escapeHtml(o.invoiceUrl)}?change=1&amp;lang=${locale}" data-testid="change-network-link">${escapeHtml(t("changeNetwork"))}</a></section>` : ""}
   <section class="section">
     <dl class="details">
       <div data-row="order"><dt>${escapeHtml(t("orderRef"))}</dt><dd class="mono" data-testid="order-no">${escapeHtml(o.orderNo)}</dd></div>

@@ -1,6 +1,5 @@
 // Connects the hosted pages to real orders and bindings, by their unguessable link tokens.
 import { desc, eq } from "drizzle-orm";
-import type { PayinCtx } from "../payin/service";
 import { bindings, merchants, payinOrders } from "../db/schema";
 import { SandboxChain } from "../chains/sandbox/chain";
 import type { ChainCode, TokenSymbol } from "../chains/types";
@@ -9,16 +8,25 @@ import { addressById } from "../wallet/addresses";
 import { amountOf } from "../orders/amount";
 import { paymentUri } from "../payin/payment-uri";
 import { payinView, viewDeps } from "../payin/views";
-import type { CheckoutDeps, PayinStatus } from "./types";
+import type { CheckoutDeps, InvoicePageStatus, PayinStatus } from "./types";
 import { isSandboxGateway } from "../ops/readiness";
+import { invoices } from "../db/schema";
+import { ChoiceError, chooseNetwork, type InvoiceNetworkCtx } from "../payin/invoice-network";
+import { currentPayin, invoiceByToken } from "../invoices/service";
+import { paymentsOf } from "../invoices/views";
+import { networkButtonName } from "./i18n";
 
-/** What the hosted pages' lookups read from the gateway. */
-export type CheckoutGatewayCtx = Pick<PayinCtx, "db" | "clock" | "logger" | "chains" | "config"> & { publicUrl: string };
+/** What the hosted pages' lookups read from the gateway (and the invoice page's network choice writes with). */
+export type CheckoutGatewayCtx = InvoiceNetworkCtx & { publicUrl: string };
 
 export function gatewayCheckoutDeps(ctx: CheckoutGatewayCtx, afterSimulate: (chain: ChainCode) => Promise<void>): CheckoutDeps {
   const views = viewDeps(ctx);
   const merchantName = (id: number) => ctx.db.select({ n: merchants.name }).from(merchants).where(eq(merchants.id, id)).get()?.n ?? "";
   const orderByToken = (token: string) => ctx.db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();
+  const invoiceOf = (id: number | null) => {
+    const inv = id === null ? undefined : ctx.db.select({ url: invoices.invoiceUrl, price: invoices.priceAmount, currency: invoices.priceCurrency }).from(invoices).where(eq(invoices.id, id)).get();
+    return inv ? { invoiceUrl: inv.url, invoicePrice: `${inv.price} ${inv.currency}` } : {};
+  };
   return {
     now: () => ctx.clock.now(),
     // DESIGN 8: simulating is for a whole-sandbox gateway only (never in a mixed test config).
@@ -46,6 +54,7 @@ export function gatewayCheckoutDeps(ctx: CheckoutGatewayCtx, afterSimulate: (cha
         createdAt: v.createdAt,
         completedAt: v.completedAt,
         redirectUrl: o.redirectUrl,
+        ...invoiceOf(o.invoiceId),
       };
     },
     findDeposit(token) {
@@ -63,6 +72,36 @@ export function gatewayCheckoutDeps(ctx: CheckoutGatewayCtx, afterSimulate: (cha
         label: b.label,
         recentDeposits: recent.map((o) => ({ amount: amountOf(o, o.paidAmount ?? o.amount)!, status: o.status as PayinStatus, txHash: o.txHash, createdAt: iso(o.createdAt)! })),
       };
+    },
+    invoices: {
+      findInvoice(token) {
+        const inv = invoiceByToken(ctx.db, token);
+        if (!inv) return null;
+        const p = currentPayin(ctx.db, inv);
+        return {
+          merchantName: merchantName(inv.merchantId),
+          invoiceNo: inv.invoiceNo,
+          priceAmount: inv.priceAmount,
+          priceCurrency: inv.priceCurrency,
+          description: inv.description,
+          status: inv.status as InvoicePageStatus,
+          expireAt: iso(inv.expireAt)!,
+          // A chain disabled since the invoice was made is not offered any more.
+          networks: paymentsOf(inv).filter((value) => ctx.chains.has(value.split(":")[0] as ChainCode)).map((value) => {
+            const [chain, token] = value.split(":") as [ChainCode, TokenSymbol];
+            return { value, chainCode: chain, tokenSymbol: token, label: networkButtonName(chain, token) };
+          }),
+          current: p ? { checkoutToken: p.checkoutToken, network: `${p.chain}:${p.token}`, changeable: p.status === "waiting_payment" } : null,
+        };
+      },
+      chooseNetwork(token, network) {
+        try {
+          return { checkoutToken: chooseNetwork(ctx, token, network).order.checkoutToken };
+        } catch (e) {
+          if (e instanceof ChoiceError) return { problem: e.problem };
+          throw e;
+        }
+      },
     },
     async simulatePayment(token) {
       const o = orderByToken(token);

@@ -91,6 +91,26 @@ const en = {
   errorBody: "The payment page could not be shown right now. Please try again in a moment.",
   networkName: "{token} on {network} ({standard})",
   networkOnly: "{network} ({standard})",
+  amountDue: "Amount due",
+  invoiceRef: "Invoice number",
+  chooseNetwork: "Choose how to pay",
+  chooseNetworkBody: "Pick the network and token your wallet holds. The amount to send is fixed when you choose and holds until the invoice expires.",
+  currentNetwork: "current",
+  changeNetwork: "Change network",
+  invoicePrice: "For an invoice of {price}",
+  backToPayment: "Back to payment",
+  "invoice.expired": "This invoice has expired",
+  "invoiceBody.expired": "Do not send funds for it. Ask {merchant} for a new payment link.",
+  "invoice.cancelled": "This invoice was cancelled",
+  "invoiceBody.cancelled": "Do not send funds for it. Contact {merchant} if you have questions.",
+  "invoice.paid": "Invoice paid",
+  "invoiceBody.paid": "{merchant} has received your payment. You can close this page.",
+  "problem.closed": "This invoice can no longer be paid.",
+  "problem.not_offered": "That network is not available for this invoice. Choose another one.",
+  "problem.payment_detected": "A payment was already detected on the network you chose, so it can no longer change.",
+  "problem.no_rate": "The exchange rate for this currency is not available right now. Try again in a few minutes.",
+  "problem.busy": "That network is busy right now. Try again in a moment or choose another one.",
+  "problem.amount_limits": "The amount is outside what this network accepts. Choose another one.",
 };
 
 export type MessageKey = keyof typeof en;
@@ -175,6 +195,26 @@ const zh: Record<MessageKey, string> = {
   errorBody: "暂时无法显示付款页面，请稍后重试。",
   networkName: "{network} 网络（{standard}）上的 {token}",
   networkOnly: "{network} 网络（{standard}）",
+  amountDue: "应付金额",
+  invoiceRef: "账单号",
+  chooseNetwork: "选择付款方式",
+  chooseNetworkBody: "请选择您钱包中持有的网络和代币。付款金额在您选择时确定，并在账单过期前保持不变。",
+  currentNetwork: "当前",
+  changeNetwork: "更换网络",
+  invoicePrice: "账单金额 {price}",
+  backToPayment: "返回付款",
+  "invoice.expired": "此账单已过期",
+  "invoiceBody.expired": "请勿为其付款。请向 {merchant} 索取新的付款链接。",
+  "invoice.cancelled": "此账单已取消",
+  "invoiceBody.cancelled": "请勿为其付款。如有疑问请联系 {merchant}。",
+  "invoice.paid": "账单已支付",
+  "invoiceBody.paid": "{merchant} 已收到您的付款，您可以关闭此页面。",
+  "problem.closed": "此账单已无法支付。",
+  "problem.not_offered": "此账单不支持该网络，请选择其他网络。",
+  "problem.payment_detected": "您所选网络上已检测到付款，无法再更换网络。",
+  "problem.no_rate": "暂时无法获取该货币的汇率，请几分钟后再试。",
+  "problem.busy": "该网络暂时繁忙，请稍后再试或选择其他网络。",
+  "problem.amount_limits": "金额超出该网络的收款范围，请选择其他网络。",
 };
 
 const DICTS: Record<Locale, Record<MessageKey, string>> = { en, zh };
@@ -205,6 +245,11 @@ export function networkName(locale: Locale, chain: ChainCode, token: TokenSymbol
 export function networkOnlyName(locale: Locale, chain: ChainCode): string {
   const label = chainModule(chain).label;
   return translator(locale)("networkOnly", { network: label.network, standard: label.standard });
+}
+
+/** "TRON USDT", "BNB Smart Chain USDC": an invoice's network button (DESIGN 18: the chain module's label). */
+export function networkButtonName(chain: ChainCode, token: TokenSymbol): string {
+  return `${chainModule(chain).label.network} ${token}`;
 }
 
 /** An explicit ?lang= wins; else the best-weighted supported Accept-Language entry; else English. */

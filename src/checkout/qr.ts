@@ -2,8 +2,8 @@
 import { encode } from "uqr";
 import { escapeHtml } from "./escape";
 
-/** One <svg> with a single path of dark modules; crisp at any size. */
-export function qrSvg(text: string, label: string): string {
+/** The QR matrix of `text` as one SVG path of dark modules (horizontal runs merged) and its size. */
+export function qrPath(text: string): { size: number; d: string } {
   const qr = encode(text, { ecc: "M", border: 2 });
   let d = "";
   for (let y = 0; y < qr.size; y++) {
@@ -17,10 +17,16 @@ export function qrSvg(text: string, label: string): string {
       x += run - 1;
     }
   }
+  return { size: qr.size, d };
+}
+
+/** One <svg> with a single path of dark modules; crisp at any size. */
+export function qrSvg(text: string, label: string): string {
+  const { size, d } = qrPath(text);
   return (
-    `<svg class="qr" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${qr.size} ${qr.size}" ` +
+    `<svg class="qr" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" ` +
     `role="img" aria-label="${escapeHtml(label)}" shape-rendering="crispEdges">` +
-    `<rect width="${qr.size}" height="${qr.size}" fill="#fff"/>` +
+    `<rect width="${size}" height="${size}" fill="#fff"/>` +
     `<path fill="#0f172a" d="${d}"/></svg>`
   );
 }

@@ -1,5 +1,6 @@
 // Public, unauthenticated routes of the hosted pages. The token in the path is
 // the only key, so an unknown or malformed token always gets the same 404.
+import { isStorageFault, STORAGE_RETRY_AFTER_S } from "../db/storage-fault";
 import { Elysia } from "elysia";
 import { renderCheckoutPage } from "./checkout-page";
 import { renderDepositPage } from "./deposit-page";
@@ -7,7 +8,8 @@ import { pickLocale, type Locale } from "./i18n";
 import { renderMessagePage } from "./not-found-page";
 import { htmlHeaders, jsonHeaders, newNonce } from "./security";
 import { checkoutStatusJson, depositStatusJson } from "./status-view";
-import type { CheckoutDeps } from "./types";
+import type { CheckoutDeps, InvoiceChoiceProblem, InvoiceDeps } from "./types";
+import { renderInvoicePage } from "./invoice-page";
 
 /** Tokens are opaque to us, but bounded: anything else is not ours to look up. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -91,6 +93,7 @@ export function checkoutRoutes(deps: CheckoutDeps) {
         await deps.simulatePayment(params.token);
       } catch (err) {
         onError("checkout: simulated payment failed", err);
+        if (isStorageFault(err)) return new Response(JSON.stringify({ code: 10003, message: "Storage unavailable", data: { retryAfter: STORAGE_RETRY_AFTER_S }, requestId: null }), { status: 503, headers: { ...jsonHeaders(), "retry-after": String(STORAGE_RETRY_AFTER_S) } });
         return jsonError(500, 10000, "simulated payment failed");
       }
       return jsonResponse({ ok: true });
@@ -116,5 +119,68 @@ export function checkoutRoutes(deps: CheckoutDeps) {
       if (failed) return jsonError(500, 10000, "internal error");
       if (!deposit) return notFoundJson();
       return jsonResponse(depositStatusJson(deposit, deps.now()));
-    });
+    })
+    .use(deps.invoices ? invoiceRoutes(deps, deps.invoices, onError) : new Elysia());
+}
+
+/** 303 to a path relative to the request (a public_url path prefix survives), keeping ?lang. */
+function seeOther(location: string, request: Request): Response {
+  const lang = new URL(request.url).searchParams.get("lang");
+  const q = lang === "en" || lang === "zh" ? `?lang=${lang}` : "";
+  return new Response(null, { status: 303, headers: { location: location + q, "cache-control": "no-store" } });
+}
+
+const PROBLEM_STATUS: Record<InvoiceChoiceProblem, number> = { closed: 409, not_offered: 422, payment_detected: 409, no_rate: 503, busy: 503, amount_limits: 422 };
+
+/**
+ * The invoice page (DESIGN 18): the network buttons until one is chosen, then the chosen
+ * network's checkout (a redirect, so a reload or a shared link lands on the payment);
+ * `?change=1` shows the buttons again while the payment may still change network.
+ */
+function invoiceRoutes(deps: CheckoutDeps, inv: InvoiceDeps, onError: (context: string, err: unknown) => void) {
+  const page = (request: Request, token: string, found: NonNullable<ReturnType<InvoiceDeps["findInvoice"]>>, problem?: InvoiceChoiceProblem) =>
+    htmlResponse(
+      (nonce) =>
+        renderInvoicePage({
+          invoice: found,
+          token,
+          locale: locale(request),
+          nonce,
+          sandbox: found.networks.some((n) => deps.sandbox(n.chainCode)),
+          serverTime: deps.now(),
+          changing: new URL(request.url).searchParams.get("change") === "1",
+          problem,
+        }),
+      problem ? PROBLEM_STATUS[problem] : 200,
+    );
+  return new Elysia({ name: "invoice-page" })
+    .get("/invoice/:token", ({ params, request }) => {
+      const { found, failed } = lookup(params.token, (t) => inv.findInvoice(t), onError);
+      if (failed) return messagePage(request, "error");
+      if (!found) return messagePage(request, "notFound");
+      const changing = new URL(request.url).searchParams.get("change") === "1" && found.current?.changeable;
+      if (found.current && !changing) return seeOther(`../checkout/${encodeURIComponent(found.current.checkoutToken)}`, request);
+      return page(request, params.token, found);
+    })
+    .post(
+      "/invoice/:token/pay",
+      ({ params, request, body }) => {
+        const { found, failed } = lookup(params.token, (t) => inv.findInvoice(t), onError);
+        if (failed) return messagePage(request, "error");
+        if (!found) return messagePage(request, "notFound");
+        const network = typeof (body as Record<string, unknown> | undefined)?.network === "string" ? ((body as Record<string, string>).network as string) : "";
+        let r: ReturnType<InvoiceDeps["chooseNetwork"]>;
+        try {
+          r = inv.chooseNetwork(params.token, network);
+        } catch (err) {
+          onError("invoice: choosing the network failed", err);
+          return messagePage(request, "error");
+        }
+        if ("checkoutToken" in r) return seeOther(`../../checkout/${encodeURIComponent(r.checkoutToken)}`, request);
+        // Shown with the buttons again (fresh: the refusal may have been a race with a payment).
+        const again = inv.findInvoice(params.token) ?? found;
+        return page(request, params.token, again, r.problem);
+      },
+      { parse: "urlencoded" },
+    );
 }

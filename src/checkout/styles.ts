@@ -105,6 +105,12 @@ progress::-moz-progress-bar{background:#2563eb;border-radius:999px}
 .notfound .icon{margin:0 auto 16px;width:56px;height:56px}
 .notfound h1{margin:0 0 8px;font-size:22px}
 .notfound p{margin:0;color:#475569}
+.h2{margin:0;font-size:18px;line-height:1.35}
+.hint{margin:4px 0 12px;color:#475569;font-size:15px}
+.desc{margin:8px 0 0;color:#334155;font-size:15px;overflow-wrap:anywhere}
+.nets{list-style:none;margin:0;padding:0;display:grid;gap:10px}
+.net{justify-content:flex-start;min-height:52px;font-size:16px}
+.net .tag{margin-left:auto;padding:2px 8px;border-radius:999px;background:#e0e7ff;color:#3730a3;font-size:12px}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 @media (min-width:600px){.wrap{padding-top:40px}body{background:#eef2f7 linear-gradient(180deg,#1e293b 0,#1e293b 230px,#eef2f7 230px) no-repeat}}
 `;

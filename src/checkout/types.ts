@@ -27,6 +27,48 @@ export interface CheckoutOrderView {
   completedAt: string | null;
   /** Where the paid page's "Return to …" link goes (the merchant's redirectUrl), if any. */
   redirectUrl?: string | null;
+  /** An invoice's order: the invoice page, linked as "Change network" while nothing was paid. */
+  invoiceUrl?: string | null;
+  /** An invoice's order: its price, e.g. "71.00 CNY" (the amount above is that price in tokens). */
+  invoicePrice?: string | null;
+}
+
+/** One network an invoice's payer may choose (DESIGN 18). */
+export interface InvoiceNetworkView {
+  /** "CHAIN:TOKEN", posted back when chosen. */
+  value: string;
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  /** "<chain label> <token>", e.g. "TRON USDT": the button's name. */
+  label: string;
+}
+
+/** The invoice statuses (src/invoices/status.ts). */
+export type InvoicePageStatus = "open" | "paid" | "frozen_abnormal" | "risk_settled" | "expired" | "cancelled";
+
+export interface InvoicePageView {
+  merchantName: string;
+  invoiceNo: string;
+  /** Decimal string in priceCurrency. */
+  priceAmount: string;
+  priceCurrency: string;
+  description: string | null;
+  status: InvoicePageStatus;
+  /** ISO 8601. */
+  expireAt: string;
+  networks: InvoiceNetworkView[];
+  /** The chosen network's order, if any: its checkout token, "CHAIN:TOKEN" and whether it may still change. */
+  current: { checkoutToken: string; network: string; changeable: boolean } | null;
+}
+
+/** Why a network choice was refused (src/payin/invoice-network.ts ChoiceProblem). */
+export type InvoiceChoiceProblem = "closed" | "not_offered" | "payment_detected" | "no_rate" | "busy" | "amount_limits";
+
+/** The invoice side of the hosted pages; absent where invoices are not served. */
+export interface InvoiceDeps {
+  findInvoice(token: string): InvoicePageView | null;
+  /** Creates (or switches to) the pay-in of `network`; its checkout token, or why not. */
+  chooseNetwork(token: string, network: string): { checkoutToken: string } | { problem: InvoiceChoiceProblem };
 }
 
 export interface DepositEntryView {
@@ -57,6 +99,8 @@ export interface CheckoutDeps {
   now(): number;
   /** How often the page polls its status endpoint; default 2000 ms. */
   pollIntervalMs?: number;
+  /** Invoices (DESIGN 18): the page where the payer picks the network. */
+  invoices?: InvoiceDeps;
   /** Where lookup and simulation failures go (the payer only sees a friendly page); default console.error. */
   onError?(context: string, err: unknown): void;
 }

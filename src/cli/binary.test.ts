@@ -8,7 +8,7 @@ import { VERSION } from "../version";
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-test("the compiled binary migrates, serves /healthz and prints its version, with no bun on PATH", async () => {
+test("the compiled binary migrates, serves /healthz, backs up and prints its version, with no bun on PATH", async () => {
   const s = await tempSetup();
   dirs.push(s.dir);
   const bin = join(s.dir, "stablegate");
@@ -24,6 +24,11 @@ test("the compiled binary migrates, serves /healthz and prints its version, with
     const r = await fetch(s.url + "/healthz");
     expect(r.status).toBe(200);
     expect((await r.json()).version).toBe(VERSION);
+    // The backup's copy and checks run on an inline worker, which the binary must carry.
+    const out = join(s.dir, "bin-backup.db");
+    const b = runCli(["backup", "--out", out, "--config", s.configPath], env, [bin]);
+    expect(b.stdout).toContain("merchants=1");
+    expect(runCli(["backup", "--verify", out], env, [bin]).code).toBe(0);
   } finally {
     expect(await gw.kill("SIGTERM")).toBe(0);
   }

@@ -1,6 +1,7 @@
 // The CLI contract of DESIGN 2. Machine-readable output goes to stdout; logs to stderr.
-import { existsSync, rmSync } from "node:fs";
-import { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
+import { acquireInstanceLock, AnotherInstance } from "../db/instance-lock";
 import { parseArgs } from "./args";
 import { ConfigError, loadConfig, resolveConfigPath } from "../config/load";
 import { createContext, openStore } from "../app/context";
@@ -11,6 +12,7 @@ import { parseDuration } from "../lib/duration";
 import { VERSION } from "../version";
 import { makeChains } from "../chains/registry";
 import { ensureDemoMerchant } from "./demo";
+import { seedDemoData } from "./demo-data";
 import { WrongMasterKey } from "../secrets/key-check";
 import { gasWallet } from "../wallet/addresses";
 import { writeTx } from "../db/client";
@@ -18,7 +20,6 @@ import { silentLogger } from "../lib/logger";
 import { ALERTS_USAGE, alertsCommand } from "./alerts";
 import { commandHelp, fullHelp } from "./usage";
 import { isSandboxGateway } from "../ops/readiness";
-import { createPrivateFile } from "../db/file-modes";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 import { CliUsageError } from "./common";
 import { CLI_ACTOR } from "../audit/log";
@@ -29,6 +30,7 @@ import { ORDER_USAGE, orderCommand } from "./order";
 import { DEPOSIT_USAGE, depositCommand } from "./deposit";
 import { DENYLIST_USAGE, denylistCommand } from "./denylist";
 import { AUDIT_USAGE, auditCommand } from "./audit";
+import { BACKUP_USAGE, backupCommand } from "./backup";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
@@ -49,7 +51,7 @@ ${DEPOSIT_USAGE}
 ${DENYLIST_USAGE}
 ${AUDIT_USAGE}
   ${ALERTS_USAGE}
-  backup --out FILE                  consistent online copy of the database
+  ${BACKUP_USAGE}
   --version`;
 
 class UsageError extends Error {}
@@ -164,28 +166,16 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "alerts":
         return alertsCommand(() => deps().db, sub, flags);
-      case "backup": {
-        if (typeof flags.out !== "string") throw new UsageError("backup needs --out FILE");
-        if (existsSync(flags.out)) throw new UsageError(`${flags.out} already exists`);
-        deps(); // make sure the database exists and is migrated
-        const src = new Database(loaded.config.database.path);
-        src.run("PRAGMA busy_timeout = 10000");
-        // VACUUM INTO reads one consistent snapshot, even while `serve` writes; into a 0600 file.
-        createPrivateFile(flags.out);
-        try {
-          src.run("VACUUM INTO ?", [flags.out]);
-        } catch (e) {
-          rmSync(flags.out, { force: true });
-          throw e;
-        }
-        src.close();
-        console.log(`backup written to ${flags.out}`);
-        return 0;
-      }
+      case "backup":
+        return await backupCommand(loaded.config.database.path, flags);
       default:
         throw new UsageError(`unknown command: ${cmd}`);
     }
   } catch (e) {
+    if (e instanceof AnotherInstance) {
+      console.error(e.message);
+      return 1;
+    }
     if (e instanceof CliUsageError) {
       console.error(e.message);
       if (e.showUsage) console.error(USAGE);
@@ -202,10 +192,17 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Promise<number> {
+  // One gateway per database (DESIGN 16), locked before migrations so a second binary (an
+  // upgrade started beside the running one) changes nothing. Without a data folder yet there
+  // is nothing to protect until createContext has made it.
+  const dbPath = loaded.config.database.path;
+  const early = dbPath !== ":memory:" && existsSync(dirname(dbPath)) ? acquireInstanceLock(dbPath) : null;
   const ctx = createContext({ loaded, makeChains });
+  const lock = early ?? (dbPath !== ":memory:" ? acquireInstanceLock(dbPath) : null);
   const gw = await startGateway(ctx);
   const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
   printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
+  if (demoCreds) printDemoData(ctx.publicUrl, await seedDemoData(ctx, gw.runtime, demoCreds.merchantUid));
   printBackofficeAccess(ctx, demo);
   await new Promise<void>((resolve) => {
     const stop = async (sig: string) => {
@@ -218,6 +215,7 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
       lastResort.unref();
       await gw.stop();
       ctx.db.$client.close();
+      lock?.release();
       clearTimeout(lastResort);
       // The orderly part is done: what may still hold the event loop open (a callback delivery or an
       // RPC call abandoned at the deadline) is redone after a restart, so it is no reason to linger
@@ -242,6 +240,12 @@ function printBackofficeAccess(ctx: ReturnType<typeof createContext>, demo: bool
   const link = setupLink(ctx);
   if (link) lines.push("  No operator yet. Create the first one within 1 hour at:", `    ${link}`);
   console.log(lines.join("\n"));
+}
+
+/** What `serve --demo` made on its first start (DESIGN 18), and where to see it. */
+function printDemoData(publicUrl: string, lines: string[]) {
+  if (!lines.length) return;
+  console.log(["", `  Demo invoices (see ${publicUrl}/backoffice/payment-links as demo):`, ...lines.map((l) => `    ${l}`)].join("\n"));
 }
 
 function printBanner(url: string, publicUrl: string, demo: { merchantUid: string; apiKey: string } | null, sandbox: boolean) {

@@ -29,12 +29,20 @@ it pays payout fees and tops up sources. Set chains.<C>.gas_low_balance to be al
   callbacks resend EVENT_ID           deliver a failed callback again (same eventId and payload)`,
   alerts: `usage: stablegate alerts list [--firing] [--json]
 Alert incidents (scanner_stalled, rpc_down, gas_low, callbacks_failing, payout_failed,
-unmatched_deposit, reconciliation_mismatch), newest first, with when each fired and resolved.
+unmatched_deposit, reconciliation_mismatch, storage_unwritable, disk_low, backup_failed), newest first, with when each fired and resolved.
 Delivery: [alerts] webhook_url + webhook_secret (Standard Webhooks), telegram_bot_token +
 telegram_chat_id. See docs/operations.md.`,
   backup: `usage: stablegate backup --out FILE [--config PATH]
-Writes a consistent copy of the database (safe while serve runs) to FILE, mode 0600.
-FILE must not exist. Keep the master key (env or master.key) with your backups, apart from them.`,
+       stablegate backup --verify FILE
+--out     copies the database (safe while serve runs) to a temporary name beside FILE, checks
+          it (integrity, stablegate schema), fsyncs it and renames it to FILE (mode 0600), then
+          prints what it holds (rows per table, newest pay-in and payout). FILE must not exist.
+          Killed half-way, nothing is left at FILE. Never copy the live database file with cp,
+          rsync or a disk snapshot: its -wal file holds the newest payments.
+--verify  checks a backup (integrity, a stablegate schema this release knows) and prints what
+          it holds; exits 1 with the reason for a corrupt, truncated or foreign file.
+Keep the master key (STABLEGATE_MASTER_KEY or master.key) too, stored apart from the backups:
+without it the wallet seed and API keys in a backup cannot be decrypted.`,
   help: `usage: stablegate help [COMMAND]
 The command list, or one command's usage (same as stablegate COMMAND --help).`,
 };

@@ -69,3 +69,19 @@ test.each([
 test("public_url with a query is refused", () => {
   expect(() => parseConfig({ server: { public_url: "https://x.example/?a=1" } })).toThrow("server.public_url");
 });
+
+test.each([
+  [{ schedule: "every hour" }, "backup.schedule: not a cron pattern"],
+  [{ dir: "/srv/backups" }, "backup.schedule: needed for backup.dir and backup.s3_url"],
+  [{ schedule: "15 * * * *", s3_url: "https://s3.example.com/b", s3_access_key: "AK" }, "backup.s3_secret_key: s3_access_key and s3_secret_key go together"],
+  [{ schedule: "15 * * * *", s3_url: "https://s3.example.com" }, "backup.s3_url: name the bucket"],
+  [{ schedule: "15 * * * *", s3_url: "ftp://x/b" }, "backup.s3_url"],
+  [{ schedule: "15 * * * *", keep: 0 }, "backup.keep"],
+])("[backup] %o is refused: %s", (backup, problem) => {
+  expect(() => parseConfig({ backup })).toThrow(problem);
+});
+
+test("[backup] with a schedule, a folder, retention and a bucket loads", () => {
+  const { config } = parseConfig({ backup: { schedule: "15 * * * *", dir: "/srv/backups", keep: 48, s3_url: "https://s3.eu-central-1.amazonaws.com/shop-backups/gw1", s3_access_key: "AK", s3_secret_key: "SK" } });
+  expect(config.backup).toMatchObject({ schedule: "15 * * * *", keep: 48 });
+});

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { Value } from "@sinclair/typebox/value";
+import { Cron } from "croner";
 import { configSchema, type Config } from "./schema";
 import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
@@ -55,6 +56,7 @@ export function parseConfig(raw: unknown, source = "inline"): LoadedConfig {
   }
   if (problems.length) throw new ConfigError(dedupe(problems), source);
   const config = withDefaults as Config;
+  sandboxDefaults(raw, config);
   semanticChecks(config, problems);
   if (problems.length) throw new ConfigError(problems, source);
   const publicUrl = (config.server.public_url ?? defaultPublicUrl(config.server.host, config.server.port)).replace(/\/+$/, "");
@@ -86,6 +88,8 @@ function semanticChecks(c: Config, problems: string[]): void {
   }
   sandboxMix(c, problems);
   alertChecks(c, problems);
+  ratesChecks(c, problems);
+  backupChecks(c, problems);
   if (parseDuration(c.ops.max_scan_lag) < 1000) problems.push("ops.max_scan_lag: must be at least 1s");
   for (const [code, ch] of Object.entries(c.chains)) {
     if (ch.enabled && ch.mode === "rpc" && ch.rpc_urls.length === 0) problems.push(`chains.${code}.rpc_urls: rpc mode needs at least one URL`);
@@ -108,10 +112,47 @@ function sandboxMix(c: Config, problems: string[]): void {
   }
 }
 
+/**
+ * DESIGN 8: in a sandbox gateway callbacks.allow_private_targets defaults to true, so a developer's
+ * receiver on 127.0.0.1 works out of the box; with any rpc chain it stays false unless set.
+ */
+function sandboxDefaults(raw: unknown, c: Config): void {
+  const given = (raw as { callbacks?: { allow_private_targets?: unknown } } | null)?.callbacks?.allow_private_targets;
+  if (given !== undefined) return;
+  const enabled = Object.values(c.chains).filter((ch) => ch.enabled);
+  if (enabled.length && enabled.every((ch) => ch.mode === "sandbox")) c.callbacks.allow_private_targets = true;
+}
+
+function ratesChecks(c: Config, problems: string[]): void {
+  const r = c.rates;
+  for (const [cur, rate] of Object.entries(r.fixed)) if (compareAmounts(rate, "0") <= 0) problems.push(`rates.fixed.${cur}: must be greater than 0`);
+  if (r.source === "coingecko" && parseDuration(r.refresh) >= parseDuration(r.max_age)) problems.push("rates.refresh: must be shorter than rates.max_age (else every rate goes stale between fetches)");
+  if (parseDuration(r.refresh) < 10_000) problems.push("rates.refresh: must be at least 10s");
+  if (compareAmounts(c.payin.underpay_tolerance_percent, "100") > 0) problems.push("payin.underpay_tolerance_percent: must be at most 100");
+  if (compareAmounts(r.spread_percent, "100") > 0) problems.push("rates.spread_percent: must be at most 100");
+}
+
 function alertChecks(c: Config, problems: string[]): void {
   const a = c.alerts;
   if (a.webhook_url && !a.webhook_secret) problems.push("alerts.webhook_secret: needed with alerts.webhook_url");
   if (!!a.telegram_bot_token !== !!a.telegram_chat_id) problems.push("alerts.telegram_chat_id: telegram_bot_token and telegram_chat_id go together");
+}
+
+function backupChecks(c: Config, problems: string[]): void {
+  const b = c.backup;
+  if (b.schedule !== undefined) {
+    try {
+      new Cron(b.schedule, { paused: true, timezone: "UTC" });
+    } catch (e) {
+      problems.push(`backup.schedule: not a cron pattern (${(e as Error).message})`);
+    }
+  } else if (b.dir !== undefined || b.s3_url !== undefined) problems.push("backup.schedule: needed for backup.dir and backup.s3_url to take effect");
+  if (!!b.s3_access_key !== !!b.s3_secret_key) problems.push("backup.s3_secret_key: s3_access_key and s3_secret_key go together");
+  if ((b.s3_access_key || b.s3_secret_key) && !b.s3_url) problems.push("backup.s3_url: needed with s3_access_key and s3_secret_key");
+  if (b.s3_url) {
+    const u = new URL(b.s3_url);
+    if (u.protocol !== "s3:" && u.pathname.split("/").filter(Boolean).length === 0) problems.push("backup.s3_url: name the bucket in the path (https://ENDPOINT/BUCKET[/PREFIX])");
+  }
 }
 
 function dedupe(xs: string[]): string[] {

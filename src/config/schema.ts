@@ -9,6 +9,25 @@ import type { ChainCode } from "../chains/types";
 const Duration = (def: string, description: string) => T.String({ pattern: DURATION_PATTERN, default: def, description });
 const Amount = (def: string, description: string) => T.String({ pattern: "^\\d+(\\.\\d{1,6})?$", default: def, description });
 
+const Percent = (def: string, description: string) => T.String({ pattern: "^\\d{1,3}(\\.\\d{1,4})?$", default: def, description });
+
+/** `[rates]` (DESIGN 18): what prices an invoice's fiat currency in USDT/USDC. */
+const RatesSection = T.Object(
+  {
+    source: T.Union([T.Literal("fixed"), T.Literal("coingecko")], { default: "fixed", description: '"fixed" (the table below) or "coingecko" (fetched every refresh)' }),
+    fixed: T.Record(T.String({ pattern: "^[A-Z]{3}$" }), T.String({ pattern: "^\\d+(\\.\\d{1,12})?$" }), {
+      default: {},
+      description: 'fixed source: units of each currency per 1 USDT/USDC, e.g. { CNY = "7.10", EUR = "0.92" } (USD is always 1)',
+    }),
+    coingecko_url: T.String({ pattern: "^https?://", default: "https://api.coingecko.com/api/v3", description: "coingecko source: API base (https://pro-api.coingecko.com/api/v3 with a Pro key)" }),
+    coingecko_api_key: T.Optional(T.String({ minLength: 1, description: "coingecko source: API key (x-cg-demo-api-key, or x-cg-pro-api-key on pro-api.coingecko.com)" })),
+    refresh: Duration("5m", "coingecko source: how often rates are fetched"),
+    max_age: Duration("30m", "a rate older than this is stale: new invoices in that currency get 56001 and the rate_stale alert fires"),
+    spread_percent: Percent("0", "added to the payer's amount of a fiat-priced invoice (e.g. \"1.5\": 1.5 % more tokens)"),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 const TokenOverride = T.Object(
   {
     contract: T.Optional(T.String({ minLength: 1, description: "token contract (TRON/BSC) or mint (SOL)" })),
@@ -77,9 +96,12 @@ export const ConfigSchema = T.Object(
         expire_after: Duration("30m", "order lifetime"),
         late_window: Duration("24h", "a payment this late after expiry still settles (risk_settled)"),
         shared_pool_size: T.Integer({ minimum: 1, maximum: 1000, default: 5, description: "shared receiving addresses per merchant and chain" }),
+        underpay_tolerance: Amount("0", "token units: an address's one open order (pay-in or invoice) paid less than expected by at most this much completes (with the real paidAmount) instead of freezing"),
+        underpay_tolerance_percent: Percent("0", "percent of the expected amount, as underpay_tolerance (the larger of the two applies)"),
       },
       { additionalProperties: false, default: {} },
     ),
+    rates: RatesSection,
     callbacks: T.Object(
       {
         retry_delays: T.Array(T.String({ pattern: DURATION_PATTERN }), { default: ["1m", "5m"], maxItems: 10, description: "waits before the 2nd and 3rd delivery" }),
@@ -105,8 +127,20 @@ export const ConfigSchema = T.Object(
     ops: T.Object(
       {
         max_scan_lag: Duration("2m", "/readyz is 503 (and scanner_stalled fires) when a watcher is this far behind the chain's final head"),
+        min_free_disk_mb: T.Integer({ minimum: 0, default: 256, description: "/readyz is 503 (and disk_low fires) while the database's filesystem has less free space than this, in MiB (0: no check)" }),
         metrics: T.Boolean({ default: false, description: "serve Prometheus metrics at /metrics" }),
         metrics_token: T.Optional(T.String({ minLength: 1, description: "when set, /metrics needs Authorization: Bearer <token>" })),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    backup: T.Object(
+      {
+        schedule: T.Optional(T.String({ minLength: 1, description: 'cron pattern (croner, UTC), e.g. "15 * * * *": serve takes a checked backup on it; unset: no scheduled backups' })),
+        dir: T.Optional(T.String({ minLength: 1, description: "folder for scheduled backups (made 0700); default: backups/ beside the database. Put it on another disk" })),
+        keep: T.Integer({ minimum: 1, maximum: 10000, default: 24, description: "scheduled backups kept (here and in the bucket); older ones it made are deleted" }),
+        s3_url: T.Optional(T.String({ pattern: "^(https?|s3)://[^/?#]+(/[^?#]*)?$", description: 'upload each backup: "https://ENDPOINT/BUCKET[/PREFIX]" (path style, any S3-compatible service) or "s3://BUCKET[/PREFIX]" (AWS; region from AWS_REGION)' })),
+        s3_access_key: T.Optional(T.String({ minLength: 1, description: "access key id for s3_url (else S3_ACCESS_KEY_ID / AWS_ACCESS_KEY_ID from the environment)" })),
+        s3_secret_key: T.Optional(T.String({ minLength: 1, description: "secret key for s3_url (else S3_SECRET_ACCESS_KEY / AWS_SECRET_ACCESS_KEY from the environment)" })),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,19 +1,25 @@
 // One SQLite connection per process (bun:sqlite is synchronous, so it is also
 // the single writer); pragmas set here and only here.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { eq, getTableName, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
+import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks } from "./after-commit";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+declare const inWriteTx: unique symbol;
 /**
  * The handle a transaction callback receives. With one connection a transaction
- * is simply "the database while BEGIN is open", so it is the same handle.
+ * is simply "the database while BEGIN is open", so it is the same handle at run
+ * time; the brand is the type-level proof that the code runs inside a write
+ * transaction with an after-commit queue. Only writeTx, savepoint, rolledBack
+ * and the group commit hand one out: a function that takes a Tx (it writes a
+ * callback, counts a transition, wakes a worker) cannot be called with a bare Db.
  */
-export type Tx = Db;
+export type Tx = Db & { readonly [inWriteTx]: true };
 /** Services take this so they compose inside a caller's transaction. */
 export type DbOrTx = Db;
 
@@ -27,11 +33,43 @@ export const PRAGMAS = [
   "PRAGMA temp_store = MEMORY",
 ];
 
+export interface FileIdentity {
+  path: string;
+  dev: number;
+  ino: number;
+}
+const identities = new WeakMap<Database, FileIdentity>();
+const writeGuards = new WeakMap<Database, () => void>();
+
 export function openDb(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
   for (const p of PRAGMAS) sqlite.run(p);
+  if (path !== ":memory:") {
+    // The file this connection opened: a file deleted or replaced under the process is told apart by it (src/ops/storage.ts).
+    const st = statSync(path);
+    identities.set(sqlite, { path, dev: st.dev, ino: st.ino });
+  }
   return drizzle({ client: sqlite, schema }) as Db;
+}
+
+/** The database file as it was when the connection opened (null for :memory:). */
+export function fileIdentityAtOpen(db: Db): FileIdentity | null {
+  return identities.get(db.$client) ?? null;
+}
+
+/**
+ * A check run before each outermost write transaction and group commit (the
+ * storage monitor's cheap file-identity check); it may make the connection
+ * read-only, so the write that follows fails as a storage fault.
+ */
+export function setWriteGuard(db: Db, guard: (() => void) | null): void {
+  if (guard) writeGuards.set(db.$client, guard);
+  else writeGuards.delete(db.$client);
+}
+
+export function guardWrite(client: Database): void {
+  writeGuards.get(client)?.();
 }
 
 /**
@@ -40,8 +78,80 @@ export function openDb(path: string): Db {
  * order in one commit) it joins that transaction instead of nesting.
  */
 export function writeTx<T>(db: Db, fn: (tx: Tx) => T): T {
-  if (db.$client.inTransaction) return fn(db);
-  return db.$client.transaction(() => fn(db)).immediate();
+  const c = db.$client;
+  const tx = db as Tx;
+  if (c.inTransaction) {
+    // Joining: the hooks go to the enclosing frame. A transaction opened behind the
+    // machinery's back (raw BEGIN) gets a frame of its own that runs nothing:
+    // without knowing whether it commits, its side effects are dropped, never run early.
+    if (inFrame(c)) return fn(tx);
+    pushFrame(c);
+    try {
+      return fn(tx);
+    } finally {
+      dropFrame(c);
+    }
+  }
+  guardWrite(c);
+  pushFrame(c);
+  let value: T;
+  try {
+    value = c.transaction(() => fn(tx)).immediate();
+  } catch (e) {
+    dropFrame(c);
+    throw e;
+  }
+  runHooks(releaseFrame(c));
+  return value;
+}
+
+/**
+ * A nested savepoint: its writes and its after-commit hooks stand or fall
+ * together; a throw rolls back both and rethrows.
+ */
+export function savepoint<T>(tx: Tx, fn: (tx: Tx) => T): T {
+  const c = tx.$client;
+  pushFrame(c);
+  let value: T;
+  try {
+    value = c.transaction(() => fn(tx))();
+  } catch (e) {
+    dropFrame(c);
+    throw e;
+  }
+  runHooks(releaseFrame(c));
+  return value;
+}
+
+const ROLLED_BACK = Symbol("rolled back");
+
+/**
+ * Runs `fn` in a transaction (a savepoint when one is open) that is always
+ * rolled back, hooks included (dry runs: the batch preview). Returns fn's value.
+ */
+export function rolledBack<T>(db: Db, fn: (tx: Tx) => T): T {
+  const c = db.$client;
+  const tx = db as Tx;
+  let value!: T;
+  pushFrame(c);
+  try {
+    const run = c.transaction(() => {
+      value = fn(tx);
+      throw ROLLED_BACK;
+    });
+    if (c.inTransaction) run();
+    else run.immediate();
+  } catch (e) {
+    if (e !== ROLLED_BACK) throw e;
+  } finally {
+    dropFrame(c);
+  }
+  return value;
+}
+
+/** Runs `fn` once the transaction `tx` belongs to has committed; never when it rolls back. */
+export function afterCommit(tx: Tx, fn: () => void): void {
+  queueAfterCommit(tx.$client, fn);
 }
 
 const preparedCache = new WeakMap<Database, Map<string, unknown>>();

@@ -10,7 +10,8 @@
 // fsync blocks the loop) queue up and form the next group.
 import type { Database } from "bun:sqlite";
 import { crashPoint } from "../lib/crash";
-import type { Db } from "./client";
+import { guardWrite, type Db } from "./client";
+import { dropFrame, inFrame, pushFrame, releaseFrame, runHooks } from "./after-commit";
 
 export interface GroupJob<T> {
   /** The request's writes; runs inside its savepoint. */
@@ -76,17 +77,26 @@ export class GroupCommit {
     // Someone else's transaction is open (cannot happen between loop turns; be safe):
     // run each job alone inside it rather than nesting BEGIN.
     const own = !c.inTransaction;
+    // The group's after-commit frame: each job's savepoint hands its hooks here when it
+    // is released; they run once COMMIT has returned. Inside someone else's frame the
+    // hooks join theirs; inside a raw transaction they are dropped (never run early).
+    const foreign = !own && !inFrame(c);
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
-      if (own) c.run("BEGIN IMMEDIATE");
+      if (own) {
+        guardWrite(c);
+        c.run("BEGIN IMMEDIATE");
+      }
     } catch (e) {
       for (const q of batch) q.reject(e);
       return;
     }
+    if (own || foreign) pushFrame(c);
     try {
       for (const q of batch) results.push(this.runOne(q.job));
     } catch (e) {
       // The transaction itself broke (e.g. disk full aborts it): nothing of this group stands.
+      if (own || foreign) dropFrame(c);
       if (own) {
         try {
           c.run("ROLLBACK");
@@ -101,13 +111,15 @@ export class GroupCommit {
       try {
         c.run("COMMIT");
       } catch (e) {
+        dropFrame(c);
         try {
           c.run("ROLLBACK");
         } catch {}
         for (const q of batch) q.reject(e);
         return;
       }
-    }
+      runHooks(releaseFrame(c));
+    } else if (foreign) dropFrame(c);
     batch.forEach((q, i) => {
       const r = results[i];
       if (r.ok) q.resolve(r.value);
@@ -116,17 +128,24 @@ export class GroupCommit {
   }
 
   private runOne(job: GroupJob<unknown>): { ok: true; value: unknown } | { ok: false; error: unknown } {
+    const c = this.client;
     this.savepoint.run();
+    pushFrame(c);
     try {
       const value = job.work();
       this.release.run();
+      releaseFrame(c);
       return { ok: true, value };
     } catch (error) {
+      dropFrame(c);
       this.rollbackTo.run();
       if (job.recover) {
+        pushFrame(c);
         try {
           job.recover(error);
+          releaseFrame(c);
         } catch {
+          dropFrame(c);
           this.rollbackTo.run();
         }
       }

@@ -44,6 +44,16 @@ export function migrate(db: Db, list: readonly EmbeddedMigration[] = embedded): 
   return pending.length;
 }
 
+/**
+ * The migrations a database (a backup being checked) has applied, the drizzle-era baseline
+ * counted as 0000_init; reads only. Throws MigrationError for one this build must not open.
+ */
+export function appliedMigrations(client: Database, list: readonly EmbeddedMigration[] = embedded): string[] {
+  const { pending } = plan(client, list);
+  const done = new Set(pending.map((m) => m.name));
+  return list.filter((m) => !done.has(m.name)).map((m) => m.name);
+}
+
 interface Plan {
   pending: EmbeddedMigration[];
   /** The drizzle-era baseline, recorded as applied. */

@@ -10,6 +10,13 @@ export const settings = sqliteTable("settings", {
   updatedAt: integer("updated_at").notNull(),
 });
 
+/** One row /readyz rewrites and commits: a write that reaches the disk (src/ops/storage.ts). */
+export const storageProbe = sqliteTable("storage_probe", {
+  id: integer("id").primaryKey(),
+  at: integer("at").notNull(),
+  probes: integer("probes").notNull(),
+});
+
 export const merchants = sqliteTable("merchants", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   uid: text("uid").notNull().unique(),
@@ -145,8 +152,13 @@ export const payinOrders = sqliteTable(
     completedAt: integer("completed_at"),
     expiredAt: integer("expired_at"),
     updatedAt: integer("updated_at").notNull(),
+    /** The invoice this order pays (DESIGN 18): its status follows into the invoice, which sends the callbacks. */
+    invoiceId: integer("invoice_id"),
+    /** Invoice orders: the rate locked when the payer chose this network (currency units per token). */
+    invoiceRate: text("invoice_rate"),
   },
   (t) => [
+    index("payin_invoice").on(t.invoiceId).where(sql`invoice_id IS NOT NULL`),
     uniqueIndex("payin_merchant_order").on(t.merchantId, t.merchantOrderNo),
     // Amount uniqueness on a shared address among waiting orders. Not over every open state: an
     // expired order whose on-time payment is seen late is paid (DESIGN 5) even when a new order of
@@ -394,7 +406,7 @@ export const callbacks = sqliteTable(
   {
     id: text("id").primaryKey(),
     merchantId: integer("merchant_id").notNull(),
-    kind: text("kind", { enum: ["payin", "payout", "test"] }).notNull(),
+    kind: text("kind", { enum: ["payin", "payout", "test", "invoice"] }).notNull(),
     orderNo: text("order_no").notNull(),
     status: text("order_status").notNull(),
     apiKeyId: text("api_key_id").notNull(),
@@ -680,7 +692,7 @@ export const orderEvents = sqliteTable(
   "order_events",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    kind: text("kind", { enum: ["payin", "payout"] }).notNull(),
+    kind: text("kind", { enum: ["payin", "payout", "invoice"] }).notNull(),
     orderNo: text("order_no").notNull(),
     fromStatus: text("from_status"),
     toStatus: text("to_status").notNull(),
@@ -800,4 +812,80 @@ export const collectionLegs = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.legNo] })],
+);
+
+/** Scheduled backups (src/backup/schedule.ts): the newest row decides when the next is due and whether backup_failed fires. */
+export const backupRuns = sqliteTable(
+  "backup_runs",
+  {
+    id: text("id").primaryKey(),
+    startedAt: integer("started_at").notNull(),
+    finishedAt: integer("finished_at"),
+    /** ok | failed */
+    status: text("status", { enum: ["ok", "failed"] }).notNull(),
+    /** The backup file written (kept until retention removes it). */
+    file: text("file"),
+    bytes: integer("bytes"),
+    /** Object key in the bucket when uploaded. */
+    s3Key: text("s3_key"),
+    error: text("error"),
+  },
+  (t) => [index("backup_runs_started").on(t.startedAt)],
+);
+
+/** Invoices (DESIGN 18): a price in a currency; the payer picks the network, which creates the pay-in. */
+export const invoices = sqliteTable(
+  "invoices",
+  {
+    id: integer("id").primaryKey(),
+    invoiceNo: text("invoice_no").notNull(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    merchantOrderNo: text("merchant_order_no").notNull(),
+    /** Decimal string as given (normalised), in priceCurrency. */
+    priceAmount: text("price_amount").notNull(),
+    priceCurrency: text("price_currency").notNull(),
+    description: text("description"),
+    notifyUrl: text("notify_url"),
+    redirectUrl: text("redirect_url"),
+    /** JSON array of "CHAIN:TOKEN" the payer may choose from. */
+    payments: text("payments").notNull(),
+    expireMinutes: integer("expire_minutes").notNull(),
+    /** The API key in force at creation: it signs this invoice's callbacks. */
+    apiKeyId: text("api_key_id").notNull(),
+    pageToken: text("page_token").notNull(),
+    /** The hosted page's URL as handed out at creation (public_url then): callbacks and views show this one. */
+    invoiceUrl: text("invoice_url").notNull(),
+    /** open | paid | frozen_abnormal | risk_settled | expired | cancelled */
+    status: text("status").notNull(),
+    /** The pay-in of the network chosen last (null until the payer chooses). */
+    payinOrderId: integer("payin_order_id"),
+    /** api | backoffice (a payment link) */
+    source: text("source").notNull().default("api"),
+    expireAt: integer("expire_at").notNull(),
+    createdAt: integer("created_at").notNull(),
+    paidAt: integer("paid_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("invoices_invoice_no").on(t.invoiceNo),
+    uniqueIndex("invoices_merchant_order").on(t.merchantId, t.merchantOrderNo),
+    uniqueIndex("invoices_page_token").on(t.pageToken),
+    index("invoices_status").on(t.status, t.expireAt),
+    index("invoices_merchant_created").on(t.merchantId, t.createdAt),
+  ],
+);
+
+/** Rates fetched by the rates job: units of `currency` per 1 `token` (USDT, USDC). */
+export const fxRates = sqliteTable(
+  "fx_rates",
+  {
+    currency: text("currency").notNull(),
+    token: text("token").notNull(),
+    rate: text("rate").notNull(),
+    source: text("source").notNull(),
+    /** When the source says the price was last updated (else when it was fetched). */
+    observedAt: integer("observed_at").notNull(),
+    fetchedAt: integer("fetched_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.currency, t.token] })],
 );

@@ -6,8 +6,18 @@ import { assignRequestId, requestIdOf } from "./request-id";
 import { failure } from "./respond";
 import type { Logger } from "../lib/logger";
 import { rememberRoute } from "../ops/http-route";
+import { describeFault, isStorageFault, STORAGE_RETRY_AFTER_S, storageUnavailable } from "../db/storage-fault";
+import { LogLimiter } from "../lib/log-limit";
+
+/** A plain page for browsers (the back office, hosted pages) while storage is unavailable. */
+export function storagePage(): Response {
+  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Temporarily unavailable</title></head><body><h1>Temporarily unavailable</h1><p>The gateway cannot write to its storage (disk full, I/O error or database file lost). Nothing was changed. Try again in a minute; the operator has been alerted.</p></body></html>`;
+  return new Response(body, { status: 503, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "retry-after": String(STORAGE_RETRY_AFTER_S) } });
+}
 
 export function baseApp(logger: Logger) {
+  // A full disk fails every request: one log line per interval, not one per request.
+  const limited = new LogLimiter(logger, Date.now);
   return new Elysia()
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = assignRequestId(request);
@@ -20,6 +30,10 @@ export function baseApp(logger: Logger) {
       if (code === "NOT_FOUND") return failure(new AppError(10002), request);
       if (code === "PARSE") return failure(new AppError(10001, { fields: { body: "not valid JSON" } }, "Request body is not valid JSON"), request);
       if (code === "VALIDATION") return failure(validationFailure(error), request);
+      if (isStorageFault(error)) {
+        limited.log("error", "storage", "storage unavailable: request refused with 10003", { path: safePath(request), error: describeFault(error) });
+        return safePath(request).startsWith("/backoffice") ? storagePage() : failure(storageUnavailable(), request);
+      }
       logger.error("unhandled error", { requestId: requestIdOf(request), path: safePath(request), error: String((error as Error)?.stack ?? error) });
       return failure(new AppError(10000), request);
     });

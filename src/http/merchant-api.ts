@@ -13,11 +13,13 @@ import { BindingDetailQuery } from "../payin/schemas";
 import type { SchemaName } from "./openapi-doc";
 import { payinHandlers } from "./routes/payin";
 import { payoutHandlers } from "./routes/payout";
+import { invoiceHandlers } from "./routes/invoices";
+import type { InvoiceCtx } from "../invoices/service";
 
 /** What the handlers need. */
 export interface MerchantApiDeps {
   /** The pay-in and payout services' dependencies, and the public URL links are made with. */
-  ctx: PayinCtx & PayoutCtx & { publicUrl: string };
+  ctx: PayinCtx & PayoutCtx & InvoiceCtx & { publicUrl: string };
   auth: AuthDeps;
   executor: PayoutExecutor;
 }
@@ -37,7 +39,7 @@ export interface MerchantRoute {
   operationId: string;
   summary: string;
   description: string;
-  tag: "Pay-in" | "Exclusive wallets" | "Payout";
+  tag: "Pay-in" | "Exclusive wallets" | "Payout" | "Invoices";
   pathParam?: { name: string; description: string };
   query?: TSchema;
   /** Request and response schemas, by their name in components.schemas. */
@@ -138,6 +140,31 @@ export const MERCHANT_ROUTES: MerchantRoute[] = [
     result: "PayoutOrder",
     codes: [54001, 54002, 51004, 53003, 53005],
     handler: payoutHandlers.submitPayoutOrder,
+  },
+  {
+    method: "post",
+    path: "/openapi/invoices",
+    operationId: "createInvoice",
+    summary: "Create invoice",
+    description:
+      "A price in a currency (USD, EUR, CNY… or USDT/USDC); the payer picks the network at `invoiceUrl`, which creates the pay-in at priceAmount / rate (locked then). Repeating a `merchantOrderNo` returns the existing invoice when every field matches, else 10001. A fiat currency with no rate younger than `[rates] max_age` is 56001.",
+    tag: "Invoices",
+    body: "CreateInvoice",
+    result: "Invoice",
+    codes: [...CHAIN_CODES_ERR, 56001],
+    handler: invoiceHandlers.createInvoice,
+  },
+  {
+    method: "get",
+    path: "/openapi/invoices/{invoiceNo}",
+    operationId: "getInvoice",
+    summary: "Query invoice",
+    description: "Final success is status `paid`. `payment` is the chosen network's pay-in (null until the payer chooses).",
+    tag: "Invoices",
+    pathParam: { name: "invoiceNo", description: "Invoice number returned at creation (IV…)" },
+    result: "Invoice",
+    codes: [56002],
+    handler: invoiceHandlers.getInvoice,
   },
 ];
 

@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => gw.stop());
 
 describe("GET /openapi.json", () => {
-  test("OpenAPI 3.1 with the gateway's public URL and every endpoint of spec 4", () => {
+  test("OpenAPI 3.1 with the gateway's public URL and every endpoint of spec 4 and DESIGN 18", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.servers).toEqual([{ url: gw.ctx.publicUrl }]);
     const ops = Object.entries(doc.paths).flatMap(([p, ms]) => Object.keys(ms as object).map((m) => `${m.toUpperCase()} ${p}`));
@@ -32,6 +32,8 @@ describe("GET /openapi.json", () => {
         "POST /openapi/payout/orders",
         "GET /openapi/payout/orders/{orderNo}",
         "POST /openapi/payout/orders/{orderNo}/submit",
+        "POST /openapi/invoices",
+        "GET /openapi/invoices/{invoiceNo}",
       ].sort(),
     );
   });

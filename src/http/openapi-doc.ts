@@ -12,6 +12,8 @@ import { VERSION } from "../version";
 import { PAYIN_STATUSES } from "../payin/state";
 import { PAYOUT_STATUSES } from "../payout/state";
 import { chainModules } from "../chains/registry";
+import { CreateInvoiceBody, InvoiceCallbackPayload, InvoiceView } from "../invoices/schemas";
+import { INVOICE_STATUSES } from "../invoices/status";
 
 export type OpenApiDoc = Record<string, unknown> & {
   info: { title: string; version: string; description: string };
@@ -33,7 +35,7 @@ export interface Operation {
 }
 
 /** Codes any signed request can get, whatever the endpoint. */
-export const COMMON_CODES: ErrorCode[] = [10000, 10001, 10029, 20005, 20011, 20012, 20016, 20020, 51002];
+export const COMMON_CODES: ErrorCode[] = [10000, 10001, 10003, 10029, 20005, 20011, 20012, 20016, 20020, 51002];
 /** Operations with a path parameter: an empty or unroutable one never reaches the handler. */
 const PATH_PARAM_CODES: ErrorCode[] = [10002];
 
@@ -55,6 +57,8 @@ The signature is lowercase hex HMAC-SHA256, keyed with the API key, over seven l
 Checks run in this order: key and merchant (20005; a disabled merchant 51002; a client address outside the merchant's IP allowlist 20020), timestamp (20012),
 nonce format (10001), signature (20011), nonce reuse (20016). Requests are rate-limited per merchant (429, code 10029).
 On 20011, 20012 or 20016 build a new signed request; on a network error or a 5xx a limited retry is fine, each freshly signed.
+When the gateway's storage is unavailable (disk full, I/O error, database file lost) every request answers 503 with code 10003
+and a \`retry-after\` header: nothing was written; retry the same business request (freshly signed) after that many seconds.
 
 Callbacks are POSTed to \`notifyUrl\` with \`x-callback-timestamp\`, \`x-callback-nonce\`, \`x-callback-signature\`
 (lowercase hex HMAC-SHA256 with the API key over \`timestamp.nonce.rawBody\`), \`x-callback-signature-algorithm: HMAC-SHA256\`
@@ -99,6 +103,8 @@ export const ENUMS = {
   failedStage: ["submit", "broadcast", "confirm"],
   mode: ["shared", "exclusive"],
   businessType: ["payin_order", "exclusive_deposit"],
+  invoiceStatus: [...INVOICE_STATUSES],
+  invoiceBusinessType: ["invoice"],
 } as const;
 
 /** Which value set a property takes, by schema and property name (`status` depends on the resource). */
@@ -111,6 +117,10 @@ const ENUM_OF: Record<string, Record<string, keyof typeof ENUMS>> = {
   ExclusiveBindingDetail: { status: "bindingStatus" },
   PayoutOrder: { status: "payoutStatus" },
   PayoutCallbackPayload: { status: "payoutStatus" },
+  Invoice: { status: "invoiceStatus" },
+  "Invoice.payment": { status: "payinStatus" },
+  InvoiceCallbackPayload: { status: "invoiceStatus", businessType: "invoiceBusinessType" },
+  "InvoiceCallbackPayload.payment": { status: "payinStatus" },
 };
 
 /** Adds `enum` to the string (or string|null) properties named in ENUM_OF, at every depth. */
@@ -124,6 +134,7 @@ function withEnums(where: string, schema: Record<string, any>): Record<string, a
     }
     if (p.type === "array" && p.items) withEnums(`${where}.${name}`, p.items);
     else if (p.type === "object") withEnums(`${where}.${name}`, p);
+    else for (const b of (p.anyOf as Array<Record<string, any>> | undefined) ?? []) if (b.type === "object") withEnums(`${where}.${name}`, b);
   }
   return schema;
 }
@@ -140,6 +151,9 @@ const SCHEMAS = {
   Failure: FailureBodySchema,
   PayinCallbackPayload,
   PayoutCallbackPayload,
+  CreateInvoice: CreateInvoiceBody,
+  Invoice: InvoiceView,
+  InvoiceCallbackPayload,
 } satisfies Record<string, TSchema>;
 
 const ref = (name: keyof typeof SCHEMAS & string) => ({ $ref: `#/components/schemas/${name}` });
@@ -210,7 +224,7 @@ function operation(e: MerchantRoute): Operation {
   return op;
 }
 
-function callbackWebhook(name: "PayinCallbackPayload" | "PayoutCallbackPayload", summary: string) {
+function callbackWebhook(name: "PayinCallbackPayload" | "PayoutCallbackPayload" | "InvoiceCallbackPayload", summary: string) {
   const headers: Array<[string, string]> = [
     ["x-callback-timestamp", "Millisecond timestamp"],
     ["x-callback-nonce", "Random string, fresh per delivery"],
@@ -249,11 +263,13 @@ export function buildOpenApiDoc(serverUrl: string): OpenApiDoc {
       { name: "Pay-in", description: "Orders a payer pays once" },
       { name: "Exclusive wallets", description: "Permanent deposit addresses per bindKey" },
       { name: "Payout", description: "Transfers from the merchant's addresses" },
+      { name: "Invoices", description: "Prices in a currency; the payer picks the network" },
     ],
     paths,
     webhooks: {
       payinCallback: callbackWebhook("PayinCallbackPayload", "Pay-in status callback"),
       payoutCallback: callbackWebhook("PayoutCallbackPayload", "Payout status callback"),
+      invoiceCallback: callbackWebhook("InvoiceCallbackPayload", "Invoice status callback (businessType `invoice`)"),
     },
     components: {
       schemas: Object.fromEntries(Object.entries(SCHEMAS).map(([k, s]) => [k, withEnums(k, jsonSchema(s))])),

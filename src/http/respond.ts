@@ -9,6 +9,6 @@ export function json(body: unknown, status = 200, req?: Request, headers: Record
 }
 
 export function failure(e: AppError, req?: Request): Response {
-  const extra: Record<string, string> = e.code === 10029 && e.data?.retryAfter ? { "retry-after": String(e.data.retryAfter) } : {};
+  const extra: Record<string, string> = (e.code === 10029 || e.code === 10003) && e.data?.retryAfter ? { "retry-after": String(e.data.retryAfter) } : {};
   return json(failureBody(e, requestIdOf(req)), e.status, req, extra);
 }

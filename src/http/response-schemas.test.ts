@@ -12,6 +12,7 @@ import { sandboxClient } from "../testing/sandbox";
 import { randomAddress } from "../wallet/hd";
 import { buildOpenApiDoc } from "./openapi-doc";
 import { MERCHANT_ROUTES } from "./merchant-api";
+import { chooseNetwork } from "../payin/invoice-network";
 
 type Json = Record<string, unknown>;
 
@@ -64,6 +65,15 @@ describe("merchant API answers and callback bodies match their published schemas
     keep("getExclusiveBinding", await c.getExclusiveBinding("views-b", { chainCode: "TRON", tokenSymbol: "USDT" }));
     keep("getExclusiveBinding", await c.getExclusiveBinding("views-bare", { chainCode: "TRON", tokenSymbol: "USDT", recentLimit: 1 }));
 
+    // An invoice, its network chosen on the hosted page's service and paid: payment filled in.
+    const inv = keep("createInvoice", await c.createInvoice({ merchantOrderNo: "views-inv", priceAmount: "3", priceCurrency: "USD", description: "mug", redirectUrl: "https://shop.example/thanks", notifyUrl: "https://shop.example/inv" }));
+    keep("createInvoice", await c.createInvoice({ merchantOrderNo: "views-inv-bare", priceAmount: "3", priceCurrency: "USDT" }));
+    keep("getInvoice", await c.getInvoice(inv.invoiceNo));
+    const { order: io } = chooseNetwork(gw.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "TRON:USDT");
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: io.address, amount: "3" });
+    await sb.mine("TRON", 3);
+    keep("getInvoice", await c.getInvoice(inv.invoiceNo));
+
     // A payout whose first broadcast fails (it stays submitted), then submitted again: it goes out.
     await sb.faults("TRON", 1);
     const payout = keep("createPayoutOrder", await c.createPayoutOrder({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: randomAddress("TRON"), amount: "1", merchantOrderNo: "views-po", notifyUrl: "https://shop.example/po" }));
@@ -79,6 +89,7 @@ describe("merchant API answers and callback bodies match their published schemas
     const detail = answers.get("getExclusiveBinding")![0] as { recentOrders: unknown[]; recentTransactions: unknown[] };
     expect([detail.recentOrders.length, detail.recentTransactions.length]).toEqual([1, 1]);
     expect((answers.get("submitPayoutOrder")![0] as Json).status).toBe("broadcasted");
+    expect(answers.get("getInvoice")!.at(-1)).toMatchObject({ status: "paid", redirectUrl: "https://shop.example/thanks", payment: { status: "completed" } });
   });
 
   test.each(MERCHANT_ROUTES.map((r) => [r.operationId, r.result] as const))("%s answers match %s", (operationId, result) => {
@@ -90,6 +101,7 @@ describe("merchant API answers and callback bodies match their published schemas
   test.each([
     ["payin", "PayinCallbackPayload"],
     ["payout", "PayoutCallbackPayload"],
+    ["invoice", "InvoiceCallbackPayload"],
   ] as const)("%s callback bodies in the outbox match %s", (kind, schemaName) => {
     const rows = gw.ctx.db.select().from(callbacks).all().filter((r) => r.kind === kind);
     expect(rows.length).toBeGreaterThan(0);

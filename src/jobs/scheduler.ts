@@ -5,6 +5,8 @@
 // for runs in flight.
 import { type Clock, type Timer, systemClock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
+import { LogLimiter } from "../lib/log-limit";
+import { describeFault, isStorageFault } from "../db/storage-fault";
 
 interface Job {
   name: string;
@@ -26,10 +28,14 @@ export class Scheduler {
   private jobs: Job[] = [];
   private services: Array<{ name: string; stop: () => Promise<void> }> = [];
   private stopped = false;
+  /** A full disk fails every job every second: one line per job per minute, with a count. */
+  private readonly limited: LogLimiter;
   constructor(
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    this.limited = new LogLimiter(logger, () => clock.now());
+  }
 
   every(name: string, ms: number, fn: () => Promise<unknown> | unknown): void {
     const job: Job = { name, running: null, timer: null };
@@ -48,7 +54,9 @@ export class Scheduler {
           await fn();
         } catch (e) {
           // At shutdown, runs cut off by aborted RPC calls are expected, not errors.
-          this.logger[this.stopped ? "debug" : "error"]("job failed", { job: name, error: String((e as Error)?.stack ?? e) });
+          if (this.stopped) this.logger.debug("job failed", { job: name, error: String((e as Error)?.stack ?? e) });
+          else if (isStorageFault(e)) this.limited.log("error", `job:${name}`, "job failed: storage unavailable", { job: name, error: describeFault(e) });
+          else this.logger.error("job failed", { job: name, error: String((e as Error)?.stack ?? e) });
         }
       })();
       await job.running;

@@ -4,7 +4,7 @@
 // URL releases the merchant's held callbacks (DESIGN 5: never dropped).
 import { isIP } from "node:net";
 import { eq, and } from "drizzle-orm";
-import { type Db, writeTx } from "../db/client";
+import { afterCommit, type Db, writeTx } from "../db/client";
 import { callbacks, merchants } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { notifyUrlProblem } from "../orders/notify-url";
@@ -101,6 +101,7 @@ export function updateMerchantSettings(deps: SettingsDeps, uid: string, patch: S
     if (!before) throw new MerchantNotFound(uid);
     const after = Object.keys(set).length ? tx.update(merchants).set({ ...set, updatedAt: now }).where(eq(merchants.id, before.id)).returning().get() : before;
     const released = after.defaultCallbackUrl ? releaseHeldCallbacks(tx, after.id, now) : 0;
+    if (released) afterCommit(tx, callbacksDue);
     recordAudit(tx, {
       ...actor,
       at: now,
@@ -111,6 +112,5 @@ export function updateMerchantSettings(deps: SettingsDeps, uid: string, patch: S
     });
     return { settings: merchantSettings(after), released };
   });
-  if (out.released) callbacksDue();
   return out;
 }

@@ -1,6 +1,7 @@
 // /healthz (liveness: process and database) and /readyz (DESIGN 14): ready when the
-// database takes writes and every enabled chain has an RPC endpoint up and a
-// watcher within ops.max_scan_lag of its final head.
+// database takes writes that reach the disk, its file is the one opened, the disk
+// has ops.min_free_disk_mb free (src/ops/storage.ts), and every enabled chain has
+// an RPC endpoint up and a watcher within ops.max_scan_lag of its final head.
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { Config } from "../config/schema";
 import type { Db } from "../db/client";
@@ -9,6 +10,7 @@ import { VERSION } from "../version";
 import { chainProblems, chainState, type ChainState, type Watchers } from "./chain-status";
 import type { GasMonitor } from "./gas";
 import { parseDuration } from "../lib/duration";
+import type { StorageMonitor, StorageState } from "./storage";
 
 /** What the ops probes, metrics and alerts read from the gateway. */
 export interface OpsCtx {
@@ -16,13 +18,14 @@ export interface OpsCtx {
   clock: Clock;
   /** Enabled chains only. */
   chains: ReadonlyMap<ChainCode, ChainAdapter>;
-  config: Pick<Config, "ops" | "chains">;
+  config: Pick<Config, "ops" | "chains" | "backup">;
 }
 
 export interface ReadinessDeps {
   ctx: OpsCtx;
   watchers: Watchers;
   gas: GasMonitor;
+  storage: StorageMonitor;
 }
 
 /** Sandbox is a whole-gateway mode: every enabled chain is a sandbox chain. */
@@ -44,42 +47,41 @@ export function liveness(ctx: Pick<OpsCtx, "db" | "chains">) {
   };
 }
 
-/** A real write (rolled back): a full disk or a read-only file fails here. */
-function databaseWritable(ctx: Pick<OpsCtx, "db">): string | null {
-  const c = ctx.db.$client;
-  if (c.inTransaction) return null;
-  // Another process holding the write lock (a backup) must not stall the probe for the
-  // connection's full busy_timeout: wait briefly (the call is synchronous; restored below).
-  const busy = (c.query("PRAGMA busy_timeout").get() as Record<string, number>) ?? {};
-  const previous = Object.values(busy)[0] ?? 5000;
-  c.run("PRAGMA busy_timeout = 250");
-  try {
-    c.transaction(() => {
-      c.run("INSERT INTO settings (key, value, updated_at) VALUES ('ops.readyz', '1', 0) ON CONFLICT (key) DO UPDATE SET updated_at = updated_at + 1");
-      throw new Rollback();
-    }).immediate();
-  } catch (e) {
-    if (!(e instanceof Rollback)) return String((e as Error)?.message ?? e);
-  } finally {
-    c.run(`PRAGMA busy_timeout = ${Number(previous)}`);
-  }
-  return null;
-}
-class Rollback extends Error {}
-
 export interface Readiness {
   ready: boolean;
-  body: { status: "ready" | "not_ready"; sandbox: boolean; database: { writable: boolean }; reasons: string[]; chains: ChainState[] };
+  body: {
+    status: "ready" | "not_ready";
+    sandbox: boolean;
+    database: { writable: boolean; file: StorageState["file"]; freeBytes: number | null; minFreeBytes: number; diskLow: boolean };
+    reasons: string[];
+    chains: ChainState[];
+  };
+}
+
+/** The storage problems, as readiness reasons and alert messages. */
+export function storageProblems(s: StorageState): { unwritable: string | null; diskLow: string | null } {
+  const mib = (n: number) => `${Math.floor(n / 1024 / 1024)} MiB`;
+  return {
+    unwritable:
+      s.file !== "ok"
+        ? `database file ${s.file} under the running gateway: writes stopped; restore it and restart (docs/operations.md, "Storage faults")`
+        : s.error
+          ? `database is not writable: ${s.error}`
+          : null,
+    diskLow: s.diskLow && s.freeBytes !== null ? `disk space low: ${mib(s.freeBytes)} free where the database lives, below ops.min_free_disk_mb (${mib(s.minFreeBytes)})` : null,
+  };
 }
 
 export function readiness(d: ReadinessDeps): Readiness {
   const now = d.ctx.clock.now();
   const maxLag = parseDuration(d.ctx.config.ops.max_scan_lag);
   const reasons: string[] = [];
-  const dbError = databaseWritable(d.ctx);
-  if (dbError) reasons.push(`database is not writable: ${dbError}`);
+  const st = d.storage.check();
+  const problems = storageProblems(st);
+  if (problems.unwritable) reasons.push(problems.unwritable);
+  if (problems.diskLow) reasons.push(problems.diskLow);
   const chains = [...d.ctx.chains.values()].map((a) => chainState(a, d.watchers.get(a.chain), d.gas, now));
   for (const s of chains) for (const p of chainProblems(s, maxLag)) reasons.push(`${p.chain}: ${p.detail}`);
   const ready = reasons.length === 0;
-  return { ready, body: { status: ready ? "ready" : "not_ready", sandbox: isSandboxGateway(d.ctx), database: { writable: !dbError }, reasons, chains } };
+  return { ready, body: { status: ready ? "ready" : "not_ready", sandbox: isSandboxGateway(d.ctx), database: { writable: st.writable, file: st.file, freeBytes: st.freeBytes, minFreeBytes: st.minFreeBytes, diskLow: st.diskLow }, reasons, chains } };
 }

@@ -12,6 +12,7 @@ import { currentKey } from "../merchants/service";
 import { applyPayinEvent, insertOrderWithCallback, type PayinCtx } from "./service";
 import type { PayinOrderRow } from "./views";
 import type { UnmatchedReason } from "./unmatched";
+import { withinUnderpayTolerance } from "./tolerance";
 
 export type TransferRow = typeof transfers.$inferSelect;
 
@@ -99,9 +100,10 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
     const prev = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
     if (prev && prev.transferId === null && (prev.status === "waiting_payment" || prev.status === "expired") && onTime(prev)) {
       const exact = prev.amount === t.amount || prev.mode === "exclusive";
-      const event = exact ? ({ type: "paid", senderDenied: denied } as const) : ({ type: "wrong_amount" } as const);
+      const tolerated = !exact && isOnlyOpenOrder(tx, prev, t) && tolerates(ctx, prev, t);
+      const event = exact || tolerated ? ({ type: "paid", senderDenied: denied } as const) : ({ type: "wrong_amount" } as const);
       applyPayinEvent(tx, prev, event, { ...paidPatch(t), ...(prev.mode === "exclusive" ? { expireAt: null } : {}) }, now);
-      return setDisposition(tx, t, exact ? "matched" : "wrong_amount", prev.id);
+      return setDisposition(tx, t, exact ? "matched" : tolerated ? "underpaid_tolerated" : "wrong_amount", prev.id);
     }
     if (prev && prev.transferId === null && prev.status === "frozen_abnormal") {
       tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, prev.id)).run();
@@ -134,8 +136,13 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   // Another amount (DESIGN 5): the address's only open order of this token whose window covers
   // the block time takes it and is frozen for review, so the merchant sees expectedAmount and
   // paidAmount differ. Expired orders count when the block time is inside their window.
-  const covering = coveringOrders(tx, t);
+  const covering = coveringOrders(tx, t.addressId, t);
   if (covering.length === 1 && covering[0].transferId === null) {
+    // Short by no more than [payin] underpay_tolerance: paid (with the real paidAmount), not frozen.
+    if (tolerates(ctx, covering[0], t)) {
+      applyPayinEvent(tx, covering[0], { type: "paid", senderDenied: denied }, paidPatch(t), now);
+      return setDisposition(tx, t, "underpaid_tolerated", covering[0].id);
+    }
     applyPayinEvent(tx, covering[0], { type: "wrong_amount" }, paidPatch(t), now);
     return setDisposition(tx, t, "wrong_amount", covering[0].id);
   }
@@ -197,11 +204,22 @@ function expiredBeforeWindow(tx: Tx, t: TransferRow, lateWindow: number): boolea
   );
 }
 
-function coveringOrders(tx: Tx, t: TransferRow): PayinOrderRow[] {
+function coveringOrders(tx: Tx, addressId: string, t: TransferRow): PayinOrderRow[] {
   const ids = prepared(tx, "coveringOrders", (d) => d.$client.prepare<{ id: number }, [string, string, number, number]>(COVERING_ORDERS)).all(
-    t.addressId!, t.token, t.blockTime + CLOCK_SKEW_MS, t.blockTime,
+    addressId, t.token, t.blockTime + CLOCK_SKEW_MS, t.blockTime,
   );
   return ids.map((r) => orderById(tx, r.id)!);
+}
+
+/** DESIGN 18: an address's one open order paid less than expected, within the tolerance. */
+function tolerates(ctx: PayinCtx, o: PayinOrderRow, t: TransferRow): boolean {
+  return o.mode === "shared" && withinUnderpayTolerance(ctx.config.payin, BigInt(o.amount), BigInt(t.amount), o.decimals);
+}
+
+/** The order is its address's only open one of that token (the reorg path re-checks what matching checked). */
+function isOnlyOpenOrder(tx: Tx, o: PayinOrderRow, t: TransferRow): boolean {
+  const open = coveringOrders(tx, o.addressId, t);
+  return open.length === 1 && open[0]!.id === o.id;
 }
 
 function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boolean, now: number): void {

@@ -7,7 +7,7 @@ import type { Config } from "../config/schema";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import { type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
+import { afterCommit, type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
 import { bindings, merchants, payinOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
@@ -19,6 +19,7 @@ import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import { transition, type PayinEvent, type PayinStatus } from "./state";
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
 import { existingKeyCache } from "../merchants/key-cache";
+import { followPayin } from "../invoices/service";
 
 /** What the pay-in services read from the gateway (the app context satisfies it as it is). */
 export interface PayinCtx {
@@ -91,6 +92,8 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
       completedAt: null,
       expiredAt: null,
       updatedAt: now,
+      invoiceId: null,
+      invoiceRate: null,
     };
     // Plain bun:sqlite statement, no RETURNING: the row is what was written (the other
     // columns start NULL, confirmations 0), its id is the new rowid.
@@ -135,7 +138,7 @@ function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint
  * this index satisfied it (scripts/bench-inproc.ts); INDEXED BY keeps the scan
  * in index order.
  */
-function freeSharedAddress(tx: Tx, merchantId: number, chain: string, token: string, units: bigint): { id: string; address: string } | undefined {
+export function freeSharedAddress(tx: Tx, merchantId: number, chain: string, token: string, units: bigint): { id: string; address: string } | undefined {
   return prepared(tx, "freeSharedAddress", (d) => d.$client.prepare<{ id: string; address: string }, [number, string, string, string]>(FREE_SHARED_ADDRESS)).get(
     merchantId, chain, token, units.toString(),
   ) ?? undefined;
@@ -168,11 +171,13 @@ export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
   return prepared(db, "bindKeyById", (d) => d.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, sql.placeholder("id"))).prepare()).get({ id: o.bindingId })?.k ?? null;
 }
 
-function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
+/** The order's callback; an invoice's order is announced by its invoice instead (src/invoices/service.ts). */
+export function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
+  afterCommit(tx, () => countTransition("payin", o.chain, o.token, o.status));
+  if (o.invoiceId !== null && followPayin(tx, o, now)) return;
   const m =
     existingKeyCache(tx)?.merchant(o.merchantId) ??
     prepared(tx, "merchantUid", (d) => d.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id: o.merchantId })!;
-  countTransition("payin", o.chain, o.token, o.status);
   enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: "payin",

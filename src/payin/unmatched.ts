@@ -3,8 +3,9 @@
 // address it reached and what became of it (attached to an order, refunded by a
 // payout, dismissed with a note). The operator CLI and the back office call
 // these; every action is audited in the transaction that makes it.
+import { withinUnderpayTolerance } from "./tolerance";
 import { and, count, desc, eq, isNotNull, isNull, ne, type SQL } from "drizzle-orm";
-import { type Tx, writeTx } from "../db/client";
+import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, denyList, merchants, payinOrders, payoutOrders, transfers } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { defaultToken } from "../chains/tokens";
@@ -103,7 +104,7 @@ export function listUnmatched(ctx: Pick<PayinCtx, "db" | "chains">, f: Unmatched
   return { deposits: rows.map((r) => depositView(ctx, r.t, r.uid)), total };
 }
 
-function loadDeposit(tx: Tx, depositId: number, scope: DepositScope) {
+function loadDeposit(tx: DbOrTx, depositId: number, scope: DepositScope) {
   const r = tx
     .select({ t: transfers, merchantId: addresses.merchantId, uid: merchants.uid })
     .from(transfers)
@@ -155,7 +156,8 @@ export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orde
       throw new OperatorError(`cannot attach a deposit to order ${orderNo} in ${o.status}: only an unpaid waiting_payment or expired order takes one`);
     }
     const denied = !!tx.select().from(denyList).where(and(eq(denyList.chain, t.chain), eq(denyList.address, t.fromAddress))).get();
-    const exact = t.amount === o.amount;
+    // Short within [payin] underpay_tolerance counts as the amount, as it would have on arrival.
+    const exact = t.amount === o.amount || (o.mode === "shared" && withinUnderpayTolerance(ctx.config.payin, BigInt(o.amount), BigInt(t.amount), o.decimals));
     const late = o.expireAt !== null && t.blockTime > o.expireAt;
     const final = t.status === "confirmed";
     const paid = paidFields(t);

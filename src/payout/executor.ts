@@ -10,6 +10,8 @@ import { writeTx } from "../db/client";
 import { payoutOrders } from "../db/schema";
 import type { ChainAdapter, ChainCode, SignedTransfer, TokenSymbol } from "../chains/types";
 import { crashPoint } from "../lib/crash";
+import { LogLimiter } from "../lib/log-limit";
+import { isStorageFault } from "../db/storage-fault";
 import { addressById } from "../wallet/addresses";
 import { applyPayoutEvent, patchPayout, payoutById } from "./service";
 import type { PayoutOrderRow } from "./views";
@@ -46,7 +48,12 @@ export class PayoutExecutor {
   /** Set at shutdown: RPC calls are being aborted, so failures from then on are not attempts. */
   private stopping = false;
 
-  constructor(private readonly ctx: ExecutorCtx, private readonly opts: ExecutorOptions = {}) {}
+  /** With the disk full every open payout fails every tick: storage failures log once per minute. */
+  private readonly limited: LogLimiter;
+
+  constructor(private readonly ctx: ExecutorCtx, private readonly opts: ExecutorOptions = {}) {
+    this.limited = new LogLimiter(ctx.logger, () => ctx.clock.now());
+  }
 
   /** Shutdown: an attempt cut off from now on leaves the order as it was (the next start resumes it, no `submit` needed). */
   stop(): void {
@@ -106,7 +113,8 @@ export class PayoutExecutor {
       } catch (e) {
         if (this.stopping) return payoutById(this.ctx.db, orderId);
         const permanent = (e as { permanent?: boolean })?.permanent === true;
-        this.ctx.logger.warn("payout signing failed", { orderNo: o.orderNo, permanent, error: errorText(e) });
+        if (isStorageFault(e)) this.limited.log("warn", "payout:signing:storage", "payout signing failed: storage unavailable (nothing sent)", { orderNo: o.orderNo, error: errorText(e) });
+        else this.ctx.logger.warn("payout signing failed", { orderNo: o.orderNo, permanent, error: errorText(e) });
         return this.commit((tx) => {
           const f = payoutById(tx, orderId);
           if (f.status !== "submitted") return f;
@@ -202,7 +210,8 @@ export class PayoutExecutor {
       try {
         await this.follow(adapter, o);
       } catch (e) {
-        this.ctx.logger.warn("payout tracking failed", { orderNo: o.orderNo, error: errorText(e) });
+        if (isStorageFault(e)) this.limited.log("warn", "payout:tracking:storage", "payout tracking failed: storage unavailable", { orderNo: o.orderNo, error: errorText(e) });
+        else this.ctx.logger.warn("payout tracking failed", { orderNo: o.orderNo, error: errorText(e) });
       }
     }
   }

@@ -8,7 +8,7 @@ import type { Logger } from "../lib/logger";
 import type { ChainCode } from "../chains/types";
 import { recordOrderEvent } from "../orders/events";
 import { and, eq, isNull } from "drizzle-orm";
-import { type DbOrTx, type Tx, writeTx } from "../db/client";
+import { afterCommit, type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, ledgerEntries, merchants, payoutOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import { enqueueCallback } from "../callbacks/outbox";
@@ -180,7 +180,7 @@ export function requestSubmit(ctx: Pick<PayoutCtx, "db" | "clock">, merchantId: 
 
 function writeCallback(tx: Tx, o: PayoutOrderRow, now: number): void {
   const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, o.merchantId)).get()!;
-  countTransition("payout", o.chain, o.token, o.status);
+  afterCommit(tx, () => countTransition("payout", o.chain, o.token, o.status));
   enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: "payout",

@@ -3,6 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { canonicalBody, canonicalQuery, signRequest } from "./signing.js";
 import type {
+  CreateInvoiceInput,
+  Invoice,
   CreateExclusiveBindingInput,
   CreatePayinOrderInput,
   CreatePayoutOrderInput,
@@ -137,6 +139,16 @@ export class StablegateClient {
   /** 4.7 POST /openapi/payout/orders/{orderNo}/submit (54002 unless the order is `submitted`) */
   submitPayoutOrder(orderNo: string, input: SubmitPayoutOrderInput = {}): Promise<SubmitPayoutResult> {
     return this.request("POST", `/openapi/payout/orders/${seg(orderNo)}/submit`, { body: input });
+  }
+
+  /** POST /openapi/invoices (DESIGN 18; 56001 when the currency has no current rate) */
+  createInvoice(input: CreateInvoiceInput): Promise<Invoice> {
+    return this.request("POST", "/openapi/invoices", { body: input });
+  }
+
+  /** GET /openapi/invoices/{invoiceNo} (56002 when unknown) */
+  getInvoice(invoiceNo: string): Promise<Invoice> {
+    return this.request("GET", `/openapi/invoices/${seg(invoiceNo)}`);
   }
 
   /**

@@ -76,6 +76,7 @@ test("a Node 20 project installs the packed SDK offline, compiles under NodeNext
     expect(code).toBe(0);
     expect(out).toMatch(/callback verified: PI\d+ completed paid 12\.500000/);
     expect(out).toMatch(/payout PO\d+: confirmed tx [0-9a-f]{64}/);
+    expect(out).toMatch(/invoice IV\d+: 19\.90 USD, open at http:\/\/127\.0\.0\.1:\d+\/invoice\//);
     expect(out).toMatch(/expected failure: 404 40108 Pay-in order does not exist \(requestId req_/);
     expect(out.trim().split("\n").pop()).toBe("OK");
   }

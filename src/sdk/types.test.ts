@@ -5,6 +5,7 @@ import type { Static } from "@sinclair/typebox";
 import type * as payin from "../payin/schemas";
 import type * as payout from "../payout/schemas";
 import type * as sdk from "./types";
+import type * as invoice from "../invoices/schemas";
 
 type Keys<T> = keyof T & string;
 /** Compiles only when A and B have the same member names. */
@@ -26,6 +27,10 @@ const checks = {
   submit: true as SameKeys<sdk.SubmitPayoutOrderInput, Static<typeof payout.SubmitPayoutBody>>,
   payinCallback: true as SameKeys<sdk.PayinCallback, Static<typeof payin.PayinCallbackPayload>>,
   payoutCallback: true as SameKeys<sdk.PayoutCallback, Static<typeof payout.PayoutCallbackPayload>>,
+  createInvoice: true as SameKeys<sdk.CreateInvoiceInput, Static<typeof invoice.CreateInvoiceBody>>,
+  invoice: true as SameKeys<sdk.Invoice, Static<typeof invoice.InvoiceView>>,
+  invoiceValues: true as Narrower<sdk.Invoice, Static<typeof invoice.InvoiceView>>,
+  invoiceCallback: true as SameKeys<sdk.InvoiceCallback, Static<typeof invoice.InvoiceCallbackPayload>>,
 };
 
 test("SDK types match the gateway's schemas (compile-time; see tsc)", () => {

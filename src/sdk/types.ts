@@ -192,6 +192,63 @@ export interface PayoutCallback {
   eventTime: Timestamp;
 }
 
+/** Invoice status (DESIGN 18): follows the pay-in of the chosen network; `paid` is final success. */
+export type InvoiceStatus = "open" | "paid" | "frozen_abnormal" | "risk_settled" | "expired" | "cancelled";
+
+/** POST /openapi/invoices: a price in a currency; the payer picks the network on `invoiceUrl`. */
+export interface CreateInvoiceInput {
+  merchantOrderNo: string;
+  /** At most 2 fractional digits for a fiat currency, 6 for USDT/USDC. */
+  priceAmount: DecimalString;
+  /** USD, EUR, CNY, … (what the gateway's [rates] can price), or USDT/USDC. */
+  priceCurrency: string;
+  notifyUrl?: string;
+  redirectUrl?: string;
+  description?: string;
+  /** "CHAIN:TOKEN" entries, e.g. "TRON:USDT"; default every enabled pair. */
+  payments?: string[];
+  /** 5-1440; default the gateway's payin.expire_after. */
+  expireMinutes?: number;
+}
+
+/** The chosen network's pay-in, with the rate locked when it was chosen. */
+export interface InvoicePayment {
+  orderNo: string;
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  amount: DecimalString;
+  /** Units of priceCurrency per 1 token. */
+  rate: DecimalString;
+  paidAmount: DecimalString | null;
+  txHash: string | null;
+  status: PayinStatus;
+}
+
+export interface Invoice {
+  invoiceNo: string;
+  merchantOrderNo: string;
+  priceAmount: DecimalString;
+  priceCurrency: string;
+  description: string | null;
+  status: InvoiceStatus;
+  invoiceUrl: string;
+  payments: string[];
+  expireAt: Timestamp;
+  createdAt: Timestamp;
+  paidAt: Timestamp | null;
+  /** null until the payer chooses a network. */
+  payment: InvoicePayment | null;
+  redirectUrl?: string;
+}
+
+/** Body of an invoice callback: the invoice plus merchantUid and businessType "invoice". */
+export interface InvoiceCallback extends Omit<Invoice, "redirectUrl"> {
+  merchantUid: string;
+  businessType: "invoice";
+  eventId: string;
+  eventTime: Timestamp;
+}
+
 /** The failure body of every error (spec 7). */
 export interface FailureBody {
   code: number;

@@ -1,6 +1,6 @@
 // Test helpers for the callback outbox: write events the way state changes do.
 import { eq } from "drizzle-orm";
-import type { DbOrTx } from "../db/client";
+import { type DbOrTx, writeTx } from "../db/client";
 import { callbacks } from "../db/schema";
 import { enqueueCallback } from "../callbacks/outbox";
 import { currentKey } from "../merchants/service";
@@ -25,7 +25,7 @@ export function enqueueTestCallback(db: DbOrTx, e: TestEvent): string {
   if (!apiKeyId) throw new Error(`merchant ${e.merchantId} has no current key`);
   const orderNo = e.orderNo ?? `PI2026112100000000${String(++seq).padStart(4, "0")}`;
   const status = e.status ?? "completed";
-  return enqueueCallback(db, {
+  return writeTx(db, (tx) => enqueueCallback(tx, {
     merchantId: e.merchantId,
     kind: "payin",
     orderNo,
@@ -48,7 +48,7 @@ export function enqueueTestCallback(db: DbOrTx, e: TestEvent): string {
       status,
     },
     now: e.now ?? Date.now(),
-  });
+  }));
 }
 
 export function callbackRow(db: DbOrTx, id: string) {

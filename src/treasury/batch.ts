@@ -8,7 +8,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { createHash } from "node:crypto";
-import { type Db, writeTx } from "../db/client";
+import { type Db, rolledBack, savepoint, writeTx } from "../db/client";
 import { merchants, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { AppError } from "../errors";
@@ -53,8 +53,6 @@ interface Judged {
   order?: { id: number; chain: string; token: string; decimals: number; fromAddress: string; toAddress: string; amount: string; orderNo: string };
 }
 
-const ROLLBACK = new Error("dry run rolled back");
-
 /** "10001 toAddress: not a valid TRON address" style text for a row. */
 export function describeError(e: AppError): string {
   const fields = (e.data?.fields ?? null) as Record<string, string> | null;
@@ -83,7 +81,6 @@ interface Reservation {
 /** Longer than any API merchantOrderNo (128), so it can never meet a real one. */
 const RESERVATION_MARK = "batch-preview-reservation:".padEnd(129, "~");
 const CHUNK = 100;
-const ROW_ROLLBACK = new Error("row rolled back");
 
 /**
  * Judges every row through the payout API's own path (schema, then
@@ -96,7 +93,6 @@ const ROW_ROLLBACK = new Error("row rolled back");
  */
 async function judge(ctx: PayoutCtx, merchantId: number, apiKeyId: string, rows: CsvRow[]): Promise<Judged[]> {
   const out: Judged[] = [];
-  const db = ctx.db.$client;
   const reserved = new Map<string, Reservation>();
   const seen = new Set<string>();
   const dup = (row: CsvRow, mon: string | null): Judged => ({ row, state: "invalid", merchantOrderNo: mon, error: { code: 10001, message: "merchantOrderNo: appears more than once in this file" } });
@@ -132,58 +128,47 @@ async function judge(ctx: PayoutCtx, merchantId: number, apiKeyId: string, rows:
   };
 
   for (let at = 0; at < rows.length; at += CHUNK) {
-    try {
-      db.transaction(() => {
-        for (const r of reserved.values()) {
-          r.rowId = undefined;
-          standIn(r);
+    rolledBack(ctx.db, () => {
+      for (const r of reserved.values()) {
+        r.rowId = undefined;
+        standIn(r);
+      }
+      for (const row of rows.slice(at, at + CHUNK)) {
+        const mon = row.fields.merchantOrderNo || null;
+        if (row.shapeError) {
+          out.push({ row, state: "invalid", merchantOrderNo: mon, error: { code: 10001, message: row.shapeError } });
+          continue;
         }
-        for (const row of rows.slice(at, at + CHUNK)) {
-          const mon = row.fields.merchantOrderNo || null;
-          if (row.shapeError) {
-            out.push({ row, state: "invalid", merchantOrderNo: mon, error: { code: 10001, message: row.shapeError } });
+        try {
+          const input = parse(BatchRowBody, rowToInput(row.fields));
+          if (seen.has(input.merchantOrderNo)) {
+            out.push(dup(row, mon));
             continue;
           }
-          try {
-            const input = parse(BatchRowBody, rowToInput(row.fields));
-            if (seen.has(input.merchantOrderNo)) {
-              out.push(dup(row, mon));
-              continue;
-            }
-            let r!: ReturnType<typeof createPayout>;
-            try {
-              db.transaction(() => {
-                r = createPayout(ctx, merchantId, apiKeyId, input);
-                if (r.created) throw ROW_ROLLBACK;
-              })();
-            } catch (e) {
-              if (e !== ROW_ROLLBACK) throw e;
-            }
-            const o = r.order;
-            const order = { id: o.id, chain: o.chain, token: o.token, decimals: o.decimals, fromAddress: o.fromAddress, toAddress: o.toAddress, amount: o.amount, orderNo: o.orderNo };
-            seen.add(input.merchantOrderNo);
-            if (!r.created) {
-              out.push({ row, state: "existing", merchantOrderNo: mon, order });
-              continue;
-            }
-            out.push({ row, state: "valid", merchantOrderNo: mon, order });
-            const key = `${o.fromAddressId}|${o.token}`;
-            const res = reserved.get(key) ?? { addressId: o.fromAddressId, address: o.fromAddress, chain: o.chain, token: o.token, decimals: o.decimals, amount: 0n, fee: 0n, retiring: false };
-            res.amount += BigInt(o.amount);
-            res.fee += BigInt(o.fee);
-            res.retiring ||= o.deleteSourceAfterSuccess;
-            reserved.set(key, res);
-            standIn(res);
-          } catch (e) {
-            if (!(e instanceof AppError)) throw e;
-            out.push({ row, state: "invalid", merchantOrderNo: mon, error: { code: e.code, message: describeError(e) } });
+          // Judged through the real path, then rolled back: its writes and after-commit effects
+          // (transition metrics, callback wake-ups) never happen.
+          const r = rolledBack(ctx.db, () => createPayout(ctx, merchantId, apiKeyId, input));
+          const o = r.order;
+          const order = { id: o.id, chain: o.chain, token: o.token, decimals: o.decimals, fromAddress: o.fromAddress, toAddress: o.toAddress, amount: o.amount, orderNo: o.orderNo };
+          seen.add(input.merchantOrderNo);
+          if (!r.created) {
+            out.push({ row, state: "existing", merchantOrderNo: mon, order });
+            continue;
           }
+          out.push({ row, state: "valid", merchantOrderNo: mon, order });
+          const key = `${o.fromAddressId}|${o.token}`;
+          const res = reserved.get(key) ?? { addressId: o.fromAddressId, address: o.fromAddress, chain: o.chain, token: o.token, decimals: o.decimals, amount: 0n, fee: 0n, retiring: false };
+          res.amount += BigInt(o.amount);
+          res.fee += BigInt(o.fee);
+          res.retiring ||= o.deleteSourceAfterSuccess;
+          reserved.set(key, res);
+          standIn(res);
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          out.push({ row, state: "invalid", merchantOrderNo: mon, error: { code: e.code, message: describeError(e) } });
         }
-        throw ROLLBACK;
-      }).immediate();
-    } catch (e) {
-      if (e !== ROLLBACK) throw e;
-    }
+      }
+    });
     await new Promise((resolve) => setImmediate(resolve));
   }
   return out;
@@ -346,7 +331,7 @@ export async function runBatch(ctx: PayoutCtx, batchId: string, runner: BatchRun
           tx.update(payoutBatchRows).set({ ...patch, updatedAt: now }).where(and(eq(payoutBatchRows.batchId, batchId), eq(payoutBatchRows.rowNo, line.rowNo))).run();
         try {
           const input = parse(BatchRowBody, rowToInput(JSON.parse(line.input) as Record<string, string>));
-          const r = ctx.db.$client.transaction(() => createPayout(ctx, b.merchantId, key.id, input))();
+          const r = savepoint(tx, () => createPayout(ctx, b.merchantId, key.id, input));
           set({ state: r.created ? "created" : "existing", payoutOrderId: r.order.id, errorCode: null, errorMessage: null });
           return r.created ? r.order.id : null;
         } catch (e) {

@@ -6,7 +6,7 @@
 // top-ups happen as for any payout. An optional cron schedule runs it unattended.
 import { Cron } from "croner";
 import { and, asc, desc, eq, isNotNull } from "drizzle-orm";
-import { type Db, writeTx } from "../db/client";
+import { type Db, savepoint, writeTx } from "../db/client";
 import { collectionLegs, collectionRuns, collectionSettings, merchants, payoutOrders } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { AppError } from "../errors";
@@ -215,7 +215,7 @@ export async function runCollection(ctx: PayoutCtx, runId: string, runner: Batch
             amount: fromBaseUnits(BigInt(leg.amount), token.decimals, 0),
             merchantOrderNo: `COL-${r.id}-${leg.legNo}`,
           };
-          const o = ctx.db.$client.transaction(() => createPayout(ctx, r.merchantId, key.id, input))();
+          const o = savepoint(tx, () => createPayout(ctx, r.merchantId, key.id, input));
           set({ state: "created", payoutOrderId: o.order.id });
           return o.created ? o.order.id : null;
         } catch (e) {

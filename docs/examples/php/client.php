@@ -1,5 +1,5 @@
 <?php
-// Create and query a pay-in, an exclusive wallet and its detail; on a sandbox
+// Create and query a pay-in, an exclusive wallet and its detail, an invoice; on a sandbox
 // gateway, pay the order. Prints one JSON line per answer.
 require __DIR__ . '/stablegate.php';
 
@@ -26,6 +26,14 @@ show('createExclusiveBinding', ...$client->request('POST', '/openapi/payin/exclu
 show('getExclusiveBinding', ...$client->request('GET', '/openapi/payin/exclusive-bindings/' . rawurlencode($bindKey), [
     'chainCode' => 'BSC', 'tokenSymbol' => 'USDT', 'recentLimit' => 5,
 ]));
+
+// An invoice: a price in a currency; the payer picks the network on invoiceUrl.
+[$status, $invoice] = $client->request('POST', '/openapi/invoices', [], [
+    'merchantOrderNo' => "php-inv-$run", 'priceAmount' => '19.90', 'priceCurrency' => 'USD',
+    'description' => 'Tea set · 茶具', 'payments' => ['TRON:USDT', 'BSC:USDC'], 'notifyUrl' => $notifyUrl,
+]);
+show('createInvoice', $status, $invoice);
+show('getInvoice', ...$client->request('GET', '/openapi/invoices/' . rawurlencode($invoice['invoiceNo'])));
 
 try {
     $client->request('GET', '/openapi/payin/orders/PI-no-such-order');

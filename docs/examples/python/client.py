@@ -1,4 +1,4 @@
-"""Create and query a pay-in, an exclusive wallet and its detail; on a sandbox
+"""Create and query a pay-in, an exclusive wallet and its detail, an invoice; on a sandbox
 gateway, pay the order. Prints one JSON line per answer."""
 import json
 import os
@@ -30,6 +30,14 @@ show("createExclusiveBinding", *client.request("POST", "/openapi/payin/exclusive
 }))
 show("getExclusiveBinding", *client.request("GET", "/openapi/payin/exclusive-bindings/" + urllib.parse.quote(bind_key, safe=""),
                                             query={"chainCode": "BSC", "tokenSymbol": "USDT", "recentLimit": 5}))
+
+# An invoice: a price in a currency; the payer picks the network on invoiceUrl.
+status, invoice = client.request("POST", "/openapi/invoices", body={
+    "merchantOrderNo": f"py-inv-{run}", "priceAmount": "19.90", "priceCurrency": "USD",
+    "description": "Tea set · 茶具", "payments": ["TRON:USDT", "BSC:USDC"], "notifyUrl": notify_url,
+})
+show("createInvoice", status, invoice)
+show("getInvoice", *client.request("GET", "/openapi/invoices/" + urllib.parse.quote(invoice["invoiceNo"], safe="")))
 
 try:
     client.request("GET", "/openapi/payin/orders/PI-no-such-order")

@@ -84,7 +84,11 @@ try {
   console.log(`payout ${done.orderNo}: ${done.status} tx ${done.txHash}`);
   if (done.status !== "confirmed") throw new Error(`payout is ${done.status}`);
 
-  // 4. Failures are ApiErrors: log code, message and requestId.
+  // 4. An invoice: a price in your currency; the payer picks the network at invoiceUrl.
+  const invoice = await client.createInvoice({ merchantOrderNo: `INV-${run}`, priceAmount: "19.90", priceCurrency: "USD", description: "Tea set", notifyUrl });
+  console.log(`invoice ${invoice.invoiceNo}: ${invoice.priceAmount} ${invoice.priceCurrency}, ${invoice.status} at ${invoice.invoiceUrl}`);
+
+  // 5. Failures are ApiErrors: log code, message and requestId.
   try {
     await client.getPayinOrder("PI-no-such-order");
   } catch (e) {

@@ -14,9 +14,11 @@ import { NotFound } from "../errors";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../payin/operator";
 import { callbackScopeOk, type OrderDetail, orderDetail } from "../queries/order";
-import { ActionButton, Csrf, DataTable, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
+import { invoiceNoOf } from "../../invoices/list";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
+import { CallbackDeliveries } from "../views/callback-deliveries";
 
 const NOTICES: Record<string, string> = {
   resent: "Callback queued again; its new attempt is listed below.",
@@ -120,6 +122,15 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
             <dd>
               <Time ms={o.payin.expireAt} />
             </dd>
+            {o.payin.invoiceId !== null ? (
+              <>
+                <dt>Invoice</dt>
+                <dd>
+                  <OrderLink orderNo={invoiceNoOf(d.ctx.db, o.payin.invoiceId)} />
+                  <span safe>{` (rate ${o.payin.invoiceRate ?? "1"}; its callbacks are the invoice's)`}</span>
+                </dd>
+              </>
+            ) : null}
           </>
         ) : (
           <>
@@ -221,52 +232,7 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
       )}
 
       <h2>Callbacks</h2>
-      {o.callbacks.length ? (
-        o.callbacks.map(({ callback: c, attempts }) => (
-          <section class="card" aria-label={`Callback ${c.id}`}>
-            <p>
-              <span safe>{`Event ${c.id} · status ${c.status} · `}</span>
-              <StatusBadge status={c.state} />
-              <span class="mono" safe>{` ${c.url ?? "(no target: held until a default callback URL is set)"}`}</span>
-            </p>
-            {c.state === "failed" || c.state === "delivered" ? (
-              <ActionButton viewer={v} action={`/backoffice/callbacks/${c.id}/resend`} fields={{ back }} label="Resend" ariaLabel={`Resend ${c.status} callback`} kind="secondary" />
-            ) : (
-              <></>
-            )}
-            <TableWrap label={`Delivery attempts of ${c.id}`}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Attempt</th>
-                    <th scope="col">Time</th>
-                    <th scope="col">HTTP status</th>
-                    <th scope="col">Latency</th>
-                    <th scope="col">Response</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {attempts.map((a, i) => (
-                    <tr data-attempt>
-                      <td safe>{String(i + 1)}</td>
-                      <td>
-                        <Time ms={a.startedAt} />
-                      </td>
-                      <td safe>{a.httpStatus === null ? "—" : String(a.httpStatus)}</td>
-                      <td safe>{a.durationMs === null ? "—" : `${a.durationMs} ms`}</td>
-                      <td class="mono wrap" safe>
-                        {(a.error ? `${a.error} ` : "") + (a.responseBody ?? "").slice(0, 200)}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          </section>
-        ))
-      ) : (
-        <p>No callback for this order.</p>
-      )}
+      <CallbackDeliveries viewer={v} callbacks={o.callbacks} back={back} empty="No callback for this order." />
     </Layout>
   ) as string;
 }

@@ -57,6 +57,9 @@ dl.kv dt{font-weight:600;color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anyw
 .s-risk_settled,.s-expired,.s-pending,.s-unmatched{background:var(--warnbg);color:var(--warn)}
 .notice{padding:10px 12px;border-radius:8px;background:var(--okbg);color:var(--ok)}
 .notice.error{background:var(--badbg);color:var(--bad)}
+fieldset.checks{border:1px solid var(--line);border-radius:6px;padding:6px 10px;margin:6px 0 0}fieldset.checks legend{font-weight:600;padding:0 4px}
+.stack .check,.check{display:flex;align-items:center;gap:8px;min-height:40px;font-weight:400}.check input{min-height:auto;width:20px;height:20px}
+.qr-box svg{width:220px;height:220px;background:#fff;padding:6px;border-radius:8px}
 .secret{font-family:ui-monospace,monospace;background:var(--card);border:2px dashed var(--accent);padding:10px;word-break:break-all}
 ol.timeline{list-style:none;padding:0;margin:0;border-left:3px solid var(--line)}
 ol.timeline li{padding:4px 0 10px 14px;position:relative}

@@ -103,10 +103,10 @@ export function Time({ ms }: { ms: number | null | undefined }): JSX.Element {
   );
 }
 
-/** An order number linked to its timeline page. */
+/** An order number linked to its timeline page (an invoice number to its payment-link page). */
 export function OrderLink({ orderNo }: { orderNo: string }): JSX.Element {
   return (
-    <a class="mono" href={`/backoffice/orders/${orderNo}`} safe>
+    <a class="mono" href={`/backoffice/${orderNo.startsWith("IV") ? "payment-links" : "orders"}/${orderNo}`} safe>
       {orderNo}
     </a>
   );

@@ -12,6 +12,7 @@ export const NAV: NavItem[] = [
   { href: "/backoffice/payins", label: "Pay-ins", roles: ["operator", "merchant"] },
   { href: "/backoffice/payouts", label: "Payouts", roles: ["operator", "merchant"] },
   { href: "/backoffice/deposits", label: "Deposits", roles: ["operator", "merchant"] },
+  { href: "/backoffice/payment-links", label: "Payment links", roles: ["operator", "merchant"] },
   { href: "/backoffice/exceptions", label: "Exceptions", roles: ["operator"] },
   { href: "/backoffice/merchants", label: "Merchants", roles: ["operator"] },
   { href: "/backoffice/callbacks", label: "Callbacks", roles: ["operator", "merchant"] },

@@ -7,6 +7,8 @@ export const BSC_PROFILE: EvmChainProfile = {
   name: "BSC",
   chainId: 56,
   nativeSymbol: "BNB",
+  // Account 0: the addresses BSC has handed out since the first release stay where they are.
+  bip44Account: 0,
   uriScheme: "ethereum",
   label: { network: "BNB Smart Chain", standard: "BEP20" },
   color: "#d99c00",

@@ -130,6 +130,12 @@ export interface EvmProfile {
   chainId: number;
   /** Native coin symbol, in gas top-up metadata ("BNB"). */
   nativeSymbol: string;
+  /**
+   * The chain's BIP-44 account under coin type 60 (DESIGN 16): its addresses are
+   * m/44'/60'/account'/0/i. Unique among EVM chains (src/chains/derivation.test.ts):
+   * BSC 0; a new product chain takes the next unused number; test-only profiles use their chain id.
+   */
+  bip44Account: number;
 }
 
 export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): EvmAdapter {
@@ -296,7 +302,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     },
 
     deriveKey(seed: Uint8Array, index: number): DerivedKey {
-      return deriveEvmKey(seed, index);
+      return deriveEvmKey(seed, profile.bip44Account, index);
     },
     isValidAddress: isEvmAddress,
     normalizeAddress: normalizeEvmAddress,

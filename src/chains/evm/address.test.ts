@@ -9,11 +9,14 @@ import { deriveEvmKey, isEvmAddress, normalizeEvmAddress, randomEvmAddress } fro
 const MNEMONIC = "test test test test test test test test test test test junk";
 
 describe("EVM addresses without viem", () => {
-  test("derivation m/44'/60'/0'/0/i gives viem's mnemonicToAccount address", () => {
+  test("derivation m/44'/60'/account'/0/i gives viem's mnemonicToAccount address", () => {
     const seed = mnemonicToSeedSync(MNEMONIC);
-    for (const i of [0, 1, 2, 7, 1000]) expect(deriveEvmKey(seed, i).address).toBe(mnemonicToAccount(MNEMONIC, { addressIndex: i }).address);
+    for (const i of [0, 1, 2, 7, 1000]) expect(deriveEvmKey(seed, 0, i).address).toBe(mnemonicToAccount(MNEMONIC, { addressIndex: i }).address);
+    for (const [account, i] of [[1, 0], [7, 3], [31337, 2]] as const) {
+      expect(deriveEvmKey(seed, account, i).address).toBe(mnemonicToAccount(MNEMONIC, { accountIndex: account, addressIndex: i }).address);
+    }
     // anvil's well-known first account
-    expect(deriveEvmKey(seed, 0).address).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+    expect(deriveEvmKey(seed, 0, 0).address).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
   });
 
   test("checksum form and validity match viem for 2,000 random addresses in every case form", () => {

@@ -8,9 +8,14 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, randomBytes, utf8ToBytes } from "@noble/hashes/utils.js";
 import type { DerivedKey } from "../types";
 
-/** EVM (BSC) HD path m/44'/60'/0'/0/i (same as viem's mnemonicToAccount addressIndex). */
-export function deriveEvmKey(seed: Uint8Array, index: number): DerivedKey {
-  const node = HDKey.fromMasterSeed(seed).derive(`m/44'/60'/0'/0/${index}`);
+/** EVM HD path of one EVM chain: m/44'/60'/account'/0/i, its profile's own BIP-44 account (BSC: 0). */
+export function evmPath(account: number, index: number): string {
+  return `m/44'/60'/${account}'/0/${index}`;
+}
+
+/** The key at m/44'/60'/account'/0/i (viem's mnemonicToAccount with accountIndex, addressIndex). */
+export function deriveEvmKey(seed: Uint8Array, account: number, index: number): DerivedKey {
+  const node = HDKey.fromMasterSeed(seed).derive(evmPath(account, index));
   if (!node.privateKey) throw new Error("derivation produced no private key");
   // Address = last 20 bytes of keccak256(uncompressed public key without its 0x04 prefix).
   const pub = secp256k1.getPublicKey(node.privateKey, false);

@@ -1,6 +1,6 @@
 // A ChainModule from an EVM profile: another EVM chain is a profile plus labels, not a copy.
 import type { ChainModule } from "../module";
-import { deriveEvmKey, isEvmAddress, normalizeEvmAddress, randomEvmAddress } from "./address";
+import { deriveEvmKey, evmPath, isEvmAddress, normalizeEvmAddress, randomEvmAddress } from "./address";
 import type { EvmAdapter, EvmProfile } from "./adapter";
 import { evmPayoutOps } from "./payout-steps";
 import type { ChainAdapter } from "../types";
@@ -29,7 +29,8 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
     explorer: p.explorer,
     address: { isValid: (s) => isEvmAddress(s), normalize: (s) => normalizeEvmAddress(s), random: () => randomEvmAddress() },
     ids: { block: (h) => "0x" + Buffer.from(h).toString("hex"), tx: (h) => "0x" + Buffer.from(h).toString("hex") },
-    deriveKey: (seed, index) => deriveEvmKey(seed, index),
+    derivation: { coinType: 60, account: p.bip44Account, path: (i) => evmPath(p.bip44Account, i) },
+    deriveKey: (seed, index) => deriveEvmKey(seed, p.bip44Account, index),
     createAdapter: ({ cfg, tokens, logger, clock }) =>
       rpcAdapter().createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger, clock }),
     estimateTransferFee: async (adapter, s) => (isEvmRpc(adapter) ? { fee: await adapter.estimateTransferFee(s.from, s.to, s.token, s.amount) } : undefined),

@@ -21,23 +21,13 @@ import { explorerTxUrl } from "../../checkout/explorer";
 import { networkName } from "../../checkout/i18n";
 import { BSC_PROFILE } from "../bsc";
 import { createEvmAdapter, type EvmAdapter, type EvmTxMeta } from "./adapter";
-import { evmChainModule, type EvmChainProfile } from "./module";
-import type { ChainCode, TokenInfo } from "../types";
+import { evmChainModule } from "./module";
+import { DEVNET_CODE, DEVNET_PROFILE, DEVNET_TOKENS } from "../../testing/devnet-profile";
 
 const SEED = mnemonicToSeedSync("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about");
-const CODE = "DEVNET" as ChainCode; // not a product chain: the registry knows it only here
-const TOKENS: TokenInfo[] = [{ chain: CODE, symbol: "USDT", contract: TOKEN_ADDRESSES.USDT, decimals: 18 }];
-const PROFILE: EvmChainProfile = {
-  chain: CODE,
-  name: "Devnet",
-  chainId: 31337,
-  nativeSymbol: "ETH",
-  uriScheme: "ethereum",
-  label: { network: "Devnet", standard: "ERC20" },
-  color: "#627eea",
-  defaults: { confirmations: 2, blockTime: "1s", tokens: TOKENS },
-  explorer: { name: "Devscan", tx: "https://devscan.example/tx/{tx}", address: "https://devscan.example/address/{address}" },
-};
+const CODE = DEVNET_CODE;
+const TOKENS = DEVNET_TOKENS;
+const PROFILE = DEVNET_PROFILE;
 
 let node: AnvilNode;
 let unregister: () => void;
@@ -58,8 +48,9 @@ afterAll(async () => {
 describe("a test-only EVM profile (chain id 31337) on anvil", () => {
   test("the product's chain-generic entry points answer from the profile", () => {
     const { address } = deriveKey(CODE, SEED, 1);
-    // Same BIP-44 path as BSC: an EVM address is an EVM address.
-    expect(address).toBe(chainModule("BSC").deriveKey(SEED, 1).address);
+    // Its own BIP-44 account (DESIGN 16): never one of BSC's addresses, though both are EVM addresses.
+    expect(address).not.toBe(chainModule("BSC").deriveKey(SEED, 1).address);
+    expect(isValidAddress("BSC", address)).toBe(true);
     expect(isValidAddress(CODE, address.toLowerCase())).toBe(true);
     expect(normalizeAddress(CODE, address.toLowerCase())).toBe(address);
     expect(paymentUri(CODE, TOKENS[0]!, address, 5n)).toBe(`ethereum:${TOKEN_ADDRESSES.USDT}@31337/transfer?address=${address}&uint256=5`);

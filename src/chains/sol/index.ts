@@ -32,6 +32,7 @@ export const solChain: ChainModule = {
   address: { isValid: (s) => isSolAddress(s), normalize: (s) => normalizeSolAddress(s), random: () => randomSolAddress() },
   // A transaction id is its 64-byte signature.
   ids: { block: (h) => base58.encode(h), tx: (h) => base58.encode(Buffer.concat([h, createHash("sha256").update(h).digest()])) },
+  derivation: { coinType: 501, account: null, path: (i) => `m/44'/501'/${i}'/0'` },
   deriveKey: (seed, index) => deriveSolKey(seed, index),
   createAdapter: ({ cfg, tokens, logger, clock }) => rpcAdapter().createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger, clock }),
   // One signature (the gas wallet is the fee payer); rent for a new token account is extra, paid by the gas wallet.

@@ -80,7 +80,7 @@ describe("alerts", () => {
     expect(telegram.requests[0].path).toBe("/bot123:bot-token-secret/sendMessage");
 
     // A restart: a fresh engine on the same database does not fire it again.
-    const fresh = new AlertEngine({ ctx: gw.ctx, watchers: gw.gateway.runtime.watchers, gas: gw.gateway.runtime.ops.gas });
+    const fresh = new AlertEngine({ ctx: gw.ctx, watchers: gw.gateway.runtime.watchers, gas: gw.gateway.runtime.ops.gas, storage: gw.gateway.runtime.ops.storage });
     expect((await fresh.tick()).fired).toEqual([]);
 
     const t = gw.ctx.db.select().from(transfers).where(eq(transfers.disposition, "unmatched")).get()!;

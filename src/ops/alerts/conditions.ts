@@ -1,12 +1,28 @@
 // The alert conditions of DESIGN 14, each evaluated to the set of subjects it
 // holds for right now. Firing once on start and once on resolve is the store's job.
-import type { OpsCtx } from "../readiness";
+import { storageProblems, type OpsCtx } from "../readiness";
+import type { StorageMonitor } from "../storage";
 import { openDiscrepancies } from "../../payout/balances";
 import { parseDuration } from "../../lib/duration";
 import { chainProblems, chainState, type Watchers } from "../chain-status";
 import type { GasMonitor } from "../gas";
+import type { Config } from "../../config/schema";
+import { staleRates } from "../../rates/book";
+import { failedBackup } from "../../backup/schedule";
 
-export const CONDITIONS = ["scanner_stalled", "rpc_down", "gas_low", "callbacks_failing", "payout_failed", "unmatched_deposit", "reconciliation_mismatch"] as const;
+export const CONDITIONS = [
+  "scanner_stalled",
+  "rpc_down",
+  "gas_low",
+  "callbacks_failing",
+  "payout_failed",
+  "unmatched_deposit",
+  "reconciliation_mismatch",
+  "storage_unwritable",
+  "disk_low",
+  "backup_failed",
+  "rate_stale",
+] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
 /** Failed callbacks and payouts count for this long after they happen. */
@@ -28,9 +44,10 @@ export interface ActiveCondition {
 }
 
 export interface ConditionDeps {
-  ctx: OpsCtx;
+  ctx: OpsCtx & { config: Pick<Config, "rates"> };
   watchers: Watchers;
   gas: GasMonitor;
+  storage: StorageMonitor;
 }
 
 const plural = (n: number, one: string, many = one + "s") => `${n} ${n === 1 ? one : many}`;
@@ -40,6 +57,11 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   const db = d.ctx.db.$client;
   const out: ActiveCondition[] = [];
   const maxLag = parseDuration(d.ctx.config.ops.max_scan_lag);
+
+  // First: with storage failing, the queries below may fail too, and these two must still fire.
+  const storage = storageProblems(d.storage.check());
+  if (storage.unwritable) out.push({ condition: "storage_unwritable", subject: "gateway", message: storage.unwritable });
+  if (storage.diskLow) out.push({ condition: "disk_low", subject: "gateway", message: storage.diskLow });
 
   for (const adapter of d.ctx.chains.values()) {
     const s = chainState(adapter, d.watchers.get(adapter.chain), d.gas, now);
@@ -63,11 +85,26 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   const um = db.query<{ n: number }, []>(OPEN_UNMATCHED).get()!.n;
   if (um > 0) out.push({ condition: "unmatched_deposit", subject: "gateway", message: `${plural(um, "deposit")} matched no order and wait for an operator (stablegate deposit list --unmatched)` });
 
+  // Until a scheduled backup succeeds again (none is scheduled: nothing to fail).
+  const bk = d.ctx.config.backup.schedule ? failedBackup(d.ctx.db) : null;
+  if (bk) out.push({ condition: "backup_failed", subject: "gateway", message: `the scheduled backup of ${new Date(bk.startedAt).toISOString()} failed: ${bk.error}` });
+
   // One call site so a richer balances service can replace it.
   const mismatches = openDiscrepancies(d.ctx.db);
   for (const chain of new Set(mismatches.map((m) => m.chain))) {
     const n = mismatches.filter((m) => m.chain === chain).length;
     out.push({ condition: "reconciliation_mismatch", subject: chain, message: `${chain}: ${plural(n, "address balance")} on chain differ from the ledger` });
   }
+  rateConditions(d, out);
   return out;
+}
+
+/** DESIGN 18: a stale rate refuses new invoices in its currency (56001); the operator hears of it. */
+function rateConditions(d: ConditionDeps, out: ActiveCondition[]): void {
+  const r = staleRates(d.ctx);
+  const why = r.lastError ? ` (last fetch: ${r.lastError})` : "";
+  if (r.neverFetched) out.push({ condition: "rate_stale", subject: "rates", message: `no exchange rate could be fetched yet${why}; invoices priced in a fiat currency other than USD get 56001` });
+  for (const c of r.stale) {
+    out.push({ condition: "rate_stale", subject: c, message: `the ${c} rate is older than rates.max_age (${d.ctx.config.rates.max_age})${why}; new ${c} invoices get 56001` });
+  }
 }

@@ -19,16 +19,37 @@ export interface SyncResult {
   resolved: AlertRow[];
 }
 
-export function syncAlerts(db: Db, active: ActiveCondition[], now: number, channels: readonly Channel[]): SyncResult {
+/**
+ * An incident opened while the database took no writes (a full disk: the
+ * engine notified from memory, src/ops/alerts/engine.ts), with the channels
+ * each of its notifications already reached. Recorded on the next sync that
+ * commits, its sent notifications as sent: nothing is notified twice.
+ */
+export interface AdoptedIncident {
+  row: AlertRow;
+  sent: { fired: ReadonlySet<Channel>; resolved: ReadonlySet<Channel> };
+}
+
+export function syncAlerts(db: Db, active: ActiveCondition[], now: number, channels: readonly Channel[], adopted: readonly AdoptedIncident[] = []): SyncResult {
   return writeTx(db, (tx) => {
     const open = new Map(tx.select().from(alerts).where(eq(alerts.status, "firing")).all().map((a) => [a.key, a]));
     const fired: AlertRow[] = [];
     const resolved: AlertRow[] = [];
-    const notify = (alertId: string, event: "fired" | "resolved") => {
+    const notify = (alertId: string, event: "fired" | "resolved", sent?: ReadonlySet<Channel>) => {
       for (const channel of channels) {
-        tx.insert(alertNotifications).values({ id: newId("msg_"), alertId, event, channel, state: "pending", nextAttemptAt: now, createdAt: now }).run();
+        const done = sent?.has(channel) ?? false;
+        tx.insert(alertNotifications)
+          .values({ id: newId("msg_"), alertId, event, channel, state: done ? "sent" : "pending", nextAttemptAt: now, createdAt: now, sentAt: done ? now : null })
+          .run();
       }
     };
+    for (const a of adopted) {
+      if (open.has(a.row.key)) continue;
+      const row = tx.insert(alerts).values(a.row).returning().get();
+      notify(row.id, "fired", a.sent.fired);
+      if (row.status === "resolved") notify(row.id, "resolved", a.sent.resolved);
+      else open.set(row.key, row);
+    }
     const seen = new Set<string>();
     for (const c of active) {
       const key = keyOf(c);

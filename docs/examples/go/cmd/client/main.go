@@ -72,6 +72,22 @@ func main() {
 	}
 	show("getExclusiveBinding", st, detail)
 
+	// An invoice: a price in a currency; the payer picks the network on invoiceUrl.
+	var invoice map[string]any
+	if st, err = c.Do("POST", "/openapi/invoices", nil, map[string]any{
+		"merchantOrderNo": "go-inv-" + run, "priceAmount": "19.90", "priceCurrency": "USD",
+		"description": "Tea set · 茶具", "payments": []any{"TRON:USDT", "BSC:USDC"}, "notifyUrl": notifyURL,
+	}, &invoice); err != nil {
+		log.Fatal(err)
+	}
+	show("createInvoice", st, invoice)
+	invoiceNo, _ := invoice["invoiceNo"].(string)
+	var invoiceAgain map[string]any
+	if st, err = c.Do("GET", "/openapi/invoices/"+url.PathEscape(invoiceNo), nil, nil, &invoiceAgain); err != nil {
+		log.Fatal(err)
+	}
+	show("getInvoice", st, invoiceAgain)
+
 	var apiErr *stablegate.APIError
 	if _, err = c.Do("GET", "/openapi/payin/orders/PI-no-such-order", nil, nil, nil); errors.As(err, &apiErr) {
 		show("expectedFailure", apiErr.Status, map[string]any{"code": apiErr.Code, "requestId": apiErr.RequestID})

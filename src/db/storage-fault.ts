@@ -1,0 +1,33 @@
+// Storage faults (DESIGN 16): the disk is full, an I/O error, the database is
+// read-only (or made read-only because its file was deleted or replaced under
+// the process, src/ops/storage.ts). They are the operator's problem, not a bug:
+// requests answer 503 / 10003 with Retry-After, never 500.
+import { AppError } from "../errors";
+
+/** Seconds a client is told to wait before retrying while storage is unavailable. */
+export const STORAGE_RETRY_AFTER_S = 30;
+
+const CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)/;
+
+/** True for SQLite's full-disk, I/O and read-only errors, wherever in the cause chain. */
+export function isStorageFault(e: unknown): boolean {
+  for (let x = e, depth = 0; x && depth < 5; x = (x as { cause?: unknown }).cause, depth++) {
+    if (x instanceof AppError) return x.code === 10003;
+    const code = (x as { code?: unknown }).code;
+    if (typeof code === "string" && CODES.test(code)) return true;
+    const msg = (x as { message?: unknown }).message;
+    if (typeof msg === "string" && /database or disk is full|disk I\/O error|attempt to write a readonly database/i.test(msg)) return true;
+  }
+  return false;
+}
+
+/** The SQLite code or message of a fault, for logs ("SQLITE_FULL: database or disk is full"). */
+export function describeFault(e: unknown): string {
+  const code = (e as { code?: unknown })?.code;
+  const msg = String((e as Error)?.message ?? e);
+  return typeof code === "string" && !msg.includes(code) ? `${code}: ${msg}` : msg;
+}
+
+export function storageUnavailable(): AppError {
+  return new AppError(10003, { retryAfter: STORAGE_RETRY_AFTER_S });
+}

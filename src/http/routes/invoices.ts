@@ -1,0 +1,22 @@
+// /openapi invoice handlers (DESIGN 18): parse -> service -> view. Paths and docs: merchant-api.ts.
+import { keyInForce } from "../../merchants/service";
+import type { Handler, MerchantApiDeps } from "../merchant-api";
+import { signed, signedWrite } from "../signed";
+import { parse } from "../../lib/validate";
+import { CreateInvoiceBody } from "../../invoices/schemas";
+import { createInvoice, currentPayin, getInvoice } from "../../invoices/service";
+import { invoiceView } from "../../invoices/views";
+
+export const invoiceHandlers = {
+  createInvoice: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request }) =>
+    signedWrite(auth, request, ({ merchant, key, body }) => {
+      const input = parse(CreateInvoiceBody, body);
+      const inv = createInvoice(ctx, merchant.id, keyInForce(ctx.db, merchant.id, key.id), input);
+      return invoiceView(inv, currentPayin(ctx.db, inv));
+    }),
+  getInvoice: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request, params }) =>
+    signed(auth, request, ({ merchant }) => {
+      const inv = getInvoice(ctx.db, merchant.id, params.invoiceNo!);
+      return invoiceView(inv, currentPayin(ctx.db, inv));
+    }),
+};

@@ -1,0 +1,219 @@
+// Invoices (DESIGN 18): creation (idempotent by merchantOrderNo, as pay-ins), queries, expiry of
+// invoices nobody chose a network for, and followPayin: the pay-in funnel hands every status change
+// of an invoice's pay-in here, and the invoice follows it with its own callback, in the same transaction.
+import { and, asc, eq, isNull, lte } from "drizzle-orm";
+import type { Config } from "../config/schema";
+import type { Db, DbOrTx, Tx } from "../db/client";
+import { updateById, writeTx } from "../db/client";
+import { invoices, merchants, payinOrders } from "../db/schema";
+import { AppError, invalid } from "../errors";
+import type { ChainAdapter, ChainCode } from "../chains/types";
+import type { Clock } from "../lib/clock";
+import { newOrderNo, newTimedToken } from "../lib/ids";
+import { compareAmounts, fromBaseUnits, toBaseUnits } from "../lib/money";
+import { recordOrderEvent } from "../orders/events";
+import { chainAndToken, checkNotifyUrl } from "../orders/rules";
+import { enqueueCallback } from "../callbacks/outbox";
+import { checkPriceCurrency, currentRate } from "../rates/book";
+import { isTokenCurrency, priceDecimals } from "../rates/currencies";
+import { FOLLOWS, SETTLED, type InvoiceStatus } from "./status";
+import { invoiceCallbackPayload, paymentsOf, type InvoiceRow } from "./views";
+import { type Actor, recordAudit } from "../audit/log";
+
+type PayinRow = typeof payinOrders.$inferSelect;
+
+/** What the invoice services read (the app context satisfies it as it is). */
+export interface InvoiceCtx {
+  db: Db;
+  clock: Clock;
+  /** Enabled chains only. */
+  chains: ReadonlyMap<ChainCode, ChainAdapter>;
+  config: Pick<Config, "payin" | "chains" | "callbacks" | "rates">;
+  ms: { expireAfter: number };
+  publicUrl: string;
+}
+
+export interface CreateInvoiceInput {
+  merchantOrderNo: string;
+  priceAmount: string;
+  priceCurrency: string;
+  notifyUrl?: string;
+  redirectUrl?: string;
+  description?: string;
+  payments?: string[];
+  expireMinutes?: number;
+}
+
+/** Every enabled chain and token pair, in registry order: the default `payments`. */
+export function enabledPayments(ctx: Pick<InvoiceCtx, "chains">): string[] {
+  return [...ctx.chains.values()].flatMap((a) => a.tokens.map((t) => `${a.chain}:${t.symbol}`));
+}
+
+/** "CHAIN:TOKEN" entries checked with the pay-in rules: 31001 (unknown or disabled chain), 31002, 31003. */
+export function checkPayments(ctx: Pick<InvoiceCtx, "chains">, list: string[]): string[] {
+  return list.map((p) => {
+    const [chain = "", token = ""] = p.split(":");
+    const { adapter, token: info } = chainAndToken(ctx, chain, token);
+    return `${adapter.chain}:${info.symbol}`;
+  });
+}
+
+/** The price as stored and shown: 2 fractional digits for fiat, 6 for USDT/USDC; 10001 past that or at 0. */
+export function normalisePrice(amount: string, currency: string): string {
+  const d = priceDecimals(currency);
+  const frac = amount.split(".")[1]?.replace(/0+$/, "") ?? "";
+  if (frac.length > d) throw invalid({ priceAmount: `${currency} prices take at most ${d} fractional digits` });
+  const units = toBaseUnits(amount, d);
+  if (units <= 0n) throw invalid({ priceAmount: "must be greater than 0" });
+  return fromBaseUnits(units, d, d);
+}
+
+/** Where an invoice came from: the API, or a back-office user's "New payment link" (audited with the invoice). */
+export type InvoiceSource = { source: "api" } | { source: "backoffice"; actor: Actor };
+
+export function createInvoice(ctx: InvoiceCtx, merchantId: number, apiKeyId: string, input: CreateInvoiceInput, origin: InvoiceSource = { source: "api" }): InvoiceRow {
+  const source = origin.source;
+  checkPriceCurrency(ctx.config, input.priceCurrency);
+  const price = normalisePrice(input.priceAmount, input.priceCurrency);
+  if (compareAmounts(price, "1000000000000") > 0) throw invalid({ priceAmount: "must be at most 1000000000000" });
+  const payments = input.payments ? checkPayments(ctx, input.payments) : enabledPayments(ctx);
+  if (!payments.length) throw new AppError(31001, null, "No chain is enabled on this gateway");
+  if (input.notifyUrl !== undefined) checkNotifyUrl(ctx, input.notifyUrl);
+  if (input.redirectUrl !== undefined) checkNotifyUrl(ctx, input.redirectUrl, "redirectUrl");
+  const expireMinutes = input.expireMinutes ?? Math.min(1440, Math.max(5, Math.round(ctx.ms.expireAfter / 60_000)));
+  const description = input.description ? input.description : null;
+  // A price some network can quote right now: 56001 names the currency before anything is written.
+  if (!isTokenCurrency(input.priceCurrency)) currentRate(ctx, input.priceCurrency, payments[0]!.split(":")[1]!);
+  const now = ctx.clock.now();
+  const wanted = { priceAmount: price, priceCurrency: input.priceCurrency, notifyUrl: input.notifyUrl ?? null, redirectUrl: input.redirectUrl ?? null, description, payments, expireMinutes };
+  return writeTx(ctx.db, (tx) => {
+    const existing = byMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
+    if (existing) return sameInvoice(existing, wanted);
+    const invoiceNo = newOrderNo("IV", now);
+    const pageToken = newTimedToken(now);
+    const row = tx
+      .insert(invoices)
+      .values({
+        invoiceNo,
+        merchantId,
+        merchantOrderNo: input.merchantOrderNo,
+        ...wanted,
+        payments: JSON.stringify(payments),
+        apiKeyId,
+        pageToken,
+        invoiceUrl: `${ctx.publicUrl}/invoice/${pageToken}`,
+        status: "open",
+        source,
+        expireAt: now + expireMinutes * 60_000,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflictDoNothing()
+      .returning()
+      .get();
+    // A concurrent duplicate committed first: answer as a retry would.
+    if (!row) return sameInvoice(byMerchantOrderNo(tx, merchantId, input.merchantOrderNo)!, wanted);
+    recordOrderEvent(tx, { kind: "invoice", orderNo: invoiceNo, from: null, to: "open", event: { type: "created", source }, at: now });
+    if (origin.source === "backoffice") {
+      recordAudit(tx, { ...origin.actor, action: "payment_link.create", target: `invoice:${invoiceNo}`, after: { priceAmount: price, priceCurrency: input.priceCurrency, description, payments, expireMinutes }, at: now });
+    }
+    writeInvoiceCallback(tx, row, null, now);
+    return row;
+  });
+}
+
+function byMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): InvoiceRow | undefined {
+  return tx.select().from(invoices).where(and(eq(invoices.merchantId, merchantId), eq(invoices.merchantOrderNo, merchantOrderNo))).get();
+}
+
+/** Idempotent retry: the same business fields return the invoice, any difference is 10001. */
+function sameInvoice(
+  inv: InvoiceRow,
+  w: { priceAmount: string; priceCurrency: string; notifyUrl: string | null; redirectUrl: string | null; description: string | null; payments: string[]; expireMinutes: number },
+): InvoiceRow {
+  const diff: Record<string, string> = {};
+  const differs = "differs from the existing invoice with this merchantOrderNo";
+  if (inv.priceAmount !== w.priceAmount) diff.priceAmount = differs;
+  if (inv.priceCurrency !== w.priceCurrency) diff.priceCurrency = differs;
+  if (inv.notifyUrl !== w.notifyUrl) diff.notifyUrl = differs;
+  if (inv.redirectUrl !== w.redirectUrl) diff.redirectUrl = differs;
+  if (inv.description !== w.description) diff.description = differs;
+  if (JSON.stringify(paymentsOf(inv)) !== JSON.stringify(w.payments)) diff.payments = differs;
+  if (inv.expireMinutes !== w.expireMinutes) diff.expireMinutes = differs;
+  if (Object.keys(diff).length) throw invalid(diff, { invoiceNo: inv.invoiceNo });
+  return inv;
+}
+
+/** An invoice of this merchant; another merchant's is as unknown as a missing one (56002). */
+export function getInvoice(db: DbOrTx, merchantId: number, invoiceNo: string): InvoiceRow {
+  const inv = db.select().from(invoices).where(and(eq(invoices.invoiceNo, invoiceNo), eq(invoices.merchantId, merchantId))).get();
+  if (!inv) throw new AppError(56002, { invoiceNo });
+  return inv;
+}
+
+export function invoiceByToken(db: DbOrTx, pageToken: string): InvoiceRow | undefined {
+  return db.select().from(invoices).where(eq(invoices.pageToken, pageToken)).get();
+}
+
+/** The pay-in of the network chosen last, if any. */
+export function currentPayin(db: DbOrTx, inv: InvoiceRow): PayinRow | null {
+  if (inv.payinOrderId === null) return null;
+  return db.select().from(payinOrders).where(eq(payinOrders.id, inv.payinOrderId)).get() ?? null;
+}
+
+function writeInvoiceCallback(tx: Tx, inv: InvoiceRow, payin: PayinRow | null, now: number): void {
+  const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, inv.merchantId)).get()!;
+  enqueueCallback(tx, {
+    merchantId: inv.merchantId,
+    kind: "invoice",
+    orderNo: inv.invoiceNo,
+    status: inv.status,
+    apiKeyId: inv.apiKeyId,
+    url: inv.notifyUrl,
+    payload: invoiceCallbackPayload(inv, payin, m.uid),
+    now,
+  });
+}
+
+/** Moves an invoice to `to` with its timeline entry and callback (the one funnel for invoice statuses). */
+function moveInvoice(tx: Tx, inv: InvoiceRow, to: InvoiceStatus, payin: PayinRow | null, event: { type: string } & Record<string, unknown>, now: number): InvoiceRow {
+  const set: Partial<InvoiceRow> = { status: to, updatedAt: now, ...(SETTLED.includes(to) && inv.paidAt === null ? { paidAt: now } : {}) };
+  const row = updateById<InvoiceRow>(tx, invoices, inv.id, set)!;
+  recordOrderEvent(tx, { kind: "invoice", orderNo: inv.invoiceNo, from: inv.status, to, event, at: now });
+  writeInvoiceCallback(tx, row, payin, now);
+  return row;
+}
+
+/**
+ * Called by the pay-in funnel (src/payin/service.ts) for every status change of an order that
+ * pays an invoice, in its transaction. The invoice follows its current pay-in; a pay-in the payer
+ * switched away from changes nothing. Returns true when the order belongs to an invoice (its
+ * own pay-in callback is then not sent: the merchant hears of the invoice).
+ */
+export function followPayin(tx: Tx, p: PayinRow, now: number): boolean {
+  if (p.invoiceId === null) return false;
+  const inv = tx.select().from(invoices).where(eq(invoices.id, p.invoiceId)).get();
+  if (!inv || inv.payinOrderId !== p.id) return true;
+  const to = FOLLOWS[p.status];
+  if (to && to !== inv.status) moveInvoice(tx, inv, to, p, { type: "payin", orderNo: p.orderNo, payinStatus: p.status }, now);
+  return true;
+}
+
+/** Scheduled: open invoices past expireAt whose payer never chose a network become expired. */
+export function expireDueInvoices(ctx: Pick<InvoiceCtx, "db" | "clock">, limit = 500): number {
+  const now = ctx.clock.now();
+  const due = ctx.db
+    .select({ id: invoices.id })
+    .from(invoices)
+    .where(and(eq(invoices.status, "open"), isNull(invoices.payinOrderId), lte(invoices.expireAt, now - 1)))
+    .orderBy(asc(invoices.expireAt))
+    .limit(limit)
+    .all();
+  for (const { id } of due) {
+    writeTx(ctx.db, (tx) => {
+      const inv = tx.select().from(invoices).where(eq(invoices.id, id)).get()!;
+      if (inv.status === "open" && inv.payinOrderId === null) moveInvoice(tx, inv, "expired", null, { type: "expire" }, now);
+    });
+  }
+  return due.length;
+}

@@ -1,0 +1,123 @@
+// The payer picks the network of an invoice (DESIGN 18): the pay-in for that chain and token is
+// created at priceAmount / rate (rate locked now, for the order's lifetime), on a pool address of
+// section 5; when that amount is taken on every pool address it is nudged up, one step at a time
+// (at most 100), instead of 40105. Choosing another network while nothing was paid closes the old
+// pay-in (cancelled) and points the invoice at the new one, in one transaction.
+import { eq } from "drizzle-orm";
+import { type Tx, writeTx } from "../db/client";
+import { invoices, payinOrders } from "../db/schema";
+import { AppError } from "../errors";
+import { newOrderNo, newTimedToken } from "../lib/ids";
+import { chainAndToken, checkAmount } from "../orders/rules";
+import { currentPayin, invoiceByToken } from "../invoices/service";
+import { paymentsOf, type InvoiceRow } from "../invoices/views";
+import { currentRate } from "../rates/book";
+import { payerAmount } from "../rates/amount";
+import type { Config } from "../config/schema";
+import { addSharedAddress, sharedPool } from "../wallet/addresses";
+import type { ChainAdapter } from "../chains/types";
+import { applyPayinEvent, freeSharedAddress, type PayinCtx, writeCallback } from "./service";
+import type { PayinOrderRow } from "./views";
+
+export const MAX_NUDGES = 100;
+
+/** Why a choice was refused, in words the hosted page translates. */
+export type ChoiceProblem = "closed" | "not_offered" | "payment_detected" | "no_rate" | "busy" | "amount_limits";
+
+export class ChoiceError extends Error {
+  constructor(public readonly problem: ChoiceProblem, detail?: string) {
+    super(detail ?? problem);
+  }
+}
+
+export type InvoiceNetworkCtx = PayinCtx & { config: Pick<Config, "rates"> };
+
+/**
+ * The pay-in for `network` ("CHAIN:TOKEN") of the invoice behind `pageToken`. Choosing the network
+ * already chosen returns its order; another one closes the current order first (only while nothing
+ * was paid to it).
+ */
+export function chooseNetwork(ctx: InvoiceNetworkCtx, pageToken: string, network: string): { invoice: InvoiceRow; order: PayinOrderRow } {
+  return writeTx(ctx.db, (tx) => {
+    const inv = invoiceByToken(tx, pageToken);
+    if (!inv) throw new ChoiceError("closed", "unknown invoice");
+    const now = ctx.clock.now();
+    if (inv.status !== "open" || now >= inv.expireAt) throw new ChoiceError("closed");
+    if (!paymentsOf(inv).includes(network)) throw new ChoiceError("not_offered");
+    const current = currentPayin(tx, inv);
+    if (current && `${current.chain}:${current.token}` === network && current.status === "waiting_payment") return { invoice: inv, order: current };
+    if (current && current.status !== "waiting_payment") throw new ChoiceError("payment_detected");
+    const [chainCode = "", tokenSymbol = ""] = network.split(":");
+    let adapter: ChainAdapter;
+    let order: PayinOrderRow;
+    try {
+      const ct = chainAndToken(ctx, chainCode, tokenSymbol);
+      adapter = ct.adapter;
+      const quote = currentRate(ctx, inv.priceCurrency, ct.token.symbol);
+      const amount = payerAmount(inv.priceAmount, inv.priceCurrency, quote.rate, ctx.config.rates.spread_percent);
+      const units = checkAmount(ctx, adapter.chain, ct.token.symbol, amount, ct.token.decimals);
+      order = insertInvoicePayin(ctx, tx, inv, adapter, ct.token.symbol, ct.token.decimals, units, quote.rate, now);
+    } catch (e) {
+      if (e instanceof AppError) throw new ChoiceError(PROBLEM_OF[e.code] ?? "not_offered", e.message);
+      throw e;
+    }
+    const updated = tx.update(invoices).set({ payinOrderId: order.id, updatedAt: now }).where(eq(invoices.id, inv.id)).returning().get();
+    // Announced now that it is the invoice's order (no invoice status change: still open).
+    writeCallback(tx, order, now);
+    // The old order is no longer the invoice's: closing it moves nothing on the invoice.
+    if (current) applyPayinEvent(tx, current, { type: "cancel" }, {}, now);
+    return { invoice: updated, order };
+  });
+}
+
+const PROBLEM_OF: Partial<Record<number, ChoiceProblem>> = { 56001: "no_rate", 40105: "busy", 10001: "amount_limits", 31001: "not_offered", 31002: "not_offered", 31003: "not_offered" };
+
+/**
+ * One step of the nudge: a base unit, or for tokens with more than 6 decimals (BEP20's 18) the
+ * 6th fractional digit, so the amount stays one a payer can type and every view shows exactly.
+ */
+export function nudgeStep(decimals: number): bigint {
+  return 10n ** BigInt(Math.max(0, decimals - 6));
+}
+
+function insertInvoicePayin(ctx: PayinCtx, tx: Tx, inv: InvoiceRow, adapter: ChainAdapter, token: string, decimals: number, base: bigint, rate: string, now: number): PayinOrderRow {
+  const step = nudgeStep(decimals);
+  let picked: { address: { id: string; address: string }; units: bigint } | null = null;
+  for (let i = 0; i <= MAX_NUDGES && !picked; i++) {
+    const units = base + BigInt(i) * step;
+    const free = freeSharedAddress(tx, inv.merchantId, adapter.chain, token, units);
+    if (free) picked = { address: free, units };
+    // The exact amount first grows the pool, as a pay-in would, before any nudge.
+    else if (i === 0 && sharedPool(tx, inv.merchantId, adapter.chain).length < ctx.config.payin.shared_pool_size) {
+      picked = { address: addSharedAddress(tx, adapter, ctx.seed, inv.merchantId, now), units };
+    }
+  }
+  if (!picked) throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });
+  const attempt = tx.$client.query<{ n: number }, [number]>("SELECT count(*) AS n FROM payin_orders WHERE invoice_id = ?").get(inv.id)!.n + 1;
+  return tx
+    .insert(payinOrders)
+    .values({
+      orderNo: newOrderNo("PI", now),
+      merchantId: inv.merchantId,
+      merchantOrderNo: `${inv.invoiceNo}-${attempt}`,
+      mode: "shared",
+      chain: adapter.chain,
+      token,
+      decimals,
+      amount: picked.units.toString(),
+      addressId: picked.address.id,
+      address: picked.address.address,
+      notifyUrl: inv.notifyUrl,
+      redirectUrl: inv.redirectUrl,
+      apiKeyId: inv.apiKeyId,
+      status: "waiting_payment",
+      checkoutToken: newTimedToken(now),
+      expireAt: inv.expireAt,
+      createdAt: now,
+      updatedAt: now,
+      invoiceId: inv.id,
+      invoiceRate: rate,
+    })
+    .returning()
+    .get();
+}
