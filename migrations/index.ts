@@ -2,9 +2,10 @@
 import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0110_backup_runs.sql" with { type: "text" };
 import m2 from "./0130_storage_probe.sql" with { type: "text" };
-import m3 from "./0150_growth.sql" with { type: "text" };
-import m4 from "./0160_backoffice_growth.sql" with { type: "text" };
-import m5 from "./0170_invoices.sql" with { type: "text" };
+import m3 from "./0140_collection_confirmed_destination.sql" with { type: "text" };
+import m4 from "./0150_growth.sql" with { type: "text" };
+import m5 from "./0160_backoffice_growth.sql" with { type: "text" };
+import m6 from "./0170_invoices.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -12,7 +13,8 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0000_init", sql: m0 },
   { name: "0110_backup_runs", sql: m1 },
   { name: "0130_storage_probe", sql: m2 },
-  { name: "0150_growth", sql: m3 },
-  { name: "0160_backoffice_growth", sql: m4 },
-  { name: "0170_invoices", sql: m5 },
+  { name: "0140_collection_confirmed_destination", sql: m3 },
+  { name: "0150_growth", sql: m4 },
+  { name: "0160_backoffice_growth", sql: m5 },
+  { name: "0170_invoices", sql: m6 },
 ];

@@ -7,7 +7,8 @@ import type { LoadedConfig } from "../config/load";
 import type { Config } from "../config/schema";
 import { Cipher } from "../secrets/cipher";
 import { loadMasterKey } from "../secrets/master-key";
-import { loadOrCreateSeed } from "../secrets/seed";
+import { loadSeed } from "../secrets/seed";
+import { requireDatabase } from "./data-folder";
 import { checkMasterKey } from "../secrets/key-check";
 import { type Clock, systemClock } from "../lib/clock";
 import { createLogger, type Logger, registerSecret } from "../lib/logger";
@@ -44,14 +45,15 @@ export interface ContextOptions {
   makeChains?: (ctx: Omit<AppContext, "chains">) => Map<ChainCode, ChainAdapter>;
 }
 
-/** Opens the database, applies migrations and loads the secrets. */
+/** Opens the database (which must exist: `stablegate init` makes it), applies migrations and loads the secrets. */
 export function openStore(loaded: LoadedConfig, env = process.env): { db: Db; cipher: Cipher } {
+  requireDatabase(loaded);
+  const key = loadMasterKey(loaded.config.database.path, env);
+  registerSecret(key.toString("hex"));
   prepareDatabaseFile(loaded.config.database.path);
   const db = openDb(loaded.config.database.path);
   migrate(db);
   secureDatabaseFiles(loaded.config.database.path);
-  const key = loadMasterKey(loaded.config.database.path, env);
-  registerSecret(key.toString("hex"));
   const cipher = new Cipher(key);
   checkMasterKey(db, cipher, Date.now());
   return { db, cipher };
@@ -62,7 +64,7 @@ export function createContext(opts: ContextOptions): AppContext {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger({ level: config.log.level, now: () => clock.now() });
   const { db, cipher } = openStore(opts.loaded, opts.env);
-  const { seed } = loadOrCreateSeed(db, cipher, clock.now(), opts.env);
+  const { seed } = loadSeed(db, cipher);
   const base = {
     config,
     configSource: opts.loaded.source,

@@ -39,6 +39,7 @@ import { callbacksDue } from "../db/callbacks-due";
 import { isSandboxGateway } from "../ops/readiness";
 import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
+import { withSecurityHeaders } from "../http/security-headers";
 import { AlertEngine } from "../ops/alerts/engine";
 import { RateRefresher } from "../rates/refresher";
 import { expireDueInvoices } from "../invoices/service";
@@ -175,6 +176,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   const app = buildHttpApp(ctx, runtime);
   const backoffice = lazyBackoffice(ctx, runtime); // its own app, imported on the first /backoffice request
   const accessLog = ctx.config.log.level === "debug";
+  const headerOpts = { hsts: ctx.publicUrl.startsWith("https://") };
   // 503s come in floods (a full disk fails every request): one line per interval with a count.
   const limited = new LogLimiter(ctx.logger, Date.now);
   const server = Bun.serve({
@@ -187,7 +189,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       const started = performance.now();
       const req = routable(raw);
       rememberPeer(req, srv.requestIP(raw)?.address);
-      const res = isBackofficePath(req.url) ? await (await backoffice()).handle(req) : await app.handle(req);
+      const res = withSecurityHeaders(isBackofficePath(req.url) ? await (await backoffice()).handle(req) : await app.handle(req), headerOpts);
       observeHttp(routeOf(req), res.status, (performance.now() - started) / 1000);
       // Access log: debug for every request, warn for server errors (never the query: it may carry data).
       const level = res.status >= 500 ? "warn" : "debug";
@@ -205,7 +207,15 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       return res;
     },
   }) as Server<unknown>;
-  const scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
+  let scheduler: Scheduler | null;
+  try {
+    scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
+  } catch (e) {
+    // Never a half-started gateway: the listener closes with the failed start.
+    runtime.payouts.stop();
+    await server.stop(true);
+    throw e;
+  }
   const port = server.port!;
   const url = `http://${ctx.config.server.host}:${port}`;
   ctx.logger.info("gateway listening", { url, config: ctx.configSource });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sendSigned, buildSignedRequest, type RawSignedRequest } from "../testing/signed-request";
 import { TestClock } from "../lib/clock";
-import { rotateKey, setMerchantStatus } from "../merchants/service";
+import { createMerchant, rotateKey, setMerchantStatus } from "../merchants/service";
 import { pruneNonces, rawPath, rawQuery } from "./verify";
 import { signRequest } from "./signing";
 
@@ -78,6 +78,17 @@ describe("20012: timestamp", () => {
     const r = await sendSigned(base({ timestamp: ts() }));
     expect(r.status).toBe(401);
     expect(r.body.code).toBe(20012);
+  });
+
+  test("a server clock 2 h behind (the key issued 'later' than now) answers 20012 with serverTime, never 20005", async () => {
+    const ahead = 2 * 3600_000;
+    // The key was issued while the clock read 2 h more (e.g. before the server's clock was set back).
+    const { merchant, apiKey } = createMerchant({ ...deps(), now: () => clock.now() + ahead }, { name: "clock skew" });
+    const r = await sendSigned(base({ uid: merchant.uid, apiKey, timestamp: String(clock.now() + ahead) }));
+    expect(r.status).toBe(401);
+    expect(r.body).toMatchObject({ code: 20012, data: { serverTime: clock.now() } });
+    // Its requests signed with the server's time pass: the key is valid, only the clock is off.
+    expect((await sendSigned(base({ uid: merchant.uid, apiKey }))).body.code).toBe(40108);
   });
 
   test.each([

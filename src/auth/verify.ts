@@ -9,6 +9,7 @@ import { isKeyValidAt, type ApiKeyRow, type Merchant } from "../merchants/servic
 import { keyCache } from "../merchants/key-cache";
 import { canonicalBody, canonicalQuery, parseQuery, safeEqualHex, signRequest, strictEncode } from "./signing";
 import type { RateLimiter } from "./rate-limit";
+import { jsonTooDeep, MAX_JSON_DEPTH } from "../lib/json-depth";
 import { allowlistOf, inList } from "../lib/client-ip";
 
 export interface AuthDeps {
@@ -189,6 +190,9 @@ export async function readJsonBody(req: Request, max: number): Promise<unknown> 
     text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
   } catch {
     throw new AppError(10001, { fields: { body: "must be valid UTF-8" } }, "Request body is not valid UTF-8");
+  }
+  if (jsonTooDeep(text)) {
+    throw new AppError(10001, { fields: { body: `must not nest deeper than ${MAX_JSON_DEPTH} levels` } }, `Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   }
   try {
     return JSON.parse(text);

@@ -8,7 +8,7 @@ import { TestClock } from "../lib/clock";
 import { listAudit } from "../audit/log";
 import { findUser } from "./users";
 import { totpCode } from "./totp";
-import { addUser, DESKTOP, PHONE, signIn } from "./test-helpers";
+import { addUser, confirmIdentity, DESKTOP, PHONE, signIn } from "./test-helpers";
 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;
@@ -71,6 +71,7 @@ test("TOTP enrollment with a QR code, then sign-in asks for the authentication c
   await signIn(page, gw.url, carol);
   await page.getByRole("link", { name: "Security" }).click();
   await page.getByRole("button", { name: "Set up two-factor authentication" }).click();
+  await confirmIdentity(page, carol.password);
   expect(await page.getByRole("img", { name: "QR code for your authenticator app" }).isVisible()).toBe(true);
   const secret = (await page.locator("[data-totp-secret]").innerText()).trim();
   await page.getByLabel("Authentication code").fill("000000");

@@ -50,10 +50,11 @@ test("confirm needs the password and the CSRF token; other merchants get 404; a 
 
   // Another merchant's user: the batch, its results and its confirmation do not exist.
   const other = gw.newMerchant("other");
-  const bo2 = await backofficeSignIn(gw.url, user(other.uid));
+  const who2 = user(other.uid);
+  const bo2 = await backofficeSignIn(gw.url, who2);
   expect((await bo2.get(url)).status).toBe(404);
   expect((await bo2.get(`${url}/results.csv`)).status).toBe(404);
-  expect((await bo2.post(`${url}/confirm`, { _reauth: "x" })).status).toBe(404);
+  expect((await bo2.post(`${url}/confirm`, { _reauth: who2.password })).status).toBe(404);
   expect(status(id)).toBe("preview");
 
   const ok = await bo.post(`${url}/confirm`, { _reauth: who.password });

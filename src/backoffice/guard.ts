@@ -9,7 +9,7 @@ import type { PayinCtx } from "../payin/service";
 import type { PayoutCtx } from "../payout/service";
 import type { ChainState, Watchers } from "../ops/chain-status";
 import type { GasMonitor } from "../ops/gas";
-import { clientIpResolver } from "../lib/client-ip";
+import { clientAddrResolver, type ClientAddr } from "../lib/client-ip";
 import { parseDuration } from "../lib/duration";
 import { timingSafeEqual } from "node:crypto";
 import { loadSession, needsReauth, reauthenticate, type SessionPolicy, type SessionRow } from "./sessions";
@@ -55,9 +55,12 @@ export interface BackofficeDeps {
   chainStates(): ChainState[];
   /** The client address (X-Forwarded-For believed only from server.trusted_proxies): audit entries, login throttling. */
   clientIp(request: Request): string | null;
+  /** The client address and whether it is the socket peer itself (sign-in throttling, DESIGN 10). */
+  clientAddr(request: Request): ClientAddr;
 }
 
 export function backofficeDeps(ctx: BackofficeCtx, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
+  const clientAddr = clientAddrResolver(ctx.config.server.trusted_proxies);
   return {
     ctx,
     chainStates,
@@ -65,7 +68,8 @@ export function backofficeDeps(ctx: BackofficeCtx, kick: () => void, chainStates
     policy: { idleMs: parseDuration(ctx.config.backoffice.session_idle), maxMs: parseDuration(ctx.config.backoffice.session_max) },
     secureCookies: ctx.publicUrl.startsWith("https://"),
     kick,
-    clientIp: clientIpResolver(ctx.config.server.trusted_proxies),
+    clientIp: (req) => clientAddr(req).ip,
+    clientAddr,
   };
 }
 
@@ -199,8 +203,12 @@ export function page(d: BackofficeDeps, opts: GuardOpts, fn: (v: Viewer, r: Req)
 }
 
 export interface ActionOpts extends GuardOpts {
-  /** Moves money or keys: needs the password or code entered within the last few minutes. */
-  reauth?: boolean;
+  /**
+   * `true`: moves money or keys, needs the password or code entered within the last few minutes.
+   * `"always"`: changes where money goes or who can act (DESIGN 10 "Hardening"): the form must
+   * carry the password or code every time, whatever the session did before.
+   */
+  reauth?: boolean | "always";
 }
 
 /** A POST for signed-in users: CSRF checked first, then role, then re-authentication. */
@@ -213,13 +221,14 @@ export function action(d: BackofficeDeps, opts: ActionOpts, fn: (v: Viewer, r: P
     const body = (c.body && typeof c.body === "object" ? c.body : {}) as Body;
     if (!sameToken(body._csrf, v.csrf)) return html(ErrorPage({ viewer: v, status: 403, message: "The form expired or did not come from this site. Reload the page and try again." }), 403);
     if (opts.role && v.role !== opts.role) return run(d, v, () => { throw new NotFound(); });
-    if (opts.reauth && needsReauth(d.users, v.session)) {
+    if (opts.reauth === "always" || (opts.reauth && needsReauth(d.users, v.session))) {
       const secret = str(body._reauth);
-      const ok = secret ? await reauthenticate(d.users, v.session, v.user, secret) : false;
-      if (!ok) {
+      const r = secret ? await reauthenticate(d.users, v.session, v.user, secret, d.clientAddr(c.request)) : "invalid";
+      if (r !== "ok") {
         const fields = Object.entries(body).filter(([k]) => k !== "_csrf" && k !== "_reauth");
         const url = new URL(c.request.url);
-        return html(ReauthPage({ viewer: v, action: url.pathname + url.search, fields, failed: !!secret }), secret ? 401 : 200);
+        const failed = !secret ? null : r === "invalid" ? "wrong" : "locked";
+        return html(ReauthPage({ viewer: v, action: url.pathname + url.search, fields, failed }), failed === "locked" ? 429 : failed ? 401 : 200);
       }
     }
     return run(d, v, () => fn(v, { ...c, body }));

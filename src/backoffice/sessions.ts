@@ -5,9 +5,9 @@
 import { and, count, desc, eq, gt, isNull } from "drizzle-orm";
 import { createHash, randomBytes } from "node:crypto";
 import { writeTx } from "../db/client";
-import { backofficeSessions, backofficeUsers, loginFailures } from "../db/schema";
+import { backofficeSessions, backofficeUsers, loginFailures, merchants } from "../db/schema";
 import { newId } from "../lib/ids";
-import { findUser, userById, type UserDeps, type UserRow } from "./users";
+import { clearLoginFailures, findUser, userById, type UserDeps, type UserRow } from "./users";
 import { userTotpSecret, verifySecondFactor } from "./totp";
 
 export type SessionRow = typeof backofficeSessions.$inferSelect;
@@ -35,27 +35,88 @@ export type SignInResult =
   | { ok: true; token: string; session: SessionRow; user: UserRow }
   | { ok: false; reason: "invalid" | "locked" | "address_locked" };
 
+export type LockReason = "locked" | "address_locked";
+
+/**
+ * Where an attempt comes from. `ip` is the client address (null: unknown); `direct` says it is the
+ * socket peer itself rather than a value a trusted proxy forwarded (DESIGN 10).
+ */
+export interface AttemptClient {
+  ip: string | null;
+  direct?: boolean;
+}
+
 const isLoopback = (ip: string) => ip === "::1" || ip.startsWith("127.") || ip.startsWith("::ffff:127.");
 
 /**
- * Who is locked out, or null: 5 failures of this username in the window lock it, 50 failures
- * from this (non-loopback) client address lock the address, each until the oldest failure is
- * 15 minutes old.
+ * The address an attempt is throttled by, or null. Only a loopback *socket peer* is left out: it is
+ * the host itself or a reverse proxy missing from server.trusted_proxies, and counting it would let
+ * one guesser lock every operator out. A loopback-looking value forwarded by a trusted proxy
+ * (127.0.0.2, ::1) is whatever the client sent through it, so it is counted like any address.
  */
-export function lockOf(deps: UserDeps, username: string, ip: string | null): "locked" | "address_locked" | null {
-  const since = deps.now() - LOCKOUT.windowMs;
-  const n = deps.db.select({ n: count() }).from(loginFailures).where(and(eq(loginFailures.username, username), gt(loginFailures.at, since))).get()?.n ?? 0;
-  if (n >= LOCKOUT.failures) return "locked";
-  // A loopback client is the host itself, or a reverse proxy left out of server.trusted_proxies:
-  // counting it would let one guesser lock every operator out, so only the username limit applies.
-  if (ip === null || isLoopback(ip)) return null;
-  const m = deps.db.select({ n: count() }).from(loginFailures).where(and(eq(loginFailures.ip, ip), gt(loginFailures.at, since))).get()?.n ?? 0;
-  return m >= LOCKOUT.ipFailures ? "address_locked" : null;
+function throttledIp(c: AttemptClient): string | null {
+  if (c.ip === null) return null;
+  return c.direct && isLoopback(c.ip) ? null : c.ip;
 }
 
-function recordFailure(deps: UserDeps, username: string, ip: string | null): void {
-  deps.db.insert(loginFailures).values({ username, ip, at: deps.now() }).run();
+// Attempts whose secret is being checked right now, per database, by username and by address.
+// They are reserved synchronously, before the asynchronous argon2 check, and count toward the
+// limits like failures: parallel guesses cannot all pass the check "fewer than 5 so far".
+const inFlightByDb = new WeakMap<object, Map<string, number>>();
+function inFlight(deps: UserDeps): Map<string, number> {
+  let m = inFlightByDb.get(deps.db);
+  if (!m) inFlightByDb.set(deps.db, (m = new Map()));
+  return m;
 }
+const userKey = (username: string) => `u:${username}`;
+const ipKey = (ip: string) => `a:${ip}`;
+
+/**
+ * Who is locked out, or null: 5 failures (or attempts still being checked) of this username in the
+ * window lock it, 50 from this client address lock the address, each until the oldest failure is
+ * 15 minutes old.
+ */
+export function lockOf(deps: UserDeps, username: string, client: AttemptClient): LockReason | null {
+  const since = deps.now() - LOCKOUT.windowMs;
+  const pending = inFlight(deps);
+  const n = deps.db.select({ n: count() }).from(loginFailures).where(and(eq(loginFailures.username, username), gt(loginFailures.at, since))).get()?.n ?? 0;
+  if (n + (pending.get(userKey(username)) ?? 0) >= LOCKOUT.failures) return "locked";
+  const ip = throttledIp(client);
+  if (ip === null) return null;
+  const m = deps.db.select({ n: count() }).from(loginFailures).where(and(eq(loginFailures.ip, ip), gt(loginFailures.at, since))).get()?.n ?? 0;
+  return m + (pending.get(ipKey(ip)) ?? 0) >= LOCKOUT.ipFailures ? "address_locked" : null;
+}
+
+/**
+ * One sign-in, second-factor or re-authentication attempt (DESIGN 10: they share one per-user
+ * limit). The attempt is reserved before `check` runs, so at most 5 secrets of a user are ever
+ * checked per window, however many requests arrive at once. A failure is recorded; the caller
+ * clears the count once the user is fully through (a right password alone, with a second factor
+ * still owed, must not reset it).
+ */
+export async function attempt(deps: UserDeps, username: string, client: AttemptClient, check: () => boolean | Promise<boolean>): Promise<"ok" | "invalid" | LockReason> {
+  const locked = lockOf(deps, username, client);
+  if (locked) return locked;
+  const pending = inFlight(deps);
+  const ip = throttledIp(client);
+  const keys = ip === null ? [userKey(username)] : [userKey(username), ipKey(ip)];
+  for (const k of keys) pending.set(k, (pending.get(k) ?? 0) + 1);
+  let ok = false;
+  try {
+    ok = await check();
+  } finally {
+    for (const k of keys) {
+      const left = (pending.get(k) ?? 1) - 1;
+      if (left > 0) pending.set(k, left);
+      else pending.delete(k);
+    }
+    if (!ok) deps.db.insert(loginFailures).values({ username, ip: client.ip, at: deps.now() }).run();
+  }
+  if (!ok) return lockOf(deps, username, client) ?? "invalid";
+  return "ok";
+}
+
+const clearFailures = (deps: UserDeps, username: string) => clearLoginFailures(deps.db, username);
 
 function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full", meta: { ip: string | null; userAgent: string | null }) {
   const token = randomBytes(32).toString("base64url");
@@ -79,45 +140,39 @@ function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full", meta:
   return { token, session };
 }
 
-/** Step one: username and password. With TOTP enrolled the session waits for the code. */
-export async function signIn(deps: UserDeps, input: { username: string; password: string; ip: string | null; userAgent: string | null }): Promise<SignInResult> {
-  const username = input.username.trim().slice(0, 64);
-  const locked = lockOf(deps, username, input.ip);
-  if (locked) return { ok: false, reason: locked };
-  const user = findUser(deps.db, username);
-  const ok = await Bun.password.verify(input.password.slice(0, 256), user?.passwordHash ?? dummy());
-  if (!user || !ok || user.status !== "active") {
-    recordFailure(deps, username, input.ip);
-    return { ok: false, reason: lockOf(deps, username, input.ip) ?? "invalid" };
-  }
-  const stage = userTotpSecret(deps, user) ? "totp" : "full";
-  const { token, session } = newSession(deps, user, stage, input);
-  if (stage === "full") clearFailures(deps, username);
-  return { ok: true, token, session, user };
+/** A merchant user whose merchant is disabled cannot sign in (DESIGN 10: disabling signs them out). */
+function merchantActive(deps: UserDeps, user: UserRow): boolean {
+  if (user.merchantId === null) return true;
+  return deps.db.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, user.merchantId)).get()?.status === "active";
 }
 
-function clearFailures(deps: UserDeps, username: string) {
-  deps.db.delete(loginFailures).where(eq(loginFailures.username, username)).run();
+/** Step one: username and password. With TOTP enrolled the session waits for the code. */
+export async function signIn(deps: UserDeps, input: { username: string; password: string; ip: string | null; direct?: boolean; userAgent: string | null }): Promise<SignInResult> {
+  const username = input.username.trim().slice(0, 64);
+  const user = findUser(deps.db, username);
+  const r = await attempt(deps, username, input, async () => {
+    const ok = await Bun.password.verify(input.password.slice(0, 256), user?.passwordHash ?? dummy());
+    return !!user && ok && user.status === "active" && merchantActive(deps, user);
+  });
+  if (r !== "ok") return { ok: false, reason: r };
+  const fresh = userById(deps.db, user!.id)!;
+  const stage = userTotpSecret(deps, fresh) ? "totp" : "full";
+  const { token, session } = newSession(deps, fresh, stage, input);
+  // A right password alone does not clear the count while a second factor is still owed.
+  if (stage === "full") clearFailures(deps, username);
+  return { ok: true, token, session, user: fresh };
 }
 
 /** Step two: the code (or a recovery code) moves the session to "full"; failures count toward the lockout. */
-export function completeSecondFactor(deps: UserDeps, session: SessionRow, code: string, ip: string | null): "ok" | "invalid" | "locked" | "address_locked" {
+export async function completeSecondFactor(deps: UserDeps, session: SessionRow, code: string, client: AttemptClient): Promise<"ok" | "invalid" | LockReason> {
   const user = userById(deps.db, session.userId);
   if (!user || session.stage !== "totp") return "invalid";
-  const before = lockOf(deps, user.username, ip);
-  if (before) {
+  const r = await attempt(deps, user.username, client, () => verifySecondFactor(deps, user, code));
+  if (r === "locked" || r === "address_locked") {
     revokeSession(deps, session.id);
-    return before;
+    return r;
   }
-  if (!verifySecondFactor(deps, user, code)) {
-    recordFailure(deps, user.username, ip);
-    const after = lockOf(deps, user.username, ip);
-    if (after) {
-      revokeSession(deps, session.id);
-      return after;
-    }
-    return "invalid";
-  }
+  if (r === "invalid") return r;
   const now = deps.now();
   deps.db.update(backofficeSessions).set({ stage: "full", reauthAt: now, lastSeenAt: now }).where(eq(backofficeSessions.id, session.id)).run();
   clearFailures(deps, user.username);
@@ -166,12 +221,28 @@ export function activeSessions(deps: UserDeps, policy: SessionPolicy, userId: nu
     .filter((s) => now - s.lastSeenAt <= policy.idleMs && now - s.createdAt <= policy.maxMs);
 }
 
-/** Re-authentication for money and key actions: the password, or the TOTP code when enrolled. */
-export async function reauthenticate(deps: UserDeps, session: SessionRow, user: UserRow, secret: string): Promise<boolean> {
-  if (!secret) return false;
-  const ok = (await Bun.password.verify(secret.slice(0, 256), user.passwordHash)) || (userTotpSecret(deps, user) !== null && verifySecondFactor(deps, user, secret));
-  if (ok) writeTx(deps.db, (tx) => tx.update(backofficeSessions).set({ reauthAt: deps.now() }).where(eq(backofficeSessions.id, session.id)).run());
-  return ok;
+/**
+ * Re-authentication for money and key actions: the password, or the TOTP code when enrolled. It is
+ * an attempt like a sign-in: it counts toward the user's limit and is refused while locked.
+ */
+export async function reauthenticate(
+  deps: UserDeps,
+  session: SessionRow,
+  user: UserRow,
+  secret: string,
+  client: AttemptClient,
+  opts: { passwordOnly?: boolean } = {},
+): Promise<"ok" | "invalid" | LockReason> {
+  if (!secret) return "invalid";
+  const r = await attempt(deps, user.username, client, async () => {
+    if (await Bun.password.verify(secret.slice(0, 256), user.passwordHash)) return true;
+    return !opts.passwordOnly && userTotpSecret(deps, user) !== null && verifySecondFactor(deps, user, secret);
+  });
+  if (r === "ok") {
+    writeTx(deps.db, (tx) => tx.update(backofficeSessions).set({ reauthAt: deps.now() }).where(eq(backofficeSessions.id, session.id)).run());
+    clearFailures(deps, user.username);
+  }
+  return r;
 }
 
 export function needsReauth(deps: UserDeps, session: SessionRow): boolean {

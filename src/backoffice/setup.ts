@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { writeTx } from "../db/client";
 import { settings } from "../db/schema";
-import { createUser, hasOperator, type UserDeps } from "./users";
+import { clearLoginFailures, createUser, hasOperator, type UserDeps } from "./users";
 
 const KEY = "backoffice_setup";
 export const SETUP_TTL_MS = 60 * 60_000;
@@ -35,6 +35,8 @@ export function completeSetup(deps: UserDeps, token: string, username: string, p
   return writeTx(deps.db, (tx) => {
     if (!setupTokenValid({ ...deps, db: tx }, token)) return null;
     tx.delete(settings).where(eq(settings.key, KEY)).run();
+    // Someone may have been guessing this name (e.g. "admin") before it existed: its owner starts unlocked.
+    clearLoginFailures(tx, username.trim());
     return createUser({ ...deps, db: tx }, { username, role: "operator", password }, { actor: username, role: "operator", ip: meta.ip }).user;
   });
 }

@@ -27,6 +27,13 @@ export async function signIn(page: Page, url: string, who: { username: string; p
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
+/** The guard's "Confirm it is you" step (DESIGN 10: actions that change where money goes or who can act). */
+export async function confirmIdentity(page: Page, password: string): Promise<void> {
+  await page.getByRole("heading", { name: "Confirm it is you" }).waitFor();
+  await page.getByLabel(/^Password/).fill(password);
+  await page.getByRole("button", { name: "Confirm", exact: true }).click();
+}
+
 /** Signs in over plain HTTP and returns the Cookie header of the session (for fetch-based checks). */
 export async function httpSession(url: string, who: { username: string; password: string }): Promise<string> {
   const login = await fetch(url + "/backoffice/login");

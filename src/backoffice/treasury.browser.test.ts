@@ -14,6 +14,7 @@ import { CLI_ACTOR, listAudit } from "../audit/log";
 import { verifyCallback } from "../sdk";
 import { ApiError, StablegateClient } from "../sdk/client";
 import { createUser } from "./users";
+import { confirmIdentity } from "./test-helpers";
 
 type Obj = Record<string, any>;
 let gw: TestGateway;
@@ -76,6 +77,7 @@ test("developer settings: test callback signed and shown, IP allowlist enforced,
   await page.getByRole("link", { name: "Developer" }).click();
   await page.getByLabel("Default callback URL").fill(rx.url + "/dev-hook");
   await page.getByRole("button", { name: "Save callback URL" }).click();
+  await confirmIdentity(page, who.password);
   await page.getByText("Default callback URL saved.").waitFor();
 
   const before = rx.requests.length;
@@ -99,12 +101,14 @@ test("developer settings: test callback signed and shown, IP allowlist enforced,
   // The allowlist applies to /openapi at once.
   await page.getByLabel("IP allowlist").fill("203.0.113.0/24");
   await page.getByRole("button", { name: "Save IP allowlist" }).click();
+  await confirmIdentity(page, who.password);
   await page.getByText("IP allowlist saved.").waitFor();
   const refused = await m.client.request("GET", "/openapi/payout/orders/PO1").catch((e) => e);
   expect(refused).toBeInstanceOf(ApiError);
   expect((refused as ApiError).code).toBe(20020);
   await page.getByLabel("IP allowlist").fill("127.0.0.1\n2001:db8::/32");
   await page.getByRole("button", { name: "Save IP allowlist" }).click();
+  await confirmIdentity(page, who.password);
   await page.getByText("IP allowlist saved.").waitFor();
   expect(await page.getByLabel("IP allowlist").inputValue()).toBe("127.0.0.1/32\n2001:db8::/32");
   expect(((await m.client.request("GET", "/openapi/payout/orders/PO1").catch((e) => e)) as ApiError).code).toBe(54001);
@@ -181,6 +185,7 @@ test("balances per address and a collection run confirmed leg by leg", async () 
   await page.getByLabel("Destination address").fill(cold);
   await page.getByLabel("Minimum").fill("5");
   await page.getByRole("button", { name: "Save destination" }).click();
+  await confirmIdentity(page, who.password);
   await page.getByText("Destination saved.").waitFor();
   await noAxeViolations(page);
   await page.getByRole("button", { name: "Collect now" }).click();

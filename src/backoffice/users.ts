@@ -4,7 +4,7 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { type Db, writeTx } from "../db/client";
-import { backofficeSessions, backofficeUsers, merchants } from "../db/schema";
+import { backofficeSessions, backofficeUsers, loginFailures, merchants } from "../db/schema";
 import type { Cipher } from "../secrets/cipher";
 import { recordAudit, type Actor } from "../audit/log";
 
@@ -107,6 +107,15 @@ function mustFind(db: Db, username: string): UserRow {
   return u;
 }
 
+/**
+ * Ends a user's sign-in lock (DESIGN 10: a lockout never locks an operator out of recovery): a
+ * password reset (CLI `user reset-password` or the back office) and the setup link clear it, so
+ * the new password works at once even while someone keeps guessing the old one.
+ */
+export function clearLoginFailures(db: Db, username: string): void {
+  db.delete(loginFailures).where(eq(loginFailures.username, username)).run();
+}
+
 export function revokeUserSessions(db: Db, userId: number, now: number, exceptSessionId?: string): void {
   const rows = db.select({ id: backofficeSessions.id }).from(backofficeSessions).where(and(eq(backofficeSessions.userId, userId), isNull(backofficeSessions.revokedAt))).all();
   for (const r of rows) {
@@ -134,6 +143,7 @@ export function resetPassword(deps: UserDeps, username: string, actor: Actor): {
     const u = mustFind(tx, username);
     const user = tx.update(backofficeUsers).set({ passwordHash: hash, updatedAt: now }).where(eq(backofficeUsers.id, u.id)).returning().get();
     revokeUserSessions(tx, u.id, now);
+    clearLoginFailures(tx, username);
     recordAudit(tx, { ...actor, action: "user.reset_password", target: `user:${username}`, at: now });
     return { user, password };
   });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { loadConfig } from "../config/load";
 import { openStore } from "../app/context";
+import { initDataFolder } from "../app/data-folder";
 import { createMerchant } from "../merchants/service";
 import { callbacks } from "../db/schema";
 import { startReceiver } from "../testing/receiver";
@@ -69,6 +70,7 @@ async function serve(): Promise<Subprocess<"ignore", "pipe", "pipe">> {
 
 test("SIGKILL mid-burst, restart: every callback is delivered at least once", async () => {
   const loaded = loadConfig(cfgPath);
+  initDataFolder(loaded, env);
   store = openStore(loaded, env);
   const { db, cipher } = store;
   const { merchant } = createMerchant({ db, cipher, now: () => Date.now() }, { name: "Crash Shop" });

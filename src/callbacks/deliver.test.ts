@@ -82,7 +82,7 @@ describe("deliverOnce", () => {
     const before = receiver.requests.length;
     const r = await deliverOnce({ ...base, allowPrivate: false, url: receiver.url + "/cb" });
     expect(r).toMatchObject({ ok: false, httpStatus: null });
-    expect(r.error).toMatch(/private address \(127\.0\.0\.1\); refused/);
+    expect(r.error).toMatch(/special-purpose address \(127\.0\.0\.1, loopback\); refused/);
     expect(receiver.requests.length).toBe(before);
   });
 

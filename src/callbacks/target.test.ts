@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { resolveTarget, TargetRefused } from "./target";
-import { notifyUrlProblem } from "../orders/notify-url";
+import { notifyUrlProblem } from "../lib/target-url";
 
 // DNS answers injected per host so no test touches a real resolver.
 const dns: Record<string, string[]> = {
@@ -23,24 +23,43 @@ describe("resolveTarget refuses", () => {
     ["ftp scheme", "ftp://shop.example/cb", /http or https/],
     ["not a URL", "shop.example/cb", /not a valid absolute URL/],
     ["credentials", "https://u:p@shop.example/cb", /credentials/],
-    ["loopback literal", "http://127.0.0.1:9000/cb", /private address \(127\.0\.0\.1\)/],
-    ["v6 loopback literal", "http://[::1]/cb", /private address/],
+    ["loopback literal", "http://127.0.0.1:9000/cb", /special-purpose address \(127\.0\.0\.1/],
+    ["v6 loopback literal", "http://[::1]/cb", /special-purpose address/],
     ["localhost name", "http://localhost/cb", /not a public host/],
     ["metadata name", "http://metadata.google.internal/computeMetadata", /not a public host/],
-    ["private resolution", "https://inner.example/cb", /resolves to a private address \(10\.1\.2\.3\)/],
-    ["any private among several", "https://rebind.example/cb", /private address \(127\.0\.0\.1\)/],
+    ["private resolution", "https://inner.example/cb", /resolves to a special-purpose address \(10\.1\.2\.3/],
+    ["any private among several", "https://rebind.example/cb", /special-purpose address \(127\.0\.0\.1/],
     ["link-local metadata", "http://meta.example/", /169\.254\.169\.254/],
     ["unique-local v6", "http://ula.example/", /fd00::1/],
-    ["v4-mapped private", "http://mapped.example/", /private address/],
+    ["v4-mapped private", "http://mapped.example/", /special-purpose address/],
     // URL parsing rewrites [::ffff:127.0.0.1] to [::ffff:7f00:1]; all of these reach an IPv4 host that is not public.
-    ["v4-mapped loopback literal (hex form)", "http://[::ffff:127.0.0.1]:9000/cb", /private address/],
-    ["v4-mapped metadata literal", "http://[::ffff:169.254.169.254]/latest/meta-data", /private address/],
-    ["v4-compatible loopback literal", "http://[::127.0.0.1]/cb", /private address/],
-    ["NAT64 private literal", "http://[64:ff9b::10.0.0.1]/cb", /private address/],
-    ["6to4 loopback literal", "http://[2002:7f00:1::]/cb", /private address/],
-    ["v6 link-local literal", "http://[fe80::1]/cb", /private address/],
-    ["v6 multicast literal", "http://[ff02::1]/cb", /private address/],
+    ["v4-mapped loopback literal (hex form)", "http://[::ffff:127.0.0.1]:9000/cb", /special-purpose address/],
+    ["v4-mapped metadata literal", "http://[::ffff:169.254.169.254]/latest/meta-data", /special-purpose address/],
+    ["v4-compatible loopback literal", "http://[::127.0.0.1]/cb", /special-purpose address/],
+    ["NAT64 private literal", "http://[64:ff9b::10.0.0.1]/cb", /special-purpose address/],
+    ["6to4 loopback literal", "http://[2002:7f00:1::]/cb", /special-purpose address/],
+    ["v6 link-local literal", "http://[fe80::1]/cb", /special-purpose address/],
+    ["v6 multicast literal", "http://[ff02::1]/cb", /special-purpose address/],
     ["unresolvable", "https://nowhere.example/cb", /cannot resolve callback host nowhere\.example/],
+    // DESIGN 10 "Hardening": every IANA special-purpose range, not only private ones.
+    ["IETF protocol assignments 192.0.0.0/24", "http://192.0.0.170/cb", /special-purpose/],
+    ["TEST-NET-1", "http://192.0.2.1/cb", /special-purpose/],
+    ["TEST-NET-2", "http://198.51.100.7/cb", /special-purpose/],
+    ["TEST-NET-3", "http://203.0.113.9/cb", /special-purpose/],
+    ["benchmarking 198.18/15", "http://198.19.1.1/cb", /special-purpose/],
+    ["reserved 240/4", "http://240.0.0.1/cb", /special-purpose/],
+    ["shared 100.64/10", "http://100.100.100.100/cb", /special-purpose/],
+    ["documentation 2001:db8::/32", "http://[2001:db8::1]/cb", /special-purpose/],
+    ["NAT64 64:ff9b::/96 of a public address", "http://[64:ff9b::808:808]/cb", /special-purpose/],
+    ["local NAT64 64:ff9b:1::/48", "http://[64:ff9b:1::1]/cb", /special-purpose/],
+    ["IETF protocol assignments 2001::/23", "http://[2001:2::1]/cb", /special-purpose/],
+    ["Teredo 2001::/32", "http://[2001:0:4136:e378::1]/cb", /special-purpose/],
+    ["6to4 of a public address", "http://[2002:808:808::1]/cb", /special-purpose/],
+    ["v4-mapped public address", "http://[::ffff:93.184.216.34]/cb", /special-purpose/],
+    ["an empty authority (http:///x)", "http:///x", /must have a host/],
+    ["a single slash (http:/x)", "http:/x", /absolute http\(s\) URL/],
+    ["a backslash", "http:\\\\shop.example/cb", /backslash/],
+    ["a tab inside", "http://shop.ex\tample/cb", /control characters/],
   ];
   for (const [name, url, msg] of cases) {
     test(name, async () => {
@@ -77,8 +96,20 @@ describe("notifyUrl check at order creation (10001)", () => {
     for (const bad of ["http://[::ffff:127.0.0.1]:9000/cb", "http://[::ffff:7f00:1]/cb", "http://[::ffff:a9fe:a9fe]/", "http://[::ffff:10.0.0.1]/"]) {
       expect(notifyUrlProblem(bad, false)).toBe("must be a public address");
     }
-    for (const ok of ["http://[::ffff:93.184.216.34]/cb", "http://[2606:2800:220:1:248:1893:25c8:1946]/cb", "https://shop.example/cb"]) {
+    for (const ok of ["http://[2606:2800:220:1:248:1893:25c8:1946]/cb", "https://shop.example/cb", "http://93.184.216.34:8080/cb"]) {
       expect(notifyUrlProblem(ok, false)).toBeNull();
     }
+  });
+  test.each(["http://192.0.0.8/", "http://192.0.2.1/", "http://198.51.100.1/", "http://203.0.113.1/", "http://198.18.0.1/", "http://240.1.2.3/", "http://100.64.0.1/", "http://[2001:db8::1]/", "http://[64:ff9b::1]/", "http://[64:ff9b:1::1]/", "http://[fc00::1]/", "http://[fe80::1]/", "http://[::ffff:93.184.216.34]/"])("special-purpose %s is refused", (url) => {
+    expect(notifyUrlProblem(url, false)).toBe("must be a public address");
+    expect(notifyUrlProblem(url, true)).toBeNull();
+  });
+  test.each([
+    ["http:///x", "must have a host"],
+    ["https:///shop.example/cb", "must have a host"],
+    ["http:/shop.example/cb", "must be an absolute http(s) URL"],
+    ["http://:80/x", "must be an absolute http(s) URL"],
+  ])("%s is refused even when private targets are allowed: %s", (url, why) => {
+    expect(notifyUrlProblem(url, true)).toBe(why);
   });
 });

@@ -4,7 +4,7 @@
 // then sent to that checked address so a second lookup cannot rebind it.
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { isPrivateAddress } from "../orders/notify-url";
+import { rawUrlProblem, specialPurposeRange } from "../lib/target-url";
 
 export type Lookup = (host: string) => Promise<string[]>;
 
@@ -42,7 +42,7 @@ function bare(hostname: string): string {
   return hostname.replace(/^\[|\]$/g, "");
 }
 
-/** Refuses non-http(s) URLs and (unless allowPrivate) private, loopback, link-local and metadata targets. */
+/** Refuses non-http(s) URLs and (unless allowPrivate) special-purpose (private, loopback, link-local, documentation, NAT64…) and metadata targets. */
 export async function resolveTarget(raw: string, allowPrivate: boolean, lookup?: Lookup): Promise<ResolvedTarget> {
   let url: URL;
   try {
@@ -51,6 +51,8 @@ export async function resolveTarget(raw: string, allowPrivate: boolean, lookup?:
     throw new TargetRefused(`callback URL is not a valid absolute URL: ${raw}`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new TargetRefused(`callback URL must use http or https, not ${url.protocol}`);
+  const rawProblem = rawUrlProblem(raw);
+  if (rawProblem) throw new TargetRefused(`callback URL ${rawProblem}`);
   if (url.username || url.password) throw new TargetRefused("callback URL must not carry credentials");
   const name = bare(url.hostname).toLowerCase();
   if (!allowPrivate && (name === "localhost" || name.endsWith(".localhost") || name.endsWith(".internal") || METADATA_HOSTS.has(name))) {
@@ -67,8 +69,8 @@ export async function resolveTarget(raw: string, allowPrivate: boolean, lookup?:
     if (!addresses.length) throw new TargetRefused(`callback host ${name} has no addresses`);
   }
   if (!allowPrivate) {
-    const bad = addresses.find((a) => isPrivateAddress(a));
-    if (bad) throw new TargetRefused(`callback host ${name} resolves to a private address (${bad}); refused`);
+    const bad = addresses.find((a) => specialPurposeRange(a) !== null);
+    if (bad) throw new TargetRefused(`callback host ${name} resolves to a special-purpose address (${bad}, ${specialPurposeRange(bad)}); refused`);
   }
   const address = addresses[0];
   const connect = new URL(url.href);

@@ -7,7 +7,7 @@ import { verifyCallback } from "../sdk";
 import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR } from "../audit/log";
 import { eventually } from "../testing/wait";
-import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback } from "./test-event";
+import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TEST_CALLBACK_LIMIT, TestCallbackLimit } from "./test-event";
 
 let g: TestGateway;
 let rx: Receiver;
@@ -43,4 +43,24 @@ test("the test callback arrives signed, verifies with the SDK, and its delivery 
   expect(shown[0]).toMatchObject({ id: eventId, state: "delivered", attempts: 1, url: rx.url + "/hook" });
   expect(shown[0]!.attemptRows).toHaveLength(1);
   expect(shown[0]!.attemptRows[0]).toMatchObject({ httpStatus: 200 });
+});
+
+test("at most 5 test callbacks a minute per merchant (DESIGN 10); another merchant is not held back", () => {
+  const other = g.newMerchant("test-limit");
+  const quiet = g.newMerchant("test-limit-2");
+  for (const m of [other, quiet]) updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true }, m.uid, { defaultNotifyUrl: rx.url + "/limit" }, CLI_ACTOR);
+  let t = Date.parse("2026-11-24T09:00:00Z");
+  const at = () => ({ db: g.ctx.db, now: () => t });
+  for (let i = 0; i < TEST_CALLBACK_LIMIT.perWindow; i++) {
+    sendTestCallback(at(), other.id);
+    t += 1000;
+  }
+  expect(() => sendTestCallback(at(), other.id)).toThrow(TestCallbackLimit);
+  expect(sendTestCallback(at(), quiet.id)).toBeString();
+  const before = (g.ctx.db.$client.query("SELECT count(*) AS n FROM callbacks WHERE merchant_id = ?").get(other.id) as { n: number }).n;
+  expect(before).toBe(TEST_CALLBACK_LIMIT.perWindow);
+  // A minute after the first one, one more is allowed.
+  t = Date.parse("2026-11-24T09:01:00.001Z");
+  expect(sendTestCallback(at(), other.id)).toBeString();
+  expect(() => sendTestCallback(at(), other.id)).toThrow(TestCallbackLimit);
 });

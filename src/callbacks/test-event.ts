@@ -15,6 +15,27 @@ export class NoDefaultCallbackUrl extends Error {
   }
 }
 
+/** DESIGN 10: "Send test callback" at most this often per merchant (each event is retried on its schedule). */
+export const TEST_CALLBACK_LIMIT = { perWindow: 5, windowMs: 60_000 };
+
+export class TestCallbackLimit extends Error {
+  constructor() {
+    super(`at most ${TEST_CALLBACK_LIMIT.perWindow} test callbacks a minute; try again shortly`);
+  }
+}
+
+// Sliding window per merchant, in memory (one process serves everything, DESIGN 16): the times of
+// the last sends, per database. Synchronous, so parallel clicks cannot pass together.
+const sentAt = new WeakMap<object, Map<number, number[]>>();
+function takeTestSlot(db: Db, merchantId: number, now: number): void {
+  let byMerchant = sentAt.get(db);
+  if (!byMerchant) sentAt.set(db, (byMerchant = new Map()));
+  const recent = (byMerchant.get(merchantId) ?? []).filter((t) => t > now - TEST_CALLBACK_LIMIT.windowMs);
+  if (recent.length >= TEST_CALLBACK_LIMIT.perWindow) throw new TestCallbackLimit();
+  recent.push(now);
+  byMerchant.set(merchantId, recent);
+}
+
 /** Queues the test event; returns its eventId. Signed with the merchant's current key. */
 export function sendTestCallback(deps: { db: Db; now: () => number }, merchantId: number): string {
   const now = deps.now();
@@ -22,6 +43,7 @@ export function sendTestCallback(deps: { db: Db; now: () => number }, merchantId
     const m = tx.select().from(merchants).where(eq(merchants.id, merchantId)).get();
     if (!m) throw new Error(`no merchant ${merchantId}`);
     if (!m.defaultCallbackUrl) throw new NoDefaultCallbackUrl();
+    takeTestSlot(deps.db, merchantId, now);
     const key = currentKey(tx, merchantId);
     if (!key) throw new Error(`merchant ${m.uid} has no current API key`);
     // Its own "order number" so per-order delivery ordering never holds it behind real orders.

@@ -335,7 +335,7 @@ describe("callback worker pool", () => {
         return r?.state === "failed" ? r : undefined;
       }, 5000, "give-up");
       expect(row.attempts).toBe(3);
-      expect(row.lastError).toMatch(/resolves to a private address \(127\.0\.0\.1\); refused/);
+      expect(row.lastError).toMatch(/resolves to a special-purpose address \(127\.0\.0\.1, loopback\); refused/);
       expect(rx.requests).toHaveLength(0);
     } finally {
       await g.stop();

@@ -8,7 +8,7 @@ import { StablegateClient } from "../sdk/client";
 import { VERSION } from "../version";
 
 const dirs: string[] = [];
-const setup = async (toml = "", opts?: { masterKey?: string | null }) => {
+const setup = async (toml = "", opts?: { masterKey?: string | null; init?: boolean }) => {
   const s = await tempSetup(toml, opts);
   dirs.push(s.dir);
   return s;
@@ -56,8 +56,13 @@ describe("CLI", () => {
     expect(r.stdout.trim()).toBe(VERSION);
   });
 
-  test("migrate applies migrations on a fresh path", async () => {
-    const s = await setup();
+  test("migrate on a fresh path says to run init; after init it applies migrations", async () => {
+    const s = await setup("", { init: false });
+    const refused = cli(s, "migrate");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("stablegate init");
+    expect(existsSync(s.dbPath)).toBe(false);
+    expect(cli(s, "init").code).toBe(0);
     expect(cli(s, "migrate").code).toBe(0);
     const db = new Database(s.dbPath);
     expect((db.query("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n).toBeGreaterThan(0);
@@ -65,7 +70,7 @@ describe("CLI", () => {
   });
 
   test("a broken config exits non-zero and names every bad key at once", async () => {
-    const s = await setup();
+    const s = await setup("", { init: false });
     writeFileSync(
       s.configPath,
       `[server]\nport = "eighty"\nbogus = 1\n[database]\npath = "${s.dbPath}"\n[payin]\nexpire_after = "30 minutes"\n[chains.TRON]\nmode = "magic"\n[chains.TRON.tokens.USDC]\ndecimals = 6\n[nonsense]\nx = 1\n`,
@@ -146,7 +151,7 @@ describe("CLI", () => {
 
 describe("serve --demo (what `make run` starts)", () => {
   test("the first start prints the demo merchant's UID and key once, later starts only the URLs", async () => {
-    const s = await setup();
+    const s = await setup("", { init: false });
     const first = await startGatewayProcess(s, { args: ["--demo"] });
     // Until its banner is through the pipe (not a fixed sleep).
     for (let n = 0; n < 500 && !first.stdout().includes("/healthz"); n++) await Bun.sleep(10);
@@ -173,8 +178,8 @@ describe("serve --demo (what `make run` starts)", () => {
 });
 
 describe("make run", () => {
-  test("serves /healthz and prints the demo credentials on first start", async () => {
-    const s = await setup();
+  test("serves /healthz and prints the demo credentials on first start (making the data folder)", async () => {
+    const s = await setup("", { init: false });
     const proc = Bun.spawn(["make", "-s", "run", `ARGS=--config ${s.configPath}`], { cwd: join(import.meta.dir, "..", ".."), env: s.env, stdout: "pipe", stderr: "pipe" });
     try {
       let out = "";

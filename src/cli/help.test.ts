@@ -17,11 +17,11 @@ afterEach(() => spies.forEach((s) => s.mockRestore()));
 test("stablegate help lists every command and every environment variable", async () => {
   expect(await main(["help"])).toBe(0);
   const text = out.join("\n");
-  for (const cmd of ["serve", "migrate", "merchant create", "key rotate", "backup", "alerts list", "merchant set", "order freeze", "deposit attach", "denylist add", "audit list", "help"]) expect(text).toContain(cmd);
+  for (const cmd of ["init", "wallet export-mnemonic", "serve", "migrate", "merchant create", "key rotate", "backup", "alerts list", "merchant set", "order freeze", "deposit attach", "denylist add", "audit list", "help"]) expect(text).toContain(cmd);
   for (const v of ["STABLEGATE_CONFIG", "STABLEGATE_MASTER_KEY", "STABLEGATE_WALLET_MNEMONIC", "STABLEGATE_BSC_TESTNET_RPC"]) expect(text).toContain(v);
 });
 
-test.each(["serve", "migrate", "merchant", "key", "wallet", "callbacks", "alerts", "order", "deposit", "denylist", "audit", "backup", "help"])("%s --help prints that command's usage", async (cmd) => {
+test.each(["init", "serve", "migrate", "merchant", "key", "wallet", "callbacks", "alerts", "order", "deposit", "denylist", "audit", "backup", "help"])("%s --help prints that command's usage", async (cmd) => {
   expect(await main([cmd, "--help"])).toBe(0);
   expect(out.join("\n")).toStartWith("usage: stablegate");
   expect(out.join("\n")).toContain(cmd);

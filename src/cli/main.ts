@@ -1,6 +1,5 @@
 // The CLI contract of DESIGN 2. Machine-readable output goes to stdout; logs to stderr.
-import { existsSync } from "node:fs";
-import { dirname } from "node:path";
+import { resolve } from "node:path";
 import { acquireInstanceLock, AnotherInstance } from "../db/instance-lock";
 import { parseArgs } from "./args";
 import { ConfigError, loadConfig, resolveConfigPath } from "../config/load";
@@ -13,9 +12,6 @@ import { VERSION } from "../version";
 import { makeChains } from "../chains/registry";
 import { ensureDemoMerchant } from "./demo";
 import { seedDemoData } from "./demo-data";
-import { WrongMasterKey } from "../secrets/key-check";
-import { gasWallet } from "../wallet/addresses";
-import { writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
 import { ALERTS_USAGE, alertsCommand } from "./alerts";
 import { commandHelp, fullHelp } from "./usage";
@@ -30,10 +26,15 @@ import { ORDER_USAGE, orderCommand } from "./order";
 import { DEPOSIT_USAGE, depositCommand } from "./deposit";
 import { DENYLIST_USAGE, denylistCommand } from "./denylist";
 import { AUDIT_USAGE, auditCommand } from "./audit";
+import { WALLET_USAGE, walletCommand, WrongKeyFile, type Ask } from "./wallet";
+import { checkCommandLine, isCommand, VALUE_FLAGS } from "./commands";
+import { databasePresent, DataFolderError, initDataFolder, requireDatabase, type InitResult } from "../app/data-folder";
+import { failPoint } from "../lib/crash";
 import { BACKUP_USAGE, backupCommand } from "./backup";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH]
+  init                               create the data folder: database, master key, wallet seed
   serve [--demo]                     migrate, then serve HTTP and run all jobs until SIGTERM/SIGINT
   migrate                            apply pending migrations and exit
   merchant create --name N [--json]  create a merchant and print its UID and API key
@@ -42,7 +43,7 @@ usage: stablegate <command> [--config PATH]
   merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...]
                                      merchant settings ("" clears; a default URL releases held callbacks)
   key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
-  wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
+${WALLET_USAGE}
   callbacks list [--failed|--held] [--json] recent callbacks (--failed: gave up; --held: waiting for a callback URL)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
 ${USER_USAGE}
@@ -54,32 +55,51 @@ ${AUDIT_USAGE}
   ${BACKUP_USAGE}
   --version`;
 
-class UsageError extends Error {}
+/** Shown for an unknown command: the shape, not the whole help. */
+const SHORT_USAGE = "usage: stablegate <command> [options] [--config PATH]   (stablegate help lists the commands)";
 
-export async function main(argv: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(argv);
-  if (flags.version) {
-    console.log(VERSION);
-    return 0;
-  }
+/** One line from stdin (the terminal or a pipe); the prompt goes to stderr. */
+const askStdin: Ask = async (prompt) => {
+  process.stderr.write(prompt);
+  for await (const line of console) return line;
+  return null;
+};
+
+export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<number> {
+  const { positional, flags, unknown } = parseArgs(argv, VALUE_FLAGS);
   const [cmd, sub, arg] = positional;
-  if (cmd === "help" || (!cmd && flags.help)) {
-    const text = sub ? commandHelp(sub, USAGE) : flags.help ? commandHelp("help", USAGE) : fullHelp(USAGE);
-    if (text === null) {
-      console.error(`unknown command: ${sub}\n${USAGE}`);
-      return 2;
-    }
-    console.log(text);
-    return 0;
-  }
   if (!cmd) {
-    console.error(USAGE);
+    const only = Object.keys(flags);
+    if (flags.version && only.length === 1 && !unknown.length) {
+      console.log(VERSION);
+      return 0;
+    }
+    if (flags.help && only.length === 1 && !unknown.length) {
+      console.log(commandHelp("help", USAGE));
+      return 0;
+    }
+    console.error(`${only.length || unknown.length ? `no command given (options: ${[...only.map((f) => "--" + f), ...unknown].join(" ")})` : "no command given"}\n${SHORT_USAGE}`);
+    return 2;
+  }
+  if (!isCommand(cmd)) {
+    console.error(`unknown command: ${cmd}\n${SHORT_USAGE}`);
     return 2;
   }
   if (flags.help) {
-    const text = commandHelp(cmd, USAGE);
+    console.log(commandHelp(cmd, USAGE) ?? SHORT_USAGE);
+    return 0;
+  }
+  try {
+    checkCommandLine(positional, flags, unknown);
+  } catch (e) {
+    if (!(e instanceof CliUsageError)) throw e;
+    console.error(`${e.message}\n${commandHelp(cmd, USAGE) ?? SHORT_USAGE}`);
+    return 2;
+  }
+  if (cmd === "help") {
+    const text = sub ? commandHelp(sub, USAGE) : fullHelp(USAGE);
     if (text === null) {
-      console.error(`unknown command: ${cmd}\n${USAGE}`);
+      console.error(`unknown command: ${sub}\n${SHORT_USAGE}`);
       return 2;
     }
     console.log(text);
@@ -87,6 +107,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined));
+    if (cmd === "init") {
+      printInit(initDataFolder(loaded), loaded.source);
+      return 0;
+    }
     const deps = () => {
       const { db, cipher } = openStore(loaded);
       return { db, cipher, now: () => systemClock.now() };
@@ -102,7 +126,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "merchant": {
         if (sub === "create") {
-          if (typeof flags.name !== "string") throw new UsageError("merchant create needs --name N");
+          if (typeof flags.name !== "string") throw new CliUsageError("merchant create needs --name N");
           const { merchant, apiKey } = createMerchant(deps(), { name: flags.name }, CLI_ACTOR);
           if (flags.json) console.log(JSON.stringify({ merchantUid: merchant.uid, apiKey }));
           else console.log(`merchant ${merchant.uid} (${merchant.name})\napi key: ${apiKey}\n(store the key now: it is not shown again)`);
@@ -115,16 +139,16 @@ export async function main(argv: string[]): Promise<number> {
           return 0;
         }
         if (sub === "disable" || sub === "enable") {
-          if (!arg) throw new UsageError(`merchant ${sub} needs a UID`);
+          if (!arg) throw new CliUsageError(`merchant ${sub} needs a UID`);
           const m = setMerchantStatus(deps(), arg, sub === "disable" ? "disabled" : "active", CLI_ACTOR);
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
         if (sub === "set") return merchantSet({ db: deps().db, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets }, arg, flags);
-        throw new UsageError(`unknown merchant command: ${sub ?? "(none)"}`);
+        throw new CliUsageError(`unknown merchant command: ${sub ?? "(none)"}`);
       }
       case "key": {
-        if (sub !== "rotate" || !arg) throw new UsageError("usage: key rotate UID [--json]");
+        if (sub !== "rotate" || !arg) throw new CliUsageError("usage: key rotate UID [--json]");
         const r = rotateKey(deps(), arg, parseDuration(loaded.config.auth.rotation_grace), CLI_ACTOR);
         if (flags.json) console.log(JSON.stringify(r));
         else console.log(`merchant ${r.merchantUid}\nnew api key: ${r.apiKey}\n(the previous key signs requests for ${loaded.config.auth.rotation_grace} more)`);
@@ -138,13 +162,13 @@ export async function main(argv: string[]): Promise<number> {
           return 0;
         }
         if (sub === "resend") {
-          if (!arg) throw new UsageError("callbacks resend needs an EVENT_ID");
+          if (!arg) throw new CliUsageError("callbacks resend needs an EVENT_ID");
           const r = resendCallback(deps().db, arg, systemClock.now(), {}, CLI_ACTOR);
           if (flags.json) console.log(JSON.stringify(describeCallback(r)));
           else console.log(`${r.id} queued for delivery`);
           return 0;
         }
-        throw new UsageError(`unknown callbacks command: ${sub ?? "(none)"}`);
+        throw new CliUsageError(`unknown callbacks command: ${sub ?? "(none)"}`);
       }
       case "user":
         return userCommand(deps(), sub, arg, flags);
@@ -156,20 +180,16 @@ export async function main(argv: string[]): Promise<number> {
         return denylistCommand(operatorCtx, positional.slice(1), flags);
       case "audit":
         return auditCommand(() => deps().db, positional.slice(1), flags);
-      case "wallet": {
-        if (sub !== "gas") throw new UsageError("usage: wallet gas [--json]");
-        const ctx = createContext({ loaded, makeChains, logger: silentLogger });
-        const rows = [...ctx.chains.values()].map((a) => ({ chainCode: a.chain, mode: a.mode, address: writeTx(ctx.db, (tx) => gasWallet(tx, a, ctx.seed, systemClock.now())).address }));
-        if (flags.json) console.log(JSON.stringify(rows));
-        else for (const r of rows) console.log(`${r.chainCode}	${r.mode}	${r.address}`);
-        return 0;
-      }
+      case "wallet":
+        return await walletCommand(loaded, sub, flags, io.ask ?? askStdin);
       case "alerts":
         return alertsCommand(() => deps().db, sub, flags);
       case "backup":
+        // The database must be there (never a backup of a stranger); --verify reads only FILE.
+        if (typeof flags.verify !== "string") requireDatabase(loaded);
         return await backupCommand(loaded.config.database.path, flags);
       default:
-        throw new UsageError(`unknown command: ${cmd}`);
+        throw new CliUsageError(`unknown command: ${cmd}`);
     }
   } catch (e) {
     if (e instanceof AnotherInstance) {
@@ -178,43 +198,73 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (e instanceof CliUsageError) {
       console.error(e.message);
-      if (e.showUsage) console.error(USAGE);
+      if (e.showUsage) console.error(commandHelp(cmd, USAGE) ?? SHORT_USAGE);
       return 2;
     }
-    if (e instanceof ConfigError || e instanceof UsageError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
+    if (e instanceof ConfigError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
       console.error(e.message);
-      if (e instanceof UsageError) console.error(USAGE);
       return 2;
+    }
+    if (e instanceof DataFolderError || e instanceof WrongKeyFile) {
+      console.error(`error: ${e.message}`);
+      return 1;
     }
     console.error(`error: ${(e as Error).message}`);
     return 1;
   }
 }
 
+function printInit(r: InitResult, source: string, serving = false) {
+  const cfg = source === "embedded default" ? "" : ` --config ${source}`;
+  const lines = [
+    r.completed ? `completed ${r.database}: a wallet seed was added (the database had none)` : `initialised the data folder for ${r.database}`,
+    `  master key:  ${r.masterKeyFile ? `${resolve(r.masterKeyFile)} (new, mode 0600)` : "from STABLEGATE_MASTER_KEY (no key file written)"}`,
+    `  wallet seed: ${r.seed.imported ? "imported from STABLEGATE_WALLET_MNEMONIC" : `new, ${r.seed.words} words`}, stored encrypted in the database`,
+    "Keep a copy of the master key apart from the backups: no backup opens without it.",
+    `Write the wallet seed down offline now: stablegate wallet export-mnemonic${cfg}`,
+    ...(serving ? [] : [`Then start the gateway: stablegate serve${cfg}`]),
+  ];
+  console.log(lines.join("\n"));
+}
+
 async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Promise<number> {
+  // `make run` on an empty folder makes its data folder (the same refusals as init).
+  if (demo && !databasePresent(loaded.config.database.path)) printInit(initDataFolder(loaded), loaded.source, true);
   // One gateway per database (DESIGN 16), locked before migrations so a second binary (an
-  // upgrade started beside the running one) changes nothing. Without a data folder yet there
-  // is nothing to protect until createContext has made it.
+  // upgrade started beside the running one) changes nothing. A missing database is refused by
+  // createContext (only init makes one), so nothing is locked or created for it.
   const dbPath = loaded.config.database.path;
-  const early = dbPath !== ":memory:" && existsSync(dirname(dbPath)) ? acquireInstanceLock(dbPath) : null;
-  const ctx = createContext({ loaded, makeChains });
-  const lock = early ?? (dbPath !== ":memory:" ? acquireInstanceLock(dbPath) : null);
-  const gw = await startGateway(ctx);
-  const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
-  printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
-  if (demoCreds) printDemoData(ctx.publicUrl, await seedDemoData(ctx, gw.runtime, demoCreds.merchantUid));
-  printBackofficeAccess(ctx, demo);
+  const lock = dbPath !== ":memory:" && databasePresent(dbPath) ? acquireInstanceLock(dbPath) : null;
+  let ctx: ReturnType<typeof createContext> | undefined;
+  let gw: Awaited<ReturnType<typeof startGateway>> | undefined;
+  try {
+    ctx = createContext({ loaded, makeChains });
+    gw = await startGateway(ctx);
+    const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
+    failPoint("serve.started");
+    printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
+    if (demoCreds) printDemoData(ctx.publicUrl, await seedDemoData(ctx, gw.runtime, demoCreds.merchantUid));
+    printBackofficeAccess(ctx, demo);
+  } catch (e) {
+    // No half-started gateway: the listener closes and the caller exits non-zero.
+    await gw?.stop().catch(() => undefined);
+    ctx?.db.$client.close();
+    lock?.release();
+    throw e;
+  }
+  const running = gw;
+  const started = ctx;
   await new Promise<void>((resolve) => {
     const stop = async (sig: string) => {
-      ctx.logger.info("shutting down", { signal: sig });
+      started.logger.info("shutting down", { signal: sig });
       // Last resort: whatever still hangs, the process is gone within 5 s (SQLite commits are atomic).
       const lastResort = setTimeout(() => {
-        ctx.logger.error("shutdown took too long; exiting", {});
+        started.logger.error("shutdown took too long; exiting", {});
         process.exit(1);
       }, 4500);
       lastResort.unref();
-      await gw.stop();
-      ctx.db.$client.close();
+      await running.stop();
+      started.db.$client.close();
       lock?.release();
       clearTimeout(lastResort);
       // The orderly part is done: what may still hold the event loop open (a callback delivery or an

@@ -4,10 +4,11 @@
 /** Per-command usage beyond the one-line list in main.ts (options explained). */
 const DETAILS: Record<string, string> = {
   serve: `usage: stablegate serve [--demo] [--config PATH]
-Applies pending migrations, then serves HTTP (merchant API, checkout pages, /healthz,
+Needs the database (stablegate init makes it). Applies pending migrations, then serves HTTP (merchant API, checkout pages, /healthz,
 /readyz, /metrics when ops.metrics = true) and runs every job (watchers, payouts,
 callbacks, alerts) until SIGTERM or SIGINT. Shutdown is graceful and takes at most 5 s.
-  --demo   create a demo merchant on first start and print its credentials once`,
+  --demo   on an empty folder, create the data folder first (as init); create a demo merchant
+           on first start and print its credentials once (what make run starts)`,
   migrate: `usage: stablegate migrate [--config PATH]
 Applies pending database migrations and exits (every command does this first).`,
   merchant: `usage: stablegate merchant <create|list|disable|enable> ...
@@ -20,9 +21,20 @@ Applies pending database migrations and exits (every command does this first).`,
   key: `usage: stablegate key rotate UID [--json]
 Issues a new API key. The old key keeps signing requests for auth.rotation_grace and keeps
 verifying callbacks of orders created under it. --json prints {"merchantUid","apiKey"}.`,
-  wallet: `usage: stablegate wallet gas [--json]
-Prints the gas wallet of each enabled chain. Fund it with the native coin (BNB, TRX, SOL):
-it pays payout fees and tops up sources. Set chains.<C>.gas_low_balance to be alerted.`,
+  init: `usage: stablegate init [--config PATH]
+Creates the data folder of database.path (0700): the database (0600, migrated), the master key
+(a new master.key, 0600, unless STABLEGATE_MASTER_KEY is set) and a new wallet seed (or the one in
+STABLEGATE_WALLET_MNEMONIC). Only init (and serve --demo on an empty folder) makes a data folder:
+every other command stops when the database is missing. init refuses, changing nothing, a folder
+that already holds a database, a master key, or was made for another database path.`,
+  wallet: `usage: stablegate wallet <gas|export-mnemonic> ...
+  wallet gas [--json]        the gas wallet of each enabled chain. Fund it with the native coin
+                             (BNB, TRX, SOL): it pays payout fees and tops up sources. Set
+                             chains.<C>.gas_low_balance to be alerted.
+  wallet export-mnemonic     asks for the path of the master key file (typed, or one line on
+                             stdin), refuses a key that does not open the database, then prints
+                             the wallet seed's words once on stdout and records the export in the
+                             audit log (actor cli). Write them down offline.`,
   callbacks: `usage: stablegate callbacks <list|resend> ...
   callbacks list [--failed|--held] [--json]
                                       recent callbacks (--failed: gave up; --held: no callback URL yet)
@@ -51,15 +63,16 @@ export const ENVIRONMENT = `environment:
   STABLEGATE_CONFIG           config file when --config is not given (else config/stablegate.toml,
                               else the embedded default: every chain in sandbox mode)
   STABLEGATE_MASTER_KEY       master key that encrypts API keys and the wallet seed at rest; when
-                              unset, a 0600 master.key file next to the database is created and used
-  STABLEGATE_WALLET_MNEMONIC  BIP-39 mnemonic to import as the wallet seed on first start only
-                              (otherwise one is generated); ignored once a seed is stored
+                              unset, the 0600 master.key file next to the database (made by init)
+  STABLEGATE_WALLET_MNEMONIC  BIP-39 mnemonic that init imports as the wallet seed (otherwise one is
+                              generated); ignored once a seed is stored
   tests only (opt-in, never needed to run the gateway):
   STABLEGATE_BSC_TESTNET_RPC, STABLEGATE_BSC_TESTNET_TOKEN       BSC testnet test
   STABLEGATE_TRON_TESTNET_RPC, STABLEGATE_TRON_TESTNET_API_KEY,
   STABLEGATE_TRON_TESTNET_TOKEN                                  TRON Nile test
   STABLEGATE_SOL_DEVNET_RPC, STABLEGATE_SOL_DEVNET_MINT           Solana devnet test
-  STABLEGATE_CRASH_AT         crash-point name: the process kills itself there (crash tests)`;
+  STABLEGATE_CRASH_AT         crash-point name: the process kills itself there (crash tests);
+                              fail:NAME throws there instead (start-up error tests)`;
 
 /** The environment variables ENVIRONMENT documents (checked against README by a test). */
 export const ENV_VARS = [...new Set(ENVIRONMENT.match(/STABLEGATE_[A-Z_]+/g) ?? [])];

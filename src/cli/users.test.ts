@@ -5,6 +5,7 @@ import { rmSync } from "node:fs";
 import { runCli, startGatewayProcess, tempSetup, type TempSetup } from "../testing/process";
 import { eventually } from "../testing/wait";
 import { httpSession } from "../backoffice/test-helpers";
+import { postLogin } from "../testing/backoffice-client";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -48,6 +49,9 @@ test("user create, list, disable, reset-password, reset-2fa; a running serve see
     await expect(httpSession(s.url, mu)).rejects.toThrow();
     expect(cli(s, "user", "enable", "clerk").code).toBe(0);
 
+    // DESIGN 10: a lockout never locks a user out of recovery: reset-password ends the lock.
+    for (let i = 0; i < 5; i++) await postLogin(s.url, { username: "clerk", password: `wrong-${i}-xxxxxxxx` });
+    expect((await postLogin(s.url, mu)).status).toBe(429);
     const reset = JSON.parse(cli(s, "user", "reset-password", "clerk", "--json").stdout);
     expect(reset.username).toBe("clerk");
     await expect(httpSession(s.url, mu)).rejects.toThrow();
@@ -81,6 +85,8 @@ test("plain serve with no operator prints a one-time setup link that creates the
         headers: { "content-type": "application/x-www-form-urlencoded", cookie: `sg_csrf=${pre}` },
         body: new URLSearchParams({ _csrf: csrf, username: "owner", password }),
       });
+    // Someone guessing the well-known name before it exists does not lock its owner out.
+    for (let i = 0; i < 5; i++) await postLogin(s.url, { username: "owner", password: `guess-${i}-xxxxxxxx` });
     expect((await post("short")).status).toBe(400);
     expect((await post("a-long-enough-password")).status).toBe(303);
     await httpSession(s.url, { username: "owner", password: "a-long-enough-password" });

@@ -5,6 +5,7 @@ import { configSchema, type Config } from "./schema";
 import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
 import { cidrProblem } from "../lib/client-ip";
+import { notifyUrlProblem } from "../lib/target-url";
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[], source: string) {
@@ -31,6 +32,9 @@ export function loadConfig(path: string | null): LoadedConfig {
   let raw: unknown = {};
   const source = path ?? "embedded default";
   if (path) {
+    // A named file must exist and say something: falling back to the embedded default (a
+    // database under ./data) would start a stranger beside the real gateway (DESIGN 16).
+    if (!existsSync(path)) throw new ConfigError([`the config file ${path} does not exist (it is never replaced by the embedded default)`], source);
     let text: string;
     try {
       text = readFileSync(path, "utf8");
@@ -41,6 +45,9 @@ export function loadConfig(path: string | null): LoadedConfig {
       raw = Bun.TOML.parse(text);
     } catch (e) {
       throw new ConfigError([`not valid TOML: ${(e as Error).message}`], source);
+    }
+    if (!raw || typeof raw !== "object" || !Object.keys(raw).length) {
+      throw new ConfigError([`the config file ${path} is empty (no settings): write at least [database] path (config/stablegate.example.toml lists every key)`], source);
     }
   }
   return parseConfig(raw, source);
@@ -135,6 +142,9 @@ function ratesChecks(c: Config, problems: string[]): void {
 function alertChecks(c: Config, problems: string[]): void {
   const a = c.alerts;
   if (a.webhook_url && !a.webhook_secret) problems.push("alerts.webhook_secret: needed with alerts.webhook_url");
+  // The callbacks' target rules (DESIGN 10); delivery checks the resolved address again.
+  const hook = a.webhook_url ? notifyUrlProblem(a.webhook_url, c.callbacks.allow_private_targets) : null;
+  if (hook) problems.push(`alerts.webhook_url: ${hook}${hook === "must be a public address" ? " (or set callbacks.allow_private_targets = true)" : ""}`);
   if (!!a.telegram_bot_token !== !!a.telegram_chat_id) problems.push("alerts.telegram_chat_id: telegram_bot_token and telegram_chat_id go together");
 }
 

@@ -53,6 +53,13 @@ export function openDb(path: string): Db {
   return drizzle({ client: sqlite, schema }) as Db;
 }
 
+/** A read-only connection (checks that must not touch the file, e.g. a master key before use). */
+export function openReadonlyDb(path: string): Db {
+  const sqlite = new Database(path, { readonly: true, strict: true });
+  sqlite.run("PRAGMA busy_timeout = 5000");
+  return drizzle({ client: sqlite, schema }) as Db;
+}
+
 /** The database file as it was when the connection opened (null for :memory:). */
 export function fileIdentityAtOpen(db: Db): FileIdentity | null {
   return identities.get(db.$client) ?? null;

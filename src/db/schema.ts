@@ -762,6 +762,8 @@ export const collectionSettings = sqliteTable(
     minimum: text("minimum").notNull(),
     /** Optional cron pattern (croner, UTC): runs unattended. */
     schedule: text("schedule"),
+    /** The destination as last saved with the password (DESIGN 10): the schedule sends only when it equals `destination`. */
+    confirmedDestination: text("confirmed_destination"),
     lastScheduledAt: integer("last_scheduled_at"),
     updatedAt: integer("updated_at").notNull(),
   },

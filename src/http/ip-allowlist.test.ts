@@ -1,7 +1,7 @@
 // IP allowlists on /openapi (DESIGN 10): a refused address is 20020 / HTTP 403
 // and writes nothing; X-Forwarded-For counts only through a trusted proxy.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildBlockList, clientAddress } from "../lib/client-ip";
+import { buildBlockList, clientAddr, clientAddress, INVALID_FORWARDED } from "../lib/client-ip";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sendSigned } from "../testing/signed-request";
 import { updateMerchantSettings } from "../merchants/settings";
@@ -19,6 +19,22 @@ describe("client address", () => {
     ["IPv6 client", "10.1.1.1", "2001:db8::1", "2001:db8::1"],
   ] as const)("%s", (_name, peer, xff, want) => {
     expect(clientAddress(peer, xff, trusted)).toBe(want);
+  });
+  // DESIGN 10: an entry that is not a bare IP address is refused and never counts as loopback;
+  // a loopback-looking value forwarded by a proxy is not the socket peer (`direct` false).
+  test.each([
+    ["a name", "not-an-ip", { ip: INVALID_FORWARDED, direct: false }],
+    ["ip:port", "203.0.113.5:4711", { ip: INVALID_FORWARDED, direct: false }],
+    ["bracketed IPv6", "[2001:db8::1]", { ip: INVALID_FORWARDED, direct: false }],
+    ["garbage right of a good entry", "203.0.113.5, x", { ip: INVALID_FORWARDED, direct: false }],
+    ["an empty entry", "203.0.113.5,", { ip: INVALID_FORWARDED, direct: false }],
+    ["a forwarded 127.0.0.2", "127.0.0.2", { ip: "127.0.0.2", direct: false }],
+    ["a forwarded ::1", "::1", { ip: "::1", direct: false }],
+  ] as const)("strict X-Forwarded-For: %s", (_name, xff, want) => {
+    expect(clientAddr("10.1.1.1", xff, trusted)).toEqual(want);
+  });
+  test("the socket peer is direct", () => {
+    expect(clientAddr("127.0.0.1", null, trusted)).toEqual({ ip: "127.0.0.1", direct: true });
   });
   test("no trusted proxies: always the peer", () => {
     expect(clientAddress("127.0.0.1", "203.0.113.5", null)).toBe("127.0.0.1");

@@ -66,23 +66,45 @@ export function allowlistOf(stored: string | null | undefined): BlockList | null
   return list;
 }
 
+/** The client address of a request that came through a trusted proxy with an X-Forwarded-For entry that is not a bare IP address. */
+export const INVALID_FORWARDED = "invalid-x-forwarded-for";
+
+/** Where a request comes from: `direct` when `ip` is the socket peer itself, not a forwarded value. */
+export interface ClientAddr {
+  ip: string | null;
+  direct: boolean;
+}
+
 /**
- * The client address: the socket peer, unless the peer is a trusted proxy;
- * then the right-most X-Forwarded-For entry that is not itself a trusted
- * proxy (the left part of the header is whatever the client chose to send).
+ * The client address (DESIGN 10): the socket peer, unless the peer is a trusted proxy; then the
+ * right-most X-Forwarded-For entry that is not itself a trusted proxy (the left part of the header
+ * is whatever the client chose to send). An entry that is not a bare IP address (a name, ip:port,
+ * [v6], garbage) is refused: the client is then INVALID_FORWARDED, which no allowlist contains, which
+ * is never loopback and which the sign-in throttle counts like any address.
  */
-export function clientAddress(peer: string | undefined, forwardedFor: string | null, trusted: BlockList | null): string | undefined {
-  if (!peer) return undefined;
+export function clientAddr(peer: string | undefined, forwardedFor: string | null, trusted: BlockList | null): ClientAddr {
+  if (!peer) return { ip: null, direct: true };
   const p = normalizeIp(peer);
-  if (!trusted || !forwardedFor || !inList(trusted, p)) return p;
-  const hops = forwardedFor.split(",").map((h) => normalizeIp(h)).filter(Boolean);
+  if (!trusted || forwardedFor === null || !inList(trusted, p)) return { ip: p, direct: true };
+  const hops = forwardedFor.split(",").map((h) => h.trim());
   for (let i = hops.length - 1; i >= 0; i--) {
-    const h = hops[i]!;
-    if (!isIP(h)) return p; // garbage in the chain: trust nothing to its left
-    if (!inList(trusted, h)) return h;
+    const h = bareIp(hops[i]!);
+    if (h === null) return { ip: INVALID_FORWARDED, direct: false };
+    if (!inList(trusted, h)) return { ip: h, direct: false };
   }
   // Every hop is a trusted proxy: the left-most is the closest to the client we know.
-  return hops[0] ?? p;
+  return { ip: bareIp(hops[0]!)!, direct: false };
+}
+
+/** A bare IPv4 or IPv6 address (an IPv4-mapped one as IPv4), or null for anything else. */
+function bareIp(entry: string): string | null {
+  if (!isIP(entry)) return null;
+  return normalizeIp(entry);
+}
+
+/** The client address alone (see clientAddr). */
+export function clientAddress(peer: string | undefined, forwardedFor: string | null, trusted: BlockList | null): string | undefined {
+  return clientAddr(peer, forwardedFor, trusted).ip ?? undefined;
 }
 
 /**
@@ -97,8 +119,14 @@ export function peerOf(req: Request): string | null {
   return peers.get(req) ?? null;
 }
 
+/** Where a request comes from, believing X-Forwarded-For only from `trustedProxies` (server.trusted_proxies). */
+export function clientAddrResolver(trustedProxies: readonly string[]): (req: Request) => ClientAddr {
+  const trusted = trustedProxies.length ? buildBlockList(trustedProxies) : null;
+  return (req) => clientAddr(peerOf(req) ?? undefined, req.headers.get("x-forwarded-for"), trusted);
+}
+
 /** The client address of a request, believing X-Forwarded-For only from `trustedProxies` (server.trusted_proxies). */
 export function clientIpResolver(trustedProxies: readonly string[]): (req: Request) => string | null {
-  const trusted = trustedProxies.length ? buildBlockList(trustedProxies) : null;
-  return (req) => clientAddress(peerOf(req) ?? undefined, req.headers.get("x-forwarded-for"), trusted) ?? null;
+  const resolve = clientAddrResolver(trustedProxies);
+  return (req) => resolve(req).ip;
 }

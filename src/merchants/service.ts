@@ -2,10 +2,10 @@
 // stored encrypted and found through a keyed hash. Rotation keeps the old key
 // valid for request signing during `auth.rotation_grace` and forever for
 // verifying callbacks of orders created under it.
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { type Db, type DbOrTx, prepared, writeTx } from "../db/client";
-import { apiKeys, merchants } from "../db/schema";
+import { apiKeys, backofficeSessions, backofficeUsers, merchants } from "../db/schema";
 import type { Cipher } from "../secrets/cipher";
 import { maskApiKey } from "../lib/logger";
 import { newId } from "../lib/ids";
@@ -87,6 +87,11 @@ export function setMerchantStatus(deps: MerchantDeps, uid: string, status: "acti
     const before = tx.select().from(merchants).where(eq(merchants.uid, uid)).get();
     if (!before) throw new MerchantNotFound(uid);
     const m = tx.update(merchants).set({ status, updatedAt: now }).where(eq(merchants.id, before.id)).returning().get();
+    // DESIGN 10: the users of a disabled merchant are signed out (every live session ends).
+    if (status === "disabled") {
+      const users = tx.select({ id: backofficeUsers.id }).from(backofficeUsers).where(eq(backofficeUsers.merchantId, before.id));
+      tx.update(backofficeSessions).set({ revokedAt: now }).where(and(inArray(backofficeSessions.userId, users), isNull(backofficeSessions.revokedAt))).run();
+    }
     if (actor) recordAudit(tx, { ...actor, at: now, action: status === "disabled" ? "merchant.disable" : "merchant.enable", target: `merchant:${uid}`, before: { status: before.status }, after: { status } });
     return m;
   });
@@ -147,6 +152,11 @@ export function keySecret(deps: { db: DbOrTx; cipher: Cipher }, keyId: string): 
   return row ? deps.cipher.decrypt(row.secretEnc) : undefined;
 }
 
+/**
+ * A key signs requests until its grace ends. validFrom is not compared: keys are never issued
+ * for the future, and a server clock set back after issuing (or behind the client's) must answer
+ * 20012 with serverTime, which names the real problem, not 20005 "API Key invalid".
+ */
 export function isKeyValidAt(key: ApiKeyRow, now: number): boolean {
-  return key.validFrom <= now && (key.validUntil === null || now < key.validUntil);
+  return key.validUntil === null || now < key.validUntil;
 }

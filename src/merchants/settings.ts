@@ -7,7 +7,7 @@ import { eq, and } from "drizzle-orm";
 import { afterCommit, type Db, writeTx } from "../db/client";
 import { callbacks, merchants } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
-import { notifyUrlProblem } from "../orders/notify-url";
+import { notifyUrlProblem } from "../lib/target-url";
 import { callbacksDue } from "../db/callbacks-due";
 import { MerchantNotFound, type Merchant } from "./service";
 

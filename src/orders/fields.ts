@@ -25,5 +25,25 @@ export function TextField(max: number, opts: { description: string; errorMessage
   });
 }
 
-export const OrderNoField = TextField(128, { description: "Merchant order number, 1-128 characters (code points), well-formed Unicode" });
+/**
+ * Identifiers (merchantOrderNo, bindKey, refundNo, label; DESIGN 10 "Hardening") refuse control
+ * characters (C0, DEL, C1; NUL included) and bidirectional overrides and isolates (U+202A-U+202E,
+ * U+2066-U+2069): they are shown in the back office, CSV exports and logs, where U+202E can make
+ * one identifier read as another.
+ */
+export const IDENTIFIER_CHARS = "[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*";
+const NO_CONTROLS = "without control characters or bidirectional overrides";
+
+export function IdentifierField(max: number, opts: { description: string; min?: number; notDots?: boolean }) {
+  const min = opts.min ?? 1;
+  const size = min ? `${min}-${max} characters` : `at most ${max} characters`;
+  return TextField(max, {
+    min,
+    description: `${opts.description}; no control characters or bidirectional overrides`,
+    pattern: `^${opts.notDots ? "(?!\\.\\.?$)" : ""}${IDENTIFIER_CHARS}$`,
+    errorMessage: `must be a string of ${size} ${NO_CONTROLS}${opts.notDots ? ", not . or .." : ""}`,
+  });
+}
+
+export const OrderNoField = IdentifierField(128, { description: "Merchant order number, 1-128 characters (code points), well-formed Unicode" });
 export const UrlField = T.String({ minLength: 1, maxLength: 2048, description: "http(s) URL that receives callbacks", errorMessage: "must be an http(s) URL" });

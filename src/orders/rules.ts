@@ -4,7 +4,7 @@ import { AppError, invalid } from "../errors";
 import { TOKEN_SYMBOLS, type ChainAdapter, type ChainCode, type TokenInfo, type TokenSymbol } from "../chains/types";
 import { chainModule, hasChainModule } from "../chains/registry";
 import { compareAmounts, toBaseUnits } from "../lib/money";
-import { notifyUrlProblem } from "./notify-url";
+import { notifyUrlProblem } from "../lib/target-url";
 
 /** What the order rules read: the enabled chains and the config sections with limits. */
 export interface OrderRuleDeps {

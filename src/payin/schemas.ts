@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { AmountField, ChainCodeField, OrderNoField, TextField, TokenSymbolField, UrlField } from "../orders/fields";
+import { AmountField, ChainCodeField, IdentifierField, OrderNoField, TokenSymbolField, UrlField } from "../orders/fields";
 
 export const CreatePayinBody = T.Object({
   chainCode: ChainCodeField,
@@ -21,12 +21,8 @@ export const CreateBindingBody = T.Object({
   chainCode: ChainCodeField,
   tokenSymbol: TokenSymbolField,
   // "." and ".." would be rewritten as path segments in GET /exclusive-bindings/{bindKey}.
-  bindKey: TextField(128, {
-    description: "Merchant-side key, 1-128 characters (code points), well-formed Unicode, not . or ..",
-    pattern: "^(?!\\.\\.?$)",
-    errorMessage: "must be a string of 1-128 characters, not . or ..",
-  }),
-  label: T.Optional(TextField(128, { min: 0, description: "Optional remark, at most 128 characters (code points)" })),
+  bindKey: IdentifierField(128, { description: "Merchant-side key, 1-128 characters (code points), well-formed Unicode, not . or ..", notDots: true }),
+  label: T.Optional(IdentifierField(128, { min: 0, description: "Optional remark, at most 128 characters (code points)" })),
   notifyUrl: T.Optional(UrlField),
 });
 

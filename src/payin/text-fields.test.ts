@@ -25,7 +25,9 @@ const order = (merchantOrderNo: string, extra: Obj = {}, client = gw.client) =>
 
 const cps = (s: string) => [...s].length;
 /** Well-formed strings of 1-128 code points over all of Unicode (astral included), never "." or "..". */
-const wellFormed = fc.string({ unit: "binary", minLength: 1, maxLength: 128 }).filter((s) => s !== "." && s !== "..");
+/** DESIGN 10: identifiers refuse control characters and bidirectional overrides (tested below). */
+const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const wellFormed = fc.string({ unit: "binary", minLength: 1, maxLength: 128 }).filter((s) => s !== "." && s !== ".." && !FORBIDDEN.test(s));
 const lone = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
 /** A well-formed prefix and suffix around one lone surrogate (kept lone: not followed/preceded by its pair). */
 const illFormed = fc
@@ -141,6 +143,31 @@ describe("merchantOrderNo", () => {
   test("128 code points pass, 129 do not", async () => {
     expect((await order("𝔸".repeat(128))).merchantOrderNo).toBe("𝔸".repeat(128));
     expect(((await fail(order("𝔸".repeat(129)))) as Obj).code).toBe(10001);
+  });
+});
+
+describe("identifier characters (DESIGN 10)", () => {
+  const bad = ["A\u0000B", "A\u0007B", "A\u001fB", "A\u007fB", "A\u0085B", "A\nB", "A\u202aB", "pay\u202eroF", "A\u2066B", "A\u2069B"];
+  test.each(bad)("merchantOrderNo %j is 10001 and writes nothing (pay-in and payout)", async (no) => {
+    const before = [count("payin_orders"), count("payout_orders")];
+    const e = (await fail(order(no))) as Obj;
+    expect(e.code).toBe(10001);
+    expect(e.data.fields.merchantOrderNo).toContain("control characters or bidirectional overrides");
+    const p = (await fail(gw.client.request("POST", "/openapi/payout/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: no, toAddress: "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf", amount: "1" } }))) as Obj;
+    expect(p.code).toBe(10001);
+    expect(p.data.fields.merchantOrderNo).toBeDefined();
+    expect([count("payin_orders"), count("payout_orders")]).toEqual(before);
+  });
+  test.each(bad)("bindKey and label %j are 10001", async (text) => {
+    const k = (await fail(bind(text))) as Obj;
+    expect(k.code).toBe(10001);
+    expect(k.data.fields.bindKey).toContain("bidirectional");
+    const l = (await fail(bind(`ok-key-${[...text].map((c) => c.charCodeAt(0)).join("-")}`, { label: text }))) as Obj;
+    expect(l.code).toBe(10001);
+    expect(l.data.fields.label).toContain("bidirectional");
+  });
+  test("other Unicode (RTL letters, emoji, U+200F marks aside) is still accepted", async () => {
+    expect((await order("طلب-١٢٣-😀")).merchantOrderNo).toBe("طلب-١٢٣-😀");
   });
 });
 

@@ -26,15 +26,22 @@ function decrypts(cipher: Cipher, value: string, expect?: string): boolean {
   }
 }
 
-export function checkMasterKey(db: Db, cipher: Cipher, now: number): void {
+/** Whether `cipher` opens this database; reads only (a wrong key is refused before anything is touched). */
+export function keyOpensDatabase(db: Db, cipher: Cipher): boolean {
   const check = db.select().from(settings).where(eq(settings.key, KEY)).get();
-  if (check) {
-    if (!decrypts(cipher, check.value, PLAIN)) throw new WrongMasterKey();
-    return;
-  }
+  if (check) return decrypts(cipher, check.value, PLAIN);
   // A database from before the check existed: anything already encrypted must open.
   const seed = db.select().from(settings).where(eq(settings.key, "wallet_seed")).get();
   const key = db.select().from(apiKeys).limit(1).get();
-  if ((seed && !decrypts(cipher, seed.value)) || (key && !decrypts(cipher, key.secretEnc))) throw new WrongMasterKey();
+  return !((seed && !decrypts(cipher, seed.value)) || (key && !decrypts(cipher, key.secretEnc)));
+}
+
+/** Whether a master key was ever checked against this database (every command since the check existed wrote it). */
+export function hasKeyCheck(db: Db): boolean {
+  return !!db.select().from(settings).where(eq(settings.key, KEY)).get();
+}
+
+export function checkMasterKey(db: Db, cipher: Cipher, now: number): void {
+  if (!keyOpensDatabase(db, cipher)) throw new WrongMasterKey();
   db.insert(settings).values({ key: KEY, value: cipher.encrypt(PLAIN), updatedAt: now }).onConflictDoNothing().run();
 }

@@ -1,9 +1,10 @@
-// The wallet seed (BIP-39 mnemonic) is generated on first start and stored
-// encrypted in settings; every gateway address is derived from it.
-import { eq } from "drizzle-orm";
+// The wallet seed (BIP-39 mnemonic), stored encrypted in settings; every gateway address is
+// derived from it. Only `stablegate init` (src/app/data-folder.ts) stores one: a command that
+// finds none stops instead of making a second wallet (DESIGN 16).
+import { count, eq } from "drizzle-orm";
 import { generateMnemonic, isValidMnemonic, mnemonicToSeed } from "../wallet/hd";
 import type { Db } from "../db/client";
-import { settings } from "../db/schema";
+import { addresses, settings } from "../db/schema";
 import type { Cipher } from "./cipher";
 import { registerSecret } from "../lib/logger";
 
@@ -13,18 +14,40 @@ export interface WalletSeed {
   seed: Uint8Array;
 }
 
-export function loadOrCreateSeed(db: Db, cipher: Cipher, now: number, env = process.env): WalletSeed {
+export class SeedMissing extends Error {}
+
+/** The stored mnemonic, or null when the database has none. */
+export function loadMnemonic(db: Db, cipher: Cipher): string | null {
   const row = db.select().from(settings).where(eq(settings.key, KEY)).get();
-  let mnemonic: string;
-  if (row) mnemonic = cipher.decrypt(row.value);
-  else {
-    // Operators restoring a wallet may provide the mnemonic once on first start.
-    mnemonic = env.STABLEGATE_WALLET_MNEMONIC?.trim() || generateMnemonic();
-    if (!isValidMnemonic(mnemonic)) throw new Error("STABLEGATE_WALLET_MNEMONIC is not a valid BIP-39 mnemonic");
-    db.insert(settings).values({ key: KEY, value: cipher.encrypt(mnemonic), updatedAt: now }).onConflictDoNothing().run();
-    const again = db.select().from(settings).where(eq(settings.key, KEY)).get()!;
-    mnemonic = cipher.decrypt(again.value);
-  }
+  if (!row) return null;
+  const mnemonic = cipher.decrypt(row.value);
   registerSecret(mnemonic);
+  return mnemonic;
+}
+
+export function loadSeed(db: Db, cipher: Cipher): WalletSeed {
+  const mnemonic = loadMnemonic(db, cipher);
+  if (mnemonic === null) {
+    throw new SeedMissing(
+      hasAddresses(db)
+        ? "this database has addresses but no wallet seed: it is damaged. Restore it from a backup (stablegate restore --from FILE); a new seed would not own those addresses."
+        : "this database has no wallet seed yet (made by `migrate` before `stablegate init` existed): run `stablegate init` to complete it.",
+    );
+  }
   return { seed: mnemonicToSeed(mnemonic) };
+}
+
+export function hasAddresses(db: Db): boolean {
+  return (db.select({ n: count() }).from(addresses).get()?.n ?? 0) > 0;
+}
+
+/** Stores the seed of a new data folder: STABLEGATE_WALLET_MNEMONIC when given (importing a wallet), else a new one. */
+export function storeNewSeed(db: Db, cipher: Cipher, now: number, env = process.env): { imported: boolean; words: number } {
+  const given = env.STABLEGATE_WALLET_MNEMONIC?.trim();
+  const mnemonic = given || generateMnemonic();
+  if (!isValidMnemonic(mnemonic)) throw new Error("STABLEGATE_WALLET_MNEMONIC is not a valid BIP-39 mnemonic");
+  registerSecret(mnemonic);
+  if (loadMnemonic(db, cipher) !== null) throw new Error("this database already has a wallet seed");
+  db.insert(settings).values({ key: KEY, value: cipher.encrypt(mnemonic), updatedAt: now }).run();
+  return { imported: !!given, words: mnemonic.split(/\s+/).length };
 }

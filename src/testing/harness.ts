@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../config/load";
 import { createContext, type AppContext } from "../app/context";
+import { databasePresent, initDataFolder } from "../app/data-folder";
 import { startGateway, type RunningGateway } from "../app/server";
 import { createMerchant } from "../merchants/service";
 import { StablegateClient } from "../sdk/client";
@@ -59,6 +60,9 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const logs: string[] = [];
   const logger: Logger = createLogger({ level: "debug", sink: (l) => logs.push(l) });
   const env = { ...opts.env, STABLEGATE_MASTER_KEY: opts.env?.STABLEGATE_MASTER_KEY ?? "test-master-key-" + dir };
+  // The data folder, as `stablegate init` makes it (no other path creates one); a test that
+  // restarts a gateway on its database (config.database.path) reopens it.
+  if (!databasePresent(loaded.config.database.path)) initDataFolder(loaded, env, opts.clock?.now());
   const ctx = createContext({ loaded, clock: opts.clock, logger, env, makeChains });
   const gateway = await startGateway(ctx, { jobs: opts.jobs });
   // Port 0 picks a free port: the public URL follows the real one.

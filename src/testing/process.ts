@@ -4,6 +4,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./wait";
+import { initDataFolder } from "../app/data-folder";
+import { loadConfig } from "../config/load";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const BUN = process.execPath;
@@ -17,8 +19,12 @@ export interface TempSetup {
   env: Record<string, string>;
 }
 
-/** A temp folder with a config file; `toml` is appended after the basics. */
-export async function tempSetup(toml = "", opts: { masterKey?: string | null } = {}): Promise<TempSetup> {
+/**
+ * A temp folder with a config file (`toml` is appended after the basics) and its data folder
+ * made as `stablegate init` makes it (in-process, the same function); `init: false` leaves the
+ * database path empty (tests of init itself, of refusals, of upgrades).
+ */
+export async function tempSetup(toml = "", opts: { masterKey?: string | null; init?: boolean } = {}): Promise<TempSetup> {
   const dir = mkdtempSync(join(tmpdir(), "stablegate-proc-"));
   const port = await freePort();
   const dbPath = join(dir, "data", "stablegate.db");
@@ -31,6 +37,7 @@ export async function tempSetup(toml = "", opts: { masterKey?: string | null } =
   delete env.STABLEGATE_CONFIG;
   if (opts.masterKey !== null) env.STABLEGATE_MASTER_KEY = opts.masterKey ?? "proc-test-master-key";
   else delete env.STABLEGATE_MASTER_KEY;
+  if (opts.init !== false) initDataFolder(loadConfig(configPath), env);
   return { dir, configPath, dbPath, port, url: `http://127.0.0.1:${port}`, env };
 }
 

@@ -28,7 +28,7 @@ test("SIGKILL between collection legs: after a restart every leg is sent exactly
 
   const cold = randomAddress("TRON");
   const bo = await backofficeSignIn(s.url, who);
-  expect((await bo.post("/backoffice/collection/settings", { pair: "TRON:USDT", destination: cold, minimum: "5", schedule: "" })).status).toBe(303);
+  expect((await bo.post("/backoffice/collection/settings", { pair: "TRON:USDT", destination: cold, minimum: "5", schedule: "", _reauth: who.password })).status).toBe(303);
   const preview = await bo.post("/backoffice/collection/preview", { pair: "TRON:USDT" });
   expect(preview.status).toBe(303);
   const runUrl = preview.headers.get("location")!;

@@ -66,7 +66,7 @@ test("a scheduled collection runs unattended when due, and a missed stretch runs
   const m = gw.newMerchant("sched");
   const sources = await funded(m, ["20", "30"]);
   const cold = randomAddress("TRON");
-  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "0 * * * *" }, USER);
+  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "0 * * * *", confirmedWithPassword: true }, USER);
   const runner = gw.gateway.runtime.payouts;
 
   clock.advance(59 * 60_000);
@@ -91,4 +91,24 @@ test("a scheduled collection runs unattended when due, and a missed stretch runs
     ["schedule", 0],
     ["schedule", 2],
   ]);
+});
+
+test("the schedule sends only to a destination confirmed with a password: one saved without it is never used", async () => {
+  const m = gw.newMerchant("sched-unconfirmed");
+  await funded(m, ["40"]);
+  const cold = randomAddress("TRON");
+  const thief = randomAddress("TRON");
+  const runner = gw.gateway.runtime.payouts;
+  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "* * * * *", confirmedWithPassword: true }, USER);
+  // A save without the password (any path but the re-authenticated form) moves the destination...
+  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: thief, minimum: "1", schedule: "* * * * *" }, USER);
+  clock.advance(2 * 60_000);
+  await runCollections(gw.ctx, runner);
+  // ...and the schedule does not send there (nor anywhere) until it is confirmed.
+  expect(listRuns(gw.ctx.db, m.id)).toEqual([]);
+  expect(await gw.ctx.chains.get("TRON")!.tokenBalance(thief, "USDT")).toBe(0n);
+  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "* * * * *", confirmedWithPassword: true }, USER);
+  clock.advance(2 * 60_000);
+  await runCollections(gw.ctx, runner);
+  expect(listRuns(gw.ctx.db, m.id)).toMatchObject([{ trigger: "schedule", destination: cold, legCount: 1 }]);
 });

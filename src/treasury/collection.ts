@@ -37,6 +37,11 @@ export interface CollectionSettingInput {
   minimum: string;
   /** Cron pattern (UTC), "" or null: no schedule. */
   schedule?: string | null;
+  /**
+   * The user re-entered their password (or code) for this save. Only such a destination is used
+   * by the schedule (DESIGN 10): one saved without it waits for a manual, confirmed run.
+   */
+  confirmedWithPassword?: boolean;
 }
 
 export function collectionSettingsOf(db: Db, merchantId: number): CollectionSetting[] {
@@ -79,14 +84,15 @@ export function setCollectionSetting(ctx: Pick<PayoutCtx, "db" | "clock" | "chai
     const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get();
     if (!m) throw new CollectionError(`no merchant ${merchantId}`);
     const before = collectionSetting(tx, merchantId, adapter.chain, input.tokenSymbol) ?? null;
-    const row = { merchantId, chain: adapter.chain, token: input.tokenSymbol, destination, minimum, schedule, lastScheduledAt: before?.lastScheduledAt ?? now, updatedAt: now };
+    const confirmedDestination = input.confirmedWithPassword ? destination : (before?.confirmedDestination ?? null);
+    const row = { merchantId, chain: adapter.chain, token: input.tokenSymbol, destination, minimum, schedule, confirmedDestination, lastScheduledAt: before?.lastScheduledAt ?? now, updatedAt: now };
     const saved = tx
       .insert(collectionSettings)
       .values(row)
       .onConflictDoUpdate({ target: [collectionSettings.merchantId, collectionSettings.chain, collectionSettings.token], set: row })
       .returning()
       .get();
-    const view = (s: CollectionSetting | null) => (s ? { destination: s.destination, minimum: s.minimum, schedule: s.schedule } : null);
+    const view = (s: CollectionSetting | null) => (s ? { destination: s.destination, minimum: s.minimum, schedule: s.schedule, confirmed: s.confirmedDestination === s.destination } : null);
     recordAudit(tx, { ...actor, action: "collection.settings", target: `merchant:${m.uid}:${adapter.chain}:${input.tokenSymbol}`, before: view(before), after: view(saved), at: now });
     return saved;
   });
@@ -247,6 +253,11 @@ export function runProgress(db: Db, runId: string): Record<"planned" | "rejected
   return out;
 }
 
+/** The schedule sends only to the destination last confirmed with a password (DESIGN 10 "Hardening"). */
+export function scheduleMaySend(s: CollectionSetting): boolean {
+  return s.confirmedDestination !== null && s.confirmedDestination === s.destination;
+}
+
 export const SCHEDULE_ACTOR: Actor = { actor: "schedule", role: "system" };
 
 /**
@@ -264,6 +275,15 @@ export async function runCollections(ctx: PayoutCtx, runner: BatchRunner): Promi
       continue;
     }
     if (!due || due.getTime() > now) continue;
+    if (!scheduleMaySend(s)) {
+      ctx.logger.warn("scheduled collection skipped: the destination was not confirmed with a password; save it again in the back office", { merchantId: s.merchantId, chain: s.chain, token: s.token });
+      ctx.db
+        .update(collectionSettings)
+        .set({ lastScheduledAt: now })
+        .where(and(eq(collectionSettings.merchantId, s.merchantId), eq(collectionSettings.chain, s.chain), eq(collectionSettings.token, s.token)))
+        .run();
+      continue;
+    }
     ctx.db
       .update(collectionSettings)
       .set({ lastScheduledAt: now })

@@ -115,7 +115,7 @@ export function authRoutes(d: BackofficeDeps) {
       publicAction(d, async ({ request, body }) => {
         const username = str(body.username);
         const next = safeNext(str(body.next));
-        const r = await signIn(d.users, { username, password: str(body.password), ip: d.clientIp(request), userAgent: request.headers.get("user-agent") });
+        const r = await signIn(d.users, { username, password: str(body.password), ...d.clientAddr(request), userAgent: request.headers.get("user-agent") });
         if (!r.ok) {
           if (r.reason === "invalid") return withPre(request, (csrf) => LoginPage({ csrf, next, error: "Wrong username or password.", username }), 401);
           const reason = r.reason;
@@ -135,13 +135,13 @@ export function authRoutes(d: BackofficeDeps) {
       if (!s) return redirect("/backoffice/login");
       return html(CodePage({ csrf: s.session.csrfToken, next: safeNext(query.next) }));
     })
-    .post("/backoffice/login/code", ({ request, body }) => {
+    .post("/backoffice/login/code", async ({ request, body }) => {
       const s = pending(request);
       if (!s) return redirect("/backoffice/login");
       const b = (body ?? {}) as Record<string, string>;
       if (!sameToken(b._csrf, s.session.csrfToken)) return html(ErrorPage({ viewer: null, status: 403, message: "The form expired. Sign in again." }), 403);
       const next = safeNext(str(b.next));
-      const r = completeSecondFactor(d.users, s.session, str(b.code), d.clientIp(request));
+      const r = await completeSecondFactor(d.users, s.session, str(b.code), d.clientAddr(request));
       if (r === "locked" || r === "address_locked") return withPre(request, (csrf) => LoginPage({ csrf, next, error: LOCKED[r] }), 429);
       if (r === "invalid") return html(CodePage({ csrf: s.session.csrfToken, next, error: "That code is not valid. Try the current one." }), 401);
       recordAudit(d.ctx.db, { actor: s.user.username, role: s.user.role, ip: d.clientIp(request), action: "user.sign_in", target: `user:${s.user.username}`, at: d.users.now() });

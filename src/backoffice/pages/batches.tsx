@@ -21,7 +21,7 @@ import {
   listBatches,
   uploadBatch,
 } from "../../treasury/batch";
-import { ReauthField, reauthOk } from "./reauth";
+import { ReauthField } from "./reauth";
 import { payoutOrders } from "../../db/schema";
 import { inArray } from "drizzle-orm";
 
@@ -336,9 +336,8 @@ export function batchRoutes(d: BackofficeDeps) {
     )
     .post(
       `${PATH}/:id/confirm`,
-      action(d, { role: "merchant", reauth: true }, async (v, { params, body }) => {
+      action(d, { role: "merchant", reauth: "always" }, (v, { params }) => {
         const b = batchOr404(d, v, params.id!);
-        if (!(await reauthOk(d, v, str(body._reauth)))) return PreviewPage({ d, v, b, error: "That was not right: enter your password (or authentication code) to confirm." });
         confirmBatch({ db: d.ctx.db, now }, mine(v), b.id, actorOf(v));
         return redirect(`${PATH}/${b.id}`);
       }),

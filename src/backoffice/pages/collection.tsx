@@ -18,9 +18,10 @@ import {
   runGas,
   runLegs,
   runProgress,
+  scheduleMaySend,
   setCollectionSetting,
 } from "../../treasury/collection";
-import { ReauthField, reauthOk } from "./reauth";
+import { ReauthField } from "./reauth";
 import { units } from "./treasury-format";
 
 const PATH = "/backoffice/collection";
@@ -61,7 +62,7 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
               {s.destination}
             </td>
             <td safe>{s.minimum}</td>
-            <td safe>{s.schedule ?? "manual only"}</td>
+            <td safe>{s.schedule ? (scheduleMaySend(s) ? s.schedule : `${s.schedule} (paused: save the destination again with your password)`) : "manual only"}</td>
           </tr>
         )}
       />
@@ -229,10 +230,10 @@ export function collectionRoutes(d: BackofficeDeps) {
     .get(PATH, page(d, { role: "merchant" }, (v, { query }) => CollectionPage({ d, v, notice: query.done === "saved" ? "Destination saved." : undefined })))
     .post(
       `${PATH}/settings`,
-      action(d, { role: "merchant", reauth: true }, (v, { body }) => {
+      action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
         const { chain, token } = splitPair(str(body.pair));
         try {
-          setCollectionSetting(d.ctx, mine(v), { chainCode: chain, tokenSymbol: token, destination: str(body.destination), minimum: str(body.minimum), schedule: str(body.schedule) }, actorOf(v));
+          setCollectionSetting(d.ctx, mine(v), { chainCode: chain, tokenSymbol: token, destination: str(body.destination), minimum: str(body.minimum), schedule: str(body.schedule), confirmedWithPassword: true }, actorOf(v));
         } catch (e) {
           if (e instanceof CollectionError) return CollectionPage({ d, v, error: e.message });
           throw e;
@@ -256,9 +257,8 @@ export function collectionRoutes(d: BackofficeDeps) {
     .get(`${PATH}/runs/:id`, page(d, { role: "merchant" }, (v, { params }) => RunPage({ d, v, r: runOr404(d, v, params.id!) })))
     .post(
       `${PATH}/runs/:id/confirm`,
-      action(d, { role: "merchant", reauth: true }, async (v, { params, body }) => {
+      action(d, { role: "merchant", reauth: "always" }, (v, { params }) => {
         const r = runOr404(d, v, params.id!);
-        if (!(await reauthOk(d, v, str(body._reauth)))) return RunPage({ d, v, r, error: "That was not right: enter your password (or authentication code) to confirm." });
         confirmCollection({ db: d.ctx.db, now: () => d.ctx.clock.now() }, mine(v), r.id, actorOf(v));
         return redirect(`${PATH}/runs/${r.id}`);
       }),

@@ -6,12 +6,12 @@ import { Elysia } from "elysia";
 import { currentKey, findMerchantById } from "../../merchants/service";
 import { rotateKeyAudited } from "../../merchants/admin";
 import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merchants/settings";
-import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback } from "../../callbacks/test-event";
-import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
+import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TestCallbackLimit } from "../../callbacks/test-event";
+import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
 import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { ReauthField, reauthOk } from "./reauth";
+import { ReauthField } from "./reauth";
 
 const PATH = "/backoffice/developer";
 const NOTICES: Record<string, string> = {
@@ -146,16 +146,15 @@ export function developerRoutes(d: BackofficeDeps) {
     .get(PATH, page(d, { role: "merchant" }, (v, { query }) => DeveloperPage({ d, v, notice: NOTICES[query.done ?? ""] })))
     .post(
       `${PATH}/rotate-key`,
-      action(d, { role: "merchant", reauth: true }, async (v, { body }) => {
+      action(d, { role: "merchant", reauth: "always" }, (v) => {
         const m = merchantOf(d, v);
-        if (!(await reauthOk(d, v, str(body._reauth)))) return DeveloperPage({ d, v, error: "That was not right: enter your password (or authentication code) to rotate the key." });
         const r = rotateKeyAudited({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, d.ctx.ms.rotationGrace, actorOf(v));
         return DeveloperPage({ d, v, newKey: r.apiKey });
       }),
     )
     .post(
       `${PATH}/callback-url`,
-      action(d, { role: "merchant" }, (v, { body }) => {
+      action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
         const m = merchantOf(d, v);
         try {
           const r = updateMerchantSettings(settingsDeps(), m.uid, { defaultNotifyUrl: str(body.url) }, actorOf(v));
@@ -175,6 +174,7 @@ export function developerRoutes(d: BackofficeDeps) {
           sendTestCallback({ db: d.ctx.db, now: () => d.ctx.clock.now() }, m.id);
         } catch (e) {
           if (e instanceof NoDefaultCallbackUrl) return DeveloperPage({ d, v, error: "Set a default callback URL first: the test callback goes there." });
+          if (e instanceof TestCallbackLimit) return html(DeveloperPage({ d, v, error: "At most 5 test callbacks a minute. Try again shortly." }), 429);
           throw e;
         }
         d.kick();
@@ -183,7 +183,7 @@ export function developerRoutes(d: BackofficeDeps) {
     )
     .post(
       `${PATH}/ip-allowlist`,
-      action(d, { role: "merchant" }, (v, { body }) => {
+      action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
         const m = merchantOf(d, v);
         try {
           updateMerchantSettings(settingsDeps(), m.uid, { ipAllowlist: str(body.allowlist).split(/[\s,]+/) }, actorOf(v));

@@ -162,7 +162,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
     .get("/backoffice/merchants/:uid", page(d, op, (v, { params, query }) => MerchantPage({ d, v, m: load(params.uid), notice: NOTICES[query.done ?? ""] })))
     .post(
       "/backoffice/merchants/:uid/status",
-      action(d, op, (v, { params, body }) => {
+      action(d, { ...op, reauth: "always" }, (v, { params, body }) => {
         const m = load(params.uid);
         setMerchantStatusAudited(mdeps(d), m.uid, str(body.status) === "active" ? "active" : "disabled", actorOf(v));
         return redirect(`/backoffice/merchants/${m.uid}?done=status`);
@@ -170,7 +170,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/merchants/:uid/rotate",
-      action(d, { ...op, reauth: true }, (v, { params }) => {
+      action(d, { ...op, reauth: "always" }, (v, { params }) => {
         const m = load(params.uid);
         const r = rotateKeyAudited(mdeps(d), m.uid, parseDuration(d.ctx.config.auth.rotation_grace), actorOf(v));
         return MerchantPage({ d, v, m: load(m.uid), newKey: r.apiKey, notice: `New key issued; the previous one still signs requests for ${d.ctx.config.auth.rotation_grace}.` });
@@ -178,7 +178,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/merchants/:uid/settings",
-      action(d, { ...op, reauth: true }, (v, { params, body }) => {
+      action(d, { ...op, reauth: "always" }, (v, { params, body }) => {
         const m = load(params.uid);
         const opt = (k: string) => {
           const s = str(body[k]).trim();

@@ -1,10 +1,9 @@
 /** @jsxImportSource @kitajs/html */
 // Re-authentication on the form itself (DESIGN 13: the confirming form carries a
-// "Password" or "Authentication code" field). The guard's `reauth: true`
-// accepts a recent sign-in; for money-moving confirmations the entered secret
-// is checked every time as well.
-import type { BackofficeDeps, Viewer } from "../guard";
-import { reauthenticate } from "../sessions";
+// "Password" or "Authentication code" field). Routes with `reauth: "always"`
+// check the entered secret every time (src/backoffice/guard.ts); a form without
+// this field gets the guard's "Confirm it is you" step instead.
+import type { Viewer } from "../guard";
 
 export function ReauthField({ viewer }: { viewer: Viewer }): JSX.Element {
   const label = viewer.totp ? "Authentication code" : "Password";
@@ -23,8 +22,3 @@ export function ReauthField({ viewer }: { viewer: Viewer }): JSX.Element {
   );
 }
 
-/** The entered password (or TOTP / recovery code) is right. */
-export async function reauthOk(d: BackofficeDeps, v: Viewer, secret: string): Promise<boolean> {
-  if (!secret) return false;
-  return reauthenticate(d.users, v.session, v.user, secret);
-}

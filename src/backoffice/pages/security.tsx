@@ -7,7 +7,7 @@ import { recordAudit } from "../../audit/log";
 import { backofficeUsers } from "../../db/schema";
 import { qrSvg } from "../../checkout/qr";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
-import { activeSessions, revokeSession } from "../sessions";
+import { activeSessions, reauthenticate, revokeSession } from "../sessions";
 import { enableTotp, newRecoveryCodes, newTotpSecret, totpStep, totpUri } from "../totp";
 import { changePassword, UserError, userById } from "../users";
 import { ActionButton, Csrf, DataTable, Notice, Time } from "../views/common";
@@ -125,7 +125,8 @@ export function securityRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/security/totp",
-      action(d, {}, (v) => {
+      // A stolen session must not enrol its own second factor (locking the owner out): password first.
+      action(d, { reauth: "always" }, (v) => {
         if (v.totp) return redirect("/backoffice/security");
         // The secret waits, encrypted, until a code from the app proves it was stored.
         const secret = newTotpSecret();
@@ -148,8 +149,10 @@ export function securityRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/security/password",
-      action(d, {}, async (v, { body }) => {
-        if (!(await Bun.password.verify(str(body.current).slice(0, 256), v.user.passwordHash))) return SecurityPage({ d, v, error: "The current password is not right." });
+      action(d, {}, async (v, { request, body }) => {
+        // The current password is an attempt like a sign-in: counted, refused while locked.
+        const r = await reauthenticate(d.users, v.session, v.user, str(body.current), d.clientAddr(request), { passwordOnly: true });
+        if (r !== "ok") return SecurityPage({ d, v, error: r === "invalid" ? "The current password is not right." : "Too many failed attempts for this username. Try again in 15 minutes." });
         try {
           await changePassword(d.users, v.user.id, str(body.new), v.session.id);
         } catch (e) {

@@ -111,7 +111,8 @@ export function usersRoutes(d: BackofficeDeps) {
     .get("/backoffice/users", page(d, op, (v) => UsersPage({ d, v })))
     .post(
       "/backoffice/users",
-      action(d, { ...op, reauth: true }, (v, { body }) =>
+      // A new user (an operator even) is who can act: the password every time.
+      action(d, { ...op, reauth: "always" }, (v, { body }) =>
         handle(v, () => {
           const role = str(body.role) === "operator" ? "operator" : "merchant";
           const merchantUid = role === "merchant" ? str(body.merchant) || undefined : undefined;
@@ -122,7 +123,7 @@ export function usersRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/users/status",
-      action(d, op, (v, { body }) =>
+      action(d, { ...op, reauth: "always" }, (v, { body }) =>
         handle(v, () => {
           const u = setUserStatus(d.users, str(body.username), str(body.status) === "active" ? "active" : "disabled", actorOf(v));
           return { notice: `${u.username} is ${u.status}.` };
@@ -131,7 +132,7 @@ export function usersRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/users/reset-password",
-      action(d, { ...op, reauth: true }, (v, { body }) =>
+      action(d, { ...op, reauth: "always" }, (v, { body }) =>
         handle(v, () => {
           const r = resetPassword(d.users, str(body.username), actorOf(v));
           return { secret: { username: r.user.username, password: r.password }, notice: "Password reset; their sessions ended." };
@@ -140,7 +141,7 @@ export function usersRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/users/reset-2fa",
-      action(d, { ...op, reauth: true }, (v, { body }) =>
+      action(d, { ...op, reauth: "always" }, (v, { body }) =>
         handle(v, () => {
           const u = resetTotp(d.users, str(body.username), actorOf(v));
           return { notice: `Two-factor authentication of ${u.username} removed.` };

@@ -133,11 +133,12 @@ export function ErrorPage(p: { viewer: Viewer | null; status: number; message: s
 }
 
 /** Shown instead of a money or key action when the last password entry is too old: the same form again, plus the password. */
-export function ReauthPage(p: { viewer: Viewer; action: string; fields: [string, string | string[] | undefined][]; failed: boolean }): string {
+export function ReauthPage(p: { viewer: Viewer; action: string; fields: [string, string | string[] | undefined][]; failed: "wrong" | "locked" | null }): string {
+  const error = p.failed === "wrong" ? "That was not right. Try again." : p.failed === "locked" ? "Too many failed attempts for this username. Try again in 15 minutes." : null;
   return (
     <Layout title="Confirm it is you" viewer={p.viewer}>
-      <Notice kind="error" text={p.failed ? "That was not right. Try again." : null} />
-      <p>This action moves money or keys. Enter your password{p.viewer.totp ? " or an authentication code" : ""} to continue.</p>
+      <Notice kind="error" text={error} />
+      <p>This action moves money or keys, or changes who can act. Enter your password{p.viewer.totp ? " or an authentication code" : ""} to continue.</p>
       <form method="post" action={p.action} class="stack">
         <Csrf viewer={p.viewer} />
         {p.fields.flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? ""]).map((x) => <input type="hidden" name={k} value={x} />))}

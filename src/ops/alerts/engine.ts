@@ -6,6 +6,7 @@ import { alertNotifications } from "../../db/schema";
 import type { Logger } from "../../lib/logger";
 import { evaluateConditions, type ConditionDeps } from "./conditions";
 import { sendTelegram, sendWebhook } from "./deliver";
+import { resolveTarget } from "../../callbacks/target";
 import { type AdoptedIncident, type AlertRow, dueNotifications, syncAlerts, viewAlert, type Channel, type SyncResult } from "./store";
 import { alerts } from "../../db/schema";
 import { isStorageFault, describeFault } from "../../db/storage-fault";
@@ -18,7 +19,7 @@ const retryDelay = (attempt: number) => Math.min(3_600_000, 30_000 * 2 ** (attem
 const SEND_TIMEOUT_MS = 10_000;
 
 export interface AlertDeps extends ConditionDeps {
-  ctx: ConditionDeps["ctx"] & { logger: Logger; config: Pick<Config, "alerts"> };
+  ctx: ConditionDeps["ctx"] & { logger: Logger; config: Pick<Config, "alerts" | "callbacks"> };
 }
 
 export function alertChannels(config: Pick<Config, "alerts">): Channel[] {
@@ -130,6 +131,8 @@ export class AlertEngine {
     const signal = AbortSignal.any([this.abort.signal, AbortSignal.timeout(SEND_TIMEOUT_MS)]);
     if (channel === "webhook") {
       if (!cfg.webhook_url || !cfg.webhook_secret) throw new Error("alerts.webhook_url is no longer configured");
+      // The same target rules as callbacks (DESIGN 10): no special-purpose address, unless allowed.
+      await resolveTarget(cfg.webhook_url, this.d.ctx.config.callbacks.allow_private_targets);
       await sendWebhook({ url: cfg.webhook_url, secret: cfg.webhook_secret }, id, event, viewAlert(a), this.d.ctx.clock.now(), signal);
     } else {
       if (!cfg.telegram_bot_token || !cfg.telegram_chat_id) throw new Error("alerts.telegram_* is no longer configured");

@@ -1,0 +1,73 @@
+// `wallet gas [--json]` and `wallet export-mnemonic` (DESIGN 2, 16).
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { createContext, openStore } from "../app/context";
+import { requireDatabase } from "../app/data-folder";
+import type { LoadedConfig } from "../config/load";
+import { makeChains } from "../chains/registry";
+import { openReadonlyDb, writeTx } from "../db/client";
+import { silentLogger } from "../lib/logger";
+import { systemClock } from "../lib/clock";
+import { gasWallet } from "../wallet/addresses";
+import { CLI_ACTOR, recordAudit } from "../audit/log";
+import { Cipher } from "../secrets/cipher";
+import { keyOpensDatabase } from "../secrets/key-check";
+import { keyFromString } from "../secrets/master-key";
+import { loadMnemonic } from "../secrets/seed";
+import { CliUsageError, type CliFlags } from "./common";
+
+export const WALLET_USAGE = `  wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
+  wallet export-mnemonic             show the wallet seed once (asks for the master key file; audited)`;
+
+/** Reads one answer (the master key file's path): a prompt on a terminal, a line on stdin otherwise. */
+export type Ask = (prompt: string) => Promise<string | null>;
+
+export class WrongKeyFile extends Error {}
+
+export async function walletCommand(loaded: LoadedConfig, sub: string | undefined, flags: CliFlags, ask: Ask): Promise<number> {
+  if (sub === "gas") {
+    const ctx = createContext({ loaded, makeChains, logger: silentLogger });
+    const rows = [...ctx.chains.values()].map((a) => ({ chainCode: a.chain, mode: a.mode, address: writeTx(ctx.db, (tx) => gasWallet(tx, a, ctx.seed, systemClock.now())).address }));
+    if (flags.json) console.log(JSON.stringify(rows));
+    else for (const r of rows) console.log(`${r.chainCode}\t${r.mode}\t${r.address}`);
+    return 0;
+  }
+  if (sub === "export-mnemonic") return exportMnemonic(loaded, ask);
+  throw new CliUsageError(`unknown wallet command: ${sub ?? "(none)"}`);
+}
+
+/**
+ * The seed in the operator's hands: whoever runs this must also name the master key file (having
+ * shell access to the gateway is not enough to read the seed off a terminal left open). The key
+ * in that file is checked against the database before anything is touched; then the export is
+ * audited (actor cli) and the words are printed once, to stdout only (never logged).
+ */
+async function exportMnemonic(loaded: LoadedConfig, ask: Ask): Promise<number> {
+  requireDatabase(loaded);
+  const dbPath = loaded.config.database.path;
+  const answer = (await ask("Path of the master key file of this database (to confirm you hold it): "))?.trim();
+  if (!answer) throw new CliUsageError("wallet export-mnemonic: no master key file given (type its path)", false);
+  let text: string;
+  try {
+    text = readFileSync(answer, "utf8");
+  } catch (e) {
+    throw new WrongKeyFile(`cannot read the master key file ${answer}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; nothing was shown`);
+  }
+  const ro = openReadonlyDb(dbPath);
+  let opens: boolean;
+  try {
+    opens = keyOpensDatabase(ro, new Cipher(keyFromString(text)));
+  } finally {
+    ro.$client.close();
+  }
+  if (!opens) throw new WrongKeyFile(`wrong master key: the key in ${resolve(answer)} does not open ${resolve(dbPath)}; nothing was shown or changed`);
+  const { db, cipher } = openStore(loaded);
+  const mnemonic = loadMnemonic(db, cipher);
+  if (mnemonic === null) throw new WrongKeyFile("this database has no wallet seed yet: run `stablegate init` first");
+  const words = mnemonic.split(/\s+/).length;
+  // Audited before it is shown: an export that is not on record never happens.
+  writeTx(db, (tx) => recordAudit(tx, { ...CLI_ACTOR, action: "wallet.export_mnemonic", target: "wallet:seed", after: { words } }));
+  console.error(`The wallet seed (${words} words). Write it down offline; anyone with these words controls every gateway address. It is not shown again by this command.`);
+  console.log(mnemonic);
+  return 0;
+}

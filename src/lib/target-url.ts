@@ -1,0 +1,59 @@
+// Target URLs of callbacks, alerts and refund pages (DESIGN 7, 10): notifyUrl is checked at order
+// creation (10001); the delivery worker checks the resolved address again (DNS may change).
+import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
+
+/**
+ * The IANA special-purpose range an address belongs to (DESIGN 10: callback, alert and refund-page
+ * targets refuse every one, not only private ones), or null for an ordinary unicast address. The
+ * ranges are ipaddr.js's tables of the IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890
+ * and successors: 0/8, 10/8, 100.64/10, 127/8, 169.254/16, 172.16/12, 192.0.0/24, the TEST-NETs,
+ * 198.18/15, 240/4, multicast, broadcast, AS112, AMT; ::, ::1, ::ffff:0:0/96, 64:ff9b::/96,
+ * 64:ff9b:1::/48, 100::/64, 2001::/23, 2001:db8::/32, 2002::/16, 3fff::/20, 5f00::/16, fc00::/7,
+ * fe80::/10, ff00::/8…), plus the deprecated IPv4-compatible ::/96, which embeds an IPv4 host.
+ */
+export function specialPurposeRange(ip: string): string | null {
+  const x = ip.toLowerCase().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  if (!isIP(x)) return null;
+  const a = ipaddr.parse(x);
+  const range = a.range();
+  if (range !== "unicast") return range;
+  if (a.kind() === "ipv6" && (a as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return "ipv4Compatible";
+  return null;
+}
+
+export const isSpecialPurposeAddress = (ip: string): boolean => specialPurposeRange(ip) !== null;
+
+/**
+ * Why the raw text of an http(s) URL is not acceptable before any parsing, or null. The WHATWG
+ * parser is lenient where a target must not be: "http:///x" and "http:/x" become host "x",
+ * backslashes count as slashes, tabs and newlines vanish. The text must say what it means.
+ */
+export function rawUrlProblem(raw: string): string | null {
+  if (/[\u0000-\u0020\u007f\\]/.test(raw)) return "must not contain spaces, control characters or backslashes";
+  const m = /^https?:\/\/([^/?#]*)/i.exec(raw);
+  if (!m) return "must be an absolute http(s) URL";
+  if (!m[1] || m[1].startsWith(":")) return "must have a host";
+  return null;
+}
+
+/** Returns a reason when the URL is not acceptable as a callback target. */
+export function notifyUrlProblem(raw: string, allowPrivate: boolean): string | null {
+  if (!raw.isWellFormed()) return "must be well-formed Unicode";
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return "must be an absolute http(s) URL";
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return "must use http or https";
+  const rawProblem = rawUrlProblem(raw);
+  if (rawProblem) return rawProblem;
+  if (!u.hostname || /^\.+$/.test(u.hostname)) return "must have a host";
+  if (u.username || u.password) return "must not carry credentials";
+  if (allowPrivate) return null;
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal") || host === "metadata.google.internal") return "must be a public address";
+  if (isIP(host) && isSpecialPurposeAddress(host)) return "must be a public address";
+  return null;
+}
