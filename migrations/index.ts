@@ -7,7 +7,8 @@ import m4 from "./0140_collection_confirmed_destination.sql" with { type: "text"
 import m5 from "./0150_growth.sql" with { type: "text" };
 import m6 from "./0151_payout_merchant_status.sql" with { type: "text" };
 import m7 from "./0152_open_payouts.sql" with { type: "text" };
-import m8 from "./0170_invoices.sql" with { type: "text" };
+import m8 from "./0160_backoffice_growth.sql" with { type: "text" };
+import m9 from "./0170_invoices.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -20,5 +21,6 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0150_growth", sql: m5 },
   { name: "0151_payout_merchant_status", sql: m6 },
   { name: "0152_open_payouts", sql: m7 },
-  { name: "0170_invoices", sql: m8 },
+  { name: "0160_backoffice_growth", sql: m8 },
+  { name: "0170_invoices", sql: m9 },
 ];

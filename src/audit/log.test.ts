@@ -24,8 +24,10 @@ test("entries are listed newest first, filtered and paged; before/after round-tr
   expect(listAudit(db, { actor: "alice" }).total).toBe(1);
   expect(listAudit(db, { action: "order.freeze" }).total).toBe(1);
   expect(listAudit(db, { from: t0 + 500, to: t0 + 1500 }).entries.map((e) => e.actor)).toEqual(["alice"]);
-  const page2 = listAudit(db, { limit: 2, offset: 2 });
-  expect(page2).toMatchObject({ total: 3, entries: [{ action: "order.freeze" }] });
+  const page1 = listAudit(db, { limit: 2 });
+  expect(page1.entries.map((e) => e.action)).toEqual(["order.release", "merchant.settings"]);
+  const page2 = listAudit(db, { limit: 2, before: page1.next! });
+  expect(page2).toMatchObject({ total: 3, entries: [{ action: "order.freeze" }], next: null });
 });
 
 test("the table is append-only, and an entry rolls back with the change it records", () => {

@@ -2,7 +2,7 @@
 // from the CLI (actor `cli`, role `operator`) or the back office (a user's name,
 // role and IP). recordAudit is called inside the write transaction of the change
 // it records, so an action and its entry commit together or not at all.
-import { and, count, desc, eq, gte, lte, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { auditLog } from "../db/schema";
 
@@ -67,7 +67,8 @@ export interface AuditFilter {
   from?: number;
   to?: number;
   limit?: number;
-  offset?: number;
+  /** Keyset: entries strictly older than this one. */
+  before?: AuditCursor;
 }
 
 export function describeAudit(r: AuditRow): AuditEntry {
@@ -84,24 +85,40 @@ export function describeAudit(r: AuditRow): AuditEntry {
   };
 }
 
-/** Newest first; `total` counts every entry the filter matches (for paging). */
-export function listAudit(db: DbOrTx, f: AuditFilter = {}): { entries: AuditEntry[]; total: number } {
+/** Where an audit page ends: the next page starts below it. */
+export interface AuditCursor {
+  at: number;
+  id: number;
+}
+
+/** Counts stop here ("1,000+"): a page never counts the whole log. */
+export const AUDIT_COUNT_CAP = 1000;
+
+/**
+ * Newest first, a page below `before` (keyset on (at, id): each filter is a seek on
+ * its (column, at) index, however long the log). `total` counts matches up to
+ * AUDIT_COUNT_CAP + 1; `next` is the cursor of the next page, null on the last.
+ */
+export function listAudit(db: DbOrTx, f: AuditFilter = {}): { entries: AuditEntry[]; total: number; next: AuditCursor | null } {
   const where: SQL[] = [];
   if (f.actor) where.push(eq(auditLog.actor, f.actor));
   if (f.action) where.push(eq(auditLog.action, f.action));
   if (f.target) where.push(eq(auditLog.target, f.target));
   if (f.from !== undefined) where.push(gte(auditLog.at, f.from));
-  if (f.to !== undefined) where.push(lte(auditLog.at, f.to));
-  const cond = where.length ? and(...where) : undefined;
+  // Always bounded above, so even the first page is a range seek on the index.
+  where.push(lte(auditLog.at, f.to ?? Number.MAX_SAFE_INTEGER));
+  const cond = and(...where);
   const limit = Math.min(Math.max(f.limit ?? 50, 1), 1000);
+  const page = f.before ? and(cond, sql`(${auditLog.at}, ${auditLog.id}) < (${f.before.at}, ${f.before.id})`) : cond;
   const rows = db
     .select()
     .from(auditLog)
-    .where(cond)
+    .where(page)
     .orderBy(desc(auditLog.at), desc(auditLog.id))
-    .limit(limit)
-    .offset(Math.max(f.offset ?? 0, 0))
+    .limit(limit + 1)
     .all();
-  const total = db.select({ n: count() }).from(auditLog).where(cond).get()!.n;
-  return { entries: rows.map(describeAudit), total };
+  const total = db.select({ n: count() }).from(db.select({ one: sql`1` }).from(auditLog).where(cond).limit(AUDIT_COUNT_CAP + 1).as("m")).get()!.n;
+  const mine = rows.slice(0, limit);
+  const last = mine[mine.length - 1];
+  return { entries: mine.map(describeAudit), total, next: rows.length > limit && last ? { at: last.at, id: last.id } : null };
 }

@@ -110,7 +110,11 @@ export const bindings = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("bindings_key").on(t.merchantId, t.chain, t.token, t.bindKey)],
+  (t) => [
+    uniqueIndex("bindings_key").on(t.merchantId, t.chain, t.token, t.bindKey),
+    index("bindings_list").on(t.createdAt),
+    index("bindings_list_merchant").on(t.merchantId, t.createdAt),
+  ],
 );
 
 export const payinOrders = sqliteTable(
@@ -169,6 +173,12 @@ export const payinOrders = sqliteTable(
     index("payin_address_amount").on(t.addressId, t.token, t.amount),
     // Partial: shared orders (no binding) write no entry; `binding_id = ?` implies the condition.
     index("payin_binding").on(t.bindingId, t.createdAt).where(sql`binding_id IS NOT NULL`),
+    // Back-office lists and search (migrations/0160): each a seek in id order (the rowid ends every entry).
+    index("payin_list_status").on(t.status),
+    index("payin_list_merchant").on(t.merchantId, t.status),
+    index("payin_search_address").on(t.addressId),
+    index("payin_search_tx").on(t.txHash).where(sql`tx_hash IS NOT NULL`),
+    index("payin_search_from").on(t.fromAddress).where(sql`from_address IS NOT NULL`),
     // Open-order probes that never read past orders (issue 23), partial so a create writes no entry:
     // orders being confirmed, and expired unpaid ones by expiry (late payments' candidates).
     index("payin_settling_amount").on(t.addressId, t.token, t.amount).where(sql`mode = 'shared' AND status IN ('detected', 'confirming')`),
@@ -209,6 +219,8 @@ export const transfers = sqliteTable(
     resolvedAt: integer("resolved_at"),
     seenAt: integer("seen_at").notNull(),
     confirmedAt: integer("confirmed_at"),
+    /** The receiving address's merchant (set by a trigger from address_id), for the back office's filters. */
+    merchantId: integer("merchant_id"),
   },
   (t) => [
     uniqueIndex("transfers_unique").on(t.chain, t.txHash, t.logIndex),
@@ -216,6 +228,15 @@ export const transfers = sqliteTable(
     // The watcher's confirmation tracking: pending transfers of a chain by block height.
     index("transfers_pending").on(t.chain, t.status, t.blockNumber),
     index("transfers_address").on(t.addressId, t.token),
+    index("transfers_list_status").on(t.status),
+    index("transfers_list_disposition").on(t.disposition),
+    index("transfers_list_merchant").on(t.merchantId, t.status).where(sql`merchant_id IS NOT NULL`),
+    index("transfers_list_merchant_disposition").on(t.merchantId, t.disposition).where(sql`merchant_id IS NOT NULL`),
+    index("transfers_open_unmatched").on(t.resolution, t.seenAt).where(sql`unmatched_reason IS NOT NULL`),
+    index("transfers_late").on(t.id).where(sql`seen_at - block_time >= 86400000`),
+    index("transfers_order").on(t.payinOrderId).where(sql`payin_order_id IS NOT NULL`),
+    index("transfers_search_to").on(t.toAddress),
+    index("transfers_search_from").on(t.fromAddress),
     // Reconcile's deposits not final yet, per address (a transfer is pending for minutes).
     index("transfers_pending_address").on(t.addressId, t.token).where(sql`status = 'pending'`),
     // The alerts job's count of open unmatched deposits (resolved ones accumulate).
@@ -271,6 +292,10 @@ export const payoutOrders = sqliteTable(
     uniqueIndex("payout_merchant_order").on(t.merchantId, t.merchantOrderNo),
     index("payout_status").on(t.status),
     index("payout_source").on(t.fromAddressId, t.status),
+    index("payout_list_merchant").on(t.merchantId, t.status),
+    index("payout_search_tx").on(t.txHash).where(sql`tx_hash IS NOT NULL`),
+    index("payout_search_to").on(t.toAddress),
+    index("payout_search_from").on(t.fromAddress),
     index("payout_failed").on(t.failedAt).where(sql`status = 'failed'`),
     // Daily limit (today's payouts) and reserved fees (unfinished ones) per merchant.
     index("payout_merchant_status").on(t.merchantId, t.status, t.createdAt),
@@ -406,10 +431,29 @@ export const callbacks = sqliteTable(
     index("callbacks_order").on(t.orderNo),
     // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
     index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
+    // The failed-callbacks page of a merchant, latest failure first (the operator's reads callbacks_failed below).
+    index("callbacks_failed_merchant").on(t.merchantId, t.updatedAt).where(sql`state = 'failed'`),
+    index("callbacks_test").on(t.merchantId, t.createdAt).where(sql`kind = 'test'`),
     // Partial on states reached after create: the alerts job's last-hour count, and retention.
     index("callbacks_failed").on(t.updatedAt).where(sql`state = 'failed'`),
     index("callbacks_delivered").on(t.updatedAt).where(sql`state = 'delivered'`),
   ],
+);
+
+/**
+ * The dashboard's volume per UTC day (day = ms / 86,400,000) and merchant: completed and
+ * risk_settled pay-ins at face value in micro units. Written only by triggers on
+ * payin_orders (migrations/0160), in the transaction of the order change.
+ */
+export const payinDaily = sqliteTable(
+  "payin_daily",
+  {
+    day: integer("day").notNull(),
+    merchantId: integer("merchant_id").notNull(),
+    micro: integer("micro").notNull(),
+    orders: integer("orders").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.merchantId] })],
 );
 
 /** One row per delivery attempt (Svix-style). */
@@ -539,7 +583,7 @@ export const auditLog = sqliteTable(
     before: text("before"),
     after: text("after"),
   },
-  (t) => [index("audit_at").on(t.at), index("audit_target").on(t.target, t.at), index("audit_actor").on(t.actor, t.at)],
+  (t) => [index("audit_at").on(t.at), index("audit_target").on(t.target, t.at), index("audit_actor").on(t.actor, t.at), index("audit_action").on(t.action, t.at)],
 );
 
 /**

@@ -33,6 +33,11 @@ export function derivedOrderNo(prefix: "PI" | "PO", timeMs: number, key: string,
   return `${prefix}${stamp(timeMs)}${String(h).padStart(7, "0")}`;
 }
 
+/** The smallest orderNo made at `ms` or later: orderNos sort as their creation times (date filters seek by it). */
+export function orderNoFloor(prefix: "PI" | "PO", ms: number): string {
+  return `${prefix}${stamp(Math.max(0, ms))}`;
+}
+
 export function newId(prefix: string): string {
   return prefix + randomBytes(10).toString("hex").toUpperCase();
 }

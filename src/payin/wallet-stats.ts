@@ -1,6 +1,6 @@
 // Exclusive wallets (bindings) with their deposit statistics, for the back
 // office. Scoped: a merchant id limits every query to that merchant's wallets.
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, lte, sql } from "drizzle-orm";
 import { type DbOrTx, prepared } from "../db/client";
 import { addresses, bindings, merchants, payinOrders, transfers } from "../db/schema";
 
@@ -22,7 +22,8 @@ export interface WalletRow {
 }
 
 export function exclusiveWallets(db: DbOrTx, scope: { merchantId?: number; q?: string; limit?: number; offset?: number }): WalletRow[] {
-  const where = [];
+  // Bounded above so the newest-first walk of bindings_list(_merchant) is a range seek.
+  const where = [lte(bindings.createdAt, Number.MAX_SAFE_INTEGER)];
   if (scope.merchantId !== undefined) where.push(eq(bindings.merchantId, scope.merchantId));
   if (scope.q) where.push(sql`(${bindings.bindKey} = ${scope.q} OR ${addresses.address} = ${scope.q} OR ${bindings.label} LIKE ${"%" + scope.q.replace(/[%_]/g, "") + "%"})`);
   const rows = db

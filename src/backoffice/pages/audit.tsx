@@ -1,7 +1,7 @@
 /** @jsxImportSource @kitajs/html */
 // Operator: the audit log with filters and CSV export of what is filtered.
 import { Elysia } from "elysia";
-import { type AuditFilter, listAudit } from "../../audit/log";
+import { AUDIT_COUNT_CAP, type AuditCursor, type AuditFilter, listAudit } from "../../audit/log";
 import { type BackofficeDeps, page } from "../guard";
 import { type Column, csvResponse, csvStream } from "../queries/csv";
 import { DataTable } from "../views/common";
@@ -40,8 +40,9 @@ export function auditRoutes(d: BackofficeDeps) {
       "/backoffice/audit",
       page(d, op, (v, { query }) => {
         const { f, raw } = parse(query);
-        const offset = query.offset && /^\d{1,9}$/.test(query.offset) ? Number(query.offset) : 0;
-        const { entries, total } = listAudit(d.ctx.db, { ...f, limit: PAGE, offset });
+        const m = /^(\d{1,15})\.(\d{1,15})$/.exec(query.before ?? "");
+        const before = m ? { at: Number(m[1]), id: Number(m[2]) } : undefined;
+        const { entries, total, next } = listAudit(d.ctx.db, { ...f, limit: PAGE, before });
         const qs = new URLSearchParams(raw).toString();
         const field = (id: string, label: string, type = "text") => (
           <label for={`a-${id}`}>
@@ -60,7 +61,7 @@ export function auditRoutes(d: BackofficeDeps) {
               <button type="submit">Filter</button>
             </form>
             <p class="actions">
-              <span safe>{`${total} entries`}</span>
+              <span safe>{`${total > AUDIT_COUNT_CAP ? `${AUDIT_COUNT_CAP.toLocaleString("en-US")}+` : total} entries`}</span>
               <a href={`/backoffice/audit.csv${qs ? "?" + qs : ""}`}>Export CSV</a>
             </p>
             <DataTable
@@ -83,8 +84,8 @@ export function auditRoutes(d: BackofficeDeps) {
               )}
             />
             <nav class="pager" aria-label="Pages">
-              {offset > 0 ? <a href={`/backoffice/audit?${new URLSearchParams({ ...raw, offset: String(Math.max(offset - PAGE, 0)) })}`}>Newer</a> : <></>}
-              {offset + PAGE < total ? <a href={`/backoffice/audit?${new URLSearchParams({ ...raw, offset: String(offset + PAGE) })}`}>Older</a> : <></>}
+              {before ? <a href={`/backoffice/audit?${new URLSearchParams(raw)}`}>Newest</a> : <></>}
+              {next ? <a href={`/backoffice/audit?${new URLSearchParams({ ...raw, before: `${next.at}.${next.id}` })}`}>Older</a> : <></>}
             </nav>
           </Layout>
         );
@@ -94,14 +95,14 @@ export function auditRoutes(d: BackofficeDeps) {
       "/backoffice/audit.csv",
       page(d, op, (_v, { query }) => {
         const { f } = parse(query);
-        // Newest first, 1,000 entries a page (an entry written during the export may shift a page by one).
-        let offset = 0;
+        // Newest first, 1,000 entries a page, by keyset (linear however long the log).
+        let cursor: AuditCursor | undefined;
         return csvResponse(
           "audit.csv",
           csvStream(COLUMNS, () => {
-            const { entries } = listAudit(d.ctx.db, { ...f, limit: 1000, offset });
-            offset += entries.length;
-            return { rows: entries, nextBefore: entries.length === 1000 ? offset : null };
+            const { entries, next } = listAudit(d.ctx.db, { ...f, limit: 1000, before: cursor });
+            cursor = next ?? undefined;
+            return { rows: entries, nextBefore: next ? next.id : null };
           }),
         );
       }),

@@ -2,14 +2,15 @@
 // Failed callbacks (both roles, scoped) with bulk "Resend".
 import { Elysia } from "elysia";
 import { recordAudit } from "../../audit/log";
-import { CallbackBusy, CallbackNotFound, listCallbacks, resendCallback } from "../../callbacks/resend";
+import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
+import { failedCallbacks } from "../queries/dashboard";
 import { writeTx } from "../../db/client";
 import { action, actorOf, type BackofficeDeps, list, page, redirect, type Viewer } from "../guard";
 import { Csrf, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
 function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; notice?: string }): string {
-  const rows = listCallbacks(p.d.ctx.db, { state: "failed", merchantId: p.v.merchantId ?? undefined, limit: 500 });
+  const rows = failedCallbacks(p.d.ctx.db, { merchantId: p.v.merchantId }, 500);
   return (
     <Layout title="Failed callbacks" viewer={p.v} path="/backoffice/callbacks">
       <Notice text={p.notice} />

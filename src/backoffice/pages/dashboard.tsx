@@ -4,6 +4,7 @@
 import { Elysia } from "elysia";
 import { type BackofficeDeps, page } from "../guard";
 import { openCounts, volumePerDay } from "../queries/dashboard";
+import { countLabel } from "../queries/keyset";
 import { DataTable } from "../views/common";
 import { VolumeChart } from "../views/chart";
 import { Layout } from "../views/layout";
@@ -37,7 +38,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
             {cards.map(([label, key, href]) => (
               <a class="card" href={href}>
                 <div class="n" data-count={key} safe>
-                  {String(c[key])}
+                  {countLabel(c[key])}
                 </div>
                 <div safe>{label}</div>
               </a>

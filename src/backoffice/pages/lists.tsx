@@ -24,6 +24,7 @@ import {
   PAYOUT_STATUSES,
   type PayoutListRow,
 } from "../queries/lists";
+import { COUNT_CAP, countLabel } from "../queries/keyset";
 import { search, type SearchResult } from "../queries/search";
 import { DataTable, OrderLink, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
@@ -223,7 +224,7 @@ function listRoutes<T extends { id: number }>(d: BackofficeDeps, def: ListDef<T>
           <Layout title={def.title} viewer={v} path={def.path}>
             <FilterForm d={d} v={v} def={def as unknown as ListDef<never>} f={f} />
             <p class="actions">
-              <span data-total={String(total)} safe>{`${total.toLocaleString("en-US")} found`}</span>
+              <span data-total={total > COUNT_CAP ? `${COUNT_CAP}+` : String(total)} safe>{`${countLabel(total)} found`}</span>
               <a href={`${def.path}.csv${filterQuery(f)}`}>Export CSV</a>
             </p>
             <DataTable label={def.title} head={def.head} rows={pg.rows} row={def.row} />
@@ -245,7 +246,7 @@ function listRoutes<T extends { id: number }>(d: BackofficeDeps, def: ListDef<T>
 }
 
 /** Pay-ins or payouts the search found (nothing when none): "<title>" heading, "<title> found" table. */
-function OrdersFound(p: { title: string; rows: SearchResult["payins"] }): JSX.Element {
+function OrdersFound(p: { title: string; rows: Pick<SearchResult["payins"][number], "orderNo" | "merchantUid" | "merchantOrderNo" | "chain" | "token" | "amount" | "status" | "createdAt">[] }): JSX.Element {
   if (!p.rows.length) return <></>;
   return (
     <>

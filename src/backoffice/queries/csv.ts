@@ -20,21 +20,18 @@ export function csvStream<T>(columns: Column<T>[], fetchPage: (before: number | 
   const enc = new TextEncoder();
   let before: number | undefined;
   let started = false;
-  let done = false;
   return new ReadableStream<Uint8Array>({
+    // Every pull enqueues something or closes the stream: a pull that does neither is
+    // never followed by another, and the response would hang (an empty last page did).
     pull(controller) {
       if (!started) {
         started = true;
         controller.enqueue(enc.encode(csvLine(columns.map((c) => c.header))));
         return;
       }
-      if (done) {
-        controller.close();
-        return;
-      }
       const page = fetchPage(before);
       if (page.rows.length) controller.enqueue(enc.encode(page.rows.map((r) => csvLine(columns.map((c) => c.value(r)))).join("")));
-      if (page.nextBefore === null) done = true;
+      if (page.nextBefore === null) controller.close();
       else before = page.nextBefore;
     },
   });

@@ -1,9 +1,12 @@
 // Volume per day: exact sums of 6- and 18-decimal amounts, per UTC day, scoped.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
+import { migrations } from "../../../migrations/index";
+import { openDb } from "../../db/client";
+import { migrate } from "../../db/migrate";
 import { payinOrders } from "../../db/schema";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
-import { volumePerDay } from "./dashboard";
+import { rebuildPayinDaily, volumePerDay } from "./dashboard";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -33,10 +36,72 @@ test("sums exactly across decimals and days, counts only settled orders, and res
       .values({ ...base, orderNo: `PI2026112000000000000${i}`, merchantOrderNo: `V-${i}`, checkoutToken: `v-${i}`, status, decimals, amount, paidAmount: paid, completedAt: at, updatedAt: at })
       .run(),
   );
+  // Settled orders inserted directly (no UPDATE for the trigger to follow): a bulk load rebuilds.
+  rebuildPayinDaily(gw.ctx.db);
   const v = volumePerDay(gw.ctx.db, { merchantId: null }, now);
   expect(v).toHaveLength(30);
   expect(v.at(-1)).toEqual({ day: "2026-11-20", micro: 7_262_500_000n, orders: 2 });
   expect(v.at(-2)).toEqual({ day: "2026-11-19", micro: 999_999n, orders: 1 });
   expect(v.slice(0, -2).every((d) => d.micro === 0n && d.orders === 0)).toBe(true);
   expect(volumePerDay(gw.ctx.db, { merchantId: gw.merchant.id + 1 }, now).every((d) => d.orders === 0)).toBe(true);
+});
+
+/** The chart's sums as the old query computed them, over every order: the summary must equal this. */
+function naiveDaily(db: TestGateway["ctx"]["db"]) {
+  return db.$client
+    .query<{ day: number; merchant_id: number; micro: string; orders: number }, []>(
+      `SELECT coalesce(completed_at, updated_at) / 86400000 AS day, merchant_id,
+         CAST(sum(CASE WHEN decimals >= 6 THEN CAST(coalesce(nullif(substr(coalesce(paid_amount, amount), 1, length(coalesce(paid_amount, amount)) - (decimals - 6)), ''), '0') AS INTEGER)
+                  ELSE CAST(coalesce(paid_amount, amount) AS INTEGER) * CAST(power(10, 6 - decimals) AS INTEGER) END) AS TEXT) AS micro, count(*) AS orders
+       FROM payin_orders WHERE status IN ('completed', 'risk_settled') GROUP BY 1, 2 ORDER BY 1, 2`,
+    )
+    .all();
+}
+const summary = (db: TestGateway["ctx"]["db"]) =>
+  db.$client.query<{ day: number; merchant_id: number; micro: string; orders: number }, []>("SELECT day, merchant_id, CAST(micro AS TEXT) AS micro, orders FROM payin_daily WHERE orders > 0 ORDER BY 1, 2").all();
+
+test("the per-day summary follows every change of an order in the same transaction: completion, a later correction, leaving the set", () => {
+  const db = gw.ctx.db;
+  const rows = db.select().from(payinOrders).all();
+  const o = rows[0]!;
+  const now = Date.parse("2026-11-21T10:00:00Z");
+  const set = (id: number, v: Partial<typeof o>) => db.update(payinOrders).set(v).where(eq(payinOrders.id, id)).run();
+  set(o.id, { status: "completed", completedAt: now, paidAmount: "1500000", decimals: 6, updatedAt: now });
+  expect(summary(db)).toEqual(naiveDaily(db));
+  set(o.id, { paidAmount: "2500000", updatedAt: now + 5 }); // a correction while completed
+  expect(summary(db)).toEqual(naiveDaily(db));
+  set(o.id, { completedAt: now + 2 * 86_400_000 }); // moved to another day
+  expect(summary(db)).toEqual(naiveDaily(db));
+  set(o.id, { status: "frozen_abnormal" }); // out of the set
+  expect(summary(db)).toEqual(naiveDaily(db));
+  // A change that fails rolls the summary back with it.
+  expect(() =>
+    db.$client.transaction(() => {
+      set(o.id, { status: "completed" });
+      throw new Error("rolled back");
+    })(),
+  ).toThrow("rolled back");
+  expect(summary(db)).toEqual(naiveDaily(db));
+  expect(volumePerDay(db, { merchantId: null }, now + 2 * 86_400_000).at(-1)!.orders).toBe(0);
+});
+
+test("the migration fills the summary from the orders a database already has", async () => {
+  const db = openDb(":memory:");
+  migrate(db, migrations.slice(0, 1)); // the baseline release
+  const src = gw.ctx.db.$client;
+  // Rows copied with the columns the baseline table has (later migrations add some).
+  const copy = (table: string, rows: Record<string, unknown>[]) => {
+    const have = new Set(db.$client.query<{ name: string }, []>(`PRAGMA table_info(${table})`).all().map((c) => c.name));
+    for (const r of rows) {
+      const cols = Object.keys(r).filter((c) => have.has(c));
+      db.$client.run(`INSERT INTO ${table} (${cols.join(",")}) VALUES (${cols.map(() => "?").join(",")})`, cols.map((c) => r[c]) as never[]);
+    }
+  };
+  db.$client.run("PRAGMA foreign_keys = OFF");
+  copy("merchants", src.query("SELECT * FROM merchants").all() as Record<string, unknown>[]);
+  copy("payin_orders", src.query("SELECT * FROM payin_orders").all() as Record<string, unknown>[]);
+  db.$client.run("PRAGMA foreign_keys = ON");
+  expect(migrate(db)).toBeGreaterThan(0);
+  expect(summary(db).length).toBeGreaterThan(0);
+  expect(summary(db)).toEqual(naiveDaily(db));
 });

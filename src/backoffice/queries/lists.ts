@@ -1,32 +1,98 @@
 // The lists of pay-ins, payouts and deposits with their filters, paged by id
 // (newest first). The CSV export walks the same query page by page, so it
 // holds one page in memory whatever the size, and has the same rows.
-import { and, count, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { addresses, merchants, payinOrders, payoutOrders, transfers } from "../../db/schema";
+import { orderNoFloor } from "../../lib/ids";
 import { fromBaseUnits } from "../../lib/money";
 import { PAYIN_STATUSES } from "../../payin/state";
 import type { ListFilter, Scope } from "./filters";
+import { type Arm, cond, type Cond, countCapped, firstIdAtOrAfter, type IdQuery, newestFirst, pickIds } from "./keyset";
 
 export const PAYOUT_STATUSES = ["submitted", "broadcasted", "confirmed", "failed"] as const;
 export const DEPOSIT_STATUSES = ["matched", "unmatched", "attached", "payout_change", "pending", "confirmed", "reverted"] as const;
+/** A transfer's own status; the other deposit "statuses" are its disposition. */
+const TRANSFER_STATUSES = ["pending", "confirmed", "reverted"] as const;
 export { PAYIN_STATUSES };
 
 export const PAGE_SIZE = 50;
 
 const amount = (units: string | null, decimals: number) => (units === null ? "" : fromBaseUnits(BigInt(units), decimals, 6));
 
-function merchantCond(db: DbOrTx, scope: Scope, f: ListFilter, col: typeof payinOrders.merchantId | typeof payoutOrders.merchantId | typeof addresses.merchantId): SQL | undefined {
-  if (scope.merchantId !== null) return eq(col, scope.merchantId);
-  if (!f.merchant) return undefined;
-  const m = db.select({ id: merchants.id }).from(merchants).where(eq(merchants.uid, f.merchant)).get();
-  return eq(col, m?.id ?? -1);
+/** The merchant whose rows the viewer may see or asked for; -1 (nothing) for an unknown UID; null for all. */
+function merchantOf(db: DbOrTx, scope: Scope, f: ListFilter): number | null {
+  if (scope.merchantId !== null) return scope.merchantId;
+  if (!f.merchant) return null;
+  return db.select({ id: merchants.id }).from(merchants).where(eq(merchants.uid, f.merchant)).get()?.id ?? -1;
+}
+
+/** A table's list indexes: (status) and (merchant_id, status). */
+interface ListIndexes {
+  status: string;
+  merchant: string;
+}
+const PAYIN_INDEXES: ListIndexes = { status: "payin_list_status", merchant: "payin_list_merchant" };
+const PAYOUT_INDEXES: ListIndexes = { status: "payout_status", merchant: "payout_list_merchant" };
+const TRANSFER_INDEXES: ListIndexes = { status: "transfers_list_status", merchant: "transfers_list_merchant" };
+const DISPOSITION_INDEXES: ListIndexes = { status: "transfers_list_disposition", merchant: "transfers_list_merchant_disposition" };
+
+/**
+ * Seeks for a merchant and a status (`column = ?`): both or one on its index, or (merchant
+ * alone) one arm per status on (merchant_id, status), merged in id order; neither: the rowid.
+ */
+function armsOf(merchantId: number | null, status: Cond | undefined, statuses: readonly string[], ix: ListIndexes): Arm[] {
+  const m = merchantId === null ? undefined : cond("merchant_id = ?", merchantId);
+  if (m && !status) return statuses.map((s) => ({ index: ix.merchant, conds: [m, cond("status = ?", s)] }));
+  if (m && status) return [{ index: ix.merchant, conds: [m, status] }];
+  if (status) return [{ index: ix.status, conds: [status] }];
+  return [{ conds: [] }];
+}
+
+/**
+ * Orders' ids and orderNos both follow creation time, so a date range becomes an
+ * id range by two seeks on the orderNo index. The margin covers orders whose id
+ * and orderNo disagree by a few moments (requests committed in another order than
+ * they read the clock); the created_at condition keeps the rows exact.
+ */
+const ORDER_ID_MARGIN_MS = 10 * 60_000;
+function orderIdRange(db: DbOrTx, table: "payin_orders" | "payout_orders", f: ListFilter): { lo?: number; hi?: number } {
+  const prefix = table === "payin_orders" ? "PI" : "PO";
+  const at = (ms: number) => db.$client.query<{ id: number }, [string]>(`SELECT id FROM ${table} WHERE order_no >= ? ORDER BY order_no LIMIT 1`).get(orderNoFloor(prefix, ms))?.id;
+  const r: { lo?: number; hi?: number } = {};
+  if (f.fromMs !== undefined) r.lo = at(f.fromMs - ORDER_ID_MARGIN_MS) ?? Number.MAX_SAFE_INTEGER;
+  if (f.toMs !== undefined) r.hi = at(f.toMs + ORDER_ID_MARGIN_MS);
+  return r;
+}
+
+/** The list filters on an order table (pay-ins and payouts have the same columns for them). */
+function orderQuery(db: DbOrTx, scope: Scope, f: ListFilter, table: "payin_orders" | "payout_orders", statuses: readonly string[]): IdQuery {
+  const rest: Cond[] = [];
+  if (f.chain) rest.push(cond("+chain = ?", f.chain));
+  if (f.token) rest.push(cond("+token = ?", f.token));
+  if (f.fromMs !== undefined) rest.push(cond("+created_at >= ?", f.fromMs));
+  if (f.toMs !== undefined) rest.push(cond("+created_at < ?", f.toMs));
+  return {
+    table,
+    arms: armsOf(merchantOf(db, scope, f), f.status ? cond("status = ?", f.status) : undefined, statuses, table === "payin_orders" ? PAYIN_INDEXES : PAYOUT_INDEXES),
+    rest,
+    ...orderIdRange(db, table, f),
+  };
 }
 
 export interface Page<T> {
   rows: T[];
   /** Pass as `before` for the next page; null on the last one. */
   nextBefore: number | null;
+}
+
+/** One page from `limit + 1` ids picked newest first: the extra one only says there is a next page. */
+function pageOf<T extends { id: number }>(ids: number[], limit: number, rowsOf: (ids: number[]) => T[]): Page<T> {
+  const mine = ids.slice(0, limit);
+  return {
+    rows: rowsOf(mine),
+    nextBefore: ids.length > limit ? mine[mine.length - 1]! : null,
+  };
 }
 
 // ---- pay-ins
@@ -47,58 +113,47 @@ export interface PayinListRow {
   completedAt: number | null;
 }
 
-/** The list filters on an order table (pay-ins and payouts have the same columns for them). */
-function orderWhere(db: DbOrTx, scope: Scope, f: ListFilter, t: typeof payinOrders | typeof payoutOrders): SQL[] {
-  const w: (SQL | undefined)[] = [
-    merchantCond(db, scope, f, t.merchantId),
-    f.chain ? eq(t.chain, f.chain) : undefined,
-    f.token ? eq(t.token, f.token) : undefined,
-    f.status ? eq(t.status, f.status) : undefined,
-    f.fromMs !== undefined ? gte(t.createdAt, f.fromMs) : undefined,
-    f.toMs !== undefined ? lt(t.createdAt, f.toMs) : undefined,
-  ];
-  return w.filter((x): x is SQL => !!x);
-}
-
-/** One page from `limit + 1` rows fetched newest first: the extra row only says there is a next page. */
-function pageOf<R, T extends { id: number }>(rows: R[], limit: number, view: (r: R) => T): Page<T> {
-  const out = rows.slice(0, limit).map(view);
-  return { rows: out, nextBefore: rows.length > limit ? out[out.length - 1]!.id : null };
+/** The list rows of these pay-ins (search's too), newest first. */
+export function payinsById(db: DbOrTx, ids: number[]): PayinListRow[] {
+  if (!ids.length) return [];
+  return newestFirst(
+    db
+      .select({
+        id: payinOrders.id,
+        orderNo: payinOrders.orderNo,
+        merchantUid: merchants.uid,
+        merchantOrderNo: payinOrders.merchantOrderNo,
+        chain: payinOrders.chain,
+        token: payinOrders.token,
+        decimals: payinOrders.decimals,
+        amount: payinOrders.amount,
+        paidAmount: payinOrders.paidAmount,
+        status: payinOrders.status,
+        txHash: payinOrders.txHash,
+        address: payinOrders.address,
+        createdAt: payinOrders.createdAt,
+        completedAt: payinOrders.completedAt,
+      })
+      .from(payinOrders)
+      .innerJoin(merchants, eq(merchants.id, payinOrders.merchantId))
+      .where(inArray(payinOrders.id, ids))
+      .all(),
+  ).map((r) => ({
+    ...r,
+    amount: amount(r.amount, r.decimals),
+    paidAmount: amount(r.paidAmount, r.decimals),
+    txHash: r.txHash ?? "",
+  }));
 }
 
 export function listPayins(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayinListRow> {
   const limit = page.limit ?? PAGE_SIZE;
-  const where = orderWhere(db, scope, f, payinOrders);
-  if (page.before) where.push(lt(payinOrders.id, page.before));
-  const rows = db
-    .select({
-      id: payinOrders.id,
-      orderNo: payinOrders.orderNo,
-      merchantUid: merchants.uid,
-      merchantOrderNo: payinOrders.merchantOrderNo,
-      chain: payinOrders.chain,
-      token: payinOrders.token,
-      decimals: payinOrders.decimals,
-      amount: payinOrders.amount,
-      paidAmount: payinOrders.paidAmount,
-      status: payinOrders.status,
-      txHash: payinOrders.txHash,
-      address: payinOrders.address,
-      createdAt: payinOrders.createdAt,
-      completedAt: payinOrders.completedAt,
-    })
-    .from(payinOrders)
-    .innerJoin(merchants, eq(merchants.id, payinOrders.merchantId))
-    .where(where.length ? and(...where) : undefined)
-    .orderBy(desc(payinOrders.id))
-    .limit(limit + 1)
-    .all();
-  return pageOf(rows, limit, (r) => ({ ...r, amount: amount(r.amount, r.decimals), paidAmount: amount(r.paidAmount, r.decimals), txHash: r.txHash ?? "" }));
+  return pageOf(pickIds(db, orderQuery(db, scope, f, "payin_orders", PAYIN_STATUSES), page.before, limit + 1), limit, (ids) => payinsById(db, ids));
 }
 
+/** Matching pay-ins, counted up to COUNT_CAP + 1. */
 export function countPayins(db: DbOrTx, scope: Scope, f: ListFilter): number {
-  const where = orderWhere(db, scope, f, payinOrders);
-  return db.select({ n: count() }).from(payinOrders).where(where.length ? and(...where) : undefined).get()?.n ?? 0;
+  return countCapped(db, orderQuery(db, scope, f, "payin_orders", PAYIN_STATUSES));
 }
 
 // ---- payouts
@@ -120,35 +175,33 @@ export interface PayoutListRow {
   createdAt: number;
 }
 
-export function listPayouts(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayoutListRow> {
-  const limit = page.limit ?? PAGE_SIZE;
-  const where = orderWhere(db, scope, f, payoutOrders);
-  if (page.before) where.push(lt(payoutOrders.id, page.before));
-  const rows = db
-    .select({
-      id: payoutOrders.id,
-      orderNo: payoutOrders.orderNo,
-      merchantUid: merchants.uid,
-      merchantOrderNo: payoutOrders.merchantOrderNo,
-      chain: payoutOrders.chain,
-      token: payoutOrders.token,
-      decimals: payoutOrders.decimals,
-      amount: payoutOrders.amount,
-      fee: payoutOrders.fee,
-      status: payoutOrders.status,
-      failedStage: payoutOrders.failedStage,
-      txHash: payoutOrders.txHash,
-      fromAddress: payoutOrders.fromAddress,
-      toAddress: payoutOrders.toAddress,
-      createdAt: payoutOrders.createdAt,
-    })
-    .from(payoutOrders)
-    .innerJoin(merchants, eq(merchants.id, payoutOrders.merchantId))
-    .where(where.length ? and(...where) : undefined)
-    .orderBy(desc(payoutOrders.id))
-    .limit(limit + 1)
-    .all();
-  return pageOf(rows, limit, (r) => ({
+/** The list rows of these payouts (search's too), newest first. */
+export function payoutsById(db: DbOrTx, ids: number[]): PayoutListRow[] {
+  if (!ids.length) return [];
+  return newestFirst(
+    db
+      .select({
+        id: payoutOrders.id,
+        orderNo: payoutOrders.orderNo,
+        merchantUid: merchants.uid,
+        merchantOrderNo: payoutOrders.merchantOrderNo,
+        chain: payoutOrders.chain,
+        token: payoutOrders.token,
+        decimals: payoutOrders.decimals,
+        amount: payoutOrders.amount,
+        fee: payoutOrders.fee,
+        status: payoutOrders.status,
+        failedStage: payoutOrders.failedStage,
+        txHash: payoutOrders.txHash,
+        fromAddress: payoutOrders.fromAddress,
+        toAddress: payoutOrders.toAddress,
+        createdAt: payoutOrders.createdAt,
+      })
+      .from(payoutOrders)
+      .innerJoin(merchants, eq(merchants.id, payoutOrders.merchantId))
+      .where(inArray(payoutOrders.id, ids))
+      .all(),
+  ).map((r) => ({
     ...r,
     amount: amount(r.amount, r.decimals),
     fee: amount(r.fee, r.decimals),
@@ -157,9 +210,14 @@ export function listPayouts(db: DbOrTx, scope: Scope, f: ListFilter, page: { bef
   }));
 }
 
+export function listPayouts(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayoutListRow> {
+  const limit = page.limit ?? PAGE_SIZE;
+  return pageOf(pickIds(db, orderQuery(db, scope, f, "payout_orders", PAYOUT_STATUSES), page.before, limit + 1), limit, (ids) => payoutsById(db, ids));
+}
+
+/** Matching payouts, counted up to COUNT_CAP + 1. */
 export function countPayouts(db: DbOrTx, scope: Scope, f: ListFilter): number {
-  const where = orderWhere(db, scope, f, payoutOrders);
-  return db.select({ n: count() }).from(payoutOrders).where(where.length ? and(...where) : undefined).get()?.n ?? 0;
+  return countCapped(db, orderQuery(db, scope, f, "payout_orders", PAYOUT_STATUSES));
 }
 
 // ---- deposits (every incoming transfer to a gateway address)
@@ -187,6 +245,11 @@ export function depositRows(db: DbOrTx) {
     .leftJoin(payinOrders, eq(payinOrders.id, transfers.payinOrderId));
 }
 
+/** The list rows of these deposits (search's too), newest first. */
+export function depositsById(db: DbOrTx, ids: number[], decimals: (chain: string, token: string) => number): DepositListRow[] {
+  return ids.length ? newestFirst(depositRows(db).where(inArray(transfers.id, ids)).all()).map((r) => depositView(r, decimals)) : [];
+}
+
 type DepositRecord = ReturnType<ReturnType<typeof depositRows>["all"]>[number];
 export const depositView = (r: DepositRecord, decimals: (chain: string, token: string) => number): DepositListRow => ({
   ...r,
@@ -210,17 +273,33 @@ export interface DepositListRow {
   blockTime: number;
 }
 
-function depositWhere(db: DbOrTx, scope: Scope, f: ListFilter): SQL[] {
+/**
+ * Deposits are written in the order they are seen, and a block is seen after its time,
+ * so a block-time range becomes an id range by the time seen (a binary search over the
+ * rowid): from the first transfer seen at `from` (less an hour for a node clock ahead of
+ * ours) to the first seen a day after `to`. A transfer seen later than that after its
+ * block (a catch-up after an outage) is in the partial index transfers_late: one more
+ * seek per arm above the range, merged in id order, so the list stays exact.
+ */
+const DEPOSIT_SEEN_MARGIN_MS = 3_600_000;
+const LATE_MS = 86_400_000; // = the WHERE of transfers_late (migrations/0160)
+function depositQuery(db: DbOrTx, scope: Scope, f: ListFilter): IdQuery {
   const st = f.status;
-  const w: (SQL | undefined)[] = [
-    merchantCond(db, scope, f, addresses.merchantId),
-    f.chain ? eq(transfers.chain, f.chain) : undefined,
-    f.token ? eq(transfers.token, f.token) : undefined,
-    st ? (["pending", "confirmed", "reverted"].includes(st) ? eq(transfers.status, st as "pending") : eq(transfers.disposition, st)) : undefined,
-    f.fromMs !== undefined ? gte(transfers.blockTime, f.fromMs) : undefined,
-    f.toMs !== undefined ? lt(transfers.blockTime, f.toMs) : undefined,
-  ];
-  return w.filter((x): x is SQL => !!x);
+  const own = st && (TRANSFER_STATUSES as readonly string[]).includes(st) ? cond("status = ?", st) : undefined;
+  const disposition = st && !own ? cond("disposition = ?", st) : undefined;
+  const merchantId = merchantOf(db, scope, f);
+  const arms = disposition ? armsOf(merchantId, disposition, [], DISPOSITION_INDEXES) : armsOf(merchantId, own, TRANSFER_STATUSES, TRANSFER_INDEXES);
+  // Only transfers to a gateway address are deposits.
+  const rest: Cond[] = [cond("+address_id IS NOT NULL")];
+  if (f.chain) rest.push(cond("+chain = ?", f.chain));
+  if (f.token) rest.push(cond("+token = ?", f.token));
+  if (f.fromMs !== undefined) rest.push(cond("+block_time >= ?", f.fromMs));
+  if (f.toMs !== undefined) rest.push(cond("+block_time < ?", f.toMs));
+  const lo = f.fromMs === undefined ? undefined : (firstIdAtOrAfter(db, "transfers", "seen_at", f.fromMs - DEPOSIT_SEEN_MARGIN_MS) ?? Number.MAX_SAFE_INTEGER);
+  const hi = f.toMs === undefined ? undefined : firstIdAtOrAfter(db, "transfers", "seen_at", f.toMs + LATE_MS);
+  const late: Arm[] =
+    hi === undefined ? [] : arms.map((a) => ({ index: "transfers_late", conds: [cond(`seen_at - block_time >= ${LATE_MS}`), ...a.conds], range: { lo: Math.max(hi, lo ?? 0) } }));
+  return { table: "transfers", arms: [...arms, ...late], rest, lo, hi };
 }
 
 export function listDeposits(
@@ -228,28 +307,13 @@ export function listDeposits(
   scope: Scope,
   f: ListFilter,
   decimals: (chain: string, token: string) => number,
-  page: { before?: number; limit?: number; ids?: number[] } = {},
+  page: { before?: number; limit?: number } = {},
 ): Page<DepositListRow> {
   const limit = page.limit ?? PAGE_SIZE;
-  const where = depositWhere(db, scope, f);
-  if (page.before) where.push(lt(transfers.id, page.before));
-  if (page.ids) where.push(inArray(transfers.id, page.ids.length ? page.ids : [-1]));
-  const rows = depositRows(db)
-    .where(where.length ? and(...where) : undefined)
-    .orderBy(desc(transfers.id))
-    .limit(limit + 1)
-    .all();
-  return pageOf(rows, limit, (r) => depositView(r, decimals));
+  return pageOf(pickIds(db, depositQuery(db, scope, f), page.before, limit + 1), limit, (ids) => depositsById(db, ids, decimals));
 }
 
+/** Matching deposits, counted up to COUNT_CAP + 1. */
 export function countDeposits(db: DbOrTx, scope: Scope, f: ListFilter): number {
-  const where = depositWhere(db, scope, f);
-  return (
-    db
-      .select({ n: count() })
-      .from(transfers)
-      .innerJoin(addresses, eq(addresses.id, transfers.addressId))
-      .where(where.length ? and(...where) : undefined)
-      .get()?.n ?? 0
-  );
+  return countCapped(db, depositQuery(db, scope, f));
 }

@@ -1,6 +1,6 @@
 // Everything the order page shows, scoped: another merchant's order is null
 // (the page answers 404, as for an order that does not exist).
-import { asc, eq, inArray, or } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { auditLog, callbackAttempts, callbacks, merchants, payinOrders, payoutOrders, transfers } from "../../db/schema";
 import { eventsOf, type OrderEventRow } from "../../orders/events";
@@ -25,6 +25,15 @@ export interface OrderDetail {
   audit: AuditRow[];
 }
 
+const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+
+/** The transfers that paid a pay-in (also after a reorg unlinked them) and the one it records, by id. */
+function paidBy(db: DbOrTx, orderId: number, transferId: number | null): TransferRow[] {
+  const rows = db.select().from(transfers).where(eq(transfers.payinOrderId, orderId)).all();
+  if (transferId !== null && !rows.some((t) => t.id === transferId)) rows.push(...db.select().from(transfers).where(eq(transfers.id, transferId)).all());
+  return rows.sort(byId);
+}
+
 export function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): OrderDetail | null {
   if (!/^P[IO][0-9]{1,30}$/.test(orderNo)) return null;
   const payin = orderNo.startsWith("PI") ? db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get() : undefined;
@@ -32,22 +41,21 @@ export function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): OrderDet
   const o = payin ?? payout;
   if (!o || (scope.merchantId !== null && o.merchantId !== scope.merchantId)) return null;
   const m = db.select().from(merchants).where(eq(merchants.id, o.merchantId)).get()!;
-  const tr = payin
-    ? db
-        .select()
-        .from(transfers)
-        .where(payin.transferId ? or(eq(transfers.payinOrderId, payin.id), eq(transfers.id, payin.transferId)) : eq(transfers.payinOrderId, payin.id))
-        .orderBy(asc(transfers.id))
-        .all()
-    : [];
-  const cbs = db.select().from(callbacks).where(eq(callbacks.orderNo, orderNo)).orderBy(asc(callbacks.createdAt)).all();
-  const attempts = cbs.length
-    ? db.select().from(callbackAttempts).where(inArray(callbackAttempts.callbackId, cbs.map((c) => c.id))).orderBy(asc(callbackAttempts.id)).all()
-    : [];
+  // Each read is an index seek on the order's own keys (transfers_order, callbacks_order,
+  // attempts_callback, audit_target); their few rows are put in order here, not by a sort in SQLite.
+  // Two seeks (transfers_order, then the primary key), not one OR the planner may scan for.
+  const tr = payin ? paidBy(db, payin.id, payin.transferId) : [];
+  const cbs = db
+    .select()
+    .from(callbacks)
+    .where(eq(callbacks.orderNo, orderNo))
+    .all()
+    .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  const attempts = cbs.length ? db.select().from(callbackAttempts).where(inArray(callbackAttempts.callbackId, cbs.map((c) => c.id))).all().sort(byId) : [];
   const kind = payin ? "payin" : "payout";
   // The order's own entries and those of deposits attached to it.
   const targets = [`${kind}:${orderNo}`, ...tr.map((t) => `deposit:${t.id}`)];
-  const audit = db.select().from(auditLog).where(inArray(auditLog.target, targets)).orderBy(asc(auditLog.id)).all();
+  const audit = db.select().from(auditLog).where(inArray(auditLog.target, targets)).all().sort(byId);
   return {
     kind,
     payin,

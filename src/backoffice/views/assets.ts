@@ -88,7 +88,8 @@ export const APP_JS = `
         if (!c) return;
         live.querySelectorAll("[data-count]").forEach(function (el) {
           var v = c[el.getAttribute("data-count")];
-          if (typeof v === "number") el.textContent = String(v);
+          // Counts stop at 1,000 (one more means "more").
+          if (typeof v === "number") el.textContent = v > 1000 ? "1,000+" : v.toLocaleString("en-US");
         });
       })
       .catch(function () {});
