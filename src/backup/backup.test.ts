@@ -8,6 +8,8 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { runCli } from "../testing/process";
 import { BadBackup, inspectBackup } from "./inspect";
 import { writeBackup } from "./write";
+import { openDb } from "../db/client";
+import { migrate } from "../db/migrate";
 
 let gw: TestGateway;
 let good: string;
@@ -94,8 +96,15 @@ describe("backup", () => {
   ];
 
   test("a cp of the live database file (its commits still in the -wal file) is refused, and the reason names the copy", async () => {
+    // A live database whose commits have not been checkpointed yet: the gateway's own file may
+    // have been checkpointed by the time the test copies it, so make one that certainly is not.
+    const live = join(gw.dir, "live.db");
+    const db = openDb(live);
+    db.$client.run("PRAGMA wal_autocheckpoint = 0");
+    migrate(db);
     const raw = join(gw.dir, "raw-cp.db");
-    copyFileSync(gw.ctx.config.database.path, raw);
+    copyFileSync(live, raw);
+    db.$client.close();
     await expect(inspectBackup(raw)).rejects.toThrow(/WAL mode: a copy of a live database file/);
   });
 
