@@ -8,7 +8,7 @@ import { callbacksDue } from "../db/callbacks-due";
 
 export interface CallbackEvent {
   merchantId: number;
-  kind: "payin" | "payout" | "test" | "invoice";
+  kind: "payin" | "payout" | "test" | "invoice" | "refund";
   orderNo: string;
   status: string;
   apiKeyId: string;
