@@ -109,7 +109,7 @@ test("axe-core: no serious or critical violation on any back-office page", async
     await ctx.close();
   }
   const { ctx, page } = await signedIn(browser, gw, users.mine, DESKTOP);
-  for (const path of ["/backoffice", "/backoffice/payins", `/backoffice/orders/${data.paid.orderNo}`, "/backoffice/callbacks", "/backoffice/wallets", "/backoffice/balances", "/backoffice/batches", "/backoffice/collection", "/backoffice/developer", "/backoffice/security"])
+  for (const path of ["/backoffice", "/backoffice/payins", `/backoffice/orders/${data.paid.orderNo}`, "/backoffice/exceptions", "/backoffice/callbacks", "/backoffice/wallets", "/backoffice/balances", "/backoffice/batches", "/backoffice/collection", "/backoffice/developer", "/backoffice/security"])
     found.push(...(await axe(page, path)));
   await ctx.close();
   expect(found).toEqual([]);
@@ -127,7 +127,13 @@ test("a merchant user never sees another merchant's order: 404 by URL, not in se
   expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe("Not found");
   expect((await page.goto(`${gw.url}/backoffice/orders/${data.paid.orderNo}`))!.status()).toBe(200);
   // Operator pages are not there for a merchant user.
-  for (const path of ["/backoffice/exceptions", "/backoffice/merchants", "/backoffice/users", "/backoffice/audit", "/backoffice/alerts"]) expect((await page.goto(gw.url + path))!.status()).toBe(404);
+  for (const path of ["/backoffice/merchants", "/backoffice/users", "/backoffice/audit", "/backoffice/alerts"]) expect((await page.goto(gw.url + path))!.status()).toBe(404);
+  // The exceptions queue is (issue 28), with its own items only: not the other merchant's, no deny list.
+  expect((await page.goto(gw.url + "/backoffice/exceptions"))!.status()).toBe(200);
+  const queue = await page.locator("main").innerText();
+  expect(queue).toContain("Frozen orders");
+  expect(queue).not.toContain(data.theirs.orderNo);
+  expect(queue).not.toContain("Deny list");
   // Search by orderNo, merchantOrderNo and address.
   for (const q of [data.theirs.orderNo, "THEIRS-1"]) {
     await page.goto(`${gw.url}/backoffice/search?q=${encodeURIComponent(q)}`);
