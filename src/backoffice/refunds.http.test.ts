@@ -123,6 +123,9 @@ describe("a frozen order's one guided choice", () => {
 
   test("a choice the order does not offer is refused (refund the difference on a short payment)", async () => {
     const o = await order(gw.client, "10", "9");
+    // The payer's checkout says why (short), in both languages.
+    expect(await body(await fetch(`${o.cashierUrl}?lang=en`))).toContain("Less than the order amount was received: 9.00 USDT of 10.00 USDT.");
+    expect(await body(await fetch(`${o.cashierUrl}?lang=zh`))).toContain("收到的金额少于订单金额：收到 9.00 USDT，订单 10.00 USDT。");
     const r = await resolve(op, o.orderNo, { choice: "refund_difference", note: "x" });
     expect(await body(r)).toContain("is not a choice for order");
     expect((await gw.client.getPayinOrder(o.orderNo)).status).toBe("frozen_abnormal");

@@ -17,6 +17,7 @@ import { paymentsOf } from "../invoices/views";
 import { networkButtonName } from "./i18n";
 import { giveRefundAddress, refundByToken, RefundRefused, type RefundCtx } from "../payout/refunds";
 import { AppError } from "../errors";
+import { holdReason } from "../payin/hold";
 
 /** What the hosted pages' lookups read from the gateway (and the invoice page's network choice writes with). */
 export type CheckoutGatewayCtx = InvoiceNetworkCtx & RefundCtx & { publicUrl: string };
@@ -64,6 +65,7 @@ export function gatewayCheckoutDeps(
         createdAt: v.createdAt,
         completedAt: v.completedAt,
         redirectUrl: o.redirectUrl,
+        holdReason: holdReason(ctx.db, o),
         ...invoiceOf(o.invoiceId),
       };
     },

@@ -134,7 +134,7 @@ const en = {
   "hold.late": "The payment arrived after the order had expired.",
   "hold.operator": "{merchant} put this payment on hold for review.",
   "status.risk_settled.short": "Payment received, less than the amount",
-  "status.risk_settled.late": "Payment received after expiry",
+  "body.risk_settled.short": "Your payment was less than the order amount. {merchant} will review it; contact them with the order number if you have questions.",
 };
 
 export type MessageKey = keyof typeof en;
@@ -262,7 +262,7 @@ const zh: Record<MessageKey, string> = {
   "hold.late": "付款在订单过期后才到账。",
   "hold.operator": "{merchant} 已将此笔付款冻结审核。",
   "status.risk_settled.short": "已收到付款，但少于订单金额",
-  "status.risk_settled.late": "订单过期后收到付款",
+  "body.risk_settled.short": "您的付款少于订单金额。{merchant} 将进行审核；如有疑问，请联系 {merchant} 并提供订单号。",
 };
 
 const DICTS: Record<Locale, Record<MessageKey, string>> = { en, zh };

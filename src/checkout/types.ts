@@ -29,6 +29,8 @@ export interface CheckoutOrderView {
   redirectUrl?: string | null;
   /** An invoice's order: the invoice page, linked as "Change network" while nothing was paid. */
   invoiceUrl?: string | null;
+  /** frozen_abnormal, risk_settled: why the money is on hold (src/payin/hold.ts). */
+  holdReason?: "short" | "over" | "late" | "operator" | null;
   /** An invoice's order: its price, e.g. "71.00 CNY" (the amount above is that price in tokens). */
   invoicePrice?: string | null;
 }
