@@ -13,7 +13,7 @@ import { CLI_ACTOR, recordAudit } from "../audit/log";
 import { Cipher } from "../secrets/cipher";
 import { keyOpensDatabase } from "../secrets/key-check";
 import { keyFromString } from "../secrets/master-key";
-import { loadMnemonic } from "../secrets/seed";
+import { loadMnemonic } from "../wallet/seed";
 import { CliUsageError, type CliFlags } from "./common";
 
 export const WALLET_USAGE = `  wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
