@@ -18,7 +18,7 @@ import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/e
 import { reconcileChain } from "../payout/balances";
 import { pruneDeliveredCallbacks } from "../callbacks/retention";
 import { optimizeDatabase, OPTIMIZE_EVERY_MS } from "../db/optimize";
-import { chainModule } from "../chains/registry";
+import { chainBundle } from "../chains/factory";
 import { addressBook } from "../wallet/addresses";
 import { ReconcileGate } from "../restore/reconcile";
 import { gapStep, gapWatched } from "../restore/gap-addresses";
@@ -74,7 +74,7 @@ export interface Runtime {
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
 function chainPayoutOps(ctx: AppContext, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined {
-  return adapter.mode === "rpc" ? chainModule(adapter.chain).payoutOps(ctx, adapter, { locks, addresses: addressBook }) : undefined;
+  return chainBundle(adapter).payoutOps?.(ctx, { locks, addresses: addressBook });
 }
 
 export function createRuntime(ctx: AppContext): Runtime {
@@ -172,7 +172,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
     }
     // Chain-specific background work (Solana: token accounts for new receiving addresses).
-    if (adapter.mode === "rpc") for (const j of chainModule(adapter.chain).jobs?.(ctx, adapter, addressBook) ?? []) s.every(j.name, j.everyMs, j.run);
+    for (const j of chainBundle(adapter).jobs?.(ctx, addressBook) ?? []) s.every(j.name, j.everyMs, j.run);
   }
   return s;
 }

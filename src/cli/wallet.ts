@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { createContext, openStore } from "../app/context";
 import { requireDatabase } from "../app/data-folder";
 import type { LoadedConfig } from "../config/load";
-import { makeChains } from "../chains/registry";
+import { makeChains } from "../chains/factory";
 import { openReadonlyDb, writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
 import { systemClock } from "../lib/clock";

@@ -9,6 +9,7 @@ import { and, count, eq, isNull, like, sql } from "drizzle-orm";
 import { writeTx, type Db, type DbOrTx } from "../db/client";
 import { payoutOrders, reconcileAddresses, reconcileChains, unrecordedOutgoing } from "../db/schema";
 import { chainModule, hasChainModule } from "../chains/registry";
+import { chainBundle } from "../chains/factory";
 import type { ChainModuleCtx } from "../chains/module";
 import type { ChainAdapter } from "../chains/types";
 import { recordAudit, type Actor } from "../audit/log";
@@ -61,11 +62,11 @@ export class ReconcileGate implements SendGate {
       }
       return holdText(adapter.chain, address, openCount(db, adapter.chain, address));
     }
-    const found = await chainModule(adapter.chain).unrecordedOutgoing(this.ctx, adapter, {
+    const found = await (chainBundle(adapter).unrecordedOutgoing?.(this.ctx, {
       address,
       since: rc.sinceBlock === null ? null : BigInt(rc.sinceBlock),
       known: (h) => knownTx(db, h),
-    });
+    }) ?? []);
     const now = this.ctx.clock.now();
     writeTx(db, (tx) => {
       for (const t of found) {

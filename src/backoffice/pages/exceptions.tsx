@@ -3,7 +3,7 @@
 // chosen by search), frozen orders ("Release", "Cancel order"), the deny list.
 // The deposit page is shared (scoped) so a merchant sees its own deposits too.
 import { Elysia } from "elysia";
-import { CHAIN_CODES } from "../../chains/types";
+import { chainCodes, hasChainModule } from "../../chains/registry";
 import { fromBaseUnits } from "../../lib/money";
 import { attachDeposit, denySender, dismissDeposit, listDenied, markDepositRefunded, OperatorError, undenySender } from "../../payin/operator";
 import { listUnmatched, UNMATCHED_REASONS, type UnmatchedReason } from "../../payin/unmatched";
@@ -163,7 +163,7 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
         <label for="deny-chain">
           Chain
           <select id="deny-chain" name="chain">
-            {CHAIN_CODES.map((c) => (
+            {chainCodes().map((c) => (
               <option value={c}>{c}</option>
             ))}
           </select>
@@ -397,7 +397,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         const chain = str(body.chain);
         const address = str(body.address).trim();
         const reason = str(body.reason).trim().slice(0, 500);
-        if (!(CHAIN_CODES as readonly string[]).includes(chain) || !address || address.length > 128 || !reason) {
+        if (!hasChainModule(chain) || !address || address.length > 128 || !reason) {
           return ExceptionsPage({ d, v, error: "Give a chain, a sender address and a reason." });
         }
         try {
