@@ -7,7 +7,7 @@ import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
 
 
-/** TRC20 transfer energy to an existing holder, with the 20 % margin the signer adds (docs/chains.md). */
+/** TRC20 transfer energy to an existing holder, with the 20 % margin the signer adds (the shared contract's docs/chains.md, ../shared/docs/ beside this repository). */
 const TRANSFER_ENERGY = (65_000n * 12n) / 10n;
 const TRANSFER_BANDWIDTH = 345n;
 
