@@ -275,6 +275,14 @@ describe("layers", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("the chain layer reads payout orders only through the PayoutStore port (no payout_orders query, no copied payout statuses)", () => {
+    const offenders = sources
+      .filter((s) => s.rel.startsWith("chains/") && !isTest(s.rel))
+      .filter((s) => /import\s*\{[^}]*\bpayoutOrders\b[^}]*\}\s*from\s*["'][./]*db\/schema["']/.test(s.text) || /\bpayout_orders\b/.test(codeLines(s.text).join("\n")))
+      .map((s) => s.rel);
+    expect(offenders).toEqual([]);
+  });
+
   test("no folder-level import cycles among the domain folders", () => {
     expect(folderCycles(sources, DOMAIN)).toEqual([]);
   });

@@ -16,6 +16,7 @@ import { expireDueOrders } from "../payin/service";
 import { sandboxRoutes } from "../http/routes/sandbox";
 import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
+import { payoutStore } from "../payout/store";
 import { pruneDeliveredCallbacks } from "../callbacks/retention";
 import { optimizeDatabase, OPTIMIZE_EVERY_MS } from "../db/optimize";
 import { chainBundle } from "../chains/factory";
@@ -74,7 +75,7 @@ export interface Runtime {
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
 function chainPayoutOps(ctx: AppContext, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined {
-  return chainBundle(adapter).payoutOps?.(ctx, { locks, addresses: addressBook });
+  return chainBundle(adapter).payoutOps?.(ctx, { locks, addresses: addressBook, payouts: payoutStore });
 }
 
 export function createRuntime(ctx: AppContext): Runtime {
@@ -85,7 +86,7 @@ export function createRuntime(ctx: AppContext): Runtime {
     ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
     rates: new RateRefresher(ctx),
-    payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate(ctx) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
+    payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();

@@ -5,7 +5,7 @@
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import type { AddressBook, PayoutChainOps, PayoutStepEnv } from "./payout-steps";
+import type { AddressBook, PayoutChainOps, PayoutStepEnv, PayoutStore } from "./payout-steps";
 import type { RpcLogger } from "./json-rpc";
 import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo, TokenSymbol } from "./types";
 
@@ -86,6 +86,8 @@ export interface OutgoingQuery {
   since: bigint | null;
   /** Whether the database stored this transaction (a payout, a gas top-up, a token-account creation). */
   known(txHash: string): boolean;
+  /** The payout orders, through their port (EVM: the nonces the database stored). */
+  payouts: PayoutStore;
 }
 
 /** What a chain's payout steps and jobs read from the gateway. */

@@ -11,6 +11,7 @@ import { payoutOrders, reconcileAddresses, reconcileChains, unrecordedOutgoing }
 import { chainModule, hasChainModule } from "../chains/registry";
 import { chainBundle } from "../chains/factory";
 import type { ChainModuleCtx } from "../chains/module";
+import type { PayoutStore } from "../chains/payout-steps";
 import type { ChainAdapter } from "../chains/types";
 import { recordAudit, type Actor } from "../audit/log";
 
@@ -43,7 +44,7 @@ export interface SendGate {
 export class ReconcileGate implements SendGate {
   /** Sources known to be free to send (until the next restore, which is a new process). */
   private readonly free = new Set<string>();
-  constructor(private readonly ctx: ChainModuleCtx) {}
+  constructor(private readonly ctx: ChainModuleCtx & { payouts: PayoutStore }) {}
 
   async check(adapter: ChainAdapter, address: string): Promise<string | null> {
     const key = `${adapter.chain}:${address}`;
@@ -66,6 +67,7 @@ export class ReconcileGate implements SendGate {
       address,
       since: rc.sinceBlock === null ? null : BigInt(rc.sinceBlock),
       known: (h) => knownTx(db, h),
+      payouts: this.ctx.payouts,
     }) ?? []);
     const now = this.ctx.clock.now();
     writeTx(db, (tx) => {

@@ -11,6 +11,7 @@ import { systemClock } from "../../lib/clock";
 import { startBscFixture, someAddresses, type BscFixture } from "../../testing/bsc-fixture";
 import type { BscAdapter } from "../bsc/adapter";
 import { evmUnrecordedOutgoing } from "./reconcile";
+import { payoutStore } from "../../payout/store";
 
 const SEED = mnemonicToSeedSync("legal winner thank year wave sausage worth useful legal winner thank yellow");
 let fx: BscFixture;
@@ -34,7 +35,7 @@ test("nonces past the stored ones are reported, with the token transfer that use
   await fx.node.mint("USDT", src.address, toBaseUnits("100", 18));
   await fx.node.setBalance(src.address, 10n ** 17n);
   const since = (await adapter.head()).latest;
-  const q = { address: src.address, since, known: () => false };
+  const q = { address: src.address, since, known: () => false, payouts: payoutStore };
   expect(await evmUnrecordedOutgoing(ctx, adapter, q)).toEqual([]);
 
   const [to, other] = someAddresses(2, "reconcile");
