@@ -12,7 +12,7 @@ import { randomAddress } from "../wallet/hd";
 import { listAudit } from "../audit/log";
 import { refunds, transfers } from "../db/schema";
 import type { StablegateClient } from "../sdk/client";
-import { addUser } from "./test-helpers";
+import { addUser } from "../testing/backoffice-browser";
 
 type Obj = Record<string, any>;
 let gw: TestGateway;

@@ -14,8 +14,8 @@ import { PAYOUT_STATUSES } from "../payout/state";
 import { chainModules } from "../chains/registry";
 import { CreateInvoiceBody, InvoiceCallbackPayload, InvoiceView } from "../invoices/schemas";
 import { INVOICE_STATUSES } from "../invoices/status";
-import { CreateRefundBody, RefundCallbackPayload, RefundList, RefundView } from "../refunds/schemas";
-import { REFUND_STATUSES } from "../refunds/state";
+import { CreateRefundBody, RefundCallbackPayload, RefundList, RefundView } from "../payout/refund-schemas";
+import { REFUND_STATUSES } from "../payout/refund-state";
 
 export type OpenApiDoc = Record<string, unknown> & {
   info: { title: string; version: string; description: string };

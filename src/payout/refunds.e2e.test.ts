@@ -10,7 +10,7 @@ import type { SandboxChain } from "../chains/sandbox/chain";
 import { addresses, payoutOrders, refunds } from "../db/schema";
 import { randomAddress } from "../wallet/hd";
 import { toBaseUnits } from "../lib/money";
-import { RefundCallbackPayload } from "../refunds/schemas";
+import { RefundCallbackPayload } from "./refund-schemas";
 import { giveRefundAddress, RefundRefused } from "./refunds";
 import { addressBalance } from "./balances";
 

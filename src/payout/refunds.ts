@@ -13,9 +13,9 @@ import { fromBaseUnits, toBaseUnits } from "../lib/money";
 import { checkNotifyUrl } from "../orders/rules";
 import { currentKey } from "../merchants/service";
 import { recordAudit, type Actor } from "../audit/log";
-import { applyRefundEvent, insertRefund } from "../refunds/funnel";
-import { HOLDING, type RefundStatus } from "../refunds/state";
-import type { RefundRow } from "../refunds/views";
+import { applyRefundEvent, insertRefund } from "./refund-funnel";
+import { HOLDING, type RefundStatus } from "./refund-state";
+import type { RefundRow } from "./refund-views";
 import { insertPayout, isOwnAddress, type PayoutCtx } from "./service";
 import type { PayoutOrderRow } from "./views";
 

@@ -21,7 +21,7 @@ import { addressBalance, fundedAddresses, unfinishedFrom } from "./balances";
 import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./controls";
 import { transition, type FailedStage, type PayoutEvent, type PayoutStatus } from "./state";
 import { payoutCallbackPayload, type PayoutOrderRow } from "./views";
-import { followPayout } from "../refunds/funnel";
+import { followPayout } from "./refund-funnel";
 
 /** What the payout services (and the treasury's batches and collection) read from the gateway. */
 export interface PayoutCtx {

@@ -6,7 +6,7 @@ import type * as payin from "../payin/schemas";
 import type * as payout from "../payout/schemas";
 import type * as sdk from "./types";
 import type * as invoice from "../invoices/schemas";
-import type * as refund from "../refunds/schemas";
+import type * as refund from "../payout/refund-schemas";
 
 type Keys<T> = keyof T & string;
 /** Compiles only when A and B have the same member names. */

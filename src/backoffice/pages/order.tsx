@@ -22,7 +22,7 @@ import { Layout } from "../views/layout";
 import { CallbackDeliveries } from "../views/callback-deliveries";
 import { OrderRefunds, refundProblem, ResolveFrozen } from "./refunds";
 import { createRefund } from "../../payout/refunds";
-import { RESOLUTIONS, resolveFrozen, type Resolution } from "../../payout/resolve";
+import { RESOLUTIONS, resolveFrozen, type Resolution } from "../../payin/resolve";
 
 const NOTICES: Record<string, string> = {
   resent: "Callback queued again; its new attempt is listed below.",

@@ -3,9 +3,9 @@ import { keyInForce } from "../../merchants/service";
 import type { Handler, MerchantApiDeps } from "../merchant-api";
 import { signed } from "../signed";
 import { parse } from "../../lib/validate";
-import { CreateRefundBody } from "../../refunds/schemas";
+import { CreateRefundBody } from "../../payout/refund-schemas";
 import { createRefund, listRefunds, refundByRef } from "../../payout/refunds";
-import { refundView } from "../../refunds/views";
+import { refundView } from "../../payout/refund-views";
 
 export const refundHandlers = {
   createRefund: ({ ctx, auth, executor }: MerchantApiDeps): Handler => ({ request, params }) =>

@@ -7,11 +7,11 @@ import { writeTx } from "../db/client";
 import { payinOrders, transfers } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { fromBaseUnits } from "../lib/money";
-import { cancelOrder, OperatorError, releaseOrder, type OrderScope } from "../payin/operator";
-import { holdReason, type HoldReason } from "../payin/hold";
-import type { PayinOrderRow } from "../payin/views";
-import type { PayinCtx } from "../payin/service";
-import { createRefund, type RefundCtx, type RefundResult } from "./refunds";
+import { cancelOrder, OperatorError, releaseOrder, type OrderScope } from "./operator";
+import { holdReason, type HoldReason } from "./hold";
+import type { PayinOrderRow } from "./views";
+import type { PayinCtx } from "./service";
+import { createRefund, type RefundCtx, type RefundResult } from "../payout/refunds";
 
 export const RESOLUTIONS = ["accept", "refund_all", "refund_difference"] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];

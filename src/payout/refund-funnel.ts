@@ -6,8 +6,8 @@ import { type Tx, updateById } from "../db/client";
 import { merchants, refunds } from "../db/schema";
 import { enqueueCallback } from "../callbacks/outbox";
 import { recordOrderEvent } from "../orders/events";
-import { transition, type RefundEvent, type RefundStatus } from "./state";
-import { refundCallbackPayload, type RefundRow } from "./views";
+import { transition, type RefundEvent, type RefundStatus } from "./refund-state";
+import { refundCallbackPayload, type RefundRow } from "./refund-views";
 
 /** The callback of a refund; a deposit's refund (no order, no API key) has none: it lives in the back office. */
 function writeRefundCallback(tx: Tx, r: RefundRow, now: number): void {

@@ -3,7 +3,7 @@ import type { Static } from "@sinclair/typebox";
 import type { refunds } from "../db/schema";
 import { iso } from "../lib/clock";
 import { amountOf } from "../orders/amount";
-import type { RefundCallbackPayload, RefundView } from "./schemas";
+import type { RefundCallbackPayload, RefundView } from "./refund-schemas";
 
 export type RefundRow = typeof refunds.$inferSelect;
 export type RefundBody = Static<typeof RefundView>;

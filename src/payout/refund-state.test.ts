@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { InvalidRefundTransition, REFUND_STATUSES, transition, type RefundEvent, type RefundStatus } from "./state";
+import { InvalidRefundTransition, REFUND_STATUSES, transition, type RefundEvent, type RefundStatus } from "./refund-state";
 
 const events: RefundEvent[] = [{ type: "address_given" }, ...["submitted", "broadcasted", "confirmed", "failed"].map((status) => ({ type: "payout" as const, status }))];
 const allowed: Record<string, RefundStatus> = {
