@@ -16,7 +16,7 @@ let gw: TestGateway;
 let browser: Browser;
 let other: ReturnType<TestGateway["newMerchant"]>;
 const users = {} as Record<"op" | "mine" | "theirs", { username: string; password: string }>;
-const data = {} as { paid: Record<string, string>; theirs: Record<string, string>; stray: string; payout?: string };
+const data = {} as { paid: Record<string, string>; theirs: Record<string, string>; stray: string; payout?: string; frozen?: string };
 
 beforeAll(async () => {
   gw = await startTestGateway({ config: { chains: { TRON: { confirmations: 2 } }, payin: { shared_pool_size: 1 } } });
@@ -36,6 +36,7 @@ beforeAll(async () => {
   await sb.mine("TRON", 2);
   data.theirs = await create(other.client, "THEIRS-1", "6");
   const frozen = await create(gw.client, "MINE-2", "2");
+  data.frozen = frozen.orderNo;
   await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: frozen.address, amount: "1.5" });
   await sb.mine("TRON", 2);
   try {
@@ -77,6 +78,8 @@ test("axe-core: no serious or critical violation on any back-office page", async
     `/backoffice/search?q=${data.paid.orderNo}`,
     `/backoffice/orders/${data.paid.orderNo}`,
     ...(data.payout ? [`/backoffice/orders/${data.payout}`] : []),
+    // A frozen order: its guided resolution (issue 28).
+    `/backoffice/orders/${data.frozen}`,
     "/backoffice/exceptions",
     "/backoffice/merchants",
     `/backoffice/merchants/${gw.merchant.uid}`,
