@@ -104,6 +104,10 @@ describe("a frozen order's one guided choice", () => {
       await sb.mine("TRON", 3);
       expect((await gw.client.listRefunds(o.orderNo)).refunds[0]!.status).toBe("confirmed");
       expect(refundCallbacks(o.orderNo)).toEqual(["submitted", "broadcasted", "confirmed"]);
+      // The order page lists the refund's callbacks too (with "Resend").
+      const page = await body(await who().bo.get(`/backoffice/orders/${o.orderNo}`));
+      const ref = refundRows(o.orderNo)[0]!.refundRef;
+      for (const c of gw.ctx.db.$client.query("SELECT id FROM callbacks WHERE order_no = ?").all(ref) as { id: string }[]) expect(page).toContain(c.id);
     });
 
     test(`${role}: refund the difference — completed, the excess refunded through a link when no address is given`, async () => {
