@@ -53,7 +53,7 @@ const HTTP_USERS = new Set(["http", "app", "backoffice"]);
  * The domain folders: the layers below HTTP. A folder-level cycle among them
  * means two concepts cannot be understood (or tested) apart.
  */
-const DOMAIN = ["invoices", "rates", "payin", "payout", "callbacks", "restore", "merchants", "watcher", "audit", "treasury", "orders", "checkout", "auth", "jobs", "sandbox", "ops", "wallet", "chains", "db", "lib", "config", "secrets"];
+const DOMAIN = ["compat", "invoices", "rates", "payin", "payout", "callbacks", "restore", "merchants", "watcher", "audit", "treasury", "orders", "checkout", "auth", "jobs", "sandbox", "ops", "wallet", "chains", "db", "lib", "config", "secrets"];
 
 /**
  * Where chain codes may be spelled out: the chain layer, tests and test fixtures, the config

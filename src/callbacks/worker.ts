@@ -16,6 +16,9 @@ import type { Config } from "../config/schema";
 import { keySecret } from "../merchants/service";
 import { groupCommit } from "../db/group-commit";
 import { type AttemptOutcome, deliverOnce } from "./deliver";
+import { compatRequest, isCompatKind } from "./compat";
+import { compatSecretOf } from "../merchants/compat-keys";
+import type { CompatProtocol } from "../lib/compat-signing";
 import type { Lookup } from "./target";
 
 export interface WorkerOptions {
@@ -64,6 +67,7 @@ export function workerOptions(ctx: CallbackWorkerCtx, over: Partial<WorkerOption
 interface DueRow {
   rid: number;
   id: string;
+  kind: string;
   merchantId: number;
   orderNo: string;
   apiKeyId: string;
@@ -281,7 +285,7 @@ export class CallbackWorker {
       // The position as a row value: the index seek starts there (an OR of the two cases made
       // every page scan again from the first due row).
       due: client.prepare<DueRow & { nextAt: number }, [number, number, number, number, number]>(`
-        SELECT c.rowid AS rid, c.id, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
+        SELECT c.rowid AS rid, c.id, c.kind, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
                c.payload, c.attempts, c.next_attempt_at AS nextAt, COALESCE(c.url, m.default_callback_url) AS target
         FROM callbacks c LEFT JOIN merchants m ON m.id = c.merchant_id
         WHERE c.state = 'pending' AND c.merchant_id = ? AND c.next_attempt_at <= ?
@@ -412,6 +416,7 @@ export class CallbackWorker {
       );
       return;
     }
+    if (isCompatKind(row.kind)) return this.deliverCompat(row, row.kind, row.target, signal);
     let apiKey: string | undefined;
     try {
       // A key id's secret never changes (rotation makes a new key): decrypt it once.
@@ -432,6 +437,35 @@ export class CallbackWorker {
       lookup: this.o.lookup,
       ca: this.o.ca,
     });
+    await this.settle(row, outcome, signal);
+  }
+
+  /** A shop plugin's callback (DESIGN 19): signed with the merchant's key in force now, in the protocol's shape. */
+  private async deliverCompat(row: DueRow, protocol: CompatProtocol, target: string, signal: AbortSignal): Promise<void> {
+    let secret: string | undefined;
+    try {
+      secret = compatSecretOf({ db: this.o.db, cipher: this.o.cipher }, row.merchantId, protocol);
+    } catch (e) {
+      return this.finish(row, this.failure(`${protocol} key cannot be decrypted: ${(e as Error).message}`), true);
+    }
+    if (!secret) return this.finish(row, this.failure(`the merchant has no ${protocol} key any more; cannot sign the callback`), true);
+    const outcome = await deliverOnce({
+      url: target,
+      body: row.payload,
+      apiKey: "",
+      timeoutMs: this.o.timeoutMs,
+      allowPrivate: this.o.allowPrivate,
+      now: () => this.o.clock.now(),
+      signal,
+      lookup: this.o.lookup,
+      ca: this.o.ca,
+      plain: compatRequest(protocol, target, row.payload, secret),
+    });
+    await this.settle(row, outcome, signal);
+  }
+
+  /** After an attempt: free its slot, note the origin's health, record the outcome. */
+  private async settle(row: DueRow, outcome: AttemptOutcome, signal: AbortSignal): Promise<void> {
     const f = this.inflight.get(row.id);
     if (f) {
       f.settling = true;
