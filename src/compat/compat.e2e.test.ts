@@ -12,6 +12,8 @@ import { startReceiver, type Receiver } from "../testing/receiver";
 import { startCallbackWorker, type CallbackWorker } from "../callbacks/worker";
 import { setCompatKeys } from "../merchants/compat-keys";
 import { CLI_ACTOR } from "../audit/log";
+import { addUser } from "../backoffice/test-helpers";
+import { backofficeSignIn } from "../testing/backoffice-client";
 
 const T0 = Date.parse("2026-11-24T08:00:00Z");
 const TOKEN = "epusdt_password_xasddawqe";
@@ -294,5 +296,15 @@ describe("shop plugins: epusdt and EPay", () => {
     expect(ret.origin + ret.pathname).toBe("http://shop.test/return");
     const rq = Object.fromEntries(ret.searchParams);
     expect([rq.trade_status, rq.out_trade_no, rq.sign]).toEqual(["TRADE_SUCCESS", "W-1", epaySign(rq)]);
+  });
+
+  test("the back office shows a plugin's order as a pay-in with the shop's order id, and finds it by it", async () => {
+    const bo = await backofficeSignIn(gw.url, addUser(gw, "compat-op", "operator"));
+    const order = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, "W-1")).get()!;
+    const page = await (await bo.get(`/backoffice/orders/${order.orderNo}`)).text();
+    expect(page).toContain("W-1");
+    expect(page).toContain("EPay: 30.00 CNY at rate 7.10");
+    const found = await (await bo.get(`/backoffice/search?q=W-1`)).text();
+    expect(found).toContain(order.orderNo);
   });
 });

@@ -228,3 +228,8 @@ export function compatOrderByCheckoutToken(db: DbOrTx, token: string): CompatOrd
   const compat = db.select().from(compatOrders).where(eq(compatOrders.payinOrderId, order.id)).get();
   return compat ? { order, compat } : undefined;
 }
+
+/** The shop side of a pay-in, if a plugin created it (the back office's order page). */
+export function compatSideOf(db: DbOrTx, payinOrderId: number): CompatOrderRow | undefined {
+  return db.select().from(compatOrders).where(eq(compatOrders.payinOrderId, payinOrderId)).get();
+}
