@@ -12,6 +12,7 @@ import { startReceiver, type Receiver } from "../testing/receiver";
 import { startCallbackWorker, type CallbackWorker } from "../callbacks/worker";
 import { setCompatKeys } from "../merchants/compat-keys";
 import { CLI_ACTOR } from "../audit/log";
+import { eventually } from "../testing/wait";
 import { addUser } from "../backoffice/test-helpers";
 import { backofficeSignIn } from "../testing/backoffice-client";
 
@@ -59,6 +60,12 @@ describe("shop plugins: epusdt and EPay", () => {
     return { http: res.status, env: JSON.parse(text) as Envelope, headers: res.headers };
   }
   const signed = (p: Record<string, unknown>) => ({ ...p, signature: epusdtSign(p) });
+  /** The order's one callback row once `attempts` are recorded (the retry is due from then, by the test clock). */
+  const recorded = (orderNo: string, attempts: number) =>
+    eventually(() => {
+      const r = gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, orderNo)).all();
+      return r.length === 1 && r[0]!.attempts >= attempts && r[0]!.state !== "delivering" && r;
+    }, 10_000, `attempt ${attempts} of ${orderNo}'s callback recorded`);
 
   async function chainPay(address: string, amount: string) {
     const post = (path: string, b: unknown) => fetch(`${gw.url}/sandbox${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(b) });
@@ -169,6 +176,46 @@ describe("shop plugins: epusdt and EPay", () => {
     expect(rows()).toEqual(before);
   });
 
+  test("bad input of any kind answers only the protocol's own error shape (never a 500 or another body)", async () => {
+    const before = rows();
+    let seed = 42;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const values = [null, true, 1e308, -1, "", " ", "0", "1e3", "💸", "\u0000", "a".repeat(3000), [], {}, { a: { b: {} } }, "<script>", "%zz"];
+    const pick = () => values[rnd(values.length)];
+    const bodies: Array<[string, string]> = [
+      ["", "application/json"],
+      ["null", "application/json"],
+      ["\"str\"", "application/json"],
+      ["[".repeat(100) + "]".repeat(100), "application/json"],
+      ["{" + '"a":{'.repeat(80) + "}".repeat(81), "application/json"],
+      ["x".repeat(70_000), "application/x-www-form-urlencoded"],
+      ["order_id=%ZZ&amount=1", "application/x-www-form-urlencoded"],
+      ["--b\r\nbroken", "multipart/form-data; boundary=b"],
+      [String.fromCharCode(0xff, 0xfe, 0x00), "text/plain"],
+    ];
+    for (let i = 0; i < 40; i++) {
+      const o: Record<string, unknown> = {};
+      for (const k of ["order_id", "amount", "notify_url", "redirect_url", "signature", "currency", "extra"]) if (rnd(3)) o[k] = pick();
+      bodies.push([JSON.stringify(o), rnd(2) ? "application/json" : ""]);
+      bodies.push([new URLSearchParams(Object.entries(o).map(([k, v]) => [k, String(v)])).toString(), "application/x-www-form-urlencoded"]);
+    }
+    for (const [body, ct] of bodies) {
+      const res = await fetch(`${gw.url}/compat/epusdt/${gw.merchant.uid}/api/v1/order/create-transaction`, { method: "POST", headers: ct ? { "content-type": ct } : {}, body });
+      const text = await res.text();
+      expect([res.status, body.slice(0, 60)]).toEqual([200, body.slice(0, 60)]);
+      const env = JSON.parse(text) as Envelope;
+      expect(Object.keys(env).sort()).toEqual(["data", "message", "request_id", "status_code"]);
+      expect([400, 401, 10009]).toContain(env.status_code);
+      const q = new URLSearchParams(body.length < 4000 ? body : "").toString();
+      for (const req of [fetch(`${gw.url}/compat/epay/submit.php?${q}`, { redirect: "manual" }), fetch(`${gw.url}/compat/epay/submit.php`, { method: "POST", redirect: "manual", headers: ct ? { "content-type": ct } : {}, body })]) {
+        const r = await req;
+        expect([r.status >= 400 && r.status < 500, r.headers.get("location"), r.headers.get("content-type")]).toEqual([true, null, "text/html; charset=utf-8"]);
+        await r.text();
+      }
+    }
+    expect(rows()).toEqual(before);
+  });
+
   test("an amount below the smallest unit, or below the token's minimum once converted, is 10004", async () => {
     const before = rows();
     for (const amount of ["0.001", "0", "0.00"]) {
@@ -232,12 +279,11 @@ describe("shop plugins: epusdt and EPay", () => {
     expect(body.block_transaction_id).toBe((await gw.client.getPayinOrder(d.trade_id as string)).txHash);
 
     // "OK, thanks" is not `ok`: delivered again after the first retry delay, then not again.
+    expect((await recorded(d.trade_id as string, 1)).map((c) => [c.state, c.lastError])).toEqual([["pending", 'answer not acknowledged: the body must be "ok"']]);
     await clock.advance(1000);
     const second = await rx.waitFor((r) => r.filter((x) => x.path === "/paid").length >= 2, 10_000);
     expect(second.filter((x) => x.path === "/paid")[1]!.text).toBe(got[0]!.text);
-    const row = () => gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, d.trade_id as string)).all();
-    await rx.waitFor(() => row()[0]?.state === "delivered", 10_000).catch(() => {});
-    expect(row().map((c) => [c.kind, c.status, c.state, c.attempts])).toEqual([["epusdt", "completed", "delivered", 2]]);
+    expect((await recorded(d.trade_id as string, 2)).map((c) => [c.kind, c.status, c.state, c.attempts])).toEqual([["epusdt", "completed", "delivered", 2]]);
     await clock.advance(5000);
     expect(rx.requests.filter((x) => x.path === "/paid")).toHaveLength(2);
   });
@@ -283,11 +329,10 @@ describe("shop plugins: epusdt and EPay", () => {
     const q = Object.fromEntries(new URL("http://x" + got[0]!.path).searchParams);
     expect(q).toEqual({ pid, trade_no: order.orderNo, out_trade_no: "W-1", type: "usdt", name: "VIP 月卡", money: "30.00", trade_status: "TRADE_SUCCESS", sign_type: "MD5", sign: expect.any(String) });
     expect(q.sign).toBe(epaySign(q));
+    expect((await recorded(order.orderNo, 1)).map((c) => c.state)).toEqual(["pending"]);
     await clock.advance(1000);
     await rx.waitFor((r) => r.filter((x) => x.path.startsWith("/epay")).length >= 2, 10_000);
-    const row = () => gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, order.orderNo)).all();
-    await rx.waitFor(() => row()[0]?.state === "delivered", 10_000).catch(() => {});
-    expect(row().map((c) => [c.kind, c.state, c.attempts])).toEqual([["epay", "delivered", 2]]);
+    expect((await recorded(order.orderNo, 2)).map((c) => [c.kind, c.state, c.attempts])).toEqual([["epay", "delivered", 2]]);
 
     // The paid page's way back carries EPay's signed result to return_url.
     const back = await fetch(`${base}/compat/epay/return/${order.checkoutToken}`, { redirect: "manual" });
