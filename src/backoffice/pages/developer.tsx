@@ -152,9 +152,8 @@ function ShopPlugins({ d, v, m }: { d: BackofficeDeps; v: Viewer; m: ReturnType<
   return (
     <>
       <h2>Shop plugins</h2>
-      <p class="muted">
-        Plugins that speak epusdt (dujiaoka, WHMCS, WooCommerce…) or EPay (易支付) work unchanged: set a key here, then enter the values below in the plugin. Amounts are in {d.ctx.config.compat.currency}, paid in{" "}
-        {d.ctx.config.compat.payment}.
+      <p class="muted" safe>
+        {`Plugins that speak epusdt (dujiaoka, WHMCS, WooCommerce…) or EPay (易支付) work unchanged: set a key here, then enter the values below in the plugin. Amounts are in ${d.ctx.config.compat.currency}, paid in ${d.ctx.config.compat.payment}.`}
       </p>
       <dl class="kv">
         <dt>epusdt API address</dt>
