@@ -15,7 +15,7 @@ import type { Logger } from "../lib/logger";
 import type { Config } from "../config/schema";
 import { keySecret } from "../merchants/service";
 import { groupCommit } from "../db/group-commit";
-import { type AttemptOutcome, deliverOnce } from "./deliver";
+import { type AttemptOutcome, deliverOnce, type PlainRequest } from "./deliver";
 import { compatRequest, isCompatKind } from "./compat";
 import { compatSecretOf } from "../merchants/compat-keys";
 import type { CompatProtocol } from "../lib/compat-signing";
@@ -426,18 +426,12 @@ export class CallbackWorker {
       return this.finish(row, this.failure(`API key ${row.apiKeyId} cannot be decrypted: ${(e as Error).message}`), true);
     }
     if (!apiKey) return this.finish(row, this.failure(`API key ${row.apiKeyId} not found; cannot sign the callback`), true);
-    const outcome = await deliverOnce({
-      url: row.target,
-      body: row.payload,
-      apiKey,
-      timeoutMs: this.o.timeoutMs,
-      allowPrivate: this.o.allowPrivate,
-      now: () => this.o.clock.now(),
-      signal,
-      lookup: this.o.lookup,
-      ca: this.o.ca,
-    });
-    await this.settle(row, outcome, signal);
+    await this.settle(row, await this.attempt(row.target, row.payload, apiKey, signal), signal);
+  }
+
+  /** One delivery attempt with the worker's limits (a shop protocol's own request when `plain` is given). */
+  private attempt(url: string, body: string, apiKey: string, signal: AbortSignal, plain?: PlainRequest): Promise<AttemptOutcome> {
+    return deliverOnce({ url, body, apiKey, timeoutMs: this.o.timeoutMs, allowPrivate: this.o.allowPrivate, now: () => this.o.clock.now(), signal, lookup: this.o.lookup, ca: this.o.ca, plain });
   }
 
   /** A shop plugin's callback (DESIGN 19): signed with the merchant's key in force now, in the protocol's shape. */
@@ -449,19 +443,7 @@ export class CallbackWorker {
       return this.finish(row, this.failure(`${protocol} key cannot be decrypted: ${(e as Error).message}`), true);
     }
     if (!secret) return this.finish(row, this.failure(`the merchant has no ${protocol} key any more; cannot sign the callback`), true);
-    const outcome = await deliverOnce({
-      url: target,
-      body: row.payload,
-      apiKey: "",
-      timeoutMs: this.o.timeoutMs,
-      allowPrivate: this.o.allowPrivate,
-      now: () => this.o.clock.now(),
-      signal,
-      lookup: this.o.lookup,
-      ca: this.o.ca,
-      plain: compatRequest(protocol, target, row.payload, secret),
-    });
-    await this.settle(row, outcome, signal);
+    await this.settle(row, await this.attempt(target, row.payload, "", signal, compatRequest(protocol, target, row.payload, secret)), signal);
   }
 
   /** After an attempt: free its slot, note the origin's health, record the outcome. */

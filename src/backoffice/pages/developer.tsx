@@ -145,6 +145,22 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
   ) as string;
 }
 
+function CompatKeyForm({ v, protocol, label }: { v: Viewer; protocol: "epusdt" | "epay"; label: string }): JSX.Element {
+  return (
+    <form method="post" action={`${PATH}/compat-keys`} class="stack">
+      <Csrf viewer={v} />
+      <input type="hidden" name="protocol" value={protocol} />
+      <label for={`${protocol}-key`} safe>
+        {label}
+      </label>
+      <input id={`${protocol}-key`} name="key" type="password" autocomplete="off" aria-describedby="compat-help" />
+      <button type="submit" safe>
+        {`Save ${label}`}
+      </button>
+    </form>
+  );
+}
+
 /** DESIGN 19: the keys shop plugins sign with, and what to enter in them (docs/plugins.md). */
 function ShopPlugins({ d, v, m }: { d: BackofficeDeps; v: Viewer; m: ReturnType<typeof merchantOf> }): JSX.Element {
   const keys = compatKeyState(d.ctx, m);
@@ -181,20 +197,8 @@ function ShopPlugins({ d, v, m }: { d: BackofficeDeps; v: Viewer; m: ReturnType<
           {keys.epay ?? "not set (EPay off)"}
         </dd>
       </dl>
-      <form method="post" action={`${PATH}/compat-keys`} class="stack">
-        <Csrf viewer={v} />
-        <input type="hidden" name="protocol" value="epusdt" />
-        <label for="epusdt-token">epusdt token</label>
-        <input id="epusdt-token" name="key" type="password" autocomplete="off" aria-describedby="compat-help" />
-        <button type="submit">Save epusdt token</button>
-      </form>
-      <form method="post" action={`${PATH}/compat-keys`} class="stack">
-        <Csrf viewer={v} />
-        <input type="hidden" name="protocol" value="epay" />
-        <label for="epay-key">EPay key</label>
-        <input id="epay-key" name="key" type="password" autocomplete="off" aria-describedby="compat-help" />
-        <button type="submit">Save EPay key</button>
-      </form>
+      <CompatKeyForm v={v} protocol="epusdt" label="epusdt token" />
+      <CompatKeyForm v={v} protocol="epay" label="EPay key" />
       <p id="compat-help" class="muted">
         8-128 printable characters, the same as in the plugin's settings. Saving an empty value turns that protocol off.
       </p>
