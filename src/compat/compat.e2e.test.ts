@@ -349,6 +349,7 @@ describe("shop plugins: epusdt and EPay", () => {
     const page = await (await bo.get(`/backoffice/orders/${order.orderNo}`)).text();
     expect(page).toContain("W-1");
     expect(page).toContain("EPay: 30.00 CNY at rate 7.10");
+    expect(page).toContain("order created by a shop plugin (EPay)");
     const found = await (await bo.get(`/backoffice/search?q=W-1`)).text();
     expect(found).toContain(order.orderNo);
   });

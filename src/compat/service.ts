@@ -13,7 +13,6 @@ import type { CompatProtocol } from "../lib/compat-signing";
 import { newOrderNo, newTimedToken } from "../lib/ids";
 import { Big } from "../lib/money";
 import { IDENTIFIER_CHARS } from "../orders/fields";
-import { recordOrderEvent } from "../orders/events";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
 import { textProblem } from "../lib/text";
 import { currentKey, type Merchant } from "../merchants/service";
@@ -207,7 +206,6 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
       })
       .returning()
       .get();
-    recordOrderEvent(tx, { kind: "payin", orderNo: order.orderNo, from: null, to: order.status, event: { type: "created", source: input.protocol, price: `${input.price} ${currency}`, rate: quote!.rate }, at: now });
     writeCallback(tx, order, now);
     return { order, compat, created: true };
   });

@@ -76,9 +76,15 @@ interface TimelineItem {
   status?: string;
 }
 
+function createdBy(o: OrderDetail): string {
+  if (o.payin?.mode === "exclusive") return "exclusive deposit order";
+  if (o.payin?.compat) return `order created by a shop plugin (${o.payin.compat === "epay" ? "EPay" : "epusdt"})`;
+  return "order created through the API";
+}
+
 function timeline(o: OrderDetail): TimelineItem[] {
   const created = (o.payin ?? o.payout)!;
-  const items: TimelineItem[] = [{ at: created.createdAt, title: "created", detail: o.kind === "payin" && o.payin?.mode === "exclusive" ? "exclusive deposit order" : "order created through the API" }];
+  const items: TimelineItem[] = [{ at: created.createdAt, title: "created", detail: createdBy(o) }];
   for (const e of o.events) items.push({ at: e.at, title: `${e.fromStatus ?? "new"} → ${e.toStatus}`, status: e.toStatus, detail: causeOf(o.kind, e.event) });
   for (const a of o.audit) {
     const after = a.after ? (JSON.parse(a.after) as Record<string, unknown>) : {};
