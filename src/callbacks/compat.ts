@@ -8,9 +8,8 @@
 import { eq } from "drizzle-orm";
 import type { Tx } from "../db/client";
 import { compatOrders, merchants, type payinOrders } from "../db/schema";
-import { amountOf } from "../orders/amount";
 import { compatSign, type CompatProtocol } from "../lib/compat-signing";
-import { Big } from "../lib/money";
+import { Big, fromBaseUnits } from "../lib/money";
 import { enqueueCallback } from "./outbox";
 import type { PlainRequest } from "./deliver";
 
@@ -42,7 +41,7 @@ export function compatCallbackFields(o: PayinRow, c: typeof compatOrders.$inferS
       trade_id: o.orderNo,
       order_id: o.merchantOrderNo,
       amount: shortDecimal(c.priceAmount),
-      actual_amount: shortDecimal(amountOf(o, o.amount)!),
+      actual_amount: shortDecimal(fromBaseUnits(BigInt(o.amount), o.decimals, 6)),
       token: o.address,
       block_transaction_id: o.txHash ?? "",
       status: "2",

@@ -13,7 +13,7 @@ import { startCallbackWorker, type CallbackWorker } from "../callbacks/worker";
 import { setCompatKeys } from "../merchants/compat-keys";
 import { CLI_ACTOR } from "../audit/log";
 import { eventually } from "../testing/wait";
-import { addUser } from "../backoffice/test-helpers";
+import { addUser } from "../testing/backoffice-browser";
 import { backofficeSignIn } from "../testing/backoffice-client";
 
 const T0 = Date.parse("2026-11-24T08:00:00Z");

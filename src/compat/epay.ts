@@ -4,13 +4,14 @@
 // link (the checkout's "Return to …" once paid) passes through here so the shop gets EPay's
 // signed result on its return_url, as EPay sends it.
 import { compatSign, compatSignatureOk } from "../lib/compat-signing";
-import { escapeHtml } from "../checkout/escape";
 import { compatSecret } from "../merchants/compat-keys";
 import { findMerchantById, findMerchantByUid } from "../merchants/service";
 import { COMPAT_PAID_STATUS, compatCallbackFields } from "../callbacks/compat";
 import { CompatProblem, compatOrderByCheckoutToken, createCompatOrder, type CompatProblemKind } from "./service";
 import { bodyParams, ParamsError, queryParams, type Params } from "./params";
 import type { CompatDeps } from "./routes";
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export class EpayError extends Error {
   constructor(

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { addUser, confirmIdentity, PHONE, signedIn } from "../backoffice/test-helpers";
+import { addUser, confirmIdentity, PHONE, signedIn } from "../testing/backoffice-browser";
 import { listAudit } from "../audit/log";
 
 let gw: TestGateway;
