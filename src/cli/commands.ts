@@ -22,7 +22,7 @@ const SPECS: Record<string, Spec> = {
   "merchant list": { flags: json },
   "merchant disable": { args: [1, 1] },
   "merchant enable": { args: [1, 1] },
-  "merchant set": { flags: { "default-notify-url": "value", "ip-allowlist": "value", ...json }, args: [1, 1] },
+  "merchant set": { flags: { "default-notify-url": "value", "ip-allowlist": "value", "epusdt-token": "value", "epay-key": "value", ...json }, args: [1, 1] },
   "key rotate": { flags: json, args: [1, 1] },
   "wallet gas": { flags: json },
   "wallet export-mnemonic": {},

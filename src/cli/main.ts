@@ -41,8 +41,9 @@ usage: stablegate <command> [--config PATH]
   merchant create --name N [--json]  create a merchant and print its UID and API key
   merchant list [--json]
   merchant disable UID | merchant enable UID
-  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...]
-                                     merchant settings ("" clears; a default URL releases held callbacks)
+  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...] [--epusdt-token T] [--epay-key K]
+                                     merchant settings ("" clears; a default URL releases held callbacks;
+                                     --epusdt-token/--epay-key turn on the shop-plugin endpoints)
   key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
 ${WALLET_USAGE}
   callbacks list [--failed|--held] [--json] recent callbacks (--failed: gave up; --held: waiting for a callback URL)
@@ -146,7 +147,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
-        if (sub === "set") return merchantSet({ db: deps().db, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets }, arg, flags);
+        if (sub === "set") return merchantSet({ db: deps().db, cipher: deps().cipher, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets }, arg, flags);
         throw new CliUsageError(`unknown merchant command: ${sub ?? "(none)"}`);
       }
       case "key": {

@@ -17,8 +17,10 @@ Applies pending database migrations and exits (every command does this first).`,
   merchant list [--json]              every merchant with its status
   merchant disable UID                refuse the merchant's API calls (51002)
   merchant enable UID                 allow them again
-  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...]
-                                      settings ("" clears); a default URL releases held callbacks`,
+  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...] [--epusdt-token T] [--epay-key K]
+                                      settings ("" clears); a default URL releases held callbacks;
+                                      --epusdt-token / --epay-key: the keys shop plugins sign with
+                                      (epusdt, EPay; docs/plugins.md), empty turns that protocol off`,
   key: `usage: stablegate key rotate UID [--json]
 Issues a new API key. The old key keeps signing requests for auth.rotation_grace and keeps
 verifying callbacks of orders created under it. --json prints {"merchantUid","apiKey"}.`,

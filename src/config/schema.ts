@@ -102,6 +102,13 @@ export const ConfigSchema = T.Object(
       { additionalProperties: false, default: {} },
     ),
     rates: RatesSection,
+    compat: T.Object(
+      {
+        currency: T.String({ pattern: "^[A-Z]{3,4}$", default: "CNY", description: "currency of the amounts shop plugins send to the epusdt and EPay endpoints (priced through [rates])" }),
+        payment: T.String({ pattern: "^[A-Z0-9]{2,16}:[A-Z0-9]{2,16}$", default: "TRON:USDT", description: 'the network and token compatibility orders are paid in, as "CHAIN:TOKEN"' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     callbacks: T.Object(
       {
         retry_delays: T.Array(T.String({ pattern: DURATION_PATTERN }), { default: ["1m", "5m"], maxItems: 10, description: "waits before the 2nd and 3rd delivery" }),

@@ -35,6 +35,9 @@ export const merchants = sqliteTable("merchants", {
   feeBalance: text("fee_balance").notNull().default("0"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /** DESIGN 19: the epusdt API token and the EPay key (encrypted with the master key); null = that protocol is off. */
+  epusdtTokenEnc: text("epusdt_token_enc"),
+  epayKeyEnc: text("epay_key_enc"),
 });
 
 export const apiKeys = sqliteTable(
@@ -157,6 +160,8 @@ export const payinOrders = sqliteTable(
     invoiceId: integer("invoice_id"),
     /** Invoice orders: the rate locked when the payer chose this network (currency units per token). */
     invoiceRate: text("invoice_rate"),
+    /** DESIGN 19: "epusdt" | "epay" for an order a shop plugin created (its shop side: compat_orders); null otherwise. */
+    compat: text("compat"),
   },
   (t) => [
     index("payin_invoice").on(t.invoiceId).where(sql`invoice_id IS NOT NULL`),
@@ -412,7 +417,7 @@ export const callbacks = sqliteTable(
   {
     id: text("id").primaryKey(),
     merchantId: integer("merchant_id").notNull(),
-    kind: text("kind", { enum: ["payin", "payout", "test", "invoice"] }).notNull(),
+    kind: text("kind", { enum: ["payin", "payout", "test", "invoice", "epusdt", "epay"] }).notNull(),
     orderNo: text("order_no").notNull(),
     status: text("order_status").notNull(),
     apiKeyId: text("api_key_id").notNull(),
@@ -948,6 +953,28 @@ export const invoices = sqliteTable(
     index("invoices_merchant_created").on(t.merchantId, t.createdAt),
   ],
 );
+
+/** The shop's side of a compatibility order (DESIGN 19); the order itself is the pay-in `payinOrderId`. */
+export const compatOrders = sqliteTable("compat_orders", {
+  payinOrderId: integer("payin_order_id")
+    .primaryKey()
+    .references(() => payinOrders.id),
+  /** epusdt | epay */
+  protocol: text("protocol").notNull(),
+  /** The shop's amount as it sent it (EPay `money` verbatim; epusdt `amount` as its shortest decimal text), in priceCurrency. */
+  priceAmount: text("price_amount").notNull(),
+  priceCurrency: text("price_currency").notNull(),
+  /** Units of priceCurrency per 1 token, locked at creation. */
+  rate: text("rate").notNull(),
+  notifyUrl: text("notify_url").notNull(),
+  /** The shop's redirect_url (epusdt) or return_url (EPay). */
+  returnUrl: text("return_url"),
+  /** EPay `type`, `name` and `param`, echoed in its callback. */
+  payType: text("pay_type"),
+  name: text("name"),
+  param: text("param"),
+  createdAt: integer("created_at").notNull(),
+});
 
 /** Rates fetched by the rates job: units of `currency` per 1 `token` (USDT, USDC). */
 export const fxRates = sqliteTable(
