@@ -3,9 +3,28 @@ import type { ChainModule, ChainModuleCtx } from "../module";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, randomTronAddress } from "./address";
 import { createTronAdapter, type TronAdapter, type TronSentTx } from "./adapter";
 import { tronPayoutOps } from "./payout-steps";
+import { energyControl, energyJobs, energySteps } from "./energy";
+import { KeyedLock } from "../payout-steps";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
 import { DEFAULT_TOKENS } from "../tokens";
+import { Type as T } from "@sinclair/typebox";
+import type { TronEnergyConfig } from "./adapter";
+
+/** `[chains.TRON.energy]` (DESIGN 21). */
+const ENERGY_SECTION = T.Object(
+  {
+    mode: T.Union([T.Literal("burn"), T.Literal("stake")], {
+      default: "burn",
+      description: '"burn": each TRC20 transfer burns TRX for its energy (via its fee limit); "stake": the energy wallet delegates energy from its staked TRX to the source before the transfer and reclaims it once final',
+    }),
+    fallback: T.Union([T.Literal("burn"), T.Literal("wait")], {
+      default: "burn",
+      description: 'stake mode, when the stake has not enough energy free: "burn" TRX as in burn mode, or "wait" until the stake regenerates (up to 24 h)',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
 
 const isTronRpc = (a: ChainAdapter): a is TronAdapter => a.mode === "rpc" && "signNativeTransfer" in a && "trxNeeded" in a;
 
@@ -50,7 +69,7 @@ async function readSent(ctx: ChainModuleCtx, adapter: TronAdapter, c: SentCache)
 
 export const tronChain: ChainModule = {
   code: "TRON",
-  defaults: { confirmations: 19, blockTime: "3s", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "TRON") },
+  defaults: { confirmations: 19, blockTime: "3s", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "TRON"), sectionKeys: { energy: ENERGY_SECTION } },
   label: { network: "TRON", standard: "TRC20" },
   color: "#eb0029",
   native: { symbol: "TRX", decimals: 6 },
@@ -59,7 +78,8 @@ export const tronChain: ChainModule = {
   ids: { block: (h) => Buffer.from(h).toString("hex"), tx: (h) => Buffer.from(h).toString("hex") },
   derivation: { coinType: 195, account: 0, path: (i) => `m/44'/195'/0'/0/${i}` },
   deriveKey: (seed, index) => deriveTronKey(seed, index),
-  createAdapter: ({ cfg, tokens, logger, clock }) => createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock }),
+  createAdapter: ({ cfg, tokens, logger, clock }) =>
+    createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock, energy: cfg.energy as TronEnergyConfig | undefined }),
   // Energy of a TRC20 transfer to an existing holder, with the signer's 20 % margin, plus its bandwidth, at the node's prices.
   estimateTransferFee: async (adapter) => {
     if (!isTronRpc(adapter)) return undefined;
@@ -67,6 +87,14 @@ export const tronChain: ChainModule = {
     return { fee: TRANSFER_ENERGY * p.energyFee + TRANSFER_BANDWIDTH * p.transactionFee };
   },
   payoutOps: (ctx, adapter, env) => (isTronRpc(adapter) ? tronPayoutOps(ctx, adapter, env) : undefined),
+  // Stake mode: the job that reclaims energy delegated to sources once their transfers are final.
+  jobs: (ctx, adapter) => {
+    if (!isTronRpc(adapter)) return [];
+    const locks = new KeyedLock();
+    return energyJobs(ctx, adapter, energySteps(ctx, adapter, (key, fn) => locks.run(key, fn)));
+  },
+  staking: (ctx, adapter) => (isTronRpc(adapter) ? energyControl(ctx, adapter) : undefined),
+  collectionDust: 1n,
   // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
   unrecordedOutgoing: async (ctx, adapter, q) => {
     if (!isTronRpc(adapter) || q.since === null) return [];
