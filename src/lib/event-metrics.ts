@@ -34,3 +34,15 @@ export function countTransition(kind: "payin" | "payout", chain: string, token: 
 export function countDelivery(outcome: "delivered" | "retry" | "failed"): void {
   callbackDeliveries.inc({ outcome });
 }
+
+const feesNative = new Counter({
+  name: "stablegate_fees_native_total",
+  help: "native coin (TRX, BNB, SOL) the gateway's own transactions burned or paid as fees, by transaction kind (payout, gas_topup, delegate, reclaim, stake)",
+  labelNames: ["chain", "kind"],
+  registers: [events],
+});
+
+/** A transaction's recorded cost, in whole native coins (after its transfer_costs row committed). */
+export function countFee(chain: string, kind: string, native: number): void {
+  feesNative.inc({ chain, kind }, native);
+}

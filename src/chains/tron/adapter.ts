@@ -17,6 +17,7 @@ import type {
   TokenInfo,
   TokenSymbol,
   TransferRequest,
+  TxCost,
   TxState,
   WatchSet,
 } from "../types";
@@ -162,6 +163,7 @@ export interface TronAdapter extends ChainAdapter {
   signStake(req: { op: StakeKind; from: string; to?: string; amount: bigint; privateKey: Uint8Array }): Promise<SignedTransfer>;
   /** The cost of a mined transaction; null while it is not in a block. */
   receipt(txHash: string): Promise<TronReceipt | null>;
+  txCost(tx: SignedTransfer): Promise<TxCost | null>;
   account(address: string): Promise<TronAccount>;
   chainParams(): Promise<TronChainParams>;
   signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
@@ -558,6 +560,12 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
       const { ref, headTime } = await refAndTime();
       const raw = stakeRaw({ kind: req.op, owner: from, receiver: to, amount: req.amount, ref, expiration: headTime + lifetime, timestamp: headTime });
       return signed(raw, req.privateKey, { kind: "STAKE", op: req.op, from, to: to ?? from, amount: req.amount.toString(), feeLimit: "0" });
+    },
+
+    async txCost(tx: SignedTransfer) {
+      const r = await adapter.receipt(tx.txHash);
+      if (!r) return null;
+      return { nativeBurned: r.fee, energyDelegated: r.energyFromStake, energyBurned: r.energyTotal - r.energyFromStake, bandwidth: r.bandwidth };
     },
 
     async receipt(txHash: string): Promise<TronReceipt | null> {

@@ -9,7 +9,8 @@ import { startTestGateway, type TestGateway } from "../../testing/harness";
 import { startTronChain, type TronChainFixture } from "../../testing/chain-fixture";
 import { TRX } from "../../testing/tron-fixture";
 import { ENERGY_EXISTING_HOLDER, ENERGY_NEW_HOLDER } from "../../testing/tron-chain";
-import { energyDelegations, gasTopups, payoutOrders } from "../../db/schema";
+import { energyDelegations, gasTopups, payoutOrders, transferCosts } from "../../db/schema";
+import { events } from "../../lib/event-metrics";
 import { addressBook, gasWallet } from "../../wallet/addresses";
 import { chainModule } from "../registry";
 import type { StakingControl } from "../module";
@@ -61,6 +62,18 @@ async function settle(orderNo: string): Promise<Obj> {
   return o;
 }
 const receipt = (txHash: string) => chain().find(txHash) as { included: { info: Obj } };
+const gasAddress = () => gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now()).address;
+/** Sun an address holds, staked and delegated stake included. */
+const holds = (a: string) => {
+  const x = chain().accountOf(a);
+  return x ? x.balance + x.frozenEnergy + x.delegatedOut : 0n;
+};
+const costsOf = (orderNo: string) => gw.ctx.db.select().from(transferCosts).where(eq(transferCosts.payoutOrderId, row(orderNo).id)).all();
+const burned = (orderNo: string) => costsOf(orderNo).reduce((s, c) => s + BigInt(c.nativeBurned), 0n);
+async function feeMetric(kind: string): Promise<number> {
+  const m = (await events.getMetricsAsJSON()).find((x) => x.name === "stablegate_fees_native_total");
+  return (m?.values ?? []).filter((v) => v.labels.chain === "TRON" && v.labels.kind === kind).reduce((s, v) => s + v.value, 0);
+}
 
 describe("TRON energy: stake mode", () => {
   let wallet: string;
@@ -80,6 +93,7 @@ describe("TRON energy: stake mode", () => {
   test("a payout: energy delegated to the source before it is sent, no TRX burned for energy, reclaimed once final", async () => {
     const from = await funded(50n);
     const [to] = fx.receivers(1, "energy-new-holder");
+    const before = holds(gasAddress()) + holds(wallet);
     const o = await payout({ fromAddress: from, toAddress: to, amount: "10" });
     expect(o.status).toBe("broadcasted");
     const meta = JSON.parse(row(o.orderNo).signedMeta!);
@@ -107,17 +121,30 @@ describe("TRON energy: stake mode", () => {
     expect(s).toMatchObject({ stakedTrx: "20000", energyDelegated: "0", transfersServed: "1", trxSaved: "13.0285" });
     // The energy the transfer used weighs on the stake until it regenerates.
     expect(BigInt(s.energyAvailable!)).toBe(200_000n - ENERGY_NEW_HOLDER);
+    // The fee ledger: a row per transaction sent for this payout, and what the gateway's
+    // addresses lost is exactly their sum (the activation of the source included).
+    const costs = costsOf(o.orderNo);
+    expect(costs.map((c) => c.kind).sort()).toEqual(["delegate", "gas_topup", "payout", "reclaim"]);
+    expect(costs.find((c) => c.kind === "payout")).toMatchObject({ nativeBurned: "0", energyDelegated: String(ENERGY_NEW_HOLDER), energyBurned: "0" });
+    expect(costs.find((c) => c.kind === "gas_topup")!.nativeBurned).toBe(String(1n * TRX)); // the activation; bandwidth free
+    expect(before - (holds(gasAddress()) + holds(wallet) + holds(from))).toBe(burned(o.orderNo));
   });
 
   test("fallback burn: too little stake free → the transfer burns TRX as in burn mode, nothing delegated", async () => {
     const from = await funded(20n);
     const [to] = fx.receivers(1, "energy-new-holder"); // an existing holder now: 64,285 × 1.2 = 77,142 energy > ~69,700 free
+    const before = holds(gasAddress());
+    const metricBefore = await feeMetric("payout");
     const o = await payout({ fromAddress: from, toAddress: to, amount: "5" });
     expect(o.status).toBe("broadcasted");
     expect(delegationsOf(o.orderNo)).toEqual([]);
     const r = receipt(o.txHash).included.info;
     expect(r.receipt).toMatchObject({ result: "SUCCESS", energy_fee: Number(ENERGY_EXISTING_HOLDER) * 100 });
     expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
+    const pay = costsOf(o.orderNo).find((c) => c.kind === "payout")!;
+    expect(pay).toMatchObject({ nativeBurned: String(ENERGY_EXISTING_HOLDER * 100n), energyDelegated: "0", energyBurned: String(ENERGY_EXISTING_HOLDER) });
+    expect(before - (holds(gasAddress()) + holds(from))).toBe(burned(o.orderNo));
+    expect((await feeMetric("payout")) - metricBefore).toBeCloseTo(6.4285, 6);
   });
 
   test("fallback wait: the payout waits unsigned while the stake is short; once it regenerated it goes out on delegated energy", async () => {

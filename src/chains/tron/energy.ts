@@ -8,7 +8,8 @@
 // transaction is untouched). Not enough stake free: `fallback` burns TRX as in `burn` mode, or
 // waits (RetryLater) until the stake regenerates.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { writeTx } from "../../db/client";
+import { type Tx, writeTx } from "../../db/client";
+import { costOf, recordCost } from "../common/costs";
 import { energyDelegations, payoutOrders, stakingTxs } from "../../db/schema";
 import { crashPoint } from "../../lib/crash";
 import { sleep } from "../../lib/clock";
@@ -90,10 +91,12 @@ export interface EnergySteps {
 
 export function energySteps(ctx: ChainModuleCtx, adapter: TronAdapter, lock: <T>(key: string, fn: () => Promise<T>) => Promise<T>): EnergySteps {
   const chain = adapter.chain;
-  const update = (id: number, event: string | null, set: Partial<DelegationRow>): DelegationRow =>
+  /** One transition of a delegation, with what else belongs in its transaction (its cost record). */
+  const update = (id: number, event: string | null, set: Partial<DelegationRow>, also?: (tx: Tx) => unknown): DelegationRow =>
     writeTx(ctx.db, (tx) => {
       const cur = tx.select().from(energyDelegations).where(eq(energyDelegations.id, id)).get()!;
       const status = event === null ? cur.status : transition(cur.status, event);
+      also?.(tx);
       return tx.update(energyDelegations).set({ ...set, status, updatedAt: ctx.clock.now() }).where(eq(energyDelegations.id, id)).returning().get();
     });
 
@@ -143,7 +146,8 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronAdapter, lock: <T>
       return false;
     }
     if (s.state === "included") {
-      update(row.id, "landed", { lastError: null });
+      const cost = await costOf(adapter, delegateTx(row));
+      update(row.id, "landed", { lastError: null }, (t) => cost && recordCost(t, { chain, txHash: row.delegateTxHash, kind: "delegate", payoutOrderId: row.payoutOrderId, cost, now: ctx.clock.now() }));
       return true;
     }
     throw new RetryLater("waiting for the energy delegation to land", RETRY_MS);
@@ -169,7 +173,8 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronAdapter, lock: <T>
     }
     const s = await land(reclaimTx(row), false, () => {}, "energy:after-reclaim-broadcast");
     if (s !== "refused" && s.state === "included" && s.success) {
-      update(row.id, "reclaimed", { lastError: null });
+      const cost = await costOf(adapter, reclaimTx(row));
+      update(row.id, "reclaimed", { lastError: null }, (t) => cost && recordCost(t, { chain, txHash: row.reclaimTxHash!, kind: "reclaim", payoutOrderId: row.payoutOrderId, cost, now: ctx.clock.now() }));
       return;
     }
     if (s !== "refused" && s.state !== "expired" && !(s.state === "included" && !s.success)) return; // still on its way
@@ -327,6 +332,8 @@ export function energyControl(ctx: ChainModuleCtx, adapter: TronAdapter): Stakin
     for (;;) {
       const s = await adapter.txState(signed);
       if (s.state === "included") {
+        const cost = await costOf(adapter, signed);
+        writeTx(ctx.db, (t) => cost && recordCost(t, { chain, txHash: signed.txHash, kind: "stake", cost, now: ctx.clock.now() }));
         set(s.success ? "confirmed" : "failed", s.success ? null : "failed on chain");
         if (!s.success) throw new Error(`the ${op === "freeze" ? "stake" : "unstake"} failed on chain (${signed.txHash})`);
         return signed.txHash;
