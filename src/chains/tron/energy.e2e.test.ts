@@ -16,6 +16,9 @@ import { chainModule } from "../registry";
 import type { StakingControl } from "../module";
 import type { TronAdapter } from "./adapter";
 import { ENERGY_WALLET_INDEX } from "./energy";
+import { addUser } from "../../backoffice/test-helpers";
+import { backofficeSignIn } from "../../testing/backoffice-client";
+import { fromBaseUnits } from "../../lib/money";
 
 type Obj = Record<string, any>;
 let fx: TronChainFixture;
@@ -172,5 +175,24 @@ describe("TRON energy: stake mode", () => {
     } finally {
       adapter.energy.fallback = "burn";
     }
+  });
+
+  test("the back office shows it: the payout page lists each transaction's cost; Fees sums them per chain and day", async () => {
+    const firstOrder = gw.ctx.db.select().from(payoutOrders).orderBy(payoutOrders.id).get()!;
+    const op = await backofficeSignIn(gw.url, addUser(gw, "fees-op", "operator"));
+    const page = await (await op.get(`/backoffice/orders/${firstOrder.orderNo}`)).text();
+    expect(page).toContain("Network cost");
+    expect(page).toContain("energy delegation");
+    expect(page).toContain(String(ENERGY_NEW_HOLDER)); // energy delegated to the transfer
+    const all = gw.ctx.db.select().from(transferCosts).all();
+    const total = all.reduce((s, c) => s + BigInt(c.nativeBurned), 0n);
+    const fees = await (await op.get("/backoffice/fees")).text();
+    const day = new Date().toISOString().slice(0, 10);
+    expect(fees).toContain(day);
+    expect(fees).toContain(`${fromBaseUnits(total, 6, 0)} TRX`);
+    // A merchant user sees its payouts' costs: the stake (no payout) is the operator's alone.
+    const merchant = await backofficeSignIn(gw.url, addUser(gw, "fees-m", "merchant", gw.merchant.uid));
+    const mine = all.filter((c) => c.payoutOrderId !== null).reduce((s, c) => s + BigInt(c.nativeBurned), 0n);
+    expect(await (await merchant.get("/backoffice/fees")).text()).toContain(`${fromBaseUnits(mine, 6, 0)} TRX`);
   });
 });
