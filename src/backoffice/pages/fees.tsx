@@ -6,7 +6,7 @@ import { Elysia } from "elysia";
 import { type BackofficeDeps, page, type Viewer } from "../guard";
 import { Layout } from "../views/layout";
 import { DataTable } from "../views/common";
-import { nativeAmount } from "../views/costs";
+import { CostCells } from "../views/costs";
 import { feesByDay } from "../queries/costs";
 
 const PATH = "/backoffice/fees";
@@ -36,10 +36,7 @@ function FeesPage(p: { d: BackofficeDeps; v: Viewer; days: number }): string {
             <td safe>{r.day}</td>
             <td safe>{r.chain}</td>
             <td>{r.txs}</td>
-            <td safe>{nativeAmount(r.chain, r.native)}</td>
-            <td safe>{r.energyDelegated.toString()}</td>
-            <td safe>{r.energyBurned.toString()}</td>
-            <td safe>{r.bandwidth.toString()}</td>
+            <CostCells {...r} />
           </tr>
         )}
       />

@@ -15,6 +15,18 @@ export function nativeAmount(chain: string, units: bigint | string): string {
 
 const KIND: Record<string, string> = { payout: "transfer", gas_topup: "gas top-up", delegate: "energy delegation", reclaim: "energy reclaim", stake: "stake" };
 
+/** The four cost cells of a row: burned (native coin), energy delegated, energy burned, bandwidth. */
+export function CostCells(p: { chain: string; native: bigint | string; energyDelegated: bigint | string; energyBurned: bigint | string; bandwidth: bigint | string }): JSX.Element {
+  return (
+    <>
+      <td safe>{nativeAmount(p.chain, p.native)}</td>
+      <td safe>{String(p.energyDelegated)}</td>
+      <td safe>{String(p.energyBurned)}</td>
+      <td safe>{String(p.bandwidth)}</td>
+    </>
+  );
+}
+
 /** One row per transaction sent for an order. */
 export function CostList(p: { rows: readonly CostRow[] }): JSX.Element {
   return (
@@ -29,10 +41,7 @@ export function CostList(p: { rows: readonly CostRow[] }): JSX.Element {
             {r.txHash}
           </td>
           <td safe>{KIND[r.kind] ?? r.kind}</td>
-          <td safe>{nativeAmount(r.chain, r.nativeBurned)}</td>
-          <td safe>{r.energyDelegated}</td>
-          <td safe>{r.energyBurned}</td>
-          <td safe>{r.bandwidth}</td>
+          <CostCells chain={r.chain} native={r.nativeBurned} energyDelegated={r.energyDelegated} energyBurned={r.energyBurned} bandwidth={r.bandwidth} />
         </tr>
       )}
     />
@@ -51,10 +60,7 @@ export function CostTotals(p: { totals: readonly CostTotal[] }): JSX.Element {
         <tr>
           <td safe>{t.chain}</td>
           <td>{t.txs}</td>
-          <td safe>{nativeAmount(t.chain, t.native)}</td>
-          <td safe>{t.energyDelegated.toString()}</td>
-          <td safe>{t.energyBurned.toString()}</td>
-          <td safe>{t.bandwidth.toString()}</td>
+          <CostCells {...t} />
         </tr>
       )}
     />

@@ -5,7 +5,7 @@
 // stake is back. The operator side runs through the CLI: `energy status --json`, `energy stake`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTronChain, type TronChainFixture } from "../../testing/chain-fixture";
-import { crashGateway, disposeCrashGateways } from "../../testing/crash";
+import { crashGateway, disposeCrashGateways, payoutSettled } from "../../testing/crash";
 import { rpcChainToml } from "../../testing/process";
 import { TRX } from "../../testing/tron-fixture";
 import { eventually } from "../../testing/wait";
@@ -64,15 +64,7 @@ describe("TRON energy: killed at each step, restarted", () => {
 
       g = await c.start();
       const first = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
-      const o = await eventually(
-        async () => {
-          const x = await client.request<Obj>("GET", `/openapi/payout/orders/${first.orderNo}`);
-          return x.status === "confirmed" || x.status === "failed" ? x : null;
-        },
-        40_000,
-        "the payout settled",
-        50,
-      );
+      const o = await payoutSettled(client, first.orderNo);
       expect(o).toMatchObject({ status: "confirmed" });
       await eventually(() => c.query<{ status: string }>("SELECT status FROM energy_delegations")[0]?.status === "reclaimed", 40_000, "the delegation reclaimed", 50);
       expect(await g.kill("SIGTERM")).toBe(0);
