@@ -9,7 +9,8 @@ import { startTronChain } from "../src/testing/chain-fixture";
 import { TRX } from "../src/testing/tron-fixture";
 import { payoutOrders, transferCosts } from "../src/db/schema";
 import { addressBook, gasWallet } from "../src/wallet/addresses";
-import { chainModule } from "../src/chains/registry";
+import { payoutStore } from "../src/payout/store";
+import { chainBundle } from "../src/chains/factory";
 import type { TronAdapter } from "../src/chains/tron/adapter";
 import { fromBaseUnits } from "../src/lib/money";
 
@@ -34,7 +35,7 @@ async function run(mode: "burn" | "stake"): Promise<{ spent: bigint; ledger: big
     };
     const gas = gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now()).address;
     await fx.sendNative(gas, 100_000n * TRX);
-    const control = chainModule("TRON").staking!(gw.ctx, adapter)!;
+    const control = chainBundle(adapter).staking!(gw.ctx)!;
     const wallet = (await control.status()).address!;
     if (mode === "stake") {
       await fx.sendNative(wallet, 1_300_000n * TRX);
@@ -61,14 +62,14 @@ async function run(mode: "burn" | "stake"): Promise<{ spent: bigint; ledger: big
       orders.push(o.orderNo);
       await fx.advance(1);
       await tick();
-      if (mode === "stake") await chainModule("TRON").jobs!(gw.ctx, adapter, addressBook)[0]!.run();
+      if (mode === "stake") await chainBundle(adapter).jobs!(gw.ctx, addressBook, payoutStore)[0]!.run();
     }
     const open = () => gw.ctx.db.select().from(payoutOrders).all().filter((o) => o.status === "submitted" || o.status === "broadcasted").length;
     for (let i = 0; i < 200 && open() > 0; i++) {
       await fx.advance(1);
       await tick();
     }
-    if (mode === "stake") await chainModule("TRON").jobs!(gw.ctx, adapter, addressBook)[0]!.run();
+    if (mode === "stake") await chainBundle(adapter).jobs!(gw.ctx, addressBook, payoutStore)[0]!.run();
     const confirmed = gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.status, "confirmed")).all().length;
     if (confirmed !== PAYOUTS) throw new Error(`${mode}: only ${confirmed} of ${PAYOUTS} payouts confirmed`);
     const after = holds(gas) + holds(wallet) + sources.reduce((s, a) => s + holds(a), 0n);

@@ -3,7 +3,7 @@
 // the chain's module does the work (src/chains/tron/energy.ts), this file only parses and prints.
 import { createContext } from "../app/context";
 import type { LoadedConfig } from "../config/load";
-import { chainModule, makeChains } from "../chains/registry";
+import { chainBundle, makeChains } from "../chains/factory";
 import type { StakingControl } from "../chains/module";
 import { silentLogger } from "../lib/logger";
 import { CliUsageError, type CliFlags } from "./common";
@@ -15,7 +15,7 @@ export const ENERGY_USAGE = `  energy stake --trx N               stake N TRX of
 function control(loaded: LoadedConfig): StakingControl {
   const ctx = createContext({ loaded, makeChains, logger: silentLogger });
   for (const adapter of ctx.chains.values()) {
-    const c = chainModule(adapter.chain).staking?.(ctx, adapter);
+    const c = chainBundle(adapter).staking?.(ctx);
     if (c) return c;
   }
   throw new CliUsageError("energy: no enabled chain in rpc mode stakes for its transfers (enable chains.TRON with mode = \"rpc\")", false);

@@ -35,14 +35,11 @@ export function countDelivery(outcome: "delivered" | "retry" | "failed"): void {
   callbackDeliveries.inc({ outcome });
 }
 
-const feesNative = new Counter({
-  name: "stablegate_fees_native_total",
-  help: "native coin (TRX, BNB, SOL) the gateway's own transactions burned or paid as fees, by transaction kind (payout, gas_topup, delegate, reclaim, stake)",
-  labelNames: ["chain", "kind"],
-  registers: [events],
-});
+/** Native base units the gateway's transactions burned, by "chain\u0000kind" (exact; ops/metrics.ts serves it as stablegate_fees_native_total). */
+export const feeTotals = new Map<string, bigint>();
 
-/** A transaction's recorded cost, in whole native coins (after its transfer_costs row committed). */
-export function countFee(chain: string, kind: string, native: number): void {
-  feesNative.inc({ chain, kind }, native);
+/** A transaction's recorded cost (after its transfer_costs row committed). */
+export function countFee(chain: string, kind: string, baseUnits: bigint): void {
+  const k = `${chain}\u0000${kind}`;
+  feeTotals.set(k, (feeTotals.get(k) ?? 0n) + baseUnits);
 }

@@ -6,8 +6,6 @@
 import { afterCommit, type Tx } from "../../db/client";
 import { transferCosts } from "../../db/schema";
 import { countFee } from "../../lib/event-metrics";
-import { fromBaseUnits } from "../../lib/money";
-import { chainModule } from "../registry";
 import type { ChainAdapter, SignedTransfer, TxCost } from "../types";
 
 export type CostKind = "payout" | "gas_topup" | "delegate" | "reclaim" | "stake";
@@ -44,6 +42,6 @@ export function recordCost(tx: Tx, a: { chain: string; txHash: string; kind: Cos
     .returning({ id: transferCosts.id })
     .all();
   if (inserted.length === 0) return;
-  const decimals = chainModule(a.chain as never).native.decimals;
-  afterCommit(tx, () => countFee(a.chain, a.kind, Number(fromBaseUnits(a.cost.nativeBurned, decimals, 0))));
+  const burned = a.cost.nativeBurned;
+  afterCommit(tx, () => countFee(a.chain, a.kind, burned));
 }

@@ -10,12 +10,12 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Tx, writeTx } from "../../db/client";
 import { costOf, recordCost } from "../common/costs";
-import { energyDelegations, payoutOrders, stakingTxs } from "../../db/schema";
+import { energyDelegations, stakingTxs } from "../../db/schema";
 import { crashPoint } from "../../lib/crash";
 import { sleep } from "../../lib/clock";
 import { fromBaseUnits, toBaseUnits } from "../../lib/money";
 import type { ChainJob, ChainModuleCtx, StakingControl } from "../module";
-import { RetryLater, type PayoutOrderRow } from "../payout-steps";
+import { RetryLater, type PayoutOrderRow, type PayoutStore } from "../payout-steps";
 import type { DerivedKey, SignedTransfer, TxState } from "../types";
 import type { TronAdapter, TronEnergy, TronTxMeta } from "./adapter";
 
@@ -89,7 +89,7 @@ export interface EnergySteps {
   reclaimAll(): Promise<number>;
 }
 
-export function energySteps(ctx: ChainModuleCtx, adapter: TronAdapter, lock: <T>(key: string, fn: () => Promise<T>) => Promise<T>): EnergySteps {
+export function energySteps(ctx: ChainModuleCtx, adapter: TronAdapter, payouts: PayoutStore, lock: <T>(key: string, fn: () => Promise<T>) => Promise<T>): EnergySteps {
   const chain = adapter.chain;
   /** One transition of a delegation, with what else belongs in its transaction (its cost record). */
   const update = (id: number, event: string | null, set: Partial<DelegationRow>, also?: (tx: Tx) => unknown): DelegationRow =>
@@ -153,12 +153,11 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronAdapter, lock: <T>
     throw new RetryLater("waiting for the energy delegation to land", RETRY_MS);
   }
 
-  async function reclaim(row: DelegationRow): Promise<void> {
+  async function reclaim(row: DelegationRow, payoutTxHash: string | null): Promise<void> {
     const wallet = energyWallet(ctx, adapter);
     if (row.status === "delegated") {
       // What the payout took from the delegation, and what burning it would have cost.
-      const o = ctx.db.select().from(payoutOrders).where(eq(payoutOrders.id, row.payoutOrderId)).get();
-      const rc = o?.txHash ? await adapter.receipt(o.txHash) : null;
+      const rc = payoutTxHash ? await adapter.receipt(payoutTxHash) : null;
       const used = rc ? (rc.energyFromStake < BigInt(row.energy) ? rc.energyFromStake : BigInt(row.energy)) : 0n;
       const price = (await adapter.chainParams()).energyFee;
       const signed = await adapter.signStake({ op: "undelegate", from: wallet.address, to: row.receiver, amount: BigInt(row.amount), privateKey: wallet.privateKey });
@@ -261,16 +260,18 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronAdapter, lock: <T>
     },
 
     async reclaimAll() {
-      const rows = ctx.db
-        .select({ d: energyDelegations, status: payoutOrders.status })
+      const open = ctx.db
+        .select()
         .from(energyDelegations)
-        .innerJoin(payoutOrders, eq(payoutOrders.id, energyDelegations.payoutOrderId))
-        .where(and(eq(energyDelegations.chain, chain), inArray(energyDelegations.status, ["delegated", "reclaim_signed"]), inArray(payoutOrders.status, ["confirmed", "failed"])))
+        .where(and(eq(energyDelegations.chain, chain), inArray(energyDelegations.status, ["delegated", "reclaim_signed"])))
         .all();
+      // Only delegations whose payout is finished: nothing more of it will land.
+      const done = new Map(payouts.finished(ctx.db, [...new Set(open.map((d) => d.payoutOrderId))]).map((o) => [o.id, o.txHash]));
       let n = 0;
-      for (const { d } of rows) {
+      for (const d of open) {
+        if (!done.has(d.payoutOrderId)) continue;
         try {
-          await reclaim(d);
+          await reclaim(d, done.get(d.payoutOrderId) ?? null);
           n++;
         } catch (e) {
           ctx.logger.warn("energy reclaim failed", { chain, id: d.id, error: String((e as Error)?.message ?? e) });

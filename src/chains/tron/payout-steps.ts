@@ -6,9 +6,7 @@
 // In `[chains.TRON.energy] mode = "stake"` the energy a TRC20 transfer needs is delegated
 // to the source first (energy.ts), so the top-up covers only activation and bandwidth;
 // without enough stake free, `fallback` burns TRX (the full fee limit is topped up) or waits.
-import { and, eq, isNotNull } from "drizzle-orm";
 import type { ChainModuleCtx } from "../module";
-import { payoutOrders } from "../../db/schema";
 import type { TronAdapter } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
 import { gasTopupsFor } from "../common/gas-topup";
@@ -19,7 +17,7 @@ import type { TronTxMeta } from "./adapter";
 type Ctx = ChainModuleCtx;
 
 export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, env: PayoutStepEnv): PayoutChainOps {
-  const energy = energySteps(ctx, adapter, (key, fn) => env.locks.run(key, fn));
+  const energy = energySteps(ctx, adapter, env.payouts, (key, fn) => env.locks.run(key, fn));
 
   /** Sun a stored transaction needs from its sender: without the fee limit when delegated energy pays for it. */
   async function needOf(tx: SignedTransfer, delegated: boolean): Promise<bigint> {
@@ -29,12 +27,7 @@ export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, env: PayoutStepEnv
 
   /** Sun the source needs for its signed but not yet broadcast payouts (this one included). */
   async function trxNeeded(o: PayoutOrderRow, tx: SignedTransfer, delegated: boolean): Promise<bigint> {
-    const others = ctx.db
-      .select()
-      .from(payoutOrders)
-      .where(and(eq(payoutOrders.fromAddressId, o.fromAddressId), eq(payoutOrders.status, "submitted"), isNotNull(payoutOrders.signedTx)))
-      .all()
-      .filter((r) => r.txHash !== tx.txHash);
+    const others = env.payouts.signedUnsent(ctx.db, o.fromAddressId).filter((r) => r.txHash !== tx.txHash);
     let sum = await needOf(tx, delegated);
     for (const r of others) sum += await needOf(storedTx(r), energy.covered(r.id));
     return sum;
