@@ -290,9 +290,8 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronAdapter, payouts: 
   }
 }
 
-/** The reclaim job of an rpc-mode TRON adapter in stake mode. */
+/** The reclaim job of an rpc-mode TRON adapter; it runs in burn mode too, so delegations made before a switch to burn still come back. */
 export function energyJobs(ctx: ChainModuleCtx, adapter: TronAdapter, steps: EnergySteps): ChainJob[] {
-  if (adapter.energy.mode !== "stake") return [];
   return [{ name: `energy-reclaim:${adapter.chain}`, everyMs: RECLAIM_EVERY_MS, run: () => steps.reclaimAll() }];
 }
 
