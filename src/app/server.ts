@@ -176,7 +176,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
     }
     // Chain-specific background work (Solana: token accounts for new receiving addresses).
-    for (const j of chainBundle(adapter).jobs?.(ctx, addressBook) ?? []) s.every(j.name, j.everyMs, j.run);
+    for (const j of chainBundle(adapter).jobs?.(ctx, addressBook, payoutStore) ?? []) s.every(j.name, j.everyMs, j.run);
   }
   return s;
 }

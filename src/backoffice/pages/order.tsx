@@ -2,6 +2,8 @@
 // The order page (both roles, scoped): status timeline with the cause of each
 // change, transfers with explorer links, every callback delivery attempt with
 // "Resend"; and the operator's "Freeze", "Release", "Cancel order".
+import { CostList } from "../views/costs";
+import { costsOfPayout } from "../queries/costs";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
@@ -196,6 +198,13 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
       ) : (
         <></>
       )}
+
+      {o.payout ? (
+        <>
+          <h2>Network cost</h2>
+          <CostList rows={costsOfPayout(d.ctx.db, o.payout.id)} />
+        </>
+      ) : null}
 
       <h2>Timeline</h2>
       <ol class="timeline" aria-label="Status timeline">
