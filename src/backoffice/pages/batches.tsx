@@ -21,6 +21,7 @@ import {
   listBatches,
   uploadBatch,
 } from "../../treasury/batch";
+import { progressCards, progressText } from "../../treasury/progress";
 import { ReauthField } from "./reauth";
 import { payoutOrders } from "../../db/schema";
 import { inArray } from "drizzle-orm";
@@ -215,22 +216,10 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
     <Layout title={`Batch ${b.fileName}`} viewer={v} path={PATH}>
       {pr.finished ? null : <meta http-equiv="refresh" content="3" />}
       <p role="status" data-testid="batch-progress" safe>
-        {pr.finished
-          ? `Finished: ${pr.orders.confirmed} confirmed, ${pr.orders.failed} failed, ${pr.rejected} refused, ${pr.invalid} rows with errors.`
-          : `In progress: ${pr.orders.confirmed} confirmed, ${pr.orders.broadcasted} broadcast, ${pr.orders.submitted} submitted, ${pr.waiting} waiting to be created.`}
+        {progressText(pr)}
       </p>
       <div class="cards">
-        {(
-          [
-            ["Rows", pr.rows],
-            ["Confirmed", pr.orders.confirmed],
-            ["Broadcast", pr.orders.broadcasted],
-            ["Submitted", pr.orders.submitted + pr.waiting],
-            ["Failed", pr.orders.failed],
-            ["Refused at creation", pr.rejected],
-            ["Rows with errors", pr.invalid],
-          ] as const
-        ).map(([k, n]) => (
+        {progressCards(pr, { itemLabel: "Rows" }).map(([k, n]) => (
           <div class="card">
             <div class="muted">
               {k}

@@ -17,10 +17,10 @@ import {
   previewCollection,
   runGas,
   runLegs,
-  runProgress,
   scheduleMaySend,
   setCollectionSetting,
 } from "../../treasury/collection";
+import { collectionProgressOf, progressText } from "../../treasury/progress";
 import { ReauthField } from "./reauth";
 import { units } from "./treasury-format";
 
@@ -128,8 +128,8 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: st
   const ctx = d.ctx;
   const legs = runLegs(ctx.db, r.id);
   const gas = runGas(r);
-  const pr = runProgress(ctx.db, r.id);
-  const finished = r.status === "done" && pr.planned + pr.submitted + pr.broadcasted === 0;
+  const pr = collectionProgressOf(ctx.db, r.id);
+  const finished = pr.finished;
   return (
     <Layout title={`Collection ${r.chain} ${r.token}`} viewer={v} path={PATH}>
       <Notice kind="error" text={p.error} />
@@ -151,14 +151,12 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: st
         <dd safe>{gas.display + (gas.note ? ` (${gas.note})` : "")}</dd>
         <dt>Status</dt>
         <dd>
-          <StatusBadge status={r.status} />
+          <StatusBadge status={pr.phase} />
         </dd>
       </dl>
       {r.status !== "preview" ? (
         <p role="status" data-testid="collection-progress" safe>
-          {finished
-            ? `Finished: ${pr.confirmed} confirmed, ${pr.failed} failed, ${pr.rejected} refused.`
-            : `In progress: ${pr.confirmed} confirmed, ${pr.broadcasted} broadcast, ${pr.submitted + pr.planned} waiting.`}
+          {progressText(pr)}
         </p>
       ) : null}
       {r.status === "preview" && r.legCount > 0 ? (
