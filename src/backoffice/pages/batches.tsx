@@ -201,8 +201,16 @@ function PreviewPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow; error?: str
   ) as string;
 }
 
-function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string {
-  const { b, v, d } = p;
+/** What the progress page shows, read by its route handler (the page runs no query). */
+interface ProgressData {
+  pr: ReturnType<typeof batchProgress>;
+  /** Rows that are (or will be) payouts: their count, and the first SHOWN with their orders. */
+  total: number;
+  lines: ReturnType<typeof batchLines>;
+  orders: Map<number, typeof payoutOrders.$inferSelect>;
+}
+
+function loadProgress(d: BackofficeDeps, v: Viewer, b: BatchRow): ProgressData {
   const pr = batchProgress(d.ctx.db, mine(v), b.id);
   // The page refreshes itself: it lists the first rows only; the results CSV has every row.
   const all = batchLines(d.ctx.db, b.id).filter((l) => l.state !== "invalid");
@@ -212,6 +220,12 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
   for (let i = 0; i < ids.length; i += 500) {
     for (const o of d.ctx.db.select().from(payoutOrders).where(inArray(payoutOrders.id, ids.slice(i, i + 500))).all()) orders.set(o.id, o);
   }
+  return { pr, total: all.length, lines, orders };
+}
+
+function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string {
+  const { b, v } = p;
+  const { pr, lines, orders } = p.data;
   return (
     <Layout title={`Batch ${b.fileName}`} viewer={v} path={PATH}>
       {pr.finished ? null : <meta http-equiv="refresh" content="3" />}
@@ -233,7 +247,7 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
           Download results CSV
         </a>
       </p>
-      {all.length > SHOWN ? <p class="muted" safe>{`The first ${SHOWN} of ${all.length} payouts; the results CSV lists every row.`}</p> : null}
+      {p.data.total > SHOWN ? <p class="muted" safe>{`The first ${SHOWN} of ${p.data.total} payouts; the results CSV lists every row.`}</p> : null}
       <TableWrap label="Payouts of this batch">
         <table>
           <thead>
@@ -306,7 +320,7 @@ export function batchRoutes(d: BackofficeDeps) {
       `${PATH}/:id`,
       page(d, { role: "merchant" }, (v, { params }) => {
         const b = batchOr404(d, v, params.id!);
-        return b.status === "preview" || b.status === "discarded" ? PreviewPage({ d, v, b }) : ProgressPage({ d, v, b });
+        return b.status === "preview" || b.status === "discarded" ? PreviewPage({ d, v, b }) : ProgressPage({ v, b, data: loadProgress(d, v, b) });
       }),
     )
     .get(

@@ -123,12 +123,16 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
   ) as string;
 }
 
-function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: string }): string {
+/** What a run's page shows, read by its route handlers (the page runs no query). */
+function loadRun(d: BackofficeDeps, r: CollectionRun) {
+  return { legs: runLegs(d.ctx.db, r.id), pr: collectionProgressOf(d.ctx.db, r.id) };
+}
+
+function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: ReturnType<typeof loadRun>; error?: string }): string {
   const { d, v, r } = p;
   const ctx = d.ctx;
-  const legs = runLegs(ctx.db, r.id);
+  const { legs, pr } = p.data;
   const gas = runGas(r);
-  const pr = collectionProgressOf(ctx.db, r.id);
   const finished = pr.finished;
   return (
     <Layout title={`Collection ${r.chain} ${r.token}`} viewer={v} path={PATH}>
@@ -252,7 +256,10 @@ export function collectionRoutes(d: BackofficeDeps) {
         }
       }),
     )
-    .get(`${PATH}/runs/:id`, page(d, { role: "merchant" }, (v, { params }) => RunPage({ d, v, r: runOr404(d, v, params.id!) })))
+    .get(`${PATH}/runs/:id`, page(d, { role: "merchant" }, (v, { params }) => {
+      const r = runOr404(d, v, params.id!);
+      return RunPage({ d, v, r, data: loadRun(d, r) });
+    }))
     .post(
       `${PATH}/runs/:id/confirm`,
       action(d, { role: "merchant", reauth: "always" }, (v, { params }) => {
