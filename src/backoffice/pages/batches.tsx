@@ -235,7 +235,7 @@ function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string
       <div class="cards">
         {progressCards(pr, { itemLabel: "Rows" }).map(([k, n]) => (
           <div class="card">
-            <div class="muted">
+            <div class="muted" safe>
               {k}
             </div>
             <div class="n">{n}</div>
