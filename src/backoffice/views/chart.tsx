@@ -19,7 +19,7 @@ export function VolumeChart({ days, tokens }: { days: DayVolume[]; tokens: Token
   const total = days.reduce((s, d) => s + d.micro, 0n);
   const fmt = (micro: bigint) => fromBaseUnits(micro, 6, 2);
   const units = tokens.length ? tokens.map((t) => t.token).join(" + ") : "stablecoins";
-  const label = `Completed volume per day for the last ${days.length} days (${units} at face value): ${fmt(total)} in total (${perTokenText(tokens)}), highest day ${fmt(max)}`;
+  const label = `Completed volume per day for the last ${days.length} days: ${fmt(total)} in total (${perTokenText(tokens)}; ${units} at face value), highest day ${fmt(max)}`;
   return (
     <figure class="chart-box">
       <figcaption class="chart-axis" safe>{`Per token: ${perTokenText(tokens)} · max ${fmt(max)} ${units} / day`}</figcaption>
