@@ -42,8 +42,7 @@ export function plainError(error: string | null | undefined, httpStatus?: number
   const status = httpStatus ?? (/^HTTP (\d{3})$/.exec(e.trim()) ? Number(e.trim().slice(5)) : null);
   if (status !== null && (status < 200 || status >= 300) && (!error || /^HTTP \d{3}$/.test(e.trim()))) {
     const reason = HTTP_REASONS[status];
-    const side = status >= 500 ? "an error on its side" : status >= 400 ? "it refused the request" : "not a success";
-    return `The server answered HTTP ${status}${reason ? ` (${reason})` : ""}: ${side}; only a 2xx answer counts as delivered.`;
+    return `The server answered HTTP ${status}${reason ? ` (${reason})` : ""}; only a 2xx answer counts.`;
   }
   if (/is not a public host|special-purpose address/i.test(e)) return "The URL points to a private or local address, which callbacks may not reach.";
   if (/not a valid absolute URL|must use http or https|must not carry credentials|callback URL /i.test(e)) return "The callback URL is not valid.";

@@ -99,25 +99,31 @@ function Row(p: { d: BackofficeDeps; c: CallbackListRow; now: number }): JSX.Ele
   return (
     <tr data-event={c.eventId}>
       <td>
-        {c.state === "failed" ? <input type="checkbox" name="id" value={c.eventId} aria-label={`Select callback ${c.eventId} of ${c.orderNo}`} /> : <></>}
+        {c.state === "failed" ? (
+          <label class="check">
+            <input type="checkbox" name="id" value={c.eventId} aria-label={`Select callback ${c.eventId} of ${c.orderNo}`} />
+          </label>
+        ) : (
+          <></>
+        )}
       </td>
-      <td>
-        <OrderLink orderNo={c.orderNo} />
+      <td data-label="Event">
+        <OrderLink orderNo={c.orderNo} /> <StatusBadge status={c.status} />
         <br />
-        <span class="muted" safe>{`${c.kind} · ${c.merchantUid}`}</span> <StatusBadge status={c.status} />
+        <span class="muted" safe>{`${c.kind} · ${c.merchantUid} · `}</span>
+        <Time ms={c.createdAt} />
       </td>
-      <td class="wrap">
+      <td class="wrap" data-label="State">
         <EventStateBadge s={s} /> <span safe>{s.words}</span>
       </td>
-      <td class="wrap">
+      <td class="wrap" data-label="Target">
         <TargetText t={eventTarget({ state: c.state, url: c.url, attemptUrl: c.lastAttempt?.url ?? null, defaultUrl: c.defaultUrl })} />
       </td>
-      <td safe>{String(c.attempts)}</td>
-      <td class="wrap" safe>
-        {error ?? ""}
+      <td data-label="Attempts" safe>
+        {String(c.attempts)}
       </td>
-      <td>
-        <Time ms={c.createdAt} />
+      <td class="wrap" data-label="Last error" safe>
+        {error ?? ""}
       </td>
     </tr>
   );
@@ -160,7 +166,7 @@ function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; query: Record<string, 
           <></>
         )}
         <TableWrap label={label}>
-          <table>
+          <table class="rowcards">
             <thead>
               <tr>
                 <th scope="col">
@@ -171,7 +177,6 @@ function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; query: Record<string, 
                 <th scope="col">Target</th>
                 <th scope="col">Attempts</th>
                 <th scope="col">Last error</th>
-                <th scope="col">Created</th>
               </tr>
             </thead>
             <tbody>
@@ -179,7 +184,7 @@ function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; query: Record<string, 
                 pg.rows.map((c) => <Row d={d} c={c} now={now} />)
               ) : (
                 <tr>
-                  <td colspan="7">No callback matches.</td>
+                  <td colspan="6">No callback matches.</td>
                 </tr>
               )}
             </tbody>

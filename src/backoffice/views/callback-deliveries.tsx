@@ -33,7 +33,7 @@ export interface EventFacts {
 export function eventState(e: EventFacts, now: number, maxDeliveries: number): { badge: string; css: string; words: string } {
   switch (e.state) {
     case "held":
-      return { badge: "held", css: "pending", words: "Held: no callback URL. It goes out once the merchant sets a default callback URL." };
+      return { badge: "held", css: "pending", words: "No callback URL: it goes out once the merchant sets a default callback URL." };
     case "delivering":
       return { badge: "sending", css: "pending", words: "Being sent now." };
     case "delivered":
