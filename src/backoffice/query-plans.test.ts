@@ -102,7 +102,9 @@ function pages(role: "operator" | "merchant"): string[] {
     "?before=1000000",
     ...(m ? [`?merchant=${m}`, `?merchant=${m}&state=failed`, `?merchant=${m}&from=2020-01-01&to=2099-12-31&before=1000000`] : []),
   ].map((f) => `/backoffice/callbacks${f}`);
-  const searches = [data.paid.orderNo, "PLAN-1", data.paid.txHash, data.paid.address, "TXnotAnAddress", data.payout ?? "PO2026"].map((q) => `/backoffice/search?q=${encodeURIComponent(q)}`);
+  // Exact values and (issue 30) their first characters: prefix range seeks.
+  const prefixes = [data.paid.orderNo.slice(0, 12), "PLAN", data.paid.txHash.slice(0, 8), data.paid.address.slice(0, 6), "PO20"];
+  const searches = [data.paid.orderNo, "PLAN-1", data.paid.txHash, data.paid.address, "TXnotAnAddress", data.payout ?? "PO2026", ...prefixes].map((q) => `/backoffice/search?q=${encodeURIComponent(q)}`);
   const common = [
     "/backoffice",
     "/backoffice/counts.json",

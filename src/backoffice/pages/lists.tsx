@@ -5,7 +5,7 @@ import { Elysia } from "elysia";
 import type { Children } from "@kitajs/html";
 import { CHAIN_CODES, TOKEN_SYMBOLS } from "../../chains/types";
 import { listMerchants } from "../../merchants/service";
-import { type BackofficeDeps, page, type Viewer } from "../guard";
+import { type BackofficeDeps, page, redirect, type Viewer } from "../guard";
 import { decimalsOf } from "../format";
 import { filterQuery, type ListFilter, parseFilter } from "../queries/filters";
 import { type Column, csvResponse, csvStream } from "../queries/csv";
@@ -25,7 +25,7 @@ import {
   type PayoutListRow,
 } from "../queries/lists";
 import { COUNT_CAP, countLabel } from "../queries/keyset";
-import { search, type SearchResult } from "../queries/search";
+import { search, type SearchResult, singleHit } from "../queries/search";
 import { DataTable, OrderLink, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
@@ -276,12 +276,12 @@ function OrdersFound(p: { title: string; rows: Pick<SearchResult["payins"][numbe
   );
 }
 
-function SearchPage(p: { d: BackofficeDeps; v: Viewer; q: string }): string {
-  const r = search(p.d.ctx.db, { merchantId: p.v.merchantId }, p.q, decimalsOf(p.d.ctx));
+function SearchPage(p: { d: BackofficeDeps; v: Viewer; q: string; r: SearchResult }): string {
+  const r = p.r;
   const none = !r.payins.length && !r.payouts.length && !r.deposits.length;
   return (
     <Layout title="Search" viewer={p.v} q={p.q}>
-      {!p.q.trim() ? <p>Type an orderNo, merchantOrderNo, txHash or address in the search box.</p> : none ? <p safe>{`Nothing found for “${p.q}”.`}</p> : <></>}
+      {!p.q.trim() ? <p>Type an orderNo, merchantOrderNo, txHash or address (or their first characters) in the search box.</p> : none ? <p safe>{`Nothing found for “${p.q}”.`}</p> : <></>}
       <OrdersFound title="Pay-ins" rows={r.payins} />
       <OrdersFound title="Payouts" rows={r.payouts} />
       {r.deposits.length ? (
@@ -327,6 +327,12 @@ export function listsRoutes(d: BackofficeDeps) {
     .use(listRoutes(d, DEPOSITS))
     .get(
       "/backoffice/search",
-      page(d, {}, (v, { query }) => SearchPage({ d, v, q: (query.q ?? "").slice(0, 200) })),
+      page(d, {}, (v, { query }) => {
+        const q = (query.q ?? "").slice(0, 200);
+        const r = search(d.ctx.db, { merchantId: v.merchantId }, q, decimalsOf(d.ctx));
+        // One record found: open it (its page says what it is); several: the list.
+        const one = singleHit(r);
+        return one ? redirect(one) : SearchPage({ d, v, q, r });
+      }),
     );
 }
