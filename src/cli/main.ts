@@ -17,7 +17,8 @@ import { ALERTS_USAGE, alertsCommand } from "./alerts";
 import { commandHelp, fullHelp } from "./usage";
 import { isSandboxGateway } from "../ops/readiness";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
-import { CliUsageError } from "./common";
+import { CliUsageError, helpPointer, printTable } from "./common";
+import { plainError } from "../callbacks/plain-error";
 import { CLI_ACTOR } from "../audit/log";
 import { merchantSet } from "./merchant";
 import { USER_USAGE, userCommand } from "./users";
@@ -137,7 +138,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         if (sub === "list") {
           const rows = listMerchants(deps().db).map((m) => ({ merchantUid: m.uid, name: m.name, status: m.status, createdAt: new Date(m.createdAt).toISOString() }));
           if (flags.json) console.log(JSON.stringify(rows));
-          else for (const r of rows) console.log(`${r.merchantUid}\t${r.status}\t${r.name}`);
+          else printTable(["merchant", "status", "name"], rows.map((r) => [r.merchantUid, r.status, r.name]), "no merchants");
           return 0;
         }
         if (sub === "disable" || sub === "enable") {
@@ -160,7 +161,12 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         if (sub === "list") {
           const rows = listCallbacks(deps().db, { state: flags.failed ? "failed" : flags.held ? "held" : undefined, limit: 1000 }).map(describeCallback);
           if (flags.json) console.log(JSON.stringify(rows));
-          else for (const r of rows) console.log(`${r.eventId}\t${r.state}\t${r.orderNo}\t${r.orderStatus}\tattempts=${r.attempts}\t${r.lastError ?? ""}`);
+          else
+            printTable(
+              ["event", "state", "order", "status", "attempts", "last error"],
+              rows.map((r) => [r.eventId, r.state === "failed" ? "gave up" : r.state, r.orderNo, r.orderStatus, r.attempts, plainError(r.lastError)]),
+              flags.failed ? "no callback gave up" : flags.held ? "no callback is held" : "no callbacks",
+            );
           return 0;
         }
         if (sub === "resend") {
@@ -200,12 +206,12 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
       console.error(e.message);
       return 1;
     }
-    if (e instanceof CliUsageError) {
-      console.error(e.message);
-      if (e.showUsage) console.error(commandHelp(cmd, USAGE) ?? SHORT_USAGE);
+    // A runtime error: one short message and where the command's usage is (issue 30), never the help itself.
+    if (e instanceof CliUsageError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
+      console.error(`${e.message}\n${helpPointer(cmd)}`);
       return 2;
     }
-    if (e instanceof ConfigError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
+    if (e instanceof ConfigError) {
       console.error(e.message);
       return 2;
     }
@@ -213,7 +219,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
       console.error(`error: ${e.message}`);
       return 1;
     }
-    console.error(`error: ${(e as Error).message}`);
+    console.error(`error: ${(e as Error).message}\n${helpPointer(cmd)}`);
     return 1;
   }
 }

@@ -31,7 +31,7 @@ export function merchantSet(env: MerchantSetEnv, uid: string | undefined, flags:
     }
     return 0;
   } catch (e) {
-    if (e instanceof SettingsError) throw new CliUsageError(`merchant set: ${e.message}`, false);
+    if (e instanceof SettingsError) throw new CliUsageError(`merchant set: ${e.message}`);
     throw e;
   }
 }
