@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { acquireInstanceLock, AnotherInstance } from "../db/instance-lock";
 import { parseArgs } from "./args";
-import { ConfigError, loadConfig, resolveConfigPath } from "../config/load";
+import { ConfigError, loadConfig, resolveConfigPath, runOverrides } from "../config/load";
 import { createContext, openStore } from "../app/context";
 import { startGateway } from "../app/server";
 import { createMerchant, listMerchants, MerchantNotFound, rotateKey, setMerchantStatus } from "../merchants/service";
@@ -35,9 +35,9 @@ import { BACKUP_USAGE, backupCommand } from "./backup";
 import { RESTORE_USAGE, restoreCommand } from "./restore";
 
 const USAGE = `stablegate ${VERSION}
-usage: stablegate <command> [--config PATH]
+usage: stablegate <command> [--config PATH] [--data DIR]
   init                               create the data folder: database, master key, wallet seed
-  serve [--demo]                     migrate, then serve HTTP and run all jobs until SIGTERM/SIGINT
+  serve [--demo] [--port N]          migrate, then serve HTTP and run all jobs until SIGTERM/SIGINT
   migrate                            apply pending migrations and exit
   merchant create --name N [--json]  create a merchant and print its UID and API key
   merchant list [--json]
@@ -109,7 +109,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
     return 0;
   }
   try {
-    const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined));
+    const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined), runOverrides(flags));
     if (cmd === "init") {
       printInit(initDataFolder(loaded), loaded.source);
       return 0;
