@@ -4,7 +4,6 @@
 // error in plain words; filters; bulk resend of what gave up; a merchant user sees only its own
 // merchant's callbacks; axe finds no serious or critical violation at 390 and 1280 wide.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { createPayout } from "../payout/service";
 import { launchBrowser } from "../testing/browser";
@@ -12,7 +11,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startReceiver } from "../testing/receiver";
 import { sandboxClient } from "../testing/sandbox";
 import { eventually } from "../testing/wait";
-import { addUser, DESKTOP, httpSession, PHONE, signedIn } from "./test-helpers";
+import { addUser, axeAt, DESKTOP, httpSession, PHONE, signedIn } from "./test-helpers";
 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;
@@ -179,18 +178,13 @@ test("what gave up is resent in bulk; a merchant user sees and resends only its 
   await ctx.close();
 }, { ...BROWSER_RETRY, timeout: 120_000 });
 
-async function axe(page: Page, path: string) {
-  await page.goto(gw.url + path);
-  const r = await new AxeBuilder({ page }).analyze();
-  return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${path}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 test("axe: the callbacks page at 390 and 1280 wide, as operator and merchant", async () => {
   const found: string[] = [];
   for (const size of [PHONE, DESKTOP]) {
     for (const who of [users.op, users.mine]) {
       const { ctx, page } = await signedIn(browser, gw, who, size);
-      for (const path of ["/backoffice/callbacks", "/backoffice/callbacks?state=failed", `/backoffice/orders/${data.failing.orderNo}`]) found.push(...(await axe(page, path)));
+      for (const path of ["/backoffice/callbacks", "/backoffice/callbacks?state=failed", `/backoffice/orders/${data.failing.orderNo}`]) found.push(...(await axeAt(page, gw.url, path)));
       await ctx.close();
     }
   }

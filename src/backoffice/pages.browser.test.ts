@@ -9,7 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
-import { addUser, confirmIdentity, DESKTOP, httpSession, PHONE, signedIn } from "./test-helpers";
+import { addUser, axeAt, confirmIdentity, DESKTOP, httpSession, PHONE, signedIn } from "./test-helpers";
 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;
@@ -55,11 +55,7 @@ afterAll(async () => {
   await gw.stop();
 });
 
-async function axe(page: Page, path: string) {
-  await page.goto(gw.url + path);
-  const r = await new AxeBuilder({ page }).analyze();
-  return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${path}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
+const axe = (page: Page, path: string) => axeAt(page, gw.url, path);
 
 test("axe-core: no serious or critical violation on any back-office page", async () => {
   const found: string[] = [];

@@ -179,6 +179,20 @@ describe("serve --demo (what `make run` starts)", () => {
   });
 });
 
+/** What `make run` printed until the demo merchant's API key (or the deadline). */
+async function untilDemoKey(proc: Bun.Subprocess<"ignore" | "inherit" | "pipe", "pipe", "pipe">, ms: number): Promise<string> {
+  let out = "";
+  const reader = proc.stdout.getReader();
+  const deadline = Date.now() + ms;
+  while (!/API key:\s+mch_/.test(out) && Date.now() < deadline) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return out;
+}
+
 describe("make run", () => {
   test("--port and --data choose the port and data folder without a config file; STABLEGATE_DATA reaches the same database", async () => {
     const dir = mkdtempSync(join(tmpdir(), "stablegate-run-"));
@@ -189,14 +203,7 @@ describe("make run", () => {
     const data = join(dir, "mydata");
     const proc = Bun.spawn(["make", "-s", "run", `ARGS=--port ${port} --data ${data}`], { cwd: join(import.meta.dir, "..", ".."), env, stdout: "pipe", stderr: "pipe" });
     try {
-      let out = "";
-      const reader = proc.stdout.getReader();
-      const deadline = Date.now() + 60_000;
-      while (!/API key:\s+mch_/.test(out) && Date.now() < deadline) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        out += new TextDecoder().decode(value);
-      }
+      const out = await untilDemoKey(proc, 60_000);
       expect(out).toContain(`http://127.0.0.1:${port}/healthz`);
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       expect(existsSync(join(data, "stablegate.db"))).toBe(true);
@@ -218,14 +225,7 @@ describe("make run", () => {
     const s = await setup("", { init: false });
     const proc = Bun.spawn(["make", "-s", "run", `ARGS=--config ${s.configPath}`], { cwd: join(import.meta.dir, "..", ".."), env: s.env, stdout: "pipe", stderr: "pipe" });
     try {
-      let out = "";
-      const reader = proc.stdout.getReader();
-      const deadline = Date.now() + 30_000;
-      while (!/API key:\s+mch_/.test(out) && Date.now() < deadline) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        out += new TextDecoder().decode(value);
-      }
+      const out = await untilDemoKey(proc, 30_000);
       expect(out).toMatch(/merchant UID:\s+M\d{7}/);
       expect(out).toMatch(/API key:\s+mch_[0-9a-f]{64}/);
       expect((await fetch(s.url + "/healthz")).status).toBe(200);

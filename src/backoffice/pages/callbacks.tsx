@@ -21,7 +21,7 @@ import {
   STATE_LABELS,
 } from "../queries/callbacks";
 import { COUNT_CAP, countLabel } from "../queries/keyset";
-import { Csrf, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
+import { Csrf, DateRangeAndFilter, FilterSelect, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { EventStateBadge, eventState, eventTarget, maxDeliveries, TargetText } from "../views/callback-deliveries";
 import { Layout } from "../views/layout";
 
@@ -39,55 +39,17 @@ function FilterForm(p: { d: BackofficeDeps; v: Viewer; f: CallbackFilter }): JSX
   return (
     <form method="get" action={PATH} class="filters">
       {p.v.role === "operator" ? (
-        <label for="merchant">
-          Merchant
-          <select id="merchant" name="merchant">
-            <option value="">Any</option>
-            {listMerchants(p.d.ctx.db).map((m) => (
-              <option value={m.uid} selected={r.merchant === m.uid} safe>
-                {`${m.uid} · ${m.name}`}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect id="merchant" label="Merchant" value={r.merchant} options={listMerchants(p.d.ctx.db).map((m) => [m.uid, `${m.uid} · ${m.name}`] as const)} />
       ) : (
         <></>
       )}
-      <label for="state">
-        State
-        <select id="state" name="state">
-          <option value="">Any</option>
-          {CALLBACK_STATES.map((s) => (
-            <option value={s} selected={r.state === s} safe>
-              {STATE_LABELS[s]}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label for="type">
-        Business type
-        <select id="type" name="type">
-          <option value="">Any</option>
-          {BUSINESS_TYPES.map((t) => (
-            <option value={t} selected={r.type === t} safe>
-              {t}
-            </option>
-          ))}
-        </select>
-      </label>
+      <FilterSelect id="state" label="State" value={r.state} options={CALLBACK_STATES.map((s) => [s, STATE_LABELS[s]] as const)} />
+      <FilterSelect id="type" label="Business type" value={r.type} options={BUSINESS_TYPES} />
       <label for="order">
         Order
         <input id="order" name="order" value={r.order ?? ""} placeholder="orderNo" maxlength="40" />
       </label>
-      <label for="from">
-        From
-        <input id="from" name="from" type="date" value={r.from ?? ""} />
-      </label>
-      <label for="to">
-        To
-        <input id="to" name="to" type="date" value={r.to ?? ""} />
-      </label>
-      <button type="submit">Filter</button>
+      <DateRangeAndFilter raw={r} />
     </form>
   );
 }

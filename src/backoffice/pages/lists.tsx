@@ -26,7 +26,7 @@ import {
 } from "../queries/lists";
 import { COUNT_CAP, countLabel } from "../queries/keyset";
 import { search, type SearchResult, singleHit } from "../queries/search";
-import { DataTable, OrderLink, StatusBadge, Time } from "../views/common";
+import { DataTable, DateRangeAndFilter, FilterSelect, OrderLink, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
 const iso = (ms: number | null) => (ms === null ? "" : new Date(ms).toISOString());
@@ -170,43 +170,19 @@ const DEPOSITS: ListDef<DepositListRow> = {
   ),
 };
 
-function Select(p: { id: string; label: string; value?: string; options: readonly string[] }): JSX.Element {
-  return (
-    <label for={p.id}>
-      <span safe>{p.label}</span>
-      <select id={p.id} name={p.id}>
-        <option value="">Any</option>
-        {p.options.map((o) => (
-          <option value={o} selected={p.value === o} safe>
-            {o}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
 function FilterForm(p: { d: BackofficeDeps; v: Viewer; def: ListDef<never>; f: ListFilter }): JSX.Element {
   const r = p.f.raw;
   return (
     <form method="get" action={p.def.path} class="filters">
       {p.v.role === "operator" ? (
-        <Select id="merchant" label="Merchant" value={r.merchant} options={listMerchants(p.d.ctx.db).map((m) => m.uid)} />
+        <FilterSelect id="merchant" label="Merchant" value={r.merchant} options={listMerchants(p.d.ctx.db).map((m) => m.uid)} />
       ) : (
         <></>
       )}
-      <Select id="chain" label="Chain" value={r.chain} options={CHAIN_CODES} />
-      <Select id="token" label="Token" value={r.token} options={TOKEN_SYMBOLS} />
-      <Select id="status" label="Status" value={r.status} options={p.def.statuses} />
-      <label for="from">
-        From
-        <input id="from" name="from" type="date" value={r.from ?? ""} />
-      </label>
-      <label for="to">
-        To
-        <input id="to" name="to" type="date" value={r.to ?? ""} />
-      </label>
-      <button type="submit">Filter</button>
+      <FilterSelect id="chain" label="Chain" value={r.chain} options={CHAIN_CODES} />
+      <FilterSelect id="token" label="Token" value={r.token} options={TOKEN_SYMBOLS} />
+      <FilterSelect id="status" label="Status" value={r.status} options={p.def.statuses} />
+      <DateRangeAndFilter raw={r} />
     </form>
   );
 }
