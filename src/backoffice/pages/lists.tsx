@@ -25,7 +25,7 @@ import {
   type PayoutListRow,
 } from "../queries/lists";
 import { COUNT_CAP, countLabel } from "../queries/keyset";
-import { search, type SearchResult, singleHit } from "../queries/search";
+import { MIN_PREFIX, search, type SearchResult, singleHit } from "../queries/search";
 import { DataTable, DateRangeAndFilter, FilterSelect, OrderLink, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
@@ -257,7 +257,7 @@ function SearchPage(p: { d: BackofficeDeps; v: Viewer; q: string; r: SearchResul
   const none = !r.payins.length && !r.payouts.length && !r.deposits.length;
   return (
     <Layout title="Search" viewer={p.v} q={p.q}>
-      {!p.q.trim() ? <p>Type an orderNo, merchantOrderNo, txHash or address (or their first characters) in the search box.</p> : none ? <p safe>{`Nothing found for “${p.q}”.`}</p> : <></>}
+      {!p.q.trim() ? <p>Type an orderNo, merchantOrderNo, txHash or address (or their first characters) in the search box.</p> : none ? <p safe>{`Nothing found for “${p.q}”.${p.q.trim().length < MIN_PREFIX ? ` Type at least ${MIN_PREFIX} characters to find what starts with them.` : ""}`}</p> : <></>}
       <OrdersFound title="Pay-ins" rows={r.payins} />
       <OrdersFound title="Payouts" rows={r.payouts} />
       {r.deposits.length ? (

@@ -127,38 +127,48 @@ export function CallbackDeliveries(p: {
               ) : (
                 <></>
               )}
-              <TableWrap label={`Delivery attempts of ${c.id}`}>
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Attempt</th>
-                      <th scope="col">Time</th>
-                      <th scope="col">HTTP status</th>
-                      <th scope="col">Latency</th>
-                      <th scope="col">Response</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {attempts.map((a, i) => {
-                      const words = plainError(a.error, a.httpStatus);
-                      return (
-                        <tr data-attempt>
-                          <td safe>{String(i + 1)}</td>
-                          <td>
-                            <Time ms={a.startedAt} />
-                          </td>
-                          <td safe>{a.httpStatus === null ? "—" : String(a.httpStatus)}</td>
-                          <td safe>{a.durationMs === null ? "—" : `${a.durationMs} ms`}</td>
-                          <td class="wrap">
-                            {words ? <span safe>{words}</span> : <></>}
-                            {a.responseBody ? <span safe>{`${words ? " · " : ""}${a.responseBody.slice(0, 200)}`}</span> : <></>}
-                          </td>
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
-              </TableWrap>
+              {attempts.length ? (
+                <TableWrap label={`Delivery attempts of ${c.id}`}>
+                  <table class="rowcards">
+                    <thead>
+                      <tr>
+                        <th scope="col">Attempt</th>
+                        <th scope="col">Time</th>
+                        <th scope="col">HTTP status</th>
+                        <th scope="col">Latency</th>
+                        <th scope="col">Response</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {attempts.map((a, i) => {
+                        const words = plainError(a.error, a.httpStatus);
+                        return (
+                          <tr data-attempt>
+                            <td data-label="Attempt" safe>
+                              {String(i + 1)}
+                            </td>
+                            <td data-label="Time">
+                              <Time ms={a.startedAt} />
+                            </td>
+                            <td data-label="HTTP status" safe>
+                              {a.httpStatus === null ? "—" : String(a.httpStatus)}
+                            </td>
+                            <td data-label="Latency" safe>
+                              {a.durationMs === null ? "—" : `${a.durationMs} ms`}
+                            </td>
+                            <td class="wrap" data-label="Response">
+                              {words ? <span safe>{words}</span> : <></>}
+                              {a.responseBody ? <span safe>{`${words ? " · " : ""}${a.responseBody.slice(0, 200)}`}</span> : <></>}
+                            </td>
+                          </tr>
+                        );
+                      })}
+                    </tbody>
+                  </table>
+                </TableWrap>
+              ) : (
+                <p class="muted">No delivery attempt yet.</p>
+              )}
             </section>
           );
         })
