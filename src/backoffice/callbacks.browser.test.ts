@@ -11,7 +11,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startReceiver } from "../testing/receiver";
 import { sandboxClient } from "../testing/sandbox";
 import { eventually } from "../testing/wait";
-import { addUser, axeAt, DESKTOP, httpSession, PHONE, signedIn } from "./test-helpers";
+import { addUser, axeAt, DESKTOP, httpSession, PHONE, signedIn } from "../testing/backoffice-browser";
 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;

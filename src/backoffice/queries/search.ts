@@ -4,7 +4,7 @@
 // seek on the same index (`col > q AND col < q'`, never LIKE), read in the index's order and
 // capped; the ids are merged here and the rows read by id, so a search costs the same at 2M
 // orders as at 10k.
-import { CHAIN_CODES } from "../../chains/types";
+import { chainCodes } from "../../chains/registry";
 import type { DbOrTx } from "../../db/client";
 import type { Scope } from "./filters";
 import { type DepositListRow, depositsById, type PayinListRow, payinsById, type PayoutListRow, payoutsById } from "./lists";
@@ -40,7 +40,8 @@ const PREFIX_SCAN = 500;
 /** A prefix shorter than this is searched exactly only (one character would match every order). */
 export const MIN_PREFIX = 4;
 
-const chainList = CHAIN_CODES.map(() => "?").join(", ");
+/** `chain IN (?, ?, …)`: one seek per registered chain. */
+const chainList = () => chainCodes().map(() => "?").join(", ");
 const arm = (index: string | undefined, where: string, params: unknown[], ordered = true): Arm => ({ index, where, params, ordered });
 /** `col` strictly after q and before the first value that no longer starts with it (BINARY collation). */
 const prefixArm = (index: string | undefined, where: (range: string) => string, col: string, q: string, params: unknown[] = []): Arm => ({
@@ -96,8 +97,8 @@ const merchantOrderPrefix = (q: string, index: string) => prefixArm(index, (r) =
 function addressIds(db: DbOrTx, q: string, prefix: boolean): string[] {
   const range = prefix ? `address >= ? AND address < ?` : "address = ?";
   return db.$client
-    .query<{ id: string }, never[]>(`SELECT id FROM addresses WHERE chain IN (${chainList}) AND ${range} LIMIT 20`)
-    .all(...([...CHAIN_CODES, q, ...(prefix ? [prefixEnd(q)] : [])] as never[]))
+    .query<{ id: string }, never[]>(`SELECT id FROM addresses WHERE chain IN (${chainList()}) AND ${range} LIMIT 20`)
+    .all(...([...chainCodes(), q, ...(prefix ? [prefixEnd(q)] : [])] as never[]))
     .map((r) => r.id);
 }
 
@@ -144,12 +145,12 @@ export function payoutArms(q: string): Arm[] {
 export function depositArms(q: string): Arm[] {
   return [
     // (chain, tx_hash, log_index) is unique: a transaction's few transfers.
-    arm("transfers_unique", `chain IN (${chainList}) AND tx_hash = ?`, [...CHAIN_CODES, q], false),
+    arm("transfers_unique", `chain IN (${chainList()}) AND tx_hash = ?`, [...chainCodes(), q], false),
     arm("transfers_search_to", "to_address = ?", [q]),
     arm("transfers_search_from", "from_address = ?", [q]),
     ...(usePrefix(q)
       ? [
-          prefixArm("transfers_unique", (r) => `chain IN (${chainList}) AND ${r}`, "tx_hash", q, [...CHAIN_CODES]),
+          prefixArm("transfers_unique", (r) => `chain IN (${chainList()}) AND ${r}`, "tx_hash", q, [...chainCodes()]),
           prefixArm("transfers_search_to", (r) => r, "to_address", q),
           prefixArm("transfers_search_from", (r) => r, "from_address", q),
         ]
