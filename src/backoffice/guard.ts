@@ -33,7 +33,7 @@ export type BackofficeCtx = PayinCtx &
     cipher: Cipher;
     publicUrl: string;
     config: Pick<Config, "auth" | "backoffice" | "server" | "rates" | "compat">;
-    ms: { rotationGrace: number };
+    ms: { rotationGrace: number; retryDelays: number[] };
   };
 
 /** What the back office reads of the running gateway: chain states (watchers, gas) and the callback wake-up. */

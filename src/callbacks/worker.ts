@@ -271,9 +271,9 @@ export class CallbackWorker {
                           WHERE p.order_no = c.order_no AND p.rowid < c.rowid AND p.state IN ('pending', 'delivering'))
         ORDER BY c.next_attempt_at, c.rowid LIMIT ?`),
       mark: client.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`),
-      attempt: client.prepare<unknown, [string, number, number, number | null, string | null, string | null]>(
-        `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error)
-         VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6)`,
+      attempt: client.prepare<unknown, [string, number, number, number | null, string | null, string | null, string | null]>(
+        `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
+         VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6, ?7)`,
       ),
       settle: client.prepare<unknown, [string, number, number, string | null, number, string]>(
         `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering'`,
@@ -413,7 +413,7 @@ export class CallbackWorker {
       try {
         await groupCommit(this.o.db).run({
           work: () => {
-            st.attempt.run(row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error);
+            st.attempt.run(row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error, row.target);
             st.settle.run(state, attempts, nextAt, r.ok ? null : r.error, now, row.id);
           },
         });

@@ -436,12 +436,13 @@ export const callbacks = sqliteTable(
     index("callbacks_order").on(t.orderNo),
     // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
     index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
-    // The failed-callbacks page of a merchant, latest failure first (the operator's reads callbacks_failed below).
-    index("callbacks_failed_merchant").on(t.merchantId, t.updatedAt).where(sql`state = 'failed'`),
     index("callbacks_test").on(t.merchantId, t.createdAt).where(sql`kind = 'test'`),
     // Partial on states reached after create: the alerts job's last-hour count, and retention.
     index("callbacks_failed").on(t.updatedAt).where(sql`state = 'failed'`),
     index("callbacks_delivered").on(t.updatedAt).where(sql`state = 'delivered'`),
+    // The callbacks page (migrations/0230): seeks in rowid order per state, and per merchant and state.
+    index("callbacks_list_state").on(t.state),
+    index("callbacks_list_merchant").on(t.merchantId, t.state),
   ],
 );
 
@@ -473,6 +474,8 @@ export const callbackAttempts = sqliteTable(
     httpStatus: integer("http_status"),
     responseBody: text("response_body"),
     error: text("error"),
+    /** Where this attempt was sent (the notifyUrl, or the merchant's default URL then); null before migrations/0230. */
+    url: text("url"),
   },
   (t) => [index("attempts_callback").on(t.callbackId)],
 );

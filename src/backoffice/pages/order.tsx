@@ -249,7 +249,14 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
       )}
 
       <h2>Callbacks</h2>
-      <CallbackDeliveries viewer={v} callbacks={o.callbacks} back={back} empty="No callback for this order." />
+      {o.callbacks.length ? (
+        <p>
+          <a href={`/backoffice/callbacks?order=${row.orderNo}`}>This order's callbacks in the callbacks list</a>
+        </p>
+      ) : (
+        <></>
+      )}
+      <CallbackDeliveries viewer={v} d={d} callbacks={o.callbacks} back={back} defaultUrl={o.merchantDefaultUrl} empty="No callback for this order." />
     </Layout>
   ) as string;
 }
