@@ -9,7 +9,7 @@ import { callbacksDue } from "../db/callbacks-due";
 export interface CallbackEvent {
   merchantId: number;
   /** epusdt / epay: a shop plugin's callback (./compat.ts), sent in that protocol's own shape. */
-  kind: "payin" | "payout" | "test" | "invoice" | "epusdt" | "epay";
+  kind: "payin" | "payout" | "test" | "invoice" | "epusdt" | "epay" | "refund";
   orderNo: string;
   status: string;
   apiKeyId: string;

@@ -292,6 +292,8 @@ export const payoutOrders = sqliteTable(
     confirmedAt: integer("confirmed_at"),
     failedAt: integer("failed_at"),
     updatedAt: integer("updated_at").notNull(),
+    /** The refund this payout sends (DESIGN 20): the refund follows its status and sends the callbacks. */
+    refundId: integer("refund_id"),
   },
   (t) => [
     uniqueIndex("payout_merchant_order").on(t.merchantId, t.merchantOrderNo),
@@ -417,7 +419,7 @@ export const callbacks = sqliteTable(
   {
     id: text("id").primaryKey(),
     merchantId: integer("merchant_id").notNull(),
-    kind: text("kind", { enum: ["payin", "payout", "test", "invoice", "epusdt", "epay"] }).notNull(),
+    kind: text("kind", { enum: ["payin", "payout", "test", "invoice", "epusdt", "epay", "refund"] }).notNull(),
     orderNo: text("order_no").notNull(),
     status: text("order_status").notNull(),
     apiKeyId: text("api_key_id").notNull(),
@@ -706,7 +708,7 @@ export const orderEvents = sqliteTable(
   "order_events",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    kind: text("kind", { enum: ["payin", "payout", "invoice"] }).notNull(),
+    kind: text("kind", { enum: ["payin", "payout", "invoice", "refund"] }).notNull(),
     orderNo: text("order_no").notNull(),
     fromStatus: text("from_status"),
     toStatus: text("to_status").notNull(),
@@ -1069,4 +1071,58 @@ export const stakingTxs = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [index("staking_txs_status").on(t.chain, t.status)],
+);
+
+/**
+ * Refunds (DESIGN 20): money of a paid pay-in (or of an unmatched deposit) sent back to the payer
+ * as a payout order (payout_orders.refund_id); the refund's status follows that payout.
+ */
+export const refunds = sqliteTable(
+  "refunds",
+  {
+    id: integer("id").primaryKey(),
+    /** The gateway's own number (RF…): the payout's merchantOrderNo and the callbacks' order_no. */
+    refundRef: text("refund_ref").notNull(),
+    /** The merchant's refundNo (idempotent per order). */
+    refundNo: text("refund_no").notNull(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    /** The pay-in order refunded, or null for an unmatched deposit's refund. */
+    payinOrderId: integer("payin_order_id"),
+    orderNo: text("order_no"),
+    /** The unmatched deposit refunded (back office), or null. */
+    transferId: integer("transfer_id"),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    decimals: integer("decimals").notNull(),
+    /** Base units. */
+    amount: text("amount").notNull(),
+    toAddress: text("to_address"),
+    /** Who gave toAddress: merchant (API) | payer (refund page) | operator (back office). */
+    addressBy: text("address_by"),
+    /** awaiting_address | submitted | broadcasted | confirmed | failed */
+    status: text("status").notNull(),
+    pageToken: text("page_token"),
+    refundUrl: text("refund_url"),
+    notifyUrl: text("notify_url"),
+    /** The API key in force at creation (signs the callbacks); null: no callbacks (a deposit's refund). */
+    apiKeyId: text("api_key_id"),
+    payoutOrderId: integer("payout_order_id"),
+    payoutOrderNo: text("payout_order_no"),
+    /** The payout's transaction, copied once it is broadcast. */
+    txHash: text("tx_hash"),
+    /** api | backoffice */
+    source: text("source").notNull().default("api"),
+    /** Why the payer's address could not be sent to yet (e.g. the balance): shown on the refund page. */
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("refunds_ref").on(t.refundRef),
+    uniqueIndex("refunds_order_no").on(t.payinOrderId, t.refundNo).where(sql`payin_order_id IS NOT NULL`),
+    uniqueIndex("refunds_deposit_no").on(t.transferId, t.refundNo).where(sql`transfer_id IS NOT NULL`),
+    uniqueIndex("refunds_page_token").on(t.pageToken).where(sql`page_token IS NOT NULL`),
+    uniqueIndex("refunds_payout").on(t.payoutOrderId).where(sql`payout_order_id IS NOT NULL`),
+    index("refunds_merchant_created").on(t.merchantId, t.createdAt),
+  ],
 );

@@ -15,6 +15,7 @@ import { writeTx } from "../../db/client";
 import { NotFound } from "../errors";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../payin/operator";
+import type { PayinOrderRow } from "../../payin/views";
 import { callbackScopeOk, type OrderDetail, orderDetail } from "../queries/order";
 import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
 import { invoiceNoOf } from "../../invoices/list";
@@ -22,6 +23,9 @@ import { compatSideOf } from "../../compat/service";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 import { CallbackDeliveries } from "../views/callback-deliveries";
+import { OrderRefunds, refundProblem, ResolveFrozen } from "./refunds";
+import { createRefund } from "../../payout/refunds";
+import { RESOLUTIONS, resolveFrozen, type Resolution } from "../../payin/resolve";
 
 const NOTICES: Record<string, string> = {
   resent: "Callback queued again; its new attempt is listed below.",
@@ -29,6 +33,8 @@ const NOTICES: Record<string, string> = {
   released: "Order released.",
   cancelled: "Order cancelled.",
   attached: "Deposit attached to this order.",
+  refunded: "Refund created; it is listed below.",
+  resolved: "Payment resolved; what it produced is in the timeline.",
 };
 
 /** Why a status changed, in words (the funnel's event). */
@@ -206,6 +212,15 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
         </>
       ) : null}
 
+      {o.payin ? (
+        <>
+          <ResolveFrozen d={d} v={v} o={o.payin} back={back} />
+          <OrderRefunds d={d} v={v} o={o.payin} back={back} />
+        </>
+      ) : (
+        <></>
+      )}
+
       <h2>Timeline</h2>
       <ol class="timeline" aria-label="Status timeline">
         {timeline(o).map((t) => (
@@ -280,7 +295,41 @@ export function orderRoutes(d: BackofficeDeps) {
       d.kick();
       return redirect(`/backoffice/orders/${o.payin.orderNo}?done=${name}`);
     });
+  // Refunds and the guided resolution: both roles (scoped by load), confirmed with the password.
+  const moneyAction = (name: string, fn: (v: Viewer, o: PayinOrderRow, body: Record<string, unknown>) => unknown) =>
+    action(d, { reauth: "always" }, (v, { params, body }) => {
+      const o = load(v, params.orderNo);
+      if (!o.payin) throw new NotFound("No such pay-in order.");
+      try {
+        // The refund's payout goes out with the next payout run (every second), like a batch's.
+        fn(v, o.payin, body);
+      } catch (e) {
+        const why = refundProblem(e);
+        if (why !== null) return OrderPage({ d, v, o: load(v, params.orderNo), error: why });
+        throw e;
+      }
+      d.kick();
+      return redirect(`/backoffice/orders/${o.payin.orderNo}?done=${name}`);
+    });
   return new Elysia({ name: "backoffice-order" })
+    .post(
+      "/backoffice/orders/:orderNo/refund",
+      moneyAction("refunded", (v, o, b) => {
+        const link = str(b.mode as string) === "link";
+        const toAddress = str(b.toAddress as string).trim();
+        if (!link && !toAddress) throw new OperatorError("Give the payer's address, or choose \"Send a refund link\".");
+        return createRefund(d.ctx, o.merchantId, o.orderNo, { refundNo: `bo-${d.ctx.clock.now()}`, amount: str(b.amount as string).trim(), ...(link ? {} : { toAddress }) }, { source: "backoffice", actor: actorOf(v) });
+      }),
+    )
+    .post(
+      "/backoffice/orders/:orderNo/resolve",
+      moneyAction("resolved", (v, o, b) => {
+        const choice = str(b.choice as string) as Resolution;
+        if (!RESOLUTIONS.includes(choice)) throw new OperatorError("Choose what should happen.");
+        const r = resolveFrozen(d.ctx, o.orderNo, choice, { note: str(b.note as string), toAddress: str(b.toAddress as string) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
+        return r.refund ?? undefined;
+      }),
+    )
     .get(
       "/backoffice/orders/:orderNo",
       page(d, {}, (v, { params, query }) => OrderPage({ d, v, o: load(v, params.orderNo), notice: NOTICES[query.done ?? ""] })),

@@ -13,7 +13,7 @@ export const NAV: NavItem[] = [
   { href: "/backoffice/payouts", label: "Payouts", roles: ["operator", "merchant"] },
   { href: "/backoffice/deposits", label: "Deposits", roles: ["operator", "merchant"] },
   { href: "/backoffice/payment-links", label: "Payment links", roles: ["operator", "merchant"] },
-  { href: "/backoffice/exceptions", label: "Exceptions", roles: ["operator"] },
+  { href: "/backoffice/exceptions", label: "Exceptions", roles: ["operator", "merchant"] },
   { href: "/backoffice/merchants", label: "Merchants", roles: ["operator"] },
   { href: "/backoffice/callbacks", label: "Callbacks", roles: ["operator", "merchant"] },
   { href: "/backoffice/wallets", label: "Wallets", roles: ["operator", "merchant"] },
