@@ -84,7 +84,17 @@ export interface Viewer {
   csrf: string;
   /** TOTP enrolled (re-authentication asks for the password or the code). */
   totp: boolean;
+  /** A first step still owed before anything else (issue 30): a new password, then an operator's 2FA. */
+  owes: FirstStep | null;
 }
+
+/**
+ * What a signed-in user does before any other page: choose their own password when an operator
+ * handed one over (created or reset in the back office), then, where `backoffice.require_2fa` is
+ * on, an operator sets up two-factor authentication.
+ */
+export type FirstStep = "password" | "2fa";
+export const FIRST_STEP_PAGE: Record<FirstStep, string> = { password: `${BASE}/password`, "2fa": `${BASE}/security?required=2fa` };
 
 /** The actor of audit entries. */
 export const actorOf = (v: Viewer) => ({ actor: v.user.username, role: v.role, ip: v.ip ?? undefined });
@@ -156,6 +166,7 @@ export const list = (v: string | string[] | undefined): string[] => (Array.isArr
 function viewerOf(d: BackofficeDeps, request: Request): Viewer | null {
   const s = loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
   if (!s || s.session.stage !== "full") return null;
+  const totp = userTotpSecret(d.users, s.user) !== null;
   return {
     user: s.user,
     session: s.session,
@@ -163,13 +174,22 @@ function viewerOf(d: BackofficeDeps, request: Request): Viewer | null {
     merchantId: s.user.role === "operator" ? null : s.user.merchantId,
     ip: d.clientIp(request),
     csrf: s.session.csrfToken,
-    totp: userTotpSecret(d.users, s.user) !== null,
+    totp,
+    owes: s.user.mustChangePassword ? "password" : s.user.role === "operator" && d.ctx.config.backoffice.require_2fa === true && !totp ? "2fa" : null,
   };
 }
 
 export interface GuardOpts {
   /** Only this role may use the route (merchant users get the same 404 as for a missing page). */
   role?: Role;
+  /** First steps during which this route stays open (every other route sends the user to the step). */
+  during?: FirstStep[];
+}
+
+/** The step the viewer owes and this route is not part of: where to send them instead. */
+function firstStepRedirect(v: Viewer, opts: GuardOpts): Response | null {
+  if (!v.owes || opts.during?.includes(v.owes)) return null;
+  return redirect(FIRST_STEP_PAGE[v.owes]);
 }
 
 function loginRedirect(request: Request): Response {
@@ -197,6 +217,8 @@ export function page(d: BackofficeDeps, opts: GuardOpts, fn: (v: Viewer, r: Req)
   return (c: Req) => {
     const v = viewerOf(d, c.request);
     if (!v) return loginRedirect(c.request);
+    const step = firstStepRedirect(v, opts);
+    if (step) return step;
     if (opts.role && v.role !== opts.role) return run(d, v, () => { throw new NotFound(); });
     return run(d, v, () => fn(v, c));
   };
@@ -208,8 +230,10 @@ export interface ActionOpts extends GuardOpts {
    * `"always"`: changes where money goes or who can act (DESIGN 10 "Hardening"): the form must
    * carry the password or code every time, whatever the session did before.
    */
-  reauth?: boolean | "always";
+  reauth?: Reauth | ((body: Body) => Reauth);
 }
+
+type Reauth = boolean | "always";
 
 /** A POST for signed-in users: CSRF checked first, then role, then re-authentication. */
 export function action(d: BackofficeDeps, opts: ActionOpts, fn: (v: Viewer, r: PostReq) => Out) {
@@ -220,8 +244,12 @@ export function action(d: BackofficeDeps, opts: ActionOpts, fn: (v: Viewer, r: P
     }
     const body = (c.body && typeof c.body === "object" ? c.body : {}) as Body;
     if (!sameToken(body._csrf, v.csrf)) return html(ErrorPage({ viewer: v, status: 403, message: "The form expired or did not come from this site. Reload the page and try again." }), 403);
+    const step = firstStepRedirect(v, opts);
+    if (step) return step;
     if (opts.role && v.role !== opts.role) return run(d, v, () => { throw new NotFound(); });
-    if (opts.reauth === "always" || (opts.reauth && needsReauth(d.users, v.session))) {
+    // A form may ask for more when it does more (merchant onboarding with a callback URL or a first user).
+    const reauth = typeof opts.reauth === "function" ? opts.reauth(body) : opts.reauth;
+    if (reauth === "always" || (reauth && needsReauth(d.users, v.session))) {
       const secret = str(body._reauth);
       const r = secret ? await reauthenticate(d.users, v.session, v.user, secret, d.clientAddr(c.request)) : "invalid";
       if (r !== "ok") {

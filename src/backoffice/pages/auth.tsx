@@ -149,7 +149,7 @@ export function authRoutes(d: BackofficeDeps) {
     })
     .post(
       "/backoffice/logout",
-      action(d, {}, (v) => {
+      action(d, { during: ["password", "2fa"] }, (v) => {
         revokeSession(d.users, v.session.id);
         return redirect("/backoffice/login?done=out", { "set-cookie": clearCookie(d, SESSION_COOKIE) });
       }),

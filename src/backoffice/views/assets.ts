@@ -102,4 +102,27 @@ document.addEventListener("change", function (e) {
   if (!form) return;
   form.querySelectorAll("input[type=checkbox][name='" + t.getAttribute("data-select-all") + "']").forEach(function (b) { b.checked = t.checked; });
 });
+
+// "Copy" buttons of secrets shown once: shown only when this script runs.
+document.querySelectorAll("button[data-copy]").forEach(function (b) { b.hidden = false; });
+document.addEventListener("click", function (e) {
+  var b = e.target && e.target.closest ? e.target.closest("button[data-copy]") : null;
+  if (!b) return;
+  var id = b.getAttribute("data-copy");
+  var el = document.getElementById(id);
+  var status = document.querySelector("[data-copy-status='" + id + "']");
+  if (!el) return;
+  var text = el.textContent.trim();
+  var said = function (msg) { if (status) status.textContent = msg; };
+  var bySelection = function () {
+    var r = document.createRange();
+    r.selectNodeContents(el);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(r);
+    said(document.execCommand && document.execCommand("copy") ? "Copied." : "Selected: press Ctrl+C (or Cmd+C) to copy.");
+  };
+  if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(function () { said("Copied."); }, bySelection);
+  else bySelection();
+});
 `;

@@ -84,6 +84,21 @@ export function DataTable<T>(p: { label: string; head: readonly (string | { hidd
   );
 }
 
+/**
+ * "Copy" for a secret shown once (the element with id `target`). Hidden until the script runs:
+ * without it there is nothing to click and the text is selected by hand.
+ */
+export function CopyButton(p: { target: string; label: string }): JSX.Element {
+  return (
+    <span class="copy">
+      <button type="button" class="secondary" data-copy={p.target} hidden safe>
+        {p.label}
+      </button>
+      <span role="status" class="muted" data-copy-status={p.target}></span>
+    </span>
+  );
+}
+
 export function Notice(p: { kind?: "ok" | "error"; text?: string | null }): JSX.Element {
   if (!p.text) return <></>;
   return (

@@ -17,6 +17,8 @@ export interface LayoutProps {
 
 export function Layout(p: LayoutProps): JSX.Element {
   const v = p.viewer;
+  // While a first step is owed (a new password, an operator's 2FA) only that page and "Sign out" lead anywhere.
+  const full = v !== null && v.owes === null;
   return (
     <html lang="en">
       <head>
@@ -36,11 +38,13 @@ export function Layout(p: LayoutProps): JSX.Element {
           </a>
           {v ? (
             <>
-              <form class="search" role="search" method="get" action="/backoffice/search">
-                <label for="q">Search</label>
-                <input id="q" name="q" type="search" value={p.q ?? ""} placeholder="orderNo, merchantOrderNo, txHash, address" />
-                <button type="submit">Search</button>
-              </form>
+              {full ? (
+                <form class="search" role="search" method="get" action="/backoffice/search">
+                  <label for="q">Search</label>
+                  <input id="q" name="q" type="search" value={p.q ?? ""} placeholder="orderNo, merchantOrderNo, txHash, address" />
+                  <button type="submit">Search</button>
+                </form>
+              ) : null}
               <form class="signout" method="post" action="/backoffice/logout">
                 <input type="hidden" name="_csrf" value={v.csrf} />
                 <span class="who" safe>
@@ -53,7 +57,7 @@ export function Layout(p: LayoutProps): JSX.Element {
             </>
           ) : null}
         </header>
-        {v ? (
+        {v && full ? (
           <nav class="nav" aria-label="Main">
             <ul>
               {navFor(v.role).map((n) => (
