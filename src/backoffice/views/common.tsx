@@ -1,6 +1,6 @@
 /** @jsxImportSource @kitajs/html */
 // Small building blocks every page uses.
-import type { Children } from "@kitajs/html";
+import { contentToString, type Children } from "@kitajs/html";
 import type { Viewer } from "../guard";
 import { Layout } from "./layout";
 
@@ -9,13 +9,40 @@ export function Csrf({ viewer }: { viewer: Viewer }): JSX.Element {
   return <input type="hidden" name="_csrf" value={viewer.csrf} />;
 }
 
-/** A scrollable table region (keyboard-focusable, named for screen readers). */
+/** A scrollable table region (keyboard-focusable, named for screen readers); rows are cards on a phone. */
 export function TableWrap(p: { label: string; children?: Children }): JSX.Element {
+  const inner = contentToString(p.children);
   return (
     <div class="table-wrap" role="region" aria-label={p.label} tabindex="0">
-      {p.children}
+      {typeof inner === "string" ? labelCells(inner) : inner}
     </div>
   );
+}
+
+const stripTags = (s: string) => s.replace(/<[^>]*>/g, "").trim();
+
+/**
+ * Gives every body cell its column's heading as `data-label`, which the phone layout shows above
+ * the value when a row is a card (assets.ts). The markup is the page's own, rendered just now: the
+ * headings are the <th> of the <thead>, cells are counted per <tr> (a cell spanning columns
+ * advances by its colspan); a row-action column (its heading only for screen readers) stays
+ * unlabelled, as does a cell that carries its own label or spans columns.
+ */
+export function labelCells(table: string): string {
+  const head = /<thead[\s>][\s\S]*?<\/thead>/.exec(table);
+  if (!head) return table;
+  const labels = [...head[0].matchAll(/<th[\s>][\s\S]*?<\/th>/g)].map((m) => (/class="sr"/.test(m[0]) ? "" : stripTags(m[0]).replace(/"/g, "&#34;")));
+  const end = head.index + head[0].length;
+  const body = table.slice(end).replace(/<tr[\s>][\s\S]*?<\/tr>/g, (row) => {
+    let col = 0;
+    return row.replace(/<td(?=[\s>])([^>]*)>/g, (cell, attrs: string) => {
+      const span = Number(/colspan="(\d+)"/.exec(attrs)?.[1] ?? 1);
+      const label = span === 1 ? labels[col] : ""; // a cell across columns (an "empty" row) is no one column's
+      col += span;
+      return label && !attrs.includes("data-label") ? `<td data-label="${label}"${attrs}>` : cell;
+    });
+  });
+  return table.slice(0, end) + body;
 }
 
 /** A one-button POST form, for row and page actions: the CSRF field, hidden fields, the button. */

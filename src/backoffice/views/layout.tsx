@@ -36,6 +36,12 @@ export function Layout(p: LayoutProps): JSX.Element {
           <a class="brand" href="/backoffice">
             stablegate
           </a>
+          {v && full ? (
+            // On a phone the tabs are a menu at the foot of the page; this jumps to it (no script needed).
+            <a class="menu-link" href="#nav">
+              Menu
+            </a>
+          ) : null}
           {v ? (
             <>
               {full ? (
@@ -58,7 +64,7 @@ export function Layout(p: LayoutProps): JSX.Element {
           ) : null}
         </header>
         {v && full ? (
-          <nav class="nav" aria-label="Main">
+          <nav class="nav" id="nav" aria-label="Main">
             <ul>
               {navFor(v.role).map((n) => (
                 <li>
