@@ -8,7 +8,7 @@ import { rotateKeyAudited } from "../../merchants/admin";
 import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merchants/settings";
 import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
-import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Csrf, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
 import { ReauthField } from "./reauth";

@@ -11,10 +11,12 @@ export function Csrf({ viewer }: { viewer: Viewer }): JSX.Element {
 
 /** A scrollable table region (keyboard-focusable, named for screen readers); rows are cards on a phone. */
 export function TableWrap(p: { label: string; children?: Children }): JSX.Element {
+  // The children are already rendered (and escaped) markup; labelCells only adds attributes.
   const inner = contentToString(p.children);
+  const safeTable = typeof inner === "string" ? labelCells(inner) : inner;
   return (
     <div class="table-wrap" role="region" aria-label={p.label} tabindex="0">
-      {typeof inner === "string" ? labelCells(inner) : inner}
+      {safeTable}
     </div>
   );
 }

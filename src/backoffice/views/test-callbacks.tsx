@@ -3,58 +3,37 @@
 // operator's merchant page after onboarding).
 import type { Db } from "../../db/client";
 import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TestCallbackLimit } from "../../callbacks/test-event";
-import { StatusBadge, TableWrap, Time } from "./common";
+import { DataTable, StatusBadge, Time } from "./common";
 
 export function TestCallbacks(p: { db: Db; merchantId: number }): JSX.Element {
-  const tests = recentTestCallbacks(p.db, p.merchantId);
   return (
-    <TableWrap label="Test callbacks">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Sent</th>
-            <th scope="col">URL</th>
-            <th scope="col">Delivery</th>
-            <th scope="col">HTTP status</th>
-            <th scope="col">Latency</th>
-            <th scope="col">Response</th>
+    <DataTable
+      label="Test callbacks"
+      head={["Sent", "URL", "Delivery", "HTTP status", "Latency", "Response"]}
+      rows={recentTestCallbacks(p.db, p.merchantId)}
+      empty="No test callback sent yet."
+      row={(t) => {
+        const last = t.attemptRows[t.attemptRows.length - 1];
+        return (
+          <tr data-testid="test-callback">
+            <td>
+              <Time ms={t.createdAt} />
+            </td>
+            <td class="mono wrap" safe>
+              {t.url ?? ""}
+            </td>
+            <td>
+              <StatusBadge status={t.state} />
+            </td>
+            <td safe>{last?.httpStatus === null || last?.httpStatus === undefined ? "—" : String(last.httpStatus)}</td>
+            <td safe>{last?.durationMs === null || last?.durationMs === undefined ? "—" : `${last.durationMs} ms`}</td>
+            <td class="mono wrap" safe>
+              {(last?.error ?? last?.responseBody ?? "").slice(0, 200)}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {tests.length === 0 ? (
-            <tr>
-              <td colspan="6">No test callback sent yet.</td>
-            </tr>
-          ) : (
-            tests.map((t) => {
-              const last = t.attemptRows[t.attemptRows.length - 1];
-              return (
-                <tr data-testid="test-callback">
-                  <td data-label="Sent">
-                    <Time ms={t.createdAt} />
-                  </td>
-                  <td class="mono wrap" data-label="URL" safe>
-                    {t.url ?? ""}
-                  </td>
-                  <td data-label="Delivery">
-                    <StatusBadge status={t.state} />
-                  </td>
-                  <td data-label="HTTP status" safe>
-                    {last?.httpStatus === null || last?.httpStatus === undefined ? "—" : String(last.httpStatus)}
-                  </td>
-                  <td data-label="Latency" safe>
-                    {last?.durationMs === null || last?.durationMs === undefined ? "—" : `${last.durationMs} ms`}
-                  </td>
-                  <td class="mono wrap" data-label="Response" safe>
-                    {(last?.error ?? last?.responseBody ?? "").slice(0, 200)}
-                  </td>
-                </tr>
-              );
-            })
-          )}
-        </tbody>
-      </table>
-    </TableWrap>
+        );
+      }}
+    />
   );
 }
 
