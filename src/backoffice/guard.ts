@@ -18,6 +18,7 @@ import { userTotpSecret } from "./totp";
 import { ErrorPage, ReauthPage } from "./views/common";
 import { NotFound, Forbidden } from "./errors";
 import { isStorageFault } from "../db/storage-fault";
+import { withLocale } from "./i18n";
 
 export const SESSION_COOKIE = "sg_session";
 /** Double-submit token for forms shown before sign-in (login, setup). */
@@ -214,14 +215,14 @@ async function run(d: BackofficeDeps, v: Viewer | null, fn: () => Out): Promise<
 
 /** A GET page for signed-in users. */
 export function page(d: BackofficeDeps, opts: GuardOpts, fn: (v: Viewer, r: Req) => Out) {
-  return (c: Req) => {
+  return (c: Req) => withLocale(c.request, () => {
     const v = viewerOf(d, c.request);
     if (!v) return loginRedirect(c.request);
     const step = firstStepRedirect(v, opts);
     if (step) return step;
     if (opts.role && v.role !== opts.role) return run(d, v, () => { throw new NotFound(); });
     return run(d, v, () => fn(v, c));
-  };
+  });
 }
 
 export interface ActionOpts extends GuardOpts {
@@ -237,7 +238,7 @@ type Reauth = boolean | "always";
 
 /** A POST for signed-in users: CSRF checked first, then role, then re-authentication. */
 export function action(d: BackofficeDeps, opts: ActionOpts, fn: (v: Viewer, r: PostReq) => Out) {
-  return async (c: Req) => {
+  return (c: Req) => withLocale(c.request, async () => {
     const v = viewerOf(d, c.request);
     if (!v) {
       return html(ErrorPage({ viewer: null, status: 403, message: "Your session has ended. Sign in again." }), 403);
@@ -260,16 +261,16 @@ export function action(d: BackofficeDeps, opts: ActionOpts, fn: (v: Viewer, r: P
       }
     }
     return run(d, v, () => fn(v, { ...c, body }));
-  };
+  });
 }
 
 /** Public pages (login, setup): no session; POSTs carry the double-submit token. */
 export function publicAction(d: BackofficeDeps, fn: (r: PostReq) => Out) {
-  return (c: Req) => {
+  return (c: Req) => withLocale(c.request, () => {
     const body = (c.body && typeof c.body === "object" ? c.body : {}) as Body;
     if (!sameToken(body._csrf, cookieValue(c.request, PRE_CSRF_COOKIE))) {
       return html(ErrorPage({ viewer: null, status: 403, message: "The form expired or did not come from this site. Reload the page and try again." }), 403);
     }
     return run(d, null, () => fn({ ...c, body }));
-  };
+  });
 }

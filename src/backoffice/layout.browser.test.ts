@@ -171,3 +171,25 @@ test("phone: the header's Menu leads to every tab, each on screen; desktop shows
   expect(tabs.filter((t) => t.left < 0 || t.right > 1280)).toEqual([]); // every tab on screen, none in a sideways strip
   await desk.ctx.close();
 }, { retry: 1, timeout: 120_000 });
+
+test("the back office follows the browser's language: Chinese where translated, English for the rest and for English browsers", async () => {
+  const zh = await browser.newContext({ ...PHONE, locale: "zh-CN" });
+  const page = await zh.newPage();
+  await page.goto(gw.url + "/backoffice/login");
+  expect(await page.locator("html").getAttribute("lang")).toBe("zh-CN");
+  await page.getByLabel("用户名").fill(users.op.username);
+  await page.getByLabel("密码").fill(users.op.password);
+  await page.getByRole("button", { name: "登录" }).click();
+  await page.getByRole("heading", { name: "仪表盘" }).waitFor();
+  expect(await page.getByRole("navigation", { name: "主导航" }).getByRole("link", { name: "异常" }).count()).toBe(1);
+  // Not in the table yet: English, never a blank or a key.
+  await page.goto(gw.url + "/backoffice/merchants");
+  await page.getByRole("button", { name: "Create merchant" }).waitFor();
+  expect(await layoutProblems(page)).toEqual([]);
+  await zh.close();
+  const en = await signedIn(browser, gw, users.op, PHONE);
+  expect(await en.page.locator("html").getAttribute("lang")).toBe("en");
+  await en.page.getByRole("heading", { name: "Dashboard" }).waitFor();
+  await en.page.getByRole("link", { name: "Exceptions" }).waitFor();
+  await en.ctx.close();
+}, { retry: 1, timeout: 120_000 });

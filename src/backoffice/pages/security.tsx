@@ -12,6 +12,7 @@ import { enableTotp, newRecoveryCodes, newTotpSecret, totpStep, totpUri } from "
 import { asSentence, changePassword, UserError, userById } from "../users";
 import { ActionButton, Csrf, DataTable, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr } from "../i18n";
 
 const NOTICES: Record<string, string> = {
   password: "Password changed. Your other sessions were signed out.",
@@ -24,8 +25,8 @@ function SecurityPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?
   return (
     <Layout title="Security" viewer={v} path="/backoffice/security">
       {v.owes === "2fa" ? (
-        <p class="notice error" role="alert">
-          This gateway asks operators to use two-factor authentication. Set it up to continue.
+        <p class="notice error" role="alert" safe>
+          {tr("This gateway asks operators to use two-factor authentication. Set it up to continue.")}
         </p>
       ) : (
         <></>
@@ -87,17 +88,17 @@ function NewPasswordPage(p: { v: Viewer; error?: string }): string {
   return (
     <Layout title="Choose a new password" viewer={p.v}>
       <Notice kind="error" text={p.error} />
-      <p>Your password was set by an operator. Choose your own to continue; only you will know it.</p>
+      <p safe>{tr("Your password was set by an operator. Choose your own to continue; only you will know it.")}</p>
       <form method="post" action="/backoffice/password" class="stack">
         <Csrf viewer={p.v} />
-        <label for="new">New password</label>
+        <label for="new" safe>{tr("New password")}</label>
         <input id="new" name="new" type="password" autocomplete="new-password" minlength="12" required aria-describedby="new-help" />
-        <p id="new-help" class="muted">
-          At least 12 characters.
+        <p id="new-help" class="muted" safe>
+          {tr("At least 12 characters.")}
         </p>
-        <label for="repeat">Repeat new password</label>
+        <label for="repeat" safe>{tr("Repeat new password")}</label>
         <input id="repeat" name="repeat" type="password" autocomplete="new-password" minlength="12" required />
-        <button type="submit">Set password</button>
+        <button type="submit" safe>{tr("Set password")}</button>
       </form>
     </Layout>
   ) as string;

@@ -3,6 +3,7 @@
 import { contentToString, type Children } from "@kitajs/html";
 import type { Viewer } from "../guard";
 import { Layout } from "./layout";
+import { tr } from "../i18n";
 
 /** The hidden CSRF field every POST form carries. */
 export function Csrf({ viewer }: { viewer: Viewer }): JSX.Element {
@@ -170,7 +171,7 @@ export function ErrorPage(p: { viewer: Viewer | null; status: number; message: s
     <Layout title={title} viewer={p.viewer}>
       <p safe>{p.message}</p>
       <p>
-        <a href="/backoffice">Back to the dashboard</a>
+        <a href="/backoffice" safe>{tr("Back to the dashboard")}</a>
       </p>
     </Layout>
   ) as string;
@@ -188,7 +189,7 @@ export function ReauthPage(p: { viewer: Viewer; action: string; fields: [string,
         {p.fields.flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? ""]).map((x) => <input type="hidden" name={k} value={x} />))}
         <label for="reauth">{p.viewer.totp ? "Password or authentication code" : "Password"}</label>
         <input id="reauth" name="_reauth" type="password" autocomplete="current-password" required autofocus />
-        <button type="submit">Confirm</button>
+        <button type="submit" safe>{tr("Confirm")}</button>
       </form>
     </Layout>
   ) as string;
