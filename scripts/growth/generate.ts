@@ -36,7 +36,7 @@ import { checksum, migrate } from "../../src/db/migrate";
 import { openDb } from "../../src/db/client";
 import { parseConfig } from "../../src/config/load";
 import { createContext } from "../../src/app/context";
-import { makeChains } from "../../src/chains/registry";
+import { makeChains } from "../../src/chains/factory";
 import { createMerchant } from "../../src/merchants/service";
 import { createUser } from "../../src/backoffice/users";
 import { rebuildPayinDaily } from "../../src/backoffice/queries/dashboard";

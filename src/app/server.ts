@@ -16,9 +16,10 @@ import { expireDueOrders } from "../payin/service";
 import { sandboxRoutes } from "../http/routes/sandbox";
 import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
+import { payoutStore } from "../payout/store";
 import { pruneDeliveredCallbacks } from "../callbacks/retention";
 import { optimizeDatabase, OPTIMIZE_EVERY_MS } from "../db/optimize";
-import { chainModule } from "../chains/registry";
+import { chainBundle } from "../chains/factory";
 import { addressBook } from "../wallet/addresses";
 import { ReconcileGate } from "../restore/reconcile";
 import { gapStep, gapWatched } from "../restore/gap-addresses";
@@ -74,7 +75,7 @@ export interface Runtime {
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
 function chainPayoutOps(ctx: AppContext, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined {
-  return adapter.mode === "rpc" ? chainModule(adapter.chain).payoutOps(ctx, adapter, { locks, addresses: addressBook }) : undefined;
+  return chainBundle(adapter).payoutOps?.(ctx, { locks, addresses: addressBook, payouts: payoutStore });
 }
 
 export function createRuntime(ctx: AppContext): Runtime {
@@ -85,7 +86,7 @@ export function createRuntime(ctx: AppContext): Runtime {
     ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
     rates: new RateRefresher(ctx),
-    payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate(ctx) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
+    payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();
@@ -172,7 +173,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
     }
     // Chain-specific background work (Solana: token accounts for new receiving addresses).
-    if (adapter.mode === "rpc") for (const j of chainModule(adapter.chain).jobs?.(ctx, adapter, addressBook) ?? []) s.every(j.name, j.everyMs, j.run);
+    for (const j of chainBundle(adapter).jobs?.(ctx, addressBook) ?? []) s.every(j.name, j.everyMs, j.run);
   }
   return s;
 }

@@ -12,7 +12,7 @@ import { getPayoutControls } from "../payout/controls";
 import { collectionSetting } from "../treasury/collection";
 import { findUser } from "./users";
 import { enableTotp, newTotpSecret } from "./totp";
-import { addUser } from "./test-helpers";
+import { addUser } from "../testing/backoffice-browser";
 
 const clock = new TestClock(Date.parse("2026-11-24T08:00:00Z"));
 let gw: TestGateway;

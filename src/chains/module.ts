@@ -5,7 +5,7 @@
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import type { AddressBook, PayoutChainOps, PayoutStepEnv } from "./payout-steps";
+import type { AddressBook, PayoutChainOps, PayoutStepEnv, PayoutStore } from "./payout-steps";
 import type { RpcLogger } from "./json-rpc";
 import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo, TokenSymbol } from "./types";
 
@@ -86,6 +86,8 @@ export interface OutgoingQuery {
   since: bigint | null;
   /** Whether the database stored this transaction (a payout, a gas top-up, a token-account creation). */
   known(txHash: string): boolean;
+  /** The payout orders, through their port (EVM: the nonces the database stored). */
+  payouts: PayoutStore;
 }
 
 /** What a chain's payout steps and jobs read from the gateway. */
@@ -112,6 +114,31 @@ export interface DerivationSpace {
   path(index: number): string;
 }
 
+/**
+ * What building an adapter yields: the adapter and the chain-specific parts bound to it. A
+ * sandbox adapter's bundle is the adapter alone (no payout steps, no jobs, no fees, nothing
+ * to reconcile: its chain lives in the database).
+ */
+export interface ChainBundle {
+  adapter: ChainAdapter;
+  /** Chain-specific payout steps (nonces, gas top-ups, fee payers). */
+  payoutOps?(ctx: ChainModuleCtx, env: PayoutStepEnv): PayoutChainOps | undefined;
+  /**
+   * A rough network fee of one token transfer in native base units, for previews (batch
+   * payouts, collection); undefined when this adapter cannot tell. The payout steps compute
+   * the real fee limit when they sign.
+   */
+  estimateTransferFee?(sample: FeeSample): Promise<FeeEstimate | undefined>;
+  /**
+   * Restore reconcile (DESIGN 16): reads the chain for what `q.address` sent after the backup
+   * and returns each transfer the database does not know (EVM: nonces past the highest stored;
+   * TRON, SOL: transactions it signed after `q.since`).
+   */
+  unrecordedOutgoing?(ctx: ChainModuleCtx, q: OutgoingQuery): Promise<UnrecordedTransfer[]>;
+  /** Background jobs (Solana: token-account provisioning). */
+  jobs?(ctx: ChainModuleCtx, addresses: AddressBook): ChainJob[];
+}
+
 export interface ChainModule {
   code: ChainCode;
   /** Config defaults and tokens. */
@@ -136,25 +163,12 @@ export interface ChainModule {
   derivation: DerivationSpace;
   /** HD key of `index` on this chain's path (DESIGN 9), inside `derivation`. */
   deriveKey(seed: Uint8Array, index: number): DerivedKey;
-  /** The rpc-mode adapter for a chain's config section. */
-  createAdapter(a: { cfg: ChainNodeConfig; tokens: TokenInfo[]; logger: RpcLogger; clock?: Clock }): ChainAdapter;
-  /** Chain-specific payout steps (nonces, gas top-ups, fee payers) for an rpc-mode adapter of this chain. */
-  payoutOps(ctx: ChainModuleCtx, adapter: ChainAdapter, env: PayoutStepEnv): PayoutChainOps | undefined;
   /**
-   * A rough network fee of one token transfer in native base units, for previews (batch
-   * payouts, collection); undefined when this adapter cannot tell. The payout steps compute
-   * the real fee limit when they sign.
+   * The rpc-mode adapter for a chain's config section, bundled with what only its concrete
+   * type can do (payout steps, jobs, fee estimate, restore reconcile): callers take these from
+   * the bundle (chains/factory.ts `chainBundle`), never by testing the adapter's shape.
    */
-  estimateTransferFee?(adapter: ChainAdapter, sample: FeeSample): Promise<FeeEstimate | undefined>;
-  /**
-   * Restore reconcile (DESIGN 16): reads the chain for what `q.address` sent after the backup
-   * and returns each transfer the database does not know (EVM: nonces past the highest stored;
-   * TRON, SOL: transactions it signed after `q.since`). A sandbox adapter's chain lives in the
-   * database, so it was restored with it: nothing to read.
-   */
-  unrecordedOutgoing(ctx: ChainModuleCtx, adapter: ChainAdapter, q: OutgoingQuery): Promise<UnrecordedTransfer[]>;
-  /** Background jobs an rpc-mode adapter needs (Solana: token-account provisioning). */
-  jobs?(ctx: ChainModuleCtx, adapter: ChainAdapter, addresses: AddressBook): ChainJob[];
+  createAdapter(a: { cfg: ChainNodeConfig; tokens: TokenInfo[]; logger: RpcLogger; clock?: Clock }): ChainBundle;
   /** The wallet-launch URI of DESIGN 5 (amount null: an exclusive address, any amount). */
   paymentUri(token: TokenInfo, address: string, amount: bigint | null, orderNo?: string): string;
   /** What the hosted pages show (docs/wallet-links.md). */

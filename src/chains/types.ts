@@ -6,8 +6,8 @@ export type ChainCode = "TRON" | "BSC" | "SOL";
 export type TokenSymbol = "USDT" | "USDC";
 export type ChainMode = "sandbox" | "rpc";
 
-export const CHAIN_CODES: readonly ChainCode[] = ["TRON", "BSC", "SOL"];
-export const TOKEN_SYMBOLS: readonly TokenSymbol[] = ["USDT", "USDC"];
+// The list of chains and their tokens is the registry (chains/registry.ts: chainCodes(),
+// tokenSymbols(), each module's defaults.tokens); these unions only name them for the types.
 
 export interface TokenInfo {
   chain: ChainCode;

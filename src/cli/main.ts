@@ -9,7 +9,7 @@ import { createMerchant, listMerchants, MerchantNotFound, rotateKey, setMerchant
 import { systemClock } from "../lib/clock";
 import { parseDuration } from "../lib/duration";
 import { VERSION } from "../version";
-import { makeChains } from "../chains/registry";
+import { makeChains } from "../chains/factory";
 import { ensureDemoMerchant } from "./demo";
 import { seedDemoData } from "./demo-data";
 import { silentLogger } from "../lib/logger";

@@ -16,7 +16,7 @@ import { countTransition } from "../lib/event-metrics";
 import { newOrderNo, newTimedToken } from "../lib/ids";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
-import { transition, type PayinEvent, type PayinStatus } from "./state";
+import { AWAITING_PAYMENT, SETTLING_STATUSES, statusSql, transition, type PayinEvent, type PayinStatus } from "./state";
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
 import { existingKeyCache } from "../merchants/key-cache";
 import { followPayin } from "../invoices/service";
@@ -147,9 +147,9 @@ export function freeSharedAddress(tx: Tx, merchantId: number, chain: string, tok
 export const FREE_SHARED_ADDRESS = `SELECT a.id, a.address FROM addresses a INDEXED BY addresses_merchant
   WHERE a.merchant_id = ?1 AND a.chain = ?2 AND a.kind = 'shared' AND a.deleted_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM payin_orders p INDEXED BY payin_open_amount
-                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND p.status = 'waiting_payment')
+                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND ${statusSql("p.status", AWAITING_PAYMENT)})
     AND NOT EXISTS (SELECT 1 FROM payin_orders p INDEXED BY payin_settling_amount
-                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND p.status IN ('detected', 'confirming'))
+                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND ${statusSql("p.status", SETTLING_STATUSES)})
   LIMIT 1`;
 
 /** Every pool address has this amount open: a new pool address up to the pool size; else 40105. */

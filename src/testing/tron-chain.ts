@@ -9,7 +9,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { tronFromHex, tronToHex20 } from "../chains/tron/address";
 
-// tronweb's ESM entry is flaky under Bun (docs/chains.md): require it.
+// tronweb's ESM entry is flaky under Bun (the shared contract's docs/chains.md, ../shared/docs/ beside this repository): require it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const tronweb = require("tronweb") as { utils: any; TronWeb: any };
 

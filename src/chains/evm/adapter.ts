@@ -1,6 +1,6 @@
 // An EVM chain in rpc mode (BSC is one profile): detection by eth_getLogs on the token
 // contracts, token and native transfers signed locally (legacy type-0, the profile's chain id), all over raw JSON-RPC so no
-// client-side cache ever serves a stale block number (docs/chains.md).
+// client-side cache ever serves a stale block number (the shared contract's docs/chains.md, ../shared/docs/ beside this repository).
 import { bytesToHex, decodeFunctionResult, encodeFunctionData, getAddress, keccak256, parseAbi, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type {

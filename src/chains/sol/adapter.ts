@@ -1,4 +1,4 @@
-// Solana in rpc mode. Detection (DESIGN 9, docs/chains.md): by blocks (getBlock per finalized slot,
+// Solana in rpc mode. Detection (DESIGN 9; the shared contract's docs/chains.md, ../shared/docs/): by blocks (getBlock per finalized slot,
 // matched locally) when the watch set is large, else getSignaturesForAddress on each
 // watched owner's associated token account (ATA), then getTransaction (jsonParsed, finalized);
 // received = post − pre token balance of our ATA. Payouts: transferChecked from the source's ATA,

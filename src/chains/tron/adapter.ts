@@ -40,7 +40,7 @@ import {
   type TronSignedTx,
 } from "./tx";
 
-/** Energy of a USDT transfer to a new holder (docs/chains.md), used when the node gives no estimate. */
+/** Energy of a USDT transfer to a new holder (the shared contract's docs/chains.md, ../shared/docs/ beside this repository), used when the node gives no estimate. */
 const FALLBACK_TRANSFER_ENERGY = 130_285n;
 /** Fee limit = estimated energy × 12/10 × energy price: the estimate is for the state it ran on. */
 const ENERGY_MARGIN_NUM = 12n;

@@ -3,9 +3,7 @@
 // sent the source gets TRX from the chain's gas wallet (index 0) when it is not activated
 // or cannot burn the fee limit plus bandwidth of its signed, unsent payouts. The top-up
 // is itself signed, stored in gas_topups and committed before it is broadcast.
-import { and, eq, isNotNull } from "drizzle-orm";
 import type { ChainModuleCtx } from "../module";
-import { payoutOrders } from "../../db/schema";
 import type { TronAdapter } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
 import { gasTopupsFor } from "../common/gas-topup";
@@ -16,12 +14,7 @@ type Ctx = ChainModuleCtx;
 export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, env: PayoutStepEnv): PayoutChainOps {
   /** Sun the source needs for its signed but not yet broadcast payouts (this one included). */
   async function trxNeeded(o: PayoutOrderRow, tx: SignedTransfer): Promise<bigint> {
-    const others = ctx.db
-      .select()
-      .from(payoutOrders)
-      .where(and(eq(payoutOrders.fromAddressId, o.fromAddressId), eq(payoutOrders.status, "submitted"), isNotNull(payoutOrders.signedTx)))
-      .all()
-      .filter((r) => r.txHash !== tx.txHash);
+    const others = env.payouts.signedUnsent(ctx.db, o.fromAddressId).filter((r) => r.txHash !== tx.txHash);
     let sum = await adapter.trxNeeded(tx);
     for (const r of others) sum += await adapter.trxNeeded(storedTx(r));
     return sum;
