@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
-import { addUser, DESKTOP, PHONE, signedIn } from "./test-helpers";
+import { addUser, DESKTOP, PHONE, signedIn } from "../testing/backoffice-browser";
 import { navFor } from "./views/nav";
 
 const SHOTS = process.env.SG_SCREENSHOTS;

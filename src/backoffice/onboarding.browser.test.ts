@@ -11,7 +11,7 @@ import { startReceiver, type Receiver } from "../testing/receiver";
 import { listMerchants } from "../merchants/service";
 import { findUser } from "./users";
 import { totpCode } from "./totp";
-import { addUser, confirmIdentity, DESKTOP, PHONE, signIn } from "./test-helpers";
+import { addUser, confirmIdentity, DESKTOP, PHONE, signIn } from "../testing/backoffice-browser";
 
 const BROWSER_RETRY = { retry: 2, timeout: 120_000 };
 let gw: TestGateway;
