@@ -13,6 +13,7 @@ import m10 from "./0200_compat.sql" with { type: "text" };
 import m11 from "./0210_refunds.sql" with { type: "text" };
 import m12 from "./0220_transfer_costs_energy.sql" with { type: "text" };
 import m13 from "./0230_callbacks_page.sql" with { type: "text" };
+import m14 from "./0240_password_change.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -31,4 +32,5 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0210_refunds", sql: m11 },
   { name: "0220_transfer_costs_energy", sql: m12 },
   { name: "0230_callbacks_page", sql: m13 },
+  { name: "0240_password_change", sql: m14 },
 ];

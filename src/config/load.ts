@@ -164,10 +164,13 @@ function sandboxMix(c: Config, problems: string[]): void {
  * receiver on 127.0.0.1 works out of the box; with any rpc chain it stays false unless set.
  */
 function sandboxDefaults(raw: unknown, c: Config): void {
+  const enabled = Object.values(c.chains).filter((ch) => ch.enabled);
+  const sandbox = enabled.length > 0 && enabled.every((ch) => ch.mode === "sandbox");
+  // Operators' second factor: on for a gateway that moves real money, off in sandbox mode.
+  c.backoffice.require_2fa ??= !sandbox;
   const given = (raw as { callbacks?: { allow_private_targets?: unknown } } | null)?.callbacks?.allow_private_targets;
   if (given !== undefined) return;
-  const enabled = Object.values(c.chains).filter((ch) => ch.enabled);
-  if (enabled.length && enabled.every((ch) => ch.mode === "sandbox")) c.callbacks.allow_private_targets = true;
+  if (sandbox) c.callbacks.allow_private_targets = true;
 }
 
 function ratesChecks(c: Config, problems: string[]): void {

@@ -668,6 +668,8 @@ export const backofficeUsers = sqliteTable("backoffice_users", {
   recoveryCodes: text("recovery_codes").notNull().default("[]"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /** The password was generated and handed over: the user chooses their own before anything else. */
+  mustChangePassword: integer("must_change_password", { mode: "boolean" }).notNull().default(false),
 });
 
 /** Server-side sessions; the cookie holds a random token, the row its SHA-256. */
