@@ -130,8 +130,8 @@ export const ENGINE_PROBES: Probe[] = [
       for (const code of e.gw.ctx.chains.keys()) await e.gw.gateway.runtime.payouts.tick(code);
     },
   },
-  { name: "payout-batches (one run)", group: "background jobs", reps: 10, run: (e) => runBatches(e.gw.ctx, e.gw.gateway.runtime.payouts) },
-  { name: "collections (one run)", group: "background jobs", reps: 10, run: (e) => runCollections(e.gw.ctx, e.gw.gateway.runtime.payouts) },
+  { name: "payout-batches (one run)", group: "background jobs", reps: 10, run: (e) => runBatches(e.gw.ctx, e.gw.gateway.runtime.treasury) },
+  { name: "collections (one run)", group: "background jobs", reps: 10, run: (e) => runCollections(e.gw.ctx, e.gw.gateway.runtime.treasury) },
   { name: "prune-nonces (one run)", group: "background jobs", reps: 10, run: (e) => void pruneNonces(e.gw.ctx.db, e.gw.ctx.clock.now()) },
   {
     name: "watchers (one tick per chain)",

@@ -28,6 +28,7 @@ import { gapStep, gapWatched } from "../restore/gap-addresses";
 import { checkoutRoutes } from "../checkout/routes";
 import { runBatches } from "../treasury/batch";
 import { runCollections } from "../treasury/collection";
+import { TreasuryRunner } from "../treasury/runner";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
@@ -62,6 +63,8 @@ export interface Runtime {
   watchers: Map<ChainCode, ChainWatcher>;
   /** Signs, broadcasts and tracks payouts. */
   payouts: PayoutExecutor;
+  /** Drives confirmed batch payouts and collection runs (their items become payout orders). */
+  treasury: TreasuryRunner;
   /**
    * Wakes the callback worker: the one path, callbacksDue() (src/db/callbacks-due.ts), which the
    * outbox calls on every insert; kept here for the back office's explicit wake-ups.
@@ -84,11 +87,13 @@ export function createRuntime(ctx: AppContext): Runtime {
   const watchers = new Map<ChainCode, ChainWatcher>();
   const gas = new GasMonitor(ctx);
   const storage = new StorageMonitor(ctx);
+  const payouts = new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) });
   const runtime: Runtime = {
     ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
     rates: new RateRefresher(ctx),
-    payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
+    payouts,
+    treasury: new TreasuryRunner(payouts),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();
@@ -147,8 +152,8 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     expireDueInvoices(ctx);
   });
   // Confirmed batch payouts and collection runs: rows become payout orders (also resumed after a restart).
-  s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));
-  s.every("collections", 1000, () => runCollections(ctx, runtime.payouts));
+  s.every("payout-batches", 1000, () => runBatches(ctx, runtime.treasury));
+  s.every("collections", 1000, () => runCollections(ctx, runtime.treasury));
   for (const [code, watcher] of runtime.watchers) {
     const cfg = ctx.config.chains[code];
     const adapter = ctx.chains.get(code)!;

@@ -464,6 +464,19 @@ export const payinDaily = sqliteTable(
   (t) => [primaryKey({ columns: [t.day, t.merchantId] })],
 );
 
+/** payin_daily per token (migrations/0175): the dashboard says its volume per token, never a sum of tokens with no unit. */
+export const payinDailyToken = sqliteTable(
+  "payin_daily_token",
+  {
+    day: integer("day").notNull(),
+    merchantId: integer("merchant_id").notNull(),
+    token: text("token").notNull(),
+    micro: integer("micro").notNull(),
+    orders: integer("orders").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.merchantId, t.token] })],
+);
+
 /** One row per delivery attempt (Svix-style). */
 export const callbackAttempts = sqliteTable(
   "callback_attempts",
