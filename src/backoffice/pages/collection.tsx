@@ -127,13 +127,15 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
 
 /** What a run's page shows, read by its route handlers (the page runs no query). */
 function loadRun(d: BackofficeDeps, r: CollectionRun) {
-  return { legs: runLegs(d.ctx.db, r.id), pr: collectionProgressOf(d.ctx.db, r.id) };
+  const legs = runLegs(d.ctx.db, r.id);
+  const costs = costTotals(d.ctx.db, legs.flatMap(({ order }) => (order ? [order.id] : [])));
+  return { legs, pr: collectionProgressOf(d.ctx.db, r.id), costs };
 }
 
 function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: ReturnType<typeof loadRun>; error?: string }): string {
   const { d, v, r } = p;
   const ctx = d.ctx;
-  const { legs, pr } = p.data;
+  const { legs, pr, costs } = p.data;
   const gas = runGas(r);
   const finished = pr.finished;
   return (
@@ -176,7 +178,7 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: Retu
       {r.status !== "preview" ? (
         <>
           <h2>Network cost</h2>
-          <CostTotals totals={costTotals(ctx.db, legs.flatMap(({ order }) => (order ? [order.id] : [])))} />
+          <CostTotals totals={costs} />
         </>
       ) : null}
       <TableWrap label="Legs">
