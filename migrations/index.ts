@@ -9,6 +9,7 @@ import m6 from "./0151_payout_merchant_status.sql" with { type: "text" };
 import m7 from "./0152_open_payouts.sql" with { type: "text" };
 import m8 from "./0160_backoffice_growth.sql" with { type: "text" };
 import m9 from "./0170_invoices.sql" with { type: "text" };
+import m10 from "./0180_fold_growth_indexes.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -23,4 +24,5 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0152_open_payouts", sql: m7 },
   { name: "0160_backoffice_growth", sql: m8 },
   { name: "0170_invoices", sql: m9 },
+  { name: "0180_fold_growth_indexes", sql: m10 },
 ];

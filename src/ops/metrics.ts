@@ -6,6 +6,7 @@ import { Counter, Gauge, Registry } from "../lib/prom";
 import type { ChainCode } from "../chains/types";
 import { chainState, rpcEndpoints, type Watchers } from "./chain-status";
 import { events } from "../lib/event-metrics";
+import { OPEN_UNMATCHED } from "./alerts/conditions";
 import type { GasMonitor } from "./gas";
 import type { OpsCtx } from "./readiness";
 
@@ -84,7 +85,7 @@ function stateRegistry(d: MetricsDeps): Registry {
     help: "deposits that matched no order and wait for an operator",
     registers: [r],
     collect() {
-      this.set(count("SELECT count(*) AS n FROM transfers WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'"));
+      this.set(count(OPEN_UNMATCHED));
     },
   });
   new Gauge({
