@@ -18,6 +18,7 @@ import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/e
 import { reconcileChain } from "../payout/balances";
 import { pruneDeliveredCallbacks } from "../callbacks/retention";
 import { optimizeDatabase, OPTIMIZE_EVERY_MS } from "../db/optimize";
+import { DbMaintenance } from "../db/maintenance";
 import { chainModule } from "../chains/registry";
 import { addressBook } from "../wallet/addresses";
 import { ReconcileGate } from "../restore/reconcile";
@@ -118,7 +119,10 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
   // DESIGN 11 "Retention" and "Growth": both walk big tables in slices that yield; both run once right after start.
   s.every("prune-callbacks", 10 * 60_000, () => pruneDeliveredCallbacks(ctx));
-  s.every("optimize", OPTIMIZE_EVERY_MS, () => optimizeDatabase(ctx));
+  // WAL checkpoints and planner statistics on a worker thread with its own connection (src/db/maintenance.ts).
+  const maintenance = ctx.config.database.path === ":memory:" ? null : new DbMaintenance(ctx.db, ctx.config.database.path, ctx.logger);
+  if (maintenance) s.service("db-maintenance", () => maintenance.stop());
+  s.every("optimize", OPTIMIZE_EVERY_MS, () => (maintenance ? maintenance.refreshStats() : optimizeDatabase(ctx)));
   // Polls the outbox itself; callbacksDue() (called by the outbox on every insert) sends a just-committed callback at once.
   // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
   const callbacks = startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
