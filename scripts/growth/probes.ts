@@ -13,7 +13,6 @@ import { pruneNonces } from "../../src/auth/verify";
 import { runBatches } from "../../src/treasury/batch";
 import { runCollections } from "../../src/treasury/collection";
 import { pruneDeliveredCallbacks } from "../../src/callbacks/retention";
-import { DbMaintenance } from "../../src/db/maintenance";
 import { balanceSheet, sheetTotals } from "../../src/treasury/balances";
 
 export interface GrowthEnv {
@@ -40,8 +39,6 @@ export interface Probe {
   /** One operation; a returned number is the rows it produced (the figure is then per row). */
   run(env: GrowthEnv, i: number): Promise<number | void> | number | void;
 }
-
-const maintenance = new WeakMap<GrowthEnv, DbMaintenance>();
 
 const ROUND = ["10", "20", "50", "100", "200", "500"];
 
@@ -151,9 +148,7 @@ export const ENGINE_PROBES: Probe[] = [
     reps: 3,
     warmup: 1,
     run: async (e) => {
-      let m = maintenance.get(e);
-      if (!m) maintenance.set(e, (m = new DbMaintenance(e.gw.ctx.db, e.gw.ctx.config.database.path, e.gw.ctx.logger)));
-      await m.refreshStats();
+      await e.gw.gateway.runtime.maintenance!.refreshStats();
     },
   },
 ];

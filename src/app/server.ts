@@ -71,6 +71,11 @@ export interface Runtime {
   ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null };
   /** Fetches exchange rates for invoices ([rates] source = "coingecko"). */
   rates: RateRefresher;
+  /**
+   * WAL checkpoints and planner statistics on a worker thread with its own connection
+   * (src/db/maintenance.ts), from start to stop, jobs or not; null for an in-memory database.
+   */
+  maintenance: DbMaintenance | null;
 }
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
@@ -86,6 +91,7 @@ export function createRuntime(ctx: AppContext): Runtime {
     ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
     rates: new RateRefresher(ctx),
+    maintenance: ctx.config.database.path === ":memory:" ? null : new DbMaintenance(ctx.db, ctx.config.database.path, ctx.logger),
     payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate(ctx) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
@@ -119,9 +125,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
   // DESIGN 11 "Retention" and "Growth": both walk big tables in slices that yield; both run once right after start.
   s.every("prune-callbacks", 10 * 60_000, () => pruneDeliveredCallbacks(ctx));
-  // WAL checkpoints and planner statistics on a worker thread with its own connection (src/db/maintenance.ts).
-  const maintenance = ctx.config.database.path === ":memory:" ? null : new DbMaintenance(ctx.db, ctx.config.database.path, ctx.logger);
-  if (maintenance) s.service("db-maintenance", () => maintenance.stop());
+  const maintenance = runtime.maintenance;
   s.every("optimize", OPTIMIZE_EVERY_MS, () => (maintenance ? maintenance.refreshStats() : optimizeDatabase(ctx)));
   // Polls the outbox itself; callbacksDue() (called by the outbox on every insert) sends a just-committed callback at once.
   // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
@@ -228,6 +232,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     // Never a half-started gateway: the listener closes with the failed start.
     runtime.payouts.stop();
     await server.stop(true);
+    await runtime.maintenance?.stop();
     throw e;
   }
   const port = server.port!;
@@ -253,6 +258,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       const httpDone = server.stop();
       await withDeadline(Promise.all([jobsDone, httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
       await server.stop(true);
+      await runtime.maintenance?.stop();
       unguard();
     },
   };

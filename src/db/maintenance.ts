@@ -129,7 +129,8 @@ export class DbMaintenance {
   async stop(): Promise<void> {
     if (this.stopped) return;
     try {
-      if (!this.failed) await this.call({ op: "close" });
+      // A statistics run in progress is not waited for past a second (shutdown has 5 s in all).
+      if (!this.failed) await Promise.race([this.call({ op: "close" }), Bun.sleep(1000)]);
     } catch {
       // Closing a worker that failed: nothing to wait for.
     } finally {
