@@ -12,7 +12,7 @@
 //   bun scripts/bench-backoffice.ts --config path/to/stablegate.toml
 import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
-import { httpSession } from "../src/backoffice/test-helpers";
+import { httpSession } from "../src/testing/backoffice-browser";
 import { runCli } from "../src/testing/process";
 
 /** What a probe needs of a gateway: where it answers, its config and database (CLI and sample). */

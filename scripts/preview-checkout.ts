@@ -1,7 +1,7 @@
 // Serves the hosted pages with in-memory sample orders, one per state, to look
 // at them in a browser while working on them: bun scripts/preview-checkout.ts [port]
 import { Elysia } from "elysia";
-import { MemoryCheckout, sampleDeposit, sampleOrder } from "../src/checkout/memory-deps";
+import { MemoryCheckout, sampleDeposit, sampleOrder } from "../src/testing/checkout-memory";
 import { checkoutRoutes } from "../src/checkout/routes";
 import { PAYIN_STATUSES } from "../src/checkout/types";
 

@@ -37,7 +37,7 @@ import { openDb } from "../../src/db/client";
 import { parseConfig } from "../../src/config/load";
 import { createContext } from "../../src/app/context";
 import { initDataFolder } from "../../src/app/data-folder";
-import { makeChains } from "../../src/chains/registry";
+import { makeChains } from "../../src/chains/factory";
 import { createMerchant } from "../../src/merchants/service";
 import { createUser } from "../../src/backoffice/users";
 import { rebuildPayinDaily } from "../../src/backoffice/queries/dashboard";
@@ -279,7 +279,7 @@ async function build(path: string, orders: number, log: (s: string) => void): Pr
           id: i + 1, orderNo, merchantId: m.id, merchantOrderNo: `M${m.id}-${i}`, mode: "shared", bindingId: null, chain: net.chain, token: net.token,
           decimals: net.decimals, amount: amount.toString(), paidAmount: null, addressId: addr.id, address: addr.address, notifyUrl, redirectUrl: null,
           apiKeyId, status: "waiting_payment", transferId: null, txHash: null, fromAddress: null, confirmations: 0, checkoutToken: newTimedToken(at),
-          expireAt, createdAt: at, detectedAt: null, confirmedAt: null, completedAt: null, expiredAt: null, updatedAt: at, invoiceId: null, invoiceRate: null,
+          expireAt, createdAt: at, detectedAt: null, confirmedAt: null, completedAt: null, expiredAt: null, updatedAt: at, invoiceId: null, invoiceRate: null, compat: null,
         };
         callback("payin", m.id, orderNo, "waiting_payment", apiKeyId, notifyUrl, () => payinCallbackPayload(o, m.uid, null), at);
         if (status === "completed") {

@@ -7,7 +7,7 @@ import type { LoadedConfig } from "../config/load";
 import type { Config } from "../config/schema";
 import { Cipher } from "../secrets/cipher";
 import { loadMasterKey } from "../secrets/master-key";
-import { loadSeed } from "../secrets/seed";
+import { loadSeed } from "../wallet/seed";
 import { requireDatabase } from "./data-folder";
 import { checkMasterKey } from "../secrets/key-check";
 import { checkGeneration, type GenerationCheck } from "../restore/generation";

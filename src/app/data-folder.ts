@@ -12,7 +12,7 @@ import { prepareDatabaseFile, secureDatabaseFiles } from "../db/file-modes";
 import { Cipher } from "../secrets/cipher";
 import { checkMasterKey, hasKeyCheck } from "../secrets/key-check";
 import { createMasterKeyFile, keyFromString, loadMasterKey, masterKeyPath } from "../secrets/master-key";
-import { hasAddresses, loadMnemonic, storeNewSeed } from "../secrets/seed";
+import { hasAddresses, loadMnemonic, storeNewSeed } from "../wallet/seed";
 import { registerSecret } from "../lib/logger";
 import { VERSION } from "../version";
 

@@ -1,74 +1,207 @@
 // Layering rules, read from the import statements themselves:
-// - only the HTTP layer (src/http/) and the composition root (src/app/) import src/http/;
-// - the domain folders form no import cycle at folder level;
+// - every folder in src/ has a rank (RANKS below); a file imports (at run time or for types) only
+//   from its own folder or from a folder of lower rank, so no folder-level cycle can form;
+// - no runtime import cycle between files (type-only imports aside): modules load in one order;
+// - only the HTTP layer (src/http/), the back office and the composition root (src/app/) import src/http/;
 // - nothing outside src/chains/ branches on a chain code: it asks the chain's module;
 // - services declare the narrow dependencies they use: src/app/ (the composition root, app/context.ts)
 //   is imported only by the entry points (main.ts, the CLI, test harnesses) and tests.
+// Each rule is a function over sources ({ rel, text }), run on the real tree and, in "the rules
+// bite", on synthetic sources that break it.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { CHAIN_CODES } from "../chains/types";
+import { join, posix, relative, resolve } from "node:path";
+import { chainModules } from "../chains/registry";
 
 const SRC = resolve(import.meta.dir, "..");
 
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
-    else if (/\.(ts|tsx)$/.test(name)) out.push(p);
+/**
+ * The rank of every folder in src/ (and of the files directly in it). A file may import only
+ * from its own folder or a folder of LOWER rank; folders of equal rank do not import each
+ * other. A new folder gets a rank here before its first import is allowed.
+ */
+export const RANKS: Readonly<Record<string, number>> = {
+  // 0: leaves: no imports of other src/ folders. The SDK is a separate package.
+  types: 0, vendor: 0, sdk: 0, "errors.ts": 0, "version.ts": 0,
+  // 1: the library: clock, money, logging (its validation throws the error catalog's errors).
+  lib: 1,
+  // 2: storage: the schema, migrations, transactions.
+  db: 2,
+  // 3: the audit log and the cipher: below every domain that records or encrypts.
+  audit: 3, secrets: 3,
+  // 4: the chain layer (imports only db/ and lib/) and merchants; neither imports the other.
+  chains: 4, merchants: 4,
+  // 5: what reads the chain modules or merchants: config sections, HD wallet, API-key auth; the job loop.
+  config: 5, wallet: 5, auth: 5, jobs: 5,
+  // 6: rates, order rules, the callback outbox, the watcher, restore.
+  rates: 6, orders: 6, callbacks: 6, watcher: 6, restore: 6,
+  // 7: invoices, payouts, backups.
+  invoices: 7, payout: 7, backup: 7,
+  // 8: pay-ins (follow invoices), treasury (batches of payouts), operations (readiness, alerts).
+  payin: 8, treasury: 8, ops: 8,
+  // 9: presentation: the merchant API, the hosted checkout, the shop-plugin protocols (epusdt, EPay).
+  http: 9, checkout: 9, compat: 9,
+  // 10: the back office (the other presentation layer; its pages sit on http/app.ts).
+  backoffice: 10,
+  // 11: the composition root.
+  app: 11,
+  // 12: entry points and test harnesses.
+  cli: 12, testing: 12,
+  "main.ts": 13,
+};
+
+/** The domain folders (everything ranked below the presentation layers). */
+const DOMAIN = Object.keys(RANKS).filter((k) => !k.endsWith(".ts") && RANKS[k]! < RANKS.http!);
+
+export interface Source {
+  /** Path relative to src/, posix separators. */
+  rel: string;
+  text: string;
+}
+
+export interface ImportEdge {
+  from: string;
+  /** The resolved target, relative to src/ (a file when one of the sources matches, else the bare path). */
+  to: string;
+  /** `import type` / `export type`, or every named specifier marked `type`: erased at run time. */
+  typeOnly: boolean;
+}
+
+const isTest = (rel: string) => /\.test\.tsx?$/.test(rel);
+
+/** The top folder under src/ a path belongs to (the file name for files directly in src/). */
+export function unitOf(rel: string): string {
+  return rel.split("/")[0]!;
+}
+
+function typeOnlyClause(head: string | undefined, clause: string): boolean {
+  if (head) return true;
+  const m = /^\s*\{([^}]*)\}\s*$/.exec(clause);
+  if (!m) return false;
+  const names = m[1]!.split(",").map((s) => s.trim()).filter(Boolean);
+  return names.length > 0 && names.every((n) => n.startsWith("type "));
+}
+
+/** Relative imports of each source (static imports, re-exports, dynamic imports and require), resolved against the sources. */
+export function importEdges(sources: Source[]): ImportEdge[] {
+  const known = new Set(sources.map((s) => s.rel));
+  const resolveTo = (from: string, spec: string) => {
+    const base = posix.normalize(posix.join(posix.dirname(from), spec));
+    for (const cand of [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`]) if (known.has(cand)) return cand;
+    return base;
+  };
+  const out: ImportEdge[] = [];
+  for (const { rel, text } of sources) {
+    const add = (spec: string, typeOnly: boolean) => out.push({ from: rel, to: resolveTo(rel, spec), typeOnly });
+    for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b(\s+type\b)?([^;'"]*?)from\s*["'](\.[^"']*)["']/g)) add(m[3]!, typeOnlyClause(m[1], m[2]!));
+    for (const m of text.matchAll(/(?:^|\n)\s*import\s*["'](\.[^"']*)["']/g)) add(m[1]!, false);
+    for (const m of text.matchAll(/import\(\s*["'](\.[^"']*)["']\s*\)/g)) add(m[1]!, false);
+    // Lazily loaded modules (a chain's rpc adapter, src/chains/*/index.ts) are edges too.
+    for (const m of text.matchAll(/\brequire\(\s*["'](\.[^"']*)["']\s*\)/g)) add(m[1]!, false);
   }
   return out;
 }
 
-/** Relative import specifiers of a file (static imports, re-exports, dynamic imports and require). */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, "utf8");
-  const specs: string[] = [];
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;'"]*?from\s*["'](\.[^"']*)["']/g)) specs.push(m[1]!);
-  for (const m of text.matchAll(/(?:^|\n)\s*import\s*["'](\.[^"']*)["']/g)) specs.push(m[1]!);
-  for (const m of text.matchAll(/import\(\s*["'](\.[^"']*)["']\s*\)/g)) specs.push(m[1]!);
-  // Lazily loaded modules (a chain's rpc adapter, src/chains/*/index.ts) are edges too.
-  for (const m of text.matchAll(/\brequire\(\s*["'](\.[^"']*)["']\s*\)/g)) specs.push(m[1]!);
-  return specs;
+/** Folders (and root files) with no rank: a new folder must be placed in RANKS first. */
+export function unranked(sources: Source[], ranks = RANKS): string[] {
+  const units = new Set(sources.filter((s) => !isTest(s.rel)).map((s) => unitOf(s.rel)));
+  return [...units]
+    .filter((u) => !(u in ranks))
+    .sort()
+    .map((u) => `src/${u}${u.includes(".") ? "" : "/"} has no rank: add it to RANKS in src/app/layers.test.ts (a folder imports only folders of lower rank)`);
 }
 
-/** The top folder under src/ a path belongs to ("" for files directly in src/). */
-function folderOf(absPath: string): string {
-  const rel = relative(SRC, absPath);
-  const parts = rel.split("/");
-  return parts.length > 1 ? parts[0]! : "";
+/** Imports that go up or sideways in the rank table (tests aside: they may assemble anything). */
+export function rankViolations(sources: Source[], ranks = RANKS): string[] {
+  return importEdges(sources)
+    .filter((e) => !isTest(e.from) && !e.to.startsWith("..") && unitOf(e.from) !== unitOf(e.to))
+    .filter((e) => {
+      const a = ranks[unitOf(e.from)];
+      const b = ranks[unitOf(e.to)];
+      return a !== undefined && b !== undefined && b >= a;
+    })
+    .map((e) => `${e.from} -> ${e.to}${e.typeOnly ? " (type)" : ""}: ${unitOf(e.from)} (rank ${ranks[unitOf(e.from)]}) may import only lower ranks, ${unitOf(e.to)} is ${ranks[unitOf(e.to)]}`);
 }
 
-const files = sourceFiles(SRC);
-const edges = files.flatMap((f) => importsOf(f).map((spec) => ({ from: f, to: resolve(dirname(f), spec) })));
+/** Strongly connected components with more than one node (Tarjan). */
+function cycles(nodes: Iterable<string>, next: (n: string) => Iterable<string>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const sccs: string[][] = [];
+  let i = 0;
+  const visit = (v: string) => {
+    index.set(v, i);
+    low.set(v, i++);
+    stack.push(v);
+    on.add(v);
+    for (const w of next(v)) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const c: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        c.push(w);
+      } while (w !== v);
+      if (c.length > 1) sccs.push(c.sort());
+    }
+  };
+  for (const v of nodes) if (!index.has(v)) visit(v);
+  return sccs;
+}
 
-/**
- * Folders that may import src/http/: the HTTP layer itself, the composition root, and the back
- * office, which is the other presentation layer (its lazily loaded pages sit on http/app.ts's base app).
- */
-const HTTP_USERS = new Set(["http", "app", "backoffice"]);
+/** Runtime import cycles between files (type-only imports are erased, so they make none), with the edges inside each. */
+export function runtimeCycles(sources: Source[]): string[] {
+  const graph = new Map<string, Set<string>>(sources.map((s) => [s.rel, new Set()]));
+  const runtime = importEdges(sources).filter((e) => !e.typeOnly && graph.has(e.to));
+  for (const e of runtime) graph.get(e.from)!.add(e.to);
+  return cycles(graph.keys(), (n) => graph.get(n)!).map((c) => {
+    const inside = runtime.filter((e) => c.includes(e.from) && c.includes(e.to));
+    return `${c.join(" <-> ")}:\n  ` + inside.map((e) => `${e.from} -> ${e.to}`).join("\n  ");
+  });
+}
 
-/**
- * The domain folders: the layers below HTTP. A folder-level cycle among them
- * means two concepts cannot be understood (or tested) apart.
- */
-const DOMAIN = ["invoices", "rates", "payin", "payout", "callbacks", "restore", "merchants", "watcher", "audit", "treasury", "orders", "checkout", "auth", "jobs", "sandbox", "ops", "wallet", "chains", "db", "lib", "config", "secrets"];
+/** Folder-level cycles among `folders` (tests are leaves: a test may assemble several modules). */
+export function folderCycles(sources: Source[], folders: string[]): string[] {
+  const graph = new Map<string, Set<string>>(folders.map((d) => [d, new Set()]));
+  const code = importEdges(sources).filter((e) => !isTest(e.from));
+  for (const e of code) {
+    const a = unitOf(e.from);
+    const b = unitOf(e.to);
+    if (a !== b && graph.has(a) && graph.has(b)) graph.get(a)!.add(b);
+  }
+  // Print the edges inside each cycle so a failure says what to cut.
+  return cycles(graph.keys(), (n) => graph.get(n)!).map((c) => {
+    const inside = code.filter((e) => c.includes(unitOf(e.from)) && c.includes(unitOf(e.to)) && unitOf(e.from) !== unitOf(e.to));
+    return `${c.join(",")}:\n  ` + inside.map((e) => `${e.from} -> ${e.to}`).join("\n  ");
+  });
+}
 
 /**
  * Where chain codes may be spelled out: the chain layer, tests and test fixtures, the config
  * schema (DESIGN 3 names the chains.<CODE> sections), and the SDK (a separate package that may
  * not import server code).
  */
-const CHAIN_LITERALS_ALLOWED = (rel: string) => /^(chains|testing|sdk)\//.test(rel) || /\.test\.tsx?$/.test(rel) || rel === "config/schema.ts";
-const CODE = `(?:${CHAIN_CODES.join("|")})`;
+const CHAIN_LITERALS_ALLOWED = (rel: string) => /^(chains|testing|sdk)\//.test(rel) || isTest(rel) || rel === "config/schema.ts";
+/** The product's chains, from the registry (the one list), plus every code a module could plausibly take. */
+const CODE = `(?:${chainModules().map((m) => m.code).join("|")})`;
 const QUOTED = `["'\`]${CODE}["'\`]`;
 /** What branching on a chain looks like in code. */
-const CHAIN_LITERAL_RULES: [string, RegExp][] = [
+export const CHAIN_LITERAL_RULES: [string, RegExp][] = [
   ["compares with a chain code", new RegExp(`[!=]==?\\s*${QUOTED}|${QUOTED}\\s*[!=]==?`)],
   ["case on a chain code", new RegExp(`\\bcase\\s+${QUOTED}`)],
   ["map keyed by chain code", new RegExp(`[{,]\\s*["']?${CODE}["']?\\s*:\\s*[^\\s/]`)],
   ["list of chain codes", new RegExp(`${QUOTED}\\s*,\\s*${QUOTED}`)],
+  // new Map([["BSC", 1n]]), ["SOL"].includes(c), x["TRON"]: a tuple, list or index led by a chain code.
+  ["list, tuple or index led by a chain code", new RegExp(`\\[\\s*${QUOTED}\\s*[,\\]]`)],
+  ["membership test on a chain code", new RegExp(`\\.(?:includes|has|indexOf)\\(\\s*${QUOTED}\\s*\\)`)],
 ];
 
 /** A file's lines with comments blanked (they may name chains), line numbers kept. */
@@ -79,93 +212,162 @@ function codeLines(text: string): string[] {
     .split("\n");
 }
 
+export function chainLiterals(sources: Source[]): string[] {
+  const offenders: string[] = [];
+  for (const { rel, text } of sources) {
+    if (CHAIN_LITERALS_ALLOWED(rel)) continue;
+    codeLines(text).forEach((line, i) => {
+      for (const [what, re] of CHAIN_LITERAL_RULES) if (re.test(line)) offenders.push(`${rel}:${i + 1} ${what}: ${line.trim().slice(0, 120)}`);
+    });
+  }
+  return offenders;
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) {
+      if (name !== "dist" && name !== "node_modules") out.push(...sourceFiles(p));
+    } else if (/\.(ts|tsx)$/.test(name)) out.push(p);
+  }
+  return out;
+}
+
+const sources: Source[] = sourceFiles(SRC).map((f) => ({ rel: relative(SRC, f).split("\\").join("/"), text: readFileSync(f, "utf8") }));
+const edges = importEdges(sources);
+
 describe("layers", () => {
+  test("every folder in src/ has a rank", () => {
+    expect(unranked(sources)).toEqual([]);
+  });
+
+  test("imports go down the rank table (a folder imports only folders of lower rank)", () => {
+    expect(rankViolations(sources)).toEqual([]);
+  });
+
+  test("no runtime import cycle between files (type-only imports aside)", () => {
+    expect(runtimeCycles(sources)).toEqual([]);
+  });
+
+  test("the domain list is the real folders below the presentation layers", () => {
+    const folders = new Set(sources.filter((s) => s.rel.includes("/")).map((s) => unitOf(s.rel)));
+    expect(DOMAIN.filter((d) => !folders.has(d))).toEqual([]);
+    expect(DOMAIN).toContain("chains");
+    expect(DOMAIN).not.toContain("backoffice");
+  });
+
   test("no domain file imports src/http/ (only src/http/, src/app/ and the back office do)", () => {
-    const offenders = edges
-      .filter((e) => !HTTP_USERS.has(folderOf(e.from)) && folderOf(e.to) === "http")
-      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
+    const HTTP_USERS = new Set(["http", "app", "backoffice"]);
+    const offenders = edges.filter((e) => !HTTP_USERS.has(unitOf(e.from)) && unitOf(e.to) === "http").map((e) => `${e.from} -> ${e.to}`);
     expect(offenders).toEqual([]);
   });
 
   test("the watcher knows transfers, not pay-ins: nothing in src/watcher/ (tests aside) imports src/payin/", () => {
-    const offenders = edges
-      .filter((e) => folderOf(e.from) === "watcher" && !/\.test\.tsx?$/.test(e.from) && folderOf(e.to) === "payin")
-      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
+    const offenders = edges.filter((e) => unitOf(e.from) === "watcher" && !isTest(e.from) && unitOf(e.to) === "payin").map((e) => `${e.from} -> ${e.to}`);
     expect(offenders).toEqual([]);
   });
 
   test("only the entry points (src/main.ts, src/cli/, src/testing/; tests aside) import src/app/: services take narrow deps, not the app context", () => {
     const offenders = edges
-      .filter((e) => !["app", "cli", "testing"].includes(folderOf(e.from)) && relative(SRC, e.from) !== "main.ts" && !/\.test\.tsx?$/.test(e.from) && folderOf(e.to) === "app")
-      .map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`);
+      .filter((e) => !["app", "cli", "testing", "main.ts"].includes(unitOf(e.from)) && !isTest(e.from) && unitOf(e.to) === "app")
+      .map((e) => `${e.from} -> ${e.to}`);
+    expect(offenders).toEqual([]);
+  });
+
+  test("the chain layer reads payout orders only through the PayoutStore port (no payout_orders query, no copied payout statuses)", () => {
+    const offenders = sources
+      .filter((s) => s.rel.startsWith("chains/") && !isTest(s.rel))
+      .filter((s) => /import\s*\{[^}]*\bpayoutOrders\b[^}]*\}\s*from\s*["'][./]*db\/schema["']/.test(s.text) || /\bpayout_orders\b/.test(codeLines(s.text).join("\n")))
+      .map((s) => s.rel);
     expect(offenders).toEqual([]);
   });
 
   test("no folder-level import cycles among the domain folders", () => {
-    const graph = new Map<string, Set<string>>(DOMAIN.map((d) => [d, new Set()]));
-    // Tests are leaves: a test may assemble several modules without making their folders depend on each other.
-    const code = edges.filter((e) => !/\.test\.tsx?$/.test(e.from));
-    for (const e of code) {
-      const a = folderOf(e.from);
-      const b = folderOf(e.to);
-      if (a !== b && graph.has(a) && graph.has(b)) graph.get(a)!.add(b);
-    }
-    // Strongly connected components (Tarjan): each with more than one folder is a cycle.
-    const index = new Map<string, number>();
-    const low = new Map<string, number>();
-    const stack: string[] = [];
-    const on = new Set<string>();
-    const sccs: string[][] = [];
-    let i = 0;
-    const visit = (v: string) => {
-      index.set(v, i);
-      low.set(v, i++);
-      stack.push(v);
-      on.add(v);
-      for (const w of graph.get(v)!) {
-        if (!index.has(w)) {
-          visit(w);
-          low.set(v, Math.min(low.get(v)!, low.get(w)!));
-        } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-      }
-      if (low.get(v) === index.get(v)) {
-        const c: string[] = [];
-        let w: string;
-        do {
-          w = stack.pop()!;
-          on.delete(w);
-          c.push(w);
-        } while (w !== v);
-        if (c.length > 1) sccs.push(c.sort());
-      }
-    };
-    for (const v of graph.keys()) if (!index.has(v)) visit(v);
-    // Print the edges inside each cycle so a failure says what to cut.
-    const detail = sccs.map((c) => {
-      const inside = code.filter((e) => c.includes(folderOf(e.from)) && c.includes(folderOf(e.to)) && folderOf(e.from) !== folderOf(e.to));
-      return `${c.join(",")}:\n  ` + inside.map((e) => `${relative(SRC, e.from)} -> ${relative(SRC, e.to)}`).join("\n  ");
-    });
-    expect(detail).toEqual([]);
+    expect(folderCycles(sources, DOMAIN)).toEqual([]);
   });
 
   test("nothing outside src/chains/ branches on a chain code: no comparison, case, keyed map or list of chain codes", () => {
-    const offenders: string[] = [];
-    for (const f of files) {
-      const rel = relative(SRC, f);
-      if (CHAIN_LITERALS_ALLOWED(rel)) continue;
-      codeLines(readFileSync(f, "utf8")).forEach((line, i) => {
-        for (const [what, re] of CHAIN_LITERAL_RULES) if (re.test(line)) offenders.push(`${rel}:${i + 1} ${what}: ${line.trim().slice(0, 120)}`);
-      });
-    }
-    expect(offenders).toEqual([]);
+    expect(chainLiterals(sources)).toEqual([]);
   });
 
   test("the chain-literal rules catch what they are meant to catch (so the test above cannot pass by matching nothing)", () => {
     const hit = (l: string) => CHAIN_LITERAL_RULES.some(([, re]) => re.test(l));
-    const bad = [`if (chain === "BSC") x();`, `case 'TRON':`, `const N = { TRON: "TRX", BSC: "BNB" };`, `["TRON", "BSC", "SOL"]`, `"SOL" !== c`];
-    const good = [`if (chain === other) x();`, `const s = "TRON (TRC20)";`, `chainModule(c).native.symbol`, `// e.g. chain === "BSC"`];
+    const bad = [`if (chain === "BSC") x();`, `case 'TRON':`, `const N = { TRON: "TRX", BSC: "BNB" };`, `["TRON", "BSC", "SOL"]`, `"SOL" !== c`, `new Map([["BSC", 1n]])`, `if (["SOL"].includes(c)) x();`, `chains.includes("TRON")`];
+    const good = [`if (chain === other) x();`, `const s = "TRON (TRC20)";`, `chainModule(c).native.symbol`, `// e.g. chain === "BSC"`, `const m = new Map([[code, 1n]]);`];
     expect(bad.filter((l) => !hit(l))).toEqual([]);
     expect(good.filter((l) => codeLines(l).some(hit))).toEqual([]);
+  });
+});
+
+// Each rule on synthetic sources that break it: the rule must report them (and pass a clean tree).
+describe("the rules bite", () => {
+  const clean: Source[] = [
+    { rel: "chains/types.ts", text: `export type ChainCode = string;\n` },
+    { rel: "chains/registry.ts", text: `import type { ChainCode } from "./types";\nexport const x = 1;\n` },
+    { rel: "audit/log.ts", text: `import { db } from "../db/client";\n` },
+    { rel: "db/client.ts", text: `export const db = 1;\n` },
+    { rel: "backoffice/routes.tsx", text: `import { transition } from "../payin/state";\n` },
+    { rel: "payin/state.ts", text: `import type { Db } from "../db/client";\nexport const transition = 1;\n` },
+  ];
+
+  test("a clean tree passes every rule", () => {
+    expect(unranked(clean)).toEqual([]);
+    expect(rankViolations(clean)).toEqual([]);
+    expect(runtimeCycles(clean)).toEqual([]);
+    expect(chainLiterals(clean)).toEqual([]);
+  });
+
+  test("rank: audit/ and merchants/ importing chains/types.ts (even for types) are refused", () => {
+    const bad: Source[] = [
+      ...clean,
+      { rel: "audit/log.ts", text: `import type { ChainCode } from "../chains/types";\n` },
+      { rel: "merchants/service.ts", text: `import { type ChainCode } from "../chains/types";\n` },
+    ];
+    const v = rankViolations(bad);
+    expect(v.some((l) => l.startsWith("audit/log.ts -> chains/types.ts"))).toBe(true);
+    expect(v.some((l) => l.startsWith("merchants/service.ts -> chains/types.ts"))).toBe(true);
+    expect(v).toHaveLength(2);
+  });
+
+  test("rank: payin/state.ts importing backoffice/routes is refused, and with the way back it is a runtime cycle", () => {
+    const bad: Source[] = [...clean.filter((s) => s.rel !== "payin/state.ts"), { rel: "payin/state.ts", text: `import { page } from "../backoffice/routes";\nexport const transition = 1;\n` }];
+    expect(rankViolations(bad)).toEqual([expect.stringContaining("payin/state.ts -> backoffice/routes.tsx: payin (rank 8)")]);
+    expect(runtimeCycles(bad)).toEqual([expect.stringContaining("backoffice/routes.tsx <-> payin/state.ts")]);
+  });
+
+  test("runtime cycle: two chain files importing each other are a cycle; with one side type-only they are not", () => {
+    const loop: Source[] = [
+      { rel: "chains/registry.ts", text: `import { SandboxChain } from "./sandbox/chain";\n` },
+      { rel: "chains/sandbox/chain.ts", text: `import {\n  chainModule,\n} from "../registry";\n` },
+    ];
+    expect(runtimeCycles(loop)).toEqual([expect.stringContaining("chains/registry.ts <-> chains/sandbox/chain.ts")]);
+    const typeOnly: Source[] = [loop[0]!, { rel: "chains/sandbox/chain.ts", text: `import type { Registry } from "../registry";\nimport { type X, type Y } from "../registry";\n` }];
+    expect(runtimeCycles(typeOnly)).toEqual([]);
+    const lazy: Source[] = [loop[0]!, { rel: "chains/sandbox/chain.ts", text: `const r = require("../registry");\n` }];
+    expect(runtimeCycles(lazy)).toHaveLength(1);
+  });
+
+  test("chain literals: new Map([[\"BSC\",1n]]) and [\"SOL\"].includes(c) outside src/chains/ are refused; inside it, and in tests, they are allowed", () => {
+    const text = `export const fees = new Map([["BSC", 1n]]);\nexport const isSol = (c: string) => ["SOL"].includes(c);\n`;
+    const found = chainLiterals([{ rel: "payout/fees.ts", text }, { rel: "chains/fees.ts", text }, { rel: "payout/fees.test.ts", text }]);
+    expect(found).toEqual([expect.stringMatching(/^payout\/fees\.ts:1 list, tuple or index led by a chain code/), expect.stringMatching(/^payout\/fees\.ts:2 list, tuple or index led by a chain code/)]);
+  });
+
+  test("an unknown new folder fails with a message saying to add it to the rank table", () => {
+    const withNew: Source[] = [...clean, { rel: "plugins/epusdt.ts", text: `import { db } from "../db/client";\n` }, { rel: "refunds/service.ts", text: `` }];
+    expect(unranked(withNew)).toEqual([
+      "src/plugins/ has no rank: add it to RANKS in src/app/layers.test.ts (a folder imports only folders of lower rank)",
+      "src/refunds/ has no rank: add it to RANKS in src/app/layers.test.ts (a folder imports only folders of lower rank)",
+    ]);
+  });
+
+  test("folder cycle: two domain folders importing each other are reported with their edges", () => {
+    const loop: Source[] = [
+      { rel: "payin/a.ts", text: `import { b } from "../payout/b";\n` },
+      { rel: "payout/b.ts", text: `import type { a } from "../payin/a";\n` },
+    ];
+    expect(folderCycles(loop, ["payin", "payout"])).toEqual(["payin,payout:\n  payin/a.ts -> payout/b.ts\n  payout/b.ts -> payin/a.ts"]);
   });
 });
 
@@ -173,6 +375,6 @@ describe("layers", () => {
 // from elsewhere (`bun /opt/stablegate/src/main.ts`) rendered pages with React's runtime and
 // answered 500. The pragma travels with the file.
 test("every .tsx file names its JSX runtime itself", () => {
-  const missing = files.filter((f) => f.endsWith(".tsx") && !readFileSync(f, "utf8").startsWith("/** @jsxImportSource @kitajs/html */"));
-  expect(missing.map((f) => relative(SRC, f))).toEqual([]);
+  const missing = sources.filter((s) => s.rel.endsWith(".tsx") && !s.text.startsWith("/** @jsxImportSource @kitajs/html */"));
+  expect(missing.map((s) => s.rel)).toEqual([]);
 });

@@ -2,6 +2,8 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import { baseApp } from "../http/app";
+import { requestIdOf } from "../http/request-id";
+import { compatDeps, compatRoutes } from "../compat/routes";
 import { healthRoutes } from "../http/health";
 import { StorageMonitor } from "../ops/storage";
 import { LogLimiter } from "../lib/log-limit";
@@ -16,10 +18,11 @@ import { expireDueOrders } from "../payin/service";
 import { sandboxRoutes } from "../http/routes/sandbox";
 import { PayoutExecutor, type KeyedLock, type PayoutChainOps } from "../payout/executor";
 import { reconcileChain } from "../payout/balances";
+import { payoutStore } from "../payout/store";
 import { pruneDeliveredCallbacks } from "../callbacks/retention";
 import { optimizeDatabase, OPTIMIZE_EVERY_MS } from "../db/optimize";
 import { DbMaintenance } from "../db/maintenance";
-import { chainModule } from "../chains/registry";
+import { chainBundle } from "../chains/factory";
 import { addressBook } from "../wallet/addresses";
 import { ReconcileGate } from "../restore/reconcile";
 import { gapStep, gapWatched } from "../restore/gap-addresses";
@@ -80,7 +83,7 @@ export interface Runtime {
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
 function chainPayoutOps(ctx: AppContext, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined {
-  return adapter.mode === "rpc" ? chainModule(adapter.chain).payoutOps(ctx, adapter, { locks, addresses: addressBook }) : undefined;
+  return chainBundle(adapter).payoutOps?.(ctx, { locks, addresses: addressBook, payouts: payoutStore });
 }
 
 export function createRuntime(ctx: AppContext): Runtime {
@@ -92,7 +95,7 @@ export function createRuntime(ctx: AppContext): Runtime {
     watchers,
     rates: new RateRefresher(ctx),
     maintenance: ctx.config.database.path === ":memory:" ? null : new DbMaintenance(ctx.db, ctx.config.database.path, ctx.logger),
-    payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate(ctx) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
+    payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();
@@ -114,6 +117,7 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
     .use(docsRoutes(() => ctx.publicUrl))
     .use(merchantApiRoutes({ ctx, auth, executor: runtime.payouts }))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
+    .use(compatRoutes(compatDeps(ctx, requestIdOf)))
     .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());
 }
 
@@ -180,7 +184,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
     }
     // Chain-specific background work (Solana: token accounts for new receiving addresses).
-    if (adapter.mode === "rpc") for (const j of chainModule(adapter.chain).jobs?.(ctx, adapter, addressBook) ?? []) s.every(j.name, j.everyMs, j.run);
+    for (const j of chainBundle(adapter).jobs?.(ctx, addressBook, payoutStore) ?? []) s.every(j.name, j.everyMs, j.run);
   }
   return s;
 }

@@ -11,7 +11,7 @@ import { completeSecondFactor, LOCKOUT, reauthenticate, signIn } from "./session
 import { enableTotp, newTotpSecret } from "./totp";
 import { findUser, resetPassword, type UserDeps } from "./users";
 import { completeSetup, issueSetupToken } from "./setup";
-import { addUser } from "./test-helpers";
+import { addUser } from "../testing/backoffice-browser";
 import { INVALID_FORWARDED } from "../lib/client-ip";
 
 const clock = new TestClock(Date.parse("2026-11-24T08:00:00Z"));

@@ -8,7 +8,7 @@ import { TestClock } from "../lib/clock";
 import { listAudit } from "../audit/log";
 import { findUser } from "./users";
 import { totpCode } from "./totp";
-import { addUser, confirmIdentity, DESKTOP, PHONE, signIn } from "./test-helpers";
+import { addUser, confirmIdentity, DESKTOP, PHONE, signIn } from "../testing/backoffice-browser";
 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;

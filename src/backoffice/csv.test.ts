@@ -10,7 +10,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { csvCell, csvStream } from "./queries/csv";
 import { parseFilter } from "./queries/filters";
 import { countPayins, listPayins, PAYIN_STATUSES } from "./queries/lists";
-import { addUser, httpSession } from "./test-helpers";
+import { addUser, httpSession } from "../testing/backoffice-browser";
 
 describe("csvCell", () => {
   test.each([

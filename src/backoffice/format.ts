@@ -1,5 +1,5 @@
 // Display helpers: token decimals of the running chains, explorer links.
-import { DEFAULT_TOKENS } from "../chains/tokens";
+import { defaultToken } from "../chains/registry";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import { chainModule, hasChainModule } from "../chains/registry";
 
@@ -10,7 +10,7 @@ export interface DisplayCtx {
 
 export function decimalsOf(ctx: DisplayCtx): (chain: string, token: string) => number {
   return (chain, token) =>
-    ctx.chains.get(chain as ChainCode)?.tokens.find((t) => t.symbol === token)?.decimals ?? DEFAULT_TOKENS.find((t) => t.chain === chain && t.symbol === token)?.decimals ?? 6;
+    ctx.chains.get(chain as ChainCode)?.tokens.find((t) => t.symbol === token)?.decimals ?? defaultToken(chain, token)?.decimals ?? 6;
 }
 
 /** A public explorer link (the chain module's explorer), or null on sandbox chains (their transactions exist only here). */

@@ -32,7 +32,7 @@ export type BackofficeCtx = PayinCtx &
   PayoutCtx & {
     cipher: Cipher;
     publicUrl: string;
-    config: Pick<Config, "auth" | "backoffice" | "server" | "rates">;
+    config: Pick<Config, "auth" | "backoffice" | "server" | "rates" | "compat">;
     ms: { rotationGrace: number };
   };
 

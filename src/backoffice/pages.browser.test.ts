@@ -9,7 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
-import { addUser, confirmIdentity, DESKTOP, httpSession, PHONE, signedIn } from "./test-helpers";
+import { addUser, confirmIdentity, DESKTOP, httpSession, PHONE, signedIn } from "../testing/backoffice-browser";
 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;

@@ -7,7 +7,7 @@ import type { Page } from "playwright-core";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { addUser, DESKTOP, PHONE, signedIn } from "./test-helpers";
+import { addUser, DESKTOP, PHONE, signedIn } from "../testing/backoffice-browser";
 import { auditLog } from "../db/schema";
 
 const BROWSER_RETRY = { retry: 2 };

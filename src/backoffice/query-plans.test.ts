@@ -11,7 +11,7 @@ import { migrate } from "../db/migrate";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { aliases, formatPlan, LARGE_TABLES, planProblems, queryPlan } from "../testing/query-plan";
-import { addUser, httpSession } from "./test-helpers";
+import { addUser, httpSession } from "../testing/backoffice-browser";
 
 let gw: TestGateway;
 const seen = new Map<string, string>(); // SQL -> the page that ran it

@@ -7,7 +7,7 @@ import type { Browser } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
-import { addUser, DESKTOP, PHONE, signIn } from "./test-helpers";
+import { addUser, DESKTOP, PHONE, signIn } from "../testing/backoffice-browser";
 
 let gw: TestGateway;
 let browser: Browser;

@@ -7,7 +7,7 @@ import { postLogin } from "../testing/backoffice-client";
 import { TestClock } from "../lib/clock";
 import { listAudit } from "../audit/log";
 import { LOCKOUT } from "./sessions";
-import { addUser } from "./test-helpers";
+import { addUser } from "../testing/backoffice-browser";
 
 const clock = new TestClock(Date.parse("2026-11-21T08:00:00Z"));
 let gw: TestGateway;

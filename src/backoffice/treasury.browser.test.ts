@@ -14,7 +14,7 @@ import { CLI_ACTOR, listAudit } from "../audit/log";
 import { verifyCallback } from "../sdk";
 import { ApiError, StablegateClient } from "../sdk/client";
 import { createUser } from "./users";
-import { confirmIdentity } from "./test-helpers";
+import { confirmIdentity } from "../testing/backoffice-browser";
 
 type Obj = Record<string, any>;
 let gw: TestGateway;

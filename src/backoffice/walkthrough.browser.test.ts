@@ -10,7 +10,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startReceiver } from "../testing/receiver";
 import { sandboxClient } from "../testing/sandbox";
 import { eventually } from "../testing/wait";
-import { addUser, DESKTOP, PHONE, signedIn } from "./test-helpers";
+import { addUser, DESKTOP, PHONE, signedIn } from "../testing/backoffice-browser";
 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;

@@ -15,7 +15,11 @@ import type { Logger } from "../lib/logger";
 import type { Config } from "../config/schema";
 import { keySecret } from "../merchants/service";
 import { groupCommit } from "../db/group-commit";
-import { type AttemptOutcome, deliverOnce } from "./deliver";
+import { type AttemptOutcome, deliverOnce, type PlainRequest } from "./deliver";
+import { compatRequest, isCompatKind } from "./compat";
+import { compatSecretOf } from "../merchants/compat-keys";
+import type { CompatProtocol } from "../lib/compat-signing";
+import { newPlanMemory, noteOutcome, originOf, planClaims } from "./claim-plan";
 import type { Lookup } from "./target";
 
 export interface WorkerOptions {
@@ -64,6 +68,7 @@ export function workerOptions(ctx: CallbackWorkerCtx, over: Partial<WorkerOption
 interface DueRow {
   rid: number;
   id: string;
+  kind: string;
   merchantId: number;
   orderNo: string;
   apiKeyId: string;
@@ -80,23 +85,11 @@ interface InFlight {
   done: Promise<void>;
   /** The answer is in; only the outcome's write is pending (the slot is free). */
   settling?: boolean;
-  startedMono: number;
+  /** Clock time it started. */
+  startedAt: number;
 }
 
-/** scheme://host[:port] as written, the unit the per-target limit counts. */
-export function originOf(url: string | null): string {
-  if (!url) return "";
-  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
-  return m ? m[0] : url;
-}
-
-/**
- * A (merchant, origin) whose last delivery succeeded within SLOW_MS, with nothing in flight
- * longer than that, may use the whole pool (a burst of 1,000 completions to one healthy
- * endpoint); any other holds at most `perTarget` slots. A hanging endpoint never qualifies.
- */
-const SLOW_MS = 1000;
-const HEALTHY_FOR_MS = 5000;
+export { originOf };
 
 /**
  * After a database error (a full disk, an I/O error) the worker waits before it
@@ -105,16 +98,6 @@ const HEALTHY_FOR_MS = 5000;
  */
 export const DB_BACKOFF_MS = 500;
 export const DB_BACKOFF_MAX_MS = 60_000;
-
-/** Due rows read per page, and pages per merchant per claim. */
-const PAGE = 32;
-const MAX_PAGES = 4;
-/**
- * Pages after a merchant's first are read at most this often: while its first page holds only
- * rows of saturated origins (a dead endpoint's backlog), every poll (one per commit under load)
- * would otherwise re-read MAX_PAGES pages to start nothing. Its other origins wait this long at most.
- */
-const DEEP_SCAN_MS = 100;
 
 export class CallbackWorker {
   private readonly pollMs: number;
@@ -131,8 +114,8 @@ export class CallbackWorker {
   private readonly inflight = new Map<string, InFlight>();
   private reclaimedAt = -Infinity;
   private readonly secrets = new Map<string, string>();
-  /** (merchant, origin) → monotonic time until which it counts as healthy. */
-  private readonly healthyUntil = new Map<string, number>();
+  /** The claim planner's memory: healthy endpoints, deep scans (claim-plan.ts). */
+  private readonly plan = newPlanMemory();
   private timer: Timer | null = null;
   private timerAt = Infinity;
   private started = false;
@@ -140,8 +123,6 @@ export class CallbackWorker {
   private stopping = false;
   /** Round-robin start: the merchant served first in the last claim goes last in the next. */
   private rr = 0;
-  /** Merchant → monotonic time of its last claim that read beyond its first page. */
-  private readonly deepScanAt = new Map<number, number>();
   /** The current wait after a database error (0: healthy), and the clock time it ends. */
   private backoffMs = 0;
   private blockedUntil = -Infinity;
@@ -281,7 +262,7 @@ export class CallbackWorker {
       // The position as a row value: the index seek starts there (an OR of the two cases made
       // every page scan again from the first due row).
       due: client.prepare<DueRow & { nextAt: number }, [number, number, number, number, number]>(`
-        SELECT c.rowid AS rid, c.id, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
+        SELECT c.rowid AS rid, c.id, c.kind, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
                c.payload, c.attempts, c.next_attempt_at AS nextAt, COALESCE(c.url, m.default_callback_url) AS target
         FROM callbacks c LEFT JOIN merchants m ON m.id = c.merchant_id
         WHERE c.state = 'pending' AND c.merchant_id = ? AND c.next_attempt_at <= ?
@@ -301,12 +282,7 @@ export class CallbackWorker {
   }
   private stmts: ReturnType<CallbackWorker["prepare"]> | null = null;
 
-  /**
-   * Fair claiming (DESIGN 7): free slots go round-robin across merchants, one
-   * at a time, a merchant with fewer deliveries in flight first; each
-   * (merchant, origin) holds at most `perTarget` slots; a merchant with
-   * nothing in flight may use an overflow slot when the pool is full.
-   */
+  /** Fair claiming (DESIGN 7): the planner (claim-plan.ts) picks, on this worker's clock. */
   private claim(): Array<{ row: DueRow; origin: string }> {
     const st = (this.stmts ??= this.prepare());
     const now = this.o.clock.now();
@@ -315,83 +291,21 @@ export class CallbackWorker {
       for (const r of st.expired.all(now)) if (!this.inflight.has(r.id)) st.release.run(r.rid);
       this.reclaimedAt = now;
     }
-    const merchantIds = st.merchants.all().map((r) => r.id);
-    if (!merchantIds.length) return [];
-    const perMerchant = new Map<number, number>();
-    const perOrigin = new Map<string, number>();
-    const slowInFlight = new Set<string>();
-    let inUse = 0;
-    for (const f of this.inflight.values()) {
-      // A delivery whose answer is in and whose outcome is being written holds no slot.
-      if (f.settling) continue;
-      inUse++;
-      perMerchant.set(f.row.merchantId, (perMerchant.get(f.row.merchantId) ?? 0) + 1);
-      const k = f.row.merchantId + " " + f.origin;
-      perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
-      if (performance.now() - f.startedMono > SLOW_MS) slowInFlight.add(k);
-    }
-    // Round-robin order, then fewest in flight first (stable sort keeps the rotation among equals).
-    const start = this.rr++ % merchantIds.length;
-    const order = [...merchantIds.slice(start), ...merchantIds.slice(0, start)].sort((a, b) => (perMerchant.get(a) ?? 0) - (perMerchant.get(b) ?? 0));
-    // Each merchant's due rows, one page at a time and only as far as needed: when a page holds
-    // nothing startable (its origins are saturated), the next page is read, at most MAX_PAGES, so
-    // one dead origin's backlog does not hide the merchant's other rows, and the cost per claim
-    // stays bounded whatever the backlog.
-    const pages = new Map<number, { rows: DueRow[]; more: boolean; after: { nextAt: number; rid: number }; read: number }>();
-    const mono = performance.now();
-    const capOf = (k: string) => ((this.healthyUntil.get(k) ?? 0) > mono && !slowInFlight.has(k) ? this.o.concurrency : this.perTarget);
-    const eligible = (m: number, row: DueRow) => {
-      if (this.inflight.has(row.id)) return false;
-      if (!row.target) return true;
-      const k = m + " " + originOf(row.target);
-      return (perOrigin.get(k) ?? 0) < capOf(k);
-    };
-    const nextEligible = (m: number): number => {
-      let p = pages.get(m);
-      if (!p) pages.set(m, (p = { rows: [], more: true, after: { nextAt: -1, rid: 0 }, read: 0 }));
-      for (;;) {
-        const i = p.rows.findIndex((row) => eligible(m, row));
-        if (i >= 0 || !p.more || p.read >= MAX_PAGES) return i;
-        if (p.read === 1) {
-          if (mono - (this.deepScanAt.get(m) ?? -Infinity) < DEEP_SCAN_MS) return i;
-          if (this.deepScanAt.size >= 10_000) this.deepScanAt.clear();
-          this.deepScanAt.set(m, mono);
-        }
-        const rows = st.due.all(m, now, p.after.nextAt, p.after.rid, PAGE);
-        p.read++;
-        p.more = rows.length === PAGE;
-        const last = rows[rows.length - 1] as (DueRow & { nextAt: number }) | undefined;
-        if (last) p.after = { nextAt: last.nextAt, rid: last.rid };
-        p.rows.push(...rows);
-      }
-    };
-    const out: Array<{ row: DueRow; origin: string }> = [];
-    const cap = this.o.concurrency;
-    let progress = true;
-    while (progress) {
-      progress = false;
-      for (const m of order) {
-        const busy = perMerchant.get(m) ?? 0;
-        if (inUse >= cap && !(busy === 0 && inUse < cap + this.overflow)) continue;
-        const i = nextEligible(m);
-        if (i < 0) continue;
-        const [row] = pages.get(m)!.rows.splice(i, 1);
-        const origin = originOf(row.target);
-        const k = m + " " + origin;
-        perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
-        perMerchant.set(m, busy + 1);
-        out.push({ row, origin });
-        inUse++;
-        progress = true;
-      }
-    }
-    return out;
+    return planClaims({
+      now,
+      merchants: st.merchants.all().map((r) => r.id),
+      turn: this.rr++,
+      inflight: [...this.inflight.values()].map((f) => ({ id: f.row.id, merchantId: f.row.merchantId, origin: f.origin, startedAt: f.startedAt, settling: f.settling })),
+      limits: { concurrency: this.o.concurrency, perTarget: this.perTarget, overflow: this.overflow },
+      memory: this.plan,
+      readDue: (m, after, limit) => st.due.all(m, now, after.nextAt, after.rid, limit),
+    });
   }
 
   /** `marked` settles once the claim's 'delivering' mark is committed, with the rows it marked. */
   private launch(row: DueRow, origin: string, marked: Promise<Set<string>>): void {
     const abort = new AbortController();
-    const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedMono: performance.now() };
+    const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedAt: this.o.clock.now() };
     f.done = this.deliver(row, abort.signal, marked)
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
@@ -412,6 +326,7 @@ export class CallbackWorker {
       );
       return;
     }
+    if (isCompatKind(row.kind)) return this.deliverCompat(row, row.kind, row.target, signal);
     let apiKey: string | undefined;
     try {
       // A key id's secret never changes (rotation makes a new key): decrypt it once.
@@ -421,24 +336,32 @@ export class CallbackWorker {
       return this.finish(row, this.failure(`API key ${row.apiKeyId} cannot be decrypted: ${(e as Error).message}`), true);
     }
     if (!apiKey) return this.finish(row, this.failure(`API key ${row.apiKeyId} not found; cannot sign the callback`), true);
-    const outcome = await deliverOnce({
-      url: row.target,
-      body: row.payload,
-      apiKey,
-      timeoutMs: this.o.timeoutMs,
-      allowPrivate: this.o.allowPrivate,
-      now: () => this.o.clock.now(),
-      signal,
-      lookup: this.o.lookup,
-      ca: this.o.ca,
-    });
+    await this.settle(row, await this.attempt(row.target, row.payload, apiKey, signal), signal);
+  }
+
+  /** One delivery attempt with the worker's limits (a shop protocol's own request when `plain` is given). */
+  private attempt(url: string, body: string, apiKey: string, signal: AbortSignal, plain?: PlainRequest): Promise<AttemptOutcome> {
+    return deliverOnce({ url, body, apiKey, timeoutMs: this.o.timeoutMs, allowPrivate: this.o.allowPrivate, now: () => this.o.clock.now(), signal, lookup: this.o.lookup, ca: this.o.ca, plain });
+  }
+
+  /** A shop plugin's callback (DESIGN 19): signed with the merchant's key in force now, in the protocol's shape. */
+  private async deliverCompat(row: DueRow, protocol: CompatProtocol, target: string, signal: AbortSignal): Promise<void> {
+    let secret: string | undefined;
+    try {
+      secret = compatSecretOf({ db: this.o.db, cipher: this.o.cipher }, row.merchantId, protocol);
+    } catch (e) {
+      return this.finish(row, this.failure(`${protocol} key cannot be decrypted: ${(e as Error).message}`), true);
+    }
+    if (!secret) return this.finish(row, this.failure(`the merchant has no ${protocol} key any more; cannot sign the callback`), true);
+    await this.settle(row, await this.attempt(target, row.payload, "", signal, compatRequest(protocol, target, row.payload, secret)), signal);
+  }
+
+  /** After an attempt: free its slot, note the origin's health, record the outcome. */
+  private async settle(row: DueRow, outcome: AttemptOutcome, signal: AbortSignal): Promise<void> {
     const f = this.inflight.get(row.id);
     if (f) {
       f.settling = true;
-      const k = row.merchantId + " " + f.origin;
-      if (outcome.ok && outcome.durationMs < SLOW_MS) this.healthyUntil.set(k, performance.now() + HEALTHY_FOR_MS);
-      else this.healthyUntil.delete(k);
-      if (this.healthyUntil.size > 10_000) this.healthyUntil.clear();
+      noteOutcome(this.plan, row.merchantId, f.origin, outcome.ok, outcome.durationMs, this.o.clock.now());
     }
     this.schedule(0); // its slot is free now
     if (signal.aborted && !outcome.ok) {

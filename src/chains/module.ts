@@ -2,10 +2,11 @@
 // and src/chains/registry.ts maps its code to it. Code outside src/chains/ asks the
 // module (address rules, keys, adapter, payout steps, payment URI, page links, labels)
 // instead of switching on a chain code.
+import type { TSchema } from "@sinclair/typebox";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import type { AddressBook, PayoutChainOps, PayoutStepEnv } from "./payout-steps";
+import type { AddressBook, PayoutChainOps, PayoutStepEnv, PayoutStore } from "./payout-steps";
 import type { RpcLogger } from "./json-rpc";
 import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo, TokenSymbol } from "./types";
 
@@ -42,6 +43,8 @@ export interface FeeEstimate {
 
 /** What an rpc-mode adapter reads of its chain's config section (`chains.<CODE>`, src/config/schema.ts). */
 export interface ChainNodeConfig {
+  /** The chain's own keys (`defaults.sectionKeys`) are read by its module alone. */
+  [key: string]: unknown;
   rpc_urls: string[];
   confirmations: number;
   api_key?: string;
@@ -63,6 +66,11 @@ export interface ChainDefaults {
   blockTime: string;
   /** The chain's tokens with their mainnet contracts (DESIGN 9); `tokens.<SYMBOL>` overrides each. */
   tokens: readonly TokenInfo[];
+  /**
+   * Keys only this chain's section has (TRON: the `energy` table, DESIGN 21), as TypeBox schemas;
+   * config/schema.ts adds them to `chains.<CODE>` and the section reaches `createAdapter` whole.
+   */
+  sectionKeys?: Readonly<Record<string, TSchema>>;
 }
 
 /** An outgoing transfer from a gateway address that the database does not know (restore reconcile, DESIGN 16). */
@@ -86,6 +94,8 @@ export interface OutgoingQuery {
   since: bigint | null;
   /** Whether the database stored this transaction (a payout, a gas top-up, a token-account creation). */
   known(txHash: string): boolean;
+  /** The payout orders, through their port (EVM: the nonces the database stored). */
+  payouts: PayoutStore;
 }
 
 /** What a chain's payout steps and jobs read from the gateway. */
@@ -95,6 +105,15 @@ export interface ChainModuleCtx {
   logger: Logger;
   /** The HD seed (keys of the sources and the gas wallet). */
   seed: Uint8Array;
+}
+
+/** `stablegate energy stake|unstake|status` (DESIGN 21): what a chain that stakes for its transfers offers the CLI. */
+export interface StakingControl {
+  /** Stakes `amount` of the native coin (decimal string, e.g. "100.5") from the staking wallet; resolves with the transaction id once mined. */
+  stake(amount: string): Promise<string>;
+  unstake(amount: string): Promise<string>;
+  /** The status object the CLI prints (decimal strings). */
+  status(): Promise<Record<string, string>>;
 }
 
 /**
@@ -110,6 +129,33 @@ export interface DerivationSpace {
   account: number | null;
   /** The path of `index` ("m/44'/60'/0'/0/7"). */
   path(index: number): string;
+}
+
+/**
+ * What building an adapter yields: the adapter and the chain-specific parts bound to it. A
+ * sandbox adapter's bundle is the adapter alone (no payout steps, no jobs, no fees, nothing
+ * to reconcile: its chain lives in the database).
+ */
+export interface ChainBundle {
+  adapter: ChainAdapter;
+  /** Chain-specific payout steps (nonces, gas top-ups, fee payers). */
+  payoutOps?(ctx: ChainModuleCtx, env: PayoutStepEnv): PayoutChainOps | undefined;
+  /**
+   * A rough network fee of one token transfer in native base units, for previews (batch
+   * payouts, collection); undefined when this adapter cannot tell. The payout steps compute
+   * the real fee limit when they sign.
+   */
+  estimateTransferFee?(sample: FeeSample): Promise<FeeEstimate | undefined>;
+  /**
+   * Restore reconcile (DESIGN 16): reads the chain for what `q.address` sent after the backup
+   * and returns each transfer the database does not know (EVM: nonces past the highest stored;
+   * TRON, SOL: transactions it signed after `q.since`).
+   */
+  unrecordedOutgoing?(ctx: ChainModuleCtx, q: OutgoingQuery): Promise<UnrecordedTransfer[]>;
+  /** Background jobs (Solana: token-account provisioning; TRON stake mode: energy reclaims). */
+  jobs?(ctx: ChainModuleCtx, addresses: AddressBook, payouts: PayoutStore): ChainJob[];
+  /** Operator controls of resources the chain stakes for its transfers (TRON: energy, DESIGN 21); absent when it stakes nothing. */
+  staking?(ctx: ChainModuleCtx): StakingControl | undefined;
 }
 
 export interface ChainModule {
@@ -136,25 +182,18 @@ export interface ChainModule {
   derivation: DerivationSpace;
   /** HD key of `index` on this chain's path (DESIGN 9), inside `derivation`. */
   deriveKey(seed: Uint8Array, index: number): DerivedKey;
-  /** The rpc-mode adapter for a chain's config section. */
-  createAdapter(a: { cfg: ChainNodeConfig; tokens: TokenInfo[]; logger: RpcLogger; clock?: Clock }): ChainAdapter;
-  /** Chain-specific payout steps (nonces, gas top-ups, fee payers) for an rpc-mode adapter of this chain. */
-  payoutOps(ctx: ChainModuleCtx, adapter: ChainAdapter, env: PayoutStepEnv): PayoutChainOps | undefined;
   /**
-   * A rough network fee of one token transfer in native base units, for previews (batch
-   * payouts, collection); undefined when this adapter cannot tell. The payout steps compute
-   * the real fee limit when they sign.
+   * The rpc-mode adapter for a chain's config section, bundled with what only its concrete
+   * type can do (payout steps, jobs, fee estimate, restore reconcile): callers take these from
+   * the bundle (chains/factory.ts `chainBundle`), never by testing the adapter's shape.
    */
-  estimateTransferFee?(adapter: ChainAdapter, sample: FeeSample): Promise<FeeEstimate | undefined>;
+  createAdapter(a: { cfg: ChainNodeConfig; tokens: TokenInfo[]; logger: RpcLogger; clock?: Clock }): ChainBundle;
   /**
-   * Restore reconcile (DESIGN 16): reads the chain for what `q.address` sent after the backup
-   * and returns each transfer the database does not know (EVM: nonces past the highest stored;
-   * TRON, SOL: transactions it signed after `q.since`). A sandbox adapter's chain lives in the
-   * database, so it was restored with it: nothing to read.
+   * Base units a collection leg leaves on a deposit address with `[collection] keep_dust = true`
+   * (TRON: 1, so the payer's next transfer there costs the energy of one to an existing holder);
+   * 0 or absent: the leg sweeps everything.
    */
-  unrecordedOutgoing(ctx: ChainModuleCtx, adapter: ChainAdapter, q: OutgoingQuery): Promise<UnrecordedTransfer[]>;
-  /** Background jobs an rpc-mode adapter needs (Solana: token-account provisioning). */
-  jobs?(ctx: ChainModuleCtx, adapter: ChainAdapter, addresses: AddressBook): ChainJob[];
+  collectionDust?: bigint;
   /** The wallet-launch URI of DESIGN 5 (amount null: an exclusive address, any amount). */
   paymentUri(token: TokenInfo, address: string, amount: bigint | null, orderNo?: string): string;
   /** What the hosted pages show (docs/wallet-links.md). */

@@ -56,10 +56,26 @@ export interface AddressBook {
   gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, now: number): KeyedAddress;
 }
 
+/**
+ * The port to the payout orders (src/payout/store.ts `payoutStore` implements it from the
+ * state machine's own status lists): the steps ask by meaning, never with status strings.
+ */
+export interface PayoutStore {
+  /** The source's payouts signed and stored but not yet accepted by a node (their fees are still to be paid). */
+  signedUnsent(db: DbOrTx, fromAddressId: string): PayoutOrderRow[];
+  /** The signed metadata (`signedMeta`) of the source's unfinished payouts on `chain` (each may still hold a nonce). */
+  unfinishedSignedMeta(db: DbOrTx, chain: string, fromAddress: string): string[];
+  /** The signed metadata of every payout the source ever signed on `chain`, any status (restore reconcile). */
+  signedMeta(db: DbOrTx, chain: string, fromAddress: string): string[];
+  /** Those of `ids` that are finished (confirmed or failed: nothing more will be sent or land for them). */
+  finished(db: DbOrTx, ids: readonly number[]): PayoutOrderRow[];
+}
+
 /** What the composition root hands a chain's payout steps. */
 export interface PayoutStepEnv {
   locks: KeyedLock;
   addresses: AddressBook;
+  payouts: PayoutStore;
 }
 
 /** The HD key of a payout's source address (every chain's steps sign with it). */

@@ -1,17 +1,14 @@
-// The chain registry: chain code → its module (src/chains/<chain>/index.ts), and the
-// adapters built from config. Adding a chain is one module plus one line here.
-import type { Db } from "../db/client";
-import type { Clock } from "../lib/clock";
-import { SandboxChain } from "./sandbox/chain";
+// The chain registry: chain code → its module (src/chains/<chain>/index.ts): the one list of
+// the product's chains and, through each module's defaults, of their tokens. Adding a chain is
+// one module plus one line here. Building adapters from config is chains/factory.ts.
 import { bscChain } from "./bsc";
 import { solChain } from "./sol";
 import { tronChain } from "./tron";
-import type { ChainModule, ChainSectionConfig } from "./module";
-import type { Logger } from "../lib/logger";
-import type { ChainAdapter, ChainCode, TokenInfo } from "./types";
+import type { ChainModule } from "./module";
+import type { ChainCode, TokenInfo, TokenSymbol } from "./types";
 
-// Built on first use: code the chain modules import (the sandbox chain) imports this file
-// back, so nothing here may read them while the modules load.
+// Built on first use, so a module that reads the registry at load time (a field schema's
+// example) does not depend on import order.
 let modules: Map<ChainCode, ChainModule> | undefined;
 function registry(): Map<ChainCode, ChainModule> {
   return (modules ??= new Map<ChainCode, ChainModule>([tronChain, bscChain, solChain].map((m) => [m.code, m])));
@@ -52,35 +49,17 @@ export function tokensFor(chain: ChainCode, cfg: { tokens: object }): TokenInfo[
   });
 }
 
-function rpcLogger(l: Logger) {
-  return {
-    info: (o: Record<string, unknown>) => l.info("rpc", o),
-    warn: (o: Record<string, unknown>) => l.warn("rpc", o),
-    error: (o: Record<string, unknown>) => l.error("rpc", o),
-  };
+/** Every registered chain code, in registration order. */
+export function chainCodes(): ChainCode[] {
+  return chainModules().map((m) => m.code);
 }
 
-/** What building the adapters reads: the chain sections, and the sandbox chain's storage and time. */
-export interface MakeChainsCtx {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  /** The `chains.<CODE>` sections (src/config/schema.ts; the chain layer does not import config/). */
-  config: { chains: { readonly [code: string]: ChainSectionConfig | undefined } };
+/** Every token symbol some registered chain carries. */
+export function tokenSymbols(): TokenSymbol[] {
+  return [...new Set(chainModules().flatMap((m) => m.defaults.tokens.map((t) => t.symbol)))];
 }
 
-export function makeChains(ctx: MakeChainsCtx): Map<ChainCode, ChainAdapter> {
-  const out = new Map<ChainCode, ChainAdapter>();
-  for (const m of chainModules()) {
-    const chain = m.code;
-    const cfg = ctx.config.chains[chain];
-    if (!cfg?.enabled) continue;
-    const tokens = tokensFor(chain, cfg);
-    if (cfg.mode === "sandbox") {
-      out.set(chain, new SandboxChain({ chain, db: ctx.db, tokens, confirmations: cfg.confirmations, now: () => ctx.clock.now() }));
-    } else {
-      out.set(chain, m.createAdapter({ cfg, tokens, logger: rpcLogger(ctx.logger.child({ chain })), clock: ctx.clock }));
-    }
-  }
-  return out;
+/** A chain's default token facts (contract, decimals) before config overrides; undefined when the chain or token is unknown. */
+export function defaultToken(chain: string, symbol: string): TokenInfo | undefined {
+  return hasChainModule(chain) ? chainModule(chain).defaults.tokens.find((t) => t.symbol === symbol) : undefined;
 }

@@ -6,8 +6,8 @@ export type ChainCode = "TRON" | "BSC" | "SOL";
 export type TokenSymbol = "USDT" | "USDC";
 export type ChainMode = "sandbox" | "rpc";
 
-export const CHAIN_CODES: readonly ChainCode[] = ["TRON", "BSC", "SOL"];
-export const TOKEN_SYMBOLS: readonly TokenSymbol[] = ["USDT", "USDC"];
+// The list of chains and their tokens is the registry (chains/registry.ts: chainCodes(),
+// tokenSymbols(), each module's defaults.tokens); these unions only name them for the types.
 
 export interface TokenInfo {
   chain: ChainCode;
@@ -132,4 +132,18 @@ export interface ChainAdapter {
   signTransfer(req: TransferRequest): Promise<SignedTransfer>;
   broadcast(tx: SignedTransfer): Promise<BroadcastResult>;
   txState(tx: SignedTransfer): Promise<TxState>;
+  /** What a mined transaction cost (DESIGN 21); null while it is in no block. */
+  txCost?(tx: SignedTransfer): Promise<TxCost | null>;
+}
+
+/** The on-chain cost of one transaction the gateway sent (transfer_costs). */
+export interface TxCost {
+  /** Native base units burned or paid as fee (TRX sun, BNB wei, SOL lamports). */
+  nativeBurned: bigint;
+  /** TRON: energy taken from stakes (delegated to the sender). */
+  energyDelegated?: bigint;
+  /** TRON: energy paid for by burning TRX (included in nativeBurned). */
+  energyBurned?: bigint;
+  /** TRON: bandwidth bytes (free or burned). */
+  bandwidth?: bigint;
 }

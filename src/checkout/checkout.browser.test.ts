@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Elysia } from "elysia";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser, screenshotDir } from "../testing/browser";
-import { MemoryCheckout, sampleDeposit, sampleOrder } from "./memory-deps";
+import { MemoryCheckout, sampleDeposit, sampleOrder } from "../testing/checkout-memory";
 import { checkoutRoutes } from "./routes";
 import type { PayinStatus } from "./types";
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
-import { MemoryCheckout, sampleOrder } from "./memory-deps";
+import { MemoryCheckout, sampleOrder } from "../testing/checkout-memory";
 import { checkoutRoutes } from "./routes";
 
 const BROWSER_RETRY = { retry: 2 };

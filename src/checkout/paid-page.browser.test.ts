@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Elysia } from "elysia";
 import type { Browser } from "playwright-core";
 import { launchBrowser, screenshotDir } from "../testing/browser";
-import { MemoryCheckout, sampleOrder } from "./memory-deps";
+import { MemoryCheckout, sampleOrder } from "../testing/checkout-memory";
 import { checkoutRoutes } from "./routes";
 
 const BROWSER_RETRY = { retry: 2 };

@@ -1,7 +1,7 @@
 // The routes over real HTTP on 127.0.0.1: headers, JSON shapes, 404s, escaping.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
-import { MemoryCheckout, sampleDeposit, sampleOrder } from "./memory-deps";
+import { MemoryCheckout, sampleDeposit, sampleOrder } from "../testing/checkout-memory";
 import { checkoutRoutes } from "./routes";
 
 const store = new MemoryCheckout();

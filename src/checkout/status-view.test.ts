@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { checkoutStatusJson, depositStatusJson, displayAmount } from "./status-view";
-import { sampleDeposit, sampleOrder } from "./memory-deps";
+import { sampleDeposit, sampleOrder } from "../testing/checkout-memory";
 
 describe("checkout status JSON", () => {
   test("carries exactly the public fields, even when the view holds more", () => {

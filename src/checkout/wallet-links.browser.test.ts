@@ -10,7 +10,7 @@ import { launchBrowser, screenshotDir } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { ROOT } from "../testing/process";
 import { solanaReference } from "../payin/payment-uri";
-import { defaultToken } from "../chains/tokens";
+import { defaultToken } from "../chains/registry";
 import { toBaseUnits } from "../lib/money";
 
 const BROWSER_RETRY = { retry: 2 };

@@ -2,7 +2,7 @@
 // keys, defaults and docs). A test keeps the committed file in sync.
 import type { TSchema } from "@sinclair/typebox";
 import { ConfigSchema } from "../config/schema";
-import { DEFAULT_TOKENS } from "../chains/tokens";
+import { defaultToken } from "../chains/registry";
 
 type S = TSchema & { properties?: Record<string, S>; default?: unknown; description?: string; type?: string; anyOf?: S[] };
 
@@ -23,7 +23,7 @@ function section(path: string, schema: S, out: string[]): void {
     const p = path ? `${path}.${key}` : key;
     if (key === "tokens") {
       for (const [sym, tok] of Object.entries(s.properties ?? {})) {
-        const facts = DEFAULT_TOKENS.find((t) => t.chain === path.split(".")[1] && t.symbol === sym);
+        const facts = defaultToken(path.split(".")[1]!, sym);
         out.push("", `# Optional override of a token's contract/mint and limits:`, `# [${p}.${sym}]`);
         for (const [k, ts] of Object.entries((tok as S).properties ?? {})) {
           const val = ts.default !== undefined ? tomlValue(ts.default) : k === "contract" ? JSON.stringify(facts?.contract ?? "") : String(facts?.decimals ?? 6);

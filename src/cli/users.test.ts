@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { runCli, startGatewayProcess, tempSetup, type TempSetup } from "../testing/process";
 import { eventually } from "../testing/wait";
-import { httpSession } from "../backoffice/test-helpers";
+import { httpSession } from "../testing/backoffice-browser";
 import { postLogin } from "../testing/backoffice-client";
 
 const dirs: string[] = [];

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { createContext, openStore } from "../app/context";
 import { requireDatabase } from "../app/data-folder";
 import type { LoadedConfig } from "../config/load";
-import { makeChains } from "../chains/registry";
+import { makeChains } from "../chains/factory";
 import { openReadonlyDb, writeTx } from "../db/client";
 import { silentLogger } from "../lib/logger";
 import { systemClock } from "../lib/clock";
@@ -13,7 +13,7 @@ import { CLI_ACTOR, recordAudit } from "../audit/log";
 import { Cipher } from "../secrets/cipher";
 import { keyOpensDatabase } from "../secrets/key-check";
 import { keyFromString } from "../secrets/master-key";
-import { loadMnemonic } from "../secrets/seed";
+import { loadMnemonic } from "../wallet/seed";
 import { CliUsageError, type CliFlags } from "./common";
 
 export const WALLET_USAGE = `  wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)

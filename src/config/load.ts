@@ -6,6 +6,7 @@ import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
 import { cidrProblem } from "../lib/client-ip";
 import { notifyUrlProblem } from "../lib/target-url";
+import { chainModule, hasChainModule } from "../chains/registry";
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[], source: string) {
@@ -97,6 +98,7 @@ function semanticChecks(c: Config, problems: string[]): void {
   alertChecks(c, problems);
   ratesChecks(c, problems);
   backupChecks(c, problems);
+  compatChecks(c, problems);
   if (parseDuration(c.ops.max_scan_lag) < 1000) problems.push("ops.max_scan_lag: must be at least 1s");
   for (const [code, ch] of Object.entries(c.chains)) {
     if (ch.enabled && ch.mode === "rpc" && ch.rpc_urls.length === 0) problems.push(`chains.${code}.rpc_urls: rpc mode needs at least one URL`);
@@ -104,6 +106,13 @@ function semanticChecks(c: Config, problems: string[]): void {
       if (tok && compareAmounts(tok.min_amount, tok.max_amount) > 0) problems.push(`chains.${code}.tokens.${sym}: min_amount is above max_amount`);
     }
   }
+}
+
+/** DESIGN 19: compatibility orders are paid on one known chain and token. */
+function compatChecks(c: Config, problems: string[]): void {
+  const [chain = "", token = ""] = c.compat.payment.split(":");
+  if (!hasChainModule(chain)) problems.push(`compat.payment: unknown chain ${JSON.stringify(chain)}`);
+  else if (!chainModule(chain).defaults.tokens.some((t) => t.symbol === token)) problems.push(`compat.payment: ${chain} has no token ${JSON.stringify(token)}`);
 }
 
 /** Sandbox is a whole-gateway mode (DESIGN 8): a real chain next to sandbox ones needs an explicit opt-in. */

@@ -1,5 +1,6 @@
 // Field schemas shared by the merchant API's request bodies.
 import { Type as T } from "@sinclair/typebox";
+import { chainModules } from "../chains/registry";
 
 export const AmountField = T.String({
   pattern: "^(0|[1-9]\\d*)(\\.\\d{1,6})?$",
@@ -7,7 +8,7 @@ export const AmountField = T.String({
   examples: ["100.50"],
   errorMessage: "must be a decimal string with at most 6 fractional digits and no leading zeros",
 });
-export const ChainCodeField = T.String({ description: "TRON, BSC or SOL", examples: ["TRON"], errorMessage: "must be a string" });
+export const ChainCodeField = T.String({ description: "TRON, BSC or SOL", examples: [chainModules()[0]!.code], errorMessage: "must be a string" });
 export const TokenSymbolField = T.String({ description: "USDT or USDC, matching chainCode", examples: ["USDT"], errorMessage: "must be a string" });
 /**
  * Free text the gateway stores or compares (DESIGN 5): well-formed Unicode (checked for every string in

@@ -1,8 +1,8 @@
 // Order rules the spec gives their own codes, shared by the pay-in and payout services.
 import type { Config } from "../config/schema";
 import { AppError, invalid } from "../errors";
-import { TOKEN_SYMBOLS, type ChainAdapter, type ChainCode, type TokenInfo, type TokenSymbol } from "../chains/types";
-import { chainModule, hasChainModule } from "../chains/registry";
+import { type ChainAdapter, type ChainCode, type TokenInfo, type TokenSymbol } from "../chains/types";
+import { chainModule, hasChainModule, tokenSymbols } from "../chains/registry";
 import { compareAmounts, toBaseUnits } from "../lib/money";
 import { notifyUrlProblem } from "../lib/target-url";
 
@@ -15,7 +15,7 @@ export interface OrderRuleDeps {
 /** Chain and token codes: 31001 / 31002 / 31003 (spec 7); the chains are the registered modules. */
 export function checkChainToken(chainCode: string, tokenSymbol: string): { chain: ChainCode; token: TokenSymbol } {
   if (!hasChainModule(chainCode)) throw new AppError(31001, { chainCode });
-  if (!TOKEN_SYMBOLS.includes(tokenSymbol as TokenSymbol)) throw new AppError(31002, { tokenSymbol });
+  if (!tokenSymbols().includes(tokenSymbol as TokenSymbol)) throw new AppError(31002, { tokenSymbol });
   if (!chainModule(chainCode).defaults.tokens.some((t) => t.symbol === tokenSymbol)) throw new AppError(31003, { chainCode, tokenSymbol });
   return { chain: chainCode as ChainCode, token: tokenSymbol as TokenSymbol };
 }

@@ -16,10 +16,11 @@ import { countTransition } from "../lib/event-metrics";
 import { newOrderNo, newTimedToken } from "../lib/ids";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
-import { transition, type PayinEvent, type PayinStatus } from "./state";
+import { AWAITING_PAYMENT, SETTLING_STATUSES, statusSql, transition, type PayinEvent, type PayinStatus } from "./state";
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
 import { existingKeyCache } from "../merchants/key-cache";
 import { followPayin } from "../invoices/service";
+import { followCompatOrder } from "../callbacks/compat";
 
 /** What the pay-in services read from the gateway (the app context satisfies it as it is). */
 export interface PayinCtx {
@@ -94,6 +95,7 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
       updatedAt: now,
       invoiceId: null,
       invoiceRate: null,
+      compat: null,
     };
     // Plain bun:sqlite statement, no RETURNING: the row is what was written (the other
     // columns start NULL, confirmations 0), its id is the new rowid.
@@ -147,9 +149,9 @@ export function freeSharedAddress(tx: Tx, merchantId: number, chain: string, tok
 export const FREE_SHARED_ADDRESS = `SELECT a.id, a.address FROM addresses a INDEXED BY addresses_merchant
   WHERE a.merchant_id = ?1 AND a.chain = ?2 AND a.kind = 'shared' AND a.deleted_at IS NULL
     AND NOT EXISTS (SELECT 1 FROM payin_orders p INDEXED BY payin_open_amount
-                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND p.status = 'waiting_payment')
+                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND ${statusSql("p.status", AWAITING_PAYMENT)})
     AND NOT EXISTS (SELECT 1 FROM payin_orders p INDEXED BY payin_settling_amount
-                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND p.status IN ('detected', 'confirming'))
+                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND ${statusSql("p.status", SETTLING_STATUSES)})
   LIMIT 1`;
 
 /** Every pool address has this amount open: a new pool address up to the pool size; else 40105. */
@@ -171,10 +173,14 @@ export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
   return prepared(db, "bindKeyById", (d) => d.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, sql.placeholder("id"))).prepare()).get({ id: o.bindingId })?.k ?? null;
 }
 
-/** The order's callback; an invoice's order is announced by its invoice instead (src/invoices/service.ts). */
+/**
+ * The order's callback; an invoice's order is announced by its invoice instead (src/invoices/service.ts),
+ * a shop plugin's order only by its protocol's callback once paid (src/callbacks/compat.ts).
+ */
 export function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
   afterCommit(tx, () => countTransition("payin", o.chain, o.token, o.status));
   if (o.invoiceId !== null && followPayin(tx, o, now)) return;
+  if (o.compat !== null) return followCompatOrder(tx, o, now);
   const m =
     existingKeyCache(tx)?.merchant(o.merchantId) ??
     prepared(tx, "merchantUid", (d) => d.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id: o.merchantId })!;

@@ -15,6 +15,19 @@ export const PAYIN_STATUSES = [
 export type PayinStatus = (typeof PAYIN_STATUSES)[number];
 
 export const OPEN_STATUSES: readonly PayinStatus[] = ["waiting_payment", "detected", "confirming"];
+/** Open and nothing received yet (its address and amount are taken until it expires). */
+export const AWAITING_PAYMENT: readonly PayinStatus[] = OPEN_STATUSES.filter((s) => s === "waiting_payment");
+/** Open with a transfer in hand, waiting for confirmations. */
+export const SETTLING_STATUSES: readonly PayinStatus[] = OPEN_STATUSES.filter((s) => !AWAITING_PAYMENT.includes(s));
+
+/**
+ * A status list as an SQL condition on `column`, written as the partial indexes spell it
+ * (`= 'x'` for one status, `IN ('x', 'y')` for more), so a query built from the lists above
+ * still matches the index predicates of migrations/ (SQLite compares the text of the terms).
+ */
+export function statusSql(column: string, statuses: readonly PayinStatus[]): string {
+  return statuses.length === 1 ? `${column} = '${statuses[0]}'` : `${column} IN (${statuses.map((s) => `'${s}'`).join(", ")})`;
+}
 
 export type PayinEvent =
   /** A matching transfer was included in a block (timed no later than expireAt). */

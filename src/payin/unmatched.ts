@@ -8,8 +8,8 @@ import { and, count, desc, eq, isNotNull, isNull, ne, type SQL } from "drizzle-o
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { addresses, denyList, merchants, payinOrders, payoutOrders, transfers } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
-import { defaultToken } from "../chains/tokens";
-import type { ChainCode, TokenSymbol } from "../chains/types";
+import { defaultToken } from "../chains/registry";
+import type { ChainCode } from "../chains/types";
 import { fromBaseUnits } from "../lib/money";
 import { iso } from "../lib/clock";
 import { applyPayinEvent, type PayinCtx } from "./service";
@@ -40,7 +40,7 @@ export interface DepositScope {
 function decimalsOf(ctx: Pick<PayinCtx, "chains">, chain: string, token: string): number {
   return (
     ctx.chains.get(chain as ChainCode)?.tokens.find((t) => t.symbol === token)?.decimals ??
-    defaultToken(chain as ChainCode, token as TokenSymbol)?.decimals ??
+    defaultToken(chain, token)?.decimals ??
     6
   );
 }

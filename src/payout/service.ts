@@ -29,7 +29,7 @@ export interface PayoutCtx {
   logger: Logger;
   /** Enabled chains only. */
   chains: ReadonlyMap<ChainCode, ChainAdapter>;
-  config: Pick<Config, "chains" | "callbacks">;
+  config: Pick<Config, "chains" | "callbacks"> & Partial<Pick<Config, "collection">>;
 }
 
 export interface CreatePayoutInput {

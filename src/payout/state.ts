@@ -27,6 +27,9 @@ const RULES: ReadonlyArray<{ from: PayoutStatus; event: PayoutEvent["type"]; sta
   { from: "broadcasted", event: "fail", stages: ["confirm"], to: "failed" },
 ];
 
+/** Statuses whose stored, signed transaction has not been accepted by a node yet (the rules' sources of "broadcasted"). */
+export const AWAITING_BROADCAST: readonly PayoutStatus[] = PAYOUT_STATUSES.filter((s) => RULES.some((r) => r.from === s && r.event === "broadcasted"));
+
 export class InvalidPayoutTransition extends Error {
   constructor(public readonly from: PayoutStatus, public readonly event: PayoutEvent) {
     super(`payout order in ${from} does not accept ${event.type}${event.type === "fail" ? ` (${event.stage})` : ""}`);

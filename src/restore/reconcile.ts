@@ -9,7 +9,9 @@ import { and, count, eq, isNull, like, sql } from "drizzle-orm";
 import { writeTx, type Db, type DbOrTx } from "../db/client";
 import { payoutOrders, reconcileAddresses, reconcileChains, unrecordedOutgoing } from "../db/schema";
 import { chainModule, hasChainModule } from "../chains/registry";
+import { chainBundle } from "../chains/factory";
 import type { ChainModuleCtx } from "../chains/module";
+import type { PayoutStore } from "../chains/payout-steps";
 import type { ChainAdapter } from "../chains/types";
 import { recordAudit, type Actor } from "../audit/log";
 
@@ -42,7 +44,7 @@ export interface SendGate {
 export class ReconcileGate implements SendGate {
   /** Sources known to be free to send (until the next restore, which is a new process). */
   private readonly free = new Set<string>();
-  constructor(private readonly ctx: ChainModuleCtx) {}
+  constructor(private readonly ctx: ChainModuleCtx & { payouts: PayoutStore }) {}
 
   async check(adapter: ChainAdapter, address: string): Promise<string | null> {
     const key = `${adapter.chain}:${address}`;
@@ -61,11 +63,12 @@ export class ReconcileGate implements SendGate {
       }
       return holdText(adapter.chain, address, openCount(db, adapter.chain, address));
     }
-    const found = await chainModule(adapter.chain).unrecordedOutgoing(this.ctx, adapter, {
+    const found = await (chainBundle(adapter).unrecordedOutgoing?.(this.ctx, {
       address,
       since: rc.sinceBlock === null ? null : BigInt(rc.sinceBlock),
       known: (h) => knownTx(db, h),
-    });
+      payouts: this.ctx.payouts,
+    }) ?? []);
     const now = this.ctx.clock.now();
     writeTx(db, (tx) => {
       for (const t of found) {

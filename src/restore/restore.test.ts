@@ -33,7 +33,7 @@ async function setup(): Promise<TempSetup & { cli: (...a: string[]) => ReturnTyp
 function handOut(s: TempSetup, bindKey: string): { index: number; address: string; restored: boolean } {
   const script = `
     const { createContext } = await import(${JSON.stringify(join(import.meta.dir, "../app/context"))});
-    const { makeChains } = await import(${JSON.stringify(join(import.meta.dir, "../chains/registry"))});
+    const { makeChains } = await import(${JSON.stringify(join(import.meta.dir, "../chains/factory"))});
     const { loadConfig } = await import(${JSON.stringify(join(import.meta.dir, "../config/load"))});
     const { writeTx } = await import(${JSON.stringify(join(import.meta.dir, "../db/client"))});
     const { silentLogger } = await import(${JSON.stringify(join(import.meta.dir, "../lib/logger"))});

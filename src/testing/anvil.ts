@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import type { Subprocess } from "bun";
 import { encodeFunctionData, parseAbi, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { defaultToken } from "../chains/tokens";
+import { defaultToken } from "../chains/registry";
 import type { TokenSymbol } from "../chains/types";
 import { TEST_TOKEN_RUNTIME_BYTECODE } from "./erc20-bytecode";
 import { freePort } from "./wait";

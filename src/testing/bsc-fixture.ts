@@ -1,12 +1,12 @@
 // One anvil node with the fault-injecting proxy in front and an adapter pointed at the proxy.
 import { getAddress, keccak256, toHex } from "viem";
 import { createBscAdapter, type BscAdapter, type BscAdapterOptions } from "../chains/bsc/adapter";
-import { DEFAULT_TOKENS } from "../chains/tokens";
+import { chainModule } from "../chains/registry";
 import type { TokenInfo } from "../chains/types";
 import { startAnvil, type AnvilNode } from "./anvil";
 import { startRpcProxy, type ProxyFaults, type RpcProxy } from "./rpc-proxy";
 
-export const BSC_TOKENS: TokenInfo[] = DEFAULT_TOKENS.filter((t) => t.chain === "BSC").map((t) => ({ ...t }));
+export const BSC_TOKENS: TokenInfo[] = chainModule("BSC").defaults.tokens.map((t) => ({ ...t }));
 
 export interface BscFixture {
   node: AnvilNode;

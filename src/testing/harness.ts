@@ -10,7 +10,7 @@ import { createMerchant } from "../merchants/service";
 import { StablegateClient } from "../sdk/client";
 import type { Clock } from "../lib/clock";
 import { createLogger, type Logger } from "../lib/logger";
-import { makeChains } from "../chains/registry";
+import { makeChains } from "../chains/factory";
 import { offlineLookup, useDefaultLookup } from "../callbacks/target";
 
 export interface TestGateway {

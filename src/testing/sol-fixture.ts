@@ -4,12 +4,12 @@ import { createAssociatedTokenAccountIdempotentInstruction, createTransferChecke
 import { createHash } from "node:crypto";
 import { base58 } from "@scure/base";
 import { createSolAdapter, type SolAdapter, type SolAdapterOptions } from "../chains/sol/adapter";
-import { DEFAULT_TOKENS } from "../chains/tokens";
+import { chainModule } from "../chains/registry";
 import type { TokenInfo } from "../chains/types";
 import { startRpcProxy, type RpcProxy } from "./rpc-proxy";
 import { startSolanaRpc, USDC_MINT, type SolanaRpcNode, type SolanaRpcNodeOptions } from "./solana-rpc";
 
-export const SOL_TOKENS: TokenInfo[] = DEFAULT_TOKENS.filter((t) => t.chain === "SOL").map((t) => ({ ...t }));
+export const SOL_TOKENS: TokenInfo[] = chainModule("SOL").defaults.tokens.map((t) => ({ ...t }));
 const MINT = new PublicKey(USDC_MINT);
 
 export interface SolFixture {

@@ -4,11 +4,11 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { createTronAdapter, type TronAdapter, type TronAdapterOptions } from "../chains/tron/adapter";
 import { deriveTronKey } from "../chains/tron/address";
-import { DEFAULT_TOKENS } from "../chains/tokens";
+import { chainModule } from "../chains/registry";
 import type { TokenInfo } from "../chains/types";
 import { startTronNode, type TronNode, type TronNodeOptions } from "./tron-node";
 
-export const TRON_TOKENS: TokenInfo[] = DEFAULT_TOKENS.filter((t) => t.chain === "TRON").map((t) => ({ ...t }));
+export const TRON_TOKENS: TokenInfo[] = chainModule("TRON").defaults.tokens.map((t) => ({ ...t }));
 export const USDT = TRON_TOKENS[0].contract;
 const DEV = deriveTronKey(sha256(new TextEncoder().encode("stablegate tron dev")), 0);
 export const DEV_ADDRESS = DEV.address;

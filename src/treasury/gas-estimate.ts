@@ -1,8 +1,9 @@
 // Estimated network fee of a token transfer, for previews (batch payouts,
 // collection). An estimate only: the payout engine computes the real fee limit
 // when it signs, and gas top-ups follow that. Each chain module says how its
-// fee is estimated (`ChainModule.estimateTransferFee`).
+// fee is estimated (`ChainBundle.estimateTransferFee`, chains/factory.ts).
 import { chainModule } from "../chains/registry";
+import { chainBundle } from "../chains/factory";
 import type { ChainAdapter, TokenSymbol } from "../chains/types";
 import { fromBaseUnits } from "../lib/money";
 
@@ -23,7 +24,7 @@ export interface GasEstimate {
 async function perTransfer(adapter: ChainAdapter, sample: { from: string; to: string; token: TokenSymbol; amount: bigint }): Promise<{ fee: bigint; note?: string }> {
   if (adapter.mode === "sandbox") return { fee: 0n, note: "sandbox chain: no gas" };
   try {
-    const e = await chainModule(adapter.chain).estimateTransferFee?.(adapter, sample);
+    const e = await chainBundle(adapter).estimateTransferFee?.(sample);
     if (e) return e;
   } catch (e) {
     return { fee: 0n, note: `no estimate: ${String((e as Error).message ?? e).slice(0, 120)}` };

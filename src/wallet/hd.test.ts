@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { mnemonicToAccount } from "viem/accounts";
 import { Keypair, PublicKey } from "@solana/web3.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { CHAIN_CODES, type ChainCode } from "../chains/types";
+import type { ChainCode } from "../chains/types";
+import { chainCodes } from "../chains/registry";
+const CHAIN_CODES = chainCodes();
 import {
   deriveKey,
   generateMnemonic,

@@ -3,12 +3,12 @@
 // chosen by search), frozen orders ("Release", "Cancel order"), the deny list.
 // The deposit page is shared (scoped) so a merchant sees its own deposits too.
 import { Elysia } from "elysia";
-import { CHAIN_CODES } from "../../chains/types";
+import { chainCodes, hasChainModule } from "../../chains/registry";
 import { fromBaseUnits } from "../../lib/money";
 import { attachDeposit, denySender, dismissDeposit, listDenied, markDepositRefunded, OperatorError, undenySender } from "../../payin/operator";
 import { listUnmatched, UNMATCHED_REASONS, type UnmatchedReason } from "../../payin/unmatched";
 import { NotFound } from "../errors";
-import { decimalsOf } from "../format";
+import { decimalsOf, type DisplayCtx } from "../format";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { attachCandidates, depositDetail } from "../queries/deposits";
 import { parseFilter } from "../queries/filters";
@@ -30,8 +30,8 @@ function unrecordedBySource(rows: UnrecordedRow[]): Array<{ chain: string; addre
   return [...out.values()];
 }
 
-function UnrecordedSection(p: { d: BackofficeDeps; v: Viewer }): JSX.Element {
-  const sources = unrecordedBySource(openUnrecorded(p.d.ctx.db));
+function UnrecordedSection(p: { sources: ReturnType<typeof unrecordedBySource>; display: DisplayCtx; v: Viewer }): JSX.Element {
+  const { sources } = p;
   if (!sources.length) return <></>;
   return (
     <>
@@ -48,13 +48,13 @@ function UnrecordedSection(p: { d: BackofficeDeps; v: Viewer }): JSX.Element {
           <tr>
             <td safe>{g.chain}</td>
             <td>
-              <ChainRef ctx={p.d.ctx} chain={g.chain} kind="address" value={g.address} />
+              <ChainRef ctx={p.display} chain={g.chain} kind="address" value={g.address} />
             </td>
             <td class="wrap">
               <ul>
                 {g.rows.map((t) => (
                   <li>
-                    {t.txHash ? <ChainRef ctx={p.d.ctx} chain={t.chain} kind="tx" value={t.txHash} /> : <span safe>{`nonce ${t.nonce ?? "?"}`}</span>}{" "}
+                    {t.txHash ? <ChainRef ctx={p.display} chain={t.chain} kind="tx" value={t.txHash} /> : <span safe>{`nonce ${t.nonce ?? "?"}`}</span>}{" "}
                     <span safe>{t.amount !== null && t.asset ? `${t.asset} ${t.amount} base units` : ""}</span> <span class="mono" safe>{t.toAddress ? `→ ${t.toAddress}` : ""}</span>
                   </li>
                 ))}
@@ -85,16 +85,31 @@ function resolutionText(t: { resolution: string | null; resolutionRef: string | 
 
 const reasonText = (r: string | null | undefined) => (r && r in UNMATCHED_REASONS ? UNMATCHED_REASONS[r as UnmatchedReason] : (r ?? ""));
 
-function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string }): string {
-  const { d, v } = p;
-  const unmatched = listUnmatched(d.ctx, { state: "open", limit: 200 }).deposits;
-  const frozen = listPayins(d.ctx.db, { merchantId: null }, parseFilter({ status: "frozen_abnormal" }, ["frozen_abnormal"]), { limit: 200 }).rows;
-  const denied = listDenied(d.ctx);
+/** What the exceptions page shows, read by its route handlers (the page itself runs no query). */
+export interface ExceptionsData {
+  unrecorded: ReturnType<typeof unrecordedBySource>;
+  unmatched: ReturnType<typeof listUnmatched>["deposits"];
+  frozen: ReturnType<typeof listPayins>["rows"];
+  denied: ReturnType<typeof listDenied>;
+}
+
+export function loadExceptions(d: BackofficeDeps): ExceptionsData {
+  return {
+    unrecorded: unrecordedBySource(openUnrecorded(d.ctx.db)),
+    unmatched: listUnmatched(d.ctx, { state: "open", limit: 200 }).deposits,
+    frozen: listPayins(d.ctx.db, { merchantId: null }, parseFilter({ status: "frozen_abnormal" }, ["frozen_abnormal"]), { limit: 200 }).rows,
+    denied: listDenied(d.ctx),
+  };
+}
+
+export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v: Viewer; notice?: string; error?: string }): string {
+  const { v } = p;
+  const { unmatched, frozen, denied } = p.data;
   return (
     <Layout title="Exceptions" viewer={v} path="/backoffice/exceptions">
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
-      <UnrecordedSection d={d} v={v} />
+      <UnrecordedSection sources={p.data.unrecorded} display={p.display} v={v} />
       <h2>Unmatched deposits</h2>
       {unmatched.length ? (
         <DataTable
@@ -163,7 +178,7 @@ function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
         <label for="deny-chain">
           Chain
           <select id="deny-chain" name="chain">
-            {CHAIN_CODES.map((c) => (
+            {chainCodes().map((c) => (
               <option value={c}>{c}</option>
             ))}
           </select>
@@ -329,8 +344,10 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
 const idParam = (s: string) => (/^\d{1,15}$/.test(s) ? Number(s) : -1);
 
 export function exceptionsRoutes(d: BackofficeDeps) {
+  // The handlers load, the page renders.
+  const exceptions = (v: Viewer, msg: { notice?: string; error?: string }) => ExceptionsPage({ v, data: loadExceptions(d), display: d.ctx, ...msg });
   return new Elysia({ name: "backoffice-exceptions" })
-    .get("/backoffice/exceptions", page(d, { role: "operator" }, (v, { query }) => ExceptionsPage({ d, v, notice: NOTICES[query.done ?? ""] })))
+    .get("/backoffice/exceptions", page(d, { role: "operator" }, (v, { query }) => exceptions(v, { notice: NOTICES[query.done ?? ""] })))
     .get(
       "/backoffice/deposits/:id",
       page(d, {}, (v, { params, query }) => DepositPage({ d, v, id: idParam(params.id), q: (query.order ?? "").slice(0, 64), notice: NOTICES[query.done ?? ""] })),
@@ -385,7 +402,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         try {
           acknowledgeUnrecorded(d.ctx.db, { chain: str(body.chain), address: str(body.address) }, actorOf(v), d.ctx.clock.now());
         } catch (e) {
-          if (e instanceof AckError) return ExceptionsPage({ d, v, error: e.message });
+          if (e instanceof AckError) return exceptions(v, { error: e.message });
           throw e;
         }
         return redirect("/backoffice/exceptions?done=acknowledged");
@@ -397,13 +414,13 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         const chain = str(body.chain);
         const address = str(body.address).trim();
         const reason = str(body.reason).trim().slice(0, 500);
-        if (!(CHAIN_CODES as readonly string[]).includes(chain) || !address || address.length > 128 || !reason) {
-          return ExceptionsPage({ d, v, error: "Give a chain, a sender address and a reason." });
+        if (!hasChainModule(chain) || !address || address.length > 128 || !reason) {
+          return exceptions(v, { error: "Give a chain, a sender address and a reason." });
         }
         try {
           denySender(d.ctx, chain, address, reason, actorOf(v));
         } catch (e) {
-          if (e instanceof OperatorError) return ExceptionsPage({ d, v, error: e.message });
+          if (e instanceof OperatorError) return exceptions(v, { error: e.message });
           throw e;
         }
         return redirect("/backoffice/exceptions?done=denied");
@@ -417,7 +434,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         try {
           undenySender(d.ctx, chain, address, actorOf(v));
         } catch (e) {
-          if (e instanceof OperatorError) return ExceptionsPage({ d, v, error: e.message });
+          if (e instanceof OperatorError) return exceptions(v, { error: e.message });
           throw e;
         }
         return redirect("/backoffice/exceptions?done=undenied");

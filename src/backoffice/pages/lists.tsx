@@ -3,7 +3,7 @@
 // of exactly what is filtered; and the search results. Both roles, scoped.
 import { Elysia } from "elysia";
 import type { Children } from "@kitajs/html";
-import { CHAIN_CODES, TOKEN_SYMBOLS } from "../../chains/types";
+import { chainCodes, tokenSymbols } from "../../chains/registry";
 import { listMerchants } from "../../merchants/service";
 import { type BackofficeDeps, page, type Viewer } from "../guard";
 import { decimalsOf } from "../format";
@@ -195,8 +195,8 @@ function FilterForm(p: { d: BackofficeDeps; v: Viewer; def: ListDef<never>; f: L
       ) : (
         <></>
       )}
-      <Select id="chain" label="Chain" value={r.chain} options={CHAIN_CODES} />
-      <Select id="token" label="Token" value={r.token} options={TOKEN_SYMBOLS} />
+      <Select id="chain" label="Chain" value={r.chain} options={chainCodes()} />
+      <Select id="token" label="Token" value={r.token} options={tokenSymbols()} />
       <Select id="status" label="Status" value={r.status} options={p.def.statuses} />
       <label for="from">
         From

@@ -2,6 +2,8 @@
 // The order page (both roles, scoped): status timeline with the cause of each
 // change, transfers with explorer links, every callback delivery attempt with
 // "Resend"; and the operator's "Freeze", "Release", "Cancel order".
+import { CostList } from "../views/costs";
+import { costsOfPayout } from "../queries/costs";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
@@ -16,6 +18,7 @@ import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../pay
 import { callbackScopeOk, type OrderDetail, orderDetail } from "../queries/order";
 import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
 import { invoiceNoOf } from "../../invoices/list";
+import { compatSideOf } from "../../compat/service";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 import { CallbackDeliveries } from "../views/callback-deliveries";
@@ -75,9 +78,15 @@ interface TimelineItem {
   status?: string;
 }
 
+function createdBy(o: OrderDetail): string {
+  if (o.payin?.mode === "exclusive") return "exclusive deposit order";
+  if (o.payin?.compat) return `order created by a shop plugin (${o.payin.compat === "epay" ? "EPay" : "epusdt"})`;
+  return "order created through the API";
+}
+
 function timeline(o: OrderDetail): TimelineItem[] {
   const created = (o.payin ?? o.payout)!;
-  const items: TimelineItem[] = [{ at: created.createdAt, title: "created", detail: o.kind === "payin" && o.payin?.mode === "exclusive" ? "exclusive deposit order" : "order created through the API" }];
+  const items: TimelineItem[] = [{ at: created.createdAt, title: "created", detail: createdBy(o) }];
   for (const e of o.events) items.push({ at: e.at, title: `${e.fromStatus ?? "new"} → ${e.toStatus}`, status: e.toStatus, detail: causeOf(o.kind, e.event) });
   for (const a of o.audit) {
     const after = a.after ? (JSON.parse(a.after) as Record<string, unknown>) : {};
@@ -131,6 +140,7 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
                 </dd>
               </>
             ) : null}
+            {o.payin.compat !== null ? <ShopPlugin d={d} payinId={o.payin.id} /> : null}
           </>
         ) : (
           <>
@@ -188,6 +198,13 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
       ) : (
         <></>
       )}
+
+      {o.payout ? (
+        <>
+          <h2>Network cost</h2>
+          <CostList rows={costsOfPayout(d.ctx.db, o.payout.id)} />
+        </>
+      ) : null}
 
       <h2>Timeline</h2>
       <ol class="timeline" aria-label="Status timeline">
@@ -297,4 +314,16 @@ export function orderRoutes(d: BackofficeDeps) {
         return redirect(back.includes("?") ? back : `${back}?done=resent`);
       }),
     );
+}
+
+/** A shop plugin's order (DESIGN 19): its price in the shop's currency and what the shop hears. */
+function ShopPlugin({ d, payinId }: { d: BackofficeDeps; payinId: number }): JSX.Element {
+  const c = compatSideOf(d.ctx.db, payinId);
+  if (!c) return <></>;
+  return (
+    <>
+      <dt>Shop plugin</dt>
+      <dd safe>{`${c.protocol === "epay" ? "EPay" : "epusdt"}: ${c.priceAmount} ${c.priceCurrency} at rate ${c.rate}; the shop is called back at ${c.notifyUrl} once the order completes`}</dd>
+    </>
+  );
 }

@@ -1,11 +1,11 @@
 // Display helpers shared by the treasury pages: token amounts from base units.
 import type { DisplayCtx } from "../format";
-import { DEFAULT_TOKENS } from "../../chains/tokens";
+import { defaultToken } from "../../chains/registry";
 import type { ChainCode } from "../../chains/types";
 import { fromBaseUnits } from "../../lib/money";
 
 export function tokenDecimals(ctx: DisplayCtx, chain: string, token: string): number {
-  const t = ctx.chains.get(chain as ChainCode)?.tokens.find((x) => x.symbol === token) ?? DEFAULT_TOKENS.find((x) => x.chain === chain && x.symbol === token);
+  const t = ctx.chains.get(chain as ChainCode)?.tokens.find((x) => x.symbol === token) ?? defaultToken(chain, token);
   return t?.decimals ?? 6;
 }
 

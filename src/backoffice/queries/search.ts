@@ -3,7 +3,7 @@
 // searched column is its own index seek (newest first, at most a page each);
 // the ids are merged here and the rows read by id, so a search costs the same
 // at 2M orders as at 10k. (A prefix search would add arms of the same shape.)
-import { CHAIN_CODES } from "../../chains/types";
+import { chainCodes } from "../../chains/registry";
 import type { DbOrTx } from "../../db/client";
 import type { Scope } from "./filters";
 import { type DepositListRow, depositsById, type PayinListRow, payinsById, type PayoutListRow, payoutsById } from "./lists";
@@ -29,7 +29,8 @@ interface Arm {
   ordered: boolean;
 }
 
-const chainList = CHAIN_CODES.map(() => "?").join(", ");
+/** `chain IN (?, ?, …)`: one seek per registered chain. */
+const chainList = () => chainCodes().map(() => "?").join(", ");
 const arm = (index: string | undefined, where: string, params: unknown[], ordered = true): Arm => ({ index, where, params, ordered });
 
 /** The arms' SQL, for the query-plan tests. */
@@ -56,8 +57,8 @@ const merchantOrderArm = (q: string, index: string) => arm(index, "merchant_id I
 /** Gateway addresses with this text (one per chain at most), each a seek on (chain, address). */
 function addressIds(db: DbOrTx, q: string): string[] {
   return db.$client
-    .query<{ id: string }, never[]>(`SELECT id FROM addresses WHERE chain IN (${chainList}) AND address = ?`)
-    .all(...([...CHAIN_CODES, q] as never[]))
+    .query<{ id: string }, never[]>(`SELECT id FROM addresses WHERE chain IN (${chainList()}) AND address = ?`)
+    .all(...([...chainCodes(), q] as never[]))
     .map((r) => r.id);
 }
 
@@ -84,7 +85,7 @@ export function payoutArms(q: string): Arm[] {
 export function depositArms(q: string): Arm[] {
   return [
     // (chain, tx_hash, log_index) is unique: a transaction's few transfers.
-    arm("transfers_unique", `chain IN (${chainList}) AND tx_hash = ?`, [...CHAIN_CODES, q], false),
+    arm("transfers_unique", `chain IN (${chainList()}) AND tx_hash = ?`, [...chainCodes(), q], false),
     arm("transfers_search_to", "to_address = ?", [q]),
     arm("transfers_search_from", "from_address = ?", [q]),
   ];

@@ -18,6 +18,7 @@ export const NAV: NavItem[] = [
   { href: "/backoffice/callbacks", label: "Callbacks", roles: ["operator", "merchant"] },
   { href: "/backoffice/wallets", label: "Wallets", roles: ["operator", "merchant"] },
   { href: "/backoffice/balances", label: "Balances", roles: ["operator", "merchant"] },
+  { href: "/backoffice/fees", label: "Fees", roles: ["operator", "merchant"] },
   { href: "/backoffice/batches", label: "Batch payouts", roles: ["merchant"] },
   { href: "/backoffice/collection", label: "Collection", roles: ["merchant"] },
   { href: "/backoffice/developer", label: "Developer", roles: ["merchant"] },

@@ -1,6 +1,5 @@
 // BNB Smart Chain: BEP20 USDT/USDC, an EVM profile (chain id 56, BNB pays gas).
 import { evmChainModule, type EvmChainProfile } from "../evm/module";
-import { DEFAULT_TOKENS } from "../tokens";
 
 export const BSC_PROFILE: EvmChainProfile = {
   chain: "BSC",
@@ -12,7 +11,12 @@ export const BSC_PROFILE: EvmChainProfile = {
   uriScheme: "ethereum",
   label: { network: "BNB Smart Chain", standard: "BEP20" },
   color: "#d99c00",
-  defaults: { confirmations: 3, blockTime: "450ms", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "BSC") },
+  defaults: { confirmations: 3, blockTime: "450ms", tokens: [
+      // Mainnet BEP20 contracts (DESIGN 9); config may override contract and decimals.
+      { chain: "BSC", symbol: "USDT", contract: "0x55d398326f99059fF775485246999027B3197955", decimals: 18 },
+      { chain: "BSC", symbol: "USDC", contract: "0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d", decimals: 18 },
+    ],
+  },
   explorer: { name: "BscScan", tx: "https://bscscan.com/tx/{tx}", address: "https://bscscan.com/address/{address}" },
 };
 

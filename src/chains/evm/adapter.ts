@@ -1,6 +1,6 @@
 // An EVM chain in rpc mode (BSC is one profile): detection by eth_getLogs on the token
 // contracts, token and native transfers signed locally (legacy type-0, the profile's chain id), all over raw JSON-RPC so no
-// client-side cache ever serves a stale block number (docs/chains.md).
+// client-side cache ever serves a stale block number (the shared contract's docs/chains.md, ../shared/docs/ beside this repository).
 import { bytesToHex, decodeFunctionResult, encodeFunctionData, getAddress, keccak256, parseAbi, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type {
@@ -510,6 +510,12 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
           return { ok: false, permanent: false, error: `${msg}; lookup failed: ${(inner as Error).message}` };
         }
       }
+    },
+
+    async txCost(tx: SignedTransfer) {
+      const r = await rpc.request<{ gasUsed?: string; effectiveGasPrice?: string } | null>("eth_getTransactionReceipt", [tx.txHash]);
+      if (!r?.gasUsed) return null;
+      return { nativeBurned: BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice ?? "0x0") };
     },
 
     async txState(tx: SignedTransfer): Promise<TxState> {

@@ -1,10 +1,9 @@
 // A ChainModule from an EVM profile: another EVM chain is a profile plus labels, not a copy.
 import type { ChainModule } from "../module";
 import { deriveEvmKey, evmPath, isEvmAddress, normalizeEvmAddress, randomEvmAddress } from "./address";
-import type { EvmAdapter, EvmProfile } from "./adapter";
+import type { EvmProfile } from "./adapter";
 import { evmPayoutOps } from "./payout-steps";
 import { evmUnrecordedOutgoing } from "./reconcile";
-import type { ChainAdapter } from "../types";
 
 export interface EvmChainProfile extends EvmProfile {
   label: ChainModule["label"];
@@ -18,8 +17,6 @@ export interface EvmChainProfile extends EvmProfile {
 // viem (~20 MB of RSS) loads only when an rpc-mode EVM adapter is built.
 const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
 
-const isEvmRpc = (a: ChainAdapter): a is EvmAdapter => a.mode === "rpc" && "signNativeTransfer" in a && "nativeBalance" in a && "rpc" in a;
-
 export function evmChainModule(p: EvmChainProfile): ChainModule {
   return {
     code: p.chain,
@@ -32,11 +29,15 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
     ids: { block: (h) => "0x" + Buffer.from(h).toString("hex"), tx: (h) => "0x" + Buffer.from(h).toString("hex") },
     derivation: { coinType: 60, account: p.bip44Account, path: (i) => evmPath(p.bip44Account, i) },
     deriveKey: (seed, index) => deriveEvmKey(seed, p.bip44Account, index),
-    createAdapter: ({ cfg, tokens, logger, clock }) =>
-      rpcAdapter().createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger, clock }),
-    estimateTransferFee: async (adapter, s) => (isEvmRpc(adapter) ? { fee: await adapter.estimateTransferFee(s.from, s.to, s.token, s.amount) } : undefined),
-    payoutOps: (ctx, adapter, env) => (isEvmRpc(adapter) ? evmPayoutOps(ctx, adapter, env) : undefined),
-    unrecordedOutgoing: async (ctx, adapter, q) => (isEvmRpc(adapter) ? evmUnrecordedOutgoing(ctx, adapter, q) : []),
+    createAdapter: ({ cfg, tokens, logger, clock }) => {
+      const adapter = rpcAdapter().createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger, clock });
+      return {
+        adapter,
+        estimateTransferFee: async (s) => ({ fee: await adapter.estimateTransferFee(s.from, s.to, s.token, s.amount) }),
+        payoutOps: (ctx, env) => evmPayoutOps(ctx, adapter, env),
+        unrecordedOutgoing: (ctx, q) => evmUnrecordedOutgoing(ctx, adapter, q),
+      };
+    },
     // EIP-681 (DESIGN 5): token contract at the chain id, recipient and base-unit amount.
     paymentUri: (token, address, amount) =>
       `${p.uriScheme}:${token.contract}@${p.chainId}/transfer?address=${address}` + (amount === null ? "" : `&uint256=${amount.toString()}`),

@@ -2,9 +2,9 @@
 // stored signed transactions, never reused while one is unfinished) and BNB
 // top-ups from the chain's gas wallet (index 0), themselves signed and stored
 // before they are broadcast.
-import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { ChainModuleCtx } from "../module";
-import { gasTopups, payoutOrders } from "../../db/schema";
+import { gasTopups } from "../../db/schema";
 import type { EvmAdapter, EvmTxMeta } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
 import { gasTopupsFor } from "../common/gas-topup";
@@ -15,13 +15,9 @@ type Ctx = ChainModuleCtx;
 const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Partial<EvmTxMeta>).nonce ?? -1) : -1);
 
 /** Next nonce of `address`: past the node's pending count and past every unfinished transaction we stored for it. */
-async function nextNonce(ctx: Ctx, adapter: EvmAdapter, address: string): Promise<number> {
+async function nextNonce(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, address: string): Promise<number> {
   const chainNext = await adapter.pendingNonce(address);
-  const payouts = ctx.db
-    .select({ meta: payoutOrders.signedMeta })
-    .from(payoutOrders)
-    .where(and(eq(payoutOrders.chain, adapter.chain), eq(payoutOrders.fromAddress, address), inArray(payoutOrders.status, ["submitted", "broadcasted"]), isNotNull(payoutOrders.signedMeta)))
-    .all();
+  const payouts = env.payouts.unfinishedSignedMeta(ctx.db, adapter.chain, address).map((meta) => ({ meta }));
   const topups = ctx.db
     .select({ meta: gasTopups.signedMeta })
     .from(gasTopups)
@@ -35,21 +31,18 @@ const gasCost = (meta: Record<string, unknown>) => BigInt(String(meta.gasLimit))
 export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv): PayoutChainOps {
   /** BNB the source needs for its signed but not yet broadcast payouts (this one included). */
   function gasNeeded(o: PayoutOrderRow, tx: SignedTransfer): bigint {
-    const others = ctx.db
-      .select({ meta: payoutOrders.signedMeta })
-      .from(payoutOrders)
-      .where(and(eq(payoutOrders.fromAddressId, o.fromAddressId), eq(payoutOrders.status, "submitted"), isNotNull(payoutOrders.signedMeta)))
-      .all()
-      .filter((r) => r.meta && (JSON.parse(r.meta) as EvmTxMeta).nonce !== (tx.meta as EvmTxMeta).nonce);
-    return others.reduce((s, r) => s + gasCost(JSON.parse(r.meta!)), gasCost(tx.meta));
+    const others = env.payouts
+      .signedUnsent(ctx.db, o.fromAddressId)
+      .filter((r) => r.signedMeta && (JSON.parse(r.signedMeta) as EvmTxMeta).nonce !== (tx.meta as EvmTxMeta).nonce);
+    return others.reduce((s, r) => s + gasCost(JSON.parse(r.signedMeta!)), gasCost(tx.meta));
   }
 
-  const topups = gasTopupsFor(ctx, adapter, env, async (gas) => ({ nonce: await nextNonce(ctx, adapter, gas) }));
+  const topups = gasTopupsFor(ctx, adapter, env, async (gas) => ({ nonce: await nextNonce(ctx, adapter, env, gas) }));
 
   return {
     async sign(o) {
       const key = sourceKey(ctx, adapter, env, o);
-      const nonce = await nextNonce(ctx, adapter, o.fromAddress);
+      const nonce = await nextNonce(ctx, adapter, env, o.fromAddress);
       return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey, hint: { nonce } });
     },
 

@@ -37,7 +37,7 @@ beforeAll(async () => {
   node = await startAnvil({ chainId: 31337 });
   unregister = registerChainModule(evmChainModule(PROFILE));
   const cfg = { rpc_urls: [node.url], confirmations: 2, tokens: {} } as unknown as ChainConfig;
-  adapter = chainModule(CODE).createAdapter({ cfg, tokens: TOKENS, logger: { info() {}, warn() {}, error() {} } }) as EvmAdapter;
+  adapter = chainModule(CODE).createAdapter({ cfg, tokens: TOKENS, logger: { info() {}, warn() {}, error() {} } }).adapter as EvmAdapter;
   await adapter.start();
 });
 afterAll(async () => {

@@ -10,7 +10,8 @@ import { silentLogger } from "../../lib/logger";
 import { systemClock } from "../../lib/clock";
 import { startBscFixture, someAddresses, type BscFixture } from "../../testing/bsc-fixture";
 import type { BscAdapter } from "../bsc/adapter";
-import { bscChain } from "../bsc";
+import { evmUnrecordedOutgoing } from "./reconcile";
+import { payoutStore } from "../../payout/store";
 
 const SEED = mnemonicToSeedSync("legal winner thank year wave sausage worth useful legal winner thank yellow");
 let fx: BscFixture;
@@ -34,8 +35,8 @@ test("nonces past the stored ones are reported, with the token transfer that use
   await fx.node.mint("USDT", src.address, toBaseUnits("100", 18));
   await fx.node.setBalance(src.address, 10n ** 17n);
   const since = (await adapter.head()).latest;
-  const q = { address: src.address, since, known: () => false };
-  expect(await bscChain.unrecordedOutgoing(ctx, adapter, q)).toEqual([]);
+  const q = { address: src.address, since, known: () => false, payouts: payoutStore };
+  expect(await evmUnrecordedOutgoing(ctx, adapter, q)).toEqual([]);
 
   const [to, other] = someAddresses(2, "reconcile");
   const token = await adapter.signTransfer({ token: "USDT", from: src.address, to: to!, amount: toBaseUnits("20", 18), privateKey: src.privateKey });
@@ -45,11 +46,11 @@ test("nonces past the stored ones are reported, with the token transfer that use
   expect(await adapter.broadcast(native)).toEqual({ ok: true });
   await landed(native.txHash);
 
-  const found = await bscChain.unrecordedOutgoing(ctx, adapter, q);
+  const found = await evmUnrecordedOutgoing(ctx, adapter, q);
   expect(found).toHaveLength(2);
   expect(found[0]).toMatchObject({ txHash: token.txHash, nonce: 0, to, asset: "USDT", amount: toBaseUnits("20", 18) });
   expect(found[1]).toEqual({ txHash: null, nonce: 1 });
   // Known to the database by hash: its nonce is still past the stored ones (nothing stored), but it is not named.
-  const known = await bscChain.unrecordedOutgoing(ctx, adapter, { ...q, known: (h) => h === token.txHash });
+  const known = await evmUnrecordedOutgoing(ctx, adapter, { ...q, known: (h: string) => h === token.txHash });
   expect(known).toEqual([{ txHash: null, nonce: 0 }, { txHash: null, nonce: 1 }]);
 });

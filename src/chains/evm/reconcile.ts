@@ -2,27 +2,24 @@
 // highest nonce the database stored for it (payouts and gas top-ups, any status). Every nonce
 // in between is a transaction the restored database does not know; the source's token
 // transfers since the backup's cursor say what most of them were.
-import { and, eq, isNotNull } from "drizzle-orm";
-import { gasTopups, payoutOrders } from "../../db/schema";
+import { and, eq } from "drizzle-orm";
+import { gasTopups } from "../../db/schema";
+import type { PayoutStore } from "../payout-steps";
 import type { ChainModuleCtx, OutgoingQuery, UnrecordedTransfer } from "../module";
 import type { EvmAdapter, EvmTxMeta } from "./adapter";
 
 const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Partial<EvmTxMeta>).nonce ?? -1) : -1);
 
 /** Highest nonce of a transaction the database signed for `address` (-1: none). */
-export function highestStoredNonce(ctx: Pick<ChainModuleCtx, "db">, chain: string, address: string): number {
-  const payouts = ctx.db
-    .select({ meta: payoutOrders.signedMeta })
-    .from(payoutOrders)
-    .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.fromAddress, address), isNotNull(payoutOrders.signedMeta)))
-    .all();
+export function highestStoredNonce(ctx: Pick<ChainModuleCtx, "db">, payoutStore: PayoutStore, chain: string, address: string): number {
+  const payouts = payoutStore.signedMeta(ctx.db, chain, address).map((meta) => ({ meta }));
   const topups = ctx.db.select({ meta: gasTopups.signedMeta }).from(gasTopups).where(and(eq(gasTopups.chain, chain), eq(gasTopups.fromAddress, address))).all();
   return Math.max(-1, ...[...payouts, ...topups].map((r) => nonceOf(r.meta)));
 }
 
 export async function evmUnrecordedOutgoing(ctx: ChainModuleCtx, adapter: EvmAdapter, q: OutgoingQuery): Promise<UnrecordedTransfer[]> {
   const next = await adapter.pendingNonce(q.address);
-  const stored = highestStoredNonce(ctx, adapter.chain, q.address);
+  const stored = highestStoredNonce(ctx, q.payouts, adapter.chain, q.address);
   if (next <= stored + 1) return [];
   const details = new Map<number, UnrecordedTransfer>();
   if (q.since !== null) {

@@ -1,4 +1,4 @@
-// Solana in rpc mode. Detection (DESIGN 9, docs/chains.md): by blocks (getBlock per finalized slot,
+// Solana in rpc mode. Detection (DESIGN 9; the shared contract's docs/chains.md, ../shared/docs/): by blocks (getBlock per finalized slot,
 // matched locally) when the watch set is large, else getSignaturesForAddress on each
 // watched owner's associated token account (ATA), then getTransaction (jsonParsed, finalized);
 // received = post − pre token balance of our ATA. Payouts: transferChecked from the source's ATA,
@@ -593,6 +593,12 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
         }
         return { ok: false, permanent: false, error: e.message };
       }
+    },
+
+    async txCost(tx: SignedTransfer) {
+      const t = await rpc.request<{ meta?: { fee?: number } } | null>("getTransaction", [tx.txHash, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+      if (!t?.meta) return null;
+      return { nativeBurned: BigInt(t.meta.fee ?? 0) };
     },
 
     async txState(tx: SignedTransfer): Promise<TxState> {

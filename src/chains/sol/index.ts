@@ -3,17 +3,13 @@ import { createHash } from "node:crypto";
 import { base58 } from "@scure/base";
 import type { ChainModule } from "../module";
 import { deriveSolKey, isSolAddress, normalizeSolAddress, randomSolAddress } from "./address";
-import type { SolAdapter } from "./adapter";
 import { solPayoutOps } from "./payout-steps";
 import { provisionSolTokenAccounts } from "./token-accounts";
 import { fromBaseUnits } from "../../lib/money";
-import type { ChainAdapter } from "../types";
-import { DEFAULT_TOKENS } from "../tokens";
 
 // @solana/web3.js and spl-token (~30 MB of RSS) load only when an rpc-mode SOL adapter is built.
 const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
 
-const isSolRpc = (a: ChainAdapter): a is SolAdapter => a.mode === "rpc" && "tokenAccountOf" in a && "nativeBalance" in a;
 
 /** Solana Pay reference: a stable 32-byte key per order, so the wallet's transaction can be found by it. */
 export function solanaReference(orderNo: string): string {
@@ -24,7 +20,11 @@ const SIGNATURE_FEE = 5_000n;
 
 export const solChain: ChainModule = {
   code: "SOL",
-  defaults: { confirmations: 32, blockTime: "400ms", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "SOL") },
+  defaults: { confirmations: 32, blockTime: "400ms", tokens: [
+      // Mainnet USDC mint (DESIGN 9); config may override mint and decimals.
+      { chain: "SOL", symbol: "USDC", contract: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", decimals: 6 },
+    ],
+  },
   label: { network: "Solana", standard: "SPL" },
   color: "linear-gradient(135deg,#9945ff,#14f195)",
   native: { symbol: "SOL", decimals: 9 },
@@ -34,17 +34,19 @@ export const solChain: ChainModule = {
   ids: { block: (h) => base58.encode(h), tx: (h) => base58.encode(Buffer.concat([h, createHash("sha256").update(h).digest()])) },
   derivation: { coinType: 501, account: null, path: (i) => `m/44'/501'/${i}'/0'` },
   deriveKey: (seed, index) => deriveSolKey(seed, index),
-  createAdapter: ({ cfg, tokens, logger, clock }) => rpcAdapter().createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger, clock }),
-  // One signature (the gas wallet is the fee payer); rent for a new token account is extra, paid by the gas wallet.
-  estimateTransferFee: async () => ({ fee: SIGNATURE_FEE, note: "plus rent when a recipient has no USDC account yet" }),
-  payoutOps: (ctx, adapter, env) => (isSolRpc(adapter) ? solPayoutOps(ctx, adapter, env) : undefined),
-  // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
-  unrecordedOutgoing: async (_ctx, adapter, q) => {
-    if (!isSolRpc(adapter) || q.since === null) return [];
-    return (await adapter.signedBy(q.address, q.since)).filter((t) => !q.known(t.txHash));
+  createAdapter: ({ cfg, tokens, logger, clock }) => {
+    const adapter = rpcAdapter().createSolAdapter({ rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, logger, clock });
+    return {
+      adapter,
+      // One signature (the gas wallet is the fee payer); rent for a new token account is extra, paid by the gas wallet.
+      estimateTransferFee: async () => ({ fee: SIGNATURE_FEE, note: "plus rent when a recipient has no USDC account yet" }),
+      payoutOps: (ctx, env) => solPayoutOps(ctx, adapter, env),
+      // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
+      unrecordedOutgoing: async (_ctx, q) => (q.since === null ? [] : (await adapter.signedBy(q.address, q.since)).filter((t) => !q.known(t.txHash))),
+      // New receiving addresses get their token account from the gas wallet.
+      jobs: (ctx, addresses) => [{ name: "sol-token-accounts", everyMs: 2000, run: () => provisionSolTokenAccounts(ctx, adapter, addresses) }],
+    };
   },
-  // New receiving addresses get their token account from the gas wallet.
-  jobs: (ctx, adapter, addresses) => (isSolRpc(adapter) ? [{ name: "sol-token-accounts", everyMs: 2000, run: () => provisionSolTokenAccounts(ctx, adapter, addresses) }] : []),
   paymentUri: (token, address, amount, orderNo) => {
     const q = new URLSearchParams();
     if (amount !== null) q.set("amount", fromBaseUnits(amount, token.decimals, 0));

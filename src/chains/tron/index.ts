@@ -3,13 +3,30 @@ import type { ChainModule, ChainModuleCtx } from "../module";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, randomTronAddress } from "./address";
 import { createTronAdapter, type TronAdapter, type TronSentTx } from "./adapter";
 import { tronPayoutOps } from "./payout-steps";
+import { energyControl, energyJobs, energySteps } from "./energy";
+import { KeyedLock } from "../payout-steps";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
-import { DEFAULT_TOKENS } from "../tokens";
+import { Type as T } from "@sinclair/typebox";
+import type { TronEnergyConfig } from "./adapter";
 
-const isTronRpc = (a: ChainAdapter): a is TronAdapter => a.mode === "rpc" && "signNativeTransfer" in a && "trxNeeded" in a;
+/** `[chains.TRON.energy]` (DESIGN 21). */
+const ENERGY_SECTION = T.Object(
+  {
+    mode: T.Union([T.Literal("burn"), T.Literal("stake")], {
+      default: "burn",
+      description: '"burn": each TRC20 transfer burns TRX for its energy (via its fee limit); "stake": the energy wallet delegates energy from its staked TRX to the source before the transfer and reclaims it once final',
+    }),
+    fallback: T.Union([T.Literal("burn"), T.Literal("wait")], {
+      default: "burn",
+      description: 'stake mode, when the stake has not enough energy free: "burn" TRX as in burn mode, or "wait" until the stake regenerates (up to 24 h)',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
 
-/** TRC20 transfer energy to an existing holder, with the 20 % margin the signer adds (docs/chains.md). */
+
+/** TRC20 transfer energy to an existing holder, with the 20 % margin the signer adds (the shared contract's docs/chains.md, ../shared/docs/ beside this repository). */
 const TRANSFER_ENERGY = (65_000n * 12n) / 10n;
 const TRANSFER_BANDWIDTH = 345n;
 
@@ -50,7 +67,15 @@ async function readSent(ctx: ChainModuleCtx, adapter: TronAdapter, c: SentCache)
 
 export const tronChain: ChainModule = {
   code: "TRON",
-  defaults: { confirmations: 19, blockTime: "3s", tokens: DEFAULT_TOKENS.filter((t) => t.chain === "TRON") },
+  defaults: {
+    confirmations: 19,
+    blockTime: "3s",
+    tokens: [
+      // Mainnet TRC20 USDT (DESIGN 9); config may override contract and decimals.
+      { chain: "TRON", symbol: "USDT", contract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", decimals: 6 },
+    ],
+    sectionKeys: { energy: ENERGY_SECTION },
+  },
   label: { network: "TRON", standard: "TRC20" },
   color: "#eb0029",
   native: { symbol: "TRX", decimals: 6 },
@@ -59,20 +84,31 @@ export const tronChain: ChainModule = {
   ids: { block: (h) => Buffer.from(h).toString("hex"), tx: (h) => Buffer.from(h).toString("hex") },
   derivation: { coinType: 195, account: 0, path: (i) => `m/44'/195'/0'/0/${i}` },
   deriveKey: (seed, index) => deriveTronKey(seed, index),
-  createAdapter: ({ cfg, tokens, logger, clock }) => createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock }),
-  // Energy of a TRC20 transfer to an existing holder, with the signer's 20 % margin, plus its bandwidth, at the node's prices.
-  estimateTransferFee: async (adapter) => {
-    if (!isTronRpc(adapter)) return undefined;
-    const p = await adapter.chainParams();
-    return { fee: TRANSFER_ENERGY * p.energyFee + TRANSFER_BANDWIDTH * p.transactionFee };
+  createAdapter: ({ cfg, tokens, logger, clock }) => {
+    const adapter = createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock, energy: cfg.energy as TronEnergyConfig | undefined });
+    return {
+      adapter,
+      // Energy of a TRC20 transfer to an existing holder, with the signer's 20 % margin, plus its bandwidth, at the node's prices.
+      estimateTransferFee: async () => {
+        const p = await adapter.chainParams();
+        return { fee: TRANSFER_ENERGY * p.energyFee + TRANSFER_BANDWIDTH * p.transactionFee };
+      },
+      payoutOps: (ctx, env) => tronPayoutOps(ctx, adapter, env),
+      // Stake mode: the job that reclaims energy delegated to sources once their transfers are final.
+      jobs: (ctx, _addresses, payouts) => {
+        const locks = new KeyedLock();
+        return energyJobs(ctx, adapter, energySteps(ctx, adapter, payouts, (key, fn) => locks.run(key, fn)));
+      },
+      staking: (ctx) => energyControl(ctx, adapter),
+      // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
+      unrecordedOutgoing: async (ctx, q) => {
+        if (q.since === null) return [];
+        const sent = await sentSince(ctx, adapter, q.since);
+        return (sent.byOwner.get(q.address) ?? []).filter((t) => !q.known(t.txHash)).map(({ owner: _, ...t }) => t);
+      },
+    };
   },
-  payoutOps: (ctx, adapter, env) => (isTronRpc(adapter) ? tronPayoutOps(ctx, adapter, env) : undefined),
-  // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
-  unrecordedOutgoing: async (ctx, adapter, q) => {
-    if (!isTronRpc(adapter) || q.since === null) return [];
-    const sent = await sentSince(ctx, adapter, q.since);
-    return (sent.byOwner.get(q.address) ?? []).filter((t) => !q.known(t.txHash)).map(({ owner: _, ...t }) => t);
-  },
+  collectionDust: 1n,
   paymentUri: (token, address, amount) => {
     const ui = amount === null ? null : fromBaseUnits(amount, token.decimals, 0);
     return `tron:${address}?` + (ui === null ? "" : `amount=${ui}&`) + `token=${token.contract}`;

@@ -2,10 +2,10 @@
 // derived from it. Only `stablegate init` (src/app/data-folder.ts) stores one: a command that
 // finds none stops instead of making a second wallet (DESIGN 16).
 import { count, eq } from "drizzle-orm";
-import { generateMnemonic, isValidMnemonic, mnemonicToSeed } from "../wallet/hd";
+import { generateMnemonic, isValidMnemonic, mnemonicToSeed } from "./hd";
 import type { Db } from "../db/client";
 import { addresses, settings } from "../db/schema";
-import type { Cipher } from "./cipher";
+import type { Cipher } from "../secrets/cipher";
 import { registerSecret } from "../lib/logger";
 
 const KEY = "wallet_seed";

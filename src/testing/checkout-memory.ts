@@ -2,13 +2,14 @@
 // for previewing the pages. A simulated payment is detected at once and then
 // gains one confirmation per status lookup, but only as many steps as the
 // caller allows, so a test can stop at each state to look at it.
-import { CHAIN_CODES, type ChainCode } from "../chains/types";
-import type { CheckoutDeps, CheckoutOrderView, DepositView, PayinStatus } from "./types";
+import { chainModules } from "../chains/registry";
+import type { ChainCode } from "../chains/types";
+import type { CheckoutDeps, CheckoutOrderView, DepositView, PayinStatus } from "../checkout/types";
 
 export class MemoryCheckout {
   readonly orders = new Map<string, CheckoutOrderView>();
   readonly deposits = new Map<string, DepositView>();
-  readonly sandboxChains = new Set<ChainCode>(CHAIN_CODES);
+  readonly sandboxChains = new Set<ChainCode>(chainModules().map((m) => m.code));
   /** Confirmation steps still allowed; Infinity lets a payment run to completion. */
   stepsAllowed = Number.POSITIVE_INFINITY;
   simulateCalls = 0;

@@ -1,8 +1,8 @@
 // Shared steps of the back-office browser tests.
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { CLI_ACTOR } from "../audit/log";
-import type { TestGateway } from "../testing/harness";
-import { createUser, type Role } from "./users";
+import type { TestGateway } from "./harness";
+import { createUser, type Role } from "../backoffice/users";
 
 export function addUser(gw: TestGateway, username: string, role: Role, merchantUid?: string): { username: string; password: string } {
   const deps = { db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => gw.ctx.clock.now() };

@@ -1,0 +1,208 @@
+// The claim planner alone: rows and deliveries in flight as data, the clock's time as a
+// number, the page reader as an array slice. Each row of the table is one situation and the
+// ids the planner must start, in order.
+import { describe, expect, test } from "bun:test";
+import { DEEP_SCAN_MS, HEALTHY_FOR_MS, MAX_PAGES, newPlanMemory, noteOutcome, originOf, PAGE, planClaims, SLOW_MS, type PlanInFlight, type PlanLimits, type PlanMemory, type PlanRow } from "./claim-plan";
+
+const T0 = 1_700_000_000_000;
+
+/** `n` due rows of merchant `m` to `url` (ids m-prefix-0, m-prefix-1…), due in rowid order. */
+function rows(m: number, n: number, url: string | null, prefix = "r", from = 0): PlanRow[] {
+  return Array.from({ length: n }, (_, i) => ({ rid: m * 10_000 + from + i, nextAt: T0, id: `${m}-${prefix}${from + i}`, merchantId: m, target: url }));
+}
+
+function fly(m: number, origin: string, n: number, startedAt = T0, settling = false): PlanInFlight[] {
+  return Array.from({ length: n }, (_, i) => ({ id: `f${m}-${origin}-${i}`, merchantId: m, origin, startedAt, settling }));
+}
+
+interface Case {
+  name: string;
+  due: PlanRow[];
+  inflight?: PlanInFlight[];
+  limits?: Partial<PlanLimits>;
+  turn?: number;
+  now?: number;
+  memory?: (mem: PlanMemory) => void;
+  /** The ids started, in order. */
+  want: string[];
+  /** Pages read per merchant, when it matters. */
+  reads?: Record<number, number>;
+}
+
+const A = "https://a.example";
+const B = "https://b.example";
+
+const cases: Case[] = [
+  { name: "nothing due: nothing started", due: [], want: [] },
+  {
+    name: "one merchant, one origin: at most perTarget (half the pool) in flight",
+    due: rows(1, 5, `${A}/cb`),
+    limits: { concurrency: 4 },
+    want: ["1-r0", "1-r1"],
+  },
+  {
+    name: "round robin across merchants, one slot at a time, in merchant id order from the turn",
+    due: [...rows(1, 3, `${A}/x`), ...rows(2, 3, `${B}/y`)],
+    limits: { concurrency: 4, perTarget: 4 },
+    want: ["1-r0", "2-r0", "1-r1", "2-r1"],
+  },
+  {
+    name: "the turn rotates who goes first",
+    due: [...rows(1, 3, `${A}/x`), ...rows(2, 3, `${B}/y`)],
+    limits: { concurrency: 4, perTarget: 4 },
+    turn: 1,
+    want: ["2-r0", "1-r0", "2-r1", "1-r1"],
+  },
+  {
+    name: "a merchant with fewer in flight goes first",
+    due: [...rows(1, 3, `${A}/x`), ...rows(2, 3, `${B}/y`)],
+    inflight: fly(1, A, 1),
+    limits: { concurrency: 4, perTarget: 4 },
+    want: ["2-r0", "1-r0", "2-r1"],
+  },
+  {
+    name: "a saturated origin does not hide the merchant's other origins (held rows, no target, take no origin slot)",
+    due: [...rows(1, 3, `${A}/dead`, "a"), ...rows(1, 1, `${B}/ok`, "b", 3), ...rows(1, 1, null, "h", 4)],
+    inflight: fly(1, A, 2),
+    limits: { concurrency: 8, perTarget: 2 },
+    want: ["1-b3", "1-h4"],
+  },
+  {
+    name: "pool full: a merchant with nothing in flight still gets one overflow slot; a busy one does not",
+    due: [...rows(1, 2, `${A}/x`), ...rows(2, 2, `${B}/y`)],
+    inflight: fly(1, "https://c.example", 2),
+    limits: { concurrency: 2, perTarget: 2, overflow: 2 },
+    want: ["2-r0"],
+  },
+  {
+    name: "settling deliveries hold no slot, but their rows are not started twice",
+    due: rows(1, 3, `${A}/x`),
+    inflight: [{ id: "1-r0", merchantId: 1, origin: A, startedAt: T0, settling: true }],
+    limits: { concurrency: 2, perTarget: 2 },
+    want: ["1-r1", "1-r2"],
+  },
+  {
+    name: "an origin proven healthy may use the whole pool",
+    due: rows(1, 6, `${A}/x`),
+    limits: { concurrency: 4, perTarget: 2 },
+    memory: (m) => noteOutcome(m, 1, A, true, 50, T0),
+    want: ["1-r0", "1-r1", "1-r2", "1-r3"],
+  },
+  {
+    name: "healthy, but a delivery in flight longer than SLOW_MS: back to perTarget",
+    due: rows(1, 6, `${A}/x`),
+    inflight: fly(1, A, 1, T0 - SLOW_MS - 1),
+    limits: { concurrency: 4, perTarget: 2 },
+    memory: (m) => noteOutcome(m, 1, A, true, 50, T0),
+    want: ["1-r0"],
+  },
+  {
+    name: "health expires after HEALTHY_FOR_MS of the clock",
+    due: rows(1, 6, `${A}/x`),
+    limits: { concurrency: 4, perTarget: 2 },
+    now: T0 + HEALTHY_FOR_MS,
+    memory: (m) => noteOutcome(m, 1, A, true, 50, T0),
+    want: ["1-r0", "1-r1"],
+  },
+  {
+    name: "a slow success proves nothing",
+    due: rows(1, 6, `${A}/x`),
+    limits: { concurrency: 4, perTarget: 2 },
+    memory: (m) => noteOutcome(m, 1, A, true, SLOW_MS, T0),
+    want: ["1-r0", "1-r1"],
+  },
+  {
+    name: "a dead origin's backlog: pages are read until a startable row, at most MAX_PAGES",
+    due: [...rows(1, PAGE * 2, `${A}/dead`, "a"), ...rows(1, 1, `${B}/ok`, "b", PAGE * 2)],
+    inflight: fly(1, A, 2),
+    limits: { concurrency: 8, perTarget: 2 },
+    want: [`1-b${PAGE * 2}`],
+    reads: { 1: 3 },
+  },
+  {
+    name: "beyond MAX_PAGES the other origin waits (the cost per claim is bounded)",
+    due: [...rows(1, PAGE * MAX_PAGES, `${A}/dead`, "a"), ...rows(1, 1, `${B}/ok`, "b", PAGE * MAX_PAGES)],
+    inflight: fly(1, A, 2),
+    limits: { concurrency: 8, perTarget: 2 },
+    want: [],
+    reads: { 1: MAX_PAGES },
+  },
+  {
+    name: "a deep scan within DEEP_SCAN_MS of the last reads the first page only",
+    due: [...rows(1, PAGE, `${A}/dead`, "a"), ...rows(1, 1, `${B}/ok`, "b", PAGE)],
+    inflight: fly(1, A, 2),
+    limits: { concurrency: 8, perTarget: 2 },
+    memory: (m) => m.deepScanAt.set(1, T0 - DEEP_SCAN_MS + 1),
+    want: [],
+    reads: { 1: 1 },
+  },
+  {
+    name: "…and once DEEP_SCAN_MS has passed, the next page again",
+    due: [...rows(1, PAGE, `${A}/dead`, "a"), ...rows(1, 1, `${B}/ok`, "b", PAGE)],
+    inflight: fly(1, A, 2),
+    limits: { concurrency: 8, perTarget: 2 },
+    memory: (m) => m.deepScanAt.set(1, T0 - DEEP_SCAN_MS),
+    want: [`1-b${PAGE}`],
+    reads: { 1: 2 },
+  },
+];
+
+describe("planClaims", () => {
+  test.each(cases.map((c) => [c.name, c] as const))("%s", (_, c) => {
+    const concurrency = c.limits?.concurrency ?? 4;
+    const limits: PlanLimits = { concurrency, perTarget: c.limits?.perTarget ?? Math.ceil(concurrency / 2), overflow: c.limits?.overflow ?? concurrency };
+    const memory = newPlanMemory();
+    c.memory?.(memory);
+    const reads = new Map<number, number>();
+    const merchants = [...new Set(c.due.map((r) => r.merchantId))].sort((a, b) => a - b);
+    const got = planClaims({
+      now: c.now ?? T0,
+      merchants,
+      turn: c.turn ?? 0,
+      inflight: c.inflight ?? [],
+      limits,
+      memory,
+      readDue: (m, after, limit) => {
+        reads.set(m, (reads.get(m) ?? 0) + 1);
+        return c.due.filter((r) => r.merchantId === m && (r.nextAt > after.nextAt || (r.nextAt === after.nextAt && r.rid > after.rid))).slice(0, limit);
+      },
+    });
+    expect(got.map((g) => g.row.id)).toEqual(c.want);
+    for (const g of got) expect(g.origin).toBe(originOf(g.row.target));
+    if (c.reads) expect(Object.fromEntries(reads)).toEqual(c.reads);
+  });
+
+  test("the planner reads no time of its own: the same input gives the same plan", () => {
+    const input = () => ({
+      now: T0,
+      merchants: [1, 2],
+      turn: 0,
+      inflight: fly(1, A, 1, T0 - 10),
+      limits: { concurrency: 4, perTarget: 2, overflow: 4 },
+      memory: newPlanMemory(),
+      readDue: (m: number) => rows(m, 3, m === 1 ? A : B),
+    });
+    expect(planClaims(input()).map((g) => g.row.id)).toEqual(planClaims(input()).map((g) => g.row.id));
+  });
+});
+
+describe("originOf", () => {
+  test.each([
+    ["https://a.example/cb?x=1", "https://a.example"],
+    ["http://127.0.0.1:8080/path", "http://127.0.0.1:8080"],
+    [null, ""],
+    ["not a url", "not a url"],
+  ] as const)("%s → %s", (url, origin) => {
+    expect(originOf(url)).toBe(origin);
+  });
+});
+
+describe("noteOutcome", () => {
+  test("a fast success marks the origin healthy until now + HEALTHY_FOR_MS; a failure clears it", () => {
+    const m = newPlanMemory();
+    noteOutcome(m, 7, A, true, SLOW_MS - 1, T0);
+    expect(m.healthyUntil.get(`7 ${A}`)).toBe(T0 + HEALTHY_FOR_MS);
+    noteOutcome(m, 7, A, false, 10, T0 + 1);
+    expect(m.healthyUntil.has(`7 ${A}`)).toBe(false);
+  });
+});

@@ -1,0 +1,178 @@
+// Which due callbacks the worker starts next (DESIGN 7, fair claiming), as a pure function of
+// its inputs: the clock's time, the merchants with pending rows, what is in flight, and a page
+// reader for each merchant's due rows. No timers, no database, no performance.now(): the
+// worker (callbacks/worker.ts) passes its injected clock's time and its statements, and the
+// table-driven tests (claim-plan.test.ts) pass arrays.
+
+/**
+ * A (merchant, origin) whose last delivery succeeded within SLOW_MS, with nothing in flight
+ * longer than that, may use the whole pool (a burst of 1,000 completions to one healthy
+ * endpoint); any other holds at most `perTarget` slots. A hanging endpoint never qualifies.
+ */
+export const SLOW_MS = 1000;
+export const HEALTHY_FOR_MS = 5000;
+
+/** Due rows read per page, and pages per merchant per claim. */
+export const PAGE = 32;
+export const MAX_PAGES = 4;
+/**
+ * Pages after a merchant's first are read at most this often: while its first page holds only
+ * rows of saturated origins (a dead endpoint's backlog), every poll (one per commit under load)
+ * would otherwise re-read MAX_PAGES pages to start nothing. Its other origins wait this long at most.
+ */
+export const DEEP_SCAN_MS = 100;
+
+/** scheme://host[:port] as written, the unit the per-target limit counts. */
+export function originOf(url: string | null): string {
+  if (!url) return "";
+  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  return m ? m[0] : url;
+}
+
+/** What the planner reads of a due row. */
+export interface PlanRow {
+  /** Position in due order (with nextAt): the next page starts after it. */
+  rid: number;
+  nextAt: number;
+  id: string;
+  merchantId: number;
+  /** Where it goes; null: held (no target), it takes no origin slot. */
+  target: string | null;
+}
+
+/** A delivery in flight, as the planner counts it. */
+export interface PlanInFlight {
+  id: string;
+  merchantId: number;
+  origin: string;
+  /** Clock time it started. */
+  startedAt: number;
+  /** Its answer is in and only its outcome's write is pending: it holds no slot. */
+  settling?: boolean;
+}
+
+export interface PlanLimits {
+  /** The pool. */
+  concurrency: number;
+  /** Slots one (merchant, origin) may hold unless proven healthy. */
+  perTarget: number;
+  /** Extra slots beyond the pool, one per merchant with nothing in flight. */
+  overflow: number;
+}
+
+/** The planner's memory between claims, kept by the worker. */
+export interface PlanMemory {
+  /** (merchant, origin) key → clock time until which it counts as healthy. */
+  healthyUntil: Map<string, number>;
+  /** Merchant → clock time of its last deep scan (pages past the first). */
+  deepScanAt: Map<number, number>;
+}
+
+export function newPlanMemory(): PlanMemory {
+  return { healthyUntil: new Map(), deepScanAt: new Map() };
+}
+
+const keyOf = (merchantId: number, origin: string) => merchantId + " " + origin;
+
+/** After a delivery: a fast success proves its (merchant, origin) healthy for HEALTHY_FOR_MS; anything else ends that. */
+export function noteOutcome(mem: PlanMemory, merchantId: number, origin: string, ok: boolean, durationMs: number, now: number): void {
+  const k = keyOf(merchantId, origin);
+  if (ok && durationMs < SLOW_MS) mem.healthyUntil.set(k, now + HEALTHY_FOR_MS);
+  else mem.healthyUntil.delete(k);
+  if (mem.healthyUntil.size > 10_000) mem.healthyUntil.clear();
+}
+
+export interface PlanInput<R extends PlanRow> {
+  /** The injected clock's time. */
+  now: number;
+  /** Merchants with pending rows, in id order. */
+  merchants: readonly number[];
+  /** Round-robin turn: the rotation starts at merchants[turn % merchants.length]. */
+  turn: number;
+  inflight: Iterable<PlanInFlight>;
+  limits: PlanLimits;
+  memory: PlanMemory;
+  /** One page of a merchant's due rows after a position, in due order (nextAt, rid), at most `limit`. */
+  readDue(merchantId: number, after: { nextAt: number; rid: number }, limit: number): R[];
+}
+
+/**
+ * Fair claiming (DESIGN 7): free slots go round-robin across merchants, one at a time, a
+ * merchant with fewer deliveries in flight first; each (merchant, origin) holds at most
+ * `perTarget` slots (the whole pool when proven healthy); a merchant with nothing in flight
+ * may use an overflow slot when the pool is full. Returns the rows to start, in order.
+ */
+export function planClaims<R extends PlanRow>(input: PlanInput<R>): Array<{ row: R; origin: string }> {
+  const { now, merchants, limits, memory } = input;
+  if (!merchants.length) return [];
+  const perMerchant = new Map<number, number>();
+  const perOrigin = new Map<string, number>();
+  const slowInFlight = new Set<string>();
+  const inflightIds = new Set<string>();
+  let inUse = 0;
+  for (const f of input.inflight) {
+    inflightIds.add(f.id);
+    // A delivery whose answer is in and whose outcome is being written holds no slot.
+    if (f.settling) continue;
+    inUse++;
+    perMerchant.set(f.merchantId, (perMerchant.get(f.merchantId) ?? 0) + 1);
+    const k = keyOf(f.merchantId, f.origin);
+    perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
+    if (now - f.startedAt > SLOW_MS) slowInFlight.add(k);
+  }
+  // Round-robin order, then fewest in flight first (stable sort keeps the rotation among equals).
+  const start = input.turn % merchants.length;
+  const order = [...merchants.slice(start), ...merchants.slice(0, start)].sort((a, b) => (perMerchant.get(a) ?? 0) - (perMerchant.get(b) ?? 0));
+  // Each merchant's due rows, one page at a time and only as far as needed: when a page holds
+  // nothing startable (its origins are saturated), the next page is read, at most MAX_PAGES, so
+  // one dead origin's backlog does not hide the merchant's other rows, and the cost per claim
+  // stays bounded whatever the backlog.
+  const pages = new Map<number, { rows: R[]; more: boolean; after: { nextAt: number; rid: number }; read: number }>();
+  const capOf = (k: string) => ((memory.healthyUntil.get(k) ?? 0) > now && !slowInFlight.has(k) ? limits.concurrency : limits.perTarget);
+  const eligible = (m: number, row: R) => {
+    if (inflightIds.has(row.id)) return false;
+    if (!row.target) return true;
+    const k = keyOf(m, originOf(row.target));
+    return (perOrigin.get(k) ?? 0) < capOf(k);
+  };
+  const nextEligible = (m: number): number => {
+    let p = pages.get(m);
+    if (!p) pages.set(m, (p = { rows: [], more: true, after: { nextAt: -1, rid: 0 }, read: 0 }));
+    for (;;) {
+      const i = p.rows.findIndex((row) => eligible(m, row));
+      if (i >= 0 || !p.more || p.read >= MAX_PAGES) return i;
+      if (p.read === 1) {
+        if (now - (memory.deepScanAt.get(m) ?? -Infinity) < DEEP_SCAN_MS) return i;
+        if (memory.deepScanAt.size >= 10_000) memory.deepScanAt.clear();
+        memory.deepScanAt.set(m, now);
+      }
+      const rows = input.readDue(m, p.after, PAGE);
+      p.read++;
+      p.more = rows.length === PAGE;
+      const last = rows[rows.length - 1];
+      if (last) p.after = { nextAt: last.nextAt, rid: last.rid };
+      p.rows.push(...rows);
+    }
+  };
+  const out: Array<{ row: R; origin: string }> = [];
+  const cap = limits.concurrency;
+  let progress = true;
+  while (progress) {
+    progress = false;
+    for (const m of order) {
+      const busy = perMerchant.get(m) ?? 0;
+      if (inUse >= cap && !(busy === 0 && inUse < cap + limits.overflow)) continue;
+      const i = nextEligible(m);
+      if (i < 0) continue;
+      const [row] = pages.get(m)!.rows.splice(i, 1);
+      const origin = originOf(row!.target);
+      const k = keyOf(m, origin);
+      perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
+      perMerchant.set(m, busy + 1);
+      out.push({ row: row!, origin });
+      inUse++;
+      progress = true;
+    }
+  }
+  return out;
+}
