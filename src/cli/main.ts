@@ -28,6 +28,7 @@ import { DEPOSIT_USAGE, depositCommand } from "./deposit";
 import { DENYLIST_USAGE, denylistCommand } from "./denylist";
 import { AUDIT_USAGE, auditCommand } from "./audit";
 import { WALLET_USAGE, walletCommand, WrongKeyFile, type Ask } from "./wallet";
+import { ENERGY_USAGE, energyCommand } from "./energy";
 import { checkCommandLine, isCommand, VALUE_FLAGS } from "./commands";
 import { databasePresent, DataFolderError, initDataFolder, requireDatabase, type InitResult } from "../app/data-folder";
 import { failPoint } from "../lib/crash";
@@ -42,10 +43,12 @@ usage: stablegate <command> [--config PATH] [--data DIR]
   merchant create --name N [--json]  create a merchant and print its UID and API key
   merchant list [--json]
   merchant disable UID | merchant enable UID
-  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...]
-                                     merchant settings ("" clears; a default URL releases held callbacks)
+  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...] [--epusdt-token T] [--epay-key K]
+                                     merchant settings ("" clears; a default URL releases held callbacks;
+                                     --epusdt-token/--epay-key turn on the shop-plugin endpoints)
   key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
 ${WALLET_USAGE}
+${ENERGY_USAGE}
   callbacks list [--failed|--held] [--json] recent callbacks (--failed: gave up; --held: waiting for a callback URL)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
 ${USER_USAGE}
@@ -147,7 +150,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
-        if (sub === "set") return merchantSet({ db: deps().db, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets }, arg, flags);
+        if (sub === "set") return merchantSet({ db: deps().db, cipher: deps().cipher, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets }, arg, flags);
         throw new CliUsageError(`unknown merchant command: ${sub ?? "(none)"}`);
       }
       case "key": {
@@ -190,6 +193,8 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         return auditCommand(() => deps().db, positional.slice(1), flags);
       case "wallet":
         return await walletCommand(loaded, sub, flags, io.ask ?? askStdin);
+      case "energy":
+        return await energyCommand(loaded, sub, flags);
       case "alerts":
         return alertsCommand(() => deps().db, sub, flags);
       case "backup":

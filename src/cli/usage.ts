@@ -21,8 +21,10 @@ Applies pending database migrations and exits (every command does this first).`,
   merchant list [--json]              every merchant with its status
   merchant disable UID                refuse the merchant's API calls (51002)
   merchant enable UID                 allow them again
-  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...]
-                                      settings ("" clears); a default URL releases held callbacks`,
+  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...] [--epusdt-token T] [--epay-key K]
+                                      settings ("" clears); a default URL releases held callbacks;
+                                      --epusdt-token / --epay-key: the keys shop plugins sign with
+                                      (epusdt, EPay; docs/plugins.md), empty turns that protocol off`,
   key: `usage: stablegate key rotate UID [--json]
 Issues a new API key. The old key keeps signing requests for auth.rotation_grace and keeps
 verifying callbacks of orders created under it. --json prints {"merchantUid","apiKey"}.`,
@@ -40,6 +42,15 @@ that already holds a database, a master key, or was made for another database pa
                              stdin), refuses a key that does not open the database, then prints
                              the wallet seed's words once on stdout and records the export in the
                              audit log (actor cli). Write them down offline.`,
+  energy: `usage: stablegate energy <stake|unstake|status> ...
+TRON energy (DESIGN 21, [chains.TRON.energy] mode = "stake"): the energy wallet (HD index
+2147483647 on TRON's path) stakes TRX for energy and delegates it to a payout's source before
+each TRC20 transfer, reclaiming it once the transfer is final. Send the energy wallet TRX first
+(its address: energy status).
+  energy stake --trx N       stake N TRX of the energy wallet (Stake 2.0, ENERGY); waits until mined
+  energy unstake --trx N     unstake N TRX not delegated now (the chain returns them after 14 days)
+  energy status [--json]     {"address","stakedTrx","energyAvailable","energyDelegated",
+                             "transfersServed","trxSaved"} (decimal strings)`,
   callbacks: `usage: stablegate callbacks <list|resend> ...
   callbacks list [--failed|--held] [--json]
                                       recent callbacks (--failed: gave up; --held: no callback URL yet)

@@ -7,6 +7,7 @@ import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
 import { cidrProblem } from "../lib/client-ip";
 import { notifyUrlProblem } from "../lib/target-url";
+import { chainModule, hasChainModule } from "../chains/registry";
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[], source: string) {
@@ -128,6 +129,7 @@ function semanticChecks(c: Config, problems: string[]): void {
   alertChecks(c, problems);
   ratesChecks(c, problems);
   backupChecks(c, problems);
+  compatChecks(c, problems);
   if (parseDuration(c.ops.max_scan_lag) < 1000) problems.push("ops.max_scan_lag: must be at least 1s");
   for (const [code, ch] of Object.entries(c.chains)) {
     if (ch.enabled && ch.mode === "rpc" && ch.rpc_urls.length === 0) problems.push(`chains.${code}.rpc_urls: rpc mode needs at least one URL`);
@@ -135,6 +137,13 @@ function semanticChecks(c: Config, problems: string[]): void {
       if (tok && compareAmounts(tok.min_amount, tok.max_amount) > 0) problems.push(`chains.${code}.tokens.${sym}: min_amount is above max_amount`);
     }
   }
+}
+
+/** DESIGN 19: compatibility orders are paid on one known chain and token. */
+function compatChecks(c: Config, problems: string[]): void {
+  const [chain = "", token = ""] = c.compat.payment.split(":");
+  if (!hasChainModule(chain)) problems.push(`compat.payment: unknown chain ${JSON.stringify(chain)}`);
+  else if (!chainModule(chain).defaults.tokens.some((t) => t.symbol === token)) problems.push(`compat.payment: ${chain} has no token ${JSON.stringify(token)}`);
 }
 
 /** Sandbox is a whole-gateway mode (DESIGN 8): a real chain next to sandbox ones needs an explicit opt-in. */
@@ -155,10 +164,13 @@ function sandboxMix(c: Config, problems: string[]): void {
  * receiver on 127.0.0.1 works out of the box; with any rpc chain it stays false unless set.
  */
 function sandboxDefaults(raw: unknown, c: Config): void {
+  const enabled = Object.values(c.chains).filter((ch) => ch.enabled);
+  const sandbox = enabled.length > 0 && enabled.every((ch) => ch.mode === "sandbox");
+  // Operators' second factor: on for a gateway that moves real money, off in sandbox mode.
+  c.backoffice.require_2fa ??= !sandbox;
   const given = (raw as { callbacks?: { allow_private_targets?: unknown } } | null)?.callbacks?.allow_private_targets;
   if (given !== undefined) return;
-  const enabled = Object.values(c.chains).filter((ch) => ch.enabled);
-  if (enabled.length && enabled.every((ch) => ch.mode === "sandbox")) c.callbacks.allow_private_targets = true;
+  if (sandbox) c.callbacks.allow_private_targets = true;
 }
 
 function ratesChecks(c: Config, problems: string[]): void {
