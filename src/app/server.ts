@@ -2,6 +2,8 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import { baseApp } from "../http/app";
+import { requestIdOf } from "../http/request-id";
+import { compatDeps, compatRoutes } from "../compat/routes";
 import { healthRoutes } from "../http/health";
 import { StorageMonitor } from "../ops/storage";
 import { LogLimiter } from "../lib/log-limit";
@@ -19,6 +21,7 @@ import { reconcileChain } from "../payout/balances";
 import { payoutStore } from "../payout/store";
 import { pruneDeliveredCallbacks } from "../callbacks/retention";
 import { optimizeDatabase, OPTIMIZE_EVERY_MS } from "../db/optimize";
+import { DbMaintenance } from "../db/maintenance";
 import { chainBundle } from "../chains/factory";
 import { addressBook } from "../wallet/addresses";
 import { ReconcileGate } from "../restore/reconcile";
@@ -74,6 +77,11 @@ export interface Runtime {
   ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null };
   /** Fetches exchange rates for invoices ([rates] source = "coingecko"). */
   rates: RateRefresher;
+  /**
+   * WAL checkpoints and planner statistics on a worker thread with its own connection
+   * (src/db/maintenance.ts), from start to stop, jobs or not; null for an in-memory database.
+   */
+  maintenance: DbMaintenance | null;
 }
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
@@ -90,6 +98,7 @@ export function createRuntime(ctx: AppContext): Runtime {
     ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
     rates: new RateRefresher(ctx),
+    maintenance: ctx.config.database.path === ":memory:" ? null : new DbMaintenance(ctx.db, ctx.config.database.path, ctx.logger),
     payouts,
     treasury: new TreasuryRunner(payouts),
     kick: callbacksDue,
@@ -112,7 +121,8 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
     .use(healthRoutes(ctx, { ctx, watchers: runtime.watchers, gas: runtime.ops.gas, storage: runtime.ops.storage, metrics: runtime.ops.metrics }))
     .use(docsRoutes(() => ctx.publicUrl))
     .use(merchantApiRoutes({ ctx, auth, executor: runtime.payouts }))
-    .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
+    .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve(), (id) => runtime.payouts.attempt(id))))
+    .use(compatRoutes(compatDeps(ctx, requestIdOf)))
     .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());
 }
 
@@ -124,7 +134,8 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
   // DESIGN 11 "Retention" and "Growth": both walk big tables in slices that yield; both run once right after start.
   s.every("prune-callbacks", 10 * 60_000, () => pruneDeliveredCallbacks(ctx));
-  s.every("optimize", OPTIMIZE_EVERY_MS, () => optimizeDatabase(ctx));
+  const maintenance = runtime.maintenance;
+  s.every("optimize", OPTIMIZE_EVERY_MS, () => (maintenance ? maintenance.refreshStats() : optimizeDatabase(ctx)));
   // Polls the outbox itself; callbacksDue() (called by the outbox on every insert) sends a just-committed callback at once.
   // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
   const callbacks = startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
@@ -178,7 +189,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
     }
     // Chain-specific background work (Solana: token accounts for new receiving addresses).
-    for (const j of chainBundle(adapter).jobs?.(ctx, addressBook) ?? []) s.every(j.name, j.everyMs, j.run);
+    for (const j of chainBundle(adapter).jobs?.(ctx, addressBook, payoutStore) ?? []) s.every(j.name, j.everyMs, j.run);
   }
   return s;
 }
@@ -230,6 +241,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     // Never a half-started gateway: the listener closes with the failed start.
     runtime.payouts.stop();
     await server.stop(true);
+    await runtime.maintenance?.stop();
     throw e;
   }
   const port = server.port!;
@@ -255,6 +267,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       const httpDone = server.stop();
       await withDeadline(Promise.all([jobsDone, httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
       await server.stop(true);
+      await runtime.maintenance?.stop();
       unguard();
     },
   };

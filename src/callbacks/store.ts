@@ -8,6 +8,8 @@ import { type Db, prepared } from "../db/client";
 export interface DueRow {
   rid: number;
   id: string;
+  /** payin | payout | test | invoice | refund | epusdt | epay: the compat kinds go out in their protocol's shape. */
+  kind: string;
   merchantId: number;
   orderNo: string;
   apiKeyId: string;
@@ -55,7 +57,7 @@ export function callbackWorkerStore(db: Db) {
     due: (merchantId: number, now: number, after: { nextAt: number; rid: number }, limit: number) =>
       stmt("due", (c) =>
         c.prepare<DueRow & { nextAt: number }, [number, number, number, number, number]>(`
-        SELECT c.rowid AS rid, c.id, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
+        SELECT c.rowid AS rid, c.id, c.kind, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
                c.payload, c.attempts, c.next_attempt_at AS nextAt, COALESCE(c.url, m.default_callback_url) AS target
         FROM callbacks c LEFT JOIN merchants m ON m.id = c.merchant_id
         WHERE c.state = 'pending' AND c.merchant_id = ? AND c.next_attempt_at <= ?
@@ -71,13 +73,14 @@ export function callbackWorkerStore(db: Db) {
     hold: (id: string, now: number) => void db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'delivering'`, [now, id]),
     /** Shutdown cut the delivery off: not an attempt; the next start delivers it again. */
     unclaim: (id: string) => void db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE id = ? AND state = 'delivering'`, [id]),
-    recordAttempt: (id: string, r: AttemptRecord) =>
+    /** One attempt, with the URL it went to (the callbacks page shows each attempt's target). */
+    recordAttempt: (id: string, r: AttemptRecord, url: string | null) =>
       void stmt("attempt", (c) =>
-        c.prepare<unknown, [string, number, number, number | null, string | null, string | null]>(
-          `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error)
-         VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6)`,
+        c.prepare<unknown, [string, number, number, number | null, string | null, string | null, string | null]>(
+          `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
+         VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6, ?7)`,
         ),
-      ).run(id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error),
+      ).run(id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error, url),
     settle: (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
       void stmt("settle", (c) =>
         c.prepare<unknown, [string, number, number, string | null, number, string]>(

@@ -15,7 +15,10 @@ import type { Logger } from "../lib/logger";
 import type { Config } from "../config/schema";
 import { keySecret } from "../merchants/service";
 import { groupCommit } from "../db/group-commit";
-import { type AttemptOutcome, deliverOnce } from "./deliver";
+import { type AttemptOutcome, deliverOnce, type PlainRequest } from "./deliver";
+import { compatRequest, isCompatKind } from "./compat";
+import { compatSecretOf } from "../merchants/compat-keys";
+import type { CompatProtocol } from "../lib/compat-signing";
 import { newPlanMemory, noteOutcome, originOf, planClaims } from "./claim-plan";
 import { callbackWorkerStore, type DueRow } from "./store";
 import type { Lookup } from "./target";
@@ -276,6 +279,7 @@ export class CallbackWorker {
       );
       return;
     }
+    if (isCompatKind(row.kind)) return this.deliverCompat(row, row.kind, row.target, signal);
     let apiKey: string | undefined;
     try {
       // A key id's secret never changes (rotation makes a new key): decrypt it once.
@@ -285,17 +289,28 @@ export class CallbackWorker {
       return this.finish(row, this.failure(`API key ${row.apiKeyId} cannot be decrypted: ${(e as Error).message}`), true);
     }
     if (!apiKey) return this.finish(row, this.failure(`API key ${row.apiKeyId} not found; cannot sign the callback`), true);
-    const outcome = await deliverOnce({
-      url: row.target,
-      body: row.payload,
-      apiKey,
-      timeoutMs: this.o.timeoutMs,
-      allowPrivate: this.o.allowPrivate,
-      now: () => this.o.clock.now(),
-      signal,
-      lookup: this.o.lookup,
-      ca: this.o.ca,
-    });
+    await this.settle(row, await this.attempt(row.target, row.payload, apiKey, signal), signal);
+  }
+
+  /** One delivery attempt with the worker's limits (a shop protocol's own request when `plain` is given). */
+  private attempt(url: string, body: string, apiKey: string, signal: AbortSignal, plain?: PlainRequest): Promise<AttemptOutcome> {
+    return deliverOnce({ url, body, apiKey, timeoutMs: this.o.timeoutMs, allowPrivate: this.o.allowPrivate, now: () => this.o.clock.now(), signal, lookup: this.o.lookup, ca: this.o.ca, plain });
+  }
+
+  /** A shop plugin's callback (DESIGN 19): signed with the merchant's key in force now, in the protocol's shape. */
+  private async deliverCompat(row: DueRow, protocol: CompatProtocol, target: string, signal: AbortSignal): Promise<void> {
+    let secret: string | undefined;
+    try {
+      secret = compatSecretOf({ db: this.o.db, cipher: this.o.cipher }, row.merchantId, protocol);
+    } catch (e) {
+      return this.finish(row, this.failure(`${protocol} key cannot be decrypted: ${(e as Error).message}`), true);
+    }
+    if (!secret) return this.finish(row, this.failure(`the merchant has no ${protocol} key any more; cannot sign the callback`), true);
+    await this.settle(row, await this.attempt(target, row.payload, "", signal, compatRequest(protocol, target, row.payload, secret)), signal);
+  }
+
+  /** After an attempt: free its slot, note the origin's health, record the outcome. */
+  private async settle(row: DueRow, outcome: AttemptOutcome, signal: AbortSignal): Promise<void> {
     const f = this.inflight.get(row.id);
     if (f) {
       f.settling = true;
@@ -351,7 +366,7 @@ export class CallbackWorker {
       try {
         await groupCommit(this.o.db).run({
           work: () => {
-            st.recordAttempt(row.id, r);
+            st.recordAttempt(row.id, r, row.target);
             st.settle(row.id, { state, attempts, nextAt, lastError: r.ok ? null : r.error }, now);
           },
         });

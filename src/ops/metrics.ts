@@ -5,7 +5,10 @@
 import { Counter, Gauge, Registry } from "../lib/prom";
 import type { ChainCode } from "../chains/types";
 import { chainState, rpcEndpoints, type Watchers } from "./chain-status";
-import { events } from "../lib/event-metrics";
+import { events, feeTotals } from "../lib/event-metrics";
+import { chainModule, hasChainModule } from "../chains/registry";
+import { fromBaseUnits } from "../lib/money";
+import { OPEN_UNMATCHED } from "./alerts/conditions";
 import type { GasMonitor } from "./gas";
 import type { OpsCtx } from "./readiness";
 
@@ -71,6 +74,20 @@ function stateRegistry(d: MetricsDeps): Registry {
       }
     },
   });
+  new Counter({
+    name: "stablegate_fees_native_total",
+    help: "native coin (TRX, BNB, SOL) the gateway's own transactions burned or paid as fees since start, by transaction kind (payout, gas_topup, delegate, reclaim, stake)",
+    labelNames: ["chain", "kind"],
+    registers: [r],
+    collect() {
+      this.reset();
+      for (const [k, units] of feeTotals) {
+        const [chain, kind] = k.split("\u0000") as [string, string];
+        const decimals = hasChainModule(chain) ? chainModule(chain).native.decimals : 0;
+        this.inc({ chain, kind }, Number(fromBaseUnits(units, decimals, 0)));
+      }
+    },
+  });
   new Gauge({
     name: "stablegate_callbacks_pending",
     help: "callbacks not delivered yet (pending or in delivery)",
@@ -84,7 +101,7 @@ function stateRegistry(d: MetricsDeps): Registry {
     help: "deposits that matched no order and wait for an operator",
     registers: [r],
     collect() {
-      this.set(count("SELECT count(*) AS n FROM transfers WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'"));
+      this.set(count(OPEN_UNMATCHED));
     },
   });
   new Gauge({

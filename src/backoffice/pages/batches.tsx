@@ -2,6 +2,8 @@
 // Batch payouts (DESIGN 13), merchant users only: upload a CSV, see the preview
 // (errors with the API's codes, totals, estimated gas), confirm with the
 // password, follow the progress, download the results.
+import { CostTotals } from "../views/costs";
+import { costTotals } from "../queries/costs";
 import { Elysia } from "elysia";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
@@ -208,6 +210,8 @@ interface ProgressData {
   total: number;
   lines: ReturnType<typeof batchLines>;
   orders: Map<number, typeof payoutOrders.$inferSelect>;
+  /** What every payout of the batch cost on chain so far. */
+  costs: ReturnType<typeof costTotals>;
 }
 
 function loadProgress(d: BackofficeDeps, v: Viewer, b: BatchRow): ProgressData {
@@ -220,7 +224,8 @@ function loadProgress(d: BackofficeDeps, v: Viewer, b: BatchRow): ProgressData {
   for (let i = 0; i < ids.length; i += 500) {
     for (const o of d.ctx.db.select().from(payoutOrders).where(inArray(payoutOrders.id, ids.slice(i, i + 500))).all()) orders.set(o.id, o);
   }
-  return { pr, total: all.length, lines, orders };
+  const costs = costTotals(d.ctx.db, all.flatMap((l) => (l.payoutOrderId !== null ? [l.payoutOrderId] : [])));
+  return { pr, total: all.length, lines, orders, costs };
 }
 
 function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string {
@@ -248,6 +253,8 @@ function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string
         </a>
       </p>
       {p.data.total > SHOWN ? <p class="muted" safe>{`The first ${SHOWN} of ${p.data.total} payouts; the results CSV lists every row.`}</p> : null}
+      <h2>Network cost</h2>
+      <CostTotals totals={p.data.costs} />
       <TableWrap label="Payouts of this batch">
         <table>
           <thead>

@@ -2,6 +2,8 @@
 // Collection (DESIGN 13), merchant users: destination, minimum and optional
 // schedule per chain and token; "Collect now" previews the legs and gas;
 // "Confirm collection" (with the password) runs them as payouts; history.
+import { CostTotals } from "../views/costs";
+import { costTotals } from "../queries/costs";
 import { Elysia } from "elysia";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
@@ -125,13 +127,15 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
 
 /** What a run's page shows, read by its route handlers (the page runs no query). */
 function loadRun(d: BackofficeDeps, r: CollectionRun) {
-  return { legs: runLegs(d.ctx.db, r.id), pr: collectionProgressOf(d.ctx.db, r.id) };
+  const legs = runLegs(d.ctx.db, r.id);
+  const costs = costTotals(d.ctx.db, legs.flatMap(({ order }) => (order ? [order.id] : [])));
+  return { legs, pr: collectionProgressOf(d.ctx.db, r.id), costs };
 }
 
 function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: ReturnType<typeof loadRun>; error?: string }): string {
   const { d, v, r } = p;
   const ctx = d.ctx;
-  const { legs, pr } = p.data;
+  const { legs, pr, costs } = p.data;
   const gas = runGas(r);
   const finished = pr.finished;
   return (
@@ -171,6 +175,12 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: Retu
         </form>
       ) : null}
       {r.status === "preview" && r.legCount === 0 ? <p>No address holds the minimum: nothing to collect.</p> : null}
+      {r.status !== "preview" ? (
+        <>
+          <h2>Network cost</h2>
+          <CostTotals totals={costs} />
+        </>
+      ) : null}
       <TableWrap label="Legs">
         <table>
           <thead>

@@ -114,19 +114,3 @@ export function rebuildPayinDaily(db: DbOrTx): void {
 export function cursorOf(db: DbOrTx, chain: string) {
   return db.select().from(chainCursors).where(eq(chainCursors.chain, chain)).get();
 }
-
-/**
- * Failed callbacks, latest failure first: a seek on the partial index
- * callbacks_failed / callbacks_failed_merchant (the state as a literal, so
- * the planner can use it), bounded below `before` (updated_at).
- */
-export function failedCallbacks(db: DbOrTx, scope: Scope, limit: number, before = Number.MAX_SAFE_INTEGER) {
-  return db
-    .select()
-    .from(callbacks)
-    // likely(): the state is no seek by itself (callbacks_due would then sort); the literal keeps the partial index usable.
-    .where(and(sql`likely(${callbacks.state} = 'failed')`, lt(callbacks.updatedAt, before), only(scope, callbacks.merchantId)))
-    .orderBy(desc(callbacks.updatedAt))
-    .limit(limit)
-    .all();
-}
