@@ -18,6 +18,7 @@ import { userTotpSecret } from "./totp";
 import { ErrorPage, ReauthPage } from "./views/common";
 import { NotFound, Forbidden } from "./errors";
 import { isStorageFault } from "../db/storage-fault";
+import { withLocale } from "./i18n";
 
 export const SESSION_COOKIE = "sg_session";
 /** Double-submit token for forms shown before sign-in (login, setup). */
@@ -33,7 +34,7 @@ export type BackofficeCtx = PayinCtx &
     cipher: Cipher;
     publicUrl: string;
     config: Pick<Config, "auth" | "backoffice" | "server" | "rates" | "compat">;
-    ms: { rotationGrace: number };
+    ms: { rotationGrace: number; retryDelays: number[] };
   };
 
 /** What the back office reads of the running gateway: chain states (watchers, gas) and the callback wake-up. */
@@ -84,7 +85,17 @@ export interface Viewer {
   csrf: string;
   /** TOTP enrolled (re-authentication asks for the password or the code). */
   totp: boolean;
+  /** A first step still owed before anything else (issue 30): a new password, then an operator's 2FA. */
+  owes: FirstStep | null;
 }
+
+/**
+ * What a signed-in user does before any other page: choose their own password when an operator
+ * handed one over (created or reset in the back office), then, where `backoffice.require_2fa` is
+ * on, an operator sets up two-factor authentication.
+ */
+export type FirstStep = "password" | "2fa";
+export const FIRST_STEP_PAGE: Record<FirstStep, string> = { password: `${BASE}/password`, "2fa": `${BASE}/security?required=2fa` };
 
 /** The actor of audit entries. */
 export const actorOf = (v: Viewer) => ({ actor: v.user.username, role: v.role, ip: v.ip ?? undefined });
@@ -156,6 +167,7 @@ export const list = (v: string | string[] | undefined): string[] => (Array.isArr
 function viewerOf(d: BackofficeDeps, request: Request): Viewer | null {
   const s = loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
   if (!s || s.session.stage !== "full") return null;
+  const totp = userTotpSecret(d.users, s.user) !== null;
   return {
     user: s.user,
     session: s.session,
@@ -163,13 +175,22 @@ function viewerOf(d: BackofficeDeps, request: Request): Viewer | null {
     merchantId: s.user.role === "operator" ? null : s.user.merchantId,
     ip: d.clientIp(request),
     csrf: s.session.csrfToken,
-    totp: userTotpSecret(d.users, s.user) !== null,
+    totp,
+    owes: s.user.mustChangePassword ? "password" : s.user.role === "operator" && d.ctx.config.backoffice.require_2fa === true && !totp ? "2fa" : null,
   };
 }
 
 export interface GuardOpts {
   /** Only this role may use the route (merchant users get the same 404 as for a missing page). */
   role?: Role;
+  /** First steps during which this route stays open (every other route sends the user to the step). */
+  during?: FirstStep[];
+}
+
+/** The step the viewer owes and this route is not part of: where to send them instead. */
+function firstStepRedirect(v: Viewer, opts: GuardOpts): Response | null {
+  if (!v.owes || opts.during?.includes(v.owes)) return null;
+  return redirect(FIRST_STEP_PAGE[v.owes]);
 }
 
 function loginRedirect(request: Request): Response {
@@ -194,12 +215,14 @@ async function run(d: BackofficeDeps, v: Viewer | null, fn: () => Out): Promise<
 
 /** A GET page for signed-in users. */
 export function page(d: BackofficeDeps, opts: GuardOpts, fn: (v: Viewer, r: Req) => Out) {
-  return (c: Req) => {
+  return (c: Req) => withLocale(c.request, () => {
     const v = viewerOf(d, c.request);
     if (!v) return loginRedirect(c.request);
+    const step = firstStepRedirect(v, opts);
+    if (step) return step;
     if (opts.role && v.role !== opts.role) return run(d, v, () => { throw new NotFound(); });
     return run(d, v, () => fn(v, c));
-  };
+  });
 }
 
 export interface ActionOpts extends GuardOpts {
@@ -208,20 +231,26 @@ export interface ActionOpts extends GuardOpts {
    * `"always"`: changes where money goes or who can act (DESIGN 10 "Hardening"): the form must
    * carry the password or code every time, whatever the session did before.
    */
-  reauth?: boolean | "always";
+  reauth?: Reauth | ((body: Body) => Reauth);
 }
+
+type Reauth = boolean | "always";
 
 /** A POST for signed-in users: CSRF checked first, then role, then re-authentication. */
 export function action(d: BackofficeDeps, opts: ActionOpts, fn: (v: Viewer, r: PostReq) => Out) {
-  return async (c: Req) => {
+  return (c: Req) => withLocale(c.request, async () => {
     const v = viewerOf(d, c.request);
     if (!v) {
       return html(ErrorPage({ viewer: null, status: 403, message: "Your session has ended. Sign in again." }), 403);
     }
     const body = (c.body && typeof c.body === "object" ? c.body : {}) as Body;
     if (!sameToken(body._csrf, v.csrf)) return html(ErrorPage({ viewer: v, status: 403, message: "The form expired or did not come from this site. Reload the page and try again." }), 403);
+    const step = firstStepRedirect(v, opts);
+    if (step) return step;
     if (opts.role && v.role !== opts.role) return run(d, v, () => { throw new NotFound(); });
-    if (opts.reauth === "always" || (opts.reauth && needsReauth(d.users, v.session))) {
+    // A form may ask for more when it does more (merchant onboarding with a callback URL or a first user).
+    const reauth = typeof opts.reauth === "function" ? opts.reauth(body) : opts.reauth;
+    if (reauth === "always" || (reauth && needsReauth(d.users, v.session))) {
       const secret = str(body._reauth);
       const r = secret ? await reauthenticate(d.users, v.session, v.user, secret, d.clientAddr(c.request)) : "invalid";
       if (r !== "ok") {
@@ -232,16 +261,16 @@ export function action(d: BackofficeDeps, opts: ActionOpts, fn: (v: Viewer, r: P
       }
     }
     return run(d, v, () => fn(v, { ...c, body }));
-  };
+  });
 }
 
 /** Public pages (login, setup): no session; POSTs carry the double-submit token. */
 export function publicAction(d: BackofficeDeps, fn: (r: PostReq) => Out) {
-  return (c: Req) => {
+  return (c: Req) => withLocale(c.request, () => {
     const body = (c.body && typeof c.body === "object" ? c.body : {}) as Body;
     if (!sameToken(body._csrf, cookieValue(c.request, PRE_CSRF_COOKIE))) {
       return html(ErrorPage({ viewer: null, status: 403, message: "The form expired or did not come from this site. Reload the page and try again." }), 403);
     }
     return run(d, null, () => fn({ ...c, body }));
-  };
+  });
 }

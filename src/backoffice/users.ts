@@ -68,10 +68,13 @@ export function hasOperator(db: Db): boolean {
   return !!db.select({ id: backofficeUsers.id }).from(backofficeUsers).where(and(eq(backofficeUsers.role, "operator"), eq(backofficeUsers.status, "active"))).get();
 }
 
-/** Creates a user with a generated password (or the given one) and returns both. */
+/**
+ * Creates a user with a generated password (or the given one) and returns both. `mustChangePassword`:
+ * the password is handed over by an operator, so the user chooses their own at the first sign-in.
+ */
 export function createUser(
   deps: UserDeps,
-  input: { username: string; role: Role; merchantUid?: string; password?: string },
+  input: { username: string; role: Role; merchantUid?: string; password?: string; mustChangePassword?: boolean },
   actor: Actor,
 ): { user: UserRow; password: string } {
   const username = input.username.trim();
@@ -93,7 +96,7 @@ export function createUser(
     if (findUser(tx, username)) throw new UserError(`user ${username} already exists`);
     const user = tx
       .insert(backofficeUsers)
-      .values({ username, role: input.role, merchantId, passwordHash: hash, createdAt: now, updatedAt: now })
+      .values({ username, role: input.role, merchantId, passwordHash: hash, mustChangePassword: input.mustChangePassword ?? false, createdAt: now, updatedAt: now })
       .returning()
       .get();
     recordAudit(tx, { ...actor, action: "user.create", target: `user:${username}`, after: { role: input.role, merchantUid: input.merchantUid ?? null }, at: now });
@@ -134,14 +137,14 @@ export function setUserStatus(deps: UserDeps, username: string, status: "active"
   });
 }
 
-/** A new generated password; every session of the user ends. */
-export function resetPassword(deps: UserDeps, username: string, actor: Actor): { user: UserRow; password: string } {
+/** A new generated password; every session of the user ends. `mustChangePassword` as in createUser. */
+export function resetPassword(deps: UserDeps, username: string, actor: Actor, opts: { mustChangePassword?: boolean } = {}): { user: UserRow; password: string } {
   const password = generatePassword();
   const hash = hashPasswordSync(password);
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
     const u = mustFind(tx, username);
-    const user = tx.update(backofficeUsers).set({ passwordHash: hash, updatedAt: now }).where(eq(backofficeUsers.id, u.id)).returning().get();
+    const user = tx.update(backofficeUsers).set({ passwordHash: hash, mustChangePassword: opts.mustChangePassword ?? false, updatedAt: now }).where(eq(backofficeUsers.id, u.id)).returning().get();
     revokeUserSessions(tx, u.id, now);
     clearLoginFailures(tx, username);
     recordAudit(tx, { ...actor, action: "user.reset_password", target: `user:${username}`, at: now });
@@ -155,7 +158,7 @@ export async function changePassword(deps: UserDeps, userId: number, newPassword
   const hash = await hashPassword(newPassword);
   const now = deps.now();
   writeTx(deps.db, (tx) => {
-    tx.update(backofficeUsers).set({ passwordHash: hash, updatedAt: now }).where(eq(backofficeUsers.id, userId)).run();
+    tx.update(backofficeUsers).set({ passwordHash: hash, mustChangePassword: false, updatedAt: now }).where(eq(backofficeUsers.id, userId)).run();
     revokeUserSessions(tx, userId, now, keepSessionId);
   });
 }
@@ -175,6 +178,12 @@ export function resetTotp(deps: UserDeps, username: string, actor: Actor): UserR
     recordAudit(tx, { ...actor, action: "user.reset_2fa", target: `user:${username}`, before: { totp: u.totpEnabledAt !== null }, after: { totp: false }, at: now });
     return row;
   });
+}
+
+/** A service message as a sentence for a page ("a username is …" → "A username is ….") . */
+export function asSentence(message: string): string {
+  const s = message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(s) ? s : s + ".";
 }
 
 export function describeUser(u: UserRow, merchantUid: string | null) {

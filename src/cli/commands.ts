@@ -11,11 +11,11 @@ interface Spec {
 }
 
 /** Every command accepts these. */
-const GLOBAL: Record<string, Flag> = { config: "value", help: "bool" };
+const GLOBAL: Record<string, Flag> = { config: "value", data: "value", help: "bool" };
 const json = { json: "bool" } as const;
 
 const SPECS: Record<string, Spec> = {
-  serve: { flags: { demo: "bool" } },
+  serve: { flags: { demo: "bool", port: "value" } },
   migrate: {},
   init: {},
   "merchant create": { flags: { name: "value", ...json } },

@@ -18,7 +18,7 @@ function control(loaded: LoadedConfig): StakingControl {
     const c = chainBundle(adapter).staking?.(ctx);
     if (c) return c;
   }
-  throw new CliUsageError("energy: no enabled chain in rpc mode stakes for its transfers (enable chains.TRON with mode = \"rpc\")", false);
+  throw new CliUsageError("energy: no enabled chain in rpc mode stakes for its transfers (enable chains.TRON with mode = \"rpc\")");
 }
 
 export async function energyCommand(loaded: LoadedConfig, sub: string | undefined, flags: CliFlags): Promise<number> {
@@ -30,7 +30,7 @@ export async function energyCommand(loaded: LoadedConfig, sub: string | undefine
       const tx = sub === "stake" ? await c.stake(trx) : await c.unstake(trx);
       console.log(`${sub === "stake" ? "staked" : "unstaked"} ${trx} TRX: ${tx}`);
     } catch (e) {
-      throw new CliUsageError(`energy ${sub}: ${(e as Error).message}`, false);
+      throw new CliUsageError(`energy ${sub}: ${(e as Error).message}`);
     }
     return 0;
   }

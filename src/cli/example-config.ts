@@ -41,6 +41,7 @@ function exampleFor(path: string, key: string): string {
   if (key === "api_key") return '"your-provider-key"';
   if (key === "gas_price_cap") return '"5000000000"';
   if (key === "gas_low_balance") return '"50"';
+  if (key === "require_2fa") return "true";
   if (key === "metrics_token") return '"a-long-random-token"';
   if (key === "webhook_url") return '"https://ops.example.com/stablegate-alerts"';
   if (key === "webhook_secret") return '"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"';

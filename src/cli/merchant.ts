@@ -34,7 +34,7 @@ export function merchantSet(env: MerchantSetEnv, uid: string | undefined, flags:
   // Every value is checked before anything is written: no partial change.
   for (const [p, k] of Object.entries(keys)) {
     const problem = k && k.trim() ? compatKeyProblem(k.trim()) : null;
-    if (problem) throw new CliUsageError(`merchant set: ${p === "epusdt" ? "epusdt token" : "EPay key"} ${problem}`, false);
+    if (problem) throw new CliUsageError(`merchant set: ${p === "epusdt" ? "epusdt token" : "EPay key"} ${problem}`);
   }
   try {
     const out: Record<string, unknown> = {};
@@ -58,7 +58,7 @@ export function merchantSet(env: MerchantSetEnv, uid: string | undefined, flags:
     if (flags.json) console.log(JSON.stringify(out));
     return 0;
   } catch (e) {
-    if (e instanceof SettingsError || e instanceof CompatKeyError) throw new CliUsageError(`merchant set: ${e.message}`, false);
+    if (e instanceof SettingsError || e instanceof CompatKeyError) throw new CliUsageError(`merchant set: ${e.message}`);
     throw e;
   }
 }

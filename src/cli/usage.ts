@@ -4,12 +4,16 @@ import { RESTORE_DETAILS } from "./restore";
 
 /** Per-command usage beyond the one-line list in main.ts (options explained). */
 const DETAILS: Record<string, string> = {
-  serve: `usage: stablegate serve [--demo] [--config PATH]
+  serve: `usage: stablegate serve [--demo] [--port N] [--data DIR] [--config PATH]
 Needs the database (stablegate init makes it). Applies pending migrations, then serves HTTP (merchant API, checkout pages, /healthz,
 /readyz, /metrics when ops.metrics = true) and runs every job (watchers, payouts,
 callbacks, alerts) until SIGTERM or SIGINT. Shutdown is graceful and takes at most 5 s.
   --demo   on an empty folder, create the data folder first (as init); create a demo merchant
-           on first start and print its credentials once (what make run starts)`,
+           on first start and print its credentials once (what make run starts)
+  --port N the listen port (server.port; also STABLEGATE_PORT)
+  --data DIR
+           the data folder: database DIR/stablegate.db and its master key (database.path; also
+           STABLEGATE_DATA; every command takes it, so the CLI reaches the same database)`,
   migrate: `usage: stablegate migrate [--config PATH]
 Applies pending database migrations and exits (every command does this first).`,
   merchant: `usage: stablegate merchant <create|list|disable|enable> ...
@@ -77,6 +81,9 @@ export const ENVIRONMENT = `environment:
                               else the embedded default: every chain in sandbox mode)
   STABLEGATE_MASTER_KEY       master key that encrypts API keys and the wallet seed at rest; when
                               unset, the 0600 master.key file next to the database (made by init)
+  STABLEGATE_PORT             listen port, over server.port of the config (--port wins)
+  STABLEGATE_DATA             data folder: database DIR/stablegate.db with its master key beside it,
+                              over database.path of the config (--data wins)
   STABLEGATE_WALLET_MNEMONIC  BIP-39 mnemonic that init imports as the wallet seed (otherwise one is
                               generated); ignored once a seed is stored
   tests only (opt-in, never needed to run the gateway):

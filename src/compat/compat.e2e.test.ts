@@ -350,7 +350,8 @@ describe("shop plugins: epusdt and EPay", () => {
     expect(page).toContain("W-1");
     expect(page).toContain("EPay: 30.00 CNY at rate 7.10");
     expect(page).toContain("order created by a shop plugin (EPay)");
-    const found = await (await bo.get(`/backoffice/search?q=W-1`)).text();
-    expect(found).toContain(order.orderNo);
+    // One record found opens its page (issue 30): the search answers with a redirect to the order.
+    const found = await bo.get(`/backoffice/search?q=W-1`);
+    expect(found.headers.get("location")).toBe(`/backoffice/orders/${order.orderNo}`);
   });
 });

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import { Cron } from "croner";
 import { configSchema, type Config } from "./schema";
@@ -29,8 +30,23 @@ export function resolveConfigPath(flag?: string, env = process.env): string | nu
   return null;
 }
 
-export function loadConfig(path: string | null): LoadedConfig {
-  let raw: unknown = {};
+/** The listen port and the data folder chosen without a config file (`make run ARGS="--port 8080 --data ./mydata"`). */
+export interface RunOverrides {
+  port?: string;
+  data?: string;
+}
+
+/** `--port` / `--data`, else STABLEGATE_PORT / STABLEGATE_DATA. */
+export function runOverrides(flags: Record<string, string | true>, env = process.env): RunOverrides {
+  const pick = (flag: string, name: string) => (typeof flags[flag] === "string" ? (flags[flag] as string) : env[name] || undefined);
+  return { port: pick("port", "STABLEGATE_PORT"), data: pick("data", "STABLEGATE_DATA") };
+}
+
+/** The database file in a data folder given by `--data` / STABLEGATE_DATA (as the default's `data/stablegate.db`). */
+export const DATA_FOLDER_DB = "stablegate.db";
+
+export function loadConfig(path: string | null, over: RunOverrides = {}): LoadedConfig {
+  let raw: Record<string, unknown> = {};
   const source = path ?? "embedded default";
   if (path) {
     // A named file must exist and say something: falling back to the embedded default (a
@@ -43,7 +59,7 @@ export function loadConfig(path: string | null): LoadedConfig {
       throw new ConfigError([`cannot read ${path}: ${(e as Error).message}`], source);
     }
     try {
-      raw = Bun.TOML.parse(text);
+      raw = Bun.TOML.parse(text) as Record<string, unknown>;
     } catch (e) {
       throw new ConfigError([`not valid TOML: ${(e as Error).message}`], source);
     }
@@ -51,7 +67,22 @@ export function loadConfig(path: string | null): LoadedConfig {
       throw new ConfigError([`the config file ${path} is empty (no settings): write at least [database] path (config/stablegate.example.toml lists every key)`], source);
     }
   }
-  return parseConfig(raw, source);
+  return parseConfig(withOverrides(raw, over, source), source);
+}
+
+/** server.port and database.path from the overrides, over whatever the file (or the default) says. */
+function withOverrides(raw: Record<string, unknown>, over: RunOverrides, source: string): Record<string, unknown> {
+  const section = (k: string) => ({ ...((raw[k] as Record<string, unknown> | undefined) ?? {}) });
+  const out = { ...raw };
+  if (over.port !== undefined) {
+    if (!/^\d{1,5}$/.test(over.port.trim()) || Number(over.port) > 65535) throw new ConfigError([`--port / STABLEGATE_PORT must be a port number from 0 to 65535, not "${over.port}"`], source);
+    out.server = { ...section("server"), port: Number(over.port) };
+  }
+  if (over.data !== undefined) {
+    if (!over.data.trim()) throw new ConfigError(["--data / STABLEGATE_DATA must name a folder"], source);
+    out.database = { ...section("database"), path: join(over.data, DATA_FOLDER_DB) };
+  }
+  return out;
 }
 
 export function parseConfig(raw: unknown, source = "inline"): LoadedConfig {
@@ -133,10 +164,13 @@ function sandboxMix(c: Config, problems: string[]): void {
  * receiver on 127.0.0.1 works out of the box; with any rpc chain it stays false unless set.
  */
 function sandboxDefaults(raw: unknown, c: Config): void {
+  const enabled = Object.values(c.chains).filter((ch) => ch.enabled);
+  const sandbox = enabled.length > 0 && enabled.every((ch) => ch.mode === "sandbox");
+  // Operators' second factor: on for a gateway that moves real money, off in sandbox mode.
+  c.backoffice.require_2fa ??= !sandbox;
   const given = (raw as { callbacks?: { allow_private_targets?: unknown } } | null)?.callbacks?.allow_private_targets;
   if (given !== undefined) return;
-  const enabled = Object.values(c.chains).filter((ch) => ch.enabled);
-  if (enabled.length && enabled.every((ch) => ch.mode === "sandbox")) c.callbacks.allow_private_targets = true;
+  if (sandbox) c.callbacks.allow_private_targets = true;
 }
 
 function ratesChecks(c: Config, problems: string[]): void {

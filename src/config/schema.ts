@@ -125,6 +125,11 @@ export const ConfigSchema = T.Object(
       {
         session_idle: Duration("30m", "a back-office session ends after this long without a request"),
         session_max: Duration("12h", "a back-office session ends this long after sign-in, active or not"),
+        require_2fa: T.Optional(
+          T.Boolean({
+            description: "operators set up two-factor authentication before anything else; unset: on unless every enabled chain is in sandbox mode",
+          }),
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -24,6 +24,7 @@ import { completeSetup, setupTokenValid } from "../setup";
 import { UserError } from "../users";
 import { ErrorPage, Notice } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, withLocale } from "../i18n";
 
 /** Only our own pages are a place to go back to after sign-in. */
 export function safeNext(next: string | undefined): string {
@@ -45,11 +46,11 @@ function LoginPage(p: { csrf: string; next: string; error?: string; notice?: str
       <form method="post" action="/backoffice/login" class="stack">
         <input type="hidden" name="_csrf" value={p.csrf} />
         <input type="hidden" name="next" value={p.next} />
-        <label for="username">Username</label>
+        <label for="username" safe>{tr("Username")}</label>
         <input id="username" name="username" autocomplete="username" required value={p.username ?? ""} />
-        <label for="password">Password</label>
+        <label for="password" safe>{tr("Password")}</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
-        <button type="submit">Sign in</button>
+        <button type="submit" safe>{tr("Sign in")}</button>
       </form>
     </Layout>
   ) as string;
@@ -62,10 +63,10 @@ function CodePage(p: { csrf: string; next: string; error?: string }): string {
       <form method="post" action="/backoffice/login/code" class="stack">
         <input type="hidden" name="_csrf" value={p.csrf} />
         <input type="hidden" name="next" value={p.next} />
-        <label for="code">Authentication code</label>
+        <label for="code" safe>{tr("Authentication code")}</label>
         <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required />
-        <p class="muted">The 6-digit code from your authenticator app, or one of your recovery codes.</p>
-        <button type="submit">Verify</button>
+        <p class="muted" safe>{tr("The 6-digit code from your authenticator app, or one of your recovery codes.")}</p>
+        <button type="submit" safe>{tr("Verify")}</button>
       </form>
     </Layout>
   ) as string;
@@ -104,12 +105,12 @@ export function authRoutes(d: BackofficeDeps) {
   };
 
   return new Elysia({ name: "backoffice-auth" })
-    .get("/backoffice/login", ({ request, query }) => {
+    .get("/backoffice/login", ({ request, query }) => withLocale(request, () => {
       const s = loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
       if (s?.session.stage === "full") return redirect(safeNext(query.next));
-      const notice = query.done === "setup" ? "Operator created. Sign in." : query.done === "out" ? "Signed out." : undefined;
+      const notice = query.done === "setup" ? tr("Operator created. Sign in.") : query.done === "out" ? tr("Signed out.") : undefined;
       return withPre(request, (csrf) => LoginPage({ csrf, next: safeNext(query.next), notice }));
-    })
+    }))
     .post(
       "/backoffice/login",
       publicAction(d, async ({ request, body }) => {
@@ -117,7 +118,7 @@ export function authRoutes(d: BackofficeDeps) {
         const next = safeNext(str(body.next));
         const r = await signIn(d.users, { username, password: str(body.password), ...d.clientAddr(request), userAgent: request.headers.get("user-agent") });
         if (!r.ok) {
-          if (r.reason === "invalid") return withPre(request, (csrf) => LoginPage({ csrf, next, error: "Wrong username or password.", username }), 401);
+          if (r.reason === "invalid") return withPre(request, (csrf) => LoginPage({ csrf, next, error: tr("Wrong username or password."), username }), 401);
           const reason = r.reason;
           const ip = d.clientIp(request);
           const target = reason === "locked" ? `user:${username.slice(0, 64)}` : `ip:${ip}`;
@@ -130,12 +131,12 @@ export function authRoutes(d: BackofficeDeps) {
         return redirect(next, { "set-cookie": cookie });
       }),
     )
-    .get("/backoffice/login/code", ({ request, query }) => {
+    .get("/backoffice/login/code", ({ request, query }) => withLocale(request, () => {
       const s = pending(request);
       if (!s) return redirect("/backoffice/login");
       return html(CodePage({ csrf: s.session.csrfToken, next: safeNext(query.next) }));
-    })
-    .post("/backoffice/login/code", async ({ request, body }) => {
+    }))
+    .post("/backoffice/login/code", ({ request, body }) => withLocale(request, async () => {
       const s = pending(request);
       if (!s) return redirect("/backoffice/login");
       const b = (body ?? {}) as Record<string, string>;
@@ -146,10 +147,10 @@ export function authRoutes(d: BackofficeDeps) {
       if (r === "invalid") return html(CodePage({ csrf: s.session.csrfToken, next, error: "That code is not valid. Try the current one." }), 401);
       recordAudit(d.ctx.db, { actor: s.user.username, role: s.user.role, ip: d.clientIp(request), action: "user.sign_in", target: `user:${s.user.username}`, at: d.users.now() });
       return redirect(next);
-    })
+    }))
     .post(
       "/backoffice/logout",
-      action(d, {}, (v) => {
+      action(d, { during: ["password", "2fa"] }, (v) => {
         revokeSession(d.users, v.session.id);
         return redirect("/backoffice/login?done=out", { "set-cookie": clearCookie(d, SESSION_COOKIE) });
       }),

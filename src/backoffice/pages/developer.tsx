@@ -6,11 +6,11 @@ import { Elysia } from "elysia";
 import { currentKey, findMerchantById } from "../../merchants/service";
 import { rotateKeyAudited } from "../../merchants/admin";
 import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merchants/settings";
-import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TestCallbackLimit } from "../../callbacks/test-event";
 import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
-import { Csrf, Notice, StatusBadge, TableWrap, Time } from "../views/common";
+import { Csrf, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
 import { ReauthField } from "./reauth";
 import { CompatKeyError, compatKeyState, setCompatKeys } from "../../merchants/compat-keys";
 
@@ -33,7 +33,6 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
   const { d, v } = p;
   const m = merchantOf(d, v);
   const key = currentKey(d.ctx.db, m.id);
-  const tests = recentTestCallbacks(d.ctx.db, m.id);
   return (
     <Layout title="Developer settings" viewer={v} path={PATH}>
       <Notice text={p.notice} />
@@ -83,49 +82,7 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
           Send test callback
         </button>
       </form>
-      <TableWrap label="Test callbacks">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Sent</th>
-              <th scope="col">URL</th>
-              <th scope="col">Delivery</th>
-              <th scope="col">HTTP status</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Response</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tests.length === 0 ? (
-              <tr>
-                <td colspan="6">No test callback sent yet.</td>
-              </tr>
-            ) : (
-              tests.map((t) => {
-                const last = t.attemptRows[t.attemptRows.length - 1];
-                return (
-                  <tr data-testid="test-callback">
-                    <td>
-                      <Time ms={t.createdAt} />
-                    </td>
-                    <td class="mono wrap" safe>
-                      {t.url ?? ""}
-                    </td>
-                    <td>
-                      <StatusBadge status={t.state} />
-                    </td>
-                    <td safe>{last?.httpStatus === null || last?.httpStatus === undefined ? "—" : String(last.httpStatus)}</td>
-                    <td safe>{last?.durationMs === null || last?.durationMs === undefined ? "—" : `${last.durationMs} ms`}</td>
-                    <td class="mono wrap" safe>
-                      {(last?.error ?? last?.responseBody ?? "").slice(0, 200)}
-                    </td>
-                  </tr>
-                );
-              })
-            )}
-          </tbody>
-        </table>
-      </TableWrap>
+      <TestCallbacks db={d.ctx.db} merchantId={m.id} />
 
       <h2>IP allowlist</h2>
       <form method="post" action={`${PATH}/ip-allowlist`} class="stack">
@@ -236,14 +193,8 @@ export function developerRoutes(d: BackofficeDeps) {
       `${PATH}/test-callback`,
       action(d, { role: "merchant" }, (v) => {
         const m = merchantOf(d, v);
-        try {
-          sendTestCallback({ db: d.ctx.db, now: () => d.ctx.clock.now() }, m.id);
-        } catch (e) {
-          if (e instanceof NoDefaultCallbackUrl) return DeveloperPage({ d, v, error: "Set a default callback URL first: the test callback goes there." });
-          if (e instanceof TestCallbackLimit) return html(DeveloperPage({ d, v, error: "At most 5 test callbacks a minute. Try again shortly." }), 429);
-          throw e;
-        }
-        d.kick();
+        const refused = queueTestCallback({ db: d.ctx.db, now: () => d.ctx.clock.now(), kick: d.kick }, m.id);
+        if (refused) return html(DeveloperPage({ d, v, error: refused.error }), refused.status);
         return redirect(`${PATH}?done=test`);
       }),
     )

@@ -11,14 +11,17 @@ import { findMerchantByUid, listMerchants, type Merchant } from "../../merchants
 import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merchants/settings";
 import { ControlsError, getPayoutControls } from "../../payout/controls";
 import { NotFound } from "../errors";
-import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
-import { ActionButton, Csrf, DataTable, Notice, StatusBadge, Time } from "../views/common";
+import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type Viewer } from "../guard";
+import { asSentence, createUser, UserError } from "../users";
+import { ActionButton, CopyButton, Csrf, DataTable, Notice, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
 
 const NOTICES: Record<string, string> = {
   saved: "Settings saved.",
   status: "Status changed.",
   fee: "Fee balance changed.",
+  test: "Test callback queued: its delivery shows under Test callbacks.",
 };
 
 const mdeps = (d: BackofficeDeps) => ({ db: d.ctx.db, cipher: d.ctx.cipher, now: d.users.now });
@@ -29,23 +32,97 @@ function KeyOnce(p: { uid: string; apiKey: string }): JSX.Element {
       <p>
         API key of <strong safe>{p.uid}</strong>. Store it now: it is not shown again.
       </p>
-      <p class="secret" data-api-key safe>
+      <p class="secret" id="new-api-key" data-api-key safe>
         {p.apiKey}
       </p>
+      <CopyButton target="new-api-key" label="Copy API key" />
     </section>
   );
 }
 
-function MerchantsPage(p: { d: BackofficeDeps; v: Viewer; created?: { uid: string; apiKey: string }; error?: string }): string {
+/** What the onboarding form was given (kept when it is shown again with an error). */
+interface Onboarding {
+  name: string;
+  url: string;
+  username: string;
+}
+
+interface Created {
+  merchant: Merchant;
+  apiKey: string;
+  user?: { username: string; password: string };
+}
+
+/** The result of onboarding: the key once (with Copy), the first user's password once, and what to do next. */
+function Onboarded(p: { d: BackofficeDeps; v: Viewer; c: Created }): JSX.Element {
+  const { merchant: m, user } = p.c;
+  const settings = `/backoffice/merchants/${m.uid}`;
+  return (
+    <>
+      <Notice text={`Merchant ${m.uid} created.`} />
+      <KeyOnce uid={m.uid} apiKey={p.c.apiKey} />
+      {user ? (
+        <section aria-label="First user" class="card">
+          <p>
+            First user <strong safe>{user.username}</strong>, password (shown once; they choose their own at the first sign-in at{" "}
+            <span class="mono" safe>{`${p.d.ctx.publicUrl}/backoffice/login`}</span>):
+          </p>
+          <p class="secret" id="new-password" data-password safe>
+            {user.password}
+          </p>
+          <CopyButton target="new-password" label="Copy password" />
+        </section>
+      ) : (
+        <></>
+      )}
+      <section aria-label="Next steps" class="card">
+        <h2>Next steps</h2>
+        <ol>
+          <li>
+            Give the merchant UID <span class="mono" safe>{m.uid}</span> and the API key to the shop's developer (docs/integration.md: signing requests and
+            verifying callbacks).
+          </li>
+          {m.defaultCallbackUrl ? (
+            <li>
+              Check that the shop receives callbacks at <span class="mono" safe>{m.defaultCallbackUrl}</span>:
+              <ActionButton viewer={p.v} action={`${settings}/test-callback`} label="Send a test callback" kind="secondary" />
+            </li>
+          ) : (
+            <li>
+              Set a default callback URL in the <a href={settings}>merchant's settings</a>, then send a test callback from there.
+            </li>
+          )}
+          <li>
+            Review payouts, fees and the IP allowlist in the <a href={settings}>merchant's settings</a>.
+          </li>
+        </ol>
+      </section>
+    </>
+  );
+}
+
+function MerchantsPage(p: { d: BackofficeDeps; v: Viewer; created?: Created; error?: string; form?: Onboarding }): string {
   const rows = listMerchants(p.d.ctx.db);
+  const f = p.form ?? { name: "", url: "", username: "" };
   return (
     <Layout title="Merchants" viewer={p.v} path="/backoffice/merchants">
       <Notice kind="error" text={p.error} />
-      {p.created ? <KeyOnce uid={p.created.uid} apiKey={p.created.apiKey} /> : <></>}
-      <form method="post" action="/backoffice/merchants" class="inline">
+      {p.created ? <Onboarded d={p.d} v={p.v} c={p.created} /> : <></>}
+      <h2>Add a merchant</h2>
+      <form method="post" action="/backoffice/merchants" class="stack">
         <Csrf viewer={p.v} />
         <label for="m-name">Name</label>
-        <input id="m-name" name="name" required maxlength="100" />
+        <input id="m-name" name="name" required maxlength="100" value={f.name} />
+        <label for="m-url">Default callback URL (optional)</label>
+        <input id="m-url" name="defaultNotifyUrl" type="url" maxlength="2048" value={f.url} placeholder="https://shop.example/stablegate/callback" aria-describedby="m-url-help" />
+        <p id="m-url-help" class="muted">
+          Where callbacks go when an order names no notifyUrl; a test callback can be sent there next.
+        </p>
+        <label for="m-user">First user's username (optional)</label>
+        <input id="m-user" name="username" maxlength="64" autocomplete="off" value={f.username} aria-describedby="m-user-help" />
+        <p id="m-user-help" class="muted">
+          A merchant user with a generated password, shown once; they choose their own at the first sign-in.
+        </p>
         <button type="submit">Create merchant</button>
       </form>
       <DataTable
@@ -90,6 +167,12 @@ function MerchantPage(p: { d: BackofficeDeps; v: Viewer; m: Merchant; notice?: s
         </dd>
         <dt>Fee balance</dt>
         <dd safe>{c.feeBalance}</dd>
+        <dt>Callbacks</dt>
+        <dd>
+          <a href={`/backoffice/callbacks?merchant=${m.uid}`}>All of this merchant's callbacks</a>
+          {" · "}
+          <a href={`/backoffice/callbacks?merchant=${m.uid}&state=failed`}>those that gave up</a>
+        </dd>
       </dl>
       <div class="actions">
         <form method="post" action={`/backoffice/merchants/${m.uid}/status`} class="inline">
@@ -128,6 +211,10 @@ function MerchantPage(p: { d: BackofficeDeps; v: Viewer; m: Merchant; notice?: s
         <input id="s-daily" name="payoutLimitDaily" value={c.payoutLimitDaily ?? ""} inputmode="decimal" placeholder="no limit" />
         <button type="submit">Save settings</button>
       </form>
+      <h2>Test callbacks</h2>
+      <p class="muted">A signed test event to the default callback URL, delivered and retried like an order's callback.</p>
+      <ActionButton viewer={v} action={`/backoffice/merchants/${m.uid}/test-callback`} label="Send a test callback" kind="secondary" />
+      <TestCallbacks db={p.d.ctx.db} merchantId={m.id} />
       <h2>Fee balance</h2>
       <form method="post" action={`/backoffice/merchants/${m.uid}/fee`} class="inline">
         <Csrf viewer={v} />
@@ -152,11 +239,34 @@ export function merchantsRoutes(d: BackofficeDeps) {
     .get("/backoffice/merchants", page(d, op, (v) => MerchantsPage({ d, v })))
     .post(
       "/backoffice/merchants",
-      action(d, { ...op, reauth: true }, (v, { body }) => {
-        const name = str(body.name).trim();
-        if (!name || [...name].length > 100) return MerchantsPage({ d, v, error: "A merchant name is 1-100 characters." });
-        const { merchant, apiKey } = createMerchantAudited(mdeps(d), name, actorOf(v));
-        return MerchantsPage({ d, v, created: { uid: merchant.uid, apiKey } });
+      // A callback URL or a first user changes where money goes or who can act: the password every time.
+      action(d, { ...op, reauth: (b) => (str(b.defaultNotifyUrl).trim() || str(b.username).trim() ? "always" : true) }, (v, { body }) => {
+        const form: Onboarding = { name: str(body.name).trim(), url: str(body.defaultNotifyUrl).trim(), username: str(body.username).trim() };
+        const again = (error: string) => html(MerchantsPage({ d, v, form, error }), 400);
+        if (!form.name || [...form.name].length > 100) return again("A merchant name is 1-100 characters.");
+        try {
+          // One transaction: a refused callback URL or username leaves no merchant behind.
+          const created = writeTx(d.ctx.db, (): Created => {
+            const { merchant, apiKey } = createMerchantAudited(mdeps(d), form.name, actorOf(v));
+            if (form.url) updateMerchantSettings({ db: d.ctx.db, now: d.users.now, allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets }, merchant.uid, { defaultNotifyUrl: form.url }, actorOf(v));
+            const user = form.username ? createUser(d.users, { username: form.username, role: "merchant", merchantUid: merchant.uid, mustChangePassword: true }, actorOf(v)) : undefined;
+            return { merchant: load(merchant.uid), apiKey, user: user && { username: user.user.username, password: user.password } };
+          });
+          return MerchantsPage({ d, v, created });
+        } catch (e) {
+          if (e instanceof SettingsError) return again(asSentence(e.message.replace(/^default notify URL/, "The default callback URL")));
+          if (e instanceof UserError) return again(asSentence(e.message));
+          throw e;
+        }
+      }),
+    )
+    .post(
+      "/backoffice/merchants/:uid/test-callback",
+      action(d, op, (v, { params }) => {
+        const m = load(params.uid);
+        const refused = queueTestCallback({ db: d.ctx.db, now: d.users.now, kick: d.kick }, m.id);
+        if (refused) return html(MerchantPage({ d, v, m, error: refused.error }), refused.status);
+        return redirect(`/backoffice/merchants/${m.uid}?done=test`);
       }),
     )
     .get("/backoffice/merchants/:uid", page(d, op, (v, { params, query }) => MerchantPage({ d, v, m: load(params.uid), notice: NOTICES[query.done ?? ""] })))

@@ -205,6 +205,13 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
         <></>
       )}
 
+      {o.payout ? (
+        <>
+          <h2>Network cost</h2>
+          <CostList rows={costsOfPayout(d.ctx.db, o.payout.id)} />
+        </>
+      ) : null}
+
       {o.payin ? (
         <>
           <ResolveFrozen d={d} v={v} o={o.payin} back={back} />
@@ -213,12 +220,6 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
       ) : (
         <></>
       )}
-      {o.payout ? (
-        <>
-          <h2>Network cost</h2>
-          <CostList rows={costsOfPayout(d.ctx.db, o.payout.id)} />
-        </>
-      ) : null}
 
       <h2>Timeline</h2>
       <ol class="timeline" aria-label="Status timeline">
@@ -263,7 +264,14 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
       )}
 
       <h2>Callbacks</h2>
-      <CallbackDeliveries viewer={v} callbacks={o.callbacks} back={back} empty="No callback for this order." />
+      {o.callbacks.length ? (
+        <p>
+          <a href={`/backoffice/callbacks?order=${row.orderNo}`}>This order's callbacks in the callbacks list</a>
+        </p>
+      ) : (
+        <></>
+      )}
+      <CallbackDeliveries viewer={v} d={d} callbacks={o.callbacks} back={back} defaultUrl={o.merchantDefaultUrl} empty="No callback for this order." />
     </Layout>
   ) as string;
 }

@@ -6,12 +6,13 @@ import { eq } from "drizzle-orm";
 import { recordAudit } from "../../audit/log";
 import { backofficeUsers } from "../../db/schema";
 import { qrSvg } from "../../checkout/qr";
-import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
+import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type Viewer } from "../guard";
 import { activeSessions, reauthenticate, revokeSession } from "../sessions";
 import { enableTotp, newRecoveryCodes, newTotpSecret, totpStep, totpUri } from "../totp";
-import { changePassword, UserError, userById } from "../users";
+import { asSentence, changePassword, UserError, userById } from "../users";
 import { ActionButton, Csrf, DataTable, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr } from "../i18n";
 
 const NOTICES: Record<string, string> = {
   password: "Password changed. Your other sessions were signed out.",
@@ -23,6 +24,13 @@ function SecurityPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?
   const sessions = activeSessions(p.d.users, p.d.policy, v.user.id);
   return (
     <Layout title="Security" viewer={v} path="/backoffice/security">
+      {v.owes === "2fa" ? (
+        <p class="notice error" role="alert" safe>
+          {tr("This gateway asks operators to use two-factor authentication. Set it up to continue.")}
+        </p>
+      ) : (
+        <></>
+      )}
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       <h2>Two-factor authentication</h2>
@@ -75,6 +83,27 @@ function SecurityPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?
   ) as string;
 }
 
+/** The first sign-in with a password an operator handed over: the user chooses their own (issue 30). */
+function NewPasswordPage(p: { v: Viewer; error?: string }): string {
+  return (
+    <Layout title="Choose a new password" viewer={p.v}>
+      <Notice kind="error" text={p.error} />
+      <p safe>{tr("Your password was set by an operator. Choose your own to continue; only you will know it.")}</p>
+      <form method="post" action="/backoffice/password" class="stack">
+        <Csrf viewer={p.v} />
+        <label for="new" safe>{tr("New password")}</label>
+        <input id="new" name="new" type="password" autocomplete="new-password" minlength="12" required aria-describedby="new-help" />
+        <p id="new-help" class="muted" safe>
+          {tr("At least 12 characters.")}
+        </p>
+        <label for="repeat" safe>{tr("Repeat new password")}</label>
+        <input id="repeat" name="repeat" type="password" autocomplete="new-password" minlength="12" required />
+        <button type="submit" safe>{tr("Set password")}</button>
+      </form>
+    </Layout>
+  ) as string;
+}
+
 function EnrollPage(p: { v: Viewer; secret: string; error?: string }): string {
   // qrSvg escapes its label itself and the rest is generated path data.
   const safeQr = qrSvg(totpUri(p.v.user.username, p.secret), "QR code for your authenticator app");
@@ -118,15 +147,37 @@ export function securityRoutes(d: BackofficeDeps) {
     const u = userById(d.ctx.db, v.user.id);
     return u && u.totpEnabledAt === null && u.totpSecretEnc ? d.ctx.cipher.decrypt(u.totpSecretEnc) : null;
   };
+  const enrolling = { during: ["2fa" as const] };
+  const choosing = { during: ["password" as const] };
   return new Elysia({ name: "backoffice-security" })
     .get(
+      "/backoffice/password",
+      page(d, choosing, (v) => (v.owes === "password" ? NewPasswordPage({ v }) : redirect("/backoffice/security"))),
+    )
+    .post(
+      "/backoffice/password",
+      action(d, choosing, async (v, { body }) => {
+        if (v.owes !== "password") return redirect("/backoffice/security");
+        const next = str(body.new);
+        if (next !== str(body.repeat)) return html(NewPasswordPage({ v, error: "The two passwords are not the same. Type the new password twice." }), 400);
+        try {
+          await changePassword(d.users, v.user.id, next, v.session.id);
+        } catch (e) {
+          if (e instanceof UserError) return html(NewPasswordPage({ v, error: asSentence(e.message) }), 400);
+          throw e;
+        }
+        recordAudit(d.ctx.db, { ...actorOf(v), action: "user.password_change", target: `user:${v.user.username}`, at: d.users.now() });
+        return redirect("/backoffice");
+      }),
+    )
+    .get(
       "/backoffice/security",
-      page(d, {}, (v, { query }) => SecurityPage({ d, v, notice: NOTICES[query.done ?? ""] })),
+      page(d, enrolling, (v, { query }) => SecurityPage({ d, v, notice: NOTICES[query.done ?? ""] })),
     )
     .post(
       "/backoffice/security/totp",
       // A stolen session must not enrol its own second factor (locking the owner out): password first.
-      action(d, { reauth: "always" }, (v) => {
+      action(d, { ...enrolling, reauth: "always" }, (v) => {
         if (v.totp) return redirect("/backoffice/security");
         // The secret waits, encrypted, until a code from the app proves it was stored.
         const secret = newTotpSecret();
@@ -136,7 +187,7 @@ export function securityRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/security/totp/confirm",
-      action(d, {}, (v, { body }) => {
+      action(d, enrolling, (v, { body }) => {
         const secret = pendingSecret(v);
         if (v.totp || !secret) return redirect("/backoffice/security");
         const step = totpStep(v.user.username, secret, str(body.code), d.users.now());

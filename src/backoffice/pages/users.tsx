@@ -3,12 +3,20 @@
 // reset password, reset 2FA. Same services and audit entries as `stablegate user`.
 import { Elysia } from "elysia";
 import { listMerchants } from "../../merchants/service";
-import { action, actorOf, type BackofficeDeps, page, str, type Viewer } from "../guard";
-import { createUser, describeUser, listUsers, resetPassword, resetTotp, setUserStatus, UserError } from "../users";
-import { ActionButton, Csrf, DataTable, Notice, StatusBadge } from "../views/common";
+import { action, actorOf, type BackofficeDeps, html, page, str, type Viewer } from "../guard";
+import { asSentence, createUser, describeUser, listUsers, resetPassword, resetTotp, setUserStatus, UserError } from "../users";
+import { ActionButton, CopyButton, Csrf, DataTable, Notice, StatusBadge } from "../views/common";
 import { Layout } from "../views/layout";
 
-function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: string; password: string }; notice?: string; error?: string }): string {
+/** What the "Add a user" form was given (kept when it is shown again with an error). */
+interface UserForm {
+  username: string;
+  role: string;
+  merchant: string;
+}
+
+function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: string; password: string }; notice?: string; error?: string; form?: UserForm }): string {
+  const f = p.form ?? { username: "", role: "merchant", merchant: "" };
   const merchants = listMerchants(p.d.ctx.db);
   const uids = new Map(merchants.map((m) => [m.id, m.uid]));
   const users = listUsers(p.d.ctx.db).map((u) => describeUser(u, u.merchantId ? (uids.get(u.merchantId) ?? null) : null));
@@ -21,9 +29,11 @@ function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: strin
           <p>
             Password of <strong safe>{p.secret.username}</strong>. Hand it over now: it is not shown again.
           </p>
-          <p class="secret" data-password safe>
+          <p class="secret" id="new-password" data-password safe>
             {p.secret.password}
           </p>
+          <CopyButton target="new-password" label="Copy password" />
+          <p class="muted">They choose their own password at the first sign-in.</p>
         </section>
       ) : (
         <></>
@@ -33,13 +43,17 @@ function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: strin
         <Csrf viewer={p.v} />
         <label for="u-name">
           New username
-          <input id="u-name" name="username" required maxlength="64" />
+          <input id="u-name" name="username" required maxlength="64" autocomplete="off" value={f.username} />
         </label>
         <label for="u-role">
           Role
           <select id="u-role" name="role">
-            <option value="merchant">merchant</option>
-            <option value="operator">operator</option>
+            <option value="merchant" selected={f.role !== "operator"}>
+              merchant
+            </option>
+            <option value="operator" selected={f.role === "operator"}>
+              operator
+            </option>
           </select>
         </label>
         <label for="u-merchant">
@@ -47,7 +61,7 @@ function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: strin
           <select id="u-merchant" name="merchant">
             <option value="">—</option>
             {merchants.map((m) => (
-              <option value={m.uid} safe>
+              <option value={m.uid} selected={m.uid === f.merchant} safe>
                 {`${m.uid} ${m.name}`}
               </option>
             ))}
@@ -99,11 +113,11 @@ function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: strin
 
 export function usersRoutes(d: BackofficeDeps) {
   const op = { role: "operator" as const };
-  const handle = (v: Viewer, fn: () => { secret?: { username: string; password: string }; notice?: string }) => {
+  const handle = (v: Viewer, fn: () => { secret?: { username: string; password: string }; notice?: string }, form?: UserForm) => {
     try {
       return UsersPage({ d, v, ...fn() });
     } catch (e) {
-      if (e instanceof UserError) return UsersPage({ d, v, error: e.message });
+      if (e instanceof UserError) return html(UsersPage({ d, v, error: asSentence(e.message), form }), 400);
       throw e;
     }
   };
@@ -112,14 +126,21 @@ export function usersRoutes(d: BackofficeDeps) {
     .post(
       "/backoffice/users",
       // A new user (an operator even) is who can act: the password every time.
-      action(d, { ...op, reauth: "always" }, (v, { body }) =>
-        handle(v, () => {
-          const role = str(body.role) === "operator" ? "operator" : "merchant";
-          const merchantUid = role === "merchant" ? str(body.merchant) || undefined : undefined;
-          const r = createUser(d.users, { username: str(body.username), role, merchantUid }, actorOf(v));
-          return { secret: { username: r.user.username, password: r.password }, notice: `User ${r.user.username} created.` };
-        }),
-      ),
+      action(d, { ...op, reauth: "always" }, (v, { body }) => {
+        const form: UserForm = { username: str(body.username).trim(), role: str(body.role) === "operator" ? "operator" : "merchant", merchant: str(body.merchant) };
+        return handle(
+          v,
+          () => {
+            const role = form.role === "operator" ? "operator" : "merchant";
+            // The service's wording names the CLI flag; here it is the form's field.
+            if (role === "merchant" && !form.merchant) throw new UserError("choose the merchant this user belongs to (Merchant), or make them an operator");
+            const merchantUid = role === "merchant" ? form.merchant : undefined;
+            const r = createUser(d.users, { username: form.username, role, merchantUid, mustChangePassword: true }, actorOf(v));
+            return { secret: { username: r.user.username, password: r.password }, notice: `User ${r.user.username} created.` };
+          },
+          form,
+        );
+      }),
     )
     .post(
       "/backoffice/users/status",
@@ -134,7 +155,7 @@ export function usersRoutes(d: BackofficeDeps) {
       "/backoffice/users/reset-password",
       action(d, { ...op, reauth: "always" }, (v, { body }) =>
         handle(v, () => {
-          const r = resetPassword(d.users, str(body.username), actorOf(v));
+          const r = resetPassword(d.users, str(body.username), actorOf(v), { mustChangePassword: true });
           return { secret: { username: r.user.username, password: r.password }, notice: "Password reset; their sessions ended." };
         }),
       ),

@@ -19,6 +19,8 @@ export interface OrderDetail {
   payout?: PayoutRow;
   merchantUid: string;
   merchantName: string;
+  /** The merchant's default callback URL now (where an event without its own URL goes). */
+  merchantDefaultUrl: string | null;
   transfers: TransferRow[];
   events: OrderEventRow[];
   callbacks: { callback: CallbackRow; attempts: AttemptRow[] }[];
@@ -64,6 +66,7 @@ export function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): OrderDet
     payout,
     merchantUid: m.uid,
     merchantName: m.name,
+    merchantDefaultUrl: m.defaultCallbackUrl,
     transfers: tr,
     events: eventsOf(db, orderNo),
     callbacks: cbs.map((c) => ({ callback: c, attempts: attempts.filter((a) => a.callbackId === c.id) })),

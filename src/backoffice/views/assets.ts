@@ -19,8 +19,8 @@ a{color:var(--accent)}
 .top .who{color:#e2e8f0;font-size:.9rem}
 .top button.link{background:none;border:1px solid #94a3b8;color:#fff}
 .nav{background:var(--navbg);overflow-x:auto}
-.nav ul{display:flex;gap:2px;margin:0;padding:0 8px;list-style:none;white-space:nowrap}
-.nav a{display:block;padding:10px 10px;color:var(--fg);text-decoration:none}
+.nav ul{display:flex;flex-wrap:wrap;gap:0 2px;margin:0;padding:0 8px;list-style:none;white-space:nowrap}
+.nav a{display:block;padding:10px 8px;color:var(--fg);text-decoration:none}
 .nav a[aria-current=page]{font-weight:700;border-bottom:3px solid var(--accent)}
 main{padding:12px;max-width:1280px;margin:0 auto}
 h1{font-size:1.4rem;margin:.4em 0 .6em;overflow-wrap:anywhere}
@@ -49,6 +49,8 @@ td.mono,td .mono{white-space:nowrap;word-break:normal}td .badge{white-space:nowr
 /* On a phone a table scrolls sideways rather than squeezing dates and amounts into columns one word wide; long prose cells (class wrap) still wrap. */
 td.wrap{white-space:normal;min-width:14em}td.mono.wrap{word-break:break-all}
 @media (max-width:700px){td{white-space:nowrap}td.wrap{white-space:normal}}
+/* table.rowcards: on a phone each row is a card, every cell on its own line under its column's name (data-label), so state and actions never sit off-screen. */
+@media (max-width:700px){table.rowcards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.rowcards,table.rowcards tbody,table.rowcards tr,table.rowcards td{display:block}table.rowcards tr{border-bottom:1px solid var(--line);padding:6px 0}table.rowcards td{border:0;padding:3px 10px;white-space:normal}table.rowcards td:empty{display:none}table.rowcards td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:var(--muted)}table.rowcards td .mono{white-space:normal;word-break:break-all}}
 dl.kv{display:grid;grid-template-columns:minmax(110px,max-content) 1fr;gap:4px 12px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 dl.kv dt{font-weight:600;color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anywhere}
 .badge{display:inline-block;padding:1px 8px;border-radius:999px;background:var(--badgebg);font-size:.85rem}
@@ -73,6 +75,29 @@ ul.plain{list-style:none;margin:0;padding:0}
 .pager{display:flex;gap:12px;margin:8px 0}
 .qr{width:200px;height:200px}
 @media (min-width:900px){main{padding:20px}.top .search{order:0;max-width:560px}}
+code{overflow-wrap:anywhere}
+.menu-link{display:none}
+/* Phone: the tabs are a menu at the foot of the page (the header's "Menu" jumps there) and every
+   table row is a card, each value under its column's name (data-label, views/common.tsx), so status
+   and actions are on screen without scrolling sideways. */
+@media (max-width:700px){
+body{display:flex;flex-direction:column;min-height:100vh}
+.top{order:0}main{order:1;width:100%}.nav{order:2;overflow:visible;padding:8px 0 16px}
+.top a.menu-link{display:inline-block;color:#fff;border:1px solid #94a3b8;border-radius:6px;padding:6px 12px;text-decoration:none}
+.nav ul{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:4px;padding:0 12px;white-space:normal}
+.nav a{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:9px 12px}
+.nav a[aria-current=page]{border:2px solid var(--accent)}
+.table-wrap{overflow:visible;background:none;border:0;border-radius:0}
+.table-wrap table,.table-wrap tbody,.table-wrap tr,.table-wrap td{display:block;width:auto}
+.table-wrap thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+.table-wrap tr{background:var(--card);border:1px solid var(--line);border-radius:8px;margin:0 0 8px;padding:4px 0}
+.table-wrap td,.table-wrap td.mono,.table-wrap td .mono{border:0;padding:3px 10px;white-space:normal;overflow-wrap:anywhere;word-break:break-word;min-width:0}
+.table-wrap td.mono,.table-wrap td .mono{word-break:break-all}
+.table-wrap td[data-label]{display:flex;flex-wrap:wrap;align-items:baseline;column-gap:8px}
+.table-wrap td[data-label]>*{min-width:0;max-width:100%}
+.table-wrap td[data-label]::before{content:attr(data-label);flex:0 0 7.5em;font:600 .8rem/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--muted);word-break:normal}
+.table-wrap td:empty{display:none}
+}
 `;
 
 export const APP_JS = `
@@ -101,5 +126,28 @@ document.addEventListener("change", function (e) {
   var form = t.closest("form");
   if (!form) return;
   form.querySelectorAll("input[type=checkbox][name='" + t.getAttribute("data-select-all") + "']").forEach(function (b) { b.checked = t.checked; });
+});
+
+// "Copy" buttons of secrets shown once: shown only when this script runs.
+document.querySelectorAll("button[data-copy]").forEach(function (b) { b.hidden = false; });
+document.addEventListener("click", function (e) {
+  var b = e.target && e.target.closest ? e.target.closest("button[data-copy]") : null;
+  if (!b) return;
+  var id = b.getAttribute("data-copy");
+  var el = document.getElementById(id);
+  var status = document.querySelector("[data-copy-status='" + id + "']");
+  if (!el) return;
+  var text = el.textContent.trim();
+  var said = function (msg) { if (status) status.textContent = msg; };
+  var bySelection = function () {
+    var r = document.createRange();
+    r.selectNodeContents(el);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(r);
+    said(document.execCommand && document.execCommand("copy") ? "Copied." : "Selected: press Ctrl+C (or Cmd+C) to copy.");
+  };
+  if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(function () { said("Copied."); }, bySelection);
+  else bySelection();
 });
 `;

@@ -1,21 +1,51 @@
 /** @jsxImportSource @kitajs/html */
 // Small building blocks every page uses.
-import type { Children } from "@kitajs/html";
+import { contentToString, type Children } from "@kitajs/html";
 import type { Viewer } from "../guard";
 import { Layout } from "./layout";
+import { tr } from "../i18n";
 
 /** The hidden CSRF field every POST form carries. */
 export function Csrf({ viewer }: { viewer: Viewer }): JSX.Element {
   return <input type="hidden" name="_csrf" value={viewer.csrf} />;
 }
 
-/** A scrollable table region (keyboard-focusable, named for screen readers). */
+/** A scrollable table region (keyboard-focusable, named for screen readers); rows are cards on a phone. */
 export function TableWrap(p: { label: string; children?: Children }): JSX.Element {
+  // The children are already rendered (and escaped) markup; labelCells only adds attributes.
+  const inner = contentToString(p.children);
+  const safeTable = typeof inner === "string" ? labelCells(inner) : inner;
   return (
     <div class="table-wrap" role="region" aria-label={p.label} tabindex="0">
-      {p.children}
+      {safeTable}
     </div>
   );
+}
+
+const stripTags = (s: string) => s.replace(/<[^>]*>/g, "").trim();
+
+/**
+ * Gives every body cell its column's heading as `data-label`, which the phone layout shows above
+ * the value when a row is a card (assets.ts). The markup is the page's own, rendered just now: the
+ * headings are the <th> of the <thead>, cells are counted per <tr> (a cell spanning columns
+ * advances by its colspan); a row-action column (its heading only for screen readers) stays
+ * unlabelled, as does a cell that carries its own label or spans columns.
+ */
+export function labelCells(table: string): string {
+  const head = /<thead[\s>][\s\S]*?<\/thead>/.exec(table);
+  if (!head) return table;
+  const labels = [...head[0].matchAll(/<th[\s>][\s\S]*?<\/th>/g)].map((m) => (/class="sr"/.test(m[0]) ? "" : stripTags(m[0]).replace(/"/g, "&#34;")));
+  const end = head.index + head[0].length;
+  const body = table.slice(end).replace(/<tr[\s>][\s\S]*?<\/tr>/g, (row) => {
+    let col = 0;
+    return row.replace(/<td(?=[\s>])([^>]*)>/g, (cell, attrs: string) => {
+      const span = Number(/colspan="(\d+)"/.exec(attrs)?.[1] ?? 1);
+      const label = span === 1 ? labels[col] : ""; // a cell across columns (an "empty" row) is no one column's
+      col += span;
+      return label && !attrs.includes("data-label") ? `<td data-label="${label}"${attrs}>` : cell;
+    });
+  });
+  return table.slice(0, end) + body;
 }
 
 /** A one-button POST form, for row and page actions: the CSRF field, hidden fields, the button. */
@@ -84,6 +114,58 @@ export function DataTable<T>(p: { label: string; head: readonly (string | { hidd
   );
 }
 
+/** A filter's select with "Any" first; an option is a value, or [value, label]. */
+export function FilterSelect(p: { id: string; label: string; value?: string; options: readonly (string | readonly [string, string])[] }): JSX.Element {
+  return (
+    <label for={p.id}>
+      <span safe>{p.label}</span>
+      <select id={p.id} name={p.id}>
+        <option value="">Any</option>
+        {p.options.map((o) => {
+          const [value, label] = typeof o === "string" ? [o, o] : o;
+          return (
+            <option value={value} selected={p.value === value} safe>
+              {label}
+            </option>
+          );
+        })}
+      </select>
+    </label>
+  );
+}
+
+/** A filter form's "From" and "To" days, then its "Filter" button. */
+export function DateRangeAndFilter(p: { raw: Record<string, string> }): JSX.Element {
+  return (
+    <>
+      <label for="from">
+        From
+        <input id="from" name="from" type="date" value={p.raw.from ?? ""} />
+      </label>
+      <label for="to">
+        To
+        <input id="to" name="to" type="date" value={p.raw.to ?? ""} />
+      </label>
+      <button type="submit">Filter</button>
+    </>
+  );
+}
+
+/**
+ * "Copy" for a secret shown once (the element with id `target`). Hidden until the script runs:
+ * without it there is nothing to click and the text is selected by hand.
+ */
+export function CopyButton(p: { target: string; label: string }): JSX.Element {
+  return (
+    <span class="copy">
+      <button type="button" class="secondary" data-copy={p.target} hidden safe>
+        {p.label}
+      </button>
+      <span role="status" class="muted" data-copy-status={p.target}></span>
+    </span>
+  );
+}
+
 export function Notice(p: { kind?: "ok" | "error"; text?: string | null }): JSX.Element {
   if (!p.text) return <></>;
   return (
@@ -126,7 +208,7 @@ export function ErrorPage(p: { viewer: Viewer | null; status: number; message: s
     <Layout title={title} viewer={p.viewer}>
       <p safe>{p.message}</p>
       <p>
-        <a href="/backoffice">Back to the dashboard</a>
+        <a href="/backoffice" safe>{tr("Back to the dashboard")}</a>
       </p>
     </Layout>
   ) as string;
@@ -144,7 +226,7 @@ export function ReauthPage(p: { viewer: Viewer; action: string; fields: [string,
         {p.fields.flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? ""]).map((x) => <input type="hidden" name={k} value={x} />))}
         <label for="reauth">{p.viewer.totp ? "Password or authentication code" : "Password"}</label>
         <input id="reauth" name="_reauth" type="password" autocomplete="current-password" required autofocus />
-        <button type="submit">Confirm</button>
+        <button type="submit" safe>{tr("Confirm")}</button>
       </form>
     </Layout>
   ) as string;

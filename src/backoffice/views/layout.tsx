@@ -4,6 +4,7 @@ import type { Children } from "@kitajs/html";
 // navigation, main content. Phone and desktop from one stylesheet.
 import type { Viewer } from "../guard";
 import { navFor } from "./nav";
+import { locale, tr } from "../i18n";
 
 export interface LayoutProps {
   title: string;
@@ -17,49 +18,59 @@ export interface LayoutProps {
 
 export function Layout(p: LayoutProps): JSX.Element {
   const v = p.viewer;
+  // While a first step is owed (a new password, an operator's 2FA) only that page and "Sign out" lead anywhere.
+  const full = v !== null && v.owes === null;
   return (
-    <html lang="en">
+    <html lang={locale() === "zh" ? "zh-CN" : "en"}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title safe>{p.title + " · stablegate"}</title>
+        <title safe>{tr(p.title) + " · stablegate"}</title>
         <link rel="stylesheet" href="/backoffice/assets/app.css" />
         <script src="/backoffice/assets/app.js" defer></script>
       </head>
       <body>
-        <a class="skip" href="#main">
-          Skip to content
+        <a class="skip" href="#main" safe>
+          {tr("Skip to content")}
         </a>
         <header class="top">
           <a class="brand" href="/backoffice">
             stablegate
           </a>
+          {v && full ? (
+            // On a phone the tabs are a menu at the foot of the page; this jumps to it (no script needed).
+            <a class="menu-link" href="#nav" safe>
+              {tr("Menu")}
+            </a>
+          ) : null}
           {v ? (
             <>
-              <form class="search" role="search" method="get" action="/backoffice/search">
-                <label for="q">Search</label>
-                <input id="q" name="q" type="search" value={p.q ?? ""} placeholder="orderNo, merchantOrderNo, txHash, address" />
-                <button type="submit">Search</button>
-              </form>
+              {full ? (
+                <form class="search" role="search" method="get" action="/backoffice/search">
+                  <label for="q" safe>{tr("Search")}</label>
+                  <input id="q" name="q" type="search" value={p.q ?? ""} placeholder={tr("orderNo, merchantOrderNo, txHash, address")} />
+                  <button type="submit" safe>{tr("Search")}</button>
+                </form>
+              ) : null}
               <form class="signout" method="post" action="/backoffice/logout">
                 <input type="hidden" name="_csrf" value={v.csrf} />
                 <span class="who" safe>
-                  {v.user.username + (v.role === "operator" ? " (operator)" : "")}
+                  {v.user.username + (v.role === "operator" ? ` ${tr("(operator)")}` : "")}
                 </span>
-                <button type="submit" class="link">
-                  Sign out
+                <button type="submit" class="link" safe>
+                  {tr("Sign out")}
                 </button>
               </form>
             </>
           ) : null}
         </header>
-        {v ? (
-          <nav class="nav" aria-label="Main">
+        {v && full ? (
+          <nav class="nav" id="nav" aria-label={tr("Main")}>
             <ul>
               {navFor(v.role).map((n) => (
                 <li>
                   <a href={n.href} aria-current={isCurrent(p.path, n.href) ? "page" : undefined} safe>
-                    {n.label}
+                    {tr(n.label)}
                   </a>
                 </li>
               ))}
@@ -67,7 +78,7 @@ export function Layout(p: LayoutProps): JSX.Element {
           </nav>
         ) : null}
         <main id="main">
-          <h1 safe>{p.title}</h1>
+          <h1 safe>{tr(p.title)}</h1>
           {p.children}
         </main>
       </body>

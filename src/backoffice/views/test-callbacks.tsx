@@ -1,0 +1,54 @@
+/** @jsxImportSource @kitajs/html */
+// The last test callbacks of a merchant with their delivery (developer settings, and the
+// operator's merchant page after onboarding).
+import type { Db } from "../../db/client";
+import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TestCallbackLimit } from "../../callbacks/test-event";
+import { DataTable, StatusBadge, Time } from "./common";
+
+export function TestCallbacks(p: { db: Db; merchantId: number }): JSX.Element {
+  return (
+    <DataTable
+      label="Test callbacks"
+      head={["Sent", "URL", "Delivery", "HTTP status", "Latency", "Response"]}
+      rows={recentTestCallbacks(p.db, p.merchantId)}
+      empty="No test callback sent yet."
+      row={(t) => {
+        const last = t.attemptRows[t.attemptRows.length - 1];
+        return (
+          <tr data-testid="test-callback">
+            <td>
+              <Time ms={t.createdAt} />
+            </td>
+            <td class="mono wrap" safe>
+              {t.url ?? ""}
+            </td>
+            <td>
+              <StatusBadge status={t.state} />
+            </td>
+            <td safe>{last?.httpStatus === null || last?.httpStatus === undefined ? "—" : String(last.httpStatus)}</td>
+            <td safe>{last?.durationMs === null || last?.durationMs === undefined ? "—" : `${last.durationMs} ms`}</td>
+            <td class="mono wrap" safe>
+              {(last?.error ?? last?.responseBody ?? "").slice(0, 200)}
+            </td>
+          </tr>
+        );
+      }}
+    />
+  );
+}
+
+/**
+ * Queues a test callback for a merchant (developer settings, the operator's merchant page): null when
+ * queued, else the plain-words refusal and its status (DESIGN 10: at most 5 a minute per merchant).
+ */
+export function queueTestCallback(deps: { db: Db; now: () => number; kick(): void }, merchantId: number): { error: string; status: number } | null {
+  try {
+    sendTestCallback(deps, merchantId);
+  } catch (e) {
+    if (e instanceof NoDefaultCallbackUrl) return { error: "Set a default callback URL first: the test callback goes there.", status: 200 };
+    if (e instanceof TestCallbackLimit) return { error: "At most 5 test callbacks a minute. Try again shortly.", status: 429 };
+    throw e;
+  }
+  deps.kick();
+  return null;
+}
