@@ -9,7 +9,8 @@
 // 4. RPC calls per block (TRON, BSC) / slot (SOL) at 10 and 100,000 watched addresses.
 // 5. watcher time per block with 10 vs 1,000 pending deposits.
 // growth. 10k vs 2M stored orders: large/small per operation, idle stalls (scripts/bench-growth.ts).
-// BENCH_REQUESTS, BENCH_CLIENTS, BENCH_COMPLETIONS scale it; BENCH_ONLY=create,callbacks,fairness,rpc,watcher,growth
+// energy. TRX spent per 100 TRON payouts, [chains.TRON.energy] mode burn vs stake (scripts/bench-energy.ts).
+// BENCH_REQUESTS, BENCH_CLIENTS, BENCH_COMPLETIONS scale it; BENCH_ONLY=create,callbacks,fairness,rpc,watcher,growth,energy
 // (or the section names as arguments: `make bench ARGS=growth`) picks sections;
 // BENCH_SLICES (4) interleaves section 1's gateway and floors in slices (1: one after another).
 import { rmSync } from "node:fs";
@@ -27,7 +28,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 /** Untimed requests each section-1 target answers before its timed slices. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 256);
 const COMPLETIONS = Number(process.env.BENCH_COMPLETIONS ?? 1000);
-const ONLY = new Set((process.argv.slice(2).join(",") || process.env.BENCH_ONLY || "create,callbacks,fairness,rpc,watcher,growth").split(","));
+const ONLY = new Set((process.argv.slice(2).join(",") || process.env.BENCH_ONLY || "create,callbacks,fairness,rpc,watcher,growth,energy").split(","));
 /** Section 1 runs the gateway and its floors in this many interleaved slices each (1: one after another). */
 const SLICES = Math.max(1, Number(process.env.BENCH_SLICES ?? 4));
 
@@ -538,5 +539,6 @@ if (ONLY.has("fairness")) {
 if (ONLY.has("rpc")) await benchRpc();
 if (ONLY.has("watcher")) await benchWatcherTick();
 if (ONLY.has("growth")) await (await import("./bench-growth")).benchGrowth();
+if (ONLY.has("energy")) await (await import("./bench-energy")).benchEnergy();
 console.log(`(bench took ${f((performance.now() - started) / 1000)} s)`);
 

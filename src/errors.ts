@@ -25,6 +25,9 @@ export const ERRORS = {
   54001: { status: 404, message: "Payout order does not exist" },
   54002: { status: 409, message: "Payout order status does not allow this operation" },
   54003: { status: 422, message: "Payment to the merchant's own address not allowed" },
+  55001: { status: 422, message: "Refund exceeds the refundable amount" },
+  55002: { status: 409, message: "Order status does not allow a refund" },
+  55003: { status: 409, message: "refundNo reused with another body" },
   56001: { status: 422, message: "No current rate for the currency" },
   56002: { status: 404, message: "Invoice does not exist" },
 } as const;

@@ -274,7 +274,7 @@ async function build(path: string, orders: number, log: (s: string) => void): Pr
           id: i + 1, orderNo, merchantId: m.id, merchantOrderNo: `M${m.id}-${i}`, mode: "shared", bindingId: null, chain: net.chain, token: net.token,
           decimals: net.decimals, amount: amount.toString(), paidAmount: null, addressId: addr.id, address: addr.address, notifyUrl, redirectUrl: null,
           apiKeyId, status: "waiting_payment", transferId: null, txHash: null, fromAddress: null, confirmations: 0, checkoutToken: newTimedToken(at),
-          expireAt, createdAt: at, detectedAt: null, confirmedAt: null, completedAt: null, expiredAt: null, updatedAt: at, invoiceId: null, invoiceRate: null,
+          expireAt, createdAt: at, detectedAt: null, confirmedAt: null, completedAt: null, expiredAt: null, updatedAt: at, invoiceId: null, invoiceRate: null, compat: null,
         };
         callback("payin", m.id, orderNo, "waiting_payment", apiKeyId, notifyUrl, () => payinCallbackPayload(o, m.uid, null), at);
         if (status === "completed") {

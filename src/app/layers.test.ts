@@ -39,8 +39,8 @@ export const RANKS: Readonly<Record<string, number>> = {
   invoices: 7, payout: 7, backup: 7,
   // 8: pay-ins (follow invoices), treasury (batches of payouts), operations (readiness, alerts).
   payin: 8, treasury: 8, ops: 8,
-  // 9: presentation: the merchant API and the hosted checkout.
-  http: 9, checkout: 9,
+  // 9: presentation: the merchant API, the hosted checkout, the shop-plugin protocols (epusdt, EPay).
+  http: 9, checkout: 9, compat: 9,
   // 10: the back office (the other presentation layer; its pages sit on http/app.ts).
   backoffice: 10,
   // 11: the composition root.
@@ -355,9 +355,9 @@ describe("the rules bite", () => {
   });
 
   test("an unknown new folder fails with a message saying to add it to the rank table", () => {
-    const withNew: Source[] = [...clean, { rel: "compat/epusdt.ts", text: `import { db } from "../db/client";\n` }, { rel: "refunds/service.ts", text: `` }];
+    const withNew: Source[] = [...clean, { rel: "plugins/epusdt.ts", text: `import { db } from "../db/client";\n` }, { rel: "refunds/service.ts", text: `` }];
     expect(unranked(withNew)).toEqual([
-      "src/compat/ has no rank: add it to RANKS in src/app/layers.test.ts (a folder imports only folders of lower rank)",
+      "src/plugins/ has no rank: add it to RANKS in src/app/layers.test.ts (a folder imports only folders of lower rank)",
       "src/refunds/ has no rank: add it to RANKS in src/app/layers.test.ts (a folder imports only folders of lower rank)",
     ]);
   });

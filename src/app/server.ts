@@ -2,6 +2,8 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import { baseApp } from "../http/app";
+import { requestIdOf } from "../http/request-id";
+import { compatDeps, compatRoutes } from "../compat/routes";
 import { healthRoutes } from "../http/health";
 import { StorageMonitor } from "../ops/storage";
 import { LogLimiter } from "../lib/log-limit";
@@ -107,7 +109,8 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
     .use(healthRoutes(ctx, { ctx, watchers: runtime.watchers, gas: runtime.ops.gas, storage: runtime.ops.storage, metrics: runtime.ops.metrics }))
     .use(docsRoutes(() => ctx.publicUrl))
     .use(merchantApiRoutes({ ctx, auth, executor: runtime.payouts }))
-    .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve())))
+    .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve(), (id) => runtime.payouts.attempt(id))))
+    .use(compatRoutes(compatDeps(ctx, requestIdOf)))
     .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());
 }
 
@@ -173,7 +176,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
     }
     // Chain-specific background work (Solana: token accounts for new receiving addresses).
-    for (const j of chainBundle(adapter).jobs?.(ctx, addressBook) ?? []) s.every(j.name, j.everyMs, j.run);
+    for (const j of chainBundle(adapter).jobs?.(ctx, addressBook, payoutStore) ?? []) s.every(j.name, j.everyMs, j.run);
   }
   return s;
 }

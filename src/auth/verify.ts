@@ -149,7 +149,7 @@ function tooLarge(max: number): AppError {
 }
 
 /** Reads at most `max` bytes; a longer body (declared or streamed) is refused without buffering it. */
-async function readCapped(req: Request, max: number): Promise<Uint8Array> {
+export async function readCapped(req: Request, max: number): Promise<Uint8Array> {
   const declared = req.headers.get("content-length");
   if (declared !== null && Number(declared) > max) throw tooLarge(max);
   if (!req.body) return new Uint8Array(0);

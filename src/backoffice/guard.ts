@@ -33,8 +33,8 @@ export type BackofficeCtx = PayinCtx &
   PayoutCtx & {
     cipher: Cipher;
     publicUrl: string;
-    config: Pick<Config, "auth" | "backoffice" | "server" | "rates">;
-    ms: { rotationGrace: number };
+    config: Pick<Config, "auth" | "backoffice" | "server" | "rates" | "compat">;
+    ms: { rotationGrace: number; retryDelays: number[] };
   };
 
 /** What the back office reads of the running gateway: chain states (watchers, gas) and the callback wake-up. */

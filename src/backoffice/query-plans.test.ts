@@ -86,7 +86,25 @@ function pages(role: "operator" | "merchant"): string[] {
     ...ORDER_FILTERS(["submitted", "failed"], m).flatMap((f) => [`/backoffice/payouts${f}`, `/backoffice/payouts.csv${f}`]),
     ...ORDER_FILTERS(["pending", "confirmed", "unmatched", "matched"], m).flatMap((f) => [`/backoffice/deposits${f}`, `/backoffice/deposits.csv${f}`]),
   ];
-  const searches = [data.paid.orderNo, "PLAN-1", data.paid.txHash, data.paid.address, "TXnotAnAddress", data.payout ?? "PO2026"].map((q) => `/backoffice/search?q=${encodeURIComponent(q)}`);
+  // The callbacks page (issue 30): every state, business type, order, dates, keyset.
+  const callbackFilters = [
+    "",
+    "?state=failed",
+    "?state=queued",
+    "?state=retrying",
+    "?state=delivered",
+    "?state=held",
+    "?type=payin",
+    "?state=delivered&type=payout&from=2020-01-01&to=2099-12-31",
+    "?from=2099-01-01",
+    `?order=${data.paid.orderNo}`,
+    `?order=${data.paid.orderNo}&state=delivered`,
+    "?before=1000000",
+    ...(m ? [`?merchant=${m}`, `?merchant=${m}&state=failed`, `?merchant=${m}&from=2020-01-01&to=2099-12-31&before=1000000`] : []),
+  ].map((f) => `/backoffice/callbacks${f}`);
+  // Exact values and (issue 30) their first characters: prefix range seeks.
+  const prefixes = [data.paid.orderNo.slice(0, 12), "PLAN", data.paid.txHash.slice(0, 8), data.paid.address.slice(0, 6), "PO20"];
+  const searches = [data.paid.orderNo, "PLAN-1", data.paid.txHash, data.paid.address, "TXnotAnAddress", data.payout ?? "PO2026", ...prefixes].map((q) => `/backoffice/search?q=${encodeURIComponent(q)}`);
   const common = [
     "/backoffice",
     "/backoffice/counts.json",
@@ -101,7 +119,7 @@ function pages(role: "operator" | "merchant"): string[] {
   ];
   const operator = ["/backoffice/exceptions", "/backoffice/merchants", `/backoffice/merchants/${gw.merchant.uid}`, "/backoffice/users", "/backoffice/alerts", "/backoffice/audit", "/backoffice/audit?actor=planop", "/backoffice/audit.csv"];
   const merchant = ["/backoffice/developer", "/backoffice/batches", "/backoffice/collection"];
-  return [...lists, ...searches, ...common, ...(role === "operator" ? operator : merchant)];
+  return [...lists, ...callbackFilters, ...searches, ...common, ...(role === "operator" ? operator : merchant)];
 }
 
 test("every back-office page, filter, search and export reads large tables by seeks only", async () => {

@@ -48,6 +48,8 @@ const rows: Row[] = [
   { name: "collection destination and schedule", as: "merchant", path: () => "/backoffice/collection/settings", fields: () => ({ pair: "TRON:USDT", destination: tron, minimum: "5", schedule: "* * * * *" }), state: () => collectionSetting(gw.ctx.db, gw.merchant.id, "TRON", "USDT")?.destination ?? null },
   { name: "default callback URL (merchant)", as: "merchant", path: () => "/backoffice/developer/callback-url", fields: () => ({ url: `https://shop.example/cb-${++n}` }), state: () => merchant().defaultCallbackUrl },
   { name: "IP allowlist (merchant)", as: "merchant", path: () => "/backoffice/developer/ip-allowlist", fields: () => ({ allowlist: `203.0.113.${++n}` }), state: () => merchant().ipAllowlist },
+  { name: "epusdt token (merchant)", as: "merchant", path: () => "/backoffice/developer/compat-keys", fields: () => ({ protocol: "epusdt", key: `epusdt-token-${++n}` }), state: () => merchant().epusdtTokenEnc },
+  { name: "EPay key (merchant)", as: "merchant", path: () => "/backoffice/developer/compat-keys", fields: () => ({ protocol: "epay", key: `epay-key-${++n}` }), state: () => merchant().epayKeyEnc },
   { name: "key rotation (merchant)", as: "merchant", path: () => "/backoffice/developer/rotate-key", fields: () => ({}), state: keyCount },
   { name: "enrolling 2FA", as: "merchant", path: () => "/backoffice/security/totp", fields: () => ({}), state: () => findUser(gw.ctx.db, mu.username)!.totpSecretEnc },
   {

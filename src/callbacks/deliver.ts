@@ -9,6 +9,22 @@ import { type Lookup, resolveTarget, TargetRefused } from "./target";
 export const RESPONSE_BODY_LIMIT = 2048;
 export const USER_AGENT = `stablegate/${VERSION}`;
 
+/**
+ * A shop protocol's own request (DESIGN 19: epusdt's POST, EPay's GET) instead of the signed
+ * callback POST: no HMAC headers; it counts as delivered only when a 2xx answer's body is
+ * `acknowledged` (epusdt `ok`, EPay `success`).
+ */
+export interface PlainRequest {
+  method: "GET" | "POST";
+  /** The full target (EPay: with its query). */
+  url: string;
+  body: string | null;
+  contentType?: string;
+  /** What the answer must say, for the attempt's error text. */
+  expect: string;
+  acknowledged(answer: string): boolean;
+}
+
 export interface DeliveryInput {
   url: string;
   /** The outbox payload, sent byte for byte. */
@@ -22,6 +38,8 @@ export interface DeliveryInput {
   lookup?: Lookup;
   /** Extra TLS trust (tests with a self-signed receiver). */
   ca?: string;
+  /** A shop protocol's request (then `body` and `apiKey` are not used). */
+  plain?: PlainRequest;
 }
 
 export interface AttemptOutcome {
@@ -100,19 +118,23 @@ export async function deliverOnce(input: DeliveryInput): Promise<AttemptOutcome>
   });
   aborted.catch(() => {});
   try {
-    const target = await Promise.race([resolveTarget(input.url, input.allowPrivate, input.lookup), aborted]);
-    const timestamp = String(input.now());
-    const nonce = newNonce();
-    const headers = { ...callbackHeaders(input.apiKey, input.body, timestamp, nonce), host: target.host };
+    const plain = input.plain;
+    const target = await Promise.race([resolveTarget(plain?.url ?? input.url, input.allowPrivate, input.lookup), aborted]);
+    let headers: Record<string, string>;
+    if (plain) headers = { "user-agent": USER_AGENT, ...(plain.contentType ? { "content-type": plain.contentType } : {}), host: target.host };
+    else headers = { ...callbackHeaders(input.apiKey, input.body, String(input.now()), newNonce()), host: target.host };
     const tls = target.serverName || input.ca ? { serverName: target.serverName, ca: input.ca } : undefined;
-    const res = await fetch(target.connectUrl, { method: "POST", headers, body: input.body, redirect: "manual", signal, tls });
+    const method = plain?.method ?? "POST";
+    const body = plain ? (plain.body ?? undefined) : input.body;
+    const res = await fetch(target.connectUrl, { method, headers, body, redirect: "manual", signal, tls });
     const responseBody = await Promise.race([readCapped(res, RESPONSE_BODY_LIMIT), aborted]);
-    const ok = res.status >= 200 && res.status < 300;
+    const is2xx = res.status >= 200 && res.status < 300;
+    const ok = is2xx && (!plain || plain.acknowledged(responseBody));
     let error: string | null = null;
-    if (!ok) {
+    if (!is2xx) {
       const location = res.headers.get("location");
       error = res.status >= 300 && res.status < 400 ? `redirect ${res.status} not followed${location ? ` (to ${location})` : ""}` : `HTTP ${res.status}`;
-    }
+    } else if (!ok) error = `answer not acknowledged: the body must be ${JSON.stringify(plain!.expect)}`;
     return done({ ok, httpStatus: res.status, responseBody, error });
   } catch (e) {
     if (e instanceof TargetRefused) return done({ ok: false, httpStatus: null, responseBody: null, error: e.message });

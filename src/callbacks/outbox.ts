@@ -8,7 +8,8 @@ import { callbacksDue } from "../db/callbacks-due";
 
 export interface CallbackEvent {
   merchantId: number;
-  kind: "payin" | "payout" | "test" | "invoice";
+  /** epusdt / epay: a shop plugin's callback (./compat.ts), sent in that protocol's own shape. */
+  kind: "payin" | "payout" | "test" | "invoice" | "epusdt" | "epay" | "refund";
   orderNo: string;
   status: string;
   apiKeyId: string;
@@ -32,7 +33,8 @@ export function enqueueCallback(tx: Tx, e: CallbackEvent): string {
   // this one. Test events are not order changes and keep a fresh id each.
   for (let occurrence = 0; ; occurrence++) {
     const id = e.kind === "test" ? newEventId(e.now) : orderEventId({ ...e, occurrence, fallbackMs: e.now });
-    const payload = JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
+    // A shop protocol's fields are signed field by field: nothing is added to them.
+    const payload = e.kind === "epusdt" || e.kind === "epay" ? JSON.stringify(e.payload) : JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
     if (insert.run(id, e.merchantId, e.kind, e.orderNo, e.status, e.apiKeyId, e.url, payload, state, e.now, e.now, e.now).changes === 1) {
       // The worker is woken once the row is committed, never for a write rolled back.
       afterCommit(tx, callbacksDue);

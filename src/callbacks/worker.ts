@@ -15,7 +15,10 @@ import type { Logger } from "../lib/logger";
 import type { Config } from "../config/schema";
 import { keySecret } from "../merchants/service";
 import { groupCommit } from "../db/group-commit";
-import { type AttemptOutcome, deliverOnce } from "./deliver";
+import { type AttemptOutcome, deliverOnce, type PlainRequest } from "./deliver";
+import { compatRequest, isCompatKind } from "./compat";
+import { compatSecretOf } from "../merchants/compat-keys";
+import type { CompatProtocol } from "../lib/compat-signing";
 import { newPlanMemory, noteOutcome, originOf, planClaims } from "./claim-plan";
 import type { Lookup } from "./target";
 
@@ -65,6 +68,7 @@ export function workerOptions(ctx: CallbackWorkerCtx, over: Partial<WorkerOption
 interface DueRow {
   rid: number;
   id: string;
+  kind: string;
   merchantId: number;
   orderNo: string;
   apiKeyId: string;
@@ -258,7 +262,7 @@ export class CallbackWorker {
       // The position as a row value: the index seek starts there (an OR of the two cases made
       // every page scan again from the first due row).
       due: client.prepare<DueRow & { nextAt: number }, [number, number, number, number, number]>(`
-        SELECT c.rowid AS rid, c.id, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
+        SELECT c.rowid AS rid, c.id, c.kind, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
                c.payload, c.attempts, c.next_attempt_at AS nextAt, COALESCE(c.url, m.default_callback_url) AS target
         FROM callbacks c LEFT JOIN merchants m ON m.id = c.merchant_id
         WHERE c.state = 'pending' AND c.merchant_id = ? AND c.next_attempt_at <= ?
@@ -267,9 +271,9 @@ export class CallbackWorker {
                           WHERE p.order_no = c.order_no AND p.rowid < c.rowid AND p.state IN ('pending', 'delivering'))
         ORDER BY c.next_attempt_at, c.rowid LIMIT ?`),
       mark: client.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`),
-      attempt: client.prepare<unknown, [string, number, number, number | null, string | null, string | null]>(
-        `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error)
-         VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6)`,
+      attempt: client.prepare<unknown, [string, number, number, number | null, string | null, string | null, string | null]>(
+        `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
+         VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6, ?7)`,
       ),
       settle: client.prepare<unknown, [string, number, number, string | null, number, string]>(
         `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering'`,
@@ -322,6 +326,7 @@ export class CallbackWorker {
       );
       return;
     }
+    if (isCompatKind(row.kind)) return this.deliverCompat(row, row.kind, row.target, signal);
     let apiKey: string | undefined;
     try {
       // A key id's secret never changes (rotation makes a new key): decrypt it once.
@@ -331,17 +336,28 @@ export class CallbackWorker {
       return this.finish(row, this.failure(`API key ${row.apiKeyId} cannot be decrypted: ${(e as Error).message}`), true);
     }
     if (!apiKey) return this.finish(row, this.failure(`API key ${row.apiKeyId} not found; cannot sign the callback`), true);
-    const outcome = await deliverOnce({
-      url: row.target,
-      body: row.payload,
-      apiKey,
-      timeoutMs: this.o.timeoutMs,
-      allowPrivate: this.o.allowPrivate,
-      now: () => this.o.clock.now(),
-      signal,
-      lookup: this.o.lookup,
-      ca: this.o.ca,
-    });
+    await this.settle(row, await this.attempt(row.target, row.payload, apiKey, signal), signal);
+  }
+
+  /** One delivery attempt with the worker's limits (a shop protocol's own request when `plain` is given). */
+  private attempt(url: string, body: string, apiKey: string, signal: AbortSignal, plain?: PlainRequest): Promise<AttemptOutcome> {
+    return deliverOnce({ url, body, apiKey, timeoutMs: this.o.timeoutMs, allowPrivate: this.o.allowPrivate, now: () => this.o.clock.now(), signal, lookup: this.o.lookup, ca: this.o.ca, plain });
+  }
+
+  /** A shop plugin's callback (DESIGN 19): signed with the merchant's key in force now, in the protocol's shape. */
+  private async deliverCompat(row: DueRow, protocol: CompatProtocol, target: string, signal: AbortSignal): Promise<void> {
+    let secret: string | undefined;
+    try {
+      secret = compatSecretOf({ db: this.o.db, cipher: this.o.cipher }, row.merchantId, protocol);
+    } catch (e) {
+      return this.finish(row, this.failure(`${protocol} key cannot be decrypted: ${(e as Error).message}`), true);
+    }
+    if (!secret) return this.finish(row, this.failure(`the merchant has no ${protocol} key any more; cannot sign the callback`), true);
+    await this.settle(row, await this.attempt(target, row.payload, "", signal, compatRequest(protocol, target, row.payload, secret)), signal);
+  }
+
+  /** After an attempt: free its slot, note the origin's health, record the outcome. */
+  private async settle(row: DueRow, outcome: AttemptOutcome, signal: AbortSignal): Promise<void> {
     const f = this.inflight.get(row.id);
     if (f) {
       f.settling = true;
@@ -397,7 +413,7 @@ export class CallbackWorker {
       try {
         await groupCommit(this.o.db).run({
           work: () => {
-            st.attempt.run(row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error);
+            st.attempt.run(row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error, row.target);
             st.settle.run(state, attempts, nextAt, r.ok ? null : r.error, now, row.id);
           },
         });

@@ -2,6 +2,7 @@
 // and src/chains/registry.ts maps its code to it. Code outside src/chains/ asks the
 // module (address rules, keys, adapter, payout steps, payment URI, page links, labels)
 // instead of switching on a chain code.
+import type { TSchema } from "@sinclair/typebox";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
@@ -42,6 +43,8 @@ export interface FeeEstimate {
 
 /** What an rpc-mode adapter reads of its chain's config section (`chains.<CODE>`, src/config/schema.ts). */
 export interface ChainNodeConfig {
+  /** The chain's own keys (`defaults.sectionKeys`) are read by its module alone. */
+  [key: string]: unknown;
   rpc_urls: string[];
   confirmations: number;
   api_key?: string;
@@ -63,6 +66,11 @@ export interface ChainDefaults {
   blockTime: string;
   /** The chain's tokens with their mainnet contracts (DESIGN 9); `tokens.<SYMBOL>` overrides each. */
   tokens: readonly TokenInfo[];
+  /**
+   * Keys only this chain's section has (TRON: the `energy` table, DESIGN 21), as TypeBox schemas;
+   * config/schema.ts adds them to `chains.<CODE>` and the section reaches `createAdapter` whole.
+   */
+  sectionKeys?: Readonly<Record<string, TSchema>>;
 }
 
 /** An outgoing transfer from a gateway address that the database does not know (restore reconcile, DESIGN 16). */
@@ -97,6 +105,15 @@ export interface ChainModuleCtx {
   logger: Logger;
   /** The HD seed (keys of the sources and the gas wallet). */
   seed: Uint8Array;
+}
+
+/** `stablegate energy stake|unstake|status` (DESIGN 21): what a chain that stakes for its transfers offers the CLI. */
+export interface StakingControl {
+  /** Stakes `amount` of the native coin (decimal string, e.g. "100.5") from the staking wallet; resolves with the transaction id once mined. */
+  stake(amount: string): Promise<string>;
+  unstake(amount: string): Promise<string>;
+  /** The status object the CLI prints (decimal strings). */
+  status(): Promise<Record<string, string>>;
 }
 
 /**
@@ -135,8 +152,10 @@ export interface ChainBundle {
    * TRON, SOL: transactions it signed after `q.since`).
    */
   unrecordedOutgoing?(ctx: ChainModuleCtx, q: OutgoingQuery): Promise<UnrecordedTransfer[]>;
-  /** Background jobs (Solana: token-account provisioning). */
-  jobs?(ctx: ChainModuleCtx, addresses: AddressBook): ChainJob[];
+  /** Background jobs (Solana: token-account provisioning; TRON stake mode: energy reclaims). */
+  jobs?(ctx: ChainModuleCtx, addresses: AddressBook, payouts: PayoutStore): ChainJob[];
+  /** Operator controls of resources the chain stakes for its transfers (TRON: energy, DESIGN 21); absent when it stakes nothing. */
+  staking?(ctx: ChainModuleCtx): StakingControl | undefined;
 }
 
 export interface ChainModule {
@@ -169,6 +188,12 @@ export interface ChainModule {
    * the bundle (chains/factory.ts `chainBundle`), never by testing the adapter's shape.
    */
   createAdapter(a: { cfg: ChainNodeConfig; tokens: TokenInfo[]; logger: RpcLogger; clock?: Clock }): ChainBundle;
+  /**
+   * Base units a collection leg leaves on a deposit address with `[collection] keep_dust = true`
+   * (TRON: 1, so the payer's next transfer there costs the energy of one to an existing holder);
+   * 0 or absent: the leg sweeps everything.
+   */
+  collectionDust?: bigint;
   /** The wallet-launch URI of DESIGN 5 (amount null: an exclusive address, any amount). */
   paymentUri(token: TokenInfo, address: string, amount: bigint | null, orderNo?: string): string;
   /** What the hosted pages show (docs/wallet-links.md). */

@@ -67,6 +67,8 @@ export interface PayoutStore {
   unfinishedSignedMeta(db: DbOrTx, chain: string, fromAddress: string): string[];
   /** The signed metadata of every payout the source ever signed on `chain`, any status (restore reconcile). */
   signedMeta(db: DbOrTx, chain: string, fromAddress: string): string[];
+  /** Those of `ids` that are finished (confirmed or failed: nothing more will be sent or land for them). */
+  finished(db: DbOrTx, ids: readonly number[]): PayoutOrderRow[];
 }
 
 /** What the composition root hands a chain's payout steps. */

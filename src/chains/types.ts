@@ -132,4 +132,18 @@ export interface ChainAdapter {
   signTransfer(req: TransferRequest): Promise<SignedTransfer>;
   broadcast(tx: SignedTransfer): Promise<BroadcastResult>;
   txState(tx: SignedTransfer): Promise<TxState>;
+  /** What a mined transaction cost (DESIGN 21); null while it is in no block. */
+  txCost?(tx: SignedTransfer): Promise<TxCost | null>;
+}
+
+/** The on-chain cost of one transaction the gateway sent (transfer_costs). */
+export interface TxCost {
+  /** Native base units burned or paid as fee (TRX sun, BNB wei, SOL lamports). */
+  nativeBurned: bigint;
+  /** TRON: energy taken from stakes (delegated to the sender). */
+  energyDelegated?: bigint;
+  /** TRON: energy paid for by burning TRX (included in nativeBurned). */
+  energyBurned?: bigint;
+  /** TRON: bandwidth bytes (free or burned). */
+  bandwidth?: bigint;
 }

@@ -1,7 +1,7 @@
 // The hosted checkout page of one pay-in order (cashierUrl). Every state has
 // its panel in the HTML; the client script only toggles and fills them.
 import { escapeHtml, jsonForScript } from "./escape";
-import { networkName, networkOnlyName, statusKey, translator, type Locale, type Translate } from "./i18n";
+import { networkName, networkOnlyName, statusKey, translator, type Locale, type MessageKey, type Translate } from "./i18n";
 import { ICONS } from "./icons";
 import { renderShell } from "./layout";
 import { qrSvg } from "./qr";
@@ -57,10 +57,20 @@ function statePanel(t: Translate, s: PayinStatus, current: PayinStatus, o: Check
       `<progress data-bind="progress" aria-labelledby="conf-label-${s}" max="${Math.max(1, o.requiredConfirmations)}" value="${Math.min(o.confirmations, o.requiredConfirmations)}"></progress></div>`;
   }
   if (s === "frozen_abnormal") extra = frozenReceived(t, o);
+  // Why the money is on hold (issue 28): short, over, late or the operator, said in so many words.
+  const why = (s === "frozen_abnormal" || s === "risk_settled") && s === current ? (o.holdReason ?? null) : null;
+  if (why) {
+    const money = { paid: o.paidAmount ? `${displayAmount(o.paidAmount)} ${o.tokenSymbol}` : "", amount: `${displayAmount(o.amount)} ${o.tokenSymbol}`, merchant: o.merchantName };
+    extra = `<p data-testid="hold-reason"><strong>${escapeHtml(t(`hold.${why}` as MessageKey, money))}</strong></p>${extra}`;
+  }
+  // A risk-settled payment that was short is not "received after expiry".
+  const short = s === "risk_settled" && why === "short";
+  const title = short ? t("status.risk_settled.short") : t(statusKey("status", s));
+  const body = short ? t("body.risk_settled.short", vars) : t(statusKey("body", s), vars);
   return (
     `<div class="state" data-state="${s}" data-testid="state-${s}"${s === current ? "" : " hidden"}>` +
-    `<span class="icon ${cls}">${icon}</span><div class="grow"><h2>${escapeHtml(t(statusKey("status", s)))}</h2>` +
-    `<p>${escapeHtml(t(statusKey("body", s), vars))}</p>${extra}</div></div>`
+    `<span class="icon ${cls}">${icon}</span><div class="grow"><h2>${escapeHtml(title)}</h2>` +
+    `<p>${escapeHtml(body)}</p>${extra}</div></div>`
   );
 }
 

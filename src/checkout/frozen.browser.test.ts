@@ -89,4 +89,28 @@ describe("money that does not match, on the checkout page", () => {
       await ctx.close();
     }
   });
+
+  // Why the money is on hold (issue 28): a short payment is not "received after expiry".
+  test.each([
+    ["en-US", "risk_settled", "short", "9.50", "Payment received, less than the amount", "Less than the order amount was received: 9.50 USDT of 10.00 USDT."],
+    ["en-US", "frozen_abnormal", "short", "9.50", "Payment on hold", "Less than the order amount was received: 9.50 USDT of 10.00 USDT."],
+    ["en-US", "frozen_abnormal", "over", "12.00", "Payment on hold", "More than the order amount was received: 12.00 USDT for 10.00 USDT."],
+    ["en-US", "risk_settled", "late", "10.00", "Payment received after expiry", "The payment arrived after the order had expired."],
+    ["en-US", "frozen_abnormal", "operator", null, "Payment on hold", "Acme Coffee Roasters put this payment on hold for review."],
+    ["zh-CN", "risk_settled", "short", "9.50", "已收到付款，但少于订单金额", "收到的金额少于订单金额：收到 9.50 USDT，订单 10.00 USDT。"],
+    ["zh-CN", "frozen_abnormal", "over", "12.00", "付款已冻结待审核", "收到的金额多于订单金额：收到 12.00 USDT，订单 10.00 USDT。"],
+    ["zh-CN", "risk_settled", "late", "10.00", "付款在过期后到账", "付款在订单过期后才到账。"],
+  ] as const)("%s %s (%s) says why the money is on hold", async (locale, status, reason, paid, title, why) => {
+    const token = `hold_${locale}_${status}_${reason}`;
+    store.addOrder(token, sampleOrder({ status, amount: "10.000000", paidAmount: paid ? `${paid}0000` : null, txHash: paid ? "ab".repeat(32) : null, holdReason: reason }));
+    const { ctx, page } = await open(`/checkout/${token}`, locale);
+    try {
+      const panel = page.getByTestId(`state-${status}`);
+      expect(await panel.getByRole("heading").innerText()).toBe(title);
+      expect(await panel.getByTestId("hold-reason").innerText()).toBe(why);
+      if (reason === "short") expect(await panel.innerText()).not.toMatch(/after expiry|after the time limit|过期后/);
+    } finally {
+      await ctx.close();
+    }
+  });
 });

@@ -15,11 +15,22 @@ import { ChoiceError, chooseNetwork, type InvoiceNetworkCtx } from "../payin/inv
 import { currentPayin, invoiceByToken } from "../invoices/service";
 import { paymentsOf } from "../invoices/views";
 import { networkButtonName } from "./i18n";
+import { giveRefundAddress, refundByToken, RefundRefused, type RefundCtx } from "../payout/refunds";
+import { AppError } from "../errors";
+import { holdReason } from "../payin/hold";
 
 /** What the hosted pages' lookups read from the gateway (and the invoice page's network choice writes with). */
-export type CheckoutGatewayCtx = InvoiceNetworkCtx & { publicUrl: string };
+export type CheckoutGatewayCtx = InvoiceNetworkCtx & RefundCtx & { publicUrl: string };
 
-export function gatewayCheckoutDeps(ctx: CheckoutGatewayCtx, afterSimulate: (chain: ChainCode) => Promise<void>): CheckoutDeps {
+/**
+ * `afterRefundAddress` runs the first attempt of a refund's new payout (the payout job would
+ * pick it up otherwise).
+ */
+export function gatewayCheckoutDeps(
+  ctx: CheckoutGatewayCtx,
+  afterSimulate: (chain: ChainCode) => Promise<void>,
+  afterRefundAddress: (payoutOrderId: number) => Promise<unknown> = async () => {},
+): CheckoutDeps {
   const views = viewDeps(ctx);
   const merchantName = (id: number) => ctx.db.select({ n: merchants.name }).from(merchants).where(eq(merchants.id, id)).get()?.n ?? "";
   const orderByToken = (token: string) => ctx.db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();
@@ -54,6 +65,7 @@ export function gatewayCheckoutDeps(ctx: CheckoutGatewayCtx, afterSimulate: (cha
         createdAt: v.createdAt,
         completedAt: v.completedAt,
         redirectUrl: o.redirectUrl,
+        holdReason: holdReason(ctx.db, o),
         ...invoiceOf(o.invoiceId),
       };
     },
@@ -99,6 +111,33 @@ export function gatewayCheckoutDeps(ctx: CheckoutGatewayCtx, afterSimulate: (cha
           return { checkoutToken: chooseNetwork(ctx, token, network).order.checkoutToken };
         } catch (e) {
           if (e instanceof ChoiceError) return { problem: e.problem };
+          throw e;
+        }
+      },
+    },
+    refunds: {
+      findRefund(token) {
+        const r = refundByToken(ctx.db, token);
+        if (!r) return null;
+        return {
+          merchantName: merchantName(r.merchantId),
+          orderNo: r.orderNo,
+          chainCode: r.chain as ChainCode,
+          tokenSymbol: r.token as TokenSymbol,
+          amount: amountOf(r, r.amount)!,
+          status: r.status,
+          toAddress: r.toAddress,
+        };
+      },
+      async giveAddress(token, address) {
+        try {
+          const { payout } = giveRefundAddress(ctx, token, address);
+          if (payout) await afterRefundAddress(payout.id);
+          return { ok: true };
+        } catch (e) {
+          if (e instanceof AppError && e.code === 54003) return { problem: "own" };
+          if (e instanceof AppError && e.code === 10001) return { problem: "invalid" };
+          if (e instanceof RefundRefused) return { problem: "unavailable" };
           throw e;
         }
       },

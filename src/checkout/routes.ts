@@ -10,6 +10,8 @@ import { htmlHeaders, jsonHeaders, newNonce } from "./security";
 import { checkoutStatusJson, depositStatusJson } from "./status-view";
 import type { CheckoutDeps, InvoiceChoiceProblem, InvoiceDeps } from "./types";
 import { renderInvoicePage } from "./invoice-page";
+import { renderRefundPage } from "./refund-page";
+import type { RefundDeps, RefundProblem } from "./types";
 
 /** Tokens are opaque to us, but bounded: anything else is not ours to look up. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -120,7 +122,49 @@ export function checkoutRoutes(deps: CheckoutDeps) {
       if (!deposit) return notFoundJson();
       return jsonResponse(depositStatusJson(deposit, deps.now()));
     })
-    .use(deps.invoices ? invoiceRoutes(deps, deps.invoices, onError) : new Elysia());
+    .use(deps.invoices ? invoiceRoutes(deps, deps.invoices, onError) : new Elysia())
+    .use(deps.refunds ? refundRoutes(deps, deps.refunds, onError) : new Elysia());
+}
+
+const REFUND_PROBLEM_STATUS: Record<RefundProblem, number> = { mismatch: 422, invalid: 422, own: 422, unavailable: 503 };
+
+/** The payer's refund page (DESIGN 20): the form until an address is given, then the refund's progress. */
+function refundRoutes(deps: CheckoutDeps, rf: RefundDeps, onError: (context: string, err: unknown) => void) {
+  const page = (request: Request, token: string, found: NonNullable<ReturnType<RefundDeps["findRefund"]>>, problem?: RefundProblem, typed?: string) =>
+    htmlResponse(
+      (nonce) => renderRefundPage({ refund: found, token, locale: locale(request), nonce, sandbox: deps.sandbox(found.chainCode), problem, typed }),
+      problem ? REFUND_PROBLEM_STATUS[problem] : 200,
+    );
+  return new Elysia({ name: "refund-page" })
+    .get("/refund/:token", ({ params, request }) => {
+      const { found, failed } = lookup(params.token, (t) => rf.findRefund(t), onError);
+      if (failed) return messagePage(request, "error");
+      if (!found) return messagePage(request, "notFound");
+      return page(request, params.token, found);
+    })
+    .post(
+      "/refund/:token",
+      async ({ params, request, body }) => {
+        const { found, failed } = lookup(params.token, (t) => rf.findRefund(t), onError);
+        if (failed) return messagePage(request, "error");
+        if (!found) return messagePage(request, "notFound");
+        const form = (body ?? {}) as Record<string, unknown>;
+        const address = typeof form.address === "string" ? form.address.trim() : "";
+        const repeat = typeof form.repeat === "string" ? form.repeat.trim() : "";
+        if (found.status !== "awaiting_address") return seeOther(encodeURIComponent(params.token), request);
+        if (address === "" || address !== repeat) return page(request, params.token, found, "mismatch", address);
+        let r: Awaited<ReturnType<RefundDeps["giveAddress"]>>;
+        try {
+          r = await rf.giveAddress(params.token, address);
+        } catch (err) {
+          onError("refund: giving the address failed", err);
+          return messagePage(request, "error");
+        }
+        if ("problem" in r) return page(request, params.token, rf.findRefund(params.token) ?? found, r.problem, address);
+        return seeOther(encodeURIComponent(params.token), request);
+      },
+      { parse: "urlencoded" },
+    );
 }
 
 /** 303 to a path relative to the request (a public_url path prefix survives), keeping ?lang. */

@@ -74,6 +74,11 @@ progress::-moz-progress-bar{background:#2563eb;border-radius:999px}
 .grow{flex:1 1 auto}
 :focus-visible{outline:3px solid #6366f1;outline-offset:2px}
 .lang:focus-visible{outline-color:#a5b4fc}
+.form{display:flex;flex-direction:column;gap:6px}
+.field{margin-top:10px;font-size:14px;font-weight:600;color:#334155}
+.input{width:100%;min-height:48px;padding:10px 12px;border-radius:12px;border:1px solid #64748b;background:#fff;color:#0f172a;font-size:16px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.input[aria-invalid="true"]{border-color:#b91c1c}
+.send{margin-top:16px}
 .feedback{min-height:1.5em;margin:6px 0 0;font-size:14px;font-weight:600;color:#15803d}
 .feedback.err{color:#b91c1c}
 .feedback:empty{min-height:0;margin:0}

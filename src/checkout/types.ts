@@ -29,6 +29,8 @@ export interface CheckoutOrderView {
   redirectUrl?: string | null;
   /** An invoice's order: the invoice page, linked as "Change network" while nothing was paid. */
   invoiceUrl?: string | null;
+  /** frozen_abnormal, risk_settled: why the money is on hold (src/payin/hold.ts). */
+  holdReason?: "short" | "over" | "late" | "operator" | null;
   /** An invoice's order: its price, e.g. "71.00 CNY" (the amount above is that price in tokens). */
   invoicePrice?: string | null;
 }
@@ -71,6 +73,29 @@ export interface InvoiceDeps {
   chooseNetwork(token: string, network: string): { checkoutToken: string } | { problem: InvoiceChoiceProblem };
 }
 
+/** A refund as its payer's page shows it (DESIGN 20). */
+export interface RefundPageView {
+  merchantName: string;
+  orderNo: string | null;
+  chainCode: ChainCode;
+  tokenSymbol: TokenSymbol;
+  /** Decimal string. */
+  amount: string;
+  /** awaiting_address, submitted, broadcasted, confirmed or failed. */
+  status: string;
+  toAddress: string | null;
+}
+
+/** Why the payer's address was refused. */
+export type RefundProblem = "mismatch" | "invalid" | "own" | "unavailable";
+
+/** The refund side of the hosted pages. */
+export interface RefundDeps {
+  findRefund(token: string): RefundPageView | null;
+  /** Records the payer's address and starts sending; or why not. */
+  giveAddress(token: string, address: string): Promise<{ ok: true } | { problem: RefundProblem }>;
+}
+
 export interface DepositEntryView {
   amount: string;
   status: PayinStatus;
@@ -101,6 +126,8 @@ export interface CheckoutDeps {
   pollIntervalMs?: number;
   /** Invoices (DESIGN 18): the page where the payer picks the network. */
   invoices?: InvoiceDeps;
+  /** Refunds (DESIGN 20): the page where the payer gives the address. */
+  refunds?: RefundDeps;
   /** Where lookup and simulation failures go (the payer only sees a friendly page); default console.error. */
   onError?(context: string, err: unknown): void;
 }

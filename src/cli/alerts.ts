@@ -1,6 +1,7 @@
 // `stablegate alerts list [--firing] [--json]`: alert incidents, newest first.
 import type { Db } from "../db/client";
 import { listAlerts } from "../ops/alerts/store";
+import { printTable } from "./common";
 
 export const ALERTS_USAGE = "alerts list [--firing] [--json]    alert incidents, newest first (--firing: only open ones)";
 
@@ -11,6 +12,11 @@ export function alertsCommand(db: () => Db, sub: string | undefined, flags: Reco
   }
   const rows = listAlerts(db(), { status: flags.firing ? "firing" : undefined, limit: 1000 });
   if (flags.json) console.log(JSON.stringify(rows));
-  else for (const r of rows) console.log(`${r.id}\t${r.status}\t${r.condition}\t${r.subject}\t${r.firedAt}\t${r.resolvedAt ?? "-"}\t${r.lastMessage}`);
+  else
+    printTable(
+      ["id", "status", "condition", "subject", "fired", "resolved", "message"],
+      rows.map((r) => [r.id, r.status, r.condition, r.subject, r.firedAt, r.resolvedAt, r.lastMessage]),
+      flags.firing ? "no alert is firing" : "no alerts",
+    );
   return 0;
 }

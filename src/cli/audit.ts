@@ -1,7 +1,7 @@
 // `audit list [--actor A] [--action X] [--target T] [--limit N] [--json]`: the append-only audit log, newest first.
 import type { Db } from "../db/client";
 import { listAudit } from "../audit/log";
-import { CliUsageError, type CliFlags } from "./common";
+import { CliUsageError, type CliFlags, printTable } from "./common";
 
 export const AUDIT_USAGE = `  audit list [--actor A] [--action X] [--target T] [--limit N] [--json]   the audit log, newest first`;
 
@@ -12,6 +12,11 @@ export function auditCommand(db: () => Db, args: string[], flags: CliFlags): num
   if (limit !== undefined && !/^[1-9]\d{0,3}$/.test(limit)) throw new CliUsageError("--limit must be an integer from 1 to 1000");
   const { entries } = listAudit(db(), { actor: str("actor"), action: str("action"), target: str("target"), limit: limit ? Number(limit) : 100 });
   if (flags.json) console.log(JSON.stringify(entries));
-  else for (const e of entries) console.log(`${e.at}\t${e.actor}\t${e.role}\t${e.action}\t${e.target}\t${JSON.stringify(e.before)} -> ${JSON.stringify(e.after)}`);
+  else
+    printTable(
+      ["at", "actor", "role", "action", "target", "change"],
+      entries.map((e) => [e.at, e.actor, e.role, e.action, e.target, `${JSON.stringify(e.before)} -> ${JSON.stringify(e.after)}`]),
+      "no audit entries",
+    );
   return 0;
 }

@@ -19,7 +19,7 @@ export async function backupCommand(dbPath: string, flags: CliFlags): Promise<nu
   }
   if (typeof flags.out !== "string") throw new CliUsageError("usage: backup --out FILE | backup --verify FILE");
   // No migration first: a backup taken before an upgrade must be the old schema, untouched.
-  if (!existsSync(dbPath)) throw new CliUsageError(`no database at ${dbPath} (check database.path in the config)`, false);
+  if (!existsSync(dbPath)) throw new CliUsageError(`no database at ${dbPath} (check database.path in the config)`);
   try {
     const s = await writeBackup(dbPath, flags.out);
     console.log(`backup written to ${flags.out}\n${describeBackup(s)}`);

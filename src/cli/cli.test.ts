@@ -1,9 +1,11 @@
 // The CLI contract (DESIGN 2) and the foundation's acceptance: run as a user would.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli, startGatewayProcess, tempSetup, type TempSetup } from "../testing/process";
+import { freePort } from "../testing/wait";
 import { StablegateClient } from "../sdk/client";
 import { VERSION } from "../version";
 
@@ -177,19 +179,53 @@ describe("serve --demo (what `make run` starts)", () => {
   });
 });
 
+/** What `make run` printed until the demo merchant's API key (or the deadline). */
+async function untilDemoKey(proc: Bun.Subprocess<"ignore" | "inherit" | "pipe", "pipe", "pipe">, ms: number): Promise<string> {
+  let out = "";
+  const reader = proc.stdout.getReader();
+  const deadline = Date.now() + ms;
+  while (!/API key:\s+mch_/.test(out) && Date.now() < deadline) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return out;
+}
+
 describe("make run", () => {
+  test("--port and --data choose the port and data folder without a config file; STABLEGATE_DATA reaches the same database", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "stablegate-run-"));
+    dirs.push(dir);
+    const port = await freePort();
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), STABLEGATE_MASTER_KEY: "run-flags-master-key" };
+    delete env.STABLEGATE_CONFIG;
+    const data = join(dir, "mydata");
+    const proc = Bun.spawn(["make", "-s", "run", `ARGS=--port ${port} --data ${data}`], { cwd: join(import.meta.dir, "..", ".."), env, stdout: "pipe", stderr: "pipe" });
+    try {
+      const out = await untilDemoKey(proc, 60_000);
+      expect(out).toContain(`http://127.0.0.1:${port}/healthz`);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect(existsSync(join(data, "stablegate.db"))).toBe(true);
+      const uid = /merchant UID:\s+(M\d{7})/.exec(out)![1];
+      // The same folder through the environment: the CLI sees the demo merchant.
+      const listed = runCli(["merchant", "list", "--json"], { ...env, STABLEGATE_DATA: data });
+      expect(JSON.parse(listed.stdout).map((m: { merchantUid: string }) => m.merchantUid)).toEqual([uid]);
+      // A port that is no port: refused before anything starts.
+      const bad = runCli(["serve", "--port", "http"], { ...env, STABLEGATE_DATA: data });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain("must be a port number");
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+  }, 120_000);
+
   test("serves /healthz and prints the demo credentials on first start (making the data folder)", async () => {
     const s = await setup("", { init: false });
     const proc = Bun.spawn(["make", "-s", "run", `ARGS=--config ${s.configPath}`], { cwd: join(import.meta.dir, "..", ".."), env: s.env, stdout: "pipe", stderr: "pipe" });
     try {
-      let out = "";
-      const reader = proc.stdout.getReader();
-      const deadline = Date.now() + 30_000;
-      while (!/API key:\s+mch_/.test(out) && Date.now() < deadline) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        out += new TextDecoder().decode(value);
-      }
+      const out = await untilDemoKey(proc, 30_000);
       expect(out).toMatch(/merchant UID:\s+M\d{7}/);
       expect(out).toMatch(/API key:\s+mch_[0-9a-f]{64}/);
       expect((await fetch(s.url + "/healthz")).status).toBe(200);

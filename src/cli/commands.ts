@@ -11,21 +11,24 @@ interface Spec {
 }
 
 /** Every command accepts these. */
-const GLOBAL: Record<string, Flag> = { config: "value", help: "bool" };
+const GLOBAL: Record<string, Flag> = { config: "value", data: "value", help: "bool" };
 const json = { json: "bool" } as const;
 
 const SPECS: Record<string, Spec> = {
-  serve: { flags: { demo: "bool" } },
+  serve: { flags: { demo: "bool", port: "value" } },
   migrate: {},
   init: {},
   "merchant create": { flags: { name: "value", ...json } },
   "merchant list": { flags: json },
   "merchant disable": { args: [1, 1] },
   "merchant enable": { args: [1, 1] },
-  "merchant set": { flags: { "default-notify-url": "value", "ip-allowlist": "value", ...json }, args: [1, 1] },
+  "merchant set": { flags: { "default-notify-url": "value", "ip-allowlist": "value", "epusdt-token": "value", "epay-key": "value", ...json }, args: [1, 1] },
   "key rotate": { flags: json, args: [1, 1] },
   "wallet gas": { flags: json },
   "wallet export-mnemonic": {},
+  "energy stake": { flags: { trx: "value" } },
+  "energy unstake": { flags: { trx: "value" } },
+  "energy status": { flags: json },
   "callbacks list": { flags: { failed: "bool", held: "bool", ...json } },
   "callbacks resend": { flags: json, args: [1, 1] },
   "user create": { flags: { username: "value", role: "value", merchant: "value", ...json } },

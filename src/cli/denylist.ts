@@ -3,7 +3,7 @@
 import { CLI_ACTOR } from "../audit/log";
 import { denySender, listDenied, undenySender } from "../payin/operator";
 import type { PayinCtx } from "../payin/service";
-import { CliUsageError, type CliFlags } from "./common";
+import { CliUsageError, type CliFlags, printTable } from "./common";
 
 export const DENYLIST_USAGE = `  denylist add CHAIN ADDRESS --reason R  freeze whatever this sender pays
   denylist list [--json]
@@ -14,8 +14,7 @@ export function denylistCommand(ctx: () => PayinCtx, args: string[], flags: CliF
   if (sub === "list") {
     const rows = listDenied(ctx());
     if (flags.json) console.log(JSON.stringify(rows));
-    else if (!rows.length) console.log("the deny list is empty");
-    else for (const r of rows) console.log(`${r.chainCode}\t${r.address}\t${r.createdAt}\t${r.reason ?? ""}`);
+    else printTable(["chain", "address", "added", "reason"], rows.map((r) => [r.chainCode, r.address, r.createdAt, r.reason]), "the deny list is empty");
     return 0;
   }
   if (sub === "add" && chain && address) {

@@ -5,16 +5,17 @@ import { CLI_ACTOR } from "../audit/log";
 import { attachDeposit, dismissDeposit, listUnmatched, markDepositRefunded, type DepositView } from "../payin/unmatched";
 import type { PayinCtx } from "../payin/service";
 import { amountOf } from "../orders/amount";
-import { CliUsageError, type CliFlags } from "./common";
+import { CliUsageError, type CliFlags, printTable } from "./common";
 
 export const DEPOSIT_USAGE = `  deposit list --unmatched [--all] [--json]   unmatched deposits (open ones; --all: resolved too)
   deposit attach DEPOSIT_ID ORDER_NO          pay an open or expired order with an unmatched deposit
   deposit refunded DEPOSIT_ID PAYOUT_ORDER_NO record that a payout refunded the deposit
   deposit dismiss DEPOSIT_ID --note N         close a deposit that needs no action, saying why`;
 
-function line(d: DepositView): string {
+const HEAD = ["deposit", "state", "merchant", "chain", "token", "amount", "status", "reason", "to", "from", "txHash"];
+function row(d: DepositView) {
   const state = d.resolution ? `${d.resolution}${d.resolutionRef ? ":" + d.resolutionRef : ""}` : "open";
-  return [d.depositId, state, d.merchantUid ?? "-", d.chainCode, d.tokenSymbol, d.amount, d.status, d.reason, d.toAddress, d.fromAddress, d.txHash].join("\t");
+  return [d.depositId, state, d.merchantUid, d.chainCode, d.tokenSymbol, d.amount, d.status, d.reason, d.toAddress, d.fromAddress, d.txHash];
 }
 
 export function depositCommand(ctx: () => PayinCtx, args: string[], flags: CliFlags): number {
@@ -23,8 +24,7 @@ export function depositCommand(ctx: () => PayinCtx, args: string[], flags: CliFl
     if (flags.unmatched !== true) throw new CliUsageError("usage: deposit list --unmatched [--all] [--json]");
     const { deposits } = listUnmatched(ctx(), { state: flags.all === true ? "all" : "open", limit: 1000 });
     if (flags.json) console.log(JSON.stringify(deposits));
-    else if (!deposits.length) console.log("no unmatched deposits");
-    else for (const d of deposits) console.log(line(d));
+    else printTable(HEAD, deposits.map(row), "no unmatched deposits");
     return 0;
   }
   if (sub === "attach" && id && ref) {

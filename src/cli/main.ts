@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import { acquireInstanceLock, AnotherInstance } from "../db/instance-lock";
 import { parseArgs } from "./args";
-import { ConfigError, loadConfig, resolveConfigPath } from "../config/load";
+import { ConfigError, loadConfig, resolveConfigPath, runOverrides } from "../config/load";
 import { createContext, openStore } from "../app/context";
 import { startGateway } from "../app/server";
 import { createMerchant, listMerchants, MerchantNotFound, rotateKey, setMerchantStatus } from "../merchants/service";
@@ -17,7 +17,8 @@ import { ALERTS_USAGE, alertsCommand } from "./alerts";
 import { commandHelp, fullHelp } from "./usage";
 import { isSandboxGateway } from "../ops/readiness";
 import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
-import { CliUsageError } from "./common";
+import { CliUsageError, helpPointer, printTable } from "./common";
+import { plainError } from "../callbacks/plain-error";
 import { CLI_ACTOR } from "../audit/log";
 import { merchantSet } from "./merchant";
 import { USER_USAGE, userCommand } from "./users";
@@ -27,6 +28,7 @@ import { DEPOSIT_USAGE, depositCommand } from "./deposit";
 import { DENYLIST_USAGE, denylistCommand } from "./denylist";
 import { AUDIT_USAGE, auditCommand } from "./audit";
 import { WALLET_USAGE, walletCommand, WrongKeyFile, type Ask } from "./wallet";
+import { ENERGY_USAGE, energyCommand } from "./energy";
 import { checkCommandLine, isCommand, VALUE_FLAGS } from "./commands";
 import { databasePresent, DataFolderError, initDataFolder, requireDatabase, type InitResult } from "../app/data-folder";
 import { failPoint } from "../lib/crash";
@@ -34,17 +36,19 @@ import { BACKUP_USAGE, backupCommand } from "./backup";
 import { RESTORE_USAGE, restoreCommand } from "./restore";
 
 const USAGE = `stablegate ${VERSION}
-usage: stablegate <command> [--config PATH]
+usage: stablegate <command> [--config PATH] [--data DIR]
   init                               create the data folder: database, master key, wallet seed
-  serve [--demo]                     migrate, then serve HTTP and run all jobs until SIGTERM/SIGINT
+  serve [--demo] [--port N]          migrate, then serve HTTP and run all jobs until SIGTERM/SIGINT
   migrate                            apply pending migrations and exit
   merchant create --name N [--json]  create a merchant and print its UID and API key
   merchant list [--json]
   merchant disable UID | merchant enable UID
-  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...]
-                                     merchant settings ("" clears; a default URL releases held callbacks)
+  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...] [--epusdt-token T] [--epay-key K]
+                                     merchant settings ("" clears; a default URL releases held callbacks;
+                                     --epusdt-token/--epay-key turn on the shop-plugin endpoints)
   key rotate UID [--json]            issue a new API key (the old one keeps verifying its orders' callbacks)
 ${WALLET_USAGE}
+${ENERGY_USAGE}
   callbacks list [--failed|--held] [--json] recent callbacks (--failed: gave up; --held: waiting for a callback URL)
   callbacks resend EVENT_ID          deliver a failed callback again (same eventId and payload)
 ${USER_USAGE}
@@ -108,7 +112,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
     return 0;
   }
   try {
-    const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined));
+    const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined), runOverrides(flags));
     if (cmd === "init") {
       printInit(initDataFolder(loaded), loaded.source);
       return 0;
@@ -137,7 +141,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         if (sub === "list") {
           const rows = listMerchants(deps().db).map((m) => ({ merchantUid: m.uid, name: m.name, status: m.status, createdAt: new Date(m.createdAt).toISOString() }));
           if (flags.json) console.log(JSON.stringify(rows));
-          else for (const r of rows) console.log(`${r.merchantUid}\t${r.status}\t${r.name}`);
+          else printTable(["merchant", "status", "name"], rows.map((r) => [r.merchantUid, r.status, r.name]), "no merchants");
           return 0;
         }
         if (sub === "disable" || sub === "enable") {
@@ -146,7 +150,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
-        if (sub === "set") return merchantSet({ db: deps().db, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets }, arg, flags);
+        if (sub === "set") return merchantSet({ db: deps().db, cipher: deps().cipher, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets }, arg, flags);
         throw new CliUsageError(`unknown merchant command: ${sub ?? "(none)"}`);
       }
       case "key": {
@@ -160,7 +164,12 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         if (sub === "list") {
           const rows = listCallbacks(deps().db, { state: flags.failed ? "failed" : flags.held ? "held" : undefined, limit: 1000 }).map(describeCallback);
           if (flags.json) console.log(JSON.stringify(rows));
-          else for (const r of rows) console.log(`${r.eventId}\t${r.state}\t${r.orderNo}\t${r.orderStatus}\tattempts=${r.attempts}\t${r.lastError ?? ""}`);
+          else
+            printTable(
+              ["event", "state", "order", "status", "attempts", "last error"],
+              rows.map((r) => [r.eventId, r.state === "failed" ? "gave up" : r.state, r.orderNo, r.orderStatus, r.attempts, plainError(r.lastError)]),
+              flags.failed ? "no callback gave up" : flags.held ? "no callback is held" : "no callbacks",
+            );
           return 0;
         }
         if (sub === "resend") {
@@ -184,6 +193,8 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         return auditCommand(() => deps().db, positional.slice(1), flags);
       case "wallet":
         return await walletCommand(loaded, sub, flags, io.ask ?? askStdin);
+      case "energy":
+        return await energyCommand(loaded, sub, flags);
       case "alerts":
         return alertsCommand(() => deps().db, sub, flags);
       case "backup":
@@ -200,12 +211,12 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
       console.error(e.message);
       return 1;
     }
-    if (e instanceof CliUsageError) {
-      console.error(e.message);
-      if (e.showUsage) console.error(commandHelp(cmd, USAGE) ?? SHORT_USAGE);
+    // A runtime error: one short message and where the command's usage is (issue 30), never the help itself.
+    if (e instanceof CliUsageError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
+      console.error(`${e.message}\n${helpPointer(cmd)}`);
       return 2;
     }
-    if (e instanceof ConfigError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
+    if (e instanceof ConfigError) {
       console.error(e.message);
       return 2;
     }
@@ -213,7 +224,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
       console.error(`error: ${e.message}`);
       return 1;
     }
-    console.error(`error: ${(e as Error).message}`);
+    console.error(`error: ${(e as Error).message}\n${helpPointer(cmd)}`);
     return 1;
   }
 }

@@ -222,6 +222,33 @@ describe("merchant set", () => {
   });
 });
 
+describe("merchant set --epusdt-token | --epay-key", () => {
+  test("turns on the shop-plugin endpoints of the running serve at once; keys are masked in output and audit; empty clears", async () => {
+    const create = async () => {
+      const p = { order_id: "cli-1", amount: "10", notify_url: "http://127.0.0.1:9/n" };
+      const text = Object.entries(p).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${v}`).join("&") + "cli-epusdt-token";
+      const signature = new Bun.CryptoHasher("md5").update(text).digest("hex");
+      const res = await fetch(`${s.url}/compat/epusdt/${uid}/api/v1/order/create-transaction`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...p, signature }) });
+      return ((await res.json()) as { status_code: number }).status_code;
+    };
+    expect(await create()).toBe(401);
+    const set = json("merchant", "set", uid, "--epusdt-token", "cli-epusdt-token", "--epay-key", "cli-epay-key-1");
+    expect(set).toEqual({ merchantUid: uid, epusdtToken: "cli-…oken", epayKey: "cli-…ey-1" });
+    // Signed with the new token: past the signature (this config prices no CNY: 10006).
+    expect(await create()).toBe(10006);
+    const short = cli("merchant", "set", uid, "--epusdt-token", "short");
+    expect([short.code, short.stderr]).toEqual([2, expect.stringContaining("epusdt token must be 8-128 characters")]);
+    expect(json("merchant", "set", uid, "--epusdt-token", "")).toMatchObject({ epusdtToken: null, epayKey: "cli-…ey-1" });
+    expect(await create()).toBe(401);
+    const entries = audit(`merchant:${uid}`).filter((e) => e.action === "merchant.compat_keys");
+    expect(entries.map((e) => [e.actor, e.after.epusdt, e.after.epay])).toEqual([
+      ["cli", null, "cli-…ey-1"],
+      ["cli", "cli-…oken", "cli-…ey-1"],
+    ]);
+    expect(JSON.stringify(entries)).not.toContain("cli-epusdt-token");
+  });
+});
+
 describe("every state-changing command is audited", () => {
   test("merchant create / disable / enable and key rotate leave entries; keys never enter the log", async () => {
     const other = json("merchant", "create", "--name", "audited shop");

@@ -7,7 +7,7 @@ import type { Db } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { acknowledgeUnrecorded, AckError, openUnrecorded } from "../restore/reconcile";
 import { restoreFromFile, RestoreRefused } from "../restore/restore";
-import { CliUsageError, type CliFlags } from "./common";
+import { CliUsageError, type CliFlags, printTable } from "./common";
 
 export const RESTORE_USAGE = `  restore --from FILE                put a backup in place (gateway stopped); it starts in reconcile
   restore ack CHAIN ADDRESS          acknowledge a source's unrecorded outgoing transfers; its held payouts go out
@@ -53,12 +53,16 @@ export function restoreCommand(loaded: LoadedConfig, db: () => Db, args: string[
         foundAt: new Date(t.foundAt).toISOString(),
       }));
       if (flags.json) console.log(JSON.stringify(rows));
-      else if (!rows.length) console.log("no unrecorded outgoing transfer waits for acknowledgement");
-      else for (const r of rows) console.log(`${r.chainCode}\t${r.address}\t${r.txHash ?? `nonce ${r.nonce}`}\t${r.asset ?? ""} ${r.amount ?? ""}\t→ ${r.toAddress ?? "?"}`);
+      else
+        printTable(
+          ["chain", "address", "transaction", "amount", "to"],
+          rows.map((r) => [r.chainCode, r.address, r.txHash ?? `nonce ${r.nonce}`, `${r.asset ?? ""} ${r.amount ?? ""}`.trim(), r.toAddress ?? "?"]),
+          "no unrecorded outgoing transfer waits for acknowledgement",
+        );
       return 0;
     }
   } catch (e) {
-    if (e instanceof AckError) throw new CliUsageError(e.message, false);
+    if (e instanceof AckError) throw new CliUsageError(e.message);
     if (e instanceof RestoreRefused) {
       console.error(`restore refused: ${e.message}`);
       return 1;

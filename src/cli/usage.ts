@@ -4,12 +4,16 @@ import { RESTORE_DETAILS } from "./restore";
 
 /** Per-command usage beyond the one-line list in main.ts (options explained). */
 const DETAILS: Record<string, string> = {
-  serve: `usage: stablegate serve [--demo] [--config PATH]
+  serve: `usage: stablegate serve [--demo] [--port N] [--data DIR] [--config PATH]
 Needs the database (stablegate init makes it). Applies pending migrations, then serves HTTP (merchant API, checkout pages, /healthz,
 /readyz, /metrics when ops.metrics = true) and runs every job (watchers, payouts,
 callbacks, alerts) until SIGTERM or SIGINT. Shutdown is graceful and takes at most 5 s.
   --demo   on an empty folder, create the data folder first (as init); create a demo merchant
-           on first start and print its credentials once (what make run starts)`,
+           on first start and print its credentials once (what make run starts)
+  --port N the listen port (server.port; also STABLEGATE_PORT)
+  --data DIR
+           the data folder: database DIR/stablegate.db and its master key (database.path; also
+           STABLEGATE_DATA; every command takes it, so the CLI reaches the same database)`,
   migrate: `usage: stablegate migrate [--config PATH]
 Applies pending database migrations and exits (every command does this first).`,
   merchant: `usage: stablegate merchant <create|list|disable|enable> ...
@@ -17,8 +21,10 @@ Applies pending database migrations and exits (every command does this first).`,
   merchant list [--json]              every merchant with its status
   merchant disable UID                refuse the merchant's API calls (51002)
   merchant enable UID                 allow them again
-  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...]
-                                      settings ("" clears); a default URL releases held callbacks`,
+  merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...] [--epusdt-token T] [--epay-key K]
+                                      settings ("" clears); a default URL releases held callbacks;
+                                      --epusdt-token / --epay-key: the keys shop plugins sign with
+                                      (epusdt, EPay; docs/plugins.md), empty turns that protocol off`,
   key: `usage: stablegate key rotate UID [--json]
 Issues a new API key. The old key keeps signing requests for auth.rotation_grace and keeps
 verifying callbacks of orders created under it. --json prints {"merchantUid","apiKey"}.`,
@@ -36,6 +42,15 @@ that already holds a database, a master key, or was made for another database pa
                              stdin), refuses a key that does not open the database, then prints
                              the wallet seed's words once on stdout and records the export in the
                              audit log (actor cli). Write them down offline.`,
+  energy: `usage: stablegate energy <stake|unstake|status> ...
+TRON energy (DESIGN 21, [chains.TRON.energy] mode = "stake"): the energy wallet (HD index
+2147483647 on TRON's path) stakes TRX for energy and delegates it to a payout's source before
+each TRC20 transfer, reclaiming it once the transfer is final. Send the energy wallet TRX first
+(its address: energy status).
+  energy stake --trx N       stake N TRX of the energy wallet (Stake 2.0, ENERGY); waits until mined
+  energy unstake --trx N     unstake N TRX not delegated now (the chain returns them after 14 days)
+  energy status [--json]     {"address","stakedTrx","energyAvailable","energyDelegated",
+                             "transfersServed","trxSaved"} (decimal strings)`,
   callbacks: `usage: stablegate callbacks <list|resend> ...
   callbacks list [--failed|--held] [--json]
                                       recent callbacks (--failed: gave up; --held: no callback URL yet)
@@ -66,6 +81,9 @@ export const ENVIRONMENT = `environment:
                               else the embedded default: every chain in sandbox mode)
   STABLEGATE_MASTER_KEY       master key that encrypts API keys and the wallet seed at rest; when
                               unset, the 0600 master.key file next to the database (made by init)
+  STABLEGATE_PORT             listen port, over server.port of the config (--port wins)
+  STABLEGATE_DATA             data folder: database DIR/stablegate.db with its master key beside it,
+                              over database.path of the config (--data wins)
   STABLEGATE_WALLET_MNEMONIC  BIP-39 mnemonic that init imports as the wallet seed (otherwise one is
                               generated); ignored once a seed is stored
   tests only (opt-in, never needed to run the gateway):

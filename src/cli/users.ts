@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import { listMerchants } from "../merchants/service";
 import type { Cipher } from "../secrets/cipher";
 import { createUser, describeUser, listUsers, resetPassword, resetTotp, setUserStatus, UserError, type Role } from "../backoffice/users";
-import { CliUsageError, type CliFlags } from "./common";
+import { CliUsageError, type CliFlags, printTable } from "./common";
 
 export interface UserCliEnv {
   db: Db;
@@ -39,7 +39,7 @@ export function userCommand(env: UserCliEnv, sub: string | undefined, arg: strin
         const uids = new Map(listMerchants(env.db).map((m) => [m.id, m.uid]));
         const rows = listUsers(env.db).map((u) => describeUser(u, u.merchantId ? (uids.get(u.merchantId) ?? null) : null));
         if (flags.json) console.log(JSON.stringify(rows));
-        else for (const r of rows) console.log(`${r.username}\t${r.role}\t${r.merchantUid ?? "-"}\t${r.status}\t2fa=${r.totp ? "on" : "off"}`);
+        else printTable(["username", "role", "merchant", "status", "2fa"], rows.map((r) => [r.username, r.role, r.merchantUid, r.status, r.totp ? "on" : "off"]), "no users");
         return 0;
       }
       case "disable":
@@ -66,7 +66,7 @@ export function userCommand(env: UserCliEnv, sub: string | undefined, arg: strin
         throw new CliUsageError(`unknown user command: ${sub ?? "(none)"}`);
     }
   } catch (e) {
-    if (e instanceof UserError) throw new CliUsageError(`user ${sub}: ${e.message}`, false);
+    if (e instanceof UserError) throw new CliUsageError(`user ${sub}: ${e.message}`);
     throw e;
   }
 }

@@ -14,7 +14,7 @@ import { Cipher } from "../secrets/cipher";
 import { keyOpensDatabase } from "../secrets/key-check";
 import { keyFromString } from "../secrets/master-key";
 import { loadMnemonic } from "../wallet/seed";
-import { CliUsageError, type CliFlags } from "./common";
+import { CliUsageError, type CliFlags, printTable } from "./common";
 
 export const WALLET_USAGE = `  wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
   wallet export-mnemonic             show the wallet seed once (asks for the master key file; audited)`;
@@ -29,7 +29,7 @@ export async function walletCommand(loaded: LoadedConfig, sub: string | undefine
     const ctx = createContext({ loaded, makeChains, logger: silentLogger });
     const rows = [...ctx.chains.values()].map((a) => ({ chainCode: a.chain, mode: a.mode, address: writeTx(ctx.db, (tx) => gasWallet(tx, a, ctx.seed, systemClock.now())).address }));
     if (flags.json) console.log(JSON.stringify(rows));
-    else for (const r of rows) console.log(`${r.chainCode}\t${r.mode}\t${r.address}`);
+    else printTable(["chain", "mode", "gas wallet"], rows.map((r) => [r.chainCode, r.mode, r.address]), "no chain is enabled");
     return 0;
   }
   if (sub === "export-mnemonic") return exportMnemonic(loaded, ask);
@@ -46,7 +46,7 @@ async function exportMnemonic(loaded: LoadedConfig, ask: Ask): Promise<number> {
   requireDatabase(loaded);
   const dbPath = loaded.config.database.path;
   const answer = (await ask("Path of the master key file of this database (to confirm you hold it): "))?.trim();
-  if (!answer) throw new CliUsageError("wallet export-mnemonic: no master key file given (type its path)", false);
+  if (!answer) throw new CliUsageError("wallet export-mnemonic: no master key file given (type its path)");
   let text: string;
   try {
     text = readFileSync(answer, "utf8");

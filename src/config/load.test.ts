@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, loadConfig, parseConfig, resolveConfigPath } from "./load";
+import { ConfigError, loadConfig, parseConfig, resolveConfigPath, runOverrides } from "./load";
 import { renderExampleConfig } from "../cli/example-config";
 
 const root = join(import.meta.dir, "..", "..");
@@ -13,6 +13,23 @@ describe("config", () => {
     expect(config.database.path).toBe("data/stablegate.db");
     expect(config.callbacks.retry_delays).toEqual(["1m", "5m"]);
     expect(publicUrl).toBe("http://127.0.0.1:8080");
+  });
+
+  test("--port / --data, else STABLEGATE_PORT / STABLEGATE_DATA, over the default or a config file", () => {
+    expect(runOverrides({ port: "9001" }, { STABLEGATE_PORT: "9002", STABLEGATE_DATA: "/srv/sg" })).toEqual({ port: "9001", data: "/srv/sg" });
+    expect(runOverrides({}, {})).toEqual({ port: undefined, data: undefined });
+    const loaded = loadConfig(null, { port: "9003", data: "mydata" });
+    expect(loaded.config.server.port).toBe(9003);
+    expect(loaded.config.database.path).toBe(join("mydata", "stablegate.db"));
+    expect(loaded.publicUrl).toBe("http://127.0.0.1:9003");
+    // Over a file's values too (the other keys of its sections kept).
+    const file = join(root, "config", "stablegate.example.toml");
+    const over = loadConfig(file, { port: "9004", data: "/srv/sg" });
+    expect(over.config.server.port).toBe(9004);
+    expect(over.config.server.host).toBe(loadConfig(file).config.server.host);
+    expect(over.config.database.path).toBe("/srv/sg/stablegate.db");
+    for (const port of ["http", "70000", "-1", ""]) expect(() => loadConfig(null, { port })).toThrow(/port number/);
+    expect(() => loadConfig(null, { data: " " })).toThrow(/must name a folder/);
   });
 
   test("precedence: --config, then STABLEGATE_CONFIG, then config/stablegate.toml", () => {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import { Cron } from "croner";
 import { configSchema, type Config } from "./schema";
@@ -6,6 +7,7 @@ import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
 import { cidrProblem } from "../lib/client-ip";
 import { notifyUrlProblem } from "../lib/target-url";
+import { chainModule, hasChainModule } from "../chains/registry";
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[], source: string) {
@@ -28,8 +30,23 @@ export function resolveConfigPath(flag?: string, env = process.env): string | nu
   return null;
 }
 
-export function loadConfig(path: string | null): LoadedConfig {
-  let raw: unknown = {};
+/** The listen port and the data folder chosen without a config file (`make run ARGS="--port 8080 --data ./mydata"`). */
+export interface RunOverrides {
+  port?: string;
+  data?: string;
+}
+
+/** `--port` / `--data`, else STABLEGATE_PORT / STABLEGATE_DATA. */
+export function runOverrides(flags: Record<string, string | true>, env = process.env): RunOverrides {
+  const pick = (flag: string, name: string) => (typeof flags[flag] === "string" ? (flags[flag] as string) : env[name] || undefined);
+  return { port: pick("port", "STABLEGATE_PORT"), data: pick("data", "STABLEGATE_DATA") };
+}
+
+/** The database file in a data folder given by `--data` / STABLEGATE_DATA (as the default's `data/stablegate.db`). */
+export const DATA_FOLDER_DB = "stablegate.db";
+
+export function loadConfig(path: string | null, over: RunOverrides = {}): LoadedConfig {
+  let raw: Record<string, unknown> = {};
   const source = path ?? "embedded default";
   if (path) {
     // A named file must exist and say something: falling back to the embedded default (a
@@ -42,7 +59,7 @@ export function loadConfig(path: string | null): LoadedConfig {
       throw new ConfigError([`cannot read ${path}: ${(e as Error).message}`], source);
     }
     try {
-      raw = Bun.TOML.parse(text);
+      raw = Bun.TOML.parse(text) as Record<string, unknown>;
     } catch (e) {
       throw new ConfigError([`not valid TOML: ${(e as Error).message}`], source);
     }
@@ -50,7 +67,22 @@ export function loadConfig(path: string | null): LoadedConfig {
       throw new ConfigError([`the config file ${path} is empty (no settings): write at least [database] path (config/stablegate.example.toml lists every key)`], source);
     }
   }
-  return parseConfig(raw, source);
+  return parseConfig(withOverrides(raw, over, source), source);
+}
+
+/** server.port and database.path from the overrides, over whatever the file (or the default) says. */
+function withOverrides(raw: Record<string, unknown>, over: RunOverrides, source: string): Record<string, unknown> {
+  const section = (k: string) => ({ ...((raw[k] as Record<string, unknown> | undefined) ?? {}) });
+  const out = { ...raw };
+  if (over.port !== undefined) {
+    if (!/^\d{1,5}$/.test(over.port.trim()) || Number(over.port) > 65535) throw new ConfigError([`--port / STABLEGATE_PORT must be a port number from 0 to 65535, not "${over.port}"`], source);
+    out.server = { ...section("server"), port: Number(over.port) };
+  }
+  if (over.data !== undefined) {
+    if (!over.data.trim()) throw new ConfigError(["--data / STABLEGATE_DATA must name a folder"], source);
+    out.database = { ...section("database"), path: join(over.data, DATA_FOLDER_DB) };
+  }
+  return out;
 }
 
 export function parseConfig(raw: unknown, source = "inline"): LoadedConfig {
@@ -97,6 +129,7 @@ function semanticChecks(c: Config, problems: string[]): void {
   alertChecks(c, problems);
   ratesChecks(c, problems);
   backupChecks(c, problems);
+  compatChecks(c, problems);
   if (parseDuration(c.ops.max_scan_lag) < 1000) problems.push("ops.max_scan_lag: must be at least 1s");
   for (const [code, ch] of Object.entries(c.chains)) {
     if (ch.enabled && ch.mode === "rpc" && ch.rpc_urls.length === 0) problems.push(`chains.${code}.rpc_urls: rpc mode needs at least one URL`);
@@ -104,6 +137,13 @@ function semanticChecks(c: Config, problems: string[]): void {
       if (tok && compareAmounts(tok.min_amount, tok.max_amount) > 0) problems.push(`chains.${code}.tokens.${sym}: min_amount is above max_amount`);
     }
   }
+}
+
+/** DESIGN 19: compatibility orders are paid on one known chain and token. */
+function compatChecks(c: Config, problems: string[]): void {
+  const [chain = "", token = ""] = c.compat.payment.split(":");
+  if (!hasChainModule(chain)) problems.push(`compat.payment: unknown chain ${JSON.stringify(chain)}`);
+  else if (!chainModule(chain).defaults.tokens.some((t) => t.symbol === token)) problems.push(`compat.payment: ${chain} has no token ${JSON.stringify(token)}`);
 }
 
 /** Sandbox is a whole-gateway mode (DESIGN 8): a real chain next to sandbox ones needs an explicit opt-in. */

@@ -55,6 +55,8 @@ const chain = (defaults: ChainDefaults) =>
         Object.fromEntries(defaults.tokens.map((t) => [t.symbol, T.Optional(TokenOverride)])),
         { additionalProperties: false, default: {} },
       ),
+      // The chain's own keys (TRON: energy, DESIGN 21), from its module.
+      ...(defaults.sectionKeys ?? {}),
     },
     { additionalProperties: false, default: {} },
   );
@@ -102,6 +104,13 @@ export const ConfigSchema = T.Object(
       { additionalProperties: false, default: {} },
     ),
     rates: RatesSection,
+    compat: T.Object(
+      {
+        currency: T.String({ pattern: "^[A-Z]{3,4}$", default: "CNY", description: "currency of the amounts shop plugins send to the epusdt and EPay endpoints (priced through [rates])" }),
+        payment: T.String({ pattern: "^[A-Z0-9]{2,16}:[A-Z0-9]{2,16}$", default: "TRON:USDT", description: 'the network and token compatibility orders are paid in, as "CHAIN:TOKEN"' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     callbacks: T.Object(
       {
         retry_delays: T.Array(T.String({ pattern: DURATION_PATTERN }), { default: ["1m", "5m"], maxItems: 10, description: "waits before the 2nd and 3rd delivery" }),
@@ -125,6 +134,15 @@ export const ConfigSchema = T.Object(
       { additionalProperties: false, default: {} },
     ),
     chains: chainSections(chainModules()),
+    collection: T.Object(
+      {
+        keep_dust: T.Boolean({
+          default: false,
+          description: "a collection leg leaves the chain's dust on the deposit address (TRON: one base unit), so the payer's next transfer there costs the energy of a transfer to an existing holder, not a new one",
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     sandbox: T.Object(
       { allow_mixed: T.Boolean({ default: false, description: "allow sandbox and rpc chains in one gateway (tests only; /sandbox stays off)" }) },
       { additionalProperties: false, default: {} },

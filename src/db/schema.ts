@@ -35,6 +35,9 @@ export const merchants = sqliteTable("merchants", {
   feeBalance: text("fee_balance").notNull().default("0"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /** DESIGN 19: the epusdt API token and the EPay key (encrypted with the master key); null = that protocol is off. */
+  epusdtTokenEnc: text("epusdt_token_enc"),
+  epayKeyEnc: text("epay_key_enc"),
 });
 
 export const apiKeys = sqliteTable(
@@ -157,6 +160,8 @@ export const payinOrders = sqliteTable(
     invoiceId: integer("invoice_id"),
     /** Invoice orders: the rate locked when the payer chose this network (currency units per token). */
     invoiceRate: text("invoice_rate"),
+    /** DESIGN 19: "epusdt" | "epay" for an order a shop plugin created (its shop side: compat_orders); null otherwise. */
+    compat: text("compat"),
   },
   (t) => [
     index("payin_invoice").on(t.invoiceId).where(sql`invoice_id IS NOT NULL`),
@@ -287,6 +292,8 @@ export const payoutOrders = sqliteTable(
     confirmedAt: integer("confirmed_at"),
     failedAt: integer("failed_at"),
     updatedAt: integer("updated_at").notNull(),
+    /** The refund this payout sends (DESIGN 20): the refund follows its status and sends the callbacks. */
+    refundId: integer("refund_id"),
   },
   (t) => [
     uniqueIndex("payout_merchant_order").on(t.merchantId, t.merchantOrderNo),
@@ -412,7 +419,7 @@ export const callbacks = sqliteTable(
   {
     id: text("id").primaryKey(),
     merchantId: integer("merchant_id").notNull(),
-    kind: text("kind", { enum: ["payin", "payout", "test", "invoice"] }).notNull(),
+    kind: text("kind", { enum: ["payin", "payout", "test", "invoice", "epusdt", "epay", "refund"] }).notNull(),
     orderNo: text("order_no").notNull(),
     status: text("order_status").notNull(),
     apiKeyId: text("api_key_id").notNull(),
@@ -431,12 +438,13 @@ export const callbacks = sqliteTable(
     index("callbacks_order").on(t.orderNo),
     // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
     index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
-    // The failed-callbacks page of a merchant, latest failure first (the operator's reads callbacks_failed below).
-    index("callbacks_failed_merchant").on(t.merchantId, t.updatedAt).where(sql`state = 'failed'`),
     index("callbacks_test").on(t.merchantId, t.createdAt).where(sql`kind = 'test'`),
     // Partial on states reached after create: the alerts job's last-hour count, and retention.
     index("callbacks_failed").on(t.updatedAt).where(sql`state = 'failed'`),
     index("callbacks_delivered").on(t.updatedAt).where(sql`state = 'delivered'`),
+    // The callbacks page (migrations/0230): seeks in rowid order per state, and per merchant and state.
+    index("callbacks_list_state").on(t.state),
+    index("callbacks_list_merchant").on(t.merchantId, t.state),
   ],
 );
 
@@ -468,6 +476,8 @@ export const callbackAttempts = sqliteTable(
     httpStatus: integer("http_status"),
     responseBody: text("response_body"),
     error: text("error"),
+    /** Where this attempt was sent (the notifyUrl, or the merchant's default URL then); null before migrations/0230. */
+    url: text("url"),
   },
   (t) => [index("attempts_callback").on(t.callbackId)],
 );
@@ -700,7 +710,7 @@ export const orderEvents = sqliteTable(
   "order_events",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    kind: text("kind", { enum: ["payin", "payout", "invoice"] }).notNull(),
+    kind: text("kind", { enum: ["payin", "payout", "invoice", "refund"] }).notNull(),
     orderNo: text("order_no").notNull(),
     fromStatus: text("from_status"),
     toStatus: text("to_status").notNull(),
@@ -951,6 +961,28 @@ export const invoices = sqliteTable(
   ],
 );
 
+/** The shop's side of a compatibility order (DESIGN 19); the order itself is the pay-in `payinOrderId`. */
+export const compatOrders = sqliteTable("compat_orders", {
+  payinOrderId: integer("payin_order_id")
+    .primaryKey()
+    .references(() => payinOrders.id),
+  /** epusdt | epay */
+  protocol: text("protocol").notNull(),
+  /** The shop's amount as it sent it (EPay `money` verbatim; epusdt `amount` as its shortest decimal text), in priceCurrency. */
+  priceAmount: text("price_amount").notNull(),
+  priceCurrency: text("price_currency").notNull(),
+  /** Units of priceCurrency per 1 token, locked at creation. */
+  rate: text("rate").notNull(),
+  notifyUrl: text("notify_url").notNull(),
+  /** The shop's redirect_url (epusdt) or return_url (EPay). */
+  returnUrl: text("return_url"),
+  /** EPay `type`, `name` and `param`, echoed in its callback. */
+  payType: text("pay_type"),
+  name: text("name"),
+  param: text("param"),
+  createdAt: integer("created_at").notNull(),
+});
+
 /** Rates fetched by the rates job: units of `currency` per 1 `token` (USDT, USDC). */
 export const fxRates = sqliteTable(
   "fx_rates",
@@ -964,4 +996,135 @@ export const fxRates = sqliteTable(
     fetchedAt: integer("fetched_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.currency, t.token] })],
+);
+
+/**
+ * What a transaction the gateway sent cost on chain, one row per transaction once final
+ * (DESIGN 21; migration 0220). Amounts are TEXT bigints: native base units (sun, wei,
+ * lamports), energy units, bandwidth bytes.
+ */
+export const transferCosts = sqliteTable(
+  "transfer_costs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chain: text("chain").notNull(),
+    txHash: text("tx_hash").notNull(),
+    /** payout (payouts, collection legs, refunds) | gas_topup | delegate | reclaim | stake */
+    kind: text("kind").notNull(),
+    payoutOrderId: integer("payout_order_id").references(() => payoutOrders.id),
+    nativeBurned: text("native_burned").notNull(),
+    energyDelegated: text("energy_delegated").notNull().default("0"),
+    energyBurned: text("energy_burned").notNull().default("0"),
+    bandwidth: text("bandwidth").notNull().default("0"),
+    /** UTC day of the row (YYYY-MM-DD): the Fees page groups by it. */
+    day: text("day").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("transfer_costs_tx").on(t.chain, t.txHash), index("transfer_costs_payout").on(t.payoutOrderId), index("transfer_costs_day").on(t.day, t.chain)],
+);
+
+/** TRON energy delegated from the energy wallet to a payout's source (src/chains/tron/energy.ts; migration 0220). */
+export const energyDelegations = sqliteTable(
+  "energy_delegations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chain: text("chain").notNull(),
+    payoutOrderId: integer("payout_order_id").notNull().references(() => payoutOrders.id),
+    owner: text("owner").notNull(),
+    receiver: text("receiver").notNull(),
+    /** Sun of stake delegated. */
+    amount: text("amount").notNull(),
+    /** Energy that stake gives. */
+    energy: text("energy").notNull(),
+    delegateTxHash: text("delegate_tx_hash").notNull(),
+    delegateSignedTx: text("delegate_signed_tx").notNull(),
+    delegateMeta: text("delegate_meta").notNull(),
+    reclaimTxHash: text("reclaim_tx_hash"),
+    reclaimSignedTx: text("reclaim_signed_tx"),
+    reclaimMeta: text("reclaim_meta"),
+    /** signed | broadcasted | delegated | reclaim_signed | reclaimed | failed */
+    status: text("status", { enum: ["signed", "broadcasted", "delegated", "reclaim_signed", "reclaimed", "failed"] }).notNull(),
+    /** Energy the payout took from the delegation, and the sun it would have burned for it. */
+    energyUsed: text("energy_used"),
+    sunSaved: text("sun_saved"),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("energy_delegations_payout").on(t.payoutOrderId), index("energy_delegations_status").on(t.chain, t.status)],
+);
+
+/** Stake / unstake transactions of the energy wallet (`stablegate energy stake|unstake`; migration 0220). */
+export const stakingTxs = sqliteTable(
+  "staking_txs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    chain: text("chain").notNull(),
+    /** freeze | unfreeze */
+    op: text("op").notNull(),
+    address: text("address").notNull(),
+    amount: text("amount").notNull(),
+    txHash: text("tx_hash").notNull(),
+    signedTx: text("signed_tx").notNull(),
+    /** signed | broadcasted | confirmed | failed */
+    status: text("status", { enum: ["signed", "broadcasted", "confirmed", "failed"] }).notNull(),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("staking_txs_status").on(t.chain, t.status)],
+);
+
+/**
+ * Refunds (DESIGN 20): money of a paid pay-in (or of an unmatched deposit) sent back to the payer
+ * as a payout order (payout_orders.refund_id); the refund's status follows that payout.
+ */
+export const refunds = sqliteTable(
+  "refunds",
+  {
+    id: integer("id").primaryKey(),
+    /** The gateway's own number (RF…): the payout's merchantOrderNo and the callbacks' order_no. */
+    refundRef: text("refund_ref").notNull(),
+    /** The merchant's refundNo (idempotent per order). */
+    refundNo: text("refund_no").notNull(),
+    merchantId: integer("merchant_id").notNull().references(() => merchants.id),
+    /** The pay-in order refunded, or null for an unmatched deposit's refund. */
+    payinOrderId: integer("payin_order_id"),
+    orderNo: text("order_no"),
+    /** The unmatched deposit refunded (back office), or null. */
+    transferId: integer("transfer_id"),
+    chain: text("chain").notNull(),
+    token: text("token").notNull(),
+    decimals: integer("decimals").notNull(),
+    /** Base units. */
+    amount: text("amount").notNull(),
+    toAddress: text("to_address"),
+    /** Who gave toAddress: merchant (API) | payer (refund page) | operator (back office). */
+    addressBy: text("address_by"),
+    /** awaiting_address | submitted | broadcasted | confirmed | failed */
+    status: text("status").notNull(),
+    pageToken: text("page_token"),
+    refundUrl: text("refund_url"),
+    notifyUrl: text("notify_url"),
+    /** The API key in force at creation (signs the callbacks); null: no callbacks (a deposit's refund). */
+    apiKeyId: text("api_key_id"),
+    payoutOrderId: integer("payout_order_id"),
+    payoutOrderNo: text("payout_order_no"),
+    /** The payout's transaction, copied once it is broadcast. */
+    txHash: text("tx_hash"),
+    /** api | backoffice */
+    source: text("source").notNull().default("api"),
+    /** Why the payer's address could not be sent to yet (e.g. the balance): shown on the refund page. */
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("refunds_ref").on(t.refundRef),
+    uniqueIndex("refunds_order_no").on(t.payinOrderId, t.refundNo).where(sql`payin_order_id IS NOT NULL`),
+    uniqueIndex("refunds_deposit_no").on(t.transferId, t.refundNo).where(sql`transfer_id IS NOT NULL`),
+    uniqueIndex("refunds_page_token").on(t.pageToken).where(sql`page_token IS NOT NULL`),
+    uniqueIndex("refunds_payout").on(t.payoutOrderId).where(sql`payout_order_id IS NOT NULL`),
+    index("refunds_merchant_created").on(t.merchantId, t.createdAt),
+  ],
 );

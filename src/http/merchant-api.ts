@@ -14,6 +14,7 @@ import type { SchemaName } from "./openapi-doc";
 import { payinHandlers } from "./routes/payin";
 import { payoutHandlers } from "./routes/payout";
 import { invoiceHandlers } from "./routes/invoices";
+import { refundHandlers } from "./routes/refunds";
 import type { InvoiceCtx } from "../invoices/service";
 
 /** What the handlers need. */
@@ -39,7 +40,7 @@ export interface MerchantRoute {
   operationId: string;
   summary: string;
   description: string;
-  tag: "Pay-in" | "Exclusive wallets" | "Payout" | "Invoices";
+  tag: "Pay-in" | "Exclusive wallets" | "Payout" | "Invoices" | "Refunds";
   pathParam?: { name: string; description: string };
   query?: TSchema;
   /** Request and response schemas, by their name in components.schemas. */
@@ -165,6 +166,32 @@ export const MERCHANT_ROUTES: MerchantRoute[] = [
     result: "Invoice",
     codes: [56002],
     handler: invoiceHandlers.getInvoice,
+  },
+  {
+    method: "post",
+    path: "/openapi/payin/orders/{orderNo}/refunds",
+    operationId: "createRefund",
+    summary: "Refund a pay-in order",
+    description:
+      "Sends money of a paid order (completed, risk_settled, or frozen_abnormal with a paid amount; else 55002) back, as a payout from the merchant's addresses holding the token on that chain, the order's receiving address first. `amount` at most the refundable amount: paid minus the refunds not failed (55001). `refundNo` is idempotent per order: the same body returns the same refund, another body is 55003. Without `toAddress` the refund is `awaiting_address` and `refundUrl` is a page where the payer enters an address on that chain. Balance errors are the payout's (53003, 53005).",
+    tag: "Refunds",
+    pathParam: { name: "orderNo", description: "Platform order number of the pay-in" },
+    body: "CreateRefund",
+    result: "Refund",
+    codes: [40108, 55001, 55002, 55003, 54003, 53003, 53005, 51002, 51004],
+    handler: refundHandlers.createRefund,
+  },
+  {
+    method: "get",
+    path: "/openapi/payin/orders/{orderNo}/refunds",
+    operationId: "listRefunds",
+    summary: "List an order's refunds",
+    description: "Every refund of the order, oldest first. Final success is `confirmed`; final failure is `failed` (its amount is refundable again).",
+    tag: "Refunds",
+    pathParam: { name: "orderNo", description: "Platform order number of the pay-in" },
+    result: "RefundList",
+    codes: [40108],
+    handler: refundHandlers.listRefunds,
   },
 ];
 

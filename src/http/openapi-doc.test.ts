@@ -34,6 +34,8 @@ describe("GET /openapi.json", () => {
         "POST /openapi/payout/orders/{orderNo}/submit",
         "POST /openapi/invoices",
         "GET /openapi/invoices/{invoiceNo}",
+        "POST /openapi/payin/orders/{orderNo}/refunds",
+        "GET /openapi/payin/orders/{orderNo}/refunds",
       ].sort(),
     );
   });

@@ -14,6 +14,8 @@ import { PAYOUT_STATUSES } from "../payout/state";
 import { chainModules } from "../chains/registry";
 import { CreateInvoiceBody, InvoiceCallbackPayload, InvoiceView } from "../invoices/schemas";
 import { INVOICE_STATUSES } from "../invoices/status";
+import { CreateRefundBody, RefundCallbackPayload, RefundList, RefundView } from "../payout/refund-schemas";
+import { REFUND_STATUSES } from "../payout/refund-state";
 
 export type OpenApiDoc = Record<string, unknown> & {
   info: { title: string; version: string; description: string };
@@ -105,6 +107,8 @@ export const ENUMS = {
   businessType: ["payin_order", "exclusive_deposit"],
   invoiceStatus: [...INVOICE_STATUSES],
   invoiceBusinessType: ["invoice"],
+  refundStatus: [...REFUND_STATUSES],
+  refundBusinessType: ["refund"],
 } as const;
 
 /** Which value set a property takes, by schema and property name (`status` depends on the resource). */
@@ -121,6 +125,9 @@ const ENUM_OF: Record<string, Record<string, keyof typeof ENUMS>> = {
   "Invoice.payment": { status: "payinStatus" },
   InvoiceCallbackPayload: { status: "invoiceStatus", businessType: "invoiceBusinessType" },
   "InvoiceCallbackPayload.payment": { status: "payinStatus" },
+  Refund: { status: "refundStatus" },
+  "RefundList.refunds": { status: "refundStatus" },
+  RefundCallbackPayload: { status: "refundStatus", businessType: "refundBusinessType" },
 };
 
 /** Adds `enum` to the string (or string|null) properties named in ENUM_OF, at every depth. */
@@ -154,6 +161,10 @@ const SCHEMAS = {
   CreateInvoice: CreateInvoiceBody,
   Invoice: InvoiceView,
   InvoiceCallbackPayload,
+  CreateRefund: CreateRefundBody,
+  Refund: RefundView,
+  RefundList,
+  RefundCallbackPayload,
 } satisfies Record<string, TSchema>;
 
 const ref = (name: keyof typeof SCHEMAS & string) => ({ $ref: `#/components/schemas/${name}` });
@@ -224,7 +235,7 @@ function operation(e: MerchantRoute): Operation {
   return op;
 }
 
-function callbackWebhook(name: "PayinCallbackPayload" | "PayoutCallbackPayload" | "InvoiceCallbackPayload", summary: string) {
+function callbackWebhook(name: "PayinCallbackPayload" | "PayoutCallbackPayload" | "InvoiceCallbackPayload" | "RefundCallbackPayload", summary: string) {
   const headers: Array<[string, string]> = [
     ["x-callback-timestamp", "Millisecond timestamp"],
     ["x-callback-nonce", "Random string, fresh per delivery"],
@@ -264,12 +275,14 @@ export function buildOpenApiDoc(serverUrl: string): OpenApiDoc {
       { name: "Exclusive wallets", description: "Permanent deposit addresses per bindKey" },
       { name: "Payout", description: "Transfers from the merchant's addresses" },
       { name: "Invoices", description: "Prices in a currency; the payer picks the network" },
+      { name: "Refunds", description: "Money of a paid order sent back to the payer, as a payout" },
     ],
     paths,
     webhooks: {
       payinCallback: callbackWebhook("PayinCallbackPayload", "Pay-in status callback"),
       payoutCallback: callbackWebhook("PayoutCallbackPayload", "Payout status callback"),
       invoiceCallback: callbackWebhook("InvoiceCallbackPayload", "Invoice status callback (businessType `invoice`)"),
+      refundCallback: callbackWebhook("RefundCallbackPayload", "Refund status callback (businessType `refund`): on every change"),
     },
     components: {
       schemas: Object.fromEntries(Object.entries(SCHEMAS).map(([k, s]) => [k, withEnums(k, jsonSchema(s))])),

@@ -56,6 +56,12 @@ describe("merchant API answers and callback bodies match their published schemas
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: order.address, amount: "5" });
     await sb.mine("TRON", 3);
     keep("getPayinOrder", await c.getPayinOrder(order.orderNo));
+    // Refunds of it: one sent at once (broadcasted, then confirmed), one waiting for the payer's address.
+    keep("createRefund", await c.createRefund(order.orderNo, { refundNo: "views-r1", amount: "2", toAddress: randomAddress("TRON"), notifyUrl: "https://shop.example/rf" }));
+    keep("createRefund", await c.createRefund(order.orderNo, { refundNo: "views-r2", amount: "1" }));
+    keep("listRefunds", await c.listRefunds(order.orderNo));
+    await sb.mine("TRON", 3);
+    keep("listRefunds", await c.listRefunds(order.orderNo));
 
     // An exclusive wallet with a deposit: the detail has stats, recent orders and transactions.
     const binding = keep("createExclusiveBinding", await c.createExclusiveBinding({ chainCode: "TRON", tokenSymbol: "USDT", bindKey: "views-b", label: "shop user 7", notifyUrl: "https://shop.example/dep" }));
@@ -90,6 +96,7 @@ describe("merchant API answers and callback bodies match their published schemas
     expect([detail.recentOrders.length, detail.recentTransactions.length]).toEqual([1, 1]);
     expect((answers.get("submitPayoutOrder")![0] as Json).status).toBe("broadcasted");
     expect(answers.get("getInvoice")!.at(-1)).toMatchObject({ status: "paid", redirectUrl: "https://shop.example/thanks", payment: { status: "completed" } });
+    expect((answers.get("listRefunds")!.at(-1) as { refunds: Json[] }).refunds.map((r) => r.status)).toEqual(["confirmed", "awaiting_address"]);
   });
 
   test.each(MERCHANT_ROUTES.map((r) => [r.operationId, r.result] as const))("%s answers match %s", (operationId, result) => {
@@ -102,6 +109,7 @@ describe("merchant API answers and callback bodies match their published schemas
     ["payin", "PayinCallbackPayload"],
     ["payout", "PayoutCallbackPayload"],
     ["invoice", "InvoiceCallbackPayload"],
+    ["refund", "RefundCallbackPayload"],
   ] as const)("%s callback bodies in the outbox match %s", (kind, schemaName) => {
     const rows = gw.ctx.db.select().from(callbacks).all().filter((r) => r.kind === kind);
     expect(rows.length).toBeGreaterThan(0);

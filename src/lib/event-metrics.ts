@@ -34,3 +34,12 @@ export function countTransition(kind: "payin" | "payout", chain: string, token: 
 export function countDelivery(outcome: "delivered" | "retry" | "failed"): void {
   callbackDeliveries.inc({ outcome });
 }
+
+/** Native base units the gateway's transactions burned, by "chain\u0000kind" (exact; ops/metrics.ts serves it as stablegate_fees_native_total). */
+export const feeTotals = new Map<string, bigint>();
+
+/** A transaction's recorded cost (after its transfer_costs row committed). */
+export function countFee(chain: string, kind: string, baseUnits: bigint): void {
+  const k = `${chain}\u0000${kind}`;
+  feeTotals.set(k, (feeTotals.get(k) ?? 0n) + baseUnits);
+}

@@ -12,7 +12,7 @@ function stamp(ms: number): string {
 }
 
 /** 2-letter prefix + 17-digit UTC time + 4-digit sequence + 3 random digits = 26 chars. */
-export function newOrderNo(prefix: "PI" | "PO" | "IV", nowMs: number): string {
+export function newOrderNo(prefix: "PI" | "PO" | "IV" | "RF", nowMs: number): string {
   if (nowMs === lastMs) seq = (seq + 1) % 10000;
   else {
     lastMs = nowMs;

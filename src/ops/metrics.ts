@@ -5,7 +5,9 @@
 import { Counter, Gauge, Registry } from "../lib/prom";
 import type { ChainCode } from "../chains/types";
 import { chainState, rpcEndpoints, type Watchers } from "./chain-status";
-import { events } from "../lib/event-metrics";
+import { events, feeTotals } from "../lib/event-metrics";
+import { chainModule, hasChainModule } from "../chains/registry";
+import { fromBaseUnits } from "../lib/money";
 import type { GasMonitor } from "./gas";
 import type { OpsCtx } from "./readiness";
 
@@ -68,6 +70,20 @@ function stateRegistry(d: MetricsDeps): Registry {
         for (const e of rpcEndpoints(a)) {
           for (const [outcome, n] of Object.entries(e.outcomes)) this.inc({ chain: a.chain, endpoint: e.endpoint, outcome }, n);
         }
+      }
+    },
+  });
+  new Counter({
+    name: "stablegate_fees_native_total",
+    help: "native coin (TRX, BNB, SOL) the gateway's own transactions burned or paid as fees since start, by transaction kind (payout, gas_topup, delegate, reclaim, stake)",
+    labelNames: ["chain", "kind"],
+    registers: [r],
+    collect() {
+      this.reset();
+      for (const [k, units] of feeTotals) {
+        const [chain, kind] = k.split("\u0000") as [string, string];
+        const decimals = hasChainModule(chain) ? chainModule(chain).native.decimals : 0;
+        this.inc({ chain, kind }, Number(fromBaseUnits(units, decimals, 0)));
       }
     },
   });

@@ -8,7 +8,7 @@ export type OrderEventRow = typeof orderEvents.$inferSelect;
 
 export function recordOrderEvent(
   tx: DbOrTx,
-  e: { kind: "payin" | "payout" | "invoice"; orderNo: string; from: string | null; to: string; event: { type: string } & Record<string, unknown>; at: number },
+  e: { kind: "payin" | "payout" | "invoice" | "refund"; orderNo: string; from: string | null; to: string; event: { type: string } & Record<string, unknown>; at: number },
 ): void {
   tx.insert(orderEvents).values({ kind: e.kind, orderNo: e.orderNo, fromStatus: e.from, toStatus: e.to, event: JSON.stringify(e.event), at: e.at }).run();
 }

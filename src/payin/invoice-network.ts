@@ -80,19 +80,36 @@ export function nudgeStep(decimals: number): bigint {
   return 10n ** BigInt(Math.max(0, decimals - 6));
 }
 
-function insertInvoicePayin(ctx: PayinCtx, tx: Tx, inv: InvoiceRow, adapter: ChainAdapter, token: string, decimals: number, base: bigint, rate: string, now: number): PayinOrderRow {
+/**
+ * A pool address for `base` units of the token, or for the smallest nudged amount above it
+ * (at most MAX_NUDGES steps) that no open order holds on some pool address; else 40105.
+ * Shared with the shop-plugin orders (src/compat/), whose prices repeat as often.
+ */
+export function nudgedSharedAddress(
+  ctx: Pick<PayinCtx, "seed" | "config">,
+  tx: Tx,
+  merchantId: number,
+  adapter: ChainAdapter,
+  token: string,
+  decimals: number,
+  base: bigint,
+  now: number,
+): { address: { id: string; address: string }; units: bigint } {
   const step = nudgeStep(decimals);
-  let picked: { address: { id: string; address: string }; units: bigint } | null = null;
-  for (let i = 0; i <= MAX_NUDGES && !picked; i++) {
+  for (let i = 0; i <= MAX_NUDGES; i++) {
     const units = base + BigInt(i) * step;
-    const free = freeSharedAddress(tx, inv.merchantId, adapter.chain, token, units);
-    if (free) picked = { address: free, units };
+    const free = freeSharedAddress(tx, merchantId, adapter.chain, token, units);
+    if (free) return { address: free, units };
     // The exact amount first grows the pool, as a pay-in would, before any nudge.
-    else if (i === 0 && sharedPool(tx, inv.merchantId, adapter.chain).length < ctx.config.payin.shared_pool_size) {
-      picked = { address: addSharedAddress(tx, adapter, ctx.seed, inv.merchantId, now), units };
+    if (i === 0 && sharedPool(tx, merchantId, adapter.chain).length < ctx.config.payin.shared_pool_size) {
+      return { address: addSharedAddress(tx, adapter, ctx.seed, merchantId, now), units };
     }
   }
-  if (!picked) throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });
+  throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });
+}
+
+function insertInvoicePayin(ctx: PayinCtx, tx: Tx, inv: InvoiceRow, adapter: ChainAdapter, token: string, decimals: number, base: bigint, rate: string, now: number): PayinOrderRow {
+  const picked = nudgedSharedAddress(ctx, tx, inv.merchantId, adapter, token, decimals, base, now);
   const attempt = tx.$client.query<{ n: number }, [number]>("SELECT count(*) AS n FROM payin_orders WHERE invoice_id = ?").get(inv.id)!.n + 1;
   return tx
     .insert(payinOrders)

@@ -59,10 +59,11 @@ export function freezeOrder(ctx: PayinCtx, orderNo: string, reason: string, acto
  * Cancels a waiting or frozen order. What a frozen order was paid stays in the
  * ledger and becomes an unmatched deposit (reason order_cancelled): refundable.
  */
-export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}): PayinOrderRow {
-  return act(ctx, orderNo, scope, { actor, action: "payin.cancel" }, (tx, o, now) => {
+export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}, opts: { refunded?: boolean } = {}): PayinOrderRow {
+  return act(ctx, orderNo, scope, { actor, action: "payin.cancel", ...(opts.refunded ? { note: { refunded: true } } : {}) }, (tx, o, now) => {
     refuse(o, "cancel", { type: "cancel" });
-    if (o.transferId !== null) {
+    // Refunded in the same transaction (the guided "Refund all"): the payment stays the order's.
+    if (o.transferId !== null && !opts.refunded) {
       tx.update(transfers)
         .set({ disposition: "unmatched", payinOrderId: null, unmatchedReason: "order_cancelled" })
         .where(and(eq(transfers.id, o.transferId), eq(transfers.payinOrderId, o.id)))

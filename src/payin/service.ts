@@ -20,6 +20,7 @@ import { AWAITING_PAYMENT, SETTLING_STATUSES, statusSql, transition, type PayinE
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
 import { existingKeyCache } from "../merchants/key-cache";
 import { followPayin } from "../invoices/service";
+import { followCompatOrder } from "../callbacks/compat";
 
 /** What the pay-in services read from the gateway (the app context satisfies it as it is). */
 export interface PayinCtx {
@@ -94,6 +95,7 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
       updatedAt: now,
       invoiceId: null,
       invoiceRate: null,
+      compat: null,
     };
     // Plain bun:sqlite statement, no RETURNING: the row is what was written (the other
     // columns start NULL, confirmations 0), its id is the new rowid.
@@ -171,10 +173,14 @@ export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
   return prepared(db, "bindKeyById", (d) => d.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, sql.placeholder("id"))).prepare()).get({ id: o.bindingId })?.k ?? null;
 }
 
-/** The order's callback; an invoice's order is announced by its invoice instead (src/invoices/service.ts). */
+/**
+ * The order's callback; an invoice's order is announced by its invoice instead (src/invoices/service.ts),
+ * a shop plugin's order only by its protocol's callback once paid (src/callbacks/compat.ts).
+ */
 export function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
   afterCommit(tx, () => countTransition("payin", o.chain, o.token, o.status));
   if (o.invoiceId !== null && followPayin(tx, o, now)) return;
+  if (o.compat !== null) return followCompatOrder(tx, o, now);
   const m =
     existingKeyCache(tx)?.merchant(o.merchantId) ??
     prepared(tx, "merchantUid", (d) => d.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id: o.merchantId })!;

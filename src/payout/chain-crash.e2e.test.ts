@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
-import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
+import { crashGateway, disposeCrashGateways, payoutSettled, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { USDC_MINT } from "../testing/solana-rpc";
 import { eventually } from "../testing/wait";
 
@@ -144,15 +144,7 @@ describe("payout crash safety on every chain", () => {
       }
       g = await c.start();
       const first = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
-      const o = await eventually(
-        async () => {
-          const x = await client.request<Obj>("GET", `/openapi/payout/orders/${first.orderNo}`);
-          return x.status === "confirmed" || x.status === "failed" ? x : null;
-        },
-        40_000,
-        "the payout settled",
-        50,
-      );
+      const o = await payoutSettled(client, first.orderNo);
       expect(o).toMatchObject({ status: "confirmed", fromAddress: b.address });
       expect(await g.kill("SIGTERM")).toBe(0);
 

@@ -66,3 +66,43 @@ describe("a payout survives a crash at every step and is sent exactly once", () 
     expect(orders!.n).toBe(1);
   });
 });
+
+// A refund (DESIGN 20) is a payout: killed between signing and broadcast, it is sent once.
+describe("a refund survives a crash between signing and broadcast and is sent exactly once", () => {
+  test("killed at payout:after-sign-commit while refunding a paid order", async () => {
+    const c = await crashGateway({ toml: SANDBOX_TRON_ONLY, merchantName: "crash-refund" });
+    const { client, s } = c;
+    const sb = sandboxClient(s.url);
+
+    let g = await c.start("payout:after-sign-commit");
+    const order = await client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "CRASH-PI", amount: "30", notifyUrl: "https://shop.example/pi" });
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: order.address, amount: "30" });
+    await sb.mine("TRON", 2);
+    for (const end = Date.now() + 10_000; Date.now() < end && (await client.getPayinOrder(order.orderNo)).status !== "completed"; ) await Bun.sleep(50);
+    const body = { refundNo: "CRASH-R", amount: "12", toAddress: randomAddress("TRON") };
+
+    expect(await client.createRefund(order.orderNo, body).catch((e: Error) => e)).toBeInstanceOf(Error);
+    expect(await exitsWithin(g.proc, 10_000)).toBe(true);
+    expect(g.proc.signalCode).toBe("SIGKILL");
+    const [left] = c.query<{ refund: string; payout: string; signed: number }>(
+      "SELECT r.status AS refund, p.status AS payout, p.signed_tx IS NOT NULL AS signed FROM refunds r JOIN payout_orders p ON p.id = r.payout_order_id",
+    );
+    expect(left).toEqual({ refund: "submitted", payout: "submitted", signed: 1 });
+    expect(c.query("SELECT 1 FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL", order.address)).toEqual([]);
+
+    g = await c.start();
+    // The merchant retries the request it never got an answer to: the same refund comes back.
+    let r = await client.createRefund(order.orderNo, body);
+    for (const end = Date.now() + 30_000; Date.now() < end && r.status !== "confirmed" && r.status !== "failed"; ) {
+      if (r.status === "broadcasted") await sb.mine("TRON", 1);
+      else await Bun.sleep(50);
+      r = (await client.listRefunds(order.orderNo)).refunds[0]!;
+    }
+    expect(r).toMatchObject({ status: "confirmed", refundNo: "CRASH-R", amount: "12.000000" });
+    expect(await g.kill("SIGTERM")).toBe(0);
+    const sent = c.query("SELECT tx_hash AS txHash, amount FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL", order.address);
+    expect(sent).toEqual([{ txHash: r.txHash, amount: "12000000" }]);
+    expect(c.query("SELECT count(*) AS n FROM refunds")).toEqual([{ n: 1 }]);
+    expect(c.query("SELECT count(*) AS n FROM payout_orders")).toEqual([{ n: 1 }]);
+  }, 120_000);
+});

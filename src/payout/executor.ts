@@ -10,6 +10,7 @@ import { writeTx } from "../db/client";
 import { payoutOrders } from "../db/schema";
 import type { ChainAdapter, ChainCode, SignedTransfer, TokenSymbol } from "../chains/types";
 import { crashPoint } from "../lib/crash";
+import { costOf, recordCost } from "../chains/common/costs";
 import { LogLimiter } from "../lib/log-limit";
 import { isStorageFault } from "../db/storage-fault";
 import { addressById } from "../wallet/addresses";
@@ -263,10 +264,13 @@ export class PayoutExecutor {
     if (s.state === "included") {
       if (!s.final) return;
       crashPoint("payout:after-confirm-seen");
+      const cost = await costOf(adapter, tx);
       this.commit((x) => {
         const f = payoutById(x, o.id);
         if (f.status !== "broadcasted") return f;
         const now = this.ctx.clock.now();
+        // What the transfer cost, with its final status (DESIGN 21).
+        if (cost) recordCost(x, { chain: f.chain, txHash: tx.txHash, kind: "payout", payoutOrderId: f.id, cost, now });
         return s.success
           ? applyPayoutEvent(x, f, { type: "confirmed" }, {}, now)
           : applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { lastError: "transaction reverted on chain" }, now);

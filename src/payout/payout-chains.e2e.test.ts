@@ -329,6 +329,28 @@ for (const k of CASES) {
       });
     }
 
+    test("a paid pay-in order is refunded (DESIGN 20): a payout from its receiving address, sent once and confirmed once final; the refund follows it", async () => {
+      await fx.sendNative(gas(), k.gasFunding);
+      const order = await gw.client.createPayinOrder({ chainCode: fx.chain as "TRON", tokenSymbol: fx.token as "USDT", merchantOrderNo: `${k.chain}-refund-${++n}`, amount: "20", notifyUrl: "https://shop.example/pi" });
+      await tick();
+      await fx.pay(order.address, units("20"));
+      for (let i = 0; i < 30 && (await gw.client.getPayinOrder(order.orderNo)).status !== "completed"; i++) {
+        await fx.advance(1);
+        await tick();
+      }
+      expect((await gw.client.getPayinOrder(order.orderNo)).status).toBe("completed");
+      const [to] = fx.receivers(1, `${k.chain}-refund-to`);
+      const r = await gw.client.createRefund(order.orderNo, { refundNo: "chain-r1", amount: "7.5", toAddress: to! });
+      expect(r).toMatchObject({ status: "broadcasted", toAddress: to, amount: "7.500000" });
+      expect(row(r.payoutOrderNo!)).toMatchObject({ fromAddress: order.address, txHash: r.txHash });
+      expect(await settle(r.payoutOrderNo!)).toMatchObject({ status: "confirmed" });
+      expect((await gw.client.listRefunds(order.orderNo)).refunds).toEqual([{ ...r, status: "confirmed" }]);
+      expect(await fx.tokenBalance(to!)).toBe(units("7.5"));
+      expect(await fx.tokenBalance(order.address)).toBe(units("12.5"));
+      expect(await fx.sentBy(order.address)).toBe(1);
+      expect((await gw.client.createRefund(order.orderNo, { refundNo: "chain-r2", amount: "12.500001", toAddress: to! }).catch((e) => e)).code).toBe(55001);
+    });
+
     for (const [name, run] of k.extra ?? []) test(name, () => run(w()));
   });
 }

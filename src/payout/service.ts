@@ -21,6 +21,7 @@ import { addressBalance, fundedAddresses, unfinishedFrom } from "./balances";
 import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./controls";
 import { transition, type FailedStage, type PayoutEvent, type PayoutStatus } from "./state";
 import { payoutCallbackPayload, type PayoutOrderRow } from "./views";
+import { followPayout } from "./refund-funnel";
 
 /** What the payout services (and the treasury's batches and collection) read from the gateway. */
 export interface PayoutCtx {
@@ -29,7 +30,7 @@ export interface PayoutCtx {
   logger: Logger;
   /** Enabled chains only. */
   chains: ReadonlyMap<ChainCode, ChainAdapter>;
-  config: Pick<Config, "chains" | "callbacks">;
+  config: Pick<Config, "chains" | "callbacks"> & Partial<Pick<Config, "collection">>;
 }
 
 export interface CreatePayoutInput {
@@ -58,48 +59,82 @@ export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: strin
   if (input.notifyUrl !== undefined) checkNotifyUrl(ctx, input.notifyUrl);
   const deleteSource = input.deleteSourceAfterSuccess ?? false;
   const now = ctx.clock.now();
-  const amountMicro = toMicro(units, token.decimals);
 
   return writeTx(ctx.db, (tx) => {
     const existing = tx.select().from(payoutOrders).where(and(eq(payoutOrders.merchantId, merchantId), eq(payoutOrders.merchantOrderNo, input.merchantOrderNo))).get();
     if (existing) return { order: sameOrder(existing, adapter, { chain: adapter.chain, token: token.symbol, units, to, from: input.fromAddress, deleteSource, notifyUrl: input.notifyUrl }), created: false };
-
-    checkLimits(tx, merchantId, amountMicro, now);
-    const own = tx.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, adapter.chain), eq(addresses.address, to))).get();
-    if (own) throw new AppError(54003, { toAddress: to });
-    const source =
-      input.fromAddress !== undefined
-        ? checkSource(tx, adapter, merchantId, input.fromAddress, token.symbol, units, deleteSource)
-        : pickSource(tx, adapter, merchantId, token.symbol, units, deleteSource);
-    const feeMicro = checkFee(tx, merchantId, amountMicro);
-
-    const row = tx
-      .insert(payoutOrders)
-      .values({
-        orderNo: newOrderNo("PO", now),
-        merchantId,
-        merchantOrderNo: input.merchantOrderNo,
-        chain: adapter.chain,
-        token: token.symbol,
-        decimals: token.decimals,
-        fromAddressId: source.id,
-        fromAddress: source.address,
-        toAddress: to,
-        amount: units.toString(),
-        fee: fromMicro(feeMicro, token.decimals).toString(),
-        deleteSourceAfterSuccess: deleteSource,
-        notifyUrl: input.notifyUrl ?? null,
-        apiKeyId,
-        status: "submitted",
-        createdAt: now,
-        submittedAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
-    writeCallback(tx, row, now);
-    return { order: row, created: true };
+    const order = insertPayout(tx, adapter, token, merchantId, apiKeyId, { merchantOrderNo: input.merchantOrderNo, units, to, fromAddress: input.fromAddress, deleteSource, notifyUrl: input.notifyUrl ?? null }, now);
+    return { order, created: true };
   });
+}
+
+export interface NewPayout {
+  merchantOrderNo: string;
+  units: bigint;
+  /** Normalized destination. */
+  to: string;
+  fromAddress?: string;
+  /** Tried first when no fromAddress is given and it covers the amount (a refund: the order's receiving address). */
+  preferAddressId?: string;
+  deleteSource: boolean;
+  notifyUrl: string | null;
+  /** The refund this payout sends (DESIGN 20). */
+  refundId?: number;
+}
+
+/**
+ * A new payout order in the caller's transaction, with every rule of creation: limits, not to the
+ * merchant's own address (54003), the source (53001-53005), the fee (51004) and its first callback.
+ */
+export function insertPayout(tx: Tx, adapter: ChainAdapter, token: { symbol: string; decimals: number }, merchantId: number, apiKeyId: string, p: NewPayout, now: number): PayoutOrderRow {
+  const amountMicro = toMicro(p.units, token.decimals);
+  checkLimits(tx, merchantId, amountMicro, now);
+  if (isOwnAddress(tx, merchantId, adapter.chain, p.to)) throw new AppError(54003, { toAddress: p.to });
+  const source =
+    p.fromAddress !== undefined
+      ? checkSource(tx, adapter, merchantId, p.fromAddress, token.symbol, p.units, p.deleteSource)
+      : (preferred(tx, adapter, merchantId, p.preferAddressId, token.symbol, p.units) ?? pickSource(tx, adapter, merchantId, token.symbol, p.units, p.deleteSource));
+  const feeMicro = checkFee(tx, merchantId, amountMicro);
+  const row = tx
+    .insert(payoutOrders)
+    .values({
+      orderNo: newOrderNo("PO", now),
+      merchantId,
+      merchantOrderNo: p.merchantOrderNo,
+      chain: adapter.chain,
+      token: token.symbol,
+      decimals: token.decimals,
+      fromAddressId: source.id,
+      fromAddress: source.address,
+      toAddress: p.to,
+      amount: p.units.toString(),
+      fee: fromMicro(feeMicro, token.decimals).toString(),
+      deleteSourceAfterSuccess: p.deleteSource,
+      notifyUrl: p.notifyUrl,
+      apiKeyId,
+      status: "submitted",
+      createdAt: now,
+      submittedAt: now,
+      updatedAt: now,
+      refundId: p.refundId ?? null,
+    })
+    .returning()
+    .get();
+  writeCallback(tx, row, now);
+  return row;
+}
+
+/** One of the merchant's (live) addresses on the chain: payouts to it are 54003. */
+export function isOwnAddress(db: DbOrTx, merchantId: number, chain: string, address: string): boolean {
+  return !!db.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, chain), eq(addresses.address, address))).get();
+}
+
+/** The preferred source when it is usable and its available balance covers the amount. */
+function preferred(tx: Tx, adapter: ChainAdapter, merchantId: number, addressId: string | undefined, token: string, units: bigint): AddressRow | undefined {
+  if (addressId === undefined) return undefined;
+  const a = tx.select().from(addresses).where(eq(addresses.id, addressId)).get();
+  if (!a || a.merchantId !== merchantId || a.kind === "gas" || unusable(tx, a, adapter.chain, merchantId, false)) return undefined;
+  return addressBalance(tx, a.id, token).available >= units ? a : undefined;
 }
 
 /** Idempotent retry: same business fields return the order, any difference is 10001. */
@@ -179,6 +214,12 @@ export function requestSubmit(ctx: Pick<PayoutCtx, "db" | "clock">, merchantId: 
 }
 
 function writeCallback(tx: Tx, o: PayoutOrderRow, now: number): void {
+  // A refund's payout: the refund follows it and the merchant hears of the refund instead.
+  if (o.refundId !== null) {
+    afterCommit(tx, () => countTransition("payout", o.chain, o.token, o.status));
+    followPayout(tx, o, now);
+    return;
+  }
   const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, o.merchantId)).get()!;
   afterCommit(tx, () => countTransition("payout", o.chain, o.token, o.status));
   enqueueCallback(tx, {

@@ -1,7 +1,7 @@
 // The payout orders as the chain layer's payout steps see them (chains/payout-steps.ts
 // `PayoutStore`): which of a source's payouts are signed but unsent, which may still hold a
 // nonce. The status lists come from the state machine (payout/state.ts), not copies.
-import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
 import { payoutOrders } from "../db/schema";
 import { AWAITING_BROADCAST, UNFINISHED } from "./state";
@@ -27,4 +27,11 @@ export const payoutStore: PayoutStore = {
       .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.fromAddress, fromAddress), isNotNull(payoutOrders.signedMeta)))
       .all()
       .map((r) => r.meta!),
+  finished: (db, ids) => {
+    const out: ReturnType<PayoutStore["finished"]> = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      out.push(...db.select().from(payoutOrders).where(and(inArray(payoutOrders.id, ids.slice(i, i + 500)), notInArray(payoutOrders.status, [...UNFINISHED]))).all());
+    }
+    return out;
+  },
 };

@@ -4,7 +4,10 @@ import { randomBytes } from "node:crypto";
 import { canonicalBody, canonicalQuery, signRequest } from "./signing.js";
 import type {
   CreateInvoiceInput,
+  CreateRefundInput,
   Invoice,
+  Refund,
+  RefundList,
   CreateExclusiveBindingInput,
   CreatePayinOrderInput,
   CreatePayoutOrderInput,
@@ -144,6 +147,19 @@ export class StablegateClient {
   /** POST /openapi/invoices (DESIGN 18; 56001 when the currency has no current rate) */
   createInvoice(input: CreateInvoiceInput): Promise<Invoice> {
     return this.request("POST", "/openapi/invoices", { body: input });
+  }
+
+  /**
+   * POST /openapi/payin/orders/{orderNo}/refunds (DESIGN 20): 55001 over the refundable amount,
+   * 55002 an order not paid, 55003 a refundNo reused with another body, 54003 the merchant's own address.
+   */
+  createRefund(orderNo: string, input: CreateRefundInput): Promise<Refund> {
+    return this.request("POST", `/openapi/payin/orders/${seg(orderNo)}/refunds`, { body: input });
+  }
+
+  /** GET /openapi/payin/orders/{orderNo}/refunds: the order's refunds, oldest first. */
+  listRefunds(orderNo: string): Promise<RefundList> {
+    return this.request("GET", `/openapi/payin/orders/${seg(orderNo)}/refunds`);
   }
 
   /** GET /openapi/invoices/{invoiceNo} (56002 when unknown) */

@@ -6,6 +6,7 @@ import type * as payin from "../payin/schemas";
 import type * as payout from "../payout/schemas";
 import type * as sdk from "./types";
 import type * as invoice from "../invoices/schemas";
+import type * as refund from "../payout/refund-schemas";
 
 type Keys<T> = keyof T & string;
 /** Compiles only when A and B have the same member names. */
@@ -31,6 +32,10 @@ const checks = {
   invoice: true as SameKeys<sdk.Invoice, Static<typeof invoice.InvoiceView>>,
   invoiceValues: true as Narrower<sdk.Invoice, Static<typeof invoice.InvoiceView>>,
   invoiceCallback: true as SameKeys<sdk.InvoiceCallback, Static<typeof invoice.InvoiceCallbackPayload>>,
+  createRefund: true as SameKeys<sdk.CreateRefundInput, Static<typeof refund.CreateRefundBody>>,
+  refund: true as SameKeys<sdk.Refund, Static<typeof refund.RefundView>>,
+  refundValues: true as Narrower<sdk.Refund, Static<typeof refund.RefundView>>,
+  refundCallback: true as SameKeys<sdk.RefundCallback, Static<typeof refund.RefundCallbackPayload>>,
 };
 
 test("SDK types match the gateway's schemas (compile-time; see tsc)", () => {

@@ -249,6 +249,47 @@ export interface InvoiceCallback extends Omit<Invoice, "redirectUrl"> {
   eventTime: Timestamp;
 }
 
+/** Refund status (DESIGN 20): `confirmed` is final success, `failed` final failure. */
+export type RefundStatus = "awaiting_address" | "submitted" | "broadcasted" | "confirmed" | "failed";
+
+/** POST /openapi/payin/orders/{orderNo}/refunds */
+export interface CreateRefundInput {
+  /** 1-64 characters, unique per order: the same body returns the same refund, another body is 55003. */
+  refundNo: string;
+  /** At most the refundable amount: paid minus the refunds not failed (55001). */
+  amount: DecimalString;
+  /** The payer's address on the order's chain; omitted: the payer gives it at `refundUrl`. */
+  toAddress?: string;
+  notifyUrl?: string;
+}
+
+export interface Refund {
+  refundNo: string;
+  orderNo: string;
+  amount: DecimalString;
+  /** null while awaiting_address. */
+  toAddress: string | null;
+  status: RefundStatus;
+  /** The payer's page for the address (refunds made without toAddress). */
+  refundUrl: string | null;
+  /** The payout order that sends the refund, once there is an address. */
+  payoutOrderNo: string | null;
+  txHash: string | null;
+  createdAt: Timestamp;
+}
+
+export interface RefundList {
+  refunds: Refund[];
+}
+
+/** Body of a refund callback: the refund plus merchantUid and businessType "refund". */
+export interface RefundCallback extends Refund {
+  merchantUid: string;
+  businessType: "refund";
+  eventId: string;
+  eventTime: Timestamp;
+}
+
 /** The failure body of every error (spec 7). */
 export interface FailureBody {
   code: number;

@@ -101,3 +101,16 @@ export function solTokenAccountMade(c: CrashGateway, address: string): Promise<u
     50,
   );
 }
+
+/** Until a payout is final (confirmed or failed), through the merchant API; returns it. */
+export function payoutSettled(client: StablegateClient, orderNo: string): Promise<Record<string, any>> {
+  return eventually(
+    async () => {
+      const x = await client.request<Record<string, any>>("GET", `/openapi/payout/orders/${orderNo}`);
+      return x.status === "confirmed" || x.status === "failed" ? x : null;
+    },
+    40_000,
+    "the payout settled",
+    50,
+  );
+}

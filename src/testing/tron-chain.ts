@@ -3,7 +3,13 @@
 // state and reorgs restore it), a pending pool, and execution with TRON's resource
 // rules as the gateway meets them: bandwidth (free allowance, else burned), energy
 // (staked, else TRX burned up to fee_limit; short → OUT_OF_ENERGY with the fee still
-// burned), account activation (1 TRX paid by the sender of the first TRX transfer).
+// burned), account activation (1 TRX paid by the sender of the first TRX transfer),
+// and Stake 2.0: FreezeBalanceV2 / UnfreezeBalanceV2 / WithdrawExpireUnfreeze and
+// DelegateResource / UnDelegateResource for ENERGY, with java-tron's arithmetic: an
+// account's energy limit is its staked plus acquired-delegated TRX × TotalEnergyLimit /
+// TotalEnergyWeight, usage recovers linearly over a 24 h window, fee_limit caps the
+// energy a call may use (staked or burned), and undelegating moves the receiver's
+// share of usage back to the owner.
 // Transaction ids and signatures are checked with tronweb's own code.
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
@@ -20,6 +26,12 @@ export const ENERGY_NEW_HOLDER = 130_285n;
 const ENERGY_REVERT = 2_000n;
 const ENERGY_READ = 500n;
 const DAY_MS = 86_400_000;
+/** Energy usage recovers over this window (28,800 blocks of 3 s). */
+export const ENERGY_WINDOW_MS = DAY_MS;
+const SLOT_MS = 3_000;
+/** An unstaked amount can be withdrawn this long after UnfreezeBalanceV2 (mainnet: 14 days). */
+export const UNFREEZE_DELAY_MS = 14 * DAY_MS;
+const TRX = 1_000_000n;
 
 export const hex41 = (addr: string) => "41" + tronToHex20(addr).slice(2);
 const hexToUtf8Hex = (s: string) => Buffer.from(s, "utf8").toString("hex");
@@ -34,22 +46,53 @@ export interface ChainParams {
   /** Free bandwidth per activated account and day. */
   freeBandwidth: number;
   maxFeeLimit: bigint;
+  /** Energy the network hands out per day to all stakes (TotalEnergyLimit). */
+  totalEnergyLimit: bigint;
+  /** TRX staked for energy by the whole network (TotalEnergyWeight; this chain's own stakes do not move it). */
+  totalEnergyWeight: bigint;
 }
 
-interface Account {
+export interface Account {
   balance: bigint;
   createTime: number;
-  /** Staked energy left (no regeneration here). */
+  /** Extra energy left, set by tests (setEnergy; no regeneration). */
   energy: bigint;
   freeNetDay: number;
   freeNetUsed: number;
+  /** Sun this account staked for ENERGY and still holds (frozenV2 ENERGY; delegated sun not included). */
+  frozenEnergy: bigint;
+  /** Sun of its stake delegated to others (delegated_frozenV2_balance_for_energy). */
+  delegatedOut: bigint;
+  /** Sun others delegated to it (acquired_delegated_frozenV2_balance_for_energy). */
+  acquired: bigint;
+  /** Energy used as of latestConsumeTime (recovers linearly over ENERGY_WINDOW_MS). */
+  energyUsage: bigint;
+  latestConsumeTime: number;
+  /** Unstaked sun waiting for its withdrawal time (unfrozenV2). */
+  unfrozen: Array<{ amount: bigint; expire: number }>;
 }
+
+const newAccount = (balance: bigint, createTime: number): Account => ({
+  balance,
+  createTime,
+  energy: 0n,
+  freeNetDay: 0,
+  freeNetUsed: 0,
+  frozenEnergy: 0n,
+  delegatedOut: 0n,
+  acquired: 0n,
+  energyUsage: 0n,
+  latestConsumeTime: 0,
+  unfrozen: [],
+});
 
 /** Ledger of one block; cloned when a block changes it, shared otherwise. */
 export interface ChainState {
   accounts: Map<string, Account>;
   /** USDT balances by 41-hex owner. */
   usdt: Map<string, bigint>;
+  /** ENERGY delegations, sun, by "owner:receiver" (41-hex). */
+  delegations: Map<string, bigint>;
 }
 
 export interface TxJson {
@@ -102,6 +145,15 @@ export interface Block {
   state: ChainState;
 }
 
+/** Stake 2.0 system contracts this chain runs (type name → java-tron's ContractType number). */
+export const STAKE_CONTRACTS: Record<string, number> = {
+  FreezeBalanceV2Contract: 54,
+  UnfreezeBalanceV2Contract: 55,
+  WithdrawExpireUnfreezeContract: 56,
+  DelegateResourceContract: 57,
+  UnDelegateResourceContract: 58,
+};
+
 export class TxRejected extends Error {
   constructor(readonly code: string, message: string) {
     super(message);
@@ -109,7 +161,7 @@ export class TxRejected extends Error {
 }
 
 function cloneState(s: ChainState): ChainState {
-  return { accounts: new Map([...s.accounts].map(([k, a]) => [k, { ...a }])), usdt: new Map(s.usdt) };
+  return { accounts: new Map([...s.accounts].map(([k, a]) => [k, { ...a, unfrozen: [...a.unfrozen] }])), usdt: new Map(s.usdt), delegations: new Map(s.delegations) };
 }
 
 const word = (v: bigint) => v.toString(16).padStart(64, "0");
@@ -147,15 +199,17 @@ export class TronChain {
       createAccountFee: 1_000_000n,
       freeBandwidth: 600,
       maxFeeLimit: 15_000_000_000n,
+      totalEnergyLimit: 180_000_000_000n,
+      totalEnergyWeight: 18_000_000_000n,
       ...opts.params,
     };
     this.solidLag = opts.solidLag ?? 19;
     this.clock = opts.now ?? Date.now;
-    const state: ChainState = { accounts: new Map(), usdt: new Map() };
+    const state: ChainState = { accounts: new Map(), usdt: new Map(), delegations: new Map() };
     const t0 = this.now();
     for (const g of opts.genesis ?? []) {
       const k = g.address.startsWith("T") ? hex41(g.address) : g.address.toLowerCase();
-      state.accounts.set(k, { balance: g.trx ?? 0n, createTime: t0, energy: 0n, freeNetDay: 0, freeNetUsed: 0 });
+      state.accounts.set(k, newAccount(g.trx ?? 0n, t0));
       if (g.usdt) state.usdt.set(k, g.usdt);
     }
     this.blocks.push(this.makeBlock(0, "0".repeat(64), t0, [], state));
@@ -310,10 +364,19 @@ export class TronChain {
       const netFee = this.chargeBandwidth(acc, bytes, ts);
       if (acc.balance < amount + createFee) throw new TxRejected("CONTRACT_VALIDATE_ERROR", "Validate TransferContract error, balance is not sufficient.");
       acc.balance -= amount + createFee;
-      if (creating) state.accounts.set(to, { balance: 0n, createTime: ts, energy: 0n, freeNetDay: 0, freeNetUsed: 0 });
+      if (creating) state.accounts.set(to, newAccount(0n, ts));
       state.accounts.get(to)!.balance += amount;
       const fee = netFee + createFee;
       if (fee > 0n) info.fee = Number(fee);
+      info.receipt = netFee > 0n ? { net_fee: Number(netFee) } : { net_usage: bytes };
+      return { tx, info, contractRet: "SUCCESS" };
+    }
+
+    if (c.type in STAKE_CONTRACTS) {
+      const apply = this.validateStake(c.type, v, owner, acc, state, ts);
+      const netFee = this.chargeBandwidth(acc, bytes, ts);
+      apply();
+      if (netFee > 0n) info.fee = Number(netFee);
       info.receipt = netFee > 0n ? { net_fee: Number(netFee) } : { net_usage: bytes };
       return { tx, info, contractRet: "SUCCESS" };
     }
@@ -327,16 +390,22 @@ export class TronChain {
 
     const call = this.call(state, owner, String(v.data ?? ""));
     const price = this.params.energyFee;
-    const burnable = (acc.balance < feeLimit ? acc.balance : feeLimit) / price;
-    const limit = acc.energy + burnable;
+    // java-tron: min(energy left from stakes + what the balance can burn, fee_limit / price).
+    const staked = this.availableEnergy(acc, ts);
+    const stakeLeft = acc.energy + staked;
+    const byBalance = stakeLeft + acc.balance / price;
+    const byFeeLimit = feeLimit / price;
+    const limit = byBalance < byFeeLimit ? byBalance : byFeeLimit;
     let used = call.energy;
     let result: string = call.revert ? "REVERT" : "SUCCESS";
     if (used > limit) {
       used = limit;
       result = "OUT_OF_ENERGY";
     }
-    const fromStake = used < acc.energy ? used : acc.energy;
-    acc.energy -= fromStake;
+    const fromStake = used < stakeLeft ? used : stakeLeft;
+    const fromTest = fromStake < acc.energy ? fromStake : acc.energy;
+    acc.energy -= fromTest;
+    if (fromStake > fromTest) this.consumeEnergy(acc, fromStake - fromTest, ts);
     const energyFee = (used - fromStake) * price;
     acc.balance -= energyFee;
     if (result === "SUCCESS") call.apply();
@@ -358,6 +427,133 @@ export class TronChain {
       info.resMessage = hexToUtf8Hex(result === "REVERT" ? "REVERT opcode executed" : "Not enough energy for 'SSTORE' executing");
     }
     return { tx, info, contractRet: result };
+  }
+
+  /** Energy an account's stakes give per window: (own + acquired) TRX × TotalEnergyLimit / TotalEnergyWeight. */
+  energyLimit(a: Account): bigint {
+    return (((a.frozenEnergy + a.acquired) / TRX) * this.params.totalEnergyLimit) / this.params.totalEnergyWeight;
+  }
+  /** Energy usage at `ts`: what was used, recovered linearly over the window since the last use. */
+  usageAt(a: Account, ts: number): bigint {
+    if (a.energyUsage === 0n) return 0n;
+    // In slots of 3 s, as java-tron counts the window (28,800 slots).
+    const window = ENERGY_WINDOW_MS / SLOT_MS;
+    const dt = Math.floor(ts / SLOT_MS) - Math.floor(a.latestConsumeTime / SLOT_MS);
+    if (dt >= window) return 0n;
+    if (dt <= 0) return a.energyUsage;
+    return (a.energyUsage * BigInt(window - dt)) / BigInt(window);
+  }
+  availableEnergy(a: Account, ts: number): bigint {
+    const left = this.energyLimit(a) - this.usageAt(a, ts);
+    return left > 0n ? left : 0n;
+  }
+  private consumeEnergy(a: Account, energy: bigint, ts: number): void {
+    a.energyUsage = this.usageAt(a, ts) + energy;
+    a.latestConsumeTime = ts;
+  }
+  /** Sun of `a`'s own stake it may delegate now: the share whose energy is in use stays (getcandelegatedmaxsize). */
+  delegable(a: Account, ts: number): bigint {
+    const own = a.frozenEnergy;
+    if (own <= 0n) return 0n;
+    const usage = this.usageAt(a, ts);
+    const ownUsage = (usage * own) / (own + a.acquired);
+    const { totalEnergyLimit: L, totalEnergyWeight: W } = this.params;
+    const usedSun = (ownUsage * TRX * W + L - 1n) / L;
+    return own > usedSun ? own - usedSun : 0n;
+  }
+
+  /** Validates a Stake 2.0 contract (java-tron's messages) and returns what applies it. */
+  private validateStake(type: string, v: Record<string, any>, owner: string, acc: Account, state: ChainState, ts: number): () => void {
+    const fail = (m: string): never => {
+      throw new TxRejected("CONTRACT_VALIDATE_ERROR", m);
+    };
+    const resource = String(v.resource ?? "BANDWIDTH");
+    if (type !== "WithdrawExpireUnfreezeContract" && resource !== "ENERGY") fail(`ResourceCode error, this node supports only ENERGY, got ${resource}`);
+    const amountOf = (k: string) => {
+      const raw = v[k];
+      if (raw === undefined || raw === null || !/^-?\d+$/.test(String(raw))) return 0n;
+      return BigInt(String(raw));
+    };
+    const withdrawExpired = () => {
+      let sum = 0n;
+      acc.unfrozen = acc.unfrozen.filter((u) => (u.expire <= ts ? ((sum += u.amount), false) : true));
+      acc.balance += sum;
+      return sum;
+    };
+    switch (type) {
+      case "FreezeBalanceV2Contract": {
+        const amount = amountOf("frozen_balance");
+        if (amount <= 0n) fail("frozenBalance must be positive");
+        if (amount < TRX) fail("frozenBalance must be greater than or equal to 1 TRX");
+        if (amount > acc.balance) fail("frozenBalance must be less than or equal to accountBalance");
+        return () => {
+          acc.balance -= amount;
+          acc.frozenEnergy += amount;
+        };
+      }
+      case "UnfreezeBalanceV2Contract": {
+        const amount = amountOf("unfreeze_balance");
+        if (acc.frozenEnergy <= 0n) fail("no frozenBalance(Energy)");
+        if (amount <= 0n || amount > acc.frozenEnergy) fail(`Invalid unfreeze_balance, [${amount}] is invalid`);
+        if (acc.unfrozen.length >= 32) fail("Invalid unfreeze operation, unfreezing times is over limit");
+        return () => {
+          withdrawExpired();
+          // The share of usage that goes with the unstaked TRX (java-tron keeps usage proportional).
+          const total = acc.frozenEnergy + acc.acquired;
+          acc.energyUsage = this.usageAt(acc, ts) - (this.usageAt(acc, ts) * amount) / total;
+          acc.latestConsumeTime = ts;
+          acc.frozenEnergy -= amount;
+          acc.unfrozen.push({ amount, expire: ts + UNFREEZE_DELAY_MS });
+        };
+      }
+      case "WithdrawExpireUnfreezeContract": {
+        if (!acc.unfrozen.some((u) => u.expire <= ts)) fail("no unFreeze balance to withdraw ");
+        return () => void withdrawExpired();
+      }
+      case "DelegateResourceContract": {
+        const amount = amountOf("balance");
+        const to = String(v.receiver_address ?? "").toLowerCase();
+        if (amount < TRX) fail("delegateBalance must be greater than or equal to 1 TRX");
+        if (to === owner) fail("receiverAddress must not be the same as ownerAddress");
+        const recv = state.accounts.get(to);
+        if (!recv) fail(`Account[${to}] not exists`);
+        if (amount > this.delegable(acc, ts)) fail("delegateBalance must be less than or equal to available FreezeEnergyV2 balance");
+        return () => {
+          acc.frozenEnergy -= amount;
+          acc.delegatedOut += amount;
+          recv!.acquired += amount;
+          const k = `${owner}:${to}`;
+          state.delegations.set(k, (state.delegations.get(k) ?? 0n) + amount);
+        };
+      }
+      case "UnDelegateResourceContract": {
+        const amount = amountOf("balance");
+        const to = String(v.receiver_address ?? "").toLowerCase();
+        const k = `${owner}:${to}`;
+        const have = state.delegations.get(k) ?? 0n;
+        if (have === 0n) fail("delegated Resource does not exist");
+        if (amount <= 0n) fail("unDelegateBalance must be more than 0 TRX");
+        if (amount > have) fail(`insufficient delegatedFrozenBalance(Energy), request=${amount}, unfreezable=${have}`);
+        return () => {
+          const recv = state.accounts.get(to);
+          if (recv) {
+            // The receiver's usage of the returned share goes back to the owner (java-tron 4.7).
+            const total = recv.frozenEnergy + recv.acquired;
+            const usage = this.usageAt(recv, ts);
+            const moved = total > 0n ? (usage * amount) / total : 0n;
+            recv.energyUsage = usage - moved;
+            recv.latestConsumeTime = ts;
+            recv.acquired -= amount;
+            if (moved > 0n) this.consumeEnergy(acc, moved, ts);
+          }
+          acc.delegatedOut -= amount;
+          acc.frozenEnergy += amount;
+          if (have === amount) state.delegations.delete(k);
+          else state.delegations.set(k, have - amount);
+        };
+      }
+    }
+    return fail(`contract type ${type} is not supported by this node`);
   }
 
   /** The token contract: transfer, balanceOf, decimals. `apply` commits a transfer's effect. */
@@ -436,7 +632,7 @@ export class TronChain {
     const k = hex41(address);
     const a = state.accounts.get(k);
     if (a) a.balance = sun;
-    else state.accounts.set(k, { balance: sun, createTime: this.now(), energy: 0n, freeNetDay: 0, freeNetUsed: 0 });
+    else state.accounts.set(k, newAccount(sun, this.now()));
     this.head.state = state;
   }
   setEnergy(address: string, energy: bigint): void {
@@ -445,6 +641,14 @@ export class TronChain {
     if (!a) throw new Error(`${address} is not activated`);
     a.energy = energy;
     this.head.state = state;
+  }
+  /** The head state's account of `address` (tests read stakes and delegations). */
+  accountOf(address: string): Readonly<Account> | undefined {
+    return this.head.state.accounts.get(hex41(address));
+  }
+  /** Sun `owner` delegates to `receiver` (head state). */
+  delegated(owner: string, receiver: string): bigint {
+    return this.head.state.delegations.get(`${hex41(owner)}:${hex41(receiver)}`) ?? 0n;
   }
   trx(address: string, solid = false): bigint {
     return (solid ? this.solid : this.head).state.accounts.get(hex41(address))?.balance ?? 0n;

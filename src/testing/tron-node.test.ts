@@ -145,3 +145,100 @@ describe("fake TRON node with unmodified tronweb", () => {
     }
   });
 });
+
+describe("Stake 2.0 (freeze, delegate, undelegate, unfreeze) through tronweb", () => {
+  /** A funded, activated account with its own key. */
+  async function funded(trx: bigint) {
+    const k = fresh();
+    await fx.sendTrx(k.address, trx * TRX);
+    return { ...k, keyHex: bytesToHex(k.privateKey), tw: fx.node.tronWeb(bytesToHex(k.privateKey)) };
+  }
+  /** tronweb builds these locally: the node refuses them at broadcast, with java-tron's message (hex). */
+  const refused = async (tw: any, tx: Promise<any>, re: RegExp) => {
+    const r = await tw.trx.sendRawTransaction(await tw.trx.sign(await tx));
+    expect(r.code).toBe("CONTRACT_VALIDATE_ERROR");
+    expect(Buffer.from(r.message, "hex").toString("utf8")).toMatch(re);
+  };
+  const send = async (tw: any, tx: Promise<any>) => {
+    const r = await tw.trx.sendRawTransaction(await tw.trx.sign(await tx));
+    expect(r.result).toBe(true);
+    return r.txid as string;
+  };
+
+  test("stake gives energy (10 per TRX at the default network weight); a transfer uses it instead of burning; usage recovers in 24 h", async () => {
+    const a = await funded(20_000n);
+    await send(a.tw, a.tw.transactionBuilder.freezeBalanceV2(13_100 * 1_000_000, "ENERGY", a.address));
+    const res = await a.tw.trx.getAccountResources(a.address);
+    expect(res).toMatchObject({ EnergyLimit: 131_000, TotalEnergyLimit: 180_000_000_000, TotalEnergyWeight: 18_000_000_000 });
+    expect(res.EnergyUsed).toBeUndefined();
+    const acct = await a.tw.trx.getUnconfirmedAccount(a.address);
+    expect(acct.frozenV2[1]).toEqual({ type: "ENERGY", amount: 13_100_000_000 });
+    expect(acct.balance).toBe(6_900_000_000);
+
+    await fx.sendUsdt(a.address, 1_000n);
+    const before = fx.node.chain.trx(a.address);
+    const id = await fx.sendUsdt(fresh().address, 10n, a.keyHex);
+    const i = await info(id);
+    expect(i.receipt).toMatchObject({ result: "SUCCESS", energy_usage: Number(ENERGY_NEW_HOLDER), energy_usage_total: Number(ENERGY_NEW_HOLDER) });
+    expect(i.receipt.energy_fee).toBeUndefined();
+    expect(fx.node.chain.trx(a.address)).toBe(before); // bandwidth free, no TRX burned
+    expect((await a.tw.trx.getAccountResources(a.address)).EnergyUsed).toBe(Number(ENERGY_NEW_HOLDER));
+    // (Read at a later time without moving the node's clock: tronweb dates what it builds by the local clock.)
+    const acct2 = fx.node.chain.accountOf(a.address)!;
+    const t = acct2.latestConsumeTime - (acct2.latestConsumeTime % 3_000);
+    expect(fx.node.chain.usageAt(acct2, t + 12 * 3_600_000)).toBe(ENERGY_NEW_HOLDER / 2n);
+    expect(fx.node.chain.usageAt(acct2, t + 24 * 3_600_000)).toBe(0n);
+  });
+
+  test("delegate to a source: it transfers on the owner's stake; undelegate returns the stake and the used share to the owner", async () => {
+    const owner = await funded(10_000n);
+    await send(owner.tw, owner.tw.transactionBuilder.freezeBalanceV2(8_000 * 1_000_000, "ENERGY", owner.address));
+    const src = await funded(1n);
+    await fx.sendUsdt(src.address, 500n);
+    const to = fresh().address;
+    await fx.sendUsdt(to, 1n); // an existing holder: 64,285 energy
+    const max = await fx.node.tronWeb().fullNode.request("wallet/getcandelegatedmaxsize", { owner_address: owner.address, type: 1, visible: true }, "post");
+    expect(max).toEqual({ max_size: 8_000_000_000 });
+
+    await send(owner.tw, owner.tw.transactionBuilder.delegateResource(6_500 * 1_000_000, src.address, "ENERGY", owner.address));
+    expect(fx.node.chain.delegated(owner.address, src.address)).toBe(6_500_000_000n);
+    expect((await src.tw.trx.getAccountResources(src.address)).EnergyLimit).toBe(65_000);
+    expect((await owner.tw.trx.getUnconfirmedAccount(owner.address)).account_resource).toMatchObject({ delegated_frozenV2_balance_for_energy: 6_500_000_000 });
+
+    const id = await fx.sendUsdt(to, 100n, src.keyHex);
+    expect((await info(id)).receipt).toMatchObject({ result: "SUCCESS", energy_usage: Number(ENERGY_EXISTING_HOLDER) });
+    expect(fx.node.chain.trx(src.address)).toBe(1_000_000n); // nothing burned
+
+    await send(owner.tw, owner.tw.transactionBuilder.undelegateResource(6_500 * 1_000_000, src.address, "ENERGY", owner.address));
+    expect(fx.node.chain.delegated(owner.address, src.address)).toBe(0n);
+    expect((await src.tw.trx.getAccountResources(src.address)).EnergyLimit).toBeUndefined();
+    // The energy the source used now weighs on the owner until it recovers.
+    const r = await owner.tw.trx.getAccountResources(owner.address);
+    expect(r.EnergyLimit).toBe(80_000);
+    expect(r.EnergyUsed).toBe(Number(ENERGY_EXISTING_HOLDER));
+    expect(fx.node.chain.accountOf(owner.address)!.frozenEnergy).toBe(8_000_000_000n);
+    // ... and cannot be delegated again before it does.
+    const max2 = await fx.node.tronWeb().fullNode.request("wallet/getcandelegatedmaxsize", { owner_address: owner.address, type: 1, visible: true }, "post");
+    expect(max2.max_size).toBe(8_000_000_000 - Math.ceil((64_285 * 1_000_000) / 10));
+  });
+
+  test("refusals as java-tron words them; unfreeze waits 14 days, then withdraw (moves the node's clock: last)", async () => {
+    const a = await funded(3n);
+    const tw = a.tw;
+    await refused(tw, tw.transactionBuilder.freezeBalanceV2(5 * 1_000_000, "ENERGY", a.address), /less than or equal to accountBalance/);
+    await send(tw, tw.transactionBuilder.freezeBalanceV2(2 * 1_000_000, "ENERGY", a.address));
+    const b = await funded(1n);
+    await refused(tw, tw.transactionBuilder.delegateResource(500_000, b.address, "ENERGY", a.address), /greater than or equal to 1 TRX/);
+    await refused(tw, tw.transactionBuilder.delegateResource(3 * 1_000_000, b.address, "ENERGY", a.address), /available FreezeEnergyV2 balance/);
+    await refused(tw, tw.transactionBuilder.undelegateResource(1_000_000, b.address, "ENERGY", a.address), /delegated Resource does not exist/);
+    await send(tw, tw.transactionBuilder.unfreezeBalanceV2(2 * 1_000_000, "ENERGY", a.address));
+    const acct = await tw.trx.getUnconfirmedAccount(a.address);
+    expect(acct.unfrozenV2).toEqual([{ type: "ENERGY", unfreeze_amount: 2_000_000, unfreeze_expire_time: expect.any(Number) }]);
+    await refused(tw, tw.transactionBuilder.withdrawExpireUnfreeze(a.address), /no unFreeze balance to withdraw/);
+    fx.node.chain.advanceTime(14 * 86_400_000 + 1000);
+    fx.node.mine(1);
+    const before = fx.node.chain.trx(a.address);
+    await send(tw, tw.transactionBuilder.withdrawExpireUnfreeze(a.address));
+    expect(fx.node.chain.trx(a.address)).toBe(before + 2_000_000n);
+  });
+});

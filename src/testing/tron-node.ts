@@ -75,15 +75,39 @@ function blockJson(b: Block, detail = true): Record<string, unknown> {
   return out;
 }
 
-function accountJson(state: ChainState, key: string): Record<string, unknown> {
+/** /wallet/getaccount: java-tron's Account message as JSON (zero fields left out, as protobuf-JSON does). */
+function accountJson(chain: TronChain, state: ChainState, key: string): Record<string, unknown> {
   const a = state.accounts.get(key);
   if (!a) return {};
   const out: Record<string, unknown> = { address: key, create_time: a.createTime };
   if (a.balance > 0n) out.balance = num(a.balance);
   if (a.freeNetUsed > 0) out.free_net_usage = a.freeNetUsed;
-  if (a.energy > 0n) out.account_resource = { energy_window_size: 28800, acquired_delegated_frozenV2_balance_for_energy: num(a.energy) };
+  const usage = chain.usageAt(a, chain.now());
+  const resource: Record<string, unknown> = { energy_window_size: 28800, energy_window_optimized: true };
+  if (usage > 0n) resource.energy_usage = num(usage);
+  if (a.latestConsumeTime > 0) resource.latest_consume_time_for_energy = a.latestConsumeTime;
+  if (a.delegatedOut > 0n) resource.delegated_frozenV2_balance_for_energy = num(a.delegatedOut);
+  if (a.acquired > 0n) resource.acquired_delegated_frozenV2_balance_for_energy = num(a.acquired);
+  out.account_resource = resource;
+  out.frozenV2 = [{}, { type: "ENERGY", ...(a.frozenEnergy > 0n ? { amount: num(a.frozenEnergy) } : {}) }, { type: "TRON_POWER" }];
+  if (a.unfrozen.length) out.unfrozenV2 = a.unfrozen.map((u) => ({ type: "ENERGY", unfreeze_amount: num(u.amount), unfreeze_expire_time: u.expire }));
   return out;
 }
+
+/** Node-built Stake 2.0 transactions: endpoint → contract type and the value fields it copies. */
+const STAKE_ENDPOINTS: Record<string, { type: string; fields: Array<{ k: string; kind: "addr" | "int" | "resource" | "bool" }> }> = {
+  freezebalancev2: { type: "FreezeBalanceV2Contract", fields: [{ k: "owner_address", kind: "addr" }, { k: "frozen_balance", kind: "int" }, { k: "resource", kind: "resource" }] },
+  unfreezebalancev2: { type: "UnfreezeBalanceV2Contract", fields: [{ k: "owner_address", kind: "addr" }, { k: "unfreeze_balance", kind: "int" }, { k: "resource", kind: "resource" }] },
+  withdrawexpireunfreeze: { type: "WithdrawExpireUnfreezeContract", fields: [{ k: "owner_address", kind: "addr" }] },
+  delegateresource: {
+    type: "DelegateResourceContract",
+    fields: [{ k: "owner_address", kind: "addr" }, { k: "resource", kind: "resource" }, { k: "balance", kind: "int" }, { k: "receiver_address", kind: "addr" }, { k: "lock", kind: "bool" }, { k: "lock_period", kind: "int" }],
+  },
+  undelegateresource: {
+    type: "UnDelegateResourceContract",
+    fields: [{ k: "owner_address", kind: "addr" }, { k: "resource", kind: "resource" }, { k: "balance", kind: "int" }, { k: "receiver_address", kind: "addr" }],
+  },
+};
 
 /** An address argument as the API takes it: 41-hex, or base58 with visible=true. */
 function addrArg(v: unknown, visible: boolean): string {
@@ -201,11 +225,75 @@ export async function startTronNode(opts: TronNodeOptions = {}): Promise<TronNod
         return { ret: [{ contractRet: f.included.contractRet }], ...f.included.tx };
       }
       case "getaccount":
-        return accountJson((solid ? chain.solid : chain.head).state, addrArg(body.address, visible));
+        return accountJson(chain, (solid ? chain.solid : chain.head).state, addrArg(body.address, visible));
       case "getaccountresource": {
         const a = chain.head.state.accounts.get(addrArg(body.address, visible));
         if (!a) return {};
-        return { freeNetLimit: chain.params.freeBandwidth, freeNetUsed: a.freeNetUsed, ...(a.energy > 0n ? { EnergyLimit: num(a.energy) } : {}) };
+        const limit = chain.energyLimit(a) + a.energy;
+        const used = chain.usageAt(a, chain.now());
+        const out: Record<string, unknown> = {
+          freeNetUsed: a.freeNetUsed,
+          freeNetLimit: chain.params.freeBandwidth,
+          TotalNetLimit: 43_200_000_000,
+          TotalNetWeight: 26_000_000_000,
+          TotalEnergyLimit: num(chain.params.totalEnergyLimit),
+          TotalEnergyWeight: num(chain.params.totalEnergyWeight),
+        };
+        if (used > 0n) out.EnergyUsed = num(used);
+        if (limit > 0n) out.EnergyLimit = num(limit);
+        if (a.frozenEnergy + a.delegatedOut > 0n) out.tronPowerLimit = num((a.frozenEnergy + a.delegatedOut) / 1_000_000n);
+        return out;
+      }
+      case "getdelegatedresourcev2": {
+        const from = addrArg(body.fromAddress, visible);
+        const to = addrArg(body.toAddress, visible);
+        const d = chain.head.state.delegations.get(`${from}:${to}`);
+        return d ? { delegatedResource: [{ from, to, frozen_balance_for_energy: num(d) }] } : {};
+      }
+      case "getdelegatedresourceaccountindexv2": {
+        const who = addrArg(body.value, visible);
+        const toAccounts: string[] = [];
+        const fromAccounts: string[] = [];
+        for (const k of chain.head.state.delegations.keys()) {
+          const [f, t] = k.split(":");
+          if (f === who) toAccounts.push(t);
+          if (t === who) fromAccounts.push(f);
+        }
+        return { account: who, ...(fromAccounts.length ? { fromAccounts } : {}), ...(toAccounts.length ? { toAccounts } : {}) };
+      }
+      case "getcandelegatedmaxsize": {
+        if (Number(body.type ?? 0) !== 1) return {};
+        const a = chain.head.state.accounts.get(addrArg(body.owner_address, visible));
+        const max = a ? chain.delegable(a, chain.now()) : 0n;
+        return max > 0n ? { max_size: num(max) } : {};
+      }
+      case "freezebalancev2":
+      case "unfreezebalancev2":
+      case "withdrawexpireunfreeze":
+      case "delegateresource":
+      case "undelegateresource": {
+        if (solid) break;
+        const spec = STAKE_ENDPOINTS[name];
+        const value: Record<string, unknown> = {};
+        for (const f of spec.fields) {
+          const raw = body[f.k];
+          if (raw === undefined || raw === null || raw === "") continue;
+          if (f.kind === "addr") value[f.k] = addrArg(raw, visible);
+          else if (f.kind === "int") value[f.k] = Number(raw);
+          else if (f.kind === "bool") value[f.k] = raw === true || raw === "true";
+          else value[f.k] = String(raw);
+        }
+        const owner = String(value.owner_address ?? "");
+        if (!chain.head.state.accounts.has(owner)) return { Error: `class org.tron.core.exception.ContractValidateException : Account[${owner}] not exists` };
+        const tx = build({ parameter: { value, type_url: `type.googleapis.com/protocol.${spec.type}` }, type: spec.type });
+        // Validation as the node does it before answering (the result is not kept).
+        try {
+          chain.execute({ ...tx, signature: ["00".repeat(65)] }, structuredClone(chain.head.state), chain.head.number + 1, chain.now());
+        } catch (e) {
+          if (e instanceof TxRejected) return { Error: `class org.tron.core.exception.ContractValidateException : ${e.message}` };
+          throw e;
+        }
+        return tx;
       }
       case "getchainparameters":
         return {

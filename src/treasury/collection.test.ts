@@ -62,6 +62,24 @@ test("the preview takes every address at or above the minimum, whole available b
   expect((gw.ctx.db.$client.query("SELECT count(*) AS n FROM payout_orders WHERE merchant_id = ?").get(m.id) as { n: number }).n).toBe(0);
 });
 
+test("[collection] keep_dust: each TRON leg leaves one base unit on the address (the payer's next transfer there is to an existing holder)", async () => {
+  const m = gw.newMerchant("dust");
+  const [a, b] = await funded(m, ["5", "12.5"]);
+  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "1" }, USER);
+  const config = gw.ctx.config as { collection: { keep_dust: boolean } };
+  config.collection.keep_dust = true;
+  try {
+    const r = await previewCollection(gw.ctx, m.id, "TRON", "USDT", USER);
+    expect(runLegs(gw.ctx.db, r.id).map((l) => [l.leg.fromAddress, l.leg.amount])).toEqual([
+      [a, "4999999"],
+      [b, "12499999"],
+    ]);
+    expect(r.total).toBe("17499998");
+  } finally {
+    config.collection.keep_dust = false;
+  }
+});
+
 test("a scheduled collection runs unattended when due, and a missed stretch runs once", async () => {
   const m = gw.newMerchant("sched");
   const sources = await funded(m, ["20", "30"]);

@@ -19,6 +19,7 @@ import { fromMicro, toMicro } from "../payout/controls";
 import { createPayout, type PayoutCtx } from "../payout/service";
 import { currentKey } from "../merchants/service";
 import type { TokenSymbol } from "../chains/types";
+import { chainModule } from "../chains/registry";
 import { describeError, type BatchRunner } from "./batch";
 import { estimateGas, type GasEstimate } from "./gas-estimate";
 
@@ -110,9 +111,12 @@ export async function previewCollection(ctx: PayoutCtx, merchantId: number, chai
   const { adapter, token } = chainAndToken(ctx, chainCode, tokenSymbol);
   const min = toBaseUnits(setting.minimum, token.decimals);
   const legs: Array<{ addressId: string; fromAddress: string; amount: bigint }> = [];
+  // [collection] keep_dust: what the chain leaves on each address (TRON: one base unit, DESIGN 21).
+  const dust = ctx.config.collection?.keep_dust ? (chainModule(adapter.chain).collectionDust ?? 0n) : 0n;
   for (const a of merchantAddresses(ctx.db, merchantId, adapter.chain)) {
     if (unfinishedFrom(ctx.db, a.id).retiring) continue;
-    const amount = legAmount(addressBalance(ctx.db, a.id, token.symbol).available, token.decimals);
+    const available = addressBalance(ctx.db, a.id, token.symbol).available;
+    const amount = legAmount(available > dust ? available - dust : 0n, token.decimals);
     if (amount > 0n && amount >= min) legs.push({ addressId: a.id, fromAddress: a.address, amount });
   }
   const total = legs.reduce((s, l) => s + l.amount, 0n);

@@ -84,11 +84,18 @@ try {
   console.log(`payout ${done.orderNo}: ${done.status} tx ${done.txHash}`);
   if (done.status !== "confirmed") throw new Error(`payout is ${done.status}`);
 
-  // 4. An invoice: a price in your currency; the payer picks the network at invoiceUrl.
+  // 4. Refund part of the order to the payer: sent as a payout; refund callbacks follow its status.
+  const refund = await client.createRefund(order.orderNo, { refundNo: `RF-${run}`, amount: "2.5", toAddress: "TLQDHv3q79uES4Re5uhcikPYB7RtyNk5Qo", notifyUrl });
+  console.log(`refund ${refund.refundNo}: ${refund.amount} ${refund.status} (payout ${refund.payoutOrderNo})`);
+  await sandbox("blocks", { chainCode: "TRON", count: 25 });
+  const [sent] = (await client.listRefunds(order.orderNo)).refunds;
+  if (sent?.status !== "confirmed") throw new Error(`refund is ${sent?.status}`);
+
+  // 5. An invoice: a price in your currency; the payer picks the network at invoiceUrl.
   const invoice = await client.createInvoice({ merchantOrderNo: `INV-${run}`, priceAmount: "19.90", priceCurrency: "USD", description: "Tea set", notifyUrl });
   console.log(`invoice ${invoice.invoiceNo}: ${invoice.priceAmount} ${invoice.priceCurrency}, ${invoice.status} at ${invoice.invoiceUrl}`);
 
-  // 5. Failures are ApiErrors: log code, message and requestId.
+  // 6. Failures are ApiErrors: log code, message and requestId.
   try {
     await client.getPayinOrder("PI-no-such-order");
   } catch (e) {

@@ -2,6 +2,8 @@
 // Batch payouts (DESIGN 13), merchant users only: upload a CSV, see the preview
 // (errors with the API's codes, totals, estimated gas), confirm with the
 // password, follow the progress, download the results.
+import { CostTotals } from "../views/costs";
+import { costTotals } from "../queries/costs";
 import { Elysia } from "elysia";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
@@ -245,6 +247,8 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
         </a>
       </p>
       {all.length > SHOWN ? <p class="muted" safe>{`The first ${SHOWN} of ${all.length} payouts; the results CSV lists every row.`}</p> : null}
+      <h2>Network cost</h2>
+      <CostTotals totals={costTotals(d.ctx.db, all.flatMap((l) => (l.payoutOrderId !== null ? [l.payoutOrderId] : [])))} />
       <TableWrap label="Payouts of this batch">
         <table>
           <thead>

@@ -1,82 +1,182 @@
 /** @jsxImportSource @kitajs/html */
-// Failed callbacks (both roles, scoped) with bulk "Resend".
+// Callbacks (both roles, scoped; issue 30): every event with its state in words (queued,
+// retrying at T, sending, delivered, gave up, held) and why it waits, its target, attempts and
+// last error in plain words; filters (state, merchant, business type, order, dates); newest
+// first by keyset, counted up to 1,000; bulk "Resend" of what gave up.
 import { Elysia } from "elysia";
 import { recordAudit } from "../../audit/log";
+import { plainError } from "../../callbacks/plain-error";
 import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
-import { failedCallbacks } from "../queries/dashboard";
 import { writeTx } from "../../db/client";
+import { listMerchants } from "../../merchants/service";
 import { action, actorOf, type BackofficeDeps, list, page, redirect, type Viewer } from "../guard";
-import { Csrf, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
+import {
+  BUSINESS_TYPES,
+  CALLBACK_STATES,
+  type CallbackFilter,
+  type CallbackListRow,
+  countCallbackEvents,
+  listCallbackEvents,
+  parseCallbackFilter,
+  STATE_LABELS,
+} from "../queries/callbacks";
+import { COUNT_CAP, countLabel } from "../queries/keyset";
+import { Csrf, DateRangeAndFilter, FilterSelect, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
+import { EventStateBadge, eventState, eventTarget, maxDeliveries, TargetText } from "../views/callback-deliveries";
 import { Layout } from "../views/layout";
 
-function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; notice?: string }): string {
-  const rows = failedCallbacks(p.d.ctx.db, { merchantId: p.v.merchantId }, 500);
+const PATH = "/backoffice/callbacks";
+/** Events resent by one "Resend every one that gave up" (the rest on the next press). */
+const BULK_MAX = 500;
+
+const queryOf = (raw: Record<string, string>, extra: Record<string, string> = {}) => {
+  const s = new URLSearchParams({ ...raw, ...extra }).toString();
+  return s ? "?" + s : "";
+};
+
+function FilterForm(p: { d: BackofficeDeps; v: Viewer; f: CallbackFilter }): JSX.Element {
+  const r = p.f.raw;
   return (
-    <Layout title="Failed callbacks" viewer={p.v} path="/backoffice/callbacks">
+    <form method="get" action={PATH} class="filters">
+      {p.v.role === "operator" ? (
+        <FilterSelect id="merchant" label="Merchant" value={r.merchant} options={listMerchants(p.d.ctx.db).map((m) => [m.uid, `${m.uid} · ${m.name}`] as const)} />
+      ) : (
+        <></>
+      )}
+      <FilterSelect id="state" label="State" value={r.state} options={CALLBACK_STATES.map((s) => [s, STATE_LABELS[s]] as const)} />
+      <FilterSelect id="type" label="Business type" value={r.type} options={BUSINESS_TYPES} />
+      <label for="order">
+        Order
+        <input id="order" name="order" value={r.order ?? ""} placeholder="orderNo" maxlength="40" />
+      </label>
+      <DateRangeAndFilter raw={r} />
+    </form>
+  );
+}
+
+function Row(p: { d: BackofficeDeps; c: CallbackListRow; now: number }): JSX.Element {
+  const { c } = p;
+  const s = eventState({ ...c, lastStatus: c.lastAttempt?.httpStatus ?? null }, p.now, maxDeliveries(p.d));
+  const error = c.state === "delivered" ? null : plainError(c.lastError, c.lastAttempt?.httpStatus ?? null);
+  return (
+    <tr data-event={c.eventId}>
+      <td>
+        {c.state === "failed" ? (
+          <label class="check">
+            <input type="checkbox" name="id" value={c.eventId} aria-label={`Select callback ${c.eventId} of ${c.orderNo}`} />
+          </label>
+        ) : (
+          <></>
+        )}
+      </td>
+      <td data-label="Event">
+        <OrderLink orderNo={c.orderNo} /> <StatusBadge status={c.status} />
+        <br />
+        <span class="muted" safe>{`${c.kind} · ${c.merchantUid} · `}</span>
+        <Time ms={c.createdAt} />
+      </td>
+      <td class="wrap" data-label="State">
+        <EventStateBadge s={s} /> <span safe>{s.words}</span>
+      </td>
+      <td class="wrap" data-label="Target">
+        <TargetText t={eventTarget({ state: c.state, url: c.url, attemptUrl: c.lastAttempt?.url ?? null, defaultUrl: c.defaultUrl })} />
+      </td>
+      <td data-label="Attempts" safe>
+        {String(c.attempts)}
+      </td>
+      <td class="wrap" data-label="Last error" safe>
+        {error ?? ""}
+      </td>
+    </tr>
+  );
+}
+
+function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; query: Record<string, string | undefined>; notice?: string }): string {
+  const { d, v } = p;
+  const f = parseCallbackFilter(p.query);
+  const scope = { merchantId: v.merchantId };
+  const before = p.query.before && /^\d{1,15}$/.test(p.query.before) ? Number(p.query.before) : undefined;
+  const pg = listCallbackEvents(d.ctx.db, scope, f, { before });
+  const total = countCallbackEvents(d.ctx.db, scope, f);
+  const now = d.users.now();
+  const failedShown = pg.rows.some((c) => c.state === "failed");
+  const label = f.state === "failed" ? "Failed callbacks" : "Callbacks";
+  return (
+    <Layout title="Callbacks" viewer={v} path={PATH}>
       <Notice text={p.notice} />
-      {rows.length ? (
-        <form method="post" action="/backoffice/callbacks/resend">
-          <Csrf viewer={p.v} />
+      <FilterForm d={d} v={v} f={f} />
+      <p class="actions">
+        <span data-total={total > COUNT_CAP ? `${COUNT_CAP}+` : String(total)} safe>{`${countLabel(total)} found`}</span>
+        {f.state !== "failed" ? <a href={`${PATH}${queryOf(f.raw, { state: "failed" })}`}>Only those that gave up</a> : <></>}
+      </p>
+      <form method="post" action={`${PATH}/resend`}>
+        <Csrf viewer={v} />
+        {Object.entries(f.raw).map(([k, val]) => (
+          <input type="hidden" name={`f_${k}`} value={val} />
+        ))}
+        {failedShown ? (
           <p class="actions">
             <label class="inline">
               <input type="checkbox" data-select-all="id" /> Select all
             </label>
             <button type="submit">Resend selected</button>
+            <button type="submit" name="all" value="1" class="secondary">
+              Resend every one that gave up
+            </button>
           </p>
-          <TableWrap label="Failed callbacks">
-            <table>
-              <thead>
+        ) : (
+          <></>
+        )}
+        <TableWrap label={label}>
+          <table class="rowcards">
+            <thead>
+              <tr>
+                <th scope="col">
+                  <span class="sr">Select</span>
+                </th>
+                <th scope="col">Event</th>
+                <th scope="col">State</th>
+                <th scope="col">Target</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {pg.rows.length ? (
+                pg.rows.map((c) => <Row d={d} c={c} now={now} />)
+              ) : (
                 <tr>
-                  <th scope="col">
-                    <span class="sr">Select</span>
-                  </th>
-                  <th scope="col">Order</th>
-                  <th scope="col">Status sent</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Last error</th>
-                  <th scope="col">Updated</th>
+                  <td colspan="6">No callback matches.</td>
                 </tr>
-              </thead>
-              <tbody>
-                {rows.map((c) => (
-                  <tr>
-                    <td>
-                      <input type="checkbox" name="id" value={c.id} aria-label={`Select callback ${c.id} of ${c.orderNo}`} />
-                    </td>
-                    <td>
-                      <OrderLink orderNo={c.orderNo} />
-                    </td>
-                    <td>
-                      <StatusBadge status={c.status} />
-                    </td>
-                    <td class="mono wrap" safe>
-                      {c.url ?? "—"}
-                    </td>
-                    <td safe>{c.lastError ?? ""}</td>
-                    <td>
-                      <Time ms={c.updatedAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-        </form>
-      ) : (
-        <p>No failed callback.</p>
-      )}
+              )}
+            </tbody>
+          </table>
+        </TableWrap>
+      </form>
+      <nav class="pager" aria-label="Pages">
+        {before ? <a href={`${PATH}${queryOf(f.raw)}`}>Newest</a> : <></>}
+        {pg.nextBefore ? <a href={`${PATH}${queryOf(f.raw, { before: String(pg.nextBefore) })}`}>Older</a> : <></>}
+      </nav>
     </Layout>
   ) as string;
 }
 
 export function callbacksRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-callbacks" })
-    .get("/backoffice/callbacks", page(d, {}, (v, { query }) => CallbacksPage({ d, v, notice: query.done ? `${Number(query.done) || 0} callback(s) queued again.` : undefined })))
+    .get(PATH, page(d, {}, (v, { query }) => CallbacksPage({ d, v, query, notice: query.done ? `${Number(query.done) || 0} callback(s) queued again.` : undefined })))
     .post(
-      "/backoffice/callbacks/resend",
+      `${PATH}/resend`,
       action(d, {}, (v, { body }) => {
+        // The filter the page showed, carried as f_* fields: back to it, and (all) what it matches.
+        const raw: Record<string, string> = {};
+        for (const [k, val] of Object.entries(body as Record<string, unknown>)) if (k.startsWith("f_") && typeof val === "string") raw[k.slice(2)] = val;
+        const f = parseCallbackFilter(raw);
+        const ids =
+          (body as Record<string, unknown>).all === "1"
+            ? listCallbackEvents(d.ctx.db, { merchantId: v.merchantId }, { ...f, state: "failed" }, { limit: BULK_MAX }).rows.map((c) => c.eventId)
+            : list(body.id).slice(0, BULK_MAX);
         let n = 0;
-        for (const id of list(body.id).slice(0, 500)) {
+        for (const id of ids) {
           try {
             writeTx(d.ctx.db, (tx) => {
               const c = resendCallback(tx, id, d.users.now(), { merchantId: v.merchantId ?? undefined });
@@ -88,7 +188,7 @@ export function callbacksRoutes(d: BackofficeDeps) {
           }
         }
         d.kick();
-        return redirect(`/backoffice/callbacks?done=${n}`);
+        return redirect(`${PATH}${queryOf(f.raw, { done: String(n) })}`);
       }),
     );
 }

@@ -2,6 +2,8 @@
 // Collection (DESIGN 13), merchant users: destination, minimum and optional
 // schedule per chain and token; "Collect now" previews the legs and gas;
 // "Confirm collection" (with the password) runs them as payouts; history.
+import { CostTotals } from "../views/costs";
+import { costTotals } from "../queries/costs";
 import { Elysia } from "elysia";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
@@ -169,6 +171,12 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: st
         </form>
       ) : null}
       {r.status === "preview" && r.legCount === 0 ? <p>No address holds the minimum: nothing to collect.</p> : null}
+      {r.status !== "preview" ? (
+        <>
+          <h2>Network cost</h2>
+          <CostTotals totals={costTotals(ctx.db, legs.flatMap(({ order }) => (order ? [order.id] : [])))} />
+        </>
+      ) : null}
       <TableWrap label="Legs">
         <table>
           <thead>

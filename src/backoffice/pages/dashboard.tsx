@@ -29,7 +29,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
         ["Open orders", "openOrders", "/backoffice/payins?status=waiting_payment"],
         ["Unmatched deposits", "unmatchedDeposits", v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/deposits?status=unmatched"],
         ["Frozen orders", "frozenOrders", v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/payins?status=frozen_abnormal"],
-        ["Failed callbacks", "failedCallbacks", "/backoffice/callbacks"],
+        ["Failed callbacks", "failedCallbacks", "/backoffice/callbacks?state=failed"],
         ["Failed payouts", "failedPayouts", "/backoffice/payouts?status=failed"],
       ];
       return (

@@ -12,12 +12,15 @@ import { Csrf, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
 import { ReauthField } from "./reauth";
+import { CompatKeyError, compatKeyState, setCompatKeys } from "../../merchants/compat-keys";
 
 const PATH = "/backoffice/developer";
 const NOTICES: Record<string, string> = {
   callback: "Default callback URL saved.",
   allowlist: "IP allowlist saved.",
   test: "Test callback queued: its delivery shows below.",
+  epusdt: "epusdt token saved.",
+  epay: "EPay key saved.",
 };
 
 function merchantOf(d: BackofficeDeps, v: Viewer) {
@@ -93,8 +96,71 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
         </p>
         <button type="submit">Save IP allowlist</button>
       </form>
+
+      <ShopPlugins d={d} v={v} m={m} />
     </Layout>
   ) as string;
+}
+
+function CompatKeyForm({ v, protocol, label }: { v: Viewer; protocol: "epusdt" | "epay"; label: string }): JSX.Element {
+  return (
+    <form method="post" action={`${PATH}/compat-keys`} class="stack">
+      <Csrf viewer={v} />
+      <input type="hidden" name="protocol" value={protocol} />
+      <label for={`${protocol}-key`} safe>
+        {label}
+      </label>
+      <input id={`${protocol}-key`} name="key" type="password" autocomplete="off" aria-describedby="compat-help" />
+      <button type="submit" safe>
+        {`Save ${label}`}
+      </button>
+    </form>
+  );
+}
+
+/** DESIGN 19: the keys shop plugins sign with, and what to enter in them (docs/plugins.md). */
+function ShopPlugins({ d, v, m }: { d: BackofficeDeps; v: Viewer; m: ReturnType<typeof merchantOf> }): JSX.Element {
+  const keys = compatKeyState(d.ctx, m);
+  const base = d.ctx.publicUrl;
+  return (
+    <>
+      <h2>Shop plugins</h2>
+      <p class="muted" safe>
+        {`Plugins that speak epusdt (dujiaoka, WHMCS, WooCommerce…) or EPay (易支付) work unchanged: set a key here, then enter the values below in the plugin. Amounts are in ${d.ctx.config.compat.currency}, paid in ${d.ctx.config.compat.payment}.`}
+      </p>
+      <dl class="kv">
+        <dt>epusdt API address</dt>
+        <dd class="mono wrap" safe>
+          {`${base}/compat/epusdt/${m.uid}`}
+        </dd>
+        <dt>epusdt create-transaction URL</dt>
+        <dd class="mono wrap" safe>
+          {`${base}/compat/epusdt/${m.uid}/api/v1/order/create-transaction`}
+        </dd>
+        <dt>epusdt token</dt>
+        <dd class="mono" safe>
+          {keys.epusdt ?? "not set (epusdt off)"}
+        </dd>
+        <dt>EPay address</dt>
+        <dd class="mono wrap" safe>
+          {`${base}/compat/epay/`}
+        </dd>
+        <dt>EPay merchant ID (pid)</dt>
+        <dd class="mono" safe>
+          {m.uid.replace(/\D/g, "")}
+        </dd>
+        <dt>EPay key</dt>
+        <dd class="mono" safe>
+          {keys.epay ?? "not set (EPay off)"}
+        </dd>
+      </dl>
+      <CompatKeyForm v={v} protocol="epusdt" label="epusdt token" />
+      <CompatKeyForm v={v} protocol="epay" label="EPay key" />
+      <p id="compat-help" class="muted">
+        8-128 printable characters, the same as in the plugin's settings. Saving an empty value turns that protocol off.
+      </p>
+    </>
+  );
 }
 
 export function developerRoutes(d: BackofficeDeps) {
@@ -130,6 +196,21 @@ export function developerRoutes(d: BackofficeDeps) {
         const refused = queueTestCallback({ db: d.ctx.db, now: () => d.ctx.clock.now(), kick: d.kick }, m.id);
         if (refused) return html(DeveloperPage({ d, v, error: refused.error }), refused.status);
         return redirect(`${PATH}?done=test`);
+      }),
+    )
+    .post(
+      `${PATH}/compat-keys`,
+      action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
+        const m = merchantOf(d, v);
+        const protocol = str(body.protocol);
+        if (protocol !== "epusdt" && protocol !== "epay") return html(DeveloperPage({ d, v, error: "Choose epusdt or EPay." }), 400);
+        try {
+          setCompatKeys({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, { [protocol]: str(body.key) }, actorOf(v));
+        } catch (e) {
+          if (e instanceof CompatKeyError) return DeveloperPage({ d, v, error: e.message });
+          throw e;
+        }
+        return redirect(`${PATH}?done=${protocol}`);
       }),
     )
     .post(

@@ -5,7 +5,12 @@
 import { Elysia } from "elysia";
 import { chainCodes, hasChainModule } from "../../chains/registry";
 import { fromBaseUnits } from "../../lib/money";
-import { attachDeposit, denySender, dismissDeposit, listDenied, markDepositRefunded, OperatorError, undenySender } from "../../payin/operator";
+import { attachDeposit, denySender, dismissDeposit, listDenied, OperatorError, undenySender } from "../../payin/operator";
+import { refundDeposit } from "../../payout/refunds";
+import { holdReason, HOLD_TEXT } from "../../payin/hold";
+import { payinOrders } from "../../db/schema";
+import { eq } from "drizzle-orm";
+import { DepositRefunds, refundProblem } from "./refunds";
 import { listUnmatched, UNMATCHED_REASONS, type UnmatchedReason } from "../../payin/unmatched";
 import { NotFound } from "../errors";
 import { decimalsOf, type DisplayCtx } from "../format";
@@ -73,7 +78,7 @@ function UnrecordedSection(p: { sources: ReturnType<typeof unrecordedBySource>; 
 const NOTICES: Record<string, string> = {
   denied: "Sender added to the deny list.",
   undenied: "Sender removed from the deny list.",
-  refunded: "Deposit recorded as refunded.",
+  refunded: "Refund created; it is listed below.",
   dismissed: "Deposit dismissed.",
   acknowledged: "Unrecorded transfers acknowledged; the source's held payouts go out at the next payout run.",
 };
@@ -81,6 +86,13 @@ const NOTICES: Record<string, string> = {
 function resolutionText(t: { resolution: string | null; resolutionRef: string | null; resolutionNote: string | null }): string {
   if (!t.resolution) return "open";
   return `${t.resolution}${t.resolutionRef ? ` (${t.resolutionRef})` : ""}${t.resolutionNote ? `: ${t.resolutionNote}` : ""}`;
+}
+
+/** Why a frozen order is held, in words. */
+function holdWhy(d: BackofficeDeps, orderNo: string): string {
+  const o = d.ctx.db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
+  const r = o ? holdReason(d.ctx.db, o) : null;
+  return r ? HOLD_TEXT[r] : "";
 }
 
 const reasonText = (r: string | null | undefined) => (r && r in UNMATCHED_REASONS ? UNMATCHED_REASONS[r as UnmatchedReason] : (r ?? ""));
@@ -91,25 +103,35 @@ export interface ExceptionsData {
   unmatched: ReturnType<typeof listUnmatched>["deposits"];
   frozen: ReturnType<typeof listPayins>["rows"];
   denied: ReturnType<typeof listDenied>;
+  /** Why each frozen order is held, by orderNo (src/payin/hold.ts). */
+  holds?: Record<string, string>;
 }
 
-export function loadExceptions(d: BackofficeDeps): ExceptionsData {
+/**
+ * The operator's queue, or a merchant user's own part of it (issue 28): its unmatched deposits and
+ * frozen orders; the deny list and unrecorded transfers stay the operator's.
+ */
+export function loadExceptions(d: BackofficeDeps, v: Pick<Viewer, "role" | "merchantId"> = { role: "operator", merchantId: null }): ExceptionsData {
+  const operator = v.role === "operator";
+  const frozen = listPayins(d.ctx.db, { merchantId: v.merchantId }, parseFilter({ status: "frozen_abnormal" }, ["frozen_abnormal"]), { limit: 200 }).rows;
   return {
-    unrecorded: unrecordedBySource(openUnrecorded(d.ctx.db)),
-    unmatched: listUnmatched(d.ctx, { state: "open", limit: 200 }).deposits,
-    frozen: listPayins(d.ctx.db, { merchantId: null }, parseFilter({ status: "frozen_abnormal" }, ["frozen_abnormal"]), { limit: 200 }).rows,
-    denied: listDenied(d.ctx),
+    unrecorded: operator ? unrecordedBySource(openUnrecorded(d.ctx.db)) : [],
+    unmatched: listUnmatched(d.ctx, { state: "open", limit: 200, ...(operator ? {} : { merchantId: v.merchantId! }) }).deposits,
+    frozen,
+    denied: operator ? listDenied(d.ctx) : [],
+    holds: Object.fromEntries(frozen.map((o) => [o.orderNo, holdWhy(d, o.orderNo)])),
   };
 }
 
 export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v: Viewer; notice?: string; error?: string }): string {
   const { v } = p;
+  const operator = v.role === "operator";
   const { unmatched, frozen, denied } = p.data;
   return (
     <Layout title="Exceptions" viewer={v} path="/backoffice/exceptions">
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
-      <UnrecordedSection sources={p.data.unrecorded} display={p.display} v={v} />
+      {operator ? <UnrecordedSection sources={p.data.unrecorded} display={p.display} v={v} /> : <></>}
       <h2>Unmatched deposits</h2>
       {unmatched.length ? (
         <DataTable
@@ -139,6 +161,11 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
                   <button type="submit" class="secondary" aria-label={`Attach deposit #${t.depositId}`}>
                     Attach
                   </button>
+                </form>{" "}
+                <form method="get" action={`/backoffice/deposits/${t.depositId}`} class="inline">
+                  <button type="submit" class="secondary" aria-label={`Refund deposit #${t.depositId}`}>
+                    Refund
+                  </button>
                 </form>
               </td>
             </tr>
@@ -151,7 +178,7 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
       {frozen.length ? (
         <DataTable
           label="Frozen orders"
-          head={["Order", "Merchant", "Amount", "Paid", "Actions"]}
+          head={["Order", "Merchant", "Amount", "Paid", "Why", "Actions"]}
           rows={frozen}
           row={(o) => (
             <tr>
@@ -161,9 +188,23 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
               <td safe>{o.merchantUid}</td>
               <td safe>{`${o.amount} ${o.token}`}</td>
               <td safe>{o.paidAmount ? `${o.paidAmount} ${o.token}` : "—"}</td>
+              <td class="wrap" safe>
+                {p.data.holds?.[o.orderNo] ?? ""}
+              </td>
               <td>
-                <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/release`} label="Release" ariaLabel={`Release ${o.orderNo}`} />{" "}
-                <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/cancel`} label="Cancel order" ariaLabel={`Cancel order ${o.orderNo}`} kind="secondary" />
+                <form method="get" action={`/backoffice/orders/${o.orderNo}`} class="inline">
+                  <button type="submit" aria-label={`Resolve ${o.orderNo}`}>
+                    Resolve
+                  </button>
+                </form>{" "}
+                {operator ? (
+                  <>
+                    <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/release`} label="Release" ariaLabel={`Release ${o.orderNo}`} kind="secondary" />{" "}
+                    <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/cancel`} label="Cancel order" ariaLabel={`Cancel order ${o.orderNo}`} kind="secondary" />
+                  </>
+                ) : (
+                  <></>
+                )}
               </td>
             </tr>
           )}
@@ -171,6 +212,8 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
       ) : (
         <p>None.</p>
       )}
+      {operator ? (
+        <>
       <h2>Deny list</h2>
       <p class="muted">A payment from a listed sender freezes its order for review.</p>
       <form method="post" action="/backoffice/exceptions/deny" class="filters">
@@ -216,6 +259,10 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
           </tr>
         )}
       />
+        </>
+      ) : (
+        <></>
+      )}
     </Layout>
   ) as string;
 }
@@ -226,7 +273,7 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
   if (!dep) throw new NotFound("No such deposit.");
   const { t } = dep;
   const amount = `${fromBaseUnits(BigInt(t.amount), decimalsOf(d.ctx)(t.chain, t.token), 6)} ${t.token}`;
-  const open = v.role === "operator" && t.unmatchedReason !== null && t.resolution === null;
+  const open = t.unmatchedReason !== null && t.resolution === null;
   const canAttach = open && t.status !== "reverted";
   const candidates = canAttach ? attachCandidates(d.ctx.db, t, p.q) : [];
   return (
@@ -316,15 +363,10 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
       ) : (
         <></>
       )}
+      <DepositRefunds d={d} v={v} t={t} decimals={decimalsOf(d.ctx)(t.chain, t.token)} />
       {open ? (
         <>
-          <h2>Refund or dismiss</h2>
-          <form method="post" action={`/backoffice/deposits/${t.id}/refunded`} class="inline">
-            <Csrf viewer={v} />
-            <label for="refund-payout">Refund payout</label>
-            <input id="refund-payout" name="payoutOrderNo" required maxlength="32" placeholder="PO…" />
-            <button type="submit">Mark refunded</button>
-          </form>
+          <h2>Dismiss</h2>
           <form method="post" action={`/backoffice/deposits/${t.id}/dismiss`} class="inline">
             <Csrf viewer={v} />
             <label for="dismiss-note">Note</label>
@@ -345,21 +387,25 @@ const idParam = (s: string) => (/^\d{1,15}$/.test(s) ? Number(s) : -1);
 
 export function exceptionsRoutes(d: BackofficeDeps) {
   // The handlers load, the page renders.
-  const exceptions = (v: Viewer, msg: { notice?: string; error?: string }) => ExceptionsPage({ v, data: loadExceptions(d), display: d.ctx, ...msg });
+  const exceptions = (v: Viewer, msg: { notice?: string; error?: string }) => ExceptionsPage({ v, data: loadExceptions(d, v), display: d.ctx, ...msg });
   return new Elysia({ name: "backoffice-exceptions" })
-    .get("/backoffice/exceptions", page(d, { role: "operator" }, (v, { query }) => exceptions(v, { notice: NOTICES[query.done ?? ""] })))
+    .get("/backoffice/exceptions", page(d, {}, (v, { query }) => exceptions(v, { notice: NOTICES[query.done ?? ""] })))
     .get(
       "/backoffice/deposits/:id",
       page(d, {}, (v, { params, query }) => DepositPage({ d, v, id: idParam(params.id), q: (query.order ?? "").slice(0, 64), notice: NOTICES[query.done ?? ""] })),
     )
     .post(
-      "/backoffice/deposits/:id/refunded",
-      action(d, { role: "operator" }, (v, { params, body }) => {
+      "/backoffice/deposits/:id/refund",
+      action(d, { reauth: "always" }, (v, { params, body }) => {
         const id = idParam(params.id);
+        const link = str(body.mode) === "link";
+        const toAddress = str(body.toAddress).trim();
         try {
-          markDepositRefunded(d.ctx, id, str(body.payoutOrderNo).trim(), actorOf(v));
+          if (!link && !toAddress) throw new OperatorError('Give the payer\'s address, or choose "Send a refund link".');
+          refundDeposit(d.ctx, id, { amount: str(body.amount).trim(), ...(link ? {} : { toAddress }) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
-          if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
+          const why = refundProblem(e);
+          if (why !== null) return DepositPage({ d, v, id, q: "", error: why });
           throw e;
         }
         return redirect(`/backoffice/deposits/${id}?done=refunded`);
@@ -367,10 +413,10 @@ export function exceptionsRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/deposits/:id/dismiss",
-      action(d, { role: "operator" }, (v, { params, body }) => {
+      action(d, {}, (v, { params, body }) => {
         const id = idParam(params.id);
         try {
-          dismissDeposit(d.ctx, id, str(body.note), actorOf(v));
+          dismissDeposit(d.ctx, id, str(body.note), actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
           if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
           throw e;
@@ -380,14 +426,15 @@ export function exceptionsRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/deposits/:id/attach",
-      action(d, { role: "operator", reauth: true }, (v, { params, body }) => {
+      action(d, { reauth: true }, (v, { params, body }) => {
         const id = idParam(params.id);
-        const dep = depositDetail(d.ctx.db, { merchantId: null }, id);
+        // A merchant user attaches its own deposits to its own orders (issue 28).
+        const dep = depositDetail(d.ctx.db, { merchantId: v.merchantId }, id);
         if (!dep) throw new NotFound("No such deposit.");
-        const o = orderDetail(d.ctx.db, { merchantId: null }, str(body.orderNo));
+        const o = orderDetail(d.ctx.db, { merchantId: v.merchantId }, str(body.orderNo));
         if (!o?.payin) return DepositPage({ d, v, id, q: "", error: "Choose a pay-in order to attach to." });
         try {
-          attachDeposit(d.ctx, id, o.payin.orderNo, actorOf(v));
+          attachDeposit(d.ctx, id, o.payin.orderNo, actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
           if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
           throw e;

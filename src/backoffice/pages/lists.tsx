@@ -5,7 +5,7 @@ import { Elysia } from "elysia";
 import type { Children } from "@kitajs/html";
 import { chainCodes, tokenSymbols } from "../../chains/registry";
 import { listMerchants } from "../../merchants/service";
-import { type BackofficeDeps, page, type Viewer } from "../guard";
+import { type BackofficeDeps, page, redirect, type Viewer } from "../guard";
 import { decimalsOf } from "../format";
 import { filterQuery, type ListFilter, parseFilter } from "../queries/filters";
 import { type Column, csvResponse, csvStream } from "../queries/csv";
@@ -25,8 +25,8 @@ import {
   type PayoutListRow,
 } from "../queries/lists";
 import { COUNT_CAP, countLabel } from "../queries/keyset";
-import { search, type SearchResult } from "../queries/search";
-import { DataTable, OrderLink, StatusBadge, Time } from "../views/common";
+import { MIN_PREFIX, search, type SearchResult, singleHit } from "../queries/search";
+import { DataTable, DateRangeAndFilter, FilterSelect, OrderLink, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
 
 const iso = (ms: number | null) => (ms === null ? "" : new Date(ms).toISOString());
@@ -170,43 +170,19 @@ const DEPOSITS: ListDef<DepositListRow> = {
   ),
 };
 
-function Select(p: { id: string; label: string; value?: string; options: readonly string[] }): JSX.Element {
-  return (
-    <label for={p.id}>
-      <span safe>{p.label}</span>
-      <select id={p.id} name={p.id}>
-        <option value="">Any</option>
-        {p.options.map((o) => (
-          <option value={o} selected={p.value === o} safe>
-            {o}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
 function FilterForm(p: { d: BackofficeDeps; v: Viewer; def: ListDef<never>; f: ListFilter }): JSX.Element {
   const r = p.f.raw;
   return (
     <form method="get" action={p.def.path} class="filters">
       {p.v.role === "operator" ? (
-        <Select id="merchant" label="Merchant" value={r.merchant} options={listMerchants(p.d.ctx.db).map((m) => m.uid)} />
+        <FilterSelect id="merchant" label="Merchant" value={r.merchant} options={listMerchants(p.d.ctx.db).map((m) => m.uid)} />
       ) : (
         <></>
       )}
-      <Select id="chain" label="Chain" value={r.chain} options={chainCodes()} />
-      <Select id="token" label="Token" value={r.token} options={tokenSymbols()} />
-      <Select id="status" label="Status" value={r.status} options={p.def.statuses} />
-      <label for="from">
-        From
-        <input id="from" name="from" type="date" value={r.from ?? ""} />
-      </label>
-      <label for="to">
-        To
-        <input id="to" name="to" type="date" value={r.to ?? ""} />
-      </label>
-      <button type="submit">Filter</button>
+      <FilterSelect id="chain" label="Chain" value={r.chain} options={chainCodes()} />
+      <FilterSelect id="token" label="Token" value={r.token} options={tokenSymbols()} />
+      <FilterSelect id="status" label="Status" value={r.status} options={p.def.statuses} />
+      <DateRangeAndFilter raw={r} />
     </form>
   );
 }
@@ -276,12 +252,12 @@ function OrdersFound(p: { title: string; rows: Pick<SearchResult["payins"][numbe
   );
 }
 
-function SearchPage(p: { d: BackofficeDeps; v: Viewer; q: string }): string {
-  const r = search(p.d.ctx.db, { merchantId: p.v.merchantId }, p.q, decimalsOf(p.d.ctx));
+function SearchPage(p: { d: BackofficeDeps; v: Viewer; q: string; r: SearchResult }): string {
+  const r = p.r;
   const none = !r.payins.length && !r.payouts.length && !r.deposits.length;
   return (
     <Layout title="Search" viewer={p.v} q={p.q}>
-      {!p.q.trim() ? <p>Type an orderNo, merchantOrderNo, txHash or address in the search box.</p> : none ? <p safe>{`Nothing found for “${p.q}”.`}</p> : <></>}
+      {!p.q.trim() ? <p>Type an orderNo, merchantOrderNo, txHash or address (or their first characters) in the search box.</p> : none ? <p safe>{`Nothing found for “${p.q}”.${p.q.trim().length < MIN_PREFIX ? ` Type at least ${MIN_PREFIX} characters to find what starts with them.` : ""}`}</p> : <></>}
       <OrdersFound title="Pay-ins" rows={r.payins} />
       <OrdersFound title="Payouts" rows={r.payouts} />
       {r.deposits.length ? (
@@ -327,6 +303,12 @@ export function listsRoutes(d: BackofficeDeps) {
     .use(listRoutes(d, DEPOSITS))
     .get(
       "/backoffice/search",
-      page(d, {}, (v, { query }) => SearchPage({ d, v, q: (query.q ?? "").slice(0, 200) })),
+      page(d, {}, (v, { query }) => {
+        const q = (query.q ?? "").slice(0, 200);
+        const r = search(d.ctx.db, { merchantId: v.merchantId }, q, decimalsOf(d.ctx));
+        // One record found: open it (its page says what it is); several: the list.
+        const one = singleHit(r);
+        return one ? redirect(one) : SearchPage({ d, v, q, r });
+      }),
     );
 }

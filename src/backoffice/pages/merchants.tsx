@@ -168,6 +168,12 @@ function MerchantPage(p: { d: BackofficeDeps; v: Viewer; m: Merchant; notice?: s
         </dd>
         <dt>Fee balance</dt>
         <dd safe>{c.feeBalance}</dd>
+        <dt>Callbacks</dt>
+        <dd>
+          <a href={`/backoffice/callbacks?merchant=${m.uid}`}>All of this merchant's callbacks</a>
+          {" · "}
+          <a href={`/backoffice/callbacks?merchant=${m.uid}&state=failed`}>those that gave up</a>
+        </dd>
       </dl>
       <div class="actions">
         <form method="post" action={`/backoffice/merchants/${m.uid}/status`} class="inline">

@@ -2,6 +2,8 @@
 // The order page (both roles, scoped): status timeline with the cause of each
 // change, transfers with explorer links, every callback delivery attempt with
 // "Resend"; and the operator's "Freeze", "Release", "Cancel order".
+import { CostList } from "../views/costs";
+import { costsOfPayout } from "../queries/costs";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
@@ -13,12 +15,17 @@ import { writeTx } from "../../db/client";
 import { NotFound } from "../errors";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../payin/operator";
+import type { PayinOrderRow } from "../../payin/views";
 import { callbackScopeOk, type OrderDetail, orderDetail } from "../queries/order";
 import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
 import { invoiceNoOf } from "../../invoices/list";
+import { compatSideOf } from "../../compat/service";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 import { CallbackDeliveries } from "../views/callback-deliveries";
+import { OrderRefunds, refundProblem, ResolveFrozen } from "./refunds";
+import { createRefund } from "../../payout/refunds";
+import { RESOLUTIONS, resolveFrozen, type Resolution } from "../../payin/resolve";
 
 const NOTICES: Record<string, string> = {
   resent: "Callback queued again; its new attempt is listed below.",
@@ -26,6 +33,8 @@ const NOTICES: Record<string, string> = {
   released: "Order released.",
   cancelled: "Order cancelled.",
   attached: "Deposit attached to this order.",
+  refunded: "Refund created; it is listed below.",
+  resolved: "Payment resolved; what it produced is in the timeline.",
 };
 
 /** Why a status changed, in words (the funnel's event). */
@@ -75,9 +84,15 @@ interface TimelineItem {
   status?: string;
 }
 
+function createdBy(o: OrderDetail): string {
+  if (o.payin?.mode === "exclusive") return "exclusive deposit order";
+  if (o.payin?.compat) return `order created by a shop plugin (${o.payin.compat === "epay" ? "EPay" : "epusdt"})`;
+  return "order created through the API";
+}
+
 function timeline(o: OrderDetail): TimelineItem[] {
   const created = (o.payin ?? o.payout)!;
-  const items: TimelineItem[] = [{ at: created.createdAt, title: "created", detail: o.kind === "payin" && o.payin?.mode === "exclusive" ? "exclusive deposit order" : "order created through the API" }];
+  const items: TimelineItem[] = [{ at: created.createdAt, title: "created", detail: createdBy(o) }];
   for (const e of o.events) items.push({ at: e.at, title: `${e.fromStatus ?? "new"} → ${e.toStatus}`, status: e.toStatus, detail: causeOf(o.kind, e.event) });
   for (const a of o.audit) {
     const after = a.after ? (JSON.parse(a.after) as Record<string, unknown>) : {};
@@ -131,6 +146,7 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
                 </dd>
               </>
             ) : null}
+            {o.payin.compat !== null ? <ShopPlugin d={d} payinId={o.payin.id} /> : null}
           </>
         ) : (
           <>
@@ -189,6 +205,22 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
         <></>
       )}
 
+      {o.payout ? (
+        <>
+          <h2>Network cost</h2>
+          <CostList rows={costsOfPayout(d.ctx.db, o.payout.id)} />
+        </>
+      ) : null}
+
+      {o.payin ? (
+        <>
+          <ResolveFrozen d={d} v={v} o={o.payin} back={back} />
+          <OrderRefunds d={d} v={v} o={o.payin} back={back} />
+        </>
+      ) : (
+        <></>
+      )}
+
       <h2>Timeline</h2>
       <ol class="timeline" aria-label="Status timeline">
         {timeline(o).map((t) => (
@@ -232,7 +264,14 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
       )}
 
       <h2>Callbacks</h2>
-      <CallbackDeliveries viewer={v} callbacks={o.callbacks} back={back} empty="No callback for this order." />
+      {o.callbacks.length ? (
+        <p>
+          <a href={`/backoffice/callbacks?order=${row.orderNo}`}>This order's callbacks in the callbacks list</a>
+        </p>
+      ) : (
+        <></>
+      )}
+      <CallbackDeliveries viewer={v} d={d} callbacks={o.callbacks} back={back} defaultUrl={o.merchantDefaultUrl} empty="No callback for this order." />
     </Layout>
   ) as string;
 }
@@ -256,7 +295,41 @@ export function orderRoutes(d: BackofficeDeps) {
       d.kick();
       return redirect(`/backoffice/orders/${o.payin.orderNo}?done=${name}`);
     });
+  // Refunds and the guided resolution: both roles (scoped by load), confirmed with the password.
+  const moneyAction = (name: string, fn: (v: Viewer, o: PayinOrderRow, body: Record<string, unknown>) => unknown) =>
+    action(d, { reauth: "always" }, (v, { params, body }) => {
+      const o = load(v, params.orderNo);
+      if (!o.payin) throw new NotFound("No such pay-in order.");
+      try {
+        // The refund's payout goes out with the next payout run (every second), like a batch's.
+        fn(v, o.payin, body);
+      } catch (e) {
+        const why = refundProblem(e);
+        if (why !== null) return OrderPage({ d, v, o: load(v, params.orderNo), error: why });
+        throw e;
+      }
+      d.kick();
+      return redirect(`/backoffice/orders/${o.payin.orderNo}?done=${name}`);
+    });
   return new Elysia({ name: "backoffice-order" })
+    .post(
+      "/backoffice/orders/:orderNo/refund",
+      moneyAction("refunded", (v, o, b) => {
+        const link = str(b.mode as string) === "link";
+        const toAddress = str(b.toAddress as string).trim();
+        if (!link && !toAddress) throw new OperatorError("Give the payer's address, or choose \"Send a refund link\".");
+        return createRefund(d.ctx, o.merchantId, o.orderNo, { refundNo: `bo-${d.ctx.clock.now()}`, amount: str(b.amount as string).trim(), ...(link ? {} : { toAddress }) }, { source: "backoffice", actor: actorOf(v) });
+      }),
+    )
+    .post(
+      "/backoffice/orders/:orderNo/resolve",
+      moneyAction("resolved", (v, o, b) => {
+        const choice = str(b.choice as string) as Resolution;
+        if (!RESOLUTIONS.includes(choice)) throw new OperatorError("Choose what should happen.");
+        const r = resolveFrozen(d.ctx, o.orderNo, choice, { note: str(b.note as string), toAddress: str(b.toAddress as string) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
+        return r.refund ?? undefined;
+      }),
+    )
     .get(
       "/backoffice/orders/:orderNo",
       page(d, {}, (v, { params, query }) => OrderPage({ d, v, o: load(v, params.orderNo), notice: NOTICES[query.done ?? ""] })),
@@ -297,4 +370,16 @@ export function orderRoutes(d: BackofficeDeps) {
         return redirect(back.includes("?") ? back : `${back}?done=resent`);
       }),
     );
+}
+
+/** A shop plugin's order (DESIGN 19): its price in the shop's currency and what the shop hears. */
+function ShopPlugin({ d, payinId }: { d: BackofficeDeps; payinId: number }): JSX.Element {
+  const c = compatSideOf(d.ctx.db, payinId);
+  if (!c) return <></>;
+  return (
+    <>
+      <dt>Shop plugin</dt>
+      <dd safe>{`${c.protocol === "epay" ? "EPay" : "epusdt"}: ${c.priceAmount} ${c.priceCurrency} at rate ${c.rate}; the shop is called back at ${c.notifyUrl} once the order completes`}</dd>
+    </>
+  );
 }

@@ -193,7 +193,7 @@ function LinkPage(p: { d: BackofficeDeps; v: Viewer; invoiceNo: string; created:
         ))}
       </ol>
       <h2>Callbacks</h2>
-      <CallbackDeliveries viewer={v} callbacks={invoiceCallbacks(d.ctx.db, r.invoiceNo)} back={`${PATH}/${r.invoiceNo}`} empty="No callback for this invoice." />
+      <CallbackDeliveries viewer={v} d={d} callbacks={invoiceCallbacks(d.ctx.db, r.invoiceNo)} back={`${PATH}/${r.invoiceNo}`} empty="No callback for this invoice." />
       <p>
         <a href={PATH}>All payment links</a>
       </p>

@@ -1,6 +1,6 @@
 // The dashboard's numbers: open items per kind and the completed volume per
 // day for 30 days (stablecoins summed at face value, in 6-decimal micro units).
-import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, gte, inArray, isNotNull, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { COUNT_CAP } from "./keyset";
 import type { DbOrTx } from "../../db/client";
 import { callbacks, chainCursors, payinDaily, payinOrders, payoutOrders, transfers } from "../../db/schema";
@@ -87,20 +87,4 @@ export function rebuildPayinDaily(db: DbOrTx): void {
 
 export function cursorOf(db: DbOrTx, chain: string) {
   return db.select().from(chainCursors).where(eq(chainCursors.chain, chain)).get();
-}
-
-/**
- * Failed callbacks, latest failure first: a seek on the partial index
- * callbacks_failed / callbacks_failed_merchant (the state as a literal, so
- * the planner can use it), bounded below `before` (updated_at).
- */
-export function failedCallbacks(db: DbOrTx, scope: Scope, limit: number, before = Number.MAX_SAFE_INTEGER) {
-  return db
-    .select()
-    .from(callbacks)
-    // likely(): the state is no seek by itself (callbacks_due would then sort); the literal keeps the partial index usable.
-    .where(and(sql`likely(${callbacks.state} = 'failed')`, lt(callbacks.updatedAt, before), only(scope, callbacks.merchantId)))
-    .orderBy(desc(callbacks.updatedAt))
-    .limit(limit)
-    .all();
 }

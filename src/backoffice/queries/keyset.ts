@@ -29,6 +29,8 @@ export interface Arm {
 export interface IdQuery {
   /** A table with an INTEGER PRIMARY KEY `id` (the rowid, which ends every index entry). */
   table: string;
+  /** The key when it is not `id`: `rowid` for a table whose primary key is text (callbacks). */
+  key?: string;
   /** Alternatives, each answered by one index seek in id order; the page merges them. */
   arms: Arm[];
   /**
@@ -52,9 +54,10 @@ export const COUNT_CAP = 1000;
 
 function armSelect(q: IdQuery, arm: Arm, before: number): Statement {
   const { lo, hi } = arm.range ?? q;
-  const conds = [...arm.conds, ...q.rest, cond("id < ?", Math.min(before, hi ?? TOP)), ...(lo !== undefined ? [cond("id >= ?", lo)] : [])];
+  const key = q.key ?? "id";
+  const conds = [...arm.conds, ...q.rest, cond(`${key} < ?`, Math.min(before, hi ?? TOP)), ...(lo !== undefined ? [cond(`${key} >= ?`, lo)] : [])];
   const from = arm.index ? `${q.table} INDEXED BY ${arm.index}` : q.table;
-  return { sql: `SELECT id FROM ${from} WHERE ${conds.map((c) => c.sql).join(" AND ")}`, params: conds.flatMap((c) => c.params) };
+  return { sql: `SELECT ${key === "id" ? "id" : `${key} AS id`} FROM ${from} WHERE ${conds.map((c) => c.sql).join(" AND ")}`, params: conds.flatMap((c) => c.params) };
 }
 
 function union(parts: Statement[]): Statement {
@@ -100,15 +103,16 @@ export const newestFirst = <T extends { id: number }>(rows: T[]) => rows.sort((a
  * order: a binary search over the rowid by point reads (~21 for 2M rows), so a
  * date needs no index of its own. `at` must be that table's time column.
  */
-export function firstIdAtOrAfter(db: DbOrTx, table: string, at: string, ms: number): number | undefined {
+export function firstIdAtOrAfter(db: DbOrTx, table: string, at: string, ms: number, key = "id"): number | undefined {
   const c = db.$client;
+  const id = key;
   // Two queries: SQLite reads one end of the rowid for min() or max() alone, not for both at once.
   const bounds = {
-    lo: c.query<{ v: number | null }, []>(`SELECT min(id) AS v FROM ${table}`).get()?.v ?? null,
-    hi: c.query<{ v: number | null }, []>(`SELECT max(id) AS v FROM ${table}`).get()?.v ?? null,
+    lo: c.query<{ v: number | null }, []>(`SELECT min(${id}) AS v FROM ${table}`).get()?.v ?? null,
+    hi: c.query<{ v: number | null }, []>(`SELECT max(${id}) AS v FROM ${table}`).get()?.v ?? null,
   };
   if (bounds.lo === null || bounds.hi === null) return undefined;
-  const timeAt = c.query<{ id: number; t: number }, [number]>(`SELECT id, ${at} AS t FROM ${table} WHERE id >= ? ORDER BY id LIMIT 1`);
+  const timeAt = c.query<{ id: number; t: number }, [number]>(`SELECT ${id} AS id, ${at} AS t FROM ${table} WHERE ${id} >= ? ORDER BY ${id} LIMIT 1`);
   if (timeAt.get(bounds.hi)!.t < ms) return undefined;
   // The smallest x whose first row at or after it is at or after ms (monotone in x).
   let lo = bounds.lo;

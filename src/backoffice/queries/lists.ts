@@ -21,7 +21,7 @@ export const PAGE_SIZE = 50;
 const amount = (units: string | null, decimals: number) => (units === null ? "" : fromBaseUnits(BigInt(units), decimals, 6));
 
 /** The merchant whose rows the viewer may see or asked for; -1 (nothing) for an unknown UID; null for all. */
-function merchantOf(db: DbOrTx, scope: Scope, f: ListFilter): number | null {
+export function merchantOf(db: DbOrTx, scope: Scope, f: Pick<ListFilter, "merchant">): number | null {
   if (scope.merchantId !== null) return scope.merchantId;
   if (!f.merchant) return null;
   return db.select({ id: merchants.id }).from(merchants).where(eq(merchants.uid, f.merchant)).get()?.id ?? -1;
@@ -87,7 +87,7 @@ export interface Page<T> {
 }
 
 /** One page from `limit + 1` ids picked newest first: the extra one only says there is a next page. */
-function pageOf<T extends { id: number }>(ids: number[], limit: number, rowsOf: (ids: number[]) => T[]): Page<T> {
+export function pageOf<T extends { id: number }>(ids: number[], limit: number, rowsOf: (ids: number[]) => T[]): Page<T> {
   const mine = ids.slice(0, limit);
   return {
     rows: rowsOf(mine),

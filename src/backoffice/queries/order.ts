@@ -2,7 +2,7 @@
 // (the page answers 404, as for an order that does not exist).
 import { eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { auditLog, callbackAttempts, callbacks, merchants, payinOrders, payoutOrders, transfers } from "../../db/schema";
+import { auditLog, callbackAttempts, callbacks, merchants, payinOrders, payoutOrders, refunds, transfers } from "../../db/schema";
 import { eventsOf, type OrderEventRow } from "../../orders/events";
 import type { Scope } from "./filters";
 
@@ -19,6 +19,8 @@ export interface OrderDetail {
   payout?: PayoutRow;
   merchantUid: string;
   merchantName: string;
+  /** The merchant's default callback URL now (where an event without its own URL goes). */
+  merchantDefaultUrl: string | null;
   transfers: TransferRow[];
   events: OrderEventRow[];
   callbacks: { callback: CallbackRow; attempts: AttemptRow[] }[];
@@ -45,10 +47,12 @@ export function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): OrderDet
   // attempts_callback, audit_target); their few rows are put in order here, not by a sort in SQLite.
   // Two seeks (transfers_order, then the primary key), not one OR the planner may scan for.
   const tr = payin ? paidBy(db, payin.id, payin.transferId) : [];
+  // The order's callbacks and its refunds' (businessType refund, keyed by their RF numbers).
+  const refs = payin ? db.select({ r: refunds.refundRef }).from(refunds).where(eq(refunds.payinOrderId, payin.id)).all().map((x) => x.r) : [];
   const cbs = db
     .select()
     .from(callbacks)
-    .where(eq(callbacks.orderNo, orderNo))
+    .where(refs.length ? inArray(callbacks.orderNo, [orderNo, ...refs]) : eq(callbacks.orderNo, orderNo))
     .all()
     .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   const attempts = cbs.length ? db.select().from(callbackAttempts).where(inArray(callbackAttempts.callbackId, cbs.map((c) => c.id))).all().sort(byId) : [];
@@ -62,6 +66,7 @@ export function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): OrderDet
     payout,
     merchantUid: m.uid,
     merchantName: m.name,
+    merchantDefaultUrl: m.defaultCallbackUrl,
     transfers: tr,
     events: eventsOf(db, orderNo),
     callbacks: cbs.map((c) => ({ callback: c, attempts: attempts.filter((a) => a.callbackId === c.id) })),

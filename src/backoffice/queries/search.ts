@@ -1,8 +1,9 @@
-// "Search" (DESIGN 12): pay-ins, payouts and deposits by orderNo,
-// merchantOrderNo, txHash or address (exact), within the viewer's scope. Each
-// searched column is its own index seek (newest first, at most a page each);
-// the ids are merged here and the rows read by id, so a search costs the same
-// at 2M orders as at 10k. (A prefix search would add arms of the same shape.)
+// "Search" (DESIGN 12, issue 30): pay-ins, payouts and deposits by orderNo, merchantOrderNo,
+// txHash or address, exact or by prefix, within the viewer's scope. Each searched column is its
+// own index seek: the exact value newest first, and the values that start with it as a range
+// seek on the same index (`col > q AND col < q'`, never LIKE), read in the index's order and
+// capped; the ids are merged here and the rows read by id, so a search costs the same at 2M
+// orders as at 10k.
 import { chainCodes } from "../../chains/registry";
 import type { DbOrTx } from "../../db/client";
 import type { Scope } from "./filters";
@@ -27,21 +28,58 @@ interface Arm {
   params: unknown[];
   /** The index gives id order (so the newest LIMIT are read); false for a multi-value seek (few rows). */
   ordered: boolean;
+  /**
+   * A prefix range: the index entries read in the index's own order (no sort), at most
+   * PREFIX_SCAN of them, the scope checked on those: a short prefix costs a bounded read.
+   */
+  range?: boolean;
 }
+
+/** Index entries a prefix arm reads at most (before the scope check); a prefix matching more shows the first ones by value. */
+const PREFIX_SCAN = 500;
+/** A prefix shorter than this is searched exactly only (one character would match every order). */
+export const MIN_PREFIX = 4;
 
 /** `chain IN (?, ?, …)`: one seek per registered chain. */
 const chainList = () => chainCodes().map(() => "?").join(", ");
 const arm = (index: string | undefined, where: string, params: unknown[], ordered = true): Arm => ({ index, where, params, ordered });
+/** `col` strictly after q and before the first value that no longer starts with it (BINARY collation). */
+const prefixArm = (index: string | undefined, where: (range: string) => string, col: string, q: string, params: unknown[] = []): Arm => ({
+  index,
+  where: where(`${col} > ? AND ${col} < ?`),
+  params: [...params, q, prefixEnd(q)],
+  ordered: false,
+  range: true,
+});
+
+/** The smallest string greater than every string that starts with q: q with its last character moved up by one. */
+export function prefixEnd(q: string): string {
+  const chars = Array.from(q);
+  const last = chars.pop()!.codePointAt(0)!;
+  if (last >= 0x10ffff) return q + "\u{10FFFF}";
+  // (Code points order as UTF-8 bytes do; the surrogate range is no character.)
+  return chars.join("") + String.fromCodePoint(last + 1 === 0xd800 ? 0xe000 : last + 1);
+}
 
 /** The arms' SQL, for the query-plan tests. */
 export function searchStatements(table: "payin_orders" | "payout_orders" | "transfers", arms: Arm[], scope: Scope): { sql: string; params: unknown[] }[] {
   // Checked on the rows found (`+col`: never the seek, which would walk the merchant's every row).
   const own = scope.merchantId === null ? "" : " AND +merchant_id = ?";
   const deposits = table === "transfers" ? " AND +address_id IS NOT NULL" : "";
-  return arms.map((a) => ({
-    sql: `SELECT id FROM ${table}${a.index ? ` INDEXED BY ${a.index}` : ""} WHERE ${a.where}${own}${deposits}${a.ordered ? " ORDER BY id DESC" : ""} LIMIT ${LIMIT}`,
-    params: [...a.params, ...(scope.merchantId === null ? [] : [scope.merchantId])],
-  }));
+  const scopeParams = scope.merchantId === null ? [] : [scope.merchantId];
+  return arms.map((a) => {
+    const from = `${table}${a.index ? ` INDEXED BY ${a.index}` : ""}`;
+    if (a.range)
+      return {
+        // The range as one bounded read of the index (a subquery with its own LIMIT is not flattened), then the scope.
+        sql: `SELECT id FROM (SELECT id, merchant_id, ${table === "transfers" ? "address_id" : "NULL AS address_id"} FROM ${from} WHERE ${a.where} LIMIT ${PREFIX_SCAN}) WHERE 1${own}${deposits} LIMIT ${LIMIT}`,
+        params: [...a.params, ...scopeParams],
+      };
+    return {
+      sql: `SELECT id FROM ${from} WHERE ${a.where}${own}${deposits}${a.ordered ? " ORDER BY id DESC" : ""} LIMIT ${LIMIT}`,
+      params: [...a.params, ...scopeParams],
+    };
+  });
 }
 
 /** The newest LIMIT ids over every arm. */
@@ -53,22 +91,35 @@ function idsOf(db: DbOrTx, table: "payin_orders" | "payout_orders" | "transfers"
 
 /** merchantOrderNo is unique per merchant: one seek per merchant (a small table) on the (merchant, merchantOrderNo) index. */
 const merchantOrderArm = (q: string, index: string) => arm(index, "merchant_id IN (SELECT id FROM merchants) AND merchant_order_no = ?", [q], false);
+const merchantOrderPrefix = (q: string, index: string) => prefixArm(index, (r) => `merchant_id IN (SELECT id FROM merchants) AND ${r}`, "merchant_order_no", q);
 
-/** Gateway addresses with this text (one per chain at most), each a seek on (chain, address). */
-function addressIds(db: DbOrTx, q: string): string[] {
+/** Gateway addresses equal to q or (prefix) starting with it, each a seek on (chain, address). */
+function addressIds(db: DbOrTx, q: string, prefix: boolean): string[] {
+  const range = prefix ? `address >= ? AND address < ?` : "address = ?";
   return db.$client
-    .query<{ id: string }, never[]>(`SELECT id FROM addresses WHERE chain IN (${chainList()}) AND address = ?`)
-    .all(...([...chainCodes(), q] as never[]))
+    .query<{ id: string }, never[]>(`SELECT id FROM addresses WHERE chain IN (${chainList()}) AND ${range} LIMIT 20`)
+    .all(...([...chainCodes(), q, ...(prefix ? [prefixEnd(q)] : [])] as never[]))
     .map((r) => r.id);
 }
 
+const usePrefix = (q: string) => q.length >= MIN_PREFIX;
+
 export function payinArms(db: DbOrTx, q: string): Arm[] {
+  const p = usePrefix(q);
   return [
     arm(undefined, "order_no = ?", [q], false), // unique
     merchantOrderArm(q, "payin_merchant_order"),
     arm("payin_search_tx", "tx_hash = ?", [q]),
     arm("payin_search_from", "from_address = ?", [q]),
-    ...addressIds(db, q).map((id) => arm("payin_search_address", "address_id = ?", [id])),
+    ...addressIds(db, q, p).map((id) => arm("payin_search_address", "address_id = ?", [id])),
+    ...(p
+      ? [
+          prefixArm("payin_orders_order_no_unique", (r) => r, "order_no", q),
+          merchantOrderPrefix(q, "payin_merchant_order"),
+          prefixArm("payin_search_tx", (r) => r, "tx_hash", q),
+          prefixArm("payin_search_from", (r) => r, "from_address", q),
+        ]
+      : []),
   ];
 }
 
@@ -79,6 +130,15 @@ export function payoutArms(q: string): Arm[] {
     arm("payout_search_tx", "tx_hash = ?", [q]),
     arm("payout_search_to", "to_address = ?", [q]),
     arm("payout_search_from", "from_address = ?", [q]),
+    ...(usePrefix(q)
+      ? [
+          prefixArm("payout_orders_order_no_unique", (r) => r, "order_no", q),
+          merchantOrderPrefix(q, "payout_merchant_order"),
+          prefixArm("payout_search_tx", (r) => r, "tx_hash", q),
+          prefixArm("payout_search_to", (r) => r, "to_address", q),
+          prefixArm("payout_search_from", (r) => r, "from_address", q),
+        ]
+      : []),
   ];
 }
 
@@ -88,6 +148,13 @@ export function depositArms(q: string): Arm[] {
     arm("transfers_unique", `chain IN (${chainList()}) AND tx_hash = ?`, [...chainCodes(), q], false),
     arm("transfers_search_to", "to_address = ?", [q]),
     arm("transfers_search_from", "from_address = ?", [q]),
+    ...(usePrefix(q)
+      ? [
+          prefixArm("transfers_unique", (r) => `chain IN (${chainList()}) AND ${r}`, "tx_hash", q, [...chainCodes()]),
+          prefixArm("transfers_search_to", (r) => r, "to_address", q),
+          prefixArm("transfers_search_from", (r) => r, "from_address", q),
+        ]
+      : []),
   ];
 }
 
@@ -98,4 +165,12 @@ export function search(db: DbOrTx, scope: Scope, rawQ: string, decimals: (chain:
   const payouts = payoutsById(db, idsOf(db, "payout_orders", payoutArms(q), scope));
   const deposits = depositsById(db, idsOf(db, "transfers", depositArms(q), scope), decimals);
   return { payins, payouts, deposits };
+}
+
+/** The one page a search found, when it found exactly one record (the search box then opens it). */
+export function singleHit(r: SearchResult): string | null {
+  const n = r.payins.length + r.payouts.length + r.deposits.length;
+  if (n !== 1) return null;
+  const order = r.payins[0] ?? r.payouts[0];
+  return order ? `/backoffice/orders/${order.orderNo}` : `/backoffice/deposits/${r.deposits[0]!.id}`;
 }

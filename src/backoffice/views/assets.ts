@@ -49,6 +49,8 @@ td.mono,td .mono{white-space:nowrap;word-break:normal}td .badge{white-space:nowr
 /* On a phone a table scrolls sideways rather than squeezing dates and amounts into columns one word wide; long prose cells (class wrap) still wrap. */
 td.wrap{white-space:normal;min-width:14em}td.mono.wrap{word-break:break-all}
 @media (max-width:700px){td{white-space:nowrap}td.wrap{white-space:normal}}
+/* table.rowcards: on a phone each row is a card, every cell on its own line under its column's name (data-label), so state and actions never sit off-screen. */
+@media (max-width:700px){table.rowcards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.rowcards,table.rowcards tbody,table.rowcards tr,table.rowcards td{display:block}table.rowcards tr{border-bottom:1px solid var(--line);padding:6px 0}table.rowcards td{border:0;padding:3px 10px;white-space:normal}table.rowcards td:empty{display:none}table.rowcards td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:var(--muted)}table.rowcards td .mono{white-space:normal;word-break:break-all}}
 dl.kv{display:grid;grid-template-columns:minmax(110px,max-content) 1fr;gap:4px 12px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 dl.kv dt{font-weight:600;color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anywhere}
 .badge{display:inline-block;padding:1px 8px;border-radius:999px;background:var(--badgebg);font-size:.85rem}

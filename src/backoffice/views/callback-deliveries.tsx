@@ -1,61 +1,177 @@
 /** @jsxImportSource @kitajs/html */
-// An order's (or invoice's) callbacks: each event with its state and target, every delivery attempt
-// (time, HTTP status, latency, response excerpt) and "Resend" for a delivered or failed one.
+// An order's (or invoice's) callbacks: each event with its state in words, its target, every
+// delivery attempt (time, HTTP status, latency, response excerpt, the error in plain words) and
+// "Resend" for a delivered or failed one. The words for a state and a target are shared with the
+// callbacks page (pages/callbacks.tsx).
+import { plainError } from "../../callbacks/plain-error";
 import type { callbackAttempts, callbacks } from "../../db/schema";
-import type { Viewer } from "../guard";
-import { ActionButton, StatusBadge, TableWrap, Time } from "./common";
+import type { BackofficeDeps, Viewer } from "../guard";
+import { ActionButton, TableWrap, Time } from "./common";
 
 export interface CallbackWithAttempts {
   callback: typeof callbacks.$inferSelect;
   attempts: (typeof callbackAttempts.$inferSelect)[];
 }
 
-export function CallbackDeliveries(p: { viewer: Viewer; callbacks: CallbackWithAttempts[]; back: string; empty: string }): JSX.Element {
+/** Deliveries at most per event: the first and one per retry delay (DESIGN 7). */
+export const maxDeliveries = (d: BackofficeDeps) => 1 + d.ctx.ms.retryDelays.length;
+
+const iso = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+
+/** What the state words need of an event. */
+export interface EventFacts {
+  state: string;
+  attempts: number;
+  nextAttemptAt: number;
+  lastError: string | null;
+  lastStatus: number | null;
+  /** The earlier unfinished event of the same order this one waits behind. */
+  waitingBehind: string | null;
+}
+
+/** The badge (queued, retrying, sending, delivered, gave up, held) and a sentence saying why. */
+export function eventState(e: EventFacts, now: number, maxDeliveries: number): { badge: string; css: string; words: string } {
+  switch (e.state) {
+    case "held":
+      return { badge: "held", css: "pending", words: "No callback URL: it goes out once the merchant sets a default callback URL." };
+    case "delivering":
+      return { badge: "sending", css: "pending", words: "Being sent now." };
+    case "delivered":
+      return { badge: "delivered", css: "delivered", words: `Delivered${e.lastStatus ? ` (HTTP ${e.lastStatus})` : ""} after ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}.` };
+    case "failed":
+      return { badge: "gave up", css: "failed", words: `Gave up after ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}. "Resend" queues it again with the same eventId.` };
+    default: {
+      if (e.waitingBehind) return { badge: e.attempts ? "retrying" : "queued", css: "pending", words: `Waiting behind an earlier event of this order (${e.waitingBehind}): an order's events go out in order.` };
+      if (e.attempts > 0)
+        return {
+          badge: "retrying",
+          css: "pending",
+          words: `Retrying at ${iso(e.nextAttemptAt)} UTC (attempt ${e.attempts + 1} of ${maxDeliveries}).`,
+        };
+      return { badge: "queued", css: "pending", words: e.nextAttemptAt > now ? `Queued: due at ${iso(e.nextAttemptAt)} UTC.` : "Queued: goes out as soon as a delivery slot is free." };
+    }
+  }
+}
+
+/**
+ * Where an event goes (or went): the URL its last attempt was sent to, else its own notifyUrl,
+ * else the merchant's default callback URL; "no target" only for an event that has none.
+ */
+export function eventTarget(p: { state: string; url: string | null; attemptUrl: string | null; defaultUrl?: string | null }): { url: string | null; note: string } {
+  if (p.attemptUrl) return { url: p.attemptUrl, note: p.url ? "" : "the merchant's default callback URL" };
+  if (p.url) return { url: p.url, note: "" };
+  if (p.state === "held" || p.defaultUrl === null) return { url: null, note: "no target: held until a default callback URL is set" };
+  return { url: p.defaultUrl ?? null, note: "the merchant's default callback URL" };
+}
+
+export function EventStateBadge(p: { s: { badge: string; css: string } }): JSX.Element {
+  return (
+    <span class={`badge s-${p.s.css}`} safe>
+      {p.s.badge}
+    </span>
+  );
+}
+
+export function TargetText(p: { t: { url: string | null; note: string } }): JSX.Element {
+  return (
+    <>
+      {p.t.url ? (
+        <span class="mono" safe>
+          {p.t.url}
+        </span>
+      ) : (
+        <></>
+      )}
+      {p.t.note ? <span class="muted" safe>{p.t.url ? ` (${p.t.note})` : p.t.note}</span> : <></>}
+    </>
+  );
+}
+
+export function CallbackDeliveries(p: {
+  viewer: Viewer;
+  callbacks: CallbackWithAttempts[];
+  back: string;
+  empty: string;
+  d: BackofficeDeps;
+  /** The merchant's default callback URL now (undefined: not known here). */
+  defaultUrl?: string | null;
+}): JSX.Element {
+  // Events of one order go out in the order they were written: an unfinished earlier one holds the later ones.
+  const open = (s: string) => s === "pending" || s === "delivering";
+  const behind = (i: number) => (open(p.callbacks[i]!.callback.state) ? (p.callbacks.slice(0, i).find((x) => open(x.callback.state))?.callback.id ?? null) : null);
   return (
     <>
       {p.callbacks.length ? (
-        p.callbacks.map(({ callback: c, attempts }) => (
-          <section class="card" aria-label={`Callback ${c.id}`}>
-            <p>
-              <span safe>{`Event ${c.id} · status ${c.status} · `}</span>
-              <StatusBadge status={c.state} />
-              <span class="mono" safe>{` ${c.url ?? "(no target: held until a default callback URL is set)"}`}</span>
-            </p>
-            {c.state === "failed" || c.state === "delivered" ? (
-              <ActionButton viewer={p.viewer} action={`/backoffice/callbacks/${c.id}/resend`} fields={{ back: p.back }} label="Resend" ariaLabel={`Resend ${c.status} callback`} kind="secondary" />
-            ) : (
-              <></>
-            )}
-            <TableWrap label={`Delivery attempts of ${c.id}`}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Attempt</th>
-                    <th scope="col">Time</th>
-                    <th scope="col">HTTP status</th>
-                    <th scope="col">Latency</th>
-                    <th scope="col">Response</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {attempts.map((a, i) => (
-                    <tr data-attempt>
-                      <td safe>{String(i + 1)}</td>
-                      <td>
-                        <Time ms={a.startedAt} />
-                      </td>
-                      <td safe>{a.httpStatus === null ? "—" : String(a.httpStatus)}</td>
-                      <td safe>{a.durationMs === null ? "—" : `${a.durationMs} ms`}</td>
-                      <td class="mono wrap" safe>
-                        {(a.error ? `${a.error} ` : "") + (a.responseBody ?? "").slice(0, 200)}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          </section>
-        ))
+        p.callbacks.map(({ callback: c, attempts }, i) => {
+          const last = attempts[attempts.length - 1];
+          const s = eventState(
+            { state: c.state, attempts: c.attempts, nextAttemptAt: c.nextAttemptAt, lastError: c.lastError, lastStatus: last?.httpStatus ?? null, waitingBehind: c.state === "pending" ? behind(i) : null },
+            p.d.users.now(),
+            maxDeliveries(p.d),
+          );
+          const target = eventTarget({ state: c.state, url: c.url, attemptUrl: last?.url ?? null, defaultUrl: p.defaultUrl });
+          const error = c.state === "delivered" ? null : plainError(c.lastError, last?.httpStatus ?? null);
+          return (
+            <section class="card" aria-label={`Callback ${c.id}`}>
+              <p>
+                <span safe>{`Event ${c.id} · status ${c.status} · `}</span>
+                <EventStateBadge s={s} /> <span safe>{s.words}</span>
+              </p>
+              <p>
+                <span>Target: </span>
+                <TargetText t={target} />
+              </p>
+              {error ? <p safe>{`Last error: ${error}`}</p> : <></>}
+              {c.state === "failed" || c.state === "delivered" ? (
+                <ActionButton viewer={p.viewer} action={`/backoffice/callbacks/${c.id}/resend`} fields={{ back: p.back }} label="Resend" ariaLabel={`Resend ${c.status} callback`} kind="secondary" />
+              ) : (
+                <></>
+              )}
+              {attempts.length ? (
+                <TableWrap label={`Delivery attempts of ${c.id}`}>
+                  <table class="rowcards">
+                    <thead>
+                      <tr>
+                        <th scope="col">Attempt</th>
+                        <th scope="col">Time</th>
+                        <th scope="col">HTTP status</th>
+                        <th scope="col">Latency</th>
+                        <th scope="col">Response</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {attempts.map((a, i) => {
+                        const words = plainError(a.error, a.httpStatus);
+                        return (
+                          <tr data-attempt>
+                            <td data-label="Attempt" safe>
+                              {String(i + 1)}
+                            </td>
+                            <td data-label="Time">
+                              <Time ms={a.startedAt} />
+                            </td>
+                            <td data-label="HTTP status" safe>
+                              {a.httpStatus === null ? "—" : String(a.httpStatus)}
+                            </td>
+                            <td data-label="Latency" safe>
+                              {a.durationMs === null ? "—" : `${a.durationMs} ms`}
+                            </td>
+                            <td class="wrap" data-label="Response">
+                              {words ? <span safe>{words}</span> : <></>}
+                              {a.responseBody ? <span safe>{`${words ? " · " : ""}${a.responseBody.slice(0, 200)}`}</span> : <></>}
+                            </td>
+                          </tr>
+                        );
+                      })}
+                    </tbody>
+                  </table>
+                </TableWrap>
+              ) : (
+                <p class="muted">No delivery attempt yet.</p>
+              )}
+            </section>
+          );
+        })
       ) : (
         <p safe>{p.empty}</p>
       )}

@@ -129,6 +129,43 @@ export function CopyButton(p: { target: string; label: string }): JSX.Element {
   );
 }
 
+/** A filter's select with "Any" first; an option is a value, or [value, label]. */
+export function FilterSelect(p: { id: string; label: string; value?: string; options: readonly (string | readonly [string, string])[] }): JSX.Element {
+  return (
+    <label for={p.id}>
+      <span safe>{p.label}</span>
+      <select id={p.id} name={p.id}>
+        <option value="">Any</option>
+        {p.options.map((o) => {
+          const [value, label] = typeof o === "string" ? [o, o] : o;
+          return (
+            <option value={value} selected={p.value === value} safe>
+              {label}
+            </option>
+          );
+        })}
+      </select>
+    </label>
+  );
+}
+
+/** A filter form's "From" and "To" days, then its "Filter" button. */
+export function DateRangeAndFilter(p: { raw: Record<string, string> }): JSX.Element {
+  return (
+    <>
+      <label for="from">
+        From
+        <input id="from" name="from" type="date" value={p.raw.from ?? ""} />
+      </label>
+      <label for="to">
+        To
+        <input id="to" name="to" type="date" value={p.raw.to ?? ""} />
+      </label>
+      <button type="submit">Filter</button>
+    </>
+  );
+}
+
 export function Notice(p: { kind?: "ok" | "error"; text?: string | null }): JSX.Element {
   if (!p.text) return <></>;
   return (

@@ -8,6 +8,7 @@ import { writeTx } from "../../db/client";
 import { gasTopups } from "../../db/schema";
 import type { ChainAdapter, SignedTransfer } from "../types";
 import { crashPoint } from "../../lib/crash";
+import { costOf, recordCost } from "./costs";
 import { RetryLater, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
 import { sleep } from "../../lib/clock";
 
@@ -80,11 +81,14 @@ export function gasTopupsFor(
     for (;;) {
       const s = await adapter.txState(storedTopup(t));
       if (s.state === "included") {
-        if (!s.success) {
-          setTopup(t.id, { status: "failed", lastError: "top-up failed on chain" });
-          throw new RetryLater("gas top-up failed on chain", TOPUP_RETRY_MS);
-        }
-        setTopup(t.id, { status: "confirmed" });
+        const cost = await costOf(adapter, storedTopup(t));
+        const id = t.id;
+        writeTx(ctx.db, (tx) => {
+          // A failed top-up burned its fee too: both are recorded.
+          if (cost) recordCost(tx, { chain, txHash: t.txHash, kind: "gas_topup", payoutOrderId: t.payoutOrderId, cost, now: ctx.clock.now() });
+          tx.update(gasTopups).set(s.success ? { status: "confirmed", updatedAt: ctx.clock.now() } : { status: "failed", lastError: "top-up failed on chain", updatedAt: ctx.clock.now() }).where(eq(gasTopups.id, id)).run();
+        });
+        if (!s.success) throw new RetryLater("gas top-up failed on chain", TOPUP_RETRY_MS);
         return true;
       }
       if (s.state === "expired") {

@@ -512,6 +512,12 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
       }
     },
 
+    async txCost(tx: SignedTransfer) {
+      const r = await rpc.request<{ gasUsed?: string; effectiveGasPrice?: string } | null>("eth_getTransactionReceipt", [tx.txHash]);
+      if (!r?.gasUsed) return null;
+      return { nativeBurned: BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice ?? "0x0") };
+    },
+
     async txState(tx: SignedTransfer): Promise<TxState> {
       const receiptState = async (): Promise<TxState | null> => {
         const r = await rpc.request<{ blockNumber: string; status: string } | null>("eth_getTransactionReceipt", [tx.txHash]);

@@ -17,6 +17,7 @@ import type {
   TokenInfo,
   TokenSymbol,
   TransferRequest,
+  TxCost,
   TxState,
   WatchSet,
 } from "../types";
@@ -195,6 +196,12 @@ export class SandboxChain implements ChainAdapter {
   private mineInto(t: Tx, number: number, prevHeight: number) {
     t.update(sandboxChains).set({ height: Math.max(number, prevHeight) }).where(eq(sandboxChains.chain, this.chain)).run();
     t.insert(sandboxBlocks).values({ chain: this.chain, number, time: this.now() }).onConflictDoUpdate({ target: [sandboxBlocks.chain, sandboxBlocks.number], set: { time: this.now() } }).run();
+  }
+
+  /** The sandbox burns no fees: a mined transaction cost nothing. */
+  async txCost(tx: SignedTransfer): Promise<TxCost | null> {
+    const s = await this.txState(tx);
+    return s.state === "included" ? { nativeBurned: 0n } : null;
   }
 
   async txState(tx: SignedTransfer): Promise<TxState> {

@@ -134,7 +134,8 @@ describe("SOL RPC faults", () => {
   test("fails over to the second URL while the first is down, and rides out 429s", async () => {
     const dead = await startRpcProxy(fx.node.url, { down: true });
     try {
-      const two = createSolAdapter({ rpcUrls: [dead.url, fx.proxy.url], tokens: SOL_TOKENS, confirmations: 2, backoffBaseMs: 5 });
+      // A long backoff keeps the dead endpoint marked down until the check below, however slow the machine.
+      const two = createSolAdapter({ rpcUrls: [dead.url, fx.proxy.url], tokens: SOL_TOKENS, confirmations: 2, backoffBaseMs: 60_000 });
       await two.start();
       const [a] = someSolAddresses(1, "failover");
       const start = (await two.head()).scanTo! + 1n;

@@ -595,6 +595,12 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
       }
     },
 
+    async txCost(tx: SignedTransfer) {
+      const t = await rpc.request<{ meta?: { fee?: number } } | null>("getTransaction", [tx.txHash, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+      if (!t?.meta) return null;
+      return { nativeBurned: BigInt(t.meta.fee ?? 0) };
+    },
+
     async txState(tx: SignedTransfer): Promise<TxState> {
       const lastValid = (tx.meta as Partial<SolTxMeta>).lastValidBlockHeight;
       // Height first, status second: a null status read after a final height past lastValid

@@ -17,6 +17,7 @@ import type {
   TokenInfo,
   TokenSymbol,
   TransferRequest,
+  TxCost,
   TxState,
   WatchSet,
 } from "../types";
@@ -30,12 +31,14 @@ import {
   addressOfKey,
   addressWord,
   signRaw,
+  stakeRaw,
   toHex41,
   transferData,
   transferTrxRaw,
   TRANSFER_TOPIC,
   triggerRaw,
   type RefBlock,
+  type StakeKind,
   type TronRawData,
   type TronSignedTx,
 } from "./tx";
@@ -69,11 +72,56 @@ export interface TronAdapterOptions {
   logger?: TronRpcLogger;
   /** Drives RPC backoff (tests move a TestClock). Default: real time. */
   clock?: Clock;
+  /** `[chains.TRON.energy]` (DESIGN 21). Default: burn. */
+  energy?: TronEnergyConfig;
+}
+
+/** `[chains.TRON.energy]`: burn TRX for energy, or delegate it from the energy wallet's stake; without enough: burn or wait. */
+export interface TronEnergyConfig {
+  mode: "burn" | "stake";
+  fallback: "burn" | "wait";
+}
+
+/** An account's energy (getaccountresource): from stakes (its own and delegated to it), and the network's totals. */
+export interface TronEnergy {
+  limit: bigint;
+  used: bigint;
+  /** limit − used (≥ 0). */
+  available: bigint;
+  totalLimit: bigint;
+  totalWeight: bigint;
+}
+
+/** An account's Stake 2.0 ENERGY stake (getaccount), sun. */
+export interface TronStake {
+  balance: bigint;
+  /** Staked and held (not delegated). */
+  frozen: bigint;
+  /** Staked and delegated to others. */
+  delegated: bigint;
+  /** Unstaked, waiting for the 14 days. */
+  unfreezing: bigint;
+}
+
+/** What a mined transaction cost (gettransactioninfobyid's receipt). */
+export interface TronReceipt {
+  /** Sun burned in all (energy + bandwidth + activation). */
+  fee: bigint;
+  /** Energy from stakes (own or delegated). */
+  energyFromStake: bigint;
+  /** Sun burned for energy. */
+  energyFee: bigint;
+  energyTotal: bigint;
+  /** Bandwidth bytes (free or burned). */
+  bandwidth: bigint;
+  netFee: bigint;
 }
 
 /** What `SignedTransfer.meta` holds for TRON (decimal strings, so it survives JSON). */
 export interface TronTxMeta {
-  kind: "TRC20" | "TRX";
+  kind: "TRC20" | "TRX" | "STAKE";
+  /** STAKE: which Stake 2.0 contract. */
+  op?: StakeKind;
   from: string;
   to: string;
   amount: string;
@@ -104,6 +152,18 @@ export interface TronAccount {
 
 export interface TronAdapter extends ChainAdapter {
   readonly rpc: TronRpc;
+  readonly energy: TronEnergyConfig;
+  energyOf(address: string): Promise<TronEnergy>;
+  stakeOf(address: string): Promise<TronStake>;
+  /** Sun of its stake `owner` may delegate now (getcandelegatedmaxsize). */
+  canDelegate(owner: string): Promise<bigint>;
+  /** Sun `owner` delegates to `receiver` now (getdelegatedresourcev2). */
+  delegatedTo(owner: string, receiver: string): Promise<bigint>;
+  /** A Stake 2.0 transaction for ENERGY signed by `from` (stake, unstake, delegate or reclaim `amount` sun). */
+  signStake(req: { op: StakeKind; from: string; to?: string; amount: bigint; privateKey: Uint8Array }): Promise<SignedTransfer>;
+  /** The cost of a mined transaction; null while it is not in a block. */
+  receipt(txHash: string): Promise<TronReceipt | null>;
+  txCost(tx: SignedTransfer): Promise<TxCost | null>;
   account(address: string): Promise<TronAccount>;
   chainParams(): Promise<TronChainParams>;
   signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
@@ -144,8 +204,9 @@ interface NodeTxInfo {
   id: string;
   blockNumber?: number;
   blockTimeStamp?: number;
+  fee?: number;
   result?: string;
-  receipt?: { result?: string };
+  receipt?: { result?: string; energy_usage?: number; energy_fee?: number; energy_usage_total?: number; net_usage?: number; net_fee?: number };
   log?: Array<{ address: string; topics?: string[]; data?: string }>;
 }
 
@@ -225,7 +286,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     return own;
   }
 
-  function signed(raw: TronRawData, privateKey: Uint8Array, meta: Pick<TronTxMeta, "kind" | "from" | "to" | "amount" | "feeLimit" | "token" | "energy">): SignedTransfer {
+  function signed(raw: TronRawData, privateKey: Uint8Array, meta: Pick<TronTxMeta, "kind" | "op" | "from" | "to" | "amount" | "feeLimit" | "token" | "energy">): SignedTransfer {
     const tx: TronSignedTx = signRaw(raw, privateKey);
     const full: TronTxMeta = {
       ...meta,
@@ -289,6 +350,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     tokens,
     requiredConfirmations: opts.confirmations,
     rpc,
+    energy: opts.energy ?? { mode: "burn", fallback: "burn" },
 
     async start() {
       for (const t of tokens) {
@@ -456,6 +518,69 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
         feeLimit: feeLimit.toString(),
         energy: energy.toString(),
       });
+    },
+
+    async energyOf(address: string): Promise<TronEnergy> {
+      const r = await rpc.post<{ EnergyLimit?: number; EnergyUsed?: number; TotalEnergyLimit?: number; TotalEnergyWeight?: number }>("wallet/getaccountresource", { address: toHex41(address) });
+      const limit = BigInt(r?.EnergyLimit ?? 0);
+      const used = BigInt(r?.EnergyUsed ?? 0);
+      return { limit, used, available: limit > used ? limit - used : 0n, totalLimit: BigInt(r?.TotalEnergyLimit ?? 0), totalWeight: BigInt(r?.TotalEnergyWeight ?? 0) };
+    },
+
+    async stakeOf(address: string): Promise<TronStake> {
+      type Acc = {
+        balance?: number;
+        frozenV2?: Array<{ type?: string; amount?: number }>;
+        unfrozenV2?: Array<{ type?: string; unfreeze_amount?: number }>;
+        account_resource?: { delegated_frozenV2_balance_for_energy?: number };
+      };
+      const a = await rpc.post<Acc>("wallet/getaccount", { address: toHex41(address) });
+      const energy = (x: { type?: string }) => x.type === "ENERGY";
+      return {
+        balance: BigInt(a?.balance ?? 0),
+        frozen: BigInt(a?.frozenV2?.find(energy)?.amount ?? 0),
+        delegated: BigInt(a?.account_resource?.delegated_frozenV2_balance_for_energy ?? 0),
+        unfreezing: (a?.unfrozenV2 ?? []).filter(energy).reduce((s, u) => s + BigInt(u.unfreeze_amount ?? 0), 0n),
+      };
+    },
+
+    async canDelegate(owner: string): Promise<bigint> {
+      const r = await rpc.post<{ max_size?: number }>("wallet/getcandelegatedmaxsize", { owner_address: toHex41(owner), type: 1 });
+      return BigInt(r?.max_size ?? 0);
+    },
+
+    async delegatedTo(owner: string, receiver: string): Promise<bigint> {
+      const r = await rpc.post<{ delegatedResource?: Array<{ frozen_balance_for_energy?: number }> }>("wallet/getdelegatedresourcev2", { fromAddress: toHex41(owner), toAddress: toHex41(receiver) });
+      return (r?.delegatedResource ?? []).reduce((s, d) => s + BigInt(d.frozen_balance_for_energy ?? 0), 0n);
+    },
+
+    async signStake(req): Promise<SignedTransfer> {
+      const from = checkKey(req.privateKey, req.from);
+      const to = req.to === undefined ? undefined : normalizeTronAddress(req.to);
+      const { ref, headTime } = await refAndTime();
+      const raw = stakeRaw({ kind: req.op, owner: from, receiver: to, amount: req.amount, ref, expiration: headTime + lifetime, timestamp: headTime });
+      return signed(raw, req.privateKey, { kind: "STAKE", op: req.op, from, to: to ?? from, amount: req.amount.toString(), feeLimit: "0" });
+    },
+
+    async txCost(tx: SignedTransfer) {
+      const r = await adapter.receipt(tx.txHash);
+      if (!r) return null;
+      return { nativeBurned: r.fee, energyDelegated: r.energyFromStake, energyBurned: r.energyTotal - r.energyFromStake, bandwidth: r.bandwidth };
+    },
+
+    async receipt(txHash: string): Promise<TronReceipt | null> {
+      const info = await infoOf(txHash);
+      if (!info) return null;
+      const r = info.receipt ?? {};
+      const n = (v: number | undefined) => BigInt(v ?? 0);
+      return {
+        fee: n(info.fee),
+        energyFromStake: n(r.energy_usage),
+        energyFee: n(r.energy_fee),
+        energyTotal: n(r.energy_usage_total),
+        bandwidth: n(r.net_usage) + (r.net_fee ? n(r.net_fee) / (await adapter.chainParams()).transactionFee : 0n),
+        netFee: n(r.net_fee),
+      };
     },
 
     async signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer> {

@@ -3,8 +3,27 @@ import type { ChainModule, ChainModuleCtx } from "../module";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, randomTronAddress } from "./address";
 import { createTronAdapter, type TronAdapter, type TronSentTx } from "./adapter";
 import { tronPayoutOps } from "./payout-steps";
+import { energyControl, energyJobs, energySteps } from "./energy";
+import { KeyedLock } from "../payout-steps";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
+import { Type as T } from "@sinclair/typebox";
+import type { TronEnergyConfig } from "./adapter";
+
+/** `[chains.TRON.energy]` (DESIGN 21). */
+const ENERGY_SECTION = T.Object(
+  {
+    mode: T.Union([T.Literal("burn"), T.Literal("stake")], {
+      default: "burn",
+      description: '"burn": each TRC20 transfer burns TRX for its energy (via its fee limit); "stake": the energy wallet delegates energy from its staked TRX to the source before the transfer and reclaims it once final',
+    }),
+    fallback: T.Union([T.Literal("burn"), T.Literal("wait")], {
+      default: "burn",
+      description: 'stake mode, when the stake has not enough energy free: "burn" TRX as in burn mode, or "wait" until the stake regenerates (up to 24 h)',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
 
 
 /** TRC20 transfer energy to an existing holder, with the 20 % margin the signer adds (the shared contract's docs/chains.md, ../shared/docs/ beside this repository). */
@@ -48,10 +67,14 @@ async function readSent(ctx: ChainModuleCtx, adapter: TronAdapter, c: SentCache)
 
 export const tronChain: ChainModule = {
   code: "TRON",
-  defaults: { confirmations: 19, blockTime: "3s", tokens: [
+  defaults: {
+    confirmations: 19,
+    blockTime: "3s",
+    tokens: [
       // Mainnet TRC20 USDT (DESIGN 9); config may override contract and decimals.
       { chain: "TRON", symbol: "USDT", contract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", decimals: 6 },
     ],
+    sectionKeys: { energy: ENERGY_SECTION },
   },
   label: { network: "TRON", standard: "TRC20" },
   color: "#eb0029",
@@ -62,7 +85,7 @@ export const tronChain: ChainModule = {
   derivation: { coinType: 195, account: 0, path: (i) => `m/44'/195'/0'/0/${i}` },
   deriveKey: (seed, index) => deriveTronKey(seed, index),
   createAdapter: ({ cfg, tokens, logger, clock }) => {
-    const adapter = createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock });
+    const adapter = createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock, energy: cfg.energy as TronEnergyConfig | undefined });
     return {
       adapter,
       // Energy of a TRC20 transfer to an existing holder, with the signer's 20 % margin, plus its bandwidth, at the node's prices.
@@ -71,6 +94,12 @@ export const tronChain: ChainModule = {
         return { fee: TRANSFER_ENERGY * p.energyFee + TRANSFER_BANDWIDTH * p.transactionFee };
       },
       payoutOps: (ctx, env) => tronPayoutOps(ctx, adapter, env),
+      // Stake mode: the job that reclaims energy delegated to sources once their transfers are final.
+      jobs: (ctx, _addresses, payouts) => {
+        const locks = new KeyedLock();
+        return energyJobs(ctx, adapter, energySteps(ctx, adapter, payouts, (key, fn) => locks.run(key, fn)));
+      },
+      staking: (ctx) => energyControl(ctx, adapter),
       // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
       unrecordedOutgoing: async (ctx, q) => {
         if (q.since === null) return [];
@@ -79,6 +108,7 @@ export const tronChain: ChainModule = {
       },
     };
   },
+  collectionDust: 1n,
   paymentUri: (token, address, amount) => {
     const ui = amount === null ? null : fromBaseUnits(amount, token.decimals, 0);
     return `tron:${address}?` + (ui === null ? "" : `amount=${ui}&`) + `token=${token.contract}`;

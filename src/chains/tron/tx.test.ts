@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { deriveTronKey } from "./address";
-import { recoverSigner, signRaw, transferData, transferTrxRaw, triggerRaw, type TronRawData } from "./tx";
+import { recoverSigner, signRaw, stakeRaw, transferData, transferTrxRaw, triggerRaw, type TronRawData } from "./tx";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { TronWeb, utils } = require("tronweb");
@@ -16,6 +16,10 @@ const cases: Array<[string, TronRawData]> = [
   ["TRC20 transfer, 1 base unit", triggerRaw({ owner: key.address, contract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", data: transferData(to, 1n), feeLimit: 15_634_200, ref, expiration: 1_767_225_660_000, timestamp: 1_767_225_600_000 })],
   ["TRC20 transfer, 2^128 base units", triggerRaw({ owner: key.address, contract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", data: transferData(to, 2n ** 128n), feeLimit: 1, ref: { number: 1, blockID: "0000000000000001" + "00".repeat(24) }, expiration: 1, timestamp: 0 })],
   ["TRX transfer", transferTrxRaw({ owner: key.address, to, amount: 1_234_567n, ref, expiration: 1_767_225_660_000, timestamp: 1_767_225_600_000 })],
+  ["stake for energy (FreezeBalanceV2)", stakeRaw({ kind: "freeze", owner: key.address, amount: 6_500_000_000n, ref, expiration: 1_767_225_660_000, timestamp: 1_767_225_600_000 })],
+  ["unstake (UnfreezeBalanceV2)", stakeRaw({ kind: "unfreeze", owner: key.address, amount: 1_000_000n, ref, expiration: 1_767_225_660_000, timestamp: 1_767_225_600_000 })],
+  ["delegate energy (DelegateResource)", stakeRaw({ kind: "delegate", owner: key.address, receiver: to, amount: 7_800_000_000n, ref, expiration: 1_767_225_660_000, timestamp: 1_767_225_600_000 })],
+  ["reclaim energy (UnDelegateResource)", stakeRaw({ kind: "undelegate", owner: key.address, receiver: to, amount: 7_800_000_000n, ref, expiration: 1_767_225_660_000, timestamp: 1_767_225_600_000 })],
 ];
 
 describe("TRON transactions built locally", () => {

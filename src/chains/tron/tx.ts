@@ -62,7 +62,25 @@ export type TronContractJson =
         value: { amount: number; owner_address: string; to_address: string };
         type_url: "type.googleapis.com/protocol.TransferContract";
       };
-    };
+    }
+  | StakeContractJson;
+
+/** Stake 2.0 contracts (ENERGY only): field numbers of java-tron's balance_contract.proto. */
+export type StakeContractJson =
+  | { type: "FreezeBalanceV2Contract"; parameter: { value: { owner_address: string; frozen_balance: number; resource: "ENERGY" }; type_url: "type.googleapis.com/protocol.FreezeBalanceV2Contract" } }
+  | { type: "UnfreezeBalanceV2Contract"; parameter: { value: { owner_address: string; unfreeze_balance: number; resource: "ENERGY" }; type_url: "type.googleapis.com/protocol.UnfreezeBalanceV2Contract" } }
+  | { type: "DelegateResourceContract"; parameter: { value: { owner_address: string; resource: "ENERGY"; balance: number; receiver_address: string }; type_url: "type.googleapis.com/protocol.DelegateResourceContract" } }
+  | { type: "UnDelegateResourceContract"; parameter: { value: { owner_address: string; resource: "ENERGY"; balance: number; receiver_address: string }; type_url: "type.googleapis.com/protocol.UnDelegateResourceContract" } };
+
+export type StakeKind = "freeze" | "unfreeze" | "delegate" | "undelegate";
+const STAKE_TYPES = {
+  freeze: ["FreezeBalanceV2Contract", 54n],
+  unfreeze: ["UnfreezeBalanceV2Contract", 55n],
+  delegate: ["DelegateResourceContract", 57n],
+  undelegate: ["UnDelegateResourceContract", 58n],
+} as const;
+/** ResourceCode.ENERGY. */
+const ENERGY_CODE = 1n;
 
 export interface TronRawData {
   contract: TronContractJson[];
@@ -84,7 +102,16 @@ export interface TronSignedTx {
 function contractBytes(c: TronContractJson): Uint8Array {
   let value: Uint8Array;
   let typeNo: bigint;
-  if (c.type === "TriggerSmartContract") {
+  if (c.type === "FreezeBalanceV2Contract" || c.type === "UnfreezeBalanceV2Contract") {
+    const v = c.parameter.value;
+    typeNo = c.type === "FreezeBalanceV2Contract" ? 54n : 55n;
+    const amount = "frozen_balance" in v ? v.frozen_balance : v.unfreeze_balance;
+    value = concatBytes(lenField(1, hexToBytes(v.owner_address)), intField(2, BigInt(amount)), intField(3, ENERGY_CODE));
+  } else if (c.type === "DelegateResourceContract" || c.type === "UnDelegateResourceContract") {
+    const v = c.parameter.value;
+    typeNo = c.type === "DelegateResourceContract" ? 57n : 58n;
+    value = concatBytes(lenField(1, hexToBytes(v.owner_address)), intField(2, ENERGY_CODE), intField(3, BigInt(v.balance)), lenField(4, hexToBytes(v.receiver_address)));
+  } else if (c.type === "TriggerSmartContract") {
     const v = c.parameter.value;
     typeNo = 31n;
     value = concatBytes(lenField(1, hexToBytes(v.owner_address)), lenField(2, hexToBytes(v.contract_address)), lenField(4, hexToBytes(v.data)));
@@ -157,6 +184,23 @@ export function transferTrxRaw(o: { owner: string; to: string; amount: bigint; r
     expiration: o.expiration,
     timestamp: o.timestamp,
   };
+}
+
+/** A Stake 2.0 transaction for ENERGY: stake (freeze), unstake (unfreeze), delegate or undelegate `amount` sun. */
+export function stakeRaw(o: { kind: StakeKind; owner: string; amount: bigint; receiver?: string; ref: RefBlock; expiration: number; timestamp: number }): TronRawData {
+  if (o.amount <= 0n || o.amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError("TRX amount out of range");
+  const [type] = STAKE_TYPES[o.kind];
+  const owner_address = toHex41(o.owner);
+  const amount = Number(o.amount);
+  let value: Record<string, unknown>;
+  if (o.kind === "freeze") value = { owner_address, frozen_balance: amount, resource: "ENERGY" };
+  else if (o.kind === "unfreeze") value = { owner_address, unfreeze_balance: amount, resource: "ENERGY" };
+  else {
+    if (!o.receiver) throw new Error(`${o.kind} needs a receiver`);
+    value = { owner_address, resource: "ENERGY", balance: amount, receiver_address: toHex41(o.receiver) };
+  }
+  const contract = { parameter: { value, type_url: `type.googleapis.com/protocol.${type}` }, type } as StakeContractJson;
+  return { contract: [contract], ...refFields(o.ref), expiration: o.expiration, timestamp: o.timestamp };
 }
 
 /** Signs the txID with `privateKey` (recoverable, low-s, v = 27 + recovery as tronweb writes it). */

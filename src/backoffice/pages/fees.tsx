@@ -1,0 +1,56 @@
+/** @jsxImportSource @kitajs/html */
+// Fees (DESIGN 21): what the gateway's own transactions cost on chain, per chain and day
+// (transfer_costs): native coin burned, energy delegated from the stake or burned, bandwidth.
+// A merchant sees its payouts' costs (collection legs and refunds included); the operator all.
+import { Elysia } from "elysia";
+import { type BackofficeDeps, page, type Viewer } from "../guard";
+import { Layout } from "../views/layout";
+import { DataTable } from "../views/common";
+import { CostCells } from "../views/costs";
+import { feesByDay } from "../queries/costs";
+
+const PATH = "/backoffice/fees";
+const DAY_MS = 86_400_000;
+
+function FeesPage(p: { d: BackofficeDeps; v: Viewer; days: number }): string {
+  const { d, v } = p;
+  const sinceDay = new Date(d.ctx.clock.now() - (p.days - 1) * DAY_MS).toISOString().slice(0, 10);
+  const rows = feesByDay(d.ctx.db, { merchantId: v.role === "merchant" ? v.merchantId! : undefined, sinceDay });
+  return (
+    <Layout title="Fees" viewer={v} path={PATH}>
+      <p class="muted">What the gateway's transactions cost on chain, per UTC day: the native coin burned or paid as fee, energy delegated from the stake or burned (TRON), bandwidth bytes.</p>
+      <form method="get" action={PATH} class="filters">
+        <label for="f-days">
+          Days
+          <input id="f-days" name="days" type="number" min="1" max="366" value={String(p.days)} />
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      <DataTable
+        label="Fees per chain and day"
+        head={["Day", "Chain", "Transactions", "Burned", "Energy delegated", "Energy burned", "Bandwidth"]}
+        rows={rows}
+        empty="No transaction cost recorded in these days."
+        row={(r) => (
+          <tr>
+            <td safe>{r.day}</td>
+            <td safe>{r.chain}</td>
+            <td>{r.txs}</td>
+            <CostCells {...r} />
+          </tr>
+        )}
+      />
+    </Layout>
+  ) as string;
+}
+
+export function feeRoutes(d: BackofficeDeps) {
+  return new Elysia({ name: "backoffice-fees" }).get(
+    PATH,
+    page(d, {}, (v, r) => {
+      const n = Number((r.query as Record<string, string | undefined>).days ?? "30");
+      const days = Number.isInteger(n) && n >= 1 && n <= 366 ? n : 30;
+      return FeesPage({ d, v, days });
+    }),
+  );
+}

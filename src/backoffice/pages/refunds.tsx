@@ -1,0 +1,176 @@
+/** @jsxImportSource @kitajs/html */
+// Refunds in the back office (DESIGN 20, issue 28): "Refund" on a paid order's page and on an
+// unmatched deposit (Amount; "Payer's address", or "Send a refund link"), the order's refunds, and
+// the guided resolution of a frozen order (accept as paid, refund all, refund the difference), each
+// saying what it produces, confirmed with the password and noted in the audit log. Both roles; a
+// merchant user acts on its own orders and deposits only.
+import { AppError } from "../../errors";
+import { fromBaseUnits } from "../../lib/money";
+import { HOLD_TEXT } from "../../payin/hold";
+import type { PayinOrderRow } from "../../payin/views";
+import { depositRefundable, refundableAmount, refundsOfDeposit, refundsOfOrder, RefundRefused } from "../../payout/refunds";
+import { resolutionOptions } from "../../payin/resolve";
+import type { RefundRow } from "../../payout/refund-views";
+import { OperatorError } from "../../payin/operator";
+import type { BackofficeDeps, Viewer } from "../guard";
+import { Csrf, DataTable, StatusBadge, Time } from "../views/common";
+import { ChainRef } from "../views/explorer";
+
+type TransferRow = Parameters<typeof depositRefundable>[1];
+
+/** The words for a refused refund or resolution (the API's codes, the services' own refusals), or null for other errors. */
+export function refundProblem(e: unknown): string | null {
+  if (e instanceof OperatorError || e instanceof RefundRefused) return e.message;
+  if (!(e instanceof AppError)) return null;
+  const data = e.data as Record<string, unknown> | null;
+  if (e.code === 55001) return `That is more than can be refunded (${String(data?.refundable ?? "0")} left).`;
+  if (e.code === 54003) return "That address is one of the merchant's own: give the payer's address.";
+  if (e.code === 10001) {
+    const fields = (data?.fields ?? {}) as Record<string, string>;
+    return `Check the form: ${Object.entries(fields).map(([k, v]) => `${k === "toAddress" ? "payer's address" : k} ${v}`).join("; ")}.`;
+  }
+  return `${e.message}${data?.reason ? `: ${String(data.reason)}` : ""}.`;
+}
+
+function RefundForm(p: { v: Viewer; action: string; max: string; token: string }): JSX.Element {
+  return (
+    <form method="post" action={p.action} class="filters" aria-label="Refund">
+      <Csrf viewer={p.v} />
+      <label for="refund-amount">
+        Amount
+        <input id="refund-amount" name="amount" required inputmode="decimal" pattern="^(0|[1-9]\d*)(\.\d{1,6})?$" value={p.max} aria-describedby="refund-help" />
+      </label>
+      <label for="refund-address">
+        Payer's address
+        <input id="refund-address" name="toAddress" maxlength="128" autocomplete="off" spellcheck="false" aria-describedby="refund-help" />
+      </label>
+      <button type="submit" name="mode" value="address">
+        Refund
+      </button>
+      <button type="submit" name="mode" value="link" class="secondary">
+        Send a refund link
+      </button>
+      <p id="refund-help" class="muted" safe>
+        {`Up to ${p.max} ${p.token}. With the payer's address it is sent at once, as a payout from the merchant's addresses (the receiving address first); "Send a refund link" makes a page where the payer enters the address. You confirm with your password.`}
+      </p>
+    </form>
+  );
+}
+
+function RefundTable(p: { d: BackofficeDeps; rows: RefundRow[] }): JSX.Element {
+  return (
+    <DataTable
+      label="Refunds"
+      head={["Refund", "Amount", "To", "Status", "Payout", "Created"]}
+      rows={p.rows}
+      row={(r) => (
+        <tr>
+          <td class="mono" safe>
+            {r.refundNo}
+          </td>
+          <td safe>{`${fromBaseUnits(BigInt(r.amount), r.decimals, 6)} ${r.token}`}</td>
+          <td class="wrap">
+            {r.toAddress ? (
+              <ChainRef ctx={p.d.ctx} chain={r.chain} kind="address" value={r.toAddress} />
+            ) : r.refundUrl ? (
+              <span>
+                waiting for the payer: <a href={r.refundUrl} safe>{r.refundUrl}</a>
+              </span>
+            ) : (
+              "—"
+            )}
+          </td>
+          <td>
+            <StatusBadge status={r.status} />
+          </td>
+          <td>{r.payoutOrderNo ? <a href={`/backoffice/orders/${r.payoutOrderNo}`} safe>{r.payoutOrderNo}</a> : "—"}</td>
+          <td>
+            <Time ms={r.createdAt} />
+          </td>
+        </tr>
+      )}
+    />
+  );
+}
+
+/** The order page's refund part: the form while something is refundable, and the order's refunds. */
+export function OrderRefunds(p: { d: BackofficeDeps; v: Viewer; o: PayinOrderRow; back: string }): JSX.Element {
+  const { d, v, o } = p;
+  const rows = refundsOfOrder(d.ctx.db, o.id);
+  const left = o.status === "frozen_abnormal" ? 0n : refundableAmount(d.ctx.db, o);
+  if (!rows.length && left === 0n) return <></>;
+  return (
+    <>
+      <h2>Refunds</h2>
+      {left > 0n ? <RefundForm v={v} action={`${p.back}/refund`} max={fromBaseUnits(left, o.decimals, 0)} token={o.token} /> : <></>}
+      {rows.length ? <RefundTable d={d} rows={rows} /> : <></>}
+    </>
+  );
+}
+
+/** A frozen order's one guided choice: why it is held, what each option produces, a note, the password. */
+export function ResolveFrozen(p: { d: BackofficeDeps; v: Viewer; o: PayinOrderRow; back: string }): JSX.Element {
+  const { d, v, o } = p;
+  const r = resolutionOptions(d.ctx, o);
+  if (o.status !== "frozen_abnormal") return <></>;
+  return (
+    <section aria-labelledby="resolve-title">
+      <h2 id="resolve-title">Resolve this payment</h2>
+      <p safe>{`On hold because it was ${r.reason ? HOLD_TEXT[r.reason] : "frozen"}.`}</p>
+      {r.waiting ? (
+        <p class="muted" safe>
+          {r.waiting}
+        </p>
+      ) : (
+        <form method="post" action={`${p.back}/resolve`}>
+          <Csrf viewer={v} />
+          <fieldset>
+            <legend>What should happen</legend>
+            {r.options.map((x, i) => (
+              <div class="choice">
+                <input type="radio" id={`resolve-${x.choice}`} name="choice" value={x.choice} required checked={i === 0} aria-describedby={`resolve-${x.choice}-outcome`} />
+                <label for={`resolve-${x.choice}`} safe>
+                  {x.label}
+                </label>
+                <p id={`resolve-${x.choice}-outcome`} class="muted" safe>
+                  {x.outcome}
+                </p>
+              </div>
+            ))}
+          </fieldset>
+          <label for="resolve-address">
+            Payer's address
+            <input id="resolve-address" name="toAddress" maxlength="128" autocomplete="off" spellcheck="false" aria-describedby="resolve-address-help" />
+          </label>
+          <p id="resolve-address-help" class="muted">
+            For a refund: where it goes. Leave it empty to send the payer a refund link instead.
+          </p>
+          <label for="resolve-note">
+            Note
+            <input id="resolve-note" name="note" required maxlength="500" aria-describedby="resolve-note-help" />
+          </label>
+          <p id="resolve-note-help" class="muted">
+            Why you chose this; it is kept in the audit log. You confirm with your password.
+          </p>
+          <button type="submit">Resolve</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+/** The deposit page's refund part (replaces "Mark refunded"). */
+export function DepositRefunds(p: { d: BackofficeDeps; v: Viewer; t: TransferRow; decimals: number }): JSX.Element {
+  const { d, v, t } = p;
+  const rows = refundsOfDeposit(d.ctx.db, t.id);
+  const refundable = t.unmatchedReason !== null && t.status === "confirmed" && (t.resolution === null || t.resolution === "refunded");
+  const left = refundable ? depositRefundable(d.ctx.db, t) : 0n;
+  if (!rows.length && left === 0n) return <></>;
+  return (
+    <>
+      <h2>Refund</h2>
+      {left > 0n ? <RefundForm v={v} action={`/backoffice/deposits/${t.id}/refund`} max={fromBaseUnits(left, p.decimals, 0)} token={t.token} /> : <></>}
+      {rows.length ? <RefundTable d={d} rows={rows} /> : <></>}
+    </>
+  );
+}

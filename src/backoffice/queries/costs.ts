@@ -1,0 +1,73 @@
+// What the gateway's transactions cost on chain (transfer_costs, DESIGN 21): per payout, per set
+// of payouts (a batch, a collection run) and per chain and day (the Fees page).
+import { and, desc, eq, gte, inArray } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { payoutOrders, transferCosts } from "../../db/schema";
+
+export type CostRow = typeof transferCosts.$inferSelect;
+
+export interface CostTotal {
+  chain: string;
+  txs: number;
+  native: bigint;
+  energyDelegated: bigint;
+  energyBurned: bigint;
+  bandwidth: bigint;
+}
+
+export function costsOfPayout(db: Db, payoutOrderId: number): CostRow[] {
+  return db.select().from(transferCosts).where(eq(transferCosts.payoutOrderId, payoutOrderId)).orderBy(transferCosts.id).all();
+}
+
+const add = (t: CostTotal, r: Pick<CostRow, "nativeBurned" | "energyDelegated" | "energyBurned" | "bandwidth">) => {
+  t.txs++;
+  t.native += BigInt(r.nativeBurned);
+  t.energyDelegated += BigInt(r.energyDelegated);
+  t.energyBurned += BigInt(r.energyBurned);
+  t.bandwidth += BigInt(r.bandwidth);
+};
+
+/** Sums (exact, in bigints) of every transaction sent for these payouts, per chain. */
+export function costTotals(db: Db, payoutOrderIds: readonly number[]): CostTotal[] {
+  const by = new Map<string, CostTotal>();
+  for (let i = 0; i < payoutOrderIds.length; i += 500) {
+    for (const r of db.select().from(transferCosts).where(inArray(transferCosts.payoutOrderId, payoutOrderIds.slice(i, i + 500))).all()) {
+      let t = by.get(r.chain);
+      if (!t) by.set(r.chain, (t = { chain: r.chain, txs: 0, native: 0n, energyDelegated: 0n, energyBurned: 0n, bandwidth: 0n }));
+      add(t, r);
+    }
+  }
+  return [...by.values()];
+}
+
+export interface DayCost extends CostTotal {
+  day: string;
+}
+
+/**
+ * The Fees page: per day and chain, newest first, since `sinceDay` (YYYY-MM-DD). A merchant
+ * sees what its payouts cost; the operator every row (stakes and the energy wallet's own too).
+ */
+export function feesByDay(db: Db, o: { merchantId?: number; sinceDay: string }): DayCost[] {
+  const cond = [gte(transferCosts.day, o.sinceDay)];
+  const base = db
+    .select({ day: transferCosts.day, chain: transferCosts.chain, nativeBurned: transferCosts.nativeBurned, energyDelegated: transferCosts.energyDelegated, energyBurned: transferCosts.energyBurned, bandwidth: transferCosts.bandwidth })
+    .from(transferCosts);
+  const rows =
+    o.merchantId === undefined
+      ? base.where(and(...cond)).orderBy(desc(transferCosts.day)).all()
+      : base
+          .innerJoin(payoutOrders, eq(payoutOrders.id, transferCosts.payoutOrderId))
+          .where(and(...cond, eq(payoutOrders.merchantId, o.merchantId)))
+          .orderBy(desc(transferCosts.day))
+          .all();
+  const by = new Map<string, DayCost>();
+  for (const r of rows) {
+    const k = `${r.day}:${r.chain}`;
+    let t = by.get(k);
+    if (!t) by.set(k, (t = { day: r.day, chain: r.chain, txs: 0, native: 0n, energyDelegated: 0n, energyBurned: 0n, bandwidth: 0n }));
+    add(t, r);
+  }
+  return [...by.values()].sort((a, b) => (a.day === b.day ? a.chain.localeCompare(b.chain) : b.day.localeCompare(a.day)));
+}
+

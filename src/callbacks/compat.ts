@@ -1,0 +1,101 @@
+// The shop-plugin callbacks (DESIGN 19). A compatibility order (payin_orders.compat) announces
+// nothing of its ordinary life to the shop: only its completion, once, as the protocol's own
+// callback, written to the outbox in the pay-in funnel's transaction and delivered by the same
+// worker with the same retries. The stored payload is the protocol's fields without the
+// signature; each delivery signs them with the merchant's key in force then (a shop that changed
+// its token verifies with the new one), and counts only when the shop acknowledges it:
+// epusdt's body `ok`, EPay's body containing `success`.
+import { eq } from "drizzle-orm";
+import type { Tx } from "../db/client";
+import { compatOrders, merchants, type payinOrders } from "../db/schema";
+import { compatSign, type CompatProtocol } from "../lib/compat-signing";
+import { Big, fromBaseUnits } from "../lib/money";
+import { enqueueCallback } from "./outbox";
+import type { PlainRequest } from "./deliver";
+
+type PayinRow = typeof payinOrders.$inferSelect;
+
+export const COMPAT_KINDS: readonly CompatProtocol[] = ["epusdt", "epay"];
+
+export function isCompatKind(kind: string): kind is CompatProtocol {
+  return (COMPAT_KINDS as readonly string[]).includes(kind);
+}
+
+/** The one pay-in status a shop hears of: the order is paid (epusdt status 2, EPay TRADE_SUCCESS). */
+export const COMPAT_PAID_STATUS = "completed";
+
+/** A decimal as its shortest text ("30.000000" → "30"): how epusdt writes and signs its numbers. */
+export function shortDecimal(d: string): string {
+  return new Big(d).toFixed();
+}
+
+/** The EPay `pid` of a merchant: the digits of its UID (M1000001 → 1000001). */
+export function epayPid(merchantUid: string): string {
+  return merchantUid.replace(/\D/g, "");
+}
+
+/** The protocol's callback fields of a paid compatibility order, unsigned. */
+export function compatCallbackFields(o: PayinRow, c: typeof compatOrders.$inferSelect, merchantUid: string): Record<string, string> {
+  if (c.protocol === "epusdt") {
+    return {
+      trade_id: o.orderNo,
+      order_id: o.merchantOrderNo,
+      amount: shortDecimal(c.priceAmount),
+      actual_amount: shortDecimal(fromBaseUnits(BigInt(o.amount), o.decimals, 6)),
+      token: o.address,
+      block_transaction_id: o.txHash ?? "",
+      status: "2",
+    };
+  }
+  return {
+    pid: epayPid(merchantUid),
+    trade_no: o.orderNo,
+    out_trade_no: o.merchantOrderNo,
+    type: c.payType ?? "",
+    name: c.name ?? "",
+    money: c.priceAmount,
+    trade_status: "TRADE_SUCCESS",
+    ...(c.param ? { param: c.param } : {}),
+    sign_type: "MD5",
+  };
+}
+
+/**
+ * Called by the pay-in funnel for every status change of a compatibility order, in its
+ * transaction: the paid status enqueues the shop's callback; every other status sends nothing.
+ */
+export function followCompatOrder(tx: Tx, o: PayinRow, now: number): void {
+  if (o.status !== COMPAT_PAID_STATUS) return;
+  const c = tx.select().from(compatOrders).where(eq(compatOrders.payinOrderId, o.id)).get();
+  if (!c) return;
+  const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, o.merchantId)).get()!;
+  enqueueCallback(tx, {
+    merchantId: o.merchantId,
+    kind: c.protocol as CompatProtocol,
+    orderNo: o.orderNo,
+    status: o.status,
+    apiKeyId: o.apiKeyId,
+    url: c.notifyUrl,
+    payload: compatCallbackFields(o, c, m.uid),
+    now,
+  });
+}
+
+const json = (s: string) => JSON.stringify(s);
+
+/** The request a delivery sends: signed now with `secret`, acknowledged as the protocol says. */
+export function compatRequest(protocol: CompatProtocol, url: string, payload: string, secret: string): PlainRequest {
+  const fields = JSON.parse(payload) as Record<string, string>;
+  if (protocol === "epusdt") {
+    const signature = compatSign("epusdt", fields, secret);
+    // epusdt's own body: amounts and status as JSON numbers (their decimal text is valid JSON), the rest strings.
+    const body =
+      `{"trade_id":${json(fields.trade_id!)},"order_id":${json(fields.order_id!)},"amount":${fields.amount},"actual_amount":${fields.actual_amount},` +
+      `"token":${json(fields.token!)},"block_transaction_id":${json(fields.block_transaction_id!)},"signature":${json(signature)},"status":${fields.status}}`;
+    return { method: "POST", url, body, contentType: "application/json", expect: "ok", acknowledged: (answer) => answer.trim() === "ok" };
+  }
+  const sign = compatSign("epay", fields, secret);
+  const query = new URLSearchParams({ ...fields, sign }).toString();
+  const target = url + (url.includes("?") ? (/[?&]$/.test(url) ? "" : "&") : "?") + query;
+  return { method: "GET", url: target, body: null, expect: "success", acknowledged: (answer) => answer.includes("success") };
+}

@@ -1,0 +1,44 @@
+// `energy stake --trx N`, `energy unstake --trx N`, `energy status [--json]` (DESIGN 21): the
+// staking wallet of the enabled chain whose module stakes for its transfers (TRON energy);
+// the chain's module does the work (src/chains/tron/energy.ts), this file only parses and prints.
+import { createContext } from "../app/context";
+import type { LoadedConfig } from "../config/load";
+import { chainBundle, makeChains } from "../chains/factory";
+import type { StakingControl } from "../chains/module";
+import { silentLogger } from "../lib/logger";
+import { CliUsageError, type CliFlags } from "./common";
+
+export const ENERGY_USAGE = `  energy stake --trx N               stake N TRX of the energy wallet for energy (DESIGN 21; [chains.TRON.energy])
+  energy unstake --trx N             unstake N TRX (withdrawable 14 days later)
+  energy status [--json]             the energy wallet: address, staked TRX, energy free and delegated, transfers served, TRX saved`;
+
+function control(loaded: LoadedConfig): StakingControl {
+  const ctx = createContext({ loaded, makeChains, logger: silentLogger });
+  for (const adapter of ctx.chains.values()) {
+    const c = chainBundle(adapter).staking?.(ctx);
+    if (c) return c;
+  }
+  throw new CliUsageError("energy: no enabled chain in rpc mode stakes for its transfers (enable chains.TRON with mode = \"rpc\")");
+}
+
+export async function energyCommand(loaded: LoadedConfig, sub: string | undefined, flags: CliFlags): Promise<number> {
+  if (sub === "stake" || sub === "unstake") {
+    const trx = flags.trx;
+    if (typeof trx !== "string") throw new CliUsageError(`energy ${sub} needs --trx N`);
+    const c = control(loaded);
+    try {
+      const tx = sub === "stake" ? await c.stake(trx) : await c.unstake(trx);
+      console.log(`${sub === "stake" ? "staked" : "unstaked"} ${trx} TRX: ${tx}`);
+    } catch (e) {
+      throw new CliUsageError(`energy ${sub}: ${(e as Error).message}`);
+    }
+    return 0;
+  }
+  if (sub === "status") {
+    const s = await control(loaded).status();
+    if (flags.json) console.log(JSON.stringify(s));
+    else for (const [k, v] of Object.entries(s)) console.log(`${k}\t${v}`);
+    return 0;
+  }
+  throw new CliUsageError(`unknown energy command: ${sub ?? "(none)"}`);
+}

@@ -1,0 +1,130 @@
+// The epusdt protocol (DESIGN 19; the epusdt wiki's API): create-transaction and check-status,
+// always HTTP 200 with `{status_code, message, data, request_id}`, status_code 200 or one of
+// epusdt's own codes. Handlers: parse → service (./service.ts) → view.
+import { compatSignatureOk } from "../lib/compat-signing";
+import { Big } from "../lib/money";
+import { amountOf } from "../orders/amount";
+import { compatSecret } from "../merchants/compat-keys";
+import { findMerchantByUid } from "../merchants/service";
+import { compatPayment, CompatProblem, createCompatOrder, findCompatOrder, type CompatOrder, type CompatProblemKind } from "./service";
+import { bodyParams, ParamsError, type Params } from "./params";
+import type { CompatDeps } from "./routes";
+
+/** epusdt's status codes and its own words for them (src/util/constant/errno.go). */
+export const EPUSDT_MESSAGES = {
+  400: "系统错误",
+  401: "签名认证错误",
+  10002: "支付交易已存在，请勿重复创建",
+  10003: "无可用钱包地址，无法发起支付",
+  10004: "支付金额有误, 无法满足最小支付单位",
+  10005: "无可用金额通道",
+  10006: "汇率计算错误",
+  10008: "订单不存在",
+  10009: "无法解析请求参数",
+} as const;
+export type EpusdtCode = keyof typeof EPUSDT_MESSAGES;
+
+const CODE_OF: Record<CompatProblemKind, EpusdtCode> = { invalid: 400, reused: 10002, no_wallet: 10003, amount: 10004, busy: 10005, rate: 10006 };
+
+export class EpusdtError extends Error {
+  constructor(
+    readonly code: EpusdtCode,
+    readonly detail?: string,
+  ) {
+    super(detail ?? EPUSDT_MESSAGES[code]);
+  }
+}
+
+function envelope(d: CompatDeps, req: Request, status_code: number, message: string, data: unknown): Response {
+  const request_id = d.requestId(req) ?? "";
+  return new Response(JSON.stringify({ status_code, message, data, request_id }), {
+    status: 200,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...(request_id ? { "x-request-id": request_id } : {}) },
+  });
+}
+
+export function epusdtOk(d: CompatDeps, req: Request, data: unknown): Response {
+  return envelope(d, req, 200, "success", data);
+}
+
+/** Every failure, whatever threw it: epusdt's shape, never the merchant API's or a 500. */
+export function epusdtFailure(d: CompatDeps, req: Request, e: unknown): Response {
+  let err: EpusdtError;
+  if (e instanceof EpusdtError) err = e;
+  else if (e instanceof CompatProblem) err = new EpusdtError(CODE_OF[e.kind], e.message);
+  else if (e instanceof ParamsError) err = new EpusdtError(10009, e.message);
+  else {
+    d.failed("epusdt request failed", req, e);
+    err = new EpusdtError(400, d.storageFault(e) ? "storage unavailable, try again shortly" : undefined);
+  }
+  return envelope(d, req, err.code, EPUSDT_MESSAGES[err.code] + (err.detail ? `: ${err.detail}` : ""), null);
+}
+
+const REQUIRED = ["order_id", "amount", "notify_url", "signature"] as const;
+
+/** The number epusdt writes for a decimal (its JSON has float64 amounts). */
+const num = (d: string) => Number(new Big(d).toFixed());
+
+export function createTransactionView(c: CompatOrder) {
+  return {
+    trade_id: c.order.orderNo,
+    order_id: c.order.merchantOrderNo,
+    amount: num(c.compat.priceAmount),
+    actual_amount: num(amountOf(c.order, c.order.amount)!),
+    token: c.order.address,
+    expiration_time: Math.floor((c.order.expireAt ?? c.order.createdAt) / 1000),
+    payment_url: "", // set by the handler (the checkout link)
+  };
+}
+
+/** The optional fields newer epusdt plugins send (currency, token, network) must name what this gateway takes. */
+function checkOptionalChoice(d: CompatDeps, p: Params): void {
+  const want = compatPayment(d.ctx);
+  const same = (given: string | undefined, expected: string) => given === undefined || given === "" || given.toUpperCase() === expected.toUpperCase();
+  if (!same(p.currency, want.currency)) throw new EpusdtError(400, `currency ${p.currency} is not offered; this gateway prices in ${want.currency}`);
+  if (!same(p.token, want.token)) throw new EpusdtError(400, `token ${p.token} is not offered; this gateway takes ${want.token}`);
+  if (!same(p.network, want.chain)) throw new EpusdtError(400, `network ${p.network} is not offered; this gateway takes ${want.chain}`);
+}
+
+export async function createTransaction(d: CompatDeps, req: Request, merchantUid: string): Promise<Response> {
+  try {
+    const p = await bodyParams(req, d.ctx.config.server.max_body_bytes);
+    const missing = REQUIRED.filter((k) => !p[k]);
+    if (missing.length) throw new EpusdtError(10009, `missing ${missing.join(", ")}`);
+    const merchant = findMerchantByUid(d.ctx.db, merchantUid);
+    const secret = merchant ? compatSecret(d.ctx, merchant, "epusdt") : undefined;
+    // An unknown merchant, or one without an epusdt token, cannot have signed anything.
+    if (!merchant || !secret || !compatSignatureOk("epusdt", p, secret, p.signature!)) throw new EpusdtError(401);
+    if (merchant.status !== "active") throw new EpusdtError(400, "merchant disabled");
+    checkOptionalChoice(d, p);
+    if (!/^\d+(\.\d+)?$/.test(p.amount!)) throw new EpusdtError(10009, "amount must be a number");
+    const c = createCompatOrder(d.ctx, merchant, {
+      protocol: "epusdt",
+      orderId: p.order_id!,
+      price: new Big(p.amount!).toFixed(),
+      notifyUrl: p.notify_url!,
+      returnUrl: p.redirect_url || null,
+    });
+    return epusdtOk(d, req, { ...createTransactionView(c), payment_url: d.checkoutUrl(c.order.checkoutToken) });
+  } catch (e) {
+    return epusdtFailure(d, req, e);
+  }
+}
+
+/** epusdt's order status: 1 waiting, 2 paid, 3 expired (closed without a shop success). */
+export function epusdtStatus(payinStatus: string): 1 | 2 | 3 {
+  if (payinStatus === "completed") return 2;
+  if (payinStatus === "expired" || payinStatus === "cancelled" || payinStatus === "risk_settled") return 3;
+  return 1;
+}
+
+export function checkStatus(d: CompatDeps, req: Request, merchantUid: string, tradeId: string): Response {
+  try {
+    const merchant = findMerchantByUid(d.ctx.db, merchantUid);
+    const c = merchant && merchant.epusdtTokenEnc ? findCompatOrder(d.ctx.db, merchant.id, "epusdt", tradeId) : undefined;
+    if (!c) throw new EpusdtError(10008);
+    return epusdtOk(d, req, { trade_id: c.order.orderNo, status: epusdtStatus(c.order.status) });
+  } catch (e) {
+    return epusdtFailure(d, req, e);
+  }
+}

@@ -1,0 +1,57 @@
+// DESIGN 19 in the back office, in real Chromium at phone size: a merchant user sets the epusdt
+// token and the EPay key in Developer settings (re-authenticating each time), sees only masked
+// hints and the addresses to enter in the plugin, and a plugin signing with the token is served.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import AxeBuilder from "@axe-core/playwright";
+import { createHash } from "node:crypto";
+import type { Browser } from "playwright-core";
+import { launchBrowser } from "../testing/browser";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { addUser, confirmIdentity, PHONE, signedIn } from "../testing/backoffice-browser";
+import { listAudit } from "../audit/log";
+
+let gw: TestGateway;
+let browser: Browser;
+beforeAll(async () => {
+  gw = await startTestGateway({ jobs: false, config: { rates: { fixed: { CNY: "7.10" } }, chains: { BSC: { enabled: false }, SOL: { enabled: false } } } });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+test("Shop plugins: save the epusdt token and EPay key behind re-authentication; masked afterwards; the endpoint answers", async () => {
+  const who = addUser(gw, "plugin-merchant", "merchant", gw.merchant.uid);
+  const { ctx, page } = await signedIn(browser, gw, who, PHONE);
+  await page.goto(gw.url + "/backoffice/developer");
+  await page.getByRole("heading", { name: "Shop plugins" }).waitFor();
+  expect(await page.getByText(`${gw.url}/compat/epusdt/${gw.merchant.uid}/api/v1/order/create-transaction`).count()).toBe(1);
+  expect(await page.getByText("not set (epusdt off)").count()).toBe(1);
+
+  const token = "browser-epusdt-token-1";
+  await page.getByLabel("epusdt token").fill(token);
+  await page.getByRole("button", { name: "Save epusdt token" }).click();
+  await confirmIdentity(page, who.password);
+  await page.getByText("epusdt token saved.").waitFor();
+  expect(await page.getByText("brow…en-1").count()).toBe(1);
+  expect(await page.content()).not.toContain(token);
+
+  await page.getByLabel("EPay key").fill("short");
+  await page.getByRole("button", { name: "Save EPay key" }).click();
+  await confirmIdentity(page, who.password);
+  await page.getByText("EPay key must be 8-128 characters").waitFor();
+  const r = await new AxeBuilder({ page } as never).analyze();
+  expect(r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+  await ctx.close();
+
+  const p = { order_id: "bo-1", amount: "7.10", notify_url: "http://127.0.0.1:9/n" };
+  const text = Object.keys(p).sort().map((k) => `${k}=${p[k as keyof typeof p]}`).join("&") + token;
+  const res = await fetch(`${gw.url}/compat/epusdt/${gw.merchant.uid}/api/v1/order/create-transaction`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ ...p, signature: createHash("md5").update(text).digest("hex") }),
+  });
+  expect(await res.json()).toMatchObject({ status_code: 200, data: { order_id: "bo-1", amount: 7.1, actual_amount: 1 } });
+  expect(listAudit(gw.ctx.db, { actor: who.username }).entries.map((e) => e.action)).toContain("merchant.compat_keys");
+}, 120_000);

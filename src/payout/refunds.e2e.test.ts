@@ -1,0 +1,176 @@
+// Refunds on the sandbox (DESIGN 20): the API, the view, the callbacks, the payer's address, the
+// bad input that writes nothing, and a refund sent as a payout from the receiving address first.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Value } from "@sinclair/typebox/value";
+import { eq } from "drizzle-orm";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { sandboxClient } from "../testing/sandbox";
+import { ApiError, type StablegateClient } from "../sdk/client";
+import type { SandboxChain } from "../chains/sandbox/chain";
+import { addresses, payoutOrders, refunds } from "../db/schema";
+import { randomAddress } from "../wallet/hd";
+import { toBaseUnits } from "../lib/money";
+import { RefundCallbackPayload } from "./refund-schemas";
+import { giveRefundAddress, RefundRefused } from "./refunds";
+import { addressBalance } from "./balances";
+
+type Obj = Record<string, any>;
+let gw: TestGateway;
+let sb: ReturnType<typeof sandboxClient>;
+let tron: SandboxChain;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ jobs: false, config: { chains: { TRON: { confirmations: 3 }, BSC: { confirmations: 3 } } } });
+  sb = sandboxClient(gw.url);
+  tron = gw.ctx.chains.get("TRON") as SandboxChain;
+});
+afterAll(() => gw.stop());
+
+const err = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error("expected an error");
+};
+
+let n = 0;
+/** A TRON USDT order of `amount`, paid `paid` and mined to its confirmations. */
+async function paidOrder(client: StablegateClient, amount: string, paid = amount): Promise<Obj> {
+  const o = await client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `rf-${++n}`, amount, notifyUrl: "https://shop.example/pi" });
+  await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: paid });
+  await sb.mine("TRON", 4);
+  return { ...o, ...(await client.getPayinOrder(o.orderNo)) };
+}
+const refundRows = () => gw.ctx.db.select().from(refunds).all().length;
+const payoutRows = () => gw.ctx.db.select().from(payoutOrders).all().length;
+const refundCallbacks = (refundRef: string) =>
+  (gw.ctx.db.$client.query("SELECT kind, order_status AS status, payload FROM callbacks WHERE order_no = ? ORDER BY rowid").all(refundRef) as { kind: string; status: string; payload: string }[]).map(
+    (r) => ({ kind: r.kind, status: r.status, payload: JSON.parse(r.payload) as Obj }),
+  );
+const refundRef = (payoutOrderNo: string) => gw.ctx.db.select().from(refunds).where(eq(refunds.payoutOrderNo, payoutOrderNo)).get()!.refundRef;
+const available = (address: string) => {
+  const id = gw.ctx.db.select().from(addresses).where(eq(addresses.address, address)).get()!.id;
+  return addressBalance(gw.ctx.db, id, "USDT").available;
+};
+
+describe("refunds on the sandbox", () => {
+  test("a completed order refunded in part: sent from its receiving address, the view per DESIGN 20, refund callbacks on every change and no payout callback", async () => {
+    const m = gw.newMerchant("refunder");
+    const o = await paidOrder(m.client, "10");
+    expect(o.status).toBe("completed");
+    const to = randomAddress("TRON");
+    const r = await m.client.createRefund(o.orderNo, { refundNo: "R-1", amount: "4", toAddress: to, notifyUrl: "https://shop.example/rf" });
+    expect(Object.keys(r).sort()).toEqual(["amount", "createdAt", "orderNo", "payoutOrderNo", "refundNo", "refundUrl", "status", "toAddress", "txHash"]);
+    expect(r).toMatchObject({ refundNo: "R-1", orderNo: o.orderNo, amount: "4.000000", toAddress: to, status: "broadcasted", refundUrl: null });
+    expect(r.payoutOrderNo).toMatch(/^PO\d{24}$/);
+    expect(r.txHash).toMatch(/^[0-9a-f]{64}$/);
+    const p = gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, r.payoutOrderNo!)).get()!;
+    expect(p.fromAddress).toBe(o.address);
+    expect(await tron.tokenBalance(to, "USDT")).toBe(toBaseUnits("4", 6));
+    expect(available(o.address)).toBe(toBaseUnits("6", 6));
+
+    await sb.mine("TRON", 3);
+    const list = await m.client.listRefunds(o.orderNo);
+    expect(list.refunds).toEqual([{ ...r, status: "confirmed" }]);
+
+    const ref = refundRef(r.payoutOrderNo!);
+    const cbs = refundCallbacks(ref);
+    expect(cbs.map((c) => [c.kind, c.status])).toEqual([["refund", "submitted"], ["refund", "broadcasted"], ["refund", "confirmed"]]);
+    for (const c of cbs) expect([...Value.Errors(RefundCallbackPayload, c.payload)].map((e) => e.path)).toEqual([]);
+    expect(cbs[2]!.payload).toMatchObject({ merchantUid: m.uid, businessType: "refund", refundNo: "R-1", orderNo: o.orderNo, status: "confirmed", txHash: r.txHash, payoutOrderNo: r.payoutOrderNo });
+    expect(gw.ctx.db.$client.query("SELECT count(*) AS n FROM callbacks WHERE order_no = ?").get(r.payoutOrderNo!)).toEqual({ n: 0 });
+    // The order itself is unchanged, and the rest is refundable.
+    expect((await m.client.getPayinOrder(o.orderNo)).status).toBe("completed");
+    const rest = await m.client.createRefund(o.orderNo, { refundNo: "R-2", amount: "6", toAddress: to });
+    expect(rest.status).toBe("broadcasted");
+    expect(tron.outgoingCount(o.address)).toBe(2);
+  });
+
+  test("bad input gets its code and writes nothing: over the refundable amount, an unpaid order, the merchant's own address, a refundNo reused with another body, an invalid address", async () => {
+    const m = gw.newMerchant("bad-refunds");
+    const o = await paidOrder(m.client, "5");
+    const to = randomAddress("TRON");
+    const first = await m.client.createRefund(o.orderNo, { refundNo: "B-1", amount: "2", toAddress: to });
+    const before = [refundRows(), payoutRows(), tron.outgoingCount(o.address)];
+
+    const over = await err(m.client.createRefund(o.orderNo, { refundNo: "B-2", amount: "3.000001", toAddress: to }));
+    expect([over.httpStatus, over.code, over.data]).toEqual([422, 55001, { orderNo: o.orderNo, refundable: "3.000000" }]);
+
+    const unpaid = await m.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `rf-unpaid-${++n}`, amount: "5", notifyUrl: "https://shop.example/pi" });
+    const e2 = await err(m.client.createRefund(unpaid.orderNo, { refundNo: "B-3", amount: "1", toAddress: to }));
+    expect([e2.httpStatus, e2.code]).toEqual([409, 55002]);
+
+    const own = await err(m.client.createRefund(o.orderNo, { refundNo: "B-4", amount: "1", toAddress: o.address }));
+    expect([own.httpStatus, own.code]).toEqual([422, 54003]);
+    const ownAwaiting = await err(m.client.createRefund(o.orderNo, { refundNo: "B-4b", amount: "1", toAddress: unpaid.address }));
+    expect(ownAwaiting.code).toBe(54003);
+
+    const reused = await err(m.client.createRefund(o.orderNo, { refundNo: "B-1", amount: "2.5", toAddress: to }));
+    expect([reused.httpStatus, reused.code]).toEqual([409, 55003]);
+    const reusedNoAddress = await err(m.client.createRefund(o.orderNo, { refundNo: "B-1", amount: "2" }));
+    expect(reusedNoAddress.code).toBe(55003);
+    // The same body returns the same refund.
+    const again = await m.client.createRefund(o.orderNo, { refundNo: "B-1", amount: "2", toAddress: to });
+    expect(again).toEqual(first);
+
+    const bad = await err(m.client.createRefund(o.orderNo, { refundNo: "B-5", amount: "1", toAddress: randomAddress("BSC") }));
+    expect([bad.httpStatus, bad.code]).toEqual([400, 10001]);
+    const zero = await err(m.client.createRefund(o.orderNo, { refundNo: "B-6", amount: "0" }));
+    expect(zero.code).toBe(10001);
+    const unknown = await err(m.client.createRefund("PI00000000000000000000000000", { refundNo: "B-7", amount: "1" }));
+    expect([unknown.httpStatus, unknown.code]).toEqual([404, 40108]);
+    // Another merchant's order does not exist for this one.
+    const other = gw.newMerchant("bad-refunds-other");
+    expect((await err(other.client.createRefund(o.orderNo, { refundNo: "B-8", amount: "1", toAddress: to }))).code).toBe(40108);
+    expect((await err(other.client.listRefunds(o.orderNo))).code).toBe(40108);
+
+    expect([refundRows(), payoutRows(), tron.outgoingCount(o.address)]).toEqual(before);
+  });
+
+  test("without toAddress: awaiting_address with a refundUrl; the payer's address (validated, not the merchant's own) sends it", async () => {
+    const m = gw.newMerchant("link-refunds");
+    const o = await paidOrder(m.client, "8");
+    const r = await m.client.createRefund(o.orderNo, { refundNo: "L-1", amount: "8" });
+    expect(r).toMatchObject({ status: "awaiting_address", toAddress: null, payoutOrderNo: null, txHash: null });
+    expect(r.refundUrl).toMatch(new RegExp(`^${gw.ctx.publicUrl}/refund/[A-Za-z0-9_-]+$`));
+    // The whole paid amount is taken by the waiting refund.
+    expect((await err(m.client.createRefund(o.orderNo, { refundNo: "L-2", amount: "0.000001" }))).code).toBe(55001);
+
+    const token = r.refundUrl!.split("/refund/")[1]!;
+    expect(() => giveRefundAddress(gw.ctx, token, "not-an-address")).toThrow();
+    expect(() => giveRefundAddress(gw.ctx, token, o.address)).toThrow();
+    expect((await m.client.listRefunds(o.orderNo)).refunds[0]!.status).toBe("awaiting_address");
+    const to = randomAddress("TRON");
+    const { payout } = giveRefundAddress(gw.ctx, token, to);
+    expect(() => giveRefundAddress(gw.ctx, token, to)).toThrow(RefundRefused);
+    await gw.gateway.runtime.payouts.attempt(payout!.id);
+    await sb.mine("TRON", 3);
+    const [done] = (await m.client.listRefunds(o.orderNo)).refunds;
+    expect(done).toMatchObject({ status: "confirmed", toAddress: to, refundUrl: r.refundUrl, amount: "8.000000" });
+    expect(await tron.tokenBalance(to, "USDT")).toBe(toBaseUnits("8", 6));
+    const ref = refundRef(done!.payoutOrderNo!);
+    expect(refundCallbacks(ref).map((c) => c.status)).toEqual(["awaiting_address", "submitted", "broadcasted", "confirmed"]);
+  });
+
+  test("a paid frozen order (paid short) is refundable in full; a refund the receiving address cannot cover comes from another address", async () => {
+    const m = gw.newMerchant("frozen-refunds");
+    const o = await paidOrder(m.client, "10", "9.5");
+    expect(o).toMatchObject({ status: "frozen_abnormal", paidAmount: "9.500000" });
+    expect((await err(m.client.createRefund(o.orderNo, { refundNo: "F-0", amount: "10", toAddress: randomAddress("TRON") }))).code).toBe(55001);
+    // Another, richer address of the merchant; the receiving address spends first while it covers the amount.
+    const b = await m.client.createExclusiveBinding({ chainCode: "TRON", tokenSymbol: "USDT", bindKey: "rich" });
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "100" });
+    await sb.mine("TRON", 4);
+    const a = await m.client.createRefund(o.orderNo, { refundNo: "F-1", amount: "1", toAddress: randomAddress("TRON") });
+    expect(gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, a.payoutOrderNo!)).get()!.fromAddress).toBe(o.address);
+    // The merchant pays out most of the receiving address's balance: the rest of the refund comes from the other address.
+    await m.client.createPayoutOrder({ chainCode: "TRON", tokenSymbol: "USDT", fromAddress: o.address, toAddress: randomAddress("TRON"), amount: "8", merchantOrderNo: "drain", notifyUrl: "https://shop.example/po" });
+    const c = await m.client.createRefund(o.orderNo, { refundNo: "F-2", amount: "8.5", toAddress: randomAddress("TRON") });
+    expect(c.status).toBe("broadcasted");
+    expect(gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, c.payoutOrderNo!)).get()!.fromAddress).toBe(b.address);
+    expect((await err(m.client.createRefund(o.orderNo, { refundNo: "F-3", amount: "0.000001" }))).code).toBe(55001);
+  });
+});

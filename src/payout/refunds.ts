@@ -1,0 +1,319 @@
+// Refunds (DESIGN 20): creating one on a paid pay-in order (API, back office) or on an unmatched
+// deposit (back office), the payer's address from the refund page, and the list. A refund with an
+// address is sent as an ordinary payout order (insertPayout, with refundId) from the merchant's
+// addresses holding the token on that chain, the receiving address first; the payout executor
+// sends it with every payout guarantee and the refund follows the payout (src/refunds/funnel.ts).
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { type DbOrTx, type Tx, writeTx } from "../db/client";
+import { payinOrders, refunds, transfers } from "../db/schema";
+import { AppError, invalid } from "../errors";
+import type { ChainAdapter, ChainCode } from "../chains/types";
+import { newOrderNo, newTimedToken } from "../lib/ids";
+import { fromBaseUnits, toBaseUnits } from "../lib/money";
+import { checkNotifyUrl } from "../orders/rules";
+import { currentKey } from "../merchants/service";
+import { recordAudit, type Actor } from "../audit/log";
+import { applyRefundEvent, insertRefund } from "./refund-funnel";
+import { HOLDING, type RefundStatus } from "./refund-state";
+import type { RefundRow } from "./refund-views";
+import { insertPayout, isOwnAddress, type PayoutCtx } from "./service";
+import type { PayoutOrderRow } from "./views";
+
+type PayinRow = typeof payinOrders.$inferSelect;
+type TransferRow = typeof transfers.$inferSelect;
+
+/** What the refund services read (the app context satisfies it as it is). */
+export interface RefundCtx extends PayoutCtx {
+  publicUrl: string;
+}
+
+export interface CreateRefundInput {
+  refundNo: string;
+  amount: string;
+  toAddress?: string;
+  notifyUrl?: string;
+}
+
+export interface RefundResult {
+  refund: RefundRow;
+  /** The payout created for it (to attempt at once), if any. */
+  payout: PayoutOrderRow | null;
+  /** false: an idempotent retry returned the existing refund. */
+  created: boolean;
+}
+
+/** Pay-in statuses a refund may be made on (DESIGN 20); frozen_abnormal only with a paid amount. */
+export const REFUNDABLE_STATUSES = ["completed", "risk_settled", "frozen_abnormal"] as const;
+
+/** A refund failure that is not an API error (the refund page, the back office): shown as is. */
+export class RefundRefused extends Error {}
+
+function adapterOf(ctx: Pick<PayoutCtx, "chains">, chain: string): ChainAdapter {
+  const a = ctx.chains.get(chain as ChainCode);
+  if (!a) throw new AppError(31001, { chainCode: chain }, "Chain not enabled on this gateway");
+  return a;
+}
+
+/** A refund address: valid for the chain (10001) in its canonical form, not one of the merchant's own (54003). */
+export function refundAddress(db: DbOrTx, adapter: ChainAdapter, merchantId: number, given: string, field = "toAddress"): string {
+  const raw = given.trim();
+  if (!adapter.isValidAddress(raw)) throw invalid({ [field]: `not a valid ${adapter.chain} address` });
+  const to = adapter.normalizeAddress(raw);
+  if (isOwnAddress(db, merchantId, adapter.chain, to)) throw new AppError(54003, { [field]: to });
+  return to;
+}
+
+function units(amount: string, decimals: number): bigint {
+  let u: bigint;
+  try {
+    u = toBaseUnits(amount, decimals);
+  } catch {
+    throw invalid({ amount: "must be a decimal string with at most 6 fractional digits" });
+  }
+  if (u <= 0n) throw invalid({ amount: "must be greater than 0" });
+  return u;
+}
+
+/** Sum of the refunds that still count (every one not failed) of an order or a deposit. */
+function refunded(tx: DbOrTx, where: { payinOrderId: number } | { transferId: number }): bigint {
+  const cond = "payinOrderId" in where ? eq(refunds.payinOrderId, where.payinOrderId) : eq(refunds.transferId, where.transferId);
+  return tx
+    .select({ amount: refunds.amount })
+    .from(refunds)
+    .where(and(cond, inArray(refunds.status, [...HOLDING])))
+    .all()
+    .reduce((s, r) => s + BigInt(r.amount), 0n);
+}
+
+/** Why the order cannot be refunded now (55002), or null. */
+function notRefundable(tx: DbOrTx, o: PayinRow): string | null {
+  if (!(REFUNDABLE_STATUSES as readonly string[]).includes(o.status)) return `order is ${o.status}; only completed, risk_settled or a paid frozen_abnormal order is refundable`;
+  if (o.paidAmount === null || o.transferId === null) return "nothing was paid";
+  const t = tx.select({ status: transfers.status }).from(transfers).where(eq(transfers.id, o.transferId)).get();
+  if (!t || t.status !== "confirmed") return "the payment is not final yet";
+  return null;
+}
+
+/** What can still be refunded on an order: paid minus the refunds not failed (0 when not refundable). */
+export function refundableAmount(tx: DbOrTx, o: PayinRow): bigint {
+  if (notRefundable(tx, o)) return 0n;
+  const left = BigInt(o.paidAmount!) - refunded(tx, { payinOrderId: o.id });
+  return left > 0n ? left : 0n;
+}
+
+/** The unmatched deposit's refundable amount: its amount minus the refunds not failed. */
+export function depositRefundable(tx: DbOrTx, t: TransferRow): bigint {
+  const left = BigInt(t.amount) - refunded(tx, { transferId: t.id });
+  return left > 0n ? left : 0n;
+}
+
+/** The refunds of an order, oldest first (40108 when the order is not this merchant's). */
+export function listRefunds(db: DbOrTx, merchantId: number, orderNo: string): RefundRow[] {
+  const o = db.select({ id: payinOrders.id }).from(payinOrders).where(and(eq(payinOrders.orderNo, orderNo), eq(payinOrders.merchantId, merchantId))).get();
+  if (!o) throw new AppError(40108, { orderNo });
+  return refundsOfOrder(db, o.id);
+}
+
+export function refundsOfOrder(db: DbOrTx, payinOrderId: number): RefundRow[] {
+  return db.select().from(refunds).where(eq(refunds.payinOrderId, payinOrderId)).orderBy(refunds.id).all();
+}
+
+export function refundsOfDeposit(db: DbOrTx, transferId: number): RefundRow[] {
+  return db.select().from(refunds).where(eq(refunds.transferId, transferId)).orderBy(refunds.id).all();
+}
+
+export function refundByToken(db: DbOrTx, pageToken: string): RefundRow | undefined {
+  return db.select().from(refunds).where(and(eq(refunds.pageToken, pageToken), isNotNull(refunds.pageToken))).get();
+}
+
+export function refundByRef(db: DbOrTx, refundRef: string): RefundRow | undefined {
+  return db.select().from(refunds).where(eq(refunds.refundRef, refundRef)).get();
+}
+
+/** Where a refund comes from: the API (its key signs the callbacks), or a back-office user (audited). */
+export type RefundOrigin = { source: "api"; apiKeyId: string } | { source: "backoffice"; actor: Actor };
+
+interface NewRefund {
+  merchantId: number;
+  refundNo: string;
+  order: PayinRow | null;
+  deposit: TransferRow | null;
+  chain: string;
+  token: string;
+  decimals: number;
+  units: bigint;
+  to: string | null;
+  addressBy: "merchant" | "operator" | null;
+  notifyUrl: string | null;
+  apiKeyId: string | null;
+  source: "api" | "backoffice";
+  /** Tried first as the source: the receiving address. */
+  receivingAddressId: string | null;
+}
+
+/**
+ * The refund row, and with an address its payout (the refund then starts at submitted), in the
+ * caller's transaction. Balance, limit and fee errors are the payout's (53003, 53005, 51002, 51004).
+ */
+function addRefund(ctx: RefundCtx, tx: Tx, r: NewRefund, now: number): RefundResult {
+  const adapter = adapterOf(ctx, r.chain);
+  const refundRef = newOrderNo("RF", now);
+  const pageToken = r.to === null ? newTimedToken(now) : null;
+  const values = {
+    refundRef,
+    refundNo: r.refundNo,
+    merchantId: r.merchantId,
+    payinOrderId: r.order?.id ?? null,
+    orderNo: r.order?.orderNo ?? null,
+    transferId: r.deposit?.id ?? null,
+    chain: r.chain,
+    token: r.token,
+    decimals: r.decimals,
+    amount: r.units.toString(),
+    toAddress: r.to,
+    addressBy: r.addressBy,
+    status: (r.to === null ? "awaiting_address" : "submitted") as RefundStatus,
+    pageToken,
+    refundUrl: pageToken ? `${ctx.publicUrl}/refund/${pageToken}` : null,
+    notifyUrl: r.notifyUrl,
+    apiKeyId: r.apiKeyId,
+    source: r.source,
+    createdAt: now,
+    updatedAt: now,
+  };
+  let payout: PayoutOrderRow | null = null;
+  const refund = insertRefund(tx, values, now, (row) => {
+    if (r.to === null) return row;
+    const token = adapter.tokens.find((t) => t.symbol === r.token) ?? { symbol: r.token, decimals: r.decimals };
+    payout = insertPayout(tx, adapter, token, r.merchantId, payoutKey(tx, r), { merchantOrderNo: refundRef, units: r.units, to: r.to, preferAddressId: r.receivingAddressId ?? undefined, deleteSource: false, notifyUrl: null, refundId: row.id }, now);
+    return tx.update(refunds).set({ payoutOrderId: payout.id, payoutOrderNo: payout.orderNo }).where(eq(refunds.id, row.id)).returning().get();
+  });
+  return { refund, payout, created: true };
+}
+
+/** The payout row needs a key id; its own callback is never sent (the refund's is). */
+function payoutKey(tx: DbOrTx, r: Pick<NewRefund, "apiKeyId" | "merchantId" | "order">): string {
+  return r.apiKeyId ?? currentKey(tx, r.merchantId)?.id ?? r.order?.apiKeyId ?? "none";
+}
+
+/** Idempotent retry: the same body returns the refund, another is 55003. */
+function sameRefund(r: RefundRow, x: { units: bigint; to: string | null; notifyUrl: string | null }): RefundRow {
+  const diff: string[] = [];
+  if (BigInt(r.amount) !== x.units) diff.push("amount");
+  if (x.to !== null ? r.addressBy !== "merchant" || r.toAddress !== x.to : r.addressBy === "merchant") diff.push("toAddress");
+  if ((r.notifyUrl ?? null) !== x.notifyUrl) diff.push("notifyUrl");
+  if (diff.length) throw new AppError(55003, { refundNo: r.refundNo, fields: diff });
+  return r;
+}
+
+/**
+ * POST /openapi/payin/orders/{orderNo}/refunds (and the back office's "Refund" on an order): 40108
+ * unknown order, 55002 not refundable, 55001 over the refundable amount, 55003 refundNo reused with
+ * another body, 54003 to the merchant's own address; nothing is written on any of them.
+ */
+export function createRefund(ctx: RefundCtx, merchantId: number, orderNo: string, input: CreateRefundInput, origin: RefundOrigin): RefundResult {
+  const o = ctx.db.select().from(payinOrders).where(and(eq(payinOrders.orderNo, orderNo), eq(payinOrders.merchantId, merchantId))).get();
+  if (!o) throw new AppError(40108, { orderNo });
+  const u = units(input.amount, o.decimals);
+  const adapter = adapterOf(ctx, o.chain);
+  const given = input.toAddress !== undefined ? input.toAddress.trim() : null;
+  if (given !== null && !adapter.isValidAddress(given)) throw invalid({ toAddress: `not a valid ${adapter.chain} address` });
+  const to = given !== null ? adapter.normalizeAddress(given) : null;
+  if (input.notifyUrl !== undefined) checkNotifyUrl(ctx, input.notifyUrl);
+  const notifyUrl = input.notifyUrl ?? null;
+  const now = ctx.clock.now();
+  return writeTx(ctx.db, (tx) => {
+    const existing = tx.select().from(refunds).where(and(eq(refunds.payinOrderId, o.id), eq(refunds.refundNo, input.refundNo))).get();
+    if (existing) return { refund: sameRefund(existing, { units: u, to, notifyUrl }), payout: null, created: false };
+    const fresh = tx.select().from(payinOrders).where(eq(payinOrders.id, o.id)).get()!;
+    const why = notRefundable(tx, fresh);
+    if (why) throw new AppError(55002, { orderNo, status: fresh.status, reason: why });
+    const left = refundableAmount(tx, fresh);
+    if (u > left) throw new AppError(55001, { orderNo, refundable: amountText(left, o.decimals) });
+    if (to !== null && isOwnAddress(tx, merchantId, o.chain, to)) throw new AppError(54003, { toAddress: to });
+    const apiKeyId = origin.source === "api" ? origin.apiKeyId : (currentKey(tx, merchantId)?.id ?? o.apiKeyId);
+    const res = addRefund(ctx, tx, {
+      merchantId, refundNo: input.refundNo, order: fresh, deposit: null, chain: o.chain, token: o.token, decimals: o.decimals, units: u, to,
+      addressBy: to === null ? null : origin.source === "api" ? "merchant" : "operator", notifyUrl, apiKeyId, source: origin.source, receivingAddressId: o.addressId,
+    }, now);
+    if (origin.source === "backoffice") {
+      recordAudit(tx, { ...origin.actor, at: now, action: "refund.create", target: `payin:${o.orderNo}`, before: { refundable: amountText(left, o.decimals) }, after: auditView(res.refund) });
+    }
+    return res;
+  });
+}
+
+const amountText = (units: bigint, decimals: number) => fromBaseUnits(units, decimals, 6);
+
+function auditView(r: RefundRow) {
+  return { refundRef: r.refundRef, refundNo: r.refundNo, orderNo: r.orderNo, depositId: r.transferId, amount: r.amount, toAddress: r.toAddress, status: r.status, payoutOrderNo: r.payoutOrderNo, refundUrl: r.refundUrl };
+}
+
+/**
+ * The back office's "Refund" on an unmatched deposit (replaces "Mark refunded"): the whole deposit
+ * or part of it, to the payer's address or through a refund link. The deposit is resolved as
+ * refunded (its resolutionRef is the refund's RF number). No callback: the merchant had no order.
+ */
+export function refundDeposit(
+  ctx: RefundCtx,
+  depositId: number,
+  input: { amount: string; toAddress?: string },
+  actor: Actor,
+  scope: { merchantId?: number } = {},
+): RefundResult {
+  const now = ctx.clock.now();
+  return writeTx(ctx.db, (tx) => {
+    const t = tx.select().from(transfers).where(eq(transfers.id, depositId)).get();
+    const merchantId = t?.merchantId ?? null;
+    if (!t || t.unmatchedReason === null || merchantId === null || (scope.merchantId !== undefined && merchantId !== scope.merchantId)) throw new RefundRefused(`no unmatched deposit ${depositId}`);
+    if (t.resolution && t.resolution !== "refunded") throw new RefundRefused(`deposit ${depositId} is already ${t.resolution}`);
+    if (t.status !== "confirmed") throw new RefundRefused(`deposit ${depositId} is ${t.status}, not final: only a final deposit can be refunded`);
+    const adapter = adapterOf(ctx, t.chain);
+    const decimals = adapter.tokens.find((x) => x.symbol === t.token)?.decimals ?? 6;
+    const u = units(input.amount, decimals);
+    const left = depositRefundable(tx, t);
+    if (u > left) throw new AppError(55001, { depositId, refundable: amountText(left, decimals) });
+    const to = input.toAddress !== undefined && input.toAddress.trim() !== "" ? refundAddress(tx, adapter, merchantId, input.toAddress) : null;
+    const n = refundsOfDeposit(tx, t.id).length + 1;
+    const res = addRefund(ctx, tx, {
+      merchantId, refundNo: `deposit-${t.id}-${n}`, order: null, deposit: t, chain: t.chain, token: t.token, decimals, units: u, to,
+      addressBy: to === null ? null : "operator", notifyUrl: null, apiKeyId: null, source: "backoffice", receivingAddressId: t.addressId,
+    }, now);
+    tx.update(transfers).set({ resolution: "refunded", resolutionRef: res.refund.refundRef, resolvedAt: now }).where(eq(transfers.id, t.id)).run();
+    recordAudit(tx, { ...actor, at: now, action: "deposit.refund", target: `deposit:${depositId}`, before: { resolution: t.resolution, refundable: amountText(left, decimals) }, after: auditView(res.refund) });
+    return res;
+  });
+}
+
+/**
+ * The payer's address from the refund page: validated for the chain, not the merchant's own; the
+ * payout is created and the refund moves to submitted (with its callback). A balance the merchant
+ * lacks right now keeps the refund waiting (lastError says why) and is a RefundRefused.
+ */
+export function giveRefundAddress(ctx: RefundCtx, pageToken: string, address: string): RefundResult {
+  const now = ctx.clock.now();
+  const r0 = refundByToken(ctx.db, pageToken);
+  if (!r0) throw new RefundRefused("no such refund");
+  const adapter = adapterOf(ctx, r0.chain);
+  try {
+    return writeTx(ctx.db, (tx) => {
+      const r = tx.select().from(refunds).where(eq(refunds.id, r0.id)).get()!;
+      if (r.status !== "awaiting_address") throw new RefundRefused("this refund already has an address");
+      const to = refundAddress(tx, adapter, r.merchantId, address, "address");
+      const order = r.payinOrderId !== null ? (tx.select().from(payinOrders).where(eq(payinOrders.id, r.payinOrderId)).get() ?? null) : null;
+      const receiving = order?.addressId ?? (r.transferId !== null ? (tx.select({ a: transfers.addressId }).from(transfers).where(eq(transfers.id, r.transferId)).get()?.a ?? null) : null);
+      const token = adapter.tokens.find((t) => t.symbol === r.token) ?? { symbol: r.token, decimals: r.decimals };
+      const payout = insertPayout(tx, adapter, token, r.merchantId, payoutKey(tx, { apiKeyId: r.apiKeyId, merchantId: r.merchantId, order }), {
+        merchantOrderNo: r.refundRef, units: BigInt(r.amount), to, preferAddressId: receiving ?? undefined, deleteSource: false, notifyUrl: null, refundId: r.id,
+      }, now);
+      const refund = applyRefundEvent(tx, r, { type: "address_given" }, { toAddress: to, addressBy: "payer", payoutOrderId: payout.id, payoutOrderNo: payout.orderNo, lastError: null }, now);
+      return { refund, payout, created: true };
+    });
+  } catch (e) {
+    if (e instanceof AppError && [53003, 53005, 51002, 51004].includes(e.code)) {
+      writeTx(ctx.db, (tx) => tx.update(refunds).set({ lastError: e.message, updatedAt: now }).where(eq(refunds.id, r0.id)).run());
+      throw new RefundRefused("the merchant cannot send this refund right now; please try again later");
+    }
+    throw e;
+  }
+}
