@@ -9,11 +9,13 @@ import m6 from "./0151_payout_merchant_status.sql" with { type: "text" };
 import m7 from "./0152_open_payouts.sql" with { type: "text" };
 import m8 from "./0160_backoffice_growth.sql" with { type: "text" };
 import m9 from "./0170_invoices.sql" with { type: "text" };
-import m10 from "./0200_compat.sql" with { type: "text" };
-import m11 from "./0210_refunds.sql" with { type: "text" };
-import m12 from "./0220_transfer_costs_energy.sql" with { type: "text" };
-import m13 from "./0230_callbacks_page.sql" with { type: "text" };
-import m14 from "./0240_password_change.sql" with { type: "text" };
+import m10 from "./0175_payin_daily_token.sql" with { type: "text" };
+import m11 from "./0180_fold_growth_indexes.sql" with { type: "text" };
+import m12 from "./0200_compat.sql" with { type: "text" };
+import m13 from "./0210_refunds.sql" with { type: "text" };
+import m14 from "./0220_transfer_costs_energy.sql" with { type: "text" };
+import m15 from "./0230_callbacks_page.sql" with { type: "text" };
+import m16 from "./0240_password_change.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -28,9 +30,11 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0152_open_payouts", sql: m7 },
   { name: "0160_backoffice_growth", sql: m8 },
   { name: "0170_invoices", sql: m9 },
-  { name: "0200_compat", sql: m10 },
-  { name: "0210_refunds", sql: m11 },
-  { name: "0220_transfer_costs_energy", sql: m12 },
-  { name: "0230_callbacks_page", sql: m13 },
-  { name: "0240_password_change", sql: m14 },
+  { name: "0175_payin_daily_token", sql: m10 },
+  { name: "0180_fold_growth_indexes", sql: m11 },
+  { name: "0200_compat", sql: m12 },
+  { name: "0210_refunds", sql: m13 },
+  { name: "0220_transfer_costs_energy", sql: m14 },
+  { name: "0230_callbacks_page", sql: m15 },
+  { name: "0240_password_change", sql: m16 },
 ];

@@ -21,6 +21,8 @@ import { StablegateClient } from "../src/sdk/client";
 import { systemClock, type Clock } from "../src/lib/clock";
 import { ENGINE_QUERIES } from "../src/testing/engine-queries";
 import { planProblems, queryPlan } from "../src/testing/query-plan";
+import { openReadonlyDb } from "../src/db/client";
+import { dbGeneration, writeFolderMarker } from "../src/restore/generation";
 
 const SMALL = Number(process.env.BENCH_GROWTH_SMALL ?? 10_000);
 const LARGE = Number(process.env.BENCH_GROWTH_LARGE ?? 2_000_000);
@@ -87,6 +89,21 @@ async function measure(p: Probe, env: GrowthEnv): Promise<Figure> {
   return { ms, perRow, errors, firstError, stall, busy, cpu };
 }
 
+/**
+ * The copy is served as the gateway's own database, not as a restore: its folder gets the
+ * generation marker of the database (a database whose folder lacks its marker is a restore,
+ * DESIGN 16, and would start in reconcile mode deriving the restore's HD index gap).
+ */
+function ownFolder(dbPath: string): void {
+  const db = openReadonlyDb(dbPath);
+  try {
+    const generation = dbGeneration(db);
+    if (generation) writeFolderMarker(dbPath, generation);
+  } finally {
+    db.$client.close();
+  }
+}
+
 /** Real time shifted so the build's "now" is now: the database looks as it did when built. */
 function shiftedClock(meta: GrowthMeta): Clock {
   const offset = Date.now() - meta.end;
@@ -130,6 +147,7 @@ export async function benchGrowth(): Promise<void> {
       const t0 = performance.now();
       const copy = join(dir, "stablegate.db");
       copyFileSync(path, copy);
+      ownFolder(copy);
       console.log(`  ${size.label}: ${size.orders.toLocaleString("en")} orders, copied in ${((performance.now() - t0) / 1000).toFixed(1)} s; load average ${loadavg()}`);
       const env = await openEnv(size.label, copy, meta, dir, false);
       try {

@@ -155,7 +155,7 @@ const OPERATOR_UI = { actor: "fixture-ops", role: "operator", ip: "127.0.0.1" };
 const csv = (rows: string[]) => new TextEncoder().encode(`chainCode,tokenSymbol,toAddress,amount,merchantOrderNo,fromAddress\n${rows.join("\n")}\n`);
 const run = await uploadBatch(ctx, m.id, { name: "run.csv", bytes: csv([`TRON,USDT,${randomAddress("TRON")},2,FX-B-1,${bindingOk.address}`, `TRON,USDT,not-an-address,1,FX-B-2,`]) }, OPERATOR_UI);
 confirmBatch(deps, m.id, run.id, OPERATOR_UI);
-await runBatch(ctx, run.id, gw.gateway.runtime.payouts);
+await runBatch(ctx, run.id, gw.gateway.runtime.treasury);
 await sb.mine("TRON", 3);
 await uploadBatch(ctx, m.id, { name: "preview.csv", bytes: csv([`TRON,USDT,${randomAddress("TRON")},3,FX-B-3,`]) }, OPERATOR_UI);
 const dropped = await uploadBatch(ctx, m.id, { name: "dropped.csv", bytes: csv([`TRON,USDT,${randomAddress("TRON")},4,FX-B-4,`]) }, OPERATOR_UI);
@@ -165,7 +165,7 @@ discardBatch(deps, m.id, dropped.id, OPERATOR_UI);
 setCollectionSetting(ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5" }, OPERATOR_UI);
 const coll = await previewCollection(ctx, m.id, "TRON", "USDT", OPERATOR_UI);
 confirmCollection(deps, m.id, coll.id, OPERATOR_UI);
-await runCollection(ctx, coll.id, gw.gateway.runtime.payouts);
+await runCollection(ctx, coll.id, gw.gateway.runtime.treasury);
 await sb.mine("TRON", 3);
 
 // Last, what more blocks would move on: a pay-in confirming (2 of 3), one detected (1 of 3), a

@@ -36,6 +36,7 @@ import { checksum, migrate } from "../../src/db/migrate";
 import { openDb } from "../../src/db/client";
 import { parseConfig } from "../../src/config/load";
 import { createContext } from "../../src/app/context";
+import { initDataFolder } from "../../src/app/data-folder";
 import { makeChains } from "../../src/chains/factory";
 import { createMerchant } from "../../src/merchants/service";
 import { createUser } from "../../src/backoffice/users";
@@ -130,13 +131,16 @@ export async function growthDatabase(orders: number, log: (s: string) => void = 
   const path = `${base}.db`;
   const metaPath = `${base}.json`;
   if ((existsSync(path) && existsSync(metaPath)) || upgradeCached(orders, path, metaPath, log)) return { path, meta: JSON.parse(readFileSync(metaPath, "utf8")) };
-  const building = `${base}.building.db`;
-  for (const f of [building, `${building}-wal`, `${building}-shm`]) rmSync(f, { force: true });
+  // Built in a data folder of its own (init writes a marker naming its one database there).
+  const folder = `${base}.building`;
+  rmSync(folder, { recursive: true, force: true });
+  const building = join(folder, "stablegate.db");
   const t0 = performance.now();
   log(`  building the ${orders.toLocaleString("en")}-order database (cached in .bench-cache/ for reruns) ...`);
   const meta = await build(building, orders, log);
   meta.builtMs = Math.round(performance.now() - t0);
   renameSync(building, path);
+  rmSync(folder, { recursive: true, force: true });
   writeFileSync(metaPath, JSON.stringify(meta, null, 1));
   log(`  built in ${(meta.builtMs / 1000).toFixed(1)} s: ${Object.entries(meta.rows).map(([k, v]) => `${v.toLocaleString("en")} ${k}`).join(", ")}`);
   return { path, meta };
@@ -157,6 +161,7 @@ function rng(seed: number) {
 async function build(path: string, orders: number, log: (s: string) => void): Promise<GrowthMeta> {
   const end = Date.now();
   const loaded = parseConfig({ database: { path }, log: { level: "error" } }, "growth-bench");
+  initDataFolder(loaded, { STABLEGATE_MASTER_KEY: GROWTH_MASTER_KEY }, end - 367 * DAY);
   const ctx = createContext({ loaded, env: { STABLEGATE_MASTER_KEY: GROWTH_MASTER_KEY }, logger: createLogger({ level: "error" }), makeChains });
   const c = ctx.db.$client;
   const now = () => end - 366 * DAY;

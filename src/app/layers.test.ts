@@ -223,6 +223,14 @@ export function chainLiterals(sources: Source[]): string[] {
   return offenders;
 }
 
+/** Chain-layer files (tests aside) that read the payout table themselves instead of through the PayoutStore port. */
+export function payoutTableReaders(sources: Source[]): string[] {
+  return sources
+    .filter((s) => s.rel.startsWith("chains/") && !isTest(s.rel))
+    .filter((s) => /import\s*\{[^}]*\bpayoutOrders\b[^}]*\}\s*from\s*["'][./]*db\/schema["']/.test(s.text) || /\bpayout_orders\b/.test(codeLines(s.text).join("\n")))
+    .map((s) => s.rel);
+}
+
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
@@ -276,11 +284,7 @@ describe("layers", () => {
   });
 
   test("the chain layer reads payout orders only through the PayoutStore port (no payout_orders query, no copied payout statuses)", () => {
-    const offenders = sources
-      .filter((s) => s.rel.startsWith("chains/") && !isTest(s.rel))
-      .filter((s) => /import\s*\{[^}]*\bpayoutOrders\b[^}]*\}\s*from\s*["'][./]*db\/schema["']/.test(s.text) || /\bpayout_orders\b/.test(codeLines(s.text).join("\n")))
-      .map((s) => s.rel);
-    expect(offenders).toEqual([]);
+    expect(payoutTableReaders(sources)).toEqual([]);
   });
 
   test("no folder-level import cycles among the domain folders", () => {
@@ -352,6 +356,16 @@ describe("the rules bite", () => {
     const text = `export const fees = new Map([["BSC", 1n]]);\nexport const isSol = (c: string) => ["SOL"].includes(c);\n`;
     const found = chainLiterals([{ rel: "payout/fees.ts", text }, { rel: "chains/fees.ts", text }, { rel: "payout/fees.test.ts", text }]);
     expect(found).toEqual([expect.stringMatching(/^payout\/fees\.ts:1 list, tuple or index led by a chain code/), expect.stringMatching(/^payout\/fees\.ts:2 list, tuple or index led by a chain code/)]);
+  });
+
+  test("payout table: a chain file querying payoutOrders or payout_orders is refused; a type import of the row and the port are not", () => {
+    const found = payoutTableReaders([
+      { rel: "chains/tron/payout-steps.ts", text: `import { and, eq } from "drizzle-orm";\nimport { payoutOrders } from "../../db/schema";\n` },
+      { rel: "chains/evm/raw.ts", text: "db.$client.query(`SELECT * FROM payout_orders WHERE status = 'submitted'`);\n" },
+      { rel: "chains/payout-steps.ts", text: `import type { payoutOrders } from "../db/schema";\n// payout_orders rows, read through the port\n` },
+      { rel: "payout/store.ts", text: `import { payoutOrders } from "../db/schema";\n` },
+    ]);
+    expect(found).toEqual(["chains/tron/payout-steps.ts", "chains/evm/raw.ts"]);
   });
 
   test("an unknown new folder fails with a message saying to add it to the rank table", () => {

@@ -21,6 +21,7 @@ import { reconcileChain } from "../payout/balances";
 import { payoutStore } from "../payout/store";
 import { pruneDeliveredCallbacks } from "../callbacks/retention";
 import { optimizeDatabase, OPTIMIZE_EVERY_MS } from "../db/optimize";
+import { DbMaintenance } from "../db/maintenance";
 import { chainBundle } from "../chains/factory";
 import { addressBook } from "../wallet/addresses";
 import { ReconcileGate } from "../restore/reconcile";
@@ -28,6 +29,7 @@ import { gapStep, gapWatched } from "../restore/gap-addresses";
 import { checkoutRoutes } from "../checkout/routes";
 import { runBatches } from "../treasury/batch";
 import { runCollections } from "../treasury/collection";
+import { TreasuryRunner } from "../treasury/runner";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
@@ -62,6 +64,8 @@ export interface Runtime {
   watchers: Map<ChainCode, ChainWatcher>;
   /** Signs, broadcasts and tracks payouts. */
   payouts: PayoutExecutor;
+  /** Drives confirmed batch payouts and collection runs (their items become payout orders). */
+  treasury: TreasuryRunner;
   /**
    * Wakes the callback worker: the one path, callbacksDue() (src/db/callbacks-due.ts), which the
    * outbox calls on every insert; kept here for the back office's explicit wake-ups.
@@ -73,6 +77,11 @@ export interface Runtime {
   ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null };
   /** Fetches exchange rates for invoices ([rates] source = "coingecko"). */
   rates: RateRefresher;
+  /**
+   * WAL checkpoints and planner statistics on a worker thread with its own connection
+   * (src/db/maintenance.ts), from start to stop, jobs or not; null for an in-memory database.
+   */
+  maintenance: DbMaintenance | null;
 }
 
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
@@ -84,11 +93,14 @@ export function createRuntime(ctx: AppContext): Runtime {
   const watchers = new Map<ChainCode, ChainWatcher>();
   const gas = new GasMonitor(ctx);
   const storage = new StorageMonitor(ctx);
+  const payouts = new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) });
   const runtime: Runtime = {
     ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
     rates: new RateRefresher(ctx),
-    payouts: new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) }),
+    maintenance: ctx.config.database.path === ":memory:" ? null : new DbMaintenance(ctx.db, ctx.config.database.path, ctx.logger),
+    payouts,
+    treasury: new TreasuryRunner(payouts),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
       await runtime.watchers.get(chain)?.tick();
@@ -122,7 +134,8 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
   // DESIGN 11 "Retention" and "Growth": both walk big tables in slices that yield; both run once right after start.
   s.every("prune-callbacks", 10 * 60_000, () => pruneDeliveredCallbacks(ctx));
-  s.every("optimize", OPTIMIZE_EVERY_MS, () => optimizeDatabase(ctx));
+  const maintenance = runtime.maintenance;
+  s.every("optimize", OPTIMIZE_EVERY_MS, () => (maintenance ? maintenance.refreshStats() : optimizeDatabase(ctx)));
   // Polls the outbox itself; callbacksDue() (called by the outbox on every insert) sends a just-committed callback at once.
   // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
   const callbacks = startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
@@ -147,8 +160,8 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     expireDueInvoices(ctx);
   });
   // Confirmed batch payouts and collection runs: rows become payout orders (also resumed after a restart).
-  s.every("payout-batches", 1000, () => runBatches(ctx, runtime.payouts));
-  s.every("collections", 1000, () => runCollections(ctx, runtime.payouts));
+  s.every("payout-batches", 1000, () => runBatches(ctx, runtime.treasury));
+  s.every("collections", 1000, () => runCollections(ctx, runtime.treasury));
   for (const [code, watcher] of runtime.watchers) {
     const cfg = ctx.config.chains[code];
     const adapter = ctx.chains.get(code)!;
@@ -228,6 +241,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     // Never a half-started gateway: the listener closes with the failed start.
     runtime.payouts.stop();
     await server.stop(true);
+    await runtime.maintenance?.stop();
     throw e;
   }
   const port = server.port!;
@@ -253,6 +267,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       const httpDone = server.stop();
       await withDeadline(Promise.all([jobsDone, httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
       await server.stop(true);
+      await runtime.maintenance?.stop();
       unguard();
     },
   };

@@ -20,6 +20,7 @@ import { compatRequest, isCompatKind } from "./compat";
 import { compatSecretOf } from "../merchants/compat-keys";
 import type { CompatProtocol } from "../lib/compat-signing";
 import { newPlanMemory, noteOutcome, originOf, planClaims } from "./claim-plan";
+import { callbackWorkerStore, type DueRow } from "./store";
 import type { Lookup } from "./target";
 
 export interface WorkerOptions {
@@ -65,17 +66,6 @@ export function workerOptions(ctx: CallbackWorkerCtx, over: Partial<WorkerOption
   };
 }
 
-interface DueRow {
-  rid: number;
-  id: string;
-  kind: string;
-  merchantId: number;
-  orderNo: string;
-  apiKeyId: string;
-  payload: string;
-  attempts: number;
-  target: string | null;
-}
 
 interface InFlight {
   row: DueRow;
@@ -128,7 +118,11 @@ export class CallbackWorker {
   private blockedUntil = -Infinity;
   private readonly limited: LogLimiter;
 
+  /** Every statement the worker runs (callbacks/store.ts). */
+  private readonly store: ReturnType<typeof callbackWorkerStore>;
+
   constructor(private readonly o: WorkerOptions) {
+    this.store = callbackWorkerStore(o.db);
     this.pollMs = o.pollMs ?? 200;
     this.leaseMs = o.timeoutMs + (o.leaseMarginMs ?? 10_000);
     this.graceMs = o.shutdownGraceMs ?? Math.min(o.timeoutMs, 5_000);
@@ -176,7 +170,7 @@ export class CallbackWorker {
     if (this.started) return;
     this.started = true;
     // Rows left 'delivering' by a previous run of this database were cut off mid-delivery.
-    const n = this.o.db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE state = 'delivering'`).changes;
+    const n = this.store.releaseAllLeases();
     if (n) this.o.logger.info("callbacks reclaimed after restart", { count: n });
     this.unlisten = onCallbacksDue(() => this.kick());
     this.schedule(0);
@@ -227,11 +221,10 @@ export class CallbackWorker {
     if (this.stopping || this.o.clock.now() < this.blockedUntil) return 0;
     const claimed = this.claim();
     if (!claimed.length) return 0;
-    const st = this.stmts!;
     const now = this.o.clock.now();
     const mark = groupCommit(this.o.db).run({
       // Only rows still pending are marked (a resend or another run may have moved one).
-      work: () => new Set(claimed.filter((c) => st.mark.run(now + this.leaseMs, now, c.row.rid).changes === 1).map((c) => c.row.id)),
+      work: () => new Set(claimed.filter((c) => this.store.mark(c.row.rid, now + this.leaseMs, now)).map((c) => c.row.id)),
     });
     const marked = mark.then(
       (ids) => (this.dbOk(), ids),
@@ -242,63 +235,23 @@ export class CallbackWorker {
     return claimed.length;
   }
 
-  private prepare() {
-    const client = this.o.db.$client;
-    return {
-      // Expired leases (few rows: the index's 'delivering' range); the ones this process is not
-      // delivering (another run's, cut off) go back to pending.
-      expired: client.prepare<{ rid: number; id: string }, [number]>(`SELECT rowid AS rid, id FROM callbacks WHERE state = 'delivering' AND lease_until <= ?`),
-      release: client.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE rowid = ? AND state = 'delivering'`),
-      // Merchants with pending rows: a loose index scan of callbacks_due, one probe per merchant,
-      // whatever the backlog.
-      merchants: client.prepare<{ id: number }, []>(`
-        WITH RECURSIVE m(id) AS (
-          SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending')
-          UNION ALL
-          SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending' AND merchant_id > m.id) FROM m WHERE m.id IS NOT NULL
-        ) SELECT id FROM m WHERE id IS NOT NULL`),
-      // One page of a merchant's due rows after a position, in due order; rows behind an earlier
-      // unfinished event of their order wait.
-      // The position as a row value: the index seek starts there (an OR of the two cases made
-      // every page scan again from the first due row).
-      due: client.prepare<DueRow & { nextAt: number }, [number, number, number, number, number]>(`
-        SELECT c.rowid AS rid, c.id, c.kind, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
-               c.payload, c.attempts, c.next_attempt_at AS nextAt, COALESCE(c.url, m.default_callback_url) AS target
-        FROM callbacks c LEFT JOIN merchants m ON m.id = c.merchant_id
-        WHERE c.state = 'pending' AND c.merchant_id = ? AND c.next_attempt_at <= ?
-          AND (c.next_attempt_at, c.rowid) > (?, ?)
-          AND NOT EXISTS (SELECT 1 FROM callbacks p
-                          WHERE p.order_no = c.order_no AND p.rowid < c.rowid AND p.state IN ('pending', 'delivering'))
-        ORDER BY c.next_attempt_at, c.rowid LIMIT ?`),
-      mark: client.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`),
-      attempt: client.prepare<unknown, [string, number, number, number | null, string | null, string | null, string | null]>(
-        `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
-         VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6, ?7)`,
-      ),
-      settle: client.prepare<unknown, [string, number, number, string | null, number, string]>(
-        `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering'`,
-      ),
-    };
-  }
-  private stmts: ReturnType<CallbackWorker["prepare"]> | null = null;
-
   /** Fair claiming (DESIGN 7): the planner (claim-plan.ts) picks, on this worker's clock. */
   private claim(): Array<{ row: DueRow; origin: string }> {
-    const st = (this.stmts ??= this.prepare());
+    const st = this.store;
     const now = this.o.clock.now();
     // Expired leases (another run's rows, cut off) at most once per poll interval, not per claim.
     if (now - this.reclaimedAt >= this.pollMs || now < this.reclaimedAt) {
-      for (const r of st.expired.all(now)) if (!this.inflight.has(r.id)) st.release.run(r.rid);
+      for (const r of st.expiredLeases(now)) if (!this.inflight.has(r.id)) st.release(r.rid);
       this.reclaimedAt = now;
     }
     return planClaims({
       now,
-      merchants: st.merchants.all().map((r) => r.id),
+      merchants: st.merchantsWithPending(),
       turn: this.rr++,
       inflight: [...this.inflight.values()].map((f) => ({ id: f.row.id, merchantId: f.row.merchantId, origin: f.origin, startedAt: f.startedAt, settling: f.settling })),
       limits: { concurrency: this.o.concurrency, perTarget: this.perTarget, overflow: this.overflow },
       memory: this.plan,
-      readDue: (m, after, limit) => st.due.all(m, now, after.nextAt, after.rid, limit),
+      readDue: (m, after, limit) => st.due(m, now, after, limit),
     });
   }
 
@@ -322,7 +275,7 @@ export class CallbackWorker {
       // No notifyUrl and no default URL (cleared since it was queued): held, not an attempt;
       // `merchant set --default-notify-url` releases it.
       this.write("callback hold not recorded", () =>
-        this.o.db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'delivering'`, [this.o.clock.now(), row.id]),
+        this.store.hold(row.id, this.o.clock.now()),
       );
       return;
     }
@@ -367,7 +320,7 @@ export class CallbackWorker {
     if (signal.aborted && !outcome.ok) {
       // Shutdown cut it off: not an attempt; the next start delivers it again.
       this.write("callback release not recorded", () =>
-        this.o.db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE id = ? AND state = 'delivering'`, [row.id]),
+        this.store.unclaim(row.id),
       );
       return;
     }
@@ -408,13 +361,13 @@ export class CallbackWorker {
       state = "pending";
       nextAt = now + this.o.retryDelays[attempts - 1];
     }
-    const st = (this.stmts ??= this.prepare());
+    const st = this.store;
     for (;;) {
       try {
         await groupCommit(this.o.db).run({
           work: () => {
-            st.attempt.run(row.id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error, row.target);
-            st.settle.run(state, attempts, nextAt, r.ok ? null : r.error, now, row.id);
+            st.recordAttempt(row.id, r, row.target);
+            st.settle(row.id, { state, attempts, nextAt, lastError: r.ok ? null : r.error }, now);
           },
         });
         this.dbOk();

@@ -1,17 +1,15 @@
 // Planner statistics (issue 23): the gateway's queries are written for their
 // indexes, and SQLite picks among indexes by sqlite_stat1. Without it (a database
 // never analyzed) or with stale numbers (a table that grew 10x since), the planner
-// can prefer a scan. The gateway runs `PRAGMA optimize` at start (so after every
-// migration) and every 6 hours: SQLite re-analyzes only the tables whose size moved
-// by 10x or more since their last ANALYZE (0x10000: every table, not only those
-// this connection has used), so a steady run costs well under a millisecond.
+// can prefer a scan. The serving gateway refreshes them at start (so after every
+// migration) and every 6 hours, for the tables whose statistics are missing or
+// whose size moved 10x: gathered by reads on a worker's connection and written in
+// one short transaction (src/db/maintenance.ts, src/db/stats.ts), never by an
+// ANALYZE on the gateway's thread (measured at 2M orders: 0.1-0.9 s of CPU per big
+// table, seconds with the disk, whatever analysis_limit says).
 //
-// Limitation: a table that does need ANALYZE is read in one statement, which holds
-// the event loop (measured at 2M orders: 0.2-0.8 s per big table, whatever
-// analysis_limit says). That happens once after the upgrade that adds statistics
-// and then once per 10x growth of a table. Doing it off the loop needs statistics
-// gathered by another connection in a worker and written back in one short
-// transaction (not done).
+// optimizeDatabase is SQLite's own `PRAGMA optimize` on the caller's connection:
+// for an in-memory database (tests), which has no file a worker could open.
 import type { Db } from "./client";
 
 /** Rows ANALYZE samples per index (SQLite's recommended range is 100-1000). */

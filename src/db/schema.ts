@@ -237,6 +237,7 @@ export const transfers = sqliteTable(
     index("transfers_list_disposition").on(t.disposition),
     index("transfers_list_merchant").on(t.merchantId, t.status).where(sql`merchant_id IS NOT NULL`),
     index("transfers_list_merchant_disposition").on(t.merchantId, t.disposition).where(sql`merchant_id IS NOT NULL`),
+    // Open unmatched deposits (dashboard, exceptions, the alerts' and metrics' count; resolved ones accumulate).
     index("transfers_open_unmatched").on(t.resolution, t.seenAt).where(sql`unmatched_reason IS NOT NULL`),
     index("transfers_late").on(t.id).where(sql`seen_at - block_time >= 86400000`),
     index("transfers_order").on(t.payinOrderId).where(sql`payin_order_id IS NOT NULL`),
@@ -244,8 +245,6 @@ export const transfers = sqliteTable(
     index("transfers_search_from").on(t.fromAddress),
     // Reconcile's deposits not final yet, per address (a transfer is pending for minutes).
     index("transfers_pending_address").on(t.addressId, t.token).where(sql`status = 'pending'`),
-    // The alerts job's count of open unmatched deposits (resolved ones accumulate).
-    index("transfers_unmatched_open").on(t.seenAt).where(sql`unmatched_reason IS NOT NULL AND resolution IS NULL`),
   ],
 );
 
@@ -299,13 +298,13 @@ export const payoutOrders = sqliteTable(
     uniqueIndex("payout_merchant_order").on(t.merchantId, t.merchantOrderNo),
     index("payout_status").on(t.status),
     index("payout_source").on(t.fromAddressId, t.status),
+    // Back-office merchant lists, and the payout create's daily limit (today's payouts, an id
+    // range) and reserved fees (unfinished ones) per merchant.
     index("payout_list_merchant").on(t.merchantId, t.status),
     index("payout_search_tx").on(t.txHash).where(sql`tx_hash IS NOT NULL`),
     index("payout_search_to").on(t.toAddress),
     index("payout_search_from").on(t.fromAddress),
     index("payout_failed").on(t.failedAt).where(sql`status = 'failed'`),
-    // Daily limit (today's payouts) and reserved fees (unfinished ones) per merchant.
-    index("payout_merchant_status").on(t.merchantId, t.status, t.createdAt),
     // The executor's open payouts (payout/executor.ts SUBMITTED, BROADCASTED).
     index("payout_submitted").on(t.chain).where(sql`status = 'submitted'`),
     index("payout_broadcasted").on(t.chain).where(sql`status = 'broadcasted'`),
@@ -462,6 +461,19 @@ export const payinDaily = sqliteTable(
     orders: integer("orders").notNull(),
   },
   (t) => [primaryKey({ columns: [t.day, t.merchantId] })],
+);
+
+/** payin_daily per token (migrations/0175): the dashboard says its volume per token, never a sum of tokens with no unit. */
+export const payinDailyToken = sqliteTable(
+  "payin_daily_token",
+  {
+    day: integer("day").notNull(),
+    merchantId: integer("merchant_id").notNull(),
+    token: text("token").notNull(),
+    micro: integer("micro").notNull(),
+    orders: integer("orders").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.merchantId, t.token] })],
 );
 
 /** One row per delivery attempt (Svix-style). */

@@ -8,6 +8,7 @@ import { chainState, rpcEndpoints, type Watchers } from "./chain-status";
 import { events, feeTotals } from "../lib/event-metrics";
 import { chainModule, hasChainModule } from "../chains/registry";
 import { fromBaseUnits } from "../lib/money";
+import { OPEN_UNMATCHED } from "./alerts/conditions";
 import type { GasMonitor } from "./gas";
 import type { OpsCtx } from "./readiness";
 
@@ -100,7 +101,7 @@ function stateRegistry(d: MetricsDeps): Registry {
     help: "deposits that matched no order and wait for an operator",
     registers: [r],
     collect() {
-      this.set(count("SELECT count(*) AS n FROM transfers WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'"));
+      this.set(count(OPEN_UNMATCHED));
     },
   });
   new Gauge({

@@ -82,6 +82,9 @@ function fillDisk(): void {
     }
     return;
   }
+  // The WAL emptied first (the maintenance worker keeps it checkpointed, so commits would reuse
+  // its space and succeed on a full disk for a while): the next commit needs new space.
+  gw.ctx.db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
   const fd = openSync(FILLER, "w");
   try {
     for (const size of [1 << 20, 64 << 10, 4096, 512]) {

@@ -1,5 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { fromMicro, payoutFee, toMicro } from "./controls";
+import { randomBytes } from "node:crypto";
+import { checkLimits, fromMicro, payoutFee, setPayoutControls, toMicro } from "./controls";
+import { openDb, writeTx } from "../db/client";
+import { migrate } from "../db/migrate";
+import { createMerchant } from "../merchants/service";
+import { Cipher } from "../secrets/cipher";
+import { newOrderNo } from "../lib/ids";
+import type { AppError } from "../errors";
 
 describe("payout fee", () => {
   test.each([
@@ -19,5 +26,44 @@ describe("payout fee", () => {
   ])("micro-units of %d-decimal tokens", (decimals, units, micro) => {
     expect(toMicro(units, decimals)).toBe(micro);
     expect(fromMicro(micro, decimals)).toBe(units);
+  });
+});
+
+describe("daily limit: today's payouts as an id range (issue 23)", () => {
+  const DAY = 86_400_000;
+  const midnight = Date.UTC(2026, 10, 26);
+  const db = openDb(":memory:");
+  migrate(db);
+  db.$client.run("PRAGMA foreign_keys = OFF"); // payout rows without their source addresses
+  const { merchant } = createMerchant({ db, cipher: new Cipher(randomBytes(32)), now: () => midnight - 2 * DAY }, { name: "limits" });
+  setPayoutControls(db, merchant.id, { payoutLimitDaily: "1000" }, midnight - 2 * DAY);
+  let n = 0;
+  const add = (at: number, amount: number, status = "confirmed", orderAt = at) =>
+    db.$client.run(
+      `INSERT INTO payout_orders (order_no, merchant_id, merchant_order_no, chain, token, decimals, from_address_id, from_address, to_address, amount,
+         delete_source, api_key_id, status, created_at, updated_at) VALUES (?, ?, ?, 'TRON', 'USDT', 6, 'A', 'a', 'b', ?, 0, 'k', ?, ?, ?)`,
+      [newOrderNo("PO", orderAt), merchant.id, `w${++n}`, String(BigInt(amount) * 1_000_000n), status, at, at],
+    );
+  const used = (now: number) => {
+    try {
+      writeTx(db, (tx) => checkLimits(tx, merchant.id, 1000n * 1_000_000n, now));
+      return "0.000000";
+    } catch (e) {
+      return (e as AppError).data?.usedToday;
+    }
+  };
+
+  test("payouts since midnight UTC that did not fail; none from before, whatever their ids", () => {
+    add(midnight - DAY, 500); // yesterday
+    add(midnight - 20 * 60_000, 400); // 23:40 yesterday
+    // Committed in the other order than they read the clock: 00:00:00.100 gets the lower id (the
+    // first orderNo of the margin, 23:59:59.900, has the higher one).
+    add(midnight + 100, 7);
+    add(midnight - 100, 300);
+    add(midnight + 60_000, 2);
+    add(midnight + 120_000, 600, "failed");
+    expect(used(midnight + 3_600_000)).toBe("9.000000");
+    expect(used(midnight - 1)).toBe("1209.000000"); // yesterday's 500 + 400 + 300, and all made since
+    expect(used(midnight + DAY)).toBe("0.000000"); // a day with no payout yet
   });
 });

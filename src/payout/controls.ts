@@ -2,8 +2,9 @@
 // switch, per-payout and daily limits, a fee schedule and a prepaid fee
 // balance. Limits, fees and the fee balance are USD-like decimal strings
 // shared by every stablecoin; inside they are 6-decimal micro-units (bigint).
-import { and, eq, gte, inArray, ne } from "drizzle-orm";
-import { type Db, type DbOrTx, type Tx, writeTx } from "../db/client";
+import { and, eq } from "drizzle-orm";
+import { type Db, type DbOrTx, prepared, type Tx, writeTx } from "../db/client";
+import { orderIdFloor } from "../orders/id-at";
 import { feeEntries, merchants, payoutOrders } from "../db/schema";
 import { AppError } from "../errors";
 import { Big, fromBaseUnits, toBaseUnits } from "../lib/money";
@@ -39,36 +40,29 @@ export function payoutFee(c: Pick<PayoutControls, "payoutFeeFixed" | "payoutFeeR
 
 const DAY_MS = 86_400_000;
 
-/** Sum (micro-units) of the merchant's payouts created this UTC day that did not fail. */
-// Both read through payout_merchant_status (merchant_id, status, created_at): today's payouts
-// and the unfinished ones, never the merchant's whole payout history (issue 23).
+// Both read through payout_list_merchant (merchant_id, status): today's payouts as an id range
+// (its entries end in the rowid; src/orders/id-at.ts) and the unfinished ones, never the
+// merchant's whole payout history (issue 23).
 const NOT_FAILED = ["submitted", "broadcasted", "confirmed"] as const;
+const list = (xs: readonly string[]) => xs.map((x) => `'${x}'`).join(", ");
 
-export function usedTodayQuery(tx: DbOrTx, merchantId: number, now: number) {
-  const start = now - (now % DAY_MS);
-  return tx
-    .select({ amount: payoutOrders.amount, decimals: payoutOrders.decimals })
-    .from(payoutOrders)
-    .where(and(eq(payoutOrders.merchantId, merchantId), inArray(payoutOrders.status, [...NOT_FAILED]), gte(payoutOrders.createdAt, start)));
-}
+export const USED_TODAY = `SELECT amount, decimals FROM payout_orders INDEXED BY payout_list_merchant
+  WHERE merchant_id = ?1 AND status IN (${list(NOT_FAILED)}) AND id >= ?2 AND +created_at >= ?3`;
+export const RESERVED_FEES = `SELECT fee, decimals FROM payout_orders INDEXED BY payout_list_merchant
+  WHERE merchant_id = ?1 AND status IN (${list([...UNFINISHED])})`;
 
+/** Sum (micro-units) of the merchant's payouts created this UTC day that did not fail. */
 function usedToday(tx: DbOrTx, merchantId: number, now: number): bigint {
-  return usedTodayQuery(tx, merchantId, now)
-    .all()
+  const start = now - (now % DAY_MS);
+  return prepared(tx, "payoutUsedToday", (d) => d.$client.prepare<{ amount: string; decimals: number }, [number, number, number]>(USED_TODAY))
+    .all(merchantId, orderIdFloor(tx, "payout_orders", start), start)
     .reduce((s, r) => s + toMicro(BigInt(r.amount), r.decimals), 0n);
-}
-
-export function reservedFeesQuery(tx: DbOrTx, merchantId: number) {
-  return tx
-    .select({ fee: payoutOrders.fee, decimals: payoutOrders.decimals })
-    .from(payoutOrders)
-    .where(and(eq(payoutOrders.merchantId, merchantId), inArray(payoutOrders.status, [...UNFINISHED])));
 }
 
 /** Fees (micro-units) held back for the merchant's unfinished payouts. */
 export function reservedFees(tx: DbOrTx, merchantId: number): bigint {
-  return reservedFeesQuery(tx, merchantId)
-    .all()
+  return prepared(tx, "payoutReservedFees", (d) => d.$client.prepare<{ fee: string; decimals: number }, [number]>(RESERVED_FEES))
+    .all(merchantId)
     .reduce((s, r) => s + toMicro(BigInt(r.fee), r.decimals), 0n);
 }
 

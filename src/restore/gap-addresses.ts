@@ -16,14 +16,20 @@ export interface GapCtx {
   clock: { now(): number };
 }
 
+/** Derivation time per step (a key costs ~1-5 ms; one past the budget may be started). */
+export const GAP_STEP_BUDGET_MS = 20;
+
 export type GapStep =
   | { state: "none" }
   | { state: "adding"; added: number; left: number }
   /** Every skipped index is watched: rescan from `since`, then call gapWatched(). */
   | { state: "rescan"; since: bigint | null; from: number; to: number };
 
-/** Adds restore_gap addresses for up to `budgetMs` of derivation; says what is left to do. */
-export function gapStep(ctx: GapCtx, adapter: ChainAdapter, budgetMs = 100): GapStep {
+/**
+ * Adds restore_gap addresses for up to `budgetMs` of derivation; says what is left to do. The
+ * job runs every 250 ms on the event loop: a step stays well under DESIGN 11's 50 ms hold.
+ */
+export function gapStep(ctx: GapCtx, adapter: ChainAdapter, budgetMs = GAP_STEP_BUDGET_MS): GapStep {
   const rc = ctx.db.select().from(reconcileChains).where(and(eq(reconcileChains.chain, adapter.chain), isNull(reconcileChains.gapWatchedAt))).get();
   if (!rc) return { state: "none" };
   const have = new Set(

@@ -101,7 +101,7 @@ describe("a batch", () => {
       ip: "127.0.0.1",
       after: { file: "june.csv", rows: 9, valid: 3, totals: [{ chain: "TRON", token: "USDT", count: 3, amount: "70.50" }] },
     });
-    await runBatch(gw.ctx, b.id, gw.gateway.runtime.payouts);
+    await runBatch(gw.ctx, b.id, gw.gateway.runtime.treasury);
     await sb.mine("TRON", 3);
     const p = batchProgress(gw.ctx.db, m.id, b.id);
     expect(p).toMatchObject({ status: "done", invalid: 6, rejected: 0, waiting: 0, orders: { confirmed: 3, submitted: 0, broadcasted: 0, failed: 0 }, finished: true });
@@ -118,7 +118,7 @@ describe("a batch", () => {
     expect(again).toMatchObject({ validCount: 0 });
     expect(batchLines(gw.ctx.db, again.id).filter((l) => l.state === "existing").map((l) => l.rowNo)).toEqual([1, 2, 8]);
     confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, again.id, DEMO);
-    await runBatch(gw.ctx, again.id, gw.gateway.runtime.payouts);
+    await runBatch(gw.ctx, again.id, gw.gateway.runtime.treasury);
     await sb.mine("TRON", 3);
     expect(orders(m.id)).toBe(3);
     expect(sent(a1) + sent(a2)).toBe(3);

@@ -8,7 +8,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { createHash } from "node:crypto";
-import { type Db, rolledBack, savepoint, writeTx } from "../db/client";
+import { type Db, rolledBack, savepoint, type Tx, writeTx } from "../db/client";
 import { merchants, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { AppError } from "../errors";
@@ -22,6 +22,8 @@ import { createPayout, type PayoutCtx } from "../payout/service";
 import type { ChainAdapter, ChainCode, TokenSymbol } from "../chains/types";
 import { parseBatchCsv, rowToInput, toCsv, type CsvRow } from "./batch-csv";
 import { estimateGas, type GasEstimate } from "./gas-estimate";
+import type { TreasuryJob, TreasuryRunner } from "./runner";
+import { batchProgressOf, type TreasuryProgress } from "./progress";
 
 export type BatchRow = typeof payoutBatches.$inferSelect;
 export type BatchLine = typeof payoutBatchRows.$inferSelect;
@@ -308,103 +310,48 @@ export function discardBatch(deps: { db: Db; now: () => number }, merchantId: nu
   });
 }
 
-export interface BatchRunner {
-  /** First submission attempt of a new order (the payout engine; the payouts job retries anything left). */
-  attempt(orderId: number): Promise<unknown>;
+export type { BatchRunner } from "./runner";
+
+/** A running batch as the treasury runner drives it: each valid row becomes a payout order. */
+function batchJob(batchId: string): TreasuryJob<BatchLine> {
+  const setRow = (tx: Tx, line: BatchLine, patch: Partial<BatchLine>, now: number) =>
+    tx.update(payoutBatchRows).set({ ...patch, updatedAt: now }).where(and(eq(payoutBatchRows.batchId, batchId), eq(payoutBatchRows.rowNo, line.rowNo))).run();
+  return {
+    kind: "batch",
+    item: "row",
+    id: batchId,
+    open: (db) => {
+      const b = db.select().from(payoutBatches).where(eq(payoutBatches.id, batchId)).get();
+      return b && b.status === "running" ? { merchantId: b.merchantId, items: batchLines(db, batchId, { state: ["valid"] }) } : null;
+    },
+    no: (line) => line.rowNo,
+    input: (line) => parse(BatchRowBody, rowToInput(JSON.parse(line.input) as Record<string, string>)),
+    created: (tx, line, r, now) => setRow(tx, line, { state: r.created ? "created" : "existing", payoutOrderId: r.orderId, errorCode: null, errorMessage: null }, now),
+    refused: (tx, line, e, now) => setRow(tx, line, { state: "rejected", errorCode: e.code, errorMessage: describeError(e) }, now),
+    finish: (db, now) => {
+      db.update(payoutBatches).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(payoutBatches.id, batchId), eq(payoutBatches.status, "running"))).run();
+    },
+  };
 }
 
-const running = new Set<string>();
-
 /** Creates the orders of a running batch, row by row; resumable at any point. */
-export async function runBatch(ctx: PayoutCtx, batchId: string, runner: BatchRunner): Promise<void> {
-  if (running.has(batchId)) return;
-  running.add(batchId);
-  try {
-    const b = ctx.db.select().from(payoutBatches).where(eq(payoutBatches.id, batchId)).get();
-    if (!b || b.status !== "running") return;
-    const key = currentKey(ctx.db, b.merchantId);
-    if (!key) throw new Error("merchant has no current API key");
-    for (const line of batchLines(ctx.db, batchId, { state: ["valid"] })) {
-      const made = writeTx(ctx.db, (tx) => {
-        const now = ctx.clock.now();
-        const set = (patch: Partial<BatchLine>) =>
-          tx.update(payoutBatchRows).set({ ...patch, updatedAt: now }).where(and(eq(payoutBatchRows.batchId, batchId), eq(payoutBatchRows.rowNo, line.rowNo))).run();
-        try {
-          const input = parse(BatchRowBody, rowToInput(JSON.parse(line.input) as Record<string, string>));
-          const r = savepoint(tx, () => createPayout(ctx, b.merchantId, key.id, input));
-          set({ state: r.created ? "created" : "existing", payoutOrderId: r.order.id, errorCode: null, errorMessage: null });
-          return r.created ? r.order.id : null;
-        } catch (e) {
-          if (!(e instanceof AppError)) throw e;
-          // Valid at preview, refused now (e.g. the balance moved since): reported on the row, never retried silently.
-          set({ state: "rejected", errorCode: e.code, errorMessage: describeError(e) });
-          return null;
-        }
-      });
-      crashPoint(`batch:row-${line.rowNo}`);
-      if (made !== null) {
-        await runner.attempt(made).catch((e) => ctx.logger.warn("batch payout attempt failed", { batchId, rowNo: line.rowNo, error: String((e as Error)?.message ?? e) }));
-      }
-      // A sandbox attempt can complete without ever waiting on I/O: let requests in between rows.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    const now = ctx.clock.now();
-    ctx.db.update(payoutBatches).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(payoutBatches.id, batchId), eq(payoutBatches.status, "running"))).run();
-  } finally {
-    running.delete(batchId);
-  }
+export async function runBatch(ctx: PayoutCtx, batchId: string, treasury: TreasuryRunner): Promise<void> {
+  await treasury.run(ctx, batchJob(batchId));
 }
 
 /** Scheduled: resumes every running batch (after a confirm, or after a restart). */
-export async function runBatches(ctx: PayoutCtx, runner: BatchRunner): Promise<void> {
+export async function runBatches(ctx: PayoutCtx, treasury: TreasuryRunner): Promise<void> {
   const ids = ctx.db.select({ id: payoutBatches.id }).from(payoutBatches).where(eq(payoutBatches.status, "running")).all();
-  for (const { id } of ids) await runBatch(ctx, id, runner);
+  for (const { id } of ids) await runBatch(ctx, id, treasury);
 }
 
-export interface BatchProgress {
-  status: BatchRow["status"];
-  rows: number;
-  invalid: number;
-  rejected: number;
-  existing: number;
-  waiting: number;
-  /** Orders of this batch (created or existing) by payout status. */
-  orders: Record<"submitted" | "broadcasted" | "confirmed" | "failed", number>;
-  finished: boolean;
-}
+/** A batch's progress (treasury/progress.ts, the one view), with its row count under its old name. */
+export type BatchProgress = TreasuryProgress & { rows: number };
 
 export function batchProgress(db: Db, merchantId: number, id: string): BatchProgress {
-  const b = getBatch(db, merchantId, id);
-  const byState = Object.fromEntries(
-    db
-      .select({ state: payoutBatchRows.state, n: sql<number>`count(*)` })
-      .from(payoutBatchRows)
-      .where(eq(payoutBatchRows.batchId, id))
-      .groupBy(payoutBatchRows.state)
-      .all()
-      .map((r) => [r.state, r.n]),
-  ) as Record<string, number>;
-  const orders = { submitted: 0, broadcasted: 0, confirmed: 0, failed: 0 };
-  for (const r of db
-    .select({ status: payoutOrders.status, n: sql<number>`count(*)` })
-    .from(payoutBatchRows)
-    .innerJoin(payoutOrders, eq(payoutOrders.id, payoutBatchRows.payoutOrderId))
-    .where(eq(payoutBatchRows.batchId, id))
-    .groupBy(payoutOrders.status)
-    .all()) {
-    orders[r.status] = r.n;
-  }
-  const waiting = b.status === "preview" || b.status === "discarded" ? 0 : (byState.valid ?? 0);
-  return {
-    status: b.status,
-    rows: b.rowCount,
-    invalid: byState.invalid ?? 0,
-    rejected: byState.rejected ?? 0,
-    existing: byState.existing ?? 0,
-    waiting,
-    orders,
-    finished: b.status === "done" && orders.submitted === 0 && orders.broadcasted === 0,
-  };
+  getBatch(db, merchantId, id);
+  const p = batchProgressOf(db, id);
+  return { ...p, rows: p.items };
 }
 
 export const RESULT_COLUMNS = ["row", "chainCode", "tokenSymbol", "toAddress", "amount", "merchantOrderNo", "fromAddress", "result", "errorCode", "error", "orderNo", "status", "txHash"];

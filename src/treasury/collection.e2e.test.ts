@@ -111,7 +111,7 @@ describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_na
     const destBefore = await k.token(k.destination);
     const gasBefore = await k.native(gas.address);
     confirmCollection({ db: gw.ctx.db, now: () => Date.now() }, m.id, run.id, USER);
-    await runCollection(gw.ctx, run.id, gw.gateway.runtime.payouts);
+    await runCollection(gw.ctx, run.id, gw.gateway.runtime.treasury);
     let p = runProgress(gw.ctx.db, run.id);
     for (let i = 0; i < 200 && p.confirmed + p.failed + p.rejected < LEGS; i++) {
       // Legs waiting for their top-up retry on the job's schedule; make them due now.

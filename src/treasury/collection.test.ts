@@ -85,7 +85,7 @@ test("a scheduled collection runs unattended when due, and a missed stretch runs
   const sources = await funded(m, ["20", "30"]);
   const cold = randomAddress("TRON");
   setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "0 * * * *", confirmedWithPassword: true }, USER);
-  const runner = gw.gateway.runtime.payouts;
+  const runner = gw.gateway.runtime.treasury;
 
   clock.advance(59 * 60_000);
   await runCollections(gw.ctx, runner);
@@ -116,7 +116,7 @@ test("the schedule sends only to a destination confirmed with a password: one sa
   await funded(m, ["40"]);
   const cold = randomAddress("TRON");
   const thief = randomAddress("TRON");
-  const runner = gw.gateway.runtime.payouts;
+  const runner = gw.gateway.runtime.treasury;
   setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "* * * * *", confirmedWithPassword: true }, USER);
   // A save without the password (any path but the re-authenticated form) moves the destination...
   setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: thief, minimum: "1", schedule: "* * * * *" }, USER);

@@ -6,7 +6,7 @@
 // top-ups happen as for any payout. An optional cron schedule runs it unattended.
 import { Cron } from "croner";
 import { and, asc, desc, eq, isNotNull } from "drizzle-orm";
-import { type Db, savepoint, writeTx } from "../db/client";
+import { type Db, type Tx, writeTx } from "../db/client";
 import { collectionLegs, collectionRuns, collectionSettings, merchants, payoutOrders } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { AppError } from "../errors";
@@ -20,7 +20,9 @@ import { createPayout, type PayoutCtx } from "../payout/service";
 import { currentKey } from "../merchants/service";
 import type { TokenSymbol } from "../chains/types";
 import { chainModule } from "../chains/registry";
-import { describeError, type BatchRunner } from "./batch";
+import { describeError } from "./batch";
+import type { TreasuryJob, TreasuryRunner } from "./runner";
+import { collectionProgressOf, tokenAmount } from "./progress";
 import { estimateGas, type GasEstimate } from "./gas-estimate";
 
 export type CollectionSetting = typeof collectionSettings.$inferSelect;
@@ -188,7 +190,7 @@ export function confirmCollection(deps: { db: Db; now: () => number }, merchantI
     const now = deps.now();
     const next = r.legCount > 0 ? "running" : "done";
     const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get()!;
-    recordAudit(tx, { ...actor, action: "collection.confirm", target: `merchant:${m.uid}:collection:${r.id}`, after: { chain: r.chain, token: r.token, destination: r.destination, legs: r.legCount, total: r.total }, at: now });
+    recordAudit(tx, { ...actor, action: "collection.confirm", target: `merchant:${m.uid}:collection:${r.id}`, after: { chain: r.chain, token: r.token, destination: r.destination, legs: r.legCount, total: tokenAmount(r.chain, r.token, r.total) }, at: now });
     return tx
       .update(collectionRuns)
       .set({ status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now })
@@ -198,63 +200,49 @@ export function confirmCollection(deps: { db: Db; now: () => number }, merchantI
   });
 }
 
-const running = new Set<string>();
-
-/** Creates the leg payouts of a running run; resumable at any point (legs are idempotent by merchantOrderNo). */
-export async function runCollection(ctx: PayoutCtx, runId: string, runner: BatchRunner): Promise<void> {
-  if (running.has(runId)) return;
-  running.add(runId);
-  try {
-    const r = ctx.db.select().from(collectionRuns).where(eq(collectionRuns.id, runId)).get();
-    if (!r || r.status !== "running") return;
-    const key = currentKey(ctx.db, r.merchantId);
-    if (!key) throw new Error("merchant has no current API key");
-    const { token } = chainAndToken(ctx, r.chain, r.token);
-    const legs = ctx.db.select().from(collectionLegs).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.state, "planned"))).orderBy(asc(collectionLegs.legNo)).all();
-    for (const leg of legs) {
-      const made = writeTx(ctx.db, (tx) => {
-        const now = ctx.clock.now();
-        const set = (patch: Partial<CollectionLeg>) =>
-          tx.update(collectionLegs).set({ ...patch, updatedAt: now }).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.legNo, leg.legNo))).run();
-        try {
-          const input = {
-            chainCode: r.chain,
-            tokenSymbol: r.token,
-            fromAddress: leg.fromAddress,
-            toAddress: r.destination,
-            amount: fromBaseUnits(BigInt(leg.amount), token.decimals, 0),
-            merchantOrderNo: `COL-${r.id}-${leg.legNo}`,
-          };
-          const o = savepoint(tx, () => createPayout(ctx, r.merchantId, key.id, input));
-          set({ state: "created", payoutOrderId: o.order.id });
-          return o.created ? o.order.id : null;
-        } catch (e) {
-          if (!(e instanceof AppError)) throw e;
-          set({ state: "rejected", errorCode: e.code, errorMessage: describeError(e) });
-          return null;
-        }
-      });
-      crashPoint(`collection:leg-${leg.legNo}`);
-      if (made !== null) await runner.attempt(made).catch((e) => ctx.logger.warn("collection leg attempt failed", { runId, legNo: leg.legNo, error: String((e as Error)?.message ?? e) }));
-      // A sandbox attempt can complete without ever waiting on I/O: let requests in between rows.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    const now = ctx.clock.now();
-    ctx.db.update(collectionRuns).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(collectionRuns.id, runId), eq(collectionRuns.status, "running"))).run();
-  } finally {
-    running.delete(runId);
-  }
+/** A running collection as the treasury runner drives it: each planned leg becomes a payout order. */
+function collectionJob(ctx: PayoutCtx, runId: string): TreasuryJob<CollectionLeg> {
+  let run: CollectionRun | undefined;
+  let decimals = 0;
+  const setLeg = (tx: Tx, leg: CollectionLeg, patch: Partial<CollectionLeg>, now: number) =>
+    tx.update(collectionLegs).set({ ...patch, updatedAt: now }).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.legNo, leg.legNo))).run();
+  return {
+    kind: "collection",
+    item: "leg",
+    id: runId,
+    open: (db) => {
+      run = db.select().from(collectionRuns).where(eq(collectionRuns.id, runId)).get();
+      if (!run || run.status !== "running") return null;
+      decimals = chainAndToken(ctx, run.chain, run.token).token.decimals;
+      return { merchantId: run.merchantId, items: db.select().from(collectionLegs).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.state, "planned"))).orderBy(asc(collectionLegs.legNo)).all() };
+    },
+    no: (leg) => leg.legNo,
+    input: (leg) => ({
+      chainCode: run!.chain,
+      tokenSymbol: run!.token,
+      fromAddress: leg.fromAddress,
+      toAddress: run!.destination,
+      amount: fromBaseUnits(BigInt(leg.amount), decimals, 0),
+      merchantOrderNo: `COL-${runId}-${leg.legNo}`,
+    }),
+    created: (tx, leg, r, now) => setLeg(tx, leg, { state: "created", payoutOrderId: r.orderId }, now),
+    refused: (tx, leg, e, now) => setLeg(tx, leg, { state: "rejected", errorCode: e.code, errorMessage: describeError(e) }, now),
+    finish: (db, now) => {
+      db.update(collectionRuns).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(collectionRuns.id, runId), eq(collectionRuns.status, "running"))).run();
+    },
+  };
 }
 
-/** Per status of the run's leg payouts. */
+/** Creates the leg payouts of a running run; resumable at any point (legs are idempotent by merchantOrderNo). */
+export async function runCollection(ctx: PayoutCtx, runId: string, treasury: TreasuryRunner): Promise<void> {
+  await treasury.run(ctx, collectionJob(ctx, runId));
+}
+
+/** Per status of the run's leg payouts (from treasury/progress.ts, the one view); planned: legs with no order yet. */
 export function runProgress(db: Db, runId: string): Record<"planned" | "rejected" | "submitted" | "broadcasted" | "confirmed" | "failed", number> {
-  const out = { planned: 0, rejected: 0, submitted: 0, broadcasted: 0, confirmed: 0, failed: 0 };
-  for (const { leg, order } of runLegs(db, runId)) {
-    if (order) out[order.status]++;
-    else if (leg.state === "rejected") out.rejected++;
-    else out.planned++;
-  }
-  return out;
+  const p = collectionProgressOf(db, runId);
+  const ordered = p.orders.submitted + p.orders.broadcasted + p.orders.confirmed + p.orders.failed;
+  return { planned: p.items - ordered - p.rejected, rejected: p.rejected, ...p.orders };
 }
 
 /** The schedule sends only to the destination last confirmed with a password (DESIGN 10 "Hardening"). */
@@ -269,7 +257,7 @@ export const SCHEDULE_ACTOR: Actor = { actor: "schedule", role: "system" };
  * confirmed at once, as the schedule's owner asked), then drives running runs.
  * A missed slot (the gateway was down) runs once, not once per missed slot.
  */
-export async function runCollections(ctx: PayoutCtx, runner: BatchRunner): Promise<void> {
+export async function runCollections(ctx: PayoutCtx, treasury: TreasuryRunner): Promise<void> {
   const now = ctx.clock.now();
   for (const s of ctx.db.select().from(collectionSettings).where(isNotNull(collectionSettings.schedule)).all()) {
     let due: Date | null;
@@ -302,7 +290,7 @@ export async function runCollections(ctx: PayoutCtx, runner: BatchRunner): Promi
     }
   }
   for (const { id } of ctx.db.select({ id: collectionRuns.id }).from(collectionRuns).where(eq(collectionRuns.status, "running")).all()) {
-    await runCollection(ctx, id, runner);
+    await runCollection(ctx, id, treasury);
   }
 }
 

@@ -23,6 +23,7 @@ import {
   listBatches,
   uploadBatch,
 } from "../../treasury/batch";
+import { progressCards, progressText } from "../../treasury/progress";
 import { ReauthField } from "./reauth";
 import { payoutOrders } from "../../db/schema";
 import { inArray } from "drizzle-orm";
@@ -202,8 +203,18 @@ function PreviewPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow; error?: str
   ) as string;
 }
 
-function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string {
-  const { b, v, d } = p;
+/** What the progress page shows, read by its route handler (the page runs no query). */
+interface ProgressData {
+  pr: ReturnType<typeof batchProgress>;
+  /** Rows that are (or will be) payouts: their count, and the first SHOWN with their orders. */
+  total: number;
+  lines: ReturnType<typeof batchLines>;
+  orders: Map<number, typeof payoutOrders.$inferSelect>;
+  /** What every payout of the batch cost on chain so far. */
+  costs: ReturnType<typeof costTotals>;
+}
+
+function loadProgress(d: BackofficeDeps, v: Viewer, b: BatchRow): ProgressData {
   const pr = batchProgress(d.ctx.db, mine(v), b.id);
   // The page refreshes itself: it lists the first rows only; the results CSV has every row.
   const all = batchLines(d.ctx.db, b.id).filter((l) => l.state !== "invalid");
@@ -213,28 +224,23 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
   for (let i = 0; i < ids.length; i += 500) {
     for (const o of d.ctx.db.select().from(payoutOrders).where(inArray(payoutOrders.id, ids.slice(i, i + 500))).all()) orders.set(o.id, o);
   }
+  const costs = costTotals(d.ctx.db, all.flatMap((l) => (l.payoutOrderId !== null ? [l.payoutOrderId] : [])));
+  return { pr, total: all.length, lines, orders, costs };
+}
+
+function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string {
+  const { b, v } = p;
+  const { pr, lines, orders } = p.data;
   return (
     <Layout title={`Batch ${b.fileName}`} viewer={v} path={PATH}>
       {pr.finished ? null : <meta http-equiv="refresh" content="3" />}
       <p role="status" data-testid="batch-progress" safe>
-        {pr.finished
-          ? `Finished: ${pr.orders.confirmed} confirmed, ${pr.orders.failed} failed, ${pr.rejected} refused, ${pr.invalid} rows with errors.`
-          : `In progress: ${pr.orders.confirmed} confirmed, ${pr.orders.broadcasted} broadcast, ${pr.orders.submitted} submitted, ${pr.waiting} waiting to be created.`}
+        {progressText(pr)}
       </p>
       <div class="cards">
-        {(
-          [
-            ["Rows", pr.rows],
-            ["Confirmed", pr.orders.confirmed],
-            ["Broadcast", pr.orders.broadcasted],
-            ["Submitted", pr.orders.submitted + pr.waiting],
-            ["Failed", pr.orders.failed],
-            ["Refused at creation", pr.rejected],
-            ["Rows with errors", pr.invalid],
-          ] as const
-        ).map(([k, n]) => (
+        {progressCards(pr, { itemLabel: "Rows" }).map(([k, n]) => (
           <div class="card">
-            <div class="muted">
+            <div class="muted" safe>
               {k}
             </div>
             <div class="n">{n}</div>
@@ -246,9 +252,9 @@ function ProgressPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow }): string 
           Download results CSV
         </a>
       </p>
-      {all.length > SHOWN ? <p class="muted" safe>{`The first ${SHOWN} of ${all.length} payouts; the results CSV lists every row.`}</p> : null}
+      {p.data.total > SHOWN ? <p class="muted" safe>{`The first ${SHOWN} of ${p.data.total} payouts; the results CSV lists every row.`}</p> : null}
       <h2>Network cost</h2>
-      <CostTotals totals={costTotals(d.ctx.db, all.flatMap((l) => (l.payoutOrderId !== null ? [l.payoutOrderId] : [])))} />
+      <CostTotals totals={p.data.costs} />
       <TableWrap label="Payouts of this batch">
         <table>
           <thead>
@@ -321,7 +327,7 @@ export function batchRoutes(d: BackofficeDeps) {
       `${PATH}/:id`,
       page(d, { role: "merchant" }, (v, { params }) => {
         const b = batchOr404(d, v, params.id!);
-        return b.status === "preview" || b.status === "discarded" ? PreviewPage({ d, v, b }) : ProgressPage({ d, v, b });
+        return b.status === "preview" || b.status === "discarded" ? PreviewPage({ d, v, b }) : ProgressPage({ v, b, data: loadProgress(d, v, b) });
       }),
     )
     .get(

@@ -20,6 +20,7 @@ import {
   parseCallbackFilter,
   STATE_LABELS,
 } from "../queries/callbacks";
+import { filterQuery } from "../queries/filters";
 import { COUNT_CAP, countLabel } from "../queries/keyset";
 import { Csrf, DateRangeAndFilter, FilterSelect, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { EventStateBadge, eventState, eventTarget, maxDeliveries, TargetText } from "../views/callback-deliveries";
@@ -28,11 +29,6 @@ import { Layout } from "../views/layout";
 const PATH = "/backoffice/callbacks";
 /** Events resent by one "Resend every one that gave up" (the rest on the next press). */
 const BULK_MAX = 500;
-
-const queryOf = (raw: Record<string, string>, extra: Record<string, string> = {}) => {
-  const s = new URLSearchParams({ ...raw, ...extra }).toString();
-  return s ? "?" + s : "";
-};
 
 function FilterForm(p: { d: BackofficeDeps; v: Viewer; f: CallbackFilter }): JSX.Element {
   const r = p.f.raw;
@@ -107,7 +103,7 @@ function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; query: Record<string, 
       <FilterForm d={d} v={v} f={f} />
       <p class="actions">
         <span data-total={total > COUNT_CAP ? `${COUNT_CAP}+` : String(total)} safe>{`${countLabel(total)} found`}</span>
-        {f.state !== "failed" ? <a href={`${PATH}${queryOf(f.raw, { state: "failed" })}`}>Only those that gave up</a> : <></>}
+        {f.state !== "failed" ? <a href={`${PATH}${filterQuery(f, { state: "failed" })}`}>Only those that gave up</a> : <></>}
       </p>
       <form method="post" action={`${PATH}/resend`}>
         <Csrf viewer={v} />
@@ -154,8 +150,8 @@ function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; query: Record<string, 
         </TableWrap>
       </form>
       <nav class="pager" aria-label="Pages">
-        {before ? <a href={`${PATH}${queryOf(f.raw)}`}>Newest</a> : <></>}
-        {pg.nextBefore ? <a href={`${PATH}${queryOf(f.raw, { before: String(pg.nextBefore) })}`}>Older</a> : <></>}
+        {before ? <a href={`${PATH}${filterQuery(f)}`}>Newest</a> : <></>}
+        {pg.nextBefore ? <a href={`${PATH}${filterQuery(f, { before: String(pg.nextBefore) })}`}>Older</a> : <></>}
       </nav>
     </Layout>
   ) as string;
@@ -188,7 +184,7 @@ export function callbacksRoutes(d: BackofficeDeps) {
           }
         }
         d.kick();
-        return redirect(`${PATH}${queryOf(f.raw, { done: String(n) })}`);
+        return redirect(`${PATH}${filterQuery(f, { done: String(n) })}`);
       }),
     );
 }

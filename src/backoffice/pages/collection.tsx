@@ -19,10 +19,10 @@ import {
   previewCollection,
   runGas,
   runLegs,
-  runProgress,
   scheduleMaySend,
   setCollectionSetting,
 } from "../../treasury/collection";
+import { collectionProgressOf, progressText } from "../../treasury/progress";
 import { ReauthField } from "./reauth";
 import { units } from "./treasury-format";
 
@@ -125,13 +125,19 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
   ) as string;
 }
 
-function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: string }): string {
+/** What a run's page shows, read by its route handlers (the page runs no query). */
+function loadRun(d: BackofficeDeps, r: CollectionRun) {
+  const legs = runLegs(d.ctx.db, r.id);
+  const costs = costTotals(d.ctx.db, legs.flatMap(({ order }) => (order ? [order.id] : [])));
+  return { legs, pr: collectionProgressOf(d.ctx.db, r.id), costs };
+}
+
+function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: ReturnType<typeof loadRun>; error?: string }): string {
   const { d, v, r } = p;
   const ctx = d.ctx;
-  const legs = runLegs(ctx.db, r.id);
+  const { legs, pr, costs } = p.data;
   const gas = runGas(r);
-  const pr = runProgress(ctx.db, r.id);
-  const finished = r.status === "done" && pr.planned + pr.submitted + pr.broadcasted === 0;
+  const finished = pr.finished;
   return (
     <Layout title={`Collection ${r.chain} ${r.token}`} viewer={v} path={PATH}>
       <Notice kind="error" text={p.error} />
@@ -153,14 +159,12 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: st
         <dd safe>{gas.display + (gas.note ? ` (${gas.note})` : "")}</dd>
         <dt>Status</dt>
         <dd>
-          <StatusBadge status={r.status} />
+          <StatusBadge status={pr.phase} />
         </dd>
       </dl>
       {r.status !== "preview" ? (
         <p role="status" data-testid="collection-progress" safe>
-          {finished
-            ? `Finished: ${pr.confirmed} confirmed, ${pr.failed} failed, ${pr.rejected} refused.`
-            : `In progress: ${pr.confirmed} confirmed, ${pr.broadcasted} broadcast, ${pr.submitted + pr.planned} waiting.`}
+          {progressText(pr)}
         </p>
       ) : null}
       {r.status === "preview" && r.legCount > 0 ? (
@@ -174,7 +178,7 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; error?: st
       {r.status !== "preview" ? (
         <>
           <h2>Network cost</h2>
-          <CostTotals totals={costTotals(ctx.db, legs.flatMap(({ order }) => (order ? [order.id] : [])))} />
+          <CostTotals totals={costs} />
         </>
       ) : null}
       <TableWrap label="Legs">
@@ -262,7 +266,10 @@ export function collectionRoutes(d: BackofficeDeps) {
         }
       }),
     )
-    .get(`${PATH}/runs/:id`, page(d, { role: "merchant" }, (v, { params }) => RunPage({ d, v, r: runOr404(d, v, params.id!) })))
+    .get(`${PATH}/runs/:id`, page(d, { role: "merchant" }, (v, { params }) => {
+      const r = runOr404(d, v, params.id!);
+      return RunPage({ d, v, r, data: loadRun(d, r) });
+    }))
     .post(
       `${PATH}/runs/:id/confirm`,
       action(d, { role: "merchant", reauth: "always" }, (v, { params }) => {

@@ -3,7 +3,7 @@
 // operator the state of each chain and its gas wallet.
 import { Elysia } from "elysia";
 import { type BackofficeDeps, page } from "../guard";
-import { openCounts, volumePerDay } from "../queries/dashboard";
+import { openCounts, volumePerDay, volumePerToken } from "../queries/dashboard";
 import { countLabel } from "../queries/keyset";
 import { DataTable } from "../views/common";
 import { VolumeChart } from "../views/chart";
@@ -24,6 +24,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
       const scope = { merchantId: v.merchantId };
       const c = openCounts(d.ctx.db, scope);
       const days = volumePerDay(d.ctx.db, scope, d.users.now());
+      const tokens = volumePerToken(d.ctx.db, scope, d.users.now());
       const chains = v.role === "operator" ? d.chainStates() : [];
       const cards: [string, keyof typeof c, string][] = [
         ["Open orders", "openOrders", "/backoffice/payins?status=waiting_payment"],
@@ -45,7 +46,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
             ))}
           </section>
           <h2>Volume per day</h2>
-          <VolumeChart days={days} />
+          <VolumeChart days={days} tokens={tokens} />
           {v.role === "merchant" ? <BalanceTotals d={d} v={v} /> : null}
           {v.role === "operator" ? (
             <>

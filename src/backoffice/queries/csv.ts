@@ -2,6 +2,7 @@
 // an export of any size keeps memory flat. Cells that a spreadsheet would run
 // as a formula get a leading apostrophe (CSV injection).
 import type { Page } from "./lists";
+import { nextTurn } from "../../lib/slices";
 
 export interface Column<T> {
   header: string;
@@ -16,18 +17,29 @@ export function csvCell(v: string | number | null | undefined): string {
 
 export const csvLine = (cells: (string | number | null | undefined)[]) => cells.map(csvCell).join(",") + "\r\n";
 
+/** Pages read back to back before the export lets the event loop turn. */
+const YIELD_MS = 10;
+
 export function csvStream<T>(columns: Column<T>[], fetchPage: (before: number | undefined) => Page<T>): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
   let before: number | undefined;
   let started = false;
+  let since = performance.now();
   return new ReadableStream<Uint8Array>({
     // Every pull enqueues something or closes the stream: a pull that does neither is
     // never followed by another, and the response would hang (an empty last page did).
-    pull(controller) {
+    // A reader that takes pages as fast as they come chains the pulls as microtasks: without a
+    // turn of the event loop now and then, an export held the loop to its end (1.1 s of CPU for
+    // a month of 2M orders, issue 23). After YIELD_MS of pages, the next waits for a turn.
+    async pull(controller) {
       if (!started) {
         started = true;
         controller.enqueue(enc.encode(csvLine(columns.map((c) => c.header))));
         return;
+      }
+      if (performance.now() - since > YIELD_MS) {
+        await nextTurn();
+        since = performance.now();
       }
       const page = fetchPage(before);
       if (page.rows.length) controller.enqueue(enc.encode(page.rows.map((r) => csvLine(columns.map((c) => c.value(r)))).join("")));

@@ -105,3 +105,36 @@ test("the migration fills the summary from the orders a database already has", a
   expect(summary(db).length).toBeGreaterThan(0);
   expect(summary(db)).toEqual(naiveDaily(db));
 });
+
+/** The per-token summary as the orders give it, per day, merchant and token. */
+function naiveDailyToken(db: TestGateway["ctx"]["db"]) {
+  return db.$client
+    .query<{ day: number; merchant_id: number; token: string; micro: string; orders: number }, []>(
+      `SELECT coalesce(completed_at, updated_at) / 86400000 AS day, merchant_id, token,
+         CAST(sum(CASE WHEN decimals >= 6 THEN CAST(coalesce(nullif(substr(coalesce(paid_amount, amount), 1, length(coalesce(paid_amount, amount)) - (decimals - 6)), ''), '0') AS INTEGER)
+                  ELSE CAST(coalesce(paid_amount, amount) AS INTEGER) * CAST(power(10, 6 - decimals) AS INTEGER) END) AS TEXT) AS micro, count(*) AS orders
+       FROM payin_orders WHERE status IN ('completed', 'risk_settled') GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    )
+    .all();
+}
+const tokenSummary = (db: TestGateway["ctx"]["db"]) =>
+  db.$client
+    .query<{ day: number; merchant_id: number; token: string; micro: string; orders: number }, []>("SELECT day, merchant_id, token, CAST(micro AS TEXT) AS micro, orders FROM payin_daily_token WHERE orders > 0 ORDER BY 1, 2, 3")
+    .all();
+
+test("the volume per token: the summary follows the orders, the window's tokens add up to the chart's total, and the chart names them", async () => {
+  const db = gw.ctx.db;
+  const { volumePerToken } = await import("./dashboard");
+  const { perTokenText } = await import("../views/chart");
+  rebuildPayinDaily(db);
+  expect(tokenSummary(db)).toEqual(naiveDailyToken(db));
+  const o = db.select().from(payinOrders).all().find((r) => r.status !== "completed")!;
+  const now = Date.now();
+  db.update(payinOrders).set({ status: "completed", token: "USDC", completedAt: now, paidAmount: "2000000", decimals: 6, updatedAt: now }).where(eq(payinOrders.id, o.id)).run();
+  expect(tokenSummary(db)).toEqual(naiveDailyToken(db));
+  const tokens = volumePerToken(db, { merchantId: null }, now);
+  const days = volumePerDay(db, { merchantId: null }, now);
+  expect(tokens.reduce((s, t) => s + t.micro, 0n)).toBe(days.reduce((s, d) => s + d.micro, 0n));
+  expect(tokens.find((t) => t.token === "USDC")?.micro).toBeGreaterThanOrEqual(2_000_000n);
+  expect(perTokenText([{ token: "USDT", micro: 7_262_500_000n, orders: 2 }, { token: "USDC", micro: 1_000_000n, orders: 1 }])).toBe("7262.50 USDT, 1.00 USDC");
+});

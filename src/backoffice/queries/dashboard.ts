@@ -1,9 +1,10 @@
 // The dashboard's numbers: open items per kind and the completed volume per
-// day for 30 days (stablecoins summed at face value, in 6-decimal micro units).
-import { and, count, eq, gte, inArray, isNotNull, isNull, lt, type SQL, sql } from "drizzle-orm";
+// day for 30 days (stablecoins summed at face value, in 6-decimal micro units),
+// with the same window per token, which the chart names.
+import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { COUNT_CAP } from "./keyset";
 import type { DbOrTx } from "../../db/client";
-import { callbacks, chainCursors, payinDaily, payinOrders, payoutOrders, transfers } from "../../db/schema";
+import { callbacks, chainCursors, payinDaily, payinDailyToken, payinOrders, payoutOrders, transfers } from "../../db/schema";
 import { OPEN_STATUSES } from "../../payin/state";
 import type { Scope } from "./filters";
 
@@ -15,7 +16,7 @@ export interface OpenCounts {
   failedPayouts: number;
 }
 
-const only = (scope: Scope, col: typeof payinOrders.merchantId | typeof payoutOrders.merchantId | typeof callbacks.merchantId | typeof transfers.merchantId | typeof payinDaily.merchantId) =>
+const only = (scope: Scope, col: typeof payinOrders.merchantId | typeof payoutOrders.merchantId | typeof callbacks.merchantId | typeof transfers.merchantId | typeof payinDaily.merchantId | typeof payinDailyToken.merchantId) =>
   scope.merchantId === null ? undefined : eq(col, scope.merchantId);
 
 /** Rows matching `where`, counted up to COUNT_CAP + 1 (a card shows "1,000+"): never a count of everything. */
@@ -67,6 +68,27 @@ export function volumePerDay(db: DbOrTx, scope: Scope, now: number, days = 30): 
   return out;
 }
 
+export interface TokenVolume {
+  token: string;
+  /** Sum at face value, micro units (6 decimals). */
+  micro: bigint;
+  orders: number;
+}
+
+/** The same window's completed volume per token (payin_daily_token), largest first: what the chart's total is made of. */
+export function volumePerToken(db: DbOrTx, scope: Scope, now: number, days = 30): TokenVolume[] {
+  const first = Math.floor(now / DAY_MS) - (days - 1);
+  return db
+    .select({ token: payinDailyToken.token, micro: sql<string>`CAST(sum(${payinDailyToken.micro}) AS TEXT)`, orders: sql<number>`sum(${payinDailyToken.orders})` })
+    .from(payinDailyToken)
+    .where(and(gte(payinDailyToken.day, first), lt(payinDailyToken.day, first + days), only(scope, payinDailyToken.merchantId)))
+    .groupBy(payinDailyToken.token)
+    .all()
+    .map((r) => ({ token: r.token, micro: BigInt(r.micro ?? "0"), orders: r.orders }))
+    .filter((r) => r.orders > 0)
+    .sort((a, b) => (a.micro === b.micro ? a.token.localeCompare(b.token) : a.micro > b.micro ? -1 : 1));
+}
+
 /**
  * Recomputes payin_daily from the orders (as migration 0160 fills it). For bulk loads
  * that insert settled orders directly (the bench's generator, tests): the gateway itself
@@ -82,6 +104,10 @@ export function rebuildPayinDaily(db: DbOrTx): void {
     c.run(`INSERT INTO payin_daily (day, merchant_id, micro, orders)
       SELECT coalesce(completed_at, updated_at) / 86400000, merchant_id, sum(${micro("coalesce(paid_amount, amount)")}), count(*)
       FROM payin_orders WHERE status IN ('completed', 'risk_settled') GROUP BY 1, 2`);
+    c.run("DELETE FROM payin_daily_token");
+    c.run(`INSERT INTO payin_daily_token (day, merchant_id, token, micro, orders)
+      SELECT coalesce(completed_at, updated_at) / 86400000, merchant_id, token, sum(${micro("coalesce(paid_amount, amount)")}), count(*)
+      FROM payin_orders WHERE status IN ('completed', 'risk_settled') GROUP BY 1, 2, 3`);
   })();
 }
 

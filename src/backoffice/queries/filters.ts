@@ -40,7 +40,7 @@ export function parseFilter(q: Record<string, string | undefined>, statuses: rea
 }
 
 /** The filter as a query string (for CSV links and paging). */
-export function filterQuery(f: ListFilter, extra: Record<string, string> = {}): string {
+export function filterQuery(f: Pick<ListFilter, "raw">, extra: Record<string, string> = {}): string {
   const p = new URLSearchParams({ ...f.raw, ...extra });
   const s = p.toString();
   return s ? "?" + s : "";

@@ -4,7 +4,7 @@
 import { eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { addresses, merchants, payinOrders, payoutOrders, transfers } from "../../db/schema";
-import { orderNoFloor } from "../../lib/ids";
+import { orderIdCeiling, orderIdFloor, type OrderTable } from "../../orders/id-at";
 import { fromBaseUnits } from "../../lib/money";
 import { PAYIN_STATUSES } from "../../payin/state";
 import type { ListFilter, Scope } from "./filters";
@@ -49,19 +49,11 @@ function armsOf(merchantId: number | null, status: Cond | undefined, statuses: r
   return [{ conds: [] }];
 }
 
-/**
- * Orders' ids and orderNos both follow creation time, so a date range becomes an
- * id range by two seeks on the orderNo index. The margin covers orders whose id
- * and orderNo disagree by a few moments (requests committed in another order than
- * they read the clock); the created_at condition keeps the rows exact.
- */
-const ORDER_ID_MARGIN_MS = 10 * 60_000;
-function orderIdRange(db: DbOrTx, table: "payin_orders" | "payout_orders", f: ListFilter): { lo?: number; hi?: number } {
-  const prefix = table === "payin_orders" ? "PI" : "PO";
-  const at = (ms: number) => db.$client.query<{ id: number }, [string]>(`SELECT id FROM ${table} WHERE order_no >= ? ORDER BY order_no LIMIT 1`).get(orderNoFloor(prefix, ms))?.id;
+/** A date range as an id range (src/orders/id-at.ts); the created_at condition keeps the rows exact. */
+function orderIdRange(db: DbOrTx, table: OrderTable, f: ListFilter): { lo?: number; hi?: number } {
   const r: { lo?: number; hi?: number } = {};
-  if (f.fromMs !== undefined) r.lo = at(f.fromMs - ORDER_ID_MARGIN_MS) ?? Number.MAX_SAFE_INTEGER;
-  if (f.toMs !== undefined) r.hi = at(f.toMs + ORDER_ID_MARGIN_MS);
+  if (f.fromMs !== undefined) r.lo = orderIdFloor(db, table, f.fromMs);
+  if (f.toMs !== undefined) r.hi = orderIdCeiling(db, table, f.toMs);
   return r;
 }
 

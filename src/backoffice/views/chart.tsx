@@ -2,9 +2,14 @@
 // Volume per day as a server-rendered SVG bar chart (no script, no inline CSS). The labels are
 // HTML beside the SVG: inside it they scale with the viewBox and are unreadable on a phone.
 import { fromBaseUnits } from "../../lib/money";
-import type { DayVolume } from "../queries/dashboard";
+import type { DayVolume, TokenVolume } from "../queries/dashboard";
 
-export function VolumeChart({ days }: { days: DayVolume[] }): JSX.Element {
+/** The window's volume per token ("7,262.50 USDT, 1.00 USDC"): the bars add tokens at face value, this says which. */
+export function perTokenText(tokens: TokenVolume[]): string {
+  return tokens.length ? tokens.map((t) => `${fromBaseUnits(t.micro, 6, 2)} ${t.token}`).join(", ") : "none";
+}
+
+export function VolumeChart({ days, tokens }: { days: DayVolume[]; tokens: TokenVolume[] }): JSX.Element {
   const W = 720;
   const H = 200;
   const pad = { l: 8, r: 8, t: 8, b: 8 };
@@ -13,10 +18,11 @@ export function VolumeChart({ days }: { days: DayVolume[] }): JSX.Element {
   const ih = H - pad.t - pad.b;
   const total = days.reduce((s, d) => s + d.micro, 0n);
   const fmt = (micro: bigint) => fromBaseUnits(micro, 6, 2);
-  const label = `Completed volume per day for the last ${days.length} days: ${fmt(total)} in total, highest day ${fmt(max)}`;
+  const units = tokens.length ? tokens.map((t) => t.token).join(" + ") : "stablecoins";
+  const label = `Completed volume per day for the last ${days.length} days: ${fmt(total)} in total (${perTokenText(tokens)}; ${units} at face value), highest day ${fmt(max)}`;
   return (
     <figure class="chart-box">
-      <figcaption class="chart-axis" safe>{`max ${fmt(max)} / day`}</figcaption>
+      <figcaption class="chart-axis" safe>{`Per token: ${perTokenText(tokens)} · max ${fmt(max)} ${units} / day`}</figcaption>
     <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={label} xmlns="http://www.w3.org/2000/svg">
       <line x1={String(pad.l)} y1={String(H - pad.b)} x2={String(W - pad.r)} y2={String(H - pad.b)} stroke="#94a3b8" stroke-width="1" />
       {days.map((d, i) => {

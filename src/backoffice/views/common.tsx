@@ -114,21 +114,6 @@ export function DataTable<T>(p: { label: string; head: readonly (string | { hidd
   );
 }
 
-/**
- * "Copy" for a secret shown once (the element with id `target`). Hidden until the script runs:
- * without it there is nothing to click and the text is selected by hand.
- */
-export function CopyButton(p: { target: string; label: string }): JSX.Element {
-  return (
-    <span class="copy">
-      <button type="button" class="secondary" data-copy={p.target} hidden safe>
-        {p.label}
-      </button>
-      <span role="status" class="muted" data-copy-status={p.target}></span>
-    </span>
-  );
-}
-
 /** A filter's select with "Any" first; an option is a value, or [value, label]. */
 export function FilterSelect(p: { id: string; label: string; value?: string; options: readonly (string | readonly [string, string])[] }): JSX.Element {
   return (
@@ -163,6 +148,21 @@ export function DateRangeAndFilter(p: { raw: Record<string, string> }): JSX.Elem
       </label>
       <button type="submit">Filter</button>
     </>
+  );
+}
+
+/**
+ * "Copy" for a secret shown once (the element with id `target`). Hidden until the script runs:
+ * without it there is nothing to click and the text is selected by hand.
+ */
+export function CopyButton(p: { target: string; label: string }): JSX.Element {
+  return (
+    <span class="copy">
+      <button type="button" class="secondary" data-copy={p.target} hidden safe>
+        {p.label}
+      </button>
+      <span role="status" class="muted" data-copy-status={p.target}></span>
+    </span>
   );
 }
 

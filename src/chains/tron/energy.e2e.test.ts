@@ -30,7 +30,7 @@ let control: StakingControl;
 beforeAll(async () => {
   fx = await startTronChain({ autoMine: true, solidLag: 3 });
   fx.raw.node.mine(5);
-  gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { TRON: { ...fx.gatewayConfig(3), energy: { mode: "stake", fallback: "burn" } } } } });
+  gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, backoffice: { require_2fa: false }, chains: { TRON: { ...fx.gatewayConfig(3), energy: { mode: "stake", fallback: "burn" } } } } });
   adapter = gw.ctx.chains.get("TRON") as TronAdapter;
   control = chainBundle(adapter).staking!(gw.ctx)!;
   await fx.sendNative(gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now()).address, 1_000n * TRX);

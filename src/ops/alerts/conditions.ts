@@ -35,7 +35,7 @@ export const RECENT_WINDOW_MS = 60 * 60 * 1000;
 export const FAILED_CALLBACKS = "SELECT count(*) AS n FROM callbacks INDEXED BY callbacks_failed WHERE state = 'failed' AND updated_at >= ?";
 export const FAILED_PAYOUTS = "SELECT order_no FROM payout_orders INDEXED BY payout_failed WHERE status = 'failed' AND failed_at >= ? ORDER BY failed_at DESC";
 export const OPEN_UNMATCHED =
-  "SELECT count(*) AS n FROM transfers INDEXED BY transfers_unmatched_open WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'";
+  "SELECT count(*) AS n FROM transfers INDEXED BY transfers_open_unmatched WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'";
 
 export interface ActiveCondition {
   condition: Condition;

@@ -1,0 +1,93 @@
+// The callback worker's storage: every statement it runs on callbacks and callback_attempts,
+// named by what it does. The house data-access style (docs/architecture.md "Data access"):
+// a domain's SQL lives in its storage module; hot statements are built once per connection
+// with `prepared` (db/client.ts), never a bare `$client.prepare` in a service.
+import { type Db, prepared } from "../db/client";
+
+/** A due row as the worker delivers it. */
+export interface DueRow {
+  rid: number;
+  id: string;
+  /** payin | payout | test | invoice | refund | epusdt | epay: the compat kinds go out in their protocol's shape. */
+  kind: string;
+  merchantId: number;
+  orderNo: string;
+  apiKeyId: string;
+  payload: string;
+  attempts: number;
+  /** The row's url, else the merchant's default callback URL; null: nowhere to send (held). */
+  target: string | null;
+}
+
+/** What an attempt wrote: callback_attempts' columns. */
+export interface AttemptRecord {
+  startedAt: number;
+  durationMs: number;
+  httpStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+export function callbackWorkerStore(db: Db) {
+  const stmt = <T>(name: string, build: (c: Db["$client"]) => T): T => prepared(db, `callbacks:${name}`, (d) => build(d.$client));
+  return {
+    /** Rows left 'delivering' by a previous run of this database (cut off mid-delivery) back to pending; how many. */
+    releaseAllLeases: (): number => db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE state = 'delivering'`).changes,
+    /** Expired leases (few rows: the index's 'delivering' range). */
+    expiredLeases: (now: number) =>
+      stmt("expired", (c) => c.prepare<{ rid: number; id: string }, [number]>(`SELECT rowid AS rid, id FROM callbacks WHERE state = 'delivering' AND lease_until <= ?`)).all(now),
+    release: (rid: number) => void stmt("release", (c) => c.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE rowid = ? AND state = 'delivering'`)).run(rid),
+    /** Merchants with pending rows: a loose index scan of callbacks_due, one probe per merchant, whatever the backlog. */
+    merchantsWithPending: (): number[] =>
+      stmt("merchants", (c) =>
+        c.prepare<{ id: number }, []>(`
+        WITH RECURSIVE m(id) AS (
+          SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending')
+          UNION ALL
+          SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending' AND merchant_id > m.id) FROM m WHERE m.id IS NOT NULL
+        ) SELECT id FROM m WHERE id IS NOT NULL`),
+      )
+        .all()
+        .map((r) => r.id),
+    /**
+     * One page of a merchant's due rows after a position, in due order; rows behind an earlier
+     * unfinished event of their order wait. The position as a row value: the index seek starts
+     * there (an OR of the two cases made every page scan again from the first due row).
+     */
+    due: (merchantId: number, now: number, after: { nextAt: number; rid: number }, limit: number) =>
+      stmt("due", (c) =>
+        c.prepare<DueRow & { nextAt: number }, [number, number, number, number, number]>(`
+        SELECT c.rowid AS rid, c.id, c.kind, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
+               c.payload, c.attempts, c.next_attempt_at AS nextAt, COALESCE(c.url, m.default_callback_url) AS target
+        FROM callbacks c LEFT JOIN merchants m ON m.id = c.merchant_id
+        WHERE c.state = 'pending' AND c.merchant_id = ? AND c.next_attempt_at <= ?
+          AND (c.next_attempt_at, c.rowid) > (?, ?)
+          AND NOT EXISTS (SELECT 1 FROM callbacks p
+                          WHERE p.order_no = c.order_no AND p.rowid < c.rowid AND p.state IN ('pending', 'delivering'))
+        ORDER BY c.next_attempt_at, c.rowid LIMIT ?`),
+      ).all(merchantId, now, after.nextAt, after.rid, limit),
+    /** Claims a row still pending (a resend or another run may have moved it); whether it did. */
+    mark: (rid: number, leaseUntil: number, now: number): boolean =>
+      stmt("mark", (c) => c.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`)).run(leaseUntil, now, rid).changes === 1,
+    /** No target (no notifyUrl, no default URL): held, not an attempt. */
+    hold: (id: string, now: number) => void db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'delivering'`, [now, id]),
+    /** Shutdown cut the delivery off: not an attempt; the next start delivers it again. */
+    unclaim: (id: string) => void db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE id = ? AND state = 'delivering'`, [id]),
+    /** One attempt, with the URL it went to (the callbacks page shows each attempt's target). */
+    recordAttempt: (id: string, r: AttemptRecord, url: string | null) =>
+      void stmt("attempt", (c) =>
+        c.prepare<unknown, [string, number, number, number | null, string | null, string | null, string | null]>(
+          `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
+         VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+        ),
+      ).run(id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error, url),
+    settle: (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
+      void stmt("settle", (c) =>
+        c.prepare<unknown, [string, number, number, string | null, number, string]>(
+          `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering'`,
+        ),
+      ).run(o.state, o.attempts, o.nextAt, o.lastError, now, id),
+  };
+}
+
+export type CallbackWorkerStore = ReturnType<typeof callbackWorkerStore>;

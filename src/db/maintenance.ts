@@ -1,0 +1,142 @@
+// WAL checkpoints and planner statistics off the event loop (issue 23, DESIGN 11 "Growth": no job
+// holds the loop for more than 50 ms). bun:sqlite is synchronous, so SQLite's own housekeeping ran
+// on the gateway's thread:
+// - the automatic checkpoint (every 1,000 WAL pages) copies pages into the database file and
+//   fsyncs it inside whichever commit crossed the mark: on a 4 GB database with a cold cache that
+//   commit held the loop for hundreds of ms;
+// - ANALYZE (PRAGMA optimize) read a big table in one statement (src/db/stats.ts).
+// A worker thread with its own connection now does both: a PASSIVE checkpoint every
+// CHECKPOINT_EVERY_MS (it never takes the write lock and never waits: in WAL mode the writer goes
+// on appending while it copies), and the statistics by reads, which the gateway writes in one
+// short transaction. The gateway's connection keeps an automatic checkpoint only as a backstop
+// (BACKSTOP_PAGES, reached only if the worker falls far behind or dies; a dead worker puts
+// SQLite's default back). The worker's code is inline (a Blob URL) like the backup worker's, so
+// `bun build --compile` needs no extra entry point.
+import type { Db } from "./client";
+import type { Logger } from "../lib/logger";
+import { applyStats, gatherStats, REANALYZE_FACTOR, type StatRow } from "./stats";
+
+export const CHECKPOINT_EVERY_MS = 250;
+/** The gateway's own automatic checkpoint while the worker runs (pages of 4 KiB: 40 MB of WAL). */
+export const BACKSTOP_PAGES = 10_000;
+/** SQLite's default, put back when the worker stops. */
+const DEFAULT_AUTOCHECKPOINT = 1000;
+
+const workerSource = () => `
+import { Database } from "bun:sqlite";
+const gatherStats = ${gatherStats.toString()};
+let db = null;
+let timer = null;
+const checkpoint = () => db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+self.onmessage = (e) => {
+  const m = e.data;
+  try {
+    if (m.op === "open") {
+      db = new Database(m.path, { readwrite: true, create: false });
+      db.run("PRAGMA busy_timeout = 0");
+      timer = setInterval(() => {
+        try {
+          checkpoint();
+        } catch (err) {
+          postMessage({ id: 0, ok: false, error: String((err && err.message) || err) });
+        }
+      }, m.everyMs);
+      postMessage({ id: m.id, ok: true });
+    } else if (m.op === "checkpoint") {
+      postMessage({ id: m.id, ok: true, value: checkpoint() });
+    } else if (m.op === "stats") {
+      postMessage({ id: m.id, ok: true, value: gatherStats(db, m.factor) });
+    } else if (m.op === "close") {
+      clearInterval(timer);
+      db.close();
+      postMessage({ id: m.id, ok: true });
+    }
+  } catch (err) {
+    postMessage({ id: m.id, ok: false, error: String((err && err.message) || err) });
+  }
+};
+`;
+
+let url: string | null = null;
+
+type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok: false; error: string };
+
+export class DbMaintenance {
+  private readonly worker: Worker;
+  private seq = 0;
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private failed = false;
+  private stopped = false;
+
+  /** Starts the worker on the database file of `db` (a file, not :memory:). */
+  constructor(
+    private readonly db: Db,
+    path: string,
+    private readonly logger: Logger,
+    everyMs = CHECKPOINT_EVERY_MS,
+  ) {
+    url ??= URL.createObjectURL(new Blob([workerSource()], { type: "application/javascript" }));
+    this.worker = new Worker(url);
+    (this.worker as Worker & { unref(): void }).unref(); // never what keeps the process alive
+    this.worker.onmessage = (e: MessageEvent<Reply>) => {
+      const r = e.data;
+      const w = this.waiting.get(r.id);
+      if (w) {
+        this.waiting.delete(r.id);
+        if (r.ok) w.resolve(r.value);
+        else w.reject(new Error(r.error));
+      } else if (!r.ok) this.logger.warn("database maintenance: checkpoint failed", { error: r.error });
+    };
+    this.worker.onerror = (e) => this.fail(`database maintenance worker failed: ${(e as ErrorEvent).message ?? e}`);
+    db.$client.run(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    this.call({ op: "open", path, everyMs }).catch((e) => this.fail(String((e as Error).message)));
+  }
+
+  private fail(why: string): void {
+    if (this.failed || this.stopped) return;
+    this.failed = true;
+    this.logger.error("database maintenance stopped: checkpoints back on the gateway's connection", { error: why });
+    this.db.$client.run(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+    for (const w of this.waiting.values()) w.reject(new Error(why));
+    this.waiting.clear();
+  }
+
+  private call(msg: Record<string, unknown>): Promise<unknown> {
+    if (this.failed) return Promise.reject(new Error("database maintenance worker is not running"));
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ ...msg, id });
+    });
+  }
+
+  /** A PASSIVE checkpoint now (tests; the worker runs one every CHECKPOINT_EVERY_MS by itself). */
+  checkpoint(): Promise<{ busy: number; log: number; checkpointed: number }> {
+    return this.call({ op: "checkpoint" }) as Promise<{ busy: number; log: number; checkpointed: number }>;
+  }
+
+  /**
+   * Planner statistics of the tables that need them, gathered by the worker and written here
+   * (one short transaction); the tables refreshed.
+   */
+  async refreshStats(): Promise<string[]> {
+    const s = (await this.call({ op: "stats", factor: REANALYZE_FACTOR })) as { tables: string[]; rows: StatRow[] };
+    if (this.stopped) return [];
+    applyStats(this.db, s);
+    return s.tables;
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      // A statistics run in progress is not waited for past a second (shutdown has 5 s in all).
+      if (!this.failed) await Promise.race([this.call({ op: "close" }), Bun.sleep(1000)]);
+    } catch {
+      // Closing a worker that failed: nothing to wait for.
+    } finally {
+      this.stopped = true;
+      this.worker.terminate();
+      this.db.$client.run(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+    }
+  }
+}
