@@ -125,6 +125,7 @@ function MerchantsPage(p: { d: BackofficeDeps; v: Viewer; created?: Created; err
         </p>
         <button type="submit">Create merchant</button>
       </form>
+      <h2>Merchant list</h2>
       <DataTable
         label="Merchants"
         head={["UID", "Name", "Status", "Created"]}
