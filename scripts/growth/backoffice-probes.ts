@@ -3,7 +3,7 @@
 // the in-process gateway as the generator's operator or as a merchant user of the
 // sampled merchant (made here, once per database). scripts/bench-growth.ts runs them
 // after ENGINE_PROBES on both databases; a CSV export returns its rows (figure per row).
-import { backofficeProbes, type BackofficeProbe, type BackofficeSample, sampleOf } from "../bench-backoffice";
+import { backofficeProbes, type BackofficeProbe, type BackofficeSample, probeAnswered, sampleOf } from "../bench-backoffice";
 import { backofficeSignIn } from "../../src/testing/backoffice-client";
 import { createUser } from "../../src/backoffice/users";
 import type { GrowthEnv, Probe } from "./probes";
@@ -56,7 +56,7 @@ export const BACKOFFICE_PROBES: Probe[] = backofficeProbes(TEMPLATE).map((t) => 
     if (!p) throw new Error("nothing of this kind in this database");
     const res = await fetch(env.gw.url + p.path, { headers: { cookie: s.cookie[p.who] }, redirect: "manual" });
     const body = await res.text();
-    if (res.status !== 200) throw new Error(`${p.path} answered ${res.status}`);
+    if (!probeAnswered(res)) throw new Error(`${p.path} answered ${res.status}`);
     if (p.csv) return body.split("\r\n").length - 2;
   },
 }));

@@ -2,7 +2,7 @@ import { Value } from "@sinclair/typebox/value";
 import { PayoutCallbackPayload } from "./schemas";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { startTestGateway, type TestGateway } from "../testing/harness";
+import { apiError, startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { ApiError, type StablegateClient } from "../sdk/client";
 import { SandboxChain } from "../chains/sandbox/chain";
@@ -25,15 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-const err = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error("expected an error");
-};
+const err = apiError;
 
 let n = 0;
 /** A fresh exclusive address of the merchant holding `amount` final on chain. */

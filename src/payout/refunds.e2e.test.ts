@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { eq } from "drizzle-orm";
-import { startTestGateway, type TestGateway } from "../testing/harness";
+import { apiError, startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
-import { ApiError, type StablegateClient } from "../sdk/client";
+import type { StablegateClient } from "../sdk/client";
 import type { SandboxChain } from "../chains/sandbox/chain";
 import { addresses, payoutOrders, refunds } from "../db/schema";
 import { randomAddress } from "../wallet/hd";
@@ -26,15 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-const err = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error("expected an error");
-};
+const err = apiError;
 
 let n = 0;
 /** A TRON USDT order of `amount`, paid `paid` and mined to its confirmations. */

@@ -7,7 +7,7 @@ import { createContext, type AppContext } from "../app/context";
 import { databasePresent, initDataFolder } from "../app/data-folder";
 import { startGateway, type RunningGateway } from "../app/server";
 import { createMerchant } from "../merchants/service";
-import { StablegateClient } from "../sdk/client";
+import { ApiError, StablegateClient } from "../sdk/client";
 import type { Clock } from "../lib/clock";
 import { createLogger, type Logger } from "../lib/logger";
 import { makeChains } from "../chains/factory";
@@ -89,4 +89,15 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The merchant API's refusal of a call that must fail (its code and status are the test's to check). */
+export async function apiError(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error("expected an error");
 }
