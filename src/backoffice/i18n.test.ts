@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { locale, tr, withLocale, ZH } from "./i18n";
+import { locale, tr, trf, withLocale, ZH, ZH_TABLES } from "./i18n";
 
 const req = (acceptLanguage?: string) => new Request("http://127.0.0.1/backoffice", { headers: acceptLanguage ? { "accept-language": acceptLanguage } : {} });
 
@@ -18,4 +18,19 @@ test("every translation is non-empty and keeps placeholders and markup out", () 
     expect(/[<>&]/.test(zh)).toBe(false);
     expect(en).not.toBe(zh);
   }
+});
+
+test("trf fills placeholders after translating the template", () => {
+  expect(withLocale(req("en"), () => trf("{n} of {total}", { n: 3, total: 10n }))).toBe("3 of 10");
+  expect(withLocale(req("zh"), () => trf("Not in the table {x}", { x: "a" }))).toBe("Not in the table a");
+});
+
+test("no English text is translated two ways across the tables", () => {
+  const seen = new Map<string, string>();
+  for (const [name, table] of Object.entries(ZH_TABLES))
+    for (const [en, zh] of Object.entries(table)) {
+      const before = seen.get(en);
+      if (before !== undefined) expect(`${name}: ${en} → ${zh}`).toBe(`${name}: ${en} → ${before}`);
+      seen.set(en, zh);
+    }
 });
