@@ -3,7 +3,7 @@
 // change, transfers with explorer links, every callback delivery attempt with
 // "Resend"; and the operator's "Freeze", "Release", "Cancel order".
 import { CostList } from "../views/costs";
-import { costsOfPayout } from "../queries/costs";
+import { costsOfPayin, costsOfPayout } from "../queries/costs";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
@@ -205,12 +205,8 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
         <></>
       )}
 
-      {o.payout ? (
-        <>
-          <h2>Network cost</h2>
-          <CostList rows={costsOfPayout(d.ctx.db, o.payout.id)} />
-        </>
-      ) : null}
+      <h2>Network cost</h2>
+      <CostList rows={o.payout ? costsOfPayout(d.ctx.db, o.payout.id) : costsOfPayin(d.ctx.db, o.payin!)} />
 
       {o.payin ? (
         <>
