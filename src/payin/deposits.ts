@@ -5,6 +5,7 @@ import { and, desc, eq, gte, inArray, isNull, lt, lte, or, sql } from "drizzle-o
 import { prepared, type Tx, updateById } from "../db/client";
 import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db/schema";
 import type { IncomingTransfer } from "../chains/types";
+import { defaultToken } from "../chains/registry";
 import type { TransferPort } from "../watcher/port";
 import { findAddress } from "../wallet/addresses";
 import { derivedOrderNo, newToken } from "../lib/ids";
@@ -198,7 +199,7 @@ function isOnlyOpenOrder(tx: Tx, o: PayinOrderRow, t: TransferRow): boolean {
 
 function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boolean, now: number): void {
   const addr = tx.select().from(bindings).where(and(eq(bindings.addressId, t.addressId!), eq(bindings.token, t.token))).get();
-  // On BSC one exclusive address serves every token of its bindKey: a token with no binding is kept.
+  // On an EVM chain one exclusive address serves every token of its bindKey: a token with no binding is kept.
   if (!addr) return keepUnmatched(ctx, tx, t, "wrong_token");
   const key = currentKey(tx, addr.merchantId);
   if (!key) return keepUnmatched(ctx, tx, t, "no_api_key");
@@ -210,7 +211,9 @@ function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boole
   const taken = (no: string) =>
     tx.select({ id: payinOrders.id }).from(payinOrders).where(or(eq(payinOrders.orderNo, no), and(eq(payinOrders.merchantId, addr.merchantId), eq(payinOrders.merchantOrderNo, no)))).get();
   for (let attempt = 1; taken(orderNo); attempt++) orderNo = derivedOrderNo("PI", time, cause, attempt);
-  const token = ctx.chains.get(t.chain as never)?.tokens.find((x) => x.symbol === t.token);
+  // The configured token (overrides included), else the registry's facts: never a guessed number of decimals.
+  const token = ctx.chains.get(t.chain as never)?.tokens.find((x) => x.symbol === t.token) ?? defaultToken(t.chain, t.token);
+  if (!token) throw new Error(`no token ${t.chain} ${t.token} in the registry: cannot tell its decimals`);
   const row = insertOrderWithCallback(
     tx,
     {
@@ -221,7 +224,7 @@ function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boole
       bindingId: addr.id,
       chain: t.chain,
       token: t.token,
-      decimals: token?.decimals ?? 6,
+      decimals: token.decimals,
       amount: t.amount,
       addressId: t.addressId!,
       address: t.toAddress,

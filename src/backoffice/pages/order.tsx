@@ -3,7 +3,7 @@
 // change, transfers with explorer links, every callback delivery attempt with
 // "Resend"; and the operator's "Freeze", "Release", "Cancel order".
 import { CostList } from "../views/costs";
-import { costsOfPayout } from "../queries/costs";
+import { costsOfPayin, costsOfPayout } from "../queries/costs";
 import { Elysia } from "elysia";
 import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
 import { fromBaseUnits } from "../../lib/money";
@@ -107,7 +107,7 @@ function loadOrderPage(d: BackofficeDeps, o: OrderDetail) {
     o,
     invoiceNo: o.payin?.invoiceId != null ? invoiceNoOf(d.ctx.db, o.payin.invoiceId) : null,
     compat: o.payin?.compat != null ? compatSideOf(d.ctx.db, o.payin.id) : undefined,
-    costs: o.payout ? costsOfPayout(d.ctx.db, o.payout.id) : [],
+    costs: o.payout ? costsOfPayout(d.ctx.db, o.payout.id) : costsOfPayin(d.ctx.db, o.payin!),
     resolve: o.payin ? resolveOptionsOf(d, o.payin) : null,
     refunds: o.payin ? orderRefundsOf(d, o.payin) : { rows: [], left: 0n },
     now: d.users.now(),
@@ -220,12 +220,8 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
         <></>
       )}
 
-      {o.payout ? (
-        <>
-          <h2>Network cost</h2>
-          <CostList rows={data.costs} />
-        </>
-      ) : null}
+      <h2>Network cost</h2>
+      <CostList rows={data.costs} />
 
       {o.payin ? (
         <>
