@@ -205,8 +205,7 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
         <></>
       )}
 
-      <h2>Network cost</h2>
-      <CostList rows={o.payout ? costsOfPayout(d.ctx.db, o.payout.id) : costsOfPayin(d.ctx.db, o.payin!)} />
+      <NetworkCost payout={o.kind === "payout"} rows={o.payout ? costsOfPayout(d.ctx.db, o.payout.id) : costsOfPayin(d.ctx.db, o.payin!)} />
 
       {o.payin ? (
         <>
@@ -369,6 +368,17 @@ export function orderRoutes(d: BackofficeDeps) {
 }
 
 /** A shop plugin's order (DESIGN 19): its price in the shop's currency and what the shop hears. */
+/** What the gateway spent on chain for the order: always on a payout; on a pay-in once its refunds or the sweep of its money cost something. */
+function NetworkCost(p: { payout: boolean; rows: ReturnType<typeof costsOfPayout> }): JSX.Element {
+  if (!p.payout && p.rows.length === 0) return <></>;
+  return (
+    <>
+      <h2>Network cost</h2>
+      <CostList rows={p.rows} />
+    </>
+  );
+}
+
 function ShopPlugin({ d, payinId }: { d: BackofficeDeps; payinId: number }): JSX.Element {
   const c = compatSideOf(d.ctx.db, payinId);
   if (!c) return <></>;
