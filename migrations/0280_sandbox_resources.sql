@@ -24,4 +24,4 @@ CREATE TABLE sandbox_adjustments (
 CREATE INDEX sandbox_adjustments_block ON sandbox_adjustments (chain, block_number);
 -- The pay-in order page's network cost (DESIGN 21): the collection leg that swept an order's
 -- address is found by the address (one seek, not the legs of every run).
-CREATE INDEX collection_legs_address ON collection_legs (address_id, payout_order_id);
+CREATE INDEX collection_legs_address ON collection_legs (address_id);
