@@ -872,7 +872,7 @@ export const collectionLegs = sqliteTable(
     payoutOrderId: integer("payout_order_id").references(() => payoutOrders.id),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.runId, t.legNo] }), index("collection_legs_address").on(t.addressId)],
+  (t) => [primaryKey({ columns: [t.runId, t.legNo] }), index("collection_legs_address").on(t.addressId, t.payoutOrderId)],
 );
 
 /**
