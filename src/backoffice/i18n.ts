@@ -94,3 +94,24 @@ export function tr(english: string): string {
 export function trf(template: string, values: Readonly<Record<string, string | number | bigint>>): string {
   return tr(template).replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));
 }
+
+const escapeText = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/**
+ * A text (in the page's language) with markup in it: `{name}` placeholders are filled with
+ * elements already rendered (and escaped) by JSX, the words around them are escaped here.
+ * Only &, < and > are escaped, as text content needs, so an English sentence with an apostrophe
+ * renders byte for byte as the same sentence written in the JSX. `trm("API key of {uid}.", { uid: <strong safe>{uid}</strong> })`.
+ */
+export function trm(template: string, parts: Readonly<Record<string, JSX.Element>> = {}): JSX.Element {
+  return tr(template)
+    .split(/(\{\w+\})/)
+    .map((piece) => {
+      const name = /^\{(\w+)\}$/.exec(piece)?.[1];
+      if (name === undefined || !(name in parts)) return escapeText(piece);
+      const part = parts[name];
+      if (typeof part !== "string") throw new Error("trm: an asynchronous part");
+      return part;
+    })
+    .join("");
+}
