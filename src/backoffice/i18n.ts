@@ -95,6 +95,15 @@ export function trf(template: string, values: Readonly<Record<string, string | n
   return tr(template).replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));
 }
 
+/**
+ * A short word that means different things on different pages ("From" a day, "From" an address):
+ * its table entry is "context: word" (`trc("date", "From")` → "date: From"), else the word's own.
+ * English is the word itself.
+ */
+export function trc(context: string, english: string): string {
+  return locale() === "zh" ? (ZH[`${context}: ${english}`] ?? tr(english)) : english;
+}
+
 const escapeText = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /**

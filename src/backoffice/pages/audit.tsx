@@ -6,7 +6,7 @@ import { type BackofficeDeps, page } from "../guard";
 import { type Column, csvResponse, csvStream } from "../queries/csv";
 import { DataTable } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf } from "../i18n";
+import { tr, trc, trf } from "../i18n";
 
 type Entry = ReturnType<typeof listAudit>["entries"][number];
 const PAGE = 100;
@@ -57,8 +57,8 @@ export function auditRoutes(d: BackofficeDeps) {
               {field("actor", tr("Actor"))}
               {field("action", tr("Action"))}
               {field("target", tr("Target"))}
-              {field("from", tr("From"), "date")}
-              {field("to", tr("To"), "date")}
+              {field("from", trc("date", "From"), "date")}
+              {field("to", trc("date", "To"), "date")}
               <button type="submit" safe>{tr("Filter")}</button>
             </form>
             <p class="actions">
