@@ -12,6 +12,7 @@ import { Csrf, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { tr, trf, trm } from "../i18n";
 import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
+import { recentTestCallbacks } from "../../callbacks/test-event";
 import { ReauthField } from "./reauth";
 import { CompatKeyError, compatKeyState, setCompatKeys } from "../../merchants/compat-keys";
 
@@ -30,10 +31,24 @@ function merchantOf(d: BackofficeDeps, v: Viewer) {
   return m;
 }
 
-function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string; newKey?: string }): string {
-  const { d, v } = p;
+/** What the developer settings page shows, read by its route handlers (the page runs no query). */
+function loadDeveloper(d: BackofficeDeps, v: Viewer) {
   const m = merchantOf(d, v);
-  const key = currentKey(d.ctx.db, m.id);
+  return {
+    m,
+    key: currentKey(d.ctx.db, m.id),
+    tests: recentTestCallbacks(d.ctx.db, m.id),
+    keys: compatKeyState(d.ctx, m),
+    publicUrl: d.ctx.publicUrl,
+    compat: d.ctx.config.compat,
+    rotationGrace: d.ctx.config.auth.rotation_grace,
+  };
+}
+type DeveloperData = ReturnType<typeof loadDeveloper>;
+
+function DeveloperPage(p: { data: DeveloperData; v: Viewer; notice?: string; error?: string; newKey?: string }): string {
+  const { data, v } = p;
+  const { m, key } = data;
   return (
     <Layout title="Developer settings" viewer={v} path={PATH}>
       <Notice text={p.notice && tr(p.notice)} />
@@ -62,7 +77,7 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
             {p.newKey}
           </p>
           <p class="muted" safe>
-            {trf("The previous key still signs requests for {grace} and keeps verifying the callbacks of orders created under it.", { grace: p.d.ctx.config.auth.rotation_grace })}
+            {trf("The previous key still signs requests for {grace} and keeps verifying the callbacks of orders created under it.", { grace: data.rotationGrace })}
           </p>
         </>
       ) : null}
@@ -85,7 +100,7 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
           {tr("Send test callback")}
         </button>
       </form>
-      <TestCallbacks db={d.ctx.db} merchantId={m.id} />
+      <TestCallbacks rows={data.tests} />
 
       <h2 safe>{tr("IP allowlist")}</h2>
       <form method="post" action={`${PATH}/ip-allowlist`} class="stack">
@@ -100,7 +115,7 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
         <button type="submit" safe>{tr("Save IP allowlist")}</button>
       </form>
 
-      <ShopPlugins d={d} v={v} m={m} />
+      <ShopPlugins data={data} v={v} />
     </Layout>
   ) as string;
 }
@@ -122,16 +137,16 @@ function CompatKeyForm({ v, protocol, label }: { v: Viewer; protocol: "epusdt" |
 }
 
 /** DESIGN 19: the keys shop plugins sign with, and what to enter in them (docs/plugins.md). */
-function ShopPlugins({ d, v, m }: { d: BackofficeDeps; v: Viewer; m: ReturnType<typeof merchantOf> }): JSX.Element {
-  const keys = compatKeyState(d.ctx, m);
-  const base = d.ctx.publicUrl;
+function ShopPlugins({ data, v }: { data: DeveloperData; v: Viewer }): JSX.Element {
+  const { m, keys } = data;
+  const base = data.publicUrl;
   return (
     <>
       <h2 safe>{tr("Shop plugins")}</h2>
       <p class="muted" safe>
         {trf("Plugins that speak epusdt (dujiaoka, WHMCS, WooCommerce…) or EPay (易支付) work unchanged: set a key here, then enter the values below in the plugin. Amounts are in {currency}, paid in {payment}.", {
-          currency: d.ctx.config.compat.currency,
-          payment: d.ctx.config.compat.payment,
+          currency: data.compat.currency,
+          payment: data.compat.payment,
         })}
       </p>
       <dl class="kv">
@@ -172,13 +187,13 @@ function ShopPlugins({ d, v, m }: { d: BackofficeDeps; v: Viewer; m: ReturnType<
 export function developerRoutes(d: BackofficeDeps) {
   const settingsDeps = () => ({ db: d.ctx.db, now: () => d.ctx.clock.now(), allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets });
   return new Elysia({ name: "backoffice-developer" })
-    .get(PATH, page(d, { role: "merchant" }, (v, { query }) => DeveloperPage({ d, v, notice: NOTICES[query.done ?? ""] })))
+    .get(PATH, page(d, { role: "merchant" }, (v, { query }) => DeveloperPage({ data: loadDeveloper(d, v), v, notice: NOTICES[query.done ?? ""] })))
     .post(
       `${PATH}/rotate-key`,
       action(d, { role: "merchant", reauth: "always" }, (v) => {
         const m = merchantOf(d, v);
         const r = rotateKeyAudited({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, d.ctx.ms.rotationGrace, actorOf(v));
-        return DeveloperPage({ d, v, newKey: r.apiKey });
+        return DeveloperPage({ data: loadDeveloper(d, v), v, newKey: r.apiKey });
       }),
     )
     .post(
@@ -189,7 +204,7 @@ export function developerRoutes(d: BackofficeDeps) {
           const r = updateMerchantSettings(settingsDeps(), m.uid, { defaultNotifyUrl: str(body.url) }, actorOf(v));
           if (r.released > 0) d.kick();
         } catch (e) {
-          if (e instanceof SettingsError) return DeveloperPage({ d, v, error: e.message });
+          if (e instanceof SettingsError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: e.message });
           throw e;
         }
         return redirect(`${PATH}?done=callback`);
@@ -200,7 +215,7 @@ export function developerRoutes(d: BackofficeDeps) {
       action(d, { role: "merchant" }, (v) => {
         const m = merchantOf(d, v);
         const refused = queueTestCallback({ db: d.ctx.db, now: () => d.ctx.clock.now(), kick: d.kick }, m.id);
-        if (refused) return html(DeveloperPage({ d, v, error: refused.error }), refused.status);
+        if (refused) return html(DeveloperPage({ data: loadDeveloper(d, v), v, error: refused.error }), refused.status);
         return redirect(`${PATH}?done=test`);
       }),
     )
@@ -209,11 +224,11 @@ export function developerRoutes(d: BackofficeDeps) {
       action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
         const m = merchantOf(d, v);
         const protocol = str(body.protocol);
-        if (protocol !== "epusdt" && protocol !== "epay") return html(DeveloperPage({ d, v, error: "Choose epusdt or EPay." }), 400);
+        if (protocol !== "epusdt" && protocol !== "epay") return html(DeveloperPage({ data: loadDeveloper(d, v), v, error: "Choose epusdt or EPay." }), 400);
         try {
           setCompatKeys({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, { [protocol]: str(body.key) }, actorOf(v));
         } catch (e) {
-          if (e instanceof CompatKeyError) return DeveloperPage({ d, v, error: e.message });
+          if (e instanceof CompatKeyError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: e.message });
           throw e;
         }
         return redirect(`${PATH}?done=${protocol}`);
@@ -226,7 +241,7 @@ export function developerRoutes(d: BackofficeDeps) {
         try {
           updateMerchantSettings(settingsDeps(), m.uid, { ipAllowlist: str(body.allowlist).split(/[\s,]+/) }, actorOf(v));
         } catch (e) {
-          if (e instanceof SettingsError) return DeveloperPage({ d, v, error: e.message });
+          if (e instanceof SettingsError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: e.message });
           throw e;
         }
         return redirect(`${PATH}?done=allowlist`);

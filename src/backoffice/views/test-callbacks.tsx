@@ -6,12 +6,15 @@ import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TestCallba
 import { DataTable, StatusBadge, Time } from "./common";
 import { tr } from "../i18n";
 
-export function TestCallbacks(p: { db: Db; merchantId: number }): JSX.Element {
+/** A merchant's last test callbacks, as its page's loader read them (recentTestCallbacks). */
+export type TestCallbackRow = ReturnType<typeof recentTestCallbacks>[number];
+
+export function TestCallbacks(p: { rows: TestCallbackRow[] }): JSX.Element {
   return (
     <DataTable
       label={tr("Test callbacks")}
       head={[tr("Sent"), tr("URL"), tr("Delivery"), tr("HTTP status"), tr("Latency"), tr("Response")]}
-      rows={recentTestCallbacks(p.db, p.merchantId)}
+      rows={p.rows}
       empty={tr("No test callback sent yet.")}
       row={(t) => {
         const last = t.attemptRows[t.attemptRows.length - 1];
