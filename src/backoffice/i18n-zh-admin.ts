@@ -132,6 +132,9 @@ export const ZH_ADMIN: Readonly<Record<string, string>> = {
   "A password needs at least 12 characters.": "密码至少需要 12 个字符。",
   "a password needs at least 12 characters": "密码至少需要 12 个字符",
   "A password may have at most 256 characters.": "密码最多 256 个字符。",
+  "a password may have at most 256 characters": "密码最多 256 个字符",
+  "A username is 1-64 characters of letters, digits and . _ @ -.": "用户名为 1-64 个字符，可使用字母、数字和 . _ @ -。",
+  "a username is 1-64 characters of letters, digits and . _ @ -": "用户名为 1-64 个字符，可使用字母、数字和 . _ @ -",
 
   // Security (2FA, password, sessions)
   "On. Ask an operator to run {command} if you lose your authenticator.": "已开启。如果丢失了身份验证器，请让运营方运行 {command}。",
