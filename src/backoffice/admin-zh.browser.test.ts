@@ -199,3 +199,13 @@ test("every administration page in Chinese: lang zh-CN, headings, labels and but
   }
   expect(found).toEqual([]);
 }, BROWSER_RETRY);
+
+test("the setup link's refusal in Chinese, the same page in English for an English browser", async () => {
+  const zh = await fetch(gw.url + "/backoffice/setup/not-a-token", { headers: { "accept-language": "zh-CN,zh;q=0.9" } });
+  expect(zh.status).toBe(404);
+  const body = await zh.text();
+  expect(body).toContain('<html lang="zh-CN">');
+  expect(body).toContain("此设置链接无效：它已被使用、已过期，或已存在运营方账号。");
+  const en = await (await fetch(gw.url + "/backoffice/setup/not-a-token", { headers: { "accept-language": "en-US" } })).text();
+  expect(en).toContain("This setup link is not valid: it was used, it expired, or an operator exists already.");
+});
