@@ -217,6 +217,8 @@ export async function startSolChain(opts: SolanaRpcNodeOptions & { token?: SolTe
 /** A row of a per-chain suite that runs child gateways in rpc mode on the chain's test node. */
 export interface ChainSuiteCase {
   chain: string;
+  /** The row's name when the chain has more than one row (SOL USDT); default the chain code. */
+  name?: string;
   start(): Promise<ChainFixture>;
   confirmations: number;
   pollInterval: string;
@@ -229,16 +231,17 @@ export interface ChainSuiteCase {
  * and block times): every case's node started together, with blocks appearing on a timer.
  * `stop()` (afterAll) stops the timers, runs `before` (e.g. killing child gateways), then the nodes.
  */
-export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "start" | "blockMs">>) {
+export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs">>) {
   const fixtures = new Map<string, ChainFixture>();
   const timers: Array<() => void> = [];
   return {
-    get: (chain: string) => fixtures.get(chain)!,
+    /** The node of a row (by its name, else its chain). */
+    get: (k: Pick<ChainSuiteCase, "chain" | "name">) => fixtures.get(k.name ?? k.chain)!,
     async start(): Promise<void> {
       await Promise.all(
         cases.map(async (k) => {
           const fx = await k.start();
-          fixtures.set(k.chain, fx);
+          fixtures.set(k.name ?? k.chain, fx);
           timers.push(fx.autoAdvance(k.blockMs));
         }),
       );
