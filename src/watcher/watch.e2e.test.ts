@@ -340,7 +340,7 @@ function solCase(token: SolTestToken): WatchCase {
       ],
       [
         `the other mint's transfer to a ${token} order's address does not pay it; ${token} does`,
-        async ({ fx, tick, create, get }) => {
+        async ({ fx, gw, tick, create, get }) => {
           const sol = (fx as SolChainFixture).raw;
           const other: SolTestToken = token === "USDC" ? "USDT" : "USDC";
           const o = await create("3.25");
@@ -353,6 +353,16 @@ function solCase(token: SolTestToken): WatchCase {
           sol.node.advance(8);
           await tick();
           expect(await get(o.orderNo)).toMatchObject({ status: "completed", paidAmount: "3.250000", txHash: sig });
+
+          // An exclusive wallet bound for this token only: the other mint's deposit is kept unmatched, not credited.
+          const b = await gw.client.request<Order>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: token, bindKey: "sol-one-token" } });
+          await tick();
+          const wrong = await sol.pay(sol.payer(1_500_000n, other), [[b.address, 1_500_000n]], { token: other });
+          sol.node.advance(8);
+          await tick();
+          expect(gw.ctx.db.$client.query("SELECT token, disposition, unmatched_reason AS reason FROM transfers WHERE tx_hash = ?").all(wrong)).toEqual([{ token: other, disposition: "unmatched", reason: "wrong_token" }]);
+          const d = await gw.client.request<Order>("GET", "/openapi/payin/exclusive-bindings/sol-one-token", { query: { chainCode: "SOL", tokenSymbol: token } });
+          expect(d.stats.totalOrders).toBe(0);
         },
       ],
     ],
