@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { chainFixtures, solSuiteCase, startBscChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, payoutSettled, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { SOL_MINTS } from "../testing/solana-rpc";
 import type { SolTestToken } from "../testing/sol-fixture";
@@ -138,12 +138,7 @@ describe("payout crash safety on every chain", () => {
 /** The SOL row of one SPL token (USDC, USDT): the same crash on its own node. */
 function solCase(token: SolTestToken): CrashCase {
   return {
-    chain: "SOL",
-    name: token === "USDC" ? undefined : `SOL ${token}`,
-    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4, token }),
-    confirmations: 4,
-    pollInterval: "100ms",
-    blockMs: 50,
+    ...solSuiteCase(token),
     points: [["payout:after-sign-commit", false]],
     sourceNative: 0n,
     gasPaysFees: true,

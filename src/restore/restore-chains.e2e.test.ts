@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { chainFixtures, solSuiteCase, startBscChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 import type { SolTestToken } from "../testing/sol-fixture";
@@ -184,12 +184,7 @@ describe("restore, then the merchant retries a payout, on every chain", () => {
 /** The SOL row of one SPL token (USDC, USDT): the same restore on its own node. */
 function solCase(token: SolTestToken): RestoreCase {
   return {
-    chain: "SOL",
-    name: token === "USDC" ? undefined : `SOL ${token}`,
-    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4, token }),
-    confirmations: 4,
-    pollInterval: "100ms",
-    blockMs: 50,
+    ...solSuiteCase(token),
     sourceNative: 0n,
     gasFunding: 1_000_000_000n,
     beforeLatePay(fx) {

@@ -226,6 +226,18 @@ export interface ChainSuiteCase {
   blockMs: number;
 }
 
+/** The SOL row of a per-chain suite for one SPL token (USDC keeps the plain name "SOL"). */
+export function solSuiteCase(token: SolTestToken): ChainSuiteCase {
+  return {
+    chain: "SOL",
+    name: token === "USDC" ? undefined : `SOL ${token}`,
+    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4, token }),
+    confirmations: 4,
+    pollInterval: "100ms",
+    blockMs: 50,
+  };
+}
+
 /**
  * The nodes of a per-chain suite whose rows run at once (each waits mostly on child processes
  * and block times): every case's node started together, with blocks appearing on a timer.
