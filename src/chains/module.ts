@@ -60,6 +60,8 @@ export interface ChainSectionConfig extends ChainNodeConfig {
 
 /** A chain's defaults: its `chains.<CODE>` config section is built from them (key names: DESIGN 3). */
 export interface ChainDefaults {
+  /** `enabled`: false for a chain operators opt into (DESIGN 17: the EVM chains after BSC); absent: true. */
+  enabled?: boolean;
   /** `confirmations`: blocks, the transfer's included, before a pay-in completes. */
   confirmations: number;
   /** `block_time`: the sandbox chain's block pace. */
