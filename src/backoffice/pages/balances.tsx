@@ -5,6 +5,7 @@ import { Elysia } from "elysia";
 import { type BackofficeDeps, page, type Viewer } from "../guard";
 import { DataTable, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf } from "../i18n";
 import { balanceSheet, reconciliationMismatches, sheetTotals } from "../../treasury/balances";
 import { units } from "./treasury-format";
 
@@ -19,12 +20,12 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
   const mismatches = operator ? reconciliationMismatches(ctx.db) : [];
   const chains = [...ctx.chains.keys()];
   return (
-    <Layout title="Balances" viewer={v} path={PATH}>
+    <Layout title={tr("Balances")} viewer={v} path={PATH}>
       <form method="get" action={PATH} class="filters">
         <label for="f-chain">
-          Chain
+          {tr("Chain")}
           <select id="f-chain" name="chain">
-            <option value="">All</option>
+            <option value="">{tr("All")}</option>
             {chains.map((c) => (
               <option value={c} selected={p.chain === c}>
                 {c}
@@ -33,9 +34,9 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
           </select>
         </label>
         <label for="f-token">
-          Token
+          {tr("Token")}
           <select id="f-token" name="token">
-            <option value="">All</option>
+            <option value="">{tr("All")}</option>
             {["USDT", "USDC"].map((t) => (
               <option value={t} selected={p.token === t} safe>
                 {t}
@@ -43,9 +44,9 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
             ))}
           </select>
         </label>
-        <button type="submit">Filter</button>
+        <button type="submit">{tr("Filter")}</button>
       </form>
-      <h2>Totals</h2>
+      <h2>{tr("Totals")}</h2>
       <DataTable
         label="Totals"
         head={["Chain", "Token", "Addresses", "Available", "Ledger", "Mismatches"]}
@@ -64,7 +65,7 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
       />
       {operator ? (
         <>
-          <h2>Reconciliation mismatches</h2>
+          <h2>{tr("Reconciliation mismatches")}</h2>
           <DataTable
             label="Reconciliation mismatches"
             head={["Since", "Merchant", "Chain", "Token", "Address", "Ledger", "On chain", "Difference"]}
@@ -75,7 +76,7 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
                 <td>
                   <Time ms={x.since} />
                 </td>
-                <td safe>{x.merchantUid ?? "gas wallet"}</td>
+                <td safe>{x.merchantUid ?? tr("gas wallet")}</td>
                 <td safe>{x.chain}</td>
                 <td safe>{x.token}</td>
                 <td class="mono" safe>
@@ -89,21 +90,21 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
           />
         </>
       ) : null}
-      <h2>Per address</h2>
+      <h2>{tr("Per address")}</h2>
       <TableWrap label="Balances per address">
         <table>
           <thead>
             <tr>
-              {operator ? <th scope="col">Merchant</th> : null}
-              <th scope="col">Chain</th>
-              <th scope="col">Token</th>
-              <th scope="col">Address</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Available</th>
-              <th scope="col">Reserved</th>
-              <th scope="col">On chain (last reading)</th>
-              <th scope="col">Read</th>
-              <th scope="col">Check</th>
+              {operator ? <th scope="col">{tr("Merchant")}</th> : null}
+              <th scope="col">{tr("Chain")}</th>
+              <th scope="col">{tr("Token")}</th>
+              <th scope="col">{tr("Address")}</th>
+              <th scope="col">{tr("Kind")}</th>
+              <th scope="col">{tr("Available")}</th>
+              <th scope="col">{tr("Reserved")}</th>
+              <th scope="col">{tr("On chain (last reading)")}</th>
+              <th scope="col">{tr("Read")}</th>
+              <th scope="col">{tr("Check")}</th>
             </tr>
           </thead>
           <tbody>
@@ -115,7 +116,7 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
                 <td class="mono" safe>
                   {l.address}
                 </td>
-                <td safe>{l.kind + (l.bindKey ? ` (${l.bindKey})` : "")}</td>
+                <td safe>{tr(l.kind) + (l.bindKey ? ` (${l.bindKey})` : "")}</td>
                 <td safe>{units(ctx, l.chain, l.token, l.available)}</td>
                 <td safe>{units(ctx, l.chain, l.token, l.reserved)}</td>
                 <td safe>{units(ctx, l.chain, l.token, l.chainBalance)}</td>
@@ -140,7 +141,7 @@ export function BalanceTotals(p: { d: BackofficeDeps; v: Viewer }): JSX.Element 
   const totals = sheetTotals(balanceSheet(ctx.db, { merchantId: p.v.merchantId ?? undefined }));
   return (
     <>
-      <h2>Balances</h2>
+      <h2>{tr("Balances")}</h2>
       <DataTable
         label="Balances per chain and token"
         head={["Chain", "Token", "Available", "Addresses"]}
@@ -156,7 +157,7 @@ export function BalanceTotals(p: { d: BackofficeDeps; v: Viewer }): JSX.Element 
         )}
       />
       <p>
-        <a href={PATH}>Balances per address</a>
+        <a href={PATH}>{tr("Balances per address")}</a>
       </p>
     </>
   );

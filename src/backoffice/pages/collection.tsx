@@ -9,6 +9,7 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { NotFound } from "../errors";
 import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf } from "../i18n";
 import {
   CollectionError,
   type CollectionRun,
@@ -22,9 +23,9 @@ import {
   scheduleMaySend,
   setCollectionSetting,
 } from "../../treasury/collection";
-import { collectionProgressOf, progressText } from "../../treasury/progress";
+import { collectionProgressOf } from "../../treasury/progress";
 import { ReauthField } from "./reauth";
-import { units } from "./treasury-format";
+import { progressWords, units } from "./treasury-format";
 
 const PATH = "/backoffice/collection";
 
@@ -43,14 +44,13 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
   const settings = collectionSettingsOf(ctx.db, mine(v));
   const runs = listRuns(ctx.db, mine(v));
   return (
-    <Layout title="Collection" viewer={v} path={PATH}>
+    <Layout title={tr("Collection")} viewer={v} path={PATH}>
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       <p class="muted">
-        Collection sweeps your deposit addresses into one destination (e.g. a cold wallet). Each address holding at least the minimum becomes one payout
-        of its whole available balance; the gateway's gas wallet pays the network fees.
+        {tr("Collection sweeps your deposit addresses into one destination (e.g. a cold wallet). Each address holding at least the minimum becomes one payout of its whole available balance; the gateway's gas wallet pays the network fees.")}
       </p>
-      <h2>Destinations</h2>
+      <h2>{tr("Destinations")}</h2>
       <DataTable
         label="Collection destinations"
         head={["Chain", "Token", "Destination", "Minimum", "Schedule (UTC)"]}
@@ -64,40 +64,40 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
               {s.destination}
             </td>
             <td safe>{s.minimum}</td>
-            <td safe>{s.schedule ? (scheduleMaySend(s) ? s.schedule : `${s.schedule} (paused: save the destination again with your password)`) : "manual only"}</td>
+            <td safe>{s.schedule ? (scheduleMaySend(s) ? s.schedule : `${s.schedule}${tr(" (paused: save the destination again with your password)")}`) : tr("manual only")}</td>
           </tr>
         )}
       />
       {settings.length > 0 ? (
         <form method="post" action={`${PATH}/preview`} class="actions">
           <Csrf viewer={v} />
-          <label for="collect-pair">Chain and token</label>
+          <label for="collect-pair">{tr("Chain and token")}</label>
           <select id="collect-pair" name="pair">
             {settings.map((s) => (
               <option value={`${s.chain}:${s.token}`} safe>{`${s.chain} ${s.token}`}</option>
             ))}
           </select>
-          <button type="submit">Collect now</button>
+          <button type="submit">{tr("Collect now")}</button>
         </form>
       ) : null}
-      <h2>Set a destination</h2>
+      <h2>{tr("Set a destination")}</h2>
       <form method="post" action={`${PATH}/settings`} class="stack">
         <Csrf viewer={v} />
-        <label for="pair">Chain and token</label>
+        <label for="pair">{tr("Chain and token")}</label>
         <select id="pair" name="pair">
           {pairs(d).map(([c, t]) => (
             <option value={`${c}:${t}`} safe>{`${c} ${t}`}</option>
           ))}
         </select>
-        <label for="destination">Destination address</label>
+        <label for="destination">{tr("Destination address")}</label>
         <input id="destination" name="destination" required autocomplete="off" />
-        <label for="minimum">Minimum</label>
+        <label for="minimum">{tr("Minimum")}</label>
         <input id="minimum" name="minimum" required inputmode="decimal" value="10" />
-        <label for="schedule">Schedule (cron, UTC; empty: manual only)</label>
+        <label for="schedule">{tr("Schedule (cron, UTC; empty: manual only)")}</label>
         <input id="schedule" name="schedule" placeholder="0 3 * * *" autocomplete="off" />
-        <button type="submit">Save destination</button>
+        <button type="submit">{tr("Save destination")}</button>
       </form>
-      <h2>Runs</h2>
+      <h2>{tr("Runs")}</h2>
       <DataTable
         label="Collection runs"
         head={["Started", "Chain", "Token", "Legs", "Total", "Trigger", "Status"]}
@@ -114,7 +114,7 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
             <td safe>{r.token}</td>
             <td>{r.legCount}</td>
             <td safe>{units(ctx, r.chain, r.token, r.total)}</td>
-            <td>{r.trigger}</td>
+            <td safe>{tr(r.trigger)}</td>
             <td>
               <StatusBadge status={r.status} />
             </td>
@@ -139,45 +139,45 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: Retu
   const gas = runGas(r);
   const finished = pr.finished;
   return (
-    <Layout title={`Collection ${r.chain} ${r.token}`} viewer={v} path={PATH}>
+    <Layout title={trf("Collection {chain} {token}", { chain: r.chain, token: r.token })} viewer={v} path={PATH}>
       <Notice kind="error" text={p.error} />
       {r.status === "running" || (r.status === "done" && !finished) ? <meta http-equiv="refresh" content="3" /> : null}
       <dl class="kv">
-        <dt>Destination</dt>
+        <dt>{tr("Destination")}</dt>
         <dd class="mono" safe>
           {r.destination}
         </dd>
-        <dt>Minimum</dt>
+        <dt>{tr("Minimum")}</dt>
         <dd safe>{r.minimum}</dd>
-        <dt>Legs</dt>
+        <dt>{tr("Legs")}</dt>
         <dd data-testid="leg-count">{r.legCount}</dd>
-        <dt>Total</dt>
+        <dt>{tr("Total")}</dt>
         <dd data-testid="collection-total" safe>
           {units(ctx, r.chain, r.token, r.total)}
         </dd>
-        <dt>Estimated gas</dt>
+        <dt>{tr("Estimated gas")}</dt>
         <dd safe>{gas.display + (gas.note ? ` (${gas.note})` : "")}</dd>
-        <dt>Status</dt>
+        <dt>{tr("Status")}</dt>
         <dd>
           <StatusBadge status={pr.phase} />
         </dd>
       </dl>
       {r.status !== "preview" ? (
         <p role="status" data-testid="collection-progress" safe>
-          {progressText(pr)}
+          {progressWords(pr)}
         </p>
       ) : null}
       {r.status === "preview" && r.legCount > 0 ? (
         <form method="post" action={`${PATH}/runs/${r.id}/confirm`} class="stack">
           <Csrf viewer={v} />
           <ReauthField viewer={v} />
-          <button type="submit">Confirm collection</button>
+          <button type="submit">{tr("Confirm collection")}</button>
         </form>
       ) : null}
-      {r.status === "preview" && r.legCount === 0 ? <p>No address holds the minimum: nothing to collect.</p> : null}
+      {r.status === "preview" && r.legCount === 0 ? <p>{tr("No address holds the minimum: nothing to collect.")}</p> : null}
       {r.status !== "preview" ? (
         <>
-          <h2>Network cost</h2>
+          <h2>{tr("Network cost")}</h2>
           <CostTotals totals={costs} />
         </>
       ) : null}
@@ -185,11 +185,11 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: Retu
         <table>
           <thead>
             <tr>
-              <th scope="col">Leg</th>
-              <th scope="col">From</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Order</th>
-              <th scope="col">Status</th>
+              <th scope="col">{tr("Leg")}</th>
+              <th scope="col">{tr("From")}</th>
+              <th scope="col">{tr("Amount")}</th>
+              <th scope="col">{tr("Order")}</th>
+              <th scope="col">{tr("Status")}</th>
             </tr>
           </thead>
           <tbody>
@@ -217,7 +217,7 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: Retu
         </table>
       </TableWrap>
       <p>
-        <a href={PATH}>Back to collection</a>
+        <a href={PATH}>{tr("Back to collection")}</a>
       </p>
     </Layout>
   ) as string;

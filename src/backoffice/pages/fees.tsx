@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import { type BackofficeDeps, page, type Viewer } from "../guard";
 import { Layout } from "../views/layout";
+import { tr, trf } from "../i18n";
 import { DataTable } from "../views/common";
 import { CostCells } from "../views/costs";
 import { feesByDay } from "../queries/costs";
@@ -17,14 +18,14 @@ function FeesPage(p: { d: BackofficeDeps; v: Viewer; days: number }): string {
   const sinceDay = new Date(d.ctx.clock.now() - (p.days - 1) * DAY_MS).toISOString().slice(0, 10);
   const rows = feesByDay(d.ctx.db, { merchantId: v.role === "merchant" ? v.merchantId! : undefined, sinceDay });
   return (
-    <Layout title="Fees" viewer={v} path={PATH}>
-      <p class="muted">What the gateway's transactions cost on chain, per UTC day: the native coin burned or paid as fee, energy delegated from the stake or burned (TRON), bandwidth bytes.</p>
+    <Layout title={tr("Fees")} viewer={v} path={PATH}>
+      <p class="muted">{tr("What the gateway's transactions cost on chain, per UTC day: the native coin burned or paid as fee, energy delegated from the stake or burned (TRON), bandwidth bytes.")}</p>
       <form method="get" action={PATH} class="filters">
         <label for="f-days">
-          Days
+          {tr("Days")}
           <input id="f-days" name="days" type="number" min="1" max="366" value={String(p.days)} />
         </label>
-        <button type="submit">Filter</button>
+        <button type="submit">{tr("Filter")}</button>
       </form>
       <DataTable
         label="Fees per chain and day"

@@ -15,6 +15,7 @@ import { OperatorError } from "../../payin/operator";
 import type { BackofficeDeps, Viewer } from "../guard";
 import { Csrf, DataTable, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
+import { tr, trf } from "../i18n";
 
 type TransferRow = Parameters<typeof depositRefundable>[1];
 
@@ -23,35 +24,35 @@ export function refundProblem(e: unknown): string | null {
   if (e instanceof OperatorError || e instanceof RefundRefused) return e.message;
   if (!(e instanceof AppError)) return null;
   const data = e.data as Record<string, unknown> | null;
-  if (e.code === 55001) return `That is more than can be refunded (${String(data?.refundable ?? "0")} left).`;
-  if (e.code === 54003) return "That address is one of the merchant's own: give the payer's address.";
+  if (e.code === 55001) return trf("That is more than can be refunded ({left} left).", { left: String(data?.refundable ?? "0") });
+  if (e.code === 54003) return tr("That address is one of the merchant's own: give the payer's address.");
   if (e.code === 10001) {
     const fields = (data?.fields ?? {}) as Record<string, string>;
-    return `Check the form: ${Object.entries(fields).map(([k, v]) => `${k === "toAddress" ? "payer's address" : k} ${v}`).join("; ")}.`;
+    return trf("Check the form: {problems}.", { problems: Object.entries(fields).map(([k, v]) => `${k === "toAddress" ? tr("payer's address") : k} ${v}`).join("; ") });
   }
   return `${e.message}${data?.reason ? `: ${String(data.reason)}` : ""}.`;
 }
 
 function RefundForm(p: { v: Viewer; action: string; max: string; token: string }): JSX.Element {
   return (
-    <form method="post" action={p.action} class="filters" aria-label="Refund">
+    <form method="post" action={p.action} class="filters" aria-label={tr("Refund")}>
       <Csrf viewer={p.v} />
       <label for="refund-amount">
-        Amount
+        {tr("Amount")}
         <input id="refund-amount" name="amount" required inputmode="decimal" pattern="^(0|[1-9]\d*)(\.\d{1,6})?$" value={p.max} aria-describedby="refund-help" />
       </label>
       <label for="refund-address">
-        Payer's address
+        {tr("Payer's address")}
         <input id="refund-address" name="toAddress" maxlength="128" autocomplete="off" spellcheck="false" aria-describedby="refund-help" />
       </label>
       <button type="submit" name="mode" value="address">
-        Refund
+        {tr("Refund")}
       </button>
       <button type="submit" name="mode" value="link" class="secondary">
-        Send a refund link
+        {tr("Send a refund link")}
       </button>
       <p id="refund-help" class="muted" safe>
-        {`Up to ${p.max} ${p.token}. With the payer's address it is sent at once, as a payout from the merchant's addresses (the receiving address first); "Send a refund link" makes a page where the payer enters the address. You confirm with your password.`}
+        {trf(`Up to {max} {token}. With the payer's address it is sent at once, as a payout from the merchant's addresses (the receiving address first); "Send a refund link" makes a page where the payer enters the address. You confirm with your password.`, { max: p.max, token: p.token })}
       </p>
     </form>
   );
@@ -74,7 +75,7 @@ function RefundTable(p: { d: BackofficeDeps; rows: RefundRow[] }): JSX.Element {
               <ChainRef ctx={p.d.ctx} chain={r.chain} kind="address" value={r.toAddress} />
             ) : r.refundUrl ? (
               <span>
-                waiting for the payer: <a href={r.refundUrl} safe>{r.refundUrl}</a>
+                {tr("waiting for the payer:")} <a href={r.refundUrl} safe>{r.refundUrl}</a>
               </span>
             ) : (
               "—"
@@ -101,7 +102,7 @@ export function OrderRefunds(p: { d: BackofficeDeps; v: Viewer; o: PayinOrderRow
   if (!rows.length && left === 0n) return <></>;
   return (
     <>
-      <h2>Refunds</h2>
+      <h2>{tr("Refunds")}</h2>
       {left > 0n ? <RefundForm v={v} action={`${p.back}/refund`} max={fromBaseUnits(left, o.decimals, 0)} token={o.token} /> : <></>}
       {rows.length ? <RefundTable d={d} rows={rows} /> : <></>}
     </>
@@ -115,22 +116,22 @@ export function ResolveFrozen(p: { d: BackofficeDeps; v: Viewer; o: PayinOrderRo
   if (o.status !== "frozen_abnormal") return <></>;
   return (
     <section aria-labelledby="resolve-title">
-      <h2 id="resolve-title">Resolve this payment</h2>
-      <p safe>{`On hold because it was ${r.reason ? HOLD_TEXT[r.reason] : "frozen"}.`}</p>
+      <h2 id="resolve-title">{tr("Resolve this payment")}</h2>
+      <p safe>{trf("On hold because it was {why}.", { why: r.reason ? tr(HOLD_TEXT[r.reason]) : tr("frozen") })}</p>
       {r.waiting ? (
         <p class="muted" safe>
-          {r.waiting}
+          {tr(r.waiting)}
         </p>
       ) : (
         <form method="post" action={`${p.back}/resolve`}>
           <Csrf viewer={v} />
           <fieldset>
-            <legend>What should happen</legend>
+            <legend>{tr("What should happen")}</legend>
             {r.options.map((x, i) => (
               <div class="choice">
                 <input type="radio" id={`resolve-${x.choice}`} name="choice" value={x.choice} required checked={i === 0} aria-describedby={`resolve-${x.choice}-outcome`} />
                 <label for={`resolve-${x.choice}`} safe>
-                  {x.label}
+                  {tr(x.label)}
                 </label>
                 <p id={`resolve-${x.choice}-outcome`} class="muted" safe>
                   {x.outcome}
@@ -139,20 +140,20 @@ export function ResolveFrozen(p: { d: BackofficeDeps; v: Viewer; o: PayinOrderRo
             ))}
           </fieldset>
           <label for="resolve-address">
-            Payer's address
+            {tr("Payer's address")}
             <input id="resolve-address" name="toAddress" maxlength="128" autocomplete="off" spellcheck="false" aria-describedby="resolve-address-help" />
           </label>
           <p id="resolve-address-help" class="muted">
-            For a refund: where it goes. Leave it empty to send the payer a refund link instead.
+            {tr("For a refund: where it goes. Leave it empty to send the payer a refund link instead.")}
           </p>
           <label for="resolve-note">
-            Note
+            {tr("Note")}
             <input id="resolve-note" name="note" required maxlength="500" aria-describedby="resolve-note-help" />
           </label>
           <p id="resolve-note-help" class="muted">
-            Why you chose this; it is kept in the audit log. You confirm with your password.
+            {tr("Why you chose this; it is kept in the audit log. You confirm with your password.")}
           </p>
-          <button type="submit">Resolve</button>
+          <button type="submit">{tr("Resolve")}</button>
         </form>
       )}
     </section>
@@ -168,7 +169,7 @@ export function DepositRefunds(p: { d: BackofficeDeps; v: Viewer; t: TransferRow
   if (!rows.length && left === 0n) return <></>;
   return (
     <>
-      <h2>Refund</h2>
+      <h2>{tr("Refund")}</h2>
       {left > 0n ? <RefundForm v={v} action={`/backoffice/deposits/${t.id}/refund`} max={fromBaseUnits(left, p.decimals, 0)} token={t.token} /> : <></>}
       {rows.length ? <RefundTable d={d} rows={rows} /> : <></>}
     </>

@@ -6,6 +6,7 @@ import { type BackofficeDeps, page, type Viewer } from "../guard";
 import { NotFound } from "../errors";
 import { DataTable, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf } from "../i18n";
 import { exclusiveWallets, walletWithDeposits } from "../../payin/wallet-stats";
 import { units } from "./treasury-format";
 
@@ -18,34 +19,34 @@ function WalletsPage(p: { d: BackofficeDeps; v: Viewer; q?: string; page: number
   const more = rows.length > PAGE;
   const operator = v.role === "operator";
   return (
-    <Layout title="Exclusive wallets" viewer={v} path={PATH}>
+    <Layout title={tr("Exclusive wallets")} viewer={v} path={PATH}>
       <form method="get" action={PATH} class="filters">
         <label for="w-q">
-          bindKey, label or address
+          {tr("bindKey, label or address")}
           <input id="w-q" name="q" value={p.q ?? ""} />
         </label>
-        <button type="submit">Filter</button>
+        <button type="submit">{tr("Filter")}</button>
       </form>
       <TableWrap label="Exclusive wallets">
         <table>
           <thead>
             <tr>
-              {operator ? <th scope="col">Merchant</th> : null}
+              {operator ? <th scope="col">{tr("Merchant")}</th> : null}
               <th scope="col">bindKey</th>
-              <th scope="col">Label</th>
-              <th scope="col">Chain</th>
-              <th scope="col">Token</th>
-              <th scope="col">Address</th>
-              <th scope="col">Deposits</th>
-              <th scope="col">Received</th>
-              <th scope="col">Last deposit</th>
-              <th scope="col">Status</th>
+              <th scope="col">{tr("Label")}</th>
+              <th scope="col">{tr("Chain")}</th>
+              <th scope="col">{tr("Token")}</th>
+              <th scope="col">{tr("Address")}</th>
+              <th scope="col">{tr("Deposits")}</th>
+              <th scope="col">{tr("Received")}</th>
+              <th scope="col">{tr("Last deposit")}</th>
+              <th scope="col">{tr("Status")}</th>
             </tr>
           </thead>
           <tbody>
             {rows.length === 0 ? (
               <tr>
-                <td colspan={operator ? "10" : "9"}>No exclusive wallets.</td>
+                <td colspan={operator ? "10" : "9"}>{tr("No exclusive wallets.")}</td>
               </tr>
             ) : (
               rows.slice(0, PAGE).map((w) => (
@@ -62,7 +63,7 @@ function WalletsPage(p: { d: BackofficeDeps; v: Viewer; q?: string; page: number
                   <td class="mono" safe>
                     {w.address}
                   </td>
-                  <td>{w.deposits + (w.pending ? ` (${w.pending} pending)` : "")}</td>
+                  <td>{w.deposits + (w.pending ? trf(" ({n} pending)", { n: w.pending }) : "")}</td>
                   <td safe>{units(d.ctx, w.chain, w.token, w.received)}</td>
                   <td>
                     <Time ms={w.lastDepositAt} />
@@ -76,9 +77,9 @@ function WalletsPage(p: { d: BackofficeDeps; v: Viewer; q?: string; page: number
           </tbody>
         </table>
       </TableWrap>
-      <nav class="pager" aria-label="Pages">
-        {p.page > 0 ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page - 1}`}>Previous</a> : null}
-        {more ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page + 1}`}>Next</a> : null}
+      <nav class="pager" aria-label={tr("Pages")}>
+        {p.page > 0 ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page - 1}`}>{tr("Previous")}</a> : null}
+        {more ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page + 1}`}>{tr("Next")}</a> : null}
       </nav>
     </Layout>
   ) as string;
@@ -90,30 +91,30 @@ function WalletPage(p: { d: BackofficeDeps; v: Viewer; id: string }): string {
   if (!found) throw new NotFound("There is no such wallet.");
   const { wallet: w, deposits } = found;
   return (
-    <Layout title={`Wallet ${w.bindKey}`} viewer={v} path={PATH}>
+    <Layout title={trf("Wallet {bindKey}", { bindKey: w.bindKey })} viewer={v} path={PATH}>
       <dl class="kv">
-        <dt>Merchant</dt>
+        <dt>{tr("Merchant")}</dt>
         <dd safe>{w.merchantUid}</dd>
         <dt>bindKey</dt>
         <dd safe>{w.bindKey}</dd>
-        <dt>Label</dt>
+        <dt>{tr("Label")}</dt>
         <dd safe>{w.label ?? "—"}</dd>
-        <dt>Chain / token</dt>
+        <dt>{tr("Chain / token")}</dt>
         <dd safe>{`${w.chain} ${w.token}`}</dd>
-        <dt>Address</dt>
+        <dt>{tr("Address")}</dt>
         <dd class="mono" safe>
           {w.address}
         </dd>
-        <dt>Deposits</dt>
+        <dt>{tr("Deposits")}</dt>
         <dd>{w.deposits}</dd>
-        <dt>Received (final)</dt>
+        <dt>{tr("Received (final)")}</dt>
         <dd safe>{units(d.ctx, w.chain, w.token, w.received)}</dd>
-        <dt>Status</dt>
+        <dt>{tr("Status")}</dt>
         <dd>
           <StatusBadge status={w.status} />
         </dd>
       </dl>
-      <h2>Recent deposits</h2>
+      <h2>{tr("Recent deposits")}</h2>
       <DataTable
         label="Recent deposits"
         head={["Block time", "Amount", "From", "Transaction", "Order", "Status"]}
@@ -145,7 +146,7 @@ function WalletPage(p: { d: BackofficeDeps; v: Viewer; id: string }): string {
         )}
       />
       <p>
-        <a href={PATH}>All wallets</a>
+        <a href={PATH}>{tr("All wallets")}</a>
       </p>
     </Layout>
   ) as string;
