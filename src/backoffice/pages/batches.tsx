@@ -126,7 +126,7 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
           <tr>
             <td safe>{g.chain}</td>
             <td>{g.transfers}</td>
-            <td safe>{g.display + (g.note ? ` (${g.note})` : "")}</td>
+            <td safe>{g.display + (g.note ? ` (${tr(g.note)})` : "")}</td>
           </tr>
         )}
       />

@@ -156,7 +156,7 @@ function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: Retu
           {units(ctx, r.chain, r.token, r.total)}
         </dd>
         <dt>{tr("Estimated gas")}</dt>
-        <dd safe>{gas.display + (gas.note ? ` (${gas.note})` : "")}</dd>
+        <dd safe>{gas.display + (gas.note ? ` (${tr(gas.note)})` : "")}</dd>
         <dt>{tr("Status")}</dt>
         <dd>
           <StatusBadge status={pr.phase} />

@@ -16,6 +16,14 @@ import type { BackofficeDeps, Viewer } from "../guard";
 import { Csrf, DataTable, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { tr, trf } from "../i18n";
+import { trMatch } from "../i18n-match";
+
+/** What a resolution produces (src/payin/resolve.ts), as templates to show it in the page's language. */
+const OUTCOME_TEMPLATES = [
+  "The order becomes {status}; the merchant gets a pay-in callback with status {status2}. Nothing is sent back.",
+  "The order becomes cancelled (pay-in callback with status cancelled) and the {amount} received goes back to the payer as a refund; refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.",
+  "The order becomes {status} (pay-in callback with status {status2}) and the {amount} paid over the amount goes back to the payer; refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.",
+];
 
 type TransferRow = Parameters<typeof depositRefundable>[1];
 
@@ -134,7 +142,7 @@ export function ResolveFrozen(p: { d: BackofficeDeps; v: Viewer; o: PayinOrderRo
                   {tr(x.label)}
                 </label>
                 <p id={`resolve-${x.choice}-outcome`} class="muted" safe>
-                  {x.outcome}
+                  {trMatch(x.outcome, OUTCOME_TEMPLATES)}
                 </p>
               </div>
             ))}

@@ -99,6 +99,7 @@ body{display:flex;flex-direction:column;min-height:100vh}
 .table-wrap td[data-label]>*{min-width:0;max-width:100%}
 .table-wrap td[data-label]::before{content:attr(data-label);flex:0 1 auto;min-width:7.5em;max-width:50%;font:600 .8rem/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--muted);word-break:normal;overflow-wrap:normal}
 .table-wrap td:empty{display:none}
+dl.kv{grid-template-columns:minmax(5.5em,35%) minmax(0,1fr)}
 }
 `;
 

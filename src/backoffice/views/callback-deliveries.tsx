@@ -8,6 +8,22 @@ import type { callbackAttempts, callbacks } from "../../db/schema";
 import type { BackofficeDeps, Viewer } from "../guard";
 import { ActionButton, TableWrap, Time } from "./common";
 import { tr, trf } from "../i18n";
+import { trMatch } from "../i18n-match";
+
+/** plainError's sentences with values in them, as templates (the fixed ones are table entries). */
+const PLAIN_ERROR_TEMPLATES = [
+  "No answer within {seconds} (the callback timeout).",
+  "The server answered with a redirect ({code} to {url}); redirects are not followed, so set the final URL.",
+  "The server answered with a redirect ({code}); redirects are not followed, so set the final URL.",
+  "The server answered HTTP {status} ({reason}); only a 2xx answer counts.",
+  "The server answered HTTP {status}; only a 2xx answer counts.",
+];
+
+/** A delivery error in plain words (src/callbacks/plain-error.ts), in the page's language. */
+export function plainErrorText(error: string | null | undefined, httpStatus?: number | null): string | null {
+  const words = plainError(error, httpStatus);
+  return words === null ? null : trMatch(words, PLAIN_ERROR_TEMPLATES);
+}
 
 export interface CallbackWithAttempts {
   callback: typeof callbacks.$inferSelect;
@@ -115,7 +131,7 @@ export function CallbackDeliveries(p: {
             maxDeliveries(p.d),
           );
           const target = eventTarget({ state: c.state, url: c.url, attemptUrl: last?.url ?? null, defaultUrl: p.defaultUrl });
-          const error = c.state === "delivered" ? null : plainError(c.lastError, last?.httpStatus ?? null);
+          const error = c.state === "delivered" ? null : plainErrorText(c.lastError, last?.httpStatus ?? null);
           return (
             <section class="card" aria-label={trf("Callback {id}", { id: c.id })}>
               <p>
@@ -146,7 +162,7 @@ export function CallbackDeliveries(p: {
                     </thead>
                     <tbody>
                       {attempts.map((a, i) => {
-                        const words = plainError(a.error, a.httpStatus);
+                        const words = plainErrorText(a.error, a.httpStatus);
                         return (
                           <tr data-attempt>
                             <td data-label={tr("Attempt")} safe>
