@@ -8,7 +8,7 @@ import { countLabel } from "../queries/keyset";
 import { DataTable } from "../views/common";
 import { VolumeChart } from "../views/chart";
 import { Layout } from "../views/layout";
-import { BalanceTotals } from "./balances";
+import { BalanceTotals, balanceTotals } from "./balances";
 import { nativeSymbol } from "../format";
 import { tr, trf } from "../i18n";
 
@@ -48,7 +48,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
           </section>
           <h2>{tr("Volume per day")}</h2>
           <VolumeChart days={days} tokens={tokens} />
-          {v.role === "merchant" ? <BalanceTotals d={d} v={v} /> : null}
+          {v.role === "merchant" ? <BalanceTotals totals={balanceTotals(d, v)} display={d.ctx} /> : null}
           {v.role === "operator" ? (
             <>
               <h2>{tr("Chains")}</h2>
