@@ -93,6 +93,7 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
   "{blocks} blocks · {seconds} s": "{blocks} 个区块 · {seconds} 秒",
   "RPC endpoints": "RPC 节点",
   "in-process sandbox": "进程内沙盒",
+  sandbox: "沙盒",
   up: "正常",
   down: "不可用",
   "Gas wallet": "Gas 钱包",

@@ -58,7 +58,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
                 rows={chains}
                 row={(s) => (
                   <tr>
-                    <td safe>{`${s.chainCode} (${s.mode})`}</td>
+                    <td safe>{`${s.chainCode} (${tr(s.mode)})`}</td>
                     <td safe>{s.head ?? "—"}</td>
                     <td safe>{s.final ?? "—"}</td>
                     <td safe>{s.scanned ?? "—"}</td>
