@@ -9,8 +9,6 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
   From: "付款方",
   To: "收款方",
   Filter: "筛选",
-  "From (day)": "开始日期",
-  "To (day)": "结束日期",
   Pages: "分页",
   Newest: "最新",
   Older: "更早",

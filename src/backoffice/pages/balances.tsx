@@ -6,7 +6,7 @@ import { type BackofficeDeps, page, type Viewer } from "../guard";
 import type { DisplayCtx } from "../format";
 import { DataTable, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf } from "../i18n";
+import { tr, trf, trm } from "../i18n";
 import { balanceSheet, reconciliationMismatches, sheetTotals } from "../../treasury/balances";
 import { units } from "./treasury-format";
 
@@ -28,9 +28,9 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
     <Layout title={tr("Balances")} viewer={v} path={PATH}>
       <form method="get" action={PATH} class="filters">
         <label for="f-chain">
-          {tr("Chain")}
+          {trm("Chain")}
           <select id="f-chain" name="chain">
-            <option value="">{tr("All")}</option>
+            <option value="">{trm("All")}</option>
             {chains.map((c) => (
               <option value={c} selected={p.chain === c}>
                 {c}
@@ -39,9 +39,9 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
           </select>
         </label>
         <label for="f-token">
-          {tr("Token")}
+          {trm("Token")}
           <select id="f-token" name="token">
-            <option value="">{tr("All")}</option>
+            <option value="">{trm("All")}</option>
             {["USDT", "USDC"].map((t) => (
               <option value={t} selected={p.token === t} safe>
                 {t}
@@ -49,9 +49,9 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
             ))}
           </select>
         </label>
-        <button type="submit">{tr("Filter")}</button>
+        <button type="submit">{trm("Filter")}</button>
       </form>
-      <h2>{tr("Totals")}</h2>
+      <h2>{trm("Totals")}</h2>
       <DataTable
         label="Totals"
         head={["Chain", "Token", "Addresses", "Available", "Ledger", "Mismatches"]}
@@ -70,7 +70,7 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
       />
       {operator ? (
         <>
-          <h2>{tr("Reconciliation mismatches")}</h2>
+          <h2>{trm("Reconciliation mismatches")}</h2>
           <DataTable
             label="Reconciliation mismatches"
             head={["Since", "Merchant", "Chain", "Token", "Address", "Ledger", "On chain", "Difference"]}
@@ -95,21 +95,21 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
           />
         </>
       ) : null}
-      <h2>{tr("Per address")}</h2>
+      <h2>{trm("Per address")}</h2>
       <TableWrap label="Balances per address">
         <table>
           <thead>
             <tr>
-              {operator ? <th scope="col">{tr("Merchant")}</th> : null}
-              <th scope="col">{tr("Chain")}</th>
-              <th scope="col">{tr("Token")}</th>
-              <th scope="col">{tr("Address")}</th>
-              <th scope="col">{tr("Kind")}</th>
-              <th scope="col">{tr("Available")}</th>
-              <th scope="col">{tr("Reserved")}</th>
-              <th scope="col">{tr("On chain (last reading)")}</th>
-              <th scope="col">{tr("Read")}</th>
-              <th scope="col">{tr("Check")}</th>
+              {operator ? <th scope="col">{trm("Merchant")}</th> : null}
+              <th scope="col">{trm("Chain")}</th>
+              <th scope="col">{trm("Token")}</th>
+              <th scope="col">{trm("Address")}</th>
+              <th scope="col">{trm("Kind")}</th>
+              <th scope="col">{trm("Available")}</th>
+              <th scope="col">{trm("Reserved")}</th>
+              <th scope="col">{trm("On chain (last reading)")}</th>
+              <th scope="col">{trm("Read")}</th>
+              <th scope="col">{trm("Check")}</th>
             </tr>
           </thead>
           <tbody>
@@ -149,7 +149,7 @@ export function BalanceTotals(p: { totals: ReturnType<typeof balanceTotals>; dis
   const { totals } = p;
   return (
     <>
-      <h2>{tr("Balances")}</h2>
+      <h2>{trm("Balances")}</h2>
       <DataTable
         label="Balances per chain and token"
         head={["Chain", "Token", "Available", "Addresses"]}
@@ -165,7 +165,7 @@ export function BalanceTotals(p: { totals: ReturnType<typeof balanceTotals>; dis
         )}
       />
       <p>
-        <a href={PATH}>{tr("Balances per address")}</a>
+        <a href={PATH}>{trm("Balances per address")}</a>
       </p>
     </>
   );

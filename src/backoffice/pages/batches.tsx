@@ -9,7 +9,7 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { NotFound } from "../errors";
 import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf } from "../i18n";
+import { tr, trf, trm } from "../i18n";
 import { BatchFileError, MAX_FILE_BYTES, MAX_ROWS } from "../../treasury/batch-csv";
 import {
   BatchNotFound,
@@ -45,17 +45,17 @@ function BatchesPage(p: { batches: ReturnType<typeof listBatches>; v: Viewer; er
       <Notice kind="error" text={p.error} />
       <form method="post" action={PATH} enctype="multipart/form-data" class="stack">
         <Csrf viewer={p.v} />
-        <label for="file">{tr("Payouts CSV")}</label>
+        <label for="file">{trm("Payouts CSV")}</label>
         <input id="file" name="file" type="file" accept=".csv,text/csv" required aria-describedby="file-help" />
         <p id="file-help" class="muted">
-          {tr("UTF-8, header")} <code>chainCode,tokenSymbol,toAddress,amount,merchantOrderNo</code> {tr("and optionally")} <code>fromAddress</code>,{" "}
+          {trm("UTF-8, header")} <code>chainCode,tokenSymbol,toAddress,amount,merchantOrderNo</code> {trm("and optionally")} <code>fromAddress</code>,{" "}
           <code>deleteSourceAfterSuccess</code>
-          {tr("; at most")} <span safe>{MAX_ROWS.toLocaleString("en-US")}</span>{" "}
-          {tr("rows. Nothing is paid before you confirm the preview. A merchantOrderNo that already has a payout is never paid again. Callbacks go to your default callback URL.")}
+          {trm("; at most")} <span safe>{MAX_ROWS.toLocaleString("en-US")}</span>{" "}
+          {trm("rows. Nothing is paid before you confirm the preview. A merchantOrderNo that already has a payout is never paid again. Callbacks go to your default callback URL.")}
         </p>
-        <button type="submit">{tr("Upload")}</button>
+        <button type="submit">{trm("Upload")}</button>
       </form>
-      <h2>{tr("Uploads")}</h2>
+      <h2>{trm("Uploads")}</h2>
       <DataTable
         label="Uploads"
         head={["Uploaded", "File", "Rows", "Valid", "Errors", "Status"]}
@@ -86,7 +86,7 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
   const s = batchSummary(b);
   return (
     <>
-      <h2>{tr("Totals per chain and token")}</h2>
+      <h2>{trm("Totals per chain and token")}</h2>
       <DataTable
         label="Totals per chain and token"
         head={["Chain", "Token", "Payouts", "Amount"]}
@@ -100,7 +100,7 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
           </tr>
         )}
       />
-      <h2>{tr("Totals per source address")}</h2>
+      <h2>{trm("Totals per source address")}</h2>
       <DataTable
         label="Totals per source address"
         head={["Chain", "Token", "Source", "Payouts", "Amount"]}
@@ -117,7 +117,7 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
           </tr>
         )}
       />
-      <h2>{tr("Estimated gas")}</h2>
+      <h2>{trm("Estimated gas")}</h2>
       <DataTable
         label="Estimated gas"
         head={["Chain", "Transfers", "Estimated gas (paid by the gas wallet)"]}
@@ -142,20 +142,20 @@ function PreviewPage(p: { lines: ReturnType<typeof batchLines>; v: Viewer; b: Ba
     <Layout title={trf("Batch {file}", { file: b.fileName })} viewer={v} path={PATH}>
       <Notice kind="error" text={p.error} />
       <dl class="kv">
-        <dt>{tr("File")}</dt>
+        <dt>{trm("File")}</dt>
         <dd safe>{b.fileName}</dd>
-        <dt>{tr("Rows")}</dt>
+        <dt>{trm("Rows")}</dt>
         <dd>{b.rowCount}</dd>
-        <dt>{tr("To pay")}</dt>
+        <dt>{trm("To pay")}</dt>
         <dd data-testid="valid-count">{b.validCount}</dd>
-        <dt>{tr("Errors")}</dt>
+        <dt>{trm("Errors")}</dt>
         <dd data-testid="error-count">{b.errorCount}</dd>
-        <dt>{tr("Already paid or ordered")}</dt>
+        <dt>{trm("Already paid or ordered")}</dt>
         <dd data-testid="existing-count">{existing.length}</dd>
       </dl>
       {errors.length > 0 ? (
         <>
-          <h2>{tr("Rows with errors (not paid)")}</h2>
+          <h2>{trm("Rows with errors (not paid)")}</h2>
           <DataTable
             label="Rows with errors"
             head={["Row", "merchantOrderNo", "Code", "Problem"]}
@@ -175,7 +175,7 @@ function PreviewPage(p: { lines: ReturnType<typeof batchLines>; v: Viewer; b: Ba
       ) : null}
       {existing.length > 0 ? (
         <p class="muted">
-          {trf("{n} row(s) have a merchantOrderNo that already has a payout order: they are not paid again.", { n: existing.length })}
+          {trm(trf("{n} row(s) have a merchantOrderNo that already has a payout order: they are not paid again.", { n: existing.length }))}
         </p>
       ) : null}
       {b.validCount > 0 ? <Totals b={b} /> : null}
@@ -183,23 +183,23 @@ function PreviewPage(p: { lines: ReturnType<typeof batchLines>; v: Viewer; b: Ba
         <form method="post" action={`${PATH}/${b.id}/confirm`} class="stack">
           <Csrf viewer={v} />
           <p>
-            {trf("Confirm to create {n} payout order(s). Each is an ordinary payout: signed, broadcast and tracked by the gateway.", { n: b.validCount })}
+            {trm(trf("Confirm to create {n} payout order(s). Each is an ordinary payout: signed, broadcast and tracked by the gateway.", { n: b.validCount }))}
           </p>
           <ReauthField viewer={v} />
-          <button type="submit">{tr("Confirm payouts")}</button>
+          <button type="submit">{trm("Confirm payouts")}</button>
         </form>
       ) : null}
       {b.status === "preview" ? (
         <form method="post" action={`${PATH}/${b.id}/discard`} class="actions">
           <Csrf viewer={v} />
-          {b.validCount === 0 ? <p>{tr("Nothing in this file needs paying.")}</p> : null}
+          {b.validCount === 0 ? <p>{trm("Nothing in this file needs paying.")}</p> : null}
           <button type="submit" class="secondary">
-            {tr("Discard")}
+            {trm("Discard")}
           </button>
         </form>
       ) : null}
       <p>
-        <a href={PATH}>{tr("All uploads")}</a>
+        <a href={PATH}>{trm("All uploads")}</a>
       </p>
     </Layout>
   ) as string;
@@ -248,21 +248,21 @@ function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string
       </div>
       <p>
         <a href={`${PATH}/${b.id}/results.csv`} download="">
-          {tr("Download results CSV")}
+          {trm("Download results CSV")}
         </a>
       </p>
       {p.data.total > SHOWN ? <p class="muted" safe>{trf("The first {shown} of {total} payouts; the results CSV lists every row.", { shown: SHOWN, total: p.data.total })}</p> : null}
-      <h2>{tr("Network cost")}</h2>
+      <h2>{trm("Network cost")}</h2>
       <CostTotals totals={p.data.costs} />
       <TableWrap label="Payouts of this batch">
         <table>
           <thead>
             <tr>
-              <th scope="col">{tr("Row")}</th>
+              <th scope="col">{trm("Row")}</th>
               <th scope="col">merchantOrderNo</th>
-              <th scope="col">{tr("Order")}</th>
-              <th scope="col">{tr("Status")}</th>
-              <th scope="col">{tr("Note")}</th>
+              <th scope="col">{trm("Order")}</th>
+              <th scope="col">{trm("Status")}</th>
+              <th scope="col">{trm("Note")}</th>
             </tr>
           </thead>
           <tbody>
@@ -288,7 +288,7 @@ function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string
         </table>
       </TableWrap>
       <p>
-        <a href={PATH}>{tr("All uploads")}</a>
+        <a href={PATH}>{trm("All uploads")}</a>
       </p>
     </Layout>
   ) as string;

@@ -10,7 +10,7 @@ import { NotFound } from "../errors";
 import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf } from "../i18n";
+import { tr, trf, trm } from "../i18n";
 import {
   CollectionError,
   type CollectionRun,
@@ -53,9 +53,9 @@ function CollectionPage(p: { data: ReturnType<typeof loadCollection>; display: D
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       <p class="muted">
-        {tr("Collection sweeps your deposit addresses into one destination (e.g. a cold wallet). Each address holding at least the minimum becomes one payout of its whole available balance; the gateway's gas wallet pays the network fees.")}
+        {trm("Collection sweeps your deposit addresses into one destination (e.g. a cold wallet). Each address holding at least the minimum becomes one payout of its whole available balance; the gateway's gas wallet pays the network fees.")}
       </p>
-      <h2>{tr("Destinations")}</h2>
+      <h2>{trm("Destinations")}</h2>
       <DataTable
         label="Collection destinations"
         head={["Chain", "Token", "Destination", "Minimum", "Schedule (UTC)"]}
@@ -76,33 +76,33 @@ function CollectionPage(p: { data: ReturnType<typeof loadCollection>; display: D
       {settings.length > 0 ? (
         <form method="post" action={`${PATH}/preview`} class="actions">
           <Csrf viewer={v} />
-          <label for="collect-pair">{tr("Chain and token")}</label>
+          <label for="collect-pair">{trm("Chain and token")}</label>
           <select id="collect-pair" name="pair">
             {settings.map((s) => (
               <option value={`${s.chain}:${s.token}`} safe>{`${s.chain} ${s.token}`}</option>
             ))}
           </select>
-          <button type="submit">{tr("Collect now")}</button>
+          <button type="submit">{trm("Collect now")}</button>
         </form>
       ) : null}
-      <h2>{tr("Set a destination")}</h2>
+      <h2>{trm("Set a destination")}</h2>
       <form method="post" action={`${PATH}/settings`} class="stack">
         <Csrf viewer={v} />
-        <label for="pair">{tr("Chain and token")}</label>
+        <label for="pair">{trm("Chain and token")}</label>
         <select id="pair" name="pair">
           {p.data.pairs.map(([c, t]) => (
             <option value={`${c}:${t}`} safe>{`${c} ${t}`}</option>
           ))}
         </select>
-        <label for="destination">{tr("Destination address")}</label>
+        <label for="destination">{trm("Destination address")}</label>
         <input id="destination" name="destination" required autocomplete="off" />
-        <label for="minimum">{tr("Minimum")}</label>
+        <label for="minimum">{trm("Minimum")}</label>
         <input id="minimum" name="minimum" required inputmode="decimal" value="10" />
-        <label for="schedule">{tr("Schedule (cron, UTC; empty: manual only)")}</label>
+        <label for="schedule">{trm("Schedule (cron, UTC; empty: manual only)")}</label>
         <input id="schedule" name="schedule" placeholder="0 3 * * *" autocomplete="off" />
-        <button type="submit">{tr("Save destination")}</button>
+        <button type="submit">{trm("Save destination")}</button>
       </form>
-      <h2>{tr("Runs")}</h2>
+      <h2>{trm("Runs")}</h2>
       <DataTable
         label="Collection runs"
         head={["Started", "Chain", "Token", "Legs", "Total", "Trigger", "Status"]}
@@ -148,21 +148,21 @@ function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: Re
       <Notice kind="error" text={p.error} />
       {r.status === "running" || (r.status === "done" && !finished) ? <meta http-equiv="refresh" content="3" /> : null}
       <dl class="kv">
-        <dt>{tr("Destination")}</dt>
+        <dt>{trm("Destination")}</dt>
         <dd class="mono" safe>
           {r.destination}
         </dd>
-        <dt>{tr("Minimum")}</dt>
+        <dt>{trm("Minimum")}</dt>
         <dd safe>{r.minimum}</dd>
-        <dt>{tr("Legs")}</dt>
+        <dt>{trm("Legs")}</dt>
         <dd data-testid="leg-count">{r.legCount}</dd>
-        <dt>{tr("Total")}</dt>
+        <dt>{trm("Total")}</dt>
         <dd data-testid="collection-total" safe>
           {units(ctx, r.chain, r.token, r.total)}
         </dd>
-        <dt>{tr("Estimated gas")}</dt>
+        <dt>{trm("Estimated gas")}</dt>
         <dd safe>{gas.display + (gas.note ? ` (${tr(gas.note)})` : "")}</dd>
-        <dt>{tr("Status")}</dt>
+        <dt>{trm("Status")}</dt>
         <dd>
           <StatusBadge status={pr.phase} />
         </dd>
@@ -176,13 +176,13 @@ function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: Re
         <form method="post" action={`${PATH}/runs/${r.id}/confirm`} class="stack">
           <Csrf viewer={v} />
           <ReauthField viewer={v} />
-          <button type="submit">{tr("Confirm collection")}</button>
+          <button type="submit">{trm("Confirm collection")}</button>
         </form>
       ) : null}
-      {r.status === "preview" && r.legCount === 0 ? <p>{tr("No address holds the minimum: nothing to collect.")}</p> : null}
+      {r.status === "preview" && r.legCount === 0 ? <p>{trm("No address holds the minimum: nothing to collect.")}</p> : null}
       {r.status !== "preview" ? (
         <>
-          <h2>{tr("Network cost")}</h2>
+          <h2>{trm("Network cost")}</h2>
           <CostTotals totals={costs} />
         </>
       ) : null}
@@ -190,11 +190,11 @@ function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: Re
         <table>
           <thead>
             <tr>
-              <th scope="col">{tr("Leg")}</th>
-              <th scope="col">{tr("From")}</th>
-              <th scope="col">{tr("Amount")}</th>
-              <th scope="col">{tr("Order")}</th>
-              <th scope="col">{tr("Status")}</th>
+              <th scope="col">{trm("Leg")}</th>
+              <th scope="col">{trm("From")}</th>
+              <th scope="col">{trm("Amount")}</th>
+              <th scope="col">{trm("Order")}</th>
+              <th scope="col">{trm("Status")}</th>
             </tr>
           </thead>
           <tbody>
@@ -222,7 +222,7 @@ function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: Re
         </table>
       </TableWrap>
       <p>
-        <a href={PATH}>{tr("Back to collection")}</a>
+        <a href={PATH}>{trm("Back to collection")}</a>
       </p>
     </Layout>
   ) as string;

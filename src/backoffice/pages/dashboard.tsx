@@ -10,7 +10,7 @@ import { VolumeChart } from "../views/chart";
 import { Layout } from "../views/layout";
 import { BalanceTotals, balanceTotals } from "./balances";
 import { nativeSymbol } from "../format";
-import { tr, trf } from "../i18n";
+import { tr, trf, trm } from "../i18n";
 
 export function dashboardRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-dashboard" })
@@ -46,12 +46,12 @@ export function dashboardRoutes(d: BackofficeDeps) {
               </a>
             ))}
           </section>
-          <h2>{tr("Volume per day")}</h2>
+          <h2>{trm("Volume per day")}</h2>
           <VolumeChart days={days} tokens={tokens} />
           {v.role === "merchant" ? <BalanceTotals totals={balanceTotals(d, v)} display={d.ctx} /> : null}
           {v.role === "operator" ? (
             <>
-              <h2>{tr("Chains")}</h2>
+              <h2>{trm("Chains")}</h2>
               <DataTable
                 label="Chain status"
                 head={["Chain", "Head", "Final", "Scanned", "Lag", "RPC endpoints", "Gas wallet", "Gas balance"]}

@@ -19,7 +19,7 @@ import { listPayins } from "../queries/lists";
 import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
-import { tr, trf } from "../i18n";
+import { tr, trf, trm } from "../i18n";
 import { orderDetail } from "../queries/order";
 import { acknowledgeUnrecorded, AckError, openUnrecorded, type UnrecordedRow } from "../../restore/reconcile";
 
@@ -39,9 +39,9 @@ function UnrecordedSection(p: { sources: ReturnType<typeof unrecordedBySource>; 
   if (!sources.length) return <></>;
   return (
     <>
-      <h2>{tr("Unrecorded outgoing transfers")}</h2>
+      <h2>{trm("Unrecorded outgoing transfers")}</h2>
       <p class="muted">
-        {tr("After a restore, these payout sources sent transfers the database does not know (made after the backup). Their payouts are held. Check on the explorer that each transfer is one you expect (it may already pay an order the merchant will retry), then acknowledge: the held payouts go out.")}
+        {trm("After a restore, these payout sources sent transfers the database does not know (made after the backup). Their payouts are held. Check on the explorer that each transfer is one you expect (it may already pay an order the merchant will retry), then acknowledge: the held payouts go out.")}
       </p>
       <DataTable
         label="Unrecorded outgoing transfers"
@@ -123,7 +123,7 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       {operator ? <UnrecordedSection sources={p.data.unrecorded} display={p.display} v={v} /> : <></>}
-      <h2>{tr("Unmatched deposits")}</h2>
+      <h2>{trm("Unmatched deposits")}</h2>
       {unmatched.length ? (
         <DataTable
           label="Unmatched deposits"
@@ -150,12 +150,12 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
               <td>
                 <form method="get" action={`/backoffice/deposits/${t.depositId}`} class="inline">
                   <button type="submit" class="secondary" aria-label={trf("Attach deposit #{depositId}", { depositId: t.depositId })}>
-                    {tr("Attach")}
+                    {trm("Attach")}
                   </button>
                 </form>{" "}
                 <form method="get" action={`/backoffice/deposits/${t.depositId}`} class="inline">
                   <button type="submit" class="secondary" aria-label={trf("Refund deposit #{depositId}", { depositId: t.depositId })}>
-                    {tr("Refund")}
+                    {trm("Refund")}
                   </button>
                 </form>
               </td>
@@ -163,9 +163,9 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
           )}
         />
       ) : (
-        <p>{tr("None.")}</p>
+        <p>{trm("None.")}</p>
       )}
-      <h2>{tr("Frozen orders")}</h2>
+      <h2>{trm("Frozen orders")}</h2>
       {frozen.length ? (
         <DataTable
           label="Frozen orders"
@@ -185,7 +185,7 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
               <td>
                 <form method="get" action={`/backoffice/orders/${o.orderNo}`} class="inline">
                   <button type="submit" aria-label={trf("Resolve {orderNo}", { orderNo: o.orderNo })}>
-                    {tr("Resolve")}
+                    {trm("Resolve")}
                   </button>
                 </form>{" "}
                 {operator ? (
@@ -201,16 +201,16 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
           )}
         />
       ) : (
-        <p>{tr("None.")}</p>
+        <p>{trm("None.")}</p>
       )}
       {operator ? (
         <>
-      <h2>{tr("Deny list")}</h2>
-      <p class="muted">{tr("A payment from a listed sender freezes its order for review.")}</p>
+      <h2>{trm("Deny list")}</h2>
+      <p class="muted">{trm("A payment from a listed sender freezes its order for review.")}</p>
       <form method="post" action="/backoffice/exceptions/deny" class="filters">
         <Csrf viewer={v} />
         <label for="deny-chain">
-          {tr("Chain")}
+          {trm("Chain")}
           <select id="deny-chain" name="chain">
             {chainCodes().map((c) => (
               <option value={c}>{c}</option>
@@ -218,14 +218,14 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
           </select>
         </label>
         <label for="deny-address">
-          {tr("Sender address")}
+          {trm("Sender address")}
           <input id="deny-address" name="address" required maxlength="128" />
         </label>
         <label for="deny-reason">
-          {tr("Deny reason")}
+          {trm("Deny reason")}
           <input id="deny-reason" name="reason" required maxlength="500" />
         </label>
-        <button type="submit">{tr("Add to deny list")}</button>
+        <button type="submit">{trm("Add to deny list")}</button>
       </form>
       <DataTable
         label="Deny list"
@@ -279,43 +279,43 @@ function DepositPage(p: { data: ReturnType<typeof loadDeposit>; display: Display
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       <dl class="kv">
-        <dt>{tr("State")}</dt>
+        <dt>{trm("State")}</dt>
         <dd>
           <StatusBadge status={t.disposition} /> <StatusBadge status={t.status} />
         </dd>
-        <dt>{tr("Merchant")}</dt>
+        <dt>{trm("Merchant")}</dt>
         <dd safe>{dep.merchantUid ?? "—"}</dd>
-        <dt>{tr("Amount")}</dt>
+        <dt>{trm("Amount")}</dt>
         <dd safe>{`${amount} (${t.chain})`}</dd>
-        <dt>{tr("Transaction")}</dt>
+        <dt>{trm("Transaction")}</dt>
         <dd>
           <ChainRef ctx={display} chain={t.chain} kind="tx" value={t.txHash} />
         </dd>
-        <dt>{tr("From")}</dt>
+        <dt>{trm("From")}</dt>
         <dd>
           <ChainRef ctx={display} chain={t.chain} kind="address" value={t.fromAddress} />
         </dd>
-        <dt>{tr("To")}</dt>
+        <dt>{trm("To")}</dt>
         <dd>
           <ChainRef ctx={display} chain={t.chain} kind="address" value={t.toAddress} />
         </dd>
-        <dt>{tr("Block")}</dt>
+        <dt>{trm("Block")}</dt>
         <dd safe>{trf("{block} · {n} confirmations", { block: t.blockNumber, n: t.confirmations })}</dd>
-        <dt>{tr("Block time")}</dt>
+        <dt>{trm("Block time")}</dt>
         <dd>
           <Time ms={t.blockTime} />
         </dd>
         {t.unmatchedReason ? (
           <>
-            <dt>{tr("Unmatched because")}</dt>
+            <dt>{trm("Unmatched because")}</dt>
             <dd safe>{reasonText(t.unmatchedReason)}</dd>
-            <dt>{tr("Resolution")}</dt>
+            <dt>{trm("Resolution")}</dt>
             <dd safe>{resolutionText(t)}</dd>
           </>
         ) : (
           <></>
         )}
-        <dt>{tr("Order")}</dt>
+        <dt>{trm("Order")}</dt>
         <dd>
           {dep.orderNo ? (
             <OrderLink orderNo={dep.orderNo} />
@@ -326,12 +326,12 @@ function DepositPage(p: { data: ReturnType<typeof loadDeposit>; display: Display
       </dl>
       {canAttach ? (
         <>
-          <h2>{tr("Attach to an order")}</h2>
-          <p class="muted">{tr("Orders of the same address and token that are waiting for payment or expired.")}</p>
+          <h2>{trm("Attach to an order")}</h2>
+          <p class="muted">{trm("Orders of the same address and token that are waiting for payment or expired.")}</p>
           <form method="get" action={`/backoffice/deposits/${t.id}`} class="inline">
-            <label for="order-q">{tr("Order")}</label>
+            <label for="order-q">{trm("Order")}</label>
             <input id="order-q" name="order" value={p.q} placeholder={tr("orderNo or merchantOrderNo")} />
-            <button type="submit">{tr("Find order")}</button>
+            <button type="submit">{trm("Find order")}</button>
           </form>
           {candidates.length ? (
             <DataTable
@@ -355,7 +355,7 @@ function DepositPage(p: { data: ReturnType<typeof loadDeposit>; display: Display
               )}
             />
           ) : (
-            <p>{tr(p.q ? "No order to attach to matches that search." : "No order to attach to.")}</p>
+            <p>{trm(tr(p.q ? "No order to attach to matches that search." : "No order to attach to."))}</p>
           )}
         </>
       ) : (
@@ -364,13 +364,13 @@ function DepositPage(p: { data: ReturnType<typeof loadDeposit>; display: Display
       <DepositRefunds refunds={p.data.refunds} display={display} v={v} t={t} decimals={decimalsOf(display)(t.chain, t.token)} />
       {open ? (
         <>
-          <h2>{tr("Dismiss")}</h2>
+          <h2>{trm("Dismiss")}</h2>
           <form method="post" action={`/backoffice/deposits/${t.id}/dismiss`} class="inline">
             <Csrf viewer={v} />
-            <label for="dismiss-note">{tr("Note")}</label>
+            <label for="dismiss-note">{trm("Note")}</label>
             <input id="dismiss-note" name="note" required maxlength="500" />
             <button type="submit" class="secondary">
-              {tr("Dismiss")}
+              {trm("Dismiss")}
             </button>
           </form>
         </>

@@ -3,7 +3,7 @@
 // change, transfers with explorer links, every callback delivery attempt with
 // "Resend"; and the operator's "Freeze", "Release", "Cancel order".
 import { CostList } from "../views/costs";
-import { costsOfPayin, costsOfPayout } from "../queries/costs";
+import { costsOfPayin, costsOfPayout, type CostRow } from "../queries/costs";
 import { Elysia } from "elysia";
 import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
 import { fromBaseUnits } from "../../lib/money";
@@ -21,7 +21,7 @@ import { invoiceNoOf } from "../../invoices/list";
 import { compatSideOf } from "../../compat/service";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
-import { tr, trf } from "../i18n";
+import { tr, trf, trm } from "../i18n";
 import { CallbackDeliveries, maxDeliveries } from "../views/callback-deliveries";
 import { OrderRefunds, orderRefundsOf, refundProblem, ResolveFrozen, resolveOptionsOf } from "./refunds";
 import { createRefund } from "../../payout/refunds";
@@ -129,33 +129,33 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       <dl class="kv">
-        <dt>{tr("Status")}</dt>
+        <dt>{trm("Status")}</dt>
         <dd>
           <StatusBadge status={row.status} />
         </dd>
-        <dt>{tr("Merchant")}</dt>
+        <dt>{trm("Merchant")}</dt>
         <dd safe>{`${o.merchantUid} · ${o.merchantName}`}</dd>
-        <dt>{tr("Merchant order")}</dt>
+        <dt>{trm("Merchant order")}</dt>
         <dd safe>{row.merchantOrderNo}</dd>
-        <dt>{tr("Chain")}</dt>
+        <dt>{trm("Chain")}</dt>
         <dd safe>{`${row.chain} ${row.token}`}</dd>
-        <dt>{tr("Amount")}</dt>
+        <dt>{trm("Amount")}</dt>
         <dd safe>{fmt(row.amount)}</dd>
         {o.payin ? (
           <>
-            <dt>{tr("Paid")}</dt>
+            <dt>{trm("Paid")}</dt>
             <dd safe>{fmt(o.payin.paidAmount)}</dd>
-            <dt>{tr("Address")}</dt>
+            <dt>{trm("Address")}</dt>
             <dd>
               <ChainRef ctx={display} chain={row.chain} kind="address" value={o.payin.address} />
             </dd>
-            <dt>{tr("Expires")}</dt>
+            <dt>{trm("Expires")}</dt>
             <dd>
               <Time ms={o.payin.expireAt} />
             </dd>
             {o.payin.invoiceId !== null ? (
               <>
-                <dt>{tr("Invoice")}</dt>
+                <dt>{trm("Invoice")}</dt>
                 <dd>
                   <OrderLink orderNo={data.invoiceNo!} />
                   <span safe>{trf(" (rate {rate}; its callbacks are the invoice's)", { rate: o.payin.invoiceRate ?? "1" })}</span>
@@ -166,19 +166,19 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
           </>
         ) : (
           <>
-            <dt>{tr("Fee")}</dt>
+            <dt>{trm("Fee")}</dt>
             <dd safe>{fmt(o.payout!.fee)}</dd>
-            <dt>{tr("To")}</dt>
+            <dt>{trm("To")}</dt>
             <dd>
               <ChainRef ctx={display} chain={row.chain} kind="address" value={o.payout!.toAddress} />
             </dd>
-            <dt>{tr("From")}</dt>
+            <dt>{trm("From")}</dt>
             <dd>
               <ChainRef ctx={display} chain={row.chain} kind="address" value={o.payout!.fromAddress} />
             </dd>
             {o.payout!.lastError ? (
               <>
-                <dt>{tr("Last error")}</dt>
+                <dt>{trm("Last error")}</dt>
                 <dd safe>{o.payout!.lastError}</dd>
               </>
             ) : (
@@ -186,7 +186,7 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
             )}
           </>
         )}
-        <dt>{tr("Transaction")}</dt>
+        <dt>{trm("Transaction")}</dt>
         <dd>
           <ChainRef ctx={display} chain={row.chain} kind="tx" value={row.txHash} />
         </dd>
@@ -197,10 +197,10 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
           {canTransition(status, { type: "freeze" }) ? (
             <form method="post" action={`${back}/freeze`} class="inline">
               <Csrf viewer={v} />
-              <label for="reason">{tr("Reason")}</label>
+              <label for="reason">{trm("Reason")}</label>
               <input id="reason" name="reason" maxlength="500" placeholder={tr("optional")} />
               <button type="submit" class="danger">
-                {tr("Freeze")}
+                {trm("Freeze")}
               </button>
             </form>
           ) : (
@@ -221,8 +221,7 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
         <></>
       )}
 
-      <h2>{tr("Network cost")}</h2>
-      <CostList rows={data.costs} />
+      <NetworkCost payout={o.kind === "payout"} rows={data.costs} />
 
       {o.payin ? (
         <>
@@ -233,7 +232,7 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
         <></>
       )}
 
-      <h2>{tr("Timeline")}</h2>
+      <h2>{trm("Timeline")}</h2>
       <ol class="timeline" aria-label={tr("Status timeline")}>
         {timeline(o).map((t) => (
           <li>
@@ -244,7 +243,7 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
 
       {o.kind === "payin" ? (
         <>
-          <h2>{tr("Transfers")}</h2>
+          <h2>{trm("Transfers")}</h2>
           {o.transfers.length ? (
             <DataTable
               label="Transfers"
@@ -268,17 +267,17 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
               )}
             />
           ) : (
-            <p>{tr("No transfer yet.")}</p>
+            <p>{trm("No transfer yet.")}</p>
           )}
         </>
       ) : (
         <></>
       )}
 
-      <h2>{tr("Callbacks")}</h2>
+      <h2>{trm("Callbacks")}</h2>
       {o.callbacks.length ? (
         <p>
-          <a href={`/backoffice/callbacks?order=${row.orderNo}`}>{tr("This order's callbacks in the callbacks list")}</a>
+          <a href={`/backoffice/callbacks?order=${row.orderNo}`}>{trm("This order's callbacks in the callbacks list")}</a>
         </p>
       ) : (
         <></>
@@ -384,12 +383,23 @@ export function orderRoutes(d: BackofficeDeps) {
     );
 }
 
+/** What the gateway spent on chain for the order: always on a payout; on a pay-in once its refunds or the sweep of its money cost something. */
+function NetworkCost(p: { payout: boolean; rows: readonly CostRow[] }): JSX.Element {
+  if (!p.payout && p.rows.length === 0) return <></>;
+  return (
+    <>
+      <h2>{trm("Network cost")}</h2>
+      <CostList rows={p.rows} />
+    </>
+  );
+}
+
 /** A shop plugin's order (DESIGN 19): its price in the shop's currency and what the shop hears. */
 function ShopPlugin({ c }: { c: ReturnType<typeof compatSideOf> }): JSX.Element {
   if (!c) return <></>;
   return (
     <>
-      <dt>{tr("Shop plugin")}</dt>
+      <dt>{trm("Shop plugin")}</dt>
       <dd safe>{trf("{plugin}: {price} {currency} at rate {rate}; the shop is called back at {url} once the order completes", { plugin: c.protocol === "epay" ? "EPay" : "epusdt", price: c.priceAmount, currency: c.priceCurrency, rate: c.rate, url: c.notifyUrl })}</dd>
     </>
   );

@@ -16,7 +16,7 @@ import type { BackofficeDeps, Viewer } from "../guard";
 import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
-import { tr, trf } from "../i18n";
+import { tr, trf, trm } from "../i18n";
 import { trMatch } from "../i18n-match";
 
 /** What a resolution produces (src/payin/resolve.ts), as templates to show it in the page's language. */
@@ -47,18 +47,18 @@ function RefundForm(p: { v: Viewer; action: string; max: string; token: string }
     <form method="post" action={p.action} class="filters" aria-label={tr("Refund")}>
       <Csrf viewer={p.v} />
       <label for="refund-amount">
-        {tr("Amount")}
+        {trm("Amount")}
         <input id="refund-amount" name="amount" required inputmode="decimal" pattern="^(0|[1-9]\d*)(\.\d{1,6})?$" value={p.max} aria-describedby="refund-help" />
       </label>
       <label for="refund-address">
-        {tr("Payer's address")}
+        {trm("Payer's address")}
         <input id="refund-address" name="toAddress" maxlength="128" autocomplete="off" spellcheck="false" aria-describedby="refund-help" />
       </label>
       <button type="submit" name="mode" value="address">
-        {tr("Refund")}
+        {trm("Refund")}
       </button>
       <button type="submit" name="mode" value="link" class="secondary">
-        {tr("Send a refund link")}
+        {trm("Send a refund link")}
       </button>
       <p id="refund-help" class="muted" safe>
         {trf(`Up to {max} {token}. With the payer's address it is sent at once, as a payout from the merchant's addresses (the receiving address first); "Send a refund link" makes a page where the payer enters the address. You confirm with your password.`, { max: p.max, token: p.token })}
@@ -104,7 +104,7 @@ function RefundTable(p: { display: DisplayCtx; rows: RefundRow[] }): JSX.Element
               <ChainRef ctx={p.display} chain={r.chain} kind="address" value={r.toAddress} />
             ) : r.refundUrl ? (
               <span>
-                {tr("waiting for the payer:")} <a href={r.refundUrl} safe>{r.refundUrl}</a>
+                {trm("waiting for the payer:")} <a href={r.refundUrl} safe>{r.refundUrl}</a>
               </span>
             ) : (
               "—"
@@ -130,7 +130,7 @@ export function OrderRefunds(p: { refunds: RefundsData; display: DisplayCtx; v: 
   if (!rows.length && left === 0n) return <></>;
   return (
     <>
-      <h2>{tr("Refunds")}</h2>
+      <h2>{trm("Refunds")}</h2>
       {left > 0n ? <RefundForm v={v} action={`${p.back}/refund`} max={fromBaseUnits(left, o.decimals, 0)} token={o.token} /> : <></>}
       {rows.length ? <RefundTable display={p.display} rows={rows} /> : <></>}
     </>
@@ -144,7 +144,7 @@ export function ResolveFrozen(p: { options: ReturnType<typeof resolveOptionsOf>;
   if (o.status !== "frozen_abnormal" || !r) return <></>;
   return (
     <section aria-labelledby="resolve-title">
-      <h2 id="resolve-title">{tr("Resolve this payment")}</h2>
+      <h2 id="resolve-title">{trm("Resolve this payment")}</h2>
       <p safe>{trf("On hold because it was {why}.", { why: r.reason ? tr(HOLD_TEXT[r.reason]) : tr("frozen") })}</p>
       {r.waiting ? (
         <p class="muted" safe>
@@ -154,7 +154,7 @@ export function ResolveFrozen(p: { options: ReturnType<typeof resolveOptionsOf>;
         <form method="post" action={`${p.back}/resolve`}>
           <Csrf viewer={v} />
           <fieldset>
-            <legend>{tr("What should happen")}</legend>
+            <legend>{trm("What should happen")}</legend>
             {r.options.map((x, i) => (
               <div class="choice">
                 <input type="radio" id={`resolve-${x.choice}`} name="choice" value={x.choice} required checked={i === 0} aria-describedby={`resolve-${x.choice}-outcome`} />
@@ -168,20 +168,20 @@ export function ResolveFrozen(p: { options: ReturnType<typeof resolveOptionsOf>;
             ))}
           </fieldset>
           <label for="resolve-address">
-            {tr("Payer's address")}
+            {trm("Payer's address")}
             <input id="resolve-address" name="toAddress" maxlength="128" autocomplete="off" spellcheck="false" aria-describedby="resolve-address-help" />
           </label>
           <p id="resolve-address-help" class="muted">
-            {tr("For a refund: where it goes. Leave it empty to send the payer a refund link instead.")}
+            {trm("For a refund: where it goes. Leave it empty to send the payer a refund link instead.")}
           </p>
           <label for="resolve-note">
-            {tr("Note")}
+            {trm("Note")}
             <input id="resolve-note" name="note" required maxlength="500" aria-describedby="resolve-note-help" />
           </label>
           <p id="resolve-note-help" class="muted">
-            {tr("Why you chose this; it is kept in the audit log. You confirm with your password.")}
+            {trm("Why you chose this; it is kept in the audit log. You confirm with your password.")}
           </p>
-          <button type="submit">{tr("Resolve")}</button>
+          <button type="submit">{trm("Resolve")}</button>
         </form>
       )}
     </section>
@@ -195,7 +195,7 @@ export function DepositRefunds(p: { refunds: RefundsData; display: DisplayCtx; v
   if (!rows.length && left === 0n) return <></>;
   return (
     <>
-      <h2>{tr("Refund")}</h2>
+      <h2>{trm("Refund")}</h2>
       {left > 0n ? <RefundForm v={v} action={`/backoffice/deposits/${t.id}/refund`} max={fromBaseUnits(left, p.decimals, 0)} token={t.token} /> : <></>}
       {rows.length ? <RefundTable display={p.display} rows={rows} /> : <></>}
     </>

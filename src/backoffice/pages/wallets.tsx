@@ -6,7 +6,7 @@ import { type BackofficeDeps, page, type Viewer } from "../guard";
 import { NotFound } from "../errors";
 import { DataTable, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf } from "../i18n";
+import { tr, trf, trm } from "../i18n";
 import { exclusiveWallets, walletWithDeposits } from "../../payin/wallet-stats";
 import { units } from "./treasury-format";
 import type { DisplayCtx } from "../format";
@@ -26,31 +26,31 @@ function WalletsPage(p: { rows: ReturnType<typeof loadWallets>; display: Display
     <Layout title={tr("Exclusive wallets")} viewer={v} path={PATH}>
       <form method="get" action={PATH} class="filters">
         <label for="w-q">
-          {tr("bindKey, label or address")}
+          {trm("bindKey, label or address")}
           <input id="w-q" name="q" value={p.q ?? ""} />
         </label>
-        <button type="submit">{tr("Filter")}</button>
+        <button type="submit">{trm("Filter")}</button>
       </form>
       <TableWrap label="Exclusive wallets">
         <table>
           <thead>
             <tr>
-              {operator ? <th scope="col">{tr("Merchant")}</th> : null}
+              {operator ? <th scope="col">{trm("Merchant")}</th> : null}
               <th scope="col">bindKey</th>
-              <th scope="col">{tr("Label")}</th>
-              <th scope="col">{tr("Chain")}</th>
-              <th scope="col">{tr("Token")}</th>
-              <th scope="col">{tr("Address")}</th>
-              <th scope="col">{tr("Deposits")}</th>
-              <th scope="col">{tr("Received")}</th>
-              <th scope="col">{tr("Last deposit")}</th>
-              <th scope="col">{tr("Status")}</th>
+              <th scope="col">{trm("Label")}</th>
+              <th scope="col">{trm("Chain")}</th>
+              <th scope="col">{trm("Token")}</th>
+              <th scope="col">{trm("Address")}</th>
+              <th scope="col">{trm("Deposits")}</th>
+              <th scope="col">{trm("Received")}</th>
+              <th scope="col">{trm("Last deposit")}</th>
+              <th scope="col">{trm("Status")}</th>
             </tr>
           </thead>
           <tbody>
             {rows.length === 0 ? (
               <tr>
-                <td colspan={operator ? "10" : "9"}>{tr("No exclusive wallets.")}</td>
+                <td colspan={operator ? "10" : "9"}>{trm("No exclusive wallets.")}</td>
               </tr>
             ) : (
               rows.slice(0, PAGE).map((w) => (
@@ -82,8 +82,8 @@ function WalletsPage(p: { rows: ReturnType<typeof loadWallets>; display: Display
         </table>
       </TableWrap>
       <nav class="pager" aria-label={tr("Pages")}>
-        {p.page > 0 ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page - 1}`}>{tr("Previous")}</a> : null}
-        {more ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page + 1}`}>{tr("Next")}</a> : null}
+        {p.page > 0 ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page - 1}`}>{trm("Previous")}</a> : null}
+        {more ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page + 1}`}>{trm("Next")}</a> : null}
       </nav>
     </Layout>
   ) as string;
@@ -96,28 +96,28 @@ function WalletPage(p: { found: ReturnType<typeof walletWithDeposits>; display: 
   return (
     <Layout title={trf("Wallet {bindKey}", { bindKey: w.bindKey })} viewer={v} path={PATH}>
       <dl class="kv">
-        <dt>{tr("Merchant")}</dt>
+        <dt>{trm("Merchant")}</dt>
         <dd safe>{w.merchantUid}</dd>
         <dt>bindKey</dt>
         <dd safe>{w.bindKey}</dd>
-        <dt>{tr("Label")}</dt>
+        <dt>{trm("Label")}</dt>
         <dd safe>{w.label ?? "—"}</dd>
-        <dt>{tr("Chain / token")}</dt>
+        <dt>{trm("Chain / token")}</dt>
         <dd safe>{`${w.chain} ${w.token}`}</dd>
-        <dt>{tr("Address")}</dt>
+        <dt>{trm("Address")}</dt>
         <dd class="mono" safe>
           {w.address}
         </dd>
-        <dt>{tr("Deposits")}</dt>
+        <dt>{trm("Deposits")}</dt>
         <dd>{w.deposits}</dd>
-        <dt>{tr("Received (final)")}</dt>
+        <dt>{trm("Received (final)")}</dt>
         <dd safe>{units(display, w.chain, w.token, w.received)}</dd>
-        <dt>{tr("Status")}</dt>
+        <dt>{trm("Status")}</dt>
         <dd>
           <StatusBadge status={w.status} />
         </dd>
       </dl>
-      <h2>{tr("Recent deposits")}</h2>
+      <h2>{trm("Recent deposits")}</h2>
       <DataTable
         label="Recent deposits"
         head={["Block time", "Amount", "From", "Transaction", "Order", "Status"]}
@@ -149,7 +149,7 @@ function WalletPage(p: { found: ReturnType<typeof walletWithDeposits>; display: 
         )}
       />
       <p>
-        <a href={PATH}>{tr("All wallets")}</a>
+        <a href={PATH}>{trm("All wallets")}</a>
       </p>
     </Layout>
   ) as string;

@@ -7,7 +7,7 @@ import { plainError } from "../../callbacks/plain-error";
 import type { callbackAttempts, callbacks } from "../../db/schema";
 import type { BackofficeDeps, Viewer } from "../guard";
 import { ActionButton, TableWrap, Time } from "./common";
-import { tr, trf } from "../i18n";
+import { tr, trf, trm } from "../i18n";
 import { trMatch } from "../i18n-match";
 
 /** plainError's sentences with values in them, as templates (the fixed ones are table entries). */
@@ -141,7 +141,7 @@ export function CallbackDeliveries(p: {
                 <EventStateBadge s={s} /> <span safe>{s.words}</span>
               </p>
               <p>
-                <span>{tr("Target: ")}</span>
+                <span>{trm("Target: ")}</span>
                 <TargetText t={target} />
               </p>
               {error ? <p safe>{trf("Last error: {error}", { error })}</p> : <></>}
@@ -155,11 +155,11 @@ export function CallbackDeliveries(p: {
                   <table class="rowcards">
                     <thead>
                       <tr>
-                        <th scope="col">{tr("Attempt")}</th>
-                        <th scope="col">{tr("Time")}</th>
-                        <th scope="col">{tr("HTTP status")}</th>
-                        <th scope="col">{tr("Latency")}</th>
-                        <th scope="col">{tr("Response")}</th>
+                        <th scope="col">{trm("Attempt")}</th>
+                        <th scope="col">{trm("Time")}</th>
+                        <th scope="col">{trm("HTTP status")}</th>
+                        <th scope="col">{trm("Latency")}</th>
+                        <th scope="col">{trm("Response")}</th>
                       </tr>
                     </thead>
                     <tbody>
@@ -190,7 +190,7 @@ export function CallbackDeliveries(p: {
                   </table>
                 </TableWrap>
               ) : (
-                <p class="muted">{tr("No delivery attempt yet.")}</p>
+                <p class="muted">{trm("No delivery attempt yet.")}</p>
               )}
             </section>
           );

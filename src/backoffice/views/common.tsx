@@ -3,7 +3,7 @@
 import { contentToString, type Children } from "@kitajs/html";
 import type { Viewer } from "../guard";
 import { Layout } from "./layout";
-import { locale, tr } from "../i18n";
+import { tr, trc, trm } from "../i18n";
 
 /** The hidden CSRF field every POST form carries. */
 export function Csrf({ viewer }: { viewer: Viewer }): JSX.Element {
@@ -120,7 +120,7 @@ export function FilterSelect(p: { id: string; label: string; value?: string; opt
     <label for={p.id}>
       <span safe>{tr(p.label)}</span>
       <select id={p.id} name={p.id}>
-        <option value="">{tr("Any")}</option>
+        <option value="">{trm("Any")}</option>
         {p.options.map((o) => {
           const [value, label] = typeof o === "string" ? [o, o] : o;
           return (
@@ -139,14 +139,14 @@ export function DateRangeAndFilter(p: { raw: Record<string, string> }): JSX.Elem
   return (
     <>
       <label for="from">
-        {locale() === "zh" ? tr("From (day)") : "From"}
+        {trm(trc("date", "From"))}
         <input id="from" name="from" type="date" value={p.raw.from ?? ""} />
       </label>
       <label for="to">
-        {locale() === "zh" ? tr("To (day)") : "To"}
+        {trm(trc("date", "To"))}
         <input id="to" name="to" type="date" value={p.raw.to ?? ""} />
       </label>
-      <button type="submit">{tr("Filter")}</button>
+      <button type="submit">{trm("Filter")}</button>
     </>
   );
 }
@@ -223,11 +223,11 @@ export function ReauthPage(p: { viewer: Viewer; action: string; fields: [string,
   return (
     <Layout title="Confirm it is you" viewer={p.viewer}>
       <Notice kind="error" text={error} />
-      <p>{p.viewer.totp ? tr("This action moves money or keys, or changes who can act. Enter your password or an authentication code to continue.") : tr("This action moves money or keys, or changes who can act. Enter your password to continue.")}</p>
+      <p>{p.viewer.totp ? tr("This action moves money or keys, or changes who can act. Enter your password or an authentication code to continue.") : trm("This action moves money or keys, or changes who can act. Enter your password to continue.")}</p>
       <form method="post" action={p.action} class="stack">
         <Csrf viewer={p.viewer} />
         {p.fields.flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? ""]).map((x) => <input type="hidden" name={k} value={x} />))}
-        <label for="reauth">{tr(p.viewer.totp ? "Password or authentication code" : "Password")}</label>
+        <label for="reauth">{trm(tr(p.viewer.totp ? "Password or authentication code" : "Password"))}</label>
         <input id="reauth" name="_reauth" type="password" autocomplete="current-password" required autofocus />
         <button type="submit" safe>{tr("Confirm")}</button>
       </form>
