@@ -246,7 +246,7 @@ const CASES: WatchCase[] = [
     ],
   },
   evmCase("ETH"),
-  // Polygon's default: its milestone-finalized block (docs/chains.md).
+  // Polygon's default: its milestone-finalized block (docs/networks.md).
   evmCase("POLYGON", { finality: "finalized", tagLag: 4 }),
   evmCase("ARBITRUM"),
   evmCase("BASE", { finality: "safe", tagLag: 3 }),
