@@ -3,6 +3,8 @@
 // nonce. The status lists come from the state machine (payout/state.ts), not copies.
 import { and, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
+import type { DbOrTx } from "../db/client";
+import type { PayoutOrderRow } from "./views";
 import { payoutOrders } from "../db/schema";
 import { AWAITING_BROADCAST, UNFINISHED } from "./state";
 
@@ -35,3 +37,12 @@ export const payoutStore: PayoutStore = {
     return out;
   },
 };
+
+/** Payout orders by id, 500 ids a statement (the batch progress page's rows). */
+export function payoutsByIds(db: DbOrTx, ids: number[]): Map<number, PayoutOrderRow> {
+  const out = new Map<number, PayoutOrderRow>();
+  for (let i = 0; i < ids.length; i += 500) {
+    for (const o of db.select().from(payoutOrders).where(inArray(payoutOrders.id, ids.slice(i, i + 500))).all()) out.set(o.id, o);
+  }
+  return out;
+}
