@@ -98,6 +98,16 @@ function evmCase(chain: ChainCode, f: { finality?: "safe" | "finalized"; tagLag?
       ticks: 20,
     },
     receiveOnly: (fx, n) => fx.receivers(n, "many"),
+    extra: [
+      [
+        "the adapter's logs name the chain (the refused log ranges of the hostile case), never BSC",
+        async ({ gw }) => {
+          const name = EVM_PROFILES[chain]!.name;
+          expect(gw.logs.join("\n")).toContain(`${name} getLogs range shrunk`);
+          expect(gw.logs.join("\n").toLowerCase()).not.toContain("bsc");
+        },
+      ],
+    ],
   };
 }
 
