@@ -195,7 +195,7 @@ describe("invoices on the networks that are off by default", () => {
 
   test("POLYGON and BASE are offered and shown once enabled; the payer picks Base USDC and pays it", async () => {
     const inv = await gw2.client.createInvoice({ merchantOrderNo: "inv-base", priceAmount: "71", priceCurrency: "CNY" });
-    expect(inv.payments).toEqual(["TRON:USDT", "BSC:USDT", "BSC:USDC", "SOL:USDC", "POLYGON:USDT", "POLYGON:USDC", "BASE:USDC"]);
+    expect(inv.payments).toEqual(["TRON:USDT", "BSC:USDT", "BSC:USDC", "SOL:USDC", "SOL:USDT", "POLYGON:USDT", "POLYGON:USDC", "BASE:USDC"]);
     const html = await (await fetch(inv.invoiceUrl)).text();
     for (const name of ["Polygon USDT", "Polygon USDC", "Base USDC"]) expect(html).toContain(name);
     expect(html).not.toContain("Ethereum USDT");
