@@ -14,6 +14,10 @@ describe("back-office links and coin names come from the chain modules", () => {
     ["BSC", "address", "0xAb", "https://bscscan.com/address/0xAb"],
     ["SOL", "tx", "5sig", "https://solscan.io/tx/5sig"],
     ["SOL", "address", "Own3r", "https://solscan.io/account/Own3r"],
+    ["ETH", "tx", "0xab", "https://etherscan.io/tx/0xab"],
+    ["POLYGON", "address", "0xAb", "https://polygonscan.com/address/0xAb"],
+    ["ARBITRUM", "tx", "0xab", "https://arbiscan.io/tx/0xab"],
+    ["BASE", "address", "0xAb", "https://basescan.org/address/0xAb"],
   ] as const)("%s %s link", (chain, kind, value, url) => {
     expect(explorerUrl(ctxOf({ [chain]: "rpc" }), chain, kind, value)).toBe(url);
   });
