@@ -14,6 +14,10 @@ describe("back-office links and coin names come from the chain modules", () => {
     ["BSC", "address", "0xAb", "https://bscscan.com/address/0xAb"],
     ["SOL", "tx", "5sig", "https://solscan.io/tx/5sig"],
     ["SOL", "address", "Own3r", "https://solscan.io/account/Own3r"],
+    ["ETH", "tx", "0xab", "https://etherscan.io/tx/0xab"],
+    ["POLYGON", "address", "0xAb", "https://polygonscan.com/address/0xAb"],
+    ["ARBITRUM", "tx", "0xab", "https://arbiscan.io/tx/0xab"],
+    ["BASE", "address", "0xAb", "https://basescan.org/address/0xAb"],
   ] as const)("%s %s link", (chain, kind, value, url) => {
     expect(explorerUrl(ctxOf({ [chain]: "rpc" }), chain, kind, value)).toBe(url);
   });
@@ -21,7 +25,7 @@ describe("back-office links and coin names come from the chain modules", () => {
   test("no public link on a sandbox chain, a disabled chain or an unknown code; values are URI-encoded", () => {
     expect(explorerUrl(ctxOf({ BSC: "sandbox" }), "BSC", "tx", "0xab")).toBeNull();
     expect(explorerUrl(ctxOf({}), "BSC", "tx", "0xab")).toBeNull();
-    expect(explorerUrl(ctxOf({ NOPE: "rpc" }), "NOPE", "tx", "0xab")).toBeNull();
+    expect(explorerUrl(ctxOf({ DOGE: "rpc" }), "DOGE", "tx", "0xab")).toBeNull();
     expect(explorerUrl(ctxOf({ TRON: "rpc" }), "TRON", "tx", "a/b?c")).toBe("https://tronscan.org/#/transaction/a%2Fb%3Fc");
   });
 
@@ -29,7 +33,11 @@ describe("back-office links and coin names come from the chain modules", () => {
     ["TRON", "TRX"],
     ["BSC", "BNB"],
     ["SOL", "SOL"],
-    ["NOPE", ""],
+    ["ETH", "ETH"],
+    ["POLYGON", "POL"],
+    ["ARBITRUM", "ETH"],
+    ["BASE", "ETH"],
+    ["DOGE", ""],
   ])("native coin of %s: %p", (chain, symbol) => {
     expect(nativeSymbol(chain)).toBe(symbol);
   });

@@ -68,6 +68,16 @@ describe("derivation spaces", () => {
     expect(dev.derivation.path(3)).toBe("m/44'/60'/31337'/0/3");
   });
 
+  test("ETH, POLYGON, ARBITRUM, BASE derive at accounts 1-4 (DESIGN 17, checked against viem)", () => {
+    const seed = mnemonicToSeedSync(ANVIL);
+    for (const [code, account] of [["ETH", 1], ["POLYGON", 2], ["ARBITRUM", 3], ["BASE", 4]] as const) {
+      const m = chainModules().find((x) => x.code === code)!;
+      expect(m.derivation).toMatchObject({ coinType: 60, account });
+      expect(m.derivation.path(2)).toBe(`m/44'/60'/${account}'/0/2`);
+      for (const i of [0, 2]) expect(m.deriveKey(seed, i).address).toBe(mnemonicToAccount(ANVIL, { accountIndex: account, addressIndex: i }).address);
+    }
+  });
+
   test("BSC keeps account 0: the addresses it has handed out are unchanged", () => {
     const bsc = chainModules().find((m) => m.code === "BSC")!;
     expect(bsc.derivation).toMatchObject({ coinType: 60, account: 0 });

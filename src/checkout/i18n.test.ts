@@ -27,6 +27,10 @@ describe("network names", () => {
     ["BSC", "USDT", "USDT on BNB Smart Chain (BEP20)"],
     ["BSC", "USDC", "USDC on BNB Smart Chain (BEP20)"],
     ["SOL", "USDC", "USDC on Solana (SPL)"],
+    ["ETH", "USDT", "USDT on Ethereum (ERC20)"],
+    ["POLYGON", "USDC", "USDC on Polygon (ERC20)"],
+    ["ARBITRUM", "USDT", "USDT on Arbitrum One (ERC20)"],
+    ["BASE", "USDC", "USDC on Base (ERC20)"],
   ] as const)("%s %s", (chain, token, expected) => {
     expect(networkName("en", chain, token)).toBe(expected);
   });

@@ -21,7 +21,7 @@ if (!zbar) console.log("QR codes are decoded by jsQR only: zbarimg is not instal
 function promises(): Map<string, { qr: string; button: string }> {
   const doc = readFileSync(join(ROOT, "docs/wallet-links.md"), "utf8");
   const out = new Map<string, { qr: string; button: string }>();
-  for (const m of doc.matchAll(/^\| (TRON|BSC|SOL) \| (checkout|deposit)(, fallback)? \| `([^`]+)` \| ([^|]*)\|$/gm)) {
+  for (const m of doc.matchAll(/^\| ([A-Z]+) \| (checkout|deposit)(, fallback)? \| `([^`]+)` \| ([^|]*)\|$/gm)) {
     out.set(`${m[1]} ${m[2]}${m[3] ? " fallback" : ""}`, { qr: m[4]!, button: m[5]!.trim() });
   }
   return out;
@@ -39,7 +39,8 @@ function fill(template: string, v: { address: string; contract: string; units?: 
 let gw: TestGateway;
 let browser: Browser;
 beforeAll(async () => {
-  gw = await startTestGateway({ jobs: false });
+  // Every chain on, the ones that are off by default too (DESIGN 17).
+  gw = await startTestGateway({ jobs: false, config: { chains: Object.fromEntries(CASES.map((c) => [c.chain, { enabled: true }])) } });
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -96,6 +97,11 @@ const CASES = [
   { chain: "BSC", token: "USDC", amount: "7.25" },
   { chain: "SOL", token: "USDC", amount: "3.1" },
   { chain: "SOL", token: "USDT", amount: "4.2" },
+  // DESIGN 17: EIP-681 with each chain's id.
+  { chain: "ETH", token: "USDT", amount: "20.000001" },
+  { chain: "POLYGON", token: "USDC", amount: "4.5" },
+  { chain: "ARBITRUM", token: "USDT", amount: "9.99" },
+  { chain: "BASE", token: "USDC", amount: "1.25" },
 ] as const;
 
 describe("QR codes decode to what docs/wallet-links.md promises", () => {
@@ -127,7 +133,7 @@ describe("QR codes decode to what docs/wallet-links.md promises", () => {
         expect(await page.getByRole("img", { name: "QR code of the address", exact: true }).count()).toBe(0);
       }
       // The API's paymentUri stays as DESIGN 5 fixes it, whatever the page shows.
-      expect(o.paymentUri).toStartWith({ TRON: "tron:", BSC: "ethereum:", SOL: "solana:" }[c.chain]);
+      expect(o.paymentUri).toStartWith({ TRON: "tron:", BSC: "ethereum:", SOL: "solana:", ETH: "ethereum:", POLYGON: "ethereum:", ARBITRUM: "ethereum:", BASE: "ethereum:" }[c.chain]);
 
       const b = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/exclusive-bindings", {
         body: { chainCode: c.chain, tokenSymbol: c.token, bindKey: `qr-${c.chain}-${c.token}` },

@@ -22,7 +22,7 @@ describe("config", () => {
     const plain = parseConfig({}).config.chains;
     expect(NEW.map((c) => plain[c].enabled)).toEqual([false, false, false, false]);
     expect(["TRON", "BSC", "SOL"].map((c) => plain[c as "TRON"].enabled)).toEqual([true, true, true]);
-    // Finality defaults per chain (../shared/docs/chains.md, "Finality per EVM chain").
+    // Finality defaults per chain (docs/networks.md, "Finality per network").
     expect(Object.fromEntries(["BSC", ...NEW].map((c) => [c, (plain[c as "BSC"] as { finality?: string }).finality]))).toEqual({
       BSC: "confirmations", ETH: "confirmations", POLYGON: "finalized", ARBITRUM: "confirmations", BASE: "confirmations",
     });

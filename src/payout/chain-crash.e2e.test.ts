@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { chainFixtures, solSuiteCase, startBscChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import type { ChainCode } from "../chains/types";
+import { chainFixtures, solSuiteCase, startEvmChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, payoutSettled, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { SOL_MINTS } from "../testing/solana-rpc";
 import type { SolTestToken } from "../testing/sol-fixture";
@@ -32,21 +33,31 @@ interface CrashCase extends ChainSuiteCase {
   after?(fx: ChainFixture, at: { source: string; gas: string; c: CrashGateway }): Promise<void>;
 }
 
+/** An EVM chain on anvil with its chain id; `points`: where its child gateway is killed. */
+const evmCase = (chain: ChainCode, points: CrashCase["points"]): CrashCase => ({
+  chain,
+  start: () => startEvmChain(chain),
+  confirmations: 3,
+  pollInterval: "200ms",
+  blockMs: 100,
+  points,
+  sourceNative: 10n ** 16n,
+  gasPaysFees: false,
+  gasFunding: 10n ** 18n,
+});
+const BOTH: CrashCase["points"] = [
+  ["payout:after-sign-commit", true],
+  ["payout:after-topup-sign-commit", false],
+];
+
 const CASES: CrashCase[] = [
-  {
-    chain: "BSC",
-    start: () => startBscChain(),
-    confirmations: 3,
-    pollInterval: "200ms",
-    blockMs: 100,
-    points: [
-      ["payout:after-sign-commit", true],
-      ["payout:after-topup-sign-commit", false],
-    ],
-    sourceNative: 10n ** 16n,
-    gasPaysFees: false,
-    gasFunding: 10n ** 18n,
-  },
+  evmCase("BSC", BOTH),
+  // DESIGN 17: a row per new EVM network. Their steps are BSC's (one EVM implementation), so each
+  // takes one of the two points, alternating, to keep the concurrent child gateways few.
+  evmCase("ETH", [BOTH[0]]),
+  evmCase("POLYGON", [BOTH[1]]),
+  evmCase("ARBITRUM", [BOTH[0]]),
+  evmCase("BASE", [BOTH[1]]),
   {
     chain: "TRON",
     // Solidified 3 behind; a block after each broadcast too.

@@ -235,7 +235,7 @@ describe("payout errors", () => {
   const to = randomAddress("TRON");
 
   test.each([
-    ["unknown chain", { chainCode: "ETH" }, 31001],
+    ["unknown chain", { chainCode: "TON" }, 31001],
     ["unknown token", { tokenSymbol: "DAI" }, 31002],
     ["chain/token mismatch", { tokenSymbol: "USDC" }, 31003],
     ["TRON address with a bad checksum", { toAddress: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u" }, 10001],

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { chainFixtures, solSuiteCase, startBscChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { chainFixtures, solSuiteCase, startEvmChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 import type { SolTestToken } from "../testing/sol-fixture";
@@ -29,7 +29,8 @@ interface RestoreCase extends ChainSuiteCase {
 }
 
 const CASES: RestoreCase[] = [
-  { chain: "BSC", start: () => startBscChain(), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 10n ** 16n, nonce: 0 },
+  // BSC and the EVM networks of DESIGN 17, each on anvil with its chain id.
+  ...(["BSC", "ETH", "POLYGON", "ARBITRUM", "BASE"] as const).map((chain) => ({ chain, start: () => startEvmChain(chain), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 10n ** 16n, nonce: 0 })),
   { chain: "TRON", start: () => startTronChain({ solidLag: 3, autoMine: true }), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 50_000_000n, settleMs: 300 },
   solCase("USDC"),
   solCase("USDT"),

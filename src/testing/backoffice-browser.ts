@@ -4,6 +4,10 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { CLI_ACTOR } from "../audit/log";
 import type { TestGateway } from "./harness";
 import { createUser, type Role } from "../backoffice/users";
+import { sandboxClient } from "./sandbox";
+import { uploadBatch } from "../treasury/batch";
+import { previewCollection, setCollectionSetting } from "../treasury/collection";
+import { randomAddress } from "../wallet/hd";
 
 export function addUser(gw: TestGateway, username: string, role: Role, merchantUid?: string): { username: string; password: string } {
   const deps = { db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => gw.ctx.clock.now() };
@@ -57,3 +61,75 @@ export async function axeAt(page: Page, url: string, path: string): Promise<stri
   const r = await new AxeBuilder({ page }).analyze();
   return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${path}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
+
+/** What seedPages made: a record for every kind of back-office page. */
+export interface SeededPages {
+  /** A completed pay-in (also the address of an unmatched deposit). */
+  paid: Record<string, string>;
+  /** The txHash of the unmatched deposit (the search opens its page). */
+  stray: string;
+  /** A frozen (short-paid) pay-in. */
+  frozen: Record<string, string>;
+  payout?: string;
+  wallet?: string;
+  invoice: string;
+  batch: string;
+  run: string;
+}
+
+/**
+ * Demo data for the back-office page sweeps (layout and language tests, screenshots): a paid
+ * order, an unmatched deposit, a frozen order, a funded exclusive wallet with a payout, an
+ * invoice, a batch in preview and a collection run of the harness's merchant.
+ */
+export async function seedPages(gw: TestGateway): Promise<SeededPages> {
+  const d = {} as SeededPages;
+  const sb = sandboxClient(gw.url);
+  const create = (merchantOrderNo: string, amount: string) =>
+    gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo, amount, notifyUrl: "https://shop.example/cb" } });
+  d.paid = await create("LAYOUT-1", "5");
+  await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: d.paid.address!, amount: "5" });
+  await sb.mine("TRON", 2);
+  // An unmatched deposit and a frozen order: the exceptions page with its Attach and Release.
+  d.stray = String((await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: d.paid.address!, amount: "0.5" })).txHash);
+  await sb.mine("TRON", 2);
+  const frozen = (d.frozen = await create("LAYOUT-2", "2"));
+  await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: frozen.address!, amount: "1.5" });
+  await sb.mine("TRON", 2);
+  const b = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "fund-1" } });
+  await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address!, amount: "20" });
+  await sb.mine("TRON", 2);
+  try {
+    const po = await gw.client.request<Record<string, string>>("POST", "/openapi/payout/orders", {
+      body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "LPO-1", fromAddress: b.address, toAddress: randomAddress("TRON"), amount: "1", notifyUrl: "https://shop.example/po" },
+    });
+    d.payout = po.orderNo;
+  } catch {
+    // A payout needs a funded source; without one its page is left out.
+  }
+  d.wallet = gw.ctx.db.$client.query<{ id: string }, [string]>("SELECT id FROM bindings WHERE bind_key = ?").get("fund-1")?.id;
+  d.invoice = (await gw.client.createInvoice({ merchantOrderNo: "LAYOUT-INV", priceAmount: "5", priceCurrency: "USD" })).invoiceNo;
+  // A batch in preview (two rows, one refused) and a collection run: their pages.
+  const csv = `chainCode,tokenSymbol,toAddress,amount,merchantOrderNo\nTRON,USDT,${randomAddress("TRON")},1,LB-1\nTRON,USDT,TNotAnAddress0000000000000000000,1,LB-2\n`;
+  d.batch = (await uploadBatch(gw.ctx, gw.merchant.id, { name: "payouts.csv", bytes: new TextEncoder().encode(csv) }, CLI_ACTOR)).id;
+  setCollectionSetting(gw.ctx, gw.merchant.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "1", confirmedWithPassword: true }, CLI_ACTOR);
+  d.run = String((await previewCollection(gw.ctx, gw.merchant.id, "TRON", "USDT", CLI_ACTOR)).id);
+  return d;
+}
+
+/** Actions in the main content outside the viewport, and how far the page scrolls sideways. */
+export async function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const vw = document.documentElement.clientWidth;
+    const out: string[] = [];
+    const sw = document.documentElement.scrollWidth;
+    if (sw > vw) out.push(`the page is ${sw} px wide in a ${vw} px viewport`);
+    for (const el of Array.from(document.querySelectorAll("main button, main a[href], main summary"))) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue; // not shown (a closed menu, a button the script reveals)
+      if (r.left < -0.5 || r.right > vw + 0.5) out.push(`"${(el.getAttribute("aria-label") ?? el.textContent ?? "").trim().slice(0, 40)}" at ${Math.round(r.left)}-${Math.round(r.right)} px`);
+    }
+    return out;
+  });
+}
+

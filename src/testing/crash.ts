@@ -51,7 +51,8 @@ export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGate
     apiKey,
     client: new StablegateClient({ baseUrl: s.url, merchantUid, apiKey }),
     async start(crashAt) {
-      const g = await startGatewayProcess(s, { extraEnv: crashAt ? { STABLEGATE_CRASH_AT: crashAt } : {} });
+      // Crash suites start many child gateways at once on shared cores: a generous start deadline.
+      const g = await startGatewayProcess(s, { extraEnv: crashAt ? { STABLEGATE_CRASH_AT: crashAt } : {}, timeoutMs: 45_000 });
       live.push(() => (g.proc.exitCode === null && g.proc.signalCode === null ? g.kill("SIGKILL") : undefined));
       return g;
     },

@@ -110,7 +110,7 @@ export function rpcChainToml(chain: ChainCode, rpcUrl: string, opts: { confirmat
   // Every other registered chain off (the opt-in ones are off by default; saying so keeps the file self-explaining).
   const others = chainCodes().filter((c) => c !== chain);
   return (
-    `[log]\nlevel = "warn"\n[chains.${chain}]\nmode = "rpc"\nrpc_urls = ["${rpcUrl}"]\nconfirmations = ${opts.confirmations}\npoll_interval = "${opts.pollInterval}"\n` +
+    `[log]\nlevel = "warn"\n[chains.${chain}]\nenabled = true\nmode = "rpc"\nrpc_urls = ["${rpcUrl}"]\nconfirmations = ${opts.confirmations}\npoll_interval = "${opts.pollInterval}"\n` +
     others.map((c) => `[chains.${c}]\nenabled = false\n`).join("")
   );
 }

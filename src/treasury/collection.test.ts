@@ -35,7 +35,7 @@ describe("settings", () => {
     ["zero minimum", { minimum: "0" }, /minimum/],
     ["too many decimals", { minimum: "1.1234567" }, /minimum/],
     ["bad cron", { schedule: "every day" }, /schedule: not a valid cron pattern/],
-    ["unknown chain", { chainCode: "ETH" }, /ETH USDT/],
+    ["unknown chain", { chainCode: "TON" }, /TON USDT/],
   ])("%s is refused", (_n, patch, msg) => {
     const m = gw.newMerchant("s");
     expect(() => setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5", ...patch }, USER)).toThrow(msg);

@@ -102,6 +102,16 @@ function evmCase(chain: ChainCode, f: { finality?: "safe" | "finalized"; tagLag?
       ticks: 20,
     },
     receiveOnly: (fx, n) => fx.receivers(n, "many"),
+    extra: [
+      [
+        "the adapter's logs name the chain (the refused log ranges of the hostile case), never BSC",
+        async ({ gw }) => {
+          const name = EVM_PROFILES[chain]!.name;
+          expect(gw.logs.join("\n")).toContain(`${name} getLogs range shrunk`);
+          expect(gw.logs.join("\n").toLowerCase()).not.toContain("bsc");
+        },
+      ],
+    ],
   };
 }
 
@@ -190,7 +200,7 @@ const CASES: WatchCase[] = [
   solCase("USDC"),
   solCase("USDT"),
   evmCase("ETH"),
-  // Polygon's default: its milestone-finalized block (../shared/docs/chains.md).
+  // Polygon's default: its milestone-finalized block (docs/networks.md).
   evmCase("POLYGON", { finality: "finalized", tagLag: 4 }),
   evmCase("ARBITRUM"),
   evmCase("BASE", { finality: "safe", tagLag: 3 }),

@@ -6,6 +6,7 @@ import { type BackofficeDeps, page, type Viewer } from "../guard";
 import type { DisplayCtx } from "../format";
 import { DataTable, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 import { balanceSheet, reconciliationMismatches, sheetTotals } from "../../treasury/balances";
 import { units } from "./treasury-format";
 
@@ -24,12 +25,12 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
   const totals = sheetTotals(lines);
   const operator = v.role === "operator";
   return (
-    <Layout title="Balances" viewer={v} path={PATH}>
+    <Layout title={tr("Balances")} viewer={v} path={PATH}>
       <form method="get" action={PATH} class="filters">
         <label for="f-chain">
-          Chain
+          {trm("Chain")}
           <select id="f-chain" name="chain">
-            <option value="">All</option>
+            <option value="">{trm("All")}</option>
             {chains.map((c) => (
               <option value={c} selected={p.chain === c}>
                 {c}
@@ -38,9 +39,9 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
           </select>
         </label>
         <label for="f-token">
-          Token
+          {trm("Token")}
           <select id="f-token" name="token">
-            <option value="">All</option>
+            <option value="">{trm("All")}</option>
             {["USDT", "USDC"].map((t) => (
               <option value={t} selected={p.token === t} safe>
                 {t}
@@ -48,9 +49,9 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
             ))}
           </select>
         </label>
-        <button type="submit">Filter</button>
+        <button type="submit">{trm("Filter")}</button>
       </form>
-      <h2>Totals</h2>
+      <h2>{trm("Totals")}</h2>
       <DataTable
         label="Totals"
         head={["Chain", "Token", "Addresses", "Available", "Ledger", "Mismatches"]}
@@ -69,7 +70,7 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
       />
       {operator ? (
         <>
-          <h2>Reconciliation mismatches</h2>
+          <h2>{trm("Reconciliation mismatches")}</h2>
           <DataTable
             label="Reconciliation mismatches"
             head={["Since", "Merchant", "Chain", "Token", "Address", "Ledger", "On chain", "Difference"]}
@@ -80,7 +81,7 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
                 <td>
                   <Time ms={x.since} />
                 </td>
-                <td safe>{x.merchantUid ?? "gas wallet"}</td>
+                <td safe>{x.merchantUid ?? tr("gas wallet")}</td>
                 <td safe>{x.chain}</td>
                 <td safe>{x.token}</td>
                 <td class="mono" safe>
@@ -94,21 +95,21 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
           />
         </>
       ) : null}
-      <h2>Per address</h2>
+      <h2>{trm("Per address")}</h2>
       <TableWrap label="Balances per address">
         <table>
           <thead>
             <tr>
-              {operator ? <th scope="col">Merchant</th> : null}
-              <th scope="col">Chain</th>
-              <th scope="col">Token</th>
-              <th scope="col">Address</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Available</th>
-              <th scope="col">Reserved</th>
-              <th scope="col">On chain (last reading)</th>
-              <th scope="col">Read</th>
-              <th scope="col">Check</th>
+              {operator ? <th scope="col">{trm("Merchant")}</th> : null}
+              <th scope="col">{trm("Chain")}</th>
+              <th scope="col">{trm("Token")}</th>
+              <th scope="col">{trm("Address")}</th>
+              <th scope="col">{trm("Kind")}</th>
+              <th scope="col">{trm("Available")}</th>
+              <th scope="col">{trm("Reserved")}</th>
+              <th scope="col">{trm("On chain (last reading)")}</th>
+              <th scope="col">{trm("Read")}</th>
+              <th scope="col">{trm("Check")}</th>
             </tr>
           </thead>
           <tbody>
@@ -120,7 +121,7 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
                 <td class="mono" safe>
                   {l.address}
                 </td>
-                <td safe>{l.kind + (l.bindKey ? ` (${l.bindKey})` : "")}</td>
+                <td safe>{tr(l.kind) + (l.bindKey ? ` (${l.bindKey})` : "")}</td>
                 <td safe>{units(ctx, l.chain, l.token, l.available)}</td>
                 <td safe>{units(ctx, l.chain, l.token, l.reserved)}</td>
                 <td safe>{units(ctx, l.chain, l.token, l.chainBalance)}</td>
@@ -148,7 +149,7 @@ export function BalanceTotals(p: { totals: ReturnType<typeof balanceTotals>; dis
   const { totals } = p;
   return (
     <>
-      <h2>Balances</h2>
+      <h2>{trm("Balances")}</h2>
       <DataTable
         label="Balances per chain and token"
         head={["Chain", "Token", "Available", "Addresses"]}
@@ -164,7 +165,7 @@ export function BalanceTotals(p: { totals: ReturnType<typeof balanceTotals>; dis
         )}
       />
       <p>
-        <a href={PATH}>Balances per address</a>
+        <a href={PATH}>{trm("Balances per address")}</a>
       </p>
     </>
   );

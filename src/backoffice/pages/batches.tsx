@@ -9,6 +9,7 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { NotFound } from "../errors";
 import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 import { BatchFileError, MAX_FILE_BYTES, MAX_ROWS } from "../../treasury/batch-csv";
 import {
   BatchNotFound,
@@ -23,7 +24,8 @@ import {
   listBatches,
   uploadBatch,
 } from "../../treasury/batch";
-import { progressCards, progressText } from "../../treasury/progress";
+import { progressCards } from "../../treasury/progress";
+import { progressWords } from "./treasury-format";
 import { ReauthField } from "./reauth";
 import { payoutsByIds } from "../../payout/store";
 import type { PayoutOrderRow } from "../../payout/views";
@@ -39,20 +41,21 @@ function mine(v: Viewer): number {
 function BatchesPage(p: { batches: ReturnType<typeof listBatches>; v: Viewer; error?: string }): string {
   const { batches } = p;
   return (
-    <Layout title="Batch payouts" viewer={p.v} path={PATH}>
+    <Layout title={tr("Batch payouts")} viewer={p.v} path={PATH}>
       <Notice kind="error" text={p.error} />
       <form method="post" action={PATH} enctype="multipart/form-data" class="stack">
         <Csrf viewer={p.v} />
-        <label for="file">Payouts CSV</label>
+        <label for="file">{trm("Payouts CSV")}</label>
         <input id="file" name="file" type="file" accept=".csv,text/csv" required aria-describedby="file-help" />
         <p id="file-help" class="muted">
-          UTF-8, header <code>chainCode,tokenSymbol,toAddress,amount,merchantOrderNo</code> and optionally <code>fromAddress</code>,{" "}
-          <code>deleteSourceAfterSuccess</code>; at most <span safe>{MAX_ROWS.toLocaleString("en-US")}</span> rows. Nothing is paid before you confirm the preview. A
-          merchantOrderNo that already has a payout is never paid again. Callbacks go to your default callback URL.
+          {trm("UTF-8, header")} <code>chainCode,tokenSymbol,toAddress,amount,merchantOrderNo</code> {trm("and optionally")} <code>fromAddress</code>,{" "}
+          <code>deleteSourceAfterSuccess</code>
+          {trm("; at most")} <span safe>{MAX_ROWS.toLocaleString("en-US")}</span>{" "}
+          {trm("rows. Nothing is paid before you confirm the preview. A merchantOrderNo that already has a payout is never paid again. Callbacks go to your default callback URL.")}
         </p>
-        <button type="submit">Upload</button>
+        <button type="submit">{trm("Upload")}</button>
       </form>
-      <h2>Uploads</h2>
+      <h2>{trm("Uploads")}</h2>
       <DataTable
         label="Uploads"
         head={["Uploaded", "File", "Rows", "Valid", "Errors", "Status"]}
@@ -83,7 +86,7 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
   const s = batchSummary(b);
   return (
     <>
-      <h2>Totals per chain and token</h2>
+      <h2>{trm("Totals per chain and token")}</h2>
       <DataTable
         label="Totals per chain and token"
         head={["Chain", "Token", "Payouts", "Amount"]}
@@ -97,7 +100,7 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
           </tr>
         )}
       />
-      <h2>Totals per source address</h2>
+      <h2>{trm("Totals per source address")}</h2>
       <DataTable
         label="Totals per source address"
         head={["Chain", "Token", "Source", "Payouts", "Amount"]}
@@ -114,7 +117,7 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
           </tr>
         )}
       />
-      <h2>Estimated gas</h2>
+      <h2>{trm("Estimated gas")}</h2>
       <DataTable
         label="Estimated gas"
         head={["Chain", "Transfers", "Estimated gas (paid by the gas wallet)"]}
@@ -123,7 +126,7 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
           <tr>
             <td safe>{g.chain}</td>
             <td>{g.transfers}</td>
-            <td safe>{g.display + (g.note ? ` (${g.note})` : "")}</td>
+            <td safe>{g.display + (g.note ? ` (${tr(g.note)})` : "")}</td>
           </tr>
         )}
       />
@@ -136,23 +139,23 @@ function PreviewPage(p: { lines: ReturnType<typeof batchLines>; v: Viewer; b: Ba
   const errors = lines.filter((l) => l.state === "invalid");
   const existing = lines.filter((l) => l.state === "existing");
   return (
-    <Layout title={`Batch ${b.fileName}`} viewer={v} path={PATH}>
+    <Layout title={trf("Batch {file}", { file: b.fileName })} viewer={v} path={PATH}>
       <Notice kind="error" text={p.error} />
       <dl class="kv">
-        <dt>File</dt>
+        <dt>{trm("File")}</dt>
         <dd safe>{b.fileName}</dd>
-        <dt>Rows</dt>
+        <dt>{trm("Rows")}</dt>
         <dd>{b.rowCount}</dd>
-        <dt>To pay</dt>
+        <dt>{trm("To pay")}</dt>
         <dd data-testid="valid-count">{b.validCount}</dd>
-        <dt>Errors</dt>
+        <dt>{trm("Errors")}</dt>
         <dd data-testid="error-count">{b.errorCount}</dd>
-        <dt>Already paid or ordered</dt>
+        <dt>{trm("Already paid or ordered")}</dt>
         <dd data-testid="existing-count">{existing.length}</dd>
       </dl>
       {errors.length > 0 ? (
         <>
-          <h2>Rows with errors (not paid)</h2>
+          <h2>{trm("Rows with errors (not paid)")}</h2>
           <DataTable
             label="Rows with errors"
             head={["Row", "merchantOrderNo", "Code", "Problem"]}
@@ -172,7 +175,7 @@ function PreviewPage(p: { lines: ReturnType<typeof batchLines>; v: Viewer; b: Ba
       ) : null}
       {existing.length > 0 ? (
         <p class="muted">
-          {existing.length} row(s) have a merchantOrderNo that already has a payout order: they are not paid again.
+          {trm(trf("{n} row(s) have a merchantOrderNo that already has a payout order: they are not paid again.", { n: existing.length }))}
         </p>
       ) : null}
       {b.validCount > 0 ? <Totals b={b} /> : null}
@@ -180,23 +183,23 @@ function PreviewPage(p: { lines: ReturnType<typeof batchLines>; v: Viewer; b: Ba
         <form method="post" action={`${PATH}/${b.id}/confirm`} class="stack">
           <Csrf viewer={v} />
           <p>
-            Confirm to create {b.validCount} payout order(s). Each is an ordinary payout: signed, broadcast and tracked by the gateway.
+            {trm(trf("Confirm to create {n} payout order(s). Each is an ordinary payout: signed, broadcast and tracked by the gateway.", { n: b.validCount }))}
           </p>
           <ReauthField viewer={v} />
-          <button type="submit">Confirm payouts</button>
+          <button type="submit">{trm("Confirm payouts")}</button>
         </form>
       ) : null}
       {b.status === "preview" ? (
         <form method="post" action={`${PATH}/${b.id}/discard`} class="actions">
           <Csrf viewer={v} />
-          {b.validCount === 0 ? <p>Nothing in this file needs paying.</p> : null}
+          {b.validCount === 0 ? <p>{trm("Nothing in this file needs paying.")}</p> : null}
           <button type="submit" class="secondary">
-            Discard
+            {trm("Discard")}
           </button>
         </form>
       ) : null}
       <p>
-        <a href={PATH}>All uploads</a>
+        <a href={PATH}>{trm("All uploads")}</a>
       </p>
     </Layout>
   ) as string;
@@ -228,16 +231,16 @@ function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string
   const { b, v } = p;
   const { pr, lines, orders } = p.data;
   return (
-    <Layout title={`Batch ${b.fileName}`} viewer={v} path={PATH}>
+    <Layout title={trf("Batch {file}", { file: b.fileName })} viewer={v} path={PATH}>
       {pr.finished ? null : <meta http-equiv="refresh" content="3" />}
       <p role="status" data-testid="batch-progress" safe>
-        {progressText(pr)}
+        {progressWords(pr)}
       </p>
       <div class="cards">
         {progressCards(pr, { itemLabel: "Rows" }).map(([k, n]) => (
           <div class="card">
             <div class="muted" safe>
-              {k}
+              {tr(k)}
             </div>
             <div class="n">{n}</div>
           </div>
@@ -245,21 +248,21 @@ function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string
       </div>
       <p>
         <a href={`${PATH}/${b.id}/results.csv`} download="">
-          Download results CSV
+          {trm("Download results CSV")}
         </a>
       </p>
-      {p.data.total > SHOWN ? <p class="muted" safe>{`The first ${SHOWN} of ${p.data.total} payouts; the results CSV lists every row.`}</p> : null}
-      <h2>Network cost</h2>
+      {p.data.total > SHOWN ? <p class="muted" safe>{trf("The first {shown} of {total} payouts; the results CSV lists every row.", { shown: SHOWN, total: p.data.total })}</p> : null}
+      <h2>{trm("Network cost")}</h2>
       <CostTotals totals={p.data.costs} />
       <TableWrap label="Payouts of this batch">
         <table>
           <thead>
             <tr>
-              <th scope="col">Row</th>
+              <th scope="col">{trm("Row")}</th>
               <th scope="col">merchantOrderNo</th>
-              <th scope="col">Order</th>
-              <th scope="col">Status</th>
-              <th scope="col">Note</th>
+              <th scope="col">{trm("Order")}</th>
+              <th scope="col">{trm("Status")}</th>
+              <th scope="col">{trm("Note")}</th>
             </tr>
           </thead>
           <tbody>
@@ -277,7 +280,7 @@ function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string
                     )}
                   </td>
                   <td>{o ? <StatusBadge status={o.status} /> : <StatusBadge status={l.state === "valid" ? "waiting" : l.state} />}</td>
-                  <td safe>{l.state === "existing" ? "already ordered before this batch" : (l.errorMessage ?? o?.lastError ?? "")}</td>
+                  <td safe>{l.state === "existing" ? tr("already ordered before this batch") : (l.errorMessage ?? o?.lastError ?? "")}</td>
                 </tr>
               );
             })}
@@ -285,7 +288,7 @@ function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string
         </table>
       </TableWrap>
       <p>
-        <a href={PATH}>All uploads</a>
+        <a href={PATH}>{trm("All uploads")}</a>
       </p>
     </Layout>
   ) as string;
@@ -309,12 +312,12 @@ export function batchRoutes(d: BackofficeDeps) {
       action(d, { role: "merchant" }, async (v, { body }) => {
         const file = (body as Record<string, unknown>).file;
         if (!(file instanceof Blob) || file.size === 0) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: "Choose a CSV file to upload." });
-        if (file.size > MAX_FILE_BYTES) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: `The file was not accepted: it is larger than ${MAX_FILE_BYTES >> 20} MB.` });
+        if (file.size > MAX_FILE_BYTES) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: trf("The file was not accepted: it is larger than {mb} MB.", { mb: MAX_FILE_BYTES >> 20 }) });
         try {
           const b = await uploadBatch(d.ctx, mine(v), { name: (file as File).name ?? "payouts.csv", bytes: new Uint8Array(await file.arrayBuffer()) }, actorOf(v));
           return redirect(`${PATH}/${b.id}`);
         } catch (e) {
-          if (e instanceof BatchFileError) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: `The file was not accepted: ${e.message}.` });
+          if (e instanceof BatchFileError) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: trf("The file was not accepted: {why}.", { why: e.message }) });
           throw e;
         }
       }),

@@ -10,6 +10,7 @@ import { NotFound } from "../errors";
 import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 import {
   CollectionError,
   type CollectionRun,
@@ -23,9 +24,9 @@ import {
   scheduleMaySend,
   setCollectionSetting,
 } from "../../treasury/collection";
-import { collectionProgressOf, progressText } from "../../treasury/progress";
+import { collectionProgressOf } from "../../treasury/progress";
 import { ReauthField } from "./reauth";
-import { units } from "./treasury-format";
+import { progressWords, units } from "./treasury-format";
 
 const PATH = "/backoffice/collection";
 
@@ -48,14 +49,13 @@ function CollectionPage(p: { data: ReturnType<typeof loadCollection>; display: D
   const ctx = p.display;
   const { settings, runs } = p.data;
   return (
-    <Layout title="Collection" viewer={v} path={PATH}>
+    <Layout title={tr("Collection")} viewer={v} path={PATH}>
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       <p class="muted">
-        Collection sweeps your deposit addresses into one destination (e.g. a cold wallet). Each address holding at least the minimum becomes one payout
-        of its whole available balance; the gateway's gas wallet pays the network fees.
+        {trm("Collection sweeps your deposit addresses into one destination (e.g. a cold wallet). Each address holding at least the minimum becomes one payout of its whole available balance; the gateway's gas wallet pays the network fees.")}
       </p>
-      <h2>Destinations</h2>
+      <h2>{trm("Destinations")}</h2>
       <DataTable
         label="Collection destinations"
         head={["Chain", "Token", "Destination", "Minimum", "Schedule (UTC)"]}
@@ -69,40 +69,40 @@ function CollectionPage(p: { data: ReturnType<typeof loadCollection>; display: D
               {s.destination}
             </td>
             <td safe>{s.minimum}</td>
-            <td safe>{s.schedule ? (scheduleMaySend(s) ? s.schedule : `${s.schedule} (paused: save the destination again with your password)`) : "manual only"}</td>
+            <td safe>{s.schedule ? (scheduleMaySend(s) ? s.schedule : `${s.schedule}${tr(" (paused: save the destination again with your password)")}`) : tr("manual only")}</td>
           </tr>
         )}
       />
       {settings.length > 0 ? (
         <form method="post" action={`${PATH}/preview`} class="actions">
           <Csrf viewer={v} />
-          <label for="collect-pair">Chain and token</label>
+          <label for="collect-pair">{trm("Chain and token")}</label>
           <select id="collect-pair" name="pair">
             {settings.map((s) => (
               <option value={`${s.chain}:${s.token}`} safe>{`${s.chain} ${s.token}`}</option>
             ))}
           </select>
-          <button type="submit">Collect now</button>
+          <button type="submit">{trm("Collect now")}</button>
         </form>
       ) : null}
-      <h2>Set a destination</h2>
+      <h2>{trm("Set a destination")}</h2>
       <form method="post" action={`${PATH}/settings`} class="stack">
         <Csrf viewer={v} />
-        <label for="pair">Chain and token</label>
+        <label for="pair">{trm("Chain and token")}</label>
         <select id="pair" name="pair">
           {p.data.pairs.map(([c, t]) => (
             <option value={`${c}:${t}`} safe>{`${c} ${t}`}</option>
           ))}
         </select>
-        <label for="destination">Destination address</label>
+        <label for="destination">{trm("Destination address")}</label>
         <input id="destination" name="destination" required autocomplete="off" />
-        <label for="minimum">Minimum</label>
+        <label for="minimum">{trm("Minimum")}</label>
         <input id="minimum" name="minimum" required inputmode="decimal" value="10" />
-        <label for="schedule">Schedule (cron, UTC; empty: manual only)</label>
+        <label for="schedule">{trm("Schedule (cron, UTC; empty: manual only)")}</label>
         <input id="schedule" name="schedule" placeholder="0 3 * * *" autocomplete="off" />
-        <button type="submit">Save destination</button>
+        <button type="submit">{trm("Save destination")}</button>
       </form>
-      <h2>Runs</h2>
+      <h2>{trm("Runs")}</h2>
       <DataTable
         label="Collection runs"
         head={["Started", "Chain", "Token", "Legs", "Total", "Trigger", "Status"]}
@@ -119,7 +119,7 @@ function CollectionPage(p: { data: ReturnType<typeof loadCollection>; display: D
             <td safe>{r.token}</td>
             <td>{r.legCount}</td>
             <td safe>{units(ctx, r.chain, r.token, r.total)}</td>
-            <td>{r.trigger}</td>
+            <td safe>{tr(r.trigger)}</td>
             <td>
               <StatusBadge status={r.status} />
             </td>
@@ -144,45 +144,45 @@ function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: Re
   const gas = runGas(r);
   const finished = pr.finished;
   return (
-    <Layout title={`Collection ${r.chain} ${r.token}`} viewer={v} path={PATH}>
+    <Layout title={trf("Collection {chain} {token}", { chain: r.chain, token: r.token })} viewer={v} path={PATH}>
       <Notice kind="error" text={p.error} />
       {r.status === "running" || (r.status === "done" && !finished) ? <meta http-equiv="refresh" content="3" /> : null}
       <dl class="kv">
-        <dt>Destination</dt>
+        <dt>{trm("Destination")}</dt>
         <dd class="mono" safe>
           {r.destination}
         </dd>
-        <dt>Minimum</dt>
+        <dt>{trm("Minimum")}</dt>
         <dd safe>{r.minimum}</dd>
-        <dt>Legs</dt>
+        <dt>{trm("Legs")}</dt>
         <dd data-testid="leg-count">{r.legCount}</dd>
-        <dt>Total</dt>
+        <dt>{trm("Total")}</dt>
         <dd data-testid="collection-total" safe>
           {units(ctx, r.chain, r.token, r.total)}
         </dd>
-        <dt>Estimated gas</dt>
-        <dd safe>{gas.display + (gas.note ? ` (${gas.note})` : "")}</dd>
-        <dt>Status</dt>
+        <dt>{trm("Estimated gas")}</dt>
+        <dd safe>{gas.display + (gas.note ? ` (${tr(gas.note)})` : "")}</dd>
+        <dt>{trm("Status")}</dt>
         <dd>
           <StatusBadge status={pr.phase} />
         </dd>
       </dl>
       {r.status !== "preview" ? (
         <p role="status" data-testid="collection-progress" safe>
-          {progressText(pr)}
+          {progressWords(pr)}
         </p>
       ) : null}
       {r.status === "preview" && r.legCount > 0 ? (
         <form method="post" action={`${PATH}/runs/${r.id}/confirm`} class="stack">
           <Csrf viewer={v} />
           <ReauthField viewer={v} />
-          <button type="submit">Confirm collection</button>
+          <button type="submit">{trm("Confirm collection")}</button>
         </form>
       ) : null}
-      {r.status === "preview" && r.legCount === 0 ? <p>No address holds the minimum: nothing to collect.</p> : null}
+      {r.status === "preview" && r.legCount === 0 ? <p>{trm("No address holds the minimum: nothing to collect.")}</p> : null}
       {r.status !== "preview" ? (
         <>
-          <h2>Network cost</h2>
+          <h2>{trm("Network cost")}</h2>
           <CostTotals totals={costs} />
         </>
       ) : null}
@@ -190,11 +190,11 @@ function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: Re
         <table>
           <thead>
             <tr>
-              <th scope="col">Leg</th>
-              <th scope="col">From</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Order</th>
-              <th scope="col">Status</th>
+              <th scope="col">{trm("Leg")}</th>
+              <th scope="col">{trm("From")}</th>
+              <th scope="col">{trm("Amount")}</th>
+              <th scope="col">{trm("Order")}</th>
+              <th scope="col">{trm("Status")}</th>
             </tr>
           </thead>
           <tbody>
@@ -222,7 +222,7 @@ function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: Re
         </table>
       </TableWrap>
       <p>
-        <a href={PATH}>Back to collection</a>
+        <a href={PATH}>{trm("Back to collection")}</a>
       </p>
     </Layout>
   ) as string;

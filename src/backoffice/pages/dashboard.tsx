@@ -10,6 +10,7 @@ import { VolumeChart } from "../views/chart";
 import { Layout } from "../views/layout";
 import { BalanceTotals, balanceTotals } from "./balances";
 import { nativeSymbol } from "../format";
+import { tr, trf, trm } from "../i18n";
 
 export function dashboardRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-dashboard" })
@@ -35,40 +36,40 @@ export function dashboardRoutes(d: BackofficeDeps) {
       ];
       return (
         <Layout title="Dashboard" viewer={v} path="/backoffice">
-          <section aria-label="Open items" class="cards" data-live="/backoffice/counts.json">
+          <section aria-label={tr("Open items")} class="cards" data-live="/backoffice/counts.json">
             {cards.map(([label, key, href]) => (
               <a class="card" href={href}>
                 <div class="n" data-count={key} safe>
                   {countLabel(c[key])}
                 </div>
-                <div safe>{label}</div>
+                <div safe>{tr(label)}</div>
               </a>
             ))}
           </section>
-          <h2>Volume per day</h2>
+          <h2>{trm("Volume per day")}</h2>
           <VolumeChart days={days} tokens={tokens} />
           {v.role === "merchant" ? <BalanceTotals totals={balanceTotals(d, v)} display={d.ctx} /> : null}
           {v.role === "operator" ? (
             <>
-              <h2>Chains</h2>
+              <h2>{trm("Chains")}</h2>
               <DataTable
                 label="Chain status"
                 head={["Chain", "Head", "Final", "Scanned", "Lag", "RPC endpoints", "Gas wallet", "Gas balance"]}
                 rows={chains}
                 row={(s) => (
                   <tr>
-                    <td safe>{`${s.chainCode} (${s.mode})`}</td>
+                    <td safe>{`${s.chainCode} (${tr(s.mode)})`}</td>
                     <td safe>{s.head ?? "—"}</td>
                     <td safe>{s.final ?? "—"}</td>
                     <td safe>{s.scanned ?? "—"}</td>
-                    <td safe>{s.lagBlocks === null ? "—" : `${s.lagBlocks} blocks · ${s.lagSeconds} s`}</td>
+                    <td safe>{s.lagBlocks === null ? "—" : trf("{blocks} blocks · {seconds} s", { blocks: s.lagBlocks, seconds: s.lagSeconds })}</td>
                     <td>
                       {s.mode === "sandbox" ? (
-                        "in-process sandbox"
+                        tr("in-process sandbox")
                       ) : (
                         <ul class="plain">
                           {s.rpc.map((e) => (
-                            <li safe>{`${e.endpoint}: ${e.up ? "up" : `down${e.lastError ? ` (${e.lastError})` : ""}`}`}</li>
+                            <li safe>{`${e.endpoint}: ${e.up ? tr("up") : `$down${e.lastError ? ` (${e.lastError})` : ""}`}`}</li>
                           ))}
                         </ul>
                       )}
@@ -76,7 +77,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
                     <td class="mono" safe>
                       {s.gasWallet?.address ?? "—"}
                     </td>
-                    <td safe>{s.gasWallet?.balance == null ? "—" : `${s.gasWallet.balance} ${nativeSymbol(s.chainCode)}${s.gasWallet.low ? " (low)" : ""}`}</td>
+                    <td safe>{s.gasWallet?.balance == null ? "—" : `${s.gasWallet.balance} ${nativeSymbol(s.chainCode)}${s.gasWallet.low ? tr(" (low)") : ""}`}</td>
                   </tr>
                 )}
               />

@@ -19,6 +19,7 @@ import { listPayins } from "../queries/lists";
 import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 import { orderDetail } from "../queries/order";
 import { acknowledgeUnrecorded, AckError, openUnrecorded, type UnrecordedRow } from "../../restore/reconcile";
 
@@ -38,10 +39,9 @@ function UnrecordedSection(p: { sources: ReturnType<typeof unrecordedBySource>; 
   if (!sources.length) return <></>;
   return (
     <>
-      <h2>Unrecorded outgoing transfers</h2>
+      <h2>{trm("Unrecorded outgoing transfers")}</h2>
       <p class="muted">
-        After a restore, these payout sources sent transfers the database does not know (made after the backup). Their payouts are held. Check on the
-        explorer that each transfer is one you expect (it may already pay an order the merchant will retry), then acknowledge: the held payouts go out.
+        {trm("After a restore, these payout sources sent transfers the database does not know (made after the backup). Their payouts are held. Check on the explorer that each transfer is one you expect (it may already pay an order the merchant will retry), then acknowledge: the held payouts go out.")}
       </p>
       <DataTable
         label="Unrecorded outgoing transfers"
@@ -57,14 +57,14 @@ function UnrecordedSection(p: { sources: ReturnType<typeof unrecordedBySource>; 
               <ul>
                 {g.rows.map((t) => (
                   <li>
-                    {t.txHash ? <ChainRef ctx={p.display} chain={t.chain} kind="tx" value={t.txHash} /> : <span safe>{`nonce ${t.nonce ?? "?"}`}</span>}{" "}
-                    <span safe>{t.amount !== null && t.asset ? `${t.asset} ${t.amount} base units` : ""}</span> <span class="mono" safe>{t.toAddress ? `→ ${t.toAddress}` : ""}</span>
+                    {t.txHash ? <ChainRef ctx={p.display} chain={t.chain} kind="tx" value={t.txHash} /> : <span safe>{trf("nonce {nonce}", { nonce: t.nonce ?? "?" })}</span>}{" "}
+                    <span safe>{t.amount !== null && t.asset ? trf("{asset} {amount} base units", { asset: t.asset, amount: t.amount }) : ""}</span> <span class="mono" safe>{t.toAddress ? `→ ${t.toAddress}` : ""}</span>
                   </li>
                 ))}
               </ul>
             </td>
             <td>
-              <ActionButton viewer={p.v} action="/backoffice/exceptions/unrecorded/ack" fields={{ chain: g.chain, address: g.address }} label="Acknowledge" ariaLabel={`Acknowledge transfers from ${g.address}`} />
+              <ActionButton viewer={p.v} action="/backoffice/exceptions/unrecorded/ack" fields={{ chain: g.chain, address: g.address }} label="Acknowledge" ariaLabel={trf("Acknowledge transfers from {address}", { address: g.address })} />
             </td>
           </tr>
         )}
@@ -82,11 +82,11 @@ const NOTICES: Record<string, string> = {
 };
 
 function resolutionText(t: { resolution: string | null; resolutionRef: string | null; resolutionNote: string | null }): string {
-  if (!t.resolution) return "open";
+  if (!t.resolution) return tr("open");
   return `${t.resolution}${t.resolutionRef ? ` (${t.resolutionRef})` : ""}${t.resolutionNote ? `: ${t.resolutionNote}` : ""}`;
 }
 
-const reasonText = (r: string | null | undefined) => (r && r in UNMATCHED_REASONS ? UNMATCHED_REASONS[r as UnmatchedReason] : (r ?? ""));
+const reasonText = (r: string | null | undefined) => (r && r in UNMATCHED_REASONS ? tr(UNMATCHED_REASONS[r as UnmatchedReason]) : (r ?? ""));
 
 /** What the exceptions page shows, read by its route handlers (the page itself runs no query). */
 export interface ExceptionsData {
@@ -119,11 +119,11 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
   const operator = v.role === "operator";
   const { unmatched, frozen, denied } = p.data;
   return (
-    <Layout title="Exceptions" viewer={v} path="/backoffice/exceptions">
+    <Layout title={tr("Exceptions")} viewer={v} path="/backoffice/exceptions">
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       {operator ? <UnrecordedSection sources={p.data.unrecorded} display={p.display} v={v} /> : <></>}
-      <h2>Unmatched deposits</h2>
+      <h2>{trm("Unmatched deposits")}</h2>
       {unmatched.length ? (
         <DataTable
           label="Unmatched deposits"
@@ -132,14 +132,14 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
           row={(t) => (
             <tr>
               <td>
-                <a href={`/backoffice/deposits/${t.depositId}`} aria-label={`Review deposit #${t.depositId}`} safe>
+                <a href={`/backoffice/deposits/${t.depositId}`} aria-label={trf("Review deposit #{depositId}", { depositId: t.depositId })} safe>
                   {`#${t.depositId}`}
                 </a>
               </td>
               <td safe>{t.merchantUid ?? "—"}</td>
               <td safe>{`${t.amount} ${t.tokenSymbol} (${t.chainCode})`}</td>
               <td class="wrap" safe>
-                {t.reasonText ?? ""}
+                {tr(t.reasonText ?? "")}
               </td>
               <td class="mono" safe>
                 {t.toAddress}
@@ -149,13 +149,13 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
               </td>
               <td>
                 <form method="get" action={`/backoffice/deposits/${t.depositId}`} class="inline">
-                  <button type="submit" class="secondary" aria-label={`Attach deposit #${t.depositId}`}>
-                    Attach
+                  <button type="submit" class="secondary" aria-label={trf("Attach deposit #{depositId}", { depositId: t.depositId })}>
+                    {trm("Attach")}
                   </button>
                 </form>{" "}
                 <form method="get" action={`/backoffice/deposits/${t.depositId}`} class="inline">
-                  <button type="submit" class="secondary" aria-label={`Refund deposit #${t.depositId}`}>
-                    Refund
+                  <button type="submit" class="secondary" aria-label={trf("Refund deposit #{depositId}", { depositId: t.depositId })}>
+                    {trm("Refund")}
                   </button>
                 </form>
               </td>
@@ -163,9 +163,9 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
           )}
         />
       ) : (
-        <p>None.</p>
+        <p>{trm("None.")}</p>
       )}
-      <h2>Frozen orders</h2>
+      <h2>{trm("Frozen orders")}</h2>
       {frozen.length ? (
         <DataTable
           label="Frozen orders"
@@ -180,18 +180,18 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
               <td safe>{`${o.amount} ${o.token}`}</td>
               <td safe>{o.paidAmount ? `${o.paidAmount} ${o.token}` : "—"}</td>
               <td class="wrap" safe>
-                {p.data.holds?.[o.orderNo] ?? ""}
+                {tr(p.data.holds?.[o.orderNo] ?? "")}
               </td>
               <td>
                 <form method="get" action={`/backoffice/orders/${o.orderNo}`} class="inline">
-                  <button type="submit" aria-label={`Resolve ${o.orderNo}`}>
-                    Resolve
+                  <button type="submit" aria-label={trf("Resolve {orderNo}", { orderNo: o.orderNo })}>
+                    {trm("Resolve")}
                   </button>
                 </form>{" "}
                 {operator ? (
                   <>
-                    <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/release`} label="Release" ariaLabel={`Release ${o.orderNo}`} kind="secondary" />{" "}
-                    <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/cancel`} label="Cancel order" ariaLabel={`Cancel order ${o.orderNo}`} kind="secondary" />
+                    <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/release`} label="Release" ariaLabel={trf("Release {orderNo}", { orderNo: o.orderNo })} kind="secondary" />{" "}
+                    <ActionButton viewer={v} action={`/backoffice/orders/${o.orderNo}/cancel`} label="Cancel order" ariaLabel={trf("Cancel order {orderNo}", { orderNo: o.orderNo })} kind="secondary" />
                   </>
                 ) : (
                   <></>
@@ -201,16 +201,16 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
           )}
         />
       ) : (
-        <p>None.</p>
+        <p>{trm("None.")}</p>
       )}
       {operator ? (
         <>
-      <h2>Deny list</h2>
-      <p class="muted">A payment from a listed sender freezes its order for review.</p>
+      <h2>{trm("Deny list")}</h2>
+      <p class="muted">{trm("A payment from a listed sender freezes its order for review.")}</p>
       <form method="post" action="/backoffice/exceptions/deny" class="filters">
         <Csrf viewer={v} />
         <label for="deny-chain">
-          Chain
+          {trm("Chain")}
           <select id="deny-chain" name="chain">
             {chainCodes().map((c) => (
               <option value={c}>{c}</option>
@@ -218,14 +218,14 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
           </select>
         </label>
         <label for="deny-address">
-          Sender address
+          {trm("Sender address")}
           <input id="deny-address" name="address" required maxlength="128" />
         </label>
         <label for="deny-reason">
-          Deny reason
+          {trm("Deny reason")}
           <input id="deny-reason" name="reason" required maxlength="500" />
         </label>
-        <button type="submit">Add to deny list</button>
+        <button type="submit">{trm("Add to deny list")}</button>
       </form>
       <DataTable
         label="Deny list"
@@ -245,7 +245,7 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
               <Time ms={Date.parse(r.createdAt)} />
             </td>
             <td>
-              <ActionButton viewer={v} action="/backoffice/exceptions/undeny" fields={{ chain: r.chainCode, address: r.address }} label="Remove" ariaLabel={`Remove ${r.address} from the deny list`} kind="secondary" />
+              <ActionButton viewer={v} action="/backoffice/exceptions/undeny" fields={{ chain: r.chainCode, address: r.address }} label="Remove" ariaLabel={trf("Remove {address} from the deny list", { address: r.address })} kind="secondary" />
             </td>
           </tr>
         )}
@@ -275,47 +275,47 @@ function DepositPage(p: { data: ReturnType<typeof loadDeposit>; display: Display
   const open = t.unmatchedReason !== null && t.resolution === null;
   const canAttach = open && t.status !== "reverted";
   return (
-    <Layout title={`Deposit #${t.id}`} viewer={v} path="/backoffice/deposits">
+    <Layout title={trf("Deposit #{id}", { id: t.id })} viewer={v} path="/backoffice/deposits">
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       <dl class="kv">
-        <dt>State</dt>
+        <dt>{trm("State")}</dt>
         <dd>
           <StatusBadge status={t.disposition} /> <StatusBadge status={t.status} />
         </dd>
-        <dt>Merchant</dt>
+        <dt>{trm("Merchant")}</dt>
         <dd safe>{dep.merchantUid ?? "—"}</dd>
-        <dt>Amount</dt>
+        <dt>{trm("Amount")}</dt>
         <dd safe>{`${amount} (${t.chain})`}</dd>
-        <dt>Transaction</dt>
+        <dt>{trm("Transaction")}</dt>
         <dd>
           <ChainRef ctx={display} chain={t.chain} kind="tx" value={t.txHash} />
         </dd>
-        <dt>From</dt>
+        <dt>{trm("From")}</dt>
         <dd>
           <ChainRef ctx={display} chain={t.chain} kind="address" value={t.fromAddress} />
         </dd>
-        <dt>To</dt>
+        <dt>{trm("To")}</dt>
         <dd>
           <ChainRef ctx={display} chain={t.chain} kind="address" value={t.toAddress} />
         </dd>
-        <dt>Block</dt>
-        <dd safe>{`${t.blockNumber} · ${t.confirmations} confirmations`}</dd>
-        <dt>Block time</dt>
+        <dt>{trm("Block")}</dt>
+        <dd safe>{trf("{block} · {n} confirmations", { block: t.blockNumber, n: t.confirmations })}</dd>
+        <dt>{trm("Block time")}</dt>
         <dd>
           <Time ms={t.blockTime} />
         </dd>
         {t.unmatchedReason ? (
           <>
-            <dt>Unmatched because</dt>
+            <dt>{trm("Unmatched because")}</dt>
             <dd safe>{reasonText(t.unmatchedReason)}</dd>
-            <dt>Resolution</dt>
+            <dt>{trm("Resolution")}</dt>
             <dd safe>{resolutionText(t)}</dd>
           </>
         ) : (
           <></>
         )}
-        <dt>Order</dt>
+        <dt>{trm("Order")}</dt>
         <dd>
           {dep.orderNo ? (
             <OrderLink orderNo={dep.orderNo} />
@@ -326,12 +326,12 @@ function DepositPage(p: { data: ReturnType<typeof loadDeposit>; display: Display
       </dl>
       {canAttach ? (
         <>
-          <h2>Attach to an order</h2>
-          <p class="muted">Orders of the same address and token that are waiting for payment or expired.</p>
+          <h2>{trm("Attach to an order")}</h2>
+          <p class="muted">{trm("Orders of the same address and token that are waiting for payment or expired.")}</p>
           <form method="get" action={`/backoffice/deposits/${t.id}`} class="inline">
-            <label for="order-q">Order</label>
-            <input id="order-q" name="order" value={p.q} placeholder="orderNo or merchantOrderNo" />
-            <button type="submit">Find order</button>
+            <label for="order-q">{trm("Order")}</label>
+            <input id="order-q" name="order" value={p.q} placeholder={tr("orderNo or merchantOrderNo")} />
+            <button type="submit">{trm("Find order")}</button>
           </form>
           {candidates.length ? (
             <DataTable
@@ -349,13 +349,13 @@ function DepositPage(p: { data: ReturnType<typeof loadDeposit>; display: Display
                     <StatusBadge status={o.status} />
                   </td>
                   <td>
-                    <ActionButton viewer={v} action={`/backoffice/deposits/${t.id}/attach`} fields={{ orderNo: o.orderNo }} label="Attach" ariaLabel={`Attach to ${o.orderNo}`} />
+                    <ActionButton viewer={v} action={`/backoffice/deposits/${t.id}/attach`} fields={{ orderNo: o.orderNo }} label="Attach" ariaLabel={trf("Attach to {orderNo}", { orderNo: o.orderNo })} />
                   </td>
                 </tr>
               )}
             />
           ) : (
-            <p>No order to attach to{p.q ? " matches that search" : ""}.</p>
+            <p>{trm(tr(p.q ? "No order to attach to matches that search." : "No order to attach to."))}</p>
           )}
         </>
       ) : (
@@ -364,13 +364,13 @@ function DepositPage(p: { data: ReturnType<typeof loadDeposit>; display: Display
       <DepositRefunds refunds={p.data.refunds} display={display} v={v} t={t} decimals={decimalsOf(display)(t.chain, t.token)} />
       {open ? (
         <>
-          <h2>Dismiss</h2>
+          <h2>{trm("Dismiss")}</h2>
           <form method="post" action={`/backoffice/deposits/${t.id}/dismiss`} class="inline">
             <Csrf viewer={v} />
-            <label for="dismiss-note">Note</label>
+            <label for="dismiss-note">{trm("Note")}</label>
             <input id="dismiss-note" name="note" required maxlength="500" />
             <button type="submit" class="secondary">
-              Dismiss
+              {trm("Dismiss")}
             </button>
           </form>
         </>

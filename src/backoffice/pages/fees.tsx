@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import { type BackofficeDeps, page, type Viewer } from "../guard";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 import { DataTable } from "../views/common";
 import { CostCells } from "../views/costs";
 import { feesByDay } from "../queries/costs";
@@ -21,14 +22,14 @@ function loadFees(d: BackofficeDeps, v: Viewer, days: number) {
 function FeesPage(p: { rows: ReturnType<typeof loadFees>; v: Viewer; days: number }): string {
   const { v, rows } = p;
   return (
-    <Layout title="Fees" viewer={v} path={PATH}>
-      <p class="muted">What the gateway's transactions cost on chain, per UTC day: the native coin burned or paid as fee, energy delegated from the stake or burned (TRON), bandwidth bytes.</p>
+    <Layout title={tr("Fees")} viewer={v} path={PATH}>
+      <p class="muted">{trm("What the gateway's transactions cost on chain, per UTC day: the native coin burned or paid as fee, energy delegated from the stake or burned (TRON), bandwidth bytes.")}</p>
       <form method="get" action={PATH} class="filters">
         <label for="f-days">
-          Days
+          {trm("Days")}
           <input id="f-days" name="days" type="number" min="1" max="366" value={String(p.days)} />
         </label>
-        <button type="submit">Filter</button>
+        <button type="submit">{trm("Filter")}</button>
       </form>
       <DataTable
         label="Fees per chain and day"

@@ -28,6 +28,7 @@ import { COUNT_CAP, countLabel } from "../queries/keyset";
 import { MIN_PREFIX, search, type SearchResult, singleHit } from "../queries/search";
 import { DataTable, DateRangeAndFilter, FilterSelect, OrderLink, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 
 const iso = (ms: number | null) => (ms === null ? "" : new Date(ms).toISOString());
 
@@ -200,13 +201,13 @@ function listRoutes<T extends { id: number }>(d: BackofficeDeps, def: ListDef<T>
           <Layout title={def.title} viewer={v} path={def.path}>
             <FilterForm merchantUids={v.role === "operator" ? listMerchants(d.ctx.db).map((m) => m.uid) : []} v={v} def={def as unknown as ListDef<never>} f={f} />
             <p class="actions">
-              <span data-total={total > COUNT_CAP ? `${COUNT_CAP}+` : String(total)} safe>{`${countLabel(total)} found`}</span>
-              <a href={`${def.path}.csv${filterQuery(f)}`}>Export CSV</a>
+              <span data-total={total > COUNT_CAP ? `${COUNT_CAP}+` : String(total)} safe>{trf("{n} found", { n: countLabel(total) })}</span>
+              <a href={`${def.path}.csv${filterQuery(f)}`}>{trm("Export CSV")}</a>
             </p>
             <DataTable label={def.title} head={def.head} rows={pg.rows} row={def.row} />
-            <nav class="pager" aria-label="Pages">
-              {before ? <a href={`${def.path}${filterQuery(f)}`}>Newest</a> : <></>}
-              {pg.nextBefore ? <a href={`${def.path}${filterQuery(f, { before: String(pg.nextBefore) })}`}>Older</a> : <></>}
+            <nav class="pager" aria-label={tr("Pages")}>
+              {before ? <a href={`${def.path}${filterQuery(f)}`}>{trm("Newest")}</a> : <></>}
+              {pg.nextBefore ? <a href={`${def.path}${filterQuery(f, { before: String(pg.nextBefore) })}`}>{trm("Older")}</a> : <></>}
             </nav>
           </Layout>
         );
@@ -226,7 +227,7 @@ function OrdersFound(p: { title: string; rows: Pick<SearchResult["payins"][numbe
   if (!p.rows.length) return <></>;
   return (
     <>
-      <h2 safe>{p.title}</h2>
+      <h2 safe>{tr(p.title)}</h2>
       <DataTable
         label={`${p.title} found`}
         head={["Order", "Merchant", "Merchant order", "Amount", "Status", "Created"]}
@@ -257,12 +258,12 @@ function SearchPage(p: { v: Viewer; q: string; r: SearchResult }): string {
   const none = !r.payins.length && !r.payouts.length && !r.deposits.length;
   return (
     <Layout title="Search" viewer={p.v} q={p.q}>
-      {!p.q.trim() ? <p>Type an orderNo, merchantOrderNo, txHash or address (or their first characters) in the search box.</p> : none ? <p safe>{`Nothing found for “${p.q}”.${p.q.trim().length < MIN_PREFIX ? ` Type at least ${MIN_PREFIX} characters to find what starts with them.` : ""}`}</p> : <></>}
+      {!p.q.trim() ? <p>{trm("Type an orderNo, merchantOrderNo, txHash or address (or their first characters) in the search box.")}</p> : none ? <p safe>{trf("Nothing found for “{q}”.", { q: p.q }) + (p.q.trim().length < MIN_PREFIX ? trf(" Type at least {n} characters to find what starts with them.", { n: MIN_PREFIX }) : "")}</p> : <></>}
       <OrdersFound title="Pay-ins" rows={r.payins} />
       <OrdersFound title="Payouts" rows={r.payouts} />
       {r.deposits.length ? (
         <>
-          <h2>Deposits</h2>
+          <h2>{trm("Deposits")}</h2>
           <DataTable
             label="Deposits found"
             head={["Deposit", "Merchant", "Amount", "State", "Order", "Block time"]}

@@ -16,11 +16,12 @@ import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../pay
 import type { PayinOrderRow } from "../../payin/views";
 import { attemptCount, callbackScopeOk, type OrderDetail, orderDetail } from "../queries/order";
 import type { DisplayCtx } from "../format";
-import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
+import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, statusLabel, Time } from "../views/common";
 import { invoiceNoOf } from "../../invoices/list";
 import { compatSideOf } from "../../compat/service";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 import { CallbackDeliveries, maxDeliveries } from "../views/callback-deliveries";
 import { OrderRefunds, orderRefundsOf, refundProblem, ResolveFrozen, resolveOptionsOf } from "./refunds";
 import { createRefund } from "../../payout/refunds";
@@ -46,31 +47,31 @@ export function causeOf(kind: "payin" | "payout", raw: string): string {
   }
   switch (e.type) {
     case "paid":
-      return e.senderDenied ? "payment seen from a deny-listed sender" : "payment seen in a block";
+      return e.senderDenied ? tr("payment seen from a deny-listed sender") : tr("payment seen in a block");
     case "confirmations":
-      return `${e.count}/${e.required} confirmations`;
+      return trf("{count}/{required} confirmations", { count: String(e.count), required: String(e.required) });
     case "expire":
-      return "not paid before it expired";
+      return tr("not paid before it expired");
     case "reorg":
-      return "the paying transfer was dropped by a chain reorganisation";
+      return tr("the paying transfer was dropped by a chain reorganisation");
     case "late_confirmed":
-      return "a payment after expiry reached finality";
+      return tr("a payment after expiry reached finality");
     case "freeze":
-      return "frozen by an operator";
+      return tr("frozen by an operator");
     case "cancel":
-      return "cancelled by an operator";
+      return tr("cancelled by an operator");
     case "release":
-      return e.paid === "in_full" ? "released: paid in full on time" : e.paid === "short_or_late" ? "released: paid short or late" : "released: nothing was paid";
+      return e.paid === "in_full" ? tr("released: paid in full on time") : e.paid === "short_or_late" ? tr("released: paid short or late") : tr("released: nothing was paid");
     case "wrong_amount":
-      return "a different amount arrived: held for review";
+      return tr("a different amount arrived: held for review");
     case "deposit":
-      return "deposit to an exclusive address";
+      return tr("deposit to an exclusive address");
     case "broadcasted":
-      return "transaction accepted by the node";
+      return tr("transaction accepted by the node");
     case "confirmed":
-      return kind === "payout" ? "transaction final on chain" : "confirmed";
+      return kind === "payout" ? tr("transaction final on chain") : statusLabel("confirmed");
     case "fail":
-      return `failed at stage ${String(e.stage)}`;
+      return trf("failed at stage {stage}", { stage: String(e.stage) });
     default:
       return e.type;
   }
@@ -84,19 +85,19 @@ interface TimelineItem {
 }
 
 function createdBy(o: OrderDetail): string {
-  if (o.payin?.mode === "exclusive") return "exclusive deposit order";
-  if (o.payin?.compat) return `order created by a shop plugin (${o.payin.compat === "epay" ? "EPay" : "epusdt"})`;
-  return "order created through the API";
+  if (o.payin?.mode === "exclusive") return tr("exclusive deposit order");
+  if (o.payin?.compat) return trf("order created by a shop plugin ({plugin})", { plugin: o.payin.compat === "epay" ? "EPay" : "epusdt" });
+  return tr("order created through the API");
 }
 
 function timeline(o: OrderDetail): TimelineItem[] {
   const created = (o.payin ?? o.payout)!;
-  const items: TimelineItem[] = [{ at: created.createdAt, title: "created", detail: createdBy(o) }];
-  for (const e of o.events) items.push({ at: e.at, title: `${e.fromStatus ?? "new"} → ${e.toStatus}`, status: e.toStatus, detail: causeOf(o.kind, e.event) });
+  const items: TimelineItem[] = [{ at: created.createdAt, title: tr("created"), detail: createdBy(o) }];
+  for (const e of o.events) items.push({ at: e.at, title: `${e.fromStatus === null ? tr("new") : statusLabel(e.fromStatus)} → ${statusLabel(e.toStatus)}`, status: e.toStatus, detail: causeOf(o.kind, e.event) });
   for (const a of o.audit) {
     const after = a.after ? (JSON.parse(a.after) as Record<string, unknown>) : {};
     const why = typeof after.reason === "string" ? `: ${after.reason}` : typeof after.note === "string" ? `: ${after.note}` : "";
-    items.push({ at: a.at, title: a.action, detail: `by ${a.actor} (${a.role}${a.ip ? `, ${a.ip}` : ""})${why}` });
+    items.push({ at: a.at, title: a.action, detail: `${trf("by {actor}", { actor: a.actor })} (${a.role}${a.ip ? `, ${a.ip}` : ""})${why}` });
   }
   return items.sort((a, b) => a.at - b.at);
 }
@@ -124,40 +125,40 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
   const status = row.status as PayinStatus;
   const back = `/backoffice/orders/${row.orderNo}`;
   return (
-    <Layout title={`${o.kind === "payin" ? "Pay-in" : "Payout"} ${row.orderNo}`} viewer={v} path={o.kind === "payin" ? "/backoffice/payins" : "/backoffice/payouts"}>
+    <Layout title={trf(o.kind === "payin" ? "Pay-in {orderNo}" : "Payout {orderNo}", { orderNo: row.orderNo })} viewer={v} path={o.kind === "payin" ? "/backoffice/payins" : "/backoffice/payouts"}>
       <Notice text={p.notice} />
       <Notice kind="error" text={p.error} />
       <dl class="kv">
-        <dt>Status</dt>
+        <dt>{trm("Status")}</dt>
         <dd>
           <StatusBadge status={row.status} />
         </dd>
-        <dt>Merchant</dt>
+        <dt>{trm("Merchant")}</dt>
         <dd safe>{`${o.merchantUid} · ${o.merchantName}`}</dd>
-        <dt>Merchant order</dt>
+        <dt>{trm("Merchant order")}</dt>
         <dd safe>{row.merchantOrderNo}</dd>
-        <dt>Chain</dt>
+        <dt>{trm("Chain")}</dt>
         <dd safe>{`${row.chain} ${row.token}`}</dd>
-        <dt>Amount</dt>
+        <dt>{trm("Amount")}</dt>
         <dd safe>{fmt(row.amount)}</dd>
         {o.payin ? (
           <>
-            <dt>Paid</dt>
+            <dt>{trm("Paid")}</dt>
             <dd safe>{fmt(o.payin.paidAmount)}</dd>
-            <dt>Address</dt>
+            <dt>{trm("Address")}</dt>
             <dd>
               <ChainRef ctx={display} chain={row.chain} kind="address" value={o.payin.address} />
             </dd>
-            <dt>Expires</dt>
+            <dt>{trm("Expires")}</dt>
             <dd>
               <Time ms={o.payin.expireAt} />
             </dd>
             {o.payin.invoiceId !== null ? (
               <>
-                <dt>Invoice</dt>
+                <dt>{trm("Invoice")}</dt>
                 <dd>
                   <OrderLink orderNo={data.invoiceNo!} />
-                  <span safe>{` (rate ${o.payin.invoiceRate ?? "1"}; its callbacks are the invoice's)`}</span>
+                  <span safe>{trf(" (rate {rate}; its callbacks are the invoice's)", { rate: o.payin.invoiceRate ?? "1" })}</span>
                 </dd>
               </>
             ) : null}
@@ -165,19 +166,19 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
           </>
         ) : (
           <>
-            <dt>Fee</dt>
+            <dt>{trm("Fee")}</dt>
             <dd safe>{fmt(o.payout!.fee)}</dd>
-            <dt>To</dt>
+            <dt>{trm("To")}</dt>
             <dd>
               <ChainRef ctx={display} chain={row.chain} kind="address" value={o.payout!.toAddress} />
             </dd>
-            <dt>From</dt>
+            <dt>{trm("From")}</dt>
             <dd>
               <ChainRef ctx={display} chain={row.chain} kind="address" value={o.payout!.fromAddress} />
             </dd>
             {o.payout!.lastError ? (
               <>
-                <dt>Last error</dt>
+                <dt>{trm("Last error")}</dt>
                 <dd safe>{o.payout!.lastError}</dd>
               </>
             ) : (
@@ -185,7 +186,7 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
             )}
           </>
         )}
-        <dt>Transaction</dt>
+        <dt>{trm("Transaction")}</dt>
         <dd>
           <ChainRef ctx={display} chain={row.chain} kind="tx" value={row.txHash} />
         </dd>
@@ -196,10 +197,10 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
           {canTransition(status, { type: "freeze" }) ? (
             <form method="post" action={`${back}/freeze`} class="inline">
               <Csrf viewer={v} />
-              <label for="reason">Reason</label>
-              <input id="reason" name="reason" maxlength="500" placeholder="optional" />
+              <label for="reason">{trm("Reason")}</label>
+              <input id="reason" name="reason" maxlength="500" placeholder={tr("optional")} />
               <button type="submit" class="danger">
-                Freeze
+                {trm("Freeze")}
               </button>
             </form>
           ) : (
@@ -231,8 +232,8 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
         <></>
       )}
 
-      <h2>Timeline</h2>
-      <ol class="timeline" aria-label="Status timeline">
+      <h2>{trm("Timeline")}</h2>
+      <ol class="timeline" aria-label={tr("Status timeline")}>
         {timeline(o).map((t) => (
           <li>
             <Time ms={t.at} /> <strong safe>{t.title}</strong> <span safe>{`— ${t.detail}`}</span>
@@ -242,7 +243,7 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
 
       {o.kind === "payin" ? (
         <>
-          <h2>Transfers</h2>
+          <h2>{trm("Transfers")}</h2>
           {o.transfers.length ? (
             <DataTable
               label="Transfers"
@@ -266,17 +267,17 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
               )}
             />
           ) : (
-            <p>No transfer yet.</p>
+            <p>{trm("No transfer yet.")}</p>
           )}
         </>
       ) : (
         <></>
       )}
 
-      <h2>Callbacks</h2>
+      <h2>{trm("Callbacks")}</h2>
       {o.callbacks.length ? (
         <p>
-          <a href={`/backoffice/callbacks?order=${row.orderNo}`}>This order's callbacks in the callbacks list</a>
+          <a href={`/backoffice/callbacks?order=${row.orderNo}`}>{trm("This order's callbacks in the callbacks list")}</a>
         </p>
       ) : (
         <></>
@@ -387,7 +388,7 @@ function NetworkCost(p: { payout: boolean; rows: readonly CostRow[] }): JSX.Elem
   if (!p.payout && p.rows.length === 0) return <></>;
   return (
     <>
-      <h2>Network cost</h2>
+      <h2>{trm("Network cost")}</h2>
       <CostList rows={p.rows} />
     </>
   );
@@ -398,8 +399,8 @@ function ShopPlugin({ c }: { c: ReturnType<typeof compatSideOf> }): JSX.Element 
   if (!c) return <></>;
   return (
     <>
-      <dt>Shop plugin</dt>
-      <dd safe>{`${c.protocol === "epay" ? "EPay" : "epusdt"}: ${c.priceAmount} ${c.priceCurrency} at rate ${c.rate}; the shop is called back at ${c.notifyUrl} once the order completes`}</dd>
+      <dt>{trm("Shop plugin")}</dt>
+      <dd safe>{trf("{plugin}: {price} {currency} at rate {rate}; the shop is called back at {url} once the order completes", { plugin: c.protocol === "epay" ? "EPay" : "epusdt", price: c.priceAmount, currency: c.priceCurrency, rate: c.rate, url: c.notifyUrl })}</dd>
     </>
   );
 }

@@ -16,6 +16,15 @@ import type { BackofficeDeps, Viewer } from "../guard";
 import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
+import { tr, trf, trm } from "../i18n";
+import { trMatch } from "../i18n-match";
+
+/** What a resolution produces (src/payin/resolve.ts), as templates to show it in the page's language. */
+const OUTCOME_TEMPLATES = [
+  "The order becomes {status}; the merchant gets a pay-in callback with status {status2}. Nothing is sent back.",
+  "The order becomes cancelled (pay-in callback with status cancelled) and the {amount} received goes back to the payer as a refund; refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.",
+  "The order becomes {status} (pay-in callback with status {status2}) and the {amount} paid over the amount goes back to the payer; refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.",
+];
 
 type TransferRow = Parameters<typeof depositRefundable>[1];
 
@@ -24,35 +33,35 @@ export function refundProblem(e: unknown): string | null {
   if (e instanceof OperatorError || e instanceof RefundRefused) return e.message;
   if (!(e instanceof AppError)) return null;
   const data = e.data as Record<string, unknown> | null;
-  if (e.code === 55001) return `That is more than can be refunded (${String(data?.refundable ?? "0")} left).`;
-  if (e.code === 54003) return "That address is one of the merchant's own: give the payer's address.";
+  if (e.code === 55001) return trf("That is more than can be refunded ({left} left).", { left: String(data?.refundable ?? "0") });
+  if (e.code === 54003) return tr("That address is one of the merchant's own: give the payer's address.");
   if (e.code === 10001) {
     const fields = (data?.fields ?? {}) as Record<string, string>;
-    return `Check the form: ${Object.entries(fields).map(([k, v]) => `${k === "toAddress" ? "payer's address" : k} ${v}`).join("; ")}.`;
+    return trf("Check the form: {problems}.", { problems: Object.entries(fields).map(([k, v]) => `${k === "toAddress" ? tr("payer's address") : k} ${v}`).join("; ") });
   }
   return `${e.message}${data?.reason ? `: ${String(data.reason)}` : ""}.`;
 }
 
 function RefundForm(p: { v: Viewer; action: string; max: string; token: string }): JSX.Element {
   return (
-    <form method="post" action={p.action} class="filters" aria-label="Refund">
+    <form method="post" action={p.action} class="filters" aria-label={tr("Refund")}>
       <Csrf viewer={p.v} />
       <label for="refund-amount">
-        Amount
+        {trm("Amount")}
         <input id="refund-amount" name="amount" required inputmode="decimal" pattern="^(0|[1-9]\d*)(\.\d{1,6})?$" value={p.max} aria-describedby="refund-help" />
       </label>
       <label for="refund-address">
-        Payer's address
+        {trm("Payer's address")}
         <input id="refund-address" name="toAddress" maxlength="128" autocomplete="off" spellcheck="false" aria-describedby="refund-help" />
       </label>
       <button type="submit" name="mode" value="address">
-        Refund
+        {trm("Refund")}
       </button>
       <button type="submit" name="mode" value="link" class="secondary">
-        Send a refund link
+        {trm("Send a refund link")}
       </button>
       <p id="refund-help" class="muted" safe>
-        {`Up to ${p.max} ${p.token}. With the payer's address it is sent at once, as a payout from the merchant's addresses (the receiving address first); "Send a refund link" makes a page where the payer enters the address. You confirm with your password.`}
+        {trf(`Up to {max} {token}. With the payer's address it is sent at once, as a payout from the merchant's addresses (the receiving address first); "Send a refund link" makes a page where the payer enters the address. You confirm with your password.`, { max: p.max, token: p.token })}
       </p>
     </form>
   );
@@ -95,7 +104,7 @@ function RefundTable(p: { display: DisplayCtx; rows: RefundRow[] }): JSX.Element
               <ChainRef ctx={p.display} chain={r.chain} kind="address" value={r.toAddress} />
             ) : r.refundUrl ? (
               <span>
-                waiting for the payer: <a href={r.refundUrl} safe>{r.refundUrl}</a>
+                {trm("waiting for the payer:")} <a href={r.refundUrl} safe>{r.refundUrl}</a>
               </span>
             ) : (
               "—"
@@ -121,7 +130,7 @@ export function OrderRefunds(p: { refunds: RefundsData; display: DisplayCtx; v: 
   if (!rows.length && left === 0n) return <></>;
   return (
     <>
-      <h2>Refunds</h2>
+      <h2>{trm("Refunds")}</h2>
       {left > 0n ? <RefundForm v={v} action={`${p.back}/refund`} max={fromBaseUnits(left, o.decimals, 0)} token={o.token} /> : <></>}
       {rows.length ? <RefundTable display={p.display} rows={rows} /> : <></>}
     </>
@@ -135,44 +144,44 @@ export function ResolveFrozen(p: { options: ReturnType<typeof resolveOptionsOf>;
   if (o.status !== "frozen_abnormal" || !r) return <></>;
   return (
     <section aria-labelledby="resolve-title">
-      <h2 id="resolve-title">Resolve this payment</h2>
-      <p safe>{`On hold because it was ${r.reason ? HOLD_TEXT[r.reason] : "frozen"}.`}</p>
+      <h2 id="resolve-title">{trm("Resolve this payment")}</h2>
+      <p safe>{trf("On hold because it was {why}.", { why: r.reason ? tr(HOLD_TEXT[r.reason]) : tr("frozen") })}</p>
       {r.waiting ? (
         <p class="muted" safe>
-          {r.waiting}
+          {tr(r.waiting)}
         </p>
       ) : (
         <form method="post" action={`${p.back}/resolve`}>
           <Csrf viewer={v} />
           <fieldset>
-            <legend>What should happen</legend>
+            <legend>{trm("What should happen")}</legend>
             {r.options.map((x, i) => (
               <div class="choice">
                 <input type="radio" id={`resolve-${x.choice}`} name="choice" value={x.choice} required checked={i === 0} aria-describedby={`resolve-${x.choice}-outcome`} />
                 <label for={`resolve-${x.choice}`} safe>
-                  {x.label}
+                  {tr(x.label)}
                 </label>
                 <p id={`resolve-${x.choice}-outcome`} class="muted" safe>
-                  {x.outcome}
+                  {trMatch(x.outcome, OUTCOME_TEMPLATES)}
                 </p>
               </div>
             ))}
           </fieldset>
           <label for="resolve-address">
-            Payer's address
+            {trm("Payer's address")}
             <input id="resolve-address" name="toAddress" maxlength="128" autocomplete="off" spellcheck="false" aria-describedby="resolve-address-help" />
           </label>
           <p id="resolve-address-help" class="muted">
-            For a refund: where it goes. Leave it empty to send the payer a refund link instead.
+            {trm("For a refund: where it goes. Leave it empty to send the payer a refund link instead.")}
           </p>
           <label for="resolve-note">
-            Note
+            {trm("Note")}
             <input id="resolve-note" name="note" required maxlength="500" aria-describedby="resolve-note-help" />
           </label>
           <p id="resolve-note-help" class="muted">
-            Why you chose this; it is kept in the audit log. You confirm with your password.
+            {trm("Why you chose this; it is kept in the audit log. You confirm with your password.")}
           </p>
-          <button type="submit">Resolve</button>
+          <button type="submit">{trm("Resolve")}</button>
         </form>
       )}
     </section>
@@ -186,7 +195,7 @@ export function DepositRefunds(p: { refunds: RefundsData; display: DisplayCtx; v
   if (!rows.length && left === 0n) return <></>;
   return (
     <>
-      <h2>Refund</h2>
+      <h2>{trm("Refund")}</h2>
       {left > 0n ? <RefundForm v={v} action={`/backoffice/deposits/${t.id}/refund`} max={fromBaseUnits(left, p.decimals, 0)} token={t.token} /> : <></>}
       {rows.length ? <RefundTable display={p.display} rows={rows} /> : <></>}
     </>

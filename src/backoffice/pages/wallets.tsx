@@ -6,6 +6,7 @@ import { type BackofficeDeps, page, type Viewer } from "../guard";
 import { NotFound } from "../errors";
 import { DataTable, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 import { exclusiveWallets, walletWithDeposits } from "../../payin/wallet-stats";
 import { units } from "./treasury-format";
 import type { DisplayCtx } from "../format";
@@ -22,34 +23,34 @@ function WalletsPage(p: { rows: ReturnType<typeof loadWallets>; display: Display
   const more = rows.length > PAGE;
   const operator = v.role === "operator";
   return (
-    <Layout title="Exclusive wallets" viewer={v} path={PATH}>
+    <Layout title={tr("Exclusive wallets")} viewer={v} path={PATH}>
       <form method="get" action={PATH} class="filters">
         <label for="w-q">
-          bindKey, label or address
+          {trm("bindKey, label or address")}
           <input id="w-q" name="q" value={p.q ?? ""} />
         </label>
-        <button type="submit">Filter</button>
+        <button type="submit">{trm("Filter")}</button>
       </form>
       <TableWrap label="Exclusive wallets">
         <table>
           <thead>
             <tr>
-              {operator ? <th scope="col">Merchant</th> : null}
+              {operator ? <th scope="col">{trm("Merchant")}</th> : null}
               <th scope="col">bindKey</th>
-              <th scope="col">Label</th>
-              <th scope="col">Chain</th>
-              <th scope="col">Token</th>
-              <th scope="col">Address</th>
-              <th scope="col">Deposits</th>
-              <th scope="col">Received</th>
-              <th scope="col">Last deposit</th>
-              <th scope="col">Status</th>
+              <th scope="col">{trm("Label")}</th>
+              <th scope="col">{trm("Chain")}</th>
+              <th scope="col">{trm("Token")}</th>
+              <th scope="col">{trm("Address")}</th>
+              <th scope="col">{trm("Deposits")}</th>
+              <th scope="col">{trm("Received")}</th>
+              <th scope="col">{trm("Last deposit")}</th>
+              <th scope="col">{trm("Status")}</th>
             </tr>
           </thead>
           <tbody>
             {rows.length === 0 ? (
               <tr>
-                <td colspan={operator ? "10" : "9"}>No exclusive wallets.</td>
+                <td colspan={operator ? "10" : "9"}>{trm("No exclusive wallets.")}</td>
               </tr>
             ) : (
               rows.slice(0, PAGE).map((w) => (
@@ -66,7 +67,7 @@ function WalletsPage(p: { rows: ReturnType<typeof loadWallets>; display: Display
                   <td class="mono" safe>
                     {w.address}
                   </td>
-                  <td>{w.deposits + (w.pending ? ` (${w.pending} pending)` : "")}</td>
+                  <td>{w.deposits + (w.pending ? trf(" ({n} pending)", { n: w.pending }) : "")}</td>
                   <td safe>{units(display, w.chain, w.token, w.received)}</td>
                   <td>
                     <Time ms={w.lastDepositAt} />
@@ -80,9 +81,9 @@ function WalletsPage(p: { rows: ReturnType<typeof loadWallets>; display: Display
           </tbody>
         </table>
       </TableWrap>
-      <nav class="pager" aria-label="Pages">
-        {p.page > 0 ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page - 1}`}>Previous</a> : null}
-        {more ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page + 1}`}>Next</a> : null}
+      <nav class="pager" aria-label={tr("Pages")}>
+        {p.page > 0 ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page - 1}`}>{trm("Previous")}</a> : null}
+        {more ? <a href={`${PATH}?q=${encodeURIComponent(p.q ?? "")}&page=${p.page + 1}`}>{trm("Next")}</a> : null}
       </nav>
     </Layout>
   ) as string;
@@ -93,30 +94,30 @@ function WalletPage(p: { found: ReturnType<typeof walletWithDeposits>; display: 
   if (!found) throw new NotFound("There is no such wallet.");
   const { wallet: w, deposits } = found;
   return (
-    <Layout title={`Wallet ${w.bindKey}`} viewer={v} path={PATH}>
+    <Layout title={trf("Wallet {bindKey}", { bindKey: w.bindKey })} viewer={v} path={PATH}>
       <dl class="kv">
-        <dt>Merchant</dt>
+        <dt>{trm("Merchant")}</dt>
         <dd safe>{w.merchantUid}</dd>
         <dt>bindKey</dt>
         <dd safe>{w.bindKey}</dd>
-        <dt>Label</dt>
+        <dt>{trm("Label")}</dt>
         <dd safe>{w.label ?? "—"}</dd>
-        <dt>Chain / token</dt>
+        <dt>{trm("Chain / token")}</dt>
         <dd safe>{`${w.chain} ${w.token}`}</dd>
-        <dt>Address</dt>
+        <dt>{trm("Address")}</dt>
         <dd class="mono" safe>
           {w.address}
         </dd>
-        <dt>Deposits</dt>
+        <dt>{trm("Deposits")}</dt>
         <dd>{w.deposits}</dd>
-        <dt>Received (final)</dt>
+        <dt>{trm("Received (final)")}</dt>
         <dd safe>{units(display, w.chain, w.token, w.received)}</dd>
-        <dt>Status</dt>
+        <dt>{trm("Status")}</dt>
         <dd>
           <StatusBadge status={w.status} />
         </dd>
       </dl>
-      <h2>Recent deposits</h2>
+      <h2>{trm("Recent deposits")}</h2>
       <DataTable
         label="Recent deposits"
         head={["Block time", "Amount", "From", "Transaction", "Order", "Status"]}
@@ -148,7 +149,7 @@ function WalletPage(p: { found: ReturnType<typeof walletWithDeposits>; display: 
         )}
       />
       <p>
-        <a href={PATH}>All wallets</a>
+        <a href={PATH}>{trm("All wallets")}</a>
       </p>
     </Layout>
   ) as string;

@@ -35,6 +35,8 @@ button.danger{background:var(--dangerbtn);border-color:var(--dangerbtn)}
 .inline{display:inline-flex;flex-wrap:wrap;gap:6px;align-items:center;margin:2px 0}
 .filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:8px;align-items:end;margin-bottom:12px}
 .filters label{display:flex;flex-direction:column;font-size:.9rem;font-weight:600;gap:2px}
+/* A hint inside a filter-style form (the refund form's) spans the whole row instead of one narrow column. */
+.filters>p{grid-column:1/-1;margin:0}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:10px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 .card .n{font-size:1.6rem;font-weight:700}
@@ -95,8 +97,9 @@ body{display:flex;flex-direction:column;min-height:100vh}
 .table-wrap td.mono,.table-wrap td .mono{word-break:break-all}
 .table-wrap td[data-label]{display:flex;flex-wrap:wrap;align-items:baseline;column-gap:8px}
 .table-wrap td[data-label]>*{min-width:0;max-width:100%}
-.table-wrap td[data-label]::before{content:attr(data-label);flex:0 0 7.5em;font:600 .8rem/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--muted);word-break:normal}
+.table-wrap td[data-label]::before{content:attr(data-label);flex:0 1 auto;min-width:7.5em;max-width:50%;font:600 .8rem/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--muted);word-break:normal;overflow-wrap:normal}
 .table-wrap td:empty{display:none}
+dl.kv{grid-template-columns:minmax(5.5em,35%) minmax(0,1fr)}
 }
 `;
 

@@ -7,6 +7,23 @@ import { plainError } from "../../callbacks/plain-error";
 import type { callbackAttempts, callbacks } from "../../db/schema";
 import type { BackofficeDeps, Viewer } from "../guard";
 import { ActionButton, TableWrap, Time } from "./common";
+import { tr, trf, trm } from "../i18n";
+import { trMatch } from "../i18n-match";
+
+/** plainError's sentences with values in them, as templates (the fixed ones are table entries). */
+const PLAIN_ERROR_TEMPLATES = [
+  "No answer within {seconds} (the callback timeout).",
+  "The server answered with a redirect ({code} to {url}); redirects are not followed, so set the final URL.",
+  "The server answered with a redirect ({code}); redirects are not followed, so set the final URL.",
+  "The server answered HTTP {status} ({reason}); only a 2xx answer counts.",
+  "The server answered HTTP {status}; only a 2xx answer counts.",
+];
+
+/** A delivery error in plain words (src/callbacks/plain-error.ts), in the page's language. */
+export function plainErrorText(error: string | null | undefined, httpStatus?: number | null): string | null {
+  const words = plainError(error, httpStatus);
+  return words === null ? null : trMatch(words, PLAIN_ERROR_TEMPLATES);
+}
 
 export interface CallbackWithAttempts {
   callback: typeof callbacks.$inferSelect;
@@ -33,22 +50,26 @@ export interface EventFacts {
 export function eventState(e: EventFacts, now: number, maxDeliveries: number): { badge: string; css: string; words: string } {
   switch (e.state) {
     case "held":
-      return { badge: "held", css: "pending", words: "No callback URL: it goes out once the merchant sets a default callback URL." };
+      return { badge: tr("held"), css: "pending", words: tr("No callback URL: it goes out once the merchant sets a default callback URL.") };
     case "delivering":
-      return { badge: "sending", css: "pending", words: "Being sent now." };
+      return { badge: tr("sending"), css: "pending", words: tr("Being sent now.") };
     case "delivered":
-      return { badge: "delivered", css: "delivered", words: `Delivered${e.lastStatus ? ` (HTTP ${e.lastStatus})` : ""} after ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}.` };
+      return {
+        badge: tr("delivered"),
+        css: "delivered",
+        words: trf(e.attempts === 1 ? "Delivered{http} after {n} attempt." : "Delivered{http} after {n} attempts.", { http: e.lastStatus ? ` (HTTP ${e.lastStatus})` : "", n: e.attempts }),
+      };
     case "failed":
-      return { badge: "gave up", css: "failed", words: `Gave up after ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}. "Resend" queues it again with the same eventId.` };
+      return { badge: tr("gave up"), css: "failed", words: trf(e.attempts === 1 ? 'Gave up after {n} attempt. "Resend" queues it again with the same eventId.' : 'Gave up after {n} attempts. "Resend" queues it again with the same eventId.', { n: e.attempts }) };
     default: {
-      if (e.waitingBehind) return { badge: e.attempts ? "retrying" : "queued", css: "pending", words: `Waiting behind an earlier event of this order (${e.waitingBehind}): an order's events go out in order.` };
+      if (e.waitingBehind) return { badge: tr(e.attempts ? "retrying" : "queued"), css: "pending", words: trf("Waiting behind an earlier event of this order ({id}): an order's events go out in order.", { id: e.waitingBehind }) };
       if (e.attempts > 0)
         return {
-          badge: "retrying",
+          badge: tr("retrying"),
           css: "pending",
-          words: `Retrying at ${iso(e.nextAttemptAt)} UTC (attempt ${e.attempts + 1} of ${maxDeliveries}).`,
+          words: trf("Retrying at {at} UTC (attempt {n} of {max}).", { at: iso(e.nextAttemptAt), n: e.attempts + 1, max: maxDeliveries }),
         };
-      return { badge: "queued", css: "pending", words: e.nextAttemptAt > now ? `Queued: due at ${iso(e.nextAttemptAt)} UTC.` : "Queued: goes out as soon as a delivery slot is free." };
+      return { badge: tr("queued"), css: "pending", words: e.nextAttemptAt > now ? trf("Queued: due at {at} UTC.", { at: iso(e.nextAttemptAt) }) : tr("Queued: goes out as soon as a delivery slot is free.") };
     }
   }
 }
@@ -58,10 +79,10 @@ export function eventState(e: EventFacts, now: number, maxDeliveries: number): {
  * else the merchant's default callback URL; "no target" only for an event that has none.
  */
 export function eventTarget(p: { state: string; url: string | null; attemptUrl: string | null; defaultUrl?: string | null }): { url: string | null; note: string } {
-  if (p.attemptUrl) return { url: p.attemptUrl, note: p.url ? "" : "the merchant's default callback URL" };
+  if (p.attemptUrl) return { url: p.attemptUrl, note: p.url ? "" : tr("the merchant's default callback URL") };
   if (p.url) return { url: p.url, note: "" };
-  if (p.state === "held" || p.defaultUrl === null) return { url: null, note: "no target: held until a default callback URL is set" };
-  return { url: p.defaultUrl ?? null, note: "the merchant's default callback URL" };
+  if (p.state === "held" || p.defaultUrl === null) return { url: null, note: tr("no target: held until a default callback URL is set") };
+  return { url: p.defaultUrl ?? null, note: tr("the merchant's default callback URL") };
 }
 
 export function EventStateBadge(p: { s: { badge: string; css: string } }): JSX.Element {
@@ -112,53 +133,53 @@ export function CallbackDeliveries(p: {
             p.maxDeliveries,
           );
           const target = eventTarget({ state: c.state, url: c.url, attemptUrl: last?.url ?? null, defaultUrl: p.defaultUrl });
-          const error = c.state === "delivered" ? null : plainError(c.lastError, last?.httpStatus ?? null);
+          const error = c.state === "delivered" ? null : plainErrorText(c.lastError, last?.httpStatus ?? null);
           return (
-            <section class="card" aria-label={`Callback ${c.id}`}>
+            <section class="card" aria-label={trf("Callback {id}", { id: c.id })}>
               <p>
-                <span safe>{`Event ${c.id} · status ${c.status} · `}</span>
+                <span safe>{trf("Event {id} · status {status} · ", { id: c.id, status: c.status })}</span>
                 <EventStateBadge s={s} /> <span safe>{s.words}</span>
               </p>
               <p>
-                <span>Target: </span>
+                <span>{trm("Target: ")}</span>
                 <TargetText t={target} />
               </p>
-              {error ? <p safe>{`Last error: ${error}`}</p> : <></>}
+              {error ? <p safe>{trf("Last error: {error}", { error })}</p> : <></>}
               {c.state === "failed" || c.state === "delivered" ? (
-                <ActionButton viewer={p.viewer} action={`/backoffice/callbacks/${c.id}/resend`} fields={{ back: p.back }} label="Resend" ariaLabel={`Resend ${c.status} callback`} kind="secondary" />
+                <ActionButton viewer={p.viewer} action={`/backoffice/callbacks/${c.id}/resend`} fields={{ back: p.back }} label="Resend" ariaLabel={trf("Resend {status} callback", { status: c.status })} kind="secondary" />
               ) : (
                 <></>
               )}
               {attempts.length ? (
-                <TableWrap label={`Delivery attempts of ${c.id}`}>
+                <TableWrap label={trf("Delivery attempts of {id}", { id: c.id })}>
                   <table class="rowcards">
                     <thead>
                       <tr>
-                        <th scope="col">Attempt</th>
-                        <th scope="col">Time</th>
-                        <th scope="col">HTTP status</th>
-                        <th scope="col">Latency</th>
-                        <th scope="col">Response</th>
+                        <th scope="col">{trm("Attempt")}</th>
+                        <th scope="col">{trm("Time")}</th>
+                        <th scope="col">{trm("HTTP status")}</th>
+                        <th scope="col">{trm("Latency")}</th>
+                        <th scope="col">{trm("Response")}</th>
                       </tr>
                     </thead>
                     <tbody>
                       {attempts.map((a, i) => {
-                        const words = plainError(a.error, a.httpStatus);
+                        const words = plainErrorText(a.error, a.httpStatus);
                         return (
                           <tr data-attempt>
-                            <td data-label="Attempt" safe>
+                            <td data-label={tr("Attempt")} safe>
                               {String(i + 1)}
                             </td>
-                            <td data-label="Time">
+                            <td data-label={tr("Time")}>
                               <Time ms={a.startedAt} />
                             </td>
-                            <td data-label="HTTP status" safe>
+                            <td data-label={tr("HTTP status")} safe>
                               {a.httpStatus === null ? "—" : String(a.httpStatus)}
                             </td>
-                            <td data-label="Latency" safe>
-                              {a.durationMs === null ? "—" : `${a.durationMs} ms`}
+                            <td data-label={tr("Latency")} safe>
+                              {a.durationMs === null ? "—" : trf("{ms} ms", { ms: a.durationMs })}
                             </td>
-                            <td class="wrap" data-label="Response">
+                            <td class="wrap" data-label={tr("Response")}>
                               {words ? <span safe>{words}</span> : <></>}
                               {a.responseBody ? <span safe>{`${words ? " · " : ""}${a.responseBody.slice(0, 200)}`}</span> : <></>}
                             </td>
@@ -169,13 +190,13 @@ export function CallbackDeliveries(p: {
                   </table>
                 </TableWrap>
               ) : (
-                <p class="muted">No delivery attempt yet.</p>
+                <p class="muted">{trm("No delivery attempt yet.")}</p>
               )}
             </section>
           );
         })
       ) : (
-        <p safe>{p.empty}</p>
+        <p safe>{tr(p.empty)}</p>
       )}
     </>
   );

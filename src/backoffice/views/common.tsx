@@ -3,7 +3,7 @@
 import { contentToString, type Children } from "@kitajs/html";
 import type { Viewer } from "../guard";
 import { Layout } from "./layout";
-import { tr } from "../i18n";
+import { tr, trc, trm } from "../i18n";
 
 /** The hidden CSRF field every POST form carries. */
 export function Csrf({ viewer }: { viewer: Viewer }): JSX.Element {
@@ -16,7 +16,7 @@ export function TableWrap(p: { label: string; children?: Children }): JSX.Elemen
   const inner = contentToString(p.children);
   const safeTable = typeof inner === "string" ? labelCells(inner) : inner;
   return (
-    <div class="table-wrap" role="region" aria-label={p.label} tabindex="0">
+    <div class="table-wrap" role="region" aria-label={tr(p.label)} tabindex="0">
       {safeTable}
     </div>
   );
@@ -64,8 +64,8 @@ export function ActionButton(p: {
       {Object.entries(p.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={String(value)} />
       ))}
-      <button type="submit" class={p.kind} aria-label={p.ariaLabel} safe>
-        {p.label}
+      <button type="submit" class={p.kind} aria-label={p.ariaLabel === undefined ? undefined : tr(p.ariaLabel)} safe>
+        {tr(p.label)}
       </button>
     </form>
   );
@@ -78,20 +78,20 @@ export function ActionButton(p: {
  */
 export function DataTable<T>(p: { label: string; head: readonly (string | { hidden: string })[]; rows: readonly T[]; row: (r: T) => Children; empty?: string }): JSX.Element {
   return (
-    <TableWrap label={p.label}>
+    <TableWrap label={tr(p.label)}>
       <table>
         <thead>
           <tr>
             {p.head.map((h) =>
               typeof h === "string" ? (
                 <th scope="col" safe>
-                  {h}
+                  {tr(h)}
                 </th>
               ) : (
                 // A row-action column: named for screen readers, no visible heading.
                 <th scope="col">
                   <span class="sr" safe>
-                    {h.hidden}
+                    {tr(h.hidden)}
                   </span>
                 </th>
               ),
@@ -102,7 +102,7 @@ export function DataTable<T>(p: { label: string; head: readonly (string | { hidd
           {p.rows.length === 0 && p.empty !== undefined ? (
             <tr>
               <td colspan={String(p.head.length)} safe>
-                {p.empty}
+                {tr(p.empty)}
               </td>
             </tr>
           ) : (
@@ -118,14 +118,14 @@ export function DataTable<T>(p: { label: string; head: readonly (string | { hidd
 export function FilterSelect(p: { id: string; label: string; value?: string; options: readonly (string | readonly [string, string])[] }): JSX.Element {
   return (
     <label for={p.id}>
-      <span safe>{p.label}</span>
+      <span safe>{tr(p.label)}</span>
       <select id={p.id} name={p.id}>
-        <option value="">Any</option>
+        <option value="">{trm("Any")}</option>
         {p.options.map((o) => {
           const [value, label] = typeof o === "string" ? [o, o] : o;
           return (
             <option value={value} selected={p.value === value} safe>
-              {label}
+              {tr(label)}
             </option>
           );
         })}
@@ -139,14 +139,14 @@ export function DateRangeAndFilter(p: { raw: Record<string, string> }): JSX.Elem
   return (
     <>
       <label for="from">
-        From
+        {trm(trc("date", "From"))}
         <input id="from" name="from" type="date" value={p.raw.from ?? ""} />
       </label>
       <label for="to">
-        To
+        {trm(trc("date", "To"))}
         <input id="to" name="to" type="date" value={p.raw.to ?? ""} />
       </label>
-      <button type="submit">Filter</button>
+      <button type="submit">{trm("Filter")}</button>
     </>
   );
 }
@@ -159,7 +159,7 @@ export function CopyButton(p: { target: string; label: string }): JSX.Element {
   return (
     <span class="copy">
       <button type="button" class="secondary" data-copy={p.target} hidden safe>
-        {p.label}
+        {tr(p.label)}
       </button>
       <span role="status" class="muted" data-copy-status={p.target}></span>
     </span>
@@ -170,7 +170,7 @@ export function Notice(p: { kind?: "ok" | "error"; text?: string | null }): JSX.
   if (!p.text) return <></>;
   return (
     <p class={`notice ${p.kind ?? "ok"}`} role={p.kind === "error" ? "alert" : "status"} safe>
-      {p.text}
+      {tr(p.text)}
     </p>
   );
 }
@@ -194,10 +194,13 @@ export function OrderLink({ orderNo }: { orderNo: string }): JSX.Element {
   );
 }
 
+/** A status value in the page's language (the value itself in English; forms and URLs keep the value). */
+export const statusLabel = (status: string): string => tr(status);
+
 export function StatusBadge({ status }: { status: string }): JSX.Element {
   return (
     <span class={`badge s-${status.replace(/[^a-z_]/g, "")}`} safe>
-      {status}
+      {statusLabel(status)}
     </span>
   );
 }
@@ -206,7 +209,7 @@ export function ErrorPage(p: { viewer: Viewer | null; status: number; message: s
   const title = p.status === 404 ? "Not found" : p.status === 403 ? "Not allowed" : p.status === 401 ? "Sign in again" : "Error";
   return (
     <Layout title={title} viewer={p.viewer}>
-      <p safe>{p.message}</p>
+      <p safe>{tr(p.message)}</p>
       <p>
         <a href="/backoffice" safe>{tr("Back to the dashboard")}</a>
       </p>
@@ -220,11 +223,11 @@ export function ReauthPage(p: { viewer: Viewer; action: string; fields: [string,
   return (
     <Layout title="Confirm it is you" viewer={p.viewer}>
       <Notice kind="error" text={error} />
-      <p>This action moves money or keys, or changes who can act. Enter your password{p.viewer.totp ? " or an authentication code" : ""} to continue.</p>
+      <p>{p.viewer.totp ? tr("This action moves money or keys, or changes who can act. Enter your password or an authentication code to continue.") : trm("This action moves money or keys, or changes who can act. Enter your password to continue.")}</p>
       <form method="post" action={p.action} class="stack">
         <Csrf viewer={p.viewer} />
         {p.fields.flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? ""]).map((x) => <input type="hidden" name={k} value={x} />))}
-        <label for="reauth">{p.viewer.totp ? "Password or authentication code" : "Password"}</label>
+        <label for="reauth">{trm(tr(p.viewer.totp ? "Password or authentication code" : "Password"))}</label>
         <input id="reauth" name="_reauth" type="password" autocomplete="current-password" required autofocus />
         <button type="submit" safe>{tr("Confirm")}</button>
       </form>

@@ -6,6 +6,7 @@ import { chainModule, hasChainModule } from "../../chains/registry";
 import { nativeSymbol } from "../format";
 import type { CostRow, CostTotal } from "../queries/costs";
 import { DataTable } from "./common";
+import { tr } from "../i18n";
 
 /** Native base units as whole coins with the symbol ("13.4 TRX"). */
 export function nativeAmount(chain: string, units: bigint | string): string {
@@ -40,7 +41,7 @@ export function CostList(p: { rows: readonly CostRow[] }): JSX.Element {
           <td class="mono" safe>
             {r.txHash}
           </td>
-          <td safe>{KIND[r.kind] ?? r.kind}</td>
+          <td safe>{tr(KIND[r.kind] ?? r.kind)}</td>
           <CostCells chain={r.chain} native={r.nativeBurned} energyDelegated={r.energyDelegated} energyBurned={r.energyBurned} bandwidth={r.bandwidth} />
         </tr>
       )}
