@@ -16,6 +16,7 @@ import m13 from "./0210_refunds.sql" with { type: "text" };
 import m14 from "./0220_transfer_costs_energy.sql" with { type: "text" };
 import m15 from "./0230_callbacks_page.sql" with { type: "text" };
 import m16 from "./0240_password_change.sql" with { type: "text" };
+import m17 from "./0260_payout_replacements.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -37,4 +38,5 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0220_transfer_costs_energy", sql: m14 },
   { name: "0230_callbacks_page", sql: m15 },
   { name: "0240_password_change", sql: m16 },
+  { name: "0260_payout_replacements", sql: m17 },
 ];

@@ -1,9 +1,11 @@
 // The payout orders as the chain layer's payout steps see them (chains/payout-steps.ts
 // `PayoutStore`): which of a source's payouts are signed but unsent, which may still hold a
 // nonce. The status lists come from the state machine (payout/state.ts), not copies.
-import { and, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
-import { payoutOrders } from "../db/schema";
+import type { SignedTransfer } from "../chains/types";
+import type { DbOrTx, Tx } from "../db/client";
+import { payoutOrders, payoutTxAttempts } from "../db/schema";
 import { AWAITING_BROADCAST, UNFINISHED } from "./state";
 
 export const payoutStore: PayoutStore = {
@@ -35,3 +37,25 @@ export const payoutStore: PayoutStore = {
     return out;
   },
 };
+
+/** One transaction of a payout and since when it is out (the order's first: broadcast time; a replacement: stored time). */
+export interface PayoutTxAttempt {
+  tx: SignedTransfer;
+  since: number;
+}
+
+/** The replacements of a payout's transaction (payout_tx_attempts), oldest first. */
+export function replacements(db: DbOrTx, orderId: number): PayoutTxAttempt[] {
+  return db
+    .select()
+    .from(payoutTxAttempts)
+    .where(eq(payoutTxAttempts.payoutOrderId, orderId))
+    .orderBy(asc(payoutTxAttempts.id))
+    .all()
+    .map((r) => ({ tx: { txHash: r.txHash, raw: r.signedTx, meta: JSON.parse(r.signedMeta) as Record<string, unknown> }, since: r.createdAt }));
+}
+
+/** Stores a replacement (inside the transaction that commits it before it is broadcast). */
+export function addReplacement(tx: Tx, o: { id: number; chain: string }, signed: SignedTransfer, now: number): void {
+  tx.insert(payoutTxAttempts).values({ payoutOrderId: o.id, chain: o.chain, txHash: signed.txHash, signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), createdAt: now }).run();
+}

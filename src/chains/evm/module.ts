@@ -1,5 +1,7 @@
 // A ChainModule from an EVM profile: another EVM chain is a profile plus labels, not a copy.
+import { Type as T } from "@sinclair/typebox";
 import type { ChainModule } from "../module";
+import { DURATION_PATTERN, parseDuration } from "../../lib/duration";
 import { deriveEvmKey, evmPath, isEvmAddress, normalizeEvmAddress, randomEvmAddress } from "./address";
 import type { EvmProfile } from "./adapter";
 import { evmPayoutOps } from "./payout-steps";
@@ -14,6 +16,15 @@ export interface EvmChainProfile extends EvmProfile {
   uriScheme: string;
 }
 
+/** The keys every EVM chain's section has beyond the common ones (DESIGN 17). */
+const EVM_SECTION_KEYS = {
+  replace_after: T.String({
+    pattern: DURATION_PATTERN,
+    default: "3m",
+    description: "rpc mode: a payout transaction not confirmed this long is replaced (same nonce, fees raised at least 12.5 %, up to gas_price_cap; at the cap the payout_stuck alert fires)",
+  }),
+};
+
 // viem (~20 MB of RSS) loads only when an rpc-mode EVM adapter is built.
 const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
 
@@ -22,7 +33,7 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
     code: p.chain,
     label: p.label,
     color: p.color,
-    defaults: p.defaults,
+    defaults: { ...p.defaults, sectionKeys: { ...EVM_SECTION_KEYS, ...p.defaults.sectionKeys } },
     native: { symbol: p.nativeSymbol, decimals: 18 },
     explorer: p.explorer,
     address: { isValid: (s) => isEvmAddress(s), normalize: (s) => normalizeEvmAddress(s), random: () => randomEvmAddress() },
@@ -34,7 +45,7 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
       return {
         adapter,
         estimateTransferFee: async (s) => ({ fee: await adapter.estimateTransferFee(s.from, s.to, s.token, s.amount) }),
-        payoutOps: (ctx, env) => evmPayoutOps(ctx, adapter, env),
+        payoutOps: (ctx, env) => evmPayoutOps(ctx, adapter, env, { replaceAfterMs: parseDuration(typeof cfg.replace_after === "string" ? cfg.replace_after : "3m") }),
         unrecordedOutgoing: (ctx, q) => evmUnrecordedOutgoing(ctx, adapter, q),
       };
     },
