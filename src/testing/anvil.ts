@@ -72,6 +72,8 @@ export interface StartAnvilOptions {
   tokens?: boolean;
   /** Default 56 (BSC); another id stands in for another EVM chain. */
   chainId?: number;
+  /** Wei: a chain with an EIP-1559 base fee (it then moves with the blocks). Default 0 (BSC has none), with 1 gwei as the suggested gas price. */
+  baseFee?: bigint;
 }
 
 export function anvilBinary(): string {
@@ -109,7 +111,8 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNod
     const port = await freePort();
     const args = [anvilBinary(), "--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId), "--silent", "--accounts", "2"];
     // BSC has no base fee (cost = gasUsed × gasPrice); 1 gwei as the node's suggested price.
-    args.push("--base-fee", "0", "--gas-price", "1000000000");
+    if (opts.baseFee) args.push("--base-fee", opts.baseFee.toString());
+    else args.push("--base-fee", "0", "--gas-price", "1000000000");
     if (opts.blockTime !== undefined) args.push("--block-time", String(opts.blockTime));
     const proc = Bun.spawn(args, { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
     live.add(proc);

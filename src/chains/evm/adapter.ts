@@ -600,7 +600,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
         fees = { type: "legacy", gasPrice: price };
       }
       const extra = Object.fromEntries(Object.entries(meta).filter(([k]) => !["chainId", "from", "to", "nonce", "type", "gasPrice", "maxPriorityFeePerGas", "gasLimit", "l1Fee"].includes(k)));
-      return signWith(privateKey, meta.from, { to: p.to, data: p.data, value: p.value, gas: p.gas }, fees, { nonce: p.nonce }, { ...extra, replaces: prev.txHash });
+      return signWith(privateKey, meta.from, { to: getAddress(p.to), data: p.data, value: p.value, gas: p.gas }, fees, { nonce: p.nonce }, { ...extra, replaces: prev.txHash });
     },
 
     async nonceVerdict(tx: SignedTransfer) {
