@@ -63,6 +63,8 @@ export class PayoutExecutor {
   private readonly queues = new Map<ChainCode, Promise<unknown>>();
   readonly locks = new KeyedLock();
   private readonly chainOps = new Map<ChainCode, PayoutChainOps>();
+  /** When a stuck order last found no replacement under the cap (in memory: a restart, e.g. with a raised cap, tries at once). */
+  private readonly stuckTried = new Map<number, number>();
 
   /** Set at shutdown: RPC calls are being aborted, so failures from then on are not attempts. */
   private stopping = false;
@@ -270,23 +272,29 @@ export class PayoutExecutor {
 
   private async follow(adapter: ChainAdapter, o: PayoutOrderRow): Promise<void> {
     const txs = this.transactions(o);
-    let newestUnknown = false;
-    let allExpired = true;
-    // Newest first: the replacement is the likelier to land, but any of them may.
-    for (let i = txs.length - 1; i >= 0; i--) {
-      const tx = txs[i]!.tx;
-      const s = await adapter.txState(tx);
-      if (s.state === "included") return this.included(adapter, o, tx, s);
-      if (s.state !== "expired") allExpired = false;
-      if (i === txs.length - 1) newestUnknown = s.state === "unknown";
+    const newest = txs[txs.length - 1]!;
+    const s = await adapter.txState(newest.tx);
+    if (s.state === "included") return this.included(adapter, o, newest.tx, s);
+    const newestUnknown = s.state === "unknown";
+    let allExpired = s.state === "expired";
+    // The ones it replaced: while the newest waits in a node's pool none of them was mined
+    // (they share its nonce); once it is gone, any of them may be the one that landed.
+    if (s.state !== "pending") {
+      for (let i = txs.length - 2; i >= 0; i--) {
+        const tx = txs[i]!.tx;
+        const st = await adapter.txState(tx);
+        if (st.state === "included") return this.included(adapter, o, tx, st);
+        if (st.state !== "expired") allExpired = false;
+      }
     }
     if (allExpired) {
       this.failConfirm(o.id, txs.length > 1 ? `none of its ${txs.length} transactions can land (their nonce is used in a final block); not re-signed` : "transaction can never land (expired); not re-signed");
       return;
     }
-    const newest = txs[txs.length - 1]!;
     const ops = this.ops(adapter);
-    if (ops.replace && ops.replaceAfterMs !== undefined && this.ctx.clock.now() >= newest.since + ops.replaceAfterMs) {
+    // A stuck order (no raise left under the cap) is tried again once per replace_after, not every pass.
+    const due = Math.max(newest.since, this.stuckTried.get(o.id) ?? 0) + (ops.replaceAfterMs ?? 0);
+    if (ops.replace && ops.replaceAfterMs !== undefined && this.ctx.clock.now() >= due) {
       if (await this.replace(adapter, o, newest.tx, ops)) return;
     }
     if (newestUnknown) {
@@ -328,7 +336,11 @@ export class PayoutExecutor {
       const now = this.ctx.clock.now();
       return this.commitReplacement(o.id, current, next, now);
     });
-    if (!signed) return false;
+    if (!signed) {
+      this.stuckTried.set(o.id, this.ctx.clock.now());
+      return false;
+    }
+    this.stuckTried.delete(o.id);
     crashPoint("payout:after-replace-commit");
     this.ctx.logger.info("payout transaction replaced", { orderNo: o.orderNo, replaces: current.txHash, txHash: signed.txHash });
     let r: Awaited<ReturnType<ChainAdapter["broadcast"]>>;

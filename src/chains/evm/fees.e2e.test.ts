@@ -16,6 +16,7 @@ import { bumpFee, createEvmAdapter, type EvmAdapterOptions, type EvmProfile, typ
 import { deriveEvmKey } from "./address";
 import { maxCostOf } from "./payout-steps";
 import { TOKEN_ADDRESSES } from "../../testing/anvil";
+import { eventually } from "../../testing/wait";
 
 const SEED = mnemonicToSeedSync("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about");
 const CHAIN_ID = 31338;
@@ -42,6 +43,8 @@ async function source() {
 const dest = (i: number) => deriveEvmKey(SEED, CHAIN_ID, 1000 + i).address;
 const chainTx = (hash: string) => node.rpc<Record<string, string> | null>("eth_getTransactionByHash", [hash]);
 const receipt = (hash: string) => node.rpc<Record<string, string> | null>("eth_getTransactionReceipt", [hash]);
+/** Anvil mines right after answering the send; the receipt follows. */
+const mined = (hash: string) => eventually(() => receipt(hash), 10_000, `receipt of ${hash}`, 10);
 
 beforeAll(async () => {
   node = await startAnvil({ chainId: CHAIN_ID, baseFee: GWEI });
@@ -66,7 +69,7 @@ describe("fees on a chain with a base fee", () => {
     const onChain = (await chainTx(tx.txHash))!;
     expect(onChain.type).toBe("0x2");
     expect(BigInt(onChain.maxFeePerGas!)).toBe(BigInt(meta.gasPrice));
-    expect((await receipt(tx.txHash))!.status).toBe("0x1");
+    expect((await mined(tx.txHash))!.status).toBe("0x1");
 
     const gas = deriveEvmKey(SEED, CHAIN_ID, 0);
     await node.setBalance(gas.address, 10n ** 18n);
@@ -87,7 +90,7 @@ describe("fees on a chain with a base fee", () => {
     expect(BigInt(meta.maxPriorityFeePerGas!)).toBeLessThanOrEqual(cap);
     expect(await a.estimateTransferFee(src.address, dest(3), "USDT", 5n)).toBe(BigInt(meta.gasLimit) * cap);
     expect(await a.broadcast(tx)).toEqual({ ok: true });
-    expect((await receipt(tx.txHash))!.status).toBe("0x1");
+    expect((await mined(tx.txHash))!.status).toBe("0x1");
   });
 
   test("a profile with eip1559 = false signs legacy (type 0) on the same chain", async () => {
@@ -141,7 +144,7 @@ describe("replacement and nonce conclusions", () => {
       expect((await chainTx(r.txHash)) === null).toBe(true);
       expect(await a.broadcast(r)).toEqual({ ok: true });
       await node.mine(1);
-      expect((await receipt(r.txHash))!.status).toBe("0x1");
+      expect((await mined(r.txHash))!.status).toBe("0x1");
       expect(await receipt(tx.txHash)).toBeNull();
       expect(await node.tokenBalance("USDT", dest(7))).toBe(9n);
     } finally {
@@ -186,7 +189,7 @@ describe("replacement and nonce conclusions", () => {
     async function takeNonce(privateKey: Uint8Array, nonce: number): Promise<void> {
       const acct = privateKeyToAccount(bytesToHex(privateKey) as Hex);
       const raw = await acct.signTransaction({ type: "legacy", chainId: CHAIN_ID, nonce, to: acct.address, value: 0n, gas: 21_000n, gasPrice: 10n * GWEI });
-      await node.rpc("eth_sendRawTransaction", [raw]);
+      await mined(await node.rpc<string>("eth_sendRawTransaction", [raw]));
     }
 
     test("'nonce too low' from one endpoint while another knows our transaction: sent, not failed", async () => {
