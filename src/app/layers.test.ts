@@ -231,6 +231,47 @@ export function payoutTableReaders(sources: Source[]): string[] {
     .map((s) => s.rel);
 }
 
+/** Back-office page and view files (tests aside): the components there render props, the route handlers load. */
+const isPageFile = (rel: string) => /^backoffice\/(pages|views)\//.test(rel) && !isTest(rel);
+/** What querying looks like: a db handle, the back office's deps (which hold one), drizzle, a table of the schema. */
+const DB_HANDLE = /\bBackofficeDeps\b|\bBackofficeCtx\b|\bDb\b|\.db\b|\$client\b|\bwriteTx\b|\bd\.ctx\b/;
+
+/**
+ * Pages that query inside render: in src/backoffice/pages/ and views/, an import of drizzle or of the
+ * schema (queries live in backoffice/queries/ or the domain's store), or a component (a top-level
+ * function or const named with a capital) that takes or touches a db handle or the BackofficeDeps.
+ * The route handlers (`xxxRoutes`) and their loaders (`loadX`) call the queries and hand the
+ * component plain props.
+ */
+export function pagesThatQuery(sources: Source[]): string[] {
+  const out: string[] = [];
+  for (const { rel, text } of sources.filter((s) => isPageFile(s.rel))) {
+    const lines = codeLines(text);
+    // A type-only import of a row type carries no query; a value import of drizzle or a table does.
+    for (const m of lines.join("\n").matchAll(/(?:^|\n)\s*import\b(\s+type\b)?([^;'"]*?)from\s*["'](?:drizzle-orm[^"']*|[./]*db\/schema)["']/g)) {
+      if (typeOnlyClause(m[1], m[2]!)) continue;
+      const line = lines.join("\n").slice(0, m.index! + m[0].search(/import/)).split("\n").length;
+      out.push(`${rel}:${line} imports drizzle or the schema: query in a loader (backoffice/queries/ or the domain's store)`);
+    }
+    // Top-level declarations: each runs from its first line to the next top-level declaration.
+    const starts = lines.flatMap((l, i) => {
+      const m = /^(?:export\s+)?(?:async\s+)?(?:function\s+|const\s+)([A-Za-z_$][\w$]*)/.exec(l);
+      return m ? [{ i, name: m[1]! }] : [];
+    });
+    starts.forEach(({ i, name }, k) => {
+      if (!/^[A-Z][a-z]/.test(name)) return;
+      const end = k + 1 < starts.length ? starts[k + 1]!.i : lines.length;
+      for (let j = i; j < end; j++) {
+        if (DB_HANDLE.test(lines[j]!)) {
+          out.push(`${rel}:${j + 1} component ${name} takes or touches a db handle: load in the route handler, pass props`);
+          break;
+        }
+      }
+    });
+  }
+  return out;
+}
+
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
@@ -285,6 +326,10 @@ describe("layers", () => {
 
   test("the chain layer reads payout orders only through the PayoutStore port (no payout_orders query, no copied payout statuses)", () => {
     expect(payoutTableReaders(sources)).toEqual([]);
+  });
+
+  test("back-office pages get props: no component in pages/ or views/ takes a db handle, no page imports drizzle or the schema", () => {
+    expect(pagesThatQuery(sources)).toEqual([]);
   });
 
   test("no folder-level import cycles among the domain folders", () => {
@@ -366,6 +411,42 @@ describe("the rules bite", () => {
       { rel: "payout/store.ts", text: `import { payoutOrders } from "../db/schema";\n` },
     ]);
     expect(found).toEqual(["chains/tron/payout-steps.ts", "chains/evm/raw.ts"]);
+  });
+
+  test("pages get props: a component querying in render (as ExceptionsPage did) or a page importing drizzle is refused; a loader and a props-only component are not", () => {
+    const page = [
+      `import { eq } from "drizzle-orm";`,
+      `import { payinOrders } from "../../db/schema";`,
+      `import type { Db } from "../../db/client";`,
+      `import type { payinOrders as RowTable } from "../../db/schema";`,
+      `export function loadExceptions(d: BackofficeDeps): ExceptionsData {`,
+      `  return { frozen: listPayins(d.ctx.db, {}).rows };`,
+      `}`,
+      `export function ExceptionsPage(p: { d: BackofficeDeps; v: Viewer }): string {`,
+      `  const frozen = listPayins(p.d.ctx.db, {}).rows;`,
+      `  return <Layout title="Exceptions" />;`,
+      `}`,
+      `function Held({ orderNo, db }: { orderNo: string; db: Db }) {`,
+      `  return <span>{holdWhy(db, orderNo)}</span>;`,
+      `}`,
+      `const Frozen = (p: { data: ExceptionsData }) => <p>{p.data.frozen.length}</p>;`,
+      `export function exceptionsRoutes(d: BackofficeDeps) {`,
+      `  return new Elysia().get("/x", page(d, {}, (v) => ExceptionsPage({ v, data: loadExceptions(d) })));`,
+      `}`,
+    ].join("\n");
+    const found = pagesThatQuery([
+      { rel: "backoffice/pages/exceptions.tsx", text: page },
+      { rel: "backoffice/views/held.tsx", text: `export function Held(p: { db: Db }) {\n  return <b>{p.db.select().get()}</b>;\n}\n` },
+      { rel: "backoffice/pages/exceptions.test.ts", text: page },
+      { rel: "backoffice/queries/deposits.ts", text: page },
+    ]);
+    expect(found).toEqual([
+      expect.stringMatching(/^backoffice\/pages\/exceptions\.tsx:1 imports drizzle/),
+      expect.stringMatching(/^backoffice\/pages\/exceptions\.tsx:2 imports drizzle or the schema/),
+      expect.stringMatching(/^backoffice\/pages\/exceptions\.tsx:8 component ExceptionsPage takes or touches a db handle/),
+      expect.stringMatching(/^backoffice\/pages\/exceptions\.tsx:12 component Held/),
+      expect.stringMatching(/^backoffice\/views\/held\.tsx:1 component Held/),
+    ]);
   });
 
   test("an unknown new folder fails with a message saying to add it to the rank table", () => {

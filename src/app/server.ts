@@ -176,11 +176,9 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
       gapWatched(ctx.db, code, ctx.clock.now());
       ctx.logger.info("restore: the HD indexes the restore skipped are watched; rescanning from the backup's cursor", { chain: code, from: step.from, to: step.to });
     });
-    if (adapter.mode === "rpc") {
-      // Read once now (gas_low need not wait a minute after start), then every minute.
-      void runtime.ops.gas.refresh(code);
-      s.every(`gas-balance-${code}`, 60_000, () => runtime.ops.gas.refresh(code));
-    }
+    // Read once now (gas_low need not wait a minute after start), then every minute (a sandbox chain's gas wallet too: it starts funded).
+    void runtime.ops.gas.refresh(code);
+    s.every(`gas-balance-${code}`, 60_000, () => runtime.ops.gas.refresh(code));
     if (adapter instanceof SandboxChain) {
       const blockMs = parseDuration(cfg.block_time);
       if (blockMs > 0) s.every(`sandbox-blocks-${code}`, blockMs, () => adapter.mine(1));

@@ -46,6 +46,11 @@ export function newRecoveryCodes(n = 10): string[] {
   });
 }
 
+/** Keeps a new secret, encrypted, until a code from the app proves it was stored (enableTotp). */
+export function storePendingTotpSecret(deps: UserDeps, userId: number, secretBase32: string): void {
+  deps.db.update(backofficeUsers).set({ totpSecretEnc: deps.cipher.encrypt(secretBase32), updatedAt: deps.now() }).where(eq(backofficeUsers.id, userId)).run();
+}
+
 /** Stores the secret and recovery codes once the user proved the app works with one code. */
 export function enableTotp(deps: UserDeps, userId: number, secretBase32: string, recovery: string[], usedStep: number): void {
   const now = deps.now();

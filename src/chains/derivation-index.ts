@@ -10,3 +10,6 @@ export function assertDerivationIndex(index: number): void {
     throw new Error(`derivation index must be an integer in 0..${MAX_DERIVATION_INDEX}, got ${index}`);
   }
 }
+
+/** Each chain's gas wallet (fees, top-ups) is HD index 0; merchant addresses count up from 1. */
+export const GAS_WALLET_INDEX = 0;

@@ -8,7 +8,7 @@ import type { Logger } from "../lib/logger";
 import type { ChainBundle, ChainModule, ChainSectionConfig } from "./module";
 import { chainModules, tokensFor } from "./registry";
 import { SandboxChain } from "./sandbox/chain";
-import type { ChainAdapter, ChainCode } from "./types";
+import type { ChainAdapter, ChainCode, TokenInfo } from "./types";
 
 function rpcLogger(l: Logger) {
   return {
@@ -25,6 +25,8 @@ export interface MakeChainsCtx {
   logger: Logger;
   /** The `chains.<CODE>` sections (src/config/schema.ts; the chain layer does not import config/). */
   config: { chains: { readonly [code: string]: ChainSectionConfig | undefined } };
+  /** The HD seed: a sandbox chain's gas wallet starts funded (DESIGN 21). */
+  seed?: Uint8Array;
 }
 
 // The bundle each adapter was built in (adapters built elsewhere, e.g. by a test, have none:
@@ -35,12 +37,15 @@ const bundles = new WeakMap<ChainAdapter, ChainBundle>();
 export function createAdapter(m: ChainModule, cfg: ChainSectionConfig, ctx: MakeChainsCtx): ChainBundle {
   const chain = m.code;
   const tokens = tokensFor(chain, cfg);
-  const bundle: ChainBundle =
-    cfg.mode === "sandbox"
-      ? { adapter: new SandboxChain({ chain, db: ctx.db, tokens, confirmations: cfg.confirmations, now: () => ctx.clock.now() }) }
-      : m.createAdapter({ cfg, tokens, logger: rpcLogger(ctx.logger.child({ chain })), clock: ctx.clock });
+  const bundle: ChainBundle = cfg.mode === "sandbox" ? sandboxBundle(m, cfg, ctx, tokens) : m.createAdapter({ cfg, tokens, logger: rpcLogger(ctx.logger.child({ chain })), clock: ctx.clock });
   bundles.set(bundle.adapter, bundle);
   return bundle;
+}
+
+/** A sandbox chain, with what its module models on it (TRON: payout steps, energy jobs, staking). */
+function sandboxBundle(m: ChainModule, cfg: ChainSectionConfig, ctx: MakeChainsCtx, tokens: TokenInfo[]): ChainBundle {
+  const adapter = new SandboxChain({ chain: m.code, db: ctx.db, tokens, confirmations: cfg.confirmations, now: () => ctx.clock.now(), seed: ctx.seed });
+  return { ...m.sandbox?.bundle(adapter, cfg), adapter };
 }
 
 /** The adapter of every enabled chain, in registration order. */

@@ -9,6 +9,8 @@ import type { Logger } from "../lib/logger";
 import type { AddressBook, PayoutChainOps, PayoutStepEnv, PayoutStore } from "./payout-steps";
 import type { RpcLogger } from "./json-rpc";
 import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo, TokenSymbol } from "./types";
+import type { SandboxChain } from "./sandbox/chain";
+import type { SandboxRules } from "./sandbox/rules";
 
 /** What the hosted pages put in a QR: the bare address, or the API's paymentUri. */
 export type QrSource = "address" | "paymentUri";
@@ -60,6 +62,8 @@ export interface ChainSectionConfig extends ChainNodeConfig {
 
 /** A chain's defaults: its `chains.<CODE>` config section is built from them (key names: DESIGN 3). */
 export interface ChainDefaults {
+  /** `enabled`: false for a chain operators opt into (DESIGN 17: the EVM chains after BSC); absent: true. */
+  enabled?: boolean;
   /** `confirmations`: blocks, the transfer's included, before a pay-in completes. */
   confirmations: number;
   /** `block_time`: the sandbox chain's block pace. */
@@ -133,8 +137,8 @@ export interface DerivationSpace {
 
 /**
  * What building an adapter yields: the adapter and the chain-specific parts bound to it. A
- * sandbox adapter's bundle is the adapter alone (no payout steps, no jobs, no fees, nothing
- * to reconcile: its chain lives in the database).
+ * sandbox adapter's bundle is the adapter and what its module's `sandbox.bundle` adds (TRON:
+ * payout steps, energy jobs and staking on the sandbox's resources); nothing to reconcile.
  */
 export interface ChainBundle {
   adapter: ChainAdapter;
@@ -188,6 +192,16 @@ export interface ChainModule {
    * the bundle (chains/factory.ts `chainBundle`), never by testing the adapter's shape.
    */
   createAdapter(a: { cfg: ChainNodeConfig; tokens: TokenInfo[]; logger: RpcLogger; clock?: Clock }): ChainBundle;
+  /**
+   * What the sandbox chain of this code models beyond transfers (TRON: TRX fees, Stake 2.0
+   * energy, delegation and bandwidth, DESIGN 21): the rules it applies as it mines, and the
+   * chain-specific parts of a sandbox bundle (payout steps, jobs, staking) built on the sandbox
+   * chain. Absent: sandbox transfers cost nothing and need no steps.
+   */
+  sandbox?: {
+    rules: SandboxRules;
+    bundle(chain: SandboxChain, cfg: ChainNodeConfig): Omit<ChainBundle, "adapter">;
+  };
   /**
    * Base units a collection leg leaves on a deposit address with `[collection] keep_dust = true`
    * (TRON: 1, so the payer's next transfer there costs the energy of one to an existing holder);

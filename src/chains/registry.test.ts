@@ -3,16 +3,32 @@ import { mnemonicToSeedSync } from "@scure/bip39";
 import { chainModule, chainModules, hasChainModule } from "./registry";
 
 const SEED = mnemonicToSeedSync("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about");
+const PRODUCT = ["TRON", "BSC", "SOL", "ETH", "POLYGON", "ARBITRUM", "BASE"] as const;
 
 describe("chain registry", () => {
   test("every product chain code has exactly one module, under its own code", () => {
-    expect(chainModules().map((m) => m.code).sort()).toEqual(["BSC", "SOL", "TRON"]);
-    for (const c of ["TRON", "BSC", "SOL"] as const) expect(chainModule(c).code).toBe(c);
-    expect(hasChainModule("ETH")).toBe(false);
-    expect(() => chainModule("ETH" as never)).toThrow("unknown chain: ETH");
+    expect(chainModules().map((m) => m.code).sort()).toEqual(["ARBITRUM", "BASE", "BSC", "ETH", "POLYGON", "SOL", "TRON"]);
+    for (const c of PRODUCT) expect(chainModule(c).code).toBe(c);
+    expect(hasChainModule("TON")).toBe(false);
+    expect(() => chainModule("TON" as never)).toThrow("unknown chain: TON");
   });
 
-  test.each(["TRON", "BSC", "SOL"] as const)("%s: derived and random addresses are valid and canonical; the payment URI names the address and token", (c) => {
+  // DESIGN 17: each new EVM network's chain id, native coin and mainnet token facts, off by default.
+  test.each([
+    ["ETH", 1, "ETH", { USDT: ["0xdAC17F958D2ee523a2206206994597C13D831ec7", 6], USDC: ["0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", 6] }],
+    ["POLYGON", 137, "POL", { USDT: ["0xc2132D05D31c914a87C6611C10748AEb04B58e8F", 6], USDC: ["0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359", 6] }],
+    ["ARBITRUM", 42161, "ETH", { USDT: ["0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9", 6], USDC: ["0xaf88d065e77c8cC2239327C5EDb3A432268e5831", 6] }],
+    ["BASE", 8453, "ETH", { USDC: ["0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", 6] }],
+  ] as const)("%s: chain id %d, native %s, the table's tokens; off unless enabled", (c, chainId, native, tokens) => {
+    const m = chainModule(c);
+    expect(m.native).toEqual({ symbol: native, decimals: 18 });
+    expect(Object.fromEntries(m.defaults.tokens.map((t) => [t.symbol, [t.contract, t.decimals]]))).toEqual(tokens as never);
+    expect(m.defaults.enabled).toBe(false);
+    const t = m.defaults.tokens[0]!;
+    expect(m.paymentUri(t, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", 5n, "PI1")).toBe(`ethereum:${t.contract}@${chainId}/transfer?address=0x70997970C51812dc3A010C7d01b50e0d17dc79C8&uint256=5`);
+  });
+
+  test.each(PRODUCT)("%s: derived and random addresses are valid and canonical; the payment URI names the address and token", (c) => {
     const m = chainModule(c);
     const derived = m.deriveKey(SEED, 7).address;
     const random = m.address.random();
@@ -29,7 +45,7 @@ describe("chain registry", () => {
   });
 
   test.each([
-    ["BSC", /^0x[0-9a-f]{64}$/, /^0x[0-9a-f]{64}$/],
+    ...(["BSC", "ETH", "POLYGON", "ARBITRUM", "BASE"] as const).map((c) => [c, /^0x[0-9a-f]{64}$/, /^0x[0-9a-f]{64}$/] as const),
     ["TRON", /^[0-9a-f]{64}$/, /^[0-9a-f]{64}$/],
     // A Solana transaction id is a 64-byte signature in base58; a block hash 32 bytes.
     ["SOL", /^[1-9A-HJ-NP-Za-km-z]{43,44}$/, /^[1-9A-HJ-NP-Za-km-z]{86,88}$/],

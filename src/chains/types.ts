@@ -1,8 +1,8 @@
-// The one interface every chain implementation (sandbox, TRON, BSC, SOL) fulfils.
+// The one interface every chain implementation (sandbox, TRON, the EVM chains, SOL) fulfils.
 // Amounts are bigint base units; addresses are in the chain's native display
 // format (TRON base58check, EIP-55 hex, Solana base58).
 
-export type ChainCode = "TRON" | "BSC" | "SOL";
+export type ChainCode = "TRON" | "BSC" | "SOL" | "ETH" | "POLYGON" | "ARBITRUM" | "BASE";
 export type TokenSymbol = "USDT" | "USDC";
 export type ChainMode = "sandbox" | "rpc";
 
@@ -12,7 +12,7 @@ export type ChainMode = "sandbox" | "rpc";
 export interface TokenInfo {
   chain: ChainCode;
   symbol: TokenSymbol;
-  /** Contract (TRON/BSC) or mint (SOL) address. */
+  /** Contract (TRON, EVM chains) or mint (SOL) address. */
   contract: string;
   decimals: number;
 }

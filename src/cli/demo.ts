@@ -5,8 +5,23 @@ import { createMerchant } from "../merchants/service";
 import { createUser, findUser } from "../backoffice/users";
 import { issueSetupToken } from "../backoffice/setup";
 import { CLI_ACTOR } from "../audit/log";
+import type { LoadedConfig } from "../config/load";
 
 const MARK = "demo_merchant_uid";
+
+/**
+ * Demo exchange rates (units per 1 USDT/USDC) for `serve --demo` when the config has no rate
+ * table of its own: shop plugins (epusdt, EPay) send CNY, and with an empty table every such
+ * order (and every CNY or EUR payment link) would be refused (10006 / 56001) until the
+ * operator wrote one. A config that sets `[rates]` (a table or coingecko) is left as it is.
+ */
+export const DEMO_RATES: Readonly<Record<string, string>> = { CNY: "7.10", EUR: "0.92" };
+
+export function withDemoRates(loaded: LoadedConfig): { loaded: LoadedConfig; added: boolean } {
+  const rates = loaded.config.rates;
+  if (rates.source !== "fixed" || Object.keys(rates.fixed).length) return { loaded, added: false };
+  return { loaded: { ...loaded, config: { ...loaded.config, rates: { ...rates, fixed: { ...DEMO_RATES } } } }, added: true };
+}
 
 /** On the first `make run`, a demo merchant whose key is printed once. */
 export function ensureDemoMerchant(ctx: AppContext): { merchantUid: string; apiKey: string } | null {

@@ -22,7 +22,7 @@ import { plainError } from "../callbacks/plain-error";
 import { CLI_ACTOR } from "../audit/log";
 import { merchantSet } from "./merchant";
 import { USER_USAGE, userCommand } from "./users";
-import { ensureDemoUsers, setupLink } from "./demo";
+import { ensureDemoUsers, setupLink, withDemoRates, DEMO_RATES } from "./demo";
 import { ORDER_USAGE, orderCommand } from "./order";
 import { DEPOSIT_USAGE, depositCommand } from "./deposit";
 import { DENYLIST_USAGE, denylistCommand } from "./denylist";
@@ -242,7 +242,9 @@ function printInit(r: InitResult, source: string, serving = false) {
   console.log(lines.join("\n"));
 }
 
-async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Promise<number> {
+async function serve(configured: ReturnType<typeof loadConfig>, demo: boolean): Promise<number> {
+  const rates = demo ? withDemoRates(configured) : { loaded: configured, added: false };
+  const loaded = rates.loaded;
   // `make run` on an empty folder makes its data folder (the same refusals as init).
   if (demo && !databasePresent(loaded.config.database.path)) printInit(initDataFolder(loaded), loaded.source, true);
   // One gateway per database (DESIGN 16), locked before migrations so a second binary (an
@@ -260,6 +262,7 @@ async function serve(loaded: ReturnType<typeof loadConfig>, demo: boolean): Prom
     printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
     if (demoCreds) printDemoData(ctx.publicUrl, await seedDemoData(ctx, gw.runtime, demoCreds.merchantUid));
     printBackofficeAccess(ctx, demo);
+    if (rates.added) console.log(`  demo rates:      1 USDT = ${Object.entries(DEMO_RATES).map(([c, r]) => `${r} ${c}`).join(", ")} (fixed, for trying shop plugins; set [rates] for real ones)`);
   } catch (e) {
     // No half-started gateway: the listener closes and the caller exits non-zero.
     await gw?.stop().catch(() => undefined);

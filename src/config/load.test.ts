@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig, parseConfig, resolveConfigPath, runOverrides } from "./load";
 import { renderExampleConfig } from "../cli/example-config";
@@ -13,6 +14,31 @@ describe("config", () => {
     expect(config.database.path).toBe("data/stablegate.db");
     expect(config.callbacks.retry_delays).toEqual(["1m", "5m"]);
     expect(publicUrl).toBe("http://127.0.0.1:8080");
+  });
+
+  // DESIGN 17: the EVM chains after BSC are opt-in; `serve --demo` (make run) shows all seven in sandbox.
+  test("ETH, POLYGON, ARBITRUM, BASE are off by default; serve --demo turns on every chain a sandbox config leaves unset", () => {
+    const NEW = ["ETH", "POLYGON", "ARBITRUM", "BASE"] as const;
+    const plain = parseConfig({}).config.chains;
+    expect(NEW.map((c) => plain[c].enabled)).toEqual([false, false, false, false]);
+    expect(["TRON", "BSC", "SOL"].map((c) => plain[c as "TRON"].enabled)).toEqual([true, true, true]);
+    // Finality defaults per chain (docs/chains.md, "Finality per EVM chain").
+    expect(Object.fromEntries(["BSC", ...NEW].map((c) => [c, (plain[c as "BSC"] as { finality?: string }).finality]))).toEqual({
+      BSC: "confirmations", ETH: "confirmations", POLYGON: "finalized", ARBITRUM: "confirmations", BASE: "confirmations",
+    });
+    const demo = loadConfig(null, { demo: true }).config.chains;
+    expect(Object.entries(demo).filter(([, c]) => !c.enabled || c.mode !== "sandbox")).toEqual([]);
+    expect(Object.keys(demo)).toHaveLength(7);
+    expect(runOverrides({ demo: true }, {}).demo).toBe(true);
+    // What the config says stays: an explicit `enabled = false`, and every section of a gateway with an rpc chain.
+    const dir = mkdtempSync(join(tmpdir(), "sg-demo-"));
+    const write = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
+    const offEth = loadConfig(write("a.toml", "[chains.ETH]\nenabled = false\n"), { demo: true }).config.chains;
+    expect([offEth.ETH.enabled, offEth.BASE.enabled]).toEqual([false, true]);
+    const rpc = loadConfig(write("b.toml", '[chains.BSC]\nmode = "rpc"\nrpc_urls = ["http://127.0.0.1:1"]\n[chains.TRON]\nenabled = false\n[chains.SOL]\nenabled = false\n'), { demo: true }).config.chains;
+    expect(Object.entries(rpc).filter(([, c]) => c.enabled).map(([c]) => c)).toEqual(["BSC"]);
+    // A bad finality is refused by name.
+    expect(() => parseConfig({ chains: { BASE: { finality: "instant" } } })).toThrow('chains.BASE.finality: must be one of "confirmations", "safe", "finalized"');
   });
 
   test("--port / --data, else STABLEGATE_PORT / STABLEGATE_DATA, over the default or a config file", () => {

@@ -7,7 +7,7 @@ import { DURATION_PATTERN, parseDuration } from "../lib/duration";
 import { compareAmounts } from "../lib/money";
 import { cidrProblem } from "../lib/client-ip";
 import { notifyUrlProblem } from "../lib/target-url";
-import { chainModule, hasChainModule } from "../chains/registry";
+import { chainCodes, chainModule, hasChainModule } from "../chains/registry";
 
 export class ConfigError extends Error {
   constructor(public readonly problems: string[], source: string) {
@@ -34,12 +34,14 @@ export function resolveConfigPath(flag?: string, env = process.env): string | nu
 export interface RunOverrides {
   port?: string;
   data?: string;
+  /** `serve --demo` (`make run`): a sandbox gateway shows every chain (DESIGN 17), the opt-in ones too. */
+  demo?: boolean;
 }
 
 /** `--port` / `--data`, else STABLEGATE_PORT / STABLEGATE_DATA. */
 export function runOverrides(flags: Record<string, string | true>, env = process.env): RunOverrides {
   const pick = (flag: string, name: string) => (typeof flags[flag] === "string" ? (flags[flag] as string) : env[name] || undefined);
-  return { port: pick("port", "STABLEGATE_PORT"), data: pick("data", "STABLEGATE_DATA") };
+  return { port: pick("port", "STABLEGATE_PORT"), data: pick("data", "STABLEGATE_DATA"), demo: flags.demo === true || undefined };
 }
 
 /** The database file in a data folder given by `--data` / STABLEGATE_DATA (as the default's `data/stablegate.db`). */
@@ -82,7 +84,18 @@ function withOverrides(raw: Record<string, unknown>, over: RunOverrides, source:
     if (!over.data.trim()) throw new ConfigError(["--data / STABLEGATE_DATA must name a folder"], source);
     out.database = { ...section("database"), path: join(over.data, DATA_FOLDER_DB) };
   }
+  if (over.demo) out.chains = demoChains(section("chains"));
   return out;
+}
+
+/**
+ * `serve --demo` on a sandbox gateway turns on every chain whose `enabled` the config does not
+ * set (the chains that are off by default, DESIGN 17); a gateway with an rpc chain stays as written.
+ */
+function demoChains(chains: Record<string, unknown>): Record<string, unknown> {
+  const sections = chains as Record<string, Record<string, unknown> | undefined>;
+  if (Object.values(sections).some((c) => c?.mode === "rpc")) return chains;
+  return { ...chains, ...Object.fromEntries(chainCodes().filter((c) => sections[c]?.enabled === undefined).map((c) => [c, { ...sections[c], enabled: true }])) };
 }
 
 export function parseConfig(raw: unknown, source = "inline"): LoadedConfig {

@@ -30,7 +30,7 @@ const RatesSection = T.Object(
 
 const TokenOverride = T.Object(
   {
-    contract: T.Optional(T.String({ minLength: 1, description: "token contract (TRON/BSC) or mint (SOL)" })),
+    contract: T.Optional(T.String({ minLength: 1, description: "token contract (TRON, EVM chains) or mint (SOL)" })),
     decimals: T.Optional(T.Integer({ minimum: 0, maximum: 36, description: "token decimals; checked on chain at start-up in rpc mode" })),
     min_amount: Amount("0.000001", "smallest pay-in or payout amount accepted (10001 with data.min below it)"),
     max_amount: Amount("100000000", "largest pay-in or payout amount accepted (10001 with data.max above it)"),
@@ -42,7 +42,7 @@ const TokenOverride = T.Object(
 const chain = (defaults: ChainDefaults) =>
   T.Object(
     {
-      enabled: T.Boolean({ default: true, description: "watch and pay on this chain" }),
+      enabled: T.Boolean({ default: defaults.enabled ?? true, description: "watch and pay on this chain (`serve --demo` turns on every chain a sandbox gateway does not mention)" }),
       mode: T.Union([T.Literal("sandbox"), T.Literal("rpc")], { default: "sandbox", description: '"sandbox" (in-process test chain) or "rpc" (a real node)' }),
       confirmations: T.Integer({ minimum: 1, maximum: 1000, default: defaults.confirmations, description: "blocks (including the transfer's) before a pay-in completes" }),
       block_time: Duration(defaults.blockTime, 'sandbox block pace; "0s" mines only on request (POST /sandbox/blocks)'),
@@ -50,7 +50,7 @@ const chain = (defaults: ChainDefaults) =>
       api_key: T.Optional(T.String({ description: "rpc mode: API key header for providers such as TronGrid" })),
       poll_interval: Duration("1s", "rpc mode: how often the watcher polls the node"),
       gas_price_cap: T.Optional(T.String({ pattern: "^\\d+$", description: "EVM chains: highest gas price in wei a payout or gas top-up may pay (type 2: maxFeePerGas); replacements stop at it (payout_stuck)" })),
-      gas_low_balance: T.Optional(T.String({ pattern: "^\\d+(\\.\\d{1,18})?$", description: "native units (TRX, BNB, SOL); the gas_low alert fires while the gas wallet holds less" })),
+      gas_low_balance: T.Optional(T.String({ pattern: "^\\d+(\\.\\d{1,18})?$", description: "native units (TRX, BNB, ETH, POL, SOL); the gas_low alert fires while the gas wallet holds less" })),
       tokens: T.Object(
         Object.fromEntries(defaults.tokens.map((t) => [t.symbol, T.Optional(TokenOverride)])),
         { additionalProperties: false, default: {} },

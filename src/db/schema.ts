@@ -91,7 +91,7 @@ export const addresses = sqliteTable(
     uniqueIndex("addresses_chain_address").on(t.chain, t.address),
     // One live exclusive address per (merchant, chain, bindKey); a soft-deleted one is replaced.
     uniqueIndex("addresses_exclusive_key").on(t.merchantId, t.chain, t.bindKey).where(sql`kind = 'exclusive' AND deleted_at IS NULL`),
-    // Also the create path's pool scan, in derivation order (payin/service.ts freeSharedAddress).
+    // Also the create path's pool scan, in derivation order (payin/store.ts freeSharedAddress).
     index("addresses_merchant").on(t.merchantId, t.chain, t.kind, t.derivationIndex),
   ],
 );
@@ -544,8 +544,37 @@ export const sandboxTransfers = sqliteTable(
     /** Raw signed payload for payouts broadcast through the sandbox. */
     raw: text("raw"),
     createdAt: integer("created_at").notNull(),
+    /** A transaction's own row (log_index 0): what it cost (TxCost as JSON, decimal strings). */
+    cost: text("cost"),
+    /** 1: included but failed on chain (its fee burned, nothing moved). */
+    failed: integer("failed").notNull().default(0),
   },
   (t) => [uniqueIndex("sandbox_tx").on(t.chain, t.txHash, t.logIndex), index("sandbox_block").on(t.chain, t.blockNumber)],
+);
+
+/** What a chain's sandbox rules keep per account beyond balances (TRON: stake, delegations, energy usage), JSON. */
+export const sandboxAccounts = sqliteTable(
+  "sandbox_accounts",
+  {
+    chain: text("chain").notNull(),
+    address: text("address").notNull(),
+    state: text("state").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.chain, t.address] })],
+);
+
+/** Sandbox balance changes that are no transfer (fees burned, stake), by block: a reorg gives them back. */
+export const sandboxAdjustments = sqliteTable(
+  "sandbox_adjustments",
+  {
+    chain: text("chain").notNull(),
+    blockNumber: integer("block_number").notNull(),
+    address: text("address").notNull(),
+    token: text("token").notNull(),
+    /** Signed base units (decimal string). */
+    delta: text("delta").notNull(),
+  },
+  (t) => [index("sandbox_adjustments_block").on(t.chain, t.blockNumber)],
 );
 
 /** The sandbox chain's token balances (mined transfers), kept by triggers on sandbox_transfers; hi * 10^12 + lo. */
@@ -845,7 +874,7 @@ export const collectionLegs = sqliteTable(
     payoutOrderId: integer("payout_order_id").references(() => payoutOrders.id),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.runId, t.legNo] })],
+  (t) => [primaryKey({ columns: [t.runId, t.legNo] }), index("collection_legs_address").on(t.addressId)],
 );
 
 /**

@@ -13,6 +13,8 @@ let doc: any;
 let dir: string;
 const bin = (name: string) => join(ROOT, "node_modules/.bin", name);
 const offline = { REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" };
+/** The OpenAPI chainCode enum is the registry: every product chain, enabled or not (DESIGN 17). */
+const CHAINS = ["TRON", "BSC", "SOL", "ETH", "POLYGON", "ARBITRUM", "BASE"];
 
 function run(cmd: string[]) {
   const r = Bun.spawnSync(cmd, { cwd: dir, env: { ...process.env, ...offline }, stdout: "pipe", stderr: "pipe" });
@@ -54,7 +56,7 @@ describe("the served /openapi.json", () => {
   test("enums: chainCode, tokenSymbol, pay-in and payout statuses", () => {
     const s = doc.components.schemas;
     for (const name of ["CreatePayinOrder", "PayinOrder", "CreatePayoutOrder", "PayoutOrder", "ExclusiveBinding", "PayinCallbackPayload", "PayoutCallbackPayload"]) {
-      expect(s[name].properties.chainCode.enum, name).toEqual(["TRON", "BSC", "SOL"]);
+      expect(s[name].properties.chainCode.enum, name).toEqual(CHAINS);
       expect(s[name].properties.tokenSymbol.enum, name).toEqual(["USDT", "USDC"]);
     }
     const payin = ["waiting_payment", "detected", "confirming", "completed", "risk_settled", "expired", "frozen_abnormal", "cancelled"];
@@ -65,7 +67,7 @@ describe("the served /openapi.json", () => {
     expect(s.PayoutCallbackPayload.properties.status.enum).toEqual(["submitted", "broadcasted", "confirmed", "failed"]);
     expect(s.ExclusiveBinding.properties.status.enum).toEqual(["active", "disabled"]);
     const q = doc.paths["/openapi/payin/exclusive-bindings/{bindKey}"].get.parameters.find((p: any) => p.name === "chainCode");
-    expect(q.schema.enum).toEqual(["TRON", "BSC", "SOL"]);
+    expect(q.schema.enum).toEqual(CHAINS);
   });
 
   test("webhooks are not signed with the API headers: security: []", () => {
@@ -89,8 +91,9 @@ export const a = order.status === "complete";
 export const b = cb.status === "complete";
 // @ts-expect-error "success" is not a payout status
 export const c = payout.status === "success";
-// @ts-expect-error "ETH" is not a chainCode
-export const d: S["CreatePayinOrder"]["chainCode"] = "ETH";
+// @ts-expect-error "TON" is not a chainCode
+export const d: S["CreatePayinOrder"]["chainCode"] = "TON";
+export const e: S["CreatePayinOrder"]["chainCode"] = "BASE";
 export const ok = order.status === "completed" && payout.status === "confirmed" && order.chainCode === "TRON";
 `,
     );

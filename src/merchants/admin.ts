@@ -2,12 +2,11 @@
 // and rotate go through the merchant service (which audits them, as for the
 // CLI); rename is audited here (payout controls and fee balance credits: in
 // src/payout/controls-audited.ts). Each change and its audit entry commit together.
-import { eq } from "drizzle-orm";
 import { type Actor, recordAudit } from "../audit/log";
 import { writeTx } from "../db/client";
-import { merchants } from "../db/schema";
 import { createMerchant, findMerchantByUid, type Merchant, type MerchantDeps, MerchantNotFound, rotateKey, setMerchantStatus } from "./service";
 import { SettingsError } from "./settings";
+import { patchMerchant } from "./store";
 
 export function mustFind(deps: MerchantDeps, uid: string): Merchant {
   const m = findMerchantByUid(deps.db, uid);
@@ -34,7 +33,7 @@ export function renameMerchant(deps: MerchantDeps, uid: string, name: string, ac
   return writeTx(deps.db, () => {
     const before = mustFind(deps, uid);
     if (before.name === clean) return before;
-    const m = deps.db.update(merchants).set({ name: clean, updatedAt: deps.now() }).where(eq(merchants.id, before.id)).returning().get();
+    const m = patchMerchant(deps.db, before, { name: clean }, deps.now());
     recordAudit(deps.db, { ...actor, action: "merchant.rename", target: `merchant:${uid}`, before: { name: before.name }, after: { name: clean }, at: deps.now() });
     return m;
   });

@@ -2,12 +2,11 @@
 // plugins sign with. Encrypted with the master key like API keys; never logged or audited in
 // full (the audit entry keeps a masked hint). Set by `merchant set --epusdt-token/--epay-key`
 // and the merchant's developer settings; an empty value clears it (that protocol is then off).
-import { eq } from "drizzle-orm";
 import { type Db, type DbOrTx, writeTx } from "../db/client";
-import { merchants } from "../db/schema";
 import type { Cipher } from "../secrets/cipher";
 import { recordAudit, type Actor } from "../audit/log";
 import { MerchantNotFound, type Merchant } from "./service";
+import { compatKeysOf, findMerchantByUid, patchMerchant } from "./store";
 import type { CompatProtocol } from "../lib/compat-signing";
 
 export class CompatKeyError extends Error {}
@@ -63,9 +62,9 @@ export function setCompatKeys(deps: CompatKeyDeps, uid: string, patch: CompatKey
   if (problems.length) throw new CompatKeyError(problems.join("; "));
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
-    const before = tx.select().from(merchants).where(eq(merchants.uid, uid)).get();
+    const before = findMerchantByUid(tx, uid);
     if (!before) throw new MerchantNotFound(uid);
-    const after = Object.keys(set).length ? tx.update(merchants).set({ ...set, updatedAt: now }).where(eq(merchants.id, before.id)).returning().get() : before;
+    const after = patchMerchant(tx, before, set, now);
     const state = compatKeyState(deps, after);
     recordAudit(tx, { ...actor, at: now, action: "merchant.compat_keys", target: `merchant:${uid}`, before: compatKeyState(deps, before), after: state });
     return state;
@@ -80,6 +79,6 @@ export function compatSecret(deps: { cipher: Cipher }, m: Pick<Merchant, "epusdt
 
 /** The same, by merchant id (the callback worker signs each delivery with the key in force). */
 export function compatSecretOf(deps: { db: DbOrTx; cipher: Cipher }, merchantId: number, protocol: CompatProtocol): string | undefined {
-  const m = deps.db.select({ epusdtTokenEnc: merchants.epusdtTokenEnc, epayKeyEnc: merchants.epayKeyEnc }).from(merchants).where(eq(merchants.id, merchantId)).get();
+  const m = compatKeysOf(deps.db, merchantId);
   return m ? compatSecret(deps, m, protocol) : undefined;
 }

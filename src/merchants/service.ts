@@ -2,19 +2,30 @@
 // stored encrypted and found through a keyed hash. Rotation keeps the old key
 // valid for request signing during `auth.rotation_grace` and forever for
 // verifying callbacks of orders created under it.
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
-import { type Db, type DbOrTx, prepared, writeTx } from "../db/client";
-import { apiKeys, backofficeSessions, backofficeUsers, merchants } from "../db/schema";
+import { type Db, type DbOrTx, writeTx } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
 import { maskApiKey } from "../lib/logger";
 import { newId } from "../lib/ids";
 import { existingKeyCache } from "./key-cache";
 import { textProblem } from "../lib/text";
 import { recordAudit, type Actor } from "../audit/log";
+import {
+  type ApiKeyRow,
+  currentKey,
+  findMerchantByUid,
+  insertApiKey,
+  insertMerchant,
+  keyById,
+  keyByLookupHash,
+  type Merchant,
+  patchMerchant,
+  retireCurrentKey,
+  revokeMerchantSessions,
+} from "./store";
 
-export type Merchant = typeof merchants.$inferSelect;
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
+// The merchants' storage is store.ts; these are its reads the other domains use.
+export { currentKey, findMerchantById, findMerchantByUid, listMerchants, type ApiKeyRow, type Merchant } from "./store";
 
 export interface MerchantDeps {
   db: Db;
@@ -29,18 +40,16 @@ export function generateApiKey(): string {
 /** Stores a new current key for the merchant (a fresh random one unless given: tests install known keys). */
 export function insertKey(tx: DbOrTx, deps: MerchantDeps, merchantId: number, now: number, apiKey = generateApiKey()): { id: string; apiKey: string } {
   const id = newId("AK");
-  tx.insert(apiKeys)
-    .values({
-      id,
-      merchantId,
-      lookupHash: deps.cipher.lookupHash(apiKey),
-      secretEnc: deps.cipher.encrypt(apiKey),
-      hint: maskApiKey(apiKey),
-      validFrom: now,
-      validUntil: null,
-      createdAt: now,
-    })
-    .run();
+  insertApiKey(tx, {
+    id,
+    merchantId,
+    lookupHash: deps.cipher.lookupHash(apiKey),
+    secretEnc: deps.cipher.encrypt(apiKey),
+    hint: maskApiKey(apiKey),
+    validFrom: now,
+    validUntil: null,
+    createdAt: now,
+  });
   return { id, apiKey };
 }
 
@@ -55,43 +64,24 @@ export function createMerchant(
   if (problem) throw new Error(`merchant name ${problem}`);
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
-    const row = tx
-      .insert(merchants)
-      .values({ uid: "pending-" + newId(""), name, defaultCallbackUrl: input.defaultCallbackUrl ?? null, createdAt: now, updatedAt: now })
-      .returning()
-      .get();
+    const row = insertMerchant(tx, { uid: "pending-" + newId(""), name, defaultCallbackUrl: input.defaultCallbackUrl ?? null, createdAt: now, updatedAt: now });
     // UIDs look like the spec's M1000001: readable, sequential, never reused.
     const uid = `M${1000000 + row.id}`;
-    const merchant = tx.update(merchants).set({ uid }).where(eq(merchants.id, row.id)).returning().get();
+    const merchant = patchMerchant(tx, row, { uid });
     const { apiKey } = insertKey(tx, deps, row.id, now);
     if (actor) recordAudit(tx, { ...actor, at: now, action: "merchant.create", target: `merchant:${uid}`, after: { merchantUid: uid, name, keyHint: maskApiKey(apiKey) } });
     return { merchant, apiKey };
   });
 }
 
-export function listMerchants(db: DbOrTx): Merchant[] {
-  return db.select().from(merchants).orderBy(asc(merchants.id)).all();
-}
-
-export function findMerchantByUid(db: DbOrTx, uid: string): Merchant | undefined {
-  return db.select().from(merchants).where(eq(merchants.uid, uid)).get();
-}
-
-export function findMerchantById(db: DbOrTx, id: number): Merchant | undefined {
-  return prepared(db, "merchantById", (d) => d.select().from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id });
-}
-
 export function setMerchantStatus(deps: MerchantDeps, uid: string, status: "active" | "disabled", actor?: Actor): Merchant {
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
-    const before = tx.select().from(merchants).where(eq(merchants.uid, uid)).get();
+    const before = findMerchantByUid(tx, uid);
     if (!before) throw new MerchantNotFound(uid);
-    const m = tx.update(merchants).set({ status, updatedAt: now }).where(eq(merchants.id, before.id)).returning().get();
+    const m = patchMerchant(tx, before, { status }, now);
     // DESIGN 10: the users of a disabled merchant are signed out (every live session ends).
-    if (status === "disabled") {
-      const users = tx.select({ id: backofficeUsers.id }).from(backofficeUsers).where(eq(backofficeUsers.merchantId, before.id));
-      tx.update(backofficeSessions).set({ revokedAt: now }).where(and(inArray(backofficeSessions.userId, users), isNull(backofficeSessions.revokedAt))).run();
-    }
+    if (status === "disabled") revokeMerchantSessions(tx, before.id, now);
     if (actor) recordAudit(tx, { ...actor, at: now, action: status === "disabled" ? "merchant.disable" : "merchant.enable", target: `merchant:${uid}`, before: { status: before.status }, after: { status } });
     return m;
   });
@@ -107,13 +97,10 @@ export class MerchantNotFound extends Error {
 export function rotateKey(deps: MerchantDeps, uid: string, graceMs: number, actor?: Actor): { merchantUid: string; apiKey: string } {
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
-    const m = tx.select().from(merchants).where(eq(merchants.uid, uid)).get();
+    const m = findMerchantByUid(tx, uid);
     if (!m) throw new MerchantNotFound(uid);
     const old = currentKey(tx, m.id);
-    tx.update(apiKeys)
-      .set({ validUntil: now + graceMs })
-      .where(and(eq(apiKeys.merchantId, m.id), isNull(apiKeys.validUntil)))
-      .run();
+    retireCurrentKey(tx, m.id, now + graceMs);
     const { apiKey } = insertKey(tx, deps, m.id, now);
     if (actor) {
       // Hints only: a key never enters the audit log.
@@ -121,15 +108,6 @@ export function rotateKey(deps: MerchantDeps, uid: string, graceMs: number, acto
     }
     return { merchantUid: m.uid, apiKey };
   });
-}
-
-/** The merchant's current key (the one new orders are signed with). */
-export function currentKey(db: DbOrTx, merchantId: number): ApiKeyRow | undefined {
-  return db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.merchantId, merchantId), isNull(apiKeys.validUntil)))
-    .get();
 }
 
 /**
@@ -143,12 +121,11 @@ export function keyInForce(db: DbOrTx, merchantId: number, requestKeyId: string)
 }
 
 export function findKeyByValue(deps: { db: DbOrTx; cipher: Cipher }, apiKey: string): ApiKeyRow | undefined {
-  const q = prepared(deps.db, "keyByHash", (d) => d.select().from(apiKeys).where(eq(apiKeys.lookupHash, sql.placeholder("h"))).prepare());
-  return q.get({ h: deps.cipher.lookupHash(apiKey.trim()) });
+  return keyByLookupHash(deps.db, deps.cipher.lookupHash(apiKey.trim()));
 }
 
 export function keySecret(deps: { db: DbOrTx; cipher: Cipher }, keyId: string): string | undefined {
-  const row = prepared(deps.db, "keyById", (d) => d.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder("id"))).prepare()).get({ id: keyId });
+  const row = keyById(deps.db, keyId);
   return row ? deps.cipher.decrypt(row.secretEnc) : undefined;
 }
 

@@ -5,11 +5,12 @@
 import { isIP } from "node:net";
 import { eq, and } from "drizzle-orm";
 import { afterCommit, type Db, writeTx } from "../db/client";
-import { callbacks, merchants } from "../db/schema";
+import { callbacks } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { notifyUrlProblem } from "../lib/target-url";
 import { callbacksDue } from "../db/callbacks-due";
 import { MerchantNotFound, type Merchant } from "./service";
+import { findMerchantByUid, patchMerchant } from "./store";
 
 export class SettingsError extends Error {}
 
@@ -97,9 +98,9 @@ export function updateMerchantSettings(deps: SettingsDeps, uid: string, patch: S
   const set = validate(patch, deps.allowPrivateTargets);
   const now = deps.now();
   const out = writeTx(deps.db, (tx) => {
-    const before = tx.select().from(merchants).where(eq(merchants.uid, uid)).get();
+    const before = findMerchantByUid(tx, uid);
     if (!before) throw new MerchantNotFound(uid);
-    const after = Object.keys(set).length ? tx.update(merchants).set({ ...set, updatedAt: now }).where(eq(merchants.id, before.id)).returning().get() : before;
+    const after = patchMerchant(tx, before, set, now);
     const released = after.defaultCallbackUrl ? releaseHeldCallbacks(tx, after.id, now) : 0;
     if (released) afterCommit(tx, callbacksDue);
     recordAudit(tx, {

@@ -13,13 +13,13 @@ import { chainModule } from "../chains/registry";
 
 export interface GasReading {
   address: string;
-  /** Native units as a decimal string; null until read (or on a sandbox chain, which has no gas). */
+  /** Native units as a decimal string; null until read. */
   balance: string | null;
   low: boolean;
   checkedAt: number | null;
 }
 
-/** The chain's native balance of `address`, or null when the adapter has no gas (sandbox). */
+/** The chain's native balance of `address`, or null when the adapter cannot tell. */
 export async function nativeBalance(adapter: ChainAdapter, address: string): Promise<bigint | null> {
   const a = adapter as ChainAdapter & { nativeBalance?: (a: string) => Promise<bigint>; account?: (a: string) => Promise<{ balance: bigint }> };
   if (typeof a.nativeBalance === "function") return a.nativeBalance(address);

@@ -8,7 +8,9 @@ export const AmountField = T.String({
   examples: ["100.50"],
   errorMessage: "must be a decimal string with at most 6 fractional digits and no leading zeros",
 });
-export const ChainCodeField = T.String({ description: "TRON, BSC or SOL", examples: [chainModules()[0]!.code], errorMessage: "must be a string" });
+/** "TRON, BSC, SOL, ETH, POLYGON, ARBITRUM or BASE": the registry's chains. */
+const chainNames = () => chainModules().map((m) => m.code).join(", ").replace(/, ([^,]*)$/, " or $1");
+export const ChainCodeField = T.String({ description: chainNames(), examples: [chainModules()[0]!.code], errorMessage: "must be a string" });
 export const TokenSymbolField = T.String({ description: "USDT or USDC, matching chainCode", examples: ["USDT"], errorMessage: "must be a string" });
 /**
  * Free text the gateway stores or compares (DESIGN 5): well-formed Unicode (checked for every string in

@@ -5,6 +5,7 @@ import { and, desc, eq, gte, inArray, isNull, lt, lte, or, sql } from "drizzle-o
 import { prepared, type Tx, updateById } from "../db/client";
 import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db/schema";
 import type { IncomingTransfer } from "../chains/types";
+import { defaultToken } from "../chains/registry";
 import type { TransferPort } from "../watcher/port";
 import { findAddress } from "../wallet/addresses";
 import { derivedOrderNo, newToken } from "../lib/ids";
@@ -13,6 +14,7 @@ import { applyPayinEvent, insertOrderWithCallback, type PayinCtx } from "./servi
 import type { PayinOrderRow } from "./views";
 import type { UnmatchedReason } from "./unmatched";
 import { withinUnderpayTolerance } from "./tolerance";
+import { coveringOrderIds, expiredBefore, matchCandidateIds, showConfirmations } from "./store";
 
 export type TransferRow = typeof transfers.$inferSelect;
 
@@ -161,48 +163,18 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   keepUnmatched(ctx, tx, t, reason);
 }
 
-// The watcher's queries read open and recent orders only (issue 23): a round amount paid
-// on a pool address for the millionth time costs what the first did. Each returns ids,
-// read back through orderById; src/db/query-plans.test.ts checks they stay seeks.
-
-/** Unpaid orders of this address, token and amount that a transfer may pay: the waiting one
- * (payin_open_amount) and those expired within the late window (payin_expired_unpaid). */
-export const MATCH_CANDIDATES = `SELECT id FROM payin_orders INDEXED BY payin_open_amount
-  WHERE address_id = ?1 AND token = ?2 AND amount = ?3 AND mode = 'shared' AND status = 'waiting_payment' AND transfer_id IS NULL AND created_at <= ?4
-  UNION ALL
-  SELECT id FROM payin_orders INDEXED BY payin_expired_unpaid
-  WHERE address_id = ?1 AND token = ?2 AND amount = ?3 AND expire_at >= ?5 AND mode = 'shared' AND status = 'expired' AND transfer_id IS NULL AND created_at <= ?4`;
-
-/** Is there an unpaid order of this amount that expired before the late window? (the unmatched reason only) */
-export const EXPIRED_BEFORE_WINDOW = `SELECT 1 FROM payin_orders INDEXED BY payin_expired_unpaid
-  WHERE address_id = ?1 AND token = ?2 AND amount = ?3 AND expire_at < ?5 AND mode = 'shared' AND status = 'expired' AND transfer_id IS NULL AND created_at <= ?4
-  LIMIT 1`;
-
-/** Open orders of the address and token (any amount) whose window covers the block time, at most 2:
- * waiting (payin_open_amount), being confirmed (payin_settling_amount), expired since the block (payin_status). */
-export const COVERING_ORDERS = `SELECT id FROM (
-    SELECT id FROM payin_orders INDEXED BY payin_open_amount
-    WHERE address_id = ?1 AND token = ?2 AND mode = 'shared' AND status = 'waiting_payment' AND created_at <= ?3 AND expire_at >= ?4
-    UNION ALL
-    SELECT id FROM payin_orders INDEXED BY payin_settling_amount
-    WHERE address_id = ?1 AND token = ?2 AND mode = 'shared' AND status IN ('detected', 'confirming') AND created_at <= ?3 AND expire_at >= ?4
-    UNION ALL
-    SELECT id FROM payin_orders INDEXED BY payin_status
-    WHERE status = 'expired' AND expire_at >= ?4 AND address_id = ?1 AND token = ?2 AND mode = 'shared' AND created_at <= ?3
-  ) LIMIT 2`;
+// The watcher's queries read open and recent orders only (issue 23): the statements are the
+// store's (store.ts), each returns ids, read back through orderById.
+const matchKey = (t: TransferRow) => ({ addressId: t.addressId!, token: t.token, amount: t.amount });
 
 function matchCandidates(tx: Tx, t: TransferRow, lateWindow: number): PayinOrderRow[] {
-  const ids = prepared(tx, "matchCandidates", (d) => d.$client.prepare<{ id: number }, [string, string, string, number, number]>(MATCH_CANDIDATES)).all(
-    t.addressId!, t.token, t.amount, t.blockTime + CLOCK_SKEW_MS, t.blockTime - lateWindow,
-  );
+  const ids = matchCandidateIds(tx, matchKey(t), t.blockTime + CLOCK_SKEW_MS, t.blockTime - lateWindow);
   // Newest first (the ranking after this is a stable sort).
-  return ids.map((r) => orderById(tx, r.id)!).sort((a, b) => b.createdAt - a.createdAt);
+  return ids.map((id) => orderById(tx, id)!).sort((a, b) => b.createdAt - a.createdAt);
 }
 
 function expiredBeforeWindow(tx: Tx, t: TransferRow, lateWindow: number): boolean {
-  return !!prepared(tx, "expiredBeforeWindow", (d) => d.$client.prepare<{ 1: number }, [string, string, string, number, number]>(EXPIRED_BEFORE_WINDOW)).get(
-    t.addressId!, t.token, t.amount, t.blockTime + CLOCK_SKEW_MS, t.blockTime - lateWindow,
-  );
+  return expiredBefore(tx, matchKey(t), t.blockTime + CLOCK_SKEW_MS, t.blockTime - lateWindow);
 }
 
 /**
@@ -211,10 +183,7 @@ function expiredBeforeWindow(tx: Tx, t: TransferRow, lateWindow: number): boolea
  * their window.
  */
 function coveringOrders(tx: Tx, addressId: string, t: TransferRow): PayinOrderRow[] {
-  const ids = prepared(tx, "coveringOrders", (d) => d.$client.prepare<{ id: number }, [string, string, number, number]>(COVERING_ORDERS)).all(
-    addressId, t.token, t.blockTime + CLOCK_SKEW_MS, t.blockTime,
-  );
-  return ids.map((r) => orderById(tx, r.id)!);
+  return coveringOrderIds(tx, addressId, t.token, t.blockTime + CLOCK_SKEW_MS, t.blockTime).map((id) => orderById(tx, id)!);
 }
 
 /** DESIGN 18: an address's one open order paid less than expected, within the tolerance. */
@@ -230,7 +199,7 @@ function isOnlyOpenOrder(tx: Tx, o: PayinOrderRow, t: TransferRow): boolean {
 
 function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boolean, now: number): void {
   const addr = tx.select().from(bindings).where(and(eq(bindings.addressId, t.addressId!), eq(bindings.token, t.token))).get();
-  // On BSC one exclusive address serves every token of its bindKey: a token with no binding is kept.
+  // On an EVM chain one exclusive address serves every token of its bindKey: a token with no binding is kept.
   if (!addr) return keepUnmatched(ctx, tx, t, "wrong_token");
   const key = currentKey(tx, addr.merchantId);
   if (!key) return keepUnmatched(ctx, tx, t, "no_api_key");
@@ -242,7 +211,9 @@ function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boole
   const taken = (no: string) =>
     tx.select({ id: payinOrders.id }).from(payinOrders).where(or(eq(payinOrders.orderNo, no), and(eq(payinOrders.merchantId, addr.merchantId), eq(payinOrders.merchantOrderNo, no)))).get();
   for (let attempt = 1; taken(orderNo); attempt++) orderNo = derivedOrderNo("PI", time, cause, attempt);
-  const token = ctx.chains.get(t.chain as never)?.tokens.find((x) => x.symbol === t.token);
+  // The configured token (overrides included), else the registry's facts: never a guessed number of decimals.
+  const token = ctx.chains.get(t.chain as never)?.tokens.find((x) => x.symbol === t.token) ?? defaultToken(t.chain, t.token);
+  if (!token) throw new Error(`no token ${t.chain} ${t.token} in the registry: cannot tell its decimals`);
   const row = insertOrderWithCallback(
     tx,
     {
@@ -253,7 +224,7 @@ function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boole
       bindingId: addr.id,
       chain: t.chain,
       token: t.token,
-      decimals: token?.decimals ?? 6,
+      decimals: token.decimals,
       amount: t.amount,
       addressId: t.addressId!,
       address: t.toAddress,
@@ -362,23 +333,6 @@ export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt:
   ).all({ chain, twoAt: Math.max(twoAt, finalAt), finalAt });
 }
 
-/** The displayed confirmation counts of pending transfers and their orders: two set-based statements. */
-export function updateDisplayedConfirmations(tx: Tx, chain: string, latest: number, now: number): void {
-  prepared(tx, "displayTransferConfs", (d) =>
-    d.$client.prepare(
-      `UPDATE transfers SET confirmations = ?1 - block_number + 1
-       WHERE chain = ?2 AND status = 'pending' AND block_number >= 0 AND block_number <= ?1 AND confirmations <> ?1 - block_number + 1`,
-    ),
-  ).run(latest, chain);
-  prepared(tx, "displayOrderConfs", (d) =>
-    d.$client.prepare(
-      `UPDATE payin_orders SET confirmations = (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id), updated_at = ?2
-       WHERE id IN (SELECT payin_order_id FROM transfers WHERE chain = ?1 AND status = 'pending' AND block_number >= 0 AND payin_order_id IS NOT NULL)
-         AND confirmations <> (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id AND t.status = 'pending')`,
-    ),
-  ).run(chain, now);
-}
-
 /** The pay-in module's side of the watcher's port: transfers become deposits, payments and reversals. */
 export function payinTransferPort(ctx: PayinCtx): TransferPort {
   return {
@@ -387,6 +341,7 @@ export function payinTransferPort(ctx: PayinCtx): TransferPort {
     crossingThreshold,
     confirm: confirmTransfer,
     revert: (tx, t, now) => revertTransfer(ctx, tx, t, now),
-    showConfirmations: updateDisplayedConfirmations,
+    // The displayed confirmation counts of pending transfers and their orders (store.ts).
+    showConfirmations,
   };
 }

@@ -2,7 +2,7 @@
 // word the checkout, the back office and the guided resolution share (issue 28).
 import { eq } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
-import { transfers } from "../db/schema";
+import { payinOrders, transfers } from "../db/schema";
 import type { PayinOrderRow } from "./views";
 
 /** short: less than the amount; over: more; late: after expiry; operator: frozen by an operator (or a deny-listed sender). */
@@ -27,3 +27,10 @@ export const HOLD_TEXT: Record<HoldReason, string> = {
   late: "paid after the order expired",
   operator: "frozen by an operator (or a payment from a deny-listed sender)",
 };
+
+/** Why the order `orderNo` is held, in the back office's words ("" when it is not held). */
+export function holdTextOf(db: DbOrTx, orderNo: string): string {
+  const o = db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
+  const r = o ? holdReason(db, o) : null;
+  return r ? HOLD_TEXT[r] : "";
+}

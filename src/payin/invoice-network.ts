@@ -16,7 +16,8 @@ import { payerAmount } from "../rates/amount";
 import type { Config } from "../config/schema";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import type { ChainAdapter } from "../chains/types";
-import { applyPayinEvent, freeSharedAddress, type PayinCtx, writeCallback } from "./service";
+import { applyPayinEvent, type PayinCtx, writeCallback } from "./service";
+import { freeSharedAddress, invoicePayinCount } from "./store";
 import type { PayinOrderRow } from "./views";
 
 export const MAX_NUDGES = 100;
@@ -110,7 +111,7 @@ export function nudgedSharedAddress(
 
 function insertInvoicePayin(ctx: PayinCtx, tx: Tx, inv: InvoiceRow, adapter: ChainAdapter, token: string, decimals: number, base: bigint, rate: string, now: number): PayinOrderRow {
   const picked = nudgedSharedAddress(ctx, tx, inv.merchantId, adapter, token, decimals, base, now);
-  const attempt = tx.$client.query<{ n: number }, [number]>("SELECT count(*) AS n FROM payin_orders WHERE invoice_id = ?").get(inv.id)!.n + 1;
+  const attempt = invoicePayinCount(tx, inv.id) + 1;
   return tx
     .insert(payinOrders)
     .values({

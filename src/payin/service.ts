@@ -16,7 +16,8 @@ import { countTransition } from "../lib/event-metrics";
 import { newOrderNo, newTimedToken } from "../lib/ids";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
-import { AWAITING_PAYMENT, SETTLING_STATUSES, statusSql, transition, type PayinEvent, type PayinStatus } from "./state";
+import { transition, type PayinEvent, type PayinStatus } from "./state";
+import { freeSharedAddress, insertSharedPayin } from "./store";
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
 import { existingKeyCache } from "../merchants/key-cache";
 import { followPayin } from "../invoices/service";
@@ -97,22 +98,9 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
       invoiceRate: null,
       compat: null,
     };
-    // Plain bun:sqlite statement, no RETURNING: the row is what was written (the other
-    // columns start NULL, confirmations 0), its id is the new rowid.
-    const insert = prepared(tx, "insertSharedPayin", (d) =>
-      d.$client.prepare(
-        `INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address,
-                                   notify_url, redirect_url, api_key_id, status, checkout_token, expire_at, created_at, updated_at)
-         VALUES (?, ?, ?, 'shared', ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting_payment', ?, ?, ?, ?)
-         ON CONFLICT (merchant_id, merchant_order_no) DO NOTHING`,
-      ),
-    );
-    const res = insert.run(
-      row.orderNo, merchantId, row.merchantOrderNo, row.chain, row.token, row.decimals, row.amount, row.addressId, row.address,
-      row.notifyUrl, redirectUrl, apiKeyId, row.checkoutToken, row.expireAt, now, now,
-    );
-    if (res.changes === 0) return existing()!;
-    row.id = Number(res.lastInsertRowid);
+    const id = insertSharedPayin(tx, row, now);
+    if (id === null) return existing()!;
+    row.id = id;
     writeCallback(tx, row, now);
     return row;
   });
@@ -129,30 +117,6 @@ function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint
   if (Object.keys(diff).length) throw invalid(diff, { orderNo: o.orderNo });
   return o;
 }
-
-/**
- * The merchant's first pool address (by derivation index) where this amount is
- * not open: the pool in addresses_merchant's order (merchant, chain, kind,
- * derivation_index), per address one probe of payin_open_amount (waiting orders,
- * unique) and one of payin_settling_amount (detected, confirming): open orders
- * only, so a round amount repeated a million times costs what a new one does.
- * No ORDER BY: in bun's SQLite an ORDER BY cost ~10 µs per create even when
- * this index satisfied it (scripts/bench-inproc.ts); INDEXED BY keeps the scan
- * in index order.
- */
-export function freeSharedAddress(tx: Tx, merchantId: number, chain: string, token: string, units: bigint): { id: string; address: string } | undefined {
-  return prepared(tx, "freeSharedAddress", (d) => d.$client.prepare<{ id: string; address: string }, [number, string, string, string]>(FREE_SHARED_ADDRESS)).get(
-    merchantId, chain, token, units.toString(),
-  ) ?? undefined;
-}
-
-export const FREE_SHARED_ADDRESS = `SELECT a.id, a.address FROM addresses a INDEXED BY addresses_merchant
-  WHERE a.merchant_id = ?1 AND a.chain = ?2 AND a.kind = 'shared' AND a.deleted_at IS NULL
-    AND NOT EXISTS (SELECT 1 FROM payin_orders p INDEXED BY payin_open_amount
-                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND ${statusSql("p.status", AWAITING_PAYMENT)})
-    AND NOT EXISTS (SELECT 1 FROM payin_orders p INDEXED BY payin_settling_amount
-                    WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND ${statusSql("p.status", SETTLING_STATUSES)})
-  LIMIT 1`;
 
 /** Every pool address has this amount open: a new pool address up to the pool size; else 40105. */
 function growSharedPool(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, now: number): { id: string; address: string } {

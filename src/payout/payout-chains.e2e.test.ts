@@ -1,5 +1,5 @@
 // Payouts through the gateway on each chain's test node: the token transfer signed with the
-// source's HD key, sent and confirmed once final; gas from the gas wallet (BSC and TRON: a
+// source's HD key, sent and confirmed once final; gas from the gas wallet (EVM chains and TRON: a
 // top-up stored before it is sent, with TRON's activation; SOL: the gas wallet is fee payer and
 // pays the recipient's token-account rent); an empty gas wallet; a transfer failing on chain.
 // One table row per chain.
@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { startBscChain, startSolChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
-import { TOKEN_ADDRESSES } from "../testing/anvil";
+import { startEvmChain, startSolChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
+import { EVM_PROFILES } from "../testing/anvil";
 import { gasTopups, ledgerEntries, payoutOrders } from "../db/schema";
 import { gasWallet } from "../wallet/addresses";
 import { toBaseUnits } from "../lib/money";
-import type { ChainAdapter } from "../chains/types";
+import { maxCostOf } from "../chains/evm/payout-steps";
+import type { ChainAdapter, ChainCode, TokenSymbol } from "../chains/types";
 import type { TronAdapter } from "../chains/tron/adapter";
 import type { SolAdapter, SolTxMeta } from "../chains/sol/adapter";
 
@@ -72,21 +73,26 @@ interface PayoutCase {
   extra?: Array<[name: string, run: (w: Paying) => Promise<void>]>;
 }
 
-const CASES: PayoutCase[] = [
-  {
-    chain: "BSC",
-    node: "anvil",
-    start: () => startBscChain(),
+/**
+ * An EVM chain on anvil with its chain id (BSC, and the networks of DESIGN 17 with their 6-decimal
+ * tokens): the same steps, nonces and gas top-ups for every profile.
+ */
+function evmCase(chain: ChainCode): PayoutCase {
+  const { chainId } = EVM_PROFILES[chain]!;
+  return {
+    chain,
+    node: `anvil (chain id ${chainId})`,
+    start: () => startEvmChain(chain),
     confirmations: 3,
     fundBlocks: 2,
     sourceNative: 10n ** 16n,
     gasFunding: 10n ** 18n,
     gasPaysFees: false,
-    signedMeta: ({ from }) => ({ chainId: 56, from, nonce: 0 }),
+    signedMeta: ({ from }) => ({ chainId, from, nonce: 0 }),
     topup: {
       amount: async (_w, row) => {
-        const meta = JSON.parse(row.signedMeta!);
-        return BigInt(meta.gasLimit) * BigInt(meta.gasPrice);
+        // Gas limit × highest price per gas, + the L1 data fee allowance on an OP-stack chain (BASE).
+        return maxCostOf(JSON.parse(row.signedMeta!));
       },
       activation: 0n,
       after: async (w, from) => expect(await w.fx.nativeBalance(from)).toBeGreaterThanOrEqual(0n),
@@ -97,7 +103,8 @@ const CASES: PayoutCase[] = [
       // The tokens leave the source while the transfer waits in the mempool (balanceOf is slot 0 of the test token).
       cause: async (fx, from) => {
         const slot = keccak256(encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [from as Hex, 0n]));
-        await (fx as BscChainFixture).raw.node.rpc("anvil_setStorageAt", [TOKEN_ADDRESSES.USDT, slot, "0x" + "0".repeat(64)]);
+        const node = (fx as BscChainFixture).raw.node;
+        await node.rpc("anvil_setStorageAt", [node.tokenAddresses[fx.token as TokenSymbol], slot, "0x" + "0".repeat(64)]);
       },
       error: "reverted",
       sourceKeepsTokens: false,
@@ -107,17 +114,21 @@ const CASES: PayoutCase[] = [
         "payouts from one address take consecutive nonces and all confirm",
         async ({ fx, funded, payout, row, settle }) => {
           const from = await funded(30n, 10n ** 17n);
-          const targets = fx.receivers(3, "bsc-nonces");
+          const targets = fx.receivers(3, `${chain.toLowerCase()}-nonces`);
           const orders = await Promise.all(targets.map((to) => payout({ fromAddress: from, toAddress: to, amount: "10" })));
           const nonces = orders.map((o) => JSON.parse(row(o.orderNo).signedMeta!).nonce as number).sort();
           expect(nonces).toEqual([0, 1, 2]);
           for (const o of orders) expect((await settle(o.orderNo)).status).toBe("confirmed");
-          for (const to of targets) expect(await fx.tokenBalance(to)).toBe(10n * 10n ** 18n);
+          for (const to of targets) expect(await fx.tokenBalance(to)).toBe(10n * 10n ** BigInt(fx.decimals));
           expect(await fx.tokenBalance(from)).toBe(0n);
         },
       ],
     ],
-  },
+  };
+}
+
+const CASES: PayoutCase[] = [
+  evmCase("BSC"),
   {
     chain: "TRON",
     node: "the fake node",
@@ -193,6 +204,11 @@ const CASES: PayoutCase[] = [
       ],
     ],
   },
+  // DESIGN 17: a row per new EVM network.
+  evmCase("ETH"),
+  evmCase("POLYGON"),
+  evmCase("ARBITRUM"),
+  evmCase("BASE"),
 ];
 
 for (const k of CASES) {

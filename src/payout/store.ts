@@ -5,6 +5,7 @@ import { and, asc, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
 import type { DbOrTx, Tx } from "../db/client";
+import type { PayoutOrderRow } from "./views";
 import { payoutOrders, payoutTxAttempts } from "../db/schema";
 import { AWAITING_BROADCAST, UNFINISHED } from "./state";
 
@@ -37,6 +38,15 @@ export const payoutStore: PayoutStore = {
     return out;
   },
 };
+
+/** Payout orders by id, 500 ids a statement (the batch progress page's rows). */
+export function payoutsByIds(db: DbOrTx, ids: number[]): Map<number, PayoutOrderRow> {
+  const out = new Map<number, PayoutOrderRow>();
+  for (let i = 0; i < ids.length; i += 500) {
+    for (const o of db.select().from(payoutOrders).where(inArray(payoutOrders.id, ids.slice(i, i + 500))).all()) out.set(o.id, o);
+  }
+  return out;
+}
 
 /** One transaction of a payout and since when it is out (the order's first: broadcast time; a replacement: stored time). */
 export interface PayoutTxAttempt {

@@ -1,14 +1,23 @@
 // A real EVM node for tests: anvil from the @foundry-rs/anvil-linux-amd64 npm package,
-// chain id 56, with the test ERC-20 (TestToken.sol, 18 decimals) installed at the mainnet
-// BSC USDT and USDC addresses so configuration stays the real one.
+// by default chain id 56 with the test ERC-20 (TestToken.sol, 18 decimals) installed at the
+// mainnet BSC USDT and USDC addresses so configuration stays the real one; `chain` stands it
+// up as another product EVM chain (its chain id, its tokens' addresses and decimals).
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Subprocess } from "bun";
 import { encodeFunctionData, parseAbi, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { defaultToken } from "../chains/registry";
-import type { TokenSymbol } from "../chains/types";
-import { TEST_TOKEN_RUNTIME_BYTECODE } from "./erc20-bytecode";
+import { chainModule, defaultToken } from "../chains/registry";
+import type { ChainCode, TokenSymbol } from "../chains/types";
+import type { EvmChainProfile } from "../chains/evm/module";
+import { ARBITRUM_PROFILE } from "../chains/arbitrum";
+import { BASE_PROFILE } from "../chains/base";
+import { BSC_PROFILE } from "../chains/bsc";
+import { ETH_PROFILE } from "../chains/eth";
+import { POLYGON_PROFILE } from "../chains/polygon";
+import { testTokenBytecode } from "./erc20-bytecode";
+import { GAS_PRICE_ORACLE } from "../chains/evm/adapter";
+import { l1FeeOracleBytecode, TEST_L1_FEE } from "./l1-fee-oracle";
 import { freePort } from "./wait";
 
 
@@ -32,6 +41,11 @@ export const TOKEN_ADDRESSES: Record<TokenSymbol, `0x${string}`> = {
 
 type Hex = `0x${string}`;
 
+/** The product's EVM profiles by chain code: the chain ids anvil stands in for. */
+export const EVM_PROFILES: Readonly<Record<string, EvmChainProfile>> = Object.fromEntries(
+  [BSC_PROFILE, ETH_PROFILE, POLYGON_PROFILE, ARBITRUM_PROFILE, BASE_PROFILE].map((p) => [p.chain, p]),
+);
+
 export interface MinedTx {
   hash: Hex;
   blockNumber: bigint;
@@ -44,6 +58,9 @@ export interface MinedTx {
 export interface AnvilNode {
   url: string;
   port: number;
+  chainId: number;
+  /** Where the test token of each of the chain's symbols lives (the chain's mainnet contract). */
+  tokenAddresses: Partial<Record<TokenSymbol, Hex>>;
   /** The funded test key (dev account 0) and its address. */
   devKey: Hex;
   devAddress: Hex;
@@ -70,10 +87,14 @@ export interface StartAnvilOptions {
   blockTime?: number;
   /** Install the test token at the USDT/USDC addresses (default true). */
   tokens?: boolean;
-  /** Default 56 (BSC); another id stands in for another EVM chain. */
+  /** Default: the chain's (56 for BSC); another id stands in for another EVM chain. */
   chainId?: number;
   /** Wei: a chain with an EIP-1559 base fee (it then moves with the blocks). Default 0 (BSC has none), with 1 gwei as the suggested gas price. */
   baseFee?: bigint;
+  /** A product EVM chain (default BSC): its tokens' contracts and decimals, its chain id. */
+  chain?: ChainCode;
+  /** anvil's epoch length: the `safe` tag trails latest by this many blocks, `finalized` by twice (default anvil's 32). */
+  slotsInAnEpoch?: number;
 }
 
 export function anvilBinary(): string {
@@ -105,7 +126,12 @@ function installExitHook() {
 export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNode> {
   installExitHook();
   let lastErr: unknown;
-  const chainId = opts.chainId ?? 56;
+  const chain = opts.chain ?? "BSC";
+  const profile = EVM_PROFILES[chain];
+  if (!profile) throw new Error(`${chain} is not a product EVM chain`);
+  const chainId = opts.chainId ?? profile.chainId;
+  const tokens = chainModule(chain).defaults.tokens;
+  const tokenAddresses = Object.fromEntries(tokens.map((t) => [t.symbol, t.contract as Hex])) as Partial<Record<TokenSymbol, Hex>>;
   // The free port can be taken between probing and anvil binding it: retry with another.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
@@ -114,15 +140,18 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNod
     if (opts.baseFee) args.push("--base-fee", opts.baseFee.toString());
     else args.push("--base-fee", "0", "--gas-price", "1000000000");
     if (opts.blockTime !== undefined) args.push("--block-time", String(opts.blockTime));
+    if (opts.slotsInAnEpoch !== undefined) args.push("--slots-in-an-epoch", String(opts.slotsInAnEpoch));
     const proc = Bun.spawn(args, { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
     live.add(proc);
     const url = `http://127.0.0.1:${port}`;
     try {
       await waitReady(url, proc, chainId);
-      const node = makeNode(url, port, proc, chainId);
+      const node = makeNode(url, port, proc, chainId, tokenAddresses);
       if (opts.tokens !== false) {
-        for (const addr of Object.values(TOKEN_ADDRESSES)) await node.rpc("anvil_setCode", [addr, TEST_TOKEN_RUNTIME_BYTECODE]);
+        for (const t of tokens) await node.rpc("anvil_setCode", [t.contract, testTokenBytecode(t.decimals)]);
       }
+      // An OP-stack chain (BASE) prices the L1 data fee at its GasPriceOracle predeploy.
+      if (profile.l1Fee === "op-stack") await node.rpc("anvil_setCode", [GAS_PRICE_ORACLE, l1FeeOracleBytecode(TEST_L1_FEE)]);
       return node;
     } catch (e) {
       lastErr = e;
@@ -160,7 +189,12 @@ async function rawRpc(url: string, method: string, params: unknown[]): Promise<a
   return j.result;
 }
 
-function makeNode(url: string, port: number, proc: Subprocess, chainId: number): AnvilNode {
+function makeNode(url: string, port: number, proc: Subprocess, chainId: number, tokenAddresses: Partial<Record<TokenSymbol, Hex>>): AnvilNode {
+  const tokenAt = (token: TokenSymbol): Hex => {
+    const a = tokenAddresses[token];
+    if (!a) throw new Error(`chain id ${chainId} has no ${token} token`);
+    return a;
+  };
   const rpc = (method: string, params: unknown[] = []) => rawRpc(url, method, params);
   const devKey = DEV_KEYS[0] as Hex;
   const devAddress = privateKeyToAccount(devKey).address;
@@ -203,6 +237,8 @@ function makeNode(url: string, port: number, proc: Subprocess, chainId: number):
   return {
     url,
     port,
+    chainId,
+    tokenAddresses,
     devKey,
     devAddress,
     rpc,
@@ -211,15 +247,15 @@ function makeNode(url: string, port: number, proc: Subprocess, chainId: number):
     },
     mint(token, to, amount) {
       const data = encodeFunctionData({ abi: TEST_TOKEN_ABI, functionName: "mint", args: [to as Hex, amount] });
-      return sendFromKey(devKey, TOKEN_ADDRESSES[token], data);
+      return sendFromKey(devKey, tokenAt(token), data);
     },
     transfer(token, to, amount, key = devKey) {
       const data = encodeFunctionData({ abi: TEST_TOKEN_ABI, functionName: "transfer", args: [to as Hex, amount] });
-      return sendFromKey(key, TOKEN_ADDRESSES[token], data);
+      return sendFromKey(key, tokenAt(token), data);
     },
     async tokenBalance(token, address) {
       const data = encodeFunctionData({ abi: TEST_TOKEN_ABI, functionName: "balanceOf", args: [address as Hex] });
-      return BigInt(await rpc("eth_call", [{ to: TOKEN_ADDRESSES[token], data }, "latest"]));
+      return BigInt(await rpc("eth_call", [{ to: tokenAt(token), data }, "latest"]));
     },
     async setBalance(address, wei) {
       await rpc("anvil_setBalance", [address, toHex(wei)]);

@@ -1,9 +1,11 @@
-// One anvil node with the fault-injecting proxy in front and an adapter pointed at the proxy.
+// One anvil node with the fault-injecting proxy in front and an adapter pointed at the proxy:
+// BSC by default, or another product EVM chain (its chain id, tokens and profile).
 import { getAddress, keccak256, toHex } from "viem";
-import { createBscAdapter, type BscAdapter, type BscAdapterOptions } from "../chains/bsc/adapter";
+import type { BscAdapter, BscAdapterOptions } from "../chains/bsc/adapter";
+import { createEvmAdapter } from "../chains/evm/adapter";
 import { chainModule } from "../chains/registry";
-import type { TokenInfo } from "../chains/types";
-import { startAnvil, type AnvilNode } from "./anvil";
+import type { ChainCode, TokenInfo } from "../chains/types";
+import { EVM_PROFILES, startAnvil, type AnvilNode, type StartAnvilOptions } from "./anvil";
 import { startRpcProxy, type ProxyFaults, type RpcProxy } from "./rpc-proxy";
 
 export const BSC_TOKENS: TokenInfo[] = chainModule("BSC").defaults.tokens.map((t) => ({ ...t }));
@@ -16,8 +18,10 @@ export interface BscFixture {
   stop(): Promise<void>;
 }
 
-export async function startBscFixture(faults: ProxyFaults = {}): Promise<BscFixture> {
-  const node = await startAnvil();
+export async function startBscFixture(faults: ProxyFaults = {}, anvil: StartAnvilOptions = {}): Promise<BscFixture> {
+  const chain: ChainCode = anvil.chain ?? "BSC";
+  const tokens = chainModule(chain).defaults.tokens.map((t) => ({ ...t }));
+  const node = await startAnvil(anvil);
   let proxy: RpcProxy;
   try {
     proxy = await startRpcProxy(node.url, faults);
@@ -29,7 +33,7 @@ export async function startBscFixture(faults: ProxyFaults = {}): Promise<BscFixt
     node,
     proxy,
     adapter: (o = {}) =>
-      createBscAdapter({ rpcUrls: [proxy.url], tokens: BSC_TOKENS, confirmations: 3, backoffBaseMs: 5, requestTimeoutMs: 2000, ...o }),
+      createEvmAdapter(EVM_PROFILES[chain]!, { rpcUrls: [proxy.url], tokens, confirmations: 3, backoffBaseMs: 5, requestTimeoutMs: 2000, ...o }),
     async stop() {
       await proxy.stop();
       await node.stop();

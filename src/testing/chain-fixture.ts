@@ -4,7 +4,9 @@
 import { PublicKey, SystemProgram } from "@solana/web3.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { deriveTronKey } from "../chains/tron/address";
-import type { ChainCode } from "../chains/types";
+import type { ChainCode, TokenSymbol } from "../chains/types";
+import { chainModule } from "../chains/registry";
+import type { StartAnvilOptions } from "./anvil";
 import { startBscFixture, someAddresses, type BscFixture } from "./bsc-fixture";
 import { startSolFixture, someSolAddresses, type SolFixture } from "./sol-fixture";
 import { startTronFixture, TRX, type TronFixture } from "./tron-fixture";
@@ -62,13 +64,26 @@ function ticker(ms: number, step: () => unknown): () => void {
 export interface BscChainFixture extends ChainFixture {
   raw: BscFixture;
 }
+/** Any product EVM chain on anvil (BSC's fixture type: the same node, proxy and adapter). */
+export type EvmChainFixture = BscChainFixture;
 
 /** anvil (chain id 56) behind the fault proxy; the dev account holds USDT and USDC to pay with. */
-export async function startBscChain(): Promise<BscChainFixture> {
-  const raw = await startBscFixture();
+export function startBscChain(): Promise<BscChainFixture> {
+  return startEvmChain("BSC");
+}
+
+/**
+ * A product EVM chain on anvil started with its chain id, its tokens at their mainnet contracts
+ * with their decimals, behind the fault proxy; the dev account holds every token to pay with.
+ * The shared suites move USDT, or USDC where the chain has no USDT (BASE).
+ */
+export async function startEvmChain(chain: ChainCode, anvil: Omit<StartAnvilOptions, "chain"> = {}): Promise<EvmChainFixture> {
+  // The `finalized` tag 2 blocks behind latest unless asked otherwise (anvil's default epoch would put it 64 behind).
+  const raw = await startBscFixture({}, { slotsInAnEpoch: 1, ...anvil, chain });
   const { node, proxy } = raw;
-  await node.mint("USDT", node.devAddress, 1_000_000_000n * E18);
-  await node.mint("USDC", node.devAddress, 1_000_000_000n * E18);
+  const tokens = chainModule(chain).defaults.tokens;
+  for (const t of tokens) await node.mint(t.symbol, node.devAddress, 1_000_000_000n * 10n ** BigInt(t.decimals));
+  const main = tokens.find((t) => t.symbol === "USDT") ?? tokens[0]!;
   const nativeBalance = async (a: string) => BigInt(await node.rpc<string>("eth_getBalance", [a, "latest"]));
   // Payments come from the one dev account: one at a time, so concurrent tests never share a nonce.
   let turn: Promise<unknown> = Promise.resolve();
@@ -79,20 +94,21 @@ export async function startBscChain(): Promise<BscChainFixture> {
   };
   return {
     raw,
-    chain: "BSC",
-    token: "USDT",
-    decimals: 18,
+    chain,
+    token: main.symbol,
+    decimals: main.decimals,
     nativeUnit: E18,
     txHashPattern: /^0x[0-9a-f]{64}$/,
     addressPattern: /^0x[0-9a-fA-F]{40}$/,
     rpcUrls: [proxy.url],
     nodeUrl: node.url,
-    gatewayConfig: (confirmations) => ({ mode: "rpc", rpc_urls: [proxy.url], confirmations }),
-    pay: (to, amount, token = "USDT") => inTurn(async () => (await node.transfer(token as "USDT" | "USDC", to, amount)).hash),
+    // `enabled`: the chains after BSC are off unless a config turns them on.
+    gatewayConfig: (confirmations) => ({ enabled: true, mode: "rpc", rpc_urls: [proxy.url], confirmations }),
+    pay: (to, amount, token = main.symbol) => inTurn(async () => (await node.transfer(token as TokenSymbol, to, amount)).hash),
     sendNative: async (to, amount) => node.setBalance(to, (await nativeBalance(to)) + amount),
     setNative: (a, amount) => node.setBalance(a, amount),
     nativeBalance,
-    tokenBalance: (a, token = "USDT") => node.tokenBalance(token as "USDT" | "USDC", a),
+    tokenBalance: (a, token = main.symbol) => node.tokenBalance(token as TokenSymbol, a),
     advance: (n) => node.mine(n),
     sentBy: async (a) => Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [a, "latest"]))),
     receivers: (n, salt) => someAddresses(n, salt),

@@ -3,8 +3,7 @@
 // growth bench on the large one (with its ANALYZE statistics).
 import type { Db } from "../db/client";
 import type { PlannedQuery, SeekOptions } from "./query-plan";
-import { FREE_SHARED_ADDRESS } from "../payin/service";
-import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, MATCH_CANDIDATES } from "../payin/deposits";
+import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES } from "../payin/store";
 import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS } from "../ops/alerts/conditions";
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
 import { DELIVERED_BEFORE } from "../callbacks/retention";

@@ -7,6 +7,9 @@
 import { GAS_PRICE_ORACLE } from "../chains/evm/adapter";
 import type { AnvilNode } from "./anvil";
 
+/** The L1 data fee (wei) the stand-in answers on an anvil started as an OP-stack chain (startAnvil, BASE). */
+export const TEST_L1_FEE = 20_000_000_000_000n;
+
 export function l1FeeOracleBytecode(fee: bigint): `0x${string}` {
   const word = fee.toString(16).padStart(64, "0");
   return `0x600035${"60e0"}1c6349948e0e14601357600080fd5b7f${word}60005260206000f3`;

@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { freePort } from "./wait";
 import { initDataFolder } from "../app/data-folder";
 import { loadConfig } from "../config/load";
+import { chainCodes } from "../chains/registry";
+import type { ChainCode } from "../chains/types";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const BUN = process.execPath;
@@ -104,8 +106,9 @@ export async function startGatewayProcess(
 }
 
 /** Config lines enabling only `chain`, in rpc mode against `rpcUrl`. */
-export function rpcChainToml(chain: "TRON" | "BSC" | "SOL", rpcUrl: string, opts: { confirmations: number; pollInterval: string }): string {
-  const others = (["TRON", "BSC", "SOL"] as const).filter((c) => c !== chain);
+export function rpcChainToml(chain: ChainCode, rpcUrl: string, opts: { confirmations: number; pollInterval: string }): string {
+  // Every other registered chain off (the opt-in ones are off by default; saying so keeps the file self-explaining).
+  const others = chainCodes().filter((c) => c !== chain);
   return (
     `[log]\nlevel = "warn"\n[chains.${chain}]\nmode = "rpc"\nrpc_urls = ["${rpcUrl}"]\nconfirmations = ${opts.confirmations}\npoll_interval = "${opts.pollInterval}"\n` +
     others.map((c) => `[chains.${c}]\nenabled = false\n`).join("")
@@ -117,7 +120,7 @@ export function rpcChainToml(chain: "TRON" | "BSC" | "SOL", rpcUrl: string, opts
  * merchant created through the CLI with a signing client for it.
  */
 export async function rpcChainSetup(
-  chain: "TRON" | "BSC" | "SOL",
+  chain: ChainCode,
   rpcUrl: string,
   opts: { confirmations: number; pollInterval: string; merchantName: string },
 ) {

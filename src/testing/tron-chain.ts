@@ -14,6 +14,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { tronFromHex, tronToHex20 } from "../chains/tron/address";
+import { delegableOf, energyLimitOf, ENERGY_EXISTING_HOLDER, ENERGY_NEW_HOLDER, ENERGY_WINDOW_MS, usageAt } from "../chains/tron/resources";
 
 // tronweb's ESM entry is flaky under Bun (the shared contract's docs/chains.md, ../shared/docs/ beside this repository): require it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -21,14 +22,10 @@ const tronweb = require("tronweb") as { utils: any; TronWeb: any };
 
 export const USDT_MAINNET = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
 /** Energy of a USDT transfer to an address that holds USDT / that does not (mainnet figures). */
-export const ENERGY_EXISTING_HOLDER = 64_285n;
-export const ENERGY_NEW_HOLDER = 130_285n;
+export { ENERGY_EXISTING_HOLDER, ENERGY_NEW_HOLDER, ENERGY_WINDOW_MS };
 const ENERGY_REVERT = 2_000n;
 const ENERGY_READ = 500n;
 const DAY_MS = 86_400_000;
-/** Energy usage recovers over this window (28,800 blocks of 3 s). */
-export const ENERGY_WINDOW_MS = DAY_MS;
-const SLOT_MS = 3_000;
 /** An unstaked amount can be withdrawn this long after UnfreezeBalanceV2 (mainnet: 14 days). */
 export const UNFREEZE_DELAY_MS = 14 * DAY_MS;
 const TRX = 1_000_000n;
@@ -431,17 +428,11 @@ export class TronChain {
 
   /** Energy an account's stakes give per window: (own + acquired) TRX × TotalEnergyLimit / TotalEnergyWeight. */
   energyLimit(a: Account): bigint {
-    return (((a.frozenEnergy + a.acquired) / TRX) * this.params.totalEnergyLimit) / this.params.totalEnergyWeight;
+    return energyLimitOf(a.frozenEnergy + a.acquired, this.params);
   }
-  /** Energy usage at `ts`: what was used, recovered linearly over the window since the last use. */
+  /** Energy usage at `ts`: what was used, recovered linearly over the window since the last use (in 3 s slots, as java-tron counts). */
   usageAt(a: Account, ts: number): bigint {
-    if (a.energyUsage === 0n) return 0n;
-    // In slots of 3 s, as java-tron counts the window (28,800 slots).
-    const window = ENERGY_WINDOW_MS / SLOT_MS;
-    const dt = Math.floor(ts / SLOT_MS) - Math.floor(a.latestConsumeTime / SLOT_MS);
-    if (dt >= window) return 0n;
-    if (dt <= 0) return a.energyUsage;
-    return (a.energyUsage * BigInt(window - dt)) / BigInt(window);
+    return usageAt(a.energyUsage, a.latestConsumeTime, ts);
   }
   availableEnergy(a: Account, ts: number): bigint {
     const left = this.energyLimit(a) - this.usageAt(a, ts);
@@ -453,13 +444,7 @@ export class TronChain {
   }
   /** Sun of `a`'s own stake it may delegate now: the share whose energy is in use stays (getcandelegatedmaxsize). */
   delegable(a: Account, ts: number): bigint {
-    const own = a.frozenEnergy;
-    if (own <= 0n) return 0n;
-    const usage = this.usageAt(a, ts);
-    const ownUsage = (usage * own) / (own + a.acquired);
-    const { totalEnergyLimit: L, totalEnergyWeight: W } = this.params;
-    const usedSun = (ownUsage * TRX * W + L - 1n) / L;
-    return own > usedSun ? own - usedSun : 0n;
+    return delegableOf(a.frozenEnergy, a.acquired, this.usageAt(a, ts), this.params);
   }
 
   /** Validates a Stake 2.0 contract (java-tron's messages) and returns what applies it. */

@@ -6,6 +6,7 @@ import { addresses, derivationFloors } from "../db/schema";
 import type { ChainAdapter, ChainCode, WatchSet } from "../chains/types";
 import type { AddressBook } from "../chains/payout-steps";
 import { newId } from "../lib/ids";
+import { GAS_WALLET_INDEX } from "../chains/derivation-index";
 
 export type AddressRow = typeof addresses.$inferSelect;
 
@@ -33,7 +34,7 @@ function insertAddress(
 
 export function gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, now: number): AddressRow {
   const existing = tx.select().from(addresses).where(and(eq(addresses.chain, adapter.chain), eq(addresses.kind, "gas"))).get();
-  return existing ?? insertAddress(tx, { adapter, seed, merchantId: null, kind: "gas", index: 0, now });
+  return existing ?? insertAddress(tx, { adapter, seed, merchantId: null, kind: "gas", index: GAS_WALLET_INDEX, now });
 }
 
 /** The merchant's shared pool on a chain, oldest first (soft-deleted ones excluded). */

@@ -5,7 +5,9 @@
 // the cost per block with 10,000 watched addresses. One table row per chain.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { startBscChain, startSolChain, startTronChain, TRON_API_KEY, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
+import { startBscChain, startEvmChain, startSolChain, startTronChain, TRON_API_KEY, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
+import { EVM_PROFILES } from "../testing/anvil";
+import type { ChainCode } from "../chains/types";
 import { addresses } from "../db/schema";
 import { newId } from "../lib/ids";
 import { toBaseUnits } from "../lib/money";
@@ -29,6 +31,8 @@ interface WatchCase {
   node: string;
   start(): Promise<ChainFixture>;
   confirmations: number;
+  /** More keys of the chain's section (`finality`). */
+  config?: Record<string, unknown>;
   /** A pay-in for `amount`: after the transfer, [blocks mined, what the order shows then]. */
   payin: { amount: string; paymentUri?: string; steps: Array<[blocks: number, shows: Order]> };
   /** Blocks for a transfer to be included (0 where sending mines it), and to be final. */
@@ -55,6 +59,46 @@ interface WatchCase {
   receiveOnly?(fx: ChainFixture, n: number): string[];
   /** Chain-specific cases, run after the shared ones on the same gateway. */
   extra?: Array<[name: string, run: (w: Watching) => Promise<void>]>;
+}
+
+/**
+ * The EVM chains after BSC (DESIGN 17): anvil with the chain's id, its 6-decimal tokens at their
+ * mainnet contracts, the payment URI with its chain id. `tagLag`: the finality tag's block trails
+ * latest by this many (anvil's epoch), so a transfer with enough confirmations still waits for it.
+ */
+function evmCase(chain: ChainCode, f: { finality?: "safe" | "finalized"; tagLag?: number } = {}): WatchCase {
+  const { chainId } = EVM_PROFILES[chain]!;
+  const lag = f.finality ? f.tagLag! : 2;
+  // The tag's epoch: safe trails by one epoch, finalized by two.
+  const slotsInAnEpoch = f.finality === "finalized" ? lag / 2 : f.finality === "safe" ? lag : 1;
+  const waits: Array<[number, Order]> = lag > 2 ? [[lag - 2, { status: "confirming", confirmations: lag }]] : [];
+  return {
+    chain,
+    node: `anvil (chain id ${chainId}${f.finality ? `, final at the "${f.finality}" tag ${lag} blocks behind` : ""})`,
+    start: () => startEvmChain(chain, { slotsInAnEpoch }),
+    confirmations: 3,
+    config: f.finality ? { finality: f.finality } : { finality: "confirmations" },
+    payin: {
+      amount: "1.123456",
+      paymentUri: `@${chainId}/transfer?address=`,
+      steps: [[0, { status: "detected", paidAmount: "1.123456" }], [1, { status: "confirming" }], ...waits, [1, { status: "completed", confirmations: lag + 1 }]],
+    },
+    inclusion: 0,
+    toFinal: lag,
+    deposit: { token: "USDC", amount: "1.654321" },
+    reorgs: true,
+    deepReorg: lag + 2,
+    hostile: {
+      // As BSC's: ranges refused above 5 blocks and 20% failing calls.
+      orders: 12,
+      amount: (i) => `${10 + i}.5`,
+      gap: 7,
+      tail: lag + 1,
+      faults: (fx, on) => (fx as BscChainFixture).raw.proxy.setFaults(on ? { maxLogRange: 5, failRate: 0.2, seed: 7 } : {}),
+      ticks: 20,
+    },
+    receiveOnly: (fx, n) => fx.receivers(n, "many"),
+  };
 }
 
 const CASES: WatchCase[] = [
@@ -201,6 +245,11 @@ const CASES: WatchCase[] = [
       ],
     ],
   },
+  evmCase("ETH"),
+  // Polygon's default: its milestone-finalized block (docs/chains.md).
+  evmCase("POLYGON", { finality: "finalized", tagLag: 4 }),
+  evmCase("ARBITRUM"),
+  evmCase("BASE", { finality: "safe", tagLag: 3 }),
 ];
 
 for (const k of CASES) {
@@ -209,7 +258,7 @@ for (const k of CASES) {
     let gw: TestGateway;
     beforeAll(async () => {
       fx = await k.start();
-      gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { [k.chain]: fx.gatewayConfig(k.confirmations) } } });
+      gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { [k.chain]: { ...fx.gatewayConfig(k.confirmations), ...k.config } } } });
     });
     afterAll(async () => {
       await gw?.stop();

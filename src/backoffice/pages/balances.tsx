@@ -3,6 +3,7 @@
 // balance beside the last on-chain reading; mismatches listed for the operator.
 import { Elysia } from "elysia";
 import { type BackofficeDeps, page, type Viewer } from "../guard";
+import type { DisplayCtx } from "../format";
 import { DataTable, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { balanceSheet, reconciliationMismatches, sheetTotals } from "../../treasury/balances";
@@ -10,14 +11,18 @@ import { units } from "./treasury-format";
 
 const PATH = "/backoffice/balances";
 
-function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?: string }): string {
-  const { d, v } = p;
-  const ctx = d.ctx;
-  const lines = balanceSheet(ctx.db, { merchantId: v.merchantId ?? undefined, chain: p.chain || undefined, token: p.token || undefined });
+/** The balance sheet of the viewer's scope (and, for an operator, the reconciliation), read by the route handler. */
+function loadBalances(d: BackofficeDeps, v: Viewer, chain?: string, token?: string) {
+  const lines = balanceSheet(d.ctx.db, { merchantId: v.merchantId ?? undefined, chain: chain || undefined, token: token || undefined });
+  return { lines, mismatches: v.role === "operator" ? reconciliationMismatches(d.ctx.db) : [], chains: [...d.ctx.chains.keys()] };
+}
+
+function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: DisplayCtx; v: Viewer; chain?: string; token?: string }): string {
+  const { v } = p;
+  const ctx = p.display;
+  const { lines, mismatches, chains } = p.data;
   const totals = sheetTotals(lines);
   const operator = v.role === "operator";
-  const mismatches = operator ? reconciliationMismatches(ctx.db) : [];
-  const chains = [...ctx.chains.keys()];
   return (
     <Layout title="Balances" viewer={v} path={PATH}>
       <form method="get" action={PATH} class="filters">
@@ -134,10 +139,13 @@ function BalancesPage(p: { d: BackofficeDeps; v: Viewer; chain?: string; token?:
   ) as string;
 }
 
+/** Available balance per chain and token of the viewer's scope, read by the dashboard's route handler. */
+export const balanceTotals = (d: BackofficeDeps, v: Viewer) => sheetTotals(balanceSheet(d.ctx.db, { merchantId: v.merchantId ?? undefined }));
+
 /** Available balance per chain and token of the viewer's scope (the merchant dashboard shows it). */
-export function BalanceTotals(p: { d: BackofficeDeps; v: Viewer }): JSX.Element {
-  const ctx = p.d.ctx;
-  const totals = sheetTotals(balanceSheet(ctx.db, { merchantId: p.v.merchantId ?? undefined }));
+export function BalanceTotals(p: { totals: ReturnType<typeof balanceTotals>; display: DisplayCtx }): JSX.Element {
+  const ctx = p.display;
+  const { totals } = p;
   return (
     <>
       <h2>Balances</h2>
@@ -165,6 +173,6 @@ export function BalanceTotals(p: { d: BackofficeDeps; v: Viewer }): JSX.Element 
 export function balanceRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-balances" }).get(
     PATH,
-    page(d, {}, (v, { query }) => BalancesPage({ d, v, chain: query.chain, token: query.token })),
+    page(d, {}, (v, { query }) => BalancesPage({ data: loadBalances(d, v, query.chain, query.token), display: d.ctx, v, chain: query.chain, token: query.token })),
   );
 }

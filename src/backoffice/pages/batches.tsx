@@ -25,8 +25,8 @@ import {
 } from "../../treasury/batch";
 import { progressCards, progressText } from "../../treasury/progress";
 import { ReauthField } from "./reauth";
-import { payoutOrders } from "../../db/schema";
-import { inArray } from "drizzle-orm";
+import { payoutsByIds } from "../../payout/store";
+import type { PayoutOrderRow } from "../../payout/views";
 
 const PATH = "/backoffice/batches";
 const SHOWN = 500;
@@ -36,8 +36,8 @@ function mine(v: Viewer): number {
   return v.merchantId;
 }
 
-function BatchesPage(p: { d: BackofficeDeps; v: Viewer; error?: string }): string {
-  const batches = listBatches(p.d.ctx.db, mine(p.v));
+function BatchesPage(p: { batches: ReturnType<typeof listBatches>; v: Viewer; error?: string }): string {
+  const { batches } = p;
   return (
     <Layout title="Batch payouts" viewer={p.v} path={PATH}>
       <Notice kind="error" text={p.error} />
@@ -131,9 +131,8 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
   );
 }
 
-function PreviewPage(p: { d: BackofficeDeps; v: Viewer; b: BatchRow; error?: string }): string {
-  const { b, v } = p;
-  const lines = batchLines(p.d.ctx.db, b.id);
+function PreviewPage(p: { lines: ReturnType<typeof batchLines>; v: Viewer; b: BatchRow; error?: string }): string {
+  const { b, v, lines } = p;
   const errors = lines.filter((l) => l.state === "invalid");
   const existing = lines.filter((l) => l.state === "existing");
   return (
@@ -209,7 +208,7 @@ interface ProgressData {
   /** Rows that are (or will be) payouts: their count, and the first SHOWN with their orders. */
   total: number;
   lines: ReturnType<typeof batchLines>;
-  orders: Map<number, typeof payoutOrders.$inferSelect>;
+  orders: Map<number, PayoutOrderRow>;
   /** What every payout of the batch cost on chain so far. */
   costs: ReturnType<typeof costTotals>;
 }
@@ -220,10 +219,7 @@ function loadProgress(d: BackofficeDeps, v: Viewer, b: BatchRow): ProgressData {
   const all = batchLines(d.ctx.db, b.id).filter((l) => l.state !== "invalid");
   const lines = all.slice(0, SHOWN);
   const ids = lines.map((l) => l.payoutOrderId).filter((x): x is number => x !== null);
-  const orders = new Map<number, typeof payoutOrders.$inferSelect>();
-  for (let i = 0; i < ids.length; i += 500) {
-    for (const o of d.ctx.db.select().from(payoutOrders).where(inArray(payoutOrders.id, ids.slice(i, i + 500))).all()) orders.set(o.id, o);
-  }
+  const orders = payoutsByIds(d.ctx.db, ids);
   const costs = costTotals(d.ctx.db, all.flatMap((l) => (l.payoutOrderId !== null ? [l.payoutOrderId] : [])));
   return { pr, total: all.length, lines, orders, costs };
 }
@@ -307,18 +303,18 @@ function batchOr404(d: BackofficeDeps, v: Viewer, id: string): BatchRow {
 export function batchRoutes(d: BackofficeDeps) {
   const now = () => d.ctx.clock.now();
   return new Elysia({ name: "backoffice-batches" })
-    .get(PATH, page(d, { role: "merchant" }, (v) => BatchesPage({ d, v })))
+    .get(PATH, page(d, { role: "merchant" }, (v) => BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v })))
     .post(
       PATH,
       action(d, { role: "merchant" }, async (v, { body }) => {
         const file = (body as Record<string, unknown>).file;
-        if (!(file instanceof Blob) || file.size === 0) return BatchesPage({ d, v, error: "Choose a CSV file to upload." });
-        if (file.size > MAX_FILE_BYTES) return BatchesPage({ d, v, error: `The file was not accepted: it is larger than ${MAX_FILE_BYTES >> 20} MB.` });
+        if (!(file instanceof Blob) || file.size === 0) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: "Choose a CSV file to upload." });
+        if (file.size > MAX_FILE_BYTES) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: `The file was not accepted: it is larger than ${MAX_FILE_BYTES >> 20} MB.` });
         try {
           const b = await uploadBatch(d.ctx, mine(v), { name: (file as File).name ?? "payouts.csv", bytes: new Uint8Array(await file.arrayBuffer()) }, actorOf(v));
           return redirect(`${PATH}/${b.id}`);
         } catch (e) {
-          if (e instanceof BatchFileError) return BatchesPage({ d, v, error: `The file was not accepted: ${e.message}.` });
+          if (e instanceof BatchFileError) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: `The file was not accepted: ${e.message}.` });
           throw e;
         }
       }),
@@ -327,7 +323,7 @@ export function batchRoutes(d: BackofficeDeps) {
       `${PATH}/:id`,
       page(d, { role: "merchant" }, (v, { params }) => {
         const b = batchOr404(d, v, params.id!);
-        return b.status === "preview" || b.status === "discarded" ? PreviewPage({ d, v, b }) : ProgressPage({ v, b, data: loadProgress(d, v, b) });
+        return b.status === "preview" || b.status === "discarded" ? PreviewPage({ lines: batchLines(d.ctx.db, b.id), v, b }) : ProgressPage({ v, b, data: loadProgress(d, v, b) });
       }),
     )
     .get(

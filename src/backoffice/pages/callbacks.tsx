@@ -30,12 +30,12 @@ const PATH = "/backoffice/callbacks";
 /** Events resent by one "Resend every one that gave up" (the rest on the next press). */
 const BULK_MAX = 500;
 
-function FilterForm(p: { d: BackofficeDeps; v: Viewer; f: CallbackFilter }): JSX.Element {
+function FilterForm(p: { merchants: CallbacksData["merchants"]; v: Viewer; f: CallbackFilter }): JSX.Element {
   const r = p.f.raw;
   return (
     <form method="get" action={PATH} class="filters">
       {p.v.role === "operator" ? (
-        <FilterSelect id="merchant" label="Merchant" value={r.merchant} options={listMerchants(p.d.ctx.db).map((m) => [m.uid, `${m.uid} · ${m.name}`] as const)} />
+        <FilterSelect id="merchant" label="Merchant" value={r.merchant} options={p.merchants.map((m) => [m.uid, `${m.uid} · ${m.name}`] as const)} />
       ) : (
         <></>
       )}
@@ -50,9 +50,9 @@ function FilterForm(p: { d: BackofficeDeps; v: Viewer; f: CallbackFilter }): JSX
   );
 }
 
-function Row(p: { d: BackofficeDeps; c: CallbackListRow; now: number }): JSX.Element {
+function Row(p: { max: number; c: CallbackListRow; now: number }): JSX.Element {
   const { c } = p;
-  const s = eventState({ ...c, lastStatus: c.lastAttempt?.httpStatus ?? null }, p.now, maxDeliveries(p.d));
+  const s = eventState({ ...c, lastStatus: c.lastAttempt?.httpStatus ?? null }, p.now, p.max);
   const error = c.state === "delivered" ? null : plainError(c.lastError, c.lastAttempt?.httpStatus ?? null);
   return (
     <tr data-event={c.eventId}>
@@ -87,20 +87,32 @@ function Row(p: { d: BackofficeDeps; c: CallbackListRow; now: number }): JSX.Ele
   );
 }
 
-function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; query: Record<string, string | undefined>; notice?: string }): string {
-  const { d, v } = p;
-  const f = parseCallbackFilter(p.query);
+/** What the callbacks page shows for a query, read by its route handler (the page runs no query). */
+function loadCallbacks(d: BackofficeDeps, v: Viewer, query: Record<string, string | undefined>) {
+  const f = parseCallbackFilter(query);
   const scope = { merchantId: v.merchantId };
-  const before = p.query.before && /^\d{1,15}$/.test(p.query.before) ? Number(p.query.before) : undefined;
-  const pg = listCallbackEvents(d.ctx.db, scope, f, { before });
-  const total = countCallbackEvents(d.ctx.db, scope, f);
-  const now = d.users.now();
+  const before = query.before && /^\d{1,15}$/.test(query.before) ? Number(query.before) : undefined;
+  return {
+    f,
+    before,
+    pg: listCallbackEvents(d.ctx.db, scope, f, { before }),
+    total: countCallbackEvents(d.ctx.db, scope, f),
+    merchants: v.role === "operator" ? listMerchants(d.ctx.db) : [],
+    now: d.users.now(),
+    max: maxDeliveries(d),
+  };
+}
+type CallbacksData = ReturnType<typeof loadCallbacks>;
+
+function CallbacksPage(p: { data: CallbacksData; v: Viewer; notice?: string }): string {
+  const { v } = p;
+  const { f, before, pg, total, now } = p.data;
   const failedShown = pg.rows.some((c) => c.state === "failed");
   const label = f.state === "failed" ? "Failed callbacks" : "Callbacks";
   return (
     <Layout title="Callbacks" viewer={v} path={PATH}>
       <Notice text={p.notice} />
-      <FilterForm d={d} v={v} f={f} />
+      <FilterForm merchants={p.data.merchants} v={v} f={f} />
       <p class="actions">
         <span data-total={total > COUNT_CAP ? `${COUNT_CAP}+` : String(total)} safe>{`${countLabel(total)} found`}</span>
         {f.state !== "failed" ? <a href={`${PATH}${filterQuery(f, { state: "failed" })}`}>Only those that gave up</a> : <></>}
@@ -139,7 +151,7 @@ function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; query: Record<string, 
             </thead>
             <tbody>
               {pg.rows.length ? (
-                pg.rows.map((c) => <Row d={d} c={c} now={now} />)
+                pg.rows.map((c) => <Row max={p.data.max} c={c} now={now} />)
               ) : (
                 <tr>
                   <td colspan="6">No callback matches.</td>
@@ -159,7 +171,7 @@ function CallbacksPage(p: { d: BackofficeDeps; v: Viewer; query: Record<string, 
 
 export function callbacksRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-callbacks" })
-    .get(PATH, page(d, {}, (v, { query }) => CallbacksPage({ d, v, query, notice: query.done ? `${Number(query.done) || 0} callback(s) queued again.` : undefined })))
+    .get(PATH, page(d, {}, (v, { query }) => CallbacksPage({ data: loadCallbacks(d, v, query), v, notice: query.done ? `${Number(query.done) || 0} callback(s) queued again.` : undefined })))
     .post(
       `${PATH}/resend`,
       action(d, {}, (v, { body }) => {

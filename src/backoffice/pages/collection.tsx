@@ -7,6 +7,7 @@ import { costTotals } from "../queries/costs";
 import { Elysia } from "elysia";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { NotFound } from "../errors";
+import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import {
@@ -37,11 +38,15 @@ function pairs(d: BackofficeDeps): Array<[string, string]> {
   return [...d.ctx.chains.values()].flatMap((a) => a.tokens.map((t) => [a.chain, t.symbol] as [string, string]));
 }
 
-function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string }): string {
-  const { d, v } = p;
-  const ctx = d.ctx;
-  const settings = collectionSettingsOf(ctx.db, mine(v));
-  const runs = listRuns(ctx.db, mine(v));
+/** The merchant's destinations and runs, read by the page's route handlers (the page runs no query). */
+function loadCollection(d: BackofficeDeps, v: Viewer) {
+  return { settings: collectionSettingsOf(d.ctx.db, mine(v)), runs: listRuns(d.ctx.db, mine(v)), pairs: pairs(d) };
+}
+
+function CollectionPage(p: { data: ReturnType<typeof loadCollection>; display: DisplayCtx; v: Viewer; notice?: string; error?: string }): string {
+  const { v } = p;
+  const ctx = p.display;
+  const { settings, runs } = p.data;
   return (
     <Layout title="Collection" viewer={v} path={PATH}>
       <Notice text={p.notice} />
@@ -85,7 +90,7 @@ function CollectionPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; erro
         <Csrf viewer={v} />
         <label for="pair">Chain and token</label>
         <select id="pair" name="pair">
-          {pairs(d).map(([c, t]) => (
+          {p.data.pairs.map(([c, t]) => (
             <option value={`${c}:${t}`} safe>{`${c} ${t}`}</option>
           ))}
         </select>
@@ -132,9 +137,9 @@ function loadRun(d: BackofficeDeps, r: CollectionRun) {
   return { legs, pr: collectionProgressOf(d.ctx.db, r.id), costs };
 }
 
-function RunPage(p: { d: BackofficeDeps; v: Viewer; r: CollectionRun; data: ReturnType<typeof loadRun>; error?: string }): string {
-  const { d, v, r } = p;
-  const ctx = d.ctx;
+function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: ReturnType<typeof loadRun>; error?: string }): string {
+  const { v, r } = p;
+  const ctx = p.display;
   const { legs, pr, costs } = p.data;
   const gas = runGas(r);
   const finished = pr.finished;
@@ -239,7 +244,7 @@ const splitPair = (s: string) => {
 
 export function collectionRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-collection" })
-    .get(PATH, page(d, { role: "merchant" }, (v, { query }) => CollectionPage({ d, v, notice: query.done === "saved" ? "Destination saved." : undefined })))
+    .get(PATH, page(d, { role: "merchant" }, (v, { query }) => CollectionPage({ data: loadCollection(d, v), display: d.ctx, v, notice: query.done === "saved" ? "Destination saved." : undefined })))
     .post(
       `${PATH}/settings`,
       action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
@@ -247,7 +252,7 @@ export function collectionRoutes(d: BackofficeDeps) {
         try {
           setCollectionSetting(d.ctx, mine(v), { chainCode: chain, tokenSymbol: token, destination: str(body.destination), minimum: str(body.minimum), schedule: str(body.schedule), confirmedWithPassword: true }, actorOf(v));
         } catch (e) {
-          if (e instanceof CollectionError) return CollectionPage({ d, v, error: e.message });
+          if (e instanceof CollectionError) return CollectionPage({ data: loadCollection(d, v), display: d.ctx, v, error: e.message });
           throw e;
         }
         return redirect(`${PATH}?done=saved`);
@@ -261,14 +266,14 @@ export function collectionRoutes(d: BackofficeDeps) {
           const r = await previewCollection(d.ctx, mine(v), chain, token, actorOf(v));
           return redirect(`${PATH}/runs/${r.id}`);
         } catch (e) {
-          if (e instanceof CollectionError) return CollectionPage({ d, v, error: e.message });
+          if (e instanceof CollectionError) return CollectionPage({ data: loadCollection(d, v), display: d.ctx, v, error: e.message });
           throw e;
         }
       }),
     )
     .get(`${PATH}/runs/:id`, page(d, { role: "merchant" }, (v, { params }) => {
       const r = runOr404(d, v, params.id!);
-      return RunPage({ d, v, r, data: loadRun(d, r) });
+      return RunPage({ display: d.ctx, v, r, data: loadRun(d, r) });
     }))
     .post(
       `${PATH}/runs/:id/confirm`,

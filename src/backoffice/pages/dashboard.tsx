@@ -8,7 +8,7 @@ import { countLabel } from "../queries/keyset";
 import { DataTable } from "../views/common";
 import { VolumeChart } from "../views/chart";
 import { Layout } from "../views/layout";
-import { BalanceTotals } from "./balances";
+import { BalanceTotals, balanceTotals } from "./balances";
 import { nativeSymbol } from "../format";
 
 export function dashboardRoutes(d: BackofficeDeps) {
@@ -47,7 +47,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
           </section>
           <h2>Volume per day</h2>
           <VolumeChart days={days} tokens={tokens} />
-          {v.role === "merchant" ? <BalanceTotals d={d} v={v} /> : null}
+          {v.role === "merchant" ? <BalanceTotals totals={balanceTotals(d, v)} display={d.ctx} /> : null}
           {v.role === "operator" ? (
             <>
               <h2>Chains</h2>

@@ -11,6 +11,7 @@ import { NotFound } from "../errors";
 import { Csrf, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
+import { recentTestCallbacks } from "../../callbacks/test-event";
 import { ReauthField } from "./reauth";
 import { CompatKeyError, compatKeyState, setCompatKeys } from "../../merchants/compat-keys";
 
@@ -29,10 +30,24 @@ function merchantOf(d: BackofficeDeps, v: Viewer) {
   return m;
 }
 
-function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string; newKey?: string }): string {
-  const { d, v } = p;
+/** What the developer settings page shows, read by its route handlers (the page runs no query). */
+function loadDeveloper(d: BackofficeDeps, v: Viewer) {
   const m = merchantOf(d, v);
-  const key = currentKey(d.ctx.db, m.id);
+  return {
+    m,
+    key: currentKey(d.ctx.db, m.id),
+    tests: recentTestCallbacks(d.ctx.db, m.id),
+    keys: compatKeyState(d.ctx, m),
+    publicUrl: d.ctx.publicUrl,
+    compat: d.ctx.config.compat,
+    rotationGrace: d.ctx.config.auth.rotation_grace,
+  };
+}
+type DeveloperData = ReturnType<typeof loadDeveloper>;
+
+function DeveloperPage(p: { data: DeveloperData; v: Viewer; notice?: string; error?: string; newKey?: string }): string {
+  const { data, v } = p;
+  const { m, key } = data;
   return (
     <Layout title="Developer settings" viewer={v} path={PATH}>
       <Notice text={p.notice} />
@@ -59,7 +74,7 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
             {p.newKey}
           </p>
           <p class="muted" safe>
-            The previous key still signs requests for {p.d.ctx.config.auth.rotation_grace} and keeps verifying the callbacks of orders created under it.
+            The previous key still signs requests for {data.rotationGrace} and keeps verifying the callbacks of orders created under it.
           </p>
         </>
       ) : null}
@@ -82,7 +97,7 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
           Send test callback
         </button>
       </form>
-      <TestCallbacks db={d.ctx.db} merchantId={m.id} />
+      <TestCallbacks rows={data.tests} />
 
       <h2>IP allowlist</h2>
       <form method="post" action={`${PATH}/ip-allowlist`} class="stack">
@@ -97,7 +112,7 @@ function DeveloperPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error
         <button type="submit">Save IP allowlist</button>
       </form>
 
-      <ShopPlugins d={d} v={v} m={m} />
+      <ShopPlugins data={data} v={v} />
     </Layout>
   ) as string;
 }
@@ -119,14 +134,14 @@ function CompatKeyForm({ v, protocol, label }: { v: Viewer; protocol: "epusdt" |
 }
 
 /** DESIGN 19: the keys shop plugins sign with, and what to enter in them (docs/plugins.md). */
-function ShopPlugins({ d, v, m }: { d: BackofficeDeps; v: Viewer; m: ReturnType<typeof merchantOf> }): JSX.Element {
-  const keys = compatKeyState(d.ctx, m);
-  const base = d.ctx.publicUrl;
+function ShopPlugins({ data, v }: { data: DeveloperData; v: Viewer }): JSX.Element {
+  const { m, keys } = data;
+  const base = data.publicUrl;
   return (
     <>
       <h2>Shop plugins</h2>
       <p class="muted" safe>
-        {`Plugins that speak epusdt (dujiaoka, WHMCS, WooCommerce…) or EPay (易支付) work unchanged: set a key here, then enter the values below in the plugin. Amounts are in ${d.ctx.config.compat.currency}, paid in ${d.ctx.config.compat.payment}.`}
+        {`Plugins that speak epusdt (dujiaoka, WHMCS, WooCommerce…) or EPay (易支付) work unchanged: set a key here, then enter the values below in the plugin. Amounts are in ${data.compat.currency}, paid in ${data.compat.payment}.`}
       </p>
       <dl class="kv">
         <dt>epusdt API address</dt>
@@ -166,13 +181,13 @@ function ShopPlugins({ d, v, m }: { d: BackofficeDeps; v: Viewer; m: ReturnType<
 export function developerRoutes(d: BackofficeDeps) {
   const settingsDeps = () => ({ db: d.ctx.db, now: () => d.ctx.clock.now(), allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets });
   return new Elysia({ name: "backoffice-developer" })
-    .get(PATH, page(d, { role: "merchant" }, (v, { query }) => DeveloperPage({ d, v, notice: NOTICES[query.done ?? ""] })))
+    .get(PATH, page(d, { role: "merchant" }, (v, { query }) => DeveloperPage({ data: loadDeveloper(d, v), v, notice: NOTICES[query.done ?? ""] })))
     .post(
       `${PATH}/rotate-key`,
       action(d, { role: "merchant", reauth: "always" }, (v) => {
         const m = merchantOf(d, v);
         const r = rotateKeyAudited({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, d.ctx.ms.rotationGrace, actorOf(v));
-        return DeveloperPage({ d, v, newKey: r.apiKey });
+        return DeveloperPage({ data: loadDeveloper(d, v), v, newKey: r.apiKey });
       }),
     )
     .post(
@@ -183,7 +198,7 @@ export function developerRoutes(d: BackofficeDeps) {
           const r = updateMerchantSettings(settingsDeps(), m.uid, { defaultNotifyUrl: str(body.url) }, actorOf(v));
           if (r.released > 0) d.kick();
         } catch (e) {
-          if (e instanceof SettingsError) return DeveloperPage({ d, v, error: e.message });
+          if (e instanceof SettingsError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: e.message });
           throw e;
         }
         return redirect(`${PATH}?done=callback`);
@@ -194,7 +209,7 @@ export function developerRoutes(d: BackofficeDeps) {
       action(d, { role: "merchant" }, (v) => {
         const m = merchantOf(d, v);
         const refused = queueTestCallback({ db: d.ctx.db, now: () => d.ctx.clock.now(), kick: d.kick }, m.id);
-        if (refused) return html(DeveloperPage({ d, v, error: refused.error }), refused.status);
+        if (refused) return html(DeveloperPage({ data: loadDeveloper(d, v), v, error: refused.error }), refused.status);
         return redirect(`${PATH}?done=test`);
       }),
     )
@@ -203,11 +218,11 @@ export function developerRoutes(d: BackofficeDeps) {
       action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
         const m = merchantOf(d, v);
         const protocol = str(body.protocol);
-        if (protocol !== "epusdt" && protocol !== "epay") return html(DeveloperPage({ d, v, error: "Choose epusdt or EPay." }), 400);
+        if (protocol !== "epusdt" && protocol !== "epay") return html(DeveloperPage({ data: loadDeveloper(d, v), v, error: "Choose epusdt or EPay." }), 400);
         try {
           setCompatKeys({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, { [protocol]: str(body.key) }, actorOf(v));
         } catch (e) {
-          if (e instanceof CompatKeyError) return DeveloperPage({ d, v, error: e.message });
+          if (e instanceof CompatKeyError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: e.message });
           throw e;
         }
         return redirect(`${PATH}?done=${protocol}`);
@@ -220,7 +235,7 @@ export function developerRoutes(d: BackofficeDeps) {
         try {
           updateMerchantSettings(settingsDeps(), m.uid, { ipAllowlist: str(body.allowlist).split(/[\s,]+/) }, actorOf(v));
         } catch (e) {
-          if (e instanceof SettingsError) return DeveloperPage({ d, v, error: e.message });
+          if (e instanceof SettingsError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: e.message });
           throw e;
         }
         return redirect(`${PATH}?done=allowlist`);

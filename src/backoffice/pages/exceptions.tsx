@@ -7,10 +7,8 @@ import { chainCodes, hasChainModule } from "../../chains/registry";
 import { fromBaseUnits } from "../../lib/money";
 import { attachDeposit, denySender, dismissDeposit, listDenied, OperatorError, undenySender } from "../../payin/operator";
 import { refundDeposit } from "../../payout/refunds";
-import { holdReason, HOLD_TEXT } from "../../payin/hold";
-import { payinOrders } from "../../db/schema";
-import { eq } from "drizzle-orm";
-import { DepositRefunds, refundProblem } from "./refunds";
+import { holdTextOf } from "../../payin/hold";
+import { DepositRefunds, depositRefundsOf, refundProblem } from "./refunds";
 import { listUnmatched, UNMATCHED_REASONS, type UnmatchedReason } from "../../payin/unmatched";
 import { NotFound } from "../errors";
 import { decimalsOf, type DisplayCtx } from "../format";
@@ -88,13 +86,6 @@ function resolutionText(t: { resolution: string | null; resolutionRef: string | 
   return `${t.resolution}${t.resolutionRef ? ` (${t.resolutionRef})` : ""}${t.resolutionNote ? `: ${t.resolutionNote}` : ""}`;
 }
 
-/** Why a frozen order is held, in words. */
-function holdWhy(d: BackofficeDeps, orderNo: string): string {
-  const o = d.ctx.db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
-  const r = o ? holdReason(d.ctx.db, o) : null;
-  return r ? HOLD_TEXT[r] : "";
-}
-
 const reasonText = (r: string | null | undefined) => (r && r in UNMATCHED_REASONS ? UNMATCHED_REASONS[r as UnmatchedReason] : (r ?? ""));
 
 /** What the exceptions page shows, read by its route handlers (the page itself runs no query). */
@@ -119,7 +110,7 @@ export function loadExceptions(d: BackofficeDeps, v: Pick<Viewer, "role" | "merc
     unmatched: listUnmatched(d.ctx, { state: "open", limit: 200, ...(operator ? {} : { merchantId: v.merchantId! }) }).deposits,
     frozen,
     denied: operator ? listDenied(d.ctx) : [],
-    holds: Object.fromEntries(frozen.map((o) => [o.orderNo, holdWhy(d, o.orderNo)])),
+    holds: Object.fromEntries(frozen.map((o) => [o.orderNo, holdTextOf(d.ctx.db, o.orderNo)])),
   };
 }
 
@@ -267,15 +258,22 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
   ) as string;
 }
 
-function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; error?: string; notice?: string }): string {
-  const { d, v } = p;
-  const dep = depositDetail(d.ctx.db, { merchantId: v.merchantId }, p.id);
+/** A deposit with the orders it may attach to and its refunds, read by its route handlers (the page runs no query). */
+function loadDeposit(d: BackofficeDeps, v: Viewer, id: number, q: string) {
+  const dep = depositDetail(d.ctx.db, { merchantId: v.merchantId }, id);
   if (!dep) throw new NotFound("No such deposit.");
   const { t } = dep;
-  const amount = `${fromBaseUnits(BigInt(t.amount), decimalsOf(d.ctx)(t.chain, t.token), 6)} ${t.token}`;
+  const canAttach = t.unmatchedReason !== null && t.resolution === null && t.status !== "reverted";
+  return { dep, candidates: canAttach ? attachCandidates(d.ctx.db, t, q) : [], refunds: depositRefundsOf(d, t) };
+}
+
+function DepositPage(p: { data: ReturnType<typeof loadDeposit>; display: DisplayCtx; v: Viewer; q: string; error?: string; notice?: string }): string {
+  const { v, display } = p;
+  const { dep, candidates } = p.data;
+  const { t } = dep;
+  const amount = `${fromBaseUnits(BigInt(t.amount), decimalsOf(display)(t.chain, t.token), 6)} ${t.token}`;
   const open = t.unmatchedReason !== null && t.resolution === null;
   const canAttach = open && t.status !== "reverted";
-  const candidates = canAttach ? attachCandidates(d.ctx.db, t, p.q) : [];
   return (
     <Layout title={`Deposit #${t.id}`} viewer={v} path="/backoffice/deposits">
       <Notice text={p.notice} />
@@ -291,15 +289,15 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
         <dd safe>{`${amount} (${t.chain})`}</dd>
         <dt>Transaction</dt>
         <dd>
-          <ChainRef ctx={d.ctx} chain={t.chain} kind="tx" value={t.txHash} />
+          <ChainRef ctx={display} chain={t.chain} kind="tx" value={t.txHash} />
         </dd>
         <dt>From</dt>
         <dd>
-          <ChainRef ctx={d.ctx} chain={t.chain} kind="address" value={t.fromAddress} />
+          <ChainRef ctx={display} chain={t.chain} kind="address" value={t.fromAddress} />
         </dd>
         <dt>To</dt>
         <dd>
-          <ChainRef ctx={d.ctx} chain={t.chain} kind="address" value={t.toAddress} />
+          <ChainRef ctx={display} chain={t.chain} kind="address" value={t.toAddress} />
         </dd>
         <dt>Block</dt>
         <dd safe>{`${t.blockNumber} · ${t.confirmations} confirmations`}</dd>
@@ -363,7 +361,7 @@ function DepositPage(p: { d: BackofficeDeps; v: Viewer; id: number; q: string; e
       ) : (
         <></>
       )}
-      <DepositRefunds d={d} v={v} t={t} decimals={decimalsOf(d.ctx)(t.chain, t.token)} />
+      <DepositRefunds refunds={p.data.refunds} display={display} v={v} t={t} decimals={decimalsOf(display)(t.chain, t.token)} />
       {open ? (
         <>
           <h2>Dismiss</h2>
@@ -392,7 +390,10 @@ export function exceptionsRoutes(d: BackofficeDeps) {
     .get("/backoffice/exceptions", page(d, {}, (v, { query }) => exceptions(v, { notice: NOTICES[query.done ?? ""] })))
     .get(
       "/backoffice/deposits/:id",
-      page(d, {}, (v, { params, query }) => DepositPage({ d, v, id: idParam(params.id), q: (query.order ?? "").slice(0, 64), notice: NOTICES[query.done ?? ""] })),
+      page(d, {}, (v, { params, query }) => {
+        const q = (query.order ?? "").slice(0, 64);
+        return DepositPage({ data: loadDeposit(d, v, idParam(params.id), q), display: d.ctx, v, q, notice: NOTICES[query.done ?? ""] });
+      }),
     )
     .post(
       "/backoffice/deposits/:id/refund",
@@ -405,7 +406,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
           refundDeposit(d.ctx, id, { amount: str(body.amount).trim(), ...(link ? {} : { toAddress }) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
           const why = refundProblem(e);
-          if (why !== null) return DepositPage({ d, v, id, q: "", error: why });
+          if (why !== null) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: why });
           throw e;
         }
         return redirect(`/backoffice/deposits/${id}?done=refunded`);
@@ -418,7 +419,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         try {
           dismissDeposit(d.ctx, id, str(body.note), actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
-          if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
+          if (e instanceof OperatorError) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: e.message });
           throw e;
         }
         return redirect(`/backoffice/deposits/${id}?done=dismissed`);
@@ -432,11 +433,11 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         const dep = depositDetail(d.ctx.db, { merchantId: v.merchantId }, id);
         if (!dep) throw new NotFound("No such deposit.");
         const o = orderDetail(d.ctx.db, { merchantId: v.merchantId }, str(body.orderNo));
-        if (!o?.payin) return DepositPage({ d, v, id, q: "", error: "Choose a pay-in order to attach to." });
+        if (!o?.payin) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: "Choose a pay-in order to attach to." });
         try {
           attachDeposit(d.ctx, id, o.payin.orderNo, actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
-          if (e instanceof OperatorError) return DepositPage({ d, v, id, q: "", error: e.message });
+          if (e instanceof OperatorError) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: e.message });
           throw e;
         }
         d.kick();

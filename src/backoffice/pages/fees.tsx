@@ -12,10 +12,14 @@ import { feesByDay } from "../queries/costs";
 const PATH = "/backoffice/fees";
 const DAY_MS = 86_400_000;
 
-function FeesPage(p: { d: BackofficeDeps; v: Viewer; days: number }): string {
-  const { d, v } = p;
-  const sinceDay = new Date(d.ctx.clock.now() - (p.days - 1) * DAY_MS).toISOString().slice(0, 10);
-  const rows = feesByDay(d.ctx.db, { merchantId: v.role === "merchant" ? v.merchantId! : undefined, sinceDay });
+/** The fee rows of the last `days` UTC days, read by the route handler (the page runs no query). */
+function loadFees(d: BackofficeDeps, v: Viewer, days: number) {
+  const sinceDay = new Date(d.ctx.clock.now() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
+  return feesByDay(d.ctx.db, { merchantId: v.role === "merchant" ? v.merchantId! : undefined, sinceDay });
+}
+
+function FeesPage(p: { rows: ReturnType<typeof loadFees>; v: Viewer; days: number }): string {
+  const { v, rows } = p;
   return (
     <Layout title="Fees" viewer={v} path={PATH}>
       <p class="muted">What the gateway's transactions cost on chain, per UTC day: the native coin burned or paid as fee, energy delegated from the stake or burned (TRON), bandwidth bytes.</p>
@@ -50,7 +54,7 @@ export function feeRoutes(d: BackofficeDeps) {
     page(d, {}, (v, r) => {
       const n = Number((r.query as Record<string, string | undefined>).days ?? "30");
       const days = Number.isInteger(n) && n >= 1 && n <= 366 ? n : 30;
-      return FeesPage({ d, v, days });
+      return FeesPage({ rows: loadFees(d, v, days), v, days });
     }),
   );
 }

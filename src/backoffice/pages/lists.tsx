@@ -170,12 +170,12 @@ const DEPOSITS: ListDef<DepositListRow> = {
   ),
 };
 
-function FilterForm(p: { d: BackofficeDeps; v: Viewer; def: ListDef<never>; f: ListFilter }): JSX.Element {
+function FilterForm(p: { merchantUids: string[]; v: Viewer; def: ListDef<never>; f: ListFilter }): JSX.Element {
   const r = p.f.raw;
   return (
     <form method="get" action={p.def.path} class="filters">
       {p.v.role === "operator" ? (
-        <FilterSelect id="merchant" label="Merchant" value={r.merchant} options={listMerchants(p.d.ctx.db).map((m) => m.uid)} />
+        <FilterSelect id="merchant" label="Merchant" value={r.merchant} options={p.merchantUids} />
       ) : (
         <></>
       )}
@@ -198,7 +198,7 @@ function listRoutes<T extends { id: number }>(d: BackofficeDeps, def: ListDef<T>
         const total = def.count(d, v, f);
         return (
           <Layout title={def.title} viewer={v} path={def.path}>
-            <FilterForm d={d} v={v} def={def as unknown as ListDef<never>} f={f} />
+            <FilterForm merchantUids={v.role === "operator" ? listMerchants(d.ctx.db).map((m) => m.uid) : []} v={v} def={def as unknown as ListDef<never>} f={f} />
             <p class="actions">
               <span data-total={total > COUNT_CAP ? `${COUNT_CAP}+` : String(total)} safe>{`${countLabel(total)} found`}</span>
               <a href={`${def.path}.csv${filterQuery(f)}`}>Export CSV</a>
@@ -252,7 +252,7 @@ function OrdersFound(p: { title: string; rows: Pick<SearchResult["payins"][numbe
   );
 }
 
-function SearchPage(p: { d: BackofficeDeps; v: Viewer; q: string; r: SearchResult }): string {
+function SearchPage(p: { v: Viewer; q: string; r: SearchResult }): string {
   const r = p.r;
   const none = !r.payins.length && !r.payouts.length && !r.deposits.length;
   return (
@@ -308,7 +308,7 @@ export function listsRoutes(d: BackofficeDeps) {
         const r = search(d.ctx.db, { merchantId: v.merchantId }, q, decimalsOf(d.ctx));
         // One record found: open it (its page says what it is); several: the list.
         const one = singleHit(r);
-        return one ? redirect(one) : SearchPage({ d, v, q, r });
+        return one ? redirect(one) : SearchPage({ v, q, r });
       }),
     );
 }

@@ -16,6 +16,7 @@ import { asSentence, createUser, UserError } from "../users";
 import { ActionButton, CopyButton, Csrf, DataTable, Notice, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
 import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
+import { recentTestCallbacks } from "../../callbacks/test-event";
 
 const NOTICES: Record<string, string> = {
   saved: "Settings saved.",
@@ -54,7 +55,7 @@ interface Created {
 }
 
 /** The result of onboarding: the key once (with Copy), the first user's password once, and what to do next. */
-function Onboarded(p: { d: BackofficeDeps; v: Viewer; c: Created }): JSX.Element {
+function Onboarded(p: { publicUrl: string; v: Viewer; c: Created }): JSX.Element {
   const { merchant: m, user } = p.c;
   const settings = `/backoffice/merchants/${m.uid}`;
   return (
@@ -65,7 +66,7 @@ function Onboarded(p: { d: BackofficeDeps; v: Viewer; c: Created }): JSX.Element
         <section aria-label="First user" class="card">
           <p>
             First user <strong safe>{user.username}</strong>, password (shown once; they choose their own at the first sign-in at{" "}
-            <span class="mono" safe>{`${p.d.ctx.publicUrl}/backoffice/login`}</span>):
+            <span class="mono" safe>{`${p.publicUrl}/backoffice/login`}</span>):
           </p>
           <p class="secret" id="new-password" data-password safe>
             {user.password}
@@ -101,13 +102,16 @@ function Onboarded(p: { d: BackofficeDeps; v: Viewer; c: Created }): JSX.Element
   );
 }
 
-function MerchantsPage(p: { d: BackofficeDeps; v: Viewer; created?: Created; error?: string; form?: Onboarding }): string {
-  const rows = listMerchants(p.d.ctx.db);
+/** What the merchant list shows, read by its route handlers (the page runs no query). */
+const loadMerchants = (d: BackofficeDeps) => ({ rows: listMerchants(d.ctx.db), publicUrl: d.ctx.publicUrl });
+
+function MerchantsPage(p: { data: ReturnType<typeof loadMerchants>; v: Viewer; created?: Created; error?: string; form?: Onboarding }): string {
+  const { rows } = p.data;
   const f = p.form ?? { name: "", url: "", username: "" };
   return (
     <Layout title="Merchants" viewer={p.v} path="/backoffice/merchants">
       <Notice kind="error" text={p.error} />
-      {p.created ? <Onboarded d={p.d} v={p.v} c={p.created} /> : <></>}
+      {p.created ? <Onboarded publicUrl={p.data.publicUrl} v={p.v} c={p.created} /> : <></>}
       <h2>Add a merchant</h2>
       <form method="post" action="/backoffice/merchants" class="stack">
         <Csrf viewer={p.v} />
@@ -151,9 +155,12 @@ function MerchantsPage(p: { d: BackofficeDeps; v: Viewer; created?: Created; err
   ) as string;
 }
 
-function MerchantPage(p: { d: BackofficeDeps; v: Viewer; m: Merchant; notice?: string; error?: string; newKey?: string }): string {
-  const { m, v } = p;
-  const c = getPayoutControls(p.d.ctx.db, m.id);
+/** What a merchant's page shows, read by its route handlers (the page runs no query). */
+const loadMerchant = (d: BackofficeDeps, m: Merchant) => ({ m, controls: getPayoutControls(d.ctx.db, m.id), tests: recentTestCallbacks(d.ctx.db, m.id) });
+
+function MerchantPage(p: { data: ReturnType<typeof loadMerchant>; v: Viewer; notice?: string; error?: string; newKey?: string }): string {
+  const { v } = p;
+  const { m, controls: c } = p.data;
   return (
     <Layout title={`Merchant ${m.uid}`} viewer={v} path="/backoffice/merchants">
       <Notice text={p.notice} />
@@ -215,7 +222,7 @@ function MerchantPage(p: { d: BackofficeDeps; v: Viewer; m: Merchant; notice?: s
       <h2>Test callbacks</h2>
       <p class="muted">A signed test event to the default callback URL, delivered and retried like an order's callback.</p>
       <ActionButton viewer={v} action={`/backoffice/merchants/${m.uid}/test-callback`} label="Send a test callback" kind="secondary" />
-      <TestCallbacks db={p.d.ctx.db} merchantId={m.id} />
+      <TestCallbacks rows={p.data.tests} />
       <h2>Fee balance</h2>
       <form method="post" action={`/backoffice/merchants/${m.uid}/fee`} class="inline">
         <Csrf viewer={v} />
@@ -237,13 +244,13 @@ export function merchantsRoutes(d: BackofficeDeps) {
   };
   const op = { role: "operator" as const };
   return new Elysia({ name: "backoffice-merchants" })
-    .get("/backoffice/merchants", page(d, op, (v) => MerchantsPage({ d, v })))
+    .get("/backoffice/merchants", page(d, op, (v) => MerchantsPage({ data: loadMerchants(d), v })))
     .post(
       "/backoffice/merchants",
       // A callback URL or a first user changes where money goes or who can act: the password every time.
       action(d, { ...op, reauth: (b) => (str(b.defaultNotifyUrl).trim() || str(b.username).trim() ? "always" : true) }, (v, { body }) => {
         const form: Onboarding = { name: str(body.name).trim(), url: str(body.defaultNotifyUrl).trim(), username: str(body.username).trim() };
-        const again = (error: string) => html(MerchantsPage({ d, v, form, error }), 400);
+        const again = (error: string) => html(MerchantsPage({ data: loadMerchants(d), v, form, error }), 400);
         if (!form.name || [...form.name].length > 100) return again("A merchant name is 1-100 characters.");
         try {
           // One transaction: a refused callback URL or username leaves no merchant behind.
@@ -253,7 +260,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
             const user = form.username ? createUser(d.users, { username: form.username, role: "merchant", merchantUid: merchant.uid, mustChangePassword: true }, actorOf(v)) : undefined;
             return { merchant: load(merchant.uid), apiKey, user: user && { username: user.user.username, password: user.password } };
           });
-          return MerchantsPage({ d, v, created });
+          return MerchantsPage({ data: loadMerchants(d), v, created });
         } catch (e) {
           if (e instanceof SettingsError) return again(asSentence(e.message.replace(/^default notify URL/, "The default callback URL")));
           if (e instanceof UserError) return again(asSentence(e.message));
@@ -266,11 +273,11 @@ export function merchantsRoutes(d: BackofficeDeps) {
       action(d, op, (v, { params }) => {
         const m = load(params.uid);
         const refused = queueTestCallback({ db: d.ctx.db, now: d.users.now, kick: d.kick }, m.id);
-        if (refused) return html(MerchantPage({ d, v, m, error: refused.error }), refused.status);
+        if (refused) return html(MerchantPage({ data: loadMerchant(d, m), v, error: refused.error }), refused.status);
         return redirect(`/backoffice/merchants/${m.uid}?done=test`);
       }),
     )
-    .get("/backoffice/merchants/:uid", page(d, op, (v, { params, query }) => MerchantPage({ d, v, m: load(params.uid), notice: NOTICES[query.done ?? ""] })))
+    .get("/backoffice/merchants/:uid", page(d, op, (v, { params, query }) => MerchantPage({ data: loadMerchant(d, load(params.uid)), v, notice: NOTICES[query.done ?? ""] })))
     .post(
       "/backoffice/merchants/:uid/status",
       action(d, { ...op, reauth: "always" }, (v, { params, body }) => {
@@ -284,7 +291,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
       action(d, { ...op, reauth: "always" }, (v, { params }) => {
         const m = load(params.uid);
         const r = rotateKeyAudited(mdeps(d), m.uid, parseDuration(d.ctx.config.auth.rotation_grace), actorOf(v));
-        return MerchantPage({ d, v, m: load(m.uid), newKey: r.apiKey, notice: `New key issued; the previous one still signs requests for ${d.ctx.config.auth.rotation_grace}.` });
+        return MerchantPage({ data: loadMerchant(d, load(m.uid)), v, newKey: r.apiKey, notice: `New key issued; the previous one still signs requests for ${d.ctx.config.auth.rotation_grace}.` });
       }),
     )
     .post(
@@ -319,7 +326,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
           );
           });
         } catch (e) {
-          if (e instanceof SettingsError || e instanceof ControlsError) return MerchantPage({ d, v, m: load(m.uid), error: e.message });
+          if (e instanceof SettingsError || e instanceof ControlsError) return MerchantPage({ data: loadMerchant(d, load(m.uid)), v, error: e.message });
           throw e;
         }
         d.kick();
@@ -331,11 +338,11 @@ export function merchantsRoutes(d: BackofficeDeps) {
       action(d, { ...op, reauth: true }, (v, { params, body }) => {
         const m = load(params.uid);
         const delta = str(body.delta).trim();
-        if (!/^-?\d{1,12}(\.\d{1,6})?$/.test(delta) || /^-?0+(\.0+)?$/.test(delta)) return MerchantPage({ d, v, m, error: "Give a non-zero amount with at most 6 decimals (negative to debit)." });
+        if (!/^-?\d{1,12}(\.\d{1,6})?$/.test(delta) || /^-?0+(\.0+)?$/.test(delta)) return MerchantPage({ data: loadMerchant(d, m), v, error: "Give a non-zero amount with at most 6 decimals (negative to debit)." });
         try {
           adjustFeeBalanceAudited(mdeps(d), m.uid, delta, str(body.note), actorOf(v));
         } catch (e) {
-          if (e instanceof ControlsError) return MerchantPage({ d, v, m, error: e.message });
+          if (e instanceof ControlsError) return MerchantPage({ data: loadMerchant(d, m), v, error: e.message });
           throw e;
         }
         return redirect(`/backoffice/merchants/${m.uid}?done=fee`);

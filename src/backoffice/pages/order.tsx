@@ -3,11 +3,9 @@
 // change, transfers with explorer links, every callback delivery attempt with
 // "Resend"; and the operator's "Freeze", "Release", "Cancel order".
 import { CostList } from "../views/costs";
-import { costsOfPayout } from "../queries/costs";
+import { costsOfPayin, costsOfPayout } from "../queries/costs";
 import { Elysia } from "elysia";
-import { eq } from "drizzle-orm";
 import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
-import { callbackAttempts } from "../../db/schema";
 import { fromBaseUnits } from "../../lib/money";
 import { canTransition, type PayinStatus } from "../../payin/state";
 import { recordAudit } from "../../audit/log";
@@ -16,14 +14,15 @@ import { NotFound } from "../errors";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../payin/operator";
 import type { PayinOrderRow } from "../../payin/views";
-import { callbackScopeOk, type OrderDetail, orderDetail } from "../queries/order";
+import { attemptCount, callbackScopeOk, type OrderDetail, orderDetail } from "../queries/order";
+import type { DisplayCtx } from "../format";
 import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
 import { invoiceNoOf } from "../../invoices/list";
 import { compatSideOf } from "../../compat/service";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
-import { CallbackDeliveries } from "../views/callback-deliveries";
-import { OrderRefunds, refundProblem, ResolveFrozen } from "./refunds";
+import { CallbackDeliveries, maxDeliveries } from "../views/callback-deliveries";
+import { OrderRefunds, orderRefundsOf, refundProblem, ResolveFrozen, resolveOptionsOf } from "./refunds";
 import { createRefund } from "../../payout/refunds";
 import { RESOLUTIONS, resolveFrozen, type Resolution } from "../../payin/resolve";
 
@@ -102,8 +101,24 @@ function timeline(o: OrderDetail): TimelineItem[] {
   return items.sort((a, b) => a.at - b.at);
 }
 
-function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: string; error?: string }): string {
-  const { o, v, d } = p;
+/** What the order page shows besides the order itself, read by its route handlers (the page runs no query). */
+function loadOrderPage(d: BackofficeDeps, o: OrderDetail) {
+  return {
+    o,
+    invoiceNo: o.payin?.invoiceId != null ? invoiceNoOf(d.ctx.db, o.payin.invoiceId) : null,
+    compat: o.payin?.compat != null ? compatSideOf(d.ctx.db, o.payin.id) : undefined,
+    costs: o.payout ? costsOfPayout(d.ctx.db, o.payout.id) : costsOfPayin(d.ctx.db, o.payin!),
+    resolve: o.payin ? resolveOptionsOf(d, o.payin) : null,
+    refunds: o.payin ? orderRefundsOf(d, o.payin) : { rows: [], left: 0n },
+    now: d.users.now(),
+    maxDeliveries: maxDeliveries(d),
+  };
+}
+type OrderPageData = ReturnType<typeof loadOrderPage>;
+
+function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; notice?: string; error?: string }): string {
+  const { v, display, data } = p;
+  const { o } = data;
   const row = (o.payin ?? o.payout)!;
   const fmt = (units: string | null) => (units === null ? "—" : `${fromBaseUnits(BigInt(units), row.decimals, 6)} ${row.token}`);
   const status = row.status as PayinStatus;
@@ -131,7 +146,7 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
             <dd safe>{fmt(o.payin.paidAmount)}</dd>
             <dt>Address</dt>
             <dd>
-              <ChainRef ctx={d.ctx} chain={row.chain} kind="address" value={o.payin.address} />
+              <ChainRef ctx={display} chain={row.chain} kind="address" value={o.payin.address} />
             </dd>
             <dt>Expires</dt>
             <dd>
@@ -141,12 +156,12 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
               <>
                 <dt>Invoice</dt>
                 <dd>
-                  <OrderLink orderNo={invoiceNoOf(d.ctx.db, o.payin.invoiceId)} />
+                  <OrderLink orderNo={data.invoiceNo!} />
                   <span safe>{` (rate ${o.payin.invoiceRate ?? "1"}; its callbacks are the invoice's)`}</span>
                 </dd>
               </>
             ) : null}
-            {o.payin.compat !== null ? <ShopPlugin d={d} payinId={o.payin.id} /> : null}
+            {o.payin.compat !== null ? <ShopPlugin c={data.compat} /> : null}
           </>
         ) : (
           <>
@@ -154,11 +169,11 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
             <dd safe>{fmt(o.payout!.fee)}</dd>
             <dt>To</dt>
             <dd>
-              <ChainRef ctx={d.ctx} chain={row.chain} kind="address" value={o.payout!.toAddress} />
+              <ChainRef ctx={display} chain={row.chain} kind="address" value={o.payout!.toAddress} />
             </dd>
             <dt>From</dt>
             <dd>
-              <ChainRef ctx={d.ctx} chain={row.chain} kind="address" value={o.payout!.fromAddress} />
+              <ChainRef ctx={display} chain={row.chain} kind="address" value={o.payout!.fromAddress} />
             </dd>
             {o.payout!.lastError ? (
               <>
@@ -172,7 +187,7 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
         )}
         <dt>Transaction</dt>
         <dd>
-          <ChainRef ctx={d.ctx} chain={row.chain} kind="tx" value={row.txHash} />
+          <ChainRef ctx={display} chain={row.chain} kind="tx" value={row.txHash} />
         </dd>
       </dl>
 
@@ -205,17 +220,13 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
         <></>
       )}
 
-      {o.payout ? (
-        <>
-          <h2>Network cost</h2>
-          <CostList rows={costsOfPayout(d.ctx.db, o.payout.id)} />
-        </>
-      ) : null}
+      <h2>Network cost</h2>
+      <CostList rows={data.costs} />
 
       {o.payin ? (
         <>
-          <ResolveFrozen d={d} v={v} o={o.payin} back={back} />
-          <OrderRefunds d={d} v={v} o={o.payin} back={back} />
+          <ResolveFrozen options={data.resolve} v={v} o={o.payin} back={back} />
+          <OrderRefunds refunds={data.refunds} display={display} v={v} o={o.payin} back={back} />
         </>
       ) : (
         <></>
@@ -241,10 +252,10 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
               row={(t) => (
                 <tr>
                   <td>
-                    <ChainRef ctx={d.ctx} chain={t.chain} kind="tx" value={t.txHash} />
+                    <ChainRef ctx={display} chain={t.chain} kind="tx" value={t.txHash} />
                   </td>
                   <td>
-                    <ChainRef ctx={d.ctx} chain={t.chain} kind="address" value={t.fromAddress} />
+                    <ChainRef ctx={display} chain={t.chain} kind="address" value={t.fromAddress} />
                   </td>
                   <td safe>{fmt(t.amount)}</td>
                   <td safe>{String(t.blockNumber)}</td>
@@ -271,7 +282,7 @@ function OrderPage(p: { d: BackofficeDeps; v: Viewer; o: OrderDetail; notice?: s
       ) : (
         <></>
       )}
-      <CallbackDeliveries viewer={v} d={d} callbacks={o.callbacks} back={back} defaultUrl={o.merchantDefaultUrl} empty="No callback for this order." />
+      <CallbackDeliveries viewer={v} now={data.now} maxDeliveries={data.maxDeliveries} callbacks={o.callbacks} back={back} defaultUrl={o.merchantDefaultUrl} empty="No callback for this order." />
     </Layout>
   ) as string;
 }
@@ -289,7 +300,7 @@ export function orderRoutes(d: BackofficeDeps) {
       try {
         fn(v, o, body);
       } catch (e) {
-        if (e instanceof OperatorError) return OrderPage({ d, v, o: load(v, params.orderNo), error: e.message });
+        if (e instanceof OperatorError) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: e.message });
         throw e;
       }
       d.kick();
@@ -305,7 +316,7 @@ export function orderRoutes(d: BackofficeDeps) {
         fn(v, o.payin, body);
       } catch (e) {
         const why = refundProblem(e);
-        if (why !== null) return OrderPage({ d, v, o: load(v, params.orderNo), error: why });
+        if (why !== null) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: why });
         throw e;
       }
       d.kick();
@@ -332,7 +343,7 @@ export function orderRoutes(d: BackofficeDeps) {
     )
     .get(
       "/backoffice/orders/:orderNo",
-      page(d, {}, (v, { params, query }) => OrderPage({ d, v, o: load(v, params.orderNo), notice: NOTICES[query.done ?? ""] })),
+      page(d, {}, (v, { params, query }) => OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, notice: NOTICES[query.done ?? ""] })),
     )
     .post(
       "/backoffice/orders/:orderNo/freeze",
@@ -350,7 +361,7 @@ export function orderRoutes(d: BackofficeDeps) {
           const b = str(body.back);
           return b.startsWith("/backoffice/") && !b.startsWith("//") ? b : `/backoffice/orders/${c.orderNo}`;
         })();
-        const before = d.ctx.db.select({ id: callbackAttempts.id }).from(callbackAttempts).where(eq(callbackAttempts.callbackId, c.id)).all().length;
+        const before = attemptCount(d.ctx.db, c.id);
         try {
           writeTx(d.ctx.db, (tx) => {
             resendCallback(tx, c.id, d.users.now(), { merchantId: v.merchantId ?? undefined });
@@ -363,7 +374,7 @@ export function orderRoutes(d: BackofficeDeps) {
         d.kick();
         // Give the worker a moment so the page shows the new attempt (delivery has a timeout of its own).
         for (let i = 0; i < 60; i++) {
-          const n = d.ctx.db.select({ id: callbackAttempts.id }).from(callbackAttempts).where(eq(callbackAttempts.callbackId, c.id)).all().length;
+          const n = attemptCount(d.ctx.db, c.id);
           if (n > before) break;
           await Bun.sleep(50);
         }
@@ -373,8 +384,7 @@ export function orderRoutes(d: BackofficeDeps) {
 }
 
 /** A shop plugin's order (DESIGN 19): its price in the shop's currency and what the shop hears. */
-function ShopPlugin({ d, payinId }: { d: BackofficeDeps; payinId: number }): JSX.Element {
-  const c = compatSideOf(d.ctx.db, payinId);
+function ShopPlugin({ c }: { c: ReturnType<typeof compatSideOf> }): JSX.Element {
   if (!c) return <></>;
   return (
     <>

@@ -11,7 +11,7 @@ import { AppError } from "../../errors";
 import { createInvoice, enabledPayments } from "../../invoices/service";
 import { invoiceCallbacks, listInvoices, type InvoiceListRow } from "../../invoices/list";
 import { eventsOf } from "../../orders/events";
-import { CallbackDeliveries } from "../views/callback-deliveries";
+import { CallbackDeliveries, maxDeliveries } from "../views/callback-deliveries";
 import { priceCurrencies } from "../../rates/currencies";
 import { currentKey } from "../../merchants/service";
 import { newTimedToken } from "../../lib/ids";
@@ -45,9 +45,8 @@ function problemText(e: AppError): string {
   return e.message;
 }
 
-function NewLinkForm(p: { d: BackofficeDeps; v: Viewer; draft: Draft }): JSX.Element {
-  const currencies = priceCurrencies(p.d.ctx.config);
-  const offered = enabledPayments(p.d.ctx);
+function NewLinkForm(p: { data: LinksData; v: Viewer; draft: Draft }): JSX.Element {
+  const { currencies, offered } = p.data;
   return (
     <form method="post" action={PATH} class="stack" aria-labelledby="new-link">
       <h2 id="new-link">New payment link</h2>
@@ -115,14 +114,24 @@ function LinksTable(p: { v: Viewer; rows: InvoiceListRow[] }): JSX.Element {
   );
 }
 
-function LinksPage(p: { d: BackofficeDeps; v: Viewer; page: number; draft?: Draft; error?: string }): string {
-  const { d, v } = p;
-  const rows = listInvoices(d.ctx.db, { merchantId: v.merchantId ?? undefined, limit: PAGE + 1, offset: p.page * PAGE });
-  const draft = p.draft ?? { amount: "", currency: priceCurrencies(d.ctx.config)[0]!, description: "", networks: [], minutes: String(DEFAULT_VALID_MINUTES) };
+/** What the payment links page shows, read by its route handlers (the page runs no query). */
+function loadLinks(d: BackofficeDeps, v: Viewer, pageNo: number) {
+  return {
+    rows: listInvoices(d.ctx.db, { merchantId: v.merchantId ?? undefined, limit: PAGE + 1, offset: pageNo * PAGE }),
+    currencies: priceCurrencies(d.ctx.config),
+    offered: enabledPayments(d.ctx),
+  };
+}
+type LinksData = ReturnType<typeof loadLinks>;
+
+function LinksPage(p: { data: LinksData; v: Viewer; page: number; draft?: Draft; error?: string }): string {
+  const { data, v } = p;
+  const { rows } = data;
+  const draft = p.draft ?? { amount: "", currency: data.currencies[0]!, description: "", networks: [], minutes: String(DEFAULT_VALID_MINUTES) };
   return (
     <Layout title="Payment links" viewer={v} path={PATH}>
       <Notice kind="error" text={p.error} />
-      {v.role === "merchant" ? <NewLinkForm d={d} v={v} draft={draft} /> : <p class="muted">Invoices and payment links of every merchant. Merchants create payment links from their own back office.</p>}
+      {v.role === "merchant" ? <NewLinkForm data={data} v={v} draft={draft} /> : <p class="muted">Invoices and payment links of every merchant. Merchants create payment links from their own back office.</p>}
       <h2>Invoices and payment links</h2>
       <LinksTable v={v} rows={rows.slice(0, PAGE)} />
       <nav class="pager" aria-label="Pages">
@@ -133,10 +142,16 @@ function LinksPage(p: { d: BackofficeDeps; v: Viewer; page: number; draft?: Draf
   ) as string;
 }
 
-function LinkPage(p: { d: BackofficeDeps; v: Viewer; invoiceNo: string; created: boolean }): string {
-  const { d, v } = p;
-  const r = listInvoices(d.ctx.db, { merchantId: v.merchantId ?? undefined, invoiceNo: p.invoiceNo, limit: 1 })[0];
+/** A payment link with its timeline and callbacks, read by its route handler (the page runs no query). */
+function loadLink(d: BackofficeDeps, v: Viewer, invoiceNo: string) {
+  const r = listInvoices(d.ctx.db, { merchantId: v.merchantId ?? undefined, invoiceNo, limit: 1 })[0];
   if (!r) throw new NotFound("There is no such payment link.");
+  return { r, events: eventsOf(d.ctx.db, r.invoiceNo), callbacks: invoiceCallbacks(d.ctx.db, r.invoiceNo), now: d.users.now(), maxDeliveries: maxDeliveries(d) };
+}
+
+function LinkPage(p: { data: ReturnType<typeof loadLink>; v: Viewer; created: boolean }): string {
+  const { v, data } = p;
+  const { r } = data;
   return (
     <Layout title={`Payment link ${r.invoiceNo}`} viewer={v} path={PATH}>
       <Notice text={p.created ? "Payment link created. Send the link or show the QR code to the payer." : undefined} />
@@ -186,14 +201,14 @@ function LinkPage(p: { d: BackofficeDeps; v: Viewer; invoiceNo: string; created:
       </dl>
       <h2>Timeline</h2>
       <ol class="timeline" aria-label="Status timeline">
-        {eventsOf(d.ctx.db, r.invoiceNo).map((e) => (
+        {data.events.map((e) => (
           <li>
             <Time ms={e.at} /> <strong safe>{`${e.fromStatus ?? "new"} → ${e.toStatus}`}</strong> <span safe>{`— ${causeOfInvoice(e.event)}`}</span>
           </li>
         ))}
       </ol>
       <h2>Callbacks</h2>
-      <CallbackDeliveries viewer={v} d={d} callbacks={invoiceCallbacks(d.ctx.db, r.invoiceNo)} back={`${PATH}/${r.invoiceNo}`} empty="No callback for this invoice." />
+      <CallbackDeliveries viewer={v} now={data.now} maxDeliveries={data.maxDeliveries} callbacks={data.callbacks} back={`${PATH}/${r.invoiceNo}`} empty="No callback for this invoice." />
       <p>
         <a href={PATH}>All payment links</a>
       </p>
@@ -223,8 +238,11 @@ function causeOfInvoice(raw: string): string {
 
 export function paymentLinkRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-payment-links" })
-    .get(PATH, page(d, {}, (v, { query }) => LinksPage({ d, v, page: Math.max(0, Number.parseInt(query.page ?? "0", 10) || 0) })))
-    .get(`${PATH}/:invoiceNo`, page(d, {}, (v, { params, query }) => LinkPage({ d, v, invoiceNo: params.invoiceNo!, created: query.created === "1" })))
+    .get(PATH, page(d, {}, (v, { query }) => {
+      const pageNo = Math.max(0, Number.parseInt(query.page ?? "0", 10) || 0);
+      return LinksPage({ data: loadLinks(d, v, pageNo), v, page: pageNo });
+    }))
+    .get(`${PATH}/:invoiceNo`, page(d, {}, (v, { params, query }) => LinkPage({ data: loadLink(d, v, params.invoiceNo!), v, created: query.created === "1" })))
     .post(
       PATH,
       action(d, { role: "merchant" }, (v, { body }) => {
@@ -253,7 +271,7 @@ export function paymentLinkRoutes(d: BackofficeDeps) {
           d.kick();
           return redirect(`${PATH}/${encodeURIComponent(inv.invoiceNo)}?created=1`);
         } catch (e) {
-          if (e instanceof AppError) return LinksPage({ d, v, page: 0, draft, error: problemText(e) });
+          if (e instanceof AppError) return LinksPage({ data: loadLinks(d, v, 0), v, page: 0, draft, error: problemText(e) });
           throw e;
         }
       }),

@@ -13,6 +13,7 @@ import { resolutionOptions } from "../../payin/resolve";
 import type { RefundRow } from "../../payout/refund-views";
 import { OperatorError } from "../../payin/operator";
 import type { BackofficeDeps, Viewer } from "../guard";
+import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 
@@ -57,7 +58,27 @@ function RefundForm(p: { v: Viewer; action: string; max: string; token: string }
   );
 }
 
-function RefundTable(p: { d: BackofficeDeps; rows: RefundRow[] }): JSX.Element {
+/** An order's or deposit's refunds and what is left to refund, read by the page's loader. */
+export interface RefundsData {
+  rows: RefundRow[];
+  left: bigint;
+}
+
+/** The order page's refund data (nothing is refundable while the order is frozen). */
+export function orderRefundsOf(d: BackofficeDeps, o: PayinOrderRow): RefundsData {
+  return { rows: refundsOfOrder(d.ctx.db, o.id), left: o.status === "frozen_abnormal" ? 0n : refundableAmount(d.ctx.db, o) };
+}
+
+/** The deposit page's refund data: a confirmed unmatched deposit (open, or partly refunded) is refundable. */
+export function depositRefundsOf(d: BackofficeDeps, t: TransferRow): RefundsData {
+  const refundable = t.unmatchedReason !== null && t.status === "confirmed" && (t.resolution === null || t.resolution === "refunded");
+  return { rows: refundsOfDeposit(d.ctx.db, t.id), left: refundable ? depositRefundable(d.ctx.db, t) : 0n };
+}
+
+/** A frozen order's resolution options (null for any other order), read by the order page's loader. */
+export const resolveOptionsOf = (d: BackofficeDeps, o: PayinOrderRow) => (o.status === "frozen_abnormal" ? resolutionOptions(d.ctx, o) : null);
+
+function RefundTable(p: { display: DisplayCtx; rows: RefundRow[] }): JSX.Element {
   return (
     <DataTable
       label="Refunds"
@@ -71,7 +92,7 @@ function RefundTable(p: { d: BackofficeDeps; rows: RefundRow[] }): JSX.Element {
           <td safe>{`${fromBaseUnits(BigInt(r.amount), r.decimals, 6)} ${r.token}`}</td>
           <td class="wrap">
             {r.toAddress ? (
-              <ChainRef ctx={p.d.ctx} chain={r.chain} kind="address" value={r.toAddress} />
+              <ChainRef ctx={p.display} chain={r.chain} kind="address" value={r.toAddress} />
             ) : r.refundUrl ? (
               <span>
                 waiting for the payer: <a href={r.refundUrl} safe>{r.refundUrl}</a>
@@ -94,25 +115,24 @@ function RefundTable(p: { d: BackofficeDeps; rows: RefundRow[] }): JSX.Element {
 }
 
 /** The order page's refund part: the form while something is refundable, and the order's refunds. */
-export function OrderRefunds(p: { d: BackofficeDeps; v: Viewer; o: PayinOrderRow; back: string }): JSX.Element {
-  const { d, v, o } = p;
-  const rows = refundsOfOrder(d.ctx.db, o.id);
-  const left = o.status === "frozen_abnormal" ? 0n : refundableAmount(d.ctx.db, o);
+export function OrderRefunds(p: { refunds: RefundsData; display: DisplayCtx; v: Viewer; o: PayinOrderRow; back: string }): JSX.Element {
+  const { v, o } = p;
+  const { rows, left } = p.refunds;
   if (!rows.length && left === 0n) return <></>;
   return (
     <>
       <h2>Refunds</h2>
       {left > 0n ? <RefundForm v={v} action={`${p.back}/refund`} max={fromBaseUnits(left, o.decimals, 0)} token={o.token} /> : <></>}
-      {rows.length ? <RefundTable d={d} rows={rows} /> : <></>}
+      {rows.length ? <RefundTable display={p.display} rows={rows} /> : <></>}
     </>
   );
 }
 
 /** A frozen order's one guided choice: why it is held, what each option produces, a note, the password. */
-export function ResolveFrozen(p: { d: BackofficeDeps; v: Viewer; o: PayinOrderRow; back: string }): JSX.Element {
-  const { d, v, o } = p;
-  const r = resolutionOptions(d.ctx, o);
-  if (o.status !== "frozen_abnormal") return <></>;
+export function ResolveFrozen(p: { options: ReturnType<typeof resolveOptionsOf>; v: Viewer; o: PayinOrderRow; back: string }): JSX.Element {
+  const { v, o } = p;
+  const r = p.options;
+  if (o.status !== "frozen_abnormal" || !r) return <></>;
   return (
     <section aria-labelledby="resolve-title">
       <h2 id="resolve-title">Resolve this payment</h2>
@@ -160,17 +180,15 @@ export function ResolveFrozen(p: { d: BackofficeDeps; v: Viewer; o: PayinOrderRo
 }
 
 /** The deposit page's refund part (replaces "Mark refunded"). */
-export function DepositRefunds(p: { d: BackofficeDeps; v: Viewer; t: TransferRow; decimals: number }): JSX.Element {
-  const { d, v, t } = p;
-  const rows = refundsOfDeposit(d.ctx.db, t.id);
-  const refundable = t.unmatchedReason !== null && t.status === "confirmed" && (t.resolution === null || t.resolution === "refunded");
-  const left = refundable ? depositRefundable(d.ctx.db, t) : 0n;
+export function DepositRefunds(p: { refunds: RefundsData; display: DisplayCtx; v: Viewer; t: TransferRow; decimals: number }): JSX.Element {
+  const { v, t } = p;
+  const { rows, left } = p.refunds;
   if (!rows.length && left === 0n) return <></>;
   return (
     <>
       <h2>Refund</h2>
       {left > 0n ? <RefundForm v={v} action={`/backoffice/deposits/${t.id}/refund`} max={fromBaseUnits(left, p.decimals, 0)} token={t.token} /> : <></>}
-      {rows.length ? <RefundTable d={d} rows={rows} /> : <></>}
+      {rows.length ? <RefundTable display={p.display} rows={rows} /> : <></>}
     </>
   );
 }

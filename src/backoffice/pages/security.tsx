@@ -2,13 +2,11 @@
 // The signed-in user's own security: password, TOTP enrollment with a QR code
 // and recovery codes, and the list of live sessions (each can be ended).
 import { Elysia } from "elysia";
-import { eq } from "drizzle-orm";
 import { recordAudit } from "../../audit/log";
-import { backofficeUsers } from "../../db/schema";
 import { qrSvg } from "../../checkout/qr";
 import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type Viewer } from "../guard";
-import { activeSessions, reauthenticate, revokeSession } from "../sessions";
-import { enableTotp, newRecoveryCodes, newTotpSecret, totpStep, totpUri } from "../totp";
+import { activeSessions, reauthenticate, revokeSession, type SessionRow } from "../sessions";
+import { enableTotp, newRecoveryCodes, newTotpSecret, storePendingTotpSecret, totpStep, totpUri } from "../totp";
 import { asSentence, changePassword, UserError, userById } from "../users";
 import { ActionButton, Csrf, DataTable, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
@@ -19,9 +17,8 @@ const NOTICES: Record<string, string> = {
   session: "Session ended.",
 };
 
-function SecurityPage(p: { d: BackofficeDeps; v: Viewer; notice?: string; error?: string }): string {
-  const { v } = p;
-  const sessions = activeSessions(p.d.users, p.d.policy, v.user.id);
+function SecurityPage(p: { sessions: SessionRow[]; v: Viewer; notice?: string; error?: string }): string {
+  const { v, sessions } = p;
   return (
     <Layout title="Security" viewer={v} path="/backoffice/security">
       {v.owes === "2fa" ? (
@@ -172,7 +169,7 @@ export function securityRoutes(d: BackofficeDeps) {
     )
     .get(
       "/backoffice/security",
-      page(d, enrolling, (v, { query }) => SecurityPage({ d, v, notice: NOTICES[query.done ?? ""] })),
+      page(d, enrolling, (v, { query }) => SecurityPage({ sessions: activeSessions(d.users, d.policy, v.user.id), v, notice: NOTICES[query.done ?? ""] })),
     )
     .post(
       "/backoffice/security/totp",
@@ -181,7 +178,7 @@ export function securityRoutes(d: BackofficeDeps) {
         if (v.totp) return redirect("/backoffice/security");
         // The secret waits, encrypted, until a code from the app proves it was stored.
         const secret = newTotpSecret();
-        d.ctx.db.update(backofficeUsers).set({ totpSecretEnc: d.ctx.cipher.encrypt(secret), updatedAt: d.users.now() }).where(eq(backofficeUsers.id, v.user.id)).run();
+        storePendingTotpSecret(d.users, v.user.id, secret);
         return EnrollPage({ v, secret });
       }),
     )
@@ -203,11 +200,11 @@ export function securityRoutes(d: BackofficeDeps) {
       action(d, {}, async (v, { request, body }) => {
         // The current password is an attempt like a sign-in: counted, refused while locked.
         const r = await reauthenticate(d.users, v.session, v.user, str(body.current), d.clientAddr(request), { passwordOnly: true });
-        if (r !== "ok") return SecurityPage({ d, v, error: r === "invalid" ? "The current password is not right." : "Too many failed attempts for this username. Try again in 15 minutes." });
+        if (r !== "ok") return SecurityPage({ sessions: activeSessions(d.users, d.policy, v.user.id), v, error: r === "invalid" ? "The current password is not right." : "Too many failed attempts for this username. Try again in 15 minutes." });
         try {
           await changePassword(d.users, v.user.id, str(body.new), v.session.id);
         } catch (e) {
-          if (e instanceof UserError) return SecurityPage({ d, v, error: e.message });
+          if (e instanceof UserError) return SecurityPage({ sessions: activeSessions(d.users, d.policy, v.user.id), v, error: e.message });
           throw e;
         }
         recordAudit(d.ctx.db, { ...actorOf(v), action: "user.password_change", target: `user:${v.user.username}`, at: d.users.now() });

@@ -15,11 +15,16 @@ interface UserForm {
   merchant: string;
 }
 
-function UsersPage(p: { d: BackofficeDeps; v: Viewer; secret?: { username: string; password: string }; notice?: string; error?: string; form?: UserForm }): string {
-  const f = p.form ?? { username: "", role: "merchant", merchant: "" };
-  const merchants = listMerchants(p.d.ctx.db);
+/** The users and merchants the users page shows, read by its route handlers (the page runs no query). */
+function loadUsers(d: BackofficeDeps) {
+  const merchants = listMerchants(d.ctx.db);
   const uids = new Map(merchants.map((m) => [m.id, m.uid]));
-  const users = listUsers(p.d.ctx.db).map((u) => describeUser(u, u.merchantId ? (uids.get(u.merchantId) ?? null) : null));
+  return { merchants, users: listUsers(d.ctx.db).map((u) => describeUser(u, u.merchantId ? (uids.get(u.merchantId) ?? null) : null)) };
+}
+
+function UsersPage(p: { data: ReturnType<typeof loadUsers>; v: Viewer; secret?: { username: string; password: string }; notice?: string; error?: string; form?: UserForm }): string {
+  const f = p.form ?? { username: "", role: "merchant", merchant: "" };
+  const { merchants, users } = p.data;
   return (
     <Layout title="Users" viewer={p.v} path="/backoffice/users">
       <Notice text={p.notice} />
@@ -115,14 +120,14 @@ export function usersRoutes(d: BackofficeDeps) {
   const op = { role: "operator" as const };
   const handle = (v: Viewer, fn: () => { secret?: { username: string; password: string }; notice?: string }, form?: UserForm) => {
     try {
-      return UsersPage({ d, v, ...fn() });
+      return UsersPage({ data: loadUsers(d), v, ...fn() });
     } catch (e) {
-      if (e instanceof UserError) return html(UsersPage({ d, v, error: asSentence(e.message), form }), 400);
+      if (e instanceof UserError) return html(UsersPage({ data: loadUsers(d), v, error: asSentence(e.message), form }), 400);
       throw e;
     }
   };
   return new Elysia({ name: "backoffice-users" })
-    .get("/backoffice/users", page(d, op, (v) => UsersPage({ d, v })))
+    .get("/backoffice/users", page(d, op, (v) => UsersPage({ data: loadUsers(d), v })))
     .post(
       "/backoffice/users",
       // A new user (an operator even) is who can act: the password every time.

@@ -8,13 +8,17 @@ import { DataTable, OrderLink, StatusBadge, TableWrap, Time } from "../views/com
 import { Layout } from "../views/layout";
 import { exclusiveWallets, walletWithDeposits } from "../../payin/wallet-stats";
 import { units } from "./treasury-format";
+import type { DisplayCtx } from "../format";
 
 const PATH = "/backoffice/wallets";
 const PAGE = 100;
 
-function WalletsPage(p: { d: BackofficeDeps; v: Viewer; q?: string; page: number }): string {
-  const { d, v } = p;
-  const rows = exclusiveWallets(d.ctx.db, { merchantId: v.merchantId ?? undefined, q: p.q?.trim() || undefined, limit: PAGE + 1, offset: p.page * PAGE });
+/** The wallets page's rows, read by its route handler (the page runs no query). */
+const loadWallets = (d: BackofficeDeps, v: Viewer, q: string | undefined, pageNo: number) =>
+  exclusiveWallets(d.ctx.db, { merchantId: v.merchantId ?? undefined, q: q?.trim() || undefined, limit: PAGE + 1, offset: pageNo * PAGE });
+
+function WalletsPage(p: { rows: ReturnType<typeof loadWallets>; display: DisplayCtx; v: Viewer; q?: string; page: number }): string {
+  const { display, v, rows } = p;
   const more = rows.length > PAGE;
   const operator = v.role === "operator";
   return (
@@ -63,7 +67,7 @@ function WalletsPage(p: { d: BackofficeDeps; v: Viewer; q?: string; page: number
                     {w.address}
                   </td>
                   <td>{w.deposits + (w.pending ? ` (${w.pending} pending)` : "")}</td>
-                  <td safe>{units(d.ctx, w.chain, w.token, w.received)}</td>
+                  <td safe>{units(display, w.chain, w.token, w.received)}</td>
                   <td>
                     <Time ms={w.lastDepositAt} />
                   </td>
@@ -84,9 +88,8 @@ function WalletsPage(p: { d: BackofficeDeps; v: Viewer; q?: string; page: number
   ) as string;
 }
 
-function WalletPage(p: { d: BackofficeDeps; v: Viewer; id: string }): string {
-  const { d, v } = p;
-  const found = walletWithDeposits(d.ctx.db, p.id, { merchantId: v.merchantId ?? undefined });
+function WalletPage(p: { found: ReturnType<typeof walletWithDeposits>; display: DisplayCtx; v: Viewer }): string {
+  const { display, v, found } = p;
   if (!found) throw new NotFound("There is no such wallet.");
   const { wallet: w, deposits } = found;
   return (
@@ -107,7 +110,7 @@ function WalletPage(p: { d: BackofficeDeps; v: Viewer; id: string }): string {
         <dt>Deposits</dt>
         <dd>{w.deposits}</dd>
         <dt>Received (final)</dt>
-        <dd safe>{units(d.ctx, w.chain, w.token, w.received)}</dd>
+        <dd safe>{units(display, w.chain, w.token, w.received)}</dd>
         <dt>Status</dt>
         <dd>
           <StatusBadge status={w.status} />
@@ -124,7 +127,7 @@ function WalletPage(p: { d: BackofficeDeps; v: Viewer; id: string }): string {
             <td>
               <Time ms={t.blockTime} />
             </td>
-            <td safe>{units(d.ctx, w.chain, w.token, t.amount)}</td>
+            <td safe>{units(display, w.chain, w.token, t.amount)}</td>
             <td class="mono" safe>
               {t.fromAddress}
             </td>
@@ -153,6 +156,9 @@ function WalletPage(p: { d: BackofficeDeps; v: Viewer; id: string }): string {
 
 export function walletRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-wallets" })
-    .get(PATH, page(d, {}, (v, { query }) => WalletsPage({ d, v, q: query.q, page: Math.max(0, Number.parseInt(query.page ?? "0", 10) || 0) })))
-    .get(`${PATH}/:id`, page(d, {}, (v, { params }) => WalletPage({ d, v, id: params.id! })));
+    .get(PATH, page(d, {}, (v, { query }) => {
+      const pageNo = Math.max(0, Number.parseInt(query.page ?? "0", 10) || 0);
+      return WalletsPage({ rows: loadWallets(d, v, query.q, pageNo), display: d.ctx, v, q: query.q, page: pageNo });
+    }))
+    .get(`${PATH}/:id`, page(d, {}, (v, { params }) => WalletPage({ found: walletWithDeposits(d.ctx.db, params.id!, { merchantId: v.merchantId ?? undefined }), display: d.ctx, v })));
 }

@@ -1,8 +1,8 @@
 // What the gateway's transactions cost on chain (transfer_costs, DESIGN 21): per payout, per set
 // of payouts (a batch, a collection run) and per chain and day (the Fees page).
-import { and, desc, eq, gte, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { payoutOrders, transferCosts } from "../../db/schema";
+import { collectionLegs, payinOrders, payoutOrders, refunds, transferCosts } from "../../db/schema";
 
 export type CostRow = typeof transferCosts.$inferSelect;
 
@@ -17,6 +17,31 @@ export interface CostTotal {
 
 export function costsOfPayout(db: Db, payoutOrderId: number): CostRow[] {
   return db.select().from(transferCosts).where(eq(transferCosts.payoutOrderId, payoutOrderId)).orderBy(transferCosts.id).all();
+}
+
+/**
+ * What the gateway spent on a pay-in order: the transactions of its refunds, and of the
+ * collection leg that swept its money (the first leg from its address created once it was paid).
+ */
+export function costsOfPayin(db: Db, o: Pick<typeof payinOrders.$inferSelect, "id" | "addressId" | "detectedAt">): CostRow[] {
+  const ids = db
+    .select({ id: refunds.payoutOrderId })
+    .from(refunds)
+    .where(and(eq(refunds.payinOrderId, o.id), isNotNull(refunds.payoutOrderId)))
+    .all()
+    .map((r) => r.id!);
+  if (o.detectedAt !== null) {
+    const leg = db
+      .select({ id: payoutOrders.id })
+      .from(collectionLegs)
+      .innerJoin(payoutOrders, eq(payoutOrders.id, collectionLegs.payoutOrderId))
+      .where(and(eq(collectionLegs.addressId, o.addressId), gte(payoutOrders.createdAt, o.detectedAt)))
+      .orderBy(asc(payoutOrders.id))
+      .limit(1)
+      .get();
+    if (leg) ids.push(leg.id);
+  }
+  return ids.length ? db.select().from(transferCosts).where(inArray(transferCosts.payoutOrderId, ids)).orderBy(transferCosts.id).all() : [];
 }
 
 const add = (t: CostTotal, r: Pick<CostRow, "nativeBurned" | "energyDelegated" | "energyBurned" | "bandwidth">) => {

@@ -80,3 +80,8 @@ export function callbackScopeOk(db: DbOrTx, scope: Scope, eventId: string): Call
   if (!c || (scope.merchantId !== null && c.merchantId !== scope.merchantId)) return null;
   return c;
 }
+
+/** How many delivery attempts a callback has (a resend waits for one more before showing the page). */
+export function attemptCount(db: DbOrTx, callbackId: string): number {
+  return db.select({ id: callbackAttempts.id }).from(callbackAttempts).where(eq(callbackAttempts.callbackId, callbackId)).all().length;
+}

@@ -92,7 +92,9 @@ export function CallbackDeliveries(p: {
   callbacks: CallbackWithAttempts[];
   back: string;
   empty: string;
-  d: BackofficeDeps;
+  /** The clock now (ms) and the deliveries at most per event (maxDeliveries): the state words. */
+  now: number;
+  maxDeliveries: number;
   /** The merchant's default callback URL now (undefined: not known here). */
   defaultUrl?: string | null;
 }): JSX.Element {
@@ -106,8 +108,8 @@ export function CallbackDeliveries(p: {
           const last = attempts[attempts.length - 1];
           const s = eventState(
             { state: c.state, attempts: c.attempts, nextAttemptAt: c.nextAttemptAt, lastError: c.lastError, lastStatus: last?.httpStatus ?? null, waitingBehind: c.state === "pending" ? behind(i) : null },
-            p.d.users.now(),
-            maxDeliveries(p.d),
+            p.now,
+            p.maxDeliveries,
           );
           const target = eventTarget({ state: c.state, url: c.url, attemptUrl: last?.url ?? null, defaultUrl: p.defaultUrl });
           const error = c.state === "delivered" ? null : plainError(c.lastError, last?.httpStatus ?? null);

@@ -5,12 +5,15 @@ import type { Db } from "../../db/client";
 import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TestCallbackLimit } from "../../callbacks/test-event";
 import { DataTable, StatusBadge, Time } from "./common";
 
-export function TestCallbacks(p: { db: Db; merchantId: number }): JSX.Element {
+/** A merchant's last test callbacks, as its page's loader read them (recentTestCallbacks). */
+export type TestCallbackRow = ReturnType<typeof recentTestCallbacks>[number];
+
+export function TestCallbacks(p: { rows: TestCallbackRow[] }): JSX.Element {
   return (
     <DataTable
       label="Test callbacks"
       head={["Sent", "URL", "Delivery", "HTTP status", "Latency", "Response"]}
-      rows={recentTestCallbacks(p.db, p.merchantId)}
+      rows={p.rows}
       empty="No test callback sent yet."
       row={(t) => {
         const last = t.attemptRows[t.attemptRows.length - 1];

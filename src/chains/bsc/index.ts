@@ -11,6 +11,8 @@ export const BSC_PROFILE: EvmChainProfile = {
   uriScheme: "ethereum",
   label: { network: "BNB Smart Chain", standard: "BEP20" },
   color: "#d99c00",
+  // Fast finality makes block n final at n+2: 3 confirmations are final (docs/chains.md).
+  finality: "confirmations",
   defaults: { confirmations: 3, blockTime: "450ms", tokens: [
       // Mainnet BEP20 contracts (DESIGN 9); config may override contract and decimals.
       { chain: "BSC", symbol: "USDT", contract: "0x55d398326f99059fF775485246999027B3197955", decimals: 18 },

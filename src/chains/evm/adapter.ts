@@ -44,10 +44,15 @@ const GAS_MARGIN_DEN = 10n;
 const FALLBACK_TRANSFER_GAS = 65_000n;
 const NATIVE_TRANSFER_GAS = 21_000n;
 
+/** Which block counts as final (DESIGN 17): `confirmations` only, or also the node's `safe` / `finalized` block tag. */
+export type EvmFinality = "confirmations" | "safe" | "finalized";
+
 export interface EvmAdapterOptions {
   rpcUrls: string[];
   tokens: TokenInfo[];
   confirmations: number;
+  /** Default "confirmations". With a tag, the final block is the lower of the tag's block and `latest - (confirmations - 1)`. */
+  finality?: EvmFinality;
   /** Highest gas price (wei) a signed transaction may carry. */
   gasPriceCap?: bigint;
   requestTimeoutMs?: number;
@@ -241,6 +246,16 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     return rpc.request<RpcBlock | null>("eth_getBlockByNumber", [tag, false]);
   }
 
+  const finality: EvmFinality = opts.finality ?? "confirmations";
+  async function latestAndTagged(tag: string): Promise<[RpcBlock | null, RpcBlock | null]> {
+    const answers = await rpc.batch([
+      { method: "eth_getBlockByNumber", params: ["latest", false] },
+      { method: "eth_getBlockByNumber", params: [tag, false] },
+    ]);
+    for (const a of answers) if (a instanceof RpcError) throw a;
+    return [answers[0] as RpcBlock | null, answers[1] as RpcBlock | null];
+  }
+
   function toRef(b: RpcBlock): BlockRef {
     return { number: BigInt(b.number), hash: b.hash, time: Number(BigInt(b.timestamp)) * 1000 };
   }
@@ -281,7 +296,9 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     if (profile.l1Fee !== "op-stack") return 0n;
     const unsigned = serializeTransaction(request(tx, fees, nonce));
     const data = encodeFunctionData({ abi: ORACLE_ABI, functionName: "getL1Fee", args: [unsigned] });
-    const fee = BigInt(await call(GAS_PRICE_ORACLE, data));
+    const answer = await call(GAS_PRICE_ORACLE, data);
+    if (!answer || answer === "0x") throw new Error(`${profile.name}: no GasPriceOracle at ${GAS_PRICE_ORACLE} to price the L1 data fee`);
+    const fee = BigInt(answer);
     return (fee * GAS_MARGIN_NUM + GAS_MARGIN_DEN - 1n) / GAS_MARGIN_DEN;
   }
 
@@ -370,7 +387,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
           ceiling = Math.max(1, span - 1);
           sinceCeiling = 0;
           span = Math.max(1, Math.floor(span / 2));
-          log?.info({ msg: "bsc getLogs range shrunk", from: before, to: span, error: err.message });
+          log?.info({ msg: `${profile.name} getLogs range shrunk`, from: before, to: span, error: err.message });
           continue;
         }
         // Other failures retry the same range. 429s, 5xx and dead sockets already put the
@@ -398,7 +415,16 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
         if (!res || res === "0x") throw new Error(`${profile.name} ${t.symbol}: no token contract at ${t.contract}`);
         assertDecimals(profile.name, t, Number(decodeFunctionResult({ abi: ERC20_ABI, functionName: "decimals", data: res })));
       }
-      log?.info({ msg: `${profile.name.toLowerCase()} adapter started`, chainId, tokens: tokens.map((t) => t.symbol) });
+      if (finality !== "confirmations") {
+        // A node that does not know the tag would stall every pay-in: refuse to start instead.
+        try {
+          await getBlock(finality);
+        } catch (e) {
+          if (e instanceof RpcError && e.kind === "rpc") throw new Error(`${profile.name} RPC does not serve the "${finality}" block tag (chains.${profile.chain}.finality): ${e.message}`);
+          throw e;
+        }
+      }
+      log?.info({ msg: `${profile.name.toLowerCase()} adapter started`, chainId, finality, tokens: tokens.map((t) => t.symbol) });
     },
 
     async stop() {
@@ -412,11 +438,15 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     normalizeAddress: normalizeEvmAddress,
 
     async head(): Promise<ChainHead> {
-      const b = await getBlock("latest");
+      // With a finality tag: the latest block and the tag's in one request.
+      const [b, tagged] = finality === "confirmations" ? [await getBlock("latest"), null] : await latestAndTagged(finality);
       if (!b) throw new Error(`${profile.name} node returned no latest block`);
       const latest = BigInt(b.number);
       const back = BigInt(Math.max(0, opts.confirmations - 1));
-      return { latest, final: latest > back ? latest - back : 0n, time: Number(BigInt(b.timestamp)) * 1000 };
+      const byCount = latest > back ? latest - back : 0n;
+      // No block under the tag yet (a young chain): nothing is final.
+      const final = tagged === null ? (finality === "confirmations" ? byCount : 0n) : BigInt(tagged.number) < byCount ? BigInt(tagged.number) : byCount;
+      return { latest, final, time: Number(BigInt(b.timestamp)) * 1000 };
     },
 
     async blockHash(n: bigint) {

@@ -3,7 +3,7 @@ import { Type as T } from "@sinclair/typebox";
 import type { ChainModule } from "../module";
 import { DURATION_PATTERN, parseDuration } from "../../lib/duration";
 import { deriveEvmKey, evmPath, isEvmAddress, normalizeEvmAddress, randomEvmAddress } from "./address";
-import type { EvmProfile } from "./adapter";
+import type { EvmFinality, EvmProfile } from "./adapter";
 import { evmPayoutOps } from "./payout-steps";
 import { evmUnrecordedOutgoing } from "./reconcile";
 
@@ -14,6 +14,8 @@ export interface EvmChainProfile extends EvmProfile {
   explorer: ChainModule["explorer"];
   /** EIP-681 scheme of the payment URI ("ethereum": every EVM wallet registers it). */
   uriScheme: string;
+  /** Default of `chains.<CODE>.finality` (docs/chains.md, "Finality per EVM chain"); absent: "confirmations". */
+  finality?: EvmFinality;
 }
 
 /** The keys every EVM chain's section has beyond the common ones (DESIGN 17). */
@@ -25,6 +27,14 @@ const EVM_SECTION_KEYS = {
   }),
 };
 
+/** `chains.<CODE>.finality` (DESIGN 17): which block counts as final besides `confirmations`. */
+const finalityKey = (d: EvmFinality) =>
+  T.Union([T.Literal("confirmations"), T.Literal("safe"), T.Literal("finalized")], {
+    default: d,
+    description:
+      'EVM chains: "confirmations" (final at `confirmations` blocks), "safe" or "finalized" (also at or below the node\'s block of that tag; docs/chains.md explains each chain\'s default)',
+  });
+
 // viem (~20 MB of RSS) loads only when an rpc-mode EVM adapter is built.
 const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
 
@@ -33,7 +43,7 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
     code: p.chain,
     label: p.label,
     color: p.color,
-    defaults: { ...p.defaults, sectionKeys: { ...EVM_SECTION_KEYS, ...p.defaults.sectionKeys } },
+    defaults: { ...p.defaults, sectionKeys: { ...EVM_SECTION_KEYS, ...p.defaults.sectionKeys, finality: finalityKey(p.finality ?? "confirmations") } },
     native: { symbol: p.nativeSymbol, decimals: 18 },
     explorer: p.explorer,
     address: { isValid: (s) => isEvmAddress(s), normalize: (s) => normalizeEvmAddress(s), random: () => randomEvmAddress() },
@@ -41,7 +51,7 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
     derivation: { coinType: 60, account: p.bip44Account, path: (i) => evmPath(p.bip44Account, i) },
     deriveKey: (seed, index) => deriveEvmKey(seed, p.bip44Account, index),
     createAdapter: ({ cfg, tokens, logger, clock }) => {
-      const adapter = rpcAdapter().createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger, clock });
+      const adapter = rpcAdapter().createEvmAdapter(p, { rpcUrls: cfg.rpc_urls, tokens, confirmations: cfg.confirmations, finality: cfg.finality as EvmFinality | undefined, gasPriceCap: cfg.gas_price_cap ? BigInt(cfg.gas_price_cap) : undefined, logger, clock });
       return {
         adapter,
         estimateTransferFee: async (s) => ({ fee: await adapter.estimateTransferFee(s.from, s.to, s.token, s.amount) }),

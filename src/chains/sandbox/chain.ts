@@ -1,10 +1,15 @@
 // The sandbox chain (DESIGN 8): an in-process chain per chainCode with real
 // address formats, blocks, confirmations, reorgs and broadcast faults. Its
 // state lives in the database so it survives a restart like a real chain.
+// It keeps native-coin balances beside token balances; what a transaction costs
+// and any chain-specific operation (TRON: Stake 2.0 energy, DESIGN 21) are the
+// chain module's sandbox rules (ChainModule.sandbox), applied as each transaction
+// is mined. A chain without rules sends for free. The gas wallet (HD index 0)
+// starts with SANDBOX_GAS_FUNDING native coins, so sandbox payouts need no set-up.
 import { createHash } from "node:crypto";
-import { and, asc, between, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { and, asc, between, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import { type Db, type Tx, writeTx } from "../../db/client";
-import { sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
+import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
 import { fromHiLo } from "../../db/balance-sum";
 import type {
   BroadcastResult,
@@ -21,7 +26,11 @@ import type {
   TxState,
   WatchSet,
 } from "../types";
-import { assertDerivationIndex } from "../derivation-index";
+import { assertDerivationIndex, GAS_WALLET_INDEX } from "../derivation-index";
+import type { NativeTransferRequest } from "../common/adapter-parts";
+import { SandboxRefusal, type SandboxLedger, type SandboxRules, type SandboxTx, type SandboxView } from "./rules";
+
+export { SandboxRefusal, type SandboxLedger, type SandboxRules, type SandboxTx, type SandboxView };
 import { chainModule } from "../registry";
 
 export interface SandboxOptions {
@@ -30,16 +39,36 @@ export interface SandboxOptions {
   tokens: TokenInfo[];
   confirmations: number;
   now: () => number;
+  /** The HD seed: its gas wallet (GAS_WALLET_INDEX) starts funded. Absent: no address is. */
+  seed?: Uint8Array;
 }
+
+/** Whole native coins the gas wallet of every sandbox chain holds from genesis (DESIGN 21). */
+export const SANDBOX_GAS_FUNDING = 100_000n;
+/** Where genesis funds come from (never a valid address of any chain). */
+const GENESIS = "(genesis)";
 
 interface SignedPayload {
   chain: ChainCode;
-  token: TokenSymbol;
+  /** A token symbol or the native coin's. */
+  token: string;
   from: string;
   to: string;
   amount: string;
   salt: string;
+  op?: string;
+  /** The rules' signed fields. */
+  fields?: Record<string, unknown>;
 }
+
+type StoredCost = { [K in keyof TxCost]: string };
+const costJson = (c: TxCost): string => JSON.stringify(Object.fromEntries(Object.entries(c).map(([k, v]) => [k, String(v)])));
+const costFrom = (s: string | null): TxCost => {
+  const c = JSON.parse(s ?? '{"nativeBurned":"0"}') as StoredCost;
+  const out: TxCost = { nativeBurned: BigInt(c.nativeBurned ?? "0") };
+  for (const k of ["energyDelegated", "energyBurned", "bandwidth"] as const) if (c[k] !== undefined) out[k] = BigInt(c[k]!);
+  return out;
+};
 
 /** A mined balance (sandbox_balances, kept by triggers on sandbox_transfers). */
 export const SANDBOX_BALANCE = "SELECT hi, lo FROM sandbox_balances WHERE chain = ? AND address = ? AND token = ?";
@@ -49,8 +78,13 @@ export class SandboxChain implements ChainAdapter {
   readonly chain: ChainCode;
   readonly tokens: readonly TokenInfo[];
   readonly requiredConfirmations: number;
+  /** The native coin's symbol (TRX, BNB, SOL). */
+  readonly native: string;
   private readonly db: Db;
   private readonly now: () => number;
+  private readonly rules: SandboxRules | undefined;
+  private readonly seed: Uint8Array | undefined;
+  private genesisChecked = false;
 
   constructor(o: SandboxOptions) {
     this.chain = o.chain;
@@ -58,7 +92,63 @@ export class SandboxChain implements ChainAdapter {
     this.requiredConfirmations = o.confirmations;
     this.db = o.db;
     this.now = o.now;
+    this.seed = o.seed;
+    const m = chainModule(this.chain);
+    this.native = m.native.symbol;
+    this.rules = m.sandbox?.rules;
     this.db.insert(sandboxChains).values({ chain: this.chain, height: 0, genesisTime: this.now() }).onConflictDoNothing().run();
+  }
+
+  /** The gas wallet's genesis funds, once per database (derived on first use: a key costs 40-70 ms). */
+  private genesis(): void {
+    if (this.genesisChecked || !this.seed) return;
+    this.genesisChecked = true;
+    const to = this.deriveKey(this.seed, GAS_WALLET_INDEX).address;
+    const amount = SANDBOX_GAS_FUNDING * 10n ** BigInt(chainModule(this.chain).native.decimals);
+    const txHash = this.txHashOf(`genesis:${this.chain}:${to}`);
+    writeTx(this.db, (t) => {
+      if (t.select({ id: sandboxTransfers.id }).from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), eq(sandboxTransfers.txHash, txHash))).get()) return;
+      t.insert(sandboxTransfers).values({ chain: this.chain, token: this.native, txHash, logIndex: 0, blockNumber: 0, fromAddress: GENESIS, toAddress: to, amount: amount.toString(), createdAt: this.now() }).run();
+      t.insert(sandboxBlocks).values({ chain: this.chain, number: 0, time: this.now() }).onConflictDoNothing().run();
+    });
+  }
+
+  /** The ledger as rules see it, on `t` (reads); `write` adds the ledger's writes. */
+  private view(t: Db | Tx): SandboxView {
+    const chain = this.chain;
+    return {
+      chain,
+      now: this.now(),
+      native: this.native,
+      tokens: this.tokens,
+      balance: (address, asset) => this.balanceIn(t, address, asset),
+      account: <T>(address: string) => {
+        const r = t.select({ s: sandboxAccounts.state }).from(sandboxAccounts).where(and(eq(sandboxAccounts.chain, chain), eq(sandboxAccounts.address, address))).get();
+        return r ? (JSON.parse(r.s) as T) : undefined;
+      },
+    };
+  }
+  /** The ledger of the write transaction that mines block `block`. */
+  private ledger(t: Tx, block: number): SandboxLedger {
+    const chain = this.chain;
+    return {
+      ...this.view(t),
+      adjust: (address, asset, delta) => {
+        if (delta === 0n) return;
+        t.insert(sandboxAdjustments).values({ chain, blockNumber: block, address, token: asset, delta: delta.toString() }).run();
+        moveBalance(t, chain, address, asset, delta);
+      },
+      setAccount: (address, state) => {
+        const s = JSON.stringify(state, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+        t.insert(sandboxAccounts).values({ chain, address, state: s }).onConflictDoUpdate({ target: [sandboxAccounts.chain, sandboxAccounts.address], set: { state: s } }).run();
+      },
+    };
+  }
+
+  /** Reads the ledger as the chain's rules see it (the chain module's resource queries). */
+  read<T>(fn: (v: SandboxView) => T): T {
+    this.genesis();
+    return fn(this.view(this.db));
   }
 
   async start(): Promise<void> {}
@@ -118,7 +208,14 @@ export class SandboxChain implements ChainAdapter {
       .select({ t: sandboxTransfers, time: sandboxBlocks.time })
       .from(sandboxTransfers)
       .innerJoin(sandboxBlocks, and(eq(sandboxBlocks.chain, sandboxTransfers.chain), eq(sandboxBlocks.number, sandboxTransfers.blockNumber)))
-      .where(and(eq(sandboxTransfers.chain, this.chain), between(sandboxTransfers.blockNumber, Number(from), Number(to))))
+      .where(
+        and(
+          eq(sandboxTransfers.chain, this.chain),
+          between(sandboxTransfers.blockNumber, Number(from), Number(to)),
+          inArray(sandboxTransfers.token, this.tokens.map((x) => x.symbol)),
+          eq(sandboxTransfers.failed, 0),
+        ),
+      )
       .orderBy(asc(sandboxTransfers.blockNumber), asc(sandboxTransfers.id))
       .all();
     const transfers: IncomingTransfer[] = [];
@@ -146,40 +243,87 @@ export class SandboxChain implements ChainAdapter {
     return this.balanceIn(this.db, address, token);
   }
 
+  /** Mined balance of the native coin (the gas monitor reads it). */
+  async nativeBalance(address: string): Promise<bigint> {
+    this.genesis();
+    return this.balanceIn(this.db, address, this.native);
+  }
+
   async signTransfer(req: TransferRequest): Promise<SignedTransfer> {
+    return this.sign({ asset: req.token, from: req.from, to: req.to, amount: req.amount }, req.privateKey, req.hint?.salt);
+  }
+
+  /** A transfer of the native coin (gas top-ups). */
+  async signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer> {
+    if (!req.from) throw new Error("sandbox: a native transfer names its sender");
+    return this.sign({ asset: this.native, from: req.from, to: req.to, amount: req.amount }, req.privateKey);
+  }
+
+  /** Signs a transfer or a chain operation; the rules add their fields (signed with it) as its meta. */
+  sign(tx: SandboxTx, privateKey: Uint8Array, salt?: unknown): SignedTransfer {
+    const fields = this.rules?.sign?.(this.view(this.db), tx) ?? {};
     const payload: SignedPayload = {
       chain: this.chain,
-      token: req.token,
-      from: req.from,
-      to: req.to,
-      amount: req.amount.toString(),
+      token: tx.asset,
+      from: tx.from,
+      to: tx.to,
+      amount: tx.amount.toString(),
       // The salt makes two payouts of the same amount distinct transactions.
-      salt: createHash("sha256").update(req.privateKey).update(String(req.hint?.salt ?? Math.random())).digest("hex").slice(0, 16),
+      salt: createHash("sha256").update(privateKey).update(String(salt ?? Math.random())).digest("hex").slice(0, 16),
+      ...(tx.op ? { op: tx.op } : {}),
+      ...(Object.keys(fields).length ? { fields } : {}),
     };
     const raw = JSON.stringify(payload);
-    return { txHash: this.txHashOf(raw), raw, meta: {} };
+    return { txHash: this.txHashOf(raw), raw, meta: fields };
   }
 
   async broadcast(tx: SignedTransfer): Promise<BroadcastResult> {
     const payload = JSON.parse(tx.raw) as SignedPayload;
     if (payload.chain !== this.chain || this.txHashOf(tx.raw) !== tx.txHash) return { ok: false, permanent: true, error: "malformed transaction" };
+    this.genesis();
+    try {
+      return this.mineSigned(tx, payload);
+    } catch (e) {
+      // Refused by the chain's rules: nothing of it was written (the write transaction rolled back).
+      if (e instanceof Refused) return { ok: false, permanent: e.permanent, error: e.message };
+      throw e;
+    }
+  }
+
+  private mineSigned(tx: SignedTransfer, payload: SignedPayload): BroadcastResult {
     return writeTx(this.db, (t) => {
       const s = t.select().from(sandboxChains).where(eq(sandboxChains.chain, this.chain)).get()!;
-      if (s.failNextBroadcasts > 0) {
+      // DESIGN 8: the next N payout broadcasts fail (a token transfer; top-ups and chain operations pass).
+      if (s.failNextBroadcasts > 0 && !payload.op && payload.token !== this.native) {
         t.update(sandboxChains).set({ failNextBroadcasts: s.failNextBroadcasts - 1 }).where(eq(sandboxChains.chain, this.chain)).run();
         return { ok: false as const, permanent: false, error: "sandbox fault: broadcast failed" };
       }
       const existing = t.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), eq(sandboxTransfers.txHash, tx.txHash))).get();
       if (existing && existing.blockNumber !== null) return { ok: true as const }; // already on chain: a rebroadcast is harmless
-      if (this.balanceIn(t, payload.from, payload.token) < BigInt(payload.amount)) {
+      const amount = BigInt(payload.amount);
+      if (!payload.op && payload.token !== this.native && this.balanceIn(t, payload.from, payload.token) < amount) {
         return { ok: false as const, permanent: true, error: "insufficient token balance" };
       }
       const number = s.height + 1;
+      let run: { success: boolean; cost: TxCost } = { success: true, cost: { nativeBurned: 0n } };
+      if (this.rules) {
+        try {
+          run = this.rules.execute(this.ledger(t, number), { asset: payload.token, from: payload.from, to: payload.to, amount, op: payload.op }, payload.fields ?? {});
+        } catch (e) {
+          if (e instanceof SandboxRefusal) throw new Refused(e.message, e.permanent);
+          throw e;
+        }
+      } else if (payload.token === this.native && this.balanceIn(t, payload.from, this.native) < amount) {
+        return { ok: false as const, permanent: false, error: "insufficient native balance" };
+      }
+      // An operation moves nothing itself (its rules did); a failed transfer moves nothing.
+      const moved = run.success && !payload.op ? payload.amount : "0";
       this.mineInto(t, number, s.height);
-      if (existing) t.update(sandboxTransfers).set({ blockNumber: number }).where(eq(sandboxTransfers.id, existing.id)).run();
+      const row = { blockNumber: number, amount: moved, cost: costJson(run.cost), failed: run.success ? 0 : 1 };
+      if (existing) t.update(sandboxTransfers).set(row).where(eq(sandboxTransfers.id, existing.id)).run();
       else
         t.insert(sandboxTransfers)
-          .values({ chain: this.chain, token: payload.token, txHash: tx.txHash, logIndex: 0, blockNumber: number, fromAddress: payload.from, toAddress: payload.to, amount: payload.amount, raw: tx.raw, createdAt: this.now() })
+          .values({ chain: this.chain, token: payload.token, txHash: tx.txHash, logIndex: 0, fromAddress: payload.from, toAddress: payload.to, raw: tx.raw, createdAt: this.now(), ...row })
           .run();
       return { ok: true as const };
     });
@@ -198,24 +342,31 @@ export class SandboxChain implements ChainAdapter {
     t.insert(sandboxBlocks).values({ chain: this.chain, number, time: this.now() }).onConflictDoUpdate({ target: [sandboxBlocks.chain, sandboxBlocks.number], set: { time: this.now() } }).run();
   }
 
-  /** The sandbox burns no fees: a mined transaction cost nothing. */
+  /** What a mined transaction cost, as its chain's rules charged it (nothing on a chain without rules). */
   async txCost(tx: SignedTransfer): Promise<TxCost | null> {
-    const s = await this.txState(tx);
-    return s.state === "included" ? { nativeBurned: 0n } : null;
+    return this.costOf(tx.txHash);
+  }
+  costOf(txHash: string): TxCost | null {
+    const row = this.minedRow(txHash);
+    return row ? costFrom(row.cost) : null;
+  }
+  private minedRow(txHash: string) {
+    const row = this.db.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), eq(sandboxTransfers.txHash, txHash), eq(sandboxTransfers.logIndex, 0))).get();
+    return row && row.blockNumber !== null ? row : undefined;
   }
 
   async txState(tx: SignedTransfer): Promise<TxState> {
     const s = this.state();
-    const row = this.db.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), eq(sandboxTransfers.txHash, tx.txHash))).get();
-    if (!row || row.blockNumber === null) return { state: "unknown" };
-    const confirmations = s.height - row.blockNumber + 1;
-    return { state: "included", blockNumber: BigInt(row.blockNumber), success: true, final: confirmations >= this.requiredConfirmations, confirmations };
+    const row = this.minedRow(tx.txHash);
+    if (!row) return { state: "unknown" };
+    const confirmations = s.height - row.blockNumber! + 1;
+    return { state: "included", blockNumber: BigInt(row.blockNumber!), success: row.failed === 0, final: confirmations >= this.requiredConfirmations, confirmations };
   }
 
   // ---- sandbox controls (/sandbox endpoints) ----
 
-  /** An incoming token transfer in a new block. */
-  transfer(input: { token: TokenSymbol; to: string; amount: bigint; from?: string }): { txHash: string; blockNumber: number } {
+  /** An incoming transfer of a token or the native coin (from outside: no fee) in a new block. */
+  transfer(input: { token: string; to: string; amount: bigint; from?: string }): { txHash: string; blockNumber: number } {
     const from = input.from ?? chainModule(this.chain).address.random();
     const raw = JSON.stringify({ chain: this.chain, token: input.token, from, to: input.to, amount: input.amount.toString(), salt: Math.random().toString(36).slice(2) });
     const txHash = this.txHashOf(raw);
@@ -246,6 +397,10 @@ export class SandboxChain implements ChainAdapter {
       const cut = Math.max(0, s.height - depth);
       const cuts = [...(JSON.parse(s.reorgCuts) as number[]), cut];
       t.delete(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), gt(sandboxTransfers.blockNumber, cut))).run();
+      // Fees and stake moves of the dropped blocks come back (the rules' account state stays: sandbox simplification).
+      const dropped = and(eq(sandboxAdjustments.chain, this.chain), gt(sandboxAdjustments.blockNumber, cut));
+      for (const a of t.select().from(sandboxAdjustments).where(dropped).all()) moveBalance(t, this.chain, a.address, a.token, -BigInt(a.delta));
+      t.delete(sandboxAdjustments).where(dropped).run();
       t.delete(sandboxBlocks).where(and(eq(sandboxBlocks.chain, this.chain), gt(sandboxBlocks.number, cut))).run();
       t.update(sandboxChains).set({ height: cut, reorgCuts: JSON.stringify(cuts) }).where(eq(sandboxChains.chain, this.chain)).run();
       return cut;
@@ -259,5 +414,17 @@ export class SandboxChain implements ChainAdapter {
   /** How many payout transfers the sandbox carried from `from` (crash-safety tests count these). */
   outgoingCount(from: string): number {
     return this.db.select({ n: sql<number>`count(*)` }).from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), eq(sandboxTransfers.fromAddress, from), isNotNull(sandboxTransfers.blockNumber))).get()!.n;
+  }
+}
+
+/** Changes a trigger-kept balance directly (sandbox_balance_moves applies it). */
+function moveBalance(t: Tx, chain: string, address: string, asset: string, delta: bigint): void {
+  t.$client.run("INSERT INTO sandbox_balance_moves (chain, address, token, amount, sign) VALUES (?, ?, ?, ?, ?)", [chain, address, asset, (delta < 0n ? -delta : delta).toString(), delta < 0n ? -1 : 1]);
+}
+
+/** A refusal carried out of the write transaction (which it rolls back). */
+class Refused extends Error {
+  constructor(message: string, readonly permanent: boolean) {
+    super(message);
   }
 }

@@ -173,6 +173,12 @@ export interface TronAdapter extends ChainAdapter {
   transactionsFrom(owners: ReadonlySet<string>, from: bigint): Promise<{ txs: TronSentTx[]; to: bigint }>;
 }
 
+/**
+ * What the payout steps, the energy steps and the staking control use of a TRON chain: the
+ * rpc adapter, or the sandbox TRON chain's resource model (sandbox.ts), which has no node.
+ */
+export type TronChainApi = Omit<TronAdapter, "rpc" | "transactionsFrom">;
+
 const asBase58 = (a: unknown) => {
   if (typeof a !== "string") return undefined;
   try {

@@ -17,7 +17,7 @@ import { fromBaseUnits, toBaseUnits } from "../../lib/money";
 import type { ChainJob, ChainModuleCtx, StakingControl } from "../module";
 import { RetryLater, type PayoutOrderRow, type PayoutStore } from "../payout-steps";
 import type { DerivedKey, SignedTransfer, TxState } from "../types";
-import type { TronAdapter, TronEnergy, TronTxMeta } from "./adapter";
+import type { TronChainApi, TronEnergy, TronTxMeta } from "./adapter";
 
 /**
  * The energy wallet's HD index on m/44'/195'/0'/0/i: the last non-hardened index, which
@@ -56,7 +56,7 @@ export function transition(from: DelegationStatus, event: string): DelegationSta
   return r.to;
 }
 
-export const energyWallet = (ctx: Pick<ChainModuleCtx, "seed">, adapter: TronAdapter): DerivedKey => adapter.deriveKey(ctx.seed, ENERGY_WALLET_INDEX);
+export const energyWallet = (ctx: Pick<ChainModuleCtx, "seed">, adapter: TronChainApi): DerivedKey => adapter.deriveKey(ctx.seed, ENERGY_WALLET_INDEX);
 
 /** Sun of stake that gives `energy` at the network's totals: whole TRX (the chain counts stake in TRX), at least 1 TRX. */
 export function sunForEnergy(energy: bigint, e: Pick<TronEnergy, "totalLimit" | "totalWeight">): bigint {
@@ -89,7 +89,7 @@ export interface EnergySteps {
   reclaimAll(): Promise<number>;
 }
 
-export function energySteps(ctx: ChainModuleCtx, adapter: TronAdapter, payouts: PayoutStore, lock: <T>(key: string, fn: () => Promise<T>) => Promise<T>): EnergySteps {
+export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts: PayoutStore, lock: <T>(key: string, fn: () => Promise<T>) => Promise<T>): EnergySteps {
   const chain = adapter.chain;
   /** One transition of a delegation, with what else belongs in its transaction (its cost record). */
   const update = (id: number, event: string | null, set: Partial<DelegationRow>, also?: (tx: Tx) => unknown): DelegationRow =>
@@ -291,7 +291,7 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronAdapter, payouts: 
 }
 
 /** The reclaim job of an rpc-mode TRON adapter; it runs in burn mode too, so delegations made before a switch to burn still come back. */
-export function energyJobs(ctx: ChainModuleCtx, adapter: TronAdapter, steps: EnergySteps): ChainJob[] {
+export function energyJobs(ctx: ChainModuleCtx, adapter: TronChainApi, steps: EnergySteps): ChainJob[] {
   return [{ name: `energy-reclaim:${adapter.chain}`, everyMs: RECLAIM_EVERY_MS, run: () => steps.reclaimAll() }];
 }
 
@@ -299,7 +299,7 @@ export function energyJobs(ctx: ChainModuleCtx, adapter: TronAdapter, steps: Ene
 const CLI_WAIT_MS = 90_000;
 
 /** `stablegate energy stake|unstake|status` on an rpc-mode TRON adapter. */
-export function energyControl(ctx: ChainModuleCtx, adapter: TronAdapter): StakingControl {
+export function energyControl(ctx: ChainModuleCtx, adapter: TronChainApi): StakingControl {
   const chain = adapter.chain;
   const wallet = () => energyWallet(ctx, adapter);
 

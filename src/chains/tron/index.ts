@@ -1,5 +1,6 @@
 // TRON: TRC20 USDT, base58check addresses, TRX top-ups before payouts.
-import type { ChainModule, ChainModuleCtx } from "../module";
+import type { ChainBundle, ChainModule, ChainModuleCtx } from "../module";
+import { tronSandboxApi, tronSandboxRules } from "./sandbox";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, randomTronAddress } from "./address";
 import { createTronAdapter, type TronAdapter, type TronSentTx } from "./adapter";
 import { tronPayoutOps } from "./payout-steps";
@@ -8,7 +9,7 @@ import { KeyedLock } from "../payout-steps";
 import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
 import { Type as T } from "@sinclair/typebox";
-import type { TronEnergyConfig } from "./adapter";
+import type { TronChainApi, TronEnergyConfig } from "./adapter";
 
 /** `[chains.TRON.energy]` (DESIGN 21). */
 const ENERGY_SECTION = T.Object(
@@ -65,6 +66,24 @@ async function readSent(ctx: ChainModuleCtx, adapter: TronAdapter, c: SentCache)
   return c;
 }
 
+/** What a TRON chain's bundle adds to its adapter, rpc or sandbox: payout steps, energy jobs and staking, the fee estimate. */
+function tronParts(adapter: TronChainApi): Omit<ChainBundle, "adapter" | "unrecordedOutgoing"> {
+  return {
+    // Energy of a TRC20 transfer to an existing holder, with the signer's 20 % margin, plus its bandwidth, at the node's prices.
+    estimateTransferFee: async () => {
+      const p = await adapter.chainParams();
+      return { fee: TRANSFER_ENERGY * p.energyFee + TRANSFER_BANDWIDTH * p.transactionFee };
+    },
+    payoutOps: (ctx, env) => tronPayoutOps(ctx, adapter, env),
+    // Stake mode: the job that reclaims energy delegated to sources once their transfers are final.
+    jobs: (ctx, _addresses, payouts) => {
+      const locks = new KeyedLock();
+      return energyJobs(ctx, adapter, energySteps(ctx, adapter, payouts, (key, fn) => locks.run(key, fn)));
+    },
+    staking: (ctx) => energyControl(ctx, adapter),
+  };
+}
+
 export const tronChain: ChainModule = {
   code: "TRON",
   defaults: {
@@ -88,18 +107,7 @@ export const tronChain: ChainModule = {
     const adapter = createTronAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock, energy: cfg.energy as TronEnergyConfig | undefined });
     return {
       adapter,
-      // Energy of a TRC20 transfer to an existing holder, with the signer's 20 % margin, plus its bandwidth, at the node's prices.
-      estimateTransferFee: async () => {
-        const p = await adapter.chainParams();
-        return { fee: TRANSFER_ENERGY * p.energyFee + TRANSFER_BANDWIDTH * p.transactionFee };
-      },
-      payoutOps: (ctx, env) => tronPayoutOps(ctx, adapter, env),
-      // Stake mode: the job that reclaims energy delegated to sources once their transfers are final.
-      jobs: (ctx, _addresses, payouts) => {
-        const locks = new KeyedLock();
-        return energyJobs(ctx, adapter, energySteps(ctx, adapter, payouts, (key, fn) => locks.run(key, fn)));
-      },
-      staking: (ctx) => energyControl(ctx, adapter),
+      ...tronParts(adapter),
       // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
       unrecordedOutgoing: async (ctx, q) => {
         if (q.since === null) return [];
@@ -107,6 +115,11 @@ export const tronChain: ChainModule = {
         return (sent.byOwner.get(q.address) ?? []).filter((t) => !q.known(t.txHash)).map(({ owner: _, ...t }) => t);
       },
     };
+  },
+  // The sandbox TRON chain charges TRX, bandwidth and energy as mainnet does, with Stake 2.0 (sandbox.ts).
+  sandbox: {
+    rules: tronSandboxRules,
+    bundle: (chain, cfg) => tronParts(tronSandboxApi(chain, cfg.energy as TronEnergyConfig | undefined)),
   },
   collectionDust: 1n,
   paymentUri: (token, address, amount) => {

@@ -7,7 +7,7 @@
 // to the source first (energy.ts), so the top-up covers only activation and bandwidth;
 // without enough stake free, `fallback` burns TRX (the full fee limit is topped up) or waits.
 import type { ChainModuleCtx } from "../module";
-import type { TronAdapter } from "./adapter";
+import type { TronChainApi } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
 import { gasTopupsFor } from "../common/gas-topup";
 import { sourceKey, storedTx, type PayoutChainOps, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
@@ -16,7 +16,7 @@ import type { TronTxMeta } from "./adapter";
 
 type Ctx = ChainModuleCtx;
 
-export function tronPayoutOps(ctx: Ctx, adapter: TronAdapter, env: PayoutStepEnv): PayoutChainOps {
+export function tronPayoutOps(ctx: Ctx, adapter: TronChainApi, env: PayoutStepEnv): PayoutChainOps {
   const energy = energySteps(ctx, adapter, env.payouts, (key, fn) => env.locks.run(key, fn));
 
   /** Sun a stored transaction needs from its sender: without the fee limit when delegated energy pays for it. */

@@ -9,6 +9,7 @@ import { json, failure } from "../respond";
 import { parse } from "../../lib/validate";
 import { chainAndToken } from "../../orders/rules";
 import { toBaseUnits } from "../../lib/money";
+import { chainModule } from "../../chains/registry";
 import type { ChainAdapter, ChainCode } from "../../chains/types";
 
 const TransferBody = T.Object({
@@ -57,7 +58,8 @@ export function sandboxRoutes(ctx: SandboxRouteCtx, hooks: SandboxHooks) {
         handle(request, async (raw) => {
           const b = parse(TransferBody, raw);
           const chain = sandboxChain(ctx, b.chainCode);
-          const { token } = chainAndToken(ctx, b.chainCode, b.tokenSymbol);
+          // The chain's native coin (TRX, BNB, SOL: to fund the gas or energy wallet), or one of its tokens.
+          const token = b.tokenSymbol === chain.native ? { symbol: chain.native, decimals: chainModule(chain.chain).native.decimals } : chainAndToken(ctx, b.chainCode, b.tokenSymbol).token;
           if (!chain.isValidAddress(b.toAddress)) throw invalid({ toAddress: `not a valid ${chain.chain} address` });
           if (b.fromAddress !== undefined && !chain.isValidAddress(b.fromAddress)) throw invalid({ fromAddress: `not a valid ${chain.chain} address` });
           let units: bigint;
