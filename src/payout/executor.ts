@@ -300,8 +300,11 @@ export class PayoutExecutor {
     if (newestUnknown) {
       // Dropped from the mempool or reorganised away: the same signed transaction goes out again.
       // A refusal fails nothing: only final data does (txState "expired" above).
-      if (txs.length > 1) await ops.beforeBroadcast?.(o, newest.tx); // a replacement's raised fee may need gas first
-      const r = await adapter.broadcast(newest.tx).catch((e) => ({ ok: false as const, permanent: false, error: errorText(e) }));
+      const send = async () => {
+        if (txs.length > 1) await ops.beforeBroadcast?.(o, newest.tx); // a replacement's raised fee may need gas first
+        return adapter.broadcast(newest.tx);
+      };
+      const r = await send().catch((e) => ({ ok: false as const, permanent: false, error: errorText(e) }));
       if (!r.ok) this.commit((x) => patchPayout(x, o.id, { lastError: `rebroadcast refused: ${r.error}` }, this.ctx.clock.now()));
     }
   }
