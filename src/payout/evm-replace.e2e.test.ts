@@ -101,6 +101,19 @@ async function settle(orderNo: string): Promise<Obj> {
   }
   return o;
 }
+/**
+ * Runs `work` while moving the TestClock, which the gas top-up's wait for its receipt runs on:
+ * forward only while a timer waits (the wait's next look), so time moves as that wait needs, no faster.
+ */
+async function pumped<T>(work: Promise<T>): Promise<T> {
+  let done = false;
+  const p = work.finally(() => (done = true));
+  while (!done) {
+    if (clock.pending > 0) await clock.advance(250);
+    else await new Promise<void>((r) => setImmediate(r));
+  }
+  return p;
+}
 const alertKeys = (xs: Array<{ condition: string; subject: string }>) => xs.map((a) => `${a.condition}:${a.subject}`);
 
 describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
@@ -196,16 +209,57 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
     expect(await node.tokenBalance("USDT", to!)).toBe(0n);
   });
 
+  test("a replacement whose raised fee the source cannot pay is stored, then sent once the gas wallet's top-up for the difference landed", async () => {
+    const gas = deriveKey(CODE, gw.ctx.seed, 0).address;
+    await node.setBalance(gas, 10n ** 18n);
+    const from = await funded(5n, 0n);
+    const [to] = someAddresses(1, "op-replace-topup");
+    const topups = (orderNo: string) => gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(orderNo).id)).orderBy(asc(gasTopups.id)).all();
+    await node.setAutomine(false);
+    try {
+      // The first top-up waits in the pool: the payout stays submitted until it is mined.
+      const o = await pumped(payout({ fromAddress: from, toAddress: to, amount: "5" }));
+      expect(o.status).toBe("submitted");
+      expect(row(o.orderNo).retryAt).not.toBeNull();
+      await node.mine(1);
+      await clock.advance(2_000); // its retry time
+      await pumped(tick());
+      expect(row(o.orderNo).status).toBe("broadcasted");
+      const first = row(o.orderNo);
+      expect(await node.rpc<string>("eth_getBalance", [from, "latest"])).toBe("0x" + maxCostOf(JSON.parse(first.signedMeta!)).toString(16));
+
+      // Due: the replacement is stored, but its higher fee needs a second top-up, which waits in the pool.
+      await clock.advance(REPLACE_AFTER);
+      await pumped(tick());
+      const [rep] = replacementsOf(o.orderNo);
+      expect(rep).toBeDefined();
+      expect(row(o.orderNo).lastError).toContain("replacement not sent yet");
+      expect(await node.rpc<Obj | null>("eth_getTransactionByHash", [rep!.txHash])).toBeNull();
+      const [t1, t2] = topups(o.orderNo);
+      expect(t1!.status).toBe("confirmed");
+      expect(BigInt(t2!.amount)).toBe(maxCostOf(JSON.parse(rep!.signedMeta)) - maxCostOf(JSON.parse(first.signedMeta!)));
+
+      // The pool drops the first payout transaction (underpriced); the top-up is mined; the replacement goes out and lands.
+      await node.rpc("anvil_dropTransaction", [first.txHash]);
+      await node.mine(1);
+      await pumped(tick());
+      expect(await node.rpc<Obj | null>("eth_getTransactionByHash", [rep!.txHash])).not.toBeNull();
+      expect(topups(o.orderNo).map((t) => t.status)).toEqual(["confirmed", "confirmed"]);
+      expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed", txHash: rep!.txHash });
+      expect(await receipt(first.txHash!)).toBeNull();
+    } finally {
+      await node.setAutomine(true);
+    }
+    expect(await node.tokenBalance("USDT", to!)).toBe(toBaseUnits("5", 18));
+    expect(await sentBy(from)).toBe(1);
+  });
+
   test("a source without native coin is topped up with gas × maxFeePerGas plus the L1 data fee allowance", async () => {
     const gas = deriveKey(CODE, gw.ctx.seed, 0).address;
     await node.setBalance(gas, 10n ** 18n);
     const from = await funded(5n, 0n);
     const [to] = someAddresses(1, "op-topup");
-    // The top-up's wait for its receipt runs on the TestClock: keep it moving until the answer.
-    let answered = false;
-    const pending = payout({ fromAddress: from, toAddress: to, amount: "5" }).finally(() => (answered = true));
-    while (!answered) await clock.advance(300);
-    const o = await pending;
+    const o = await pumped(payout({ fromAddress: from, toAddress: to, amount: "5" }));
     const meta = JSON.parse(row(o.orderNo).signedMeta!) as EvmTxMeta;
     const [t] = gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(o.orderNo).id)).all();
     expect(meta.l1Fee).toBe(((L1_FEE * 13n + 9n) / 10n).toString());

@@ -63,11 +63,17 @@ export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, 
     },
 
     async beforeBroadcast(o, tx) {
-      await topups.ensure(o, async () => {
-        const needed = gasNeeded(o, tx);
-        const balance = await adapter.nativeBalance(o.fromAddress);
-        return balance >= needed ? 0n : needed - balance;
-      });
+      // A replacement's raised fee may exceed what a top-up still under way was sized for.
+      const replacement = (tx.meta as Partial<EvmTxMeta>).replaces !== undefined;
+      await topups.ensure(
+        o,
+        async () => {
+          const needed = gasNeeded(o, tx);
+          const balance = await adapter.nativeBalance(o.fromAddress);
+          return balance >= needed ? 0n : needed - balance;
+        },
+        { recheck: replacement },
+      );
     },
   };
 }
