@@ -110,7 +110,6 @@ export function bumpFee(x: bigint): bigint {
 /** The least raise any node takes (10 %): a replacement capped below its 12.5 % bump still goes out when it clears this. */
 const minBump = (x: bigint) => x + ((x + 9n) / 10n > 0n ? (x + 9n) / 10n : 1n);
 
-
 export interface EvmAdapter extends ChainAdapter {
   readonly rpc: RpcClient;
   /** The node's next nonce of `address`, pending transactions included. */
