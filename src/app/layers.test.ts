@@ -231,6 +231,27 @@ export function payoutTableReaders(sources: Source[]): string[] {
     .map((s) => s.rel);
 }
 
+/**
+ * Where a raw statement may be built (`$client.prepare`, the style for hot or hand-tuned SQL): the
+ * storage layer, a domain's storage module (`<domain>/store.ts`) and the query modules the data
+ * access section of docs/architecture.md names. A service builds none itself: it calls its store.
+ */
+export const RAW_SQL_ALLOWED = (rel: string) =>
+  /^db\//.test(rel) || /(^|\/)store\.ts$/.test(rel) || /^backoffice\/queries\//.test(rel) || ["orders/id-at.ts", "wallet/addresses.ts"].includes(rel) || isTest(rel) || /^testing\//.test(rel);
+
+/** Files outside the storage modules that build a raw statement. */
+export function rawStatements(sources: Source[]): string[] {
+  const out: string[] = [];
+  for (const { rel, text } of sources) {
+    if (RAW_SQL_ALLOWED(rel)) continue;
+    const code = codeLines(text).join("\n");
+    for (const m of code.matchAll(/\$client\s*\.\s*prepare\b/g)) {
+      out.push(`${rel}:${code.slice(0, m.index).split("\n").length} builds a raw statement: move it into the domain's store.ts`);
+    }
+  }
+  return out;
+}
+
 /** Back-office page and view files (tests aside): the components there render props, the route handlers load. */
 const isPageFile = (rel: string) => /^backoffice\/(pages|views)\//.test(rel) && !isTest(rel);
 /** What querying looks like: a db handle, the back office's deps (which hold one), drizzle, a table of the schema. */
@@ -328,6 +349,10 @@ describe("layers", () => {
     expect(payoutTableReaders(sources)).toEqual([]);
   });
 
+  test("raw statements ($client.prepare) are built only in storage modules (db/, <domain>/store.ts, backoffice/queries/)", () => {
+    expect(rawStatements(sources)).toEqual([]);
+  });
+
   test("back-office pages get props: no component in pages/ or views/ takes a db handle, no page imports drizzle or the schema", () => {
     expect(pagesThatQuery(sources)).toEqual([]);
   });
@@ -411,6 +436,22 @@ describe("the rules bite", () => {
       { rel: "payout/store.ts", text: `import { payoutOrders } from "../db/schema";\n` },
     ]);
     expect(found).toEqual(["chains/tron/payout-steps.ts", "chains/evm/raw.ts"]);
+  });
+
+  test("raw statements: a service building $client.prepare is refused; the same in a store, db/ or a test is not", () => {
+    const text = `const q = prepared(tx, "x", (d) => d.$client.prepare("SELECT 1"));\n// d.$client.prepare in a comment\n`;
+    const found = rawStatements([
+      { rel: "payin/service.ts", text },
+      { rel: "payin/store.ts", text },
+      { rel: "db/client.ts", text },
+      { rel: "payin/service.test.ts", text },
+      { rel: "treasury/batch.ts", text: `db.$client\n  .prepare("DELETE FROM x");\ndb.$client.prepare("SELECT 1").get();\n` },
+    ]);
+    expect(found).toEqual([
+      expect.stringMatching(/^payin\/service\.ts:1 builds a raw statement/),
+      expect.stringMatching(/^treasury\/batch\.ts:1 builds a raw statement/),
+      expect.stringMatching(/^treasury\/batch\.ts:3 builds a raw statement/),
+    ]);
   });
 
   test("pages get props: a component querying in render (as ExceptionsPage did) or a page importing drizzle is refused; a loader and a props-only component are not", () => {

@@ -2,7 +2,8 @@
 // (1) key + merchant, (2) timestamp, (3) nonce format, (4) signature, (5) nonce recorded.
 // The body is read between (3) and (4) because the signature covers it; its
 // size, content-type and JSON errors are 10001s naming the `body` or header.
-import { prepared, type Db } from "../db/client";
+import type { Db } from "../db/client";
+import { deleteExpiredNonces, insertNonce } from "./store";
 import type { Cipher } from "../secrets/cipher";
 import { AppError, invalid } from "../errors";
 import { isKeyValidAt, type ApiKeyRow, type Merchant } from "../merchants/service";
@@ -106,12 +107,7 @@ export async function verifySignature(deps: AuthDeps, req: Request): Promise<Aut
  * Kept twice the tolerance: by then its timestamp is outside the window anyway.
  */
 export function recordNonce(deps: Pick<AuthDeps, "db">, a: Pick<Authenticated, "merchant" | "nonce" | "nonceExpiresAt">): void {
-  const res = prepared(deps.db, "recordNonce", (d) => d.$client.prepare("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")).run(
-    a.merchant.id,
-    a.nonce,
-    a.nonceExpiresAt,
-  );
-  if (res.changes !== 1) throw new AppError(20016);
+  if (!insertNonce(deps.db, a.merchant.id, a.nonce, a.nonceExpiresAt)) throw new AppError(20016);
 }
 
 /** The path exactly as it appears in the request line (no URL normalisation). */
@@ -209,7 +205,5 @@ export async function readJsonBody(req: Request, max: number): Promise<unknown> 
  * order (clock moved back, tolerance changed) is only kept a little longer.
  */
 export function pruneNonces(db: Db, now: number): number {
-  return db.$client
-    .query("DELETE FROM nonces WHERE rowid < coalesce((SELECT rowid FROM nonces WHERE expires_at >= ?1 ORDER BY rowid LIMIT 1), (SELECT max(rowid) + 1 FROM nonces))")
-    .run(now).changes;
+  return deleteExpiredNonces(db, now);
 }

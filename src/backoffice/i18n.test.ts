@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { locale, tr, trf, withLocale, ZH, ZH_TABLES } from "./i18n";
+import { locale, tr, trc, trf, trm, withLocale, ZH, ZH_TABLES } from "./i18n";
 
 const req = (acceptLanguage?: string) => new Request("http://127.0.0.1/backoffice", { headers: acceptLanguage ? { "accept-language": acceptLanguage } : {} });
 
@@ -33,4 +33,16 @@ test("no English text is translated two ways across the tables", () => {
       if (before !== undefined) expect(`${name}: ${en} → ${zh}`).toBe(`${name}: ${en} → ${before}`);
       seen.set(en, zh);
     }
+});
+
+test("trm: markup parts kept, the words around them escaped as text (an apostrophe as written)", () => {
+  const parts = { uid: "<strong>M1</strong>" };
+  expect(withLocale(req("en"), () => trm("API key of {uid}. Store it now: it is not shown again.", parts))).toBe("API key of <strong>M1</strong>. Store it now: it is not shown again.");
+  expect(withLocale(req("en"), () => trm("the shop's <b> & {missing}"))).toBe("the shop's &lt;b&gt; &amp; {missing}");
+  expect(withLocale(req("zh-CN"), () => trm("API key of {uid}. Store it now: it is not shown again.", parts))).toBe("<strong>M1</strong> 的 API 密钥。请立即保存：它不会再次显示。");
+});
+
+test("trc: a word with a context is looked up as 'context: word', English stays the word", () => {
+  expect(withLocale(req("zh"), () => [trc("date", "From"), trc("date", "Filter")])).toEqual(["开始日期", "筛选"]); // no "date: Filter": the word's own entry
+  expect(withLocale(req("en"), () => trc("date", "From"))).toBe("From");
 });

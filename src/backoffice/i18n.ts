@@ -94,3 +94,33 @@ export function tr(english: string): string {
 export function trf(template: string, values: Readonly<Record<string, string | number | bigint>>): string {
   return tr(template).replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));
 }
+
+/**
+ * A short word that means different things on different pages ("From" a day, "From" an address):
+ * its table entry is "context: word" (`trc("date", "From")` → "date: From"), else the word's own.
+ * English is the word itself.
+ */
+export function trc(context: string, english: string): string {
+  return locale() === "zh" ? (ZH[`${context}: ${english}`] ?? tr(english)) : english;
+}
+
+const escapeText = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/**
+ * A text (in the page's language) with markup in it: `{name}` placeholders are filled with
+ * elements already rendered (and escaped) by JSX, the words around them are escaped here.
+ * Only &, < and > are escaped, as text content needs, so an English sentence with an apostrophe
+ * renders byte for byte as the same sentence written in the JSX. `trm("API key of {uid}.", { uid: <strong safe>{uid}</strong> })`.
+ */
+export function trm(template: string, parts: Readonly<Record<string, JSX.Element>> = {}): JSX.Element {
+  return tr(template)
+    .split(/(\{\w+\})/)
+    .map((piece) => {
+      const name = /^\{(\w+)\}$/.exec(piece)?.[1];
+      if (name === undefined || !(name in parts)) return escapeText(piece);
+      const part = parts[name];
+      if (typeof part !== "string") throw new Error("trm: an asynchronous part");
+      return part;
+    })
+    .join("");
+}

@@ -40,6 +40,7 @@ test("a merchant creates a CNY payment link on a phone: link and QR code, the pa
   await page.getByLabel("Amount").fill("88");
   await page.getByLabel("Currency").selectOption("CNY");
   await page.getByLabel("Description").fill("Tea set");
+  expect(await page.getByRole("checkbox", { name: "Solana USDT" }).isChecked()).toBe(true);
   await page.getByRole("checkbox", { name: "Solana USDC" }).uncheck();
   await page.getByRole("button", { name: "Create payment link" }).click();
   await page.waitForURL(/\/backoffice\/payment-links\/IV/);
@@ -54,13 +55,14 @@ test("a merchant creates a CNY payment link on a phone: link and QR code, the pa
   // Written with its audit entry; priced as asked, on the networks left checked.
   expect(gw.ctx.db.select().from(auditLog).all().filter((a) => a.action === "payment_link.create").map((a) => a.target)).toEqual([`invoice:${invoiceNo}`]);
   const inv = await gw.client.getInvoice(invoiceNo);
-  expect(inv).toMatchObject({ priceAmount: "88.00", priceCurrency: "CNY", description: "Tea set", status: "open", payments: ["TRON:USDT", "BSC:USDT", "BSC:USDC"] });
+  expect(inv).toMatchObject({ priceAmount: "88.00", priceCurrency: "CNY", description: "Tea set", status: "open", payments: ["TRON:USDT", "BSC:USDT", "BSC:USDC", "SOL:USDT"] });
 
   const payer = await browser.newContext(PHONE);
   const pp = await payer.newPage();
   await pp.goto(link);
   expect(await pp.getByTestId("price").innerText()).toBe("88.00 CNY");
   expect(await pp.getByRole("button", { name: "Solana USDC" }).count()).toBe(0);
+  expect(await pp.getByRole("button", { name: "Solana USDT" }).count()).toBe(1);
   await payer.close();
 
   await page.goto(gw.url + "/backoffice/payment-links");

@@ -2,15 +2,15 @@
 // token; the table keeps its SHA-256, so a database copy cannot sign in.
 // Sessions end after `backoffice.session_idle` without a request or
 // `backoffice.session_max` after sign-in, measured with the injected clock.
-import { and, count, desc, eq, gt, isNull } from "drizzle-orm";
 import { createHash, randomBytes } from "node:crypto";
 import { writeTx } from "../db/client";
-import { backofficeSessions, backofficeUsers, loginFailures, merchants } from "../db/schema";
 import { newId } from "../lib/ids";
 import { clearLoginFailures, findUser, userById, type UserDeps, type UserRow } from "./users";
+import { failuresSince, fullSessions, insertLoginFailure, insertSession, patchSession, revokeSessionRow, sessionByTokenHash, type SessionRow } from "./store";
+import { findMerchantById } from "../merchants/service";
 import { userTotpSecret, verifySecondFactor } from "./totp";
 
-export type SessionRow = typeof backofficeSessions.$inferSelect;
+export type { SessionRow } from "./store";
 
 export interface SessionPolicy {
   idleMs: number;
@@ -79,11 +79,11 @@ const ipKey = (ip: string) => `a:${ip}`;
 export function lockOf(deps: UserDeps, username: string, client: AttemptClient): LockReason | null {
   const since = deps.now() - LOCKOUT.windowMs;
   const pending = inFlight(deps);
-  const n = deps.db.select({ n: count() }).from(loginFailures).where(and(eq(loginFailures.username, username), gt(loginFailures.at, since))).get()?.n ?? 0;
+  const n = failuresSince(deps.db, { username }, since);
   if (n + (pending.get(userKey(username)) ?? 0) >= LOCKOUT.failures) return "locked";
   const ip = throttledIp(client);
   if (ip === null) return null;
-  const m = deps.db.select({ n: count() }).from(loginFailures).where(and(eq(loginFailures.ip, ip), gt(loginFailures.at, since))).get()?.n ?? 0;
+  const m = failuresSince(deps.db, { ip }, since);
   return m + (pending.get(ipKey(ip)) ?? 0) >= LOCKOUT.ipFailures ? "address_locked" : null;
 }
 
@@ -110,7 +110,7 @@ export async function attempt(deps: UserDeps, username: string, client: AttemptC
       if (left > 0) pending.set(k, left);
       else pending.delete(k);
     }
-    if (!ok) deps.db.insert(loginFailures).values({ username, ip: client.ip, at: deps.now() }).run();
+    if (!ok) insertLoginFailure(deps.db, { username, ip: client.ip, at: deps.now() });
   }
   if (!ok) return lockOf(deps, username, client) ?? "invalid";
   return "ok";
@@ -121,29 +121,25 @@ const clearFailures = (deps: UserDeps, username: string) => clearLoginFailures(d
 function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full", meta: { ip: string | null; userAgent: string | null }) {
   const token = randomBytes(32).toString("base64url");
   const now = deps.now();
-  const session = deps.db
-    .insert(backofficeSessions)
-    .values({
-      id: newId("SS"),
-      tokenHash: sha256(token),
-      userId: user.id,
-      stage,
-      csrfToken: randomBytes(24).toString("base64url"),
-      ip: meta.ip,
-      userAgent: meta.userAgent?.slice(0, 200) ?? null,
-      createdAt: now,
-      lastSeenAt: now,
-      reauthAt: now,
-    })
-    .returning()
-    .get();
+  const session = insertSession(deps.db, {
+    id: newId("SS"),
+    tokenHash: sha256(token),
+    userId: user.id,
+    stage,
+    csrfToken: randomBytes(24).toString("base64url"),
+    ip: meta.ip,
+    userAgent: meta.userAgent?.slice(0, 200) ?? null,
+    createdAt: now,
+    lastSeenAt: now,
+    reauthAt: now,
+  });
   return { token, session };
 }
 
 /** A merchant user whose merchant is disabled cannot sign in (DESIGN 10: disabling signs them out). */
 function merchantActive(deps: UserDeps, user: UserRow): boolean {
   if (user.merchantId === null) return true;
-  return deps.db.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, user.merchantId)).get()?.status === "active";
+  return findMerchantById(deps.db, user.merchantId)?.status === "active";
 }
 
 /** Step one: username and password. With TOTP enrolled the session waits for the code. */
@@ -174,7 +170,7 @@ export async function completeSecondFactor(deps: UserDeps, session: SessionRow, 
   }
   if (r === "invalid") return r;
   const now = deps.now();
-  deps.db.update(backofficeSessions).set({ stage: "full", reauthAt: now, lastSeenAt: now }).where(eq(backofficeSessions.id, session.id)).run();
+  patchSession(deps.db, session.id, { stage: "full", reauthAt: now, lastSeenAt: now });
   clearFailures(deps, user.username);
   return "ok";
 }
@@ -182,14 +178,9 @@ export async function completeSecondFactor(deps: UserDeps, session: SessionRow, 
 /** The live session of a cookie token, or null (unknown, revoked, idle too long, too old, user disabled). */
 export function loadSession(deps: UserDeps, policy: SessionPolicy, token: string | undefined): { session: SessionRow; user: UserRow } | null {
   if (!token || token.length > 100) return null;
-  const row = deps.db
-    .select()
-    .from(backofficeSessions)
-    .innerJoin(backofficeUsers, eq(backofficeUsers.id, backofficeSessions.userId))
-    .where(eq(backofficeSessions.tokenHash, sha256(token)))
-    .get();
+  const row = sessionByTokenHash(deps.db, sha256(token));
   if (!row) return null;
-  const { backoffice_sessions: s, backoffice_users: u } = row;
+  const { session: s, user: u } = row;
   const now = deps.now();
   if (s.revokedAt !== null || u.status !== "active") return null;
   if (now - s.lastSeenAt > policy.idleMs || now - s.createdAt > policy.maxMs) {
@@ -197,28 +188,20 @@ export function loadSession(deps: UserDeps, policy: SessionPolicy, token: string
     return null;
   }
   if (now - s.lastSeenAt > TOUCH_MS) {
-    deps.db.update(backofficeSessions).set({ lastSeenAt: now }).where(eq(backofficeSessions.id, s.id)).run();
+    patchSession(deps.db, s.id, { lastSeenAt: now });
     s.lastSeenAt = now;
   }
   return { session: s, user: u };
 }
 
 export function revokeSession(deps: UserDeps, sessionId: string, scope: { userId?: number } = {}): boolean {
-  const where = scope.userId !== undefined ? and(eq(backofficeSessions.id, sessionId), eq(backofficeSessions.userId, scope.userId)) : eq(backofficeSessions.id, sessionId);
-  const r = deps.db.update(backofficeSessions).set({ revokedAt: deps.now() }).where(and(where, isNull(backofficeSessions.revokedAt))).returning().get();
-  return !!r;
+  return revokeSessionRow(deps.db, sessionId, deps.now(), scope.userId);
 }
 
 /** The user's live sessions, newest first (the security page lists them with "Sign out"). */
 export function activeSessions(deps: UserDeps, policy: SessionPolicy, userId: number): SessionRow[] {
   const now = deps.now();
-  return deps.db
-    .select()
-    .from(backofficeSessions)
-    .where(and(eq(backofficeSessions.userId, userId), eq(backofficeSessions.stage, "full"), isNull(backofficeSessions.revokedAt)))
-    .orderBy(desc(backofficeSessions.createdAt))
-    .all()
-    .filter((s) => now - s.lastSeenAt <= policy.idleMs && now - s.createdAt <= policy.maxMs);
+  return fullSessions(deps.db, userId).filter((s) => now - s.lastSeenAt <= policy.idleMs && now - s.createdAt <= policy.maxMs);
 }
 
 /**
@@ -239,7 +222,7 @@ export async function reauthenticate(
     return !opts.passwordOnly && userTotpSecret(deps, user) !== null && verifySecondFactor(deps, user, secret);
   });
   if (r === "ok") {
-    writeTx(deps.db, (tx) => tx.update(backofficeSessions).set({ reauthAt: deps.now() }).where(eq(backofficeSessions.id, session.id)).run());
+    writeTx(deps.db, (tx) => patchSession(tx, session.id, { reauthAt: deps.now() }));
     clearFailures(deps, user.username);
   }
   return r;

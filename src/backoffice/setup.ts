@@ -1,10 +1,9 @@
 // The one-time setup link of DESIGN 12: a plain `serve` with no operator yet
 // prints /backoffice/setup/<token>, valid one hour, that creates the first one.
-import { eq } from "drizzle-orm";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { writeTx } from "../db/client";
-import { settings } from "../db/schema";
 import { clearLoginFailures, createUser, hasOperator, type UserDeps } from "./users";
+import { deleteSetting, getSetting, putSetting } from "./store";
 
 const KEY = "backoffice_setup";
 export const SETUP_TTL_MS = 60 * 60_000;
@@ -17,15 +16,15 @@ export function issueSetupToken(deps: UserDeps): string | null {
   const token = randomBytes(24).toString("base64url");
   const value = JSON.stringify({ hash: sha256(token), expiresAt: deps.now() + SETUP_TTL_MS });
   const now = deps.now();
-  deps.db.insert(settings).values({ key: KEY, value, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } }).run();
+  putSetting(deps.db, KEY, value, now);
   return token;
 }
 
 export function setupTokenValid(deps: UserDeps, token: string): boolean {
   if (hasOperator(deps.db)) return false;
-  const row = deps.db.select().from(settings).where(eq(settings.key, KEY)).get();
-  if (!row) return false;
-  const { hash, expiresAt } = JSON.parse(row.value) as { hash: string; expiresAt: number };
+  const value = getSetting(deps.db, KEY);
+  if (value === undefined) return false;
+  const { hash, expiresAt } = JSON.parse(value) as { hash: string; expiresAt: number };
   const a = Buffer.from(sha256(token));
   return deps.now() < expiresAt && timingSafeEqual(a, Buffer.from(hash));
 }
@@ -34,7 +33,7 @@ export function setupTokenValid(deps: UserDeps, token: string): boolean {
 export function completeSetup(deps: UserDeps, token: string, username: string, password: string, meta: { ip: string | null }) {
   return writeTx(deps.db, (tx) => {
     if (!setupTokenValid({ ...deps, db: tx }, token)) return null;
-    tx.delete(settings).where(eq(settings.key, KEY)).run();
+    deleteSetting(tx, KEY);
     // Someone may have been guessing this name (e.g. "admin") before it existed: its owner starts unlocked.
     clearLoginFailures(tx, username.trim());
     return createUser({ ...deps, db: tx }, { username, role: "operator", password }, { actor: username, role: "operator", ip: meta.ip }).user;

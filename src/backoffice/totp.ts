@@ -1,10 +1,9 @@
 // TOTP second factor (RFC 6238 via otpauth) and single-use recovery codes.
 import * as OTPAuth from "otpauth";
 import { createHash, randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
 import { writeTx } from "../db/client";
-import { backofficeUsers } from "../db/schema";
 import type { UserDeps, UserRow } from "./users";
+import { patchUser, userById } from "./store";
 
 const ISSUER = "stablegate";
 
@@ -48,17 +47,13 @@ export function newRecoveryCodes(n = 10): string[] {
 
 /** Keeps a new secret, encrypted, until a code from the app proves it was stored (enableTotp). */
 export function storePendingTotpSecret(deps: UserDeps, userId: number, secretBase32: string): void {
-  deps.db.update(backofficeUsers).set({ totpSecretEnc: deps.cipher.encrypt(secretBase32), updatedAt: deps.now() }).where(eq(backofficeUsers.id, userId)).run();
+  patchUser(deps.db, userId, { totpSecretEnc: deps.cipher.encrypt(secretBase32), updatedAt: deps.now() });
 }
 
 /** Stores the secret and recovery codes once the user proved the app works with one code. */
 export function enableTotp(deps: UserDeps, userId: number, secretBase32: string, recovery: string[], usedStep: number): void {
   const now = deps.now();
-  deps.db
-    .update(backofficeUsers)
-    .set({ totpSecretEnc: deps.cipher.encrypt(secretBase32), totpEnabledAt: now, totpLastStep: usedStep, recoveryCodes: JSON.stringify(recovery.map(hashCode)), updatedAt: now })
-    .where(eq(backofficeUsers.id, userId))
-    .run();
+  patchUser(deps.db, userId, { totpSecretEnc: deps.cipher.encrypt(secretBase32), totpEnabledAt: now, totpLastStep: usedStep, recoveryCodes: JSON.stringify(recovery.map(hashCode)), updatedAt: now });
 }
 
 export function userTotpSecret(deps: Pick<UserDeps, "cipher">, u: UserRow): string | null {
@@ -73,21 +68,18 @@ export function verifySecondFactor(deps: UserDeps, u: UserRow, code: string): bo
   if (step !== null) {
     // A code (or an older one) already used does not work again: a watched code cannot be replayed.
     return writeTx(deps.db, (tx) => {
-      const fresh = tx.select().from(backofficeUsers).where(eq(backofficeUsers.id, u.id)).get();
+      const fresh = userById(tx, u.id);
       if (!fresh || (fresh.totpLastStep !== null && step <= fresh.totpLastStep)) return false;
-      tx.update(backofficeUsers).set({ totpLastStep: step }).where(eq(backofficeUsers.id, u.id)).run();
+      patchUser(tx, u.id, { totpLastStep: step });
       return true;
     });
   }
   const h = hashCode(code);
   return writeTx(deps.db, (tx) => {
-    const fresh = tx.select().from(backofficeUsers).where(eq(backofficeUsers.id, u.id)).get();
+    const fresh = userById(tx, u.id);
     const codes = JSON.parse(fresh?.recoveryCodes ?? "[]") as string[];
     if (!codes.includes(h)) return false;
-    tx.update(backofficeUsers)
-      .set({ recoveryCodes: JSON.stringify(codes.filter((c) => c !== h)) })
-      .where(eq(backofficeUsers.id, u.id))
-      .run();
+    patchUser(tx, u.id, { recoveryCodes: JSON.stringify(codes.filter((c) => c !== h)) });
     return true;
   });
 }

@@ -1,14 +1,16 @@
 // Back-office users (DESIGN 12): created by `stablegate user create`, `serve
 // --demo` or the one-time setup link. Passwords are argon2id (Bun.password);
 // every change ends the user's sessions where it should.
-import { and, asc, eq, isNull } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { type Db, writeTx } from "../db/client";
-import { backofficeSessions, backofficeUsers, loginFailures, merchants } from "../db/schema";
 import type { Cipher } from "../secrets/cipher";
 import { recordAudit, type Actor } from "../audit/log";
+import { findMerchantByUid } from "../merchants/service";
+import { clearLoginFailures, findUser, insertUser, patchUser, revokeUserSessions, type UserRow } from "./store";
 
-export type UserRow = typeof backofficeUsers.$inferSelect;
+// The users' storage is store.ts; these are its reads and writes the pages, the CLI and sign-in use.
+export { clearLoginFailures, findUser, hasOperator, listUsers, revokeUserSessions, userById, type UserRow } from "./store";
+
 export type Role = "operator" | "merchant";
 
 export interface UserDeps {
@@ -47,27 +49,6 @@ export function validatePassword(password: string): void {
   if (password.length > 256) throw new UserError("a password may have at most 256 characters");
 }
 
-export function findUser(db: Db, username: string): UserRow | undefined {
-  return db.select().from(backofficeUsers).where(eq(backofficeUsers.username, username)).get();
-}
-
-export function userById(db: Db, id: number): UserRow | undefined {
-  return db.select().from(backofficeUsers).where(eq(backofficeUsers.id, id)).get();
-}
-
-export function listUsers(db: Db, scope: { merchantId?: number } = {}): UserRow[] {
-  return db
-    .select()
-    .from(backofficeUsers)
-    .where(scope.merchantId !== undefined ? eq(backofficeUsers.merchantId, scope.merchantId) : undefined)
-    .orderBy(asc(backofficeUsers.id))
-    .all();
-}
-
-export function hasOperator(db: Db): boolean {
-  return !!db.select({ id: backofficeUsers.id }).from(backofficeUsers).where(and(eq(backofficeUsers.role, "operator"), eq(backofficeUsers.status, "active"))).get();
-}
-
 /**
  * Creates a user with a generated password (or the given one) and returns both. `mustChangePassword`:
  * the password is handed over by an operator, so the user chooses their own at the first sign-in.
@@ -89,16 +70,12 @@ export function createUser(
   return writeTx(deps.db, (tx) => {
     let merchantId: number | null = null;
     if (input.merchantUid) {
-      const m = tx.select().from(merchants).where(eq(merchants.uid, input.merchantUid)).get();
+      const m = findMerchantByUid(tx, input.merchantUid);
       if (!m) throw new UserError(`no merchant with UID ${input.merchantUid}`);
       merchantId = m.id;
     }
     if (findUser(tx, username)) throw new UserError(`user ${username} already exists`);
-    const user = tx
-      .insert(backofficeUsers)
-      .values({ username, role: input.role, merchantId, passwordHash: hash, mustChangePassword: input.mustChangePassword ?? false, createdAt: now, updatedAt: now })
-      .returning()
-      .get();
+    const user = insertUser(tx, { username, role: input.role, merchantId, passwordHash: hash, mustChangePassword: input.mustChangePassword ?? false, createdAt: now, updatedAt: now });
     recordAudit(tx, { ...actor, action: "user.create", target: `user:${username}`, after: { role: input.role, merchantUid: input.merchantUid ?? null }, at: now });
     return { user, password };
   });
@@ -110,27 +87,11 @@ function mustFind(db: Db, username: string): UserRow {
   return u;
 }
 
-/**
- * Ends a user's sign-in lock (DESIGN 10: a lockout never locks an operator out of recovery): a
- * password reset (CLI `user reset-password` or the back office) and the setup link clear it, so
- * the new password works at once even while someone keeps guessing the old one.
- */
-export function clearLoginFailures(db: Db, username: string): void {
-  db.delete(loginFailures).where(eq(loginFailures.username, username)).run();
-}
-
-export function revokeUserSessions(db: Db, userId: number, now: number, exceptSessionId?: string): void {
-  const rows = db.select({ id: backofficeSessions.id }).from(backofficeSessions).where(and(eq(backofficeSessions.userId, userId), isNull(backofficeSessions.revokedAt))).all();
-  for (const r of rows) {
-    if (r.id !== exceptSessionId) db.update(backofficeSessions).set({ revokedAt: now }).where(eq(backofficeSessions.id, r.id)).run();
-  }
-}
-
 export function setUserStatus(deps: UserDeps, username: string, status: "active" | "disabled", actor: Actor): UserRow {
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
     const u = mustFind(tx, username);
-    const row = tx.update(backofficeUsers).set({ status, updatedAt: now }).where(eq(backofficeUsers.id, u.id)).returning().get();
+    const row = patchUser(tx, u.id, { status, updatedAt: now });
     if (status === "disabled") revokeUserSessions(tx, u.id, now);
     recordAudit(tx, { ...actor, action: status === "disabled" ? "user.disable" : "user.enable", target: `user:${username}`, before: { status: u.status }, after: { status }, at: now });
     return row;
@@ -144,7 +105,7 @@ export function resetPassword(deps: UserDeps, username: string, actor: Actor, op
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
     const u = mustFind(tx, username);
-    const user = tx.update(backofficeUsers).set({ passwordHash: hash, mustChangePassword: opts.mustChangePassword ?? false, updatedAt: now }).where(eq(backofficeUsers.id, u.id)).returning().get();
+    const user = patchUser(tx, u.id, { passwordHash: hash, mustChangePassword: opts.mustChangePassword ?? false, updatedAt: now });
     revokeUserSessions(tx, u.id, now);
     clearLoginFailures(tx, username);
     recordAudit(tx, { ...actor, action: "user.reset_password", target: `user:${username}`, at: now });
@@ -158,7 +119,7 @@ export async function changePassword(deps: UserDeps, userId: number, newPassword
   const hash = await hashPassword(newPassword);
   const now = deps.now();
   writeTx(deps.db, (tx) => {
-    tx.update(backofficeUsers).set({ passwordHash: hash, mustChangePassword: false, updatedAt: now }).where(eq(backofficeUsers.id, userId)).run();
+    patchUser(tx, userId, { passwordHash: hash, mustChangePassword: false, updatedAt: now });
     revokeUserSessions(tx, userId, now, keepSessionId);
   });
 }
@@ -168,12 +129,7 @@ export function resetTotp(deps: UserDeps, username: string, actor: Actor): UserR
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
     const u = mustFind(tx, username);
-    const row = tx
-      .update(backofficeUsers)
-      .set({ totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, recoveryCodes: "[]", updatedAt: now })
-      .where(eq(backofficeUsers.id, u.id))
-      .returning()
-      .get();
+    const row = patchUser(tx, u.id, { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, recoveryCodes: "[]", updatedAt: now });
     revokeUserSessions(tx, u.id, now);
     recordAudit(tx, { ...actor, action: "user.reset_2fa", target: `user:${username}`, before: { totp: u.totpEnabledAt !== null }, after: { totp: false }, at: now });
     return row;

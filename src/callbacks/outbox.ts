@@ -1,10 +1,9 @@
 // The outbox: a state change and its callback are written in one transaction
 // (callers pass their transaction). The delivery worker reads from here.
-import { afterCommit, prepared, type DbOrTx, type Tx } from "../db/client";
-import { sql } from "drizzle-orm";
-import { callbacks, merchants } from "../db/schema";
+import { afterCommit, type Tx } from "../db/client";
 import { newEventId, orderEventId } from "../lib/ids";
 import { callbacksDue } from "../db/callbacks-due";
+import { insertCallback, merchantDefaultUrl } from "./store";
 
 export interface CallbackEvent {
   merchantId: number;
@@ -21,13 +20,7 @@ export interface CallbackEvent {
 }
 
 export function enqueueCallback(tx: Tx, e: CallbackEvent): string {
-  // A plain bun:sqlite statement (no drizzle parameter mapping): this runs for every create.
-  const insert = prepared(tx, "enqueueCallback", (d) =>
-    d.$client.prepare(
-      `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-    ),
-  );
+  // A callback with no target at all is held (never dropped) until the merchant gets a default URL.
   const state = e.url === null && !merchantDefaultUrl(tx, e.merchantId) ? "held" : "pending";
   // An order's events have stable ids (lib/ids.ts orderEventId): the first free occurrence is
   // this one. Test events are not order changes and keep a fresh id each.
@@ -35,18 +28,10 @@ export function enqueueCallback(tx: Tx, e: CallbackEvent): string {
     const id = e.kind === "test" ? newEventId(e.now) : orderEventId({ ...e, occurrence, fallbackMs: e.now });
     // A shop protocol's fields are signed field by field: nothing is added to them.
     const payload = e.kind === "epusdt" || e.kind === "epay" ? JSON.stringify(e.payload) : JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
-    if (insert.run(id, e.merchantId, e.kind, e.orderNo, e.status, e.apiKeyId, e.url, payload, state, e.now, e.now, e.now).changes === 1) {
+    if (insertCallback(tx, { id, merchantId: e.merchantId, kind: e.kind, orderNo: e.orderNo, status: e.status, apiKeyId: e.apiKeyId, url: e.url, payload, state, now: e.now })) {
       // The worker is woken once the row is committed, never for a write rolled back.
       afterCommit(tx, callbacksDue);
       return id;
     }
   }
-}
-
-/** A callback with no target at all is held (never dropped) until the merchant gets a default URL. */
-function merchantDefaultUrl(tx: DbOrTx, merchantId: number): string | null {
-  const q = prepared(tx, "merchantDefaultUrl", (d) =>
-    d.select({ url: merchants.defaultCallbackUrl }).from(merchants).where(sql`${merchants.id} = ${sql.placeholder("id")}`).prepare(),
-  );
-  return q.get({ id: merchantId })?.url ?? null;
 }

@@ -1,8 +1,10 @@
-// The callback worker's storage: every statement it runs on callbacks and callback_attempts,
-// named by what it does. The house data-access style (docs/architecture.md "Data access"):
+// The callbacks domain's storage: every statement the outbox, the delivery worker and retention
+// run on callbacks and callback_attempts, named by what it does. The house data-access style (docs/architecture.md "Data access"):
 // a domain's SQL lives in its storage module; hot statements are built once per connection
 // with `prepared` (db/client.ts), never a bare `$client.prepare` in a service.
-import { type Db, prepared } from "../db/client";
+import { sql } from "drizzle-orm";
+import { type Db, type DbOrTx, prepared, type Tx } from "../db/client";
+import { merchants } from "../db/schema";
 
 /** A due row as the worker delivers it. */
 export interface DueRow {
@@ -91,3 +93,51 @@ export function callbackWorkerStore(db: Db) {
 }
 
 export type CallbackWorkerStore = ReturnType<typeof callbackWorkerStore>;
+
+/** A callbacks row as the outbox writes it (attempts 0, due at once). */
+export interface NewCallbackRow {
+  id: string;
+  merchantId: number;
+  kind: string;
+  orderNo: string;
+  status: string;
+  apiKeyId: string;
+  url: string | null;
+  payload: string;
+  state: "pending" | "held";
+  now: number;
+}
+
+/**
+ * Writes the row unless its id is taken; whether it did. A plain bun:sqlite statement (no
+ * drizzle parameter mapping): this runs for every create.
+ */
+export function insertCallback(tx: Tx, r: NewCallbackRow): boolean {
+  const insert = prepared(tx, "enqueueCallback", (d) =>
+    d.$client.prepare(
+      `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    ),
+  );
+  return insert.run(r.id, r.merchantId, r.kind, r.orderNo, r.status, r.apiKeyId, r.url, r.payload, r.state, r.now, r.now, r.now).changes === 1;
+}
+
+/** The merchant's default callback URL (null: none, its callbacks without a URL are held). */
+export function merchantDefaultUrl(tx: DbOrTx, merchantId: number): string | null {
+  const q = prepared(tx, "merchantDefaultUrl", (d) =>
+    d.select({ url: merchants.defaultCallbackUrl }).from(merchants).where(sql`${merchants.id} = ${sql.placeholder("id")}`).prepare(),
+  );
+  return q.get({ id: merchantId })?.url ?? null;
+}
+
+/** The oldest delivered callbacks past the cutoff, through the partial index callbacks_delivered. */
+export const DELIVERED_BEFORE = `SELECT id FROM callbacks INDEXED BY callbacks_delivered
+  WHERE state = 'delivered' AND updated_at < ?1 ORDER BY updated_at LIMIT ?2`;
+
+/** Deletes up to `limit` delivered callbacks older than `cutoff` with their attempts (the caller's transaction); how many callbacks. */
+export function pruneDelivered(db: Db, cutoff: number, limit: number): number {
+  const attempts = prepared(db, "pruneAttempts", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`));
+  const rows = prepared(db, "pruneCallbacks", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callbacks WHERE id IN (${DELIVERED_BEFORE})`));
+  attempts.run(cutoff, limit);
+  return rows.run(cutoff, limit).changes;
+}

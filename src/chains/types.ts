@@ -138,7 +138,7 @@ export interface ChainAdapter {
 
 /** The on-chain cost of one transaction the gateway sent (transfer_costs). */
 export interface TxCost {
-  /** Native base units burned or paid as fee (TRX sun, BNB wei, SOL lamports). */
+  /** Native base units burned or paid as fee (TRX sun, BNB wei, SOL lamports; SOL adds the rent of token accounts the transaction created). */
   nativeBurned: bigint;
   /** TRON: energy taken from stakes (delegated to the sender). */
   energyDelegated?: bigint;

@@ -33,7 +33,7 @@ async function serious(page: Page): Promise<string[]> {
   return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
-test("a CNY invoice: the payer picks TRON USDT, switches to Solana and back, and pays on sandbox TRON", async () => {
+test("a CNY invoice: the payer picks TRON USDT, switches to Solana USDC, then Solana USDT, and back, and pays on sandbox TRON", async () => {
   const inv = await gw.client.createInvoice({ merchantOrderNo: "B-1", priceAmount: "71", priceCurrency: "CNY", description: "Blue mug" });
   const ctx = await phone();
   const page = await ctx.newPage();
@@ -41,7 +41,7 @@ test("a CNY invoice: the payer picks TRON USDT, switches to Solana and back, and
   expect(await page.getByTestId("price").innerText()).toBe("71.00 CNY");
   expect(await page.getByTestId("description").innerText()).toBe("Blue mug");
   const names = await page.getByTestId("networks").getByRole("button").allInnerTexts();
-  expect(names.map((n) => n.trim())).toEqual(["TRON USDT", "BNB Smart Chain USDT", "BNB Smart Chain USDC", "Solana USDC"]);
+  expect(names.map((n) => n.trim())).toEqual(["TRON USDT", "BNB Smart Chain USDT", "BNB Smart Chain USDC", "Solana USDC", "Solana USDT"]);
   expect(await serious(page)).toEqual([]);
   await page.screenshot({ path: join(screenshotDir(), "invoice-1-choose.png"), fullPage: true });
 
@@ -60,6 +60,15 @@ test("a CNY invoice: the payer picks TRON USDT, switches to Solana and back, and
   await page.waitForURL(/\/checkout\//);
   expect(await page.getByTestId("network").innerText()).toContain("Solana");
   expect((await gw.client.getPayinOrder(first.orderNo)).status).toBe("cancelled");
+
+  // Solana USDT: a pay-in of USDT on SOL, its QR pinning the USDT mint.
+  await page.getByRole("link", { name: "Change network" }).click();
+  await page.getByRole("button", { name: "Solana USDT" }).click();
+  await page.waitForURL(/\/checkout\//);
+  expect(await page.getByTestId("network").innerText()).toContain("Solana");
+  const solUsdt = (await gw.client.getInvoice(inv.invoiceNo)).payment!;
+  expect([solUsdt.chainCode, solUsdt.tokenSymbol, solUsdt.amount]).toEqual(["SOL", "USDT", "10.000000"]);
+  expect((await gw.client.getPayinOrder(solUsdt.orderNo)).paymentUri).toContain("spl-token=Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB");
 
   await page.getByRole("link", { name: "Change network" }).click();
   await page.getByRole("button", { name: "TRON USDT" }).click();

@@ -95,6 +95,7 @@ const CASES = [
   { chain: "TRON", token: "USDT", amount: "12.5" },
   { chain: "BSC", token: "USDC", amount: "7.25" },
   { chain: "SOL", token: "USDC", amount: "3.1" },
+  { chain: "SOL", token: "USDT", amount: "4.2" },
 ] as const;
 
 describe("QR codes decode to what docs/wallet-links.md promises", () => {
@@ -108,7 +109,7 @@ describe("QR codes decode to what docs/wallet-links.md promises", () => {
       const p = promises();
       const { contract, decimals } = defaultToken(c.chain, c.token)!;
       const o = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
-        body: { chainCode: c.chain, tokenSymbol: c.token, merchantOrderNo: `QR-${c.chain}`, amount: c.amount, notifyUrl: "https://shop.example/cb" },
+        body: { chainCode: c.chain, tokenSymbol: c.token, merchantOrderNo: `QR-${c.chain}-${c.token}`, amount: c.amount, notifyUrl: "https://shop.example/cb" },
       });
       const values = { address: o.address!, contract, units: toBaseUnits(c.amount, decimals), amount: c.amount, reference: solanaReference(o.orderNo!) };
       const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, locale: "en-US" });
@@ -116,12 +117,12 @@ describe("QR codes decode to what docs/wallet-links.md promises", () => {
 
       await page.goto(o.cashierUrl!);
       const main = p.get(`${c.chain} checkout`)!;
-      expect(await decode(page, "QR code of the payment request", `qr-${c.chain}-checkout.png`)).toBe(fill(main.qr, values));
+      expect(await decode(page, "QR code of the payment request", `qr-${c.chain}-${c.token}-checkout.png`)).toBe(fill(main.qr, values));
       expect(await walletButton(page)).toBe(main.button === "none" ? null : main.button === "the same URI" ? fill(main.qr, values) : fill(main.button.replace(/`/g, ""), values));
       const fallback = p.get(`${c.chain} checkout fallback`);
       if (fallback) {
         await page.getByText("Wallet cannot read the code? Scan the address only").click();
-        expect(await decode(page, "QR code of the address", `qr-${c.chain}-checkout-address.png`)).toBe(fill(fallback.qr, values));
+        expect(await decode(page, "QR code of the address", `qr-${c.chain}-${c.token}-checkout-address.png`)).toBe(fill(fallback.qr, values));
       } else {
         expect(await page.getByRole("img", { name: "QR code of the address", exact: true }).count()).toBe(0);
       }
@@ -129,12 +130,12 @@ describe("QR codes decode to what docs/wallet-links.md promises", () => {
       expect(o.paymentUri).toStartWith({ TRON: "tron:", BSC: "ethereum:", SOL: "solana:" }[c.chain]);
 
       const b = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/exclusive-bindings", {
-        body: { chainCode: c.chain, tokenSymbol: c.token, bindKey: `qr-${c.chain}` },
+        body: { chainCode: c.chain, tokenSymbol: c.token, bindKey: `qr-${c.chain}-${c.token}` },
       });
       await page.goto(b.depositUrl!);
       const dep = p.get(`${c.chain} deposit`)!;
       const dv = { address: b.address!, contract };
-      expect(await decode(page, "QR code of the deposit address", `qr-${c.chain}-deposit.png`)).toBe(fill(dep.qr, dv));
+      expect(await decode(page, "QR code of the deposit address", `qr-${c.chain}-${c.token}-deposit.png`)).toBe(fill(dep.qr, dv));
       expect(await walletButton(page)).toBe(dep.button === "none" ? null : dep.button === "the same URI" ? fill(dep.qr, dv) : fill(dep.button.replace(/`/g, ""), dv));
       await ctx.close();
     }, BROWSER_RETRY);

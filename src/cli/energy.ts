@@ -18,7 +18,7 @@ function control(loaded: LoadedConfig): StakingControl {
     const c = chainBundle(adapter).staking?.(ctx);
     if (c) return c;
   }
-  throw new CliUsageError("energy: no enabled chain in rpc mode stakes for its transfers (enable chains.TRON with mode = \"rpc\")");
+  throw new CliUsageError("energy: no enabled chain stakes for its transfers (enable chains.TRON, in rpc or sandbox mode)");
 }
 
 export async function energyCommand(loaded: LoadedConfig, sub: string | undefined, flags: CliFlags): Promise<number> {

@@ -22,7 +22,7 @@ describe("config", () => {
     const plain = parseConfig({}).config.chains;
     expect(NEW.map((c) => plain[c].enabled)).toEqual([false, false, false, false]);
     expect(["TRON", "BSC", "SOL"].map((c) => plain[c as "TRON"].enabled)).toEqual([true, true, true]);
-    // Finality defaults per chain (docs/chains.md, "Finality per EVM chain").
+    // Finality defaults per chain (../shared/docs/chains.md, "Finality per EVM chain").
     expect(Object.fromEntries(["BSC", ...NEW].map((c) => [c, (plain[c as "BSC"] as { finality?: string }).finality]))).toEqual({
       BSC: "confirmations", ETH: "confirmations", POLYGON: "finalized", ARBITRUM: "confirmations", BASE: "confirmations",
     });
@@ -69,7 +69,7 @@ describe("config", () => {
     [{ auth: { timestamp_tolerance: "5 minutes" } }, "auth.timestamp_tolerance: must be a duration"],
     [{ chains: { BSC: { mode: "live" } } }, 'chains.BSC.mode: must be one of "sandbox", "rpc"'],
     [{ chains: { BSC: { mode: "rpc" } } }, "chains.BSC.rpc_urls"],
-    [{ chains: { SOL: { tokens: { USDT: {} } } } }, "chains.SOL.tokens.USDT: unknown key"],
+    [{ chains: { TRON: { tokens: { USDC: {} } } } }, "chains.TRON.tokens.USDC: unknown key"],
     [{ chains: { TRON: { tokens: { USDT: { min_amount: "5", max_amount: "1" } } } } }, "min_amount is above max_amount"],
     [{ callbacks: { retry_delays: ["1m", 5] } }, "callbacks.retry_delays.1"],
     [{ chains: { TRON: { mode: "rpc", rpc_urls: ["https://tron.example"] } } }, "sandbox.allow_mixed"],

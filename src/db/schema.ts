@@ -610,6 +610,8 @@ export const solTokenAccounts = sqliteTable(
     /** Lamports the gas wallet paid: rent of the created accounts, and the fee. */
     rentLamports: text("rent_lamports").notNull().default("0"),
     feeLamports: text("fee_lamports").notNull().default("0"),
+    /** Mints (sorted, comma-joined) the finished row covers; another configured set queues the row again. */
+    mints: text("mints"),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     createdAt: integer("created_at").notNull(),
@@ -874,7 +876,7 @@ export const collectionLegs = sqliteTable(
     payoutOrderId: integer("payout_order_id").references(() => payoutOrders.id),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.runId, t.legNo] }), index("collection_legs_address").on(t.addressId)],
+  (t) => [primaryKey({ columns: [t.runId, t.legNo] }), index("collection_legs_address").on(t.addressId, t.payoutOrderId)],
 );
 
 /**
@@ -1052,7 +1054,7 @@ export const transferCosts = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     chain: text("chain").notNull(),
     txHash: text("tx_hash").notNull(),
-    /** payout (payouts, collection legs, refunds) | gas_topup | delegate | reclaim | stake */
+    /** payout (payouts, collection legs, refunds) | gas_topup | delegate | reclaim | stake | token_account (SOL: token accounts of receiving addresses) */
     kind: text("kind").notNull(),
     payoutOrderId: integer("payout_order_id").references(() => payoutOrders.id),
     nativeBurned: text("native_burned").notNull(),

@@ -61,7 +61,7 @@ describe("invoices through the merchant API", () => {
       priceCurrency: "CNY",
       description: "Blue mug",
       status: "open",
-      payments: ["TRON:USDT", "SOL:USDC"],
+      payments: ["TRON:USDT", "SOL:USDC", "SOL:USDT"],
       paidAt: null,
       payment: null,
       createdAt: new Date(T0).toISOString(),

@@ -1,11 +1,12 @@
 // Invoices (DESIGN 18): creation (idempotent by merchantOrderNo, as pay-ins), queries, expiry of
 // invoices nobody chose a network for, and followPayin: the pay-in funnel hands every status change
 // of an invoice's pay-in here, and the invoice follows it with its own callback, in the same transaction.
-import { and, asc, eq, isNull, lte } from "drizzle-orm";
 import type { Config } from "../config/schema";
 import type { Db, DbOrTx, Tx } from "../db/client";
-import { updateById, writeTx } from "../db/client";
-import { invoices, merchants, payinOrders } from "../db/schema";
+import { writeTx } from "../db/client";
+import type { payinOrders } from "../db/schema";
+import { findMerchantById } from "../merchants/service";
+import { dueOpenInvoiceIds, insertInvoice, invoiceById, invoiceByMerchantOrderNo, invoiceByNo, updateInvoice } from "./store";
 import { AppError, invalid } from "../errors";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { Clock } from "../lib/clock";
@@ -87,32 +88,27 @@ export function createInvoice(ctx: InvoiceCtx, merchantId: number, apiKeyId: str
   const now = ctx.clock.now();
   const wanted = { priceAmount: price, priceCurrency: input.priceCurrency, notifyUrl: input.notifyUrl ?? null, redirectUrl: input.redirectUrl ?? null, description, payments, expireMinutes };
   return writeTx(ctx.db, (tx) => {
-    const existing = byMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
+    const existing = invoiceByMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
     if (existing) return sameInvoice(existing, wanted);
     const invoiceNo = newOrderNo("IV", now);
     const pageToken = newTimedToken(now);
-    const row = tx
-      .insert(invoices)
-      .values({
-        invoiceNo,
-        merchantId,
-        merchantOrderNo: input.merchantOrderNo,
-        ...wanted,
-        payments: JSON.stringify(payments),
-        apiKeyId,
-        pageToken,
-        invoiceUrl: `${ctx.publicUrl}/invoice/${pageToken}`,
-        status: "open",
-        source,
-        expireAt: now + expireMinutes * 60_000,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .onConflictDoNothing()
-      .returning()
-      .get();
+    const row = insertInvoice(tx, {
+      invoiceNo,
+      merchantId,
+      merchantOrderNo: input.merchantOrderNo,
+      ...wanted,
+      payments: JSON.stringify(payments),
+      apiKeyId,
+      pageToken,
+      invoiceUrl: `${ctx.publicUrl}/invoice/${pageToken}`,
+      status: "open",
+      source,
+      expireAt: now + expireMinutes * 60_000,
+      createdAt: now,
+      updatedAt: now,
+    });
     // A concurrent duplicate committed first: answer as a retry would.
-    if (!row) return sameInvoice(byMerchantOrderNo(tx, merchantId, input.merchantOrderNo)!, wanted);
+    if (!row) return sameInvoice(invoiceByMerchantOrderNo(tx, merchantId, input.merchantOrderNo)!, wanted);
     recordOrderEvent(tx, { kind: "invoice", orderNo: invoiceNo, from: null, to: "open", event: { type: "created", source }, at: now });
     if (origin.source === "backoffice") {
       recordAudit(tx, { ...origin.actor, action: "payment_link.create", target: `invoice:${invoiceNo}`, after: { priceAmount: price, priceCurrency: input.priceCurrency, description, payments, expireMinutes }, at: now });
@@ -120,10 +116,6 @@ export function createInvoice(ctx: InvoiceCtx, merchantId: number, apiKeyId: str
     writeInvoiceCallback(tx, row, null, now);
     return row;
   });
-}
-
-function byMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): InvoiceRow | undefined {
-  return tx.select().from(invoices).where(and(eq(invoices.merchantId, merchantId), eq(invoices.merchantOrderNo, merchantOrderNo))).get();
 }
 
 /** Idempotent retry: the same business fields return the invoice, any difference is 10001. */
@@ -146,23 +138,16 @@ function sameInvoice(
 
 /** An invoice of this merchant; another merchant's is as unknown as a missing one (56002). */
 export function getInvoice(db: DbOrTx, merchantId: number, invoiceNo: string): InvoiceRow {
-  const inv = db.select().from(invoices).where(and(eq(invoices.invoiceNo, invoiceNo), eq(invoices.merchantId, merchantId))).get();
+  const inv = invoiceByNo(db, merchantId, invoiceNo);
   if (!inv) throw new AppError(56002, { invoiceNo });
   return inv;
 }
 
-export function invoiceByToken(db: DbOrTx, pageToken: string): InvoiceRow | undefined {
-  return db.select().from(invoices).where(eq(invoices.pageToken, pageToken)).get();
-}
-
-/** The pay-in of the network chosen last, if any. */
-export function currentPayin(db: DbOrTx, inv: InvoiceRow): PayinRow | null {
-  if (inv.payinOrderId === null) return null;
-  return db.select().from(payinOrders).where(eq(payinOrders.id, inv.payinOrderId)).get() ?? null;
-}
+// The invoices' storage is store.ts; these are its reads the checkout and the pay-ins use.
+export { currentPayin, invoiceByToken } from "./store";
 
 function writeInvoiceCallback(tx: Tx, inv: InvoiceRow, payin: PayinRow | null, now: number): void {
-  const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, inv.merchantId)).get()!;
+  const m = findMerchantById(tx, inv.merchantId)!;
   enqueueCallback(tx, {
     merchantId: inv.merchantId,
     kind: "invoice",
@@ -178,7 +163,7 @@ function writeInvoiceCallback(tx: Tx, inv: InvoiceRow, payin: PayinRow | null, n
 /** Moves an invoice to `to` with its timeline entry and callback (the one funnel for invoice statuses). */
 function moveInvoice(tx: Tx, inv: InvoiceRow, to: InvoiceStatus, payin: PayinRow | null, event: { type: string } & Record<string, unknown>, now: number): InvoiceRow {
   const set: Partial<InvoiceRow> = { status: to, updatedAt: now, ...(SETTLED.includes(to) && inv.paidAt === null ? { paidAt: now } : {}) };
-  const row = updateById<InvoiceRow>(tx, invoices, inv.id, set)!;
+  const row = updateInvoice(tx, inv.id, set);
   recordOrderEvent(tx, { kind: "invoice", orderNo: inv.invoiceNo, from: inv.status, to, event, at: now });
   writeInvoiceCallback(tx, row, payin, now);
   return row;
@@ -192,7 +177,7 @@ function moveInvoice(tx: Tx, inv: InvoiceRow, to: InvoiceStatus, payin: PayinRow
  */
 export function followPayin(tx: Tx, p: PayinRow, now: number): boolean {
   if (p.invoiceId === null) return false;
-  const inv = tx.select().from(invoices).where(eq(invoices.id, p.invoiceId)).get();
+  const inv = invoiceById(tx, p.invoiceId);
   if (!inv || inv.payinOrderId !== p.id) return true;
   const to = FOLLOWS[p.status];
   if (to && to !== inv.status) moveInvoice(tx, inv, to, p, { type: "payin", orderNo: p.orderNo, payinStatus: p.status }, now);
@@ -202,16 +187,10 @@ export function followPayin(tx: Tx, p: PayinRow, now: number): boolean {
 /** Scheduled: open invoices past expireAt whose payer never chose a network become expired. */
 export function expireDueInvoices(ctx: Pick<InvoiceCtx, "db" | "clock">, limit = 500): number {
   const now = ctx.clock.now();
-  const due = ctx.db
-    .select({ id: invoices.id })
-    .from(invoices)
-    .where(and(eq(invoices.status, "open"), isNull(invoices.payinOrderId), lte(invoices.expireAt, now - 1)))
-    .orderBy(asc(invoices.expireAt))
-    .limit(limit)
-    .all();
-  for (const { id } of due) {
+  const due = dueOpenInvoiceIds(ctx.db, now, limit);
+  for (const id of due) {
     writeTx(ctx.db, (tx) => {
-      const inv = tx.select().from(invoices).where(eq(invoices.id, id)).get()!;
+      const inv = invoiceById(tx, id)!;
       if (inv.status === "open" && inv.payinOrderId === null) moveInvoice(tx, inv, "expired", null, { type: "expire" }, now);
     });
   }

@@ -76,7 +76,7 @@ function stateRegistry(d: MetricsDeps): Registry {
   });
   new Counter({
     name: "stablegate_fees_native_total",
-    help: "native coin (TRX, BNB, SOL) the gateway's own transactions burned or paid as fees since start, by transaction kind (payout, gas_topup, delegate, reclaim, stake)",
+    help: "native coin (TRX, BNB, SOL) the gateway's own transactions burned or paid as fees since start, by transaction kind (payout, gas_topup, delegate, reclaim, stake, token_account); SOL counts the fee payer's lamports: fees plus the rent of token accounts it created",
     labelNames: ["chain", "kind"],
     registers: [r],
     collect() {

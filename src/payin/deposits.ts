@@ -199,7 +199,7 @@ function isOnlyOpenOrder(tx: Tx, o: PayinOrderRow, t: TransferRow): boolean {
 
 function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boolean, now: number): void {
   const addr = tx.select().from(bindings).where(and(eq(bindings.addressId, t.addressId!), eq(bindings.token, t.token))).get();
-  // On an EVM chain one exclusive address serves every token of its bindKey: a token with no binding is kept.
+  // On an EVM chain and on SOL one exclusive address serves every token of its bindKey: a token with no binding is kept.
   if (!addr) return keepUnmatched(ctx, tx, t, "wrong_token");
   const key = currentKey(tx, addr.merchantId);
   if (!key) return keepUnmatched(ctx, tx, t, "no_api_key");

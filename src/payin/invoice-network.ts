@@ -3,13 +3,12 @@
 // section 5; when that amount is taken on every pool address it is nudged up, one step at a time
 // (at most 100), instead of 40105. Choosing another network while nothing was paid closes the old
 // pay-in (cancelled) and points the invoice at the new one, in one transaction.
-import { eq } from "drizzle-orm";
 import { type Tx, writeTx } from "../db/client";
-import { invoices, payinOrders } from "../db/schema";
+import { payinOrders } from "../db/schema";
 import { AppError } from "../errors";
 import { newOrderNo, newTimedToken } from "../lib/ids";
 import { chainAndToken, checkAmount } from "../orders/rules";
-import { currentPayin, invoiceByToken } from "../invoices/service";
+import { currentPayin, invoiceByToken, setInvoicePayin } from "../invoices/store";
 import { paymentsOf, type InvoiceRow } from "../invoices/views";
 import { currentRate } from "../rates/book";
 import { payerAmount } from "../rates/amount";
@@ -62,7 +61,7 @@ export function chooseNetwork(ctx: InvoiceNetworkCtx, pageToken: string, network
       if (e instanceof AppError) throw new ChoiceError(PROBLEM_OF[e.code] ?? "not_offered", e.message);
       throw e;
     }
-    const updated = tx.update(invoices).set({ payinOrderId: order.id, updatedAt: now }).where(eq(invoices.id, inv.id)).returning().get();
+    const updated = setInvoicePayin(tx, inv.id, order.id, now);
     // Announced now that it is the invoice's order (no invoice status change: still open).
     writeCallback(tx, order, now);
     // The old order is no longer the invoice's: closing it moves nothing on the invoice.

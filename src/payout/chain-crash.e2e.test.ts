@@ -4,9 +4,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
-import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { chainFixtures, solSuiteCase, startBscChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, payoutSettled, solTokenAccountMade, type CrashGateway } from "../testing/crash";
-import { USDC_MINT } from "../testing/solana-rpc";
+import { SOL_MINTS } from "../testing/solana-rpc";
+import type { SolTestToken } from "../testing/sol-fixture";
 import { eventually } from "../testing/wait";
 
 type Obj = Record<string, any>;
@@ -25,6 +26,8 @@ interface CrashCase extends ChainSuiteCase {
   gasTxs?: number;
   /** Waits for what the chain's gateway does on its own once a receiving address exists. */
   afterBinding?(c: CrashGateway, address: string): Promise<void>;
+  /** Waits, before the restarted gateway stops, for what it records on its own after the payout. */
+  beforeStop?(c: CrashGateway): Promise<void>;
   /** Chain-specific checks once the payout confirmed. */
   after?(fx: ChainFixture, at: { source: string; gas: string; c: CrashGateway }): Promise<void>;
 }
@@ -60,48 +63,21 @@ const CASES: CrashCase[] = [
     gasFunding: 1_000_000_000n,
     settleMs: 300,
   },
-  {
-    chain: "SOL",
-    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4 }),
-    confirmations: 4,
-    pollInterval: "100ms",
-    blockMs: 50,
-    points: [["payout:after-sign-commit", false]],
-    sourceNative: 0n,
-    gasPaysFees: true,
-    gasFunding: 1_000_000_000n,
-    // The gas wallet signs two: the source's token account (the token-accounts job gives every
-    // receiving address one up front) and the payout. Waiting for the first to land before the
-    // deposit fixes the order; otherwise the job's run could fall before or after the payer's
-    // idempotent create, and what the gas wallet pays would vary.
-    gasTxs: 2,
-    async afterBinding(c, address) {
-      await solTokenAccountMade(c, address);
-    },
-    async after(fx, { source, gas, c }) {
-      const sol = (fx as SolChainFixture).raw;
-      // The source's token account: created by the gas wallet, paid into once, paid out of exactly once.
-      const ata = getAssociatedTokenAddressSync(new PublicKey(USDC_MINT), new PublicKey(source), true);
-      expect(await sol.conn.getSignaturesForAddress(ata, { limit: 100 }, "confirmed")).toHaveLength(3);
-      const [created] = c.query<{ meta: string }>("SELECT s.signed_meta AS meta FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", source);
-      const account = JSON.parse(created!.meta) as { rentLamports: string; feeLamports: string };
-      // The gas wallet paid that account, then one payout fee and the recipient's token-account rent.
-      expect(sol.node.lamports(gas)).toBe(1_000_000_000n - BigInt(account.rentLamports) - BigInt(account.feeLamports) - 10_000n - 2_039_280n);
-    },
-  },
+  solCase("USDC"),
+  solCase("USDT"),
 ];
 
 const fixtures = chainFixtures(CASES);
 beforeAll(() => fixtures.start());
 afterAll(() => fixtures.stop(disposeCrashGateways));
 
-const ROWS = CASES.flatMap((k) => k.points.map(([point, sourceHasNative]) => [k.chain, point, sourceHasNative, k] as const));
+const ROWS = CASES.flatMap((k) => k.points.map(([point, sourceHasNative]) => [k.name ?? k.chain, point, sourceHasNative, k] as const));
 
 describe("payout crash safety on every chain", () => {
   test.concurrent.each(ROWS)(
     "%s: killed at %s, restarted: sent exactly once",
     async (_chain, point, sourceHasNative, k) => {
-      const fx = fixtures.get(k.chain);
+      const fx = fixtures.get(k);
       const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
       const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-crash`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
       const { client } = c;
@@ -146,6 +122,7 @@ describe("payout crash safety on every chain", () => {
       const first = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
       const o = await payoutSettled(client, first.orderNo);
       expect(o).toMatchObject({ status: "confirmed", fromAddress: b.address });
+      await k.beforeStop?.(c);
       expect(await g.kill("SIGTERM")).toBe(0);
 
       expect(await fx.tokenBalance(to!)).toBe(units(20n));
@@ -157,3 +134,42 @@ describe("payout crash safety on every chain", () => {
     120_000, // they share two cores with everything else: generous, as each waits on child processes
   );
 });
+
+/** The SOL row of one SPL token (USDC, USDT): the same crash on its own node. */
+function solCase(token: SolTestToken): CrashCase {
+  return {
+    ...solSuiteCase(token),
+    points: [["payout:after-sign-commit", false]],
+    sourceNative: 0n,
+    gasPaysFees: true,
+    gasFunding: 1_000_000_000n,
+    // The gas wallet signs two: the source's token account (the token-accounts job gives every
+    // receiving address one up front) and the payout. Waiting for the first to land before the
+    // deposit fixes the order; otherwise the job's run could fall before or after the payer's
+    // idempotent create, and what the gas wallet pays would vary.
+    gasTxs: 2,
+    async afterBinding(c, address) {
+      await solTokenAccountMade(c, address);
+    },
+    // The token-account creation's and the payout's costs are recorded (DESIGN 21).
+    async beforeStop(c) {
+      await eventually(() => c.query<{ n: number }>("SELECT count(*) AS n FROM transfer_costs WHERE chain = 'SOL'")[0]!.n === 2, 20_000, "both SOL costs recorded", 50);
+    },
+    async after(fx, { source, gas, c }) {
+      const sol = (fx as SolChainFixture).raw;
+      // The source's token account: created by the gas wallet, paid into once, paid out of exactly once.
+      const ata = getAssociatedTokenAddressSync(new PublicKey(SOL_MINTS[token]), new PublicKey(source), true);
+      expect(await sol.conn.getSignaturesForAddress(ata, { limit: 100 }, "confirmed")).toHaveLength(3);
+      const [created] = c.query<{ meta: string }>("SELECT s.signed_meta AS meta FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", source);
+      const account = JSON.parse(created!.meta) as { rentLamports: string; feeLamports: string };
+      // The gas wallet paid that account (USDC's and USDT's: both made in one transaction), then one
+      // payout fee and the recipient's token-account rent.
+      expect(BigInt(account.rentLamports)).toBe(2n * 2_039_280n);
+      expect(sol.node.lamports(gas)).toBe(1_000_000_000n - BigInt(account.rentLamports) - BigInt(account.feeLamports) - 10_000n - 2_039_280n);
+      // The fee ledger holds exactly that: one token_account row, one payout row.
+      const costs = c.query<{ kind: string; burned: string }>("SELECT kind, native_burned AS burned FROM transfer_costs WHERE chain = 'SOL' ORDER BY id");
+      expect(costs.map((r) => r.kind)).toEqual(["token_account", "payout"]);
+      expect(1_000_000_000n - costs.reduce((t, r) => t + BigInt(r.burned), 0n)).toBe(sol.node.lamports(gas));
+    },
+  };
+}

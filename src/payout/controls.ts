@@ -8,7 +8,7 @@ import { orderIdFloor } from "../orders/id-at";
 import { feeEntries, merchants, payoutOrders } from "../db/schema";
 import { AppError } from "../errors";
 import { Big, fromBaseUnits, toBaseUnits } from "../lib/money";
-import { UNFINISHED } from "./state";
+import { notFailedSince, unfinishedFees } from "./store";
 
 export const MICRO_DECIMALS = 6;
 
@@ -40,29 +40,16 @@ export function payoutFee(c: Pick<PayoutControls, "payoutFeeFixed" | "payoutFeeR
 
 const DAY_MS = 86_400_000;
 
-// Both read through payout_list_merchant (merchant_id, status): today's payouts as an id range
-// (its entries end in the rowid; src/orders/id-at.ts) and the unfinished ones, never the
-// merchant's whole payout history (issue 23).
-const NOT_FAILED = ["submitted", "broadcasted", "confirmed"] as const;
-const list = (xs: readonly string[]) => xs.map((x) => `'${x}'`).join(", ");
-
-export const USED_TODAY = `SELECT amount, decimals FROM payout_orders INDEXED BY payout_list_merchant
-  WHERE merchant_id = ?1 AND status IN (${list(NOT_FAILED)}) AND id >= ?2 AND +created_at >= ?3`;
-export const RESERVED_FEES = `SELECT fee, decimals FROM payout_orders INDEXED BY payout_list_merchant
-  WHERE merchant_id = ?1 AND status IN (${list([...UNFINISHED])})`;
-
 /** Sum (micro-units) of the merchant's payouts created this UTC day that did not fail. */
 function usedToday(tx: DbOrTx, merchantId: number, now: number): bigint {
   const start = now - (now % DAY_MS);
-  return prepared(tx, "payoutUsedToday", (d) => d.$client.prepare<{ amount: string; decimals: number }, [number, number, number]>(USED_TODAY))
-    .all(merchantId, orderIdFloor(tx, "payout_orders", start), start)
+  return notFailedSince(tx, merchantId, orderIdFloor(tx, "payout_orders", start), start)
     .reduce((s, r) => s + toMicro(BigInt(r.amount), r.decimals), 0n);
 }
 
 /** Fees (micro-units) held back for the merchant's unfinished payouts. */
 export function reservedFees(tx: DbOrTx, merchantId: number): bigint {
-  return prepared(tx, "payoutReservedFees", (d) => d.$client.prepare<{ fee: string; decimals: number }, [number]>(RESERVED_FEES))
-    .all(merchantId)
+  return unfinishedFees(tx, merchantId)
     .reduce((s, r) => s + toMicro(BigInt(r.fee), r.decimals), 0n);
 }
 

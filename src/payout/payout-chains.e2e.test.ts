@@ -9,7 +9,8 @@ import { encodeAbiParameters, keccak256, type Hex } from "viem";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startEvmChain, startSolChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
 import { EVM_PROFILES } from "../testing/anvil";
-import { gasTopups, ledgerEntries, payoutOrders } from "../db/schema";
+import { gasTopups, ledgerEntries, payoutOrders, transferCosts } from "../db/schema";
+import type { SolTestToken } from "../testing/sol-fixture";
 import { gasWallet } from "../wallet/addresses";
 import { toBaseUnits } from "../lib/money";
 import { maxCostOf } from "../chains/evm/payout-steps";
@@ -44,6 +45,8 @@ interface At {
 
 interface PayoutCase {
   chain: string;
+  /** The describe's name when the chain has more than one row (SOL USDT). */
+  name?: string;
   node: string;
   start(): Promise<ChainFixture>;
   confirmations: number;
@@ -159,51 +162,8 @@ const CASES: PayoutCase[] = [
       sourceKeepsTokens: true,
     },
   },
-  {
-    chain: "SOL",
-    node: "LiteSVM",
-    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4 }),
-    confirmations: 4,
-    fundBlocks: 5,
-    sourceNative: 0n,
-    gasFunding: 1_000_000_000n,
-    gasPaysFees: true,
-    // The gas wallet is fee payer and creates the recipient's token account.
-    signedMeta: ({ from, to, gas }) => ({ feePayer: gas, from, to, createsAccount: true, amount: "12345678" }),
-    async afterPayout({ fx, gw, adapter, payout, row, settle }, { from, to, gas }) {
-      expect(await fx.nativeBalance(from)).toBe(0n);
-      expect(await fx.nativeBalance(gas)).toBe(1_000_000_000n - 10_000n - RENT);
-      expect(gw.ctx.db.select().from(gasTopups).all()).toEqual([]);
-      // A second payout to the same recipient: its ATA exists, so only the fee is paid.
-      const o2 = await payout({ fromAddress: from, toAddress: to, amount: "1" });
-      expect(JSON.parse(row(o2.orderNo).signedMeta!)).toMatchObject({ createsAccount: false, feePayerLamports: "10000" });
-      expect(await settle(o2.orderNo)).toMatchObject({ status: "confirmed" });
-      expect(await fx.tokenBalance(to)).toBe(13_345_678n);
-      expect(await (adapter as SolAdapter).tokenBalance(from, "USDC")).toBe(100_000_000n - 13_345_678n);
-    },
-    emptyGasError: "lamports",
-    extra: [
-      [
-        "a stored transaction whose blockhash expired before it could be sent fails; it is never re-signed",
-        async ({ fx, gw, funded, payout, row }) => {
-          const sol = (fx as SolChainFixture).raw;
-          const from = await funded(3n, 0n);
-          const [to] = fx.receivers(1, "sol-payout-3");
-          sol.node.setFaults({ failNextSends: 1 });
-          const o = await payout({ fromAddress: from, toAddress: to, amount: "3" });
-          expect(o.status).toBe("submitted");
-          const txHash = row(o.orderNo).txHash;
-          const meta = JSON.parse(row(o.orderNo).signedMeta!) as SolTxMeta;
-          sol.node.advance(meta.lastValidBlockHeight - sol.node.blockHeight() + 6);
-          const after = await gw.client.request<Obj>("POST", `/openapi/payout/orders/${o.orderNo}/submit`, { body: {} });
-          expect(after).toMatchObject({ status: "failed", failedStage: "broadcast" });
-          expect(row(o.orderNo).txHash).toBe(txHash);
-          expect(await fx.tokenBalance(to!)).toBe(0n);
-          expect(await fx.tokenBalance(from)).toBe(3_000_000n);
-        },
-      ],
-    ],
-  },
+  solCase("USDC"),
+  solCase("USDT"),
   // DESIGN 17: a row per new EVM network.
   evmCase("ETH"),
   evmCase("POLYGON"),
@@ -212,7 +172,7 @@ const CASES: PayoutCase[] = [
 ];
 
 for (const k of CASES) {
-  describe(`${k.chain} payouts on ${k.node}`, () => {
+  describe(`${k.name ?? k.chain} payouts on ${k.node}`, () => {
     let fx: ChainFixture;
     let gw: TestGateway;
     let adapter: ChainAdapter;
@@ -370,4 +330,62 @@ for (const k of CASES) {
 
     for (const [name, run] of k.extra ?? []) test(name, () => run(w()));
   });
+}
+
+/** The SOL row of one SPL token (USDC, USDT): the same cases on its own gateway and node. */
+function solCase(token: SolTestToken): PayoutCase {
+  return {
+    chain: "SOL",
+    name: token === "USDC" ? undefined : `SOL ${token}`,
+    node: "LiteSVM",
+    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4, token }),
+    confirmations: 4,
+    fundBlocks: 5,
+    sourceNative: 0n,
+    gasFunding: 1_000_000_000n,
+    gasPaysFees: true,
+    // The gas wallet is fee payer and creates the recipient's token account.
+    signedMeta: ({ from, to, gas }) => ({ feePayer: gas, from, to, createsAccount: true, amount: "12345678" }),
+    async afterPayout({ fx, gw, adapter, payout, row, settle }, { from, to, gas, o }) {
+      expect(await fx.nativeBalance(from)).toBe(0n);
+      expect(await fx.nativeBalance(gas)).toBe(1_000_000_000n - 10_000n - RENT);
+      expect(gw.ctx.db.select().from(gasTopups).all()).toEqual([]);
+      // A second payout to the same recipient: its ATA exists, so only the fee is paid.
+      const o2 = await payout({ fromAddress: from, toAddress: to, amount: "1" });
+      expect(JSON.parse(row(o2.orderNo).signedMeta!)).toMatchObject({ createsAccount: false, feePayerLamports: "10000" });
+      expect(await settle(o2.orderNo)).toMatchObject({ status: "confirmed" });
+      expect(await fx.tokenBalance(to)).toBe(13_345_678n);
+      expect(await (adapter as SolAdapter).tokenBalance(from, token)).toBe(100_000_000n - 13_345_678n);
+      // Each payout's cost is recorded (DESIGN 21): the fee, plus the rent of the account the first one created;
+      // together exactly what the gas wallet spent.
+      const costs = gw.ctx.db.select().from(transferCosts).where(eq(transferCosts.chain, "SOL")).orderBy(transferCosts.id).all();
+      expect(costs.map((c) => [c.payoutOrderId, c.kind, c.nativeBurned])).toEqual([
+        [row(o.orderNo).id, "payout", String(10_000n + RENT)],
+        [row(o2.orderNo).id, "payout", "10000"],
+      ]);
+      expect(1_000_000_000n - costs.reduce((t, c) => t + BigInt(c.nativeBurned), 0n)).toBe(await fx.nativeBalance(gas));
+    },
+    emptyGasError: "lamports",
+    extra: [
+      [
+        "a stored transaction whose blockhash expired before it could be sent fails; it is never re-signed",
+        async ({ fx, gw, funded, payout, row }) => {
+          const sol = (fx as SolChainFixture).raw;
+          const from = await funded(3n, 0n);
+          const [to] = fx.receivers(1, "sol-payout-3");
+          sol.node.setFaults({ failNextSends: 1 });
+          const o = await payout({ fromAddress: from, toAddress: to, amount: "3" });
+          expect(o.status).toBe("submitted");
+          const txHash = row(o.orderNo).txHash;
+          const meta = JSON.parse(row(o.orderNo).signedMeta!) as SolTxMeta;
+          sol.node.advance(meta.lastValidBlockHeight - sol.node.blockHeight() + 6);
+          const after = await gw.client.request<Obj>("POST", `/openapi/payout/orders/${o.orderNo}/submit`, { body: {} });
+          expect(after).toMatchObject({ status: "failed", failedStage: "broadcast" });
+          expect(row(o.orderNo).txHash).toBe(txHash);
+          expect(await fx.tokenBalance(to!)).toBe(0n);
+          expect(await fx.tokenBalance(from)).toBe(3_000_000n);
+        },
+      ],
+    ],
+  };
 }

@@ -8,9 +8,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { chainFixtures, startBscChain, startSolChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { chainFixtures, solSuiteCase, startBscChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
+import type { SolTestToken } from "../testing/sol-fixture";
 
 type Obj = Record<string, any>;
 
@@ -30,22 +31,8 @@ interface RestoreCase extends ChainSuiteCase {
 const CASES: RestoreCase[] = [
   { chain: "BSC", start: () => startBscChain(), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 10n ** 16n, nonce: 0 },
   { chain: "TRON", start: () => startTronChain({ solidLag: 3, autoMine: true }), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 50_000_000n, settleMs: 300 },
-  {
-    chain: "SOL",
-    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4 }),
-    confirmations: 4,
-    pollInterval: "100ms",
-    blockMs: 50,
-    sourceNative: 0n,
-    gasFunding: 1_000_000_000n,
-    beforeLatePay(fx) {
-      // web3.js keeps a blockhash 30 s; the test node's slots pass faster than that.
-      ((fx as SolChainFixture).raw.conn as unknown as { _blockhashInfo: { lastFetch: number } })._blockhashInfo.lastFetch = 0;
-    },
-    async afterBinding(c, address) {
-      await solTokenAccountMade(c, address);
-    },
-  },
+  solCase("USDC"),
+  solCase("USDT"),
 ];
 
 const fixtures = chainFixtures(CASES);
@@ -53,10 +40,10 @@ beforeAll(() => fixtures.start());
 afterAll(() => fixtures.stop(disposeCrashGateways));
 
 describe("restore, then the merchant retries a payout, on every chain", () => {
-  test.concurrent.each(CASES.map((k) => [k.chain, k] as const))(
+  test.concurrent.each(CASES.map((k) => [k.name ?? k.chain, k] as const))(
     "%s: held until acknowledged, never sent twice before; sent once after restore ack",
     async (_chain, k) => {
-      const fx = fixtures.get(k.chain);
+      const fx = fixtures.get(k);
       const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
       const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-restore`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
       const { client } = c;
@@ -193,3 +180,19 @@ describe("restore, then the merchant retries a payout, on every chain", () => {
     180_000,
   );
 });
+
+/** The SOL row of one SPL token (USDC, USDT): the same restore on its own node. */
+function solCase(token: SolTestToken): RestoreCase {
+  return {
+    ...solSuiteCase(token),
+    sourceNative: 0n,
+    gasFunding: 1_000_000_000n,
+    beforeLatePay(fx) {
+      // web3.js keeps a blockhash 30 s; the test node's slots pass faster than that.
+      ((fx as SolChainFixture).raw.conn as unknown as { _blockhashInfo: { lastFetch: number } })._blockhashInfo.lastFetch = 0;
+    },
+    async afterBinding(c, address) {
+      await solTokenAccountMade(c, address);
+    },
+  };
+}

@@ -8,16 +8,16 @@ import type { ChainCode, TokenSymbol } from "../chains/types";
 import { chainModule } from "../chains/registry";
 import type { StartAnvilOptions } from "./anvil";
 import { startBscFixture, someAddresses, type BscFixture } from "./bsc-fixture";
-import { startSolFixture, someSolAddresses, type SolFixture } from "./sol-fixture";
+import { startSolFixture, someSolAddresses, type SolFixture, type SolTestToken } from "./sol-fixture";
 import { startTronFixture, TRX, type TronFixture } from "./tron-fixture";
 import { startTronNode, type TronNode, type TronNodeOptions } from "./tron-node";
-import type { SolanaRpcNodeOptions } from "./solana-rpc";
+import { SOL_MINTS, type SolanaRpcNodeOptions } from "./solana-rpc";
 
 const E18 = 10n ** 18n;
 
 export interface ChainFixture {
   readonly chain: ChainCode;
-  /** The token the shared suites move (USDT on BSC and TRON, USDC on SOL) and its decimals. */
+  /** The token the shared suites move (USDT on BSC and TRON, USDC or USDT on SOL) and its decimals. */
   readonly token: string;
   readonly decimals: number;
   /** One whole native coin in base units (BNB wei, TRX sun, SOL lamports). */
@@ -186,14 +186,19 @@ export interface SolChainFixture extends ChainFixture {
   raw: SolFixture;
 }
 
-/** LiteSVM behind the test JSON-RPC server and the fault proxy; each payment comes from a new funded payer. */
-export async function startSolChain(opts: SolanaRpcNodeOptions = {}): Promise<SolChainFixture> {
-  const raw = await startSolFixture(opts);
+/**
+ * LiteSVM behind the test JSON-RPC server and the fault proxy; each payment comes from a new funded
+ * payer. `token` is the SPL token the shared suites move (USDC by default; USDT for the USDT rows).
+ */
+export async function startSolChain(opts: SolanaRpcNodeOptions & { token?: SolTestToken } = {}): Promise<SolChainFixture> {
+  const { token = "USDC", ...nodeOpts } = opts;
+  const raw = await startSolFixture(nodeOpts);
   const { node, proxy } = raw;
+  const tokenOf = (t?: string): SolTestToken => (t === undefined ? token : (t as SolTestToken));
   return {
     raw,
     chain: "SOL",
-    token: "USDC",
+    token,
     decimals: 6,
     nativeUnit: 1_000_000_000n,
     txHashPattern: /^[1-9A-HJ-NP-Za-km-z]{64,88}$/,
@@ -201,14 +206,14 @@ export async function startSolChain(opts: SolanaRpcNodeOptions = {}): Promise<So
     rpcUrls: [proxy.url],
     nodeUrl: node.url,
     gatewayConfig: (confirmations) => ({ mode: "rpc", rpc_urls: [proxy.url], confirmations }),
-    pay: (to, amount) => raw.pay(raw.payer(amount), [[to, amount]]),
+    pay: (to, amount, t) => raw.pay(raw.payer(amount, tokenOf(t)), [[to, amount]], { token: tokenOf(t) }),
     sendNative: async (to, amount) => node.airdrop(to, amount),
     setNative: async (a, amount) => {
       const key = new PublicKey(a);
       node.svm.setAccount(key, { lamports: Number(amount), data: new Uint8Array(), owner: SystemProgram.programId, executable: false });
     },
     nativeBalance: async (a) => node.lamports(a),
-    tokenBalance: async (a) => node.tokenBalance(a),
+    tokenBalance: async (a, t) => node.tokenBalance(a, SOL_MINTS[tokenOf(t)]),
     advance: async (n) => node.advance(n),
     sentBy: async (a) => {
       const sigs = await raw.conn.getSignaturesForAddress(new PublicKey(a), { limit: 1000 }, "confirmed");
@@ -228,6 +233,8 @@ export async function startSolChain(opts: SolanaRpcNodeOptions = {}): Promise<So
 /** A row of a per-chain suite that runs child gateways in rpc mode on the chain's test node. */
 export interface ChainSuiteCase {
   chain: string;
+  /** The row's name when the chain has more than one row (SOL USDT); default the chain code. */
+  name?: string;
   start(): Promise<ChainFixture>;
   confirmations: number;
   pollInterval: string;
@@ -235,21 +242,34 @@ export interface ChainSuiteCase {
   blockMs: number;
 }
 
+/** The SOL row of a per-chain suite for one SPL token (USDC keeps the plain name "SOL"). */
+export function solSuiteCase(token: SolTestToken): ChainSuiteCase {
+  return {
+    chain: "SOL",
+    name: token === "USDC" ? undefined : `SOL ${token}`,
+    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4, token }),
+    confirmations: 4,
+    pollInterval: "100ms",
+    blockMs: 50,
+  };
+}
+
 /**
  * The nodes of a per-chain suite whose rows run at once (each waits mostly on child processes
  * and block times): every case's node started together, with blocks appearing on a timer.
  * `stop()` (afterAll) stops the timers, runs `before` (e.g. killing child gateways), then the nodes.
  */
-export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "start" | "blockMs">>) {
+export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs">>) {
   const fixtures = new Map<string, ChainFixture>();
   const timers: Array<() => void> = [];
   return {
-    get: (chain: string) => fixtures.get(chain)!,
+    /** The node of a row (by its name, else its chain). */
+    get: (k: Pick<ChainSuiteCase, "chain" | "name">) => fixtures.get(k.name ?? k.chain)!,
     async start(): Promise<void> {
       await Promise.all(
         cases.map(async (k) => {
           const fx = await k.start();
-          fixtures.set(k.chain, fx);
+          fixtures.set(k.name ?? k.chain, fx);
           timers.push(fx.autoAdvance(k.blockMs));
         }),
       );

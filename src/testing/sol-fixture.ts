@@ -7,10 +7,10 @@ import { createSolAdapter, type SolAdapter, type SolAdapterOptions } from "../ch
 import { chainModule } from "../chains/registry";
 import type { TokenInfo } from "../chains/types";
 import { startRpcProxy, type RpcProxy } from "./rpc-proxy";
-import { startSolanaRpc, USDC_MINT, type SolanaRpcNode, type SolanaRpcNodeOptions } from "./solana-rpc";
+import { startSolanaRpc, SOL_MINTS, type SolanaRpcNode, type SolanaRpcNodeOptions } from "./solana-rpc";
 
 export const SOL_TOKENS: TokenInfo[] = chainModule("SOL").defaults.tokens.map((t) => ({ ...t }));
-const MINT = new PublicKey(USDC_MINT);
+export type SolTestToken = keyof typeof SOL_MINTS;
 
 export interface SolFixture {
   node: SolanaRpcNode;
@@ -18,10 +18,10 @@ export interface SolFixture {
   /** web3.js on the node itself (the payer's wallet side). */
   conn: Connection;
   adapter(overrides?: Partial<SolAdapterOptions>): SolAdapter;
-  /** A keypair with SOL and `usdc` base units in its ATA. */
-  payer(usdc: bigint): Keypair;
-  /** Sends USDC from `payer` to each `[owner, amount]` in one transaction built with spl-token (transferChecked unless `plain`). */
-  pay(payer: Keypair, to: Array<[string, bigint]>, opts?: { plain?: boolean }): Promise<string>;
+  /** A keypair with SOL and `units` base units of `token` (default USDC) in its ATA. */
+  payer(units: bigint, token?: SolTestToken): Keypair;
+  /** Sends `token` (default USDC) from `payer` to each `[owner, amount]` in one transaction built with spl-token (transferChecked unless `plain`). */
+  pay(payer: Keypair, to: Array<[string, bigint]>, opts?: { plain?: boolean; token?: SolTestToken }): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -40,13 +40,14 @@ export async function startSolFixture(nodeOpts: SolanaRpcNodeOptions = {}): Prom
     proxy,
     conn,
     adapter: (o = {}) => createSolAdapter({ rpcUrls: [proxy.url], tokens: SOL_TOKENS, confirmations: 2, backoffBaseMs: 5, requestTimeoutMs: 2000, ...o }),
-    payer(usdc) {
+    payer(units, token = "USDC") {
       const kp = Keypair.generate();
       node.airdrop(kp.publicKey.toBase58(), 1_000_000_000n);
-      if (usdc > 0n) node.mint(kp.publicKey.toBase58(), usdc);
+      if (units > 0n) node.mint(kp.publicKey.toBase58(), units, SOL_MINTS[token]);
       return kp;
     },
     async pay(payer, to, opts = {}) {
+      const MINT = new PublicKey(SOL_MINTS[opts.token ?? "USDC"]);
       const src = getAssociatedTokenAddressSync(MINT, payer.publicKey);
       const ixs: TransactionInstruction[] = [];
       for (const [owner, amount] of to) {

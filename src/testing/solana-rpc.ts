@@ -30,6 +30,9 @@ import { base58 } from "@scure/base";
 import { createHash } from "node:crypto";
 
 export const USDC_MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+export const USDT_MINT = "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB";
+/** The mints the node places at their mainnet addresses (6 decimals, one test mint authority). */
+export const SOL_MINTS = { USDC: USDC_MINT, USDT: USDT_MINT } as const;
 /** Mainnet's genesis hash: getGenesisHash answers it, so config stays mainnet-shaped. */
 export const MAINNET_GENESIS_HASH = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d";
 const ALT_PROGRAM = "AddressLookupTab1e1111111111111111111111111";
@@ -149,7 +152,7 @@ export interface SolanaRpcNodeOptions {
 export interface SolanaRpcNode {
   url: string;
   svm: LiteSVM;
-  /** Mint authority of the USDC mint placed at its mainnet address. */
+  /** Mint authority of the USDC and USDT mints placed at their mainnet addresses. */
   mintAuthority: Keypair;
   /** A funded account that pays fees for test helpers. */
   faucet: Keypair;
@@ -167,8 +170,8 @@ export interface SolanaRpcNode {
   lamports(address: string): bigint;
   /** Token balance of `owner`'s ATA for `mint` (0 when the ATA does not exist). */
   tokenBalance(owner: string, mint?: string): bigint;
-  /** Mints `amount` to `owner`'s ATA (created when missing) in a landed transaction; returns its signature. */
-  mint(owner: string, amount: bigint): string;
+  /** Mints `amount` of `mint` (default USDC) to `owner`'s ATA (created when missing) in a landed transaction; returns its signature. */
+  mint(owner: string, amount: bigint, mint?: string): string;
   /** Lands a transaction built by the test (signed already); returns the signature or throws with the error. */
   land(tx: Transaction | VersionedTransaction): string;
   /** A landed transaction's record, or null. */
@@ -215,14 +218,14 @@ export async function startSolanaRpc(opts: SolanaRpcNodeOptions = {}): Promise<S
   const faucet = Keypair.generate();
   if (!(svm.airdrop(faucet.publicKey, 100_000_000_000_000n) instanceof TransactionMetadata)) throw new Error("LiteSVM airdrop to the faucet failed");
 
-  // USDC at its mainnet address, 6 decimals, with a test mint authority.
-  {
+  // USDC and USDT at their mainnet addresses, 6 decimals, with a test mint authority.
+  for (const address of Object.values(SOL_MINTS)) {
     const data = Buffer.alloc(MintLayout.span);
     MintLayout.encode(
       { mintAuthorityOption: 1, mintAuthority: mintAuthority.publicKey, supply: 0n, decimals: 6, isInitialized: true, freezeAuthorityOption: 0, freezeAuthority: PublicKey.default },
       data,
     );
-    svm.setAccount(new PublicKey(USDC_MINT), { lamports: Number(svm.minimumBalanceForRentExemption(BigInt(MintLayout.span))), data, owner: TOKEN_PROGRAM_ID, executable: false });
+    svm.setAccount(new PublicKey(address), { lamports: Number(svm.minimumBalanceForRentExemption(BigInt(MintLayout.span))), data, owner: TOKEN_PROGRAM_ID, executable: false });
   }
 
   let lastTime = 0;
@@ -768,8 +771,8 @@ export async function startSolanaRpc(opts: SolanaRpcNodeOptions = {}): Promise<S
       const ata = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true);
       return tokenAccount(ata.toBase58())?.amount ?? 0n;
     },
-    mint(owner, amount) {
-      const mint = new PublicKey(USDC_MINT);
+    mint(owner, amount, mintAddress = USDC_MINT) {
+      const mint = new PublicKey(mintAddress);
       const o = new PublicKey(owner);
       const ata = getAssociatedTokenAddressSync(mint, o, true);
       return helperTx(

@@ -1,16 +1,20 @@
-// Collection over 50 funded deposit addresses on BSC (anvil) and on TRON (the
-// fake node): every leg is an ordinary payout, confirmed; the sources end at
-// zero on chain and in the ledger, the destination holds the sum, and the gas
-// wallet paid the gas (the sources held no native coin).
+// Collection over 50 funded deposit addresses on BSC (anvil), on TRON (the
+// fake node) and of USDT on SOL (LiteSVM): every leg is an ordinary payout,
+// confirmed; the sources end at zero on chain and in the ledger, the destination
+// holds the sum, and the gas wallet paid the gas (the sources held no native
+// coin): by top-ups on BSC and TRON, as every leg's fee payer on SOL, where the
+// fee ledger (transfer_costs) sums exactly to what the gas wallet spent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray } from "drizzle-orm";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { startBscFixture, someAddresses, type BscFixture } from "../testing/bsc-fixture";
 import { startTronFixture, TRX, type TronFixture } from "../testing/tron-fixture";
+import { startSolFixture, someSolAddresses, type SolFixture } from "../testing/sol-fixture";
+import { USDT_MINT } from "../testing/solana-rpc";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { deriveTronKey } from "../chains/tron/address";
 import type { ChainAdapter, ChainCode } from "../chains/types";
-import { gasTopups, payoutOrders } from "../db/schema";
+import { gasTopups, payoutOrders, transferCosts } from "../db/schema";
 import { gasWallet } from "../wallet/addresses";
 import { addressBalance, reconcileChain } from "../payout/balances";
 import { balanceSheet } from "./balances";
@@ -22,10 +26,11 @@ const LEGS = 50;
 const USER = { actor: "demo", role: "merchant", ip: "127.0.0.1" };
 let bscFx: BscFixture;
 let tronFx: TronFixture;
+let solFx: SolFixture;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  [bscFx, tronFx] = await Promise.all([startBscFixture(), startTronFixture({ solidLag: 3, autoMine: true })]);
+  [bscFx, tronFx, solFx] = await Promise.all([startBscFixture(), startTronFixture({ solidLag: 3, autoMine: true }), startSolFixture({ confirmedLag: 1, finalizedLag: 4 })]);
   tronFx.node.mine(5);
   gw = await startTestGateway({
     jobs: false,
@@ -33,7 +38,7 @@ beforeAll(async () => {
       chains: {
         BSC: { mode: "rpc", rpc_urls: [bscFx.proxy.url], confirmations: 2 },
         TRON: { mode: "rpc", rpc_urls: [tronFx.node.url], confirmations: 3 },
-        SOL: { enabled: false },
+        SOL: { mode: "rpc", rpc_urls: [solFx.proxy.url], confirmations: 4 },
       },
     },
   });
@@ -42,11 +47,16 @@ afterAll(async () => {
   await gw?.stop();
   await bscFx?.stop();
   await tronFx?.stop();
+  await solFx?.stop();
 });
 
 interface ChainKit {
   chain: ChainCode;
   unit: bigint;
+  /** The native coin the gas estimate names. */
+  nativeSymbol: string;
+  /** SOL: the gas wallet pays every leg's fee as fee payer (no top-ups). */
+  gasPaysFees?: boolean;
   fund(address: string, tokens: bigint): Promise<void>;
   fundGas(address: string): Promise<void>;
   mine(n: number): Promise<void>;
@@ -59,6 +69,7 @@ const kits = (): ChainKit[] => [
   {
     chain: "BSC",
     unit: E18,
+    nativeSymbol: "BNB",
     fund: async (a, t) => void (await bscFx.node.mint("USDT", a, t)),
     fundGas: (a) => bscFx.node.setBalance(a, E18),
     mine: (n) => bscFx.node.mine(n).then(() => {}),
@@ -69,12 +80,25 @@ const kits = (): ChainKit[] => [
   {
     chain: "TRON",
     unit: 1_000_000n,
+    nativeSymbol: "TRX",
     fund: async (a, t) => void (await tronFx.sendUsdt(a, t)),
     fundGas: async (a) => void (await tronFx.sendTrx(a, 100_000n * TRX)),
     mine: async (n) => void tronFx.node.mine(n),
     token: async (a) => tronFx.node.chain.usdt(a),
     native: async (a) => tronFx.node.chain.trx(a),
     destination: deriveTronKey(mnemonicToSeedSync("zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong"), 7).address,
+  },
+  {
+    chain: "SOL",
+    unit: 1_000_000n,
+    nativeSymbol: "SOL",
+    gasPaysFees: true,
+    fund: async (a, t) => void solFx.node.mint(a, t, USDT_MINT),
+    fundGas: async (a) => solFx.node.airdrop(a, 1_000_000_000n),
+    mine: async (n) => solFx.node.advance(n),
+    token: async (a) => solFx.node.tokenBalance(a, USDT_MINT),
+    native: async (a) => solFx.node.lamports(a),
+    destination: someSolAddresses(1, "cold-wallet")[0]!,
   },
 ];
 
@@ -104,7 +128,7 @@ describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_na
     const swept = sources.slice(0, LEGS);
     const sum = swept.reduce((t, s) => t + s.amount, 0n);
     expect(run).toMatchObject({ status: "preview", legCount: LEGS, total: sum.toString(), destination: k.destination });
-    expect(JSON.parse(run.gas)).toMatchObject({ transfers: LEGS, native: k.chain === "BSC" ? "BNB" : "TRX" });
+    expect(JSON.parse(run.gas)).toMatchObject({ transfers: LEGS, native: k.nativeSymbol });
     expect(BigInt(JSON.parse(run.gas).total)).toBeGreaterThan(0n);
     expect(runLegs(gw.ctx.db, run.id).map((l) => [l.leg.fromAddress, BigInt(l.leg.amount)])).toEqual(swept.map((s) => [s.address, s.amount]));
 
@@ -137,6 +161,19 @@ describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_na
 
     // Every leg's gas came from the gas wallet (the sources had no native coin of their own).
     const orderIds = runLegs(gw.ctx.db, run.id).map((l) => l.order!.id);
+    if (k.gasPaysFees) {
+      // The gas wallet signed every leg as fee payer; each leg's cost is recorded, and the fee
+      // ledger sums exactly to what the gas wallet spent: a fee per leg, the destination's rent once.
+      for (const l of runLegs(gw.ctx.db, run.id)) expect(JSON.parse(l.order!.signedMeta!)).toMatchObject({ feePayer: gas.address, from: l.leg.fromAddress });
+      expect(gw.ctx.db.select().from(gasTopups).where(inArray(gasTopups.payoutOrderId, orderIds)).all()).toEqual([]);
+      const costs = gw.ctx.db.select().from(transferCosts).where(inArray(transferCosts.payoutOrderId, orderIds)).all();
+      expect(costs).toHaveLength(LEGS);
+      expect(costs.every((c) => c.kind === "payout" && c.chain === k.chain)).toBe(true);
+      const spent = costs.reduce((t, c) => t + BigInt(c.nativeBurned), 0n);
+      expect(gasBefore - (await k.native(gas.address))).toBe(spent);
+      expect(spent).toBe(BigInt(LEGS) * 10_000n + 2_039_280n);
+      return;
+    }
     const topups = gw.ctx.db.select().from(gasTopups).where(inArray(gasTopups.payoutOrderId, orderIds)).all();
     expect(new Set(topups.filter((t) => t.status === "confirmed").map((t) => t.toAddress))).toEqual(new Set(swept.map((s) => s.address)));
     expect(topups.every((t) => t.fromAddress === gas.address)).toBe(true);

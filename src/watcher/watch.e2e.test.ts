@@ -11,6 +11,8 @@ import type { ChainCode } from "../chains/types";
 import { addresses } from "../db/schema";
 import { newId } from "../lib/ids";
 import { toBaseUnits } from "../lib/money";
+import { SOL_MINTS } from "../testing/solana-rpc";
+import type { SolTestToken } from "../testing/sol-fixture";
 
 type Order = Record<string, any>;
 /** In a pay-in step: the hash of the paying transfer. */
@@ -28,6 +30,8 @@ interface Watching {
 
 interface WatchCase {
   chain: string;
+  /** The describe's name when the chain has more than one row (SOL USDT). */
+  name?: string;
   node: string;
   start(): Promise<ChainFixture>;
   confirmations: number;
@@ -183,77 +187,17 @@ const CASES: WatchCase[] = [
       ],
     ],
   },
-  {
-    chain: "SOL",
-    node: "LiteSVM",
-    // finalized trails confirmed by 3 slots: a transfer is seen (finalized) with 4 confirmations.
-    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4 }),
-    confirmations: 6,
-    payin: {
-      amount: "1.123456",
-      paymentUri: "spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-      steps: [
-        [1, { status: "waiting_payment" }], // confirmed, not finalized
-        [3, { status: "confirming", confirmations: 4, paidAmount: "1.123456", txHash: TX }], // finalized: 4 of the 6 required
-        [2, { status: "completed", confirmations: 6, paidAmount: "1.123456" }],
-      ],
-    },
-    inclusion: 1,
-    toFinal: 6,
-    reorgs: false,
-    // A plain transfer (not transferChecked), the ATA created by the payer.
-    deposit: { token: "USDC", amount: "42.000001", send: (fx, to, units) => (fx as SolChainFixture).raw.pay((fx as SolChainFixture).raw.payer(100_000_000n), [[to, units]], { plain: true }) },
-    hostile: {
-      // 429s and failing calls.
-      orders: 5,
-      amount: (i) => `${10 + i}.25`,
-      gap: 0,
-      tail: 8,
-      faults: (fx, on) => (fx as SolChainFixture).raw.proxy.setFaults(on ? { rate429: 0.2, failRate: 0.1, seed: 3 } : {}),
-      ticks: 15,
-      cleanTick: true,
-    },
-    // No calls-per-block case: the SOL scan (scanMode auto) asks per address while that is
-    // cheaper and reads every slot's block once the set grows, so a few and 10,000 differ by design.
-    extra: [
-      [
-        "one transaction paying two exclusive wallets counts once each; a rewound cursor counts nothing twice",
-        async ({ fx, gw, tick }) => {
-          const sol = (fx as SolChainFixture).raw;
-          const bind = (bindKey: string) => gw.client.request<Order>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: "USDC", bindKey } });
-          const b1 = await bind("sol-multi-1");
-          const b2 = await bind("sol-multi-2");
-          expect(b1.address).not.toBe(b2.address);
-          await tick();
-          const payer = sol.payer(10_000_000n);
-          const sig = await sol.pay(payer, [
-            [b1.address, 2_000_000n],
-            [b2.address, 3_500_000n],
-          ]);
-          sol.node.advance(6);
-          await tick();
-          const detail = (k: string) => gw.client.request<Order>("GET", `/openapi/payin/exclusive-bindings/${k}`, { query: { chainCode: "SOL", tokenSymbol: "USDC" } });
-          expect((await detail("sol-multi-1")).recentOrders.map((o: Order) => [o.paidAmount, o.status, o.txHash])).toEqual([["2.000000", "completed", sig]]);
-          expect((await detail("sol-multi-2")).recentOrders.map((o: Order) => [o.paidAmount, o.status, o.txHash])).toEqual([["3.500000", "completed", sig]]);
-          // Rewind the durable cursor (as after restoring a backup) and rescan.
-          gw.ctx.db.$client.run("UPDATE chain_cursors SET block_number = block_number - 30 WHERE chain = 'SOL'");
-          await tick();
-          const rows = gw.ctx.db.$client.query("SELECT count(*) AS n, count(DISTINCT log_index) AS d FROM transfers WHERE chain = 'SOL' AND tx_hash = ?").get(sig) as { n: number; d: number };
-          expect(rows).toEqual({ n: 2, d: 2 });
-          expect((await detail("sol-multi-2")).stats.totalOrders).toBe(1);
-        },
-      ],
-    ],
-  },
+  solCase("USDC"),
+  solCase("USDT"),
   evmCase("ETH"),
-  // Polygon's default: its milestone-finalized block (docs/chains.md).
+  // Polygon's default: its milestone-finalized block (../shared/docs/chains.md).
   evmCase("POLYGON", { finality: "finalized", tagLag: 4 }),
   evmCase("ARBITRUM"),
   evmCase("BASE", { finality: "safe", tagLag: 3 }),
 ];
 
 for (const k of CASES) {
-  describe(`${k.chain} watcher on ${k.node}`, () => {
+  describe(`${k.name ?? k.chain} watcher on ${k.node}`, () => {
     let fx: ChainFixture;
     let gw: TestGateway;
     beforeAll(async () => {
@@ -374,4 +318,102 @@ for (const k of CASES) {
 
     for (const [name, run] of k.extra ?? []) test(name, () => run({ fx, gw, tick, create, get }));
   });
+}
+
+/** The SOL row of one SPL token (USDC, USDT): the same cases on its own gateway and node. */
+function solCase(token: SolTestToken): WatchCase {
+  return {
+    chain: "SOL",
+    name: token === "USDC" ? undefined : `SOL ${token}`,
+    node: "LiteSVM",
+    // finalized trails confirmed by 3 slots: a transfer is seen (finalized) with 4 confirmations.
+    start: () => startSolChain({ confirmedLag: 1, finalizedLag: 4, token }),
+    confirmations: 6,
+    payin: {
+      amount: "1.123456",
+      paymentUri: `spl-token=${SOL_MINTS[token]}`,
+      steps: [
+        [1, { status: "waiting_payment" }], // confirmed, not finalized
+        [3, { status: "confirming", confirmations: 4, paidAmount: "1.123456", txHash: TX }], // finalized: 4 of the 6 required
+        [2, { status: "completed", confirmations: 6, paidAmount: "1.123456" }],
+      ],
+    },
+    inclusion: 1,
+    toFinal: 6,
+    reorgs: false,
+    // A plain transfer (not transferChecked), the ATA created by the payer.
+    deposit: { token, amount: "42.000001", send: (fx, to, units) => (fx as SolChainFixture).raw.pay((fx as SolChainFixture).raw.payer(100_000_000n, token), [[to, units]], { plain: true, token }) },
+    hostile: {
+      // 429s and failing calls.
+      orders: 5,
+      amount: (i) => `${10 + i}.25`,
+      gap: 0,
+      tail: 8,
+      faults: (fx, on) => (fx as SolChainFixture).raw.proxy.setFaults(on ? { rate429: 0.2, failRate: 0.1, seed: 3 } : {}),
+      ticks: 15,
+      cleanTick: true,
+    },
+    // No calls-per-block case: the SOL scan (scanMode auto) asks per address while that is
+    // cheaper and reads every slot's block once the set grows, so a few and 10,000 differ by design.
+    extra: [
+      [
+        "one transaction paying two exclusive wallets counts once each; a rewound cursor counts nothing twice",
+        async ({ fx, gw, tick }) => {
+          const sol = (fx as SolChainFixture).raw;
+          const bind = (bindKey: string) => gw.client.request<Order>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: token, bindKey } });
+          const b1 = await bind("sol-multi-1");
+          const b2 = await bind("sol-multi-2");
+          expect(b1.address).not.toBe(b2.address);
+          await tick();
+          const payer = sol.payer(10_000_000n, token);
+          const sig = await sol.pay(
+            payer,
+            [
+              [b1.address, 2_000_000n],
+              [b2.address, 3_500_000n],
+            ],
+            { token },
+          );
+          sol.node.advance(6);
+          await tick();
+          const detail = (k: string) => gw.client.request<Order>("GET", `/openapi/payin/exclusive-bindings/${k}`, { query: { chainCode: "SOL", tokenSymbol: token } });
+          expect((await detail("sol-multi-1")).recentOrders.map((o: Order) => [o.paidAmount, o.status, o.txHash])).toEqual([["2.000000", "completed", sig]]);
+          expect((await detail("sol-multi-2")).recentOrders.map((o: Order) => [o.paidAmount, o.status, o.txHash])).toEqual([["3.500000", "completed", sig]]);
+          // Rewind the durable cursor (as after restoring a backup) and rescan.
+          gw.ctx.db.$client.run("UPDATE chain_cursors SET block_number = block_number - 30 WHERE chain = 'SOL'");
+          await tick();
+          const rows = gw.ctx.db.$client.query("SELECT count(*) AS n, count(DISTINCT log_index) AS d FROM transfers WHERE chain = 'SOL' AND tx_hash = ?").get(sig) as { n: number; d: number };
+          expect(rows).toEqual({ n: 2, d: 2 });
+          expect((await detail("sol-multi-2")).stats.totalOrders).toBe(1);
+        },
+      ],
+      [
+        `the other mint's transfer to a ${token} order's address does not pay it; ${token} does`,
+        async ({ fx, gw, tick, create, get }) => {
+          const sol = (fx as SolChainFixture).raw;
+          const other: SolTestToken = token === "USDC" ? "USDT" : "USDC";
+          const o = await create("3.25");
+          await tick();
+          await sol.pay(sol.payer(3_250_000n, other), [[o.address, 3_250_000n]], { token: other });
+          sol.node.advance(8);
+          await tick();
+          expect(await get(o.orderNo)).toMatchObject({ status: "waiting_payment", paidAmount: null });
+          const sig = await fx.pay(o.address, 3_250_000n);
+          sol.node.advance(8);
+          await tick();
+          expect(await get(o.orderNo)).toMatchObject({ status: "completed", paidAmount: "3.250000", txHash: sig });
+
+          // An exclusive wallet bound for this token only: the other mint's deposit is kept unmatched, not credited.
+          const b = await gw.client.request<Order>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: token, bindKey: "sol-one-token" } });
+          await tick();
+          const wrong = await sol.pay(sol.payer(1_500_000n, other), [[b.address, 1_500_000n]], { token: other });
+          sol.node.advance(8);
+          await tick();
+          expect(gw.ctx.db.$client.query("SELECT token, disposition, unmatched_reason AS reason FROM transfers WHERE tx_hash = ?").all(wrong)).toEqual([{ token: other, disposition: "unmatched", reason: "wrong_token" }]);
+          const d = await gw.client.request<Order>("GET", "/openapi/payin/exclusive-bindings/sol-one-token", { query: { chainCode: "SOL", tokenSymbol: token } });
+          expect(d.stats.totalOrders).toBe(0);
+        },
+      ],
+    ],
+  };
 }

@@ -5,6 +5,7 @@ import { listAlerts } from "../../ops/alerts/store";
 import { type BackofficeDeps, page } from "../guard";
 import { StatusBadge, TableWrap } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr } from "../i18n";
 
 export function alertsRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-alerts" }).get(
@@ -17,12 +18,12 @@ export function alertsRoutes(d: BackofficeDeps) {
           <table>
             <thead>
               <tr>
-                <th scope="col">Condition</th>
-                <th scope="col">Subject</th>
-                <th scope="col">State</th>
-                <th scope="col">Message</th>
-                <th scope="col">Fired</th>
-                <th scope="col">Resolved</th>
+                <th scope="col" safe>{tr("Condition")}</th>
+                <th scope="col" safe>{tr("Subject")}</th>
+                <th scope="col" safe>{tr("State")}</th>
+                <th scope="col" safe>{tr("Message")}</th>
+                <th scope="col" safe>{tr("Fired")}</th>
+                <th scope="col" safe>{tr("Resolved")}</th>
               </tr>
             </thead>
             <tbody>
@@ -44,10 +45,10 @@ export function alertsRoutes(d: BackofficeDeps) {
       );
       return (
         <Layout title="Alerts" viewer={v} path="/backoffice/alerts">
-          <h2>Firing</h2>
-          {firing.length ? table("Firing alerts", firing) : <p>None.</p>}
-          <h2>Recently resolved</h2>
-          {resolved.length ? table("Resolved alerts", resolved) : <p>None.</p>}
+          <h2 safe>{tr("Firing")}</h2>
+          {firing.length ? table(tr("Firing alerts"), firing) : <p safe>{tr("None.")}</p>}
+          <h2 safe>{tr("Recently resolved")}</h2>
+          {resolved.length ? table(tr("Resolved alerts"), resolved) : <p safe>{tr("None.")}</p>}
         </Layout>
       );
     }),

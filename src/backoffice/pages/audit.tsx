@@ -6,6 +6,7 @@ import { type BackofficeDeps, page } from "../guard";
 import { type Column, csvResponse, csvStream } from "../queries/csv";
 import { DataTable } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trc, trf } from "../i18n";
 
 type Entry = ReturnType<typeof listAudit>["entries"][number];
 const PAGE = 100;
@@ -53,20 +54,22 @@ export function auditRoutes(d: BackofficeDeps) {
         return (
           <Layout title="Audit log" viewer={v} path="/backoffice/audit">
             <form method="get" action="/backoffice/audit" class="filters">
-              {field("actor", "Actor")}
-              {field("action", "Action")}
-              {field("target", "Target")}
-              {field("from", "From", "date")}
-              {field("to", "To", "date")}
-              <button type="submit">Filter</button>
+              {field("actor", tr("Actor"))}
+              {field("action", tr("Action"))}
+              {field("target", tr("Target"))}
+              {field("from", trc("date", "From"), "date")}
+              {field("to", trc("date", "To"), "date")}
+              <button type="submit" safe>{tr("Filter")}</button>
             </form>
             <p class="actions">
-              <span safe>{`${total > AUDIT_COUNT_CAP ? `${AUDIT_COUNT_CAP.toLocaleString("en-US")}+` : total} entries`}</span>
-              <a href={`/backoffice/audit.csv${qs ? "?" + qs : ""}`}>Export CSV</a>
+              <span safe>{trf("{count} entries", { count: total > AUDIT_COUNT_CAP ? `${AUDIT_COUNT_CAP.toLocaleString("en-US")}+` : total })}</span>
+              <a href={`/backoffice/audit.csv${qs ? "?" + qs : ""}`} safe>
+                {tr("Export CSV")}
+              </a>
             </p>
             <DataTable
-              label="Audit entries"
-              head={["Time", "Actor", "IP", "Action", "Target", "Change"]}
+              label={tr("Audit entries")}
+              head={[tr("Time"), tr("Actor"), tr("IP"), tr("Action"), tr("Target"), tr("Change")]}
               rows={entries}
               row={(e) => (
                 <tr>
@@ -83,9 +86,21 @@ export function auditRoutes(d: BackofficeDeps) {
                 </tr>
               )}
             />
-            <nav class="pager" aria-label="Pages">
-              {before ? <a href={`/backoffice/audit?${new URLSearchParams(raw)}`}>Newest</a> : <></>}
-              {next ? <a href={`/backoffice/audit?${new URLSearchParams({ ...raw, before: `${next.at}.${next.id}` })}`}>Older</a> : <></>}
+            <nav class="pager" aria-label={tr("Pages")}>
+              {before ? (
+                <a href={`/backoffice/audit?${new URLSearchParams(raw)}`} safe>
+                  {tr("Newest")}
+                </a>
+              ) : (
+                <></>
+              )}
+              {next ? (
+                <a href={`/backoffice/audit?${new URLSearchParams({ ...raw, before: `${next.at}.${next.id}` })}`} safe>
+                  {tr("Older")}
+                </a>
+              ) : (
+                <></>
+              )}
             </nav>
           </Layout>
         );

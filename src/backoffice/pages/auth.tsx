@@ -75,19 +75,23 @@ function CodePage(p: { csrf: string; next: string; error?: string }): string {
 function SetupPage(p: { csrf: string; token: string; error?: string }): string {
   return (
     <Layout title="Create the first operator" viewer={null}>
-      <Notice kind="error" text={p.error} />
+      <Notice kind="error" text={p.error && tr(p.error)} />
       <form method="post" action={`/backoffice/setup/${p.token}`} class="stack">
         <input type="hidden" name="_csrf" value={p.csrf} />
-        <label for="username">Username</label>
+        <label for="username" safe>{tr("Username")}</label>
         <input id="username" name="username" autocomplete="username" required />
-        <label for="password">Password</label>
+        <label for="password" safe>{tr("Password")}</label>
         <input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required />
-        <p class="muted">At least 12 characters.</p>
-        <button type="submit">Create operator</button>
+        <p class="muted" safe>
+          {tr("At least 12 characters.")}
+        </p>
+        <button type="submit" safe>{tr("Create operator")}</button>
       </form>
     </Layout>
   ) as string;
 }
+
+const SETUP_INVALID = "This setup link is not valid: it was used, it expired, or an operator exists already.";
 
 const LOCKED = {
   locked: "Too many failed sign-ins for this username. Try again in 15 minutes.",
@@ -123,7 +127,7 @@ export function authRoutes(d: BackofficeDeps) {
           const ip = d.clientIp(request);
           const target = reason === "locked" ? `user:${username.slice(0, 64)}` : `ip:${ip}`;
           recordAudit(d.ctx.db, { actor: username.slice(0, 64), role: "unknown", ip, action: reason === "locked" ? "user.locked_out" : "address.locked_out", target, at: d.users.now() });
-          return withPre(request, (csrf) => LoginPage({ csrf, next, error: LOCKED[reason], username }), 429);
+          return withPre(request, (csrf) => LoginPage({ csrf, next, error: tr(LOCKED[reason]), username }), 429);
         }
         const cookie = setCookie(d, SESSION_COOKIE, r.token);
         if (r.session.stage === "totp") return redirect(`/backoffice/login/code?next=${encodeURIComponent(next)}`, { "set-cookie": cookie });
@@ -140,11 +144,11 @@ export function authRoutes(d: BackofficeDeps) {
       const s = pending(request);
       if (!s) return redirect("/backoffice/login");
       const b = (body ?? {}) as Record<string, string>;
-      if (!sameToken(b._csrf, s.session.csrfToken)) return html(ErrorPage({ viewer: null, status: 403, message: "The form expired. Sign in again." }), 403);
+      if (!sameToken(b._csrf, s.session.csrfToken)) return html(ErrorPage({ viewer: null, status: 403, message: tr("The form expired. Sign in again.") }), 403);
       const next = safeNext(str(b.next));
       const r = await completeSecondFactor(d.users, s.session, str(b.code), d.clientAddr(request));
-      if (r === "locked" || r === "address_locked") return withPre(request, (csrf) => LoginPage({ csrf, next, error: LOCKED[r] }), 429);
-      if (r === "invalid") return html(CodePage({ csrf: s.session.csrfToken, next, error: "That code is not valid. Try the current one." }), 401);
+      if (r === "locked" || r === "address_locked") return withPre(request, (csrf) => LoginPage({ csrf, next, error: tr(LOCKED[r]) }), 429);
+      if (r === "invalid") return html(CodePage({ csrf: s.session.csrfToken, next, error: tr("That code is not valid. Try the current one.") }), 401);
       recordAudit(d.ctx.db, { actor: s.user.username, role: s.user.role, ip: d.clientIp(request), action: "user.sign_in", target: `user:${s.user.username}`, at: d.users.now() });
       return redirect(next);
     }))
@@ -155,16 +159,18 @@ export function authRoutes(d: BackofficeDeps) {
         return redirect("/backoffice/login?done=out", { "set-cookie": clearCookie(d, SESSION_COOKIE) });
       }),
     )
-    .get("/backoffice/setup/:token", ({ request, params }) => {
-      if (!setupTokenValid(d.users, params.token)) return html(ErrorPage({ viewer: null, status: 404, message: "This setup link is not valid: it was used, it expired, or an operator exists already." }), 404);
-      return withPre(request, (csrf) => SetupPage({ csrf, token: params.token }));
-    })
+    .get("/backoffice/setup/:token", ({ request, params }) =>
+      withLocale(request, () => {
+        if (!setupTokenValid(d.users, params.token)) return html(ErrorPage({ viewer: null, status: 404, message: tr(SETUP_INVALID) }), 404);
+        return withPre(request, (csrf) => SetupPage({ csrf, token: params.token }));
+      }),
+    )
     .post(
       "/backoffice/setup/:token",
       publicAction(d, ({ request, params, body }) => {
         try {
           const user = completeSetup(d.users, params.token, str(body.username), str(body.password), { ip: d.clientIp(request) });
-          if (!user) return html(ErrorPage({ viewer: null, status: 404, message: "This setup link is not valid: it was used, it expired, or an operator exists already." }), 404);
+          if (!user) return html(ErrorPage({ viewer: null, status: 404, message: tr(SETUP_INVALID) }), 404);
           return redirect("/backoffice/login?done=setup");
         } catch (e) {
           if (e instanceof UserError) return withPre(request, (csrf) => SetupPage({ csrf, token: params.token, error: e.message }), 400);

@@ -25,6 +25,7 @@ import { COUNT_CAP, countLabel } from "../queries/keyset";
 import { Csrf, DateRangeAndFilter, FilterSelect, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { EventStateBadge, eventState, eventTarget, maxDeliveries, TargetText } from "../views/callback-deliveries";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 
 const PATH = "/backoffice/callbacks";
 /** Events resent by one "Resend every one that gave up" (the rest on the next press). */
@@ -35,15 +36,15 @@ function FilterForm(p: { merchants: CallbacksData["merchants"]; v: Viewer; f: Ca
   return (
     <form method="get" action={PATH} class="filters">
       {p.v.role === "operator" ? (
-        <FilterSelect id="merchant" label="Merchant" value={r.merchant} options={p.merchants.map((m) => [m.uid, `${m.uid} · ${m.name}`] as const)} />
+        <FilterSelect id="merchant" label={tr("Merchant")} value={r.merchant} options={p.merchants.map((m) => [m.uid, `${m.uid} · ${m.name}`] as const)} />
       ) : (
         <></>
       )}
-      <FilterSelect id="state" label="State" value={r.state} options={CALLBACK_STATES.map((s) => [s, STATE_LABELS[s]] as const)} />
-      <FilterSelect id="type" label="Business type" value={r.type} options={BUSINESS_TYPES} />
+      <FilterSelect id="state" label={tr("State")} value={r.state} options={CALLBACK_STATES.map((s) => [s, tr(STATE_LABELS[s])] as const)} />
+      <FilterSelect id="type" label={tr("Business type")} value={r.type} options={BUSINESS_TYPES.map((t) => [t, tr(t)] as const)} />
       <label for="order">
-        Order
-        <input id="order" name="order" value={r.order ?? ""} placeholder="orderNo" maxlength="40" />
+        {trm("Order")}
+        <input id="order" name="order" value={r.order ?? ""} placeholder={tr("orderNo")} maxlength="40" />
       </label>
       <DateRangeAndFilter raw={r} />
     </form>
@@ -59,29 +60,29 @@ function Row(p: { max: number; c: CallbackListRow; now: number }): JSX.Element {
       <td>
         {c.state === "failed" ? (
           <label class="check">
-            <input type="checkbox" name="id" value={c.eventId} aria-label={`Select callback ${c.eventId} of ${c.orderNo}`} />
+            <input type="checkbox" name="id" value={c.eventId} aria-label={trf("Select callback {eventId} of {orderNo}", { eventId: c.eventId, orderNo: c.orderNo })} />
           </label>
         ) : (
           <></>
         )}
       </td>
-      <td data-label="Event">
+      <td data-label={tr("Event")}>
         <OrderLink orderNo={c.orderNo} /> <StatusBadge status={c.status} />
         <br />
         <span class="muted" safe>{`${c.kind} · ${c.merchantUid} · `}</span>
         <Time ms={c.createdAt} />
       </td>
-      <td class="wrap" data-label="State">
-        <EventStateBadge s={s} /> <span safe>{s.words}</span>
+      <td class="wrap" data-label={tr("State")}>
+        <EventStateBadge s={s} /> <span safe>{tr(s.words)}</span>
       </td>
-      <td class="wrap" data-label="Target">
+      <td class="wrap" data-label={tr("Target")}>
         <TargetText t={eventTarget({ state: c.state, url: c.url, attemptUrl: c.lastAttempt?.url ?? null, defaultUrl: c.defaultUrl })} />
       </td>
-      <td data-label="Attempts" safe>
+      <td data-label={tr("Attempts")} safe>
         {String(c.attempts)}
       </td>
-      <td class="wrap" data-label="Last error" safe>
-        {error ?? ""}
+      <td class="wrap" data-label={tr("Last error")} safe>
+        {error ? tr(error) : ""}
       </td>
     </tr>
   );
@@ -108,14 +109,22 @@ function CallbacksPage(p: { data: CallbacksData; v: Viewer; notice?: string }): 
   const { v } = p;
   const { f, before, pg, total, now } = p.data;
   const failedShown = pg.rows.some((c) => c.state === "failed");
-  const label = f.state === "failed" ? "Failed callbacks" : "Callbacks";
+  const label = tr(f.state === "failed" ? "Failed callbacks" : "Callbacks");
   return (
     <Layout title="Callbacks" viewer={v} path={PATH}>
-      <Notice text={p.notice} />
+      <Notice text={p.notice && tr(p.notice)} />
       <FilterForm merchants={p.data.merchants} v={v} f={f} />
       <p class="actions">
-        <span data-total={total > COUNT_CAP ? `${COUNT_CAP}+` : String(total)} safe>{`${countLabel(total)} found`}</span>
-        {f.state !== "failed" ? <a href={`${PATH}${filterQuery(f, { state: "failed" })}`}>Only those that gave up</a> : <></>}
+        <span data-total={total > COUNT_CAP ? `${COUNT_CAP}+` : String(total)} safe>
+          {trf("{count} found", { count: countLabel(total) })}
+        </span>
+        {f.state !== "failed" ? (
+          <a href={`${PATH}${filterQuery(f, { state: "failed" })}`} safe>
+            {tr("Only those that gave up")}
+          </a>
+        ) : (
+          <></>
+        )}
       </p>
       <form method="post" action={`${PATH}/resend`}>
         <Csrf viewer={v} />
@@ -125,11 +134,11 @@ function CallbacksPage(p: { data: CallbacksData; v: Viewer; notice?: string }): 
         {failedShown ? (
           <p class="actions">
             <label class="inline">
-              <input type="checkbox" data-select-all="id" /> Select all
+              <input type="checkbox" data-select-all="id" /> {trm("Select all")}
             </label>
-            <button type="submit">Resend selected</button>
-            <button type="submit" name="all" value="1" class="secondary">
-              Resend every one that gave up
+            <button type="submit" safe>{tr("Resend selected")}</button>
+            <button type="submit" name="all" value="1" class="secondary" safe>
+              {tr("Resend every one that gave up")}
             </button>
           </p>
         ) : (
@@ -140,13 +149,15 @@ function CallbacksPage(p: { data: CallbacksData; v: Viewer; notice?: string }): 
             <thead>
               <tr>
                 <th scope="col">
-                  <span class="sr">Select</span>
+                  <span class="sr" safe>
+                    {tr("Select")}
+                  </span>
                 </th>
-                <th scope="col">Event</th>
-                <th scope="col">State</th>
-                <th scope="col">Target</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last error</th>
+                <th scope="col" safe>{tr("Event")}</th>
+                <th scope="col" safe>{tr("State")}</th>
+                <th scope="col" safe>{tr("Target")}</th>
+                <th scope="col" safe>{tr("Attempts")}</th>
+                <th scope="col" safe>{tr("Last error")}</th>
               </tr>
             </thead>
             <tbody>
@@ -154,16 +165,30 @@ function CallbacksPage(p: { data: CallbacksData; v: Viewer; notice?: string }): 
                 pg.rows.map((c) => <Row max={p.data.max} c={c} now={now} />)
               ) : (
                 <tr>
-                  <td colspan="6">No callback matches.</td>
+                  <td colspan="6" safe>
+                    {tr("No callback matches.")}
+                  </td>
                 </tr>
               )}
             </tbody>
           </table>
         </TableWrap>
       </form>
-      <nav class="pager" aria-label="Pages">
-        {before ? <a href={`${PATH}${filterQuery(f)}`}>Newest</a> : <></>}
-        {pg.nextBefore ? <a href={`${PATH}${filterQuery(f, { before: String(pg.nextBefore) })}`}>Older</a> : <></>}
+      <nav class="pager" aria-label={tr("Pages")}>
+        {before ? (
+          <a href={`${PATH}${filterQuery(f)}`} safe>
+            {tr("Newest")}
+          </a>
+        ) : (
+          <></>
+        )}
+        {pg.nextBefore ? (
+          <a href={`${PATH}${filterQuery(f, { before: String(pg.nextBefore) })}`} safe>
+            {tr("Older")}
+          </a>
+        ) : (
+          <></>
+        )}
       </nav>
     </Layout>
   ) as string;
@@ -171,7 +196,7 @@ function CallbacksPage(p: { data: CallbacksData; v: Viewer; notice?: string }): 
 
 export function callbacksRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-callbacks" })
-    .get(PATH, page(d, {}, (v, { query }) => CallbacksPage({ data: loadCallbacks(d, v, query), v, notice: query.done ? `${Number(query.done) || 0} callback(s) queued again.` : undefined })))
+    .get(PATH, page(d, {}, (v, { query }) => CallbacksPage({ data: loadCallbacks(d, v, query), v, notice: query.done ? trf("{n} callback(s) queued again.", { n: Number(query.done) || 0 }) : undefined })))
     .post(
       `${PATH}/resend`,
       action(d, {}, (v, { body }) => {

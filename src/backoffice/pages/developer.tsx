@@ -10,6 +10,7 @@ import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type V
 import { NotFound } from "../errors";
 import { Csrf, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
 import { recentTestCallbacks } from "../../callbacks/test-event";
 import { ReauthField } from "./reauth";
@@ -50,66 +51,68 @@ function DeveloperPage(p: { data: DeveloperData; v: Viewer; notice?: string; err
   const { m, key } = data;
   return (
     <Layout title="Developer settings" viewer={v} path={PATH}>
-      <Notice text={p.notice} />
-      <Notice kind="error" text={p.error} />
-      <h2>API key</h2>
+      <Notice text={p.notice && tr(p.notice)} />
+      <Notice kind="error" text={p.error && tr(p.error)} />
+      <h2 safe>{tr("API key")}</h2>
       <dl class="kv">
-        <dt>Merchant UID</dt>
+        <dt safe>{tr("Merchant UID")}</dt>
         <dd class="mono" safe>
           {m.uid}
         </dd>
-        <dt>Current key</dt>
+        <dt safe>{tr("Current key")}</dt>
         <dd class="mono" safe>
           {key?.hint ?? "—"}
         </dd>
-        <dt>Issued</dt>
+        <dt safe>{tr("Issued")}</dt>
         <dd>
           <Time ms={key?.validFrom} />
         </dd>
       </dl>
       {p.newKey ? (
         <>
-          <p role="status">Your new API key. Copy it now: it is not shown again.</p>
+          <p role="status" safe>
+            {tr("Your new API key. Copy it now: it is not shown again.")}
+          </p>
           <p class="secret" data-testid="new-api-key" safe>
             {p.newKey}
           </p>
           <p class="muted" safe>
-            The previous key still signs requests for {data.rotationGrace} and keeps verifying the callbacks of orders created under it.
+            {trf("The previous key still signs requests for {grace} and keeps verifying the callbacks of orders created under it.", { grace: data.rotationGrace })}
           </p>
         </>
       ) : null}
       <form method="post" action={`${PATH}/rotate-key`} class="stack">
         <Csrf viewer={v} />
         <ReauthField viewer={v} />
-        <button type="submit">Rotate API key</button>
+        <button type="submit" safe>{tr("Rotate API key")}</button>
       </form>
 
-      <h2>Callbacks</h2>
+      <h2 safe>{tr("Callbacks")}</h2>
       <form method="post" action={`${PATH}/callback-url`} class="stack">
         <Csrf viewer={v} />
-        <label for="url">Default callback URL</label>
+        <label for="url" safe>{tr("Default callback URL")}</label>
         <input id="url" name="url" type="url" value={m.defaultCallbackUrl ?? ""} placeholder="https://shop.example/stablegate/callback" />
-        <button type="submit">Save callback URL</button>
+        <button type="submit" safe>{tr("Save callback URL")}</button>
       </form>
       <form method="post" action={`${PATH}/test-callback`} class="actions">
         <Csrf viewer={v} />
-        <button type="submit" class="secondary">
-          Send test callback
+        <button type="submit" class="secondary" safe>
+          {tr("Send test callback")}
         </button>
       </form>
       <TestCallbacks rows={data.tests} />
 
-      <h2>IP allowlist</h2>
+      <h2 safe>{tr("IP allowlist")}</h2>
       <form method="post" action={`${PATH}/ip-allowlist`} class="stack">
         <Csrf viewer={v} />
-        <label for="allow">IP allowlist</label>
+        <label for="allow" safe>{tr("IP allowlist")}</label>
         <textarea id="allow" name="allowlist" rows="4" aria-describedby="allow-help" safe>
           {ipAllowlistOf(m).join("\n")}
         </textarea>
-        <p id="allow-help" class="muted">
-          One address or CIDR per line. Empty: any address may call /openapi. A request from elsewhere is refused with code 20020.
+        <p id="allow-help" class="muted" safe>
+          {tr("One address or CIDR per line. Empty: any address may call /openapi. A request from elsewhere is refused with code 20020.")}
         </p>
-        <button type="submit">Save IP allowlist</button>
+        <button type="submit" safe>{tr("Save IP allowlist")}</button>
       </form>
 
       <ShopPlugins data={data} v={v} />
@@ -123,11 +126,11 @@ function CompatKeyForm({ v, protocol, label }: { v: Viewer; protocol: "epusdt" |
       <Csrf viewer={v} />
       <input type="hidden" name="protocol" value={protocol} />
       <label for={`${protocol}-key`} safe>
-        {label}
+        {tr(label)}
       </label>
       <input id={`${protocol}-key`} name="key" type="password" autocomplete="off" aria-describedby="compat-help" />
       <button type="submit" safe>
-        {`Save ${label}`}
+        {tr(`Save ${label}`)}
       </button>
     </form>
   );
@@ -139,40 +142,43 @@ function ShopPlugins({ data, v }: { data: DeveloperData; v: Viewer }): JSX.Eleme
   const base = data.publicUrl;
   return (
     <>
-      <h2>Shop plugins</h2>
+      <h2 safe>{tr("Shop plugins")}</h2>
       <p class="muted" safe>
-        {`Plugins that speak epusdt (dujiaoka, WHMCS, WooCommerce…) or EPay (易支付) work unchanged: set a key here, then enter the values below in the plugin. Amounts are in ${data.compat.currency}, paid in ${data.compat.payment}.`}
+        {trf("Plugins that speak epusdt (dujiaoka, WHMCS, WooCommerce…) or EPay (易支付) work unchanged: set a key here, then enter the values below in the plugin. Amounts are in {currency}, paid in {payment}.", {
+          currency: data.compat.currency,
+          payment: data.compat.payment,
+        })}
       </p>
       <dl class="kv">
-        <dt>epusdt API address</dt>
+        <dt safe>{tr("epusdt API address")}</dt>
         <dd class="mono wrap" safe>
           {`${base}/compat/epusdt/${m.uid}`}
         </dd>
-        <dt>epusdt create-transaction URL</dt>
+        <dt safe>{tr("epusdt create-transaction URL")}</dt>
         <dd class="mono wrap" safe>
           {`${base}/compat/epusdt/${m.uid}/api/v1/order/create-transaction`}
         </dd>
-        <dt>epusdt token</dt>
+        <dt safe>{tr("epusdt token")}</dt>
         <dd class="mono" safe>
-          {keys.epusdt ?? "not set (epusdt off)"}
+          {keys.epusdt ?? tr("not set (epusdt off)")}
         </dd>
-        <dt>EPay address</dt>
+        <dt safe>{tr("EPay address")}</dt>
         <dd class="mono wrap" safe>
           {`${base}/compat/epay/`}
         </dd>
-        <dt>EPay merchant ID (pid)</dt>
+        <dt safe>{tr("EPay merchant ID (pid)")}</dt>
         <dd class="mono" safe>
           {m.uid.replace(/\D/g, "")}
         </dd>
-        <dt>EPay key</dt>
+        <dt safe>{tr("EPay key")}</dt>
         <dd class="mono" safe>
-          {keys.epay ?? "not set (EPay off)"}
+          {keys.epay ?? tr("not set (EPay off)")}
         </dd>
       </dl>
       <CompatKeyForm v={v} protocol="epusdt" label="epusdt token" />
       <CompatKeyForm v={v} protocol="epay" label="EPay key" />
       <p id="compat-help" class="muted">
-        8-128 printable characters, the same as in the plugin's settings. Saving an empty value turns that protocol off.
+        {trm("8-128 printable characters, the same as in the plugin's settings. Saving an empty value turns that protocol off.")}
       </p>
     </>
   );

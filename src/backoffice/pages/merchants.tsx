@@ -15,6 +15,7 @@ import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type V
 import { asSentence, createUser, UserError } from "../users";
 import { ActionButton, CopyButton, Csrf, DataTable, Notice, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
 import { recentTestCallbacks } from "../../callbacks/test-event";
 
@@ -29,14 +30,12 @@ const mdeps = (d: BackofficeDeps) => ({ db: d.ctx.db, cipher: d.ctx.cipher, now:
 
 function KeyOnce(p: { uid: string; apiKey: string }): JSX.Element {
   return (
-    <section aria-label="New API key" class="card">
-      <p>
-        API key of <strong safe>{p.uid}</strong>. Store it now: it is not shown again.
-      </p>
+    <section aria-label={tr("New API key")} class="card">
+      <p>{trm("API key of {uid}. Store it now: it is not shown again.", { uid: <strong safe>{p.uid}</strong> })}</p>
       <p class="secret" id="new-api-key" data-api-key safe>
         {p.apiKey}
       </p>
-      <CopyButton target="new-api-key" label="Copy API key" />
+      <CopyButton target="new-api-key" label={tr("Copy API key")} />
     </section>
   );
 }
@@ -60,42 +59,43 @@ function Onboarded(p: { publicUrl: string; v: Viewer; c: Created }): JSX.Element
   const settings = `/backoffice/merchants/${m.uid}`;
   return (
     <>
-      <Notice text={`Merchant ${m.uid} created.`} />
+      <Notice text={trf("Merchant {uid} created.", { uid: m.uid })} />
       <KeyOnce uid={m.uid} apiKey={p.c.apiKey} />
       {user ? (
-        <section aria-label="First user" class="card">
+        <section aria-label={tr("First user")} class="card">
           <p>
-            First user <strong safe>{user.username}</strong>, password (shown once; they choose their own at the first sign-in at{" "}
-            <span class="mono" safe>{`${p.publicUrl}/backoffice/login`}</span>):
+            {trm("First user {username}, password (shown once; they choose their own at the first sign-in at {url}):", {
+              username: <strong safe>{user.username}</strong>,
+              url: <span class="mono" safe>{`${p.publicUrl}/backoffice/login`}</span>,
+            })}
           </p>
           <p class="secret" id="new-password" data-password safe>
             {user.password}
           </p>
-          <CopyButton target="new-password" label="Copy password" />
+          <CopyButton target="new-password" label={tr("Copy password")} />
         </section>
       ) : (
         <></>
       )}
-      <section aria-label="Next steps" class="card">
-        <h2>Next steps</h2>
+      <section aria-label={tr("Next steps")} class="card">
+        <h2 safe>{tr("Next steps")}</h2>
         <ol>
           <li>
-            Give the merchant UID <span class="mono" safe>{m.uid}</span> and the API key to the shop's developer (docs/integration.md: signing requests and
-            verifying callbacks).
+            {trm("Give the merchant UID {uid} and the API key to the shop's developer (docs/integration.md: signing requests and verifying callbacks).", {
+              uid: <span class="mono" safe>{m.uid}</span>,
+            })}
           </li>
           {m.defaultCallbackUrl ? (
             <li>
-              Check that the shop receives callbacks at <span class="mono" safe>{m.defaultCallbackUrl}</span>:
-              <ActionButton viewer={p.v} action={`${settings}/test-callback`} label="Send a test callback" kind="secondary" />
+              {trm("Check that the shop receives callbacks at {url}:", { url: <span class="mono" safe>{m.defaultCallbackUrl}</span> })}
+              <ActionButton viewer={p.v} action={`${settings}/test-callback`} label={tr("Send a test callback")} kind="secondary" />
             </li>
           ) : (
             <li>
-              Set a default callback URL in the <a href={settings}>merchant's settings</a>, then send a test callback from there.
+              {trm("Set a default callback URL in the {settings}, then send a test callback from there.", { settings: <a href={settings}>{trm("merchant's settings")}</a> })}
             </li>
           )}
-          <li>
-            Review payouts, fees and the IP allowlist in the <a href={settings}>merchant's settings</a>.
-          </li>
+          <li>{trm("Review payouts, fees and the IP allowlist in the {settings}.", { settings: <a href={settings}>{trm("merchant's settings")}</a> })}</li>
         </ol>
       </section>
     </>
@@ -110,29 +110,29 @@ function MerchantsPage(p: { data: ReturnType<typeof loadMerchants>; v: Viewer; c
   const f = p.form ?? { name: "", url: "", username: "" };
   return (
     <Layout title="Merchants" viewer={p.v} path="/backoffice/merchants">
-      <Notice kind="error" text={p.error} />
+      <Notice kind="error" text={p.error && tr(p.error)} />
       {p.created ? <Onboarded publicUrl={p.data.publicUrl} v={p.v} c={p.created} /> : <></>}
-      <h2>Add a merchant</h2>
+      <h2 safe>{tr("Add a merchant")}</h2>
       <form method="post" action="/backoffice/merchants" class="stack">
         <Csrf viewer={p.v} />
-        <label for="m-name">Name</label>
+        <label for="m-name" safe>{tr("Name")}</label>
         <input id="m-name" name="name" required maxlength="100" value={f.name} />
-        <label for="m-url">Default callback URL (optional)</label>
+        <label for="m-url" safe>{tr("Default callback URL (optional)")}</label>
         <input id="m-url" name="defaultNotifyUrl" type="url" maxlength="2048" value={f.url} placeholder="https://shop.example/stablegate/callback" aria-describedby="m-url-help" />
-        <p id="m-url-help" class="muted">
-          Where callbacks go when an order names no notifyUrl; a test callback can be sent there next.
+        <p id="m-url-help" class="muted" safe>
+          {tr("Where callbacks go when an order names no notifyUrl; a test callback can be sent there next.")}
         </p>
-        <label for="m-user">First user's username (optional)</label>
+        <label for="m-user">{trm("First user's username (optional)")}</label>
         <input id="m-user" name="username" maxlength="64" autocomplete="off" value={f.username} aria-describedby="m-user-help" />
-        <p id="m-user-help" class="muted">
-          A merchant user with a generated password, shown once; they choose their own at the first sign-in.
+        <p id="m-user-help" class="muted" safe>
+          {tr("A merchant user with a generated password, shown once; they choose their own at the first sign-in.")}
         </p>
-        <button type="submit">Create merchant</button>
+        <button type="submit" safe>{tr("Create merchant")}</button>
       </form>
-      <h2>Merchant list</h2>
+      <h2 safe>{tr("Merchant list")}</h2>
       <DataTable
-        label="Merchants"
-        head={["UID", "Name", "Status", "Created"]}
+        label={tr("Merchants")}
+        head={[tr("UID"), tr("Name"), tr("Status"), tr("Created")]}
         rows={rows}
         row={(m) => (
           <tr>
@@ -162,75 +162,77 @@ function MerchantPage(p: { data: ReturnType<typeof loadMerchant>; v: Viewer; not
   const { v } = p;
   const { m, controls: c } = p.data;
   return (
-    <Layout title={`Merchant ${m.uid}`} viewer={v} path="/backoffice/merchants">
-      <Notice text={p.notice} />
-      <Notice kind="error" text={p.error} />
+    <Layout title={trf("Merchant {uid}", { uid: m.uid })} viewer={v} path="/backoffice/merchants">
+      <Notice text={p.notice && tr(p.notice)} />
+      <Notice kind="error" text={p.error && tr(p.error)} />
       {p.newKey ? <KeyOnce uid={m.uid} apiKey={p.newKey} /> : <></>}
       <dl class="kv">
-        <dt>Name</dt>
+        <dt safe>{tr("Name")}</dt>
         <dd safe>{m.name}</dd>
-        <dt>Status</dt>
+        <dt safe>{tr("Status")}</dt>
         <dd>
           <StatusBadge status={m.status} />
         </dd>
-        <dt>Fee balance</dt>
+        <dt safe>{tr("Fee balance")}</dt>
         <dd safe>{c.feeBalance}</dd>
-        <dt>Callbacks</dt>
+        <dt safe>{tr("Callbacks")}</dt>
         <dd>
-          <a href={`/backoffice/callbacks?merchant=${m.uid}`}>All of this merchant's callbacks</a>
+          <a href={`/backoffice/callbacks?merchant=${m.uid}`}>{trm("All of this merchant's callbacks")}</a>
           {" · "}
-          <a href={`/backoffice/callbacks?merchant=${m.uid}&state=failed`}>those that gave up</a>
+          <a href={`/backoffice/callbacks?merchant=${m.uid}&state=failed`} safe>
+            {tr("those that gave up")}
+          </a>
         </dd>
       </dl>
       <div class="actions">
         <form method="post" action={`/backoffice/merchants/${m.uid}/status`} class="inline">
           <Csrf viewer={v} />
           <input type="hidden" name="status" value={m.status === "active" ? "disabled" : "active"} />
-          <button type="submit" class={m.status === "active" ? "danger" : ""}>
-            {m.status === "active" ? "Disable" : "Enable"}
+          <button type="submit" class={m.status === "active" ? "danger" : ""} safe>
+            {tr(m.status === "active" ? "Disable" : "Enable")}
           </button>
         </form>
-        <ActionButton viewer={v} action={`/backoffice/merchants/${m.uid}/rotate`} label="Rotate key" kind="secondary" />
+        <ActionButton viewer={v} action={`/backoffice/merchants/${m.uid}/rotate`} label={tr("Rotate key")} kind="secondary" />
       </div>
-      <h2>Settings</h2>
+      <h2 safe>{tr("Settings")}</h2>
       <form method="post" action={`/backoffice/merchants/${m.uid}/settings`} class="stack">
         <Csrf viewer={v} />
-        <label for="s-name">Merchant name</label>
+        <label for="s-name" safe>{tr("Merchant name")}</label>
         <input id="s-name" name="name" value={m.name} required maxlength="100" />
-        <label for="s-url">Default callback URL</label>
+        <label for="s-url" safe>{tr("Default callback URL")}</label>
         <input id="s-url" name="defaultNotifyUrl" type="url" value={m.defaultCallbackUrl ?? ""} />
-        <label for="s-ips">IP allowlist</label>
+        <label for="s-ips" safe>{tr("IP allowlist")}</label>
         <textarea id="s-ips" name="ipAllowlist" rows="3" aria-describedby="s-ips-help" safe>
           {ipAllowlistOf(m).join("\n")}
         </textarea>
-        <p id="s-ips-help" class="muted">
-          One address or CIDR per line (or comma-separated); empty allows every address.
+        <p id="s-ips-help" class="muted" safe>
+          {tr("One address or CIDR per line (or comma-separated); empty allows every address.")}
         </p>
         <label class="inline" for="s-payouts">
-          <input id="s-payouts" name="payoutsEnabled" type="checkbox" value="1" checked={c.payoutsEnabled} /> Payouts enabled
+          <input id="s-payouts" name="payoutsEnabled" type="checkbox" value="1" checked={c.payoutsEnabled} /> {trm("Payouts enabled")}
         </label>
-        <label for="s-fixed">Payout fee, fixed</label>
+        <label for="s-fixed" safe>{tr("Payout fee, fixed")}</label>
         <input id="s-fixed" name="payoutFeeFixed" value={c.payoutFeeFixed} inputmode="decimal" />
-        <label for="s-rate">Payout fee rate (fraction, e.g. 0.001)</label>
+        <label for="s-rate" safe>{tr("Payout fee rate (fraction, e.g. 0.001)")}</label>
         <input id="s-rate" name="payoutFeeRate" value={c.payoutFeeRate} inputmode="decimal" />
-        <label for="s-limit">Payout limit per transaction</label>
-        <input id="s-limit" name="payoutLimitPerTx" value={c.payoutLimitPerTx ?? ""} inputmode="decimal" placeholder="no limit" />
-        <label for="s-daily">Payout limit per day</label>
-        <input id="s-daily" name="payoutLimitDaily" value={c.payoutLimitDaily ?? ""} inputmode="decimal" placeholder="no limit" />
-        <button type="submit">Save settings</button>
+        <label for="s-limit" safe>{tr("Payout limit per transaction")}</label>
+        <input id="s-limit" name="payoutLimitPerTx" value={c.payoutLimitPerTx ?? ""} inputmode="decimal" placeholder={tr("no limit")} />
+        <label for="s-daily" safe>{tr("Payout limit per day")}</label>
+        <input id="s-daily" name="payoutLimitDaily" value={c.payoutLimitDaily ?? ""} inputmode="decimal" placeholder={tr("no limit")} />
+        <button type="submit" safe>{tr("Save settings")}</button>
       </form>
-      <h2>Test callbacks</h2>
-      <p class="muted">A signed test event to the default callback URL, delivered and retried like an order's callback.</p>
-      <ActionButton viewer={v} action={`/backoffice/merchants/${m.uid}/test-callback`} label="Send a test callback" kind="secondary" />
+      <h2 safe>{tr("Test callbacks")}</h2>
+      <p class="muted">{trm("A signed test event to the default callback URL, delivered and retried like an order's callback.")}</p>
+      <ActionButton viewer={v} action={`/backoffice/merchants/${m.uid}/test-callback`} label={tr("Send a test callback")} kind="secondary" />
       <TestCallbacks rows={p.data.tests} />
-      <h2>Fee balance</h2>
+      <h2 safe>{tr("Fee balance")}</h2>
       <form method="post" action={`/backoffice/merchants/${m.uid}/fee`} class="inline">
         <Csrf viewer={v} />
-        <label for="f-delta">Credit amount</label>
-        <input id="f-delta" name="delta" required inputmode="decimal" placeholder="10 or -2.5" />
-        <label for="f-note">Fee note</label>
+        <label for="f-delta" safe>{tr("Credit amount")}</label>
+        <input id="f-delta" name="delta" required inputmode="decimal" placeholder={tr("10 or -2.5")} />
+        <label for="f-note" safe>{tr("Fee note")}</label>
         <input id="f-note" name="note" maxlength="200" />
-        <button type="submit">Apply</button>
+        <button type="submit" safe>{tr("Apply")}</button>
       </form>
     </Layout>
   ) as string;
@@ -239,7 +241,7 @@ function MerchantPage(p: { data: ReturnType<typeof loadMerchant>; v: Viewer; not
 export function merchantsRoutes(d: BackofficeDeps) {
   const load = (uid: string) => {
     const m = /^[A-Za-z0-9]{1,32}$/.test(uid) ? findMerchantByUid(d.ctx.db, uid) : undefined;
-    if (!m) throw new NotFound("No such merchant.");
+    if (!m) throw new NotFound(tr("No such merchant."));
     return m;
   };
   const op = { role: "operator" as const };
@@ -291,7 +293,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
       action(d, { ...op, reauth: "always" }, (v, { params }) => {
         const m = load(params.uid);
         const r = rotateKeyAudited(mdeps(d), m.uid, parseDuration(d.ctx.config.auth.rotation_grace), actorOf(v));
-        return MerchantPage({ data: loadMerchant(d, load(m.uid)), v, newKey: r.apiKey, notice: `New key issued; the previous one still signs requests for ${d.ctx.config.auth.rotation_grace}.` });
+        return MerchantPage({ data: loadMerchant(d, load(m.uid)), v, newKey: r.apiKey, notice: trf("New key issued; the previous one still signs requests for {grace}.", { grace: d.ctx.config.auth.rotation_grace }) });
       }),
     )
     .post(

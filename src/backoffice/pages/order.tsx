@@ -3,7 +3,7 @@
 // change, transfers with explorer links, every callback delivery attempt with
 // "Resend"; and the operator's "Freeze", "Release", "Cancel order".
 import { CostList } from "../views/costs";
-import { costsOfPayin, costsOfPayout } from "../queries/costs";
+import { costsOfPayin, costsOfPayout, type CostRow } from "../queries/costs";
 import { Elysia } from "elysia";
 import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
 import { fromBaseUnits } from "../../lib/money";
@@ -220,8 +220,7 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
         <></>
       )}
 
-      <h2>Network cost</h2>
-      <CostList rows={data.costs} />
+      <NetworkCost payout={o.kind === "payout"} rows={data.costs} />
 
       {o.payin ? (
         <>
@@ -381,6 +380,17 @@ export function orderRoutes(d: BackofficeDeps) {
         return redirect(back.includes("?") ? back : `${back}?done=resent`);
       }),
     );
+}
+
+/** What the gateway spent on chain for the order: always on a payout; on a pay-in once its refunds or the sweep of its money cost something. */
+function NetworkCost(p: { payout: boolean; rows: readonly CostRow[] }): JSX.Element {
+  if (!p.payout && p.rows.length === 0) return <></>;
+  return (
+    <>
+      <h2>Network cost</h2>
+      <CostList rows={p.rows} />
+    </>
+  );
 }
 
 /** A shop plugin's order (DESIGN 19): its price in the shop's currency and what the shop hears. */

@@ -7,6 +7,7 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, list as list
 import { NotFound } from "../errors";
 import { Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 import { AppError } from "../../errors";
 import { createInvoice, enabledPayments } from "../../invoices/service";
 import { invoiceCallbacks, listInvoices, type InvoiceListRow } from "../../invoices/list";
@@ -41,7 +42,7 @@ const label = (value: string) => {
 function problemText(e: AppError): string {
   const fields = (e.data as { fields?: Record<string, string> } | null)?.fields;
   const names: Record<string, string> = { priceAmount: "Amount", priceCurrency: "Currency", description: "Description", payments: "Networks", expireMinutes: "Valid for" };
-  if (fields) return Object.entries(fields).map(([k, why]) => `${names[k] ?? k}: ${why}`).join("; ");
+  if (fields) return Object.entries(fields).map(([k, why]) => `${names[k] ? tr(names[k]) : k}: ${tr(why)}`).join(tr("; "));
   return e.message;
 }
 
@@ -49,11 +50,13 @@ function NewLinkForm(p: { data: LinksData; v: Viewer; draft: Draft }): JSX.Eleme
   const { currencies, offered } = p.data;
   return (
     <form method="post" action={PATH} class="stack" aria-labelledby="new-link">
-      <h2 id="new-link">New payment link</h2>
+      <h2 id="new-link" safe>
+        {tr("New payment link")}
+      </h2>
       <Csrf viewer={p.v} />
-      <label for="pl-amount">Amount</label>
+      <label for="pl-amount" safe>{tr("Amount")}</label>
       <input id="pl-amount" name="amount" inputmode="decimal" required value={p.draft.amount} placeholder="100.00" />
-      <label for="pl-currency">Currency</label>
+      <label for="pl-currency" safe>{tr("Currency")}</label>
       <select id="pl-currency" name="currency">
         {currencies.map((c) => (
           <option value={c} selected={c === p.draft.currency} safe>
@@ -61,19 +64,19 @@ function NewLinkForm(p: { data: LinksData; v: Viewer; draft: Draft }): JSX.Eleme
           </option>
         ))}
       </select>
-      <label for="pl-description">Description</label>
-      <input id="pl-description" name="description" maxlength="256" value={p.draft.description} placeholder="What the payer is paying for" />
+      <label for="pl-description" safe>{tr("Description")}</label>
+      <input id="pl-description" name="description" maxlength="256" value={p.draft.description} placeholder={tr("What the payer is paying for")} />
       <fieldset class="checks">
-        <legend>Networks</legend>
+        <legend safe>{tr("Networks")}</legend>
         {offered.map((n) => (
           <label class="check">
             <input type="checkbox" name="networks" value={n} checked={p.draft.networks.length === 0 || p.draft.networks.includes(n)} /> <span safe>{label(n)}</span>
           </label>
         ))}
       </fieldset>
-      <label for="pl-minutes">Valid for (minutes)</label>
+      <label for="pl-minutes" safe>{tr("Valid for (minutes)")}</label>
       <input id="pl-minutes" name="minutes" inputmode="numeric" value={p.draft.minutes} />
-      <button type="submit">Create payment link</button>
+      <button type="submit" safe>{tr("Create payment link")}</button>
     </form>
   );
 }
@@ -82,10 +85,10 @@ function LinksTable(p: { v: Viewer; rows: InvoiceListRow[] }): JSX.Element {
   const operator = p.v.role === "operator";
   return (
     <DataTable
-      label="Payment links"
-      head={[...(operator ? ["Merchant"] : []), "Invoice", "Price", "Description", "Status", "Paid with", "Created", "Expires"]}
+      label={tr("Payment links")}
+      head={[...(operator ? [tr("Merchant")] : []), tr("Invoice"), tr("Price"), tr("Description"), tr("Status"), tr("Paid with"), tr("Created"), tr("Expires")]}
       rows={p.rows}
-      empty="No payment links or invoices yet."
+      empty={tr("No payment links or invoices yet.")}
       row={(r) => (
         <tr>
           {operator ? <td safe>{r.merchantUid}</td> : null}
@@ -130,13 +133,27 @@ function LinksPage(p: { data: LinksData; v: Viewer; page: number; draft?: Draft;
   const draft = p.draft ?? { amount: "", currency: data.currencies[0]!, description: "", networks: [], minutes: String(DEFAULT_VALID_MINUTES) };
   return (
     <Layout title="Payment links" viewer={v} path={PATH}>
-      <Notice kind="error" text={p.error} />
-      {v.role === "merchant" ? <NewLinkForm data={data} v={v} draft={draft} /> : <p class="muted">Invoices and payment links of every merchant. Merchants create payment links from their own back office.</p>}
-      <h2>Invoices and payment links</h2>
+      <Notice kind="error" text={p.error && tr(p.error)} />
+      {v.role === "merchant" ? (
+        <NewLinkForm data={data} v={v} draft={draft} />
+      ) : (
+        <p class="muted" safe>
+          {tr("Invoices and payment links of every merchant. Merchants create payment links from their own back office.")}
+        </p>
+      )}
+      <h2 safe>{tr("Invoices and payment links")}</h2>
       <LinksTable v={v} rows={rows.slice(0, PAGE)} />
-      <nav class="pager" aria-label="Pages">
-        {p.page > 0 ? <a href={`${PATH}?page=${p.page - 1}`}>Previous</a> : null}
-        {rows.length > PAGE ? <a href={`${PATH}?page=${p.page + 1}`}>Next</a> : null}
+      <nav class="pager" aria-label={tr("Pages")}>
+        {p.page > 0 ? (
+          <a href={`${PATH}?page=${p.page - 1}`} safe>
+            {tr("Previous")}
+          </a>
+        ) : null}
+        {rows.length > PAGE ? (
+          <a href={`${PATH}?page=${p.page + 1}`} safe>
+            {tr("Next")}
+          </a>
+        ) : null}
       </nav>
     </Layout>
   ) as string;
@@ -145,7 +162,7 @@ function LinksPage(p: { data: LinksData; v: Viewer; page: number; draft?: Draft;
 /** A payment link with its timeline and callbacks, read by its route handler (the page runs no query). */
 function loadLink(d: BackofficeDeps, v: Viewer, invoiceNo: string) {
   const r = listInvoices(d.ctx.db, { merchantId: v.merchantId ?? undefined, invoiceNo, limit: 1 })[0];
-  if (!r) throw new NotFound("There is no such payment link.");
+  if (!r) throw new NotFound(tr("There is no such payment link."));
   return { r, events: eventsOf(d.ctx.db, r.invoiceNo), callbacks: invoiceCallbacks(d.ctx.db, r.invoiceNo), now: d.users.now(), maxDeliveries: maxDeliveries(d) };
 }
 
@@ -153,64 +170,66 @@ function LinkPage(p: { data: ReturnType<typeof loadLink>; v: Viewer; created: bo
   const { v, data } = p;
   const { r } = data;
   return (
-    <Layout title={`Payment link ${r.invoiceNo}`} viewer={v} path={PATH}>
-      <Notice text={p.created ? "Payment link created. Send the link or show the QR code to the payer." : undefined} />
-      <h2>Link</h2>
+    <Layout title={trf("Payment link {invoiceNo}", { invoiceNo: r.invoiceNo })} viewer={v} path={PATH}>
+      <Notice text={p.created ? tr("Payment link created. Send the link or show the QR code to the payer.") : undefined} />
+      <h2 safe>{tr("Link")}</h2>
       <p class="secret" data-testid="payment-link" safe>
         {r.invoiceUrl}
       </p>
       <p>
-        <a href={r.invoiceUrl} target="_blank" rel="noopener noreferrer">
-          Open the payment page
+        <a href={r.invoiceUrl} target="_blank" rel="noopener noreferrer" safe>
+          {tr("Open the payment page")}
         </a>
       </p>
       <div class="qr-box" data-testid="payment-link-qr">
-        <QrCode text={r.invoiceUrl} label={`QR code of the payment link ${r.invoiceNo}`} />
+        <QrCode text={r.invoiceUrl} label={trf("QR code of the payment link {invoiceNo}", { invoiceNo: r.invoiceNo })} />
       </div>
       <dl class="kv">
         {v.role === "operator" ? (
           <>
-            <dt>Merchant</dt>
+            <dt safe>{tr("Merchant")}</dt>
             <dd safe>{r.merchantUid}</dd>
           </>
         ) : null}
-        <dt>Price</dt>
+        <dt safe>{tr("Price")}</dt>
         <dd safe>{`${r.priceAmount} ${r.priceCurrency}`}</dd>
-        <dt>Description</dt>
+        <dt safe>{tr("Description")}</dt>
         <dd safe>{r.description ?? "—"}</dd>
-        <dt>Status</dt>
+        <dt safe>{tr("Status")}</dt>
         <dd>
           <StatusBadge status={r.status} />
         </dd>
-        <dt>Merchant order no.</dt>
+        <dt safe>{tr("Merchant order no.")}</dt>
         <dd class="mono" safe>
           {r.merchantOrderNo}
         </dd>
-        <dt>Created</dt>
+        <dt safe>{tr("Created")}</dt>
         <dd>
           <Time ms={r.createdAt} />
         </dd>
-        <dt>Expires</dt>
+        <dt safe>{tr("Expires")}</dt>
         <dd>
           <Time ms={r.expireAt} />
         </dd>
-        <dt>Pay-in</dt>
-        <dd>{r.orderNo ? <OrderLink orderNo={r.orderNo} /> : "The payer has not chosen a network yet."}</dd>
-        <dt>Paid</dt>
+        <dt safe>{tr("Pay-in")}</dt>
+        <dd>{r.orderNo ? <OrderLink orderNo={r.orderNo} /> : trm("The payer has not chosen a network yet.")}</dd>
+        <dt safe>{tr("Paid")}</dt>
         <dd safe>{r.paidAmount ? `${r.paidAmount} ${r.network ?? ""}` : "—"}</dd>
       </dl>
-      <h2>Timeline</h2>
-      <ol class="timeline" aria-label="Status timeline">
+      <h2 safe>{tr("Timeline")}</h2>
+      <ol class="timeline" aria-label={tr("Status timeline")}>
         {data.events.map((e) => (
           <li>
             <Time ms={e.at} /> <strong safe>{`${e.fromStatus ?? "new"} → ${e.toStatus}`}</strong> <span safe>{`— ${causeOfInvoice(e.event)}`}</span>
           </li>
         ))}
       </ol>
-      <h2>Callbacks</h2>
-      <CallbackDeliveries viewer={v} now={data.now} maxDeliveries={data.maxDeliveries} callbacks={data.callbacks} back={`${PATH}/${r.invoiceNo}`} empty="No callback for this invoice." />
+      <h2 safe>{tr("Callbacks")}</h2>
+      <CallbackDeliveries viewer={v} now={data.now} maxDeliveries={data.maxDeliveries} callbacks={data.callbacks} back={`${PATH}/${r.invoiceNo}`} empty={tr("No callback for this invoice.")} />
       <p>
-        <a href={PATH}>All payment links</a>
+        <a href={PATH} safe>
+          {tr("All payment links")}
+        </a>
       </p>
     </Layout>
   ) as string;
@@ -230,9 +249,9 @@ function QrCode(p: { text: string; label: string }): JSX.Element {
 /** Why an invoice's status changed, in words. */
 function causeOfInvoice(raw: string): string {
   const e = JSON.parse(raw) as { type: string; source?: string; orderNo?: string; payinStatus?: string };
-  if (e.type === "created") return e.source === "backoffice" ? "payment link created in the back office" : "invoice created through the API";
-  if (e.type === "expire") return "expired before the payer chose a network";
-  if (e.type === "payin") return `its pay-in ${e.orderNo} is ${e.payinStatus}`;
+  if (e.type === "created") return tr(e.source === "backoffice" ? "payment link created in the back office" : "invoice created through the API");
+  if (e.type === "expire") return tr("expired before the payer chose a network");
+  if (e.type === "payin") return trf("its pay-in {orderNo} is {status}", { orderNo: e.orderNo ?? "", status: e.payinStatus ?? "" });
   return e.type;
 }
 

@@ -4,12 +4,15 @@
 // check the entered secret every time (src/backoffice/guard.ts); a form without
 // this field gets the guard's "Confirm it is you" step instead.
 import type { Viewer } from "../guard";
+import { tr } from "../i18n";
 
 export function ReauthField({ viewer }: { viewer: Viewer }): JSX.Element {
-  const label = viewer.totp ? "Authentication code" : "Password";
+  const label = tr(viewer.totp ? "Authentication code" : "Password");
   return (
     <>
-      <label for="reauth">{label}</label>
+      <label for="reauth" safe>
+        {label}
+      </label>
       <input
         id="reauth"
         name="_reauth"

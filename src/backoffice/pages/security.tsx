@@ -10,7 +10,7 @@ import { enableTotp, newRecoveryCodes, newTotpSecret, storePendingTotpSecret, to
 import { asSentence, changePassword, UserError, userById } from "../users";
 import { ActionButton, Csrf, DataTable, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr } from "../i18n";
+import { tr, trf, trm } from "../i18n";
 
 const NOTICES: Record<string, string> = {
   password: "Password changed. Your other sessions were signed out.",
@@ -28,33 +28,33 @@ function SecurityPage(p: { sessions: SessionRow[]; v: Viewer; notice?: string; e
       ) : (
         <></>
       )}
-      <Notice text={p.notice} />
-      <Notice kind="error" text={p.error} />
-      <h2>Two-factor authentication</h2>
+      <Notice text={p.notice && tr(p.notice)} />
+      <Notice kind="error" text={p.error && tr(p.error)} />
+      <h2 safe>{tr("Two-factor authentication")}</h2>
       {v.totp ? (
         <p>
-          On. Ask an operator to run <code safe>{`stablegate user reset-2fa ${v.user.username}`}</code> if you lose your authenticator.
+          {trm("On. Ask an operator to run {command} if you lose your authenticator.", { command: <code safe>{`stablegate user reset-2fa ${v.user.username}`}</code> })}
         </p>
       ) : (
         <form method="post" action="/backoffice/security/totp" class="actions">
           <Csrf viewer={v} />
-          <span>Off.</span>
-          <button type="submit">Set up two-factor authentication</button>
+          <span safe>{tr("Off.")}</span>
+          <button type="submit" safe>{tr("Set up two-factor authentication")}</button>
         </form>
       )}
-      <h2>Password</h2>
+      <h2 safe>{tr("Password")}</h2>
       <form method="post" action="/backoffice/security/password" class="stack">
         <Csrf viewer={v} />
-        <label for="current">Current password</label>
+        <label for="current" safe>{tr("Current password")}</label>
         <input id="current" name="current" type="password" autocomplete="current-password" required />
-        <label for="new">New password</label>
+        <label for="new" safe>{tr("New password")}</label>
         <input id="new" name="new" type="password" autocomplete="new-password" minlength="12" required />
-        <button type="submit">Change password</button>
+        <button type="submit" safe>{tr("Change password")}</button>
       </form>
-      <h2>Sessions</h2>
+      <h2 safe>{tr("Sessions")}</h2>
       <DataTable
-        label="Sessions"
-        head={["Signed in", "Last seen", "IP", "Browser", { hidden: "Action" }]}
+        label={tr("Sessions")}
+        head={[tr("Signed in"), tr("Last seen"), tr("IP"), tr("Browser"), { hidden: tr("Action") }]}
         rows={sessions}
         row={(s) => (
           <tr>
@@ -68,9 +68,9 @@ function SecurityPage(p: { sessions: SessionRow[]; v: Viewer; notice?: string; e
             <td safe>{s.userAgent ?? "—"}</td>
             <td>
               {s.id === v.session.id ? (
-                <span>this session</span>
+                <span safe>{tr("this session")}</span>
               ) : (
-                <ActionButton viewer={v} action="/backoffice/security/sessions/end" fields={{ id: s.id }} label="End" ariaLabel={`End the session from ${s.ip ?? "unknown address"}`} kind="secondary" />
+                <ActionButton viewer={v} action="/backoffice/security/sessions/end" fields={{ id: s.id }} label={tr("End")} ariaLabel={trf("End the session from {ip}", { ip: s.ip ?? tr("unknown address") })} kind="secondary" />
               )}
             </td>
           </tr>
@@ -84,7 +84,7 @@ function SecurityPage(p: { sessions: SessionRow[]; v: Viewer; notice?: string; e
 function NewPasswordPage(p: { v: Viewer; error?: string }): string {
   return (
     <Layout title="Choose a new password" viewer={p.v}>
-      <Notice kind="error" text={p.error} />
+      <Notice kind="error" text={p.error && tr(p.error)} />
       <p safe>{tr("Your password was set by an operator. Choose your own to continue; only you will know it.")}</p>
       <form method="post" action="/backoffice/password" class="stack">
         <Csrf viewer={p.v} />
@@ -103,20 +103,18 @@ function NewPasswordPage(p: { v: Viewer; error?: string }): string {
 
 function EnrollPage(p: { v: Viewer; secret: string; error?: string }): string {
   // qrSvg escapes its label itself and the rest is generated path data.
-  const safeQr = qrSvg(totpUri(p.v.user.username, p.secret), "QR code for your authenticator app");
+  const safeQr = qrSvg(totpUri(p.v.user.username, p.secret), tr("QR code for your authenticator app"));
   return (
     <Layout title="Set up two-factor authentication" viewer={p.v} path="/backoffice/security">
-      <Notice kind="error" text={p.error} />
-      <p>Scan the code with an authenticator app (or enter the key by hand), then type the 6-digit code it shows.</p>
+      <Notice kind="error" text={p.error && tr(p.error)} />
+      <p safe>{tr("Scan the code with an authenticator app (or enter the key by hand), then type the 6-digit code it shows.")}</p>
       {safeQr}
-      <p>
-        Key: <span class="mono" data-totp-secret safe>{p.secret}</span>
-      </p>
+      <p>{trm("Key: {key}", { key: <span class="mono" data-totp-secret safe>{p.secret}</span> })}</p>
       <form method="post" action="/backoffice/security/totp/confirm" class="stack">
         <Csrf viewer={p.v} />
-        <label for="code">Authentication code</label>
+        <label for="code" safe>{tr("Authentication code")}</label>
         <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required />
-        <button type="submit">Turn on</button>
+        <button type="submit" safe>{tr("Turn on")}</button>
       </form>
     </Layout>
   ) as string;
@@ -125,15 +123,17 @@ function EnrollPage(p: { v: Viewer; secret: string; error?: string }): string {
 function RecoveryPage(p: { v: Viewer; codes: string[] }): string {
   return (
     <Layout title="Recovery codes" viewer={p.v} path="/backoffice/security">
-      <Notice text="Two-factor authentication is on." />
-      <p>Store these recovery codes now; they are not shown again. Each signs you in once without your authenticator.</p>
+      <Notice text={tr("Two-factor authentication is on.")} />
+      <p safe>{tr("Store these recovery codes now; they are not shown again. Each signs you in once without your authenticator.")}</p>
       <ul class="secret">
         {p.codes.map((c) => (
           <li safe>{c}</li>
         ))}
       </ul>
       <p>
-        <a href="/backoffice/security">Done</a>
+        <a href="/backoffice/security" safe>
+          {tr("Done")}
+        </a>
       </p>
     </Layout>
   ) as string;

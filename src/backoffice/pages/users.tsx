@@ -7,6 +7,7 @@ import { action, actorOf, type BackofficeDeps, html, page, str, type Viewer } fr
 import { asSentence, createUser, describeUser, listUsers, resetPassword, resetTotp, setUserStatus, UserError } from "../users";
 import { ActionButton, CopyButton, Csrf, DataTable, Notice, StatusBadge } from "../views/common";
 import { Layout } from "../views/layout";
+import { tr, trf, trm } from "../i18n";
 
 /** What the "Add a user" form was given (kept when it is shown again with an error). */
 interface UserForm {
@@ -27,42 +28,42 @@ function UsersPage(p: { data: ReturnType<typeof loadUsers>; v: Viewer; secret?: 
   const { merchants, users } = p.data;
   return (
     <Layout title="Users" viewer={p.v} path="/backoffice/users">
-      <Notice text={p.notice} />
-      <Notice kind="error" text={p.error} />
+      <Notice text={p.notice && tr(p.notice)} />
+      <Notice kind="error" text={p.error && tr(p.error)} />
       {p.secret ? (
-        <section class="card" aria-label="New password">
-          <p>
-            Password of <strong safe>{p.secret.username}</strong>. Hand it over now: it is not shown again.
-          </p>
+        <section class="card" aria-label={tr("New password")}>
+          <p>{trm("Password of {username}. Hand it over now: it is not shown again.", { username: <strong safe>{p.secret.username}</strong> })}</p>
           <p class="secret" id="new-password" data-password safe>
             {p.secret.password}
           </p>
-          <CopyButton target="new-password" label="Copy password" />
-          <p class="muted">They choose their own password at the first sign-in.</p>
+          <CopyButton target="new-password" label={tr("Copy password")} />
+          <p class="muted" safe>
+            {tr("They choose their own password at the first sign-in.")}
+          </p>
         </section>
       ) : (
         <></>
       )}
-      <h2>Add a user</h2>
+      <h2 safe>{tr("Add a user")}</h2>
       <form method="post" action="/backoffice/users" class="filters">
         <Csrf viewer={p.v} />
         <label for="u-name">
-          New username
+          {trm("New username")}
           <input id="u-name" name="username" required maxlength="64" autocomplete="off" value={f.username} />
         </label>
         <label for="u-role">
-          Role
+          {trm("Role")}
           <select id="u-role" name="role">
-            <option value="merchant" selected={f.role !== "operator"}>
-              merchant
+            <option value="merchant" selected={f.role !== "operator"} safe>
+              {tr("merchant")}
             </option>
-            <option value="operator" selected={f.role === "operator"}>
-              operator
+            <option value="operator" selected={f.role === "operator"} safe>
+              {tr("operator")}
             </option>
           </select>
         </label>
         <label for="u-merchant">
-          Merchant (merchant users)
+          {trm("Merchant (merchant users)")}
           <select id="u-merchant" name="merchant">
             <option value="">—</option>
             {merchants.map((m) => (
@@ -72,37 +73,37 @@ function UsersPage(p: { data: ReturnType<typeof loadUsers>; v: Viewer; secret?: 
             ))}
           </select>
         </label>
-        <button type="submit">Create user</button>
+        <button type="submit" safe>{tr("Create user")}</button>
       </form>
       <DataTable
-        label="Users"
-        head={["Username", "Role", "Merchant", "Status", "2FA", "Actions"]}
+        label={tr("Users")}
+        head={[tr("Username"), tr("Role"), tr("Merchant"), tr("Status"), tr("2FA"), tr("Actions")]}
         rows={users}
         row={(u) => (
           <tr>
             <td safe>{u.username}</td>
-            <td>{u.role}</td>
+            <td safe>{tr(u.role)}</td>
             <td safe>{u.merchantUid ?? "—"}</td>
             <td>
               <StatusBadge status={u.status} />
             </td>
-            <td>{u.totp ? "on" : "off"}</td>
+            <td safe>{tr(u.totp ? "on" : "off")}</td>
             <td>
               {u.username === p.v.user.username ? (
-                <span>you</span>
+                <span safe>{tr("you")}</span>
               ) : (
                 <div class="inline">
                   <form method="post" action="/backoffice/users/status" class="inline">
                     <Csrf viewer={p.v} />
                     <input type="hidden" name="username" value={u.username} />
                     <input type="hidden" name="status" value={u.status === "active" ? "disabled" : "active"} />
-                    <button type="submit" class="secondary" aria-label={`${u.status === "active" ? "Disable" : "Enable"} ${u.username}`}>
-                      {u.status === "active" ? "Disable" : "Enable"}
+                    <button type="submit" class="secondary" aria-label={trf(u.status === "active" ? "Disable {username}" : "Enable {username}", { username: u.username })} safe>
+                      {tr(u.status === "active" ? "Disable" : "Enable")}
                     </button>
                   </form>
-                  <ActionButton viewer={p.v} action="/backoffice/users/reset-password" fields={{ username: u.username }} label="Reset password" ariaLabel={`Reset password of ${u.username}`} kind="secondary" />
+                  <ActionButton viewer={p.v} action="/backoffice/users/reset-password" fields={{ username: u.username }} label={tr("Reset password")} ariaLabel={trf("Reset password of {username}", { username: u.username })} kind="secondary" />
                   {u.totp ? (
-                    <ActionButton viewer={p.v} action="/backoffice/users/reset-2fa" fields={{ username: u.username }} label="Reset 2FA" ariaLabel={`Reset 2FA of ${u.username}`} kind="secondary" />
+                    <ActionButton viewer={p.v} action="/backoffice/users/reset-2fa" fields={{ username: u.username }} label={tr("Reset 2FA")} ariaLabel={trf("Reset 2FA of {username}", { username: u.username })} kind="secondary" />
                   ) : (
                     <></>
                   )}
@@ -141,7 +142,7 @@ export function usersRoutes(d: BackofficeDeps) {
             if (role === "merchant" && !form.merchant) throw new UserError("choose the merchant this user belongs to (Merchant), or make them an operator");
             const merchantUid = role === "merchant" ? form.merchant : undefined;
             const r = createUser(d.users, { username: form.username, role, merchantUid, mustChangePassword: true }, actorOf(v));
-            return { secret: { username: r.user.username, password: r.password }, notice: `User ${r.user.username} created.` };
+            return { secret: { username: r.user.username, password: r.password }, notice: trf("User {username} created.", { username: r.user.username }) };
           },
           form,
         );
@@ -152,7 +153,7 @@ export function usersRoutes(d: BackofficeDeps) {
       action(d, { ...op, reauth: "always" }, (v, { body }) =>
         handle(v, () => {
           const u = setUserStatus(d.users, str(body.username), str(body.status) === "active" ? "active" : "disabled", actorOf(v));
-          return { notice: `${u.username} is ${u.status}.` };
+          return { notice: trf(u.status === "active" ? "{username} is active." : "{username} is disabled.", { username: u.username }) };
         }),
       ),
     )
@@ -161,7 +162,7 @@ export function usersRoutes(d: BackofficeDeps) {
       action(d, { ...op, reauth: "always" }, (v, { body }) =>
         handle(v, () => {
           const r = resetPassword(d.users, str(body.username), actorOf(v), { mustChangePassword: true });
-          return { secret: { username: r.user.username, password: r.password }, notice: "Password reset; their sessions ended." };
+          return { secret: { username: r.user.username, password: r.password }, notice: tr("Password reset; their sessions ended.") };
         }),
       ),
     )
@@ -170,7 +171,7 @@ export function usersRoutes(d: BackofficeDeps) {
       action(d, { ...op, reauth: "always" }, (v, { body }) =>
         handle(v, () => {
           const u = resetTotp(d.users, str(body.username), actorOf(v));
-          return { notice: `Two-factor authentication of ${u.username} removed.` };
+          return { notice: trf("Two-factor authentication of {username} removed.", { username: u.username }) };
         }),
       ),
     );

@@ -31,12 +31,13 @@ export function costsOfPayin(db: Db, o: Pick<typeof payinOrders.$inferSelect, "i
     .all()
     .map((r) => r.id!);
   if (o.detectedAt !== null) {
+    // The address's legs in payout order (collection_legs_address), no sort.
     const leg = db
       .select({ id: payoutOrders.id })
       .from(collectionLegs)
       .innerJoin(payoutOrders, eq(payoutOrders.id, collectionLegs.payoutOrderId))
       .where(and(eq(collectionLegs.addressId, o.addressId), gte(payoutOrders.createdAt, o.detectedAt)))
-      .orderBy(asc(payoutOrders.id))
+      .orderBy(asc(collectionLegs.payoutOrderId))
       .limit(1)
       .get();
     if (leg) ids.push(leg.id);

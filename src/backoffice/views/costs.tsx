@@ -13,7 +13,7 @@ export function nativeAmount(chain: string, units: bigint | string): string {
   return `${fromBaseUnits(BigInt(units), decimals, 0)} ${nativeSymbol(chain)}`.trim();
 }
 
-const KIND: Record<string, string> = { payout: "transfer", gas_topup: "gas top-up", delegate: "energy delegation", reclaim: "energy reclaim", stake: "stake" };
+const KIND: Record<string, string> = { payout: "transfer", gas_topup: "gas top-up", delegate: "energy delegation", reclaim: "energy reclaim", stake: "stake", token_account: "token account" };
 
 /** The four cost cells of a row: burned (native coin), energy delegated, energy burned, bandwidth. */
 export function CostCells(p: { chain: string; native: bigint | string; energyDelegated: bigint | string; energyBurned: bigint | string; bandwidth: bigint | string }): JSX.Element {

@@ -4,6 +4,7 @@
 import type { Db } from "../../db/client";
 import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TestCallbackLimit } from "../../callbacks/test-event";
 import { DataTable, StatusBadge, Time } from "./common";
+import { tr } from "../i18n";
 
 /** A merchant's last test callbacks, as its page's loader read them (recentTestCallbacks). */
 export type TestCallbackRow = ReturnType<typeof recentTestCallbacks>[number];
@@ -11,10 +12,10 @@ export type TestCallbackRow = ReturnType<typeof recentTestCallbacks>[number];
 export function TestCallbacks(p: { rows: TestCallbackRow[] }): JSX.Element {
   return (
     <DataTable
-      label="Test callbacks"
-      head={["Sent", "URL", "Delivery", "HTTP status", "Latency", "Response"]}
+      label={tr("Test callbacks")}
+      head={[tr("Sent"), tr("URL"), tr("Delivery"), tr("HTTP status"), tr("Latency"), tr("Response")]}
       rows={p.rows}
-      empty="No test callback sent yet."
+      empty={tr("No test callback sent yet.")}
       row={(t) => {
         const last = t.attemptRows[t.attemptRows.length - 1];
         return (
@@ -48,8 +49,8 @@ export function queueTestCallback(deps: { db: Db; now: () => number; kick(): voi
   try {
     sendTestCallback(deps, merchantId);
   } catch (e) {
-    if (e instanceof NoDefaultCallbackUrl) return { error: "Set a default callback URL first: the test callback goes there.", status: 200 };
-    if (e instanceof TestCallbackLimit) return { error: "At most 5 test callbacks a minute. Try again shortly.", status: 429 };
+    if (e instanceof NoDefaultCallbackUrl) return { error: tr("Set a default callback URL first: the test callback goes there."), status: 200 };
+    if (e instanceof TestCallbackLimit) return { error: tr("At most 5 test callbacks a minute. Try again shortly."), status: 429 };
     throw e;
   }
   deps.kick();

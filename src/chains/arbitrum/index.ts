@@ -10,7 +10,7 @@ export const ARBITRUM_PROFILE: EvmChainProfile = {
   uriScheme: "ethereum",
   label: { network: "Arbitrum One", standard: "ERC20" },
   color: "#28a0f0",
-  // The sequencer's order (soft finality) plus 20 blocks of 250 ms; "safe"/"finalized" wait for L1 (docs/chains.md, "finality").
+  // The sequencer's order (soft finality) plus 20 blocks of 250 ms; "safe"/"finalized" wait for L1 (../shared/docs/chains.md, "finality").
   finality: "confirmations",
   // Type 2 by detection; the L1 component is in eth_estimateGas's gas limit (docs/payouts.md).
   l1Fee: "arbitrum",

@@ -10,7 +10,7 @@ export const BASE_PROFILE: EvmChainProfile = {
   uriScheme: "ethereum",
   label: { network: "Base", standard: "ERC20" },
   color: "#0052ff",
-  // The sequencer's unsafe head plus 10 blocks of 2 s; "safe"/"finalized" wait for L1 (docs/chains.md, "finality").
+  // The sequencer's unsafe head plus 10 blocks of 2 s; "safe"/"finalized" wait for L1 (../shared/docs/chains.md, "finality").
   finality: "confirmations",
   // Type 2 by detection (Base has a base fee); the L1 data fee from the GasPriceOracle predeploy (docs/payouts.md).
   l1Fee: "op-stack",

@@ -11,7 +11,7 @@ export const BSC_PROFILE: EvmChainProfile = {
   uriScheme: "ethereum",
   label: { network: "BNB Smart Chain", standard: "BEP20" },
   color: "#d99c00",
-  // Fast finality makes block n final at n+2: 3 confirmations are final (docs/chains.md).
+  // Fast finality makes block n final at n+2: 3 confirmations are final (../shared/docs/chains.md).
   finality: "confirmations",
   defaults: { confirmations: 3, blockTime: "450ms", tokens: [
       // Mainnet BEP20 contracts (DESIGN 9); config may override contract and decimals.

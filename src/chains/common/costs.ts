@@ -8,7 +8,7 @@ import { transferCosts } from "../../db/schema";
 import { countFee } from "../../lib/event-metrics";
 import type { ChainAdapter, SignedTransfer, TxCost } from "../types";
 
-export type CostKind = "payout" | "gas_topup" | "delegate" | "reclaim" | "stake";
+export type CostKind = "payout" | "gas_topup" | "delegate" | "reclaim" | "stake" | "token_account";
 
 /** UTC day of `ms`, as the Fees page groups rows. */
 export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);

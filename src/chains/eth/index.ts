@@ -11,7 +11,7 @@ export const ETH_PROFILE: EvmChainProfile = {
   uriScheme: "ethereum",
   label: { network: "Ethereum", standard: "ERC20" },
   color: "#627eea",
-  // 12 blocks (≈ 2.4 min): deeper than any reorg since the Merge (docs/chains.md, "finality").
+  // 12 blocks (≈ 2.4 min): deeper than any reorg since the Merge (../shared/docs/chains.md, "finality").
   finality: "confirmations",
   defaults: {
     enabled: false,

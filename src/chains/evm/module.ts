@@ -14,7 +14,7 @@ export interface EvmChainProfile extends EvmProfile {
   explorer: ChainModule["explorer"];
   /** EIP-681 scheme of the payment URI ("ethereum": every EVM wallet registers it). */
   uriScheme: string;
-  /** Default of `chains.<CODE>.finality` (docs/chains.md, "Finality per EVM chain"); absent: "confirmations". */
+  /** Default of `chains.<CODE>.finality` (../shared/docs/chains.md, "Finality per EVM chain"); absent: "confirmations". */
   finality?: EvmFinality;
 }
 
@@ -32,7 +32,7 @@ const finalityKey = (d: EvmFinality) =>
   T.Union([T.Literal("confirmations"), T.Literal("safe"), T.Literal("finalized")], {
     default: d,
     description:
-      'EVM chains: "confirmations" (final at `confirmations` blocks), "safe" or "finalized" (also at or below the node\'s block of that tag; docs/chains.md explains each chain\'s default)',
+      'EVM chains: "confirmations" (final at `confirmations` blocks), "safe" or "finalized" (also at or below the node\'s block of that tag; ../shared/docs/chains.md explains each chain\'s default)',
   });
 
 // viem (~20 MB of RSS) loads only when an rpc-mode EVM adapter is built.

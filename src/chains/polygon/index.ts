@@ -10,7 +10,7 @@ export const POLYGON_PROFILE: EvmChainProfile = {
   uriScheme: "ethereum",
   label: { network: "Polygon", standard: "ERC20" },
   color: "#8247e5",
-  // Polygon has reorganised 100+ blocks; only its milestone-finalized block is safe (docs/chains.md, "finality").
+  // Polygon has reorganised 100+ blocks; only its milestone-finalized block is safe (../shared/docs/chains.md, "finality").
   finality: "finalized",
   defaults: {
     enabled: false,

@@ -5,7 +5,7 @@ import { Keypair, PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { startSolFixture, someSolAddresses, SOL_TOKENS, type SolFixture } from "../../testing/sol-fixture";
 import { startRpcProxy } from "../../testing/rpc-proxy";
-import { USDC_MINT } from "../../testing/solana-rpc";
+import { USDC_MINT, USDT_MINT } from "../../testing/solana-rpc";
 import { watchSetOf } from "../../testing/watch-set";
 import { eventually } from "../../testing/wait";
 import { solKeypairBytes } from "./address";
@@ -45,6 +45,12 @@ describe("SOL adapter start-up", () => {
     await expect(fx.adapter({ tokens: [{ ...SOL_TOKENS[0], decimals: 9 }] }).start()).rejects.toThrow(/SOL USDC .*EPjF.* has 6 decimals on chain, config says 9/);
     const nowhere = someSolAddresses(1, "no-mint")[0];
     await expect(fx.adapter({ tokens: [{ ...SOL_TOKENS[0], contract: nowhere }] }).start()).rejects.toThrow(/SOL USDC: no token mint/);
+    // Every configured mint is checked: USDT's too.
+    const usdt = SOL_TOKENS.find((t) => t.symbol === "USDT")!;
+    expect(usdt).toMatchObject({ contract: USDT_MINT, decimals: 6 });
+    await expect(fx.adapter({ tokens: [SOL_TOKENS[0], { ...usdt, decimals: 8 }] }).start()).rejects.toThrow(/SOL USDT .*Es9v.* has 6 decimals on chain, config says 8/);
+    await expect(fx.adapter({ tokens: [SOL_TOKENS[0], { ...usdt, contract: nowhere }] }).start()).rejects.toThrow(/SOL USDT: no token mint/);
+    await fx.adapter().start();
   });
 });
 
@@ -100,17 +106,41 @@ describe("SOL scanning", () => {
     fx.proxy.resetCounts();
     const later = await scanAll(whole.to + 1n, [a], small);
     expect(later.transfers.map((t) => [t.txHash, t.amount])).toEqual([[s6, 6n]]);
-    expect(fx.proxy.calls.get("getSignaturesForAddress")).toBe(1);
+    // One call per ATA: the owner's USDC and USDT accounts.
+    expect(fx.proxy.calls.get("getSignaturesForAddress")).toBe(SOL_TOKENS.length);
   });
 
-  test("one getSignaturesForAddress per watched ATA per scan (the documented cost), in batches", async () => {
+  test("one getSignaturesForAddress per watched ATA (owner × mint) per scan (the documented cost), in batches of 50", async () => {
     const watch = someSolAddresses(120, "many");
     const h = await sol.head();
     const byAddress = fx.adapter({ scanMode: "addresses" });
     fx.proxy.resetCounts();
     await byAddress.scan(h.scanTo!, h.scanTo!, watchSetOf(watch));
-    expect(fx.proxy.calls.get("getSignaturesForAddress")).toBe(120);
-    expect(fx.proxy.httpRequests()).toBe(3);
+    expect(SOL_TOKENS.map((t) => t.symbol)).toEqual(["USDC", "USDT"]);
+    expect(fx.proxy.calls.get("getSignaturesForAddress")).toBe(120 * SOL_TOKENS.length);
+    expect(fx.proxy.httpRequests()).toBe(Math.ceil((120 * SOL_TOKENS.length) / 50));
+  });
+
+  test("USDT and USDC to the same owner: each found as its own token with its exact amount, by ATA signatures and by blocks alike", async () => {
+    const [a, b] = someSolAddresses(2, "two-mints");
+    const start = (await sol.head()).scanTo! + 1n;
+    const usdt = fx.payer(50_000_000n, "USDT");
+    const usdc = fx.payer(50_000_000n, "USDC");
+    const t1 = await fx.pay(usdt, [[a, 7_000_001n], [b, 2n]], { token: "USDT" });
+    const c1 = await fx.pay(usdc, [[a, 3_000_000n]], { token: "USDC" });
+    const seen = (r: Awaited<ReturnType<typeof scanAll>>) => r.transfers.map((t) => [t.txHash, t.token, t.to, t.amount]).sort((x, y) => Number(x[3]) - Number(y[3]));
+    const want = [
+      [t1, "USDT", b, 2n],
+      [c1, "USDC", a, 3_000_000n],
+      [t1, "USDT", a, 7_000_001n],
+    ];
+    expect(seen(await scanAll(start, [a, b], fx.adapter({ scanMode: "addresses" })))).toEqual(want);
+    expect(seen(await scanAll(start, [a, b], fx.adapter({ scanMode: "blocks" })))).toEqual(want);
+    // The USDT ATA is the one derived from the USDT mint.
+    const keys = fx.node.landed(t1)!.keys.map((k) => k.pubkey);
+    expect(keys).toContain(getAssociatedTokenAddressSync(new PublicKey(USDT_MINT), new PublicKey(a), true).toBase58());
+    expect(await sol.tokenBalance(a, "USDT")).toBe(7_000_001n);
+    expect(await sol.tokenBalance(a, "USDC")).toBe(3_000_000n);
   });
 
   test("a scan past what the node has finalized fails instead of skipping (minContextSlot)", async () => {

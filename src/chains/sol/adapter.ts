@@ -595,10 +595,19 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
       }
     },
 
+    // What the fee payer (account 0: the gas wallet) spent, read from the chain: the fee plus the
+    // rent of every token account the transaction created (rent a gateway never gets back).
     async txCost(tx: SignedTransfer) {
-      const t = await rpc.request<{ meta?: { fee?: number } } | null>("getTransaction", [tx.txHash, { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 }]);
+      const t = await rpc.request<{ meta?: { fee?: number; preBalances?: number[]; postBalances?: number[] } } | null>("getTransaction", [
+        tx.txHash,
+        { encoding: "json", commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+      ]);
       if (!t?.meta) return null;
-      return { nativeBurned: BigInt(t.meta.fee ?? 0) };
+      const fee = BigInt(t.meta.fee ?? 0);
+      const pre = t.meta.preBalances?.[0];
+      const post = t.meta.postBalances?.[0];
+      const spent = pre === undefined || post === undefined ? fee : BigInt(pre) - BigInt(post);
+      return { nativeBurned: spent > fee ? spent : fee };
     },
 
     async txState(tx: SignedTransfer): Promise<TxState> {

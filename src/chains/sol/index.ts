@@ -1,4 +1,4 @@
-// Solana: SPL USDC, base58 addresses, Solana Pay URIs; the gas wallet pays every fee.
+// Solana: SPL USDC and USDT, base58 addresses, Solana Pay URIs; the gas wallet pays every fee.
 import { createHash } from "node:crypto";
 import { base58 } from "@scure/base";
 import type { ChainModule } from "../module";
@@ -23,6 +23,8 @@ export const solChain: ChainModule = {
   defaults: { confirmations: 32, blockTime: "400ms", tokens: [
       // Mainnet USDC mint (DESIGN 9); config may override mint and decimals.
       { chain: "SOL", symbol: "USDC", contract: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", decimals: 6 },
+      // Mainnet USDT mint (DESIGN 17).
+      { chain: "SOL", symbol: "USDT", contract: "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB", decimals: 6 },
     ],
   },
   label: { network: "Solana", standard: "SPL" },
@@ -39,7 +41,7 @@ export const solChain: ChainModule = {
     return {
       adapter,
       // One signature (the gas wallet is the fee payer); rent for a new token account is extra, paid by the gas wallet.
-      estimateTransferFee: async () => ({ fee: SIGNATURE_FEE, note: "plus rent when a recipient has no USDC account yet" }),
+      estimateTransferFee: async () => ({ fee: SIGNATURE_FEE, note: "plus rent when a recipient has no token account for the mint yet" }),
       payoutOps: (ctx, env) => solPayoutOps(ctx, adapter, env),
       // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
       unrecordedOutgoing: async (_ctx, q) => (q.since === null ? [] : (await adapter.signedBy(q.address, q.since)).filter((t) => !q.known(t.txHash))),
@@ -54,6 +56,6 @@ export const solChain: ChainModule = {
     if (orderNo) q.set("reference", solanaReference(orderNo));
     return `solana:${address}?${q.toString()}`;
   },
-  // Solana Pay pins the USDC mint (a bare address lets the payer send SOL by mistake).
+  // Solana Pay pins the token's mint (a bare address lets the payer send SOL by mistake).
   walletLinks: { order: "paymentUri", deposit: "paymentUri", walletButton: true },
 };

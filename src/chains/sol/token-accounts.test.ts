@@ -1,12 +1,15 @@
-// Solana receiving addresses get their USDC token account from the gas wallet, on the LiteSVM
-// node behind JSON-RPC: before anyone pays, rent recorded, nothing done twice.
+// Solana receiving addresses get their token accounts (USDC and USDT) from the gas wallet, on
+// the LiteSVM node behind JSON-RPC: before anyone pays, rent recorded (and in the fee ledger),
+// nothing done twice; an address made before a token was added gets that token's account.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { startSolFixture, type SolFixture } from "../../testing/sol-fixture";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
 import { addressBook, gasWallet, findAddress } from "../../wallet/addresses";
 import type { SolAdapter } from "./adapter";
-import { provisionSolTokenAccounts, solTokenAccountOf, solTokenAccountSpend } from "./token-accounts";
+import { mintSet, provisionSolTokenAccounts, requeueForMints, solTokenAccountOf, solTokenAccountSpend } from "./token-accounts";
+import { transferCosts } from "../../db/schema";
+import { eq } from "drizzle-orm";
 
 type Obj = Record<string, any>;
 const RENT = 2_039_280n;
@@ -26,7 +29,8 @@ afterAll(async () => {
 });
 
 const run = () => provisionSolTokenAccounts(gw.ctx, sol, addressBook);
-const accountExists = async (owner: string) => (await fx.conn.getAccountInfo(new PublicKey(sol.tokenAccountOf(owner, "USDC")), "confirmed")) !== null;
+const accountExists = async (owner: string, token: "USDC" | "USDT" = "USDC") => (await fx.conn.getAccountInfo(new PublicKey(sol.tokenAccountOf(owner, token)), "confirmed")) !== null;
+const costOfTx = (txHash: string) => gw.ctx.db.select().from(transferCosts).where(eq(transferCosts.txHash, txHash)).get();
 let n = 0;
 const order = () =>
   gw.client.request<Obj>("POST", "/openapi/payin/orders", {
@@ -60,17 +64,21 @@ describe("token accounts of Solana receiving addresses", () => {
     expect(row.status).toBe("broadcasted");
     expect(row.txHash).toBe(firstTx); // the stored transaction, not a new one
     row = await untilFinal(o.address);
-    expect(row).toMatchObject({ status: "created", rentLamports: String(RENT), feeLamports: String(FEE), lastError: null });
-    expect(await accountExists(o.address)).toBe(true);
-    expect(fx.node.lamports(gas.address)).toBe(1_000_000_000n - RENT - FEE);
+    // One transaction creates both accounts (USDC and USDT): two rents, one fee.
+    expect(row).toMatchObject({ status: "created", rentLamports: String(2n * RENT), feeLamports: String(FEE), mints: mintSet(sol), lastError: null });
+    expect(await accountExists(o.address, "USDC")).toBe(true);
+    expect(await accountExists(o.address, "USDT")).toBe(true);
+    expect(fx.node.lamports(gas.address)).toBe(1_000_000_000n - 2n * RENT - FEE);
     expect(fx.node.lamports(o.address)).toBe(0n); // the receiving wallet itself holds nothing
-    expect(solTokenAccountSpend(gw.ctx)).toEqual({ accounts: 1, rentLamports: RENT, feeLamports: FEE });
+    expect(solTokenAccountSpend(gw.ctx)).toEqual({ accounts: 1, rentLamports: 2n * RENT, feeLamports: FEE });
+    // Its cost is recorded (DESIGN 21): exactly what the gas wallet spent.
+    expect(costOfTx(firstTx!)).toMatchObject({ chain: "SOL", kind: "token_account", nativeBurned: String(2n * RENT + FEE), payoutOrderId: null });
 
     // Done is done: later runs spend nothing more.
     await run();
     fx.node.advance(3);
     await run();
-    expect(fx.node.lamports(gas.address)).toBe(1_000_000_000n - RENT - FEE);
+    expect(fx.node.lamports(gas.address)).toBe(1_000_000_000n - 2n * RENT - FEE);
 
     // A payer that does not create accounts (plain transfer to the existing ATA) pays, and it is detected.
     await fx.pay(fx.payer(5_000_000n), [[o.address, 5_000_000n]], { plain: true });
@@ -81,15 +89,50 @@ describe("token accounts of Solana receiving addresses", () => {
     expect(q.paidAmount).toBe("5.000000");
   });
 
-  test("an account someone else already made is left alone: existed, no rent spent", async () => {
+  test("accounts someone else already made are left alone: existed, no rent spent", async () => {
     const b = await gw.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: "USDC", bindKey: "ata-existing" } });
-    await fx.pay(fx.payer(1n), [[b.address, 1n]]); // the payer's wallet creates the ATA
+    // The payers' wallets create both ATAs.
+    await fx.pay(fx.payer(1n), [[b.address, 1n]]);
+    await fx.pay(fx.payer(1n, "USDT"), [[b.address, 1n]], { token: "USDT" });
     fx.node.advance(2);
     const gas = gasWallet(gw.ctx.db, sol, gw.ctx.seed, Date.now());
     const before = fx.node.lamports(gas.address);
     await run();
-    expect(rowOf(b.address)).toMatchObject({ status: "existed", rentLamports: "0", txHash: null });
+    expect(rowOf(b.address)).toMatchObject({ status: "existed", rentLamports: "0", txHash: null, mints: mintSet(sol) });
     expect(fx.node.lamports(gas.address)).toBe(before);
+  });
+
+  test("only the missing account is made: a payer created the USDC one, the gas wallet pays the USDT one's rent", async () => {
+    const b = await gw.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: "USDT", bindKey: "ata-half" } });
+    await fx.pay(fx.payer(1n), [[b.address, 1n]]);
+    fx.node.advance(2);
+    const gas = gasWallet(gw.ctx.db, sol, gw.ctx.seed, Date.now());
+    const before = fx.node.lamports(gas.address);
+    await run();
+    const row = await untilFinal(b.address);
+    expect(row).toMatchObject({ status: "created", rentLamports: String(RENT), feeLamports: String(FEE) });
+    expect(await accountExists(b.address, "USDT")).toBe(true);
+    expect(before - fx.node.lamports(gas.address)).toBe(RENT + FEE);
+    expect(costOfTx(row.txHash!)).toMatchObject({ kind: "token_account", nativeBurned: String(RENT + FEE) });
+  });
+
+  test("an address finished before USDT was added (mints unrecorded) is queued again once and gets its USDT account; the rents add up", async () => {
+    const b = await gw.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: "USDC", bindKey: "ata-upgrade" } });
+    await fx.pay(fx.payer(1n), [[b.address, 1n]]);
+    fx.node.advance(2);
+    await run();
+    // As an older version left it: USDC only, created by the gateway, no mints recorded.
+    gw.ctx.db.$client.run("UPDATE sol_token_accounts SET status = 'created', rent_lamports = ?, fee_lamports = ?, mints = NULL, tx_hash = NULL WHERE owner = ?", [String(RENT), String(FEE), b.address]);
+    // USDT's account does not exist yet: the test removes it as if it was never made.
+    if (await accountExists(b.address, "USDT")) fx.node.svm.setAccount(new PublicKey(sol.tokenAccountOf(b.address, "USDT")), { lamports: 0, data: new Uint8Array(), owner: PublicKey.default, executable: false });
+    expect(await accountExists(b.address, "USDT")).toBe(false);
+    // A new process checks finished rows against the configured mints once.
+    expect(requeueForMints(gw.ctx, sol, { again: true })).toBe(1);
+    expect(requeueForMints(gw.ctx, sol)).toBe(0);
+    const row = await untilFinal(b.address);
+    expect(row).toMatchObject({ status: "created", rentLamports: String(2n * RENT), feeLamports: String(2n * FEE), mints: mintSet(sol) });
+    expect(await accountExists(b.address, "USDT")).toBe(true);
+    expect(costOfTx(row.txHash!)).toMatchObject({ kind: "token_account", nativeBurned: String(RENT + FEE) });
   });
 
   test("a blockhash that expires unlanded is signed again, once it can no longer land", async () => {

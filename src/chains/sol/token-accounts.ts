@@ -1,21 +1,45 @@
-// Solana receiving addresses get their USDC token account (ATA) up front, paid by the gas
-// wallet: some payers' tools (exchange withdrawals, older wallets) refuse to send to a wallet
-// without one. One row per address in sol_token_accounts walks pending → signed → broadcasted
-// → created (or existed, when someone else made it first). The transaction is stored before it
-// is broadcast; a blockhash that expired without landing is the only reason to sign again.
+// Solana receiving addresses get their token accounts (an ATA per configured mint: USDC, USDT)
+// up front, paid by the gas wallet: some payers' tools (exchange withdrawals, older wallets)
+// refuse to send to a wallet without one. One row per address in sol_token_accounts walks
+// pending → signed → broadcasted → created (or existed, when someone else made them all first).
+// The transaction is stored before it is broadcast; a blockhash that expired without landing is
+// the only reason to sign again. A finished row records the mints it covers: when the configured
+// mints change (a token added), the row is queued again and only the missing accounts are made.
+// Every creation that lands records its cost (fee + rent, DESIGN 21) with the row's update.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { ChainModuleCtx } from "../module";
-import { writeTx } from "../../db/client";
+import { writeTx, type Tx } from "../../db/client";
 import { solTokenAccounts } from "../../db/schema";
 import type { SolAdapter, SolCreateAccountsMeta } from "./adapter";
 import type { SignedTransfer } from "../types";
 import type { AddressBook } from "../payout-steps";
+import { costOf, recordCost } from "../common/costs";
 
 type Ctx = ChainModuleCtx;
 type Row = typeof solTokenAccounts.$inferSelect;
 
 /** Rows handled per run, so a burst of new addresses cannot hold the job for long. */
 const BATCH = 25;
+
+/** The configured mints, as a finished row records them. */
+export const mintSet = (adapter: Pick<SolAdapter, "tokens">): string => [...new Set(adapter.tokens.map((t) => t.contract))].sort().join(",");
+
+/** Databases whose finished rows were checked against the configured mints (once per process). */
+const checkedMints = new WeakMap<object, string>();
+
+/**
+ * Queues again every finished row whose mints are not the configured ones (a token added, or a
+ * row from before rows recorded their mints); returns how many. The job runs it once per process.
+ */
+export function requeueForMints(ctx: Ctx, adapter: Pick<SolAdapter, "tokens">, o: { again?: boolean } = {}): number {
+  const mints = mintSet(adapter);
+  if (!o.again && checkedMints.get(ctx.db) === mints) return 0;
+  const r = ctx.db.$client
+    .query(`UPDATE sol_token_accounts SET status = 'pending', updated_at = ? WHERE status IN ('created', 'existed') AND (mints IS NULL OR mints <> ?)`)
+    .run(ctx.clock.now(), mints);
+  checkedMints.set(ctx.db, mints);
+  return r.changes;
+}
 
 /** Adds a pending row for every SOL receiving address that has none; returns how many. */
 export function enqueueNewAddresses(ctx: Ctx): number {
@@ -31,14 +55,26 @@ export function enqueueNewAddresses(ctx: Ctx): number {
   return r.changes;
 }
 
-function update(ctx: Ctx, addressId: string, fields: Partial<Row>): void {
-  writeTx(ctx.db, (tx) => tx.update(solTokenAccounts).set({ ...fields, updatedAt: ctx.clock.now() }).where(eq(solTokenAccounts.addressId, addressId)).run());
+function update(ctx: Ctx, addressId: string, fields: Partial<Row>, also?: (tx: Tx) => void): void {
+  writeTx(ctx.db, (tx) => {
+    tx.update(solTokenAccounts).set({ ...fields, updatedAt: ctx.clock.now() }).where(eq(solTokenAccounts.addressId, addressId)).run();
+    also?.(tx);
+  });
+}
+
+/** What a landed creation cost (the fee payer's lamports: fee + rent), recorded with the row's update. */
+async function costRecorder(ctx: Ctx, adapter: SolAdapter, tx: SignedTransfer): Promise<(t: Tx) => void> {
+  const cost = await costOf(adapter, tx);
+  return (t) => {
+    if (cost) recordCost(t, { chain: adapter.chain, txHash: tx.txHash, kind: "token_account", cost, now: ctx.clock.now() });
+  };
 }
 
 const stored = (r: Row): SignedTransfer => ({ txHash: r.txHash!, raw: r.signedTx!, meta: JSON.parse(r.signedMeta!) as SolCreateAccountsMeta });
 
 /** One pass: new addresses queued, unfinished rows moved on. Returns rows that reached created/existed. */
 export async function provisionSolTokenAccounts(ctx: Ctx, adapter: SolAdapter, addresses: AddressBook): Promise<number> {
+  requeueForMints(ctx, adapter);
   enqueueNewAddresses(ctx);
   const rows = ctx.db
     .select()
@@ -66,7 +102,8 @@ async function step(ctx: Ctx, adapter: SolAdapter, row: Row, feePayerKey: Uint8A
   if (row.status === "pending") {
     const tx = await adapter.signCreateTokenAccounts(row.owner, feePayerKey);
     if (!tx) {
-      update(ctx, row.addressId, { status: "existed", lastError: null });
+      // Every account exists: made by us on an earlier pass (a row queued again), or by someone else.
+      update(ctx, row.addressId, { status: BigInt(row.rentLamports) > 0n ? "created" : "existed", mints: mintSet(adapter), lastError: null });
       return true;
     }
     update(ctx, row.addressId, { status: "signed", txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta), attempts: row.attempts + 1 });
@@ -76,13 +113,16 @@ async function step(ctx: Ctx, adapter: SolAdapter, row: Row, feePayerKey: Uint8A
   const state = await adapter.txState(tx);
   if (state.state === "included") {
     if (!state.success) {
-      // Failed on chain (the fee was spent): sign a fresh one next run.
-      update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: `creation ${tx.txHash} failed on chain` });
+      // Failed on chain (the fee was spent, and recorded): sign a fresh one next run.
+      update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: `creation ${tx.txHash} failed on chain` }, await costRecorder(ctx, adapter, tx));
       return false;
     }
     if (!state.final) return false;
     const meta = tx.meta as SolCreateAccountsMeta;
-    update(ctx, row.addressId, { status: "created", rentLamports: meta.rentLamports, feeLamports: meta.feeLamports, lastError: null });
+    // A row queued again for a new mint adds this creation's rent and fee to the earlier ones.
+    const rentLamports = (BigInt(row.rentLamports) + BigInt(meta.rentLamports)).toString();
+    const feeLamports = (BigInt(row.feeLamports) + BigInt(meta.feeLamports)).toString();
+    update(ctx, row.addressId, { status: "created", rentLamports, feeLamports, mints: mintSet(adapter), lastError: null }, await costRecorder(ctx, adapter, tx));
     ctx.logger.info("SOL token account created", { owner: row.owner, accounts: meta.accounts, rentLamports: meta.rentLamports, tx: tx.txHash });
     return true;
   }

@@ -23,6 +23,7 @@ import { ENERGY_EXISTING_HOLDER, ENERGY_NEW_HOLDER } from "./resources";
 import { addUser } from "../../testing/backoffice-browser";
 import { backofficeSignIn } from "../../testing/backoffice-client";
 import { fromBaseUnits } from "../../lib/money";
+import { confirmCollection, previewCollection, runCollection, runLegs, setCollectionSetting } from "../../treasury/collection";
 
 type Obj = Record<string, any>;
 const TRX = 1_000_000n;
@@ -181,6 +182,25 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
     expect(page).toContain("Network cost");
     expect(page).toContain(r.txHash!);
     expect(page).toContain(`${fromBaseUnits(ENERGY_NEW_HOLDER * 100n, 6, 0)} TRX`);
+    // A deposit order's page shows the collection leg that swept its money.
+    const b = await gw.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "sbx-swept" } });
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "45" });
+    await sb.mine("TRON", 4);
+    const deposit = gw.ctx.db.$client.query<{ orderNo: string }, [string]>("SELECT p.order_no AS orderNo FROM payin_orders p JOIN addresses a ON a.id = p.address_id WHERE a.address = ?").get(b.address)!;
+    const user = { actor: "sbx", role: "merchant" as const, ip: "127.0.0.1" };
+    setCollectionSetting(gw.ctx, gw.merchant.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "41" }, user); // the other addresses hold at most 40
+    const run = await previewCollection(gw.ctx, gw.merchant.id, "TRON", "USDT", user);
+    const legs = runLegs(gw.ctx.db, run.id);
+    expect(legs.map((l) => l.leg.fromAddress)).toEqual([b.address]);
+    confirmCollection({ db: gw.ctx.db, now: () => Date.now() }, gw.merchant.id, run.id, user);
+    await runCollection(gw.ctx, run.id, gw.gateway.runtime.treasury);
+    await sb.mine("TRON", 3);
+    const leg = runLegs(gw.ctx.db, run.id)[0]!.order!;
+    expect(leg.status).toBe("confirmed");
+    const swept = await (await op.get(`/backoffice/orders/${deposit.orderNo}`)).text();
+    expect(swept).toContain("Network cost");
+    expect(swept).toContain(leg.txHash!);
+
     const all = gw.ctx.db.select().from(transferCosts).where(eq(transferCosts.chain, "TRON")).all();
     const fees = await (await op.get("/backoffice/fees")).text();
     expect(fees).toContain(`${fromBaseUnits(all.reduce((s, c) => s + BigInt(c.nativeBurned), 0n), 6, 0)} TRX`);

@@ -1,0 +1,122 @@
+// The back office's own storage: its users, their sessions, failed sign-ins and the one-time
+// setup token (docs/architecture.md "Data access"). Every statement on those tables, named by
+// what it does; users.ts, sessions.ts, totp.ts and setup.ts call these. Drizzle's builder: none
+// of these is hot.
+import { and, asc, count, desc, eq, gt, isNull } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { backofficeSessions, backofficeUsers, loginFailures, settings } from "../db/schema";
+
+export type UserRow = typeof backofficeUsers.$inferSelect;
+export type SessionRow = typeof backofficeSessions.$inferSelect;
+
+// Users
+
+export function findUser(db: Db, username: string): UserRow | undefined {
+  return db.select().from(backofficeUsers).where(eq(backofficeUsers.username, username)).get();
+}
+
+export function userById(db: Db, id: number): UserRow | undefined {
+  return db.select().from(backofficeUsers).where(eq(backofficeUsers.id, id)).get();
+}
+
+export function listUsers(db: Db, scope: { merchantId?: number } = {}): UserRow[] {
+  return db
+    .select()
+    .from(backofficeUsers)
+    .where(scope.merchantId !== undefined ? eq(backofficeUsers.merchantId, scope.merchantId) : undefined)
+    .orderBy(asc(backofficeUsers.id))
+    .all();
+}
+
+export function hasOperator(db: Db): boolean {
+  return !!db.select({ id: backofficeUsers.id }).from(backofficeUsers).where(and(eq(backofficeUsers.role, "operator"), eq(backofficeUsers.status, "active"))).get();
+}
+
+export function insertUser(tx: Db, values: typeof backofficeUsers.$inferInsert): UserRow {
+  return tx.insert(backofficeUsers).values(values).returning().get();
+}
+
+/** Writes `set` on the user; the row after. */
+export function patchUser(tx: Db, id: number, set: Partial<Omit<UserRow, "id">>): UserRow {
+  return tx.update(backofficeUsers).set(set).where(eq(backofficeUsers.id, id)).returning().get();
+}
+
+// Failed sign-ins (the lockout counts them)
+
+/** Failures of a username, or from a client address, after `since`. */
+export function failuresSince(db: Db, by: { username: string } | { ip: string }, since: number): number {
+  const who = "username" in by ? eq(loginFailures.username, by.username) : eq(loginFailures.ip, by.ip);
+  return db.select({ n: count() }).from(loginFailures).where(and(who, gt(loginFailures.at, since))).get()?.n ?? 0;
+}
+
+export function insertLoginFailure(db: Db, row: { username: string; ip: string | null; at: number }): void {
+  db.insert(loginFailures).values(row).run();
+}
+
+/**
+ * Ends a user's sign-in lock (DESIGN 10: a lockout never locks an operator out of recovery): a
+ * password reset (CLI `user reset-password` or the back office) and the setup link clear it, so
+ * the new password works at once even while someone keeps guessing the old one.
+ */
+export function clearLoginFailures(db: Db, username: string): void {
+  db.delete(loginFailures).where(eq(loginFailures.username, username)).run();
+}
+
+// Sessions
+
+export function insertSession(db: Db, values: typeof backofficeSessions.$inferInsert): SessionRow {
+  return db.insert(backofficeSessions).values(values).returning().get();
+}
+
+/** The session of a token hash with its user. */
+export function sessionByTokenHash(db: Db, tokenHash: string): { session: SessionRow; user: UserRow } | undefined {
+  const row = db
+    .select()
+    .from(backofficeSessions)
+    .innerJoin(backofficeUsers, eq(backofficeUsers.id, backofficeSessions.userId))
+    .where(eq(backofficeSessions.tokenHash, tokenHash))
+    .get();
+  return row ? { session: row.backoffice_sessions, user: row.backoffice_users } : undefined;
+}
+
+export function patchSession(db: Db, id: string, set: Partial<Pick<SessionRow, "stage" | "reauthAt" | "lastSeenAt">>): void {
+  db.update(backofficeSessions).set(set).where(eq(backofficeSessions.id, id)).run();
+}
+
+/** Revokes a live session (of that user only, when given); whether one was. */
+export function revokeSessionRow(db: Db, sessionId: string, now: number, userId?: number): boolean {
+  const where = userId !== undefined ? and(eq(backofficeSessions.id, sessionId), eq(backofficeSessions.userId, userId)) : eq(backofficeSessions.id, sessionId);
+  return !!db.update(backofficeSessions).set({ revokedAt: now }).where(and(where, isNull(backofficeSessions.revokedAt))).returning().get();
+}
+
+/** Every unrevoked session of the user but `exceptSessionId` ends now. */
+export function revokeUserSessions(db: Db, userId: number, now: number, exceptSessionId?: string): void {
+  const rows = db.select({ id: backofficeSessions.id }).from(backofficeSessions).where(and(eq(backofficeSessions.userId, userId), isNull(backofficeSessions.revokedAt))).all();
+  for (const r of rows) {
+    if (r.id !== exceptSessionId) db.update(backofficeSessions).set({ revokedAt: now }).where(eq(backofficeSessions.id, r.id)).run();
+  }
+}
+
+/** The user's signed-in (stage full), unrevoked sessions, newest first. */
+export function fullSessions(db: Db, userId: number): SessionRow[] {
+  return db
+    .select()
+    .from(backofficeSessions)
+    .where(and(eq(backofficeSessions.userId, userId), eq(backofficeSessions.stage, "full"), isNull(backofficeSessions.revokedAt)))
+    .orderBy(desc(backofficeSessions.createdAt))
+    .all();
+}
+
+// Settings (the setup token)
+
+export function getSetting(db: Db, key: string): string | undefined {
+  return db.select().from(settings).where(eq(settings.key, key)).get()?.value;
+}
+
+export function putSetting(db: Db, key: string, value: string, now: number): void {
+  db.insert(settings).values({ key, value, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } }).run();
+}
+
+export function deleteSetting(db: Db, key: string): void {
+  db.delete(settings).where(eq(settings.key, key)).run();
+}

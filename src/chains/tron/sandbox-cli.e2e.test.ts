@@ -1,0 +1,42 @@
+// Rehearsing stake mode the way an operator does with `make run` (docs/payouts.md): a sandbox
+// gateway process with `[chains.TRON.energy] mode = "stake"`, the energy wallet's address from
+// `energy status --json`, TRX sent to it with POST /sandbox/transfers, `energy stake` by the CLI,
+// then a payout over HTTP goes out on delegated energy and burns no TRX for it.
+import { afterAll, expect, test } from "bun:test";
+import { crashGateway, disposeCrashGateways, SANDBOX_TRON_ONLY } from "../../testing/crash";
+import { sandboxClient } from "../../testing/sandbox";
+import { randomAddress } from "../../wallet/hd";
+import { ENERGY_NEW_HOLDER } from "./resources";
+
+type Obj = Record<string, any>;
+afterAll(() => disposeCrashGateways());
+
+test("make run rehearsal: fund the energy wallet over /sandbox, stake by the CLI, a payout takes delegated energy", async () => {
+  const c = await crashGateway({ merchantName: "rehearsal", toml: SANDBOX_TRON_ONLY.replace("[chains.TRON]\n", '[chains.TRON]\nenergy = { mode = "stake", fallback = "burn" }\n') });
+  const g = await c.start();
+  try {
+    const sb = sandboxClient(c.s.url);
+    const status0 = await c.cli("energy", "status", "--json");
+    expect(status0.code).toBe(0);
+    const wallet = (JSON.parse(status0.stdout) as Obj).address as string;
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "TRX", toAddress: wallet, amount: "25000" });
+    const staked = await c.cli("energy", "stake", "--trx", "20000");
+    expect(staked.stderr).toBe("");
+    expect(staked.stdout).toMatch(/^staked 20000 TRX: [0-9a-f]{64}/);
+    expect(JSON.parse((await c.cli("energy", "status", "--json")).stdout)).toMatchObject({ address: wallet, stakedTrx: "20000", energyAvailable: "200000" });
+
+    const b = await c.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "rehearsal" } });
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "40" });
+    await sb.mine("TRON", 2);
+    const o = await c.client.request<Obj>("POST", "/openapi/payout/orders", {
+      body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "R-1", fromAddress: b.address, toAddress: randomAddress("TRON"), amount: "10", notifyUrl: "https://shop.example/po" },
+    });
+    expect(o.status).toBe("broadcasted");
+    await sb.mine("TRON", 2);
+    const costs = c.query<Obj>("SELECT c.kind, c.native_burned AS burned, c.energy_delegated AS delegated FROM transfer_costs c JOIN payout_orders p ON p.id = c.payout_order_id WHERE p.order_no = ?", o.orderNo);
+    expect(costs.find((x) => x.kind === "payout")).toEqual({ kind: "payout", burned: "0", delegated: String(ENERGY_NEW_HOLDER) });
+    expect(costs.map((x) => x.kind)).toContain("delegate");
+  } finally {
+    await g.kill();
+  }
+}, 120_000);

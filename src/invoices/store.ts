@@ -1,0 +1,59 @@
+// The invoices domain's storage: every statement on the invoices table, named by what it does
+// (docs/architecture.md "Data access"). Drizzle's builder: none of these is hot.
+import { and, asc, eq, isNull, lte } from "drizzle-orm";
+import { type DbOrTx, type Tx, updateById } from "../db/client";
+import { invoices, payinOrders } from "../db/schema";
+import type { InvoiceRow } from "./views";
+
+type PayinRow = typeof payinOrders.$inferSelect;
+export type NewInvoice = typeof invoices.$inferInsert;
+
+/** The new invoice, or undefined when the merchant already has one with its merchantOrderNo (a concurrent duplicate committed first). */
+export function insertInvoice(tx: DbOrTx, values: NewInvoice): InvoiceRow | undefined {
+  return tx.insert(invoices).values(values).onConflictDoNothing().returning().get();
+}
+
+export function invoiceByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): InvoiceRow | undefined {
+  return tx.select().from(invoices).where(and(eq(invoices.merchantId, merchantId), eq(invoices.merchantOrderNo, merchantOrderNo))).get();
+}
+
+/** The merchant's invoice with this invoiceNo (another merchant's is undefined). */
+export function invoiceByNo(db: DbOrTx, merchantId: number, invoiceNo: string): InvoiceRow | undefined {
+  return db.select().from(invoices).where(and(eq(invoices.invoiceNo, invoiceNo), eq(invoices.merchantId, merchantId))).get();
+}
+
+export function invoiceByToken(db: DbOrTx, pageToken: string): InvoiceRow | undefined {
+  return db.select().from(invoices).where(eq(invoices.pageToken, pageToken)).get();
+}
+
+export function invoiceById(db: DbOrTx, id: number): InvoiceRow | undefined {
+  return db.select().from(invoices).where(eq(invoices.id, id)).get();
+}
+
+/** The pay-in of the network chosen last, if any. */
+export function currentPayin(db: DbOrTx, inv: InvoiceRow): PayinRow | null {
+  if (inv.payinOrderId === null) return null;
+  return db.select().from(payinOrders).where(eq(payinOrders.id, inv.payinOrderId)).get() ?? null;
+}
+
+/** Writes a status change (the funnel's, service.ts moveInvoice): one statement per set of columns. */
+export function updateInvoice(tx: Tx, id: number, set: Partial<InvoiceRow>): InvoiceRow {
+  return updateById<InvoiceRow>(tx, invoices, id, set)!;
+}
+
+/** The payer chose a network: the invoice follows this pay-in from now on. */
+export function setInvoicePayin(tx: DbOrTx, invoiceId: number, payinOrderId: number, now: number): InvoiceRow {
+  return tx.update(invoices).set({ payinOrderId, updatedAt: now }).where(eq(invoices.id, invoiceId)).returning().get();
+}
+
+/** Ids of open invoices whose payer never chose a network, expired before `now`, oldest first. */
+export function dueOpenInvoiceIds(db: DbOrTx, now: number, limit: number): number[] {
+  return db
+    .select({ id: invoices.id })
+    .from(invoices)
+    .where(and(eq(invoices.status, "open"), isNull(invoices.payinOrderId), lte(invoices.expireAt, now - 1)))
+    .orderBy(asc(invoices.expireAt))
+    .limit(limit)
+    .all()
+    .map((r) => r.id);
+}
