@@ -21,7 +21,7 @@ describe("back-office links and coin names come from the chain modules", () => {
   test("no public link on a sandbox chain, a disabled chain or an unknown code; values are URI-encoded", () => {
     expect(explorerUrl(ctxOf({ BSC: "sandbox" }), "BSC", "tx", "0xab")).toBeNull();
     expect(explorerUrl(ctxOf({}), "BSC", "tx", "0xab")).toBeNull();
-    expect(explorerUrl(ctxOf({ ETH: "rpc" }), "ETH", "tx", "0xab")).toBeNull();
+    expect(explorerUrl(ctxOf({ DOGE: "rpc" }), "DOGE", "tx", "0xab")).toBeNull();
     expect(explorerUrl(ctxOf({ TRON: "rpc" }), "TRON", "tx", "a/b?c")).toBe("https://tronscan.org/#/transaction/a%2Fb%3Fc");
   });
 
@@ -29,7 +29,11 @@ describe("back-office links and coin names come from the chain modules", () => {
     ["TRON", "TRX"],
     ["BSC", "BNB"],
     ["SOL", "SOL"],
-    ["ETH", ""],
+    ["ETH", "ETH"],
+    ["POLYGON", "POL"],
+    ["ARBITRUM", "ETH"],
+    ["BASE", "ETH"],
+    ["DOGE", ""],
   ])("native coin of %s: %p", (chain, symbol) => {
     expect(nativeSymbol(chain)).toBe(symbol);
   });

@@ -29,6 +29,7 @@ export const ZH_ADMIN: Readonly<Record<string, string>> = {
   "None.": "无。",
   merchant: "商户",
   operator: "运营方",
+  unknown: "未知",
   on: "已开启",
   off: "未开启",
   you: "您本人",

@@ -3,7 +3,7 @@
 // balance. Limits, fees and the fee balance are USD-like decimal strings
 // shared by every stablecoin; inside they are 6-decimal micro-units (bigint).
 import { and, eq } from "drizzle-orm";
-import { type Db, type DbOrTx, prepared, type Tx, writeTx } from "../db/client";
+import { type Db, type DbOrTx, type Tx, writeTx } from "../db/client";
 import { orderIdFloor } from "../orders/id-at";
 import { feeEntries, merchants, payoutOrders } from "../db/schema";
 import { AppError } from "../errors";

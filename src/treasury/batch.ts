@@ -6,17 +6,17 @@
 // records the order on the row in the same transaction; the payout engine
 // does the rest. A crash resumes at the first row without an order.
 import { Type as T } from "@sinclair/typebox";
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { type Db, rolledBack, savepoint, type Tx, writeTx } from "../db/client";
-import { merchants, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
+import { payoutOrders } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { AppError } from "../errors";
 import { parse } from "../lib/validate";
 import { crashPoint } from "../lib/crash";
 import { newId, newOrderNo } from "../lib/ids";
 import { fromBaseUnits } from "../lib/money";
-import { currentKey } from "../merchants/service";
+import { currentKey, findMerchantById } from "../merchants/service";
 import { CreatePayoutBody } from "../payout/schemas";
 import { createPayout, type PayoutCtx } from "../payout/service";
 import type { ChainAdapter, ChainCode, TokenSymbol } from "../chains/types";
@@ -25,8 +25,22 @@ import { estimateGas, type GasEstimate } from "./gas-estimate";
 import type { TreasuryJob, TreasuryRunner } from "./runner";
 import { batchProgressOf, type TreasuryProgress } from "./progress";
 
-export type BatchRow = typeof payoutBatches.$inferSelect;
-export type BatchLine = typeof payoutBatchRows.$inferSelect;
+import {
+  type BatchLine,
+  batchById,
+  batchLines,
+  batchLinesWithOrders,
+  type BatchRow,
+  finishRunningBatch,
+  insertBatch,
+  insertBatchLine,
+  patchBatch,
+  patchBatchLine,
+  runningBatchIds,
+} from "./store";
+
+// The treasury's storage is store.ts; these are its reads the back office uses.
+export { batchLines, listBatches, type BatchLine, type BatchRow } from "./store";
 
 /** The payout API's body without notifyUrl: batch callbacks go to the merchant's default callback URL. */
 export const BatchRowBody = T.Omit(CreatePayoutBody, ["notifyUrl"]);
@@ -223,62 +237,46 @@ export async function uploadBatch(ctx: PayoutCtx, merchantId: number, file: { na
   const now = ctx.clock.now();
   const id = newId("PB");
   return writeTx(ctx.db, (tx) => {
-    const batch = tx
-      .insert(payoutBatches)
-      .values({
-        id,
-        merchantId,
-        fileName: file.name.slice(0, 200) || "payouts.csv",
-        fileSha256: createHash("sha256").update(file.bytes).digest("hex"),
-        status: "preview",
-        rowCount: judged.length,
-        validCount: judged.filter((j) => j.state === "valid").length,
-        errorCount: judged.filter((j) => j.state === "invalid").length,
-        summary: JSON.stringify(summary),
-        createdBy: actor.actor,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
+    const batch = insertBatch(tx, {
+      id,
+      merchantId,
+      fileName: file.name.slice(0, 200) || "payouts.csv",
+      fileSha256: createHash("sha256").update(file.bytes).digest("hex"),
+      status: "preview",
+      rowCount: judged.length,
+      validCount: judged.filter((j) => j.state === "valid").length,
+      errorCount: judged.filter((j) => j.state === "invalid").length,
+      summary: JSON.stringify(summary),
+      createdBy: actor.actor,
+      createdAt: now,
+      updatedAt: now,
+    });
     for (const j of judged) {
-      tx.insert(payoutBatchRows)
-        .values({
-          batchId: id,
-          rowNo: j.row.rowNo,
-          input: JSON.stringify(j.row.fields),
-          merchantOrderNo: j.merchantOrderNo,
-          state: j.state,
-          errorCode: j.error?.code ?? null,
-          errorMessage: j.error?.message ?? null,
-          // An existing order is linked (it was there before the dry run); dry-run orders were rolled back.
-          payoutOrderId: j.state === "existing" ? j.order!.id : null,
-          updatedAt: now,
-        })
-        .run();
+      insertBatchLine(tx, {
+        batchId: id,
+        rowNo: j.row.rowNo,
+        input: JSON.stringify(j.row.fields),
+        merchantOrderNo: j.merchantOrderNo,
+        state: j.state,
+        errorCode: j.error?.code ?? null,
+        errorMessage: j.error?.message ?? null,
+        // An existing order is linked (it was there before the dry run); dry-run orders were rolled back.
+        payoutOrderId: j.state === "existing" ? j.order!.id : null,
+        updatedAt: now,
+      });
     }
     return batch;
   });
 }
 
 export function getBatch(db: Db, merchantId: number, id: string): BatchRow {
-  const b = db.select().from(payoutBatches).where(and(eq(payoutBatches.id, id), eq(payoutBatches.merchantId, merchantId))).get();
+  const b = batchById(db, id, merchantId);
   if (!b) throw new BatchNotFound(id);
   return b;
 }
 
-export function listBatches(db: Db, merchantId: number, limit = 50): BatchRow[] {
-  return db.select().from(payoutBatches).where(eq(payoutBatches.merchantId, merchantId)).orderBy(desc(payoutBatches.createdAt)).limit(limit).all();
-}
-
 export function batchSummary(b: BatchRow): BatchSummary {
   return JSON.parse(b.summary) as BatchSummary;
-}
-
-export function batchLines(db: Db, batchId: string, opts: { state?: BatchLine["state"][] } = {}): BatchLine[] {
-  const where = [eq(payoutBatchRows.batchId, batchId)];
-  if (opts.state) where.push(inArray(payoutBatchRows.state, opts.state));
-  return db.select().from(payoutBatchRows).where(and(...where)).orderBy(asc(payoutBatchRows.rowNo)).all();
 }
 
 /** Confirms a previewed batch (the caller has re-authenticated the user); audited. Confirming twice is harmless. */
@@ -288,15 +286,10 @@ export function confirmBatch(deps: { db: Db; now: () => number }, merchantId: nu
     if (b.status !== "preview") return b;
     const now = deps.now();
     const next = b.validCount > 0 ? "running" : "done";
-    const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get()!;
+    const m = findMerchantById(tx, merchantId)!;
     const sum = batchSummary(b);
     recordAudit(tx, { ...actor, action: "batch_payout.confirm", target: `merchant:${m.uid}:batch:${b.id}`, after: { file: b.fileName, sha256: b.fileSha256, rows: b.rowCount, valid: b.validCount, totals: sum.perToken }, at: now });
-    return tx
-      .update(payoutBatches)
-      .set({ status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now })
-      .where(eq(payoutBatches.id, id))
-      .returning()
-      .get();
+    return patchBatch(tx, id, { status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now });
   });
 }
 
@@ -304,9 +297,9 @@ export function discardBatch(deps: { db: Db; now: () => number }, merchantId: nu
   return writeTx(deps.db, (tx) => {
     const b = getBatch(tx, merchantId, id);
     if (b.status !== "preview") return b;
-    const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get()!;
+    const m = findMerchantById(tx, merchantId)!;
     recordAudit(tx, { ...actor, action: "batch_payout.discard", target: `merchant:${m.uid}:batch:${b.id}`, before: { status: b.status }, after: { status: "discarded" }, at: deps.now() });
-    return tx.update(payoutBatches).set({ status: "discarded", updatedAt: deps.now() }).where(eq(payoutBatches.id, id)).returning().get();
+    return patchBatch(tx, id, { status: "discarded", updatedAt: deps.now() });
   });
 }
 
@@ -315,13 +308,13 @@ export type { BatchRunner } from "./runner";
 /** A running batch as the treasury runner drives it: each valid row becomes a payout order. */
 function batchJob(batchId: string): TreasuryJob<BatchLine> {
   const setRow = (tx: Tx, line: BatchLine, patch: Partial<BatchLine>, now: number) =>
-    tx.update(payoutBatchRows).set({ ...patch, updatedAt: now }).where(and(eq(payoutBatchRows.batchId, batchId), eq(payoutBatchRows.rowNo, line.rowNo))).run();
+    patchBatchLine(tx, batchId, line.rowNo, { ...patch, updatedAt: now });
   return {
     kind: "batch",
     item: "row",
     id: batchId,
     open: (db) => {
-      const b = db.select().from(payoutBatches).where(eq(payoutBatches.id, batchId)).get();
+      const b = batchById(db, batchId);
       return b && b.status === "running" ? { merchantId: b.merchantId, items: batchLines(db, batchId, { state: ["valid"] }) } : null;
     },
     no: (line) => line.rowNo,
@@ -329,7 +322,7 @@ function batchJob(batchId: string): TreasuryJob<BatchLine> {
     created: (tx, line, r, now) => setRow(tx, line, { state: r.created ? "created" : "existing", payoutOrderId: r.orderId, errorCode: null, errorMessage: null }, now),
     refused: (tx, line, e, now) => setRow(tx, line, { state: "rejected", errorCode: e.code, errorMessage: describeError(e) }, now),
     finish: (db, now) => {
-      db.update(payoutBatches).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(payoutBatches.id, batchId), eq(payoutBatches.status, "running"))).run();
+      finishRunningBatch(db, batchId, now);
     },
   };
 }
@@ -341,8 +334,7 @@ export async function runBatch(ctx: PayoutCtx, batchId: string, treasury: Treasu
 
 /** Scheduled: resumes every running batch (after a confirm, or after a restart). */
 export async function runBatches(ctx: PayoutCtx, treasury: TreasuryRunner): Promise<void> {
-  const ids = ctx.db.select({ id: payoutBatches.id }).from(payoutBatches).where(eq(payoutBatches.status, "running")).all();
-  for (const { id } of ids) await runBatch(ctx, id, treasury);
+  for (const id of runningBatchIds(ctx.db)) await runBatch(ctx, id, treasury);
 }
 
 /** A batch's progress (treasury/progress.ts, the one view), with its row count under its old name. */
@@ -359,13 +351,7 @@ export const RESULT_COLUMNS = ["row", "chainCode", "tokenSymbol", "toAddress", "
 /** The results CSV: every row as uploaded with what became of it. */
 export function batchResultsCsv(db: Db, merchantId: number, id: string): string {
   getBatch(db, merchantId, id);
-  const rows = db
-    .select({ line: payoutBatchRows, order: payoutOrders })
-    .from(payoutBatchRows)
-    .leftJoin(payoutOrders, eq(payoutOrders.id, payoutBatchRows.payoutOrderId))
-    .where(eq(payoutBatchRows.batchId, id))
-    .orderBy(asc(payoutBatchRows.rowNo))
-    .all();
+  const rows = batchLinesWithOrders(db, id);
   return toCsv(
     RESULT_COLUMNS,
     rows.map(({ line, order }) => {

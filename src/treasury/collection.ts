@@ -5,9 +5,7 @@
 // COL-<run>-<leg>: idempotent, so a crash resumes without a second leg); gas
 // top-ups happen as for any payout. An optional cron schedule runs it unattended.
 import { Cron } from "croner";
-import { and, asc, desc, eq, isNotNull } from "drizzle-orm";
 import { type Db, type Tx, writeTx } from "../db/client";
-import { collectionLegs, collectionRuns, collectionSettings, merchants, payoutOrders } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { AppError } from "../errors";
 import { crashPoint } from "../lib/crash";
@@ -17,7 +15,7 @@ import { chainAndToken } from "../orders/rules";
 import { addressBalance, merchantAddresses, unfinishedFrom } from "../payout/balances";
 import { fromMicro, toMicro } from "../payout/controls";
 import { createPayout, type PayoutCtx } from "../payout/service";
-import { currentKey } from "../merchants/service";
+import { currentKey, findMerchantById } from "../merchants/service";
 import type { TokenSymbol } from "../chains/types";
 import { chainModule } from "../chains/registry";
 import { describeError } from "./batch";
@@ -25,9 +23,27 @@ import type { TreasuryJob, TreasuryRunner } from "./runner";
 import { collectionProgressOf, tokenAmount } from "./progress";
 import { estimateGas, type GasEstimate } from "./gas-estimate";
 
-export type CollectionSetting = typeof collectionSettings.$inferSelect;
-export type CollectionRun = typeof collectionRuns.$inferSelect;
-export type CollectionLeg = typeof collectionLegs.$inferSelect;
+import {
+  collectionSetting,
+  type CollectionLeg,
+  type CollectionRun,
+  type CollectionSetting,
+  confirmedLegAmounts,
+  finishRunningRun,
+  insertLeg,
+  insertRun,
+  markScheduled,
+  patchLeg,
+  patchRun,
+  plannedLegs,
+  runById,
+  runningRunIds,
+  scheduledCollectionSettings,
+  upsertCollectionSetting,
+} from "./store";
+
+// The treasury's storage is store.ts; these are its reads the back office uses.
+export { collectionSetting, collectionSettingsOf, listRuns, runLegs, type CollectionLeg, type CollectionRun, type CollectionSetting } from "./store";
 
 export class CollectionError extends Error {}
 
@@ -45,18 +61,6 @@ export interface CollectionSettingInput {
    * by the schedule (DESIGN 10): one saved without it waits for a manual, confirmed run.
    */
   confirmedWithPassword?: boolean;
-}
-
-export function collectionSettingsOf(db: Db, merchantId: number): CollectionSetting[] {
-  return db.select().from(collectionSettings).where(eq(collectionSettings.merchantId, merchantId)).orderBy(asc(collectionSettings.chain), asc(collectionSettings.token)).all();
-}
-
-export function collectionSetting(db: Db, merchantId: number, chain: string, token: string): CollectionSetting | undefined {
-  return db
-    .select()
-    .from(collectionSettings)
-    .where(and(eq(collectionSettings.merchantId, merchantId), eq(collectionSettings.chain, chain), eq(collectionSettings.token, token)))
-    .get();
 }
 
 /** Saves the destination, minimum and schedule of one chain and token; audited. */
@@ -84,17 +88,12 @@ export function setCollectionSetting(ctx: Pick<PayoutCtx, "db" | "clock" | "chai
   return writeTx(ctx.db, (tx) => {
     const own = merchantAddresses(tx, merchantId, adapter.chain).some((a) => a.address === destination);
     if (own) throw new CollectionError("destination: one of the merchant's own gateway addresses (54003); collect to a wallet outside the gateway");
-    const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get();
+    const m = findMerchantById(tx, merchantId);
     if (!m) throw new CollectionError(`no merchant ${merchantId}`);
     const before = collectionSetting(tx, merchantId, adapter.chain, input.tokenSymbol) ?? null;
     const confirmedDestination = input.confirmedWithPassword ? destination : (before?.confirmedDestination ?? null);
     const row = { merchantId, chain: adapter.chain, token: input.tokenSymbol, destination, minimum, schedule, confirmedDestination, lastScheduledAt: before?.lastScheduledAt ?? now, updatedAt: now };
-    const saved = tx
-      .insert(collectionSettings)
-      .values(row)
-      .onConflictDoUpdate({ target: [collectionSettings.merchantId, collectionSettings.chain, collectionSettings.token], set: row })
-      .returning()
-      .get();
+    const saved = upsertCollectionSetting(tx, row);
     const view = (s: CollectionSetting | null) => (s ? { destination: s.destination, minimum: s.minimum, schedule: s.schedule, confirmed: s.confirmedDestination === s.destination } : null);
     recordAudit(tx, { ...actor, action: "collection.settings", target: `merchant:${m.uid}:${adapter.chain}:${input.tokenSymbol}`, before: view(before), after: view(saved), at: now });
     return saved;
@@ -131,51 +130,31 @@ export async function previewCollection(ctx: PayoutCtx, merchantId: number, chai
   const now = ctx.clock.now();
   const id = newId("CR");
   return writeTx(ctx.db, (tx) => {
-    const run = tx
-      .insert(collectionRuns)
-      .values({
-        id,
-        merchantId,
-        chain: adapter.chain,
-        token: token.symbol,
-        destination: setting.destination,
-        minimum: setting.minimum,
-        status: "preview",
-        trigger,
-        legCount: legs.length,
-        total: total.toString(),
-        gas: JSON.stringify(gas),
-        createdBy: actor.actor,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
-    legs.forEach((l, i) =>
-      tx.insert(collectionLegs).values({ runId: id, legNo: i + 1, addressId: l.addressId, fromAddress: l.fromAddress, amount: l.amount.toString(), state: "planned", updatedAt: now }).run(),
-    );
+    const run = insertRun(tx, {
+      id,
+      merchantId,
+      chain: adapter.chain,
+      token: token.symbol,
+      destination: setting.destination,
+      minimum: setting.minimum,
+      status: "preview",
+      trigger,
+      legCount: legs.length,
+      total: total.toString(),
+      gas: JSON.stringify(gas),
+      createdBy: actor.actor,
+      createdAt: now,
+      updatedAt: now,
+    });
+    legs.forEach((l, i) => insertLeg(tx, { runId: id, legNo: i + 1, addressId: l.addressId, fromAddress: l.fromAddress, amount: l.amount.toString(), state: "planned", updatedAt: now }));
     return run;
   });
 }
 
 export function getRun(db: Db, merchantId: number, id: string): CollectionRun {
-  const r = db.select().from(collectionRuns).where(and(eq(collectionRuns.id, id), eq(collectionRuns.merchantId, merchantId))).get();
+  const r = runById(db, id, merchantId);
   if (!r) throw new CollectionError(`no collection run ${id}`);
   return r;
-}
-
-export function listRuns(db: Db, merchantId: number, limit = 50): CollectionRun[] {
-  return db.select().from(collectionRuns).where(eq(collectionRuns.merchantId, merchantId)).orderBy(desc(collectionRuns.createdAt)).limit(limit).all();
-}
-
-export function runLegs(db: Db, runId: string) {
-  return db
-    .select({ leg: collectionLegs, order: payoutOrders })
-    .from(collectionLegs)
-    .leftJoin(payoutOrders, eq(payoutOrders.id, collectionLegs.payoutOrderId))
-    .where(eq(collectionLegs.runId, runId))
-    .orderBy(asc(collectionLegs.legNo))
-    .all();
 }
 
 export function runGas(r: CollectionRun): GasEstimate {
@@ -189,14 +168,9 @@ export function confirmCollection(deps: { db: Db; now: () => number }, merchantI
     if (r.status !== "preview") return r;
     const now = deps.now();
     const next = r.legCount > 0 ? "running" : "done";
-    const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, merchantId)).get()!;
+    const m = findMerchantById(tx, merchantId)!;
     recordAudit(tx, { ...actor, action: "collection.confirm", target: `merchant:${m.uid}:collection:${r.id}`, after: { chain: r.chain, token: r.token, destination: r.destination, legs: r.legCount, total: tokenAmount(r.chain, r.token, r.total) }, at: now });
-    return tx
-      .update(collectionRuns)
-      .set({ status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now })
-      .where(eq(collectionRuns.id, runId))
-      .returning()
-      .get();
+    return patchRun(tx, runId, { status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now });
   });
 }
 
@@ -205,16 +179,16 @@ function collectionJob(ctx: PayoutCtx, runId: string): TreasuryJob<CollectionLeg
   let run: CollectionRun | undefined;
   let decimals = 0;
   const setLeg = (tx: Tx, leg: CollectionLeg, patch: Partial<CollectionLeg>, now: number) =>
-    tx.update(collectionLegs).set({ ...patch, updatedAt: now }).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.legNo, leg.legNo))).run();
+    patchLeg(tx, runId, leg.legNo, { ...patch, updatedAt: now });
   return {
     kind: "collection",
     item: "leg",
     id: runId,
     open: (db) => {
-      run = db.select().from(collectionRuns).where(eq(collectionRuns.id, runId)).get();
+      run = runById(db, runId);
       if (!run || run.status !== "running") return null;
       decimals = chainAndToken(ctx, run.chain, run.token).token.decimals;
-      return { merchantId: run.merchantId, items: db.select().from(collectionLegs).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.state, "planned"))).orderBy(asc(collectionLegs.legNo)).all() };
+      return { merchantId: run.merchantId, items: plannedLegs(db, runId) };
     },
     no: (leg) => leg.legNo,
     input: (leg) => ({
@@ -228,7 +202,7 @@ function collectionJob(ctx: PayoutCtx, runId: string): TreasuryJob<CollectionLeg
     created: (tx, leg, r, now) => setLeg(tx, leg, { state: "created", payoutOrderId: r.orderId }, now),
     refused: (tx, leg, e, now) => setLeg(tx, leg, { state: "rejected", errorCode: e.code, errorMessage: describeError(e) }, now),
     finish: (db, now) => {
-      db.update(collectionRuns).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(collectionRuns.id, runId), eq(collectionRuns.status, "running"))).run();
+      finishRunningRun(db, runId, now);
     },
   };
 }
@@ -259,7 +233,7 @@ export const SCHEDULE_ACTOR: Actor = { actor: "schedule", role: "system" };
  */
 export async function runCollections(ctx: PayoutCtx, treasury: TreasuryRunner): Promise<void> {
   const now = ctx.clock.now();
-  for (const s of ctx.db.select().from(collectionSettings).where(isNotNull(collectionSettings.schedule)).all()) {
+  for (const s of scheduledCollectionSettings(ctx.db)) {
     let due: Date | null;
     try {
       due = new Cron(s.schedule!, { paused: true, timezone: "UTC" }).nextRun(new Date(s.lastScheduledAt ?? s.updatedAt));
@@ -269,18 +243,10 @@ export async function runCollections(ctx: PayoutCtx, treasury: TreasuryRunner): 
     if (!due || due.getTime() > now) continue;
     if (!scheduleMaySend(s)) {
       ctx.logger.warn("scheduled collection skipped: the destination was not confirmed with a password; save it again in the back office", { merchantId: s.merchantId, chain: s.chain, token: s.token });
-      ctx.db
-        .update(collectionSettings)
-        .set({ lastScheduledAt: now })
-        .where(and(eq(collectionSettings.merchantId, s.merchantId), eq(collectionSettings.chain, s.chain), eq(collectionSettings.token, s.token)))
-        .run();
+      markScheduled(ctx.db, s, now);
       continue;
     }
-    ctx.db
-      .update(collectionSettings)
-      .set({ lastScheduledAt: now })
-      .where(and(eq(collectionSettings.merchantId, s.merchantId), eq(collectionSettings.chain, s.chain), eq(collectionSettings.token, s.token)))
-      .run();
+    markScheduled(ctx.db, s, now);
     if (!ctx.chains.has(s.chain as never)) continue;
     try {
       const run = await previewCollection(ctx, s.merchantId, s.chain, s.token, SCHEDULE_ACTOR, "schedule");
@@ -289,18 +255,12 @@ export async function runCollections(ctx: PayoutCtx, treasury: TreasuryRunner): 
       ctx.logger.warn("scheduled collection failed", { merchantId: s.merchantId, chain: s.chain, token: s.token, error: String((e as Error)?.message ?? e) });
     }
   }
-  for (const { id } of ctx.db.select({ id: collectionRuns.id }).from(collectionRuns).where(eq(collectionRuns.status, "running")).all()) {
+  for (const id of runningRunIds(ctx.db)) {
     await runCollection(ctx, id, treasury);
   }
 }
 
 /** Sum of confirmed legs (base units): what reached the destination. */
 export function collectedTotal(db: Db, runId: string): bigint {
-  const rows = db
-    .select({ amount: payoutOrders.amount })
-    .from(collectionLegs)
-    .innerJoin(payoutOrders, eq(payoutOrders.id, collectionLegs.payoutOrderId))
-    .where(and(eq(collectionLegs.runId, runId), eq(payoutOrders.status, "confirmed")))
-    .all();
-  return rows.reduce((s, r) => s + BigInt(r.amount), 0n);
+  return confirmedLegAmounts(db, runId).reduce((s, amount) => s + BigInt(amount), 0n);
 }

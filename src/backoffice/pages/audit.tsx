@@ -74,7 +74,7 @@ export function auditRoutes(d: BackofficeDeps) {
               row={(e) => (
                 <tr>
                   <td safe>{e.at.replace("T", " ").slice(0, 19)}</td>
-                  <td safe>{`${e.actor} (${e.role})`}</td>
+                  <td safe>{`${e.actor} (${tr(e.role)})`}</td>
                   <td safe>{e.ip ?? "—"}</td>
                   <td safe>{e.action}</td>
                   <td class="mono" safe>

@@ -1,0 +1,143 @@
+// The treasury's storage: batches of payouts (payout_batches, payout_batch_rows) and collection
+// (collection_settings, collection_runs, collection_legs), every statement named by what it does
+// (docs/architecture.md "Data access"). Drizzle's builder: none of these is hot.
+import { and, asc, desc, eq, inArray, isNotNull } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Db, Tx } from "../db/client";
+import { collectionLegs, collectionRuns, collectionSettings, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
+
+export type BatchRow = typeof payoutBatches.$inferSelect;
+export type BatchLine = typeof payoutBatchRows.$inferSelect;
+export type CollectionSetting = typeof collectionSettings.$inferSelect;
+export type CollectionRun = typeof collectionRuns.$inferSelect;
+export type CollectionLeg = typeof collectionLegs.$inferSelect;
+
+/**
+ * A batch and a collection run are one workflow (treasury/runner.ts): their tables share the
+ * columns these statements use (id, merchant_id, status, created_at, finished_at, updated_at), so
+ * one set of statements serves both.
+ */
+function runStatements<T extends typeof payoutBatches | typeof collectionRuns>(table: T) {
+  type Row = T["$inferSelect"];
+  // The columns read here have the same names and types in both tables.
+  const t = table as typeof payoutBatches;
+  return {
+    /** The run, of that merchant when one is given. */
+    byId: (db: Db, id: string, merchantId?: number): Row | undefined =>
+      db.select().from(t).where(merchantId === undefined ? eq(t.id, id) : and(eq(t.id, id), eq(t.merchantId, merchantId))).get() as Row | undefined,
+    /** The merchant's newest runs. */
+    list: (db: Db, merchantId: number, limit = 50): Row[] => db.select().from(t).where(eq(t.merchantId, merchantId)).orderBy(desc(t.createdAt)).limit(limit).all() as Row[],
+    patch: (tx: Db, id: string, set: Partial<Omit<Row, "id">>): Row => tx.update(t).set(set as Partial<BatchRow>).where(eq(t.id, id)).returning().get() as Row,
+    /** A running run is done (a run in any other status is left as it is). */
+    finishRunning: (db: Db, id: string, now: number): void =>
+      void db.update(t).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(t.id, id), eq(t.status, "running"))).run(),
+    runningIds: (db: Db): string[] => db.select({ id: t.id }).from(t).where(eq(t.status, "running")).all().map((r) => r.id),
+  };
+}
+
+const batches = runStatements(payoutBatches);
+const runs = runStatements(collectionRuns);
+
+// Batches
+
+export const { byId: batchById, list: listBatches, patch: patchBatch, finishRunning: finishRunningBatch, runningIds: runningBatchIds } = batches;
+
+export function insertBatch(tx: Tx, values: typeof payoutBatches.$inferInsert): BatchRow {
+  return tx.insert(payoutBatches).values(values).returning().get();
+}
+
+export function insertBatchLine(tx: Tx, values: typeof payoutBatchRows.$inferInsert): void {
+  tx.insert(payoutBatchRows).values(values).run();
+}
+
+export function batchLines(db: Db, batchId: string, opts: { state?: BatchLine["state"][] } = {}): BatchLine[] {
+  const where = [eq(payoutBatchRows.batchId, batchId)];
+  if (opts.state) where.push(inArray(payoutBatchRows.state, opts.state));
+  return db.select().from(payoutBatchRows).where(and(...where)).orderBy(asc(payoutBatchRows.rowNo)).all();
+}
+
+/** A run's items (batch lines, collection legs) with the payout order each became, in item order. */
+function itemsWithOrders<I extends typeof payoutBatchRows | typeof collectionLegs>(db: Db, items: I, parent: SQLiteColumn, no: SQLiteColumn, id: string) {
+  // Both item tables name the order they became payout_order_id.
+  const t = items as typeof payoutBatchRows;
+  return db.select({ item: t, order: payoutOrders }).from(t).leftJoin(payoutOrders, eq(payoutOrders.id, t.payoutOrderId)).where(eq(parent, id)).orderBy(asc(no)).all() as {
+    item: I["$inferSelect"];
+    order: typeof payoutOrders.$inferSelect | null;
+  }[];
+}
+
+/** Every line of a batch with the payout order it became (the results CSV). */
+export const batchLinesWithOrders = (db: Db, batchId: string) =>
+  itemsWithOrders(db, payoutBatchRows, payoutBatchRows.batchId, payoutBatchRows.rowNo, batchId).map(({ item, order }) => ({ line: item, order }));
+
+export function patchBatchLine(tx: Tx, batchId: string, rowNo: number, set: Partial<BatchLine>): void {
+  tx.update(payoutBatchRows).set(set).where(and(eq(payoutBatchRows.batchId, batchId), eq(payoutBatchRows.rowNo, rowNo))).run();
+}
+
+// Collection
+
+export const { byId: runById, list: listRuns, patch: patchRun, finishRunning: finishRunningRun, runningIds: runningRunIds } = runs;
+
+export function collectionSettingsOf(db: Db, merchantId: number): CollectionSetting[] {
+  return db.select().from(collectionSettings).where(eq(collectionSettings.merchantId, merchantId)).orderBy(asc(collectionSettings.chain), asc(collectionSettings.token)).all();
+}
+
+export function collectionSetting(db: Db, merchantId: number, chain: string, token: string): CollectionSetting | undefined {
+  return db
+    .select()
+    .from(collectionSettings)
+    .where(and(eq(collectionSettings.merchantId, merchantId), eq(collectionSettings.chain, chain), eq(collectionSettings.token, token)))
+    .get();
+}
+
+/** Inserts or replaces the setting of the merchant's chain and token. */
+export function upsertCollectionSetting(tx: Tx, row: typeof collectionSettings.$inferInsert): CollectionSetting {
+  return tx
+    .insert(collectionSettings)
+    .values(row)
+    .onConflictDoUpdate({ target: [collectionSettings.merchantId, collectionSettings.chain, collectionSettings.token], set: row })
+    .returning()
+    .get();
+}
+
+export function scheduledCollectionSettings(db: Db): CollectionSetting[] {
+  return db.select().from(collectionSettings).where(isNotNull(collectionSettings.schedule)).all();
+}
+
+export function markScheduled(db: Db, s: Pick<CollectionSetting, "merchantId" | "chain" | "token">, now: number): void {
+  db.update(collectionSettings)
+    .set({ lastScheduledAt: now })
+    .where(and(eq(collectionSettings.merchantId, s.merchantId), eq(collectionSettings.chain, s.chain), eq(collectionSettings.token, s.token)))
+    .run();
+}
+
+export function insertRun(tx: Tx, values: typeof collectionRuns.$inferInsert): CollectionRun {
+  return tx.insert(collectionRuns).values(values).returning().get();
+}
+
+export function insertLeg(tx: Tx, values: typeof collectionLegs.$inferInsert): void {
+  tx.insert(collectionLegs).values(values).run();
+}
+
+/** Every leg of a run with the payout order it became. */
+export const runLegs = (db: Db, runId: string) =>
+  itemsWithOrders(db, collectionLegs, collectionLegs.runId, collectionLegs.legNo, runId).map(({ item, order }) => ({ leg: item, order }));
+
+export function plannedLegs(db: Db, runId: string): CollectionLeg[] {
+  return db.select().from(collectionLegs).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.state, "planned"))).orderBy(asc(collectionLegs.legNo)).all();
+}
+
+export function patchLeg(tx: Tx, runId: string, legNo: number, set: Partial<CollectionLeg>): void {
+  tx.update(collectionLegs).set(set).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.legNo, legNo))).run();
+}
+
+/** Amounts (base units) of the run's legs whose payout is confirmed. */
+export function confirmedLegAmounts(db: Db, runId: string): string[] {
+  return db
+    .select({ amount: payoutOrders.amount })
+    .from(collectionLegs)
+    .innerJoin(payoutOrders, eq(payoutOrders.id, collectionLegs.payoutOrderId))
+    .where(and(eq(collectionLegs.runId, runId), eq(payoutOrders.status, "confirmed")))
+    .all()
+    .map((r) => r.amount);
+}
