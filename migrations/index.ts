@@ -16,9 +16,10 @@ import m13 from "./0210_refunds.sql" with { type: "text" };
 import m14 from "./0220_transfer_costs_energy.sql" with { type: "text" };
 import m15 from "./0230_callbacks_page.sql" with { type: "text" };
 import m16 from "./0240_password_change.sql" with { type: "text" };
-import m17 from "./0270_sol_token_account_mints.sql" with { type: "text" };
-import m18 from "./0280_sandbox_resources.sql" with { type: "text" };
-import m19 from "./0281_collection_legs_address_order.sql" with { type: "text" };
+import m17 from "./0260_payout_replacements.sql" with { type: "text" };
+import m18 from "./0270_sol_token_account_mints.sql" with { type: "text" };
+import m19 from "./0280_sandbox_resources.sql" with { type: "text" };
+import m20 from "./0281_collection_legs_address_order.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -40,7 +41,8 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0220_transfer_costs_energy", sql: m14 },
   { name: "0230_callbacks_page", sql: m15 },
   { name: "0240_password_change", sql: m16 },
-  { name: "0270_sol_token_account_mints", sql: m17 },
-  { name: "0280_sandbox_resources", sql: m18 },
-  { name: "0281_collection_legs_address_order", sql: m19 },
+  { name: "0260_payout_replacements", sql: m17 },
+  { name: "0270_sol_token_account_mints", sql: m18 },
+  { name: "0280_sandbox_resources", sql: m19 },
+  { name: "0281_collection_legs_address_order", sql: m20 },
 ];

@@ -69,6 +69,7 @@ export class RpcClient {
   private readonly transport: FailoverTransport;
   private readonly timeoutMs: number;
   private readonly maxBatch: number;
+  private readonly urls: readonly string[];
   private nextId = 1;
 
   constructor(opts: RpcClientOptions) {
@@ -76,6 +77,7 @@ export class RpcClient {
     this.transport = new FailoverTransport({ urls: opts.urls, attempts: opts.attempts, backoffBaseMs: opts.backoffBaseMs, backoffMaxMs: opts.backoffMaxMs ?? 10_000, logger: opts.logger, logName: "rpc", clock: opts.clock });
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxBatch = opts.maxBatch ?? 50;
+    this.urls = [...opts.urls];
   }
 
   private get attempts(): number {
@@ -99,6 +101,25 @@ export class RpcClient {
       throw new RpcError(`malformed JSON-RPC answer to ${method}`, "rpc", -32700);
     }
     return unwrap<T>(res as JsonRpcResponse, method);
+  }
+
+  /**
+   * The same call on every endpoint, one attempt each (no failover): for conclusions one
+   * endpoint must not draw alone ("nonce too low": does any endpoint know our transaction?).
+   * Each element is that endpoint's result or its RpcError.
+   */
+  async requestEvery<T = unknown>(method: string, params: unknown[] = []): Promise<Array<T | RpcError>> {
+    return Promise.all(
+      this.urls.map(async (url) => {
+        try {
+          const json = await this.post(url, { jsonrpc: "2.0", id: this.nextId++, method, params });
+          if (Array.isArray(json) || typeof json !== "object" || json === null) return new RpcError(`malformed JSON-RPC answer to ${method}`, "rpc", -32700, undefined, url);
+          return unwrap<T>(json as JsonRpcResponse, method);
+        } catch (e) {
+          return e instanceof RpcError ? e : new RpcError(String(e), "network", undefined, undefined, url);
+        }
+      }),
+    );
   }
 
   /**

@@ -14,6 +14,15 @@ export interface PayoutChainOps {
   sign(order: PayoutOrderRow): Promise<SignedTransfer>;
   /** Before the first broadcast of a stored transaction (e.g. fund its gas). Throw to stop this attempt. */
   beforeBroadcast?(order: PayoutOrderRow, tx: SignedTransfer): Promise<void>;
+  /**
+   * A broadcast transaction that did not confirm within `replaceAfterMs` (EVM: the same nonce
+   * with raised fees, up to the chain's gas_price_cap): the replacement, or null when the cap
+   * leaves none (the payout is stuck). Runs under the source address's lock; the executor
+   * stores the result before it reaches the network (beforeBroadcast runs first).
+   */
+  replace?(order: PayoutOrderRow, current: SignedTransfer): Promise<SignedTransfer | null>;
+  /** `chains.<C>.replace_after` in ms: how long a transaction may stay unconfirmed before `replace`. */
+  replaceAfterMs?: number;
 }
 
 /** An error that clears by itself: the order stays submitted and the job retries it after `retryAfterMs`. */

@@ -293,6 +293,8 @@ export const payoutOrders = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     /** The refund this payout sends (DESIGN 20): the refund follows its status and sends the callbacks. */
     refundId: integer("refund_id"),
+    /** Since when the newest transaction sits at gas_price_cap with no replacement left (alert payout_stuck; migration 0260). */
+    stuckAt: integer("stuck_at"),
   },
   (t) => [
     uniqueIndex("payout_merchant_order").on(t.merchantId, t.merchantOrderNo),
@@ -1064,6 +1066,25 @@ export const transferCosts = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("transfer_costs_tx").on(t.chain, t.txHash), index("transfer_costs_payout").on(t.payoutOrderId), index("transfer_costs_day").on(t.day, t.chain)],
+);
+
+/**
+ * Replacements of a payout's transaction (same nonce, raised fees; migration 0260), each
+ * stored before it is broadcast. The first transaction stays on payout_orders until one
+ * confirms; whichever confirms becomes the order's tx_hash.
+ */
+export const payoutTxAttempts = sqliteTable(
+  "payout_tx_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    payoutOrderId: integer("payout_order_id").notNull().references(() => payoutOrders.id),
+    chain: text("chain").notNull(),
+    txHash: text("tx_hash").notNull(),
+    signedTx: text("signed_tx").notNull(),
+    signedMeta: text("signed_meta").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("payout_tx_attempts_tx").on(t.chain, t.txHash), index("payout_tx_attempts_order").on(t.payoutOrderId)],
 );
 
 /** TRON energy delegated from the energy wallet to a payout's source (src/chains/tron/energy.ts; migration 0220). */

@@ -1,7 +1,11 @@
 // Runs payouts on chain: sign, store the signed transaction in its own
 // committed transaction, broadcast, then track it to a final state. A stored
 // transaction is only ever rebroadcast, never re-signed, so a crash or retry
-// at any point sends at most one transfer per order.
+// at any point sends at most one transfer per order. The one exception is a
+// replacement (EVM, after chains.<C>.replace_after): the same nonce with raised
+// fees, stored before it is broadcast, so at most one of the order's
+// transactions can ever land. A payout fails only on final data (a reverted
+// final transaction, or one that can never land), never on a node's refusal.
 import { and, eq, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
@@ -15,6 +19,7 @@ import { LogLimiter } from "../lib/log-limit";
 import { isStorageFault } from "../db/storage-fault";
 import { addressById } from "../wallet/addresses";
 import { applyPayoutEvent, patchPayout, payoutById } from "./service";
+import { addReplacement, replacements, type PayoutTxAttempt } from "./store";
 import type { PayoutOrderRow } from "./views";
 // Open payouts through the partial indexes payout_submitted / payout_broadcasted (migration 0152).
 // The status is a literal, not a parameter: only a literal proves a partial index applies, and
@@ -58,6 +63,8 @@ export class PayoutExecutor {
   private readonly queues = new Map<ChainCode, Promise<unknown>>();
   readonly locks = new KeyedLock();
   private readonly chainOps = new Map<ChainCode, PayoutChainOps>();
+  /** When a stuck order last found no replacement under the cap (in memory: a restart, e.g. with a raised cap, tries at once). */
+  private readonly stuckTried = new Map<number, number>();
 
   /** Set at shutdown: RPC calls are being aborted, so failures from then on are not attempts. */
   private stopping = false;
@@ -258,35 +265,121 @@ export class PayoutExecutor {
     }
   }
 
+  /** The order's transactions, oldest first: the one signed first (on the order), then each replacement. */
+  private transactions(o: PayoutOrderRow): PayoutTxAttempt[] {
+    return [{ tx: storedTx(o), since: o.broadcastedAt ?? o.updatedAt }, ...replacements(this.ctx.db, o.id)];
+  }
+
   private async follow(adapter: ChainAdapter, o: PayoutOrderRow): Promise<void> {
-    const tx = storedTx(o);
-    const s = await adapter.txState(tx);
-    if (s.state === "included") {
-      if (!s.final) return;
-      crashPoint("payout:after-confirm-seen");
-      const cost = await costOf(adapter, tx);
-      this.commit((x) => {
-        const f = payoutById(x, o.id);
-        if (f.status !== "broadcasted") return f;
-        const now = this.ctx.clock.now();
-        // What the transfer cost, with its final status (DESIGN 21).
-        if (cost) recordCost(x, { chain: f.chain, txHash: tx.txHash, kind: "payout", payoutOrderId: f.id, cost, now });
-        return s.success
-          ? applyPayoutEvent(x, f, { type: "confirmed" }, {}, now)
-          : applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { lastError: "transaction reverted on chain" }, now);
-      });
+    const txs = this.transactions(o);
+    const newest = txs[txs.length - 1]!;
+    const s = await adapter.txState(newest.tx);
+    if (s.state === "included") return this.included(adapter, o, newest.tx, s);
+    const newestUnknown = s.state === "unknown";
+    let allExpired = s.state === "expired";
+    // The ones it replaced: while the newest waits in a node's pool none of them was mined
+    // (they share its nonce); once it is gone, any of them may be the one that landed.
+    if (s.state !== "pending") {
+      for (let i = txs.length - 2; i >= 0; i--) {
+        const tx = txs[i]!.tx;
+        const st = await adapter.txState(tx);
+        if (st.state === "included") return this.included(adapter, o, tx, st);
+        if (st.state !== "expired") allExpired = false;
+      }
+    }
+    if (allExpired) {
+      this.failConfirm(o.id, txs.length > 1 ? `none of its ${txs.length} transactions can land (their nonce is used in a final block); not re-signed` : "transaction can never land (expired); not re-signed");
       return;
     }
-    if (s.state === "expired") {
-      this.failConfirm(o.id, "transaction can never land (expired); not re-signed");
-      return;
+    const ops = this.ops(adapter);
+    // A stuck order (no raise left under the cap) is tried again once per replace_after, not every pass.
+    const due = Math.max(newest.since, this.stuckTried.get(o.id) ?? 0) + (ops.replaceAfterMs ?? 0);
+    if (ops.replace && ops.replaceAfterMs !== undefined && this.ctx.clock.now() >= due) {
+      if (await this.replace(adapter, o, newest.tx, ops)) return;
     }
-    if (s.state === "unknown") {
+    if (newestUnknown) {
       // Dropped from the mempool or reorganised away: the same signed transaction goes out again.
-      const r = await adapter.broadcast(tx).catch((e) => ({ ok: false as const, permanent: false, error: errorText(e) }));
-      if (!r.ok && r.permanent) this.failConfirm(o.id, `dropped and refused on rebroadcast: ${r.error}`);
-      else if (!r.ok) this.commit((x) => patchPayout(x, o.id, { lastError: r.error }, this.ctx.clock.now()));
+      // A refusal fails nothing: only final data does (txState "expired" above).
+      const send = async () => {
+        if (txs.length > 1) await ops.beforeBroadcast?.(o, newest.tx); // a replacement's raised fee may need gas first
+        return adapter.broadcast(newest.tx);
+      };
+      const r = await send().catch((e) => ({ ok: false as const, permanent: false, error: errorText(e) }));
+      if (!r.ok) this.commit((x) => patchPayout(x, o.id, { lastError: `rebroadcast refused: ${r.error}` }, this.ctx.clock.now()));
     }
+  }
+
+  /** One of the order's transactions is in a block: once final, the order is confirmed (or failed) with that transaction. */
+  private async included(adapter: ChainAdapter, o: PayoutOrderRow, tx: SignedTransfer, s: Extract<Awaited<ReturnType<ChainAdapter["txState"]>>, { state: "included" }>): Promise<void> {
+    if (!s.final) return;
+    crashPoint("payout:after-confirm-seen");
+    const cost = await costOf(adapter, tx);
+    this.commit((x) => {
+      const f = payoutById(x, o.id);
+      if (f.status !== "broadcasted") return f;
+      const now = this.ctx.clock.now();
+      // What the transfer cost, with its final status (DESIGN 21).
+      if (cost) recordCost(x, { chain: f.chain, txHash: tx.txHash, kind: "payout", payoutOrderId: f.id, cost, now });
+      // Whichever of its transactions landed is the order's.
+      const landed = tx.txHash === f.txHash ? {} : { txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta) };
+      return s.success
+        ? applyPayoutEvent(x, f, { type: "confirmed" }, { ...landed, stuckAt: null }, now)
+        : applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { ...landed, stuckAt: null, lastError: "transaction reverted on chain" }, now);
+    });
+  }
+
+  /**
+   * Replaces the order's newest transaction (same nonce, raised fees): signed under the
+   * source's lock, stored and committed, then sent. No raise left under the cap marks the
+   * order stuck (alert payout_stuck) and it keeps waiting for what it sent.
+   */
+  private async replace(adapter: ChainAdapter, o: PayoutOrderRow, current: SignedTransfer, ops: PayoutChainOps): Promise<boolean> {
+    const signed = await this.locks.run(`${o.chain}:${o.fromAddress}`, async () => {
+      const next = await ops.replace!(o, current);
+      const now = this.ctx.clock.now();
+      return this.commitReplacement(o.id, current, next, now);
+    });
+    if (!signed) {
+      this.stuckTried.set(o.id, this.ctx.clock.now());
+      return false;
+    }
+    this.stuckTried.delete(o.id);
+    crashPoint("payout:after-replace-commit");
+    this.ctx.logger.info("payout transaction replaced", { orderNo: o.orderNo, replaces: current.txHash, txHash: signed.txHash });
+    let r: Awaited<ReturnType<ChainAdapter["broadcast"]>>;
+    try {
+      await ops.beforeBroadcast?.(o, signed);
+      r = await adapter.broadcast(signed);
+    } catch (e) {
+      r = { ok: false, permanent: false, error: errorText(e) };
+    }
+    crashPoint("payout:after-replace-broadcast");
+    if (!r.ok) {
+      // Sent again by the next pass (its newest transaction, unknown to the node).
+      const error = r.error;
+      this.commit((x) => patchPayout(x, o.id, { lastError: `replacement not sent yet: ${error}` }, this.ctx.clock.now()));
+    }
+    return true;
+  }
+
+  /** Stores a replacement (or, for null, marks the order stuck) if the order is still broadcast with `current` as its newest transaction. */
+  private commitReplacement(id: number, current: SignedTransfer, next: SignedTransfer | null, now: number): SignedTransfer | null {
+    let stored: SignedTransfer | null = null;
+    this.commit((x) => {
+      const f = payoutById(x, id);
+      if (f.status !== "broadcasted") return f;
+      const newest = replacements(x, id).at(-1)?.tx.txHash ?? f.txHash;
+      if (newest !== current.txHash) return f;
+      if (!next) {
+        if (f.stuckAt !== null) return f;
+        this.ctx.logger.warn("payout stuck at the gas price cap", { orderNo: f.orderNo, txHash: current.txHash });
+        return patchPayout(x, id, { stuckAt: now, lastError: "stuck: its transaction is at gas_price_cap and has not confirmed; no replacement fits under the cap" }, now);
+      }
+      addReplacement(x, f, next, now);
+      stored = next;
+      return patchPayout(x, id, { stuckAt: null, lastError: null }, now);
+    });
+    return stored;
   }
 
   private failConfirm(id: number, why: string): void {

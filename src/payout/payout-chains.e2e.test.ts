@@ -13,6 +13,7 @@ import { gasTopups, ledgerEntries, payoutOrders, transferCosts } from "../db/sch
 import type { SolTestToken } from "../testing/sol-fixture";
 import { gasWallet } from "../wallet/addresses";
 import { toBaseUnits } from "../lib/money";
+import { maxCostOf } from "../chains/evm/payout-steps";
 import type { ChainAdapter, ChainCode, TokenSymbol } from "../chains/types";
 import type { TronAdapter } from "../chains/tron/adapter";
 import type { SolAdapter, SolTxMeta } from "../chains/sol/adapter";
@@ -93,8 +94,8 @@ function evmCase(chain: ChainCode): PayoutCase {
     signedMeta: ({ from }) => ({ chainId, from, nonce: 0 }),
     topup: {
       amount: async (_w, row) => {
-        const meta = JSON.parse(row.signedMeta!);
-        return BigInt(meta.gasLimit) * BigInt(meta.gasPrice);
+        // Gas limit × highest price per gas, + the L1 data fee allowance on an OP-stack chain (BASE).
+        return maxCostOf(JSON.parse(row.signedMeta!));
       },
       activation: 0n,
       after: async (w, from) => expect(await w.fx.nativeBalance(from)).toBeGreaterThanOrEqual(0n),

@@ -1,12 +1,14 @@
 // The payouts domain's storage (docs/architecture.md "Data access"): the payout orders as the
 // chain layer's payout steps see them (chains/payout-steps.ts `PayoutStore`: which of a source's
 // payouts are signed but unsent, which may still hold a nonce), the limit checks' hand-tuned
-// reads, and payouts by id. The status lists come from the state machine (payout/state.ts).
-import { and, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
+// reads, payouts by id, and the replacements of a payout's transaction (payout_tx_attempts).
+// The status lists come from the state machine (payout/state.ts).
+import { and, asc, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
-import { type DbOrTx, prepared } from "../db/client";
+import type { SignedTransfer } from "../chains/types";
+import { type DbOrTx, prepared, type Tx } from "../db/client";
 import type { PayoutOrderRow } from "./views";
-import { payoutOrders } from "../db/schema";
+import { payoutOrders, payoutTxAttempts } from "../db/schema";
 import { AWAITING_BROADCAST, UNFINISHED } from "./state";
 
 export const payoutStore: PayoutStore = {
@@ -67,4 +69,26 @@ export function notFailedSince(tx: DbOrTx, merchantId: number, fromId: number, s
 /** Fees of the merchant's unfinished payouts (RESERVED_FEES). */
 export function unfinishedFees(tx: DbOrTx, merchantId: number): { fee: string; decimals: number }[] {
   return prepared(tx, "payoutReservedFees", (d) => d.$client.prepare<{ fee: string; decimals: number }, [number]>(RESERVED_FEES)).all(merchantId);
+}
+
+/** One transaction of a payout and since when it is out (the order's first: broadcast time; a replacement: stored time). */
+export interface PayoutTxAttempt {
+  tx: SignedTransfer;
+  since: number;
+}
+
+/** The replacements of a payout's transaction (payout_tx_attempts), oldest first. */
+export function replacements(db: DbOrTx, orderId: number): PayoutTxAttempt[] {
+  return db
+    .select()
+    .from(payoutTxAttempts)
+    .where(eq(payoutTxAttempts.payoutOrderId, orderId))
+    .orderBy(asc(payoutTxAttempts.id))
+    .all()
+    .map((r) => ({ tx: { txHash: r.txHash, raw: r.signedTx, meta: JSON.parse(r.signedMeta) as Record<string, unknown> }, since: r.createdAt }));
+}
+
+/** Stores a replacement (inside the transaction that commits it before it is broadcast). */
+export function addReplacement(tx: Tx, o: { id: number; chain: string }, signed: SignedTransfer, now: number): void {
+  tx.insert(payoutTxAttempts).values({ payoutOrderId: o.id, chain: o.chain, txHash: signed.txHash, signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), createdAt: now }).run();
 }

@@ -16,6 +16,8 @@ import { BSC_PROFILE } from "../chains/bsc";
 import { ETH_PROFILE } from "../chains/eth";
 import { POLYGON_PROFILE } from "../chains/polygon";
 import { testTokenBytecode } from "./erc20-bytecode";
+import { GAS_PRICE_ORACLE } from "../chains/evm/adapter";
+import { l1FeeOracleBytecode, TEST_L1_FEE } from "./l1-fee-oracle";
 import { freePort } from "./wait";
 
 
@@ -87,6 +89,8 @@ export interface StartAnvilOptions {
   tokens?: boolean;
   /** Default: the chain's (56 for BSC); another id stands in for another EVM chain. */
   chainId?: number;
+  /** Wei: a chain with an EIP-1559 base fee (it then moves with the blocks). Default 0 (BSC has none), with 1 gwei as the suggested gas price. */
+  baseFee?: bigint;
   /** A product EVM chain (default BSC): its tokens' contracts and decimals, its chain id. */
   chain?: ChainCode;
   /** anvil's epoch length: the `safe` tag trails latest by this many blocks, `finalized` by twice (default anvil's 32). */
@@ -133,7 +137,8 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNod
     const port = await freePort();
     const args = [anvilBinary(), "--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId), "--silent", "--accounts", "2"];
     // BSC has no base fee (cost = gasUsed × gasPrice); 1 gwei as the node's suggested price.
-    args.push("--base-fee", "0", "--gas-price", "1000000000");
+    if (opts.baseFee) args.push("--base-fee", opts.baseFee.toString());
+    else args.push("--base-fee", "0", "--gas-price", "1000000000");
     if (opts.blockTime !== undefined) args.push("--block-time", String(opts.blockTime));
     if (opts.slotsInAnEpoch !== undefined) args.push("--slots-in-an-epoch", String(opts.slotsInAnEpoch));
     const proc = Bun.spawn(args, { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
@@ -145,6 +150,8 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNod
       if (opts.tokens !== false) {
         for (const t of tokens) await node.rpc("anvil_setCode", [t.contract, testTokenBytecode(t.decimals)]);
       }
+      // An OP-stack chain (BASE) prices the L1 data fee at its GasPriceOracle predeploy.
+      if (profile.l1Fee === "op-stack") await node.rpc("anvil_setCode", [GAS_PRICE_ORACLE, l1FeeOracleBytecode(TEST_L1_FEE)]);
       return node;
     } catch (e) {
       lastErr = e;

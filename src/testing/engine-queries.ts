@@ -4,7 +4,7 @@
 import type { Db } from "../db/client";
 import type { PlannedQuery, SeekOptions } from "./query-plan";
 import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES } from "../payin/store";
-import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED } from "../ops/alerts/conditions";
+import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS } from "../ops/alerts/conditions";
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
 import { DELIVERED_BEFORE } from "../callbacks/store";
 import { RESERVED_FEES, USED_TODAY } from "../payout/store";
@@ -29,6 +29,8 @@ export const ENGINE_QUERIES: CheckedQuery[] = [
   { name: "watcher: open orders covering a block time", query: () => COVERING_ORDERS, uses: ["payin_open_amount", "payin_settling_amount", "payin_status"] },
   { name: "alerts: failed callbacks of the last hour", query: () => FAILED_CALLBACKS, uses: ["callbacks_failed"] },
   { name: "alerts: failed payouts of the last hour", query: () => FAILED_PAYOUTS, uses: ["payout_failed"] },
+  // Walks the partial index of broadcast payouts: the ones in flight only.
+  { name: "alerts: payouts stuck at the gas price cap", query: () => STUCK_PAYOUTS, opts: { boundedScans: ["payout_orders"] }, uses: ["payout_broadcasted"] },
   // Walks the whole partial index: it holds open unmatched deposits only (the operator's backlog).
   { name: "alerts: open unmatched deposits", query: () => OPEN_UNMATCHED, opts: { boundedScans: ["transfers"] }, uses: ["transfers_open_unmatched"] },
   { name: "balance of an address", query: () => STORED_BALANCE },

@@ -16,6 +16,11 @@ export interface ProxyFaults {
   hangMs?: number;
   /** Seed of the fault dice, so a failing run can be replayed. Default 1. */
   seed?: number;
+  /**
+   * Answers a call itself instead of the node (a lagging or forked endpoint): the JSON-RPC
+   * `result` or `error` to send, or undefined to forward the call.
+   */
+  answer?: (method: string, params: unknown[]) => { result: unknown } | { error: { code: number; message: string } } | undefined;
 }
 
 export interface RpcProxy {
@@ -140,7 +145,8 @@ export async function startRpcProxy(target: string, faults: ProxyFaults = {}): P
       const answers: unknown[] = new Array(list.length);
       const forward: number[] = [];
       for (let i = 0; i < list.length; i++) {
-        const refusal = await rangeRefusal(list[i]);
+        const own = f.answer?.(String(list[i]?.method), list[i]?.params ?? []);
+        const refusal = own ? { jsonrpc: "2.0", id: list[i]?.id, ...own } : await rangeRefusal(list[i]);
         if (refusal) answers[i] = refusal;
         else forward.push(i);
       }

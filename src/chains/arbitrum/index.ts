@@ -12,6 +12,8 @@ export const ARBITRUM_PROFILE: EvmChainProfile = {
   color: "#28a0f0",
   // The sequencer's order (soft finality) plus 20 blocks of 250 ms; "safe"/"finalized" wait for L1 (docs/networks.md, "Finality per network").
   finality: "confirmations",
+  // Type 2 by detection; the L1 component is in eth_estimateGas's gas limit (docs/payouts.md).
+  l1Fee: "arbitrum",
   defaults: {
     enabled: false,
     confirmations: 20,

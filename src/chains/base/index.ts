@@ -12,6 +12,8 @@ export const BASE_PROFILE: EvmChainProfile = {
   color: "#0052ff",
   // The sequencer's unsafe head plus 10 blocks of 2 s; "safe"/"finalized" wait for L1 (docs/networks.md, "Finality per network").
   finality: "confirmations",
+  // Type 2 by detection (Base has a base fee); the L1 data fee from the GasPriceOracle predeploy (docs/payouts.md).
+  l1Fee: "op-stack",
   defaults: {
     enabled: false,
     confirmations: 10,

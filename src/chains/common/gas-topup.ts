@@ -105,9 +105,11 @@ export function gasTopupsFor(
     /**
      * Before a payout's first broadcast: finish a top-up under way for it, or send
      * `shortfall()` (0 = none needed) from the gas wallet. Throws RetryLater while
-     * the top-up has not landed yet (the payout job retries by itself).
+     * the top-up has not landed yet (the payout job retries by itself). `recheck`: a top-up
+     * under way may have been sized for another transaction of the order (an EVM replacement
+     * raised its fee): once it landed, what is still short is sent too.
      */
-    async ensure(o: PayoutOrderRow, shortfall: () => Promise<bigint>): Promise<void> {
+    async ensure(o: PayoutOrderRow, shortfall: () => Promise<bigint>, opts: { recheck?: boolean } = {}): Promise<void> {
       const open = ctx.db
         .select()
         .from(gasTopups)
@@ -116,7 +118,7 @@ export function gasTopupsFor(
         .get();
       if (open) {
         if (!(await drive(open))) throw new RetryLater("waiting for the gas top-up to land", TOPUP_RETRY_MS);
-        return;
+        if (!opts.recheck) return;
       }
       const amount = await shortfall();
       if (amount <= 0n) return;

@@ -1,7 +1,10 @@
 // An EVM chain in rpc mode (BSC is one profile): detection by eth_getLogs on the token
-// contracts, token and native transfers signed locally (legacy type-0, the profile's chain id), all over raw JSON-RPC so no
+// contracts, token and native transfers signed locally (EIP-1559 type 2 where the chain has a
+// base fee, legacy type 0 elsewhere; the profile's chain id), all over raw JSON-RPC so no
 // client-side cache ever serves a stale block number (the shared contract's docs/chains.md, ../shared/docs/ beside this repository).
-import { bytesToHex, decodeFunctionResult, encodeFunctionData, getAddress, keccak256, parseAbi, type Hex } from "viem";
+// Fees: docs/payouts.md "Fees, EIP-1559 and L1 data fees"; replacement of a transaction that
+// does not confirm: signReplacement (same nonce, raised fees, up to gas_price_cap).
+import { bytesToHex, decodeFunctionResult, encodeFunctionData, getAddress, keccak256, parseAbi, parseTransaction, serializeTransaction, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type {
   BlockRef,
@@ -77,10 +80,35 @@ export interface EvmTxMeta {
   from: string;
   to: string;
   nonce: number;
+  /** "legacy" (type 0) or "eip1559" (type 2); absent on transactions signed before type 2 existed here (legacy). */
+  type?: "legacy" | "eip1559";
+  /** Highest price per gas the transaction may pay: the legacy gas price, or maxFeePerGas of a type-2 transaction. */
   gasPrice: string;
+  /** Type 2: the priority fee (tip) per gas. */
+  maxPriorityFeePerGas?: string;
   gasLimit: string;
+  /** OP-stack chains: the L1 data fee allowance (wei, GasPriceOracle.getL1Fee with a 30 % margin), paid on top of gas. */
+  l1Fee?: string;
   [k: string]: unknown;
 }
+
+/** The fee fields of one transaction. */
+export type EvmFees = { type: "legacy"; gasPrice: bigint } | { type: "eip1559"; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+
+/** The OP-stack GasPriceOracle predeploy (getL1Fee(bytes): the L1 data fee of an unsigned RLP-encoded transaction). */
+export const GAS_PRICE_ORACLE = "0x420000000000000000000000000000000000000F";
+const ORACLE_ABI = parseAbi(["function getL1Fee(bytes) view returns (uint256)"]);
+
+/**
+ * A replacement must raise its fees by what nodes require to take it over the pending one
+ * (geth, erigon, anvil: 10 %; some pools 12.5 %): 12.5 %, rounded up, at least 1 wei.
+ */
+export function bumpFee(x: bigint): bigint {
+  const up = (x * 125n + 999n) / 1000n;
+  return x + (up > 0n ? up : 1n);
+}
+/** The least raise any node takes (10 %): a replacement capped below its 12.5 % bump still goes out when it clears this. */
+const minBump = (x: bigint) => x + ((x + 9n) / 10n > 0n ? (x + 9n) / 10n : 1n);
 
 export interface EvmAdapter extends ChainAdapter {
   readonly rpc: RpcClient;
@@ -92,14 +120,30 @@ export interface EvmAdapter extends ChainAdapter {
   transactionNonce(txHash: string): Promise<number | null>;
   nativeBalance(address: string): Promise<bigint>;
   signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer>;
-  /** Wei `from` needs to pay for this token transfer (gas limit with margin × capped gas price). */
+  /** Wei `from` needs to pay for this token transfer (gas limit with margin × capped highest price per gas, + the L1 data fee on OP-stack chains). */
   estimateTransferFee(from: string, to: string, token: TokenSymbol, amount: bigint): Promise<bigint>;
+  /** The fees a transaction signed now carries (type 2 where the chain has a base fee), capped by gasPriceCap. */
+  marketFees(): Promise<EvmFees>;
+  /**
+   * `prev` again with the same nonce, gas, recipient and data and fees raised (at least
+   * bumpFee of each, or the market's when higher), capped by gasPriceCap; null when the cap
+   * leaves no raise a node would take (the transaction is stuck at the cap).
+   */
+  signReplacement(prev: SignedTransfer, privateKey: Uint8Array): Promise<SignedTransfer | null>;
+  /**
+   * What the chain says of a transaction's nonce, asked of every endpoint: "ours" (some
+   * endpoint knows this transaction), "taken" (the nonce is used in a final block and no
+   * endpoint knows this transaction: it can never land), "open" (not used in a final block),
+   * "unsure" (an endpoint or the final block's nonce could not be read).
+   */
+  nonceVerdict(tx: SignedTransfer): Promise<"ours" | "taken" | "open" | "unsure">;
 }
 
 interface RpcBlock {
   number: string;
   hash: string;
   timestamp: string;
+  baseFeePerGas?: string;
 }
 
 interface RpcLog {
@@ -145,6 +189,17 @@ export interface EvmProfile {
    * BSC 0; a new product chain takes the next unused number; test-only profiles use their chain id.
    */
   bip44Account: number;
+  /**
+   * Type-2 (EIP-1559) transactions: true always, false never (legacy type 0). Unset: type 2
+   * when the latest block has a non-zero baseFeePerGas (BSC's base fee is 0: legacy).
+   */
+  eip1559?: boolean;
+  /**
+   * A rollup's L1 data fee: "op-stack" (Base): read from the GasPriceOracle predeploy and
+   * added to fee estimates and gas top-ups; "arbitrum": eth_estimateGas already counts the L1
+   * component in the gas limit (ArbOS adds it as gas), so nothing is added. Unset: an L1 chain.
+   */
+  l1Fee?: "op-stack" | "arbitrum";
 }
 
 export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): EvmAdapter {
@@ -208,9 +263,42 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     return rpc.request<Hex>("eth_call", [{ to, data }, block]);
   }
 
-  async function gasPrice(): Promise<bigint> {
-    const p = BigInt(await rpc.request<string>("eth_gasPrice"));
-    return opts.gasPriceCap !== undefined && p > opts.gasPriceCap ? opts.gasPriceCap : p;
+  const cap = opts.gasPriceCap;
+  const capped = (x: bigint) => (cap !== undefined && x > cap ? cap : x);
+
+  async function marketFees(): Promise<EvmFees> {
+    const [block, price] = await Promise.all([getBlock("latest"), rpc.request<string>("eth_gasPrice")]);
+    const baseFee = block?.baseFeePerGas !== undefined ? BigInt(block.baseFeePerGas) : null;
+    if (baseFee === null || !(profile.eip1559 ?? baseFee > 0n)) return { type: "legacy", gasPrice: capped(BigInt(price)) };
+    let tip: bigint;
+    try {
+      tip = BigInt(await rpc.request<string>("eth_maxPriorityFeePerGas"));
+    } catch (e) {
+      if (!(e instanceof RpcError && e.kind === "rpc")) throw e;
+      tip = BigInt(price) > baseFee ? BigInt(price) - baseFee : 0n; // a node without the method: its gas price over the base fee
+    }
+    // Twice the base fee survives six full blocks of +12.5 % each before the transaction stops being includable.
+    const maxFeePerGas = capped(2n * baseFee + tip);
+    return { type: "eip1559", maxFeePerGas, maxPriorityFeePerGas: tip > maxFeePerGas ? maxFeePerGas : tip };
+  }
+
+  const perGas = (f: EvmFees) => (f.type === "legacy" ? f.gasPrice : f.maxFeePerGas);
+
+  type TxFields = { to: Hex; data?: Hex; value?: bigint; gas: bigint };
+  const request = (tx: TxFields, fees: EvmFees, nonce: number) =>
+    fees.type === "legacy"
+      ? { type: "legacy" as const, chainId, nonce, ...tx, gasPrice: fees.gasPrice }
+      : { type: "eip1559" as const, chainId, nonce, ...tx, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas };
+
+  /** OP-stack: the L1 data fee of this transaction with a 30 % margin (the L1 base fee moves until it lands); 0 elsewhere. */
+  async function l1FeeOf(tx: TxFields, fees: EvmFees, nonce: number): Promise<bigint> {
+    if (profile.l1Fee !== "op-stack") return 0n;
+    const unsigned = serializeTransaction(request(tx, fees, nonce));
+    const data = encodeFunctionData({ abi: ORACLE_ABI, functionName: "getL1Fee", args: [unsigned] });
+    const answer = await call(GAS_PRICE_ORACLE, data);
+    if (!answer || answer === "0x") throw new Error(`${profile.name}: no GasPriceOracle at ${GAS_PRICE_ORACLE} to price the L1 data fee`);
+    const fee = BigInt(answer);
+    return (fee * GAS_MARGIN_NUM + GAS_MARGIN_DEN - 1n) / GAS_MARGIN_DEN;
   }
 
   async function estimateTokenGas(from: string, contract: string, data: Hex): Promise<bigint> {
@@ -230,26 +318,38 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     return account;
   }
 
-  async function signLegacy(
+  async function signWith(
     privateKey: Uint8Array,
     from: string | undefined,
-    tx: { to: Hex; data?: Hex; value?: bigint; gas: bigint; gasPrice: bigint },
+    tx: TxFields,
+    fees: EvmFees,
     hint: Record<string, unknown> | undefined,
     extra: Record<string, unknown>,
   ): Promise<SignedTransfer> {
     const account = accountFor(privateKey, from);
     const nonce = await nonceFor(account.address, hint);
-    const raw = await account.signTransaction({ type: "legacy", chainId, nonce, ...tx });
+    const raw = await account.signTransaction(request(tx, fees, nonce));
+    const l1Fee = await l1FeeOf(tx, fees, nonce);
     const meta: EvmTxMeta = {
       chainId,
       from: account.address,
       to: tx.to,
       nonce,
-      gasPrice: tx.gasPrice.toString(),
+      type: fees.type,
+      gasPrice: perGas(fees).toString(),
+      ...(fees.type === "eip1559" ? { maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() } : {}),
       gasLimit: tx.gas.toString(),
+      ...(profile.l1Fee === "op-stack" ? { l1Fee: l1Fee.toString() } : {}),
       ...extra,
     };
     return { txHash: keccak256(raw), raw, meta };
+  }
+
+  /** Every endpoint's answer on whether it knows `hash`: true (one does), false (all answered: none), null (one could not be asked). */
+  async function knownAnywhere(hash: string): Promise<boolean | null> {
+    const answers = await rpc.requestEvery<unknown>("eth_getTransactionByHash", [hash]);
+    if (answers.some((a) => a !== null && !(a instanceof RpcError))) return true;
+    return answers.some((a) => a instanceof RpcError) ? null : false;
   }
 
   /** Logs of one block range, or throws. */
@@ -469,7 +569,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
           throw e;
         }
       }
-      return signLegacy(req.privateKey, from, { to: t.contract as Hex, data, gas, gasPrice: await gasPrice() }, req.hint, {
+      return signWith(req.privateKey, from, { to: t.contract as Hex, data, gas }, await marketFees(), req.hint, {
         token: req.token,
         recipient: getAddress(req.to),
         amount: req.amount.toString(),
@@ -477,10 +577,11 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     },
 
     async signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer> {
-      return signLegacy(
+      return signWith(
         req.privateKey,
         req.from,
-        { to: getAddress(req.to), value: req.amount, gas: NATIVE_TRANSFER_GAS, gasPrice: await gasPrice() },
+        { to: getAddress(req.to), value: req.amount, gas: NATIVE_TRANSFER_GAS },
+        await marketFees(),
         req.hint,
         { token: profile.nativeSymbol, recipient: getAddress(req.to), amount: req.amount.toString() },
       );
@@ -496,7 +597,57 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
         if (!(e instanceof RpcError && e.kind === "rpc")) throw e;
         gas = (FALLBACK_TRANSFER_GAS * GAS_MARGIN_NUM) / GAS_MARGIN_DEN;
       }
-      return gas * (await gasPrice());
+      const fees = await marketFees();
+      const l1 = profile.l1Fee === "op-stack" ? await l1FeeOf({ to: t.contract as Hex, data, gas }, fees, await nonceFor(getAddress(from))) : 0n;
+      return gas * perGas(fees) + l1;
+    },
+
+    marketFees,
+
+    async signReplacement(prev: SignedTransfer, privateKey: Uint8Array): Promise<SignedTransfer | null> {
+      const p = parseTransaction(prev.raw as Hex);
+      const meta = prev.meta as Partial<EvmTxMeta>;
+      if (p.nonce === undefined || p.gas === undefined || !p.to) throw new Error(`${profile.name} stored transaction ${prev.txHash} cannot be replaced: no nonce, gas or recipient`);
+      const market = await marketFees();
+      /** The raised price: the bump, or the market's when higher; at the cap, the cap when it still clears the least raise; else null. */
+      const raise = (old: bigint, now: bigint): bigint | null => {
+        const want = bumpFee(old) > now ? bumpFee(old) : now;
+        if (cap === undefined || want <= cap) return want;
+        return cap >= minBump(old) ? cap : null;
+      };
+      let fees: EvmFees;
+      if (p.type === "eip1559") {
+        const maxFee = raise(p.maxFeePerGas!, perGas(market));
+        if (maxFee === null) return null;
+        const marketTip = market.type === "eip1559" ? market.maxPriorityFeePerGas : 0n;
+        const tip = bumpFee(p.maxPriorityFeePerGas!) > marketTip ? bumpFee(p.maxPriorityFeePerGas!) : marketTip;
+        if (tip > maxFee) return null;
+        fees = { type: "eip1559", maxFeePerGas: maxFee, maxPriorityFeePerGas: tip };
+      } else {
+        const price = raise(p.gasPrice!, perGas(market));
+        if (price === null) return null;
+        fees = { type: "legacy", gasPrice: price };
+      }
+      const extra = Object.fromEntries(Object.entries(meta).filter(([k]) => !["chainId", "from", "to", "nonce", "type", "gasPrice", "maxPriorityFeePerGas", "gasLimit", "l1Fee"].includes(k)));
+      return signWith(privateKey, meta.from, { to: getAddress(p.to), data: p.data, value: p.value, gas: p.gas }, fees, { nonce: p.nonce }, { ...extra, replaces: prev.txHash });
+    },
+
+    async nonceVerdict(tx: SignedTransfer) {
+      const known = await knownAnywhere(tx.txHash);
+      if (known) return "ours";
+      const meta = tx.meta as Partial<EvmTxMeta>;
+      if (known === null || typeof meta.from !== "string" || typeof meta.nonce !== "number") return "unsure";
+      // Only a final block's nonce concludes: a reorg above it could still undo it.
+      const h = await adapter.head();
+      let used: bigint;
+      try {
+        used = BigInt(await rpc.request<string>("eth_getTransactionCount", [meta.from, hex(h.final)]));
+      } catch (e) {
+        if (!(e instanceof RpcError && e.kind === "rpc")) throw e;
+        log?.warn({ msg: `${profile.name.toLowerCase()} nonce at the final block unavailable; concluding nothing`, block: h.final.toString(), error: e.message });
+        return "unsure";
+      }
+      return used > BigInt(meta.nonce) ? "taken" : "open";
     },
 
     async broadcast(tx: SignedTransfer): Promise<BroadcastResult> {
@@ -517,9 +668,14 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
             return { ok: true };
           }
           if (/nonce too low|nonce is too low|nonce has already been used|noncetoolow|old nonce/i.test(msg)) {
-            // Our own transaction already mined (rebroadcast after a crash) is a success.
+            // Our own transaction already mined (rebroadcast after a crash) is a success. One
+            // endpoint's word is not enough either way: every endpoint is asked for this
+            // transaction, and only a nonce used in a final block by another one is permanent.
             if (await known()) return { ok: true };
-            return { ok: false, permanent: true, error: msg };
+            const v = await adapter.nonceVerdict(tx);
+            if (v === "ours") return { ok: true };
+            if (v === "taken") return { ok: false, permanent: true, error: `${msg} (the nonce is used in a final block by another transaction)` };
+            return { ok: false, permanent: false, error: msg };
           }
           if (/insufficient funds/i.test(msg)) return { ok: false, permanent: false, error: msg };
           if (/replacement transaction underpriced/i.test(msg)) {
@@ -541,9 +697,10 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     },
 
     async txCost(tx: SignedTransfer) {
-      const r = await rpc.request<{ gasUsed?: string; effectiveGasPrice?: string } | null>("eth_getTransactionReceipt", [tx.txHash]);
+      const r = await rpc.request<{ gasUsed?: string; effectiveGasPrice?: string; l1Fee?: string } | null>("eth_getTransactionReceipt", [tx.txHash]);
       if (!r?.gasUsed) return null;
-      return { nativeBurned: BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice ?? "0x0") };
+      // OP-stack receipts carry the L1 data fee paid on top of gas.
+      return { nativeBurned: BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice ?? "0x0") + BigInt(r.l1Fee ?? "0x0") };
     },
 
     async txState(tx: SignedTransfer): Promise<TxState> {
@@ -558,19 +715,11 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
       const pending = await rpc.request<{ blockNumber: string | null } | null>("eth_getTransactionByHash", [tx.txHash]);
       if (pending) return { state: "pending" };
 
-      const meta = tx.meta as Partial<EvmTxMeta>;
-      if (typeof meta.from !== "string" || typeof meta.nonce !== "number") return { state: "unknown" };
-      // Expired only once the nonce is used in a final block: a reorg above it could still undo it.
-      const h = await adapter.head();
-      let used: bigint;
-      try {
-        used = BigInt(await rpc.request<string>("eth_getTransactionCount", [meta.from, hex(h.final)]));
-      } catch (e) {
-        if (!(e instanceof RpcError && e.kind === "rpc")) throw e;
-        log?.warn({ msg: `${profile.name} nonce at final block unavailable, using latest`, error: e.message });
-        used = BigInt(await rpc.request<string>("eth_getTransactionCount", [meta.from, "latest"]));
-      }
-      if (used > BigInt(meta.nonce)) {
+      // Expired only on final data: the nonce used in a final block and no endpoint knowing this
+      // transaction. A final block's nonce that cannot be read concludes nothing (never the latest's).
+      const v = await adapter.nonceVerdict(tx);
+      if (v === "ours") return { state: "pending" };
+      if (v === "taken") {
         // It may have landed between the receipt lookup and now.
         return (await receiptState()) ?? { state: "expired" };
       }

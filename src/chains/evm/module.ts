@@ -1,6 +1,7 @@
 // A ChainModule from an EVM profile: another EVM chain is a profile plus labels, not a copy.
 import { Type as T } from "@sinclair/typebox";
 import type { ChainModule } from "../module";
+import { DURATION_PATTERN, parseDuration } from "../../lib/duration";
 import { deriveEvmKey, evmPath, isEvmAddress, normalizeEvmAddress, randomEvmAddress } from "./address";
 import type { EvmFinality, EvmProfile } from "./adapter";
 import { evmPayoutOps } from "./payout-steps";
@@ -16,6 +17,15 @@ export interface EvmChainProfile extends EvmProfile {
   /** Default of `chains.<CODE>.finality` (docs/networks.md, "Finality per network"); absent: "confirmations". */
   finality?: EvmFinality;
 }
+
+/** The keys every EVM chain's section has beyond the common ones (DESIGN 17). */
+const EVM_SECTION_KEYS = {
+  replace_after: T.String({
+    pattern: DURATION_PATTERN,
+    default: "3m",
+    description: "rpc mode: a payout transaction not confirmed this long is replaced (same nonce, fees raised at least 12.5 %, up to gas_price_cap; at the cap the payout_stuck alert fires)",
+  }),
+};
 
 /** `chains.<CODE>.finality` (DESIGN 17): which block counts as final besides `confirmations`. */
 const finalityKey = (d: EvmFinality) =>
@@ -33,7 +43,7 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
     code: p.chain,
     label: p.label,
     color: p.color,
-    defaults: { ...p.defaults, sectionKeys: { ...p.defaults.sectionKeys, finality: finalityKey(p.finality ?? "confirmations") } },
+    defaults: { ...p.defaults, sectionKeys: { ...EVM_SECTION_KEYS, ...p.defaults.sectionKeys, finality: finalityKey(p.finality ?? "confirmations") } },
     native: { symbol: p.nativeSymbol, decimals: 18 },
     explorer: p.explorer,
     address: { isValid: (s) => isEvmAddress(s), normalize: (s) => normalizeEvmAddress(s), random: () => randomEvmAddress() },
@@ -45,7 +55,7 @@ export function evmChainModule(p: EvmChainProfile): ChainModule {
       return {
         adapter,
         estimateTransferFee: async (s) => ({ fee: await adapter.estimateTransferFee(s.from, s.to, s.token, s.amount) }),
-        payoutOps: (ctx, env) => evmPayoutOps(ctx, adapter, env),
+        payoutOps: (ctx, env) => evmPayoutOps(ctx, adapter, env, { replaceAfterMs: parseDuration(typeof cfg.replace_after === "string" ? cfg.replace_after : "3m") }),
         unrecordedOutgoing: (ctx, q) => evmUnrecordedOutgoing(ctx, adapter, q),
       };
     },

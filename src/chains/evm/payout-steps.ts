@@ -1,7 +1,8 @@
-// EVM payout steps (BSC): nonces per address that survive restarts (taken from the
-// stored signed transactions, never reused while one is unfinished) and BNB
+// EVM payout steps: nonces per address that survive restarts (taken from the
+// stored signed transactions, never reused while one is unfinished), native-coin
 // top-ups from the chain's gas wallet (index 0), themselves signed and stored
-// before they are broadcast.
+// before they are broadcast, and the replacement of a payout transaction that
+// did not confirm within replace_after (same nonce, raised fees, up to the cap).
 import { and, eq, inArray } from "drizzle-orm";
 import type { ChainModuleCtx } from "../module";
 import { gasTopups } from "../../db/schema";
@@ -27,14 +28,23 @@ async function nextNonce(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, addr
   return Math.max(chainNext, stored + 1);
 }
 
-const gasCost = (meta: Record<string, unknown>) => BigInt(String(meta.gasLimit)) * BigInt(String(meta.gasPrice));
-export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv): PayoutChainOps {
-  /** BNB the source needs for its signed but not yet broadcast payouts (this one included). */
+/** Worst-case wei a signed transaction may cost: gas limit × highest price per gas + the L1 data fee allowance (OP stack). */
+export function maxCostOf(meta: Record<string, unknown>): bigint {
+  return BigInt(String(meta.gasLimit)) * BigInt(String(meta.gasPrice)) + BigInt(String(meta.l1Fee ?? "0"));
+}
+
+export interface EvmPayoutOptions {
+  /** chains.<C>.replace_after in ms. */
+  replaceAfterMs?: number;
+}
+
+export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, opts: EvmPayoutOptions = {}): PayoutChainOps {
+  /** Native coin the source needs for its signed but not yet broadcast payouts (this one, or its replacement, included). */
   function gasNeeded(o: PayoutOrderRow, tx: SignedTransfer): bigint {
     const others = env.payouts
       .signedUnsent(ctx.db, o.fromAddressId)
       .filter((r) => r.signedMeta && (JSON.parse(r.signedMeta) as EvmTxMeta).nonce !== (tx.meta as EvmTxMeta).nonce);
-    return others.reduce((s, r) => s + gasCost(JSON.parse(r.signedMeta!)), gasCost(tx.meta));
+    return others.reduce((s, r) => s + maxCostOf(JSON.parse(r.signedMeta!)), maxCostOf(tx.meta));
   }
 
   const topups = gasTopupsFor(ctx, adapter, env, async (gas) => ({ nonce: await nextNonce(ctx, adapter, env, gas) }));
@@ -46,12 +56,24 @@ export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv):
       return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey, hint: { nonce } });
     },
 
+    replaceAfterMs: opts.replaceAfterMs,
+
+    async replace(o, current) {
+      return adapter.signReplacement(current, sourceKey(ctx, adapter, env, o).privateKey);
+    },
+
     async beforeBroadcast(o, tx) {
-      await topups.ensure(o, async () => {
-        const needed = gasNeeded(o, tx);
-        const balance = await adapter.nativeBalance(o.fromAddress);
-        return balance >= needed ? 0n : needed - balance;
-      });
+      // A replacement's raised fee may exceed what a top-up still under way was sized for.
+      const replacement = (tx.meta as Partial<EvmTxMeta>).replaces !== undefined;
+      await topups.ensure(
+        o,
+        async () => {
+          const needed = gasNeeded(o, tx);
+          const balance = await adapter.nativeBalance(o.fromAddress);
+          return balance >= needed ? 0n : needed - balance;
+        },
+        { recheck: replacement },
+      );
     },
   };
 }

@@ -16,6 +16,7 @@ export const CONDITIONS = [
   "gas_low",
   "callbacks_failing",
   "payout_failed",
+  "payout_stuck",
   "unmatched_deposit",
   "reconciliation_mismatch",
   "storage_unwritable",
@@ -34,6 +35,8 @@ export const RECENT_WINDOW_MS = 60 * 60 * 1000;
 // deposits, not every resolved one. src/db/query-plans.test.ts keeps them seeks.
 export const FAILED_CALLBACKS = "SELECT count(*) AS n FROM callbacks INDEXED BY callbacks_failed WHERE state = 'failed' AND updated_at >= ?";
 export const FAILED_PAYOUTS = "SELECT order_no FROM payout_orders INDEXED BY payout_failed WHERE status = 'failed' AND failed_at >= ? ORDER BY failed_at DESC";
+// Broadcast payouts whose transaction sits at gas_price_cap with no replacement left (payout/executor.ts): few rows, the open ones only.
+export const STUCK_PAYOUTS = "SELECT chain, order_no FROM payout_orders INDEXED BY payout_broadcasted WHERE status = 'broadcasted' AND stuck_at IS NOT NULL ORDER BY chain";
 export const OPEN_UNMATCHED =
   "SELECT count(*) AS n FROM transfers INDEXED BY transfers_open_unmatched WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'";
 
@@ -81,6 +84,17 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   if (po.length) {
     const shown = po.slice(0, 5).map((r) => r.order_no).join(", ");
     out.push({ condition: "payout_failed", subject: "gateway", message: `${plural(po.length, "payout")} failed in the last hour: ${shown}${po.length > 5 ? ", …" : ""}` });
+  }
+
+  const stuck = db.query<{ chain: string; order_no: string }, []>(STUCK_PAYOUTS).all();
+  for (const chain of new Set(stuck.map((r) => r.chain))) {
+    const orders = stuck.filter((r) => r.chain === chain).map((r) => r.order_no);
+    const shown = orders.slice(0, 5).join(", ") + (orders.length > 5 ? ", …" : "");
+    out.push({
+      condition: "payout_stuck",
+      subject: chain,
+      message: `${chain}: ${plural(orders.length, "payout")} not confirming at chains.${chain}.gas_price_cap, with no replacement left under it (${shown}); raise the cap or wait for fees to fall`,
+    });
   }
 
   const um = db.query<{ n: number }, []>(OPEN_UNMATCHED).get()!.n;

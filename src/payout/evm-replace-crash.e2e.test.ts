@@ -1,0 +1,95 @@
+// Crash safety of a replaced EVM payout (issue 25), a row per chain (BSC, and BASE with its L1 fee
+// oracle): a child gateway on anvil (the chain's id, with a base fee, so type-2 transactions)
+// whose payout does not confirm (mining off) replaces it after
+// replace_after = "1s" and kills itself right after storing the replacement, or right after
+// sending it; restarted, it goes on with the transactions it stored, and the chain carries the
+// transfer exactly once: every replacement has the payout's nonce, so only one of them can land,
+// and that one becomes the payout's txHash.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startAnvil, type AnvilNode } from "../testing/anvil";
+import { chainCodes, chainModule } from "../chains/registry";
+import type { ChainCode, TokenSymbol } from "../chains/types";
+import { someAddresses } from "../testing/bsc-fixture";
+import { crashGateway, disposeCrashGateways, payoutSettled } from "../testing/crash";
+import { eventually } from "../testing/wait";
+
+type Obj = Record<string, any>;
+const CHAINS: ChainCode[] = ["BSC", "BASE"];
+const nodes = new Map<ChainCode, AnvilNode>();
+
+beforeAll(async () => {
+  for (const chain of CHAINS) nodes.set(chain, await startAnvil({ chain, baseFee: 10n ** 9n }));
+});
+afterAll(async () => {
+  await disposeCrashGateways();
+  for (const n of nodes.values()) await n.stop();
+});
+
+/** Only `chain` enabled, in rpc mode on `url`, replacing after 1 s. */
+const toml = (chain: ChainCode, url: string) =>
+  `[log]\nlevel = "warn"\n` +
+  chainCodes()
+    .map((c) => (c === chain ? `[chains.${c}]\nenabled = true\nmode = "rpc"\nrpc_urls = ["${url}"]\nconfirmations = 3\npoll_interval = "200ms"\nreplace_after = "1s"\n` : `[chains.${c}]\nenabled = false\n`))
+    .join("");
+
+const ROWS = CHAINS.flatMap((chain) => ["payout:after-replace-commit", "payout:after-replace-broadcast"].map((point) => [chain, point] as const));
+
+describe("a replaced EVM payout survives a crash", () => {
+  test.each(ROWS)(
+    "%s: killed at %s, restarted: paid exactly once, with one of its stored hashes",
+    async (chain, point) => {
+      const node = nodes.get(chain)!;
+      const t = chainModule(chain).defaults.tokens.find((x) => x.symbol === "USDT") ?? chainModule(chain).defaults.tokens[0]!;
+      const token = t.symbol as TokenSymbol;
+      const units = (whole: bigint) => whole * 10n ** BigInt(t.decimals);
+      const c = await crashGateway({ merchantName: `${chain.toLowerCase()}-replace-${point.split("-").pop()}`, toml: toml(chain, node.url) });
+      const { client } = c;
+      let g = await c.start(point);
+      const binding = { chainCode: chain, tokenSymbol: token };
+      const bindKey = `replace-${chain}-${point}`;
+      const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey } });
+      await node.mint(token, b.address, units(50n));
+      await node.setBalance(b.address, 10n ** 17n);
+      await node.mine(2);
+      await eventually(
+        async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
+        40_000,
+        "the deposit completed",
+        50,
+      );
+
+      const [to] = someAddresses(1, `${chain}-${point}`);
+      await node.setAutomine(false);
+      let mining: ReturnType<typeof setInterval> | undefined;
+      try {
+        const o = await client.request<Obj>("POST", "/openapi/payout/orders", { body: { ...binding, fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: `REPLACE-${chain}-${point}`, notifyUrl: "https://shop.example/po" } });
+        expect(o.status).toBe("broadcasted");
+        // Not mined: after replace_after the gateway replaces it, stores the replacement, and dies.
+        await g.proc.exited;
+        expect(g.proc.signalCode).toBe("SIGKILL");
+        const stored = c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM payout_tx_attempts a JOIN payout_orders p ON p.id = a.payout_order_id WHERE p.order_no = ?", o.orderNo);
+        expect(stored).toHaveLength(1);
+        expect(await node.tokenBalance(token, to!)).toBe(0n);
+
+        g = await c.start();
+        mining = setInterval(() => void node.mine(1).catch(() => {}), 150);
+        const done = await payoutSettled(client, o.orderNo);
+        expect(done).toMatchObject({ status: "confirmed", fromAddress: b.address });
+        const hashes = [o.txHash, ...c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM payout_tx_attempts a JOIN payout_orders p ON p.id = a.payout_order_id WHERE p.order_no = ?", o.orderNo).map((r) => r.tx_hash)];
+        expect(hashes).toContain(done.txHash);
+        expect(hashes).toContain(stored[0]!.tx_hash);
+        const landed = [];
+        for (const h of hashes) if (await node.rpc("eth_getTransactionReceipt", [h])) landed.push(h);
+        expect(landed).toEqual([done.txHash]);
+      } finally {
+        if (mining) clearInterval(mining);
+        await node.setAutomine(true);
+      }
+      expect(await g.kill("SIGTERM")).toBe(0);
+      expect(await node.tokenBalance(token, to!)).toBe(units(20n));
+      expect(await node.tokenBalance(token, b.address)).toBe(units(30n));
+      expect(Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [b.address, "latest"])))).toBe(1);
+    },
+    120_000,
+  );
+});

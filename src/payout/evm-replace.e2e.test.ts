@@ -1,0 +1,271 @@
+// EVM payouts through the gateway on anvil with a base fee (issue 25), on a test-only OP-stack
+// profile (chain id 31339, an L1 fee oracle placed by anvil_setCode), time moved by a TestClock:
+// a transaction that does not confirm within replace_after is replaced with the same nonce and
+// higher fees, every hash stored before it is sent, up to gas_price_cap, where payout_stuck
+// fires; whichever hash confirms is the payout's. A nonce taken in a block that is not final
+// fails nothing; once final, the payout fails. A gas top-up funds gas and the L1 data fee.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { asc, eq } from "drizzle-orm";
+import { bytesToHex, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { startAnvil, TOKEN_ADDRESSES, type AnvilNode } from "../testing/anvil";
+import { placeL1FeeOracle } from "../testing/l1-fee-oracle";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { TestClock } from "../lib/clock";
+import { toBaseUnits } from "../lib/money";
+import { gasTopups, payoutOrders, payoutTxAttempts } from "../db/schema";
+import { registerChainModule } from "../chains/registry";
+import { evmChainModule, type EvmChainProfile } from "../chains/evm/module";
+import { bumpFee, type EvmTxMeta } from "../chains/evm/adapter";
+import { maxCostOf } from "../chains/evm/payout-steps";
+import { someAddresses } from "../testing/bsc-fixture";
+import { addressById } from "../wallet/addresses";
+import { deriveKey } from "../wallet/hd";
+import type { ChainCode } from "../chains/types";
+
+type Obj = Record<string, any>;
+const CODE = "OPTEST" as ChainCode;
+const CHAIN_ID = 31339;
+const GWEI = 10n ** 9n;
+const CAP = 5n * GWEI;
+const L1_FEE = 55_555_555_555n;
+const REPLACE_AFTER = 3 * 60_000;
+const PROFILE: EvmChainProfile = {
+  chain: CODE,
+  name: "OP test",
+  chainId: CHAIN_ID,
+  nativeSymbol: "ETH",
+  bip44Account: CHAIN_ID,
+  l1Fee: "op-stack",
+  uriScheme: "ethereum",
+  label: { network: "OP test", standard: "ERC20" },
+  color: "#0052ff",
+  defaults: { confirmations: 3, blockTime: "1s", tokens: [{ chain: CODE, symbol: "USDT", contract: TOKEN_ADDRESSES.USDT, decimals: 18 }] },
+  explorer: { name: "OPscan", tx: "https://opscan.example/tx/{tx}", address: "https://opscan.example/address/{address}" },
+};
+
+let node: AnvilNode;
+let gw: TestGateway;
+let unregister: () => void;
+const clock = new TestClock(Date.now());
+
+beforeAll(async () => {
+  node = await startAnvil({ chainId: CHAIN_ID, baseFee: GWEI });
+  await placeL1FeeOracle(node, L1_FEE);
+  unregister = registerChainModule(evmChainModule(PROFILE));
+  gw = await startTestGateway({
+    jobs: false,
+    clock,
+    config: {
+      chains: {
+        TRON: { enabled: false },
+        BSC: { enabled: false },
+        SOL: { enabled: false },
+        [CODE]: { mode: "rpc", rpc_urls: [node.url], confirmations: 3, gas_price_cap: CAP.toString(), replace_after: "3m" },
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await gw?.stop();
+  unregister?.();
+  await node?.stop();
+});
+
+const tick = () => gw.gateway.runtime.afterChainChange(CODE);
+const row = (orderNo: string) => gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, orderNo)).get()!;
+const replacementsOf = (orderNo: string) => gw.ctx.db.select().from(payoutTxAttempts).where(eq(payoutTxAttempts.payoutOrderId, row(orderNo).id)).orderBy(asc(payoutTxAttempts.id)).all();
+const get = (orderNo: string) => gw.client.request<Obj>("GET", `/openapi/payout/orders/${orderNo}`);
+const receipt = (hash: string) => node.rpc<Obj | null>("eth_getTransactionReceipt", [hash]);
+const sentBy = async (a: string) => Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [a, "latest"])));
+let n = 0;
+
+async function funded(tokens: bigint, native: bigint): Promise<string> {
+  const b = await gw.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: CODE, tokenSymbol: "USDT", bindKey: `op-src-${++n}` } });
+  await tick();
+  await node.mint("USDT", b.address, toBaseUnits(tokens.toString(), 18));
+  if (native > 0n) await node.setBalance(b.address, native);
+  await node.mine(3);
+  await tick();
+  return b.address;
+}
+const payout = (body: Obj) =>
+  gw.client.request<Obj>("POST", "/openapi/payout/orders", { body: { chainCode: CODE, tokenSymbol: "USDT", merchantOrderNo: `OP-${++n}`, notifyUrl: "https://shop.example/po", ...body } });
+/** Mines and tracks until the payout is final. */
+async function settle(orderNo: string): Promise<Obj> {
+  let o = await get(orderNo);
+  for (let i = 0; i < 20 && (o.status === "submitted" || o.status === "broadcasted"); i++) {
+    await node.mine(1);
+    await tick();
+    o = await get(orderNo);
+  }
+  return o;
+}
+/**
+ * Runs `work` while moving the TestClock, which the gas top-up's wait for its receipt runs on:
+ * forward only while a timer waits (the wait's next look), so time moves as that wait needs, no faster.
+ */
+async function pumped<T>(work: Promise<T>): Promise<T> {
+  let done = false;
+  const p = work.finally(() => (done = true));
+  while (!done) {
+    if (clock.pending > 0) await clock.advance(250);
+    else await new Promise<void>((r) => setImmediate(r));
+  }
+  return p;
+}
+const alertKeys = (xs: Array<{ condition: string; subject: string }>) => xs.map((a) => `${a.condition}:${a.subject}`);
+
+describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
+  test("not confirmed within replace_after: replaced with the same nonce and ≥ 12.5 % higher fees, each stored before it is sent, up to the cap; payout_stuck at the cap; the hash that confirms is the payout's", async () => {
+    const from = await funded(50n, 10n ** 17n);
+    const [to] = someAddresses(1, "op-replace");
+    await node.setAutomine(false);
+    let o: Obj;
+    try {
+      o = await payout({ fromAddress: from, toAddress: to, amount: "10" });
+      expect(o.status).toBe("broadcasted");
+      const first = row(o.orderNo);
+      const firstMeta = JSON.parse(first.signedMeta!) as EvmTxMeta;
+      expect(firstMeta).toMatchObject({ type: "eip1559", l1Fee: ((L1_FEE * 13n + 9n) / 10n).toString() });
+      expect((await node.rpc<Obj>("eth_getTransactionByHash", [first.txHash])).type).toBe("0x2");
+
+      // Not yet due: nothing replaced.
+      await clock.advance(REPLACE_AFTER - 1);
+      await tick();
+      expect(replacementsOf(o.orderNo)).toEqual([]);
+
+      for (let i = 0; i < 30 && row(o.orderNo).stuckAt === null; i++) {
+        await clock.advance(REPLACE_AFTER);
+        await tick();
+      }
+      const reps = replacementsOf(o.orderNo);
+      expect(reps.length).toBeGreaterThanOrEqual(2);
+      const metas = [firstMeta, ...reps.map((r) => JSON.parse(r.signedMeta) as EvmTxMeta)];
+      for (let i = 1; i < metas.length; i++) {
+        const [prev, cur] = [metas[i - 1]!, metas[i]!];
+        expect(cur).toMatchObject({ nonce: firstMeta.nonce, gasLimit: firstMeta.gasLimit, type: "eip1559", replaces: i === 1 ? first.txHash : reps[i - 2]!.txHash });
+        expect(BigInt(cur.gasPrice)).toBeLessThanOrEqual(CAP);
+        // The cap itself when it still clears the 10 % nodes require; otherwise the full 12.5 %.
+        const price = BigInt(cur.gasPrice);
+        expect(price === CAP ? price * 10n >= BigInt(prev.gasPrice) * 11n : price >= bumpFee(BigInt(prev.gasPrice))).toBe(true);
+        expect(BigInt(cur.maxPriorityFeePerGas!)).toBeGreaterThanOrEqual(bumpFee(BigInt(prev.maxPriorityFeePerGas!)));
+      }
+      // Each replacement was stored before it was sent; the node holds the newest.
+      const newest = reps.at(-1)!;
+      expect(await node.rpc<Obj | null>("eth_getTransactionByHash", [newest.txHash])).not.toBeNull();
+      expect(row(o.orderNo)).toMatchObject({ status: "broadcasted", txHash: first.txHash });
+      expect(row(o.orderNo).lastError).toContain("gas_price_cap");
+
+      const alerts = gw.gateway.runtime.ops.alerts;
+      expect(alertKeys((await alerts.tick()).fired)).toContain(`payout_stuck:${CODE}`);
+      // Still stuck: not fired again.
+      await clock.advance(REPLACE_AFTER);
+      await tick();
+      expect(replacementsOf(o.orderNo)).toHaveLength(reps.length);
+      expect(alertKeys((await alerts.tick()).fired)).not.toContain(`payout_stuck:${CODE}`);
+
+      // A block is mined: the newest transaction (at the cap, above the base fee) lands, and is the payout's.
+      const done = await settle(o.orderNo);
+      expect(done).toMatchObject({ status: "confirmed", txHash: newest.txHash });
+      expect(row(o.orderNo)).toMatchObject({ txHash: newest.txHash, signedTx: newest.signedTx, stuckAt: null });
+      for (const h of [first.txHash!, ...reps.slice(0, -1).map((r) => r.txHash)]) expect(await receipt(h)).toBeNull();
+      expect(alertKeys((await alerts.tick()).resolved)).toContain(`payout_stuck:${CODE}`);
+    } finally {
+      await node.setAutomine(true);
+    }
+    expect(await node.tokenBalance("USDT", to!)).toBe(toBaseUnits("10", 18));
+    expect(await node.tokenBalance("USDT", from)).toBe(toBaseUnits("40", 18));
+    expect(await sentBy(from)).toBe(1);
+  });
+
+  test("a nonce taken by another transaction in a block that is not final fails nothing; once that block is final, the payout fails", async () => {
+    const from = await funded(5n, 10n ** 17n);
+    const [to] = someAddresses(1, "op-nonce");
+    await node.setAutomine(false);
+    try {
+      const o = await payout({ fromAddress: from, toAddress: to, amount: "5" });
+      expect(o.status).toBe("broadcasted");
+      const nonce = (JSON.parse(row(o.orderNo).signedMeta!) as EvmTxMeta).nonce;
+      // The payout's transaction leaves the pool, another one of the source takes its nonce and is mined.
+      await node.rpc("anvil_dropTransaction", [o.txHash]);
+      const key = deriveKey(CODE, gw.ctx.seed, addressById(gw.ctx.db, row(o.orderNo).fromAddressId)!.derivationIndex);
+      const acct = privateKeyToAccount(bytesToHex(key.privateKey) as Hex);
+      const other = await acct.signTransaction({ type: "eip1559", chainId: CHAIN_ID, nonce, to: acct.address, value: 0n, gas: 21_000n, maxFeePerGas: 4n * GWEI, maxPriorityFeePerGas: GWEI });
+      await node.rpc("eth_sendRawTransaction", [other]);
+      await node.mine(1);
+      // Latest, not final (3 confirmations): the rebroadcast's "nonce too low" concludes nothing.
+      await tick();
+      await tick();
+      expect(row(o.orderNo)).toMatchObject({ status: "broadcasted" });
+      expect(row(o.orderNo).lastError).toContain("nonce too low");
+      await node.mine(2);
+      await tick();
+      expect(await get(o.orderNo)).toMatchObject({ status: "failed", failedStage: "confirm" });
+      expect(row(o.orderNo).lastError).toContain("can never land");
+    } finally {
+      await node.setAutomine(true);
+    }
+    expect(await node.tokenBalance("USDT", to!)).toBe(0n);
+  });
+
+  test("a replacement whose raised fee the source cannot pay is stored, then sent once the gas wallet's top-up for the difference landed", async () => {
+    const gas = deriveKey(CODE, gw.ctx.seed, 0).address;
+    await node.setBalance(gas, 10n ** 18n);
+    const from = await funded(5n, 0n);
+    const [to] = someAddresses(1, "op-replace-topup");
+    const topups = (orderNo: string) => gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(orderNo).id)).orderBy(asc(gasTopups.id)).all();
+    await node.setAutomine(false);
+    try {
+      // The first top-up waits in the pool: the payout stays submitted until it is mined.
+      const o = await pumped(payout({ fromAddress: from, toAddress: to, amount: "5" }));
+      expect(o.status).toBe("submitted");
+      expect(row(o.orderNo).retryAt).not.toBeNull();
+      await node.mine(1);
+      await clock.advance(2_000); // its retry time
+      await pumped(tick());
+      expect(row(o.orderNo).status).toBe("broadcasted");
+      const first = row(o.orderNo);
+      expect(await node.rpc<string>("eth_getBalance", [from, "latest"])).toBe("0x" + maxCostOf(JSON.parse(first.signedMeta!)).toString(16));
+
+      // Due: the replacement is stored, but its higher fee needs a second top-up, which waits in the pool.
+      await clock.advance(REPLACE_AFTER);
+      await pumped(tick());
+      const [rep] = replacementsOf(o.orderNo);
+      expect(rep).toBeDefined();
+      expect(row(o.orderNo).lastError).toContain("replacement not sent yet");
+      expect(await node.rpc<Obj | null>("eth_getTransactionByHash", [rep!.txHash])).toBeNull();
+      const [t1, t2] = topups(o.orderNo);
+      expect(t1!.status).toBe("confirmed");
+      expect(BigInt(t2!.amount)).toBe(maxCostOf(JSON.parse(rep!.signedMeta)) - maxCostOf(JSON.parse(first.signedMeta!)));
+
+      // The pool drops the first payout transaction (underpriced); the top-up is mined; the replacement goes out and lands.
+      await node.rpc("anvil_dropTransaction", [first.txHash]);
+      await node.mine(1);
+      await pumped(tick());
+      expect(await node.rpc<Obj | null>("eth_getTransactionByHash", [rep!.txHash])).not.toBeNull();
+      expect(topups(o.orderNo).map((t) => t.status)).toEqual(["confirmed", "confirmed"]);
+      expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed", txHash: rep!.txHash });
+      expect(await receipt(first.txHash!)).toBeNull();
+    } finally {
+      await node.setAutomine(true);
+    }
+    expect(await node.tokenBalance("USDT", to!)).toBe(toBaseUnits("5", 18));
+    expect(await sentBy(from)).toBe(1);
+  });
+
+  test("a source without native coin is topped up with gas × maxFeePerGas plus the L1 data fee allowance", async () => {
+    const gas = deriveKey(CODE, gw.ctx.seed, 0).address;
+    await node.setBalance(gas, 10n ** 18n);
+    const from = await funded(5n, 0n);
+    const [to] = someAddresses(1, "op-topup");
+    const o = await pumped(payout({ fromAddress: from, toAddress: to, amount: "5" }));
+    const meta = JSON.parse(row(o.orderNo).signedMeta!) as EvmTxMeta;
+    const [t] = gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(o.orderNo).id)).all();
+    expect(meta.l1Fee).toBe(((L1_FEE * 13n + 9n) / 10n).toString());
+    expect(t).toMatchObject({ fromAddress: gas, toAddress: from, amount: maxCostOf(meta).toString() });
+    expect(BigInt(t!.amount)).toBe(BigInt(meta.gasLimit) * BigInt(meta.gasPrice) + BigInt(meta.l1Fee!));
+    expect(JSON.parse(t!.signedMeta)).toMatchObject({ type: "eip1559" });
+    expect((await settle(o.orderNo)).status).toBe("confirmed");
+  });
+});
