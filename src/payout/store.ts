@@ -9,7 +9,7 @@ import type { SignedTransfer } from "../chains/types";
 import { type DbOrTx, prepared, type Tx } from "../db/client";
 import type { PayoutOrderRow } from "./views";
 import { payoutOrders, payoutTxAttempts } from "../db/schema";
-import { AWAITING_BROADCAST, UNFINISHED } from "./state";
+import { AWAITING_BROADCAST, PAYOUT_STATUSES, UNFINISHED } from "./state";
 
 export const payoutStore: PayoutStore = {
   signedUnsent: (db, fromAddressId) =>
@@ -53,7 +53,8 @@ export function payoutsByIds(db: DbOrTx, ids: number[]): Map<number, PayoutOrder
 // The daily limit and the fee reserve read through payout_list_merchant (merchant_id, status):
 // today's payouts as an id range (its entries end in the rowid; src/orders/id-at.ts) and the
 // unfinished ones, never the merchant's whole payout history (issue 23).
-const NOT_FAILED = ["submitted", "broadcasted", "confirmed"] as const;
+// Every status but the terminal failure, from the state machine (a new status counts unless it is "failed").
+const NOT_FAILED = PAYOUT_STATUSES.filter((s) => s !== "failed");
 const list = (xs: readonly string[]) => xs.map((x) => `'${x}'`).join(", ");
 
 export const USED_TODAY = `SELECT amount, decimals FROM payout_orders INDEXED BY payout_list_merchant

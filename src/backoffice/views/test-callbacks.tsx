@@ -5,6 +5,7 @@ import type { Db } from "../../db/client";
 import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TestCallbackLimit } from "../../callbacks/test-event";
 import { DataTable, StatusBadge, Time } from "./common";
 import { tr } from "../i18n";
+import { plainErrorText } from "./callback-deliveries";
 
 /** A merchant's last test callbacks, as its page's loader read them (recentTestCallbacks). */
 export type TestCallbackRow = ReturnType<typeof recentTestCallbacks>[number];
@@ -18,6 +19,7 @@ export function TestCallbacks(p: { rows: TestCallbackRow[] }): JSX.Element {
       empty={tr("No test callback sent yet.")}
       row={(t) => {
         const last = t.attemptRows[t.attemptRows.length - 1];
+        // A failure in plain words, as the callbacks page says it; an answer as the target sent it.
         return (
           <tr data-testid="test-callback">
             <td>
@@ -32,7 +34,7 @@ export function TestCallbacks(p: { rows: TestCallbackRow[] }): JSX.Element {
             <td safe>{last?.httpStatus === null || last?.httpStatus === undefined ? "—" : String(last.httpStatus)}</td>
             <td safe>{last?.durationMs === null || last?.durationMs === undefined ? "—" : `${last.durationMs} ms`}</td>
             <td class="mono wrap" safe>
-              {(last?.error ?? last?.responseBody ?? "").slice(0, 200)}
+              {(last?.error ? (plainErrorText(last.error, last.httpStatus) ?? last.error) : (last?.responseBody ?? "")).slice(0, 200)}
             </td>
           </tr>
         );
