@@ -1,0 +1,70 @@
+// The wallet's storage module: every statement on `addresses` and `derivation_floors`
+// (docs/architecture.md "Data access"). `wallet/addresses.ts` derives keys and calls these.
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { prepared, type DbOrTx } from "../db/client";
+import { addresses, derivationFloors } from "../db/schema";
+
+export type AddressRow = typeof addresses.$inferSelect;
+export type NewAddressRow = typeof addresses.$inferInsert;
+
+/** The highest stored HD index of a chain (null: none) and the chain's floor (0: none). */
+export function indexBounds(tx: DbOrTx, chain: string): { maxIndex: number | null; floor: number } {
+  const r = tx.select({ m: sql<number | null>`max(${addresses.derivationIndex})` }).from(addresses).where(eq(addresses.chain, chain)).get();
+  const floor = tx.select({ n: derivationFloors.nextIndex }).from(derivationFloors).where(eq(derivationFloors.chain, chain)).get()?.n ?? 0;
+  return { maxIndex: r?.m ?? null, floor };
+}
+
+export function insertAddressRow(tx: DbOrTx, row: NewAddressRow): AddressRow {
+  return tx.insert(addresses).values(row).returning().get();
+}
+
+/** The gas wallet row of a chain, if derived already. */
+export function gasWalletRow(tx: DbOrTx, chain: string): AddressRow | undefined {
+  return tx.select().from(addresses).where(and(eq(addresses.chain, chain), eq(addresses.kind, "gas"))).get();
+}
+
+/** The merchant's shared pool on a chain, oldest first (soft-deleted ones excluded). */
+export function sharedPool(tx: DbOrTx, merchantId: number, chain: string): AddressRow[] {
+  const q = prepared(tx, "sharedPool", (d) =>
+    d
+      .select()
+      .from(addresses)
+      .where(and(eq(addresses.merchantId, sql.placeholder("m")), eq(addresses.chain, sql.placeholder("c")), eq(addresses.kind, "shared"), isNull(addresses.deletedAt)))
+      .orderBy(asc(addresses.derivationIndex))
+      .prepare(),
+  );
+  return q.all({ m: merchantId, c: chain });
+}
+
+/** The live exclusive address of (merchant, chain, bindKey), if any. */
+export function liveExclusive(tx: DbOrTx, merchantId: number, chain: string, bindKey: string): AddressRow | undefined {
+  return tx
+    .select()
+    .from(addresses)
+    .where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, chain), eq(addresses.kind, "exclusive"), eq(addresses.bindKey, bindKey), isNull(addresses.deletedAt)))
+    .get();
+}
+
+export function findAddress(tx: DbOrTx, chain: string, address: string): AddressRow | undefined {
+  return prepared(tx, "addressByChainAddress", (d) =>
+    d.select().from(addresses).where(and(eq(addresses.chain, sql.placeholder("c")), eq(addresses.address, sql.placeholder("a")))).prepare(),
+  ).get({ c: chain, a: address });
+}
+
+export function addressById(tx: DbOrTx, id: string): AddressRow | undefined {
+  return prepared(tx, "addressById", (d) => d.select().from(addresses).where(eq(addresses.id, sql.placeholder("id"))).prepare()).get({ id });
+}
+
+/** The newest rowid of `addresses`, any chain (0: empty). */
+export function addressesTop(db: DbOrTx): number {
+  return prepared(db, "addressesTop", (d) => d.$client.prepare<{ m: number | null }, []>("SELECT max(rowid) AS m FROM addresses")).get()?.m ?? 0;
+}
+
+/** A chain's addresses in the rowid range (after, upTo]: a watch set's refresh. */
+export function addressesSince(db: DbOrTx, chain: string, after: number, upTo: number): string[] {
+  return prepared(db, "watchSetSince", (d) =>
+    d.$client.prepare<{ a: string }, [number, number, string]>("SELECT address AS a FROM addresses WHERE rowid > ? AND rowid <= ? AND chain = ?"),
+  )
+    .all(after, upTo, chain)
+    .map((r) => r.a);
+}
