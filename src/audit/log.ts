@@ -2,9 +2,10 @@
 // from the CLI (actor `cli`, role `operator`) or the back office (a user's name,
 // role and IP). recordAudit is called inside the write transaction of the change
 // it records, so an action and its entry commit together or not at all.
-import { and, count, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
-import { auditLog } from "../db/schema";
+import { auditPage, insertAuditRow, type AuditRow, type AuditWhere } from "./store";
+
+export type { AuditRow } from "./store";
 
 /** Who did it. Services take this instead of any HTTP context. */
 export interface Actor {
@@ -25,8 +26,6 @@ export interface AuditInput extends Actor {
   at?: number;
 }
 
-export type AuditRow = typeof auditLog.$inferSelect;
-
 export interface AuditEntry {
   id: number;
   at: string;
@@ -42,30 +41,19 @@ export interface AuditEntry {
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x)));
 
 export function recordAudit(db: DbOrTx, e: AuditInput): number {
-  const row = db
-    .insert(auditLog)
-    .values({
-      at: e.at ?? Date.now(),
-      actor: e.actor,
-      role: e.role,
-      ip: e.ip ?? null,
-      action: e.action,
-      target: e.target,
-      before: json(e.before),
-      after: json(e.after),
-    })
-    .returning({ id: auditLog.id })
-    .get();
-  return row.id;
+  return insertAuditRow(db, {
+    at: e.at ?? Date.now(),
+    actor: e.actor,
+    role: e.role,
+    ip: e.ip ?? null,
+    action: e.action,
+    target: e.target,
+    before: json(e.before),
+    after: json(e.after),
+  });
 }
 
-export interface AuditFilter {
-  actor?: string;
-  action?: string;
-  target?: string;
-  /** Inclusive bounds, ms since epoch. */
-  from?: number;
-  to?: number;
+export interface AuditFilter extends AuditWhere {
   limit?: number;
   /** Keyset: entries strictly older than this one. */
   before?: AuditCursor;
@@ -100,24 +88,8 @@ export const AUDIT_COUNT_CAP = 1000;
  * AUDIT_COUNT_CAP + 1; `next` is the cursor of the next page, null on the last.
  */
 export function listAudit(db: DbOrTx, f: AuditFilter = {}): { entries: AuditEntry[]; total: number; next: AuditCursor | null } {
-  const where: SQL[] = [];
-  if (f.actor) where.push(eq(auditLog.actor, f.actor));
-  if (f.action) where.push(eq(auditLog.action, f.action));
-  if (f.target) where.push(eq(auditLog.target, f.target));
-  if (f.from !== undefined) where.push(gte(auditLog.at, f.from));
-  // Always bounded above, so even the first page is a range seek on the index.
-  where.push(lte(auditLog.at, f.to ?? Number.MAX_SAFE_INTEGER));
-  const cond = and(...where);
   const limit = Math.min(Math.max(f.limit ?? 50, 1), 1000);
-  const page = f.before ? and(cond, sql`(${auditLog.at}, ${auditLog.id}) < (${f.before.at}, ${f.before.id})`) : cond;
-  const rows = db
-    .select()
-    .from(auditLog)
-    .where(page)
-    .orderBy(desc(auditLog.at), desc(auditLog.id))
-    .limit(limit + 1)
-    .all();
-  const total = db.select({ n: count() }).from(db.select({ one: sql`1` }).from(auditLog).where(cond).limit(AUDIT_COUNT_CAP + 1).as("m")).get()!.n;
+  const { rows, total } = auditPage(db, f, f.before, limit + 1, AUDIT_COUNT_CAP + 1);
   const mine = rows.slice(0, limit);
   const last = mine[mine.length - 1];
   return { entries: mine.map(describeAudit), total, next: rows.length > limit && last ? { at: last.at, id: last.id } : null };
