@@ -1,14 +1,14 @@
 // The rate book (DESIGN 18): the current rate of a currency in USDT/USDC, or 56001 when there
 // is none younger than [rates] max_age. Fixed rates come from config; fetched ones from fx_rates.
-import { and, eq } from "drizzle-orm";
-import type { Db, DbOrTx } from "../db/client";
-import { fxRates, settings } from "../db/schema";
+import type { Db } from "../db/client";
 import { AppError, invalid } from "../errors";
 import type { Clock } from "../lib/clock";
 import { parseDuration } from "../lib/duration";
 import { Big } from "../lib/money";
 import { isTokenCurrency, priceCurrencies, USD, type RatesConfig } from "./currencies";
-import type { FetchedRate } from "./coingecko";
+import { lastFetchError, rateAges, storedRate } from "./store";
+
+export { noteFetchError, storeRates } from "./store";
 
 /** What the rate book reads. */
 export interface RatesCtx {
@@ -24,9 +24,6 @@ export interface Quote {
   observedAt: number;
   source: "par" | "fixed" | "coingecko";
 }
-
-/** Where the last failed fetch is noted (the rate_stale alert names it). */
-const LAST_ERROR_KEY = "rates_last_error";
 
 /** 10001 for a currency the configured source cannot price (the message lists those it can). */
 export function checkPriceCurrency(config: RatesConfig, currency: string): void {
@@ -52,28 +49,6 @@ export function currentRate(ctx: RatesCtx, currency: string, token: string): Quo
   return { rate: row.rate, observedAt: row.observedAt, source: "coingecko" };
 }
 
-function storedRate(db: DbOrTx, currency: string, token: string) {
-  return db.select().from(fxRates).where(and(eq(fxRates.currency, currency), eq(fxRates.token, token))).get();
-}
-
-/** Stores a fetch: each rate replaces the last one of its pair; clears the noted error. */
-export function storeRates(db: Db, rates: FetchedRate[], source: string, now: number): void {
-  db.transaction((tx) => {
-    for (const r of rates) {
-      tx.insert(fxRates)
-        .values({ currency: r.currency, token: r.token, rate: r.rate, source, observedAt: r.observedAt, fetchedAt: now })
-        .onConflictDoUpdate({ target: [fxRates.currency, fxRates.token], set: { rate: r.rate, source, observedAt: r.observedAt, fetchedAt: now } })
-        .run();
-    }
-    tx.delete(settings).where(eq(settings.key, LAST_ERROR_KEY)).run();
-  });
-}
-
-export function noteFetchError(db: Db, message: string, now: number): void {
-  const value = JSON.stringify({ at: now, message });
-  db.insert(settings).values({ key: LAST_ERROR_KEY, value, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } }).run();
-}
-
 export interface StaleRates {
   /** Currencies whose newest rate is older than max_age. */
   stale: string[];
@@ -87,11 +62,10 @@ export function staleRates(ctx: RatesCtx): StaleRates {
   const r = ctx.config.rates;
   if (r.source === "fixed") return { stale: [], neverFetched: false, lastError: null };
   const cutoff = ctx.clock.now() - parseDuration(r.max_age);
-  const rows = ctx.db.select({ currency: fxRates.currency, observedAt: fxRates.observedAt }).from(fxRates).all();
+  const rows = rateAges(ctx.db);
   const newest = new Map<string, number>();
   for (const row of rows) newest.set(row.currency, Math.max(newest.get(row.currency) ?? 0, row.observedAt));
-  const err = ctx.db.select({ v: settings.value }).from(settings).where(eq(settings.key, LAST_ERROR_KEY)).get();
-  const lastError = err ? (JSON.parse(err.v) as { message: string }).message : null;
+  const lastError = lastFetchError(ctx.db);
   return {
     stale: [...newest].filter(([, at]) => at < cutoff).map(([c]) => c).sort(),
     neverFetched: newest.size === 0 && lastError !== null,

@@ -1,0 +1,42 @@
+// The rates' storage module: `fx_rates` and the noted fetch error in `settings`
+// (docs/architecture.md "Data access"). `rates/book.ts` calls these.
+import { and, eq } from "drizzle-orm";
+import type { Db, DbOrTx } from "../db/client";
+import { fxRates, settings } from "../db/schema";
+import type { FetchedRate } from "./coingecko";
+
+/** Where the last failed fetch is noted (the rate_stale alert names it). */
+const LAST_ERROR_KEY = "rates_last_error";
+
+export function storedRate(db: DbOrTx, currency: string, token: string) {
+  return db.select().from(fxRates).where(and(eq(fxRates.currency, currency), eq(fxRates.token, token))).get();
+}
+
+/** Stores a fetch: each rate replaces the last one of its pair; clears the noted error. */
+export function storeRates(db: Db, rates: FetchedRate[], source: string, now: number): void {
+  db.transaction((tx) => {
+    for (const r of rates) {
+      tx.insert(fxRates)
+        .values({ currency: r.currency, token: r.token, rate: r.rate, source, observedAt: r.observedAt, fetchedAt: now })
+        .onConflictDoUpdate({ target: [fxRates.currency, fxRates.token], set: { rate: r.rate, source, observedAt: r.observedAt, fetchedAt: now } })
+        .run();
+    }
+    tx.delete(settings).where(eq(settings.key, LAST_ERROR_KEY)).run();
+  });
+}
+
+export function noteFetchError(db: Db, message: string, now: number): void {
+  const value = JSON.stringify({ at: now, message });
+  db.insert(settings).values({ key: LAST_ERROR_KEY, value, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } }).run();
+}
+
+/** When each stored rate was observed (every pair). */
+export function rateAges(db: DbOrTx): { currency: string; observedAt: number }[] {
+  return db.select({ currency: fxRates.currency, observedAt: fxRates.observedAt }).from(fxRates).all();
+}
+
+/** The last failed fetch's message, if one is noted. */
+export function lastFetchError(db: DbOrTx): string | null {
+  const err = db.select({ v: settings.value }).from(settings).where(eq(settings.key, LAST_ERROR_KEY)).get();
+  return err ? (JSON.parse(err.v) as { message: string }).message : null;
+}
