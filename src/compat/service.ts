@@ -4,10 +4,8 @@
 // is a compat_orders row written in the same transaction. The pay-in funnel sends the shop only
 // the paid callback (src/callbacks/compat.ts). Protocol-neutral: the epusdt and EPay views map
 // the CompatProblem kinds to their own codes.
-import { and, eq } from "drizzle-orm";
 import type { Config } from "../config/schema";
 import { type DbOrTx, writeTx } from "../db/client";
-import { compatOrders, payinOrders } from "../db/schema";
 import { AppError } from "../errors";
 import type { CompatProtocol } from "../lib/compat-signing";
 import { newOrderNo, newTimedToken } from "../lib/ids";
@@ -22,8 +20,9 @@ import type { PayinOrderRow } from "../payin/views";
 import { currentRate } from "../rates/book";
 import { payerAmount } from "../rates/amount";
 import { priceDecimals } from "../rates/currencies";
+import { compatSideOf, insertCompatOrder, payinByCheckoutToken, payinByMerchantOrderNo, payinByOrderNo, type CompatOrderRow } from "./store";
 
-export type CompatOrderRow = typeof compatOrders.$inferSelect;
+export { compatSideOf, type CompatOrderRow } from "./store";
 
 /** What the compatibility services read (the app context satisfies it as it is). */
 export type CompatCtx = PayinCtx & { config: Pick<Config, "rates" | "compat">; publicUrl: string };
@@ -119,13 +118,9 @@ function checkFields(ctx: CompatCtx, input: CompatOrderInput): void {
   }
 }
 
-function byOrderId(tx: DbOrTx, merchantId: number, orderId: string): PayinOrderRow | undefined {
-  return tx.select().from(payinOrders).where(and(eq(payinOrders.merchantId, merchantId), eq(payinOrders.merchantOrderNo, orderId))).get();
-}
-
 /** The same order id again: the same amount returns the order (whatever its status); any other is refused. */
 function sameOrder(tx: DbOrTx, o: PayinOrderRow, input: CompatOrderInput): CompatOrder {
-  const c = o.compat === input.protocol ? tx.select().from(compatOrders).where(eq(compatOrders.payinOrderId, o.id)).get() : undefined;
+  const c = o.compat === input.protocol ? compatSideOf(tx, o.id) : undefined;
   if (!c) throw new CompatProblem("reused", `order id ${input.orderId} is already used by another order of this merchant`);
   if (!new Big(c.priceAmount).eq(input.price)) throw new CompatProblem("reused", `order id ${input.orderId} already exists with amount ${c.priceAmount}`);
   return { order: o, compat: c };
@@ -149,7 +144,7 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
   if (!apiKeyId) throw new Error(`merchant ${merchant.uid} has no current API key`);
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
-    const existing = byOrderId(tx, merchant.id, input.orderId);
+    const existing = payinByMerchantOrderNo(tx, merchant.id, input.orderId);
     if (existing) return { ...sameOrder(tx, existing, input), created: false };
     let quote: { rate: string };
     let picked: ReturnType<typeof nudgedSharedAddress>;
@@ -164,9 +159,9 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
     const checkoutToken = newTimedToken(now);
     // EPay shops expect to come back with the signed result: the return link passes through the gateway.
     const redirectUrl = input.returnUrl ? (input.protocol === "epay" ? `${ctx.publicUrl}/compat/epay/return/${checkoutToken}` : input.returnUrl) : null;
-    const order = tx
-      .insert(payinOrders)
-      .values({
+    const { order, compat } = insertCompatOrder(
+      tx,
+      {
         orderNo: newOrderNo("PI", now),
         merchantId: merchant.id,
         merchantOrderNo: input.orderId,
@@ -186,13 +181,8 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
         createdAt: now,
         updatedAt: now,
         compat: input.protocol,
-      })
-      .returning()
-      .get();
-    const compat = tx
-      .insert(compatOrders)
-      .values({
-        payinOrderId: order.id,
+      },
+      {
         protocol: input.protocol,
         priceAmount: input.price,
         priceCurrency: currency,
@@ -203,9 +193,8 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
         name: input.name ?? null,
         param: input.param ?? null,
         createdAt: now,
-      })
-      .returning()
-      .get();
+      },
+    );
     writeCallback(tx, order, now);
     return { order, compat, created: true };
   });
@@ -213,21 +202,16 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
 
 /** A compatibility order of this merchant by its trade id (the pay-in's orderNo); another merchant's is unknown. */
 export function findCompatOrder(db: DbOrTx, merchantId: number, protocol: CompatProtocol, tradeId: string): CompatOrder | undefined {
-  const order = db.select().from(payinOrders).where(and(eq(payinOrders.orderNo, tradeId), eq(payinOrders.merchantId, merchantId))).get();
+  const order = payinByOrderNo(db, merchantId, tradeId);
   if (!order || order.compat !== protocol) return undefined;
-  const compat = db.select().from(compatOrders).where(eq(compatOrders.payinOrderId, order.id)).get();
+  const compat = compatSideOf(db, order.id);
   return compat ? { order, compat } : undefined;
 }
 
 /** The order behind a checkout link (EPay's return link). */
 export function compatOrderByCheckoutToken(db: DbOrTx, token: string): CompatOrder | undefined {
-  const order = db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();
+  const order = payinByCheckoutToken(db, token);
   if (!order || order.compat === null) return undefined;
-  const compat = db.select().from(compatOrders).where(eq(compatOrders.payinOrderId, order.id)).get();
+  const compat = compatSideOf(db, order.id);
   return compat ? { order, compat } : undefined;
-}
-
-/** The shop side of a pay-in, if a plugin created it (the back office's order page). */
-export function compatSideOf(db: DbOrTx, payinOrderId: number): CompatOrderRow | undefined {
-  return db.select().from(compatOrders).where(eq(compatOrders.payinOrderId, payinOrderId)).get();
 }
