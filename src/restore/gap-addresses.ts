@@ -4,9 +4,9 @@
 // so a payment to one is recorded as an unmatched deposit (reason restore_gap) for the operator
 // instead of going unseen. Deriving a thousand keys takes seconds, so a job adds them a slice
 // at a time; once all are in, the chain is rescanned from the backup's cursor for them.
-import { and, eq, gte, isNull, lt } from "drizzle-orm";
 import { writeTx, type Db } from "../db/client";
-import { addresses, reconcileChains } from "../db/schema";
+import { indexesIn, insertAddressesIfAbsent, type NewAddressRow } from "../wallet/store";
+import { gapPending, markGapWatched } from "./store";
 import type { ChainAdapter } from "../chains/types";
 import { newId } from "../lib/ids";
 
@@ -30,33 +30,24 @@ export type GapStep =
  * job runs every 250 ms on the event loop: a step stays well under DESIGN 11's 50 ms hold.
  */
 export function gapStep(ctx: GapCtx, adapter: ChainAdapter, budgetMs = GAP_STEP_BUDGET_MS): GapStep {
-  const rc = ctx.db.select().from(reconcileChains).where(and(eq(reconcileChains.chain, adapter.chain), isNull(reconcileChains.gapWatchedAt))).get();
+  const rc = gapPending(ctx.db, adapter.chain);
   if (!rc) return { state: "none" };
-  const have = new Set(
-    ctx.db
-      .select({ i: addresses.derivationIndex })
-      .from(addresses)
-      .where(and(eq(addresses.chain, adapter.chain), gte(addresses.derivationIndex, rc.gapFrom), lt(addresses.derivationIndex, rc.gapTo)))
-      .all()
-      .map((r) => r.i),
-  );
+  const have = new Set(indexesIn(ctx.db, adapter.chain, rc.gapFrom, rc.gapTo));
   const missing: number[] = [];
   for (let i = rc.gapFrom; i < rc.gapTo; i++) if (!have.has(i)) missing.push(i);
   if (!missing.length) return { state: "rescan", since: rc.sinceBlock === null ? null : BigInt(rc.sinceBlock), from: rc.gapFrom, to: rc.gapTo - 1 };
   const started = performance.now();
   const now = ctx.clock.now();
-  const rows: Array<typeof addresses.$inferInsert> = [];
+  const rows: NewAddressRow[] = [];
   for (const i of missing) {
     rows.push({ id: newId("AD"), merchantId: null, chain: adapter.chain, kind: "restore_gap", derivationIndex: i, address: adapter.deriveKey(ctx.seed, i).address, bindKey: null, createdAt: now });
     if (performance.now() - started > budgetMs) break;
   }
-  writeTx(ctx.db, (tx) => {
-    for (const r of rows) tx.insert(addresses).values(r).onConflictDoNothing().run();
-  });
+  writeTx(ctx.db, (tx) => insertAddressesIfAbsent(tx, rows));
   return { state: "adding", added: rows.length, left: missing.length - rows.length };
 }
 
 /** The rescan for the skipped indexes is under way: the job is done for this restore. */
 export function gapWatched(db: Db, chain: string, now: number): void {
-  writeTx(db, (tx) => tx.update(reconcileChains).set({ gapWatchedAt: now }).where(eq(reconcileChains.chain, chain)).run());
+  writeTx(db, (tx) => markGapWatched(tx, chain, now));
 }

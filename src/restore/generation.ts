@@ -5,16 +5,13 @@
 // jump by restore.index_gap and payout sources are checked against their chain before they
 // send again. `backup` moves the live marker on after its copy, so no backup ever carries
 // the marker its folder holds.
-import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { sql } from "drizzle-orm";
 import { writeTx, type Db, type DbOrTx } from "../db/client";
-import { addresses, chainCursors, derivationFloors, reconcileAddresses, reconcileChains, settings } from "../db/schema";
 import { nextIndexOf } from "../wallet/addresses";
+import { addressChains, setDerivationFloor } from "../wallet/store";
+import { clearReconcile, dbGeneration, insertReconcileChain, scanCursors, setDbGeneration, setGenerationAt } from "./store";
 import { chainModules } from "../chains/registry";
-
-const KEY = "generation";
 
 export function markerPath(dbPath: string): string {
   return `${dbPath}.generation`;
@@ -36,13 +33,7 @@ export function writeFolderMarker(dbPath: string, generation: string): void {
   renameSync(tmp, markerPath(dbPath));
 }
 
-export function dbGeneration(db: DbOrTx): string | null {
-  return db.select().from(settings).where(sql`${settings.key} = ${KEY}`).get()?.value ?? null;
-}
-
-function setDbGeneration(tx: DbOrTx, generation: string, now: number): void {
-  tx.insert(settings).values({ key: KEY, value: generation, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value: generation, updatedAt: now } }).run();
-}
+export { dbGeneration } from "./store";
 
 export interface GenerationCheck {
   generation: string;
@@ -78,15 +69,8 @@ export function checkGeneration(db: Db, dbPath: string, o: { indexGap: number; n
  * migrated yet) is left alone.
  */
 export function rotateGenerationAt(dbPath: string, now: number): void {
-  const c = new Database(dbPath);
   const generation = newGeneration();
-  try {
-    c.run("PRAGMA busy_timeout = 10000");
-    if (!c.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get()) return;
-    c.run("INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at", [KEY, generation, now]);
-  } finally {
-    c.close();
-  }
+  if (!setGenerationAt(dbPath, generation, now)) return;
   writeFolderMarker(dbPath, generation);
 }
 
@@ -97,17 +81,13 @@ export function rotateGenerationAt(dbPath: string, now: number): void {
  */
 export function enterReconcile(tx: DbOrTx, o: { generation: string; indexGap: number; now: number }): void {
   setDbGeneration(tx, o.generation, o.now);
-  tx.delete(reconcileChains).run();
-  tx.delete(reconcileAddresses).run();
-  const cursors = new Map(tx.select().from(chainCursors).all().map((c) => [c.chain, c.blockNumber]));
-  const chains = new Set<string>([...chainModules().map((m) => m.code), ...cursors.keys(), ...tx.selectDistinct({ c: addresses.chain }).from(addresses).all().map((r) => r.c)]);
+  clearReconcile(tx);
+  const cursors = scanCursors(tx);
+  const chains = new Set<string>([...chainModules().map((m) => m.code), ...cursors.keys(), ...addressChains(tx)]);
   for (const chain of chains) {
     const gapFrom = nextIndexOf(tx, chain);
     const next = gapFrom + o.indexGap;
-    tx.insert(reconcileChains).values({ chain, sinceBlock: cursors.get(chain) ?? null, gapFrom, gapTo: next, generation: o.generation, startedAt: o.now }).run();
-    tx.insert(derivationFloors)
-      .values({ chain, nextIndex: next, updatedAt: o.now })
-      .onConflictDoUpdate({ target: derivationFloors.chain, set: { nextIndex: next, updatedAt: o.now } })
-      .run();
+    insertReconcileChain(tx, { chain, sinceBlock: cursors.get(chain) ?? null, gapFrom, gapTo: next, generation: o.generation, startedAt: o.now });
+    setDerivationFloor(tx, chain, next, o.now);
   }
 }

@@ -5,36 +5,22 @@
 // until an operator acknowledges them (`stablegate restore ack`, or the back office). The
 // acknowledgement releases the held payouts: the operator has checked that what went out
 // after the backup does not already pay them (docs/operations.md).
-import { and, count, eq, isNull, like, sql } from "drizzle-orm";
-import { writeTx, type Db, type DbOrTx } from "../db/client";
-import { payoutOrders, reconcileAddresses, reconcileChains, unrecordedOutgoing } from "../db/schema";
+import { writeTx, type Db } from "../db/client";
 import { chainModule, hasChainModule } from "../chains/registry";
 import { chainBundle } from "../chains/factory";
 import type { ChainModuleCtx } from "../chains/module";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { ChainAdapter } from "../chains/types";
 import { recordAudit, type Actor } from "../audit/log";
+import { acknowledge, knownTx, openCount, openFrom, reconcileAddress, reconcileChain, recordCheck, releaseHeld } from "./store";
 
-export type UnrecordedRow = typeof unrecordedOutgoing.$inferSelect;
+export { openUnrecorded, type UnrecordedRow } from "./store";
 
 /** lastError of a held payout starts with this (the acknowledgement releases exactly these). */
 export const HOLD_PREFIX = "held after restore:";
 
 export function holdText(chain: string, address: string, n: number): string {
   return `${HOLD_PREFIX} ${n} unrecorded outgoing transfer${n === 1 ? "" : "s"} from ${address} on ${chain} since the backup; check them, then acknowledge with \`stablegate restore ack ${chain} ${address}\` (or on the back office's Exceptions page)`;
-}
-
-/** Whether the database stored a transaction (a payout, a gas top-up, a token-account creation). */
-function knownTx(db: DbOrTx, txHash: string): boolean {
-  const h = txHash.toLowerCase();
-  return !!db.$client
-    .query(
-      `SELECT 1 FROM payout_orders WHERE lower(tx_hash) = ?1
-       UNION ALL SELECT 1 FROM gas_topups WHERE lower(tx_hash) = ?1
-       UNION ALL SELECT 1 FROM payout_tx_attempts WHERE lower(tx_hash) = ?1
-       UNION ALL SELECT 1 FROM sol_token_accounts WHERE lower(tx_hash) = ?1 LIMIT 1`,
-    )
-    .get(h);
 }
 
 /** The executor's gate: null when the source may send, else why it is held. */
@@ -51,12 +37,12 @@ export class ReconcileGate implements SendGate {
     const key = `${adapter.chain}:${address}`;
     if (this.free.has(key)) return null;
     const db = this.ctx.db;
-    const rc = db.select().from(reconcileChains).where(eq(reconcileChains.chain, adapter.chain)).get();
+    const rc = reconcileChain(db, adapter.chain);
     if (!rc) {
       this.free.add(key);
       return null;
     }
-    const seen = db.select().from(reconcileAddresses).where(and(eq(reconcileAddresses.chain, adapter.chain), eq(reconcileAddresses.address, address))).get();
+    const seen = reconcileAddress(db, adapter.chain, address);
     if (seen && seen.generation === rc.generation) {
       if (seen.state !== "held") {
         this.free.add(key);
@@ -71,29 +57,22 @@ export class ReconcileGate implements SendGate {
       payouts: this.ctx.payouts,
     }) ?? []);
     const now = this.ctx.clock.now();
-    writeTx(db, (tx) => {
-      for (const t of found) {
-        tx.insert(unrecordedOutgoing)
-          .values({
-            chain: adapter.chain,
-            address,
-            txHash: t.txHash,
-            nonce: t.nonce ?? null,
-            blockNumber: t.blockNumber === undefined ? null : Number(t.blockNumber),
-            toAddress: t.to ?? null,
-            asset: t.asset ?? null,
-            amount: t.amount === undefined ? null : t.amount.toString(),
-            generation: rc.generation,
-            foundAt: now,
-          })
-          .run();
-      }
-      const state = found.length ? "held" : "clear";
-      tx.insert(reconcileAddresses)
-        .values({ chain: adapter.chain, address, generation: rc.generation, state, checkedAt: now })
-        .onConflictDoUpdate({ target: [reconcileAddresses.chain, reconcileAddresses.address], set: { generation: rc.generation, state, checkedAt: now, acknowledgedBy: null, acknowledgedAt: null } })
-        .run();
-    });
+    writeTx(db, (tx) =>
+      recordCheck(tx, {
+        chain: adapter.chain,
+        address,
+        generation: rc.generation,
+        now,
+        found: found.map((t) => ({
+          txHash: t.txHash,
+          nonce: t.nonce ?? null,
+          blockNumber: t.blockNumber === undefined ? null : Number(t.blockNumber),
+          toAddress: t.to ?? null,
+          asset: t.asset ?? null,
+          amount: t.amount === undefined ? null : t.amount.toString(),
+        })),
+      }),
+    );
     if (!found.length) {
       this.free.add(key);
       return null;
@@ -101,21 +80,6 @@ export class ReconcileGate implements SendGate {
     this.ctx.logger.error("unrecorded outgoing transfers after a restore: sends from this source are held", { chain: adapter.chain, address, count: found.length });
     return holdText(adapter.chain, address, found.length);
   }
-}
-
-function openCount(db: DbOrTx, chain: string, address: string): number {
-  return (
-    db
-      .select({ n: count() })
-      .from(unrecordedOutgoing)
-      .where(and(eq(unrecordedOutgoing.chain, chain), eq(unrecordedOutgoing.address, address), isNull(unrecordedOutgoing.acknowledgedAt)))
-      .get()?.n ?? 0
-  );
-}
-
-/** Unacknowledged unrecorded transfers, newest first (exceptions page, alert). */
-export function openUnrecorded(db: DbOrTx, limit = 500): UnrecordedRow[] {
-  return db.select().from(unrecordedOutgoing).where(isNull(unrecordedOutgoing.acknowledgedAt)).orderBy(sql`${unrecordedOutgoing.id} DESC`).limit(limit).all();
 }
 
 export class AckError extends Error {
@@ -141,27 +105,10 @@ export function acknowledgeUnrecorded(db: Db, input: { chain: string; address: s
   const address = m.address.normalize(input.address);
   const chain = input.chain;
   return writeTx(db, (tx) => {
-    const open = tx
-      .select()
-      .from(unrecordedOutgoing)
-      .where(and(eq(unrecordedOutgoing.chain, chain), eq(unrecordedOutgoing.address, address), isNull(unrecordedOutgoing.acknowledgedAt)))
-      .all();
+    const open = openFrom(tx, chain, address);
     if (!open.length) throw new AckError(`no unrecorded outgoing transfer from ${address} on ${chain} waits for acknowledgement`);
-    tx.update(unrecordedOutgoing)
-      .set({ acknowledgedBy: actor.actor, acknowledgedAt: now })
-      .where(and(eq(unrecordedOutgoing.chain, chain), eq(unrecordedOutgoing.address, address), isNull(unrecordedOutgoing.acknowledgedAt)))
-      .run();
-    tx.update(reconcileAddresses)
-      .set({ state: "acknowledged", acknowledgedBy: actor.actor, acknowledgedAt: now })
-      .where(and(eq(reconcileAddresses.chain, chain), eq(reconcileAddresses.address, address)))
-      .run();
-    const released = tx
-      .update(payoutOrders)
-      .set({ lastError: null, retryAt: null, updatedAt: now })
-      .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.fromAddress, address), eq(payoutOrders.status, "submitted"), like(payoutOrders.lastError, `${HOLD_PREFIX}%`)))
-      .returning({ orderNo: payoutOrders.orderNo })
-      .all()
-      .map((r) => r.orderNo);
+    acknowledge(tx, chain, address, actor.actor, now);
+    const released = releaseHeld(tx, chain, address, HOLD_PREFIX, now);
     recordAudit(tx, {
       ...actor,
       at: now,

@@ -1,6 +1,6 @@
 // The wallet's storage module: every statement on `addresses` and `derivation_floors`
 // (docs/architecture.md "Data access"). `wallet/addresses.ts` derives keys and calls these.
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, gte, isNull, lt, sql } from "drizzle-orm";
 import { prepared, type DbOrTx } from "../db/client";
 import { addresses, derivationFloors } from "../db/schema";
 
@@ -67,4 +67,32 @@ export function addressesSince(db: DbOrTx, chain: string, after: number, upTo: n
   )
     .all(after, upTo, chain)
     .map((r) => r.a);
+}
+
+/** The HD indexes of a chain already stored in [from, to) (a restore's gap). */
+export function indexesIn(db: DbOrTx, chain: string, from: number, to: number): number[] {
+  return db
+    .select({ i: addresses.derivationIndex })
+    .from(addresses)
+    .where(and(eq(addresses.chain, chain), gte(addresses.derivationIndex, from), lt(addresses.derivationIndex, to)))
+    .all()
+    .map((r) => r.i);
+}
+
+/** Inserts derived rows, skipping any already stored (a restore's gap addresses). */
+export function insertAddressesIfAbsent(tx: DbOrTx, rows: NewAddressRow[]): void {
+  for (const r of rows) tx.insert(addresses).values(r).onConflictDoNothing().run();
+}
+
+/** Every chain with a stored address. */
+export function addressChains(tx: DbOrTx): string[] {
+  return tx.selectDistinct({ c: addresses.chain }).from(addresses).all().map((r) => r.c);
+}
+
+/** Sets a chain's next-index floor (a restore raises it by restore.index_gap). */
+export function setDerivationFloor(tx: DbOrTx, chain: string, nextIndex: number, now: number): void {
+  tx.insert(derivationFloors)
+    .values({ chain, nextIndex, updatedAt: now })
+    .onConflictDoUpdate({ target: derivationFloors.chain, set: { nextIndex, updatedAt: now } })
+    .run();
 }

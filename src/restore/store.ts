@@ -1,0 +1,137 @@
+// The restore's storage module (docs/architecture.md "Data access"): the generation marker in
+// `settings`, reconcile mode's `reconcile_chains` / `reconcile_addresses`, the unrecorded
+// outgoing transfers, and the held payouts' release. `restore/generation.ts`, `reconcile.ts`
+// and `gap-addresses.ts` call these (the gap's address rows: `wallet/store.ts`).
+import { Database } from "bun:sqlite";
+import { and, count, eq, isNull, like, sql } from "drizzle-orm";
+import type { DbOrTx } from "../db/client";
+import { chainCursors, payoutOrders, reconcileAddresses, reconcileChains, settings, unrecordedOutgoing } from "../db/schema";
+
+export type UnrecordedRow = typeof unrecordedOutgoing.$inferSelect;
+export type ReconcileChainRow = typeof reconcileChains.$inferSelect;
+
+const GENERATION_KEY = "generation";
+
+export function dbGeneration(db: DbOrTx): string | null {
+  return db.select().from(settings).where(sql`${settings.key} = ${GENERATION_KEY}`).get()?.value ?? null;
+}
+
+export function setDbGeneration(tx: DbOrTx, generation: string, now: number): void {
+  tx.insert(settings).values({ key: GENERATION_KEY, value: generation, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value: generation, updatedAt: now } }).run();
+}
+
+/**
+ * Writes the generation through a connection of its own (a backup runs beside `serve`); false
+ * when the database has no settings table (not migrated yet) and is left alone.
+ */
+export function setGenerationAt(dbPath: string, generation: string, now: number): boolean {
+  const c = new Database(dbPath);
+  try {
+    c.run("PRAGMA busy_timeout = 10000");
+    if (!c.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get()) return false;
+    c.run("INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at", [GENERATION_KEY, generation, now]);
+    return true;
+  } finally {
+    c.close();
+  }
+}
+
+/** Forgets the last reconcile: no chain to read, no source checked. */
+export function clearReconcile(tx: DbOrTx): void {
+  tx.delete(reconcileChains).run();
+  tx.delete(reconcileAddresses).run();
+}
+
+/** Every chain's scan cursor (block number), as the backup left it. */
+export function scanCursors(tx: DbOrTx): Map<string, number | null> {
+  return new Map(tx.select().from(chainCursors).all().map((c) => [c.chain, c.blockNumber]));
+}
+
+export function insertReconcileChain(tx: DbOrTx, row: typeof reconcileChains.$inferInsert): void {
+  tx.insert(reconcileChains).values(row).run();
+}
+
+export function reconcileChain(db: DbOrTx, chain: string): ReconcileChainRow | undefined {
+  return db.select().from(reconcileChains).where(eq(reconcileChains.chain, chain)).get();
+}
+
+/** A chain in reconcile whose skipped indexes are not all watched yet. */
+export function gapPending(db: DbOrTx, chain: string): ReconcileChainRow | undefined {
+  return db.select().from(reconcileChains).where(and(eq(reconcileChains.chain, chain), isNull(reconcileChains.gapWatchedAt))).get();
+}
+
+export function markGapWatched(tx: DbOrTx, chain: string, now: number): void {
+  tx.update(reconcileChains).set({ gapWatchedAt: now }).where(eq(reconcileChains.chain, chain)).run();
+}
+
+export function reconcileAddress(db: DbOrTx, chain: string, address: string) {
+  return db.select().from(reconcileAddresses).where(and(eq(reconcileAddresses.chain, chain), eq(reconcileAddresses.address, address))).get();
+}
+
+/** Whether the database stored a transaction (a payout, a gas top-up, a token-account creation). */
+export function knownTx(db: DbOrTx, txHash: string): boolean {
+  const h = txHash.toLowerCase();
+  return !!db.$client
+    .query(
+      `SELECT 1 FROM payout_orders WHERE lower(tx_hash) = ?1
+       UNION ALL SELECT 1 FROM gas_topups WHERE lower(tx_hash) = ?1
+       UNION ALL SELECT 1 FROM payout_tx_attempts WHERE lower(tx_hash) = ?1
+       UNION ALL SELECT 1 FROM sol_token_accounts WHERE lower(tx_hash) = ?1 LIMIT 1`,
+    )
+    .get(h);
+}
+
+/** One source's check: the transfers found (if any) and its state in this generation. */
+export function recordCheck(
+  tx: DbOrTx,
+  o: { chain: string; address: string; generation: string; now: number; found: Omit<typeof unrecordedOutgoing.$inferInsert, "chain" | "address" | "generation" | "foundAt">[] },
+): void {
+  for (const t of o.found) tx.insert(unrecordedOutgoing).values({ ...t, chain: o.chain, address: o.address, generation: o.generation, foundAt: o.now }).run();
+  const state = o.found.length ? "held" : "clear";
+  tx.insert(reconcileAddresses)
+    .values({ chain: o.chain, address: o.address, generation: o.generation, state, checkedAt: o.now })
+    .onConflictDoUpdate({ target: [reconcileAddresses.chain, reconcileAddresses.address], set: { generation: o.generation, state, checkedAt: o.now, acknowledgedBy: null, acknowledgedAt: null } })
+    .run();
+}
+
+const openOf = (chain: string, address: string) => and(eq(unrecordedOutgoing.chain, chain), eq(unrecordedOutgoing.address, address), isNull(unrecordedOutgoing.acknowledgedAt));
+
+export function openCount(db: DbOrTx, chain: string, address: string): number {
+  return db.select({ n: count() }).from(unrecordedOutgoing).where(openOf(chain, address)).get()?.n ?? 0;
+}
+
+/** Unacknowledged unrecorded transfers, newest first (exceptions page, alert). */
+export function openUnrecorded(db: DbOrTx, limit = 500): UnrecordedRow[] {
+  return db.select().from(unrecordedOutgoing).where(isNull(unrecordedOutgoing.acknowledgedAt)).orderBy(sql`${unrecordedOutgoing.id} DESC`).limit(limit).all();
+}
+
+/** A source's unacknowledged transfers. */
+export function openFrom(tx: DbOrTx, chain: string, address: string): UnrecordedRow[] {
+  return tx.select().from(unrecordedOutgoing).where(openOf(chain, address)).all();
+}
+
+/** Marks a source's open transfers and the source acknowledged by `by`. */
+export function acknowledge(tx: DbOrTx, chain: string, address: string, by: string, now: number): void {
+  tx.update(unrecordedOutgoing).set({ acknowledgedBy: by, acknowledgedAt: now }).where(openOf(chain, address)).run();
+  tx.update(reconcileAddresses)
+    .set({ state: "acknowledged", acknowledgedBy: by, acknowledgedAt: now })
+    .where(and(eq(reconcileAddresses.chain, chain), eq(reconcileAddresses.address, address)))
+    .run();
+}
+
+/**
+ * The payout status a held payout waits in (the executor picks it up once released). Spelled
+ * here: restore ranks below payout, so it cannot import payout/state.ts (a port is left to do).
+ */
+const HELD_STATUS = "submitted";
+
+/** Releases a source's payouts held with `holdPrefix`; their order numbers. */
+export function releaseHeld(tx: DbOrTx, chain: string, address: string, holdPrefix: string, now: number): string[] {
+  return tx
+    .update(payoutOrders)
+    .set({ lastError: null, retryAt: null, updatedAt: now })
+    .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.fromAddress, address), eq(payoutOrders.status, HELD_STATUS), like(payoutOrders.lastError, `${holdPrefix}%`)))
+    .returning({ orderNo: payoutOrders.orderNo })
+    .all()
+    .map((r) => r.orderNo);
+}
