@@ -1,11 +1,9 @@
 // Refuses to use a database with a master key it was not created with: a wrong
 // key would otherwise encrypt new API keys under a second key, or fail later.
-import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { apiKeys, settings } from "../db/schema";
 import type { Cipher } from "./cipher";
+import { encryptedSamples, insertKeyCheck, keyCheckValue } from "./store";
 
-const KEY = "master_key_check";
 const PLAIN = "stablegate master key check v1";
 
 export class WrongMasterKey extends Error {
@@ -28,20 +26,19 @@ function decrypts(cipher: Cipher, value: string, expect?: string): boolean {
 
 /** Whether `cipher` opens this database; reads only (a wrong key is refused before anything is touched). */
 export function keyOpensDatabase(db: Db, cipher: Cipher): boolean {
-  const check = db.select().from(settings).where(eq(settings.key, KEY)).get();
-  if (check) return decrypts(cipher, check.value, PLAIN);
+  const check = keyCheckValue(db);
+  if (check !== undefined) return decrypts(cipher, check, PLAIN);
   // A database from before the check existed: anything already encrypted must open.
-  const seed = db.select().from(settings).where(eq(settings.key, "wallet_seed")).get();
-  const key = db.select().from(apiKeys).limit(1).get();
-  return !((seed && !decrypts(cipher, seed.value)) || (key && !decrypts(cipher, key.secretEnc)));
+  const { seed, apiKeySecret } = encryptedSamples(db);
+  return !((seed !== undefined && !decrypts(cipher, seed)) || (apiKeySecret !== undefined && !decrypts(cipher, apiKeySecret)));
 }
 
 /** Whether a master key was ever checked against this database (every command since the check existed wrote it). */
 export function hasKeyCheck(db: Db): boolean {
-  return !!db.select().from(settings).where(eq(settings.key, KEY)).get();
+  return keyCheckValue(db) !== undefined;
 }
 
 export function checkMasterKey(db: Db, cipher: Cipher, now: number): void {
   if (!keyOpensDatabase(db, cipher)) throw new WrongMasterKey();
-  db.insert(settings).values({ key: KEY, value: cipher.encrypt(PLAIN), updatedAt: now }).onConflictDoNothing().run();
+  insertKeyCheck(db, cipher.encrypt(PLAIN), now);
 }
