@@ -8,7 +8,7 @@ import { chainState, rpcEndpoints, type Watchers } from "./chain-status";
 import { events, feeTotals } from "../lib/event-metrics";
 import { chainModule, hasChainModule } from "../chains/registry";
 import { fromBaseUnits } from "../lib/money";
-import { OPEN_UNMATCHED } from "./alerts/conditions";
+import { balanceMismatchCount, openUnmatchedCount, queuedCallbacks } from "./store";
 import type { GasMonitor } from "./gas";
 import type { OpsCtx } from "./readiness";
 
@@ -22,7 +22,6 @@ export interface MetricsDeps {
 function stateRegistry(d: MetricsDeps): Registry {
   const r = new Registry();
   const chains = () => [...d.ctx.chains.values()].map((a) => chainState(a, d.watchers.get(a.chain), d.gas, d.ctx.clock.now()));
-  const count = (sql: string) => (d.ctx.db.$client.query(sql).get() as { n: number }).n;
   new Gauge({
     name: "stablegate_chain_head_block",
     help: "latest block the node reported",
@@ -93,7 +92,7 @@ function stateRegistry(d: MetricsDeps): Registry {
     help: "callbacks not delivered yet (pending or in delivery)",
     registers: [r],
     collect() {
-      this.set(count("SELECT count(*) AS n FROM callbacks WHERE state IN ('pending', 'delivering')"));
+      this.set(queuedCallbacks(d.ctx.db));
     },
   });
   new Gauge({
@@ -101,7 +100,7 @@ function stateRegistry(d: MetricsDeps): Registry {
     help: "deposits that matched no order and wait for an operator",
     registers: [r],
     collect() {
-      this.set(count(OPEN_UNMATCHED));
+      this.set(openUnmatchedCount(d.ctx.db));
     },
   });
   new Gauge({
@@ -121,7 +120,7 @@ function stateRegistry(d: MetricsDeps): Registry {
     help: "address/token pairs whose chain balance differs from the ledger",
     registers: [r],
     collect() {
-      this.set(count("SELECT count(*) AS n FROM balance_checks WHERE status = 'mismatch'"));
+      this.set(balanceMismatchCount(d.ctx.db));
     },
   });
   return r;

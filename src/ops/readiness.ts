@@ -11,6 +11,7 @@ import { chainProblems, chainState, type ChainState, type Watchers } from "./cha
 import type { GasMonitor } from "./gas";
 import { parseDuration } from "../lib/duration";
 import type { StorageMonitor, StorageState } from "./storage";
+import { ping } from "./store";
 
 /** What the ops probes, metrics and alerts read from the gateway. */
 export interface OpsCtx {
@@ -37,7 +38,7 @@ export function isSandboxGateway(ctx: Pick<OpsCtx, "chains">): boolean {
 export function liveness(ctx: Pick<OpsCtx, "db" | "chains">) {
   let database = true;
   try {
-    ctx.db.$client.query("SELECT 1").get();
+    ping(ctx.db);
   } catch {
     database = false;
   }

@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import { type Db, fileIdentityAtOpen, setWriteGuard } from "../db/client";
 import { describeFault } from "../db/storage-fault";
 import type { Logger } from "../lib/logger";
+import { busyTimeout, inTransaction, probeWrite, setBusyTimeout, stopWrites } from "./store";
 
 export interface StorageState {
   /** The probe write committed. */
@@ -69,7 +70,7 @@ export class StorageMonitor {
     this.lost = now ? "replaced" : "deleted";
     // Stop writing: nothing more goes into a file that is no longer the database.
     try {
-      this.ctx.db.$client.run("PRAGMA query_only = ON");
+      stopWrites(this.ctx.db);
     } catch {}
     this.ctx.logger.error(`database file ${this.lost} under the running gateway: writes stopped (503 / 10003) until a restart`, { path: id.path, file: this.lost });
     return this.lost;
@@ -105,23 +106,19 @@ export class StorageMonitor {
 
   /** A committed write: a full disk, an I/O error or a read-only file fails here. */
   private probe(): string | null {
-    const c = this.ctx.db.$client;
     // Inside a caller's transaction (cannot happen between loop turns): the last result stands.
-    if (c.inTransaction) return this.last?.error ?? null;
+    if (inTransaction(this.ctx.db)) return this.last?.error ?? null;
     // Another process holding the write lock (a backup) must not stall the probe for the
     // connection's full busy_timeout: wait briefly (the call is synchronous; restored below).
-    const busy = (c.query("PRAGMA busy_timeout").get() as Record<string, number>) ?? {};
-    const previous = Object.values(busy)[0] ?? 5000;
-    c.run("PRAGMA busy_timeout = 250");
+    const previous = busyTimeout(this.ctx.db);
+    setBusyTimeout(this.ctx.db, 250);
     try {
-      c.transaction(() => {
-        c.run("INSERT INTO storage_probe (id, at, probes) VALUES (1, ?, 1) ON CONFLICT (id) DO UPDATE SET at = excluded.at, probes = probes + 1", [Date.now()]);
-      }).immediate();
+      probeWrite(this.ctx.db, Date.now());
       return null;
     } catch (e) {
       return describeFault(e);
     } finally {
-      c.run(`PRAGMA busy_timeout = ${Number(previous)}`);
+      setBusyTimeout(this.ctx.db, previous);
     }
   }
 }

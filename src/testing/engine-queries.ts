@@ -4,7 +4,7 @@
 import type { Db } from "../db/client";
 import type { PlannedQuery, SeekOptions } from "./query-plan";
 import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES } from "../payin/store";
-import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS } from "../ops/alerts/conditions";
+import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS } from "../ops/store";
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
 import { DELIVERED_BEFORE } from "../callbacks/store";
 import { RESERVED_FEES, USED_TODAY } from "../payout/store";

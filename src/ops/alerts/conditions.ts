@@ -9,6 +9,7 @@ import type { GasMonitor } from "../gas";
 import type { Config } from "../../config/schema";
 import { staleRates } from "../../rates/book";
 import { failedBackup } from "../../backup/schedule";
+import { failedCallbacksSince, failedPayoutsSince, openUnmatchedCount, stuckPayouts, unrecordedByChain } from "../store";
 
 export const CONDITIONS = [
   "scanner_stalled",
@@ -30,16 +31,6 @@ export type Condition = (typeof CONDITIONS)[number];
 /** Failed callbacks and payouts count for this long after they happen. */
 export const RECENT_WINDOW_MS = 60 * 60 * 1000;
 
-// Counts from indexed windows (issue 23), each through a partial index whose rows a create never
-// writes: the last hour of failed callbacks and payouts, not every failure ever; open unmatched
-// deposits, not every resolved one. src/db/query-plans.test.ts keeps them seeks.
-export const FAILED_CALLBACKS = "SELECT count(*) AS n FROM callbacks INDEXED BY callbacks_failed WHERE state = 'failed' AND updated_at >= ?";
-export const FAILED_PAYOUTS = "SELECT order_no FROM payout_orders INDEXED BY payout_failed WHERE status = 'failed' AND failed_at >= ? ORDER BY failed_at DESC";
-// Broadcast payouts whose transaction sits at gas_price_cap with no replacement left (payout/executor.ts): few rows, the open ones only.
-export const STUCK_PAYOUTS = "SELECT chain, order_no FROM payout_orders INDEXED BY payout_broadcasted WHERE status = 'broadcasted' AND stuck_at IS NOT NULL ORDER BY chain";
-export const OPEN_UNMATCHED =
-  "SELECT count(*) AS n FROM transfers INDEXED BY transfers_open_unmatched WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'";
-
 export interface ActiveCondition {
   condition: Condition;
   /** What it is about: a chain code, or "gateway" for gateway-wide conditions. */
@@ -58,7 +49,7 @@ const plural = (n: number, one: string, many = one + "s") => `${n} ${n === 1 ? o
 
 export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   const now = d.ctx.clock.now();
-  const db = d.ctx.db.$client;
+  const db = d.ctx.db;
   const out: ActiveCondition[] = [];
   const maxLag = parseDuration(d.ctx.config.ops.max_scan_lag);
 
@@ -77,16 +68,16 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   }
 
   const since = now - RECENT_WINDOW_MS;
-  const cb = db.query<{ n: number }, [number]>(FAILED_CALLBACKS).get(since)!.n;
+  const cb = failedCallbacksSince(db, since);
   if (cb > 0) out.push({ condition: "callbacks_failing", subject: "gateway", message: `${plural(cb, "callback")} gave up after every delivery attempt in the last hour (stablegate callbacks list --failed)` });
 
-  const po = db.query<{ order_no: string }, [number]>(FAILED_PAYOUTS).all(since);
+  const po = failedPayoutsSince(db, since);
   if (po.length) {
-    const shown = po.slice(0, 5).map((r) => r.order_no).join(", ");
+    const shown = po.slice(0, 5).join(", ");
     out.push({ condition: "payout_failed", subject: "gateway", message: `${plural(po.length, "payout")} failed in the last hour: ${shown}${po.length > 5 ? ", …" : ""}` });
   }
 
-  const stuck = db.query<{ chain: string; order_no: string }, []>(STUCK_PAYOUTS).all();
+  const stuck = stuckPayouts(db);
   for (const chain of new Set(stuck.map((r) => r.chain))) {
     const orders = stuck.filter((r) => r.chain === chain).map((r) => r.order_no);
     const shown = orders.slice(0, 5).join(", ") + (orders.length > 5 ? ", …" : "");
@@ -97,7 +88,7 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
     });
   }
 
-  const um = db.query<{ n: number }, []>(OPEN_UNMATCHED).get()!.n;
+  const um = openUnmatchedCount(db);
   if (um > 0) out.push({ condition: "unmatched_deposit", subject: "gateway", message: `${plural(um, "deposit")} matched no order and wait for an operator (stablegate deposit list --unmatched)` });
 
   // Until a scheduled backup succeeds again (none is scheduled: nothing to fail).
@@ -113,9 +104,7 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   rateConditions(d, out);
 
   // After a restore: transfers a payout source made that the restored database did not know (src/restore/reconcile.ts).
-  const unrecorded = db
-    .query<{ chain: string; n: number; a: number }, []>("SELECT chain, count(*) AS n, count(DISTINCT address) AS a FROM unrecorded_outgoing WHERE acknowledged_at IS NULL GROUP BY chain ORDER BY chain")
-    .all();
+  const unrecorded = unrecordedByChain(db);
   for (const u of unrecorded) {
     out.push({
       condition: "unrecorded_outgoing",

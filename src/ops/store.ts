@@ -1,0 +1,85 @@
+// Operations' storage module (docs/architecture.md "Data access"): the counts the alert conditions
+// and the metrics read, the liveness ping and the storage probe's committed write. The SQL
+// constants are the ones src/db/query-plans.test.ts reads (src/testing/engine-queries.ts).
+import type { Db } from "../db/client";
+
+// Counts from indexed windows (issue 23), each through a partial index whose rows a create never
+// writes: the last hour of failed callbacks and payouts, not every failure ever; open unmatched
+// deposits, not every resolved one. src/db/query-plans.test.ts keeps them seeks.
+export const FAILED_CALLBACKS = "SELECT count(*) AS n FROM callbacks INDEXED BY callbacks_failed WHERE state = 'failed' AND updated_at >= ?";
+export const FAILED_PAYOUTS = "SELECT order_no FROM payout_orders INDEXED BY payout_failed WHERE status = 'failed' AND failed_at >= ? ORDER BY failed_at DESC";
+// Broadcast payouts whose transaction sits at gas_price_cap with no replacement left (payout/executor.ts): few rows, the open ones only.
+export const STUCK_PAYOUTS = "SELECT chain, order_no FROM payout_orders INDEXED BY payout_broadcasted WHERE status = 'broadcasted' AND stuck_at IS NOT NULL ORDER BY chain";
+export const OPEN_UNMATCHED =
+  "SELECT count(*) AS n FROM transfers INDEXED BY transfers_open_unmatched WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'";
+const QUEUED_CALLBACKS = "SELECT count(*) AS n FROM callbacks WHERE state IN ('pending', 'delivering')";
+const BALANCE_MISMATCHES = "SELECT count(*) AS n FROM balance_checks WHERE status = 'mismatch'";
+const UNRECORDED_BY_CHAIN = "SELECT chain, count(*) AS n, count(DISTINCT address) AS a FROM unrecorded_outgoing WHERE acknowledged_at IS NULL GROUP BY chain ORDER BY chain";
+
+/** Callbacks that gave up since `since`. */
+export function failedCallbacksSince(db: Db, since: number): number {
+  return db.$client.query<{ n: number }, [number]>(FAILED_CALLBACKS).get(since)!.n;
+}
+
+/** Payouts failed since `since`, newest first. */
+export function failedPayoutsSince(db: Db, since: number): string[] {
+  return db.$client.query<{ order_no: string }, [number]>(FAILED_PAYOUTS).all(since).map((r) => r.order_no);
+}
+
+/** Broadcast payouts stuck at the gas price cap, by chain. */
+export function stuckPayouts(db: Db): { chain: string; order_no: string }[] {
+  return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_PAYOUTS).all();
+}
+
+/** Deposits that matched no order and wait for an operator. */
+export function openUnmatchedCount(db: Db): number {
+  return db.$client.query<{ n: number }, []>(OPEN_UNMATCHED).get()!.n;
+}
+
+/** Callbacks not delivered yet (pending or in delivery). */
+export function queuedCallbacks(db: Db): number {
+  return db.$client.query<{ n: number }, []>(QUEUED_CALLBACKS).get()!.n;
+}
+
+/** Address/token pairs whose chain balance differs from the ledger. */
+export function balanceMismatchCount(db: Db): number {
+  return db.$client.query<{ n: number }, []>(BALANCE_MISMATCHES).get()!.n;
+}
+
+/** Unacknowledged unrecorded outgoing transfers after a restore, per chain (n transfers from a sources). */
+export function unrecordedByChain(db: Db): { chain: string; n: number; a: number }[] {
+  return db.$client.query<{ chain: string; n: number; a: number }, []>(UNRECORDED_BY_CHAIN).all();
+}
+
+/** The database answers (liveness); throws when it does not. */
+export function ping(db: Db): void {
+  db.$client.query("SELECT 1").get();
+}
+
+/** Makes the connection read-only: every later write fails as a storage fault. */
+export function stopWrites(db: Db): void {
+  db.$client.run("PRAGMA query_only = ON");
+}
+
+/** The connection's busy_timeout (ms). */
+export function busyTimeout(db: Db): number {
+  const busy = (db.$client.query("PRAGMA busy_timeout").get() as Record<string, number>) ?? {};
+  return Object.values(busy)[0] ?? 5000;
+}
+
+export function setBusyTimeout(db: Db, ms: number): void {
+  db.$client.run(`PRAGMA busy_timeout = ${Number(ms)}`);
+}
+
+/** The storage probe: one committed write of the probe row (throws the SQLite error when it fails). */
+export function probeWrite(db: Db, now: number): void {
+  const c = db.$client;
+  c.transaction(() => {
+    c.run("INSERT INTO storage_probe (id, at, probes) VALUES (1, ?, 1) ON CONFLICT (id) DO UPDATE SET at = excluded.at, probes = probes + 1", [now]);
+  }).immediate();
+}
+
+/** Whether the connection is inside a transaction (a probe then would join it). */
+export function inTransaction(db: Db): boolean {
+  return db.$client.inTransaction;
+}
