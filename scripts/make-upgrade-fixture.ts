@@ -39,6 +39,7 @@ import { confirmCollection, previewCollection, runCollection, setCollectionSetti
 import { randomAddress } from "../src/wallet/hd";
 import { PAYIN_STATUSES } from "../src/payin/state";
 import { PAYOUT_STATUSES } from "../src/payout/state";
+import { releaseHeldCallbacks } from "../src/callbacks/store";
 
 type Obj = Record<string, any>;
 
@@ -197,7 +198,7 @@ for (let i = 0; i < 20 && count("SELECT count(*) AS n FROM callbacks WHERE state
 }
 await eventually(() => count("SELECT count(*) AS n FROM callbacks WHERE state IN ('pending','delivering')") === 0, 10_000, "deliveries");
 // Then the default URL for later callbacks; the held one stays held until released by hand.
-updateMerchantSettings({ db: ctx.db, now: () => clock.now(), allowPrivateTargets: true }, gw.merchant.uid, { defaultNotifyUrl: "https://shop.example/cb" }, CLI_ACTOR);
+updateMerchantSettings({ db: ctx.db, now: () => clock.now(), allowPrivateTargets: true, releaseHeldCallbacks }, gw.merchant.uid, { defaultNotifyUrl: "https://shop.example/cb" }, CLI_ACTOR);
 
 // Back-office users: an operator (signs in, has sessions), one with 2FA, a merchant user,
 // a disabled one, and a failed sign-in.

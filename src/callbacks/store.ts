@@ -2,9 +2,9 @@
 // run on callbacks and callback_attempts, named by what it does. The house data-access style (docs/architecture.md "Data access"):
 // a domain's SQL lives in its storage module; hot statements are built once per connection
 // with `prepared` (db/client.ts), never a bare `$client.prepare` in a service.
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { type Db, type DbOrTx, prepared, type Tx } from "../db/client";
-import { merchants } from "../db/schema";
+import { callbacks, merchants } from "../db/schema";
 
 /** A due row as the worker delivers it. */
 export interface DueRow {
@@ -140,4 +140,17 @@ export function pruneDelivered(db: Db, cutoff: number, limit: number): number {
   const rows = prepared(db, "pruneCallbacks", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callbacks WHERE id IN (${DELIVERED_BEFORE})`));
   attempts.run(cutoff, limit);
   return rows.run(cutoff, limit).changes;
+}
+
+/**
+ * Moves a merchant's held callbacks back to the queue (the worker resolves the default URL at
+ * delivery); how many. `merchants/settings.ts` runs it through its `releaseHeldCallbacks` port.
+ */
+export function releaseHeldCallbacks(db: DbOrTx, merchantId: number, now: number): number {
+  return db
+    .update(callbacks)
+    .set({ state: "pending", nextAttemptAt: now, updatedAt: now })
+    .where(and(eq(callbacks.merchantId, merchantId), eq(callbacks.state, "held")))
+    .returning({ id: callbacks.id })
+    .all().length;
 }

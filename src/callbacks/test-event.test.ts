@@ -8,6 +8,7 @@ import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR } from "../audit/log";
 import { eventually } from "../testing/wait";
 import { NoDefaultCallbackUrl, recentTestCallbacks, sendTestCallback, TEST_CALLBACK_LIMIT, TestCallbackLimit } from "./test-event";
+import { releaseHeldCallbacks } from "./store";
 
 let g: TestGateway;
 let rx: Receiver;
@@ -27,7 +28,7 @@ test("without a default callback URL there is nothing to send to", () => {
 });
 
 test("the test callback arrives signed, verifies with the SDK, and its delivery is shown", async () => {
-  updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true }, g.merchant.uid, { defaultNotifyUrl: rx.url + "/hook" }, CLI_ACTOR);
+  updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, g.merchant.uid, { defaultNotifyUrl: rx.url + "/hook" }, CLI_ACTOR);
   const eventId = sendTestCallback(deps(), g.merchant.id);
   const [req] = await rx.waitFor((r) => r.length >= 1, 10_000);
   expect(req!.path).toBe("/hook");
@@ -48,7 +49,7 @@ test("the test callback arrives signed, verifies with the SDK, and its delivery 
 test("at most 5 test callbacks a minute per merchant (DESIGN 10); another merchant is not held back", () => {
   const other = g.newMerchant("test-limit");
   const quiet = g.newMerchant("test-limit-2");
-  for (const m of [other, quiet]) updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true }, m.uid, { defaultNotifyUrl: rx.url + "/limit" }, CLI_ACTOR);
+  for (const m of [other, quiet]) updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, m.uid, { defaultNotifyUrl: rx.url + "/limit" }, CLI_ACTOR);
   let t = Date.parse("2026-11-24T09:00:00Z");
   const at = () => ({ db: g.ctx.db, now: () => t });
   for (let i = 0; i < TEST_CALLBACK_LIMIT.perWindow; i++) {

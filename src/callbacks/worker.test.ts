@@ -16,6 +16,7 @@ import { callbacksDue } from "../db/callbacks-due";
 import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR, listAudit } from "../audit/log";
 import { TestClock } from "../lib/clock";
+import { releaseHeldCallbacks } from "./store";
 
 const DELAYS = [300, 600];
 const POLL_MS = 200;
@@ -233,7 +234,7 @@ describe("callback worker", () => {
     await eventually(() => callbackRow(gw.ctx.db, queued)!.state === "held", 5000, "held at delivery");
 
     const uid = gw.ctx.db.select().from(merchants).where(eq(merchants.id, bare.id)).get()!.uid;
-    const r = updateMerchantSettings({ db: gw.ctx.db, now: () => Date.now(), allowPrivateTargets: true }, uid, { defaultNotifyUrl: rx.url + "/default" }, CLI_ACTOR);
+    const r = updateMerchantSettings({ db: gw.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, uid, { defaultNotifyUrl: rx.url + "/default" }, CLI_ACTOR);
     expect(r.released).toBe(2);
     expect((await eventually(settled(none), 5000, "delivery")).state).toBe("delivered");
     expect((await eventually(settled(queued), 5000, "delivery")).state).toBe("delivered");

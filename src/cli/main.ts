@@ -34,6 +34,7 @@ import { databasePresent, DataFolderError, initDataFolder, requireDatabase, type
 import { failPoint } from "../lib/crash";
 import { BACKUP_USAGE, backupCommand } from "./backup";
 import { RESTORE_USAGE, restoreCommand } from "./restore";
+import { releaseHeldCallbacks } from "../callbacks/store";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH] [--data DIR]
@@ -150,7 +151,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
-        if (sub === "set") return merchantSet({ db: deps().db, cipher: deps().cipher, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets }, arg, flags);
+        if (sub === "set") return merchantSet({ db: deps().db, cipher: deps().cipher, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets, releaseHeldCallbacks }, arg, flags);
         throw new CliUsageError(`unknown merchant command: ${sub ?? "(none)"}`);
       }
       case "key": {

@@ -4,7 +4,7 @@
 import { CLI_ACTOR } from "../audit/log";
 import type { Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
-import { SettingsError, updateMerchantSettings, type SettingsPatch } from "../merchants/settings";
+import { SettingsError, updateMerchantSettings, type SettingsDeps, type SettingsPatch } from "../merchants/settings";
 import { CompatKeyError, compatKeyProblem, setCompatKeys, type CompatKeyPatch } from "../merchants/compat-keys";
 import { CliUsageError, type CliFlags } from "./common";
 
@@ -13,6 +13,7 @@ export interface MerchantSetEnv {
   cipher: Cipher;
   now: () => number;
   allowPrivateTargets: boolean;
+  releaseHeldCallbacks: SettingsDeps["releaseHeldCallbacks"];
 }
 
 const USAGE = "usage: merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...] [--epusdt-token T] [--epay-key K]";

@@ -6,6 +6,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sendSigned } from "../testing/signed-request";
 import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR } from "../audit/log";
+import { releaseHeldCallbacks } from "../callbacks/store";
 
 describe("client address", () => {
   const trusted = buildBlockList(["10.0.0.0/8", "127.0.0.1"]);
@@ -54,7 +55,7 @@ describe("allowlist on /openapi", () => {
   });
 
   const setAllowlist = (g: TestGateway, cidrs: string[] | null) =>
-    updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true }, g.merchant.uid, { ipAllowlist: cidrs }, CLI_ACTOR);
+    updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, g.merchant.uid, { ipAllowlist: cidrs }, CLI_ACTOR);
   const counts = (g: TestGateway) =>
     g.ctx.db.$client.query("SELECT (SELECT count(*) FROM payin_orders) AS orders, (SELECT count(*) FROM nonces) AS nonces, (SELECT count(*) FROM callbacks) AS callbacks").get();
 

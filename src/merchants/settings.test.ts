@@ -3,6 +3,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { CLI_ACTOR, listAudit } from "../audit/log";
 import { MerchantNotFound } from "./service";
 import { parseCidr, SettingsError, updateMerchantSettings } from "./settings";
+import { releaseHeldCallbacks } from "../callbacks/store";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -38,7 +39,7 @@ describe("parseCidr", () => {
 });
 
 describe("updateMerchantSettings", () => {
-  const deps = (allowPrivateTargets = false) => ({ db: gw.ctx.db, now: () => gw.ctx.clock.now(), allowPrivateTargets });
+  const deps = (allowPrivateTargets = false) => ({ db: gw.ctx.db, now: () => gw.ctx.clock.now(), allowPrivateTargets, releaseHeldCallbacks });
 
   test("sets, audits and clears both settings", () => {
     const m = gw.newMerchant("Settings Shop");

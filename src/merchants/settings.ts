@@ -3,9 +3,7 @@
 // allowlist. Validated here, audited in the same transaction. Setting a default
 // URL releases the merchant's held callbacks (DESIGN 5: never dropped).
 import { isIP } from "node:net";
-import { eq, and } from "drizzle-orm";
-import { afterCommit, type Db, writeTx } from "../db/client";
-import { callbacks } from "../db/schema";
+import { afterCommit, type Db, type DbOrTx, writeTx } from "../db/client";
 import { recordAudit, type Actor } from "../audit/log";
 import { notifyUrlProblem } from "../lib/target-url";
 import { callbacksDue } from "../db/callbacks-due";
@@ -19,6 +17,12 @@ export interface SettingsDeps {
   now: () => number;
   /** callbacks.allow_private_targets: the same SSRF rule as notifyUrl. */
   allowPrivateTargets: boolean;
+  /**
+   * The port to the callbacks outbox (merchants rank below callbacks): moves the merchant's held
+   * callbacks back to the queue in the caller's transaction, returns how many
+   * (`callbacks/store.ts` `releaseHeldCallbacks`).
+   */
+  releaseHeldCallbacks: (tx: DbOrTx, merchantId: number, now: number) => number;
 }
 
 export interface SettingsPatch {
@@ -84,16 +88,6 @@ function validate(patch: SettingsPatch, allowPrivate: boolean): Partial<Pick<Mer
   return set;
 }
 
-/** Moves the merchant's held callbacks back to the queue (the worker resolves the default URL at delivery). */
-export function releaseHeldCallbacks(db: Db, merchantId: number, now: number): number {
-  return db
-    .update(callbacks)
-    .set({ state: "pending", nextAttemptAt: now, updatedAt: now })
-    .where(and(eq(callbacks.merchantId, merchantId), eq(callbacks.state, "held")))
-    .returning({ id: callbacks.id })
-    .all().length;
-}
-
 export function updateMerchantSettings(deps: SettingsDeps, uid: string, patch: SettingsPatch, actor: Actor): { settings: MerchantSettings; released: number } {
   const set = validate(patch, deps.allowPrivateTargets);
   const now = deps.now();
@@ -101,7 +95,7 @@ export function updateMerchantSettings(deps: SettingsDeps, uid: string, patch: S
     const before = findMerchantByUid(tx, uid);
     if (!before) throw new MerchantNotFound(uid);
     const after = patchMerchant(tx, before, set, now);
-    const released = after.defaultCallbackUrl ? releaseHeldCallbacks(tx, after.id, now) : 0;
+    const released = after.defaultCallbackUrl ? deps.releaseHeldCallbacks(tx, after.id, now) : 0;
     if (released) afterCommit(tx, callbacksDue);
     recordAudit(tx, {
       ...actor,

@@ -15,6 +15,7 @@ import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
 import { recentTestCallbacks } from "../../callbacks/test-event";
 import { ReauthField } from "./reauth";
 import { CompatKeyError, compatKeyState, setCompatKeys } from "../../merchants/compat-keys";
+import { releaseHeldCallbacks } from "../../callbacks/store";
 
 const PATH = "/backoffice/developer";
 const NOTICES: Record<string, string> = {
@@ -185,7 +186,7 @@ function ShopPlugins({ data, v }: { data: DeveloperData; v: Viewer }): JSX.Eleme
 }
 
 export function developerRoutes(d: BackofficeDeps) {
-  const settingsDeps = () => ({ db: d.ctx.db, now: () => d.ctx.clock.now(), allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets });
+  const settingsDeps = () => ({ db: d.ctx.db, now: () => d.ctx.clock.now(), allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets, releaseHeldCallbacks });
   return new Elysia({ name: "backoffice-developer" })
     .get(PATH, page(d, { role: "merchant" }, (v, { query }) => DeveloperPage({ data: loadDeveloper(d, v), v, notice: NOTICES[query.done ?? ""] })))
     .post(

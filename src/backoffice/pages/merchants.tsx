@@ -18,6 +18,7 @@ import { Layout } from "../views/layout";
 import { tr, trf, trm } from "../i18n";
 import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
 import { recentTestCallbacks } from "../../callbacks/test-event";
+import { releaseHeldCallbacks } from "../../callbacks/store";
 
 const NOTICES: Record<string, string> = {
   saved: "Settings saved.",
@@ -258,7 +259,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
           // One transaction: a refused callback URL or username leaves no merchant behind.
           const created = writeTx(d.ctx.db, (): Created => {
             const { merchant, apiKey } = createMerchantAudited(mdeps(d), form.name, actorOf(v));
-            if (form.url) updateMerchantSettings({ db: d.ctx.db, now: d.users.now, allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets }, merchant.uid, { defaultNotifyUrl: form.url }, actorOf(v));
+            if (form.url) updateMerchantSettings({ db: d.ctx.db, now: d.users.now, allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets, releaseHeldCallbacks }, merchant.uid, { defaultNotifyUrl: form.url }, actorOf(v));
             const user = form.username ? createUser(d.users, { username: form.username, role: "merchant", merchantUid: merchant.uid, mustChangePassword: true }, actorOf(v)) : undefined;
             return { merchant: load(merchant.uid), apiKey, user: user && { username: user.user.username, password: user.password } };
           });
@@ -309,7 +310,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
           writeTx(d.ctx.db, () => {
           renameMerchant(mdeps(d), m.uid, str(body.name), actorOf(v));
           updateMerchantSettings(
-            { db: d.ctx.db, now: d.users.now, allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets },
+            { db: d.ctx.db, now: d.users.now, allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets, releaseHeldCallbacks },
             m.uid,
             { defaultNotifyUrl: opt("defaultNotifyUrl"), ipAllowlist: str(body.ipAllowlist).split(/[\s,]+/).filter(Boolean) },
             actorOf(v),
