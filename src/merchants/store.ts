@@ -23,6 +23,11 @@ export function findMerchantById(db: DbOrTx, id: number): Merchant | undefined {
 }
 
 /** A new merchant row under a placeholder UID (its real UID derives from its id: setMerchantUid). */
+/** A merchant's uid only (the pay-in callback's fallback when no key cache is warm). */
+export function merchantUid(db: DbOrTx, id: number): { uid: string } | undefined {
+  return prepared(db, "merchantUid", (d) => d.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id });
+}
+
 export function insertMerchant(tx: DbOrTx, values: { uid: string; name: string; defaultCallbackUrl: string | null; createdAt: number; updatedAt: number }): Merchant {
   return tx.insert(merchants).values(values).returning().get();
 }

@@ -1,9 +1,7 @@
 // What happens when the watcher sees a transfer to a gateway address, when it
 // gains confirmations, and when a reorg takes it away. Called inside the
 // watcher's transaction; every order change goes through applyPayinEvent.
-import { and, desc, eq, gte, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
-import { prepared, type Tx, updateById } from "../db/client";
-import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db/schema";
+import type { Tx } from "../db/client";
 import type { IncomingTransfer } from "../chains/types";
 import { defaultToken } from "../chains/registry";
 import type { TransferPort } from "../watcher/port";
@@ -14,18 +12,34 @@ import { applyPayinEvent, insertOrderWithCallback, type PayinCtx } from "./servi
 import type { PayinOrderRow } from "./views";
 import type { UnmatchedReason } from "./unmatched";
 import { withinUnderpayTolerance } from "./tolerance";
-import { coveringOrderIds, expiredBefore, matchCandidateIds, showConfirmations } from "./store";
+import {
+  addDepositLedger,
+  bindingOf,
+  coveringOrderIds,
+  crossingThreshold,
+  expiredBefore,
+  insertTransfer,
+  isDenied,
+  matchCandidateIds,
+  moveTransfer,
+  orderById,
+  orderNoTaken,
+  patchOrder,
+  patchTransfer,
+  pendingInBlocks,
+  relandTransfer,
+  revertTransferRow,
+  showConfirmations,
+  transferByKey,
+  updateOrder,
+  type TransferRow,
+} from "./store";
 
-export type TransferRow = typeof transfers.$inferSelect;
+// The statements are the store's (store.ts); these stay importable from here.
+export { crossingThreshold, pendingInBlocks, pendingTransfers, type TransferRow } from "./store";
 
 /** Orders created this long after a transfer's block time still match it (clock skew between chain and server). */
 const CLOCK_SKEW_MS = 60_000;
-
-function isDenied(tx: Tx, chain: string, from: string): boolean {
-  return !!prepared(tx, "denied", (d) =>
-    d.select().from(denyList).where(and(eq(denyList.chain, sql.placeholder("c")), eq(denyList.address, sql.placeholder("a")))).prepare(),
-  ).get({ c: chain, a: from });
-}
 
 function paidPatch(t: TransferRow): Partial<PayinOrderRow> {
   return { transferId: t.id, paidAmount: t.amount, txHash: t.txHash, fromAddress: t.fromAddress, confirmations: 1 };
@@ -34,23 +48,17 @@ function paidPatch(t: TransferRow): Partial<PayinOrderRow> {
 /** Records a scanned transfer (idempotent per chain, tx hash and log index) and matches it. */
 export function recordTransfer(ctx: PayinCtx, tx: Tx, it: IncomingTransfer, now: number): TransferRow | null {
   const addr = findAddress(tx, it.chain, it.to);
-  const existing = prepared(tx, "transferByKey", (d) =>
-    d
-      .select()
-      .from(transfers)
-      .where(and(eq(transfers.chain, sql.placeholder("c")), eq(transfers.txHash, sql.placeholder("h")), eq(transfers.logIndex, sql.placeholder("i"))))
-      .prepare(),
-  ).get({ c: it.chain, h: it.txHash, i: it.logIndex });
+  const existing = transferByKey(tx, it.chain, it.txHash, it.logIndex);
   const block = { blockNumber: Number(it.blockNumber), blockHash: it.blockHash, blockTime: it.blockTime };
   if (existing) {
     if (existing.status === "reverted") {
       // The same transaction landed again after a reorg.
-      const t = tx.update(transfers).set({ ...block, status: "pending", confirmations: 1 }).where(eq(transfers.id, existing.id)).returning().get();
+      const t = relandTransfer(tx, existing.id, block);
       matchTransfer(ctx, tx, t, addr?.kind, now);
       return t;
     }
     if (existing.blockHash !== it.blockHash && existing.status === "pending") {
-      tx.update(transfers).set(block).where(eq(transfers.id, existing.id)).run();
+      moveTransfer(tx, existing.id, block);
     }
     return null;
   }
@@ -69,19 +77,13 @@ export function recordTransfer(ctx: PayinCtx, tx: Tx, it: IncomingTransfer, now:
     disposition: "unmatched",
     seenAt: now,
   };
-  const t = prepared(tx, "insertTransfer", (d) =>
-    d
-      .insert(transfers)
-      .values(Object.fromEntries(Object.keys(values).map((k) => [k, sql.placeholder(k)])) as never)
-      .returning()
-      .prepare(),
-  ).get(values) as TransferRow;
+  const t = insertTransfer(tx, values);
   matchTransfer(ctx, tx, t, addr?.kind, now);
   return t;
 }
 
 function setDisposition(tx: Tx, t: TransferRow, disposition: string, orderId: number | null, reason: UnmatchedReason | null = null) {
-  updateById(tx, transfers, t.id, { disposition, payinOrderId: orderId, unmatchedReason: disposition === "unmatched" ? reason : null });
+  patchTransfer(tx, t.id, { disposition, payinOrderId: orderId, unmatchedReason: disposition === "unmatched" ? reason : null });
 }
 
 /** Nothing received is silent: an unmatched deposit is kept with its reason and logged for the operator. */
@@ -100,7 +102,7 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
 
   // A transfer that paid an order before a reorg goes back to that order (if it still lands on time).
   if (t.payinOrderId) {
-    const prev = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
+    const prev = orderById(tx, t.payinOrderId);
     if (prev && prev.transferId === null && (prev.status === "waiting_payment" || prev.status === "expired") && onTime(prev)) {
       const exact = prev.amount === t.amount || prev.mode === "exclusive";
       const tolerated = !exact && isOnlyOpenOrder(tx, prev, t) && tolerates(ctx, prev, t);
@@ -109,7 +111,7 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
       return setDisposition(tx, t, exact ? "matched" : tolerated ? "underpaid_tolerated" : "wrong_amount", prev.id);
     }
     if (prev && prev.transferId === null && prev.status === "frozen_abnormal") {
-      tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, prev.id)).run();
+      patchOrder(tx, prev.id, { ...paidPatch(t), updatedAt: now });
       return;
     }
   }
@@ -133,7 +135,7 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
     const expired = late.status === "waiting_payment" ? applyPayinEvent(tx, late, { type: "expire" }, {}, now) : late;
     // A deny-listed sender freezes a late payment too, instead of letting it settle.
     if (denied) applyPayinEvent(tx, expired, { type: "paid", senderDenied: true }, paidPatch(t), now);
-    else tx.update(payinOrders).set({ ...paidPatch(t), updatedAt: now }).where(eq(payinOrders.id, late.id)).run();
+    else patchOrder(tx, late.id, { ...paidPatch(t), updatedAt: now });
     return setDisposition(tx, t, "late", late.id);
   }
   // Another amount (DESIGN 5): the address's only open order of this token whose window covers
@@ -198,7 +200,7 @@ function isOnlyOpenOrder(tx: Tx, o: PayinOrderRow, t: TransferRow): boolean {
 }
 
 function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boolean, now: number): void {
-  const addr = tx.select().from(bindings).where(and(eq(bindings.addressId, t.addressId!), eq(bindings.token, t.token))).get();
+  const addr = bindingOf(tx, t.addressId!, t.token);
   // On an EVM chain and on SOL one exclusive address serves every token of its bindKey: a token with no binding is kept.
   if (!addr) return keepUnmatched(ctx, tx, t, "wrong_token");
   const key = currentKey(tx, addr.merchantId);
@@ -208,8 +210,7 @@ function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boole
   const cause = `${t.chain}:${t.txHash}:${t.logIndex}`;
   const time = t.blockTime > 0 ? t.blockTime : now;
   let orderNo = derivedOrderNo("PI", time, cause);
-  const taken = (no: string) =>
-    tx.select({ id: payinOrders.id }).from(payinOrders).where(or(eq(payinOrders.orderNo, no), and(eq(payinOrders.merchantId, addr.merchantId), eq(payinOrders.merchantOrderNo, no)))).get();
+  const taken = (no: string) => orderNoTaken(tx, addr.merchantId, no);
   for (let attempt = 1; taken(orderNo); attempt++) orderNo = derivedOrderNo("PI", time, cause, attempt);
   // The configured token (overrides included), else the registry's facts: never a guessed number of decimals.
   const token = ctx.chains.get(t.chain as never)?.tokens.find((x) => x.symbol === t.token) ?? defaultToken(t.chain, t.token);
@@ -243,31 +244,12 @@ function depositToExclusive(ctx: PayinCtx, tx: Tx, t: TransferRow, denied: boole
   setDisposition(tx, t, "matched", row.id);
 }
 
-function orderById(tx: Tx, id: number): PayinOrderRow | undefined {
-  return prepared(tx, "payinById", (d) => d.select().from(payinOrders).where(eq(payinOrders.id, sql.placeholder("id"))).prepare()).get({ id });
-}
-
 /** The transfer's confirmation count moved; `final` once it can no longer be reorganised. */
 export function confirmTransfer(tx: Tx, t: TransferRow, c: { count: number; required: number; final: boolean }, now: number): void {
   const { count, required, final } = c;
-  updateById(tx, transfers, t.id, { confirmations: count, ...(final ? { status: "confirmed", confirmedAt: now } : {}) });
+  patchTransfer(tx, t.id, { confirmations: count, ...(final ? { status: "confirmed", confirmedAt: now } : {}) });
   if (final && t.addressId) {
-    prepared(tx, "depositLedger", (d) =>
-      d
-        .insert(ledgerEntries)
-        .values({
-          addressId: sql.placeholder("addressId"),
-          chain: sql.placeholder("chain"),
-          token: sql.placeholder("token"),
-          kind: "deposit",
-          amount: sql.placeholder("amount"),
-          refType: "transfer",
-          refId: sql.placeholder("refId"),
-          createdAt: sql.placeholder("now"),
-        } as never)
-        .onConflictDoNothing()
-        .prepare(),
-    ).run({ addressId: t.addressId, chain: t.chain, token: t.token, amount: t.amount, refId: String(t.id), now });
+    addDepositLedger(tx, { addressId: t.addressId, chain: t.chain, token: t.token, amount: t.amount, refId: String(t.id), now });
   }
   if (!t.payinOrderId) return;
   const o = orderById(tx, t.payinOrderId);
@@ -280,15 +262,15 @@ export function confirmTransfer(tx: Tx, t: TransferRow, c: { count: number; requ
   } else if (o.status === "expired" && final) {
     applyPayinEvent(tx, o, { type: "late_confirmed" }, patch, now);
   } else {
-    updateById(tx, payinOrders, o.id, { ...patch, updatedAt: now });
+    updateOrder(tx, o.id, { ...patch, updatedAt: now });
   }
 }
 
 /** A reorg took the transfer away before it was final. */
 export function revertTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, now: number): void {
-  tx.update(transfers).set({ status: "reverted", confirmations: 0 }).where(eq(transfers.id, t.id)).run();
+  revertTransferRow(tx, t.id);
   if (!t.payinOrderId) return;
-  const o = tx.select().from(payinOrders).where(eq(payinOrders.id, t.payinOrderId)).get();
+  const o = orderById(tx, t.payinOrderId);
   if (!o || o.transferId !== t.id) return;
   const cleared: Partial<PayinOrderRow> = { transferId: null, paidAmount: null, txHash: null, fromAddress: null, confirmations: 0, detectedAt: null };
   if (o.status === "detected" || o.status === "confirming") {
@@ -298,39 +280,8 @@ export function revertTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, now: numbe
     applyPayinEvent(tx, o, { type: "reorg", pastExpiry: o.expireAt !== null && now > o.expireAt }, cleared, now);
   } else if (o.status === "expired" || o.status === "frozen_abnormal") {
     // A frozen order stays frozen, with nothing paid: releasing it now reopens it (or expires it).
-    tx.update(payinOrders).set({ ...cleared, updatedAt: now }).where(eq(payinOrders.id, o.id)).run();
+    patchOrder(tx, o.id, { ...cleared, updatedAt: now });
   }
-}
-
-export function pendingTransfers(tx: Tx | PayinCtx["db"], chain: string): TransferRow[] {
-  return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), gte(transfers.blockNumber, 0))).all();
-}
-
-/** Pending transfers of the given blocks (a reorg changed them). */
-export function pendingInBlocks(tx: Tx, chain: string, blocks: number[]): TransferRow[] {
-  return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), inArray(transfers.blockNumber, blocks))).all();
-}
-
-/**
- * Pending transfers whose state moves this tick: reaching 2 confirmations (block ≤ twoAt, still
- * counted below 2) or final (block ≤ finalAt). Each transfer is returned at most twice in its life.
- */
-export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt: number): TransferRow[] {
-  return prepared(tx, "transfersCrossing", (d) =>
-    d
-      .select()
-      .from(transfers)
-      .where(
-        and(
-          eq(transfers.chain, sql.placeholder("chain")),
-          eq(transfers.status, "pending"),
-          gte(transfers.blockNumber, 0),
-          lte(transfers.blockNumber, sql.placeholder("twoAt")),
-          or(lt(transfers.confirmations, 2), lte(transfers.blockNumber, sql.placeholder("finalAt"))),
-        ),
-      )
-      .prepare(),
-  ).all({ chain, twoAt: Math.max(twoAt, finalAt), finalAt });
 }
 
 /** The pay-in module's side of the watcher's port: transfers become deposits, payments and reversals. */

@@ -2,13 +2,12 @@
 // goes through (applyPayinEvent), which writes the change and its callback in
 // the caller's transaction.
 import { recordOrderEvent } from "../orders/events";
-import { and, asc, desc, eq, lte, sql } from "drizzle-orm";
 import type { Config } from "../config/schema";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
-import { afterCommit, type DbOrTx, prepared, type Tx, updateById, writeTx } from "../db/client";
-import { bindings, merchants, payinOrders } from "../db/schema";
+import { afterCommit, type DbOrTx, type Tx, writeTx } from "../db/client";
+import type { payinOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
 import { enqueueCallback } from "../callbacks/outbox";
@@ -17,7 +16,19 @@ import { newOrderNo, newTimedToken } from "../lib/ids";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import { transition, type PayinEvent, type PayinStatus } from "./state";
-import { freeSharedAddress, insertSharedPayin } from "./store";
+import {
+  bindingOrderFacts,
+  bindKeyById,
+  dueOrders,
+  freeSharedAddress,
+  insertOrder,
+  insertSharedPayin,
+  orderByMerchantOrderNo,
+  orderById,
+  orderByOrderNo,
+  updateOrder,
+} from "./store";
+import { merchantUid } from "../merchants/store";
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
 import { existingKeyCache } from "../merchants/key-cache";
 import { followPayin } from "../invoices/service";
@@ -54,9 +65,7 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
   const redirectUrl = input.redirectUrl ?? null;
   return writeTx(ctx.db, (tx) => {
     const existing = () => {
-      const o = prepared(tx, "payinByMerchantOrderNo", (d) =>
-        d.select().from(payinOrders).where(and(eq(payinOrders.merchantId, sql.placeholder("m")), eq(payinOrders.merchantOrderNo, sql.placeholder("n")))).prepare(),
-      ).get({ m: merchantId, n: input.merchantOrderNo });
+      const o = orderByMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
       return o && sameOrder(o, adapter.chain, token.symbol, units, input.notifyUrl, redirectUrl);
     };
     // The idempotency check is the insert itself (ON CONFLICT on payin_merchant_order), not a
@@ -125,16 +134,14 @@ function growSharedPool(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId
 }
 
 export function getPayinOrder(db: DbOrTx, merchantId: number, orderNo: string): PayinOrderRow {
-  const o = prepared(db, "payinByOrderNo", (d) =>
-    d.select().from(payinOrders).where(and(eq(payinOrders.orderNo, sql.placeholder("no")), eq(payinOrders.merchantId, sql.placeholder("m")))).prepare(),
-  ).get({ no: orderNo, m: merchantId });
+  const o = orderByOrderNo(db, merchantId, orderNo);
   if (!o) throw new AppError(40108, { orderNo });
   return o;
 }
 
 export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
   if (!o.bindingId) return null;
-  return prepared(db, "bindKeyById", (d) => d.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, sql.placeholder("id"))).prepare()).get({ id: o.bindingId })?.k ?? null;
+  return bindKeyById(db, o.bindingId);
 }
 
 /**
@@ -147,7 +154,7 @@ export function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
   if (o.compat !== null) return followCompatOrder(tx, o, now);
   const m =
     existingKeyCache(tx)?.merchant(o.merchantId) ??
-    prepared(tx, "merchantUid", (d) => d.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare()).get({ id: o.merchantId })!;
+    merchantUid(tx, o.merchantId)!;
   enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: "payin",
@@ -182,7 +189,7 @@ function stamps(to: PayinStatus, now: number): Partial<PayinOrderRow> {
 export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, patch: Partial<PayinOrderRow>, now: number): PayinOrderRow {
   const to = transition(o.status as PayinStatus, event);
   const set: Partial<PayinOrderRow> = { ...patch, updatedAt: now, ...(to ? { status: to, ...stamps(to, now) } : {}) };
-  const row = updateById<PayinOrderRow>(tx, payinOrders, o.id, set)!;
+  const row = updateOrder(tx, o.id, set)!;
   if (to) {
     recordOrderEvent(tx, { kind: "payin", orderNo: o.orderNo, from: o.status, to, event, at: now });
     writeCallback(tx, row, now);
@@ -192,7 +199,7 @@ export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, pat
 
 /** Inserts an order that starts in a given status (exclusive deposits start at detected). */
 export function insertOrderWithCallback(tx: Tx, values: typeof payinOrders.$inferInsert, now: number): PayinOrderRow {
-  const row = tx.insert(payinOrders).values(values).returning().get();
+  const row = insertOrder(tx, values);
   recordOrderEvent(tx, { kind: "payin", orderNo: row.orderNo, from: null, to: row.status, event: { type: "deposit" }, at: now });
   writeCallback(tx, row, now);
   return row;
@@ -201,32 +208,20 @@ export function insertOrderWithCallback(tx: Tx, values: typeof payinOrders.$infe
 /** Scheduled: waiting orders past expireAt become expired. */
 export function expireDueOrders(ctx: Pick<PayinCtx, "db" | "clock">, limit = 500): number {
   const now = ctx.clock.now();
-  const due = ctx.db
-    .select()
-    .from(payinOrders)
-    .where(and(eq(payinOrders.status, "waiting_payment"), lte(payinOrders.expireAt, now - 1)))
-    .orderBy(asc(payinOrders.expireAt))
-    .limit(limit)
-    .all();
+  const due = dueOrders(ctx.db, now, limit);
   for (const o of due) {
     writeTx(ctx.db, (tx) => {
-      const fresh = tx.select().from(payinOrders).where(eq(payinOrders.id, o.id)).get()!;
+      const fresh = orderById(tx, o.id)!;
       if (fresh.status === "waiting_payment") applyPayinEvent(tx, fresh, { type: "expire" }, {}, now);
     });
   }
   return due.length;
 }
 
-export function ordersOfBinding(db: DbOrTx, bindingId: string, limit: number): PayinOrderRow[] {
-  return db.select().from(payinOrders).where(eq(payinOrders.bindingId, bindingId)).orderBy(desc(payinOrders.createdAt), desc(payinOrders.id)).limit(limit).all();
-}
+export { ordersOfBinding } from "./store";
 
 export function bindingStats(db: DbOrTx, bindingId: string, decimals: number) {
-  const rows = db
-    .select({ status: payinOrders.status, paid: payinOrders.paidAmount, createdAt: payinOrders.createdAt, completedAt: payinOrders.completedAt })
-    .from(payinOrders)
-    .where(eq(payinOrders.bindingId, bindingId))
-    .all();
+  const rows = bindingOrderFacts(db, bindingId);
   let total = 0n;
   let completed = 0n;
   let completedOrders = 0;

@@ -2,8 +2,11 @@
 // they do (docs/architecture.md "Data access"). Each is raw SQL built once per connection with
 // `prepared` (db/client.ts), with the INDEXED BY and status lists the partial indexes spell
 // (state.ts statusSql); src/db/query-plans.test.ts and the engine plan tests
-// (testing/engine-queries.ts) check the SQL constants below stay seeks.
-import { prepared, type Tx } from "../db/client";
+// (testing/engine-queries.ts) check the SQL constants below stay seeks. The ordinary reads and
+// writes of orders, transfers and the deposit ledger use drizzle's builder (sections below).
+import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql } from "drizzle-orm";
+import { type DbOrTx, prepared, type Tx, updateById } from "../db/client";
+import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db/schema";
 import { AWAITING_PAYMENT, SETTLING_STATUSES, statusSql } from "./state";
 import type { PayinOrderRow } from "./views";
 
@@ -131,4 +134,196 @@ export function showConfirmations(tx: Tx, chain: string, latest: number, now: nu
          AND confirmations <> (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id AND t.status = 'pending')`,
     ),
   ).run(chain, now);
+}
+
+// ---- Orders (payin/service.ts, payin/deposits.ts) ----
+
+/** An order by id (the watcher reads its candidates back through this). */
+export function orderById(tx: DbOrTx, id: number): PayinOrderRow | undefined {
+  return prepared(tx, "payinById", (d) => d.select().from(payinOrders).where(eq(payinOrders.id, sql.placeholder("id"))).prepare()).get({ id });
+}
+
+/** The merchant's order with this merchantOrderNo (the idempotent retry of a create). */
+export function orderByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): PayinOrderRow | undefined {
+  return prepared(tx, "payinByMerchantOrderNo", (d) =>
+    d.select().from(payinOrders).where(and(eq(payinOrders.merchantId, sql.placeholder("m")), eq(payinOrders.merchantOrderNo, sql.placeholder("n")))).prepare(),
+  ).get({ m: merchantId, n: merchantOrderNo });
+}
+
+/** The merchant's order with this orderNo. */
+export function orderByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): PayinOrderRow | undefined {
+  return prepared(db, "payinByOrderNo", (d) =>
+    d.select().from(payinOrders).where(and(eq(payinOrders.orderNo, sql.placeholder("no")), eq(payinOrders.merchantId, sql.placeholder("m")))).prepare(),
+  ).get({ no: orderNo, m: merchantId });
+}
+
+/** Whether an orderNo is taken, as an orderNo or as this merchant's merchantOrderNo. */
+export function orderNoTaken(tx: DbOrTx, merchantId: number, no: string): boolean {
+  return !!tx
+    .select({ id: payinOrders.id })
+    .from(payinOrders)
+    .where(or(eq(payinOrders.orderNo, no), and(eq(payinOrders.merchantId, merchantId), eq(payinOrders.merchantOrderNo, no))))
+    .get();
+}
+
+/** Writes `set` on the order and returns the new row (applyPayinEvent's write). */
+export function updateOrder(tx: Tx, id: number, set: Partial<PayinOrderRow>): PayinOrderRow | undefined {
+  return updateById<PayinOrderRow>(tx, payinOrders, id, set);
+}
+
+/** Writes `set` on the order, no status change (a payment kept on an expired or frozen order). */
+export function patchOrder(tx: Tx, id: number, set: Partial<PayinOrderRow>): void {
+  tx.update(payinOrders).set(set).where(eq(payinOrders.id, id)).run();
+}
+
+/** A new order, any mode and starting status (exclusive deposits start at detected). */
+export function insertOrder(tx: Tx, values: typeof payinOrders.$inferInsert): PayinOrderRow {
+  return tx.insert(payinOrders).values(values).returning().get();
+}
+
+/** Waiting orders whose expireAt is before `now`, soonest first. */
+export function dueOrders(db: DbOrTx, now: number, limit: number): PayinOrderRow[] {
+  return db
+    .select()
+    .from(payinOrders)
+    .where(and(eq(payinOrders.status, "waiting_payment"), lte(payinOrders.expireAt, now - 1)))
+    .orderBy(asc(payinOrders.expireAt))
+    .limit(limit)
+    .all();
+}
+
+/** A binding's orders, newest first. */
+export function ordersOfBinding(db: DbOrTx, bindingId: string, limit: number): PayinOrderRow[] {
+  return db.select().from(payinOrders).where(eq(payinOrders.bindingId, bindingId)).orderBy(desc(payinOrders.createdAt), desc(payinOrders.id)).limit(limit).all();
+}
+
+/** What a binding's statistics add up: each order's status, paid amount and times. */
+export function bindingOrderFacts(db: DbOrTx, bindingId: string) {
+  return db
+    .select({ status: payinOrders.status, paid: payinOrders.paidAmount, createdAt: payinOrders.createdAt, completedAt: payinOrders.completedAt })
+    .from(payinOrders)
+    .where(eq(payinOrders.bindingId, bindingId))
+    .all();
+}
+
+// ---- Bindings, deny list (the exclusive-address side) ----
+
+/** A binding's bindKey by its id. */
+export function bindKeyById(db: DbOrTx, bindingId: string): string | null {
+  return prepared(db, "bindKeyById", (d) => d.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, sql.placeholder("id"))).prepare()).get({ id: bindingId })?.k ?? null;
+}
+
+/** The binding of an exclusive address for a token. */
+export function bindingOf(tx: DbOrTx, addressId: string, token: string) {
+  return tx.select().from(bindings).where(and(eq(bindings.addressId, addressId), eq(bindings.token, token))).get();
+}
+
+/** Whether the sender is on the deny list. */
+export function isDenied(tx: Tx, chain: string, from: string): boolean {
+  return !!prepared(tx, "denied", (d) =>
+    d.select().from(denyList).where(and(eq(denyList.chain, sql.placeholder("c")), eq(denyList.address, sql.placeholder("a")))).prepare(),
+  ).get({ c: chain, a: from });
+}
+
+// ---- Transfers and the deposit ledger (payin/deposits.ts, the watcher's port) ----
+
+export type TransferRow = typeof transfers.$inferSelect;
+/** Where a transfer landed. */
+export interface TransferBlock {
+  blockNumber: number;
+  blockHash: string;
+  blockTime: number;
+}
+
+/** A transfer by its chain, tx hash and log index (the idempotency key of a scan). */
+export function transferByKey(tx: Tx, chain: string, txHash: string, logIndex: number): TransferRow | undefined {
+  return prepared(tx, "transferByKey", (d) =>
+    d
+      .select()
+      .from(transfers)
+      .where(and(eq(transfers.chain, sql.placeholder("c")), eq(transfers.txHash, sql.placeholder("h")), eq(transfers.logIndex, sql.placeholder("i"))))
+      .prepare(),
+  ).get({ c: chain, h: txHash, i: logIndex });
+}
+
+/** A new transfer row. */
+export function insertTransfer(tx: Tx, values: Record<string, unknown>): TransferRow {
+  return prepared(tx, "insertTransfer", (d) =>
+    d
+      .insert(transfers)
+      .values(Object.fromEntries(Object.keys(values).map((k) => [k, sql.placeholder(k)])) as never)
+      .returning()
+      .prepare(),
+  ).get(values) as TransferRow;
+}
+
+/** A reverted transfer landed again: pending at its new block, one confirmation. */
+export function relandTransfer(tx: Tx, id: number, block: TransferBlock): TransferRow {
+  return tx.update(transfers).set({ ...block, status: "pending", confirmations: 1 }).where(eq(transfers.id, id)).returning().get();
+}
+
+/** A pending transfer moved to another block (same transaction, another block hash). */
+export function moveTransfer(tx: Tx, id: number, block: TransferBlock): void {
+  tx.update(transfers).set(block).where(eq(transfers.id, id)).run();
+}
+
+/** Writes `set` on the transfer (its disposition, its confirmations). */
+export function patchTransfer(tx: Tx, id: number, set: Partial<TransferRow>): void {
+  updateById(tx, transfers, id, set);
+}
+
+/** A reorg took the transfer away. */
+export function revertTransferRow(tx: Tx, id: number): void {
+  tx.update(transfers).set({ status: "reverted", confirmations: 0 }).where(eq(transfers.id, id)).run();
+}
+
+/** The ledger's deposit entry of a final transfer (once: ON CONFLICT DO NOTHING). */
+export function addDepositLedger(tx: Tx, e: { addressId: string; chain: string; token: string; amount: string; refId: string; now: number }): void {
+  prepared(tx, "depositLedger", (d) =>
+    d
+      .insert(ledgerEntries)
+      .values({
+        addressId: sql.placeholder("addressId"),
+        chain: sql.placeholder("chain"),
+        token: sql.placeholder("token"),
+        kind: "deposit",
+        amount: sql.placeholder("amount"),
+        refType: "transfer",
+        refId: sql.placeholder("refId"),
+        createdAt: sql.placeholder("now"),
+      } as never)
+      .onConflictDoNothing()
+      .prepare(),
+  ).run(e);
+}
+
+export function pendingTransfers(tx: DbOrTx, chain: string): TransferRow[] {
+  return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), gte(transfers.blockNumber, 0))).all();
+}
+
+/** Pending transfers of the given blocks (a reorg changed them). */
+export function pendingInBlocks(tx: Tx, chain: string, blocks: number[]): TransferRow[] {
+  return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), inArray(transfers.blockNumber, blocks))).all();
+}
+
+/**
+ * Pending transfers whose state moves this tick: reaching 2 confirmations (block ≤ twoAt, still
+ * counted below 2) or final (block ≤ finalAt). Each transfer is returned at most twice in its life.
+ */
+export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt: number): TransferRow[] {
+  return prepared(tx, "transfersCrossing", (d) =>
+    d
+      .select()
+      .from(transfers)
+      .where(
+        and(
+          eq(transfers.chain, sql.placeholder("chain")),
+          eq(transfers.status, "pending"),
+          gte(transfers.blockNumber, 0),
+          lte(transfers.blockNumber, sql.placeholder("twoAt")),
+          or(lt(transfers.confirmations, 2), lte(transfers.blockNumber, sql.placeholder("finalAt"))),
+        ),
+      )
+      .prepare(),
+  ).all({ chain, twoAt: Math.max(twoAt, finalAt), finalAt });
 }

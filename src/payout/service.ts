@@ -7,16 +7,26 @@ import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { ChainCode } from "../chains/types";
 import { recordOrderEvent } from "../orders/events";
-import { and, eq, isNull } from "drizzle-orm";
 import { afterCommit, type DbOrTx, type Tx, writeTx } from "../db/client";
-import { addresses, ledgerEntries, merchants, payoutOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import { enqueueCallback } from "../callbacks/outbox";
 import { countTransition } from "../lib/event-metrics";
 import { newOrderNo } from "../lib/ids";
 import type { ChainAdapter } from "../chains/types";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
-import type { AddressRow } from "../wallet/addresses";
+import { addressById, type AddressRow } from "../wallet/addresses";
+import { merchantUid } from "../merchants/store";
+import {
+  addPayoutLedger,
+  addressesNamed,
+  insertPayoutRow,
+  merchantHasAddress,
+  payoutByMerchantOrderNo,
+  payoutByOrderNo,
+  payoutRow,
+  retireSource,
+  updatePayout,
+} from "./store";
 import { addressBalance, fundedAddresses, unfinishedFrom } from "./balances";
 import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./controls";
 import { transition, type FailedStage, type PayoutEvent, type PayoutStatus } from "./state";
@@ -61,7 +71,7 @@ export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: strin
   const now = ctx.clock.now();
 
   return writeTx(ctx.db, (tx) => {
-    const existing = tx.select().from(payoutOrders).where(and(eq(payoutOrders.merchantId, merchantId), eq(payoutOrders.merchantOrderNo, input.merchantOrderNo))).get();
+    const existing = payoutByMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
     if (existing) return { order: sameOrder(existing, adapter, { chain: adapter.chain, token: token.symbol, units, to, from: input.fromAddress, deleteSource, notifyUrl: input.notifyUrl }), created: false };
     const order = insertPayout(tx, adapter, token, merchantId, apiKeyId, { merchantOrderNo: input.merchantOrderNo, units, to, fromAddress: input.fromAddress, deleteSource, notifyUrl: input.notifyUrl ?? null }, now);
     return { order, created: true };
@@ -95,44 +105,40 @@ export function insertPayout(tx: Tx, adapter: ChainAdapter, token: { symbol: str
       ? checkSource(tx, adapter, merchantId, p.fromAddress, token.symbol, p.units, p.deleteSource)
       : (preferred(tx, adapter, merchantId, p.preferAddressId, token.symbol, p.units) ?? pickSource(tx, adapter, merchantId, token.symbol, p.units, p.deleteSource));
   const feeMicro = checkFee(tx, merchantId, amountMicro);
-  const row = tx
-    .insert(payoutOrders)
-    .values({
-      orderNo: newOrderNo("PO", now),
-      merchantId,
-      merchantOrderNo: p.merchantOrderNo,
-      chain: adapter.chain,
-      token: token.symbol,
-      decimals: token.decimals,
-      fromAddressId: source.id,
-      fromAddress: source.address,
-      toAddress: p.to,
-      amount: p.units.toString(),
-      fee: fromMicro(feeMicro, token.decimals).toString(),
-      deleteSourceAfterSuccess: p.deleteSource,
-      notifyUrl: p.notifyUrl,
-      apiKeyId,
-      status: "submitted",
-      createdAt: now,
-      submittedAt: now,
-      updatedAt: now,
-      refundId: p.refundId ?? null,
-    })
-    .returning()
-    .get();
+  const row = insertPayoutRow(tx, {
+    orderNo: newOrderNo("PO", now),
+    merchantId,
+    merchantOrderNo: p.merchantOrderNo,
+    chain: adapter.chain,
+    token: token.symbol,
+    decimals: token.decimals,
+    fromAddressId: source.id,
+    fromAddress: source.address,
+    toAddress: p.to,
+    amount: p.units.toString(),
+    fee: fromMicro(feeMicro, token.decimals).toString(),
+    deleteSourceAfterSuccess: p.deleteSource,
+    notifyUrl: p.notifyUrl,
+    apiKeyId,
+    status: "submitted",
+    createdAt: now,
+    submittedAt: now,
+    updatedAt: now,
+    refundId: p.refundId ?? null,
+  });
   writeCallback(tx, row, now);
   return row;
 }
 
 /** One of the merchant's (live) addresses on the chain: payouts to it are 54003. */
 export function isOwnAddress(db: DbOrTx, merchantId: number, chain: string, address: string): boolean {
-  return !!db.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, chain), eq(addresses.address, address))).get();
+  return merchantHasAddress(db, merchantId, chain, address);
 }
 
 /** The preferred source when it is usable and its available balance covers the amount. */
 function preferred(tx: Tx, adapter: ChainAdapter, merchantId: number, addressId: string | undefined, token: string, units: bigint): AddressRow | undefined {
   if (addressId === undefined) return undefined;
-  const a = tx.select().from(addresses).where(eq(addresses.id, addressId)).get();
+  const a = addressById(tx, addressId);
   if (!a || a.merchantId !== merchantId || a.kind === "gas" || unusable(tx, a, adapter.chain, merchantId, false)) return undefined;
   return addressBalance(tx, a.id, token).available >= units ? a : undefined;
 }
@@ -170,7 +176,7 @@ function unusable(tx: Tx, a: AddressRow, chain: string, merchantId: number, dele
 function checkSource(tx: Tx, adapter: ChainAdapter, merchantId: number, given: string, token: string, units: bigint, deleteSource: boolean): AddressRow {
   const form = adapter.isValidAddress(given) ? adapter.normalizeAddress(given) : given;
   // Another merchant's address or a gas wallet does not exist as far as this merchant can tell (DESIGN 10).
-  const rows = tx.select().from(addresses).where(eq(addresses.address, form)).all().filter((r) => r.merchantId === merchantId && r.kind !== "gas");
+  const rows = addressesNamed(tx, form).filter((r) => r.merchantId === merchantId && r.kind !== "gas");
   const a = rows.find((r) => r.chain === adapter.chain) ?? rows[0];
   if (!a) throw new AppError(53001, { fromAddress: given });
   const why = unusable(tx, a, adapter.chain, merchantId, deleteSource);
@@ -194,13 +200,13 @@ function pickSource(tx: Tx, adapter: ChainAdapter, merchantId: number, token: st
 }
 
 export function getPayout(db: DbOrTx, merchantId: number, orderNo: string): PayoutOrderRow {
-  const o = db.select().from(payoutOrders).where(and(eq(payoutOrders.orderNo, orderNo), eq(payoutOrders.merchantId, merchantId))).get();
+  const o = payoutByOrderNo(db, merchantId, orderNo);
   if (!o) throw new AppError(54001, { orderNo });
   return o;
 }
 
 export function payoutById(db: DbOrTx, id: number): PayoutOrderRow {
-  return db.select().from(payoutOrders).where(eq(payoutOrders.id, id)).get()!;
+  return payoutRow(db, id)!;
 }
 
 /** `submit` (spec 4.7): only while submitted (else 54002); records the remark. The caller then runs an attempt. */
@@ -209,7 +215,7 @@ export function requestSubmit(ctx: Pick<PayoutCtx, "db" | "clock">, merchantId: 
     const o = getPayout(tx, merchantId, orderNo);
     if (o.status !== "submitted") throw new AppError(54002, { orderNo, status: o.status });
     if (remark === undefined) return o;
-    return tx.update(payoutOrders).set({ remark, updatedAt: ctx.clock.now() }).where(eq(payoutOrders.id, o.id)).returning().get();
+    return updatePayout(tx, o.id, { remark, updatedAt: ctx.clock.now() });
   });
 }
 
@@ -220,7 +226,7 @@ function writeCallback(tx: Tx, o: PayoutOrderRow, now: number): void {
     followPayout(tx, o, now);
     return;
   }
-  const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, o.merchantId)).get()!;
+  const m = merchantUid(tx, o.merchantId)!;
   afterCommit(tx, () => countTransition("payout", o.chain, o.token, o.status));
   enqueueCallback(tx, {
     merchantId: o.merchantId,
@@ -254,21 +260,13 @@ function stamps(to: PayoutStatus, event: PayoutEvent, now: number): Partial<Payo
  */
 export function applyPayoutEvent(tx: Tx, o: PayoutOrderRow, event: PayoutEvent, patch: Partial<PayoutOrderRow>, now: number): PayoutOrderRow {
   const to = transition(o.status as PayoutStatus, event);
-  const row = tx
-    .update(payoutOrders)
-    .set({ ...patch, status: to, ...stamps(to, event, now), updatedAt: now })
-    .where(eq(payoutOrders.id, o.id))
-    .returning()
-    .get();
+  const row = updatePayout(tx, o.id, { ...patch, status: to, ...stamps(to, event, now), updatedAt: now });
   if (to === "confirmed") {
-    tx.insert(ledgerEntries)
-      .values({ addressId: o.fromAddressId, chain: o.chain, token: o.token, kind: "payout", amount: (-BigInt(o.amount)).toString(), refType: "payout_order", refId: o.orderNo, createdAt: now })
-      .onConflictDoNothing()
-      .run();
+    addPayoutLedger(tx, o, now);
     const fee = toMicro(BigInt(o.fee), o.decimals);
     if (fee > 0n) moveFeeBalance(tx, o.merchantId, -fee, { kind: "payout_fee", refType: "payout_order", refId: o.orderNo, now });
     if (o.deleteSourceAfterSuccess) {
-      tx.update(addresses).set({ deletedAt: now }).where(and(eq(addresses.id, o.fromAddressId), isNull(addresses.deletedAt))).run();
+      retireSource(tx, o.fromAddressId, now);
     }
   }
   recordOrderEvent(tx, { kind: "payout", orderNo: o.orderNo, from: o.status, to, event, at: now });
@@ -278,5 +276,5 @@ export function applyPayoutEvent(tx: Tx, o: PayoutOrderRow, event: PayoutEvent, 
 
 /** Non-status changes (stored signed tx, last error, attempts). */
 export function patchPayout(tx: Tx, id: number, patch: Partial<PayoutOrderRow>, now: number): PayoutOrderRow {
-  return tx.update(payoutOrders).set({ ...patch, updatedAt: now }).where(eq(payoutOrders.id, id)).returning().get();
+  return updatePayout(tx, id, { ...patch, updatedAt: now });
 }

@@ -3,12 +3,13 @@
 // payouts are signed but unsent, which may still hold a nonce), the limit checks' hand-tuned
 // reads, payouts by id, and the replacements of a payout's transaction (payout_tx_attempts).
 // The status lists come from the state machine (payout/state.ts).
-import { and, asc, eq, inArray, isNotNull, notInArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, notInArray } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
 import { type DbOrTx, prepared, type Tx } from "../db/client";
 import type { PayoutOrderRow } from "./views";
-import { payoutOrders, payoutTxAttempts } from "../db/schema";
+import { addresses, ledgerEntries, payoutOrders, payoutTxAttempts } from "../db/schema";
+import type { AddressRow } from "../wallet/addresses";
 import { AWAITING_BROADCAST, PAYOUT_STATUSES, UNFINISHED } from "./state";
 
 export const payoutStore: PayoutStore = {
@@ -92,4 +93,70 @@ export function replacements(db: DbOrTx, orderId: number): PayoutTxAttempt[] {
 /** Stores a replacement (inside the transaction that commits it before it is broadcast). */
 export function addReplacement(tx: Tx, o: { id: number; chain: string }, signed: SignedTransfer, now: number): void {
   tx.insert(payoutTxAttempts).values({ payoutOrderId: o.id, chain: o.chain, txHash: signed.txHash, signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), createdAt: now }).run();
+}
+
+// ---- Payout orders (payout/service.ts) ----
+
+/** The merchant's payout with this merchantOrderNo (the idempotent retry of a create). */
+export function payoutByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): PayoutOrderRow | undefined {
+  return tx.select().from(payoutOrders).where(and(eq(payoutOrders.merchantId, merchantId), eq(payoutOrders.merchantOrderNo, merchantOrderNo))).get();
+}
+
+/** The merchant's payout with this orderNo. */
+export function payoutByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): PayoutOrderRow | undefined {
+  return db.select().from(payoutOrders).where(and(eq(payoutOrders.orderNo, orderNo), eq(payoutOrders.merchantId, merchantId))).get();
+}
+
+/** A payout by id. */
+export function payoutRow(db: DbOrTx, id: number): PayoutOrderRow | undefined {
+  return db.select().from(payoutOrders).where(eq(payoutOrders.id, id)).get();
+}
+
+/** A new payout order. */
+export function insertPayoutRow(tx: Tx, values: typeof payoutOrders.$inferInsert): PayoutOrderRow {
+  return tx.insert(payoutOrders).values(values).returning().get();
+}
+
+/** Writes `set` on the payout and returns the new row (status changes and patches alike). */
+export function updatePayout(tx: Tx, id: number, set: Partial<PayoutOrderRow>): PayoutOrderRow {
+  return tx.update(payoutOrders).set(set).where(eq(payoutOrders.id, id)).returning().get();
+}
+
+/** The ledger's entry of a confirmed payout (once: ON CONFLICT DO NOTHING). */
+export function addPayoutLedger(tx: Tx, o: Pick<PayoutOrderRow, "fromAddressId" | "chain" | "token" | "amount" | "orderNo">, now: number): void {
+  tx.insert(ledgerEntries)
+    .values({ addressId: o.fromAddressId, chain: o.chain, token: o.token, kind: "payout", amount: (-BigInt(o.amount)).toString(), refType: "payout_order", refId: o.orderNo, createdAt: now })
+    .onConflictDoNothing()
+    .run();
+}
+
+// ---- A batch preview's stand-in orders (treasury/batch.ts): one unfinished row per source and
+// token holding the sum of the valid rows so far, inside a transaction that is rolled back ----
+
+/** A stand-in payout order; its id. */
+export function insertStandIn(db: DbOrTx, values: typeof payoutOrders.$inferInsert): number {
+  return db.insert(payoutOrders).values(values).returning({ id: payoutOrders.id }).get().id;
+}
+
+/** A stand-in's new sum (amount, fee, retiring). */
+export function updateStandIn(db: DbOrTx, id: number, set: Partial<PayoutOrderRow>): void {
+  db.update(payoutOrders).set(set).where(eq(payoutOrders.id, id)).run();
+}
+
+// ---- Source addresses as a payout reads and retires them (the addresses table is wallet/'s;
+// these three statements are the payout rules' own questions) ----
+
+/** One of the merchant's addresses on the chain (payouts to it are 54003). */
+export function merchantHasAddress(db: DbOrTx, merchantId: number, chain: string, address: string): boolean {
+  return !!db.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, chain), eq(addresses.address, address))).get();
+}
+
+/** Every address row with this text, any chain, any merchant (the caller filters). */
+export function addressesNamed(tx: DbOrTx, address: string): AddressRow[] {
+  return tx.select().from(addresses).where(eq(addresses.address, address)).all();
+}
+
+/** Soft-deletes a payout's source (deleteSourceAfterSuccess), unless already deleted. */
+export function retireSource(tx: Tx, addressId: string, now: number): void {
+  tx.update(addresses).set({ deletedAt: now }).where(and(eq(addresses.id, addressId), isNull(addresses.deletedAt))).run();
 }

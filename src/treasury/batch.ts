@@ -6,10 +6,8 @@
 // records the order on the row in the same transaction; the payout engine
 // does the rest. A crash resumes at the first row without an order.
 import { Type as T } from "@sinclair/typebox";
-import { eq } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { type Db, rolledBack, savepoint, type Tx, writeTx } from "../db/client";
-import { payoutOrders } from "../db/schema";
 import { recordAudit, type Actor } from "../audit/log";
 import { AppError } from "../errors";
 import { parse } from "../lib/validate";
@@ -19,6 +17,7 @@ import { fromBaseUnits } from "../lib/money";
 import { currentKey, findMerchantById } from "../merchants/service";
 import { CreatePayoutBody } from "../payout/schemas";
 import { createPayout, type PayoutCtx } from "../payout/service";
+import { insertStandIn, updateStandIn } from "../payout/store";
 import type { ChainAdapter, ChainCode, TokenSymbol } from "../chains/types";
 import { parseBatchCsv, rowToInput, toCsv, type CsvRow } from "./batch-csv";
 import { estimateGas, type GasEstimate } from "./gas-estimate";
@@ -117,30 +116,26 @@ async function judge(ctx: PayoutCtx, merchantId: number, apiKeyId: string, rows:
     const now = ctx.clock.now();
     const set = { amount: r.amount.toString(), fee: r.fee.toString(), deleteSourceAfterSuccess: r.retiring, updatedAt: now };
     if (r.rowId !== undefined) {
-      ctx.db.update(payoutOrders).set(set).where(eq(payoutOrders.id, r.rowId)).run();
+      updateStandIn(ctx.db, r.rowId, set);
       return;
     }
-    r.rowId = ctx.db
-      .insert(payoutOrders)
-      .values({
-        ...set,
-        orderNo: newOrderNo("PO", now),
-        merchantId,
-        merchantOrderNo: `${RESERVATION_MARK}${r.addressId}:${r.token}`,
-        chain: r.chain,
-        token: r.token,
-        decimals: r.decimals,
-        fromAddressId: r.addressId,
-        fromAddress: r.address,
-        toAddress: r.address,
-        notifyUrl: null,
-        apiKeyId,
-        status: "submitted",
-        createdAt: now,
-        submittedAt: now,
-      })
-      .returning({ id: payoutOrders.id })
-      .get().id;
+    r.rowId = insertStandIn(ctx.db, {
+      ...set,
+      orderNo: newOrderNo("PO", now),
+      merchantId,
+      merchantOrderNo: `${RESERVATION_MARK}${r.addressId}:${r.token}`,
+      chain: r.chain,
+      token: r.token,
+      decimals: r.decimals,
+      fromAddressId: r.addressId,
+      fromAddress: r.address,
+      toAddress: r.address,
+      notifyUrl: null,
+      apiKeyId,
+      status: "submitted",
+      createdAt: now,
+      submittedAt: now,
+    });
   };
 
   for (let at = 0; at < rows.length; at += CHUNK) {

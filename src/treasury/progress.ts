@@ -2,12 +2,11 @@
 // the sentence and the cards all come from here, so a page cannot say "0 submitted" beside
 // a card "Submitted 20", nor "done" beside "In progress". Amounts are token units with
 // their token ("171.15 USDT"), never base units: the audit log and the pages use tokenAmount.
-import { and, eq, sql } from "drizzle-orm";
 import { chainModule, hasChainModule } from "../chains/registry";
 import type { Db } from "../db/client";
-import { collectionLegs, collectionRuns, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
 import { fromBaseUnits } from "../lib/money";
 import { PAYOUT_STATUSES, UNFINISHED, type PayoutStatus } from "../payout/state";
+import { batchById, batchLineCounts, batchOrderCounts, legStates, runById } from "./store";
 
 export interface TreasuryProgress {
   /** The run's own status. */
@@ -41,25 +40,11 @@ const noOrders = (): Record<PayoutStatus, number> => Object.fromEntries(PAYOUT_S
 
 /** A batch's progress (rows by state, their orders by status). */
 export function batchProgressOf(db: Db, batchId: string): TreasuryProgress {
-  const b = db.select().from(payoutBatches).where(eq(payoutBatches.id, batchId)).get();
+  const b = batchById(db, batchId);
   if (!b) throw new Error(`no batch ${batchId}`);
-  const byState = Object.fromEntries(
-    db
-      .select({ state: payoutBatchRows.state, n: sql<number>`count(*)` })
-      .from(payoutBatchRows)
-      .where(eq(payoutBatchRows.batchId, batchId))
-      .groupBy(payoutBatchRows.state)
-      .all()
-      .map((r) => [r.state, r.n]),
-  ) as Record<string, number>;
+  const byState = batchLineCounts(db, batchId);
   const orders = noOrders();
-  for (const r of db
-    .select({ status: payoutOrders.status, n: sql<number>`count(*)` })
-    .from(payoutBatchRows)
-    .innerJoin(payoutOrders, eq(payoutOrders.id, payoutBatchRows.payoutOrderId))
-    .where(eq(payoutBatchRows.batchId, batchId))
-    .groupBy(payoutOrders.status)
-    .all()) {
+  for (const r of batchOrderCounts(db, batchId)) {
     orders[r.status] = r.n;
   }
   const waiting = b.status === "preview" || b.status === "discarded" ? 0 : (byState.valid ?? 0);
@@ -68,17 +53,12 @@ export function batchProgressOf(db: Db, batchId: string): TreasuryProgress {
 
 /** A collection run's progress (legs by state, their orders by status). */
 export function collectionProgressOf(db: Db, runId: string): TreasuryProgress {
-  const r = db.select().from(collectionRuns).where(eq(collectionRuns.id, runId)).get();
+  const r = runById(db, runId);
   if (!r) throw new Error(`no collection run ${runId}`);
   const orders = noOrders();
   let planned = 0;
   let rejected = 0;
-  for (const { state, status } of db
-    .select({ state: collectionLegs.state, status: payoutOrders.status })
-    .from(collectionLegs)
-    .leftJoin(payoutOrders, eq(payoutOrders.id, collectionLegs.payoutOrderId))
-    .where(and(eq(collectionLegs.runId, runId)))
-    .all()) {
+  for (const { state, status } of legStates(db, runId)) {
     if (status) orders[status]++;
     else if (state === "rejected") rejected++;
     else planned++;

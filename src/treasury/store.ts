@@ -1,7 +1,7 @@
 // The treasury's storage: batches of payouts (payout_batches, payout_batch_rows) and collection
 // (collection_settings, collection_runs, collection_legs), every statement named by what it does
 // (docs/architecture.md "Data access"). Drizzle's builder: none of these is hot.
-import { and, asc, desc, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db, Tx } from "../db/client";
 import { collectionLegs, collectionRuns, collectionSettings, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
@@ -140,4 +140,40 @@ export function confirmedLegAmounts(db: Db, runId: string): string[] {
     .where(and(eq(collectionLegs.runId, runId), eq(payoutOrders.status, "confirmed")))
     .all()
     .map((r) => r.amount);
+}
+
+// Progress (treasury/progress.ts, the one view of both kinds of run)
+
+/** A batch's lines counted by state. */
+export function batchLineCounts(db: Db, batchId: string): Record<string, number> {
+  return Object.fromEntries(
+    db
+      .select({ state: payoutBatchRows.state, n: sql<number>`count(*)` })
+      .from(payoutBatchRows)
+      .where(eq(payoutBatchRows.batchId, batchId))
+      .groupBy(payoutBatchRows.state)
+      .all()
+      .map((r) => [r.state, r.n]),
+  ) as Record<string, number>;
+}
+
+/** A batch's payout orders counted by status. */
+export function batchOrderCounts(db: Db, batchId: string) {
+  return db
+    .select({ status: payoutOrders.status, n: sql<number>`count(*)` })
+    .from(payoutBatchRows)
+    .innerJoin(payoutOrders, eq(payoutOrders.id, payoutBatchRows.payoutOrderId))
+    .where(eq(payoutBatchRows.batchId, batchId))
+    .groupBy(payoutOrders.status)
+    .all();
+}
+
+/** Each leg of a run: its state and its payout's status (null: no order yet). */
+export function legStates(db: Db, runId: string) {
+  return db
+    .select({ state: collectionLegs.state, status: payoutOrders.status })
+    .from(collectionLegs)
+    .leftJoin(payoutOrders, eq(payoutOrders.id, collectionLegs.payoutOrderId))
+    .where(and(eq(collectionLegs.runId, runId)))
+    .all();
 }
