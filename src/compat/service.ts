@@ -20,7 +20,8 @@ import type { PayinOrderRow } from "../payin/views";
 import { currentRate } from "../rates/book";
 import { payerAmount } from "../rates/amount";
 import { priceDecimals } from "../rates/currencies";
-import { compatSideOf, insertCompatOrder, payinByCheckoutToken, payinByMerchantOrderNo, payinByOrderNo, type CompatOrderRow } from "./store";
+import { orderByMerchantOrderNo, orderByOrderNo } from "../payin/store";
+import { compatSideOf, insertCompatOrder, payinByCheckoutToken, type CompatOrderRow } from "./store";
 
 export { compatSideOf, type CompatOrderRow } from "./store";
 
@@ -144,7 +145,7 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
   if (!apiKeyId) throw new Error(`merchant ${merchant.uid} has no current API key`);
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
-    const existing = payinByMerchantOrderNo(tx, merchant.id, input.orderId);
+    const existing = orderByMerchantOrderNo(tx, merchant.id, input.orderId);
     if (existing) return { ...sameOrder(tx, existing, input), created: false };
     let quote: { rate: string };
     let picked: ReturnType<typeof nudgedSharedAddress>;
@@ -202,7 +203,7 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
 
 /** A compatibility order of this merchant by its trade id (the pay-in's orderNo); another merchant's is unknown. */
 export function findCompatOrder(db: DbOrTx, merchantId: number, protocol: CompatProtocol, tradeId: string): CompatOrder | undefined {
-  const order = payinByOrderNo(db, merchantId, tradeId);
+  const order = orderByOrderNo(db, merchantId, tradeId);
   if (!order || order.compat !== protocol) return undefined;
   const compat = compatSideOf(db, order.id);
   return compat ? { order, compat } : undefined;
