@@ -8,6 +8,7 @@ import { systemClock } from "../lib/clock";
 import { acknowledgeUnrecorded, AckError, openUnrecorded } from "../restore/reconcile";
 import { restoreFromFile, RestoreRefused } from "../restore/restore";
 import { CliUsageError, type CliFlags, printTable } from "./common";
+import { releaseHeldPayouts } from "../payout/store";
 
 export const RESTORE_USAGE = `  restore --from FILE                put a backup in place (gateway stopped); it starts in reconcile
   restore ack CHAIN ADDRESS          acknowledge a source's unrecorded outgoing transfers; its held payouts go out
@@ -32,7 +33,7 @@ export function restoreCommand(loaded: LoadedConfig, db: () => Db, args: string[
   try {
     if (sub === undefined && typeof flags.from === "string") return restore(loaded, flags.from);
     if (sub === "ack" && chain && address) {
-      const r = acknowledgeUnrecorded(db(), { chain, address }, CLI_ACTOR, systemClock.now());
+      const r = acknowledgeUnrecorded(db(), { chain, address }, CLI_ACTOR, systemClock.now(), { releaseHeldPayouts });
       if (flags.json) console.log(JSON.stringify(r));
       else {
         console.log(`${r.chain} ${r.address}: ${r.acknowledged} unrecorded outgoing transfer${r.acknowledged === 1 ? "" : "s"} acknowledged`);

@@ -3,7 +3,7 @@
 // payouts are signed but unsent, which may still hold a nonce), the limit checks' hand-tuned
 // reads, payouts by id, and the replacements of a payout's transaction (payout_tx_attempts).
 // The status lists come from the state machine (payout/state.ts).
-import { and, asc, eq, inArray, isNotNull, isNull, notInArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, like, notInArray } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
 import { type DbOrTx, prepared, type Tx } from "../db/client";
@@ -159,4 +159,19 @@ export function addressesNamed(tx: DbOrTx, address: string): AddressRow[] {
 /** Soft-deletes a payout's source (deleteSourceAfterSuccess), unless already deleted. */
 export function retireSource(tx: Tx, addressId: string, now: number): void {
   tx.update(addresses).set({ deletedAt: now }).where(and(eq(addresses.id, addressId), isNull(addresses.deletedAt))).run();
+}
+
+/**
+ * Releases a source's payouts held with `errorPrefix` (a restore's hold: they wait unsent in an
+ * awaiting-broadcast status, and the executor picks them up once released); their order numbers.
+ * `restore/reconcile.ts` `acknowledgeUnrecorded` runs it through its port.
+ */
+export function releaseHeldPayouts(tx: DbOrTx, chain: string, address: string, errorPrefix: string, now: number): string[] {
+  return tx
+    .update(payoutOrders)
+    .set({ lastError: null, retryAt: null, updatedAt: now })
+    .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.fromAddress, address), inArray(payoutOrders.status, [...AWAITING_BROADCAST]), like(payoutOrders.lastError, `${errorPrefix}%`)))
+    .returning({ orderNo: payoutOrders.orderNo })
+    .all()
+    .map((r) => r.orderNo);
 }

@@ -5,14 +5,14 @@
 // until an operator acknowledges them (`stablegate restore ack`, or the back office). The
 // acknowledgement releases the held payouts: the operator has checked that what went out
 // after the backup does not already pay them (docs/operations.md).
-import { writeTx, type Db } from "../db/client";
+import { writeTx, type Db, type DbOrTx } from "../db/client";
 import { chainModule, hasChainModule } from "../chains/registry";
 import { chainBundle } from "../chains/factory";
 import type { ChainModuleCtx } from "../chains/module";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { ChainAdapter } from "../chains/types";
 import { recordAudit, type Actor } from "../audit/log";
-import { acknowledge, knownTx, openCount, openFrom, reconcileAddress, reconcileChain, recordCheck, releaseHeld } from "./store";
+import { acknowledge, knownTx, openCount, openFrom, reconcileAddress, reconcileChain, recordCheck } from "./store";
 
 export { openUnrecorded, type UnrecordedRow } from "./store";
 
@@ -86,6 +86,12 @@ export class AckError extends Error {
   override name = "AckError";
 }
 
+/** The port to the payout table (restore ranks below payout): `payout/store.ts` `releaseHeldPayouts`. */
+export interface AckPorts {
+  /** Releases the source's payouts held with this lastError prefix, in the caller's transaction; their order numbers. */
+  releaseHeldPayouts: (tx: DbOrTx, chain: string, address: string, errorPrefix: string, now: number) => string[];
+}
+
 export interface AckResult {
   chain: string;
   address: string;
@@ -98,7 +104,7 @@ export interface AckResult {
  * are acknowledged and its held payouts go out (they stay `submitted`; the executor picks
  * them up). One audit entry.
  */
-export function acknowledgeUnrecorded(db: Db, input: { chain: string; address: string }, actor: Actor, now: number): AckResult {
+export function acknowledgeUnrecorded(db: Db, input: { chain: string; address: string }, actor: Actor, now: number, ports: AckPorts): AckResult {
   if (!hasChainModule(input.chain)) throw new AckError(`unknown chain: ${input.chain}`);
   const m = chainModule(input.chain);
   if (!m.address.isValid(input.address)) throw new AckError(`not a ${input.chain} address: ${input.address}`);
@@ -108,7 +114,7 @@ export function acknowledgeUnrecorded(db: Db, input: { chain: string; address: s
     const open = openFrom(tx, chain, address);
     if (!open.length) throw new AckError(`no unrecorded outgoing transfer from ${address} on ${chain} waits for acknowledgement`);
     acknowledge(tx, chain, address, actor.actor, now);
-    const released = releaseHeld(tx, chain, address, HOLD_PREFIX, now);
+    const released = ports.releaseHeldPayouts(tx, chain, address, HOLD_PREFIX, now);
     recordAudit(tx, {
       ...actor,
       at: now,

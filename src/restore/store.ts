@@ -1,11 +1,11 @@
 // The restore's storage module (docs/architecture.md "Data access"): the generation marker in
 // `settings`, reconcile mode's `reconcile_chains` / `reconcile_addresses`, the unrecorded
-// outgoing transfers, and the held payouts' release. `restore/generation.ts`, `reconcile.ts`
+// outgoing transfers (the held payouts' release is payout/store.ts `releaseHeldPayouts`, through a port). `restore/generation.ts`, `reconcile.ts`
 // and `gap-addresses.ts` call these (the gap's address rows: `wallet/store.ts`).
 import { Database } from "bun:sqlite";
-import { and, count, eq, isNull, like, sql } from "drizzle-orm";
+import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
-import { chainCursors, payoutOrders, reconcileAddresses, reconcileChains, settings, unrecordedOutgoing } from "../db/schema";
+import { chainCursors, reconcileAddresses, reconcileChains, settings, unrecordedOutgoing } from "../db/schema";
 
 export type UnrecordedRow = typeof unrecordedOutgoing.$inferSelect;
 export type ReconcileChainRow = typeof reconcileChains.$inferSelect;
@@ -117,21 +117,4 @@ export function acknowledge(tx: DbOrTx, chain: string, address: string, by: stri
     .set({ state: "acknowledged", acknowledgedBy: by, acknowledgedAt: now })
     .where(and(eq(reconcileAddresses.chain, chain), eq(reconcileAddresses.address, address)))
     .run();
-}
-
-/**
- * The payout status a held payout waits in (the executor picks it up once released). Spelled
- * here: restore ranks below payout, so it cannot import payout/state.ts (a port is left to do).
- */
-const HELD_STATUS = "submitted";
-
-/** Releases a source's payouts held with `holdPrefix`; their order numbers. */
-export function releaseHeld(tx: DbOrTx, chain: string, address: string, holdPrefix: string, now: number): string[] {
-  return tx
-    .update(payoutOrders)
-    .set({ lastError: null, retryAt: null, updatedAt: now })
-    .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.fromAddress, address), eq(payoutOrders.status, HELD_STATUS), like(payoutOrders.lastError, `${holdPrefix}%`)))
-    .returning({ orderNo: payoutOrders.orderNo })
-    .all()
-    .map((r) => r.orderNo);
 }

@@ -22,6 +22,7 @@ import { Layout } from "../views/layout";
 import { tr, trf, trm } from "../i18n";
 import { orderDetail } from "../queries/order";
 import { acknowledgeUnrecorded, AckError, openUnrecorded, type UnrecordedRow } from "../../restore/reconcile";
+import { releaseHeldPayouts } from "../../payout/store";
 
 /** Open unrecorded outgoing transfers grouped by source: one acknowledgement per source. */
 function unrecordedBySource(rows: UnrecordedRow[]): Array<{ chain: string; address: string; rows: UnrecordedRow[] }> {
@@ -448,7 +449,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
       "/backoffice/exceptions/unrecorded/ack",
       action(d, { role: "operator", reauth: true }, (v, { body }) => {
         try {
-          acknowledgeUnrecorded(d.ctx.db, { chain: str(body.chain), address: str(body.address) }, actorOf(v), d.ctx.clock.now());
+          acknowledgeUnrecorded(d.ctx.db, { chain: str(body.chain), address: str(body.address) }, actorOf(v), d.ctx.clock.now(), { releaseHeldPayouts });
         } catch (e) {
           if (e instanceof AckError) return exceptions(v, { error: e.message });
           throw e;
