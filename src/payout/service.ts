@@ -15,16 +15,14 @@ import { newOrderNo } from "../lib/ids";
 import type { ChainAdapter } from "../chains/types";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
 import { addressById, type AddressRow } from "../wallet/addresses";
+import { addressesNamed, merchantHasAddress, retireSource } from "../wallet/store";
 import { merchantUid } from "../merchants/store";
 import {
   addPayoutLedger,
-  addressesNamed,
   insertPayoutRow,
-  merchantHasAddress,
   payoutByMerchantOrderNo,
   payoutByOrderNo,
   payoutRow,
-  retireSource,
   updatePayout,
 } from "./store";
 import { addressBalance, fundedAddresses, unfinishedFrom } from "./balances";

@@ -3,13 +3,12 @@
 // payouts are signed but unsent, which may still hold a nonce), the limit checks' hand-tuned
 // reads, payouts by id, and the replacements of a payout's transaction (payout_tx_attempts).
 // The status lists come from the state machine (payout/state.ts).
-import { and, asc, eq, inArray, isNotNull, isNull, like, notInArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, like, notInArray } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
 import { type DbOrTx, prepared, type Tx } from "../db/client";
 import type { PayoutOrderRow } from "./views";
-import { addresses, ledgerEntries, payoutOrders, payoutTxAttempts } from "../db/schema";
-import type { AddressRow } from "../wallet/addresses";
+import { ledgerEntries, payoutOrders, payoutTxAttempts } from "../db/schema";
 import { AWAITING_BROADCAST, PAYOUT_STATUSES, UNFINISHED } from "./state";
 
 export const payoutStore: PayoutStore = {
@@ -141,24 +140,6 @@ export function insertStandIn(db: DbOrTx, values: typeof payoutOrders.$inferInse
 /** A stand-in's new sum (amount, fee, retiring). */
 export function updateStandIn(db: DbOrTx, id: number, set: Partial<PayoutOrderRow>): void {
   db.update(payoutOrders).set(set).where(eq(payoutOrders.id, id)).run();
-}
-
-// ---- Source addresses as a payout reads and retires them (the addresses table is wallet/'s;
-// these three statements are the payout rules' own questions) ----
-
-/** One of the merchant's addresses on the chain (payouts to it are 54003). */
-export function merchantHasAddress(db: DbOrTx, merchantId: number, chain: string, address: string): boolean {
-  return !!db.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, chain), eq(addresses.address, address))).get();
-}
-
-/** Every address row with this text, any chain, any merchant (the caller filters). */
-export function addressesNamed(tx: DbOrTx, address: string): AddressRow[] {
-  return tx.select().from(addresses).where(eq(addresses.address, address)).all();
-}
-
-/** Soft-deletes a payout's source (deleteSourceAfterSuccess), unless already deleted. */
-export function retireSource(tx: Tx, addressId: string, now: number): void {
-  tx.update(addresses).set({ deletedAt: now }).where(and(eq(addresses.id, addressId), isNull(addresses.deletedAt))).run();
 }
 
 /**

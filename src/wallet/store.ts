@@ -96,3 +96,22 @@ export function setDerivationFloor(tx: DbOrTx, chain: string, nextIndex: number,
     .onConflictDoUpdate({ target: derivationFloors.chain, set: { nextIndex, updatedAt: now } })
     .run();
 }
+
+// --- h24f: payout source addresses ---
+// The payout rules' questions about a source (payout/service.ts): the merchant's own address,
+// addresses by text, retiring a source after its payout.
+
+/** One of the merchant's addresses on the chain (payouts to it are 54003). */
+export function merchantHasAddress(db: DbOrTx, merchantId: number, chain: string, address: string): boolean {
+  return !!db.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, chain), eq(addresses.address, address))).get();
+}
+
+/** Every address row with this text, any chain, any merchant (the caller filters). */
+export function addressesNamed(tx: DbOrTx, address: string): AddressRow[] {
+  return tx.select().from(addresses).where(eq(addresses.address, address)).all();
+}
+
+/** Soft-deletes a payout's source (deleteSourceAfterSuccess), unless already deleted. */
+export function retireSource(tx: DbOrTx, addressId: string, now: number): void {
+  tx.update(addresses).set({ deletedAt: now }).where(and(eq(addresses.id, addressId), isNull(addresses.deletedAt))).run();
+}
