@@ -307,7 +307,7 @@ export const payoutOrders = sqliteTable(
     index("payout_search_to").on(t.toAddress),
     index("payout_search_from").on(t.fromAddress),
     index("payout_failed").on(t.failedAt).where(sql`status = 'failed'`),
-    // The executor's open payouts (payout/executor.ts SUBMITTED, BROADCASTED).
+    // The executor's open payouts (payout/store.ts SUBMITTED, BROADCASTED).
     index("payout_submitted").on(t.chain).where(sql`status = 'submitted'`),
     index("payout_broadcasted").on(t.chain).where(sql`status = 'broadcasted'`),
   ],

@@ -6,12 +6,10 @@
 // fees, stored before it is broadcast, so at most one of the order's
 // transactions can ever land. A payout fails only on final data (a reverted
 // final transaction, or one that can never land), never on a node's refusal.
-import { and, eq, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import { writeTx } from "../db/client";
-import { payoutOrders } from "../db/schema";
 import type { ChainAdapter, ChainCode, SignedTransfer, TokenSymbol } from "../chains/types";
 import { crashPoint } from "../lib/crash";
 import { costOf, recordCost } from "../chains/common/costs";
@@ -19,14 +17,8 @@ import { LogLimiter } from "../lib/log-limit";
 import { isStorageFault } from "../db/storage-fault";
 import { addressById } from "../wallet/addresses";
 import { applyPayoutEvent, patchPayout, payoutById } from "./service";
-import { addReplacement, replacements, type PayoutTxAttempt } from "./store";
+import { addReplacement, broadcastedOn, replacements, resumableSubmitted, unsureSubmitted, type PayoutTxAttempt } from "./store";
 import type { PayoutOrderRow } from "./views";
-// Open payouts through the partial indexes payout_submitted / payout_broadcasted (migration 0152).
-// The status is a literal, not a parameter: only a literal proves a partial index applies, and
-// with ANALYZE statistics of a table that is nearly all 'confirmed', payout_status looks no better
-// than a scan of every payout ever made (issue 23).
-export const SUBMITTED = sql`${payoutOrders.status} = 'submitted'`;
-export const BROADCASTED = sql`${payoutOrders.status} = 'broadcasted'`;
 
 import { KeyedLock, RetryLater, storedTx, type PayoutChainOps } from "../chains/payout-steps";
 import type { SendGate } from "../restore/reconcile";
@@ -223,26 +215,12 @@ export class PayoutExecutor {
     if (!adapter) return;
     // Interrupted submissions (a restart, or a crash before the attempt finished): resume them.
     // Orders whose attempt recorded an error wait for `submit` (spec 4.7), unless the error clears by itself (retryAt).
-    const interrupted = this.ctx.db
-      .select({ id: payoutOrders.id })
-      .from(payoutOrders)
-      .where(
-        and(
-          eq(payoutOrders.chain, chain),
-          SUBMITTED,
-          or(isNull(payoutOrders.lastError), lte(payoutOrders.retryAt, this.ctx.clock.now())),
-        ),
-      )
-      .all();
-    for (const { id } of interrupted) if (!this.inflight.has(id)) await this.attempt(id);
+    const interrupted = resumableSubmitted(this.ctx.db, chain, this.ctx.clock.now());
+    for (const id of interrupted) if (!this.inflight.has(id)) await this.attempt(id);
 
     // A broadcast reported as failed may still have reached the network (a timeout after the
     // node accepted it): if the stored transaction shows up, the order is broadcasted after all.
-    const unsure = this.ctx.db
-      .select()
-      .from(payoutOrders)
-      .where(and(eq(payoutOrders.chain, chain), SUBMITTED, isNotNull(payoutOrders.signedTx), isNotNull(payoutOrders.lastError)))
-      .all();
+    const unsure = unsureSubmitted(this.ctx.db, chain);
     for (const o of unsure) {
       if (this.inflight.has(o.id)) continue;
       const st = await adapter.txState(storedTx(o)).catch(() => ({ state: "unknown" as const }));
@@ -254,7 +232,7 @@ export class PayoutExecutor {
       });
     }
 
-    const open = this.ctx.db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, chain), BROADCASTED)).all();
+    const open = broadcastedOn(this.ctx.db, chain);
     for (const o of open) {
       try {
         await this.follow(adapter, o);

@@ -29,6 +29,10 @@ const RULES: ReadonlyArray<{ from: PayoutStatus; event: PayoutEvent["type"]; sta
 
 /** Statuses whose stored, signed transaction has not been accepted by a node yet (the rules' sources of "broadcasted"). */
 export const AWAITING_BROADCAST: readonly PayoutStatus[] = PAYOUT_STATUSES.filter((s) => RULES.some((r) => r.from === s && r.event === "broadcasted"));
+/** Statuses whose transaction a node accepted and the executor follows to a final block (the rules' sources of "confirmed"). */
+export const AWAITING_FINALITY: readonly PayoutStatus[] = PAYOUT_STATUSES.filter((s) => RULES.some((r) => r.from === s && r.event === "confirmed"));
+/** Where a failure ends (the rules' targets of "fail"). */
+export const FAILED: readonly PayoutStatus[] = PAYOUT_STATUSES.filter((s) => RULES.some((r) => r.to === s && r.event === "fail"));
 
 export class InvalidPayoutTransition extends Error {
   constructor(public readonly from: PayoutStatus, public readonly event: PayoutEvent) {

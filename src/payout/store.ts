@@ -3,13 +3,14 @@
 // payouts are signed but unsent, which may still hold a nonce), the limit checks' hand-tuned
 // reads, payouts by id, and the replacements of a payout's transaction (payout_tx_attempts).
 // The status lists come from the state machine (payout/state.ts).
-import { and, asc, eq, inArray, isNotNull, like, notInArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, like, lte, notInArray, or, sql } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
 import { type DbOrTx, prepared, type Tx } from "../db/client";
 import type { PayoutOrderRow } from "./views";
 import { ledgerEntries, payoutOrders, payoutTxAttempts } from "../db/schema";
-import { AWAITING_BROADCAST, PAYOUT_STATUSES, UNFINISHED } from "./state";
+import { statusSql, statusTerm } from "../db/status-sql";
+import { AWAITING_BROADCAST, AWAITING_FINALITY, FAILED, PAYOUT_STATUSES, UNFINISHED } from "./state";
 
 export const payoutStore: PayoutStore = {
   signedUnsent: (db, fromAddressId) =>
@@ -53,14 +54,13 @@ export function payoutsByIds(db: DbOrTx, ids: number[]): Map<number, PayoutOrder
 // The daily limit and the fee reserve read through payout_list_merchant (merchant_id, status):
 // today's payouts as an id range (its entries end in the rowid; src/orders/id-at.ts) and the
 // unfinished ones, never the merchant's whole payout history (issue 23).
-// Every status but the terminal failure, from the state machine (a new status counts unless it is "failed").
-const NOT_FAILED = PAYOUT_STATUSES.filter((s) => s !== "failed");
-const list = (xs: readonly string[]) => xs.map((x) => `'${x}'`).join(", ");
+// Every status but the terminal failure, from the state machine (a new status counts unless it is a failure).
+const NOT_FAILED = PAYOUT_STATUSES.filter((s) => !FAILED.includes(s));
 
 export const USED_TODAY = `SELECT amount, decimals FROM payout_orders INDEXED BY payout_list_merchant
-  WHERE merchant_id = ?1 AND status IN (${list(NOT_FAILED)}) AND id >= ?2 AND +created_at >= ?3`;
+  WHERE merchant_id = ?1 AND ${statusSql("status", NOT_FAILED)} AND id >= ?2 AND +created_at >= ?3`;
 export const RESERVED_FEES = `SELECT fee, decimals FROM payout_orders INDEXED BY payout_list_merchant
-  WHERE merchant_id = ?1 AND status IN (${list([...UNFINISHED])})`;
+  WHERE merchant_id = ?1 AND ${statusSql("status", UNFINISHED)}`;
 
 /** Amounts of the merchant's payouts that did not fail, with id >= fromId and created at or after `since` (USED_TODAY). */
 export function notFailedSince(tx: DbOrTx, merchantId: number, fromId: number, since: number): { amount: string; decimals: number }[] {
@@ -70,6 +70,38 @@ export function notFailedSince(tx: DbOrTx, merchantId: number, fromId: number, s
 /** Fees of the merchant's unfinished payouts (RESERVED_FEES). */
 export function unfinishedFees(tx: DbOrTx, merchantId: number): { fee: string; decimals: number }[] {
   return prepared(tx, "payoutReservedFees", (d) => d.$client.prepare<{ fee: string; decimals: number }, [number]>(RESERVED_FEES)).all(merchantId);
+}
+
+// ---- The executor's open payouts (payout/executor.ts) ----
+// Through the partial indexes payout_submitted / payout_broadcasted (migration 0152). The status
+// is a literal, not a parameter: only a literal proves a partial index applies, and with ANALYZE
+// statistics of a table that is nearly all 'confirmed', payout_status looks no better than a scan
+// of every payout ever made (issue 23). The literal comes from the state machine.
+export const SUBMITTED = sql`${payoutOrders.status} ${sql.raw(statusTerm(AWAITING_BROADCAST))}`;
+export const BROADCASTED = sql`${payoutOrders.status} ${sql.raw(statusTerm(AWAITING_FINALITY))}`;
+
+/** A chain's submitted payouts to resume: no recorded error, or one that clears by itself (retryAt at or before `now`); their ids. */
+export function resumableSubmitted(db: DbOrTx, chain: string, now: number): number[] {
+  return db
+    .select({ id: payoutOrders.id })
+    .from(payoutOrders)
+    .where(and(eq(payoutOrders.chain, chain), SUBMITTED, or(isNull(payoutOrders.lastError), lte(payoutOrders.retryAt, now))))
+    .all()
+    .map((r) => r.id);
+}
+
+/** A chain's submitted payouts with a stored transaction and a recorded error (a broadcast reported as failed may have reached the network). */
+export function unsureSubmitted(db: DbOrTx, chain: string): PayoutOrderRow[] {
+  return db
+    .select()
+    .from(payoutOrders)
+    .where(and(eq(payoutOrders.chain, chain), SUBMITTED, isNotNull(payoutOrders.signedTx), isNotNull(payoutOrders.lastError)))
+    .all();
+}
+
+/** A chain's broadcast payouts (followed to a final block). */
+export function broadcastedOn(db: DbOrTx, chain: string): PayoutOrderRow[] {
+  return db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, chain), BROADCASTED)).all();
 }
 
 /** One transaction of a payout and since when it is out (the order's first: broadcast time; a replacement: stored time). */

@@ -7,9 +7,8 @@ import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CAND
 import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS } from "../ops/store";
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
 import { DELIVERED_BEFORE } from "../callbacks/store";
-import { RESERVED_FEES, USED_TODAY } from "../payout/store";
+import { BROADCASTED, RESERVED_FEES, SUBMITTED, USED_TODAY } from "../payout/store";
 import { LAST_ORDER_BEFORE } from "../orders/id-at";
-import { BROADCASTED, SUBMITTED } from "../payout/executor";
 import { payoutOrders } from "../db/schema";
 import { and, eq } from "drizzle-orm";
 import { SANDBOX_BALANCE } from "../chains/sandbox/chain";
