@@ -2,13 +2,12 @@
 // switch, per-payout and daily limits, a fee schedule and a prepaid fee
 // balance. Limits, fees and the fee balance are USD-like decimal strings
 // shared by every stablecoin; inside they are 6-decimal micro-units (bigint).
-import { and, eq } from "drizzle-orm";
 import { type Db, type DbOrTx, type Tx, writeTx } from "../db/client";
 import { orderIdFloor } from "../orders/id-at";
-import { feeEntries, merchants, payoutOrders } from "../db/schema";
 import { AppError } from "../errors";
 import { Big, fromBaseUnits, toBaseUnits } from "../lib/money";
-import { notFailedSince, unfinishedFees } from "./store";
+import { findMerchantById, type MerchantPatch } from "../merchants/store";
+import { feeBalanceOf, feeEntryFor, notFailedSince, recordFeeMove, setMerchantControls, unfinishedFees } from "./store";
 
 export const MICRO_DECIMALS = 6;
 
@@ -55,7 +54,7 @@ export function reservedFees(tx: DbOrTx, merchantId: number): bigint {
 
 /** The switch and limits (51002). Runs inside the creating transaction so concurrent payouts see each other. */
 export function checkLimits(tx: Tx, merchantId: number, amountMicro: bigint, now: number): void {
-  const m = tx.select().from(merchants).where(eq(merchants.id, merchantId)).get()!;
+  const m = findMerchantById(tx, merchantId)!;
   if (m.status !== "active") throw new AppError(51002, { reason: "merchant_disabled" });
   if (!m.payoutsEnabled) throw new AppError(51002, { reason: "payouts_disabled" });
   if (m.payoutLimitPerTx !== null && amountMicro > micro(m.payoutLimitPerTx)) {
@@ -71,7 +70,7 @@ export function checkLimits(tx: Tx, merchantId: number, amountMicro: bigint, now
 
 /** The fee (micro-units) for this amount; 51004 when the fee balance net of reservations does not cover it. */
 export function checkFee(tx: Tx, merchantId: number, amountMicro: bigint): bigint {
-  const m = tx.select().from(merchants).where(eq(merchants.id, merchantId)).get()!;
+  const m = findMerchantById(tx, merchantId)!;
   const fee = payoutFee(m, amountMicro);
   if (fee > 0n) {
     const free = micro(m.feeBalance) - reservedFees(tx, merchantId);
@@ -87,7 +86,7 @@ const DECIMAL = /^\d+(\.\d{1,6})?$/;
 export class ControlsError extends Error {}
 
 export function getPayoutControls(db: DbOrTx, merchantId: number): PayoutControls & { feeBalance: string } {
-  const m = db.select().from(merchants).where(eq(merchants.id, merchantId)).get();
+  const m = findMerchantById(db, merchantId);
   if (!m) throw new ControlsError(`no merchant ${merchantId}`);
   return {
     payoutsEnabled: m.payoutsEnabled,
@@ -108,11 +107,11 @@ export function setPayoutControls(db: Db, merchantId: number, patch: Partial<Pay
   }
   if (patch.payoutFeeFixed !== undefined && !DECIMAL.test(patch.payoutFeeFixed)) throw bad("payoutFeeFixed", "must be a decimal string");
   if (patch.payoutFeeRate !== undefined && !(/^0(\.\d{1,8})?$/.test(patch.payoutFeeRate))) throw bad("payoutFeeRate", "must be a fraction below 1 with at most 8 digits");
-  const set: Partial<typeof merchants.$inferInsert> = { updatedAt: now };
+  const set: MerchantPatch = { updatedAt: now };
   for (const k of ["payoutsEnabled", "payoutLimitPerTx", "payoutLimitDaily", "payoutFeeFixed", "payoutFeeRate"] as const) {
     if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];
   }
-  const m = db.update(merchants).set(set).where(eq(merchants.id, merchantId)).returning().get();
+  const m = setMerchantControls(db, merchantId, set);
   if (!m) throw new ControlsError(`no merchant ${merchantId}`);
   return getPayoutControls(db, merchantId);
 }
@@ -138,20 +137,17 @@ export function moveFeeBalance(
   d: bigint,
   e: { kind: "credit" | "payout_fee" | "adjustment"; refType: string; refId: string; note?: string; now: number },
 ): string {
-  const done = tx.select().from(feeEntries).where(and(eq(feeEntries.kind, e.kind), eq(feeEntries.refType, e.refType), eq(feeEntries.refId, e.refId))).get();
+  const done = feeEntryFor(tx, e.kind, e.refType, e.refId);
   if (done) return done.balanceAfter;
-  const m = tx.select({ b: merchants.feeBalance }).from(merchants).where(eq(merchants.id, merchantId)).get();
-  if (!m) throw new ControlsError(`no merchant ${merchantId}`);
-  const after = micro(m.b) + d;
+  const balance = feeBalanceOf(tx, merchantId);
+  if (balance === undefined) throw new ControlsError(`no merchant ${merchantId}`);
+  const after = micro(balance) + d;
   // Fees of unfinished payouts are reserved, and manual debits may not eat into
   // them, so a payout's fee debit never takes the balance below zero.
   if (e.kind !== "payout_fee" && d < 0n && after < reservedFees(tx, merchantId)) {
     throw new ControlsError("the fee balance would drop below the fees reserved by unfinished payouts");
   }
   const afterStr = decimal(after < 0n ? 0n : after);
-  tx.update(merchants).set({ feeBalance: afterStr, updatedAt: e.now }).where(eq(merchants.id, merchantId)).run();
-  tx.insert(feeEntries)
-    .values({ merchantId, kind: e.kind, amount: d.toString(), balanceAfter: afterStr, refType: e.refType, refId: e.refId, note: e.note ?? null, createdAt: e.now })
-    .run();
+  recordFeeMove(tx, merchantId, afterStr, { kind: e.kind, amount: d.toString(), refType: e.refType, refId: e.refId, note: e.note ?? null, createdAt: e.now });
   return afterStr;
 }

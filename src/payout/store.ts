@@ -8,9 +8,12 @@ import type { PayoutStore } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
 import { type DbOrTx, prepared, type Tx } from "../db/client";
 import type { PayoutOrderRow } from "./views";
-import { ledgerEntries, payoutOrders, payoutTxAttempts } from "../db/schema";
+import { feeEntries, ledgerEntries, merchants, payoutOrders, payoutTxAttempts } from "../db/schema";
+import type { Merchant, MerchantPatch } from "../merchants/store";
 import { statusSql, statusTerm } from "../db/status-sql";
 import { AWAITING_BROADCAST, AWAITING_FINALITY, FAILED, PAYOUT_STATUSES, UNFINISHED } from "./state";
+
+type FeeEntryRow = typeof feeEntries.$inferSelect;
 
 export const payoutStore: PayoutStore = {
   signedUnsent: (db, fromAddressId) =>
@@ -70,38 +73,6 @@ export function notFailedSince(tx: DbOrTx, merchantId: number, fromId: number, s
 /** Fees of the merchant's unfinished payouts (RESERVED_FEES). */
 export function unfinishedFees(tx: DbOrTx, merchantId: number): { fee: string; decimals: number }[] {
   return prepared(tx, "payoutReservedFees", (d) => d.$client.prepare<{ fee: string; decimals: number }, [number]>(RESERVED_FEES)).all(merchantId);
-}
-
-// ---- The executor's open payouts (payout/executor.ts) ----
-// Through the partial indexes payout_submitted / payout_broadcasted (migration 0152). The status
-// is a literal, not a parameter: only a literal proves a partial index applies, and with ANALYZE
-// statistics of a table that is nearly all 'confirmed', payout_status looks no better than a scan
-// of every payout ever made (issue 23). The literal comes from the state machine.
-export const SUBMITTED = sql`${payoutOrders.status} ${sql.raw(statusTerm(AWAITING_BROADCAST))}`;
-export const BROADCASTED = sql`${payoutOrders.status} ${sql.raw(statusTerm(AWAITING_FINALITY))}`;
-
-/** A chain's submitted payouts to resume: no recorded error, or one that clears by itself (retryAt at or before `now`); their ids. */
-export function resumableSubmitted(db: DbOrTx, chain: string, now: number): number[] {
-  return db
-    .select({ id: payoutOrders.id })
-    .from(payoutOrders)
-    .where(and(eq(payoutOrders.chain, chain), SUBMITTED, or(isNull(payoutOrders.lastError), lte(payoutOrders.retryAt, now))))
-    .all()
-    .map((r) => r.id);
-}
-
-/** A chain's submitted payouts with a stored transaction and a recorded error (a broadcast reported as failed may have reached the network). */
-export function unsureSubmitted(db: DbOrTx, chain: string): PayoutOrderRow[] {
-  return db
-    .select()
-    .from(payoutOrders)
-    .where(and(eq(payoutOrders.chain, chain), SUBMITTED, isNotNull(payoutOrders.signedTx), isNotNull(payoutOrders.lastError)))
-    .all();
-}
-
-/** A chain's broadcast payouts (followed to a final block). */
-export function broadcastedOn(db: DbOrTx, chain: string): PayoutOrderRow[] {
-  return db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, chain), BROADCASTED)).all();
 }
 
 /** One transaction of a payout and since when it is out (the order's first: broadcast time; a replacement: stored time). */
@@ -187,4 +158,62 @@ export function releaseHeldPayouts(tx: DbOrTx, chain: string, address: string, e
     .returning({ orderNo: payoutOrders.orderNo })
     .all()
     .map((r) => r.orderNo);
+}
+
+// --- h24f: the executor's open payouts, the payout controls, refunds ---
+
+// The executor's open payouts (payout/executor.ts).
+// Through the partial indexes payout_submitted / payout_broadcasted (migration 0152). The status
+// is a literal, not a parameter: only a literal proves a partial index applies, and with ANALYZE
+// statistics of a table that is nearly all 'confirmed', payout_status looks no better than a scan
+// of every payout ever made (issue 23). The literal comes from the state machine.
+export const SUBMITTED = sql`${payoutOrders.status} ${sql.raw(statusTerm(AWAITING_BROADCAST))}`;
+export const BROADCASTED = sql`${payoutOrders.status} ${sql.raw(statusTerm(AWAITING_FINALITY))}`;
+
+/** A chain's submitted payouts to resume: no recorded error, or one that clears by itself (retryAt at or before `now`); their ids. */
+export function resumableSubmitted(db: DbOrTx, chain: string, now: number): number[] {
+  return db
+    .select({ id: payoutOrders.id })
+    .from(payoutOrders)
+    .where(and(eq(payoutOrders.chain, chain), SUBMITTED, or(isNull(payoutOrders.lastError), lte(payoutOrders.retryAt, now))))
+    .all()
+    .map((r) => r.id);
+}
+
+/** A chain's submitted payouts with a stored transaction and a recorded error (a broadcast reported as failed may have reached the network). */
+export function unsureSubmitted(db: DbOrTx, chain: string): PayoutOrderRow[] {
+  return db
+    .select()
+    .from(payoutOrders)
+    .where(and(eq(payoutOrders.chain, chain), SUBMITTED, isNotNull(payoutOrders.signedTx), isNotNull(payoutOrders.lastError)))
+    .all();
+}
+
+/** A chain's broadcast payouts (followed to a final block). */
+export function broadcastedOn(db: DbOrTx, chain: string): PayoutOrderRow[] {
+  return db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, chain), BROADCASTED)).all();
+}
+
+// The payout controls on the merchant row and the fee journal (payout/controls.ts); the merchant
+// row itself is read through merchants/store.ts findMerchantById.
+
+/** Writes the controls (with updatedAt) on the merchant row; the new row, undefined when there is no such merchant. */
+export function setMerchantControls(db: DbOrTx, merchantId: number, set: MerchantPatch): Merchant | undefined {
+  return db.update(merchants).set(set).where(eq(merchants.id, merchantId)).returning().get();
+}
+
+/** The fee journal's entry for (kind, refType, refId), if one was written (a move is made once per reference). */
+export function feeEntryFor(tx: DbOrTx, kind: FeeEntryRow["kind"], refType: string, refId: string): FeeEntryRow | undefined {
+  return tx.select().from(feeEntries).where(and(eq(feeEntries.kind, kind), eq(feeEntries.refType, refType), eq(feeEntries.refId, refId))).get();
+}
+
+/** The merchant's fee balance (undefined: no such merchant). */
+export function feeBalanceOf(tx: DbOrTx, merchantId: number): string | undefined {
+  return tx.select({ b: merchants.feeBalance }).from(merchants).where(eq(merchants.id, merchantId)).get()?.b;
+}
+
+/** The fee balance's new value (updatedAt: the entry's createdAt) and its journal entry, in the caller's transaction. */
+export function recordFeeMove(tx: Tx, merchantId: number, balanceAfter: string, e: Omit<typeof feeEntries.$inferInsert, "merchantId" | "balanceAfter" | "id">): void {
+  tx.update(merchants).set({ feeBalance: balanceAfter, updatedAt: e.createdAt }).where(eq(merchants.id, merchantId)).run();
+  tx.insert(feeEntries).values({ merchantId, ...e, balanceAfter }).run();
 }
