@@ -1,18 +1,19 @@
 // The one funnel every refund status change goes through: the status from the pure transition
 // function, the timeline entry and the businessType "refund" callback, in the caller's transaction.
 // followPayout is how the payout funnel (src/payout/service.ts) hands a refund's payout's changes here.
-import { eq } from "drizzle-orm";
-import { type Tx, updateById } from "../db/client";
-import { merchants, refunds } from "../db/schema";
+import type { Tx } from "../db/client";
+import type { refunds } from "../db/schema";
+import { merchantUid } from "../merchants/store";
 import { enqueueCallback } from "../callbacks/outbox";
 import { recordOrderEvent } from "../orders/events";
 import { transition, type RefundEvent, type RefundStatus } from "./refund-state";
 import { refundCallbackPayload, type RefundRow } from "./refund-views";
+import { insertRefundRow, refundById, updateRefund } from "./store";
 
 /** The callback of a refund; a deposit's refund (no order, no API key) has none: it lives in the back office. */
 function writeRefundCallback(tx: Tx, r: RefundRow, now: number): void {
   if (r.apiKeyId === null || r.payinOrderId === null) return;
-  const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, r.merchantId)).get()!;
+  const m = merchantUid(tx, r.merchantId)!;
   enqueueCallback(tx, {
     merchantId: r.merchantId,
     kind: "refund",
@@ -30,7 +31,7 @@ function writeRefundCallback(tx: Tx, r: RefundRow, now: number): void {
  * the row's id first (its payout) before the callback is written.
  */
 export function insertRefund(tx: Tx, values: typeof refunds.$inferInsert, now: number, complete: (r: RefundRow) => RefundRow = (r) => r): RefundRow {
-  const row = complete(tx.insert(refunds).values(values).returning().get());
+  const row = complete(insertRefundRow(tx, values));
   recordOrderEvent(tx, { kind: "refund", orderNo: row.refundRef, from: null, to: row.status, event: { type: "created", source: row.source }, at: now });
   writeRefundCallback(tx, row, now);
   return row;
@@ -38,7 +39,7 @@ export function insertRefund(tx: Tx, values: typeof refunds.$inferInsert, now: n
 
 export function applyRefundEvent(tx: Tx, r: RefundRow, event: RefundEvent, patch: Partial<RefundRow>, now: number): RefundRow {
   const to = transition(r.status as RefundStatus, event);
-  const row = updateById<RefundRow>(tx, refunds, r.id, { ...patch, status: to, updatedAt: now })!;
+  const row = updateRefund(tx, r.id, { ...patch, status: to, updatedAt: now })!;
   recordOrderEvent(tx, { kind: "refund", orderNo: r.refundRef, from: r.status, to, event, at: now });
   writeRefundCallback(tx, row, now);
   return row;
@@ -52,7 +53,7 @@ export function applyRefundEvent(tx: Tx, r: RefundRow, event: RefundEvent, patch
 export function followPayout(tx: Tx, p: { refundId: number | null; status: string; txHash: string | null; broadcastedAt: number | null }, now: number): void {
   // A new payout starts at submitted: the refund announced that itself (created, or address_given).
   if (p.refundId === null || p.status === "submitted") return;
-  const r = tx.select().from(refunds).where(eq(refunds.id, p.refundId)).get();
+  const r = refundById(tx, p.refundId);
   if (!r || r.status === p.status) return;
   const patch: Partial<RefundRow> = p.broadcastedAt !== null && p.txHash ? { txHash: p.txHash } : {};
   applyRefundEvent(tx, r, { type: "payout", status: p.status }, patch, now);

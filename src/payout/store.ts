@@ -6,9 +6,11 @@
 import { and, asc, eq, inArray, isNotNull, isNull, like, lte, notInArray, or, sql } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
-import { type DbOrTx, prepared, type Tx } from "../db/client";
+import { type DbOrTx, prepared, type Tx, updateById } from "../db/client";
 import type { PayoutOrderRow } from "./views";
-import { feeEntries, ledgerEntries, merchants, payoutOrders, payoutTxAttempts } from "../db/schema";
+import type { RefundRow } from "./refund-views";
+import { HOLDING } from "./refund-state";
+import { feeEntries, ledgerEntries, merchants, payoutOrders, payoutTxAttempts, refunds } from "../db/schema";
 import type { Merchant, MerchantPatch } from "../merchants/store";
 import { statusSql, statusTerm } from "../db/status-sql";
 import { AWAITING_BROADCAST, AWAITING_FINALITY, FAILED, PAYOUT_STATUSES, UNFINISHED } from "./state";
@@ -216,4 +218,63 @@ export function feeBalanceOf(tx: DbOrTx, merchantId: number): string | undefined
 export function recordFeeMove(tx: Tx, merchantId: number, balanceAfter: string, e: Omit<typeof feeEntries.$inferInsert, "merchantId" | "balanceAfter" | "id">): void {
   tx.update(merchants).set({ feeBalance: balanceAfter, updatedAt: e.createdAt }).where(eq(merchants.id, merchantId)).run();
   tx.insert(feeEntries).values({ merchantId, ...e, balanceAfter }).run();
+}
+
+// Refunds (payout/refunds.ts, payout/refund-funnel.ts). The pay-in order or deposit a refund is
+// made on is pay-ins' (payin/store.ts `refundPayins`, through the RefundPayins port).
+
+/** A new refund row. */
+export function insertRefundRow(tx: Tx, values: typeof refunds.$inferInsert): RefundRow {
+  return tx.insert(refunds).values(values).returning().get();
+}
+
+/** Writes `set` on the refund and returns the new row (the funnel's status change). */
+export function updateRefund(tx: Tx, id: number, set: Partial<RefundRow>): RefundRow | undefined {
+  return updateById<RefundRow>(tx, refunds, id, set);
+}
+
+/** The refund's payout, once created. */
+export function linkRefundPayout(tx: Tx, id: number, payout: Pick<PayoutOrderRow, "id" | "orderNo">): RefundRow {
+  return tx.update(refunds).set({ payoutOrderId: payout.id, payoutOrderNo: payout.orderNo }).where(eq(refunds.id, id)).returning().get();
+}
+
+/** Why the payer's address could not be used yet (the merchant cannot send it right now). */
+export function noteRefundError(tx: Tx, id: number, error: string, now: number): void {
+  tx.update(refunds).set({ lastError: error, updatedAt: now }).where(eq(refunds.id, id)).run();
+}
+
+export function refundById(tx: DbOrTx, id: number): RefundRow | undefined {
+  return tx.select().from(refunds).where(eq(refunds.id, id)).get();
+}
+
+/** The order's refund with this refundNo (the idempotent retry of a create). */
+export function refundOfOrderByNo(tx: DbOrTx, payinOrderId: number, refundNo: string): RefundRow | undefined {
+  return tx.select().from(refunds).where(and(eq(refunds.payinOrderId, payinOrderId), eq(refunds.refundNo, refundNo))).get();
+}
+
+/** Amounts of the refunds that still count (every one not failed: HOLDING) of an order or a deposit. */
+export function holdingRefundAmounts(tx: DbOrTx, of: { payinOrderId: number } | { transferId: number }): string[] {
+  const cond = "payinOrderId" in of ? eq(refunds.payinOrderId, of.payinOrderId) : eq(refunds.transferId, of.transferId);
+  return tx
+    .select({ amount: refunds.amount })
+    .from(refunds)
+    .where(and(cond, inArray(refunds.status, [...HOLDING])))
+    .all()
+    .map((r) => r.amount);
+}
+
+export function refundsOfOrder(db: DbOrTx, payinOrderId: number): RefundRow[] {
+  return db.select().from(refunds).where(eq(refunds.payinOrderId, payinOrderId)).orderBy(refunds.id).all();
+}
+
+export function refundsOfDeposit(db: DbOrTx, transferId: number): RefundRow[] {
+  return db.select().from(refunds).where(eq(refunds.transferId, transferId)).orderBy(refunds.id).all();
+}
+
+export function refundByToken(db: DbOrTx, pageToken: string): RefundRow | undefined {
+  return db.select().from(refunds).where(and(eq(refunds.pageToken, pageToken), isNotNull(refunds.pageToken))).get();
+}
+
+export function refundByRef(db: DbOrTx, refundRef: string): RefundRow | undefined {
+  return db.select().from(refunds).where(eq(refunds.refundRef, refundRef)).get();
 }
