@@ -15,6 +15,8 @@ import { type Clock, systemClock } from "../lib/clock";
 import { createLogger, type Logger, registerSecret } from "../lib/logger";
 import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
+import type { RefundPayins } from "../payout/refunds";
+import { refundPayins } from "../payin/store";
 
 export interface AppContext {
   config: Config;
@@ -27,6 +29,8 @@ export interface AppContext {
   /** Enabled chains only. */
   chains: Map<ChainCode, ChainAdapter>;
   seed: Uint8Array;
+  /** The pay-in side a refund reads (payout/refunds.ts's port, filled from payin/store.ts). */
+  refundPayins: RefundPayins;
   ms: {
     timestampTolerance: number;
     rotationGrace: number;
@@ -83,6 +87,7 @@ export function createContext(opts: ContextOptions): AppContext {
     clock,
     logger,
     seed,
+    refundPayins,
     ms: {
       timestampTolerance: parseDuration(config.auth.timestamp_tolerance),
       rotationGrace: parseDuration(config.auth.rotation_grace),

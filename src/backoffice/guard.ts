@@ -7,6 +7,7 @@ import type { Config } from "../config/schema";
 import type { Cipher } from "../secrets/cipher";
 import type { PayinCtx } from "../payin/service";
 import type { PayoutCtx } from "../payout/service";
+import type { RefundCtx } from "../payout/refunds";
 import type { ChainState, Watchers } from "../ops/chain-status";
 import type { GasMonitor } from "../ops/gas";
 import { clientAddrResolver, type ClientAddr } from "../lib/client-ip";
@@ -30,7 +31,8 @@ export const BASE = "/backoffice";
  * the pay-in, payout and treasury services), secrets for users' TOTP and keys, and its config.
  */
 export type BackofficeCtx = PayinCtx &
-  PayoutCtx & {
+  PayoutCtx &
+  Pick<RefundCtx, "refundPayins"> & {
     cipher: Cipher;
     publicUrl: string;
     config: Pick<Config, "auth" | "backoffice" | "server" | "rates" | "compat">;

@@ -7,6 +7,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { ErrorCode } from "../errors";
 import type { AuthDeps } from "../auth/verify";
 import type { PayoutCtx } from "../payout/service";
+import type { RefundCtx } from "../payout/refunds";
 import type { PayinCtx } from "../payin/service";
 import type { PayoutExecutor } from "../payout/executor";
 import { BindingDetailQuery } from "../payin/schemas";
@@ -20,7 +21,7 @@ import type { InvoiceCtx } from "../invoices/service";
 /** What the handlers need. */
 export interface MerchantApiDeps {
   /** The pay-in and payout services' dependencies, and the public URL links are made with. */
-  ctx: PayinCtx & PayoutCtx & InvoiceCtx & { publicUrl: string };
+  ctx: PayinCtx & PayoutCtx & InvoiceCtx & Pick<RefundCtx, "refundPayins"> & { publicUrl: string };
   auth: AuthDeps;
   executor: PayoutExecutor;
 }

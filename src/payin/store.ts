@@ -327,3 +327,18 @@ export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt:
       .prepare(),
   ).all({ chain, twoAt: Math.max(twoAt, finalAt), finalAt });
 }
+
+// --- h24f: refunds ---
+
+/**
+ * What a refund (payout/refunds.ts, its RefundPayins port: payouts rank below pay-ins) reads and
+ * resolves of the pay-in side: the order or the deposit it is made on. app/context.ts hands it over.
+ */
+export const refundPayins = {
+  orderByOrderNo,
+  orderById,
+  transferById: (db: DbOrTx, id: number): TransferRow | undefined => db.select().from(transfers).where(eq(transfers.id, id)).get(),
+  resolveDepositRefunded: (tx: Tx, transferId: number, refundRef: string, now: number): void => {
+    tx.update(transfers).set({ resolution: "refunded", resolutionRef: refundRef, resolvedAt: now }).where(eq(transfers.id, transferId)).run();
+  },
+};

@@ -3,9 +3,8 @@
 // address is sent as an ordinary payout order (insertPayout, with refundId) from the merchant's
 // addresses holding the token on that chain, the receiving address first; the payout executor
 // sends it with every payout guarantee and the refund follows the payout (src/refunds/funnel.ts).
-import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
-import { payinOrders, refunds, transfers } from "../db/schema";
+import type { payinOrders, transfers } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import { newOrderNo, newTimedToken } from "../lib/ids";
@@ -14,17 +13,35 @@ import { checkNotifyUrl } from "../orders/rules";
 import { currentKey } from "../merchants/service";
 import { recordAudit, type Actor } from "../audit/log";
 import { applyRefundEvent, insertRefund } from "./refund-funnel";
-import { HOLDING, type RefundStatus } from "./refund-state";
+import type { RefundStatus } from "./refund-state";
 import type { RefundRow } from "./refund-views";
 import { insertPayout, isOwnAddress, type PayoutCtx } from "./service";
+import { holdingRefundAmounts, linkRefundPayout, noteRefundError, refundById, refundByToken, refundOfOrderByNo, refundsOfDeposit, refundsOfOrder } from "./store";
 import type { PayoutOrderRow } from "./views";
+
+export { refundByRef, refundByToken, refundsOfDeposit, refundsOfOrder } from "./store";
 
 type PayinRow = typeof payinOrders.$inferSelect;
 type TransferRow = typeof transfers.$inferSelect;
 
+/**
+ * What a refund reads and resolves of the pay-in side: the order or the deposit it is made on.
+ * Pay-ins rank above payouts, so payin/store.ts fills it (`refundPayins`) and the composition
+ * root (app/context.ts) hands it over.
+ */
+export interface RefundPayins {
+  /** The merchant's order with this orderNo. */
+  orderByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): PayinRow | undefined;
+  orderById(db: DbOrTx, id: number): PayinRow | undefined;
+  transferById(db: DbOrTx, id: number): TransferRow | undefined;
+  /** The unmatched deposit is resolved as refunded by this refund (its RF number). */
+  resolveDepositRefunded(tx: Tx, transferId: number, refundRef: string, now: number): void;
+}
+
 /** What the refund services read (the app context satisfies it as it is). */
 export interface RefundCtx extends PayoutCtx {
   publicUrl: string;
+  refundPayins: RefundPayins;
 }
 
 export interface CreateRefundInput {
@@ -76,27 +93,21 @@ function units(amount: string, decimals: number): bigint {
 
 /** Sum of the refunds that still count (every one not failed) of an order or a deposit. */
 function refunded(tx: DbOrTx, where: { payinOrderId: number } | { transferId: number }): bigint {
-  const cond = "payinOrderId" in where ? eq(refunds.payinOrderId, where.payinOrderId) : eq(refunds.transferId, where.transferId);
-  return tx
-    .select({ amount: refunds.amount })
-    .from(refunds)
-    .where(and(cond, inArray(refunds.status, [...HOLDING])))
-    .all()
-    .reduce((s, r) => s + BigInt(r.amount), 0n);
+  return holdingRefundAmounts(tx, where).reduce((s, a) => s + BigInt(a), 0n);
 }
 
 /** Why the order cannot be refunded now (55002), or null. */
-function notRefundable(tx: DbOrTx, o: PayinRow): string | null {
+function notRefundable(payins: RefundPayins, tx: DbOrTx, o: PayinRow): string | null {
   if (!(REFUNDABLE_STATUSES as readonly string[]).includes(o.status)) return `order is ${o.status}; only completed, risk_settled or a paid frozen_abnormal order is refundable`;
   if (o.paidAmount === null || o.transferId === null) return "nothing was paid";
-  const t = tx.select({ status: transfers.status }).from(transfers).where(eq(transfers.id, o.transferId)).get();
+  const t = payins.transferById(tx, o.transferId);
   if (!t || t.status !== "confirmed") return "the payment is not final yet";
   return null;
 }
 
 /** What can still be refunded on an order: paid minus the refunds not failed (0 when not refundable). */
-export function refundableAmount(tx: DbOrTx, o: PayinRow): bigint {
-  if (notRefundable(tx, o)) return 0n;
+export function refundableAmount(payins: RefundPayins, tx: DbOrTx, o: PayinRow): bigint {
+  if (notRefundable(payins, tx, o)) return 0n;
   const left = BigInt(o.paidAmount!) - refunded(tx, { payinOrderId: o.id });
   return left > 0n ? left : 0n;
 }
@@ -108,26 +119,10 @@ export function depositRefundable(tx: DbOrTx, t: TransferRow): bigint {
 }
 
 /** The refunds of an order, oldest first (40108 when the order is not this merchant's). */
-export function listRefunds(db: DbOrTx, merchantId: number, orderNo: string): RefundRow[] {
-  const o = db.select({ id: payinOrders.id }).from(payinOrders).where(and(eq(payinOrders.orderNo, orderNo), eq(payinOrders.merchantId, merchantId))).get();
+export function listRefunds(ctx: Pick<RefundCtx, "db" | "refundPayins">, merchantId: number, orderNo: string): RefundRow[] {
+  const o = ctx.refundPayins.orderByOrderNo(ctx.db, merchantId, orderNo);
   if (!o) throw new AppError(40108, { orderNo });
-  return refundsOfOrder(db, o.id);
-}
-
-export function refundsOfOrder(db: DbOrTx, payinOrderId: number): RefundRow[] {
-  return db.select().from(refunds).where(eq(refunds.payinOrderId, payinOrderId)).orderBy(refunds.id).all();
-}
-
-export function refundsOfDeposit(db: DbOrTx, transferId: number): RefundRow[] {
-  return db.select().from(refunds).where(eq(refunds.transferId, transferId)).orderBy(refunds.id).all();
-}
-
-export function refundByToken(db: DbOrTx, pageToken: string): RefundRow | undefined {
-  return db.select().from(refunds).where(and(eq(refunds.pageToken, pageToken), isNotNull(refunds.pageToken))).get();
-}
-
-export function refundByRef(db: DbOrTx, refundRef: string): RefundRow | undefined {
-  return db.select().from(refunds).where(eq(refunds.refundRef, refundRef)).get();
+  return refundsOfOrder(ctx.db, o.id);
 }
 
 /** Where a refund comes from: the API (its key signs the callbacks), or a back-office user (audited). */
@@ -186,7 +181,7 @@ function addRefund(ctx: RefundCtx, tx: Tx, r: NewRefund, now: number): RefundRes
     if (r.to === null) return row;
     const token = adapter.tokens.find((t) => t.symbol === r.token) ?? { symbol: r.token, decimals: r.decimals };
     payout = insertPayout(tx, adapter, token, r.merchantId, payoutKey(tx, r), { merchantOrderNo: refundRef, units: r.units, to: r.to, preferAddressId: r.receivingAddressId ?? undefined, deleteSource: false, notifyUrl: null, refundId: row.id }, now);
-    return tx.update(refunds).set({ payoutOrderId: payout.id, payoutOrderNo: payout.orderNo }).where(eq(refunds.id, row.id)).returning().get();
+    return linkRefundPayout(tx, row.id, payout);
   });
   return { refund, payout, created: true };
 }
@@ -212,7 +207,7 @@ function sameRefund(r: RefundRow, x: { units: bigint; to: string | null; notifyU
  * another body, 54003 to the merchant's own address; nothing is written on any of them.
  */
 export function createRefund(ctx: RefundCtx, merchantId: number, orderNo: string, input: CreateRefundInput, origin: RefundOrigin): RefundResult {
-  const o = ctx.db.select().from(payinOrders).where(and(eq(payinOrders.orderNo, orderNo), eq(payinOrders.merchantId, merchantId))).get();
+  const o = ctx.refundPayins.orderByOrderNo(ctx.db, merchantId, orderNo);
   if (!o) throw new AppError(40108, { orderNo });
   const u = units(input.amount, o.decimals);
   const adapter = adapterOf(ctx, o.chain);
@@ -223,12 +218,12 @@ export function createRefund(ctx: RefundCtx, merchantId: number, orderNo: string
   const notifyUrl = input.notifyUrl ?? null;
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
-    const existing = tx.select().from(refunds).where(and(eq(refunds.payinOrderId, o.id), eq(refunds.refundNo, input.refundNo))).get();
+    const existing = refundOfOrderByNo(tx, o.id, input.refundNo);
     if (existing) return { refund: sameRefund(existing, { units: u, to, notifyUrl }), payout: null, created: false };
-    const fresh = tx.select().from(payinOrders).where(eq(payinOrders.id, o.id)).get()!;
-    const why = notRefundable(tx, fresh);
+    const fresh = ctx.refundPayins.orderById(tx, o.id)!;
+    const why = notRefundable(ctx.refundPayins, tx, fresh);
     if (why) throw new AppError(55002, { orderNo, status: fresh.status, reason: why });
-    const left = refundableAmount(tx, fresh);
+    const left = refundableAmount(ctx.refundPayins, tx, fresh);
     if (u > left) throw new AppError(55001, { orderNo, refundable: amountText(left, o.decimals) });
     if (to !== null && isOwnAddress(tx, merchantId, o.chain, to)) throw new AppError(54003, { toAddress: to });
     const apiKeyId = origin.source === "api" ? origin.apiKeyId : (currentKey(tx, merchantId)?.id ?? o.apiKeyId);
@@ -263,7 +258,7 @@ export function refundDeposit(
 ): RefundResult {
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
-    const t = tx.select().from(transfers).where(eq(transfers.id, depositId)).get();
+    const t = ctx.refundPayins.transferById(tx, depositId);
     const merchantId = t?.merchantId ?? null;
     if (!t || t.unmatchedReason === null || merchantId === null || (scope.merchantId !== undefined && merchantId !== scope.merchantId)) throw new RefundRefused(`no unmatched deposit ${depositId}`);
     if (t.resolution && t.resolution !== "refunded") throw new RefundRefused(`deposit ${depositId} is already ${t.resolution}`);
@@ -279,7 +274,7 @@ export function refundDeposit(
       merchantId, refundNo: `deposit-${t.id}-${n}`, order: null, deposit: t, chain: t.chain, token: t.token, decimals, units: u, to,
       addressBy: to === null ? null : "operator", notifyUrl: null, apiKeyId: null, source: "backoffice", receivingAddressId: t.addressId,
     }, now);
-    tx.update(transfers).set({ resolution: "refunded", resolutionRef: res.refund.refundRef, resolvedAt: now }).where(eq(transfers.id, t.id)).run();
+    ctx.refundPayins.resolveDepositRefunded(tx, t.id, res.refund.refundRef, now);
     recordAudit(tx, { ...actor, at: now, action: "deposit.refund", target: `deposit:${depositId}`, before: { resolution: t.resolution, refundable: amountText(left, decimals) }, after: auditView(res.refund) });
     return res;
   });
@@ -297,11 +292,11 @@ export function giveRefundAddress(ctx: RefundCtx, pageToken: string, address: st
   const adapter = adapterOf(ctx, r0.chain);
   try {
     return writeTx(ctx.db, (tx) => {
-      const r = tx.select().from(refunds).where(eq(refunds.id, r0.id)).get()!;
+      const r = refundById(tx, r0.id)!;
       if (r.status !== "awaiting_address") throw new RefundRefused("this refund already has an address");
       const to = refundAddress(tx, adapter, r.merchantId, address, "address");
-      const order = r.payinOrderId !== null ? (tx.select().from(payinOrders).where(eq(payinOrders.id, r.payinOrderId)).get() ?? null) : null;
-      const receiving = order?.addressId ?? (r.transferId !== null ? (tx.select({ a: transfers.addressId }).from(transfers).where(eq(transfers.id, r.transferId)).get()?.a ?? null) : null);
+      const order = r.payinOrderId !== null ? (ctx.refundPayins.orderById(tx, r.payinOrderId) ?? null) : null;
+      const receiving = order?.addressId ?? (r.transferId !== null ? (ctx.refundPayins.transferById(tx, r.transferId)?.addressId ?? null) : null);
       const token = adapter.tokens.find((t) => t.symbol === r.token) ?? { symbol: r.token, decimals: r.decimals };
       const payout = insertPayout(tx, adapter, token, r.merchantId, payoutKey(tx, { apiKeyId: r.apiKeyId, merchantId: r.merchantId, order }), {
         merchantOrderNo: r.refundRef, units: BigInt(r.amount), to, preferAddressId: receiving ?? undefined, deleteSource: false, notifyUrl: null, refundId: r.id,
@@ -311,7 +306,7 @@ export function giveRefundAddress(ctx: RefundCtx, pageToken: string, address: st
     });
   } catch (e) {
     if (e instanceof AppError && [53003, 53005, 51002, 51004].includes(e.code)) {
-      writeTx(ctx.db, (tx) => tx.update(refunds).set({ lastError: e.message, updatedAt: now }).where(eq(refunds.id, r0.id)).run());
+      writeTx(ctx.db, (tx) => noteRefundError(tx, r0.id, e.message, now));
       throw new RefundRefused("the merchant cannot send this refund right now; please try again later");
     }
     throw e;

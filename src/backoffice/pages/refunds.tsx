@@ -75,7 +75,7 @@ export interface RefundsData {
 
 /** The order page's refund data (nothing is refundable while the order is frozen). */
 export function orderRefundsOf(d: BackofficeDeps, o: PayinOrderRow): RefundsData {
-  return { rows: refundsOfOrder(d.ctx.db, o.id), left: o.status === "frozen_abnormal" ? 0n : refundableAmount(d.ctx.db, o) };
+  return { rows: refundsOfOrder(d.ctx.db, o.id), left: o.status === "frozen_abnormal" ? 0n : refundableAmount(d.ctx.refundPayins, d.ctx.db, o) };
 }
 
 /** The deposit page's refund data: a confirmed unmatched deposit (open, or partly refunded) is refundable. */

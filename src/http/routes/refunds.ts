@@ -18,5 +18,5 @@ export const refundHandlers = {
       return refundView(refundByRef(ctx.db, refund.refundRef)!);
     }),
   listRefunds: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request, params }) =>
-    signed(auth, request, ({ merchant }) => ({ refunds: listRefunds(ctx.db, merchant.id, params.orderNo!).map(refundView) })),
+    signed(auth, request, ({ merchant }) => ({ refunds: listRefunds(ctx, merchant.id, params.orderNo!).map(refundView) })),
 };
