@@ -2,7 +2,7 @@
 // deposit (back office), the payer's address from the refund page, and the list. A refund with an
 // address is sent as an ordinary payout order (insertPayout, with refundId) from the merchant's
 // addresses holding the token on that chain, the receiving address first; the payout executor
-// sends it with every payout guarantee and the refund follows the payout (src/refunds/funnel.ts).
+// sends it with every payout guarantee and the refund follows the payout (src/payout/refund-funnel.ts).
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import type { payinOrders, transfers } from "../db/schema";
 import { AppError, invalid } from "../errors";
