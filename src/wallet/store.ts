@@ -96,3 +96,12 @@ export function setDerivationFloor(tx: DbOrTx, chain: string, nextIndex: number,
     .onConflictDoUpdate({ target: derivationFloors.chain, set: { nextIndex, updatedAt: now } })
     .run();
 }
+
+// --- h24c: the chain layer's port to the addresses (chains/module.ts OutgoingQuery.addressesAfter) ---
+
+/** A chain's addresses stored after `afterRowid`, with their rowids (addresses are only ever inserted: a reader keeps the highest). */
+export function addressRowsAfter(db: DbOrTx, chain: string, afterRowid: number): { address: string; rowid: number }[] {
+  return prepared(db, "addressRowsAfter", (d) => d.$client.prepare<{ a: string; id: number }, [string, number]>("SELECT address AS a, rowid AS id FROM addresses WHERE chain = ? AND rowid > ?"))
+    .all(chain, afterRowid)
+    .map((r) => ({ address: r.a, rowid: r.id }));
+}
