@@ -11,7 +11,7 @@ import { BROADCASTED, RESERVED_FEES, SUBMITTED, USED_TODAY } from "../payout/sto
 import { LAST_ORDER_BEFORE } from "../orders/id-at";
 import { payoutOrders } from "../db/schema";
 import { and, eq } from "drizzle-orm";
-import { SANDBOX_BALANCE } from "../chains/sandbox/chain";
+import { SANDBOX_BALANCE } from "../chains/sandbox/store";
 
 export interface CheckedQuery {
   name: string;
