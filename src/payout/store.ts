@@ -1,8 +1,9 @@
 // The payouts domain's storage (docs/architecture.md "Data access"): the payout orders as the
 // chain layer's payout steps see them (chains/payout-steps.ts `PayoutStore`: which of a source's
 // payouts are signed but unsent, which may still hold a nonce), the limit checks' hand-tuned
-// reads, payouts by id, and the replacements of a payout's transaction (payout_tx_attempts).
-// The status lists come from the state machine (payout/state.ts).
+// reads, payouts by id, and the replacements of a payout's transaction (payout_tx_attempts);
+// the executor's open payouts, the payout controls and fee journal, and refunds (sections at the end).
+// The status lists come from the state machines (payout/state.ts, payout/refund-state.ts).
 import { and, asc, eq, inArray, isNotNull, isNull, like, lte, notInArray, or, sql } from "drizzle-orm";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
