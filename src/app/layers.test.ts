@@ -232,21 +232,42 @@ export function payoutTableReaders(sources: Source[]): string[] {
 }
 
 /**
- * Where a raw statement may be built (`$client.prepare`, the style for hot or hand-tuned SQL): the
- * storage layer, a domain's storage module (`<domain>/store.ts`) and the query modules the data
- * access section of docs/architecture.md names. A service builds none itself: it calls its store.
+ * Where SQL may live (one data-access style, docs/architecture.md "Data access"): the storage layer,
+ * a domain's storage module (`<domain>/store.ts`, also a chain module's `chains/<chain>/store.ts`),
+ * and the read models the data access section names (query modules of their own). A service, job,
+ * page or command builds no statement and imports no table at run time: it calls a store.
  */
+export const READ_MODELS: readonly string[] = ["orders/id-at.ts", "payin/wallet-stats.ts", "payout/balances.ts", "treasury/balances.ts", "invoices/list.ts"];
 export const RAW_SQL_ALLOWED = (rel: string) =>
-  /^db\//.test(rel) || /(^|\/)store\.ts$/.test(rel) || /^backoffice\/queries\//.test(rel) || rel === "orders/id-at.ts" || isTest(rel) || /^testing\//.test(rel);
+  /^db\//.test(rel) || /(^|\/)store\.ts$/.test(rel) || /^backoffice\/queries\//.test(rel) || READ_MODELS.includes(rel) || isTest(rel) || /^testing\//.test(rel);
 
-/** Files outside the storage modules that build a raw statement. */
+/**
+ * Files the data-access rule does not hold yet, each to be moved into its domain's store. Empty
+ * when the house has one style; the test below refuses an entry that no longer offends.
+ */
+export const NOT_CONVERTED_YET: readonly string[] = [
+  "payout/controls.ts", "payout/executor.ts", "payout/refund-funnel.ts", "payout/refunds.ts",
+];
+
+/** What data access outside a store looks like: a raw statement, raw SQL run through drizzle, a table imported at run time. */
+const RAW_CLIENT = /\$client\s*\.\s*(?:prepare|query|run|exec)\b/g;
+const RAW_ALIAS = /=\s*[\w.]*\.\$client\s*;/g;
+const RAW_DRIZZLE = /\.\s*(?:run|all|get|values)\s*\(\s*sql\s*`/g;
+const TABLE_IMPORT = /(?:^|\n)\s*import\b(\s+type\b)?([^;'"]*?)from\s*["'][./]*db\/schema["']/g;
+
+/** Files outside the storage modules that build a statement or import a table to query. */
 export function rawStatements(sources: Source[]): string[] {
   const out: string[] = [];
   for (const { rel, text } of sources) {
     if (RAW_SQL_ALLOWED(rel)) continue;
     const code = codeLines(text).join("\n");
-    for (const m of code.matchAll(/\$client\s*\.\s*prepare\b/g)) {
-      out.push(`${rel}:${code.slice(0, m.index).split("\n").length} builds a raw statement: move it into the domain's store.ts`);
+    const lineOf = (i: number) => code.slice(0, i).split("\n").length;
+    for (const m of code.matchAll(RAW_CLIENT)) out.push(`${rel}:${lineOf(m.index!)} builds a raw statement: move it into the domain's store.ts`);
+    for (const m of code.matchAll(RAW_ALIAS)) out.push(`${rel}:${lineOf(m.index!)} takes the raw connection: move its statements into the domain's store.ts`);
+    for (const m of code.matchAll(RAW_DRIZZLE)) out.push(`${rel}:${lineOf(m.index!)} runs raw SQL: move it into the domain's store.ts`);
+    for (const m of code.matchAll(TABLE_IMPORT)) {
+      if (typeOnlyClause(m[1], m[2]!)) continue;
+      out.push(`${rel}:${lineOf(m.index! + m[0].search(/import/))} imports a table to query it: call the domain's store.ts`);
     }
   }
   return out;
@@ -349,8 +370,12 @@ describe("layers", () => {
     expect(payoutTableReaders(sources)).toEqual([]);
   });
 
-  test("raw statements ($client.prepare) are built only in storage modules (db/, <domain>/store.ts, backoffice/queries/)", () => {
-    expect(rawStatements(sources)).toEqual([]);
+  test("one data-access style: statements are built and tables imported only in storage modules (db/, <domain>/store.ts, backoffice/queries/, the read models)", () => {
+    const found = rawStatements(sources);
+    const offenders = found.filter((l) => !NOT_CONVERTED_YET.includes(l.split(":")[0]!));
+    expect(offenders).toEqual([]);
+    // The waiting list only shrinks: a file that no longer offends leaves it.
+    expect(NOT_CONVERTED_YET.filter((f) => !found.some((l) => l.startsWith(`${f}:`)))).toEqual([]);
   });
 
   test("back-office pages get props: no component in pages/ or views/ takes a db handle, no page imports drizzle or the schema", () => {
@@ -454,6 +479,34 @@ describe("the rules bite", () => {
       expect.stringMatching(/^wallet\/addresses\.ts:1 builds a raw statement/),
       expect.stringMatching(/^treasury\/batch\.ts:1 builds a raw statement/),
       expect.stringMatching(/^treasury\/batch\.ts:3 builds a raw statement/),
+    ]);
+  });
+
+  test("one data-access style: a service importing a table, running $client.query/run/exec or db.all(sql`...`) is refused; a type import of a row, a store, a read model and a test are not", () => {
+    const service = [
+      `import { eq } from "drizzle-orm";`,
+      `import { payoutOrders, type merchants } from "../db/schema";`,
+      `import type { payinOrders } from "../db/schema";`,
+      `import { type transfers } from "../db/schema";`,
+      "const r = ctx.db.$client.query(`SELECT 1`).all();",
+      `ctx.db.$client.run("DELETE FROM x");`,
+      "const n = db.all(sql`SELECT 1`);",
+      `db.$client.close();`,
+      `const raw = this.ctx.db.$client;`,
+    ].join("\n");
+    const found = rawStatements([
+      { rel: "payout/refunds.ts", text: service },
+      { rel: "payout/store.ts", text: service },
+      { rel: "chains/tron/store.ts", text: service },
+      { rel: "payout/balances.ts", text: service },
+      { rel: "payout/refunds.test.ts", text: service },
+    ]);
+    expect(found).toEqual([
+      expect.stringMatching(/^payout\/refunds\.ts:5 builds a raw statement/),
+      expect.stringMatching(/^payout\/refunds\.ts:6 builds a raw statement/),
+      expect.stringMatching(/^payout\/refunds\.ts:9 takes the raw connection/),
+      expect.stringMatching(/^payout\/refunds\.ts:7 runs raw SQL/),
+      expect.stringMatching(/^payout\/refunds\.ts:2 imports a table to query it/),
     ]);
   });
 

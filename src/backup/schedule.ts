@@ -6,13 +6,12 @@
 import { Cron } from "croner";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { desc, sql } from "drizzle-orm";
 import type { Config } from "../config/schema";
 import type { Db } from "../db/client";
-import { backupRuns } from "../db/schema";
 import type { Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { registerSecret, type Logger } from "../lib/logger";
+import { lastBackupStart, newestBackupRun, recordBackupRun, type BackupRun } from "./store";
 import { writeBackup } from "./write";
 import { listBackups, s3Target, upload, type S3Target } from "./s3";
 
@@ -23,7 +22,7 @@ export interface BackupJobCtx {
   config: Pick<Config, "backup" | "database">;
 }
 
-export type BackupRun = typeof backupRuns.$inferSelect;
+export type { BackupRun };
 
 /** The folder scheduled backups go to: `backup.dir`, else backups/ beside the database. */
 export function backupDir(config: BackupJobCtx["config"]): string {
@@ -67,8 +66,7 @@ export class ScheduledBackups {
 
   /** The next slot after the newest run (the first: after start-up); slots missed while down run once, at once. */
   dueAt(): number | null {
-    const last = this.ctx.db.select({ startedAt: backupRuns.startedAt }).from(backupRuns).orderBy(desc(backupRuns.startedAt)).limit(1).get();
-    return this.cron.nextRun(new Date(last?.startedAt ?? this.since))?.getTime() ?? null;
+    return this.cron.nextRun(new Date(lastBackupStart(this.ctx.db) ?? this.since))?.getTime() ?? null;
   }
 
   /** The job: a backup when one is due. */
@@ -123,7 +121,7 @@ export class ScheduledBackups {
       row.error = problems.join("; ");
       this.logger.error("scheduled backup failed", { error: row.error });
     }
-    this.ctx.db.insert(backupRuns).values(row).run();
+    recordBackupRun(this.ctx.db, row);
     return row;
   }
 
@@ -143,6 +141,6 @@ const message = (e: unknown) => String((e as Error)?.message ?? e);
 
 /** The newest scheduled backup, if it failed (the backup_failed alert). */
 export function failedBackup(db: Db): BackupRun | null {
-  const last = db.select().from(backupRuns).orderBy(desc(backupRuns.startedAt), desc(sql`rowid`)).limit(1).get();
+  const last = newestBackupRun(db);
   return last?.status === "failed" ? last : null;
 }

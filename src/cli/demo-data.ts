@@ -2,14 +2,12 @@
 // states, so a newcomer's first minute in the back office shows the product working. Made once,
 // with the demo merchant; no callback target is set, so their callbacks wait (held, visible in the
 // back office) until the merchant sets a default callback URL: nothing fails.
-import { eq } from "drizzle-orm";
 import type { AppContext } from "../app/context";
 import type { Runtime } from "../app/server";
 import { SandboxChain } from "../chains/sandbox/chain";
-import { merchants } from "../db/schema";
 import { createInvoice } from "../invoices/service";
 import { toBaseUnits } from "../lib/money";
-import { currentKey } from "../merchants/service";
+import { currentKey, findMerchantByUid } from "../merchants/service";
 import { isSandboxGateway } from "../ops/readiness";
 import { chooseNetwork } from "../payin/invoice-network";
 
@@ -34,7 +32,7 @@ const DEMO: DemoInvoice[] = [
 export async function seedDemoData(ctx: AppContext, runtime: Pick<Runtime, "afterChainChange">, merchantUid: string): Promise<string[]> {
   if (!isSandboxGateway(ctx)) return [];
   const chain = [...ctx.chains.values()].find((c): c is SandboxChain => c instanceof SandboxChain);
-  const m = ctx.db.select().from(merchants).where(eq(merchants.uid, merchantUid)).get();
+  const m = findMerchantByUid(ctx.db, merchantUid);
   const key = m && currentKey(ctx.db, m.id);
   if (!chain || !m || !key) return [];
   const token = chain.tokens[0]!;

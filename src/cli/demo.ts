@@ -1,13 +1,10 @@
-import { eq } from "drizzle-orm";
 import type { AppContext } from "../app/context";
-import { settings } from "../db/schema";
 import { createMerchant } from "../merchants/service";
 import { createUser, findUser } from "../backoffice/users";
 import { issueSetupToken } from "../backoffice/setup";
 import { CLI_ACTOR } from "../audit/log";
 import type { LoadedConfig } from "../config/load";
-
-const MARK = "demo_merchant_uid";
+import { demoMerchantMark, markDemoMerchant } from "./store";
 
 /**
  * Demo exchange rates (units per 1 USDT/USDC) for `serve --demo` when the config has no rate
@@ -25,10 +22,9 @@ export function withDemoRates(loaded: LoadedConfig): { loaded: LoadedConfig; add
 
 /** On the first `make run`, a demo merchant whose key is printed once. */
 export function ensureDemoMerchant(ctx: AppContext): { merchantUid: string; apiKey: string } | null {
-  const done = ctx.db.select().from(settings).where(eq(settings.key, MARK)).get();
-  if (done) return null;
+  if (demoMerchantMark(ctx.db) !== undefined) return null;
   const { merchant, apiKey } = createMerchant({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() }, { name: "Demo Shop" });
-  ctx.db.insert(settings).values({ key: MARK, value: merchant.uid, updatedAt: ctx.clock.now() }).run();
+  markDemoMerchant(ctx.db, merchant.uid, ctx.clock.now());
   return { merchantUid: merchant.uid, apiKey };
 }
 
@@ -37,9 +33,9 @@ export function ensureDemoUsers(ctx: AppContext): { username: string; role: stri
   const deps = { db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() };
   const out: { username: string; role: string; password: string }[] = [];
   if (!findUser(ctx.db, "admin")) out.push({ username: "admin", role: "operator", password: createUser(deps, { username: "admin", role: "operator" }, CLI_ACTOR).password });
-  const mark = ctx.db.select().from(settings).where(eq(settings.key, MARK)).get();
-  if (mark && !findUser(ctx.db, "demo")) {
-    out.push({ username: "demo", role: "merchant", password: createUser(deps, { username: "demo", role: "merchant", merchantUid: mark.value }, CLI_ACTOR).password });
+  const mark = demoMerchantMark(ctx.db);
+  if (mark !== undefined && !findUser(ctx.db, "demo")) {
+    out.push({ username: "demo", role: "merchant", password: createUser(deps, { username: "demo", role: "merchant", merchantUid: mark }, CLI_ACTOR).password });
   }
   return out;
 }

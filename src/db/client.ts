@@ -53,6 +53,11 @@ export function openDb(path: string): Db {
   return drizzle({ client: sqlite, schema }) as Db;
 }
 
+/** A Db over a connection opened elsewhere (restore's private copy of a backup), with the schema's tables. */
+export function dbOver(client: Database): Db {
+  return drizzle({ client, schema }) as Db;
+}
+
 /** A read-only connection (checks that must not touch the file, e.g. a master key before use). */
 export function openReadonlyDb(path: string): Db {
   const sqlite = new Database(path, { readonly: true, strict: true });

@@ -3,11 +3,10 @@
 // secret and the merchant's current key id. Dropped whole whenever the `auth`
 // cache version moves (db/cache-version.ts: any change to merchants or
 // api_keys, from this process or the CLI), checked with one prepared SELECT.
-import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "bun:sqlite";
 import type { Db } from "../db/client";
 import { versionReader } from "../db/cache-version";
-import { apiKeys, merchants } from "../db/schema";
+import { keyCacheLookups } from "./store";
 import type { Cipher } from "../secrets/cipher";
 import type { ApiKeyRow, Merchant } from "./service";
 
@@ -29,19 +28,11 @@ export class KeyCache {
   private merchants = new Map<number, Merchant>();
   private seen = -2;
   private readonly version: () => number;
-  private readonly byHash;
-  private readonly merchantById;
-  private readonly currentKey;
+  private readonly lookups: ReturnType<typeof keyCacheLookups>;
 
   constructor(private readonly db: Db, private readonly cipher: Cipher) {
     this.version = versionReader(db, "auth");
-    this.byHash = db.select().from(apiKeys).where(eq(apiKeys.lookupHash, sql.placeholder("h"))).prepare();
-    this.merchantById = db.select().from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare();
-    this.currentKey = db
-      .select({ id: apiKeys.id })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.merchantId, sql.placeholder("m")), isNull(apiKeys.validUntil)))
-      .prepare();
+    this.lookups = keyCacheLookups(db);
   }
 
   private fresh(): void {
@@ -59,7 +50,7 @@ export class KeyCache {
     this.fresh();
     const hit = this.entries.get(apiKey);
     if (hit) return hit;
-    const key = this.byHash.get({ h: this.cipher.lookupHash(apiKey) }) as ApiKeyRow | undefined;
+    const key = this.lookups.keyByHash(this.cipher.lookupHash(apiKey));
     if (!key) return undefined;
     const merchant = this.merchant(key.merchantId);
     if (!merchant) return undefined;
@@ -74,7 +65,7 @@ export class KeyCache {
     this.fresh();
     let m = this.merchants.get(id);
     if (m) return m;
-    m = this.merchantById.get({ id }) as Merchant | undefined;
+    m = this.lookups.merchantById(id);
     if (!m) return undefined;
     if (this.merchants.size >= MAX_ENTRIES) this.merchants.clear();
     this.merchants.set(id, m);
@@ -85,7 +76,7 @@ export class KeyCache {
   currentKeyId(merchantId: number): string | undefined {
     this.fresh();
     if (this.currentKeys.has(merchantId)) return this.currentKeys.get(merchantId);
-    const id = (this.currentKey.get({ m: merchantId }) as { id: string } | undefined)?.id;
+    const id = this.lookups.currentKeyId(merchantId);
     if (this.currentKeys.size >= MAX_ENTRIES) this.currentKeys.clear();
     this.currentKeys.set(merchantId, id);
     return id;

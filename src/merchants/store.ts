@@ -77,3 +77,22 @@ export function keyByLookupHash(db: DbOrTx, hash: string): ApiKeyRow | undefined
 export function keyById(db: DbOrTx, id: string): ApiKeyRow | undefined {
   return prepared(db, "keyById", (d) => d.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder("id"))).prepare()).get({ id });
 }
+
+/**
+ * The key cache's lookups (merchants/key-cache.ts), prepared once per cache: a key by its
+ * lookup hash, a merchant's whole row, a merchant's current key id.
+ */
+export function keyCacheLookups(db: DbOrTx) {
+  const byHash = db.select().from(apiKeys).where(eq(apiKeys.lookupHash, sql.placeholder("h"))).prepare();
+  const merchantById = db.select().from(merchants).where(eq(merchants.id, sql.placeholder("id"))).prepare();
+  const currentKey = db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.merchantId, sql.placeholder("m")), isNull(apiKeys.validUntil)))
+    .prepare();
+  return {
+    keyByHash: (h: string) => byHash.get({ h }) as ApiKeyRow | undefined,
+    merchantById: (id: number) => merchantById.get({ id }) as Merchant | undefined,
+    currentKeyId: (m: number) => (currentKey.get({ m }) as { id: string } | undefined)?.id,
+  };
+}

@@ -1,18 +1,3 @@
-// The timeline of an order: one row per status change, written by the two
-// transition funnels (payin/service.ts, payout/service.ts) in their transaction.
-import { asc, eq } from "drizzle-orm";
-import type { DbOrTx } from "../db/client";
-import { orderEvents } from "../db/schema";
-
-export type OrderEventRow = typeof orderEvents.$inferSelect;
-
-export function recordOrderEvent(
-  tx: DbOrTx,
-  e: { kind: "payin" | "payout" | "invoice" | "refund"; orderNo: string; from: string | null; to: string; event: { type: string } & Record<string, unknown>; at: number },
-): void {
-  tx.insert(orderEvents).values({ kind: e.kind, orderNo: e.orderNo, fromStatus: e.from, toStatus: e.to, event: JSON.stringify(e.event), at: e.at }).run();
-}
-
-export function eventsOf(db: DbOrTx, orderNo: string): OrderEventRow[] {
-  return db.select().from(orderEvents).where(eq(orderEvents.orderNo, orderNo)).orderBy(asc(orderEvents.id)).all();
-}
+// The timeline of an order: one row per status change, written by the transition funnels in
+// their transaction. Its statements live in orders/store.ts; callers keep importing them here.
+export { eventsOf, recordOrderEvent, type OrderEventRow } from "./store";

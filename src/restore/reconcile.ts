@@ -12,6 +12,7 @@ import type { ChainModuleCtx } from "../chains/module";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { ChainAdapter } from "../chains/types";
 import { recordAudit, type Actor } from "../audit/log";
+import { addressRowsAfter } from "../wallet/store";
 import { acknowledge, knownTx, openCount, openFrom, reconcileAddress, reconcileChain, recordCheck } from "./store";
 
 export { openUnrecorded, type UnrecordedRow } from "./store";
@@ -55,6 +56,7 @@ export class ReconcileGate implements SendGate {
       since: rc.sinceBlock === null ? null : BigInt(rc.sinceBlock),
       known: (h) => knownTx(db, h),
       payouts: this.ctx.payouts,
+      addressesAfter: (chain, afterRowid) => addressRowsAfter(db, chain, afterRowid),
     }) ?? []);
     const now = this.ctx.clock.now();
     writeTx(db, (tx) =>

@@ -7,13 +7,12 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { drizzle } from "drizzle-orm/bun-sqlite";
-import { type Db, writeTx } from "../db/client";
-import * as schema from "../db/schema";
+import { dbOver, writeTx } from "../db/client";
 import { migrate, MigrationError } from "../db/migrate";
 import { Cipher } from "../secrets/cipher";
 import { keyFromString, masterKeyPath } from "../secrets/master-key";
 import { enterReconcile, newGeneration, writeFolderMarker } from "./generation";
+import { backupIntegrity, backupSummary, hasStablegateSchema, sealedInBackup, selfContained } from "./store";
 import { gatewayServing } from "./serving";
 
 /** The backup cannot be restored; nothing was changed. */
@@ -64,8 +63,6 @@ function header(path: string): string {
   }
 }
 
-const tableExists = (c: Database, name: string) => !!c.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
-
 /** Checks the copy at `path` and puts it in reconcile; throws RestoreRefused with the reason. */
 function checkCopy(path: string, from: string, key: { key: Buffer; source: string }, o: { generation: string; indexGap: number; now: number }): Omit<RestoreSummary, "asidePath" | "generation"> {
   let client: Database;
@@ -77,25 +74,20 @@ function checkCopy(path: string, from: string, key: { key: Buffer; source: strin
   try {
     let integrity: string[];
     try {
-      integrity = client
-        .query<{ integrity_check: string }, []>("PRAGMA integrity_check")
-        .all()
-        .map((r) => r.integrity_check);
+      integrity = backupIntegrity(client);
     } catch (e) {
       throw new RestoreRefused(`${from} is corrupt (${(e as Error).message}); nothing was changed`);
     }
     if (integrity.join() !== "ok") throw new RestoreRefused(`${from} is corrupt: ${integrity.slice(0, 3).join("; ")}; nothing was changed`);
-    if (!(tableExists(client, "schema_migrations") || tableExists(client, "__drizzle_migrations")) || !tableExists(client, "settings")) {
+    if (!hasStablegateSchema(client)) {
       throw new RestoreRefused(`${from} is not a stablegate backup (no stablegate schema in it); nothing was changed`);
     }
     // What the master key must open: the wallet seed, the key check (src/secrets/key-check.ts) and an API key, those present.
-    const setting = (k: string) => client.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?").get(k)?.value;
-    const apiKey = tableExists(client, "api_keys") ? client.query<{ v: string }, []>("SELECT secret_enc AS v FROM api_keys LIMIT 1").get()?.v : undefined;
-    const sealed = ([["wallet seed", setting("wallet_seed")], ["master key check", setting("master_key_check")], ["API keys", apiKey]] as const).filter((x) => x[1] !== undefined);
+    const sealed = sealedInBackup(client);
     const cipher = new Cipher(key.key);
     for (const [what, value] of sealed) {
       try {
-        cipher.decrypt(value!);
+        cipher.decrypt(value);
       } catch {
         throw new RestoreRefused(
           `the master key (${key.source}) cannot decrypt this backup's ${what}: the backup was made under another master key. ` +
@@ -103,7 +95,7 @@ function checkCopy(path: string, from: string, key: { key: Buffer; source: strin
         );
       }
     }
-    const db = drizzle({ client, schema }) as Db;
+    const db = dbOver(client);
     let migrationsApplied: number;
     try {
       migrationsApplied = migrate(db);
@@ -112,12 +104,10 @@ function checkCopy(path: string, from: string, key: { key: Buffer; source: strin
       throw e;
     }
     writeTx(db, (tx) => enterReconcile(tx, o));
-    const count = (t: string) => client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${t}`).get()!.n;
-    const newest = client.query<{ t: number | null }, []>("SELECT max(t) AS t FROM (SELECT max(created_at) AS t FROM payin_orders UNION ALL SELECT max(created_at) FROM payout_orders)").get()?.t ?? null;
-    const cursors = client.query<{ chain: string; block: number }, []>("SELECT chain, block_number AS block FROM chain_cursors ORDER BY chain").all();
+    const summary = backupSummary(client);
     // One self-contained file: no -wal beside it when it is renamed into place.
-    client.run("PRAGMA journal_mode = DELETE");
-    return { payins: count("payin_orders"), payouts: count("payout_orders"), newestOrderAt: newest, cursors, migrationsApplied };
+    selfContained(client);
+    return { ...summary, migrationsApplied };
   } finally {
     client.close();
   }

@@ -118,3 +118,41 @@ export function acknowledge(tx: DbOrTx, chain: string, address: string, by: stri
     .where(and(eq(reconcileAddresses.chain, chain), eq(reconcileAddresses.address, address)))
     .run();
 }
+
+// --- the backup file being checked (restore/restore.ts `checkCopy`): a plain connection to a
+// private copy, read before (and, for the summary, after) it is migrated.
+
+const tableExists = (c: Database, name: string) => !!c.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name);
+
+/** SQLite's own integrity check: ["ok"] for a sound file. */
+export function backupIntegrity(c: Database): string[] {
+  return c
+    .query<{ integrity_check: string }, []>("PRAGMA integrity_check")
+    .all()
+    .map((r) => r.integrity_check);
+}
+
+/** A stablegate database: a migrations table (either kind) and settings. */
+export function hasStablegateSchema(c: Database): boolean {
+  return (tableExists(c, "schema_migrations") || tableExists(c, "__drizzle_migrations")) && tableExists(c, "settings");
+}
+
+/** What the master key must open: the wallet seed, the key check (src/secrets/key-check.ts) and an API key, those present. */
+export function sealedInBackup(c: Database): (readonly [string, string])[] {
+  const setting = (k: string) => c.query<{ value: string }, [string]>("SELECT value FROM settings WHERE key = ?").get(k)?.value;
+  const apiKey = tableExists(c, "api_keys") ? c.query<{ v: string }, []>("SELECT secret_enc AS v FROM api_keys LIMIT 1").get()?.v : undefined;
+  return ([["wallet seed", setting("wallet_seed")], ["master key check", setting("master_key_check")], ["API keys", apiKey]] as const).flatMap(([what, v]) => (v === undefined ? [] : [[what, v] as const]));
+}
+
+/** The restored database at a glance: order counts, the newest order, each chain's cursor. */
+export function backupSummary(c: Database): { payins: number; payouts: number; newestOrderAt: number | null; cursors: { chain: string; block: number }[] } {
+  const count = (t: string) => c.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${t}`).get()!.n;
+  const newest = c.query<{ t: number | null }, []>("SELECT max(t) AS t FROM (SELECT max(created_at) AS t FROM payin_orders UNION ALL SELECT max(created_at) FROM payout_orders)").get()?.t ?? null;
+  const cursors = c.query<{ chain: string; block: number }, []>("SELECT chain, block_number AS block FROM chain_cursors ORDER BY chain").all();
+  return { payins: count("payin_orders"), payouts: count("payout_orders"), newestOrderAt: newest, cursors };
+}
+
+/** Leaves the file in rollback-journal mode, so no -wal sits beside it when it is renamed into place. */
+export function selfContained(c: Database): void {
+  c.run("PRAGMA journal_mode = DELETE");
+}

@@ -12,7 +12,7 @@ import { LAST_ORDER_BEFORE } from "../orders/id-at";
 import { BROADCASTED, SUBMITTED } from "../payout/executor";
 import { payoutOrders } from "../db/schema";
 import { and, eq } from "drizzle-orm";
-import { SANDBOX_BALANCE } from "../chains/sandbox/chain";
+import { SANDBOX_BALANCE } from "../chains/sandbox/store";
 
 export interface CheckedQuery {
   name: string;

@@ -1,14 +1,11 @@
 // The wallet seed (BIP-39 mnemonic), stored encrypted in settings; every gateway address is
 // derived from it. Only `stablegate init` (src/app/data-folder.ts) stores one: a command that
 // finds none stops instead of making a second wallet (DESIGN 16).
-import { count, eq } from "drizzle-orm";
 import { generateMnemonic, isValidMnemonic, mnemonicToSeed } from "./hd";
 import type { Db } from "../db/client";
-import { addresses, settings } from "../db/schema";
+import { anyAddress, insertSeed, storedSeed } from "./store";
 import type { Cipher } from "../secrets/cipher";
 import { registerSecret } from "../lib/logger";
-
-const KEY = "wallet_seed";
 
 export interface WalletSeed {
   seed: Uint8Array;
@@ -18,9 +15,9 @@ export class SeedMissing extends Error {}
 
 /** The stored mnemonic, or null when the database has none. */
 export function loadMnemonic(db: Db, cipher: Cipher): string | null {
-  const row = db.select().from(settings).where(eq(settings.key, KEY)).get();
-  if (!row) return null;
-  const mnemonic = cipher.decrypt(row.value);
+  const value = storedSeed(db);
+  if (value === undefined) return null;
+  const mnemonic = cipher.decrypt(value);
   registerSecret(mnemonic);
   return mnemonic;
 }
@@ -38,7 +35,7 @@ export function loadSeed(db: Db, cipher: Cipher): WalletSeed {
 }
 
 export function hasAddresses(db: Db): boolean {
-  return (db.select({ n: count() }).from(addresses).get()?.n ?? 0) > 0;
+  return anyAddress(db);
 }
 
 /** Stores the seed of a new data folder: STABLEGATE_WALLET_MNEMONIC when given (importing a wallet), else a new one. */
@@ -48,6 +45,6 @@ export function storeNewSeed(db: Db, cipher: Cipher, now: number, env = process.
   if (!isValidMnemonic(mnemonic)) throw new Error("STABLEGATE_WALLET_MNEMONIC is not a valid BIP-39 mnemonic");
   registerSecret(mnemonic);
   if (loadMnemonic(db, cipher) !== null) throw new Error("this database already has a wallet seed");
-  db.insert(settings).values({ key: KEY, value: cipher.encrypt(mnemonic), updatedAt: now }).run();
+  insertSeed(db, cipher.encrypt(mnemonic), now);
   return { imported: !!given, words: mnemonic.split(/\s+/).length };
 }

@@ -3,6 +3,8 @@
 import { and, asc, eq, gte, isNull, lt, sql } from "drizzle-orm";
 import { prepared, type DbOrTx } from "../db/client";
 import { addresses, derivationFloors } from "../db/schema";
+import { count } from "drizzle-orm";
+import { settings } from "../db/schema";
 
 export type AddressRow = typeof addresses.$inferSelect;
 export type NewAddressRow = typeof addresses.$inferInsert;
@@ -95,4 +97,32 @@ export function setDerivationFloor(tx: DbOrTx, chain: string, nextIndex: number,
     .values({ chain, nextIndex, updatedAt: now })
     .onConflictDoUpdate({ target: derivationFloors.chain, set: { nextIndex, updatedAt: now } })
     .run();
+}
+
+// --- h24d: seed ---
+
+/** Where the encrypted wallet seed is kept in `settings`. */
+const SEED_KEY = "wallet_seed";
+
+/** The encrypted wallet seed, if the database has one (wallet/seed.ts decrypts it). */
+export function storedSeed(db: DbOrTx): string | undefined {
+  return db.select().from(settings).where(eq(settings.key, SEED_KEY)).get()?.value;
+}
+
+export function insertSeed(db: DbOrTx, encrypted: string, now: number): void {
+  db.insert(settings).values({ key: SEED_KEY, value: encrypted, updatedAt: now }).run();
+}
+
+/** Whether any address was ever derived (a database without its seed is then damaged). */
+export function anyAddress(db: DbOrTx): boolean {
+  return (db.select({ n: count() }).from(addresses).get()?.n ?? 0) > 0;
+}
+
+// --- h24c: the chain layer's port to the addresses (chains/module.ts OutgoingQuery.addressesAfter) ---
+
+/** A chain's addresses stored after `afterRowid`, with their rowids (addresses are only ever inserted: a reader keeps the highest). */
+export function addressRowsAfter(db: DbOrTx, chain: string, afterRowid: number): { address: string; rowid: number }[] {
+  return prepared(db, "addressRowsAfter", (d) => d.$client.prepare<{ a: string; id: number }, [string, number]>("SELECT address AS a, rowid AS id FROM addresses WHERE chain = ? AND rowid > ?"))
+    .all(chain, afterRowid)
+    .map((r) => ({ address: r.a, rowid: r.id }));
 }

@@ -3,15 +3,14 @@
 // reports transfers to a TransferPort (./port.ts); what they pay is the pay-in
 // module's business.
 // A tick never overlaps another one of the same chain.
-import { eq } from "drizzle-orm";
 import { writeTx } from "../db/client";
-import { chainCursors } from "../db/schema";
 import type { ChainAdapter, ChainHead } from "../chains/types";
 import { AddressWatchSet } from "../wallet/addresses";
 import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { TransferPort } from "./port";
+import { chainCursor, pendingTransferBlocks, saveChainCursor } from "./store";
 
 /** What a watcher needs of the gateway. */
 export interface WatcherCtx {
@@ -86,15 +85,11 @@ export class ChainWatcher {
   }
 
   private cursor() {
-    return this.ctx.db.select().from(chainCursors).where(eq(chainCursors.chain, this.adapter.chain)).get();
+    return chainCursor(this.ctx.db, this.adapter.chain);
   }
 
   private saveCursor(tx: Parameters<Parameters<typeof writeTx>[1]>[0], number: bigint, hash: string) {
-    const now = this.ctx.clock.now();
-    tx.insert(chainCursors)
-      .values({ chain: this.adapter.chain, blockNumber: Number(number), blockHash: hash, updatedAt: now })
-      .onConflictDoUpdate({ target: chainCursors.chain, set: { blockNumber: Number(number), blockHash: hash, updatedAt: now } })
-      .run();
+    saveChainCursor(tx, this.adapter.chain, Number(number), hash, this.ctx.clock.now());
   }
 
   /** First start: begin at the current head (nothing before it can pay an order that does not exist yet). */
@@ -152,11 +147,8 @@ export class ChainWatcher {
    * UPDATE per table for the displayed counts; no per-transfer work for the rest.
    */
   private async trackConfirmations(latest: bigint, final: bigint): Promise<void> {
-    const db = this.ctx.db.$client;
     const chain = this.adapter.chain;
-    const blocks = db
-      .query<{ n: number; h: string }, [string]>("SELECT DISTINCT block_number AS n, block_hash AS h FROM transfers WHERE chain = ? AND status = 'pending' AND block_number >= 0")
-      .all(chain);
+    const blocks = pendingTransferBlocks(this.ctx.db, chain);
     if (!blocks.length) return;
     const hashes = new Map<number, string | null>();
     for (const n of new Set(blocks.map((b) => b.n))) hashes.set(n, await this.adapter.blockHash(BigInt(n)));

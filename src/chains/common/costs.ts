@@ -4,7 +4,7 @@
 // confirming, a top-up or a delegation landing), counted in stablegate_fees_native_total
 // once that commits. The back office sums the table per chain and day (Fees page).
 import { afterCommit, type Tx } from "../../db/client";
-import { transferCosts } from "../../db/schema";
+import { insertCost } from "./store";
 import { countFee } from "../../lib/event-metrics";
 import type { ChainAdapter, SignedTransfer, TxCost } from "../types";
 
@@ -24,24 +24,19 @@ export async function costOf(adapter: ChainAdapter, tx: SignedTransfer): Promise
 
 /** Records `cost` once per (chain, txHash) inside `tx`; counts it after the commit. */
 export function recordCost(tx: Tx, a: { chain: string; txHash: string; kind: CostKind; payoutOrderId?: number | null; cost: TxCost; now: number }): void {
-  const inserted = tx
-    .insert(transferCosts)
-    .values({
-      chain: a.chain,
-      txHash: a.txHash,
-      kind: a.kind,
-      payoutOrderId: a.payoutOrderId ?? null,
-      nativeBurned: a.cost.nativeBurned.toString(),
-      energyDelegated: (a.cost.energyDelegated ?? 0n).toString(),
-      energyBurned: (a.cost.energyBurned ?? 0n).toString(),
-      bandwidth: (a.cost.bandwidth ?? 0n).toString(),
-      day: dayOf(a.now),
-      createdAt: a.now,
-    })
-    .onConflictDoNothing()
-    .returning({ id: transferCosts.id })
-    .all();
-  if (inserted.length === 0) return;
+  const inserted = insertCost(tx, {
+    chain: a.chain,
+    txHash: a.txHash,
+    kind: a.kind,
+    payoutOrderId: a.payoutOrderId ?? null,
+    nativeBurned: a.cost.nativeBurned.toString(),
+    energyDelegated: (a.cost.energyDelegated ?? 0n).toString(),
+    energyBurned: (a.cost.energyBurned ?? 0n).toString(),
+    bandwidth: (a.cost.bandwidth ?? 0n).toString(),
+    day: dayOf(a.now),
+    createdAt: a.now,
+  });
+  if (!inserted) return;
   const burned = a.cost.nativeBurned;
   afterCommit(tx, () => countFee(a.chain, a.kind, burned));
 }

@@ -2,10 +2,9 @@
 // payout's source before the payout is first broadcast. A top-up is itself a
 // signed transaction, stored in gas_topups and committed before it is sent; one
 // already under way for the order is always finished first, never duplicated.
-import { and, desc, eq, inArray } from "drizzle-orm";
 import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
-import { gasTopups } from "../../db/schema";
+import { insertTopup, markTopup, openTopupFor, patchTopup, type TopupRow } from "./store";
 import type { ChainAdapter, SignedTransfer } from "../types";
 import { crashPoint } from "../../lib/crash";
 import { costOf, recordCost } from "./costs";
@@ -14,7 +13,6 @@ import { sleep } from "../../lib/clock";
 
 /** What a top-up reads: storage, time, logs and the seed the gas wallet's key comes from (what every chain's payout steps get). */
 export type GasTopupDeps = ChainModuleCtx;
-export type TopupRow = typeof gasTopups.$inferSelect;
 
 /** How long an attempt waits for its top-up to land before leaving it to the payout job. */
 const TOPUP_WAIT_MS = 5_000;
@@ -35,8 +33,7 @@ export function gasTopupsFor(
 ) {
   const chain = adapter.chain;
   const { locks, addresses } = env;
-  const setTopup = (id: number, set: Partial<TopupRow>) =>
-    ctx.db.update(gasTopups).set({ ...set, updatedAt: ctx.clock.now() }).where(eq(gasTopups.id, id)).returning().get();
+  const setTopup = (id: number, set: Partial<TopupRow>) => patchTopup(ctx.db, id, { ...set, updatedAt: ctx.clock.now() });
 
   async function sign(o: PayoutOrderRow, amount: bigint): Promise<TopupRow> {
     const now = ctx.clock.now();
@@ -44,23 +41,19 @@ export function gasTopupsFor(
     return locks.run(`${chain}:${gas.address}`, async () => {
       const key = adapter.deriveKey(ctx.seed, gas.derivationIndex);
       const signed = await adapter.signNativeTransfer({ from: gas.address, to: o.fromAddress, amount, privateKey: key.privateKey, hint: await hintFor(gas.address) });
-      const row = ctx.db
-        .insert(gasTopups)
-        .values({
-          chain,
-          payoutOrderId: o.id,
-          fromAddress: gas.address,
-          toAddress: o.fromAddress,
-          amount: amount.toString(),
-          txHash: signed.txHash,
-          signedTx: signed.raw,
-          signedMeta: JSON.stringify(signed.meta),
-          status: "signed",
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning()
-        .get();
+      const row = insertTopup(ctx.db, {
+        chain,
+        payoutOrderId: o.id,
+        fromAddress: gas.address,
+        toAddress: o.fromAddress,
+        amount: amount.toString(),
+        txHash: signed.txHash,
+        signedTx: signed.raw,
+        signedMeta: JSON.stringify(signed.meta),
+        status: "signed",
+        createdAt: now,
+        updatedAt: now,
+      });
       ctx.logger.info("gas top-up signed", { chain, orderNo: o.orderNo, to: o.fromAddress, baseUnits: amount.toString(), txHash: signed.txHash });
       return row;
     });
@@ -86,7 +79,7 @@ export function gasTopupsFor(
         writeTx(ctx.db, (tx) => {
           // A failed top-up burned its fee too: both are recorded.
           if (cost) recordCost(tx, { chain, txHash: t.txHash, kind: "gas_topup", payoutOrderId: t.payoutOrderId, cost, now: ctx.clock.now() });
-          tx.update(gasTopups).set(s.success ? { status: "confirmed", updatedAt: ctx.clock.now() } : { status: "failed", lastError: "top-up failed on chain", updatedAt: ctx.clock.now() }).where(eq(gasTopups.id, id)).run();
+          markTopup(tx, id, s.success ? { status: "confirmed", updatedAt: ctx.clock.now() } : { status: "failed", lastError: "top-up failed on chain", updatedAt: ctx.clock.now() });
         });
         if (!s.success) throw new RetryLater("gas top-up failed on chain", TOPUP_RETRY_MS);
         return true;
@@ -110,12 +103,7 @@ export function gasTopupsFor(
      * raised its fee): once it landed, what is still short is sent too.
      */
     async ensure(o: PayoutOrderRow, shortfall: () => Promise<bigint>, opts: { recheck?: boolean } = {}): Promise<void> {
-      const open = ctx.db
-        .select()
-        .from(gasTopups)
-        .where(and(eq(gasTopups.payoutOrderId, o.id), inArray(gasTopups.status, ["signed", "broadcasted"])))
-        .orderBy(desc(gasTopups.id))
-        .get();
+      const open = openTopupFor(ctx.db, o.id);
       if (open) {
         if (!(await drive(open))) throw new RetryLater("waiting for the gas top-up to land", TOPUP_RETRY_MS);
         if (!opts.recheck) return;

@@ -3,9 +3,8 @@
 // top-ups from the chain's gas wallet (index 0), themselves signed and stored
 // before they are broadcast, and the replacement of a payout transaction that
 // did not confirm within replace_after (same nonce, raised fees, up to the cap).
-import { and, eq, inArray } from "drizzle-orm";
 import type { ChainModuleCtx } from "../module";
-import { gasTopups } from "../../db/schema";
+import { topupMetas } from "../common/store";
 import type { EvmAdapter, EvmTxMeta } from "./adapter";
 import type { SignedTransfer, TokenSymbol } from "../types";
 import { gasTopupsFor } from "../common/gas-topup";
@@ -19,11 +18,7 @@ const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Par
 async function nextNonce(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, address: string): Promise<number> {
   const chainNext = await adapter.pendingNonce(address);
   const payouts = env.payouts.unfinishedSignedMeta(ctx.db, adapter.chain, address).map((meta) => ({ meta }));
-  const topups = ctx.db
-    .select({ meta: gasTopups.signedMeta })
-    .from(gasTopups)
-    .where(and(eq(gasTopups.chain, adapter.chain), eq(gasTopups.fromAddress, address), inArray(gasTopups.status, ["signed", "broadcasted"])))
-    .all();
+  const topups = topupMetas(ctx.db, adapter.chain, address, { open: true }).map((meta) => ({ meta }));
   const stored = Math.max(-1, ...[...payouts, ...topups].map((r) => nonceOf(r.meta)));
   return Math.max(chainNext, stored + 1);
 }

@@ -35,7 +35,7 @@ test("nonces past the stored ones are reported, with the token transfer that use
   await fx.node.mint("USDT", src.address, toBaseUnits("100", 18));
   await fx.node.setBalance(src.address, 10n ** 17n);
   const since = (await adapter.head()).latest;
-  const q = { address: src.address, since, known: () => false, payouts: payoutStore };
+  const q = { address: src.address, since, known: () => false, payouts: payoutStore, addressesAfter: () => [] };
   expect(await evmUnrecordedOutgoing(ctx, adapter, q)).toEqual([]);
 
   const [to, other] = someAddresses(2, "reconcile");

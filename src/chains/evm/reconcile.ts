@@ -2,8 +2,7 @@
 // highest nonce the database stored for it (payouts and gas top-ups, any status). Every nonce
 // in between is a transaction the restored database does not know; the source's token
 // transfers since the backup's cursor say what most of them were.
-import { and, eq } from "drizzle-orm";
-import { gasTopups } from "../../db/schema";
+import { topupMetas } from "../common/store";
 import type { PayoutStore } from "../payout-steps";
 import type { ChainModuleCtx, OutgoingQuery, UnrecordedTransfer } from "../module";
 import type { EvmAdapter, EvmTxMeta } from "./adapter";
@@ -13,7 +12,7 @@ const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Par
 /** Highest nonce of a transaction the database signed for `address` (-1: none). */
 export function highestStoredNonce(ctx: Pick<ChainModuleCtx, "db">, payoutStore: PayoutStore, chain: string, address: string): number {
   const payouts = payoutStore.signedMeta(ctx.db, chain, address).map((meta) => ({ meta }));
-  const topups = ctx.db.select({ meta: gasTopups.signedMeta }).from(gasTopups).where(and(eq(gasTopups.chain, chain), eq(gasTopups.fromAddress, address))).all();
+  const topups = topupMetas(ctx.db, chain, address).map((meta) => ({ meta }));
   return Math.max(-1, ...[...payouts, ...topups].map((r) => nonceOf(r.meta)));
 }
 

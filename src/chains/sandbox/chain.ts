@@ -7,10 +7,27 @@
 // is mined. A chain without rules sends for free. The gas wallet (HD index 0)
 // starts with SANDBOX_GAS_FUNDING native coins, so sandbox payouts need no set-up.
 import { createHash } from "node:crypto";
-import { and, asc, between, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
 import { type Db, type Tx, writeTx } from "../../db/client";
-import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
-import { fromHiLo } from "../../db/balance-sum";
+import {
+  adjustSandboxBalance,
+  cutSandboxChain,
+  ensureSandboxChain,
+  insertSandboxBlockIfAbsent,
+  insertSandboxTransfer,
+  minedSandboxTransfer,
+  mineSandboxBlock,
+  putSandboxAccountState,
+  sandboxAccountState,
+  sandboxBalance,
+  sandboxBlockTime,
+  sandboxChainRow,
+  sandboxOutgoingCount,
+  sandboxTransferByHash,
+  sandboxTransfersIn,
+  setFailNextBroadcasts,
+  setSandboxHeight,
+  updateSandboxTransfer,
+} from "./store";
 import type {
   BroadcastResult,
   ChainAdapter,
@@ -70,9 +87,6 @@ const costFrom = (s: string | null): TxCost => {
   return out;
 };
 
-/** A mined balance (sandbox_balances, kept by triggers on sandbox_transfers). */
-export const SANDBOX_BALANCE = "SELECT hi, lo FROM sandbox_balances WHERE chain = ? AND address = ? AND token = ?";
-
 export class SandboxChain implements ChainAdapter {
   readonly mode = "sandbox" as const;
   readonly chain: ChainCode;
@@ -96,7 +110,7 @@ export class SandboxChain implements ChainAdapter {
     const m = chainModule(this.chain);
     this.native = m.native.symbol;
     this.rules = m.sandbox?.rules;
-    this.db.insert(sandboxChains).values({ chain: this.chain, height: 0, genesisTime: this.now() }).onConflictDoNothing().run();
+    ensureSandboxChain(this.db, this.chain, this.now());
   }
 
   /** The gas wallet's genesis funds, once per database (derived on first use: a key costs 40-70 ms). */
@@ -107,9 +121,9 @@ export class SandboxChain implements ChainAdapter {
     const amount = SANDBOX_GAS_FUNDING * 10n ** BigInt(chainModule(this.chain).native.decimals);
     const txHash = this.txHashOf(`genesis:${this.chain}:${to}`);
     writeTx(this.db, (t) => {
-      if (t.select({ id: sandboxTransfers.id }).from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), eq(sandboxTransfers.txHash, txHash))).get()) return;
-      t.insert(sandboxTransfers).values({ chain: this.chain, token: this.native, txHash, logIndex: 0, blockNumber: 0, fromAddress: GENESIS, toAddress: to, amount: amount.toString(), createdAt: this.now() }).run();
-      t.insert(sandboxBlocks).values({ chain: this.chain, number: 0, time: this.now() }).onConflictDoNothing().run();
+      if (sandboxTransferByHash(t, this.chain, txHash)) return;
+      insertSandboxTransfer(t, { chain: this.chain, token: this.native, txHash, logIndex: 0, blockNumber: 0, fromAddress: GENESIS, toAddress: to, amount: amount.toString(), createdAt: this.now() });
+      insertSandboxBlockIfAbsent(t, this.chain, 0, this.now());
     });
   }
 
@@ -123,8 +137,8 @@ export class SandboxChain implements ChainAdapter {
       tokens: this.tokens,
       balance: (address, asset) => this.balanceIn(t, address, asset),
       account: <T>(address: string) => {
-        const r = t.select({ s: sandboxAccounts.state }).from(sandboxAccounts).where(and(eq(sandboxAccounts.chain, chain), eq(sandboxAccounts.address, address))).get();
-        return r ? (JSON.parse(r.s) as T) : undefined;
+        const s = sandboxAccountState(t, chain, address);
+        return s !== undefined ? (JSON.parse(s) as T) : undefined;
       },
     };
   }
@@ -135,12 +149,11 @@ export class SandboxChain implements ChainAdapter {
       ...this.view(t),
       adjust: (address, asset, delta) => {
         if (delta === 0n) return;
-        t.insert(sandboxAdjustments).values({ chain, blockNumber: block, address, token: asset, delta: delta.toString() }).run();
-        moveBalance(t, chain, address, asset, delta);
+        adjustSandboxBalance(t, chain, block, address, asset, delta);
       },
       setAccount: (address, state) => {
         const s = JSON.stringify(state, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-        t.insert(sandboxAccounts).values({ chain, address, state: s }).onConflictDoUpdate({ target: [sandboxAccounts.chain, sandboxAccounts.address], set: { state: s } }).run();
+        putSandboxAccountState(t, chain, address, s);
       },
     };
   }
@@ -168,7 +181,7 @@ export class SandboxChain implements ChainAdapter {
   }
 
   private state() {
-    const s = this.db.select().from(sandboxChains).where(eq(sandboxChains.chain, this.chain)).get()!;
+    const s = sandboxChainRow(this.db, this.chain);
     return { ...s, cuts: JSON.parse(s.reorgCuts) as number[] };
   }
 
@@ -204,20 +217,7 @@ export class SandboxChain implements ChainAdapter {
 
   async scan(from: bigint, to: bigint, watch: WatchSet): Promise<ScanResult> {
     const s = this.state();
-    const rows = this.db
-      .select({ t: sandboxTransfers, time: sandboxBlocks.time })
-      .from(sandboxTransfers)
-      .innerJoin(sandboxBlocks, and(eq(sandboxBlocks.chain, sandboxTransfers.chain), eq(sandboxBlocks.number, sandboxTransfers.blockNumber)))
-      .where(
-        and(
-          eq(sandboxTransfers.chain, this.chain),
-          between(sandboxTransfers.blockNumber, Number(from), Number(to)),
-          inArray(sandboxTransfers.token, this.tokens.map((x) => x.symbol)),
-          eq(sandboxTransfers.failed, 0),
-        ),
-      )
-      .orderBy(asc(sandboxTransfers.blockNumber), asc(sandboxTransfers.id))
-      .all();
+    const rows = sandboxTransfersIn(this.db, this.chain, Number(from), Number(to), this.tokens.map((x) => x.symbol));
     const transfers: IncomingTransfer[] = [];
     for (const { t, time } of rows) {
       if (!watch.has(t.toAddress)) continue;
@@ -234,7 +234,7 @@ export class SandboxChain implements ChainAdapter {
         amount: BigInt(t.amount),
       });
     }
-    const tipTime = this.db.select().from(sandboxBlocks).where(and(eq(sandboxBlocks.chain, this.chain), eq(sandboxBlocks.number, Number(to)))).get()?.time;
+    const tipTime = sandboxBlockTime(this.db, this.chain, Number(to));
     return { transfers, tip: { number: to, hash: this.hashOf(Number(to), s.cuts), time: tipTime ?? this.now() } };
   }
 
@@ -292,13 +292,13 @@ export class SandboxChain implements ChainAdapter {
 
   private mineSigned(tx: SignedTransfer, payload: SignedPayload): BroadcastResult {
     return writeTx(this.db, (t) => {
-      const s = t.select().from(sandboxChains).where(eq(sandboxChains.chain, this.chain)).get()!;
+      const s = sandboxChainRow(t, this.chain);
       // DESIGN 8: the next N payout broadcasts fail (a token transfer; top-ups and chain operations pass).
       if (s.failNextBroadcasts > 0 && !payload.op && payload.token !== this.native) {
-        t.update(sandboxChains).set({ failNextBroadcasts: s.failNextBroadcasts - 1 }).where(eq(sandboxChains.chain, this.chain)).run();
+        setFailNextBroadcasts(t, this.chain, s.failNextBroadcasts - 1);
         return { ok: false as const, permanent: false, error: "sandbox fault: broadcast failed" };
       }
-      const existing = t.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), eq(sandboxTransfers.txHash, tx.txHash))).get();
+      const existing = sandboxTransferByHash(t, this.chain, tx.txHash);
       if (existing && existing.blockNumber !== null) return { ok: true as const }; // already on chain: a rebroadcast is harmless
       const amount = BigInt(payload.amount);
       if (!payload.op && payload.token !== this.native && this.balanceIn(t, payload.from, payload.token) < amount) {
@@ -320,26 +320,19 @@ export class SandboxChain implements ChainAdapter {
       const moved = run.success && !payload.op ? payload.amount : "0";
       this.mineInto(t, number, s.height);
       const row = { blockNumber: number, amount: moved, cost: costJson(run.cost), failed: run.success ? 0 : 1 };
-      if (existing) t.update(sandboxTransfers).set(row).where(eq(sandboxTransfers.id, existing.id)).run();
-      else
-        t.insert(sandboxTransfers)
-          .values({ chain: this.chain, token: payload.token, txHash: tx.txHash, logIndex: 0, fromAddress: payload.from, toAddress: payload.to, raw: tx.raw, createdAt: this.now(), ...row })
-          .run();
+      if (existing) updateSandboxTransfer(t, existing.id, row);
+      else insertSandboxTransfer(t, { chain: this.chain, token: payload.token, txHash: tx.txHash, logIndex: 0, fromAddress: payload.from, toAddress: payload.to, raw: tx.raw, createdAt: this.now(), ...row });
       return { ok: true as const };
     });
   }
 
-  /** Mined transfers in and out, summed by triggers into sandbox_balances (one seek, not the address's history). */
+  /** Mined transfers in and out (store.ts sandboxBalance: the trigger-kept sum). */
   private balanceIn(t: Db | Tx, address: string, token: string): bigint {
-    const q = t.$client.query<{ hi: bigint; lo: bigint }, [string, string, string]>(SANDBOX_BALANCE);
-    q.safeIntegers(true);
-    const r = q.get(this.chain, address, token);
-    return r ? fromHiLo(r.hi, r.lo) : 0n;
+    return sandboxBalance(t, this.chain, address, token);
   }
 
   private mineInto(t: Tx, number: number, prevHeight: number) {
-    t.update(sandboxChains).set({ height: Math.max(number, prevHeight) }).where(eq(sandboxChains.chain, this.chain)).run();
-    t.insert(sandboxBlocks).values({ chain: this.chain, number, time: this.now() }).onConflictDoUpdate({ target: [sandboxBlocks.chain, sandboxBlocks.number], set: { time: this.now() } }).run();
+    mineSandboxBlock(t, this.chain, number, prevHeight, this.now());
   }
 
   /** What a mined transaction cost, as its chain's rules charged it (nothing on a chain without rules). */
@@ -351,8 +344,7 @@ export class SandboxChain implements ChainAdapter {
     return row ? costFrom(row.cost) : null;
   }
   private minedRow(txHash: string) {
-    const row = this.db.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), eq(sandboxTransfers.txHash, txHash), eq(sandboxTransfers.logIndex, 0))).get();
-    return row && row.blockNumber !== null ? row : undefined;
+    return minedSandboxTransfer(this.db, this.chain, txHash);
   }
 
   async txState(tx: SignedTransfer): Promise<TxState> {
@@ -371,21 +363,19 @@ export class SandboxChain implements ChainAdapter {
     const raw = JSON.stringify({ chain: this.chain, token: input.token, from, to: input.to, amount: input.amount.toString(), salt: Math.random().toString(36).slice(2) });
     const txHash = this.txHashOf(raw);
     return writeTx(this.db, (t) => {
-      const s = t.select().from(sandboxChains).where(eq(sandboxChains.chain, this.chain)).get()!;
+      const s = sandboxChainRow(t, this.chain);
       const number = s.height + 1;
       this.mineInto(t, number, s.height);
-      t.insert(sandboxTransfers)
-        .values({ chain: this.chain, token: input.token, txHash, logIndex: 0, blockNumber: number, fromAddress: from, toAddress: input.to, amount: input.amount.toString(), createdAt: this.now() })
-        .run();
+      insertSandboxTransfer(t, { chain: this.chain, token: input.token, txHash, logIndex: 0, blockNumber: number, fromAddress: from, toAddress: input.to, amount: input.amount.toString(), createdAt: this.now() });
       return { txHash, blockNumber: number };
     });
   }
 
   mine(count: number): number {
     return writeTx(this.db, (t) => {
-      const s = t.select().from(sandboxChains).where(eq(sandboxChains.chain, this.chain)).get()!;
+      const s = sandboxChainRow(t, this.chain);
       const height = s.height + count;
-      t.update(sandboxChains).set({ height }).where(eq(sandboxChains.chain, this.chain)).run();
+      setSandboxHeight(t, this.chain, height);
       return height;
     });
   }
@@ -393,33 +383,23 @@ export class SandboxChain implements ChainAdapter {
   /** Drop the last `depth` blocks and their transfers. */
   reorg(depth: number): number {
     return writeTx(this.db, (t) => {
-      const s = t.select().from(sandboxChains).where(eq(sandboxChains.chain, this.chain)).get()!;
+      const s = sandboxChainRow(t, this.chain);
       const cut = Math.max(0, s.height - depth);
       const cuts = [...(JSON.parse(s.reorgCuts) as number[]), cut];
-      t.delete(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), gt(sandboxTransfers.blockNumber, cut))).run();
       // Fees and stake moves of the dropped blocks come back (the rules' account state stays: sandbox simplification).
-      const dropped = and(eq(sandboxAdjustments.chain, this.chain), gt(sandboxAdjustments.blockNumber, cut));
-      for (const a of t.select().from(sandboxAdjustments).where(dropped).all()) moveBalance(t, this.chain, a.address, a.token, -BigInt(a.delta));
-      t.delete(sandboxAdjustments).where(dropped).run();
-      t.delete(sandboxBlocks).where(and(eq(sandboxBlocks.chain, this.chain), gt(sandboxBlocks.number, cut))).run();
-      t.update(sandboxChains).set({ height: cut, reorgCuts: JSON.stringify(cuts) }).where(eq(sandboxChains.chain, this.chain)).run();
+      cutSandboxChain(t, this.chain, cut, JSON.stringify(cuts));
       return cut;
     });
   }
 
   setFaults(failNextBroadcasts: number): void {
-    this.db.update(sandboxChains).set({ failNextBroadcasts }).where(eq(sandboxChains.chain, this.chain)).run();
+    setFailNextBroadcasts(this.db, this.chain, failNextBroadcasts);
   }
 
   /** How many payout transfers the sandbox carried from `from` (crash-safety tests count these). */
   outgoingCount(from: string): number {
-    return this.db.select({ n: sql<number>`count(*)` }).from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, this.chain), eq(sandboxTransfers.fromAddress, from), isNotNull(sandboxTransfers.blockNumber))).get()!.n;
+    return sandboxOutgoingCount(this.db, this.chain, from);
   }
-}
-
-/** Changes a trigger-kept balance directly (sandbox_balance_moves applies it). */
-function moveBalance(t: Tx, chain: string, address: string, asset: string, delta: bigint): void {
-  t.$client.run("INSERT INTO sandbox_balance_moves (chain, address, token, amount, sign) VALUES (?, ?, ?, ?, ?)", [chain, address, asset, (delta < 0n ? -delta : delta).toString(), delta < 0n ? -1 : 1]);
 }
 
 /** A refusal carried out of the write transaction (which it rolls back). */

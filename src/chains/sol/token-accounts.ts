@@ -6,17 +6,16 @@
 // the only reason to sign again. A finished row records the mints it covers: when the configured
 // mints change (a token added), the row is queued again and only the missing accounts are made.
 // Every creation that lands records its cost (fee + rent, DESIGN 21) with the row's update.
-import { and, eq, inArray, sql } from "drizzle-orm";
 import type { ChainModuleCtx } from "../module";
 import { writeTx, type Tx } from "../../db/client";
-import { solTokenAccounts } from "../../db/schema";
+import { createdTokenAccountCosts, insertPendingRows, patchTokenAccount, requeueForOtherMints, tokenAccountOf, unfinishedTokenAccounts, type SolTokenAccountRow } from "./store";
 import type { SolAdapter, SolCreateAccountsMeta } from "./adapter";
 import type { SignedTransfer } from "../types";
 import type { AddressBook } from "../payout-steps";
 import { costOf, recordCost } from "../common/costs";
 
 type Ctx = ChainModuleCtx;
-type Row = typeof solTokenAccounts.$inferSelect;
+type Row = SolTokenAccountRow;
 
 /** Rows handled per run, so a burst of new addresses cannot hold the job for long. */
 const BATCH = 25;
@@ -34,30 +33,19 @@ const checkedMints = new WeakMap<object, string>();
 export function requeueForMints(ctx: Ctx, adapter: Pick<SolAdapter, "tokens">, o: { again?: boolean } = {}): number {
   const mints = mintSet(adapter);
   if (!o.again && checkedMints.get(ctx.db) === mints) return 0;
-  const r = ctx.db.$client
-    .query(`UPDATE sol_token_accounts SET status = 'pending', updated_at = ? WHERE status IN ('created', 'existed') AND (mints IS NULL OR mints <> ?)`)
-    .run(ctx.clock.now(), mints);
+  const changes = requeueForOtherMints(ctx.db, ctx.clock.now(), mints);
   checkedMints.set(ctx.db, mints);
-  return r.changes;
+  return changes;
 }
 
 /** Adds a pending row for every SOL receiving address that has none; returns how many. */
 export function enqueueNewAddresses(ctx: Ctx): number {
-  const now = ctx.clock.now();
-  const r = ctx.db.$client
-    .query(
-      `INSERT INTO sol_token_accounts (address_id, owner, status, created_at, updated_at)
-       SELECT a.id, a.address, 'pending', ?, ? FROM addresses a
-       WHERE a.chain = 'SOL' AND a.kind IN ('shared', 'exclusive') AND a.deleted_at IS NULL
-         AND NOT EXISTS (SELECT 1 FROM sol_token_accounts s WHERE s.address_id = a.id)`,
-    )
-    .run(now, now);
-  return r.changes;
+  return insertPendingRows(ctx.db, ctx.clock.now());
 }
 
 function update(ctx: Ctx, addressId: string, fields: Partial<Row>, also?: (tx: Tx) => void): void {
   writeTx(ctx.db, (tx) => {
-    tx.update(solTokenAccounts).set({ ...fields, updatedAt: ctx.clock.now() }).where(eq(solTokenAccounts.addressId, addressId)).run();
+    patchTokenAccount(tx, addressId, { ...fields, updatedAt: ctx.clock.now() });
     also?.(tx);
   });
 }
@@ -76,13 +64,7 @@ const stored = (r: Row): SignedTransfer => ({ txHash: r.txHash!, raw: r.signedTx
 export async function provisionSolTokenAccounts(ctx: Ctx, adapter: SolAdapter, addresses: AddressBook): Promise<number> {
   requeueForMints(ctx, adapter);
   enqueueNewAddresses(ctx);
-  const rows = ctx.db
-    .select()
-    .from(solTokenAccounts)
-    .where(inArray(solTokenAccounts.status, ["pending", "signed", "broadcasted"]))
-    .orderBy(sql`${solTokenAccounts.createdAt}`)
-    .limit(BATCH)
-    .all();
+  const rows = unfinishedTokenAccounts(ctx.db, BATCH);
   if (rows.length === 0) return 0;
   const gas = writeTx(ctx.db, (tx) => addresses.gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
   const feePayerKey = adapter.deriveKey(ctx.seed, gas.derivationIndex).privateKey;
@@ -162,11 +144,11 @@ async function broadcast(ctx: Ctx, adapter: SolAdapter, row: Row): Promise<boole
 
 /** The row of one address (tests, back office). */
 export function solTokenAccountOf(ctx: Pick<Ctx, "db">, addressId: string): Row | undefined {
-  return ctx.db.select().from(solTokenAccounts).where(and(eq(solTokenAccounts.addressId, addressId))).get();
+  return tokenAccountOf(ctx.db, addressId);
 }
 
 /** Lamports the gas wallet has spent on token accounts (rent + fees of created rows). */
 export function solTokenAccountSpend(ctx: Pick<Ctx, "db">): { accounts: number; rentLamports: bigint; feeLamports: bigint } {
-  const rows = ctx.db.select({ rent: solTokenAccounts.rentLamports, fee: solTokenAccounts.feeLamports }).from(solTokenAccounts).where(eq(solTokenAccounts.status, "created")).all();
+  const rows = createdTokenAccountCosts(ctx.db);
   return { accounts: rows.length, rentLamports: rows.reduce((a, r) => a + BigInt(r.rent), 0n), feeLamports: rows.reduce((a, r) => a + BigInt(r.fee), 0n) };
 }

@@ -7,10 +7,10 @@
 // delegation is always reclaimed by the job) nor sends a payout twice (the payout's own
 // transaction is untouched). Not enough stake free: `fallback` burns TRX as in `burn` mode, or
 // waits (RetryLater) until the stake regenerates.
-import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Tx, writeTx } from "../../db/client";
 import { costOf, recordCost } from "../common/costs";
-import { energyDelegations, stakingTxs } from "../../db/schema";
+import { delegationById, inFlightSun, insertDelegation, insertStakingTx, openDelegationFor, othersOutSun, patchDelegation, reclaimableDelegations, servedDelegations, setStakingTx, type DelegationRow } from "./store";
+import { transition } from "./state";
 import { crashPoint } from "../../lib/crash";
 import { sleep } from "../../lib/clock";
 import { fromBaseUnits, toBaseUnits } from "../../lib/money";
@@ -36,25 +36,6 @@ export const ENERGY_WAIT_RETRY_MS = 60_000;
 /** The reclaim job's pace. */
 const RECLAIM_EVERY_MS = 3_000;
 
-export type DelegationRow = typeof energyDelegations.$inferSelect;
-type DelegationStatus = DelegationRow["status"];
-
-/** Delegation life cycle as data: status → event → next status (one `transition`). */
-const RULES: ReadonlyArray<{ from: DelegationStatus; event: string; to: DelegationStatus }> = [
-  { from: "signed", event: "broadcasted", to: "broadcasted" },
-  { from: "signed", event: "landed", to: "delegated" },
-  { from: "broadcasted", event: "landed", to: "delegated" },
-  { from: "signed", event: "failed", to: "failed" },
-  { from: "broadcasted", event: "failed", to: "failed" },
-  { from: "delegated", event: "reclaim_signed", to: "reclaim_signed" },
-  { from: "reclaim_signed", event: "reclaim_signed", to: "reclaim_signed" },
-  { from: "reclaim_signed", event: "reclaimed", to: "reclaimed" },
-];
-export function transition(from: DelegationStatus, event: string): DelegationStatus {
-  const r = RULES.find((x) => x.from === from && x.event === event);
-  if (!r) throw new Error(`energy delegation in ${from} does not accept ${event}`);
-  return r.to;
-}
 
 export const energyWallet = (ctx: Pick<ChainModuleCtx, "seed">, adapter: TronChainApi): DerivedKey => adapter.deriveKey(ctx.seed, ENERGY_WALLET_INDEX);
 
@@ -94,27 +75,16 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
   /** One transition of a delegation, with what else belongs in its transaction (its cost record). */
   const update = (id: number, event: string | null, set: Partial<DelegationRow>, also?: (tx: Tx) => unknown): DelegationRow =>
     writeTx(ctx.db, (tx) => {
-      const cur = tx.select().from(energyDelegations).where(eq(energyDelegations.id, id)).get()!;
+      const cur = delegationById(tx, id)!;
       const status = event === null ? cur.status : transition(cur.status, event);
       also?.(tx);
-      return tx.update(energyDelegations).set({ ...set, status, updatedAt: ctx.clock.now() }).where(eq(energyDelegations.id, id)).returning().get();
+      return patchDelegation(tx, id, { ...set, status, updatedAt: ctx.clock.now() });
     });
 
-  const openFor = (payoutOrderId: number) =>
-    ctx.db
-      .select()
-      .from(energyDelegations)
-      .where(and(eq(energyDelegations.payoutOrderId, payoutOrderId), inArray(energyDelegations.status, ["signed", "broadcasted", "delegated"])))
-      .get();
+  const openFor = (payoutOrderId: number) => openDelegationFor(ctx.db, payoutOrderId);
 
   /** Sun delegations signed but not yet seen on chain hold back (the node's answer does not count them yet). */
-  const inFlight = (): bigint =>
-    ctx.db
-      .select({ a: energyDelegations.amount })
-      .from(energyDelegations)
-      .where(and(eq(energyDelegations.chain, chain), inArray(energyDelegations.status, ["signed", "broadcasted"])))
-      .all()
-      .reduce((s, r) => s + BigInt(r.a), 0n);
+  const inFlight = (): bigint => inFlightSun(ctx.db, chain);
 
   /** Sends a stored transaction (again) and waits a little for it; the state it reached. */
   async function land(tx: SignedTransfer, sent: boolean, onSent: () => void, point: string): Promise<TxState | "refused"> {
@@ -179,12 +149,7 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
     if (s !== "refused" && s.state !== "expired" && !(s.state === "included" && !s.success)) return; // still on its way
     // Refused, failed or expired: the chain says whether the stake is still out.
     const still = await adapter.delegatedTo(wallet.address, row.receiver);
-    const othersOut = ctx.db
-      .select({ a: energyDelegations.amount })
-      .from(energyDelegations)
-      .where(and(eq(energyDelegations.chain, chain), eq(energyDelegations.receiver, row.receiver), inArray(energyDelegations.status, ["broadcasted", "delegated", "reclaim_signed"]), sql`${energyDelegations.id} <> ${row.id}`))
-      .all()
-      .reduce((a, r) => a + BigInt(r.a), 0n);
+    const othersOut = othersOutSun(ctx.db, chain, row.receiver, row.id);
     if (still <= othersOut) {
       update(row.id, "reclaimed", { lastError: null });
       return;
@@ -231,24 +196,20 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
         const signed = await adapter.signStake({ op: "delegate", from: wallet.address, to: o.fromAddress, amount: sun, privateKey: wallet.privateKey });
         const now = ctx.clock.now();
         const r = writeTx(ctx.db, (t) =>
-          t
-            .insert(energyDelegations)
-            .values({
-              chain,
-              payoutOrderId: o.id,
-              owner: wallet.address,
-              receiver: o.fromAddress,
-              amount: sun.toString(),
-              energy: energyForSun(sun, res).toString(),
-              delegateTxHash: signed.txHash,
-              delegateSignedTx: signed.raw,
-              delegateMeta: JSON.stringify(signed.meta),
-              status: "signed",
-              createdAt: now,
-              updatedAt: now,
-            })
-            .returning()
-            .get(),
+          insertDelegation(t, {
+            chain,
+            payoutOrderId: o.id,
+            owner: wallet.address,
+            receiver: o.fromAddress,
+            amount: sun.toString(),
+            energy: energyForSun(sun, res).toString(),
+            delegateTxHash: signed.txHash,
+            delegateSignedTx: signed.raw,
+            delegateMeta: JSON.stringify(signed.meta),
+            status: "signed",
+            createdAt: now,
+            updatedAt: now,
+          }),
         );
         ctx.logger.info("energy delegation signed", { chain, orderNo: o.orderNo, to: o.fromAddress, sun: sun.toString(), txHash: signed.txHash });
         return r;
@@ -260,11 +221,7 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
     },
 
     async reclaimAll() {
-      const open = ctx.db
-        .select()
-        .from(energyDelegations)
-        .where(and(eq(energyDelegations.chain, chain), inArray(energyDelegations.status, ["delegated", "reclaim_signed"])))
-        .all();
+      const open = reclaimableDelegations(ctx.db, chain);
       // Only delegations whose payout is finished: nothing more of it will land.
       const done = new Map(payouts.finished(ctx.db, [...new Set(open.map((d) => d.payoutOrderId))]).map((o) => [o.id, o.txHash]));
       let n = 0;
@@ -318,10 +275,10 @@ export function energyControl(ctx: ChainModuleCtx, adapter: TronChainApi): Staki
     const signed = await adapter.signStake({ op, from: w.address, amount: sun, privateKey: w.privateKey });
     const now = ctx.clock.now();
     const row = writeTx(ctx.db, (t) =>
-      t.insert(stakingTxs).values({ chain, op, address: w.address, amount: sun.toString(), txHash: signed.txHash, signedTx: signed.raw, status: "signed", createdAt: now, updatedAt: now }).returning().get(),
+      insertStakingTx(t, { chain, op, address: w.address, amount: sun.toString(), txHash: signed.txHash, signedTx: signed.raw, status: "signed", createdAt: now, updatedAt: now }),
     );
     const set = (status: "broadcasted" | "confirmed" | "failed", lastError: string | null = null) =>
-      writeTx(ctx.db, (t) => t.update(stakingTxs).set({ status, lastError, updatedAt: ctx.clock.now() }).where(eq(stakingTxs.id, row.id)).run());
+      writeTx(ctx.db, (t) => setStakingTx(t, row.id, { status, lastError, updatedAt: ctx.clock.now() }));
     const r = await adapter.broadcast(signed);
     if (!r.ok) {
       set("failed", r.error);
@@ -349,11 +306,7 @@ export function energyControl(ctx: ChainModuleCtx, adapter: TronChainApi): Staki
     async status() {
       const w = wallet();
       const [st, en] = await Promise.all([adapter.stakeOf(w.address), adapter.energyOf(w.address)]);
-      const served = ctx.db
-        .select({ n: sql<number>`count(*)`, saved: sql<string | null>`sum(CAST(${energyDelegations.sunSaved} AS INTEGER))` })
-        .from(energyDelegations)
-        .where(and(eq(energyDelegations.chain, chain), inArray(energyDelegations.status, ["reclaim_signed", "reclaimed"]), sql`CAST(${energyDelegations.energyUsed} AS INTEGER) > 0`))
-        .get();
+      const served = servedDelegations(ctx.db, chain);
       return {
         address: w.address,
         stakedTrx: fromBaseUnits(st.frozen + st.delegated, 6, 0),

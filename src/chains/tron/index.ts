@@ -1,5 +1,5 @@
 // TRON: TRC20 USDT, base58check addresses, TRX top-ups before payouts.
-import type { ChainBundle, ChainModule, ChainModuleCtx } from "../module";
+import type { ChainBundle, ChainModule, OutgoingQuery } from "../module";
 import { tronSandboxApi, tronSandboxRules } from "./sandbox";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, randomTronAddress } from "./address";
 import { createTronAdapter, type TronAdapter, type TronSentTx } from "./adapter";
@@ -46,19 +46,19 @@ interface SentCache {
   tail: Promise<unknown>;
 }
 const sentCache = new WeakMap<ChainAdapter, SentCache>();
-function sentSince(ctx: ChainModuleCtx, adapter: TronAdapter, since: bigint): Promise<SentCache> {
+function sentSince(adapter: TronAdapter, since: bigint, addressesAfter: OutgoingQuery["addressesAfter"]): Promise<SentCache> {
   let c = sentCache.get(adapter);
   if (!c || c.since !== since) sentCache.set(adapter, (c = { since, next: since + 1n, byOwner: new Map(), owners: new Set(), lastRowid: 0, tail: Promise.resolve() }));
   const cache = c;
-  const run = cache.tail.then(() => readSent(ctx, adapter, cache));
+  const run = cache.tail.then(() => readSent(adapter, cache, addressesAfter));
   cache.tail = run.catch(() => {});
   return run;
 }
-async function readSent(ctx: ChainModuleCtx, adapter: TronAdapter, c: SentCache): Promise<SentCache> {
+async function readSent(adapter: TronAdapter, c: SentCache, addressesAfter: OutgoingQuery["addressesAfter"]): Promise<SentCache> {
   // Addresses are only ever inserted: read those added since the last call.
-  for (const r of ctx.db.$client.query<{ a: string; id: number }, [string, number]>("SELECT address AS a, rowid AS id FROM addresses WHERE chain = ? AND rowid > ?").all(adapter.chain, c.lastRowid)) {
-    c.owners.add(r.a);
-    c.lastRowid = Math.max(c.lastRowid, r.id);
+  for (const r of addressesAfter(adapter.chain, c.lastRowid)) {
+    c.owners.add(r.address);
+    c.lastRowid = Math.max(c.lastRowid, r.rowid);
   }
   const { txs, to } = await adapter.transactionsFrom(c.owners, c.next);
   for (const t of txs) c.byOwner.set(t.owner, [...(c.byOwner.get(t.owner) ?? []), t]);
@@ -109,9 +109,9 @@ export const tronChain: ChainModule = {
       adapter,
       ...tronParts(adapter),
       // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
-      unrecordedOutgoing: async (ctx, q) => {
+      unrecordedOutgoing: async (_ctx, q) => {
         if (q.since === null) return [];
-        const sent = await sentSince(ctx, adapter, q.since);
+        const sent = await sentSince(adapter, q.since, q.addressesAfter);
         return (sent.byOwner.get(q.address) ?? []).filter((t) => !q.known(t.txHash)).map(({ owner: _, ...t }) => t);
       },
     };

@@ -1,14 +1,11 @@
 // The alert job: evaluate every condition, open/close incidents (once each),
 // then deliver due notifications with bounded retries. Ticks never overlap.
-import { eq } from "drizzle-orm";
 import type { Config } from "../../config/schema";
-import { alertNotifications } from "../../db/schema";
 import type { Logger } from "../../lib/logger";
 import { evaluateConditions, type ConditionDeps } from "./conditions";
 import { sendTelegram, sendWebhook } from "./deliver";
 import { resolveTarget } from "../../callbacks/target";
-import { type AdoptedIncident, type AlertRow, dueNotifications, syncAlerts, viewAlert, type Channel, type SyncResult } from "./store";
-import { alerts } from "../../db/schema";
+import { type AdoptedIncident, type AlertRow, dueNotifications, firingAlertKeys, noteNotificationAttempt, syncAlerts, viewAlert, type Channel, type SyncResult } from "./store";
 import { isStorageFault, describeFault } from "../../db/storage-fault";
 import { newId } from "../../lib/ids";
 import type { ActiveCondition } from "./conditions";
@@ -82,7 +79,7 @@ export class AlertEngine {
   private syncInMemory(active: ActiveCondition[], now: number): SyncResult {
     let open: Set<string>;
     try {
-      open = new Set(this.d.ctx.db.select({ key: alerts.key }).from(alerts).where(eq(alerts.status, "firing")).all().map((a) => a.key));
+      open = new Set(firingAlertKeys(this.d.ctx.db));
     } catch {
       open = new Set();
     }
@@ -154,10 +151,7 @@ export class AlertEngine {
       const now = this.d.ctx.clock.now();
       const attempts = n.attempts + 1;
       const state = error === null ? "sent" : attempts >= MAX_ATTEMPTS ? "failed" : "pending";
-      db.update(alertNotifications)
-        .set({ state, attempts, lastError: error, sentAt: error === null ? now : null, nextAttemptAt: error === null ? n.nextAttemptAt : now + retryDelay(attempts) })
-        .where(eq(alertNotifications.id, n.id))
-        .run();
+      noteNotificationAttempt(db, n.id, { state, attempts, lastError: error, sentAt: error === null ? now : null, nextAttemptAt: error === null ? n.nextAttemptAt : now + retryDelay(attempts) });
       if (error !== null) this.logger.warn("alert notification failed", { alert: a.id, channel: n.channel, attempt: attempts, gaveUp: state === "failed", error });
     }
   }

@@ -111,3 +111,17 @@ export function dueNotifications(db: Db, now: number, limit = 50) {
     .all()
     .filter((r) => r.n.nextAttemptAt <= now);
 }
+
+/** The keys of the open incidents (the engine's in-memory sync, when the database takes no writes). */
+export function firingAlertKeys(db: Db): string[] {
+  return db.select({ key: alerts.key }).from(alerts).where(eq(alerts.status, "firing")).all().map((a) => a.key);
+}
+
+/** A delivery attempt's outcome: its state, attempt count, error and when it went out or is retried. */
+export function noteNotificationAttempt(
+  db: Db,
+  id: string,
+  set: { state: "sent" | "failed" | "pending"; attempts: number; lastError: string | null; sentAt: number | null; nextAttemptAt: number },
+): void {
+  db.update(alertNotifications).set(set).where(eq(alertNotifications.id, id)).run();
+}

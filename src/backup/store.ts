@@ -1,0 +1,21 @@
+// The backups' storage module: the record of scheduled backup runs (`backup_runs`,
+// docs/architecture.md "Data access"). `backup/schedule.ts` calls these.
+import { desc, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { backupRuns } from "../db/schema";
+
+export type BackupRun = typeof backupRuns.$inferSelect;
+
+/** When the newest recorded run started (undefined: none yet). */
+export function lastBackupStart(db: Db): number | undefined {
+  return db.select({ startedAt: backupRuns.startedAt }).from(backupRuns).orderBy(desc(backupRuns.startedAt)).limit(1).get()?.startedAt;
+}
+
+export function recordBackupRun(db: Db, row: BackupRun): void {
+  db.insert(backupRuns).values(row).run();
+}
+
+/** The newest recorded run (the latest of equal start times by insertion). */
+export function newestBackupRun(db: Db): BackupRun | undefined {
+  return db.select().from(backupRuns).orderBy(desc(backupRuns.startedAt), desc(sql`rowid`)).limit(1).get();
+}

@@ -1,0 +1,56 @@
+// The chain layer's shared storage module (docs/architecture.md "Data access"): the cost record
+// of every transaction the gateway sends (`transfer_costs`: `costs.ts` `recordCost`) and the gas
+// top-ups (`gas_topups`: `gas-topup.ts`, the EVM nonce reads of `evm/payout-steps.ts` and
+// `evm/reconcile.ts`).
+import { and, desc, eq, inArray } from "drizzle-orm";
+import type { DbOrTx, Tx } from "../../db/client";
+import { gasTopups, transferCosts } from "../../db/schema";
+
+export type NewCostRow = typeof transferCosts.$inferInsert;
+export type TopupRow = typeof gasTopups.$inferSelect;
+export type NewTopupRow = typeof gasTopups.$inferInsert;
+type TopupStatus = TopupRow["status"];
+
+/** A top-up under way: signed and stored, maybe sent, not landed yet. */
+const OPEN_TOPUP: TopupStatus[] = ["signed", "broadcasted"];
+
+/** Inserts a cost row unless (chain, txHash) has one; true when it did. */
+export function insertCost(tx: Tx, row: NewCostRow): boolean {
+  const inserted = tx.insert(transferCosts).values(row).onConflictDoNothing().returning({ id: transferCosts.id }).all();
+  return inserted.length > 0;
+}
+
+/** The newest top-up of a payout still under way, if any. */
+export function openTopupFor(db: DbOrTx, payoutOrderId: number): TopupRow | undefined {
+  return db
+    .select()
+    .from(gasTopups)
+    .where(and(eq(gasTopups.payoutOrderId, payoutOrderId), inArray(gasTopups.status, OPEN_TOPUP)))
+    .orderBy(desc(gasTopups.id))
+    .get();
+}
+
+export function insertTopup(db: DbOrTx, row: NewTopupRow): TopupRow {
+  return db.insert(gasTopups).values(row).returning().get();
+}
+
+/** Patches a top-up and returns it as it is now. */
+export function patchTopup(db: DbOrTx, id: number, set: Partial<TopupRow>): TopupRow {
+  return db.update(gasTopups).set(set).where(eq(gasTopups.id, id)).returning().get();
+}
+
+/** Patches a top-up inside the caller's transaction (its landing, with its cost record). */
+export function markTopup(tx: Tx, id: number, set: Partial<TopupRow>): void {
+  tx.update(gasTopups).set(set).where(eq(gasTopups.id, id)).run();
+}
+
+/** Signed metadata of the top-ups `fromAddress` sent on `chain`: every one, or (`open`) those under way. */
+export function topupMetas(db: DbOrTx, chain: string, fromAddress: string, o: { open?: boolean } = {}): string[] {
+  const of = [eq(gasTopups.chain, chain), eq(gasTopups.fromAddress, fromAddress)];
+  return db
+    .select({ meta: gasTopups.signedMeta })
+    .from(gasTopups)
+    .where(and(...of, ...(o.open ? [inArray(gasTopups.status, OPEN_TOPUP)] : [])))
+    .all()
+    .map((r) => r.meta);
+}

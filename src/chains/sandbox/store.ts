@@ -1,0 +1,127 @@
+// The sandbox chain's storage module: its blocks, transfers, the rules' accounts and
+// adjustments, and the trigger-kept balances (docs/architecture.md "Data access").
+// `chains/sandbox/chain.ts` (SandboxChain) calls these; it passes the handle, so its
+// write transactions stay where they are.
+import { and, asc, between, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
+import type { Db, Tx } from "../../db/client";
+import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
+import { fromHiLo } from "../../db/balance-sum";
+
+export type SandboxChainRow = typeof sandboxChains.$inferSelect;
+export type SandboxTransferRow = typeof sandboxTransfers.$inferSelect;
+export type NewSandboxTransfer = typeof sandboxTransfers.$inferInsert;
+
+/** A mined balance (sandbox_balances, kept by triggers on sandbox_transfers). */
+export const SANDBOX_BALANCE = "SELECT hi, lo FROM sandbox_balances WHERE chain = ? AND address = ? AND token = ?";
+
+/** The chain's row, made at height 0 on first use. */
+export function ensureSandboxChain(db: Db, chain: string, genesisTime: number): void {
+  db.insert(sandboxChains).values({ chain, height: 0, genesisTime }).onConflictDoNothing().run();
+}
+
+export function sandboxChainRow(db: Db, chain: string): SandboxChainRow {
+  return db.select().from(sandboxChains).where(eq(sandboxChains.chain, chain)).get()!;
+}
+
+/** A transaction of the chain by hash (any log index), mined or not. */
+export function sandboxTransferByHash(db: Db, chain: string, txHash: string): SandboxTransferRow | undefined {
+  return db.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.txHash, txHash))).get();
+}
+
+/** The transaction's first transfer (log index 0), when mined. */
+export function minedSandboxTransfer(db: Db, chain: string, txHash: string): SandboxTransferRow | undefined {
+  const row = db.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.txHash, txHash), eq(sandboxTransfers.logIndex, 0))).get();
+  return row && row.blockNumber !== null ? row : undefined;
+}
+
+export function insertSandboxTransfer(t: Db, row: NewSandboxTransfer): void {
+  t.insert(sandboxTransfers).values(row).run();
+}
+
+/** A pending transaction mined: its block, what it moved and cost, whether it failed. */
+export function updateSandboxTransfer(t: Tx, id: number, set: { blockNumber: number; amount: string; cost: string; failed: number }): void {
+  t.update(sandboxTransfers).set(set).where(eq(sandboxTransfers.id, id)).run();
+}
+
+/** A block, unless one of that number exists (genesis). */
+export function insertSandboxBlockIfAbsent(t: Db, chain: string, number: number, time: number): void {
+  t.insert(sandboxBlocks).values({ chain, number, time }).onConflictDoNothing().run();
+}
+
+/** Mines block `number` at `time`: the height moves to it (never back), the block row is written. */
+export function mineSandboxBlock(t: Tx, chain: string, number: number, prevHeight: number, time: number): void {
+  t.update(sandboxChains).set({ height: Math.max(number, prevHeight) }).where(eq(sandboxChains.chain, chain)).run();
+  t.insert(sandboxBlocks).values({ chain, number, time }).onConflictDoUpdate({ target: [sandboxBlocks.chain, sandboxBlocks.number], set: { time } }).run();
+}
+
+export function setSandboxHeight(t: Tx, chain: string, height: number): void {
+  t.update(sandboxChains).set({ height }).where(eq(sandboxChains.chain, chain)).run();
+}
+
+/** DESIGN 8: how many of the next payout broadcasts fail. */
+export function setFailNextBroadcasts(db: Db, chain: string, failNextBroadcasts: number): void {
+  db.update(sandboxChains).set({ failNextBroadcasts }).where(eq(sandboxChains.chain, chain)).run();
+}
+
+/** Mined, not failed transfers of `tokens` in blocks from..to, with their block's time, in chain order. */
+export function sandboxTransfersIn(db: Db, chain: string, from: number, to: number, tokens: string[]) {
+  return db
+    .select({ t: sandboxTransfers, time: sandboxBlocks.time })
+    .from(sandboxTransfers)
+    .innerJoin(sandboxBlocks, and(eq(sandboxBlocks.chain, sandboxTransfers.chain), eq(sandboxBlocks.number, sandboxTransfers.blockNumber)))
+    .where(and(eq(sandboxTransfers.chain, chain), between(sandboxTransfers.blockNumber, from, to), inArray(sandboxTransfers.token, tokens), eq(sandboxTransfers.failed, 0)))
+    .orderBy(asc(sandboxTransfers.blockNumber), asc(sandboxTransfers.id))
+    .all();
+}
+
+/** A block's time, if it was mined. */
+export function sandboxBlockTime(db: Db, chain: string, number: number): number | undefined {
+  return db.select().from(sandboxBlocks).where(and(eq(sandboxBlocks.chain, chain), eq(sandboxBlocks.number, number))).get()?.time;
+}
+
+/** Mined transfers in and out, summed by triggers into sandbox_balances (one seek, not the address's history). */
+export function sandboxBalance(t: Db, chain: string, address: string, token: string): bigint {
+  const q = t.$client.query<{ hi: bigint; lo: bigint }, [string, string, string]>(SANDBOX_BALANCE);
+  q.safeIntegers(true);
+  const r = q.get(chain, address, token);
+  return r ? fromHiLo(r.hi, r.lo) : 0n;
+}
+
+/** Changes a trigger-kept balance directly (sandbox_balance_moves applies it). */
+export function moveSandboxBalance(t: Tx, chain: string, address: string, asset: string, delta: bigint): void {
+  t.$client.run("INSERT INTO sandbox_balance_moves (chain, address, token, amount, sign) VALUES (?, ?, ?, ?, ?)", [chain, address, asset, (delta < 0n ? -delta : delta).toString(), delta < 0n ? -1 : 1]);
+}
+
+/** The rules' stored state of an account (JSON), if any. */
+export function sandboxAccountState(t: Db, chain: string, address: string): string | undefined {
+  return t.select({ s: sandboxAccounts.state }).from(sandboxAccounts).where(and(eq(sandboxAccounts.chain, chain), eq(sandboxAccounts.address, address))).get()?.s;
+}
+
+export function putSandboxAccountState(t: Tx, chain: string, address: string, state: string): void {
+  t.insert(sandboxAccounts).values({ chain, address, state }).onConflictDoUpdate({ target: [sandboxAccounts.chain, sandboxAccounts.address], set: { state } }).run();
+}
+
+/** A balance change the rules made in block `blockNumber` (a fee, a stake), undone by a reorg. */
+export function adjustSandboxBalance(t: Tx, chain: string, blockNumber: number, address: string, token: string, delta: bigint): void {
+  t.insert(sandboxAdjustments).values({ chain, blockNumber, address, token, delta: delta.toString() }).run();
+  moveSandboxBalance(t, chain, address, token, delta);
+}
+
+/**
+ * Drops the blocks above `cut` and their transfers; the rules' balance changes in them come
+ * back (their account state stays: sandbox simplification); the chain stands at `cut` with
+ * `reorgCuts` (JSON) recorded.
+ */
+export function cutSandboxChain(t: Tx, chain: string, cut: number, reorgCuts: string): void {
+  t.delete(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), gt(sandboxTransfers.blockNumber, cut))).run();
+  const dropped = and(eq(sandboxAdjustments.chain, chain), gt(sandboxAdjustments.blockNumber, cut));
+  for (const a of t.select().from(sandboxAdjustments).where(dropped).all()) moveSandboxBalance(t, chain, a.address, a.token, -BigInt(a.delta));
+  t.delete(sandboxAdjustments).where(dropped).run();
+  t.delete(sandboxBlocks).where(and(eq(sandboxBlocks.chain, chain), gt(sandboxBlocks.number, cut))).run();
+  t.update(sandboxChains).set({ height: cut, reorgCuts }).where(eq(sandboxChains.chain, chain)).run();
+}
+
+/** How many mined transfers the chain carried from `from`. */
+export function sandboxOutgoingCount(db: Db, chain: string, from: string): number {
+  return db.select({ n: sql<number>`count(*)` }).from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.fromAddress, from), isNotNull(sandboxTransfers.blockNumber))).get()!.n;
+}

@@ -1,0 +1,49 @@
+// The Solana module's storage module (docs/architecture.md "Data access"): `sol_token_accounts`,
+// one row per receiving address whose token accounts the gas wallet creates (`token-accounts.ts`).
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { prepared, type DbOrTx, type Tx } from "../../db/client";
+import { solTokenAccounts } from "../../db/schema";
+
+export type SolTokenAccountRow = typeof solTokenAccounts.$inferSelect;
+type Status = SolTokenAccountRow["status"];
+
+/** Rows still to be moved on: nothing signed yet, or a creation not seen final. */
+const UNFINISHED: Status[] = ["pending", "signed", "broadcasted"];
+
+/** Queues again every finished row whose mints are not `mints` (or unrecorded); how many. */
+export function requeueForOtherMints(db: DbOrTx, now: number, mints: string): number {
+  return prepared(db, "solRequeueForMints", (d) =>
+    d.$client.prepare<unknown, [number, string]>(`UPDATE sol_token_accounts SET status = 'pending', updated_at = ? WHERE status IN ('created', 'existed') AND (mints IS NULL OR mints <> ?)`),
+  ).run(now, mints).changes;
+}
+
+/** Adds a pending row for every live SOL receiving address that has none; how many. */
+export function insertPendingRows(db: DbOrTx, now: number): number {
+  return prepared(db, "solEnqueueNewAddresses", (d) =>
+    d.$client.prepare<unknown, [number, number]>(
+      `INSERT INTO sol_token_accounts (address_id, owner, status, created_at, updated_at)
+       SELECT a.id, a.address, 'pending', ?, ? FROM addresses a
+       WHERE a.chain = 'SOL' AND a.kind IN ('shared', 'exclusive') AND a.deleted_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM sol_token_accounts s WHERE s.address_id = a.id)`,
+    ),
+  ).run(now, now).changes;
+}
+
+/** Patches the row of one address inside the caller's transaction. */
+export function patchTokenAccount(tx: Tx, addressId: string, set: Partial<SolTokenAccountRow>): void {
+  tx.update(solTokenAccounts).set(set).where(eq(solTokenAccounts.addressId, addressId)).run();
+}
+
+/** Up to `limit` unfinished rows, oldest first. */
+export function unfinishedTokenAccounts(db: DbOrTx, limit: number): SolTokenAccountRow[] {
+  return db.select().from(solTokenAccounts).where(inArray(solTokenAccounts.status, UNFINISHED)).orderBy(sql`${solTokenAccounts.createdAt}`).limit(limit).all();
+}
+
+export function tokenAccountOf(db: DbOrTx, addressId: string): SolTokenAccountRow | undefined {
+  return db.select().from(solTokenAccounts).where(and(eq(solTokenAccounts.addressId, addressId))).get();
+}
+
+/** Rent and fee of every row whose accounts the gateway created. */
+export function createdTokenAccountCosts(db: DbOrTx): { rent: string; fee: string }[] {
+  return db.select({ rent: solTokenAccounts.rentLamports, fee: solTokenAccounts.feeLamports }).from(solTokenAccounts).where(eq(solTokenAccounts.status, "created")).all();
+}

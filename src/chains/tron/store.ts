@@ -1,0 +1,83 @@
+// The TRON module's storage module (docs/architecture.md "Data access"): `energy_delegations`
+// and `staking_txs` (`energy.ts`); status lists from `state.ts`.
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { DbOrTx, Tx } from "../../db/client";
+import { energyDelegations, stakingTxs } from "../../db/schema";
+import { IN_FLIGHT, OPEN, OUT, RECLAIMABLE, SERVED } from "./state";
+
+export type DelegationRow = typeof energyDelegations.$inferSelect;
+export type NewDelegationRow = typeof energyDelegations.$inferInsert;
+export type StakingTxRow = typeof stakingTxs.$inferSelect;
+export type NewStakingTxRow = typeof stakingTxs.$inferInsert;
+
+const sumAmounts = (rows: { a: string }[]) => rows.reduce((s, r) => s + BigInt(r.a), 0n);
+
+export function delegationById(tx: DbOrTx, id: number): DelegationRow | undefined {
+  return tx.select().from(energyDelegations).where(eq(energyDelegations.id, id)).get();
+}
+
+/** Patches a delegation and returns it as it is now. */
+export function patchDelegation(tx: DbOrTx, id: number, set: Partial<DelegationRow>): DelegationRow {
+  return tx.update(energyDelegations).set(set).where(eq(energyDelegations.id, id)).returning().get();
+}
+
+export function insertDelegation(tx: Tx, row: NewDelegationRow): DelegationRow {
+  return tx.insert(energyDelegations).values(row).returning().get();
+}
+
+/** The delegation a payout has (or is getting), if any. */
+export function openDelegationFor(db: DbOrTx, payoutOrderId: number): DelegationRow | undefined {
+  return db
+    .select()
+    .from(energyDelegations)
+    .where(and(eq(energyDelegations.payoutOrderId, payoutOrderId), inArray(energyDelegations.status, OPEN)))
+    .get();
+}
+
+/** Sun of the chain's delegations signed but not yet seen on chain. */
+export function inFlightSun(db: DbOrTx, chain: string): bigint {
+  return sumAmounts(
+    db
+      .select({ a: energyDelegations.amount })
+      .from(energyDelegations)
+      .where(and(eq(energyDelegations.chain, chain), inArray(energyDelegations.status, IN_FLIGHT)))
+      .all(),
+  );
+}
+
+/** Sun the other delegations (not `exceptId`) may have out at `receiver`. */
+export function othersOutSun(db: DbOrTx, chain: string, receiver: string, exceptId: number): bigint {
+  return sumAmounts(
+    db
+      .select({ a: energyDelegations.amount })
+      .from(energyDelegations)
+      .where(and(eq(energyDelegations.chain, chain), eq(energyDelegations.receiver, receiver), inArray(energyDelegations.status, OUT), sql`${energyDelegations.id} <> ${exceptId}`))
+      .all(),
+  );
+}
+
+/** The chain's landed delegations still to be reclaimed. */
+export function reclaimableDelegations(db: DbOrTx, chain: string): DelegationRow[] {
+  return db
+    .select()
+    .from(energyDelegations)
+    .where(and(eq(energyDelegations.chain, chain), inArray(energyDelegations.status, RECLAIMABLE)))
+    .all();
+}
+
+/** How many of the chain's delegations a payout used, and the sun they saved. */
+export function servedDelegations(db: DbOrTx, chain: string): { n: number; saved: string | null } | undefined {
+  return db
+    .select({ n: sql<number>`count(*)`, saved: sql<string | null>`sum(CAST(${energyDelegations.sunSaved} AS INTEGER))` })
+    .from(energyDelegations)
+    .where(and(eq(energyDelegations.chain, chain), inArray(energyDelegations.status, SERVED), sql`CAST(${energyDelegations.energyUsed} AS INTEGER) > 0`))
+    .get();
+}
+
+export function insertStakingTx(tx: Tx, row: NewStakingTxRow): StakingTxRow {
+  return tx.insert(stakingTxs).values(row).returning().get();
+}
+
+export function setStakingTx(tx: Tx, id: number, set: Pick<StakingTxRow, "status" | "lastError" | "updatedAt">): void {
+  tx.update(stakingTxs).set(set).where(eq(stakingTxs.id, id)).run();
+}

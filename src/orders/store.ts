@@ -1,0 +1,20 @@
+// The orders' storage module: the timeline of an order (`order_events`, docs/architecture.md
+// "Data access"), one row per status change, written by the transition funnels
+// (payin/service.ts, payout/service.ts, payout/refund-funnel.ts, invoices/service.ts) in their
+// transaction. `orders/events.ts` re-exports these for its callers.
+import { asc, eq } from "drizzle-orm";
+import type { DbOrTx } from "../db/client";
+import { orderEvents } from "../db/schema";
+
+export type OrderEventRow = typeof orderEvents.$inferSelect;
+
+export function recordOrderEvent(
+  tx: DbOrTx,
+  e: { kind: "payin" | "payout" | "invoice" | "refund"; orderNo: string; from: string | null; to: string; event: { type: string } & Record<string, unknown>; at: number },
+): void {
+  tx.insert(orderEvents).values({ kind: e.kind, orderNo: e.orderNo, fromStatus: e.from, toStatus: e.to, event: JSON.stringify(e.event), at: e.at }).run();
+}
+
+export function eventsOf(db: DbOrTx, orderNo: string): OrderEventRow[] {
+  return db.select().from(orderEvents).where(eq(orderEvents.orderNo, orderNo)).orderBy(asc(orderEvents.id)).all();
+}
