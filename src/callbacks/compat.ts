@@ -5,15 +5,16 @@
 // signature; each delivery signs them with the merchant's key in force then (a shop that changed
 // its token verifies with the new one), and counts only when the shop acknowledges it:
 // epusdt's body `ok`, EPay's body containing `success`.
-import { eq } from "drizzle-orm";
 import type { Tx } from "../db/client";
-import { compatOrders, merchants, type payinOrders } from "../db/schema";
+import type { compatOrders, payinOrders } from "../db/schema";
+import { merchantUid } from "../merchants/store";
 import { compatSign, type CompatProtocol } from "../lib/compat-signing";
 import { Big, fromBaseUnits } from "../lib/money";
 import { enqueueCallback } from "./outbox";
 import type { PlainRequest } from "./deliver";
 
 type PayinRow = typeof payinOrders.$inferSelect;
+type CompatRow = typeof compatOrders.$inferSelect;
 
 export const COMPAT_KINDS: readonly CompatProtocol[] = ["epusdt", "epay"];
 
@@ -35,7 +36,7 @@ export function epayPid(merchantUid: string): string {
 }
 
 /** The protocol's callback fields of a paid compatibility order, unsigned. */
-export function compatCallbackFields(o: PayinRow, c: typeof compatOrders.$inferSelect, merchantUid: string): Record<string, string> {
+export function compatCallbackFields(o: PayinRow, c: CompatRow, merchantUid: string): Record<string, string> {
   if (c.protocol === "epusdt") {
     return {
       trade_id: o.orderNo,
@@ -63,12 +64,14 @@ export function compatCallbackFields(o: PayinRow, c: typeof compatOrders.$inferS
 /**
  * Called by the pay-in funnel for every status change of a compatibility order, in its
  * transaction: the paid status enqueues the shop's callback; every other status sends nothing.
+ * `shopSideOf` reads the order's compat_orders row (payin/store.ts `compatSideOf`: a port, as
+ * callbacks rank below pay-ins and the shop-plugin layer).
  */
-export function followCompatOrder(tx: Tx, o: PayinRow, now: number): void {
+export function followCompatOrder(tx: Tx, o: PayinRow, now: number, shopSideOf: (tx: Tx, payinOrderId: number) => CompatRow | undefined): void {
   if (o.status !== COMPAT_PAID_STATUS) return;
-  const c = tx.select().from(compatOrders).where(eq(compatOrders.payinOrderId, o.id)).get();
+  const c = shopSideOf(tx, o.id);
   if (!c) return;
-  const m = tx.select({ uid: merchants.uid }).from(merchants).where(eq(merchants.id, o.merchantId)).get()!;
+  const m = merchantUid(tx, o.merchantId)!;
   enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: c.protocol as CompatProtocol,

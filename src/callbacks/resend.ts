@@ -1,13 +1,11 @@
 // Operator view of the outbox: list callbacks and their attempts, resend one.
 // Used by the CLI now and by the back office later (no HTTP context here).
-import { and, asc, desc, eq, type SQL } from "drizzle-orm";
 import { afterCommit, type DbOrTx, type Tx, writeTx } from "../db/client";
 import { recordAudit, type Actor } from "../audit/log";
-import { callbackAttempts, callbacks } from "../db/schema";
 import { callbacksDue } from "../db/callbacks-due";
+import { getCallback, listCallbackRows, requeueCallback, type CallbackRow } from "./store";
 
-export type CallbackRow = typeof callbacks.$inferSelect;
-export type CallbackAttemptRow = typeof callbackAttempts.$inferSelect;
+export { callbackAttemptsOf, getCallback, type CallbackAttemptRow, type CallbackRow } from "./store";
 export type CallbackState = "pending" | "delivering" | "delivered" | "failed" | "held";
 
 export class CallbackNotFound extends Error {
@@ -31,25 +29,7 @@ export interface ListOptions {
 
 /** Newest first. */
 export function listCallbacks(db: DbOrTx, o: ListOptions = {}): CallbackRow[] {
-  const where: SQL[] = [];
-  if (o.state) where.push(eq(callbacks.state, o.state));
-  if (o.merchantId !== undefined) where.push(eq(callbacks.merchantId, o.merchantId));
-  if (o.orderNo) where.push(eq(callbacks.orderNo, o.orderNo));
-  return db
-    .select()
-    .from(callbacks)
-    .where(where.length ? and(...where) : undefined)
-    .orderBy(desc(callbacks.createdAt))
-    .limit(o.limit ?? 100)
-    .all();
-}
-
-export function getCallback(db: DbOrTx, eventId: string): CallbackRow | undefined {
-  return db.select().from(callbacks).where(eq(callbacks.id, eventId)).get();
-}
-
-export function callbackAttemptsOf(db: DbOrTx, eventId: string): CallbackAttemptRow[] {
-  return db.select().from(callbackAttempts).where(eq(callbackAttempts.callbackId, eventId)).orderBy(asc(callbackAttempts.attemptNo)).all();
+  return listCallbackRows(db, { ...o, limit: o.limit ?? 100 });
 }
 
 /**
@@ -69,12 +49,7 @@ function resend(db: Tx, eventId: string, now: number, scope: { merchantId?: numb
   const row = getCallback(db, eventId);
   if (!row || (scope.merchantId !== undefined && row.merchantId !== scope.merchantId)) throw new CallbackNotFound(eventId);
   if (row.state === "pending" || row.state === "delivering") throw new CallbackBusy(eventId, row.state);
-  const updated = db
-    .update(callbacks)
-    .set({ state: "pending", attempts: 0, nextAttemptAt: now, leaseUntil: null, lastError: null, updatedAt: now })
-    .where(and(eq(callbacks.id, eventId), eq(callbacks.state, row.state)))
-    .returning()
-    .get();
+  const updated = requeueCallback(db, eventId, row.state, now);
   if (!updated) throw new CallbackBusy(eventId, "changing");
   afterCommit(db, callbacksDue);
   return { row: updated, before: row.state };

@@ -2,9 +2,9 @@
 // run on callbacks and callback_attempts, named by what it does. The house data-access style (docs/architecture.md "Data access"):
 // a domain's SQL lives in its storage module; hot statements are built once per connection
 // with `prepared` (db/client.ts), never a bare `$client.prepare` in a service.
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import { type Db, type DbOrTx, prepared, type Tx } from "../db/client";
-import { callbacks, merchants } from "../db/schema";
+import { callbackAttempts, callbacks, merchants } from "../db/schema";
 
 /** A due row as the worker delivers it. */
 export interface DueRow {
@@ -153,4 +153,54 @@ export function releaseHeldCallbacks(db: DbOrTx, merchantId: number, now: number
     .where(and(eq(callbacks.merchantId, merchantId), eq(callbacks.state, "held")))
     .returning({ id: callbacks.id })
     .all().length;
+}
+
+// --- h24e: the operator's view of the outbox (callbacks/resend.ts) and the test events (callbacks/test-event.ts) ---
+
+export type CallbackRow = typeof callbacks.$inferSelect;
+export type CallbackAttemptRow = typeof callbackAttempts.$inferSelect;
+
+/** Callbacks by state, merchant and order (each optional), newest first. */
+export function listCallbackRows(db: DbOrTx, o: { state?: string; merchantId?: number; orderNo?: string; limit: number }): CallbackRow[] {
+  const where: SQL[] = [];
+  if (o.state) where.push(eq(callbacks.state, o.state));
+  if (o.merchantId !== undefined) where.push(eq(callbacks.merchantId, o.merchantId));
+  if (o.orderNo) where.push(eq(callbacks.orderNo, o.orderNo));
+  return db
+    .select()
+    .from(callbacks)
+    .where(where.length ? and(...where) : undefined)
+    .orderBy(desc(callbacks.createdAt))
+    .limit(o.limit)
+    .all();
+}
+
+export function getCallback(db: DbOrTx, eventId: string): CallbackRow | undefined {
+  return db.select().from(callbacks).where(eq(callbacks.id, eventId)).get();
+}
+
+export function callbackAttemptsOf(db: DbOrTx, eventId: string): CallbackAttemptRow[] {
+  return db.select().from(callbackAttempts).where(eq(callbackAttempts.callbackId, eventId)).orderBy(asc(callbackAttempts.attemptNo)).all();
+}
+
+/** Back to pending for a fresh round (attempts 0, due now), if it is still in `fromState`: the new row, or undefined. */
+export function requeueCallback(tx: Tx, eventId: string, fromState: string, now: number): CallbackRow | undefined {
+  return tx
+    .update(callbacks)
+    .set({ state: "pending", attempts: 0, nextAttemptAt: now, leaseUntil: null, lastError: null, updatedAt: now })
+    .where(and(eq(callbacks.id, eventId), eq(callbacks.state, fromState)))
+    .returning()
+    .get();
+}
+
+/** The merchant's latest test events, newest first. */
+export function recentTestCallbackRows(db: DbOrTx, merchantId: number, limit: number): CallbackRow[] {
+  return db
+    .select()
+    .from(callbacks)
+    // The kind as a literal: the partial index callbacks_test (merchant_id, created_at) serves it.
+    .where(and(eq(callbacks.merchantId, merchantId), sql`${callbacks.kind} = 'test'`))
+    .orderBy(desc(callbacks.createdAt))
+    .limit(limit)
+    .all();
 }

@@ -1,12 +1,10 @@
 // "Send test callback" (developer settings): a signed test event to the
 // merchant's default callback URL, written to the ordinary outbox so it is
 // delivered, retried and recorded like any order callback.
-import { and, desc, eq, sql } from "drizzle-orm";
 import { type Db, writeTx } from "../db/client";
-import { callbacks, merchants } from "../db/schema";
 import { enqueueCallback } from "./outbox";
-import { callbackAttemptsOf, type CallbackRow } from "./resend";
-import { currentKey } from "../merchants/service";
+import { callbackAttemptsOf, type CallbackRow, recentTestCallbackRows } from "./store";
+import { currentKey, findMerchantById } from "../merchants/service";
 import { newId } from "../lib/ids";
 
 export class NoDefaultCallbackUrl extends Error {
@@ -40,7 +38,7 @@ function takeTestSlot(db: Db, merchantId: number, now: number): void {
 export function sendTestCallback(deps: { db: Db; now: () => number }, merchantId: number): string {
   const now = deps.now();
   return writeTx(deps.db, (tx) => {
-    const m = tx.select().from(merchants).where(eq(merchants.id, merchantId)).get();
+    const m = findMerchantById(tx, merchantId);
     if (!m) throw new Error(`no merchant ${merchantId}`);
     if (!m.defaultCallbackUrl) throw new NoDefaultCallbackUrl();
     takeTestSlot(deps.db, merchantId, now);
@@ -63,13 +61,5 @@ export function sendTestCallback(deps: { db: Db; now: () => number }, merchantId
 
 /** The merchant's latest test events with their delivery attempts (newest first). */
 export function recentTestCallbacks(db: Db, merchantId: number, limit = 5): Array<CallbackRow & { attemptRows: ReturnType<typeof callbackAttemptsOf> }> {
-  return db
-    .select()
-    .from(callbacks)
-    // The kind as a literal: the partial index callbacks_test (merchant_id, created_at) serves it.
-    .where(and(eq(callbacks.merchantId, merchantId), sql`${callbacks.kind} = 'test'`))
-    .orderBy(desc(callbacks.createdAt))
-    .limit(limit)
-    .all()
-    .map((r) => ({ ...r, attemptRows: callbackAttemptsOf(db, r.id) }));
+  return recentTestCallbackRows(db, merchantId, limit).map((r) => ({ ...r, attemptRows: callbackAttemptsOf(db, r.id) }));
 }

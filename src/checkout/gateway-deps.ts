@@ -1,6 +1,4 @@
 // Connects the hosted pages to real orders and bindings, by their unguessable link tokens.
-import { desc, eq } from "drizzle-orm";
-import { bindings, merchants, payinOrders } from "../db/schema";
 import { SandboxChain } from "../chains/sandbox/chain";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import { iso } from "../lib/clock";
@@ -10,9 +8,10 @@ import { paymentUri } from "../payin/payment-uri";
 import { payinView, viewDeps } from "../payin/views";
 import type { CheckoutDeps, InvoicePageStatus, PayinStatus } from "./types";
 import { isSandboxGateway } from "../ops/readiness";
-import { invoices } from "../db/schema";
 import { ChoiceError, chooseNetwork, type InvoiceNetworkCtx } from "../payin/invoice-network";
-import { currentPayin, invoiceByToken } from "../invoices/service";
+import { invoiceById, invoiceByToken } from "../invoices/store";
+import { bindingByPageToken, currentPayin, ordersOfBinding, payinByCheckoutToken } from "../payin/store";
+import { findMerchantById } from "../merchants/service";
 import { paymentsOf } from "../invoices/views";
 import { networkButtonName } from "./i18n";
 import { giveRefundAddress, refundByToken, RefundRefused, type RefundCtx } from "../payout/refunds";
@@ -32,11 +31,11 @@ export function gatewayCheckoutDeps(
   afterRefundAddress: (payoutOrderId: number) => Promise<unknown> = async () => {},
 ): CheckoutDeps {
   const views = viewDeps(ctx);
-  const merchantName = (id: number) => ctx.db.select({ n: merchants.name }).from(merchants).where(eq(merchants.id, id)).get()?.n ?? "";
-  const orderByToken = (token: string) => ctx.db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();
+  const merchantName = (id: number) => findMerchantById(ctx.db, id)?.name ?? "";
+  const orderByToken = (token: string) => payinByCheckoutToken(ctx.db, token);
   const invoiceOf = (id: number | null) => {
-    const inv = id === null ? undefined : ctx.db.select({ url: invoices.invoiceUrl, price: invoices.priceAmount, currency: invoices.priceCurrency }).from(invoices).where(eq(invoices.id, id)).get();
-    return inv ? { invoiceUrl: inv.url, invoicePrice: `${inv.price} ${inv.currency}` } : {};
+    const inv = id === null ? undefined : invoiceById(ctx.db, id);
+    return inv ? { invoiceUrl: inv.invoiceUrl, invoicePrice: `${inv.priceAmount} ${inv.priceCurrency}` } : {};
   };
   return {
     now: () => ctx.clock.now(),
@@ -70,11 +69,11 @@ export function gatewayCheckoutDeps(
       };
     },
     findDeposit(token) {
-      const b = ctx.db.select().from(bindings).where(eq(bindings.pageToken, token)).get();
+      const b = bindingByPageToken(ctx.db, token);
       if (!b) return null;
       const a = addressById(ctx.db, b.addressId)!;
       const info = views.token(b.chain as ChainCode, b.token);
-      const recent = ctx.db.select().from(payinOrders).where(eq(payinOrders.bindingId, b.id)).orderBy(desc(payinOrders.createdAt), desc(payinOrders.id)).limit(10).all();
+      const recent = ordersOfBinding(ctx.db, b.id, 10);
       return {
         merchantName: merchantName(b.merchantId),
         chainCode: b.chain as ChainCode,

@@ -144,7 +144,7 @@ export function getInvoice(db: DbOrTx, merchantId: number, invoiceNo: string): I
 }
 
 // The invoices' storage is store.ts; these are its reads the checkout and the pay-ins use.
-export { currentPayin, invoiceByToken } from "./store";
+export { invoiceByToken } from "./store";
 
 function writeInvoiceCallback(tx: Tx, inv: InvoiceRow, payin: PayinRow | null, now: number): void {
   const m = findMerchantById(tx, inv.merchantId)!;

@@ -2,10 +2,9 @@
 // (docs/architecture.md "Data access"). Drizzle's builder: none of these is hot.
 import { and, asc, eq, isNull, lte } from "drizzle-orm";
 import { type DbOrTx, type Tx, updateById } from "../db/client";
-import { invoices, payinOrders } from "../db/schema";
+import { invoices } from "../db/schema";
 import type { InvoiceRow } from "./views";
 
-type PayinRow = typeof payinOrders.$inferSelect;
 export type NewInvoice = typeof invoices.$inferInsert;
 
 /** The new invoice, or undefined when the merchant already has one with its merchantOrderNo (a concurrent duplicate committed first). */
@@ -28,12 +27,6 @@ export function invoiceByToken(db: DbOrTx, pageToken: string): InvoiceRow | unde
 
 export function invoiceById(db: DbOrTx, id: number): InvoiceRow | undefined {
   return db.select().from(invoices).where(eq(invoices.id, id)).get();
-}
-
-/** The pay-in of the network chosen last, if any. */
-export function currentPayin(db: DbOrTx, inv: InvoiceRow): PayinRow | null {
-  if (inv.payinOrderId === null) return null;
-  return db.select().from(payinOrders).where(eq(payinOrders.id, inv.payinOrderId)).get() ?? null;
 }
 
 /** Writes a status change (the funnel's, service.ts moveInvoice): one statement per set of columns. */

@@ -1,20 +1,19 @@
 // Exclusive wallets (spec 2.2, 4.3, 4.4): a long-lived address per
 // (merchant, chain, bindKey); a binding per token on it.
-import { and, desc, eq } from "drizzle-orm";
 import { writeTx, type DbOrTx } from "../db/client";
-import { bindings, transfers } from "../db/schema";
 import { AppError } from "../errors";
 import { iso } from "../lib/clock";
 import { newId, newToken } from "../lib/ids";
 import { fromBaseUnits } from "../lib/money";
 import { exclusiveAddress, addressById } from "../wallet/addresses";
 import { bindingStats, ordersOfBinding, type PayinCtx } from "./service";
+import { bindingByKey, insertBinding, recentTransfersTo, updateBinding, type BindingRow } from "./store";
 import { chainAndToken, checkNotifyUrl } from "../orders/rules";
 import { amountOf } from "../orders/amount";
 import type { Static } from "@sinclair/typebox";
 import type { BindingDetailView, BindingView } from "./schemas";
 
-export type BindingRow = typeof bindings.$inferSelect;
+export type { BindingRow } from "./store";
 
 export interface CreateBindingInput {
   chainCode: string;
@@ -30,11 +29,7 @@ export function upsertBinding(ctx: PayinCtx, merchantId: number, input: CreateBi
   if (input.notifyUrl !== undefined) checkNotifyUrl(ctx, input.notifyUrl);
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
-    const existing = tx
-      .select()
-      .from(bindings)
-      .where(and(eq(bindings.merchantId, merchantId), eq(bindings.chain, adapter.chain), eq(bindings.token, token.symbol), eq(bindings.bindKey, input.bindKey)))
-      .get();
+    const existing = bindingByKey(tx, merchantId, adapter.chain, token.symbol, input.bindKey);
     if (existing) {
       const set: Partial<BindingRow> = {};
       // Its address was retired (payout with deleteSourceAfterSuccess): the binding moves to a fresh one.
@@ -42,37 +37,29 @@ export function upsertBinding(ctx: PayinCtx, merchantId: number, input: CreateBi
       if (input.label !== undefined) set.label = input.label;
       if (input.notifyUrl !== undefined) set.notifyUrl = input.notifyUrl;
       if (!Object.keys(set).length) return existing;
-      return tx.update(bindings).set({ ...set, updatedAt: now }).where(eq(bindings.id, existing.id)).returning().get();
+      return updateBinding(tx, existing.id, { ...set, updatedAt: now });
     }
     const address = exclusiveAddress(tx, adapter, ctx.seed, merchantId, input.bindKey, now);
-    return tx
-      .insert(bindings)
-      .values({
-        id: newId("EB"),
-        merchantId,
-        chain: adapter.chain,
-        token: token.symbol,
-        bindKey: input.bindKey,
-        label: input.label ?? null,
-        notifyUrl: input.notifyUrl ?? null,
-        addressId: address.id,
-        status: "active",
-        pageToken: newToken(),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
+    return insertBinding(tx, {
+      id: newId("EB"),
+      merchantId,
+      chain: adapter.chain,
+      token: token.symbol,
+      bindKey: input.bindKey,
+      label: input.label ?? null,
+      notifyUrl: input.notifyUrl ?? null,
+      addressId: address.id,
+      status: "active",
+      pageToken: newToken(),
+      createdAt: now,
+      updatedAt: now,
+    });
   });
 }
 
 export function findBinding(ctx: PayinCtx, merchantId: number, q: { chainCode: string; tokenSymbol: string; bindKey: string }): BindingRow {
   const { adapter, token } = chainAndToken(ctx, q.chainCode, q.tokenSymbol);
-  const b = ctx.db
-    .select()
-    .from(bindings)
-    .where(and(eq(bindings.merchantId, merchantId), eq(bindings.chain, adapter.chain), eq(bindings.token, token.symbol), eq(bindings.bindKey, q.bindKey)))
-    .get();
+  const b = bindingByKey(ctx.db, merchantId, adapter.chain, token.symbol, q.bindKey);
   if (!b) throw new AppError(40002, { bindKey: q.bindKey });
   return b;
 }
@@ -102,13 +89,7 @@ export function bindingDetail(ctx: PayinCtx, publicUrl: string, b: BindingRow, r
   const decimals = ctx.chains.get(b.chain as never)?.tokens.find((t) => t.symbol === b.token)?.decimals ?? 6;
   const s = bindingStats(ctx.db, b.id, decimals);
   const orders = ordersOfBinding(ctx.db, b.id, recentLimit);
-  const txs = ctx.db
-    .select()
-    .from(transfers)
-    .where(and(eq(transfers.addressId, b.addressId), eq(transfers.token, b.token)))
-    .orderBy(desc(transfers.blockNumber), desc(transfers.id))
-    .limit(recentLimit)
-    .all();
+  const txs = recentTransfersTo(ctx.db, b.addressId, b.token, recentLimit);
   return {
     ...bindingView(ctx.db, publicUrl, b),
     stats: {

@@ -1,8 +1,7 @@
 // Why money of an order is on hold (frozen_abnormal) or settled under risk (risk_settled), in one
 // word the checkout, the back office and the guided resolution share (issue 28).
-import { eq } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
-import { payinOrders, transfers } from "../db/schema";
+import { orderWithNo, transferBlockTime } from "./store";
 import type { PayinOrderRow } from "./views";
 
 /** short: less than the amount; over: more; late: after expiry; operator: frozen by an operator (or a deny-listed sender). */
@@ -15,7 +14,7 @@ export function holdReason(db: DbOrTx, o: PayinOrderRow): HoldReason | null {
   const amount = BigInt(o.amount);
   if (paid < amount) return "short";
   if (paid > amount && o.status === "frozen_abnormal") return "over";
-  const t = o.transferId !== null ? db.select({ blockTime: transfers.blockTime }).from(transfers).where(eq(transfers.id, o.transferId)).get() : undefined;
+  const t = o.transferId !== null ? transferBlockTime(db, o.transferId) : undefined;
   if (t && o.expireAt !== null && t.blockTime > o.expireAt) return "late";
   return o.status === "risk_settled" ? "late" : "operator";
 }
@@ -30,7 +29,7 @@ export const HOLD_TEXT: Record<HoldReason, string> = {
 
 /** Why the order `orderNo` is held, in the back office's words ("" when it is not held). */
 export function holdTextOf(db: DbOrTx, orderNo: string): string {
-  const o = db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
+  const o = orderWithNo(db, orderNo);
   const r = o ? holdReason(db, o) : null;
   return r ? HOLD_TEXT[r] : "";
 }

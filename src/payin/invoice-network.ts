@@ -4,11 +4,10 @@
 // (at most 100), instead of 40105. Choosing another network while nothing was paid closes the old
 // pay-in (cancelled) and points the invoice at the new one, in one transaction.
 import { type Tx, writeTx } from "../db/client";
-import { payinOrders } from "../db/schema";
 import { AppError } from "../errors";
 import { newOrderNo, newTimedToken } from "../lib/ids";
 import { chainAndToken, checkAmount } from "../orders/rules";
-import { currentPayin, invoiceByToken, setInvoicePayin } from "../invoices/store";
+import { invoiceByToken, setInvoicePayin } from "../invoices/store";
 import { paymentsOf, type InvoiceRow } from "../invoices/views";
 import { currentRate } from "../rates/book";
 import { payerAmount } from "../rates/amount";
@@ -16,7 +15,7 @@ import type { Config } from "../config/schema";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import type { ChainAdapter } from "../chains/types";
 import { applyPayinEvent, type PayinCtx, writeCallback } from "./service";
-import { freeSharedAddress, invoicePayinCount } from "./store";
+import { currentPayin, freeSharedAddress, insertOrder, invoicePayinCount } from "./store";
 import type { PayinOrderRow } from "./views";
 
 export const MAX_NUDGES = 100;
@@ -111,30 +110,26 @@ export function nudgedSharedAddress(
 function insertInvoicePayin(ctx: PayinCtx, tx: Tx, inv: InvoiceRow, adapter: ChainAdapter, token: string, decimals: number, base: bigint, rate: string, now: number): PayinOrderRow {
   const picked = nudgedSharedAddress(ctx, tx, inv.merchantId, adapter, token, decimals, base, now);
   const attempt = invoicePayinCount(tx, inv.id) + 1;
-  return tx
-    .insert(payinOrders)
-    .values({
-      orderNo: newOrderNo("PI", now),
-      merchantId: inv.merchantId,
-      merchantOrderNo: `${inv.invoiceNo}-${attempt}`,
-      mode: "shared",
-      chain: adapter.chain,
-      token,
-      decimals,
-      amount: picked.units.toString(),
-      addressId: picked.address.id,
-      address: picked.address.address,
-      notifyUrl: inv.notifyUrl,
-      redirectUrl: inv.redirectUrl,
-      apiKeyId: inv.apiKeyId,
-      status: "waiting_payment",
-      checkoutToken: newTimedToken(now),
-      expireAt: inv.expireAt,
-      createdAt: now,
-      updatedAt: now,
-      invoiceId: inv.id,
-      invoiceRate: rate,
-    })
-    .returning()
-    .get();
+  return insertOrder(tx, {
+    orderNo: newOrderNo("PI", now),
+    merchantId: inv.merchantId,
+    merchantOrderNo: `${inv.invoiceNo}-${attempt}`,
+    mode: "shared",
+    chain: adapter.chain,
+    token,
+    decimals,
+    amount: picked.units.toString(),
+    addressId: picked.address.id,
+    address: picked.address.address,
+    notifyUrl: inv.notifyUrl,
+    redirectUrl: inv.redirectUrl,
+    apiKeyId: inv.apiKeyId,
+    status: "waiting_payment",
+    checkoutToken: newTimedToken(now),
+    expireAt: inv.expireAt,
+    createdAt: now,
+    updatedAt: now,
+    invoiceId: inv.id,
+    invoiceRate: rate,
+  });
 }

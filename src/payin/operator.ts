@@ -2,9 +2,8 @@
 // transition funnel as the watcher, so each writes its callback, and each
 // writes an audit entry in the same transaction. `actor` says who acted;
 // `scope.merchantId` limits a merchant user to its own orders.
-import { and, asc, eq } from "drizzle-orm";
 import { type Tx, writeTx } from "../db/client";
-import { denyList, payinOrders, transfers } from "../db/schema";
+import { deniedSenders, type DenyRow, insertDenied, isDenied, orderWithNo, removeDenied, transferById, unlinkCancelledPayment } from "./store";
 import { recordAudit, type Actor } from "../audit/log";
 import { isValidAddress, normalizeAddress } from "../wallet/hd";
 import { chainModules, hasChainModule } from "../chains/registry";
@@ -35,7 +34,7 @@ function act(
 ): PayinOrderRow {
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
-    const o = tx.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
+    const o = orderWithNo(tx, orderNo);
     if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError(`no pay-in order ${orderNo}`);
     const row = fn(tx, o, now);
     recordAudit(tx, { ...audit.actor, at: now, action: audit.action, target: `payin:${o.orderNo}`, before: snapshot(o), after: { ...snapshot(row), ...audit.note } });
@@ -64,10 +63,7 @@ export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope:
     refuse(o, "cancel", { type: "cancel" });
     // Refunded in the same transaction (the guided "Refund all"): the payment stays the order's.
     if (o.transferId !== null && !opts.refunded) {
-      tx.update(transfers)
-        .set({ disposition: "unmatched", payinOrderId: null, unmatchedReason: "order_cancelled" })
-        .where(and(eq(transfers.id, o.transferId), eq(transfers.payinOrderId, o.id)))
-        .run();
+      unlinkCancelledPayment(tx, o.transferId, o.id);
     }
     return applyPayinEvent(tx, o, { type: "cancel" }, {}, now);
   });
@@ -82,7 +78,7 @@ export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope:
 export function releaseOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}): PayinOrderRow {
   return act(ctx, orderNo, scope, { actor, action: "payin.release" }, (tx, o, now) => {
     if (o.status !== "frozen_abnormal") throw new OperatorError(`cannot release order ${o.orderNo}: it is ${o.status}, not frozen_abnormal`);
-    const t = o.transferId ? tx.select().from(transfers).where(eq(transfers.id, o.transferId)).get() : undefined;
+    const t = o.transferId ? transferById(tx, o.transferId) : undefined;
     if (t && t.status === "pending") {
       throw new OperatorError(`cannot release order ${o.orderNo} yet: its payment has ${t.confirmations} confirmation(s) and is not final`);
     }
@@ -115,7 +111,7 @@ function denyTarget(chain: string, address: string): { chain: ChainCode; address
   return { chain: c, address: normalizeAddress(c, address.trim()) };
 }
 
-const denyView = (r: typeof denyList.$inferSelect): DenyEntry => ({ chainCode: r.chain, address: r.address, reason: r.reason, createdAt: new Date(r.createdAt).toISOString() });
+const denyView = (r: DenyRow): DenyEntry => ({ chainCode: r.chain, address: r.address, reason: r.reason, createdAt: new Date(r.createdAt).toISOString() });
 
 /** Transfers from this sender freeze the order they pay (and are kept as unmatched otherwise). */
 export function denySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string, address: string, reason: string, actor: Actor): DenyEntry {
@@ -123,9 +119,8 @@ export function denySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string, a
   const why = checkText("reason", reason, 500);
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
-    const existing = tx.select().from(denyList).where(and(eq(denyList.chain, target.chain), eq(denyList.address, target.address))).get();
-    if (existing) throw new OperatorError(`${target.chain} ${target.address} is already on the deny list`);
-    const row = tx.insert(denyList).values({ chain: target.chain, address: target.address, reason: why, createdAt: now }).returning().get();
+    if (isDenied(tx, target.chain, target.address)) throw new OperatorError(`${target.chain} ${target.address} is already on the deny list`);
+    const row = insertDenied(tx, { chain: target.chain, address: target.address, reason: why, createdAt: now });
     recordAudit(tx, { ...actor, at: now, action: "denylist.add", target: `denylist:${target.chain}:${target.address}`, before: null, after: denyView(row) });
     return denyView(row);
   });
@@ -135,7 +130,7 @@ export function undenySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string,
   const target = denyTarget(chain, address);
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
-    const row = tx.delete(denyList).where(and(eq(denyList.chain, target.chain), eq(denyList.address, target.address))).returning().get();
+    const row = removeDenied(tx, target.chain, target.address);
     if (!row) throw new OperatorError(`${target.chain} ${target.address} is not on the deny list`);
     recordAudit(tx, { ...actor, at: now, action: "denylist.remove", target: `denylist:${target.chain}:${target.address}`, before: denyView(row), after: null });
     return denyView(row);
@@ -143,5 +138,5 @@ export function undenySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string,
 }
 
 export function listDenied(ctx: Pick<PayinCtx, "db">): DenyEntry[] {
-  return ctx.db.select().from(denyList).orderBy(asc(denyList.chain), asc(denyList.createdAt)).all().map(denyView);
+  return deniedSenders(ctx.db).map(denyView);
 }

@@ -2,9 +2,8 @@
 // or refund the difference, each saying beforehand which status and callbacks it produces; done in
 // one transaction with its note in the audit log. Operators act on every merchant's orders, a
 // merchant user on its own.
-import { eq } from "drizzle-orm";
 import { writeTx } from "../db/client";
-import { payinOrders, transfers } from "../db/schema";
+import { orderWithNo, transferById } from "./store";
 import { recordAudit, type Actor } from "../audit/log";
 import { fromBaseUnits } from "../lib/money";
 import { cancelOrder, OperatorError, releaseOrder, type OrderScope } from "./operator";
@@ -25,7 +24,7 @@ export interface ResolutionOption {
 
 /** The status releasing the order gives (DESIGN 5), or null while its payment is not final. */
 function releasedStatus(db: RefundCtx["db"], o: PayinOrderRow, now: number): string | null {
-  const t = o.transferId !== null ? db.select().from(transfers).where(eq(transfers.id, o.transferId)).get() : undefined;
+  const t = o.transferId !== null ? transferById(db, o.transferId) : undefined;
   if (t && t.status === "pending") return null;
   if (!t || t.status !== "confirmed") return o.expireAt !== null && now > o.expireAt ? "expired" : "waiting_payment";
   const onTime = o.expireAt === null || t.blockTime <= o.expireAt;
@@ -82,7 +81,7 @@ export function resolveFrozen(
   if (!note) throw new OperatorError("Write a note saying why (it goes into the audit log).");
   if (note.length > 500) throw new OperatorError("The note is longer than 500 characters.");
   return writeTx(ctx.db, (tx) => {
-    const o = tx.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
+    const o = orderWithNo(tx, orderNo);
     if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError(`no pay-in order ${orderNo}`);
     const offered = resolutionOptions(ctx, o);
     const option = offered.options.find((x) => x.choice === choice);

@@ -19,6 +19,7 @@ import { transition, type PayinEvent, type PayinStatus } from "./state";
 import {
   bindingOrderFacts,
   bindKeyById,
+  compatSideOf,
   dueOrders,
   freeSharedAddress,
   insertOrder,
@@ -151,7 +152,7 @@ export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
 export function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
   afterCommit(tx, () => countTransition("payin", o.chain, o.token, o.status));
   if (o.invoiceId !== null && followPayin(tx, o, now)) return;
-  if (o.compat !== null) return followCompatOrder(tx, o, now);
+  if (o.compat !== null) return followCompatOrder(tx, o, now, compatSideOf);
   const m =
     existingKeyCache(tx)?.merchant(o.merchantId) ??
     merchantUid(tx, o.merchantId)!;

@@ -4,9 +4,9 @@
 // (state.ts statusSql); src/db/query-plans.test.ts and the engine plan tests
 // (testing/engine-queries.ts) check the SQL constants below stay seeks. The ordinary reads and
 // writes of orders, transfers and the deposit ledger use drizzle's builder (sections below).
-import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, type Tx, updateById } from "../db/client";
-import { bindings, denyList, ledgerEntries, payinOrders, transfers } from "../db/schema";
+import { addresses, bindings, compatOrders, denyList, ledgerEntries, merchants, payinOrders, transfers } from "../db/schema";
 import { AWAITING_PAYMENT, SETTLING_STATUSES, statusSql } from "./state";
 import type { PayinOrderRow } from "./views";
 
@@ -225,6 +225,154 @@ export function isDenied(tx: Tx, chain: string, from: string): boolean {
   ).get({ c: chain, a: from });
 }
 
+// --- h24e: operator actions, bindings, unmatched deposits, the hosted pages' lookups ---
+
+/** Any merchant's order with this orderNo (operator actions, the hold text). */
+export function orderWithNo(db: DbOrTx, orderNo: string): PayinOrderRow | undefined {
+  return db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
+}
+
+/** The pay-in behind a checkout link (the hosted page, compat/service.ts). */
+export function payinByCheckoutToken(db: DbOrTx, token: string): PayinOrderRow | undefined {
+  return db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();
+}
+
+/** The pay-in of the network an invoice's payer chose last, if any (invoices rank below pay-ins: its callers ask here). */
+export function currentPayin(db: DbOrTx, inv: { payinOrderId: number | null }): PayinOrderRow | null {
+  if (inv.payinOrderId === null) return null;
+  return db.select().from(payinOrders).where(eq(payinOrders.id, inv.payinOrderId)).get() ?? null;
+}
+
+/** The shop side of a pay-in, if a plugin created it (compat_orders; the funnel's compat callback and compat/store.ts read it here). */
+export function compatSideOf(db: DbOrTx, payinOrderId: number): typeof compatOrders.$inferSelect | undefined {
+  return db.select().from(compatOrders).where(eq(compatOrders.payinOrderId, payinOrderId)).get();
+}
+
+export type BindingRow = typeof bindings.$inferSelect;
+
+/** The merchant's binding of (chain, token, bindKey). */
+export function bindingByKey(db: DbOrTx, merchantId: number, chain: string, token: string, bindKey: string): BindingRow | undefined {
+  return db
+    .select()
+    .from(bindings)
+    .where(and(eq(bindings.merchantId, merchantId), eq(bindings.chain, chain), eq(bindings.token, token), eq(bindings.bindKey, bindKey)))
+    .get();
+}
+
+/** The binding behind a deposit page's link. */
+export function bindingByPageToken(db: DbOrTx, pageToken: string): BindingRow | undefined {
+  return db.select().from(bindings).where(eq(bindings.pageToken, pageToken)).get();
+}
+
+export function insertBinding(tx: Tx, values: typeof bindings.$inferInsert): BindingRow {
+  return tx.insert(bindings).values(values).returning().get();
+}
+
+/** Writes `set` on the binding and returns the new row. */
+export function updateBinding(tx: Tx, id: string, set: Partial<BindingRow>): BindingRow {
+  return tx.update(bindings).set(set).where(eq(bindings.id, id)).returning().get();
+}
+
+/** A transfer by id. */
+export function transferById(db: DbOrTx, id: number): TransferRow | undefined {
+  return db.select().from(transfers).where(eq(transfers.id, id)).get();
+}
+
+/** The block time of a transfer (a hold's "late"). */
+export function transferBlockTime(db: DbOrTx, id: number): { blockTime: number } | undefined {
+  return db.select({ blockTime: transfers.blockTime }).from(transfers).where(eq(transfers.id, id)).get();
+}
+
+/** The latest transfers of a token to an address (a binding's detail). */
+export function recentTransfersTo(db: DbOrTx, addressId: string, token: string, limit: number): TransferRow[] {
+  return db
+    .select()
+    .from(transfers)
+    .where(and(eq(transfers.addressId, addressId), eq(transfers.token, token)))
+    .orderBy(desc(transfers.blockNumber), desc(transfers.id))
+    .limit(limit)
+    .all();
+}
+
+/** A cancelled frozen order's payment becomes an unmatched deposit (reason order_cancelled), if it is still the order's. */
+export function unlinkCancelledPayment(tx: Tx, transferId: number, orderId: number): void {
+  tx.update(transfers)
+    .set({ disposition: "unmatched", payinOrderId: null, unmatchedReason: "order_cancelled" })
+    .where(and(eq(transfers.id, transferId), eq(transfers.payinOrderId, orderId)))
+    .run();
+}
+
+/** Writes `set` on the transfer and returns the new row (an unmatched deposit's resolution). */
+export function updateTransfer(tx: Tx, id: number, set: Partial<TransferRow>): TransferRow {
+  return tx.update(transfers).set(set).where(eq(transfers.id, id)).returning().get();
+}
+
+/** Another deposit already recorded as refunded by this payout, if any. */
+export function refundedByPayout(tx: DbOrTx, payoutOrderNo: string, exceptId: number): { id: number } | undefined {
+  return tx
+    .select({ id: transfers.id })
+    .from(transfers)
+    .where(and(eq(transfers.resolution, "refunded"), eq(transfers.resolutionRef, payoutOrderNo), ne(transfers.id, exceptId)))
+    .get();
+}
+
+export interface UnmatchedQuery {
+  state: "open" | "resolved" | "all";
+  chain?: string;
+  merchantId?: number;
+  limit: number;
+  offset: number;
+}
+
+/** A page of unmatched deposits (newest first) with the uid of the merchant whose address they reached, and the count of all. */
+export function unmatchedPage(db: DbOrTx, q: UnmatchedQuery): { rows: { t: TransferRow; uid: string | null }[]; total: number } {
+  const where: SQL[] = [isNotNull(transfers.unmatchedReason)];
+  if (q.state === "open") where.push(isNull(transfers.resolution));
+  if (q.state === "resolved") where.push(isNotNull(transfers.resolution));
+  if (q.chain) where.push(eq(transfers.chain, q.chain));
+  if (q.merchantId !== undefined) where.push(eq(addresses.merchantId, q.merchantId));
+  const cond = and(...where);
+  const rows = db
+    .select({ t: transfers, uid: merchants.uid })
+    .from(transfers)
+    .leftJoin(addresses, eq(addresses.id, transfers.addressId))
+    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
+    .where(cond)
+    .orderBy(desc(transfers.seenAt), desc(transfers.id))
+    .limit(q.limit)
+    .offset(q.offset)
+    .all();
+  const total = db.select({ n: count() }).from(transfers).leftJoin(addresses, eq(addresses.id, transfers.addressId)).where(cond).get()!.n;
+  return { rows, total };
+}
+
+/** A transfer with the merchant (id, uid) whose address it reached. */
+export function transferWithOwner(db: DbOrTx, id: number): { t: TransferRow; merchantId: number | null; uid: string | null } | undefined {
+  return db
+    .select({ t: transfers, merchantId: addresses.merchantId, uid: merchants.uid })
+    .from(transfers)
+    .leftJoin(addresses, eq(addresses.id, transfers.addressId))
+    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
+    .where(eq(transfers.id, id))
+    .get();
+}
+
+export type DenyRow = typeof denyList.$inferSelect;
+
+export function insertDenied(tx: Tx, values: typeof denyList.$inferInsert): DenyRow {
+  return tx.insert(denyList).values(values).returning().get();
+}
+
+/** Takes the sender off the deny list: its row, or undefined when it was not on it. */
+export function removeDenied(tx: Tx, chain: string, address: string): DenyRow | undefined {
+  return tx.delete(denyList).where(and(eq(denyList.chain, chain), eq(denyList.address, address))).returning().get();
+}
+
+/** The deny list by chain, oldest first. */
+export function deniedSenders(db: DbOrTx): DenyRow[] {
+  return db.select().from(denyList).orderBy(asc(denyList.chain), asc(denyList.createdAt)).all();
+}
+
 // ---- Transfers and the deposit ledger (payin/deposits.ts, the watcher's port) ----
 
 export type TransferRow = typeof transfers.$inferSelect;
@@ -337,7 +485,7 @@ export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt:
 export const refundPayins = {
   orderByOrderNo,
   orderById,
-  transferById: (db: DbOrTx, id: number): TransferRow | undefined => db.select().from(transfers).where(eq(transfers.id, id)).get(),
+  transferById,
   resolveDepositRefunded: (tx: Tx, transferId: number, refundRef: string, now: number): void => {
     tx.update(transfers).set({ resolution: "refunded", resolutionRef: refundRef, resolvedAt: now }).where(eq(transfers.id, transferId)).run();
   },

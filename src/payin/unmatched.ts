@@ -4,9 +4,9 @@
 // payout, dismissed with a note). The operator CLI and the back office call
 // these; every action is audited in the transaction that makes it.
 import { withinUnderpayTolerance } from "./tolerance";
-import { and, count, desc, eq, isNotNull, isNull, ne, type SQL } from "drizzle-orm";
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
-import { addresses, denyList, merchants, payinOrders, payoutOrders, transfers } from "../db/schema";
+import { payoutWithOrderNo } from "../payout/store";
+import { isDenied, orderWithNo, refundedByPayout, transferWithOwner, type TransferRow, unmatchedPage, updateOrder, updateTransfer } from "./store";
 import { recordAudit, type Actor } from "../audit/log";
 import { defaultToken } from "../chains/registry";
 import type { ChainCode } from "../chains/types";
@@ -30,7 +30,7 @@ export const UNMATCHED_REASONS = {
 } as const;
 export type UnmatchedReason = keyof typeof UNMATCHED_REASONS;
 
-export type DepositRow = typeof transfers.$inferSelect;
+export type DepositRow = TransferRow;
 
 export interface DepositScope {
   /** A merchant user sees and acts on deposits to its own addresses only. */
@@ -84,35 +84,18 @@ export interface UnmatchedFilter extends DepositScope {
 
 /** Deposits that matched no order on arrival (and those since resolved), newest first. */
 export function listUnmatched(ctx: Pick<PayinCtx, "db" | "chains">, f: UnmatchedFilter = {}): { deposits: DepositView[]; total: number } {
-  const where: SQL[] = [isNotNull(transfers.unmatchedReason)];
-  const state = f.state ?? "open";
-  if (state === "open") where.push(isNull(transfers.resolution));
-  if (state === "resolved") where.push(isNotNull(transfers.resolution));
-  if (f.chain) where.push(eq(transfers.chain, f.chain));
-  if (f.merchantId !== undefined) where.push(eq(addresses.merchantId, f.merchantId));
-  const cond = and(...where);
-  const rows = ctx.db
-    .select({ t: transfers, uid: merchants.uid })
-    .from(transfers)
-    .leftJoin(addresses, eq(addresses.id, transfers.addressId))
-    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
-    .where(cond)
-    .orderBy(desc(transfers.seenAt), desc(transfers.id))
-    .limit(Math.min(Math.max(f.limit ?? 100, 1), 1000))
-    .offset(Math.max(f.offset ?? 0, 0))
-    .all();
-  const total = ctx.db.select({ n: count() }).from(transfers).leftJoin(addresses, eq(addresses.id, transfers.addressId)).where(cond).get()!.n;
+  const { rows, total } = unmatchedPage(ctx.db, {
+    state: f.state ?? "open",
+    chain: f.chain,
+    merchantId: f.merchantId,
+    limit: Math.min(Math.max(f.limit ?? 100, 1), 1000),
+    offset: Math.max(f.offset ?? 0, 0),
+  });
   return { deposits: rows.map((r) => depositView(ctx, r.t, r.uid)), total };
 }
 
 function loadDeposit(tx: DbOrTx, depositId: number, scope: DepositScope) {
-  const r = tx
-    .select({ t: transfers, merchantId: addresses.merchantId, uid: merchants.uid })
-    .from(transfers)
-    .leftJoin(addresses, eq(addresses.id, transfers.addressId))
-    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
-    .where(eq(transfers.id, depositId))
-    .get();
+  const r = transferWithOwner(tx, depositId);
   if (!r || r.t.unmatchedReason === null || (scope.merchantId !== undefined && r.merchantId !== scope.merchantId)) {
     throw new OperatorError(`no unmatched deposit ${depositId}`);
   }
@@ -147,7 +130,7 @@ export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orde
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
     const { t, uid } = openDeposit(tx, depositId, scope);
-    const o = tx.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
+    const o = orderWithNo(tx, orderNo);
     if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError(`no pay-in order ${orderNo}`);
     if (t.status === "reverted") throw new OperatorError(`deposit ${depositId} was reverted by a reorg; there is nothing to attach`);
     if (t.addressId !== o.addressId || t.token !== o.token) {
@@ -156,7 +139,7 @@ export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orde
     if ((o.status !== "waiting_payment" && o.status !== "expired") || o.transferId !== null) {
       throw new OperatorError(`cannot attach a deposit to order ${orderNo} in ${o.status}: only an unpaid waiting_payment or expired order takes one`);
     }
-    const denied = !!tx.select().from(denyList).where(and(eq(denyList.chain, t.chain), eq(denyList.address, t.fromAddress))).get();
+    const denied = isDenied(tx, t.chain, t.fromAddress);
     // Short within [payin] underpay_tolerance counts as the amount, as it would have on arrival.
     const exact = t.amount === o.amount || (o.mode === "shared" && withinUnderpayTolerance(ctx.config.payin, BigInt(o.amount), BigInt(t.amount), o.decimals));
     const late = o.expireAt !== null && t.blockTime > o.expireAt;
@@ -173,16 +156,11 @@ export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orde
       const expired = o.status === "waiting_payment" ? applyPayinEvent(tx, o, { type: "expire" }, {}, now) : o;
       if (denied) row = applyPayinEvent(tx, expired, { type: "paid", senderDenied: true }, paid, now);
       else {
-        row = tx.update(payinOrders).set({ ...paid, updatedAt: now }).where(eq(payinOrders.id, o.id)).returning().get();
+        row = updateOrder(tx, o.id, { ...paid, updatedAt: now })!;
         if (final) row = applyPayinEvent(tx, row, { type: "late_confirmed" }, { confirmedAt: now }, now);
       }
     }
-    const after = tx
-      .update(transfers)
-      .set({ disposition: "attached", payinOrderId: o.id, resolution: "attached", resolutionRef: o.orderNo, resolvedAt: now })
-      .where(eq(transfers.id, t.id))
-      .returning()
-      .get();
+    const after = updateTransfer(tx, t.id, { disposition: "attached", payinOrderId: o.id, resolution: "attached", resolutionRef: o.orderNo, resolvedAt: now });
     recordAudit(tx, {
       ...actor,
       at: now,
@@ -202,17 +180,13 @@ export function markDepositRefunded(ctx: PayinCtx, depositIdRaw: number | string
   return writeTx(ctx.db, (tx) => {
     const { t, uid, merchantId } = openDeposit(tx, depositId, scope);
     if (t.status !== "confirmed") throw new OperatorError(`deposit ${depositId} is ${t.status}, not final: only a final deposit can be refunded`);
-    const p = tx.select().from(payoutOrders).where(eq(payoutOrders.orderNo, payoutOrderNo)).get();
+    const p = payoutWithOrderNo(tx, payoutOrderNo);
     if (!p || (merchantId !== null && p.merchantId !== merchantId)) throw new OperatorError(`no payout ${payoutOrderNo} of the merchant that received deposit ${depositId}`);
     if (p.chain !== t.chain || p.token !== t.token) throw new OperatorError(`payout ${payoutOrderNo} is ${p.chain} ${p.token}; the deposit is ${t.chain} ${t.token}`);
     if (p.status === "failed") throw new OperatorError(`payout ${payoutOrderNo} failed; it refunded nothing`);
-    const other = tx
-      .select({ id: transfers.id })
-      .from(transfers)
-      .where(and(eq(transfers.resolution, "refunded"), eq(transfers.resolutionRef, payoutOrderNo), ne(transfers.id, t.id)))
-      .get();
+    const other = refundedByPayout(tx, payoutOrderNo, t.id);
     if (other) throw new OperatorError(`payout ${payoutOrderNo} is already recorded as the refund of deposit ${other.id}`);
-    const after = tx.update(transfers).set({ resolution: "refunded", resolutionRef: payoutOrderNo, resolvedAt: now }).where(eq(transfers.id, t.id)).returning().get();
+    const after = updateTransfer(tx, t.id, { resolution: "refunded", resolutionRef: payoutOrderNo, resolvedAt: now });
     recordAudit(tx, { ...actor, at: now, action: "deposit.refunded", target: `deposit:${depositId}`, before: depositView(ctx, t, uid), after: depositView(ctx, after, uid) });
     return depositView(ctx, after, uid);
   });
@@ -225,7 +199,7 @@ export function dismissDeposit(ctx: PayinCtx, depositIdRaw: number | string, not
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
     const { t, uid } = openDeposit(tx, depositId, scope);
-    const after = tx.update(transfers).set({ resolution: "dismissed", resolutionNote: text, resolvedAt: now }).where(eq(transfers.id, t.id)).returning().get();
+    const after = updateTransfer(tx, t.id, { resolution: "dismissed", resolutionNote: text, resolvedAt: now });
     recordAudit(tx, { ...actor, at: now, action: "deposit.dismiss", target: `deposit:${depositId}`, before: depositView(ctx, t, uid), after: depositView(ctx, after, uid) });
     return depositView(ctx, after, uid);
   });

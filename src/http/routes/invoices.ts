@@ -4,7 +4,8 @@ import type { Handler, MerchantApiDeps } from "../merchant-api";
 import { signed, signedWrite } from "../signed";
 import { parse } from "../../lib/validate";
 import { CreateInvoiceBody } from "../../invoices/schemas";
-import { createInvoice, currentPayin, getInvoice } from "../../invoices/service";
+import { createInvoice, getInvoice } from "../../invoices/service";
+import { currentPayin } from "../../payin/store";
 import { invoiceView } from "../../invoices/views";
 
 export const invoiceHandlers = {
