@@ -3,10 +3,12 @@
 import { afterCommit, type DbOrTx, type Tx, writeTx } from "../db/client";
 import { recordAudit, type Actor } from "../audit/log";
 import { callbacksDue } from "../db/callbacks-due";
+import { type CallbackDeliveryState, UNDELIVERED } from "./state";
 import { getCallback, listCallbackRows, requeueCallback, type CallbackRow } from "./store";
 
 export { callbackAttemptsOf, getCallback, type CallbackAttemptRow, type CallbackRow } from "./store";
-export type CallbackState = "pending" | "delivering" | "delivered" | "failed" | "held";
+/** The outbox's states (callbacks/state.ts CALLBACK_STATES). */
+export type CallbackState = CallbackDeliveryState;
 
 export class CallbackNotFound extends Error {
   constructor(id: string) {
@@ -48,7 +50,7 @@ export function resendCallback(db: DbOrTx, eventId: string, now: number, scope: 
 function resend(db: Tx, eventId: string, now: number, scope: { merchantId?: number }): { row: CallbackRow; before: string } {
   const row = getCallback(db, eventId);
   if (!row || (scope.merchantId !== undefined && row.merchantId !== scope.merchantId)) throw new CallbackNotFound(eventId);
-  if (row.state === "pending" || row.state === "delivering") throw new CallbackBusy(eventId, row.state);
+  if ((UNDELIVERED as readonly string[]).includes(row.state)) throw new CallbackBusy(eventId, row.state);
   const updated = requeueCallback(db, eventId, row.state, now);
   if (!updated) throw new CallbackBusy(eventId, "changing");
   afterCommit(db, callbacksDue);

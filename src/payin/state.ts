@@ -1,6 +1,7 @@
 // The pay-in state machine of DESIGN 5 as data plus one transition function.
 // Every status change goes through `transition`; the service writes the
 // result and its callback in one transaction.
+import { statusSql as anyStatusSql } from "../db/status-sql";
 
 export const PAYIN_STATUSES = [
   "waiting_payment",
@@ -21,13 +22,10 @@ export const AWAITING_PAYMENT: readonly PayinStatus[] = OPEN_STATUSES.filter((s)
 export const SETTLING_STATUSES: readonly PayinStatus[] = OPEN_STATUSES.filter((s) => !AWAITING_PAYMENT.includes(s));
 
 /**
- * A status list as an SQL condition on `column`, written as the partial indexes spell it
- * (`= 'x'` for one status, `IN ('x', 'y')` for more), so a query built from the lists above
- * still matches the index predicates of migrations/ (SQLite compares the text of the terms).
+ * A pay-in status list as an SQL condition on `column`, written as the partial indexes spell it
+ * (db/status-sql.ts, the one helper every domain's lists go through), typed to the lists above.
  */
-export function statusSql(column: string, statuses: readonly PayinStatus[]): string {
-  return statuses.length === 1 ? `${column} = '${statuses[0]}'` : `${column} IN (${statuses.map((s) => `'${s}'`).join(", ")})`;
-}
+export const statusSql: (column: string, statuses: readonly PayinStatus[]) => string = anyStatusSql;
 
 export type PayinEvent =
   /** A matching transfer was included in a block (timed no later than expireAt). */
