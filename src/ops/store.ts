@@ -2,22 +2,23 @@
 // and the metrics read, the liveness ping and the storage probe's committed write. The SQL
 // constants are the ones src/db/query-plans.test.ts reads (src/testing/engine-queries.ts).
 import type { Db } from "../db/client";
-import { statusSql } from "../db/status-sql";
+import { notStatusSql, statusSql } from "../db/status-sql";
 import { GAVE_UP, UNDELIVERED } from "../callbacks/state";
-import { AWAITING_FINALITY, FAILED } from "../payout/state";
+import { AWAITING_FINALITY, BALANCE_MISMATCH, FAILED } from "../payout/state";
+import { TRANSFER_REVERTED } from "../watcher/state";
 
 // Counts from indexed windows (issue 23), each through a partial index whose rows a create never
 // writes: the last hour of failed callbacks and payouts, not every failure ever; open unmatched
-// deposits, not every resolved one. src/db/query-plans.test.ts keeps them seeks. The callback and
-// payout statuses come from callbacks/state.ts and payout/state.ts (ops/store.test.ts holds the text).
+// deposits, not every resolved one. src/db/query-plans.test.ts keeps them seeks. The callback,
+// payout, transfer and balance-check statuses come from callbacks/state.ts, payout/state.ts and
+// watcher/state.ts (ops/store.test.ts holds the text).
 export const FAILED_CALLBACKS = `SELECT count(*) AS n FROM callbacks INDEXED BY callbacks_failed WHERE ${statusSql("state", GAVE_UP)} AND updated_at >= ?`;
 export const FAILED_PAYOUTS = `SELECT order_no FROM payout_orders INDEXED BY payout_failed WHERE ${statusSql("status", FAILED)} AND failed_at >= ? ORDER BY failed_at DESC`;
 // Broadcast payouts whose transaction sits at gas_price_cap with no replacement left (payout/executor.ts): few rows, the open ones only.
 export const STUCK_PAYOUTS = `SELECT chain, order_no FROM payout_orders INDEXED BY payout_broadcasted WHERE ${statusSql("status", AWAITING_FINALITY)} AND stuck_at IS NOT NULL ORDER BY chain`;
-export const OPEN_UNMATCHED =
-  "SELECT count(*) AS n FROM transfers INDEXED BY transfers_open_unmatched WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND status != 'reverted'";
+export const OPEN_UNMATCHED = `SELECT count(*) AS n FROM transfers INDEXED BY transfers_open_unmatched WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND ${notStatusSql("status", TRANSFER_REVERTED)}`;
 export const QUEUED_CALLBACKS = `SELECT count(*) AS n FROM callbacks WHERE ${statusSql("state", UNDELIVERED)}`;
-const BALANCE_MISMATCHES = "SELECT count(*) AS n FROM balance_checks WHERE status = 'mismatch'";
+export const BALANCE_MISMATCHES = `SELECT count(*) AS n FROM balance_checks WHERE ${statusSql("status", [BALANCE_MISMATCH])}`;
 const UNRECORDED_BY_CHAIN = "SELECT chain, count(*) AS n, count(DISTINCT address) AS a FROM unrecorded_outgoing WHERE acknowledged_at IS NULL GROUP BY chain ORDER BY chain";
 
 /** Callbacks that gave up since `since`. */

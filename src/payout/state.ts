@@ -46,3 +46,11 @@ export function transition(from: PayoutStatus, event: PayoutEvent): PayoutStatus
   if (!rule) throw new InvalidPayoutTransition(from, event);
   return rule.to;
 }
+
+/**
+ * A balance check's result (balance_checks.status), written by reconcile (payout/balances.ts):
+ * ok, or the chain balance lies outside what the ledger and in-flight movements explain.
+ */
+export const BALANCE_CHECK_STATUSES = ["ok", "mismatch"] as const;
+export type BalanceCheckStatus = (typeof BALANCE_CHECK_STATUSES)[number];
+export const BALANCE_MISMATCH: BalanceCheckStatus = "mismatch";

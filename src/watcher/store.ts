@@ -4,6 +4,8 @@
 import { eq } from "drizzle-orm";
 import type { Db, DbOrTx } from "../db/client";
 import { chainCursors } from "../db/schema";
+import { statusSql } from "../db/status-sql";
+import { TRANSFER_PENDING } from "./state";
 
 export type ChainCursor = typeof chainCursors.$inferSelect;
 
@@ -20,7 +22,7 @@ export function saveChainCursor(tx: DbOrTx, chain: string, blockNumber: number, 
 }
 
 /** The blocks (number and hash) holding a chain's pending transfers. */
-const PENDING_TRANSFER_BLOCKS = "SELECT DISTINCT block_number AS n, block_hash AS h FROM transfers WHERE chain = ? AND status = 'pending' AND block_number >= 0";
+export const PENDING_TRANSFER_BLOCKS = `SELECT DISTINCT block_number AS n, block_hash AS h FROM transfers WHERE chain = ? AND ${statusSql("status", TRANSFER_PENDING)} AND block_number >= 0`;
 
 export function pendingTransferBlocks(db: Db, chain: string): { n: number; h: string }[] {
   return db.$client.query<{ n: number; h: string }, [string]>(PENDING_TRANSFER_BLOCKS).all(chain);
