@@ -20,10 +20,8 @@ import type { PayinOrderRow } from "../payin/views";
 import { currentRate } from "../rates/book";
 import { payerAmount } from "../rates/amount";
 import { priceDecimals } from "../rates/currencies";
-import { orderByMerchantOrderNo, orderByOrderNo } from "../payin/store";
-import { compatSideOf, insertCompatOrder, payinByCheckoutToken, type CompatOrderRow } from "./store";
-
-export { compatSideOf, type CompatOrderRow } from "./store";
+import { compatSideOf, orderByMerchantOrderNo, orderByOrderNo, payinByCheckoutToken } from "../payin/store";
+import { insertCompatOrder, type CompatOrderRow } from "./store";
 
 /** What the compatibility services read (the app context satisfies it as it is). */
 export type CompatCtx = PayinCtx & { config: Pick<Config, "rates" | "compat">; publicUrl: string };

@@ -1,13 +1,13 @@
 // Compatibility orders' storage module: `compat_orders`, and the pay-in row a compatibility order
 // is (through payin/store.ts) (docs/architecture.md "Data access"). `compat/service.ts` calls these.
 // Its reads (the pay-in behind a checkout token, the shop side of a pay-in, by orderNo /
-// merchantOrderNo) are payin/store.ts's: the pay-in funnel and the hosted page run them too.
+// merchantOrderNo) are payin/store.ts's, which the service imports from there: the pay-in funnel
+// and the hosted page run them too.
 import type { Tx } from "../db/client";
 import { compatOrders, type payinOrders } from "../db/schema";
 import type { PayinOrderRow } from "../payin/views";
 import { insertOrder } from "../payin/store";
 
-export { compatSideOf, payinByCheckoutToken } from "../payin/store";
 export type CompatOrderRow = typeof compatOrders.$inferSelect;
 
 /** The pay-in row (payin/store.ts `insertOrder`) and its shop side, written in the caller's transaction. */
