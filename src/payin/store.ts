@@ -7,6 +7,8 @@
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, type Tx, updateById } from "../db/client";
 import { addresses, bindings, compatOrders, denyList, ledgerEntries, merchants, payinOrders, transfers } from "../db/schema";
+import { statusTerm } from "../db/status-sql";
+import { TRANSFER_PENDING } from "../watcher/state";
 import { AWAITING_PAYMENT, SETTLING_STATUSES, statusSql } from "./state";
 import type { PayinOrderRow } from "./views";
 
@@ -119,21 +121,18 @@ export function coveringOrderIds(tx: Tx, addressId: string, token: string, creat
     .map((r) => r.id);
 }
 
+// The displayed confirmation counts; the transfer status comes from watcher/state.ts (store.test.ts holds the text).
+const TRANSFER_IS_PENDING = statusTerm(TRANSFER_PENDING);
+export const SHOW_TRANSFER_CONFS = `UPDATE transfers SET confirmations = ?1 - block_number + 1
+       WHERE chain = ?2 AND status ${TRANSFER_IS_PENDING} AND block_number >= 0 AND block_number <= ?1 AND confirmations <> ?1 - block_number + 1`;
+export const SHOW_ORDER_CONFS = `UPDATE payin_orders SET confirmations = (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id), updated_at = ?2
+       WHERE id IN (SELECT payin_order_id FROM transfers WHERE chain = ?1 AND status ${TRANSFER_IS_PENDING} AND block_number >= 0 AND payin_order_id IS NOT NULL)
+         AND confirmations <> (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id AND t.status ${TRANSFER_IS_PENDING})`;
+
 /** The displayed confirmation counts of a chain's pending transfers and their orders: two set-based statements. */
 export function showConfirmations(tx: Tx, chain: string, latest: number, now: number): void {
-  prepared(tx, "displayTransferConfs", (d) =>
-    d.$client.prepare(
-      `UPDATE transfers SET confirmations = ?1 - block_number + 1
-       WHERE chain = ?2 AND status = 'pending' AND block_number >= 0 AND block_number <= ?1 AND confirmations <> ?1 - block_number + 1`,
-    ),
-  ).run(latest, chain);
-  prepared(tx, "displayOrderConfs", (d) =>
-    d.$client.prepare(
-      `UPDATE payin_orders SET confirmations = (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id), updated_at = ?2
-       WHERE id IN (SELECT payin_order_id FROM transfers WHERE chain = ?1 AND status = 'pending' AND block_number >= 0 AND payin_order_id IS NOT NULL)
-         AND confirmations <> (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id AND t.status = 'pending')`,
-    ),
-  ).run(chain, now);
+  prepared(tx, "displayTransferConfs", (d) => d.$client.prepare(SHOW_TRANSFER_CONFS)).run(latest, chain);
+  prepared(tx, "displayOrderConfs", (d) => d.$client.prepare(SHOW_ORDER_CONFS)).run(chain, now);
 }
 
 // ---- Orders (payin/service.ts, payin/deposits.ts) ----

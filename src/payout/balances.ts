@@ -12,7 +12,9 @@ import { inSlices } from "../lib/slices";
 import { fromHiLo } from "../db/balance-sum";
 import type { ChainAdapter, TokenSymbol } from "../chains/types";
 import type { AddressRow } from "../wallet/addresses";
-import { UNFINISHED } from "./state";
+import { statusSql } from "../db/status-sql";
+import { TRANSFER_PENDING } from "../watcher/state";
+import { AWAITING_FINALITY, UNFINISHED } from "./state";
 
 /**
  * Exact SUM of TEXT base-unit amounts inside SQLite (18-decimal amounts exceed
@@ -196,8 +198,8 @@ export const RECONCILE_PAGE = `SELECT b.address_id AS addressId, b.token, a.addr
   ORDER BY b.address_id, b.token LIMIT ?4`;
 
 /** Sums of what is in flight per address, for reconcile: broadcast payouts out, deposits not final yet in. */
-export const INFLIGHT_OUT = "payout_orders WHERE from_address_id = ?1 AND token = ?2 AND status = 'broadcasted'";
-export const PENDING_IN = "transfers WHERE address_id = ?1 AND token = ?2 AND status = 'pending'";
+export const INFLIGHT_OUT = `payout_orders WHERE from_address_id = ?1 AND token = ?2 AND ${statusSql("status", AWAITING_FINALITY)}`;
+export const PENDING_IN = `transfers WHERE address_id = ?1 AND token = ?2 AND ${statusSql("status", TRANSFER_PENDING)}`;
 
 function reconcilePage(db: Db) {
   return prepared(db, "reconcilePage", (d) => {
