@@ -20,6 +20,8 @@ export const OPEN_STATUSES: readonly PayinStatus[] = ["waiting_payment", "detect
 export const AWAITING_PAYMENT: readonly PayinStatus[] = OPEN_STATUSES.filter((s) => s === "waiting_payment");
 /** Open with a transfer in hand, waiting for confirmations. */
 export const SETTLING_STATUSES: readonly PayinStatus[] = OPEN_STATUSES.filter((s) => !AWAITING_PAYMENT.includes(s));
+/** Paid and settled: what the daily volume counts (payin_daily and its triggers, migrations/0160). */
+export const SETTLED_STATUSES: readonly PayinStatus[] = ["completed", "risk_settled"];
 
 /**
  * A pay-in status list as an SQL condition on `column`, written as the partial indexes spell it

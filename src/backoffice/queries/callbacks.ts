@@ -2,7 +2,9 @@
 // last error, filtered by state, merchant, business type, order and date, newest first, paged by
 // keyset on the rowid (callbacks has a text primary key; the rowid ends every index entry) and
 // counted up to COUNT_CAP, like the other lists (queries/keyset.ts).
+import { CALLBACK_STATES as DB_STATES, type CallbackDeliveryState, UNDELIVERED } from "../../callbacks/state";
 import type { DbOrTx } from "../../db/client";
+import { statusSql } from "../../db/status-sql";
 import { parseFilter, type Scope } from "./filters";
 import { type Arm, cond, type Cond, countCapped, firstIdAtOrAfter, type IdQuery, pickIds } from "./keyset";
 import { merchantOf, type Page, PAGE_SIZE, pageOf } from "./lists";
@@ -14,9 +16,8 @@ import { merchantOf, type Page, PAGE_SIZE, pageOf } from "./lists";
 export const CALLBACK_STATES = ["queued", "retrying", "sending", "delivered", "failed", "held"] as const;
 export type CallbackState = (typeof CALLBACK_STATES)[number];
 export const STATE_LABELS: Record<CallbackState, string> = { queued: "queued", retrying: "retrying", sending: "sending", delivered: "delivered", failed: "gave up", held: "held" };
-/** The outbox's own states (callbacks.state). */
-const DB_STATES = ["pending", "delivering", "delivered", "failed", "held"] as const;
-const DB_STATE: Record<CallbackState, (typeof DB_STATES)[number]> = { queued: "pending", retrying: "pending", sending: "delivering", delivered: "delivered", failed: "failed", held: "held" };
+/** The outbox's own states (callbacks.state) are callbacks/state.ts's (imported as DB_STATES). */
+const DB_STATE: Record<CallbackState, CallbackDeliveryState> = { queued: "pending", retrying: "pending", sending: "delivering", delivered: "delivered", failed: "failed", held: "held" };
 export const BUSINESS_TYPES = ["payin", "payout", "invoice", "test"] as const;
 
 export interface CallbackFilter {
@@ -108,6 +109,9 @@ export interface CallbackListRow {
   waitingBehind: string | null;
 }
 
+/** The earliest undelivered event of the order before this one (callbacks/state.ts UNDELIVERED; callbacks.test.ts holds the text). */
+export const WAITING_BEHIND = `SELECT id FROM callbacks WHERE order_no = ? AND rowid < ? AND ${statusSql("state", UNDELIVERED)} ORDER BY rowid LIMIT 1`;
+
 /** The rows of these rowids, newest first, with each one's last attempt and what a pending one waits behind. */
 export function callbacksByRowid(db: DbOrTx, ids: number[]): CallbackListRow[] {
   if (!ids.length) return [];
@@ -123,9 +127,7 @@ export function callbacksByRowid(db: DbOrTx, ids: number[]): CallbackListRow[] {
   const last = c.query<LastAttempt, [string]>(
     `SELECT url, http_status AS httpStatus, error, started_at AS startedAt FROM callback_attempts WHERE callback_id = ? ORDER BY id DESC LIMIT 1`,
   );
-  const behind = c.query<{ id: string }, [string, number]>(
-    `SELECT id FROM callbacks WHERE order_no = ? AND rowid < ? AND state IN ('pending', 'delivering') ORDER BY rowid LIMIT 1`,
-  );
+  const behind = c.query<{ id: string }, [string, number]>(WAITING_BEHIND);
   return rows
     .sort((a, b) => b.id - a.id)
     .map((r) => ({

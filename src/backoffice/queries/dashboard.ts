@@ -5,7 +5,7 @@ import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lt, type SQL, sq
 import { COUNT_CAP } from "./keyset";
 import type { DbOrTx } from "../../db/client";
 import { callbacks, chainCursors, payinDaily, payinDailyToken, payinOrders, payoutOrders, transfers } from "../../db/schema";
-import { OPEN_STATUSES } from "../../payin/state";
+import { OPEN_STATUSES, SETTLED_STATUSES, statusSql } from "../../payin/state";
 import type { Scope } from "./filters";
 
 export interface OpenCounts {
@@ -103,11 +103,11 @@ export function rebuildPayinDaily(db: DbOrTx): void {
     c.run("DELETE FROM payin_daily");
     c.run(`INSERT INTO payin_daily (day, merchant_id, micro, orders)
       SELECT coalesce(completed_at, updated_at) / 86400000, merchant_id, sum(${micro("coalesce(paid_amount, amount)")}), count(*)
-      FROM payin_orders WHERE status IN ('completed', 'risk_settled') GROUP BY 1, 2`);
+      FROM payin_orders WHERE ${statusSql("status", SETTLED_STATUSES)} GROUP BY 1, 2`);
     c.run("DELETE FROM payin_daily_token");
     c.run(`INSERT INTO payin_daily_token (day, merchant_id, token, micro, orders)
       SELECT coalesce(completed_at, updated_at) / 86400000, merchant_id, token, sum(${micro("coalesce(paid_amount, amount)")}), count(*)
-      FROM payin_orders WHERE status IN ('completed', 'risk_settled') GROUP BY 1, 2, 3`);
+      FROM payin_orders WHERE ${statusSql("status", SETTLED_STATUSES)} GROUP BY 1, 2, 3`);
   })();
 }
 
