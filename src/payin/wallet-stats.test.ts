@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
-import { exclusiveWallets, walletWithDeposits } from "./wallet-stats";
+import { DEPOSIT_STATS, exclusiveWallets, walletWithDeposits } from "./wallet-stats";
 
 type Obj = Record<string, any>;
 let gw: TestGateway;
@@ -38,4 +38,12 @@ test("deposits, pending, exact received and last deposit per wallet; scoped to t
     ["99999999123456000000000000", "confirmed"],
   ]);
   expect(walletWithDeposits(gw.ctx.db, w.bindingId, { merchantId: other.id })).toBeUndefined();
+});
+
+test("the transfer status lists generate the deposit statistics' text, byte for byte", () => {
+  expect(DEPOSIT_STATS).toBe(`SELECT sum(status != 'reverted') AS deposits, sum(status = 'pending') AS pending,
+              max(CASE WHEN status != 'reverted' THEN seen_at END) AS last,
+              sum(CASE WHEN status = 'confirmed' THEN CAST(substr(amount, 1, max(length(amount) - 12, 0)) AS INTEGER) ELSE 0 END) AS hi,
+              sum(CASE WHEN status = 'confirmed' THEN CAST(substr(amount, max(length(amount) - 11, 1)) AS INTEGER) ELSE 0 END) AS lo
+       FROM transfers WHERE address_id = ?1 AND token = ?2`);
 });

@@ -3,6 +3,8 @@
 import { and, desc, eq, lte, sql } from "drizzle-orm";
 import { type DbOrTx, prepared } from "../db/client";
 import { addresses, bindings, merchants, payinOrders, transfers } from "../db/schema";
+import { notStatusSql, statusSql } from "../db/status-sql";
+import { TRANSFER_CONFIRMED, TRANSFER_PENDING, TRANSFER_REVERTED } from "../watcher/state";
 
 export interface WalletRow {
   id: string;
@@ -50,6 +52,15 @@ export function exclusiveWallets(db: DbOrTx, scope: { merchantId?: number; q?: s
   return rows.map(({ addressId, ...r }) => ({ ...r, ...depositStats(db, addressId, r.token) }));
 }
 
+// The transfer statuses come from watcher/state.ts (wallet-stats.test.ts holds the text).
+const NOT_REVERTED = notStatusSql("status", TRANSFER_REVERTED);
+const IS_CONFIRMED = statusSql("status", TRANSFER_CONFIRMED);
+export const DEPOSIT_STATS = `SELECT sum(${NOT_REVERTED}) AS deposits, sum(${statusSql("status", TRANSFER_PENDING)}) AS pending,
+              max(CASE WHEN ${NOT_REVERTED} THEN seen_at END) AS last,
+              sum(CASE WHEN ${IS_CONFIRMED} THEN CAST(substr(amount, 1, max(length(amount) - 12, 0)) AS INTEGER) ELSE 0 END) AS hi,
+              sum(CASE WHEN ${IS_CONFIRMED} THEN CAST(substr(amount, max(length(amount) - 11, 1)) AS INTEGER) ELSE 0 END) AS lo
+       FROM transfers WHERE address_id = ?1 AND token = ?2`;
+
 /**
  * Deposit statistics of one address and token in one aggregate query (an
  * address may have many deposits). Received is summed exactly in two parts
@@ -57,13 +68,7 @@ export function exclusiveWallets(db: DbOrTx, scope: { merchantId?: number; q?: s
  */
 function depositStats(db: DbOrTx, addressId: string, token: string): Pick<WalletRow, "deposits" | "received" | "pending" | "lastDepositAt"> {
   const q = prepared(db, "walletDepositStats", (d) => {
-    const st = d.$client.query<{ deposits: bigint | null; pending: bigint | null; last: bigint | null; hi: bigint | null; lo: bigint | null }, string[]>(
-      `SELECT sum(status != 'reverted') AS deposits, sum(status = 'pending') AS pending,
-              max(CASE WHEN status != 'reverted' THEN seen_at END) AS last,
-              sum(CASE WHEN status = 'confirmed' THEN CAST(substr(amount, 1, max(length(amount) - 12, 0)) AS INTEGER) ELSE 0 END) AS hi,
-              sum(CASE WHEN status = 'confirmed' THEN CAST(substr(amount, max(length(amount) - 11, 1)) AS INTEGER) ELSE 0 END) AS lo
-       FROM transfers WHERE address_id = ?1 AND token = ?2`,
-    );
+    const st = d.$client.query<{ deposits: bigint | null; pending: bigint | null; last: bigint | null; hi: bigint | null; lo: bigint | null }, string[]>(DEPOSIT_STATS);
     st.safeIntegers(true);
     return st;
   });

@@ -10,5 +10,7 @@ export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 
 /** Seen in a block, not final yet (partial index transfers_pending_address). */
 export const TRANSFER_PENDING: readonly TransferStatus[] = ["pending"];
+/** In a final block: counted as received. */
+export const TRANSFER_CONFIRMED: readonly TransferStatus[] = ["confirmed"];
 /** Its block is gone in a reorg: it never happened. */
 export const TRANSFER_REVERTED: readonly TransferStatus[] = ["reverted"];
