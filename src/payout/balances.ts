@@ -14,7 +14,7 @@ import type { ChainAdapter, TokenSymbol } from "../chains/types";
 import type { AddressRow } from "../wallet/addresses";
 import { statusSql } from "../db/status-sql";
 import { TRANSFER_PENDING } from "../watcher/state";
-import { AWAITING_FINALITY, UNFINISHED } from "./state";
+import { AWAITING_FINALITY, BALANCE_MISMATCH, UNFINISHED } from "./state";
 
 /**
  * Exact SUM of TEXT base-unit amounts inside SQLite (18-decimal amounts exceed
@@ -225,20 +225,20 @@ function reconcileOne(ctx: ReconcileDeps, adapter: ChainAdapter, p: BalanceRow, 
     ledgerBalance: ledger.toString(),
     chainBalance: onChain.toString(),
     difference: difference.toString(),
-    status: ok ? ("ok" as const) : ("mismatch" as const),
+    status: ok ? ("ok" as const) : BALANCE_MISMATCH,
     mismatchSince: ok ? null : (prev?.mismatchSince ?? now),
     checkedAt: now,
   };
   ctx.db.insert(balanceChecks).values(row).onConflictDoUpdate({ target: [balanceChecks.addressId, balanceChecks.token], set: row }).run();
   if (!ok) {
     out.push({ addressId: p.addressId, address: p.address, token: p.token, ledger, chain: onChain, difference });
-    if (prev?.status !== "mismatch" || prev.difference !== row.difference) {
+    if (prev?.status !== BALANCE_MISMATCH || prev.difference !== row.difference) {
       ctx.logger.warn("ledger and chain balance differ", { chain: adapter.chain, address: p.address, token: p.token, ledger: ledger.toString(), onChain: onChain.toString() });
     }
   }
 }
 
 export function openDiscrepancies(db: DbOrTx) {
-  return db.select().from(balanceChecks).where(eq(balanceChecks.status, "mismatch")).all();
+  return db.select().from(balanceChecks).where(eq(balanceChecks.status, BALANCE_MISMATCH)).all();
 }
 

@@ -6,6 +6,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { addressBalances, addresses, balanceChecks, merchants } from "../db/schema";
 import { addressBalance } from "../payout/balances";
+import { BALANCE_MISMATCH } from "../payout/state";
 
 export interface BalanceLine {
   chain: string;
@@ -122,7 +123,7 @@ export function reconciliationMismatches(db: DbOrTx): Mismatch[] {
     .from(balanceChecks)
     .innerJoin(addresses, eq(addresses.id, balanceChecks.addressId))
     .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
-    .where(eq(balanceChecks.status, "mismatch"))
+    .where(eq(balanceChecks.status, BALANCE_MISMATCH))
     .orderBy(balanceChecks.mismatchSince)
     .all();
 }
