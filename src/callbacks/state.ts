@@ -1,5 +1,6 @@
 // The outbox's delivery states (callbacks.state) as data: statements that spell a state (the
-// operations counts, ops/store.ts) take it from these lists (db/status-sql.ts spells them).
+// operations counts, ops/store.ts; the back office's callbacks page) and the resend
+// (callbacks/resend.ts) take it from these lists (db/status-sql.ts spells them).
 
 export const CALLBACK_STATES = ["pending", "delivering", "delivered", "failed", "held"] as const;
 export type CallbackDeliveryState = (typeof CALLBACK_STATES)[number];
