@@ -4,9 +4,9 @@ import { eq } from "drizzle-orm";
 import { migrations } from "../../../migrations/index";
 import { openDb } from "../../db/client";
 import { migrate } from "../../db/migrate";
-import { payinOrders } from "../../db/schema";
+import { callbacks, payinOrders } from "../../db/schema";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
-import { rebuildPayinDaily, volumePerDay } from "./dashboard";
+import { GAVE_UP_CALLBACK, rebuildPayinDaily, volumePerDay } from "./dashboard";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -137,4 +137,16 @@ test("the volume per token: the summary follows the orders, the window's tokens 
   expect(tokens.reduce((s, t) => s + t.micro, 0n)).toBe(days.reduce((s, d) => s + d.micro, 0n));
   expect(tokens.find((t) => t.token === "USDC")?.micro).toBeGreaterThanOrEqual(2_000_000n);
   expect(perTokenText([{ token: "USDT", micro: 7_262_500_000n, orders: 2 }, { token: "USDC", micro: 1_000_000n, orders: 1 }])).toBe("7262.50 USDT, 1.00 USDC");
+});
+
+test("the failed-callbacks count spells the gave-up state as a literal, as the partial index callbacks_failed does", () => {
+  const db = openDb(":memory:");
+  try {
+    expect(db.select({ id: callbacks.id }).from(callbacks).where(GAVE_UP_CALLBACK).toSQL()).toEqual({
+      sql: `select "id" from "callbacks" where "callbacks"."state" = 'failed'`,
+      params: [],
+    });
+  } finally {
+    db.$client.close();
+  }
 });

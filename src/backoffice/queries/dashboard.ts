@@ -3,7 +3,9 @@
 // with the same window per token, which the chart names.
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lt, type SQL, sql } from "drizzle-orm";
 import { COUNT_CAP } from "./keyset";
+import { GAVE_UP } from "../../callbacks/state";
 import type { DbOrTx } from "../../db/client";
+import { statusTerm } from "../../db/status-sql";
 import { callbacks, chainCursors, payinDaily, payinDailyToken, payinOrders, payoutOrders, transfers } from "../../db/schema";
 import { OPEN_STATUSES, SETTLED_STATUSES, statusSql } from "../../payin/state";
 import type { Scope } from "./filters";
@@ -25,13 +27,16 @@ function capped(db: DbOrTx, table: typeof payinOrders | typeof payoutOrders | ty
   return db.select({ n: count() }).from(sq).get()?.n ?? 0;
 }
 
+/** The term as a literal (callbacks/state.ts GAVE_UP), as the partial index callbacks_failed spells it (dashboard.test.ts holds the text). */
+export const GAVE_UP_CALLBACK = sql`${callbacks.state} ${sql.raw(statusTerm(GAVE_UP))}`;
+
 export function openCounts(db: DbOrTx, scope: Scope): OpenCounts {
   return {
     openOrders: capped(db, payinOrders, and(inArray(payinOrders.status, [...OPEN_STATUSES]), only(scope, payinOrders.merchantId))),
     // `resolution IS NULL` and `unmatched_reason IS NOT NULL` as literals: the partial index transfers_open_unmatched.
     unmatchedDeposits: capped(db, transfers, and(isNotNull(transfers.unmatchedReason), isNull(transfers.resolution), only(scope, transfers.merchantId))),
     frozenOrders: capped(db, payinOrders, and(eq(payinOrders.status, "frozen_abnormal"), only(scope, payinOrders.merchantId))),
-    failedCallbacks: capped(db, callbacks, and(sql`${callbacks.state} = 'failed'`, only(scope, callbacks.merchantId))),
+    failedCallbacks: capped(db, callbacks, and(GAVE_UP_CALLBACK, only(scope, callbacks.merchantId))),
     failedPayouts: capped(db, payoutOrders, and(eq(payoutOrders.status, "failed"), only(scope, payoutOrders.merchantId))),
   };
 }
