@@ -155,7 +155,7 @@ export function releaseHeldCallbacks(db: DbOrTx, merchantId: number, now: number
     .all().length;
 }
 
-// --- h24e: the operator's view of the outbox (callbacks/resend.ts) and the test events (callbacks/test-event.ts) ---
+// --- the operator's view of the outbox (callbacks/resend.ts) and the test events (callbacks/test-event.ts) ---
 
 export type CallbackRow = typeof callbacks.$inferSelect;
 export type CallbackAttemptRow = typeof callbackAttempts.$inferSelect;

@@ -54,9 +54,6 @@ export function depositStatusJson(d: DepositView, serverTime: number): DepositSt
   };
 }
 
-/** States after which the order can no longer change on its own. */
-export const FINAL_STATUSES: readonly PayinStatus[] = ["completed", "risk_settled", "cancelled"];
-
 /** "10.000000" -> "10.00", "12.345600" -> "12.3456": exact digits, no noise. */
 export function displayAmount(amount: string): string {
   const [whole, frac = ""] = amount.split(".");

@@ -224,7 +224,7 @@ export function isDenied(tx: Tx, chain: string, from: string): boolean {
   ).get({ c: chain, a: from });
 }
 
-// --- h24e: operator actions, bindings, unmatched deposits, the hosted pages' lookups ---
+// --- operator actions, bindings, unmatched deposits, the hosted pages' lookups ---
 
 /** Any merchant's order with this orderNo (operator actions, the hold text). */
 export function orderWithNo(db: DbOrTx, orderNo: string): PayinOrderRow | undefined {
@@ -475,7 +475,7 @@ export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt:
   ).all({ chain, twoAt: Math.max(twoAt, finalAt), finalAt });
 }
 
-// --- h24f: refunds ---
+// --- refunds: the pay-in side a refund reads (payout/refunds.ts RefundPayins, filled in app/context.ts) ---
 
 /**
  * What a refund (payout/refunds.ts, its RefundPayins port: payouts rank below pay-ins) reads and

@@ -163,13 +163,13 @@ export function releaseHeldPayouts(tx: DbOrTx, chain: string, address: string, e
     .map((r) => r.orderNo);
 }
 
-// --- h24e: a payout by orderNo, any merchant's (payin/unmatched.ts: the refund recorded for a deposit) ---
+// --- a payout by orderNo, any merchant's (payin/unmatched.ts: the refund recorded for a deposit) ---
 
 export function payoutWithOrderNo(db: DbOrTx, orderNo: string): PayoutOrderRow | undefined {
   return db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, orderNo)).get();
 }
 
-// --- h24f: the executor's open payouts, the payout controls, refunds ---
+// --- the executor's open payouts, the payout controls, refunds ---
 
 // The executor's open payouts (payout/executor.ts).
 // Through the partial indexes payout_submitted / payout_broadcasted (migration 0152). The status

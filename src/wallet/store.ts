@@ -99,7 +99,7 @@ export function setDerivationFloor(tx: DbOrTx, chain: string, nextIndex: number,
     .run();
 }
 
-// --- h24d: seed ---
+// --- the wallet seed (wallet/seed.ts) ---
 
 /** Where the encrypted wallet seed is kept in `settings`. */
 const SEED_KEY = "wallet_seed";
@@ -118,7 +118,7 @@ export function anyAddress(db: DbOrTx): boolean {
   return (db.select({ n: count() }).from(addresses).get()?.n ?? 0) > 0;
 }
 
-// --- h24c: the chain layer's port to the addresses (chains/module.ts OutgoingQuery.addressesAfter) ---
+// --- the chain layer's port to the addresses (chains/module.ts OutgoingQuery.addressesAfter) ---
 
 /** A chain's addresses stored after `afterRowid`, with their rowids (addresses are only ever inserted: a reader keeps the highest). */
 export function addressRowsAfter(db: DbOrTx, chain: string, afterRowid: number): { address: string; rowid: number }[] {
@@ -127,7 +127,7 @@ export function addressRowsAfter(db: DbOrTx, chain: string, afterRowid: number):
     .map((r) => ({ address: r.a, rowid: r.id }));
 }
 
-// --- h24f: payout source addresses ---
+// --- payout source addresses ---
 // The payout rules' questions about a source (payout/service.ts): the merchant's own address,
 // addresses by text, retiring a source after its payout.
 
