@@ -410,8 +410,29 @@ export const gasTopups = sqliteTable(
     lastError: text("last_error"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** EVM: the newest transaction is at gas_price_cap with no replacement left under it (migration 0290; alert payout_stuck). */
+    stuckAt: integer("stuck_at"),
   },
-  (t) => [index("gas_topups_payout").on(t.payoutOrderId), index("gas_topups_status").on(t.chain, t.fromAddress, t.status)],
+  (t) => [
+    index("gas_topups_payout").on(t.payoutOrderId),
+    index("gas_topups_status").on(t.chain, t.fromAddress, t.status),
+    index("gas_topups_stuck").on(t.payoutOrderId).where(sql`stuck_at IS NOT NULL`),
+  ],
+);
+
+/** Replacements of an EVM gas top-up's transaction (same nonce, raised fees), stored before broadcast (migration 0290). */
+export const gasTopupAttempts = sqliteTable(
+  "gas_topup_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    gasTopupId: integer("gas_topup_id").notNull().references(() => gasTopups.id),
+    chain: text("chain").notNull(),
+    txHash: text("tx_hash").notNull(),
+    signedTx: text("signed_tx").notNull(),
+    signedMeta: text("signed_meta").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("gas_topup_attempts_tx").on(t.chain, t.txHash), index("gas_topup_attempts_topup").on(t.gasTopupId)],
 );
 
 /** Outbox: one row per callback event; delivered by the callback worker. */

@@ -6,6 +6,7 @@ import { notStatusSql, statusSql } from "../db/status-sql";
 import { GAVE_UP, UNDELIVERED } from "../callbacks/state";
 import { AWAITING_FINALITY, BALANCE_MISMATCH, FAILED } from "../payout/state";
 import { TRANSFER_REVERTED } from "../watcher/state";
+import { OPEN_TOPUP } from "../chains/common/store";
 
 // Counts from indexed windows (issue 23), each through a partial index whose rows a create never
 // writes: the last hour of failed callbacks and payouts, not every failure ever; open unmatched
@@ -16,6 +17,8 @@ export const FAILED_CALLBACKS = `SELECT count(*) AS n FROM callbacks INDEXED BY 
 export const FAILED_PAYOUTS = `SELECT order_no FROM payout_orders INDEXED BY payout_failed WHERE ${statusSql("status", FAILED)} AND failed_at >= ? ORDER BY failed_at DESC`;
 // Broadcast payouts whose transaction sits at gas_price_cap with no replacement left (payout/executor.ts): few rows, the open ones only.
 export const STUCK_PAYOUTS = `SELECT chain, order_no FROM payout_orders INDEXED BY payout_broadcasted WHERE ${statusSql("status", AWAITING_FINALITY)} AND stuck_at IS NOT NULL ORDER BY chain`;
+// Open gas top-ups (EVM) at gas_price_cap with no replacement left (chains/common/gas-topup.ts), with the payout each holds back: the partial index of stuck ones only.
+export const STUCK_TOPUPS = `SELECT p.chain, p.order_no FROM gas_topups t INDEXED BY gas_topups_stuck JOIN payout_orders p ON p.id = t.payout_order_id WHERE t.stuck_at IS NOT NULL AND ${statusSql("t.status", OPEN_TOPUP)}`;
 export const OPEN_UNMATCHED = `SELECT count(*) AS n FROM transfers INDEXED BY transfers_open_unmatched WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND ${notStatusSql("status", TRANSFER_REVERTED)}`;
 export const QUEUED_CALLBACKS = `SELECT count(*) AS n FROM callbacks WHERE ${statusSql("state", UNDELIVERED)}`;
 export const BALANCE_MISMATCHES = `SELECT count(*) AS n FROM balance_checks WHERE ${statusSql("status", [BALANCE_MISMATCH])}`;
@@ -34,6 +37,11 @@ export function failedPayoutsSince(db: Db, since: number): string[] {
 /** Broadcast payouts stuck at the gas price cap, by chain. */
 export function stuckPayouts(db: Db): { chain: string; order_no: string }[] {
   return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_PAYOUTS).all();
+}
+
+/** Payouts waiting for a gas top-up stuck at the gas price cap. */
+export function stuckTopups(db: Db): { chain: string; order_no: string }[] {
+  return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_TOPUPS).all();
 }
 
 /** Deposits that matched no order and wait for an operator. */

@@ -76,6 +76,7 @@ export function knownTx(db: DbOrTx, txHash: string): boolean {
       `SELECT 1 FROM payout_orders WHERE lower(tx_hash) = ?1
        UNION ALL SELECT 1 FROM gas_topups WHERE lower(tx_hash) = ?1
        UNION ALL SELECT 1 FROM payout_tx_attempts WHERE lower(tx_hash) = ?1
+       UNION ALL SELECT 1 FROM gas_topup_attempts WHERE lower(tx_hash) = ?1
        UNION ALL SELECT 1 FROM sol_token_accounts WHERE lower(tx_hash) = ?1 LIMIT 1`,
     )
     .get(h);

@@ -4,7 +4,7 @@
 import type { Db } from "../db/client";
 import type { PlannedQuery, SeekOptions } from "./query-plan";
 import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES } from "../payin/store";
-import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS } from "../ops/store";
+import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS, STUCK_TOPUPS } from "../ops/store";
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
 import { DELIVERED_BEFORE } from "../callbacks/store";
 import { BROADCASTED, RESERVED_FEES, SUBMITTED, USED_TODAY } from "../payout/store";
@@ -30,6 +30,8 @@ export const ENGINE_QUERIES: CheckedQuery[] = [
   { name: "alerts: failed payouts of the last hour", query: () => FAILED_PAYOUTS, uses: ["payout_failed"] },
   // Walks the partial index of broadcast payouts: the ones in flight only.
   { name: "alerts: payouts stuck at the gas price cap", query: () => STUCK_PAYOUTS, opts: { boundedScans: ["payout_orders"] }, uses: ["payout_broadcasted"] },
+  // Walks the partial index of stuck top-ups (few, open ones only), each joined to its payout by key.
+  { name: "alerts: gas top-ups stuck at the gas price cap", query: () => STUCK_TOPUPS, opts: { boundedScans: ["gas_topups"] }, uses: ["gas_topups_stuck"] },
   // Walks the whole partial index: it holds open unmatched deposits only (the operator's backlog).
   { name: "alerts: open unmatched deposits", query: () => OPEN_UNMATCHED, opts: { boundedScans: ["transfers"] }, uses: ["transfers_open_unmatched"] },
   { name: "balance of an address", query: () => STORED_BALANCE },

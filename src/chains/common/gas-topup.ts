@@ -2,9 +2,14 @@
 // payout's source before the payout is first broadcast. A top-up is itself a
 // signed transaction, stored in gas_topups and committed before it is sent; one
 // already under way for the order is always finished first, never duplicated.
+// Where the chain replaces transactions (EVM, chains.<C>.replace_after), a top-up
+// that has not landed in time is replaced as a payout is: the same nonce from the
+// gas wallet with raised fees (the chain's own replacement signing, up to
+// gas_price_cap), each replacement stored in gas_topup_attempts before it is sent;
+// whichever lands is the top-up's. At the cap it is marked stuck (alert payout_stuck).
 import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
-import { insertTopup, markTopup, openTopupFor, patchTopup, type TopupRow } from "./store";
+import { addTopupReplacement, insertTopup, markTopup, openTopupFor, patchTopup, topupById, topupReplacements, type TopupRow, type TopupTxAttempt } from "./store";
 import type { ChainAdapter, SignedTransfer } from "../types";
 import { crashPoint } from "../../lib/crash";
 import { costOf, recordCost } from "./costs";
@@ -24,20 +29,36 @@ export interface NativeTransferSigner extends ChainAdapter {
 
 export const storedTopup = (t: TopupRow): SignedTransfer => ({ txHash: t.txHash, raw: t.signedTx, meta: JSON.parse(t.signedMeta) as Record<string, unknown> });
 
-export function gasTopupsFor(
-  ctx: GasTopupDeps,
-  adapter: NativeTransferSigner,
-  env: PayoutStepEnv,
-  /** Chain-specific signing hint for the gas wallet (BSC: its next nonce). */
-  hintFor: (gasAddress: string) => Promise<Record<string, unknown> | undefined> = async () => undefined,
-) {
+/** A chain that replaces a transaction which did not land in time (EVM): when, and how it signs the replacement. */
+export interface TopupReplacement {
+  /** chains.<C>.replace_after in ms: how long the newest transaction of a top-up is out before it is replaced. */
+  afterMs: number;
+  /** `prev` again with the same nonce and raised fees, signed with the gas wallet's key; null when the cap leaves no raise a node would take. */
+  sign(prev: SignedTransfer, privateKey: Uint8Array): Promise<SignedTransfer | null>;
+}
+
+export interface GasTopupOptions {
+  /** Chain-specific signing hint for the gas wallet (EVM: its next nonce). */
+  hintFor?: (gasAddress: string) => Promise<Record<string, unknown> | undefined>;
+  /** Replace a top-up that has not landed within `afterMs` (absent: it is only ever rebroadcast). */
+  replace?: TopupReplacement;
+}
+
+const STUCK_TOPUP = "stuck: the gas top-up is at gas_price_cap and has not landed; no replacement fits under the cap (its payout waits)";
+
+export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, env: PayoutStepEnv, options: GasTopupOptions = {}) {
   const chain = adapter.chain;
   const { locks, addresses } = env;
+  const hintFor = options.hintFor ?? (async () => undefined);
   const setTopup = (id: number, set: Partial<TopupRow>) => patchTopup(ctx.db, id, { ...set, updatedAt: ctx.clock.now() });
+  const gasWallet = () => {
+    const now = ctx.clock.now();
+    return writeTx(ctx.db, (tx) => addresses.gasWallet(tx, adapter, ctx.seed, now));
+  };
 
   async function sign(o: PayoutOrderRow, amount: bigint): Promise<TopupRow> {
     const now = ctx.clock.now();
-    const gas = writeTx(ctx.db, (tx) => addresses.gasWallet(tx, adapter, ctx.seed, now));
+    const gas = gasWallet();
     return locks.run(`${chain}:${gas.address}`, async () => {
       const key = adapter.deriveKey(ctx.seed, gas.derivationIndex);
       const signed = await adapter.signNativeTransfer({ from: gas.address, to: o.fromAddress, amount, privateKey: key.privateKey, hint: await hintFor(gas.address) });
@@ -59,6 +80,58 @@ export function gasTopupsFor(
     });
   }
 
+  /** The top-up's transactions, oldest first: the one signed first (on the row), then each replacement. */
+  const transactions = (t: TopupRow): TopupTxAttempt[] => [{ tx: storedTopup(t), since: t.createdAt }, ...topupReplacements(ctx.db, t.id)];
+
+  /** One of the top-up's transactions is in a block: the top-up landed (or failed) with that transaction. */
+  async function landed(t: TopupRow, tx: SignedTransfer, success: boolean): Promise<true> {
+    const cost = await costOf(adapter, tx);
+    writeTx(ctx.db, (x) => {
+      const now = ctx.clock.now();
+      // A failed top-up burned its fee too: both are recorded.
+      if (cost) recordCost(x, { chain, txHash: tx.txHash, kind: "gas_topup", payoutOrderId: t.payoutOrderId, cost, now });
+      // Whichever of its transactions landed is the top-up's.
+      const which = tx.txHash === t.txHash ? {} : { txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta) };
+      markTopup(x, t.id, success ? { ...which, status: "confirmed", stuckAt: null, updatedAt: now } : { ...which, status: "failed", stuckAt: null, lastError: "top-up failed on chain", updatedAt: now });
+    });
+    if (!success) throw new RetryLater("gas top-up failed on chain", TOPUP_RETRY_MS);
+    return true;
+  }
+
+  /**
+   * Replaces the top-up's newest transaction once it has been out for replace_after (a stuck
+   * one: once per replace_after since it was found stuck): signed under the gas wallet's lock,
+   * stored and committed, then sent. No raise left under the cap marks the top-up stuck.
+   */
+  async function replaceIfDue(t: TopupRow, newest: TopupTxAttempt): Promise<void> {
+    const r = options.replace;
+    if (!r || t.status !== "broadcasted" || ctx.clock.now() < Math.max(newest.since, t.stuckAt ?? 0) + r.afterMs) return;
+    const gas = gasWallet();
+    const signed = await locks.run(`${chain}:${gas.address}`, async () => {
+      const next = await r.sign(newest.tx, adapter.deriveKey(ctx.seed, gas.derivationIndex).privateKey);
+      return writeTx(ctx.db, (x) => {
+        const f = topupById(x, t.id);
+        const current = topupReplacements(x, t.id).at(-1)?.tx.txHash ?? f.txHash;
+        if (f.status !== "broadcasted" || current !== newest.tx.txHash) return null;
+        const now = ctx.clock.now();
+        if (!next) {
+          if (f.stuckAt === null) ctx.logger.warn("gas top-up stuck at the gas price cap", { chain, payoutOrderId: f.payoutOrderId, txHash: current });
+          markTopup(x, t.id, { stuckAt: now, lastError: STUCK_TOPUP, updatedAt: now });
+          return null;
+        }
+        addTopupReplacement(x, f, next, now);
+        markTopup(x, t.id, { stuckAt: null, lastError: null, updatedAt: now });
+        return next;
+      });
+    });
+    if (!signed) return;
+    crashPoint("payout:after-topup-replace-commit");
+    ctx.logger.info("gas top-up replaced", { chain, payoutOrderId: t.payoutOrderId, replaces: newest.tx.txHash, txHash: signed.txHash });
+    const sent = await adapter.broadcast(signed).catch((e) => ({ ok: false as const, permanent: false, error: String((e as Error)?.message ?? e) }));
+    // Sent again by the next look (its newest transaction, unknown to the node).
+    if (!sent.ok) setTopup(t.id, { lastError: `top-up replacement not sent yet: ${sent.error}` });
+  }
+
   /** Sends a stored top-up (again) and waits a little for it to land; true once it has. */
   async function drive(t: TopupRow): Promise<boolean> {
     if (t.status === "signed") {
@@ -72,27 +145,34 @@ export function gasTopupsFor(
     }
     const deadline = ctx.clock.now() + TOPUP_WAIT_MS;
     for (;;) {
-      const s = await adapter.txState(storedTopup(t));
-      if (s.state === "included") {
-        const cost = await costOf(adapter, storedTopup(t));
-        const id = t.id;
-        writeTx(ctx.db, (tx) => {
-          // A failed top-up burned its fee too: both are recorded.
-          if (cost) recordCost(tx, { chain, txHash: t.txHash, kind: "gas_topup", payoutOrderId: t.payoutOrderId, cost, now: ctx.clock.now() });
-          markTopup(tx, id, s.success ? { status: "confirmed", updatedAt: ctx.clock.now() } : { status: "failed", lastError: "top-up failed on chain", updatedAt: ctx.clock.now() });
-        });
-        if (!s.success) throw new RetryLater("gas top-up failed on chain", TOPUP_RETRY_MS);
-        return true;
+      const txs = transactions(t);
+      const newest = txs[txs.length - 1]!;
+      const s = await adapter.txState(newest.tx);
+      if (s.state === "included") return landed(t, newest.tx, s.success);
+      let allExpired = s.state === "expired";
+      // The ones it replaced: while the newest waits in a node's pool none of them was mined
+      // (they share its nonce); once it is gone, any of them may be the one that landed.
+      if (s.state !== "pending") {
+        for (let i = txs.length - 2; i >= 0; i--) {
+          const st = await adapter.txState(txs[i]!.tx);
+          if (st.state === "included") return landed(t, txs[i]!.tx, st.success);
+          if (st.state !== "expired") allExpired = false;
+        }
       }
-      if (s.state === "expired") {
-        setTopup(t.id, { status: "failed", lastError: "top-up can never land (expired)" });
+      if (allExpired) {
+        setTopup(t.id, { status: "failed", stuckAt: null, lastError: "top-up can never land (expired)" });
         throw new RetryLater("gas top-up expired", TOPUP_RETRY_MS);
       }
-      if (s.state === "unknown") await adapter.broadcast(storedTopup(t));
+      await replaceIfDue(t, newest);
+      if (s.state === "unknown" && transactions(t).length === txs.length) await adapter.broadcast(newest.tx);
       if (ctx.clock.now() > deadline) return false;
       await sleep(ctx.clock, 250);
+      t = topupById(ctx.db, t.id);
     }
   }
+
+  /** The payout's retry while its top-up has not landed (its error says when the top-up is stuck at the cap). */
+  const waiting = (t: TopupRow) => new RetryLater(topupById(ctx.db, t.id).stuckAt !== null ? STUCK_TOPUP : "waiting for the gas top-up to land", TOPUP_RETRY_MS);
 
   return {
     /**
@@ -105,14 +185,14 @@ export function gasTopupsFor(
     async ensure(o: PayoutOrderRow, shortfall: () => Promise<bigint>, opts: { recheck?: boolean } = {}): Promise<void> {
       const open = openTopupFor(ctx.db, o.id);
       if (open) {
-        if (!(await drive(open))) throw new RetryLater("waiting for the gas top-up to land", TOPUP_RETRY_MS);
+        if (!(await drive(open))) throw waiting(open);
         if (!opts.recheck) return;
       }
       const amount = await shortfall();
       if (amount <= 0n) return;
       const t = await sign(o, amount);
       crashPoint("payout:after-topup-sign-commit");
-      if (!(await drive(t))) throw new RetryLater("waiting for the gas top-up to land", TOPUP_RETRY_MS);
+      if (!(await drive(t))) throw waiting(t);
     },
   };
 }

@@ -1,10 +1,11 @@
 // The chain layer's shared storage module (docs/architecture.md "Data access"): the cost record
 // of every transaction the gateway sends (`transfer_costs`: `costs.ts` `recordCost`) and the gas
 // top-ups (`gas_topups`: `gas-topup.ts`, the EVM nonce reads of `evm/payout-steps.ts` and
-// `evm/reconcile.ts`).
-import { and, desc, eq, inArray } from "drizzle-orm";
+// `evm/reconcile.ts`) with the replacements of their transactions (`gas_topup_attempts`, EVM).
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../db/client";
-import { gasTopups, transferCosts } from "../../db/schema";
+import { gasTopupAttempts, gasTopups, transferCosts } from "../../db/schema";
+import type { SignedTransfer } from "../types";
 
 export type NewCostRow = typeof transferCosts.$inferInsert;
 export type TopupRow = typeof gasTopups.$inferSelect;
@@ -12,7 +13,7 @@ export type NewTopupRow = typeof gasTopups.$inferInsert;
 type TopupStatus = TopupRow["status"];
 
 /** A top-up under way: signed and stored, maybe sent, not landed yet. */
-const OPEN_TOPUP: TopupStatus[] = ["signed", "broadcasted"];
+export const OPEN_TOPUP: readonly TopupStatus[] = ["signed", "broadcasted"];
 
 /** Inserts a cost row unless (chain, txHash) has one; true when it did. */
 export function insertCost(tx: Tx, row: NewCostRow): boolean {
@@ -53,4 +54,31 @@ export function topupMetas(db: DbOrTx, chain: string, fromAddress: string, o: { 
     .where(and(...of, ...(o.open ? [inArray(gasTopups.status, OPEN_TOPUP)] : [])))
     .all()
     .map((r) => r.meta);
+}
+
+/** One transaction of a top-up and since when it is out (the first: when it was signed; a replacement: when it was stored). */
+export interface TopupTxAttempt {
+  tx: SignedTransfer;
+  since: number;
+}
+
+/** The replacements of a top-up's transaction (gas_topup_attempts), oldest first. */
+export function topupReplacements(db: DbOrTx, topupId: number): TopupTxAttempt[] {
+  return db
+    .select()
+    .from(gasTopupAttempts)
+    .where(eq(gasTopupAttempts.gasTopupId, topupId))
+    .orderBy(asc(gasTopupAttempts.id))
+    .all()
+    .map((r) => ({ tx: { txHash: r.txHash, raw: r.signedTx, meta: JSON.parse(r.signedMeta) as Record<string, unknown> }, since: r.createdAt }));
+}
+
+/** Stores a top-up's replacement (inside the transaction that commits it before it is broadcast). */
+export function addTopupReplacement(tx: Tx, t: { id: number; chain: string }, signed: SignedTransfer, now: number): void {
+  tx.insert(gasTopupAttempts).values({ gasTopupId: t.id, chain: t.chain, txHash: signed.txHash, signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), createdAt: now }).run();
+}
+
+/** A top-up by id (re-read inside the transaction that stores its replacement). */
+export function topupById(db: DbOrTx, id: number): TopupRow {
+  return db.select().from(gasTopups).where(eq(gasTopups.id, id)).get()!;
 }

@@ -1,8 +1,8 @@
 // EVM payout steps: nonces per address that survive restarts (taken from the
 // stored signed transactions, never reused while one is unfinished), native-coin
 // top-ups from the chain's gas wallet (index 0), themselves signed and stored
-// before they are broadcast, and the replacement of a payout transaction that
-// did not confirm within replace_after (same nonce, raised fees, up to the cap).
+// before they are broadcast, and the replacement of a payout or top-up transaction
+// that did not confirm within replace_after (same nonce, raised fees, up to the cap).
 import type { ChainModuleCtx } from "../module";
 import { topupMetas } from "../common/store";
 import type { EvmAdapter, EvmTxMeta } from "./adapter";
@@ -42,7 +42,11 @@ export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, 
     return others.reduce((s, r) => s + maxCostOf(JSON.parse(r.signedMeta!)), maxCostOf(tx.meta));
   }
 
-  const topups = gasTopupsFor(ctx, adapter, env, async (gas) => ({ nonce: await nextNonce(ctx, adapter, env, gas) }));
+  // A top-up that has not landed within replace_after is replaced as a payout is (same nonce, signReplacement's raised fees).
+  const topups = gasTopupsFor(ctx, adapter, env, {
+    hintFor: async (gas) => ({ nonce: await nextNonce(ctx, adapter, env, gas) }),
+    replace: opts.replaceAfterMs === undefined ? undefined : { afterMs: opts.replaceAfterMs, sign: (prev, key) => adapter.signReplacement(prev, key) },
+  });
 
   return {
     async sign(o) {

@@ -9,7 +9,7 @@ import type { GasMonitor } from "../gas";
 import type { Config } from "../../config/schema";
 import { staleRates } from "../../rates/book";
 import { failedBackup } from "../../backup/schedule";
-import { failedCallbacksSince, failedPayoutsSince, openUnmatchedCount, stuckPayouts, unrecordedByChain } from "../store";
+import { failedCallbacksSince, failedPayoutsSince, openUnmatchedCount, stuckPayouts, stuckTopups, unrecordedByChain } from "../store";
 
 export const CONDITIONS = [
   "scanner_stalled",
@@ -77,15 +77,20 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
     out.push({ condition: "payout_failed", subject: "gateway", message: `${plural(po.length, "payout")} failed in the last hour: ${shown}${po.length > 5 ? ", …" : ""}` });
   }
 
+  // A payout whose own transaction is stuck at the cap, or that waits for a gas top-up stuck there.
   const stuck = stuckPayouts(db);
-  for (const chain of new Set(stuck.map((r) => r.chain))) {
-    const orders = stuck.filter((r) => r.chain === chain).map((r) => r.order_no);
-    const shown = orders.slice(0, 5).join(", ") + (orders.length > 5 ? ", …" : "");
-    out.push({
-      condition: "payout_stuck",
-      subject: chain,
-      message: `${chain}: ${plural(orders.length, "payout")} not confirming at chains.${chain}.gas_price_cap, with no replacement left under it (${shown}); raise the cap or wait for fees to fall`,
-    });
+  const stuckFunding = stuckTopups(db);
+  for (const chain of new Set([...stuck, ...stuckFunding].map((r) => r.chain))) {
+    const listed = (rows: typeof stuck) => {
+      const orders = rows.filter((r) => r.chain === chain).map((r) => r.order_no);
+      return { n: orders.length, shown: orders.slice(0, 5).join(", ") + (orders.length > 5 ? ", …" : "") };
+    };
+    const [own, funding] = [listed(stuck), listed(stuckFunding)];
+    const parts = [
+      ...(own.n > 0 ? [`${plural(own.n, "payout")} not confirming at chains.${chain}.gas_price_cap, with no replacement left under it (${own.shown})`] : []),
+      ...(funding.n > 0 ? [`${plural(funding.n, "payout")} waiting for a gas top-up not landing at chains.${chain}.gas_price_cap, with no replacement left under it (${funding.shown})`] : []),
+    ];
+    out.push({ condition: "payout_stuck", subject: chain, message: `${chain}: ${parts.join("; ")}; raise the cap or wait for fees to fall` });
   }
 
   const um = openUnmatchedCount(db);
