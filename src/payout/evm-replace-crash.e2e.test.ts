@@ -4,7 +4,9 @@
 // replace_after = "1s" and kills itself right after storing the replacement, or right after
 // sending it; restarted, it goes on with the transactions it stored, and the chain carries the
 // transfer exactly once: every replacement has the payout's nonce, so only one of them can land,
-// and that one becomes the payout's txHash.
+// and that one becomes the payout's txHash. The same for a replaced gas top-up (the source holds
+// no native coin): killed right after storing or sending the top-up's replacement, restarted,
+// one of the top-up's stored hashes lands (the gas wallet sends once) and the payout goes out once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startAnvil, type AnvilNode } from "../testing/anvil";
 import { chainCodes, chainModule } from "../chains/registry";
@@ -89,6 +91,78 @@ describe("a replaced EVM payout survives a crash", () => {
       expect(await node.tokenBalance(token, to!)).toBe(units(20n));
       expect(await node.tokenBalance(token, b.address)).toBe(units(30n));
       expect(Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [b.address, "latest"])))).toBe(1);
+    },
+    120_000,
+  );
+});
+
+const TOPUP_ROWS = ["payout:after-topup-replace-commit", "payout:after-topup-replace-broadcast"] as const;
+
+describe("a replaced EVM gas top-up survives a crash", () => {
+  test.each(TOPUP_ROWS)(
+    "BSC: killed at %s, restarted: the gas wallet sends once, with one of the top-up's stored hashes; paid exactly once",
+    async (point) => {
+      const chain: ChainCode = "BSC";
+      const node = nodes.get(chain)!;
+      const token = "USDT" as TokenSymbol;
+      const units = (whole: bigint) => whole * 10n ** 18n;
+      const c = await crashGateway({ merchantName: `bsc-topup-replace-${point.split("-").pop()}`, toml: toml(chain, node.url) });
+      const { client } = c;
+      let g = await c.start(point);
+      const shown = await c.cli("wallet", "gas", "--json");
+      expect(shown.code).toBe(0);
+      const gas = (JSON.parse(shown.stdout) as Array<{ chainCode: string; address: string }>).find((r) => r.chainCode === chain)!.address;
+      await node.setBalance(gas, 10n ** 18n);
+      const binding = { chainCode: chain, tokenSymbol: token };
+      const bindKey = `topup-replace-${point}`;
+      const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey } });
+      await node.mint(token, b.address, units(50n));
+      await node.mine(2);
+      await eventually(
+        async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
+        40_000,
+        "the deposit completed",
+        50,
+      );
+
+      const [to] = someAddresses(1, `topup-${point}`);
+      const body = { ...binding, fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: `TOPUP-REPLACE-${point}`, notifyUrl: "https://shop.example/po" };
+      const topupHashes = () =>
+        c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM gas_topup_attempts a JOIN gas_topups t ON t.id = a.gas_topup_id JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ? ORDER BY a.id", body.merchantOrderNo).map((r) => r.tx_hash);
+      await node.setAutomine(false);
+      let mining: ReturnType<typeof setInterval> | undefined;
+      try {
+        // The top-up is not mined: after replace_after the gateway replaces it, stores the replacement, and dies.
+        expect(await client.request("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
+        await g.proc.exited;
+        expect(g.proc.signalCode).toBe("SIGKILL");
+        const [first] = c.query<{ tx_hash: string }>("SELECT t.tx_hash FROM gas_topups t JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ?", body.merchantOrderNo);
+        const stored = topupHashes();
+        expect(stored).toHaveLength(1);
+        expect(await node.tokenBalance(token, to!)).toBe(0n);
+
+        g = await c.start();
+        mining = setInterval(() => void node.mine(1).catch(() => {}), 150);
+        const again = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
+        const done = await payoutSettled(client, again.orderNo);
+        expect(done).toMatchObject({ status: "confirmed", fromAddress: b.address });
+        const [topup] = c.query<{ tx_hash: string; status: string }>("SELECT t.tx_hash, t.status FROM gas_topups t JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ?", body.merchantOrderNo);
+        const hashes = [first!.tx_hash, ...topupHashes()];
+        expect(hashes).toContain(stored[0]!);
+        expect(topup!.status).toBe("confirmed");
+        const landed = [];
+        for (const h of hashes) if (await node.rpc("eth_getTransactionReceipt", [h])) landed.push(h);
+        expect(landed).toEqual([topup!.tx_hash]);
+      } finally {
+        if (mining) clearInterval(mining);
+        await node.setAutomine(true);
+      }
+      expect(await g.kill("SIGTERM")).toBe(0);
+      expect(await node.tokenBalance(token, to!)).toBe(units(20n));
+      expect(await node.tokenBalance(token, b.address)).toBe(units(30n));
+      const sentBy = async (a: string) => Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [a, "latest"])));
+      expect(await sentBy(b.address)).toBe(1);
+      expect(await sentBy(gas)).toBe(1);
     },
     120_000,
   );

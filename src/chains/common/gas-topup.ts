@@ -128,6 +128,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
     crashPoint("payout:after-topup-replace-commit");
     ctx.logger.info("gas top-up replaced", { chain, payoutOrderId: t.payoutOrderId, replaces: newest.tx.txHash, txHash: signed.txHash });
     const sent = await adapter.broadcast(signed).catch((e) => ({ ok: false as const, permanent: false, error: String((e as Error)?.message ?? e) }));
+    crashPoint("payout:after-topup-replace-broadcast");
     // Sent again by the next look (its newest transaction, unknown to the node).
     if (!sent.ok) setTopup(t.id, { lastError: `top-up replacement not sent yet: ${sent.error}` });
   }
