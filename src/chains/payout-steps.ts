@@ -47,6 +47,25 @@ export class KeyedLock {
   }
 }
 
+/**
+ * One transaction of a payout or a gas top-up and since when it is out (the first: when it went
+ * out or was signed; a replacement: when it was stored). Replacements (EVM, replace_after) are
+ * stored before they are broadcast: payout_tx_attempts, gas_topup_attempts.
+ */
+export interface TxAttempt {
+  tx: SignedTransfer;
+  since: number;
+}
+
+/** A stored replacement row as the transaction it holds. */
+export const storedAttempt = (r: { txHash: string; signedTx: string; signedMeta: string; createdAt: number }): TxAttempt => ({
+  tx: { txHash: r.txHash, raw: r.signedTx, meta: JSON.parse(r.signedMeta) as Record<string, unknown> },
+  since: r.createdAt,
+});
+
+/** The stored columns of a replacement signed now. */
+export const attemptColumns = (chain: string, signed: SignedTransfer, now: number) => ({ chain, txHash: signed.txHash, signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), createdAt: now });
+
 /** The signed transaction stored on a payout order. */
 export function storedTx(o: PayoutOrderRow): SignedTransfer {
   return { txHash: o.txHash!, raw: o.signedTx!, meta: o.signedMeta ? (JSON.parse(o.signedMeta) as Record<string, unknown>) : {} };

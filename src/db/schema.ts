@@ -420,17 +420,22 @@ export const gasTopups = sqliteTable(
   ],
 );
 
+/** A replacement of an EVM transaction (same nonce, raised fees), stored before it is broadcast: payout_tx_attempts, gas_topup_attempts. */
+const replacementColumns = () => ({
+  chain: text("chain").notNull(),
+  txHash: text("tx_hash").notNull(),
+  signedTx: text("signed_tx").notNull(),
+  signedMeta: text("signed_meta").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
 /** Replacements of an EVM gas top-up's transaction (same nonce, raised fees), stored before broadcast (migration 0290). */
 export const gasTopupAttempts = sqliteTable(
   "gas_topup_attempts",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     gasTopupId: integer("gas_topup_id").notNull().references(() => gasTopups.id),
-    chain: text("chain").notNull(),
-    txHash: text("tx_hash").notNull(),
-    signedTx: text("signed_tx").notNull(),
-    signedMeta: text("signed_meta").notNull(),
-    createdAt: integer("created_at").notNull(),
+    ...replacementColumns(),
   },
   (t) => [uniqueIndex("gas_topup_attempts_tx").on(t.chain, t.txHash), index("gas_topup_attempts_topup").on(t.gasTopupId)],
 );
@@ -1099,11 +1104,7 @@ export const payoutTxAttempts = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     payoutOrderId: integer("payout_order_id").notNull().references(() => payoutOrders.id),
-    chain: text("chain").notNull(),
-    txHash: text("tx_hash").notNull(),
-    signedTx: text("signed_tx").notNull(),
-    signedMeta: text("signed_meta").notNull(),
-    createdAt: integer("created_at").notNull(),
+    ...replacementColumns(),
   },
   (t) => [uniqueIndex("payout_tx_attempts_tx").on(t.chain, t.txHash), index("payout_tx_attempts_order").on(t.payoutOrderId)],
 );

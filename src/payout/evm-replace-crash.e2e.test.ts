@@ -12,7 +12,7 @@ import { startAnvil, type AnvilNode } from "../testing/anvil";
 import { chainCodes, chainModule } from "../chains/registry";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import { someAddresses } from "../testing/bsc-fixture";
-import { crashGateway, disposeCrashGateways, payoutSettled } from "../testing/crash";
+import { crashGateway, disposeCrashGateways, payoutSettled, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 
 type Obj = Record<string, any>;
@@ -34,37 +34,74 @@ const toml = (chain: ChainCode, url: string) =>
     .map((c) => (c === chain ? `[chains.${c}]\nenabled = true\nmode = "rpc"\nrpc_urls = ["${url}"]\nconfirmations = 3\npoll_interval = "200ms"\nreplace_after = "1s"\n` : `[chains.${c}]\nenabled = false\n`))
     .join("");
 
+/**
+ * A child gateway on `chain` that kills itself at `point`, started, with a binding paid 50 USDT
+ * (and `native` coin when given) whose deposit completed.
+ */
+async function paidSource(chain: ChainCode, point: string, name: string, native?: bigint) {
+  const node = nodes.get(chain)!;
+  const t = chainModule(chain).defaults.tokens.find((x) => x.symbol === "USDT") ?? chainModule(chain).defaults.tokens[0]!;
+  const token = t.symbol as TokenSymbol;
+  const units = (whole: bigint) => whole * 10n ** BigInt(t.decimals);
+  const c = await crashGateway({ merchantName: `${chain.toLowerCase()}-${name}-${point.split("-").pop()}`, toml: toml(chain, node.url) });
+  const { client } = c;
+  const g = await c.start(point);
+  const binding = { chainCode: chain, tokenSymbol: token };
+  const bindKey = `${name}-${chain}-${point}`;
+  const source = (await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey } })).address as string;
+  await node.mint(token, source, units(50n));
+  if (native !== undefined) await node.setBalance(source, native);
+  await node.mine(2);
+  await eventually(
+    async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
+    40_000,
+    "the deposit completed",
+    50,
+  );
+  return { node, token, units, c, client, g, binding, source };
+}
+
+/** Which of `hashes` the chain holds a receipt for. */
+async function landedOf(node: AnvilNode, hashes: string[]): Promise<string[]> {
+  const landed = [];
+  for (const h of hashes) if (await node.rpc("eth_getTransactionReceipt", [h])) landed.push(h);
+  return landed;
+}
+
+const sentBy = async (node: AnvilNode, a: string) => Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [a, "latest"])));
+
+/** Runs `fn` with automine off (`mineSteadily`: a block every 150 ms from then on); automine is back on after. */
+async function withoutAutomine(node: AnvilNode, fn: (mineSteadily: () => void) => Promise<void>): Promise<void> {
+  await node.setAutomine(false);
+  let mining: ReturnType<typeof setInterval> | undefined;
+  try {
+    await fn(() => (mining = setInterval(() => void node.mine(1).catch(() => {}), 150)));
+  } finally {
+    if (mining) clearInterval(mining);
+    await node.setAutomine(true);
+  }
+}
+
+/** The restarted gateway stops cleanly; the source paid 20 of its 50 to `to` with one transaction. */
+async function expectPaidOnce(p: Awaited<ReturnType<typeof paidSource>>, g: Awaited<ReturnType<CrashGateway["start"]>>, to: string): Promise<void> {
+  expect(await g.kill("SIGTERM")).toBe(0);
+  expect(await p.node.tokenBalance(p.token, to)).toBe(p.units(20n));
+  expect(await p.node.tokenBalance(p.token, p.source)).toBe(p.units(30n));
+  expect(await sentBy(p.node, p.source)).toBe(1);
+}
+
 const ROWS = CHAINS.flatMap((chain) => ["payout:after-replace-commit", "payout:after-replace-broadcast"].map((point) => [chain, point] as const));
 
 describe("a replaced EVM payout survives a crash", () => {
   test.each(ROWS)(
     "%s: killed at %s, restarted: paid exactly once, with one of its stored hashes",
     async (chain, point) => {
-      const node = nodes.get(chain)!;
-      const t = chainModule(chain).defaults.tokens.find((x) => x.symbol === "USDT") ?? chainModule(chain).defaults.tokens[0]!;
-      const token = t.symbol as TokenSymbol;
-      const units = (whole: bigint) => whole * 10n ** BigInt(t.decimals);
-      const c = await crashGateway({ merchantName: `${chain.toLowerCase()}-replace-${point.split("-").pop()}`, toml: toml(chain, node.url) });
-      const { client } = c;
-      let g = await c.start(point);
-      const binding = { chainCode: chain, tokenSymbol: token };
-      const bindKey = `replace-${chain}-${point}`;
-      const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey } });
-      await node.mint(token, b.address, units(50n));
-      await node.setBalance(b.address, 10n ** 17n);
-      await node.mine(2);
-      await eventually(
-        async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
-        40_000,
-        "the deposit completed",
-        50,
-      );
-
+      const paid = await paidSource(chain, point, "replace", 10n ** 17n);
+      const { node, token, c, client, binding, source } = paid;
+      let g = paid.g;
       const [to] = someAddresses(1, `${chain}-${point}`);
-      await node.setAutomine(false);
-      let mining: ReturnType<typeof setInterval> | undefined;
-      try {
-        const o = await client.request<Obj>("POST", "/openapi/payout/orders", { body: { ...binding, fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: `REPLACE-${chain}-${point}`, notifyUrl: "https://shop.example/po" } });
+      await withoutAutomine(node, async (mineSteadily) => {
+        const o = await client.request<Obj>("POST", "/openapi/payout/orders", { body: { ...binding, fromAddress: source, toAddress: to, amount: "20", merchantOrderNo: `REPLACE-${chain}-${point}`, notifyUrl: "https://shop.example/po" } });
         expect(o.status).toBe("broadcasted");
         // Not mined: after replace_after the gateway replaces it, stores the replacement, and dies.
         await g.proc.exited;
@@ -74,23 +111,15 @@ describe("a replaced EVM payout survives a crash", () => {
         expect(await node.tokenBalance(token, to!)).toBe(0n);
 
         g = await c.start();
-        mining = setInterval(() => void node.mine(1).catch(() => {}), 150);
+        mineSteadily();
         const done = await payoutSettled(client, o.orderNo);
-        expect(done).toMatchObject({ status: "confirmed", fromAddress: b.address });
+        expect(done).toMatchObject({ status: "confirmed", fromAddress: source });
         const hashes = [o.txHash, ...c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM payout_tx_attempts a JOIN payout_orders p ON p.id = a.payout_order_id WHERE p.order_no = ?", o.orderNo).map((r) => r.tx_hash)];
         expect(hashes).toContain(done.txHash);
         expect(hashes).toContain(stored[0]!.tx_hash);
-        const landed = [];
-        for (const h of hashes) if (await node.rpc("eth_getTransactionReceipt", [h])) landed.push(h);
-        expect(landed).toEqual([done.txHash]);
-      } finally {
-        if (mining) clearInterval(mining);
-        await node.setAutomine(true);
-      }
-      expect(await g.kill("SIGTERM")).toBe(0);
-      expect(await node.tokenBalance(token, to!)).toBe(units(20n));
-      expect(await node.tokenBalance(token, b.address)).toBe(units(30n));
-      expect(Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [b.address, "latest"])))).toBe(1);
+        expect(await landedOf(node, hashes)).toEqual([done.txHash]);
+      });
+      await expectPaidOnce(paid, g, to!);
     },
     120_000,
   );
@@ -102,36 +131,20 @@ describe("a replaced EVM gas top-up survives a crash", () => {
   test.each(TOPUP_ROWS)(
     "BSC: killed at %s, restarted: the gas wallet sends once, with one of the top-up's stored hashes; paid exactly once",
     async (point) => {
-      const chain: ChainCode = "BSC";
-      const node = nodes.get(chain)!;
-      const token = "USDT" as TokenSymbol;
-      const units = (whole: bigint) => whole * 10n ** 18n;
-      const c = await crashGateway({ merchantName: `bsc-topup-replace-${point.split("-").pop()}`, toml: toml(chain, node.url) });
-      const { client } = c;
-      let g = await c.start(point);
+      const paid = await paidSource("BSC", point, "topup-replace");
+      const { node, token, c, client, binding, source } = paid;
+      let g = paid.g;
+      // The source holds no native coin: the gas wallet (index 0) tops it up (`wallet gas` shows it).
       const shown = await c.cli("wallet", "gas", "--json");
       expect(shown.code).toBe(0);
-      const gas = (JSON.parse(shown.stdout) as Array<{ chainCode: string; address: string }>).find((r) => r.chainCode === chain)!.address;
+      const gas = (JSON.parse(shown.stdout) as Array<{ chainCode: string; address: string }>).find((r) => r.chainCode === "BSC")!.address;
       await node.setBalance(gas, 10n ** 18n);
-      const binding = { chainCode: chain, tokenSymbol: token };
-      const bindKey = `topup-replace-${point}`;
-      const b = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey } });
-      await node.mint(token, b.address, units(50n));
-      await node.mine(2);
-      await eventually(
-        async () => (await client.request<Obj>("GET", `/openapi/payin/exclusive-bindings/${bindKey}`, { query: binding })).stats.completedOrders === 1,
-        40_000,
-        "the deposit completed",
-        50,
-      );
 
       const [to] = someAddresses(1, `topup-${point}`);
-      const body = { ...binding, fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: `TOPUP-REPLACE-${point}`, notifyUrl: "https://shop.example/po" };
+      const body = { ...binding, fromAddress: source, toAddress: to, amount: "20", merchantOrderNo: `TOPUP-REPLACE-${point}`, notifyUrl: "https://shop.example/po" };
       const topupHashes = () =>
         c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM gas_topup_attempts a JOIN gas_topups t ON t.id = a.gas_topup_id JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ? ORDER BY a.id", body.merchantOrderNo).map((r) => r.tx_hash);
-      await node.setAutomine(false);
-      let mining: ReturnType<typeof setInterval> | undefined;
-      try {
+      await withoutAutomine(node, async (mineSteadily) => {
         // The top-up is not mined: after replace_after the gateway replaces it, stores the replacement, and dies.
         expect(await client.request("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
         await g.proc.exited;
@@ -142,27 +155,18 @@ describe("a replaced EVM gas top-up survives a crash", () => {
         expect(await node.tokenBalance(token, to!)).toBe(0n);
 
         g = await c.start();
-        mining = setInterval(() => void node.mine(1).catch(() => {}), 150);
+        mineSteadily();
         const again = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
         const done = await payoutSettled(client, again.orderNo);
-        expect(done).toMatchObject({ status: "confirmed", fromAddress: b.address });
+        expect(done).toMatchObject({ status: "confirmed", fromAddress: source });
         const [topup] = c.query<{ tx_hash: string; status: string }>("SELECT t.tx_hash, t.status FROM gas_topups t JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ?", body.merchantOrderNo);
         const hashes = [first!.tx_hash, ...topupHashes()];
         expect(hashes).toContain(stored[0]!);
         expect(topup!.status).toBe("confirmed");
-        const landed = [];
-        for (const h of hashes) if (await node.rpc("eth_getTransactionReceipt", [h])) landed.push(h);
-        expect(landed).toEqual([topup!.tx_hash]);
-      } finally {
-        if (mining) clearInterval(mining);
-        await node.setAutomine(true);
-      }
-      expect(await g.kill("SIGTERM")).toBe(0);
-      expect(await node.tokenBalance(token, to!)).toBe(units(20n));
-      expect(await node.tokenBalance(token, b.address)).toBe(units(30n));
-      const sentBy = async (a: string) => Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [a, "latest"])));
-      expect(await sentBy(b.address)).toBe(1);
-      expect(await sentBy(gas)).toBe(1);
+        expect(await landedOf(node, hashes)).toEqual([topup!.tx_hash]);
+      });
+      await expectPaidOnce(paid, g, to!);
+      expect(await sentBy(node, gas)).toBe(1);
     },
     120_000,
   );

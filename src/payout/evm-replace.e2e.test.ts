@@ -3,9 +3,12 @@
 // a transaction that does not confirm within replace_after is replaced with the same nonce and
 // higher fees, every hash stored before it is sent, up to gas_price_cap, where payout_stuck
 // fires; whichever hash confirms is the payout's. A nonce taken in a block that is not final
-// fails nothing; once final, the payout fails. A gas top-up funds gas and the L1 data fee.
+// fails nothing; once final, the payout fails. A gas top-up funds gas and the L1 data fee; one
+// that has not landed within replace_after is replaced the same way (same nonce from the gas
+// wallet, each replacement stored in gas_topup_attempts before it is sent), whichever lands is the
+// top-up's and the payout then goes out once; at the cap it is stuck and payout_stuck fires.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { bytesToHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { startAnvil, TOKEN_ADDRESSES, type AnvilNode } from "../testing/anvil";
@@ -13,7 +16,7 @@ import { placeL1FeeOracle } from "../testing/l1-fee-oracle";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { TestClock } from "../lib/clock";
 import { toBaseUnits } from "../lib/money";
-import { gasTopups, payoutOrders, payoutTxAttempts } from "../db/schema";
+import { gasTopupAttempts, gasTopups, payoutOrders, payoutTxAttempts, transferCosts } from "../db/schema";
 import { registerChainModule } from "../chains/registry";
 import { evmChainModule, type EvmChainProfile } from "../chains/evm/module";
 import { bumpFee, type EvmTxMeta } from "../chains/evm/adapter";
@@ -114,6 +117,18 @@ async function pumped<T>(work: Promise<T>): Promise<T> {
   }
   return p;
 }
+/** Each transaction keeps the first's nonce, gas, recipient and amount and raises both fees by ≥ 12.5 % (the cap itself when it still clears the 10 % nodes require), never above the cap. */
+function expectRaised(first: EvmTxMeta, firstHash: string, reps: Array<{ txHash: string; signedMeta: string }>) {
+  const metas = [first, ...reps.map((r) => JSON.parse(r.signedMeta) as EvmTxMeta)];
+  for (let i = 1; i < metas.length; i++) {
+    const [prev, cur] = [metas[i - 1]!, metas[i]!];
+    expect(cur).toMatchObject({ nonce: first.nonce, gasLimit: first.gasLimit, recipient: first.recipient, amount: first.amount, type: "eip1559", replaces: i === 1 ? firstHash : reps[i - 2]!.txHash });
+    const price = BigInt(cur.gasPrice);
+    expect(price).toBeLessThanOrEqual(CAP);
+    expect(price === CAP ? price * 10n >= BigInt(prev.gasPrice) * 11n : price >= bumpFee(BigInt(prev.gasPrice))).toBe(true);
+    expect(BigInt(cur.maxPriorityFeePerGas!)).toBeGreaterThanOrEqual(bumpFee(BigInt(prev.maxPriorityFeePerGas!)));
+  }
+}
 const alertKeys = (xs: Array<{ condition: string; subject: string }>) => xs.map((a) => `${a.condition}:${a.subject}`);
 
 describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
@@ -141,16 +156,7 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
       }
       const reps = replacementsOf(o.orderNo);
       expect(reps.length).toBeGreaterThanOrEqual(2);
-      const metas = [firstMeta, ...reps.map((r) => JSON.parse(r.signedMeta) as EvmTxMeta)];
-      for (let i = 1; i < metas.length; i++) {
-        const [prev, cur] = [metas[i - 1]!, metas[i]!];
-        expect(cur).toMatchObject({ nonce: firstMeta.nonce, gasLimit: firstMeta.gasLimit, type: "eip1559", replaces: i === 1 ? first.txHash : reps[i - 2]!.txHash });
-        expect(BigInt(cur.gasPrice)).toBeLessThanOrEqual(CAP);
-        // The cap itself when it still clears the 10 % nodes require; otherwise the full 12.5 %.
-        const price = BigInt(cur.gasPrice);
-        expect(price === CAP ? price * 10n >= BigInt(prev.gasPrice) * 11n : price >= bumpFee(BigInt(prev.gasPrice))).toBe(true);
-        expect(BigInt(cur.maxPriorityFeePerGas!)).toBeGreaterThanOrEqual(bumpFee(BigInt(prev.maxPriorityFeePerGas!)));
-      }
+      expectRaised(firstMeta, first.txHash!, reps);
       // Each replacement was stored before it was sent; the node holds the newest.
       const newest = reps.at(-1)!;
       expect(await node.rpc<Obj | null>("eth_getTransactionByHash", [newest.txHash])).not.toBeNull();
@@ -267,5 +273,124 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
     expect(BigInt(t!.amount)).toBe(BigInt(meta.gasLimit) * BigInt(meta.gasPrice) + BigInt(meta.l1Fee!));
     expect(JSON.parse(t!.signedMeta)).toMatchObject({ type: "eip1559" });
     expect((await settle(o.orderNo)).status).toBe("confirmed");
+  });
+});
+
+const topupsOf = (orderNo: string) => gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(orderNo).id)).orderBy(asc(gasTopups.id)).all();
+const attemptsOf = (topupId: number) => gw.ctx.db.select().from(gasTopupAttempts).where(eq(gasTopupAttempts.gasTopupId, topupId)).orderBy(asc(gasTopupAttempts.id)).all();
+const inPool = async (hash: string) => (await node.rpc<Obj | null>("eth_getTransactionByHash", [hash])) !== null;
+const meta = (m: string) => JSON.parse(m) as EvmTxMeta;
+
+describe("EVM gas top-up replacement (TestClock, automine off)", () => {
+  let firstNonce = -1;
+  const gas = () => deriveKey(CODE, gw.ctx.seed, 0).address;
+  beforeAll(() => node.setBalance(gas(), 10n ** 18n));
+
+  test("a top-up not landed within replace_after is replaced (same nonce, ≥ 12.5 % higher fees, stored before it is sent); the replacement lands, is the top-up's, and the payout goes out exactly once", async () => {
+    const from = await funded(5n, 0n);
+    const [to] = someAddresses(1, "topup-replace");
+    const gasSent = await sentBy(gas());
+    await node.setAutomine(false);
+    try {
+      // The top-up waits in the pool: the payout stays submitted.
+      const o = await pumped(payout({ fromAddress: from, toAddress: to, amount: "5" }));
+      expect(o.status).toBe("submitted");
+      const [t] = topupsOf(o.orderNo);
+      expect(t).toMatchObject({ status: "broadcasted", fromAddress: gas(), toAddress: from, stuckAt: null });
+      firstNonce = meta(t!.signedMeta).nonce;
+      expect(attemptsOf(t!.id)).toEqual([]);
+
+      // Not yet due (its retries keep waiting): nothing replaced.
+      await clock.advance(REPLACE_AFTER - 30_000);
+      await pumped(tick());
+      expect(attemptsOf(t!.id)).toEqual([]);
+      expect(row(o.orderNo)).toMatchObject({ status: "submitted", lastError: "waiting for the gas top-up to land" });
+
+      // Due: one replacement, stored, then sent; the node's pool holds it in place of the first.
+      await clock.advance(30_000);
+      await pumped(tick());
+      const reps = attemptsOf(t!.id);
+      expect(reps).toHaveLength(1);
+      expectRaised(meta(t!.signedMeta), t!.txHash, reps);
+      expect(reps[0]!.chain).toBe(CODE);
+      expect(await inPool(reps[0]!.txHash)).toBe(true);
+      expect(row(o.orderNo).status).toBe("submitted");
+
+      // Mined: the replacement is the top-up's (with its cost); the payout then goes out.
+      await node.mine(1);
+      await clock.advance(2_000); // the payout's retry time
+      await pumped(tick());
+      const [landed] = topupsOf(o.orderNo);
+      expect(landed).toMatchObject({ status: "confirmed", txHash: reps[0]!.txHash, signedTx: reps[0]!.signedTx, stuckAt: null });
+      expect(await receipt(t!.txHash)).toBeNull();
+      expect((await receipt(reps[0]!.txHash))?.status).toBe("0x1");
+      const cost = gw.ctx.db.select().from(transferCosts).where(and(eq(transferCosts.kind, "gas_topup"), eq(transferCosts.payoutOrderId, row(o.orderNo).id))).all();
+      expect(cost.map((c) => c.txHash)).toEqual([reps[0]!.txHash]);
+      expect(row(o.orderNo).status).toBe("broadcasted");
+      expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
+      expect(topupsOf(o.orderNo)).toHaveLength(1);
+    } finally {
+      await node.setAutomine(true);
+    }
+    expect(await node.tokenBalance("USDT", to!)).toBe(toBaseUnits("5", 18));
+    expect(await sentBy(from)).toBe(1);
+    // The replaced top-up held its nonce: the gas wallet sent one transaction.
+    expect(await sentBy(gas())).toBe(gasSent + 1);
+  });
+
+  test("at gas_price_cap the top-up is stuck: payout_stuck fires once (its payout waits), and resolves when the top-up lands and the payout confirms", async () => {
+    const from = await funded(5n, 0n);
+    const [to] = someAddresses(1, "topup-stuck");
+    const gasSent = await sentBy(gas());
+    const alerts = gw.gateway.runtime.ops.alerts;
+    await alerts.tick();
+    await node.setAutomine(false);
+    try {
+      const o = await pumped(payout({ fromAddress: from, toAddress: to, amount: "5" }));
+      expect(o.status).toBe("submitted");
+      const [t] = topupsOf(o.orderNo);
+      // The gas wallet's next nonce: past the replaced top-up's, never reusing it.
+      expect(meta(t!.signedMeta).nonce).toBe(firstNonce + 1);
+
+      for (let i = 0; i < 30 && topupsOf(o.orderNo)[0]!.stuckAt === null; i++) {
+        await clock.advance(REPLACE_AFTER);
+        await pumped(tick());
+      }
+      const stuck = topupsOf(o.orderNo)[0]!;
+      expect(stuck.stuckAt).not.toBeNull();
+      expect(stuck.lastError).toContain("gas_price_cap");
+      const reps = attemptsOf(t!.id);
+      expect(reps.length).toBeGreaterThanOrEqual(2);
+      expectRaised(meta(t!.signedMeta), t!.txHash, reps);
+      expect(await inPool(reps.at(-1)!.txHash)).toBe(true);
+      // The payout (signed, never sent) waits, saying why.
+      expect(row(o.orderNo)).toMatchObject({ status: "submitted", broadcastedAt: null });
+      expect(await inPool(row(o.orderNo).txHash!)).toBe(false);
+      expect(row(o.orderNo).lastError).toContain("gas_price_cap");
+
+      const fired = (await alerts.tick()).fired;
+      expect(alertKeys(fired)).toContain(`payout_stuck:${CODE}`);
+      expect(fired.find((a) => a.condition === "payout_stuck")!.message).toContain(`waiting for a gas top-up not landing at chains.${CODE}.gas_price_cap`);
+      expect(fired.find((a) => a.condition === "payout_stuck")!.message).toContain(o.orderNo);
+      // Still stuck: no new replacement, not fired again.
+      await clock.advance(REPLACE_AFTER);
+      await pumped(tick());
+      expect(attemptsOf(t!.id)).toHaveLength(reps.length);
+      expect(alertKeys((await alerts.tick()).fired)).not.toContain(`payout_stuck:${CODE}`);
+
+      // A block is mined: the newest (at the cap, above the base fee) lands; the payout goes out once.
+      await node.mine(1);
+      await clock.advance(REPLACE_AFTER);
+      await pumped(tick());
+      expect(topupsOf(o.orderNo)[0]).toMatchObject({ status: "confirmed", txHash: reps.at(-1)!.txHash, stuckAt: null });
+      for (const h of [t!.txHash, ...reps.slice(0, -1).map((r) => r.txHash)]) expect(await receipt(h)).toBeNull();
+      expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
+      expect(alertKeys((await alerts.tick()).resolved)).toContain(`payout_stuck:${CODE}`);
+    } finally {
+      await node.setAutomine(true);
+    }
+    expect(await node.tokenBalance("USDT", to!)).toBe(toBaseUnits("5", 18));
+    expect(await sentBy(from)).toBe(1);
+    expect(await sentBy(gas())).toBe(gasSent + 1);
   });
 });

@@ -5,7 +5,7 @@
 // the executor's open payouts, the payout controls and fee journal, and refunds (sections at the end).
 // The status lists come from the state machines (payout/state.ts, payout/refund-state.ts).
 import { and, asc, eq, inArray, isNotNull, isNull, like, lte, notInArray, or, sql } from "drizzle-orm";
-import type { PayoutStore } from "../chains/payout-steps";
+import { attemptColumns, storedAttempt, type PayoutStore, type TxAttempt } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
 import { type DbOrTx, prepared, type Tx, updateById } from "../db/client";
 import type { PayoutOrderRow } from "./views";
@@ -79,25 +79,16 @@ export function unfinishedFees(tx: DbOrTx, merchantId: number): { fee: string; d
 }
 
 /** One transaction of a payout and since when it is out (the order's first: broadcast time; a replacement: stored time). */
-export interface PayoutTxAttempt {
-  tx: SignedTransfer;
-  since: number;
-}
+export type PayoutTxAttempt = TxAttempt;
 
 /** The replacements of a payout's transaction (payout_tx_attempts), oldest first. */
 export function replacements(db: DbOrTx, orderId: number): PayoutTxAttempt[] {
-  return db
-    .select()
-    .from(payoutTxAttempts)
-    .where(eq(payoutTxAttempts.payoutOrderId, orderId))
-    .orderBy(asc(payoutTxAttempts.id))
-    .all()
-    .map((r) => ({ tx: { txHash: r.txHash, raw: r.signedTx, meta: JSON.parse(r.signedMeta) as Record<string, unknown> }, since: r.createdAt }));
+  return db.select().from(payoutTxAttempts).where(eq(payoutTxAttempts.payoutOrderId, orderId)).orderBy(asc(payoutTxAttempts.id)).all().map(storedAttempt);
 }
 
 /** Stores a replacement (inside the transaction that commits it before it is broadcast). */
 export function addReplacement(tx: Tx, o: { id: number; chain: string }, signed: SignedTransfer, now: number): void {
-  tx.insert(payoutTxAttempts).values({ payoutOrderId: o.id, chain: o.chain, txHash: signed.txHash, signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), createdAt: now }).run();
+  tx.insert(payoutTxAttempts).values({ payoutOrderId: o.id, ...attemptColumns(o.chain, signed, now) }).run();
 }
 
 // ---- Payout orders (payout/service.ts) ----

@@ -9,11 +9,11 @@
 // whichever lands is the top-up's. At the cap it is marked stuck (alert payout_stuck).
 import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
-import { addTopupReplacement, insertTopup, markTopup, openTopupFor, patchTopup, topupById, topupReplacements, type TopupRow, type TopupTxAttempt } from "./store";
+import { addTopupReplacement, insertTopup, markTopup, openTopupFor, patchTopup, topupById, topupReplacements, type TopupRow } from "./store";
 import type { ChainAdapter, SignedTransfer } from "../types";
 import { crashPoint } from "../../lib/crash";
 import { costOf, recordCost } from "./costs";
-import { RetryLater, type PayoutOrderRow, type PayoutStepEnv } from "../payout-steps";
+import { RetryLater, type PayoutOrderRow, type PayoutStepEnv, type TxAttempt } from "../payout-steps";
 import { sleep } from "../../lib/clock";
 
 /** What a top-up reads: storage, time, logs and the seed the gas wallet's key comes from (what every chain's payout steps get). */
@@ -81,7 +81,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
   }
 
   /** The top-up's transactions, oldest first: the one signed first (on the row), then each replacement. */
-  const transactions = (t: TopupRow): TopupTxAttempt[] => [{ tx: storedTopup(t), since: t.createdAt }, ...topupReplacements(ctx.db, t.id)];
+  const transactions = (t: TopupRow): TxAttempt[] => [{ tx: storedTopup(t), since: t.createdAt }, ...topupReplacements(ctx.db, t.id)];
 
   /** One of the top-up's transactions is in a block: the top-up landed (or failed) with that transaction. */
   async function landed(t: TopupRow, tx: SignedTransfer, success: boolean): Promise<true> {
@@ -103,7 +103,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
    * one: once per replace_after since it was found stuck): signed under the gas wallet's lock,
    * stored and committed, then sent. No raise left under the cap marks the top-up stuck.
    */
-  async function replaceIfDue(t: TopupRow, newest: TopupTxAttempt): Promise<void> {
+  async function replaceIfDue(t: TopupRow, newest: TxAttempt): Promise<void> {
     const r = options.replace;
     if (!r || t.status !== "broadcasted" || ctx.clock.now() < Math.max(newest.since, t.stuckAt ?? 0) + r.afterMs) return;
     const gas = gasWallet();

@@ -6,6 +6,7 @@ import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../db/client";
 import { gasTopupAttempts, gasTopups, transferCosts } from "../../db/schema";
 import type { SignedTransfer } from "../types";
+import { attemptColumns, storedAttempt, type TxAttempt } from "../payout-steps";
 
 export type NewCostRow = typeof transferCosts.$inferInsert;
 export type TopupRow = typeof gasTopups.$inferSelect;
@@ -56,26 +57,14 @@ export function topupMetas(db: DbOrTx, chain: string, fromAddress: string, o: { 
     .map((r) => r.meta);
 }
 
-/** One transaction of a top-up and since when it is out (the first: when it was signed; a replacement: when it was stored). */
-export interface TopupTxAttempt {
-  tx: SignedTransfer;
-  since: number;
-}
-
 /** The replacements of a top-up's transaction (gas_topup_attempts), oldest first. */
-export function topupReplacements(db: DbOrTx, topupId: number): TopupTxAttempt[] {
-  return db
-    .select()
-    .from(gasTopupAttempts)
-    .where(eq(gasTopupAttempts.gasTopupId, topupId))
-    .orderBy(asc(gasTopupAttempts.id))
-    .all()
-    .map((r) => ({ tx: { txHash: r.txHash, raw: r.signedTx, meta: JSON.parse(r.signedMeta) as Record<string, unknown> }, since: r.createdAt }));
+export function topupReplacements(db: DbOrTx, topupId: number): TxAttempt[] {
+  return db.select().from(gasTopupAttempts).where(eq(gasTopupAttempts.gasTopupId, topupId)).orderBy(asc(gasTopupAttempts.id)).all().map(storedAttempt);
 }
 
 /** Stores a top-up's replacement (inside the transaction that commits it before it is broadcast). */
 export function addTopupReplacement(tx: Tx, t: { id: number; chain: string }, signed: SignedTransfer, now: number): void {
-  tx.insert(gasTopupAttempts).values({ gasTopupId: t.id, chain: t.chain, txHash: signed.txHash, signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), createdAt: now }).run();
+  tx.insert(gasTopupAttempts).values({ gasTopupId: t.id, ...attemptColumns(t.chain, signed, now) }).run();
 }
 
 /** A top-up by id (re-read inside the transaction that stores its replacement). */
