@@ -412,6 +412,8 @@ export const gasTopups = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     /** EVM: the newest transaction is at gas_price_cap with no replacement left under it (migration 0290; alert payout_stuck). */
     stuckAt: integer("stuck_at"),
+    /** When the first transaction was broadcast (migration 0290; older rows: null, created_at counts). */
+    sentAt: integer("sent_at"),
   },
   (t) => [
     index("gas_topups_payout").on(t.payoutOrderId),

@@ -80,8 +80,8 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
     });
   }
 
-  /** The top-up's transactions, oldest first: the one signed first (on the row), then each replacement. */
-  const transactions = (t: TopupRow): TxAttempt[] => [{ tx: storedTopup(t), since: t.createdAt }, ...topupReplacements(ctx.db, t.id)];
+  /** The top-up's transactions, oldest first: the one signed first (on the row, out since it was broadcast), then each replacement. */
+  const transactions = (t: TopupRow): TxAttempt[] => [{ tx: storedTopup(t), since: t.sentAt ?? t.createdAt }, ...topupReplacements(ctx.db, t.id)];
 
   /** One of the top-up's transactions is in a block: the top-up landed (or failed) with that transaction. */
   async function landed(t: TopupRow, tx: SignedTransfer, success: boolean): Promise<true> {
@@ -142,7 +142,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
         setTopup(t.id, r.permanent ? { status: "failed", lastError: r.error } : { lastError: r.error });
         throw new RetryLater(`gas top-up not sent: ${r.error}`, TOPUP_RETRY_MS);
       }
-      t = setTopup(t.id, { status: "broadcasted", lastError: null });
+      t = setTopup(t.id, { status: "broadcasted", lastError: null, sentAt: ctx.clock.now() });
     }
     const deadline = ctx.clock.now() + TOPUP_WAIT_MS;
     for (;;) {
