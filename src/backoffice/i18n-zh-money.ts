@@ -202,6 +202,8 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
   "Up to {max} {token}. With the payer's address it is sent at once, as a payout from the merchant's addresses (the receiving address first); \"Send a refund link\" makes a page where the payer enters the address. You confirm with your password.":
     "最多 {max} {token}。填写付款人地址后将立即从商户地址（优先使用收款地址）付款退回；“发送退款链接”会生成一个页面，由付款人填写地址。需输入密码确认。",
   "waiting for the payer:": "等待付款人：",
+  "Not sent: {reason}. Its amount can be refunded again.": "未能发出：{reason}。该金额可再次退款。",
+  "see its payout": "见其付款单",
   "That is more than can be refunded ({left} left).": "超出可退金额（剩余 {left}）。",
   "That address is one of the merchant's own: give the payer's address.": "该地址属于商户自己，请填写付款人的地址。",
   "Check the form: {problems}.": "请检查表单：{problems}。",

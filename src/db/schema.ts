@@ -1202,7 +1202,7 @@ export const refunds = sqliteTable(
     txHash: text("tx_hash"),
     /** api | backoffice */
     source: text("source").notNull().default("api"),
-    /** Why the payer's address could not be sent to yet (e.g. the balance): shown on the refund page. */
+    /** Why the payer's address could not be sent to yet (e.g. the balance), or why its payout failed (a failed refund: shown in the back office). */
     lastError: text("last_error"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),

@@ -174,7 +174,7 @@ export const MERCHANT_ROUTES: MerchantRoute[] = [
     operationId: "createRefund",
     summary: "Refund a pay-in order",
     description:
-      "Sends money of a paid order (completed, risk_settled, or frozen_abnormal with a paid amount; else 55002) back, as a payout from the merchant's addresses holding the token on that chain, the order's receiving address first. `amount` at most the refundable amount: paid minus the refunds not failed (55001). `refundNo` is idempotent per order: the same body returns the same refund, another body is 55003. Without `toAddress` the refund is `awaiting_address` and `refundUrl` is a page where the payer enters an address on that chain. Balance errors are the payout's (53003, 53005).",
+      "Sends money of a paid order (completed, risk_settled, frozen_abnormal with a paid amount, or cancelled by the back office's \"Refund all\" with its payment still the order's, so a failed refund can be sent again; else 55002) back, as a payout from the merchant's addresses holding the token on that chain, the order's receiving address first. `amount` at most the refundable amount: paid minus the refunds not failed (55001). `refundNo` is idempotent per order: the same body returns the same refund, another body is 55003. Without `toAddress` the refund is `awaiting_address` and `refundUrl` is a page where the payer enters an address on that chain. Balance errors are the payout's (53003, 53005).",
     tag: "Refunds",
     pathParam: { name: "orderNo", description: "Platform order number of the pay-in" },
     body: "CreateRefund",

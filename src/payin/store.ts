@@ -10,6 +10,7 @@ import { addresses, bindings, compatOrders, denyList, ledgerEntries, merchants, 
 import { statusTerm } from "../db/status-sql";
 import { TRANSFER_PENDING } from "../watcher/state";
 import { AWAITING_PAYMENT, SETTLING_STATUSES, statusSql } from "./state";
+import { whyNotRefundable } from "./refundable";
 import type { PayinOrderRow } from "./views";
 
 /**
@@ -485,6 +486,7 @@ export const refundPayins = {
   orderByOrderNo,
   orderById,
   transferById,
+  whyNotRefundable: (db: DbOrTx, o: PayinOrderRow): string | null => whyNotRefundable(o, o.transferId !== null ? transferById(db, o.transferId) : undefined),
   resolveDepositRefunded: (tx: Tx, transferId: number, refundRef: string, now: number): void => {
     tx.update(transfers).set({ resolution: "refunded", resolutionRef: refundRef, resolvedAt: now }).where(eq(transfers.id, transferId)).run();
   },

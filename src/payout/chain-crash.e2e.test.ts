@@ -1,12 +1,17 @@
 // Crash safety on every chain: a child gateway in rpc mode on the chain's test node kills itself
 // between signing (stored) and sending the payout, or its gas top-up, is restarted, and the chain
-// carries each transaction exactly once. The sandbox chain's version, at every step, is crash.e2e.test.ts.
+// carries each transaction exactly once. A refund (DESIGN 20) is a payout: on one EVM chain and on
+// TRON it is killed after its signed transaction is stored and after its broadcast, and the payer
+// is paid back once, the refund and its callbacks following the payout to confirmed.
+// The sandbox chain's version, at every step, is crash.e2e.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import type { ChainCode } from "../chains/types";
+import type { ApiError } from "../sdk/client";
 import { chainFixtures, solSuiteCase, startEvmChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, payoutSettled, solTokenAccountMade, type CrashGateway } from "../testing/crash";
+import { startReceiver, type Receiver } from "../testing/receiver";
 import { SOL_MINTS } from "../testing/solana-rpc";
 import type { SolTestToken } from "../testing/sol-fixture";
 import { eventually } from "../testing/wait";
@@ -31,6 +36,8 @@ interface CrashCase extends ChainSuiteCase {
   beforeStop?(c: CrashGateway): Promise<void>;
   /** Chain-specific checks once the payout confirmed. */
   after?(fx: ChainFixture, at: { source: string; gas: string; c: CrashGateway }): Promise<void>;
+  /** Where a refund's child gateway is killed (DESIGN 20): one EVM chain and TRON have refund rows. */
+  refundPoints?: string[];
 }
 
 /** An EVM chain on anvil with its chain id; `points`: where its child gateway is killed. */
@@ -50,8 +57,11 @@ const BOTH: CrashCase["points"] = [
   ["payout:after-topup-sign-commit", false],
 ];
 
+/** A refund's payout killed once its signed transaction is stored, and once it is on the chain. */
+const REFUND_POINTS = ["payout:after-sign-commit", "payout:after-broadcast"];
+
 const CASES: CrashCase[] = [
-  evmCase("BSC", BOTH),
+  { ...evmCase("BSC", BOTH), refundPoints: REFUND_POINTS },
   // DESIGN 17: a row per new EVM network. Their steps are BSC's (one EVM implementation), so each
   // takes one of the two points, alternating, to keep the concurrent child gateways few.
   evmCase("ETH", [BOTH[0]]),
@@ -73,16 +83,26 @@ const CASES: CrashCase[] = [
     gasPaysFees: false,
     gasFunding: 1_000_000_000n,
     settleMs: 300,
+    refundPoints: REFUND_POINTS,
   },
   solCase("USDC"),
   solCase("USDT"),
 ];
 
 const fixtures = chainFixtures(CASES);
+const notifyEndpoints: Receiver[] = [];
 beforeAll(() => fixtures.start());
-afterAll(() => fixtures.stop(disposeCrashGateways));
+afterAll(() => fixtures.stop(async () => {
+  await disposeCrashGateways();
+  for (const r of notifyEndpoints) await r.stop();
+}));
 
 const ROWS = CASES.flatMap((k) => k.points.map(([point, sourceHasNative]) => [k.name ?? k.chain, point, sourceHasNative, k] as const));
+const REFUND_ROWS = CASES.flatMap((k) => (k.refundPoints ?? []).map((point) => [k.name ?? k.chain, point, k] as const));
+
+/** A row's child gateway: one merchant, only the row's chain, in rpc mode on its node. */
+const rowGateway = (k: CrashCase, fx: ChainFixture, merchantName: string) =>
+  crashGateway({ merchantName, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
 
 describe("payout crash safety on every chain", () => {
   test.concurrent.each(ROWS)(
@@ -90,7 +110,7 @@ describe("payout crash safety on every chain", () => {
     async (_chain, point, sourceHasNative, k) => {
       const fx = fixtures.get(k);
       const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
-      const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-crash`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
+      const c = await rowGateway(k, fx, `${k.chain.toLowerCase()}-crash`);
       const { client } = c;
       const gasRow = () => c.query<{ address: string }>("SELECT address FROM addresses WHERE chain = ? AND kind = 'gas'", fx.chain)[0]?.address ?? null;
 
@@ -143,6 +163,91 @@ describe("payout crash safety on every chain", () => {
       await k.after?.(fx, { source: b.address, gas: gas!, c });
     },
     120_000, // they share two cores with everything else: generous, as each waits on child processes
+  );
+});
+
+// What a refund's crash leaves: the refund and its payout still submitted, the transaction stored
+// (signed), and on the chain (sent) only after the broadcast.
+const REFUND_LEFT: Record<string, { refund: string; payout: string; signed: number; sent: number }> = {
+  "payout:after-sign-commit": { refund: "submitted", payout: "submitted", signed: 1, sent: 0 },
+  "payout:after-broadcast": { refund: "submitted", payout: "submitted", signed: 1, sent: 1 },
+};
+
+describe("refund crash safety (DESIGN 20)", () => {
+  test.concurrent.each(REFUND_ROWS)(
+    "%s: a refund killed at %s, restarted: paid back exactly once, the refund and its callbacks end confirmed",
+    async (_chain, point, k) => {
+      const fx = fixtures.get(k);
+      const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
+      const notify = startReceiver();
+      notifyEndpoints.push(notify);
+      const c = await rowGateway(k, fx, `${k.chain.toLowerCase()}-refund-crash`);
+      const { client } = c;
+
+      let g = await c.start(point);
+      const order = await client.createPayinOrder({ chainCode: fx.chain, tokenSymbol: fx.token as "USDT", merchantOrderNo: `${k.chain}-REFUND-PI`, amount: "30", notifyUrl: `${notify.url}/pi` });
+      if (k.settleMs) await Bun.sleep(k.settleMs);
+      await fx.pay(order.address, units(30n));
+      // The receiving address sends the refund and pays its own fee.
+      await fx.sendNative(order.address, k.sourceNative);
+      const paid = await eventually(
+        async () => {
+          const o = await client.getPayinOrder(order.orderNo);
+          return o.status === "completed" ? o : null;
+        },
+        40_000,
+        "the order paid",
+        50,
+      );
+      expect(paid.paidAmount).toBe("30.000000");
+      // The payer's address, as the merchant gives it.
+      const [to] = fx.receivers(1, `refund:${point}`);
+      const body = { refundNo: `${k.chain}-CRASH-R`, amount: "12", toAddress: to!, notifyUrl: `${notify.url}/rf` };
+      expect(await client.createRefund(order.orderNo, body).catch((e: Error) => e)).toBeInstanceOf(Error);
+      await g.proc.exited;
+      expect(g.proc.signalCode).toBe("SIGKILL");
+      const [left] = c.query<{ refund: string; payout: string; signed: number }>(
+        "SELECT r.status AS refund, p.status AS payout, p.signed_tx IS NOT NULL AS signed FROM refunds r JOIN payout_orders p ON p.id = r.payout_order_id",
+      );
+      const { sent, ...stored } = REFUND_LEFT[point]!;
+      expect(left).toEqual(stored);
+      expect(await fx.sentBy(order.address)).toBe(sent);
+
+      g = await c.start();
+      // The merchant retries the request it never got an answer to: the same refund comes back.
+      const again = await client.createRefund(order.orderNo, body);
+      expect(again).toMatchObject({ refundNo: body.refundNo, amount: "12.000000", toAddress: to });
+      const p = await payoutSettled(client, again.payoutOrderNo!);
+      expect(p).toMatchObject({ status: "confirmed", fromAddress: order.address, toAddress: to });
+      const refunds = (await client.listRefunds(order.orderNo)).refunds;
+      expect(refunds).toEqual([{ ...again, status: "confirmed", txHash: p.txHash }]);
+      // Each refund event reaches the merchant once, in order, ending confirmed. A delivery the kill
+      // cut off may come again (spec 6.1: deliveries may repeat) with its own eventId: events count.
+      const events = () => {
+        const seen = new Map<string, Obj>();
+        for (const r of notify.requests) {
+          const b = JSON.parse(r.text) as Obj;
+          if (b.businessType === "refund" && !seen.has(b.eventId)) seen.set(b.eventId, b);
+        }
+        return [...seen.values()];
+      };
+      await eventually(() => events().at(-1)?.status === "confirmed", 20_000, "the confirmed refund callback delivered", 50);
+      // What is still refundable: paid minus the refund (one unit more is 55001 and writes nothing).
+      const over = await client.createRefund(order.orderNo, { ...body, refundNo: `${k.chain}-CRASH-R2`, amount: "18.000001" }).catch((e: ApiError) => e);
+      expect(over).toMatchObject({ code: 55001, data: { orderNo: order.orderNo, refundable: "18.000000" } });
+      expect(await g.kill("SIGTERM")).toBe(0);
+      const delivered = events();
+      expect(delivered.map((e) => e.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
+      expect(delivered.at(-1)).toMatchObject({ refundNo: body.refundNo, orderNo: order.orderNo, status: "confirmed", txHash: p.txHash, payoutOrderNo: p.orderNo, merchantUid: c.merchantUid });
+
+      // On the chain: the payer's address got the refund once, from the receiving address.
+      expect(await fx.tokenBalance(to!)).toBe(units(12n));
+      expect(await fx.tokenBalance(order.address)).toBe(units(18n));
+      expect(await fx.sentBy(order.address)).toBe(1);
+      expect(c.query("SELECT count(*) AS n FROM payout_orders")).toEqual([{ n: 1 }]);
+      expect(c.query("SELECT count(*) AS n FROM refunds")).toEqual([{ n: 1 }]);
+    },
+    120_000,
   );
 });
 

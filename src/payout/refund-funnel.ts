@@ -50,11 +50,13 @@ export function applyRefundEvent(tx: Tx, r: RefundRow, event: RefundEvent, patch
  * transaction; the refund follows (its txHash once broadcast). The payout's own callback is not
  * sent: the merchant hears of the refund.
  */
-export function followPayout(tx: Tx, p: { refundId: number | null; status: string; txHash: string | null; broadcastedAt: number | null }, now: number): void {
+export function followPayout(tx: Tx, p: { refundId: number | null; status: string; txHash: string | null; broadcastedAt: number | null; lastError: string | null }, now: number): void {
   // A new payout starts at submitted: the refund announced that itself (created, or address_given).
   if (p.refundId === null || p.status === "submitted") return;
   const r = refundById(tx, p.refundId);
   if (!r || r.status === p.status) return;
   const patch: Partial<RefundRow> = p.broadcastedAt !== null && p.txHash ? { txHash: p.txHash } : {};
+  // A failed refund keeps why its payout failed: the back office shows it beside "Refund" offered again.
+  if (p.status === "failed") patch.lastError = p.lastError;
   applyRefundEvent(tx, r, { type: "payout", status: p.status }, patch, now);
 }

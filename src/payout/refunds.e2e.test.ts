@@ -1,5 +1,6 @@
 // Refunds on the sandbox (DESIGN 20): the API, the view, the callbacks, the payer's address, the
-// bad input that writes nothing, and a refund sent as a payout from the receiving address first.
+// bad input that writes nothing, a refund sent as a payout from the receiving address first, and
+// a "Refund all" whose payout failed sent again on the cancelled order (docs/money-that-does-not-match.md).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { eq } from "drizzle-orm";
@@ -13,6 +14,8 @@ import { toBaseUnits } from "../lib/money";
 import { RefundCallbackPayload } from "./refund-schemas";
 import { giveRefundAddress, RefundRefused } from "./refunds";
 import { addressBalance } from "./balances";
+import { resolveFrozen } from "../payin/resolve";
+import { cancelOrder } from "../payin/operator";
 
 type Obj = Record<string, any>;
 let gw: TestGateway;
@@ -164,5 +167,63 @@ describe("refunds on the sandbox", () => {
     expect(c.status).toBe("broadcasted");
     expect(gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, c.payoutOrderNo!)).get()!.fromAddress).toBe(b.address);
     expect((await err(m.client.createRefund(o.orderNo, { refundNo: "F-3", amount: "0.000001" }))).code).toBe(55001);
+  });
+
+  test('"Refund all" whose payout fails: the cancelled order stays refundable for what is left; a second refund pays it once, a third is 55001', async () => {
+    const m = gw.newMerchant("refund-all-retry");
+    const o = await paidOrder(m.client, "10", "9.5");
+    expect(o).toMatchObject({ status: "frozen_abnormal", paidAmount: "9.500000" });
+    // The money left the receiving address on chain (its ledger still holds it): the node refuses the refund for good.
+    const away = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", fromAddress: o.address, toAddress: randomAddress("TRON"), amount: "9.5" });
+    const payer = randomAddress("TRON");
+    const resolved = resolveFrozen(gw.ctx, o.orderNo, "refund_all", { note: "paid short: the customer wants it back", toAddress: payer }, { actor: "refund-op", role: "operator" });
+    expect(resolved.order.status).toBe("cancelled");
+    const failed = await gw.gateway.runtime.payouts.attempt(resolved.refund!.payout!.id);
+    expect(failed).toMatchObject({ status: "failed", failedStage: "broadcast", lastError: "insufficient token balance" });
+    const [first] = (await m.client.listRefunds(o.orderNo)).refunds;
+    expect(first).toMatchObject({ refundNo: resolved.refund!.refund.refundNo, amount: "9.500000", toAddress: payer, status: "failed", txHash: null });
+    expect(refundCallbacks(refundRef(first!.payoutOrderNo!)).map((c) => c.status)).toEqual(["submitted", "failed"]);
+    // The failed refund keeps why (the back office shows it).
+    expect(gw.ctx.db.select().from(refunds).where(eq(refunds.payoutOrderNo, first!.payoutOrderNo!)).get()!.lastError).toBe("insufficient token balance");
+
+    // The money is back on the receiving address: the blocks from the one that took it are dropped.
+    await sb.reorg("TRON", tron.height() - away.blockNumber + 1);
+    expect(await tron.tokenBalance(o.address, "USDT")).toBe(toBaseUnits("9.5", 6));
+    // Still cancelled, and refundable again for what the failed refund did not send: never more.
+    expect((await m.client.getPayinOrder(o.orderNo)).status).toBe("cancelled");
+    const before = [refundRows(), payoutRows()];
+    const over = await err(m.client.createRefund(o.orderNo, { refundNo: "RA-2", amount: "9.500001", toAddress: payer }));
+    expect([over.httpStatus, over.code, over.data]).toEqual([422, 55001, { orderNo: o.orderNo, refundable: "9.500000" }]);
+    expect([refundRows(), payoutRows()]).toEqual(before);
+    const second = await m.client.createRefund(o.orderNo, { refundNo: "RA-2", amount: "9.5", toAddress: payer });
+    expect(second).toMatchObject({ refundNo: "RA-2", amount: "9.500000", toAddress: payer, status: "broadcasted" });
+    // Idempotent per refundNo: the same body returns the same refund, nothing is sent twice.
+    expect(await m.client.createRefund(o.orderNo, { refundNo: "RA-2", amount: "9.5", toAddress: payer })).toEqual(second);
+    await sb.mine("TRON", 3);
+    expect(await tron.tokenBalance(payer, "USDT")).toBe(toBaseUnits("9.5", 6));
+    expect(tron.outgoingCount(o.address)).toBe(1);
+    expect(available(o.address)).toBe(0n);
+    expect(refundCallbacks(refundRef(second.payoutOrderNo!)).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
+    const third = await err(m.client.createRefund(o.orderNo, { refundNo: "RA-3", amount: "0.000001", toAddress: payer }));
+    expect([third.httpStatus, third.code, third.data]).toEqual([422, 55001, { orderNo: o.orderNo, refundable: "0.000000" }]);
+    expect((await m.client.listRefunds(o.orderNo)).refunds.map((r) => [r.refundNo, r.status])).toEqual([[first!.refundNo, "failed"], ["RA-2", "confirmed"]]);
+    expect((await m.client.getPayinOrder(o.orderNo)).status).toBe("cancelled");
+  });
+
+  test("a cancelled order without its payment stays 55002: cancelled unpaid, or cancelled without a refund (its payment is an unmatched deposit)", async () => {
+    const m = gw.newMerchant("cancelled-refunds");
+    const op = { actor: "refund-op", role: "operator" };
+    const unpaid = await m.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `rf-cancel-${++n}`, amount: "3", notifyUrl: "https://shop.example/pi" });
+    cancelOrder(gw.ctx, unpaid.orderNo, op);
+    const short = await paidOrder(m.client, "10", "9");
+    expect(short.status).toBe("frozen_abnormal");
+    cancelOrder(gw.ctx, short.orderNo, op);
+    const before = [refundRows(), payoutRows()];
+    for (const o of [unpaid, short]) {
+      expect((await m.client.getPayinOrder(o.orderNo)).status).toBe("cancelled");
+      const e = await err(m.client.createRefund(o.orderNo, { refundNo: "C-1", amount: "1", toAddress: randomAddress("TRON") }));
+      expect([e.httpStatus, e.code]).toEqual([409, 55002]);
+    }
+    expect([refundRows(), payoutRows()]).toEqual(before);
   });
 });

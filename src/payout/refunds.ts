@@ -34,6 +34,12 @@ export interface RefundPayins {
   orderByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): PayinRow | undefined;
   orderById(db: DbOrTx, id: number): PayinRow | undefined;
   transferById(db: DbOrTx, id: number): TransferRow | undefined;
+  /**
+   * Why the order cannot be refunded now (55002's reason), or null (payin/refundable.ts): completed,
+   * risk_settled, a paid frozen_abnormal order, or one cancelled by "Refund all" (its payment still
+   * the order's), once its payment is final.
+   */
+  whyNotRefundable(db: DbOrTx, o: PayinRow): string | null;
   /** The unmatched deposit is resolved as refunded by this refund (its RF number). */
   resolveDepositRefunded(tx: Tx, transferId: number, refundRef: string, now: number): void;
 }
@@ -58,9 +64,6 @@ export interface RefundResult {
   /** false: an idempotent retry returned the existing refund. */
   created: boolean;
 }
-
-/** Pay-in statuses a refund may be made on (DESIGN 20); frozen_abnormal only with a paid amount. */
-export const REFUNDABLE_STATUSES = ["completed", "risk_settled", "frozen_abnormal"] as const;
 
 /** A refund failure that is not an API error (the refund page, the back office): shown as is. */
 export class RefundRefused extends Error {}
@@ -96,18 +99,9 @@ function refunded(tx: DbOrTx, where: { payinOrderId: number } | { transferId: nu
   return holdingRefundAmounts(tx, where).reduce((s, a) => s + BigInt(a), 0n);
 }
 
-/** Why the order cannot be refunded now (55002), or null. */
-function notRefundable(payins: RefundPayins, tx: DbOrTx, o: PayinRow): string | null {
-  if (!(REFUNDABLE_STATUSES as readonly string[]).includes(o.status)) return `order is ${o.status}; only completed, risk_settled or a paid frozen_abnormal order is refundable`;
-  if (o.paidAmount === null || o.transferId === null) return "nothing was paid";
-  const t = payins.transferById(tx, o.transferId);
-  if (!t || t.status !== "confirmed") return "the payment is not final yet";
-  return null;
-}
-
 /** What can still be refunded on an order: paid minus the refunds not failed (0 when not refundable). */
 export function refundableAmount(payins: RefundPayins, tx: DbOrTx, o: PayinRow): bigint {
-  if (notRefundable(payins, tx, o)) return 0n;
+  if (payins.whyNotRefundable(tx, o)) return 0n;
   const left = BigInt(o.paidAmount!) - refunded(tx, { payinOrderId: o.id });
   return left > 0n ? left : 0n;
 }
@@ -221,7 +215,7 @@ export function createRefund(ctx: RefundCtx, merchantId: number, orderNo: string
     const existing = refundOfOrderByNo(tx, o.id, input.refundNo);
     if (existing) return { refund: sameRefund(existing, { units: u, to, notifyUrl }), payout: null, created: false };
     const fresh = ctx.refundPayins.orderById(tx, o.id)!;
-    const why = notRefundable(ctx.refundPayins, tx, fresh);
+    const why = ctx.refundPayins.whyNotRefundable(tx, fresh);
     if (why) throw new AppError(55002, { orderNo, status: fresh.status, reason: why });
     const left = refundableAmount(ctx.refundPayins, tx, fresh);
     if (u > left) throw new AppError(55001, { orderNo, refundable: amountText(left, o.decimals) });

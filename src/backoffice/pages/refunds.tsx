@@ -112,6 +112,17 @@ function RefundTable(p: { display: DisplayCtx; rows: RefundRow[] }): JSX.Element
           </td>
           <td>
             <StatusBadge status={r.status} />
+            {r.status === "failed" ? (
+              <p class="muted" safe>
+                {trf("Not sent: {reason}. Its amount can be refunded again.", { reason: r.lastError ?? tr("see its payout") })}
+              </p>
+            ) : r.lastError ? (
+              <p class="muted" safe>
+                {trf("Last error: {error}", { error: r.lastError })}
+              </p>
+            ) : (
+              <></>
+            )}
           </td>
           <td>{r.payoutOrderNo ? <a href={`/backoffice/orders/${r.payoutOrderNo}`} safe>{r.payoutOrderNo}</a> : "—"}</td>
           <td>
@@ -123,7 +134,11 @@ function RefundTable(p: { display: DisplayCtx; rows: RefundRow[] }): JSX.Element
   );
 }
 
-/** The order page's refund part: the form while something is refundable, and the order's refunds. */
+/**
+ * The order page's refund part: the form while something is refundable (prefilled with all of it:
+ * after a failed refund, its amount again, also on an order cancelled by "Refund all"), and the
+ * order's refunds, a failed one with why its payout failed.
+ */
 export function OrderRefunds(p: { refunds: RefundsData; display: DisplayCtx; v: Viewer; o: PayinOrderRow; back: string }): JSX.Element {
   const { v, o } = p;
   const { rows, left } = p.refunds;
