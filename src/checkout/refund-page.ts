@@ -1,6 +1,8 @@
 // The payer's refund page (refundUrl, DESIGN 20): the amount, and while the refund waits for an
 // address a form with "Your address", "Repeat your address" and "Send refund" (no script needed);
-// afterwards what became of it. Phone first, both languages, like the checkout.
+// afterwards what became of it. Phone first, both languages, like the checkout. A failed refund says
+// nothing was sent and that the shop was told and can send it again; never why (refunds.last_error
+// may name the merchant's addresses and balances: it is for the back office only).
 import { escapeHtml } from "./escape";
 import { networkName, networkOnlyName, translator, type Locale, type MessageKey } from "./i18n";
 import { ICONS } from "./icons";

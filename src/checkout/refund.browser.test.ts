@@ -1,6 +1,7 @@
 // The payer's refund page in Chromium (DESIGN 20), phone first, both languages, axe-clean: a refund
 // made without toAddress; the payer mistypes, tries the merchant's own address, then gives theirs
 // in "Your address" and "Repeat your address" and presses "Send refund"; it is sent on sandbox TRON.
+// A refund whose payout fails says so in the payer's language, without the internal reason or a form.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
@@ -10,7 +11,9 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { randomAddress } from "../wallet/hd";
 import type { SandboxChain } from "../chains/sandbox/chain";
-import { toBaseUnits } from "../lib/money";
+import { fromBaseUnits, toBaseUnits } from "../lib/money";
+import { eq } from "drizzle-orm";
+import { refunds } from "../db/schema";
 
 let gw: TestGateway;
 let browser: Browser;
@@ -29,6 +32,14 @@ const phone = (locale = "en-US") => browser.newContext({ viewport: { width: 390,
 async function serious(page: Page): Promise<string[]> {
   const r = await new AxeBuilder({ page }).analyze();
   return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/** The refund's state text stays inside the card on a phone (a wallet address is one long word). */
+async function fits(page: Page, testId: string): Promise<boolean> {
+  return page.getByTestId(testId).evaluate((el) => {
+    const card = el.closest("[data-testid=refund]")!.getBoundingClientRect();
+    return el.scrollWidth <= el.clientWidth && Array.from(el.querySelectorAll("h2, p")).every((x) => x.getBoundingClientRect().right <= card.right);
+  });
 }
 
 async function paidOrder(merchantOrderNo: string) {
@@ -76,6 +87,7 @@ test("a link refund: the payer gives the address on the refund page and the refu
   await page.getByRole("button", { name: "Send refund" }).click();
   await page.getByTestId("refund-sending").or(page.getByTestId("refund-confirmed")).waitFor();
   expect(await serious(page)).toEqual([]);
+  expect(await fits(page, (await page.getByTestId("refund-sending").count()) ? "refund-sending" : "refund-confirmed")).toBe(true);
   await page.screenshot({ path: join(screenshotDir(), "refund-2-sending.png"), fullPage: true });
 
   let done = (await gw.client.listRefunds(o.orderNo)).refunds[0]!;
@@ -110,4 +122,64 @@ test("in Chinese: the same form with the labels in Chinese, axe-clean", async ()
   await page.getByTestId("lang-switch").click();
   await page.getByRole("button", { name: "Send refund" }).waitFor();
   await ctx.close();
+}, 60_000);
+
+test("a failed refund: the page says nothing was sent and the shop was told, in English and Chinese, without the reason or a form", async () => {
+  const o = await paidOrder("refund-link-failed");
+  const r = await gw.client.createRefund(o.orderNo, { refundNo: "link-failed", amount: "4" });
+  expect(r.status).toBe("awaiting_address");
+  // The money left the receiving address on chain (its ledger still holds it): the node refuses the refund's broadcast.
+  // All of it: the address may have served the earlier orders too.
+  const held = await (gw.ctx.chains.get("TRON") as SandboxChain).tokenBalance(o.address, "USDT");
+  await sandboxClient(gw.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", fromAddress: o.address, toAddress: randomAddress("TRON"), amount: fromBaseUnits(held, 6) });
+  const ctx = await phone();
+  const page = await ctx.newPage();
+  await page.goto(r.refundUrl!);
+  const to = randomAddress("TRON");
+  await page.getByLabel("Your address", { exact: true }).fill(to);
+  await page.getByLabel("Repeat your address").fill(to);
+  await page.getByRole("button", { name: "Send refund" }).click();
+  let done = (await gw.client.listRefunds(o.orderNo)).refunds[0]!;
+  for (let i = 0; i < 100 && done.status !== "failed"; i++) {
+    await Bun.sleep(100);
+    done = (await gw.client.listRefunds(o.orderNo)).refunds[0]!;
+  }
+  expect(done).toMatchObject({ refundNo: "link-failed", status: "failed", toAddress: to, txHash: null });
+  const lastError = gw.ctx.db.select().from(refunds).where(eq(refunds.refundNo, "link-failed")).get()!.lastError;
+  expect(lastError).toBe("insufficient token balance");
+
+  await page.goto(r.refundUrl!);
+  expect(await page.getAttribute("[data-testid=refund]", "data-status")).toBe("failed");
+  const failed = await page.getByTestId("refund-failed").innerText();
+  expect(failed).toContain("The refund could not be sent");
+  expect(failed).toContain(`Nothing was sent to ${to}.`);
+  expect(failed).toContain("has been told and can send the refund again");
+  expect(await page.getByTestId("order-no").innerText()).toBe(o.orderNo);
+  // No form, and never the internal reason.
+  expect(await page.getByTestId("refund-form").count()).toBe(0);
+  expect(await page.getByRole("button", { name: "Send refund" }).count()).toBe(0);
+  expect(await page.content()).not.toContain(lastError!);
+  expect(await serious(page)).toEqual([]);
+  expect(await fits(page, "refund-failed")).toBe(true);
+  await page.screenshot({ path: join(screenshotDir(), "refund-4-failed.png"), fullPage: true });
+  // Posting an address again sends nothing.
+  const again = await page.request.post(r.refundUrl!, { form: { address: to, repeat: to }, maxRedirects: 0 });
+  expect(again.status()).toBe(303);
+  expect((await gw.client.listRefunds(o.orderNo)).refunds.map((x) => x.status)).toEqual(["failed"]);
+  await ctx.close();
+
+  const zh = await phone("zh-CN");
+  const zhPage = await zh.newPage();
+  await zhPage.goto(r.refundUrl!);
+  expect(await zhPage.getAttribute("html", "lang")).toBe("zh-CN");
+  const zhFailed = await zhPage.getByTestId("refund-failed").innerText();
+  expect(zhFailed).toContain("退款未能发送");
+  expect(zhFailed).toContain(`没有任何款项发送到 ${to}。`);
+  expect(zhFailed).toContain("已收到通知，可以重新发送这笔退款");
+  expect(await zhPage.getByTestId("refund-form").count()).toBe(0);
+  expect(await zhPage.content()).not.toContain(lastError!);
+  expect(await serious(zhPage)).toEqual([]);
+  expect(await fits(zhPage, "refund-failed")).toBe(true);
+  await zhPage.screenshot({ path: join(screenshotDir(), "refund-5-failed-zh.png"), fullPage: true });
+  await zh.close();
 }, 60_000);

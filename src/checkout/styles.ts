@@ -38,7 +38,7 @@ ${chainModules().map((m) => `.dot-${m.code}{background:${m.color}}`).join("")}
 .i-warn{background:#fef3c7;color:#92400e}
 .i-bad{background:#fee2e2;color:#b91c1c}
 .state h2{margin:0;font-size:18px;line-height:1.35}
-.state p{margin:4px 0 0;color:#475569;font-size:15px}
+.state p{margin:4px 0 0;color:#475569;font-size:15px;overflow-wrap:anywhere}
 .spin{animation:spin 1.1s linear infinite}
 @keyframes spin{to{transform:rotate(360deg)}}
 @media (prefers-reduced-motion:reduce){.spin{animation:none}}
@@ -71,7 +71,7 @@ progress::-moz-progress-bar{background:#2563eb;border-radius:999px}
 .btn-sim:hover{background:#92400e}
 .btn[disabled]{opacity:.65;cursor:progress}
 .btn svg{width:18px;height:18px}
-.grow{flex:1 1 auto}
+.grow{flex:1 1 auto;min-width:0}
 :focus-visible{outline:3px solid #6366f1;outline-offset:2px}
 .lang:focus-visible{outline-color:#a5b4fc}
 .form{display:flex;flex-direction:column;gap:6px}
