@@ -481,4 +481,17 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
     "订单变为 cancelled（收款回调状态为 cancelled），已收到的 {amount} 将作为退款退回付款人；退款发送过程中会依次发出退款回调（businessType 为 refund）：submitted、broadcasted、confirmed；若没有付款人地址，退款将以 awaiting_address 状态等待，并附带退款链接。",
   "The order becomes {status} (pay-in callback with status {status2}) and the {amount} paid over the amount goes back to the payer; refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.":
     "订单变为 {status}（收款回调状态为 {status2}），多付的 {amount} 将退回付款人；退款发送过程中会依次发出退款回调（businessType 为 refund）：submitted、broadcasted、confirmed；若没有付款人地址，退款将以 awaiting_address 状态等待，并附带退款链接。",
+  // The same after refunds were made on the order (issue 36: computed from what happened to it)
+  "The order becomes {status}; the merchant gets a pay-in callback with status {status2}. Nothing more is sent back: the {refunded} already refunded stays refunded and {kept} is kept.":
+    "订单变为 {status}，商户会收到状态为 {status2} 的收款回调。不再退回任何款项：已退款的 {refunded} 保持不变，保留 {kept}。",
+  "The order becomes cancelled (pay-in callback with status cancelled) and the {amount} left of the {paid} received goes back to the payer as a refund ({refunded} was already refunded); refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.":
+    "订单变为 cancelled（收款回调状态为 cancelled），已收到的 {paid} 中剩余的 {amount} 将作为退款退回付款人（已退款 {refunded}）；退款发送过程中会依次发出退款回调（businessType 为 refund）：submitted、broadcasted、confirmed；若没有付款人地址，退款将以 awaiting_address 状态等待，并附带退款链接。",
+  "The order becomes cancelled (pay-in callback with status cancelled). Nothing more is sent: the {paid} received was all refunded already.":
+    "订单变为 cancelled（收款回调状态为 cancelled）。不再发送任何款项：已收到的 {paid} 已全部退款。",
+  "The order becomes {status} (pay-in callback with status {status2}) and the {amount} still paid over the amount goes back to the payer ({refunded} was already refunded); refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.":
+    "订单变为 {status}（收款回调状态为 {status2}），仍多付的 {amount} 将退回付款人（已退款 {refunded}）；退款发送过程中会依次发出退款回调（businessType 为 refund）：submitted、broadcasted、confirmed；若没有付款人地址，退款将以 awaiting_address 状态等待，并附带退款链接。",
+  "Refunds already made: {refunded} of the {paid} received; {kept} is kept.": "已退款：已收到的 {paid} 中已退 {refunded}；保留 {kept}。",
+  "{refunded} was already refunded, so {kept} is kept, less than the order amount of {amount}: it cannot be accepted as paid.":
+    "已退款 {refunded}，仅保留 {kept}，少于订单金额 {amount}：不能按已付款接受。",
+  "Nothing is chosen yet: choose what should happen above.": "尚未选择：请在上方选择处理方式。",
 };

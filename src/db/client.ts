@@ -4,7 +4,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { eq, getTableName, sql } from "drizzle-orm";
+import { and, eq, getTableName, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks } from "./after-commit";
@@ -194,6 +194,27 @@ export function updateById<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn 
       .prepare(),
   );
   const params: Record<string, unknown> = { __id: id };
+  for (const k of keys) params[k] = set[k];
+  return (stmt as unknown as { get(p: Record<string, unknown>): Row | undefined }).get(params);
+}
+
+/**
+ * The same UPDATE as a compare-and-set on the row's status: … WHERE id = ? AND status = ?.
+ * undefined when the row is not (or no longer) in `status`: a status change never lands on a
+ * row that moved on meanwhile.
+ */
+export function updateByIdFromStatus<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn; status: SQLiteColumn }, id: number, status: string, set: Record<string, unknown>): Row | undefined {
+  const keys = Object.keys(set).filter((k) => set[k] !== undefined).sort();
+  const name = `updateByIdFromStatus:${getTableName(table)}:${keys.join(",")}`;
+  const stmt = prepared(db, name, (d) =>
+    d
+      .update(table)
+      .set(Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as never)
+      .where(and(eq(table.id, sql.placeholder("__id")), eq(table.status, sql.placeholder("__status"))))
+      .returning()
+      .prepare(),
+  );
+  const params: Record<string, unknown> = { __id: id, __status: status };
   for (const k of keys) params[k] = set[k];
   return (stmt as unknown as { get(p: Record<string, unknown>): Row | undefined }).get(params);
 }

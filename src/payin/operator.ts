@@ -15,6 +15,7 @@ import { applyPayinEvent, type PayinCtx } from "./service";
 import { canTransition, type PayinEvent, type PayinStatus, type ReleasePaid } from "./state";
 import type { PayinOrderRow } from "./views";
 import { checkText, OperatorError } from "./operator-error";
+import { ACCEPT_REFUSED, acceptRefusal, fill, keptOf } from "./kept";
 
 export { OperatorError } from "./operator-error";
 export { attachDeposit, dismissDeposit, markDepositRefunded } from "./unmatched";
@@ -56,13 +57,16 @@ export function freezeOrder(ctx: PayinCtx, orderNo: string, reason: string, acto
 
 /**
  * Cancels a waiting or frozen order. What a frozen order was paid stays in the
- * ledger and becomes an unmatched deposit (reason order_cancelled): refundable.
+ * ledger and becomes an unmatched deposit (reason order_cancelled): refundable. Once refunds were
+ * made on the order its payment stays the order's instead, refundable there for what is left.
  */
 export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}, opts: { refunded?: boolean } = {}): PayinOrderRow {
   return act(ctx, orderNo, scope, { actor, action: "payin.cancel", ...(opts.refunded ? { note: { refunded: true } } : {}) }, (tx, o, now) => {
     refuse(o, "cancel", { type: "cancel" });
-    // Refunded in the same transaction (the guided "Refund all"): the payment stays the order's.
-    if (o.transferId !== null && !opts.refunded) {
+    // Refunded in the same transaction (the guided "Refund all"), or refunded in part already: the
+    // payment stays the order's (refundable for what is left), never an unmatched deposit whose whole
+    // amount could be refunded a second time.
+    if (o.transferId !== null && !opts.refunded && keptOf(tx, o).refunded === 0n) {
       unlinkCancelledPayment(tx, o.transferId, o.id);
     }
     return applyPayinEvent(tx, o, { type: "cancel" }, {}, now);
@@ -73,7 +77,7 @@ export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope:
  * Releases a frozen order (DESIGN 5): completed when it was paid at least the
  * amount on time, risk_settled when paid less or late, back to waiting_payment
  * (expired past expireAt) when nothing was paid. A payment not final yet is
- * refused: release it once it is.
+ * refused: release it once it is. Refunds that leave less than the amount kept refuse it (payin/kept.ts).
  */
 export function releaseOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}): PayinOrderRow {
   return act(ctx, orderNo, scope, { actor, action: "payin.release" }, (tx, o, now) => {
@@ -82,6 +86,8 @@ export function releaseOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope
     if (t && t.status === "pending") {
       throw new OperatorError(`cannot release order ${o.orderNo} yet: its payment has ${t.confirmations} confirmation(s) and is not final`);
     }
+    const refused = acceptRefusal(o, keptOf(tx, o));
+    if (refused) throw new OperatorError(`cannot release order ${o.orderNo}: ${fill(ACCEPT_REFUSED, refused)}`);
     const received = t && t.status === "confirmed" ? t : undefined;
     let paid: ReleasePaid = "none";
     if (received) {

@@ -1,11 +1,13 @@
 // The guided resolution of a frozen order (issue 28): one choice among accept as paid, refund all,
 // or refund the difference, each saying beforehand which status and callbacks it produces; done in
 // one transaction with its note in the audit log. Operators act on every merchant's orders, a
-// merchant user on its own.
+// merchant user on its own. The choices are computed from what happened to the order (issue 36):
+// the refunds already made on it count (payin/kept.ts), so no money goes back twice.
 import { writeTx } from "../db/client";
 import { orderWithNo, transferById } from "./store";
 import { recordAudit, type Actor } from "../audit/log";
 import { fromBaseUnits } from "../lib/money";
+import { ACCEPT_REFUSED, acceptRefusal, differenceLeft, fill, keptOf, tokenAmount } from "./kept";
 import { cancelOrder, OperatorError, releaseOrder, type OrderScope } from "./operator";
 import { holdReason, type HoldReason } from "./hold";
 import type { PayinOrderRow } from "./views";
@@ -15,11 +17,20 @@ import { createRefund, type RefundCtx, type RefundResult } from "../payout/refun
 export const RESOLUTIONS = ["accept", "refund_all", "refund_difference"] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
 
+/** A text made of an English template with `{name}` placeholders and its values (the back office translates the template). */
+export interface MadeText {
+  template: string;
+  values: Record<string, string>;
+}
+
 export interface ResolutionOption {
   choice: Resolution;
   label: string;
-  /** What it produces: the order's status and callback, and the refund if any. */
+  /** What it produces: the order's status and callback, the refund if any, the refunds already made. */
   outcome: string;
+  text: MadeText;
+  /** Shown but refused, with why ("Accept as paid" once refunds leave less than the amount kept). */
+  refused?: MadeText;
 }
 
 /** The status releasing the order gives (DESIGN 5), or null while its payment is not final. */
@@ -31,38 +42,61 @@ function releasedStatus(db: RefundCtx["db"], o: PayinOrderRow, now: number): str
   return onTime && BigInt(t.amount) >= BigInt(o.amount) ? "completed" : "risk_settled";
 }
 
-const REFUND_CALLBACKS = "refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link";
+const REFUND_CALLBACKS = "refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.";
 
-/** The choices a frozen order offers, with what each produces. */
-export function resolutionOptions(ctx: Pick<RefundCtx, "db" | "clock">, o: PayinOrderRow): { reason: HoldReason | null; options: ResolutionOption[]; waiting?: string } {
+/** What each choice produces, as templates (the back office has them in Chinese too: i18n-zh-money.ts). */
+export const OUTCOMES = {
+  accept: "The order becomes {status}; the merchant gets a pay-in callback with status {status2}. Nothing is sent back.",
+  acceptAfterRefunds: "The order becomes {status}; the merchant gets a pay-in callback with status {status2}. Nothing more is sent back: the {refunded} already refunded stays refunded and {kept} is kept.",
+  refundAll: `The order becomes cancelled (pay-in callback with status cancelled) and the {amount} received goes back to the payer as a refund; ${REFUND_CALLBACKS}`,
+  refundRest: `The order becomes cancelled (pay-in callback with status cancelled) and the {amount} left of the {paid} received goes back to the payer as a refund ({refunded} was already refunded); ${REFUND_CALLBACKS}`,
+  allRefunded: "The order becomes cancelled (pay-in callback with status cancelled). Nothing more is sent: the {paid} received was all refunded already.",
+  refundDifference: `The order becomes {status} (pay-in callback with status {status2}) and the {amount} paid over the amount goes back to the payer; ${REFUND_CALLBACKS}`,
+  refundDifferenceRest: `The order becomes {status} (pay-in callback with status {status2}) and the {amount} still paid over the amount goes back to the payer ({refunded} was already refunded); ${REFUND_CALLBACKS}`,
+  refundsMade: "Refunds already made: {refunded} of the {paid} received; {kept} is kept.",
+} as const;
+
+const made = (template: string, values: Record<string, string>): MadeText => ({ template, values });
+
+function option(choice: Resolution, label: string, text: MadeText, refused?: MadeText): ResolutionOption {
+  return { choice, label, outcome: fill(text.template, text.values), text, ...(refused ? { refused } : {}) };
+}
+
+/**
+ * The choices a frozen order offers, computed from what happened to it (issue 36): what was paid,
+ * and the refunds not failed already made on it (by the API or the back office). "Accept as paid"
+ * is refused once those refunds leave less than the amount kept; "Refund all" refunds what is left;
+ * "Refund the difference" refunds paid − amount − refunded and is not offered at zero.
+ */
+export function resolutionOptions(ctx: Pick<RefundCtx, "db" | "clock">, o: PayinOrderRow): { reason: HoldReason | null; options: ResolutionOption[]; waiting?: string; refunds?: MadeText } {
   if (o.status !== "frozen_abnormal") return { reason: null, options: [] };
   const reason = holdReason(ctx.db, o);
   const released = releasedStatus(ctx.db, o, ctx.clock.now());
   if (released === null) return { reason, options: [], waiting: "Its payment is not final yet: resolve it once it is." };
-  const fmt = (u: bigint) => `${fromBaseUnits(u, o.decimals, 6)} ${o.token}`;
+  const k = keptOf(ctx.db, o);
+  const fmt = (u: bigint) => tokenAmount(o, u);
+  const sums = { paid: fmt(k.paid), refunded: fmt(k.refunded), kept: fmt(k.kept) };
+  const refundsMade = k.refunded > 0n ? made(OUTCOMES.refundsMade, sums) : undefined;
+  const refusal = acceptRefusal(o, k);
   const options: ResolutionOption[] = [
-    {
-      choice: "accept",
-      label: "Accept as paid",
-      outcome: `The order becomes ${released}; the merchant gets a pay-in callback with status ${released}. Nothing is sent back.`,
-    },
+    option(
+      "accept",
+      "Accept as paid",
+      k.refunded > 0n ? made(OUTCOMES.acceptAfterRefunds, { status: released, status2: released, ...sums }) : made(OUTCOMES.accept, { status: released, status2: released }),
+      refusal ? made(ACCEPT_REFUSED, refusal) : undefined,
+    ),
   ];
-  if (o.paidAmount !== null && BigInt(o.paidAmount) > 0n) {
-    const paid = BigInt(o.paidAmount);
-    options.push({
-      choice: "refund_all",
-      label: "Refund all",
-      outcome: `The order becomes cancelled (pay-in callback with status cancelled) and the ${fmt(paid)} received goes back to the payer as a refund; ${REFUND_CALLBACKS}.`,
-    });
-    if (paid > BigInt(o.amount) && released !== "waiting_payment" && released !== "expired") {
-      options.push({
-        choice: "refund_difference",
-        label: "Refund the difference",
-        outcome: `The order becomes ${released} (pay-in callback with status ${released}) and the ${fmt(paid - BigInt(o.amount))} paid over the amount goes back to the payer; ${REFUND_CALLBACKS}.`,
-      });
+  if (k.paid > 0n) {
+    const all =
+      k.refunded === 0n ? made(OUTCOMES.refundAll, { amount: fmt(k.paid) }) : k.kept > 0n ? made(OUTCOMES.refundRest, { amount: fmt(k.kept), ...sums }) : made(OUTCOMES.allRefunded, sums);
+    options.push(option("refund_all", "Refund all", all));
+    const difference = differenceLeft(k);
+    if (difference > 0n && released !== "waiting_payment" && released !== "expired") {
+      const values = { status: released, status2: released, amount: fmt(difference), ...sums };
+      options.push(option("refund_difference", "Refund the difference", made(k.refunded > 0n ? OUTCOMES.refundDifferenceRest : OUTCOMES.refundDifference, values)));
     }
   }
-  return { reason, options };
+  return { reason, options, ...(refundsMade ? { refunds: refundsMade } : {}) };
 }
 
 /**
@@ -86,6 +120,8 @@ export function resolveFrozen(
     const offered = resolutionOptions(ctx, o);
     const option = offered.options.find((x) => x.choice === choice);
     if (!option) throw new OperatorError(offered.waiting ?? `"${choice}" is not a choice for order ${orderNo} (${o.status})`);
+    if (option.refused) throw new OperatorError(fill(option.refused.template, option.refused.values));
+    const k = keptOf(tx, o);
     const toAddress = input.toAddress?.trim() ? input.toAddress.trim() : undefined;
     const now = ctx.clock.now();
     let refund: RefundResult | null = null;
@@ -95,18 +131,19 @@ export function resolveFrozen(
     if (choice === "accept") {
       order = releaseOrder(ctx, orderNo, actor, scope);
     } else if (choice === "refund_all") {
-      refund = refundOf(BigInt(o.paidAmount!), `resolve-all-${now}`);
+      // What is left: paid − the refunds not failed (nothing when all of it was refunded already).
+      refund = k.kept > 0n ? refundOf(k.kept, `resolve-all-${now}`) : null;
       order = cancelOrder(ctx, orderNo, actor, scope, { refunded: true });
     } else {
       order = releaseOrder(ctx, orderNo, actor, scope);
-      refund = refundOf(BigInt(o.paidAmount!) - BigInt(o.amount), `resolve-difference-${now}`);
+      refund = refundOf(differenceLeft(k), `resolve-difference-${now}`);
     }
     recordAudit(tx, {
       ...actor,
       at: now,
       action: "payin.resolve",
       target: `payin:${o.orderNo}`,
-      before: { status: o.status, paidAmount: o.paidAmount, reason: offered.reason },
+      before: { status: o.status, paidAmount: o.paidAmount, refunded: k.refunded.toString(), reason: offered.reason },
       after: { choice, outcome: option.outcome, status: order.status, refundNo: refund?.refund.refundNo ?? null, note },
     });
     return { order, refund };

@@ -28,12 +28,14 @@ import {
   orderById,
   orderByOrderNo,
   updateOrder,
+  updateOrderFrom,
 } from "./store";
 import { merchantUid } from "../merchants/store";
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
 import { existingKeyCache } from "../merchants/key-cache";
 import { followPayin } from "../invoices/service";
 import { followCompatOrder } from "../callbacks/compat";
+import { OperatorError } from "./operator-error";
 
 /** What the pay-in services read from the gateway (the app context satisfies it as it is). */
 export interface PayinCtx {
@@ -182,6 +184,13 @@ function stamps(to: PayinStatus, now: number): Partial<PayinOrderRow> {
   }
 }
 
+/** The status change as a compare-and-set on the status the transition was computed from. */
+function changeStatus(tx: Tx, o: PayinOrderRow, set: Partial<PayinOrderRow>): PayinOrderRow {
+  const row = updateOrderFrom(tx, o.id, o.status, set);
+  if (!row) throw new OperatorError(`order ${o.orderNo} is no longer ${o.status}: it changed meanwhile; look at it again`);
+  return row;
+}
+
 /**
  * The one funnel for status changes: computes the next status with the pure
  * transition function, writes it with `patch`, and enqueues the callback.
@@ -190,7 +199,7 @@ function stamps(to: PayinStatus, now: number): Partial<PayinOrderRow> {
 export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, patch: Partial<PayinOrderRow>, now: number): PayinOrderRow {
   const to = transition(o.status as PayinStatus, event);
   const set: Partial<PayinOrderRow> = { ...patch, updatedAt: now, ...(to ? { status: to, ...stamps(to, now) } : {}) };
-  const row = updateOrder(tx, o.id, set)!;
+  const row = to ? changeStatus(tx, o, set) : updateOrder(tx, o.id, set)!;
   if (to) {
     recordOrderEvent(tx, { kind: "payin", orderNo: o.orderNo, from: o.status, to, event, at: now });
     writeCallback(tx, row, now);

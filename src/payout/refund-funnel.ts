@@ -8,9 +8,13 @@ import { enqueueCallback } from "../callbacks/outbox";
 import { recordOrderEvent } from "../orders/events";
 import { transition, type RefundEvent, type RefundStatus } from "./refund-state";
 import { refundCallbackPayload, type RefundRow } from "./refund-views";
-import { insertRefundRow, refundById, updateRefund } from "./store";
+import { insertRefundRow, orderRefundCallbackUrl, refundById, updateRefundFrom } from "./store";
 
-/** The callback of a refund; a deposit's refund (no order, no API key) has none: it lives in the back office. */
+/**
+ * The callback of a refund; a deposit's refund (no order, no API key) has none: it lives in the back
+ * office. Like every other callback it goes to the refund's notifyUrl, else the order's, else the
+ * merchant's default callback URL (held until there is one).
+ */
 function writeRefundCallback(tx: Tx, r: RefundRow, now: number): void {
   if (r.apiKeyId === null || r.payinOrderId === null) return;
   const m = merchantUid(tx, r.merchantId)!;
@@ -20,7 +24,7 @@ function writeRefundCallback(tx: Tx, r: RefundRow, now: number): void {
     orderNo: r.refundRef,
     status: r.status,
     apiKeyId: r.apiKeyId,
-    url: r.notifyUrl,
+    url: r.notifyUrl ?? orderRefundCallbackUrl(tx, r.payinOrderId),
     payload: refundCallbackPayload(r, m.uid),
     now,
   });
@@ -39,7 +43,9 @@ export function insertRefund(tx: Tx, values: typeof refunds.$inferInsert, now: n
 
 export function applyRefundEvent(tx: Tx, r: RefundRow, event: RefundEvent, patch: Partial<RefundRow>, now: number): RefundRow {
   const to = transition(r.status as RefundStatus, event);
-  const row = updateRefund(tx, r.id, { ...patch, status: to, updatedAt: now })!;
+  // A compare-and-set on the status the transition was computed from.
+  const row = updateRefundFrom(tx, r.id, r.status, { ...patch, status: to, updatedAt: now });
+  if (!row) throw new Error(`refund ${r.refundRef} is no longer ${r.status}: it changed meanwhile`);
   recordOrderEvent(tx, { kind: "refund", orderNo: r.refundRef, from: r.status, to, event, at: now });
   writeRefundCallback(tx, row, now);
   return row;

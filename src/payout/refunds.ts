@@ -99,6 +99,11 @@ function refunded(tx: DbOrTx, where: { payinOrderId: number } | { transferId: nu
   return holdingRefundAmounts(tx, where).reduce((s, a) => s + BigInt(a), 0n);
 }
 
+/** What the order's refunds not failed add up to (awaiting the payer's address, on their way, or sent). */
+export function orderRefunded(tx: DbOrTx, payinOrderId: number): bigint {
+  return refunded(tx, { payinOrderId });
+}
+
 /** What can still be refunded on an order: paid minus the refunds not failed (0 when not refundable). */
 export function refundableAmount(payins: RefundPayins, tx: DbOrTx, o: PayinRow): bigint {
   if (payins.whyNotRefundable(tx, o)) return 0n;

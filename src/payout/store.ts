@@ -7,11 +7,11 @@
 import { and, asc, eq, inArray, isNotNull, isNull, like, lte, notInArray, or, sql } from "drizzle-orm";
 import { attemptColumns, storedAttempt, type PayoutStore, type TxAttempt } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
-import { type DbOrTx, prepared, type Tx, updateById } from "../db/client";
+import { type DbOrTx, prepared, type Tx, updateById, updateByIdFromStatus } from "../db/client";
 import type { PayoutOrderRow } from "./views";
 import type { RefundRow } from "./refund-views";
 import { HOLDING } from "./refund-state";
-import { feeEntries, ledgerEntries, merchants, payoutOrders, payoutTxAttempts, refunds } from "../db/schema";
+import { feeEntries, ledgerEntries, merchants, payinOrders, payoutOrders, payoutTxAttempts, refunds } from "../db/schema";
 import type { Merchant, MerchantPatch } from "../merchants/store";
 import { statusSql, statusTerm } from "../db/status-sql";
 import { AWAITING_BROADCAST, AWAITING_FINALITY, FAILED, PAYOUT_STATUSES, UNFINISHED } from "./state";
@@ -229,6 +229,22 @@ export function insertRefundRow(tx: Tx, values: typeof refunds.$inferInsert): Re
 /** Writes `set` on the refund and returns the new row (the funnel's status change). */
 export function updateRefund(tx: Tx, id: number, set: Partial<RefundRow>): RefundRow | undefined {
   return updateById<RefundRow>(tx, refunds, id, set);
+}
+
+/**
+ * Where an order's refund callbacks go when the refund has no notifyUrl of its own: the order's
+ * notifyUrl (a binding's deposit order: the binding's; an invoice's order: the invoice's), null for
+ * the merchant's default. A shop plugin's order (compat) has none here: its notify_url speaks the
+ * plugin's protocol, which has no refunds, so its refunds go to the merchant's default URL.
+ */
+export function orderRefundCallbackUrl(tx: DbOrTx, payinOrderId: number): string | null {
+  const o = tx.select({ notifyUrl: payinOrders.notifyUrl, compat: payinOrders.compat }).from(payinOrders).where(eq(payinOrders.id, payinOrderId)).get();
+  return o && o.compat === null ? o.notifyUrl : null;
+}
+
+/** A refund's status change as a compare-and-set: undefined when it is no longer in `from`. */
+export function updateRefundFrom(tx: Tx, id: number, from: string, set: Partial<RefundRow>): RefundRow | undefined {
+  return updateByIdFromStatus<RefundRow>(tx, refunds, id, from, set);
 }
 
 /** The refund's payout, once created. */

@@ -9,7 +9,7 @@ import { fromBaseUnits } from "../../lib/money";
 import { HOLD_TEXT } from "../../payin/hold";
 import type { PayinOrderRow } from "../../payin/views";
 import { depositRefundable, refundableAmount, refundsOfDeposit, refundsOfOrder, RefundRefused } from "../../payout/refunds";
-import { resolutionOptions } from "../../payin/resolve";
+import { resolutionOptions, type MadeText } from "../../payin/resolve";
 import type { RefundRow } from "../../payout/refund-views";
 import { OperatorError } from "../../payin/operator";
 import type { BackofficeDeps, Viewer } from "../guard";
@@ -17,14 +17,6 @@ import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { tr, trf, trm } from "../i18n";
-import { trMatch } from "../i18n-match";
-
-/** What a resolution produces (src/payin/resolve.ts), as templates to show it in the page's language. */
-const OUTCOME_TEMPLATES = [
-  "The order becomes {status}; the merchant gets a pay-in callback with status {status2}. Nothing is sent back.",
-  "The order becomes cancelled (pay-in callback with status cancelled) and the {amount} received goes back to the payer as a refund; refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.",
-  "The order becomes {status} (pay-in callback with status {status2}) and the {amount} paid over the amount goes back to the payer; refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.",
-];
 
 type TransferRow = Parameters<typeof depositRefundable>[1];
 
@@ -152,7 +144,14 @@ export function OrderRefunds(p: { refunds: RefundsData; display: DisplayCtx; v: 
   );
 }
 
-/** A frozen order's one guided choice: why it is held, what each option produces, a note, the password. */
+/** A text made in src/payin/resolve.ts, in the page's language. */
+const said = (t: MadeText) => trf(t.template, t.values);
+
+/**
+ * A frozen order's one guided choice: why it is held, the refunds already made, what each option
+ * produces beside its radio button (a refused one disabled, with why), nothing chosen beforehand,
+ * a note, the password; beside "Resolve" the consequence of the choice made (CSS :has, no script).
+ */
 export function ResolveFrozen(p: { options: ReturnType<typeof resolveOptionsOf>; v: Viewer; o: PayinOrderRow; back: string }): JSX.Element {
   const { v, o } = p;
   const r = p.options;
@@ -161,23 +160,30 @@ export function ResolveFrozen(p: { options: ReturnType<typeof resolveOptionsOf>;
     <section aria-labelledby="resolve-title">
       <h2 id="resolve-title">{trm("Resolve this payment")}</h2>
       <p safe>{trf("On hold because it was {why}.", { why: r.reason ? tr(HOLD_TEXT[r.reason]) : tr("frozen") })}</p>
+      {r.refunds ? (
+        <p id="resolve-refunds" safe>
+          {said(r.refunds)}
+        </p>
+      ) : (
+        <></>
+      )}
       {r.waiting ? (
         <p class="muted" safe>
           {tr(r.waiting)}
         </p>
       ) : (
-        <form method="post" action={`${p.back}/resolve`}>
+        <form method="post" action={`${p.back}/resolve`} class="resolve">
           <Csrf viewer={v} />
           <fieldset>
             <legend>{trm("What should happen")}</legend>
-            {r.options.map((x, i) => (
+            {r.options.map((x) => (
               <div class="choice">
-                <input type="radio" id={`resolve-${x.choice}`} name="choice" value={x.choice} required checked={i === 0} aria-describedby={`resolve-${x.choice}-outcome`} />
+                <input type="radio" id={`resolve-${x.choice}`} name="choice" value={x.choice} required disabled={x.refused !== undefined} aria-describedby={`resolve-${x.choice}-outcome`} />
                 <label for={`resolve-${x.choice}`} safe>
                   {tr(x.label)}
                 </label>
                 <p id={`resolve-${x.choice}-outcome`} class="muted" safe>
-                  {trMatch(x.outcome, OUTCOME_TEMPLATES)}
+                  {x.refused ? said(x.refused) : said(x.text)}
                 </p>
               </div>
             ))}
@@ -196,7 +202,21 @@ export function ResolveFrozen(p: { options: ReturnType<typeof resolveOptionsOf>;
           <p id="resolve-note-help" class="muted">
             {trm("Why you chose this; it is kept in the audit log. You confirm with your password.")}
           </p>
-          <button type="submit">{trm("Resolve")}</button>
+          <div class="resolve-go">
+            <button type="submit" aria-describedby="resolve-consequence">
+              {trm("Resolve")}
+            </button>
+            <p id="resolve-consequence" class="consequence">
+              <span class="none">{trm("Nothing is chosen yet: choose what should happen above.")}</span>
+              {r.options
+                .filter((x) => !x.refused)
+                .map((x) => (
+                  <span data-for={x.choice} safe>
+                    {`${tr(x.label)}: ${said(x.text)}`}
+                  </span>
+                ))}
+            </p>
+          </div>
         </form>
       )}
     </section>

@@ -62,6 +62,11 @@ dl.kv dt{font-weight:600;color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anyw
 .notice{padding:10px 12px;border-radius:8px;background:var(--okbg);color:var(--ok)}
 .notice.error{background:var(--badbg);color:var(--bad)}
 fieldset.checks{border:1px solid var(--line);border-radius:6px;padding:6px 10px;margin:6px 0 0}fieldset.checks legend{font-weight:600;padding:0 4px}
+/* The guided resolution (pages/refunds.tsx): each radio with its label beside it and what it produces under the label; beside "Resolve" the consequence of the choice made. */
+.choice{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;align-items:center;margin:8px 0}.choice input{min-height:auto;width:20px;height:20px;margin:0}.choice label{font-weight:600}.choice p{grid-column:2;margin:0}
+.resolve-go{display:flex;flex-wrap:wrap;gap:8px 12px;align-items:center;margin-top:10px}.resolve-go .consequence{flex:1 1 280px;margin:0}
+.consequence [data-for]{display:none}form:has(input[name=choice]:checked) .consequence .none{display:none}
+form:has(#resolve-accept:checked) .consequence [data-for=accept],form:has(#resolve-refund_all:checked) .consequence [data-for=refund_all],form:has(#resolve-refund_difference:checked) .consequence [data-for=refund_difference]{display:inline}
 .stack .check,.check{display:flex;align-items:center;gap:8px;min-height:40px;font-weight:400}.check input{min-height:auto;width:20px;height:20px}
 .qr-box svg{width:220px;height:220px;background:#fff;padding:6px;border-radius:8px}
 .secret{font-family:ui-monospace,monospace;background:var(--card);border:2px dashed var(--accent);padding:10px;word-break:break-all}
