@@ -210,6 +210,31 @@ describe("refunds on the sandbox", () => {
     expect((await m.client.getPayinOrder(o.orderNo)).status).toBe("cancelled");
   });
 
+  test("refund callbacks go to the refund's notifyUrl, else the order's, else the merchant's default (held until there is one), like every other callback", async () => {
+    const m = gw.newMerchant("refund-callback-url");
+    const o = await paidOrder(m.client, "6");
+    const own = await m.client.createRefund(o.orderNo, { refundNo: "U-1", amount: "1", toAddress: randomAddress("TRON"), notifyUrl: "https://shop.example/rf" });
+    const fallback = await m.client.createRefund(o.orderNo, { refundNo: "U-2", amount: "1", toAddress: randomAddress("TRON") });
+    const urls = (refundNo: string) => {
+      const ref = gw.ctx.db.select().from(refunds).where(eq(refunds.refundNo, refundNo)).all().find((r) => r.orderNo === o.orderNo)!.refundRef;
+      return gw.ctx.db.$client.query("SELECT url, state FROM callbacks WHERE order_no = ? ORDER BY rowid").all(ref) as { url: string | null; state: string }[];
+    };
+    expect(own.status).toBe("broadcasted");
+    expect(new Set(urls("U-1").map((c) => c.url))).toEqual(new Set(["https://shop.example/rf"]));
+    expect(fallback.status).toBe("broadcasted");
+    expect(new Set(urls("U-2").map((c) => c.url))).toEqual(new Set(["https://shop.example/pi"]));
+    // A binding's deposit order without notifyUrl: the merchant's default, none set yet: held, never dropped.
+    const b = await m.client.createExclusiveBinding({ chainCode: "TRON", tokenSymbol: "USDT", bindKey: "no-url" });
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "3" });
+    await sb.mine("TRON", 4);
+    const dep = gw.ctx.db.$client.query("SELECT order_no AS orderNo FROM payin_orders WHERE address = ? AND status = 'completed'").get(b.address) as { orderNo: string };
+    await m.client.createRefund(dep.orderNo, { refundNo: "U-3", amount: "3", toAddress: randomAddress("TRON") });
+    const ref = gw.ctx.db.select().from(refunds).where(eq(refunds.orderNo, dep.orderNo)).get()!.refundRef;
+    const held = gw.ctx.db.$client.query("SELECT url, state FROM callbacks WHERE order_no = ?").all(ref) as { url: string | null; state: string }[];
+    expect(held.length).toBeGreaterThan(0);
+    for (const c of held) expect(c).toEqual({ url: null, state: "held" });
+  });
+
   test("a cancelled order without its payment stays 55002: cancelled unpaid, or cancelled without a refund (its payment is an unmatched deposit)", async () => {
     const m = gw.newMerchant("cancelled-refunds");
     const op = { actor: "refund-op", role: "operator" };
