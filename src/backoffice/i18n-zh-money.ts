@@ -84,6 +84,7 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
   "Frozen orders": "冻结订单",
   "Failed callbacks": "失败回调",
   "Failed payouts": "失败付款",
+  "Failed refunds": "失败退款",
   "Volume per day": "每日交易额",
   Chains: "区块链",
   "Chain status": "链状态",

@@ -65,8 +65,18 @@ function statePanel(t: Translate, s: PayinStatus, current: PayinStatus, o: Check
   }
   // A risk-settled payment that was short is not "received after expiry".
   const short = s === "risk_settled" && why === "short";
-  const title = short ? t("status.risk_settled.short") : t(statusKey("status", s));
-  const body = short ? t("body.risk_settled.short", vars) : t(statusKey("body", s), vars);
+  let title = short ? t("status.risk_settled.short") : t(statusKey("status", s));
+  let body = short ? t("body.risk_settled.short", vars) : t(statusKey("body", s), vars);
+  // A cancelled order whose payment is being refunded ("Refund all", issue 36): what became of the refund, and its page.
+  const refund = s === "cancelled" && s === current ? o.refund : null;
+  if (refund) {
+    title = t(`cancelledRefund.${refund.state}` as MessageKey);
+    body = t(`cancelledRefundBody.${refund.state}` as MessageKey, { ...vars, amount: refund.amount });
+    if (refund.url) {
+      const link = refund.state === "awaiting_address" ? t("cancelledRefundLink.awaiting_address") : t("cancelledRefundLink");
+      extra += `<p class="links"><a class="btn btn-primary btn-block" data-testid="refund-link" href="${escapeHtml(refund.url)}">${escapeHtml(link)}</a></p>`;
+    }
+  }
   return (
     `<div class="state" data-state="${s}" data-testid="state-${s}"${s === current ? "" : " hidden"}>` +
     `<span class="icon ${cls}">${icon}</span><div class="grow"><h2>${escapeHtml(title)}</h2>` +

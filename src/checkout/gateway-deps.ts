@@ -6,7 +6,8 @@ import { addressById } from "../wallet/addresses";
 import { amountOf } from "../orders/amount";
 import { paymentUri } from "../payin/payment-uri";
 import { payinView, viewDeps } from "../payin/views";
-import type { CheckoutDeps, InvoicePageStatus, PayinStatus } from "./types";
+import type { CheckoutDeps, CheckoutRefundView, InvoicePageStatus, PayinStatus } from "./types";
+import { displayAmount } from "./status-view";
 import { isSandboxGateway } from "../ops/readiness";
 import { ChoiceError, chooseNetwork, type InvoiceNetworkCtx } from "../payin/invoice-network";
 import { invoiceById, invoiceByToken } from "../invoices/store";
@@ -14,9 +15,11 @@ import { bindingByPageToken, currentPayin, ordersOfBinding, payinByCheckoutToken
 import { findMerchantById } from "../merchants/service";
 import { paymentsOf } from "../invoices/views";
 import { networkButtonName } from "./i18n";
-import { giveRefundAddress, refundByToken, RefundRefused, type RefundCtx } from "../payout/refunds";
+import { giveRefundAddress, refundByToken, refundsOfOrder, RefundRefused, type RefundCtx } from "../payout/refunds";
 import { AppError } from "../errors";
 import { holdReason } from "../payin/hold";
+
+const REFUND_STATE: Record<string, CheckoutRefundView["state"]> = { awaiting_address: "awaiting_address", submitted: "on_its_way", broadcasted: "on_its_way", confirmed: "sent", failed: "failed" };
 
 /** What the hosted pages' lookups read from the gateway (and the invoice page's network choice writes with). */
 export type CheckoutGatewayCtx = InvoiceNetworkCtx & RefundCtx & { publicUrl: string };
@@ -36,6 +39,13 @@ export function gatewayCheckoutDeps(
   const invoiceOf = (id: number | null) => {
     const inv = id === null ? undefined : invoiceById(ctx.db, id);
     return inv ? { invoiceUrl: inv.invoiceUrl, invoicePrice: `${inv.priceAmount} ${inv.priceCurrency}` } : {};
+  };
+  /** A cancelled order's latest refund, as its payer's page says it. */
+  const refundOfCancelled = (o: { id: number }): CheckoutRefundView | null => {
+    const r = refundsOfOrder(ctx.db, o.id).at(-1);
+    if (!r) return null;
+    const state = REFUND_STATE[r.status] ?? "on_its_way";
+    return { state, amount: `${displayAmount(amountOf(r, r.amount)!)} ${r.token}`, url: r.pageToken ? `/refund/${encodeURIComponent(r.pageToken)}` : null };
   };
   return {
     now: () => ctx.clock.now(),
@@ -65,6 +75,7 @@ export function gatewayCheckoutDeps(
         completedAt: v.completedAt,
         redirectUrl: o.redirectUrl,
         holdReason: holdReason(ctx.db, o),
+        refund: o.status === "cancelled" ? refundOfCancelled(o) : null,
         ...invoiceOf(o.invoiceId),
       };
     },
@@ -126,6 +137,7 @@ export function gatewayCheckoutDeps(
           amount: amountOf(r, r.amount)!,
           status: r.status,
           toAddress: r.toAddress,
+          txHash: r.txHash,
         };
       },
       async giveAddress(token, address) {

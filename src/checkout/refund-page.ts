@@ -2,9 +2,11 @@
 // address a form with "Your address", "Repeat your address" and "Send refund" (no script needed);
 // afterwards what became of it. Phone first, both languages, like the checkout. A failed refund says
 // nothing was sent and that the shop was told and can send it again; never why (refunds.last_error
-// may name the merchant's addresses and balances: it is for the back office only).
+// may name the merchant's addresses and balances: it is for the back office only). Once broadcast it
+// shows the transaction hash, linked on the chain's explorer (issue 36).
 import { escapeHtml } from "./escape";
-import { networkName, networkOnlyName, translator, type Locale, type MessageKey } from "./i18n";
+import { networkName, networkOnlyName, translator, type Locale, type MessageKey, type Translate } from "./i18n";
+import { explorerOf, explorerTxUrl } from "./explorer";
 import { ICONS } from "./icons";
 import { renderShell } from "./layout";
 import type { RefundPageView, RefundProblem } from "./types";
@@ -26,6 +28,19 @@ const DONE: Record<string, [string, string, string]> = {
   confirmed: ["i-ok", ICONS.check, "confirmed"],
   failed: ["i-bad", ICONS.cross, "failed"],
 };
+
+/**
+ * The refund's transaction once broadcast (issue 36): its hash, and a link to the chain's explorer
+ * (not on a sandbox chain, whose transactions exist on no public chain).
+ */
+function refundTx(t: Translate, r: RefundPageView, sandbox: boolean): string {
+  if (!r.txHash || (r.status !== "broadcasted" && r.status !== "confirmed")) return "";
+  const explorer = sandbox ? null : explorerOf(r.chainCode);
+  const link = explorer
+    ? `<p class="links"><a data-testid="refund-explorer-link" href="${escapeHtml(explorerTxUrl(r.chainCode, r.txHash))}" target="_blank" rel="noopener noreferrer">${escapeHtml(t("viewOnExplorer", { explorer: explorer.name }))}</a></p>`
+    : "";
+  return `<section class="section"><dl class="details"><div><dt>${escapeHtml(t("refundTx"))}</dt><dd class="mono" data-testid="refund-tx">${escapeHtml(r.txHash)}</dd></div></dl>${link}</section>`;
+}
 
 export function renderRefundPage(p: RefundPageOptions): string {
   const { refund: r, locale } = p;
@@ -61,7 +76,7 @@ export function renderRefundPage(p: RefundPageOptions): string {
       `<h2>${escapeHtml(t(`refund.${key}` as MessageKey))}</h2><p>${escapeHtml(t(`refundBody.${key}` as MessageKey, { amount, address: r.toAddress ?? "", merchant: r.merchantName }))}</p></div></div></section>`;
   }
   const body =
-    `<div class="card" data-testid="refund" data-status="${escapeHtml(r.status)}">${head}${main}` +
+    `<div class="card" data-testid="refund" data-status="${escapeHtml(r.status)}">${head}${main}${refundTx(t, r, p.sandbox)}` +
     (r.orderNo ? `<section class="section"><dl class="details"><div><dt>${escapeHtml(t("refundRef"))}</dt><dd class="mono" data-testid="order-no">${escapeHtml(r.orderNo)}</dd></div></dl></section>` : "") +
     `</div>`;
   return renderShell({ locale, t, nonce: p.nonce, title: t("titleRefund", { merchant: r.merchantName }), eyebrow: t("refundFrom"), merchantName: r.merchantName, sandbox: p.sandbox, body });

@@ -33,6 +33,20 @@ export interface CheckoutOrderView {
   holdReason?: "short" | "over" | "late" | "operator" | null;
   /** An invoice's order: its price, e.g. "71.00 CNY" (the amount above is that price in tokens). */
   invoicePrice?: string | null;
+  /** A cancelled order's latest refund (the guided "Refund all", issue 36), if any. */
+  refund?: CheckoutRefundView | null;
+}
+
+/**
+ * What the payer's page of a cancelled order says of its latest refund: on its way (sending),
+ * waiting for the payer's address, sent, or failed (nothing sent; never "on its way"); and its page.
+ */
+export interface CheckoutRefundView {
+  state: "on_its_way" | "awaiting_address" | "sent" | "failed";
+  /** "12.41 USDC" */
+  amount: string;
+  /** The refund page (relative), or null for a refund made before every refund had one. */
+  url: string | null;
 }
 
 /** One network an invoice's payer may choose (DESIGN 18). */
@@ -84,6 +98,8 @@ export interface RefundPageView {
   /** awaiting_address, submitted, broadcasted, confirmed or failed. */
   status: string;
   toAddress: string | null;
+  /** The refund's transaction once broadcast. */
+  txHash?: string | null;
 }
 
 /** Why the payer's address was refused. */

@@ -1214,5 +1214,6 @@ export const refunds = sqliteTable(
     uniqueIndex("refunds_page_token").on(t.pageToken).where(sql`page_token IS NOT NULL`),
     uniqueIndex("refunds_payout").on(t.payoutOrderId).where(sql`payout_order_id IS NOT NULL`),
     index("refunds_merchant_created").on(t.merchantId, t.createdAt),
+    index("refunds_failed").on(t.merchantId).where(sql`status = 'failed'`),
   ],
 );

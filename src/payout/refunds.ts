@@ -152,7 +152,9 @@ interface NewRefund {
 function addRefund(ctx: RefundCtx, tx: Tx, r: NewRefund, now: number): RefundResult {
   const adapter = adapterOf(ctx, r.chain);
   const refundRef = newOrderNo("RF", now);
-  const pageToken = r.to === null ? newTimedToken(now) : null;
+  // Every refund has a page (the payer's page of a cancelled order links it, issue 36); only one
+  // waiting for the payer's address hands it out as refundUrl, where the payer gives it.
+  const pageToken = newTimedToken(now);
   const values = {
     refundRef,
     refundNo: r.refundNo,
@@ -168,7 +170,7 @@ function addRefund(ctx: RefundCtx, tx: Tx, r: NewRefund, now: number): RefundRes
     addressBy: r.addressBy,
     status: (r.to === null ? "awaiting_address" : "submitted") as RefundStatus,
     pageToken,
-    refundUrl: pageToken ? `${ctx.publicUrl}/refund/${pageToken}` : null,
+    refundUrl: r.to === null ? `${ctx.publicUrl}/refund/${pageToken}` : null,
     notifyUrl: r.notifyUrl,
     apiKeyId: r.apiKeyId,
     source: r.source,

@@ -33,6 +33,8 @@ export function dashboardRoutes(d: BackofficeDeps) {
         ["Frozen orders", "frozenOrders", v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/payins?status=frozen_abnormal"],
         ["Failed callbacks", "failedCallbacks", "/backoffice/callbacks?state=failed"],
         ["Failed payouts", "failedPayouts", "/backoffice/payouts?status=failed"],
+        // A failed refund's payout is a failed payout: listed there, with its RF number as the merchant order.
+        ["Failed refunds", "failedRefunds", "/backoffice/payouts?status=failed"],
       ];
       return (
         <Layout title="Dashboard" viewer={v} path="/backoffice">

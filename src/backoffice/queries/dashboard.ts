@@ -6,7 +6,7 @@ import { COUNT_CAP } from "./keyset";
 import { GAVE_UP } from "../../callbacks/state";
 import type { DbOrTx } from "../../db/client";
 import { statusTerm } from "../../db/status-sql";
-import { callbacks, chainCursors, payinDaily, payinDailyToken, payinOrders, payoutOrders, transfers } from "../../db/schema";
+import { callbacks, chainCursors, payinDaily, payinDailyToken, payinOrders, payoutOrders, refunds, transfers } from "../../db/schema";
 import { OPEN_STATUSES, SETTLED_STATUSES, statusSql } from "../../payin/state";
 import type { Scope } from "./filters";
 
@@ -16,13 +16,15 @@ export interface OpenCounts {
   frozenOrders: number;
   failedCallbacks: number;
   failedPayouts: number;
+  /** Refunds whose sending failed (nothing was sent; the amount is refundable again). */
+  failedRefunds: number;
 }
 
-const only = (scope: Scope, col: typeof payinOrders.merchantId | typeof payoutOrders.merchantId | typeof callbacks.merchantId | typeof transfers.merchantId | typeof payinDaily.merchantId | typeof payinDailyToken.merchantId) =>
+const only = (scope: Scope, col: typeof payinOrders.merchantId | typeof payoutOrders.merchantId | typeof refunds.merchantId | typeof callbacks.merchantId | typeof transfers.merchantId | typeof payinDaily.merchantId | typeof payinDailyToken.merchantId) =>
   scope.merchantId === null ? undefined : eq(col, scope.merchantId);
 
 /** Rows matching `where`, counted up to COUNT_CAP + 1 (a card shows "1,000+"): never a count of everything. */
-function capped(db: DbOrTx, table: typeof payinOrders | typeof payoutOrders | typeof transfers | typeof callbacks, where: SQL | undefined): number {
+function capped(db: DbOrTx, table: typeof payinOrders | typeof payoutOrders | typeof transfers | typeof callbacks | typeof refunds, where: SQL | undefined): number {
   const sq = db.select({ one: sql`1` }).from(table).where(where).limit(COUNT_CAP + 1).as("m");
   return db.select({ n: count() }).from(sq).get()?.n ?? 0;
 }
@@ -38,6 +40,8 @@ export function openCounts(db: DbOrTx, scope: Scope): OpenCounts {
     frozenOrders: capped(db, payinOrders, and(eq(payinOrders.status, "frozen_abnormal"), only(scope, payinOrders.merchantId))),
     failedCallbacks: capped(db, callbacks, and(GAVE_UP_CALLBACK, only(scope, callbacks.merchantId))),
     failedPayouts: capped(db, payoutOrders, and(eq(payoutOrders.status, "failed"), only(scope, payoutOrders.merchantId))),
+    // `status = 'failed'` as a literal: the partial index refunds_failed.
+    failedRefunds: capped(db, refunds, and(sql`${refunds.status} = 'failed'`, only(scope, refunds.merchantId))),
   };
 }
 
