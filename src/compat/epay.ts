@@ -11,7 +11,7 @@ import { compatSecret } from "../merchants/compat-keys";
 import { findMerchantById, findMerchantByUid } from "../merchants/service";
 import { COMPAT_PAID_STATUS, compatCallbackFields } from "../callbacks/compat";
 import { CompatProblem, compatOrderByCheckoutToken, createCompatOrder, findCompatOrderByShopId, type CompatOrder, type CompatProblemKind } from "./service";
-import { epayTypeNetwork } from "./networks";
+import { epayTypeNetwork, tradeTypeOf } from "./networks";
 import { chainModule } from "../chains/registry";
 import type { Merchant } from "../merchants/service";
 import { bodyParams, ParamsError, queryParams, type Params } from "./params";
@@ -72,7 +72,11 @@ export function signedBy(d: CompatDeps, p: Params, required: readonly string[] =
   return merchant;
 }
 
-/** The EPay order for the signed request `p` on `network` ("CHAIN:TOKEN"). */
+/**
+ * The EPay order for the signed request `p` on `network` ("CHAIN:TOKEN"). Its `type` is the
+ * shop's, else the network's trade type: shops sign the callback's `type` even when empty
+ * (v2board), and 彩虹易支付 always names one.
+ */
 export function createEpayOrder(d: CompatDeps, merchant: Merchant, p: Params, network: string): CompatOrder {
   return createCompatOrder(d.ctx, merchant, {
     protocol: "epay",
@@ -80,7 +84,8 @@ export function createEpayOrder(d: CompatDeps, merchant: Merchant, p: Params, ne
     price: p.money!,
     notifyUrl: p.notify_url!,
     returnUrl: p.return_url || null,
-    payType: p.type ?? "",
+    // EPay always names the payment type in its callback: the shop's, else the network paid (usdt.trc20).
+    payType: p.type || tradeTypeOf(network),
     name: p.name!,
     network,
     ...(p.param ? { param: p.param } : {}),

@@ -106,3 +106,9 @@ export function epayTypeNetwork(ctx: Pick<CompatCtx, "chains">, type: string | u
   if (network in NETWORK_NAMES) return tokenNetwork(ctx, token, network);
   return null;
 }
+
+/** The BEpusdt trade type of a network ("TRON:USDT" → "usdt.trc20"), or the pair in lower case. */
+export function tradeTypeOf(pair: string): string {
+  const found = Object.entries(TRADE_TYPES).find(([, p]) => p === pair);
+  return found ? found[0] : pair.toLowerCase().split(":").reverse().join(".");
+}
