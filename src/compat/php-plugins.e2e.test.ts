@@ -23,12 +23,17 @@ import { PHP, startPhpShop, type PhpShop } from "../testing/php-shop";
 const TOKEN = "epusdt-token-php-plugins";
 const KEY = "epay-key-php-plugins";
 const HERE = import.meta.dir;
+// Plugins without a licence to copy them, fetched by scripts/fetch-plugins.sh (pinned, checked); absent: skipped.
+const FETCHED = join(HERE, "../../test-output/plugins");
+const hasSdk = existsSync(join(FETCHED, "caihong-sdk-api/EpayCore.class.php")) && existsSync(join(FETCHED, "caihong-sdk-query/EpayCore.class.php"));
+const hasDonghan = existsSync(join(FETCHED, "donghan-epusdt/Epusdt.php"));
 
 describe("real shop plugins in PHP", () => {
   let gw: TestGateway;
   let worker: CallbackWorker;
   let v2board: PhpShop;
   let woo: PhpShop;
+  let sdk: PhpShop | undefined;
 
   const byShopId = (id: string) => eventually(() => gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, id)).get(), 5000, `order ${id}`);
   const callbackOf = (orderNo: string) =>
@@ -50,6 +55,9 @@ describe("real shop plugins in PHP", () => {
     worker = startCallbackWorker(gw.ctx);
     const pid = gw.merchant.uid.replace(/\D/g, "");
     v2board = await startPhpShop(join(HERE, "php/v2board.php"), {
+      PLUGINS: FETCHED,
+      // DongHan's plugin asks for its URL "with the last slash"; entered without one, it joins "…M1000001api/v1/…".
+      DONGHAN_URL: `${gw.url}/compat/epusdt/${gw.merchant.uid}`,
       // As a v2board admin enters them: the EPay URL with its trailing slash (the class appends "/submit.php").
       EPAY_URL: `${gw.url}/compat/epay/`,
       EPAY_PID: pid,
@@ -58,6 +66,7 @@ describe("real shop plugins in PHP", () => {
       BEPUSDT_TOKEN: TOKEN,
       BEPUSDT_TRADE_TYPE: "usdt.trc20",
     });
+    if (hasSdk) sdk = await startPhpShop(join(HERE, "php/epay-sdk.php"), { PLUGINS: FETCHED, EPAY_URL: `${gw.url}/compat/epay/`, EPAY_PID: pid, EPAY_KEY: KEY });
     woo = await startPhpShop(join(HERE, "php/woocommerce.php"), {
       API_URL: `${gw.url}/compat/epusdt/${gw.merchant.uid}`,
       PID: "1000", // the plugin requires a PID; stablegate signs it and echoes it, nothing more
@@ -70,6 +79,7 @@ describe("real shop plugins in PHP", () => {
   afterAll(async () => {
     await v2board?.stop();
     await woo?.stop();
+    await sdk?.stop();
     await worker?.stop();
     await gw?.stop();
   });
@@ -130,5 +140,38 @@ describe("real shop plugins in PHP", () => {
     const after = JSON.parse((await woo.get("/shop/order?order=42")).text);
     expect(after.status).toBe("processing");
     expect(after.transaction_id).toBe(gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.id, order.id)).get()!.txHash);
+  });
+
+  test.skipIf(!hasSdk)("彩虹易支付 SDK (fetched): apiPay → mapi.php; getPayLink without type → the pick page; verifyNotify answers success; queryOrder/orderStatus see it paid", async () => {
+    const api = JSON.parse((await sdk!.get("/sdk/mapi?out_trade_no=SDK-1&money=30&type=usdt.trc20")).text);
+    const tradeNo: string = api.trade_no;
+    expect([api.code, tradeNo, api.payurl]).toEqual([1, expect.stringMatching(/^PI/), expect.stringContaining("/checkout/")]);
+    const before = JSON.parse((await sdk!.get(`/sdk/query?trade_no=${tradeNo}`)).text);
+    expect(before).toMatchObject({ order: { code: 1, trade_no: tradeNo, out_trade_no: "SDK-1", status: 0 }, paid: false });
+    const link = JSON.parse((await sdk!.get("/sdk/link?out_trade_no=SDK-2&money=30")).text) as string;
+    expect(link).toStartWith(`${gw.url}/compat/epay/submit.php?`);
+    const page = await fetch(link, { redirect: "manual" });
+    expect([page.status, (await page.text()).includes('value="TRON:USDT"')]).toEqual([200, true]);
+    const order = await byShopId("SDK-1");
+    await chainPay("TRON", order.address, "4.225353");
+    const cb = await callbackOf(order.orderNo);
+    expect([cb.kind, cb.state, cb.attempts]).toEqual(["epay", "delivered", 1]);
+    expect(JSON.parse((await sdk!.get("/state")).text).paid).toEqual({ "SDK-1": tradeNo });
+    const after = JSON.parse((await sdk!.get(`/sdk/query?trade_no=${tradeNo}`)).text);
+    expect(after).toMatchObject({ order: { code: 1, status: 1 }, paid: true });
+  });
+
+  test.skipIf(!hasDonghan)("DongHan's v2board epusdt plugin (fetched; JSON posted as a form, base URL without its slash): usdt.trc20 is created, paid and its callback answered success; tron.trx is refused with the reason", async () => {
+    const made = JSON.parse((await v2board.get("/donghan/pay?trade_no=2026112900008&total_amount=3000&trade_type=usdt.trc20")).text);
+    expect(made).toMatchObject({ ok: true, result: { type: 1 } });
+    const order = await byShopId("2026112900008");
+    await chainPay("TRON", order.address, "4.225353");
+    const cb = await callbackOf(order.orderNo);
+    expect([cb.kind, cb.state, cb.attempts]).toEqual(["epusdt", "delivered", 1]);
+    expect(JSON.parse((await v2board.get("/state")).text).paid["2026112900008"]).toBe(order.orderNo);
+    const trx = JSON.parse((await v2board.get("/donghan/pay?trade_no=2026112900009&total_amount=3000&trade_type=tron.trx")).text);
+    expect(trx.ok).toBe(false);
+    expect(trx.message).toContain("trade_type tron.trx is a native coin");
+    expect(gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, "2026112900009")).get()).toBeUndefined();
   });
 });
