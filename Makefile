@@ -1,10 +1,11 @@
 # stablegate: every target bootstraps what it needs (a pinned bun from npm
-# when none is on PATH, dependencies, Chromium for browser tests).
+# when none is on PATH, dependencies, Chromium for browser tests, php-cli for
+# the shop-plugin tests).
 SHELL := /bin/bash
 BUN = $(shell ./scripts/bootstrap-bun.sh)
 ARGS ?=
 
-.PHONY: run test build bench deps migrate typecheck clean browser sdk
+.PHONY: run test build bench deps migrate typecheck clean browser php sdk plugins
 
 deps:
 	@"$(BUN)" install --frozen-lockfile >/dev/null
@@ -16,12 +17,20 @@ run: deps
 migrate: deps
 	@"$(BUN)" src/main.ts migrate $(ARGS)
 
-# Every test, browser tests included.
-test: deps browser
+# Every test, browser tests and the real shop plugins in PHP included.
+test: deps browser php
 	@BUN="$(BUN)" ./scripts/test.sh $(ARGS)
 
 browser:
 	@./scripts/ensure-chromium.sh
+
+php:
+	@./scripts/ensure-php.sh
+
+# Optional (needs the internet): the shop plugins whose licence keeps them out of the
+# repository, pinned and checked, into test-output/plugins; `make test` then runs them too.
+plugins:
+	@./scripts/fetch-plugins.sh
 
 typecheck: deps
 	@"$(BUN)" x tsc --noEmit

@@ -4,7 +4,9 @@
 // worker with the same retries. The stored payload is the protocol's fields without the
 // signature; each delivery signs them with the merchant's key in force then (a shop that changed
 // its token verifies with the new one), and counts only when the shop acknowledges it:
-// epusdt's body `ok`, EPay's body containing `success`.
+// epusdt's body `ok` or `success` (trimmed, any case; DESIGN 24), EPay's body containing `success`.
+// GMPay's epusdt fork (compat_orders.dialect = gmpay) gets that fork's body: its `pid`, the
+// receiving address as `receive_address` and the token symbol as `token`.
 import type { Tx } from "../db/client";
 import type { compatOrders, payinOrders } from "../db/schema";
 import { merchantUid } from "../merchants/store";
@@ -37,6 +39,19 @@ export function epayPid(merchantUid: string): string {
 
 /** The protocol's callback fields of a paid compatibility order, unsigned. */
 export function compatCallbackFields(o: PayinRow, c: CompatRow, merchantUid: string): Record<string, string> {
+  if (c.protocol === "epusdt" && c.dialect === "gmpay") {
+    return {
+      pid: c.shopPid ?? "",
+      trade_id: o.orderNo,
+      order_id: o.merchantOrderNo,
+      amount: shortDecimal(c.priceAmount),
+      actual_amount: shortDecimal(fromBaseUnits(BigInt(o.amount), o.decimals, 6)),
+      receive_address: o.address,
+      token: o.token,
+      block_transaction_id: o.txHash ?? "",
+      status: "2",
+    };
+  }
   if (c.protocol === "epusdt") {
     return {
       trade_id: o.orderNo,
@@ -84,18 +99,31 @@ export function followCompatOrder(tx: Tx, o: PayinRow, now: number, shopSideOf: 
   });
 }
 
-const json = (s: string) => JSON.stringify(s);
+/** epusdt's JSON numbers (their decimal text is valid JSON); every other field is a string. */
+const NUMERIC = new Set(["amount", "actual_amount", "status"]);
+
+/** The epusdt callback body in the field order the fork sends: the fields, the signature, then status. */
+function epusdtBody(fields: Record<string, string>, signature: string): string {
+  const value = (k: string, v: string) => `${JSON.stringify(k)}:${NUMERIC.has(k) ? v : JSON.stringify(v)}`;
+  const parts = Object.entries(fields)
+    .filter(([k]) => k !== "status")
+    .map(([k, v]) => value(k, v));
+  parts.push(value("signature", signature), value("status", fields.status ?? "2"));
+  return `{${parts.join(",")}}`;
+}
+
+/** epusdt (and its forks) count a callback delivered on `ok` or `success`, trimmed, any case. */
+export function epusdtAcknowledged(answer: string): boolean {
+  const a = answer.trim().toLowerCase();
+  return a === "ok" || a === "success";
+}
 
 /** The request a delivery sends: signed now with `secret`, acknowledged as the protocol says. */
 export function compatRequest(protocol: CompatProtocol, url: string, payload: string, secret: string): PlainRequest {
   const fields = JSON.parse(payload) as Record<string, string>;
   if (protocol === "epusdt") {
-    const signature = compatSign("epusdt", fields, secret);
-    // epusdt's own body: amounts and status as JSON numbers (their decimal text is valid JSON), the rest strings.
-    const body =
-      `{"trade_id":${json(fields.trade_id!)},"order_id":${json(fields.order_id!)},"amount":${fields.amount},"actual_amount":${fields.actual_amount},` +
-      `"token":${json(fields.token!)},"block_transaction_id":${json(fields.block_transaction_id!)},"signature":${json(signature)},"status":${fields.status}}`;
-    return { method: "POST", url, body, contentType: "application/json", expect: "ok", acknowledged: (answer) => answer.trim() === "ok" };
+    const body = epusdtBody(fields, compatSign("epusdt", fields, secret));
+    return { method: "POST", url, body, contentType: "application/json", expect: "ok or success", acknowledged: epusdtAcknowledged };
   }
   const sign = compatSign("epay", fields, secret);
   const query = new URLSearchParams({ ...fields, sign }).toString();

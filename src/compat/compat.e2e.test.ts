@@ -279,7 +279,7 @@ describe("shop plugins: epusdt and EPay", () => {
     expect(body.block_transaction_id).toBe((await gw.client.getPayinOrder(d.trade_id as string)).txHash);
 
     // "OK, thanks" is not `ok`: delivered again after the first retry delay, then not again.
-    expect((await recorded(d.trade_id as string, 1)).map((c) => [c.state, c.lastError])).toEqual([["pending", 'answer not acknowledged: the body must be "ok"']]);
+    expect((await recorded(d.trade_id as string, 1)).map((c) => [c.state, c.lastError])).toEqual([["pending", 'answer not acknowledged: the body must be "ok or success"']]);
     await clock.advance(1000);
     const second = await rx.waitFor((r) => r.filter((x) => x.path === "/paid").length >= 2, 10_000);
     expect(second.filter((x) => x.path === "/paid")[1]!.text).toBe(got[0]!.text);
@@ -289,7 +289,7 @@ describe("shop plugins: epusdt and EPay", () => {
   });
 
   test("EPay submit.php: GET and POST answer 302 to the checkout; the same out_trade_no with the same money too", async () => {
-    const p = { pid, type: "usdt", out_trade_no: "W-1", notify_url: rx.url + "/epay", return_url: "http://shop.test/return", name: "VIP 月卡", money: "30.00", sign_type: "MD5" };
+    const p = { pid, type: "usdt.trc20", out_trade_no: "W-1", notify_url: rx.url + "/epay", return_url: "http://shop.test/return", name: "VIP 月卡", money: "30.00", sign_type: "MD5" };
     const query = new URLSearchParams({ ...p, sign: epaySign(p) }).toString();
     const get = await fetch(`${base}/compat/epay/submit.php?${query}`, { redirect: "manual" });
     expect(get.status).toBe(302);
@@ -303,7 +303,7 @@ describe("shop plugins: epusdt and EPay", () => {
 
   test("EPay refusals: a bad sign is 401 with no redirect; another money for the same out_trade_no 409; missing fields 400", async () => {
     const before = rows();
-    const p = { pid, type: "usdt", out_trade_no: "W-1", notify_url: rx.url + "/epay", return_url: "http://shop.test/return", name: "VIP 月卡", money: "31.00" };
+    const p = { pid, type: "usdt.trc20", out_trade_no: "W-1", notify_url: rx.url + "/epay", return_url: "http://shop.test/return", name: "VIP 月卡", money: "31.00" };
     const go = (q: Record<string, string>) => fetch(`${base}/compat/epay/submit.php?${new URLSearchParams(q)}`, { redirect: "manual" });
     const bad = await go({ ...p, sign: epaySign({ ...p, money: "30.00" }) });
     expect([bad.status, bad.headers.get("location"), bad.headers.get("content-type")]).toEqual([401, null, "text/html; charset=utf-8"]);
@@ -313,7 +313,7 @@ describe("shop plugins: epusdt and EPay", () => {
     expect((await go({ ...noName, sign: epaySign(noName) })).status).toBe(400);
     expect((await go({ ...p, pid: "9999999", sign: epaySign({ ...p, pid: "9999999" }) })).status).toBe(401);
     expect((await go({ ...p, out_trade_no: "W-small", money: "0.001", sign: epaySign({ ...p, out_trade_no: "W-small", money: "0.001" }) })).status).toBe(422);
-    const nowhere = await fetch(`${base}/compat/epay/mapi.php`, { method: "POST", redirect: "manual" });
+    const nowhere = await fetch(`${base}/compat/epay/cashier.php`, { method: "POST", redirect: "manual" });
     expect([nowhere.status, nowhere.headers.get("content-type")]).toEqual([404, "text/html; charset=utf-8"]);
     expect(rows()).toEqual(before);
   });
@@ -327,7 +327,7 @@ describe("shop plugins: epusdt and EPay", () => {
     expect(got).toHaveLength(1);
     expect(got[0]!.method).toBe("GET");
     const q = Object.fromEntries(new URL("http://x" + got[0]!.path).searchParams);
-    expect(q).toEqual({ pid, trade_no: order.orderNo, out_trade_no: "W-1", type: "usdt", name: "VIP 月卡", money: "30.00", trade_status: "TRADE_SUCCESS", sign_type: "MD5", sign: expect.any(String) });
+    expect(q).toEqual({ pid, trade_no: order.orderNo, out_trade_no: "W-1", type: "usdt.trc20", name: "VIP 月卡", money: "30.00", trade_status: "TRADE_SUCCESS", sign_type: "MD5", sign: expect.any(String) });
     expect(q.sign).toBe(epaySign(q));
     expect((await recorded(order.orderNo, 1)).map((c) => c.state)).toEqual(["pending"]);
     await clock.advance(1000);

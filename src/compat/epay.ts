@@ -1,13 +1,19 @@
-// EPay (易支付) `submit.php` (DESIGN 19): the shop sends the payer's browser here (GET or a POSTed
-// form); a valid request answers 302 to the hosted checkout. A refused one answers a plain page
-// saying why, with an HTTP status, and never a redirect: a bad signature is 401. The return
-// link (the checkout's "Return to …" once paid) passes through here so the shop gets EPay's
-// signed result on its return_url, as EPay sends it.
+// EPay (易支付) `submit.php` (DESIGN 19, 24): the shop sends the payer's browser here (GET or a
+// POSTed form). A `type` that selects a network (`usdt.trc20`, `usdt.tron`) answers 302 to the
+// hosted checkout on it; any other type (absent, empty, alipay, wxpay, usdt …) lets the payer
+// pick the network on a page here (the signed request travels with the choice, so nothing is
+// written until the payer picks). A refused request answers a plain page saying why, with an
+// HTTP status, and never a redirect: a bad signature is 401. The return link (the checkout's
+// "Return to …" once paid) passes through here so the shop gets EPay's signed result on its
+// return_url, as EPay sends it. `mapi.php` and `api.php` (./epay-api.ts) answer JSON.
 import { compatSign, compatSignatureOk } from "../lib/compat-signing";
 import { compatSecret } from "../merchants/compat-keys";
 import { findMerchantById, findMerchantByUid } from "../merchants/service";
 import { COMPAT_PAID_STATUS, compatCallbackFields } from "../callbacks/compat";
-import { CompatProblem, compatOrderByCheckoutToken, createCompatOrder, type CompatProblemKind } from "./service";
+import { CompatProblem, compatOrderByCheckoutToken, createCompatOrder, findCompatOrderByShopId, type CompatOrder, type CompatProblemKind } from "./service";
+import { epayTypeNetwork, tradeTypeOf } from "./networks";
+import { chainModule } from "../chains/registry";
+import type { Merchant } from "../merchants/service";
 import { bodyParams, ParamsError, queryParams, type Params } from "./params";
 import type { CompatDeps } from "./routes";
 
@@ -22,7 +28,9 @@ export class EpayError extends Error {
   }
 }
 
-const STATUS_OF: Record<CompatProblemKind, number> = { invalid: 400, reused: 409, no_wallet: 503, amount: 422, busy: 503, rate: 422 };
+const STATUS_OF: Record<CompatProblemKind, number> = { invalid: 400, reused: 409, no_wallet: 503, amount: 422, busy: 503, rate: 422, unsupported: 400 };
+
+const HTML_HEADERS = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" };
 
 export function epayPage(d: CompatDeps, req: Request, status: number, message: string): Response {
   const id = d.requestId(req) ?? "";
@@ -30,10 +38,7 @@ export function epayPage(d: CompatDeps, req: Request, status: number, message: s
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Payment request refused</title></head>` +
     `<body><main><h1>Payment request refused</h1><p role="alert">${escapeHtml(message)}</p>` +
     `<p>Go back to the shop and try again, or contact the shop.${id ? ` Reference: <code>${escapeHtml(id)}</code>` : ""}</p></main></body></html>`;
-  return new Response(body, {
-    status,
-    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", ...(id ? { "x-request-id": id } : {}) },
-  });
+  return new Response(body, { status, headers: { ...HTML_HEADERS, ...(id ? { "x-request-id": id } : {}) } });
 }
 
 export function epayFailure(d: CompatDeps, req: Request, e: unknown): Response {
@@ -44,38 +49,107 @@ export function epayFailure(d: CompatDeps, req: Request, e: unknown): Response {
   return epayPage(d, req, d.storageFault(e) ? 503 : 500, "The payment gateway could not take this request. Try again shortly.");
 }
 
-const REQUIRED = ["pid", "type", "out_trade_no", "notify_url", "name", "money", "sign"] as const;
+const REQUIRED = ["pid", "out_trade_no", "notify_url", "name", "money", "sign"] as const;
 
-async function submitParams(d: CompatDeps, req: Request): Promise<Params> {
+/** The request's parameters: the query, and for a POST the form (whose fields win). */
+export async function epayParams(d: CompatDeps, req: Request): Promise<Params> {
   const query = queryParams(req.url);
   if (req.method !== "POST") return query;
   const body = await bodyParams(req, d.ctx.config.server.max_body_bytes);
-  // A form posted to submit.php?… : the form's fields win.
   return { ...query, ...body };
+}
+
+/** The merchant whose EPay key signed `p` (an active one), or an EpayError. */
+export function signedBy(d: CompatDeps, p: Params, required: readonly string[] = REQUIRED): Merchant {
+  const missing = required.filter((k) => !p[k]);
+  if (missing.length) throw new EpayError(400, `Missing parameters: ${missing.join(", ")}.`);
+  if (p.sign_type && p.sign_type.toUpperCase() !== "MD5") throw new EpayError(400, "sign_type must be MD5.");
+  const merchant = /^\d{1,15}$/.test(p.pid ?? "") ? findMerchantByUid(d.ctx.db, `M${p.pid}`) : undefined;
+  const key = merchant ? compatSecret(d.ctx, merchant, "epay") : undefined;
+  if (!merchant || !key || !compatSignatureOk("epay", p, key, p.sign ?? "")) throw new EpayError(401, "Signature check failed (sign).");
+  if (merchant.status !== "active") throw new EpayError(403, "This merchant is disabled.");
+  if (!/^\d+(\.\d+)?$/.test(p.money ?? "")) throw new EpayError(400, "money must be a decimal amount such as 30.00.");
+  return merchant;
+}
+
+/**
+ * The EPay order for the signed request `p` on `network` ("CHAIN:TOKEN"). Its `type` is the
+ * shop's, else the network's trade type: shops sign the callback's `type` even when empty
+ * (v2board), and 彩虹易支付 always names one.
+ */
+export function createEpayOrder(d: CompatDeps, merchant: Merchant, p: Params, network: string): CompatOrder {
+  return createCompatOrder(d.ctx, merchant, {
+    protocol: "epay",
+    orderId: p.out_trade_no!,
+    price: p.money!,
+    notifyUrl: p.notify_url!,
+    returnUrl: p.return_url || null,
+    // EPay always names the payment type in its callback: the shop's, else the network paid (usdt.trc20).
+    payType: p.type || tradeTypeOf(network),
+    name: p.name!,
+    network,
+    ...(p.param ? { param: p.param } : {}),
+  });
+}
+
+const toCheckout = (d: CompatDeps, c: CompatOrder) => new Response(null, { status: 302, headers: { location: d.checkoutUrl(c.order.checkoutToken), "cache-control": "no-store" } });
+
+/** Every enabled network, "CHAIN:TOKEN", as the payer may pick them. */
+function pickable(d: CompatDeps): string[] {
+  return [...d.ctx.chains.values()].flatMap((a) => a.tokens.map((t) => `${a.chain}:${t.symbol}`));
+}
+
+function networkLabel(pair: string): string {
+  const [chain = "", token = ""] = pair.split(":");
+  let label = chain;
+  try {
+    label = chainModule(chain as never).label.network;
+  } catch {
+    // a chain without a module (tests' extra profiles): its code
+  }
+  return `${label} ${token}`;
+}
+
+/** The page where the payer picks the network: one button per enabled network, the signed request in hidden fields. */
+function pickPage(d: CompatDeps, req: Request, p: Params, networks: string[]): Response {
+  const id = d.requestId(req) ?? "";
+  const hidden = Object.entries(p)
+    .filter(([k]) => k !== "network")
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join("");
+  const buttons = networks.map((n) => `<li><button type="submit" name="network" value="${escapeHtml(n)}">${escapeHtml(networkLabel(n))}</button></li>`).join("");
+  const body =
+    `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>选择支付网络 · Choose a network</title></head>` +
+    `<body><main><h1>选择支付网络 · Choose a network</h1><p>${escapeHtml(p.name ?? "")}: ${escapeHtml(p.money ?? "")}</p>` +
+    `<form method="post" action="${escapeHtml(d.ctx.publicUrl)}/compat/epay/pick">${hidden}<ul>${buttons}</ul></form></main></body></html>`;
+  return new Response(body, { status: 200, headers: { ...HTML_HEADERS, ...(id ? { "x-request-id": id } : {}) } });
 }
 
 export async function submit(d: CompatDeps, req: Request): Promise<Response> {
   try {
-    const p = await submitParams(d, req);
-    const missing = REQUIRED.filter((k) => !p[k]);
-    if (missing.length) throw new EpayError(400, `Missing parameters: ${missing.join(", ")}.`);
-    if (p.sign_type && p.sign_type.toUpperCase() !== "MD5") throw new EpayError(400, "sign_type must be MD5.");
-    const merchant = /^\d{1,15}$/.test(p.pid!) ? findMerchantByUid(d.ctx.db, `M${p.pid}`) : undefined;
-    const key = merchant ? compatSecret(d.ctx, merchant, "epay") : undefined;
-    if (!merchant || !key || !compatSignatureOk("epay", p, key, p.sign!)) throw new EpayError(401, "Signature check failed (sign).");
-    if (merchant.status !== "active") throw new EpayError(403, "This merchant is disabled.");
-    if (!/^\d+(\.\d+)?$/.test(p.money!)) throw new EpayError(400, "money must be a decimal amount such as 30.00.");
-    const c = createCompatOrder(d.ctx, merchant, {
-      protocol: "epay",
-      orderId: p.out_trade_no!,
-      price: p.money!,
-      notifyUrl: p.notify_url!,
-      returnUrl: p.return_url || null,
-      payType: p.type!,
-      name: p.name!,
-      ...(p.param ? { param: p.param } : {}),
-    });
-    return new Response(null, { status: 302, headers: { location: d.checkoutUrl(c.order.checkoutToken), "cache-control": "no-store" } });
+    const p = await epayParams(d, req);
+    const merchant = signedBy(d, p);
+    const selected = epayTypeNetwork(d.ctx, p.type);
+    if (selected) return toCheckout(d, createEpayOrder(d, merchant, p, selected));
+    // The same out_trade_no again (the payer picked before): its order, as EPay does.
+    const existing = findCompatOrderByShopId(d.ctx.db, merchant.id, "epay", p.out_trade_no!);
+    if (existing) return toCheckout(d, createEpayOrder(d, merchant, p, `${existing.order.chain}:${existing.order.token}`));
+    const networks = pickable(d);
+    if (networks.length === 0) throw new CompatProblem("no_wallet", "No network is enabled on this gateway.");
+    if (networks.length === 1) return toCheckout(d, createEpayOrder(d, merchant, p, networks[0]!));
+    return pickPage(d, req, p, networks);
+  } catch (e) {
+    return epayFailure(d, req, e);
+  }
+}
+
+/** The payer's pick: the signed request again, plus `network`; the order is created on that network. */
+export async function pick(d: CompatDeps, req: Request): Promise<Response> {
+  try {
+    const { network = "", ...p } = await epayParams(d, req);
+    const merchant = signedBy(d, p);
+    if (!pickable(d).includes(network)) throw new EpayError(400, `Choose one of the offered networks (${network || "none chosen"}).`);
+    return toCheckout(d, createEpayOrder(d, merchant, p, network));
   } catch (e) {
     return epayFailure(d, req, e);
   }

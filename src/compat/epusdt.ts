@@ -8,6 +8,7 @@ import { compatSecret } from "../merchants/compat-keys";
 import { findMerchantByUid } from "../merchants/service";
 import { compatPayment, CompatProblem, createCompatOrder, findCompatOrder, type CompatOrder, type CompatProblemKind } from "./service";
 import { bodyParams, ParamsError, type Params } from "./params";
+import { tokenNetwork, tradeTypeNetwork } from "./networks";
 import type { CompatDeps } from "./routes";
 
 /** epusdt's status codes and its own words for them (src/util/constant/errno.go). */
@@ -24,7 +25,7 @@ export const EPUSDT_MESSAGES = {
 } as const;
 export type EpusdtCode = keyof typeof EPUSDT_MESSAGES;
 
-const CODE_OF: Record<CompatProblemKind, EpusdtCode> = { invalid: 400, reused: 10002, no_wallet: 10003, amount: 10004, busy: 10005, rate: 10006 };
+const CODE_OF: Record<CompatProblemKind, EpusdtCode> = { invalid: 400, reused: 10002, no_wallet: 10003, amount: 10004, busy: 10005, rate: 10006, unsupported: 400 };
 
 export class EpusdtError extends Error {
   constructor(
@@ -77,33 +78,46 @@ export function createTransactionView(c: CompatOrder) {
   };
 }
 
-/** The optional fields newer epusdt plugins send (currency, token, network) must name what this gateway takes. */
-function checkOptionalChoice(d: CompatDeps, p: Params): void {
+/**
+ * The network the plugin selected (DESIGN 24): BEpusdt's `trade_type`, or `token` + `network`
+ * (GMPay's names or chain codes); undefined: [compat] payment. `currency` must be [compat] currency.
+ */
+function chosenNetwork(d: CompatDeps, p: Params): string | undefined {
   const want = compatPayment(d.ctx);
-  const same = (given: string | undefined, expected: string) => given === undefined || given === "" || given.toUpperCase() === expected.toUpperCase();
-  if (!same(p.currency, want.currency)) throw new EpusdtError(400, `currency ${p.currency} is not offered; this gateway prices in ${want.currency}`);
-  if (!same(p.token, want.token)) throw new EpusdtError(400, `token ${p.token} is not offered; this gateway takes ${want.token}`);
-  if (!same(p.network, want.chain)) throw new EpusdtError(400, `network ${p.network} is not offered; this gateway takes ${want.chain}`);
+  if (p.currency && p.currency.toUpperCase() !== want.currency.toUpperCase()) throw new EpusdtError(400, `currency ${p.currency} is not offered; this gateway prices in ${want.currency}`);
+  if (p.trade_type) return tradeTypeNetwork(d.ctx, p.trade_type);
+  if (p.token && p.network) return tokenNetwork(d.ctx, p.token, p.network);
+  // One of the two alone: the token on [compat] payment's chain, or [compat] payment's token on that network.
+  if (p.token) return tokenNetwork(d.ctx, p.token, want.chain);
+  if (p.network) return tokenNetwork(d.ctx, want.token, p.network);
+  return undefined;
+}
+
+/** The shop's request, verified: its merchant, and the order it asks for. */
+async function verifiedCreate(d: CompatDeps, req: Request, merchantUid: string, required: readonly string[]) {
+  const p = await bodyParams(req, d.ctx.config.server.max_body_bytes);
+  const missing = required.filter((k) => !p[k]);
+  if (missing.length) throw new EpusdtError(10009, `missing ${missing.join(", ")}`);
+  const merchant = findMerchantByUid(d.ctx.db, merchantUid);
+  const secret = merchant ? compatSecret(d.ctx, merchant, "epusdt") : undefined;
+  // An unknown merchant, or one without an epusdt token, cannot have signed anything.
+  if (!merchant || !secret || !compatSignatureOk("epusdt", p, secret, p.signature!)) throw new EpusdtError(401);
+  if (merchant.status !== "active") throw new EpusdtError(400, "merchant disabled");
+  const network = chosenNetwork(d, p);
+  if (!/^\d+(\.\d+)?$/.test(p.amount!)) throw new EpusdtError(10009, "amount must be a number");
+  return { p, merchant, network };
 }
 
 export async function createTransaction(d: CompatDeps, req: Request, merchantUid: string): Promise<Response> {
   try {
-    const p = await bodyParams(req, d.ctx.config.server.max_body_bytes);
-    const missing = REQUIRED.filter((k) => !p[k]);
-    if (missing.length) throw new EpusdtError(10009, `missing ${missing.join(", ")}`);
-    const merchant = findMerchantByUid(d.ctx.db, merchantUid);
-    const secret = merchant ? compatSecret(d.ctx, merchant, "epusdt") : undefined;
-    // An unknown merchant, or one without an epusdt token, cannot have signed anything.
-    if (!merchant || !secret || !compatSignatureOk("epusdt", p, secret, p.signature!)) throw new EpusdtError(401);
-    if (merchant.status !== "active") throw new EpusdtError(400, "merchant disabled");
-    checkOptionalChoice(d, p);
-    if (!/^\d+(\.\d+)?$/.test(p.amount!)) throw new EpusdtError(10009, "amount must be a number");
+    const { p, merchant, network } = await verifiedCreate(d, req, merchantUid, REQUIRED);
     const c = createCompatOrder(d.ctx, merchant, {
       protocol: "epusdt",
       orderId: p.order_id!,
       price: new Big(p.amount!).toFixed(),
       notifyUrl: p.notify_url!,
       returnUrl: p.redirect_url || null,
+      ...(network ? { network } : {}),
     });
     return epusdtOk(d, req, { ...createTransactionView(c), payment_url: d.checkoutUrl(c.order.checkoutToken) });
   } catch (e) {
@@ -124,6 +138,53 @@ export function checkStatus(d: CompatDeps, req: Request, merchantUid: string, tr
     const c = merchant && merchant.epusdtTokenEnc ? findCompatOrder(d.ctx.db, merchant.id, "epusdt", tradeId) : undefined;
     if (!c) throw new EpusdtError(10008);
     return epusdtOk(d, req, { trade_id: c.order.orderNo, status: epusdtStatus(c.order.status) });
+  } catch (e) {
+    return epusdtFailure(d, req, e);
+  }
+}
+
+const GMPAY_REQUIRED = ["pid", "order_id", "currency", "amount", "notify_url", "signature"] as const;
+
+/** GMPay's create answer (its CreateTransactionResponse): the address as receive_address, the token symbol as token. */
+export function gmpayView(d: CompatDeps, c: CompatOrder) {
+  const v = createTransactionView(c);
+  return {
+    trade_id: v.trade_id,
+    order_id: v.order_id,
+    amount: v.amount,
+    currency: c.compat.priceCurrency,
+    actual_amount: v.actual_amount,
+    receive_address: v.token,
+    token: c.order.token,
+    status: epusdtStatus(c.order.status),
+    expiration_time: v.expiration_time,
+    payment_url: d.checkoutUrl(c.order.checkoutToken),
+  };
+}
+
+/**
+ * GMPay's epusdt fork (DESIGN 24): `POST …/payments/gmpay/v1/order/create-transaction` with
+ * `pid`, `order_id`, `currency`, `amount`, `notify_url`, optional `token` + `network`,
+ * `redirect_url`, `name`, `payment_type`, all signed. `pid` is the plugin's own setting: signed
+ * and echoed in the callback; the merchant is the one in the path. Without token and network the
+ * order is on [compat] payment (the fork would make a placeholder the payer completes).
+ */
+export async function createGmpayTransaction(d: CompatDeps, req: Request, merchantUid: string): Promise<Response> {
+  try {
+    const { p, merchant, network } = await verifiedCreate(d, req, merchantUid, GMPAY_REQUIRED);
+    if (p.payment_type && p.payment_type.toLowerCase() === "epay") throw new EpusdtError(400, "payment_type Epay is not offered here; use the EPay endpoint /compat/epay/submit.php");
+    const c = createCompatOrder(d.ctx, merchant, {
+      protocol: "epusdt",
+      orderId: p.order_id!,
+      price: new Big(p.amount!).toFixed(),
+      notifyUrl: p.notify_url!,
+      returnUrl: p.redirect_url || null,
+      dialect: "gmpay",
+      shopPid: p.pid!,
+      ...(p.name ? { name: p.name } : {}),
+      ...(network ? { network } : {}),
+    });
+    return epusdtOk(d, req, gmpayView(d, c));
   } catch (e) {
     return epusdtFailure(d, req, e);
   }

@@ -43,7 +43,7 @@ export function queryParams(url: string): Params {
   return i < 0 ? {} : fromEntries(new URLSearchParams(url.slice(i + 1)));
 }
 
-/** The body's parameters: JSON when it says so (or looks like an object), else a form. */
+/** The body's parameters: JSON when it says so or is a JSON object (any content type), else a form. */
 export async function bodyParams(req: Request, maxBytes: number): Promise<Params> {
   let buf: Uint8Array;
   try {
@@ -73,6 +73,7 @@ export async function bodyParams(req: Request, maxBytes: number): Promise<Params
     }
     return fromEntries(out);
   }
-  if (ct.includes("json") || (!ct.includes("x-www-form-urlencoded") && text.trimStart().startsWith("{"))) return fromJson(text);
+  // JSON whatever the label (DESIGN 24: plugins post JSON as a form, curl's default type); a form never starts with "{".
+  if (ct.includes("json") || text.trimStart().startsWith("{")) return fromJson(text);
   return fromEntries(new URLSearchParams(text));
 }

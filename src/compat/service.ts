@@ -33,7 +33,8 @@ export type CompatProblemKind =
   | "no_wallet" // the payment network is not enabled (epusdt 10003)
   | "amount" // below the smallest unit or outside the token's limits (epusdt 10004)
   | "busy" // every nudged amount is open on every pool address (epusdt 10005)
-  | "rate"; // no current rate for the currency (epusdt 10006)
+  | "rate" // no current rate for the currency (epusdt 10006)
+  | "unsupported"; // a network selector this gateway never serves (tron.trx, an unknown trade type: epusdt 400)
 
 export class CompatProblem extends Error {
   constructor(
@@ -57,6 +58,11 @@ export interface CompatOrderInput {
   payType?: string;
   name?: string;
   param?: string;
+  /** The "CHAIN:TOKEN" the plugin selected (trade_type, token + network, an EPay type); else [compat] payment. */
+  network?: string;
+  /** GMPay's epusdt fork: its answer and callback shape, and the `pid` it sent. */
+  dialect?: "gmpay";
+  shopPid?: string;
 }
 
 export interface CompatOrder {
@@ -67,13 +73,14 @@ export interface CompatOrder {
 const ID_RE = new RegExp(`^${IDENTIFIER_CHARS}$`);
 const MAX_PRICE = "1000000000000";
 
-/** The [compat] payment pair, or 10003-kind when that chain is not enabled here. */
-function paymentNetwork(ctx: CompatCtx) {
-  const [chain = "", token = ""] = ctx.config.compat.payment.split(":");
+/** The chosen pair (else [compat] payment), or 10003-kind when that chain is not enabled here. */
+function paymentNetwork(ctx: CompatCtx, network?: string) {
+  const pair = network ?? ctx.config.compat.payment;
+  const [chain = "", token = ""] = pair.split(":");
   try {
     return chainAndToken(ctx, chain, token);
   } catch (e) {
-    if (e instanceof AppError) throw new CompatProblem("no_wallet", `${ctx.config.compat.payment} is not enabled on this gateway`);
+    if (e instanceof AppError) throw new CompatProblem("no_wallet", `${pair} is not enabled on this gateway`);
     throw e;
   }
 }
@@ -111,7 +118,7 @@ function checkFields(ctx: CompatCtx, input: CompatOrderInput): void {
   };
   url("notify_url", input.notifyUrl);
   if (input.returnUrl) url(input.protocol === "epay" ? "return_url" : "redirect_url", input.returnUrl);
-  for (const [field, v, max] of [["type", input.payType, 32], ["name", input.name, 256], ["param", input.param, 512]] as const) {
+  for (const [field, v, max] of [["type", input.payType, 32], ["name", input.name, 256], ["param", input.param, 512], ["pid", input.shopPid, 64]] as const) {
     const p = v === undefined ? null : textProblem(v, max, 0);
     if (p) throw new CompatProblem("invalid", `${field} ${p}`);
   }
@@ -137,7 +144,7 @@ function asProblem(e: unknown): never {
 
 export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: CompatOrderInput): CompatOrder & { created: boolean } {
   checkFields(ctx, input);
-  const { adapter, token } = paymentNetwork(ctx);
+  const { adapter, token } = paymentNetwork(ctx, input.network);
   const currency = ctx.config.compat.currency;
   const apiKeyId = currentKey(ctx.db, merchant.id)?.id;
   if (!apiKeyId) throw new Error(`merchant ${merchant.uid} has no current API key`);
@@ -192,6 +199,8 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
         name: input.name ?? null,
         param: input.param ?? null,
         createdAt: now,
+        dialect: input.dialect ?? null,
+        shopPid: input.shopPid ?? null,
       },
     );
     writeCallback(tx, order, now);
@@ -202,6 +211,14 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
 /** A compatibility order of this merchant by its trade id (the pay-in's orderNo); another merchant's is unknown. */
 export function findCompatOrder(db: DbOrTx, merchantId: number, protocol: CompatProtocol, tradeId: string): CompatOrder | undefined {
   const order = orderByOrderNo(db, merchantId, tradeId);
+  if (!order || order.compat !== protocol) return undefined;
+  const compat = compatSideOf(db, order.id);
+  return compat ? { order, compat } : undefined;
+}
+
+/** A compatibility order of this merchant by the shop's own order id (EPay out_trade_no). */
+export function findCompatOrderByShopId(db: DbOrTx, merchantId: number, protocol: CompatProtocol, orderId: string): CompatOrder | undefined {
+  const order = orderByMerchantOrderNo(db, merchantId, orderId);
   if (!order || order.compat !== protocol) return undefined;
   const compat = compatSideOf(db, order.id);
   return compat ? { order, compat } : undefined;

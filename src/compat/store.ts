@@ -3,8 +3,9 @@
 // Its reads (the pay-in behind a checkout token, the shop side of a pay-in, by orderNo /
 // merchantOrderNo) are payin/store.ts's, which the service imports from there: the pay-in funnel
 // and the hosted page run them too.
-import type { Tx } from "../db/client";
-import { compatOrders, type payinOrders } from "../db/schema";
+import { and, count, desc, eq, gte, lt } from "drizzle-orm";
+import type { DbOrTx, Tx } from "../db/client";
+import { compatOrders, payinOrders } from "../db/schema";
 import type { PayinOrderRow } from "../payin/views";
 import { insertOrder } from "../payin/store";
 
@@ -19,4 +20,25 @@ export function insertCompatOrder(tx: Tx, payin: typeof payinOrders.$inferInsert
     .returning()
     .get();
   return { order, compat };
+}
+
+/** A merchant's compatibility orders of one protocol, newest first (EPay's api.php act=orders). */
+export function compatOrdersPage(db: DbOrTx, merchantId: number, protocol: string, limit: number, offset: number): { order: PayinOrderRow; compat: CompatOrderRow }[] {
+  return db
+    .select({ order: payinOrders, compat: compatOrders })
+    .from(compatOrders)
+    .innerJoin(payinOrders, eq(payinOrders.id, compatOrders.payinOrderId))
+    .where(and(eq(payinOrders.merchantId, merchantId), eq(compatOrders.protocol, protocol)))
+    .orderBy(desc(payinOrders.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
+}
+
+/** How many compatibility orders of one protocol a merchant has, in all and created in [from, to) (EPay's act=query). */
+export function compatOrderCounts(db: DbOrTx, merchantId: number, protocol: string, windows: [number, number][]): { total: number; within: number[] } {
+  const base = and(eq(payinOrders.merchantId, merchantId), eq(compatOrders.protocol, protocol));
+  const n = (extra?: ReturnType<typeof and>) =>
+    db.select({ n: count() }).from(compatOrders).innerJoin(payinOrders, eq(payinOrders.id, compatOrders.payinOrderId)).where(extra ? and(base, extra) : base).get()!.n;
+  return { total: n(), within: windows.map(([from, to]) => n(and(gte(compatOrders.createdAt, from), lt(compatOrders.createdAt, to)))) };
 }

@@ -1054,6 +1054,10 @@ export const compatOrders = sqliteTable("compat_orders", {
   name: text("name"),
   param: text("param"),
   createdAt: integer("created_at").notNull(),
+  /** null (plain epusdt / EPay) or "gmpay" (GMPay's epusdt fork: its answer and callback shape). */
+  dialect: text("dialect"),
+  /** GMPay's `pid` as the plugin sent it (echoed in its callback). */
+  shopPid: text("shop_pid"),
 });
 
 /** Rates fetched by the rates job: units of `currency` per 1 `token` (USDT, USDC). */
