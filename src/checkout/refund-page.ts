@@ -4,6 +4,7 @@
 // nothing was sent and that the shop was told and can send it again; never why (refunds.last_error
 // may name the merchant's addresses and balances: it is for the back office only).
 import { escapeHtml } from "./escape";
+import { ONCE_FIELD } from "../once/once";
 import { networkName, networkOnlyName, translator, type Locale, type MessageKey } from "./i18n";
 import { ICONS } from "./icons";
 import { renderShell } from "./layout";
@@ -18,6 +19,8 @@ export interface RefundPageOptions {
   problem?: RefundProblem;
   /** What the payer typed, shown again with a problem. */
   typed?: string;
+  /** The form's one-time token (src/once/once.ts). */
+  formToken?: string;
 }
 
 const DONE: Record<string, [string, string, string]> = {
@@ -48,6 +51,7 @@ export function renderRefundPage(p: RefundPageOptions): string {
     const typed = p.typed ? ` value="${escapeHtml(p.typed)}"` : "";
     main =
       `<section class="section"><form method="post" action="${escapeHtml(encodeURIComponent(p.token))}?lang=${locale}" class="form" data-testid="refund-form">` +
+      (p.formToken ? `<input type="hidden" name="${ONCE_FIELD}" value="${escapeHtml(p.formToken)}">` : "") +
       `<p class="hint">${escapeHtml(t("refundAsk", { merchant: r.merchantName, network: chainName }))}</p>${problem}` +
       `<label class="field" for="address">${escapeHtml(t("yourAddress"))}</label>` +
       `<input class="input" id="address" name="address" required autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="128"${typed}${described}>` +
