@@ -22,7 +22,8 @@ import m19 from "./0280_sandbox_resources.sql" with { type: "text" };
 import m20 from "./0281_collection_legs_address_order.sql" with { type: "text" };
 import m21 from "./0290_gas_topup_replacements.sql" with { type: "text" };
 import m22 from "./0300_refunds_failed.sql" with { type: "text" };
-import m23 from "./0320_compat_gmpay.sql" with { type: "text" };
+import m23 from "./0305_form_submissions.sql" with { type: "text" };
+import m24 from "./0320_compat_gmpay.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -50,5 +51,6 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0281_collection_legs_address_order", sql: m20 },
   { name: "0290_gas_topup_replacements", sql: m21 },
   { name: "0300_refunds_failed", sql: m22 },
-  { name: "0320_compat_gmpay", sql: m23 },
+  { name: "0305_form_submissions", sql: m23 },
+  { name: "0320_compat_gmpay", sql: m24 },
 ];

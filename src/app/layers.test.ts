@@ -29,8 +29,9 @@ export const RANKS: Readonly<Record<string, number>> = {
   db: 2,
   // 3: the audit log and the cipher: below every domain that records or encrypts.
   audit: 3, secrets: 3,
-  // 4: the chain layer (imports only db/ and lib/) and merchants; neither imports the other.
-  chains: 4, merchants: 4,
+  // 4: the chain layer (imports only db/ and lib/) and merchants; neither imports the other;
+  // one-time form tokens (db/ and the cipher), under both presentation layers.
+  chains: 4, merchants: 4, once: 4,
   // 5: what reads the chain modules or merchants: config sections, HD wallet, API-key auth; the job loop.
   config: 5, wallet: 5, auth: 5, jobs: 5,
   // 6: rates, order rules, the callback outbox, the watcher, restore.

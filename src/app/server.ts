@@ -46,6 +46,7 @@ import { callbacksDue } from "../db/callbacks-due";
 import { isSandboxGateway } from "../ops/readiness";
 import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
+import { EXACT_TARGETS, markExactTarget } from "../http/raw-target";
 import { withSecurityHeaders } from "../http/security-headers";
 import { AlertEngine } from "../ops/alerts/engine";
 import { RateRefresher } from "../rates/refresher";
@@ -210,28 +211,31 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     // Bun's own cut-off answers a bare 413; keep it far above server.max_body_bytes so every
     // oversized body gets our 10001 with the failure body (bodies are read capped at the limit).
     maxRequestBodySize: 64 << 20,
-    fetch: async (raw, srv) => {
-      const started = performance.now();
-      const req = routable(raw);
-      rememberPeer(req, srv.requestIP(raw)?.address);
-      const res = withSecurityHeaders(isBackofficePath(req.url) ? await (await backoffice()).handle(req) : await app.handle(req), headerOpts);
-      observeHttp(routeOf(req), res.status, (performance.now() - started) / 1000);
-      // Access log: debug for every request, warn for server errors (never the query: it may carry data).
-      const level = res.status >= 500 ? "warn" : "debug";
-      if (level === "debug" && !accessLog) return res;
-      const fields = {
-        method: req.method,
-        path: new URL(req.url).pathname,
-        status: res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-        requestId: res.headers.get("x-request-id"),
-        merchantUid: req.headers.get("x-merchant-uid") ?? undefined,
-      };
-      if (res.status === 503) limited.log("warn", "http:503", "http", fields);
-      else ctx.logger[level]("http", fields);
-      return res;
-    },
+    // The paths that answer only at their exact raw target (/metrics) come through here, marked.
+    routes: Object.fromEntries(EXACT_TARGETS.map((p) => [p, (raw: Request, srv: Server<unknown>) => serve(raw, srv, true)])),
+    fetch: (raw, srv) => serve(raw, srv, false),
   }) as Server<unknown>;
+  async function serve(raw: Request, srv: Server<unknown>, exactTarget: boolean): Promise<Response> {
+    const started = performance.now();
+    const req = exactTarget ? markExactTarget(routable(raw)) : routable(raw);
+    rememberPeer(req, srv.requestIP(raw)?.address);
+    const res = withSecurityHeaders(isBackofficePath(req.url) ? await (await backoffice()).handle(req) : await app.handle(req), headerOpts);
+    observeHttp(routeOf(req), res.status, (performance.now() - started) / 1000);
+    // Access log: debug for every request, warn for server errors (never the query: it may carry data).
+    const level = res.status >= 500 ? "warn" : "debug";
+    if (level === "debug" && !accessLog) return res;
+    const fields = {
+      method: req.method,
+      path: new URL(req.url).pathname,
+      status: res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      requestId: res.headers.get("x-request-id"),
+      merchantUid: req.headers.get("x-merchant-uid") ?? undefined,
+    };
+    if (res.status === 503) limited.log("warn", "http:503", "http", fields);
+    else ctx.logger[level]("http", fields);
+    return res;
+  }
   let scheduler: Scheduler | null;
   try {
     scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);

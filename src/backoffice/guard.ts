@@ -20,6 +20,7 @@ import { ErrorPage, ReauthPage } from "./views/common";
 import { NotFound, Forbidden } from "./errors";
 import { isStorageFault } from "../db/storage-fault";
 import { withLocale } from "./i18n";
+import { once, ONCE_FIELD, type OnceDeps, type OnceRefusal } from "../once/once";
 
 export const SESSION_COOKIE = "sg_session";
 /** Double-submit token for forms shown before sign-in (login, setup). */
@@ -89,6 +90,8 @@ export interface Viewer {
   totp: boolean;
   /** A first step still owed before anything else (issue 30): a new password, then an operator's 2FA. */
   owes: FirstStep | null;
+  /** The gateway clock at the request: the time in the one-time tokens of the forms the page renders. */
+  now: number;
 }
 
 /**
@@ -115,6 +118,8 @@ export interface Req {
 /** A POST's request with its form fields. */
 export interface PostReq extends Req {
   body: Body;
+  /** The form's one-time token (its action's idempotency key, src/once/once.ts), or null when the POST had none. */
+  once?: string | null;
 }
 
 type Out = string | Response | Promise<string | Response>;
@@ -179,6 +184,7 @@ function viewerOf(d: BackofficeDeps, request: Request): Viewer | null {
     csrf: s.session.csrfToken,
     totp,
     owes: s.user.mustChangePassword ? "password" : s.user.role === "operator" && d.ctx.config.backoffice.require_2fa === true && !totp ? "2fa" : null,
+    now: d.users.now(),
   };
 }
 
@@ -262,8 +268,25 @@ export function action(d: BackofficeDeps, opts: ActionOpts, fn: (v: Viewer, r: P
         return html(ReauthPage({ viewer: v, action: url.pathname + url.search, fields, failed }), failed === "locked" ? 429 : failed ? 401 : 200);
       }
     }
-    return run(d, v, () => fn(v, { ...c, body }));
+    // The form's one-time token: the first POST of it runs the action, any other gets its answer.
+    const scope = `bo:${v.user.id}:${new URL(c.request.url).pathname}`;
+    return once(onceDeps(d), body[ONCE_FIELD], scope, (token) => run(d, v, () => fn(v, { ...c, body, once: token })), (why) => onceRefused(v, why));
   });
+}
+
+const onceDeps = (d: BackofficeDeps): OnceDeps => ({ db: d.ctx.db, cipher: d.ctx.cipher, now: d.users.now });
+
+/** The page of a POST whose one-time token ran nothing (src/once/once.ts). */
+const ONCE_REFUSED: Record<OnceRefusal, [number, string]> = {
+  malformed: [400, "This form is damaged. Reload the page and send it again."],
+  expired: [400, "This form is more than a day old, so it was not sent. Reload the page and send it again."],
+  elsewhere: [409, "This form belongs to another page or another user, so it was not sent. Reload the page."],
+  unrecorded: [409, "This form was sent already and its result is not known yet (it may still be under way). Open the page again and check what happened before you send it again."],
+};
+
+function onceRefused(v: Viewer, why: OnceRefusal): Response {
+  const [status, message] = ONCE_REFUSED[why];
+  return html(ErrorPage({ viewer: v, status, message }), status);
 }
 
 /** Public pages (login, setup): no session; POSTs carry the double-submit token. */

@@ -252,4 +252,9 @@ export const ZH_ADMIN: Readonly<Record<string, string>> = {
   "That code is not valid. Try the current one.": "验证码无效，请输入当前的验证码。",
   "The form expired. Sign in again.": "表单已过期，请重新登录。",
   "This setup link is not valid: it was used, it expired, or an operator exists already.": "此设置链接无效：它已被使用、已过期，或已存在运营方账号。",
+  "This form is damaged. Reload the page and send it again.": "此表单已损坏，请刷新页面后重新提交。",
+  "This form is more than a day old, so it was not sent. Reload the page and send it again.": "此表单已超过一天，未提交。请刷新页面后重新提交。",
+  "This form belongs to another page or another user, so it was not sent. Reload the page.": "此表单属于其他页面或其他用户，未提交。请刷新页面。",
+  "This form was sent already and its result is not known yet (it may still be under way). Open the page again and check what happened before you send it again.":
+    "此表单已提交过，结果尚不清楚（可能仍在处理中）。请重新打开页面，确认处理结果后再决定是否重新提交。",
 };

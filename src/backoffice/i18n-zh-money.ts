@@ -202,6 +202,7 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
   "Send a refund link": "发送退款链接",
   "Up to {max} {token}. With the payer's address it is sent at once, as a payout from the merchant's addresses (the receiving address first); \"Send a refund link\" makes a page where the payer enters the address. You confirm with your password.":
     "最多 {max} {token}。填写付款人地址后将立即从商户地址（优先使用收款地址）付款退回；“发送退款链接”会生成一个页面，由付款人填写地址。需输入密码确认。",
+  "A {token} amount with at most {decimals} decimal places": "{token} 金额，最多 {decimals} 位小数",
   "waiting for the payer:": "等待付款人：",
   "Not sent: {reason}. Its amount can be refunded again.": "未能发出：{reason}。该金额可再次退款。",
   "see its payout": "见其付款单",

@@ -122,6 +122,8 @@ export interface StakingControl {
   /** Stakes `amount` of the native coin (decimal string, e.g. "100.5") from the staking wallet; resolves with the transaction id once mined. */
   stake(amount: string): Promise<string>;
   unstake(amount: string): Promise<string>;
+  /** Why a stake made now would not be used by the gateway (the config does not spend it), or null: the CLI warns. */
+  stakeUnused(): string | null;
   /** The status object the CLI prints (decimal strings). */
   status(): Promise<Record<string, string>>;
 }

@@ -1,6 +1,7 @@
 // The shell every hosted page shares: document head with the nonce'd style
 // and script, the merchant header with the language switch, and the footer.
 import { CLIENT_SCRIPT } from "./client-script";
+import { SUBMIT_ONCE_JS } from "../once/submit-script";
 import { escapeHtml } from "./escape";
 import type { Locale, Translate } from "./i18n";
 import { STYLES } from "./styles";
@@ -50,6 +51,7 @@ ${badges}
 <footer class="foot"><p data-testid="live-note" role="status" aria-live="polite"></p><p>${escapeHtml(o.t("poweredBy"))}</p></footer>
 </div>
 ${o.script ? `<script nonce="${escapeHtml(o.nonce)}">${CLIENT_SCRIPT}</script>` : ""}
+${/<form [^>]*method="post"/.test(o.body) ? `<script nonce="${escapeHtml(o.nonce)}">${SUBMIT_ONCE_JS}</script>` : ""}
 </body>
 </html>`;
 }

@@ -5,6 +5,7 @@
 // may name the merchant's addresses and balances: it is for the back office only). Once broadcast it
 // shows the transaction hash, linked on the chain's explorer (issue 36).
 import { escapeHtml } from "./escape";
+import { ONCE_FIELD } from "../once/once";
 import { networkName, networkOnlyName, translator, type Locale, type MessageKey, type Translate } from "./i18n";
 import { explorerOf, explorerTxUrl } from "./explorer";
 import { ICONS } from "./icons";
@@ -20,6 +21,8 @@ export interface RefundPageOptions {
   problem?: RefundProblem;
   /** What the payer typed, shown again with a problem. */
   typed?: string;
+  /** The form's one-time token (src/once/once.ts). */
+  formToken?: string;
 }
 
 const DONE: Record<string, [string, string, string]> = {
@@ -63,6 +66,7 @@ export function renderRefundPage(p: RefundPageOptions): string {
     const typed = p.typed ? ` value="${escapeHtml(p.typed)}"` : "";
     main =
       `<section class="section"><form method="post" action="${escapeHtml(encodeURIComponent(p.token))}?lang=${locale}" class="form" data-testid="refund-form">` +
+      (p.formToken ? `<input type="hidden" name="${ONCE_FIELD}" value="${escapeHtml(p.formToken)}">` : "") +
       `<p class="hint">${escapeHtml(t("refundAsk", { merchant: r.merchantName, network: chainName }))}</p>${problem}` +
       `<label class="field" for="address">${escapeHtml(t("yourAddress"))}</label>` +
       `<input class="input" id="address" name="address" required autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="128"${typed}${described}>` +

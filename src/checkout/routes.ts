@@ -11,6 +11,7 @@ import { checkoutStatusJson, depositStatusJson } from "./status-view";
 import type { CheckoutDeps, InvoiceChoiceProblem, InvoiceDeps } from "./types";
 import { renderInvoicePage } from "./invoice-page";
 import { renderRefundPage } from "./refund-page";
+import { newOnceToken, once, ONCE_FIELD } from "../once/once";
 import type { RefundDeps, RefundProblem } from "./types";
 
 /** Tokens are opaque to us, but bounded: anything else is not ours to look up. */
@@ -132,7 +133,7 @@ const REFUND_PROBLEM_STATUS: Record<RefundProblem, number> = { mismatch: 422, in
 function refundRoutes(deps: CheckoutDeps, rf: RefundDeps, onError: (context: string, err: unknown) => void) {
   const page = (request: Request, token: string, found: NonNullable<ReturnType<RefundDeps["findRefund"]>>, problem?: RefundProblem, typed?: string) =>
     htmlResponse(
-      (nonce) => renderRefundPage({ refund: found, token, locale: locale(request), nonce, sandbox: deps.sandbox(found.chainCode), problem, typed }),
+      (nonce) => renderRefundPage({ refund: found, token, locale: locale(request), nonce, sandbox: deps.sandbox(found.chainCode), problem, typed, formToken: newOnceToken(deps.now()) }),
       problem ? REFUND_PROBLEM_STATUS[problem] : 200,
     );
   return new Elysia({ name: "refund-page" })
@@ -145,26 +146,34 @@ function refundRoutes(deps: CheckoutDeps, rf: RefundDeps, onError: (context: str
     .post(
       "/refund/:token",
       async ({ params, request, body }) => {
-        const { found, failed } = lookup(params.token, (t) => rf.findRefund(t), onError);
-        if (failed) return messagePage(request, "error");
-        if (!found) return messagePage(request, "notFound");
         const form = (body ?? {}) as Record<string, unknown>;
-        const address = typeof form.address === "string" ? form.address.trim() : "";
-        const repeat = typeof form.repeat === "string" ? form.repeat.trim() : "";
-        if (found.status !== "awaiting_address") return seeOther(encodeURIComponent(params.token), request);
-        if (address === "" || address !== repeat) return page(request, params.token, found, "mismatch", address);
-        let r: Awaited<ReturnType<RefundDeps["giveAddress"]>>;
-        try {
-          r = await rf.giveAddress(params.token, address);
-        } catch (err) {
-          onError("refund: giving the address failed", err);
-          return messagePage(request, "error");
-        }
-        if ("problem" in r) return page(request, params.token, rf.findRefund(params.token) ?? found, r.problem, address);
-        return seeOther(encodeURIComponent(params.token), request);
+        const giveOnce = () => giveAddress(request, params.token, form);
+        // The form's one-time token: sent twice, the address is given once and both see its answer;
+        // a token that runs nothing leads back to the page, which shows what became of the refund.
+        return deps.forms ? once(deps.forms, form[ONCE_FIELD], `refund:${params.token}`, giveOnce, () => seeOther(encodeURIComponent(params.token), request)) : giveOnce();
       },
       { parse: "urlencoded" },
     );
+
+  /** The refund form's action: the payer's address, typed twice, starts the refund's sending. */
+  async function giveAddress(request: Request, token: string, form: Record<string, unknown>): Promise<Response> {
+    const { found, failed } = lookup(token, (t) => rf.findRefund(t), onError);
+    if (failed) return messagePage(request, "error");
+    if (!found) return messagePage(request, "notFound");
+    const address = typeof form.address === "string" ? form.address.trim() : "";
+    const repeat = typeof form.repeat === "string" ? form.repeat.trim() : "";
+    if (found.status !== "awaiting_address") return seeOther(encodeURIComponent(token), request);
+    if (address === "" || address !== repeat) return page(request, token, found, "mismatch", address);
+    let r: Awaited<ReturnType<RefundDeps["giveAddress"]>>;
+    try {
+      r = await rf.giveAddress(token, address);
+    } catch (err) {
+      onError("refund: giving the address failed", err);
+      return messagePage(request, "error");
+    }
+    if ("problem" in r) return page(request, token, rf.findRefund(token) ?? found, r.problem, address);
+    return seeOther(encodeURIComponent(token), request);
+  }
 }
 
 /** 303 to a path relative to the request (a public_url path prefix survives), keeping ?lang. */

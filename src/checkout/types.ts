@@ -1,5 +1,6 @@
 // What the hosted pages need from the rest of the gateway. The pages only ever
 // see these views, so nothing private (keys, other orders) can reach them.
+import type { OnceDeps } from "../once/once";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 
 /** The 8 pay-in states of spec 3.1 (the pay-in state machine owns them). */
@@ -144,6 +145,8 @@ export interface CheckoutDeps {
   invoices?: InvoiceDeps;
   /** Refunds (DESIGN 20): the page where the payer gives the address. */
   refunds?: RefundDeps;
+  /** One-time form tokens (src/once/once.ts): the refund form sent twice gives the address once. */
+  forms?: OnceDeps;
   /** Where lookup and simulation failures go (the payer only sees a friendly page); default console.error. */
   onError?(context: string, err: unknown): void;
 }

@@ -26,6 +26,8 @@ export async function energyCommand(loaded: LoadedConfig, sub: string | undefine
     const trx = flags.trx;
     if (typeof trx !== "string") throw new CliUsageError(`energy ${sub} needs --trx N`);
     const c = control(loaded);
+    const unused = sub === "stake" ? c.stakeUnused() : null;
+    if (unused) console.error(`warning: ${unused}`);
     try {
       const tx = sub === "stake" ? await c.stake(trx) : await c.unstake(trx);
       console.log(`${sub === "stake" ? "staked" : "unstaked"} ${trx} TRX: ${tx}`);

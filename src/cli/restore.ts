@@ -17,8 +17,10 @@ export const RESTORE_USAGE = `  restore --from FILE                put a backup 
 export const RESTORE_DETAILS = `usage: stablegate restore --from FILE | restore ack CHAIN ADDRESS | restore list [--json]
 restore --from FILE   Checks FILE (SQLite integrity, a stablegate schema, the master key opens its
                       wallet seed); refuses with the reason and changes nothing otherwise. Then moves
-                      the database in place (and its -wal/-shm) aside as PATH.before-restore-TIME,
-                      kept 0600, and puts the backup in place (0600). Stop the gateway first.
+                      the database in place (and its -wal/-shm) aside as
+                      PATH.before-restore-<UTC time to the ms>-<pid>, kept 0600 and never replacing
+                      a file (an existing name is refused), and puts the backup in place (0600);
+                      the message names the file kept. Stop the gateway first.
                       The restored database starts in reconcile: HD indexes move on by
                       restore.index_gap, and before a payout source sends again its chain is read
                       for transfers made after the backup; each one the database does not know

@@ -1221,3 +1221,26 @@ export const refunds = sqliteTable(
     index("refunds_failed").on(t.merchantId).where(sql`status = 'failed'`),
   ],
 );
+
+/**
+ * One-time form tokens (issue 36, src/once/): the first POST of a token claims it and runs the
+ * action; its answer is kept (body sealed) and given again to any later POST of the token.
+ */
+export const formSubmissions = sqliteTable(
+  "form_submissions",
+  {
+    token: text("token").primaryKey(),
+    /** Who may present the token, and where: `bo:<user id>:<path>`, `refund:<page token>`. */
+    scope: text("scope").notNull(),
+    /** running | done */
+    state: text("state", { enum: ["running", "done"] }).notNull(),
+    status: integer("status"),
+    /** The answer's headers as JSON (Set-Cookie never kept). */
+    headers: text("headers"),
+    /** The answer's body, sealed with the master key. */
+    body: text("body"),
+    createdAt: integer("created_at").notNull(),
+    doneAt: integer("done_at"),
+  },
+  (t) => [index("form_submissions_created").on(t.createdAt)],
+);

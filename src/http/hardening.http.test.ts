@@ -57,7 +57,7 @@ describe("/metrics", () => {
   test("answers at /metrics", async () => {
     expect(await rawGet(gw.url, "/metrics")).toBe(200);
   });
-  test.each(["/metrics/", "/metrics/.", "/METRICS", "/%6detrics", "//metrics", "/metrics;x", "/x/metrics"])("%s is 404", async (target) => {
+  test.each(["/metrics/", "/metrics/.", "/./metrics", "/x/../metrics", "/%2e/metrics", "/metrics#x", "/METRICS", "/%6detrics", "//metrics", "/metrics;x", "/x/metrics"])("%s is 404", async (target) => {
     expect(await rawGet(gw.url, target)).toBe(404);
   });
 

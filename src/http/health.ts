@@ -5,6 +5,7 @@ import { timingSafeEqual } from "node:crypto";
 import { liveness, readiness, type OpsCtx, type ReadinessDeps } from "../ops/readiness";
 import type { Metrics } from "../ops/metrics";
 import { AppError } from "../errors";
+import { cameByExactTarget } from "./raw-target";
 
 export interface HealthDeps extends ReadinessDeps {
   metrics: Metrics;
@@ -25,9 +26,9 @@ export function healthRoutes(ctx: OpsCtx, d: HealthDeps) {
   if (!ctx.config.ops.metrics) return app;
   const token = ctx.config.ops.metrics_token;
   return app.get("/metrics", async ({ request }) => {
-    // DESIGN 10: only the exact path (the router also takes /metrics/, which a proxy rule for
-    // /metrics would not block).
-    if (new URL(request.url).pathname !== "/metrics") throw new AppError(10002);
+    // DESIGN 10: only the exact raw target (the router also takes /metrics/, and request.url
+    // reads /./metrics as /metrics, spellings a proxy rule for /metrics would not block).
+    if (!cameByExactTarget(request) || new URL(request.url).pathname !== "/metrics") throw new AppError(10002);
     if (token && !bearerMatches(request.headers.get("authorization"), token)) {
       return new Response("unauthorized\n", { status: 401, headers: { "www-authenticate": 'Bearer realm="metrics"' } });
     }

@@ -8,7 +8,7 @@ import type { payinOrders, transfers } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import { newOrderNo, newTimedToken } from "../lib/ids";
-import { fromBaseUnits, toBaseUnits } from "../lib/money";
+import { AMOUNT_PATTERN, fromBaseUnits, toBaseUnits } from "../lib/money";
 import { checkNotifyUrl } from "../orders/rules";
 import { currentKey } from "../merchants/service";
 import { recordAudit, type Actor } from "../audit/log";
@@ -88,7 +88,7 @@ function units(amount: string, decimals: number): bigint {
   try {
     u = toBaseUnits(amount, decimals);
   } catch {
-    throw invalid({ amount: "must be a decimal string with at most 6 fractional digits" });
+    throw invalid({ amount: AMOUNT_PATTERN.test(amount) ? `has more decimal places than the token has (at most ${decimals})` : "must be a decimal amount such as 12.5" });
   }
   if (u <= 0n) throw invalid({ amount: "must be greater than 0" });
   return u;

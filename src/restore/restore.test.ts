@@ -98,6 +98,36 @@ describe("restore --from FILE", () => {
     expect(handOut(s, "later").index).toBe(2 + 1000 + 1);
   }, 60_000);
 
+  test("two restores back to back (within one second) leave two kept-aside copies, each named in its message, neither overwritten", async () => {
+    const s = await setup();
+    const b1 = join(s.dir, "b1.db");
+    expect(s.cli("backup", "--out", b1).code).toBe(0);
+    handOut(s, "between-backups");
+    const b2 = join(s.dir, "b2.db");
+    expect(s.cli("backup", "--out", b2).code).toBe(0);
+    handOut(s, "after-backups");
+
+    const first = s.cli("restore", "--from", b2);
+    const second = s.cli("restore", "--from", b1);
+    expect([first.code, second.code]).toEqual([0, 0]);
+    const asides = [first, second].map((r) => /kept as (\S+)/.exec(r.stdout)![1]!);
+    expect(asides[0]).not.toBe(asides[1]);
+    for (const a of asides) expect(a).toMatch(/\.before-restore-\d{8}T\d{6}\.\d{3}Z-\d+$/);
+    const kept = readdirSync(join(s.dir, "data")).filter((f) => /\.before-restore-[^-]+-\d+$/.test(f));
+    expect(kept.length).toBe(2);
+    // The first aside is the live database that was in place, the second the restored b2.
+    const count = (path: string, key: string) => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return (db.query("SELECT count(*) AS n FROM addresses WHERE bind_key = ?").get(key) as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    expect([count(asides[0]!, "after-backups"), count(asides[0]!, "between-backups")]).toEqual([1, 1]);
+    expect([count(asides[1]!, "after-backups"), count(asides[1]!, "between-backups")]).toEqual([0, 1]);
+  }, 60_000);
+
   test("a corrupt backup, a foreign database, a file that is no database and a wrong master key are refused with the reason; nothing changes", async () => {
     const s = await setup();
     const good = join(s.dir, "good.db");

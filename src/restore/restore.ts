@@ -4,7 +4,7 @@
 // place (with its -wal and -shm) is moved aside under a timestamped name, and the checked copy,
 // already in reconcile (./generation.ts), is renamed into place with the folder's new marker.
 import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { dbOver, writeTx } from "../db/client";
@@ -113,7 +113,20 @@ function checkCopy(path: string, from: string, key: { key: Buffer; source: strin
   }
 }
 
-const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+/** UTC time to the millisecond, e.g. 20261129T000512.345Z: part of the kept-aside name. */
+const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "");
+
+/**
+ * Where the database in place goes aside: `<db>.before-restore-<UTC ms>-<pid>`, so two restores,
+ * even within one millisecond from two processes, never pick the same name.
+ */
+export const asideName = (dbPath: string, now: number, pid: number) => `${dbPath}.before-restore-${stamp(now)}-${pid}`;
+
+/** Moves a file to a name that must not exist yet (a hard link refuses an existing name; rename would replace it). */
+function moveNoClobber(from: string, to: string): void {
+  linkSync(from, to);
+  unlinkSync(from);
+}
 
 function fsyncPath(path: string): void {
   const fd = openSync(path, "r");
@@ -123,6 +136,8 @@ function fsyncPath(path: string): void {
     closeSync(fd);
   }
 }
+
+const SIDE_FILES = ["", "-wal", "-shm"];
 
 export function restoreFromFile(input: RestoreInput): RestoreSummary {
   const { from, dbPath } = input;
@@ -147,10 +162,16 @@ export function restoreFromFile(input: RestoreInput): RestoreSummary {
     fsyncPath(staged);
     let asidePath: string | null = null;
     if (existsSync(dbPath)) {
-      asidePath = `${dbPath}.before-restore-${stamp(input.now)}`;
-      for (const suffix of ["", "-wal", "-shm"]) {
+      const aside = asideName(dbPath, input.now, process.pid);
+      const taken = SIDE_FILES.map((f) => aside + f).find((p) => existsSync(p));
+      if (taken) {
+        rmSync(staged, { force: true });
+        throw new RestoreRefused(`${taken} exists already and is never replaced; nothing was changed`);
+      }
+      asidePath = aside;
+      for (const suffix of SIDE_FILES) {
         if (!existsSync(dbPath + suffix)) continue;
-        renameSync(dbPath + suffix, asidePath + suffix);
+        moveNoClobber(dbPath + suffix, asidePath + suffix);
         chmodSync(asidePath + suffix, 0o600);
       }
     }

@@ -57,3 +57,20 @@ export async function backofficeSignIn(baseUrl: string, who: { username: string;
     },
   };
 }
+
+/**
+ * The hidden fields of the page's form posting to `action` (its CSRF token and one-time token
+ * `_once`): what a browser sends with that form, for tests that post the form as rendered.
+ */
+export function hiddenFieldsOf(html: string, action: string): Record<string, string> {
+  const forms = [...html.matchAll(/<form\b[^>]*>[\s\S]*?<\/form>/g)].map((m) => m[0]);
+  const form = forms.find((f) => new RegExp(`action="${action.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\?[^"]*)?"`).test(f.slice(0, f.indexOf(">") + 1)));
+  if (!form) throw new Error(`no form posting to ${action}`);
+  const fields: Record<string, string> = {};
+  for (const [input] of form.matchAll(/<input\b[^>]*>/g)) {
+    if (!/type="hidden"/.test(input)) continue;
+    const name = /name="([^"]*)"/.exec(input)?.[1];
+    if (name) fields[name] = (/value="([^"]*)"/.exec(input)?.[1] ?? "").replaceAll("&amp;", "&").replaceAll("&quot;", '"').replaceAll("&#34;", '"');
+  }
+  return fields;
+}

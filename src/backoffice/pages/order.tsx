@@ -23,7 +23,7 @@ import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 import { tr, trf, trm } from "../i18n";
 import { CallbackDeliveries, maxDeliveries } from "../views/callback-deliveries";
-import { OrderRefunds, orderRefundsOf, refundProblem, ResolveFrozen, resolveOptionsOf } from "./refunds";
+import { backofficeRefundNo, OrderRefunds, orderRefundsOf, refundProblem, ResolveFrozen, resolveOptionsOf } from "./refunds";
 import { createRefund } from "../../payout/refunds";
 import { RESOLUTIONS, resolveFrozen, type Resolution } from "../../payin/resolve";
 
@@ -307,13 +307,13 @@ export function orderRoutes(d: BackofficeDeps) {
       return redirect(`/backoffice/orders/${o.payin.orderNo}?done=${name}`);
     });
   // Refunds and the guided resolution: both roles (scoped by load), confirmed with the password.
-  const moneyAction = (name: string, fn: (v: Viewer, o: PayinOrderRow, body: Record<string, unknown>) => unknown) =>
-    action(d, { reauth: "always" }, (v, { params, body }) => {
+  const moneyAction = (name: string, fn: (v: Viewer, o: PayinOrderRow, body: Record<string, unknown>, once: string | null) => unknown) =>
+    action(d, { reauth: "always" }, (v, { params, body, once }) => {
       const o = load(v, params.orderNo);
       if (!o.payin) throw new NotFound("No such pay-in order.");
       try {
         // The refund's payout goes out with the next payout run (every second), like a batch's.
-        fn(v, o.payin, body);
+        fn(v, o.payin, body, once ?? null);
       } catch (e) {
         const why = refundProblem(e);
         if (why !== null) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: why });
@@ -325,11 +325,11 @@ export function orderRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-order" })
     .post(
       "/backoffice/orders/:orderNo/refund",
-      moneyAction("refunded", (v, o, b) => {
+      moneyAction("refunded", (v, o, b, once) => {
         const link = str(b.mode as string) === "link";
         const toAddress = str(b.toAddress as string).trim();
         if (!link && !toAddress) throw new OperatorError("Give the payer's address, or choose \"Send a refund link\".");
-        return createRefund(d.ctx, o.merchantId, o.orderNo, { refundNo: `bo-${d.ctx.clock.now()}`, amount: str(b.amount as string).trim(), ...(link ? {} : { toAddress }) }, { source: "backoffice", actor: actorOf(v) });
+        return createRefund(d.ctx, o.merchantId, o.orderNo, { refundNo: backofficeRefundNo(once, d.ctx.clock.now()), amount: str(b.amount as string).trim(), ...(link ? {} : { toAddress }) }, { source: "backoffice", actor: actorOf(v) });
       }),
     )
     .post(

@@ -20,6 +20,12 @@ import { tr, trf, trm } from "../i18n";
 
 type TransferRow = Parameters<typeof depositRefundable>[1];
 
+/**
+ * A back-office refund's refundNo: from the form's one-time token, so the form sent twice names
+ * the same refund (refundNo is idempotent per order, in the refund's own transaction), else the time.
+ */
+export const backofficeRefundNo = (once: string | null, now: number): string => (once ? `bo-${once.replace(".", "-")}` : `bo-${now}`);
+
 /** The words for a refused refund or resolution (the API's codes, the services' own refusals), or null for other errors. */
 export function refundProblem(e: unknown): string | null {
   if (e instanceof OperatorError || e instanceof RefundRefused) return e.message;
@@ -34,13 +40,29 @@ export function refundProblem(e: unknown): string | null {
   return `${e.message}${data?.reason ? `: ${String(data.reason)}` : ""}.`;
 }
 
-function RefundForm(p: { v: Viewer; action: string; max: string; token: string }): JSX.Element {
+/**
+ * What the Amount field takes: a decimal with at most the token's decimal places (18 for BEP20
+ * USDT, 6 on TRON), so the prefilled remainder of a refund with more places than six submits,
+ * and more places than the token has are refused in the browser (the server refuses them too).
+ */
+export const refundAmountPattern = (decimals: number): string => (decimals > 0 ? `^(0|[1-9]\\d*)(\\.\\d{1,${decimals}})?$` : "^(0|[1-9]\\d*)$");
+
+function RefundForm(p: { v: Viewer; action: string; max: string; token: string; decimals: number }): JSX.Element {
   return (
     <form method="post" action={p.action} class="filters" aria-label={tr("Refund")}>
       <Csrf viewer={p.v} />
       <label for="refund-amount">
         {trm("Amount")}
-        <input id="refund-amount" name="amount" required inputmode="decimal" pattern="^(0|[1-9]\d*)(\.\d{1,6})?$" value={p.max} aria-describedby="refund-help" />
+        <input
+          id="refund-amount"
+          name="amount"
+          required
+          inputmode="decimal"
+          pattern={refundAmountPattern(p.decimals)}
+          title={trf("A {token} amount with at most {decimals} decimal places", { token: p.token, decimals: String(p.decimals) })}
+          value={p.max}
+          aria-describedby="refund-help"
+        />
       </label>
       <label for="refund-address">
         {trm("Payer's address")}
@@ -138,7 +160,7 @@ export function OrderRefunds(p: { refunds: RefundsData; display: DisplayCtx; v: 
   return (
     <>
       <h2>{trm("Refunds")}</h2>
-      {left > 0n ? <RefundForm v={v} action={`${p.back}/refund`} max={fromBaseUnits(left, o.decimals, 0)} token={o.token} /> : <></>}
+      {left > 0n ? <RefundForm v={v} action={`${p.back}/refund`} max={fromBaseUnits(left, o.decimals, 0)} token={o.token} decimals={o.decimals} /> : <></>}
       {rows.length ? <RefundTable display={p.display} rows={rows} /> : <></>}
     </>
   );
@@ -231,7 +253,7 @@ export function DepositRefunds(p: { refunds: RefundsData; display: DisplayCtx; v
   return (
     <>
       <h2>{trm("Refund")}</h2>
-      {left > 0n ? <RefundForm v={v} action={`/backoffice/deposits/${t.id}/refund`} max={fromBaseUnits(left, p.decimals, 0)} token={t.token} /> : <></>}
+      {left > 0n ? <RefundForm v={v} action={`/backoffice/deposits/${t.id}/refund`} max={fromBaseUnits(left, p.decimals, 0)} token={t.token} decimals={p.decimals} /> : <></>}
       {rows.length ? <RefundTable display={p.display} rows={rows} /> : <></>}
     </>
   );

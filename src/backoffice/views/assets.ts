@@ -1,6 +1,7 @@
 // The one stylesheet and the one (optional) script of the back office, served
 // as same-origin files so the CSP needs no inline allowances. Pages work
 // without the script; it only adds conveniences.
+import { SUBMIT_ONCE_JS } from "../../once/submit-script";
 export const APP_CSS = `
 :root{color-scheme:light dark;--fg:#0f172a;--muted:#475569;--bg:#f8fafc;--card:#fff;--field:#fff;--line:#cbd5e1;--rowline:#e2e8f0;--thbg:#f1f5f9;--navbg:#e2e8f0;--badgebg:#e2e8f0;--accent:#1d4ed8;--btn:#1d4ed8;--dangerbtn:#991b1b;--ok:#166534;--okbg:#dcfce7;--bad:#991b1b;--badbg:#fee2e2;--warn:#854d0e;--warnbg:#fef9c3}
 /* Dark theme follows the system setting; every pair below keeps WCAG AA contrast (axe checks it in theme.browser.test.ts). */
@@ -158,4 +159,7 @@ document.addEventListener("click", function (e) {
   if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(function () { said("Copied."); }, bySelection);
   else bySelection();
 });
+
+// Forms send once: a form being sent disables its buttons (src/once/submit-script.ts).
+${SUBMIT_ONCE_JS}
 `;

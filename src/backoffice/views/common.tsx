@@ -4,10 +4,20 @@ import { contentToString, type Children } from "@kitajs/html";
 import type { Viewer } from "../guard";
 import { Layout } from "./layout";
 import { tr, trc, trm } from "../i18n";
+import { newOnceToken, ONCE_FIELD } from "../../once/once";
 
-/** The hidden CSRF field every POST form carries. */
+/**
+ * The hidden fields every POST form carries: the CSRF token and the form's one-time token, a new
+ * one per rendered form, the idempotency key of its action (src/once/once.ts: a second POST of the
+ * form gets the first one's answer).
+ */
 export function Csrf({ viewer }: { viewer: Viewer }): JSX.Element {
-  return <input type="hidden" name="_csrf" value={viewer.csrf} />;
+  return (
+    <>
+      <input type="hidden" name="_csrf" value={viewer.csrf} />
+      <input type="hidden" name={ONCE_FIELD} value={newOnceToken(viewer.now)} />
+    </>
+  );
 }
 
 /** A scrollable table region (keyboard-focusable, named for screen readers); rows are cards on a phone. */
@@ -225,7 +235,8 @@ export function ReauthPage(p: { viewer: Viewer; action: string; fields: [string,
       <Notice kind="error" text={error} />
       <p>{p.viewer.totp ? tr("This action moves money or keys, or changes who can act. Enter your password or an authentication code to continue.") : trm("This action moves money or keys, or changes who can act. Enter your password to continue.")}</p>
       <form method="post" action={p.action} class="stack">
-        <Csrf viewer={p.viewer} />
+        {/* The form being confirmed keeps its own fields, its one-time token among them: no new token here. */}
+        <input type="hidden" name="_csrf" value={p.viewer.csrf} />
         {p.fields.flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? ""]).map((x) => <input type="hidden" name={k} value={x} />))}
         <label for="reauth">{trm(tr(p.viewer.totp ? "Password or authentication code" : "Password"))}</label>
         <input id="reauth" name="_reauth" type="password" autocomplete="current-password" required autofocus />

@@ -303,6 +303,10 @@ export function energyControl(ctx: ChainModuleCtx, adapter: TronChainApi): Staki
   return {
     stake: (trx) => send("freeze", trx),
     unstake: (trx) => send("unfreeze", trx),
+    stakeUnused: () =>
+      adapter.energy.mode === "stake"
+        ? null
+        : `[chains.${chain}.energy] mode = "${adapter.energy.mode}": transfers burn TRX for their energy and this stake will not be used until mode = "stake" (docs/payouts.md)`,
     async status() {
       const w = wallet();
       const [st, en] = await Promise.all([adapter.stakeOf(w.address), adapter.energyOf(w.address)]);

@@ -40,3 +40,21 @@ test("make run rehearsal: fund the energy wallet over /sandbox, stake by the CLI
     await g.kill();
   }
 }, 120_000);
+
+test("energy stake while [chains.TRON.energy] mode = \"burn\" warns that the stake will not be used (it is still made)", async () => {
+  const c = await crashGateway({ merchantName: "burner", toml: SANDBOX_TRON_ONLY.replace("[chains.TRON]\n", '[chains.TRON]\nenergy = { mode = "burn" }\n') });
+  const g = await c.start();
+  try {
+    const wallet = (JSON.parse((await c.cli("energy", "status", "--json")).stdout) as Obj).address as string;
+    await sandboxClient(c.s.url).transfer({ chainCode: "TRON", tokenSymbol: "TRX", toAddress: wallet, amount: "500" });
+    const staked = await c.cli("energy", "stake", "--trx", "100");
+    expect(staked.code).toBe(0);
+    expect(staked.stderr).toContain('warning: [chains.TRON.energy] mode = "burn"');
+    expect(staked.stderr).toContain("this stake will not be used");
+    expect(staked.stdout).toMatch(/^staked 100 TRX: [0-9a-f]{64}/);
+    // Unstaking warns of nothing.
+    expect((await c.cli("energy", "unstake", "--trx", "100")).stderr).toBe("");
+  } finally {
+    await g.kill();
+  }
+}, 120_000);
