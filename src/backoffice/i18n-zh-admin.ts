@@ -162,6 +162,8 @@ export const ZH_ADMIN: Readonly<Record<string, string>> = {
     "支持 epusdt（独角数卡、WHMCS、WooCommerce…）或易支付（EPay）协议的插件无需修改即可使用：在此设置密钥，然后将下列参数填入插件。金额以 {currency} 计价，以 {payment} 支付。",
   "epusdt API address": "epusdt 接口地址",
   "epusdt create-transaction URL": "epusdt 创建交易地址",
+  "GMPay-style plugins: PID": "GMPay 类插件：PID",
+  "Any value: it is signed and echoed in the callback; the merchant is the one in the address.": "任意值：参与签名并在回调中原样返回；商户以接口地址中的为准。",
   "epusdt token": "epusdt 令牌",
   "not set (epusdt off)": "未设置（epusdt 已关闭）",
   "EPay address": "易支付接口地址",

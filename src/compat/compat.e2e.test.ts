@@ -3,7 +3,6 @@
 // code: create, pay on the sandbox chain, receive and verify the one callback; the refusals
 // in each protocol's own shape; compatibility orders are ordinary pay-ins underneath.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { callbacks, compatOrders, payinOrders } from "../db/schema";
 import { TestClock } from "../lib/clock";
@@ -15,20 +14,13 @@ import { CLI_ACTOR } from "../audit/log";
 import { eventually } from "../testing/wait";
 import { addUser } from "../testing/backoffice-browser";
 import { backofficeSignIn } from "../testing/backoffice-client";
+import { md5Sign, sandboxPay } from "../testing/compat-client";
 
 const T0 = Date.parse("2026-11-24T08:00:00Z");
 const TOKEN = "epusdt_password_xasddawqe";
 const EPAY_KEY = "k3y_epay_0001";
 
-// ---- the independent client: MD5 over the non-empty parameters, sorted, `k=v&…` + secret ----
-function md5Sign(params: Record<string, unknown>, secret: string, skip: string[]): string {
-  const text = Object.keys(params)
-    .filter((k) => !skip.includes(k) && params[k] !== "" && params[k] !== null && params[k] !== undefined)
-    .sort()
-    .map((k) => `${k}=${String(params[k])}`)
-    .join("&");
-  return createHash("md5").update(text + secret).digest("hex");
-}
+// ---- the independent client: MD5 over the non-empty parameters, sorted, `k=v&…` + secret (src/testing/compat-client.ts) ----
 const epusdtSign = (p: Record<string, unknown>, token = TOKEN) => md5Sign(p, token, ["signature"]);
 const epaySign = (p: Record<string, unknown>, key = EPAY_KEY) => md5Sign(p, key, ["sign", "sign_type"]);
 
@@ -67,11 +59,7 @@ describe("shop plugins: epusdt and EPay", () => {
       return r.length === 1 && r[0]!.attempts >= attempts && r[0]!.state !== "delivering" && r;
     }, 10_000, `attempt ${attempts} of ${orderNo}'s callback recorded`);
 
-  async function chainPay(address: string, amount: string) {
-    const post = (path: string, b: unknown) => fetch(`${gw.url}/sandbox${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(b) });
-    expect((await post("/transfers", { chainCode: "TRON", tokenSymbol: "USDT", toAddress: address, amount })).status).toBe(200);
-    expect((await post("/blocks", { chainCode: "TRON", count: 2 })).status).toBe(200);
-  }
+  const chainPay = (address: string, amount: string) => sandboxPay(gw.url, "TRON", "USDT", address, amount, 2);
 
   beforeAll(async () => {
     rx = startReceiver();

@@ -10,7 +10,7 @@ import { compatSign, compatSignatureOk } from "../lib/compat-signing";
 import { compatSecret } from "../merchants/compat-keys";
 import { findMerchantById, findMerchantByUid } from "../merchants/service";
 import { COMPAT_PAID_STATUS, compatCallbackFields } from "../callbacks/compat";
-import { CompatProblem, compatOrderByCheckoutToken, createCompatOrder, findCompatOrderByShopId, type CompatOrder, type CompatProblemKind } from "./service";
+import { CompatProblem, compatOrderByCheckoutToken, createCompatOrder, findCompatOrderByShopId, pricedNetworks, type CompatOrder, type CompatProblemKind } from "./service";
 import { epayTypeNetwork, tradeTypeOf } from "./networks";
 import { chainModule } from "../chains/registry";
 import type { Merchant } from "../merchants/service";
@@ -94,10 +94,8 @@ export function createEpayOrder(d: CompatDeps, merchant: Merchant, p: Params, ne
 
 const toCheckout = (d: CompatDeps, c: CompatOrder) => new Response(null, { status: 302, headers: { location: d.checkoutUrl(c.order.checkoutToken), "cache-control": "no-store" } });
 
-/** Every enabled network, "CHAIN:TOKEN", as the payer may pick them. */
-function pickable(d: CompatDeps): string[] {
-  return [...d.ctx.chains.values()].flatMap((a) => a.tokens.map((t) => `${a.chain}:${t.symbol}`));
-}
+/** The networks the payer may pick: every enabled one whose token has a current rate (compat/service.ts). */
+const pickable = (d: CompatDeps) => pricedNetworks(d.ctx);
 
 function networkLabel(pair: string): string {
   const [chain = "", token = ""] = pair.split(":");

@@ -6,7 +6,7 @@ import { Big } from "../lib/money";
 import { amountOf } from "../orders/amount";
 import { compatSecret } from "../merchants/compat-keys";
 import { findMerchantByUid } from "../merchants/service";
-import { compatPayment, CompatProblem, createCompatOrder, findCompatOrder, type CompatOrder, type CompatProblemKind } from "./service";
+import { compatPayment, CompatProblem, createCompatOrder, findCompatOrder, type CompatOrder, type CompatOrderInput, type CompatProblemKind } from "./service";
 import { bodyParams, ParamsError, type Params } from "./params";
 import { tokenNetwork, tradeTypeNetwork } from "./networks";
 import type { CompatDeps } from "./routes";
@@ -108,17 +108,22 @@ async function verifiedCreate(d: CompatDeps, req: Request, merchantUid: string, 
   return { p, merchant, network };
 }
 
+/** The order fields every epusdt dialect sends, as the compatibility service takes them. */
+function epusdtOrder(p: Params, network: string | undefined): CompatOrderInput {
+  return {
+    protocol: "epusdt",
+    orderId: p.order_id!,
+    price: new Big(p.amount!).toFixed(),
+    notifyUrl: p.notify_url!,
+    returnUrl: p.redirect_url || null,
+    ...(network ? { network } : {}),
+  };
+}
+
 export async function createTransaction(d: CompatDeps, req: Request, merchantUid: string): Promise<Response> {
   try {
     const { p, merchant, network } = await verifiedCreate(d, req, merchantUid, REQUIRED);
-    const c = createCompatOrder(d.ctx, merchant, {
-      protocol: "epusdt",
-      orderId: p.order_id!,
-      price: new Big(p.amount!).toFixed(),
-      notifyUrl: p.notify_url!,
-      returnUrl: p.redirect_url || null,
-      ...(network ? { network } : {}),
-    });
+    const c = createCompatOrder(d.ctx, merchant, epusdtOrder(p, network));
     return epusdtOk(d, req, { ...createTransactionView(c), payment_url: d.checkoutUrl(c.order.checkoutToken) });
   } catch (e) {
     return epusdtFailure(d, req, e);
@@ -173,17 +178,7 @@ export async function createGmpayTransaction(d: CompatDeps, req: Request, mercha
   try {
     const { p, merchant, network } = await verifiedCreate(d, req, merchantUid, GMPAY_REQUIRED);
     if (p.payment_type && p.payment_type.toLowerCase() === "epay") throw new EpusdtError(400, "payment_type Epay is not offered here; use the EPay endpoint /compat/epay/submit.php");
-    const c = createCompatOrder(d.ctx, merchant, {
-      protocol: "epusdt",
-      orderId: p.order_id!,
-      price: new Big(p.amount!).toFixed(),
-      notifyUrl: p.notify_url!,
-      returnUrl: p.redirect_url || null,
-      dialect: "gmpay",
-      shopPid: p.pid!,
-      ...(p.name ? { name: p.name } : {}),
-      ...(network ? { network } : {}),
-    });
+    const c = createCompatOrder(d.ctx, merchant, { ...epusdtOrder(p, network), dialect: "gmpay", shopPid: p.pid!, ...(p.name ? { name: p.name } : {}) });
     return epusdtOk(d, req, gmpayView(d, c));
   } catch (e) {
     return epusdtFailure(d, req, e);

@@ -19,6 +19,7 @@ import { setCompatKeys } from "../merchants/compat-keys";
 import { CLI_ACTOR } from "../audit/log";
 import { eventually } from "../testing/wait";
 import { PHP, startPhpShop, type PhpShop } from "../testing/php-shop";
+import { sandboxPay } from "../testing/compat-client";
 
 const TOKEN = "epusdt-token-php-plugins";
 const KEY = "epay-key-php-plugins";
@@ -41,10 +42,10 @@ describe("real shop plugins in PHP", () => {
       const r = gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, orderNo)).get();
       return r && r.state !== "delivering" && r.attempts >= 1 && r;
     }, 15_000, `${orderNo}'s callback attempted`);
-  async function chainPay(chainCode: string, address: string, amount: string) {
-    const call = (path: string, b: unknown) => fetch(`${gw.url}/sandbox${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(b) });
-    expect((await call("/transfers", { chainCode, tokenSymbol: "USDT", toAddress: address, amount })).status).toBe(200);
-    expect((await call("/blocks", { chainCode, count: 1 })).status).toBe(200);
+  /** The payer pays `order` in full on its chain; its callback's first attempt, once recorded. */
+  async function payAndCallback(order: typeof payinOrders.$inferSelect, amount: string) {
+    await sandboxPay(gw.url, order.chain, order.token, order.address, amount);
+    return callbackOf(order.orderNo);
   }
   const decode = (s: string) => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
 
@@ -100,8 +101,7 @@ describe("real shop plugins in PHP", () => {
     expect(picked.status).toBe(302);
     const order = await byShopId("2026112900001");
     expect([order.chain, order.amount]).toEqual(["TRON", "4225353"]);
-    await chainPay("TRON", order.address, "4.225353");
-    const cb = await callbackOf(order.orderNo);
+    const cb = await payAndCallback(order, "4.225353");
     expect([cb.kind, cb.state, cb.attempts]).toEqual(["epay", "delivered", 1]);
     expect(JSON.parse((await v2board.get("/state")).text).paid).toEqual({ "2026112900001": order.orderNo });
   });
@@ -111,8 +111,7 @@ describe("real shop plugins in PHP", () => {
     expect(made).toMatchObject({ ok: true, result: { type: 1, data: expect.stringContaining("/checkout/") } });
     const order = await byShopId("2026112900002");
     expect([order.chain, order.token, order.amount]).toEqual(["TRON", "USDT", "4000000"]);
-    await chainPay("TRON", order.address, "4");
-    const cb = await callbackOf(order.orderNo);
+    const cb = await payAndCallback(order, "4");
     expect([cb.kind, cb.state, cb.attempts]).toEqual(["epusdt", "delivered", 1]);
     expect(JSON.parse((await v2board.get("/state")).text).paid["2026112900002"]).toBe(order.orderNo);
 
@@ -134,8 +133,7 @@ describe("real shop plugins in PHP", () => {
     expect(outTradeNo).toMatch(/^wpeu_42_\d+$/);
     const order = await byShopId(outTradeNo);
     expect([order.chain, order.token, order.amount]).toEqual(["TRON", "USDT", "4000000"]);
-    await chainPay("TRON", order.address, "4");
-    const cb = await callbackOf(order.orderNo);
+    const cb = await payAndCallback(order, "4");
     expect([cb.kind, cb.state, cb.attempts, cb.lastError]).toEqual(["epusdt", "delivered", 1, null]);
     const after = JSON.parse((await woo.get("/shop/order?order=42")).text);
     expect(after.status).toBe("processing");
@@ -153,8 +151,7 @@ describe("real shop plugins in PHP", () => {
     const page = await fetch(link, { redirect: "manual" });
     expect([page.status, (await page.text()).includes('value="TRON:USDT"')]).toEqual([200, true]);
     const order = await byShopId("SDK-1");
-    await chainPay("TRON", order.address, "4.225353");
-    const cb = await callbackOf(order.orderNo);
+    const cb = await payAndCallback(order, "4.225353");
     expect([cb.kind, cb.state, cb.attempts]).toEqual(["epay", "delivered", 1]);
     expect(JSON.parse((await sdk!.get("/state")).text).paid).toEqual({ "SDK-1": tradeNo });
     const after = JSON.parse((await sdk!.get(`/sdk/query?trade_no=${tradeNo}`)).text);
@@ -165,8 +162,7 @@ describe("real shop plugins in PHP", () => {
     const made = JSON.parse((await v2board.get("/donghan/pay?trade_no=2026112900008&total_amount=3000&trade_type=usdt.trc20")).text);
     expect(made).toMatchObject({ ok: true, result: { type: 1 } });
     const order = await byShopId("2026112900008");
-    await chainPay("TRON", order.address, "4.225353");
-    const cb = await callbackOf(order.orderNo);
+    const cb = await payAndCallback(order, "4.225353");
     expect([cb.kind, cb.state, cb.attempts]).toEqual(["epusdt", "delivered", 1]);
     expect(JSON.parse((await v2board.get("/state")).text).paid["2026112900008"]).toBe(order.orderNo);
     const trx = JSON.parse((await v2board.get("/donghan/pay?trade_no=2026112900009&total_amount=3000&trade_type=tron.trx")).text);

@@ -8,12 +8,15 @@ import type { Browser } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { addUser, confirmIdentity, PHONE, signedIn } from "../testing/backoffice-browser";
-import { listAudit } from "../audit/log";
+import { CLI_ACTOR, listAudit } from "../audit/log";
+import { setCompatKeys } from "../merchants/compat-keys";
+import { payinOrders } from "../db/schema";
+import { eq } from "drizzle-orm";
 
 let gw: TestGateway;
 let browser: Browser;
 beforeAll(async () => {
-  gw = await startTestGateway({ jobs: false, config: { rates: { fixed: { CNY: "7.10" } }, chains: { BSC: { enabled: false }, SOL: { enabled: false } } } });
+  gw = await startTestGateway({ jobs: false, config: { rates: { fixed: { CNY: "7.10" } }, chains: { SOL: { enabled: false } } } });
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -54,4 +57,27 @@ test("Shop plugins: save the epusdt token and EPay key behind re-authentication;
   });
   expect(await res.json()).toMatchObject({ status_code: 200, data: { order_id: "bo-1", amount: 7.1, actual_amount: 1 } });
   expect(listAudit(gw.ctx.db, { actor: who.username }).entries.map((e) => e.action)).toContain("merchant.compat_keys");
+}, 120_000);
+
+test("EPay without type (DESIGN 24): the payer picks the network on a phone, the page passes axe, and lands on that network's checkout", async () => {
+  const key = "browser-epay-key-1";
+  setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, gw.merchant.uid, { epay: key }, CLI_ACTOR);
+  const p = { pid: gw.merchant.uid.slice(1), out_trade_no: "pick-1", notify_url: "http://127.0.0.1:9/n", return_url: "http://127.0.0.1:9/r", name: "VIP 月卡", money: "71" };
+  const text = Object.keys(p).sort().map((k) => `${k}=${p[k as keyof typeof p]}`).join("&") + key;
+  const link = `${gw.url}/compat/epay/submit.php?${new URLSearchParams({ ...p, sign: createHash("md5").update(text).digest("hex"), sign_type: "MD5" })}`;
+  const ctx = await browser.newContext(PHONE);
+  const page = await ctx.newPage();
+  await page.goto(link);
+  await page.getByRole("heading", { name: /Choose a network/ }).waitFor();
+  expect(await page.getByText("VIP 月卡: 71").count()).toBe(1);
+  const r = await new AxeBuilder({ page } as never).analyze();
+  expect(r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+  const buttons = await page.getByRole("button").allTextContents();
+  expect(buttons).toContain("TRON USDT");
+  const bsc = buttons.find((b) => b.endsWith(" USDT") && b !== "TRON USDT")!;
+  await page.getByRole("button", { name: bsc }).click();
+  await page.waitForURL(/\/checkout\//);
+  const order = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, "pick-1")).get()!;
+  expect([order.chain, order.token, order.amount]).toEqual(["BSC", "USDT", "10000000000000000000"]);
+  await ctx.close();
 }, 120_000);

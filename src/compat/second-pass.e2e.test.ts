@@ -2,7 +2,6 @@
 // test per gap the issue found, each driven over HTTP by a client written here from the
 // protocols' descriptions (BEpusdt's trade types, GMPay's fork, 彩虹易支付's mapi.php/api.php).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { callbacks, payinOrders } from "../db/schema";
 import { TestClock } from "../lib/clock";
@@ -13,19 +12,12 @@ import { setCompatKeys } from "../merchants/compat-keys";
 import { CLI_ACTOR } from "../audit/log";
 import { eventually } from "../testing/wait";
 import { meantPath } from "./routes";
+import { md5Sign, sandboxPay } from "../testing/compat-client";
 
 const T0 = Date.parse("2026-11-28T08:00:00Z");
 const TOKEN = "epusdt_token_second_pass";
 const KEY = "epay_key_second_pass";
 
-function md5Sign(params: Record<string, unknown>, secret: string, skip: string[]): string {
-  const text = Object.keys(params)
-    .filter((k) => !skip.includes(k) && params[k] !== "" && params[k] !== null && params[k] !== undefined)
-    .sort()
-    .map((k) => `${k}=${String(params[k])}`)
-    .join("&");
-  return createHash("md5").update(text + secret).digest("hex");
-}
 const epusdtSigned = (p: Record<string, unknown>) => ({ ...p, signature: md5Sign(p, TOKEN, ["signature"]) });
 const epaySigned = (p: Record<string, string>) => ({ ...p, sign: md5Sign(p, KEY, ["sign", "sign_type"]), sign_type: "MD5" });
 
@@ -44,11 +36,7 @@ describe("shop plugins, second pass (DESIGN 24)", () => {
     return { status: res.status, text: await res.text(), location: res.headers.get("location") };
   }
   const create = async (p: Record<string, unknown>, path = "/api/v1/order/create-transaction") => JSON.parse((await post(epusdtBase + path, JSON.stringify(epusdtSigned(p)), "application/json")).text);
-  async function chainPay(chainCode: string, tokenSymbol: string, address: string, amount: string) {
-    const call = (path: string, b: unknown) => fetch(`${gw.url}/sandbox${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(b) });
-    expect((await call("/transfers", { chainCode, tokenSymbol, toAddress: address, amount })).status).toBe(200);
-    expect((await call("/blocks", { chainCode, count: 1 })).status).toBe(200);
-  }
+  const chainPay = (chainCode: string, tokenSymbol: string, address: string, amount: string) => sandboxPay(gw.url, chainCode, tokenSymbol, address, amount);
   const delivered = (orderNo: string) =>
     eventually(() => {
       const r = gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, orderNo)).get();

@@ -216,6 +216,31 @@ export function findCompatOrder(db: DbOrTx, merchantId: number, protocol: Compat
   return compat ? { order, compat } : undefined;
 }
 
+/**
+ * The networks ("CHAIN:TOKEN") a payer may pick for a price in [compat] currency: every enabled
+ * one whose token has a current rate. None priced: the rate problem (epusdt 10006, EPay 422).
+ */
+export function pricedNetworks(ctx: CompatCtx): string[] {
+  const currency = ctx.config.compat.currency;
+  const priced = new Map<string, boolean>();
+  const hasRate = (token: string) => {
+    if (!priced.has(token)) {
+      try {
+        currentRate(ctx, currency, token);
+        priced.set(token, true);
+      } catch (e) {
+        if (!(e instanceof AppError && e.code === 56001)) throw e;
+        priced.set(token, false);
+      }
+    }
+    return priced.get(token)!;
+  };
+  const all = [...ctx.chains.values()].flatMap((a) => a.tokens.map((t) => ({ pair: `${a.chain}:${t.symbol}`, token: t.symbol })));
+  const offered = all.filter((n) => hasRate(n.token)).map((n) => n.pair);
+  if (all.length && !offered.length) throw new CompatProblem("rate", `no current ${currency} rate`);
+  return offered;
+}
+
 /** A compatibility order of this merchant by the shop's own order id (EPay out_trade_no). */
 export function findCompatOrderByShopId(db: DbOrTx, merchantId: number, protocol: CompatProtocol, orderId: string): CompatOrder | undefined {
   const order = orderByMerchantOrderNo(db, merchantId, orderId);

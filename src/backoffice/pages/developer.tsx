@@ -159,6 +159,8 @@ function ShopPlugins({ data, v }: { data: DeveloperData; v: Viewer }): JSX.Eleme
         <dd class="mono wrap" safe>
           {`${base}/compat/epusdt/${m.uid}/api/v1/order/create-transaction`}
         </dd>
+        <dt safe>{tr("GMPay-style plugins: PID")}</dt>
+        <dd safe>{tr("Any value: it is signed and echoed in the callback; the merchant is the one in the address.")}</dd>
         <dt safe>{tr("epusdt token")}</dt>
         <dd class="mono" safe>
           {keys.epusdt ?? tr("not set (epusdt off)")}
