@@ -6,11 +6,14 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { payinOrders, invoices } from "../db/schema";
 import { startTestGateway, type TestGateway } from "../testing/harness";
+import { TestClock } from "../lib/clock";
 import { CLIENT_CHOICES_PER_MINUTE, INVOICE_CHOICES_PER_MINUTE } from "./routes";
 
 let gw: TestGateway;
+const clock = new TestClock(Date.parse("2026-11-29T08:00:00Z"));
 beforeAll(async () => {
-  gw = await startTestGateway({ jobs: false, config: { server: { trusted_proxies: ["127.0.0.1/32", "::1/128"] }, rates: { source: "fixed", fixed: { CNY: "7.10" } }, chains: { TRON: { confirmations: 2 } } } });
+  // The gateway's clock stands still: the buckets fill again only when the test says so.
+  gw = await startTestGateway({ clock, jobs: false, config: { server: { trusted_proxies: ["127.0.0.1/32", "::1/128"] }, rates: { source: "fixed", fixed: { CNY: "7.10" } }, chains: { TRON: { confirmations: 2 } } } });
 });
 afterAll(() => gw.stop());
 
@@ -39,6 +42,9 @@ test("40 choices on one invoice in a burst: at most the invoice's limit of pay-i
   const zh = await choose(inv.url, 0, "zh");
   expect(zh.status).toBe(429);
   expect(await zh.text()).toContain("此账单更换网络的次数过多");
+  // A minute later the bucket is full again.
+  await clock.advance(60_000);
+  expect((await choose(inv.url, 1)).status).toBe(303);
 });
 
 test("one client across invoices: its choices stop at the client's limit, another client still chooses", async () => {
