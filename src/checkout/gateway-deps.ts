@@ -1,6 +1,8 @@
 // Connects the hosted pages to real orders and bindings, by their unguessable link tokens.
 import { SandboxChain } from "../chains/sandbox/chain";
 import type { Cipher } from "../secrets/cipher";
+import type { Config } from "../config/schema";
+import { clientIpResolver } from "../lib/client-ip";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import { iso } from "../lib/clock";
 import { addressById } from "../wallet/addresses";
@@ -23,7 +25,7 @@ import { holdReason } from "../payin/hold";
 const REFUND_STATE: Record<string, CheckoutRefundView["state"]> = { awaiting_address: "awaiting_address", submitted: "on_its_way", broadcasted: "on_its_way", confirmed: "sent", failed: "failed" };
 
 /** What the hosted pages' lookups read from the gateway (and the invoice page's network choice writes with). */
-export type CheckoutGatewayCtx = InvoiceNetworkCtx & RefundCtx & { publicUrl: string; cipher: Cipher };
+export type CheckoutGatewayCtx = InvoiceNetworkCtx & RefundCtx & { publicUrl: string; cipher: Cipher; config: Pick<Config, "server"> };
 
 /**
  * `afterRefundAddress` runs the first attempt of a refund's new payout (the payout job would
@@ -51,6 +53,7 @@ export function gatewayCheckoutDeps(
   return {
     now: () => ctx.clock.now(),
     forms: { db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() },
+    clientIp: clientIpResolver(ctx.config.server.trusted_proxies),
     // DESIGN 8: simulating is for a whole-sandbox gateway only (never in a mixed test config).
     sandbox: (chain) => isSandboxGateway(ctx) && ctx.chains.get(chain) instanceof SandboxChain,
     onError: (context, err) => ctx.logger.error(context, { error: String((err as Error)?.stack ?? err) }),

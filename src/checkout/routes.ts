@@ -12,6 +12,8 @@ import type { CheckoutDeps, InvoiceChoiceProblem, InvoiceDeps } from "./types";
 import { renderInvoicePage } from "./invoice-page";
 import { renderRefundPage } from "./refund-page";
 import { newOnceToken, once, ONCE_FIELD } from "../once/once";
+import { RateLimiter } from "../auth/rate-limit";
+import { AppError } from "../errors";
 import type { RefundDeps, RefundProblem } from "./types";
 
 /** Tokens are opaque to us, but bounded: anything else is not ours to look up. */
@@ -23,9 +25,9 @@ function locale(request: Request): Locale {
   return pickLocale(request.headers.get("accept-language"), lang);
 }
 
-function htmlResponse(render: (nonce: string) => string, status = 200): Response {
+function htmlResponse(render: (nonce: string) => string, status = 200, extra: Record<string, string> = {}): Response {
   const nonce = newNonce();
-  return new Response(render(nonce), { status, headers: htmlHeaders(nonce) });
+  return new Response(render(nonce), { status, headers: { ...htmlHeaders(nonce), ...extra } });
 }
 
 function messagePage(request: Request, kind: "notFound" | "error"): Response {
@@ -183,7 +185,15 @@ function seeOther(location: string, request: Request): Response {
   return new Response(null, { status: 303, headers: { location: location + q, "cache-control": "no-store" } });
 }
 
-const PROBLEM_STATUS: Record<InvoiceChoiceProblem, number> = { closed: 409, not_offered: 422, payment_detected: 409, no_rate: 503, busy: 503, amount_limits: 422 };
+const PROBLEM_STATUS: Record<InvoiceChoiceProblem, number> = { closed: 409, not_offered: 422, payment_detected: 409, no_rate: 503, busy: 503, amount_limits: 422, too_many: 429 };
+
+/**
+ * Each network choice on an invoice page makes a pay-in (another network closes the current one
+ * and opens a new one): choices are limited per invoice and per client address, with the API's
+ * token buckets (auth/rate-limit.ts). A burst of this many, then one more every 60/N seconds.
+ */
+export const INVOICE_CHOICES_PER_MINUTE = 10;
+export const CLIENT_CHOICES_PER_MINUTE = 30;
 
 /**
  * The invoice page (DESIGN 18): the network buttons until one is chosen, then the chosen
@@ -191,7 +201,21 @@ const PROBLEM_STATUS: Record<InvoiceChoiceProblem, number> = { closed: 409, not_
  * `?change=1` shows the buttons again while the payment may still change network.
  */
 function invoiceRoutes(deps: CheckoutDeps, inv: InvoiceDeps, onError: (context: string, err: unknown) => void) {
-  const page = (request: Request, token: string, found: NonNullable<ReturnType<InvoiceDeps["findInvoice"]>>, problem?: InvoiceChoiceProblem) =>
+  const perInvoice = new RateLimiter<string>(INVOICE_CHOICES_PER_MINUTE);
+  const perClient = new RateLimiter<string>(CLIENT_CHOICES_PER_MINUTE);
+  /** Seconds until this client may choose a network on this invoice again, or null: it may now. */
+  const limited = (request: Request, token: string): number | null => {
+    try {
+      const now = deps.now();
+      perClient.take(deps.clientIp?.(request) ?? "unknown", now);
+      perInvoice.take(token, now);
+      return null;
+    } catch (e) {
+      if (e instanceof AppError && e.code === 10029) return Number((e.data as { retryAfter?: number } | null)?.retryAfter ?? 60);
+      throw e;
+    }
+  };
+  const page = (request: Request, token: string, found: NonNullable<ReturnType<InvoiceDeps["findInvoice"]>>, problem?: InvoiceChoiceProblem, retryAfter?: number) =>
     htmlResponse(
       (nonce) =>
         renderInvoicePage({
@@ -205,6 +229,7 @@ function invoiceRoutes(deps: CheckoutDeps, inv: InvoiceDeps, onError: (context: 
           problem,
         }),
       problem ? PROBLEM_STATUS[problem] : 200,
+      retryAfter === undefined ? {} : { "retry-after": String(retryAfter) },
     );
   return new Elysia({ name: "invoice-page" })
     .get("/invoice/:token", ({ params, request }) => {
@@ -222,6 +247,8 @@ function invoiceRoutes(deps: CheckoutDeps, inv: InvoiceDeps, onError: (context: 
         if (failed) return messagePage(request, "error");
         if (!found) return messagePage(request, "notFound");
         const network = typeof (body as Record<string, unknown> | undefined)?.network === "string" ? ((body as Record<string, string>).network as string) : "";
+        const wait = limited(request, params.token);
+        if (wait !== null) return page(request, params.token, found, "too_many", wait);
         let r: ReturnType<InvoiceDeps["chooseNetwork"]>;
         try {
           r = inv.chooseNetwork(params.token, network);

@@ -79,7 +79,7 @@ export interface InvoicePageView {
 }
 
 /** Why a network choice was refused (src/payin/invoice-network.ts ChoiceProblem). */
-export type InvoiceChoiceProblem = "closed" | "not_offered" | "payment_detected" | "no_rate" | "busy" | "amount_limits";
+export type InvoiceChoiceProblem = "closed" | "not_offered" | "payment_detected" | "no_rate" | "busy" | "amount_limits" | "too_many";
 
 /** The invoice side of the hosted pages; absent where invoices are not served. */
 export interface InvoiceDeps {
@@ -145,6 +145,8 @@ export interface CheckoutDeps {
   invoices?: InvoiceDeps;
   /** Refunds (DESIGN 20): the page where the payer gives the address. */
   refunds?: RefundDeps;
+  /** The client address of a request (server.trusted_proxies believed): the invoice page's per-client limit. */
+  clientIp?(request: Request): string | null;
   /** One-time form tokens (src/once/once.ts): the refund form sent twice gives the address once. */
   forms?: OnceDeps;
   /** Where lookup and simulation failures go (the payer only sees a friendly page); default console.error. */

@@ -32,6 +32,8 @@ export interface OnceDeps {
   db: Db;
   cipher: Cipher;
   now(): number;
+  /** How long a POST of a claimed token waits for its answer; default ONCE_WAIT_MS. */
+  waitMs?: number;
 }
 
 /** Why a POST with a token ran nothing: the caller answers with its own page. */
@@ -103,7 +105,7 @@ function letGo(d: OnceDeps, token: string): void {
 
 /** A token claimed before: its kept answer, once there (waiting up to ONCE_WAIT_MS), the refusal, or null when the claim was let go. */
 async function answerOfClaimed(d: OnceDeps, token: string, scope: string, refuse: (why: OnceRefusal) => Response): Promise<Response | null> {
-  const deadline = Date.now() + ONCE_WAIT_MS;
+  const deadline = Date.now() + (d.waitMs ?? ONCE_WAIT_MS);
   for (;;) {
     const row = submissionByToken(d.db, token);
     if (!row) return null;
