@@ -1,5 +1,5 @@
 // Sentences made elsewhere in English with values in them (a callback's error in plain words,
-// src/callbacks/plain-error.ts)
+// src/callbacks/plain-error.ts; a refused "Accept as paid", src/payin/kept.ts)
 // shown in the page's language: the sentence is matched against English templates with `{name}`
 // placeholders and the matching template's translation is filled with the same values. A
 // sentence no template matches is looked up as is (tr), so English stays exactly as it was made.

@@ -113,6 +113,24 @@ describe("order freeze | release | cancel", () => {
       ["risk_settled", "20.000000", "19.000000"],
     ]);
   });
+
+  test("the same rules as the back office (issue 36): release is refused once refunds made by API leave less than the amount; cancel then keeps the payment the order's", async () => {
+    const o = await create("10");
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "12" });
+    await sb.mine("TRON", 2);
+    const held = await get(o.orderNo);
+    expect(held).toMatchObject({ status: "frozen_abnormal", paidAmount: "12.000000" });
+    await client.createRefund(o.orderNo, { refundNo: "cli-all", amount: "12", toAddress: SENDER });
+    const rel = cli("order", "release", o.orderNo);
+    expect(rel.code).not.toBe(0);
+    expect(rel.stderr).toContain(`cannot release order ${o.orderNo}: 12.000000 USDT was already refunded, so 0.000000 USDT is kept, less than the order amount of 10.000000 USDT: it cannot be accepted as paid.`);
+    expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
+    expect(json("order", "cancel", o.orderNo)).toMatchObject({ status: "cancelled" });
+    // Not an unmatched deposit whose 12 could be refunded a second time.
+    expect((json("deposit", "list", "--unmatched") as Array<Record<string, unknown>>).some((d) => d.txHash === held.txHash)).toBe(false);
+    const again = await client.createRefund(o.orderNo, { refundNo: "cli-more", amount: "0.01", toAddress: SENDER }).catch((e) => e);
+    expect(again.code).toBe(55001);
+  });
 });
 
 describe("deposit list --unmatched | attach", () => {

@@ -17,6 +17,8 @@ import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { tr, trf, trm } from "../i18n";
+import { trMatch } from "../i18n-match";
+import { ACCEPT_REFUSED } from "../../payin/kept";
 
 type TransferRow = Parameters<typeof depositRefundable>[1];
 
@@ -28,7 +30,8 @@ export const backofficeRefundNo = (once: string | null, now: number): string => 
 
 /** The words for a refused refund or resolution (the API's codes, the services' own refusals), or null for other errors. */
 export function refundProblem(e: unknown): string | null {
-  if (e instanceof OperatorError || e instanceof RefundRefused) return e.message;
+  // A refused "Accept as paid" (src/payin/kept.ts) in the page's language.
+  if (e instanceof OperatorError || e instanceof RefundRefused) return trMatch(e.message, [ACCEPT_REFUSED]);
   if (!(e instanceof AppError)) return null;
   const data = e.data as Record<string, unknown> | null;
   if (e.code === 55001) return trf("That is more than can be refunded ({left} left).", { left: String(data?.refundable ?? "0") });
