@@ -23,6 +23,7 @@ describe("pause after a failure (backoff ×0.75–1.25 jitter, suspension rules,
     ["Retry-After longer than the backoff wins", 1, failure("http", 503, 2_000), 2_000, 2_000],
     ["Retry-After past backoffMaxMs is honoured", 1, failure("http", 429, 30_000), 30_000, 30_000],
     ["Retry-After past a minute waits a minute", 1, failure("http", 429, 600_000), 60_000, 60_000],
+    ["a short Retry-After replaces the rule's guess", 1, failure("http", 429, 1_000), 1_000, 1_000],
   ])("%s", (_label, failures, err, min, max) => {
     for (let i = 0; i < 20; i++) {
       const p = t.pauseFor(failures, err);

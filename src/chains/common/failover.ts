@@ -248,16 +248,19 @@ export class FailoverTransport {
     throw last ?? a.asFailure(new Error(`${a.call} failed`), "");
   }
 
-  /** Pause length after a failure: backoff with jitter, at least a matching suspension rule and Retry-After, at most backoffMaxMs. */
+  /**
+   * Pause length after a failure: backoff with jitter, at most backoffMaxMs; at least the
+   * Retry-After the endpoint sent (up to a minute), or without one a matching suspension rule.
+   */
   pauseFor(failures: number, err: EndpointFailure): number {
     let wait = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** (failures - 1));
     // Jitter so several watchers do not hammer a recovering endpoint in step.
     wait *= 0.75 + Math.random() * 0.5;
-    for (const r of this.suspensions) if (err.httpStatus !== undefined && r.statuses.includes(err.httpStatus)) wait = Math.max(wait, r.minPauseMs);
     wait = Math.min(wait, this.backoffMaxMs);
-    // The endpoint said how long: honoured even past backoffMaxMs (a minute at most).
-    if (err.retryAfterMs !== undefined) wait = Math.max(wait, Math.min(err.retryAfterMs, Math.max(this.backoffMaxMs, RETRY_AFTER_MAX_MS)));
-    return wait;
+    // The endpoint said how long: that, even past backoffMaxMs (a minute at most), instead of a rule's guess.
+    if (err.retryAfterMs !== undefined) return Math.max(wait, Math.min(err.retryAfterMs, Math.max(this.backoffMaxMs, RETRY_AFTER_MAX_MS)));
+    for (const r of this.suspensions) if (err.httpStatus !== undefined && r.statuses.includes(err.httpStatus)) wait = Math.max(wait, r.minPauseMs);
+    return Math.min(wait, this.backoffMaxMs);
   }
 
   private markDown(h: Endpoint, err: EndpointFailure) {
