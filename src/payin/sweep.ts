@@ -61,6 +61,7 @@ export class PayinSweep {
     const live = new Set(targets.map((t) => t.address));
     for (const a of this.swept.keys()) if (!live.has(a)) this.swept.delete(a);
     // Never swept first, then the longest ago.
+    let firstError: { address: string; error: string } | undefined;
     const order = targets.sort((a, b) => Number((this.swept.get(a.address) ?? -1n) - (this.swept.get(b.address) ?? -1n)));
     for (const t of order.slice(0, this.opts.maxAddresses ?? SWEEP_MAX_ADDRESSES)) {
       report.addresses++;
@@ -73,9 +74,11 @@ export class PayinSweep {
         this.swept.set(t.address, upTo);
       } catch (e) {
         report.failed++;
-        logger.warn("sweep: asking the node failed; asked again next run", { chain, address: t.address, error: String((e as Error)?.message ?? e) });
+        firstError ??= { address: t.address, error: String((e as Error)?.message ?? e) };
       }
     }
+    // One line per run, not one per address: a node that cannot answer would fail them all.
+    if (firstError) logger.warn("sweep: asking the node failed; asked again next run", { chain, failed: report.failed, of: report.addresses, ...firstError });
     return report;
   }
 

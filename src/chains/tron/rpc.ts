@@ -106,11 +106,11 @@ export class TronRpc {
     });
   }
 
-  /** GET `path` with a query (TronGrid's /v1 REST API: an account's TRC20 history), with failover and backoff. */
-  get<T = unknown>(path: string, query: Record<string, string | number | boolean> = {}): Promise<T> {
+  /** GET `path` with a query (TronGrid's /v1 REST API: an account's TRC20 history), with failover and backoff; null when the endpoint does not serve it (404). */
+  get<T = unknown>(path: string, query: Record<string, string | number | boolean> = {}): Promise<T | null> {
     return this.transport.run({
       call: path.replace(/\/T[1-9A-HJ-NP-Za-km-z]{33}\//, "/…/"),
-      exchange: (t) => this.send(t, path, null, query) as Promise<T>,
+      exchange: (t) => this.send(t, path, null, query) as Promise<T | null>,
       asFailure: (e, url) => (e instanceof TronRpcError ? e : new TronRpcError(String(e), "network", undefined, url)),
       closed: () => new TronRpcError("client closed (shutting down)", "network"),
     });
@@ -141,6 +141,8 @@ export class TronRpc {
       const name = (e as Error)?.name;
       throw new TronRpcError(`reading answer failed: ${(e as Error)?.message ?? e}`, name === "TimeoutError" || name === "AbortError" ? "timeout" : "network", undefined, base);
     }
+    // A GET of TronGrid's v1 API on a node that does not serve it: an answer (null), not an endpoint fault.
+    if (body === null && res.status === 404) return null;
     if (!res.ok) {
       const err = new TronRpcError(`HTTP ${res.status}: ${text.slice(0, 200)}`, "http", res.status, base);
       err.retryAfterMs = retryAfterMs(res);

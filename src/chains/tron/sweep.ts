@@ -58,6 +58,7 @@ export function tronSweep(d: TronSweepDeps): (q: SweepQuery) => Promise<Incoming
     for (let page = 0; page < MAX_PAGES; page++) {
       const query = { only_to: true, limit, min_timestamp: Math.max(0, Math.floor(since)), order_by: "block_timestamp,desc", ...(fingerprint ? { fingerprint } : {}) };
       const r = await d.rpc.get<HistoryPage>(`v1/accounts/${address}/transactions/trc20`, query);
+      if (r === null) throw new Error("the TRON endpoint does not serve TronGrid's v1 API (GET /v1/accounts/…/transactions/trc20), which the sweep needs");
       if (r.success === false) throw new Error(`TRON TRC20 history of ${address} refused`);
       for (const e of r.data ?? []) {
         if (e.to !== address || !byContract.has(String(e.token_info?.address ?? ""))) continue;
