@@ -24,7 +24,7 @@ import type {
   WatchSet,
 } from "../types";
 import { deriveEvmKey, isEvmAddress, normalizeEvmAddress } from "./address";
-import { evmSweep } from "./sweep";
+import { evmSweep, transferOfLog } from "./sweep";
 import { RpcClient, RpcError, type RpcLogger } from "../json-rpc";
 import { type Clock, sleep, systemClock } from "../../lib/clock";
 import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
@@ -141,14 +141,14 @@ export interface EvmAdapter extends ChainAdapter {
   nonceVerdict(tx: SignedTransfer): Promise<"ours" | "taken" | "open" | "unsure">;
 }
 
-interface RpcBlock {
+export interface RpcBlock {
   number: string;
   hash: string;
   timestamp: string;
   baseFeePerGas?: string;
 }
 
-interface RpcLog {
+export interface RpcLog {
   address: string;
   topics: string[];
   data: string;
@@ -506,18 +506,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
         }
       }
 
-      const transfers: IncomingTransfer[] = hits.map((l) => ({
-        chain: profile.chain,
-        token: byContract.get(l.address.toLowerCase())!.symbol,
-        txHash: l.transactionHash,
-        logIndex: Number(BigInt(l.logIndex)),
-        blockNumber: BigInt(l.blockNumber),
-        blockHash: l.blockHash,
-        blockTime: times.get(l.blockHash)!,
-        from: getAddress("0x" + l.topics[1].slice(26)),
-        to: getAddress("0x" + l.topics[2].slice(26)),
-        amount: BigInt(l.data.length > 2 ? l.data : "0x0"),
-      }));
+      const transfers: IncomingTransfer[] = hits.map((l) => transferOfLog(profile.chain, byContract.get(l.address.toLowerCase())!, l, times.get(l.blockHash)!));
       transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
       return { transfers, tip };
     },

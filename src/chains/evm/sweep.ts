@@ -7,6 +7,7 @@
 import { getAddress } from "viem";
 import type { RpcClient, RpcError } from "../json-rpc";
 import type { ChainCode, IncomingTransfer, SweepQuery, TokenInfo } from "../types";
+import type { RpcBlock, RpcLog } from "./adapter";
 
 export interface EvmSweepDeps {
   chain: ChainCode;
@@ -21,23 +22,6 @@ export interface EvmSweepDeps {
   isRangeRefusal(e: RpcError): boolean;
   /** Most blocks one sweep of one address covers (its cost bound: maxBlocks / maxLogRange calls). Default 10 × maxLogRange. */
   maxBlocks?: number;
-}
-
-interface RpcLog {
-  address: string;
-  topics: string[];
-  data: string;
-  blockNumber: string;
-  blockHash: string;
-  transactionHash: string;
-  logIndex: string;
-  removed?: boolean;
-}
-
-interface RpcBlock {
-  number: string;
-  hash: string;
-  timestamp: string;
 }
 
 const hex = (n: bigint) => "0x" + n.toString(16);
@@ -110,17 +94,22 @@ export function evmSweep(d: EvmSweepDeps): (q: SweepQuery) => Promise<IncomingTr
       if (!b) throw new Error(`${d.name} block ${h} vanished during the sweep (reorg); sweep again`);
       times.set(h, Number(BigInt(b.timestamp)) * 1000);
     });
-    return logs.map((l) => ({
-      chain: d.chain,
-      token: byContract.get(l.address.toLowerCase())!.symbol,
-      txHash: l.transactionHash,
-      logIndex: Number(BigInt(l.logIndex)),
-      blockNumber: BigInt(l.blockNumber),
-      blockHash: l.blockHash,
-      blockTime: times.get(l.blockHash)!,
-      from: getAddress("0x" + l.topics[1]!.slice(26)),
-      to: address,
-      amount: BigInt(l.data.length > 2 ? l.data : "0x0"),
-    }));
+    return logs.map((l) => transferOfLog(d.chain, byContract.get(l.address.toLowerCase())!, l, times.get(l.blockHash)!));
+  };
+}
+
+/** A Transfer log of a configured token as the incoming transfer the funnel records (the scan's and the sweep's one reading). */
+export function transferOfLog(chain: ChainCode, token: TokenInfo, l: RpcLog, blockTime: number): IncomingTransfer {
+  return {
+    chain,
+    token: token.symbol,
+    txHash: l.transactionHash,
+    logIndex: Number(BigInt(l.logIndex)),
+    blockNumber: BigInt(l.blockNumber),
+    blockHash: l.blockHash,
+    blockTime,
+    from: getAddress("0x" + l.topics[1]!.slice(26)),
+    to: getAddress("0x" + l.topics[2]!.slice(26)),
+    amount: BigInt(l.data.length > 2 ? l.data : "0x0"),
   };
 }
