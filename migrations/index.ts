@@ -24,6 +24,7 @@ import m21 from "./0290_gas_topup_replacements.sql" with { type: "text" };
 import m22 from "./0300_refunds_failed.sql" with { type: "text" };
 import m23 from "./0305_form_submissions.sql" with { type: "text" };
 import m24 from "./0320_compat_gmpay.sql" with { type: "text" };
+import m25 from "./0340_transfers_found_by.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -53,4 +54,5 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0300_refunds_failed", sql: m22 },
   { name: "0305_form_submissions", sql: m23 },
   { name: "0320_compat_gmpay", sql: m24 },
+  { name: "0340_transfers_found_by", sql: m25 },
 ];

@@ -6,7 +6,8 @@
 // 2. completed-callback latency for 1,000 orders completed by one block,
 //    without and with concurrent create load;
 // 3. fairness: merchant B's callbacks while merchant A's endpoints hang;
-// 4. RPC calls per block (TRON, BSC, BASE) / slot (SOL) at 10 and 100,000 watched addresses.
+// 4. RPC calls per block (TRON, BSC, BASE) / slot (SOL) at 10 and 100,000 watched addresses;
+//    4b. the sweep's calls per address (scripts/bench-sweep.ts).
 // 5. watcher time per block with 10 vs 1,000 pending deposits.
 // growth. 10k vs 2M stored orders: large/small per operation, idle stalls (scripts/bench-growth.ts).
 // energy. TRX spent per 100 TRON payouts, [chains.TRON.energy] mode burn vs stake (scripts/bench-energy.ts).
@@ -476,6 +477,7 @@ async function benchRpc() {
     const scan = Bun.spawnSync([BUN, join(ROOT, "scripts/bench-bsc-scan.ts"), chain], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });
     if (scan.exitCode) throw new Error(`${chain} scan bench failed`);
   }
+  await (await import("./bench-sweep")).benchSweep();
 }
 
 // ---------------------------------------------------------------------------

@@ -33,6 +33,7 @@ import { TreasuryRunner } from "../treasury/runner";
 import { gatewayCheckoutDeps } from "../checkout/gateway-deps";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { ChainWatcher } from "../watcher/watcher";
+import { PayinSweep } from "../payin/sweep";
 import { payinTransferPort } from "../payin/deposits";
 import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
@@ -63,6 +64,8 @@ export interface RunningGateway {
 /** Long-lived workers the routes and jobs share. */
 export interface Runtime {
   watchers: Map<ChainCode, ChainWatcher>;
+  /** The second detection path per rpc-mode chain (DESIGN 25, src/payin/sweep.ts). */
+  sweeps: Map<ChainCode, PayinSweep>;
   /** Signs, broadcasts and tracks payouts. */
   payouts: PayoutExecutor;
   /** Drives confirmed batch payouts and collection runs (their items become payout orders). */
@@ -98,6 +101,7 @@ export function createRuntime(ctx: AppContext): Runtime {
   const runtime: Runtime = {
     ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
     watchers,
+    sweeps: new Map(),
     rates: new RateRefresher(ctx),
     maintenance: ctx.config.database.path === ":memory:" ? null : new DbMaintenance(ctx.db, ctx.config.database.path, ctx.logger),
     payouts,
@@ -109,7 +113,9 @@ export function createRuntime(ctx: AppContext): Runtime {
     },
   };
   for (const [code, adapter] of ctx.chains) {
-    runtime.watchers.set(code, new ChainWatcher(ctx, adapter, payinTransferPort(ctx)));
+    const watcher = new ChainWatcher(ctx, adapter, payinTransferPort(ctx));
+    runtime.watchers.set(code, watcher);
+    if (adapter.sweep) runtime.sweeps.set(code, new PayinSweep(ctx, adapter, () => watcher.scanned()));
   }
   return runtime;
 }
@@ -187,6 +193,9 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     } else {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
     }
+    const sweep = runtime.sweeps.get(code);
+    const sweepEvery = parseDuration(ctx.config.payin.sweep_every);
+    if (sweep && sweepEvery > 0) s.every(`sweep-${code}`, sweepEvery, () => sweep.run());
     // Chain-specific background work (Solana: token accounts for new receiving addresses).
     for (const j of chainBundle(adapter).jobs?.(ctx, addressBook, payoutStore) ?? []) s.every(j.name, j.everyMs, j.run);
   }

@@ -3,7 +3,7 @@
 // JSON-RPC error objects are answers, not endpoint failures: they go back to the caller,
 // except a plain -32603 "internal error" to a single call, which load-balanced providers
 // return when a backend fails; that one is retried like a transport failure.
-import { DOWN_AFTER_FAILURES, FailoverTransport, retryAfterMs, type EndpointHealth, type FailoverLogger } from "./common/failover";
+import { DOWN_AFTER_FAILURES, FailoverTransport, retryAfterMs, type EndpointHealth, type EndpointTarget, type FailoverLogger, type RpcEndpoint } from "./common/failover";
 import { redactUrl } from "../lib/redact-url";
 import type { Clock } from "../lib/clock";
 
@@ -37,7 +37,8 @@ export class RpcError extends Error {
 export type RpcLogger = FailoverLogger;
 
 export interface RpcClientOptions {
-  urls: string[];
+  /** URLs, or tables with a URL, its rate limit and API keys (chains.<CODE>.rpc_urls). */
+  urls: RpcEndpoint[];
   /** Per HTTP request. Default 10 s. */
   timeoutMs?: number;
   /** Attempts per call across all URLs for transport failures. Default max(3, 2 × URLs). */
@@ -51,6 +52,8 @@ export interface RpcClientOptions {
   logger?: RpcLogger;
   /** Drives endpoint backoff (tests move a TestClock). Default: real time. */
   clock?: Clock;
+  /** Shortest pause of an endpoint that answered 429 (Retry-After, when longer, wins). Default 250 ms. */
+  throttlePauseMs?: number;
 }
 
 export interface CallOptions {
@@ -69,15 +72,22 @@ export class RpcClient {
   private readonly transport: FailoverTransport;
   private readonly timeoutMs: number;
   private readonly maxBatch: number;
-  private readonly urls: readonly string[];
   private nextId = 1;
 
   constructor(opts: RpcClientOptions) {
     if (opts.urls.length === 0) throw new Error("at least one RPC URL is required");
-    this.transport = new FailoverTransport({ urls: opts.urls, attempts: opts.attempts, backoffBaseMs: opts.backoffBaseMs, backoffMaxMs: opts.backoffMaxMs ?? 10_000, logger: opts.logger, logName: "rpc", clock: opts.clock });
+    this.transport = new FailoverTransport({
+      urls: opts.urls,
+      attempts: opts.attempts,
+      backoffBaseMs: opts.backoffBaseMs,
+      backoffMaxMs: opts.backoffMaxMs ?? 10_000,
+      suspensions: [{ statuses: [429], minPauseMs: opts.throttlePauseMs ?? 250 }],
+      logger: opts.logger,
+      logName: "rpc",
+      clock: opts.clock,
+    });
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxBatch = opts.maxBatch ?? 50;
-    this.urls = [...opts.urls];
   }
 
   private get attempts(): number {
@@ -109,17 +119,14 @@ export class RpcClient {
    * Each element is that endpoint's result or its RpcError.
    */
   async requestEvery<T = unknown>(method: string, params: unknown[] = []): Promise<Array<T | RpcError>> {
-    return Promise.all(
-      this.urls.map(async (url) => {
-        try {
-          const json = await this.post(url, { jsonrpc: "2.0", id: this.nextId++, method, params });
-          if (Array.isArray(json) || typeof json !== "object" || json === null) return new RpcError(`malformed JSON-RPC answer to ${method}`, "rpc", -32700, undefined, url);
-          return unwrap<T>(json as JsonRpcResponse, method);
-        } catch (e) {
-          return e instanceof RpcError ? e : new RpcError(String(e), "network", undefined, undefined, url);
-        }
-      }),
-    );
+    return this.transport.onEach(
+      async (t) => {
+        const json = await this.post(t, { jsonrpc: "2.0", id: this.nextId++, method, params });
+        if (Array.isArray(json) || typeof json !== "object" || json === null) throw new RpcError(`malformed JSON-RPC answer to ${method}`, "rpc", -32700, undefined, t.url);
+        return unwrap<T>(json as JsonRpcResponse, method);
+      },
+      (e, url) => (e instanceof RpcError ? e : new RpcError(String(e), "network", undefined, undefined, url)),
+    ) as Promise<Array<T | RpcError>>;
   }
 
   /**
@@ -176,8 +183,9 @@ export class RpcClient {
     return this.transport.run({
       call: label,
       attempts,
-      exchange: async (url) => {
-        const json = await this.post(url, body);
+      exchange: async (t) => {
+        const url = t.url;
+        const json = await this.post(t, body);
         // A plain -32603 is a load-balanced backend failing: retried like a transport failure.
         const busy = backendFailure(json);
         if (busy) throw new RpcError(`${label}: ${busy.message ?? "internal error"}`, "rpc", busy.code, busy.data, url);
@@ -188,12 +196,13 @@ export class RpcClient {
     });
   }
 
-  private async post(url: string, body: unknown): Promise<unknown> {
+  private async post(t: EndpointTarget, body: unknown): Promise<unknown> {
+    const url = t.url;
     let res: Response;
     try {
       res = await fetch(url, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...t.headers },
         body: JSON.stringify(body),
         signal: AbortSignal.any([this.transport.signal, AbortSignal.timeout(this.timeoutMs)]),
       });

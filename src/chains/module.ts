@@ -8,6 +8,7 @@ import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { AddressBook, PayoutChainOps, PayoutStepEnv, PayoutStore } from "./payout-steps";
 import type { RpcLogger } from "./json-rpc";
+import type { RpcEndpoint } from "./common/failover";
 import type { ChainAdapter, ChainCode, DerivedKey, TokenInfo, TokenSymbol } from "./types";
 import type { SandboxChain } from "./sandbox/chain";
 import type { SandboxRules } from "./sandbox/rules";
@@ -47,7 +48,8 @@ export interface FeeEstimate {
 export interface ChainNodeConfig {
   /** The chain's own keys (`defaults.sectionKeys`) are read by its module alone. */
   [key: string]: unknown;
-  rpc_urls: string[];
+  /** URLs, or { url, rate_limit, api_keys } tables (DESIGN 25). */
+  rpc_urls: RpcEndpoint[];
   confirmations: number;
   api_key?: string;
   gas_price_cap?: string;

@@ -134,6 +134,22 @@ export interface ChainAdapter {
   txState(tx: SignedTransfer): Promise<TxState>;
   /** What a mined transaction cost (DESIGN 21); null while it is in no block. */
   txCost?(tx: SignedTransfer): Promise<TxCost | null>;
+  /** The sweep (DESIGN 25): incoming transfers to one address by another method than scan(); rpc adapters only. */
+  sweep?(q: SweepQuery): Promise<IncomingTransfer[]>;
+}
+
+/** One address the sweep asks about (DESIGN 25, src/payin/sweep.ts). */
+export interface SweepQuery {
+  /** A watched address, display form. */
+  address: string;
+  /** Only blocks after this one (what the last sweep of this address covered); null: back to `since`. */
+  after: bigint | null;
+  /** ms since epoch: nothing before it can matter (the order's creation, or the sweep window's start). */
+  since: number;
+  /** The last block to report: the scan's cursor (what lies beyond it the scan has not read yet). */
+  upTo: bigint;
+  /** True when the gateway already recorded this transaction: the adapter skips the lookups it would need for it. */
+  known(txHash: string): boolean;
 }
 
 /** The on-chain cost of one transaction the gateway sent (transfer_costs). */

@@ -81,8 +81,19 @@ describe("config", () => {
     [{ ops: { max_scan_lag: "500ms" } }, "ops.max_scan_lag: must be at least 1s"],
     [{ ops: { metrics_token: "" } }, "ops.metrics_token"],
     [{ chains: { BSC: { gas_low_balance: "0,5" } } }, "chains.BSC.gas_low_balance"],
+    [{ chains: { BSC: { rpc_urls: [{ url: "https://bsc.example", rate_limit: 0 }] } } }, "chains.BSC.rpc_urls.0"],
+    [{ chains: { BSC: { rpc_urls: [{ url: "https://bsc.example", api_keys: [] }] } } }, "chains.BSC.rpc_urls.0"],
+    [{ chains: { BSC: { rpc_urls: [{ url: "https://bsc.example", keys: ["k"] }] } } }, "chains.BSC.rpc_urls.0"],
+    [{ payin: { sweep_every: "often" } }, "payin.sweep_every"],
   ])("%o is refused naming %s", (raw, text) => {
     expect(() => parseConfig(raw)).toThrow(text);
+  });
+
+  test("rpc_urls take URLs and { url, rate_limit, api_keys } tables side by side (DESIGN 25); the sweep's defaults", () => {
+    const urls = [{ url: "https://p.example/v2/{api_key}", rate_limit: 2.5, api_keys: ["a", "b"] }, "https://bsc.example"];
+    const { config } = parseConfig({ chains: { BSC: { mode: "rpc", rpc_urls: urls } }, sandbox: { allow_mixed: true } });
+    expect(config.chains.BSC.rpc_urls).toEqual([{ url: "https://p.example/v2/{api_key}", rate_limit: 2.5, api_keys: ["a", "b"] }, "https://bsc.example"]);
+    expect(config.payin).toMatchObject({ sweep_every: "5m", sweep_window: "24h" });
   });
 
   test("every problem is listed at once", () => {

@@ -46,7 +46,20 @@ const chain = (defaults: ChainDefaults) =>
       mode: T.Union([T.Literal("sandbox"), T.Literal("rpc")], { default: "sandbox", description: '"sandbox" (in-process test chain) or "rpc" (a real node)' }),
       confirmations: T.Integer({ minimum: 1, maximum: 1000, default: defaults.confirmations, description: "blocks (including the transfer's) before a pay-in completes" }),
       block_time: Duration(defaults.blockTime, 'sandbox block pace; "0s" mines only on request (POST /sandbox/blocks)'),
-      rpc_urls: T.Array(T.String({ pattern: "^https?://" }), { default: [], description: "rpc mode: node endpoints, tried in order with failover" }),
+      rpc_urls: T.Array(
+        T.Union([
+          T.String({ pattern: "^https?://" }),
+          T.Object(
+            {
+              url: T.String({ pattern: "^https?://", description: "the endpoint; `{api_key}` in it is replaced by each key in turn" }),
+              rate_limit: T.Optional(T.Number({ exclusiveMinimum: 0, maximum: 100000, description: "requests per second to this endpoint (a token bucket: a second's burst, then evenly spaced)" })),
+              api_keys: T.Optional(T.Array(T.String({ minLength: 1 }), { minItems: 1, description: "keys used in turn, one per request: in the URL's `{api_key}`, else in the key header (TRON-PRO-API-KEY on TRON, x-api-key elsewhere)" })),
+            },
+            { additionalProperties: false },
+          ),
+        ]),
+        { default: [], description: 'rpc mode: node endpoints, tried in order with failover; a URL, or { url, rate_limit, api_keys } (DESIGN 25)' },
+      ),
       api_key: T.Optional(T.String({ description: "rpc mode: API key header for providers such as TronGrid" })),
       poll_interval: Duration("1s", "rpc mode: how often the watcher polls the node"),
       gas_price_cap: T.Optional(T.String({ pattern: "^\\d+$", description: "EVM chains: highest gas price in wei a payout or gas top-up may pay (type 2: maxFeePerGas); replacements stop at it (payout_stuck)" })),
@@ -100,6 +113,8 @@ export const ConfigSchema = T.Object(
         shared_pool_size: T.Integer({ minimum: 1, maximum: 1000, default: 5, description: "shared receiving addresses per merchant and chain" }),
         underpay_tolerance: Amount("0", "token units: an address's one open order (pay-in or invoice) paid less than expected by at most this much completes (with the real paidAmount) instead of freezing"),
         underpay_tolerance_percent: Percent("0", "percent of the expected amount, as underpay_tolerance (the larger of the two applies)"),
+        sweep_every: Duration("5m", "rpc mode: how often the sweep asks each chain, by another method than the block scan, for the transfers to addresses with an open order (DESIGN 25; \"0s\" turns it off)"),
+        sweep_window: Duration("24h", "rpc mode: exclusive deposit addresses active (created, or paid) this recently are swept too"),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -226,9 +226,12 @@ export const transfers = sqliteTable(
     confirmedAt: integer("confirmed_at"),
     /** The receiving address's merchant (set by a trigger from address_id), for the back office's filters. */
     merchantId: integer("merchant_id"),
+    /** "sweep": the block scan missed it and the sweep recorded it (DESIGN 25, alert scan_missed); null: the scan saw it. */
+    foundBy: text("found_by"),
   },
   (t) => [
     uniqueIndex("transfers_unique").on(t.chain, t.txHash, t.logIndex),
+    index("transfers_found_by").on(t.seenAt).where(sql`found_by IS NOT NULL`),
     index("transfers_unmatched").on(t.seenAt).where(sql`unmatched_reason IS NOT NULL`),
     // The watcher's confirmation tracking: pending transfers of a chain by block height.
     index("transfers_pending").on(t.chain, t.status, t.blockNumber),

@@ -43,3 +43,15 @@ export function countFee(chain: string, kind: string, baseUnits: bigint): void {
   const k = `${chain}\u0000${kind}`;
   feeTotals.set(k, (feeTotals.get(k) ?? 0n) + baseUnits);
 }
+
+const sweepFound = new Counter({
+  name: "stablegate_sweep_found_total",
+  help: "transfers the block scan missed and the sweep (the second detection path, DESIGN 25) recorded",
+  labelNames: ["chain"],
+  registers: [events],
+});
+
+/** A transfer the sweep recorded (after its write committed). */
+export function countSweepFound(chain: string): void {
+  sweepFound.inc({ chain });
+}

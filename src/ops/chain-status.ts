@@ -11,6 +11,8 @@ export interface EndpointState {
   up: boolean;
   lastError: string | null;
   outcomes: Record<string, number>;
+  /** Answers that said "slow down" (429, TronGrid's 403) since start (DESIGN 25). */
+  throttled: number;
 }
 
 export interface ChainState {
@@ -21,19 +23,19 @@ export interface ChainState {
   scanned: string | null;
   lagBlocks: string | null;
   lagSeconds: number;
-  rpc: Array<Omit<EndpointState, "outcomes">>;
+  rpc: Array<Omit<EndpointState, "outcomes" | "throttled">>;
   gasWallet: { address: string; balance: string | null; low: boolean } | null;
 }
 
 interface HasHealth {
-  rpc: { healthSnapshot(): Array<{ url: string; up: boolean; lastError?: string; outcomes: Record<string, number> }> };
+  rpc: { healthSnapshot(): Array<{ url: string; up: boolean; lastError?: string; outcomes: Record<string, number>; throttled?: number }> };
 }
 
 /** The failover client's per-URL health; a sandbox chain has no endpoints. */
 export function rpcEndpoints(adapter: ChainAdapter): EndpointState[] {
   const rpc = (adapter as Partial<HasHealth>).rpc;
   if (!rpc || typeof rpc.healthSnapshot !== "function") return [];
-  return rpc.healthSnapshot().map((h) => ({ endpoint: endpointLabel(h.url), up: h.up, lastError: h.lastError ?? null, outcomes: h.outcomes }));
+  return rpc.healthSnapshot().map((h) => ({ endpoint: endpointLabel(h.url), up: h.up, lastError: h.lastError ?? null, outcomes: h.outcomes, throttled: h.throttled ?? 0 }));
 }
 
 /** redactUrl's form without the "/…" marker: scheme://host. */

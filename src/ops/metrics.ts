@@ -74,6 +74,16 @@ function stateRegistry(d: MetricsDeps): Registry {
     },
   });
   new Counter({
+    name: "stablegate_rpc_throttled_total",
+    help: "answers from RPC endpoints that said slow down (HTTP 429, TronGrid's 403) since start; each call was retried after the endpoint's pause (DESIGN 25)",
+    labelNames: ["chain", "endpoint"],
+    registers: [r],
+    collect() {
+      this.reset();
+      for (const a of d.ctx.chains.values()) for (const e of rpcEndpoints(a)) this.inc({ chain: a.chain, endpoint: e.endpoint }, e.throttled);
+    },
+  });
+  new Counter({
     name: "stablegate_fees_native_total",
     help: "native coin (TRX, BNB, SOL) the gateway's own transactions burned or paid as fees since start, by transaction kind (payout, gas_topup, delegate, reclaim, stake, token_account); SOL counts the fee payer's lamports: fees plus the rent of token accounts it created",
     labelNames: ["chain", "kind"],

@@ -22,7 +22,20 @@ export const STUCK_TOPUPS = `SELECT p.chain, p.order_no FROM gas_topups t INDEXE
 export const OPEN_UNMATCHED = `SELECT count(*) AS n FROM transfers INDEXED BY transfers_open_unmatched WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND ${notStatusSql("status", TRANSFER_REVERTED)}`;
 export const QUEUED_CALLBACKS = `SELECT count(*) AS n FROM callbacks WHERE ${statusSql("state", UNDELIVERED)}`;
 export const BALANCE_MISMATCHES = `SELECT count(*) AS n FROM balance_checks WHERE ${statusSql("status", [BALANCE_MISMATCH])}`;
+// Transfers the block scan missed and the sweep recorded (DESIGN 25, alert scan_missed), per chain: the partial index of those only.
+export const SWEEP_FOUND = "SELECT chain, tx_hash AS tx FROM transfers INDEXED BY transfers_found_by WHERE found_by IS NOT NULL AND seen_at >= ?";
 const UNRECORDED_BY_CHAIN = "SELECT chain, count(*) AS n, count(DISTINCT address) AS a FROM unrecorded_outgoing WHERE acknowledged_at IS NULL GROUP BY chain ORDER BY chain";
+
+/** Per chain: transfers the sweep recorded since `since` (the scan had missed them), and one of their hashes. */
+export function sweepFoundSince(db: Db, since: number): { chain: string; n: number; tx: string }[] {
+  const by = new Map<string, { chain: string; n: number; tx: string }>();
+  for (const r of db.$client.query<{ chain: string; tx: string }, [number]>(SWEEP_FOUND).all(since)) {
+    const c = by.get(r.chain) ?? { chain: r.chain, n: 0, tx: r.tx };
+    c.n++;
+    by.set(r.chain, c);
+  }
+  return [...by.values()].sort((a, b) => (a.chain < b.chain ? -1 : 1));
+}
 
 /** Callbacks that gave up since `since`. */
 export function failedCallbacksSince(db: Db, since: number): number {

@@ -7,9 +7,9 @@
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, type Tx, updateById, updateByIdFromStatus } from "../db/client";
 import { addresses, bindings, compatOrders, denyList, ledgerEntries, merchants, payinOrders, transfers } from "../db/schema";
-import { statusTerm } from "../db/status-sql";
-import { TRANSFER_PENDING } from "../watcher/state";
-import { AWAITING_PAYMENT, SETTLING_STATUSES, statusSql } from "./state";
+import { notStatusSql, statusTerm } from "../db/status-sql";
+import { TRANSFER_PENDING, TRANSFER_REVERTED } from "../watcher/state";
+import { AWAITING_PAYMENT, OPEN_STATUSES, SETTLING_STATUSES, statusSql } from "./state";
 import { whyNotRefundable } from "./refundable";
 import type { PayinOrderRow } from "./views";
 
@@ -496,3 +496,35 @@ export const refundPayins = {
     tx.update(transfers).set({ resolution: "refunded", resolutionRef: refundRef, resolvedAt: now }).where(eq(transfers.id, transferId)).run();
   },
 };
+
+/**
+ * What the sweep asks about on a chain (DESIGN 25): the addresses of open orders (from the
+ * oldest open order's creation) and the live exclusive addresses created or paid since
+ * `windowStart` (from then). One row per address, `since` in ms.
+ */
+export const SWEEP_TARGETS = `
+  SELECT p.address AS address, p.created_at AS since FROM payin_orders p
+   WHERE p.chain = ?1 AND ${statusSql("p.status", OPEN_STATUSES)}
+  UNION ALL
+  SELECT a.address, ?2 FROM addresses a
+   WHERE a.chain = ?1 AND a.kind = 'exclusive' AND a.deleted_at IS NULL
+     AND (a.created_at >= ?2 OR EXISTS (SELECT 1 FROM transfers t WHERE t.address_id = a.id AND t.seen_at >= ?2))`;
+
+export function sweepTargets(db: DbOrTx, chain: string, windowStart: number): Array<{ address: string; since: number }> {
+  const rows = prepared(db, "sweepTargets", (d) => d.$client.prepare<{ address: string; since: number }, [string, number]>(SWEEP_TARGETS)).all(chain, windowStart);
+  const earliest = new Map<string, number>();
+  for (const r of rows) earliest.set(r.address, Math.min(r.since, earliest.get(r.address) ?? r.since));
+  return [...earliest].map(([address, since]) => ({ address, since }));
+}
+
+/** Whether the chain's transaction is recorded (and not reverted by a reorg): the sweep need not read it again. */
+export function transactionRecorded(db: DbOrTx, chain: string, txHash: string): boolean {
+  return !!prepared(db, "transactionRecorded", (d) =>
+    d.$client.prepare<{ 1: number }, [string, string]>(`SELECT 1 FROM transfers WHERE chain = ? AND tx_hash = ? AND ${notStatusSql("status", TRANSFER_REVERTED)} LIMIT 1`),
+  ).get(chain, txHash);
+}
+
+/** The sweep recorded this transfer: the scan missed it (alert scan_missed). */
+export function markFoundBySweep(tx: Tx, id: number): void {
+  patchTransfer(tx, id, { foundBy: "sweep" });
+}

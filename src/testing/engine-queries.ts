@@ -3,8 +3,8 @@
 // growth bench on the large one (with its ANALYZE statistics).
 import type { Db } from "../db/client";
 import type { PlannedQuery, SeekOptions } from "./query-plan";
-import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES } from "../payin/store";
-import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS, STUCK_TOPUPS } from "../ops/store";
+import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES, SWEEP_TARGETS } from "../payin/store";
+import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS, STUCK_TOPUPS, SWEEP_FOUND } from "../ops/store";
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
 import { DELIVERED_BEFORE } from "../callbacks/store";
 import { BROADCASTED, RESERVED_FEES, SUBMITTED, USED_TODAY } from "../payout/store";
@@ -34,6 +34,9 @@ export const ENGINE_QUERIES: CheckedQuery[] = [
   { name: "alerts: gas top-ups stuck at the gas price cap", query: () => STUCK_TOPUPS, opts: { boundedScans: ["gas_topups"] }, uses: ["gas_topups_stuck"] },
   // Walks the whole partial index: it holds open unmatched deposits only (the operator's backlog).
   { name: "alerts: open unmatched deposits", query: () => OPEN_UNMATCHED, opts: { boundedScans: ["transfers"] }, uses: ["transfers_open_unmatched"] },
+  // Walks the partial index of transfers the sweep recorded (the scan's misses: few).
+  { name: "alerts: transfers the scan missed in the last hour", query: () => SWEEP_FOUND, opts: { boundedScans: ["transfers"] }, uses: ["transfers_found_by"] },
+  { name: "sweep: open orders' and active exclusive addresses of a chain", query: () => SWEEP_TARGETS, opts: { boundedScans: ["addresses"] }, uses: ["payin_list_status", "addresses_chain_address", "transfers_address"] },
   { name: "balance of an address", query: () => STORED_BALANCE },
   { name: "reserved by unfinished payouts", query: () => `SELECT amount FROM ${RESERVED}`, uses: ["payout_source"] },
   { name: "reconcile: a page of balance rows", query: () => RECONCILE_PAGE, uses: ["address_balances_chain"] },

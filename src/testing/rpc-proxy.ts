@@ -6,6 +6,10 @@ export interface ProxyFaults {
   maxLogRange?: number;
   /** Fraction of HTTP requests answered with HTTP 429. */
   rate429?: number;
+  /** Every `every429`-th HTTP request (the 3rd, 6th… with 3) is answered HTTP 429, whatever the dice say. */
+  every429?: number;
+  /** Seconds sent as Retry-After with the every429 answers. */
+  retryAfter?: number;
   /** Fraction of HTTP requests that never get an answer (until the proxy stops or hangMs passes). */
   hangRate?: number;
   /** Fraction of HTTP requests that fail: HTTP 502 or a JSON-RPC -32603 error, alternately. */
@@ -113,6 +117,10 @@ export async function startRpcProxy(target: string, faults: ProxyFaults = {}): P
       if (f.down) {
         injected.down++;
         return new Response("service unavailable", { status: 503 });
+      }
+      if (f.every429 && http % f.every429 === 0) {
+        injected.http429++;
+        return new Response("too many requests", { status: 429, headers: f.retryAfter ? { "retry-after": String(f.retryAfter) } : {} });
       }
       // One roll per HTTP request decides its fate, in a fixed order so a seed replays exactly.
       const roll = rand();

@@ -14,6 +14,12 @@ const { TronWeb } = require("tronweb") as { TronWeb: any };
 export interface TronFaults {
   /** Fraction of requests answered HTTP 429. */
   rate429?: number;
+  /** Every `every429`-th request (the 3rd, 6th… with 3) is answered HTTP 429. */
+  every429?: number;
+  /** Seconds sent as Retry-After with the every429 answers. */
+  retryAfter?: number;
+  /** gettransactioninfobyblocknum answers without logs (a node that drops them: the block scan sees no transfer). */
+  hideLogs?: boolean;
   /** Fraction of requests answered HTTP 403 (TronGrid's "key exceeds the frequency limit"). */
   rate403?: number;
   /** After an injected 403/429, every request gets the same status for this long (TronGrid: ~30 s). */
@@ -121,6 +127,7 @@ export async function startTronNode(opts: TronNodeOptions = {}): Promise<TronNod
   let faults: TronFaults = { ...opts.faults };
   let rand = seededRandom(faults.seed ?? 1);
   let suspended: { until: number; status: number } | null = null;
+  let counted = 0;
   let autoMine = opts.autoMine ?? false;
   const calls = new Map<string, number>();
   const apiKeys = new Set<string>();
@@ -210,6 +217,7 @@ export async function startTronNode(opts: TronNodeOptions = {}): Promise<TronNod
       }
       case "gettransactioninfobyblocknum": {
         const b = chain.block(Number(body.num), solid);
+        if (b && faults.hideLogs) return b.txs.map(({ info: { log: _log, ...rest } }) => rest);
         return b ? b.txs.map((t) => t.info) : [];
       }
       case "gettransactioninfobyid": {
@@ -343,6 +351,40 @@ export async function startTronNode(opts: TronNodeOptions = {}): Promise<TronNod
     return null;
   }
 
+  /**
+   * TronGrid's GET /v1/accounts/{address}/transactions/trc20 (only_to, min_timestamp, limit,
+   * fingerprint): the token's transfers to the address on the head chain, newest first.
+   */
+  function trc20History(address: string, q: Record<string, any>): unknown {
+    const to = hex41(address);
+    const min = Number(q.min_timestamp ?? 0);
+    const all: Array<Record<string, unknown>> = [];
+    for (const b of chain.blocks) {
+      if (b.timestamp < min) continue;
+      for (const t of b.txs) {
+        if (t.info.result === "FAILED") continue;
+        for (const l of t.info.log ?? []) {
+          if (l.topics.length !== 3 || "41" + l.topics[2]!.slice(-40) !== to || "41" + l.address !== chain.contractHex) continue;
+          all.push({
+            transaction_id: t.info.id,
+            token_info: { symbol: "USDT", address: chain.contract, decimals: chain.decimals, name: "Tether USD" },
+            block_timestamp: b.timestamp,
+            from: TronWeb.address.fromHex("41" + l.topics[1]!.slice(-40)),
+            to: address,
+            type: "Transfer",
+            value: BigInt("0x" + l.data).toString(),
+          });
+        }
+      }
+    }
+    all.reverse();
+    const limit = Math.min(200, Number(q.limit ?? 20));
+    const start = Number(q.fingerprint ?? 0);
+    const page = all.slice(start, start + limit);
+    const more = start + limit < all.length;
+    return { data: page, success: true, meta: { at: Date.now(), page_size: page.length, ...(more ? { fingerprint: String(start + limit) } : {}) } };
+  }
+
   function fault(req: Request): Response | null {
     const key = req.headers.get("tron-pro-api-key");
     if (key) apiKeys.add(key);
@@ -353,6 +395,10 @@ export async function startTronNode(opts: TronNodeOptions = {}): Promise<TronNod
     if (faults.requireApiKey !== undefined && key !== faults.requireApiKey) {
       injected.unauthorized++;
       return Response.json({ Error: "ApiKey not exists" }, { status: 401 });
+    }
+    if (faults.every429 && ++counted % faults.every429 === 0) {
+      injected.http429++;
+      return new Response("Too Many Requests", { status: 429, headers: faults.retryAfter ? { "retry-after": String(faults.retryAfter) } : {} });
     }
     const now = Date.now();
     if (suspended && suspended.until > now) {
@@ -397,7 +443,8 @@ export async function startTronNode(opts: TronNodeOptions = {}): Promise<TronNod
       } else {
         for (const [k, v] of url.searchParams) body[k] = v;
       }
-      const out = route(path, body);
+      const history = /^v1\/accounts\/([1-9A-HJ-NP-Za-km-z]{34})\/transactions\/trc20$/.exec(path);
+      const out = history ? trc20History(history[1]!, body) : route(path, body);
       if (out === null) return new Response("Not Found", { status: 404 });
       return Response.json(out);
     },

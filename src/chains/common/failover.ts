@@ -34,8 +34,20 @@ export interface EndpointFailure extends Error {
   retryAfterMs?: number;
 }
 
+/**
+ * One configured endpoint (`chains.<CODE>.rpc_urls`): a URL, or a table with its own request
+ * rate (`rate_limit`, requests per second, a token bucket) and several `api_keys` used in turn.
+ * A key goes where the URL says `{api_key}`, else in the client's key header.
+ */
+export type RpcEndpoint = string | { url: string; rate_limit?: number; api_keys?: string[] };
+
+/** The URL of an endpoint as configured (with `{api_key}` still in it: safe to log). */
+export const endpointUrl = (e: RpcEndpoint): string => (typeof e === "string" ? e : e.url);
+
 export interface FailoverOptions {
-  urls: string[];
+  urls: RpcEndpoint[];
+  /** Header a rotated key goes in when the URL has no `{api_key}` (TRON: TRON-PRO-API-KEY). Default x-api-key. */
+  apiKeyHeader?: string;
   /** Attempts per call across all URLs. Default max(3, 2 × URLs). */
   attempts?: number;
   /** First backoff of a failing URL; doubles per consecutive failure. Default 100 ms. */
@@ -58,6 +70,14 @@ export interface EndpointHealth {
   lastError?: string;
   /** HTTP requests by outcome ("ok" or the error kind) since start. */
   outcomes: Record<string, number>;
+  /** Answers that said "slow down" (HTTP 429, or a status of a suspension rule such as TronGrid's 403) since start. */
+  throttled: number;
+}
+
+/** What an exchange sends to: the URL (a rotated key in place of `{api_key}`) and the key's header. */
+export interface EndpointTarget {
+  url: string;
+  headers: Record<string, string>;
 }
 
 interface Endpoint {
@@ -66,7 +86,41 @@ interface Endpoint {
   downUntil: number;
   lastError?: string;
   outcomes: Record<string, number>;
+  throttled: number;
+  bucket: TokenBucket | null;
+  keys: readonly string[];
+  nextKey: number;
 }
+
+/**
+ * Requests per second as a token bucket (a burst of up to one second's worth): take() resolves
+ * when the request may go. Reservations are handed out in order, so concurrent callers queue.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private at: number;
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly clock: Clock,
+  ) {
+    this.tokens = Math.max(1, perSecond);
+    this.at = clock.now();
+  }
+
+  /** Ms to wait before the next request may go (0: now); the request's token is taken. */
+  reserve(): number {
+    const now = this.clock.now();
+    const cap = Math.max(1, this.perSecond);
+    this.tokens = Math.min(cap, this.tokens + ((now - this.at) * this.perSecond) / 1000);
+    this.at = now;
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens * 1000) / this.perSecond);
+  }
+}
+
+/** HTTP statuses that mean "too many requests" from every provider. */
+const THROTTLE_STATUS = 429;
 
 export class FailoverTransport {
   private readonly endpoints: Endpoint[];
@@ -79,12 +133,16 @@ export class FailoverTransport {
   private readonly clock: Clock;
 
   constructor(private readonly opts: FailoverOptions) {
-    this.endpoints = opts.urls.map((url) => ({ url, failures: 0, downUntil: 0, outcomes: {} }));
+    this.clock = opts.clock ?? systemClock;
+    this.endpoints = opts.urls.map((e) => {
+      const spec = typeof e === "string" ? { url: e } : e;
+      const rate = spec.rate_limit;
+      return { url: spec.url, failures: 0, downUntil: 0, outcomes: {}, throttled: 0, bucket: rate && rate > 0 ? new TokenBucket(rate, this.clock) : null, keys: spec.api_keys ?? [], nextKey: 0 };
+    });
     this.attempts = opts.attempts ?? Math.max(3, 2 * opts.urls.length);
     this.backoffBaseMs = opts.backoffBaseMs ?? 100;
     this.backoffMaxMs = opts.backoffMaxMs;
     this.suspensions = opts.suspensions ?? [];
-    this.clock = opts.clock ?? systemClock;
   }
 
   /** Aborted at shutdown: pass it to every request. */
@@ -99,7 +157,54 @@ export class FailoverTransport {
 
   healthSnapshot(): EndpointHealth[] {
     const now = this.clock.now();
-    return this.endpoints.map((h) => ({ url: redactUrl(h.url), healthy: h.downUntil <= now, up: h.failures < DOWN_AFTER_FAILURES, failures: h.failures, lastError: h.lastError && redactIn(h.lastError, h.url), outcomes: { ...h.outcomes } }));
+    return this.endpoints.map((h) => ({
+      url: redactUrl(h.url),
+      healthy: h.downUntil <= now,
+      up: h.failures < DOWN_AFTER_FAILURES,
+      failures: h.failures,
+      lastError: h.lastError && redactIn(h.lastError, h.url),
+      outcomes: { ...h.outcomes },
+      throttled: h.throttled,
+    }));
+  }
+
+  /** The number of endpoints. */
+  get size(): number {
+    return this.endpoints.length;
+  }
+
+  /**
+   * The endpoint's rate limit honoured (waits for its token) and its next key: where one request
+   * goes. Keys rotate per request, so a provider's per-key quota is shared among them.
+   */
+  private async target(h: Endpoint): Promise<EndpointTarget> {
+    const wait = h.bucket?.reserve() ?? 0;
+    if (wait > 0) await sleep(this.clock, wait, this.closing.signal);
+    if (h.keys.length === 0) return { url: h.url, headers: {} };
+    const key = h.keys[h.nextKey++ % h.keys.length]!;
+    if (h.url.includes("{api_key}")) return { url: h.url.replaceAll("{api_key}", encodeURIComponent(key)), headers: {} };
+    return { url: h.url, headers: { [this.opts.apiKeyHeader ?? "x-api-key"]: key } };
+  }
+
+  /** One attempt on every endpoint (no failover, each within its rate limit): for conclusions one endpoint must not draw alone. */
+  async onEach<T>(exchange: (t: EndpointTarget) => Promise<T>, asFailure: (e: unknown, url: string) => EndpointFailure): Promise<Array<T | EndpointFailure>> {
+    return Promise.all(
+      this.endpoints.map(async (h) => {
+        try {
+          return await exchange(await this.target(h));
+        } catch (e) {
+          const err = asFailure(e, h.url);
+          this.countThrottle(h, err);
+          return err;
+        }
+      }),
+    );
+  }
+
+  private countThrottle(h: Endpoint, err: EndpointFailure): void {
+    const s = err.httpStatus;
+    if (s === undefined) return;
+    if (s === THROTTLE_STATUS || this.suspensions.some((r) => r.statuses.includes(s))) h.throttled++;
   }
 
   /**
@@ -109,7 +214,8 @@ export class FailoverTransport {
   async run<T, E extends EndpointFailure>(a: {
     call: string;
     attempts?: number;
-    exchange: (url: string) => Promise<T>;
+    /** Sends one request to `t.url` with `t.headers` (the endpoint's rotated API key, if any). */
+    exchange: (t: EndpointTarget) => Promise<T>;
     asFailure: (e: unknown, url: string) => E;
     closed: () => E;
   }): Promise<T> {
@@ -121,7 +227,7 @@ export class FailoverTransport {
       const h = await this.pick();
       if (this.closing.signal.aborted) throw a.closed();
       try {
-        const out = await a.exchange(h.url);
+        const out = await a.exchange(await this.target(h));
         if (h.failures > 0) log?.info({ msg: `${this.opts.logName} endpoint recovered`, url: redactUrl(h.url) });
         h.outcomes.ok = (h.outcomes.ok ?? 0) + 1;
         h.failures = 0;
@@ -134,6 +240,7 @@ export class FailoverTransport {
         if (this.closing.signal.aborted) throw err;
         last = err;
         h.outcomes[err.kind] = (h.outcomes[err.kind] ?? 0) + 1;
+        this.countThrottle(h, err);
         this.markDown(h, err);
         log?.warn({ msg: `${this.opts.logName} call failed`, call: a.call, url: redactUrl(h.url), kind: err.kind, status: err.httpStatus, error: redactIn(err.message, h.url), attempt: attempt + 1 });
       }
@@ -141,13 +248,18 @@ export class FailoverTransport {
     throw last ?? a.asFailure(new Error(`${a.call} failed`), "");
   }
 
-  /** Pause length after a failure: backoff with jitter, at least a matching suspension rule and Retry-After, at most backoffMaxMs. */
+  /**
+   * Pause length after a failure: backoff with jitter, at most backoffMaxMs; at least the
+   * Retry-After the endpoint sent (up to a minute), or without one a matching suspension rule.
+   */
   pauseFor(failures: number, err: EndpointFailure): number {
     let wait = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** (failures - 1));
     // Jitter so several watchers do not hammer a recovering endpoint in step.
     wait *= 0.75 + Math.random() * 0.5;
+    wait = Math.min(wait, this.backoffMaxMs);
+    // The endpoint said how long: that, even past backoffMaxMs (a minute at most), instead of a rule's guess.
+    if (err.retryAfterMs !== undefined) return Math.max(wait, Math.min(err.retryAfterMs, Math.max(this.backoffMaxMs, RETRY_AFTER_MAX_MS)));
     for (const r of this.suspensions) if (err.httpStatus !== undefined && r.statuses.includes(err.httpStatus)) wait = Math.max(wait, r.minPauseMs);
-    if (err.retryAfterMs !== undefined) wait = Math.max(wait, err.retryAfterMs);
     return Math.min(wait, this.backoffMaxMs);
   }
 
@@ -168,8 +280,15 @@ export class FailoverTransport {
   }
 }
 
-/** The Retry-After header in ms, when it is a positive number of seconds. */
-export function retryAfterMs(res: Response): number | undefined {
-  const ra = Number(res.headers.get("retry-after"));
-  return Number.isFinite(ra) && ra > 0 ? ra * 1000 : undefined;
+/** Longest Retry-After honoured. */
+export const RETRY_AFTER_MAX_MS = 60_000;
+
+/** The Retry-After header in ms: a positive number of seconds, or an HTTP date still ahead. */
+export function retryAfterMs(res: Response, now = Date.now()): number | undefined {
+  const raw = res.headers.get("retry-after")?.trim();
+  if (!raw) return undefined;
+  const ra = Number(raw);
+  if (Number.isFinite(ra)) return ra > 0 ? ra * 1000 : undefined;
+  const at = Date.parse(raw);
+  return Number.isFinite(at) && at > now ? at - now : undefined;
 }

@@ -4,6 +4,7 @@
 // client-side cache ever serves a stale block number (the shared contract's docs/chains.md, ../shared/docs/ beside this repository).
 // Fees: docs/payouts.md "Fees, EIP-1559 and L1 data fees"; replacement of a transaction that
 // does not confirm: signReplacement (same nonce, raised fees, up to gas_price_cap).
+import type { RpcEndpoint } from "../common/failover";
 import { bytesToHex, decodeFunctionResult, encodeFunctionData, getAddress, keccak256, parseAbi, parseTransaction, serializeTransaction, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type {
@@ -23,6 +24,7 @@ import type {
   WatchSet,
 } from "../types";
 import { deriveEvmKey, isEvmAddress, normalizeEvmAddress } from "./address";
+import { evmSweep, transferOfLog } from "./sweep";
 import { RpcClient, RpcError, type RpcLogger } from "../json-rpc";
 import { type Clock, sleep, systemClock } from "../../lib/clock";
 import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
@@ -48,7 +50,7 @@ const NATIVE_TRANSFER_GAS = 21_000n;
 export type EvmFinality = "confirmations" | "safe" | "finalized";
 
 export interface EvmAdapterOptions {
-  rpcUrls: string[];
+  rpcUrls: RpcEndpoint[];
   tokens: TokenInfo[];
   confirmations: number;
   /** Default "confirmations". With a tag, the final block is the lower of the tag's block and `latest - (confirmations - 1)`. */
@@ -139,14 +141,14 @@ export interface EvmAdapter extends ChainAdapter {
   nonceVerdict(tx: SignedTransfer): Promise<"ours" | "taken" | "open" | "unsure">;
 }
 
-interface RpcBlock {
+export interface RpcBlock {
   number: string;
   hash: string;
   timestamp: string;
   baseFeePerGas?: string;
 }
 
-interface RpcLog {
+export interface RpcLog {
   address: string;
   topics: string[];
   data: string;
@@ -404,6 +406,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     tokens,
     requiredConfirmations: opts.confirmations,
     rpc,
+    sweep: evmSweep({ chain: profile.chain, name: profile.name, rpc, tokens, transferTopic: TRANSFER_TOPIC, maxLogRange, isRangeRefusal }),
 
     async start() {
       const id = Number(BigInt(await rpc.request<string>("eth_chainId")));
@@ -503,18 +506,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
         }
       }
 
-      const transfers: IncomingTransfer[] = hits.map((l) => ({
-        chain: profile.chain,
-        token: byContract.get(l.address.toLowerCase())!.symbol,
-        txHash: l.transactionHash,
-        logIndex: Number(BigInt(l.logIndex)),
-        blockNumber: BigInt(l.blockNumber),
-        blockHash: l.blockHash,
-        blockTime: times.get(l.blockHash)!,
-        from: getAddress("0x" + l.topics[1].slice(26)),
-        to: getAddress("0x" + l.topics[2].slice(26)),
-        amount: BigInt(l.data.length > 2 ? l.data : "0x0"),
-      }));
+      const transfers: IncomingTransfer[] = hits.map((l) => transferOfLog(profile.chain, byContract.get(l.address.toLowerCase())!, l, times.get(l.blockHash)!));
       transfers.sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
       return { transfers, tip };
     },

@@ -4,6 +4,7 @@
 // received = post − pre token balance of our ATA. Payouts: transferChecked from the source's ATA,
 // the recipient's ATA created idempotently, fees and rent paid by a fee payer (the gas wallet).
 // Slots are the block numbers of the ChainAdapter interface; see docs/design.md "Solana".
+import type { RpcEndpoint } from "../common/failover";
 import { Keypair, PublicKey, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import {
   TOKEN_2022_PROGRAM_ID,
@@ -29,6 +30,7 @@ import type {
 } from "../types";
 import { deriveSolKey, isSolAddress, normalizeSolAddress, solKeypairBytes } from "./address";
 import { assertDecimals, assertKeyFor, inclusion } from "../common/adapter-parts";
+import { solSweep } from "./sweep";
 import type { Clock } from "../../lib/clock";
 import {
   RpcClient,
@@ -48,7 +50,7 @@ export const LAMPORTS_PER_SIGNATURE = 5000n;
 const TOKEN_ACCOUNT_SIZE = 165;
 
 export interface SolAdapterOptions {
-  rpcUrls: string[];
+  rpcUrls: RpcEndpoint[];
   tokens: TokenInfo[];
   confirmations: number;
   requestTimeoutMs?: number;
@@ -380,6 +382,7 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
     tokens,
     requiredConfirmations: opts.confirmations,
     rpc,
+    sweep: solSweep({ rpc, tokens, ataOf: (owner, symbol) => ataOf(owner, token(symbol)), transfersOf }),
 
     async start() {
       for (const t of tokens) {

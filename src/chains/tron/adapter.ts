@@ -5,6 +5,7 @@
 // calls per block never depend on how many addresses are watched. Finality: solidified
 // (/walletsolidity/getnowblock). Payouts: TRC20 `transfer` and TRX transfers built and
 // signed locally (tx.ts), never a node-built transaction.
+import type { RpcEndpoint } from "../common/failover";
 import type {
   BlockRef,
   BroadcastResult,
@@ -23,6 +24,7 @@ import type {
 } from "../types";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, tronFromHex, tronToHex20 } from "./address";
 import { TronRpc, TronRpcError, type TronRpcLogger } from "./rpc";
+import { tronSweep } from "./sweep";
 import { type Clock, systemClock } from "../../lib/clock";
 import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
 
@@ -53,7 +55,7 @@ const BANDWIDTH_OVERHEAD = 67 + 64;
 const PARAMS_TTL_MS = 60_000;
 
 export interface TronAdapterOptions {
-  rpcUrls: string[];
+  rpcUrls: RpcEndpoint[];
   /** TRON-PRO-API-KEY header (TronGrid). */
   apiKey?: string;
   tokens: TokenInfo[];
@@ -357,6 +359,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     requiredConfirmations: opts.confirmations,
     rpc,
     energy: opts.energy ?? { mode: "burn", fallback: "burn" },
+    sweep: tronSweep({ rpc, tokens }),
 
     async start() {
       for (const t of tokens) {

@@ -6,7 +6,7 @@
 // Answers with HTTP 200 are answers, whatever they say ({"Error": ...} included): the
 // caller interprets them.
 import type { RpcLogger } from "../json-rpc";
-import { FailoverTransport, retryAfterMs, type EndpointHealth, type SuspensionRule } from "../common/failover";
+import { endpointUrl, FailoverTransport, retryAfterMs, type EndpointHealth, type EndpointTarget, type RpcEndpoint, type SuspensionRule } from "../common/failover";
 import type { Clock } from "../../lib/clock";
 
 /** TronGrid suspends an IP or key that exceeds its rate with 403 or 429. */
@@ -42,7 +42,8 @@ export class TronRpcError extends Error {
 export type TronRpcLogger = RpcLogger;
 
 export interface TronRpcOptions {
-  urls: string[];
+  /** URLs, or tables with a URL, its rate limit and API keys (rotated in TRON-PRO-API-KEY). */
+  urls: RpcEndpoint[];
   /** Sent as TRON-PRO-API-KEY on every request (TronGrid). */
   apiKey?: string;
   /** Per HTTP request. Default 10 s. */
@@ -71,7 +72,8 @@ export class TronRpc {
     if (opts.urls.length === 0) throw new Error("at least one TRON node URL is required");
     const suspensions: SuspensionRule[] = [{ statuses: RATE_LIMIT_STATUSES, minPauseMs: opts.rateLimitBackoffMs ?? 5_000 }];
     this.transport = new FailoverTransport({
-      urls: opts.urls.map((url) => url.replace(/\/+$/, "")),
+      urls: opts.urls.map((e) => (typeof e === "string" ? e.replace(/\/+$/, "") : { ...e, url: endpointUrl(e).replace(/\/+$/, "") })),
+      apiKeyHeader: "TRON-PRO-API-KEY",
       attempts: opts.attempts,
       backoffBaseMs: opts.backoffBaseMs,
       backoffMaxMs: opts.backoffMaxMs ?? 30_000,
@@ -98,20 +100,35 @@ export class TronRpc {
     return this.transport.run({
       call: path,
       attempts: opts.attempts,
-      exchange: (url) => this.send(url, path, body) as Promise<T>,
+      exchange: (t) => this.send(t, path, body) as Promise<T>,
       asFailure: (e, url) => (e instanceof TronRpcError ? e : new TronRpcError(String(e), "network", undefined, url)),
       closed: () => new TronRpcError("client closed (shutting down)", "network"),
     });
   }
 
-  private async send(base: string, path: string, body: unknown): Promise<unknown> {
+  /** GET `path` with a query (TronGrid's /v1 REST API: an account's TRC20 history), with failover and backoff; null when the endpoint does not serve it (404). */
+  get<T = unknown>(path: string, query: Record<string, string | number | boolean> = {}): Promise<T | null> {
+    return this.transport.run({
+      call: path.replace(/\/T[1-9A-HJ-NP-Za-km-z]{33}\//, "/…/"),
+      exchange: (t) => this.send(t, path, null, query) as Promise<T | null>,
+      asFailure: (e, url) => (e instanceof TronRpcError ? e : new TronRpcError(String(e), "network", undefined, url)),
+      closed: () => new TronRpcError("client closed (shutting down)", "network"),
+    });
+  }
+
+  /** One request: POST with a JSON body, or GET (body null) with `query`. */
+  private async send(t: EndpointTarget, path: string, body: unknown, query: Record<string, string | number | boolean> = {}): Promise<unknown> {
     // A provider key may sit in the base URL's path or query: the API path goes after the base path.
+    const base = t.url;
     const u = new URL(base);
     u.pathname = `${u.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+    for (const [k, v] of Object.entries(query)) u.searchParams.set(k, String(v));
     const url = u.toString();
+    const headers = { ...this.headers, ...t.headers };
     let res: Response;
     try {
-      res = await fetch(url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal: AbortSignal.any([this.transport.signal, AbortSignal.timeout(this.timeoutMs)]) });
+      const signal = AbortSignal.any([this.transport.signal, AbortSignal.timeout(this.timeoutMs)]);
+      res = await fetch(url, body === null ? { method: "GET", headers, signal } : { method: "POST", headers, body: JSON.stringify(body), signal });
     } catch (e) {
       const name = (e as Error)?.name;
       if (name === "TimeoutError" || name === "AbortError") throw new TronRpcError(`timeout after ${this.timeoutMs} ms`, "timeout", undefined, base);
@@ -124,6 +141,8 @@ export class TronRpc {
       const name = (e as Error)?.name;
       throw new TronRpcError(`reading answer failed: ${(e as Error)?.message ?? e}`, name === "TimeoutError" || name === "AbortError" ? "timeout" : "network", undefined, base);
     }
+    // A GET of TronGrid's v1 API on a node that does not serve it: an answer (null), not an endpoint fault.
+    if (body === null && res.status === 404) return null;
     if (!res.ok) {
       const err = new TronRpcError(`HTTP ${res.status}: ${text.slice(0, 200)}`, "http", res.status, base);
       err.retryAfterMs = retryAfterMs(res);

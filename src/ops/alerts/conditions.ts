@@ -9,7 +9,7 @@ import type { GasMonitor } from "../gas";
 import type { Config } from "../../config/schema";
 import { staleRates } from "../../rates/book";
 import { failedBackup } from "../../backup/schedule";
-import { failedCallbacksSince, failedPayoutsSince, openUnmatchedCount, stuckPayouts, stuckTopups, unrecordedByChain } from "../store";
+import { failedCallbacksSince, failedPayoutsSince, openUnmatchedCount, stuckPayouts, stuckTopups, sweepFoundSince, unrecordedByChain } from "../store";
 
 export const CONDITIONS = [
   "scanner_stalled",
@@ -25,6 +25,7 @@ export const CONDITIONS = [
   "backup_failed",
   "rate_stale",
   "unrecorded_outgoing",
+  "scan_missed",
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -107,6 +108,15 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
     out.push({ condition: "reconciliation_mismatch", subject: chain, message: `${chain}: ${plural(n, "address balance")} on chain differ from the ledger` });
   }
   rateConditions(d, out);
+
+  // DESIGN 25: the sweep recorded transfers the block scan missed (a node that drops logs, a scan fault).
+  for (const m of sweepFoundSince(db, since)) {
+    out.push({
+      condition: "scan_missed",
+      subject: m.chain,
+      message: `${m.chain}: the sweep found ${plural(m.n, "transfer")} the block scan missed in the last hour (e.g. ${m.tx}), now credited; check the chain's RPC endpoints (one may answer log or block queries with nothing) and the gateway's log`,
+    });
+  }
 
   // After a restore: transfers a payout source made that the restored database did not know (src/restore/reconcile.ts).
   const unrecorded = unrecordedByChain(db);
