@@ -47,7 +47,7 @@ const chain = (defaults: ChainDefaults) =>
       confirmations: T.Integer({ minimum: 1, maximum: 1000, default: defaults.confirmations, description: "blocks (including the transfer's) before a pay-in completes" }),
       block_time: Duration(defaults.blockTime, 'sandbox block pace; "0s" mines only on request (POST /sandbox/blocks)'),
       rpc_urls: T.Array(T.String({ pattern: "^https?://" }), { default: [], description: "rpc mode: node endpoints, tried in order with failover" }),
-      api_key: T.Optional(T.String({ description: "rpc mode: API key header for providers such as TronGrid" })),
+      api_key: T.Optional(T.String({ description: "rpc mode: API key for providers such as TronGrid and toncenter" })),
       poll_interval: Duration("1s", "rpc mode: how often the watcher polls the node"),
       gas_price_cap: T.Optional(T.String({ pattern: "^\\d+$", description: "EVM chains: highest gas price in wei a payout or gas top-up may pay (type 2: maxFeePerGas); replacements stop at it (payout_stuck)" })),
       gas_low_balance: T.Optional(T.String({ pattern: "^\\d+(\\.\\d{1,18})?$", description: "native units (TRX, BNB, ETH, POL, SOL); the gas_low alert fires while the gas wallet holds less" })),
