@@ -51,6 +51,8 @@ export interface IncomingTransfer {
   from: string;
   to: string;
   amount: bigint;
+  /** The payer's comment (TON: the forward payload's text), which may name the order it pays (DESIGN 23). */
+  memo?: string;
 }
 
 /** The addresses a scan should report transfers to. Sized for 100k entries. */
