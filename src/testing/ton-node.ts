@@ -74,6 +74,12 @@ export class TonNode {
   apiKey?: string;
   /** Answers 429 to the next `n` requests. */
   throttleNext = 0;
+  /** Answers 429 to every `n`th request (0: never): a rate-limited provider. */
+  throttleEvery = 0;
+  /** Off: transactions wait in `pending` until mine() seals them into the next block. */
+  autoMine = true;
+  private pending: Transaction[] = [];
+  private served = 0;
 
   private constructor(
     readonly chain: Blockchain,
@@ -121,25 +127,43 @@ export class TonNode {
     return b;
   }
 
-  /** Runs a message and everything it causes; one masterchain block holds the transactions. */
-  async run(m: Message | Cell): Promise<Block> {
+  /** Runs a message and everything it causes; one masterchain block holds the transactions (with autoMine). */
+  async run(m: Message | Cell): Promise<{ seqno: number; txs: Transaction[] }> {
     const r = await this.chain.sendMessage(m);
+    if (!this.autoMine) {
+      this.pending.push(...r.transactions);
+      return { seqno: this.blocks.length, txs: r.transactions };
+    }
     return this.seal(r.transactions);
   }
 
   mine(n = 1): number {
-    for (let i = 0; i < n; i++) this.seal([]);
+    for (let i = 0; i < n; i++) {
+      this.seal(this.pending);
+      this.pending = [];
+    }
     return this.height;
   }
 
+  /** The transaction in `b` where `owner` received a jetton transfer_notification (what the gateway records), hex hash. */
+  static notificationTx(b: { txs: Transaction[] }, owner: Address): string | null {
+    const want = BigInt("0x" + owner.hash.toString("hex"));
+    const t = b.txs.find((x) => x.address === want && x.inMessage && x.inMessage.body.beginParse().remainingBits >= 32 && x.inMessage.body.beginParse().loadUint(32) === 0x7362d09c);
+    return t ? t.hash().toString("hex") : null;
+  }
+
+  totalCalls(): number {
+    return [...this.calls.values()].reduce((a, b) => a + b, 0);
+  }
+
   /** TON from a funded treasury (native top-up); `bounce` false so it reaches an undeployed wallet. */
-  async fund(to: Address, amount: bigint): Promise<Block> {
+  async fund(to: Address, amount: bigint) {
     const t = await this.chain.treasury("ton-faucet");
     return this.run(internal({ from: t.address, to, value: amount, bounce: false }));
   }
 
   /** Mints `amount` USDT to `owner`'s jetton wallet (the admin's mint, as Tether issues). */
-  async mint(owner: Address, amount: bigint): Promise<Block> {
+  async mint(owner: Address, amount: bigint) {
     const transfer = beginCell().storeUint(OP_INTERNAL_TRANSFER, 32).storeUint(0, 64).storeCoins(amount).storeAddress(null).storeAddress(this.admin.address).storeCoins(0).storeMaybeRef(null).endCell();
     const body = beginCell().storeUint(OP_MINT, 32).storeUint(0, 64).storeAddress(owner).storeCoins(toNano("0.1")).storeRef(transfer).endCell();
     return this.run(internal({ from: this.admin.address, to: this.master, value: toNano("0.2"), body }));
@@ -160,7 +184,7 @@ export class TonNode {
    * A payer's jetton transfer from `payer`'s jetton wallet (holding jettons of `master`):
    * what a wallet app sends, a forward amount of 1 nanoton so the recipient is notified, and the comment.
    */
-  async payJetton(payer: Address, to: Address, amount: bigint, opts: { comment?: string; master?: Address } = {}): Promise<Block> {
+  async payJetton(payer: Address, to: Address, amount: bigint, opts: { comment?: string; master?: Address } = {}) {
     const master = opts.master ?? this.master;
     const payload = opts.comment === undefined ? null : beginCell().storeUint(0, 32).storeStringTail(opts.comment).endCell();
     const body = beginCell()
@@ -189,7 +213,7 @@ export class TonNode {
   }
   private readonly fakeAdmins = new Map<string, SandboxContract<TreasuryContract>>();
 
-  async mintFake(master: Address, owner: Address, amount: bigint): Promise<Block> {
+  async mintFake(master: Address, owner: Address, amount: bigint) {
     const admin = this.fakeAdmins.get(master.toRawString())!;
     const transfer = beginCell().storeUint(OP_INTERNAL_TRANSFER, 32).storeUint(0, 64).storeCoins(amount).storeAddress(null).storeAddress(admin.address).storeCoins(0).storeMaybeRef(null).endCell();
     const body = beginCell().storeUint(OP_MINT, 32).storeUint(0, 64).storeAddress(owner).storeCoins(toNano("0.1")).storeRef(transfer).endCell();
@@ -204,6 +228,8 @@ export class TonNode {
     const u = new URL(req.url);
     const path = u.pathname.replace(/^\/api\/v3\//, "");
     this.calls.set(path, (this.calls.get(path) ?? 0) + 1);
+    this.served++;
+    if (this.throttleEvery > 0 && this.served % this.throttleEvery === 0) return Response.json({ error: "Ratelimit exceed" }, { status: 429 });
     if (this.throttleNext > 0) {
       this.throttleNext--;
       return Response.json({ error: "Ratelimit exceed" }, { status: 429 });

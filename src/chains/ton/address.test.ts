@@ -79,7 +79,11 @@ describe("TON module", () => {
     expect(tonChain.paymentUri(token, to, amount, orderNo)).toBe(uri);
   });
 
-  test("rpc mode refuses with a clear error until the toncenter adapter ships", () => {
-    expect(() => tonChain.createAdapter({ cfg: { rpc_urls: ["http://127.0.0.1:1"], confirmations: 1 }, tokens: [token], logger: { info() {}, warn() {}, error() {} } })).toThrow(/chains.TON: rpc mode is not available yet/);
+  test("rpc mode builds the toncenter adapter; until sending ships, signing refuses with a permanent, clear error", async () => {
+    const { adapter } = tonChain.createAdapter({ cfg: { rpc_urls: ["http://127.0.0.1:1"], confirmations: 1 }, tokens: [token], logger: { info() {}, warn() {}, error() {} } });
+    expect(adapter.chain).toBe("TON");
+    const e = await adapter.signTransfer({ token: "USDT", from: to, to, amount: 1n, privateKey: new Uint8Array(32) }).catch((x) => x);
+    expect(e).toMatchObject({ permanent: true, message: expect.stringContaining("TON payouts are not available yet in rpc mode") });
+    await adapter.stop();
   });
 });

@@ -6,8 +6,8 @@ import { deriveTonKey, isTonAddress, normalizeTonAddress, randomTonAddress, tonP
 /** Tether's USDT jetton master on TON (6 decimals; docs/networks.md cites Tether's list). */
 export const TON_USDT_MASTER = "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs";
 
-/** Why an rpc-mode TON gateway does not start yet (docs/networks.md, "TON"). */
-export const TON_RPC_PENDING = "chains.TON: rpc mode is not available yet (the toncenter v3 adapter is in progress); run TON in sandbox mode or leave it disabled";
+// The toncenter adapter (and @ton/core with it) loads only when an rpc-mode TON adapter is built.
+const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
 
 export const tonChain: ChainModule = {
   code: "TON",
@@ -28,9 +28,10 @@ export const tonChain: ChainModule = {
   ids: { block: (h) => Buffer.from(h).toString("hex"), tx: (h) => Buffer.from(h).toString("hex") },
   derivation: { coinType: 607, account: 0, path: (i) => tonPath(i) },
   deriveKey: (seed, index) => deriveTonKey(seed, index),
-  createAdapter: () => {
-    throw new Error(TON_RPC_PENDING);
-  },
+  // Pay-ins and exclusive wallets over toncenter v3; sending is not built yet: payouts fail at submit with the reason (adapter.ts).
+  createAdapter: ({ cfg, tokens, logger, clock }) => ({
+    adapter: rpcAdapter().createTonAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock }),
+  }),
   // Tonkeeper's transfer link (ton-connect "deeplinks"): the jetton master, the amount in its base units, the order number as the comment.
   paymentUri: (token, address, amount, orderNo) => {
     const q = new URLSearchParams({ jetton: token.contract });
