@@ -53,6 +53,11 @@ export interface IncomingTransfer {
   amount: bigint;
   /** The payer's comment (TON: the forward payload's text), which may name the order it pays (DESIGN 23). */
   memo?: string;
+  /**
+   * A look-alike of `token` (TON: a jetton wallet the token's master does not assign to `to`): kept as an
+   * unmatched deposit with reason counterfeit_token, never credited, attached or refunded.
+   */
+  counterfeit?: true;
 }
 
 /** The addresses a scan should report transfers to. Sized for 100k entries. */

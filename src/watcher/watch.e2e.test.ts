@@ -13,6 +13,9 @@ import { newId } from "../lib/ids";
 import { toBaseUnits } from "../lib/money";
 import { SOL_MINTS } from "../testing/solana-rpc";
 import type { SolTestToken } from "../testing/sol-fixture";
+import { attachDeposit, listUnmatched } from "../payin/unmatched";
+import { refundDeposit } from "../payout/refunds";
+import { CLI_ACTOR } from "../audit/log";
 
 type Order = Record<string, any>;
 /** In a pay-in step: the hash of the paying transfer. */
@@ -230,6 +233,28 @@ const CASES: WatchCase[] = [
     receiveOnly: (fx, n) => fx.receivers(n, "ton-many"),
     extra: [
       [
+        "a comment naming an open order of the address pays that order before the amount rules",
+        async ({ fx, tick, create, get }) => {
+          const t = fx as TonChainFixture;
+          const { Address } = await import("@ton/core");
+          const named = await create("8");
+          let other: Order | undefined;
+          for (let i = 1; i <= 60 && !other; i++) {
+            const o = await create(`${8 + i}`);
+            if (o.address === named.address) other = o;
+          }
+          expect(other, "two orders on one shared address").toBeDefined();
+          await tick();
+          // The amount is the other order's exactly; the comment names the first.
+          const block = await t.raw.payJetton(t.payer, Address.parse(named.address), toBaseUnits(other!.amount, 6), { comment: named.orderNo });
+          await fx.advance(1);
+          await tick();
+          expect(await get(named.orderNo)).toMatchObject({ status: "frozen_abnormal", paidAmount: `${other!.amount}.000000`.replace(/(\.\d{6})\.000000$/, "$1") });
+          expect((await get(other!.orderNo)).status).toBe("waiting_payment");
+          expect((await get(named.orderNo)).txHash).toBe(block.txs.length > 0 ? (await import("../testing/ton-node")).TonNode.notificationTx(block, Address.parse(named.address)) : null);
+        },
+      ],
+      [
         "a look-alike jetton sent to a gateway address pays nothing, and the API key reaches the node only",
         async ({ fx, gw, tick, create, get }) => {
           const t = fx as TonChainFixture;
@@ -244,6 +269,12 @@ const CASES: WatchCase[] = [
           await tick();
           expect(await get(o.orderNo)).toMatchObject({ status: "waiting_payment", paidAmount: null });
           expect(gw.logs.join("\n")).toContain("look-alike jetton");
+          // Kept as an exception for the operator, never credited: no attach, no refund.
+          const { deposits } = listUnmatched(gw.ctx, { chain: "TON" });
+          const kept = deposits.find((d) => d.toAddress === o.address && d.reason === "counterfeit_token");
+          expect(kept).toMatchObject({ amount: "5.000000", tokenSymbol: "USDT" });
+          expect(() => attachDeposit(gw.ctx, kept!.depositId, o.orderNo, CLI_ACTOR)).toThrow(/look-alike USDT from another issuer/);
+          expect(() => refundDeposit(gw.ctx, kept!.depositId, { amount: "5", toAddress: t.payer.toString() }, CLI_ACTOR)).toThrow(/look-alike USDT/);
           expect(gw.logs.join("\n")).not.toContain("ton-test-key");
         },
       ],

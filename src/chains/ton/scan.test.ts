@@ -55,7 +55,7 @@ describe("TON scan on the real USDT jetton", () => {
     expect((await s.scan(before + 1n, head.latest, watchOf([randomTonAddress()]))).transfers).toEqual([]);
   });
 
-  test("a look-alike jetton (the same code under another master) is noticed, never a transfer", async () => {
+  test("a look-alike jetton (the same code under another master) is noticed and flagged counterfeit", async () => {
     const fake = await node.deployFakeMaster();
     await node.mintFake(fake, payer, 50_000_000n);
     const s = scanner();
@@ -63,7 +63,8 @@ describe("TON scan on the real USDT jetton", () => {
     await node.payJetton(payer, Address.parse(gateway), 5_000_000n, { master: fake, comment: "PI42" });
     expect(await node.jettonBalance(Address.parse(gateway), fake)).toBe(5_000_000n);
     const r = await s.scan(before + 1n, (await s.head()).latest, watchOf([gateway]));
-    expect(r.transfers).toEqual([]);
+    expect(r.transfers).toHaveLength(1);
+    expect(r.transfers[0]).toMatchObject({ token: "USDT", to: gateway, amount: 5_000_000n, counterfeit: true });
     expect(counterfeits).toHaveLength(1);
     expect(counterfeits[0]).toMatchObject({ to: gateway, amount: 5_000_000n });
     expect(Address.parse(counterfeits[0]!.jettonWallet).equals(await node.jettonWalletOf(Address.parse(gateway), fake))).toBe(true);

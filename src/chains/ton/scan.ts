@@ -3,8 +3,8 @@
 // number of watched addresses. A USDT payment is a `transfer_notification` (op 0x7362d09c)
 // arriving at a watched owner's wallet; it counts only when the jetton wallet that sent it is
 // the one the USDT master assigns to that owner (get_wallet_address, asked once per owner and
-// cached). A look-alike jetton's notification is returned apart (`counterfeit`), never as a
-// transfer.
+// cached). A look-alike jetton's notification is returned flagged `counterfeit`: the pay-in side
+// keeps it as an unmatched deposit that never pays, attaches or refunds.
 import type { Address, Cell, Slice } from "@ton/core";
 import type { BlockRef, ChainHead, IncomingTransfer, TokenInfo, WatchSet } from "../types";
 import { tonCore, tonFriendly } from "./address";
@@ -174,10 +174,9 @@ export function tonScanner(a: { rpc: TonRpc; tokens: readonly TokenInfo[]; confi
     const txHash = b64hex(t.hash);
     const from = body.sender ? tonFriendly(body.sender) : tonFriendly(Address.parseRaw(m.source));
     const source = Address.parseRaw(m.source).toRawString();
-    if ((await jettonWalletOf(owner)) !== source) {
-      a.onCounterfeit?.({ txHash, blockNumber: block.number, to: owner, jettonWallet: tonFriendly(Address.parseRaw(m.source)), from, amount: body.amount });
-      return null;
-    }
-    return { chain: "TON", token: "USDT", txHash, logIndex: 0, blockNumber: block.number, blockHash: block.hash, blockTime: block.time, from, to: owner, amount: body.amount, ...(body.comment ? { memo: body.comment } : {}) };
+    const found: IncomingTransfer = { chain: "TON", token: "USDT", txHash, logIndex: 0, blockNumber: block.number, blockHash: block.hash, blockTime: block.time, from, to: owner, amount: body.amount, ...(body.comment ? { memo: body.comment } : {}) };
+    if ((await jettonWalletOf(owner)) === source) return found;
+    a.onCounterfeit?.({ txHash, blockNumber: block.number, to: owner, jettonWallet: tonFriendly(Address.parseRaw(m.source)), from, amount: body.amount });
+    return { ...found, counterfeit: true };
   }
 }
