@@ -26,6 +26,9 @@ interface Block {
 }
 
 const raw = (a: Address) => a.toRawString().toUpperCase();
+/** A USDT-style minter's data: supply 0, admin, no next admin, wallet code, metadata URI (mainnet's layout). */
+const minterData = (admin: Address, walletCode: Cell, uri: string) =>
+  beginCell().storeCoins(0).storeAddress(admin).storeAddress(null).storeRef(walletCode).storeRef(beginCell().storeStringTail(uri).endCell()).endCell();
 const rawOfBig = (n: bigint, wc = 0) => `${wc}:${n.toString(16).padStart(64, "0").toUpperCase()}`;
 
 function msgJson(m: Message | undefined | null) {
@@ -97,9 +100,10 @@ export class TonNode {
     chain.libs = beginCell().storeDictDirect(libs).endCell();
     const walletLib = new Cell({ exotic: true, bits: beginCell().storeUint(2, 8).storeBuffer(JETTON_WALLET_CODE.hash()).endCell().bits });
     const master = Address.parse(TON_USDT_MASTER);
-    const data = beginCell().storeCoins(0).storeAddress(admin.address).storeAddress(null).storeRef(walletLib).storeRef(beginCell().storeStringTail("https://tether.to/usdt-ton.json").endCell()).endCell();
+    const data = minterData(admin.address, walletLib, "https://tether.to/usdt-ton.json");
     await chain.setShardAccount(master, createShardAccount({ address: master, code: JETTON_MINTER_CODE, data, balance: toNano("10") }));
     const node = new TonNode(chain, admin, master);
+    node.admins.set(master.toRawString(), admin.address);
     node.apiKey = opts.apiKey;
     node.seal([]);
     node.listen();
@@ -162,11 +166,12 @@ export class TonNode {
     return this.run(internal({ from: t.address, to, value: amount, bounce: false }));
   }
 
-  /** Mints `amount` USDT to `owner`'s jetton wallet (the admin's mint, as Tether issues). */
-  async mint(owner: Address, amount: bigint) {
-    const transfer = beginCell().storeUint(OP_INTERNAL_TRANSFER, 32).storeUint(0, 64).storeCoins(amount).storeAddress(null).storeAddress(this.admin.address).storeCoins(0).storeMaybeRef(null).endCell();
+  /** Mints `amount` to `owner`'s jetton wallet of `master` (USDT by default: the admin's mint, as Tether issues). */
+  async mint(owner: Address, amount: bigint, master = this.master) {
+    const admin = this.admins.get(master.toRawString())!;
+    const transfer = beginCell().storeUint(OP_INTERNAL_TRANSFER, 32).storeUint(0, 64).storeCoins(amount).storeAddress(null).storeAddress(admin).storeCoins(0).storeMaybeRef(null).endCell();
     const body = beginCell().storeUint(OP_MINT, 32).storeUint(0, 64).storeAddress(owner).storeCoins(toNano("0.1")).storeRef(transfer).endCell();
-    return this.run(internal({ from: this.admin.address, to: this.master, value: toNano("0.2"), body }));
+    return this.run(internal({ from: admin, to: master, value: toNano("0.2"), body }));
   }
 
   async jettonWalletOf(owner: Address, master = this.master): Promise<Address> {
@@ -202,22 +207,19 @@ export class TonNode {
 
   /** A second jetton master running the same code: a look-alike "USDT" anyone can deploy. */
   async deployFakeMaster(): Promise<Address> {
-    const admin = await this.chain.treasury("fake-admin");
-    const code = JETTON_WALLET_CODE;
-    const data = beginCell().storeCoins(0).storeAddress(admin.address).storeAddress(null).storeRef(code).storeRef(beginCell().storeStringTail("fake").endCell()).endCell();
-    const init = { code: JETTON_MINTER_CODE, data };
-    const address = contractAddress(0, init);
+    const admin = await this.chain.treasury(`fake-admin-${this.admins.size}`);
+    const data = minterData(admin.address, JETTON_WALLET_CODE, "https://example.com/fake-usdt.json");
+    const address = contractAddress(0, { code: JETTON_MINTER_CODE, data });
     await this.chain.setShardAccount(address, createShardAccount({ address, code: JETTON_MINTER_CODE, data, balance: toNano("10") }));
-    this.fakeAdmins.set(address.toRawString(), admin);
+    this.admins.set(address.toRawString(), admin.address);
     return address;
   }
-  private readonly fakeAdmins = new Map<string, SandboxContract<TreasuryContract>>();
 
-  async mintFake(master: Address, owner: Address, amount: bigint) {
-    const admin = this.fakeAdmins.get(master.toRawString())!;
-    const transfer = beginCell().storeUint(OP_INTERNAL_TRANSFER, 32).storeUint(0, 64).storeCoins(amount).storeAddress(null).storeAddress(admin.address).storeCoins(0).storeMaybeRef(null).endCell();
-    const body = beginCell().storeUint(OP_MINT, 32).storeUint(0, 64).storeAddress(owner).storeCoins(toNano("0.1")).storeRef(transfer).endCell();
-    return this.run(internal({ from: admin.address, to: master, value: toNano("0.2"), body }));
+  /** The admin of each master this node placed (raw address → admin). */
+  private readonly admins = new Map<string, Address>();
+
+  mintFake(master: Address, owner: Address, amount: bigint) {
+    return this.mint(owner, amount, master);
   }
 
   private listen(): void {
