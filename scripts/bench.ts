@@ -468,10 +468,49 @@ async function benchSolCalls() {
   }
 }
 
+/** TON (DESIGN 23): toncenter v3 calls per masterchain block on @ton/sandbox with the real USDT jetton. */
+async function benchTonCalls() {
+  const { TonNode } = await import("../src/testing/ton-node");
+  const { createTonAdapter } = await import("../src/chains/ton/adapter");
+  const { tonChain } = await import("../src/chains/ton");
+  const { normalizeTonAddress, randomTonAddress } = await import("../src/chains/ton/address");
+  const { Address } = await import("@ton/core");
+  const node = await TonNode.start();
+  try {
+    const watched = Array.from({ length: 10 }, () => randomTonAddress());
+    const crowd = [...watched, ...Array.from({ length: 99_990 }, (_, i) => normalizeTonAddress("0:" + i.toString(16).padStart(64, "0")))];
+    const payer = Address.parse(randomTonAddress());
+    await node.mint(payer, 10n ** 12n);
+    const first = BigInt(node.height + 1);
+    for (let i = 0; i < 20; i++) {
+      await node.payJetton(payer, Address.parse(watched[i % 10]!), BigInt(i + 1));
+      node.mine(2);
+    }
+    const last = BigInt(node.height);
+    for (const [label, w] of [["10 watched", watched], ["100k watched", crowd]] as const) {
+      const adapter = createTonAdapter({ rpcUrls: [node.url], tokens: [...tonChain.defaults.tokens], confirmations: 1 });
+      const set = watchSetOf(w);
+      node.calls.clear();
+      const t0 = performance.now();
+      const r = await adapter.scan(first, last, set);
+      const ms = performance.now() - t0;
+      const blocks = Number(last - first + 1n);
+      // Counted apart: get_wallet_address, once per owner that received something (10 here), cached after.
+      const owners = node.calls.get("runGetMethod") ?? 0;
+      const calls = node.totalCalls() - owners;
+      console.log(`  TON ${label.padEnd(13)} ${blocks} masterchain blocks ${String(calls).padStart(4)} calls = ${(calls / blocks).toFixed(2)} per block (+${owners} get_wallet_address, once per paid owner), ${r.transfers.length} transfers, ${f(ms)} ms`);
+      await adapter.stop();
+    }
+  } finally {
+    node.stop();
+  }
+}
+
 async function benchRpc() {
-  console.log("4. RPC calls per scanned block (TRON, BSC, BASE) / slot (SOL), 10 vs 100,000 watched addresses");
+  console.log("4. RPC calls per scanned block (TRON, BSC, BASE) / slot (SOL) / masterchain block (TON), 10 vs 100,000 watched addresses");
   await benchTronCalls();
   await benchSolCalls();
+  await benchTonCalls();
   // BSC, and BASE for the EVM networks of DESIGN 17 (one implementation: the figures match BSC's).
   for (const chain of ["BSC", "BASE"]) {
     const scan = Bun.spawnSync([BUN, join(ROOT, "scripts/bench-bsc-scan.ts"), chain], { cwd: ROOT, stdout: "inherit", stderr: "inherit" });

@@ -18,6 +18,8 @@ describe("back-office links and coin names come from the chain modules", () => {
     ["POLYGON", "address", "0xAb", "https://polygonscan.com/address/0xAb"],
     ["ARBITRUM", "tx", "0xab", "https://arbiscan.io/tx/0xab"],
     ["BASE", "address", "0xAb", "https://basescan.org/address/0xAb"],
+    ["TON", "tx", "ab12", "https://tonviewer.com/transaction/ab12"],
+    ["TON", "address", "UQAb", "https://tonviewer.com/UQAb"],
   ] as const)("%s %s link", (chain, kind, value, url) => {
     expect(explorerUrl(ctxOf({ [chain]: "rpc" }), chain, kind, value)).toBe(url);
   });
@@ -37,6 +39,7 @@ describe("back-office links and coin names come from the chain modules", () => {
     ["POLYGON", "POL"],
     ["ARBITRUM", "ETH"],
     ["BASE", "ETH"],
+    ["TON", "TON"],
     ["DOGE", ""],
   ])("native coin of %s: %p", (chain, symbol) => {
     expect(nativeSymbol(chain)).toBe(symbol);

@@ -3,14 +3,14 @@ import { mnemonicToSeedSync } from "@scure/bip39";
 import { chainModule, chainModules, hasChainModule } from "./registry";
 
 const SEED = mnemonicToSeedSync("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about");
-const PRODUCT = ["TRON", "BSC", "SOL", "ETH", "POLYGON", "ARBITRUM", "BASE"] as const;
+const PRODUCT = ["TRON", "BSC", "SOL", "ETH", "POLYGON", "ARBITRUM", "BASE", "TON"] as const;
 
 describe("chain registry", () => {
   test("every product chain code has exactly one module, under its own code", () => {
-    expect(chainModules().map((m) => m.code).sort()).toEqual(["ARBITRUM", "BASE", "BSC", "ETH", "POLYGON", "SOL", "TRON"]);
+    expect(chainModules().map((m) => m.code).sort()).toEqual(["ARBITRUM", "BASE", "BSC", "ETH", "POLYGON", "SOL", "TON", "TRON"]);
     for (const c of PRODUCT) expect(chainModule(c).code).toBe(c);
-    expect(hasChainModule("TON")).toBe(false);
-    expect(() => chainModule("TON" as never)).toThrow("unknown chain: TON");
+    expect(hasChainModule("DOGE")).toBe(false);
+    expect(() => chainModule("DOGE" as never)).toThrow("unknown chain: DOGE");
   });
 
   // DESIGN 17: each new EVM network's chain id, native coin and mainnet token facts, off by default.
@@ -47,6 +47,8 @@ describe("chain registry", () => {
   test.each([
     ...(["BSC", "ETH", "POLYGON", "ARBITRUM", "BASE"] as const).map((c) => [c, /^0x[0-9a-f]{64}$/, /^0x[0-9a-f]{64}$/] as const),
     ["TRON", /^[0-9a-f]{64}$/, /^[0-9a-f]{64}$/],
+    // Tonviewer takes a transaction's hash in hex.
+    ["TON", /^[0-9a-f]{64}$/, /^[0-9a-f]{64}$/],
     // A Solana transaction id is a 64-byte signature in base58; a block hash 32 bytes.
     ["SOL", /^[1-9A-HJ-NP-Za-km-z]{43,44}$/, /^[1-9A-HJ-NP-Za-km-z]{86,88}$/],
   ] as const)("%s writes block and transaction ids the way its explorers do", (c, block, tx) => {

@@ -7,6 +7,7 @@ import { bscChain } from "./bsc";
 import { ethChain } from "./eth";
 import { polygonChain } from "./polygon";
 import { solChain } from "./sol";
+import { tonChain } from "./ton";
 import { tronChain } from "./tron";
 import type { ChainModule } from "./module";
 import type { ChainCode, TokenInfo, TokenSymbol } from "./types";
@@ -15,7 +16,7 @@ import type { ChainCode, TokenInfo, TokenSymbol } from "./types";
 // example) does not depend on import order.
 let modules: Map<ChainCode, ChainModule> | undefined;
 function registry(): Map<ChainCode, ChainModule> {
-  return (modules ??= new Map<ChainCode, ChainModule>([tronChain, bscChain, solChain, ethChain, polygonChain, arbitrumChain, baseChain].map((m) => [m.code, m])));
+  return (modules ??= new Map<ChainCode, ChainModule>([tronChain, bscChain, solChain, ethChain, polygonChain, arbitrumChain, baseChain, tonChain].map((m) => [m.code, m])));
 }
 
 /** The module of `chain`; throws on a code no module defines. */

@@ -2,7 +2,7 @@
 // Amounts are bigint base units; addresses are in the chain's native display
 // format (TRON base58check, EIP-55 hex, Solana base58).
 
-export type ChainCode = "TRON" | "BSC" | "SOL" | "ETH" | "POLYGON" | "ARBITRUM" | "BASE";
+export type ChainCode = "TRON" | "BSC" | "SOL" | "ETH" | "POLYGON" | "ARBITRUM" | "BASE" | "TON";
 export type TokenSymbol = "USDT" | "USDC";
 export type ChainMode = "sandbox" | "rpc";
 
@@ -51,6 +51,13 @@ export interface IncomingTransfer {
   from: string;
   to: string;
   amount: bigint;
+  /** The payer's comment (TON: the forward payload's text), which may name the order it pays (DESIGN 23). */
+  memo?: string;
+  /**
+   * A look-alike of `token` (TON: a jetton wallet the token's master does not assign to `to`): kept as an
+   * unmatched deposit with reason counterfeit_token, never credited, attached or refunded.
+   */
+  counterfeit?: true;
 }
 
 /** The addresses a scan should report transfers to. Sized for 100k entries. */

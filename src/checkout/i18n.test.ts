@@ -31,6 +31,7 @@ describe("network names", () => {
     ["POLYGON", "USDC", "USDC on Polygon (ERC20)"],
     ["ARBITRUM", "USDT", "USDT on Arbitrum One (ERC20)"],
     ["BASE", "USDC", "USDC on Base (ERC20)"],
+    ["TON", "USDT", "USDT on TON (Jetton)"],
   ] as const)("%s %s", (chain, token, expected) => {
     expect(networkName("en", chain, token)).toBe(expected);
   });

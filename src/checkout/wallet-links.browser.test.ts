@@ -27,8 +27,9 @@ function promises(): Map<string, { qr: string; button: string }> {
   return out;
 }
 
-function fill(template: string, v: { address: string; contract: string; units?: bigint; amount?: string; reference?: string }): string {
+function fill(template: string, v: { address: string; contract: string; units?: bigint; amount?: string; reference?: string; orderNo?: string }): string {
   return template
+    .replace("<orderNo>", v.orderNo ?? "")
     .replace("<address>", v.address)
     .replace("<contract>", v.contract)
     .replace("<base units>", String(v.units))
@@ -102,6 +103,8 @@ const CASES = [
   { chain: "POLYGON", token: "USDC", amount: "4.5" },
   { chain: "ARBITRUM", token: "USDT", amount: "9.99" },
   { chain: "BASE", token: "USDC", amount: "1.25" },
+  // DESIGN 23: Tonkeeper's ton://transfer with the jetton master and the order number as comment.
+  { chain: "TON", token: "USDT", amount: "6.5" },
 ] as const;
 
 describe("QR codes decode to what docs/wallet-links.md promises", () => {
@@ -117,7 +120,7 @@ describe("QR codes decode to what docs/wallet-links.md promises", () => {
       const o = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
         body: { chainCode: c.chain, tokenSymbol: c.token, merchantOrderNo: `QR-${c.chain}-${c.token}`, amount: c.amount, notifyUrl: "https://shop.example/cb" },
       });
-      const values = { address: o.address!, contract, units: toBaseUnits(c.amount, decimals), amount: c.amount, reference: solanaReference(o.orderNo!) };
+      const values = { address: o.address!, contract, units: toBaseUnits(c.amount, decimals), amount: c.amount, reference: solanaReference(o.orderNo!), orderNo: o.orderNo! };
       const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, locale: "en-US" });
       const page = await ctx.newPage();
 
@@ -133,7 +136,7 @@ describe("QR codes decode to what docs/wallet-links.md promises", () => {
         expect(await page.getByRole("img", { name: "QR code of the address", exact: true }).count()).toBe(0);
       }
       // The API's paymentUri stays as DESIGN 5 fixes it, whatever the page shows.
-      expect(o.paymentUri).toStartWith({ TRON: "tron:", BSC: "ethereum:", SOL: "solana:", ETH: "ethereum:", POLYGON: "ethereum:", ARBITRUM: "ethereum:", BASE: "ethereum:" }[c.chain]);
+      expect(o.paymentUri).toStartWith({ TRON: "tron:", BSC: "ethereum:", SOL: "solana:", ETH: "ethereum:", POLYGON: "ethereum:", ARBITRUM: "ethereum:", BASE: "ethereum:", TON: "ton://transfer/" }[c.chain]);
 
       const b = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/exclusive-bindings", {
         body: { chainCode: c.chain, tokenSymbol: c.token, bindKey: `qr-${c.chain}-${c.token}` },

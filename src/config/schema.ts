@@ -60,7 +60,7 @@ const chain = (defaults: ChainDefaults) =>
         ]),
         { default: [], description: 'rpc mode: node endpoints, tried in order with failover; a URL, or { url, rate_limit, api_keys } (DESIGN 25)' },
       ),
-      api_key: T.Optional(T.String({ description: "rpc mode: API key header for providers such as TronGrid" })),
+      api_key: T.Optional(T.String({ description: "rpc mode: API key for providers such as TronGrid and toncenter" })),
       poll_interval: Duration("1s", "rpc mode: how often the watcher polls the node"),
       gas_price_cap: T.Optional(T.String({ pattern: "^\\d+$", description: "EVM chains: highest gas price in wei a payout or gas top-up may pay (type 2: maxFeePerGas); replacements stop at it (payout_stuck)" })),
       gas_low_balance: T.Optional(T.String({ pattern: "^\\d+(\\.\\d{1,18})?$", description: "native units (TRX, BNB, ETH, POL, SOL); the gas_low alert fires while the gas wallet holds less" })),

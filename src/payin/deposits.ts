@@ -24,6 +24,7 @@ import {
   moveTransfer,
   orderById,
   orderNoTaken,
+  orderWithNo,
   patchOrder,
   patchTransfer,
   pendingInBlocks,
@@ -54,7 +55,7 @@ export function recordTransfer(ctx: PayinCtx, tx: Tx, it: IncomingTransfer, now:
     if (existing.status === "reverted") {
       // The same transaction landed again after a reorg.
       const t = relandTransfer(tx, existing.id, block);
-      matchTransfer(ctx, tx, t, addr?.kind, now);
+      matchTransfer(ctx, tx, t, addr?.kind, now, it.memo, it.counterfeit);
       return t;
     }
     if (existing.blockHash !== it.blockHash && existing.status === "pending") {
@@ -78,7 +79,7 @@ export function recordTransfer(ctx: PayinCtx, tx: Tx, it: IncomingTransfer, now:
     seenAt: now,
   };
   const t = insertTransfer(tx, values);
-  matchTransfer(ctx, tx, t, addr?.kind, now);
+  matchTransfer(ctx, tx, t, addr?.kind, now, it.memo, it.counterfeit);
   return t;
 }
 
@@ -92,7 +93,9 @@ function keepUnmatched(ctx: PayinCtx, tx: Tx, t: TransferRow, reason: UnmatchedR
   ctx.logger.warn("unmatched deposit", { depositId: t.id, chain: t.chain, token: t.token, to: t.toAddress, amount: t.amount, txHash: t.txHash, reason });
 }
 
-function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | undefined, now: number): void {
+function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | undefined, now: number, memo?: string, counterfeit?: boolean): void {
+  // DESIGN 23: a look-alike token is kept for the operator and pays nothing, whoever's address it reached.
+  if (counterfeit || t.unmatchedReason === "counterfeit_token") return keepUnmatched(ctx, tx, t, "counterfeit_token");
   if (!t.addressId || !kind) return keepUnmatched(ctx, tx, t, "unknown_address");
   if (kind === "gas") return setDisposition(tx, t, "gas_funding", null);
   if (kind === "restore_gap") return keepUnmatched(ctx, tx, t, "restore_gap");
@@ -117,6 +120,16 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   }
 
   if (kind === "exclusive") return depositToExclusive(ctx, tx, t, denied, now);
+
+  // DESIGN 23: a payer's comment naming an open order of this address and token pays that order,
+  // before the amount rules: the exact amount (or one short within the tolerance) pays it, another freezes it.
+  const named = orderNamedBy(tx, t, memo);
+  if (named) {
+    const exact = named.amount === t.amount;
+    const tolerated = !exact && tolerates(ctx, named, t);
+    applyPayinEvent(tx, named, exact || tolerated ? { type: "paid", senderDenied: denied } : { type: "wrong_amount" }, paidPatch(t), now);
+    return setDisposition(tx, t, exact ? "matched" : tolerated ? "underpaid_tolerated" : "wrong_amount", named.id);
+  }
 
   const candidates = matchCandidates(tx, t, ctx.ms.lateWindow);
   // On time: block time no later than expireAt. An order that existed at the block wins over one
@@ -163,6 +176,15 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
           ? "after_late_window"
           : "no_open_order";
   keepUnmatched(ctx, tx, t, reason);
+}
+
+/** The open, unpaid order a transfer's comment names by its orderNo, when it is this address's and token's and the payment is on time. */
+function orderNamedBy(tx: Tx, t: TransferRow, memo: string | undefined): PayinOrderRow | undefined {
+  const orderNo = memo?.trim();
+  if (!orderNo || orderNo.length > 64) return undefined;
+  const o = orderWithNo(tx, orderNo);
+  if (!o || o.addressId !== t.addressId || o.token !== t.token || o.transferId !== null || o.status !== "waiting_payment") return undefined;
+  return o.expireAt === null || t.blockTime <= o.expireAt ? o : undefined;
 }
 
 // The watcher's queries read open and recent orders only (issue 23): the statements are the

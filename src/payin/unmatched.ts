@@ -27,6 +27,7 @@ export const UNMATCHED_REASONS = {
   unknown_address: "not a gateway address",
   no_api_key: "the merchant has no API key to sign a deposit order",
   restore_gap: "an address handed out after the restored backup: its order or binding is unknown to this database",
+  counterfeit_token: "a look-alike of the token from another issuer's contract (TON: a jetton wallet the USDT master does not assign to the address): never credited, attached or refunded",
 } as const;
 export type UnmatchedReason = keyof typeof UNMATCHED_REASONS;
 
@@ -133,6 +134,7 @@ export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orde
     const o = orderWithNo(tx, orderNo);
     if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError(`no pay-in order ${orderNo}`);
     if (t.status === "reverted") throw new OperatorError(`deposit ${depositId} was reverted by a reorg; there is nothing to attach`);
+    if (t.unmatchedReason === "counterfeit_token") throw new OperatorError(`deposit ${depositId} is a look-alike ${t.token} from another issuer: it never pays an order`);
     if (t.addressId !== o.addressId || t.token !== o.token) {
       throw new OperatorError(`deposit ${depositId} reached ${t.toAddress} (${t.token}); order ${orderNo} is on ${o.address} (${o.token})`);
     }

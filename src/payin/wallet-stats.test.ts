@@ -45,5 +45,5 @@ test("the transfer status lists generate the deposit statistics' text, byte for 
               max(CASE WHEN status != 'reverted' THEN seen_at END) AS last,
               sum(CASE WHEN status = 'confirmed' THEN CAST(substr(amount, 1, max(length(amount) - 12, 0)) AS INTEGER) ELSE 0 END) AS hi,
               sum(CASE WHEN status = 'confirmed' THEN CAST(substr(amount, max(length(amount) - 11, 1)) AS INTEGER) ELSE 0 END) AS lo
-       FROM transfers WHERE address_id = ?1 AND token = ?2`);
+       FROM transfers WHERE address_id = ?1 AND token = ?2 AND unmatched_reason IS NOT 'counterfeit_token'`);
 });

@@ -59,7 +59,7 @@ export const DEPOSIT_STATS = `SELECT sum(${NOT_REVERTED}) AS deposits, sum(${sta
               max(CASE WHEN ${NOT_REVERTED} THEN seen_at END) AS last,
               sum(CASE WHEN ${IS_CONFIRMED} THEN CAST(substr(amount, 1, max(length(amount) - 12, 0)) AS INTEGER) ELSE 0 END) AS hi,
               sum(CASE WHEN ${IS_CONFIRMED} THEN CAST(substr(amount, max(length(amount) - 11, 1)) AS INTEGER) ELSE 0 END) AS lo
-       FROM transfers WHERE address_id = ?1 AND token = ?2`;
+       FROM transfers WHERE address_id = ?1 AND token = ?2 AND unmatched_reason IS NOT 'counterfeit_token'`;
 
 /**
  * Deposit statistics of one address and token in one aggregate query (an

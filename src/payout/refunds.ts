@@ -263,6 +263,7 @@ export function refundDeposit(
     const merchantId = t?.merchantId ?? null;
     if (!t || t.unmatchedReason === null || merchantId === null || (scope.merchantId !== undefined && merchantId !== scope.merchantId)) throw new RefundRefused(`no unmatched deposit ${depositId}`);
     if (t.resolution && t.resolution !== "refunded") throw new RefundRefused(`deposit ${depositId} is already ${t.resolution}`);
+    if (t.unmatchedReason === "counterfeit_token") throw new RefundRefused(`deposit ${depositId} is a look-alike ${t.token} from another issuer: refunding it would send real ${t.token}`);
     if (t.status !== "confirmed") throw new RefundRefused(`deposit ${depositId} is ${t.status}, not final: only a final deposit can be refunded`);
     const adapter = adapterOf(ctx, t.chain);
     const decimals = adapter.tokens.find((x) => x.symbol === t.token)?.decimals ?? 6;

@@ -12,6 +12,9 @@ import { startSolFixture, someSolAddresses, type SolFixture, type SolTestToken }
 import { startTronFixture, TRX, type TronFixture } from "./tron-fixture";
 import { startTronNode, type TronNode, type TronNodeOptions } from "./tron-node";
 import { SOL_MINTS, type SolanaRpcNodeOptions } from "./solana-rpc";
+import type { Address } from "@ton/core";
+import type { TonNode } from "./ton-node";
+import { normalizeTonAddress, randomTonAddress, tonCore } from "../chains/ton/address";
 
 const E18 = 10n ** 18n;
 
@@ -251,6 +254,65 @@ export function solSuiteCase(token: SolTestToken): ChainSuiteCase {
     confirmations: 4,
     pollInterval: "100ms",
     blockMs: 50,
+  };
+}
+
+export interface TonChainFixture extends ChainFixture {
+  raw: TonNode;
+  /** The payer's address: it holds the USDT the payments move (minted by the USDT admin). */
+  payer: Address;
+}
+
+/**
+ * @ton/sandbox with Tether's USDT jetton code at the mainnet master, behind the toncenter v3 test
+ * server (src/testing/ton-node.ts); each payment is a wallet app's jetton transfer with a forward
+ * amount, in a masterchain block of its own (or the next mined one with auto-mining off).
+ */
+export async function startTonChain(opts: { apiKey?: string } = {}): Promise<TonChainFixture> {
+  // @ton/sandbox (its TVM in WebAssembly) loads only for the TON rows.
+  const { TonNode } = await import("./ton-node");
+  const node = await TonNode.start(opts);
+  const addr = (a: string) => tonCore().Address.parse(a);
+  const payer = addr(randomTonAddress());
+  await node.mint(payer, 10n ** 15n);
+  return {
+    raw: node,
+    payer,
+    chain: "TON",
+    token: "USDT",
+    decimals: 6,
+    nativeUnit: 10n ** 9n,
+    txHashPattern: /^[0-9a-f]{64}$/,
+    addressPattern: /^UQ[A-Za-z0-9_-]{46}$/,
+    rpcUrls: [node.url],
+    nodeUrl: node.url,
+    gatewayConfig: (confirmations) => ({ mode: "rpc", rpc_urls: [node.url], confirmations, ...(opts.apiKey ? { api_key: opts.apiKey } : {}) }),
+    pay: async (to, amount) => {
+      const b = await node.payJetton(payer, addr(to), amount);
+      return TonNode.notificationTx(b, addr(to))!;
+    },
+    sendNative: async (to, amount) => void (await node.fund(addr(to), amount)),
+    setNative: async (a, amount) => {
+      const c = await node.chain.getContract(addr(a));
+      c.balance = amount;
+    },
+    nativeBalance: async (a) => (await node.chain.getContract(addr(a))).balance,
+    tokenBalance: async (a) => node.jettonBalance(addr(a)),
+    advance: async (n) => void node.mine(n),
+    sentBy: async (a) => {
+      const want = BigInt("0x" + addr(a).hash.toString("hex"));
+      return node.blocks.flatMap((b) => b.txs).filter((t) => t.address === want && t.outMessagesCount > 0).length;
+    },
+    receivers: (n, salt) => Array.from({ length: n }, (_, i) => normalizeTonAddress("0:" + Buffer.from(sha256(new TextEncoder().encode(`${salt}:${i}`))).toString("hex"))),
+    calls: () => node.totalCalls(),
+    resetCalls: () => node.calls.clear(),
+    setAutoMine: async (on) => {
+      node.autoMine = on;
+    },
+    autoAdvance: (ms) => ticker(ms, () => node.mine(1)),
+    async stop() {
+      node.stop();
+    },
   };
 }
 

@@ -5,7 +5,7 @@
 // the cost per block with 10,000 watched addresses. One table row per chain.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { startBscChain, startEvmChain, startSolChain, startTronChain, TRON_API_KEY, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
+import { startBscChain, startEvmChain, startSolChain, startTonChain, startTronChain, TRON_API_KEY, type BscChainFixture, type ChainFixture, type SolChainFixture, type TonChainFixture, type TronChainFixture } from "../testing/chain-fixture";
 import { EVM_PROFILES } from "../testing/anvil";
 import type { ChainCode } from "../chains/types";
 import { addresses } from "../db/schema";
@@ -13,6 +13,9 @@ import { newId } from "../lib/ids";
 import { toBaseUnits } from "../lib/money";
 import { SOL_MINTS } from "../testing/solana-rpc";
 import type { SolTestToken } from "../testing/sol-fixture";
+import { attachDeposit, listUnmatched } from "../payin/unmatched";
+import { refundDeposit } from "../payout/refunds";
+import { CLI_ACTOR } from "../audit/log";
 
 type Order = Record<string, any>;
 /** In a pay-in step: the hash of the paying transfer. */
@@ -193,6 +196,86 @@ const CASES: WatchCase[] = [
           expect(t.raw.node.apiKeys.has(TRON_API_KEY)).toBe(true);
           expect(t.limited!.injected.http403).toBeGreaterThan(0);
           expect(gw.logs.join("\n")).not.toContain(TRON_API_KEY);
+        },
+      ],
+    ],
+  },
+  {
+    // DESIGN 23: @ton/sandbox with Tether's USDT jetton code behind the toncenter v3 test server.
+    chain: "TON",
+    node: "@ton/sandbox behind toncenter v3",
+    start: () => startTonChain({ apiKey: "ton-test-key" }),
+    confirmations: 2,
+    config: { enabled: true },
+    payin: {
+      amount: "4.123456",
+      paymentUri: "jetton=EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs",
+      // Each payment is in a masterchain block of its own; one more block makes two.
+      steps: [
+        [0, { status: "detected", paidAmount: "4.123456", txHash: TX }],
+        [1, { status: "completed", paidAmount: "4.123456" }],
+      ],
+    },
+    inclusion: 0,
+    toFinal: 1,
+    deposit: { token: "USDT", amount: "321.654321" },
+    reorgs: false,
+    hostile: {
+      // Every third request answered 429 (toncenter past its rate): backoff, retries, nothing lost.
+      orders: 5,
+      amount: (i) => `${20 + i}.250001`,
+      gap: 2,
+      tail: 3,
+      faults: (fx, on) => void ((fx as TonChainFixture).raw.throttleEvery = on ? 3 : 0),
+      ticks: 6,
+      cleanTick: true,
+    },
+    receiveOnly: (fx, n) => fx.receivers(n, "ton-many"),
+    extra: [
+      [
+        "a comment naming an open order of the address pays that order before the amount rules",
+        async ({ fx, tick, create, get }) => {
+          const t = fx as TonChainFixture;
+          const { Address } = await import("@ton/core");
+          const named = await create("8");
+          let other: Order | undefined;
+          for (let i = 1; i <= 60 && !other; i++) {
+            const o = await create(`${8 + i}`);
+            if (o.address === named.address) other = o;
+          }
+          expect(other, "two orders on one shared address").toBeDefined();
+          await tick();
+          // The amount is the other order's exactly; the comment names the first.
+          const block = await t.raw.payJetton(t.payer, Address.parse(named.address), toBaseUnits(other!.amount, 6), { comment: named.orderNo });
+          await fx.advance(1);
+          await tick();
+          expect(await get(named.orderNo)).toMatchObject({ status: "frozen_abnormal", paidAmount: `${other!.amount}.000000`.replace(/(\.\d{6})\.000000$/, "$1") });
+          expect((await get(other!.orderNo)).status).toBe("waiting_payment");
+          expect((await get(named.orderNo)).txHash).toBe(block.txs.length > 0 ? (await import("../testing/ton-node")).TonNode.notificationTx(block, Address.parse(named.address)) : null);
+        },
+      ],
+      [
+        "a look-alike jetton sent to a gateway address pays nothing, and the API key reaches the node only",
+        async ({ fx, gw, tick, create, get }) => {
+          const t = fx as TonChainFixture;
+          const { Address } = await import("@ton/core");
+          const o = await create("5");
+          await tick();
+          const fake = await t.raw.deployFakeMaster();
+          await t.raw.mintFake(fake, t.payer, 5_000_000n);
+          await t.raw.payJetton(t.payer, Address.parse(o.address), 5_000_000n, { master: fake });
+          expect(await t.raw.jettonBalance(Address.parse(o.address), fake)).toBe(5_000_000n);
+          await fx.advance(2);
+          await tick();
+          expect(await get(o.orderNo)).toMatchObject({ status: "waiting_payment", paidAmount: null });
+          expect(gw.logs.join("\n")).toContain("look-alike jetton");
+          // Kept as an exception for the operator, never credited: no attach, no refund.
+          const { deposits } = listUnmatched(gw.ctx, { chain: "TON" });
+          const kept = deposits.find((d) => d.toAddress === o.address && d.reason === "counterfeit_token");
+          expect(kept).toMatchObject({ amount: "5.000000", tokenSymbol: "USDT" });
+          expect(() => attachDeposit(gw.ctx, kept!.depositId, o.orderNo, CLI_ACTOR)).toThrow(/look-alike USDT from another issuer/);
+          expect(() => refundDeposit(gw.ctx, kept!.depositId, { amount: "5", toAddress: t.payer.toString() }, CLI_ACTOR)).toThrow(/look-alike USDT/);
+          expect(gw.logs.join("\n")).not.toContain("ton-test-key");
         },
       ],
     ],
