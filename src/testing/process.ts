@@ -48,6 +48,13 @@ export function runCli(args: string[], env: Record<string, string>, cmd: string[
   return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
 }
 
+/** runCli without blocking this process (a test that holds a lock while the command runs). */
+export async function runCliAsync(args: string[], env: Record<string, string>, cmd: string[] = [BUN, join(ROOT, "src/main.ts")]) {
+  const p = Bun.spawn([...cmd, ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, stdout, stderr };
+}
+
 export interface GatewayProcess {
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   stdout(): string;
