@@ -1,19 +1,12 @@
 // Start-up and CLI commands wait out a lock another process holds (busy_timeout is the first
 // pragma of every connection), then say which process held it (issue 37 "Start-up waits").
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { rmSync } from "node:fs";
-import { runCliAsync, tempSetup, type TempSetup } from "../testing/process";
+import { runCliAsync, tempSetups, type TempSetup } from "../testing/process";
 import { acquireInstanceLock } from "./instance-lock";
 import { BUSY_TIMEOUT_MS, PRAGMAS } from "./client";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-const setup = async () => {
-  const s = await tempSetup();
-  dirs.push(s.dir);
-  return s;
-};
+const setup = tempSetups();
 
 /** Another connection (as another process would) holding the database's write lock for `ms`. */
 function holdWriteLock(s: TempSetup, ms: number): Promise<void> {

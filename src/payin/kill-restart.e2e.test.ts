@@ -1,21 +1,18 @@
 // A gateway killed with SIGKILL under write load restarts at once, again and again, and every
 // create it answered is still there (issue 37 "Start-up waits": the first opener after a kill
 // recovers the WAL under a lock, and another connection may be doing the same).
-import { afterAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../testing/process";
+import { runCli, startGatewayProcess, tempSetups, type GatewayProcess } from "../testing/process";
 import { StablegateClient } from "../sdk/client";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const setup = tempSetups();
 
 const RESTARTS = Number(process.env.RESTARTS ?? 20);
 const WRITERS = 4;
 
 test(`a gateway killed with SIGKILL under write load restarts at once, ${RESTARTS} times in a row, losing no answered create`, async () => {
-  const s = await tempSetup(`[log]\nlevel = "warn"`);
-  dirs.push(s.dir);
+  const s = await setup(`[log]\nlevel = "warn"`);
   const { merchantUid, apiKey } = JSON.parse(runCli(["merchant", "create", "--name", "shop", "--json", "--config", s.configPath], s.env).stdout);
   const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
   const answered: string[] = [];

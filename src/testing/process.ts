@@ -1,6 +1,7 @@
 // Runs the gateway as a real child process (`bun src/main.ts ...`), for tests
 // that kill it, restart it or drive the CLI.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { afterAll } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./wait";
@@ -41,6 +42,17 @@ export async function tempSetup(toml = "", opts: { masterKey?: string | null; in
   else delete env.STABLEGATE_MASTER_KEY;
   if (opts.init !== false) initDataFolder(loadConfig(configPath), env);
   return { dir, configPath, dbPath, port, url: `http://127.0.0.1:${port}`, env };
+}
+
+/** tempSetup for one test file: every folder it makes is removed after the file's tests. */
+export function tempSetups(): (toml?: string, opts?: { masterKey?: string | null; init?: boolean }) => Promise<TempSetup> {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  return async (toml = "", opts = {}) => {
+    const s = await tempSetup(toml, opts);
+    dirs.push(s.dir);
+    return s;
+  };
 }
 
 export function runCli(args: string[], env: Record<string, string>, cmd: string[] = [BUN, join(ROOT, "src/main.ts")]) {

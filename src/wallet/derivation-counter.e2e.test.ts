@@ -1,9 +1,8 @@
 // Derivation indexes come from a counter row per chain (issue 37), never max(index)+1: processes
 // deriving addresses at once never take one index twice, and a restore's floor still holds.
-import { afterAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { BUN, ROOT, tempSetup } from "../testing/process";
+import { BUN, ROOT, tempSetups } from "../testing/process";
 import { loadConfig } from "../config/load";
 import { openStore } from "../app/context";
 import { createMerchant } from "../merchants/service";
@@ -12,15 +11,13 @@ import { migrate } from "../db/migrate";
 import { migrations } from "../../migrations/index";
 import { peekDerivationIndex, setDerivationFloor, takeDerivationIndex } from "./store";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const setup = tempSetups();
 
 const PROCESSES = 3;
 const EACH = 40;
 
 test(`${PROCESSES} processes deriving ${EACH} addresses each on one chain never take one index twice`, async () => {
-  const s = await tempSetup();
-  dirs.push(s.dir);
+  const s = await setup();
   const { db, cipher } = openStore(loadConfig(s.configPath), s.env);
   const { merchant } = createMerchant({ db, cipher, now: () => Date.now() }, { name: "shop" });
   const children = Array.from({ length: PROCESSES }, () =>
