@@ -8,7 +8,7 @@ import { StablegateClient } from "../sdk/client";
 
 const setup = tempSetups();
 
-const RESTARTS = Number(process.env.RESTARTS ?? 20);
+const RESTARTS = 20;
 const WRITERS = 4;
 
 test(`a gateway killed with SIGKILL under write load restarts at once, ${RESTARTS} times in a row, losing no answered create`, async () => {
@@ -26,8 +26,7 @@ test(`a gateway killed with SIGKILL under write load restarts at once, ${RESTART
       try {
         await client.request("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: no, amount: `1.${String(n).padStart(5, "0")}`, notifyUrl: "https://shop.example/cb" } });
         answered.push(no);
-      } catch (e) {
-        if (process.env.DEBUG_KILL) console.log(String(e));
+      } catch {
         await Bun.sleep(5);
       }
     }
