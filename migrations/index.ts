@@ -23,8 +23,11 @@ import m20 from "./0281_collection_legs_address_order.sql" with { type: "text" }
 import m21 from "./0290_gas_topup_replacements.sql" with { type: "text" };
 import m22 from "./0300_refunds_failed.sql" with { type: "text" };
 import m23 from "./0305_form_submissions.sql" with { type: "text" };
-import m24 from "./0320_compat_gmpay.sql" with { type: "text" };
-import m25 from "./0340_transfers_found_by.sql" with { type: "text" };
+import m24 from "./0310_callback_lease_owner.sql" with { type: "text" };
+import m25 from "./0311_derivation_counters.sql" with { type: "text" };
+import m26 from "./0312_address_watch_seq.sql" with { type: "text" };
+import m27 from "./0320_compat_gmpay.sql" with { type: "text" };
+import m28 from "./0340_transfers_found_by.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -53,6 +56,9 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0290_gas_topup_replacements", sql: m21 },
   { name: "0300_refunds_failed", sql: m22 },
   { name: "0305_form_submissions", sql: m23 },
-  { name: "0320_compat_gmpay", sql: m24 },
-  { name: "0340_transfers_found_by", sql: m25 },
+  { name: "0310_callback_lease_owner", sql: m24 },
+  { name: "0311_derivation_counters", sql: m25 },
+  { name: "0312_address_watch_seq", sql: m26 },
+  { name: "0320_compat_gmpay", sql: m27 },
+  { name: "0340_transfers_found_by", sql: m28 },
 ];

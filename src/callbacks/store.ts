@@ -5,6 +5,7 @@
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import { type Db, type DbOrTx, prepared, type Tx } from "../db/client";
 import { callbackAttempts, callbacks, merchants } from "../db/schema";
+import { ownerGone } from "../lib/process-id";
 
 /** A due row as the worker delivers it. */
 export interface DueRow {
@@ -30,15 +31,36 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-export function callbackWorkerStore(db: Db) {
+/**
+ * The delivery worker's statements. Every claim carries `owner` (the process's id,
+ * lib/process-id.ts) and every write that ends a claim checks it: several processes may deliver
+ * from one database, and none releases or settles another's claim while its lease runs.
+ */
+export function callbackWorkerStore(db: Db, owner: string) {
   const stmt = <T>(name: string, build: (c: Db["$client"]) => T): T => prepared(db, `callbacks:${name}`, (d) => build(d.$client));
+  const releaseOf = (o: string | null): number =>
+    o === null
+      ? db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE state = 'delivering' AND lease_owner IS NULL`).changes
+      : db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE state = 'delivering' AND lease_owner = ?`, [o]).changes;
+  /** The owners of the claims under way (the index's 'delivering' range). */
+  const leaseOwners = (): (string | null)[] =>
+    db.$client.query<{ o: string | null }, []>(`SELECT DISTINCT lease_owner AS o FROM callbacks WHERE state = 'delivering'`).all().map((r) => r.o);
   return {
-    /** Rows left 'delivering' by a previous run of this database (cut off mid-delivery) back to pending; how many. */
-    releaseAllLeases: (): number => db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE state = 'delivering'`).changes,
-    /** Expired leases (few rows: the index's 'delivering' range). */
+    /** This process's claims back to pending; how many. Other processes' claims stay. */
+    releaseAllLeases: (): number => releaseOf(owner),
+    /**
+     * At start: this process's claims, and those of every owner `gone` says is dead (a previous
+     * run killed on this host), back to pending before their lease ends; how many. A live
+     * process's claims stay until their lease expires.
+     */
+    releaseCutOff: (gone: (owner: string | null) => boolean = ownerGone): number =>
+      releaseOf(owner) + leaseOwners().filter((o) => o !== owner && gone(o)).reduce((n, o) => n + releaseOf(o), 0),
+    /** Expired leases, any owner's (few rows: the index's 'delivering' range). */
     expiredLeases: (now: number) =>
       stmt("expired", (c) => c.prepare<{ rid: number; id: string }, [number]>(`SELECT rowid AS rid, id FROM callbacks WHERE state = 'delivering' AND lease_until <= ?`)).all(now),
-    release: (rid: number) => void stmt("release", (c) => c.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE rowid = ? AND state = 'delivering'`)).run(rid),
+    /** An expired lease back to pending, if it is still expired (another process may have claimed the row again since). */
+    release: (rid: number, now: number) =>
+      void stmt("release", (c) => c.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE rowid = ? AND state = 'delivering' AND lease_until <= ?`)).run(rid, now),
     /** Merchants with pending rows: a loose index scan of callbacks_due, one probe per merchant, whatever the backlog. */
     merchantsWithPending: (): number[] =>
       stmt("merchants", (c) =>
@@ -70,11 +92,14 @@ export function callbackWorkerStore(db: Db) {
       ).all(merchantId, now, after.nextAt, after.rid, limit),
     /** Claims a row still pending (a resend or another run may have moved it); whether it did. */
     mark: (rid: number, leaseUntil: number, now: number): boolean =>
-      stmt("mark", (c) => c.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`)).run(leaseUntil, now, rid).changes === 1,
+      stmt("mark", (c) => c.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, lease_owner = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`)).run(leaseUntil, owner, now, rid)
+        .changes === 1,
     /** No target (no notifyUrl, no default URL): held, not an attempt. */
-    hold: (id: string, now: number) => void db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'delivering'`, [now, id]),
+    hold: (id: string, now: number) =>
+      void db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, lease_owner = NULL, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`, [now, id, owner]),
     /** Shutdown cut the delivery off: not an attempt; the next start delivers it again. */
-    unclaim: (id: string) => void db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL WHERE id = ? AND state = 'delivering'`, [id]),
+    unclaim: (id: string) =>
+      void db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE id = ? AND state = 'delivering' AND lease_owner = ?`, [id, owner]),
     /** One attempt, with the URL it went to (the callbacks page shows each attempt's target). */
     recordAttempt: (id: string, r: AttemptRecord, url: string | null) =>
       void stmt("attempt", (c) =>
@@ -85,10 +110,10 @@ export function callbackWorkerStore(db: Db) {
       ).run(id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error, url),
     settle: (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
       void stmt("settle", (c) =>
-        c.prepare<unknown, [string, number, number, string | null, number, string]>(
-          `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering'`,
+        c.prepare<unknown, [string, number, number, string | null, number, string, string]>(
+          `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`,
         ),
-      ).run(o.state, o.attempts, o.nextAt, o.lastError, now, id),
+      ).run(o.state, o.attempts, o.nextAt, o.lastError, now, id, owner),
   };
 }
 
@@ -187,7 +212,7 @@ export function callbackAttemptsOf(db: DbOrTx, eventId: string): CallbackAttempt
 export function requeueCallback(tx: Tx, eventId: string, fromState: string, now: number): CallbackRow | undefined {
   return tx
     .update(callbacks)
-    .set({ state: "pending", attempts: 0, nextAttemptAt: now, leaseUntil: null, lastError: null, updatedAt: now })
+    .set({ state: "pending", attempts: 0, nextAttemptAt: now, leaseUntil: null, leaseOwner: null, lastError: null, updatedAt: now })
     .where(and(eq(callbacks.id, eventId), eq(callbacks.state, fromState)))
     .returning()
     .get();

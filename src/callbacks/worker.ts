@@ -21,6 +21,7 @@ import { compatSecretOf } from "../merchants/compat-keys";
 import type { CompatProtocol } from "../lib/compat-signing";
 import { newPlanMemory, noteOutcome, originOf, planClaims } from "./claim-plan";
 import { callbackWorkerStore, type DueRow } from "./store";
+import { PROCESS_ID } from "../lib/process-id";
 import type { Lookup } from "./target";
 
 export interface WorkerOptions {
@@ -40,6 +41,8 @@ export interface WorkerOptions {
   shutdownGraceMs?: number;
   lookup?: Lookup;
   ca?: string;
+  /** Who holds this worker's claims (default: this process, lib/process-id.ts); tests run two owners in one process. */
+  owner?: string;
 }
 
 /** What the worker's options are built from (the gateway's context satisfies it). */
@@ -122,7 +125,7 @@ export class CallbackWorker {
   private readonly store: ReturnType<typeof callbackWorkerStore>;
 
   constructor(private readonly o: WorkerOptions) {
-    this.store = callbackWorkerStore(o.db);
+    this.store = callbackWorkerStore(o.db, o.owner ?? PROCESS_ID);
     this.pollMs = o.pollMs ?? 200;
     this.leaseMs = o.timeoutMs + (o.leaseMarginMs ?? 10_000);
     this.graceMs = o.shutdownGraceMs ?? Math.min(o.timeoutMs, 5_000);
@@ -169,8 +172,9 @@ export class CallbackWorker {
   start(): void {
     if (this.started) return;
     this.started = true;
-    // Rows left 'delivering' by a previous run of this database were cut off mid-delivery.
-    const n = this.store.releaseAllLeases();
+    // Rows left 'delivering' by this process, or by one known dead (a previous run killed on this
+    // host), were cut off mid-delivery; another live process's claims are its own until their lease ends.
+    const n = this.store.releaseCutOff();
     if (n) this.o.logger.info("callbacks reclaimed after restart", { count: n });
     this.unlisten = onCallbacksDue(() => this.kick());
     this.schedule(0);
@@ -211,7 +215,7 @@ export class CallbackWorker {
 
   /**
    * Claims due rows up to the free slots. The rows are reserved in memory at
-   * once (this process is the only deliverer of its database); their
+   * once (another process's claims are told apart by their lease owner); their
    * 'delivering' mark goes through the group commit, its fsync shared with
    * requests and finished deliveries, and a row is delivered only once that
    * commit has returned (DESIGN 16). A mark that fails (a full disk) sends
@@ -241,7 +245,7 @@ export class CallbackWorker {
     const now = this.o.clock.now();
     // Expired leases (another run's rows, cut off) at most once per poll interval, not per claim.
     if (now - this.reclaimedAt >= this.pollMs || now < this.reclaimedAt) {
-      for (const r of st.expiredLeases(now)) if (!this.inflight.has(r.id)) st.release(r.rid);
+      for (const r of st.expiredLeases(now)) if (!this.inflight.has(r.id)) st.release(r.rid, now);
       this.reclaimedAt = now;
     }
     return planClaims({

@@ -103,11 +103,12 @@ export interface OutgoingQuery {
   /** The payout orders, through their port (EVM: the nonces the database stored). */
   payouts: PayoutStore;
   /**
-   * The gateway's addresses on `chain` stored after `afterRowid`, with their rowids: the port to
-   * the wallet's table (restore/reconcile.ts fills it from wallet/store.ts `addressRowsAfter`).
+   * The gateway's addresses on `chain` stored after change sequence `after`, with their
+   * sequences (never row ids: they may commit out of order): the port to the wallet's table
+   * (restore/reconcile.ts fills it from wallet/store.ts `addressRowsAfter`).
    * TRON reads every block once for all of them, then only the addresses added since.
    */
-  addressesAfter(chain: string, afterRowid: number): { address: string; rowid: number }[];
+  addressesAfter(chain: string, after: number): { address: string; seq: number }[];
 }
 
 /** What a chain's payout steps and jobs read from the gateway. */

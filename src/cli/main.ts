@@ -1,6 +1,7 @@
 // The CLI contract of DESIGN 2. Machine-readable output goes to stdout; logs to stderr.
 import { resolve } from "node:path";
-import { acquireInstanceLock, AnotherInstance } from "../db/instance-lock";
+import { acquireInstanceLock, AnotherInstance, busyMessage, isBusy } from "../db/instance-lock";
+import { BUSY_TIMEOUT_MS } from "../db/client";
 import { parseArgs } from "./args";
 import { ConfigError, loadConfig, resolveConfigPath, runOverrides } from "../config/load";
 import { createContext, openStore } from "../app/context";
@@ -112,8 +113,10 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
     console.log(text);
     return 0;
   }
+  let loadedPath: string | null = null;
   try {
     const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined), runOverrides(flags));
+    loadedPath = loaded.config.database.path;
     if (cmd === "init") {
       printInit(initDataFolder(loaded), loaded.source);
       return 0;
@@ -210,6 +213,11 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
   } catch (e) {
     if (e instanceof AnotherInstance) {
       console.error(e.message);
+      return 1;
+    }
+    // A lock another process held past busy_timeout (every connection waits that long first).
+    if (isBusy(e) && loadedPath) {
+      console.error(`error: ${busyMessage(loadedPath, BUSY_TIMEOUT_MS)}`);
       return 1;
     }
     // A runtime error: one short message and where the command's usage is (issue 30), never the help itself.

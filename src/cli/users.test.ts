@@ -1,19 +1,12 @@
 // `stablegate user …`, `serve --demo` users and the one-time setup link, run as
 // an operator would: separate processes against one database.
-import { afterAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { runCli, startGatewayProcess, tempSetup, type TempSetup } from "../testing/process";
+import { expect, test } from "bun:test";
+import { runCli, startGatewayProcess, tempSetups, type TempSetup } from "../testing/process";
 import { eventually } from "../testing/wait";
 import { httpSession } from "../testing/backoffice-browser";
 import { postLogin } from "../testing/backoffice-client";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-const setup = async () => {
-  const s = await tempSetup();
-  dirs.push(s.dir);
-  return s;
-};
+const setup = tempSetups();
 const cli = (s: TempSetup, ...args: string[]) => runCli([...args, "--config", s.configPath], s.env);
 const until = (fn: () => boolean, ms = 10_000) => eventually(fn, ms, "gateway output");
 

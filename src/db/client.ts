@@ -1,5 +1,6 @@
-// One SQLite connection per process (bun:sqlite is synchronous, so it is also
-// the single writer); pragmas set here and only here.
+// One SQLite connection per process; pragmas set here and only here. Nothing assumes it is
+// the only writer of the file: a CLI command, a backup or a second gateway may write beside
+// it, so every status change is a compare-and-set (docs/design.md "No single writer").
 import { Database } from "bun:sqlite";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
@@ -23,13 +24,19 @@ export type Tx = Db & { readonly [inWriteTx]: true };
 /** Services take this so they compose inside a caller's transaction. */
 export type DbOrTx = Db;
 
+/** How long a connection waits for a lock another connection holds before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 export const PRAGMAS = [
+  // First: every later pragma may need a lock (journal_mode reads the header, and the first
+  // opener after a kill -9 recovers the WAL under an exclusive lock); another process (a
+  // gateway, a backup, a CLI command) may hold one, and without a timeout the answer is an
+  // immediate "database is locked".
+  `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
   "PRAGMA journal_mode = WAL",
   // FULL: a committed payment or payout survives power loss, not only a crash.
   "PRAGMA synchronous = FULL",
   "PRAGMA foreign_keys = ON",
-  // Another process (backup, CLI while serving) may hold the lock briefly.
-  "PRAGMA busy_timeout = 5000",
   "PRAGMA temp_store = MEMORY",
 ];
 
@@ -61,7 +68,7 @@ export function dbOver(client: Database): Db {
 /** A read-only connection (checks that must not touch the file, e.g. a master key before use). */
 export function openReadonlyDb(path: string): Db {
   const sqlite = new Database(path, { readonly: true, strict: true });
-  sqlite.run("PRAGMA busy_timeout = 5000");
+  sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   return drizzle({ client: sqlite, schema }) as Db;
 }
 
@@ -182,39 +189,41 @@ export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
  * built once per (table, set of columns): the funnels that patch rows with
  * varying columns (status changes) skip drizzle's query building per call.
  */
-export function updateById<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn }, id: number, set: Record<string, unknown>): Row | undefined {
-  const keys = Object.keys(set).filter((k) => set[k] !== undefined).sort();
-  const name = `updateById:${getTableName(table)}:${keys.join(",")}`;
-  const stmt = prepared(db, name, (d) =>
-    d
-      .update(table)
-      .set(Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as never)
-      .where(eq(table.id, sql.placeholder("__id")))
-      .returning()
-      .prepare(),
-  );
-  const params: Record<string, unknown> = { __id: id };
-  for (const k of keys) params[k] = set[k];
-  return (stmt as unknown as { get(p: Record<string, unknown>): Row | undefined }).get(params);
+export function updateById<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn }, id: number | string, set: Record<string, unknown>): Row | undefined {
+  return updateWhere<Row>(db, table, id, null, set);
 }
 
 /**
- * The same UPDATE as a compare-and-set on the row's status: … WHERE id = ? AND status = ?.
- * undefined when the row is not (or no longer) in `status`: a status change never lands on a
- * row that moved on meanwhile.
+ * The compare-and-set of a status change: UPDATE … SET … WHERE id = ? AND status = ?
+ * RETURNING *, built once per (table, set of columns). Undefined when no row was in
+ * `expected` any more: another writer (a second gateway, a CLI command, a job racing a
+ * request) changed it first and wrote that change's callback; the caller re-reads and
+ * writes nothing else (docs/design.md "No single writer").
  */
-export function updateByIdFromStatus<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn; status: SQLiteColumn }, id: number, status: string, set: Record<string, unknown>): Row | undefined {
+export function updateByIdIf<Row>(
+  db: Db,
+  table: SQLiteTable & { id: SQLiteColumn; status: SQLiteColumn },
+  id: number | string,
+  expected: string,
+  set: Record<string, unknown>,
+): Row | undefined {
+  return updateWhere<Row>(db, table, id, { column: table.status, value: expected }, set);
+}
+
+function updateWhere<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn }, id: number | string, guard: { column: SQLiteColumn; value: string } | null, set: Record<string, unknown>): Row | undefined {
   const keys = Object.keys(set).filter((k) => set[k] !== undefined).sort();
-  const name = `updateByIdFromStatus:${getTableName(table)}:${keys.join(",")}`;
-  const stmt = prepared(db, name, (d) =>
-    d
+  const name = `updateById:${getTableName(table)}:${keys.join(",")}${guard ? `:if:${guard.column.name}` : ""}`;
+  const stmt = prepared(db, name, (d) => {
+    const byId = eq(table.id, sql.placeholder("__id"));
+    return d
       .update(table)
       .set(Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as never)
-      .where(and(eq(table.id, sql.placeholder("__id")), eq(table.status, sql.placeholder("__status"))))
+      .where(guard ? and(byId, eq(guard.column, sql.placeholder("__expected"))) : byId)
       .returning()
-      .prepare(),
-  );
-  const params: Record<string, unknown> = { __id: id, __status: status };
+      .prepare();
+  });
+  const params: Record<string, unknown> = { __id: id };
+  if (guard) params.__expected = guard.value;
   for (const k of keys) params[k] = set[k];
   return (stmt as unknown as { get(p: Record<string, unknown>): Row | undefined }).get(params);
 }

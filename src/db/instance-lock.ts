@@ -32,11 +32,32 @@ export interface InstanceLock {
   release(): void;
 }
 
-const isBusy = (e: unknown) => /SQLITE_BUSY|database is locked/i.test(String((e as { code?: string })?.code ?? "") + String((e as Error)?.message ?? ""));
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes). */
+export const isBusy = (e: unknown) => /SQLITE_BUSY|database is locked/i.test(String((e as { code?: string })?.code ?? "") + String((e as Error)?.message ?? ""));
+
+/**
+ * What to tell an operator whose command waited out busy_timeout on `dbPath`: the process
+ * holding the lock, when the instance lock names one (the gateway serving the database).
+ */
+export function busyMessage(dbPath: string, waitedMs: number): string {
+  let pid: number | null = null;
+  try {
+    pid = servingPid(dbPath);
+  } catch {
+    // The lock file cannot be probed: say what is known.
+  }
+  const who =
+    pid !== null && pid !== process.pid
+      ? `the stablegate serving it (pid ${pid || "not published yet"}) held it that long`
+      : "another process held it that long (not a serving stablegate: a backup, a CLI command, a sqlite3 shell?)";
+  return `the database ${dbPath} stayed locked for ${Math.round(waitedMs / 1000)} s: ${who}; nothing was changed, try again`;
+}
 
 function openLockDb(path: string): Database {
   const db = new Database(path, { create: true });
-  db.run("PRAGMA busy_timeout = 0");
+  // First pragma: a probe (servingPid) holds this file for microseconds; wait that out rather
+  // than mistake it for a serving gateway. A real holder is found by BEGIN IMMEDIATE below.
+  db.run("PRAGMA busy_timeout = 1000");
   db.run("PRAGMA journal_mode = DELETE");
   db.run("CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, started_at INTEGER NOT NULL)");
   secureDatabaseFiles(path);

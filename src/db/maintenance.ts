@@ -12,7 +12,7 @@
 // (BACKSTOP_PAGES, reached only if the worker falls far behind or dies; a dead worker puts
 // SQLite's default back). The worker's code is inline (a Blob URL) like the backup worker's, so
 // `bun build --compile` needs no extra entry point.
-import type { Db } from "./client";
+import { BUSY_TIMEOUT_MS, type Db } from "./client";
 import type { Logger } from "../lib/logger";
 import { applyStats, gatherStats, REANALYZE_FACTOR, type StatRow } from "./stats";
 
@@ -33,7 +33,9 @@ self.onmessage = (e) => {
   try {
     if (m.op === "open") {
       db = new Database(m.path, { readwrite: true, create: false });
-      db.run("PRAGMA busy_timeout = 0");
+      // First pragma: the statistics' reads wait out a lock (a WAL recovery after a kill -9);
+      // a PASSIVE checkpoint never calls the busy handler, so it still never waits.
+      db.run("PRAGMA busy_timeout = " + m.busyMs);
       timer = setInterval(() => {
         try {
           checkpoint();
@@ -89,7 +91,7 @@ export class DbMaintenance {
     };
     this.worker.onerror = (e) => this.fail(`database maintenance worker failed: ${(e as ErrorEvent).message ?? e}`);
     db.$client.run(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-    this.call({ op: "open", path, everyMs }).catch((e) => this.fail(String((e as Error).message)));
+    this.call({ op: "open", path, everyMs, busyMs: BUSY_TIMEOUT_MS }).catch((e) => this.fail(String((e as Error).message)));
   }
 
   private fail(why: string): void {

@@ -85,9 +85,13 @@ export const addresses = sqliteTable(
     bindKey: text("bind_key"),
     deletedAt: integer("deleted_at"),
     createdAt: integer("created_at").notNull(),
+    /** The insert's change sequence, set by the trigger addresses_watch_seq from address_watch_seq (migrations/0312). */
+    watchSeq: integer("watch_seq"),
   },
   (t) => [
     uniqueIndex("addresses_chain_index").on(t.chain, t.derivationIndex),
+    // The watch set's refresh: the addresses added since a sequence value (wallet/store.ts addressesSince).
+    index("addresses_watch_seq").on(t.chain, t.watchSeq),
     uniqueIndex("addresses_chain_address").on(t.chain, t.address),
     // One live exclusive address per (merchant, chain, bindKey); a soft-deleted one is replaced.
     uniqueIndex("addresses_exclusive_key").on(t.merchantId, t.chain, t.bindKey).where(sql`kind = 'exclusive' AND deleted_at IS NULL`),
@@ -462,6 +466,8 @@ export const callbacks = sqliteTable(
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: integer("next_attempt_at").notNull(),
     leaseUntil: integer("lease_until"),
+    /** The process holding the 'delivering' claim (lib/process-id.ts PROCESS_ID; migrations/0310). */
+    leaseOwner: text("lease_owner"),
     lastError: text("last_error"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
@@ -971,6 +977,19 @@ export const unrecordedOutgoing = sqliteTable(
 
 /** The lowest HD index a chain hands out next (a restore moves it past every index the backup may have missed). */
 export const derivationFloors = sqliteTable("derivation_floors", {
+  chain: text("chain").primaryKey(),
+  nextIndex: integer("next_index").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** The one counter row address inserts raise (the trigger addresses_watch_seq, migrations/0312). */
+export const addressWatchSeq = sqliteTable("address_watch_seq", {
+  id: integer("id").primaryKey(),
+  value: integer("value").notNull(),
+});
+
+/** A chain's next HD index, taken by wallet/store.ts takeDerivationIndex (migrations/0311). */
+export const derivationCounters = sqliteTable("derivation_counters", {
   chain: text("chain").primaryKey(),
   nextIndex: integer("next_index").notNull(),
   updatedAt: integer("updated_at").notNull(),

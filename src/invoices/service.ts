@@ -6,7 +6,7 @@ import type { Db, DbOrTx, Tx } from "../db/client";
 import { writeTx } from "../db/client";
 import type { payinOrders } from "../db/schema";
 import { findMerchantById } from "../merchants/service";
-import { dueOpenInvoiceIds, insertInvoice, invoiceById, invoiceByMerchantOrderNo, invoiceByNo, updateInvoice } from "./store";
+import { dueOpenInvoiceIds, insertInvoice, invoiceById, invoiceByMerchantOrderNo, invoiceByNo, updateInvoiceIf } from "./store";
 import { AppError, invalid } from "../errors";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { Clock } from "../lib/clock";
@@ -160,10 +160,14 @@ function writeInvoiceCallback(tx: Tx, inv: InvoiceRow, payin: PayinRow | null, n
   });
 }
 
-/** Moves an invoice to `to` with its timeline entry and callback (the one funnel for invoice statuses). */
+/**
+ * Moves an invoice to `to` with its timeline entry and callback (the one funnel for invoice
+ * statuses); a compare-and-set on `inv.status`: when another writer moved it first, nothing more.
+ */
 function moveInvoice(tx: Tx, inv: InvoiceRow, to: InvoiceStatus, payin: PayinRow | null, event: { type: string } & Record<string, unknown>, now: number): InvoiceRow {
   const set: Partial<InvoiceRow> = { status: to, updatedAt: now, ...(SETTLED.includes(to) && inv.paidAt === null ? { paidAt: now } : {}) };
-  const row = updateInvoice(tx, inv.id, set);
+  const row = updateInvoiceIf(tx, inv.id, inv.status, set);
+  if (!row) return invoiceById(tx, inv.id)!;
   recordOrderEvent(tx, { kind: "invoice", orderNo: inv.invoiceNo, from: inv.status, to, event, at: now });
   writeInvoiceCallback(tx, row, payin, now);
   return row;

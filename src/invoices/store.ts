@@ -1,7 +1,7 @@
 // The invoices domain's storage: every statement on the invoices table, named by what it does
 // (docs/architecture.md "Data access"). Drizzle's builder: none of these is hot.
 import { and, asc, eq, isNull, lte } from "drizzle-orm";
-import { type DbOrTx, type Tx, updateById } from "../db/client";
+import { type DbOrTx, type Tx, updateByIdIf } from "../db/client";
 import { invoices } from "../db/schema";
 import type { InvoiceRow } from "./views";
 
@@ -29,9 +29,12 @@ export function invoiceById(db: DbOrTx, id: number): InvoiceRow | undefined {
   return db.select().from(invoices).where(eq(invoices.id, id)).get();
 }
 
-/** Writes a status change (the funnel's, service.ts moveInvoice): one statement per set of columns. */
-export function updateInvoice(tx: Tx, id: number, set: Partial<InvoiceRow>): InvoiceRow {
-  return updateById<InvoiceRow>(tx, invoices, id, set)!;
+/**
+ * Writes a status change (the funnel's, service.ts moveInvoice) if the invoice is still in
+ * `expected`: one statement per set of columns; undefined when another writer moved it first.
+ */
+export function updateInvoiceIf(tx: Tx, id: number, expected: string, set: Partial<InvoiceRow>): InvoiceRow | undefined {
+  return updateByIdIf<InvoiceRow>(tx, invoices, id, expected, set);
 }
 
 /** The payer chose a network: the invoice follows this pay-in from now on. */

@@ -11,6 +11,7 @@ import { currentKey } from "../merchants/service";
 import { applyPayinEvent, insertOrderWithCallback, type PayinCtx } from "./service";
 import type { PayinOrderRow } from "./views";
 import type { UnmatchedReason } from "./unmatched";
+import type { PayinEvent } from "./state";
 import { withinUnderpayTolerance } from "./tolerance";
 import {
   addDepositLedger,
@@ -110,8 +111,8 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
       const exact = prev.amount === t.amount || prev.mode === "exclusive";
       const tolerated = !exact && isOnlyOpenOrder(tx, prev, t) && tolerates(ctx, prev, t);
       const event = exact || tolerated ? ({ type: "paid", senderDenied: denied } as const) : ({ type: "wrong_amount" } as const);
-      applyPayinEvent(tx, prev, event, { ...paidPatch(t), ...(prev.mode === "exclusive" ? { expireAt: null } : {}) }, now);
-      return setDisposition(tx, t, exact ? "matched" : tolerated ? "underpaid_tolerated" : "wrong_amount", prev.id);
+      const patch = { ...paidPatch(t), ...(prev.mode === "exclusive" ? { expireAt: null } : {}) };
+      return payOrder(ctx, tx, t, prev, event, patch, exact ? "matched" : tolerated ? "underpaid_tolerated" : "wrong_amount", now);
     }
     if (prev && prev.transferId === null && prev.status === "frozen_abnormal") {
       patchOrder(tx, prev.id, { ...paidPatch(t), updatedAt: now });
@@ -138,8 +139,7 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   const rank = (o: PayinOrderRow) => (o.createdAt <= t.blockTime ? 0 : 2) + (o.status === "waiting_payment" ? 0 : 1);
   const paidOnTime = candidates.filter(onTime).sort((a, b) => rank(a) - rank(b))[0];
   if (paidOnTime) {
-    applyPayinEvent(tx, paidOnTime, { type: "paid", senderDenied: denied }, paidPatch(t), now);
-    return setDisposition(tx, t, "matched", paidOnTime.id);
+    return payOrder(ctx, tx, t, paidOnTime, { type: "paid", senderDenied: denied }, paidPatch(t), "matched", now);
   }
   // Late: after expireAt but within the late window; settles (risk_settled) once final. The order
   // may still be waiting_payment when the expiry job has not reached it yet: block time decides.
@@ -158,11 +158,9 @@ function matchTransfer(ctx: PayinCtx, tx: Tx, t: TransferRow, kind: string | und
   if (covering.length === 1 && covering[0].transferId === null) {
     // Short by no more than [payin] underpay_tolerance: paid (with the real paidAmount), not frozen.
     if (tolerates(ctx, covering[0], t)) {
-      applyPayinEvent(tx, covering[0], { type: "paid", senderDenied: denied }, paidPatch(t), now);
-      return setDisposition(tx, t, "underpaid_tolerated", covering[0].id);
+      return payOrder(ctx, tx, t, covering[0], { type: "paid", senderDenied: denied }, paidPatch(t), "underpaid_tolerated", now);
     }
-    applyPayinEvent(tx, covering[0], { type: "wrong_amount" }, paidPatch(t), now);
-    return setDisposition(tx, t, "wrong_amount", covering[0].id);
+    return payOrder(ctx, tx, t, covering[0], { type: "wrong_amount" }, paidPatch(t), "wrong_amount", now);
   }
   const afterWindow =
     candidates.some((o) => o.expireAt !== null && t.blockTime > o.expireAt + ctx.ms.lateWindow) || expiredBeforeWindow(tx, t, ctx.ms.lateWindow);
@@ -185,6 +183,17 @@ function orderNamedBy(tx: Tx, t: TransferRow, memo: string | undefined): PayinOr
   const o = orderWithNo(tx, orderNo);
   if (!o || o.addressId !== t.addressId || o.token !== t.token || o.transferId !== null || o.status !== "waiting_payment") return undefined;
   return o.expireAt === null || t.blockTime <= o.expireAt ? o : undefined;
+}
+
+/**
+ * The transfer pays the order (its status change and callback through the funnel) and is marked
+ * with `disposition`; when another writer moved the order first (the funnel's compare-and-set
+ * missed) and the order holds another payment, the transfer is kept as unmatched instead.
+ */
+function payOrder(ctx: PayinCtx, tx: Tx, t: TransferRow, o: PayinOrderRow, event: PayinEvent, patch: Partial<PayinOrderRow>, disposition: string, now: number): void {
+  const row = applyPayinEvent(tx, o, event, patch, now);
+  if (row.transferId !== t.id) return keepUnmatched(ctx, tx, t, "order_already_paid");
+  setDisposition(tx, t, disposition, o.id);
 }
 
 // The watcher's queries read open and recent orders only (issue 23): the statements are the

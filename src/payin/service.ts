@@ -27,8 +27,7 @@ import {
   orderByMerchantOrderNo,
   orderById,
   orderByOrderNo,
-  updateOrder,
-  updateOrderFrom,
+  updateOrderIf,
 } from "./store";
 import { merchantUid } from "../merchants/store";
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
@@ -184,22 +183,21 @@ function stamps(to: PayinStatus, now: number): Partial<PayinOrderRow> {
   }
 }
 
-/** The status change as a compare-and-set on the status the transition was computed from. */
-function changeStatus(tx: Tx, o: PayinOrderRow, set: Partial<PayinOrderRow>): PayinOrderRow {
-  const row = updateOrderFrom(tx, o.id, o.status, set);
-  if (!row) throw new OperatorError(`order ${o.orderNo} is no longer ${o.status}: it changed meanwhile; look at it again`);
-  return row;
-}
-
 /**
  * The one funnel for status changes: computes the next status with the pure
  * transition function, writes it with `patch`, and enqueues the callback.
  * Returns the updated row (unchanged status: patch only, no callback).
+ *
+ * The write is a compare-and-set on the status `o` was read in: when another
+ * writer moved the order first (a second gateway, a job racing a request), it
+ * already wrote its change and callback, so this one writes nothing and returns
+ * the order as it now is (callers comparing `status` see what happened).
  */
 export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, patch: Partial<PayinOrderRow>, now: number): PayinOrderRow {
   const to = transition(o.status as PayinStatus, event);
   const set: Partial<PayinOrderRow> = { ...patch, updatedAt: now, ...(to ? { status: to, ...stamps(to, now) } : {}) };
-  const row = to ? changeStatus(tx, o, set) : updateOrder(tx, o.id, set)!;
+  const row = updateOrderIf(tx, o.id, o.status, set);
+  if (!row) return orderById(tx, o.id)!;
   if (to) {
     recordOrderEvent(tx, { kind: "payin", orderNo: o.orderNo, from: o.status, to, event, at: now });
     writeCallback(tx, row, now);

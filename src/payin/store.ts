@@ -5,7 +5,7 @@
 // (testing/engine-queries.ts) check the SQL constants below stay seeks. The ordinary reads and
 // writes of orders, transfers and the deposit ledger use drizzle's builder (sections below).
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, ne, or, type SQL, sql } from "drizzle-orm";
-import { type DbOrTx, prepared, type Tx, updateById, updateByIdFromStatus } from "../db/client";
+import { type DbOrTx, prepared, type Tx, updateById, updateByIdIf } from "../db/client";
 import { addresses, bindings, compatOrders, denyList, ledgerEntries, merchants, payinOrders, transfers } from "../db/schema";
 import { notStatusSql, statusTerm } from "../db/status-sql";
 import { TRANSFER_PENDING, TRANSFER_REVERTED } from "../watcher/state";
@@ -166,14 +166,14 @@ export function orderNoTaken(tx: DbOrTx, merchantId: number, no: string): boolea
     .get();
 }
 
-/** Writes `set` on the order and returns the new row (applyPayinEvent's write). */
+/** Writes `set` on the order and returns the new row (a patch that changes no status). */
 export function updateOrder(tx: Tx, id: number, set: Partial<PayinOrderRow>): PayinOrderRow | undefined {
   return updateById<PayinOrderRow>(tx, payinOrders, id, set);
 }
 
-/** A status change as a compare-and-set: undefined when the order is no longer in `from`. */
-export function updateOrderFrom(tx: Tx, id: number, from: string, set: Partial<PayinOrderRow>): PayinOrderRow | undefined {
-  return updateByIdFromStatus<PayinOrderRow>(tx, payinOrders, id, from, set);
+/** applyPayinEvent's write: `set` on the order if it is still in `expected`; undefined when another writer moved it first. */
+export function updateOrderIf(tx: Tx, id: number, expected: string, set: Partial<PayinOrderRow>): PayinOrderRow | undefined {
+  return updateByIdIf<PayinOrderRow>(tx, payinOrders, id, expected, set);
 }
 
 /** Writes `set` on the order, no status change (a payment kept on an expired or frozen order). */

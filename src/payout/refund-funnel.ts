@@ -8,7 +8,7 @@ import { enqueueCallback } from "../callbacks/outbox";
 import { recordOrderEvent } from "../orders/events";
 import { transition, type RefundEvent, type RefundStatus } from "./refund-state";
 import { refundCallbackPayload, type RefundRow } from "./refund-views";
-import { insertRefundRow, orderRefundCallbackUrl, refundById, updateRefundFrom } from "./store";
+import { insertRefundRow, orderRefundCallbackUrl, refundById, updateRefundIf } from "./store";
 
 /**
  * The callback of a refund; a deposit's refund (no order, no API key) has none: it lives in the back
@@ -41,11 +41,11 @@ export function insertRefund(tx: Tx, values: typeof refunds.$inferInsert, now: n
   return row;
 }
 
+/** A compare-and-set on the status `r` was read in: when another writer moved the refund first, this writes nothing and returns it as it now is. */
 export function applyRefundEvent(tx: Tx, r: RefundRow, event: RefundEvent, patch: Partial<RefundRow>, now: number): RefundRow {
   const to = transition(r.status as RefundStatus, event);
-  // A compare-and-set on the status the transition was computed from.
-  const row = updateRefundFrom(tx, r.id, r.status, { ...patch, status: to, updatedAt: now });
-  if (!row) throw new Error(`refund ${r.refundRef} is no longer ${r.status}: it changed meanwhile`);
+  const row = updateRefundIf(tx, r.id, r.status, { ...patch, status: to, updatedAt: now });
+  if (!row) return refundById(tx, r.id)!;
   recordOrderEvent(tx, { kind: "refund", orderNo: r.refundRef, from: r.status, to, event, at: now });
   writeRefundCallback(tx, row, now);
   return row;

@@ -24,6 +24,7 @@ import {
   payoutByOrderNo,
   payoutRow,
   updatePayout,
+  updatePayoutIf,
 } from "./store";
 import { addressBalance, fundedAddresses, unfinishedFrom } from "./balances";
 import { checkFee, checkLimits, fromMicro, moveFeeBalance, toMicro } from "./controls";
@@ -255,10 +256,14 @@ function stamps(to: PayoutStatus, event: PayoutEvent, now: number): Partial<Payo
  * The one funnel for status changes: the next status from the pure transition
  * function, the row patch, the callback, and on confirmed the ledger entry,
  * the fee debit and the source's soft-delete, all in the caller's transaction.
+ * A compare-and-set on the status `o` was read in: when another writer moved the
+ * payout first, it wrote that change (ledger, fee, callback) already, so this
+ * writes nothing and returns the payout as it now is.
  */
 export function applyPayoutEvent(tx: Tx, o: PayoutOrderRow, event: PayoutEvent, patch: Partial<PayoutOrderRow>, now: number): PayoutOrderRow {
   const to = transition(o.status as PayoutStatus, event);
-  const row = updatePayout(tx, o.id, { ...patch, status: to, ...stamps(to, event, now), updatedAt: now });
+  const row = updatePayoutIf(tx, o.id, o.status, { ...patch, status: to, ...stamps(to, event, now), updatedAt: now });
+  if (!row) return payoutById(tx, o.id)!;
   if (to === "confirmed") {
     addPayoutLedger(tx, o, now);
     const fee = toMicro(BigInt(o.fee), o.decimals);

@@ -7,7 +7,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, like, lte, notInArray, or, sql } from "drizzle-orm";
 import { attemptColumns, storedAttempt, type PayoutStore, type TxAttempt } from "../chains/payout-steps";
 import type { SignedTransfer } from "../chains/types";
-import { type DbOrTx, prepared, type Tx, updateById, updateByIdFromStatus } from "../db/client";
+import { type DbOrTx, prepared, type Tx, updateById, updateByIdIf } from "../db/client";
 import type { PayoutOrderRow } from "./views";
 import type { RefundRow } from "./refund-views";
 import { HOLDING } from "./refund-state";
@@ -113,9 +113,14 @@ export function insertPayoutRow(tx: Tx, values: typeof payoutOrders.$inferInsert
   return tx.insert(payoutOrders).values(values).returning().get();
 }
 
-/** Writes `set` on the payout and returns the new row (status changes and patches alike). */
+/** Writes `set` on the payout and returns the new row (patches that change no status). */
 export function updatePayout(tx: Tx, id: number, set: Partial<PayoutOrderRow>): PayoutOrderRow {
   return tx.update(payoutOrders).set(set).where(eq(payoutOrders.id, id)).returning().get();
+}
+
+/** The payout funnel's status change: `set` if the payout is still in `expected`; undefined when another writer moved it first. */
+export function updatePayoutIf(tx: Tx, id: number, expected: string, set: Partial<PayoutOrderRow>): PayoutOrderRow | undefined {
+  return updateByIdIf<PayoutOrderRow>(tx, payoutOrders, id, expected, set);
 }
 
 /** The ledger's entry of a confirmed payout (once: ON CONFLICT DO NOTHING). */
@@ -226,9 +231,9 @@ export function insertRefundRow(tx: Tx, values: typeof refunds.$inferInsert): Re
   return tx.insert(refunds).values(values).returning().get();
 }
 
-/** Writes `set` on the refund and returns the new row (the funnel's status change). */
-export function updateRefund(tx: Tx, id: number, set: Partial<RefundRow>): RefundRow | undefined {
-  return updateById<RefundRow>(tx, refunds, id, set);
+/** The refund funnel's status change: `set` if the refund is still in `expected`; undefined when another writer moved it first. */
+export function updateRefundIf(tx: Tx, id: number, expected: string, set: Partial<RefundRow>): RefundRow | undefined {
+  return updateByIdIf<RefundRow>(tx, refunds, id, expected, set);
 }
 
 /**
@@ -240,11 +245,6 @@ export function updateRefund(tx: Tx, id: number, set: Partial<RefundRow>): Refun
 export function orderRefundCallbackUrl(tx: DbOrTx, payinOrderId: number): string | null {
   const o = tx.select({ notifyUrl: payinOrders.notifyUrl, compat: payinOrders.compat }).from(payinOrders).where(eq(payinOrders.id, payinOrderId)).get();
   return o && o.compat === null ? o.notifyUrl : null;
-}
-
-/** A refund's status change as a compare-and-set: undefined when it is no longer in `from`. */
-export function updateRefundFrom(tx: Tx, id: number, from: string, set: Partial<RefundRow>): RefundRow | undefined {
-  return updateByIdFromStatus<RefundRow>(tx, refunds, id, from, set);
 }
 
 /** The refund's payout, once created. */

@@ -56,7 +56,7 @@ export class ReconcileGate implements SendGate {
       since: rc.sinceBlock === null ? null : BigInt(rc.sinceBlock),
       known: (h) => knownTx(db, h),
       payouts: this.ctx.payouts,
-      addressesAfter: (chain, afterRowid) => addressRowsAfter(db, chain, afterRowid),
+      addressesAfter: (chain, after) => addressRowsAfter(db, chain, after),
     }) ?? []);
     const now = this.ctx.clock.now();
     writeTx(db, (tx) =>

@@ -12,6 +12,7 @@ import { LAST_ORDER_BEFORE } from "../orders/id-at";
 import { payoutOrders } from "../db/schema";
 import { and, eq } from "drizzle-orm";
 import { SANDBOX_BALANCE } from "../chains/sandbox/store";
+import { ADDRESS_ROWS_AFTER, TAKE_DERIVATION_INDEX, WATCH_SET_SINCE } from "../wallet/store";
 
 export interface CheckedQuery {
   name: string;
@@ -22,6 +23,9 @@ export interface CheckedQuery {
 }
 
 export const ENGINE_QUERIES: CheckedQuery[] = [
+  { name: "watcher: addresses added since a change sequence", query: () => WATCH_SET_SINCE, uses: ["addresses_watch_seq"] },
+  { name: "restore reconcile: a chain's addresses added since a change sequence", query: () => ADDRESS_ROWS_AFTER, uses: ["addresses_watch_seq"] },
+  { name: "create: take a chain's next derivation index", query: () => TAKE_DERIVATION_INDEX },
   { name: "create: free pool address for an amount", query: () => FREE_SHARED_ADDRESS, uses: ["payin_open_amount", "payin_settling_amount"] },
   { name: "watcher: a transfer's candidate orders", query: () => MATCH_CANDIDATES, uses: ["payin_open_amount", "payin_expired_unpaid"] },
   { name: "watcher: an order expired before the late window", query: () => EXPIRED_BEFORE_WINDOW, uses: ["payin_expired_unpaid"] },

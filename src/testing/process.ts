@@ -1,6 +1,7 @@
 // Runs the gateway as a real child process (`bun src/main.ts ...`), for tests
 // that kill it, restart it or drive the CLI.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { afterAll } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./wait";
@@ -43,9 +44,27 @@ export async function tempSetup(toml = "", opts: { masterKey?: string | null; in
   return { dir, configPath, dbPath, port, url: `http://127.0.0.1:${port}`, env };
 }
 
+/** tempSetup for one test file: every folder it makes is removed after the file's tests. */
+export function tempSetups(): (toml?: string, opts?: { masterKey?: string | null; init?: boolean }) => Promise<TempSetup> {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  return async (toml = "", opts = {}) => {
+    const s = await tempSetup(toml, opts);
+    dirs.push(s.dir);
+    return s;
+  };
+}
+
 export function runCli(args: string[], env: Record<string, string>, cmd: string[] = [BUN, join(ROOT, "src/main.ts")]) {
   const p = Bun.spawnSync([...cmd, ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
   return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+}
+
+/** runCli without blocking this process (a test that holds a lock while the command runs). */
+export async function runCliAsync(args: string[], env: Record<string, string>, cmd: string[] = [BUN, join(ROOT, "src/main.ts")]) {
+  const p = Bun.spawn([...cmd, ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, stdout, stderr };
 }
 
 export interface GatewayProcess {

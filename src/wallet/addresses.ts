@@ -5,17 +5,17 @@ import type { ChainAdapter, ChainCode, WatchSet } from "../chains/types";
 import type { AddressBook } from "../chains/payout-steps";
 import { newId } from "../lib/ids";
 import { GAS_WALLET_INDEX } from "../chains/derivation-index";
-import { addressById, addressesSince, addressesTop, gasWalletRow, indexBounds, insertAddressRow, liveExclusive, type AddressRow } from "./store";
+import { addressById, addressesSince, addressesTop, gasWalletRow, insertAddressRow, liveExclusive, peekDerivationIndex, takeDerivationIndex, type AddressRow } from "./store";
 
 export { addressById, findAddress, sharedPool, type AddressRow } from "./store";
 
 /**
- * The next HD index of a chain: past every stored address and at or above the chain's floor,
- * which a restore raises by restore.index_gap (src/restore/generation.ts). Index 0 is the gas wallet.
+ * The next HD index of a chain, not taken: past every index taken (the chain's counter row) and at
+ * or above the chain's floor, which a restore raises by restore.index_gap (src/restore/generation.ts).
+ * Index 0 is the gas wallet.
  */
 export function nextIndexOf(tx: DbOrTx, chain: string): number {
-  const { maxIndex, floor } = indexBounds(tx, chain);
-  return Math.max(1, (maxIndex ?? 0) + 1, floor);
+  return peekDerivationIndex(tx, chain);
 }
 
 function insertAddress(
@@ -32,7 +32,7 @@ export function gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, n
 }
 
 export function addSharedAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, now: number): AddressRow {
-  return insertAddress(tx, { adapter, seed, merchantId, kind: "shared", index: nextIndexOf(tx, adapter.chain), now });
+  return insertAddress(tx, { adapter, seed, merchantId, kind: "shared", index: takeDerivationIndex(tx, adapter.chain, now), now });
 }
 
 /**
@@ -41,7 +41,7 @@ export function addSharedAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8A
  */
 export function exclusiveAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, bindKey: string, now: number): AddressRow {
   const existing = liveExclusive(tx, merchantId, adapter.chain, bindKey);
-  return existing ?? insertAddress(tx, { adapter, seed, merchantId, kind: "exclusive", index: nextIndexOf(tx, adapter.chain), bindKey, now });
+  return existing ?? insertAddress(tx, { adapter, seed, merchantId, kind: "exclusive", index: takeDerivationIndex(tx, adapter.chain, now), bindKey, now });
 }
 
 /** The address book as the chain modules' payout steps and jobs reach it (src/chains/payout-steps.ts). */
@@ -50,20 +50,23 @@ export const addressBook: AddressBook = { byId: addressById, gasWallet };
 /**
  * Every gateway address of a chain (soft-deleted ones too: nothing received is
  * dropped), kept in memory; a refresh reads only rows added since the last one.
+ * "Since" is the addresses' change sequence (watch_seq, raised from one counter row
+ * in the inserting transaction), never a rowid: ids taken by two writers may commit
+ * out of order, and a rowid watermark would step past the one committed last.
  */
 export class AddressWatchSet implements WatchSet {
   private set = new Set<string>();
-  /** Highest rowid read so far: addresses are only ever inserted (retired ones stay watched). */
-  private lastRowid = 0;
+  /** Highest change sequence read so far: addresses are only ever inserted (retired ones stay watched). */
+  private lastSeq = 0;
   constructor(private readonly db: DbOrTx, private readonly chain: ChainCode) {}
 
-  /** Adds addresses inserted since the last refresh (one rowid range read; no count). */
+  /** Adds addresses inserted since the last refresh (one sequence range read; no count). */
   refresh(): this {
-    // Up to the newest row of any chain, so other chains' rows are never read twice.
+    // Up to the counter (every sequence up to it has committed), any chain's, so other chains' rows are never read twice.
     const top = addressesTop(this.db);
-    if (top <= this.lastRowid) return this;
-    for (const a of addressesSince(this.db, this.chain, this.lastRowid, top)) this.set.add(a);
-    this.lastRowid = top;
+    if (top <= this.lastSeq) return this;
+    for (const a of addressesSince(this.db, this.chain, this.lastSeq, top)) this.set.add(a);
+    this.lastSeq = top;
     return this;
   }
   has(address: string): boolean {

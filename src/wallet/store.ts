@@ -2,18 +2,35 @@
 // (docs/architecture.md "Data access"). `wallet/addresses.ts` derives keys and calls these.
 import { and, asc, eq, gte, isNull, lt, sql } from "drizzle-orm";
 import { prepared, type DbOrTx } from "../db/client";
-import { addresses, derivationFloors } from "../db/schema";
+import { addresses, derivationCounters, derivationFloors } from "../db/schema";
 import { count } from "drizzle-orm";
 import { settings } from "../db/schema";
 
 export type AddressRow = typeof addresses.$inferSelect;
 export type NewAddressRow = typeof addresses.$inferInsert;
 
-/** The highest stored HD index of a chain (null: none) and the chain's floor (0: none). */
-export function indexBounds(tx: DbOrTx, chain: string): { maxIndex: number | null; floor: number } {
-  const r = tx.select({ m: sql<number | null>`max(${addresses.derivationIndex})` }).from(addresses).where(eq(addresses.chain, chain)).get();
+/** A chain's floor (a restore's gap raises it), as SQL on the chain parameter ?1. */
+const FLOOR_OF = "coalesce((SELECT next_index FROM derivation_floors WHERE chain = ?1), 0)";
+
+/**
+ * Takes a chain's next HD index: at or above 1 (0 is the gas wallet) and the chain's floor, past
+ * every index taken before. One statement reads and raises the counter row inside the caller's
+ * write transaction, so two writers (two gateways, a CLI command beside one) never take one index.
+ */
+export const TAKE_DERIVATION_INDEX = `
+  INSERT INTO derivation_counters (chain, next_index, updated_at) VALUES (?1, max(1, ${FLOOR_OF}) + 1, ?2)
+  ON CONFLICT (chain) DO UPDATE SET next_index = max(next_index, 1, ${FLOOR_OF}) + 1, updated_at = excluded.updated_at
+  RETURNING next_index - 1 AS i`;
+
+export function takeDerivationIndex(tx: DbOrTx, chain: string, now: number): number {
+  return prepared(tx, "takeDerivationIndex", (d) => d.$client.prepare<{ i: number }, [string, number]>(TAKE_DERIVATION_INDEX)).get(chain, now)!.i;
+}
+
+/** The index takeDerivationIndex would take next, without taking it (a restore's gap starts there). */
+export function peekDerivationIndex(tx: DbOrTx, chain: string): number {
+  const counter = tx.select({ n: derivationCounters.nextIndex }).from(derivationCounters).where(eq(derivationCounters.chain, chain)).get()?.n ?? 0;
   const floor = tx.select({ n: derivationFloors.nextIndex }).from(derivationFloors).where(eq(derivationFloors.chain, chain)).get()?.n ?? 0;
-  return { maxIndex: r?.m ?? null, floor };
+  return Math.max(1, counter, floor);
 }
 
 export function insertAddressRow(tx: DbOrTx, row: NewAddressRow): AddressRow {
@@ -57,16 +74,19 @@ export function addressById(tx: DbOrTx, id: string): AddressRow | undefined {
   return prepared(tx, "addressById", (d) => d.select().from(addresses).where(eq(addresses.id, sql.placeholder("id"))).prepare()).get({ id });
 }
 
-/** The newest rowid of `addresses`, any chain (0: empty). */
+/**
+ * The newest change sequence of `addresses`, any chain (0: none). Every address with a sequence up
+ * to it has committed: the counter row is raised in the inserting transaction (migrations/0312).
+ */
 export function addressesTop(db: DbOrTx): number {
-  return prepared(db, "addressesTop", (d) => d.$client.prepare<{ m: number | null }, []>("SELECT max(rowid) AS m FROM addresses")).get()?.m ?? 0;
+  return prepared(db, "addressesTop", (d) => d.$client.prepare<{ v: number }, []>("SELECT value AS v FROM address_watch_seq WHERE id = 1")).get()?.v ?? 0;
 }
 
-/** A chain's addresses in the rowid range (after, upTo]: a watch set's refresh. */
+export const WATCH_SET_SINCE = "SELECT address AS a FROM addresses WHERE watch_seq > ? AND watch_seq <= ? AND chain = ?";
+
+/** A chain's addresses with a change sequence in (after, upTo]: a watch set's refresh. */
 export function addressesSince(db: DbOrTx, chain: string, after: number, upTo: number): string[] {
-  return prepared(db, "watchSetSince", (d) =>
-    d.$client.prepare<{ a: string }, [number, number, string]>("SELECT address AS a FROM addresses WHERE rowid > ? AND rowid <= ? AND chain = ?"),
-  )
+  return prepared(db, "watchSetSince", (d) => d.$client.prepare<{ a: string }, [number, number, string]>(WATCH_SET_SINCE))
     .all(after, upTo, chain)
     .map((r) => r.a);
 }
@@ -120,11 +140,18 @@ export function anyAddress(db: DbOrTx): boolean {
 
 // --- the chain layer's port to the addresses (chains/module.ts OutgoingQuery.addressesAfter) ---
 
-/** A chain's addresses stored after `afterRowid`, with their rowids (addresses are only ever inserted: a reader keeps the highest). */
-export function addressRowsAfter(db: DbOrTx, chain: string, afterRowid: number): { address: string; rowid: number }[] {
-  return prepared(db, "addressRowsAfter", (d) => d.$client.prepare<{ a: string; id: number }, [string, number]>("SELECT address AS a, rowid AS id FROM addresses WHERE chain = ? AND rowid > ?"))
-    .all(chain, afterRowid)
-    .map((r) => ({ address: r.a, rowid: r.id }));
+export const ADDRESS_ROWS_AFTER = "SELECT address AS a, watch_seq AS s FROM addresses WHERE watch_seq > ? AND watch_seq <= ? AND chain = ?";
+
+/**
+ * A chain's addresses stored after change sequence `after`, with their sequences, up to the
+ * newest committed one (addresses are only ever inserted: a reader keeps the highest it saw).
+ */
+export function addressRowsAfter(db: DbOrTx, chain: string, after: number): { address: string; seq: number }[] {
+  const top = addressesTop(db);
+  if (top <= after) return [];
+  return prepared(db, "addressRowsAfter", (d) => d.$client.prepare<{ a: string; s: number }, [number, number, string]>(ADDRESS_ROWS_AFTER))
+    .all(after, top, chain)
+    .map((r) => ({ address: r.a, seq: r.s }));
 }
 
 // --- payout source addresses ---

@@ -9,7 +9,7 @@
 // whichever lands is the top-up's. At the cap it is marked stuck (alert payout_stuck).
 import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
-import { addTopupReplacement, insertTopup, markTopup, openTopupFor, patchTopup, topupById, topupReplacements, type TopupRow } from "./store";
+import { addTopupReplacement, insertTopup, markTopup, moveTopup, openTopupFor, patchTopup, topupById, topupReplacements, type TopupRow } from "./store";
 import type { ChainAdapter, SignedTransfer } from "../types";
 import { crashPoint } from "../../lib/crash";
 import { costOf, recordCost } from "./costs";
@@ -51,6 +51,9 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
   const { locks, addresses } = env;
   const hintFor = options.hintFor ?? (async () => undefined);
   const setTopup = (id: number, set: Partial<TopupRow>) => patchTopup(ctx.db, id, { ...set, updatedAt: ctx.clock.now() });
+  /** A status change from the status `t` was read in; another writer's change first: the top-up as it now is. */
+  const moveFrom = (t: TopupRow, set: Partial<TopupRow> & { status: TopupRow["status"] }) =>
+    moveTopup(ctx.db, t.id, t.status, { ...set, updatedAt: ctx.clock.now() }) ?? topupById(ctx.db, t.id);
   const gasWallet = () => {
     const now = ctx.clock.now();
     return writeTx(ctx.db, (tx) => addresses.gasWallet(tx, adapter, ctx.seed, now));
@@ -92,7 +95,8 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
       if (cost) recordCost(x, { chain, txHash: tx.txHash, kind: "gas_topup", payoutOrderId: t.payoutOrderId, cost, now });
       // Whichever of its transactions landed is the top-up's.
       const which = tx.txHash === t.txHash ? {} : { txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta) };
-      markTopup(x, t.id, success ? { ...which, status: "confirmed", stuckAt: null, updatedAt: now } : { ...which, status: "failed", stuckAt: null, lastError: "top-up failed on chain", updatedAt: now });
+      const outcome = success ? { ...which, status: "confirmed" as const, stuckAt: null, updatedAt: now } : { ...which, status: "failed" as const, stuckAt: null, lastError: "top-up failed on chain", updatedAt: now };
+      moveTopup(x, t.id, t.status, outcome);
     });
     if (!success) throw new RetryLater("gas top-up failed on chain", TOPUP_RETRY_MS);
     return true;
@@ -139,10 +143,14 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
       const r = await adapter.broadcast(storedTopup(t));
       crashPoint("payout:after-topup-broadcast");
       if (!r.ok) {
-        setTopup(t.id, r.permanent ? { status: "failed", lastError: r.error } : { lastError: r.error });
+        if (r.permanent) moveFrom(t, { status: "failed", lastError: r.error });
+        else setTopup(t.id, { lastError: r.error });
         throw new RetryLater(`gas top-up not sent: ${r.error}`, TOPUP_RETRY_MS);
       }
-      t = setTopup(t.id, { status: "broadcasted", lastError: null, sentAt: ctx.clock.now() });
+      t = moveFrom(t, { status: "broadcasted", lastError: null, sentAt: ctx.clock.now() });
+      // Another writer finished it first (landed or failed): its outcome stands.
+      if (t.status === "confirmed") return true;
+      if (t.status === "failed") throw new RetryLater("gas top-up failed", TOPUP_RETRY_MS);
     }
     const deadline = ctx.clock.now() + TOPUP_WAIT_MS;
     for (;;) {
@@ -161,7 +169,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
         }
       }
       if (allExpired) {
-        setTopup(t.id, { status: "failed", stuckAt: null, lastError: "top-up can never land (expired)" });
+        moveFrom(t, { status: "failed", stuckAt: null, lastError: "top-up can never land (expired)" });
         throw new RetryLater("gas top-up expired", TOPUP_RETRY_MS);
       }
       await replaceIfDue(t, newest);

@@ -36,14 +36,22 @@ export function insertTopup(db: DbOrTx, row: NewTopupRow): TopupRow {
   return db.insert(gasTopups).values(row).returning().get();
 }
 
-/** Patches a top-up and returns it as it is now. */
+/** Patches a top-up (no status change) and returns it as it is now. */
 export function patchTopup(db: DbOrTx, id: number, set: Partial<TopupRow>): TopupRow {
   return db.update(gasTopups).set(set).where(eq(gasTopups.id, id)).returning().get();
 }
 
-/** Patches a top-up inside the caller's transaction (its landing, with its cost record). */
+/** Patches a top-up inside the caller's transaction (no status change: stuck, replaced). */
 export function markTopup(tx: Tx, id: number, set: Partial<TopupRow>): void {
   tx.update(gasTopups).set(set).where(eq(gasTopups.id, id)).run();
+}
+
+/**
+ * A top-up's status change as a compare-and-set on the status it was read in: the new row, or
+ * undefined when another writer moved it first (the caller re-reads; nothing is recorded twice).
+ */
+export function moveTopup(db: DbOrTx, id: number, from: TopupStatus, set: Partial<TopupRow> & { status: TopupStatus }): TopupRow | undefined {
+  return db.update(gasTopups).set(set).where(and(eq(gasTopups.id, id), eq(gasTopups.status, from))).returning().get();
 }
 
 /** Signed metadata of the top-ups `fromAddress` sent on `chain`: every one, or (`open`) those under way. */

@@ -77,8 +77,11 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
     writeTx(ctx.db, (tx) => {
       const cur = delegationById(tx, id)!;
       const status = event === null ? cur.status : transition(cur.status, event);
+      const row = patchDelegation(tx, id, cur.status, { ...set, status, updatedAt: ctx.clock.now() });
+      // Another writer moved it first: its change (and cost record) stands.
+      if (!row) return delegationById(tx, id)!;
       also?.(tx);
-      return patchDelegation(tx, id, { ...set, status, updatedAt: ctx.clock.now() });
+      return row;
     });
 
   const openFor = (payoutOrderId: number) => openDelegationFor(ctx.db, payoutOrderId);

@@ -41,14 +41,14 @@ interface SentCache {
   next: bigint;
   byOwner: Map<string, TronSentTx[]>;
   owners: Set<string>;
-  lastRowid: number;
+  lastSeq: number;
   /** One read at a time: two sources checked at once must not both add the same blocks. */
   tail: Promise<unknown>;
 }
 const sentCache = new WeakMap<ChainAdapter, SentCache>();
 function sentSince(adapter: TronAdapter, since: bigint, addressesAfter: OutgoingQuery["addressesAfter"]): Promise<SentCache> {
   let c = sentCache.get(adapter);
-  if (!c || c.since !== since) sentCache.set(adapter, (c = { since, next: since + 1n, byOwner: new Map(), owners: new Set(), lastRowid: 0, tail: Promise.resolve() }));
+  if (!c || c.since !== since) sentCache.set(adapter, (c = { since, next: since + 1n, byOwner: new Map(), owners: new Set(), lastSeq: 0, tail: Promise.resolve() }));
   const cache = c;
   const run = cache.tail.then(() => readSent(adapter, cache, addressesAfter));
   cache.tail = run.catch(() => {});
@@ -56,9 +56,9 @@ function sentSince(adapter: TronAdapter, since: bigint, addressesAfter: Outgoing
 }
 async function readSent(adapter: TronAdapter, c: SentCache, addressesAfter: OutgoingQuery["addressesAfter"]): Promise<SentCache> {
   // Addresses are only ever inserted: read those added since the last call.
-  for (const r of addressesAfter(adapter.chain, c.lastRowid)) {
+  for (const r of addressesAfter(adapter.chain, c.lastSeq)) {
     c.owners.add(r.address);
-    c.lastRowid = Math.max(c.lastRowid, r.rowid);
+    c.lastSeq = Math.max(c.lastSeq, r.seq);
   }
   const { txs, to } = await adapter.transactionsFrom(c.owners, c.next);
   for (const t of txs) c.byOwner.set(t.owner, [...(c.byOwner.get(t.owner) ?? []), t]);

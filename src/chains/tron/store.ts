@@ -16,9 +16,12 @@ export function delegationById(tx: DbOrTx, id: number): DelegationRow | undefine
   return tx.select().from(energyDelegations).where(eq(energyDelegations.id, id)).get();
 }
 
-/** Patches a delegation and returns it as it is now. */
-export function patchDelegation(tx: DbOrTx, id: number, set: Partial<DelegationRow>): DelegationRow {
-  return tx.update(energyDelegations).set(set).where(eq(energyDelegations.id, id)).returning().get();
+/**
+ * Patches a delegation read in status `from` (its transition, or a patch in the same status) as a
+ * compare-and-set: the new row, or undefined when another writer moved it first.
+ */
+export function patchDelegation(tx: DbOrTx, id: number, from: DelegationRow["status"], set: Partial<DelegationRow>): DelegationRow | undefined {
+  return tx.update(energyDelegations).set(set).where(and(eq(energyDelegations.id, id), eq(energyDelegations.status, from))).returning().get();
 }
 
 export function insertDelegation(tx: Tx, row: NewDelegationRow): DelegationRow {

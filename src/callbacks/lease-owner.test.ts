@@ -1,0 +1,81 @@
+// Callback claims carry an owner (issue 37): a process releases only its own claims and those of
+// a process known dead; another live process's claims come back only when their lease expires.
+import { afterAll, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDb } from "../db/client";
+import { migrate } from "../db/migrate";
+import { Cipher } from "../secrets/cipher";
+import { createMerchant } from "../merchants/service";
+import { callbackRow, enqueueTestCallback } from "../testing/callbacks";
+import { ownerGone, PROCESS_ID } from "../lib/process-id";
+import { callbackWorkerStore } from "./store";
+
+const dir = mkdtempSync(join(tmpdir(), "stablegate-lease-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const db = openDb(join(dir, "db.sqlite"));
+migrate(db);
+const { merchant } = createMerchant({ db, cipher: new Cipher(randomBytes(32)), now: () => Date.now() }, { name: "shop" });
+
+/** A pid no process has: one that just exited. */
+async function deadPid(): Promise<number> {
+  const p = Bun.spawn(["true"]);
+  await p.exited;
+  return p.pid;
+}
+
+const claim = (owner: string, leaseUntil: number) => {
+  const id = enqueueTestCallback(db, { merchantId: merchant.id, url: "http://127.0.0.1:9/cb" });
+  const rid = (db.$client.query("SELECT rowid AS r FROM callbacks WHERE id = ?").get(id) as { r: number }).r;
+  expect(callbackWorkerStore(db, owner).mark(rid, leaseUntil, Date.now())).toBe(true);
+  return { id, rid };
+};
+
+test("ownerGone: a dead pid on this host, or no owner; never a live pid or another host", async () => {
+  const rows: [string | null, boolean][] = [
+    [null, true],
+    [PROCESS_ID, false],
+    // This pid under another id: a previous run of a process that got the same pid (a container's pid 1).
+    [`${hostname()}:${process.pid}:00000000`, true],
+    [`${hostname()}:${await deadPid()}:00ff00ff`, true],
+    [`another-host:${await deadPid()}:00ff00ff`, false],
+    ["not an owner", false],
+  ];
+  for (const [owner, gone] of rows) expect({ owner, gone: ownerGone(owner) }).toEqual({ owner, gone });
+});
+
+test("a process releases and settles only its own claims; an expired lease comes back to anyone", async () => {
+  const a = callbackWorkerStore(db, "host-a:1:aa");
+  const b = callbackWorkerStore(db, "host-b:2:bb");
+  const now = Date.now();
+  const held = claim("host-a:1:aa", now + 60_000);
+  // B starting (or stopping) does not take A's live claim, nor settle it.
+  expect(b.releaseAllLeases()).toBe(0);
+  b.settle(held.id, { state: "delivered", attempts: 1, nextAt: now, lastError: null }, now);
+  expect(callbackRow(db, held.id)).toMatchObject({ state: "delivering", leaseOwner: "host-a:1:aa" });
+  // Its lease still runs: no one reclaims it as expired.
+  expect(b.expiredLeases(now).map((r) => r.id)).not.toContain(held.id);
+  b.release(held.rid, now);
+  expect(callbackRow(db, held.id)?.state).toBe("delivering");
+  // Once the lease has ended it comes back, whoever looks.
+  expect(b.expiredLeases(now + 60_000).map((r) => r.id)).toContain(held.id);
+  b.release(held.rid, now + 60_000);
+  expect(callbackRow(db, held.id)).toMatchObject({ state: "pending", leaseUntil: null, leaseOwner: null });
+  // A's own claims: released by A.
+  const mine = claim("host-a:1:aa", now + 60_000);
+  expect(a.releaseAllLeases()).toBe(1);
+  expect(callbackRow(db, mine.id)).toMatchObject({ state: "pending", leaseOwner: null });
+});
+
+test("the claims of a process killed on this host come back at once; a live one's stay", async () => {
+  const dead = `${hostname()}:${await deadPid()}:0badc0de`;
+  const live = `${hostname()}:${process.ppid}:0011aa22`;
+  const now = Date.now();
+  const cutOff = claim(dead, now + 60_000);
+  const running = claim(live, now + 60_000);
+  expect(callbackWorkerStore(db, PROCESS_ID).releaseCutOff()).toBe(1);
+  expect(callbackRow(db, cutOff.id)?.state).toBe("pending");
+  expect(callbackRow(db, running.id)).toMatchObject({ state: "delivering", leaseOwner: live });
+});

@@ -1,0 +1,84 @@
+// No single writer assumed (issue 37): two connections on one database file (as two gateways,
+// or a CLI command beside a gateway) that read the same row and apply the same transition apply
+// it once and write one callback; the second sees 0 rows changed and writes nothing.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { openDb, writeTx, type Db } from "../db/client";
+import { startTestGateway, type TestGateway } from "../testing/harness";
+import { sandboxClient } from "../testing/sandbox";
+import { randomAddress } from "../wallet/hd";
+import { applyPayinEvent } from "./service";
+import { orderWithNo } from "./store";
+import { applyPayoutEvent } from "../payout/service";
+import { payoutWithOrderNo } from "../payout/store";
+import { adjustFeeBalance, getPayoutControls, setPayoutControls } from "../payout/controls";
+
+type Obj = Record<string, any>;
+let gw: TestGateway;
+let other: Db;
+beforeAll(async () => {
+  gw = await startTestGateway({ jobs: false, config: { chains: { TRON: { confirmations: 3 } } } });
+  other = openDb(gw.ctx.config.database.path);
+});
+afterAll(async () => {
+  other.$client.close();
+  await gw.stop();
+});
+
+let n = 0;
+const count = (sql: string, ...args: (string | number)[]) => (gw.ctx.db.$client.query(sql).get(...args) as { n: number }).n;
+const callbacks = (orderNo: string, status: string) => count("SELECT count(*) AS n FROM callbacks WHERE order_no = ? AND order_status = ?", orderNo, status);
+const events = (orderNo: string, to: string) => count("SELECT count(*) AS n FROM order_events WHERE order_no = ? AND to_status = ?", orderNo, to);
+
+test("two connections expiring one pay-in: expired once, one callback", async () => {
+  const o = await gw.client.request<Obj>("POST", "/openapi/payin/orders", {
+    body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `CAS-${++n}`, amount: "7.5", notifyUrl: "https://shop.example/cb" },
+  });
+  // Both read the order in waiting_payment, then each applies the expiry in its own transaction.
+  const seenByA = orderWithNo(gw.ctx.db, o.orderNo)!;
+  const seenByB = orderWithNo(other, o.orderNo)!;
+  const now = Date.now();
+  const a = writeTx(gw.ctx.db, (tx) => applyPayinEvent(tx, seenByA, { type: "expire" }, {}, now));
+  const b = writeTx(other, (tx) => applyPayinEvent(tx, seenByB, { type: "expire" }, {}, now + 1));
+  expect(a.status).toBe("expired");
+  // The second writer's compare-and-set found the order moved: it re-read it and wrote nothing.
+  expect(b).toMatchObject({ status: "expired", expiredAt: a.expiredAt });
+  expect(callbacks(o.orderNo, "expired")).toBe(1);
+  expect(events(o.orderNo, "expired")).toBe(1);
+});
+
+test("a payment and a stale expiry racing: the payment stands, no expired callback", async () => {
+  const o = await gw.client.request<Obj>("POST", "/openapi/payin/orders", {
+    body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `CAS-${++n}`, amount: "8.5", notifyUrl: "https://shop.example/cb" },
+  });
+  // The expiry job read the order before the watcher (another connection) recorded its payment.
+  const staleForExpiry = orderWithNo(other, o.orderNo)!;
+  await sandboxClient(gw.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "8.5" });
+  expect(orderWithNo(gw.ctx.db, o.orderNo)!.status).toBe("detected");
+  const after = writeTx(other, (tx) => applyPayinEvent(tx, staleForExpiry, { type: "expire" }, {}, Date.now()));
+  expect(after.status).toBe("detected");
+  expect(orderWithNo(gw.ctx.db, o.orderNo)!.status).toBe("detected");
+  expect(callbacks(o.orderNo, "expired")).toBe(0);
+});
+
+test("two connections confirming one payout: confirmed once, one callback, the fee debited once", async () => {
+  const m = gw.newMerchant(`cas-${++n}`);
+  setPayoutControls(gw.ctx.db, m.id, { payoutFeeFixed: "1" }, Date.now());
+  adjustFeeBalance(gw.ctx.db, m.id, "10", { ref: `cas-${n}`, now: Date.now() });
+  const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: `cas-${n}` } });
+  const sb = sandboxClient(gw.url);
+  await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "50" });
+  await sb.mine("TRON", 3);
+  const p = await m.client.request<Obj>("POST", "/openapi/payout/orders", {
+    body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `CAS-PO-${n}`, fromAddress: b.address, toAddress: randomAddress("TRON"), amount: "5", notifyUrl: "https://shop.example/po" },
+  });
+  expect(p.status).toBe("broadcasted");
+  const seenByA = payoutWithOrderNo(gw.ctx.db, p.orderNo)!;
+  const seenByB = payoutWithOrderNo(other, p.orderNo)!;
+  const now = Date.now();
+  writeTx(gw.ctx.db, (tx) => applyPayoutEvent(tx, seenByA, { type: "confirmed" }, {}, now));
+  const second = writeTx(other, (tx) => applyPayoutEvent(tx, seenByB, { type: "confirmed" }, {}, now + 1));
+  expect(second.status).toBe("confirmed");
+  expect(callbacks(p.orderNo, "confirmed")).toBe(1);
+  expect(events(p.orderNo, "confirmed")).toBe(1);
+  expect(getPayoutControls(gw.ctx.db, m.id).feeBalance).toBe("9.000000");
+});
