@@ -4,7 +4,6 @@ import type { ChainCode, TokenSymbol } from "../chains/types";
 import type { PayinStatus } from "./types";
 
 export type Locale = "en" | "zh";
-export const LOCALES: readonly Locale[] = ["en", "zh"];
 
 const en = {
   htmlLang: "en",
