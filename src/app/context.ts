@@ -1,6 +1,7 @@
 // Everything a running gateway needs, built once and passed down as plain
 // values (services never see the HTTP context).
 import { type Db, openDb } from "../db/client";
+import { onHookError } from "../db/after-commit";
 import { migrate } from "../db/migrate";
 import { prepareDatabaseFile, secureDatabaseFiles } from "../db/file-modes";
 import type { LoadedConfig } from "../config/load";
@@ -70,6 +71,8 @@ export function createContext(opts: ContextOptions): AppContext {
   const { config } = opts.loaded;
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger({ level: config.log.level, now: () => clock.now() });
+  // A failing after-commit hook is reported through the logger (masked like every line); its write has committed.
+  onHookError((e) => logger.error("after-commit hook failed", { error: String((e as Error)?.stack ?? e) }));
   const { db, cipher, generation } = openStore(opts.loaded, opts.env);
   if (generation.restored) {
     logger.warn("this database is older than its data folder's generation marker (restored): reconcile mode", {

@@ -19,6 +19,8 @@ export const ZH_ADMIN: Readonly<Record<string, string>> = {
   off: "未开启",
   you: "您本人",
   "; ": "；",
+  UID: "商户 UID",
+  IP: "IP 地址",
 
   // Merchants and onboarding
   "Add a merchant": "添加商户",

@@ -232,6 +232,7 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
     "恢复备份后，这些付款来源地址发出了数据库中没有记录的转账（发生在备份之后），其付款已暂停。请在区块浏览器上核实每笔转账都在预期之内（它可能已支付了商户将重试的订单），然后确认：暂停的付款将继续发出。",
   Source: "来源地址",
   "{asset} {amount} base units": "{asset} {amount}（最小单位）",
+  "nonce {nonce}": "nonce 序号 {nonce}",
   Acknowledge: "确认",
   "Acknowledge transfers from {address}": "确认来自 {address} 的转账",
   "Review deposit #{depositId}": "查看入账 #{depositId}",

@@ -32,10 +32,6 @@ export function totpStep(username: string, secretBase32: string, code: string, a
   return delta === null ? null : Math.floor(at / 30_000) + delta;
 }
 
-export function checkTotp(username: string, secretBase32: string, code: string, at: number): boolean {
-  return totpStep(username, secretBase32, code, at) !== null;
-}
-
 const hashCode = (c: string) => createHash("sha256").update(c.replace(/[\s-]/g, "").toLowerCase()).digest("hex");
 
 export function newRecoveryCodes(n = 10): string[] {

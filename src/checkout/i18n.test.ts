@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { networkName, networkOnlyName, pickLocale } from "./i18n";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { MESSAGES, networkName, networkOnlyName, pickLocale, statusKey, type MessageKey } from "./i18n";
+import { PAYIN_STATUSES } from "./types";
 
 describe("pickLocale", () => {
   test.each([
@@ -39,5 +42,35 @@ describe("network names", () => {
   test("Chinese names keep the network and standard", () => {
     expect(networkName("zh", "TRON", "USDT")).toBe("TRON 网络（TRC20）上的 USDT");
     expect(networkOnlyName("en", "SOL")).toBe("Solana (SPL)");
+  });
+});
+
+describe("the pages' texts against the pages' code", () => {
+  const keys = Object.keys(MESSAGES.en) as MessageKey[];
+  // The hosted pages' code (not the tests, not the dictionaries' own lines).
+  const withoutDictionaries = (text: string) => text.replace(/^const (en|zh)\b[^\n]*\{\n[\s\S]*?^\};\n/gm, "");
+  const code = readdirSync(import.meta.dir)
+    .filter((f) => /\.ts$/.test(f) && !f.endsWith(".test.ts"))
+    .map((f) => withoutDictionaries(readFileSync(join(import.meta.dir, f), "utf8")))
+    .join("\n");
+  /** Keys made at run time: `prefix.${…}` as MessageKey, statusKey("prefix", …). */
+  const madePrefixes = new Set([...code.matchAll(/`([\w]+)\.\$\{/g), ...code.matchAll(/statusKey\("(\w+)"/g)].map((m) => m[1]!));
+  const placeholders = (t: string) => [...new Set([...t.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
+
+  test("every text is used: named in the code, or made from a prefix the code makes keys from", () => {
+    const unused = keys.filter((k) => !code.includes(`"${k}"`) && !madePrefixes.has(k.split(".")[0]!));
+    expect(unused).toEqual([]);
+  });
+
+  test("every key the code makes from a prefix exists: each status has its title, body and short word", () => {
+    for (const prefix of madePrefixes) expect(keys.some((k) => k.startsWith(`${prefix}.`))).toBe(true);
+    const missing = PAYIN_STATUSES.flatMap((s) => (["status", "body", "short"] as const).map((p) => statusKey(p, s))).filter((k) => !(k in MESSAGES.en));
+    expect(missing).toEqual([]);
+  });
+
+  test("the Chinese text of every key fills the same placeholders as the English", () => {
+    const differ = keys.filter((k) => placeholders(MESSAGES.en[k]).join() !== placeholders(MESSAGES.zh[k]).join());
+    expect(differ).toEqual([]);
+    for (const k of keys) expect(MESSAGES.zh[k].trim().length).toBeGreaterThan(0);
   });
 });

@@ -4,7 +4,6 @@ import type { ChainCode, TokenSymbol } from "../chains/types";
 import type { PayinStatus } from "./types";
 
 export type Locale = "en" | "zh";
-export const LOCALES: readonly Locale[] = ["en", "zh"];
 
 const en = {
   htmlLang: "en",
@@ -30,7 +29,6 @@ const en = {
   qrAddressLabel: "QR code of the address",
   qrAddressOnly: "Wallet cannot read the code? Scan the address only",
   expiresIn: "Time left to pay",
-  noExpiry: "No time limit",
   warningTitle: "Send only {token} on {network}",
   warningBody:
     "Send exactly {amount} {token} in a single transfer. A different amount is still received, but it is held until {merchant} reviews it, which delays your order. Other tokens or other networks will not be credited and may be lost.",
@@ -42,7 +40,6 @@ const en = {
   simulate: "Simulate payment",
   simulating: "Sending test payment…",
   simulateFailed: "The test payment could not be sent. Try again.",
-  live: "This page updates by itself; no need to reload.",
   offline: "Connection lost, retrying…",
   confirmations: "Confirmations",
   transaction: "Transaction",
@@ -175,7 +172,6 @@ const zh: Record<MessageKey, string> = {
   qrAddressLabel: "地址二维码",
   qrAddressOnly: "钱包无法识别?只扫描地址",
   expiresIn: "剩余付款时间",
-  noExpiry: "无时间限制",
   warningTitle: "仅发送 {network}上的 {token}",
   warningBody:
     "请一次性转账正好 {amount} {token}。金额不符的转账仍会被收到，但会被冻结，待 {merchant} 审核后处理，订单会因此延迟。其他代币或其他网络的转账不会入账，并可能无法找回。",
@@ -186,7 +182,6 @@ const zh: Record<MessageKey, string> = {
   simulate: "模拟付款",
   simulating: "正在发送测试付款…",
   simulateFailed: "测试付款发送失败，请重试。",
-  live: "本页面会自动更新，无需刷新。",
   offline: "连接中断，正在重试…",
   confirmations: "确认数",
   transaction: "交易哈希",
@@ -289,13 +284,14 @@ const zh: Record<MessageKey, string> = {
   "body.risk_settled.short": "您的付款少于订单金额。{merchant} 将进行审核；如有疑问，请联系 {merchant} 并提供订单号。",
 };
 
-const DICTS: Record<Locale, Record<MessageKey, string>> = { en, zh };
+/** Every text of the hosted pages by locale (i18n.test.ts checks them against the pages' code). */
+export const MESSAGES: Readonly<Record<Locale, Readonly<Record<MessageKey, string>>>> = { en, zh };
 
 export type Translate = (key: MessageKey, vars?: Record<string, string>) => string;
 
 /** Plain text (not HTML): callers escape the result. */
 export function translator(locale: Locale): Translate {
-  const dict = DICTS[locale];
+  const dict = MESSAGES[locale];
   return (key, vars) => {
     const text = dict[key];
     if (!vars) return text;

@@ -5,10 +5,6 @@ import Big from "big.js";
 /** Request amount rule (DESIGN 4): digits, optional fraction of at most 6 digits. */
 export const AMOUNT_PATTERN = /^\d+(\.\d+)?$/;
 
-export function isAmountString(v: unknown): v is string {
-  return typeof v === "string" && AMOUNT_PATTERN.test(v);
-}
-
 /** Decimal string -> base units; throws if it has more fractional digits than `decimals`. */
 export function toBaseUnits(amount: string, decimals: number): bigint {
   if (!AMOUNT_PATTERN.test(amount)) throw new Error(`not a decimal amount: ${amount}`);

@@ -7,9 +7,6 @@ export function nextTurn(): Promise<void> {
   return new Promise<void>((r) => setImmediate(r));
 }
 
-/** A slice's work stops after this long even if its row budget is not spent. */
-export const SLICE_BUDGET_MS = 20;
-
 /**
  * Runs `step` until it reports done, yielding a turn after every call. `step`
  * does one bounded slice (a keyset page) and returns false when nothing is left.

@@ -17,7 +17,6 @@ import {
   insertApiKey,
   insertMerchant,
   keyById,
-  keyByLookupHash,
   type Merchant,
   patchMerchant,
   retireCurrentKey,
@@ -118,10 +117,6 @@ export function rotateKey(deps: MerchantDeps, uid: string, graceMs: number, acto
 export function keyInForce(db: DbOrTx, merchantId: number, requestKeyId: string): string {
   const cache = existingKeyCache(db);
   return (cache ? cache.currentKeyId(merchantId) : currentKey(db, merchantId)?.id) ?? requestKeyId;
-}
-
-export function findKeyByValue(deps: { db: DbOrTx; cipher: Cipher }, apiKey: string): ApiKeyRow | undefined {
-  return keyByLookupHash(deps.db, deps.cipher.lookupHash(apiKey.trim()));
 }
 
 export function keySecret(deps: { db: DbOrTx; cipher: Cipher }, keyId: string): string | undefined {

@@ -70,10 +70,6 @@ export function retireCurrentKey(tx: DbOrTx, merchantId: number, until: number):
     .run();
 }
 
-export function keyByLookupHash(db: DbOrTx, hash: string): ApiKeyRow | undefined {
-  return prepared(db, "keyByHash", (d) => d.select().from(apiKeys).where(eq(apiKeys.lookupHash, sql.placeholder("h"))).prepare()).get({ h: hash });
-}
-
 export function keyById(db: DbOrTx, id: string): ApiKeyRow | undefined {
   return prepared(db, "keyById", (d) => d.select().from(apiKeys).where(eq(apiKeys.id, sql.placeholder("id"))).prepare()).get({ id });
 }

@@ -7,7 +7,7 @@ import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import { type DbOrTx, prepared, writeTx } from "../db/client";
-import { addressBalances, addresses, balanceChecks, payoutOrders } from "../db/schema";
+import { addressBalances, addresses, balanceChecks } from "../db/schema";
 import { inSlices } from "../lib/slices";
 import { fromHiLo } from "../db/balance-sum";
 import type { ChainAdapter, TokenSymbol } from "../chains/types";
@@ -88,15 +88,6 @@ export function unfinishedFrom(db: DbOrTx, addressId: string): { count: number; 
   return { count: r.n, retiring: r.retiring === 1 };
 }
 
-/** Unfinished payouts from the address (any token). */
-export function unfinishedPayoutsFrom(db: DbOrTx, addressId: string) {
-  return db
-    .select({ id: payoutOrders.id, deleteSource: payoutOrders.deleteSourceAfterSuccess })
-    .from(payoutOrders)
-    .where(and(eq(payoutOrders.fromAddressId, addressId), inArray(payoutOrders.status, [...UNFINISHED])))
-    .all();
-}
-
 /** The merchant's live (not soft-deleted, not gas) addresses on a chain. */
 export function merchantAddresses(db: DbOrTx, merchantId: number, chain: string): AddressRow[] {
   return db
@@ -132,11 +123,6 @@ export function fundedAddressesQuery(db: DbOrTx, merchantId: number, chain: stri
         inArray(addresses.kind, ["shared", "exclusive"]),
       ),
     );
-}
-
-/** Balances of every address of a merchant (back office and tests). */
-export function merchantBalances(db: DbOrTx, merchantId: number, chain: string, token: string) {
-  return merchantAddresses(db, merchantId, chain).map((a) => ({ address: a, ...addressBalance(db, a.id, token) }));
 }
 
 // ---- reconciliation ----

@@ -6,7 +6,7 @@ import { COUNT_CAP } from "./keyset";
 import { GAVE_UP } from "../../callbacks/state";
 import type { DbOrTx } from "../../db/client";
 import { statusTerm } from "../../db/status-sql";
-import { callbacks, chainCursors, payinDaily, payinDailyToken, payinOrders, payoutOrders, refunds, transfers } from "../../db/schema";
+import { callbacks, payinDaily, payinDailyToken, payinOrders, payoutOrders, refunds, transfers } from "../../db/schema";
 import { OPEN_STATUSES, SETTLED_STATUSES, statusSql } from "../../payin/state";
 import type { Scope } from "./filters";
 
@@ -118,8 +118,4 @@ export function rebuildPayinDaily(db: DbOrTx): void {
       SELECT coalesce(completed_at, updated_at) / 86400000, merchant_id, token, sum(${micro("coalesce(paid_amount, amount)")}), count(*)
       FROM payin_orders WHERE ${statusSql("status", SETTLED_STATUSES)} GROUP BY 1, 2, 3`);
   })();
-}
-
-export function cursorOf(db: DbOrTx, chain: string) {
-  return db.select().from(chainCursors).where(eq(chainCursors.chain, chain)).get();
 }

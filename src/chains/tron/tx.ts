@@ -8,18 +8,15 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, concatBytes, hexToBytes } from "@noble/hashes/utils.js";
-import { normalizeTronAddress, tronFromHex, tronToHex20 } from "./address";
+import { tronFromHex, tronToHex20 } from "./address";
 
 /** keccak256("transfer(address,uint256)")[0..4]. */
 export const TRANSFER_SELECTOR = "a9059cbb";
-export const BALANCE_OF_SELECTOR = "70a08231";
-export const DECIMALS_SELECTOR = "313ce567";
 /** ERC-20/TRC20 Transfer(address,address,uint256) topic, without 0x as TRON logs show it. */
 export const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 
 /** 21-byte hex ("41" + 20 bytes), the form the HTTP API uses with visible=false. */
 export const toHex41 = (addr: string) => "41" + tronToHex20(addr).slice(2);
-export const fromHex41 = (hex: string) => tronFromHex(hex);
 
 const u256 = (v: bigint) => {
   if (v < 0n || v >= 1n << 256n) throw new RangeError("uint256 out of range");
@@ -29,7 +26,6 @@ const u256 = (v: bigint) => {
 export const addressWord = (addr: string) => tronToHex20(addr).slice(2).padStart(64, "0");
 
 export const transferData = (to: string, amount: bigint) => TRANSFER_SELECTOR + addressWord(to) + u256(amount);
-export const balanceOfData = (owner: string) => BALANCE_OF_SELECTOR + addressWord(owner);
 
 // --- minimal protobuf writer (only what Transaction.raw needs) ---
 function varint(v: bigint): Uint8Array {
@@ -234,5 +230,3 @@ function addressOfPublicKey(uncompressed: Uint8Array): string {
   // Same as address.ts: 0x41 ‖ keccak256(pub[1..])[12..].
   return tronFromHex(bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12)));
 }
-
-export const sameAddress = (a: string, b: string) => normalizeTronAddress(a) === normalizeTronAddress(b);
