@@ -25,6 +25,7 @@ import type {
 import { deriveEvmKey, isEvmAddress, normalizeEvmAddress } from "./address";
 import { RpcClient, RpcError, type RpcLogger } from "../json-rpc";
 import { type Clock, sleep, systemClock } from "../../lib/clock";
+import { evmTxLookup } from "./lookup";
 import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
 
 export { TransferWouldRevertError, type NativeTransferRequest };
@@ -404,6 +405,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     tokens,
     requiredConfirmations: opts.confirmations,
     rpc,
+    lookupTx: evmTxLookup(rpc, tokens, () => adapter.head()),
 
     async start() {
       const id = Number(BigInt(await rpc.request<string>("eth_chainId")));

@@ -27,6 +27,7 @@ import type {
   TxState,
   WatchSet,
 } from "../types";
+import { solTxLookup } from "./lookup";
 import { deriveSolKey, isSolAddress, normalizeSolAddress, solKeypairBytes } from "./address";
 import { assertDecimals, assertKeyFor, inclusion } from "../common/adapter-parts";
 import type { Clock } from "../../lib/clock";
@@ -380,6 +381,7 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
     tokens,
     requiredConfirmations: opts.confirmations,
     rpc,
+    lookupTx: solTxLookup(rpc, tokens, (owner, t) => adapter.tokenAccountOf(owner, t.symbol), () => adapter.head()),
 
     async start() {
       for (const t of tokens) {

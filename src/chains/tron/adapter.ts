@@ -22,6 +22,7 @@ import type {
   WatchSet,
 } from "../types";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, tronFromHex, tronToHex20 } from "./address";
+import { tronTxLookup } from "./lookup";
 import { TronRpc, TronRpcError, type TronRpcLogger } from "./rpc";
 import { type Clock, systemClock } from "../../lib/clock";
 import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
@@ -356,6 +357,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     tokens,
     requiredConfirmations: opts.confirmations,
     rpc,
+    lookupTx: tronTxLookup(rpc, tokens, () => adapter.head(), (n) => adapter.blockHash(n)),
     energy: opts.energy ?? { mode: "burn", fallback: "burn" },
 
     async start() {
