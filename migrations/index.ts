@@ -21,6 +21,7 @@ import m18 from "./0270_sol_token_account_mints.sql" with { type: "text" };
 import m19 from "./0280_sandbox_resources.sql" with { type: "text" };
 import m20 from "./0281_collection_legs_address_order.sql" with { type: "text" };
 import m21 from "./0290_gas_topup_replacements.sql" with { type: "text" };
+import m22 from "./0345_detection_times.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -47,4 +48,5 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0280_sandbox_resources", sql: m19 },
   { name: "0281_collection_legs_address_order", sql: m20 },
   { name: "0290_gas_topup_replacements", sql: m21 },
+  { name: "0345_detection_times", sql: m22 },
 ];

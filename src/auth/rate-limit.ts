@@ -1,11 +1,12 @@
-// Per-merchant token bucket in memory (one process serves everything).
+// Token buckets in memory (one process serves everything): per merchant for signed requests,
+// any key (an order, a client) for the checks that name one (payin/tx-hash.ts).
 import { AppError } from "../errors";
 
 export class RateLimiter {
-  private buckets = new Map<number, { tokens: number; at: number }>();
+  private buckets = new Map<number | string, { tokens: number; at: number }>();
   constructor(private readonly perMinute: number) {}
 
-  take(merchantId: number, now: number): void {
+  take(merchantId: number | string, now: number): void {
     if (this.perMinute <= 0) return;
     const b = this.buckets.get(merchantId) ?? { tokens: this.perMinute, at: now };
     b.tokens = Math.min(this.perMinute, b.tokens + ((now - b.at) * this.perMinute) / 60_000);

@@ -6,7 +6,7 @@
 // writes of orders, transfers and the deposit ledger use drizzle's builder (sections below).
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, type Tx, updateById } from "../db/client";
-import { addresses, bindings, compatOrders, denyList, ledgerEntries, merchants, payinOrders, transfers } from "../db/schema";
+import { addresses, bindings, compatOrders, denyList, detectionTimes, ledgerEntries, merchants, payinOrders, transfers } from "../db/schema";
 import { statusTerm } from "../db/status-sql";
 import { TRANSFER_PENDING } from "../watcher/state";
 import { AWAITING_PAYMENT, SETTLING_STATUSES, statusSql } from "./state";
@@ -491,3 +491,22 @@ export const refundPayins = {
     tx.update(transfers).set({ resolution: "refunded", resolutionRef: refundRef, resolvedAt: now }).where(eq(transfers.id, transferId)).run();
   },
 };
+
+/** A credited transfer's detection row (DESIGN 25), made once from the transfer: its block time and first sighting, or null when it existed. */
+export function startDetection(tx: Tx, transferId: number, orderNo: string): { chain: string; blockTime: number; seenAt: number } | null {
+  const t = tx.select({ chain: transfers.chain, blockTime: transfers.blockTime, seenAt: transfers.seenAt }).from(transfers).where(eq(transfers.id, transferId)).get();
+  if (!t) return null;
+  const made = tx.insert(detectionTimes).values({ transferId, orderNo, ...t }).onConflictDoNothing().returning({ id: detectionTimes.transferId }).get();
+  return made ? t : null;
+}
+
+/** Stamps the detection row's completion once; its chain and block time, or null when already stamped. */
+export function completeDetection(tx: Tx, transferId: number, now: number): { chain: string; blockTime: number } | null {
+  const r = tx
+    .update(detectionTimes)
+    .set({ completedAt: now })
+    .where(and(eq(detectionTimes.transferId, transferId), isNull(detectionTimes.completedAt)))
+    .returning({ chain: detectionTimes.chain, blockTime: detectionTimes.blockTime })
+    .get();
+  return r ?? null;
+}
