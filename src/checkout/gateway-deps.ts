@@ -17,9 +17,12 @@ import { networkButtonName } from "./i18n";
 import { giveRefundAddress, refundByToken, RefundRefused, type RefundCtx } from "../payout/refunds";
 import { AppError } from "../errors";
 import { holdReason } from "../payin/hold";
+import { checkPayinTxHash, takeTxHashTurn } from "../payin/tx-hash";
+import { clientIpResolver } from "../lib/client-ip";
+import type { Config } from "../config/schema";
 
 /** What the hosted pages' lookups read from the gateway (and the invoice page's network choice writes with). */
-export type CheckoutGatewayCtx = InvoiceNetworkCtx & RefundCtx & { publicUrl: string };
+export type CheckoutGatewayCtx = InvoiceNetworkCtx & RefundCtx & { publicUrl: string; config: Pick<Config, "server"> };
 
 /**
  * `afterRefundAddress` runs the first attempt of a refund's new payout (the payout job would
@@ -31,6 +34,7 @@ export function gatewayCheckoutDeps(
   afterRefundAddress: (payoutOrderId: number) => Promise<unknown> = async () => {},
 ): CheckoutDeps {
   const views = viewDeps(ctx);
+  const clientIp = clientIpResolver(ctx.config.server.trusted_proxies);
   const merchantName = (id: number) => findMerchantById(ctx.db, id)?.name ?? "";
   const orderByToken = (token: string) => payinByCheckoutToken(ctx.db, token);
   const invoiceOf = (id: number | null) => {
@@ -140,6 +144,19 @@ export function gatewayCheckoutDeps(
           throw e;
         }
       },
+    },
+    async checkTxHash(token, txHash, request) {
+      const o = orderByToken(token);
+      if (!o) return "unavailable";
+      try {
+        takeTxHashTurn(ctx, o.orderNo, `ip:${clientIp(request) ?? "unknown"}`);
+        return (await checkPayinTxHash(ctx, o, txHash)).result;
+      } catch (e) {
+        if (e instanceof AppError && e.code === 10029) return "rate_limited";
+        if (e instanceof AppError && e.code === 10001) return "malformed";
+        ctx.logger.warn("checkout: transaction hash check failed", { orderNo: o.orderNo, error: String((e as Error)?.message ?? e) });
+        return "unavailable";
+      }
     },
     async simulatePayment(token) {
       const o = orderByToken(token);

@@ -128,6 +128,28 @@ export interface CheckoutDeps {
   invoices?: InvoiceDeps;
   /** Refunds (DESIGN 20): the page where the payer gives the address. */
   refunds?: RefundDeps;
+  /**
+   * "I have paid" (DESIGN 25): the payer's transaction hash, read from the chain at once and
+   * credited when it pays the order; what was found. `request` names the client for the rate limit.
+   */
+  checkTxHash?(token: string, txHash: string, request: Request): Promise<TxHashPageAnswer>;
   /** Where lookup and simulation failures go (the payer only sees a friendly page); default console.error. */
   onError?(context: string, err: unknown): void;
 }
+
+/** What the hosted page says to a transaction hash (payin/tx-hash.ts TX_HASH_RESULTS, and the page's own refusals). */
+export type TxHashPageAnswer =
+  | "credited"
+  | "not_final"
+  | "late"
+  | "not_found"
+  | "pending"
+  | "failed"
+  | "wrong_address"
+  | "wrong_token"
+  | "no_token_transfer"
+  | "not_this_order"
+  | "already_paid"
+  | "malformed"
+  | "rate_limited"
+  | "unavailable";

@@ -8,12 +8,7 @@ import { startBscChain, type BscChainFixture } from "../testing/chain-fixture";
 import { toBaseUnits } from "../lib/money";
 import { transfers } from "../db/schema";
 import { events } from "../lib/event-metrics";
-
-/** eth_getLogs over a block range answers nothing (a node that drops logs); by block hash it still answers. */
-export const emptyRangeLogs = (method: string, params: unknown[]) => {
-  const filter = (params[0] ?? {}) as { fromBlock?: string; toBlock?: string; blockHash?: string };
-  return method === "eth_getLogs" && !filter.blockHash ? { result: [] } : undefined;
-};
+import { emptyRangeLogs } from "../testing/rpc-proxy";
 
 type Order = Record<string, any>;
 
