@@ -481,4 +481,13 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
     "订单变为 cancelled（收款回调状态为 cancelled），已收到的 {amount} 将作为退款退回付款人；退款发送过程中会依次发出退款回调（businessType 为 refund）：submitted、broadcasted、confirmed；若没有付款人地址，退款将以 awaiting_address 状态等待，并附带退款链接。",
   "The order becomes {status} (pay-in callback with status {status2}) and the {amount} paid over the amount goes back to the payer; refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.":
     "订单变为 {status}（收款回调状态为 {status2}），多付的 {amount} 将退回付款人；退款发送过程中会依次发出退款回调（businessType 为 refund）：submitted、broadcasted、confirmed；若没有付款人地址，退款将以 awaiting_address 状态等待，并附带退款链接。",
+  "Detection, last 24 h": "到账检测（近 24 小时）",
+  "Credited transfers per chain, p50 · p95: block time to first seen, block time to completed, completed to the callback's 2xx. ops.detection_slo applies to the first over the last hour.":
+    "各链已入账转账的 p50 · p95：出块到首次发现、出块到订单完成、完成到回调收到 2xx。ops.detection_slo 针对第一项，按最近一小时计算。",
+  "Detection times": "检测耗时",
+  Credited: "已入账",
+  "Block → seen": "出块 → 发现",
+  "Block → completed": "出块 → 完成",
+  "Completed → callback": "完成 → 回调",
+  "No credited transfers in the last 24 h.": "最近 24 小时没有已入账的转账。",
 };
