@@ -384,7 +384,7 @@ export interface TransferBlock {
 }
 
 /** A transfer by its chain, tx hash and log index (the idempotency key of a scan). */
-export function transferByKey(tx: Tx, chain: string, txHash: string, logIndex: number): TransferRow | undefined {
+export function transferByKey(tx: DbOrTx, chain: string, txHash: string, logIndex: number): TransferRow | undefined {
   return prepared(tx, "transferByKey", (d) =>
     d
       .select()
