@@ -1,6 +1,7 @@
 // What the hosted pages need from the rest of the gateway. The pages only ever
 // see these views, so nothing private (keys, other orders) can reach them.
 import type { ChainCode, TokenSymbol } from "../chains/types";
+import type { TxHashResult } from "../payin/tx-hash";
 
 /** The 8 pay-in states of spec 3.1 (the pay-in state machine owns them). */
 export { PAYIN_STATUSES, type PayinStatus } from "../payin/state";
@@ -138,18 +139,4 @@ export interface CheckoutDeps {
 }
 
 /** What the hosted page says to a transaction hash (payin/tx-hash.ts TX_HASH_RESULTS, and the page's own refusals). */
-export type TxHashPageAnswer =
-  | "credited"
-  | "not_final"
-  | "late"
-  | "not_found"
-  | "pending"
-  | "failed"
-  | "wrong_address"
-  | "wrong_token"
-  | "no_token_transfer"
-  | "not_this_order"
-  | "already_paid"
-  | "malformed"
-  | "rate_limited"
-  | "unavailable";
+export type TxHashPageAnswer = TxHashResult | "malformed" | "rate_limited" | "unavailable";

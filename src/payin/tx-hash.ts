@@ -7,7 +7,7 @@
 import { writeTx } from "../db/client";
 import { RateLimiter } from "../auth/rate-limit";
 import { invalid } from "../errors";
-import type { IncomingTransfer, TxLookup, TxTokenTransfer } from "../chains/types";
+import type { IncomingTransfer, TokenSymbol, TxLookup, TxTokenTransfer } from "../chains/types";
 import { recordTransfer } from "./deposits";
 import type { PayinCtx } from "./service";
 import type { PayinOrderRow } from "./views";
@@ -78,17 +78,18 @@ function transfersToOrder(ctx: PayinCtx, o: PayinOrderRow, all: TxTokenTransfer[
   return { toAddress, paying: toAddress.filter((t) => t.token === o.token) };
 }
 
-function incoming(o: PayinOrderRow, look: Extract<TxLookup, { state: "included" }>, t: TxTokenTransfer): IncomingTransfer {
+/** A looked-up transfer as the scan reports one (to: the canonical address it pays). */
+export function incomingOf(chain: string, look: Extract<TxLookup, { state: "included" }>, t: TxTokenTransfer & { token: TokenSymbol }, to: string): IncomingTransfer {
   return {
-    chain: o.chain as IncomingTransfer["chain"],
-    token: o.token as IncomingTransfer["token"],
+    chain: chain as IncomingTransfer["chain"],
+    token: t.token as IncomingTransfer["token"],
     txHash: look.txHash,
     logIndex: t.logIndex,
     blockNumber: look.blockNumber,
     blockHash: look.blockHash,
     blockTime: look.blockTime,
     from: t.from,
-    to: t.to,
+    to,
     amount: t.amount,
   };
 }
@@ -123,7 +124,7 @@ export async function checkPayinTxHash(ctx: PayinCtx, o: PayinOrderRow, txHash: 
   return writeTx(ctx.db, (tx) => {
     const before = orderById(tx, o.id)!;
     const recorded = paying.map((t) => {
-      const it = incoming(o, look, t);
+      const it = incomingOf(o.chain, look, { ...t, token: o.token as TokenSymbol }, o.address);
       recordTransfer(ctx, tx, it, now);
       return transferByKey(tx, it.chain, it.txHash, it.logIndex)!;
     });

@@ -5,7 +5,8 @@
 // A merchant user sees the gateway's side only for its own addresses.
 import { writeTx } from "../db/client";
 import { recordAudit, type Actor } from "../audit/log";
-import type { ChainCode, IncomingTransfer, TxLookup, TxTokenTransfer } from "../chains/types";
+import type { ChainCode, TxLookup, TxTokenTransfer } from "../chains/types";
+import { incomingOf } from "./tx-hash";
 import { findAddress } from "../wallet/addresses";
 import { recordTransfer } from "./deposits";
 import type { PayinCtx } from "./service";
@@ -87,18 +88,7 @@ export async function importTransfer(ctx: PayinCtx, chain: string, hash: string,
   if (!t.gatewayAddress || t.token === null) throw new OperatorError("Only a transfer of a configured token to one of the gateway's addresses can be imported.");
   if (!t.importable) return report;
   const now = ctx.clock.now();
-  const it: IncomingTransfer = {
-    chain: report.chain,
-    token: t.token,
-    txHash: look.txHash,
-    logIndex: t.logIndex,
-    blockNumber: look.blockNumber,
-    blockHash: look.blockHash,
-    blockTime: look.blockTime,
-    from: t.from,
-    to: ctx.chains.get(report.chain)!.normalizeAddress(t.to),
-    amount: t.amount,
-  };
+  const it = incomingOf(report.chain, look, { ...t, token: t.token }, ctx.chains.get(report.chain)!.normalizeAddress(t.to));
   writeTx(ctx.db, (tx) => {
     if (transferByKey(tx, it.chain, it.txHash, it.logIndex)) return;
     recordTransfer(ctx, tx, it, now);
