@@ -28,6 +28,7 @@ import m25 from "./0311_derivation_counters.sql" with { type: "text" };
 import m26 from "./0312_address_watch_seq.sql" with { type: "text" };
 import m27 from "./0320_compat_gmpay.sql" with { type: "text" };
 import m28 from "./0340_transfers_found_by.sql" with { type: "text" };
+import m29 from "./0345_detection_times.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -61,4 +62,5 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0312_address_watch_seq", sql: m26 },
   { name: "0320_compat_gmpay", sql: m27 },
   { name: "0340_transfers_found_by", sql: m28 },
+  { name: "0345_detection_times", sql: m29 },
 ];

@@ -1,5 +1,6 @@
 // Token buckets in memory (one process serves everything): per merchant for the signed API,
-// per invoice and per client for the hosted invoice page's network choices (each makes a pay-in).
+// per invoice and per client for the hosted invoice page's network choices (each makes a pay-in),
+// per order and per client for the payer's transaction-hash checks (payin/tx-hash.ts).
 import { AppError } from "../errors";
 
 /** Buckets kept before the full ones (nothing taken lately) are dropped. */

@@ -17,6 +17,7 @@ import { collectionRoutes } from "./pages/collection";
 import { walletRoutes } from "./pages/wallets";
 import { paymentLinkRoutes } from "./pages/payment-links";
 import { feeRoutes } from "./pages/fees";
+import { lookupRoutes } from "./pages/lookup";
 
 const asset = (body: string, type: string) => () =>
   new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" } });
@@ -42,6 +43,7 @@ export function backofficeApp(d: BackofficeDeps) {
     .use(walletRoutes(d))
     .use(paymentLinkRoutes(d))
     .use(feeRoutes(d))
+    .use(lookupRoutes(d))
     .get("/backoffice/*", page(d, {}, () => { throw new NotFound("There is no such page."); }))
     .post("/backoffice/*", () => html(ErrorPage({ viewer: null, status: 404, message: "There is no such page." }), 404));
 }

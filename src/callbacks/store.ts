@@ -108,6 +108,18 @@ export function callbackWorkerStore(db: Db, owner: string) {
          VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6, ?7)`,
         ),
       ).run(id, r.startedAt, r.durationMs, r.httpStatus, r.responseBody, r.error, url),
+    /**
+     * A 2xx: when the row was written (its status change), and the completed pay-in's detection
+     * row gets its callback time (detection_times, DESIGN 25).
+     */
+    delivered: (id: string, now: number): number | null => {
+      const r = stmt("deliveredRow", (c) => c.prepare<{ createdAt: number; kind: string; orderNo: string; status: string }, [string]>(`SELECT created_at AS createdAt, kind, order_no AS orderNo, order_status AS status FROM callbacks WHERE id = ?`)).get(id);
+      if (!r) return null;
+      if (r.kind === "payin" && r.status === "completed") {
+        stmt("detectionCallback", (c) => c.prepare(`UPDATE detection_times SET callback_at = ? WHERE order_no = ? AND completed_at IS NOT NULL AND callback_at IS NULL`)).run(now, r.orderNo);
+      }
+      return r.createdAt;
+    },
     settle: (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
       void stmt("settle", (c) =>
         c.prepare<unknown, [string, number, number, string | null, number, string, string]>(

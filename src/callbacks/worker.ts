@@ -5,7 +5,7 @@
 // leaves rows 'delivering': they are reclaimed when the lease runs out, or at
 // once when a gateway starts (only the serving process delivers for its
 // database). Events of one order go out in the order they were written.
-import { countDelivery } from "../lib/event-metrics";
+import { countDelivery, observeCallbackDelay } from "../lib/event-metrics";
 import { onCallbacksDue } from "../db/callbacks-due";
 import type { Db } from "../db/client";
 import type { Cipher } from "../secrets/cipher";
@@ -366,12 +366,14 @@ export class CallbackWorker {
       nextAt = now + this.o.retryDelays[attempts - 1];
     }
     const st = this.store;
+    let changedAt: number | null = null;
     for (;;) {
       try {
         await groupCommit(this.o.db).run({
           work: () => {
             st.recordAttempt(row.id, r, row.target);
             st.settle(row.id, { state, attempts, nextAt, lastError: r.ok ? null : r.error }, now);
+            if (r.ok) changedAt = st.delivered(row.id, now);
           },
         });
         this.dbOk();
@@ -387,6 +389,7 @@ export class CallbackWorker {
       }
     }
     countDelivery(r.ok ? "delivered" : state === "failed" ? "failed" : "retry");
+    if (changedAt !== null) observeCallbackDelay(changedAt, now);
     const fields = { eventId: row.id, orderNo: row.orderNo, attempt: attempts, status: r.httpStatus, ms: r.durationMs };
     if (r.ok) this.o.logger.debug("callback delivered", fields);
     else if (state === "failed") this.o.logger.warn("callback failed", { ...fields, error: r.error });

@@ -141,6 +141,8 @@ export interface ChainAdapter {
   txState(tx: SignedTransfer): Promise<TxState>;
   /** What a mined transaction cost (DESIGN 21); null while it is in no block. */
   txCost?(tx: SignedTransfer): Promise<TxCost | null>;
+  /** One transaction by hash and its token transfers, whoever they pay (DESIGN 25; src/chains/<chain>/lookup.ts). */
+  lookupTx?(txHash: string): Promise<TxLookup>;
   /** The sweep (DESIGN 25): incoming transfers to one address by another method than scan(); rpc adapters only. */
   sweep?(q: SweepQuery): Promise<IncomingTransfer[]>;
 }
@@ -158,6 +160,40 @@ export interface SweepQuery {
   /** True when the gateway already recorded this transaction: the adapter skips the lookups it would need for it. */
   known(txHash: string): boolean;
 }
+
+/** One token movement inside a looked-up transaction, to any address. */
+export interface TxTokenTransfer {
+  /** The configured token it moves; null for a contract (mint) the gateway does not carry. */
+  token: TokenSymbol | null;
+  contract: string;
+  /** As the scan numbers it (IncomingTransfer.logIndex). */
+  logIndex: number;
+  from: string;
+  to: string;
+  amount: bigint;
+}
+
+/** What the chain says about one transaction hash (the payer's hash, the back office's look-up). */
+export type TxLookup =
+  /** Not a transaction hash of this chain. */
+  | { state: "malformed" }
+  /** No node knows it (yet). */
+  | { state: "not_found" }
+  /** Known, in no block yet. */
+  | { state: "pending"; txHash: string }
+  | {
+      state: "included";
+      /** The hash as the scan writes it. */
+      txHash: string;
+      /** false: the transaction failed on chain (it moved nothing). */
+      success: boolean;
+      blockNumber: bigint;
+      blockHash: string;
+      blockTime: number;
+      final: boolean;
+      confirmations: number;
+      transfers: TxTokenTransfer[];
+    };
 
 /** The on-chain cost of one transaction the gateway sent (transfer_costs). */
 export interface TxCost {

@@ -8,7 +8,7 @@ import { qrSvg } from "./qr";
 import { pageLinks } from "./wallet-links";
 import { explorerOf, explorerTxUrl } from "./explorer";
 import { displayAmount } from "./status-view";
-import { PAYIN_STATUSES, type CheckoutOrderView, type PayinStatus } from "./types";
+import { PAYIN_STATUSES, type CheckoutOrderView, type PayinStatus, type TxHashPageAnswer } from "./types";
 
 export interface CheckoutPageOptions {
   order: CheckoutOrderView;
@@ -19,6 +19,41 @@ export interface CheckoutPageOptions {
   canSimulate: boolean;
   serverTime: number;
   pollIntervalMs: number;
+  /** "I have paid" is offered (the order's chain can read a transaction by hash). */
+  canCheckTxHash?: boolean;
+  /** The answer to the hash the payer just gave, and the hash as typed. */
+  txHash?: { answer: TxHashPageAnswer; typed: string };
+}
+
+/** Answers that say the payment was found for this order (shown as good news). */
+const TX_HASH_GOOD = new Set<TxHashPageAnswer>(["credited", "not_final", "late"]);
+
+/**
+ * "I have paid" (DESIGN 25): a form for the transaction hash while the order waits for payment
+ * (or expired: a late payment still counts); the answer is read out in the status section.
+ */
+function txHashForm(t: Translate, p: CheckoutPageOptions, enc: string): string {
+  if (!p.canCheckTxHash) return "";
+  const claimable = p.order.status === "waiting_payment" || p.order.status === "expired";
+  const typed = p.txHash?.typed ?? "";
+  const bad = p.txHash && !TX_HASH_GOOD.has(p.txHash.answer);
+  return (
+    `<section class="section" data-claim data-testid="i-paid"${claimable ? "" : " hidden"}><details${p.txHash ? " open" : ""}>` +
+    `<summary class="btn btn-block" data-testid="i-paid-toggle">${escapeHtml(t("iPaid"))}</summary>` +
+    `<form method="post" action="${escapeHtml(enc)}?lang=${p.locale}" class="stack" data-testid="tx-hash-form">` +
+    `<p class="desc" id="tx-hash-help">${escapeHtml(t("iPaidBody"))}</p>` +
+    `<label class="label" for="tx-hash">${escapeHtml(t("txHashLabel"))}</label>` +
+    `<input class="input" id="tx-hash" name="txHash" required maxlength="200" autocomplete="off" autocapitalize="off" spellcheck="false" aria-describedby="tx-hash-help${p.txHash ? " tx-hash-answer" : ""}"${bad ? ' aria-invalid="true"' : ""} value="${escapeHtml(typed)}" data-testid="tx-hash-input">` +
+    `<button type="submit" class="btn btn-primary btn-block" data-testid="tx-hash-submit">${escapeHtml(t("txHashCheck"))}</button>` +
+    `</form></details></section>`
+  );
+}
+
+function txHashAnswer(t: Translate, p: CheckoutPageOptions): string {
+  if (!p.txHash) return "";
+  const vars = { merchant: p.order.merchantName, network: networkOnlyName(p.locale, p.order.chainCode) };
+  const cls = TX_HASH_GOOD.has(p.txHash.answer) ? "feedback ok" : "feedback err";
+  return `<p class="${cls}" id="tx-hash-answer" role="status" data-testid="tx-hash-answer" data-answer="${p.txHash.answer}">${escapeHtml(t(`txHash.${p.txHash.answer}` as MessageKey, vars))}</p>`;
 }
 
 const STATE_ICON: Record<PayinStatus, [string, string]> = {
@@ -157,6 +192,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
   </section>
   <section class="section" data-testid="status">
     ${states}
+    ${txHashAnswer(t, p)}
     <p class="sr-only" role="status" aria-live="polite" data-bind="announce"></p>
   </section>
   ${returnLink}
@@ -172,6 +208,7 @@ export function renderCheckoutPage(p: CheckoutPageOptions): string {
       <p>${escapeHtml(t("warningBody", { amount, token: o.tokenSymbol, merchant: o.merchantName }))}</p></div></div>
   </section>
   ${simulate}
+  ${txHashForm(t, p, enc)}
   ${o.invoiceUrl ? `<section class="section" data-pay data-testid="change-network"${paying ? "" : " hidden"}><a class="btn btn-block" href="${escapeHtml(o.invoiceUrl)}?change=1&amp;lang=${locale}" data-testid="change-network-link">${escapeHtml(t("changeNetwork"))}</a></section>` : ""}
   <section class="section">
     <dl class="details">

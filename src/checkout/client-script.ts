@@ -120,6 +120,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
       $all(co, "[data-pay]").forEach(function (el) { el.hidden = shown !== "waiting_payment"; });
       $all(co, "[data-unpay]").forEach(function (el) { el.hidden = shown === "waiting_payment"; });
       $all(co, "[data-paid]").forEach(function (el) { el.hidden = !(shown === "completed" || shown === "risk_settled"); });
+      $all(co, "[data-claim]").forEach(function (el) { el.hidden = !(shown === "waiting_payment" || shown === "expired"); });
       if (shown === "waiting_payment" && !isNaN(expireAt)) {
         var left = expireAt - serverNow;
         setText(co, "countdown", countdown(left));

@@ -21,6 +21,7 @@ import { networkButtonName } from "./i18n";
 import { giveRefundAddress, refundByToken, refundsOfOrder, RefundRefused, type RefundCtx } from "../payout/refunds";
 import { AppError } from "../errors";
 import { holdReason } from "../payin/hold";
+import { checkPayinTxHash, takeTxHashTurn } from "../payin/tx-hash";
 
 const REFUND_STATE: Record<string, CheckoutRefundView["state"]> = { awaiting_address: "awaiting_address", submitted: "on_its_way", broadcasted: "on_its_way", confirmed: "sent", failed: "failed" };
 
@@ -37,6 +38,7 @@ export function gatewayCheckoutDeps(
   afterRefundAddress: (payoutOrderId: number) => Promise<unknown> = async () => {},
 ): CheckoutDeps {
   const views = viewDeps(ctx);
+  const clientIp = clientIpResolver(ctx.config.server.trusted_proxies);
   const merchantName = (id: number) => findMerchantById(ctx.db, id)?.name ?? "";
   const orderByToken = (token: string) => payinByCheckoutToken(ctx.db, token);
   const invoiceOf = (id: number | null) => {
@@ -157,6 +159,19 @@ export function gatewayCheckoutDeps(
           throw e;
         }
       },
+    },
+    async checkTxHash(token, txHash, request) {
+      const o = orderByToken(token);
+      if (!o) return "unavailable";
+      try {
+        takeTxHashTurn(ctx, o.orderNo, `ip:${clientIp(request) ?? "unknown"}`);
+        return (await checkPayinTxHash(ctx, o, txHash)).result;
+      } catch (e) {
+        if (e instanceof AppError && e.code === 10029) return "rate_limited";
+        if (e instanceof AppError && e.code === 10001) return "malformed";
+        ctx.logger.warn("checkout: transaction hash check failed", { orderNo: o.orderNo, error: String((e as Error)?.message ?? e) });
+        return "unavailable";
+      }
     },
     async simulatePayment(token) {
       const o = orderByToken(token);

@@ -8,7 +8,10 @@ import { pickLocale, type Locale } from "./i18n";
 import { renderMessagePage } from "./not-found-page";
 import { htmlHeaders, jsonHeaders, newNonce } from "./security";
 import { checkoutStatusJson, depositStatusJson } from "./status-view";
-import type { CheckoutDeps, InvoiceChoiceProblem, InvoiceDeps } from "./types";
+import type { CheckoutDeps, CheckoutOrderView, InvoiceChoiceProblem, InvoiceDeps, TxHashPageAnswer } from "./types";
+
+/** The page's HTTP status per answer: the payer's mistake 422, too many 429, the network unreachable 503. */
+const TX_HASH_STATUS: Partial<Record<TxHashPageAnswer, number>> = { malformed: 422, rate_limited: 429, unavailable: 503 };
 import { renderInvoicePage } from "./invoice-page";
 import { renderRefundPage } from "./refund-page";
 import { newOnceToken, once, ONCE_FIELD } from "../once/once";
@@ -63,25 +66,46 @@ export function checkoutRoutes(deps: CheckoutDeps) {
   const poll = deps.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const onError = deps.onError ?? ((context: string, err: unknown) => console.error(context, err));
 
+  const pageOptions = (order: CheckoutOrderView, token: string, request: Request, nonce: string) => {
+    const sandbox = deps.sandbox(order.chainCode);
+    return {
+      order,
+      token,
+      locale: locale(request),
+      nonce,
+      sandbox,
+      canSimulate: sandbox && typeof deps.simulatePayment === "function",
+      canCheckTxHash: typeof deps.checkTxHash === "function",
+      serverTime: deps.now(),
+      pollIntervalMs: poll,
+    };
+  };
+
   return new Elysia({ name: "checkout" })
     .get("/checkout/:token", ({ params, request }) => {
       const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t), onError);
       if (failed) return messagePage(request, "error");
       if (!order) return messagePage(request, "notFound");
-      const sandbox = deps.sandbox(order.chainCode);
-      return htmlResponse((nonce) =>
-        renderCheckoutPage({
-          order,
-          token: params.token,
-          locale: locale(request),
-          nonce,
-          sandbox,
-          canSimulate: sandbox && typeof deps.simulatePayment === "function",
-          serverTime: deps.now(),
-          pollIntervalMs: poll,
-        }),
-      );
+      return htmlResponse((nonce) => renderCheckoutPage(pageOptions(order, params.token, request, nonce)));
     })
+    .post(
+      // "I have paid" posts to the page's own URL, so its relative links (status, simulate) still resolve.
+      "/checkout/:token",
+      async ({ params, request, body }) => {
+        const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t), onError);
+        if (failed) return messagePage(request, "error");
+        if (!order || !deps.checkTxHash) return messagePage(request, "notFound");
+        const form = (body ?? {}) as Record<string, unknown>;
+        const typed = typeof form.txHash === "string" ? form.txHash.trim().slice(0, 200) : "";
+        const answer = typed === "" ? "malformed" : await deps.checkTxHash(params.token, typed, request);
+        const now = deps.findOrder(params.token) ?? order;
+        return htmlResponse(
+          (nonce) => renderCheckoutPage({ ...pageOptions(now, params.token, request, nonce), txHash: { answer, typed } }),
+          TX_HASH_STATUS[answer] ?? 200,
+        );
+      },
+      { parse: "urlencoded" },
+    )
     .get("/checkout/:token/status", ({ params }) => {
       const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t), onError);
       if (failed) return jsonError(500, 10000, "internal error");

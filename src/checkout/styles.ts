@@ -82,6 +82,9 @@ progress::-moz-progress-bar{background:#2563eb;border-radius:999px}
 .feedback{min-height:1.5em;margin:6px 0 0;font-size:14px;font-weight:600;color:#15803d}
 .feedback.err{color:#b91c1c}
 .feedback:empty{min-height:0;margin:0}
+.stack{display:grid;gap:8px;margin-top:8px}
+summary.btn{list-style:none;cursor:pointer}
+summary.btn::-webkit-details-marker{display:none}
 .warn{display:flex;gap:12px;margin-top:14px;padding:14px;border-radius:12px;background:#fffbeb;border:1px solid #f59e0b;color:#78350f}
 .warn svg{flex:none;width:22px;height:22px;margin-top:1px}
 .warn h3{margin:0;font-size:15px;line-height:1.4}

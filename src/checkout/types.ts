@@ -2,6 +2,7 @@
 // see these views, so nothing private (keys, other orders) can reach them.
 import type { OnceDeps } from "../once/once";
 import type { ChainCode, TokenSymbol } from "../chains/types";
+import type { TxHashResult } from "../payin/tx-hash";
 
 /** The 8 pay-in states of spec 3.1 (the pay-in state machine owns them). */
 export { PAYIN_STATUSES, type PayinStatus } from "../payin/state";
@@ -149,6 +150,14 @@ export interface CheckoutDeps {
   clientIp?(request: Request): string | null;
   /** One-time form tokens (src/once/once.ts): the refund form sent twice gives the address once. */
   forms?: OnceDeps;
+  /**
+   * "I have paid" (DESIGN 25): the payer's transaction hash, read from the chain at once and
+   * credited when it pays the order; what was found. `request` names the client for the rate limit.
+   */
+  checkTxHash?(token: string, txHash: string, request: Request): Promise<TxHashPageAnswer>;
   /** Where lookup and simulation failures go (the payer only sees a friendly page); default console.error. */
   onError?(context: string, err: unknown): void;
 }
+
+/** What the hosted page says to a transaction hash (payin/tx-hash.ts TX_HASH_RESULTS, and the page's own refusals). */
+export type TxHashPageAnswer = TxHashResult | "malformed" | "rate_limited" | "unavailable";

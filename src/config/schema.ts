@@ -165,6 +165,7 @@ export const ConfigSchema = T.Object(
     ops: T.Object(
       {
         max_scan_lag: Duration("2m", "/readyz is 503 (and scanner_stalled fires) when a watcher is this far behind the chain's final head"),
+        detection_slo: Duration("60s", "detection_slow fires for a chain when the 1-hour p95 of block time → first seen of its credited transfers exceeds this (DESIGN 25)"),
         min_free_disk_mb: T.Integer({ minimum: 0, default: 256, description: "/readyz is 503 (and disk_low fires) while the database's filesystem has less free space than this, in MiB (0: no check)" }),
         metrics: T.Boolean({ default: false, description: "serve Prometheus metrics at /metrics" }),
         metrics_token: T.Optional(T.String({ minLength: 1, description: "when set, /metrics needs Authorization: Bearer <token>" })),

@@ -1266,3 +1266,18 @@ export const formSubmissions = sqliteTable(
   },
   (t) => [index("form_submissions_created").on(t.createdAt)],
 );
+
+/** Measured detection (DESIGN 25): per credited transfer, block time → first seen → order completed → completed callback's 2xx. */
+export const detectionTimes = sqliteTable(
+  "detection_times",
+  {
+    transferId: integer("transfer_id").primaryKey().references(() => transfers.id),
+    chain: text("chain").notNull(),
+    orderNo: text("order_no").notNull(),
+    blockTime: integer("block_time").notNull(),
+    seenAt: integer("seen_at").notNull(),
+    completedAt: integer("completed_at"),
+    callbackAt: integer("callback_at"),
+  },
+  (t) => [index("detection_times_seen").on(t.seenAt), index("detection_times_order").on(t.orderNo)],
+);

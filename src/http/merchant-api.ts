@@ -82,6 +82,20 @@ export const MERCHANT_ROUTES: MerchantRoute[] = [
   },
   {
     method: "post",
+    path: "/openapi/payin/orders/{orderNo}/tx-hash",
+    operationId: "submitPayinTxHash",
+    summary: "Check a payer's transaction hash",
+    description:
+      "For the merchant's support when a payer says they paid (DESIGN 25): the gateway reads that transaction from the order's chain at once and, when it moves the order's token to the order's address, records it as the scan would (deduplicated; the usual amount, lateness and finality rules). `result` says in plain words what it found: `credited`, `not_final` (completes once final), `late`, `not_found`, `pending`, `failed`, `wrong_address`, `wrong_token`, `no_token_transfer`, `not_this_order`, `already_paid`; it never names another order. A malformed hash is 10001. Rate-limited per order and per merchant (10029 with Retry-After).",
+    tag: "Pay-in",
+    pathParam: { name: "orderNo", description: "Platform order number returned at creation" },
+    body: "SubmitPayinTxHash",
+    result: "PayinTxHashCheck",
+    codes: [40108],
+    handler: payinHandlers.submitPayinTxHash,
+  },
+  {
+    method: "post",
     path: "/openapi/payin/exclusive-bindings",
     operationId: "createExclusiveBinding",
     summary: "Create exclusive wallet",

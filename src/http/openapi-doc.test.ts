@@ -27,6 +27,7 @@ describe("GET /openapi.json", () => {
       [
         "POST /openapi/payin/orders",
         "GET /openapi/payin/orders/{orderNo}",
+        "POST /openapi/payin/orders/{orderNo}/tx-hash",
         "POST /openapi/payin/exclusive-bindings",
         "GET /openapi/payin/exclusive-bindings/{bindKey}",
         "POST /openapi/payout/orders",

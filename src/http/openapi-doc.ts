@@ -4,7 +4,8 @@
 // cannot drift from what the gateway accepts.
 import type { TSchema } from "@sinclair/typebox";
 import { Type as T } from "@sinclair/typebox";
-import { BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinCallbackPayload, PayinOrderView } from "../payin/schemas";
+import { BindingDetailView, BindingView, CreateBindingBody, CreatePayinBody, PayinCallbackPayload, PayinOrderView, PayinTxHashBody, PayinTxHashView } from "../payin/schemas";
+import { TX_HASH_RESULTS } from "../payin/tx-hash";
 import { CreatePayoutBody, PayoutCallbackPayload, PayoutOrderView, SubmitPayoutBody } from "../payout/schemas";
 import { ERRORS, type ErrorCode } from "../errors";
 import { MERCHANT_ROUTES, type MerchantRoute } from "./merchant-api";
@@ -109,12 +110,15 @@ export const ENUMS = {
   invoiceBusinessType: ["invoice"],
   refundStatus: [...REFUND_STATUSES],
   refundBusinessType: ["refund"],
+  txHashResult: [...TX_HASH_RESULTS],
 } as const;
 
 /** Which value set a property takes, by schema and property name (`status` depends on the resource). */
 const ENUM_OF: Record<string, Record<string, keyof typeof ENUMS>> = {
   "*": { chainCode: "chainCode", tokenSymbol: "tokenSymbol", failedStage: "failedStage", mode: "mode", businessType: "businessType" },
   PayinOrder: { status: "payinStatus" },
+  PayinTxHashCheck: { result: "txHashResult" },
+  "PayinTxHashCheck.order": { status: "payinStatus" },
   PayinCallbackPayload: { status: "payinStatus" },
   "ExclusiveBindingDetail.recentOrders": { status: "payinStatus" },
   ExclusiveBinding: { status: "bindingStatus" },
@@ -149,6 +153,8 @@ function withEnums(where: string, schema: Record<string, any>): Record<string, a
 const SCHEMAS = {
   CreatePayinOrder: CreatePayinBody,
   PayinOrder: PayinOrderView,
+  SubmitPayinTxHash: PayinTxHashBody,
+  PayinTxHashCheck: PayinTxHashView,
   CreateExclusiveBinding: CreateBindingBody,
   ExclusiveBinding: BindingView,
   ExclusiveBindingDetail: BindingDetailView,

@@ -53,9 +53,13 @@ describe("merchant API answers and callback bodies match their published schemas
     // A shared-address order, paid in full and confirmed (every timestamp and the payer set).
     const order = keep("createPayinOrder", await c.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "views-1", amount: "5", notifyUrl: "https://shop.example/cb", redirectUrl: "https://shop.example/thanks" }));
     keep("getPayinOrder", await c.getPayinOrder(order.orderNo));
-    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: order.address, amount: "5" });
+    const paidBy = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: order.address, amount: "5" });
     await sb.mine("TRON", 3);
     keep("getPayinOrder", await c.getPayinOrder(order.orderNo));
+    // The payer's hash of it (credited), and one that paid another address.
+    keep("submitPayinTxHash", await c.submitPayinTxHash(order.orderNo, paidBy.txHash));
+    const elsewhere = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: randomAddress("TRON"), amount: "5" });
+    keep("submitPayinTxHash", await c.submitPayinTxHash(order.orderNo, elsewhere.txHash));
     // Refunds of it: one sent at once (broadcasted, then confirmed), one waiting for the payer's address.
     keep("createRefund", await c.createRefund(order.orderNo, { refundNo: "views-r1", amount: "2", toAddress: randomAddress("TRON"), notifyUrl: "https://shop.example/rf" }));
     keep("createRefund", await c.createRefund(order.orderNo, { refundNo: "views-r2", amount: "1" }));

@@ -55,3 +55,30 @@ const sweepFound = new Counter({
 export function countSweepFound(chain: string): void {
   sweepFound.inc({ chain });
 }
+
+// Measured detection (DESIGN 25): observed after the commit that records each fact (payin/detection.ts,
+// callbacks/worker.ts); the stored times (detection_times) feed the dashboard's p50/p95 and the detection_slow alert.
+const LATENCY_BUCKETS = [1, 2, 5, 10, 15, 30, 45, 60, 120, 300, 600, 1800, 3600, 7200];
+const detection = new Histogram({ name: "stablegate_detection_seconds", help: "credited transfers: block time to first seen by the gateway", labelNames: ["chain"], buckets: LATENCY_BUCKETS, registers: [events] });
+const completion = new Histogram({ name: "stablegate_completion_seconds", help: "credited transfers: block time to the order completed", labelNames: ["chain"], buckets: LATENCY_BUCKETS, registers: [events] });
+const callbackDelay = new Histogram({
+  name: "stablegate_callback_delay_seconds",
+  help: "callbacks: the status change that wrote them to the merchant's 2xx",
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600],
+  registers: [events],
+});
+
+/** Seconds between two ms times, never negative (a block stamped a little in the future). */
+const span = (fromMs: number, toMs: number) => Math.max(0, toMs - fromMs) / 1000;
+
+export function observeDetection(chain: string, blockTime: number, seenAt: number): void {
+  detection.observe({ chain }, span(blockTime, seenAt));
+}
+
+export function observeCompletion(chain: string, blockTime: number, completedAt: number): void {
+  completion.observe({ chain }, span(blockTime, completedAt));
+}
+
+export function observeCallbackDelay(changedAt: number, deliveredAt: number): void {
+  callbackDelay.observe(span(changedAt, deliveredAt));
+}

@@ -109,3 +109,19 @@ export function probeWrite(db: Db, now: number): void {
 export function inTransaction(db: Db): boolean {
   return db.$client.inTransaction;
 }
+
+/** Credited transfers first seen since a time (detection_times, DESIGN 25), through detection_times_seen. */
+export const DETECTION_SINCE = `SELECT chain, block_time AS blockTime, seen_at AS seenAt, completed_at AS completedAt, callback_at AS callbackAt
+  FROM detection_times INDEXED BY detection_times_seen WHERE seen_at >= ?`;
+
+export interface DetectionSample {
+  chain: string;
+  blockTime: number;
+  seenAt: number;
+  completedAt: number | null;
+  callbackAt: number | null;
+}
+
+export function detectionSamplesSince(db: Db, since: number): DetectionSample[] {
+  return db.$client.query<DetectionSample, [number]>(DETECTION_SINCE).all(since);
+}

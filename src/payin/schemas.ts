@@ -57,6 +57,18 @@ export const PayinOrderView = T.Object({
   completedAt: Ts,
 });
 
+/** POST /openapi/payin/orders/{orderNo}/tx-hash (DESIGN 25). */
+export const PayinTxHashBody = T.Object({
+  txHash: T.String({ minLength: 1, maxLength: 200, description: "The payer's transaction hash (EVM 0x + 64 hex, TRON 64 hex, SOL base58 signature)", errorMessage: "must be a transaction hash" }),
+});
+
+/** What the gateway found for the hash, from this order's point of view (payin/tx-hash.ts TX_HASH_RESULTS). */
+export const PayinTxHashView = T.Object({
+  result: T.String({ description: "credited | not_final | late | not_found | pending | failed | wrong_address | wrong_token | no_token_transfer | not_this_order | already_paid" }),
+  message: T.String({ description: "The result in plain words" }),
+  order: PayinOrderView,
+});
+
 export const BindingView = T.Object({
   bindingId: T.String(),
   chainCode: T.String(),

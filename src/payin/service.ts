@@ -15,6 +15,7 @@ import { countTransition } from "../lib/event-metrics";
 import { newOrderNo, newTimedToken } from "../lib/ids";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
+import { noteDetection } from "./detection";
 import { transition, type PayinEvent, type PayinStatus } from "./state";
 import {
   bindingOrderFacts,
@@ -200,6 +201,7 @@ export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, pat
   if (!row) return orderById(tx, o.id)!;
   if (to) {
     recordOrderEvent(tx, { kind: "payin", orderNo: o.orderNo, from: o.status, to, event, at: now });
+    noteDetection(tx, row, now);
     writeCallback(tx, row, now);
   }
   return row;
@@ -209,6 +211,7 @@ export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, pat
 export function insertOrderWithCallback(tx: Tx, values: typeof payinOrders.$inferInsert, now: number): PayinOrderRow {
   const row = insertOrder(tx, values);
   recordOrderEvent(tx, { kind: "payin", orderNo: row.orderNo, from: null, to: row.status, event: { type: "deposit" }, at: now });
+  noteDetection(tx, row, now);
   writeCallback(tx, row, now);
   return row;
 }

@@ -6,7 +6,7 @@
 // writes of orders, transfers and the deposit ledger use drizzle's builder (sections below).
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, type Tx, updateById, updateByIdIf } from "../db/client";
-import { addresses, bindings, compatOrders, denyList, ledgerEntries, merchants, payinOrders, transfers } from "../db/schema";
+import { addresses, bindings, compatOrders, denyList, detectionTimes, ledgerEntries, merchants, payinOrders, transfers } from "../db/schema";
 import { notStatusSql, statusTerm } from "../db/status-sql";
 import { TRANSFER_PENDING, TRANSFER_REVERTED } from "../watcher/state";
 import { AWAITING_PAYMENT, OPEN_STATUSES, SETTLING_STATUSES, statusSql } from "./state";
@@ -389,7 +389,7 @@ export interface TransferBlock {
 }
 
 /** A transfer by its chain, tx hash and log index (the idempotency key of a scan). */
-export function transferByKey(tx: Tx, chain: string, txHash: string, logIndex: number): TransferRow | undefined {
+export function transferByKey(tx: DbOrTx, chain: string, txHash: string, logIndex: number): TransferRow | undefined {
   return prepared(tx, "transferByKey", (d) =>
     d
       .select()
@@ -527,4 +527,23 @@ export function transactionRecorded(db: DbOrTx, chain: string, txHash: string): 
 /** The sweep recorded this transfer: the scan missed it (alert scan_missed). */
 export function markFoundBySweep(tx: Tx, id: number): void {
   patchTransfer(tx, id, { foundBy: "sweep" });
+}
+
+/** A credited transfer's detection row (DESIGN 25), made once from the transfer: its block time and first sighting, or null when it existed. */
+export function startDetection(tx: Tx, transferId: number, orderNo: string): { chain: string; blockTime: number; seenAt: number } | null {
+  const t = tx.select({ chain: transfers.chain, blockTime: transfers.blockTime, seenAt: transfers.seenAt }).from(transfers).where(eq(transfers.id, transferId)).get();
+  if (!t) return null;
+  const made = tx.insert(detectionTimes).values({ transferId, orderNo, ...t }).onConflictDoNothing().returning({ id: detectionTimes.transferId }).get();
+  return made ? t : null;
+}
+
+/** Stamps the detection row's completion once; its chain and block time, or null when already stamped. */
+export function completeDetection(tx: Tx, transferId: number, now: number): { chain: string; blockTime: number } | null {
+  const r = tx
+    .update(detectionTimes)
+    .set({ completedAt: now })
+    .where(and(eq(detectionTimes.transferId, transferId), isNull(detectionTimes.completedAt)))
+    .returning({ chain: detectionTimes.chain, blockTime: detectionTimes.blockTime })
+    .get();
+  return r ?? null;
 }

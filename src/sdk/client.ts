@@ -16,6 +16,7 @@ import type {
   FailureBody,
   GetExclusiveBindingOptions,
   PayinOrder,
+  PayinTxHashCheck,
   PayoutOrder,
   SubmitPayoutOrderInput,
   SubmitPayoutResult,
@@ -115,6 +116,15 @@ export class StablegateClient {
   /** 4.2 GET /openapi/payin/orders/{orderNo} (40108 when unknown) */
   getPayinOrder(orderNo: string): Promise<PayinOrder> {
     return this.request("GET", `/openapi/payin/orders/${seg(orderNo)}`);
+  }
+
+  /**
+   * POST /openapi/payin/orders/{orderNo}/tx-hash (DESIGN 25): the gateway reads the payer's
+   * transaction at once and credits it when it pays the order; `result` says what it found.
+   * 10001 for a malformed hash, 10029 when checked too often.
+   */
+  submitPayinTxHash(orderNo: string, txHash: string): Promise<PayinTxHashCheck> {
+    return this.request("POST", `/openapi/payin/orders/${seg(orderNo)}/tx-hash`, { body: { txHash } });
   }
 
   /** 4.3 POST /openapi/payin/exclusive-bindings (get-or-create by bindKey) */

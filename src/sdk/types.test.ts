@@ -35,6 +35,8 @@ const checks = {
   createRefund: true as SameKeys<sdk.CreateRefundInput, Static<typeof refund.CreateRefundBody>>,
   refund: true as SameKeys<sdk.Refund, Static<typeof refund.RefundView>>,
   refundValues: true as Narrower<sdk.Refund, Static<typeof refund.RefundView>>,
+  submitTxHash: true as SameKeys<sdk.SubmitPayinTxHashInput, Static<typeof payin.PayinTxHashBody>>,
+  txHashCheck: true as SameKeys<sdk.PayinTxHashCheck, Static<typeof payin.PayinTxHashView>>,
   refundCallback: true as SameKeys<sdk.RefundCallback, Static<typeof refund.RefundCallbackPayload>>,
 };
 

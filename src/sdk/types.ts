@@ -290,6 +290,33 @@ export interface RefundCallback extends Refund {
   eventTime: Timestamp;
 }
 
+/** What the gateway found for a payer's transaction hash, from the order's point of view (DESIGN 25). */
+export type PayinTxHashResult =
+  | "credited"
+  | "not_final"
+  | "late"
+  | "not_found"
+  | "pending"
+  | "failed"
+  | "wrong_address"
+  | "wrong_token"
+  | "no_token_transfer"
+  | "not_this_order"
+  | "already_paid";
+
+/** POST /openapi/payin/orders/{orderNo}/tx-hash */
+export interface SubmitPayinTxHashInput {
+  txHash: string;
+}
+
+export interface PayinTxHashCheck {
+  result: PayinTxHashResult;
+  /** The result in plain words. */
+  message: string;
+  /** The order as it stands after the check. */
+  order: PayinOrder;
+}
+
 /** The failure body of every error (spec 7). */
 export interface FailureBody {
   code: number;

@@ -40,6 +40,15 @@ export interface RpcProxy {
   stop(): Promise<void>;
 }
 
+/**
+ * An `answer` fault: every block-range eth_getLogs answers an empty list (a node that drops logs,
+ * so the block scan sees nothing); eth_getLogs by block hash and every other call still reach the node.
+ */
+export const emptyRangeLogs: NonNullable<ProxyFaults["answer"]> = (method, params) => {
+  const filter = (params[0] ?? {}) as { blockHash?: string };
+  return method === "eth_getLogs" && !filter.blockHash ? { result: [] } : undefined;
+};
+
 /** Small seeded PRNG (mulberry32): same seed, same fault sequence. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;

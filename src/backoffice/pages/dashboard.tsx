@@ -11,6 +11,10 @@ import { Layout } from "../views/layout";
 import { BalanceTotals, balanceTotals } from "./balances";
 import { nativeSymbol } from "../format";
 import { tr, trf, trm } from "../i18n";
+import { DAY_MS, detectionStats, type Percentiles } from "../../ops/detection";
+
+/** "3 s · 12 s" (p50 · p95), or a dash without samples. */
+const p50p95 = (p: Percentiles) => (p.p50 === null ? "—" : `${Math.round(p.p50)} s · ${Math.round(p.p95!)} s`);
 
 export function dashboardRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-dashboard" })
@@ -80,6 +84,25 @@ export function dashboardRoutes(d: BackofficeDeps) {
                       {s.gasWallet?.address ?? "—"}
                     </td>
                     <td safe>{s.gasWallet?.balance == null ? "—" : `${s.gasWallet.balance} ${nativeSymbol(s.chainCode)}${s.gasWallet.low ? tr(" (low)") : ""}`}</td>
+                  </tr>
+                )}
+              />
+              <h2>{trm("Detection, last 24 h")}</h2>
+              <p class="muted" safe>
+                {tr("Credited transfers per chain, p50 · p95: block time to first seen, block time to completed, completed to the callback's 2xx. ops.detection_slo applies to the first over the last hour.")}
+              </p>
+              <DataTable
+                label="Detection times"
+                head={["Chain", "Credited", "Block → seen", "Block → completed", "Completed → callback"]}
+                rows={detectionStats(d.ctx.db, d.users.now(), DAY_MS)}
+                empty="No credited transfers in the last 24 h."
+                row={(s) => (
+                  <tr data-chain={s.chain}>
+                    <td safe>{s.chain}</td>
+                    <td safe>{String(s.detection.count)}</td>
+                    <td safe>{p50p95(s.detection)}</td>
+                    <td safe>{p50p95(s.completion)}</td>
+                    <td safe>{p50p95(s.callback)}</td>
                   </tr>
                 )}
               />

@@ -14,6 +14,7 @@ export const NAV: NavItem[] = [
   { href: "/backoffice/deposits", label: "Deposits", roles: ["operator", "merchant"] },
   { href: "/backoffice/payment-links", label: "Payment links", roles: ["operator", "merchant"] },
   { href: "/backoffice/exceptions", label: "Exceptions", roles: ["operator", "merchant"] },
+  { href: "/backoffice/lookup", label: "Look up a transaction", roles: ["operator", "merchant"] },
   { href: "/backoffice/merchants", label: "Merchants", roles: ["operator"] },
   { href: "/backoffice/callbacks", label: "Callbacks", roles: ["operator", "merchant"] },
   { href: "/backoffice/wallets", label: "Wallets", roles: ["operator", "merchant"] },

@@ -27,6 +27,7 @@ import { deriveEvmKey, isEvmAddress, normalizeEvmAddress } from "./address";
 import { evmSweep, transferOfLog } from "./sweep";
 import { RpcClient, RpcError, type RpcLogger } from "../json-rpc";
 import { type Clock, sleep, systemClock } from "../../lib/clock";
+import { evmTxLookup } from "./lookup";
 import { assertDecimals, assertKeyFor, inclusion, TransferWouldRevertError, type NativeTransferRequest } from "../common/adapter-parts";
 
 export { TransferWouldRevertError, type NativeTransferRequest };
@@ -407,6 +408,7 @@ export function createEvmAdapter(profile: EvmProfile, opts: EvmAdapterOptions): 
     requiredConfirmations: opts.confirmations,
     rpc,
     sweep: evmSweep({ chain: profile.chain, name: profile.name, rpc, tokens, transferTopic: TRANSFER_TOPIC, maxLogRange, isRangeRefusal }),
+    lookupTx: evmTxLookup(rpc, tokens, () => adapter.head()),
 
     async start() {
       const id = Number(BigInt(await rpc.request<string>("eth_chainId")));

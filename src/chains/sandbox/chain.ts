@@ -41,6 +41,7 @@ import type {
   TransferRequest,
   TxCost,
   TxState,
+  TxLookup,
   WatchSet,
 } from "../types";
 import { assertDerivationIndex, GAS_WALLET_INDEX } from "../derivation-index";
@@ -49,6 +50,7 @@ import { SandboxRefusal, type SandboxLedger, type SandboxRules, type SandboxTx, 
 
 export { SandboxRefusal, type SandboxLedger, type SandboxRules, type SandboxTx, type SandboxView };
 import { chainModule } from "../registry";
+import { sandboxTxLookup } from "./lookup";
 
 export interface SandboxOptions {
   chain: ChainCode;
@@ -345,6 +347,10 @@ export class SandboxChain implements ChainAdapter {
   }
   private minedRow(txHash: string) {
     return minedSandboxTransfer(this.db, this.chain, txHash);
+  }
+
+  lookupTx(txHash: string): Promise<TxLookup> {
+    return sandboxTxLookup({ db: this.db, chain: this.chain, tokens: this.tokens, head: () => this.head(), hashOf: (n) => this.hashOf(n) }, txHash);
   }
 
   async txState(tx: SignedTransfer): Promise<TxState> {

@@ -125,3 +125,14 @@ export function cutSandboxChain(t: Tx, chain: string, cut: number, reorgCuts: st
 export function sandboxOutgoingCount(db: Db, chain: string, from: string): number {
   return db.select({ n: sql<number>`count(*)` }).from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.fromAddress, from), isNotNull(sandboxTransfers.blockNumber))).get()!.n;
 }
+
+/** Every row of one transaction (each log index), with its block's time once mined. */
+export function sandboxTransactionRows(db: Db, chain: string, txHash: string) {
+  return db
+    .select({ t: sandboxTransfers, time: sandboxBlocks.time })
+    .from(sandboxTransfers)
+    .leftJoin(sandboxBlocks, and(eq(sandboxBlocks.chain, sandboxTransfers.chain), eq(sandboxBlocks.number, sandboxTransfers.blockNumber)))
+    .where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.txHash, txHash)))
+    .orderBy(asc(sandboxTransfers.logIndex))
+    .all();
+}

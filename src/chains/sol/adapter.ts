@@ -28,6 +28,7 @@ import type {
   TxState,
   WatchSet,
 } from "../types";
+import { solTxLookup } from "./lookup";
 import { deriveSolKey, isSolAddress, normalizeSolAddress, solKeypairBytes } from "./address";
 import { assertDecimals, assertKeyFor, inclusion } from "../common/adapter-parts";
 import { solSweep } from "./sweep";
@@ -383,6 +384,7 @@ export function createSolAdapter(opts: SolAdapterOptions): SolAdapter {
     requiredConfirmations: opts.confirmations,
     rpc,
     sweep: solSweep({ rpc, tokens, ataOf: (owner, symbol) => ataOf(owner, token(symbol)), transfersOf }),
+    lookupTx: solTxLookup(rpc, tokens, (owner, t) => adapter.tokenAccountOf(owner, t.symbol), () => adapter.head()),
 
     async start() {
       for (const t of tokens) {

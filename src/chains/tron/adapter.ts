@@ -23,6 +23,7 @@ import type {
   WatchSet,
 } from "../types";
 import { deriveTronKey, isTronAddress, normalizeTronAddress, tronFromHex, tronToHex20 } from "./address";
+import { tronTxLookup } from "./lookup";
 import { TronRpc, TronRpcError, type TronRpcLogger } from "./rpc";
 import { tronSweep } from "./sweep";
 import { type Clock, systemClock } from "../../lib/clock";
@@ -358,6 +359,7 @@ export function createTronAdapter(opts: TronAdapterOptions): TronAdapter {
     tokens,
     requiredConfirmations: opts.confirmations,
     rpc,
+    lookupTx: tronTxLookup(rpc, tokens, () => adapter.head(), (n) => adapter.blockHash(n)),
     energy: opts.energy ?? { mode: "burn", fallback: "burn" },
     sweep: tronSweep({ rpc, tokens }),
 

@@ -5,7 +5,8 @@ import { signed, signedWrite } from "../signed";
 import { parse } from "../../lib/validate";
 import { invalid } from "../../errors";
 import { textProblem } from "../../lib/text";
-import { BindingDetailQuery, CreateBindingBody, CreatePayinBody } from "../../payin/schemas";
+import { BindingDetailQuery, CreateBindingBody, CreatePayinBody, PayinTxHashBody } from "../../payin/schemas";
+import { checkPayinTxHash, takeTxHashTurn } from "../../payin/tx-hash";
 import { bindKeyOf, createPayinOrder, getPayinOrder } from "../../payin/service";
 import { bindingDetail, bindingView, findBinding, upsertBinding } from "../../payin/bindings";
 import { payinView, viewDeps } from "../../payin/views";
@@ -26,6 +27,17 @@ export const payinHandlers = {
       signed(auth, request, ({ merchant }) => {
         const o = getPayinOrder(ctx.db, merchant.id, params.orderNo!);
         return payinView(views, o, bindKeyOf(ctx.db, o));
+      });
+  },
+  submitPayinTxHash: ({ ctx, auth }: MerchantApiDeps): Handler => {
+    const views = viewDeps(ctx);
+    return ({ request, params }) =>
+      signed(auth, request, async ({ merchant, body }) => {
+        const o = getPayinOrder(ctx.db, merchant.id, params.orderNo!);
+        const { txHash } = parse(PayinTxHashBody, body);
+        takeTxHashTurn(ctx, o.orderNo, `merchant:${merchant.id}`);
+        const a = await checkPayinTxHash(ctx, o, txHash);
+        return { result: a.result, message: a.message, order: payinView(views, a.order, bindKeyOf(ctx.db, a.order)) };
       });
   },
   createExclusiveBinding: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request }) =>

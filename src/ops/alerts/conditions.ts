@@ -9,6 +9,7 @@ import type { GasMonitor } from "../gas";
 import type { Config } from "../../config/schema";
 import { staleRates } from "../../rates/book";
 import { failedBackup } from "../../backup/schedule";
+import { detectionStats, HOUR_MS } from "../detection";
 import { failedCallbacksSince, failedPayoutsSince, openUnmatchedCount, stuckPayouts, stuckTopups, sweepFoundSince, unrecordedByChain } from "../store";
 
 export const CONDITIONS = [
@@ -26,6 +27,7 @@ export const CONDITIONS = [
   "rate_stale",
   "unrecorded_outgoing",
   "scan_missed",
+  "detection_slow",
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -108,6 +110,7 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
     out.push({ condition: "reconciliation_mismatch", subject: chain, message: `${chain}: ${plural(n, "address balance")} on chain differ from the ledger` });
   }
   rateConditions(d, out);
+  detectionConditions(d, now, out);
 
   // DESIGN 25: the sweep recorded transfers the block scan missed (a node that drops logs, a scan fault).
   for (const m of sweepFoundSince(db, since)) {
@@ -137,5 +140,19 @@ function rateConditions(d: ConditionDeps, out: ActiveCondition[]): void {
   if (r.neverFetched) out.push({ condition: "rate_stale", subject: "rates", message: `no exchange rate could be fetched yet${why}; invoices priced in a fiat currency other than USD get 56001` });
   for (const c of r.stale) {
     out.push({ condition: "rate_stale", subject: c, message: `the ${c} rate is older than rates.max_age (${d.ctx.config.rates.max_age})${why}; new ${c} invoices get 56001` });
+  }
+}
+
+/** DESIGN 25: per chain, the last hour's p95 of block time → first seen above [ops] detection_slo. */
+function detectionConditions(d: ConditionDeps, now: number, out: ActiveCondition[]): void {
+  const slo = parseDuration(d.ctx.config.ops.detection_slo);
+  for (const c of detectionStats(d.ctx.db, now, HOUR_MS)) {
+    const p95 = c.detection.p95;
+    if (p95 === null || p95 * 1000 <= slo) continue;
+    out.push({
+      condition: "detection_slow",
+      subject: c.chain,
+      message: `${c.chain}: payments seen ${Math.round(p95)} s after their block (p95 of ${plural(c.detection.count, "credited transfer")} in the last hour), above ops.detection_slo ${slo / 1000} s; check the node's lag and the scan (stablegate_detection_seconds)`,
+    });
   }
 }
