@@ -40,7 +40,7 @@ export const ENGINE_QUERIES: CheckedQuery[] = [
   { name: "alerts: open unmatched deposits", query: () => OPEN_UNMATCHED, opts: { boundedScans: ["transfers"] }, uses: ["transfers_open_unmatched"] },
   // Walks the partial index of transfers the sweep recorded (the scan's misses: few).
   { name: "alerts: transfers the scan missed in the last hour", query: () => SWEEP_FOUND, opts: { boundedScans: ["transfers"] }, uses: ["transfers_found_by"] },
-  { name: "sweep: open orders' and active exclusive addresses of a chain", query: () => SWEEP_TARGETS, opts: { boundedScans: ["addresses"] }, uses: ["payin_list_status", "addresses_chain_address", "transfers_address"] },
+  { name: "sweep: open orders' and active exclusive addresses of a chain", query: () => SWEEP_TARGETS, opts: { boundedScans: ["addresses"] }, uses: ["payin_list_status", "addresses_chain_address|addresses_watch_seq", "transfers_address"] },
   { name: "balance of an address", query: () => STORED_BALANCE },
   { name: "reserved by unfinished payouts", query: () => `SELECT amount FROM ${RESERVED}`, uses: ["payout_source"] },
   { name: "reconcile: a page of balance rows", query: () => RECONCILE_PAGE, uses: ["address_balances_chain"] },
