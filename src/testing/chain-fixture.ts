@@ -75,7 +75,9 @@ export function startBscChain(): Promise<BscChainFixture> {
 /**
  * A product EVM chain on anvil started with its chain id, its tokens at their mainnet contracts
  * with their decimals, behind the fault proxy; the dev account holds every token to pay with.
- * The shared suites move USDT, or USDC where the chain has no USDT (BASE).
+ * The shared suites move USDT, or USDC where the chain has no USDT (BASE). `shared`: on an anvil
+ * process an earlier row handed back, set to this chain's id and contracts (shareAnvil), for rows
+ * that need no fresh chain.
  */
 export async function startEvmChain(chain: ChainCode, anvil: Omit<StartAnvilOptions, "chain"> = {}): Promise<EvmChainFixture> {
   // The `finalized` tag 2 blocks behind latest unless asked otherwise (anvil's default epoch would put it 64 behind).
