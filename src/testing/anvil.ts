@@ -323,8 +323,13 @@ function makeNode(url: string, port: number, proc: Subprocess, chainId: number, 
     async reorg(depth) {
       // Re-mined empty blocks can come out identical to the old ones: put a 0-value
       // transfer (from the second dev account, so test nonces stay untouched) in the first.
-      const filler = privateKeyToAccount(DEV_KEYS[1]).address;
-      await rpc("anvil_reorg", [depth, [[{ from: filler, to: filler, value: "0x0" }, 0]]]);
+      // Signed here for the node's current chain id: anvil's own signer keeps the id it started
+      // with, which a shared process (shareAnvil) has since changed.
+      const filler = privateKeyToAccount(DEV_KEYS[1]);
+      const forkPoint = BigInt(await rpc("eth_blockNumber")) - BigInt(depth);
+      const [nonce, gasPrice] = await Promise.all([rpc("eth_getTransactionCount", [filler.address, toHex(forkPoint)]), rpc("eth_gasPrice")]);
+      const raw = await filler.signTransaction({ type: "legacy", chainId, nonce: Number(nonce), gasPrice: BigInt(gasPrice) * 2n, gas: 21_000n, to: filler.address, value: 0n });
+      await rpc("anvil_reorg", [depth, [[raw, 0]]]);
     },
     async setAutomine(on) {
       await rpc("evm_setAutomine", [on]);

@@ -242,6 +242,11 @@ export interface ChainSuiteCase {
   pollInterval: string;
   /** Blocks (slots) appear on their own this often, as on a live chain. */
   blockMs: number;
+  /**
+   * The row's node is lent to it for its run only (an anvil process other rows use in turn,
+   * startEvmChain `shared`): such rows wait for one another in one lane, beside the rest.
+   */
+  shared?: boolean;
 }
 
 /** The SOL row of a per-chain suite for one SPL token (USDC keeps the plain name "SOL"). */
@@ -261,19 +266,44 @@ export function solSuiteCase(token: SolTestToken): ChainSuiteCase {
  * and block times): every case's node started together, with blocks appearing on a timer.
  * `stop()` (afterAll) stops the timers, runs `before` (e.g. killing child gateways), then the nodes.
  */
-export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs">>) {
+export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs" | "shared">>) {
   const fixtures = new Map<string, ChainFixture>();
   const timers: Array<() => void> = [];
+  // The shared rows' lane: each runs once the one before it has handed its node back.
+  let lane: Promise<unknown> = Promise.resolve();
+  const inLane = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = lane.then(fn, fn);
+    lane = run.catch(() => {});
+    return run;
+  };
   return {
-    /** The node of a row (by its name, else its chain). */
+    /** The node of a row (by its name, else its chain); not for shared rows (see `use`). */
     get: (k: Pick<ChainSuiteCase, "chain" | "name">) => fixtures.get(k.name ?? k.chain)!,
+    /** Runs `fn` on the row's node: started with the others, or, for a shared row, lent for `fn`'s run in the lane. */
+    use<T>(k: Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs" | "shared">, fn: (fx: ChainFixture) => Promise<T>): Promise<T> {
+      if (!k.shared) return fn(fixtures.get(k.name ?? k.chain)!);
+      return inLane(async () => {
+        const fx = await k.start();
+        const stopBlocks = fx.autoAdvance(k.blockMs);
+        try {
+          return await fn(fx);
+        } finally {
+          stopBlocks();
+          await fx.stop();
+        }
+      });
+    },
+    /** A row's test timeout: a shared row also waits for the rows before it in the lane. */
+    timeout: (k: Pick<ChainSuiteCase, "shared">, ms: number) => (k.shared ? ms * cases.filter((c) => c.shared).length : ms),
     async start(): Promise<void> {
       await Promise.all(
-        cases.map(async (k) => {
-          const fx = await k.start();
-          fixtures.set(k.name ?? k.chain, fx);
-          timers.push(fx.autoAdvance(k.blockMs));
-        }),
+        cases
+          .filter((k) => !k.shared)
+          .map(async (k) => {
+            const fx = await k.start();
+            fixtures.set(k.name ?? k.chain, fx);
+            timers.push(fx.autoAdvance(k.blockMs));
+          }),
       );
     },
     async stop(before?: () => Promise<unknown>): Promise<void> {
