@@ -43,7 +43,7 @@ interface CrashCase extends ChainSuiteCase {
 
 /**
  * An EVM chain on anvil with its chain id; `points`: where its child gateway is killed. `shared`:
- * the row takes its turn on one anvil process with the other shared rows (chainFixtures `use`).
+ * the row takes its turn on one of two anvil processes with the other shared rows (chainFixtures `use`).
  */
 const evmCase = (chain: ChainCode, points: CrashCase["points"], shared = false): CrashCase => ({
   chain,
@@ -74,7 +74,7 @@ const CASES: CrashCase[] = [
   evmCase("ARBITRUM", [BOTH[0]]),
   evmCase("BASE", [BOTH[1]]),
   // DESIGN 23, the same way; each also takes one of the two refund points, alternating. They need
-  // no fresh chain: their rows take turns on one anvil process (each under its own chain id).
+  // no fresh chain: their rows take turns on two anvil processes (each under its own chain id).
   { ...evmCase("OPTIMISM", [BOTH[0]], true), refundPoints: [REFUND_POINTS[0]!] },
   { ...evmCase("AVALANCHE", [BOTH[1]], true), refundPoints: [REFUND_POINTS[1]!] },
   { ...evmCase("XLAYER", [BOTH[0]], true), refundPoints: [REFUND_POINTS[0]!] },
@@ -173,12 +173,12 @@ const payoutCrashRow = (_chain: string, point: string, sourceHasNative: boolean,
   });
 // They share two cores with everything else: generous, as each waits on child processes.
 const ROW_MS = 120_000;
-/** A shared chain's payout and refund rows all wait in the one lane: twice the turns. */
+/** A shared chain's payout and refund rows both wait in its lane: twice the turns. */
 const LANE_ROW_MS = 2 * ROW_MS;
 
 describe("payout crash safety on every chain", () => {
   test.concurrent.each(ROWS.filter((r) => !r[3].shared))("%s: killed at %s, restarted: sent exactly once", payoutCrashRow, ROW_MS);
-  // The shared rows take turns on one anvil process, beside the others.
+  // The shared rows take turns on two anvil processes (two lanes), beside the others.
   test.concurrent.each(ROWS.filter((r) => r[3].shared))("%s: killed at %s, restarted: sent exactly once", payoutCrashRow, fixtures.timeout({ shared: true }, LANE_ROW_MS));
 });
 

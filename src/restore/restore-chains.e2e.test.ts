@@ -35,7 +35,7 @@ const CASES: RestoreCase[] = [
   // child gateways on anvil at once took ~75 s each on CI's two cores. Their rows run in the
   // watch, payout and crash suites (issue 25's acceptance).
   ...(["BSC", "BASE"] as const).map((chain) => evmCase(chain, false)),
-  // DESIGN 23's networks: a row each, taking turns on one anvil process (each under its own
+  // DESIGN 23's networks: a row each, taking turns on two anvil processes (each under its own
   // chain id) beside the rows above, so the child gateways at once stay as few as before.
   ...(["OPTIMISM", "AVALANCHE", "XLAYER", "PLASMA"] as const).map((chain) => evmCase(chain, true)),
   { chain: "TRON", start: () => startTronChain({ solidLag: 3, autoMine: true }), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 50_000_000n, settleMs: 300 },
@@ -194,7 +194,7 @@ const rows = (shared: boolean) => CASES.filter((k) => !!k.shared === shared).map
 describe("restore, then the merchant retries a payout, on every chain", () => {
   const name = "%s: held until acknowledged, never sent twice before; sent once after restore ack";
   test.concurrent.each(rows(false))(name, restoreRow, ROW_MS);
-  // The shared rows take turns on one anvil process, beside the others.
+  // The shared rows take turns on two anvil processes (two lanes), beside the others.
   test.concurrent.each(rows(true))(name, restoreRow, fixtures.timeout({ shared: true }, ROW_MS));
 });
 

@@ -266,14 +266,17 @@ export function solSuiteCase(token: SolTestToken): ChainSuiteCase {
  * and block times): every case's node started together, with blocks appearing on a timer.
  * `stop()` (afterAll) stops the timers, runs `before` (e.g. killing child gateways), then the nodes.
  */
-export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs" | "shared">>) {
+export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs" | "shared">>, opts: { lanes?: number } = {}) {
   const fixtures = new Map<string, ChainFixture>();
   const timers: Array<() => void> = [];
-  // The shared rows' lane: each runs once the one before it has handed its node back.
-  let lane: Promise<unknown> = Promise.resolve();
-  const inLane = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = lane.then(fn, fn);
-    lane = run.catch(() => {});
+  // The shared rows' lanes (two by default: two anvil processes serve them): in each, a row runs
+  // once the one before it has handed its node back. A row keeps its lane by its place among the shared rows.
+  const shared = cases.filter((c) => c.shared);
+  const lanes: Array<Promise<unknown>> = Array.from({ length: Math.max(1, Math.min(opts.lanes ?? 2, shared.length)) }, () => Promise.resolve());
+  const inLane = <T>(k: (typeof cases)[number], fn: () => Promise<T>): Promise<T> => {
+    const i = shared.indexOf(k) % lanes.length;
+    const run = lanes[i]!.then(fn, fn);
+    lanes[i] = run.catch(() => {});
     return run;
   };
   return {
@@ -282,7 +285,7 @@ export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" 
     /** Runs `fn` on the row's node: started with the others, or, for a shared row, lent for `fn`'s run in the lane. */
     use<T>(k: Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs" | "shared">, fn: (fx: ChainFixture) => Promise<T>): Promise<T> {
       if (!k.shared) return fn(fixtures.get(k.name ?? k.chain)!);
-      return inLane(async () => {
+      return inLane(k, async () => {
         const fx = await k.start();
         const stopBlocks = fx.autoAdvance(k.blockMs);
         try {
@@ -293,8 +296,8 @@ export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" 
         }
       });
     },
-    /** A row's test timeout: a shared row also waits for the rows before it in the lane. */
-    timeout: (k: Pick<ChainSuiteCase, "shared">, ms: number) => (k.shared ? ms * cases.filter((c) => c.shared).length : ms),
+    /** A row's test timeout: a shared row also waits for the rows before it in its lane. */
+    timeout: (k: Pick<ChainSuiteCase, "shared">, ms: number) => (k.shared ? ms * Math.ceil(shared.length / lanes.length) : ms),
     async start(): Promise<void> {
       await Promise.all(
         cases
