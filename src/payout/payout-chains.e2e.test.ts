@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startEvmChain, startSolChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
-import { EVM_PROFILES } from "../testing/anvil";
+import { EVM_PROFILES, stopSharedAnvils } from "../testing/anvil";
 import { gasTopups, ledgerEntries, payoutOrders, transferCosts } from "../db/schema";
 import type { SolTestToken } from "../testing/sol-fixture";
 import { gasWallet } from "../wallet/addresses";
@@ -176,6 +176,9 @@ const CASES: PayoutCase[] = [
   evmCase("XLAYER", { shared: true }),
   evmCase("PLASMA", { shared: true }),
 ];
+
+// The anvil processes the shared rows took turns on.
+afterAll(() => stopSharedAnvils());
 
 for (const k of CASES) {
   describe(`${k.name ?? k.chain} payouts on ${k.node}`, () => {

@@ -181,7 +181,8 @@ const spare = new Map<string, Array<{ url: string; port: number; proc: Subproces
  * the same options is free (a fresh one otherwise): anvil_setChainId to the chain's id, then its
  * tokens and oracle placed as startAnvil does. The blocks and balances of earlier rows stay (every
  * chain derives its own addresses, DESIGN 16); a row that needs a fresh chain calls startAnvil.
- * stop() hands the process back; it is killed when the test process exits.
+ * stop() hands the process back; a suite that shares calls stopSharedAnvils() once it is done
+ * (chainFixtures' stop does), since a test runner may exit without running exit hooks.
  */
 export async function shareAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNode> {
   const chain = opts.chain ?? "BSC";
@@ -208,6 +209,17 @@ export async function shareAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNod
       held.lent = false;
     },
   };
+}
+
+/** Kills every process shareAnvil started (lent or not): a sharing suite's afterAll. */
+export async function stopSharedAnvils(): Promise<void> {
+  const procs = [...spare.values()].flat().map((p) => p.proc);
+  spare.clear();
+  for (const proc of procs) {
+    live.delete(proc);
+    proc.kill("SIGKILL");
+    await proc.exited;
+  }
 }
 
 const procOf = new WeakMap<AnvilNode, Subprocess>();

@@ -6,7 +6,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { deriveTronKey } from "../chains/tron/address";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import { chainModule } from "../chains/registry";
-import type { StartAnvilOptions } from "./anvil";
+import { stopSharedAnvils, type StartAnvilOptions } from "./anvil";
 import { startBscFixture, someAddresses, type BscFixture } from "./bsc-fixture";
 import { startSolFixture, someSolAddresses, type SolFixture, type SolTestToken } from "./sol-fixture";
 import { startTronFixture, TRX, type TronFixture } from "./tron-fixture";
@@ -313,6 +313,7 @@ export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" 
       for (const t of timers) t();
       await before?.();
       for (const fx of fixtures.values()) await fx.stop();
+      await stopSharedAnvils();
     },
   };
 }

@@ -14,6 +14,7 @@ import { startSolFixture, someSolAddresses, type SolFixture } from "../testing/s
 import { USDT_MINT } from "../testing/solana-rpc";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startEvmChain, type EvmChainFixture } from "../testing/chain-fixture";
+import { stopSharedAnvils } from "../testing/anvil";
 import { chainModule } from "../chains/registry";
 import { deriveTronKey } from "../chains/tron/address";
 import type { ChainAdapter, ChainCode } from "../chains/types";
@@ -187,6 +188,9 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
 describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_name, k) => {
   test(`${LEGS} funded deposit addresses are swept into the destination; the gas wallet pays the gas`, () => collects(gw, k, LEGS), 120_000);
 });
+
+// The anvil processes the shared rows took turns on.
+afterAll(() => stopSharedAnvils());
 
 // DESIGN 23's EVM networks: their legs are BSC's steps (one EVM implementation, 50 legs above),
 // so a few legs each, on one anvil process each row takes in turn under its own chain id, with

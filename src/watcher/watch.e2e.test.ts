@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startBscChain, startEvmChain, startSolChain, startTronChain, TRON_API_KEY, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
-import { EVM_PROFILES } from "../testing/anvil";
+import { EVM_PROFILES, stopSharedAnvils } from "../testing/anvil";
 import type { ChainCode } from "../chains/types";
 import { addresses } from "../db/schema";
 import { newId } from "../lib/ids";
@@ -117,6 +117,9 @@ function evmCase(chain: ChainCode, f: { finality?: "safe" | "finalized"; tagLag?
     ],
   };
 }
+
+// The anvil processes the shared rows took turns on.
+afterAll(() => stopSharedAnvils());
 
 const CASES: WatchCase[] = [
   {
