@@ -40,7 +40,8 @@ const LANGS: Lang[] = [
 let gw: TestGateway;
 let work: string;
 beforeAll(async () => {
-  gw = await startTestGateway({ jobs: true });
+  // The examples' invoices offer Plasma USDT (DESIGN 23), a network off by default.
+  gw = await startTestGateway({ jobs: true, config: { chains: { PLASMA: { enabled: true } } } });
   work = mkdtempSync(join(tmpdir(), "stablegate-guide-"));
 });
 afterAll(async () => {
@@ -104,7 +105,7 @@ for (const lang of LANGS) {
       expect(steps.createExclusiveBinding!.body).toMatchObject({ label: "Café ☕", notifyUrl, bindKey: expect.stringMatching(/^user\//) });
       expect(steps.getExclusiveBinding!.body.bindingId).toBe(steps.createExclusiveBinding!.body.bindingId);
       // A non-ASCII description and a list in the body: the canonical JSON each language signs.
-      expect(steps.createInvoice!.body).toMatchObject({ priceAmount: "19.90", priceCurrency: "USD", description: "Tea set · 茶具", payments: ["TRON:USDT", "BSC:USDC"], status: "open" });
+      expect(steps.createInvoice!.body).toMatchObject({ priceAmount: "19.90", priceCurrency: "USD", description: "Tea set · 茶具", payments: ["TRON:USDT", "BSC:USDC", "PLASMA:USDT"], status: "open" });
       expect(steps.getInvoice!.body.invoiceNo).toBe(steps.createInvoice!.body.invoiceNo);
       expect(steps.expectedFailure).toMatchObject({ http: 404, body: { code: 40108, requestId: expect.stringMatching(/^req_/) } });
 

@@ -281,9 +281,10 @@ describe("10001: body", () => {
 
   test.each([
     ["SOLANA", "USDC", 31001],
-    // Registered but off by default (DESIGN 17): a chain that is not enabled answers 31001.
+    // Registered but off by default (DESIGN 17, 23): a chain that is not enabled answers 31001.
     ["ETH", "USDT", 31001],
     ["BASE", "USDC", 31001],
+    ["PLASMA", "USDT", 31001],
     ["TRON", "DAI", 31002],
     ["TRON", "USDC", 31003],
   ])("chain %s token %s: %i", async (chainCode, tokenSymbol, code) => {

@@ -18,6 +18,10 @@ describe("back-office links and coin names come from the chain modules", () => {
     ["POLYGON", "address", "0xAb", "https://polygonscan.com/address/0xAb"],
     ["ARBITRUM", "tx", "0xab", "https://arbiscan.io/tx/0xab"],
     ["BASE", "address", "0xAb", "https://basescan.org/address/0xAb"],
+    ["OPTIMISM", "tx", "0xab", "https://optimistic.etherscan.io/tx/0xab"],
+    ["AVALANCHE", "address", "0xAb", "https://snowtrace.io/address/0xAb"],
+    ["XLAYER", "tx", "0xab", "https://www.okx.com/web3/explorer/xlayer/tx/0xab"],
+    ["PLASMA", "address", "0xAb", "https://plasmascan.to/address/0xAb"],
     ["TON", "tx", "ab12", "https://tonviewer.com/transaction/ab12"],
     ["TON", "address", "UQAb", "https://tonviewer.com/UQAb"],
   ] as const)("%s %s link", (chain, kind, value, url) => {
@@ -39,6 +43,10 @@ describe("back-office links and coin names come from the chain modules", () => {
     ["POLYGON", "POL"],
     ["ARBITRUM", "ETH"],
     ["BASE", "ETH"],
+    ["OPTIMISM", "ETH"],
+    ["AVALANCHE", "AVAX"],
+    ["XLAYER", "OKB"],
+    ["PLASMA", "XPL"],
     ["TON", "TON"],
     ["DOGE", ""],
   ])("native coin of %s: %p", (chain, symbol) => {

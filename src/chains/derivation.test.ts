@@ -68,9 +68,10 @@ describe("derivation spaces", () => {
     expect(dev.derivation.path(3)).toBe("m/44'/60'/31337'/0/3");
   });
 
-  test("ETH, POLYGON, ARBITRUM, BASE derive at accounts 1-4 (DESIGN 17, checked against viem)", () => {
+  test("ETH, POLYGON, ARBITRUM, BASE, OPTIMISM, AVALANCHE, XLAYER, PLASMA derive at accounts 1-8 (DESIGN 17, 23; checked against viem)", () => {
     const seed = mnemonicToSeedSync(ANVIL);
-    for (const [code, account] of [["ETH", 1], ["POLYGON", 2], ["ARBITRUM", 3], ["BASE", 4]] as const) {
+    const accounts = [["ETH", 1], ["POLYGON", 2], ["ARBITRUM", 3], ["BASE", 4], ["OPTIMISM", 5], ["AVALANCHE", 6], ["XLAYER", 7], ["PLASMA", 8]] as const;
+    for (const [code, account] of accounts) {
       const m = chainModules().find((x) => x.code === code)!;
       expect(m.derivation).toMatchObject({ coinType: 60, account });
       expect(m.derivation.path(2)).toBe(`m/44'/60'/${account}'/0/2`);

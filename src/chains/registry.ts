@@ -2,13 +2,17 @@
 // the product's chains and, through each module's defaults, of their tokens. Adding a chain is
 // one module plus one line here. Building adapters from config is chains/factory.ts.
 import { arbitrumChain } from "./arbitrum";
+import { avalancheChain } from "./avalanche";
 import { baseChain } from "./base";
 import { bscChain } from "./bsc";
 import { ethChain } from "./eth";
+import { optimismChain } from "./optimism";
+import { plasmaChain } from "./plasma";
 import { polygonChain } from "./polygon";
 import { solChain } from "./sol";
 import { tonChain } from "./ton";
 import { tronChain } from "./tron";
+import { xlayerChain } from "./xlayer";
 import type { ChainModule } from "./module";
 import type { ChainCode, TokenInfo, TokenSymbol } from "./types";
 
@@ -16,7 +20,7 @@ import type { ChainCode, TokenInfo, TokenSymbol } from "./types";
 // example) does not depend on import order.
 let modules: Map<ChainCode, ChainModule> | undefined;
 function registry(): Map<ChainCode, ChainModule> {
-  return (modules ??= new Map<ChainCode, ChainModule>([tronChain, bscChain, solChain, ethChain, polygonChain, arbitrumChain, baseChain, tonChain].map((m) => [m.code, m])));
+  return (modules ??= new Map<ChainCode, ChainModule>([tronChain, bscChain, solChain, ethChain, polygonChain, arbitrumChain, baseChain, optimismChain, avalancheChain, xlayerChain, plasmaChain, tonChain].map((m) => [m.code, m])));
 }
 
 /** The module of `chain`; throws on a code no module defines. */

@@ -2,7 +2,7 @@
 // Amounts are bigint base units; addresses are in the chain's native display
 // format (TRON base58check, EIP-55 hex, Solana base58).
 
-export type ChainCode = "TRON" | "BSC" | "SOL" | "ETH" | "POLYGON" | "ARBITRUM" | "BASE" | "TON";
+export type ChainCode = "TRON" | "BSC" | "SOL" | "ETH" | "POLYGON" | "ARBITRUM" | "BASE" | "OPTIMISM" | "AVALANCHE" | "XLAYER" | "PLASMA" | "TON";
 export type TokenSymbol = "USDT" | "USDC";
 export type ChainMode = "sandbox" | "rpc";
 

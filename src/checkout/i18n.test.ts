@@ -34,6 +34,10 @@ describe("network names", () => {
     ["POLYGON", "USDC", "USDC on Polygon (ERC20)"],
     ["ARBITRUM", "USDT", "USDT on Arbitrum One (ERC20)"],
     ["BASE", "USDC", "USDC on Base (ERC20)"],
+    ["OPTIMISM", "USDT", "USDT on OP Mainnet (ERC20)"],
+    ["AVALANCHE", "USDC", "USDC on Avalanche C-Chain (ERC20)"],
+    ["XLAYER", "USDT", "USDT on X Layer (ERC20)"],
+    ["PLASMA", "USDT", "USDT on Plasma (ERC20)"],
     ["TON", "USDT", "USDT on TON (Jetton)"],
   ] as const)("%s %s", (chain, token, expected) => {
     expect(networkName("en", chain, token)).toBe(expected);

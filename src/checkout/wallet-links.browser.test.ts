@@ -103,6 +103,11 @@ const CASES = [
   { chain: "POLYGON", token: "USDC", amount: "4.5" },
   { chain: "ARBITRUM", token: "USDT", amount: "9.99" },
   { chain: "BASE", token: "USDC", amount: "1.25" },
+  // DESIGN 23.
+  { chain: "OPTIMISM", token: "USDT", amount: "2.5" },
+  { chain: "AVALANCHE", token: "USDC", amount: "6.75" },
+  { chain: "XLAYER", token: "USDT", amount: "8.01" },
+  { chain: "PLASMA", token: "USDT", amount: "15" },
   // DESIGN 23: Tonkeeper's ton://transfer with the jetton master and the order number as comment.
   { chain: "TON", token: "USDT", amount: "6.5" },
 ] as const;
@@ -136,7 +141,7 @@ describe("QR codes decode to what docs/wallet-links.md promises", () => {
         expect(await page.getByRole("img", { name: "QR code of the address", exact: true }).count()).toBe(0);
       }
       // The API's paymentUri stays as DESIGN 5 fixes it, whatever the page shows.
-      expect(o.paymentUri).toStartWith({ TRON: "tron:", BSC: "ethereum:", SOL: "solana:", ETH: "ethereum:", POLYGON: "ethereum:", ARBITRUM: "ethereum:", BASE: "ethereum:", TON: "ton://transfer/" }[c.chain]);
+      expect(o.paymentUri).toStartWith({ TRON: "tron:", BSC: "ethereum:", SOL: "solana:", ETH: "ethereum:", POLYGON: "ethereum:", ARBITRUM: "ethereum:", BASE: "ethereum:", OPTIMISM: "ethereum:", AVALANCHE: "ethereum:", XLAYER: "ethereum:", PLASMA: "ethereum:", TON: "ton://transfer/" }[c.chain]);
 
       const b = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/exclusive-bindings", {
         body: { chainCode: c.chain, tokenSymbol: c.token, bindKey: `qr-${c.chain}-${c.token}` },

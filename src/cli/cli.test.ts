@@ -170,9 +170,9 @@ describe("serve --demo (what `make run` starts)", () => {
       const client = new StablegateClient({ baseUrl: s.url, merchantUid: uid!, apiKey: key! });
       const e = (await client.request("GET", "/openapi/payin/orders/PI0").catch((x) => x)) as { code: number };
       expect(e.code).toBe(40108);
-      // DESIGN 17, 23: `make run` shows all eight networks in sandbox, the ones off by default too.
+      // DESIGN 17, 23: `make run` shows all twelve networks in sandbox, the ones off by default too.
       const chains = (await (await fetch(`${s.url}/sandbox/chains`)).json()) as Array<{ chainCode: string }>;
-      expect(chains.map((c) => c.chainCode)).toEqual(["TRON", "BSC", "SOL", "ETH", "POLYGON", "ARBITRUM", "BASE", "TON"]);
+      expect(chains.map((c) => c.chainCode)).toEqual(["TRON", "BSC", "SOL", "ETH", "POLYGON", "ARBITRUM", "BASE", "OPTIMISM", "AVALANCHE", "XLAYER", "PLASMA", "TON"]);
       const eth = await client.createPayinOrder({ chainCode: "ETH" as never, tokenSymbol: "USDT", merchantOrderNo: "demo-eth", amount: "1.5", notifyUrl: "https://shop.example/cb" });
       expect(eth.paymentUri).toBe(`ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${eth.address}&uint256=1500000`);
       // DESIGN 23: TON in sandbox mode, a wallet v5r1 address in its non-bounceable form and Tonkeeper's transfer link.

@@ -16,19 +16,20 @@ describe("config", () => {
     expect(publicUrl).toBe("http://127.0.0.1:8080");
   });
 
-  // DESIGN 17: the EVM chains after BSC are opt-in; `serve --demo` (make run) shows all eight in sandbox (TON too, DESIGN 23).
-  test("ETH, POLYGON, ARBITRUM, BASE, TON are off by default; serve --demo turns on every chain a sandbox config leaves unset", () => {
-    const NEW = ["ETH", "POLYGON", "ARBITRUM", "BASE"] as const;
+  // DESIGN 17, 23: the EVM chains after BSC are opt-in; `serve --demo` (make run) shows all eleven in sandbox.
+  test("ETH, POLYGON, ARBITRUM, BASE, OPTIMISM, AVALANCHE, XLAYER, PLASMA, TON are off by default; serve --demo turns on every chain a sandbox config leaves unset", () => {
+    const NEW = ["ETH", "POLYGON", "ARBITRUM", "BASE", "OPTIMISM", "AVALANCHE", "XLAYER", "PLASMA", "TON"] as const;
     const plain = parseConfig({}).config.chains;
-    expect([...NEW, "TON" as const].map((c) => plain[c].enabled)).toEqual([false, false, false, false, false]);
+    expect(NEW.map((c) => plain[c].enabled)).toEqual(NEW.map(() => false));
     expect(["TRON", "BSC", "SOL"].map((c) => plain[c as "TRON"].enabled)).toEqual([true, true, true]);
     // Finality defaults per chain (docs/networks.md, "Finality per network").
     expect(Object.fromEntries(["BSC", ...NEW].map((c) => [c, (plain[c as "BSC"] as { finality?: string }).finality]))).toEqual({
       BSC: "confirmations", ETH: "confirmations", POLYGON: "finalized", ARBITRUM: "confirmations", BASE: "confirmations",
+      OPTIMISM: "confirmations", AVALANCHE: "confirmations", XLAYER: "confirmations", PLASMA: "confirmations",
     });
     const demo = loadConfig(null, { demo: true }).config.chains;
     expect(Object.entries(demo).filter(([, c]) => !c.enabled || c.mode !== "sandbox")).toEqual([]);
-    expect(Object.keys(demo)).toHaveLength(8);
+    expect(Object.keys(demo)).toHaveLength(12);
     expect(runOverrides({ demo: true }, {}).demo).toBe(true);
     // What the config says stays: an explicit `enabled = false`, and every section of a gateway with an rpc chain.
     const dir = mkdtempSync(join(tmpdir(), "sg-demo-"));

@@ -14,7 +14,7 @@ let dir: string;
 const bin = (name: string) => join(ROOT, "node_modules/.bin", name);
 const offline = { REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" };
 /** The OpenAPI chainCode enum is the registry: every product chain, enabled or not (DESIGN 17). */
-const CHAINS = ["TRON", "BSC", "SOL", "ETH", "POLYGON", "ARBITRUM", "BASE", "TON"];
+const CHAINS = ["TRON", "BSC", "SOL", "ETH", "POLYGON", "ARBITRUM", "BASE", "OPTIMISM", "AVALANCHE", "XLAYER", "PLASMA", "TON"];
 
 function run(cmd: string[]) {
   const r = Bun.spawnSync(cmd, { cwd: dir, env: { ...process.env, ...offline }, stdout: "pipe", stderr: "pipe" });

@@ -185,19 +185,22 @@ describe("invoices through the merchant API", () => {
   });
 });
 
-// DESIGN 17: a network turned on is offered like the others, with its label and 6-decimal amounts.
+// DESIGN 17, 23: a network turned on is offered like the others, with its label and 6-decimal amounts.
 describe("invoices on the networks that are off by default", () => {
   let gw2: TestGateway;
   beforeAll(async () => {
-    gw2 = await startTestGateway({ jobs: false, config: { rates: { source: "fixed", fixed: { CNY: "7.10" } }, chains: { POLYGON: { enabled: true }, BASE: { enabled: true, confirmations: 2 } } } });
+    gw2 = await startTestGateway({ jobs: false, config: { rates: { source: "fixed", fixed: { CNY: "7.10" } }, chains: { POLYGON: { enabled: true }, BASE: { enabled: true, confirmations: 2 }, OPTIMISM: { enabled: true }, AVALANCHE: { enabled: true }, XLAYER: { enabled: true }, PLASMA: { enabled: true, confirmations: 2 } } } });
   });
   afterAll(() => gw2?.stop());
 
-  test("POLYGON and BASE are offered and shown once enabled; the payer picks Base USDC and pays it", async () => {
+  test("POLYGON, BASE, OPTIMISM, AVALANCHE, XLAYER, PLASMA are offered and shown once enabled; the payer picks Base USDC and pays it", async () => {
     const inv = await gw2.client.createInvoice({ merchantOrderNo: "inv-base", priceAmount: "71", priceCurrency: "CNY" });
-    expect(inv.payments).toEqual(["TRON:USDT", "BSC:USDT", "BSC:USDC", "SOL:USDC", "SOL:USDT", "POLYGON:USDT", "POLYGON:USDC", "BASE:USDC"]);
+    expect(inv.payments).toEqual([
+      "TRON:USDT", "BSC:USDT", "BSC:USDC", "SOL:USDC", "SOL:USDT", "POLYGON:USDT", "POLYGON:USDC", "BASE:USDC",
+      "OPTIMISM:USDT", "OPTIMISM:USDC", "AVALANCHE:USDT", "AVALANCHE:USDC", "XLAYER:USDT", "XLAYER:USDC", "PLASMA:USDT",
+    ]);
     const html = await (await fetch(inv.invoiceUrl)).text();
-    for (const name of ["Polygon USDT", "Polygon USDC", "Base USDC"]) expect(html).toContain(name);
+    for (const name of ["Polygon USDT", "Polygon USDC", "Base USDC", "OP Mainnet USDT", "Avalanche C-Chain USDC", "X Layer USDT", "Plasma USDT"]) expect(html).toContain(name);
     expect(html).not.toContain("Ethereum USDT");
     const { order } = chooseNetwork(gw2.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "BASE:USDC");
     expect((await gw2.client.getInvoice(inv.invoiceNo)).payment).toMatchObject({ chainCode: "BASE", tokenSymbol: "USDC", amount: "10.000000" });
@@ -205,5 +208,15 @@ describe("invoices on the networks that are off by default", () => {
     await sb.transfer({ chainCode: "BASE", tokenSymbol: "USDC", toAddress: order.address, amount: "10" });
     await sb.mine("BASE", 2);
     expect(await gw2.client.getInvoice(inv.invoiceNo)).toMatchObject({ status: "paid", payment: { status: "completed", paidAmount: "10.000000" } });
+  });
+
+  test("an invoice offering Plasma USDT only: the payer picks it and pays it", async () => {
+    const inv = await gw2.client.createInvoice({ merchantOrderNo: "inv-plasma", priceAmount: "35.5", priceCurrency: "CNY", payments: ["PLASMA:USDT"] });
+    const { order } = chooseNetwork(gw2.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "PLASMA:USDT");
+    expect((await gw2.client.getInvoice(inv.invoiceNo)).payment).toMatchObject({ chainCode: "PLASMA", tokenSymbol: "USDT", amount: "5.000000" });
+    const sb = sandboxClient(gw2.url);
+    await sb.transfer({ chainCode: "PLASMA", tokenSymbol: "USDT", toAddress: order.address, amount: "5" });
+    await sb.mine("PLASMA", 2);
+    expect(await gw2.client.getInvoice(inv.invoiceNo)).toMatchObject({ status: "paid", payment: { status: "completed", paidAmount: "5.000000" } });
   });
 });

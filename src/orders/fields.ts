@@ -8,7 +8,7 @@ export const AmountField = T.String({
   examples: ["100.50"],
   errorMessage: "must be a decimal string with at most 6 fractional digits and no leading zeros",
 });
-/** "TRON, BSC, SOL, ETH, POLYGON, ARBITRUM, BASE or TON": the registry's chains. */
+/** "TRON, BSC, SOL, ETH, …, PLASMA or TON": the registry's chains. */
 const chainNames = () => chainModules().map((m) => m.code).join(", ").replace(/, ([^,]*)$/, " or $1");
 export const ChainCodeField = T.String({ description: chainNames(), examples: [chainModules()[0]!.code], errorMessage: "must be a string" });
 export const TokenSymbolField = T.String({ description: "USDT or USDC, matching chainCode", examples: ["USDT"], errorMessage: "must be a string" });

@@ -1,7 +1,8 @@
 // Crash safety on every chain: a child gateway in rpc mode on the chain's test node kills itself
 // between signing (stored) and sending the payout, or its gas top-up, is restarted, and the chain
-// carries each transaction exactly once. A refund (DESIGN 20) is a payout: on one EVM chain and on
-// TRON it is killed after its signed transaction is stored and after its broadcast, and the payer
+// carries each transaction exactly once. A refund (DESIGN 20) is a payout: on BSC and on TRON it
+// is killed after its signed transaction is stored and after its broadcast (the newer EVM chains
+// at one of the two each), and the payer
 // is paid back once, the refund and its callbacks following the payout to confirmed.
 // The sandbox chain's version, at every step, is crash.e2e.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -36,14 +37,18 @@ interface CrashCase extends ChainSuiteCase {
   beforeStop?(c: CrashGateway): Promise<void>;
   /** Chain-specific checks once the payout confirmed. */
   after?(fx: ChainFixture, at: { source: string; gas: string; c: CrashGateway }): Promise<void>;
-  /** Where a refund's child gateway is killed (DESIGN 20): one EVM chain and TRON have refund rows. */
+  /** Where a refund's child gateway is killed (DESIGN 20): BSC and TRON at both points, the DESIGN 23 EVM chains at one each. */
   refundPoints?: string[];
 }
 
-/** An EVM chain on anvil with its chain id; `points`: where its child gateway is killed. */
-const evmCase = (chain: ChainCode, points: CrashCase["points"]): CrashCase => ({
+/**
+ * An EVM chain on anvil with its chain id; `points`: where its child gateway is killed. `shared`:
+ * the row takes its turn on one of two anvil processes with the other shared rows (chainFixtures `use`).
+ */
+const evmCase = (chain: ChainCode, points: CrashCase["points"], shared = false): CrashCase => ({
   chain,
-  start: () => startEvmChain(chain),
+  shared,
+  start: () => startEvmChain(chain, { shared }),
   confirmations: 3,
   pollInterval: "200ms",
   blockMs: 100,
@@ -68,6 +73,12 @@ const CASES: CrashCase[] = [
   evmCase("POLYGON", [BOTH[1]]),
   evmCase("ARBITRUM", [BOTH[0]]),
   evmCase("BASE", [BOTH[1]]),
+  // DESIGN 23, the same way; each also takes one of the two refund points, alternating. They need
+  // no fresh chain: their rows take turns on two anvil processes (each under its own chain id).
+  { ...evmCase("OPTIMISM", [BOTH[0]], true), refundPoints: [REFUND_POINTS[0]!] },
+  { ...evmCase("AVALANCHE", [BOTH[1]], true), refundPoints: [REFUND_POINTS[1]!] },
+  { ...evmCase("XLAYER", [BOTH[0]], true), refundPoints: [REFUND_POINTS[0]!] },
+  { ...evmCase("PLASMA", [BOTH[1]], true), refundPoints: [REFUND_POINTS[1]!] },
   {
     chain: "TRON",
     // Solidified 3 behind; a block after each broadcast too.
@@ -104,11 +115,9 @@ const REFUND_ROWS = CASES.flatMap((k) => (k.refundPoints ?? []).map((point) => [
 const rowGateway = (k: CrashCase, fx: ChainFixture, merchantName: string) =>
   crashGateway({ merchantName, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
 
-describe("payout crash safety on every chain", () => {
-  test.concurrent.each(ROWS)(
-    "%s: killed at %s, restarted: sent exactly once",
-    async (_chain, point, sourceHasNative, k) => {
-      const fx = fixtures.get(k);
+/** A payout row: its child gateway killed at `point`, restarted; the chain carries the payout once. */
+const payoutCrashRow = (_chain: string, point: string, sourceHasNative: boolean, k: CrashCase) =>
+  fixtures.use(k, async (fx) => {
       const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
       const c = await rowGateway(k, fx, `${k.chain.toLowerCase()}-crash`);
       const { client } = c;
@@ -161,9 +170,16 @@ describe("payout crash safety on every chain", () => {
       expect(await fx.sentBy(b.address)).toBe(1);
       if (gas) expect(await fx.sentBy(gas)).toBe(k.gasTxs ?? 1);
       await k.after?.(fx, { source: b.address, gas: gas!, c });
-    },
-    120_000, // they share two cores with everything else: generous, as each waits on child processes
-  );
+  });
+// They share two cores with everything else: generous, as each waits on child processes.
+const ROW_MS = 120_000;
+/** A shared chain's payout and refund rows both wait in its lane: twice the turns. */
+const LANE_ROW_MS = 2 * ROW_MS;
+
+describe("payout crash safety on every chain", () => {
+  test.concurrent.each(ROWS.filter((r) => !r[3].shared))("%s: killed at %s, restarted: sent exactly once", payoutCrashRow, ROW_MS);
+  // The shared rows take turns on two anvil processes (two lanes), beside the others.
+  test.concurrent.each(ROWS.filter((r) => r[3].shared))("%s: killed at %s, restarted: sent exactly once", payoutCrashRow, fixtures.timeout({ shared: true }, LANE_ROW_MS));
 });
 
 // What a refund's crash leaves: the refund and its payout still submitted, the transaction stored
@@ -173,11 +189,9 @@ const REFUND_LEFT: Record<string, { refund: string; payout: string; signed: numb
   "payout:after-broadcast": { refund: "submitted", payout: "submitted", signed: 1, sent: 1 },
 };
 
-describe("refund crash safety (DESIGN 20)", () => {
-  test.concurrent.each(REFUND_ROWS)(
-    "%s: a refund killed at %s, restarted: paid back exactly once, the refund and its callbacks end confirmed",
-    async (_chain, point, k) => {
-      const fx = fixtures.get(k);
+/** A refund row (DESIGN 20): its payout's child gateway killed at `point`, restarted; the payer is paid back once. */
+const refundCrashRow = (_chain: string, point: string, k: CrashCase) =>
+  fixtures.use(k, async (fx) => {
       const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
       const notify = startReceiver();
       notifyEndpoints.push(notify);
@@ -246,9 +260,12 @@ describe("refund crash safety (DESIGN 20)", () => {
       expect(await fx.sentBy(order.address)).toBe(1);
       expect(c.query("SELECT count(*) AS n FROM payout_orders")).toEqual([{ n: 1 }]);
       expect(c.query("SELECT count(*) AS n FROM refunds")).toEqual([{ n: 1 }]);
-    },
-    120_000,
-  );
+  });
+
+describe("refund crash safety (DESIGN 20)", () => {
+  const name = "%s: a refund killed at %s, restarted: paid back exactly once, the refund and its callbacks end confirmed";
+  test.concurrent.each(REFUND_ROWS.filter((r) => !r[2].shared))(name, refundCrashRow, ROW_MS);
+  test.concurrent.each(REFUND_ROWS.filter((r) => r[2].shared))(name, refundCrashRow, fixtures.timeout({ shared: true }, LANE_ROW_MS));
 });
 
 /** The SOL row of one SPL token (USDC, USDT): the same crash on its own node. */

@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startEvmChain, startSolChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
-import { EVM_PROFILES } from "../testing/anvil";
+import { EVM_PROFILES, stopSharedAnvils } from "../testing/anvil";
 import { gasTopups, ledgerEntries, payoutOrders, transferCosts } from "../db/schema";
 import type { SolTestToken } from "../testing/sol-fixture";
 import { gasWallet } from "../wallet/addresses";
@@ -80,12 +80,13 @@ interface PayoutCase {
  * An EVM chain on anvil with its chain id (BSC, and the networks of DESIGN 17 with their 6-decimal
  * tokens): the same steps, nonces and gas top-ups for every profile.
  */
-function evmCase(chain: ChainCode): PayoutCase {
+/** `shared`: on an anvil process an earlier row handed back, set to this chain's id (testing/anvil.ts shareAnvil). */
+function evmCase(chain: ChainCode, opts: { shared?: boolean } = {}): PayoutCase {
   const { chainId } = EVM_PROFILES[chain]!;
   return {
     chain,
-    node: `anvil (chain id ${chainId})`,
-    start: () => startEvmChain(chain),
+    node: `${opts.shared ? "a shared " : ""}anvil (chain id ${chainId})`,
+    start: () => startEvmChain(chain, { shared: opts.shared }),
     confirmations: 3,
     fundBlocks: 2,
     sourceNative: 10n ** 16n,
@@ -169,7 +170,15 @@ const CASES: PayoutCase[] = [
   evmCase("POLYGON"),
   evmCase("ARBITRUM"),
   evmCase("BASE"),
+  // DESIGN 23: one anvil process serves these four in turn, each under its own chain id.
+  evmCase("OPTIMISM", { shared: true }),
+  evmCase("AVALANCHE", { shared: true }),
+  evmCase("XLAYER", { shared: true }),
+  evmCase("PLASMA", { shared: true }),
 ];
+
+// The anvil processes the shared rows took turns on.
+afterAll(() => stopSharedAnvils());
 
 for (const k of CASES) {
   describe(`${k.name ?? k.chain} payouts on ${k.node}`, () => {

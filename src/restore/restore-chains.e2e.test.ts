@@ -12,6 +12,7 @@ import { chainFixtures, solSuiteCase, startEvmChain, startTronChain, type ChainF
 import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 import type { SolTestToken } from "../testing/sol-fixture";
+import type { ChainCode } from "../chains/types";
 
 type Obj = Record<string, any>;
 
@@ -33,21 +34,27 @@ const CASES: RestoreCase[] = [
   // restore path): ETH, POLYGON and ARBITRUM share every line of it with these two, and five
   // child gateways on anvil at once took ~75 s each on CI's two cores. Their rows run in the
   // watch, payout and crash suites (issue 25's acceptance).
-  ...(["BSC", "BASE"] as const).map((chain) => ({ chain, start: () => startEvmChain(chain), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 10n ** 16n, nonce: 0 })),
+  ...(["BSC", "BASE"] as const).map((chain) => evmCase(chain, false)),
+  // DESIGN 23's networks: a row each, taking turns on two anvil processes (each under its own
+  // chain id) beside the rows above, so the child gateways at once stay as few as before.
+  ...(["OPTIMISM", "AVALANCHE", "XLAYER", "PLASMA"] as const).map((chain) => evmCase(chain, true)),
   { chain: "TRON", start: () => startTronChain({ solidLag: 3, autoMine: true }), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 50_000_000n, settleMs: 300 },
   solCase("USDC"),
   solCase("USDT"),
 ];
 
+/** An EVM row; `shared`: its node is an anvil process lent to it for its run (chainFixtures `use`). */
+function evmCase(chain: ChainCode, shared: boolean): RestoreCase {
+  return { chain, shared, start: () => startEvmChain(chain, { shared }), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 10n ** 16n, nonce: 0 };
+}
+
 const fixtures = chainFixtures(CASES);
 beforeAll(() => fixtures.start());
 afterAll(() => fixtures.stop(disposeCrashGateways));
 
-describe("restore, then the merchant retries a payout, on every chain", () => {
-  test.concurrent.each(CASES.map((k) => [k.name ?? k.chain, k] as const))(
-    "%s: held until acknowledged, never sent twice before; sent once after restore ack",
-    async (_chain, k) => {
-      const fx = fixtures.get(k);
+/** A row: backup, a payout sent, restore, the merchant's retry held until `restore ack`, then sent once. */
+const restoreRow = (_chain: string, k: RestoreCase) =>
+  fixtures.use(k, async (fx) => {
       const units = (whole: bigint) => whole * 10n ** BigInt(fx.decimals);
       const c = await crashGateway({ merchantName: `${k.chain.toLowerCase()}-restore`, rpc: { chain: fx.chain, url: fx.nodeUrl, confirmations: k.confirmations, pollInterval: k.pollInterval } });
       const { client } = c;
@@ -180,9 +187,15 @@ describe("restore, then the merchant retries a payout, on every chain", () => {
       expect(await fx.tokenBalance(to!)).toBe(units(40n));
       expect(await fx.tokenBalance(source)).toBe(units(15n));
       expect(c.query<{ action: string; actor: string }>("SELECT action, actor FROM audit_log WHERE action = 'restore.ack'")).toEqual([{ action: "restore.ack", actor: "cli" }]);
-    },
-    180_000,
-  );
+  });
+const ROW_MS = 180_000;
+const rows = (shared: boolean) => CASES.filter((k) => !!k.shared === shared).map((k) => [k.name ?? k.chain, k] as const);
+
+describe("restore, then the merchant retries a payout, on every chain", () => {
+  const name = "%s: held until acknowledged, never sent twice before; sent once after restore ack";
+  test.concurrent.each(rows(false))(name, restoreRow, ROW_MS);
+  // The shared rows take turns on two anvil processes (two lanes), beside the others.
+  test.concurrent.each(rows(true))(name, restoreRow, fixtures.timeout({ shared: true }, ROW_MS));
 });
 
 /** The SOL row of one SPL token (USDC, USDT): the same restore on its own node. */

@@ -22,7 +22,8 @@ function run(cmd: string[], cwd: string, env: Record<string, string> = {}) {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "stablegate-sdk-"));
-  gw = await startTestGateway({ jobs: true });
+  // The examples' invoices offer Plasma USDT (DESIGN 23), a network off by default.
+  gw = await startTestGateway({ jobs: true, config: { chains: { PLASMA: { enabled: true } } } });
 });
 afterAll(async () => {
   await gw?.stop();

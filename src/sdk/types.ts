@@ -2,7 +2,7 @@
 // Standalone on purpose: the package ships without the gateway. A type test
 // (types.test.ts) keeps these in step with the gateway's own schemas.
 
-export type ChainCode = "TRON" | "BSC" | "SOL" | "ETH" | "POLYGON" | "ARBITRUM" | "BASE" | "TON";
+export type ChainCode = "TRON" | "BSC" | "SOL" | "ETH" | "POLYGON" | "ARBITRUM" | "BASE" | "OPTIMISM" | "AVALANCHE" | "XLAYER" | "PLASMA" | "TON";
 export type TokenSymbol = "USDT" | "USDC";
 /** Spec 3.1. `completed` is the only final success. */
 export type PayinStatus = "waiting_payment" | "detected" | "confirming" | "completed" | "risk_settled" | "expired" | "frozen_abnormal" | "cancelled";

@@ -15,6 +15,10 @@ import { BASE_PROFILE } from "../chains/base";
 import { BSC_PROFILE } from "../chains/bsc";
 import { ETH_PROFILE } from "../chains/eth";
 import { POLYGON_PROFILE } from "../chains/polygon";
+import { OPTIMISM_PROFILE } from "../chains/optimism";
+import { AVALANCHE_PROFILE } from "../chains/avalanche";
+import { XLAYER_PROFILE } from "../chains/xlayer";
+import { PLASMA_PROFILE } from "../chains/plasma";
 import { testTokenBytecode } from "./erc20-bytecode";
 import { GAS_PRICE_ORACLE } from "../chains/evm/adapter";
 import { l1FeeOracleBytecode, TEST_L1_FEE } from "./l1-fee-oracle";
@@ -43,7 +47,7 @@ type Hex = `0x${string}`;
 
 /** The product's EVM profiles by chain code: the chain ids anvil stands in for. */
 export const EVM_PROFILES: Readonly<Record<string, EvmChainProfile>> = Object.fromEntries(
-  [BSC_PROFILE, ETH_PROFILE, POLYGON_PROFILE, ARBITRUM_PROFILE, BASE_PROFILE].map((p) => [p.chain, p]),
+  [BSC_PROFILE, ETH_PROFILE, POLYGON_PROFILE, ARBITRUM_PROFILE, BASE_PROFILE, OPTIMISM_PROFILE, AVALANCHE_PROFILE, XLAYER_PROFILE, PLASMA_PROFILE].map((p) => [p.chain, p]),
 );
 
 export interface MinedTx {
@@ -95,6 +99,8 @@ export interface StartAnvilOptions {
   chain?: ChainCode;
   /** anvil's epoch length: the `safe` tag trails latest by this many blocks, `finalized` by twice (default anvil's 32). */
   slotsInAnEpoch?: number;
+  /** startBscFixture: a process other rows used before, re-dressed as this chain (shareAnvil). */
+  shared?: boolean;
 }
 
 export function anvilBinary(): string {
@@ -147,11 +153,7 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNod
     try {
       await waitReady(url, proc, chainId);
       const node = makeNode(url, port, proc, chainId, tokenAddresses);
-      if (opts.tokens !== false) {
-        for (const t of tokens) await node.rpc("anvil_setCode", [t.contract, testTokenBytecode(t.decimals)]);
-      }
-      // An OP-stack chain (BASE) prices the L1 data fee at its GasPriceOracle predeploy.
-      if (profile.l1Fee === "op-stack") await node.rpc("anvil_setCode", [GAS_PRICE_ORACLE, l1FeeOracleBytecode(TEST_L1_FEE)]);
+      await dressAs(node, chain, opts);
       return node;
     } catch (e) {
       lastErr = e;
@@ -161,6 +163,66 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNod
   }
   throw new Error(`anvil did not start: ${lastErr}`);
 }
+
+/** Puts `chain`'s contracts on a node running with its chain id: the test token at each token contract, the L1 fee oracle. */
+async function dressAs(node: AnvilNode, chain: ChainCode, opts: StartAnvilOptions): Promise<void> {
+  if (opts.tokens !== false) {
+    for (const t of chainModule(chain).defaults.tokens) await node.rpc("anvil_setCode", [t.contract, testTokenBytecode(t.decimals)]);
+  }
+  // An OP-stack chain (BASE, OPTIMISM, XLAYER) prices the L1 data fee at its GasPriceOracle predeploy.
+  if (EVM_PROFILES[chain]!.l1Fee === "op-stack") await node.rpc("anvil_setCode", [GAS_PRICE_ORACLE, l1FeeOracleBytecode(TEST_L1_FEE)]);
+}
+
+/** Processes kept by shareAnvil, by their start options (the chain aside); `lent` while a row uses one. */
+const spare = new Map<string, Array<{ url: string; port: number; proc: Subprocess; lent: boolean }>>();
+
+/**
+ * An anvil standing in for `opts.chain` on a process another table row used before, when one with
+ * the same options is free (a fresh one otherwise): anvil_setChainId to the chain's id, then its
+ * tokens and oracle placed as startAnvil does. The blocks and balances of earlier rows stay (every
+ * chain derives its own addresses, DESIGN 16); a row that needs a fresh chain calls startAnvil.
+ * stop() hands the process back; a suite that shares calls stopSharedAnvils() once it is done
+ * (chainFixtures' stop does), since a test runner may exit without running exit hooks.
+ */
+export async function shareAnvil(opts: StartAnvilOptions = {}): Promise<AnvilNode> {
+  const chain = opts.chain ?? "BSC";
+  const key = JSON.stringify({ ...opts, chain: undefined, chainId: undefined, shared: undefined, baseFee: opts.baseFee?.toString() });
+  const pool = spare.get(key) ?? [];
+  spare.set(key, pool);
+  let slot = pool.find((p) => !p.lent && p.proc.exitCode === null);
+  if (!slot) {
+    const first = await startAnvil(opts);
+    slot = { url: first.url, port: first.port, proc: procOf.get(first)!, lent: false };
+    pool.push(slot);
+  }
+  slot.lent = true;
+  const held = slot;
+  const chainId = opts.chainId ?? EVM_PROFILES[chain]!.chainId;
+  const tokenAddresses = Object.fromEntries(chainModule(chain).defaults.tokens.map((t) => [t.symbol, t.contract as Hex])) as Partial<Record<TokenSymbol, Hex>>;
+  const node = makeNode(held.url, held.port, held.proc, chainId, tokenAddresses);
+  await node.setAutomine(true);
+  await node.rpc("anvil_setChainId", [chainId]);
+  await dressAs(node, chain, opts);
+  return {
+    ...node,
+    async stop() {
+      held.lent = false;
+    },
+  };
+}
+
+/** Kills every process shareAnvil started (lent or not): a sharing suite's afterAll. */
+export async function stopSharedAnvils(): Promise<void> {
+  const procs = [...spare.values()].flat().map((p) => p.proc);
+  spare.clear();
+  for (const proc of procs) {
+    live.delete(proc);
+    proc.kill("SIGKILL");
+    await proc.exited;
+  }
+}
+
+const procOf = new WeakMap<AnvilNode, Subprocess>();
 
 async function waitReady(url: string, proc: Subprocess, chainId: number) {
   const deadline = Date.now() + 10_000;
@@ -234,7 +296,7 @@ function makeNode(url: string, port: number, proc: Subprocess, chainId: number, 
     return receipt(await rpc("eth_sendRawTransaction", [raw]));
   }
 
-  return {
+  const node: AnvilNode = {
     url,
     port,
     chainId,
@@ -273,8 +335,13 @@ function makeNode(url: string, port: number, proc: Subprocess, chainId: number, 
     async reorg(depth) {
       // Re-mined empty blocks can come out identical to the old ones: put a 0-value
       // transfer (from the second dev account, so test nonces stay untouched) in the first.
-      const filler = privateKeyToAccount(DEV_KEYS[1]).address;
-      await rpc("anvil_reorg", [depth, [[{ from: filler, to: filler, value: "0x0" }, 0]]]);
+      // Signed here for the node's current chain id: anvil's own signer keeps the id it started
+      // with, which a shared process (shareAnvil) has since changed.
+      const filler = privateKeyToAccount(DEV_KEYS[1]);
+      const forkPoint = BigInt(await rpc("eth_blockNumber")) - BigInt(depth);
+      const [nonce, gasPrice] = await Promise.all([rpc("eth_getTransactionCount", [filler.address, toHex(forkPoint)]), rpc("eth_gasPrice")]);
+      const raw = await filler.signTransaction({ type: "legacy", chainId, nonce: Number(nonce), gasPrice: BigInt(gasPrice) * 2n, gas: 21_000n, to: filler.address, value: 0n });
+      await rpc("anvil_reorg", [depth, [[raw, 0]]]);
     },
     async setAutomine(on) {
       await rpc("evm_setAutomine", [on]);
@@ -286,4 +353,6 @@ function makeNode(url: string, port: number, proc: Subprocess, chainId: number, 
       await proc.exited;
     },
   };
+  procOf.set(node, proc);
+  return node;
 }

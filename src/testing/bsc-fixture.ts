@@ -5,7 +5,7 @@ import type { BscAdapter, BscAdapterOptions } from "../chains/bsc/adapter";
 import { createEvmAdapter } from "../chains/evm/adapter";
 import { chainModule } from "../chains/registry";
 import type { ChainCode, TokenInfo } from "../chains/types";
-import { EVM_PROFILES, startAnvil, type AnvilNode, type StartAnvilOptions } from "./anvil";
+import { EVM_PROFILES, shareAnvil, startAnvil, type AnvilNode, type StartAnvilOptions } from "./anvil";
 import { startRpcProxy, type ProxyFaults, type RpcProxy } from "./rpc-proxy";
 
 export const BSC_TOKENS: TokenInfo[] = chainModule("BSC").defaults.tokens.map((t) => ({ ...t }));
@@ -21,7 +21,7 @@ export interface BscFixture {
 export async function startBscFixture(faults: ProxyFaults = {}, anvil: StartAnvilOptions = {}): Promise<BscFixture> {
   const chain: ChainCode = anvil.chain ?? "BSC";
   const tokens = chainModule(chain).defaults.tokens.map((t) => ({ ...t }));
-  const node = await startAnvil(anvil);
+  const node = anvil.shared ? await shareAnvil(anvil) : await startAnvil(anvil);
   let proxy: RpcProxy;
   try {
     proxy = await startRpcProxy(node.url, faults);

@@ -6,7 +6,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { deriveTronKey } from "../chains/tron/address";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import { chainModule } from "../chains/registry";
-import type { StartAnvilOptions } from "./anvil";
+import { stopSharedAnvils, type StartAnvilOptions } from "./anvil";
 import { startBscFixture, someAddresses, type BscFixture } from "./bsc-fixture";
 import { startSolFixture, someSolAddresses, type SolFixture, type SolTestToken } from "./sol-fixture";
 import { startTronFixture, TRX, type TronFixture } from "./tron-fixture";
@@ -78,7 +78,9 @@ export function startBscChain(): Promise<BscChainFixture> {
 /**
  * A product EVM chain on anvil started with its chain id, its tokens at their mainnet contracts
  * with their decimals, behind the fault proxy; the dev account holds every token to pay with.
- * The shared suites move USDT, or USDC where the chain has no USDT (BASE).
+ * The shared suites move USDT, or USDC where the chain has no USDT (BASE). `shared`: on an anvil
+ * process an earlier row handed back, set to this chain's id and contracts (shareAnvil), for rows
+ * that need no fresh chain.
  */
 export async function startEvmChain(chain: ChainCode, anvil: Omit<StartAnvilOptions, "chain"> = {}): Promise<EvmChainFixture> {
   // The `finalized` tag 2 blocks behind latest unless asked otherwise (anvil's default epoch would put it 64 behind).
@@ -243,6 +245,11 @@ export interface ChainSuiteCase {
   pollInterval: string;
   /** Blocks (slots) appear on their own this often, as on a live chain. */
   blockMs: number;
+  /**
+   * The row's node is lent to it for its run only (an anvil process other rows use in turn,
+   * startEvmChain `shared`): such rows wait for one another in one lane, beside the rest.
+   */
+  shared?: boolean;
 }
 
 /** The SOL row of a per-chain suite for one SPL token (USDC keeps the plain name "SOL"). */
@@ -321,25 +328,54 @@ export async function startTonChain(opts: { apiKey?: string } = {}): Promise<Ton
  * and block times): every case's node started together, with blocks appearing on a timer.
  * `stop()` (afterAll) stops the timers, runs `before` (e.g. killing child gateways), then the nodes.
  */
-export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs">>) {
+export function chainFixtures(cases: ReadonlyArray<Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs" | "shared">>, opts: { lanes?: number } = {}) {
   const fixtures = new Map<string, ChainFixture>();
   const timers: Array<() => void> = [];
+  // The shared rows' lanes (two by default: two anvil processes serve them): in each, a row runs
+  // once the one before it has handed its node back. A row keeps its lane by its place among the shared rows.
+  const shared = cases.filter((c) => c.shared);
+  const lanes: Array<Promise<unknown>> = Array.from({ length: Math.max(1, Math.min(opts.lanes ?? 2, shared.length)) }, () => Promise.resolve());
+  const inLane = <T>(k: (typeof cases)[number], fn: () => Promise<T>): Promise<T> => {
+    const i = shared.indexOf(k) % lanes.length;
+    const run = lanes[i]!.then(fn, fn);
+    lanes[i] = run.catch(() => {});
+    return run;
+  };
   return {
-    /** The node of a row (by its name, else its chain). */
+    /** The node of a row (by its name, else its chain); not for shared rows (see `use`). */
     get: (k: Pick<ChainSuiteCase, "chain" | "name">) => fixtures.get(k.name ?? k.chain)!,
+    /** Runs `fn` on the row's node: started with the others, or, for a shared row, lent for `fn`'s run in the lane. */
+    use<T>(k: Pick<ChainSuiteCase, "chain" | "name" | "start" | "blockMs" | "shared">, fn: (fx: ChainFixture) => Promise<T>): Promise<T> {
+      if (!k.shared) return fn(fixtures.get(k.name ?? k.chain)!);
+      return inLane(k, async () => {
+        const fx = await k.start();
+        const stopBlocks = fx.autoAdvance(k.blockMs);
+        try {
+          return await fn(fx);
+        } finally {
+          stopBlocks();
+          await fx.stop();
+        }
+      });
+    },
+    /** A row's test timeout: a shared row also waits for the rows before it in its lane. */
+    timeout: (k: Pick<ChainSuiteCase, "shared">, ms: number) => (k.shared ? ms * Math.ceil(shared.length / lanes.length) : ms),
     async start(): Promise<void> {
       await Promise.all(
-        cases.map(async (k) => {
-          const fx = await k.start();
-          fixtures.set(k.name ?? k.chain, fx);
-          timers.push(fx.autoAdvance(k.blockMs));
-        }),
+        cases
+          .filter((k) => !k.shared)
+          .map(async (k) => {
+            const fx = await k.start();
+            fixtures.set(k.name ?? k.chain, fx);
+            timers.push(fx.autoAdvance(k.blockMs));
+          }),
       );
     },
     async stop(before?: () => Promise<unknown>): Promise<void> {
       for (const t of timers) t();
       await before?.();
       for (const fx of fixtures.values()) await fx.stop();
+      await stopSharedAnvils();
     },
   };
 }

@@ -1,5 +1,6 @@
 // Collection over 50 funded deposit addresses on BSC (anvil), on TRON (the
-// fake node) and of USDT on SOL (LiteSVM): every leg is an ordinary payout,
+// fake node) and of USDT on SOL (LiteSVM), and over a few on each EVM network of
+// DESIGN 23 (anvil with the chain's id): every leg is an ordinary payout,
 // confirmed; the sources end at zero on chain and in the ledger, the destination
 // holds the sum, and the gas wallet paid the gas (the sources held no native
 // coin): by top-ups on BSC and TRON, as every leg's fee payer on SOL, where the
@@ -12,6 +13,9 @@ import { startTronFixture, TRX, type TronFixture } from "../testing/tron-fixture
 import { startSolFixture, someSolAddresses, type SolFixture } from "../testing/sol-fixture";
 import { USDT_MINT } from "../testing/solana-rpc";
 import { startTestGateway, type TestGateway } from "../testing/harness";
+import { startEvmChain, type EvmChainFixture } from "../testing/chain-fixture";
+import { stopSharedAnvils } from "../testing/anvil";
+import { chainModule } from "../chains/registry";
 import { deriveTronKey } from "../chains/tron/address";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import { gasTopups, payoutOrders, transferCosts } from "../db/schema";
@@ -102,19 +106,19 @@ const kits = (): ChainKit[] => [
   },
 ];
 
-describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_name, k) => {
-  test(`${LEGS} funded deposit addresses are swept into the destination; the gas wallet pays the gas`, async () => {
+/** `legs` funded deposit addresses of `k.chain` swept by one collection run of `gw`. */
+async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<void> {
     const tick = () => gw.gateway.runtime.afterChainChange(k.chain);
     const adapter = gw.ctx.chains.get(k.chain) as ChainAdapter;
     const m = gw.newMerchant(`collector-${k.chain}`);
     const gas = gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now());
     await k.fundGas(gas.address);
 
-    // 50 exclusive deposit addresses with 10..59 USDT each, and one below the minimum.
+    // `legs` exclusive deposit addresses with 10, 11, … USDT each, and one below the minimum.
     const sources: Array<{ address: string; amount: bigint }> = [];
-    for (let i = 0; i < LEGS + 1; i++) {
+    for (let i = 0; i < legs + 1; i++) {
       const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: k.chain, tokenSymbol: "USDT", bindKey: `user-${i}` } });
-      sources.push({ address: b.address, amount: i < LEGS ? BigInt(10 + i) * k.unit + 250_000n * (k.unit / 1_000_000n) : 2n * k.unit });
+      sources.push({ address: b.address, amount: i < legs ? BigInt(10 + i) * k.unit + 250_000n * (k.unit / 1_000_000n) : 2n * k.unit });
     }
     await tick();
     for (const s of sources) await k.fund(s.address, s.amount);
@@ -125,10 +129,10 @@ describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_na
 
     setCollectionSetting(gw.ctx, m.id, { chainCode: k.chain, tokenSymbol: "USDT", destination: k.destination, minimum: "5" }, USER);
     const run = await previewCollection(gw.ctx, m.id, k.chain, "USDT", USER);
-    const swept = sources.slice(0, LEGS);
+    const swept = sources.slice(0, legs);
     const sum = swept.reduce((t, s) => t + s.amount, 0n);
-    expect(run).toMatchObject({ status: "preview", legCount: LEGS, total: sum.toString(), destination: k.destination });
-    expect(JSON.parse(run.gas)).toMatchObject({ transfers: LEGS, native: k.nativeSymbol });
+    expect(run).toMatchObject({ status: "preview", legCount: legs, total: sum.toString(), destination: k.destination });
+    expect(JSON.parse(run.gas)).toMatchObject({ transfers: legs, native: k.nativeSymbol });
     expect(BigInt(JSON.parse(run.gas).total)).toBeGreaterThan(0n);
     expect(runLegs(gw.ctx.db, run.id).map((l) => [l.leg.fromAddress, BigInt(l.leg.amount)])).toEqual(swept.map((s) => [s.address, s.amount]));
 
@@ -137,27 +141,27 @@ describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_na
     confirmCollection({ db: gw.ctx.db, now: () => Date.now() }, m.id, run.id, USER);
     await runCollection(gw.ctx, run.id, gw.gateway.runtime.treasury);
     let p = runProgress(gw.ctx.db, run.id);
-    for (let i = 0; i < 200 && p.confirmed + p.failed + p.rejected < LEGS; i++) {
+    for (let i = 0; i < 200 && p.confirmed + p.failed + p.rejected < legs; i++) {
       // Legs waiting for their top-up retry on the job's schedule; make them due now.
       gw.ctx.db.update(payoutOrders).set({ retryAt: 0 }).where(and(eq(payoutOrders.merchantId, m.id), eq(payoutOrders.status, "submitted"))).run();
       await k.mine(1);
       await tick();
       p = runProgress(gw.ctx.db, run.id);
     }
-    expect(p).toMatchObject({ confirmed: LEGS, failed: 0, rejected: 0, planned: 0 });
+    expect(p).toMatchObject({ confirmed: legs, failed: 0, rejected: 0, planned: 0 });
 
     // Sources at zero on chain and in the ledger; the destination holds exactly the sum.
     for (const s of swept) {
       expect(await k.token(s.address)).toBe(0n);
       expect(ledgerOf(s.address)).toEqual({ ledger: 0n, reserved: 0n, available: 0n });
     }
-    expect(await k.token(sources[LEGS]!.address)).toBe(2n * k.unit);
+    expect(await k.token(sources[legs]!.address)).toBe(2n * k.unit);
     expect((await k.token(k.destination)) - destBefore).toBe(sum);
     expect(collectedTotal(gw.ctx.db, run.id)).toBe(sum);
     expect(await reconcileChain(gw.ctx, adapter)).toEqual([]);
     const sheet = balanceSheet(gw.ctx.db, { merchantId: m.id, chain: k.chain });
     expect(sheet.filter((l) => l.status !== "ok")).toEqual([]);
-    expect(sheet.filter((l) => l.available !== "0").map((l) => l.address)).toEqual([sources[LEGS]!.address]);
+    expect(sheet.filter((l) => l.available !== "0").map((l) => l.address)).toEqual([sources[legs]!.address]);
 
     // Every leg's gas came from the gas wallet (the sources had no native coin of their own).
     const orderIds = runLegs(gw.ctx.db, run.id).map((l) => l.order!.id);
@@ -167,11 +171,11 @@ describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_na
       for (const l of runLegs(gw.ctx.db, run.id)) expect(JSON.parse(l.order!.signedMeta!)).toMatchObject({ feePayer: gas.address, from: l.leg.fromAddress });
       expect(gw.ctx.db.select().from(gasTopups).where(inArray(gasTopups.payoutOrderId, orderIds)).all()).toEqual([]);
       const costs = gw.ctx.db.select().from(transferCosts).where(inArray(transferCosts.payoutOrderId, orderIds)).all();
-      expect(costs).toHaveLength(LEGS);
+      expect(costs).toHaveLength(legs);
       expect(costs.every((c) => c.kind === "payout" && c.chain === k.chain)).toBe(true);
       const spent = costs.reduce((t, c) => t + BigInt(c.nativeBurned), 0n);
       expect(gasBefore - (await k.native(gas.address))).toBe(spent);
-      expect(spent).toBe(BigInt(LEGS) * 10_000n + 2_039_280n);
+      expect(spent).toBe(BigInt(legs) * 10_000n + 2_039_280n);
       return;
     }
     const topups = gw.ctx.db.select().from(gasTopups).where(inArray(gasTopups.payoutOrderId, orderIds)).all();
@@ -179,5 +183,45 @@ describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_na
     expect(topups.every((t) => t.fromAddress === gas.address)).toBe(true);
     const paid = topups.filter((t) => t.status === "confirmed").reduce((t, r) => t + BigInt(r.amount), 0n);
     expect(gasBefore - (await k.native(gas.address))).toBeGreaterThanOrEqual(paid);
-  }, 120_000);
+}
+
+describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_name, k) => {
+  test(`${LEGS} funded deposit addresses are swept into the destination; the gas wallet pays the gas`, () => collects(gw, k, LEGS), 120_000);
 });
+
+// The anvil processes the shared rows took turns on.
+afterAll(() => stopSharedAnvils());
+
+// DESIGN 23's EVM networks: their legs are BSC's steps (one EVM implementation, 50 legs above),
+// so a few legs each, on one anvil process each row takes in turn under its own chain id, with
+// a gateway of its own running only that chain.
+const NEW_EVM_LEGS = 5;
+describe.each(["OPTIMISM", "AVALANCHE", "XLAYER", "PLASMA"] as const)("collection on %s", (chain) => {
+  let fx: EvmChainFixture;
+  let own: TestGateway;
+  beforeAll(async () => {
+    fx = await startEvmChain(chain, { shared: true });
+    own = await startTestGateway({ jobs: false, config: { chains: { TRON: { enabled: false }, BSC: { enabled: false }, SOL: { enabled: false }, [chain]: fx.gatewayConfig(2) } } });
+  });
+  afterAll(async () => {
+    await own?.stop();
+    await fx?.stop();
+  });
+  test(`${NEW_EVM_LEGS} funded deposit addresses are swept into the destination; the gas wallet pays the gas`, () => collects(own, evmKit(fx), NEW_EVM_LEGS), 120_000);
+});
+
+/** A product EVM chain's kit on its fixture (6-decimal USDT, the chain's native coin). */
+function evmKit(fx: EvmChainFixture): ChainKit {
+  const node = fx.raw.node;
+  return {
+    chain: fx.chain,
+    unit: 10n ** BigInt(fx.decimals),
+    nativeSymbol: chainModule(fx.chain).native.symbol,
+    fund: async (a, t) => void (await node.mint("USDT", a, t)),
+    fundGas: (a) => node.setBalance(a, E18),
+    mine: (n) => node.mine(n).then(() => {}),
+    token: (a) => node.tokenBalance("USDT", a),
+    native: async (a) => BigInt(await node.rpc<string>("eth_getBalance", [a, "latest"])),
+    destination: someAddresses(1, `cold-wallet-${fx.chain}`)[0]!,
+  };
+}

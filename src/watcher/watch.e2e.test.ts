@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startBscChain, startEvmChain, startSolChain, startTonChain, startTronChain, TRON_API_KEY, type BscChainFixture, type ChainFixture, type SolChainFixture, type TonChainFixture, type TronChainFixture } from "../testing/chain-fixture";
-import { EVM_PROFILES } from "../testing/anvil";
+import { EVM_PROFILES, stopSharedAnvils } from "../testing/anvil";
 import type { ChainCode } from "../chains/types";
 import { addresses } from "../db/schema";
 import { newId } from "../lib/ids";
@@ -69,11 +69,13 @@ interface WatchCase {
 }
 
 /**
- * The EVM chains after BSC (DESIGN 17): anvil with the chain's id, its 6-decimal tokens at their
+ * The EVM chains after BSC (DESIGN 17, 23): anvil with the chain's id, its 6-decimal tokens at their
  * mainnet contracts, the payment URI with its chain id. `tagLag`: the finality tag's block trails
  * latest by this many (anvil's epoch), so a transfer with enough confirmations still waits for it.
+ * `shared`: the row runs on an anvil process an earlier row handed back, set to this chain's id
+ * (testing/anvil.ts shareAnvil): a watcher starts at the head, so blocks from before never matter.
  */
-function evmCase(chain: ChainCode, f: { finality?: "safe" | "finalized"; tagLag?: number } = {}): WatchCase {
+function evmCase(chain: ChainCode, f: { finality?: "safe" | "finalized"; tagLag?: number; shared?: boolean } = {}): WatchCase {
   const { chainId } = EVM_PROFILES[chain]!;
   const lag = f.finality ? f.tagLag! : 2;
   // The tag's epoch: safe trails by one epoch, finalized by two.
@@ -81,8 +83,8 @@ function evmCase(chain: ChainCode, f: { finality?: "safe" | "finalized"; tagLag?
   const waits: Array<[number, Order]> = lag > 2 ? [[lag - 2, { status: "confirming", confirmations: lag }]] : [];
   return {
     chain,
-    node: `anvil (chain id ${chainId}${f.finality ? `, final at the "${f.finality}" tag ${lag} blocks behind` : ""})`,
-    start: () => startEvmChain(chain, { slotsInAnEpoch }),
+    node: `${f.shared ? "a shared " : ""}anvil (chain id ${chainId}${f.finality ? `, final at the "${f.finality}" tag ${lag} blocks behind` : ""})`,
+    start: () => startEvmChain(chain, { slotsInAnEpoch, shared: f.shared }),
     confirmations: 3,
     config: f.finality ? { finality: f.finality } : { finality: "confirmations" },
     payin: {
@@ -92,7 +94,8 @@ function evmCase(chain: ChainCode, f: { finality?: "safe" | "finalized"; tagLag?
     },
     inclusion: 0,
     toFinal: lag,
-    deposit: { token: "USDC", amount: "1.654321" },
+    // USDC where the chain carries it (PLASMA has USDT only).
+    deposit: { token: EVM_PROFILES[chain]!.defaults.tokens.some((t) => t.symbol === "USDC") ? "USDC" : "USDT", amount: "1.654321" },
     reorgs: true,
     deepReorg: lag + 2,
     hostile: {
@@ -117,6 +120,9 @@ function evmCase(chain: ChainCode, f: { finality?: "safe" | "finalized"; tagLag?
     ],
   };
 }
+
+// The anvil processes the shared rows took turns on.
+afterAll(() => stopSharedAnvils());
 
 const CASES: WatchCase[] = [
   {
@@ -287,6 +293,11 @@ const CASES: WatchCase[] = [
   evmCase("POLYGON", { finality: "finalized", tagLag: 4 }),
   evmCase("ARBITRUM"),
   evmCase("BASE", { finality: "safe", tagLag: 3 }),
+  // DESIGN 23: one anvil process serves these four in turn, each under its own chain id.
+  evmCase("OPTIMISM", { shared: true }),
+  evmCase("AVALANCHE", { shared: true }),
+  evmCase("XLAYER", { shared: true }),
+  evmCase("PLASMA", { shared: true }),
 ];
 
 for (const k of CASES) {

@@ -30,7 +30,7 @@ show('getExclusiveBinding', ...$client->request('GET', '/openapi/payin/exclusive
 // An invoice: a price in a currency; the payer picks the network on invoiceUrl.
 [$status, $invoice] = $client->request('POST', '/openapi/invoices', [], [
     'merchantOrderNo' => "php-inv-$run", 'priceAmount' => '19.90', 'priceCurrency' => 'USD',
-    'description' => 'Tea set · 茶具', 'payments' => ['TRON:USDT', 'BSC:USDC'], 'notifyUrl' => $notifyUrl,
+    'description' => 'Tea set · 茶具', 'payments' => ['TRON:USDT', 'BSC:USDC', 'PLASMA:USDT'], 'notifyUrl' => $notifyUrl,
 ]);
 show('createInvoice', $status, $invoice);
 show('getInvoice', ...$client->request('GET', '/openapi/invoices/' . rawurlencode($invoice['invoiceNo'])));

@@ -34,7 +34,7 @@ show("getExclusiveBinding", *client.request("GET", "/openapi/payin/exclusive-bin
 # An invoice: a price in a currency; the payer picks the network on invoiceUrl.
 status, invoice = client.request("POST", "/openapi/invoices", body={
     "merchantOrderNo": f"py-inv-{run}", "priceAmount": "19.90", "priceCurrency": "USD",
-    "description": "Tea set · 茶具", "payments": ["TRON:USDT", "BSC:USDC"], "notifyUrl": notify_url,
+    "description": "Tea set · 茶具", "payments": ["TRON:USDT", "BSC:USDC", "PLASMA:USDT"], "notifyUrl": notify_url,
 })
 show("createInvoice", status, invoice)
 show("getInvoice", *client.request("GET", "/openapi/invoices/" + urllib.parse.quote(invoice["invoiceNo"], safe="")))

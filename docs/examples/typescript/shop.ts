@@ -91,8 +91,9 @@ try {
   const [sent] = (await client.listRefunds(order.orderNo)).refunds;
   if (sent?.status !== "confirmed") throw new Error(`refund is ${sent?.status}`);
 
-  // 5. An invoice: a price in your currency; the payer picks the network at invoiceUrl.
-  const invoice = await client.createInvoice({ merchantOrderNo: `INV-${run}`, priceAmount: "19.90", priceCurrency: "USD", description: "Tea set", notifyUrl });
+  // 5. An invoice: a price in your currency; the payer picks the network at invoiceUrl
+  //    (among `payments`, "CHAIN:TOKEN" pairs of networks the gateway runs; left out: all of them).
+  const invoice = await client.createInvoice({ merchantOrderNo: `INV-${run}`, priceAmount: "19.90", priceCurrency: "USD", description: "Tea set", payments: ["TRON:USDT", "PLASMA:USDT"], notifyUrl });
   console.log(`invoice ${invoice.invoiceNo}: ${invoice.priceAmount} ${invoice.priceCurrency}, ${invoice.status} at ${invoice.invoiceUrl}`);
 
   // 6. Failures are ApiErrors: log code, message and requestId.

@@ -7,7 +7,8 @@
 import { getAddress } from "viem";
 import type { RpcClient, RpcError } from "../json-rpc";
 import type { ChainCode, IncomingTransfer, SweepQuery, TokenInfo } from "../types";
-import type { RpcBlock, RpcLog } from "./adapter";
+import type { RpcBlock } from "./node";
+import type { RpcLog } from "./scan";
 
 export interface EvmSweepDeps {
   chain: ChainCode;

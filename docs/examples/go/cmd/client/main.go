@@ -76,7 +76,7 @@ func main() {
 	var invoice map[string]any
 	if st, err = c.Do("POST", "/openapi/invoices", nil, map[string]any{
 		"merchantOrderNo": "go-inv-" + run, "priceAmount": "19.90", "priceCurrency": "USD",
-		"description": "Tea set · 茶具", "payments": []any{"TRON:USDT", "BSC:USDC"}, "notifyUrl": notifyURL,
+		"description": "Tea set · 茶具", "payments": []any{"TRON:USDT", "BSC:USDC", "PLASMA:USDT"}, "notifyUrl": notifyURL,
 	}, &invoice); err != nil {
 		log.Fatal(err)
 	}
