@@ -30,6 +30,13 @@ const ROWS: Array<{ chain: string; start(): Promise<ChainFixture>; unknown: stri
       const b = await t.raw.payJetton(t.payer, tonCore().Address.parse(to), 9_000n, { master: fake });
       const look = await adapter.lookupTx!(TonNode.notificationTx(b, tonCore().Address.parse(to))!);
       expect(look).toMatchObject({ state: "included", success: true, transfers: [{ token: null, to, amount: 9_000n }] });
+      // The payer's own transaction (what a wallet's history shows) leads along the trace to the notification.
+      const paid = await t.raw.payJetton(t.payer, tonCore().Address.parse(to), 7_000n);
+      const payerTx = paid.txs[0]!.hash().toString("hex");
+      expect(payerTx).not.toBe(TonNode.notificationTx(paid, tonCore().Address.parse(to)));
+      const viaPayer = await adapter.lookupTx!(payerTx);
+      expect(viaPayer).toMatchObject({ state: "included", txHash: TonNode.notificationTx(paid, tonCore().Address.parse(to))!, transfers: [{ token: "USDT", to, amount: 7_000n }] });
+
     },
   },
 ];

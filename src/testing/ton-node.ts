@@ -275,6 +275,14 @@ export class TonNode {
           const offset = Number(q("offset") ?? 0);
           return Response.json({ transactions: sorted.slice(offset, offset + Number(q("limit") ?? 10)), address_book: {} });
         }
+        case "transactionsByMessage": {
+          // The transaction a message (base64 or hex hash) arrived in (direction=in) or left (out).
+          const h = q("msg_hash")!;
+          const want = /^[0-9a-fA-F]{64}$/.test(h) ? Buffer.from(h, "hex").toString("base64") : Buffer.from(h.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("base64");
+          const inbound = q("direction") !== "out";
+          const found = this.blocks.flatMap((b) => b.txs.map((t) => txJson(t, b.seqno))).filter((t) => (inbound ? [t.in_msg] : t.out_msgs).some((m) => m?.hash === want));
+          return Response.json({ transactions: found.slice(0, Number(q("limit") ?? 10)), address_book: {} });
+        }
         case "runGetMethod": {
           const body = (await req.json()) as { address: string; method: string; stack: Array<{ type: string; value: string }> };
           const stack: TupleItem[] = body.stack.map((s) => (s.type === "num" ? { type: "int", value: BigInt(s.value) } : { type: "slice", cell: Cell.fromBase64(s.value) }));

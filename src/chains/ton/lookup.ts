@@ -4,11 +4,13 @@
 // finality. The hash is the receiving owner's notification transaction (what the gateway records
 // and Tonviewer shows on the recipient's page), as 64 hex digits or toncenter's base64; a
 // look-alike jetton's notification is listed with token null and, as its contract, the jetton
-// wallet that sent it (its master is not asked for). A transaction with no notification (the
-// payer's own wallet transaction, say) is included with no token transfers.
+// wallet that sent it (its master is not asked for). From a transaction that is not a
+// notification (the payer's own, as a wallet app's history shows it) the look-up follows the
+// trace's jetton messages (GET /transactionsByMessage, at most MAX_TRACE_TXS) to the first
+// notification and answers that one; a message still on its way is `pending`.
 import type { BlockRef, ChainHead, IncomingTransfer, TokenInfo, TxLookup, TxTokenTransfer, WatchSet } from "../types";
 import { inclusion } from "../common/adapter-parts";
-import { b64hex, OP_TRANSFER_NOTIFICATION, type V3Transaction } from "./scan";
+import { b64hex, OP_INTERNAL_TRANSFER, OP_JETTON_TRANSFER, OP_TRANSFER_NOTIFICATION, type V3Transaction } from "./scan";
 import type { TonRpc } from "./rpc";
 
 const EVERYONE: WatchSet = { has: () => true, size: 0, addresses: () => [] };
@@ -34,14 +36,48 @@ export interface TonLookupDeps {
   decodeNotification(t: V3Transaction, block: BlockRef, watch: WatchSet): Promise<Decoded>;
 }
 
+/** Jetton messages a look-up follows from a payer's transaction to the recipient's notification. */
+const JETTON_OPS = new Set([OP_JETTON_TRANSFER, OP_INTERNAL_TRANSFER, OP_TRANSFER_NOTIFICATION]);
+/** Transactions a look-up reads along a trace at most (a wallet's jetton transfer takes 3 hops). */
+export const MAX_TRACE_TXS = 6;
+
+const isNotification = (t: V3Transaction) => Number(t.in_msg?.opcode) === OP_TRANSFER_NOTIFICATION;
+
 /** The adapter's lookupTx. */
 export function tonTxLookup(d: TonLookupDeps) {
+  const byHash = async (hash: string) => (await d.rpc.get<{ transactions?: V3Transaction[] }>("transactions", { hash, limit: 1 })).transactions?.[0] ?? null;
+  const byInMessage = async (msgHash: string) => (await d.rpc.get<{ transactions?: V3Transaction[] }>("transactionsByMessage", { msg_hash: msgHash, direction: "in", limit: 1 })).transactions?.[0] ?? null;
+
+  /**
+   * From a transaction that is not a notification (the payer's wallet or jetton wallet), its
+   * jetton messages onward to the first transfer_notification; "in_flight" when a message on the
+   * way has not been processed yet, null when the trace has none.
+   */
+  async function notificationAfter(t: V3Transaction): Promise<V3Transaction | "in_flight" | null> {
+    const queue = [...t.out_msgs];
+    let inFlight = false;
+    for (let read = 0; queue.length > 0 && read < MAX_TRACE_TXS; ) {
+      const m = queue.shift()!;
+      if (!m.destination || !JETTON_OPS.has(Number(m.opcode))) continue;
+      read++;
+      const next = await byInMessage(m.hash);
+      if (!next) inFlight = true;
+      else if (isNotification(next)) return next;
+      else queue.push(...next.out_msgs);
+    }
+    return inFlight ? "in_flight" : null;
+  }
+
   return async (hash: string): Promise<TxLookup> => {
     const txHash = tonTxHash(hash);
     if (!txHash) return { state: "malformed" };
-    const r = await d.rpc.get<{ transactions?: V3Transaction[] }>("transactions", { hash: txHash, limit: 1 });
-    const t = r.transactions?.[0];
+    let t = await byHash(txHash);
     if (!t) return { state: "not_found" };
+    if (!isNotification(t)) {
+      const n = await notificationAfter(t);
+      if (n === "in_flight") return { state: "pending", txHash };
+      if (n) t = n;
+    }
     // In a shard block the masterchain has not taken in yet.
     if (t.mc_block_seqno === null || t.mc_block_seqno === undefined) return { state: "pending", txHash };
     const block = await d.blockRef(BigInt(t.mc_block_seqno));
@@ -53,7 +89,7 @@ export function tonTxLookup(d: TonLookupDeps) {
       state: "included",
       txHash: b64hex(t.hash),
       // A notification proves the jetton wallet took the transfer, whatever the owner's (maybe undeployed) wallet did with it.
-      success: Number(t.in_msg?.opcode) === OP_TRANSFER_NOTIFICATION || !t.description?.aborted,
+      success: isNotification(t) || !t.description?.aborted,
       blockNumber: block.number,
       blockHash: block.hash,
       blockTime: block.time,

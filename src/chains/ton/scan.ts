@@ -12,6 +12,7 @@ import type { TonRpc } from "./rpc";
 
 export const OP_TRANSFER_NOTIFICATION = 0x7362d09c;
 export const OP_JETTON_TRANSFER = 0x0f8a7ea5;
+export const OP_INTERNAL_TRANSFER = 0x178d4519;
 export const OP_TEXT_COMMENT = 0;
 
 /** toncenter v3's message (the parts the gateway reads). */
