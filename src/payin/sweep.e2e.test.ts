@@ -1,15 +1,16 @@
 // DESIGN 25 on each chain's test node, through the gateway in rpc mode (one table row per
 // chain): a node that answers the block scan's queries with nothing (anvil behind a proxy that
 // empties block-range eth_getLogs answers; the TRON node dropping the logs of its block
-// infos; LiteSVM behind a proxy that empties getBlocks and the scan's signature queries) loses
+// infos; LiteSVM behind a proxy that empties getBlocks and the scan's signature queries; the
+// toncenter v3 test server answering every masterchain block's transactions empty) loses
 // no payment: the sweep (EVM eth_getLogs by recipient topic, TRON the account's TRC20 history,
-// SOL getSignaturesForAddress) records it through the scan's funnel, once, counts it and fires
+// SOL getSignaturesForAddress, TON the owner's transactions) records it through the scan's funnel, once, counts it and fires
 // scan_missed. Behind an endpoint answering 429 to every third request, a stream of payments
 // completes, the scan covers every block once and in order (a throttled range is retried,
 // never skipped), the sweep completes too, and stablegate_rpc_throttled_total counts the 429s.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { startBscChain, startSolChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
+import { startBscChain, startSolChain, startTonChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TonChainFixture, type TronChainFixture } from "../testing/chain-fixture";
 import { startTronNode } from "../testing/tron-node";
 import type { ProxyFaults } from "../testing/rpc-proxy";
 import type { ChainCode, WatchSet } from "../chains/types";
@@ -37,6 +38,8 @@ interface SweepCase {
   confirmations: number;
   /** Blocks after a payment until it is final and scanned. */
   toFinal: number;
+  /** More chain config (TON is off by default). */
+  config?: Record<string, unknown>;
 }
 
 /** A proxy in front of a JSON-RPC node: `scanQuery` says which calls are the block scan's. */
@@ -97,6 +100,25 @@ const CASES: SweepCase[] = [
     confirmations: 6,
     toFinal: 8,
   },
+  {
+    chain: "TON",
+    node: "@ton/sandbox behind the toncenter v3 test server",
+    start: () => startTonChain(),
+    // The scan reads each masterchain block's transactions; the sweep reads the owner's.
+    front: async (fx) => {
+      const node = (fx as TonChainFixture).raw;
+      return {
+        url: node.url,
+        hide: (on) => void (node.hideBlockTxs = on),
+        throttle: (on) => void (node.throttleEvery = on ? 3 : 0),
+        injected429: () => node.injected429,
+        stop: async () => {},
+      };
+    },
+    confirmations: 2,
+    toFinal: 2,
+    config: { enabled: true },
+  },
 ];
 
 for (const k of CASES) {
@@ -107,7 +129,7 @@ for (const k of CASES) {
     beforeAll(async () => {
       fx = await k.start();
       front = await k.front(fx);
-      gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { [k.chain]: { ...fx.gatewayConfig(k.confirmations), rpc_urls: [front.url] } } } });
+      gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { [k.chain]: { ...fx.gatewayConfig(k.confirmations), ...k.config, rpc_urls: [front.url] } } } });
     });
     afterAll(async () => {
       await gw?.stop();

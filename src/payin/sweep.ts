@@ -1,8 +1,9 @@
 // The sweep (DESIGN 25): a second, independent detection path beside the block scan. Every
 // `payin.sweep_every`, per chain, it asks the adapter (`ChainAdapter.sweep`: EVM eth_getLogs
-// by recipient topic, TRON the account's TRC20 history, SOL getSignaturesForAddress) for the
-// incoming transfers of each address with an open order and each exclusive address active
-// within `payin.sweep_window`, up to the block the scan has read. A transfer the scan missed
+// by recipient topic, TRON the account's TRC20 history, SOL getSignaturesForAddress, TON the
+// owner's toncenter v3 transactions) for the incoming transfers of each address with an open
+// order and each exclusive address active within `payin.sweep_window`, up to the block the
+// scan has read. A transfer the scan missed
 // goes through the scan's own funnel (deposits.ts recordTransfer: deduplicated by chain,
 // transaction and index, matched, credited with the usual rules), is marked found_by =
 // 'sweep', counted (stablegate_sweep_found_total{chain}) and raises the alert scan_missed.

@@ -1,10 +1,11 @@
 // The payer's transaction hash (DESIGN 25) on anvil behind a proxy that empties every
 // block-range eth_getLogs answer, so the block scan never sees a payment: the hash given to
 // POST /openapi/payin/orders/{orderNo}/tx-hash credits it through the funnel (completed once
-// final, deduplicated), and a hash that pays something else credits nothing and says why.
+// final, deduplicated), and a hash that pays something else credits nothing and says why. On
+// TON, the payer's own transaction hash leads to the recipient's notification, which is credited.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, apiError, type TestGateway } from "../testing/harness";
-import { startBscChain, type BscChainFixture } from "../testing/chain-fixture";
+import { startBscChain, startTonChain, type BscChainFixture, type TonChainFixture } from "../testing/chain-fixture";
 import { toBaseUnits } from "../lib/money";
 import { transfers } from "../db/schema";
 import { events } from "../lib/event-metrics";
@@ -100,5 +101,39 @@ describe("the payer's transaction hash on anvil whose block-range eth_getLogs an
     const text = await events.metrics();
     expect(text).toMatch(/stablegate_detection_seconds_count\{chain="BSC"\} [1-9]/);
     expect(text).toMatch(/stablegate_completion_seconds_count\{chain="BSC"\} [1-9]/);
+  });
+});
+
+describe("the payer's own TON transaction hash, on the toncenter test server answering every block's transactions empty", () => {
+  let fx: TonChainFixture;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    fx = await startTonChain();
+    fx.raw.hideBlockTxs = true;
+    gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, chains: { TON: { ...fx.gatewayConfig(2), enabled: true } } } });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await fx?.stop();
+  });
+
+  test("the hash a wallet app shows (the payer's jetton wallet's transaction) credits the order under the recipient's notification hash", async () => {
+    const { Address } = await import("@ton/core");
+    const { TonNode } = await import("../testing/ton-node");
+    const tick = () => gw.gateway.runtime.watchers.get("TON")!.tick();
+    const o = await gw.client.createPayinOrder({ chainCode: "TON", tokenSymbol: "USDT", merchantOrderNo: "ton-hash-1", amount: "21.5", notifyUrl: "https://shop.example/cb" });
+    await tick();
+    const b = await fx.raw.payJetton(fx.payer, Address.parse(o.address), 21_500_000n);
+    const notification = TonNode.notificationTx(b, Address.parse(o.address))!;
+    await fx.advance(2);
+    await tick();
+    expect(await gw.client.getPayinOrder(o.orderNo)).toMatchObject({ status: "waiting_payment" });
+
+    const payerTx = b.txs[0]!.hash().toString("base64");
+    const check = await gw.client.submitPayinTxHash(o.orderNo, payerTx);
+    expect(check).toMatchObject({ result: "credited", order: { orderNo: o.orderNo, txHash: notification, paidAmount: o.amount } });
+    await tick();
+    expect(await gw.client.getPayinOrder(o.orderNo)).toMatchObject({ status: "completed", txHash: notification });
+    expect(gw.ctx.db.select().from(transfers).all().filter((t) => t.txHash === notification)).toHaveLength(1);
   });
 });

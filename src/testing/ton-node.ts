@@ -79,6 +79,10 @@ export class TonNode {
   throttleNext = 0;
   /** Answers 429 to every `n`th request (0: never): a rate-limited provider. */
   throttleEvery = 0;
+  /** 429s answered so far. */
+  injected429 = 0;
+  /** On: transactionsByMasterchainBlock answers every block empty (a node that blinds the block scan). */
+  hideBlockTxs = false;
   /** Off: transactions wait in `pending` until mine() seals them into the next block. */
   autoMine = true;
   private pending: Transaction[] = [];
@@ -231,9 +235,13 @@ export class TonNode {
     const path = u.pathname.replace(/^\/api\/v3\//, "");
     this.calls.set(path, (this.calls.get(path) ?? 0) + 1);
     this.served++;
-    if (this.throttleEvery > 0 && this.served % this.throttleEvery === 0) return Response.json({ error: "Ratelimit exceed" }, { status: 429 });
+    if (this.throttleEvery > 0 && this.served % this.throttleEvery === 0) {
+      this.injected429++;
+      return Response.json({ error: "Ratelimit exceed" }, { status: 429 });
+    }
     if (this.throttleNext > 0) {
       this.throttleNext--;
+      this.injected429++;
       return Response.json({ error: "Ratelimit exceed" }, { status: 429 });
     }
     if (this.apiKey && req.headers.get("x-api-key") !== this.apiKey && u.searchParams.get("api_key") !== this.apiKey) return Response.json({ error: "API key does not exist" }, { status: 401 });
@@ -251,16 +259,29 @@ export class TonNode {
         case "transactionsByMasterchainBlock": {
           const b = this.blocks[Number(q("seqno"))];
           if (!b) return Response.json({ error: "block not found" }, { status: 404 });
+          if (this.hideBlockTxs) return Response.json({ transactions: [], address_book: {} });
           const offset = Number(q("offset") ?? 0);
           const limit = Number(q("limit") ?? 10);
           return Response.json({ transactions: b.txs.slice(offset, offset + limit).map((t) => txJson(t, b.seqno)), address_book: {} });
         }
         case "transactions": {
-          const account = Address.parse(q("account")!);
-          const all = this.blocks.flatMap((b) => b.txs.filter((t) => t.address === BigInt("0x" + account.hash.toString("hex"))).map((t) => txJson(t, b.seqno)));
+          // By account and/or hash (hex or base64, as toncenter takes it), within start_utime/end_utime.
+          const account = q("account") ? BigInt("0x" + Address.parse(q("account")!).hash.toString("hex")) : null;
+          const hash = q("hash") ? (/^[0-9a-fA-F]{64}$/.test(q("hash")!) ? q("hash")!.toLowerCase() : Buffer.from(q("hash")!.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("hex")) : null;
+          const [from, to] = [Number(q("start_utime") ?? 0), Number(q("end_utime") ?? Infinity)];
+          const keep = (t: Transaction) => (account === null || t.address === account) && (hash === null || t.hash().toString("hex") === hash) && t.now >= from && t.now <= to;
+          const all = this.blocks.flatMap((b) => b.txs.filter(keep).map((t) => txJson(t, b.seqno)));
           const sorted = q("sort") === "asc" ? all : all.reverse();
           const offset = Number(q("offset") ?? 0);
           return Response.json({ transactions: sorted.slice(offset, offset + Number(q("limit") ?? 10)), address_book: {} });
+        }
+        case "transactionsByMessage": {
+          // The transaction a message (base64 or hex hash) arrived in (direction=in) or left (out).
+          const h = q("msg_hash")!;
+          const want = /^[0-9a-fA-F]{64}$/.test(h) ? Buffer.from(h, "hex").toString("base64") : Buffer.from(h.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("base64");
+          const inbound = q("direction") !== "out";
+          const found = this.blocks.flatMap((b) => b.txs.map((t) => txJson(t, b.seqno))).filter((t) => (inbound ? [t.in_msg] : t.out_msgs).some((m) => m?.hash === want));
+          return Response.json({ transactions: found.slice(0, Number(q("limit") ?? 10)), address_book: {} });
         }
         case "runGetMethod": {
           const body = (await req.json()) as { address: string; method: string; stack: Array<{ type: string; value: string }> };

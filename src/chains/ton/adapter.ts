@@ -1,5 +1,6 @@
 // The rpc-mode TON adapter over toncenter v3 (DESIGN 23), put together from its parts: scan.ts
-// (head, block hashes, the masterchain-block scan) and the balance reads here. Sending (payouts,
+// (head, block hashes, the masterchain-block scan), sweep.ts (the owner's transactions, DESIGN 25),
+// lookup.ts (one transaction by hash) and the balance reads here. Sending (payouts,
 // refunds, collection legs) is not built yet: signTransfer refuses with a permanent error, so a
 // TON payout fails at submit with that reason and nothing leaves the wallet.
 import type { Clock } from "../../lib/clock";
@@ -9,6 +10,8 @@ import type { ChainAdapter, SignedTransfer, TokenInfo, TxState } from "../types"
 import { deriveTonKey, isTonAddress, normalizeTonAddress, tonCore } from "./address";
 import { TonRpc } from "./rpc";
 import { tonScanner, type CounterfeitNotice } from "./scan";
+import { tonSweep } from "./sweep";
+import { tonTxLookup } from "./lookup";
 
 export const TON_SEND_PENDING = "TON payouts are not available yet in rpc mode (the send part of the TON adapter is in progress); nothing was sent";
 
@@ -77,6 +80,8 @@ export function createTonAdapter(o: TonAdapterOptions): TonAdapter {
     head: () => scanner.head(),
     blockHash: (n) => scanner.blockHash(n),
     scan: (from, to, watch) => scanner.scan(from, to, watch),
+    sweep: tonSweep({ rpc, blockRef: scanner.blockRef, transferOf: scanner.transferOf }),
+    lookupTx: tonTxLookup({ rpc, tokens: o.tokens, head: scanner.head, blockRef: scanner.blockRef, decodeNotification: scanner.decodeNotification }),
     async tokenBalance(address, token) {
       if (token !== "USDT") throw new Error(`TON carries no ${token}`);
       return jettonBalance(normalizeTonAddress(address));

@@ -12,6 +12,7 @@ import type { TonRpc } from "./rpc";
 
 export const OP_TRANSFER_NOTIFICATION = 0x7362d09c;
 export const OP_JETTON_TRANSFER = 0x0f8a7ea5;
+export const OP_INTERNAL_TRANSFER = 0x178d4519;
 export const OP_TEXT_COMMENT = 0;
 
 /** toncenter v3's message (the parts the gateway reads). */
@@ -134,8 +135,20 @@ export function tonScanner(a: { rpc: TonRpc; tokens: readonly TokenInfo[]; confi
     }
   }
 
+  /** Masterchain block `n` as the scan reports it (number, hex root hash, ms time). */
+  async function blockRef(n: bigint): Promise<BlockRef> {
+    const block = await masterBlock(Number(n));
+    if (!block) throw new Error(`TON masterchain block ${n} not found`);
+    return { number: n, hash: b64hex(block.root_hash), time: Number(block.gen_utime) * 1000 };
+  }
+
   return {
     jettonWalletOf,
+    blockRef,
+    /** The scan's reading of one transaction: a USDT transfer_notification to a watched owner (flagged when counterfeit), or null. */
+    transferOf: (t: V3Transaction, block: BlockRef, watch: WatchSet) => notification(t, block, watch),
+    /** The same reading without the counterfeit notice (a look-up, not a payment to the gateway). */
+    decodeNotification,
     async head(): Promise<ChainHead> {
       const r = await a.rpc.get<{ last: V3Block }>("masterchainInfo");
       const latest = BigInt(r.last.seqno);
@@ -151,9 +164,7 @@ export function tonScanner(a: { rpc: TonRpc; tokens: readonly TokenInfo[]; confi
       const transfers: IncomingTransfer[] = [];
       let tip: BlockRef | null = null;
       for (let n = from; n <= to; n++) {
-        const block = await masterBlock(Number(n));
-        if (!block) throw new Error(`TON masterchain block ${n} not found`);
-        const ref: BlockRef = { number: n, hash: b64hex(block.root_hash), time: Number(block.gen_utime) * 1000 };
+        const ref = await blockRef(n);
         for (const t of await blockTransactions(Number(n))) {
           const found = await notification(t, ref, watch);
           if (found) transfers.push(found);
@@ -165,6 +176,16 @@ export function tonScanner(a: { rpc: TonRpc; tokens: readonly TokenInfo[]; confi
   };
 
   async function notification(t: V3Transaction, block: BlockRef, watch: WatchSet): Promise<IncomingTransfer | null> {
+    const r = await decodeNotification(t, block, watch);
+    if (!r) return null;
+    if (!r.counterfeit) return r.transfer;
+    const n = r.transfer;
+    a.onCounterfeit?.({ txHash: n.txHash, blockNumber: block.number, to: n.to, jettonWallet: r.jettonWallet, from: n.from, amount: n.amount });
+    return { ...n, counterfeit: true };
+  }
+
+  /** A USDT transfer_notification to an owner in `watch`: the transfer, and whether a look-alike jetton wallet (`jettonWallet`) sent it. */
+  async function decodeNotification(t: V3Transaction, block: BlockRef, watch: WatchSet): Promise<{ transfer: IncomingTransfer; counterfeit: boolean; jettonWallet: string } | null> {
     const m = t.in_msg;
     if (!usdt || !m?.source || m.bounced || Number(m.opcode) !== OP_TRANSFER_NOTIFICATION || !m.message_content?.body) return null;
     const owner = tonFriendly(Address.parseRaw(t.account));
@@ -173,10 +194,8 @@ export function tonScanner(a: { rpc: TonRpc; tokens: readonly TokenInfo[]; confi
     if (!body) return null;
     const txHash = b64hex(t.hash);
     const from = body.sender ? tonFriendly(body.sender) : tonFriendly(Address.parseRaw(m.source));
-    const source = Address.parseRaw(m.source).toRawString();
-    const found: IncomingTransfer = { chain: "TON", token: "USDT", txHash, logIndex: 0, blockNumber: block.number, blockHash: block.hash, blockTime: block.time, from, to: owner, amount: body.amount, ...(body.comment ? { memo: body.comment } : {}) };
-    if ((await jettonWalletOf(owner)) === source) return found;
-    a.onCounterfeit?.({ txHash, blockNumber: block.number, to: owner, jettonWallet: tonFriendly(Address.parseRaw(m.source)), from, amount: body.amount });
-    return { ...found, counterfeit: true };
+    const source = Address.parseRaw(m.source);
+    const transfer: IncomingTransfer = { chain: "TON", token: "USDT", txHash, logIndex: 0, blockNumber: block.number, blockHash: block.hash, blockTime: block.time, from, to: owner, amount: body.amount, ...(body.comment ? { memo: body.comment } : {}) };
+    return { transfer, counterfeit: (await jettonWalletOf(owner)) !== source.toRawString(), jettonWallet: tonFriendly(source) };
   }
 }
