@@ -110,7 +110,7 @@ describe("a test-only EVM profile (chain id 31337) on anvil", () => {
       // The section took the profile's defaults; the API and its OpenAPI document know the chain.
       expect(gw.ctx.config.chains[CODE]).toMatchObject({ enabled: true, mode: "rpc", confirmations: 2 });
       const doc = (await (await fetch(gw.url + "/openapi.json")).json()) as { components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> } };
-      expect(doc.components.schemas.PayinOrder!.properties.chainCode!.enum).toEqual(["TRON", "BSC", "SOL", "ETH", "POLYGON", "ARBITRUM", "BASE", "OPTIMISM", "AVALANCHE", "XLAYER", "PLASMA", CODE]);
+      expect(doc.components.schemas.PayinOrder!.properties.chainCode!.enum).toEqual(["TRON", "BSC", "SOL", "ETH", "POLYGON", "ARBITRUM", "BASE", "OPTIMISM", "AVALANCHE", "XLAYER", "PLASMA", "TON", CODE]);
 
       const o = await gw.client.request<Record<string, any>>("POST", "/openapi/payin/orders", {
         body: { chainCode: CODE, tokenSymbol: "USDT", merchantOrderNo: "DEV-1", amount: "3.5", notifyUrl: receiver.url + "/cb" },
