@@ -2,7 +2,9 @@
 // is judged against, measured in the same run (printed, never asserted):
 // 1. signed create-pay-in at 32 clients vs a bare FULL-durability endpoint
 //    (minimal tables) and vs the same endpoint on the gateway's own schema;
-//    signed GET vs a bare read + durable nonce endpoint; RSS; cold start;
+//    signed GET vs a bare read + durable nonce endpoint; beside each ratio the
+//    process CPU per request of the gateway and of the floor, and how each
+//    one's event-loop thread spent the load window; RSS; cold start;
 // 2. completed-callback latency for 1,000 orders completed by one block,
 //    without and with concurrent create load;
 // 3. fairness: merchant B's callbacks while merchant A's endpoints hang;
@@ -81,6 +83,55 @@ const rss = (pid: number) => {
 interface Target {
   name: string;
   send: (i: number) => Promise<void>;
+  /** The server process: its CPU time and its event loop's thread are read around each slice. */
+  pid?: number;
+  /** The gateway's group-commit counters (from /metrics), read around each slice. */
+  commits?: () => Promise<CommitCounters>;
+}
+
+/** What a target's process did during its timed slices (summed over them). */
+interface Usage {
+  /** Wall time of the slices, ms. */
+  wallMs: number;
+  /** CPU time of every thread of the process, ns (/proc/<pid>/task/<tid>/schedstat). */
+  cpuNs: number;
+  /** The main thread (the event loop): on a core, and runnable but waiting for one, ns. */
+  loopRunNs: number;
+  loopWaitNs: number;
+  /** Group commits: COMMIT wall time (ms), commits, writes they carried. */
+  commitMs: number;
+  groups: number;
+  jobs: number;
+}
+
+interface CommitCounters {
+  commitMs: number;
+  groups: number;
+  jobs: number;
+}
+
+const readText = (path: string) => require("node:fs").readFileSync(path, "utf8") as string;
+/** [on CPU, waiting on a run queue] in ns of one thread. */
+const schedstat = (pid: number, tid: number): [number, number] => {
+  try {
+    const [run, wait] = readText(`/proc/${pid}/task/${tid}/schedstat`).split(" ").map(Number);
+    return [run!, wait!];
+  } catch {
+    return [0, 0]; // the thread ended between listing and reading
+  }
+};
+/** CPU time of every live thread of `pid`, ns; and its main thread's (the event loop's) schedstat. */
+function sampleProcess(pid: number): { cpuNs: number; loop: [number, number] } {
+  let cpuNs = 0;
+  for (const tid of require("node:fs").readdirSync(`/proc/${pid}/task`) as string[]) cpuNs += schedstat(pid, Number(tid))[0];
+  return { cpuNs, loop: schedstat(pid, pid) };
+}
+
+/** The gateway's group-commit counters, from its /metrics (the bench enables it). */
+async function commitCounters(url: string): Promise<CommitCounters> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
+  return { commitMs: read("stablegate_db_commit_seconds_total") * 1000, groups: read("stablegate_db_group_commits_total"), jobs: read("stablegate_db_group_commit_writes_total") };
 }
 
 /**
@@ -88,7 +139,7 @@ interface Target {
  * from all its slices: on a machine shared with other work, a change of load then hits
  * the gateway and its floors alike instead of whichever ran during it.
  */
-async function interleaved(n: number, targets: Target[], cold?: (name: string, firstBatchMaxMs: number) => void): Promise<Map<string, LoadResult>> {
+async function interleaved(n: number, targets: Target[], cold?: (name: string, firstBatchMaxMs: number) => void): Promise<Map<string, LoadResult & { usage: Usage }>> {
   // Every target (gateway and floors alike) first answers WARMUP untimed requests (indices past
   // n, so ids stay unique): the figures are steady state. The first concurrent batch after a
   // start waits on one-time work (JIT, statement preparation); its worst latency is reported
@@ -98,7 +149,7 @@ async function interleaved(n: number, targets: Target[], cold?: (name: string, f
     await load(WARMUP, CLIENTS, (i) => t.send(n + i), lat);
     cold?.(t.name, Math.max(...lat.slice(0, CLIENTS)));
   }
-  const acc = new Map(targets.map((t) => [t.name, { lat: [] as number[], ms: 0, errors: 0, done: 0 }]));
+  const acc = new Map(targets.map((t) => [t.name, { lat: [] as number[], ms: 0, errors: 0, done: 0, usage: { wallMs: 0, cpuNs: 0, loopRunNs: 0, loopWaitNs: 0, commitMs: 0, groups: 0, jobs: 0 } as Usage }]));
   const per = Math.ceil(n / SLICES);
   for (let slice = 0; slice < SLICES; slice++) {
     for (const t of slice % 2 ? [...targets].reverse() : targets) {
@@ -106,14 +157,31 @@ async function interleaved(n: number, targets: Target[], cold?: (name: string, f
       const count = Math.min(per, n - a.done);
       if (count <= 0) continue;
       const first = a.done;
+      const c0 = t.commits ? await t.commits() : null;
+      const p0 = t.pid ? sampleProcess(t.pid) : null;
       const t0 = performance.now();
       const r = await load(count, CLIENTS, (i) => t.send(first + i), a.lat);
-      a.ms += performance.now() - t0;
+      const ms = performance.now() - t0;
+      const p1 = t.pid ? sampleProcess(t.pid) : null;
+      a.ms += ms;
       a.errors += r.errors;
       a.done += count;
+      const u = a.usage;
+      u.wallMs += ms;
+      if (p0 && p1) {
+        u.cpuNs += p1.cpuNs - p0.cpuNs;
+        u.loopRunNs += p1.loop[0] - p0.loop[0];
+        u.loopWaitNs += p1.loop[1] - p0.loop[1];
+      }
+      if (c0) {
+        const c1 = await t.commits!();
+        u.commitMs += c1.commitMs - c0.commitMs;
+        u.groups += c1.groups - c0.groups;
+        u.jobs += c1.jobs - c0.jobs;
+      }
     }
   }
-  return new Map([...acc].map(([name, a]) => [name, { rps: a.done / (a.ms / 1000), p50: pct(a.lat, 50), p99: pct(a.lat, 99), errors: a.errors }]));
+  return new Map([...acc].map(([name, a]) => [name, { rps: a.done / (a.ms / 1000), p50: pct(a.lat, 50), p99: pct(a.lat, 99), errors: a.errors, usage: a.usage }]));
 }
 
 /** The highest RSS of `pid` seen while sampling (every `everyMs`): DESIGN 11 says "under that load", not after it. */
@@ -145,11 +213,29 @@ const createBody = (i: number, prefix = "bench", notifyUrl = "https://shop.examp
   notifyUrl,
 });
 
+/** Process CPU (all threads) per successful request, ns → µs. */
+const cpuPerReq = (r: LoadResult & { usage: Usage }, n: number) => r.usage.cpuNs / 1000 / Math.max(1, n - r.errors);
+function cpuLine(what: string, gw: LoadResult & { usage: Usage }, floor: LoadResult & { usage: Usage }, floorName: string): string {
+  const a = cpuPerReq(gw, REQUESTS);
+  const b = cpuPerReq(floor, REQUESTS);
+  return `  ${what} CPU per successful request (process, all threads): gateway ${a.toFixed(0)} µs, ${floorName} ${b.toFixed(0)} µs: ${(a / b).toFixed(2)}x (target <= 1.00x)`;
+}
+function loopLine(label: string, u: Usage): string {
+  const pc = (ns: number) => `${((ns / 1e6 / u.wallMs) * 100).toFixed(0)} %`;
+  const commit = u.groups
+    ? `, in COMMIT ${((u.commitMs / u.wallMs) * 100).toFixed(0)} % (${u.groups} commits, ${(u.jobs / u.groups).toFixed(1)} writes each, ${(u.commitMs / u.groups).toFixed(2)} ms each)`
+    : "";
+  const rest = u.wallMs * 1e6 - u.loopRunNs - u.loopWaitNs;
+  return `    ${label.padEnd(24)} on a core ${pc(u.loopRunNs)}, runnable but waiting for a core ${pc(u.loopWaitNs)}, neither (idle or blocked in I/O) ${pc(rest)}${commit}`;
+}
+
 // ---------------------------------------------------------------------------
 // 1. Create and signed GET against their floors; RSS; cold start.
 async function benchRequests() {
-  const s = await tempSetup(`[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`);
+  // /metrics on: the bench reads the group commit's counters around the gateway's slices.
+  const s = await tempSetup(`[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[ops]\nmetrics = true\n[chains.TRON]\nblock_time = "0s"`);
   try {
+    const loadAvg = [readText("/proc/loadavg").split(" ").slice(0, 3).join(" ")];
     const { merchantUid, apiKey } = merchant(s, "bench");
     const t0 = performance.now();
     const gw = await startGatewayProcess(s);
@@ -158,7 +244,7 @@ async function benchRequests() {
     const orderNos: string[] = [];
 
     const floors: Array<Bun.Subprocess> = [];
-    const startFloor = async (mode: "full" | "schema" | "get"): Promise<(i: number) => Promise<void>> => {
+    const startFloor = async (mode: "full" | "schema" | "get"): Promise<{ send: (i: number) => Promise<void>; pid: number }> => {
       const port = await freePort();
       floors.push(Bun.spawn([BUN, join(ROOT, "scripts/bench-baseline.ts"), String(port), join(s.dir, `floor-${mode}.db`), apiKey, merchantUid, mode], { stdout: "ignore", stderr: "inherit" }));
       for (let i = 0; i < 200; i++) {
@@ -167,7 +253,7 @@ async function benchRequests() {
         } catch {}
         await Bun.sleep(30);
       }
-      return async (i) => {
+      const send = async (i: number) => {
         const method = mode === "get" ? "GET" : "POST";
         const path = mode === "get" ? `/openapi/payin/orders/G${i % 5000}` : "/openapi/payin/orders";
         const cb = mode === "get" ? "" : canonicalBody(createBody(i));
@@ -182,11 +268,12 @@ async function benchRequests() {
         if (!r.ok) throw new Error(String(r.status));
         await r.arrayBuffer();
       };
+      return { send, pid: floors.at(-1)!.pid };
     };
     // No wait for the gateway's callback deliveries between slices: here they go to a name that
     // does not resolve (getaddrinfo sometimes takes its 5 s timeout), time spent waiting, not working.
-    let created: Map<string, LoadResult>;
-    let read: Map<string, LoadResult>;
+    let created: Map<string, LoadResult & { usage: Usage }>;
+    let read: Map<string, LoadResult & { usage: Usage }>;
     let floorRss = NaN; // what Bun + bun:sqlite alone hold after the same load
     const coldFirst = new Map<string, number>(); // slowest of the first concurrent batch after start
     // The gateway's RSS is sampled through all slices (its peak under load, DESIGN 11).
@@ -196,21 +283,26 @@ async function benchRequests() {
       const full = await startFloor("full");
       const schema = await startFloor("schema");
       const getFloor = await startFloor("get");
+      const gwPid = gw.proc.pid;
+      const commits = () => commitCounters(s.url);
       created = await interleaved(REQUESTS, [
         {
           name: "gateway",
+          pid: gwPid,
+          commits,
           send: async (i) => {
             const o = await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: createBody(i) });
             orderNos.push(o.orderNo);
           },
         },
-        { name: "full", send: full },
-        { name: "schema", send: schema },
+        { name: "full", ...full },
+        { name: "schema", ...schema },
       ], (name, ms) => coldFirst.set(name, ms));
       read = await interleaved(REQUESTS, [
-        { name: "gateway", send: (i) => client.request("GET", `/openapi/payin/orders/${orderNos[i % orderNos.length]}`).then(() => {}) },
-        { name: "get", send: getFloor },
+        { name: "gateway", pid: gwPid, commits, send: (i) => client.request("GET", `/openapi/payin/orders/${orderNos[i % orderNos.length]}`).then(() => {}) },
+        { name: "get", ...getFloor },
       ]);
+      loadAvg.push(readText("/proc/loadavg").split(" ").slice(0, 3).join(" "));
       floorRss = rss(floors[0]!.pid);
     } finally {
       for (const p of floors) p.kill();
@@ -226,13 +318,21 @@ async function benchRequests() {
     console.log(line("create: gateway", create));
     console.log(line("create: FULL floor (minimal tables)", full));
     console.log(line("create: own-schema floor", schema));
-    console.log(`  create ratio: ${(create.rps / full.rps).toFixed(2)}x the FULL floor, ${(create.rps / schema.rps).toFixed(2)}x the own-schema floor (target >= 1.0); p99 ${f(create.p99)} ms (target < 25 ms)`);
+    console.log(`  create ratio: ${(create.rps / full.rps).toFixed(2)}x the FULL floor, ${(create.rps / schema.rps).toFixed(2)}x the own-schema floor (target >= 1.5x the FULL floor); p99 ${f(create.p99)} ms (target < 15 ms)`);
+    console.log(cpuLine("create", create, full, "FULL floor"));
     if (coldFirst.has("gateway")) console.log(
       `  first ${CLIENTS} concurrent creates after start (in the ${WARMUP} untimed warm-up requests each target gets): slowest ${f(coldFirst.get("gateway")!)} ms gateway, ${f(coldFirst.get("full")!)} ms FULL floor`,
     );
     console.log(line("signed GET: gateway", get));
     console.log(line("signed GET: read+nonce floor", getFloor));
-    console.log(`  signed GET ratio: ${(get.rps / getFloor.rps).toFixed(2)}x its floor (target >= 1.0)`);
+    console.log(`  signed GET ratio: ${(get.rps / getFloor.rps).toFixed(2)}x its floor (target >= 2.0)`);
+    console.log(cpuLine("GET", get, getFloor, "floor"));
+    console.log(`  event loop (the main thread, over each target's timed slices; wall = 100 %):`);
+    console.log(loopLine("gateway, creates", create.usage));
+    console.log(loopLine("FULL floor, creates", full.usage));
+    console.log(loopLine("gateway, GETs", get.usage));
+    console.log(loopLine("read+nonce floor, GETs", getFloor.usage));
+    console.log(`  load average (1, 5, 15 min) as section 1 started / ended: ${loadAvg.join(" / ")} (2 cores; CPU per request is the figure a busy neighbour moves least)`);
     console.log(`  cold start to healthy /healthz: ${f(cold)} ms (target < 1000 ms, includes bun start-up)`);
     console.log(`  gateway RSS under the load: peak ${f(peakRss)} MB (sampled every 100 ms; target < 150 MB), ${f(gwRss)} MB as the load ends, ${f(idleRss)} MB right after start; the bare FULL floor process: ${f(floorRss)} MB as its load ends`);
   } finally {

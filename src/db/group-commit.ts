@@ -38,6 +38,10 @@ export class GroupCommit {
   private scheduled = false;
   /** Groups committed so far (crash tests name one by its number). */
   groups = 0;
+  /** Jobs (requests, callback claims…) that ran in those groups. */
+  jobs = 0;
+  /** Wall time spent in COMMIT (the WAL fsync blocks the event loop): /metrics and `make bench`. */
+  commitMs = 0;
 
   // Built once: Database.run would compile these for every request.
   private readonly savepoint;
@@ -106,10 +110,13 @@ export class GroupCommit {
       return;
     }
     this.groups++;
+    this.jobs += batch.length;
     if (own) {
       crashPoint(`group-commit:${this.groups}`);
+      const t0 = performance.now();
       try {
         c.run("COMMIT");
+        this.commitMs += performance.now() - t0;
       } catch (e) {
         dropFrame(c);
         try {

@@ -11,6 +11,7 @@ import { fromBaseUnits } from "../lib/money";
 import { balanceMismatchCount, openUnmatchedCount, queuedCallbacks } from "./store";
 import type { GasMonitor } from "./gas";
 import type { OpsCtx } from "./readiness";
+import { groupCommit } from "../db/group-commit";
 
 export interface MetricsDeps {
   ctx: Pick<OpsCtx, "db" | "chains" | "clock">;
@@ -131,6 +132,37 @@ function stateRegistry(d: MetricsDeps): Registry {
     registers: [r],
     collect() {
       this.set(balanceMismatchCount(d.ctx.db));
+    },
+  });
+  // The group commit (db/group-commit.ts): commits, the writes they carried and the time spent in
+  // COMMIT (the WAL fsync, on the event loop's thread). `make bench` reads these to tell how much
+  // of the load window the loop spent waiting on the disk.
+  const gc = () => groupCommit(d.ctx.db);
+  new Counter({
+    name: "stablegate_db_group_commits_total",
+    help: "group commits (one BEGIN IMMEDIATE … COMMIT shared by concurrent writes) since start",
+    registers: [r],
+    collect() {
+      this.reset();
+      this.inc(gc().groups);
+    },
+  });
+  new Counter({
+    name: "stablegate_db_group_commit_writes_total",
+    help: "writes (signed requests, callback claims) carried by the group commits since start",
+    registers: [r],
+    collect() {
+      this.reset();
+      this.inc(gc().jobs);
+    },
+  });
+  new Counter({
+    name: "stablegate_db_commit_seconds_total",
+    help: "wall time spent in the group commits' COMMIT (WAL fsync, synchronous FULL) since start",
+    registers: [r],
+    collect() {
+      this.reset();
+      this.inc(gc().commitMs / 1000);
     },
   });
   return r;
