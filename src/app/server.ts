@@ -227,7 +227,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   async function serve(raw: Request, srv: Server<unknown>, exactTarget: boolean): Promise<Response> {
     const started = performance.now();
     const req = exactTarget ? markExactTarget(routable(raw)) : routable(raw);
-    rememberPeer(req, srv.requestIP(raw)?.address);
+    rememberPeer(req, () => srv.requestIP(raw)?.address);
     const res = withSecurityHeaders(isBackofficePath(req.url) ? await (await backoffice()).handle(req) : await app.handle(req), headerOpts);
     observeHttp(routeOf(req), res.status, (performance.now() - started) / 1000);
     // Access log: debug for every request, warn for server errors (never the query: it may carry data).

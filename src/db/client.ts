@@ -5,7 +5,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { and, eq, getTableName, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks } from "./after-commit";
@@ -182,6 +182,19 @@ export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
   let s = m.get(name) as T | undefined;
   if (s === undefined) m.set(name, (s = build(db)));
   return s;
+}
+
+/**
+ * Every column of `table` as its drizzle field name (`order_no AS "orderNo", …`): a plain
+ * bun:sqlite statement selecting this returns the row object drizzle's select would, without
+ * drizzle's per-row mapping (hot reads: the signed GET). Only for tables whose columns are plain
+ * text/integer/real (no JSON, boolean or timestamp modes).
+ */
+export function rowColumns(table: SQLiteTable, alias?: string): string {
+  const p = alias ? `${alias}.` : "";
+  return Object.entries(getTableColumns(table))
+    .map(([field, col]) => `${p}"${(col as SQLiteColumn).name}" AS "${field}"`)
+    .join(", ");
 }
 
 /**

@@ -110,13 +110,20 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | n
 /**
  * The socket peer of a request, remembered by the server's fetch handler so
  * routes below Elysia can read it (allowlists, audit entries, login throttling).
+ * The server passes a function: the address is read from the socket only when
+ * something asks (most signed requests never do), then kept.
  */
-const peers = new WeakMap<Request, string>();
-export function rememberPeer(req: Request, address: string | undefined): void {
+const peers = new WeakMap<Request, string | (() => string | undefined)>();
+export function rememberPeer(req: Request, address: string | undefined | (() => string | undefined)): void {
   if (address) peers.set(req, address);
 }
 export function peerOf(req: Request): string | null {
-  return peers.get(req) ?? null;
+  const p = peers.get(req);
+  if (typeof p !== "function") return p ?? null;
+  const address = p();
+  if (address) peers.set(req, address);
+  else peers.delete(req);
+  return address ?? null;
 }
 
 /** Where a request comes from, believing X-Forwarded-For only from `trustedProxies` (server.trusted_proxies). */
