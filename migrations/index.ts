@@ -29,6 +29,7 @@ import m26 from "./0312_address_watch_seq.sql" with { type: "text" };
 import m27 from "./0320_compat_gmpay.sql" with { type: "text" };
 import m28 from "./0340_transfers_found_by.sql" with { type: "text" };
 import m29 from "./0345_detection_times.sql" with { type: "text" };
+import m30 from "./0410_drop_payin_address_amount.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -63,4 +64,5 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0320_compat_gmpay", sql: m27 },
   { name: "0340_transfers_found_by", sql: m28 },
   { name: "0345_detection_times", sql: m29 },
+  { name: "0410_drop_payin_address_amount", sql: m30 },
 ];

@@ -177,9 +177,9 @@ export const payinOrders = sqliteTable(
       .on(t.addressId, t.token, t.amount)
       .where(sql`mode = 'shared' AND status = 'waiting_payment'`),
     index("payin_status").on(t.status, t.expireAt),
-    // Matching a transfer, and the create path's probe (is this amount open on this address?):
-    // orders of this address, token and amount (open or expired).
-    index("payin_address_amount").on(t.addressId, t.token, t.amount),
+    // (No index over every order by (address, token, amount): migrations/0410 dropped it; a create
+    // wrote it at a random page and no query reads it: matching and the create probe use the
+    // open-order partial indexes, an address's orders payin_search_address.)
     // Partial: shared orders (no binding) write no entry; `binding_id = ?` implies the condition.
     index("payin_binding").on(t.bindingId, t.createdAt).where(sql`binding_id IS NOT NULL`),
     // Back-office lists and search (migrations/0160): each a seek in id order (the rowid ends every entry).
