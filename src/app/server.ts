@@ -2,7 +2,7 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import { baseApp } from "../http/app";
-import { requestIdOf } from "../http/request-id";
+import { assignRequestId, requestIdOf } from "../http/request-id";
 import { compatDeps, compatRoutes } from "../compat/routes";
 import { healthRoutes } from "../http/health";
 import { StorageMonitor } from "../ops/storage";
@@ -228,7 +228,8 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     const started = performance.now();
     const req = exactTarget ? markExactTarget(routable(raw)) : routable(raw);
     rememberPeer(req, () => srv.requestIP(raw)?.address);
-    const res = withSecurityHeaders(isBackofficePath(req.url) ? await (await backoffice()).handle(req) : await app.handle(req), headerOpts);
+    const requestId = assignRequestId(req);
+    const res = withSecurityHeaders(isBackofficePath(req.url) ? await (await backoffice()).handle(req) : await app.handle(req), headerOpts, requestId);
     observeHttp(routeOf(req), res.status, (performance.now() - started) / 1000);
     // Access log: debug for every request, warn for server errors (never the query: it may carry data).
     const level = res.status >= 500 ? "warn" : "debug";
