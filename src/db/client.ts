@@ -91,6 +91,16 @@ export function guardWrite(client: Database): void {
   writeGuards.get(client)?.();
 }
 
+const commitCounts = new WeakMap<Database, number>();
+/** Commits this process made on the connection through writeTx and the group commit (caches that
+ * skip a version read between commits compare it: src/merchants/key-cache.ts). */
+export function ownCommits(client: Database): number {
+  return commitCounts.get(client) ?? 0;
+}
+export function noteCommit(client: Database): void {
+  commitCounts.set(client, (commitCounts.get(client) ?? 0) + 1);
+}
+
 /**
  * A write transaction that takes the write lock up front (no upgrade deadlocks).
  * Inside an open transaction (e.g. a request that records its nonce and its
@@ -120,6 +130,7 @@ export function writeTx<T>(db: Db, fn: (tx: Tx) => T): T {
     dropFrame(c);
     throw e;
   }
+  noteCommit(c);
   runHooks(releaseFrame(c));
   return value;
 }

@@ -10,7 +10,7 @@
 // fsync blocks the loop) queue up and form the next group.
 import type { Database } from "bun:sqlite";
 import { crashPoint } from "../lib/crash";
-import { guardWrite, type Db } from "./client";
+import { guardWrite, noteCommit, type Db } from "./client";
 import { dropFrame, inFrame, pushFrame, releaseFrame, runHooks } from "./after-commit";
 
 export interface GroupJob<T> {
@@ -117,6 +117,7 @@ export class GroupCommit {
       try {
         c.run("COMMIT");
         this.commitMs += performance.now() - t0;
+        noteCommit(c);
       } catch (e) {
         dropFrame(c);
         try {
