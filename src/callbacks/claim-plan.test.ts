@@ -2,7 +2,7 @@
 // number, the page reader as an array slice. Each row of the table is one situation and the
 // ids the planner must start, in order.
 import { describe, expect, test } from "bun:test";
-import { DEEP_SCAN_MS, HEALTHY_FOR_MS, MAX_PAGES, newPlanMemory, noteOutcome, originOf, PAGE, planClaims, SLOW_MS, type PlanInFlight, type PlanLimits, type PlanMemory, type PlanRow } from "./claim-plan";
+import { DEEP_SCAN_MS, forgetFirstPage, HEALTHY_FOR_MS, MAX_PAGES, newPlanMemory, noteOutcome, originOf, PAGE, planClaims, SLOW_MS, type PlanInFlight, type PlanLimits, type PlanMemory, type PlanRow } from "./claim-plan";
 
 const T0 = 1_700_000_000_000;
 
@@ -183,6 +183,68 @@ describe("planClaims", () => {
       readDue: (m: number) => rows(m, 3, m === 1 ? A : B),
     });
     expect(planClaims(input()).map((g) => g.row.id)).toEqual(planClaims(input()).map((g) => g.row.id));
+  });
+});
+
+describe("a full first page with nothing startable is kept between claims", () => {
+  // Merchant 1's backlog to a saturated origin A (perTarget 2 in flight), as under create load
+  // with a dead endpoint: every commit kicks a claim.
+  const due = [...rows(1, PAGE + 8, `${A}/cb`)];
+  const plan = (memory: PlanMemory, now: number, reads: number[], inflight = fly(1, A, 2)) =>
+    planClaims({
+      now,
+      merchants: [1],
+      turn: 0,
+      inflight,
+      limits: { concurrency: 4, perTarget: 2, overflow: 4 },
+      memory,
+      readDue: (m, after, limit) => {
+        reads.push(after.rid);
+        return due.filter((r) => r.merchantId === m && (r.nextAt > after.nextAt || (r.nextAt === after.nextAt && r.rid > after.rid))).slice(0, limit);
+      },
+    }).map((g) => g.row.id);
+
+  test("the next claims within DEEP_SCAN_MS read nothing; after it, the page is read again", () => {
+    const memory = newPlanMemory();
+    memory.deepScanAt.set(1, T0); // no deep scan in these claims
+    const reads: number[] = [];
+    expect(plan(memory, T0, reads)).toEqual([]);
+    expect(reads).toHaveLength(1);
+    expect(plan(memory, T0 + 1, reads)).toEqual([]);
+    expect(plan(memory, T0 + DEEP_SCAN_MS - 1, reads)).toEqual([]);
+    expect(reads).toHaveLength(1);
+    memory.deepScanAt.set(1, T0 + DEEP_SCAN_MS);
+    expect(plan(memory, T0 + DEEP_SCAN_MS, reads)).toEqual([]);
+    expect(reads).toHaveLength(2);
+  });
+
+  test("a free slot starts the kept page's first row, and a start drops the page", () => {
+    const memory = newPlanMemory();
+    memory.deepScanAt.set(1, T0);
+    const reads: number[] = [];
+    expect(plan(memory, T0, reads)).toEqual([]);
+    expect(plan(memory, T0 + 1, reads, fly(1, A, 1))).toEqual(["1-r0"]);
+    expect(reads).toHaveLength(1);
+    expect(memory.firstPage.has(1)).toBe(false);
+  });
+
+  test("forgetFirstPage (a delivery of the merchant ended) makes the next claim read", () => {
+    const memory = newPlanMemory();
+    memory.deepScanAt.set(1, T0);
+    const reads: number[] = [];
+    plan(memory, T0, reads);
+    forgetFirstPage(memory, 1);
+    plan(memory, T0 + 1, reads);
+    expect(reads).toHaveLength(2);
+  });
+
+  test("a page that is not full is never kept (a new row would join it)", () => {
+    const memory = newPlanMemory();
+    planClaims({
+      now: T0, merchants: [2], turn: 0, inflight: fly(2, B, 2), limits: { concurrency: 4, perTarget: 2, overflow: 4 }, memory,
+      readDue: () => rows(2, 3, `${B}/cb`),
+    });
+    expect(memory.firstPage.has(2)).toBe(false);
   });
 });
 

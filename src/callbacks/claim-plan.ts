@@ -66,10 +66,24 @@ export interface PlanMemory {
   healthyUntil: Map<string, number>;
   /** Merchant → clock time of its last deep scan (pages past the first). */
   deepScanAt: Map<number, number>;
+  /**
+   * Merchant → its first page of due rows as last read, kept while that page was full and nothing
+   * of it started. A kick (one per commit under load) then plans on it instead of reading the same
+   * 32 rows of a saturated origin again: rows made since sort after a full page (they are due now
+   * or later), so the first page cannot change but by rows leaving it, which the worker reports
+   * (forgetFirstPage: a delivery of the merchant ended, leases were released). Kept DEEP_SCAN_MS at most.
+   */
+  firstPage: Map<number, { at: number; rows: readonly PlanRow[]; after: { nextAt: number; rid: number } }>;
 }
 
 export function newPlanMemory(): PlanMemory {
-  return { healthyUntil: new Map(), deepScanAt: new Map() };
+  return { healthyUntil: new Map(), deepScanAt: new Map(), firstPage: new Map() };
+}
+
+/** A merchant's first page may have changed (one of its deliveries ended); undefined: every merchant's (leases released). */
+export function forgetFirstPage(mem: PlanMemory, merchantId?: number): void {
+  if (merchantId === undefined) mem.firstPage.clear();
+  else mem.firstPage.delete(merchantId);
 }
 
 const keyOf = (merchantId: number, origin: string) => merchantId + " " + origin;
@@ -135,6 +149,17 @@ export function planClaims<R extends PlanRow>(input: PlanInput<R>): Array<{ row:
     const k = keyOf(m, originOf(row.target));
     return (perOrigin.get(k) ?? 0) < capOf(k);
   };
+  const firstPage = (m: number): R[] => {
+    const kept = memory.firstPage.get(m);
+    if (kept && now >= kept.at && now - kept.at < DEEP_SCAN_MS) return kept.rows.slice() as R[];
+    const rows = input.readDue(m, { nextAt: -1, rid: 0 }, PAGE);
+    const last = rows[rows.length - 1];
+    if (rows.length === PAGE && last) {
+      if (memory.firstPage.size >= 10_000) memory.firstPage.clear();
+      memory.firstPage.set(m, { at: now, rows: rows.slice(), after: { nextAt: last.nextAt, rid: last.rid } });
+    } else memory.firstPage.delete(m);
+    return rows;
+  };
   const nextEligible = (m: number): number => {
     let p = pages.get(m);
     if (!p) pages.set(m, (p = { rows: [], more: true, after: { nextAt: -1, rid: 0 }, read: 0 }));
@@ -146,7 +171,7 @@ export function planClaims<R extends PlanRow>(input: PlanInput<R>): Array<{ row:
         if (memory.deepScanAt.size >= 10_000) memory.deepScanAt.clear();
         memory.deepScanAt.set(m, now);
       }
-      const rows = input.readDue(m, p.after, PAGE);
+      const rows = p.read === 0 ? firstPage(m) : input.readDue(m, p.after, PAGE);
       p.read++;
       p.more = rows.length === PAGE;
       const last = rows[rows.length - 1];
@@ -170,6 +195,7 @@ export function planClaims<R extends PlanRow>(input: PlanInput<R>): Array<{ row:
       perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
       perMerchant.set(m, busy + 1);
       out.push({ row: row!, origin });
+      memory.firstPage.delete(m); // a row of it starts: the page is read again next time
       inUse++;
       progress = true;
     }

@@ -19,7 +19,7 @@ import { type AttemptOutcome, deliverOnce, type PlainRequest } from "./deliver";
 import { compatRequest, isCompatKind } from "./compat";
 import { compatSecretOf } from "../merchants/compat-keys";
 import type { CompatProtocol } from "../lib/compat-signing";
-import { newPlanMemory, noteOutcome, originOf, planClaims } from "./claim-plan";
+import { forgetFirstPage, newPlanMemory, noteOutcome, originOf, planClaims } from "./claim-plan";
 import { callbackWorkerStore, type DueRow } from "./store";
 import { PROCESS_ID } from "../lib/process-id";
 import type { Lookup } from "./target";
@@ -245,7 +245,11 @@ export class CallbackWorker {
     const now = this.o.clock.now();
     // Expired leases (another run's rows, cut off) at most once per poll interval, not per claim.
     if (now - this.reclaimedAt >= this.pollMs || now < this.reclaimedAt) {
-      for (const r of st.expiredLeases(now)) if (!this.inflight.has(r.id)) st.release(r.rid, now);
+      for (const r of st.expiredLeases(now)) {
+        if (this.inflight.has(r.id)) continue;
+        st.release(r.rid, now);
+        forgetFirstPage(this.plan); // a released row may sort before a kept first page
+      }
       this.reclaimedAt = now;
     }
     return planClaims({
@@ -267,6 +271,7 @@ export class CallbackWorker {
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
         this.inflight.delete(row.id);
+        forgetFirstPage(this.plan, row.merchantId); // its row left the due set; a row behind it may be due now
         this.schedule(0); // a slot is free, and the order's next event may now be due
       });
     this.inflight.set(row.id, f);
