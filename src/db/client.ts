@@ -94,8 +94,12 @@ export function guardWrite(client: Database): void {
 const commitCounts = new WeakMap<Database, number>();
 /** Commits this process made on the connection through writeTx and the group commit (caches that
  * skip a version read between commits compare it: src/merchants/key-cache.ts). */
-export function ownCommits(client: Database): number {
-  return commitCounts.get(client) ?? 0;
+export function ownCommits(db: Db): number {
+  return commitCounts.get(db.$client) ?? 0;
+}
+/** Whether a transaction is open on the connection (a group, writeTx, or someone's BEGIN). */
+export function inTransaction(db: Db): boolean {
+  return db.$client.inTransaction;
 }
 export function noteCommit(client: Database): void {
   commitCounts.set(client, (commitCounts.get(client) ?? 0) + 1);

@@ -11,7 +11,7 @@
 // RECHECK_MS later, within the window that already separates a request's
 // verification from its group commit.
 import type { Database } from "bun:sqlite";
-import { ownCommits, type Db } from "../db/client";
+import { inTransaction, ownCommits, type Db } from "../db/client";
 import { versionReader } from "../db/cache-version";
 import { keyCacheLookups } from "./store";
 import type { Cipher } from "../secrets/cipher";
@@ -48,10 +48,9 @@ export class KeyCache {
   private checkedCommits = -1;
 
   private fresh(): void {
-    const c = this.db.$client;
     const now = performance.now();
-    const commits = ownCommits(c);
-    const inTx = c.inTransaction;
+    const commits = ownCommits(this.db);
+    const inTx = inTransaction(this.db);
     if (!inTx && now - this.checkedAt < RECHECK_MS && commits === this.checkedCommits) return;
     // A read inside a transaction may see that transaction's own change, which can still roll
     // back: it is never reused outside.
