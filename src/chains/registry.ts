@@ -47,7 +47,11 @@ export function registerChainModule(m: ChainModule): () => void {
   const reg = registry();
   const before = reg.get(m.code);
   reg.set(m.code, m);
-  return () => (before ? reg.set(m.code, before) : reg.delete(m.code));
+  symbols = undefined;
+  return () => {
+    symbols = undefined;
+    return before ? reg.set(m.code, before) : reg.delete(m.code);
+  };
 }
 
 /** A chain's tokens: its module's defaults with the config section's overrides. */
@@ -63,9 +67,10 @@ export function chainCodes(): ChainCode[] {
   return chainModules().map((m) => m.code);
 }
 
-/** Every token symbol some registered chain carries. */
-export function tokenSymbols(): TokenSymbol[] {
-  return [...new Set(chainModules().flatMap((m) => m.defaults.tokens.map((t) => t.symbol)))];
+let symbols: readonly TokenSymbol[] | undefined;
+/** Every token symbol some registered chain carries (built once: every create checks its token against it). */
+export function tokenSymbols(): readonly TokenSymbol[] {
+  return (symbols ??= [...new Set(chainModules().flatMap((m) => m.defaults.tokens.map((t) => t.symbol)))]);
 }
 
 /** A chain's default token facts (contract, decimals) before config overrides; undefined when the chain or token is unknown. */

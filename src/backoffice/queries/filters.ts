@@ -32,7 +32,7 @@ export function parseFilter(q: Record<string, string | undefined>, statuses: rea
   const f: ListFilter = { raw };
   if (raw.merchant && /^[A-Za-z0-9]{1,32}$/.test(raw.merchant)) f.merchant = raw.merchant;
   if (raw.chain && hasChainModule(raw.chain)) f.chain = raw.chain;
-  if (raw.token && (tokenSymbols() as string[]).includes(raw.token)) f.token = raw.token;
+  if (raw.token && (tokenSymbols() as readonly string[]).includes(raw.token)) f.token = raw.token;
   if (raw.status && statuses.includes(raw.status)) f.status = raw.status;
   if (raw.from && DAY.test(raw.from) && !Number.isNaN(Date.parse(raw.from + "T00:00:00Z"))) f.fromMs = Date.parse(raw.from + "T00:00:00Z");
   if (raw.to && DAY.test(raw.to) && !Number.isNaN(Date.parse(raw.to + "T00:00:00Z"))) f.toMs = Date.parse(raw.to + "T00:00:00Z") + 86_400_000;
