@@ -91,8 +91,8 @@ export async function verifySignature(deps: AuthDeps, req: Request): Promise<Aut
   if (!HEX64_RE.test(sig)) throw new AppError(20011);
   const base = { merchantUid: uid, timestamp: ts, nonce, method: req.method, path: rawPath(req.url), canonicalBody: cBody };
   const secret = found!.secret;
-  const plainQuery = canonicalQuery(query);
-  const strictQuery = canonicalQuery(query, strictEncode);
+  const plainQuery = query.length ? canonicalQuery(query) : "";
+  const strictQuery = query.length ? canonicalQuery(query, strictEncode) : "";
   const ok =
     safeEqualHex(signRequest(secret, { ...base, canonicalQuery: plainQuery }), sig) ||
     (strictQuery !== plainQuery && safeEqualHex(signRequest(secret, { ...base, canonicalQuery: strictQuery }), sig));
