@@ -3,7 +3,10 @@
 // writes an audit entry in the same transaction. `actor` says who acted;
 // `scope.merchantId` limits a merchant user to its own orders.
 import { type Tx, writeTx } from "../db/client";
-import { deniedSenders, type DenyRow, insertDenied, isDenied, orderWithNo, removeDenied, transferById, unlinkCancelledPayment } from "./store";
+import { deniedSenders, type DenyRow, insertDenied, isDenied, removeDenied } from "./deny-list-store";
+import { orderWithNo } from "./orders-store";
+import { transferById } from "../watcher/transfers-store";
+import { unlinkCancelledPayment } from "./unmatched-store";
 import { recordAudit, type Actor } from "../audit/log";
 import { isValidAddress, normalizeAddress } from "../wallet/hd";
 import { chainModules, hasChainModule } from "../chains/registry";

@@ -4,7 +4,8 @@
 // merchant user on its own. The choices are computed from what happened to the order (issue 36):
 // the refunds already made on it count (payin/kept.ts), so no money goes back twice.
 import { writeTx } from "../db/client";
-import { orderWithNo, transferById } from "./store";
+import { orderWithNo } from "./orders-store";
+import { transferById } from "../watcher/transfers-store";
 import { recordAudit, type Actor } from "../audit/log";
 import { fromBaseUnits } from "../lib/money";
 import { ACCEPT_REFUSED, acceptRefusal, differenceLeft, fill, keptOf, tokenAmount } from "./kept";

@@ -10,7 +10,8 @@ import { incomingOf } from "./tx-hash";
 import { findAddress } from "../wallet/addresses";
 import { recordTransfer } from "./deposits";
 import type { PayinCtx } from "./service";
-import { orderById, transferByKey, type TransferRow } from "./store";
+import { orderById } from "./orders-store";
+import { transferByKey, type TransferRow } from "../watcher/transfers-store";
 import { OperatorError } from "./operator-error";
 
 export interface LookedUpTransfer extends TxTokenTransfer {

@@ -6,7 +6,10 @@
 import { withinUnderpayTolerance } from "./tolerance";
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { payoutWithOrderNo } from "../payout/store";
-import { isDenied, orderWithNo, refundedByPayout, transferWithOwner, type TransferRow, unmatchedPage, updateOrder, updateTransfer } from "./store";
+import { isDenied } from "./deny-list-store";
+import { orderWithNo, updateOrder } from "./orders-store";
+import { refundedByPayout, transferWithOwner, unmatchedPage, updateTransfer } from "./unmatched-store";
+import { type TransferRow } from "../watcher/transfers-store";
 import { recordAudit, type Actor } from "../audit/log";
 import { defaultToken } from "../chains/registry";
 import type { ChainCode } from "../chains/types";

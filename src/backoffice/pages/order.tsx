@@ -18,7 +18,7 @@ import { attemptCount, callbackScopeOk, type OrderDetail, orderDetail } from "..
 import type { DisplayCtx } from "../format";
 import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, statusLabel, Time } from "../views/common";
 import { invoiceNoOf } from "../../invoices/list";
-import { compatSideOf } from "../../payin/store";
+import { compatSideOf } from "../../payin/compat-side-store";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
 import { tr, trf, trm } from "../i18n";
