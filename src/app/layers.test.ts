@@ -23,8 +23,9 @@ const SRC = resolve(import.meta.dir, "..");
 export const RANKS: Readonly<Record<string, number>> = {
   // 0: leaves: no imports of other src/ folders. The SDK is a separate package.
   types: 0, vendor: 0, sdk: 0, "errors.ts": 0, "version.ts": 0,
-  // 1: the library: clock, money, logging (its validation throws the error catalog's errors).
-  lib: 1,
+  // 1: the library: clock, money, logging (its validation throws the error catalog's errors);
+  // the locales and the coded texts' words in each (i18n/: both presentation layers read them).
+  lib: 1, i18n: 1,
   // 2: storage: the schema, migrations, transactions.
   db: 2,
   // 3: the audit log and the cipher: below every domain that records or encrypts.

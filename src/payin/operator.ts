@@ -18,7 +18,8 @@ import { applyPayinEvent, type PayinCtx } from "./service";
 import { canTransition, type PayinEvent, type PayinStatus, type ReleasePaid } from "./state";
 import type { PayinOrderRow } from "./views";
 import { checkText, OperatorError } from "./operator-error";
-import { ACCEPT_REFUSED, acceptRefusal, fill, keptOf } from "./kept";
+import { DomainError } from "../errors";
+import { acceptRefusal, keptOf } from "./kept";
 
 export { OperatorError } from "./operator-error";
 export { attachDeposit, dismissDeposit, markDepositRefunded } from "./unmatched";
@@ -90,7 +91,7 @@ export function releaseOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope
       throw new OperatorError(`cannot release order ${o.orderNo} yet: its payment has ${t.confirmations} confirmation(s) and is not final`);
     }
     const refused = acceptRefusal(o, keptOf(tx, o));
-    if (refused) throw new OperatorError(`cannot release order ${o.orderNo}: ${fill(ACCEPT_REFUSED, refused)}`);
+    if (refused) throw new DomainError("payin.accept_refused", { orderNo: o.orderNo, ...refused });
     const received = t && t.status === "confirmed" ? t : undefined;
     let paid: ReleasePaid = "none";
     if (received) {

@@ -11,6 +11,8 @@ import { canTransition, type PayinStatus } from "../../payin/state";
 import { recordAudit } from "../../audit/log";
 import { writeTx } from "../../db/client";
 import { NotFound } from "../errors";
+import { DomainError } from "../../errors";
+import { errorText } from "../../i18n/catalog";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../payin/operator";
 import type { PayinOrderRow } from "../../payin/views";
@@ -21,7 +23,7 @@ import { invoiceNoOf } from "../../invoices/list";
 import { compatSideOf } from "../../payin/compat-side-store";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
-import { tr, trf, trm } from "../i18n";
+import { locale, tr, trf, trm } from "../i18n";
 import { CallbackDeliveries, maxDeliveries } from "../views/callback-deliveries";
 import { backofficeRefundNo, OrderRefunds, orderRefundsOf, refundProblem, ResolveFrozen, resolveOptionsOf } from "./refunds";
 import { createRefund } from "../../payout/refunds";
@@ -301,6 +303,7 @@ export function orderRoutes(d: BackofficeDeps) {
         fn(v, o, body);
       } catch (e) {
         if (e instanceof OperatorError) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: e.message });
+        if (e instanceof DomainError) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: errorText(locale(), e) });
         throw e;
       }
       d.kick();
