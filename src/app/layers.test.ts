@@ -12,6 +12,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, posix, relative, resolve } from "node:path";
 import { chainModules } from "../chains/registry";
+import { parseRanks } from "../../scripts/gen-architecture-ranks";
 
 const SRC = resolve(import.meta.dir, "..");
 
@@ -49,6 +50,7 @@ export const RANKS: Readonly<Record<string, number>> = {
   app: 11,
   // 12: entry points and test harnesses.
   cli: 12, testing: 12,
+  // 13: the process's entry point.
   "main.ts": 13,
 };
 
@@ -558,6 +560,14 @@ describe("the rules bite", () => {
     ];
     expect(folderCycles(loop, ["payin", "payout"])).toEqual(["payin,payout:\n  payin/a.ts -> payout/b.ts\n  payout/b.ts -> payin/a.ts"]);
   });
+});
+
+// docs/architecture.md's rank table is generated from RANKS (scripts/gen-architecture-ranks.ts):
+// its parser must read every entry of the literal above as the test does.
+test("the architecture map's generator reads RANKS entry for entry", () => {
+  const parsed = parseRanks(readFileSync(join(SRC, "app/layers.test.ts"), "utf8"));
+  expect(Object.fromEntries(parsed.flatMap((r) => r.units.map((u) => [u, r.rank])))).toEqual({ ...RANKS });
+  expect(parsed.every((r) => r.what.length > 0)).toBe(true);
 });
 
 // tsconfig's jsxImportSource is read from the working directory's project only: a gateway started
