@@ -190,8 +190,6 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
   "No such order.": "没有这个订单。",
   "No such pay-in order.": "没有这个收款订单。",
   "No such callback.": "没有这个回调。",
-  'Give the payer\'s address, or choose "Send a refund link".': "请填写付款人地址，或选择“发送退款链接”。",
-  "Choose what should happen.": "请选择处理方式。",
 
   // Refunds and the guided resolution
   Refund: "退款",
@@ -518,6 +516,4 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
   "Imported: the transfer went through the same matching as a scanned one.": "已导入：这笔转账已按与扫描到的转账相同的规则匹配。",
   "The chain could not be asked right now. Try again in a moment.": "暂时无法查询该链，请稍后再试。",
   "Choose a transfer to import.": "请选择要导入的转账。",
-  "That transfer is not on the chain (any more).": "该转账（已）不在链上。",
-  "Only a transfer of a configured token to one of the gateway's addresses can be imported.": "只能导入转入网关地址的已配置代币转账。",
 };

@@ -302,7 +302,6 @@ export function orderRoutes(d: BackofficeDeps) {
       try {
         fn(v, o, body);
       } catch (e) {
-        if (e instanceof OperatorError) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: e.message });
         if (e instanceof DomainError) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: errorText(locale(), e) });
         throw e;
       }
@@ -331,7 +330,7 @@ export function orderRoutes(d: BackofficeDeps) {
       moneyAction("refunded", (v, o, b, once) => {
         const link = str(b.mode as string) === "link";
         const toAddress = str(b.toAddress as string).trim();
-        if (!link && !toAddress) throw new OperatorError("Give the payer's address, or choose \"Send a refund link\".");
+        if (!link && !toAddress) throw new OperatorError("refund.address_missing");
         return createRefund(d.ctx, o.merchantId, o.orderNo, { refundNo: backofficeRefundNo(once, d.ctx.clock.now()), amount: str(b.amount as string).trim(), ...(link ? {} : { toAddress }) }, { source: "backoffice", actor: actorOf(v) });
       }),
     )
@@ -339,7 +338,7 @@ export function orderRoutes(d: BackofficeDeps) {
       "/backoffice/orders/:orderNo/resolve",
       moneyAction("resolved", (v, o, b) => {
         const choice = str(b.choice as string) as Resolution;
-        if (!RESOLUTIONS.includes(choice)) throw new OperatorError("Choose what should happen.");
+        if (!RESOLUTIONS.includes(choice)) throw new OperatorError("resolve.choose");
         const r = resolveFrozen(d.ctx, o.orderNo, choice, { note: str(b.note as string), toAddress: str(b.toAddress as string) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
         return r.refund ?? undefined;
       }),

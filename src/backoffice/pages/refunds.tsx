@@ -12,7 +12,6 @@ import type { PayinOrderRow } from "../../payin/views";
 import { depositRefundable, refundableAmount, refundsOfDeposit, refundsOfOrder, RefundRefused } from "../../payout/refunds";
 import { resolutionOptions, type MadeText } from "../../payin/resolve";
 import type { RefundRow } from "../../payout/refund-views";
-import { OperatorError } from "../../payin/operator";
 import type { BackofficeDeps, Viewer } from "../guard";
 import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, StatusBadge, Time } from "../views/common";
@@ -29,9 +28,9 @@ export const backofficeRefundNo = (once: string | null, now: number): string => 
 
 /** The words for a refused refund or resolution (the API's codes, the services' own refusals), or null for other errors. */
 export function refundProblem(e: unknown): string | null {
-  // A refused "Accept as paid" (payin.accept_refused) in the page's language, by its code.
+  // An operator action refused (a refused "Accept as paid", …) in the page's language, by its code.
   if (e instanceof DomainError) return errorText(locale(), e);
-  if (e instanceof OperatorError || e instanceof RefundRefused) return e.message;
+  if (e instanceof RefundRefused) return e.message;
   if (!(e instanceof AppError)) return null;
   const data = e.data as Record<string, unknown> | null;
   if (e.code === 55001) return trf("That is more than can be refunded ({left} left).", { left: String(data?.refundable ?? "0") });
