@@ -63,3 +63,114 @@ export interface FailureBody {
 export function failureBody(e: AppError, requestId: string | null): FailureBody {
   return { code: e.code, message: e.message, data: e.data, requestId };
 }
+
+/**
+ * The errors of the domain (a refused operator action, a refused setting, a user the back office
+ * cannot create), by code: each code's HTTP status (what a page answers) and its English words
+ * with `{name}` placeholders. The words in every language are the i18n catalog's
+ * (src/i18n/catalog.ts), looked up by code and filled with the error's parameters: nothing
+ * matches an error by its English wording. The English here is the CLI's and the log's message.
+ */
+export const DOMAIN_ERRORS = {
+  // Pay-ins (payin/operator.ts)
+  "payin.accept_refused": { status: 409, message: "cannot release order {orderNo}: {refunded} was already refunded, so {kept} is kept, less than the order amount of {amount}: it cannot be accepted as paid." },
+  // Operator actions on pay-ins and deposits (payin/operator.ts, unmatched.ts, tx-lookup.ts, resolve.ts)
+  "payin.order_unknown": { status: 404, message: "no pay-in order {orderNo}" },
+  "payin.cannot_freeze": { status: 409, message: "cannot freeze order {orderNo}: it is {status}" },
+  "payin.cannot_cancel": { status: 409, message: "cannot cancel order {orderNo}: it is {status}" },
+  "payin.release_not_frozen": { status: 409, message: "cannot release order {orderNo}: it is {status}, not frozen_abnormal" },
+  "payin.release_not_final": { status: 409, message: "cannot release order {orderNo} yet: its payment has {confirmations} confirmation(s) and is not final" },
+  "text.empty": { status: 400, message: "{field} must not be empty" },
+  "text.too_long": { status: 400, message: "{field} must be at most {max} characters" },
+  "text.not_unicode": { status: 400, message: "{field} must be well-formed Unicode (lone surrogate)" },
+  "deny.unknown_chain": { status: 400, message: "unknown chain {chain}: {chains}" },
+  "deny.invalid_address": { status: 400, message: "{address} is not a valid {chain} address" },
+  "deny.already": { status: 409, message: "{chain} {address} is already on the deny list" },
+  "deny.not_listed": { status: 404, message: "{chain} {address} is not on the deny list" },
+  "deposit.unknown": { status: 404, message: "no unmatched deposit {depositId}" },
+  "deposit.resolved": { status: 409, message: "deposit {depositId} is already {resolution}" },
+  "deposit.resolved_ref": { status: 409, message: "deposit {depositId} is already {resolution} ({ref})" },
+  "deposit.id_invalid": { status: 400, message: "deposit id must be a positive integer, not {raw}" },
+  "deposit.reverted": { status: 409, message: "deposit {depositId} was reverted by a reorg; there is nothing to attach" },
+  "deposit.counterfeit": { status: 409, message: "deposit {depositId} is a look-alike {token} from another issuer: it never pays an order" },
+  "deposit.other_address": { status: 409, message: "deposit {depositId} reached {toAddress} ({token}); order {orderNo} is on {address} ({orderToken})" },
+  "deposit.order_not_open": { status: 409, message: "cannot attach a deposit to order {orderNo} in {status}: only an unpaid waiting_payment or expired order takes one" },
+  "deposit.not_final": { status: 409, message: "deposit {depositId} is {status}, not final: only a final deposit can be refunded" },
+  "deposit.payout_unknown": { status: 404, message: "no payout {payoutOrderNo} of the merchant that received deposit {depositId}" },
+  "deposit.payout_other_token": { status: 409, message: "payout {payoutOrderNo} is {payoutChain} {payoutToken}; the deposit is {chain} {token}" },
+  "deposit.payout_failed": { status: 409, message: "payout {payoutOrderNo} failed; it refunded nothing" },
+  "deposit.payout_used": { status: 409, message: "payout {payoutOrderNo} is already recorded as the refund of deposit {otherId}" },
+  "lookup.chain_unavailable": { status: 400, message: "{chain} is not enabled on this gateway, or cannot look up a transaction." },
+  "lookup.not_on_chain": { status: 404, message: "That transfer is not on the chain (any more)." },
+  "lookup.not_importable": { status: 422, message: "Only a transfer of a configured token to one of the gateway's addresses can be imported." },
+  "resolve.note_missing": { status: 400, message: "Write a note saying why (it goes into the audit log)." },
+  "resolve.note_long": { status: 400, message: "The note is longer than {max} characters." },
+  "resolve.not_final": { status: 409, message: "Its payment is not final yet: resolve it once it is." },
+  "resolve.not_offered": { status: 409, message: "\"{choice}\" is not a choice for order {orderNo} ({status})" },
+  "resolve.accept_refused": { status: 409, message: "{refunded} was already refunded, so {kept} is kept, less than the order amount of {amount}: it cannot be accepted as paid." },
+  "resolve.choose": { status: 400, message: "Choose what should happen." },
+  "refund.address_missing": { status: 400, message: "Give the payer's address, or choose \"Send a refund link\"." },
+  // Merchant settings (merchants/settings.ts, merchants/admin.ts)
+  "merchant.name_invalid": { status: 400, message: "a merchant name is 1-{max} characters" },
+  "callback_url.too_long": { status: 400, message: "default notify URL must be at most {max} characters" },
+  "callback_url.not_unicode": { status: 400, message: "default notify URL must be well-formed Unicode" },
+  "callback_url.not_absolute": { status: 400, message: "default notify URL must be an absolute http(s) URL" },
+  "callback_url.scheme": { status: 400, message: "default notify URL must use http or https" },
+  "callback_url.characters": { status: 400, message: "default notify URL must not contain spaces, control characters or backslashes" },
+  "callback_url.no_host": { status: 400, message: "default notify URL must have a host" },
+  "callback_url.credentials": { status: 400, message: "default notify URL must not carry credentials" },
+  "callback_url.not_public": { status: 400, message: "default notify URL must be a public address" },
+  "ip_allowlist.not_ip": { status: 400, message: "IP allowlist: {entry} is not an IPv4 or IPv6 address or CIDR" },
+  "ip_allowlist.prefix": { status: 400, message: "IP allowlist: {entry} has an invalid prefix length (0-{max})" },
+  "ip_allowlist.too_many": { status: 400, message: "IP allowlist: at most {max} entries" },
+  // Back-office users (backoffice/users.ts)
+  "user.password_short": { status: 400, message: "a password needs at least {min} characters" },
+  "user.password_long": { status: 400, message: "a password may have at most {max} characters" },
+  "user.username_invalid": { status: 400, message: "a username is 1-64 characters of letters, digits and . _ @ -" },
+  "user.role_invalid": { status: 400, message: "role must be operator or merchant" },
+  "user.merchant_missing": { status: 400, message: "a merchant user needs --merchant UID" },
+  "user.merchant_unchosen": { status: 400, message: "choose the merchant this user belongs to (Merchant), or make them an operator" },
+  "user.operator_bound": { status: 400, message: "an operator is not bound to a merchant" },
+  "user.no_merchant": { status: 404, message: "no merchant with UID {uid}" },
+  "user.exists": { status: 409, message: "user {username} already exists" },
+  "user.not_found": { status: 404, message: "no user {username}" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type DomainCode = keyof typeof DOMAIN_ERRORS;
+export type DomainParams = Readonly<Record<string, string | number | bigint>>;
+
+/** One problem by code and parameters (an error may carry several: a settings form's fields). */
+export interface DomainProblem {
+  code: DomainCode;
+  params: DomainParams;
+}
+
+/** `{name}` placeholders filled with their values; an unknown name stays as written. */
+export const fillTemplate = (template: string, params: DomainParams): string => template.replace(/\{(\w+)\}/g, (m, k: string) => (k in params ? String(params[k]) : m));
+
+/** A domain problem's English words (the CLI's, the log's). */
+export const englishOf = (p: DomainProblem): string => fillTemplate(DOMAIN_ERRORS[p.code].message, p.params);
+
+/**
+ * An error of the domain: its problems by code and parameters; `message` is their English words
+ * joined by "; ". Pages translate `problems` (src/i18n/catalog.ts), never the message.
+ */
+export class DomainError extends Error {
+  readonly problems: readonly DomainProblem[];
+  constructor(code: DomainCode | readonly DomainProblem[], params: DomainParams = {}) {
+    const problems = typeof code === "string" ? [{ code, params }] : code;
+    super(problems.map(englishOf).join("; "));
+    this.problems = problems;
+  }
+  /** The first problem's code. */
+  get code(): DomainCode {
+    return this.problems[0]!.code;
+  }
+  get params(): DomainParams {
+    return this.problems[0]!.params;
+  }
+  /** What a page answers: the first problem's status. */
+  get status(): number {
+    return DOMAIN_ERRORS[this.code].status;
+  }
+}

@@ -17,7 +17,7 @@ import { createLogger, type Logger, registerSecret } from "../lib/logger";
 import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { RefundPayins } from "../payout/refunds";
-import { refundPayins } from "../payin/store";
+import { refundPayins } from "../payin/refundable";
 
 export interface AppContext {
   config: Config;
@@ -30,7 +30,7 @@ export interface AppContext {
   /** Enabled chains only. */
   chains: Map<ChainCode, ChainAdapter>;
   seed: Uint8Array;
-  /** The pay-in side a refund reads (payout/refunds.ts's port, filled from payin/store.ts). */
+  /** The pay-in side a refund reads (payout/refunds.ts's port, filled from payin/refundable.ts). */
   refundPayins: RefundPayins;
   ms: {
     timestampTolerance: number;

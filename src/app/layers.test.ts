@@ -12,6 +12,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, posix, relative, resolve } from "node:path";
 import { chainModules } from "../chains/registry";
+import { parseRanks } from "../../scripts/gen-architecture-ranks";
 
 const SRC = resolve(import.meta.dir, "..");
 
@@ -23,8 +24,9 @@ const SRC = resolve(import.meta.dir, "..");
 export const RANKS: Readonly<Record<string, number>> = {
   // 0: leaves: no imports of other src/ folders. The SDK is a separate package.
   types: 0, vendor: 0, sdk: 0, "errors.ts": 0, "version.ts": 0,
-  // 1: the library: clock, money, logging (its validation throws the error catalog's errors).
-  lib: 1,
+  // 1: the library: clock, money, logging (its validation throws the error catalog's errors);
+  // the locales and the coded texts' words in each (i18n/: both presentation layers read them).
+  lib: 1, i18n: 1,
   // 2: storage: the schema, migrations, transactions.
   db: 2,
   // 3: the audit log and the cipher: below every domain that records or encrypts.
@@ -48,6 +50,7 @@ export const RANKS: Readonly<Record<string, number>> = {
   app: 11,
   // 12: entry points and test harnesses.
   cli: 12, testing: 12,
+  // 13: the process's entry point.
   "main.ts": 13,
 };
 
@@ -234,13 +237,16 @@ export function payoutTableReaders(sources: Source[]): string[] {
 
 /**
  * Where SQL may live (one data-access style, docs/architecture.md "Data access"): the storage layer,
- * a domain's storage module (`<domain>/store.ts`, also a chain module's `chains/<chain>/store.ts`),
+ * a domain's storage module (`<domain>/store.ts`, or `<domain>/<what-it-holds>-store.ts` when a
+ * domain has several, as `payin/orders-store.ts`; also a chain module's `chains/<chain>/store.ts`),
  * and the read models the data access section names (query modules of their own). A service, job,
  * page or command builds no statement and imports no table at run time: it calls a store.
  */
+/** A storage module by its name: `store.ts`, or `<what-it-holds>-store.ts` (lower-case words joined by hyphens). */
+export const STORE_FILE = /(^|\/)([a-z]+-)*store\.ts$/;
 export const READ_MODELS: readonly string[] = ["orders/id-at.ts", "payin/wallet-stats.ts", "payout/balances.ts", "treasury/balances.ts", "invoices/list.ts"];
 export const RAW_SQL_ALLOWED = (rel: string) =>
-  /^db\//.test(rel) || /(^|\/)store\.ts$/.test(rel) || /^backoffice\/queries\//.test(rel) || READ_MODELS.includes(rel) || isTest(rel) || /^testing\//.test(rel);
+  /^db\//.test(rel) || STORE_FILE.test(rel) || /^backoffice\/queries\//.test(rel) || READ_MODELS.includes(rel) || isTest(rel) || /^testing\//.test(rel);
 
 /** What data access outside a store looks like: a raw statement, raw SQL run through drizzle, a table imported at run time. */
 const RAW_CLIENT = /\$client\s*\.\s*(?:prepare|query|run|exec)\b/g;
@@ -452,11 +458,14 @@ describe("the rules bite", () => {
     expect(found).toEqual(["chains/tron/payout-steps.ts", "chains/evm/raw.ts"]);
   });
 
-  test("raw statements: a service building $client.prepare is refused; the same in a store, db/ or a test is not", () => {
+  test("raw statements: a service building $client.prepare is refused; the same in a store (store.ts or <what>-store.ts), db/ or a test is not", () => {
     const text = `const q = prepared(tx, "x", (d) => d.$client.prepare("SELECT 1"));\n// d.$client.prepare in a comment\n`;
     const found = rawStatements([
       { rel: "payin/service.ts", text },
       { rel: "payin/store.ts", text },
+      { rel: "payin/orders-store.ts", text },
+      { rel: "watcher/transfers-store.ts", text },
+      { rel: "payin/restore.ts", text },
       { rel: "wallet/addresses.ts", text },
       { rel: "wallet/store.ts", text },
       { rel: "db/client.ts", text },
@@ -465,6 +474,7 @@ describe("the rules bite", () => {
     ]);
     expect(found).toEqual([
       expect.stringMatching(/^payin\/service\.ts:1 builds a raw statement/),
+      expect.stringMatching(/^payin\/restore\.ts:1 builds a raw statement/),
       expect.stringMatching(/^wallet\/addresses\.ts:1 builds a raw statement/),
       expect.stringMatching(/^treasury\/batch\.ts:1 builds a raw statement/),
       expect.stringMatching(/^treasury\/batch\.ts:3 builds a raw statement/),
@@ -550,6 +560,14 @@ describe("the rules bite", () => {
     ];
     expect(folderCycles(loop, ["payin", "payout"])).toEqual(["payin,payout:\n  payin/a.ts -> payout/b.ts\n  payout/b.ts -> payin/a.ts"]);
   });
+});
+
+// docs/architecture.md's rank table is generated from RANKS (scripts/gen-architecture-ranks.ts):
+// its parser must read every entry of the literal above as the test does.
+test("the architecture map's generator reads RANKS entry for entry", () => {
+  const parsed = parseRanks(readFileSync(join(SRC, "app/layers.test.ts"), "utf8"));
+  expect(Object.fromEntries(parsed.flatMap((r) => r.units.map((u) => [u, r.rank])))).toEqual({ ...RANKS });
+  expect(parsed.every((r) => r.what.length > 0)).toBe(true);
 });
 
 // tsconfig's jsxImportSource is read from the working directory's project only: a gateway started

@@ -19,7 +19,9 @@ import { userTotpSecret } from "./totp";
 import { ErrorPage, ReauthPage } from "./views/common";
 import { NotFound, Forbidden } from "./errors";
 import { isStorageFault } from "../db/storage-fault";
-import { withLocale } from "./i18n";
+import { locale, withLocale } from "./i18n";
+import { DomainError } from "../errors";
+import { errorSentence } from "../i18n/catalog";
 import { once, ONCE_FIELD, type OnceDeps, type OnceRefusal } from "../once/once";
 
 export const SESSION_COOKIE = "sg_session";
@@ -214,6 +216,8 @@ async function run(d: BackofficeDeps, v: Viewer | null, fn: () => Out): Promise<
   } catch (e) {
     if (e instanceof NotFound) return html(ErrorPage({ viewer: v, status: 404, message: e.message || "Not found" }), 404);
     if (e instanceof Forbidden) return html(ErrorPage({ viewer: v, status: 403, message: e.message }), 403);
+    // A refused change no page caught: its status and words by code (src/errors.ts DOMAIN_ERRORS), never a 500.
+    if (e instanceof DomainError) return html(ErrorPage({ viewer: v, status: e.status, message: errorSentence(locale(), e) }), e.status);
     // Storage faults go to the app's error handler: a plain 503 page with Retry-After, logged once per interval.
     if (isStorageFault(e)) throw e;
     d.ctx.logger.error("backoffice: handler failed", { error: String((e as Error)?.stack ?? e) });

@@ -75,12 +75,6 @@ export const ZH_ADMIN: Readonly<Record<string, string>> = {
   "Test callback queued: its delivery shows under Test callbacks.": "测试回调已加入队列：投递结果见“测试回调”。",
   "New key issued; the previous one still signs requests for {grace}.": "新密钥已签发；旧密钥在 {grace} 内仍可签名请求。",
   "A merchant name is 1-100 characters.": "商户名称为 1-100 个字符。",
-  "The default callback URL must use http or https.": "默认回调地址必须使用 http 或 https。",
-  "The default callback URL must be an absolute http(s) URL.": "默认回调地址必须是完整的 http(s) 地址。",
-  "The default callback URL must be a public address.": "默认回调地址必须是公网地址。",
-  "default notify URL must use http or https": "默认回调地址必须使用 http 或 https",
-  "default notify URL must be an absolute http(s) URL": "默认回调地址必须是完整的 http(s) 地址",
-  "default notify URL must be a public address": "默认回调地址必须是公网地址",
   "Give a non-zero amount with at most 6 decimals (negative to debit).": "请输入非零金额，最多 6 位小数（负数表示扣减）。",
   "the fee balance would drop below the fees reserved by unfinished payouts": "手续费余额将低于未完成付款预留的手续费",
 
@@ -112,14 +106,6 @@ export const ZH_ADMIN: Readonly<Record<string, string>> = {
   "{username} is disabled.": "{username} 已停用。",
   "Password reset; their sessions ended.": "密码已重置，该用户的所有会话已结束。",
   "Two-factor authentication of {username} removed.": "已移除 {username} 的双重验证。",
-  "Choose the merchant this user belongs to (Merchant), or make them an operator.": "请选择该用户所属的商户（所属商户），或将其设为运营方。",
-  "An operator is not bound to a merchant.": "运营方不隶属于任何商户。",
-  "A password needs at least 12 characters.": "密码至少需要 12 个字符。",
-  "a password needs at least 12 characters": "密码至少需要 12 个字符",
-  "A password may have at most 256 characters.": "密码最多 256 个字符。",
-  "a password may have at most 256 characters": "密码最多 256 个字符",
-  "A username is 1-64 characters of letters, digits and . _ @ -.": "用户名为 1-64 个字符，可使用字母、数字和 . _ @ -。",
-  "a username is 1-64 characters of letters, digits and . _ @ -": "用户名为 1-64 个字符，可使用字母、数字和 . _ @ -",
 
   // Security (2FA, password, sessions)
   "On. Ask an operator to run {command} if you lose your authenticator.": "已开启。如果丢失了身份验证器，请让运营方运行 {command}。",

@@ -190,8 +190,6 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
   "No such order.": "没有这个订单。",
   "No such pay-in order.": "没有这个收款订单。",
   "No such callback.": "没有这个回调。",
-  'Give the payer\'s address, or choose "Send a refund link".': "请填写付款人地址，或选择“发送退款链接”。",
-  "Choose what should happen.": "请选择处理方式。",
 
   // Refunds and the guided resolution
   Refund: "退款",
@@ -462,22 +460,6 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
   Response: "响应",
   "{ms} ms": "{ms} 毫秒",
   "No delivery attempt yet.": "暂无发送记录。",
-  // Callback delivery errors in plain words (src/callbacks/plain-error.ts)
-  "The server refused the connection: nothing is listening at that address and port.": "服务器拒绝了连接：该地址和端口上没有服务在监听。",
-  "The host name could not be found (DNS).": "找不到该主机名（DNS 解析失败）。",
-  "The connection was closed before the server answered.": "服务器响应前连接已关闭。",
-  "The host cannot be reached from the gateway's network.": "网关所在网络无法访问该主机。",
-  "The connection could not be opened in time.": "未能及时建立连接。",
-  "The server's HTTPS certificate was not accepted.": "服务器的 HTTPS 证书未被接受。",
-  "The URL points to a private or local address, which callbacks may not reach.": "该 URL 指向私有或本地地址，回调不能发送到这类地址。",
-  "The callback URL is not valid.": "回调地址无效。",
-  "The API key that signs this order's callbacks is missing or unreadable.": "用于签名此订单回调的 API 密钥缺失或无法读取。",
-  "The gateway stopped while sending; it is sent again after the restart.": "发送时网关已停止，重启后会重新发送。",
-  "No answer within {seconds} (the callback timeout).": "{seconds} 内没有响应（回调超时）。",
-  "The server answered with a redirect ({code} to {url}); redirects are not followed, so set the final URL.": "服务器返回了重定向（{code}，指向 {url}）；网关不跟随重定向，请设置最终的 URL。",
-  "The server answered with a redirect ({code}); redirects are not followed, so set the final URL.": "服务器返回了重定向（{code}）；网关不跟随重定向，请设置最终的 URL。",
-  "The server answered HTTP {status} ({reason}); only a 2xx answer counts.": "服务器返回 HTTP {status}（{reason}）；只有 2xx 响应才算送达。",
-  "The server answered HTTP {status}; only a 2xx answer counts.": "服务器返回 HTTP {status}；只有 2xx 响应才算送达。",
   // What a frozen order's resolution produces (src/payin/resolve.ts)
   "The order becomes {status}; the merchant gets a pay-in callback with status {status2}. Nothing is sent back.": "订单变为 {status}，商户会收到状态为 {status2} 的收款回调。不退回任何款项。",
   "The order becomes cancelled (pay-in callback with status cancelled) and the {amount} received goes back to the payer as a refund; refund callbacks (businessType refund) follow its sending: submitted, broadcasted, confirmed; without the payer's address it waits as awaiting_address with a refund link.":
@@ -534,6 +516,4 @@ export const ZH_MONEY: Readonly<Record<string, string>> = {
   "Imported: the transfer went through the same matching as a scanned one.": "已导入：这笔转账已按与扫描到的转账相同的规则匹配。",
   "The chain could not be asked right now. Try again in a moment.": "暂时无法查询该链，请稍后再试。",
   "Choose a transfer to import.": "请选择要导入的转账。",
-  "That transfer is not on the chain (any more).": "该转账（已）不在链上。",
-  "Only a transfer of a configured token to one of the gateway's addresses can be imported.": "只能导入转入网关地址的已配置代币转账。",
 };

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { locale, tr, trc, trf, trm, withLocale, ZH, ZH_TABLES } from "./i18n";
+import { plainErrorText } from "./views/callback-deliveries";
 
 const req = (acceptLanguage?: string) => new Request("http://127.0.0.1/backoffice", { headers: acceptLanguage ? { "accept-language": acceptLanguage } : {} });
 
@@ -47,4 +48,11 @@ test("trm: markup parts kept, the words around them escaped as text (an apostrop
 test("trc: a word with a context is looked up as 'context: word', English stays the word", () => {
   expect(withLocale(req("zh"), () => [trc("date", "From"), trc("date", "Filter")])).toEqual(["开始日期", "筛选"]); // no "date: Filter": the word's own entry
   expect(withLocale(req("en"), () => trc("date", "From"))).toBe("From");
+});
+
+test("callback errors in plain words follow the page's language, by their code", () => {
+  expect(withLocale(req("zh-CN"), () => plainErrorText("ECONNREFUSED: ECONNREFUSED", null))).toBe("服务器拒绝了连接：该地址和端口上没有服务在监听。");
+  expect(withLocale(req("zh-CN"), () => plainErrorText("timed out after 10000ms", null))).toBe("10 s 内没有响应（回调超时）。");
+  expect(withLocale(req("en"), () => plainErrorText("HTTP 404", 404))).toBe("The server answered HTTP 404 (not found); only a 2xx answer counts.");
+  expect(withLocale(req("zh-CN"), () => plainErrorText(null, 200))).toBeNull();
 });

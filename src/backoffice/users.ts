@@ -3,6 +3,7 @@
 // every change ends the user's sessions where it should.
 import { randomBytes } from "node:crypto";
 import { type Db, writeTx } from "../db/client";
+import { DomainError } from "../errors";
 import type { Cipher } from "../secrets/cipher";
 import { recordAudit, type Actor } from "../audit/log";
 import { findMerchantByUid } from "../merchants/service";
@@ -19,7 +20,8 @@ export interface UserDeps {
   now: () => number;
 }
 
-export class UserError extends Error {}
+/** A refused user change, by code (src/errors.ts "user.*"): the CLI prints its English, pages translate the code. */
+export class UserError extends DomainError {}
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
 
@@ -45,8 +47,8 @@ export function hashPasswordSync(password: string): string {
 }
 
 export function validatePassword(password: string): void {
-  if ([...password].length < 12) throw new UserError("a password needs at least 12 characters");
-  if (password.length > 256) throw new UserError("a password may have at most 256 characters");
+  if ([...password].length < 12) throw new UserError("user.password_short", { min: 12 });
+  if (password.length > 256) throw new UserError("user.password_long", { max: 256 });
 }
 
 /**
@@ -59,10 +61,10 @@ export function createUser(
   actor: Actor,
 ): { user: UserRow; password: string } {
   const username = input.username.trim();
-  if (!USERNAME.test(username)) throw new UserError("a username is 1-64 characters of letters, digits and . _ @ -");
-  if (input.role !== "operator" && input.role !== "merchant") throw new UserError("role must be operator or merchant");
-  if (input.role === "merchant" && !input.merchantUid) throw new UserError("a merchant user needs --merchant UID");
-  if (input.role === "operator" && input.merchantUid) throw new UserError("an operator is not bound to a merchant");
+  if (!USERNAME.test(username)) throw new UserError("user.username_invalid");
+  if (input.role !== "operator" && input.role !== "merchant") throw new UserError("user.role_invalid");
+  if (input.role === "merchant" && !input.merchantUid) throw new UserError("user.merchant_missing");
+  if (input.role === "operator" && input.merchantUid) throw new UserError("user.operator_bound");
   const password = input.password ?? generatePassword();
   validatePassword(password);
   const hash = hashPasswordSync(password);
@@ -71,10 +73,10 @@ export function createUser(
     let merchantId: number | null = null;
     if (input.merchantUid) {
       const m = findMerchantByUid(tx, input.merchantUid);
-      if (!m) throw new UserError(`no merchant with UID ${input.merchantUid}`);
+      if (!m) throw new UserError("user.no_merchant", { uid: input.merchantUid });
       merchantId = m.id;
     }
-    if (findUser(tx, username)) throw new UserError(`user ${username} already exists`);
+    if (findUser(tx, username)) throw new UserError("user.exists", { username });
     const user = insertUser(tx, { username, role: input.role, merchantId, passwordHash: hash, mustChangePassword: input.mustChangePassword ?? false, createdAt: now, updatedAt: now });
     recordAudit(tx, { ...actor, action: "user.create", target: `user:${username}`, after: { role: input.role, merchantUid: input.merchantUid ?? null }, at: now });
     return { user, password };
@@ -83,7 +85,7 @@ export function createUser(
 
 function mustFind(db: Db, username: string): UserRow {
   const u = findUser(db, username);
-  if (!u) throw new UserError(`no user ${username}`);
+  if (!u) throw new UserError("user.not_found", { username });
   return u;
 }
 
@@ -134,12 +136,6 @@ export function resetTotp(deps: UserDeps, username: string, actor: Actor): UserR
     recordAudit(tx, { ...actor, action: "user.reset_2fa", target: `user:${username}`, before: { totp: u.totpEnabledAt !== null }, after: { totp: false }, at: now });
     return row;
   });
-}
-
-/** A service message as a sentence for a page ("a username is …" → "A username is ….") . */
-export function asSentence(message: string): string {
-  const s = message.charAt(0).toUpperCase() + message.slice(1);
-  return /[.!?]$/.test(s) ? s : s + ".";
 }
 
 export function describeUser(u: UserRow, merchantUid: string | null) {

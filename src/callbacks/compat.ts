@@ -79,7 +79,7 @@ export function compatCallbackFields(o: PayinRow, c: CompatRow, merchantUid: str
 /**
  * Called by the pay-in funnel for every status change of a compatibility order, in its
  * transaction: the paid status enqueues the shop's callback; every other status sends nothing.
- * `shopSideOf` reads the order's compat_orders row (payin/store.ts `compatSideOf`: a port, as
+ * `shopSideOf` reads the order's compat_orders row (payin/compat-side-store.ts `compatSideOf`: a port, as
  * callbacks rank below pay-ins and the shop-plugin layer).
  */
 export function followCompatOrder(tx: Tx, o: PayinRow, now: number, shopSideOf: (tx: Tx, payinOrderId: number) => CompatRow | undefined): void {

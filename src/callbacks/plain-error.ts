@@ -2,7 +2,10 @@
 // merchant's server said ("ECONNREFUSED: Unable to connect. Is the computer able to access the
 // url?", "HTTP 502", "timed out after 10000ms"); the back office and the CLI show one short
 // sentence a merchant can act on. The raw text stays in the database (and in the attempt's
-// detail) for whoever needs it.
+// detail) for whoever needs it. The sentences are coded (src/i18n/catalog.ts "delivery.*"), so a
+// page shows them in its language by code.
+import type { DomainParams } from "../errors";
+import { type DeliveryCode, textOf } from "../i18n/catalog";
 
 const HTTP_REASONS: Record<number, string> = {
   400: "bad request",
@@ -22,36 +25,49 @@ const HTTP_REASONS: Record<number, string> = {
 };
 
 /** Network failures by the error code (or message) the runtime reports. */
-const NETWORK: [RegExp, string][] = [
-  [/ECONNREFUSED|connection refused/i, "The server refused the connection: nothing is listening at that address and port."],
-  [/ENOTFOUND|EAI_AGAIN|getaddrinfo|DNS|cannot resolve callback host|has no addresses/i, "The host name could not be found (DNS)."],
-  [/ECONNRESET|socket hang up|closed unexpectedly|EPIPE|ConnectionClosed/i, "The connection was closed before the server answered."],
-  [/EHOSTUNREACH|ENETUNREACH|unreachable/i, "The host cannot be reached from the gateway's network."],
-  [/ETIMEDOUT|ConnectionTimeout/i, "The connection could not be opened in time."],
-  [/CERT|certificate|SSL|TLS|self.signed/i, "The server's HTTPS certificate was not accepted."],
+const NETWORK: [RegExp, DeliveryCode][] = [
+  [/ECONNREFUSED|connection refused/i, "delivery.refused"],
+  [/ENOTFOUND|EAI_AGAIN|getaddrinfo|DNS|cannot resolve callback host|has no addresses/i, "delivery.dns"],
+  [/ECONNRESET|socket hang up|closed unexpectedly|EPIPE|ConnectionClosed/i, "delivery.reset"],
+  [/EHOSTUNREACH|ENETUNREACH|unreachable/i, "delivery.unreachable"],
+  [/ETIMEDOUT|ConnectionTimeout/i, "delivery.connect_timeout"],
+  [/CERT|certificate|SSL|TLS|self.signed/i, "delivery.certificate"],
 ];
 
-/** One short sentence for a recorded attempt error (null when there was none). */
-export function plainError(error: string | null | undefined, httpStatus?: number | null): string | null {
+/** A recorded attempt error as a coded text (src/i18n/catalog.ts DELIVERY_EN), null when there was none. */
+export interface PlainError {
+  code: DeliveryCode;
+  params: DomainParams;
+}
+
+/** What went wrong with a recorded attempt, by code and parameters (null when there was no error). */
+export function plainErrorOf(error: string | null | undefined, httpStatus?: number | null): PlainError | null {
   if (!error && (httpStatus === null || httpStatus === undefined || (httpStatus >= 200 && httpStatus < 300))) return null;
   const e = error ?? "";
+  const of = (code: DeliveryCode, params: DomainParams = {}): PlainError => ({ code, params });
   const timeout = /timed out after (\d+)\s*ms/i.exec(e);
-  if (timeout) return `No answer within ${formatSeconds(Number(timeout[1]))} (the callback timeout).`;
+  if (timeout) return of("delivery.timeout", { seconds: formatSeconds(Number(timeout[1])) });
   const redirect = /redirect (\d{3}) not followed(?: \(to (.+)\))?/i.exec(e);
-  if (redirect) return `The server answered with a redirect (${redirect[1]}${redirect[2] ? ` to ${redirect[2]}` : ""}); redirects are not followed, so set the final URL.`;
+  if (redirect) return redirect[2] ? of("delivery.redirect_to", { code: redirect[1]!, url: redirect[2] }) : of("delivery.redirect", { code: redirect[1]! });
   const status = httpStatus ?? (/^HTTP (\d{3})$/.exec(e.trim()) ? Number(e.trim().slice(5)) : null);
   if (status !== null && (status < 200 || status >= 300) && (!error || /^HTTP \d{3}$/.test(e.trim()))) {
     const reason = HTTP_REASONS[status];
-    return `The server answered HTTP ${status}${reason ? ` (${reason})` : ""}; only a 2xx answer counts.`;
+    return reason ? of("delivery.http_reason", { status, reason }) : of("delivery.http", { status });
   }
-  if (/is not a public host|special-purpose address/i.test(e)) return "The URL points to a private or local address, which callbacks may not reach.";
-  if (/not a valid absolute URL|must use http or https|must not carry credentials|callback URL /i.test(e)) return "The callback URL is not valid.";
-  if (/API key .* (not found|cannot be decrypted)/i.test(e)) return "The API key that signs this order's callbacks is missing or unreadable.";
-  if (e === "aborted") return "The gateway stopped while sending; it is sent again after the restart.";
-  for (const [re, words] of NETWORK) if (re.test(e)) return words;
+  if (/is not a public host|special-purpose address/i.test(e)) return of("delivery.private_target");
+  if (/not a valid absolute URL|must use http or https|must not carry credentials|callback URL /i.test(e)) return of("delivery.bad_url");
+  if (/API key .* (not found|cannot be decrypted)/i.test(e)) return of("delivery.api_key");
+  if (e === "aborted") return of("delivery.aborted");
+  for (const [re, code] of NETWORK) if (re.test(e)) return of(code);
   // Unknown: the first sentence, without a repeated "CODE: CODE:" prefix, kept short.
   const first = e.replace(/^([A-Z_]+): (\1: )+/, "$1: ").split(/(?<=\.)\s/)[0]!;
-  return first.length > 160 ? first.slice(0, 157) + "…" : first;
+  return of("delivery.other", { text: first.length > 160 ? first.slice(0, 157) + "…" : first });
+}
+
+/** One short English sentence for a recorded attempt error (null when there was none): the CLI's. */
+export function plainError(error: string | null | undefined, httpStatus?: number | null): string | null {
+  const p = plainErrorOf(error, httpStatus);
+  return p === null ? null : textOf("en", p.code, p.params);
 }
 
 function formatSeconds(ms: number): string {

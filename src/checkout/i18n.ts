@@ -3,7 +3,10 @@ import { chainModule } from "../chains/registry";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import type { PayinStatus } from "./types";
 
-export type Locale = "en" | "zh";
+import { fillTemplate, type Locale } from "../i18n/locale";
+
+// The locale and its choice are shared with the back office (src/i18n/locale.ts).
+export { pickLocale, type Locale } from "../i18n/locale";
 
 const en = {
   htmlLang: "en",
@@ -328,11 +331,7 @@ export type Translate = (key: MessageKey, vars?: Record<string, string>) => stri
 /** Plain text (not HTML): callers escape the result. */
 export function translator(locale: Locale): Translate {
   const dict = MESSAGES[locale];
-  return (key, vars) => {
-    const text = dict[key];
-    if (!vars) return text;
-    return text.replace(/\{(\w+)\}/g, (m, name: string) => vars[name] ?? m);
-  };
+  return (key, vars) => (vars ? fillTemplate(dict[key], vars) : dict[key]);
 }
 
 export function statusKey(prefix: "status" | "body" | "short", s: PayinStatus): MessageKey {
@@ -354,26 +353,4 @@ export function networkOnlyName(locale: Locale, chain: ChainCode): string {
 /** "TRON USDT", "BNB Smart Chain USDC": an invoice's network button (DESIGN 18: the chain module's label). */
 export function networkButtonName(chain: ChainCode, token: TokenSymbol): string {
   return `${chainModule(chain).label.network} ${token}`;
-}
-
-/** An explicit ?lang= wins; else the best-weighted supported Accept-Language entry; else English. */
-export function pickLocale(acceptLanguage: string | null | undefined, explicit?: string | null): Locale {
-  if (explicit === "en" || explicit === "zh") return explicit;
-  if (!acceptLanguage) return "en";
-  let best: { locale: Locale; q: number } | null = null;
-  for (const part of acceptLanguage.split(",")) {
-    const [rawTag, ...params] = part.trim().split(";");
-    const tag = rawTag.trim().toLowerCase();
-    let q = 1;
-    for (const p of params) {
-      const [k, v] = p.trim().split("=");
-      if (k === "q") q = Number.parseFloat(v ?? "");
-    }
-    if (!Number.isFinite(q) || q <= 0) continue;
-    const primary = tag.split("-")[0];
-    const locale: Locale | null = primary === "zh" ? "zh" : primary === "en" ? "en" : null;
-    // Header order breaks ties, so only a strictly higher q replaces the current pick.
-    if (locale && (!best || q > best.q)) best = { locale, q };
-  }
-  return best?.locale ?? "en";
 }

@@ -20,7 +20,8 @@ import type { PayinOrderRow } from "../payin/views";
 import { currentRate } from "../rates/book";
 import { payerAmount } from "../rates/amount";
 import { priceDecimals } from "../rates/currencies";
-import { compatSideOf, orderByMerchantOrderNo, orderByOrderNo, payinByCheckoutToken } from "../payin/store";
+import { compatSideOf } from "../payin/compat-side-store";
+import { orderByMerchantOrderNo, orderByOrderNo, payinByCheckoutToken } from "../payin/orders-store";
 import { insertCompatOrder, type CompatOrderRow } from "./store";
 
 /** What the compatibility services read (the app context satisfies it as it is). */

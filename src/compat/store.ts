@@ -1,17 +1,17 @@
 // Compatibility orders' storage module: `compat_orders`, and the pay-in row a compatibility order
-// is (through payin/store.ts) (docs/architecture.md "Data access"). `compat/service.ts` calls these.
-// Its reads (the pay-in behind a checkout token, the shop side of a pay-in, by orderNo /
-// merchantOrderNo) are payin/store.ts's, which the service imports from there: the pay-in funnel
-// and the hosted page run them too.
+// is (through payin/orders-store.ts) (docs/architecture.md "Data access"). `compat/service.ts` calls
+// these. Its reads (the pay-in behind a checkout token, by orderNo / merchantOrderNo: payin/orders-store.ts;
+// the shop side of a pay-in: payin/compat-side-store.ts) are pay-ins', which the service imports from
+// there: the pay-in funnel and the hosted page run them too.
 import { and, count, desc, eq, gte, lt } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../db/client";
 import { compatOrders, payinOrders } from "../db/schema";
 import type { PayinOrderRow } from "../payin/views";
-import { insertOrder } from "../payin/store";
+import { insertOrder } from "../payin/orders-store";
 
 export type CompatOrderRow = typeof compatOrders.$inferSelect;
 
-/** The pay-in row (payin/store.ts `insertOrder`) and its shop side, written in the caller's transaction. */
+/** The pay-in row (payin/orders-store.ts `insertOrder`) and its shop side, written in the caller's transaction. */
 export function insertCompatOrder(tx: Tx, payin: typeof payinOrders.$inferInsert, side: Omit<typeof compatOrders.$inferInsert, "payinOrderId">): { order: PayinOrderRow; compat: CompatOrderRow } {
   const order = insertOrder(tx, payin);
   const compat = tx

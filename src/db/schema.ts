@@ -95,7 +95,7 @@ export const addresses = sqliteTable(
     uniqueIndex("addresses_chain_address").on(t.chain, t.address),
     // One live exclusive address per (merchant, chain, bindKey); a soft-deleted one is replaced.
     uniqueIndex("addresses_exclusive_key").on(t.merchantId, t.chain, t.bindKey).where(sql`kind = 'exclusive' AND deleted_at IS NULL`),
-    // Also the create path's pool scan, in derivation order (payin/store.ts freeSharedAddress).
+    // Also the create path's pool scan, in derivation order (payin/orders-store.ts freeSharedAddress).
     index("addresses_merchant").on(t.merchantId, t.chain, t.kind, t.derivationIndex),
   ],
 );

@@ -24,36 +24,60 @@ export function specialPurposeRange(ip: string): string | null {
 
 export const isSpecialPurposeAddress = (ip: string): boolean => specialPurposeRange(ip) !== null;
 
+/** What is wrong with a target URL, by kind (a settings form translates it by code, src/errors.ts "callback_url.*"). */
+export const URL_PROBLEMS = {
+  not_unicode: "must be well-formed Unicode",
+  not_absolute: "must be an absolute http(s) URL",
+  scheme: "must use http or https",
+  characters: "must not contain spaces, control characters or backslashes",
+  no_host: "must have a host",
+  credentials: "must not carry credentials",
+  not_public: "must be a public address",
+} as const;
+export type UrlProblem = keyof typeof URL_PROBLEMS;
+
 /**
- * Why the raw text of an http(s) URL is not acceptable before any parsing, or null. The WHATWG
- * parser is lenient where a target must not be: "http:///x" and "http:/x" become host "x",
+ * Why the raw text of an http(s) URL is not acceptable before any parsing, by kind, or null. The
+ * WHATWG parser is lenient where a target must not be: "http:///x" and "http:/x" become host "x",
  * backslashes count as slashes, tabs and newlines vanish. The text must say what it means.
  */
-export function rawUrlProblem(raw: string): string | null {
-  if (/[\u0000-\u0020\u007f\\]/.test(raw)) return "must not contain spaces, control characters or backslashes";
+export function rawUrlProblemKind(raw: string): UrlProblem | null {
+  if (/[\u0000-\u0020\u007f\\]/.test(raw)) return "characters";
   const m = /^https?:\/\/([^/?#]*)/i.exec(raw);
-  if (!m) return "must be an absolute http(s) URL";
-  if (!m[1] || m[1].startsWith(":")) return "must have a host";
+  if (!m) return "not_absolute";
+  if (!m[1] || m[1].startsWith(":")) return "no_host";
+  return null;
+}
+
+/** The raw text's problem in words, or null. */
+export function rawUrlProblem(raw: string): string | null {
+  const k = rawUrlProblemKind(raw);
+  return k && URL_PROBLEMS[k];
+}
+
+/** Why the URL is not acceptable as a callback target, by kind, or null. */
+export function notifyUrlProblemKind(raw: string, allowPrivate: boolean): UrlProblem | null {
+  if (!raw.isWellFormed()) return "not_unicode";
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return "not_absolute";
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return "scheme";
+  const rawProblem = rawUrlProblemKind(raw);
+  if (rawProblem) return rawProblem;
+  if (!u.hostname || /^\.+$/.test(u.hostname)) return "no_host";
+  if (u.username || u.password) return "credentials";
+  if (allowPrivate) return null;
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal") || host === "metadata.google.internal") return "not_public";
+  if (isIP(host) && isSpecialPurposeAddress(host)) return "not_public";
   return null;
 }
 
 /** Returns a reason when the URL is not acceptable as a callback target. */
 export function notifyUrlProblem(raw: string, allowPrivate: boolean): string | null {
-  if (!raw.isWellFormed()) return "must be well-formed Unicode";
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return "must be an absolute http(s) URL";
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return "must use http or https";
-  const rawProblem = rawUrlProblem(raw);
-  if (rawProblem) return rawProblem;
-  if (!u.hostname || /^\.+$/.test(u.hostname)) return "must have a host";
-  if (u.username || u.password) return "must not carry credentials";
-  if (allowPrivate) return null;
-  const host = u.hostname.replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal") || host === "metadata.google.internal") return "must be a public address";
-  if (isIP(host) && isSpecialPurposeAddress(host)) return "must be a public address";
-  return null;
+  const k = notifyUrlProblemKind(raw, allowPrivate);
+  return k && URL_PROBLEMS[k];
 }

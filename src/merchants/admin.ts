@@ -29,7 +29,7 @@ export function rotateKeyAudited(deps: MerchantDeps, uid: string, graceMs: numbe
 
 export function renameMerchant(deps: MerchantDeps, uid: string, name: string, actor: Actor): Merchant {
   const clean = name.trim();
-  if (!clean || [...clean].length > 100) throw new SettingsError("a merchant name is 1-100 characters");
+  if (!clean || [...clean].length > 100) throw new SettingsError("merchant.name_invalid", { max: 100 });
   return writeTx(deps.db, () => {
     const before = mustFind(deps, uid);
     if (before.name === clean) return before;

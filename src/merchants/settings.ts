@@ -5,12 +5,14 @@
 import { isIP } from "node:net";
 import { afterCommit, type Db, type DbOrTx, writeTx } from "../db/client";
 import { recordAudit, type Actor } from "../audit/log";
-import { notifyUrlProblem } from "../lib/target-url";
+import { notifyUrlProblemKind } from "../lib/target-url";
+import { DomainError, type DomainProblem } from "../errors";
 import { callbacksDue } from "../db/callbacks-due";
 import { MerchantNotFound, type Merchant } from "./service";
 import { findMerchantByUid, patchMerchant } from "./store";
 
-export class SettingsError extends Error {}
+/** Refused settings, each problem by code (src/errors.ts "callback_url.*", "ip_allowlist.*"): the CLI prints the English, pages translate the codes. */
+export class SettingsError extends DomainError {}
 
 export interface SettingsDeps {
   db: Db;
@@ -39,16 +41,16 @@ export interface MerchantSettings {
 }
 
 /** `a.b.c.d/n`, `x::y/n`, or a bare address (one host); returns the canonical text or a reason. */
-export function parseCidr(raw: string): { cidr: string } | { problem: string } {
+export function parseCidr(raw: string): { cidr: string } | { problem: DomainProblem } {
   const s = raw.trim();
   const slash = s.indexOf("/");
   const addr = slash < 0 ? s : s.slice(0, slash);
   const v = isIP(addr);
-  if (!v || addr.includes("%")) return { problem: `${JSON.stringify(raw)} is not an IPv4 or IPv6 address or CIDR` };
+  if (!v || addr.includes("%")) return { problem: { code: "ip_allowlist.not_ip", params: { entry: JSON.stringify(raw) } } };
   const max = v === 4 ? 32 : 128;
   if (slash < 0) return { cidr: `${addr.toLowerCase()}/${max}` };
   const p = s.slice(slash + 1);
-  if (!/^(0|[1-9]\d{0,2})$/.test(p) || Number(p) > max) return { problem: `${JSON.stringify(raw)} has an invalid prefix length (0-${max})` };
+  if (!/^(0|[1-9]\d{0,2})$/.test(p) || Number(p) > max) return { problem: { code: "ip_allowlist.prefix", params: { entry: JSON.stringify(raw), max } } };
   return { cidr: `${addr.toLowerCase()}/${p}` };
 }
 
@@ -63,13 +65,13 @@ export function merchantSettings(m: Merchant): MerchantSettings {
 
 function validate(patch: SettingsPatch, allowPrivate: boolean): Partial<Pick<Merchant, "defaultCallbackUrl" | "ipAllowlist">> {
   const set: Partial<Pick<Merchant, "defaultCallbackUrl" | "ipAllowlist">> = {};
-  const problems: string[] = [];
+  const problems: DomainProblem[] = [];
   if (patch.defaultNotifyUrl !== undefined) {
     const url = patch.defaultNotifyUrl?.trim() ?? "";
     if (!url) set.defaultCallbackUrl = null;
     else {
-      const p = url.length > 2048 ? "must be at most 2048 characters" : notifyUrlProblem(url, allowPrivate);
-      if (p) problems.push(`default notify URL ${p}`);
+      const p = url.length > 2048 ? "too_long" : notifyUrlProblemKind(url, allowPrivate);
+      if (p) problems.push({ code: `callback_url.${p}`, params: p === "too_long" ? { max: 2048 } : {} });
       else set.defaultCallbackUrl = url;
     }
   }
@@ -78,13 +80,13 @@ function validate(patch: SettingsPatch, allowPrivate: boolean): Partial<Pick<Mer
     const cidrs: string[] = [];
     for (const item of items) {
       const r = parseCidr(item);
-      if ("problem" in r) problems.push(`IP allowlist: ${r.problem}`);
+      if ("problem" in r) problems.push(r.problem);
       else if (!cidrs.includes(r.cidr)) cidrs.push(r.cidr);
     }
-    if (cidrs.length > 100) problems.push("IP allowlist: at most 100 entries");
+    if (cidrs.length > 100) problems.push({ code: "ip_allowlist.too_many", params: { max: 100 } });
     set.ipAllowlist = cidrs.length ? JSON.stringify(cidrs) : null;
   }
-  if (problems.length) throw new SettingsError(problems.join("; "));
+  if (problems.length) throw new SettingsError(problems);
   return set;
 }
 

@@ -7,13 +7,14 @@ import { newId, newToken } from "../lib/ids";
 import { fromBaseUnits } from "../lib/money";
 import { exclusiveAddress, addressById } from "../wallet/addresses";
 import { bindingStats, ordersOfBinding, type PayinCtx } from "./service";
-import { bindingByKey, insertBinding, recentTransfersTo, updateBinding, type BindingRow } from "./store";
+import { bindingByKey, insertBinding, updateBinding, type BindingRow } from "./bindings-store";
+import { recentTransfersTo } from "../watcher/transfers-store";
 import { chainAndToken, checkNotifyUrl } from "../orders/rules";
 import { amountOf } from "../orders/amount";
 import type { Static } from "@sinclair/typebox";
 import type { BindingDetailView, BindingView } from "./schemas";
 
-export type { BindingRow } from "./store";
+export type { BindingRow } from "./bindings-store";
 
 export interface CreateBindingInput {
   chainCode: string;

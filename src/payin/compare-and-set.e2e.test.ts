@@ -7,7 +7,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { randomAddress } from "../wallet/hd";
 import { applyPayinEvent } from "./service";
-import { orderWithNo } from "./store";
+import { orderWithNo } from "./orders-store";
 import { applyPayoutEvent } from "../payout/service";
 import { payoutWithOrderNo } from "../payout/store";
 import { adjustFeeBalance, getPayoutControls, setPayoutControls } from "../payout/controls";

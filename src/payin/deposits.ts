@@ -13,32 +13,14 @@ import type { PayinOrderRow } from "./views";
 import type { UnmatchedReason } from "./unmatched";
 import type { PayinEvent } from "./state";
 import { withinUnderpayTolerance } from "./tolerance";
-import {
-  addDepositLedger,
-  bindingOf,
-  coveringOrderIds,
-  crossingThreshold,
-  expiredBefore,
-  insertTransfer,
-  isDenied,
-  matchCandidateIds,
-  moveTransfer,
-  orderById,
-  orderNoTaken,
-  orderWithNo,
-  patchOrder,
-  patchTransfer,
-  pendingInBlocks,
-  relandTransfer,
-  revertTransferRow,
-  showConfirmations,
-  transferByKey,
-  updateOrder,
-  type TransferRow,
-} from "./store";
+import { addDepositLedger } from "./deposit-ledger-store";
+import { bindingOf } from "./bindings-store";
+import { coveringOrderIds, expiredBefore, matchCandidateIds, orderById, orderNoTaken, orderWithNo, patchOrder, showConfirmations, updateOrder } from "./orders-store";
+import { crossingThreshold, insertTransfer, moveTransfer, patchTransfer, pendingInBlocks, relandTransfer, revertTransferRow, transferByKey, type TransferRow } from "../watcher/transfers-store";
+import { isDenied } from "./deny-list-store";
 
-// The statements are the store's (store.ts); these stay importable from here.
-export { crossingThreshold, pendingInBlocks, pendingTransfers, type TransferRow } from "./store";
+// The statements are the stores' (orders-store.ts, watcher/transfers-store.ts, …); these stay importable from here.
+export { crossingThreshold, pendingInBlocks, pendingTransfers, type TransferRow } from "../watcher/transfers-store";
 
 /** Orders created this long after a transfer's block time still match it (clock skew between chain and server). */
 const CLOCK_SKEW_MS = 60_000;
@@ -197,7 +179,7 @@ function payOrder(ctx: PayinCtx, tx: Tx, t: TransferRow, o: PayinOrderRow, event
 }
 
 // The watcher's queries read open and recent orders only (issue 23): the statements are the
-// store's (store.ts), each returns ids, read back through orderById.
+// store's (orders-store.ts), each returns ids, read back through orderById.
 const matchKey = (t: TransferRow) => ({ addressId: t.addressId!, token: t.token, amount: t.amount });
 
 function matchCandidates(tx: Tx, t: TransferRow, lateWindow: number): PayinOrderRow[] {
@@ -323,7 +305,7 @@ export function payinTransferPort(ctx: PayinCtx): TransferPort {
     crossingThreshold,
     confirm: confirmTransfer,
     revert: (tx, t, now) => revertTransfer(ctx, tx, t, now),
-    // The displayed confirmation counts of pending transfers and their orders (store.ts).
+    // The displayed confirmation counts of pending transfers and their orders (orders-store.ts).
     showConfirmations,
   };
 }

@@ -6,7 +6,7 @@
 import { afterCommit, type Tx } from "../db/client";
 import { observeCompletion, observeDetection } from "../lib/event-metrics";
 import type { PayinOrderRow } from "./views";
-import { completeDetection, startDetection } from "./store";
+import { completeDetection, startDetection } from "./detection-store";
 
 /** Statuses that close a credited order: its transfer counts as completed. */
 const CREDITED_FINAL = new Set(["completed", "risk_settled"]);

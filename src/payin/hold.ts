@@ -1,7 +1,8 @@
 // Why money of an order is on hold (frozen_abnormal) or settled under risk (risk_settled), in one
 // word the checkout, the back office and the guided resolution share (issue 28).
 import type { DbOrTx } from "../db/client";
-import { orderWithNo, transferBlockTime } from "./store";
+import { orderWithNo } from "./orders-store";
+import { transferBlockTime } from "../watcher/transfers-store";
 import type { PayinOrderRow } from "./views";
 
 /** short: less than the amount; over: more; late: after expiry; operator: frozen by an operator (or a deny-listed sender). */

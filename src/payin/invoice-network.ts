@@ -15,7 +15,7 @@ import type { Config } from "../config/schema";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import type { ChainAdapter } from "../chains/types";
 import { applyPayinEvent, type PayinCtx, writeCallback } from "./service";
-import { currentPayin, freeSharedAddress, insertOrder, invoicePayinCount } from "./store";
+import { currentPayin, freeSharedAddress, insertOrder, invoicePayinCount } from "./orders-store";
 import type { PayinOrderRow } from "./views";
 
 export const MAX_NUDGES = 100;

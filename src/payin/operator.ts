@@ -3,7 +3,10 @@
 // writes an audit entry in the same transaction. `actor` says who acted;
 // `scope.merchantId` limits a merchant user to its own orders.
 import { type Tx, writeTx } from "../db/client";
-import { deniedSenders, type DenyRow, insertDenied, isDenied, orderWithNo, removeDenied, transferById, unlinkCancelledPayment } from "./store";
+import { deniedSenders, type DenyRow, insertDenied, isDenied, removeDenied } from "./deny-list-store";
+import { orderWithNo } from "./orders-store";
+import { transferById } from "../watcher/transfers-store";
+import { unlinkCancelledPayment } from "./unmatched-store";
 import { recordAudit, type Actor } from "../audit/log";
 import { isValidAddress, normalizeAddress } from "../wallet/hd";
 import { chainModules, hasChainModule } from "../chains/registry";
@@ -15,7 +18,7 @@ import { applyPayinEvent, type PayinCtx } from "./service";
 import { canTransition, type PayinEvent, type PayinStatus, type ReleasePaid } from "./state";
 import type { PayinOrderRow } from "./views";
 import { checkText, OperatorError } from "./operator-error";
-import { ACCEPT_REFUSED, acceptRefusal, fill, keptOf } from "./kept";
+import { acceptRefusal, keptOf } from "./kept";
 
 export { OperatorError } from "./operator-error";
 export { attachDeposit, dismissDeposit, markDepositRefunded } from "./unmatched";
@@ -36,21 +39,21 @@ function act(
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
     const o = orderWithNo(tx, orderNo);
-    if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError(`no pay-in order ${orderNo}`);
+    if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError("payin.order_unknown", { orderNo });
     const row = fn(tx, o, now);
     recordAudit(tx, { ...audit.actor, at: now, action: audit.action, target: `payin:${o.orderNo}`, before: snapshot(o), after: { ...snapshot(row), ...audit.note } });
     return row;
   });
 }
 
-function refuse(o: PayinOrderRow, verb: string, event: PayinEvent): void {
-  if (!canTransition(o.status as PayinStatus, event)) throw new OperatorError(`cannot ${verb} order ${o.orderNo}: it is ${o.status}`);
+function refuse(o: PayinOrderRow, code: "payin.cannot_freeze" | "payin.cannot_cancel", event: PayinEvent): void {
+  if (!canTransition(o.status as PayinStatus, event)) throw new OperatorError(code, { orderNo: o.orderNo, status: o.status });
 }
 
 export function freezeOrder(ctx: PayinCtx, orderNo: string, reason: string, actor: Actor, scope: OrderScope = {}): PayinOrderRow {
   const why = checkText("reason", reason, 500);
   return act(ctx, orderNo, scope, { actor, action: "payin.freeze", note: { reason: why } }, (tx, o, now) => {
-    refuse(o, "freeze", { type: "freeze" });
+    refuse(o, "payin.cannot_freeze", { type: "freeze" });
     return applyPayinEvent(tx, o, { type: "freeze" }, {}, now);
   });
 }
@@ -62,7 +65,7 @@ export function freezeOrder(ctx: PayinCtx, orderNo: string, reason: string, acto
  */
 export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}, opts: { refunded?: boolean } = {}): PayinOrderRow {
   return act(ctx, orderNo, scope, { actor, action: "payin.cancel", ...(opts.refunded ? { note: { refunded: true } } : {}) }, (tx, o, now) => {
-    refuse(o, "cancel", { type: "cancel" });
+    refuse(o, "payin.cannot_cancel", { type: "cancel" });
     // Refunded in the same transaction (the guided "Refund all"), or refunded in part already: the
     // payment stays the order's (refundable for what is left), never an unmatched deposit whose whole
     // amount could be refunded a second time.
@@ -81,13 +84,13 @@ export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope:
  */
 export function releaseOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}): PayinOrderRow {
   return act(ctx, orderNo, scope, { actor, action: "payin.release" }, (tx, o, now) => {
-    if (o.status !== "frozen_abnormal") throw new OperatorError(`cannot release order ${o.orderNo}: it is ${o.status}, not frozen_abnormal`);
+    if (o.status !== "frozen_abnormal") throw new OperatorError("payin.release_not_frozen", { orderNo: o.orderNo, status: o.status });
     const t = o.transferId ? transferById(tx, o.transferId) : undefined;
     if (t && t.status === "pending") {
-      throw new OperatorError(`cannot release order ${o.orderNo} yet: its payment has ${t.confirmations} confirmation(s) and is not final`);
+      throw new OperatorError("payin.release_not_final", { orderNo: o.orderNo, confirmations: t.confirmations });
     }
     const refused = acceptRefusal(o, keptOf(tx, o));
-    if (refused) throw new OperatorError(`cannot release order ${o.orderNo}: ${fill(ACCEPT_REFUSED, refused)}`);
+    if (refused) throw new OperatorError("payin.accept_refused", { orderNo: o.orderNo, ...refused });
     const received = t && t.status === "confirmed" ? t : undefined;
     let paid: ReleasePaid = "none";
     if (received) {
@@ -111,8 +114,8 @@ export interface DenyEntry {
 
 function denyTarget(chain: string, address: string): { chain: ChainCode; address: string } {
   const c = chain.trim().toUpperCase();
-  if (!hasChainModule(c)) throw new OperatorError(`unknown chain ${JSON.stringify(chain)}: ${chainList()}`);
-  if (!isValidAddress(c, address.trim())) throw new OperatorError(`${JSON.stringify(address)} is not a valid ${c} address`);
+  if (!hasChainModule(c)) throw new OperatorError("deny.unknown_chain", { chain: JSON.stringify(chain), chains: chainList() });
+  if (!isValidAddress(c, address.trim())) throw new OperatorError("deny.invalid_address", { address: JSON.stringify(address), chain: c });
   // One canonical form (BSC checksum case) so the watcher's comparison cannot miss it.
   return { chain: c, address: normalizeAddress(c, address.trim()) };
 }
@@ -125,7 +128,7 @@ export function denySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string, a
   const why = checkText("reason", reason, 500);
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
-    if (isDenied(tx, target.chain, target.address)) throw new OperatorError(`${target.chain} ${target.address} is already on the deny list`);
+    if (isDenied(tx, target.chain, target.address)) throw new OperatorError("deny.already", { chain: target.chain, address: target.address });
     const row = insertDenied(tx, { chain: target.chain, address: target.address, reason: why, createdAt: now });
     recordAudit(tx, { ...actor, at: now, action: "denylist.add", target: `denylist:${target.chain}:${target.address}`, before: null, after: denyView(row) });
     return denyView(row);
@@ -137,7 +140,7 @@ export function undenySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string,
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
     const row = removeDenied(tx, target.chain, target.address);
-    if (!row) throw new OperatorError(`${target.chain} ${target.address} is not on the deny list`);
+    if (!row) throw new OperatorError("deny.not_listed", { chain: target.chain, address: target.address });
     recordAudit(tx, { ...actor, at: now, action: "denylist.remove", target: `denylist:${target.chain}:${target.address}`, before: denyView(row), after: null });
     return denyView(row);
   });

@@ -1,12 +1,13 @@
 // Which pay-in orders a refund may be made on (DESIGN 20): the pay-in side's rule, which
-// payout/refunds.ts asks through its RefundPayins port (payin/store.ts `refundPayins`: pay-ins rank
+// payout/refunds.ts asks through its RefundPayins port (`refundPayins` below: pay-ins rank
 // above payouts). The amount (paid minus the refunds not failed) is the refunds' own business.
-import type { transfers } from "../db/schema";
+import type { DbOrTx } from "../db/client";
 import { TRANSFER_CONFIRMED } from "../watcher/state";
+import { transferById, type TransferRow } from "../watcher/transfers-store";
+import { orderById, orderByOrderNo } from "./orders-store";
+import { resolveDepositRefunded } from "./unmatched-store";
 import { SETTLED_STATUSES, type PayinStatus } from "./state";
 import type { PayinOrderRow } from "./views";
-
-type TransferRow = typeof transfers.$inferSelect;
 
 /** Statuses a refund may be made on: settled, or frozen with a paid amount (DESIGN 20). */
 export const REFUNDABLE_STATUSES: readonly PayinStatus[] = [...SETTLED_STATUSES, "frozen_abnormal"];
@@ -29,3 +30,15 @@ export function whyNotRefundable(o: PayinOrderRow, payment: TransferRow | undefi
   if (!TRANSFER_CONFIRMED.includes(payment.status as (typeof TRANSFER_CONFIRMED)[number])) return "the payment is not final yet";
   return null;
 }
+
+/**
+ * What a refund (payout/refunds.ts, its RefundPayins port: payouts rank below pay-ins) reads and
+ * resolves of the pay-in side: the order or the deposit it is made on. app/context.ts hands it over.
+ */
+export const refundPayins = {
+  orderByOrderNo,
+  orderById,
+  transferById,
+  whyNotRefundable: (db: DbOrTx, o: PayinOrderRow): string | null => whyNotRefundable(o, o.transferId !== null ? transferById(db, o.transferId) : undefined),
+  resolveDepositRefunded,
+};

@@ -4,7 +4,8 @@
 // merchant user on its own. The choices are computed from what happened to the order (issue 36):
 // the refunds already made on it count (payin/kept.ts), so no money goes back twice.
 import { writeTx } from "../db/client";
-import { orderWithNo, transferById } from "./store";
+import { orderWithNo } from "./orders-store";
+import { transferById } from "../watcher/transfers-store";
 import { recordAudit, type Actor } from "../audit/log";
 import { fromBaseUnits } from "../lib/money";
 import { ACCEPT_REFUSED, acceptRefusal, differenceLeft, fill, keptOf, tokenAmount } from "./kept";
@@ -112,15 +113,15 @@ export function resolveFrozen(
   scope: OrderScope = {},
 ): { order: PayinOrderRow; refund: RefundResult | null } {
   const note = input.note.trim();
-  if (!note) throw new OperatorError("Write a note saying why (it goes into the audit log).");
-  if (note.length > 500) throw new OperatorError("The note is longer than 500 characters.");
+  if (!note) throw new OperatorError("resolve.note_missing");
+  if (note.length > 500) throw new OperatorError("resolve.note_long", { max: 500 });
   return writeTx(ctx.db, (tx) => {
     const o = orderWithNo(tx, orderNo);
-    if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError(`no pay-in order ${orderNo}`);
+    if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError("payin.order_unknown", { orderNo });
     const offered = resolutionOptions(ctx, o);
     const option = offered.options.find((x) => x.choice === choice);
-    if (!option) throw new OperatorError(offered.waiting ?? `"${choice}" is not a choice for order ${orderNo} (${o.status})`);
-    if (option.refused) throw new OperatorError(fill(option.refused.template, option.refused.values));
+    if (!option) throw offered.waiting ? new OperatorError("resolve.not_final") : new OperatorError("resolve.not_offered", { choice, orderNo, status: o.status });
+    if (option.refused) throw new OperatorError("resolve.accept_refused", option.refused.values);
     const k = keptOf(tx, o);
     const toAddress = input.toAddress?.trim() ? input.toAddress.trim() : undefined;
     const now = ctx.clock.now();

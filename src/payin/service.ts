@@ -17,19 +17,9 @@ import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import { noteDetection } from "./detection";
 import { transition, type PayinEvent, type PayinStatus } from "./state";
-import {
-  bindingOrderFacts,
-  bindKeyById,
-  compatSideOf,
-  dueOrders,
-  freeSharedAddress,
-  insertOrder,
-  insertSharedPayin,
-  orderByMerchantOrderNo,
-  orderById,
-  orderByOrderNo,
-  updateOrderIf,
-} from "./store";
+import { bindingOrderFacts, dueOrders, freeSharedAddress, insertOrder, insertSharedPayin, orderByMerchantOrderNo, orderById, orderByOrderNo, updateOrderIf } from "./orders-store";
+import { bindKeyById } from "./bindings-store";
+import { compatSideOf } from "./compat-side-store";
 import { merchantUid } from "../merchants/store";
 import { payinCallbackPayload, type PayinOrderRow } from "./views";
 import { existingKeyCache } from "../merchants/key-cache";
@@ -229,7 +219,7 @@ export function expireDueOrders(ctx: Pick<PayinCtx, "db" | "clock">, limit = 500
   return due.length;
 }
 
-export { ordersOfBinding } from "./store";
+export { ordersOfBinding } from "./orders-store";
 
 export function bindingStats(db: DbOrTx, bindingId: string, decimals: number) {
   const rows = bindingOrderFacts(db, bindingId);

@@ -67,7 +67,7 @@ describe("pay-in transitions", () => {
 
 test("the open statuses split into awaiting payment and settling, and the free-address query spells them as the partial indexes do", async () => {
   const { AWAITING_PAYMENT, OPEN_STATUSES, SETTLING_STATUSES, statusSql } = await import("./state");
-  const { FREE_SHARED_ADDRESS } = await import("./store");
+  const { FREE_SHARED_ADDRESS } = await import("./orders-store");
   expect([...AWAITING_PAYMENT, ...SETTLING_STATUSES].sort()).toEqual([...OPEN_STATUSES].sort());
   expect(statusSql("p.status", AWAITING_PAYMENT)).toBe("p.status = 'waiting_payment'");
   expect(statusSql("p.status", SETTLING_STATUSES)).toBe("p.status IN ('detected', 'confirming')");

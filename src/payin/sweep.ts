@@ -15,7 +15,8 @@ import { parseDuration } from "../lib/duration";
 import { countSweepFound } from "../lib/event-metrics";
 import { recordTransfer } from "./deposits";
 import type { PayinCtx } from "./service";
-import { markFoundBySweep, sweepTargets, transactionRecorded } from "./store";
+import { markFoundBySweep, transactionRecorded } from "../watcher/transfers-store";
+import { sweepTargets } from "./orders-store";
 
 /** Block times and the gateway's clock differ: an order's payment is looked for from a little before its creation. */
 export const SWEEP_SLACK_MS = 5 * 60_000;

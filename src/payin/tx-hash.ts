@@ -11,7 +11,8 @@ import type { IncomingTransfer, TokenSymbol, TxLookup, TxTokenTransfer } from ".
 import { recordTransfer } from "./deposits";
 import type { PayinCtx } from "./service";
 import type { PayinOrderRow } from "./views";
-import { orderById, transferByKey, type TransferRow } from "./store";
+import { orderById } from "./orders-store";
+import { transferByKey, type TransferRow } from "../watcher/transfers-store";
 
 /** What the gateway answers to a hash, from the order's point of view. */
 export const TX_HASH_RESULTS = [

@@ -10,7 +10,8 @@ import { incomingOf } from "./tx-hash";
 import { findAddress } from "../wallet/addresses";
 import { recordTransfer } from "./deposits";
 import type { PayinCtx } from "./service";
-import { orderById, transferByKey, type TransferRow } from "./store";
+import { orderById } from "./orders-store";
+import { transferByKey, type TransferRow } from "../watcher/transfers-store";
 import { OperatorError } from "./operator-error";
 
 export interface LookedUpTransfer extends TxTokenTransfer {
@@ -35,7 +36,7 @@ type Scope = { merchantId: number | null };
 
 function adapterOf(ctx: PayinCtx, chain: string) {
   const a = ctx.chains.get(chain as ChainCode);
-  if (!a?.lookupTx) throw new OperatorError(`${chain} is not enabled on this gateway, or cannot look up a transaction.`);
+  if (!a?.lookupTx) throw new OperatorError("lookup.chain_unavailable", { chain });
   return a;
 }
 
@@ -84,8 +85,8 @@ export async function importTransfer(ctx: PayinCtx, chain: string, hash: string,
   const report = await lookUpTransaction(ctx, chain, hash, scope);
   const look = report.lookup;
   const t = report.transfers.find((x) => x.logIndex === logIndex);
-  if (look.state !== "included" || !t) throw new OperatorError("That transfer is not on the chain (any more).");
-  if (!t.gatewayAddress || t.token === null) throw new OperatorError("Only a transfer of a configured token to one of the gateway's addresses can be imported.");
+  if (look.state !== "included" || !t) throw new OperatorError("lookup.not_on_chain");
+  if (!t.gatewayAddress || t.token === null) throw new OperatorError("lookup.not_importable");
   if (!t.importable) return report;
   const now = ctx.clock.now();
   const it = incomingOf(report.chain, look, { ...t, token: t.token }, ctx.chains.get(report.chain)!.normalizeAddress(t.to));

@@ -6,7 +6,10 @@
 import { withinUnderpayTolerance } from "./tolerance";
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import { payoutWithOrderNo } from "../payout/store";
-import { isDenied, orderWithNo, refundedByPayout, transferWithOwner, type TransferRow, unmatchedPage, updateOrder, updateTransfer } from "./store";
+import { isDenied } from "./deny-list-store";
+import { orderWithNo, updateOrder } from "./orders-store";
+import { refundedByPayout, transferWithOwner, unmatchedPage, updateTransfer } from "./unmatched-store";
+import { type TransferRow } from "../watcher/transfers-store";
 import { recordAudit, type Actor } from "../audit/log";
 import { defaultToken } from "../chains/registry";
 import type { ChainCode } from "../chains/types";
@@ -98,20 +101,23 @@ export function listUnmatched(ctx: Pick<PayinCtx, "db" | "chains">, f: Unmatched
 function loadDeposit(tx: DbOrTx, depositId: number, scope: DepositScope) {
   const r = transferWithOwner(tx, depositId);
   if (!r || r.t.unmatchedReason === null || (scope.merchantId !== undefined && r.merchantId !== scope.merchantId)) {
-    throw new OperatorError(`no unmatched deposit ${depositId}`);
+    throw new OperatorError("deposit.unknown", { depositId });
   }
   return r;
 }
 
 function openDeposit(tx: Tx, depositId: number, scope: DepositScope) {
   const r = loadDeposit(tx, depositId, scope);
-  if (r.t.resolution) throw new OperatorError(`deposit ${depositId} is already ${r.t.resolution}${r.t.resolutionRef ? ` (${r.t.resolutionRef})` : ""}`);
+  if (r.t.resolution) {
+    const resolution = r.t.resolution;
+    throw r.t.resolutionRef ? new OperatorError("deposit.resolved_ref", { depositId, resolution, ref: r.t.resolutionRef }) : new OperatorError("deposit.resolved", { depositId, resolution });
+  }
   return r;
 }
 
 function parseDepositId(raw: number | string): number {
   const s = String(raw).trim();
-  if (!/^[1-9]\d{0,15}$/.test(s)) throw new OperatorError(`deposit id must be a positive integer, not ${JSON.stringify(String(raw))}`);
+  if (!/^[1-9]\d{0,15}$/.test(s)) throw new OperatorError("deposit.id_invalid", { raw: JSON.stringify(String(raw)) });
   return Number(s);
 }
 
@@ -132,14 +138,14 @@ export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orde
   return writeTx(ctx.db, (tx) => {
     const { t, uid } = openDeposit(tx, depositId, scope);
     const o = orderWithNo(tx, orderNo);
-    if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError(`no pay-in order ${orderNo}`);
-    if (t.status === "reverted") throw new OperatorError(`deposit ${depositId} was reverted by a reorg; there is nothing to attach`);
-    if (t.unmatchedReason === "counterfeit_token") throw new OperatorError(`deposit ${depositId} is a look-alike ${t.token} from another issuer: it never pays an order`);
+    if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError("payin.order_unknown", { orderNo });
+    if (t.status === "reverted") throw new OperatorError("deposit.reverted", { depositId });
+    if (t.unmatchedReason === "counterfeit_token") throw new OperatorError("deposit.counterfeit", { depositId, token: t.token });
     if (t.addressId !== o.addressId || t.token !== o.token) {
-      throw new OperatorError(`deposit ${depositId} reached ${t.toAddress} (${t.token}); order ${orderNo} is on ${o.address} (${o.token})`);
+      throw new OperatorError("deposit.other_address", { depositId, toAddress: t.toAddress, token: t.token, orderNo, address: o.address, orderToken: o.token });
     }
     if ((o.status !== "waiting_payment" && o.status !== "expired") || o.transferId !== null) {
-      throw new OperatorError(`cannot attach a deposit to order ${orderNo} in ${o.status}: only an unpaid waiting_payment or expired order takes one`);
+      throw new OperatorError("deposit.order_not_open", { orderNo, status: o.status });
     }
     const denied = isDenied(tx, t.chain, t.fromAddress);
     // Short within [payin] underpay_tolerance counts as the amount, as it would have on arrival.
@@ -181,13 +187,13 @@ export function markDepositRefunded(ctx: PayinCtx, depositIdRaw: number | string
   const now = ctx.clock.now();
   return writeTx(ctx.db, (tx) => {
     const { t, uid, merchantId } = openDeposit(tx, depositId, scope);
-    if (t.status !== "confirmed") throw new OperatorError(`deposit ${depositId} is ${t.status}, not final: only a final deposit can be refunded`);
+    if (t.status !== "confirmed") throw new OperatorError("deposit.not_final", { depositId, status: t.status });
     const p = payoutWithOrderNo(tx, payoutOrderNo);
-    if (!p || (merchantId !== null && p.merchantId !== merchantId)) throw new OperatorError(`no payout ${payoutOrderNo} of the merchant that received deposit ${depositId}`);
-    if (p.chain !== t.chain || p.token !== t.token) throw new OperatorError(`payout ${payoutOrderNo} is ${p.chain} ${p.token}; the deposit is ${t.chain} ${t.token}`);
-    if (p.status === "failed") throw new OperatorError(`payout ${payoutOrderNo} failed; it refunded nothing`);
+    if (!p || (merchantId !== null && p.merchantId !== merchantId)) throw new OperatorError("deposit.payout_unknown", { payoutOrderNo, depositId });
+    if (p.chain !== t.chain || p.token !== t.token) throw new OperatorError("deposit.payout_other_token", { payoutOrderNo, payoutChain: p.chain, payoutToken: p.token, chain: t.chain, token: t.token });
+    if (p.status === "failed") throw new OperatorError("deposit.payout_failed", { payoutOrderNo });
     const other = refundedByPayout(tx, payoutOrderNo, t.id);
-    if (other) throw new OperatorError(`payout ${payoutOrderNo} is already recorded as the refund of deposit ${other.id}`);
+    if (other) throw new OperatorError("deposit.payout_used", { payoutOrderNo, otherId: other.id });
     const after = updateTransfer(tx, t.id, { resolution: "refunded", resolutionRef: payoutOrderNo, resolvedAt: now });
     recordAudit(tx, { ...actor, at: now, action: "deposit.refunded", target: `deposit:${depositId}`, before: depositView(ctx, t, uid), after: depositView(ctx, after, uid) });
     return depositView(ctx, after, uid);

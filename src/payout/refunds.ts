@@ -26,7 +26,7 @@ type TransferRow = typeof transfers.$inferSelect;
 
 /**
  * What a refund reads and resolves of the pay-in side: the order or the deposit it is made on.
- * Pay-ins rank above payouts, so payin/store.ts fills it (`refundPayins`) and the composition
+ * Pay-ins rank above payouts, so payin/refundable.ts fills it (`refundPayins`) and the composition
  * root (app/context.ts) hands it over.
  */
 export interface RefundPayins {

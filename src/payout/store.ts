@@ -224,7 +224,7 @@ export function recordFeeMove(tx: Tx, merchantId: number, balanceAfter: string, 
 }
 
 // Refunds (payout/refunds.ts, payout/refund-funnel.ts). The pay-in order or deposit a refund is
-// made on is pay-ins' (payin/store.ts `refundPayins`, through the RefundPayins port).
+// made on is pay-ins' (payin/refundable.ts `refundPayins`, through the RefundPayins port).
 
 /** A new refund row. */
 export function insertRefundRow(tx: Tx, values: typeof refunds.$inferInsert): RefundRow {

@@ -3,7 +3,7 @@
 // growth bench on the large one (with its ANALYZE statistics).
 import type { Db } from "../db/client";
 import type { PlannedQuery, SeekOptions } from "./query-plan";
-import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES, SWEEP_TARGETS } from "../payin/store";
+import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES, SWEEP_TARGETS } from "../payin/orders-store";
 import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS, STUCK_TOPUPS, SWEEP_FOUND } from "../ops/store";
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
 import { DELIVERED_BEFORE } from "../callbacks/store";

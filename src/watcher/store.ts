@@ -1,11 +1,9 @@
-// The watcher's storage module: its durable cursor per chain (`chain_cursors`) and the blocks
-// holding pending transfers, whose hashes it checks for reorgs (docs/architecture.md "Data
-// access"). `watcher/watcher.ts` calls these inside its own write transactions.
+// The watcher's storage module: its durable cursor per chain (`chain_cursors`; docs/architecture.md
+// "Data access"). The transfers it follows are transfers-store.ts's. `watcher/watcher.ts` calls
+// these inside its own write transactions.
 import { eq } from "drizzle-orm";
-import type { Db, DbOrTx } from "../db/client";
+import type { DbOrTx } from "../db/client";
 import { chainCursors } from "../db/schema";
-import { statusSql } from "../db/status-sql";
-import { TRANSFER_PENDING } from "./state";
 
 export type ChainCursor = typeof chainCursors.$inferSelect;
 
@@ -19,11 +17,4 @@ export function saveChainCursor(tx: DbOrTx, chain: string, blockNumber: number, 
     .values({ chain, blockNumber, blockHash, updatedAt: now })
     .onConflictDoUpdate({ target: chainCursors.chain, set: { blockNumber, blockHash, updatedAt: now } })
     .run();
-}
-
-/** The blocks (number and hash) holding a chain's pending transfers. */
-export const PENDING_TRANSFER_BLOCKS = `SELECT DISTINCT block_number AS n, block_hash AS h FROM transfers WHERE chain = ? AND ${statusSql("status", TRANSFER_PENDING)} AND block_number >= 0`;
-
-export function pendingTransferBlocks(db: Db, chain: string): { n: number; h: string }[] {
-  return db.$client.query<{ n: number; h: string }, [string]>(PENDING_TRANSFER_BLOCKS).all(chain);
 }

@@ -10,7 +10,8 @@ import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { TransferPort } from "./port";
-import { chainCursor, pendingTransferBlocks, saveChainCursor } from "./store";
+import { chainCursor, saveChainCursor } from "./store";
+import { pendingTransferBlocks } from "./transfers-store";
 
 /** What a watcher needs of the gateway. */
 export interface WatcherCtx {

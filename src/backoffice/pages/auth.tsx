@@ -24,7 +24,8 @@ import { completeSetup, setupTokenValid } from "../setup";
 import { UserError } from "../users";
 import { ErrorPage, Notice } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, withLocale } from "../i18n";
+import { locale, tr, withLocale } from "../i18n";
+import { errorSentence } from "../../i18n/catalog";
 
 /** Only our own pages are a place to go back to after sign-in. */
 export function safeNext(next: string | undefined): string {
@@ -173,7 +174,7 @@ export function authRoutes(d: BackofficeDeps) {
           if (!user) return html(ErrorPage({ viewer: null, status: 404, message: tr(SETUP_INVALID) }), 404);
           return redirect("/backoffice/login?done=setup");
         } catch (e) {
-          if (e instanceof UserError) return withPre(request, (csrf) => SetupPage({ csrf, token: params.token, error: e.message }), 400);
+          if (e instanceof UserError) return withPre(request, (csrf) => SetupPage({ csrf, token: params.token, error: errorSentence(locale(), e) }), 400);
           throw e;
         }
       }),

@@ -5,7 +5,6 @@
 // first by keyset, counted up to 1,000; bulk "Resend" of what gave up.
 import { Elysia } from "elysia";
 import { recordAudit } from "../../audit/log";
-import { plainError } from "../../callbacks/plain-error";
 import { CallbackBusy, CallbackNotFound, resendCallback } from "../../callbacks/resend";
 import { writeTx } from "../../db/client";
 import { listMerchants } from "../../merchants/service";
@@ -23,7 +22,7 @@ import {
 import { filterQuery } from "../queries/filters";
 import { COUNT_CAP, countLabel } from "../queries/keyset";
 import { Csrf, DateRangeAndFilter, FilterSelect, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
-import { EventStateBadge, eventState, eventTarget, maxDeliveries, TargetText } from "../views/callback-deliveries";
+import { EventStateBadge, eventState, eventTarget, maxDeliveries, plainErrorText, TargetText } from "../views/callback-deliveries";
 import { Layout } from "../views/layout";
 import { tr, trf, trm } from "../i18n";
 
@@ -54,7 +53,7 @@ function FilterForm(p: { merchants: CallbacksData["merchants"]; v: Viewer; f: Ca
 function Row(p: { max: number; c: CallbackListRow; now: number }): JSX.Element {
   const { c } = p;
   const s = eventState({ ...c, lastStatus: c.lastAttempt?.httpStatus ?? null }, p.now, p.max);
-  const error = c.state === "delivered" ? null : plainError(c.lastError, c.lastAttempt?.httpStatus ?? null);
+  const error = c.state === "delivered" ? null : plainErrorText(c.lastError, c.lastAttempt?.httpStatus ?? null);
   return (
     <tr data-event={c.eventId}>
       <td>
@@ -82,7 +81,7 @@ function Row(p: { max: number; c: CallbackListRow; now: number }): JSX.Element {
         {String(c.attempts)}
       </td>
       <td class="wrap" data-label={tr("Last error")} safe>
-        {error ? tr(error) : ""}
+        {error ?? ""}
       </td>
     </tr>
   );

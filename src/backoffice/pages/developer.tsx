@@ -10,7 +10,8 @@ import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type V
 import { NotFound } from "../errors";
 import { Csrf, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf, trm } from "../i18n";
+import { locale, tr, trf, trm } from "../i18n";
+import { errorText } from "../../i18n/catalog";
 import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
 import { recentTestCallbacks } from "../../callbacks/test-event";
 import { ReauthField } from "./reauth";
@@ -207,7 +208,7 @@ export function developerRoutes(d: BackofficeDeps) {
           const r = updateMerchantSettings(settingsDeps(), m.uid, { defaultNotifyUrl: str(body.url) }, actorOf(v));
           if (r.released > 0) d.kick();
         } catch (e) {
-          if (e instanceof SettingsError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: e.message });
+          if (e instanceof SettingsError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: errorText(locale(), e) });
           throw e;
         }
         return redirect(`${PATH}?done=callback`);
@@ -244,7 +245,7 @@ export function developerRoutes(d: BackofficeDeps) {
         try {
           updateMerchantSettings(settingsDeps(), m.uid, { ipAllowlist: str(body.allowlist).split(/[\s,]+/) }, actorOf(v));
         } catch (e) {
-          if (e instanceof SettingsError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: e.message });
+          if (e instanceof SettingsError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: errorText(locale(), e) });
           throw e;
         }
         return redirect(`${PATH}?done=allowlist`);

@@ -19,7 +19,8 @@ import { listPayins } from "../queries/lists";
 import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
-import { tr, trf, trm } from "../i18n";
+import { locale, tr, trf, trm } from "../i18n";
+import { errorText } from "../../i18n/catalog";
 import { orderDetail } from "../queries/order";
 import { acknowledgeUnrecorded, AckError, openUnrecorded, type UnrecordedRow } from "../../restore/reconcile";
 import { releaseHeldPayouts } from "../../payout/store";
@@ -403,7 +404,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         const link = str(body.mode) === "link";
         const toAddress = str(body.toAddress).trim();
         try {
-          if (!link && !toAddress) throw new OperatorError('Give the payer\'s address, or choose "Send a refund link".');
+          if (!link && !toAddress) throw new OperatorError("refund.address_missing");
           refundDeposit(d.ctx, id, { amount: str(body.amount).trim(), ...(link ? {} : { toAddress }) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
           const why = refundProblem(e);
@@ -420,7 +421,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         try {
           dismissDeposit(d.ctx, id, str(body.note), actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
-          if (e instanceof OperatorError) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: e.message });
+          if (e instanceof OperatorError) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: errorText(locale(), e) });
           throw e;
         }
         return redirect(`/backoffice/deposits/${id}?done=dismissed`);
@@ -438,7 +439,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         try {
           attachDeposit(d.ctx, id, o.payin.orderNo, actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
-          if (e instanceof OperatorError) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: e.message });
+          if (e instanceof OperatorError) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: errorText(locale(), e) });
           throw e;
         }
         d.kick();
@@ -469,7 +470,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         try {
           denySender(d.ctx, chain, address, reason, actorOf(v));
         } catch (e) {
-          if (e instanceof OperatorError) return exceptions(v, { error: e.message });
+          if (e instanceof OperatorError) return exceptions(v, { error: errorText(locale(), e) });
           throw e;
         }
         return redirect("/backoffice/exceptions?done=denied");
@@ -483,7 +484,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         try {
           undenySender(d.ctx, chain, address, actorOf(v));
         } catch (e) {
-          if (e instanceof OperatorError) return exceptions(v, { error: e.message });
+          if (e instanceof OperatorError) return exceptions(v, { error: errorText(locale(), e) });
           throw e;
         }
         return redirect("/backoffice/exceptions?done=undenied");

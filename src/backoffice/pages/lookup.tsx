@@ -8,7 +8,8 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { Csrf, DataTable, Notice } from "../views/common";
 import { Layout } from "../views/layout";
 import { ChainRef } from "../views/explorer";
-import { tr, trf, trm } from "../i18n";
+import { locale, tr, trf, trm } from "../i18n";
+import { errorText } from "../../i18n/catalog";
 import { importTransfer, lookUpTransaction, type LookedUpTransfer, type TxLookupReport } from "../../payin/tx-lookup";
 import { OperatorError } from "../../payin/operator-error";
 import { fromBaseUnits } from "../../lib/money";
@@ -166,7 +167,7 @@ export function lookupRoutes(d: BackofficeDeps) {
           const report = await lookUpTransaction(d.ctx, chain, hash, scopeOf(v));
           return LookupPage(props(d, v, chain, hash, { report, notice: query.done === "imported" ? "Imported: the transfer went through the same matching as a scanned one." : undefined }));
         } catch (e) {
-          if (e instanceof OperatorError) return LookupPage(props(d, v, chain, hash, { error: e.message }));
+          if (e instanceof OperatorError) return LookupPage(props(d, v, chain, hash, { error: errorText(locale(), e) }));
           return LookupPage(props(d, v, chain, hash, { error: "The chain could not be asked right now. Try again in a moment." }));
         }
       }),
@@ -181,7 +182,7 @@ export function lookupRoutes(d: BackofficeDeps) {
         try {
           await importTransfer(d.ctx, chain, hash, logIndex, actorOf(v), scopeOf(v));
         } catch (e) {
-          if (e instanceof OperatorError) return LookupPage(props(d, v, chain, hash, { error: e.message }));
+          if (e instanceof OperatorError) return LookupPage(props(d, v, chain, hash, { error: errorText(locale(), e) }));
           throw e;
         }
         return redirect(`/backoffice/lookup?chain=${encodeURIComponent(chain)}&hash=${encodeURIComponent(hash)}&done=imported`);

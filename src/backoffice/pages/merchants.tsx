@@ -12,10 +12,11 @@ import { ipAllowlistOf, SettingsError, updateMerchantSettings } from "../../merc
 import { ControlsError, getPayoutControls } from "../../payout/controls";
 import { NotFound } from "../errors";
 import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type Viewer } from "../guard";
-import { asSentence, createUser, UserError } from "../users";
+import { createUser, UserError } from "../users";
 import { ActionButton, CopyButton, Csrf, DataTable, Notice, StatusBadge, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf, trm } from "../i18n";
+import { locale, tr, trf, trm } from "../i18n";
+import { errorSentence } from "../../i18n/catalog";
 import { queueTestCallback, TestCallbacks } from "../views/test-callbacks";
 import { recentTestCallbacks } from "../../callbacks/test-event";
 import { releaseHeldCallbacks } from "../../callbacks/store";
@@ -265,8 +266,8 @@ export function merchantsRoutes(d: BackofficeDeps) {
           });
           return MerchantsPage({ data: loadMerchants(d), v, created });
         } catch (e) {
-          if (e instanceof SettingsError) return again(asSentence(e.message.replace(/^default notify URL/, "The default callback URL")));
-          if (e instanceof UserError) return again(asSentence(e.message));
+          if (e instanceof SettingsError) return again(errorSentence(locale(), e));
+          if (e instanceof UserError) return again(errorSentence(locale(), e));
           throw e;
         }
       }),
@@ -329,7 +330,8 @@ export function merchantsRoutes(d: BackofficeDeps) {
           );
           });
         } catch (e) {
-          if (e instanceof SettingsError || e instanceof ControlsError) return MerchantPage({ data: loadMerchant(d, load(m.uid)), v, error: e.message });
+          if (e instanceof SettingsError) return MerchantPage({ data: loadMerchant(d, load(m.uid)), v, error: errorSentence(locale(), e) });
+          if (e instanceof ControlsError) return MerchantPage({ data: loadMerchant(d, load(m.uid)), v, error: e.message });
           throw e;
         }
         d.kick();

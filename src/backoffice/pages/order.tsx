@@ -11,6 +11,8 @@ import { canTransition, type PayinStatus } from "../../payin/state";
 import { recordAudit } from "../../audit/log";
 import { writeTx } from "../../db/client";
 import { NotFound } from "../errors";
+import { DomainError } from "../../errors";
+import { errorText } from "../../i18n/catalog";
 import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer } from "../guard";
 import { cancelOrder, freezeOrder, OperatorError, releaseOrder } from "../../payin/operator";
 import type { PayinOrderRow } from "../../payin/views";
@@ -18,10 +20,10 @@ import { attemptCount, callbackScopeOk, type OrderDetail, orderDetail } from "..
 import type { DisplayCtx } from "../format";
 import { ActionButton, Csrf, DataTable, Notice, OrderLink, StatusBadge, statusLabel, Time } from "../views/common";
 import { invoiceNoOf } from "../../invoices/list";
-import { compatSideOf } from "../../payin/store";
+import { compatSideOf } from "../../payin/compat-side-store";
 import { ChainRef } from "../views/explorer";
 import { Layout } from "../views/layout";
-import { tr, trf, trm } from "../i18n";
+import { locale, tr, trf, trm } from "../i18n";
 import { CallbackDeliveries, maxDeliveries } from "../views/callback-deliveries";
 import { backofficeRefundNo, OrderRefunds, orderRefundsOf, refundProblem, ResolveFrozen, resolveOptionsOf } from "./refunds";
 import { createRefund } from "../../payout/refunds";
@@ -300,7 +302,7 @@ export function orderRoutes(d: BackofficeDeps) {
       try {
         fn(v, o, body);
       } catch (e) {
-        if (e instanceof OperatorError) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: e.message });
+        if (e instanceof DomainError) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: errorText(locale(), e) });
         throw e;
       }
       d.kick();
@@ -328,7 +330,7 @@ export function orderRoutes(d: BackofficeDeps) {
       moneyAction("refunded", (v, o, b, once) => {
         const link = str(b.mode as string) === "link";
         const toAddress = str(b.toAddress as string).trim();
-        if (!link && !toAddress) throw new OperatorError("Give the payer's address, or choose \"Send a refund link\".");
+        if (!link && !toAddress) throw new OperatorError("refund.address_missing");
         return createRefund(d.ctx, o.merchantId, o.orderNo, { refundNo: backofficeRefundNo(once, d.ctx.clock.now()), amount: str(b.amount as string).trim(), ...(link ? {} : { toAddress }) }, { source: "backoffice", actor: actorOf(v) });
       }),
     )
@@ -336,7 +338,7 @@ export function orderRoutes(d: BackofficeDeps) {
       "/backoffice/orders/:orderNo/resolve",
       moneyAction("resolved", (v, o, b) => {
         const choice = str(b.choice as string) as Resolution;
-        if (!RESOLUTIONS.includes(choice)) throw new OperatorError("Choose what should happen.");
+        if (!RESOLUTIONS.includes(choice)) throw new OperatorError("resolve.choose");
         const r = resolveFrozen(d.ctx, o.orderNo, choice, { note: str(b.note as string), toAddress: str(b.toAddress as string) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
         return r.refund ?? undefined;
       }),

@@ -4,21 +4,19 @@
 // the guided resolution of a frozen order (accept as paid, refund all, refund the difference), each
 // saying what it produces, confirmed with the password and noted in the audit log. Both roles; a
 // merchant user acts on its own orders and deposits only.
-import { AppError } from "../../errors";
+import { AppError, DomainError } from "../../errors";
+import { errorText } from "../../i18n/catalog";
 import { fromBaseUnits } from "../../lib/money";
 import { HOLD_TEXT } from "../../payin/hold";
 import type { PayinOrderRow } from "../../payin/views";
 import { depositRefundable, refundableAmount, refundsOfDeposit, refundsOfOrder, RefundRefused } from "../../payout/refunds";
 import { resolutionOptions, type MadeText } from "../../payin/resolve";
 import type { RefundRow } from "../../payout/refund-views";
-import { OperatorError } from "../../payin/operator";
 import type { BackofficeDeps, Viewer } from "../guard";
 import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, StatusBadge, Time } from "../views/common";
 import { ChainRef } from "../views/explorer";
-import { tr, trf, trm } from "../i18n";
-import { trMatch } from "../i18n-match";
-import { ACCEPT_REFUSED } from "../../payin/kept";
+import { locale, tr, trf, trm } from "../i18n";
 
 type TransferRow = Parameters<typeof depositRefundable>[1];
 
@@ -30,8 +28,9 @@ export const backofficeRefundNo = (once: string | null, now: number): string => 
 
 /** The words for a refused refund or resolution (the API's codes, the services' own refusals), or null for other errors. */
 export function refundProblem(e: unknown): string | null {
-  // A refused "Accept as paid" (src/payin/kept.ts) in the page's language.
-  if (e instanceof OperatorError || e instanceof RefundRefused) return trMatch(e.message, [ACCEPT_REFUSED]);
+  // An operator action refused (a refused "Accept as paid", …) in the page's language, by its code.
+  if (e instanceof DomainError) return errorText(locale(), e);
+  if (e instanceof RefundRefused) return e.message;
   if (!(e instanceof AppError)) return null;
   const data = e.data as Record<string, unknown> | null;
   if (e.code === 55001) return trf("That is more than can be refunded ({left} left).", { left: String(data?.refundable ?? "0") });

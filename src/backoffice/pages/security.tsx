@@ -7,10 +7,11 @@ import { qrSvg } from "../../checkout/qr";
 import { action, actorOf, type BackofficeDeps, html, page, redirect, str, type Viewer } from "../guard";
 import { activeSessions, reauthenticate, revokeSession, type SessionRow } from "../sessions";
 import { enableTotp, newRecoveryCodes, newTotpSecret, storePendingTotpSecret, totpStep, totpUri } from "../totp";
-import { asSentence, changePassword, UserError, userById } from "../users";
+import { changePassword, UserError, userById } from "../users";
 import { ActionButton, Csrf, DataTable, Notice, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf, trm } from "../i18n";
+import { locale, tr, trf, trm } from "../i18n";
+import { errorSentence } from "../../i18n/catalog";
 
 const NOTICES: Record<string, string> = {
   password: "Password changed. Your other sessions were signed out.",
@@ -160,7 +161,7 @@ export function securityRoutes(d: BackofficeDeps) {
         try {
           await changePassword(d.users, v.user.id, next, v.session.id);
         } catch (e) {
-          if (e instanceof UserError) return html(NewPasswordPage({ v, error: asSentence(e.message) }), 400);
+          if (e instanceof UserError) return html(NewPasswordPage({ v, error: errorSentence(locale(), e) }), 400);
           throw e;
         }
         recordAudit(d.ctx.db, { ...actorOf(v), action: "user.password_change", target: `user:${v.user.username}`, at: d.users.now() });
@@ -204,7 +205,7 @@ export function securityRoutes(d: BackofficeDeps) {
         try {
           await changePassword(d.users, v.user.id, str(body.new), v.session.id);
         } catch (e) {
-          if (e instanceof UserError) return SecurityPage({ sessions: activeSessions(d.users, d.policy, v.user.id), v, error: e.message });
+          if (e instanceof UserError) return SecurityPage({ sessions: activeSessions(d.users, d.policy, v.user.id), v, error: errorSentence(locale(), e) });
           throw e;
         }
         recordAudit(d.ctx.db, { ...actorOf(v), action: "user.password_change", target: `user:${v.user.username}`, at: d.users.now() });

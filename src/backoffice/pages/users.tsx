@@ -4,10 +4,11 @@
 import { Elysia } from "elysia";
 import { listMerchants } from "../../merchants/service";
 import { action, actorOf, type BackofficeDeps, html, page, str, type Viewer } from "../guard";
-import { asSentence, createUser, describeUser, listUsers, resetPassword, resetTotp, setUserStatus, UserError } from "../users";
+import { createUser, describeUser, listUsers, resetPassword, resetTotp, setUserStatus, UserError } from "../users";
 import { ActionButton, CopyButton, Csrf, DataTable, Notice, StatusBadge } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf, trm } from "../i18n";
+import { locale, tr, trf, trm } from "../i18n";
+import { errorSentence } from "../../i18n/catalog";
 
 /** What the "Add a user" form was given (kept when it is shown again with an error). */
 interface UserForm {
@@ -123,7 +124,7 @@ export function usersRoutes(d: BackofficeDeps) {
     try {
       return UsersPage({ data: loadUsers(d), v, ...fn() });
     } catch (e) {
-      if (e instanceof UserError) return html(UsersPage({ data: loadUsers(d), v, error: asSentence(e.message), form }), 400);
+      if (e instanceof UserError) return html(UsersPage({ data: loadUsers(d), v, error: errorSentence(locale(), e), form }), 400);
       throw e;
     }
   };
@@ -139,7 +140,7 @@ export function usersRoutes(d: BackofficeDeps) {
           () => {
             const role = form.role === "operator" ? "operator" : "merchant";
             // The service's wording names the CLI flag; here it is the form's field.
-            if (role === "merchant" && !form.merchant) throw new UserError("choose the merchant this user belongs to (Merchant), or make them an operator");
+            if (role === "merchant" && !form.merchant) throw new UserError("user.merchant_unchosen");
             const merchantUid = role === "merchant" ? form.merchant : undefined;
             const r = createUser(d.users, { username: form.username, role, merchantUid, mustChangePassword: true }, actorOf(v));
             return { secret: { username: r.user.username, password: r.password }, notice: trf("User {username} created.", { username: r.user.username }) };

@@ -3,26 +3,17 @@
 // delivery attempt (time, HTTP status, latency, response excerpt, the error in plain words) and
 // "Resend" for a delivered or failed one. The words for a state and a target are shared with the
 // callbacks page (pages/callbacks.tsx).
-import { plainError } from "../../callbacks/plain-error";
+import { plainErrorOf } from "../../callbacks/plain-error";
+import { textOf } from "../../i18n/catalog";
 import type { callbackAttempts, callbacks } from "../../db/schema";
 import type { BackofficeDeps, Viewer } from "../guard";
 import { ActionButton, TableWrap, Time } from "./common";
-import { tr, trf, trm } from "../i18n";
-import { trMatch } from "../i18n-match";
+import { locale, tr, trf, trm } from "../i18n";
 
-/** plainError's sentences with values in them, as templates (the fixed ones are table entries). */
-const PLAIN_ERROR_TEMPLATES = [
-  "No answer within {seconds} (the callback timeout).",
-  "The server answered with a redirect ({code} to {url}); redirects are not followed, so set the final URL.",
-  "The server answered with a redirect ({code}); redirects are not followed, so set the final URL.",
-  "The server answered HTTP {status} ({reason}); only a 2xx answer counts.",
-  "The server answered HTTP {status}; only a 2xx answer counts.",
-];
-
-/** A delivery error in plain words (src/callbacks/plain-error.ts), in the page's language. */
+/** A delivery error in plain words (src/callbacks/plain-error.ts), in the page's language, by its code. */
 export function plainErrorText(error: string | null | undefined, httpStatus?: number | null): string | null {
-  const words = plainError(error, httpStatus);
-  return words === null ? null : trMatch(words, PLAIN_ERROR_TEMPLATES);
+  const p = plainErrorOf(error, httpStatus);
+  return p === null ? null : textOf(locale(), p.code, p.params);
 }
 
 export interface CallbackWithAttempts {

@@ -5,7 +5,7 @@ import { signed, signedWrite } from "../signed";
 import { parse } from "../../lib/validate";
 import { CreateInvoiceBody } from "../../invoices/schemas";
 import { createInvoice, getInvoice } from "../../invoices/service";
-import { currentPayin } from "../../payin/store";
+import { currentPayin } from "../../payin/orders-store";
 import { invoiceView } from "../../invoices/views";
 
 export const invoiceHandlers = {

@@ -1,0 +1,10 @@
+// A pay-in's shop side (compat_orders), read by the pay-in funnel's compat callback, the order page
+// and compat/service.ts: compat ranks above pay-ins, so its reads of pay-ins' rows live here.
+import { eq } from "drizzle-orm";
+import type { DbOrTx } from "../db/client";
+import { compatOrders } from "../db/schema";
+
+/** The shop side of a pay-in, if a plugin created it (compat_orders; the funnel's compat callback and compat/store.ts read it here). */
+export function compatSideOf(db: DbOrTx, payinOrderId: number): typeof compatOrders.$inferSelect | undefined {
+  return db.select().from(compatOrders).where(eq(compatOrders.payinOrderId, payinOrderId)).get();
+}

@@ -1,0 +1,141 @@
+// Transfers (transfers): the rows the watcher writes as it sees, confirms and loses them in reorgs,
+// next to their statuses (watcher/state.ts). Pay-ins (payin/deposits.ts, the watcher's port),
+// the sweep, operator actions and refunds read and write them here (every reader ranks above the
+// watcher). An unmatched deposit's resolution is payin/unmatched-store.ts's.
+import { and, desc, eq, gte, inArray, lt, lte, or, sql } from "drizzle-orm";
+import { type Db, type DbOrTx, prepared, type Tx, updateById } from "../db/client";
+import { transfers } from "../db/schema";
+import { notStatusSql, statusSql, statusTerm } from "../db/status-sql";
+import { TRANSFER_PENDING, TRANSFER_REVERTED } from "./state";
+
+/** A transfer by id. */
+export function transferById(db: DbOrTx, id: number): TransferRow | undefined {
+  return db.select().from(transfers).where(eq(transfers.id, id)).get();
+}
+
+/** The block time of a transfer (a hold's "late"). */
+export function transferBlockTime(db: DbOrTx, id: number): { blockTime: number } | undefined {
+  return db.select({ blockTime: transfers.blockTime }).from(transfers).where(eq(transfers.id, id)).get();
+}
+
+/** The latest transfers of a token to an address (a binding's detail). */
+export function recentTransfersTo(db: DbOrTx, addressId: string, token: string, limit: number): TransferRow[] {
+  return db
+    .select()
+    .from(transfers)
+    .where(and(eq(transfers.addressId, addressId), eq(transfers.token, token)))
+    .orderBy(desc(transfers.blockNumber), desc(transfers.id))
+    .limit(limit)
+    .all();
+}
+
+export type TransferRow = typeof transfers.$inferSelect;
+/** Where a transfer landed. */
+export interface TransferBlock {
+  blockNumber: number;
+  blockHash: string;
+  blockTime: number;
+}
+
+/** A transfer by its chain, tx hash and log index (the idempotency key of a scan). */
+export function transferByKey(tx: DbOrTx, chain: string, txHash: string, logIndex: number): TransferRow | undefined {
+  return prepared(tx, "transferByKey", (d) =>
+    d
+      .select()
+      .from(transfers)
+      .where(and(eq(transfers.chain, sql.placeholder("c")), eq(transfers.txHash, sql.placeholder("h")), eq(transfers.logIndex, sql.placeholder("i"))))
+      .prepare(),
+  ).get({ c: chain, h: txHash, i: logIndex });
+}
+
+/** A new transfer row. */
+export function insertTransfer(tx: Tx, values: Record<string, unknown>): TransferRow {
+  return prepared(tx, "insertTransfer", (d) =>
+    d
+      .insert(transfers)
+      .values(Object.fromEntries(Object.keys(values).map((k) => [k, sql.placeholder(k)])) as never)
+      .returning()
+      .prepare(),
+  ).get(values) as TransferRow;
+}
+
+/** A reverted transfer landed again: pending at its new block, one confirmation. */
+export function relandTransfer(tx: Tx, id: number, block: TransferBlock): TransferRow {
+  return tx.update(transfers).set({ ...block, status: "pending", confirmations: 1 }).where(eq(transfers.id, id)).returning().get();
+}
+
+/** A pending transfer moved to another block (same transaction, another block hash). */
+export function moveTransfer(tx: Tx, id: number, block: TransferBlock): void {
+  tx.update(transfers).set(block).where(eq(transfers.id, id)).run();
+}
+
+/** Writes `set` on the transfer (its disposition, its confirmations). */
+export function patchTransfer(tx: Tx, id: number, set: Partial<TransferRow>): void {
+  updateById(tx, transfers, id, set);
+}
+
+/** A reorg took the transfer away. */
+export function revertTransferRow(tx: Tx, id: number): void {
+  tx.update(transfers).set({ status: "reverted", confirmations: 0 }).where(eq(transfers.id, id)).run();
+}
+
+export function pendingTransfers(tx: DbOrTx, chain: string): TransferRow[] {
+  return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), gte(transfers.blockNumber, 0))).all();
+}
+
+/** Pending transfers of the given blocks (a reorg changed them). */
+export function pendingInBlocks(tx: Tx, chain: string, blocks: number[]): TransferRow[] {
+  return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), inArray(transfers.blockNumber, blocks))).all();
+}
+
+/**
+ * Pending transfers whose state moves this tick: reaching 2 confirmations (block ≤ twoAt, still
+ * counted below 2) or final (block ≤ finalAt). Each transfer is returned at most twice in its life.
+ */
+export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt: number): TransferRow[] {
+  return prepared(tx, "transfersCrossing", (d) =>
+    d
+      .select()
+      .from(transfers)
+      .where(
+        and(
+          eq(transfers.chain, sql.placeholder("chain")),
+          eq(transfers.status, "pending"),
+          gte(transfers.blockNumber, 0),
+          lte(transfers.blockNumber, sql.placeholder("twoAt")),
+          or(lt(transfers.confirmations, 2), lte(transfers.blockNumber, sql.placeholder("finalAt"))),
+        ),
+      )
+      .prepare(),
+  ).all({ chain, twoAt: Math.max(twoAt, finalAt), finalAt });
+}
+
+/** Whether the chain's transaction is recorded (and not reverted by a reorg): the sweep need not read it again. */
+export function transactionRecorded(db: DbOrTx, chain: string, txHash: string): boolean {
+  return !!prepared(db, "transactionRecorded", (d) =>
+    d.$client.prepare<{ 1: number }, [string, string]>(`SELECT 1 FROM transfers WHERE chain = ? AND tx_hash = ? AND ${notStatusSql("status", TRANSFER_REVERTED)} LIMIT 1`),
+  ).get(chain, txHash);
+}
+
+/** The sweep recorded this transfer: the scan missed it (alert scan_missed). */
+export function markFoundBySweep(tx: Tx, id: number): void {
+  patchTransfer(tx, id, { foundBy: "sweep" });
+}
+
+// The displayed confirmation counts of pending transfers; the status comes from watcher/state.ts
+// (transfers-store.test.ts holds the text). payin/orders-store.ts showConfirmations runs it before its orders' count.
+const TRANSFER_IS_PENDING = statusTerm(TRANSFER_PENDING);
+export const SHOW_TRANSFER_CONFS = `UPDATE transfers SET confirmations = ?1 - block_number + 1
+       WHERE chain = ?2 AND status ${TRANSFER_IS_PENDING} AND block_number >= 0 AND block_number <= ?1 AND confirmations <> ?1 - block_number + 1`;
+
+/** The displayed confirmation counts of a chain's pending transfers: one set-based statement. */
+export function showTransferConfirmations(tx: Tx, chain: string, latest: number): void {
+  prepared(tx, "displayTransferConfs", (d) => d.$client.prepare(SHOW_TRANSFER_CONFS)).run(latest, chain);
+}
+
+/** The blocks (number and hash) holding a chain's pending transfers (the watcher checks their hashes for reorgs). */
+export const PENDING_TRANSFER_BLOCKS = `SELECT DISTINCT block_number AS n, block_hash AS h FROM transfers WHERE chain = ? AND ${statusSql("status", TRANSFER_PENDING)} AND block_number >= 0`;
+
+export function pendingTransferBlocks(db: Db, chain: string): { n: number; h: string }[] {
+  return db.$client.query<{ n: number; h: string }, [string]>(PENDING_TRANSFER_BLOCKS).all(chain);
+}
