@@ -10,7 +10,7 @@ import type { ChainAdapter, SignedTransfer, TokenInfo } from "../types";
 import type { UnrecordedTransfer } from "../module";
 import { deriveTonKey, isTonAddress, normalizeTonAddress, tonCore, tonFriendly } from "./address";
 import { TonRpc } from "./rpc";
-import { b64hex, tonScanner, type CounterfeitNotice, type V3Transaction } from "./scan";
+import { b64hex, OP_JETTON_TRANSFER, tonScanner, type CounterfeitNotice, type V3Transaction } from "./scan";
 import { tonSweep } from "./sweep";
 import { tonTxLookup } from "./lookup";
 import { broadcast, signJettonTransfer, signTonTransfer, txCost, txState, walletState, type TonSendDeps, type TonTxMeta } from "./send";
@@ -100,6 +100,23 @@ export function createTonAdapter(o: TonAdapterOptions): TonAdapter {
     sentBy: (owner, after) => sentBy(owner, after),
   };
 
+  /** What a wallet's transaction sent: a USDT transfer from its own jetton wallet (recipient, amount), else TON. */
+  async function whatItSent(owner: string, t: V3Transaction): Promise<Pick<UnrecordedTransfer, "to" | "asset" | "amount">> {
+    const m = t.out_msgs[0];
+    if (!m?.destination) return {};
+    const { Address, Cell } = tonCore();
+    if (Number(m.opcode) === OP_JETTON_TRANSFER && m.message_content?.body && Address.parseRaw(m.destination).toRawString() === (await scanner.jettonWalletOf(owner))) {
+      try {
+        const s = Cell.fromBase64(m.message_content.body).beginParse();
+        s.loadUint(32);
+        s.loadUintBig(64);
+        const amount = s.loadCoins();
+        return { to: tonFriendly(s.loadAddress()), asset: "USDT", amount };
+      } catch {}
+    }
+    return { to: tonFriendly(Address.parseRaw(m.destination)), asset: "TON", amount: BigInt(m.value ?? "0") };
+  }
+
   /** The owner's transactions that took an external message (what its key signed) in blocks after `after`, oldest first. */
   async function sentBy(owner: string, after: bigint): Promise<Array<UnrecordedTransfer & { txHash: string }>> {
     const since = Math.floor((await scanner.blockRef(after)).time / 1000);
@@ -110,8 +127,7 @@ export function createTonAdapter(o: TonAdapterOptions): TonAdapter {
       const page = r.transactions ?? [];
       for (const t of page) {
         if (t.in_msg?.source || !t.in_msg || t.mc_block_seqno == null || BigInt(t.mc_block_seqno) <= after) continue;
-        const to = t.out_msgs[0]?.destination;
-        out.push({ txHash: b64hex(t.in_msg.hash), blockNumber: BigInt(t.mc_block_seqno), ...(to ? { to: tonFriendly(tonCore().Address.parseRaw(to)) } : {}) });
+        out.push({ txHash: b64hex(t.in_msg.hash), blockNumber: BigInt(t.mc_block_seqno), ...(await whatItSent(owner, t)) });
       }
       if (page.length < limit) return out;
     }

@@ -17,7 +17,7 @@ let fx: TonChainFixture;
 let gw: TestGateway;
 beforeAll(async () => {
   fx = await startTonChain();
-  gw = await startTestGateway({ config: { sandbox: { allow_mixed: true }, chains: { TON: { enabled: true, ...fx.gatewayConfig(1) } } } });
+  gw = await startTestGateway({ config: { sandbox: { allow_mixed: true }, chains: { TON: fx.gatewayConfig(1) } } });
 });
 afterAll(async () => {
   await gw?.stop();
