@@ -217,7 +217,8 @@ export async function broadcast(d: TonSendDeps, tx: SignedTransfer): Promise<Bro
  * (with the forwarding fee each message carries),
  * less what came back to the wallet along the trace (a jetton transfer's `excesses`, a bounce)
  * net of the fees of the transactions that took it in. A jetton transfer's cost is thus the
- * fees burned by every hop plus the forward amount the recipient got; a top-up's its fee.
+ * fees burned by every hop plus the forward amount the recipient got; a top-up's its fee and
+ * what the receiving wallet's transaction burned on arrival.
  */
 export async function txCost(d: TonSendDeps, tx: SignedTransfer): Promise<TxCost | null> {
   const wallet = await byInMessage(d.rpc, tx.txHash);
@@ -225,7 +226,11 @@ export async function txCost(d: TonSendDeps, tx: SignedTransfer): Promise<TxCost
   const m = metaOf(tx);
   // The wallet pays its transaction's fees and, for each message it sends, the value and the forwarding fee the message carries.
   const fees = BigInt(wallet.total_fees ?? "0") + wallet.out_msgs.reduce((s, o) => s + BigInt(o.fwd_fee ?? "0"), 0n);
-  if (m.kind === "TON") return { nativeBurned: fees };
+  if (m.kind === "TON") {
+    // A top-up's fee includes what the receiving wallet's transaction burns on arrival (its storage fee, as it was not deployed).
+    const arrived = wallet.out_msgs[0] ? await byInMessage(d.rpc, hexOf(wallet.out_msgs[0].hash)) : null;
+    return { nativeBurned: fees + BigInt(arrived?.total_fees ?? "0") };
+  }
   const account = wallet.account.toUpperCase();
   let spent = fees + wallet.out_msgs.reduce((s, o) => s + BigInt(o.value ?? "0"), 0n);
   const queue = [...wallet.out_msgs];
