@@ -56,9 +56,9 @@ export interface TonSendDeps {
   head(): Promise<ChainHead>;
 }
 
-/** The wallet's account state (toncenter v3 /walletInformation, read from a node, not the index): status, balance, seqno (0 until deployed). */
+/** The wallet's account state (toncenter v3 /walletInformation): status, balance, seqno (0 until deployed). */
 export async function walletState(rpc: TonRpc, address: string): Promise<{ active: boolean; balance: bigint; seqno: number }> {
-  const w = await rpc.get<{ status?: string; balance?: string; seqno?: number | null }>("walletInformation", { address, use_v2: "false" });
+  const w = await rpc.get<{ status?: string; balance?: string; seqno?: number | null }>("walletInformation", { address });
   const active = w.status === "active";
   return { active, balance: BigInt(w.balance ?? "0"), seqno: active ? Number(w.seqno ?? 0) : 0 };
 }
