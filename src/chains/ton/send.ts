@@ -15,7 +15,7 @@ import type { BroadcastResult, ChainHead, SignedTransfer, TransferRequest, TxCos
 import { assertKeyFor, inclusion } from "../common/adapter-parts";
 import { normalizeTonAddress, parseTonAddress, tonCore, tonFriendly, tonSecretKey, tonWallet } from "./address";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { b64hex, OP_JETTON_TRANSFER, OP_TRANSFER_NOTIFICATION, type V3Transaction } from "./scan";
+import { b64hex, OP_INTERNAL_TRANSFER, OP_JETTON_TRANSFER, OP_TRANSFER_NOTIFICATION, type V3Transaction } from "./scan";
 import type { TonRpc } from "./rpc";
 
 /** How long a signed message stays valid, in seconds of masterchain time (a top-up before the first broadcast fits well inside). */
@@ -172,7 +172,7 @@ async function outcome(rpc: TonRpc, tx: SignedTransfer): Promise<{ wallet: V3Tra
   // Ours (transfer → internal_transfer), then the recipient's (internal_transfer → notification, excesses).
   const ours = await byInMessage(rpc, hexOf(wallet.out_msgs[0]!.hash));
   if (!ours || ours.mc_block_seqno == null) return "pending";
-  const handoff = ours.out_msgs.find((m) => !m.bounced && m.destination && Number(m.opcode) === 0x178d4519);
+  const handoff = ours.out_msgs.find((m) => !m.bounced && m.destination && Number(m.opcode) === OP_INTERNAL_TRANSFER);
   if (!okTx(ours) || !handoff) return { wallet, block: ours.mc_block_seqno, success: false };
   const theirs = await byInMessage(rpc, hexOf(handoff.hash));
   if (!theirs || theirs.mc_block_seqno == null) return "pending";
