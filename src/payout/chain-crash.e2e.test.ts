@@ -110,7 +110,9 @@ const CASES: CrashCase[] = [
     gasPaysFees: false,
     gasFunding: 1_000_000_000n,
     settleMs: 300,
-    refundPoints: REFUND_POINTS,
+    // One refund point, as the DESIGN 23 EVM rows (fewer child gateways at once): after the
+    // broadcast, the path a payout row does not take (the stored message sent again, refused, found).
+    refundPoints: [REFUND_POINTS[1]!],
   },
 ];
 
