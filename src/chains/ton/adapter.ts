@@ -31,6 +31,8 @@ export type TonAdapter = ChainAdapter & {
   counterfeits(): CounterfeitNotice[];
   /** A gas top-up: nanotons from the gas wallet (non-bounceable, so it reaches a wallet not deployed yet). */
   signNativeTransfer(req: NativeTransferRequest & { from: string }): Promise<SignedTransfer>;
+  /** Nanotons `address` holds (the gas monitor reads the gas wallet's: /readyz, metrics, the gas_low alert). */
+  nativeBalance(address: string): Promise<bigint>;
   /** The wallet's TON balance, whether it is deployed, and its seqno. */
   wallet(address: string): Promise<{ active: boolean; balance: bigint; seqno: number }>;
   /** Messages `owner`'s wallet sent (external messages it took) in masterchain blocks after `after` (restore reconcile). */
@@ -97,6 +99,7 @@ export function createTonAdapter(o: TonAdapterOptions): TonAdapter {
     txState: (tx) => txState(send, tx),
     txCost: (tx) => txCost(send, tx),
     wallet: (address) => walletState(rpc, normalizeTonAddress(address)),
+    nativeBalance: async (address) => (await walletState(rpc, normalizeTonAddress(address))).balance,
     sentBy: (owner, after) => sentBy(owner, after),
   };
 

@@ -9,6 +9,7 @@ import { createTonAdapter, type TonAdapter } from "./adapter";
 import { deriveTonKey } from "./address";
 import { MESSAGE_LIFETIME_S } from "./send";
 import { TON_USDT_MASTER } from "./index";
+import { nativeBalance } from "../../ops/gas";
 
 let fx: TonChainFixture;
 let ton: TonAdapter;
@@ -41,6 +42,8 @@ test("a landed message sent again is taken as sent and moves nothing twice; the 
   expect(await fx.tokenBalance(to!)).toBe(2_000_000n);
   expect(await fx.sentBy(k.address)).toBe(1);
   expect(await ton.wallet(k.address)).toMatchObject({ active: true, seqno: 1 });
+  // The gas monitor's reading (/readyz, metrics, gas_low) is the wallet's TON balance.
+  expect(await nativeBalance(ton, k.address)).toBe(await fx.nativeBalance(k.address));
   // The next message takes the next seqno, without the StateInit.
   const next = await ton.signTransfer({ token: "USDT", from: k.address, to: to!, amount: 1n, privateKey: k.privateKey });
   expect(next.meta).toMatchObject({ seqno: 1, deploy: false });
