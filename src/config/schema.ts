@@ -63,7 +63,7 @@ const chain = (defaults: ChainDefaults) =>
       api_key: T.Optional(T.String({ description: "rpc mode: API key for providers such as TronGrid and toncenter" })),
       poll_interval: Duration("1s", "rpc mode: how often the watcher polls the node"),
       gas_price_cap: T.Optional(T.String({ pattern: "^\\d+$", description: "EVM chains: highest gas price in wei a payout or gas top-up may pay (type 2: maxFeePerGas); replacements stop at it (payout_stuck)" })),
-      gas_low_balance: T.Optional(T.String({ pattern: "^\\d+(\\.\\d{1,18})?$", description: "native units (TRX, BNB, ETH, POL, SOL); the gas_low alert fires while the gas wallet holds less" })),
+      gas_low_balance: T.Optional(T.String({ pattern: "^\\d+(\\.\\d{1,18})?$", description: "native units (TRX, BNB, ETH, POL, SOL, TON); the gas_low alert fires while the gas wallet holds less" })),
       tokens: T.Object(
         Object.fromEntries(defaults.tokens.map((t) => [t.symbol, T.Optional(TokenOverride)])),
         { additionalProperties: false, default: {} },

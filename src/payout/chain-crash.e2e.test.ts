@@ -10,7 +10,7 @@ import { PublicKey } from "@solana/web3.js";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import type { ChainCode } from "../chains/types";
 import type { ApiError } from "../sdk/client";
-import { chainFixtures, solSuiteCase, startEvmChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { chainFixtures, solSuiteCase, startEvmChain, startTonChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, payoutSettled, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { SOL_MINTS } from "../testing/solana-rpc";
@@ -98,6 +98,22 @@ const CASES: CrashCase[] = [
   },
   solCase("USDC"),
   solCase("USDT"),
+  {
+    // DESIGN 23: the wallet v5r1 is deployed by the payout; its seqno lets a stored message land once.
+    chain: "TON",
+    start: () => startTonChain(),
+    confirmations: 2,
+    pollInterval: "200ms",
+    blockMs: 200,
+    points: BOTH,
+    sourceNative: 100_000_000n,
+    gasPaysFees: false,
+    gasFunding: 1_000_000_000n,
+    settleMs: 300,
+    // One refund point, as the DESIGN 23 EVM rows (fewer child gateways at once): after the
+    // broadcast, the path a payout row does not take (the stored message sent again, refused, found).
+    refundPoints: [REFUND_POINTS[1]!],
+  },
 ];
 
 const fixtures = chainFixtures(CASES);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { startEvmChain, startSolChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
+import { startEvmChain, startSolChain, startTonChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
 import { EVM_PROFILES, stopSharedAnvils } from "../testing/anvil";
 import { gasTopups, ledgerEntries, payoutOrders, transferCosts } from "../db/schema";
 import type { SolTestToken } from "../testing/sol-fixture";
@@ -17,6 +17,10 @@ import { maxCostOf } from "../chains/evm/payout-steps";
 import type { ChainAdapter, ChainCode, TokenSymbol } from "../chains/types";
 import type { TronAdapter } from "../chains/tron/adapter";
 import type { SolAdapter, SolTxMeta } from "../chains/sol/adapter";
+import type { TonAdapter } from "../chains/ton/adapter";
+import { tonNeededFor } from "../chains/ton/payout-steps";
+import { tonCore } from "../chains/ton/address";
+import { storedTx } from "../chains/payout-steps";
 
 type Obj = Record<string, any>;
 type Row = typeof payoutOrders.$inferSelect;
@@ -165,6 +169,7 @@ const CASES: PayoutCase[] = [
   },
   solCase("USDC"),
   solCase("USDT"),
+  tonCase(),
   // DESIGN 17: a row per new EVM network.
   evmCase("ETH"),
   evmCase("POLYGON"),
@@ -396,5 +401,80 @@ function solCase(token: SolTestToken): PayoutCase {
         },
       ],
     ],
+  };
+}
+
+/**
+ * TON (DESIGN 23) on @ton/sandbox behind the toncenter v3 test server: the jetton transfer from
+ * the source's wallet v5r1, deployed by that first transfer; a source without TON gets the TON
+ * the transfer attaches and the wallet's fees from the gas wallet first.
+ */
+function tonCase(): PayoutCase {
+  let sourceTon = 0n;
+  return {
+    chain: "TON",
+    node: "@ton/sandbox",
+    start: () => startTonChain(),
+    confirmations: 2,
+    fundBlocks: 2,
+    sourceNative: 100_000_000n,
+    gasFunding: 1_000_000_000n,
+    gasPaysFees: false,
+    signedMeta: ({ from, to }) => ({ kind: "JETTON", from, to, amount: "12345678", token: "USDT", seqno: 0, deploy: true }),
+    topup: {
+      amount: async (_w, row) => tonNeededFor(storedTx(row)) - sourceTon,
+      activation: 0n,
+      before: async (w, from) => {
+        sourceTon = await w.fx.nativeBalance(from);
+        expect((await (w.adapter as TonAdapter).wallet(from)).active).toBe(false);
+      },
+      // Deployed by its first transfer.
+      after: async (w, from) => expect((await (w.adapter as TonAdapter).wallet(from)).active).toBe(true),
+    },
+    emptyGasError: "gas top-up not sent",
+    extra: [
+      [
+        "payouts from one wallet take consecutive seqnos and all confirm",
+        async ({ fx, funded, payout, row, settle }) => {
+          const from = await funded(30n, 500_000_000n);
+          const targets = fx.receivers(3, "ton-seqnos");
+          const orders = [];
+          for (const to of targets) orders.push(await payout({ fromAddress: from, toAddress: to, amount: "10" }));
+          expect(orders.map((o) => JSON.parse(row(o.orderNo).signedMeta!).seqno)).toEqual([0, 1, 2]);
+          for (const o of orders) expect((await settle(o.orderNo)).status).toBe("confirmed");
+          for (const to of targets) expect(await fx.tokenBalance(to)).toBe(10n * 10n ** BigInt(fx.decimals));
+          expect(await fx.tokenBalance(from)).toBe(0n);
+          expect(await fx.sentBy(from)).toBe(3);
+        },
+      ],
+      [
+        "any form of a TON address is taken and stored non-bounceable (UQ…); an invalid one is a 4xx that writes nothing",
+        async ({ fx, gw, funded, payout, row, settle }) => {
+          const from = await funded(2n, 100_000_000n);
+          const [uq] = fx.receivers(1, "ton-forms");
+          const eq = tonCore().Address.parse(uq!).toString({ bounceable: true, urlSafe: true });
+          expect(eq.startsWith("EQ")).toBe(true);
+          const o = await payout({ fromAddress: from, toAddress: eq, amount: "1" });
+          expect(row(o.orderNo).toAddress).toBe(uq);
+          expect((await settle(o.orderNo)).status).toBe("confirmed");
+          expect(await fx.tokenBalance(uq!)).toBe(10n ** BigInt(fx.decimals));
+          const before = gw.ctx.db.select().from(payoutOrders).all().length;
+          for (const bad of [eq.slice(0, -1) + (eq.endsWith("A") ? "B" : "A"), "-1:" + "ab".repeat(32), "UQ-not-an-address"]) {
+            const e = await payout({ fromAddress: from, toAddress: bad, amount: "1" }).catch((x) => x);
+            expect(e).toBeInstanceOf(Error);
+            expect(e.status).toBeGreaterThanOrEqual(400);
+            expect(e.status).toBeLessThan(500);
+          }
+          expect(gw.ctx.db.select().from(payoutOrders).all().length).toBe(before);
+        },
+      ],
+    ],
+    async afterPayout({ gw }, { o }) {
+      // The fee ledger: what the transfer consumed (fees and the forward amount), the attached TON's excess back at the source.
+      const [cost] = gw.ctx.db.select().from(transferCosts).where(eq(transferCosts.txHash, o.txHash)).all();
+      expect(cost).toMatchObject({ chain: "TON", kind: "payout" });
+      expect(BigInt(cost!.nativeBurned)).toBeGreaterThan(0n);
+      expect(BigInt(cost!.nativeBurned)).toBeLessThan(tonNeededFor(storedTx(gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, o.orderNo)).get()!)));
+    },
   };
 }

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { chainFixtures, solSuiteCase, startEvmChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
+import { chainFixtures, solSuiteCase, startEvmChain, startTonChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
 import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 import type { SolTestToken } from "../testing/sol-fixture";
@@ -41,6 +41,8 @@ const CASES: RestoreCase[] = [
   { chain: "TRON", start: () => startTronChain({ solidLag: 3, autoMine: true }), confirmations: 3, pollInterval: "200ms", blockMs: 100, sourceNative: 50_000_000n, settleMs: 300 },
   solCase("USDC"),
   solCase("USDT"),
+  // DESIGN 23: the wallet's messages after the backup's masterchain block, read from toncenter's index.
+  { chain: "TON", start: () => startTonChain(), confirmations: 2, pollInterval: "200ms", blockMs: 200, sourceNative: 100_000_000n, settleMs: 300 },
 ];
 
 /** An EVM row; `shared`: its node is an anvil process lent to it for its run (chainFixtures `use`). */

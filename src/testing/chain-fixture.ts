@@ -293,7 +293,8 @@ export async function startTonChain(opts: { apiKey?: string } = {}): Promise<Ton
     addressPattern: /^UQ[A-Za-z0-9_-]{46}$/,
     rpcUrls: [node.url],
     nodeUrl: node.url,
-    gatewayConfig: (confirmations) => ({ mode: "rpc", rpc_urls: [node.url], confirmations, ...(opts.apiKey ? { api_key: opts.apiKey } : {}) }),
+    // `enabled`: TON is off unless a config turns it on (DESIGN 23).
+    gatewayConfig: (confirmations) => ({ enabled: true, mode: "rpc", rpc_urls: [node.url], confirmations, ...(opts.apiKey ? { api_key: opts.apiKey } : {}) }),
     pay: async (to, amount) => {
       const b = await node.payJetton(payer, addr(to), amount);
       return TonNode.notificationTx(b, addr(to))!;

@@ -43,6 +43,7 @@ function msgJson(m: Message | undefined | null) {
     source: src,
     destination: dest,
     value: m.info.type === "internal" ? m.info.value.coins.toString() : null,
+    fwd_fee: m.info.type === "internal" ? m.info.forwardFee.toString() : null,
     opcode,
     bounced: m.info.type === "internal" ? m.info.bounced : null,
     message_content: { body: body.toBoc().toString("base64") },
@@ -297,7 +298,8 @@ export class TonNode {
           return Response.json({ message_hash: cell.hash().toString("base64") });
         }
         case "account":
-        case "wallet": {
+        case "wallet":
+        case "walletInformation": {
           const c = await this.chain.getContract(Address.parse(q("address")!));
           const state = c.accountState?.type ?? "uninit";
           let seqno: number | undefined;

@@ -13,7 +13,7 @@ import { startTronFixture, TRX, type TronFixture } from "../testing/tron-fixture
 import { startSolFixture, someSolAddresses, type SolFixture } from "../testing/sol-fixture";
 import { USDT_MINT } from "../testing/solana-rpc";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { startEvmChain, type EvmChainFixture } from "../testing/chain-fixture";
+import { startEvmChain, startTonChain, type EvmChainFixture, type TonChainFixture } from "../testing/chain-fixture";
 import { stopSharedAnvils } from "../testing/anvil";
 import { chainModule } from "../chains/registry";
 import { deriveTronKey } from "../chains/tron/address";
@@ -67,6 +67,8 @@ interface ChainKit {
   token(address: string): Promise<bigint>;
   native(address: string): Promise<bigint>;
   destination: string;
+  /** Chain-specific checks once every leg confirmed: the gas wallet's and the sources' native coin before the run. */
+  after?(at: { gas: string; gasBefore: bigint; sourcesBefore: Map<string, bigint>; orderIds: number[] }): Promise<void>;
 }
 
 const kits = (): ChainKit[] => [
@@ -138,6 +140,8 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
 
     const destBefore = await k.token(k.destination);
     const gasBefore = await k.native(gas.address);
+    const sourcesBefore = new Map<string, bigint>();
+    if (k.after) for (const s of swept) sourcesBefore.set(s.address, await k.native(s.address));
     confirmCollection({ db: gw.ctx.db, now: () => Date.now() }, m.id, run.id, USER);
     await runCollection(gw.ctx, run.id, gw.gateway.runtime.treasury);
     let p = runProgress(gw.ctx.db, run.id);
@@ -183,6 +187,7 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
     expect(topups.every((t) => t.fromAddress === gas.address)).toBe(true);
     const paid = topups.filter((t) => t.status === "confirmed").reduce((t, r) => t + BigInt(r.amount), 0n);
     expect(gasBefore - (await k.native(gas.address))).toBeGreaterThanOrEqual(paid);
+    await k.after?.({ gas: gas.address, gasBefore, sourcesBefore, orderIds });
 }
 
 describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_name, k) => {
@@ -208,6 +213,44 @@ describe.each(["OPTIMISM", "AVALANCHE", "XLAYER", "PLASMA"] as const)("collectio
     await fx?.stop();
   });
   test(`${NEW_EVM_LEGS} funded deposit addresses are swept into the destination; the gas wallet pays the gas`, () => collects(own, evmKit(fx), NEW_EVM_LEGS), 120_000);
+});
+
+// DESIGN 23's TON on @ton/sandbox: each leg is a jetton transfer from a wallet v5r1 deployed by
+// it, after a TON top-up from the gas wallet; the fee ledger (both kinds) sums exactly to the TON
+// the gas wallet spent less what the legs' excesses left on the sources.
+const TON_LEGS = 5;
+describe("collection on TON", () => {
+  let fx: TonChainFixture;
+  let own: TestGateway;
+  beforeAll(async () => {
+    fx = await startTonChain();
+    own = await startTestGateway({ jobs: false, config: { chains: { TRON: { enabled: false }, BSC: { enabled: false }, SOL: { enabled: false }, TON: fx.gatewayConfig(2) } } });
+  });
+  afterAll(async () => {
+    await own?.stop();
+    await fx?.stop();
+  });
+  const kit = (): ChainKit => ({
+    chain: "TON",
+    unit: 1_000_000n,
+    nativeSymbol: "TON",
+    // A payer's jetton transfer (a mint sends no transfer_notification: nothing a gateway would see).
+    fund: async (a, t) => void (await fx.pay(a, t)),
+    fundGas: (a) => fx.setNative(a, 10n ** 10n),
+    mine: (n) => fx.advance(n),
+    token: (a) => fx.tokenBalance(a),
+    native: (a) => fx.nativeBalance(a),
+    destination: fx.receivers(1, "cold-wallet-TON")[0]!,
+    async after({ gas, gasBefore, sourcesBefore, orderIds }) {
+      const costs = own.ctx.db.select().from(transferCosts).where(eq(transferCosts.chain, "TON")).all();
+      expect(costs.filter((c) => c.kind === "payout").map((c) => c.payoutOrderId).sort()).toEqual([...orderIds].sort());
+      expect(costs.filter((c) => c.kind === "gas_topup")).toHaveLength(TON_LEGS);
+      let kept = 0n;
+      for (const [a, before] of sourcesBefore) kept += (await fx.nativeBalance(a)) - before;
+      expect(costs.reduce((t, c) => t + BigInt(c.nativeBurned), 0n)).toBe(gasBefore - (await fx.nativeBalance(gas)) - kept);
+    },
+  });
+  test(`${TON_LEGS} funded deposit addresses are swept into the destination; the gas wallet pays the gas, every nanoton in the fee ledger`, () => collects(own, kit(), TON_LEGS), 120_000);
 });
 
 /** A product EVM chain's kit on its fixture (6-decimal USDT, the chain's native coin). */

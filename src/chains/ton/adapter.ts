@@ -1,27 +1,21 @@
 // The rpc-mode TON adapter over toncenter v3 (DESIGN 23), put together from its parts: scan.ts
 // (head, block hashes, the masterchain-block scan), sweep.ts (the owner's transactions, DESIGN 25),
-// lookup.ts (one transaction by hash) and the balance reads here. Sending (payouts,
-// refunds, collection legs) is not built yet: signTransfer refuses with a permanent error, so a
-// TON payout fails at submit with that reason and nothing leaves the wallet.
+// lookup.ts (one transaction by hash), send.ts (jetton and TON transfers from wallets v5r1,
+// signed here, deployed by their first transfer) and the balance reads here.
 import type { Clock } from "../../lib/clock";
 import type { RpcLogger } from "../json-rpc";
 import type { RpcEndpoint } from "../common/failover";
-import type { ChainAdapter, SignedTransfer, TokenInfo, TxState } from "../types";
-import { deriveTonKey, isTonAddress, normalizeTonAddress, tonCore } from "./address";
+import type { NativeTransferRequest } from "../common/adapter-parts";
+import type { ChainAdapter, SignedTransfer, TokenInfo } from "../types";
+import type { UnrecordedTransfer } from "../module";
+import { deriveTonKey, isTonAddress, normalizeTonAddress, tonCore, tonFriendly } from "./address";
 import { TonRpc } from "./rpc";
-import { tonScanner, type CounterfeitNotice } from "./scan";
+import { b64hex, OP_JETTON_TRANSFER, tonScanner, type CounterfeitNotice, type V3Transaction } from "./scan";
 import { tonSweep } from "./sweep";
 import { tonTxLookup } from "./lookup";
+import { broadcast, signJettonTransfer, signTonTransfer, txCost, txState, walletState, type TonSendDeps, type TonTxMeta } from "./send";
 
-export const TON_SEND_PENDING = "TON payouts are not available yet in rpc mode (the send part of the TON adapter is in progress); nothing was sent";
-
-class TonSendUnavailable extends Error {
-  readonly permanent = true;
-  constructor() {
-    super(TON_SEND_PENDING);
-    this.name = "TonSendUnavailable";
-  }
-}
+export type { TonTxMeta };
 
 export interface TonAdapterOptions {
   rpcUrls: RpcEndpoint[];
@@ -32,7 +26,18 @@ export interface TonAdapterOptions {
   clock?: Clock;
 }
 
-export type TonAdapter = ChainAdapter & { readonly rpc: TonRpc; counterfeits(): CounterfeitNotice[] };
+export type TonAdapter = ChainAdapter & {
+  readonly rpc: TonRpc;
+  counterfeits(): CounterfeitNotice[];
+  /** A gas top-up: nanotons from the gas wallet (non-bounceable, so it reaches a wallet not deployed yet). */
+  signNativeTransfer(req: NativeTransferRequest & { from: string }): Promise<SignedTransfer>;
+  /** Nanotons `address` holds (the gas monitor reads the gas wallet's: /readyz, metrics, the gas_low alert). */
+  nativeBalance(address: string): Promise<bigint>;
+  /** The wallet's TON balance, whether it is deployed, and its seqno. */
+  wallet(address: string): Promise<{ active: boolean; balance: bigint; seqno: number }>;
+  /** Messages `owner`'s wallet sent (external messages it took) in masterchain blocks after `after` (restore reconcile). */
+  sentBy(owner: string, after: bigint): Promise<Array<UnrecordedTransfer & { txHash: string }>>;
+};
 
 export function createTonAdapter(o: TonAdapterOptions): TonAdapter {
   const rpc = new TonRpc({ urls: o.rpcUrls, apiKey: o.apiKey, logger: o.logger, clock: o.clock });
@@ -56,6 +61,8 @@ export function createTonAdapter(o: TonAdapterOptions): TonAdapter {
     if (r.exit_code !== 0 || r.stack[0]?.type !== "num") throw new Error(`get_wallet_data of ${wallet} failed (exit code ${r.exit_code})`);
     return BigInt(r.stack[0].value);
   }
+
+  const send: TonSendDeps = { rpc, jettonWalletOf: (owner) => scanner.jettonWalletOf(owner), head: () => scanner.head() };
 
   return {
     chain: "TON",
@@ -86,14 +93,48 @@ export function createTonAdapter(o: TonAdapterOptions): TonAdapter {
       if (token !== "USDT") throw new Error(`TON carries no ${token}`);
       return jettonBalance(normalizeTonAddress(address));
     },
-    async signTransfer(): Promise<SignedTransfer> {
-      throw new TonSendUnavailable();
-    },
-    async broadcast() {
-      return { ok: false, permanent: true, error: TON_SEND_PENDING };
-    },
-    async txState(): Promise<TxState> {
-      return { state: "unknown" };
-    },
+    signTransfer: (req) => signJettonTransfer(send, req),
+    signNativeTransfer: (req) => signTonTransfer(send, req),
+    broadcast: (tx) => broadcast(send, tx),
+    txState: (tx) => txState(send, tx),
+    txCost: (tx) => txCost(send, tx),
+    wallet: (address) => walletState(rpc, normalizeTonAddress(address)),
+    nativeBalance: async (address) => (await walletState(rpc, normalizeTonAddress(address))).balance,
+    sentBy: (owner, after) => sentBy(owner, after),
   };
+
+  /** What a wallet's transaction sent: a USDT transfer from its own jetton wallet (recipient, amount), else TON. */
+  async function whatItSent(owner: string, t: V3Transaction): Promise<Pick<UnrecordedTransfer, "to" | "asset" | "amount">> {
+    const m = t.out_msgs[0];
+    if (!m?.destination) return {};
+    const { Address, Cell } = tonCore();
+    if (Number(m.opcode) === OP_JETTON_TRANSFER && m.message_content?.body && Address.parseRaw(m.destination).toRawString() === (await scanner.jettonWalletOf(owner))) {
+      try {
+        const s = Cell.fromBase64(m.message_content.body).beginParse();
+        s.loadUint(32);
+        s.loadUintBig(64);
+        const amount = s.loadCoins();
+        return { to: tonFriendly(s.loadAddress()), asset: "USDT", amount };
+      } catch {}
+    }
+    return { to: tonFriendly(Address.parseRaw(m.destination)), asset: "TON", amount: BigInt(m.value ?? "0") };
+  }
+
+  /** The owner's transactions that took an external message (what its key signed) in blocks after `after`, oldest first. */
+  async function sentBy(owner: string, after: bigint): Promise<Array<UnrecordedTransfer & { txHash: string }>> {
+    const since = Math.floor((await scanner.blockRef(after)).time / 1000);
+    const out: Array<UnrecordedTransfer & { txHash: string }> = [];
+    const limit = 256;
+    for (let offset = 0; ; offset += limit) {
+      const r = await rpc.get<{ transactions?: V3Transaction[] }>("transactions", { account: owner, start_utime: since, sort: "asc", limit, offset });
+      const page = r.transactions ?? [];
+      for (const t of page) {
+        if (t.in_msg?.source || !t.in_msg || t.mc_block_seqno == null || BigInt(t.mc_block_seqno) <= after) continue;
+        out.push({ txHash: b64hex(t.in_msg.hash), blockNumber: BigInt(t.mc_block_seqno), ...(await whatItSent(owner, t)) });
+      }
+      if (page.length < limit) return out;
+    }
+  }
 }
+
+export { JETTON_TRANSFER_TON, WALLET_FEE_RESERVE } from "./send";

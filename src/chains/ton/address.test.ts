@@ -79,11 +79,15 @@ describe("TON module", () => {
     expect(tonChain.paymentUri(token, to, amount, orderNo)).toBe(uri);
   });
 
-  test("rpc mode builds the toncenter adapter; until sending ships, signing refuses with a permanent, clear error", async () => {
-    const { adapter } = tonChain.createAdapter({ cfg: { rpc_urls: ["http://127.0.0.1:1"], confirmations: 1 }, tokens: [token], logger: { info() {}, warn() {}, error() {} } });
+  test("rpc mode builds the toncenter adapter with its payout steps, fee estimate and restore reconcile; a key that is not the source's is refused before any call", async () => {
+    const bundle = tonChain.createAdapter({ cfg: { rpc_urls: ["http://127.0.0.1:1"], confirmations: 1 }, tokens: [token], logger: { info() {}, warn() {}, error() {} } });
+    const { adapter } = bundle;
     expect(adapter.chain).toBe("TON");
+    expect(typeof bundle.payoutOps).toBe("function");
+    expect(typeof bundle.unrecordedOutgoing).toBe("function");
+    expect(await bundle.estimateTransferFee!({ from: to, to, token: "USDT", amount: 1n })).toMatchObject({ fee: 60_000_000n });
     const e = await adapter.signTransfer({ token: "USDT", from: to, to, amount: 1n, privateKey: new Uint8Array(32) }).catch((x) => x);
-    expect(e).toMatchObject({ permanent: true, message: expect.stringContaining("TON payouts are not available yet in rpc mode") });
+    expect(String(e.message)).toContain("key does not belong to");
     await adapter.stop();
   });
 });

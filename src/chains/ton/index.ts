@@ -8,6 +8,7 @@ export const TON_USDT_MASTER = "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs
 
 // The toncenter adapter (and @ton/core with it) loads only when an rpc-mode TON adapter is built.
 const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
+const tonPayoutSteps = (): typeof import("./payout-steps") => require("./payout-steps");
 
 export const tonChain: ChainModule = {
   code: "TON",
@@ -28,10 +29,19 @@ export const tonChain: ChainModule = {
   ids: { block: (h) => Buffer.from(h).toString("hex"), tx: (h) => Buffer.from(h).toString("hex") },
   derivation: { coinType: 607, account: 0, path: (i) => tonPath(i) },
   deriveKey: (seed, index) => deriveTonKey(seed, index),
-  // Pay-ins and exclusive wallets over toncenter v3; sending is not built yet: payouts fail at submit with the reason (adapter.ts).
-  createAdapter: ({ cfg, tokens, logger, clock }) => ({
-    adapter: rpcAdapter().createTonAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock }),
-  }),
+  // Over toncenter v3: pay-ins and exclusive wallets (scan, sweep, look-up), and sending (payouts, refunds, collection legs, top-ups: send.ts).
+  createAdapter: ({ cfg, tokens, logger, clock }) => {
+    const m = rpcAdapter();
+    const adapter = m.createTonAdapter({ rpcUrls: cfg.rpc_urls, apiKey: cfg.api_key, tokens, confirmations: cfg.confirmations, logger, clock });
+    return {
+      adapter,
+      payoutOps: (ctx, env) => tonPayoutSteps().tonPayoutOps(ctx, adapter, env),
+      // The TON a jetton transfer attaches (its excess comes back) and the wallet's fees: an upper bound of what it costs.
+      estimateTransferFee: async () => ({ fee: m.JETTON_TRANSFER_TON + m.WALLET_FEE_RESERVE, note: "an upper bound: the unused part of the attached TON comes back to the source" }),
+      // Restore reconcile: every message the source's wallet took after the backup's cursor that the database did not store.
+      unrecordedOutgoing: async (_ctx, q) => (q.since === null ? [] : (await adapter.sentBy(q.address, q.since)).filter((t) => !q.known(t.txHash))),
+    };
+  },
   // Tonkeeper's transfer link (ton-connect "deeplinks"): the jetton master, the amount in its base units, the order number as the comment.
   paymentUri: (token, address, amount, orderNo) => {
     const q = new URLSearchParams({ jetton: token.contract });

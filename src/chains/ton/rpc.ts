@@ -75,16 +75,25 @@ export class TonRpc {
     return this.call<T>(path, "POST", "", JSON.stringify(body));
   }
 
-  private call<T>(path: string, method: string, query: string, body: string | undefined): Promise<T> {
+  /**
+   * POST /api/v3/message: the node's refusal of the message itself (HTTP 400 or 500 with an
+   * `error`, e.g. "cannot apply external message to current state") is an answer, not an
+   * endpoint failure: it is not retried elsewhere and marks no endpoint down.
+   */
+  sendMessage(boc: string): Promise<{ refused?: string }> {
+    return this.call<{ refused?: string }>("message", "POST", "", JSON.stringify({ boc }), true);
+  }
+
+  private call<T>(path: string, method: string, query: string, body: string | undefined, refusals = false): Promise<T> {
     return this.transport.run({
       call: path,
-      exchange: (base) => this.send(base, path, method, query, body) as Promise<T>,
+      exchange: (base) => this.send(base, path, method, query, body, refusals) as Promise<T>,
       asFailure: (e) => (e instanceof TonRpcError ? e : new TonRpcError(String(e), "network")),
       closed: () => new TonRpcError("client closed (shutting down)", "network"),
     });
   }
 
-  private async send(t: EndpointTarget, path: string, method: string, query: string, body: string | undefined): Promise<unknown> {
+  private async send(t: EndpointTarget, path: string, method: string, query: string, body: string | undefined, refusals = false): Promise<unknown> {
     const u = new URL(t.url);
     u.pathname = `${u.pathname.replace(/\/+$/, "")}/api/v3/${path}`;
     let res: Response;
@@ -96,6 +105,16 @@ export class TonRpc {
       const name = (e as Error)?.name;
       if (name === "TimeoutError" || name === "AbortError") throw new TonRpcError(`timeout after ${this.timeoutMs} ms`, "timeout");
       throw new TonRpcError(`network error: ${(e as Error)?.message ?? e}`, "network");
+    }
+    if (!res.ok && refusals && (res.status === 400 || res.status === 500)) {
+      const error = (() => {
+        try {
+          return (JSON.parse(text) as { error?: unknown }).error;
+        } catch {
+          return undefined;
+        }
+      })();
+      if (typeof error === "string") return { refused: error.slice(0, 300) };
     }
     if (!res.ok) {
       const err = new TonRpcError(`HTTP ${res.status}: ${text.slice(0, 200)}`, "http", res.status);

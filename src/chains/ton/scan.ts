@@ -21,6 +21,8 @@ export interface V3Message {
   source: string | null;
   destination: string | null;
   value: string | null;
+  /** The forwarding fee the message still carries (paid by its sender on top of `value`). */
+  fwd_fee?: string | null;
   opcode: string | null;
   bounced?: boolean | null;
   message_content?: { body?: string | null } | null;
