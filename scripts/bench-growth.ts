@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { growthDatabase, GROWTH_MASTER_KEY, type GrowthMeta } from "./growth/generate";
 import { ENGINE_PROBES, type GrowthEnv, type Probe } from "./growth/probes";
 import { BACKOFFICE_PROBES } from "./growth/backoffice-probes";
-import { stallSampler, type StallFigures } from "./growth/stall";
+import { STALL_WINDOWS, stallSampler, type StallFigures } from "./growth/stall";
 import { startTestGateway } from "../src/testing/harness";
 import { StablegateClient } from "../src/sdk/client";
 import { systemClock, type Clock } from "../src/lib/clock";
@@ -236,6 +236,12 @@ function print(figures: Map<string, Partial<Record<GrowthEnv["label"], Figure>>>
   for (const k of ["small", "large"] as const) {
     const s = st(k);
     if (s) console.log(`    ${k}: longest stall ${f1(s.max)} ms; longest on CPU ${f1(s.busyMax)} ms (${(s.busyAtMs / 1000).toFixed(1)} s after the first answer), ${f1(s.busyMaxSettled)} ms after the first 3 s; p99 ${f1(s.p99)} ms (target < 50 ms); first /healthz answer ${f1(s.firstAnswerMs)} ms after start`);
+  }
+  console.log(`  idle gateway, longest stall per window after the first answer, wall (on CPU) ms, target < 50 ms:`);
+  console.log(`    ${"".padEnd(6)} ${STALL_WINDOWS.map((w) => w.label.padStart(16)).join(" ")}`);
+  for (const k of ["small", "large"] as const) {
+    const s = st(k);
+    if (s) console.log(`    ${k.padEnd(6)} ${s.windows.map((w) => `${f1(w.wall)} (${f1(w.busy)})`.padStart(16)).join(" ")}`);
   }
 }
 
