@@ -111,12 +111,13 @@ function shiftedClock(meta: GrowthMeta): Clock {
 }
 
 async function openEnv(label: GrowthEnv["label"], path: string, meta: GrowthMeta, dir: string, jobs: boolean): Promise<GrowthEnv> {
+  // /metrics on: the idle phase reads the gateway's own stall gauge (src/ops/loop-stalls.ts).
   const clock = shiftedClock(meta);
   const gw = await startTestGateway({
     jobs,
     clock,
     env: { STABLEGATE_MASTER_KEY: GROWTH_MASTER_KEY },
-    config: { database: { path }, log: { level: "error" }, auth: { rate_limit_per_minute: 0 } },
+    config: { database: { path }, log: { level: "error" }, auth: { rate_limit_per_minute: 0 }, ops: { metrics: true } },
   });
   const merchants = meta.merchants.map((m) => ({ ...m, client: new StablegateClient({ baseUrl: gw.url, merchantUid: m.uid, apiKey: m.apiKey, now: () => clock.now() }) }));
   const byId = new Map(meta.merchants.map((m, i) => [m.id, i]));
@@ -139,7 +140,7 @@ export async function benchGrowth(): Promise<void> {
   ];
   const slowJobs: Partial<Record<GrowthEnv["label"], string[]>> = {};
   const figures = new Map<string, Partial<Record<GrowthEnv["label"], Figure>>>();
-  const stalls: Partial<Record<GrowthEnv["label"], StallFigures & { firstAnswerMs: number }>> = {};
+  const stalls: Partial<Record<GrowthEnv["label"], IdleStalls>> = {};
   for (const size of sizes) {
     const { path, meta } = await growthDatabase(size.orders, (s) => console.log(s));
     const dir = mkdtempSync(join(tmpdir(), "stablegate-growth-"));
@@ -168,6 +169,7 @@ export async function benchGrowth(): Promise<void> {
       const firstAnswerMs = await firstAnswer(idle.gw.url, started);
       const sampler = stallSampler();
       await Bun.sleep(IDLE_S * 1000);
+      const gauge = await gatewayStalls(idle.gw.url);
       await idle.gw.stop();
       const s = sampler.stop();
       slowJobs[size.label] = idle.gw.logs
@@ -176,7 +178,7 @@ export async function benchGrowth(): Promise<void> {
         .sort((a, b) => b.ms! - a.ms!)
         .slice(0, 4)
         .map((l) => `${l.job} ${l.ms} ms`);
-      stalls[size.label] = { ...s, firstAnswerMs };
+      stalls[size.label] = { ...s, firstAnswerMs, gauge };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -199,6 +201,24 @@ function planCheck(env: GrowthEnv): void {
   for (const b of bad) console.log(`    ${b}`);
 }
 
+type IdleStalls = StallFigures & { firstAnswerMs: number; gauge: Map<string, { wall: number; cpu: number }> | null };
+
+/**
+ * The gateway's own probe (stablegate_event_loop_stall_max_seconds on /metrics): windows from
+ * the moment its listener opened and its jobs started, which the bench's sampler (from the first
+ * answer on) misses. Null for a build without the gauge.
+ */
+async function gatewayStalls(url: string): Promise<Map<string, { wall: number; cpu: number }> | null> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out = new Map<string, { wall: number; cpu: number }>();
+  for (const m of text.matchAll(/^stablegate_event_loop_stall_max_seconds\{window="([^"]+)",measure="(wall|cpu)"\} (\S+)$/gm)) {
+    const w = out.get(m[1]!) ?? { wall: NaN, cpu: NaN };
+    w[m[2] as "wall" | "cpu"] = Number(m[3]) * 1000;
+    out.set(m[1]!, w);
+  }
+  return out.size ? out : null;
+}
+
 async function firstAnswer(url: string, since: number): Promise<number> {
   for (;;) {
     try {
@@ -214,7 +234,7 @@ function loadavg(): string {
 
 const f1 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
-function print(figures: Map<string, Partial<Record<GrowthEnv["label"], Figure>>>, stalls: Partial<Record<GrowthEnv["label"], StallFigures & { firstAnswerMs: number }>>) {
+function print(figures: Map<string, Partial<Record<GrowthEnv["label"], Figure>>>, stalls: Partial<Record<GrowthEnv["label"], IdleStalls>>) {
   let group = "";
   const width = Math.max(...PROBES.map((p) => p.name.length)) + 2;
   for (const p of PROBES) {
@@ -242,6 +262,12 @@ function print(figures: Map<string, Partial<Record<GrowthEnv["label"], Figure>>>
   for (const k of ["small", "large"] as const) {
     const s = st(k);
     if (s) console.log(`    ${k.padEnd(6)} ${s.windows.map((w) => `${f1(w.wall)} (${f1(w.busy)})`.padStart(16)).join(" ")}`);
+  }
+  console.log(`  the gateway's own probe (/metrics stablegate_event_loop_stall_max_seconds, every 10 ms from the listener's start), wall (on CPU) ms:`);
+  for (const k of ["small", "large"] as const) {
+    const g = st(k)?.gauge;
+    if (g) console.log(`    ${k.padEnd(6)} ${[...g].map(([w, v]) => `${w} ${f1(v.wall)} (${f1(v.cpu)})`).join("   ")}`);
+    else if (st(k)) console.log(`    ${k.padEnd(6)} (this build has no stall gauge)`);
   }
 }
 

@@ -53,6 +53,7 @@ import { AlertEngine } from "../ops/alerts/engine";
 import { RateRefresher } from "../rates/refresher";
 import { expireDueInvoices } from "../invoices/service";
 import { ScheduledBackups } from "../backup/schedule";
+import { LoopStallProbe } from "../ops/loop-stalls";
 
 export interface RunningGateway {
   url: string;
@@ -78,7 +79,7 @@ export interface Runtime {
   /** A chain moved: scan it, then follow its payouts (sandbox endpoints wait for this). */
   afterChainChange(chain: ChainCode): Promise<void>;
   /** Gas balances, metrics and alerts (src/ops). */
-  ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null };
+  ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null; loop: LoopStallProbe };
   /** Fetches exchange rates for invoices ([rates] source = "coingecko"). */
   rates: RateRefresher;
   /**
@@ -97,9 +98,10 @@ export function createRuntime(ctx: AppContext): Runtime {
   const watchers = new Map<ChainCode, ChainWatcher>();
   const gas = new GasMonitor(ctx);
   const storage = new StorageMonitor(ctx);
+  const loop = new LoopStallProbe();
   const payouts = new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) });
   const runtime: Runtime = {
-    ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
+    ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas, loop }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null, loop },
     watchers,
     sweeps: new Map(),
     rates: new RateRefresher(ctx),
@@ -246,11 +248,14 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     return res;
   }
   let scheduler: Scheduler | null;
+  // Stalls are measured from here: the listener is open and the jobs are about to start.
+  runtime.ops.loop.start();
   try {
     scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
   } catch (e) {
     // Never a half-started gateway: the listener closes with the failed start.
     runtime.payouts.stop();
+    runtime.ops.loop.stop();
     await server.stop(true);
     await runtime.maintenance?.stop();
     throw e;
@@ -279,6 +284,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       await withDeadline(Promise.all([jobsDone, httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
       await server.stop(true);
       await runtime.maintenance?.stop();
+      runtime.ops.loop.stop();
       unguard();
     },
   };
