@@ -8,11 +8,17 @@ export function insertNonce(db: Db, merchantId: number, nonce: string, expiresAt
 }
 
 /**
- * Deletes every nonce before the first (in rowid order) that has not expired at `now`; how many.
- * There is no index on expires_at (a write less per signed request): rows go in in time order.
+ * Deletes the nonces before the first (in rowid order) that has not expired at `now`, at most
+ * `limit` of them (the oldest); how many. There is no index on expires_at (a write less per
+ * signed request): rows go in in time order. Reads at most `limit` + 1 rows to find where to stop.
  */
-export function deleteExpiredNonces(db: Db, now: number): number {
-  return db.$client
-    .query("DELETE FROM nonces WHERE rowid < coalesce((SELECT rowid FROM nonces WHERE expires_at >= ?1 ORDER BY rowid LIMIT 1), (SELECT max(rowid) + 1 FROM nonces))")
-    .run(now).changes;
+export function deleteExpiredNonces(db: Db, now: number, limit: number): number {
+  return prepared(db, "deleteExpiredNonces", (d) =>
+    d.$client.prepare(
+      `DELETE FROM nonces WHERE rowid < coalesce(
+         (SELECT id FROM (SELECT rowid AS id, expires_at FROM nonces ORDER BY rowid LIMIT ?2) WHERE expires_at >= ?1 ORDER BY id LIMIT 1),
+         (SELECT rowid FROM nonces ORDER BY rowid LIMIT 1 OFFSET ?2),
+         (SELECT max(rowid) + 1 FROM nonces))`,
+    ),
+  ).run(now, limit).changes;
 }
