@@ -9,7 +9,7 @@
 // BENCH_GROWTH_IDLE_S (20) seconds of idle sampling per database;
 // BENCH_GROWTH_PROBES=substring,... runs only probes whose name contains one of them.
 //   bun scripts/bench-growth.ts      (or: make bench ARGS=growth)
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { growthDatabase, GROWTH_MASTER_KEY, type GrowthMeta } from "./growth/generate";
@@ -18,11 +18,9 @@ import { BACKOFFICE_PROBES } from "./growth/backoffice-probes";
 import { STALL_WINDOWS, stallSampler, type StallFigures } from "./growth/stall";
 import { startTestGateway } from "../src/testing/harness";
 import { StablegateClient } from "../src/sdk/client";
-import { systemClock, type Clock } from "../src/lib/clock";
 import { ENGINE_QUERIES } from "../src/testing/engine-queries";
 import { planProblems, queryPlan } from "../src/testing/query-plan";
-import { openReadonlyDb } from "../src/db/client";
-import { dbGeneration, writeFolderMarker } from "../src/restore/generation";
+import { servedCopy, shiftedClock } from "./growth/serve-copy";
 
 const SMALL = Number(process.env.BENCH_GROWTH_SMALL ?? 10_000);
 const LARGE = Number(process.env.BENCH_GROWTH_LARGE ?? 2_000_000);
@@ -89,27 +87,6 @@ async function measure(p: Probe, env: GrowthEnv): Promise<Figure> {
   return { ms, perRow, errors, firstError, stall, busy, cpu };
 }
 
-/**
- * The copy is served as the gateway's own database, not as a restore: its folder gets the
- * generation marker of the database (a database whose folder lacks its marker is a restore,
- * DESIGN 16, and would start in reconcile mode deriving the restore's HD index gap).
- */
-function ownFolder(dbPath: string): void {
-  const db = openReadonlyDb(dbPath);
-  try {
-    const generation = dbGeneration(db);
-    if (generation) writeFolderMarker(dbPath, generation);
-  } finally {
-    db.$client.close();
-  }
-}
-
-/** Real time shifted so the build's "now" is now: the database looks as it did when built. */
-function shiftedClock(meta: GrowthMeta): Clock {
-  const offset = Date.now() - meta.end;
-  return { now: () => Date.now() - offset, after: systemClock.after };
-}
-
 async function openEnv(label: GrowthEnv["label"], path: string, meta: GrowthMeta, dir: string, jobs: boolean): Promise<GrowthEnv> {
   // /metrics on: the idle phase reads the gateway's own stall gauge (src/ops/loop-stalls.ts).
   const clock = shiftedClock(meta);
@@ -146,9 +123,7 @@ export async function benchGrowth(): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), "stablegate-growth-"));
     try {
       const t0 = performance.now();
-      const copy = join(dir, "stablegate.db");
-      copyFileSync(path, copy);
-      ownFolder(copy);
+      const copy = servedCopy(path, dir);
       console.log(`  ${size.label}: ${size.orders.toLocaleString("en")} orders, copied in ${((performance.now() - t0) / 1000).toFixed(1)} s; load average ${loadavg()}`);
       const env = await openEnv(size.label, copy, meta, dir, false);
       try {

@@ -143,9 +143,6 @@ const HEAVY = { heavy: true };
 
 export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   const s = new Scheduler(ctx.logger, ctx.clock);
-  // Gas wallets derived now (the first use of each curve costs 40-70 ms per chain), not by
-  // the first alerts tick or /readyz while requests are being served.
-  for (const code of ctx.chains.keys()) runtime.ops.gas.get(code);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()), HEAVY);
   // DESIGN 11 "Retention" and "Growth": both walk big tables in slices that yield; both run once right after start.
   s.every("prune-callbacks", 10 * 60_000, () => pruneDeliveredCallbacks(ctx), HEAVY);
@@ -216,6 +213,10 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   // Every write first checks that the database file is still the one opened (src/ops/storage.ts).
   const unguard = runtime.ops.storage.install();
   for (const w of runtime.watchers.values()) await w.init();
+  // Gas wallets derived before the listener opens (the first use of each curve costs 40-70 ms
+  // per chain), not by the first alerts tick or /readyz, nor in the first second of service
+  // (issue 37: it was the longest hold of that second).
+  if (opts.jobs !== false) for (const code of ctx.chains.keys()) runtime.ops.gas.get(code);
   const app = buildHttpApp(ctx, runtime);
   const backoffice = lazyBackoffice(ctx, runtime); // its own app, imported on the first /backoffice request
   const accessLog = ctx.config.log.level === "debug";
