@@ -59,6 +59,8 @@ export interface RunningGateway {
   url: string;
   port: number;
   runtime: Runtime;
+  /** The jobs' intervals and phases (src/jobs/phases.ts); empty when jobs are off. */
+  jobPlan: Scheduler["plan"];
   stop(): Promise<void>;
 }
 
@@ -278,6 +280,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     url,
     port,
     runtime,
+    jobPlan: scheduler?.plan ?? [],
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { growthDatabase, GROWTH_MASTER_KEY } from "../../scripts/growth/generate";
 import { servedCopy, shiftedClock } from "../../scripts/growth/serve-copy";
 import { startTestGateway } from "../testing/harness";
+import { HEAVY_GAP_MS, phaseDistance } from "../jobs/phases";
 
 const BOUND_MS = 150;
 const dir = mkdtempSync(join(tmpdir(), "stablegate-first-second-"));
@@ -37,6 +38,11 @@ test(
       config: { database: { path: servedCopy(path, dir) }, log: { level: "error" }, ops: { metrics: true } },
     });
     try {
+      // The plan the gateway runs (the table of src/jobs/phases.test.ts, for real): heavy jobs apart.
+      const heavy = gw.gateway.jobPlan.filter((j) => j.heavy);
+      expect(heavy.map((j) => j.name)).toContain("reconcile-TRON");
+      const close = heavy.flatMap((a, i) => heavy.slice(i + 1).filter((b) => phaseDistance(a, b) < HEAVY_GAP_MS).map((b) => `${a.name}/${b.name}`));
+      expect(close).toEqual([]);
       // Every heavy job's first run is due within the first ~1.5 s (src/jobs/phases.ts).
       await Bun.sleep(3100);
       const seen = stalls(await (await fetch(`${gw.url}/metrics`)).text());
