@@ -36,6 +36,14 @@ describe("deleteExpiredNonces: one bounded slice", () => {
   }
 });
 
+test("a gap in the rowids makes a slice short, and pruneNonces goes on to the end of the backlog", async () => {
+  const { db, left } = withNonces([1, 1, 1, 1, 1, 1, 100]);
+  db.$client.run("DELETE FROM nonces WHERE rowid IN (2, 3)"); // rolled-back inserts leave gaps like these
+  expect(deleteExpiredNonces(db, 50, 3)).toBe(1); // rowids 1..3: only 1 is left there
+  expect(await pruneNonces(db, 50)).toBe(3);
+  expect(left()).toBe(1);
+});
+
 test("pruneNonces deletes a backlog of several slices, all of it, and keeps the live ones", async () => {
   const n = NONCE_PRUNE_SLICE * 2 + 17;
   const { db, left } = withNonces([...Array.from({ length: n }, () => 1), 100, 101]);

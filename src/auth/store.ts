@@ -8,17 +8,17 @@ export function insertNonce(db: Db, merchantId: number, nonce: string, expiresAt
 }
 
 /**
- * Deletes the nonces before the first (in rowid order) that has not expired at `now`, at most
- * `limit` of them (the oldest); how many. There is no index on expires_at (a write less per
- * signed request): rows go in in time order. Reads at most `limit` + 1 rows to find where to stop.
+ * Deletes the nonces before the first (in rowid order) that has not expired at `now`, among the
+ * oldest `limit` rowids (rowids are dense: nonces go in in time order and leave from the oldest);
+ * how many. There is no index on expires_at (a write less per signed request): the scan walks the
+ * rowid order from the oldest and stops at the first live nonce or after `limit` rowids.
  */
 export function deleteExpiredNonces(db: Db, now: number, limit: number): number {
   return prepared(db, "deleteExpiredNonces", (d) =>
     d.$client.prepare(
       `DELETE FROM nonces WHERE rowid < coalesce(
-         (SELECT id FROM (SELECT rowid AS id, expires_at FROM nonces ORDER BY rowid LIMIT ?2) WHERE expires_at >= ?1 ORDER BY id LIMIT 1),
-         (SELECT rowid FROM nonces ORDER BY rowid LIMIT 1 OFFSET ?2),
-         (SELECT max(rowid) + 1 FROM nonces))`,
+         (SELECT rowid FROM nonces WHERE rowid < (SELECT min(rowid) FROM nonces) + ?2 AND expires_at >= ?1 ORDER BY rowid LIMIT 1),
+         (SELECT min(rowid) FROM nonces) + ?2)`,
     ),
   ).run(now, limit).changes;
 }
