@@ -27,10 +27,11 @@ export interface Lattice {
  * now (without a lattice: the next whole second); then at least `ms` after the last due time,
  * on the job's sub-second offset (a run that overran skips to the next second at that offset).
  */
-export function nextDelay(ms: number, now: number, lastDue: number | null, lattice: Lattice = { origin: 0, phase: 0 }): { delay: number; due: number } {
+export function nextDelay(ms: number, now: number, lastDue: number | null, lattice?: Lattice): { delay: number; due: number } {
   if (!onLattice(ms)) return { delay: ms, due: now + ms };
-  const second = firstDue(1000, lattice.phase % 1000, lattice.origin, now);
-  let due = lastDue === null ? (lattice.origin > 0 ? firstDue(ms, lattice.phase, lattice.origin, now) : second) : Math.max(lastDue + ms, second);
+  const { origin, phase } = lattice ?? { origin: 0, phase: 0 };
+  const second = firstDue(1000, phase % 1000, origin, now);
+  let due = lastDue !== null ? Math.max(lastDue + ms, second) : lattice ? firstDue(ms, phase, origin, now) : second;
   // A wall clock set back must not stall a job for that long: at most one interval away.
   if (due - now > ms) due = second;
   return { delay: due - now, due };
