@@ -131,7 +131,7 @@ export const ENGINE_PROBES: Probe[] = [
   },
   { name: "payout-batches (one run)", group: "background jobs", reps: 10, run: (e) => runBatches(e.gw.ctx, e.gw.gateway.runtime.treasury) },
   { name: "collections (one run)", group: "background jobs", reps: 10, run: (e) => runCollections(e.gw.ctx, e.gw.gateway.runtime.treasury) },
-  { name: "prune-nonces (one run)", group: "background jobs", reps: 10, run: (e) => void pruneNonces(e.gw.ctx.db, e.gw.ctx.clock.now()) },
+  { name: "prune-nonces (one run)", group: "background jobs", reps: 10, run: async (e) => void (await pruneNonces(e.gw.ctx.db, e.gw.ctx.clock.now())) },
   {
     name: "watchers (one tick per chain)",
     group: "background jobs",

@@ -53,11 +53,14 @@ import { AlertEngine } from "../ops/alerts/engine";
 import { RateRefresher } from "../rates/refresher";
 import { expireDueInvoices } from "../invoices/service";
 import { ScheduledBackups } from "../backup/schedule";
+import { LoopStallProbe } from "../ops/loop-stalls";
 
 export interface RunningGateway {
   url: string;
   port: number;
   runtime: Runtime;
+  /** The jobs' intervals and phases (src/jobs/phases.ts); empty when jobs are off. */
+  jobPlan: Scheduler["plan"];
   stop(): Promise<void>;
 }
 
@@ -78,7 +81,7 @@ export interface Runtime {
   /** A chain moved: scan it, then follow its payouts (sandbox endpoints wait for this). */
   afterChainChange(chain: ChainCode): Promise<void>;
   /** Gas balances, metrics and alerts (src/ops). */
-  ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null };
+  ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null; loop: LoopStallProbe };
   /** Fetches exchange rates for invoices ([rates] source = "coingecko"). */
   rates: RateRefresher;
   /**
@@ -97,9 +100,10 @@ export function createRuntime(ctx: AppContext): Runtime {
   const watchers = new Map<ChainCode, ChainWatcher>();
   const gas = new GasMonitor(ctx);
   const storage = new StorageMonitor(ctx);
+  const loop = new LoopStallProbe();
   const payouts = new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) });
   const runtime: Runtime = {
-    ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null },
+    ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas, loop }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null, loop },
     watchers,
     sweeps: new Map(),
     rates: new RateRefresher(ctx),
@@ -133,32 +137,35 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
     .use(sandbox ? sandboxRoutes(ctx, { afterChange: (chain) => runtime.afterChainChange(chain) }) : new Elysia());
 }
 
+/**
+ * Jobs that walk tables or do per-row work: their runs are kept 100 ms apart (src/jobs/phases.ts),
+ * the rest spread over the second, so the first runs do not all land in one turn (issue 37).
+ */
+const HEAVY = { heavy: true };
+
 export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   const s = new Scheduler(ctx.logger, ctx.clock);
-  // Gas wallets derived now (the first use of each curve costs 40-70 ms per chain), not by
-  // the first alerts tick or /readyz while requests are being served.
-  for (const code of ctx.chains.keys()) runtime.ops.gas.get(code);
-  s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()));
+  s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()), HEAVY);
   // DESIGN 11 "Retention" and "Growth": both walk big tables in slices that yield; both run once right after start.
-  s.every("prune-callbacks", 10 * 60_000, () => pruneDeliveredCallbacks(ctx));
+  s.every("prune-callbacks", 10 * 60_000, () => pruneDeliveredCallbacks(ctx), HEAVY);
   const maintenance = runtime.maintenance;
-  s.every("optimize", OPTIMIZE_EVERY_MS, () => (maintenance ? maintenance.refreshStats() : optimizeDatabase(ctx)));
+  s.every("optimize", OPTIMIZE_EVERY_MS, () => (maintenance ? maintenance.refreshStats() : optimizeDatabase(ctx)), HEAVY);
   // Polls the outbox itself; callbacksDue() (called by the outbox on every insert) sends a just-committed callback at once.
   // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
   const callbacks = startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
   s.service("callbacks", () => callbacks.stop());
-  s.every("alerts", 5000, () => runtime.ops.alerts.tick());
+  s.every("alerts", 5000, () => runtime.ops.alerts.tick(), HEAVY);
   // The database file's identity (a stat): a file deleted or replaced stops writes within 2 s even when idle.
   s.every("storage-file", 2000, () => void runtime.ops.storage.checkFile());
   s.service("alerts", () => runtime.ops.alerts.stop());
   if (runtime.rates.enabled) {
     void runtime.rates.tick(); // invoices need a rate from the first minute, not after the first refresh
-    s.every("rates", parseDuration(ctx.config.rates.refresh), () => runtime.rates.tick());
+    s.every("rates", parseDuration(ctx.config.rates.refresh), () => runtime.rates.tick(), HEAVY);
     s.service("rates", async () => runtime.rates.stop());
   }
   // Scheduled backups: the copy and its checks run on a worker thread (src/backup/sqlite-worker.ts).
   const backups = runtime.ops.backups;
-  if (backups) s.every("backups", 15_000, () => backups.tick());
+  if (backups) s.every("backups", 15_000, () => backups.tick(), HEAVY);
   s.every("expire-payins", 1000, () => {
     expireDueOrders(ctx);
   });
@@ -174,7 +181,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     const adapter = ctx.chains.get(code)!;
     // Also resumes payouts a restart interrupted (the first run is a second after start).
     s.every(`payouts-${code}`, 1000, () => runtime.payouts.tick(code));
-    s.every(`reconcile-${code}`, 60_000, () => reconcileChain(ctx, adapter));
+    s.every(`reconcile-${code}`, 60_000, () => reconcileChain(ctx, adapter), HEAVY);
     // After a restore: the HD indexes it skipped become watched addresses, then the chain is rescanned for them.
     s.every(`restore-gap-${code}`, 250, async () => {
       const step = gapStep(ctx, adapter);
@@ -195,7 +202,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     }
     const sweep = runtime.sweeps.get(code);
     const sweepEvery = parseDuration(ctx.config.payin.sweep_every);
-    if (sweep && sweepEvery > 0) s.every(`sweep-${code}`, sweepEvery, () => sweep.run());
+    if (sweep && sweepEvery > 0) s.every(`sweep-${code}`, sweepEvery, () => sweep.run(), HEAVY);
     // Chain-specific background work (Solana: token accounts for new receiving addresses).
     for (const j of chainBundle(adapter).jobs?.(ctx, addressBook, payoutStore) ?? []) s.every(j.name, j.everyMs, j.run);
   }
@@ -208,6 +215,10 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   // Every write first checks that the database file is still the one opened (src/ops/storage.ts).
   const unguard = runtime.ops.storage.install();
   for (const w of runtime.watchers.values()) await w.init();
+  // Gas wallets derived before the listener opens (the first use of each curve costs 40-70 ms
+  // per chain), not by the first alerts tick or /readyz, nor in the first second of service
+  // (issue 37: it was the longest hold of that second).
+  if (opts.jobs !== false) for (const code of ctx.chains.keys()) runtime.ops.gas.get(code);
   const app = buildHttpApp(ctx, runtime);
   const backoffice = lazyBackoffice(ctx, runtime); // its own app, imported on the first /backoffice request
   const accessLog = ctx.config.log.level === "debug";
@@ -247,11 +258,14 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     return res;
   }
   let scheduler: Scheduler | null;
+  // Stalls are measured from here: the listener is open and the jobs are about to start.
+  runtime.ops.loop.start();
   try {
     scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
   } catch (e) {
     // Never a half-started gateway: the listener closes with the failed start.
     runtime.payouts.stop();
+    runtime.ops.loop.stop();
     await server.stop(true);
     await runtime.maintenance?.stop();
     throw e;
@@ -267,6 +281,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     url,
     port,
     runtime,
+    jobPlan: scheduler?.plan ?? [],
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -280,6 +295,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       await withDeadline(Promise.all([jobsDone, httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
       await server.stop(true);
       await runtime.maintenance?.stop();
+      runtime.ops.loop.stop();
       unguard();
     },
   };

@@ -8,11 +8,17 @@ export function insertNonce(db: Db, merchantId: number, nonce: string, expiresAt
 }
 
 /**
- * Deletes every nonce before the first (in rowid order) that has not expired at `now`; how many.
- * There is no index on expires_at (a write less per signed request): rows go in in time order.
+ * Deletes the nonces before the first (in rowid order) that has not expired at `now`, among the
+ * oldest `limit` rowids (rowids are dense: nonces go in in time order and leave from the oldest);
+ * how many. There is no index on expires_at (a write less per signed request): the scan walks the
+ * rowid order from the oldest and stops at the first live nonce or after `limit` rowids.
  */
-export function deleteExpiredNonces(db: Db, now: number): number {
-  return db.$client
-    .query("DELETE FROM nonces WHERE rowid < coalesce((SELECT rowid FROM nonces WHERE expires_at >= ?1 ORDER BY rowid LIMIT 1), (SELECT max(rowid) + 1 FROM nonces))")
-    .run(now).changes;
+export function deleteExpiredNonces(db: Db, now: number, limit: number): number {
+  return prepared(db, "deleteExpiredNonces", (d) =>
+    d.$client.prepare(
+      `DELETE FROM nonces WHERE rowid < coalesce(
+         (SELECT rowid FROM nonces WHERE rowid < (SELECT min(rowid) FROM nonces) + ?2 AND expires_at >= ?1 ORDER BY rowid LIMIT 1),
+         (SELECT min(rowid) FROM nonces) + ?2)`,
+    ),
+  ).run(now, limit).changes;
 }

@@ -206,12 +206,12 @@ describe("20016: nonce reuse", () => {
     const replay = () => sendSigned(base({ nonce: first.nonce, timestamp: first.timestamp, signature: first.signature }));
     expect((await replay()).body.code).toBe(40108);
     clock.advance(2 * TOLERANCE - 1);
-    pruneNonces(gw.ctx.db, clock.now());
+    await pruneNonces(gw.ctx.db, clock.now());
     expect((await replay()).body.code).toBe(20012);
     const row = () => gw.ctx.db.$client.query("SELECT 1 FROM nonces WHERE merchant_id = ? AND nonce = 'prune-me'").get(m.id);
     expect(row()).not.toBeNull();
     clock.advance(2);
-    expect(pruneNonces(gw.ctx.db, clock.now())).toBeGreaterThan(0);
+    expect(await pruneNonces(gw.ctx.db, clock.now())).toBeGreaterThan(0);
     expect(row()).toBeNull();
   });
 });

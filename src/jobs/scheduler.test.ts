@@ -75,4 +75,32 @@ describe("Scheduler on a TestClock", () => {
     expect(lines.some((l) => l.includes("job failed") && l.includes("node down"))).toBe(true);
     await s.stop();
   });
+
+  test("heavy jobs run at their phases, 100 ms apart, not in one turn; light ones spread over the second", async () => {
+    const clock = new TestClock(T0 + 500);
+    const s = new Scheduler(quiet, clock);
+    const runs: Array<[string, number]> = [];
+    const note = (name: string) => () => void runs.push([name, clock.now() - T0]);
+    s.every("expire", 1000, note("expire"));
+    s.every("reconcile-A", 60_000, note("reconcile-A"), { heavy: true });
+    s.every("reconcile-B", 60_000, note("reconcile-B"), { heavy: true });
+    s.every("watch", 1000, note("watch"));
+    for (let t = 0; t < 1300; t += 10) await clock.advance(10); // to T0+1800
+    expect(runs).toEqual([
+      ["expire", 1000],
+      ["watch", 1040],
+      ["reconcile-A", 1100],
+      ["reconcile-B", 1200],
+    ]);
+    expect(s.plan.map((j) => [j.name, j.phase])).toEqual([
+      ["expire", 0],
+      ["reconcile-A", 100],
+      ["reconcile-B", 200],
+      ["watch", 40],
+    ]);
+    await clock.advance(59_250); // T0+61050: the next minute, each at its phase again
+    for (let t = 0; t < 300; t += 10) await clock.advance(10);
+    expect(runs.filter(([n]) => n.startsWith("reconcile")).map(([, t]) => t)).toEqual([1100, 1200, 61_100, 61_200]);
+    await s.stop();
+  });
 });

@@ -1,12 +1,14 @@
 // Periodic jobs on the injected clock (src/lib/clock.ts), so a test moves time instead of
-// waiting for a job to run. Whole-second jobs run at second boundaries, the first at the
-// next whole second after start, then every interval; faster ones (sandbox BSC blocks every
-// 450 ms) wait their interval after each run. A job never overlaps itself, and stop() waits
-// for runs in flight.
+// waiting for a job to run. Whole-second jobs run on a lattice of whole seconds plus their
+// phase (src/jobs/phases.ts: heavy jobs never due in the same 100 ms window, light ones spread
+// over the second), the first on the first point of it after start, then every interval;
+// faster ones (sandbox BSC blocks every 450 ms) wait their interval after each run. A job never
+// overlaps itself, and stop() waits for runs in flight.
 import { type Clock, type Timer, systemClock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import { LogLimiter } from "../lib/log-limit";
 import { describeFault, isStorageFault } from "../db/storage-fault";
+import { firstDue, onLattice, PhasePlan } from "./phases";
 
 interface Job {
   name: string;
@@ -14,13 +16,24 @@ interface Job {
   timer: Timer | null;
 }
 
-/** Delay of a job's next run: whole-second jobs on the next second boundary at least `ms` after the last due time. */
-export function nextDelay(ms: number, now: number, lastDue: number | null): { delay: number; due: number } {
-  if (!(ms >= 1000 && ms % 1000 === 0)) return { delay: ms, due: now + ms };
-  const boundary = Math.floor(now / 1000) * 1000 + 1000;
-  let due = lastDue === null ? boundary : Math.max(lastDue + ms, boundary);
+/** A job's place on the scheduler's lattice: due times are origin + phase + k·interval. */
+export interface Lattice {
+  origin: number;
+  phase: number;
+}
+
+/**
+ * Delay of a job's next run. Whole-second jobs: the first run on the first lattice point after
+ * now (without a lattice: the next whole second); then at least `ms` after the last due time,
+ * on the job's sub-second offset (a run that overran skips to the next second at that offset).
+ */
+export function nextDelay(ms: number, now: number, lastDue: number | null, lattice?: Lattice): { delay: number; due: number } {
+  if (!onLattice(ms)) return { delay: ms, due: now + ms };
+  const { origin, phase } = lattice ?? { origin: 0, phase: 0 };
+  const second = firstDue(1000, phase % 1000, origin, now);
+  let due = lastDue !== null ? Math.max(lastDue + ms, second) : lattice ? firstDue(ms, phase, origin, now) : second;
   // A wall clock set back must not stall a job for that long: at most one interval away.
-  if (due - now > ms) due = boundary;
+  if (due - now > ms) due = second;
   return { delay: due - now, due };
 }
 
@@ -31,6 +44,11 @@ export class Scheduler {
   private jobs: Job[] = [];
   private services: Array<{ name: string; stop: () => Promise<void> }> = [];
   private stopped = false;
+  /** The lattice's origin: the first whole second after the scheduler was made. */
+  private readonly origin: number;
+  private readonly phases = new PhasePlan();
+  /** Each job's interval and phase, in registration order (tests check the plan the gateway runs). */
+  readonly plan: Array<{ name: string; everyMs: number; heavy: boolean; phase: number }> = [];
   /** A full disk fails every job every second: one line per job per minute, with a count. */
   private readonly limited: LogLimiter;
   constructor(
@@ -38,14 +56,19 @@ export class Scheduler {
     private readonly clock: Clock = systemClock,
   ) {
     this.limited = new LogLimiter(logger, () => clock.now());
+    this.origin = Math.floor(clock.now() / 1000) * 1000 + 1000;
   }
 
-  every(name: string, ms: number, fn: () => Promise<unknown> | unknown): void {
+  /** Runs `fn` every `ms`; `heavy` for jobs that walk tables or do per-row work (src/jobs/phases.ts). */
+  every(name: string, ms: number, fn: () => Promise<unknown> | unknown, opts: { heavy?: boolean } = {}): void {
     const job: Job = { name, running: null, timer: null };
+    const heavy = opts.heavy ?? false;
+    const lattice = { origin: this.origin, phase: this.phases.place({ everyMs: ms, heavy }) };
+    this.plan.push({ name, everyMs: ms, heavy, phase: lattice.phase });
     let lastDue: number | null = null;
     const arm = () => {
       if (this.stopped) return;
-      const { delay, due } = nextDelay(ms, this.clock.now(), lastDue);
+      const { delay, due } = nextDelay(ms, this.clock.now(), lastDue, lattice);
       lastDue = due;
       job.timer = this.clock.after(delay, () => void run());
     };

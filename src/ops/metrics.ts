@@ -12,11 +12,14 @@ import { balanceMismatchCount, openUnmatchedCount, queuedCallbacks } from "./sto
 import type { GasMonitor } from "./gas";
 import type { OpsCtx } from "./readiness";
 import { groupCommit } from "../db/group-commit";
+import type { LoopStallProbe } from "./loop-stalls";
 
 export interface MetricsDeps {
   ctx: Pick<OpsCtx, "db" | "chains" | "clock">;
   watchers: Watchers;
   gas: GasMonitor;
+  /** Event-loop stalls since start (src/ops/loop-stalls.ts); absent, no gauge. */
+  loop?: LoopStallProbe;
 }
 
 /** State gauges of one gateway, computed on each scrape. */
@@ -165,6 +168,21 @@ function stateRegistry(d: MetricsDeps): Registry {
       this.inc(gc().commitMs / 1000);
     },
   });
+  const loop = d.loop;
+  if (loop) {
+    new Gauge({
+      name: "stablegate_event_loop_stall_max_seconds",
+      help: 'longest event-loop stall since start, per window (window="0-1s", "1-3s", "3s+" after start); measure="wall" (timer lateness) or "cpu" (the part the loop\'s thread spent on CPU)',
+      labelNames: ["window", "measure"],
+      registers: [r],
+      collect() {
+        for (const w of loop.windows) {
+          this.set({ window: w.label, measure: "wall" }, w.wall / 1000);
+          this.set({ window: w.label, measure: "cpu" }, w.cpu / 1000);
+        }
+      },
+    });
+  }
   return r;
 }
 

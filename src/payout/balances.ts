@@ -148,8 +148,8 @@ export interface ReconcileDeps {
   logger: Logger;
 }
 
-/** Balance rows per slice of a reconcile run (each is one chain read and a few seeks). */
-export const RECONCILE_SLICE = 50;
+/** Balance rows per slice of a reconcile run (each is one chain read and a few seeks; a slice holds the loop a few ms, DESIGN 11). */
+export const RECONCILE_SLICE = 16;
 
 export async function reconcileChain(ctx: ReconcileDeps, adapter: ChainAdapter): Promise<Discrepancy[]> {
   const out: Discrepancy[] = [];
