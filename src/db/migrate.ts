@@ -78,7 +78,7 @@ function plan(client: Database, list: readonly EmbeddedMigration[]): Plan {
     const m = known.get(row.name);
     if (!m) throw new MigrationError(`${NEWER_SCHEMA} (it has migration ${row.name}, which this build does not know)`);
     if (checksum(m.sql) !== row.checksum) {
-      throw new MigrationError(`migrations/${row.name}.sql differs from the one applied to this database (checksum ${row.checksum.slice(0, 12)}…); a migration that has shipped must never be edited: restore the file and add a new migration`);
+      throw new MigrationError(`migrations/sqlite/${row.name}.sql differs from the one applied to this database (checksum ${row.checksum.slice(0, 12)}…); a migration that has shipped must never be edited: restore the file and add a new migration`);
     }
   }
   const done = new Set(applied.map((r) => r.name));
