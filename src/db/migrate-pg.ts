@@ -5,7 +5,7 @@
 // nothing pending. A changed checksum or an unknown applied name refuses before any change.
 import type { SQL } from "bun";
 import { pgMigrations, type EmbeddedMigration } from "../../migrations/index";
-import { checksum, MigrationError, NEWER_SCHEMA } from "./migrate";
+import { checksum, MigrationError, pendingAfter } from "./migrate";
 
 /** pg_advisory_lock key of the migration run ("SGMIGR" in ASCII); no other lock of stablegate uses it. */
 export const MIGRATION_LOCK_KEY = 0x5347_4d49_4752n;
@@ -45,17 +45,7 @@ async function planPg(sql: SQL, list: readonly EmbeddedMigration[]): Promise<Emb
     if (tables.length) throw new MigrationError(`this database has tables (${tables.slice(0, 3).join(", ")}) but no stablegate migration record: it is not a stablegate database`);
     await sql.unsafe("CREATE TABLE schema_migrations (name text PRIMARY KEY NOT NULL, checksum text NOT NULL, applied_at bigint NOT NULL)");
   }
-  const applied = await appliedPgMigrations(sql);
-  const known = new Map(list.map((m) => [m.name, m]));
-  for (const row of applied) {
-    const m = known.get(row.name);
-    if (!m) throw new MigrationError(`${NEWER_SCHEMA} (it has migration ${row.name}, which this build does not know)`);
-    if (checksum(m.sql) !== row.checksum) {
-      throw new MigrationError(`migrations/pg/${row.name}.sql differs from the one applied to this database (checksum ${row.checksum.slice(0, 12)}…); a migration that has shipped must never be edited: restore the file and add a new migration`);
-    }
-  }
-  const done = new Set(applied.map((r) => r.name));
-  return list.filter((m) => !done.has(m.name));
+  return pendingAfter(await appliedPgMigrations(sql), list, "pg");
 }
 
 async function hasTable(sql: SQL, name: string): Promise<boolean> {
