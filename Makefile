@@ -1,11 +1,11 @@
 # stablegate: every target bootstraps what it needs (a pinned bun from npm
 # when none is on PATH, dependencies, Chromium for browser tests, php-cli for
-# the shop-plugin tests).
+# the shop-plugin tests, Debian's PostgreSQL for the PostgreSQL tests).
 SHELL := /bin/bash
 BUN = $(shell ./scripts/bootstrap-bun.sh)
 ARGS ?=
 
-.PHONY: run test test-fast build bench deps migrate typecheck clean browser php sdk plugins
+.PHONY: run test test-fast build bench deps migrate typecheck clean browser php postgres sdk plugins
 
 deps:
 	@"$(BUN)" install --frozen-lockfile >/dev/null
@@ -18,7 +18,7 @@ migrate: deps
 	@"$(BUN)" src/main.ts migrate $(ARGS)
 
 # Every test, browser tests and the real shop plugins in PHP included.
-test: deps browser php
+test: deps browser php postgres
 	@BUN="$(BUN)" ./scripts/test.sh $(ARGS)
 
 # The pure tests only (no gateway or CLI process, chain node or browser): under 90 s on a quiet machine.
@@ -30,6 +30,10 @@ browser:
 
 php:
 	@./scripts/ensure-php.sh
+
+# The PostgreSQL server binaries; scripts/test.sh starts a throwaway cluster from them for the run.
+postgres:
+	@./scripts/ensure-postgres.sh
 
 # Optional (needs the internet): the shop plugins whose licence keeps them out of the
 # repository, pinned and checked, into test-output/plugins; `make test` then runs them too.

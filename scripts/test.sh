@@ -13,6 +13,13 @@ echo "xss-scan: back-office templates" >&2
 "$BUN" x xss-scan -s $(find src -name '*.tsx'); xss=$?
 # Exit 1: unescaped content (fails the run); 2: warnings only (e.g. a needless `safe`).
 if [ "$xss" -eq 1 ]; then echo "tests: 0 passed, 1 failed (xss-scan)"; exit 1; fi
+# --- PostgreSQL (src/testing/postgres.ts): one throwaway cluster for the whole run, shared by every test process.
+if [ -z "${STABLEGATE_TEST_PG_URL:-}" ]; then
+  pg_env=$("$BUN" src/testing/postgres.ts start) || { echo "tests: 0 passed, 1 failed (postgres)"; exit 1; }
+  eval "$pg_env"
+  trap '"$BUN" src/testing/postgres.ts stop "$STABLEGATE_TEST_PG_DIR"' EXIT
+fi
+# --- end PostgreSQL
 # bunfig's [test] timeout is not applied by this bun: pass it explicitly.
 "$BUN" test --timeout 60000 "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}

@@ -36,6 +36,7 @@ import { failPoint } from "../lib/crash";
 import { BACKUP_USAGE, backupCommand } from "./backup";
 import { RESTORE_USAGE, restoreCommand } from "./restore";
 import { releaseHeldCallbacks } from "../callbacks/store";
+import { postgresCommand } from "./postgres";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH] [--data DIR]
@@ -116,7 +117,9 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
   let loadedPath: string | null = null;
   try {
     const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined), runOverrides(flags));
-    loadedPath = loaded.config.database.path;
+    loadedPath = loaded.config.database.url ? null : loaded.config.database.path;
+    // PostgreSQL (DESIGN 22): the schema and its migrations are in this build, the stores not yet.
+    if (loaded.config.database.url) return await postgresCommand(cmd, loaded);
     if (cmd === "init") {
       printInit(initDataFolder(loaded), loaded.source);
       return 0;

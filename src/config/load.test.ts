@@ -143,3 +143,55 @@ test("[backup] with a schedule, a folder, retention and a bucket loads", () => {
   const { config } = parseConfig({ backup: { schedule: "15 * * * *", dir: "/srv/backups", keep: 48, s3_url: "https://s3.eu-central-1.amazonaws.com/shop-backups/gw1", s3_access_key: "AK", s3_secret_key: "SK" } });
   expect(config.backup).toMatchObject({ schedule: "15 * * * *", keep: 48 });
 });
+
+describe("[database] url, pool_size and [cluster] takeover_after (DESIGN 22)", () => {
+  test("defaults: SQLite (no url), a pool of 10, takeover after 15s", () => {
+    const { config } = parseConfig({});
+    expect(config.database.url).toBeUndefined();
+    expect(config.database.pool_size).toBe(10);
+    expect(config.cluster.takeover_after).toBe("15s");
+  });
+
+  test.each([
+    "postgres://gw:pw@db.internal:5432/stablegate",
+    "postgresql://db.internal/stablegate",
+    "postgres://gw@10.0.0.5,10.0.0.6:5433/stablegate?target_session_attrs=read-write&sslmode=require",
+    "postgres://gw:pw@[2001:db8::1]:5432/stablegate",
+  ])("url %s loads", (url) => {
+    expect(parseConfig({ database: { url, pool_size: 20 }, cluster: { takeover_after: "30s" } }).config.database).toMatchObject({ url, pool_size: 20 });
+  });
+
+  test.each([
+    [{ database: { url: "mysql://db/x" } }, "database.url: must be a PostgreSQL URL"],
+    [{ database: { url: "db.internal:5432/stablegate" } }, "database.url: must be a PostgreSQL URL"],
+    [{ database: { url: "postgres://gw:pw@/stablegate" } }, "database.url: must name the server's host"],
+    [{ database: { url: "postgres://gw:pw@db:99999/stablegate" } }, "database.url: has a bad port"],
+    [{ database: { url: "postgres://gw:pw@db:5432" } }, "database.url: must name the database"],
+    [{ database: { pool_size: 0 } }, "database.pool_size"],
+    [{ cluster: { takeover_after: "soon" } }, "cluster.takeover_after: must be a duration"],
+    [{ cluster: { takeover_after: "500ms" } }, "cluster.takeover_after: must be at least 1s"],
+    [{ cluster: { leader: true } }, "cluster"],
+  ])("%o is refused: %s", (raw, problem) => {
+    expect(() => parseConfig(raw)).toThrow(problem);
+  });
+
+  test("a refused url is never repeated in the message (it may carry a password)", () => {
+    try {
+      parseConfig({ database: { url: "postgres://gw:hunter2@db:5432" } });
+      throw new Error("accepted");
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as Error).message).not.toContain("hunter2");
+    }
+  });
+
+  test("STABLEGATE_DATABASE_URL overrides [database] url; empty is refused", () => {
+    const dir = mkdtempSync(join(tmpdir(), "sg-cfg-"));
+    const path = join(dir, "stablegate.toml");
+    writeFileSync(path, `[database]\npath = "x.db"\nurl = "postgres://a@file-host/db"\n`);
+    expect(loadConfig(path, runOverrides({}, { STABLEGATE_DATABASE_URL: "postgres://a@env-host/db" })).config.database.url).toBe("postgres://a@env-host/db");
+    expect(loadConfig(path, runOverrides({}, {})).config.database.url).toBe("postgres://a@file-host/db");
+    expect(() => loadConfig(path, runOverrides({}, { STABLEGATE_DATABASE_URL: " " }))).toThrow("STABLEGATE_DATABASE_URL is set but empty");
+    expect(loadConfig(path, runOverrides({ data: dir }, { STABLEGATE_DATABASE_URL: "postgres://a@env-host/db" })).config.database).toMatchObject({ path: join(dir, "stablegate.db"), url: "postgres://a@env-host/db" });
+  });
+});

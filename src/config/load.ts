@@ -36,12 +36,19 @@ export interface RunOverrides {
   data?: string;
   /** `serve --demo` (`make run`): a sandbox gateway shows every chain (DESIGN 17), the opt-in ones too. */
   demo?: boolean;
+  /** STABLEGATE_DATABASE_URL: PostgreSQL, over `[database] url` (DESIGN 22). */
+  databaseUrl?: string;
 }
 
 /** `--port` / `--data`, else STABLEGATE_PORT / STABLEGATE_DATA. */
 export function runOverrides(flags: Record<string, string | true>, env = process.env): RunOverrides {
   const pick = (flag: string, name: string) => (typeof flags[flag] === "string" ? (flags[flag] as string) : env[name] || undefined);
-  return { port: pick("port", "STABLEGATE_PORT"), data: pick("data", "STABLEGATE_DATA"), demo: flags.demo === true || undefined };
+  return {
+    port: pick("port", "STABLEGATE_PORT"),
+    data: pick("data", "STABLEGATE_DATA"),
+    demo: flags.demo === true || undefined,
+    databaseUrl: env.STABLEGATE_DATABASE_URL,
+  };
 }
 
 /** The database file in a data folder given by `--data` / STABLEGATE_DATA (as the default's `data/stablegate.db`). */
@@ -85,6 +92,10 @@ function withOverrides(raw: Record<string, unknown>, over: RunOverrides, source:
     out.database = { ...section("database"), path: join(over.data, DATA_FOLDER_DB) };
   }
   if (over.demo) out.chains = demoChains(section("chains"));
+  if (over.databaseUrl !== undefined) {
+    if (!over.databaseUrl.trim()) throw new ConfigError(["STABLEGATE_DATABASE_URL is set but empty: unset it, or give a postgres:// URL"], source);
+    out.database = { ...((out.database as Record<string, unknown> | undefined) ?? {}), url: over.databaseUrl.trim() };
+  }
   return out;
 }
 
@@ -132,6 +143,11 @@ function explain(schema: Record<string, unknown>, message: string): string {
 }
 
 function semanticChecks(c: Config, problems: string[]): void {
+  if (c.database.url !== undefined) {
+    const why = databaseUrlProblem(c.database.url);
+    if (why) problems.push(`database.url: ${why}`);
+  }
+  if (parseDuration(c.cluster.takeover_after) < 1000) problems.push("cluster.takeover_after: must be at least 1s");
   const timeout = parseDuration(c.callbacks.timeout);
   if (timeout < 100) problems.push("callbacks.timeout: must be at least 100ms");
   for (const cidr of c.server.trusted_proxies) {
@@ -223,4 +239,23 @@ function backupChecks(c: Config, problems: string[]): void {
 
 function dedupe(xs: string[]): string[] {
   return [...new Set(xs)];
+}
+
+/**
+ * What is wrong with a PostgreSQL URL (null when nothing is): libpq's URL form, scheme postgres or
+ * postgresql, a host (several, comma-separated, for failover) and a database name. The message
+ * never repeats the URL, which may carry a password.
+ */
+export function databaseUrlProblem(url: string): string | null {
+  const m = /^(postgres|postgresql):\/\/(?:[^@/?#]*@)?([^/?#]*)(\/[^?#]*)?(\?[^#]*)?$/.exec(url.trim());
+  if (!m) return 'must be a PostgreSQL URL such as "postgres://user:pass@host:5432/db" (scheme postgres:// or postgresql://)';
+  const hosts = m[2]!.split(",");
+  if (hosts.some((h) => !h || /^:/.test(h))) return "must name the server's host (postgres://user:pass@HOST:5432/db; several hosts comma-separated)";
+  for (const h of hosts) {
+    const port = /:(\d*)$/.exec(h.replace(/^\[[^\]]*\]/, ""))?.[1];
+    if (port !== undefined && (!/^\d{1,5}$/.test(port) || Number(port) > 65535)) return `has a bad port in host "${h.replace(/:.*$/, "")}": a port is a number from 1 to 65535`;
+  }
+  const db = (m[3] ?? "").replace(/^\//, "");
+  if (!db) return "must name the database (postgres://user:pass@host:5432/DATABASE)";
+  return null;
 }

@@ -91,7 +91,21 @@ export const ConfigSchema = T.Object(
       { additionalProperties: false, default: {} },
     ),
     database: T.Object(
-      { path: T.String({ minLength: 1, default: "data/stablegate.db", description: "SQLite file; the master key file sits next to it" }) },
+      {
+        path: T.String({ minLength: 1, default: "data/stablegate.db", description: "SQLite file; the master key file sits next to it" }),
+        url: T.Optional(
+          T.String({
+            minLength: 1,
+            description:
+              'PostgreSQL instead of SQLite (DESIGN 22): "postgres://user:pass@host:5432/db" (libpq URL forms; several hosts with target_session_attrs=read-write for failover); env STABLEGATE_DATABASE_URL overrides; with a url, path is not used',
+          }),
+        ),
+        pool_size: T.Integer({ minimum: 1, maximum: 1000, default: 10, description: "PostgreSQL: connections each gateway keeps open at most" }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    cluster: T.Object(
+      { takeover_after: Duration("15s", "PostgreSQL, several gateways on one database: a gateway takes over the leader's jobs when none has held the leader lock this long") },
       { additionalProperties: false, default: {} },
     ),
     log: T.Object(

@@ -58,7 +58,7 @@ describe("migrate", () => {
       "an applied migration whose file was edited afterwards",
       () => { const db = fresh(); migrate(db, [...migrations, extra]); return db; },
       [...migrations, { ...extra, sql: extra.sql + "\n-- edited" }],
-      /^migrations\/9001_test_column\.sql differs from the one applied/,
+      /^migrations\/sqlite\/9001_test_column\.sql differs from the one applied/,
     ],
     [
       "a pre-release database (another init)",

@@ -73,16 +73,24 @@ function plan(client: Database, list: readonly EmbeddedMigration[]): Plan {
       throw new MigrationError(`this database has tables (${userTables(client).slice(0, 3).join(", ")}) but no stablegate migration record: it is not a stablegate database`);
     }
   }
+  return { pending: pendingAfter(applied, list, "sqlite"), adopt };
+}
+
+/**
+ * The migrations of `list` a database has not applied, after refusing one it applied that this
+ * build does not know (a newer release's) or whose file changed since (either engine's runner).
+ */
+export function pendingAfter(applied: readonly { name: string; checksum: string }[], list: readonly EmbeddedMigration[], folder: "sqlite" | "pg"): EmbeddedMigration[] {
   const known = new Map(list.map((m) => [m.name, m]));
   for (const row of applied) {
     const m = known.get(row.name);
     if (!m) throw new MigrationError(`${NEWER_SCHEMA} (it has migration ${row.name}, which this build does not know)`);
     if (checksum(m.sql) !== row.checksum) {
-      throw new MigrationError(`migrations/${row.name}.sql differs from the one applied to this database (checksum ${row.checksum.slice(0, 12)}…); a migration that has shipped must never be edited: restore the file and add a new migration`);
+      throw new MigrationError(`migrations/${folder}/${row.name}.sql differs from the one applied to this database (checksum ${row.checksum.slice(0, 12)}…); a migration that has shipped must never be edited: restore the file and add a new migration`);
     }
   }
   const done = new Set(applied.map((r) => r.name));
-  return { pending: list.filter((m) => !done.has(m.name)), adopt };
+  return list.filter((m) => !done.has(m.name));
 }
 
 /**

@@ -4,13 +4,14 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { migrations } from "../../migrations/index";
+import { migrations, pgMigrations } from "../../migrations/index";
 import { openDb } from "./client";
 import { checksum, migrate } from "./migrate";
-import { MIGRATION_FILE } from "./migration-names";
+import { MIGRATION_FILE, PG_BASELINE, unpairedNumbers } from "./migration-names";
 import * as schema from "./schema";
 
-const dir = join(import.meta.dir, "../../migrations");
+const root = join(import.meta.dir, "../../migrations");
+const sqlFiles = (engine: string) => readdirSync(join(root, engine)).filter((f) => f.endsWith(".sql")).sort();
 
 /**
  * Checksums of migrations that have shipped. Append a line when a release
@@ -21,15 +22,36 @@ const SHIPPED: Record<string, string> = {
 };
 
 describe("migrations folder", () => {
-  test("every file is NNNN_topic.sql, numbers unique and ascending, and migrations/index.ts embeds exactly these", () => {
-    const files = readdirSync(dir).filter((f) => f.endsWith(".sql")).sort();
+  test.each([
+    ["sqlite", migrations],
+    ["pg", pgMigrations],
+  ] as const)("every file of migrations/%s is NNNN_topic.sql, numbers unique and ascending, and migrations/index.ts embeds exactly these", (engine, list) => {
+    const files = sqlFiles(engine);
     for (const f of files) expect(f).toMatch(MIGRATION_FILE);
     const numbers = files.map((f) => f.slice(0, 4));
     expect(new Set(numbers).size).toBe(numbers.length);
-    expect(migrations.map((m) => `${m.name}.sql`)).toEqual(files); // else: bun scripts/embed-migrations.ts
+    expect(list.map((m) => `${m.name}.sql`)).toEqual(files); // else: bun scripts/embed-migrations.ts
   });
 
-  test("shipped migrations are unchanged", () => {
+  test("no migration outside the engine folders", () => {
+    expect(readdirSync(root).filter((f) => f.endsWith(".sql"))).toEqual([]);
+  });
+
+  test("PostgreSQL starts from one baseline, and every later number exists for both engines", () => {
+    expect(pgMigrations[0]?.name).toBe(PG_BASELINE);
+    expect(unpairedNumbers(migrations.map((m) => m.name), pgMigrations.map((m) => m.name))).toEqual([]);
+  });
+
+  test.each([
+    ["paired after the baseline", ["0345_detection_times", "0350_a"], [PG_BASELINE, "0350_a_pg"], []],
+    ["a SQLite number PostgreSQL lacks", ["0345_detection_times", "0350_a"], [PG_BASELINE], ["0350 (sqlite only)"]],
+    ["a PostgreSQL number SQLite lacks", ["0345_detection_times"], [PG_BASELINE, "0360_b"], ["0360 (pg only)"]],
+    ["a PostgreSQL number at or before the baseline", ["0300_x", "0345_detection_times"], ["0300_x", PG_BASELINE], ["0300 (pg, at or before the baseline)"]],
+  ])("the pairing rule: %s", (_, sqlite, pg, want) => {
+    expect(unpairedNumbers(sqlite, pg)).toEqual(want);
+  });
+
+  test("shipped migrations are unchanged (the move to migrations/sqlite/ kept every checksum)", () => {
     for (const [name, sum] of Object.entries(SHIPPED)) {
       const m = migrations.find((x) => x.name === name);
       expect(m, `${name} is missing`).toBeDefined();

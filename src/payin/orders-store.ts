@@ -5,7 +5,7 @@
 // (testing/engine-queries.ts) check the SQL constants below stay seeks. The ordinary reads and
 // writes use drizzle's builder. Transfers are the watcher's (watcher/transfers-store.ts).
 import { and, asc, desc, eq, lte, or, sql } from "drizzle-orm";
-import { type DbOrTx, prepared, type Tx, updateById, updateByIdIf } from "../db/client";
+import { type DbOrTx, prepared, rowColumns, type Tx, updateById, updateByIdIf } from "../db/client";
 import { payinOrders } from "../db/schema";
 import { statusTerm } from "../db/status-sql";
 import { TRANSFER_PENDING } from "../watcher/state";
@@ -147,11 +147,11 @@ export function orderByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantO
   ).get({ m: merchantId, n: merchantOrderNo });
 }
 
-/** The merchant's order with this orderNo. */
+/** The merchant's order with this orderNo (the signed GET: a plain statement, no drizzle row mapping). */
 export function orderByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): PayinOrderRow | undefined {
   return prepared(db, "payinByOrderNo", (d) =>
-    d.select().from(payinOrders).where(and(eq(payinOrders.orderNo, sql.placeholder("no")), eq(payinOrders.merchantId, sql.placeholder("m")))).prepare(),
-  ).get({ no: orderNo, m: merchantId });
+    d.$client.prepare<PayinOrderRow, [string, number]>(`SELECT ${rowColumns(payinOrders)} FROM payin_orders WHERE order_no = ? AND merchant_id = ?`),
+  ).get(orderNo, merchantId) ?? undefined;
 }
 
 /** Whether an orderNo is taken, as an orderNo or as this merchant's merchantOrderNo. */

@@ -1,0 +1,64 @@
+// The CLI with [database] url (DESIGN 22), as a user runs it, on the real PostgreSQL of the test
+// run: `migrate` applies migrations/pg/ (once, then "up to date"), STABLEGATE_DATABASE_URL wins
+// over the file, and every other command refuses in one line while the stores are SQLite's only.
+import { afterAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { pgMigrations } from "../../migrations/index";
+import { runCli, tempSetups } from "../testing/process";
+import { createTestDatabase } from "../testing/postgres";
+import { PG_NOT_YET } from "./postgres";
+
+const setup = tempSetups();
+const clients: SQL[] = [];
+afterAll(async () => {
+  for (const c of clients) await c.close();
+});
+
+/** The database's URL with a password in it (trust auth ignores it), to prove it is never printed. */
+const withPassword = (url: string) => url.replace("postgres://postgres@", "postgres://postgres:s3cret-pw@");
+
+describe("stablegate on PostgreSQL (this build: migrate only)", () => {
+  test("migrate applies PostgreSQL's migrations once, then finds nothing to do; the password is never printed", async () => {
+    const db = await createTestDatabase({ empty: true });
+    const s = await setup("", { init: false });
+    const url = withPassword(db.url);
+    const env = { ...s.env, STABLEGATE_DATABASE_URL: url };
+    const first = runCli(["migrate", "--config", s.configPath], env);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout.trim()).toBe(`migrated ${db.url.replace("postgres://postgres@", "postgres://")} (${pgMigrations.length} migration${pgMigrations.length === 1 ? "" : "s"} applied)`);
+    expect(first.stdout + first.stderr).not.toContain("s3cret-pw");
+    const again = runCli(["migrate", "--config", s.configPath], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("(up to date)");
+    const c = new SQL(db.url);
+    clients.push(c);
+    expect((await c`SELECT name FROM schema_migrations ORDER BY name`).map((r: { name: string }) => r.name)).toEqual(pgMigrations.map((m) => m.name));
+    expect(existsSync(s.dbPath)).toBe(false); // SQLite untouched
+  });
+
+  test("[database] url in the file works, and STABLEGATE_DATABASE_URL overrides it", async () => {
+    const db = await createTestDatabase({ empty: true });
+    const s = await setup("", { init: false });
+    // The file's [database] section carries the url beside the path tempSetup writes there.
+    writeFileSync(s.configPath, readFileSync(s.configPath, "utf8").replace(/(\[database\]\n)/, `$1url = "postgres://nobody@127.0.0.1:1/nothing"\n`));
+    const wrong = runCli(["migrate", "--config", s.configPath], s.env);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr.trim().split("\n")).toHaveLength(1);
+    expect(wrong.stderr).toMatch(/^error: cannot migrate postgres:\/\/127\.0\.0\.1:1\/nothing: /);
+    const right = runCli(["migrate", "--config", s.configPath], { ...s.env, STABLEGATE_DATABASE_URL: db.url });
+    expect(right.code).toBe(0);
+    expect(right.stdout).toContain(`/${db.name} (`);
+  });
+
+  const others: string[][] = [["serve"], ["init"], ["merchant", "list"], ["merchant", "create", "--name", "shop"], ["backup"]];
+  for (const args of others) test(`${args.join(" ")} refuses in one line, never a stack trace, and makes no SQLite file`, async () => {
+    const db = await createTestDatabase();
+    const s = await setup("", { init: false });
+    const r = runCli([...args, "--config", s.configPath], { ...s.env, STABLEGATE_DATABASE_URL: db.url });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`error: ${args[0]}: ${PG_NOT_YET}\n`);
+    expect(existsSync(s.dbPath)).toBe(false);
+  });
+});
