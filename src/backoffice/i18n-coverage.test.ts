@@ -12,10 +12,13 @@ import { ZH } from "./i18n";
 const SRC = join(import.meta.dir, "..");
 const TABLE_FILES = /^backoffice\/i18n(-zh-\w+)?\.ts$/;
 
-function sourceFiles(): string[] {
-  return (readdirSync(SRC, { recursive: true }) as string[])
-    .map((f) => f.split("\\").join("/"))
-    .filter((f) => /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f) && !f.startsWith("testing/") && !f.startsWith("sdk/") && !f.startsWith("vendor/"));
+/** Source files under src/, relative, without walking testing/, sdk/ (its dist/ is rebuilt by a test that may run at once) or vendor/. */
+function sourceFiles(dir = ""): string[] {
+  return readdirSync(join(SRC, dir), { withFileTypes: true }).flatMap((e) => {
+    const f = dir ? `${dir}/${e.name}` : e.name;
+    if (e.isDirectory()) return ["testing", "sdk", "vendor", "node_modules"].includes(f) ? [] : sourceFiles(f);
+    return /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f) ? [f] : [];
+  });
 }
 
 interface Scan {
