@@ -1,6 +1,7 @@
 // Shards for `make test` (scripts/test.sh), balanced by the per-file wall times recorded in
 // scripts/test-times.json (docs/testing.md "Shards").
-//   bun scripts/test-shards.ts plan K        K lines, each the files of one shard (./path, space separated)
+//   bun scripts/test-shards.ts plan K [pure]  K lines, each the files of one shard (./path, space separated);
+//                                            `pure`: only the pure files (make test-fast)
 //   bun scripts/test-shards.ts refresh       rewrites scripts/test-times.json from test-output/*.times
 // A .times file is what test.sh writes beside each shard's log: "<epoch seconds> <file>" when bun
 // starts a file, and "<epoch seconds> END" when the process ends; a file's time is the gap to the
@@ -94,11 +95,12 @@ function refresh(): void {
 }
 
 if (import.meta.main) {
-  const [cmd, arg] = process.argv.slice(2);
+  const [cmd, arg, only] = process.argv.slice(2);
+  if (only !== undefined && only !== "pure") throw new Error(`plan takes only "pure" after K, got ${only}`);
   if (cmd === "plan") {
     const k = Number(arg);
     if (!Number.isInteger(k) || k < 1) throw new Error(`plan needs a shard count, got ${arg}`);
-    const files = testFiles();
+    const files = testFiles().filter((f) => only !== "pure" || kindOf(f) === "pure");
     for (const shard of plan(files, weights(files, readTimes()), k)) console.log(shard.map((f) => `./${f}`).join(" "));
   } else if (cmd === "refresh") {
     refresh();
