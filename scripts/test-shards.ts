@@ -50,7 +50,9 @@ export function weights(files: string[], times: Record<string, number>): Map<str
 /**
  * Longest-processing-time-first into k shards: browser files first, each to the shard with the
  * least browser time (so no shard runs two Chromiums' worth while another runs none), then the
- * rest, heaviest first, each to the least loaded shard. Within a shard, heaviest first.
+ * rest, heaviest first, each to the least loaded shard. Within a shard the files go heaviest
+ * first, with its browser files together at the i/k point of shard i's time (staggered), so the
+ * shards do not all drive a Chromium at once.
  */
 export function plan(files: string[], w: Map<string, number>, k: number): string[][] {
   const shards = Array.from({ length: k }, () => ({ files: [] as string[], total: 0, browser: 0 }));
@@ -63,7 +65,19 @@ export function plan(files: string[], w: Map<string, number>, k: number): string
   };
   for (const f of files.filter((f) => kindOf(f) === "browser").sort(byWeight)) place(f, (s) => s.browser);
   for (const f of files.filter((f) => kindOf(f) !== "browser").sort(byWeight)) place(f, (s) => s.total);
-  return shards.map((s) => s.files.sort(byWeight));
+  return shards.map((s, i) => staggered(s.files, w, i / k));
+}
+
+/** `files` heaviest first, the browser ones moved together to where `at` (0..1) of the time has run. */
+function staggered(files: string[], w: Map<string, number>, at: number): string[] {
+  const byWeight = (a: string, b: string) => w.get(b)! - w.get(a)! || a.localeCompare(b);
+  const browser = files.filter((f) => kindOf(f) === "browser").sort(byWeight);
+  const rest = files.filter((f) => kindOf(f) !== "browser").sort(byWeight);
+  const total = files.reduce((t, f) => t + w.get(f)!, 0);
+  let ran = 0;
+  let cut = 0;
+  while (cut < rest.length && ran + w.get(rest[cut]!)! <= at * total) ran += w.get(rest[cut++]!)!;
+  return [...rest.slice(0, cut), ...browser, ...rest.slice(cut)];
 }
 
 /** File -> seconds from .times files (the gap from a file's start line to the next line). */
