@@ -18,12 +18,13 @@ count() { grep -Eo "^ *[0-9]+ $1\$" "$2" | tail -1 | grep -Eo '[0-9]+' || echo 0
 # Copies bun's output to a log, stamping each file's start (and the end) into a .times file,
 # and echoes failures to stderr as they happen, prefixed with the shard's name.
 stamp() {
-  local log=$1 times=$2 label=$3 line
+  local log=$1 times=$2 label=$3 line summary=""
   : >"$log"; : >"$times"
   while IFS= read -r line; do
     printf '%s\n' "$line" >>"$log"
-    if [[ "$line" =~ ^[^\ \(].*\.test\.tsx?:$ ]]; then printf '%s %s\n' "$EPOCHREALTIME" "${line%:}" >>"$times"
-    elif [[ "$line" == "(fail)"* ]]; then printf '[%s] %s\n' "$label" "$line" >&2
+    if [[ "$line" =~ ^[0-9]+\ tests?\ failed:$ ]]; then summary=1 # bun lists the failures again at the end
+    elif [[ "$line" =~ ^[^\ \(].*\.test\.tsx?:$ ]]; then printf '%s %s\n' "$EPOCHREALTIME" "${line%:}" >>"$times"
+    elif [[ "$line" == "(fail)"* && -z "$summary" ]]; then printf '[%s] %s\n' "$label" "$line" >&2
     fi
   done
   printf '%s END\n' "$EPOCHREALTIME" >>"$times"
@@ -66,7 +67,7 @@ for n in $(seq 1 "$shards"); do
     echo
     echo "shard $n failed (exit $code; $p passed, $f failed; log: $log):"
     # Each failing test under the file it belongs to; a crash without a summary shows the log's end.
-    awk '/^[^ (].*\.test\.tsx?:$/ { file = $0 } /^\(fail\)/ { if (file != shown) { print "  " file; shown = file }; print "    " $0 }' "$log"
+    awk '/^[0-9]+ tests? failed:$/ { exit } /^[^ (].*\.test\.tsx?:$/ { file = $0 } /^\(fail\)/ { if (file != shown) { print "  " file; shown = file }; print "    " $0 }' "$log"
     grep -Eq '^ *[0-9]+ fail$' "$log" || tail -20 "$log" | sed 's/^/    /'
   fi
 done
