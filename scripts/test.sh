@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Runs the whole suite with bun's test runner and ends with the plain
-# "N passed, N failed" line CI reads.
+# `make test`: typecheck, the XSS scan of the back-office templates, then every test file, split
+# into TEST_SHARDS (default 3) `bun test` processes that run at once (scripts/run-shards.sh),
+# balanced by the per-file times in scripts/test-times.json (docs/testing.md "Shards"). Each
+# shard logs to test-output/shard-N.log. Ends with the plain "tests: N passed, N failed,
+# N skipped" line CI reads, summed over the shards.
+# With arguments (`make test ARGS=...`: a filter or paths) one `bun test` runs them, as before.
 set -uo pipefail
 BUN="${BUN:-bun}"
+cd "$(dirname "$0")/.."
 mkdir -p test-output
-log=test-output/bun-test.log
 # Types first: the project is TypeScript strict, and a type error fails the run.
 echo "typecheck: tsc --noEmit" >&2
 if ! "$BUN" x tsc --noEmit; then echo "tests: 0 passed, 1 failed (typecheck)"; exit 1; fi
@@ -20,13 +24,22 @@ if [ -z "${STABLEGATE_TEST_PG_URL:-}" ]; then
   trap '"$BUN" src/testing/postgres.ts stop "$STABLEGATE_TEST_PG_DIR"' EXIT
 fi
 # --- end PostgreSQL
+
+# The last "N pass" / "N fail" / "N skip" of a bun log (0 when absent).
+count() { grep -Eo "^ *[0-9]+ $1\$" "$2" | tail -1 | grep -Eo '[0-9]+' || echo 0; }
+
 # bunfig's [test] timeout is not applied by this bun: pass it explicitly.
-"$BUN" test --timeout 60000 "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-pass=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
-fail=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
-skip=$(grep -Eo '^ *[0-9]+ skip$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
-echo
-echo "tests: ${pass} passed, ${fail} failed, ${skip} skipped"
-if [ "$status" -eq 0 ] && [ "$pass" -eq 0 ]; then echo "no test ran" >&2; exit 1; fi
-exit "$status"
+if [ "$#" -gt 0 ]; then
+  log=test-output/bun-test.log
+  "$BUN" test --timeout 60000 "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  pass=$(count pass "$log"); fail=$(count fail "$log"); skip=$(count skip "$log")
+  echo
+  echo "tests: ${pass} passed, ${fail} failed, ${skip} skipped"
+  if [ "$status" -eq 0 ] && [ "$pass" -eq 0 ]; then echo "no test ran" >&2; exit 1; fi
+  exit "$status"
+fi
+
+# Not exec: the EXIT trap above stops the PostgreSQL cluster when the shards are done.
+./scripts/run-shards.sh shard "${TEST_SHARDS:-3}"
+exit $?

@@ -13,13 +13,15 @@ const SRC = join(import.meta.dir, "..");
 const TABLE_FILES = /^backoffice\/i18n(-zh-\w+)?\.ts$/;
 const CODED_TEXT_FILES = ["errors.ts", "i18n/catalog.ts"];
 
-function sourceFiles(): string[] {
-  return (readdirSync(SRC, { recursive: true }) as string[])
-    .map((f) => f.split("\\").join("/"))
-    .filter((f) => /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f) && !f.startsWith("testing/") && !f.startsWith("sdk/") && !f.startsWith("vendor/"))
+/** Source files under src/, relative, without walking testing/, sdk/ (its dist/ is rebuilt by a test that may run at once) or vendor/. */
+function sourceFiles(dir = ""): string[] {
+  return readdirSync(join(SRC, dir), { withFileTypes: true }).flatMap((e) => {
+    const f = dir ? `${dir}/${e.name}` : e.name;
+    if (e.isDirectory()) return ["testing", "sdk", "vendor", "node_modules"].includes(f) ? [] : sourceFiles(f);
     // The coded texts (errors by code, delivery errors) are translated by code in src/i18n/catalog.ts
     // (src/i18n/catalog.test.ts): their English is no back-office entry's reason to live.
-    .filter((f) => !CODED_TEXT_FILES.includes(f));
+    return /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f) && !CODED_TEXT_FILES.includes(f) ? [f] : [];
+  });
 }
 
 interface Scan {

@@ -135,7 +135,7 @@ describe("fairness across merchants (DESIGN 7)", () => {
 });
 
 describe("a healthy endpoint and the pool", () => {
-  test("an endpoint proven fast may use the whole pool for a burst (a hanging one keeps its share: worker.test.ts)", async () => {
+  test("an endpoint proven fast may use the whole pool for a burst (a hanging one keeps its share: worker.e2e.test.ts)", async () => {
     const g = await startTestGateway({ jobs: false });
     gateways.push(g);
     const quick = receiver([{ status: 200, delayMs: 150 }]);

@@ -8,18 +8,22 @@ import { BUSY_TIMEOUT_MS, PRAGMAS } from "./client";
 
 const setup = tempSetups();
 
-/** Another connection (as another process would) holding the database's write lock for `ms`. */
-function holdWriteLock(s: TempSetup, ms: number): Promise<void> {
+/** Another connection (as another process would) holding the database's write lock for `ms`, or until `until` settles. */
+function holdWriteLock(s: TempSetup, until: number | Promise<unknown>): Promise<void> {
   const db = new Database(s.dbPath);
   db.run("PRAGMA busy_timeout = 5000");
   db.run("BEGIN IMMEDIATE");
   db.run("INSERT INTO settings (key, value, updated_at) VALUES ('lock-test', 'x', 1)");
+  const release = () => {
+    db.run("ROLLBACK");
+    db.close();
+  };
+  if (typeof until !== "number") return until.then(release, release);
   return new Promise((resolve) =>
     setTimeout(() => {
-      db.run("ROLLBACK");
-      db.close();
+      release();
       resolve();
-    }, ms),
+    }, until),
   );
 }
 
@@ -42,8 +46,11 @@ test("a lock held past the timeout: the command fails, changes nothing and names
   // This process stands in for the serving gateway: it holds the instance lock (publishing its pid) and the write lock.
   const lock = acquireInstanceLock(s.dbPath);
   try {
-    const held = holdWriteLock(s, BUSY_TIMEOUT_MS + 1500);
+    // Held until the command has ended, however long its start takes on a busy machine: it gives up by itself.
+    const ended = Promise.withResolvers<void>();
+    const held = holdWriteLock(s, ended.promise);
     const r = await runCliAsync(["merchant", "create", "--name", "shop", "--json", "--config", s.configPath], s.env);
+    ended.resolve();
     await held;
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`the database ${s.dbPath} stayed locked for 5 s: the stablegate serving it (pid ${process.pid})`);

@@ -71,11 +71,17 @@ function sequences(max: number): Step[][] {
 }
 
 let n = 0;
-async function heldOrder() {
-  const o = await gw.client.createPayinOrder({ chainCode: "BSC", tokenSymbol: "USDC", merchantOrderNo: `seq-${++n}`, amount: usdc(AMOUNT), notifyUrl: "https://shop.example/pi" });
-  await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDC", toAddress: o.address, amount: usdc(PAID) });
+/** Orders paid 12.41 for 10.37, held (frozen_abnormal) once the blocks after their payments are mined. */
+async function heldOrders(count: number) {
+  const orders = [];
+  for (let i = 0; i < count; i++) {
+    const o = await gw.client.createPayinOrder({ chainCode: "BSC", tokenSymbol: "USDC", merchantOrderNo: `seq-${++n}`, amount: usdc(AMOUNT), notifyUrl: "https://shop.example/pi" });
+    await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDC", toAddress: o.address, amount: usdc(PAID) });
+    orders.push(o);
+  }
+  // One round of blocks for all of them: each order is its own (own address, own payer, own refunds).
   await sb.mine("BSC", 3);
-  return gw.client.getPayinOrder(o.orderNo);
+  return Promise.all(orders.map((o) => gw.client.getPayinOrder(o.orderNo)));
 }
 
 /** Does the step; true when done, false when refused (with the refusal the rules give). */
@@ -101,9 +107,15 @@ describe("every sequence of up to 3 steps on a held order", () => {
   test("done or refused as the rules say; never more back than paid; completed only when what is kept then covers the amount; callbacks match the final state", async () => {
     const all = sequences(3);
     expect(all).toHaveLength(5 + 25 + 125);
-    for (const seq of all) {
+    // The sequences share one gateway and run side by side on their own orders: every order is
+    // held first, each sequence's steps are then done and checked against the model in turn, the
+    // refunds of all of them are sent and made final by one round of blocks, and each order's end
+    // state, balance and callbacks are checked on its own.
+    const orders = await heldOrders(all.length);
+    const runs = [];
+    for (const [k, seq] of all.entries()) {
       const label = seq.join(" → ");
-      const o = await heldOrder();
+      const o = orders[k]!;
       expect(o.status, label).toBe("frozen_abnormal");
       const payer = randomAddress("BSC");
       let m: Model = { status: "frozen_abnormal", refunded: 0n };
@@ -118,18 +130,21 @@ describe("every sequence of up to 3 steps on a held order", () => {
         }
         if (next) m = next;
       }
-      // Every refund sent and final.
-      await gw.gateway.runtime.payouts.tick("BSC");
-      await sb.mine("BSC", 3);
+      runs.push({ label, orderNo: o.orderNo, payer, m });
+    }
+    // Every refund sent and final.
+    await gw.gateway.runtime.payouts.tick("BSC");
+    await sb.mine("BSC", 3);
+    for (const { label, orderNo, payer, m } of runs) {
       const back = await bsc.tokenBalance(payer, "USDC");
       expect(back <= PAID, label).toBe(true);
       expect(usdc(back), label).toBe(usdc(m.refunded));
-      const final = await gw.client.getPayinOrder(o.orderNo);
+      const final = await gw.client.getPayinOrder(orderNo);
       expect(final.status, label).toBe(m.status);
 
-      const payins = callbacksOf(o.orderNo).map((c) => c.status);
+      const payins = callbacksOf(orderNo).map((c) => c.status);
       expect(payins, label).toEqual(["waiting_payment", "frozen_abnormal", ...(m.status === "frozen_abnormal" ? [] : [m.status])]);
-      const rows = gw.ctx.db.select().from(refunds).where(eq(refunds.orderNo, o.orderNo)).all();
+      const rows = gw.ctx.db.select().from(refunds).where(eq(refunds.orderNo, orderNo)).all();
       expect(rows.reduce((s, r) => s + BigInt(r.amount), 0n), label).toBe(m.refunded);
       for (const r of rows) {
         const cbs = callbacksOf(r.refundRef);

@@ -1,6 +1,6 @@
 // A protocol-faithful fake of the TRON full-node HTTP API on 127.0.0.1 (no java-tron is
 // installable here). Unmodified tronweb builds, signs and broadcasts against it
-// (tron-node.test.ts). Serves the /wallet and /walletsolidity calls the gateway and
+// (tron-node.e2e.test.ts). Serves the /wallet and /walletsolidity calls the gateway and
 // tronweb use, in java-tron's JSON shapes (visible=false: 41-hex addresses; TRON logs:
 // 20-byte hex, no 0x), mines blocks on demand, on a timer or after each broadcast,
 // solidifies `solidLag` blocks behind the head, reorganises unsolidified blocks, and

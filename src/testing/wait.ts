@@ -2,10 +2,39 @@
 
 /** A port free on 127.0.0.1 right now (it can be taken before you bind it: retry on EADDRINUSE). */
 export async function freePort(): Promise<number> {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
+  const range = portRange(process.env.TEST_PORT_RANGE);
+  if (!range) return listenOnce(0)!;
+  // A block of its own (scripts/test.sh gives each shard one below the ephemeral range): no
+  // other shard, and no outgoing connection, takes a port handed out here before it is bound.
+  const span = range.last - range.first + 1;
+  for (let tried = 0; tried < span; tried++) {
+    const port = range.first + (nextInRange++ % span);
+    if (listenOnce(port)) return port;
+  }
+  throw new Error(`no free port in TEST_PORT_RANGE ${process.env.TEST_PORT_RANGE}`);
+}
+
+/** "FIRST-LAST" (TEST_PORT_RANGE), else undefined. */
+export function portRange(value: string | undefined): { first: number; last: number } | undefined {
+  const m = value?.match(/^(\d+)-(\d+)$/);
+  if (!m) return undefined;
+  const [first, last] = [Number(m[1]), Number(m[2])];
+  return first > 0 && first <= last && last < 65536 ? { first, last } : undefined;
+}
+
+/** Successive freePort() calls walk the range from a random start, so a port is not handed out twice soon. */
+let nextInRange = Math.floor(Math.random() * 1_000_000);
+
+/** Binds and releases `port` (0: any); the port bound, or undefined when it is taken. */
+function listenOnce(port: number): number | undefined {
+  try {
+    const s = Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } });
+    const bound = s.port;
+    s.stop(true);
+    return bound;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Polls `fn` (sync or async) until it returns a truthy value, which it returns. */

@@ -1,0 +1,125 @@
+// Shards for `make test` (scripts/test.sh), balanced by the per-file wall times recorded in
+// scripts/test-times.json (docs/testing.md "Shards").
+//   bun scripts/test-shards.ts plan K [pure]  K lines, each the files of one shard (./path, space separated);
+//                                            `pure`: only the pure files (make test-fast)
+//   bun scripts/test-shards.ts refresh       rewrites scripts/test-times.json from test-output/*.times
+// A .times file is what test.sh writes beside each shard's log: "<epoch seconds> <file>" when bun
+// starts a file, and "<epoch seconds> END" when the process ends; a file's time is the gap to the
+// next line. Files without a recorded time weigh the median of their kind (pure, e2e, browser).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+const TIMES = join(ROOT, "scripts/test-times.json");
+const OUTPUT = join(ROOT, "test-output");
+
+type Kind = "pure" | "e2e" | "browser";
+const kindOf = (f: string): Kind => (/\.browser\.test\.tsx?$/.test(f) ? "browser" : /\.e2e\.test\.tsx?$/.test(f) ? "e2e" : "pure");
+/** Weights when no file of a kind has a recorded time. */
+const FALLBACK: Record<Kind, number> = { pure: 1, e2e: 15, browser: 20 };
+
+/** Every test file bun would run, as repo-relative paths, sorted. */
+export function testFiles(root = ROOT): string[] {
+  const out: string[] = [];
+  for (const dir of ["src", "scripts"]) {
+    if (!existsSync(join(root, dir))) continue;
+    for (const f of new Bun.Glob("**/*.test.{ts,tsx}").scanSync({ cwd: join(root, dir) })) {
+      if (!f.includes("node_modules/")) out.push(`${dir}/${f}`);
+    }
+  }
+  return out.sort();
+}
+
+function readTimes(): Record<string, number> {
+  return existsSync(TIMES) ? (JSON.parse(readFileSync(TIMES, "utf8")) as Record<string, number>) : {};
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)]! : undefined;
+};
+
+/** Each file's weight: its recorded seconds, else the median of its kind's recorded files. */
+export function weights(files: string[], times: Record<string, number>): Map<string, number> {
+  const byKind: Record<Kind, number[]> = { pure: [], e2e: [], browser: [] };
+  for (const [f, s] of Object.entries(times)) byKind[kindOf(f)].push(s);
+  const fallback = (k: Kind) => median(byKind[k]) ?? FALLBACK[k];
+  return new Map(files.map((f) => [f, times[f] ?? fallback(kindOf(f))]));
+}
+
+/**
+ * Longest-processing-time-first into k shards: browser files first, each to the shard with the
+ * least browser time (so no shard runs two Chromiums' worth while another runs none), then the
+ * rest, heaviest first, each to the least loaded shard. Within a shard the files go heaviest
+ * first, with its browser files together at the i/k point of shard i's time (staggered), so the
+ * shards do not all drive a Chromium at once.
+ */
+export function plan(files: string[], w: Map<string, number>, k: number): string[][] {
+  const shards = Array.from({ length: k }, () => ({ files: [] as string[], total: 0, browser: 0 }));
+  const byWeight = (a: string, b: string) => w.get(b)! - w.get(a)! || a.localeCompare(b);
+  const place = (f: string, key: (s: (typeof shards)[number]) => number) => {
+    const s = shards.reduce((best, s) => (key(s) < key(best) || (key(s) === key(best) && s.total < best.total) ? s : best));
+    s.files.push(f);
+    s.total += w.get(f)!;
+    if (kindOf(f) === "browser") s.browser += w.get(f)!;
+  };
+  for (const f of files.filter((f) => kindOf(f) === "browser").sort(byWeight)) place(f, (s) => s.browser);
+  for (const f of files.filter((f) => kindOf(f) !== "browser").sort(byWeight)) place(f, (s) => s.total);
+  return shards.map((s, i) => staggered(s.files, w, i / k));
+}
+
+/** `files` heaviest first, the browser ones moved together to where `at` (0..1) of the time has run. */
+function staggered(files: string[], w: Map<string, number>, at: number): string[] {
+  const byWeight = (a: string, b: string) => w.get(b)! - w.get(a)! || a.localeCompare(b);
+  const browser = files.filter((f) => kindOf(f) === "browser").sort(byWeight);
+  const rest = files.filter((f) => kindOf(f) !== "browser").sort(byWeight);
+  const total = files.reduce((t, f) => t + w.get(f)!, 0);
+  let ran = 0;
+  let cut = 0;
+  while (cut < rest.length && ran + w.get(rest[cut]!)! <= at * total) ran += w.get(rest[cut++]!)!;
+  return [...rest.slice(0, cut), ...browser, ...rest.slice(cut)];
+}
+
+/** File -> seconds from .times files (the gap from a file's start line to the next line). */
+export function durations(timesText: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const text of timesText) {
+    const lines = text.split("\n").filter(Boolean).map((l) => {
+      const i = l.indexOf(" ");
+      return { t: Number(l.slice(0, i)), what: l.slice(i + 1) };
+    });
+    for (let i = 0; i + 1 < lines.length; i++) {
+      const { t, what } = lines[i]!;
+      if (what !== "END") out[what.replace(/^\.\//, "")] = Math.round((lines[i + 1]!.t - t) * 10) / 10;
+    }
+  }
+  return out;
+}
+
+function refresh(): void {
+  const logs = existsSync(OUTPUT) ? readdirSync(OUTPUT).filter((f) => f.endsWith(".times")) : [];
+  if (!logs.length) throw new Error("no test-output/*.times: run `make test` first");
+  const measured = durations(logs.map((f) => readFileSync(join(OUTPUT, f), "utf8")));
+  const present = new Set(testFiles());
+  const merged: Record<string, number> = {};
+  for (const [f, s] of Object.entries({ ...readTimes(), ...measured })) if (present.has(f)) merged[f] = s;
+  const sorted = Object.fromEntries(Object.keys(merged).sort().map((f) => [f, merged[f]!]));
+  writeFileSync(TIMES, JSON.stringify(sorted, null, 1) + "\n");
+  console.log(`scripts/test-times.json: ${Object.keys(measured).length} files measured, ${Object.keys(sorted).length} kept`);
+}
+
+if (import.meta.main) {
+  const [cmd, arg, only] = process.argv.slice(2);
+  if (only !== undefined && only !== "pure") throw new Error(`plan takes only "pure" after K, got ${only}`);
+  if (cmd === "plan") {
+    const k = Number(arg);
+    if (!Number.isInteger(k) || k < 1) throw new Error(`plan needs a shard count, got ${arg}`);
+    const files = testFiles().filter((f) => only !== "pure" || kindOf(f) === "pure");
+    for (const shard of plan(files, weights(files, readTimes()), k)) console.log(shard.map((f) => `./${f}`).join(" "));
+  } else if (cmd === "refresh") {
+    refresh();
+  } else {
+    console.error("usage: bun scripts/test-shards.ts plan K | refresh");
+    process.exit(2);
+  }
+}
