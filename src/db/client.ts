@@ -1,7 +1,7 @@
 // One SQLite connection per process; pragmas set here and only here. Nothing assumes it is
 // the only writer of the file: a CLI command, a backup or a second gateway may write beside
 // it, so every status change is a compare-and-set (docs/design.md "No single writer").
-import { Database } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
 import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
@@ -9,6 +9,7 @@ import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks } from "./after-commit";
+import { acquireWrite, inTxContext, runInTx, watchForIo } from "./write-lock";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 declare const inWriteTx: unique symbol;
@@ -105,36 +106,98 @@ export function noteCommit(client: Database): void {
   commitCounts.set(client, (commitCounts.get(client) ?? 0) + 1);
 }
 
+/** BEGIN IMMEDIATE / COMMIT / ROLLBACK, built once per connection. */
+function txStatements(c: Database) {
+  let s = txCache.get(c);
+  if (!s) txCache.set(c, (s = { begin: c.prepare("BEGIN IMMEDIATE"), commit: c.prepare("COMMIT"), rollback: c.prepare("ROLLBACK") }));
+  return s;
+}
+const txCache = new WeakMap<Database, { begin: Statement; commit: Statement; rollback: Statement }>();
+
+function rollbackQuietly(c: Database): void {
+  try {
+    if (c.inTransaction) txStatements(c).rollback.run();
+  } catch {}
+}
+
 /**
  * A write transaction that takes the write lock up front (no upgrade deadlocks).
- * Inside an open transaction (e.g. a request that records its nonce and its
- * order in one commit) it joins that transaction instead of nesting.
+ * Writers of one connection are serialised by its write mutex (db/write-lock.ts): the body
+ * may await stores, and no other transaction opens until it has committed or rolled back.
+ * Called from inside a transaction body (e.g. a request that records its nonce and its
+ * order in one commit) it joins that transaction instead of nesting. The body must not
+ * await real I/O (fetch, timers, chain RPC): the transaction then fails before COMMIT.
  */
-export function writeTx<T>(db: Db, fn: (tx: Tx) => T): T {
+export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
   const c = db.$client;
   const tx = db as Tx;
-  if (c.inTransaction) {
-    // Joining: the hooks go to the enclosing frame. A transaction opened behind the
-    // machinery's back (raw BEGIN) gets a frame of its own that runs nothing:
-    // without knowing whether it commits, its side effects are dropped, never run early.
-    if (inFrame(c)) return fn(tx);
+  if (inTxContext(c)) return joinTx(c, tx, fn);
+  const release = await acquireWrite(c);
+  try {
+    // A transaction opened behind the machinery's back (a raw BEGIN, e.g. a test's): join it.
+    if (c.inTransaction) return await joinTx(c, tx, fn);
+    guardWrite(c);
+    const io = watchForIo();
     pushFrame(c);
+    let value: T;
     try {
-      return fn(tx);
-    } finally {
+      txStatements(c).begin.run();
+      value = await runInTx(c, () => fn(tx));
+      io.check();
+      txStatements(c).commit.run();
+      noteCommit(c);
+    } catch (e) {
       dropFrame(c);
+      rollbackQuietly(c);
+      throw e;
+    } finally {
+      io.stop();
     }
+    runHooks(releaseFrame(c));
+    return value;
+  } finally {
+    release();
   }
-  guardWrite(c);
+}
+
+/**
+ * Joining an open transaction: the hooks go to the enclosing frame. A transaction opened
+ * behind the machinery's back (raw BEGIN) gets a frame of its own that runs nothing:
+ * without knowing whether it commits, its side effects are dropped, never run early.
+ */
+async function joinTx<T>(c: Database, tx: Tx, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
+  if (inFrame(c)) return await runInTx(c, () => fn(tx));
+  pushFrame(c);
+  try {
+    return await runInTx(c, () => fn(tx));
+  } finally {
+    dropFrame(c);
+  }
+}
+
+let savepoints = 0;
+
+/** Runs `fn` in a SAVEPOINT of the open transaction; a throw (or `keep` false) rolls it back. */
+async function inSavepoint<T>(c: Database, tx: Tx, fn: (tx: Tx) => Promise<T> | T, keep: boolean): Promise<T> {
+  const name = `sp${++savepoints}`;
+  c.run(`SAVEPOINT ${name}`);
   pushFrame(c);
   let value: T;
   try {
-    value = c.transaction(() => fn(tx)).immediate();
+    value = await runInTx(c, () => fn(tx));
   } catch (e) {
     dropFrame(c);
+    c.run(`ROLLBACK TO ${name}`);
+    c.run(`RELEASE ${name}`);
     throw e;
   }
-  noteCommit(c);
+  if (!keep) {
+    dropFrame(c);
+    c.run(`ROLLBACK TO ${name}`);
+    c.run(`RELEASE ${name}`);
+    return value;
+  }
+  c.run(`RELEASE ${name}`);
   runHooks(releaseFrame(c));
   return value;
 }
@@ -143,44 +206,34 @@ export function writeTx<T>(db: Db, fn: (tx: Tx) => T): T {
  * A nested savepoint: its writes and its after-commit hooks stand or fall
  * together; a throw rolls back both and rethrows.
  */
-export function savepoint<T>(tx: Tx, fn: (tx: Tx) => T): T {
-  const c = tx.$client;
-  pushFrame(c);
-  let value: T;
-  try {
-    value = c.transaction(() => fn(tx))();
-  } catch (e) {
-    dropFrame(c);
-    throw e;
-  }
-  runHooks(releaseFrame(c));
-  return value;
+export async function savepoint<T>(tx: Tx, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
+  return inSavepoint(tx.$client, tx, fn, true);
 }
-
-const ROLLED_BACK = Symbol("rolled back");
 
 /**
  * Runs `fn` in a transaction (a savepoint when one is open) that is always
  * rolled back, hooks included (dry runs: the batch preview). Returns fn's value.
  */
-export function rolledBack<T>(db: Db, fn: (tx: Tx) => T): T {
+export async function rolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
   const c = db.$client;
   const tx = db as Tx;
-  let value!: T;
-  pushFrame(c);
+  if (inTxContext(c)) return inSavepoint(c, tx, fn, false);
+  const release = await acquireWrite(c);
   try {
-    const run = c.transaction(() => {
-      value = fn(tx);
-      throw ROLLED_BACK;
-    });
-    if (c.inTransaction) run();
-    else run.immediate();
-  } catch (e) {
-    if (e !== ROLLED_BACK) throw e;
+    if (c.inTransaction) return await inSavepoint(c, tx, fn, false);
+    const io = watchForIo();
+    pushFrame(c);
+    try {
+      txStatements(c).begin.run();
+      return await runInTx(c, () => fn(tx));
+    } finally {
+      io.stop();
+      dropFrame(c);
+      rollbackQuietly(c);
+    }
   } finally {
-    dropFrame(c);
+    release();
   }
-  return value;
 }
 
 /** Runs `fn` once the transaction `tx` belongs to has committed; never when it rolls back. */
@@ -217,7 +270,7 @@ export function rowColumns(table: SQLiteTable, alias?: string): string {
  * built once per (table, set of columns): the funnels that patch rows with
  * varying columns (status changes) skip drizzle's query building per call.
  */
-export function updateById<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn }, id: number | string, set: Record<string, unknown>): Row | undefined {
+export async function updateById<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn }, id: number | string, set: Record<string, unknown>): Promise<Row | undefined> {
   return updateWhere<Row>(db, table, id, null, set);
 }
 
@@ -228,13 +281,13 @@ export function updateById<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn 
  * request) changed it first and wrote that change's callback; the caller re-reads and
  * writes nothing else (docs/design.md "No single writer").
  */
-export function updateByIdIf<Row>(
+export async function updateByIdIf<Row>(
   db: Db,
   table: SQLiteTable & { id: SQLiteColumn; status: SQLiteColumn },
   id: number | string,
   expected: string,
   set: Record<string, unknown>,
-): Row | undefined {
+): Promise<Row | undefined> {
   return updateWhere<Row>(db, table, id, { column: table.status, value: expected }, set);
 }
 

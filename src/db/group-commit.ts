@@ -4,24 +4,28 @@
 // rolls back alone. Every request is answered only after the COMMIT that holds
 // its writes has returned, so nothing acknowledged can be lost.
 //
-// bun:sqlite is synchronous and this is the process's only connection: a group
-// runs start to end inside one turn of the event loop, so no other code sees
-// the open transaction. Requests that arrive while a group is committing (the
-// fsync blocks the loop) queue up and form the next group.
+// Jobs are async (stores return promises): a group takes the connection's write
+// mutex (db/write-lock.ts) before BEGIN, runs its jobs one after another (each
+// awaited inside its savepoint, in the transaction context, so a job's nested
+// writeTx joins), commits once and releases the mutex. On SQLite the jobs await
+// only stores, so a group still runs start to end inside one turn of the event
+// loop. Requests that arrive while a group is committing (the fsync blocks the
+// loop) queue up and form the next group.
 import type { Database } from "bun:sqlite";
 import { crashPoint } from "../lib/crash";
 import { guardWrite, noteCommit, type Db } from "./client";
+import { acquireWrite, inTxContext, runInTx, watchForIo } from "./write-lock";
 import { dropFrame, inFrame, pushFrame, releaseFrame, runHooks } from "./after-commit";
 
 export interface GroupJob<T> {
   /** The request's writes; runs inside its savepoint. */
-  work: () => T;
+  work: () => Promise<T> | T;
   /**
    * Runs when `work` threw, after its savepoint was rolled back, in a fresh
    * savepoint of the same group (e.g. a failed request still records its nonce).
    * Its own failure is rolled back too and ignored in favour of the first error.
    */
-  recover?: (error: unknown) => void;
+  recover?: (error: unknown) => unknown;
 }
 
 interface Queued {
@@ -62,23 +66,35 @@ export class GroupCommit {
         this.scheduled = true;
         // After the I/O callbacks of this loop turn: every request parsed in this
         // turn joins the group.
-        setImmediate(() => this.flush());
+        setImmediate(() => void this.flush());
       }
     });
   }
 
   /** Commits everything queued now (also used by tests). */
-  flush(): void {
+  async flush(): Promise<void> {
     this.scheduled = false;
     while (this.queue.length) {
       const batch = this.queue.splice(0, MAX_GROUP);
-      this.commit(batch);
+      await this.commit(batch);
     }
   }
 
-  private commit(batch: Queued[]): void {
+  private async commit(batch: Queued[]): Promise<void> {
     const c = this.client;
-    // Someone else's transaction is open (cannot happen between loop turns; be safe):
+    // Flushed from inside a transaction body (a test): the jobs join that transaction.
+    if (inTxContext(c)) return this.commitLocked(batch);
+    const release = await acquireWrite(c);
+    try {
+      await this.commitLocked(batch);
+    } finally {
+      release();
+    }
+  }
+
+  private async commitLocked(batch: Queued[]): Promise<void> {
+    const c = this.client;
+    // Someone else's transaction is open (a raw BEGIN, or the caller's own transaction):
     // run each job alone inside it rather than nesting BEGIN.
     const own = !c.inTransaction;
     // The group's after-commit frame: each job's savepoint hands its hooks here when it
@@ -96,9 +112,12 @@ export class GroupCommit {
       return;
     }
     if (own || foreign) pushFrame(c);
+    const io = own ? watchForIo() : null;
     try {
-      for (const q of batch) results.push(this.runOne(q.job));
+      for (const q of batch) results.push(await runInTx(c, () => this.runOne(q.job)));
+      io?.check();
     } catch (e) {
+      io?.stop();
       // The transaction itself broke (e.g. disk full aborts it): nothing of this group stands.
       if (own || foreign) dropFrame(c);
       if (own) {
@@ -109,6 +128,7 @@ export class GroupCommit {
       for (const q of batch) q.reject(e);
       return;
     }
+    io?.stop();
     this.groups++;
     this.jobs += batch.length;
     if (own) {
@@ -135,12 +155,12 @@ export class GroupCommit {
     });
   }
 
-  private runOne(job: GroupJob<unknown>): { ok: true; value: unknown } | { ok: false; error: unknown } {
+  private async runOne(job: GroupJob<unknown>): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
     const c = this.client;
     this.savepoint.run();
     pushFrame(c);
     try {
-      const value = job.work();
+      const value = await job.work();
       this.release.run();
       releaseFrame(c);
       return { ok: true, value };
@@ -150,7 +170,7 @@ export class GroupCommit {
       if (job.recover) {
         pushFrame(c);
         try {
-          job.recover(error);
+          await job.recover(error);
           releaseFrame(c);
         } catch {
           dropFrame(c);

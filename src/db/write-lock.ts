@@ -1,0 +1,90 @@
+// The write side of one SQLite connection, shared by writeTx, savepoint, rolledBack and the
+// group commit (DESIGN 22, docs/architecture.md "Transactions").
+//
+// Stores return promises, so a transaction body may await: while it does, other code on
+// the event loop runs. Two rules keep that safe on the one connection:
+// - a write mutex: one transaction at a time. A writer that finds it held waits; nobody
+//   ever opens BEGIN while another transaction's body is between two awaits;
+// - a transaction context (AsyncLocalStorage): the code awaited from inside a transaction
+//   body (and only that code) belongs to it, so a nested writeTx joins instead of waiting
+//   for the mutex its own transaction holds.
+// Awaiting real I/O inside a transaction (fetch, a timer, chain RPC) is forbidden: the
+// mutex would hold every writer behind a network round trip. On SQLite a body that only
+// awaits stores never gives the event loop a turn, so a macrotask that runs while the
+// transaction is open is the proof of a forbidden await (see `watchForIo`).
+import type { Database } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
+
+const inside = new AsyncLocalStorage<Database>();
+
+/** True when the calling code runs inside a transaction body of this connection. */
+export function inTxContext(client: Database): boolean {
+  return inside.getStore() === client;
+}
+
+/** Runs `fn` as part of the transaction open on `client` (its nested writeTx calls join it). */
+export function runInTx<T>(client: Database, fn: () => T): T {
+  return inside.getStore() === client ? fn() : inside.run(client, fn);
+}
+
+interface Lock {
+  held: boolean;
+  waiters: Array<() => void>;
+}
+const locks = new WeakMap<Database, Lock>();
+
+function lockOf(client: Database): Lock {
+  let l = locks.get(client);
+  if (!l) locks.set(client, (l = { held: false, waiters: [] }));
+  return l;
+}
+
+/**
+ * Takes the connection's write mutex: at once when it is free (no await, so an idle
+ * gateway pays nothing), else after the transactions queued before this one.
+ * Returns the release function (call it exactly once, in a finally).
+ */
+export function acquireWrite(client: Database): Promise<() => void> | (() => void) {
+  const l = lockOf(client);
+  const release = () => {
+    const next = l.waiters.shift();
+    if (next) next();
+    else l.held = false;
+  };
+  if (!l.held) {
+    l.held = true;
+    return release;
+  }
+  return new Promise((resolve) => l.waiters.push(() => resolve(release)));
+}
+
+/** True while a transaction of the machinery holds this connection's write mutex. */
+export function writeHeld(client: Database): boolean {
+  return locks.get(client)?.held ?? false;
+}
+
+export class IoInTransactionError extends Error {
+  constructor() {
+    super("a transaction body awaited real I/O (fetch, a timer, chain RPC): do that before BEGIN or in an after-commit hook");
+  }
+}
+
+/**
+ * The cheap runtime guard against I/O inside a transaction: a macrotask queued at BEGIN
+ * runs only if the body let the event loop turn. `check()` before COMMIT throws
+ * IoInTransactionError (the transaction is rolled back) when it did; `stop()` always.
+ */
+export function watchForIo(): { check(): void; stop(): void } {
+  let turned = false;
+  const t = setImmediate(() => {
+    turned = true;
+  });
+  return {
+    check() {
+      if (turned) throw new IoInTransactionError();
+    },
+    stop() {
+      clearImmediate(t);
+    },
+  };
+}
