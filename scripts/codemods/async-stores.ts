@@ -252,6 +252,12 @@ for (const f of files) {
         if (fd && d && fileOk(d) && fileOk(fd)) link(fd, d);
       }
     }
+    // `this.read = makeReader(db)`: the field's function type and the function assigned to it.
+    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+      const a = sigDecl(checker.getTypeAtLocation(n.left));
+      const b = sigDecl(checker.getTypeAtLocation(n.right));
+      if (a && b && fileOk(a) && fileOk(b)) link(a, b);
+    }
     if (ts.isClassDeclaration(n)) {
       for (const h of n.heritageClauses ?? []) {
         for (const tref of h.types) {
