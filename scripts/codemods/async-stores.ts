@@ -370,7 +370,8 @@ function mark(n: ts.Node) {
 function isHandled(c: ts.CallExpression): boolean {
   let p = c.parent;
   while (ts.isParenthesizedExpression(p)) p = p.parent;
-  if (ts.isAwaitExpression(p) || ts.isVoidExpression(p)) return true;
+  // (`void f()` of a function that was synchronous only discarded its value: it gets awaited too.)
+  if (ts.isAwaitExpression(p)) return true;
   if (ts.isPropertyAccessExpression(p) && ["then", "catch", "finally"].includes(p.name.text)) return true;
   const inPromiseAll = (x: ts.Node) => ts.isCallExpression(x) && /^Promise\.(all|allSettled|race|any)$/.test(x.expression.getText());
   if (inPromiseAll(p) || (ts.isArrayLiteralExpression(p) && inPromiseAll(p.parent))) return true;
