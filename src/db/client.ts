@@ -47,7 +47,7 @@ export interface FileIdentity {
   ino: number;
 }
 const identities = new WeakMap<Database, FileIdentity>();
-const writeGuards = new WeakMap<Database, () => void>();
+const writeGuards = new WeakMap<Database, () => unknown>();
 
 export function openDb(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -83,13 +83,15 @@ export function fileIdentityAtOpen(db: Db): FileIdentity | null {
  * storage monitor's cheap file-identity check); it may make the connection
  * read-only, so the write that follows fails as a storage fault.
  */
-export function setWriteGuard(db: Db, guard: (() => void) | null): void {
+export function setWriteGuard(db: Db, guard: (() => unknown) | null): void {
   if (guard) writeGuards.set(db.$client, guard);
   else writeGuards.delete(db.$client);
 }
 
-export function guardWrite(client: Database): void {
-  writeGuards.get(client)?.();
+/** Runs the connection's write guard (awaited: it may read through a store). */
+export async function guardWrite(client: Database): Promise<void> {
+  const g = writeGuards.get(client);
+  if (g) await g();
 }
 
 const commitCounts = new WeakMap<Database, number>();
@@ -136,7 +138,7 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promis
   try {
     // A transaction opened behind the machinery's back (a raw BEGIN, e.g. a test's): join it.
     if (c.inTransaction) return await joinTx(c, tx, fn);
-    guardWrite(c);
+    await guardWrite(c);
     const io = watchForIo();
     pushFrame(c);
     let value: T;

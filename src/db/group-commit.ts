@@ -104,7 +104,7 @@ export class GroupCommit {
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       if (own) {
-        guardWrite(c);
+        await guardWrite(c);
         c.run("BEGIN IMMEDIATE");
       }
     } catch (e) {
