@@ -38,8 +38,10 @@ const dryRun = process.argv.includes("--dry-run");
 // since a test file cannot be imported outside the test runner).
 const layers = readFileSync(resolve(SRC, "app/layers.test.ts"), "utf8");
 const READ_MODELS: string[] = JSON.parse(/READ_MODELS: readonly string\[\] = (\[[^\]]*\])/.exec(layers)![1]!);
+const storeFile = /STORE_FILE = \/(.+)\/;/.exec(layers);
+const STORE_FILE = storeFile ? new RegExp(storeFile[1]!) : /(^|\/)store\.ts$/;
 const RAW_SQL_ALLOWED = (rel: string) =>
-  /^db\//.test(rel) || /(^|\/)store\.ts$/.test(rel) || /^backoffice\/queries\//.test(rel) || READ_MODELS.includes(rel) || /\.test\.tsx?$/.test(rel) || /^testing\//.test(rel);
+  /^db\//.test(rel) || STORE_FILE.test(rel) || /^backoffice\/queries\//.test(rel) || READ_MODELS.includes(rel) || /\.test\.tsx?$/.test(rel) || /^testing\//.test(rel);
 
 /** Hand-written transaction core: never edited here; its async functions seed the conversion. */
 const FROZEN = new Set(["db/client.ts", "db/group-commit.ts", "db/after-commit.ts", "db/write-lock.ts", "lib/async-seq.ts", "db/schema.ts"]);
