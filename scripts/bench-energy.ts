@@ -33,7 +33,7 @@ async function run(mode: "burn" | "stake"): Promise<{ spent: bigint; ledger: big
       const x = chain.accountOf(a);
       return x ? x.balance + x.frozenEnergy + x.delegatedOut : 0n;
     };
-    const gas = gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now()).address;
+    const gas = (await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now())).address;
     await fx.sendNative(gas, 100_000n * TRX);
     const control = chainBundle(adapter).staking!(gw.ctx)!;
     const wallet = (await control.status()).address!;

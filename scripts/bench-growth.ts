@@ -125,7 +125,7 @@ export async function benchGrowth(): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), "stablegate-growth-"));
     try {
       const t0 = performance.now();
-      const copy = servedCopy(path, dir);
+      const copy = await servedCopy(path, dir);
       console.log(`  ${size.label}: ${size.orders.toLocaleString("en")} orders, copied in ${((performance.now() - t0) / 1000).toFixed(1)} s; load average ${loadavg()}`);
       const env = await openEnv(size.label, copy, meta, dir, false);
       try {

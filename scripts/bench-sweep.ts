@@ -27,11 +27,11 @@ async function measure(c: Chain, laterBlocks: number): Promise<void> {
   const upTo = await c.advance(8);
   const ask = (q: Omit<SweepQuery, "address">) => Promise.all(c.addresses.map((address) => c.adapter.sweep!({ address, ...q })));
   c.reset();
-  const first = await ask({ after: null, since: Date.now() - DAY_MS, upTo, known: () => false });
+  const first = await ask({ after: null, since: Date.now() - DAY_MS, upTo, known: async () => false });
   const firstCalls = c.calls();
   const later = await c.advance(laterBlocks);
   c.reset();
-  const next = await ask({ after: upTo, since: Date.now() - DAY_MS, upTo: later, known: () => true });
+  const next = await ask({ after: upTo, since: Date.now() - DAY_MS, upTo: later, known: async () => true });
   const nextCalls = c.calls();
   const found = (r: unknown[][]) => r.reduce((s, x) => s + x.length, 0);
   console.log(

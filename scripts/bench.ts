@@ -25,6 +25,7 @@ import { signRequest, canonicalBody } from "../src/auth/signing";
 import { startReceiver, type Receiver } from "../src/testing/receiver";
 import { sandboxClient } from "../src/testing/sandbox";
 import { watchSetOf } from "../src/testing/watch-set";
+import { mapSeq } from "../src/lib/async-seq";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -633,10 +634,10 @@ async function benchWatcherTick() {
     const gw = await startTestGateway({ jobs: false, config: { log: { level: "error" }, payin: { shared_pool_size: 200 }, chains: { TRON: { confirmations: 20 } } } });
     try {
       const ctx = gw.ctx;
-      const key = currentKey(ctx.db, gw.merchant.id)!.id;
+      const key = (await currentKey(ctx.db, gw.merchant.id))!.id;
       const c = ctx.db.$client;
-      const orders = Array.from({ length: n }, (_, i) =>
-        createPayinOrder(ctx, gw.merchant.id, key, { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `w${i}`, amount: `${i + 1}.5`, notifyUrl: "http://127.0.0.1:9/cb" }),
+      const orders = await mapSeq(Array.from({ length: n }), async (_, i) =>
+        await createPayinOrder(ctx, gw.merchant.id, key, { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `w${i}`, amount: `${i + 1}.5`, notifyUrl: "http://127.0.0.1:9/cb" }),
       );
       const chain = ctx.chains.get("TRON") as unknown as { mine(n: number): number };
       const w = new ChainWatcher(ctx, ctx.chains.get("TRON")!, payinTransferPort(ctx));

@@ -71,10 +71,10 @@ const log = (...a: unknown[]) => console.error("fixture:", ...a);
 
 // Merchants: the harness's "Test Shop" (no audit entry, as the demo merchant), one made as the
 // CLI does (audited) whose key is then rotated, and one disabled.
-const shop = createMerchant(deps, { name: "Fixture Shop" }, CLI_ACTOR);
-const rotated = rotateKey(deps, shop.merchant.uid, 24 * 3600_000, CLI_ACTOR);
-const disabled = createMerchant(deps, { name: "Closed Shop" }, CLI_ACTOR);
-setMerchantStatus(deps, disabled.merchant.uid, "disabled", CLI_ACTOR);
+const shop = await createMerchant(deps, { name: "Fixture Shop" }, CLI_ACTOR);
+const rotated = await rotateKey(deps, shop.merchant.uid, 24 * 3600_000, CLI_ACTOR);
+const disabled = await createMerchant(deps, { name: "Closed Shop" }, CLI_ACTOR);
+await setMerchantStatus(deps, disabled.merchant.uid, "disabled", CLI_ACTOR);
 const m = { uid: shop.merchant.uid, id: shop.merchant.id, apiKey: rotated.apiKey };
 const { StablegateClient } = await import("../src/sdk/client");
 const client = new StablegateClient({ baseUrl: gw.url, merchantUid: m.uid, apiKey: m.apiKey, now: () => clock.now() });
@@ -107,8 +107,8 @@ payins.completed = completed.orderNo;
 const completedBsc = await payin("2.50", ok, "BSC");
 await pay(completedBsc);
 await sb.mine("BSC", 3);
-payins.frozen_abnormal = freezeOrder(ctx, (await payin("1.50")).orderNo, "fixture: suspicious payer", CLI_ACTOR).orderNo;
-payins.cancelled = cancelOrder(ctx, (await payin("1.60")).orderNo, CLI_ACTOR).orderNo;
+payins.frozen_abnormal = (await freezeOrder(ctx, (await payin("1.50")).orderNo, "fixture: suspicious payer", CLI_ACTOR)).orderNo;
+payins.cancelled = (await cancelOrder(ctx, (await payin("1.60")).orderNo, CLI_ACTOR)).orderNo;
 // Money that matches nothing: a payment to an address with no open order (an unmatched deposit),
 // and one of another amount to an address with an open order (which freezes it: wrong_amount).
 await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDT", toAddress: completedBsc.address, amount: "7.77" });
@@ -121,7 +121,7 @@ payins.callbacks_failed = failing.orderNo;
 
 // Deny list: one entry kept, one removed (both audited).
 const denied = randomAddress("TRON");
-denySender(ctx, "TRON", denied, "fixture: stolen funds", CLI_ACTOR);
+await denySender(ctx, "TRON", denied, "fixture: stolen funds", CLI_ACTOR);
 
 // Exclusive bindings: one with a notifyUrl and a deposit; one without (the merchant has no
 // default URL yet) whose deposit callback is held.
@@ -132,8 +132,8 @@ await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: bindingHe
 await sb.mine("TRON", 3);
 
 // Payouts from the funded binding address; the merchant pays a fee from its fee balance.
-setPayoutControls(ctx.db, m.id, { payoutFeeFixed: "0.5" }, clock.now());
-adjustFeeBalance(ctx.db, m.id, "25", { ref: "fixture-topup", now: clock.now() });
+await setPayoutControls(ctx.db, m.id, { payoutFeeFixed: "0.5" }, clock.now());
+await adjustFeeBalance(ctx.db, m.id, "25", { ref: "fixture-topup", now: clock.now() });
 const payout = (amount: string, merchantOrderNo: string, fromAddress = bindingOk.address as string) =>
   client.request<Obj>("POST", "/openapi/payout/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", fromAddress, toAddress: randomAddress("TRON"), amount, merchantOrderNo, notifyUrl: ok },
@@ -144,7 +144,7 @@ await sb.mine("TRON", 3);
 payouts.confirmed = confirmed.orderNo;
 await sb.faults("TRON", 1);
 const toFail = await payout("13", "FX-PO-4");
-writeTx(ctx.db, (tx) => applyPayoutEvent(tx, payoutById(tx, payoutIdOf(toFail.orderNo)), { type: "fail", stage: "broadcast" }, { lastError: "fixture: node rejected the transaction" }, clock.now()));
+await writeTx(ctx.db, async (tx) => await applyPayoutEvent(tx, await payoutById(tx, payoutIdOf(toFail.orderNo)), { type: "fail", stage: "broadcast" }, { lastError: "fixture: node rejected the transaction" }, clock.now()));
 payouts.failed = toFail.orderNo;
 
 function payoutIdOf(orderNo: string): number {
@@ -155,17 +155,17 @@ function payoutIdOf(orderNo: string): number {
 const OPERATOR_UI = { actor: "fixture-ops", role: "operator", ip: "127.0.0.1" };
 const csv = (rows: string[]) => new TextEncoder().encode(`chainCode,tokenSymbol,toAddress,amount,merchantOrderNo,fromAddress\n${rows.join("\n")}\n`);
 const run = await uploadBatch(ctx, m.id, { name: "run.csv", bytes: csv([`TRON,USDT,${randomAddress("TRON")},2,FX-B-1,${bindingOk.address}`, `TRON,USDT,not-an-address,1,FX-B-2,`]) }, OPERATOR_UI);
-confirmBatch(deps, m.id, run.id, OPERATOR_UI);
+await confirmBatch(deps, m.id, run.id, OPERATOR_UI);
 await runBatch(ctx, run.id, gw.gateway.runtime.treasury);
 await sb.mine("TRON", 3);
 await uploadBatch(ctx, m.id, { name: "preview.csv", bytes: csv([`TRON,USDT,${randomAddress("TRON")},3,FX-B-3,`]) }, OPERATOR_UI);
 const dropped = await uploadBatch(ctx, m.id, { name: "dropped.csv", bytes: csv([`TRON,USDT,${randomAddress("TRON")},4,FX-B-4,`]) }, OPERATOR_UI);
-discardBatch(deps, m.id, dropped.id, OPERATOR_UI);
+await discardBatch(deps, m.id, dropped.id, OPERATOR_UI);
 
 // A collection run: the binding addresses swept to one destination.
-setCollectionSetting(ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5" }, OPERATOR_UI);
+await setCollectionSetting(ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5" }, OPERATOR_UI);
 const coll = await previewCollection(ctx, m.id, "TRON", "USDT", OPERATOR_UI);
-confirmCollection(deps, m.id, coll.id, OPERATOR_UI);
+await confirmCollection(deps, m.id, coll.id, OPERATOR_UI);
 await runCollection(ctx, coll.id, gw.gateway.runtime.treasury);
 await sb.mine("TRON", 3);
 
@@ -198,7 +198,7 @@ for (let i = 0; i < 20 && count("SELECT count(*) AS n FROM callbacks WHERE state
 }
 await eventually(() => count("SELECT count(*) AS n FROM callbacks WHERE state IN ('pending','delivering')") === 0, 10_000, "deliveries");
 // Then the default URL for later callbacks; the held one stays held until released by hand.
-updateMerchantSettings({ db: ctx.db, now: () => clock.now(), allowPrivateTargets: true, releaseHeldCallbacks }, gw.merchant.uid, { defaultNotifyUrl: "https://shop.example/cb" }, CLI_ACTOR);
+await updateMerchantSettings({ db: ctx.db, now: () => clock.now(), allowPrivateTargets: true, releaseHeldCallbacks }, gw.merchant.uid, { defaultNotifyUrl: "https://shop.example/cb" }, CLI_ACTOR);
 
 // Back-office users: an operator (signs in, has sessions), one with 2FA, a merchant user,
 // a disabled one, and a failed sign-in.
@@ -209,15 +209,15 @@ for (const [key, input] of [
   ["merchant", { username: "fx-merchant", role: "merchant", merchantUid: m.uid }],
   ["disabled", { username: "fx-disabled", role: "operator" }],
 ] as const) {
-  const { user, password } = createUser(deps, input, CLI_ACTOR);
+  const { user, password } = await createUser(deps, input, CLI_ACTOR);
   users[key] = { username: user.username, password };
   if (key === "operator2fa") {
     const secret = newTotpSecret();
-    enableTotp(deps, user.id, secret, newRecoveryCodes(), Math.floor(clock.now() / 30_000));
+    await enableTotp(deps, user.id, secret, newRecoveryCodes(), Math.floor(clock.now() / 30_000));
     users[key].totpSecret = secret;
   }
 }
-setUserStatus(deps, users.disabled.username, "disabled", CLI_ACTOR);
+await setUserStatus(deps, users.disabled.username, "disabled", CLI_ACTOR);
 await backofficeSignIn(gw.url, users.operator);
 await backofficeSignIn(gw.url, users.merchant);
 await postLogin(gw.url, { username: users.operator.username, password: "not-the-password-1" });
@@ -231,7 +231,7 @@ async function createPendingPayin(): Promise<string> {
   // The HTTP server is stopped: the service directly, as the route would.
   const { createPayinOrder } = await import("../src/payin/service");
   const key = ctx.db.$client.query("SELECT id FROM api_keys WHERE merchant_id = ? AND valid_until IS NULL").get(m.id) as { id: string };
-  return createPayinOrder(ctx, m.id, key.id, { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "FX-PI-PENDING", amount: "1.80", notifyUrl: ok }).orderNo;
+  return (await createPayinOrder(ctx, m.id, key.id, { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "FX-PI-PENDING", amount: "1.80", notifyUrl: ok })).orderNo;
 }
 
 function count(sql: string): number {

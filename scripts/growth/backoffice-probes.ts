@@ -22,7 +22,7 @@ function session(env: GrowthEnv): Promise<Session> {
       const sample = sampleOf(env.gw.ctx.db.$client);
       const ctx = env.gw.ctx;
       const shop = { username: `growth-shop-${env.run}`, password: "growth-bench-Passw0rd!" };
-      createUser({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() }, { username: shop.username, role: "merchant", merchantUid: sample.merchantUid, password: shop.password }, { actor: "cli", role: "operator" });
+      await createUser({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() }, { username: shop.username, role: "merchant", merchantUid: sample.merchantUid, password: shop.password }, { actor: "cli", role: "operator" });
       const [op, mine] = await Promise.all([backofficeSignIn(env.gw.url, env.meta.operator), backofficeSignIn(env.gw.url, shop)]);
       return { sample, cookie: { operator: op.cookie, merchant: mine.cookie } };
     })();

@@ -96,7 +96,7 @@ export function growthKey(orders: number): string {
  * recorded in schema_migrations is one of today's, same checksum) is brought forward by
  * migrating it, not rebuilt.
  */
-function upgradeCached(orders: number, path: string, metaPath: string, log: (s: string) => void): boolean {
+async function upgradeCached(orders: number, path: string, metaPath: string, log: (s: string) => void): Promise<boolean> {
   const current = new Map(migrations.map((m) => [m.name, checksum(m.sql)]));
   const prefix = `growth-${orders}-`;
   for (const f of readdirSync(CACHE_DIR).filter((x) => x.startsWith(prefix) && x.endsWith(".db") && !x.includes(".building"))) {
@@ -111,7 +111,7 @@ function upgradeCached(orders: number, path: string, metaPath: string, log: (s: 
       db.$client.close();
       continue;
     }
-    const ran = migrate(db);
+    const ran = await migrate(db);
     db.$client.run("ANALYZE");
     db.$client.run("PRAGMA wal_checkpoint(TRUNCATE)");
     db.$client.close();
@@ -130,7 +130,7 @@ export async function growthDatabase(orders: number, log: (s: string) => void = 
   const base = join(CACHE_DIR, `growth-${orders}-${growthKey(orders)}`);
   const path = `${base}.db`;
   const metaPath = `${base}.json`;
-  if ((existsSync(path) && existsSync(metaPath)) || upgradeCached(orders, path, metaPath, log)) return { path, meta: JSON.parse(readFileSync(metaPath, "utf8")) };
+  if ((existsSync(path) && existsSync(metaPath)) || await upgradeCached(orders, path, metaPath, log)) return { path, meta: JSON.parse(readFileSync(metaPath, "utf8")) };
   // Built in a data folder of its own (init writes a marker naming its one database there).
   const folder = `${base}.building`;
   rmSync(folder, { recursive: true, force: true });
@@ -161,24 +161,24 @@ function rng(seed: number) {
 async function build(path: string, orders: number, log: (s: string) => void): Promise<GrowthMeta> {
   const end = Date.now();
   const loaded = parseConfig({ database: { path }, log: { level: "error" } }, "growth-bench");
-  initDataFolder(loaded, { STABLEGATE_MASTER_KEY: GROWTH_MASTER_KEY }, end - 367 * DAY);
-  const ctx = createContext({ loaded, env: { STABLEGATE_MASTER_KEY: GROWTH_MASTER_KEY }, logger: createLogger({ level: "error" }), makeChains });
+  await initDataFolder(loaded, { STABLEGATE_MASTER_KEY: GROWTH_MASTER_KEY }, end - 367 * DAY);
+  const ctx = await createContext({ loaded, env: { STABLEGATE_MASTER_KEY: GROWTH_MASTER_KEY }, logger: createLogger({ level: "error" }), makeChains });
   const c = ctx.db.$client;
   const now = () => end - 366 * DAY;
   const merchants: GrowthMerchant[] = [];
   for (let i = 0; i < MERCHANTS; i++) {
-    const { merchant, apiKey } = createMerchant({ db: ctx.db, cipher: ctx.cipher, now }, { name: `Growth shop ${i + 1}`, defaultCallbackUrl: `https://shop${i + 1}.example/callbacks` });
+    const { merchant, apiKey } = await createMerchant({ db: ctx.db, cipher: ctx.cipher, now }, { name: `Growth shop ${i + 1}`, defaultCallbackUrl: `https://shop${i + 1}.example/callbacks` });
     merchants.push({ id: merchant.id, uid: merchant.uid, apiKey });
   }
   const operator = { username: "growth-operator", password: "growth-bench-Passw0rd!" };
-  createUser({ db: ctx.db, cipher: ctx.cipher, now }, { username: operator.username, role: "operator", password: operator.password }, { actor: "cli", role: "operator" });
+  await createUser({ db: ctx.db, cipher: ctx.cipher, now }, { username: operator.username, role: "operator", password: operator.password }, { actor: "cli", role: "operator" });
   // pool[merchant][network chain] = addresses
   const pool = new Map<string, Array<{ id: string; address: string }>>();
   for (const m of merchants) {
     for (const chain of new Set(NETWORKS.map((n) => n.chain))) {
       const adapter = ctx.chains.get(chain)!;
       const list = [];
-      for (let k = 0; k < POOL; k++) list.push(addSharedAddress(ctx.db, adapter, ctx.seed, m.id, now()));
+      for (let k = 0; k < POOL; k++) list.push(await addSharedAddress(ctx.db, adapter, ctx.seed, m.id, now()));
       pool.set(`${m.id}|${chain}`, list.map((a) => ({ id: a.id, address: a.address })));
     }
   }
@@ -364,7 +364,7 @@ async function build(path: string, orders: number, log: (s: string) => void): Pr
   if (missing.length) throw new Error(`indexes not rebuilt: ${missing.join(", ")}`);
   log(`    ${orders.toLocaleString("en")} orders loaded in ${((ti - t0) / 1000).toFixed(0)} s, indexes rebuilt in ${((performance.now() - ti) / 1000).toFixed(0)} s`);
   // Settled orders were inserted as such (the gateway settles by UPDATE, which its trigger follows).
-  rebuildPayinDaily(ctx.db);
+  await rebuildPayinDaily(ctx.db);
   c.run("ANALYZE");
   // Everything into the main file before the WAL is removed below: the switch to journal_mode
   // OFF does not take while the database is in WAL mode with another connection open, and the

@@ -87,8 +87,8 @@ export const ENGINE_PROBES: Probe[] = [
     name: "balances sheet and totals (all merchants)",
     group: "balances",
     reps: 10,
-    run: (e) => {
-      sheetTotals(balanceSheet(e.gw.ctx.db));
+    run: async (e) => {
+      sheetTotals(await balanceSheet(e.gw.ctx.db));
     },
   },
   {
@@ -120,7 +120,7 @@ export const ENGINE_PROBES: Probe[] = [
     },
   },
   // The jobs the scheduler runs every second, one probe each.
-  { name: "expire-payins (one run)", group: "background jobs", reps: 10, run: (e) => void expireDueOrders(e.gw.ctx) },
+  { name: "expire-payins (one run)", group: "background jobs", reps: 10, run: async (e) => void await expireDueOrders(e.gw.ctx) },
   {
     name: "payouts (one tick per chain)",
     group: "background jobs",

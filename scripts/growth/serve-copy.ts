@@ -12,12 +12,12 @@ import { systemClock, type Clock } from "../../src/lib/clock";
  * database: a database whose folder lacks its marker is a restore (DESIGN 16), and would start
  * in reconcile mode deriving the restore's HD index gap. Returns the copy's path.
  */
-export function servedCopy(path: string, dir: string): string {
+export async function servedCopy(path: string, dir: string): Promise<string> {
   const copy = join(dir, "stablegate.db");
   copyFileSync(path, copy);
   const db = openReadonlyDb(copy);
   try {
-    const generation = dbGeneration(db);
+    const generation = await dbGeneration(db);
     if (generation) writeFolderMarker(copy, generation);
   } finally {
     db.$client.close();

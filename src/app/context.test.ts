@@ -12,9 +12,9 @@ afterAll(() => s && rmSync(s.dir, { recursive: true, force: true }));
 test("a failing after-commit hook is logged through the context's logger, and its write stays committed", async () => {
   s = await tempSetup();
   const lines: string[] = [];
-  const ctx = createContext({ loaded: loadConfig(s.configPath), env: s.env, logger: createLogger({ sink: (l) => lines.push(l) }) });
+  const ctx = await createContext({ loaded: loadConfig(s.configPath), env: s.env, logger: createLogger({ sink: (l) => lines.push(l) }) });
   try {
-    writeTx(ctx.db, (tx) => {
+    await writeTx(ctx.db, (tx) => {
       tx.$client.run("CREATE TABLE hook_probe (x INTEGER)");
       afterCommit(tx, () => {
         throw new Error("hook boom");

@@ -52,35 +52,35 @@ export interface ContextOptions {
 }
 
 /** Opens the database (which must exist: `stablegate init` makes it), applies migrations and loads the secrets. */
-export function openStore(loaded: LoadedConfig, env = process.env): { db: Db; cipher: Cipher; generation: GenerationCheck } {
+export async function openStore(loaded: LoadedConfig, env = process.env): Promise<{ db: Db; cipher: Cipher; generation: GenerationCheck }> {
   requireDatabase(loaded);
   const key = loadMasterKey(loaded.config.database.path, env);
   registerSecret(key.toString("hex"));
   prepareDatabaseFile(loaded.config.database.path);
   const db = openDb(loaded.config.database.path);
-  migrate(db);
+  await migrate(db);
   secureDatabaseFiles(loaded.config.database.path);
   const cipher = new Cipher(key);
-  checkMasterKey(db, cipher, Date.now());
+  await checkMasterKey(db, cipher, Date.now());
   // A database older than its data folder's marker (restored) enters reconcile here, before any job runs.
-  const generation = checkGeneration(db, loaded.config.database.path, { indexGap: loaded.config.restore.index_gap, now: Date.now() });
+  const generation = await checkGeneration(db, loaded.config.database.path, { indexGap: loaded.config.restore.index_gap, now: Date.now() });
   return { db, cipher, generation };
 }
 
-export function createContext(opts: ContextOptions): AppContext {
+export async function createContext(opts: ContextOptions): Promise<AppContext> {
   const { config } = opts.loaded;
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger({ level: config.log.level, now: () => clock.now() });
   // A failing after-commit hook is reported through the logger (masked like every line); its write has committed.
   onHookError((e) => logger.error("after-commit hook failed", { error: String((e as Error)?.stack ?? e) }));
-  const { db, cipher, generation } = openStore(opts.loaded, opts.env);
+  const { db, cipher, generation } = await openStore(opts.loaded, opts.env);
   if (generation.restored) {
     logger.warn("this database is older than its data folder's generation marker (restored): reconcile mode", {
       indexGap: config.restore.index_gap,
       generation: generation.generation,
     });
   }
-  const { seed } = loadSeed(db, cipher);
+  const { seed } = await loadSeed(db, cipher);
   const base = {
     config,
     configSource: opts.loaded.source,

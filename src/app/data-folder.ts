@@ -119,7 +119,7 @@ export interface InitResult {
  * writing anything, a folder that already holds a database, a master key or another database's
  * marker: a wallet seed is never made beside an existing key or for another database path.
  */
-export function initDataFolder(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env, now = Date.now()): InitResult {
+export async function initDataFolder(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<InitResult> {
   const dbPath = loaded.config.database.path;
   if (dbPath === ":memory:") throw new DataFolderError("database.path is :memory:: there is no data folder to create");
   const p = resolve(dbPath);
@@ -127,7 +127,7 @@ export function initDataFolder(loaded: LoadedConfig, env: NodeJS.ProcessEnv = pr
   if (otherDatabase(marker, dbPath)) {
     throw new DataFolderError(`the data folder ${dirname(p)} was made for ${marker!.database}, not ${p}: fix database.path (${loaded.source}); init makes one wallet per data folder.`);
   }
-  if (databasePresent(dbPath)) return completeLegacy(loaded, env, now);
+  if (databasePresent(dbPath)) return await completeLegacy(loaded, env, now);
   if (marker) throw new DataFolderError(`the database ${p} of this data folder is missing: restore it from a backup; init never makes a new wallet in its place.`);
   const keyFile = masterKeyPath(p);
   if (existsSync(keyFile)) {
@@ -143,10 +143,10 @@ export function initDataFolder(loaded: LoadedConfig, env: NodeJS.ProcessEnv = pr
   registerSecret(key.toString("hex"));
   const db = openDb(p);
   try {
-    migrate(db);
+    await migrate(db);
     const cipher = new Cipher(key);
-    checkMasterKey(db, cipher, now);
-    const seed = storeNewSeed(db, cipher, now, env);
+    await checkMasterKey(db, cipher, now);
+    const seed = await storeNewSeed(db, cipher, now, env);
     writeMarker(p);
     return { database: p, masterKeyFile: made, seed, completed: false };
   } finally {
@@ -157,17 +157,17 @@ export function initDataFolder(loaded: LoadedConfig, env: NodeJS.ProcessEnv = pr
 }
 
 /** A database that `migrate` made before init existed: it gets its seed if no address was ever derived. */
-function completeLegacy(loaded: LoadedConfig, env: NodeJS.ProcessEnv, now: number): InitResult {
+async function completeLegacy(loaded: LoadedConfig, env: NodeJS.ProcessEnv, now: number): Promise<InitResult> {
   const p = resolve(loaded.config.database.path);
   const key = loadMasterKey(p, env);
   const db = openDb(p);
   try {
     const cipher = new Cipher(key);
-    if (!hasKeyCheck(db)) throw new DataFolderError(`${p} already exists: this data folder is initialised (nothing was changed).`);
-    checkMasterKey(db, cipher, now);
-    if (loadMnemonic(db, cipher) !== null || hasAddresses(db)) throw new DataFolderError(`${p} already exists: this data folder is initialised (nothing was changed).`);
-    migrate(db);
-    const seed = storeNewSeed(db, cipher, now, env);
+    if (!await hasKeyCheck(db)) throw new DataFolderError(`${p} already exists: this data folder is initialised (nothing was changed).`);
+    await checkMasterKey(db, cipher, now);
+    if (await loadMnemonic(db, cipher) !== null || await hasAddresses(db)) throw new DataFolderError(`${p} already exists: this data folder is initialised (nothing was changed).`);
+    await migrate(db);
+    const seed = await storeNewSeed(db, cipher, now, env);
     writeMarker(p);
     return { database: p, masterKeyFile: null, seed, completed: true };
   } finally {

@@ -119,7 +119,7 @@ export function createRuntime(ctx: AppContext): Runtime {
   for (const [code, adapter] of ctx.chains) {
     const watcher = new ChainWatcher(ctx, adapter, payinTransferPort(ctx));
     runtime.watchers.set(code, watcher);
-    if (adapter.sweep) runtime.sweeps.set(code, new PayinSweep(ctx, adapter, () => watcher.scanned()));
+    if (adapter.sweep) runtime.sweeps.set(code, new PayinSweep(ctx, adapter, async () => await watcher.scanned()));
   }
   return runtime;
 }
@@ -143,20 +143,20 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
  */
 const HEAVY = { heavy: true };
 
-export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
+export async function startJobs(ctx: AppContext, runtime: Runtime): Promise<Scheduler> {
   const s = new Scheduler(ctx.logger, ctx.clock);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()), HEAVY);
   // DESIGN 11 "Retention" and "Growth": both walk big tables in slices that yield; both run once right after start.
   s.every("prune-callbacks", 10 * 60_000, () => pruneDeliveredCallbacks(ctx), HEAVY);
   const maintenance = runtime.maintenance;
-  s.every("optimize", OPTIMIZE_EVERY_MS, () => (maintenance ? maintenance.refreshStats() : optimizeDatabase(ctx)), HEAVY);
+  s.every("optimize", OPTIMIZE_EVERY_MS, async () => (maintenance ? maintenance.refreshStats() : await optimizeDatabase(ctx)), HEAVY);
   // Polls the outbox itself; callbacksDue() (called by the outbox on every insert) sends a just-committed callback at once.
   // Deliveries in flight get 2 s at shutdown, then are cut off and retried after restart (5 s budget).
-  const callbacks = startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
+  const callbacks = await startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
   s.service("callbacks", () => callbacks.stop());
   s.every("alerts", 5000, () => runtime.ops.alerts.tick(), HEAVY);
   // The database file's identity (a stat): a file deleted or replaced stops writes within 2 s even when idle.
-  s.every("storage-file", 2000, () => void runtime.ops.storage.checkFile());
+  s.every("storage-file", 2000, async () => void await runtime.ops.storage.checkFile());
   s.service("alerts", () => runtime.ops.alerts.stop());
   if (runtime.rates.enabled) {
     void runtime.rates.tick(); // invoices need a rate from the first minute, not after the first refresh
@@ -166,12 +166,12 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
   // Scheduled backups: the copy and its checks run on a worker thread (src/backup/sqlite-worker.ts).
   const backups = runtime.ops.backups;
   if (backups) s.every("backups", 15_000, () => backups.tick(), HEAVY);
-  s.every("expire-payins", 1000, () => {
-    expireDueOrders(ctx);
+  s.every("expire-payins", 1000, async () => {
+    await expireDueOrders(ctx);
   });
   // Invoices whose payer never chose a network (a chosen one expires with its pay-in).
-  s.every("expire-invoices", 1000, () => {
-    expireDueInvoices(ctx);
+  s.every("expire-invoices", 1000, async () => {
+    await expireDueInvoices(ctx);
   });
   // Confirmed batch payouts and collection runs: rows become payout orders (also resumed after a restart).
   s.every("payout-batches", 1000, () => runBatches(ctx, runtime.treasury));
@@ -184,10 +184,10 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     s.every(`reconcile-${code}`, 60_000, () => reconcileChain(ctx, adapter), HEAVY);
     // After a restore: the HD indexes it skipped become watched addresses, then the chain is rescanned for them.
     s.every(`restore-gap-${code}`, 250, async () => {
-      const step = gapStep(ctx, adapter);
+      const step = await gapStep(ctx, adapter);
       if (step.state !== "rescan") return;
       if (step.since !== null) await watcher.rewind(step.since);
-      gapWatched(ctx.db, code, ctx.clock.now());
+      await gapWatched(ctx.db, code, ctx.clock.now());
       ctx.logger.info("restore: the HD indexes the restore skipped are watched; rescanning from the backup's cursor", { chain: code, from: step.from, to: step.to });
     });
     // Read once now (gas_low need not wait a minute after start), then every minute (a sandbox chain's gas wallet too: it starts funded).
@@ -195,7 +195,7 @@ export function startJobs(ctx: AppContext, runtime: Runtime): Scheduler {
     s.every(`gas-balance-${code}`, 60_000, () => runtime.ops.gas.refresh(code));
     if (adapter instanceof SandboxChain) {
       const blockMs = parseDuration(cfg.block_time);
-      if (blockMs > 0) s.every(`sandbox-blocks-${code}`, blockMs, () => adapter.mine(1));
+      if (blockMs > 0) s.every(`sandbox-blocks-${code}`, blockMs, async () => await adapter.mine(1));
       s.every(`watch-${code}`, blockMs > 0 ? Math.min(blockMs, 1000) : 1000, () => watcher.tick());
     } else {
       s.every(`watch-${code}`, parseDuration(cfg.poll_interval), () => watcher.tick());
@@ -218,7 +218,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   // Gas wallets derived before the listener opens (the first use of each curve costs 40-70 ms
   // per chain), not by the first alerts tick or /readyz, nor in the first second of service
   // (issue 37: it was the longest hold of that second).
-  if (opts.jobs !== false) for (const code of ctx.chains.keys()) runtime.ops.gas.get(code);
+  if (opts.jobs !== false) for (const code of ctx.chains.keys()) await runtime.ops.gas.get(code);
   const app = buildHttpApp(ctx, runtime);
   const backoffice = lazyBackoffice(ctx, runtime); // its own app, imported on the first /backoffice request
   const accessLog = ctx.config.log.level === "debug";
@@ -261,7 +261,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   // Stalls are measured from here: the listener is open and the jobs are about to start.
   runtime.ops.loop.start();
   try {
-    scheduler = opts.jobs === false ? null : startJobs(ctx, runtime);
+    scheduler = opts.jobs === false ? null : await startJobs(ctx, runtime);
   } catch (e) {
     // Never a half-started gateway: the listener closes with the failed start.
     runtime.payouts.stop();

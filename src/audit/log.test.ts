@@ -9,37 +9,37 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-test("entries are listed newest first, filtered and paged; before/after round-trip as JSON", () => {
+test("entries are listed newest first, filtered and paged; before/after round-trip as JSON", async () => {
   const db = gw.ctx.db;
   const t0 = Date.parse("2026-11-01T00:00:00Z");
-  recordAudit(db, { ...CLI_ACTOR, at: t0, action: "order.freeze", target: "payin:PI1", before: { status: "waiting_payment" }, after: { status: "frozen_abnormal" } });
-  recordAudit(db, { actor: "alice", role: "merchant", ip: "203.0.113.9", at: t0 + 1000, action: "merchant.settings", target: "merchant:M1", after: { amount: 5n } });
-  recordAudit(db, { ...CLI_ACTOR, at: t0 + 2000, action: "order.release", target: "payin:PI1" });
-  const all = listAudit(db);
+  await recordAudit(db, { ...CLI_ACTOR, at: t0, action: "order.freeze", target: "payin:PI1", before: { status: "waiting_payment" }, after: { status: "frozen_abnormal" } });
+  await recordAudit(db, { actor: "alice", role: "merchant", ip: "203.0.113.9", at: t0 + 1000, action: "merchant.settings", target: "merchant:M1", after: { amount: 5n } });
+  await recordAudit(db, { ...CLI_ACTOR, at: t0 + 2000, action: "order.release", target: "payin:PI1" });
+  const all = await listAudit(db);
   expect(all.total).toBe(3);
   expect(all.entries.map((e) => e.action)).toEqual(["order.release", "merchant.settings", "order.freeze"]);
   expect(all.entries[1]).toMatchObject({ actor: "alice", role: "merchant", ip: "203.0.113.9", after: { amount: "5" }, before: null });
   expect(all.entries[2]).toMatchObject({ actor: "cli", role: "operator", ip: null, before: { status: "waiting_payment" }, at: "2026-11-01T00:00:00.000Z" });
-  expect(listAudit(db, { target: "payin:PI1" }).entries.map((e) => e.action)).toEqual(["order.release", "order.freeze"]);
-  expect(listAudit(db, { actor: "alice" }).total).toBe(1);
-  expect(listAudit(db, { action: "order.freeze" }).total).toBe(1);
-  expect(listAudit(db, { from: t0 + 500, to: t0 + 1500 }).entries.map((e) => e.actor)).toEqual(["alice"]);
-  const page1 = listAudit(db, { limit: 2 });
+  expect((await listAudit(db, { target: "payin:PI1" })).entries.map((e) => e.action)).toEqual(["order.release", "order.freeze"]);
+  expect((await listAudit(db, { actor: "alice" })).total).toBe(1);
+  expect((await listAudit(db, { action: "order.freeze" })).total).toBe(1);
+  expect((await listAudit(db, { from: t0 + 500, to: t0 + 1500 })).entries.map((e) => e.actor)).toEqual(["alice"]);
+  const page1 = await listAudit(db, { limit: 2 });
   expect(page1.entries.map((e) => e.action)).toEqual(["order.release", "merchant.settings"]);
-  const page2 = listAudit(db, { limit: 2, before: page1.next! });
+  const page2 = await listAudit(db, { limit: 2, before: page1.next! });
   expect(page2).toMatchObject({ total: 3, entries: [{ action: "order.freeze" }], next: null });
 });
 
-test("the table is append-only, and an entry rolls back with the change it records", () => {
+test("the table is append-only, and an entry rolls back with the change it records", async () => {
   const c = gw.ctx.db.$client;
   expect(() => c.run("UPDATE audit_log SET actor = 'mallory'")).toThrow("append-only");
   expect(() => c.run("DELETE FROM audit_log")).toThrow("append-only");
-  const before = listAudit(gw.ctx.db).total;
-  expect(() =>
-    writeTx(gw.ctx.db, (tx) => {
-      recordAudit(tx, { ...CLI_ACTOR, action: "x", target: "y" });
+  const before = (await listAudit(gw.ctx.db)).total;
+  await expect((async () =>
+    await writeTx(gw.ctx.db, async (tx) => {
+      await recordAudit(tx, { ...CLI_ACTOR, action: "x", target: "y" });
       throw new Error("the change failed");
-    }),
-  ).toThrow("the change failed");
-  expect(listAudit(gw.ctx.db).total).toBe(before);
+    }))(),
+  ).rejects.toThrow("the change failed");
+  expect((await listAudit(gw.ctx.db)).total).toBe(before);
 });

@@ -40,8 +40,8 @@ export interface AuditEntry {
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x)));
 
-export function recordAudit(db: DbOrTx, e: AuditInput): number {
-  return insertAuditRow(db, {
+export async function recordAudit(db: DbOrTx, e: AuditInput): Promise<number> {
+  return await insertAuditRow(db, {
     at: e.at ?? Date.now(),
     actor: e.actor,
     role: e.role,
@@ -87,9 +87,9 @@ export const AUDIT_COUNT_CAP = 1000;
  * its (column, at) index, however long the log). `total` counts matches up to
  * AUDIT_COUNT_CAP + 1; `next` is the cursor of the next page, null on the last.
  */
-export function listAudit(db: DbOrTx, f: AuditFilter = {}): { entries: AuditEntry[]; total: number; next: AuditCursor | null } {
+export async function listAudit(db: DbOrTx, f: AuditFilter = {}): Promise<{ entries: AuditEntry[]; total: number; next: AuditCursor | null }> {
   const limit = Math.min(Math.max(f.limit ?? 50, 1), 1000);
-  const { rows, total } = auditPage(db, f, f.before, limit + 1, AUDIT_COUNT_CAP + 1);
+  const { rows, total } = await auditPage(db, f, f.before, limit + 1, AUDIT_COUNT_CAP + 1);
   const mine = rows.slice(0, limit);
   const last = mine[mine.length - 1];
   return { entries: mine.map(describeAudit), total, next: rows.length > limit && last ? { at: last.at, id: last.id } : null };

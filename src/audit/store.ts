@@ -7,7 +7,7 @@ import { auditLog } from "../db/schema";
 export type AuditRow = typeof auditLog.$inferSelect;
 export type NewAuditRow = typeof auditLog.$inferInsert;
 
-export function insertAuditRow(db: DbOrTx, row: NewAuditRow): number {
+export async function insertAuditRow(db: DbOrTx, row: NewAuditRow): Promise<number> {
   return db.insert(auditLog).values(row).returning({ id: auditLog.id }).get().id;
 }
 
@@ -24,7 +24,7 @@ export interface AuditWhere {
  * Newest first, up to `limit` rows below `before` (keyset on (at, id): each filter is a seek on
  * its (column, at) index), and the matches counted up to `countCap`.
  */
-export function auditPage(db: DbOrTx, f: AuditWhere, before: { at: number; id: number } | undefined, limit: number, countCap: number): { rows: AuditRow[]; total: number } {
+export async function auditPage(db: DbOrTx, f: AuditWhere, before: { at: number; id: number } | undefined, limit: number, countCap: number): Promise<{ rows: AuditRow[]; total: number }> {
   const where: SQL[] = [];
   if (f.actor) where.push(eq(auditLog.actor, f.actor));
   if (f.action) where.push(eq(auditLog.action, f.action));

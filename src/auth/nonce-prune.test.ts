@@ -8,9 +8,9 @@ import { deleteExpiredNonces } from "./store";
 import { NONCE_PRUNE_SLICE, pruneNonces } from "./verify";
 
 /** A database holding nonces that expire at these times, inserted in this order. */
-function withNonces(expiries: number[]) {
+async function withNonces(expiries: number[]) {
   const db = openDb(":memory:");
-  migrate(db);
+  await migrate(db);
   const ins = db.$client.prepare("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (1, ?, ?)");
   db.$client.transaction(() => expiries.forEach((e, i) => ins.run(`n${i}`, e)))();
   const left = () => db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM nonces").get()!.n;
@@ -28,25 +28,25 @@ describe("deleteExpiredNonces: one bounded slice", () => {
     { name: "empty table", expiries: [], now: 5, limit: 3, deleted: 0 },
   ];
   for (const k of cases) {
-    test(k.name, () => {
-      const { db, left } = withNonces(k.expiries);
-      expect(deleteExpiredNonces(db, k.now, k.limit)).toBe(k.deleted);
+    test(k.name, async () => {
+      const { db, left } = await withNonces(k.expiries);
+      expect(await deleteExpiredNonces(db, k.now, k.limit)).toBe(k.deleted);
       expect(left()).toBe(k.expiries.length - k.deleted);
     });
   }
 });
 
 test("a gap in the rowids makes a slice short, and pruneNonces goes on to the end of the backlog", async () => {
-  const { db, left } = withNonces([1, 1, 1, 1, 1, 1, 100]);
+  const { db, left } = await withNonces([1, 1, 1, 1, 1, 1, 100]);
   db.$client.run("DELETE FROM nonces WHERE rowid IN (2, 3)"); // rolled-back inserts leave gaps like these
-  expect(deleteExpiredNonces(db, 50, 3)).toBe(1); // rowids 1..3: only 1 is left there
+  expect(await deleteExpiredNonces(db, 50, 3)).toBe(1); // rowids 1..3: only 1 is left there
   expect(await pruneNonces(db, 50)).toBe(3);
   expect(left()).toBe(1);
 });
 
 test("pruneNonces deletes a backlog of several slices, all of it, and keeps the live ones", async () => {
   const n = NONCE_PRUNE_SLICE * 2 + 17;
-  const { db, left } = withNonces([...Array.from({ length: n }, () => 1), 100, 101]);
+  const { db, left } = await withNonces([...Array.from({ length: n }, () => 1), 100, 101]);
   expect(await pruneNonces(db, 50)).toBe(n);
   expect(left()).toBe(2);
 });

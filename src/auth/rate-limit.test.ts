@@ -22,7 +22,7 @@ test("past auth.rate_limit_per_minute a merchant gets 429 / 10029 with retry-aft
   expect(r.body).toEqual({ code: 10029, message: expect.any(String), data: { retryAfter: 12 }, requestId: expect.stringMatching(/^req_/) });
   expect(r.headers.get("retry-after")).toBe("12");
 
-  const other = gw.newMerchant("neighbour");
+  const other = await gw.newMerchant("neighbour");
   expect((await get(other)).body.code).toBe(40108);
 
   clock.advance(12_000); // one request's worth
@@ -33,7 +33,7 @@ test("past auth.rate_limit_per_minute a merchant gets 429 / 10029 with retry-aft
 });
 
 test("requests that fail before the merchant is known do not count", async () => {
-  const shop = gw.newMerchant("bad keys");
+  const shop = await gw.newMerchant("bad keys");
   for (let i = 0; i < 10; i++) expect((await get({ uid: shop.uid, apiKey: "mch_wrong" })).body.code).toBe(20005);
   expect((await get(shop)).body.code).toBe(40108);
 });

@@ -3,7 +3,7 @@
 import { type Db, prepared } from "../db/client";
 
 /** Records a nonce; false when the merchant already used it (the primary key decides between concurrent requests). */
-export function insertNonce(db: Db, merchantId: number, nonce: string, expiresAt: number): boolean {
+export async function insertNonce(db: Db, merchantId: number, nonce: string, expiresAt: number): Promise<boolean> {
   return prepared(db, "recordNonce", (d) => d.$client.prepare("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")).run(merchantId, nonce, expiresAt).changes === 1;
 }
 
@@ -13,7 +13,7 @@ export function insertNonce(db: Db, merchantId: number, nonce: string, expiresAt
  * how many. There is no index on expires_at (a write less per signed request): the scan walks the
  * rowid order from the oldest and stops at the first live nonce or after `limit` rowids.
  */
-export function deleteExpiredNonces(db: Db, now: number, limit: number): number {
+export async function deleteExpiredNonces(db: Db, now: number, limit: number): Promise<number> {
   return prepared(db, "deleteExpiredNonces", (d) =>
     d.$client.prepare(
       `DELETE FROM nonces WHERE rowid < coalesce(

@@ -16,7 +16,7 @@ const clock = new TestClock(Number(vectors.timestamp));
 beforeAll(async () => {
   gw = await startTestGateway({ clock, jobs: false });
   const deps = { db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => clock.now() };
-  merchantId = installMerchant(deps, vectors.merchantUid, vectors.apiKey).id;
+  merchantId = (await installMerchant(deps, vectors.merchantUid, vectors.apiKey)).id;
 });
 afterAll(() => gw.stop());
 

@@ -42,24 +42,24 @@ test("a correctly signed GET passes and reaches the route", async () => {
 
 describe("20005: key and merchant", () => {
   test.each([
-    ["unknown key", () => ({ apiKey: "mch_" + "0".repeat(64) })],
-    ["missing key", () => ({ headers: { "x-api-key": null } })],
-    ["unknown UID", () => ({ uid: "M9999999" })],
-    ["missing UID", () => ({ headers: { "x-merchant-uid": null } })],
-    ["another merchant's UID", () => ({ uid: gw.newMerchant("other").uid })],
-  ] as Array<[string, () => Partial<RawSignedRequest>]>)("%s", async (_n, over) => {
-    const r = await sendSigned(base(over()));
+    ["unknown key", async () => ({ apiKey: "mch_" + "0".repeat(64) })],
+    ["missing key", async () => ({ headers: { "x-api-key": null } })],
+    ["unknown UID", async () => ({ uid: "M9999999" })],
+    ["missing UID", async () => ({ headers: { "x-merchant-uid": null } })],
+    ["another merchant's UID", async () => ({ uid: (await gw.newMerchant("other")).uid })],
+  ] as Array<[string, () => Promise<Partial<RawSignedRequest>>]>)("%s", async (_n, over) => {
+    const r = await sendSigned(base(await over()));
     expect(r.status).toBe(401);
     expect(r.body.code).toBe(20005);
   });
 
   test("a disabled merchant gets 51002, and 20005 is not reached for it", async () => {
-    const other = gw.newMerchant("soon disabled");
-    setMerchantStatus(deps(), other.uid, "disabled");
+    const other = await gw.newMerchant("soon disabled");
+    await setMerchantStatus(deps(), other.uid, "disabled");
     const r = await sendSigned(base({ uid: other.uid, apiKey: other.apiKey }));
     expect(r.status).toBe(403);
     expect(r.body.code).toBe(51002);
-    setMerchantStatus(deps(), other.uid, "active");
+    await setMerchantStatus(deps(), other.uid, "active");
     expect((await sendSigned(base({ uid: other.uid, apiKey: other.apiKey }))).body.code).toBe(40108);
   });
 });
@@ -83,7 +83,7 @@ describe("20012: timestamp", () => {
   test("a server clock 2 h behind (the key issued 'later' than now) answers 20012 with serverTime, never 20005", async () => {
     const ahead = 2 * 3600_000;
     // The key was issued while the clock read 2 h more (e.g. before the server's clock was set back).
-    const { merchant, apiKey } = createMerchant({ ...deps(), now: () => clock.now() + ahead }, { name: "clock skew" });
+    const { merchant, apiKey } = await createMerchant({ ...deps(), now: () => clock.now() + ahead }, { name: "clock skew" });
     const r = await sendSigned(base({ uid: merchant.uid, apiKey, timestamp: String(clock.now() + ahead) }));
     expect(r.status).toBe(401);
     expect(r.body).toMatchObject({ code: 20012, data: { serverTime: clock.now() } });
@@ -173,7 +173,7 @@ describe("20016: nonce reuse", () => {
   });
 
   test("nonces are per merchant", async () => {
-    const other = gw.newMerchant("nonce neighbour");
+    const other = await gw.newMerchant("nonce neighbour");
     const nonce = "shared-between-merchants";
     expect((await sendSigned(base({ nonce }))).body.code).toBe(40108);
     expect((await sendSigned(base({ nonce, uid: other.uid, apiKey: other.apiKey }))).body.code).toBe(40108);
@@ -310,8 +310,8 @@ describe("10002: unknown routes", () => {
 
 describe("key rotation", () => {
   test("the old key signs requests during rotation_grace and not after; the new one at once", async () => {
-    const shop = gw.newMerchant("rotating");
-    const { apiKey: fresh } = rotateKey(deps(), shop.uid, gw.ctx.ms.rotationGrace);
+    const shop = await gw.newMerchant("rotating");
+    const { apiKey: fresh } = await rotateKey(deps(), shop.uid, gw.ctx.ms.rotationGrace);
     const as = (apiKey: string) => sendSigned(base({ uid: shop.uid, apiKey }));
     expect((await as(shop.apiKey)).body.code).toBe(40108);
     expect((await as(fresh)).body.code).toBe(40108);

@@ -43,7 +43,7 @@ const JSON_CT_RE = /^application\/json\s*(;.*)?$/;
 /** Steps 1-5: a verified request whose nonce is recorded (in its own commit). */
 export async function authenticate(deps: AuthDeps, req: Request): Promise<Authenticated> {
   const v = await verifySignature(deps, req);
-  recordNonce(deps, v);
+  await recordNonce(deps, v);
   return v;
 }
 
@@ -56,7 +56,7 @@ export async function verifySignature(deps: AuthDeps, req: Request): Promise<Aut
 
   // (1) the key must be a currently valid key of the named merchant (a rotated
   // key stays valid for requests until its grace period ends).
-  const found = apiKey ? keyCache(deps.db, deps.cipher).lookup(apiKey) : undefined;
+  const found = apiKey ? await keyCache(deps.db, deps.cipher).lookup(apiKey) : undefined;
   const key = found?.key;
   const merchant = found?.merchant;
   if (!key || !merchant || merchant.uid !== uid || !isKeyValidAt(key, now)) throw new AppError(20005);
@@ -107,8 +107,8 @@ export async function verifySignature(deps: AuthDeps, req: Request): Promise<Aut
  * concurrent requests with one nonce exactly one wins; 20016 for the others.
  * Kept twice the tolerance: by then its timestamp is outside the window anyway.
  */
-export function recordNonce(deps: Pick<AuthDeps, "db">, a: Pick<Authenticated, "merchant" | "nonce" | "nonceExpiresAt">): void {
-  if (!insertNonce(deps.db, a.merchant.id, a.nonce, a.nonceExpiresAt)) throw new AppError(20016);
+export async function recordNonce(deps: Pick<AuthDeps, "db">, a: Pick<Authenticated, "merchant" | "nonce" | "nonceExpiresAt">): Promise<void> {
+  if (!await insertNonce(deps.db, a.merchant.id, a.nonce, a.nonceExpiresAt)) throw new AppError(20016);
 }
 
 /** The path exactly as it appears in the request line (no URL normalisation). */
@@ -219,8 +219,8 @@ export const NONCE_PRUNE_SLICE = 2000;
  */
 export async function pruneNonces(db: Db, now: number): Promise<number> {
   let total = 0;
-  await inSlices(() => {
-    const n = deleteExpiredNonces(db, now, NONCE_PRUNE_SLICE);
+  await inSlices(async () => {
+    const n = await deleteExpiredNonces(db, now, NONCE_PRUNE_SLICE);
     total += n;
     // Until a slice finds nothing: a gap in the rowids (a rolled-back insert) makes a slice short.
     return n > 0;

@@ -43,8 +43,8 @@ beforeAll(async () => {
   receiver = startReceiver();
   gw = await startTestGateway();
   browser = await launchBrowser();
-  op = addUser(gw, "laoban", "operator");
-  mu = addUser(gw, "dianzhu", "merchant", gw.merchant.uid);
+  op = await addUser(gw, "laoban", "operator");
+  mu = await addUser(gw, "dianzhu", "merchant", gw.merchant.uid);
   opCtx = await browser.newContext({ ...DESKTOP, locale: "zh-CN" });
   opPage = await opCtx.newPage();
   await signInZh(opPage, op);
@@ -66,7 +66,7 @@ test("onboarding in Chinese: the form, the key with 复制 API 密钥, the first
   await page.getByLabel("首个用户的用户名（可选）").fill(firstUser.username);
   await page.getByRole("button", { name: "创建商户" }).click();
   await confirmZh(page, op.password);
-  const m = listMerchants(gw.ctx.db).find((x) => x.name === "茶馆")!;
+  const m = (await listMerchants(gw.ctx.db)).find((x) => x.name === "茶馆")!;
   expect(await page.getByRole("status").first().innerText()).toBe(`商户 ${m.uid} 已创建。`);
   expect(await page.getByRole("region", { name: "新 API 密钥" }).innerText()).toContain("请立即保存：它不会再次显示。");
   await page.getByRole("button", { name: "复制 API 密钥" }).waitFor();
@@ -93,7 +93,7 @@ test("a refused form says why in Chinese and keeps what was typed", async () => 
   await confirmZh(page, op.password);
   expect(await page.getByRole("alert").innerText()).toBe("请选择该用户所属的商户（所属商户），或将其设为运营方。");
   expect(await page.getByLabel("新用户名").inputValue()).toBe("clerk9");
-  expect(findUser(gw.ctx.db, "clerk9")).toBeUndefined();
+  expect(await findUser(gw.ctx.db, "clerk9")).toBeUndefined();
 }, BROWSER_RETRY);
 
 test("the first user's first sign-in in Chinese: choose a password, then developer settings and payment links", async () => {

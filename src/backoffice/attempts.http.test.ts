@@ -27,7 +27,7 @@ const client = { ip: "203.0.113.10", direct: false };
 const signInAs = (username: string, password: string, ip = client) => signIn(deps, { username, password, ...ip, userAgent: null });
 
 test("20 wrong passwords and the right one in flight at once: the right one is refused and at most 5 passwords are checked", async () => {
-  const who = addUser(gw, "parallel", "operator");
+  const who = await addUser(gw, "parallel", "operator");
   const verify = spyOn(Bun.password, "verify");
   try {
     const attempts = [...Array.from({ length: 20 }, (_, i) => signInAs(who.username, `wrong-password-${i}`)), signInAs(who.username, who.password)];
@@ -43,9 +43,9 @@ test("20 wrong passwords and the right one in flight at once: the right one is r
 });
 
 test("second-factor codes count toward the same limit, in parallel too", async () => {
-  const who = addUser(gw, "twofactor", "operator");
+  const who = await addUser(gw, "twofactor", "operator");
   const secret = newTotpSecret();
-  enableTotp(deps, findUser(gw.ctx.db, who.username)!.id, secret, [], 0);
+  await enableTotp(deps, (await findUser(gw.ctx.db, who.username))!.id, secret, [], 0);
   const first = await signInAs(who.username, who.password);
   if (!first.ok) throw new Error("sign-in failed");
   // Two wrong passwords, then wrong codes in parallel: only three more are checked.
@@ -61,7 +61,7 @@ test("second-factor codes count toward the same limit, in parallel too", async (
 });
 
 test("re-authentication attempts are counted: wrong passwords in the key-rotation form and the password form lock the user", async () => {
-  const op = addUser(gw, "reauth-op", "operator");
+  const op = await addUser(gw, "reauth-op", "operator");
   const bo = await backofficeSignIn(gw.url, op);
   // Three wrong re-authentications (rotate key: "always"), two wrong current passwords.
   for (let i = 0; i < 3; i++) expect((await bo.post(`/backoffice/merchants/${gw.merchant.uid}/rotate`, { _reauth: `wrong-password-${i}` })).status).toBe(401);
@@ -77,7 +77,7 @@ test("re-authentication attempts are counted: wrong passwords in the key-rotatio
   expect((await postLogin(gw.url, op)).status).toBe(429);
 
   // Parallel re-authentications are capped like sign-ins.
-  const p2 = addUser(gw, "reauth-par", "operator");
+  const p2 = await addUser(gw, "reauth-par", "operator");
   const first = await signInAs(p2.username, p2.password);
   if (!first.ok) throw new Error("sign-in failed");
   const verify = spyOn(Bun.password, "verify");
@@ -91,10 +91,10 @@ test("re-authentication attempts are counted: wrong passwords in the key-rotatio
 });
 
 test("a lockout never locks an operator out of recovery: user reset-password and the setup link clear it", async () => {
-  const who = addUser(gw, "recover", "operator");
+  const who = await addUser(gw, "recover", "operator");
   for (let i = 0; i < LOCKOUT.failures; i++) await signInAs(who.username, `wrong-password-${i}`);
   expect(await signInAs(who.username, who.password)).toEqual({ ok: false, reason: "locked" });
-  const { password } = resetPassword(deps, who.username, CLI_ACTOR);
+  const { password } = await resetPassword(deps, who.username, CLI_ACTOR);
   expect((await signInAs(who.username, password)).ok).toBe(true);
 
   // "admin" guessed before it exists, then created through the setup link: it signs in at once.
@@ -102,8 +102,8 @@ test("a lockout never locks an operator out of recovery: user reset-password and
   try {
     const d2 = { db: gw2.ctx.db, cipher: gw2.ctx.cipher, now: () => clock.now() };
     for (let i = 0; i < LOCKOUT.failures; i++) await signIn(d2, { username: "admin", password: `guess-${i}-xxxxxxxx`, ...client, userAgent: null });
-    const token = issueSetupToken(d2)!;
-    expect(completeSetup(d2, token, "admin", "the-real-admin-password", { ip: null })).not.toBeNull();
+    const token = (await issueSetupToken(d2))!;
+    expect(await completeSetup(d2, token, "admin", "the-real-admin-password", { ip: null })).not.toBeNull();
     expect((await signIn(d2, { username: "admin", password: "the-real-admin-password", ...client, userAgent: null })).ok).toBe(true);
   } finally {
     await gw2.stop();

@@ -15,7 +15,7 @@ let gw: TestGateway;
 let browser: Browser;
 let n = 0;
 /** A fresh user per attempt (tests may be retried). */
-const fresh = (name: string, role: "operator" | "merchant" = "operator") => addUser(gw, `${name}${++n}`, role);
+const fresh = async (name: string, role: "operator" | "merchant" = "operator") => await addUser(gw, `${name}${++n}`, role);
 const clock = new TestClock(Date.parse("2026-11-21T08:00:00Z"));
 
 beforeAll(async () => {
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 test("sign in, wrong password, sign out; HttpOnly SameSite=Strict cookie", async () => {
-  const alice = fresh("alice");
+  const alice = await fresh("alice");
   const ctx = await browser.newContext({ ...PHONE, locale: "en-US" });
   const page = await ctx.newPage();
   await signIn(page, gw.url, { username: alice.username, password: "wrong-password-123" });
@@ -42,12 +42,12 @@ test("sign in, wrong password, sign out; HttpOnly SameSite=Strict cookie", async
   await page.getByText("Signed out.").waitFor();
   await page.goto(gw.url + "/backoffice");
   await page.getByRole("button", { name: "Sign in" }).waitFor();
-  expect(listAudit(gw.ctx.db, { actor: alice.username }).entries.some((e) => e.action === "user.sign_in")).toBe(true);
+  expect((await listAudit(gw.ctx.db, { actor: alice.username })).entries.some((e) => e.action === "user.sign_in")).toBe(true);
   await ctx.close();
 }, BROWSER_RETRY);
 
 test("five failures lock the username for 15 minutes, even with the right password", async () => {
-  const bob = fresh("bob");
+  const bob = await fresh("bob");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const page = await ctx.newPage();
   for (let i = 0; i < 4; i++) {
@@ -65,7 +65,7 @@ test("five failures lock the username for 15 minutes, even with the right passwo
 }, BROWSER_RETRY);
 
 test("TOTP enrollment with a QR code, then sign-in asks for the authentication code", async () => {
-  const carol = fresh("carol");
+  const carol = await fresh("carol");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const page = await ctx.newPage();
   await signIn(page, gw.url, carol);
@@ -82,7 +82,7 @@ test("TOTP enrollment with a QR code, then sign-in asks for the authentication c
   await page.getByRole("heading", { name: "Recovery codes" }).waitFor();
   const recovery = (await page.locator("ul.secret li").allInnerTexts()).map((s) => s.trim());
   expect(recovery).toHaveLength(10);
-  expect(findUser(gw.ctx.db, carol.username)!.totpEnabledAt).not.toBeNull();
+  expect((await findUser(gw.ctx.db, carol.username))!.totpEnabledAt).not.toBeNull();
   await page.getByRole("button", { name: "Sign out" }).click();
 
   // Password alone is not enough now.
@@ -121,7 +121,7 @@ test("TOTP enrollment with a QR code, then sign-in asks for the authentication c
 }, BROWSER_RETRY);
 
 test("sessions end after session_idle without a request and after session_max in any case", async () => {
-  const dave = fresh("dave");
+  const dave = await fresh("dave");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const page = await ctx.newPage();
   await signIn(page, gw.url, dave);
@@ -148,7 +148,7 @@ test("sessions end after session_idle without a request and after session_max in
 }, BROWSER_RETRY);
 
 test("a POST without the CSRF token is 403 and changes nothing", async () => {
-  const erin = fresh("erin");
+  const erin = await fresh("erin");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const page = await ctx.newPage();
   await signIn(page, gw.url, erin);
@@ -160,7 +160,7 @@ test("a POST without the CSRF token is 403 and changes nothing", async () => {
     const out = await page.request.post(gw.url + "/backoffice/logout", { form, maxRedirects: 0 });
     expect(out.status()).toBe(403);
   }
-  expect(await Bun.password.verify(erin.password, findUser(gw.ctx.db, erin.username)!.passwordHash)).toBe(true);
+  expect(await Bun.password.verify(erin.password, (await findUser(gw.ctx.db, erin.username))!.passwordHash)).toBe(true);
   await page.goto(gw.url + "/backoffice");
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
   // The login form itself needs its token too.
@@ -170,7 +170,7 @@ test("a POST without the CSRF token is 403 and changes nothing", async () => {
 }, BROWSER_RETRY);
 
 test("money and key actions ask for the password again when the last entry is older than 5 minutes", async () => {
-  const fran = fresh("fran");
+  const fran = await fresh("fran");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const page = await ctx.newPage();
   await signIn(page, gw.url, fran);
@@ -190,7 +190,7 @@ test("money and key actions ask for the password again when the last entry is ol
   // Shown once: the merchant's page does not show it again.
   await page.getByRole("link", { name: "Merchants" }).click();
   expect(await page.content()).not.toContain(key);
-  expect(listAudit(gw.ctx.db, { action: "merchant.create" }).entries[0]).toMatchObject({ actor: fran.username, role: "operator" });
+  expect((await listAudit(gw.ctx.db, { action: "merchant.create" })).entries[0]).toMatchObject({ actor: fran.username, role: "operator" });
   await ctx.close();
 }, BROWSER_RETRY);
 
@@ -202,7 +202,7 @@ test("the session cookie is Secure when public_url is https", async () => {
 });
 
 test("the Security page lists the user's sessions and ends another one", async () => {
-  const gil = fresh("gil");
+  const gil = await fresh("gil");
   const a = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const b = await browser.newContext({ ...PHONE, locale: "en-US" });
   const pa = await a.newPage();

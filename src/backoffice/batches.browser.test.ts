@@ -61,9 +61,9 @@ async function noAxeViolations(page: Page) {
 }
 
 test("upload 200 rows with 5 bad ones, confirm, watch the rest confirm, download results; the same file again pays nothing", async () => {
-  const m = gw.newMerchant("Batch Shop");
+  const m = await gw.newMerchant("Batch Shop");
   const who = { username: `payer${Date.now() % 100000}`, password: "" };
-  who.password = createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username: who.username, role: "merchant", merchantUid: m.uid }, CLI_ACTOR).password;
+  who.password = (await createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username: who.username, role: "merchant", merchantUid: m.uid }, CLI_ACTOR)).password;
 
   // Funds on both sandbox chains.
   const sb = sandboxClient(gw.url);

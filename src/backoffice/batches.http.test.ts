@@ -16,18 +16,18 @@ beforeAll(async () => {
 afterAll(() => gw.stop());
 
 let n = 0;
-const user = (merchantUid: string) => {
+const user = async (merchantUid: string) => {
   const username = `h${++n}`;
-  return { username, password: createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username, role: "merchant", merchantUid }, CLI_ACTOR).password };
+  return { username, password: (await createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username, role: "merchant", merchantUid }, CLI_ACTOR)).password };
 };
 const status = (id: string) => (gw.ctx.db.$client.query("SELECT status FROM payout_batches WHERE id = ?").get(id) as { status: string }).status;
 
 test("confirm needs the password and the CSRF token; other merchants get 404; a bad file is refused whole", async () => {
-  const m = gw.newMerchant("h");
+  const m = await gw.newMerchant("h");
   const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "h" } });
   await sandboxClient(gw.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "100" });
   await sandboxClient(gw.url).mine("TRON", 2);
-  const who = user(m.uid);
+  const who = await user(m.uid);
   const bo = await backofficeSignIn(gw.url, who);
 
   const bad = await bo.post("/backoffice/batches", { file: new Blob(["chainCode,tokenSymbol,toAddress,amount\nTRON,USDT,x,1\n"]) });
@@ -49,8 +49,8 @@ test("confirm needs the password and the CSRF token; other merchants get 404; a 
   expect(status(id)).toBe("preview");
 
   // Another merchant's user: the batch, its results and its confirmation do not exist.
-  const other = gw.newMerchant("other");
-  const who2 = user(other.uid);
+  const other = await gw.newMerchant("other");
+  const who2 = await user(other.uid);
   const bo2 = await backofficeSignIn(gw.url, who2);
   expect((await bo2.get(url)).status).toBe(404);
   expect((await bo2.get(`${url}/results.csv`)).status).toBe(404);
@@ -69,5 +69,5 @@ test("confirm needs the password and the CSRF token; other merchants get 404; a 
   expect(status(id2)).toBe("discarded");
   await bo.post(`${url2}/confirm`, { _reauth: who.password });
   expect(status(id2)).toBe("discarded");
-  expect(listAudit(gw.ctx.db, { actor: who.username }).entries.map((e) => e.action)).toEqual(expect.arrayContaining(["batch_payout.confirm", "batch_payout.discard"]));
+  expect((await listAudit(gw.ctx.db, { actor: who.username })).entries.map((e) => e.action)).toEqual(expect.arrayContaining(["batch_payout.confirm", "batch_payout.discard"]));
 });

@@ -16,8 +16,8 @@ import { addUser, axeAt, DESKTOP, httpSession, PHONE, signedIn } from "../testin
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;
 let browser: Browser;
-let other: ReturnType<TestGateway["newMerchant"]>;
-let heldShop: ReturnType<TestGateway["newMerchant"]>;
+let other: Awaited<ReturnType<TestGateway["newMerchant"]>>;
+let heldShop: Awaited<ReturnType<TestGateway["newMerchant"]>>;
 // /down answers 500 until `down` is false; everything else 200.
 let down = true;
 const rx = startReceiver((req) => (req.path === "/down" && down ? { status: 500, body: "merchant down" } : { status: 200, body: "ok" }));
@@ -30,11 +30,11 @@ beforeAll(async () => {
   // Three deliveries at most: the second 50 ms after the first, the third an hour later.
   gw = await startTestGateway({ config: { chains: { TRON: { confirmations: 3 } }, payin: { shared_pool_size: 1 }, callbacks: { retry_delays: ["50ms", "1h"] } } });
   browser = await launchBrowser();
-  other = gw.newMerchant("Other Shop");
-  heldShop = gw.newMerchant("No URL Shop");
-  users.op = addUser(gw, "cbop", "operator");
-  users.mine = addUser(gw, "cbshop", "merchant", gw.merchant.uid);
-  users.theirs = addUser(gw, "cbother", "merchant", other.uid);
+  other = await gw.newMerchant("Other Shop");
+  heldShop = await gw.newMerchant("No URL Shop");
+  users.op = await addUser(gw, "cbop", "operator");
+  users.mine = await addUser(gw, "cbshop", "merchant", gw.merchant.uid);
+  users.theirs = await addUser(gw, "cbother", "merchant", other.uid);
   // The first merchant's default callback URL: orders without a notifyUrl go there.
   gw.ctx.db.$client.run("UPDATE merchants SET default_callback_url = ? WHERE id = ?", [rx.url + "/default", gw.merchant.id]);
   const sb = sandboxClient(gw.url);
@@ -55,7 +55,7 @@ beforeAll(async () => {
   const to = data.theirs.address!;
   // A payout without notifyUrl, as a batch payout makes one (the API asks for one).
   const keyId = String(q("SELECT id FROM api_keys WHERE merchant_id = ? LIMIT 1", gw.merchant.id)[0]!.id);
-  const po = createPayout(gw.ctx, gw.merchant.id, keyId, { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "CB-PO-1", fromAddress: wallet.address, toAddress: to, amount: "1" }).order;
+  const po = (await createPayout(gw.ctx, gw.merchant.id, keyId, { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "CB-PO-1", fromAddress: wallet.address, toAddress: to, amount: "1" })).order;
   data.payout = { orderNo: po.orderNo };
   data.failing = await create(gw.client, "CB-DOWN", rx.url + "/down");
   await pay(data.failing.address!, "3");

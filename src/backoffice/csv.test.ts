@@ -33,7 +33,7 @@ describe("csvCell", () => {
 
 test("the stream asks for the next page only when the reader wants more", async () => {
   let calls = 0;
-  const stream = csvStream<{ id: number }>([{ header: "id", value: (r) => r.id }], (before) => {
+  const stream = csvStream<{ id: number }>([{ header: "id", value: (r) => r.id }], async (before) => {
     calls++;
     const start = before ?? 1000;
     const rows = Array.from({ length: 10 }, (_, i) => ({ id: start - 1 - i }));
@@ -54,13 +54,13 @@ const nextOrPending = <T>(reader: ReadableStreamDefaultReader<T>) =>
   Promise.race([reader.read(), new Promise<"pending">((r) => setImmediate(() => r("pending")))]);
 
 test("an export whose filter matches nothing ends after its header", async () => {
-  const reader = csvStream<{ id: number }>([{ header: "id", value: (r) => r.id }], () => ({ rows: [], nextBefore: null })).getReader();
+  const reader = csvStream<{ id: number }>([{ header: "id", value: (r) => r.id }], async () => ({ rows: [], nextBefore: null })).getReader();
   expect(new TextDecoder().decode(((await reader.read()) as { value: Uint8Array }).value)).toBe("id\r\n");
   expect(await nextOrPending(reader)).toEqual({ done: true, value: undefined });
 });
 
 test("an export ends right after a last page that is full", async () => {
-  const reader = csvStream<{ id: number }>([{ header: "id", value: (r) => r.id }], (before) =>
+  const reader = csvStream<{ id: number }>([{ header: "id", value: (r) => r.id }], async (before) =>
     before === undefined ? { rows: [{ id: 2 }, { id: 1 }], nextBefore: 1 } : { rows: [], nextBefore: null },
   ).getReader();
   await reader.read();
@@ -99,11 +99,11 @@ describe("export of 10,000 orders", () => {
   afterAll(() => gw.stop());
 
   test("streams and parses to the same rows as the filtered list", async () => {
-    const op = addUser(gw, "csvop", "operator");
+    const op = await addUser(gw, "csvop", "operator");
     const cookie = await httpSession(gw.url, op);
     const f = parseFilter({ status: "completed", merchant: gw.merchant.uid }, PAYIN_STATUSES);
     // Counts stop at 1,000 ("1,000+"): a list never counts everything it matches.
-    expect(countPayins(gw.ctx.db, { merchantId: null }, f)).toBe(1001);
+    expect(await countPayins(gw.ctx.db, { merchantId: null }, f)).toBe(1001);
 
     const res = await fetch(`${gw.url}/backoffice/payins.csv?status=completed&merchant=${gw.merchant.uid}`, { headers: { cookie } });
     expect(res.status).toBe(200);
@@ -116,7 +116,7 @@ describe("export of 10,000 orders", () => {
     const listed: string[] = [];
     let before: number | undefined;
     do {
-      const page = listPayins(gw.ctx.db, { merchantId: null }, f, { before });
+      const page = await listPayins(gw.ctx.db, { merchantId: null }, f, { before });
       listed.push(...page.rows.map((r) => r.orderNo));
       before = page.nextBefore ?? undefined;
     } while (before);
@@ -134,7 +134,7 @@ describe("export of 10,000 orders", () => {
 
     // The audit log exports what its filter shows too.
     const audit = parse(await (await fetch(`${gw.url}/backoffice/audit.csv?actor=csvop`, { headers: { cookie } })).text(), { columns: true }) as Record<string, string>[];
-    const entries = listAudit(gw.ctx.db, { actor: "csvop", limit: 1000 }).entries;
+    const entries = (await listAudit(gw.ctx.db, { actor: "csvop", limit: 1000 })).entries;
     expect(audit.map((r) => [r.id, r.action, r.target])).toEqual(entries.map((e) => [String(e.id), e.action, e.target]));
     expect(audit.some((r) => r.action === "user.sign_in")).toBe(true);
 

@@ -58,14 +58,14 @@ export interface BackofficeDeps {
   /** Something committed that may have written callbacks: deliver them now. */
   kick(): void;
   /** Each chain's head, scan position, RPC endpoints and gas wallet, as the watchers and ops jobs last saw them. */
-  chainStates(): ChainState[];
+  chainStates(): Promise<ChainState[]>;
   /** The client address (X-Forwarded-For believed only from server.trusted_proxies): audit entries, login throttling. */
   clientIp(request: Request): string | null;
   /** The client address and whether it is the socket peer itself (sign-in throttling, DESIGN 10). */
   clientAddr(request: Request): ClientAddr;
 }
 
-export function backofficeDeps(ctx: BackofficeCtx, kick: () => void, chainStates: () => ChainState[] = () => []): BackofficeDeps {
+export function backofficeDeps(ctx: BackofficeCtx, kick: () => void, chainStates: () => Promise<ChainState[]> = async () => []): BackofficeDeps {
   const clientAddr = clientAddrResolver(ctx.config.server.trusted_proxies);
   return {
     ctx,
@@ -173,8 +173,8 @@ export function sameToken(a: unknown, b: string | undefined): boolean {
 export const str = (v: string | string[] | undefined): string => (Array.isArray(v) ? (v[0] ?? "") : (v ?? ""));
 export const list = (v: string | string[] | undefined): string[] => (Array.isArray(v) ? v : v ? [v] : []);
 
-function viewerOf(d: BackofficeDeps, request: Request): Viewer | null {
-  const s = loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
+async function viewerOf(d: BackofficeDeps, request: Request): Promise<Viewer | null> {
+  const s = await loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
   if (!s || s.session.stage !== "full") return null;
   const totp = userTotpSecret(d.users, s.user) !== null;
   return {
@@ -227,8 +227,8 @@ async function run(d: BackofficeDeps, v: Viewer | null, fn: () => Out): Promise<
 
 /** A GET page for signed-in users. */
 export function page(d: BackofficeDeps, opts: GuardOpts, fn: (v: Viewer, r: Req) => Out) {
-  return (c: Req) => withLocale(c.request, () => {
-    const v = viewerOf(d, c.request);
+  return async (c: Req) => await withLocale(c.request, async () => {
+    const v = await viewerOf(d, c.request);
     if (!v) return loginRedirect(c.request);
     const step = firstStepRedirect(v, opts);
     if (step) return step;
@@ -251,7 +251,7 @@ type Reauth = boolean | "always";
 /** A POST for signed-in users: CSRF checked first, then role, then re-authentication. */
 export function action(d: BackofficeDeps, opts: ActionOpts, fn: (v: Viewer, r: PostReq) => Out) {
   return (c: Req) => withLocale(c.request, async () => {
-    const v = viewerOf(d, c.request);
+    const v = await viewerOf(d, c.request);
     if (!v) {
       return html(ErrorPage({ viewer: null, status: 403, message: "Your session has ended. Sign in again." }), 403);
     }

@@ -21,8 +21,8 @@ const users = {} as Record<"op" | "shop", { username: string; password: string }
 beforeAll(async () => {
   gw = await startTestGateway({ config: { chains: { TRON: { confirmations: 2 } }, payin: { shared_pool_size: 1 } } });
   browser = await launchBrowser();
-  users.op = addUser(gw, "root", "operator");
-  users.shop = addUser(gw, "shop", "merchant", gw.merchant.uid);
+  users.op = await addUser(gw, "root", "operator");
+  users.shop = await addUser(gw, "shop", "merchant", gw.merchant.uid);
   data = await seedPages(gw);
 });
 afterAll(async () => {

@@ -24,8 +24,8 @@ const data = {} as SeededPages & { depositPath?: string };
 beforeAll(async () => {
   gw = await startTestGateway({ config: { chains: { TRON: { confirmations: 2 } }, payin: { shared_pool_size: 1 } } });
   browser = await launchBrowser();
-  users.op = addUser(gw, "root", "operator");
-  users.mine = addUser(gw, "shop", "merchant", gw.merchant.uid);
+  users.op = await addUser(gw, "root", "operator");
+  users.mine = await addUser(gw, "shop", "merchant", gw.merchant.uid);
   Object.assign(data, await seedPages(gw));
 });
 afterAll(async () => {
@@ -194,7 +194,7 @@ test("the back office follows the browser's language: Chinese where translated, 
 
 // Last: the deposit page's path is found by the operator's test.
 test("every GET page of the route table is visited here at both sizes", () => {
-  const routes = backofficeApp(backofficeDeps(gw.ctx, () => {}, () => [])).routes.filter((r) => r.method === "GET").map((r) => r.path);
+  const routes = backofficeApp(backofficeDeps(gw.ctx, () => {}, async () => [])).routes.filter((r) => r.method === "GET").map((r) => r.path);
   const visited = [...operatorPages(), ...merchantPages()].map((p) => p.split("?")[0]!);
   const pattern = (route: string) => new RegExp("^" + route.replace(/:[a-zA-Z]+/g, "[^/]+") + "$");
   const missing = routes.filter((r) => !(r in NOT_PAGES) && !visited.some((p) => pattern(r).test(p)));

@@ -19,10 +19,10 @@ afterAll(() => gw.stop());
 test("an unknown payment to an order's address is shown and imported once, audited; the order is credited", async () => {
   const o = await gw.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "lookup-1", amount: "6", notifyUrl: "https://shop.example/cb" });
   const tron = gw.ctx.chains.get("TRON") as SandboxChain;
-  const { txHash } = tron.transfer({ token: "USDT", to: o.address, amount: 6_000_000n });
-  const { txHash: elsewhere } = tron.transfer({ token: "USDT", to: randomAddress("TRON"), amount: 1_000_000n });
+  const { txHash } = await tron.transfer({ token: "USDT", to: o.address, amount: 6_000_000n });
+  const { txHash: elsewhere } = await tron.transfer({ token: "USDT", to: randomAddress("TRON"), amount: 1_000_000n });
 
-  const { password } = createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username: "looker", role: "operator" }, CLI_ACTOR);
+  const { password } = await createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username: "looker", role: "operator" }, CLI_ACTOR);
   const bo = await backofficeSignIn(gw.url, { username: "looker", password });
   const page = async (hash: string) => (await bo.get(`/backoffice/lookup?chain=TRON&hash=${hash}`)).text();
 
@@ -41,7 +41,7 @@ test("an unknown payment to an order's address is shown and imported once, audit
 
   // Again (a double submit): nothing more recorded, one audit entry.
   expect((await bo.post("/backoffice/lookup/import", { chain: "TRON", hash: txHash, logIndex: "0", _reauth: password })).status).toBe(303);
-  expect(listAudit(gw.ctx.db, {}).entries.filter((e) => e.action === "transfer.import")).toHaveLength(1);
+  expect((await listAudit(gw.ctx.db, {})).entries.filter((e) => e.action === "transfer.import")).toHaveLength(1);
 
   // The watcher's scan finds the same transfer later: still one.
   await gw.gateway.runtime.watchers.get("TRON")!.tick();

@@ -27,7 +27,7 @@ beforeAll(async () => {
   // Sandbox chains leave require_2fa off by default; this gateway turns it on.
   gw = await startTestGateway({ config: { backoffice: { require_2fa: true } } });
   browser = await launchBrowser();
-  op = addUser(gw, "boss", "operator");
+  op = await addUser(gw, "boss", "operator");
   opCtx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   opPage = await opCtx.newPage();
 });
@@ -77,9 +77,9 @@ test("onboarding: name, callback URL and first user in one form; key with Copy, 
   await page.getByText("Test callback queued").waitFor();
   const got = await receiver.waitFor((r) => r.length > 0, 20_000);
   expect(JSON.parse(got[0]!.text)).toMatchObject({ businessType: "test", status: "test" });
-  const m = listMerchants(gw.ctx.db).find((x) => x.name === "Tea House")!;
+  const m = (await listMerchants(gw.ctx.db)).find((x) => x.name === "Tea House")!;
   expect(m.defaultCallbackUrl).toBe(receiver.url + "/cb");
-  expect(findUser(gw.ctx.db, firstUser.username)).toMatchObject({ role: "merchant", merchantId: m.id, mustChangePassword: true });
+  expect(await findUser(gw.ctx.db, firstUser.username)).toMatchObject({ role: "merchant", merchantId: m.id, mustChangePassword: true });
   // The delivery shows on the merchant's page.
   await page.reload();
   await page.getByRole("region", { name: "Test callbacks" }).getByText("delivered").waitFor({ timeout: 20_000 });
@@ -96,7 +96,7 @@ test("a refused onboarding or user form keeps what was typed, says why in plain 
   expect(await page.getByRole("alert").innerText()).toBe("A username is 1-64 characters of letters, digits and . _ @ -.");
   expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("Bad Shop");
   expect(await page.getByLabel("First user's username (optional)").inputValue()).toBe("no spaces allowed");
-  expect(listMerchants(gw.ctx.db).some((x) => x.name === "Bad Shop")).toBe(false);
+  expect((await listMerchants(gw.ctx.db)).some((x) => x.name === "Bad Shop")).toBe(false);
 
   await page.goto(gw.url + "/backoffice/users");
   await page.getByLabel("New username").fill("clerk9");
@@ -107,7 +107,7 @@ test("a refused onboarding or user form keeps what was typed, says why in plain 
   expect(alert).toContain("Choose the merchant this user belongs to");
   expect(alert).not.toContain("--merchant");
   expect(await page.getByLabel("New username").inputValue()).toBe("clerk9");
-  expect(findUser(gw.ctx.db, "clerk9")).toBeUndefined();
+  expect(await findUser(gw.ctx.db, "clerk9")).toBeUndefined();
 }, BROWSER_RETRY);
 
 test("first sign-in with a handed-over password: choose your own before anything else", async () => {
@@ -127,7 +127,7 @@ test("first sign-in with a handed-over password: choose your own before anything
   await page.getByRole("button", { name: "Set password" }).click();
   // A merchant user: no 2FA step (require_2fa is for operators).
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
-  expect(findUser(gw.ctx.db, firstUser.username)!.mustChangePassword).toBe(false);
+  expect((await findUser(gw.ctx.db, firstUser.username))!.mustChangePassword).toBe(false);
   await page.getByRole("button", { name: "Sign out" }).click();
   await signIn(page, gw.url, { username: firstUser.username, password: "my-own-password-1" });
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();

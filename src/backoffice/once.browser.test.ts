@@ -72,7 +72,7 @@ async function refundWithDoubleClick(page: Page, orderNo: string, password: stri
 const refundsOf = async (orderNo: string) => (await gw.client.listRefunds(orderNo)).refunds;
 
 test("Confirm clicked twice 250 ms apart on a slow network: the button is disabled at once, one refund", async () => {
-  const who = addUser(gw, "once-br", "operator");
+  const who = await addUser(gw, "once-br", "operator");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const page = await ctx.newPage();
   await signIn(page, gw.url, who);
@@ -97,7 +97,7 @@ test("Confirm clicked twice 250 ms apart on a slow network: the button is disabl
 }, 120_000);
 
 test("without scripts the browser sends the form twice: the one-time token makes it one refund", async () => {
-  const who = addUser(gw, "once-br-nojs", "operator");
+  const who = await addUser(gw, "once-br-nojs", "operator");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US", javaScriptEnabled: false });
   const page = await ctx.newPage();
   await signIn(page, gw.url, who);

@@ -23,8 +23,8 @@ let op2: { bo: BackofficeClient; password: string };
 beforeAll(async () => {
   gw = await startTestGateway({ jobs: false, config: { chains: { TRON: { confirmations: 2 } } } });
   const sign = async (u: { username: string; password: string }) => ({ bo: await backofficeSignIn(gw.url, u), password: u.password });
-  op = await sign(addUser(gw, "once-op", "operator"));
-  op2 = await sign(addUser(gw, "once-op2", "operator"));
+  op = await sign(await addUser(gw, "once-op", "operator"));
+  op2 = await sign(await addUser(gw, "once-op2", "operator"));
 });
 afterAll(() => gw.stop());
 
@@ -118,7 +118,7 @@ test("another form that changes who can act (a new back-office user) is once too
   expect(both.map((r) => r.status)).toEqual([both[0]!.status, both[0]!.status]);
   expect(both[0]!.status).toBeLessThan(400);
   expect(bodies[1]).toBe(bodies[0]!);
-  expect(listUsers(gw.ctx.db).filter((u) => u.username === "once-new-user").length).toBe(1);
+  expect((await listUsers(gw.ctx.db)).filter((u) => u.username === "once-new-user").length).toBe(1);
 });
 
 test("the payer's refund page: the address form sent twice at once gives the address once; both see the same answer", async () => {

@@ -14,17 +14,17 @@ import { addUser, axeAt, confirmIdentity, DESKTOP, httpSession, PHONE, signedIn 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;
 let browser: Browser;
-let other: ReturnType<TestGateway["newMerchant"]>;
+let other: Awaited<ReturnType<TestGateway["newMerchant"]>>;
 const users = {} as Record<"op" | "mine" | "theirs", { username: string; password: string }>;
 const data = {} as { paid: Record<string, string>; theirs: Record<string, string>; stray: string; payout?: string; frozen?: string };
 
 beforeAll(async () => {
   gw = await startTestGateway({ config: { chains: { TRON: { confirmations: 2 } }, payin: { shared_pool_size: 1 } } });
   browser = await launchBrowser();
-  other = gw.newMerchant("Other Shop");
-  users.op = addUser(gw, "root", "operator");
-  users.mine = addUser(gw, "shop", "merchant", gw.merchant.uid);
-  users.theirs = addUser(gw, "othershop", "merchant", other.uid);
+  other = await gw.newMerchant("Other Shop");
+  users.op = await addUser(gw, "root", "operator");
+  users.mine = await addUser(gw, "shop", "merchant", gw.merchant.uid);
+  users.theirs = await addUser(gw, "othershop", "merchant", other.uid);
   const sb = sandboxClient(gw.url);
   const create = (client: typeof gw.client, merchantOrderNo: string, amount: string) =>
     client.request<Record<string, string>>("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo, amount, notifyUrl: "https://shop.example/cb" } });

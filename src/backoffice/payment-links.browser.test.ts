@@ -18,10 +18,10 @@ const users = {} as Record<"op" | "mine" | "theirs", { username: string; passwor
 beforeAll(async () => {
   gw = await startTestGateway({ config: { rates: { fixed: { CNY: "7.10", EUR: "0.92" } }, chains: { TRON: { confirmations: 2 } } } });
   browser = await launchBrowser();
-  const other = gw.newMerchant("Other Shop");
-  users.op = addUser(gw, "root", "operator");
-  users.mine = addUser(gw, "shop", "merchant", gw.merchant.uid);
-  users.theirs = addUser(gw, "othershop", "merchant", other.uid);
+  const other = await gw.newMerchant("Other Shop");
+  users.op = await addUser(gw, "root", "operator");
+  users.mine = await addUser(gw, "shop", "merchant", gw.merchant.uid);
+  users.theirs = await addUser(gw, "othershop", "merchant", other.uid);
 });
 afterAll(async () => {
   await browser?.close();

@@ -123,8 +123,8 @@ function pages(role: "operator" | "merchant"): string[] {
 }
 
 test("every back-office page, filter, search and export reads large tables by seeks only", async () => {
-  const op = await httpSession(gw.url, addUser(gw, "planop", "operator"));
-  const shop = await httpSession(gw.url, addUser(gw, "planshop", "merchant", gw.merchant.uid));
+  const op = await httpSession(gw.url, await addUser(gw, "planop", "operator"));
+  const shop = await httpSession(gw.url, await addUser(gw, "planshop", "merchant", gw.merchant.uid));
   for (const [who, cookie] of [["operator", op], ["merchant", shop]] as const) {
     for (const path of pages(who)) {
       recording = `${who} ${path}`;
@@ -138,7 +138,7 @@ test("every back-office page, filter, search and export reads large tables by se
 
   // Plans as for large tables: a fresh schema with no statistics.
   const fresh = openDb(":memory:");
-  migrate(fresh);
+  await migrate(fresh);
   const large = new Set(LARGE_TABLES);
   const problems: string[] = [];
   let checked = 0;

@@ -17,7 +17,7 @@ let gw: TestGateway;
 let op: { bo: BackofficeClient; password: string };
 beforeAll(async () => {
   gw = await startTestGateway({ jobs: false, config: { chains: { TRON: { confirmations: 2 }, BSC: { confirmations: 2 } } } });
-  const u = addUser(gw, "decimals-op", "operator");
+  const u = await addUser(gw, "decimals-op", "operator");
   op = { bo: await backofficeSignIn(gw.url, u), password: u.password };
 });
 afterAll(() => gw.stop());

@@ -36,7 +36,7 @@ test("a merchant user resolves its overpaid order from Exceptions: refund the di
   await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "11.5" });
   for (let i = 0; i < 100 && (await gw.client.getPayinOrder(o.orderNo)).paidAmount === null; i++) await Bun.sleep(100);
   await sb.mine("TRON", 3);
-  const who = addUser(gw, "br-shop", "merchant", gw.merchant.uid);
+  const who = await addUser(gw, "br-shop", "merchant", gw.merchant.uid);
   const { ctx, page } = await signedIn(browser, gw, who, PHONE);
   await page.goto(`${gw.url}/backoffice/exceptions`);
   expect(await serious(page)).toEqual([]);
@@ -70,7 +70,7 @@ test('a failed "Refund all" is shown failed with why, and "Refund" is offered ag
   // The money left the receiving address on chain (its ledger still holds it): the node refuses the refund for good.
   const held = await tron.tokenBalance(o.address, "USDT");
   const away = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", fromAddress: o.address, toAddress: randomAddress("TRON"), amount: fromBaseUnits(held, 6, 0) });
-  const who = addUser(gw, "br-retry", "merchant", gw.merchant.uid);
+  const who = await addUser(gw, "br-retry", "merchant", gw.merchant.uid);
   const { ctx, page } = await signedIn(browser, gw, who, PHONE);
   await page.goto(`${gw.url}/backoffice/orders/${o.orderNo}`);
   await page.getByLabel("Refund all").check();
@@ -93,7 +93,7 @@ test('a failed "Refund all" is shown failed with why, and "Refund" is offered ag
   expect(await serious(page)).toEqual([]);
   // The money is back on the receiving address: the blocks from the one that took it are dropped
   // (in process: no block is mined between reading the height and the cut).
-  tron.reorg(tron.height() - away.blockNumber + 1);
+  await tron.reorg(await tron.height() - away.blockNumber + 1);
   expect(await tron.tokenBalance(o.address, "USDT")).toBe(held);
   await form.getByLabel("Payer's address").fill(payer);
   await form.getByRole("button", { name: "Refund", exact: true }).click();

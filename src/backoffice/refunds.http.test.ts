@@ -19,17 +19,17 @@ let gw: TestGateway;
 let sb: ReturnType<typeof sandboxClient>;
 let op: { bo: BackofficeClient; password: string };
 let shop: { bo: BackofficeClient; password: string };
-let other: ReturnType<TestGateway["newMerchant"]>;
+let other: Awaited<ReturnType<TestGateway["newMerchant"]>>;
 let otherUser: { bo: BackofficeClient; password: string };
 
 beforeAll(async () => {
   gw = await startTestGateway({ jobs: false, config: { chains: { TRON: { confirmations: 2 } } } });
   sb = sandboxClient(gw.url);
-  other = gw.newMerchant("Other Shop");
+  other = await gw.newMerchant("Other Shop");
   const sign = async (u: { username: string; password: string }) => ({ bo: await backofficeSignIn(gw.url, u), password: u.password });
-  op = await sign(addUser(gw, "refund-op", "operator"));
-  shop = await sign(addUser(gw, "refund-shop", "merchant", gw.merchant.uid));
-  otherUser = await sign(addUser(gw, "refund-other", "merchant", other.uid));
+  op = await sign(await addUser(gw, "refund-op", "operator"));
+  shop = await sign(await addUser(gw, "refund-shop", "merchant", gw.merchant.uid));
+  otherUser = await sign(await addUser(gw, "refund-other", "merchant", other.uid));
 });
 afterAll(() => gw.stop());
 
@@ -83,7 +83,7 @@ describe("a frozen order's one guided choice", () => {
       expect((await gw.client.getPayinOrder(o.orderNo)).status).toBe("completed");
       expect(callbacks(o.orderNo).map((c) => c.status).slice(-1)).toEqual(["completed"]);
       expect(refundRows(o.orderNo)).toEqual([]);
-      const resolved = listAudit(gw.ctx.db, { target: `payin:${o.orderNo}`, action: "payin.resolve" }).entries;
+      const resolved = (await listAudit(gw.ctx.db, { target: `payin:${o.orderNo}`, action: "payin.resolve" })).entries;
       expect(resolved).toHaveLength(1);
       expect(JSON.stringify(resolved[0])).toContain(`customer tipped (${role})`);
     });

@@ -26,8 +26,8 @@ beforeAll(async () => {
   sb = sandboxClient(gw.url);
   bsc = gw.ctx.chains.get("BSC") as SandboxChain;
   const sign = async (u: { username: string; password: string }) => ({ bo: await backofficeSignIn(gw.url, u), password: u.password });
-  op = await sign(addUser(gw, "r36-op", "operator"));
-  shop = await sign(addUser(gw, "r36-shop", "merchant", gw.merchant.uid));
+  op = await sign(await addUser(gw, "r36-op", "operator"));
+  shop = await sign(await addUser(gw, "r36-shop", "merchant", gw.merchant.uid));
 });
 afterAll(() => gw.stop());
 

@@ -19,7 +19,7 @@ let who: { username: string; password: string };
 beforeAll(async () => {
   gw = await startTestGateway({ jobs: false, config: { chains: { BSC: { confirmations: 2 } } } });
   browser = await launchBrowser();
-  who = addUser(gw, "rc-shop", "merchant", gw.merchant.uid);
+  who = await addUser(gw, "rc-shop", "merchant", gw.merchant.uid);
 });
 afterAll(async () => {
   await browser?.close();

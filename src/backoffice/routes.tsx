@@ -18,12 +18,13 @@ import { walletRoutes } from "./pages/wallets";
 import { paymentLinkRoutes } from "./pages/payment-links";
 import { feeRoutes } from "./pages/fees";
 import { lookupRoutes } from "./pages/lookup";
+import { mapSeq } from "../lib/async-seq";
 
 const asset = (body: string, type: string) => () =>
   new Response(body, { headers: { "content-type": type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" } });
 
 export function backofficeRoutes(ctx: BackofficeCtx, runtime: BackofficeRuntime) {
-  const states = () => [...ctx.chains.values()].map((a) => chainState(a, runtime.watchers.get(a.chain), runtime.ops.gas, ctx.clock.now()));
+  const states = async () => await mapSeq([...ctx.chains.values()], async (a) => await chainState(a, runtime.watchers.get(a.chain), runtime.ops.gas, ctx.clock.now()));
   const d = backofficeDeps(ctx, () => runtime.kick(), states);
   return backofficeApp(d);
 }

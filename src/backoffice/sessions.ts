@@ -76,14 +76,14 @@ const ipKey = (ip: string) => `a:${ip}`;
  * window lock it, 50 from this client address lock the address, each until the oldest failure is
  * 15 minutes old.
  */
-export function lockOf(deps: UserDeps, username: string, client: AttemptClient): LockReason | null {
+export async function lockOf(deps: UserDeps, username: string, client: AttemptClient): Promise<LockReason | null> {
   const since = deps.now() - LOCKOUT.windowMs;
   const pending = inFlight(deps);
-  const n = failuresSince(deps.db, { username }, since);
+  const n = await failuresSince(deps.db, { username }, since);
   if (n + (pending.get(userKey(username)) ?? 0) >= LOCKOUT.failures) return "locked";
   const ip = throttledIp(client);
   if (ip === null) return null;
-  const m = failuresSince(deps.db, { ip }, since);
+  const m = await failuresSince(deps.db, { ip }, since);
   return m + (pending.get(ipKey(ip)) ?? 0) >= LOCKOUT.ipFailures ? "address_locked" : null;
 }
 
@@ -95,7 +95,7 @@ export function lockOf(deps: UserDeps, username: string, client: AttemptClient):
  * still owed, must not reset it).
  */
 export async function attempt(deps: UserDeps, username: string, client: AttemptClient, check: () => boolean | Promise<boolean>): Promise<"ok" | "invalid" | LockReason> {
-  const locked = lockOf(deps, username, client);
+  const locked = await lockOf(deps, username, client);
   if (locked) return locked;
   const pending = inFlight(deps);
   const ip = throttledIp(client);
@@ -110,18 +110,18 @@ export async function attempt(deps: UserDeps, username: string, client: AttemptC
       if (left > 0) pending.set(k, left);
       else pending.delete(k);
     }
-    if (!ok) insertLoginFailure(deps.db, { username, ip: client.ip, at: deps.now() });
+    if (!ok) await insertLoginFailure(deps.db, { username, ip: client.ip, at: deps.now() });
   }
-  if (!ok) return lockOf(deps, username, client) ?? "invalid";
+  if (!ok) return await lockOf(deps, username, client) ?? "invalid";
   return "ok";
 }
 
-const clearFailures = (deps: UserDeps, username: string) => clearLoginFailures(deps.db, username);
+const clearFailures = async (deps: UserDeps, username: string) => await clearLoginFailures(deps.db, username);
 
-function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full", meta: { ip: string | null; userAgent: string | null }) {
+async function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full", meta: { ip: string | null; userAgent: string | null }) {
   const token = randomBytes(32).toString("base64url");
   const now = deps.now();
-  const session = insertSession(deps.db, {
+  const session = await insertSession(deps.db, {
     id: newId("SS"),
     tokenHash: sha256(token),
     userId: user.id,
@@ -137,71 +137,71 @@ function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full", meta:
 }
 
 /** A merchant user whose merchant is disabled cannot sign in (DESIGN 10: disabling signs them out). */
-function merchantActive(deps: UserDeps, user: UserRow): boolean {
+async function merchantActive(deps: UserDeps, user: UserRow): Promise<boolean> {
   if (user.merchantId === null) return true;
-  return findMerchantById(deps.db, user.merchantId)?.status === "active";
+  return (await findMerchantById(deps.db, user.merchantId))?.status === "active";
 }
 
 /** Step one: username and password. With TOTP enrolled the session waits for the code. */
 export async function signIn(deps: UserDeps, input: { username: string; password: string; ip: string | null; direct?: boolean; userAgent: string | null }): Promise<SignInResult> {
   const username = input.username.trim().slice(0, 64);
-  const user = findUser(deps.db, username);
+  const user = await findUser(deps.db, username);
   const r = await attempt(deps, username, input, async () => {
     const ok = await Bun.password.verify(input.password.slice(0, 256), user?.passwordHash ?? dummy());
-    return !!user && ok && user.status === "active" && merchantActive(deps, user);
+    return !!user && ok && user.status === "active" && await merchantActive(deps, user);
   });
   if (r !== "ok") return { ok: false, reason: r };
-  const fresh = userById(deps.db, user!.id)!;
+  const fresh = (await userById(deps.db, user!.id))!;
   const stage = userTotpSecret(deps, fresh) ? "totp" : "full";
-  const { token, session } = newSession(deps, fresh, stage, input);
+  const { token, session } = await newSession(deps, fresh, stage, input);
   // A right password alone does not clear the count while a second factor is still owed.
-  if (stage === "full") clearFailures(deps, username);
+  if (stage === "full") await clearFailures(deps, username);
   return { ok: true, token, session, user: fresh };
 }
 
 /** Step two: the code (or a recovery code) moves the session to "full"; failures count toward the lockout. */
 export async function completeSecondFactor(deps: UserDeps, session: SessionRow, code: string, client: AttemptClient): Promise<"ok" | "invalid" | LockReason> {
-  const user = userById(deps.db, session.userId);
+  const user = await userById(deps.db, session.userId);
   if (!user || session.stage !== "totp") return "invalid";
-  const r = await attempt(deps, user.username, client, () => verifySecondFactor(deps, user, code));
+  const r = await attempt(deps, user.username, client, async () => await verifySecondFactor(deps, user, code));
   if (r === "locked" || r === "address_locked") {
-    revokeSession(deps, session.id);
+    await revokeSession(deps, session.id);
     return r;
   }
   if (r === "invalid") return r;
   const now = deps.now();
-  patchSession(deps.db, session.id, { stage: "full", reauthAt: now, lastSeenAt: now });
-  clearFailures(deps, user.username);
+  await patchSession(deps.db, session.id, { stage: "full", reauthAt: now, lastSeenAt: now });
+  await clearFailures(deps, user.username);
   return "ok";
 }
 
 /** The live session of a cookie token, or null (unknown, revoked, idle too long, too old, user disabled). */
-export function loadSession(deps: UserDeps, policy: SessionPolicy, token: string | undefined): { session: SessionRow; user: UserRow } | null {
+export async function loadSession(deps: UserDeps, policy: SessionPolicy, token: string | undefined): Promise<{ session: SessionRow; user: UserRow } | null> {
   if (!token || token.length > 100) return null;
-  const row = sessionByTokenHash(deps.db, sha256(token));
+  const row = await sessionByTokenHash(deps.db, sha256(token));
   if (!row) return null;
   const { session: s, user: u } = row;
   const now = deps.now();
   if (s.revokedAt !== null || u.status !== "active") return null;
   if (now - s.lastSeenAt > policy.idleMs || now - s.createdAt > policy.maxMs) {
-    revokeSession(deps, s.id);
+    await revokeSession(deps, s.id);
     return null;
   }
   if (now - s.lastSeenAt > TOUCH_MS) {
-    patchSession(deps.db, s.id, { lastSeenAt: now });
+    await patchSession(deps.db, s.id, { lastSeenAt: now });
     s.lastSeenAt = now;
   }
   return { session: s, user: u };
 }
 
-export function revokeSession(deps: UserDeps, sessionId: string, scope: { userId?: number } = {}): boolean {
-  return revokeSessionRow(deps.db, sessionId, deps.now(), scope.userId);
+export async function revokeSession(deps: UserDeps, sessionId: string, scope: { userId?: number } = {}): Promise<boolean> {
+  return await revokeSessionRow(deps.db, sessionId, deps.now(), scope.userId);
 }
 
 /** The user's live sessions, newest first (the security page lists them with "Sign out"). */
-export function activeSessions(deps: UserDeps, policy: SessionPolicy, userId: number): SessionRow[] {
+export async function activeSessions(deps: UserDeps, policy: SessionPolicy, userId: number): Promise<SessionRow[]> {
   const now = deps.now();
-  return fullSessions(deps.db, userId).filter((s) => now - s.lastSeenAt <= policy.idleMs && now - s.createdAt <= policy.maxMs);
+  return (await fullSessions(deps.db, userId)).filter((s) => now - s.lastSeenAt <= policy.idleMs && now - s.createdAt <= policy.maxMs);
 }
 
 /**
@@ -219,11 +219,11 @@ export async function reauthenticate(
   if (!secret) return "invalid";
   const r = await attempt(deps, user.username, client, async () => {
     if (await Bun.password.verify(secret.slice(0, 256), user.passwordHash)) return true;
-    return !opts.passwordOnly && userTotpSecret(deps, user) !== null && verifySecondFactor(deps, user, secret);
+    return !opts.passwordOnly && userTotpSecret(deps, user) !== null && await verifySecondFactor(deps, user, secret);
   });
   if (r === "ok") {
-    writeTx(deps.db, (tx) => patchSession(tx, session.id, { reauthAt: deps.now() }));
-    clearFailures(deps, user.username);
+    await writeTx(deps.db, async (tx) => await patchSession(tx, session.id, { reauthAt: deps.now() }));
+    await clearFailures(deps, user.username);
   }
   return r;
 }

@@ -11,15 +11,15 @@ export type SessionRow = typeof backofficeSessions.$inferSelect;
 
 // Users
 
-export function findUser(db: Db, username: string): UserRow | undefined {
+export async function findUser(db: Db, username: string): Promise<UserRow | undefined> {
   return db.select().from(backofficeUsers).where(eq(backofficeUsers.username, username)).get();
 }
 
-export function userById(db: Db, id: number): UserRow | undefined {
+export async function userById(db: Db, id: number): Promise<UserRow | undefined> {
   return db.select().from(backofficeUsers).where(eq(backofficeUsers.id, id)).get();
 }
 
-export function listUsers(db: Db, scope: { merchantId?: number } = {}): UserRow[] {
+export async function listUsers(db: Db, scope: { merchantId?: number } = {}): Promise<UserRow[]> {
   return db
     .select()
     .from(backofficeUsers)
@@ -28,28 +28,28 @@ export function listUsers(db: Db, scope: { merchantId?: number } = {}): UserRow[
     .all();
 }
 
-export function hasOperator(db: Db): boolean {
+export async function hasOperator(db: Db): Promise<boolean> {
   return !!db.select({ id: backofficeUsers.id }).from(backofficeUsers).where(and(eq(backofficeUsers.role, "operator"), eq(backofficeUsers.status, "active"))).get();
 }
 
-export function insertUser(tx: Db, values: typeof backofficeUsers.$inferInsert): UserRow {
+export async function insertUser(tx: Db, values: typeof backofficeUsers.$inferInsert): Promise<UserRow> {
   return tx.insert(backofficeUsers).values(values).returning().get();
 }
 
 /** Writes `set` on the user; the row after. */
-export function patchUser(tx: Db, id: number, set: Partial<Omit<UserRow, "id">>): UserRow {
+export async function patchUser(tx: Db, id: number, set: Partial<Omit<UserRow, "id">>): Promise<UserRow> {
   return tx.update(backofficeUsers).set(set).where(eq(backofficeUsers.id, id)).returning().get();
 }
 
 // Failed sign-ins (the lockout counts them)
 
 /** Failures of a username, or from a client address, after `since`. */
-export function failuresSince(db: Db, by: { username: string } | { ip: string }, since: number): number {
+export async function failuresSince(db: Db, by: { username: string } | { ip: string }, since: number): Promise<number> {
   const who = "username" in by ? eq(loginFailures.username, by.username) : eq(loginFailures.ip, by.ip);
   return db.select({ n: count() }).from(loginFailures).where(and(who, gt(loginFailures.at, since))).get()?.n ?? 0;
 }
 
-export function insertLoginFailure(db: Db, row: { username: string; ip: string | null; at: number }): void {
+export async function insertLoginFailure(db: Db, row: { username: string; ip: string | null; at: number }): Promise<void> {
   db.insert(loginFailures).values(row).run();
 }
 
@@ -58,18 +58,18 @@ export function insertLoginFailure(db: Db, row: { username: string; ip: string |
  * password reset (CLI `user reset-password` or the back office) and the setup link clear it, so
  * the new password works at once even while someone keeps guessing the old one.
  */
-export function clearLoginFailures(db: Db, username: string): void {
+export async function clearLoginFailures(db: Db, username: string): Promise<void> {
   db.delete(loginFailures).where(eq(loginFailures.username, username)).run();
 }
 
 // Sessions
 
-export function insertSession(db: Db, values: typeof backofficeSessions.$inferInsert): SessionRow {
+export async function insertSession(db: Db, values: typeof backofficeSessions.$inferInsert): Promise<SessionRow> {
   return db.insert(backofficeSessions).values(values).returning().get();
 }
 
 /** The session of a token hash with its user. */
-export function sessionByTokenHash(db: Db, tokenHash: string): { session: SessionRow; user: UserRow } | undefined {
+export async function sessionByTokenHash(db: Db, tokenHash: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
   const row = db
     .select()
     .from(backofficeSessions)
@@ -79,18 +79,18 @@ export function sessionByTokenHash(db: Db, tokenHash: string): { session: Sessio
   return row ? { session: row.backoffice_sessions, user: row.backoffice_users } : undefined;
 }
 
-export function patchSession(db: Db, id: string, set: Partial<Pick<SessionRow, "stage" | "reauthAt" | "lastSeenAt">>): void {
+export async function patchSession(db: Db, id: string, set: Partial<Pick<SessionRow, "stage" | "reauthAt" | "lastSeenAt">>): Promise<void> {
   db.update(backofficeSessions).set(set).where(eq(backofficeSessions.id, id)).run();
 }
 
 /** Revokes a live session (of that user only, when given); whether one was. */
-export function revokeSessionRow(db: Db, sessionId: string, now: number, userId?: number): boolean {
+export async function revokeSessionRow(db: Db, sessionId: string, now: number, userId?: number): Promise<boolean> {
   const where = userId !== undefined ? and(eq(backofficeSessions.id, sessionId), eq(backofficeSessions.userId, userId)) : eq(backofficeSessions.id, sessionId);
   return !!db.update(backofficeSessions).set({ revokedAt: now }).where(and(where, isNull(backofficeSessions.revokedAt))).returning().get();
 }
 
 /** Every unrevoked session of the user but `exceptSessionId` ends now. */
-export function revokeUserSessions(db: Db, userId: number, now: number, exceptSessionId?: string): void {
+export async function revokeUserSessions(db: Db, userId: number, now: number, exceptSessionId?: string): Promise<void> {
   const rows = db.select({ id: backofficeSessions.id }).from(backofficeSessions).where(and(eq(backofficeSessions.userId, userId), isNull(backofficeSessions.revokedAt))).all();
   for (const r of rows) {
     if (r.id !== exceptSessionId) db.update(backofficeSessions).set({ revokedAt: now }).where(eq(backofficeSessions.id, r.id)).run();
@@ -98,7 +98,7 @@ export function revokeUserSessions(db: Db, userId: number, now: number, exceptSe
 }
 
 /** The user's signed-in (stage full), unrevoked sessions, newest first. */
-export function fullSessions(db: Db, userId: number): SessionRow[] {
+export async function fullSessions(db: Db, userId: number): Promise<SessionRow[]> {
   return db
     .select()
     .from(backofficeSessions)
@@ -109,14 +109,14 @@ export function fullSessions(db: Db, userId: number): SessionRow[] {
 
 // Settings (the setup token)
 
-export function getSetting(db: Db, key: string): string | undefined {
+export async function getSetting(db: Db, key: string): Promise<string | undefined> {
   return db.select().from(settings).where(eq(settings.key, key)).get()?.value;
 }
 
-export function putSetting(db: Db, key: string, value: string, now: number): void {
+export async function putSetting(db: Db, key: string, value: string, now: number): Promise<void> {
   db.insert(settings).values({ key, value, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } }).run();
 }
 
-export function deleteSetting(db: Db, key: string): void {
+export async function deleteSetting(db: Db, key: string): Promise<void> {
   db.delete(settings).where(eq(settings.key, key)).run();
 }

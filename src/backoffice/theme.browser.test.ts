@@ -17,7 +17,7 @@ let orderNo = "";
 beforeAll(async () => {
   gw = await startTestGateway({ config: { chains: { TRON: { confirmations: 2 } } } });
   browser = await launchBrowser();
-  op = addUser(gw, "night", "operator");
+  op = await addUser(gw, "night", "operator");
   const order = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "DARK-1", amount: "3", notifyUrl: "https://shop.example/cb" },
   });

@@ -19,7 +19,7 @@ afterAll(() => gw.stop());
 const from = (ip: string) => ({ "x-forwarded-for": ip });
 
 test("50 failures from one address lock that address for 15 minutes, not the others", async () => {
-  const real = addUser(gw, "throttled", "operator");
+  const real = await addUser(gw, "throttled", "operator");
   const attacker = "203.0.113.7";
   // Each username fails fewer than 5 times: only the address limit can stop this spray.
   for (let i = 0; i < LOCKOUT.ipFailures; i++) {
@@ -31,7 +31,7 @@ test("50 failures from one address lock that address for 15 minutes, not the oth
   expect(blocked.status).toBe(429);
   expect(await blocked.text()).toContain("Too many failed sign-ins from your network address.");
   expect(blocked.headers.getSetCookie().some((c) => c.startsWith("sg_session="))).toBe(false);
-  expect(listAudit(gw.ctx.db, {}).entries.some((e) => e.action === "address.locked_out" && e.target === `ip:${attacker}` && e.ip === attacker)).toBe(true);
+  expect((await listAudit(gw.ctx.db, {})).entries.some((e) => e.action === "address.locked_out" && e.target === `ip:${attacker}` && e.ip === attacker)).toBe(true);
 
   // Another client behind the same proxy signs in, and the real user is not locked by name.
   const other = await postLogin(gw.url, real, from("198.51.100.9"));
@@ -47,7 +47,7 @@ test("an untrusted X-Forwarded-For is ignored, and a loopback client only meets 
   // undeclared reverse proxy, so counting it would let one guesser lock every operator out.
   const gw2 = await startTestGateway({ clock, jobs: false });
   try {
-    const real = addUser(gw2, "direct", "operator");
+    const real = await addUser(gw2, "direct", "operator");
     for (let i = 0; i < LOCKOUT.ipFailures + 5; i++) {
       const res = await postLogin(gw2.url, { username: `g${i % 25}`, password: `wrong-${i}-xxxxxxx` }, from(`192.0.2.${i}`));
       expect(res.status).toBe(401);
@@ -56,7 +56,7 @@ test("an untrusted X-Forwarded-For is ignored, and a loopback client only meets 
     // The forged addresses never reached the record: the failures and the audit carry the peer.
     const ips = gw2.ctx.db.$client.query("SELECT DISTINCT ip FROM login_failures").all() as { ip: string }[];
     expect(ips.map((r) => r.ip)).toEqual(["127.0.0.1"]);
-    expect(listAudit(gw2.ctx.db, { actor: real.username }).entries.find((e) => e.action === "user.sign_in")?.ip).toBe("127.0.0.1");
+    expect((await listAudit(gw2.ctx.db, { actor: real.username })).entries.find((e) => e.action === "user.sign_in")?.ip).toBe("127.0.0.1");
   } finally {
     await gw2.stop();
   }

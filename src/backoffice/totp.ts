@@ -42,14 +42,14 @@ export function newRecoveryCodes(n = 10): string[] {
 }
 
 /** Keeps a new secret, encrypted, until a code from the app proves it was stored (enableTotp). */
-export function storePendingTotpSecret(deps: UserDeps, userId: number, secretBase32: string): void {
-  patchUser(deps.db, userId, { totpSecretEnc: deps.cipher.encrypt(secretBase32), updatedAt: deps.now() });
+export async function storePendingTotpSecret(deps: UserDeps, userId: number, secretBase32: string): Promise<void> {
+  await patchUser(deps.db, userId, { totpSecretEnc: deps.cipher.encrypt(secretBase32), updatedAt: deps.now() });
 }
 
 /** Stores the secret and recovery codes once the user proved the app works with one code. */
-export function enableTotp(deps: UserDeps, userId: number, secretBase32: string, recovery: string[], usedStep: number): void {
+export async function enableTotp(deps: UserDeps, userId: number, secretBase32: string, recovery: string[], usedStep: number): Promise<void> {
   const now = deps.now();
-  patchUser(deps.db, userId, { totpSecretEnc: deps.cipher.encrypt(secretBase32), totpEnabledAt: now, totpLastStep: usedStep, recoveryCodes: JSON.stringify(recovery.map(hashCode)), updatedAt: now });
+  await patchUser(deps.db, userId, { totpSecretEnc: deps.cipher.encrypt(secretBase32), totpEnabledAt: now, totpLastStep: usedStep, recoveryCodes: JSON.stringify(recovery.map(hashCode)), updatedAt: now });
 }
 
 export function userTotpSecret(deps: Pick<UserDeps, "cipher">, u: UserRow): string | null {
@@ -57,25 +57,25 @@ export function userTotpSecret(deps: Pick<UserDeps, "cipher">, u: UserRow): stri
 }
 
 /** A TOTP code or an unused recovery code (which is then spent). */
-export function verifySecondFactor(deps: UserDeps, u: UserRow, code: string): boolean {
+export async function verifySecondFactor(deps: UserDeps, u: UserRow, code: string): Promise<boolean> {
   const secret = userTotpSecret(deps, u);
   if (!secret) return false;
   const step = totpStep(u.username, secret, code, deps.now());
   if (step !== null) {
     // A code (or an older one) already used does not work again: a watched code cannot be replayed.
-    return writeTx(deps.db, (tx) => {
-      const fresh = userById(tx, u.id);
+    return await writeTx(deps.db, async (tx) => {
+      const fresh = await userById(tx, u.id);
       if (!fresh || (fresh.totpLastStep !== null && step <= fresh.totpLastStep)) return false;
-      patchUser(tx, u.id, { totpLastStep: step });
+      await patchUser(tx, u.id, { totpLastStep: step });
       return true;
     });
   }
   const h = hashCode(code);
-  return writeTx(deps.db, (tx) => {
-    const fresh = userById(tx, u.id);
+  return await writeTx(deps.db, async (tx) => {
+    const fresh = await userById(tx, u.id);
     const codes = JSON.parse(fresh?.recoveryCodes ?? "[]") as string[];
     if (!codes.includes(h)) return false;
-    patchUser(tx, u.id, { recoveryCodes: JSON.stringify(codes.filter((c) => c !== h)) });
+    await patchUser(tx, u.id, { recoveryCodes: JSON.stringify(codes.filter((c) => c !== h)) });
     return true;
   });
 }

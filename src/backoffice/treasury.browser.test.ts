@@ -36,9 +36,9 @@ afterAll(async () => {
 const DESKTOP = { viewport: { width: 1280, height: 800 } };
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 };
 let seq = 0;
-const userFor = (merchantUid: string, role: "merchant" | "operator" = "merchant") => {
+const userFor = async (merchantUid: string, role: "merchant" | "operator" = "merchant") => {
   const username = `u${Date.now() % 100000}-${++seq}`;
-  const { password } = createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username, role, merchantUid: role === "merchant" ? merchantUid : undefined }, CLI_ACTOR);
+  const { password } = await createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username, role, merchantUid: role === "merchant" ? merchantUid : undefined }, CLI_ACTOR);
   return { username, password };
 };
 
@@ -69,8 +69,8 @@ async function noAxeViolations(page: Page) {
 }
 
 test("developer settings: test callback signed and shown, IP allowlist enforced, API key rotated and shown once", async () => {
-  const m = gw.newMerchant("Dev Shop");
-  const who = userFor(m.uid);
+  const m = await gw.newMerchant("Dev Shop");
+  const who = await userFor(m.uid);
   const ctx = await browser.newContext({ ...PHONE, locale: "en-US" });
   const page = await ctx.newPage();
   await signIn(page, who);
@@ -126,7 +126,7 @@ test("developer settings: test callback signed and shown, IP allowlist enforced,
   await page.goto(gw.url + "/backoffice/developer");
   expect(await page.getByTestId("new-api-key").count()).toBe(0);
   expect(await page.content()).not.toContain(newKey);
-  const actions = listAudit(gw.ctx.db, { actor: who.username }).entries.map((e) => e.action);
+  const actions = (await listAudit(gw.ctx.db, { actor: who.username })).entries.map((e) => e.action);
   expect(actions).toContain("key.rotate");
 
   await sandboxClient(gw.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: preOrder.address, amount: "3.5" });
@@ -142,8 +142,8 @@ test("developer settings: test callback signed and shown, IP allowlist enforced,
 }, { timeout: 60_000, retry: 2 });
 
 test("balances per address and a collection run confirmed leg by leg", async () => {
-  const m = gw.newMerchant("Collect Shop");
-  const who = userFor(m.uid);
+  const m = await gw.newMerchant("Collect Shop");
+  const who = await userFor(m.uid);
   const sb = sandboxClient(gw.url);
   const sources: string[] = [];
   for (let i = 0; i < 4; i++) {
@@ -175,7 +175,7 @@ test("balances per address and a collection run confirmed leg by leg", async () 
   await recent.getByText("12.00").waitFor();
   expect(await recent.locator("tbody tr").count()).toBe(1);
   await noAxeViolations(page);
-  const other = gw.newMerchant("Other");
+  const other = await gw.newMerchant("Other");
   const ob = await other.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "theirs" } });
   expect((await page.goto(`${gw.url}/backoffice/wallets/${ob.bindingId}`))!.status()).toBe(404);
 
@@ -201,10 +201,10 @@ test("balances per address and a collection run confirmed leg by leg", async () 
   expect(await tron.tokenBalance(sources[3]!, "USDT")).toBe(1_000_000n);
   await page.getByRole("link", { name: "Back to collection" }).click();
   await page.getByRole("region", { name: "Collection runs" }).getByText("done").waitFor();
-  expect(listAudit(gw.ctx.db, { actor: who.username }).entries.map((e) => e.action)).toEqual(expect.arrayContaining(["collection.settings", "collection.confirm"]));
+  expect((await listAudit(gw.ctx.db, { actor: who.username })).entries.map((e) => e.action)).toEqual(expect.arrayContaining(["collection.settings", "collection.confirm"]));
 
   // The operator sees every merchant's balances and the mismatch list.
-  const op = userFor(m.uid, "operator");
+  const op = await userFor(m.uid, "operator");
   const opCtx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const opPage = await opCtx.newPage();
   await signIn(opPage, op);

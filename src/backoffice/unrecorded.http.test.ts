@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => gw.stop());
 
 test("a held source is listed; Acknowledge needs re-authentication, is audited, and releases its payout", async () => {
-  const m = gw.newMerchant("held");
+  const m = await gw.newMerchant("held");
   const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "held" } });
   await sandboxClient(gw.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "100" });
   await sandboxClient(gw.url).mine("TRON", 2);
@@ -42,7 +42,7 @@ test("a held source is listed; Acknowledge needs re-authentication, is audited, 
   expect(row()).toMatchObject({ status: "submitted", txHash: null });
 
   const username = "ack-operator";
-  const { password } = createUser({ db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username, role: "operator" }, CLI_ACTOR);
+  const { password } = await createUser({ db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username, role: "operator" }, CLI_ACTOR);
   const bo = await backofficeSignIn(gw.url, { username, password });
   const page = await (await bo.get("/backoffice/exceptions")).text();
   expect(page).toContain("Unrecorded outgoing transfers");
@@ -59,7 +59,7 @@ test("a held source is listed; Acknowledge needs re-authentication, is audited, 
   expect(ok.status).toBe(303);
   expect(ok.headers.get("location")).toBe("/backoffice/exceptions?done=acknowledged");
   expect(db.$client.query("SELECT acknowledged_by AS by FROM unrecorded_outgoing").all()).toEqual([{ by: username }]);
-  const audit = listAudit(db, { action: "restore.ack" }).entries[0];
+  const audit = (await listAudit(db, { action: "restore.ack" })).entries[0];
   expect(audit).toMatchObject({ actor: username, target: `address:TRON:${b.address}` });
   expect(row().lastError).toBeNull();
 

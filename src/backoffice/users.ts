@@ -55,11 +55,11 @@ export function validatePassword(password: string): void {
  * Creates a user with a generated password (or the given one) and returns both. `mustChangePassword`:
  * the password is handed over by an operator, so the user chooses their own at the first sign-in.
  */
-export function createUser(
+export async function createUser(
   deps: UserDeps,
   input: { username: string; role: Role; merchantUid?: string; password?: string; mustChangePassword?: boolean },
   actor: Actor,
-): { user: UserRow; password: string } {
+): Promise<{ user: UserRow; password: string }> {
   const username = input.username.trim();
   if (!USERNAME.test(username)) throw new UserError("user.username_invalid");
   if (input.role !== "operator" && input.role !== "merchant") throw new UserError("user.role_invalid");
@@ -69,48 +69,48 @@ export function createUser(
   validatePassword(password);
   const hash = hashPasswordSync(password);
   const now = deps.now();
-  return writeTx(deps.db, (tx) => {
+  return await writeTx(deps.db, async (tx) => {
     let merchantId: number | null = null;
     if (input.merchantUid) {
-      const m = findMerchantByUid(tx, input.merchantUid);
+      const m = await findMerchantByUid(tx, input.merchantUid);
       if (!m) throw new UserError("user.no_merchant", { uid: input.merchantUid });
       merchantId = m.id;
     }
-    if (findUser(tx, username)) throw new UserError("user.exists", { username });
-    const user = insertUser(tx, { username, role: input.role, merchantId, passwordHash: hash, mustChangePassword: input.mustChangePassword ?? false, createdAt: now, updatedAt: now });
-    recordAudit(tx, { ...actor, action: "user.create", target: `user:${username}`, after: { role: input.role, merchantUid: input.merchantUid ?? null }, at: now });
+    if (await findUser(tx, username)) throw new UserError("user.exists", { username });
+    const user = await insertUser(tx, { username, role: input.role, merchantId, passwordHash: hash, mustChangePassword: input.mustChangePassword ?? false, createdAt: now, updatedAt: now });
+    await recordAudit(tx, { ...actor, action: "user.create", target: `user:${username}`, after: { role: input.role, merchantUid: input.merchantUid ?? null }, at: now });
     return { user, password };
   });
 }
 
-function mustFind(db: Db, username: string): UserRow {
-  const u = findUser(db, username);
+async function mustFind(db: Db, username: string): Promise<UserRow> {
+  const u = await findUser(db, username);
   if (!u) throw new UserError("user.not_found", { username });
   return u;
 }
 
-export function setUserStatus(deps: UserDeps, username: string, status: "active" | "disabled", actor: Actor): UserRow {
+export async function setUserStatus(deps: UserDeps, username: string, status: "active" | "disabled", actor: Actor): Promise<UserRow> {
   const now = deps.now();
-  return writeTx(deps.db, (tx) => {
-    const u = mustFind(tx, username);
-    const row = patchUser(tx, u.id, { status, updatedAt: now });
-    if (status === "disabled") revokeUserSessions(tx, u.id, now);
-    recordAudit(tx, { ...actor, action: status === "disabled" ? "user.disable" : "user.enable", target: `user:${username}`, before: { status: u.status }, after: { status }, at: now });
+  return await writeTx(deps.db, async (tx) => {
+    const u = await mustFind(tx, username);
+    const row = await patchUser(tx, u.id, { status, updatedAt: now });
+    if (status === "disabled") await revokeUserSessions(tx, u.id, now);
+    await recordAudit(tx, { ...actor, action: status === "disabled" ? "user.disable" : "user.enable", target: `user:${username}`, before: { status: u.status }, after: { status }, at: now });
     return row;
   });
 }
 
 /** A new generated password; every session of the user ends. `mustChangePassword` as in createUser. */
-export function resetPassword(deps: UserDeps, username: string, actor: Actor, opts: { mustChangePassword?: boolean } = {}): { user: UserRow; password: string } {
+export async function resetPassword(deps: UserDeps, username: string, actor: Actor, opts: { mustChangePassword?: boolean } = {}): Promise<{ user: UserRow; password: string }> {
   const password = generatePassword();
   const hash = hashPasswordSync(password);
   const now = deps.now();
-  return writeTx(deps.db, (tx) => {
-    const u = mustFind(tx, username);
-    const user = patchUser(tx, u.id, { passwordHash: hash, mustChangePassword: opts.mustChangePassword ?? false, updatedAt: now });
-    revokeUserSessions(tx, u.id, now);
-    clearLoginFailures(tx, username);
-    recordAudit(tx, { ...actor, action: "user.reset_password", target: `user:${username}`, at: now });
+  return await writeTx(deps.db, async (tx) => {
+    const u = await mustFind(tx, username);
+    const user = await patchUser(tx, u.id, { passwordHash: hash, mustChangePassword: opts.mustChangePassword ?? false, updatedAt: now });
+    await revokeUserSessions(tx, u.id, now);
+    await clearLoginFailures(tx, username);
+    await recordAudit(tx, { ...actor, action: "user.reset_password", target: `user:${username}`, at: now });
     return { user, password };
   });
 }
@@ -120,20 +120,20 @@ export async function changePassword(deps: UserDeps, userId: number, newPassword
   validatePassword(newPassword);
   const hash = await hashPassword(newPassword);
   const now = deps.now();
-  writeTx(deps.db, (tx) => {
-    patchUser(tx, userId, { passwordHash: hash, mustChangePassword: false, updatedAt: now });
-    revokeUserSessions(tx, userId, now, keepSessionId);
+  await writeTx(deps.db, async (tx) => {
+    await patchUser(tx, userId, { passwordHash: hash, mustChangePassword: false, updatedAt: now });
+    await revokeUserSessions(tx, userId, now, keepSessionId);
   });
 }
 
 /** Removes the second factor (lost phone): the user signs in with the password alone and enrolls again. */
-export function resetTotp(deps: UserDeps, username: string, actor: Actor): UserRow {
+export async function resetTotp(deps: UserDeps, username: string, actor: Actor): Promise<UserRow> {
   const now = deps.now();
-  return writeTx(deps.db, (tx) => {
-    const u = mustFind(tx, username);
-    const row = patchUser(tx, u.id, { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, recoveryCodes: "[]", updatedAt: now });
-    revokeUserSessions(tx, u.id, now);
-    recordAudit(tx, { ...actor, action: "user.reset_2fa", target: `user:${username}`, before: { totp: u.totpEnabledAt !== null }, after: { totp: false }, at: now });
+  return await writeTx(deps.db, async (tx) => {
+    const u = await mustFind(tx, username);
+    const row = await patchUser(tx, u.id, { totpSecretEnc: null, totpEnabledAt: null, totpLastStep: null, recoveryCodes: "[]", updatedAt: now });
+    await revokeUserSessions(tx, u.id, now);
+    await recordAudit(tx, { ...actor, action: "user.reset_2fa", target: `user:${username}`, before: { totp: u.totpEnabledAt !== null }, after: { totp: false }, at: now });
     return row;
   });
 }

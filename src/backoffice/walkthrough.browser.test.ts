@@ -29,7 +29,7 @@ beforeAll(async () => {
     },
   });
   browser = await launchBrowser();
-  admin = addUser(gw, "admin", "operator");
+  admin = await addUser(gw, "admin", "operator");
 });
 afterAll(async () => {
   await browser?.close();
@@ -45,7 +45,7 @@ const createOrder = (amount: string) =>
   });
 const statusOf = async (orderNo: string) => (await gw.client.request<Record<string, string>>("GET", `/openapi/payin/orders/${orderNo}`)).status;
 const until = (what: string, fn: () => Promise<boolean> | boolean, ms = 10_000) => eventually(fn, ms, what);
-const audited = (action: string, target: string) => listAudit(gw.ctx.db, { action, target }).entries;
+const audited = async (action: string, target: string) => (await listAudit(gw.ctx.db, { action, target })).entries;
 
 /** Searches from the box; the results page, or (one record found) that record's page with `opens` as its heading. */
 async function search(page: Page, q: string, opens: string | RegExp = "Search") {
@@ -92,7 +92,7 @@ for (const [name, size] of [
       return false;
     });
     expect(await after.locator("tr[data-attempt]").last().innerText()).toContain("200");
-    expect(audited("callback.resend", `payin:${o.orderNo}`)[0]).toMatchObject({ actor: "admin", role: "operator" });
+    expect((await audited("callback.resend", `payin:${o.orderNo}`))[0]).toMatchObject({ actor: "admin", role: "operator" });
     await ctx.close();
   }, BROWSER_RETRY);
 
@@ -126,7 +126,7 @@ for (const [name, size] of [
       await page.reload();
       return (await page.getByRole("region", { name: /Delivery attempts of/ }).last().innerText()).includes("200");
     });
-    const attachEntry = listAudit(gw.ctx.db, { action: "deposit.attach" }).entries.find((e) => JSON.stringify(e.after).includes(o.orderNo));
+    const attachEntry = (await listAudit(gw.ctx.db, { action: "deposit.attach" })).entries.find((e) => JSON.stringify(e.after).includes(o.orderNo));
     expect(attachEntry).toMatchObject({ actor: "admin", role: "operator" });
     expect(await page.getByRole("list", { name: "Status timeline" }).innerText()).toContain("deposit.attach — by admin (operator");
     await ctx.close();
@@ -155,8 +155,8 @@ for (const [name, size] of [
     const timeline = await page.getByRole("list", { name: "Status timeline" }).innerText();
     expect(timeline).toContain("payin.freeze — by admin (operator");
     expect(timeline).toContain(reason);
-    expect(audited("payin.freeze", `payin:${o.orderNo}`)[0]).toMatchObject({ actor: "admin", role: "operator" });
-    expect(audited("payin.release", `payin:${o.orderNo}`)[0]).toMatchObject({ actor: "admin", role: "operator" });
+    expect((await audited("payin.freeze", `payin:${o.orderNo}`))[0]).toMatchObject({ actor: "admin", role: "operator" });
+    expect((await audited("payin.release", `payin:${o.orderNo}`))[0]).toMatchObject({ actor: "admin", role: "operator" });
     await ctx.close();
   }, BROWSER_RETRY);
 }
@@ -178,7 +178,7 @@ test("exceptions queue: dismiss an unmatched deposit with a note; add and remove
   await page.getByRole("button", { name: "Dismiss" }).click();
   await page.getByText("Deposit dismissed.").waitFor();
   expect(await page.locator("dl.kv").innerText()).toContain("dismissed: test transfer from our own wallet");
-  expect(audited("deposit.dismiss", `deposit:${depositId}`)[0]).toMatchObject({ actor: "admin" });
+  expect((await audited("deposit.dismiss", `deposit:${depositId}`))[0]).toMatchObject({ actor: "admin" });
 
   await page.getByRole("link", { name: "Exceptions" }).click();
   expect(await page.getByRole("region", { name: "Unmatched deposits" }).count()).toBe(0);

@@ -101,7 +101,7 @@ describe("backup", () => {
     const live = join(gw.dir, "live.db");
     const db = openDb(live);
     db.$client.run("PRAGMA wal_autocheckpoint = 0");
-    migrate(db);
+    await migrate(db);
     const raw = join(gw.dir, "raw-cp.db");
     copyFileSync(live, raw);
     db.$client.close();

@@ -65,13 +65,13 @@ function checkHeader(path: string): { size: number; wal: boolean } {
 const expectedCache = new Map<string, Map<string, Set<string>>>();
 
 /** Tables and columns a database at this migration level has: the migrations run on an empty one. */
-function expectedSchema(names: string[], list: readonly EmbeddedMigration[]): Map<string, Set<string>> {
+async function expectedSchema(names: string[], list: readonly EmbeddedMigration[]): Promise<Map<string, Set<string>>> {
   const key = names.join(",");
   const hit = expectedCache.get(key);
   if (hit) return hit;
   const db = openDb(":memory:");
   try {
-    migrate(db, list.filter((m) => names.includes(m.name)));
+    await migrate(db, list.filter((m) => names.includes(m.name)));
     const out = tableColumns(db.$client);
     expectedCache.set(key, out);
     return out;
@@ -129,7 +129,7 @@ async function inspectDatabase(path: string, bytes: number, list: readonly Embed
     client.close();
   }
   if (!names.length) throw new BadBackup("not a stablegate database: it has no stablegate tables and no migration record");
-  const want = expectedSchema(names, list);
+  const want = await expectedSchema(names, list);
   for (const [table, cols] of want) {
     const got = have.get(table);
     if (!got) throw new BadBackup(`not a stablegate database at migration ${names.at(-1)}: table ${table} is missing`);

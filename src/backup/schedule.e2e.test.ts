@@ -37,7 +37,7 @@ const bucket = () => new S3Client({ endpoint: `http://127.0.0.1:${s3.port}`, buc
 const remote = async () => ((await bucket().list({ prefix: "gw1/" })).contents ?? []).map((o) => o.key).sort();
 /** Moves the clock to the next slot and runs the job as the scheduler would. */
 async function nextSlot() {
-  const due = backups().dueAt()!;
+  const due = (await backups().dueAt())!;
   expect(await backups().tick()).toBeNull(); // not due yet
   await clock.set(due);
   return (await backups().tick())!;
@@ -51,7 +51,7 @@ async function alertTick() {
 
 describe("scheduled backups", () => {
   test("on the schedule: a checked 0600 backup in backups/ beside the database, uploaded byte for byte", async () => {
-    expect(backups().dueAt()).toBe(Date.parse("2026-11-24T08:05:00.000Z"));
+    expect(await backups().dueAt()).toBe(Date.parse("2026-11-24T08:05:00.000Z"));
     const r = await nextSlot();
     expect(r.status).toBe("ok");
     expect(r.file).toBe(join(dir, "stablegate-20261124T080500Z.db"));
@@ -61,7 +61,7 @@ describe("scheduled backups", () => {
     expect(r.s3Key).toBe("gw1/stablegate-20261124T080500Z.db");
     const stored = new Uint8Array(await bucket().file(r.s3Key!).arrayBuffer());
     expect(Buffer.from(stored).equals(Buffer.from(await Bun.file(r.file!).arrayBuffer()))).toBe(true);
-    expect(backups().dueAt()).toBe(Date.parse("2026-11-24T08:10:00.000Z"));
+    expect(await backups().dueAt()).toBe(Date.parse("2026-11-24T08:10:00.000Z"));
   });
 
   test("keeps `keep` of the backups it made, locally and in the bucket; other files are left alone", async () => {
@@ -87,7 +87,7 @@ describe("scheduled backups", () => {
     expect((await nextSlot()).status).toBe("ok");
     const resolved = await alertTick();
     expect(resolved.resolved.map((a) => a.condition)).toEqual(["backup_failed"]);
-    expect(listAlerts(gw.ctx.db).filter((a) => a.condition === "backup_failed").map((a) => a.status)).toEqual(["resolved"]);
+    expect((await listAlerts(gw.ctx.db)).filter((a) => a.condition === "backup_failed").map((a) => a.status)).toEqual(["resolved"]);
   });
 
   test("a backup that cannot be written (its folder is a file) fails with the reason", async () => {

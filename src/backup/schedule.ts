@@ -65,13 +65,13 @@ export class ScheduledBackups {
   }
 
   /** The next slot after the newest run (the first: after start-up); slots missed while down run once, at once. */
-  dueAt(): number | null {
-    return this.cron.nextRun(new Date(lastBackupStart(this.ctx.db) ?? this.since))?.getTime() ?? null;
+  async dueAt(): Promise<number | null> {
+    return this.cron.nextRun(new Date(await lastBackupStart(this.ctx.db) ?? this.since))?.getTime() ?? null;
   }
 
   /** The job: a backup when one is due. */
   async tick(): Promise<BackupRun | null> {
-    const due = this.dueAt();
+    const due = await this.dueAt();
     if (due === null || due > this.ctx.clock.now()) return null;
     return this.run();
   }
@@ -121,7 +121,7 @@ export class ScheduledBackups {
       row.error = problems.join("; ");
       this.logger.error("scheduled backup failed", { error: row.error });
     }
-    recordBackupRun(this.ctx.db, row);
+    await recordBackupRun(this.ctx.db, row);
     return row;
   }
 
@@ -140,7 +140,7 @@ export class ScheduledBackups {
 const message = (e: unknown) => String((e as Error)?.message ?? e);
 
 /** The newest scheduled backup, if it failed (the backup_failed alert). */
-export function failedBackup(db: Db): BackupRun | null {
-  const last = newestBackupRun(db);
+export async function failedBackup(db: Db): Promise<BackupRun | null> {
+  const last = await newestBackupRun(db);
   return last?.status === "failed" ? last : null;
 }

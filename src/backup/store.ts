@@ -7,15 +7,15 @@ import { backupRuns } from "../db/schema";
 export type BackupRun = typeof backupRuns.$inferSelect;
 
 /** When the newest recorded run started (undefined: none yet). */
-export function lastBackupStart(db: Db): number | undefined {
+export async function lastBackupStart(db: Db): Promise<number | undefined> {
   return db.select({ startedAt: backupRuns.startedAt }).from(backupRuns).orderBy(desc(backupRuns.startedAt)).limit(1).get()?.startedAt;
 }
 
-export function recordBackupRun(db: Db, row: BackupRun): void {
+export async function recordBackupRun(db: Db, row: BackupRun): Promise<void> {
   db.insert(backupRuns).values(row).run();
 }
 
 /** The newest recorded run (the latest of equal start times by insertion). */
-export function newestBackupRun(db: Db): BackupRun | undefined {
+export async function newestBackupRun(db: Db): Promise<BackupRun | undefined> {
   return db.select().from(backupRuns).orderBy(desc(backupRuns.startedAt), desc(sql`rowid`)).limit(1).get();
 }

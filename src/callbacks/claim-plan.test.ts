@@ -148,21 +148,21 @@ const cases: Case[] = [
 ];
 
 describe("planClaims", () => {
-  test.each(cases.map((c) => [c.name, c] as const))("%s", (_, c) => {
+  test.each(cases.map((c) => [c.name, c] as const))("%s", async (_, c) => {
     const concurrency = c.limits?.concurrency ?? 4;
     const limits: PlanLimits = { concurrency, perTarget: c.limits?.perTarget ?? Math.ceil(concurrency / 2), overflow: c.limits?.overflow ?? concurrency };
     const memory = newPlanMemory();
     c.memory?.(memory);
     const reads = new Map<number, number>();
     const merchants = [...new Set(c.due.map((r) => r.merchantId))].sort((a, b) => a - b);
-    const got = planClaims({
+    const got = await planClaims({
       now: c.now ?? T0,
       merchants,
       turn: c.turn ?? 0,
       inflight: c.inflight ?? [],
       limits,
       memory,
-      readDue: (m, after, limit) => {
+      readDue: async (m, after, limit) => {
         reads.set(m, (reads.get(m) ?? 0) + 1);
         return c.due.filter((r) => r.merchantId === m && (r.nextAt > after.nextAt || (r.nextAt === after.nextAt && r.rid > after.rid))).slice(0, limit);
       },
@@ -172,7 +172,7 @@ describe("planClaims", () => {
     if (c.reads) expect(Object.fromEntries(reads)).toEqual(c.reads);
   });
 
-  test("the planner reads no time of its own: the same input gives the same plan", () => {
+  test("the planner reads no time of its own: the same input gives the same plan", async () => {
     const input = () => ({
       now: T0,
       merchants: [1, 2],
@@ -180,9 +180,9 @@ describe("planClaims", () => {
       inflight: fly(1, A, 1, T0 - 10),
       limits: { concurrency: 4, perTarget: 2, overflow: 4 },
       memory: newPlanMemory(),
-      readDue: (m: number) => rows(m, 3, m === 1 ? A : B),
+      readDue: async (m: number) => rows(m, 3, m === 1 ? A : B),
     });
-    expect(planClaims(input()).map((g) => g.row.id)).toEqual(planClaims(input()).map((g) => g.row.id));
+    expect((await planClaims(input())).map((g) => g.row.id)).toEqual((await planClaims(input())).map((g) => g.row.id));
   });
 });
 
@@ -190,59 +190,59 @@ describe("a full first page with nothing startable is kept between claims", () =
   // Merchant 1's backlog to a saturated origin A (perTarget 2 in flight), as under create load
   // with a dead endpoint: every commit kicks a claim.
   const due = [...rows(1, PAGE + 8, `${A}/cb`)];
-  const plan = (memory: PlanMemory, now: number, reads: number[], inflight = fly(1, A, 2)) =>
-    planClaims({
+  const plan = async (memory: PlanMemory, now: number, reads: number[], inflight = fly(1, A, 2)) =>
+    (await planClaims({
       now,
       merchants: [1],
       turn: 0,
       inflight,
       limits: { concurrency: 4, perTarget: 2, overflow: 4 },
       memory,
-      readDue: (m, after, limit) => {
+      readDue: async (m, after, limit) => {
         reads.push(after.rid);
         return due.filter((r) => r.merchantId === m && (r.nextAt > after.nextAt || (r.nextAt === after.nextAt && r.rid > after.rid))).slice(0, limit);
       },
-    }).map((g) => g.row.id);
+    })).map((g) => g.row.id);
 
-  test("the next claims within DEEP_SCAN_MS read nothing; after it, the page is read again", () => {
+  test("the next claims within DEEP_SCAN_MS read nothing; after it, the page is read again", async () => {
     const memory = newPlanMemory();
     memory.deepScanAt.set(1, T0); // no deep scan in these claims
     const reads: number[] = [];
-    expect(plan(memory, T0, reads)).toEqual([]);
+    expect(await plan(memory, T0, reads)).toEqual([]);
     expect(reads).toHaveLength(1);
-    expect(plan(memory, T0 + 1, reads)).toEqual([]);
-    expect(plan(memory, T0 + DEEP_SCAN_MS - 1, reads)).toEqual([]);
+    expect(await plan(memory, T0 + 1, reads)).toEqual([]);
+    expect(await plan(memory, T0 + DEEP_SCAN_MS - 1, reads)).toEqual([]);
     expect(reads).toHaveLength(1);
     memory.deepScanAt.set(1, T0 + DEEP_SCAN_MS);
-    expect(plan(memory, T0 + DEEP_SCAN_MS, reads)).toEqual([]);
+    expect(await plan(memory, T0 + DEEP_SCAN_MS, reads)).toEqual([]);
     expect(reads).toHaveLength(2);
   });
 
-  test("a free slot starts the kept page's first row, and a start drops the page", () => {
+  test("a free slot starts the kept page's first row, and a start drops the page", async () => {
     const memory = newPlanMemory();
     memory.deepScanAt.set(1, T0);
     const reads: number[] = [];
-    expect(plan(memory, T0, reads)).toEqual([]);
-    expect(plan(memory, T0 + 1, reads, fly(1, A, 1))).toEqual(["1-r0"]);
+    expect(await plan(memory, T0, reads)).toEqual([]);
+    expect(await plan(memory, T0 + 1, reads, fly(1, A, 1))).toEqual(["1-r0"]);
     expect(reads).toHaveLength(1);
     expect(memory.firstPage.has(1)).toBe(false);
   });
 
-  test("forgetFirstPage (a delivery of the merchant ended) makes the next claim read", () => {
+  test("forgetFirstPage (a delivery of the merchant ended) makes the next claim read", async () => {
     const memory = newPlanMemory();
     memory.deepScanAt.set(1, T0);
     const reads: number[] = [];
-    plan(memory, T0, reads);
+    await plan(memory, T0, reads);
     forgetFirstPage(memory, 1);
-    plan(memory, T0 + 1, reads);
+    await plan(memory, T0 + 1, reads);
     expect(reads).toHaveLength(2);
   });
 
-  test("a page that is not full is never kept (a new row would join it)", () => {
+  test("a page that is not full is never kept (a new row would join it)", async () => {
     const memory = newPlanMemory();
-    planClaims({
+    await planClaims({
       now: T0, merchants: [2], turn: 0, inflight: fly(2, B, 2), limits: { concurrency: 4, perTarget: 2, overflow: 4 }, memory,
-      readDue: () => rows(2, 3, `${B}/cb`),
+      readDue: async () => rows(2, 3, `${B}/cb`),
     });
     expect(memory.firstPage.has(2)).toBe(false);
   });

@@ -107,7 +107,7 @@ export interface PlanInput<R extends PlanRow> {
   limits: PlanLimits;
   memory: PlanMemory;
   /** One page of a merchant's due rows after a position, in due order (nextAt, rid), at most `limit`. */
-  readDue(merchantId: number, after: { nextAt: number; rid: number }, limit: number): R[];
+  readDue(merchantId: number, after: { nextAt: number; rid: number }, limit: number): Promise<R[]>;
 }
 
 /**
@@ -116,7 +116,7 @@ export interface PlanInput<R extends PlanRow> {
  * `perTarget` slots (the whole pool when proven healthy); a merchant with nothing in flight
  * may use an overflow slot when the pool is full. Returns the rows to start, in order.
  */
-export function planClaims<R extends PlanRow>(input: PlanInput<R>): Array<{ row: R; origin: string }> {
+export async function planClaims<R extends PlanRow>(input: PlanInput<R>): Promise<Array<{ row: R; origin: string }>> {
   const { now, merchants, limits, memory } = input;
   if (!merchants.length) return [];
   const perMerchant = new Map<number, number>();
@@ -149,10 +149,10 @@ export function planClaims<R extends PlanRow>(input: PlanInput<R>): Array<{ row:
     const k = keyOf(m, originOf(row.target));
     return (perOrigin.get(k) ?? 0) < capOf(k);
   };
-  const firstPage = (m: number): R[] => {
+  const firstPage = async (m: number): Promise<R[]> => {
     const kept = memory.firstPage.get(m);
     if (kept && now >= kept.at && now - kept.at < DEEP_SCAN_MS) return kept.rows.slice() as R[];
-    const rows = input.readDue(m, { nextAt: -1, rid: 0 }, PAGE);
+    const rows = await input.readDue(m, { nextAt: -1, rid: 0 }, PAGE);
     const last = rows[rows.length - 1];
     if (rows.length === PAGE && last) {
       if (memory.firstPage.size >= 10_000) memory.firstPage.clear();
@@ -160,7 +160,7 @@ export function planClaims<R extends PlanRow>(input: PlanInput<R>): Array<{ row:
     } else memory.firstPage.delete(m);
     return rows;
   };
-  const nextEligible = (m: number): number => {
+  const nextEligible = async (m: number): Promise<number> => {
     let p = pages.get(m);
     if (!p) pages.set(m, (p = { rows: [], more: true, after: { nextAt: -1, rid: 0 }, read: 0 }));
     for (;;) {
@@ -171,7 +171,7 @@ export function planClaims<R extends PlanRow>(input: PlanInput<R>): Array<{ row:
         if (memory.deepScanAt.size >= 10_000) memory.deepScanAt.clear();
         memory.deepScanAt.set(m, now);
       }
-      const rows = p.read === 0 ? firstPage(m) : input.readDue(m, p.after, PAGE);
+      const rows = p.read === 0 ? await firstPage(m) : await input.readDue(m, p.after, PAGE);
       p.read++;
       p.more = rows.length === PAGE;
       const last = rows[rows.length - 1];
@@ -187,7 +187,7 @@ export function planClaims<R extends PlanRow>(input: PlanInput<R>): Array<{ row:
     for (const m of order) {
       const busy = perMerchant.get(m) ?? 0;
       if (inUse >= cap && !(busy === 0 && inUse < cap + limits.overflow)) continue;
-      const i = nextEligible(m);
+      const i = await nextEligible(m);
       if (i < 0) continue;
       const [row] = pages.get(m)!.rows.splice(i, 1);
       const origin = originOf(row!.target);

@@ -82,12 +82,12 @@ export function compatCallbackFields(o: PayinRow, c: CompatRow, merchantUid: str
  * `shopSideOf` reads the order's compat_orders row (payin/compat-side-store.ts `compatSideOf`: a port, as
  * callbacks rank below pay-ins and the shop-plugin layer).
  */
-export function followCompatOrder(tx: Tx, o: PayinRow, now: number, shopSideOf: (tx: Tx, payinOrderId: number) => CompatRow | undefined): void {
+export async function followCompatOrder(tx: Tx, o: PayinRow, now: number, shopSideOf: (tx: Tx, payinOrderId: number) => Promise<CompatRow | undefined>): Promise<void> {
   if (o.status !== COMPAT_PAID_STATUS) return;
-  const c = shopSideOf(tx, o.id);
+  const c = await shopSideOf(tx, o.id);
   if (!c) return;
-  const m = merchantUid(tx, o.merchantId)!;
-  enqueueCallback(tx, {
+  const m = (await merchantUid(tx, o.merchantId))!;
+  await enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: c.protocol as CompatProtocol,
     orderNo: o.orderNo,

@@ -14,12 +14,13 @@ import { callbacks } from "../db/schema";
 import { startReceiver } from "../testing/receiver";
 import { enqueueTestCallback } from "../testing/callbacks";
 import { eventually } from "../testing/wait";
+import { mapSeq } from "../lib/async-seq";
 
 const dir = mkdtempSync(join(tmpdir(), "stablegate-crash-"));
 const env = { ...process.env, STABLEGATE_MASTER_KEY: "crash-test-master-key" };
 const children: Subprocess[] = [];
 const receiver = startReceiver([{ status: 200, delayMs: 40 }]);
-let store: ReturnType<typeof openStore> | null = null;
+let store: Awaited<ReturnType<typeof openStore>> | null = null;
 
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill(9);
@@ -70,14 +71,14 @@ async function serve(): Promise<Subprocess<"ignore", "pipe", "pipe">> {
 
 test("SIGKILL mid-burst, restart: every callback is delivered at least once", async () => {
   const loaded = loadConfig(cfgPath);
-  initDataFolder(loaded, env);
-  store = openStore(loaded, env);
+  await initDataFolder(loaded, env);
+  store = await openStore(loaded, env);
   const { db, cipher } = store;
-  const { merchant } = createMerchant({ db, cipher, now: () => Date.now() }, { name: "Crash Shop" });
+  const { merchant } = await createMerchant({ db, cipher, now: () => Date.now() }, { name: "Crash Shop" });
 
   const first = await serve();
   // BEGIN IMMEDIATE waits (busy_timeout) for the running gateway; a deferred transaction would fail with SQLITE_BUSY.
-  const ids = writeTx(db, () => Array.from({ length: 300 }, () => enqueueTestCallback(db, { merchantId: merchant.id, url: receiver.url + "/cb" })));
+  const ids = await writeTx(db, async () => await mapSeq(Array.from({ length: 300 }), async () => await enqueueTestCallback(db, { merchantId: merchant.id, url: receiver.url + "/cb" })));
   await receiver.waitFor((r) => r.length >= 60, 20_000);
   first.kill(9);
   expect(await first.exited).not.toBe(0);

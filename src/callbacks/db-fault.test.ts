@@ -22,7 +22,7 @@ beforeAll(async () => {
   gw = await startTestGateway({ clock, jobs: false });
   rx = startReceiver([{ status: 200 }]);
   w = new CallbackWorker(workerOptions(gw.ctx, { pollMs: 200 }));
-  w.start();
+  await w.start();
 });
 afterAll(async () => {
   await w?.stop();
@@ -42,7 +42,7 @@ const sentTo = (path: string) => rx.requests.filter((r) => r.path === path).leng
 describe("callback worker and a failing database", () => {
   test("a claim that cannot be committed sends nothing; the worker backs off, doubling; after recovery one delivery", async () => {
     fail("no_claim", "BEFORE UPDATE OF state ON callbacks WHEN NEW.state = 'delivering'");
-    const id = enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url: `${rx.url}/claim`, now: clock.now() });
+    const id = await enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url: `${rx.url}/claim`, now: clock.now() });
     w.kick();
     await clock.advance(0);
     await turns();
@@ -70,7 +70,7 @@ describe("callback worker and a failing database", () => {
 
   test("an outcome that cannot be recorded is kept and written again: the callback is sent once", async () => {
     fail("no_outcome", "BEFORE INSERT ON callback_attempts");
-    const id = enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url: `${rx.url}/outcome`, now: clock.now() });
+    const id = await enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url: `${rx.url}/outcome`, now: clock.now() });
     w.kick();
     await clock.advance(0);
     await eventually(() => sentTo("/outcome") === 1 && w.dbBackoffMs > 0, 5000, "sent, outcome refused");

@@ -8,6 +8,7 @@ import { type Receiver, startReceiver } from "../testing/receiver";
 import { callbackRow, enqueueTestCallback } from "../testing/callbacks";
 import { eventually } from "../testing/wait";
 import { CallbackWorker, workerOptions } from "./worker";
+import { mapSeq } from "../lib/async-seq";
 
 const receivers: Receiver[] = [];
 const gateways: TestGateway[] = [];
@@ -60,18 +61,18 @@ describe("a due delivery is never postponed", () => {
     gateways.push(g);
     const rx = receiver([{ status: 200 }]);
     const w = new CallbackWorker(workerOptions(g.ctx, { pollMs: 60_000 }));
-    w.start();
-    const due = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${rx.url}/due`, now: clock.now() + 1000 });
+    await w.start();
+    const due = await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${rx.url}/due`, now: clock.now() + 1000 });
     let spinning = true;
     let n = 0;
-    const spin = () => {
+    const spin = async () => {
       if (!spinning) return;
       // A callback for the future, and its kick: what every create does.
-      enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${rx.url}/later`, now: clock.now() + 3_600_000 });
+      await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${rx.url}/later`, now: clock.now() + 3_600_000 });
       n++;
       setImmediate(spin);
     };
-    spin();
+    await spin();
     try {
       await eventually(() => n > 100, 5000, "kicks under way");
       await clock.advance(1000);
@@ -90,17 +91,17 @@ describe("fairness across merchants (DESIGN 7)", () => {
     const hanging = Array.from({ length: 8 }, () => receiver([{ hang: true }]));
     const fast = receiver([{ status: 200 }]);
     const a = g.merchant;
-    const b = g.newMerchant("B");
+    const b = await g.newMerchant("B");
     const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 30_000, concurrency: 16, shutdownGraceMs: 100, pollMs: 200 }));
     try {
-      for (const h of hanging) for (let i = 0; i < 20; i++) enqueueTestCallback(g.ctx.db, { merchantId: a.id, url: `${h.url}/cb` });
-      w.start();
+      for (const h of hanging) for (let i = 0; i < 20; i++) await enqueueTestCallback(g.ctx.db, { merchantId: a.id, url: `${h.url}/cb` });
+      await w.start();
       // A's dead endpoints have taken the whole pool.
       await eventually(() => w.inFlightCount >= 16, 5000, "pool full of hanging deliveries");
       const delays: number[] = [];
       for (let i = 0; i < 10; i++) {
         const sent = Date.now();
-        const id = enqueueTestCallback(g.ctx.db, { merchantId: b.id, url: `${fast.url}/b`, now: sent });
+        const id = await enqueueTestCallback(g.ctx.db, { merchantId: b.id, url: `${fast.url}/b`, now: sent });
         const got = await fast.waitFor((r) => r.some((x) => JSON.parse(x.text).eventId === id), 5000);
         delays.push(got.find((x) => JSON.parse(x.text).eventId === id)!.at - sent);
       }
@@ -115,14 +116,14 @@ describe("fairness across merchants (DESIGN 7)", () => {
     gateways.push(g);
     const shared = receiver((req) => (req.path === "/a" ? { hang: true } : { status: 200 }));
     const a = g.merchant;
-    const b = g.newMerchant("B");
+    const b = await g.newMerchant("B");
     const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 30_000, concurrency: 4, shutdownGraceMs: 100, pollMs: 200 }));
     try {
-      for (let i = 0; i < 50; i++) enqueueTestCallback(g.ctx.db, { merchantId: a.id, url: `${shared.url}/a` });
-      w.start();
+      for (let i = 0; i < 50; i++) await enqueueTestCallback(g.ctx.db, { merchantId: a.id, url: `${shared.url}/a` });
+      await w.start();
       await shared.waitFor((r) => r.filter((x) => x.path === "/a").length >= w.perTarget, 5000);
       const sent = Date.now();
-      const ids = Array.from({ length: 10 }, () => enqueueTestCallback(g.ctx.db, { merchantId: b.id, url: `${shared.url}/b`, now: sent }));
+      const ids = await mapSeq(Array.from({ length: 10 }), async () => await enqueueTestCallback(g.ctx.db, { merchantId: b.id, url: `${shared.url}/b`, now: sent }));
       await eventually(() => ids.every((id) => callbackRow(g.ctx.db, id)?.state === "delivered"), 5000, "B's callbacks delivered");
       const last = Math.max(...shared.requests.filter((x) => x.path === "/b").map((x) => x.at));
       expect(last - sent).toBeLessThan(1000);
@@ -142,10 +143,10 @@ describe("a healthy endpoint and the pool", () => {
     const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 30_000, concurrency: 4, shutdownGraceMs: 100, pollMs: 50 }));
     try {
       // One delivery first: it proves the endpoint fast.
-      const first = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${quick.url}/burst` });
-      w.start();
+      const first = await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${quick.url}/burst` });
+      await w.start();
       await eventually(() => callbackRow(g.ctx.db, first)?.state === "delivered", 5000, "first delivery");
-      const burst = Array.from({ length: 12 }, () => enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${quick.url}/burst` }));
+      const burst = await mapSeq(Array.from({ length: 12 }), async () => await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${quick.url}/burst` }));
       let most = 0;
       await eventually(() => {
         most = Math.max(most, w.inFlightCount);

@@ -16,8 +16,8 @@ import { callbackWorkerStore } from "./store";
 const dir = mkdtempSync(join(tmpdir(), "stablegate-lease-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const db = openDb(join(dir, "db.sqlite"));
-migrate(db);
-const { merchant } = createMerchant({ db, cipher: new Cipher(randomBytes(32)), now: () => Date.now() }, { name: "shop" });
+await migrate(db);
+const { merchant } = await createMerchant({ db, cipher: new Cipher(randomBytes(32)), now: () => Date.now() }, { name: "shop" });
 
 /** A pid no process has: one that just exited. */
 async function deadPid(): Promise<number> {
@@ -26,10 +26,10 @@ async function deadPid(): Promise<number> {
   return p.pid;
 }
 
-const claim = (owner: string, leaseUntil: number) => {
-  const id = enqueueTestCallback(db, { merchantId: merchant.id, url: "http://127.0.0.1:9/cb" });
+const claim = async (owner: string, leaseUntil: number) => {
+  const id = await enqueueTestCallback(db, { merchantId: merchant.id, url: "http://127.0.0.1:9/cb" });
   const rid = (db.$client.query("SELECT rowid AS r FROM callbacks WHERE id = ?").get(id) as { r: number }).r;
-  expect(callbackWorkerStore(db, owner).mark(rid, leaseUntil, Date.now())).toBe(true);
+  expect(await callbackWorkerStore(db, owner).mark(rid, leaseUntil, Date.now())).toBe(true);
   return { id, rid };
 };
 
@@ -50,22 +50,22 @@ test("a process releases and settles only its own claims; an expired lease comes
   const a = callbackWorkerStore(db, "host-a:1:aa");
   const b = callbackWorkerStore(db, "host-b:2:bb");
   const now = Date.now();
-  const held = claim("host-a:1:aa", now + 60_000);
+  const held = await claim("host-a:1:aa", now + 60_000);
   // B starting (or stopping) does not take A's live claim, nor settle it.
-  expect(b.releaseAllLeases()).toBe(0);
-  b.settle(held.id, { state: "delivered", attempts: 1, nextAt: now, lastError: null }, now);
+  expect(await b.releaseAllLeases()).toBe(0);
+  await b.settle(held.id, { state: "delivered", attempts: 1, nextAt: now, lastError: null }, now);
   expect(callbackRow(db, held.id)).toMatchObject({ state: "delivering", leaseOwner: "host-a:1:aa" });
   // Its lease still runs: no one reclaims it as expired.
-  expect(b.expiredLeases(now).map((r) => r.id)).not.toContain(held.id);
-  b.release(held.rid, now);
+  expect((await b.expiredLeases(now)).map((r) => r.id)).not.toContain(held.id);
+  await b.release(held.rid, now);
   expect(callbackRow(db, held.id)?.state).toBe("delivering");
   // Once the lease has ended it comes back, whoever looks.
-  expect(b.expiredLeases(now + 60_000).map((r) => r.id)).toContain(held.id);
-  b.release(held.rid, now + 60_000);
+  expect((await b.expiredLeases(now + 60_000)).map((r) => r.id)).toContain(held.id);
+  await b.release(held.rid, now + 60_000);
   expect(callbackRow(db, held.id)).toMatchObject({ state: "pending", leaseUntil: null, leaseOwner: null });
   // A's own claims: released by A.
-  const mine = claim("host-a:1:aa", now + 60_000);
-  expect(a.releaseAllLeases()).toBe(1);
+  const mine = await claim("host-a:1:aa", now + 60_000);
+  expect(await a.releaseAllLeases()).toBe(1);
   expect(callbackRow(db, mine.id)).toMatchObject({ state: "pending", leaseOwner: null });
 });
 
@@ -73,9 +73,9 @@ test("the claims of a process killed on this host come back at once; a live one'
   const dead = `${hostname()}:${await deadPid()}:0badc0de`;
   const live = `${hostname()}:${process.ppid}:0011aa22`;
   const now = Date.now();
-  const cutOff = claim(dead, now + 60_000);
-  const running = claim(live, now + 60_000);
-  expect(callbackWorkerStore(db, PROCESS_ID).releaseCutOff()).toBe(1);
+  const cutOff = await claim(dead, now + 60_000);
+  const running = await claim(live, now + 60_000);
+  expect(await callbackWorkerStore(db, PROCESS_ID).releaseCutOff()).toBe(1);
   expect(callbackRow(db, cutOff.id)?.state).toBe("pending");
   expect(callbackRow(db, running.id)).toMatchObject({ state: "delivering", leaseOwner: live });
 });

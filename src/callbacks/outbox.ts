@@ -19,16 +19,16 @@ export interface CallbackEvent {
   now: number;
 }
 
-export function enqueueCallback(tx: Tx, e: CallbackEvent): string {
+export async function enqueueCallback(tx: Tx, e: CallbackEvent): Promise<string> {
   // A callback with no target at all is held (never dropped) until the merchant gets a default URL.
-  const state = e.url === null && !merchantDefaultUrl(tx, e.merchantId) ? "held" : "pending";
+  const state = e.url === null && !await merchantDefaultUrl(tx, e.merchantId) ? "held" : "pending";
   // An order's events have stable ids (lib/ids.ts orderEventId): the first free occurrence is
   // this one. Test events are not order changes and keep a fresh id each.
   for (let occurrence = 0; ; occurrence++) {
     const id = e.kind === "test" ? newEventId(e.now) : orderEventId({ ...e, occurrence, fallbackMs: e.now });
     // A shop protocol's fields are signed field by field: nothing is added to them.
     const payload = e.kind === "epusdt" || e.kind === "epay" ? JSON.stringify(e.payload) : JSON.stringify({ ...e.payload, eventId: id, eventTime: new Date(e.now).toISOString() });
-    if (insertCallback(tx, { id, merchantId: e.merchantId, kind: e.kind, orderNo: e.orderNo, status: e.status, apiKeyId: e.apiKeyId, url: e.url, payload, state, now: e.now })) {
+    if (await insertCallback(tx, { id, merchantId: e.merchantId, kind: e.kind, orderNo: e.orderNo, status: e.status, apiKeyId: e.apiKeyId, url: e.url, payload, state, now: e.now })) {
       // The worker is woken once the row is committed, never for a write rolled back.
       afterCommit(tx, callbacksDue);
       return id;

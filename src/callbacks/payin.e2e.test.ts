@@ -63,11 +63,11 @@ test("a paid order's callbacks arrive in order, signed, with spec 6.3 fields", a
 test("an order created after `key rotate`, even by a request signed with the old key, calls back signed with the new key", async () => {
   const { rotateKey } = await import("../merchants/service");
   const { StablegateClient } = await import("../sdk/client");
-  const m = gw.newMerchant("rotating");
+  const m = await gw.newMerchant("rotating");
   const before = await m.client.request<Record<string, any>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "ROT-1", amount: "3", notifyUrl: rx.url + "/rot" },
   });
-  const { apiKey: newKey } = rotateKey({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => gw.ctx.clock.now() }, m.uid, 60_000);
+  const { apiKey: newKey } = await rotateKey({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => gw.ctx.clock.now() }, m.uid, 60_000);
   // The old key still signs requests during the grace period.
   const after = await m.client.request<Record<string, any>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "ROT-2", amount: "4", notifyUrl: rx.url + "/rot" },

@@ -30,8 +30,8 @@ export interface ListOptions {
 }
 
 /** Newest first. */
-export function listCallbacks(db: DbOrTx, o: ListOptions = {}): CallbackRow[] {
-  return listCallbackRows(db, { ...o, limit: o.limit ?? 100 });
+export async function listCallbacks(db: DbOrTx, o: ListOptions = {}): Promise<CallbackRow[]> {
+  return await listCallbackRows(db, { ...o, limit: o.limit ?? 100 });
 }
 
 /**
@@ -39,19 +39,19 @@ export function listCallbacks(db: DbOrTx, o: ListOptions = {}): CallbackRow[] {
  * deliveries with the same eventId and payload. `merchantId` scopes the lookup
  * (a merchant never resends another's callback).
  */
-export function resendCallback(db: DbOrTx, eventId: string, now: number, scope: { merchantId?: number } = {}, actor?: Actor): CallbackRow {
-  return writeTx(db, (tx) => {
-    const updated = resend(tx, eventId, now, scope);
-    if (actor) recordAudit(tx, { ...actor, at: now, action: "callback.resend", target: `callback:${eventId}`, before: { state: updated.before }, after: { state: "pending" } });
+export async function resendCallback(db: DbOrTx, eventId: string, now: number, scope: { merchantId?: number } = {}, actor?: Actor): Promise<CallbackRow> {
+  return await writeTx(db, async (tx) => {
+    const updated = await resend(tx, eventId, now, scope);
+    if (actor) await recordAudit(tx, { ...actor, at: now, action: "callback.resend", target: `callback:${eventId}`, before: { state: updated.before }, after: { state: "pending" } });
     return updated.row;
   });
 }
 
-function resend(db: Tx, eventId: string, now: number, scope: { merchantId?: number }): { row: CallbackRow; before: string } {
-  const row = getCallback(db, eventId);
+async function resend(db: Tx, eventId: string, now: number, scope: { merchantId?: number }): Promise<{ row: CallbackRow; before: string }> {
+  const row = await getCallback(db, eventId);
   if (!row || (scope.merchantId !== undefined && row.merchantId !== scope.merchantId)) throw new CallbackNotFound(eventId);
   if ((UNDELIVERED as readonly string[]).includes(row.state)) throw new CallbackBusy(eventId, row.state);
-  const updated = requeueCallback(db, eventId, row.state, now);
+  const updated = await requeueCallback(db, eventId, row.state, now);
   if (!updated) throw new CallbackBusy(eventId, "changing");
   afterCommit(db, callbacksDue);
   return { row: updated, before: row.state };

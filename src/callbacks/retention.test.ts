@@ -25,7 +25,7 @@ const count = (db: Db, sql: string) => db.$client.query<{ n: number }, []>(`SELE
 describe("callback retention", () => {
   test("prunes delivered callbacks past keep_delivered with their attempts, in slices; keeps the rest", async () => {
     const db = openDb(":memory:");
-    migrate(db);
+    await migrate(db);
     const old = PRUNE_SLICE * 2 + 3;
     for (let i = 0; i < old; i++) callback(db, `old${i}`, "delivered", 31 + (i % 300), 2);
     callback(db, "recent", "delivered", 29);

@@ -20,16 +20,16 @@ export interface RetentionDeps {
   config: { callbacks: Pick<Config["callbacks"], "keep_delivered"> };
 }
 
-function pruneSlice(db: Db, cutoff: number, limit: number): number {
-  return writeTx(db, () => pruneDelivered(db, cutoff, limit));
+async function pruneSlice(db: Db, cutoff: number, limit: number): Promise<number> {
+  return await writeTx(db, async () => await pruneDelivered(db, cutoff, limit));
 }
 
 /** Deletes every delivered callback older than keep_delivered (with its attempts); returns how many. */
 export async function pruneDeliveredCallbacks(deps: RetentionDeps, opts: { stopped?: () => boolean } = {}): Promise<number> {
   const cutoff = deps.clock.now() - parseDuration(deps.config.callbacks.keep_delivered);
   let total = 0;
-  await inSlices(() => {
-    const n = pruneSlice(deps.db, cutoff, PRUNE_SLICE);
+  await inSlices(async () => {
+    const n = await pruneSlice(deps.db, cutoff, PRUNE_SLICE);
     total += n;
     return n === PRUNE_SLICE;
   }, opts);

@@ -47,22 +47,22 @@ export function callbackWorkerStore(db: Db, owner: string) {
     db.$client.query<{ o: string | null }, []>(`SELECT DISTINCT lease_owner AS o FROM callbacks WHERE state = 'delivering'`).all().map((r) => r.o);
   return {
     /** This process's claims back to pending; how many. Other processes' claims stay. */
-    releaseAllLeases: (): number => releaseOf(owner),
+    releaseAllLeases: async (): Promise<number> => releaseOf(owner),
     /**
      * At start: this process's claims, and those of every owner `gone` says is dead (a previous
      * run killed on this host), back to pending before their lease ends; how many. A live
      * process's claims stay until their lease expires.
      */
-    releaseCutOff: (gone: (owner: string | null) => boolean = ownerGone): number =>
+    releaseCutOff: async (gone: (owner: string | null) => boolean = ownerGone): Promise<number> =>
       releaseOf(owner) + leaseOwners().filter((o) => o !== owner && gone(o)).reduce((n, o) => n + releaseOf(o), 0),
     /** Expired leases, any owner's (few rows: the index's 'delivering' range). */
-    expiredLeases: (now: number) =>
+    expiredLeases: async (now: number) =>
       stmt("expired", (c) => c.prepare<{ rid: number; id: string }, [number]>(`SELECT rowid AS rid, id FROM callbacks WHERE state = 'delivering' AND lease_until <= ?`)).all(now),
     /** An expired lease back to pending, if it is still expired (another process may have claimed the row again since). */
-    release: (rid: number, now: number) =>
+    release: async (rid: number, now: number) =>
       void stmt("release", (c) => c.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE rowid = ? AND state = 'delivering' AND lease_until <= ?`)).run(rid, now),
     /** Merchants with pending rows: a loose index scan of callbacks_due, one probe per merchant, whatever the backlog. */
-    merchantsWithPending: (): number[] =>
+    merchantsWithPending: async (): Promise<number[]> =>
       stmt("merchants", (c) =>
         c.prepare<{ id: number }, []>(`
         WITH RECURSIVE m(id) AS (
@@ -78,7 +78,7 @@ export function callbackWorkerStore(db: Db, owner: string) {
      * unfinished event of their order wait. The position as a row value: the index seek starts
      * there (an OR of the two cases made every page scan again from the first due row).
      */
-    due: (merchantId: number, now: number, after: { nextAt: number; rid: number }, limit: number) =>
+    due: async (merchantId: number, now: number, after: { nextAt: number; rid: number }, limit: number) =>
       stmt("due", (c) =>
         c.prepare<DueRow & { nextAt: number }, [number, number, number, number, number]>(`
         SELECT c.rowid AS rid, c.id, c.kind, c.merchant_id AS merchantId, c.order_no AS orderNo, c.api_key_id AS apiKeyId,
@@ -91,17 +91,17 @@ export function callbackWorkerStore(db: Db, owner: string) {
         ORDER BY c.next_attempt_at, c.rowid LIMIT ?`),
       ).all(merchantId, now, after.nextAt, after.rid, limit),
     /** Claims a row still pending (a resend or another run may have moved it); whether it did. */
-    mark: (rid: number, leaseUntil: number, now: number): boolean =>
+    mark: async (rid: number, leaseUntil: number, now: number): Promise<boolean> =>
       stmt("mark", (c) => c.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, lease_owner = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`)).run(leaseUntil, owner, now, rid)
         .changes === 1,
     /** No target (no notifyUrl, no default URL): held, not an attempt. */
-    hold: (id: string, now: number) =>
+    hold: async (id: string, now: number) =>
       void db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, lease_owner = NULL, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`, [now, id, owner]),
     /** Shutdown cut the delivery off: not an attempt; the next start delivers it again. */
-    unclaim: (id: string) =>
+    unclaim: async (id: string) =>
       void db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE id = ? AND state = 'delivering' AND lease_owner = ?`, [id, owner]),
     /** One attempt, with the URL it went to (the callbacks page shows each attempt's target). */
-    recordAttempt: (id: string, r: AttemptRecord, url: string | null) =>
+    recordAttempt: async (id: string, r: AttemptRecord, url: string | null) =>
       void stmt("attempt", (c) =>
         c.prepare<unknown, [string, number, number, number | null, string | null, string | null, string | null]>(
           `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
@@ -112,7 +112,7 @@ export function callbackWorkerStore(db: Db, owner: string) {
      * A 2xx: when the row was written (its status change), and the completed pay-in's detection
      * row gets its callback time (detection_times, DESIGN 25).
      */
-    delivered: (id: string, now: number): number | null => {
+    delivered: async (id: string, now: number): Promise<number | null> => {
       const r = stmt("deliveredRow", (c) => c.prepare<{ createdAt: number; kind: string; orderNo: string; status: string }, [string]>(`SELECT created_at AS createdAt, kind, order_no AS orderNo, order_status AS status FROM callbacks WHERE id = ?`)).get(id);
       if (!r) return null;
       if (r.kind === "payin" && r.status === "completed") {
@@ -120,7 +120,7 @@ export function callbackWorkerStore(db: Db, owner: string) {
       }
       return r.createdAt;
     },
-    settle: (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
+    settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
       void stmt("settle", (c) =>
         c.prepare<unknown, [string, number, number, string | null, number, string, string]>(
           `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`,
@@ -149,7 +149,7 @@ export interface NewCallbackRow {
  * Writes the row unless its id is taken; whether it did. A plain bun:sqlite statement (no
  * drizzle parameter mapping): this runs for every create.
  */
-export function insertCallback(tx: Tx, r: NewCallbackRow): boolean {
+export async function insertCallback(tx: Tx, r: NewCallbackRow): Promise<boolean> {
   const insert = prepared(tx, "enqueueCallback", (d) =>
     d.$client.prepare(
       `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
@@ -160,7 +160,7 @@ export function insertCallback(tx: Tx, r: NewCallbackRow): boolean {
 }
 
 /** The merchant's default callback URL (null: none, its callbacks without a URL are held). */
-export function merchantDefaultUrl(tx: DbOrTx, merchantId: number): string | null {
+export async function merchantDefaultUrl(tx: DbOrTx, merchantId: number): Promise<string | null> {
   const q = prepared(tx, "merchantDefaultUrl", (d) =>
     d.select({ url: merchants.defaultCallbackUrl }).from(merchants).where(sql`${merchants.id} = ${sql.placeholder("id")}`).prepare(),
   );
@@ -172,7 +172,7 @@ export const DELIVERED_BEFORE = `SELECT id FROM callbacks INDEXED BY callbacks_d
   WHERE state = 'delivered' AND updated_at < ?1 ORDER BY updated_at LIMIT ?2`;
 
 /** Deletes up to `limit` delivered callbacks older than `cutoff` with their attempts (the caller's transaction); how many callbacks. */
-export function pruneDelivered(db: Db, cutoff: number, limit: number): number {
+export async function pruneDelivered(db: Db, cutoff: number, limit: number): Promise<number> {
   const attempts = prepared(db, "pruneAttempts", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`));
   const rows = prepared(db, "pruneCallbacks", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callbacks WHERE id IN (${DELIVERED_BEFORE})`));
   attempts.run(cutoff, limit);
@@ -183,7 +183,7 @@ export function pruneDelivered(db: Db, cutoff: number, limit: number): number {
  * Moves a merchant's held callbacks back to the queue (the worker resolves the default URL at
  * delivery); how many. `merchants/settings.ts` runs it through its `releaseHeldCallbacks` port.
  */
-export function releaseHeldCallbacks(db: DbOrTx, merchantId: number, now: number): number {
+export async function releaseHeldCallbacks(db: DbOrTx, merchantId: number, now: number): Promise<number> {
   return db
     .update(callbacks)
     .set({ state: "pending", nextAttemptAt: now, updatedAt: now })
@@ -198,7 +198,7 @@ export type CallbackRow = typeof callbacks.$inferSelect;
 export type CallbackAttemptRow = typeof callbackAttempts.$inferSelect;
 
 /** Callbacks by state, merchant and order (each optional), newest first. */
-export function listCallbackRows(db: DbOrTx, o: { state?: string; merchantId?: number; orderNo?: string; limit: number }): CallbackRow[] {
+export async function listCallbackRows(db: DbOrTx, o: { state?: string; merchantId?: number; orderNo?: string; limit: number }): Promise<CallbackRow[]> {
   const where: SQL[] = [];
   if (o.state) where.push(eq(callbacks.state, o.state));
   if (o.merchantId !== undefined) where.push(eq(callbacks.merchantId, o.merchantId));
@@ -212,16 +212,16 @@ export function listCallbackRows(db: DbOrTx, o: { state?: string; merchantId?: n
     .all();
 }
 
-export function getCallback(db: DbOrTx, eventId: string): CallbackRow | undefined {
+export async function getCallback(db: DbOrTx, eventId: string): Promise<CallbackRow | undefined> {
   return db.select().from(callbacks).where(eq(callbacks.id, eventId)).get();
 }
 
-export function callbackAttemptsOf(db: DbOrTx, eventId: string): CallbackAttemptRow[] {
+export async function callbackAttemptsOf(db: DbOrTx, eventId: string): Promise<CallbackAttemptRow[]> {
   return db.select().from(callbackAttempts).where(eq(callbackAttempts.callbackId, eventId)).orderBy(asc(callbackAttempts.attemptNo)).all();
 }
 
 /** Back to pending for a fresh round (attempts 0, due now), if it is still in `fromState`: the new row, or undefined. */
-export function requeueCallback(tx: Tx, eventId: string, fromState: string, now: number): CallbackRow | undefined {
+export async function requeueCallback(tx: Tx, eventId: string, fromState: string, now: number): Promise<CallbackRow | undefined> {
   return tx
     .update(callbacks)
     .set({ state: "pending", attempts: 0, nextAttemptAt: now, leaseUntil: null, leaseOwner: null, lastError: null, updatedAt: now })
@@ -231,7 +231,7 @@ export function requeueCallback(tx: Tx, eventId: string, fromState: string, now:
 }
 
 /** The merchant's latest test events, newest first. */
-export function recentTestCallbackRows(db: DbOrTx, merchantId: number, limit: number): CallbackRow[] {
+export async function recentTestCallbackRows(db: DbOrTx, merchantId: number, limit: number): Promise<CallbackRow[]> {
   return db
     .select()
     .from(callbacks)

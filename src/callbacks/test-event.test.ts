@@ -23,13 +23,13 @@ afterAll(async () => {
 
 const deps = () => ({ db: g.ctx.db, now: () => g.ctx.clock.now() });
 
-test("without a default callback URL there is nothing to send to", () => {
-  expect(() => sendTestCallback(deps(), g.merchant.id)).toThrow(NoDefaultCallbackUrl);
+test("without a default callback URL there is nothing to send to", async () => {
+  await expect((async () => await sendTestCallback(deps(), g.merchant.id))()).rejects.toThrow(NoDefaultCallbackUrl);
 });
 
 test("the test callback arrives signed, verifies with the SDK, and its delivery is shown", async () => {
-  updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, g.merchant.uid, { defaultNotifyUrl: rx.url + "/hook" }, CLI_ACTOR);
-  const eventId = sendTestCallback(deps(), g.merchant.id);
+  await updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, g.merchant.uid, { defaultNotifyUrl: rx.url + "/hook" }, CLI_ACTOR);
+  const eventId = await sendTestCallback(deps(), g.merchant.id);
   const [req] = await rx.waitFor((r) => r.length >= 1, 10_000);
   expect(req!.path).toBe("/hook");
   expect(verifyCallback(req!.raw, req!.headers, g.merchant.apiKey)).toBe(true);
@@ -37,8 +37,8 @@ test("the test callback arrives signed, verifies with the SDK, and its delivery 
   expect(JSON.parse(req!.text)).toMatchObject({ merchantUid: g.merchant.uid, businessType: "test", status: "test", eventId });
 
   // The delivery's outcome is written just after the receiver answered.
-  const shown = await eventually(() => {
-    const list = recentTestCallbacks(g.ctx.db, g.merchant.id);
+  const shown = await eventually(async () => {
+    const list = await recentTestCallbacks(g.ctx.db, g.merchant.id);
     return list[0]?.state === "delivered" && list;
   }, 5000, "delivery recorded");
   expect(shown[0]).toMatchObject({ id: eventId, state: "delivered", attempts: 1, url: rx.url + "/hook" });
@@ -46,22 +46,22 @@ test("the test callback arrives signed, verifies with the SDK, and its delivery 
   expect(shown[0]!.attemptRows[0]).toMatchObject({ httpStatus: 200 });
 });
 
-test("at most 5 test callbacks a minute per merchant (DESIGN 10); another merchant is not held back", () => {
-  const other = g.newMerchant("test-limit");
-  const quiet = g.newMerchant("test-limit-2");
-  for (const m of [other, quiet]) updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, m.uid, { defaultNotifyUrl: rx.url + "/limit" }, CLI_ACTOR);
+test("at most 5 test callbacks a minute per merchant (DESIGN 10); another merchant is not held back", async () => {
+  const other = await g.newMerchant("test-limit");
+  const quiet = await g.newMerchant("test-limit-2");
+  for (const m of [other, quiet]) await updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, m.uid, { defaultNotifyUrl: rx.url + "/limit" }, CLI_ACTOR);
   let t = Date.parse("2026-11-24T09:00:00Z");
   const at = () => ({ db: g.ctx.db, now: () => t });
   for (let i = 0; i < TEST_CALLBACK_LIMIT.perWindow; i++) {
-    sendTestCallback(at(), other.id);
+    await sendTestCallback(at(), other.id);
     t += 1000;
   }
-  expect(() => sendTestCallback(at(), other.id)).toThrow(TestCallbackLimit);
-  expect(sendTestCallback(at(), quiet.id)).toBeString();
+  await expect((async () => await sendTestCallback(at(), other.id))()).rejects.toThrow(TestCallbackLimit);
+  expect(await sendTestCallback(at(), quiet.id)).toBeString();
   const before = (g.ctx.db.$client.query("SELECT count(*) AS n FROM callbacks WHERE merchant_id = ?").get(other.id) as { n: number }).n;
   expect(before).toBe(TEST_CALLBACK_LIMIT.perWindow);
   // A minute after the first one, one more is allowed.
   t = Date.parse("2026-11-24T09:01:00.001Z");
-  expect(sendTestCallback(at(), other.id)).toBeString();
-  expect(() => sendTestCallback(at(), other.id)).toThrow(TestCallbackLimit);
+  expect(await sendTestCallback(at(), other.id)).toBeString();
+  await expect((async () => await sendTestCallback(at(), other.id))()).rejects.toThrow(TestCallbackLimit);
 });

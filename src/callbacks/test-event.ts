@@ -6,6 +6,7 @@ import { enqueueCallback } from "./outbox";
 import { callbackAttemptsOf, type CallbackRow, recentTestCallbackRows } from "./store";
 import { currentKey, findMerchantById } from "../merchants/service";
 import { newId } from "../lib/ids";
+import { mapSeq } from "../lib/async-seq";
 
 export class NoDefaultCallbackUrl extends Error {
   constructor() {
@@ -35,18 +36,18 @@ function takeTestSlot(db: Db, merchantId: number, now: number): void {
 }
 
 /** Queues the test event; returns its eventId. Signed with the merchant's current key. */
-export function sendTestCallback(deps: { db: Db; now: () => number }, merchantId: number): string {
+export async function sendTestCallback(deps: { db: Db; now: () => number }, merchantId: number): Promise<string> {
   const now = deps.now();
-  return writeTx(deps.db, (tx) => {
-    const m = findMerchantById(tx, merchantId);
+  return await writeTx(deps.db, async (tx) => {
+    const m = await findMerchantById(tx, merchantId);
     if (!m) throw new Error(`no merchant ${merchantId}`);
     if (!m.defaultCallbackUrl) throw new NoDefaultCallbackUrl();
     takeTestSlot(deps.db, merchantId, now);
-    const key = currentKey(tx, merchantId);
+    const key = await currentKey(tx, merchantId);
     if (!key) throw new Error(`merchant ${m.uid} has no current API key`);
     // Its own "order number" so per-order delivery ordering never holds it behind real orders.
     const orderNo = newId("TEST");
-    return enqueueCallback(tx, {
+    return await enqueueCallback(tx, {
       merchantId,
       kind: "test",
       orderNo,
@@ -60,6 +61,6 @@ export function sendTestCallback(deps: { db: Db; now: () => number }, merchantId
 }
 
 /** The merchant's latest test events with their delivery attempts (newest first). */
-export function recentTestCallbacks(db: Db, merchantId: number, limit = 5): Array<CallbackRow & { attemptRows: ReturnType<typeof callbackAttemptsOf> }> {
-  return recentTestCallbackRows(db, merchantId, limit).map((r) => ({ ...r, attemptRows: callbackAttemptsOf(db, r.id) }));
+export async function recentTestCallbacks(db: Db, merchantId: number, limit = 5): Promise<Array<CallbackRow & { attemptRows: Awaited<ReturnType<typeof callbackAttemptsOf>> }>> {
+  return await mapSeq((await recentTestCallbackRows(db, merchantId, limit)), async (r) => ({ ...r, attemptRows: await callbackAttemptsOf(db, r.id) }));
 }

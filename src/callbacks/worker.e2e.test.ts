@@ -17,6 +17,7 @@ import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR, listAudit } from "../audit/log";
 import { TestClock } from "../lib/clock";
 import { releaseHeldCallbacks } from "./store";
+import { everySeq, mapSeq } from "../lib/async-seq";
 
 const DELAYS = [300, 600];
 const POLL_MS = 200;
@@ -39,8 +40,8 @@ afterAll(async () => {
   await gw.stop();
 });
 
-function send(url: string | null, e: { orderNo?: string; status?: string } = {}): string {
-  const id = enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url, ...e });
+async function send(url: string | null, e: { orderNo?: string; status?: string } = {}): Promise<string> {
+  const id = await enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url, ...e });
   callbacksDue();
   return id;
 }
@@ -52,7 +53,7 @@ const settled = (id: string) => () => {
 
 /** Waits (for the real HTTP round trips) until `n` attempts of the callback are recorded. */
 const attempted = (id: string, n: number, db = gw.ctx.db) =>
-  eventually(() => callbackAttemptsOf(db, id).length >= n && callbackRow(db, id)?.state !== "delivering", 5000, `attempt ${n} of ${id}`);
+  eventually(async () => (await callbackAttemptsOf(db, id)).length >= n && callbackRow(db, id)?.state !== "delivering", 5000, `attempt ${n} of ${id}`);
 
 /** The signed X-Callback-Timestamp (the gateway clock's ms) of each request. */
 const stamps = (reqs: ReceivedRequest[]) => reqs.map((r) => Number(r.headers["x-callback-timestamp"]));
@@ -65,7 +66,7 @@ function verifies(apiKey: string, r: ReceivedRequest): boolean {
 describe("callback worker", () => {
   test("delivers the stored payload byte for byte, signed, and records the attempt", async () => {
     const rx = receiver([{ status: 200, body: "received" }]);
-    const id = send(rx.url + "/notify");
+    const id = await send(rx.url + "/notify");
     const row = await eventually(settled(id), 5000, "delivery");
     expect(row.state).toBe("delivered");
     expect(row.attempts).toBe(1);
@@ -80,7 +81,7 @@ describe("callback worker", () => {
     const independent = createHmac("sha256", gw.merchant.apiKey).update(`${h["x-callback-timestamp"]}.${h["x-callback-nonce"]}.${got.text}`).digest("hex");
     expect(h["x-callback-signature"]).toBe(independent);
     expect(verifyCallbackSignature(gw.merchant.apiKey, h["x-callback-timestamp"], h["x-callback-nonce"], JSON.stringify(payload, null, 1), h["x-callback-signature"])).toBe(false);
-    const attempts = callbackAttemptsOf(gw.ctx.db, id);
+    const attempts = await callbackAttemptsOf(gw.ctx.db, id);
     expect(attempts).toHaveLength(1);
     expect(attempts[0]).toMatchObject({ attemptNo: 1, httpStatus: 200, responseBody: "received", error: null });
     expect(attempts[0].durationMs).toBeGreaterThanOrEqual(0);
@@ -88,7 +89,7 @@ describe("callback worker", () => {
 
   test("fails twice then 2xx: exactly 3 deliveries, spaced by the delays, each freshly signed", async () => {
     const rx = receiver([{ status: 500, body: "down" }, { status: 503 }, { status: 200 }]);
-    const id = send(rx.url);
+    const id = await send(rx.url);
     await attempted(id, 1);
     await clock.advance(DELAYS[0] - 1); // a poll runs; the retry is not due yet
     expect(callbackRow(gw.ctx.db, id)).toMatchObject({ state: "pending", attempts: 1 });
@@ -108,7 +109,7 @@ describe("callback worker", () => {
     expect(new Set(reqs.map((r) => r.headers["x-callback-timestamp"])).size).toBe(3);
     expect(new Set(reqs.map((r) => r.text)).size).toBe(1);
     for (const r of reqs) expect(verifies(gw.merchant.apiKey, r)).toBe(true);
-    expect(callbackAttemptsOf(gw.ctx.db, id).map((a) => [a.attemptNo, a.httpStatus])).toEqual([[1, 500], [2, 503], [3, 200]]);
+    expect((await callbackAttemptsOf(gw.ctx.db, id)).map((a) => [a.attemptNo, a.httpStatus])).toEqual([[1, 500], [2, 503], [3, 200]]);
   });
 
   const exhausting: Array<[string, Parameters<typeof startReceiver>[0], RegExp]> = [
@@ -118,7 +119,7 @@ describe("callback worker", () => {
   for (const [name, script, err] of exhausting) {
     test(`${name} gets exactly 3 deliveries, then the callback is failed and kept`, async () => {
       const rx = receiver(script);
-      const id = send(rx.url);
+      const id = await send(rx.url);
       await attempted(id, 1);
       await clock.advance(DELAYS[0]);
       await attempted(id, 2);
@@ -134,7 +135,7 @@ describe("callback worker", () => {
 
   test("a failed callback is resent (CLI) and then delivered with the same eventId", async () => {
     const rx = receiver([{ status: 500 }]);
-    const id = send(rx.url);
+    const id = await send(rx.url);
     await attempted(id, 1);
     await clock.advance(DELAYS[0]);
     await attempted(id, 2);
@@ -166,10 +167,10 @@ describe("callback worker", () => {
     expect(row.attempts).toBe(1);
     expect(rx.requests).toHaveLength(4);
     expect(JSON.parse(rx.requests[3].text).eventId).toBe(id);
-    expect(callbackAttemptsOf(gw.ctx.db, id).map((a) => a.attemptNo)).toEqual([1, 2, 3, 4]);
-    expect(listAudit(gw.ctx.db, { target: `callback:${id}` }).entries).toMatchObject([{ actor: "cli", action: "callback.resend", before: { state: "failed" }, after: { state: "pending" } }]);
+    expect((await callbackAttemptsOf(gw.ctx.db, id)).map((a) => a.attemptNo)).toEqual([1, 2, 3, 4]);
+    expect((await listAudit(gw.ctx.db, { target: `callback:${id}` })).entries).toMatchObject([{ actor: "cli", action: "callback.resend", before: { state: "failed" }, after: { state: "pending" } }]);
     // A queued or unknown one cannot be resent.
-    expect(() => resendCallback(gw.ctx.db, id, Date.now(), { merchantId: gw.merchant.id + 999 })).toThrow(/no callback/);
+    await expect((async () => await resendCallback(gw.ctx.db, id, Date.now(), { merchantId: gw.merchant.id + 999 }))()).rejects.toThrow(/no callback/);
     const again = await cli("callbacks", "resend", "EVNOPE");
     expect(again.code).toBe(2);
     expect(again.err).toContain("no callback with event id EVNOPE");
@@ -177,12 +178,12 @@ describe("callback worker", () => {
 
   test("a receiver slower than the timeout is a failed attempt", async () => {
     const rx = receiver([{ status: 200, delayMs: 1500 }, { status: 200 }]);
-    const id = send(rx.url);
+    const id = await send(rx.url);
     await attempted(id, 1);
     await clock.advance(DELAYS[0]);
     const row = await eventually(settled(id), 5000, "delivery");
     expect(row.state).toBe("delivered");
-    const attempts = callbackAttemptsOf(gw.ctx.db, id);
+    const attempts = await callbackAttemptsOf(gw.ctx.db, id);
     expect(attempts.map((a) => a.httpStatus)).toEqual([null, 200]);
     expect(attempts[0].error).toMatch(/timed out after 1000ms/);
   });
@@ -190,7 +191,7 @@ describe("callback worker", () => {
   test("events of one order arrive in order, even when the first needs a retry", async () => {
     const rx = receiver([{ status: 500 }, { status: 200 }]);
     const orderNo = "PI20261121000000009999001";
-    const ids = ["detected", "confirming", "completed"].map((status) => send(rx.url, { orderNo, status }));
+    const ids = await mapSeq(["detected", "confirming", "completed"], async (status) => await send(rx.url, { orderNo, status }));
     await attempted(ids[0], 1);
     await clock.advance(DELAYS[0]);
     await eventually(() => ids.every((i) => settled(i)()), 5000, "all delivered");
@@ -199,13 +200,13 @@ describe("callback worker", () => {
 
   test("after key rotation, old callbacks keep the old key and new ones use the new key", async () => {
     const rx = receiver([{ status: 200 }]);
-    const m = gw.newMerchant("Rotating Shop");
+    const m = await gw.newMerchant("Rotating Shop");
     const deps = { db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() };
-    const oldKeyId = currentKey(gw.ctx.db, m.id)!.id;
-    const { apiKey: newKey } = rotateKey(deps, m.uid, 60_000);
+    const oldKeyId = (await currentKey(gw.ctx.db, m.id))!.id;
+    const { apiKey: newKey } = await rotateKey(deps, m.uid, 60_000);
     // Both written after the rotation: one for an order created under the old key.
-    const before = enqueueTestCallback(gw.ctx.db, { merchantId: m.id, url: rx.url, apiKeyId: oldKeyId });
-    const after = enqueueTestCallback(gw.ctx.db, { merchantId: m.id, url: rx.url });
+    const before = await enqueueTestCallback(gw.ctx.db, { merchantId: m.id, url: rx.url, apiKeyId: oldKeyId });
+    const after = await enqueueTestCallback(gw.ctx.db, { merchantId: m.id, url: rx.url });
     expect(callbackRow(gw.ctx.db, after)!.apiKeyId).not.toBe(oldKeyId);
     callbacksDue();
     await eventually(() => settled(before)() && settled(after)(), 8000, "both delivered");
@@ -218,23 +219,23 @@ describe("callback worker", () => {
 
   test("a null url falls back to the merchant's default; with none the callback is held, then released by the setting", async () => {
     const rx = receiver([{ status: 200 }]);
-    const bare = gw.newMerchant("No URL Shop");
-    const none = enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null });
+    const bare = await gw.newMerchant("No URL Shop");
+    const none = await enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null });
     callbacksDue();
     expect(callbackRow(gw.ctx.db, none)!.state).toBe("held");
     for (let i = 0; i < 3; i++) await clock.advance(POLL_MS); // a few polls: a held callback is not claimed
     expect(callbackRow(gw.ctx.db, none)).toMatchObject({ state: "held", attempts: 0 });
-    expect(callbackAttemptsOf(gw.ctx.db, none)).toHaveLength(0);
+    expect(await callbackAttemptsOf(gw.ctx.db, none)).toHaveLength(0);
 
     // Queued while a default existed, then the default was cleared: held at delivery, not failed.
     gw.ctx.db.update(merchants).set({ defaultCallbackUrl: rx.url + "/gone" }).where(eq(merchants.id, bare.id)).run();
-    const queued = enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null, orderNo: "PI20261121999999990001" });
+    const queued = await enqueueTestCallback(gw.ctx.db, { merchantId: bare.id, url: null, orderNo: "PI20261121999999990001" });
     gw.ctx.db.update(merchants).set({ defaultCallbackUrl: null }).where(eq(merchants.id, bare.id)).run();
     callbacksDue();
     await eventually(() => callbackRow(gw.ctx.db, queued)!.state === "held", 5000, "held at delivery");
 
     const uid = gw.ctx.db.select().from(merchants).where(eq(merchants.id, bare.id)).get()!.uid;
-    const r = updateMerchantSettings({ db: gw.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, uid, { defaultNotifyUrl: rx.url + "/default" }, CLI_ACTOR);
+    const r = await updateMerchantSettings({ db: gw.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, uid, { defaultNotifyUrl: rx.url + "/default" }, CLI_ACTOR);
     expect(r.released).toBe(2);
     expect((await eventually(settled(none), 5000, "delivery")).state).toBe("delivered");
     expect((await eventually(settled(queued), 5000, "delivery")).state).toBe("delivered");
@@ -250,9 +251,9 @@ describe("callback worker pool", () => {
       const hang = receiver([{ hang: true }]);
       const fast = receiver([{ status: 200 }]);
       const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 30_000, concurrency: 4, shutdownGraceMs: 100, pollMs: 50 }));
-      const slow = Array.from({ length: 10 }, () => enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: hang.url }));
-      const quick = Array.from({ length: 6 }, () => enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: fast.url }));
-      w.start();
+      const slow = await mapSeq(Array.from({ length: 10 }), async () => await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: hang.url }));
+      const quick = await mapSeq(Array.from({ length: 6 }), async () => await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: fast.url }));
+      await w.start();
       await eventually(
         () => quick.every((id) => callbackRow(g.ctx.db, id)?.state === "delivered"),
         5000,
@@ -262,7 +263,7 @@ describe("callback worker pool", () => {
       // The dead endpoint holds only its share of the pool.
       await hang.waitFor((r) => r.length >= w.perTarget, 5000);
       expect(hang.requests.length).toBe(w.perTarget);
-      expect(slow.every((id) => callbackAttemptsOf(g.ctx.db, id).length === 0)).toBe(true);
+      expect(await everySeq(slow, async (id) => (await callbackAttemptsOf(g.ctx.db, id)).length === 0)).toBe(true);
 
       // The grace period runs on the gateway's clock: stop() waits until it has passed.
       const stopped = w.stop();
@@ -272,7 +273,7 @@ describe("callback worker pool", () => {
       // Cut off by shutdown: back to pending, not counted as an attempt.
       for (const id of slow) {
         expect(callbackRow(g.ctx.db, id)).toMatchObject({ state: "pending", attempts: 0, leaseUntil: null });
-        expect(callbackAttemptsOf(g.ctx.db, id)).toHaveLength(0);
+        expect(await callbackAttemptsOf(g.ctx.db, id)).toHaveLength(0);
       }
     } finally {
       await g.stop();
@@ -284,11 +285,11 @@ describe("callback worker pool", () => {
     const g = await startTestGateway({ clock, jobs: false });
     const w = new CallbackWorker(workerOptions(g.ctx, { pollMs: 50 }));
     try {
-      w.start();
+      await w.start();
       const rx = receiver([{ status: 200 }]);
       const now = clock.now();
-      const expired = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
-      const live = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
+      const expired = await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
+      const live = await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
       // As if another run claimed them (these writes are synchronous, before any poll).
       g.ctx.db.update(callbacks).set({ state: "delivering", leaseUntil: now - 1 }).where(eq(callbacks.id, expired)).run();
       g.ctx.db.update(callbacks).set({ state: "delivering", leaseUntil: now + 60_000 }).where(eq(callbacks.id, live)).run();
@@ -309,8 +310,8 @@ describe("callback worker pool", () => {
     const rx = receiver([{ status: 200, delayMs: 300 }]);
     const w = new CallbackWorker(workerOptions(g.ctx, { pollMs: 50, shutdownGraceMs: 3000 }));
     try {
-      const id = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
-      w.start();
+      const id = await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url });
+      await w.start();
       await rx.waitFor((r) => r.length === 1, 5000);
       await w.stop();
       expect(callbackRow(g.ctx.db, id)).toMatchObject({ state: "delivered", attempts: 1 });
@@ -325,7 +326,7 @@ describe("callback worker pool", () => {
     const g = await startTestGateway({ clock, config: { callbacks: { allow_private_targets: false, retry_delays: ["100ms", "100ms"] } } });
     try {
       const rx = receiver([{ status: 200 }]);
-      const id = enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url + "/cb" });
+      const id = await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: rx.url + "/cb" });
       callbacksDue();
       await attempted(id, 1, g.ctx.db);
       await clock.advance(POLL_MS);

@@ -23,6 +23,7 @@ import { forgetFirstPage, newPlanMemory, noteOutcome, originOf, planClaims } fro
 import { callbackWorkerStore, type DueRow } from "./store";
 import { PROCESS_ID } from "../lib/process-id";
 import type { Lookup } from "./target";
+import { filterSeq } from "../lib/async-seq";
 
 export interface WorkerOptions {
   db: Db;
@@ -169,12 +170,12 @@ export class CallbackWorker {
     return n;
   }
 
-  start(): void {
+  async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     // Rows left 'delivering' by this process, or by one known dead (a previous run killed on this
     // host), were cut off mid-delivery; another live process's claims are its own until their lease ends.
-    const n = this.store.releaseCutOff();
+    const n = await this.store.releaseCutOff();
     if (n) this.o.logger.info("callbacks reclaimed after restart", { count: n });
     this.unlisten = onCallbacksDue(() => this.kick());
     this.schedule(0);
@@ -198,11 +199,11 @@ export class CallbackWorker {
     if (this.timer && this.timerAt <= at) return;
     this.timer?.cancel();
     this.timerAt = at;
-    this.timer = this.o.clock.after(ms, () => {
+    this.timer = this.o.clock.after(ms, async () => {
       this.timer = null;
       this.timerAt = Infinity;
       try {
-        this.poll();
+        await this.poll();
       } catch (e) {
         this.dbFailed("callback poll failed", e);
       }
@@ -221,14 +222,14 @@ export class CallbackWorker {
    * commit has returned (DESIGN 16). A mark that fails (a full disk) sends
    * nothing: the rows stay pending and the worker backs off.
    */
-  poll(): number {
+  async poll(): Promise<number> {
     if (this.stopping || this.o.clock.now() < this.blockedUntil) return 0;
-    const claimed = this.claim();
+    const claimed = await this.claim();
     if (!claimed.length) return 0;
     const now = this.o.clock.now();
     const mark = groupCommit(this.o.db).run({
       // Only rows still pending are marked (a resend or another run may have moved one).
-      work: () => new Set(claimed.filter((c) => this.store.mark(c.row.rid, now + this.leaseMs, now)).map((c) => c.row.id)),
+      work: async () => new Set((await filterSeq(claimed, async (c) => await this.store.mark(c.row.rid, now + this.leaseMs, now))).map((c) => c.row.id)),
     });
     const marked = mark.then(
       (ids) => (this.dbOk(), ids),
@@ -240,26 +241,26 @@ export class CallbackWorker {
   }
 
   /** Fair claiming (DESIGN 7): the planner (claim-plan.ts) picks, on this worker's clock. */
-  private claim(): Array<{ row: DueRow; origin: string }> {
+  private async claim(): Promise<Array<{ row: DueRow; origin: string }>> {
     const st = this.store;
     const now = this.o.clock.now();
     // Expired leases (another run's rows, cut off) at most once per poll interval, not per claim.
     if (now - this.reclaimedAt >= this.pollMs || now < this.reclaimedAt) {
-      for (const r of st.expiredLeases(now)) {
+      for (const r of await st.expiredLeases(now)) {
         if (this.inflight.has(r.id)) continue;
-        st.release(r.rid, now);
+        await st.release(r.rid, now);
         forgetFirstPage(this.plan); // a released row may sort before a kept first page
       }
       this.reclaimedAt = now;
     }
-    return planClaims({
+    return await planClaims({
       now,
-      merchants: st.merchantsWithPending(),
+      merchants: await st.merchantsWithPending(),
       turn: this.rr++,
       inflight: [...this.inflight.values()].map((f) => ({ id: f.row.id, merchantId: f.row.merchantId, origin: f.origin, startedAt: f.startedAt, settling: f.settling })),
       limits: { concurrency: this.o.concurrency, perTarget: this.perTarget, overflow: this.overflow },
       memory: this.plan,
-      readDue: (m, after, limit) => st.due(m, now, after, limit),
+      readDue: async (m, after, limit) => await st.due(m, now, after, limit),
     });
   }
 
@@ -283,8 +284,8 @@ export class CallbackWorker {
     if (!row.target) {
       // No notifyUrl and no default URL (cleared since it was queued): held, not an attempt;
       // `merchant set --default-notify-url` releases it.
-      this.write("callback hold not recorded", () =>
-        this.store.hold(row.id, this.o.clock.now()),
+      await this.write("callback hold not recorded", async () =>
+        await this.store.hold(row.id, this.o.clock.now()),
       );
       return;
     }
@@ -292,7 +293,7 @@ export class CallbackWorker {
     let apiKey: string | undefined;
     try {
       // A key id's secret never changes (rotation makes a new key): decrypt it once.
-      apiKey = this.secrets.get(row.apiKeyId) ?? keySecret({ db: this.o.db, cipher: this.o.cipher }, row.apiKeyId);
+      apiKey = this.secrets.get(row.apiKeyId) ?? await keySecret({ db: this.o.db, cipher: this.o.cipher }, row.apiKeyId);
       if (apiKey !== undefined && this.secrets.size < 10_000) this.secrets.set(row.apiKeyId, apiKey);
     } catch (e) {
       return this.finish(row, this.failure(`API key ${row.apiKeyId} cannot be decrypted: ${(e as Error).message}`), true);
@@ -310,7 +311,7 @@ export class CallbackWorker {
   private async deliverCompat(row: DueRow, protocol: CompatProtocol, target: string, signal: AbortSignal): Promise<void> {
     let secret: string | undefined;
     try {
-      secret = compatSecretOf({ db: this.o.db, cipher: this.o.cipher }, row.merchantId, protocol);
+      secret = await compatSecretOf({ db: this.o.db, cipher: this.o.cipher }, row.merchantId, protocol);
     } catch (e) {
       return this.finish(row, this.failure(`${protocol} key cannot be decrypted: ${(e as Error).message}`), true);
     }
@@ -328,8 +329,8 @@ export class CallbackWorker {
     this.schedule(0); // its slot is free now
     if (signal.aborted && !outcome.ok) {
       // Shutdown cut it off: not an attempt; the next start delivers it again.
-      this.write("callback release not recorded", () =>
-        this.store.unclaim(row.id),
+      await this.write("callback release not recorded", async () =>
+        await this.store.unclaim(row.id),
       );
       return;
     }
@@ -337,9 +338,9 @@ export class CallbackWorker {
   }
 
   /** A direct write whose failure only delays the row (its lease runs out; it is claimed again). */
-  private write(what: string, fn: () => void): void {
+  private async write(what: string, fn: () => Promise<unknown>): Promise<void> {
     try {
-      fn();
+      await fn();
       this.dbOk();
     } catch (e) {
       this.dbFailed(what, e);
@@ -375,10 +376,10 @@ export class CallbackWorker {
     for (;;) {
       try {
         await groupCommit(this.o.db).run({
-          work: () => {
-            st.recordAttempt(row.id, r, row.target);
-            st.settle(row.id, { state, attempts, nextAt, lastError: r.ok ? null : r.error }, now);
-            if (r.ok) changedAt = st.delivered(row.id, now);
+          work: async () => {
+            await st.recordAttempt(row.id, r, row.target);
+            await st.settle(row.id, { state, attempts, nextAt, lastError: r.ok ? null : r.error }, now);
+            if (r.ok) changedAt = await st.delivered(row.id, now);
           },
         });
         this.dbOk();
@@ -411,7 +412,7 @@ export class CallbackWorker {
     this.timer = null;
     // The grace period counts from here (armed before any await, so a test clock moved right after stop() ends it).
     let graceTimer: Timer | undefined;
-    const grace = new Promise<boolean>((r) => (graceTimer = this.o.clock.after(this.graceMs, () => r(false))));
+    const grace = new Promise<boolean>((r) => (graceTimer = this.o.clock.after(this.graceMs, async () => r(false))));
     await this.marking;
     const all = () => Promise.all([...this.inflight.values()].map((f) => f.done));
     const finished = await Promise.race([all().then(() => true), grace]);
@@ -423,8 +424,8 @@ export class CallbackWorker {
   }
 }
 
-export function startCallbackWorker(ctx: CallbackWorkerCtx, over: Partial<WorkerOptions> = {}): CallbackWorker {
+export async function startCallbackWorker(ctx: CallbackWorkerCtx, over: Partial<WorkerOptions> = {}): Promise<CallbackWorker> {
   const w = new CallbackWorker(workerOptions(ctx, over));
-  w.start();
+  await w.start();
   return w;
 }

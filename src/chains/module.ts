@@ -99,7 +99,7 @@ export interface OutgoingQuery {
   /** The backup's scan cursor on this chain: transfers after this block count; null when the chain had never been scanned. */
   since: bigint | null;
   /** Whether the database stored this transaction (a payout, a gas top-up, a token-account creation). */
-  known(txHash: string): boolean;
+  known(txHash: string): Promise<boolean>;
   /** The payout orders, through their port (EVM: the nonces the database stored). */
   payouts: PayoutStore;
   /**
@@ -108,7 +108,7 @@ export interface OutgoingQuery {
    * (restore/reconcile.ts fills it from wallet/store.ts `addressRowsAfter`).
    * TRON reads every block once for all of them, then only the addresses added since.
    */
-  addressesAfter(chain: string, after: number): { address: string; seq: number }[];
+  addressesAfter(chain: string, after: number): Promise<{ address: string; seq: number }[]>;
 }
 
 /** What a chain's payout steps and jobs read from the gateway. */

@@ -79,9 +79,9 @@ export interface KeyedAddress {
 
 /** The port to the gateway's address book (src/wallet/addresses.ts `addressBook` implements it). */
 export interface AddressBook {
-  byId(db: DbOrTx, id: string): KeyedAddress | undefined;
+  byId(db: DbOrTx, id: string): Promise<KeyedAddress | undefined>;
   /** The chain's gas wallet (index 0), created on first use. */
-  gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, now: number): KeyedAddress;
+  gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, now: number): Promise<KeyedAddress>;
 }
 
 /**
@@ -107,8 +107,8 @@ export interface PayoutStepEnv {
 }
 
 /** The HD key of a payout's source address (every chain's steps sign with it). */
-export function sourceKey(ctx: { db: DbOrTx; seed: Uint8Array }, adapter: ChainAdapter, env: PayoutStepEnv, o: PayoutOrderRow): DerivedKey {
-  const a = env.addresses.byId(ctx.db, o.fromAddressId);
+export async function sourceKey(ctx: { db: DbOrTx; seed: Uint8Array }, adapter: ChainAdapter, env: PayoutStepEnv, o: PayoutOrderRow): Promise<DerivedKey> {
+  const a = await env.addresses.byId(ctx.db, o.fromAddressId);
   if (!a) throw new Error(`payout ${o.orderNo}: source ${o.fromAddressId} is not a gateway address`);
   return adapter.deriveKey(ctx.seed, a.derivationIndex);
 }

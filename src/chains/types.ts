@@ -158,7 +158,7 @@ export interface SweepQuery {
   /** The last block to report: the scan's cursor (what lies beyond it the scan has not read yet). */
   upTo: bigint;
   /** True when the gateway already recorded this transaction: the adapter skips the lookups it would need for it. */
-  known(txHash: string): boolean;
+  known(txHash: string): Promise<boolean>;
 }
 
 /** One token movement inside a looked-up transaction, to any address. */

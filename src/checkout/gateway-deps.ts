@@ -40,15 +40,15 @@ export function gatewayCheckoutDeps(
 ): CheckoutDeps {
   const views = viewDeps(ctx);
   const clientIp = clientIpResolver(ctx.config.server.trusted_proxies);
-  const merchantName = (id: number) => findMerchantById(ctx.db, id)?.name ?? "";
-  const orderByToken = (token: string) => payinByCheckoutToken(ctx.db, token);
-  const invoiceOf = (id: number | null) => {
-    const inv = id === null ? undefined : invoiceById(ctx.db, id);
+  const merchantName = async (id: number) => (await findMerchantById(ctx.db, id))?.name ?? "";
+  const orderByToken = async (token: string) => await payinByCheckoutToken(ctx.db, token);
+  const invoiceOf = async (id: number | null) => {
+    const inv = id === null ? undefined : await invoiceById(ctx.db, id);
     return inv ? { invoiceUrl: inv.invoiceUrl, invoicePrice: `${inv.priceAmount} ${inv.priceCurrency}` } : {};
   };
   /** A cancelled order's latest refund, as its payer's page says it. */
-  const refundOfCancelled = (o: { id: number }): CheckoutRefundView | null => {
-    const r = refundsOfOrder(ctx.db, o.id).at(-1);
+  const refundOfCancelled = async (o: { id: number }): Promise<CheckoutRefundView | null> => {
+    const r = (await refundsOfOrder(ctx.db, o.id)).at(-1);
     if (!r) return null;
     const state = REFUND_STATE[r.status] ?? "on_its_way";
     return { state, amount: `${displayAmount(amountOf(r, r.amount)!)} ${r.token}`, url: r.pageToken ? `/refund/${encodeURIComponent(r.pageToken)}` : null };
@@ -60,12 +60,12 @@ export function gatewayCheckoutDeps(
     // DESIGN 8: simulating is for a whole-sandbox gateway only (never in a mixed test config).
     sandbox: (chain) => isSandboxGateway(ctx) && ctx.chains.get(chain) instanceof SandboxChain,
     onError: (context, err) => ctx.logger.error(context, { error: String((err as Error)?.stack ?? err) }),
-    findOrder(token) {
-      const o = orderByToken(token);
+    async findOrder(token) {
+      const o = await orderByToken(token);
       if (!o) return null;
       const v = payinView(views, o);
       return {
-        merchantName: merchantName(o.merchantId),
+        merchantName: await merchantName(o.merchantId),
         orderNo: o.orderNo,
         merchantOrderNo: o.merchantOrderNo,
         chainCode: o.chain as ChainCode,
@@ -82,19 +82,19 @@ export function gatewayCheckoutDeps(
         createdAt: v.createdAt,
         completedAt: v.completedAt,
         redirectUrl: o.redirectUrl,
-        holdReason: holdReason(ctx.db, o),
-        refund: o.status === "cancelled" ? refundOfCancelled(o) : null,
-        ...invoiceOf(o.invoiceId),
+        holdReason: await holdReason(ctx.db, o),
+        refund: o.status === "cancelled" ? await refundOfCancelled(o) : null,
+        ...await invoiceOf(o.invoiceId),
       };
     },
-    findDeposit(token) {
-      const b = bindingByPageToken(ctx.db, token);
+    async findDeposit(token) {
+      const b = await bindingByPageToken(ctx.db, token);
       if (!b) return null;
-      const a = addressById(ctx.db, b.addressId)!;
+      const a = (await addressById(ctx.db, b.addressId))!;
       const info = views.token(b.chain as ChainCode, b.token);
-      const recent = ordersOfBinding(ctx.db, b.id, 10);
+      const recent = await ordersOfBinding(ctx.db, b.id, 10);
       return {
-        merchantName: merchantName(b.merchantId),
+        merchantName: await merchantName(b.merchantId),
         chainCode: b.chain as ChainCode,
         tokenSymbol: b.token as TokenSymbol,
         address: a.address,
@@ -104,12 +104,12 @@ export function gatewayCheckoutDeps(
       };
     },
     invoices: {
-      findInvoice(token) {
-        const inv = invoiceByToken(ctx.db, token);
+      async findInvoice(token) {
+        const inv = await invoiceByToken(ctx.db, token);
         if (!inv) return null;
-        const p = currentPayin(ctx.db, inv);
+        const p = await currentPayin(ctx.db, inv);
         return {
-          merchantName: merchantName(inv.merchantId),
+          merchantName: await merchantName(inv.merchantId),
           invoiceNo: inv.invoiceNo,
           priceAmount: inv.priceAmount,
           priceCurrency: inv.priceCurrency,
@@ -124,9 +124,9 @@ export function gatewayCheckoutDeps(
           current: p ? { checkoutToken: p.checkoutToken, network: `${p.chain}:${p.token}`, changeable: p.status === "waiting_payment" } : null,
         };
       },
-      chooseNetwork(token, network) {
+      async chooseNetwork(token, network) {
         try {
-          return { checkoutToken: chooseNetwork(ctx, token, network).order.checkoutToken };
+          return { checkoutToken: (await chooseNetwork(ctx, token, network)).order.checkoutToken };
         } catch (e) {
           if (e instanceof ChoiceError) return { problem: e.problem };
           throw e;
@@ -134,11 +134,11 @@ export function gatewayCheckoutDeps(
       },
     },
     refunds: {
-      findRefund(token) {
-        const r = refundByToken(ctx.db, token);
+      async findRefund(token) {
+        const r = await refundByToken(ctx.db, token);
         if (!r) return null;
         return {
-          merchantName: merchantName(r.merchantId),
+          merchantName: await merchantName(r.merchantId),
           orderNo: r.orderNo,
           chainCode: r.chain as ChainCode,
           tokenSymbol: r.token as TokenSymbol,
@@ -150,7 +150,7 @@ export function gatewayCheckoutDeps(
       },
       async giveAddress(token, address) {
         try {
-          const { payout } = giveRefundAddress(ctx, token, address);
+          const { payout } = await giveRefundAddress(ctx, token, address);
           if (payout) await afterRefundAddress(payout.id);
           return { ok: true };
         } catch (e) {
@@ -162,7 +162,7 @@ export function gatewayCheckoutDeps(
       },
     },
     async checkTxHash(token, txHash, request) {
-      const o = orderByToken(token);
+      const o = await orderByToken(token);
       if (!o) return "unavailable";
       try {
         takeTxHashTurn(ctx, o.orderNo, `ip:${clientIp(request) ?? "unknown"}`);
@@ -175,11 +175,11 @@ export function gatewayCheckoutDeps(
       }
     },
     async simulatePayment(token) {
-      const o = orderByToken(token);
+      const o = await orderByToken(token);
       if (!o) throw new Error("unknown order");
       const chain = ctx.chains.get(o.chain as ChainCode);
       if (!(chain instanceof SandboxChain) || !isSandboxGateway(ctx)) throw new Error("not a sandbox gateway");
-      chain.transfer({ token: o.token as TokenSymbol, to: o.address, amount: BigInt(o.amount) });
+      await chain.transfer({ token: o.token as TokenSymbol, to: o.address, amount: BigInt(o.amount) });
       await afterSimulate(chain.chain);
     },
   };

@@ -36,7 +36,7 @@ const refundLink = (html: string) => /data-testid="refund-link" href="([^"]+)"/.
 describe("the payer's pages of an order cancelled by Refund all", () => {
   test("on its way, linked to the refund page; once sent: refunded, and the refund page shows the transaction", async () => {
     const o = await shortPaid();
-    const r = resolveFrozen(gw.ctx, o.orderNo, "refund_all", { note: "customer wants it back", toAddress: randomAddress("TRON") }, op);
+    const r = await resolveFrozen(gw.ctx, o.orderNo, "refund_all", { note: "customer wants it back", toAddress: randomAddress("TRON") }, op);
     const checkout = `${o.cashierUrl}?lang=en`;
     let html = await text(checkout);
     expect(html).toContain("Order cancelled: your refund is on its way");
@@ -71,11 +71,11 @@ describe("the payer's pages of an order cancelled by Refund all", () => {
     const o = await shortPaid();
     // The money left the receiving address on chain: the node refuses the refund for good.
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", fromAddress: o.address, toAddress: randomAddress("TRON"), amount: "9.5" });
-    const who = addUser(gw, "ro-op-user", "operator");
+    const who = await addUser(gw, "ro-op-user", "operator");
     const bo = await backofficeSignIn(gw.url, who);
     const counts = async () => (await (await bo.get("/backoffice/counts.json")).json()) as Obj;
     const before = (await counts()).failedRefunds;
-    const r = resolveFrozen(gw.ctx, o.orderNo, "refund_all", { note: "customer wants it back", toAddress: randomAddress("TRON") }, op);
+    const r = await resolveFrozen(gw.ctx, o.orderNo, "refund_all", { note: "customer wants it back", toAddress: randomAddress("TRON") }, op);
     const failed = await gw.gateway.runtime.payouts.attempt(r.refund!.payout!.id);
     expect(failed).toMatchObject({ status: "failed" });
     const html = await text(`${o.cashierUrl}?lang=en`);

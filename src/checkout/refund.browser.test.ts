@@ -102,7 +102,7 @@ test("a link refund: the payer gives the address on the refund page and the refu
   // Posting again sends nothing more.
   const again = await page.request.post(r.refundUrl!, { form: { address: to, repeat: to }, maxRedirects: 0 });
   expect(again.status()).toBe(303);
-  expect((gw.ctx.chains.get("TRON") as SandboxChain).outgoingCount(o.address)).toBe(1);
+  expect(await (gw.ctx.chains.get("TRON") as SandboxChain).outgoingCount(o.address)).toBe(1);
   await ctx.close();
 }, 60_000);
 

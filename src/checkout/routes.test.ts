@@ -21,7 +21,7 @@ beforeAll(() => {
       checkoutRoutes({
         ...store.deps(),
         onError: (_context, err) => logged.push(err),
-        findOrder: (t) => {
+        findOrder: async (t) => {
           if (t === "tok_boom") throw new Error("database is locked at /secret/path.ts:12");
           return store.findOrder(t);
         },

@@ -48,14 +48,14 @@ function jsonError(status: number, code: number, message: string): Response {
 const notFoundJson = () => jsonError(404, 10002, "not found");
 
 /** Looks up by token, turning a malformed token into "not found" and a failing lookup into a logged 500. */
-function lookup<T>(
+async function lookup<T>(
   token: string,
-  find: (token: string) => T | null,
+  find: (token: string) => Promise<T | null>,
   onError: (context: string, err: unknown) => void,
-): { found: T | null; failed: boolean } {
+): Promise<{ found: T | null; failed: boolean }> {
   if (!TOKEN_PATTERN.test(token)) return { found: null, failed: false };
   try {
-    return { found: find(token), failed: false };
+    return { found: await find(token), failed: false };
   } catch (err) {
     onError("checkout: lookup failed", err);
     return { found: null, failed: true };
@@ -82,8 +82,8 @@ export function checkoutRoutes(deps: CheckoutDeps) {
   };
 
   return new Elysia({ name: "checkout" })
-    .get("/checkout/:token", ({ params, request }) => {
-      const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t), onError);
+    .get("/checkout/:token", async ({ params, request }) => {
+      const { found: order, failed } = await lookup(params.token, async (t) => await deps.findOrder(t), onError);
       if (failed) return messagePage(request, "error");
       if (!order) return messagePage(request, "notFound");
       return htmlResponse((nonce) => renderCheckoutPage(pageOptions(order, params.token, request, nonce)));
@@ -92,13 +92,13 @@ export function checkoutRoutes(deps: CheckoutDeps) {
       // "I have paid" posts to the page's own URL, so its relative links (status, simulate) still resolve.
       "/checkout/:token",
       async ({ params, request, body }) => {
-        const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t), onError);
+        const { found: order, failed } = await lookup(params.token, async (t) => await deps.findOrder(t), onError);
         if (failed) return messagePage(request, "error");
         if (!order || !deps.checkTxHash) return messagePage(request, "notFound");
         const form = (body ?? {}) as Record<string, unknown>;
         const typed = typeof form.txHash === "string" ? form.txHash.trim().slice(0, 200) : "";
         const answer = typed === "" ? "malformed" : await deps.checkTxHash(params.token, typed, request);
-        const now = deps.findOrder(params.token) ?? order;
+        const now = await deps.findOrder(params.token) ?? order;
         return htmlResponse(
           (nonce) => renderCheckoutPage({ ...pageOptions(now, params.token, request, nonce), txHash: { answer, typed } }),
           TX_HASH_STATUS[answer] ?? 200,
@@ -106,14 +106,14 @@ export function checkoutRoutes(deps: CheckoutDeps) {
       },
       { parse: "urlencoded" },
     )
-    .get("/checkout/:token/status", ({ params }) => {
-      const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t), onError);
+    .get("/checkout/:token/status", async ({ params }) => {
+      const { found: order, failed } = await lookup(params.token, async (t) => await deps.findOrder(t), onError);
       if (failed) return jsonError(500, 10000, "internal error");
       if (!order) return notFoundJson();
       return jsonResponse(checkoutStatusJson(order, deps.now()));
     })
     .post("/checkout/:token/simulate", async ({ params }) => {
-      const { found: order, failed } = lookup(params.token, (t) => deps.findOrder(t), onError);
+      const { found: order, failed } = await lookup(params.token, async (t) => await deps.findOrder(t), onError);
       if (failed) return jsonError(500, 10000, "internal error");
       // Outside sandbox the route does not exist, whatever the token.
       if (!order || !deps.simulatePayment || !deps.sandbox(order.chainCode)) return notFoundJson();
@@ -127,8 +127,8 @@ export function checkoutRoutes(deps: CheckoutDeps) {
       }
       return jsonResponse({ ok: true });
     })
-    .get("/deposit/:token", ({ params, request }) => {
-      const { found: deposit, failed } = lookup(params.token, (t) => deps.findDeposit(t), onError);
+    .get("/deposit/:token", async ({ params, request }) => {
+      const { found: deposit, failed } = await lookup(params.token, async (t) => await deps.findDeposit(t), onError);
       if (failed) return messagePage(request, "error");
       if (!deposit) return messagePage(request, "notFound");
       return htmlResponse((nonce) =>
@@ -143,8 +143,8 @@ export function checkoutRoutes(deps: CheckoutDeps) {
         }),
       );
     })
-    .get("/deposit/:token/status", ({ params }) => {
-      const { found: deposit, failed } = lookup(params.token, (t) => deps.findDeposit(t), onError);
+    .get("/deposit/:token/status", async ({ params }) => {
+      const { found: deposit, failed } = await lookup(params.token, async (t) => await deps.findDeposit(t), onError);
       if (failed) return jsonError(500, 10000, "internal error");
       if (!deposit) return notFoundJson();
       return jsonResponse(depositStatusJson(deposit, deps.now()));
@@ -157,14 +157,14 @@ const REFUND_PROBLEM_STATUS: Record<RefundProblem, number> = { mismatch: 422, in
 
 /** The payer's refund page (DESIGN 20): the form until an address is given, then the refund's progress. */
 function refundRoutes(deps: CheckoutDeps, rf: RefundDeps, onError: (context: string, err: unknown) => void) {
-  const page = (request: Request, token: string, found: NonNullable<ReturnType<RefundDeps["findRefund"]>>, problem?: RefundProblem, typed?: string) =>
+  const page = (request: Request, token: string, found: NonNullable<Awaited<ReturnType<RefundDeps["findRefund"]>>>, problem?: RefundProblem, typed?: string) =>
     htmlResponse(
       (nonce) => renderRefundPage({ refund: found, token, locale: locale(request), nonce, sandbox: deps.sandbox(found.chainCode), problem, typed, formToken: newOnceToken(deps.now()) }),
       problem ? REFUND_PROBLEM_STATUS[problem] : 200,
     );
   return new Elysia({ name: "refund-page" })
-    .get("/refund/:token", ({ params, request }) => {
-      const { found, failed } = lookup(params.token, (t) => rf.findRefund(t), onError);
+    .get("/refund/:token", async ({ params, request }) => {
+      const { found, failed } = await lookup(params.token, async (t) => await rf.findRefund(t), onError);
       if (failed) return messagePage(request, "error");
       if (!found) return messagePage(request, "notFound");
       return page(request, params.token, found);
@@ -183,7 +183,7 @@ function refundRoutes(deps: CheckoutDeps, rf: RefundDeps, onError: (context: str
 
   /** The refund form's action: the payer's address, typed twice, starts the refund's sending. */
   async function giveAddress(request: Request, token: string, form: Record<string, unknown>): Promise<Response> {
-    const { found, failed } = lookup(token, (t) => rf.findRefund(t), onError);
+    const { found, failed } = await lookup(token, async (t) => await rf.findRefund(t), onError);
     if (failed) return messagePage(request, "error");
     if (!found) return messagePage(request, "notFound");
     const address = typeof form.address === "string" ? form.address.trim() : "";
@@ -197,7 +197,7 @@ function refundRoutes(deps: CheckoutDeps, rf: RefundDeps, onError: (context: str
       onError("refund: giving the address failed", err);
       return messagePage(request, "error");
     }
-    if ("problem" in r) return page(request, token, rf.findRefund(token) ?? found, r.problem, address);
+    if ("problem" in r) return page(request, token, await rf.findRefund(token) ?? found, r.problem, address);
     return seeOther(encodeURIComponent(token), request);
   }
 }
@@ -239,7 +239,7 @@ function invoiceRoutes(deps: CheckoutDeps, inv: InvoiceDeps, onError: (context: 
       throw e;
     }
   };
-  const page = (request: Request, token: string, found: NonNullable<ReturnType<InvoiceDeps["findInvoice"]>>, problem?: InvoiceChoiceProblem, retryAfter?: number) =>
+  const page = (request: Request, token: string, found: NonNullable<Awaited<ReturnType<InvoiceDeps["findInvoice"]>>>, problem?: InvoiceChoiceProblem, retryAfter?: number) =>
     htmlResponse(
       (nonce) =>
         renderInvoicePage({
@@ -256,8 +256,8 @@ function invoiceRoutes(deps: CheckoutDeps, inv: InvoiceDeps, onError: (context: 
       retryAfter === undefined ? {} : { "retry-after": String(retryAfter) },
     );
   return new Elysia({ name: "invoice-page" })
-    .get("/invoice/:token", ({ params, request }) => {
-      const { found, failed } = lookup(params.token, (t) => inv.findInvoice(t), onError);
+    .get("/invoice/:token", async ({ params, request }) => {
+      const { found, failed } = await lookup(params.token, async (t) => await inv.findInvoice(t), onError);
       if (failed) return messagePage(request, "error");
       if (!found) return messagePage(request, "notFound");
       const changing = new URL(request.url).searchParams.get("change") === "1" && found.current?.changeable;
@@ -266,23 +266,23 @@ function invoiceRoutes(deps: CheckoutDeps, inv: InvoiceDeps, onError: (context: 
     })
     .post(
       "/invoice/:token/pay",
-      ({ params, request, body }) => {
-        const { found, failed } = lookup(params.token, (t) => inv.findInvoice(t), onError);
+      async ({ params, request, body }) => {
+        const { found, failed } = await lookup(params.token, async (t) => await inv.findInvoice(t), onError);
         if (failed) return messagePage(request, "error");
         if (!found) return messagePage(request, "notFound");
         const network = typeof (body as Record<string, unknown> | undefined)?.network === "string" ? ((body as Record<string, string>).network as string) : "";
         const wait = limited(request, params.token);
         if (wait !== null) return page(request, params.token, found, "too_many", wait);
-        let r: ReturnType<InvoiceDeps["chooseNetwork"]>;
+        let r: Awaited<ReturnType<InvoiceDeps["chooseNetwork"]>>;
         try {
-          r = inv.chooseNetwork(params.token, network);
+          r = await inv.chooseNetwork(params.token, network);
         } catch (err) {
           onError("invoice: choosing the network failed", err);
           return messagePage(request, "error");
         }
         if ("checkoutToken" in r) return seeOther(`../../checkout/${encodeURIComponent(r.checkoutToken)}`, request);
         // Shown with the buttons again (fresh: the refusal may have been a race with a payment).
-        const again = inv.findInvoice(params.token) ?? found;
+        const again = await inv.findInvoice(params.token) ?? found;
         return page(request, params.token, again, r.problem);
       },
       { parse: "urlencoded" },

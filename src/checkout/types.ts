@@ -84,9 +84,9 @@ export type InvoiceChoiceProblem = "closed" | "not_offered" | "payment_detected"
 
 /** The invoice side of the hosted pages; absent where invoices are not served. */
 export interface InvoiceDeps {
-  findInvoice(token: string): InvoicePageView | null;
+  findInvoice(token: string): Promise<InvoicePageView | null>;
   /** Creates (or switches to) the pay-in of `network`; its checkout token, or why not. */
-  chooseNetwork(token: string, network: string): { checkoutToken: string } | { problem: InvoiceChoiceProblem };
+  chooseNetwork(token: string, network: string): Promise<{ checkoutToken: string } | { problem: InvoiceChoiceProblem }>;
 }
 
 /** A refund as its payer's page shows it (DESIGN 20). */
@@ -109,7 +109,7 @@ export type RefundProblem = "mismatch" | "invalid" | "own" | "unavailable";
 
 /** The refund side of the hosted pages. */
 export interface RefundDeps {
-  findRefund(token: string): RefundPageView | null;
+  findRefund(token: string): Promise<RefundPageView | null>;
   /** Records the payer's address and starts sending; or why not. */
   giveAddress(token: string, address: string): Promise<{ ok: true } | { problem: RefundProblem }>;
 }
@@ -133,8 +133,8 @@ export interface DepositView {
 }
 
 export interface CheckoutDeps {
-  findOrder(token: string): CheckoutOrderView | null;
-  findDeposit(token: string): DepositView | null;
+  findOrder(token: string): Promise<CheckoutOrderView | null>;
+  findDeposit(token: string): Promise<DepositView | null>;
   /** Sandbox only: send the exact amount to the order's address through the sandbox chain. */
   simulatePayment?(token: string): Promise<void>;
   sandbox: (chain: ChainCode) => boolean;

@@ -5,12 +5,12 @@ import { printTable } from "./common";
 
 export const ALERTS_USAGE = "alerts list [--firing] [--json]    alert incidents, newest first (--firing: only open ones)";
 
-export function alertsCommand(db: () => Db, sub: string | undefined, flags: Record<string, string | true>): number {
+export async function alertsCommand(db: () => Promise<Db>, sub: string | undefined, flags: Record<string, string | true>): Promise<number> {
   if (sub !== "list") {
     console.error(`usage: stablegate ${ALERTS_USAGE}`);
     return 2;
   }
-  const rows = listAlerts(db(), { status: flags.firing ? "firing" : undefined, limit: 1000 });
+  const rows = await listAlerts(await db(), { status: flags.firing ? "firing" : undefined, limit: 1000 });
   if (flags.json) console.log(JSON.stringify(rows));
   else
     printTable(

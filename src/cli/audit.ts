@@ -5,12 +5,12 @@ import { CliUsageError, type CliFlags, printTable } from "./common";
 
 export const AUDIT_USAGE = `  audit list [--actor A] [--action X] [--target T] [--limit N] [--json]   the audit log, newest first`;
 
-export function auditCommand(db: () => Db, args: string[], flags: CliFlags): number {
+export async function auditCommand(db: () => Promise<Db>, args: string[], flags: CliFlags): Promise<number> {
   if (args[0] !== "list") throw new CliUsageError(`usage:\n${AUDIT_USAGE}`);
   const str = (k: string) => (typeof flags[k] === "string" ? (flags[k] as string) : undefined);
   const limit = str("limit");
   if (limit !== undefined && !/^[1-9]\d{0,3}$/.test(limit)) throw new CliUsageError("--limit must be an integer from 1 to 1000");
-  const { entries } = listAudit(db(), { actor: str("actor"), action: str("action"), target: str("target"), limit: limit ? Number(limit) : 100 });
+  const { entries } = await listAudit(await db(), { actor: str("actor"), action: str("action"), target: str("target"), limit: limit ? Number(limit) : 100 });
   if (flags.json) console.log(JSON.stringify(entries));
   else
     printTable(

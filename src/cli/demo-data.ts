@@ -32,23 +32,23 @@ const DEMO: DemoInvoice[] = [
 export async function seedDemoData(ctx: AppContext, runtime: Pick<Runtime, "afterChainChange">, merchantUid: string): Promise<string[]> {
   if (!isSandboxGateway(ctx)) return [];
   const chain = [...ctx.chains.values()].find((c): c is SandboxChain => c instanceof SandboxChain);
-  const m = findMerchantByUid(ctx.db, merchantUid);
-  const key = m && currentKey(ctx.db, m.id);
+  const m = await findMerchantByUid(ctx.db, merchantUid);
+  const key = m && await currentKey(ctx.db, m.id);
   if (!chain || !m || !key) return [];
   const token = chain.tokens[0]!;
   const network = `${chain.chain}:${token.symbol}`;
   const out: string[] = [];
   for (const d of DEMO) {
-    const inv = createInvoice(ctx, m.id, key.id, { merchantOrderNo: d.no, priceAmount: d.price, priceCurrency: d.currency, description: d.description, expireMinutes: 1440 });
+    const inv = await createInvoice(ctx, m.id, key.id, { merchantOrderNo: d.no, priceAmount: d.price, priceCurrency: d.currency, description: d.description, expireMinutes: 1440 });
     if (inv.payinOrderId !== null || d.pay === undefined) {
       out.push(`${inv.invoiceNo} ${d.description}`);
       continue;
     }
-    const { order } = chooseNetwork(ctx, inv.pageToken, network);
+    const { order } = await chooseNetwork(ctx, inv.pageToken, network);
     if (d.pay !== "none") {
       const amount = d.pay === "all" ? BigInt(order.amount) : BigInt(order.amount) - toBaseUnits("1", token.decimals);
-      chain.transfer({ token: token.symbol, to: order.address, amount });
-      chain.mine(chain.requiredConfirmations);
+      await chain.transfer({ token: token.symbol, to: order.address, amount });
+      await chain.mine(chain.requiredConfirmations);
       await runtime.afterChainChange(chain.chain);
     }
     out.push(`${inv.invoiceNo} ${d.description}`);

@@ -21,27 +21,27 @@ export function withDemoRates(loaded: LoadedConfig): { loaded: LoadedConfig; add
 }
 
 /** On the first `make run`, a demo merchant whose key is printed once. */
-export function ensureDemoMerchant(ctx: AppContext): { merchantUid: string; apiKey: string } | null {
-  if (demoMerchantMark(ctx.db) !== undefined) return null;
-  const { merchant, apiKey } = createMerchant({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() }, { name: "Demo Shop" });
-  markDemoMerchant(ctx.db, merchant.uid, ctx.clock.now());
+export async function ensureDemoMerchant(ctx: AppContext): Promise<{ merchantUid: string; apiKey: string } | null> {
+  if (await demoMerchantMark(ctx.db) !== undefined) return null;
+  const { merchant, apiKey } = await createMerchant({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() }, { name: "Demo Shop" });
+  await markDemoMerchant(ctx.db, merchant.uid, ctx.clock.now());
   return { merchantUid: merchant.uid, apiKey };
 }
 
 /** `serve --demo`: an operator `admin` and `demo`, a user of the demo merchant; their passwords are returned once. */
-export function ensureDemoUsers(ctx: AppContext): { username: string; role: string; password: string }[] {
+export async function ensureDemoUsers(ctx: AppContext): Promise<{ username: string; role: string; password: string }[]> {
   const deps = { db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() };
   const out: { username: string; role: string; password: string }[] = [];
-  if (!findUser(ctx.db, "admin")) out.push({ username: "admin", role: "operator", password: createUser(deps, { username: "admin", role: "operator" }, CLI_ACTOR).password });
-  const mark = demoMerchantMark(ctx.db);
-  if (mark !== undefined && !findUser(ctx.db, "demo")) {
-    out.push({ username: "demo", role: "merchant", password: createUser(deps, { username: "demo", role: "merchant", merchantUid: mark }, CLI_ACTOR).password });
+  if (!await findUser(ctx.db, "admin")) out.push({ username: "admin", role: "operator", password: (await createUser(deps, { username: "admin", role: "operator" }, CLI_ACTOR)).password });
+  const mark = await demoMerchantMark(ctx.db);
+  if (mark !== undefined && !await findUser(ctx.db, "demo")) {
+    out.push({ username: "demo", role: "merchant", password: (await createUser(deps, { username: "demo", role: "merchant", merchantUid: mark }, CLI_ACTOR)).password });
   }
   return out;
 }
 
 /** The one-time setup link while no operator exists (a new token each start, valid 1 hour). */
-export function setupLink(ctx: AppContext): string | null {
-  const token = issueSetupToken({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() });
+export async function setupLink(ctx: AppContext): Promise<string | null> {
+  const token = await issueSetupToken({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() });
   return token ? `${ctx.publicUrl}/backoffice/setup/${token}` : null;
 }

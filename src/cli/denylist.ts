@@ -9,23 +9,23 @@ export const DENYLIST_USAGE = `  denylist add CHAIN ADDRESS --reason R  freeze w
   denylist list [--json]
   denylist remove CHAIN ADDRESS`;
 
-export function denylistCommand(ctx: () => PayinCtx, args: string[], flags: CliFlags): number {
+export async function denylistCommand(ctx: () => Promise<PayinCtx>, args: string[], flags: CliFlags): Promise<number> {
   const [sub, chain, address] = args;
   if (sub === "list") {
-    const rows = listDenied(ctx());
+    const rows = await listDenied(await ctx());
     if (flags.json) console.log(JSON.stringify(rows));
     else printTable(["chain", "address", "added", "reason"], rows.map((r) => [r.chainCode, r.address, r.createdAt, r.reason]), "the deny list is empty");
     return 0;
   }
   if (sub === "add" && chain && address) {
     if (typeof flags.reason !== "string" || !flags.reason.trim()) throw new CliUsageError("denylist add needs --reason R");
-    const r = denySender(ctx(), chain, address, flags.reason, CLI_ACTOR);
+    const r = await denySender(await ctx(), chain, address, flags.reason, CLI_ACTOR);
     if (flags.json) console.log(JSON.stringify(r));
     else console.log(`${r.chainCode} ${r.address} added to the deny list`);
     return 0;
   }
   if (sub === "remove" && chain && address) {
-    const r = undenySender(ctx(), chain, address, CLI_ACTOR);
+    const r = await undenySender(await ctx(), chain, address, CLI_ACTOR);
     if (flags.json) console.log(JSON.stringify(r));
     else console.log(`${r.chainCode} ${r.address} removed from the deny list`);
     return 0;

@@ -12,8 +12,8 @@ export const ENERGY_USAGE = `  energy stake --trx N               stake N TRX of
   energy unstake --trx N             unstake N TRX (withdrawable 14 days later)
   energy status [--json]             the energy wallet: address, staked TRX, energy free and delegated, transfers served, TRX saved`;
 
-function control(loaded: LoadedConfig): StakingControl {
-  const ctx = createContext({ loaded, makeChains, logger: silentLogger });
+async function control(loaded: LoadedConfig): Promise<StakingControl> {
+  const ctx = await createContext({ loaded, makeChains, logger: silentLogger });
   for (const adapter of ctx.chains.values()) {
     const c = chainBundle(adapter).staking?.(ctx);
     if (c) return c;
@@ -25,7 +25,7 @@ export async function energyCommand(loaded: LoadedConfig, sub: string | undefine
   if (sub === "stake" || sub === "unstake") {
     const trx = flags.trx;
     if (typeof trx !== "string") throw new CliUsageError(`energy ${sub} needs --trx N`);
-    const c = control(loaded);
+    const c = await control(loaded);
     const unused = sub === "stake" ? c.stakeUnused() : null;
     if (unused) console.error(`warning: ${unused}`);
     try {
@@ -37,7 +37,7 @@ export async function energyCommand(loaded: LoadedConfig, sub: string | undefine
     return 0;
   }
   if (sub === "status") {
-    const s = await control(loaded).status();
+    const s = await (await control(loaded)).status();
     if (flags.json) console.log(JSON.stringify(s));
     else for (const [k, v] of Object.entries(s)) console.log(`${k}\t${v}`);
     return 0;

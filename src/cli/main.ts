@@ -121,55 +121,55 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
     // PostgreSQL (DESIGN 22): the schema and its migrations are in this build, the stores not yet.
     if (loaded.config.database.url) return await postgresCommand(cmd, loaded);
     if (cmd === "init") {
-      printInit(initDataFolder(loaded), loaded.source);
+      printInit(await initDataFolder(loaded), loaded.source);
       return 0;
     }
-    const deps = () => {
-      const { db, cipher } = openStore(loaded);
+    const deps = async () => {
+      const { db, cipher } = await openStore(loaded);
       return { db, cipher, now: () => systemClock.now() };
     };
-    const operatorCtx = () => createContext({ loaded, makeChains, logger: silentLogger });
+    const operatorCtx = async () => await createContext({ loaded, makeChains, logger: silentLogger });
     switch (cmd) {
       case "serve":
         return await serve(loaded, flags.demo === true);
       case "migrate": {
-        deps();
+        await deps();
         console.log(`migrated ${loaded.config.database.path}`);
         return 0;
       }
       case "merchant": {
         if (sub === "create") {
           if (typeof flags.name !== "string") throw new CliUsageError("merchant create needs --name N");
-          const { merchant, apiKey } = createMerchant(deps(), { name: flags.name }, CLI_ACTOR);
+          const { merchant, apiKey } = await createMerchant(await deps(), { name: flags.name }, CLI_ACTOR);
           if (flags.json) console.log(JSON.stringify({ merchantUid: merchant.uid, apiKey }));
           else console.log(`merchant ${merchant.uid} (${merchant.name})\napi key: ${apiKey}\n(store the key now: it is not shown again)`);
           return 0;
         }
         if (sub === "list") {
-          const rows = listMerchants(deps().db).map((m) => ({ merchantUid: m.uid, name: m.name, status: m.status, createdAt: new Date(m.createdAt).toISOString() }));
+          const rows = (await listMerchants((await deps()).db)).map((m) => ({ merchantUid: m.uid, name: m.name, status: m.status, createdAt: new Date(m.createdAt).toISOString() }));
           if (flags.json) console.log(JSON.stringify(rows));
           else printTable(["merchant", "status", "name"], rows.map((r) => [r.merchantUid, r.status, r.name]), "no merchants");
           return 0;
         }
         if (sub === "disable" || sub === "enable") {
           if (!arg) throw new CliUsageError(`merchant ${sub} needs a UID`);
-          const m = setMerchantStatus(deps(), arg, sub === "disable" ? "disabled" : "active", CLI_ACTOR);
+          const m = await setMerchantStatus(await deps(), arg, sub === "disable" ? "disabled" : "active", CLI_ACTOR);
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
-        if (sub === "set") return merchantSet({ db: deps().db, cipher: deps().cipher, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets, releaseHeldCallbacks }, arg, flags);
+        if (sub === "set") return await merchantSet({ db: (await deps()).db, cipher: (await deps()).cipher, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets, releaseHeldCallbacks }, arg, flags);
         throw new CliUsageError(`unknown merchant command: ${sub ?? "(none)"}`);
       }
       case "key": {
         if (sub !== "rotate" || !arg) throw new CliUsageError("usage: key rotate UID [--json]");
-        const r = rotateKey(deps(), arg, parseDuration(loaded.config.auth.rotation_grace), CLI_ACTOR);
+        const r = await rotateKey(await deps(), arg, parseDuration(loaded.config.auth.rotation_grace), CLI_ACTOR);
         if (flags.json) console.log(JSON.stringify(r));
         else console.log(`merchant ${r.merchantUid}\nnew api key: ${r.apiKey}\n(the previous key signs requests for ${loaded.config.auth.rotation_grace} more)`);
         return 0;
       }
       case "callbacks": {
         if (sub === "list") {
-          const rows = listCallbacks(deps().db, { state: flags.failed ? "failed" : flags.held ? "held" : undefined, limit: 1000 }).map(describeCallback);
+          const rows = (await listCallbacks((await deps()).db, { state: flags.failed ? "failed" : flags.held ? "held" : undefined, limit: 1000 })).map(describeCallback);
           if (flags.json) console.log(JSON.stringify(rows));
           else
             printTable(
@@ -181,7 +181,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         }
         if (sub === "resend") {
           if (!arg) throw new CliUsageError("callbacks resend needs an EVENT_ID");
-          const r = resendCallback(deps().db, arg, systemClock.now(), {}, CLI_ACTOR);
+          const r = await resendCallback((await deps()).db, arg, systemClock.now(), {}, CLI_ACTOR);
           if (flags.json) console.log(JSON.stringify(describeCallback(r)));
           else console.log(`${r.id} queued for delivery`);
           return 0;
@@ -189,27 +189,27 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         throw new CliUsageError(`unknown callbacks command: ${sub ?? "(none)"}`);
       }
       case "user":
-        return userCommand(deps(), sub, arg, flags);
+        return await userCommand(await deps(), sub, arg, flags);
       case "order":
-        return orderCommand(operatorCtx, positional.slice(1), flags);
+        return await orderCommand(operatorCtx, positional.slice(1), flags);
       case "deposit":
-        return depositCommand(operatorCtx, positional.slice(1), flags);
+        return await depositCommand(operatorCtx, positional.slice(1), flags);
       case "denylist":
-        return denylistCommand(operatorCtx, positional.slice(1), flags);
+        return await denylistCommand(operatorCtx, positional.slice(1), flags);
       case "audit":
-        return auditCommand(() => deps().db, positional.slice(1), flags);
+        return await auditCommand(async () => (await deps()).db, positional.slice(1), flags);
       case "wallet":
         return await walletCommand(loaded, sub, flags, io.ask ?? askStdin);
       case "energy":
         return await energyCommand(loaded, sub, flags);
       case "alerts":
-        return alertsCommand(() => deps().db, sub, flags);
+        return await alertsCommand(async () => (await deps()).db, sub, flags);
       case "backup":
         // The database must be there (never a backup of a stranger); --verify reads only FILE.
         if (typeof flags.verify !== "string") requireDatabase(loaded);
         return await backupCommand(loaded.config.database.path, flags);
       case "restore":
-        return restoreCommand(loaded, () => deps().db, positional.slice(1), flags);
+        return await restoreCommand(loaded, async () => (await deps()).db, positional.slice(1), flags);
       default:
         throw new CliUsageError(`unknown command: ${cmd}`);
     }
@@ -258,22 +258,22 @@ async function serve(configured: ReturnType<typeof loadConfig>, demo: boolean): 
   const rates = demo ? withDemoRates(configured) : { loaded: configured, added: false };
   const loaded = rates.loaded;
   // `make run` on an empty folder makes its data folder (the same refusals as init).
-  if (demo && !databasePresent(loaded.config.database.path)) printInit(initDataFolder(loaded), loaded.source, true);
+  if (demo && !databasePresent(loaded.config.database.path)) printInit(await initDataFolder(loaded), loaded.source, true);
   // One gateway per database (DESIGN 16), locked before migrations so a second binary (an
   // upgrade started beside the running one) changes nothing. A missing database is refused by
   // createContext (only init makes one), so nothing is locked or created for it.
   const dbPath = loaded.config.database.path;
   const lock = dbPath !== ":memory:" && databasePresent(dbPath) ? acquireInstanceLock(dbPath) : null;
-  let ctx: ReturnType<typeof createContext> | undefined;
+  let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
   let gw: Awaited<ReturnType<typeof startGateway>> | undefined;
   try {
-    ctx = createContext({ loaded, makeChains });
+    ctx = await createContext({ loaded, makeChains });
     gw = await startGateway(ctx);
-    const demoCreds = demo ? ensureDemoMerchant(ctx) : null;
+    const demoCreds = demo ? await ensureDemoMerchant(ctx) : null;
     failPoint("serve.started");
     printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
     if (demoCreds) printDemoData(ctx.publicUrl, await seedDemoData(ctx, gw.runtime, demoCreds.merchantUid));
-    printBackofficeAccess(ctx, demo);
+    await printBackofficeAccess(ctx, demo);
     if (rates.added) console.log(`  demo rates:      1 USDT = ${Object.entries(DEMO_RATES).map(([c, r]) => `${r} ${c}`).join(", ")} (fixed, for trying shop plugins; set [rates] for real ones)`);
   } catch (e) {
     // No half-started gateway: the listener closes and the caller exits non-zero.
@@ -310,14 +310,14 @@ async function serve(configured: ReturnType<typeof loadConfig>, demo: boolean): 
 }
 
 /** `serve --demo`: the demo users' passwords, once; without an operator: the one-time setup link. */
-function printBackofficeAccess(ctx: ReturnType<typeof createContext>, demo: boolean) {
+async function printBackofficeAccess(ctx: Awaited<ReturnType<typeof createContext>>, demo: boolean) {
   const lines = [`  back office:     ${ctx.publicUrl}/backoffice`];
-  const users = demo ? ensureDemoUsers(ctx) : [];
+  const users = demo ? await ensureDemoUsers(ctx) : [];
   if (users.length) {
     lines.push("  Back-office users created (passwords shown once, store them now):");
     for (const u of users) lines.push(`    ${u.username.padEnd(6)} (${u.role})  password: ${u.password}`);
   }
-  const link = setupLink(ctx);
+  const link = await setupLink(ctx);
   if (link) lines.push("  No operator yet. Create the first one within 1 hour at:", `    ${link}`);
   console.log(lines.join("\n"));
 }

@@ -18,7 +18,7 @@ export interface MerchantSetEnv {
 
 const USAGE = "usage: merchant set UID [--default-notify-url URL] [--ip-allowlist CIDR,...] [--epusdt-token T] [--epay-key K]";
 
-export function merchantSet(env: MerchantSetEnv, uid: string | undefined, flags: CliFlags): number {
+export async function merchantSet(env: MerchantSetEnv, uid: string | undefined, flags: CliFlags): Promise<number> {
   if (!uid) throw new CliUsageError(USAGE);
   const patch: SettingsPatch = {};
   const keys: CompatKeyPatch = {};
@@ -40,7 +40,7 @@ export function merchantSet(env: MerchantSetEnv, uid: string | undefined, flags:
   try {
     const out: Record<string, unknown> = {};
     if (Object.keys(patch).length) {
-      const { settings, released } = updateMerchantSettings(env, uid, patch, CLI_ACTOR);
+      const { settings, released } = await updateMerchantSettings(env, uid, patch, CLI_ACTOR);
       Object.assign(out, settings);
       if (!flags.json) {
         console.log(`${settings.merchantUid} default notify URL: ${settings.defaultNotifyUrl ?? "(none)"}`);
@@ -49,7 +49,7 @@ export function merchantSet(env: MerchantSetEnv, uid: string | undefined, flags:
       }
     }
     if (Object.keys(keys).length) {
-      const state = setCompatKeys(env, uid, keys, CLI_ACTOR);
+      const state = await setCompatKeys(env, uid, keys, CLI_ACTOR);
       Object.assign(out, { merchantUid: state.merchantUid, epusdtToken: state.epusdt, epayKey: state.epay });
       if (!flags.json) {
         if ("epusdt" in keys) console.log(`${state.merchantUid} epusdt token: ${state.epusdt ?? "(none: epusdt endpoints off)"}`);

@@ -14,15 +14,15 @@ export const ORDER_USAGE = `  order freeze ORDER_NO --reason R   freeze an open 
 
 const view = (o: PayinOrderRow) => ({ orderNo: o.orderNo, status: o.status, amount: amountOf(o, o.amount), paidAmount: amountOf(o, o.paidAmount) });
 
-export function orderCommand(ctx: () => PayinCtx, args: string[], flags: CliFlags): number {
+export async function orderCommand(ctx: () => Promise<PayinCtx>, args: string[], flags: CliFlags): Promise<number> {
   const [sub, orderNo] = args;
   if (!orderNo || !["freeze", "release", "cancel"].includes(sub)) throw new CliUsageError(`usage:\n${ORDER_USAGE}`);
   let row: PayinOrderRow;
   if (sub === "freeze") {
     if (typeof flags.reason !== "string" || !flags.reason.trim()) throw new CliUsageError("order freeze needs --reason R");
-    row = freezeOrder(ctx(), orderNo, flags.reason, CLI_ACTOR);
-  } else if (sub === "release") row = releaseOrder(ctx(), orderNo, CLI_ACTOR);
-  else row = cancelOrder(ctx(), orderNo, CLI_ACTOR);
+    row = await freezeOrder(await ctx(), orderNo, flags.reason, CLI_ACTOR);
+  } else if (sub === "release") row = await releaseOrder(await ctx(), orderNo, CLI_ACTOR);
+  else row = await cancelOrder(await ctx(), orderNo, CLI_ACTOR);
   const v = view(row);
   if (flags.json) console.log(JSON.stringify(v));
   else console.log(`${v.orderNo} ${v.status}${v.paidAmount ? ` (paid ${v.paidAmount} of ${v.amount})` : ""}`);

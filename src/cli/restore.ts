@@ -30,12 +30,12 @@ restore ack CHAIN ADDRESS
                       them (audit entry) and releases the source's held payouts, which are then sent.
 restore list [--json] The unrecorded outgoing transfers that wait for an acknowledgement.`;
 
-export function restoreCommand(loaded: LoadedConfig, db: () => Db, args: string[], flags: CliFlags): number {
+export async function restoreCommand(loaded: LoadedConfig, db: () => Promise<Db>, args: string[], flags: CliFlags): Promise<number> {
   const [sub, chain, address] = args;
   try {
-    if (sub === undefined && typeof flags.from === "string") return restore(loaded, flags.from);
+    if (sub === undefined && typeof flags.from === "string") return await restore(loaded, flags.from);
     if (sub === "ack" && chain && address) {
-      const r = acknowledgeUnrecorded(db(), { chain, address }, CLI_ACTOR, systemClock.now(), { releaseHeldPayouts });
+      const r = await acknowledgeUnrecorded(await db(), { chain, address }, CLI_ACTOR, systemClock.now(), { releaseHeldPayouts });
       if (flags.json) console.log(JSON.stringify(r));
       else {
         console.log(`${r.chain} ${r.address}: ${r.acknowledged} unrecorded outgoing transfer${r.acknowledged === 1 ? "" : "s"} acknowledged`);
@@ -44,7 +44,7 @@ export function restoreCommand(loaded: LoadedConfig, db: () => Db, args: string[
       return 0;
     }
     if (sub === "list") {
-      const rows = openUnrecorded(db()).map((t) => ({
+      const rows = (await openUnrecorded(await db())).map((t) => ({
         chainCode: t.chain,
         address: t.address,
         txHash: t.txHash,
@@ -75,10 +75,10 @@ export function restoreCommand(loaded: LoadedConfig, db: () => Db, args: string[
   throw new CliUsageError(`usage:\n${RESTORE_USAGE}`);
 }
 
-function restore(loaded: LoadedConfig, from: string): number {
+async function restore(loaded: LoadedConfig, from: string): Promise<number> {
   const dbPath = loaded.config.database.path;
   const indexGap = loaded.config.restore.index_gap;
-  const r = restoreFromFile({ from, dbPath, env: process.env, indexGap, now: systemClock.now() });
+  const r = await restoreFromFile({ from, dbPath, env: process.env, indexGap, now: systemClock.now() });
   const newest = r.newestOrderAt === null ? "none" : new Date(r.newestOrderAt).toISOString();
   console.log(
     [

@@ -7,10 +7,10 @@ import { settings } from "../db/schema";
 const DEMO_MARK = "demo_merchant_uid";
 
 /** The demo merchant's uid, once `serve --demo` made one. */
-export function demoMerchantMark(db: Db): string | undefined {
+export async function demoMerchantMark(db: Db): Promise<string | undefined> {
   return db.select().from(settings).where(eq(settings.key, DEMO_MARK)).get()?.value;
 }
 
-export function markDemoMerchant(db: Db, merchantUid: string, now: number): void {
+export async function markDemoMerchant(db: Db, merchantUid: string, now: number): Promise<void> {
   db.insert(settings).values({ key: DEMO_MARK, value: merchantUid, updatedAt: now }).run();
 }

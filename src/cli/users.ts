@@ -20,7 +20,7 @@ export const USER_USAGE = `  user create --username U --role operator|merchant [
   user reset-password U [--json]     a new generated password; the user's sessions end
   user reset-2fa U                   remove the user's authenticator (they enroll again)`;
 
-export function userCommand(env: UserCliEnv, sub: string | undefined, arg: string | undefined, flags: CliFlags): number {
+export async function userCommand(env: UserCliEnv, sub: string | undefined, arg: string | undefined, flags: CliFlags): Promise<number> {
   try {
     switch (sub) {
       case "create": {
@@ -30,14 +30,14 @@ export function userCommand(env: UserCliEnv, sub: string | undefined, arg: strin
           throw new CliUsageError("usage: user create --username U --role operator|merchant [--merchant UID] [--json]");
         }
         const merchant = typeof flags.merchant === "string" ? flags.merchant : undefined;
-        const { user, password } = createUser(env, { username, role: role as Role, merchantUid: merchant }, CLI_ACTOR);
+        const { user, password } = await createUser(env, { username, role: role as Role, merchantUid: merchant }, CLI_ACTOR);
         if (flags.json) console.log(JSON.stringify({ username: user.username, password }));
         else console.log(`user ${user.username} (${user.role}${merchant ? ` of ${merchant}` : ""})\npassword: ${password}\n(store it now: it is not shown again)`);
         return 0;
       }
       case "list": {
-        const uids = new Map(listMerchants(env.db).map((m) => [m.id, m.uid]));
-        const rows = listUsers(env.db).map((u) => describeUser(u, u.merchantId ? (uids.get(u.merchantId) ?? null) : null));
+        const uids = new Map((await listMerchants(env.db)).map((m) => [m.id, m.uid]));
+        const rows = (await listUsers(env.db)).map((u) => describeUser(u, u.merchantId ? (uids.get(u.merchantId) ?? null) : null));
         if (flags.json) console.log(JSON.stringify(rows));
         else printTable(["username", "role", "merchant", "status", "2fa"], rows.map((r) => [r.username, r.role, r.merchantUid, r.status, r.totp ? "on" : "off"]), "no users");
         return 0;
@@ -45,20 +45,20 @@ export function userCommand(env: UserCliEnv, sub: string | undefined, arg: strin
       case "disable":
       case "enable": {
         if (!arg) throw new CliUsageError(`usage: user ${sub} U`);
-        const u = setUserStatus(env, arg, sub === "disable" ? "disabled" : "active", CLI_ACTOR);
+        const u = await setUserStatus(env, arg, sub === "disable" ? "disabled" : "active", CLI_ACTOR);
         console.log(`${u.username} ${u.status}`);
         return 0;
       }
       case "reset-password": {
         if (!arg) throw new CliUsageError("usage: user reset-password U [--json]");
-        const { user, password } = resetPassword(env, arg, CLI_ACTOR);
+        const { user, password } = await resetPassword(env, arg, CLI_ACTOR);
         if (flags.json) console.log(JSON.stringify({ username: user.username, password }));
         else console.log(`user ${user.username}\nnew password: ${password}\n(store it now: it is not shown again)`);
         return 0;
       }
       case "reset-2fa": {
         if (!arg) throw new CliUsageError("usage: user reset-2fa U");
-        const u = resetTotp(env, arg, CLI_ACTOR);
+        const u = await resetTotp(env, arg, CLI_ACTOR);
         console.log(`${u.username}: two-factor authentication removed; they sign in with the password and enroll again`);
         return 0;
       }

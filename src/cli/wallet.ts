@@ -15,6 +15,7 @@ import { keyOpensDatabase } from "../secrets/key-check";
 import { keyFromString } from "../secrets/master-key";
 import { loadMnemonic } from "../wallet/seed";
 import { CliUsageError, type CliFlags, printTable } from "./common";
+import { mapSeq } from "../lib/async-seq";
 
 export const WALLET_USAGE = `  wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
   wallet export-mnemonic             show the wallet seed once (asks for the master key file; audited)`;
@@ -26,8 +27,8 @@ export class WrongKeyFile extends Error {}
 
 export async function walletCommand(loaded: LoadedConfig, sub: string | undefined, flags: CliFlags, ask: Ask): Promise<number> {
   if (sub === "gas") {
-    const ctx = createContext({ loaded, makeChains, logger: silentLogger });
-    const rows = [...ctx.chains.values()].map((a) => ({ chainCode: a.chain, mode: a.mode, address: writeTx(ctx.db, (tx) => gasWallet(tx, a, ctx.seed, systemClock.now())).address }));
+    const ctx = await createContext({ loaded, makeChains, logger: silentLogger });
+    const rows = await mapSeq([...ctx.chains.values()], async (a) => ({ chainCode: a.chain, mode: a.mode, address: (await writeTx(ctx.db, async (tx) => await gasWallet(tx, a, ctx.seed, systemClock.now()))).address }));
     if (flags.json) console.log(JSON.stringify(rows));
     else printTable(["chain", "mode", "gas wallet"], rows.map((r) => [r.chainCode, r.mode, r.address]), "no chain is enabled");
     return 0;
@@ -56,17 +57,17 @@ async function exportMnemonic(loaded: LoadedConfig, ask: Ask): Promise<number> {
   const ro = openReadonlyDb(dbPath);
   let opens: boolean;
   try {
-    opens = keyOpensDatabase(ro, new Cipher(keyFromString(text)));
+    opens = await keyOpensDatabase(ro, new Cipher(keyFromString(text)));
   } finally {
     ro.$client.close();
   }
   if (!opens) throw new WrongKeyFile(`wrong master key: the key in ${resolve(answer)} does not open ${resolve(dbPath)}; nothing was shown or changed`);
-  const { db, cipher } = openStore(loaded);
-  const mnemonic = loadMnemonic(db, cipher);
+  const { db, cipher } = await openStore(loaded);
+  const mnemonic = await loadMnemonic(db, cipher);
   if (mnemonic === null) throw new WrongKeyFile("this database has no wallet seed yet: run `stablegate init` first");
   const words = mnemonic.split(/\s+/).length;
   // Audited before it is shown: an export that is not on record never happens.
-  writeTx(db, (tx) => recordAudit(tx, { ...CLI_ACTOR, action: "wallet.export_mnemonic", target: "wallet:seed", after: { words } }));
+  await writeTx(db, async (tx) => await recordAudit(tx, { ...CLI_ACTOR, action: "wallet.export_mnemonic", target: "wallet:seed", after: { words } }));
   console.error(`The wallet seed (${words} words). Write it down offline; anyone with these words controls every gateway address. It is not shown again by this command.`);
   console.log(mnemonic);
   return 0;

@@ -70,8 +70,8 @@ describe("shop plugins: epusdt and EPay", () => {
     });
     base = gw.url;
     pid = gw.merchant.uid.replace(/\D/g, "");
-    setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => clock.now() }, gw.merchant.uid, { epusdt: TOKEN, epay: EPAY_KEY }, CLI_ACTOR);
-    worker = startCallbackWorker(gw.ctx);
+    await setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => clock.now() }, gw.merchant.uid, { epusdt: TOKEN, epay: EPAY_KEY }, CLI_ACTOR);
+    worker = await startCallbackWorker(gw.ctx);
   });
   afterAll(async () => {
     await worker.stop();
@@ -127,7 +127,7 @@ describe("shop plugins: epusdt and EPay", () => {
       [{ ...p, amount: "6" }, undefined],
       [{ ...p, signature: epusdtSign({ order_id: "E-bad", amount: "5", notify_url: rx.url + "/epusdt" }, "another-token") }, undefined],
       [p, "M9999999"],
-      [p, gw.newMerchant("No token").uid],
+      [p, (await gw.newMerchant("No token")).uid],
     ] as const) {
       const r = await epusdt(body, { uid });
       expect([r.http, r.env.status_code, r.env.data]).toEqual([200, 401, null]);
@@ -332,7 +332,7 @@ describe("shop plugins: epusdt and EPay", () => {
   });
 
   test("the back office shows a plugin's order as a pay-in with the shop's order id, and finds it by it", async () => {
-    const bo = await backofficeSignIn(gw.url, addUser(gw, "compat-op", "operator"));
+    const bo = await backofficeSignIn(gw.url, await addUser(gw, "compat-op", "operator"));
     const order = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, "W-1")).get()!;
     const page = await (await bo.get(`/backoffice/orders/${order.orderNo}`)).text();
     expect(page).toContain("W-1");

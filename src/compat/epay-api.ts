@@ -35,9 +35,9 @@ function failure(d: CompatDeps, req: Request, e: unknown, code = -1): Response {
 export async function mapi(d: CompatDeps, req: Request): Promise<Response> {
   try {
     const p = await epayParams(d, req);
-    const merchant = signedBy(d, p);
+    const merchant = await signedBy(d, p);
     const network = epayTypeNetwork(d.ctx, p.type) ?? d.ctx.config.compat.payment;
-    const c = createEpayOrder(d, merchant, p, network);
+    const c = await createEpayOrder(d, merchant, p, network);
     return json(d, req, { code: 1, msg: "success", trade_no: c.order.orderNo, payurl: d.checkoutUrl(c.order.checkoutToken), qrcode: qrContent(d, c) });
   } catch (e) {
     return failure(d, req, e);
@@ -79,8 +79,8 @@ export function epayOrderView(c: CompatOrder, merchantUid: string) {
 }
 
 /** The merchant whose pid and key these are, else 彩虹易支付's -3. */
-function keyHolder(d: CompatDeps, p: Params): Merchant {
-  const merchant = /^\d{1,15}$/.test(p.pid ?? "") ? findMerchantByUid(d.ctx.db, `M${p.pid}`) : undefined;
+async function keyHolder(d: CompatDeps, p: Params): Promise<Merchant> {
+  const merchant = /^\d{1,15}$/.test(p.pid ?? "") ? await findMerchantByUid(d.ctx.db, `M${p.pid}`) : undefined;
   const key = merchant ? compatSecret(d.ctx, merchant, "epay") : undefined;
   const given = Buffer.from(p.key ?? "", "utf8");
   if (!merchant || !key || given.length !== Buffer.byteLength(key) || !timingSafeEqual(given, Buffer.from(key, "utf8"))) throw new EpayError(-3, "KEY校验失败");
@@ -89,9 +89,9 @@ function keyHolder(d: CompatDeps, p: Params): Merchant {
 
 const DAY = 86_400_000;
 
-function actQuery(d: CompatDeps, m: Merchant) {
+async function actQuery(d: CompatDeps, m: Merchant) {
   const today = Math.floor(d.ctx.clock.now() / DAY) * DAY;
-  const counts = compatOrderCounts(d.ctx.db, m.id, "epay", [
+  const counts = await compatOrderCounts(d.ctx.db, m.id, "epay", [
     [today, today + DAY],
     [today - DAY, today],
   ]);
@@ -99,17 +99,17 @@ function actQuery(d: CompatDeps, m: Merchant) {
   return { code: 1, pid: epayPid(m.uid), active: m.status === "active" ? 1 : 0, money: "0.00", type: 0, orders: counts.total, order_today: counts.within[0], order_lastday: counts.within[1] };
 }
 
-function actOrder(d: CompatDeps, m: Merchant, p: Params) {
-  const c = p.trade_no ? findCompatOrder(d.ctx.db, m.id, "epay", p.trade_no) : p.out_trade_no ? findCompatOrderByShopId(d.ctx.db, m.id, "epay", p.out_trade_no) : undefined;
+async function actOrder(d: CompatDeps, m: Merchant, p: Params) {
+  const c = p.trade_no ? await findCompatOrder(d.ctx.db, m.id, "epay", p.trade_no) : p.out_trade_no ? await findCompatOrderByShopId(d.ctx.db, m.id, "epay", p.out_trade_no) : undefined;
   if (!p.trade_no && !p.out_trade_no) throw new EpayError(-4, "订单号不能为空 (trade_no or out_trade_no is required)");
   if (!c) throw new EpayError(-1, "订单号不存在");
   return { code: 1, msg: "查询订单号成功！", ...epayOrderView(c, m.uid) };
 }
 
-function actOrders(d: CompatDeps, m: Merchant, p: Params) {
+async function actOrders(d: CompatDeps, m: Merchant, p: Params) {
   const limit = Math.min(50, Math.max(1, Number.parseInt(p.limit ?? "", 10) || 20));
   const page = Math.max(1, Number.parseInt(p.page ?? "", 10) || 1);
-  const rows = compatOrdersPage(d.ctx.db, m.id, "epay", limit, (page - 1) * limit);
+  const rows = await compatOrdersPage(d.ctx.db, m.id, "epay", limit, (page - 1) * limit);
   return { code: 1, msg: "查询结算记录成功！", data: rows.map((c) => epayOrderView(c, m.uid)) };
 }
 
@@ -122,10 +122,10 @@ export async function api(d: CompatDeps, req: Request): Promise<Response> {
       code = -5;
       throw new EpayError(-5, act ? `act=${act} is not offered by this gateway (query, order and orders are)` : "No Act!");
     }
-    const m = keyHolder(d, p);
-    if (act === "query") return json(d, req, actQuery(d, m));
-    if (act === "order") return json(d, req, actOrder(d, m, p));
-    return json(d, req, actOrders(d, m, p));
+    const m = await keyHolder(d, p);
+    if (act === "query") return json(d, req, await actQuery(d, m));
+    if (act === "order") return json(d, req, await actOrder(d, m, p));
+    return json(d, req, await actOrders(d, m, p));
   } catch (e) {
     return failure(d, req, e, e instanceof EpayError && e.status < 0 ? e.status : code);
   }

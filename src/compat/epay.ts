@@ -60,11 +60,11 @@ export async function epayParams(d: CompatDeps, req: Request): Promise<Params> {
 }
 
 /** The merchant whose EPay key signed `p` (an active one), or an EpayError. */
-export function signedBy(d: CompatDeps, p: Params, required: readonly string[] = REQUIRED): Merchant {
+export async function signedBy(d: CompatDeps, p: Params, required: readonly string[] = REQUIRED): Promise<Merchant> {
   const missing = required.filter((k) => !p[k]);
   if (missing.length) throw new EpayError(400, `Missing parameters: ${missing.join(", ")}.`);
   if (p.sign_type && p.sign_type.toUpperCase() !== "MD5") throw new EpayError(400, "sign_type must be MD5.");
-  const merchant = /^\d{1,15}$/.test(p.pid ?? "") ? findMerchantByUid(d.ctx.db, `M${p.pid}`) : undefined;
+  const merchant = /^\d{1,15}$/.test(p.pid ?? "") ? await findMerchantByUid(d.ctx.db, `M${p.pid}`) : undefined;
   const key = merchant ? compatSecret(d.ctx, merchant, "epay") : undefined;
   if (!merchant || !key || !compatSignatureOk("epay", p, key, p.sign ?? "")) throw new EpayError(401, "Signature check failed (sign).");
   if (merchant.status !== "active") throw new EpayError(403, "This merchant is disabled.");
@@ -77,8 +77,8 @@ export function signedBy(d: CompatDeps, p: Params, required: readonly string[] =
  * shop's, else the network's trade type: shops sign the callback's `type` even when empty
  * (v2board), and 彩虹易支付 always names one.
  */
-export function createEpayOrder(d: CompatDeps, merchant: Merchant, p: Params, network: string): CompatOrder {
-  return createCompatOrder(d.ctx, merchant, {
+export async function createEpayOrder(d: CompatDeps, merchant: Merchant, p: Params, network: string): Promise<CompatOrder> {
+  return await createCompatOrder(d.ctx, merchant, {
     protocol: "epay",
     orderId: p.out_trade_no!,
     price: p.money!,
@@ -95,7 +95,7 @@ export function createEpayOrder(d: CompatDeps, merchant: Merchant, p: Params, ne
 const toCheckout = (d: CompatDeps, c: CompatOrder) => new Response(null, { status: 302, headers: { location: d.checkoutUrl(c.order.checkoutToken), "cache-control": "no-store" } });
 
 /** The networks the payer may pick: every enabled one whose token has a current rate (compat/service.ts). */
-const pickable = (d: CompatDeps) => pricedNetworks(d.ctx);
+const pickable = async (d: CompatDeps) => await pricedNetworks(d.ctx);
 
 function networkLabel(pair: string): string {
   const [chain = "", token = ""] = pair.split(":");
@@ -126,15 +126,15 @@ function pickPage(d: CompatDeps, req: Request, p: Params, networks: string[]): R
 export async function submit(d: CompatDeps, req: Request): Promise<Response> {
   try {
     const p = await epayParams(d, req);
-    const merchant = signedBy(d, p);
+    const merchant = await signedBy(d, p);
     const selected = epayTypeNetwork(d.ctx, p.type);
-    if (selected) return toCheckout(d, createEpayOrder(d, merchant, p, selected));
+    if (selected) return toCheckout(d, await createEpayOrder(d, merchant, p, selected));
     // The same out_trade_no again (the payer picked before): its order, as EPay does.
-    const existing = findCompatOrderByShopId(d.ctx.db, merchant.id, "epay", p.out_trade_no!);
-    if (existing) return toCheckout(d, createEpayOrder(d, merchant, p, `${existing.order.chain}:${existing.order.token}`));
-    const networks = pickable(d);
+    const existing = await findCompatOrderByShopId(d.ctx.db, merchant.id, "epay", p.out_trade_no!);
+    if (existing) return toCheckout(d, await createEpayOrder(d, merchant, p, `${existing.order.chain}:${existing.order.token}`));
+    const networks = await pickable(d);
     if (networks.length === 0) throw new CompatProblem("no_wallet", "No network is enabled on this gateway.");
-    if (networks.length === 1) return toCheckout(d, createEpayOrder(d, merchant, p, networks[0]!));
+    if (networks.length === 1) return toCheckout(d, await createEpayOrder(d, merchant, p, networks[0]!));
     return pickPage(d, req, p, networks);
   } catch (e) {
     return epayFailure(d, req, e);
@@ -145,21 +145,21 @@ export async function submit(d: CompatDeps, req: Request): Promise<Response> {
 export async function pick(d: CompatDeps, req: Request): Promise<Response> {
   try {
     const { network = "", ...p } = await epayParams(d, req);
-    const merchant = signedBy(d, p);
-    if (!pickable(d).includes(network)) throw new EpayError(400, `Choose one of the offered networks (${network || "none chosen"}).`);
-    return toCheckout(d, createEpayOrder(d, merchant, p, network));
+    const merchant = await signedBy(d, p);
+    if (!(await pickable(d)).includes(network)) throw new EpayError(400, `Choose one of the offered networks (${network || "none chosen"}).`);
+    return toCheckout(d, await createEpayOrder(d, merchant, p, network));
   } catch (e) {
     return epayFailure(d, req, e);
   }
 }
 
 /** The paid page's way back: to the shop's return_url, with EPay's signed result once the order is paid. */
-export function returnToShop(d: CompatDeps, req: Request, token: string): Response {
+export async function returnToShop(d: CompatDeps, req: Request, token: string): Promise<Response> {
   try {
-    const c = compatOrderByCheckoutToken(d.ctx.db, token);
+    const c = await compatOrderByCheckoutToken(d.ctx.db, token);
     if (!c || c.compat.protocol !== "epay" || !c.compat.returnUrl) throw new EpayError(404, "There is no such order.");
     const url = c.compat.returnUrl;
-    const merchant = findMerchantById(d.ctx.db, c.order.merchantId)!;
+    const merchant = (await findMerchantById(d.ctx.db, c.order.merchantId))!;
     const key = compatSecret(d.ctx, merchant, "epay");
     let location = url;
     if (c.order.status === COMPAT_PAID_STATUS && key) {

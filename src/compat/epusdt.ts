@@ -98,7 +98,7 @@ async function verifiedCreate(d: CompatDeps, req: Request, merchantUid: string, 
   const p = await bodyParams(req, d.ctx.config.server.max_body_bytes);
   const missing = required.filter((k) => !p[k]);
   if (missing.length) throw new EpusdtError(10009, `missing ${missing.join(", ")}`);
-  const merchant = findMerchantByUid(d.ctx.db, merchantUid);
+  const merchant = await findMerchantByUid(d.ctx.db, merchantUid);
   const secret = merchant ? compatSecret(d.ctx, merchant, "epusdt") : undefined;
   // An unknown merchant, or one without an epusdt token, cannot have signed anything.
   if (!merchant || !secret || !compatSignatureOk("epusdt", p, secret, p.signature!)) throw new EpusdtError(401);
@@ -123,7 +123,7 @@ function epusdtOrder(p: Params, network: string | undefined): CompatOrderInput {
 export async function createTransaction(d: CompatDeps, req: Request, merchantUid: string): Promise<Response> {
   try {
     const { p, merchant, network } = await verifiedCreate(d, req, merchantUid, REQUIRED);
-    const c = createCompatOrder(d.ctx, merchant, epusdtOrder(p, network));
+    const c = await createCompatOrder(d.ctx, merchant, epusdtOrder(p, network));
     return epusdtOk(d, req, { ...createTransactionView(c), payment_url: d.checkoutUrl(c.order.checkoutToken) });
   } catch (e) {
     return epusdtFailure(d, req, e);
@@ -137,10 +137,10 @@ export function epusdtStatus(payinStatus: string): 1 | 2 | 3 {
   return 1;
 }
 
-export function checkStatus(d: CompatDeps, req: Request, merchantUid: string, tradeId: string): Response {
+export async function checkStatus(d: CompatDeps, req: Request, merchantUid: string, tradeId: string): Promise<Response> {
   try {
-    const merchant = findMerchantByUid(d.ctx.db, merchantUid);
-    const c = merchant && merchant.epusdtTokenEnc ? findCompatOrder(d.ctx.db, merchant.id, "epusdt", tradeId) : undefined;
+    const merchant = await findMerchantByUid(d.ctx.db, merchantUid);
+    const c = merchant && merchant.epusdtTokenEnc ? await findCompatOrder(d.ctx.db, merchant.id, "epusdt", tradeId) : undefined;
     if (!c) throw new EpusdtError(10008);
     return epusdtOk(d, req, { trade_id: c.order.orderNo, status: epusdtStatus(c.order.status) });
   } catch (e) {
@@ -178,7 +178,7 @@ export async function createGmpayTransaction(d: CompatDeps, req: Request, mercha
   try {
     const { p, merchant, network } = await verifiedCreate(d, req, merchantUid, GMPAY_REQUIRED);
     if (p.payment_type && p.payment_type.toLowerCase() === "epay") throw new EpusdtError(400, "payment_type Epay is not offered here; use the EPay endpoint /compat/epay/submit.php");
-    const c = createCompatOrder(d.ctx, merchant, { ...epusdtOrder(p, network), dialect: "gmpay", shopPid: p.pid!, ...(p.name ? { name: p.name } : {}) });
+    const c = await createCompatOrder(d.ctx, merchant, { ...epusdtOrder(p, network), dialect: "gmpay", shopPid: p.pid!, ...(p.name ? { name: p.name } : {}) });
     return epusdtOk(d, req, gmpayView(d, c));
   } catch (e) {
     return epusdtFailure(d, req, e);

@@ -52,8 +52,8 @@ describe("real shop plugins in PHP", () => {
   beforeAll(async () => {
     expect(existsSync(PHP)).toBe(true); // `make test` installs php-cli (scripts/ensure-php.sh)
     gw = await startTestGateway({ jobs: false, config: { rates: { source: "fixed", fixed: { CNY: "7.10" } }, chains: { TRON: { confirmations: 1 }, BSC: { confirmations: 1 }, SOL: { enabled: false } } } });
-    setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, gw.merchant.uid, { epusdt: TOKEN, epay: KEY }, CLI_ACTOR);
-    worker = startCallbackWorker(gw.ctx);
+    await setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, gw.merchant.uid, { epusdt: TOKEN, epay: KEY }, CLI_ACTOR);
+    worker = await startCallbackWorker(gw.ctx);
     const pid = gw.merchant.uid.replace(/\D/g, "");
     v2board = await startPhpShop(join(HERE, "php/v2board.php"), {
       PLUGINS: FETCHED,

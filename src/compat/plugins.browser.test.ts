@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 test("Shop plugins: save the epusdt token and EPay key behind re-authentication; masked afterwards; the endpoint answers", async () => {
-  const who = addUser(gw, "plugin-merchant", "merchant", gw.merchant.uid);
+  const who = await addUser(gw, "plugin-merchant", "merchant", gw.merchant.uid);
   const { ctx, page } = await signedIn(browser, gw, who, PHONE);
   await page.goto(gw.url + "/backoffice/developer");
   await page.getByRole("heading", { name: "Shop plugins" }).waitFor();
@@ -56,12 +56,12 @@ test("Shop plugins: save the epusdt token and EPay key behind re-authentication;
     body: JSON.stringify({ ...p, signature: createHash("md5").update(text).digest("hex") }),
   });
   expect(await res.json()).toMatchObject({ status_code: 200, data: { order_id: "bo-1", amount: 7.1, actual_amount: 1 } });
-  expect(listAudit(gw.ctx.db, { actor: who.username }).entries.map((e) => e.action)).toContain("merchant.compat_keys");
+  expect((await listAudit(gw.ctx.db, { actor: who.username })).entries.map((e) => e.action)).toContain("merchant.compat_keys");
 }, 120_000);
 
 test("EPay without type (DESIGN 24): the payer picks the network on a phone, the page passes axe, and lands on that network's checkout", async () => {
   const key = "browser-epay-key-1";
-  setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, gw.merchant.uid, { epay: key }, CLI_ACTOR);
+  await setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, gw.merchant.uid, { epay: key }, CLI_ACTOR);
   const p = { pid: gw.merchant.uid.slice(1), out_trade_no: "pick-1", notify_url: "http://127.0.0.1:9/n", return_url: "http://127.0.0.1:9/r", name: "VIP 月卡", money: "71" };
   const text = Object.keys(p).sort().map((k) => `${k}=${p[k as keyof typeof p]}`).join("&") + key;
   const link = `${gw.url}/compat/epay/submit.php?${new URLSearchParams({ ...p, sign: createHash("md5").update(text).digest("hex"), sign_type: "MD5" })}`;

@@ -43,14 +43,14 @@ const EPUSDT = "/compat/epusdt/:merchantUid";
 export const COMPAT_ROUTES: CompatRoute[] = [
   { method: "POST", path: `${EPUSDT}/api/v1/order/create-transaction`, handle: (d, req, p) => createTransaction(d, req, p.merchantUid!) },
   { method: "POST", path: `${EPUSDT}/payments/gmpay/v1/order/create-transaction`, handle: (d, req, p) => createGmpayTransaction(d, req, p.merchantUid!) },
-  { method: "GET", path: `${EPUSDT}/pay/check-status/:tradeId`, handle: (d, req, p) => checkStatus(d, req, p.merchantUid!, p.tradeId!) },
+  { method: "GET", path: `${EPUSDT}/pay/check-status/:tradeId`, handle: async (d, req, p) => await checkStatus(d, req, p.merchantUid!, p.tradeId!) },
   { method: "GET", path: "/compat/epay/submit.php", handle: (d, req) => submit(d, req) },
   { method: "POST", path: "/compat/epay/submit.php", handle: (d, req) => submit(d, req) },
   { method: "POST", path: "/compat/epay/pick", handle: (d, req) => pick(d, req) },
   { method: "POST", path: "/compat/epay/mapi.php", handle: (d, req) => mapi(d, req) },
   { method: "GET", path: "/compat/epay/api.php", handle: (d, req) => api(d, req) },
   { method: "POST", path: "/compat/epay/api.php", handle: (d, req) => api(d, req) },
-  { method: "GET", path: "/compat/epay/return/:token", handle: (d, req, p) => returnToShop(d, req, p.token!) },
+  { method: "GET", path: "/compat/epay/return/:token", handle: async (d, req, p) => await returnToShop(d, req, p.token!) },
   // Anything else under a protocol's prefix: a base URL joined with a doubled or missing slash is
   // routed as meant (DESIGN 24); what is still unknown answers in that protocol's shape.
   { method: "ALL", path: "/compat/epusdt/*", handle: (d, req) => retried(d, req) ?? epusdtFailure(d, req, new EpusdtError(400, `no such endpoint: ${req.method} ${new URL(req.url).pathname}`)) },

@@ -48,8 +48,8 @@ describe("shop plugins, second pass (DESIGN 24)", () => {
     gw = await startTestGateway({ clock, jobs: false, config: { rates: { source: "fixed", fixed: { CNY: "7.10" } }, chains: { TRON: { confirmations: 1 }, BSC: { confirmations: 1 }, SOL: { enabled: false } } } });
     pid = gw.merchant.uid.replace(/\D/g, "");
     epusdtBase = `${gw.url}/compat/epusdt/${gw.merchant.uid}`;
-    setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => clock.now() }, gw.merchant.uid, { epusdt: TOKEN, epay: KEY }, CLI_ACTOR);
-    worker = startCallbackWorker(gw.ctx);
+    await setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => clock.now() }, gw.merchant.uid, { epusdt: TOKEN, epay: KEY }, CLI_ACTOR);
+    worker = await startCallbackWorker(gw.ctx);
   });
   afterAll(async () => {
     await worker.stop();

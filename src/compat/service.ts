@@ -23,6 +23,7 @@ import { priceDecimals } from "../rates/currencies";
 import { compatSideOf } from "../payin/compat-side-store";
 import { orderByMerchantOrderNo, orderByOrderNo, payinByCheckoutToken } from "../payin/orders-store";
 import { insertCompatOrder, type CompatOrderRow } from "./store";
+import { filterSeq } from "../lib/async-seq";
 
 /** What the compatibility services read (the app context satisfies it as it is). */
 export type CompatCtx = PayinCtx & { config: Pick<Config, "rates" | "compat">; publicUrl: string };
@@ -126,8 +127,8 @@ function checkFields(ctx: CompatCtx, input: CompatOrderInput): void {
 }
 
 /** The same order id again: the same amount returns the order (whatever its status); any other is refused. */
-function sameOrder(tx: DbOrTx, o: PayinOrderRow, input: CompatOrderInput): CompatOrder {
-  const c = o.compat === input.protocol ? compatSideOf(tx, o.id) : undefined;
+async function sameOrder(tx: DbOrTx, o: PayinOrderRow, input: CompatOrderInput): Promise<CompatOrder> {
+  const c = o.compat === input.protocol ? await compatSideOf(tx, o.id) : undefined;
   if (!c) throw new CompatProblem("reused", `order id ${input.orderId} is already used by another order of this merchant`);
   if (!new Big(c.priceAmount).eq(input.price)) throw new CompatProblem("reused", `order id ${input.orderId} already exists with amount ${c.priceAmount}`);
   return { order: o, compat: c };
@@ -143,30 +144,30 @@ function asProblem(e: unknown): never {
   throw e;
 }
 
-export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: CompatOrderInput): CompatOrder & { created: boolean } {
+export async function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: CompatOrderInput): Promise<CompatOrder & { created: boolean }> {
   checkFields(ctx, input);
   const { adapter, token } = paymentNetwork(ctx, input.network);
   const currency = ctx.config.compat.currency;
-  const apiKeyId = currentKey(ctx.db, merchant.id)?.id;
+  const apiKeyId = (await currentKey(ctx.db, merchant.id))?.id;
   if (!apiKeyId) throw new Error(`merchant ${merchant.uid} has no current API key`);
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const existing = orderByMerchantOrderNo(tx, merchant.id, input.orderId);
-    if (existing) return { ...sameOrder(tx, existing, input), created: false };
+  return await writeTx(ctx.db, async (tx) => {
+    const existing = await orderByMerchantOrderNo(tx, merchant.id, input.orderId);
+    if (existing) return { ...await sameOrder(tx, existing, input), created: false };
     let quote: { rate: string };
-    let picked: ReturnType<typeof nudgedSharedAddress>;
+    let picked: Awaited<ReturnType<typeof nudgedSharedAddress>>;
     try {
-      quote = currentRate(ctx, currency, token.symbol);
+      quote = await currentRate(ctx, currency, token.symbol);
       const amount = payerAmount(input.price, currency, quote.rate, ctx.config.rates.spread_percent);
       const units = checkAmount(ctx, adapter.chain, token.symbol, amount, token.decimals);
-      picked = nudgedSharedAddress(ctx, tx, merchant.id, adapter, token.symbol, token.decimals, units, now);
+      picked = await nudgedSharedAddress(ctx, tx, merchant.id, adapter, token.symbol, token.decimals, units, now);
     } catch (e) {
       asProblem(e);
     }
     const checkoutToken = newTimedToken(now);
     // EPay shops expect to come back with the signed result: the return link passes through the gateway.
     const redirectUrl = input.returnUrl ? (input.protocol === "epay" ? `${ctx.publicUrl}/compat/epay/return/${checkoutToken}` : input.returnUrl) : null;
-    const { order, compat } = insertCompatOrder(
+    const { order, compat } = await insertCompatOrder(
       tx,
       {
         orderNo: newOrderNo("PI", now),
@@ -204,16 +205,16 @@ export function createCompatOrder(ctx: CompatCtx, merchant: Merchant, input: Com
         shopPid: input.shopPid ?? null,
       },
     );
-    writeCallback(tx, order, now);
+    await writeCallback(tx, order, now);
     return { order, compat, created: true };
   });
 }
 
 /** A compatibility order of this merchant by its trade id (the pay-in's orderNo); another merchant's is unknown. */
-export function findCompatOrder(db: DbOrTx, merchantId: number, protocol: CompatProtocol, tradeId: string): CompatOrder | undefined {
-  const order = orderByOrderNo(db, merchantId, tradeId);
+export async function findCompatOrder(db: DbOrTx, merchantId: number, protocol: CompatProtocol, tradeId: string): Promise<CompatOrder | undefined> {
+  const order = await orderByOrderNo(db, merchantId, tradeId);
   if (!order || order.compat !== protocol) return undefined;
-  const compat = compatSideOf(db, order.id);
+  const compat = await compatSideOf(db, order.id);
   return compat ? { order, compat } : undefined;
 }
 
@@ -221,13 +222,13 @@ export function findCompatOrder(db: DbOrTx, merchantId: number, protocol: Compat
  * The networks ("CHAIN:TOKEN") a payer may pick for a price in [compat] currency: every enabled
  * one whose token has a current rate. None priced: the rate problem (epusdt 10006, EPay 422).
  */
-export function pricedNetworks(ctx: CompatCtx): string[] {
+export async function pricedNetworks(ctx: CompatCtx): Promise<string[]> {
   const currency = ctx.config.compat.currency;
   const priced = new Map<string, boolean>();
-  const hasRate = (token: string) => {
+  const hasRate = async (token: string) => {
     if (!priced.has(token)) {
       try {
-        currentRate(ctx, currency, token);
+        await currentRate(ctx, currency, token);
         priced.set(token, true);
       } catch (e) {
         if (!(e instanceof AppError && e.code === 56001)) throw e;
@@ -237,23 +238,23 @@ export function pricedNetworks(ctx: CompatCtx): string[] {
     return priced.get(token)!;
   };
   const all = [...ctx.chains.values()].flatMap((a) => a.tokens.map((t) => ({ pair: `${a.chain}:${t.symbol}`, token: t.symbol })));
-  const offered = all.filter((n) => hasRate(n.token)).map((n) => n.pair);
+  const offered = (await filterSeq(all, async (n) => await hasRate(n.token))).map((n) => n.pair);
   if (all.length && !offered.length) throw new CompatProblem("rate", `no current ${currency} rate`);
   return offered;
 }
 
 /** A compatibility order of this merchant by the shop's own order id (EPay out_trade_no). */
-export function findCompatOrderByShopId(db: DbOrTx, merchantId: number, protocol: CompatProtocol, orderId: string): CompatOrder | undefined {
-  const order = orderByMerchantOrderNo(db, merchantId, orderId);
+export async function findCompatOrderByShopId(db: DbOrTx, merchantId: number, protocol: CompatProtocol, orderId: string): Promise<CompatOrder | undefined> {
+  const order = await orderByMerchantOrderNo(db, merchantId, orderId);
   if (!order || order.compat !== protocol) return undefined;
-  const compat = compatSideOf(db, order.id);
+  const compat = await compatSideOf(db, order.id);
   return compat ? { order, compat } : undefined;
 }
 
 /** The order behind a checkout link (EPay's return link). */
-export function compatOrderByCheckoutToken(db: DbOrTx, token: string): CompatOrder | undefined {
-  const order = payinByCheckoutToken(db, token);
+export async function compatOrderByCheckoutToken(db: DbOrTx, token: string): Promise<CompatOrder | undefined> {
+  const order = await payinByCheckoutToken(db, token);
   if (!order || order.compat === null) return undefined;
-  const compat = compatSideOf(db, order.id);
+  const compat = await compatSideOf(db, order.id);
   return compat ? { order, compat } : undefined;
 }

@@ -29,7 +29,7 @@ const md5 = (p: Record<string, string>, secret: string, skip: string[]) =>
 beforeAll(async () => {
   cg = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({ tether: { cny }, "usd-coin": { cny } }) });
   gw = await startTestGateway({ clock, jobs: false, config: { rates: { source: "coingecko", coingecko_url: `http://127.0.0.1:${cg.port}/api/v3`, refresh: "5m", max_age: "30m" } } });
-  setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => clock.now() }, gw.merchant.uid, { epusdt: "stale-token", epay: "stale-epay-key" }, CLI_ACTOR);
+  await setCompatKeys({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => clock.now() }, gw.merchant.uid, { epusdt: "stale-token", epay: "stale-epay-key" }, CLI_ACTOR);
 });
 afterAll(async () => {
   await gw.stop();

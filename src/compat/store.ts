@@ -12,8 +12,8 @@ import { insertOrder } from "../payin/orders-store";
 export type CompatOrderRow = typeof compatOrders.$inferSelect;
 
 /** The pay-in row (payin/orders-store.ts `insertOrder`) and its shop side, written in the caller's transaction. */
-export function insertCompatOrder(tx: Tx, payin: typeof payinOrders.$inferInsert, side: Omit<typeof compatOrders.$inferInsert, "payinOrderId">): { order: PayinOrderRow; compat: CompatOrderRow } {
-  const order = insertOrder(tx, payin);
+export async function insertCompatOrder(tx: Tx, payin: typeof payinOrders.$inferInsert, side: Omit<typeof compatOrders.$inferInsert, "payinOrderId">): Promise<{ order: PayinOrderRow; compat: CompatOrderRow }> {
+  const order = await insertOrder(tx, payin);
   const compat = tx
     .insert(compatOrders)
     .values({ payinOrderId: order.id, ...side })
@@ -23,7 +23,7 @@ export function insertCompatOrder(tx: Tx, payin: typeof payinOrders.$inferInsert
 }
 
 /** A merchant's compatibility orders of one protocol, newest first (EPay's api.php act=orders). */
-export function compatOrdersPage(db: DbOrTx, merchantId: number, protocol: string, limit: number, offset: number): { order: PayinOrderRow; compat: CompatOrderRow }[] {
+export async function compatOrdersPage(db: DbOrTx, merchantId: number, protocol: string, limit: number, offset: number): Promise<{ order: PayinOrderRow; compat: CompatOrderRow }[]> {
   return db
     .select({ order: payinOrders, compat: compatOrders })
     .from(compatOrders)
@@ -36,7 +36,7 @@ export function compatOrdersPage(db: DbOrTx, merchantId: number, protocol: strin
 }
 
 /** How many compatibility orders of one protocol a merchant has, in all and created in [from, to) (EPay's act=query). */
-export function compatOrderCounts(db: DbOrTx, merchantId: number, protocol: string, windows: [number, number][]): { total: number; within: number[] } {
+export async function compatOrderCounts(db: DbOrTx, merchantId: number, protocol: string, windows: [number, number][]): Promise<{ total: number; within: number[] }> {
   const base = and(eq(payinOrders.merchantId, merchantId), eq(compatOrders.protocol, protocol));
   const n = (extra?: ReturnType<typeof and>) =>
     db.select({ n: count() }).from(compatOrders).innerJoin(payinOrders, eq(payinOrders.id, compatOrders.payinOrderId)).where(extra ? and(base, extra) : base).get()!.n;

@@ -18,10 +18,10 @@ import { enqueueCallback, type CallbackEvent } from "../callbacks/outbox";
 
 let dir: string;
 let db: Db;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "sg-after-commit-"));
   db = openDb(join(dir, "t.db"));
-  migrate(db);
+  await migrate(db);
 });
 afterAll(() => {
   db?.$client.close();
@@ -31,46 +31,46 @@ afterAll(() => {
 const touch = (tx: Tx, v: string) => tx.$client.run("INSERT INTO settings (key, value, updated_at) VALUES ('t', ?, 0) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [v]);
 
 describe("after-commit hooks", () => {
-  test("run after COMMIT, once; a rolled-back writeTx runs none", () => {
+  test("run after COMMIT, once; a rolled-back writeTx runs none", async () => {
     const ran: string[] = [];
-    writeTx(db, (tx) => {
+    await writeTx(db, async (tx) => {
       touch(tx, "a");
       afterCommit(tx, () => ran.push("a:" + String(db.$client.inTransaction)));
       // A nested writeTx joins: its hooks wait for the outer commit too.
-      writeTx(db, (inner) => afterCommit(inner, () => ran.push("inner")));
+      await writeTx(db, (inner) => afterCommit(inner, () => ran.push("inner")));
       expect(ran).toEqual([]);
     });
     expect(ran).toEqual(["a:false", "inner"]);
-    expect(() =>
-      writeTx(db, (tx) => {
+    await expect((async () =>
+      await writeTx(db, (tx) => {
         afterCommit(tx, () => ran.push("rolled back"));
         throw new Error("boom");
-      }),
-    ).toThrow("boom");
+      }))(),
+    ).rejects.toThrow("boom");
     expect(ran).toEqual(["a:false", "inner"]);
   });
 
-  test("a savepoint rolled back drops its hooks; a released one keeps them for the outer commit", () => {
+  test("a savepoint rolled back drops its hooks; a released one keeps them for the outer commit", async () => {
     const ran: string[] = [];
-    writeTx(db, (tx) => {
-      savepoint(tx, (sp) => afterCommit(sp, () => ran.push("kept")));
-      expect(() =>
-        savepoint(tx, (sp) => {
+    await writeTx(db, async (tx) => {
+      await savepoint(tx, (sp) => afterCommit(sp, () => ran.push("kept")));
+      await expect((async () =>
+        await savepoint(tx, (sp) => {
           afterCommit(sp, () => ran.push("dropped"));
           throw new Error("no");
-        }),
-      ).toThrow("no");
+        }))(),
+      ).rejects.toThrow("no");
       expect(ran).toEqual([]);
     });
     expect(ran).toEqual(["kept"]);
   });
 
-  test("a dry run (rolledBack) returns its value and runs nothing, alone or nested", () => {
+  test("a dry run (rolledBack) returns its value and runs nothing, alone or nested", async () => {
     const ran: string[] = [];
-    const v = rolledBack(db, (tx) => {
+    const v = await rolledBack(db, async (tx) => {
       touch(tx, "dry");
       afterCommit(tx, () => ran.push("dry"));
-      return rolledBack(db, (inner) => (afterCommit(inner, () => ran.push("nested")), 7));
+      return await rolledBack(db, (inner) => (afterCommit(inner, () => ran.push("nested")), 7));
     });
     expect(v).toBe(7);
     expect(ran).toEqual([]);
@@ -80,16 +80,16 @@ describe("after-commit hooks", () => {
   test("the group commit runs a job's hooks after the group's COMMIT, and drops a failed job's", async () => {
     const ran: string[] = [];
     const g = groupCommit(db);
-    const ok = g.run({ work: () => writeTx(db, (tx) => (touch(tx, "g1"), afterCommit(tx, () => ran.push("ok:" + String(db.$client.inTransaction))))) });
+    const ok = g.run({ work: async () => await writeTx(db, (tx) => (touch(tx, "g1"), afterCommit(tx, () => ran.push("ok:" + String(db.$client.inTransaction))))) });
     const bad = g.run({
-      work: () =>
-        writeTx(db, (tx) => {
+      work: async () =>
+        await writeTx(db, (tx) => {
           afterCommit(tx, () => ran.push("failed"));
           throw new Error("job failed");
         }),
-      recover: () => writeTx(db, (tx) => afterCommit(tx, () => ran.push("recovered"))),
+      recover: async () => await writeTx(db, (tx) => afterCommit(tx, () => ran.push("recovered"))),
     });
-    g.flush();
+    await g.flush();
     await ok;
     await expect(bad).rejects.toThrow("job failed");
     expect(ran.sort()).toEqual(["ok:false", "recovered"]);
@@ -99,15 +99,15 @@ describe("after-commit hooks", () => {
     expect(() => afterCommit(db as Tx, () => {})).toThrow(/outside writeTx/);
   });
 
-  test("the type: a function that must run inside a write takes a Tx, which a bare Db is not", () => {
+  test("the type: a function that must run inside a write takes a Tx, which a bare Db is not", async () => {
     // Checked by `tsc --noEmit`: if Tx lost its brand, these expect-errors would be unused and fail the typecheck.
     const needsTx = (tx: Tx) => tx;
     // @ts-expect-error a Db is not a Tx: only writeTx, savepoint, rolledBack and the group commit hand one out
     const refused = () => needsTx(db);
     // @ts-expect-error the outbox writes a callback (and queues the worker's wake-up) only inside a write
-    const outbox = () => enqueueCallback(db, {} as CallbackEvent);
+    const outbox = async () => await enqueueCallback(db, {} as CallbackEvent);
     expect(typeof refused + typeof outbox).toBe("functionfunction");
-    expect(writeTx(db, (tx) => needsTx(tx))).toBe(db as Tx);
+    expect(await writeTx(db, (tx) => needsTx(tx))).toBe(db as Tx);
   });
 });
 
@@ -124,7 +124,7 @@ describe("metrics count committed transitions only", () => {
   };
 
   test("a batch preview of 5 rows leaves stablegate_payout_transitions_total unchanged; a committed payout adds 1", async () => {
-    const m = gw.newMerchant("after-commit");
+    const m = await gw.newMerchant("after-commit");
     const b = await m.client.request<{ address: string }>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "src" } });
     await sandboxClient(gw.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "100" });
     await sandboxClient(gw.url).mine("TRON", 2);

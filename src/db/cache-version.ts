@@ -31,7 +31,7 @@ export function cacheTriggersInstalled(client: Database): boolean {
 }
 
 /** A reader of one cache's version (a prepared statement built once). */
-export function versionReader(db: Db, name: keyof typeof WATCHED): () => number {
+export function versionReader(db: Db, name: keyof typeof WATCHED): () => Promise<number> {
   const q = db.$client.prepare<{ version: number }, [string]>("SELECT version FROM cache_versions WHERE name = ?");
-  return () => q.get(name)?.version ?? -1;
+  return async () => q.get(name)?.version ?? -1;
 }

@@ -14,7 +14,7 @@ describe("database maintenance worker", () => {
     const dir = mkdtempSync(join(tmpdir(), "stablegate-maint-"));
     const path = join(dir, "stablegate.db");
     const db = openDb(path);
-    migrate(db);
+    await migrate(db);
     const logs: string[] = [];
     const m = new DbMaintenance(db, path, createLogger({ level: "debug", sink: (l) => logs.push(l) }), 60_000);
     try {

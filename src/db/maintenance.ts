@@ -124,7 +124,7 @@ export class DbMaintenance {
   async refreshStats(): Promise<string[]> {
     const s = (await this.call({ op: "stats", factor: REANALYZE_FACTOR })) as { tables: string[]; rows: StatRow[] };
     if (this.stopped) return [];
-    applyStats(this.db, s);
+    await applyStats(this.db, s);
     return s.tables;
   }
 

@@ -21,65 +21,65 @@ function drizzleEra(initSql: string) {
 const extra = { name: "9001_test_column", sql: "ALTER TABLE merchants ADD COLUMN test_note TEXT;\nCREATE INDEX merchants_test_note ON merchants (test_note) WHERE test_note IS NOT NULL;" };
 
 describe("migrate", () => {
-  test("a fresh database gets every migration, recorded with its checksum, once", () => {
+  test("a fresh database gets every migration, recorded with its checksum, once", async () => {
     const db = fresh();
-    expect(migrate(db)).toBe(migrations.length);
+    expect(await migrate(db)).toBe(migrations.length);
     expect(names(db)).toEqual(migrations.map((m) => m.name));
     const row = db.$client.query<{ checksum: string }, [string]>("SELECT checksum FROM schema_migrations WHERE name = ?").get("0000_init")!;
     expect(row.checksum).toBe(checksum(migrations[0]!.sql));
-    expect(migrate(db)).toBe(0);
+    expect(await migrate(db)).toBe(0);
   });
 
-  test("a new migration runs on a database that already has rows, and keeps them", () => {
+  test("a new migration runs on a database that already has rows, and keeps them", async () => {
     const db = fresh();
-    migrate(db);
+    await migrate(db);
     db.$client.run("INSERT INTO merchants (uid, name, status, created_at, updated_at) VALUES ('M0000001', 'shop', 'active', 1, 1)");
-    expect(migrate(db, [...migrations, extra])).toBe(1);
+    expect(await migrate(db, [...migrations, extra])).toBe(1);
     expect(db.$client.query("SELECT name, test_note FROM merchants").all()).toEqual([{ name: "shop", test_note: null }]);
     expect(names(db)).toContain(extra.name);
   });
 
-  test("a database made by the drizzle-era baseline release is adopted without re-running its init", () => {
+  test("a database made by the drizzle-era baseline release is adopted without re-running its init", async () => {
     const db = drizzleEra(migrations[0]!.sql);
     db.$client.run("INSERT INTO merchants (uid, name, status, created_at, updated_at) VALUES ('M0000001', 'shop', 'active', 1, 1)");
-    expect(migrate(db)).toBe(migrations.length - 1);
+    expect(await migrate(db)).toBe(migrations.length - 1);
     expect(names(db)).toEqual(migrations.map((m) => m.name));
     expect(db.$client.query("SELECT count(*) AS n FROM merchants").get()).toEqual({ n: 1 });
   });
 
-  const refusals: [string, () => ReturnType<typeof fresh>, readonly typeof migrations[number][], RegExp][] = [
+  const refusals: [string, () => Promise<ReturnType<typeof fresh>>, readonly typeof migrations[number][], RegExp][] = [
     [
       "a database made by a newer release",
-      () => { const db = fresh(); migrate(db, [...migrations, extra]); return db; },
+      async () => { const db = fresh(); await migrate(db, [...migrations, extra]); return db; },
       migrations,
       new RegExp(`^${NEWER_SCHEMA} \\(it has migration 9001_test_column`),
     ],
     [
       "an applied migration whose file was edited afterwards",
-      () => { const db = fresh(); migrate(db, [...migrations, extra]); return db; },
+      async () => { const db = fresh(); await migrate(db, [...migrations, extra]); return db; },
       [...migrations, { ...extra, sql: extra.sql + "\n-- edited" }],
       /^migrations\/sqlite\/9001_test_column\.sql differs from the one applied/,
     ],
     [
       "a pre-release database (another init)",
-      () => drizzleEra("CREATE TABLE addresses (id INTEGER PRIMARY KEY);"),
+      async () => drizzleEra("CREATE TABLE addresses (id INTEGER PRIMARY KEY);"),
       migrations,
       /made by a pre-release stablegate/,
     ],
     [
       "tables with no migration record (not a stablegate database)",
-      () => { const db = fresh(); db.$client.run("CREATE TABLE customers (id INTEGER)"); return db; },
+      async () => { const db = fresh(); db.$client.run("CREATE TABLE customers (id INTEGER)"); return db; },
       migrations,
       /not a stablegate database/,
     ],
   ];
   for (const [what, make, list, message] of refusals) {
-    test(`refuses ${what}, and changes nothing`, () => {
-      const db = make();
+    test(`refuses ${what}, and changes nothing`, async () => {
+      const db = await make();
       const before = db.$client.query("SELECT type, name, sql FROM sqlite_master ORDER BY name").all();
       let err: unknown;
       try {
-        migrate(db, list);
+        await migrate(db, list);
       } catch (e) {
         err = e;
       }
@@ -90,11 +90,11 @@ describe("migrate", () => {
     });
   }
 
-  test("a failing migration rolls back whole: no half-applied schema, not recorded", () => {
+  test("a failing migration rolls back whole: no half-applied schema, not recorded", async () => {
     const db = fresh();
-    migrate(db);
+    await migrate(db);
     const bad = { name: "9002_broken", sql: "ALTER TABLE merchants ADD COLUMN half TEXT;\nCREATE TABLE broken (;" };
-    expect(() => migrate(db, [...migrations, bad])).toThrow();
+    await expect((async () => await migrate(db, [...migrations, bad]))()).rejects.toThrow();
     const cols = db.$client.query<{ name: string }, []>("PRAGMA table_info(merchants)").all().map((c) => c.name);
     expect(cols).not.toContain("half");
     expect(names(db)).not.toContain(bad.name);

@@ -22,7 +22,7 @@ export function checksum(sql: string): string {
 }
 
 /** Applies pending migrations; returns how many ran. Throws MigrationError on a database it must not touch. */
-export function migrate(db: Db, list: readonly EmbeddedMigration[] = embedded): number {
+export async function migrate(db: Db, list: readonly EmbeddedMigration[] = embedded): Promise<number> {
   const client = db.$client;
   const { pending, adopt } = plan(client, list);
   if (!pending.length && !adopt && cacheTriggersInstalled(client)) {

@@ -59,9 +59,9 @@ describe("migrations folder", () => {
     }
   });
 
-  test("the migrated schema has every table, column and index src/db/schema.ts declares", () => {
+  test("the migrated schema has every table, column and index src/db/schema.ts declares", async () => {
     const db = openDb(":memory:");
-    migrate(db);
+    await migrate(db);
     const c = db.$client;
     for (const value of Object.values(schema)) {
       if (!(value instanceof SQLiteTable)) continue;

@@ -18,7 +18,7 @@ export const ANALYSIS_LIMIT = 400;
 /** How often the gateway refreshes the statistics (and once at start). */
 export const OPTIMIZE_EVERY_MS = 6 * 60 * 60 * 1000;
 
-export function optimizeDatabase(deps: { db: Db }): void {
+export async function optimizeDatabase(deps: { db: Db }): Promise<void> {
   const c = deps.db.$client;
   c.run(`PRAGMA analysis_limit = ${ANALYSIS_LIMIT}`);
   c.run("PRAGMA optimize = 0x10002");

@@ -7,7 +7,7 @@ import { expectIndex, expectSeek } from "../testing/query-plan";
 import { ENGINE_QUERIES } from "../testing/engine-queries";
 
 const db = openDb(":memory:");
-migrate(db);
+await migrate(db);
 
 describe("engine queries stay seeks", () => {
   test.each(ENGINE_QUERIES.map((q) => [q.name, q] as const))("%s", (_name, q) => {

@@ -5,9 +5,9 @@ import { openDb, type Db } from "./client";
 import { migrate } from "./migrate";
 import { applyStats, gatherStats, REANALYZE_FACTOR } from "./stats";
 
-function filled(orders: number): Db {
+async function filled(orders: number): Promise<Db> {
   const db = openDb(":memory:");
-  migrate(db);
+  await migrate(db);
   const c = db.$client;
   c.run("PRAGMA foreign_keys = OFF");
   const statuses = ["waiting_payment", "detected", "confirming", "completed", "expired"];
@@ -40,29 +40,29 @@ const statRows = (db: Db) =>
     .map((r) => `${r.tbl} ${r.idx ?? "-"} ${r.stat}`);
 
 describe("planner statistics by reads", () => {
-  test("the rows equal ANALYZE's for every table of the schema", () => {
-    const analyzed = filled(1500);
+  test("the rows equal ANALYZE's for every table of the schema", async () => {
+    const analyzed = await filled(1500);
     analyzed.$client.run("PRAGMA analysis_limit = 0");
     analyzed.$client.run("ANALYZE");
-    const gathered = filled(1500);
+    const gathered = await filled(1500);
     const s = gatherStats(gathered.$client, REANALYZE_FACTOR);
     expect(s.tables).toContain("payin_orders");
-    applyStats(gathered, s);
+    await applyStats(gathered, s);
     expect(statRows(gathered)).toEqual(statRows(analyzed));
   });
 
-  test("fresh statistics are not gathered again; a table that grew 10x, or a new index, is", () => {
-    const db = filled(300);
-    applyStats(db, gatherStats(db.$client, REANALYZE_FACTOR));
+  test("fresh statistics are not gathered again; a table that grew 10x, or a new index, is", async () => {
+    const db = await filled(300);
+    await applyStats(db, gatherStats(db.$client, REANALYZE_FACTOR));
     expect(gatherStats(db.$client, REANALYZE_FACTOR).tables).toEqual([]);
     db.$client.run("INSERT INTO ledger_entries (address_id, chain, token, kind, amount, ref_type, ref_id, created_at) SELECT address_id, chain, token, kind, amount, ref_type, ref_id || 'x' || k.v, created_at FROM ledger_entries, (WITH RECURSIVE k(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM k WHERE v < 10) SELECT v FROM k) k");
     db.$client.run("CREATE INDEX test_payin_token ON payin_orders (token)");
     expect(gatherStats(db.$client, REANALYZE_FACTOR).tables).toEqual(["ledger_entries", "payin_orders"]);
   });
 
-  test("the planner reads what was written", () => {
-    const db = filled(200);
-    applyStats(db, gatherStats(db.$client, REANALYZE_FACTOR));
+  test("the planner reads what was written", async () => {
+    const db = await filled(200);
+    await applyStats(db, gatherStats(db.$client, REANALYZE_FACTOR));
     const plan = db.$client.query<{ detail: string }, []>("EXPLAIN QUERY PLAN SELECT id FROM payin_orders WHERE status = 'detected' AND merchant_id = 3").all();
     expect(plan.map((p) => p.detail).join(" ")).toMatch(/USING (COVERING )?INDEX/);
   });

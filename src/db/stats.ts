@@ -122,12 +122,12 @@ export function gatherStats(db: Database, factor: number): { tables: string[]; r
  * Writes gathered rows in place of the tables' old ones (one short transaction on the gateway's
  * connection) and has SQLite reload them.
  */
-export function applyStats(db: Db, s: { tables: string[]; rows: StatRow[] }): void {
+export async function applyStats(db: Db, s: { tables: string[]; rows: StatRow[] }): Promise<void> {
   if (!s.tables.length) return;
   const c = db.$client;
   // sqlite_stat1 is made by SQLite only: ANALYZE of a table of a few rows makes it.
   if (!c.query("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").get()) c.run('ANALYZE "schema_migrations"');
-  writeTx(db, (tx) => {
+  await writeTx(db, (tx) => {
     const del = tx.$client.prepare("DELETE FROM sqlite_stat1 WHERE tbl = ?");
     const ins = tx.$client.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)");
     for (const t of s.tables) del.run(t);

@@ -15,12 +15,12 @@ const json = (status: number, body: unknown) => new Response(JSON.stringify(body
 
 export function healthRoutes(ctx: OpsCtx, d: HealthDeps) {
   const app = new Elysia()
-    .get("/healthz", () => {
-      const l = liveness(ctx);
+    .get("/healthz", async () => {
+      const l = await liveness(ctx);
       return json(l.ok ? 200 : 503, l.body);
     })
-    .get("/readyz", () => {
-      const r = readiness(d);
+    .get("/readyz", async () => {
+      const r = await readiness(d);
       return json(r.ready ? 200 : 503, r.body);
     });
   if (!ctx.config.ops.metrics) return app;

@@ -54,8 +54,8 @@ describe("allowlist on /openapi", () => {
     await proxied?.stop();
   });
 
-  const setAllowlist = (g: TestGateway, cidrs: string[] | null) =>
-    updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, g.merchant.uid, { ipAllowlist: cidrs }, CLI_ACTOR);
+  const setAllowlist = async (g: TestGateway, cidrs: string[] | null) =>
+    await updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, g.merchant.uid, { ipAllowlist: cidrs }, CLI_ACTOR);
   const counts = (g: TestGateway) =>
     g.ctx.db.$client.query("SELECT (SELECT count(*) FROM payin_orders) AS orders, (SELECT count(*) FROM nonces) AS nonces, (SELECT count(*) FROM callbacks) AS callbacks").get();
 
@@ -71,7 +71,7 @@ describe("allowlist on /openapi", () => {
     });
 
   test("an address outside the allowlist is 20020 (403) and writes nothing", async () => {
-    setAllowlist(direct, ["203.0.113.0/24"]);
+    await setAllowlist(direct, ["203.0.113.0/24"]);
     const before = counts(direct);
     const r = await create(direct);
     expect(r.status).toBe(403);
@@ -81,20 +81,20 @@ describe("allowlist on /openapi", () => {
   });
 
   test("through an untrusted proxy the forwarded address does not count", async () => {
-    setAllowlist(direct, ["203.0.113.0/24"]);
+    await setAllowlist(direct, ["203.0.113.0/24"]);
     const r = await create(direct, "203.0.113.5");
     expect(r.body.code).toBe(20020);
   });
 
   test("an allowed address passes; an empty allowlist allows every address", async () => {
-    setAllowlist(direct, ["127.0.0.1/32", "2001:db8::/32"]);
+    await setAllowlist(direct, ["127.0.0.1/32", "2001:db8::/32"]);
     expect((await create(direct)).status).toBe(200);
-    setAllowlist(direct, null);
+    await setAllowlist(direct, null);
     expect((await create(direct)).status).toBe(200);
   });
 
   test("through a trusted proxy the forwarded address counts", async () => {
-    setAllowlist(proxied, ["203.0.113.0/24"]);
+    await setAllowlist(proxied, ["203.0.113.0/24"]);
     const ok = await create(proxied, "203.0.113.5");
     expect(ok.status).toBe(200);
     expect(ok.body.orderNo).toBeString();

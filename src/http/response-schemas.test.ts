@@ -79,7 +79,7 @@ describe("merchant API answers and callback bodies match their published schemas
     const inv = keep("createInvoice", await c.createInvoice({ merchantOrderNo: "views-inv", priceAmount: "3", priceCurrency: "USD", description: "mug", redirectUrl: "https://shop.example/thanks", notifyUrl: "https://shop.example/inv" }));
     keep("createInvoice", await c.createInvoice({ merchantOrderNo: "views-inv-bare", priceAmount: "3", priceCurrency: "USDT" }));
     keep("getInvoice", await c.getInvoice(inv.invoiceNo));
-    const { order: io } = chooseNetwork(gw.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "TRON:USDT");
+    const { order: io } = await chooseNetwork(gw.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "TRON:USDT");
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: io.address, amount: "3" });
     await sb.mine("TRON", 3);
     keep("getInvoice", await c.getInvoice(inv.invoiceNo));

@@ -42,7 +42,7 @@ export function authDeps(ctx: AuthCtx, rateLimiter?: RateLimiter): AuthDeps {
 export async function signed(deps: AuthDeps, request: Request, handler: SignedHandler, status = 200): Promise<Response> {
   try {
     const auth = await verifySignature(deps, request);
-    await groupCommit(deps.db).run({ work: () => recordNonce(deps, auth) });
+    await groupCommit(deps.db).run({ work: async () => await recordNonce(deps, auth) });
     const result = await handler(auth);
     return json(result, status, request);
   } catch (e) {
@@ -61,12 +61,12 @@ export async function signedWrite<T>(deps: AuthDeps, request: Request, handler: 
   try {
     const auth = await verifySignature(deps, request);
     const result = await groupCommit(deps.db).run({
-      work: () => {
-        recordNonce(deps, auth);
+      work: async () => {
+        await recordNonce(deps, auth);
         return handler(auth);
       },
-      recover: (e) => {
-        if (e instanceof AppError && e.code !== 20016) recordNonce(deps, auth);
+      recover: async (e) => {
+        if (e instanceof AppError && e.code !== 20016) await recordNonce(deps, auth);
       },
     });
     return json(result, status, request);

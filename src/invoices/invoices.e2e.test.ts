@@ -119,13 +119,13 @@ describe("invoices through the merchant API", () => {
   test("an unknown invoice and another merchant's are both 56002 (404)", async () => {
     const mine = await gw.client.createInvoice({ merchantOrderNo: "inv-own", priceAmount: "5", priceCurrency: "USD" });
     expect(await failure(gw.client.getInvoice("IV000"))).toMatchObject({ status: 404, code: 56002 });
-    expect(await failure(gw.newMerchant("Other").client.getInvoice(mine.invoiceNo))).toMatchObject({ status: 404, code: 56002 });
+    expect(await failure((await gw.newMerchant("Other")).client.getInvoice(mine.invoiceNo))).toMatchObject({ status: 404, code: 56002 });
   });
 
   test("the payer picks TRON USDT: amount = price / rate rounded up, rate locked; paid on chain; callbacks follow", async () => {
     const sb = sandboxClient(gw.url);
     const inv = await gw.client.createInvoice({ merchantOrderNo: "inv-pay", priceAmount: "100", priceCurrency: "CNY", notifyUrl: rx.url + "/inv" });
-    const { order } = chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT");
+    const { order } = await chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT");
     const chosen = await gw.client.getInvoice(inv.invoiceNo);
     expect(chosen.status).toBe("open");
     expect(chosen.payment).toEqual({ orderNo: order.orderNo, chainCode: "TRON", tokenSymbol: "USDT", amount: "14.084508", rate: "7.10", paidAmount: null, txHash: null, status: "waiting_payment" });
@@ -133,9 +133,9 @@ describe("invoices through the merchant API", () => {
     const pi = await gw.client.getPayinOrder(order.orderNo);
     expect([pi.merchantOrderNo, pi.expireAt]).toEqual([`${inv.invoiceNo}-1`, inv.expireAt]);
     // Choosing it again is the same order.
-    expect(chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT").order.orderNo).toBe(order.orderNo);
+    expect((await chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT")).order.orderNo).toBe(order.orderNo);
 
-    const worker = startCallbackWorker(gw.ctx);
+    const worker = await startCallbackWorker(gw.ctx);
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: order.address, amount: "14.084508" });
     await sb.mine("TRON", 2);
     const paid = await gw.client.getInvoice(inv.invoiceNo);
@@ -155,33 +155,33 @@ describe("invoices through the merchant API", () => {
     await gw.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "occupy", amount: "1.408451", notifyUrl: rx.url + "/p" });
     const a = await gw.client.createInvoice({ merchantOrderNo: "nudge-a", priceAmount: "10", priceCurrency: "CNY" });
     const b = await gw.client.createInvoice({ merchantOrderNo: "nudge-b", priceAmount: "10", priceCurrency: "CNY" });
-    expect(chooseNetwork(gw.ctx, tokenOf(a.invoiceUrl), "TRON:USDT").order.amount).toBe("1408452");
-    expect(chooseNetwork(gw.ctx, tokenOf(b.invoiceUrl), "TRON:USDT").order.amount).toBe("1408453");
+    expect((await chooseNetwork(gw.ctx, tokenOf(a.invoiceUrl), "TRON:USDT")).order.amount).toBe("1408452");
+    expect((await chooseNetwork(gw.ctx, tokenOf(b.invoiceUrl), "TRON:USDT")).order.amount).toBe("1408453");
   });
 
   test("Change network: the old pay-in closes, the invoice stays open on the new one, no cancelled callback", async () => {
     const inv = await gw.client.createInvoice({ merchantOrderNo: "inv-switch", priceAmount: "9.20", priceCurrency: "EUR" });
-    const first = chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT").order;
-    const second = chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "SOL:USDC").order;
+    const first = (await chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT")).order;
+    const second = (await chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "SOL:USDC")).order;
     expect((await gw.client.getPayinOrder(first.orderNo)).status).toBe("cancelled");
     const now = await gw.client.getInvoice(inv.invoiceNo);
     expect(now).toMatchObject({ status: "open", payment: { orderNo: second.orderNo, chainCode: "SOL", tokenSymbol: "USDC", amount: "10.000000", rate: "0.92" } });
     expect(gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, inv.invoiceNo)).all().map((r) => r.status)).toEqual(["open"]);
     // Once a payment is detected the network can no longer change.
     await sandboxClient(gw.url).transfer({ chainCode: "SOL", tokenSymbol: "USDC", toAddress: second.address, amount: "10" });
-    expect(() => chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT")).toThrow(/payment_detected/);
+    await expect((async () => await chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT"))()).rejects.toThrow(/payment_detected/);
     expect(gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.invoiceId, second.invoiceId!)).all().length).toBe(2);
   });
 
   test("an invoice nobody chose a network for expires at expireAt, with its callback; then no choice", async () => {
     const inv = await gw.client.createInvoice({ merchantOrderNo: "inv-exp", priceAmount: "5", priceCurrency: "USDT", expireMinutes: 5 });
     clock.set(T0 + 5 * 60_000 - 1);
-    expect(expireDueInvoices(gw.ctx)).toBe(0);
+    expect(await expireDueInvoices(gw.ctx)).toBe(0);
     clock.set(clock.now() + 2);
-    expect(expireDueInvoices(gw.ctx)).toBe(1);
+    expect(await expireDueInvoices(gw.ctx)).toBe(1);
     expect((await gw.client.getInvoice(inv.invoiceNo)).status).toBe("expired");
     expect(gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, inv.invoiceNo)).all().map((r) => r.status)).toEqual(["open", "expired"]);
-    expect(() => chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT")).toThrow(/closed/);
+    await expect((async () => await chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT"))()).rejects.toThrow(/closed/);
   });
 });
 
@@ -202,7 +202,7 @@ describe("invoices on the networks that are off by default", () => {
     const html = await (await fetch(inv.invoiceUrl)).text();
     for (const name of ["Polygon USDT", "Polygon USDC", "Base USDC", "OP Mainnet USDT", "Avalanche C-Chain USDC", "X Layer USDT", "Plasma USDT"]) expect(html).toContain(name);
     expect(html).not.toContain("Ethereum USDT");
-    const { order } = chooseNetwork(gw2.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "BASE:USDC");
+    const { order } = await chooseNetwork(gw2.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "BASE:USDC");
     expect((await gw2.client.getInvoice(inv.invoiceNo)).payment).toMatchObject({ chainCode: "BASE", tokenSymbol: "USDC", amount: "10.000000" });
     const sb = sandboxClient(gw2.url);
     await sb.transfer({ chainCode: "BASE", tokenSymbol: "USDC", toAddress: order.address, amount: "10" });
@@ -212,7 +212,7 @@ describe("invoices on the networks that are off by default", () => {
 
   test("an invoice offering Plasma USDT only: the payer picks it and pays it", async () => {
     const inv = await gw2.client.createInvoice({ merchantOrderNo: "inv-plasma", priceAmount: "35.5", priceCurrency: "CNY", payments: ["PLASMA:USDT"] });
-    const { order } = chooseNetwork(gw2.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "PLASMA:USDT");
+    const { order } = await chooseNetwork(gw2.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "PLASMA:USDT");
     expect((await gw2.client.getInvoice(inv.invoiceNo)).payment).toMatchObject({ chainCode: "PLASMA", tokenSymbol: "USDT", amount: "5.000000" });
     const sb = sandboxClient(gw2.url);
     await sb.transfer({ chainCode: "PLASMA", tokenSymbol: "USDT", toAddress: order.address, amount: "5" });

@@ -24,7 +24,7 @@ export interface InvoiceListRow {
   orderNo: string | null;
 }
 
-export function listInvoices(db: DbOrTx, f: { merchantId?: number; invoiceNo?: string; limit: number; offset?: number }): InvoiceListRow[] {
+export async function listInvoices(db: DbOrTx, f: { merchantId?: number; invoiceNo?: string; limit: number; offset?: number }): Promise<InvoiceListRow[]> {
   const where: SQL[] = [];
   if (f.merchantId !== undefined) where.push(eq(invoices.merchantId, f.merchantId));
   if (f.invoiceNo !== undefined) where.push(eq(invoices.invoiceNo, f.invoiceNo));
@@ -58,12 +58,12 @@ export function listInvoices(db: DbOrTx, f: { merchantId?: number; invoiceNo?: s
   }));
 }
 
-export function invoiceNoOf(db: DbOrTx, id: number): string {
+export async function invoiceNoOf(db: DbOrTx, id: number): Promise<string> {
   return db.select({ no: invoices.invoiceNo }).from(invoices).where(eq(invoices.id, id)).get()?.no ?? "";
 }
 
 /** The invoice's callbacks, oldest first, each with its delivery attempts (the payment-link page). */
-export function invoiceCallbacks(db: DbOrTx, invoiceNo: string) {
+export async function invoiceCallbacks(db: DbOrTx, invoiceNo: string) {
   const cbs = db.select().from(callbacks).where(eq(callbacks.orderNo, invoiceNo)).orderBy(asc(callbacks.createdAt)).all();
   const attempts = cbs.length ? db.select().from(callbackAttempts).where(inArray(callbackAttempts.callbackId, cbs.map((c) => c.id))).orderBy(asc(callbackAttempts.id)).all() : [];
   return cbs.map((c) => ({ callback: c, attempts: attempts.filter((a) => a.callbackId === c.id) }));

@@ -72,7 +72,7 @@ export function normalisePrice(amount: string, currency: string): string {
 /** Where an invoice came from: the API, or a back-office user's "New payment link" (audited with the invoice). */
 export type InvoiceSource = { source: "api" } | { source: "backoffice"; actor: Actor };
 
-export function createInvoice(ctx: InvoiceCtx, merchantId: number, apiKeyId: string, input: CreateInvoiceInput, origin: InvoiceSource = { source: "api" }): InvoiceRow {
+export async function createInvoice(ctx: InvoiceCtx, merchantId: number, apiKeyId: string, input: CreateInvoiceInput, origin: InvoiceSource = { source: "api" }): Promise<InvoiceRow> {
   const source = origin.source;
   checkPriceCurrency(ctx.config, input.priceCurrency);
   const price = normalisePrice(input.priceAmount, input.priceCurrency);
@@ -84,15 +84,15 @@ export function createInvoice(ctx: InvoiceCtx, merchantId: number, apiKeyId: str
   const expireMinutes = input.expireMinutes ?? Math.min(1440, Math.max(5, Math.round(ctx.ms.expireAfter / 60_000)));
   const description = input.description ? input.description : null;
   // A price some network can quote right now: 56001 names the currency before anything is written.
-  if (!isTokenCurrency(input.priceCurrency)) currentRate(ctx, input.priceCurrency, payments[0]!.split(":")[1]!);
+  if (!isTokenCurrency(input.priceCurrency)) await currentRate(ctx, input.priceCurrency, payments[0]!.split(":")[1]!);
   const now = ctx.clock.now();
   const wanted = { priceAmount: price, priceCurrency: input.priceCurrency, notifyUrl: input.notifyUrl ?? null, redirectUrl: input.redirectUrl ?? null, description, payments, expireMinutes };
-  return writeTx(ctx.db, (tx) => {
-    const existing = invoiceByMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
+  return await writeTx(ctx.db, async (tx) => {
+    const existing = await invoiceByMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
     if (existing) return sameInvoice(existing, wanted);
     const invoiceNo = newOrderNo("IV", now);
     const pageToken = newTimedToken(now);
-    const row = insertInvoice(tx, {
+    const row = await insertInvoice(tx, {
       invoiceNo,
       merchantId,
       merchantOrderNo: input.merchantOrderNo,
@@ -108,12 +108,12 @@ export function createInvoice(ctx: InvoiceCtx, merchantId: number, apiKeyId: str
       updatedAt: now,
     });
     // A concurrent duplicate committed first: answer as a retry would.
-    if (!row) return sameInvoice(invoiceByMerchantOrderNo(tx, merchantId, input.merchantOrderNo)!, wanted);
-    recordOrderEvent(tx, { kind: "invoice", orderNo: invoiceNo, from: null, to: "open", event: { type: "created", source }, at: now });
+    if (!row) return sameInvoice((await invoiceByMerchantOrderNo(tx, merchantId, input.merchantOrderNo))!, wanted);
+    await recordOrderEvent(tx, { kind: "invoice", orderNo: invoiceNo, from: null, to: "open", event: { type: "created", source }, at: now });
     if (origin.source === "backoffice") {
-      recordAudit(tx, { ...origin.actor, action: "payment_link.create", target: `invoice:${invoiceNo}`, after: { priceAmount: price, priceCurrency: input.priceCurrency, description, payments, expireMinutes }, at: now });
+      await recordAudit(tx, { ...origin.actor, action: "payment_link.create", target: `invoice:${invoiceNo}`, after: { priceAmount: price, priceCurrency: input.priceCurrency, description, payments, expireMinutes }, at: now });
     }
-    writeInvoiceCallback(tx, row, null, now);
+    await writeInvoiceCallback(tx, row, null, now);
     return row;
   });
 }
@@ -137,8 +137,8 @@ function sameInvoice(
 }
 
 /** An invoice of this merchant; another merchant's is as unknown as a missing one (56002). */
-export function getInvoice(db: DbOrTx, merchantId: number, invoiceNo: string): InvoiceRow {
-  const inv = invoiceByNo(db, merchantId, invoiceNo);
+export async function getInvoice(db: DbOrTx, merchantId: number, invoiceNo: string): Promise<InvoiceRow> {
+  const inv = await invoiceByNo(db, merchantId, invoiceNo);
   if (!inv) throw new AppError(56002, { invoiceNo });
   return inv;
 }
@@ -146,9 +146,9 @@ export function getInvoice(db: DbOrTx, merchantId: number, invoiceNo: string): I
 // The invoices' storage is store.ts; these are its reads the checkout and the pay-ins use.
 export { invoiceByToken } from "./store";
 
-function writeInvoiceCallback(tx: Tx, inv: InvoiceRow, payin: PayinRow | null, now: number): void {
-  const m = findMerchantById(tx, inv.merchantId)!;
-  enqueueCallback(tx, {
+async function writeInvoiceCallback(tx: Tx, inv: InvoiceRow, payin: PayinRow | null, now: number): Promise<void> {
+  const m = (await findMerchantById(tx, inv.merchantId))!;
+  await enqueueCallback(tx, {
     merchantId: inv.merchantId,
     kind: "invoice",
     orderNo: inv.invoiceNo,
@@ -164,12 +164,12 @@ function writeInvoiceCallback(tx: Tx, inv: InvoiceRow, payin: PayinRow | null, n
  * Moves an invoice to `to` with its timeline entry and callback (the one funnel for invoice
  * statuses); a compare-and-set on `inv.status`: when another writer moved it first, nothing more.
  */
-function moveInvoice(tx: Tx, inv: InvoiceRow, to: InvoiceStatus, payin: PayinRow | null, event: { type: string } & Record<string, unknown>, now: number): InvoiceRow {
+async function moveInvoice(tx: Tx, inv: InvoiceRow, to: InvoiceStatus, payin: PayinRow | null, event: { type: string } & Record<string, unknown>, now: number): Promise<InvoiceRow> {
   const set: Partial<InvoiceRow> = { status: to, updatedAt: now, ...(SETTLED.includes(to) && inv.paidAt === null ? { paidAt: now } : {}) };
-  const row = updateInvoiceIf(tx, inv.id, inv.status, set);
-  if (!row) return invoiceById(tx, inv.id)!;
-  recordOrderEvent(tx, { kind: "invoice", orderNo: inv.invoiceNo, from: inv.status, to, event, at: now });
-  writeInvoiceCallback(tx, row, payin, now);
+  const row = await updateInvoiceIf(tx, inv.id, inv.status, set);
+  if (!row) return (await invoiceById(tx, inv.id))!;
+  await recordOrderEvent(tx, { kind: "invoice", orderNo: inv.invoiceNo, from: inv.status, to, event, at: now });
+  await writeInvoiceCallback(tx, row, payin, now);
   return row;
 }
 
@@ -179,23 +179,23 @@ function moveInvoice(tx: Tx, inv: InvoiceRow, to: InvoiceStatus, payin: PayinRow
  * switched away from changes nothing. Returns true when the order belongs to an invoice (its
  * own pay-in callback is then not sent: the merchant hears of the invoice).
  */
-export function followPayin(tx: Tx, p: PayinRow, now: number): boolean {
+export async function followPayin(tx: Tx, p: PayinRow, now: number): Promise<boolean> {
   if (p.invoiceId === null) return false;
-  const inv = invoiceById(tx, p.invoiceId);
+  const inv = await invoiceById(tx, p.invoiceId);
   if (!inv || inv.payinOrderId !== p.id) return true;
   const to = FOLLOWS[p.status];
-  if (to && to !== inv.status) moveInvoice(tx, inv, to, p, { type: "payin", orderNo: p.orderNo, payinStatus: p.status }, now);
+  if (to && to !== inv.status) await moveInvoice(tx, inv, to, p, { type: "payin", orderNo: p.orderNo, payinStatus: p.status }, now);
   return true;
 }
 
 /** Scheduled: open invoices past expireAt whose payer never chose a network become expired. */
-export function expireDueInvoices(ctx: Pick<InvoiceCtx, "db" | "clock">, limit = 500): number {
+export async function expireDueInvoices(ctx: Pick<InvoiceCtx, "db" | "clock">, limit = 500): Promise<number> {
   const now = ctx.clock.now();
-  const due = dueOpenInvoiceIds(ctx.db, now, limit);
+  const due = await dueOpenInvoiceIds(ctx.db, now, limit);
   for (const id of due) {
-    writeTx(ctx.db, (tx) => {
-      const inv = invoiceById(tx, id)!;
-      if (inv.status === "open" && inv.payinOrderId === null) moveInvoice(tx, inv, "expired", null, { type: "expire" }, now);
+    await writeTx(ctx.db, async (tx) => {
+      const inv = (await invoiceById(tx, id))!;
+      if (inv.status === "open" && inv.payinOrderId === null) await moveInvoice(tx, inv, "expired", null, { type: "expire" }, now);
     });
   }
   return due.length;

@@ -8,24 +8,24 @@ import type { InvoiceRow } from "./views";
 export type NewInvoice = typeof invoices.$inferInsert;
 
 /** The new invoice, or undefined when the merchant already has one with its merchantOrderNo (a concurrent duplicate committed first). */
-export function insertInvoice(tx: DbOrTx, values: NewInvoice): InvoiceRow | undefined {
+export async function insertInvoice(tx: DbOrTx, values: NewInvoice): Promise<InvoiceRow | undefined> {
   return tx.insert(invoices).values(values).onConflictDoNothing().returning().get();
 }
 
-export function invoiceByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): InvoiceRow | undefined {
+export async function invoiceByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): Promise<InvoiceRow | undefined> {
   return tx.select().from(invoices).where(and(eq(invoices.merchantId, merchantId), eq(invoices.merchantOrderNo, merchantOrderNo))).get();
 }
 
 /** The merchant's invoice with this invoiceNo (another merchant's is undefined). */
-export function invoiceByNo(db: DbOrTx, merchantId: number, invoiceNo: string): InvoiceRow | undefined {
+export async function invoiceByNo(db: DbOrTx, merchantId: number, invoiceNo: string): Promise<InvoiceRow | undefined> {
   return db.select().from(invoices).where(and(eq(invoices.invoiceNo, invoiceNo), eq(invoices.merchantId, merchantId))).get();
 }
 
-export function invoiceByToken(db: DbOrTx, pageToken: string): InvoiceRow | undefined {
+export async function invoiceByToken(db: DbOrTx, pageToken: string): Promise<InvoiceRow | undefined> {
   return db.select().from(invoices).where(eq(invoices.pageToken, pageToken)).get();
 }
 
-export function invoiceById(db: DbOrTx, id: number): InvoiceRow | undefined {
+export async function invoiceById(db: DbOrTx, id: number): Promise<InvoiceRow | undefined> {
   return db.select().from(invoices).where(eq(invoices.id, id)).get();
 }
 
@@ -33,17 +33,17 @@ export function invoiceById(db: DbOrTx, id: number): InvoiceRow | undefined {
  * Writes a status change (the funnel's, service.ts moveInvoice) if the invoice is still in
  * `expected`: one statement per set of columns; undefined when another writer moved it first.
  */
-export function updateInvoiceIf(tx: Tx, id: number, expected: string, set: Partial<InvoiceRow>): InvoiceRow | undefined {
-  return updateByIdIf<InvoiceRow>(tx, invoices, id, expected, set);
+export async function updateInvoiceIf(tx: Tx, id: number, expected: string, set: Partial<InvoiceRow>): Promise<InvoiceRow | undefined> {
+  return await updateByIdIf<InvoiceRow>(tx, invoices, id, expected, set);
 }
 
 /** The payer chose a network: the invoice follows this pay-in from now on. */
-export function setInvoicePayin(tx: DbOrTx, invoiceId: number, payinOrderId: number, now: number): InvoiceRow {
+export async function setInvoicePayin(tx: DbOrTx, invoiceId: number, payinOrderId: number, now: number): Promise<InvoiceRow> {
   return tx.update(invoices).set({ payinOrderId, updatedAt: now }).where(eq(invoices.id, invoiceId)).returning().get();
 }
 
 /** Ids of open invoices whose payer never chose a network, expired before `now`, oldest first. */
-export function dueOpenInvoiceIds(db: DbOrTx, now: number, limit: number): number[] {
+export async function dueOpenInvoiceIds(db: DbOrTx, now: number, limit: number): Promise<number[]> {
   return db
     .select({ id: invoices.id })
     .from(invoices)

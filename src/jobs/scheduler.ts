@@ -70,7 +70,7 @@ export class Scheduler {
       if (this.stopped) return;
       const { delay, due } = nextDelay(ms, this.clock.now(), lastDue, lattice);
       lastDue = due;
-      job.timer = this.clock.after(delay, () => void run());
+      job.timer = this.clock.after(delay, async () => void run());
     };
     const run = async () => {
       job.timer = null;

@@ -145,7 +145,7 @@ describe("systemClock", () => {
     await sleep(clock, 20);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(15);
     let fired = false;
-    clock.after(5, () => (fired = true)).cancel();
+    clock.after(5, async () => (fired = true)).cancel();
     await Bun.sleep(15);
     expect(fired).toBe(false);
   });

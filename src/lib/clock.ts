@@ -11,7 +11,7 @@ export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
   /** Runs `fn` once, `ms` of this clock's time from now. */
-  after(ms: number, fn: () => void): Timer;
+  after(ms: number, fn: () => Promise<unknown>): Timer;
 }
 
 /** Real time: Date.now() and the runtime's timers. */
@@ -27,7 +27,7 @@ export const systemClock: Clock = {
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
-    const done = () => {
+    const done = async () => {
       timer.cancel();
       signal?.removeEventListener("abort", done);
       resolve();

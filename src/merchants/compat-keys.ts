@@ -46,7 +46,7 @@ export function compatKeyState(deps: { cipher: Cipher }, m: Merchant): CompatKey
   return { merchantUid: m.uid, epusdt: hint(m.epusdtTokenEnc), epay: hint(m.epayKeyEnc) };
 }
 
-export function setCompatKeys(deps: CompatKeyDeps, uid: string, patch: CompatKeyPatch, actor: Actor): CompatKeyState {
+export async function setCompatKeys(deps: CompatKeyDeps, uid: string, patch: CompatKeyPatch, actor: Actor): Promise<CompatKeyState> {
   const set: Partial<Pick<Merchant, "epusdtTokenEnc" | "epayKeyEnc">> = {};
   const problems: string[] = [];
   for (const p of Object.keys(patch) as CompatProtocol[]) {
@@ -61,12 +61,12 @@ export function setCompatKeys(deps: CompatKeyDeps, uid: string, patch: CompatKey
   }
   if (problems.length) throw new CompatKeyError(problems.join("; "));
   const now = deps.now();
-  return writeTx(deps.db, (tx) => {
-    const before = findMerchantByUid(tx, uid);
+  return await writeTx(deps.db, async (tx) => {
+    const before = await findMerchantByUid(tx, uid);
     if (!before) throw new MerchantNotFound(uid);
-    const after = patchMerchant(tx, before, set, now);
+    const after = await patchMerchant(tx, before, set, now);
     const state = compatKeyState(deps, after);
-    recordAudit(tx, { ...actor, at: now, action: "merchant.compat_keys", target: `merchant:${uid}`, before: compatKeyState(deps, before), after: state });
+    await recordAudit(tx, { ...actor, at: now, action: "merchant.compat_keys", target: `merchant:${uid}`, before: compatKeyState(deps, before), after: state });
     return state;
   });
 }
@@ -78,7 +78,7 @@ export function compatSecret(deps: { cipher: Cipher }, m: Pick<Merchant, "epusdt
 }
 
 /** The same, by merchant id (the callback worker signs each delivery with the key in force). */
-export function compatSecretOf(deps: { db: DbOrTx; cipher: Cipher }, merchantId: number, protocol: CompatProtocol): string | undefined {
-  const m = compatKeysOf(deps.db, merchantId);
+export async function compatSecretOf(deps: { db: DbOrTx; cipher: Cipher }, merchantId: number, protocol: CompatProtocol): Promise<string | undefined> {
+  const m = await compatKeysOf(deps.db, merchantId);
   return m ? compatSecret(deps, m, protocol) : undefined;
 }

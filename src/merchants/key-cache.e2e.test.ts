@@ -50,19 +50,19 @@ test("outside a transaction the version read is reused for RECHECK_MS at most, a
     const { db, cipher } = tg.ctx;
     const cache = keyCache(db, cipher);
     const deps = { db, cipher, now: () => Date.now() };
-    expect(cache.lookup(tg.merchant.apiKey)?.merchant.status).toBe("active");
+    expect((await cache.lookup(tg.merchant.apiKey))?.merchant.status).toBe("active");
     // This process's change goes through a commit: the very next lookup sees it.
-    setMerchantStatus(deps, tg.merchant.uid, "disabled");
-    expect(cache.lookup(tg.merchant.apiKey)?.merchant.status).toBe("disabled");
-    setMerchantStatus(deps, tg.merchant.uid, "active");
-    expect(cache.lookup(tg.merchant.apiKey)?.merchant.status).toBe("active");
+    await setMerchantStatus(deps, tg.merchant.uid, "disabled");
+    expect((await cache.lookup(tg.merchant.apiKey))?.merchant.status).toBe("disabled");
+    await setMerchantStatus(deps, tg.merchant.uid, "active");
+    expect((await cache.lookup(tg.merchant.apiKey))?.merchant.status).toBe("active");
     // Another connection's change (the CLI's): seen once RECHECK_MS has passed.
     const other = new Database(tg.ctx.config.database.path);
     other.run("PRAGMA busy_timeout = 5000");
     other.run("UPDATE merchants SET status = 'disabled' WHERE id = ?", [tg.merchant.id]);
     other.close();
     await Bun.sleep(RECHECK_MS + 1);
-    expect(cache.lookup(tg.merchant.apiKey)?.merchant.status).toBe("disabled");
+    expect((await cache.lookup(tg.merchant.apiKey))?.merchant.status).toBe("disabled");
   } finally {
     await tg.stop();
   }

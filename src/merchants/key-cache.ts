@@ -36,7 +36,7 @@ export class KeyCache {
   private currentKeys = new Map<number, string | undefined>();
   private merchants = new Map<number, Merchant>();
   private seen = -2;
-  private readonly version: () => number;
+  private readonly version: () => Promise<number>;
   private readonly lookups: ReturnType<typeof keyCacheLookups>;
 
   constructor(private readonly db: Db, private readonly cipher: Cipher) {
@@ -47,7 +47,7 @@ export class KeyCache {
   private checkedAt = -Infinity;
   private checkedCommits = -1;
 
-  private fresh(): void {
+  private async fresh(): Promise<void> {
     const now = performance.now();
     const commits = ownCommits(this.db);
     const inTx = inTransaction(this.db);
@@ -56,7 +56,7 @@ export class KeyCache {
     // back: it is never reused outside.
     this.checkedAt = inTx ? -Infinity : now;
     this.checkedCommits = commits;
-    const v = this.version();
+    const v = await this.version();
     if (v !== this.seen) {
       this.entries.clear();
       this.currentKeys.clear();
@@ -66,26 +66,26 @@ export class KeyCache {
   }
 
   /** The key presented in a request, with its merchant; undefined for an unknown key. */
-  lookup(apiKey: string): KeyEntry | undefined {
-    this.fresh();
+  async lookup(apiKey: string): Promise<KeyEntry | undefined> {
+    await this.fresh();
     const hit = this.entries.get(apiKey);
     if (hit) return hit;
-    const key = this.lookups.keyByHash(this.cipher.lookupHash(apiKey));
+    const key = await this.lookups.keyByHash(this.cipher.lookupHash(apiKey));
     if (!key) return undefined;
-    const merchant = this.merchant(key.merchantId);
+    const merchant = await this.merchant(key.merchantId);
     if (!merchant) return undefined;
-    const entry: KeyEntry = { key, merchant, secret: this.cipher.decrypt(key.secretEnc), currentKeyId: this.currentKeyId(key.merchantId) };
+    const entry: KeyEntry = { key, merchant, secret: this.cipher.decrypt(key.secretEnc), currentKeyId: await this.currentKeyId(key.merchantId) };
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(apiKey, entry);
     return entry;
   }
 
   /** A merchant's whole row. */
-  merchant(id: number): Merchant | undefined {
-    this.fresh();
+  async merchant(id: number): Promise<Merchant | undefined> {
+    await this.fresh();
     let m = this.merchants.get(id);
     if (m) return m;
-    m = this.lookups.merchantById(id);
+    m = await this.lookups.merchantById(id);
     if (!m) return undefined;
     if (this.merchants.size >= MAX_ENTRIES) this.merchants.clear();
     this.merchants.set(id, m);
@@ -93,10 +93,10 @@ export class KeyCache {
   }
 
   /** The merchant's current key id (cached with the same invalidation). */
-  currentKeyId(merchantId: number): string | undefined {
-    this.fresh();
+  async currentKeyId(merchantId: number): Promise<string | undefined> {
+    await this.fresh();
     if (this.currentKeys.has(merchantId)) return this.currentKeys.get(merchantId);
-    const id = this.lookups.currentKeyId(merchantId);
+    const id = await this.lookups.currentKeyId(merchantId);
     if (this.currentKeys.size >= MAX_ENTRIES) this.currentKeys.clear();
     this.currentKeys.set(merchantId, id);
     return id;

@@ -37,9 +37,9 @@ export function generateApiKey(): string {
 }
 
 /** Stores a new current key for the merchant (a fresh random one unless given: tests install known keys). */
-export function insertKey(tx: DbOrTx, deps: MerchantDeps, merchantId: number, now: number, apiKey = generateApiKey()): { id: string; apiKey: string } {
+export async function insertKey(tx: DbOrTx, deps: MerchantDeps, merchantId: number, now: number, apiKey = generateApiKey()): Promise<{ id: string; apiKey: string }> {
   const id = newId("AK");
-  insertApiKey(tx, {
+  await insertApiKey(tx, {
     id,
     merchantId,
     lookupHash: deps.cipher.lookupHash(apiKey),
@@ -53,35 +53,35 @@ export function insertKey(tx: DbOrTx, deps: MerchantDeps, merchantId: number, no
 }
 
 /** `actor` (CLI, back office) writes an audit entry in the same transaction; internal callers (demo, tests) pass none. */
-export function createMerchant(
+export async function createMerchant(
   deps: MerchantDeps,
   input: { name: string; defaultCallbackUrl?: string | null },
   actor?: Actor,
-): { merchant: Merchant; apiKey: string } {
+): Promise<{ merchant: Merchant; apiKey: string }> {
   const name = input.name.trim();
   const problem = textProblem(name, 128);
   if (problem) throw new Error(`merchant name ${problem}`);
   const now = deps.now();
-  return writeTx(deps.db, (tx) => {
-    const row = insertMerchant(tx, { uid: "pending-" + newId(""), name, defaultCallbackUrl: input.defaultCallbackUrl ?? null, createdAt: now, updatedAt: now });
+  return await writeTx(deps.db, async (tx) => {
+    const row = await insertMerchant(tx, { uid: "pending-" + newId(""), name, defaultCallbackUrl: input.defaultCallbackUrl ?? null, createdAt: now, updatedAt: now });
     // UIDs look like the spec's M1000001: readable, sequential, never reused.
     const uid = `M${1000000 + row.id}`;
-    const merchant = patchMerchant(tx, row, { uid });
-    const { apiKey } = insertKey(tx, deps, row.id, now);
-    if (actor) recordAudit(tx, { ...actor, at: now, action: "merchant.create", target: `merchant:${uid}`, after: { merchantUid: uid, name, keyHint: maskApiKey(apiKey) } });
+    const merchant = await patchMerchant(tx, row, { uid });
+    const { apiKey } = await insertKey(tx, deps, row.id, now);
+    if (actor) await recordAudit(tx, { ...actor, at: now, action: "merchant.create", target: `merchant:${uid}`, after: { merchantUid: uid, name, keyHint: maskApiKey(apiKey) } });
     return { merchant, apiKey };
   });
 }
 
-export function setMerchantStatus(deps: MerchantDeps, uid: string, status: "active" | "disabled", actor?: Actor): Merchant {
+export async function setMerchantStatus(deps: MerchantDeps, uid: string, status: "active" | "disabled", actor?: Actor): Promise<Merchant> {
   const now = deps.now();
-  return writeTx(deps.db, (tx) => {
-    const before = findMerchantByUid(tx, uid);
+  return await writeTx(deps.db, async (tx) => {
+    const before = await findMerchantByUid(tx, uid);
     if (!before) throw new MerchantNotFound(uid);
-    const m = patchMerchant(tx, before, { status }, now);
+    const m = await patchMerchant(tx, before, { status }, now);
     // DESIGN 10: the users of a disabled merchant are signed out (every live session ends).
-    if (status === "disabled") revokeMerchantSessions(tx, before.id, now);
-    if (actor) recordAudit(tx, { ...actor, at: now, action: status === "disabled" ? "merchant.disable" : "merchant.enable", target: `merchant:${uid}`, before: { status: before.status }, after: { status } });
+    if (status === "disabled") await revokeMerchantSessions(tx, before.id, now);
+    if (actor) await recordAudit(tx, { ...actor, at: now, action: status === "disabled" ? "merchant.disable" : "merchant.enable", target: `merchant:${uid}`, before: { status: before.status }, after: { status } });
     return m;
   });
 }
@@ -93,17 +93,17 @@ export class MerchantNotFound extends Error {
 }
 
 /** Issue a new key; the current one stays valid for requests until now + grace. */
-export function rotateKey(deps: MerchantDeps, uid: string, graceMs: number, actor?: Actor): { merchantUid: string; apiKey: string } {
+export async function rotateKey(deps: MerchantDeps, uid: string, graceMs: number, actor?: Actor): Promise<{ merchantUid: string; apiKey: string }> {
   const now = deps.now();
-  return writeTx(deps.db, (tx) => {
-    const m = findMerchantByUid(tx, uid);
+  return await writeTx(deps.db, async (tx) => {
+    const m = await findMerchantByUid(tx, uid);
     if (!m) throw new MerchantNotFound(uid);
-    const old = currentKey(tx, m.id);
-    retireCurrentKey(tx, m.id, now + graceMs);
-    const { apiKey } = insertKey(tx, deps, m.id, now);
+    const old = await currentKey(tx, m.id);
+    await retireCurrentKey(tx, m.id, now + graceMs);
+    const { apiKey } = await insertKey(tx, deps, m.id, now);
     if (actor) {
       // Hints only: a key never enters the audit log.
-      recordAudit(tx, { ...actor, at: now, action: "key.rotate", target: `merchant:${uid}`, before: { keyHint: old?.hint ?? null }, after: { keyHint: maskApiKey(apiKey), previousValidUntil: new Date(now + graceMs).toISOString() } });
+      await recordAudit(tx, { ...actor, at: now, action: "key.rotate", target: `merchant:${uid}`, before: { keyHint: old?.hint ?? null }, after: { keyHint: maskApiKey(apiKey), previousValidUntil: new Date(now + graceMs).toISOString() } });
     }
     return { merchantUid: m.uid, apiKey };
   });
@@ -114,13 +114,13 @@ export function rotateKey(deps: MerchantDeps, uid: string, graceMs: number, acto
  * the order is created, even if the request was signed with a rotated key still
  * in its grace period (spec 5: "the key in force when the order was created").
  */
-export function keyInForce(db: DbOrTx, merchantId: number, requestKeyId: string): string {
+export async function keyInForce(db: DbOrTx, merchantId: number, requestKeyId: string): Promise<string> {
   const cache = existingKeyCache(db);
-  return (cache ? cache.currentKeyId(merchantId) : currentKey(db, merchantId)?.id) ?? requestKeyId;
+  return (cache ? await cache.currentKeyId(merchantId) : (await currentKey(db, merchantId))?.id) ?? requestKeyId;
 }
 
-export function keySecret(deps: { db: DbOrTx; cipher: Cipher }, keyId: string): string | undefined {
-  const row = keyById(deps.db, keyId);
+export async function keySecret(deps: { db: DbOrTx; cipher: Cipher }, keyId: string): Promise<string | undefined> {
+  const row = await keyById(deps.db, keyId);
   return row ? deps.cipher.decrypt(row.secretEnc) : undefined;
 }
 

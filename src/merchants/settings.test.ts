@@ -41,11 +41,11 @@ describe("parseCidr", () => {
 describe("updateMerchantSettings", () => {
   const deps = (allowPrivateTargets = false) => ({ db: gw.ctx.db, now: () => gw.ctx.clock.now(), allowPrivateTargets, releaseHeldCallbacks });
 
-  test("sets, audits and clears both settings", () => {
-    const m = gw.newMerchant("Settings Shop");
-    const r = updateMerchantSettings(deps(), m.uid, { defaultNotifyUrl: "https://shop.example/cb", ipAllowlist: ["203.0.113.0/24", " 2001:db8::1 "] }, CLI_ACTOR);
+  test("sets, audits and clears both settings", async () => {
+    const m = await gw.newMerchant("Settings Shop");
+    const r = await updateMerchantSettings(deps(), m.uid, { defaultNotifyUrl: "https://shop.example/cb", ipAllowlist: ["203.0.113.0/24", " 2001:db8::1 "] }, CLI_ACTOR);
     expect(r.settings).toEqual({ merchantUid: m.uid, defaultNotifyUrl: "https://shop.example/cb", ipAllowlist: ["203.0.113.0/24", "2001:db8::1/128"] });
-    const [entry] = listAudit(gw.ctx.db, { target: `merchant:${m.uid}` }).entries;
+    const [entry] = (await listAudit(gw.ctx.db, { target: `merchant:${m.uid}` })).entries;
     expect(entry).toMatchObject({
       actor: "cli",
       role: "operator",
@@ -53,9 +53,9 @@ describe("updateMerchantSettings", () => {
       before: { defaultNotifyUrl: null, ipAllowlist: [] },
       after: { defaultNotifyUrl: "https://shop.example/cb", ipAllowlist: ["203.0.113.0/24", "2001:db8::1/128"] },
     });
-    const cleared = updateMerchantSettings(deps(), m.uid, { defaultNotifyUrl: "", ipAllowlist: [] }, { actor: "bob", role: "operator", ip: "198.51.100.1" });
+    const cleared = await updateMerchantSettings(deps(), m.uid, { defaultNotifyUrl: "", ipAllowlist: [] }, { actor: "bob", role: "operator", ip: "198.51.100.1" });
     expect(cleared.settings).toEqual({ merchantUid: m.uid, defaultNotifyUrl: null, ipAllowlist: [] });
-    expect(listAudit(gw.ctx.db, { target: `merchant:${m.uid}` }).entries[0]).toMatchObject({ actor: "bob", ip: "198.51.100.1" });
+    expect((await listAudit(gw.ctx.db, { target: `merchant:${m.uid}` })).entries[0]).toMatchObject({ actor: "bob", ip: "198.51.100.1" });
   });
 
   const bad: Array<[string, Parameters<typeof updateMerchantSettings>[2], RegExp]> = [
@@ -68,17 +68,17 @@ describe("updateMerchantSettings", () => {
     ["bad CIDR", { ipAllowlist: ["10.0.0.0/8", "10.0.0.300/8"] }, /10\.0\.0\.300/],
   ];
   for (const [name, patch, msg] of bad) {
-    test(`refuses ${name} with no write and no audit entry`, () => {
-      const m = gw.newMerchant("Bad " + name);
-      expect(() => updateMerchantSettings(deps(), m.uid, patch, CLI_ACTOR)).toThrow(msg);
-      expect(() => updateMerchantSettings(deps(), m.uid, patch, CLI_ACTOR)).toThrow(SettingsError);
-      expect(listAudit(gw.ctx.db, { target: `merchant:${m.uid}` }).total).toBe(0);
+    test(`refuses ${name} with no write and no audit entry`, async () => {
+      const m = await gw.newMerchant("Bad " + name);
+      await expect((async () => await updateMerchantSettings(deps(), m.uid, patch, CLI_ACTOR))()).rejects.toThrow(msg);
+      await expect((async () => await updateMerchantSettings(deps(), m.uid, patch, CLI_ACTOR))()).rejects.toThrow(SettingsError);
+      expect((await listAudit(gw.ctx.db, { target: `merchant:${m.uid}` })).total).toBe(0);
     });
   }
 
-  test("private targets are accepted when callbacks.allow_private_targets is on; unknown merchant refused", () => {
-    const m = gw.newMerchant("Private");
-    expect(updateMerchantSettings(deps(true), m.uid, { defaultNotifyUrl: "http://127.0.0.1:9/cb" }, CLI_ACTOR).settings.defaultNotifyUrl).toBe("http://127.0.0.1:9/cb");
-    expect(() => updateMerchantSettings(deps(), "M0000000", { ipAllowlist: [] }, CLI_ACTOR)).toThrow(MerchantNotFound);
+  test("private targets are accepted when callbacks.allow_private_targets is on; unknown merchant refused", async () => {
+    const m = await gw.newMerchant("Private");
+    expect((await updateMerchantSettings(deps(true), m.uid, { defaultNotifyUrl: "http://127.0.0.1:9/cb" }, CLI_ACTOR)).settings.defaultNotifyUrl).toBe("http://127.0.0.1:9/cb");
+    await expect((async () => await updateMerchantSettings(deps(), "M0000000", { ipAllowlist: [] }, CLI_ACTOR))()).rejects.toThrow(MerchantNotFound);
   });
 });

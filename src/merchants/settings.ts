@@ -24,7 +24,7 @@ export interface SettingsDeps {
    * callbacks back to the queue in the caller's transaction, returns how many
    * (`callbacks/store.ts` `releaseHeldCallbacks`).
    */
-  releaseHeldCallbacks: (tx: DbOrTx, merchantId: number, now: number) => number;
+  releaseHeldCallbacks: (tx: DbOrTx, merchantId: number, now: number) => Promise<number>;
 }
 
 export interface SettingsPatch {
@@ -90,16 +90,16 @@ function validate(patch: SettingsPatch, allowPrivate: boolean): Partial<Pick<Mer
   return set;
 }
 
-export function updateMerchantSettings(deps: SettingsDeps, uid: string, patch: SettingsPatch, actor: Actor): { settings: MerchantSettings; released: number } {
+export async function updateMerchantSettings(deps: SettingsDeps, uid: string, patch: SettingsPatch, actor: Actor): Promise<{ settings: MerchantSettings; released: number }> {
   const set = validate(patch, deps.allowPrivateTargets);
   const now = deps.now();
-  const out = writeTx(deps.db, (tx) => {
-    const before = findMerchantByUid(tx, uid);
+  const out = await writeTx(deps.db, async (tx) => {
+    const before = await findMerchantByUid(tx, uid);
     if (!before) throw new MerchantNotFound(uid);
-    const after = patchMerchant(tx, before, set, now);
-    const released = after.defaultCallbackUrl ? deps.releaseHeldCallbacks(tx, after.id, now) : 0;
+    const after = await patchMerchant(tx, before, set, now);
+    const released = after.defaultCallbackUrl ? await deps.releaseHeldCallbacks(tx, after.id, now) : 0;
     if (released) afterCommit(tx, callbacksDue);
-    recordAudit(tx, {
+    await recordAudit(tx, {
       ...actor,
       at: now,
       action: "merchant.settings",

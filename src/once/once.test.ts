@@ -16,10 +16,10 @@ const NOW = Date.parse("2026-11-29T08:00:00Z");
 let dir: string;
 let db: Db;
 let d: OnceDeps;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "once-"));
   db = openDb(join(dir, "t.db"));
-  migrate(db);
+  await migrate(db);
   d = { db, cipher: new Cipher(randomBytes(32)), now: () => NOW };
 });
 afterAll(() => {
@@ -60,7 +60,7 @@ describe("once", () => {
     expect(b.headers.get("content-type")).toBe("text/html");
     expect(b.headers.get("set-cookie")).toBeNull();
     expect(runs).toBe(1);
-    expect(submissionByToken(db, token)!.body).not.toContain("secret");
+    expect((await submissionByToken(db, token))!.body).not.toContain("secret");
   });
 
   test("two at once: one runs, the other waits for its answer", async () => {
@@ -79,7 +79,7 @@ describe("once", () => {
   test("an action that fails (throws or answers 5xx) lets the token go: sent again, it runs", async () => {
     const token = newOnceToken(NOW);
     await expect(once(d, token, "s", async () => { throw new Error("disk full"); }, refuse)).rejects.toThrow("disk full");
-    expect(submissionByToken(db, token)).toBeUndefined();
+    expect(await submissionByToken(db, token)).toBeUndefined();
     expect((await once(d, token, "s", async () => new Response("x", { status: 503 }), refuse)).status).toBe(503);
     expect((await once(d, token, "s", async () => new Response("ok"), refuse)).status).toBe(200);
   });
@@ -91,7 +91,7 @@ describe("once", () => {
     expect(await other.text()).toBe("elsewhere");
     // A claim whose process stopped mid-action (inserted here by hand): after the wait, refused.
     const stuck = newOnceToken(NOW);
-    writeTx(db, (tx) => claimSubmission(tx, { token: stuck, scope: "s", createdAt: NOW }));
+    await writeTx(db, async (tx) => await claimSubmission(tx, { token: stuck, scope: "s", createdAt: NOW }));
     const started = Date.now();
     const r = await once({ ...d, waitMs: 300 }, stuck, "s", async () => new Response("ran"), refuse);
     expect(await r.text()).toBe("unrecorded");

@@ -67,9 +67,9 @@ export async function once(d: OnceDeps, value: unknown, scope: string, run: (tok
   if ("refused" in t) return refuse(t.refused);
   const token = t.token;
   for (;;) {
-    const mine = writeTx(d.db, (tx) => {
-      pruneSubmissions(tx, now - ONCE_TTL_MS - SKEW_MS);
-      return claimSubmission(tx, { token, scope, createdAt: now });
+    const mine = await writeTx(d.db, async (tx) => {
+      await pruneSubmissions(tx, now - ONCE_TTL_MS - SKEW_MS);
+      return await claimSubmission(tx, { token, scope, createdAt: now });
     });
     if (mine) break;
     const kept = await answerOfClaimed(d, token, scope, refuse);
@@ -79,11 +79,11 @@ export async function once(d: OnceDeps, value: unknown, scope: string, run: (tok
   try {
     res = await run(token);
   } catch (e) {
-    letGo(d, token);
+    await letGo(d, token);
     throw e;
   }
   if (res.status >= 500) {
-    letGo(d, token);
+    await letGo(d, token);
     return res;
   }
   const body = await res.text();
@@ -91,13 +91,13 @@ export async function once(d: OnceDeps, value: unknown, scope: string, run: (tok
   res.headers.forEach((value, name) => {
     if (name.toLowerCase() !== "set-cookie") headers.push([name, value]);
   });
-  writeTx(d.db, (tx) => recordSubmission(tx, token, { status: res.status, headers: JSON.stringify(headers), body: d.cipher.encrypt(body), doneAt: d.now() }));
+  await writeTx(d.db, async (tx) => await recordSubmission(tx, token, { status: res.status, headers: JSON.stringify(headers), body: d.cipher.encrypt(body), doneAt: d.now() }));
   return new Response(res.status === 204 || res.status === 304 ? null : body, { status: res.status, headers: res.headers });
 }
 
-function letGo(d: OnceDeps, token: string): void {
+async function letGo(d: OnceDeps, token: string): Promise<void> {
   try {
-    writeTx(d.db, (tx) => releaseSubmission(tx, token));
+    await writeTx(d.db, async (tx) => await releaseSubmission(tx, token));
   } catch {
     // The database refuses writes (a storage fault): the claim stays, a retry reads "not recorded".
   }
@@ -107,7 +107,7 @@ function letGo(d: OnceDeps, token: string): void {
 async function answerOfClaimed(d: OnceDeps, token: string, scope: string, refuse: (why: OnceRefusal) => Response): Promise<Response | null> {
   const deadline = Date.now() + (d.waitMs ?? ONCE_WAIT_MS);
   for (;;) {
-    const row = submissionByToken(d.db, token);
+    const row = await submissionByToken(d.db, token);
     if (!row) return null;
     if (row.scope !== scope) return refuse("elsewhere");
     if (row.state === "done") return replay(d, row);

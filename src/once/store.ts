@@ -7,16 +7,16 @@ import { formSubmissions } from "../db/schema";
 export type SubmissionRow = typeof formSubmissions.$inferSelect;
 
 /** The token's claim for `scope`; false when the token is claimed already (by this scope or another). */
-export function claimSubmission(tx: Db, row: { token: string; scope: string; createdAt: number }): boolean {
+export async function claimSubmission(tx: Db, row: { token: string; scope: string; createdAt: number }): Promise<boolean> {
   return tx.insert(formSubmissions).values({ ...row, state: "running" }).onConflictDoNothing().returning({ token: formSubmissions.token }).get() !== undefined;
 }
 
-export function submissionByToken(db: Db, token: string): SubmissionRow | undefined {
+export async function submissionByToken(db: Db, token: string): Promise<SubmissionRow | undefined> {
   return db.select().from(formSubmissions).where(eq(formSubmissions.token, token)).get();
 }
 
 /** Keeps the answer of the claimed token's action (compare-and-set on running). */
-export function recordSubmission(tx: Db, token: string, answer: { status: number; headers: string; body: string; doneAt: number }): void {
+export async function recordSubmission(tx: Db, token: string, answer: { status: number; headers: string; body: string; doneAt: number }): Promise<void> {
   tx.update(formSubmissions)
     .set({ state: "done", ...answer })
     .where(and(eq(formSubmissions.token, token), eq(formSubmissions.state, "running")))
@@ -24,11 +24,11 @@ export function recordSubmission(tx: Db, token: string, answer: { status: number
 }
 
 /** Lets go of a claim whose action failed with nothing done (a retry runs it again). */
-export function releaseSubmission(tx: Db, token: string): void {
+export async function releaseSubmission(tx: Db, token: string): Promise<void> {
   tx.delete(formSubmissions).where(and(eq(formSubmissions.token, token), eq(formSubmissions.state, "running"))).run();
 }
 
 /** Deletes the submissions made before `before` (their tokens are refused as too old anyway). */
-export function pruneSubmissions(tx: Db, before: number): void {
+export async function pruneSubmissions(tx: Db, before: number): Promise<void> {
   tx.delete(formSubmissions).where(lt(formSubmissions.createdAt, before)).run();
 }

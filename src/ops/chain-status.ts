@@ -43,11 +43,11 @@ export function endpointLabel(url: string): string {
   return url.replace(/\/….*$/, "");
 }
 
-export function chainState(adapter: ChainAdapter, watcher: ChainWatcher | undefined, gas: GasMonitor | undefined, now: number): ChainState {
+export async function chainState(adapter: ChainAdapter, watcher: ChainWatcher | undefined, gas: GasMonitor | undefined, now: number): Promise<ChainState> {
   const head = watcher?.status.head ?? null;
-  const scanned = watcher?.scanned() ?? null;
+  const scanned = await watcher?.scanned() ?? null;
   const lagBlocks = head && scanned !== null ? (head.final > scanned ? head.final - scanned : 0n) : null;
-  const g = gas?.get(adapter.chain);
+  const g = await gas?.get(adapter.chain);
   return {
     chainCode: adapter.chain,
     mode: adapter.mode,

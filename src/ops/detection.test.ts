@@ -51,7 +51,7 @@ describe("detection_slow on a sandbox gateway", () => {
     const tron = gw.ctx.chains.get("TRON") as SandboxChain;
     const watcher = gw.gateway.runtime.watchers.get("TRON")!;
     await watcher.tick();
-    tron.transfer({ token: "USDT", to: o.address, amount: 3_000_000n });
+    await tron.transfer({ token: "USDT", to: o.address, amount: 3_000_000n });
     await clock.advance(120_000);
     await watcher.tick();
     expect((await gw.client.getPayinOrder(o.orderNo)).status).toBe("completed");
@@ -59,7 +59,7 @@ describe("detection_slow on a sandbox gateway", () => {
     expect(row).toMatchObject({ chain: "TRON", orderNo: o.orderNo });
     expect(row!.seenAt - row!.blockTime).toBe(120_000);
     expect(row!.completedAt).toBe(row!.seenAt);
-    expect(detectionStats(gw.ctx.db, clock.now(), DAY_MS)[0]).toMatchObject({ chain: "TRON", detection: { count: 1, p95: 120 }, completion: { count: 1, p95: 120 } });
+    expect((await detectionStats(gw.ctx.db, clock.now(), DAY_MS))[0]).toMatchObject({ chain: "TRON", detection: { count: 1, p95: 120 }, completion: { count: 1, p95: 120 } });
 
     const text = await events.metrics();
     expect(text).toMatch(/stablegate_detection_seconds_bucket\{le="120",chain="TRON"\} [1-9]/);

@@ -53,6 +53,6 @@ export function summarize(samples: DetectionSample[]): ChainDetection[] {
 }
 
 /** Per chain over the last `windowMs` (credited transfers first seen in it). */
-export function detectionStats(db: Db, now: number, windowMs: number): ChainDetection[] {
-  return summarize(detectionSamplesSince(db, now - windowMs));
+export async function detectionStats(db: Db, now: number, windowMs: number): Promise<ChainDetection[]> {
+  return summarize(await detectionSamplesSince(db, now - windowMs));
 }

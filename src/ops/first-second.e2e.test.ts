@@ -35,7 +35,7 @@ test(
       jobs: true,
       clock: shiftedClock(meta),
       env: { STABLEGATE_MASTER_KEY: GROWTH_MASTER_KEY },
-      config: { database: { path: servedCopy(path, dir) }, log: { level: "error" }, ops: { metrics: true } },
+      config: { database: { path: await servedCopy(path, dir) }, log: { level: "error" }, ops: { metrics: true } },
     });
     try {
       // The plan the gateway runs (the table of src/jobs/phases.test.ts, for real): heavy jobs apart.

@@ -46,24 +46,24 @@ export class GasMonitor {
 
   constructor(private readonly ctx: GasMonitorDeps) {}
 
-  get(chain: ChainCode): GasReading | undefined {
+  async get(chain: ChainCode): Promise<GasReading | undefined> {
     if (!this.readings.has(chain)) {
       const adapter = this.ctx.chains.get(chain);
       if (!adapter) return undefined;
-      this.readings.set(chain, { address: this.address(adapter), balance: null, low: false, checkedAt: null });
+      this.readings.set(chain, { address: await this.address(adapter), balance: null, low: false, checkedAt: null });
     }
     return this.readings.get(chain);
   }
 
-  private address(adapter: ChainAdapter): string {
-    return writeTx(this.ctx.db, (tx) => gasWallet(tx, adapter, this.ctx.seed, this.ctx.clock.now())).address;
+  private async address(adapter: ChainAdapter): Promise<string> {
+    return (await writeTx(this.ctx.db, async (tx) => await gasWallet(tx, adapter, this.ctx.seed, this.ctx.clock.now()))).address;
   }
 
   /** Reads every rpc chain's gas wallet balance; a failing chain keeps its last reading. */
   async refresh(only?: ChainCode): Promise<void> {
     for (const [chain, adapter] of this.ctx.chains) {
       if (only && chain !== only) continue;
-      const r = this.get(chain)!;
+      const r = (await this.get(chain))!;
       try {
         const base = await nativeBalance(adapter, r.address);
         if (base === null) continue;

@@ -13,6 +13,7 @@ import type { GasMonitor } from "./gas";
 import type { OpsCtx } from "./readiness";
 import { groupCommit } from "../db/group-commit";
 import type { LoopStallProbe } from "./loop-stalls";
+import { mapSeq } from "../lib/async-seq";
 
 export interface MetricsDeps {
   ctx: Pick<OpsCtx, "db" | "chains" | "clock">;
@@ -25,14 +26,14 @@ export interface MetricsDeps {
 /** State gauges of one gateway, computed on each scrape. */
 function stateRegistry(d: MetricsDeps): Registry {
   const r = new Registry();
-  const chains = () => [...d.ctx.chains.values()].map((a) => chainState(a, d.watchers.get(a.chain), d.gas, d.ctx.clock.now()));
+  const chains = async () => await mapSeq([...d.ctx.chains.values()], async (a) => await chainState(a, d.watchers.get(a.chain), d.gas, d.ctx.clock.now()));
   new Gauge({
     name: "stablegate_chain_head_block",
     help: "latest block the node reported",
     labelNames: ["chain"],
     registers: [r],
-    collect() {
-      for (const s of chains()) if (s.head !== null) this.set({ chain: s.chainCode }, Number(s.head));
+    async collect() {
+      for (const s of await chains()) if (s.head !== null) this.set({ chain: s.chainCode }, Number(s.head));
     },
   });
   new Gauge({
@@ -40,8 +41,8 @@ function stateRegistry(d: MetricsDeps): Registry {
     help: "block the watcher has scanned up to",
     labelNames: ["chain"],
     registers: [r],
-    collect() {
-      for (const s of chains()) if (s.scanned !== null) this.set({ chain: s.chainCode }, Number(s.scanned));
+    async collect() {
+      for (const s of await chains()) if (s.scanned !== null) this.set({ chain: s.chainCode }, Number(s.scanned));
     },
   });
   new Gauge({
@@ -49,8 +50,8 @@ function stateRegistry(d: MetricsDeps): Registry {
     help: "seconds since the watcher last stood at or past the chain's final head",
     labelNames: ["chain"],
     registers: [r],
-    collect() {
-      for (const s of chains()) this.set({ chain: s.chainCode }, s.lagSeconds);
+    async collect() {
+      for (const s of await chains()) this.set({ chain: s.chainCode }, s.lagSeconds);
     },
   });
   new Gauge({
@@ -105,16 +106,16 @@ function stateRegistry(d: MetricsDeps): Registry {
     name: "stablegate_callbacks_pending",
     help: "callbacks not delivered yet (pending or in delivery)",
     registers: [r],
-    collect() {
-      this.set(queuedCallbacks(d.ctx.db));
+    async collect() {
+      this.set(await queuedCallbacks(d.ctx.db));
     },
   });
   new Gauge({
     name: "stablegate_unmatched_deposits",
     help: "deposits that matched no order and wait for an operator",
     registers: [r],
-    collect() {
-      this.set(openUnmatchedCount(d.ctx.db));
+    async collect() {
+      this.set(await openUnmatchedCount(d.ctx.db));
     },
   });
   new Gauge({
@@ -122,9 +123,9 @@ function stateRegistry(d: MetricsDeps): Registry {
     help: "gas wallet balance in native units (BNB, TRX, SOL), as last read",
     labelNames: ["chain"],
     registers: [r],
-    collect() {
+    async collect() {
       for (const code of d.ctx.chains.keys()) {
-        const b = d.gas.get(code as ChainCode)?.balance;
+        const b = (await d.gas.get(code as ChainCode))?.balance;
         if (b != null) this.set({ chain: code }, Number(b));
       }
     },
@@ -133,8 +134,8 @@ function stateRegistry(d: MetricsDeps): Registry {
     name: "stablegate_reconciliation_mismatches",
     help: "address/token pairs whose chain balance differs from the ledger",
     registers: [r],
-    collect() {
-      this.set(balanceMismatchCount(d.ctx.db));
+    async collect() {
+      this.set(await balanceMismatchCount(d.ctx.db));
     },
   });
   // The group commit (db/group-commit.ts): commits, the writes they carried and the time spent in

@@ -109,7 +109,7 @@ describe("/metrics", () => {
     // Deliver the callbacks of the payout to a real receiver.
     const receiver = startReceiver();
     gw.ctx.db.$client.run("UPDATE callbacks SET url = ? WHERE order_no = ?", [receiver.url + "/po", p.orderNo]);
-    const worker = startCallbackWorker(gw.ctx);
+    const worker = await startCallbackWorker(gw.ctx);
     try {
       worker.kick();
       await receiver.waitFor((r) => r.length >= 3, 10_000);

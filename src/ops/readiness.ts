@@ -12,6 +12,7 @@ import type { GasMonitor } from "./gas";
 import { parseDuration } from "../lib/duration";
 import type { StorageMonitor, StorageState } from "./storage";
 import { ping } from "./store";
+import { mapSeq } from "../lib/async-seq";
 
 /** What the ops probes, metrics and alerts read from the gateway. */
 export interface OpsCtx {
@@ -35,10 +36,10 @@ export function isSandboxGateway(ctx: Pick<OpsCtx, "chains">): boolean {
   return chains.length > 0 && chains.every((c) => c.mode === "sandbox");
 }
 
-export function liveness(ctx: Pick<OpsCtx, "db" | "chains">) {
+export async function liveness(ctx: Pick<OpsCtx, "db" | "chains">) {
   let database = true;
   try {
-    ping(ctx.db);
+    await ping(ctx.db);
   } catch {
     database = false;
   }
@@ -73,15 +74,15 @@ export function storageProblems(s: StorageState): { unwritable: string | null; d
   };
 }
 
-export function readiness(d: ReadinessDeps): Readiness {
+export async function readiness(d: ReadinessDeps): Promise<Readiness> {
   const now = d.ctx.clock.now();
   const maxLag = parseDuration(d.ctx.config.ops.max_scan_lag);
   const reasons: string[] = [];
-  const st = d.storage.check();
+  const st = await d.storage.check();
   const problems = storageProblems(st);
   if (problems.unwritable) reasons.push(problems.unwritable);
   if (problems.diskLow) reasons.push(problems.diskLow);
-  const chains = [...d.ctx.chains.values()].map((a) => chainState(a, d.watchers.get(a.chain), d.gas, now));
+  const chains = await mapSeq([...d.ctx.chains.values()], async (a) => await chainState(a, d.watchers.get(a.chain), d.gas, now));
   for (const s of chains) for (const p of chainProblems(s, maxLag)) reasons.push(`${p.chain}: ${p.detail}`);
   const ready = reasons.length === 0;
   return { ready, body: { status: ready ? "ready" : "not_ready", sandbox: isSandboxGateway(d.ctx), database: { writable: st.writable, file: st.file, freeBytes: st.freeBytes, minFreeBytes: st.minFreeBytes, diskLow: st.diskLow }, reasons, chains } };

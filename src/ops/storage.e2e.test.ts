@@ -124,8 +124,8 @@ describe(`storage faults: a full disk (${MODE})`, () => {
   test("503 / 10003 with Retry-After, readiness fails, alerts fire, one delivery per callback, and recovery once space is freed", async () => {
     const before = await createOrder("before-full");
     expect(before.status).toBe(200);
-    const user = { username: "ops-storage", password: createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username: "ops-storage", role: "operator" }, CLI_ACTOR).password };
-    const cb = enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url: `${rx.url}/cb`, now: clock.now() });
+    const user = { username: "ops-storage", password: (await createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username: "ops-storage", role: "operator" }, CLI_ACTOR)).password };
+    const cb = await enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url: `${rx.url}/cb`, now: clock.now() });
     const ready0 = await readyz();
     expect(ready0.body.database).toMatchObject({ writable: true, file: "ok", diskLow: false });
 
@@ -172,7 +172,7 @@ describe(`storage faults: a full disk (${MODE})`, () => {
 
     // The callback worker: its claim cannot commit, so nothing is sent; it backs off.
     worker = new CallbackWorker(workerOptions(gw.ctx, { pollMs: 200 }));
-    worker.start();
+    await worker.start();
     await clock.advance(0);
     await eventually(() => worker!.dbBackoffMs > 0, 5000, "worker backing off");
     const first = worker.dbBackoffMs;
@@ -197,7 +197,7 @@ describe(`storage faults: a full disk (${MODE})`, () => {
     await gw.gateway.runtime.ops.alerts.tick();
     expect(alertEvents().filter((e) => e.endsWith("storage_unwritable"))).toEqual(["alert.fired storage_unwritable", "alert.resolved storage_unwritable"]);
     // The incident opened in memory is on record now, resolved.
-    expect(listAlerts(gw.ctx.db).find((a) => a.condition === "storage_unwritable")).toMatchObject({ status: "resolved" });
+    expect((await listAlerts(gw.ctx.db)).find((a) => a.condition === "storage_unwritable")).toMatchObject({ status: "resolved" });
   }, 60_000);
 });
 

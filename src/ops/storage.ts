@@ -46,17 +46,17 @@ export class StorageMonitor {
 
   /** Checks the file's identity before writes (at most every 100 ms). */
   install(): () => void {
-    setWriteGuard(this.ctx.db, () => {
+    setWriteGuard(this.ctx.db, async () => {
       const now = performance.now();
       if (now - this.guardAt < GUARD_EVERY_MS) return;
       this.guardAt = now;
-      this.checkFile();
+      await this.checkFile();
     });
     return () => setWriteGuard(this.ctx.db, null);
   }
 
   /** Is the file the connection opened still the one at its path? Sticky once lost. */
-  checkFile(): StorageState["file"] {
+  async checkFile(): Promise<StorageState["file"]> {
     if (this.lost !== "ok") return this.lost;
     const id = fileIdentityAtOpen(this.ctx.db);
     if (!id) return "ok";
@@ -70,16 +70,16 @@ export class StorageMonitor {
     this.lost = now ? "replaced" : "deleted";
     // Stop writing: nothing more goes into a file that is no longer the database.
     try {
-      stopWrites(this.ctx.db);
+      await stopWrites(this.ctx.db);
     } catch {}
     this.ctx.logger.error(`database file ${this.lost} under the running gateway: writes stopped (503 / 10003) until a restart`, { path: id.path, file: this.lost });
     return this.lost;
   }
 
   /** Every check, now (one stat, one statfs, one committed write). */
-  check(): StorageState {
-    const file = this.checkFile();
-    const probe = file === "ok" ? this.probe() : `database file ${file}: ${fileIdentityAtOpen(this.ctx.db)?.path}`;
+  async check(): Promise<StorageState> {
+    const file = await this.checkFile();
+    const probe = file === "ok" ? await this.probe() : `database file ${file}: ${fileIdentityAtOpen(this.ctx.db)?.path}`;
     const freeBytes = this.freeBytes();
     const state: StorageState = {
       writable: probe === null,
@@ -105,20 +105,20 @@ export class StorageMonitor {
   }
 
   /** A committed write: a full disk, an I/O error or a read-only file fails here. */
-  private probe(): string | null {
+  private async probe(): Promise<string | null> {
     // Inside a caller's transaction (cannot happen between loop turns): the last result stands.
-    if (inTransaction(this.ctx.db)) return this.last?.error ?? null;
+    if (await inTransaction(this.ctx.db)) return this.last?.error ?? null;
     // Another process holding the write lock (a backup) must not stall the probe for the
     // connection's full busy_timeout: wait briefly (the call is synchronous; restored below).
-    const previous = busyTimeout(this.ctx.db);
-    setBusyTimeout(this.ctx.db, 250);
+    const previous = await busyTimeout(this.ctx.db);
+    await setBusyTimeout(this.ctx.db, 250);
     try {
-      probeWrite(this.ctx.db, Date.now());
+      await probeWrite(this.ctx.db, Date.now());
       return null;
     } catch (e) {
       return describeFault(e);
     } finally {
-      setBusyTimeout(this.ctx.db, previous);
+      await setBusyTimeout(this.ctx.db, previous);
     }
   }
 }

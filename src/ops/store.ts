@@ -27,7 +27,7 @@ export const SWEEP_FOUND = "SELECT chain, tx_hash AS tx FROM transfers INDEXED B
 const UNRECORDED_BY_CHAIN = "SELECT chain, count(*) AS n, count(DISTINCT address) AS a FROM unrecorded_outgoing WHERE acknowledged_at IS NULL GROUP BY chain ORDER BY chain";
 
 /** Per chain: transfers the sweep recorded since `since` (the scan had missed them), and one of their hashes. */
-export function sweepFoundSince(db: Db, since: number): { chain: string; n: number; tx: string }[] {
+export async function sweepFoundSince(db: Db, since: number): Promise<{ chain: string; n: number; tx: string }[]> {
   const by = new Map<string, { chain: string; n: number; tx: string }>();
   for (const r of db.$client.query<{ chain: string; tx: string }, [number]>(SWEEP_FOUND).all(since)) {
     const c = by.get(r.chain) ?? { chain: r.chain, n: 0, tx: r.tx };
@@ -38,67 +38,67 @@ export function sweepFoundSince(db: Db, since: number): { chain: string; n: numb
 }
 
 /** Callbacks that gave up since `since`. */
-export function failedCallbacksSince(db: Db, since: number): number {
+export async function failedCallbacksSince(db: Db, since: number): Promise<number> {
   return db.$client.query<{ n: number }, [number]>(FAILED_CALLBACKS).get(since)!.n;
 }
 
 /** Payouts failed since `since`, newest first. */
-export function failedPayoutsSince(db: Db, since: number): string[] {
+export async function failedPayoutsSince(db: Db, since: number): Promise<string[]> {
   return db.$client.query<{ order_no: string }, [number]>(FAILED_PAYOUTS).all(since).map((r) => r.order_no);
 }
 
 /** Broadcast payouts stuck at the gas price cap, by chain. */
-export function stuckPayouts(db: Db): { chain: string; order_no: string }[] {
+export async function stuckPayouts(db: Db): Promise<{ chain: string; order_no: string }[]> {
   return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_PAYOUTS).all();
 }
 
 /** Payouts waiting for a gas top-up stuck at the gas price cap. */
-export function stuckTopups(db: Db): { chain: string; order_no: string }[] {
+export async function stuckTopups(db: Db): Promise<{ chain: string; order_no: string }[]> {
   return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_TOPUPS).all();
 }
 
 /** Deposits that matched no order and wait for an operator. */
-export function openUnmatchedCount(db: Db): number {
+export async function openUnmatchedCount(db: Db): Promise<number> {
   return db.$client.query<{ n: number }, []>(OPEN_UNMATCHED).get()!.n;
 }
 
 /** Callbacks not delivered yet (pending or in delivery). */
-export function queuedCallbacks(db: Db): number {
+export async function queuedCallbacks(db: Db): Promise<number> {
   return db.$client.query<{ n: number }, []>(QUEUED_CALLBACKS).get()!.n;
 }
 
 /** Address/token pairs whose chain balance differs from the ledger. */
-export function balanceMismatchCount(db: Db): number {
+export async function balanceMismatchCount(db: Db): Promise<number> {
   return db.$client.query<{ n: number }, []>(BALANCE_MISMATCHES).get()!.n;
 }
 
 /** Unacknowledged unrecorded outgoing transfers after a restore, per chain (n transfers from a sources). */
-export function unrecordedByChain(db: Db): { chain: string; n: number; a: number }[] {
+export async function unrecordedByChain(db: Db): Promise<{ chain: string; n: number; a: number }[]> {
   return db.$client.query<{ chain: string; n: number; a: number }, []>(UNRECORDED_BY_CHAIN).all();
 }
 
 /** The database answers (liveness); throws when it does not. */
-export function ping(db: Db): void {
+export async function ping(db: Db): Promise<void> {
   db.$client.query("SELECT 1").get();
 }
 
 /** Makes the connection read-only: every later write fails as a storage fault. */
-export function stopWrites(db: Db): void {
+export async function stopWrites(db: Db): Promise<void> {
   db.$client.run("PRAGMA query_only = ON");
 }
 
 /** The connection's busy_timeout (ms). */
-export function busyTimeout(db: Db): number {
+export async function busyTimeout(db: Db): Promise<number> {
   const busy = (db.$client.query("PRAGMA busy_timeout").get() as Record<string, number>) ?? {};
   return Object.values(busy)[0] ?? 5000;
 }
 
-export function setBusyTimeout(db: Db, ms: number): void {
+export async function setBusyTimeout(db: Db, ms: number): Promise<void> {
   db.$client.run(`PRAGMA busy_timeout = ${Number(ms)}`);
 }
 
 /** The storage probe: one committed write of the probe row (throws the SQLite error when it fails). */
-export function probeWrite(db: Db, now: number): void {
+export async function probeWrite(db: Db, now: number): Promise<void> {
   const c = db.$client;
   c.transaction(() => {
     c.run("INSERT INTO storage_probe (id, at, probes) VALUES (1, ?, 1) ON CONFLICT (id) DO UPDATE SET at = excluded.at, probes = probes + 1", [now]);
@@ -106,7 +106,7 @@ export function probeWrite(db: Db, now: number): void {
 }
 
 /** Whether the connection is inside a transaction (a probe then would join it). */
-export function inTransaction(db: Db): boolean {
+export async function inTransaction(db: Db): Promise<boolean> {
   return db.$client.inTransaction;
 }
 
@@ -122,6 +122,6 @@ export interface DetectionSample {
   callbackAt: number | null;
 }
 
-export function detectionSamplesSince(db: Db, since: number): DetectionSample[] {
+export async function detectionSamplesSince(db: Db, since: number): Promise<DetectionSample[]> {
   return db.$client.query<DetectionSample, [number]>(DETECTION_SINCE).all(since);
 }

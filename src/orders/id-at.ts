@@ -16,7 +16,7 @@ export type OrderTable = keyof typeof PREFIX;
 export const FIRST_ORDER_FROM = (table: OrderTable) => `SELECT id FROM ${table} WHERE order_no >= ? ORDER BY order_no LIMIT 1`;
 export const LAST_ORDER_BEFORE = (table: OrderTable) => `SELECT id FROM ${table} WHERE order_no < ? ORDER BY order_no DESC LIMIT 1`;
 
-function seek(db: DbOrTx, table: OrderTable, sql: (t: OrderTable) => string, ms: number): number | undefined {
+async function seek(db: DbOrTx, table: OrderTable, sql: (t: OrderTable) => string, ms: number): Promise<number | undefined> {
   return prepared(db, `orderIdAt:${sql === FIRST_ORDER_FROM ? "from" : "before"}:${table}`, (d) => d.$client.prepare<{ id: number }, [string]>(sql(table))).get(
     orderNoFloor(PREFIX[table], ms),
   )?.id;
@@ -26,12 +26,12 @@ function seek(db: DbOrTx, table: OrderTable, sql: (t: OrderTable) => string, ms:
  * The lowest id an order made at `ms` or later can have: one past the last order made more than
  * the margin before (0 when there is none). Every order made at `ms` or later has an id >= it.
  */
-export function orderIdFloor(db: DbOrTx, table: OrderTable, ms: number): number {
-  const before = seek(db, table, LAST_ORDER_BEFORE, ms - ID_MARGIN_MS);
+export async function orderIdFloor(db: DbOrTx, table: OrderTable, ms: number): Promise<number> {
+  const before = await seek(db, table, LAST_ORDER_BEFORE, ms - ID_MARGIN_MS);
   return before === undefined ? 0 : before + 1;
 }
 
 /** An id above every order made before `ms`: the first order made the margin after (undefined: none yet, no bound). */
-export function orderIdCeiling(db: DbOrTx, table: OrderTable, ms: number): number | undefined {
-  return seek(db, table, FIRST_ORDER_FROM, ms + ID_MARGIN_MS);
+export async function orderIdCeiling(db: DbOrTx, table: OrderTable, ms: number): Promise<number | undefined> {
+  return await seek(db, table, FIRST_ORDER_FROM, ms + ID_MARGIN_MS);
 }

@@ -8,13 +8,13 @@ import { orderEvents } from "../db/schema";
 
 export type OrderEventRow = typeof orderEvents.$inferSelect;
 
-export function recordOrderEvent(
+export async function recordOrderEvent(
   tx: DbOrTx,
   e: { kind: "payin" | "payout" | "invoice" | "refund"; orderNo: string; from: string | null; to: string; event: { type: string } & Record<string, unknown>; at: number },
-): void {
+): Promise<void> {
   tx.insert(orderEvents).values({ kind: e.kind, orderNo: e.orderNo, fromStatus: e.from, toStatus: e.to, event: JSON.stringify(e.event), at: e.at }).run();
 }
 
-export function eventsOf(db: DbOrTx, orderNo: string): OrderEventRow[] {
+export async function eventsOf(db: DbOrTx, orderNo: string): Promise<OrderEventRow[]> {
   return db.select().from(orderEvents).where(eq(orderEvents.orderNo, orderNo)).orderBy(asc(orderEvents.id)).all();
 }

@@ -6,19 +6,19 @@ import { bindings } from "../db/schema";
 
 
 /** A binding's bindKey by its id. */
-export function bindKeyById(db: DbOrTx, bindingId: string): string | null {
+export async function bindKeyById(db: DbOrTx, bindingId: string): Promise<string | null> {
   return prepared(db, "bindKeyById", (d) => d.select({ k: bindings.bindKey }).from(bindings).where(eq(bindings.id, sql.placeholder("id"))).prepare()).get({ id: bindingId })?.k ?? null;
 }
 
 /** The binding of an exclusive address for a token. */
-export function bindingOf(tx: DbOrTx, addressId: string, token: string) {
+export async function bindingOf(tx: DbOrTx, addressId: string, token: string) {
   return tx.select().from(bindings).where(and(eq(bindings.addressId, addressId), eq(bindings.token, token))).get();
 }
 
 export type BindingRow = typeof bindings.$inferSelect;
 
 /** The merchant's binding of (chain, token, bindKey). */
-export function bindingByKey(db: DbOrTx, merchantId: number, chain: string, token: string, bindKey: string): BindingRow | undefined {
+export async function bindingByKey(db: DbOrTx, merchantId: number, chain: string, token: string, bindKey: string): Promise<BindingRow | undefined> {
   return db
     .select()
     .from(bindings)
@@ -27,15 +27,15 @@ export function bindingByKey(db: DbOrTx, merchantId: number, chain: string, toke
 }
 
 /** The binding behind a deposit page's link. */
-export function bindingByPageToken(db: DbOrTx, pageToken: string): BindingRow | undefined {
+export async function bindingByPageToken(db: DbOrTx, pageToken: string): Promise<BindingRow | undefined> {
   return db.select().from(bindings).where(eq(bindings.pageToken, pageToken)).get();
 }
 
-export function insertBinding(tx: Tx, values: typeof bindings.$inferInsert): BindingRow {
+export async function insertBinding(tx: Tx, values: typeof bindings.$inferInsert): Promise<BindingRow> {
   return tx.insert(bindings).values(values).returning().get();
 }
 
 /** Writes `set` on the binding and returns the new row. */
-export function updateBinding(tx: Tx, id: string, set: Partial<BindingRow>): BindingRow {
+export async function updateBinding(tx: Tx, id: string, set: Partial<BindingRow>): Promise<BindingRow> {
   return tx.update(bindings).set(set).where(eq(bindings.id, id)).returning().get();
 }

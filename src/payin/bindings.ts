@@ -25,23 +25,23 @@ export interface CreateBindingInput {
 }
 
 /** Get-or-create; label and notifyUrl are updated when given. */
-export function upsertBinding(ctx: PayinCtx, merchantId: number, input: CreateBindingInput): BindingRow {
+export async function upsertBinding(ctx: PayinCtx, merchantId: number, input: CreateBindingInput): Promise<BindingRow> {
   const { adapter, token } = chainAndToken(ctx, input.chainCode, input.tokenSymbol);
   if (input.notifyUrl !== undefined) checkNotifyUrl(ctx, input.notifyUrl);
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const existing = bindingByKey(tx, merchantId, adapter.chain, token.symbol, input.bindKey);
+  return await writeTx(ctx.db, async (tx) => {
+    const existing = await bindingByKey(tx, merchantId, adapter.chain, token.symbol, input.bindKey);
     if (existing) {
       const set: Partial<BindingRow> = {};
       // Its address was retired (payout with deleteSourceAfterSuccess): the binding moves to a fresh one.
-      if (addressById(tx, existing.addressId)?.deletedAt) set.addressId = exclusiveAddress(tx, adapter, ctx.seed, merchantId, input.bindKey, now).id;
+      if ((await addressById(tx, existing.addressId))?.deletedAt) set.addressId = (await exclusiveAddress(tx, adapter, ctx.seed, merchantId, input.bindKey, now)).id;
       if (input.label !== undefined) set.label = input.label;
       if (input.notifyUrl !== undefined) set.notifyUrl = input.notifyUrl;
       if (!Object.keys(set).length) return existing;
-      return updateBinding(tx, existing.id, { ...set, updatedAt: now });
+      return await updateBinding(tx, existing.id, { ...set, updatedAt: now });
     }
-    const address = exclusiveAddress(tx, adapter, ctx.seed, merchantId, input.bindKey, now);
-    return insertBinding(tx, {
+    const address = await exclusiveAddress(tx, adapter, ctx.seed, merchantId, input.bindKey, now);
+    return await insertBinding(tx, {
       id: newId("EB"),
       merchantId,
       chain: adapter.chain,
@@ -58,9 +58,9 @@ export function upsertBinding(ctx: PayinCtx, merchantId: number, input: CreateBi
   });
 }
 
-export function findBinding(ctx: PayinCtx, merchantId: number, q: { chainCode: string; tokenSymbol: string; bindKey: string }): BindingRow {
+export async function findBinding(ctx: PayinCtx, merchantId: number, q: { chainCode: string; tokenSymbol: string; bindKey: string }): Promise<BindingRow> {
   const { adapter, token } = chainAndToken(ctx, q.chainCode, q.tokenSymbol);
-  const b = bindingByKey(ctx.db, merchantId, adapter.chain, token.symbol, q.bindKey);
+  const b = await bindingByKey(ctx.db, merchantId, adapter.chain, token.symbol, q.bindKey);
   if (!b) throw new AppError(40002, { bindKey: q.bindKey });
   return b;
 }
@@ -69,8 +69,8 @@ export function findBinding(ctx: PayinCtx, merchantId: number, q: { chainCode: s
 export type BindingBody = Static<typeof BindingView>;
 export type BindingDetailBody = Static<typeof BindingDetailView>;
 
-export function bindingView(db: DbOrTx, publicUrl: string, b: BindingRow): BindingBody {
-  const a = addressById(db, b.addressId)!;
+export async function bindingView(db: DbOrTx, publicUrl: string, b: BindingRow): Promise<BindingBody> {
+  const a = (await addressById(db, b.addressId))!;
   return {
     bindingId: b.id,
     chainCode: b.chain,
@@ -86,13 +86,13 @@ export function bindingView(db: DbOrTx, publicUrl: string, b: BindingRow): Bindi
   };
 }
 
-export function bindingDetail(ctx: PayinCtx, publicUrl: string, b: BindingRow, recentLimit: number): BindingDetailBody {
+export async function bindingDetail(ctx: PayinCtx, publicUrl: string, b: BindingRow, recentLimit: number): Promise<BindingDetailBody> {
   const decimals = ctx.chains.get(b.chain as never)?.tokens.find((t) => t.symbol === b.token)?.decimals ?? 6;
-  const s = bindingStats(ctx.db, b.id, decimals);
-  const orders = ordersOfBinding(ctx.db, b.id, recentLimit);
-  const txs = recentTransfersTo(ctx.db, b.addressId, b.token, recentLimit);
+  const s = await bindingStats(ctx.db, b.id, decimals);
+  const orders = await ordersOfBinding(ctx.db, b.id, recentLimit);
+  const txs = await recentTransfersTo(ctx.db, b.addressId, b.token, recentLimit);
   return {
-    ...bindingView(ctx.db, publicUrl, b),
+    ...await bindingView(ctx.db, publicUrl, b),
     stats: {
       totalOrders: s.totalOrders,
       completedOrders: s.completedOrders,

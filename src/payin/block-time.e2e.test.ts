@@ -34,7 +34,7 @@ const create = (amount: string) =>
 const get = (orderNo: string) => gw.client.request<Order>("GET", `/openapi/payin/orders/${orderNo}`);
 const dispositionOf = (txHash: string) => (gw.ctx.db.$client.query("SELECT disposition AS d FROM transfers WHERE tx_hash = ?").get(txHash) as { d: string }).d;
 /** A block the watcher has not scanned yet (a watcher that lags behind the chain). */
-const unseenTransfer = (to: string, amount: bigint) => (gw.ctx.chains.get("TRON") as SandboxChain).transfer({ token: "USDT", to, amount });
+const unseenTransfer = async (to: string, amount: bigint) => await (gw.ctx.chains.get("TRON") as SandboxChain).transfer({ token: "USDT", to, amount });
 
 describe("block time decides, not watcher or expiry-job timing", () => {
   test("a transfer landing exactly at expireAt pays on time", async () => {
@@ -51,7 +51,7 @@ describe("block time decides, not watcher or expiry-job timing", () => {
     // The watcher sees the late transfer while the order is still waiting_payment (expiry job not run yet).
     const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "1.02" });
     expect(dispositionOf(tx.txHash)).toBe("late");
-    expireDueOrders(gw.ctx);
+    await expireDueOrders(gw.ctx);
     await sb.mine("TRON", 2);
     expect(await get(o.orderNo)).toMatchObject({ status: "risk_settled", paidAmount: "1.020000", txHash: tx.txHash });
   });
@@ -66,9 +66,9 @@ describe("block time decides, not watcher or expiry-job timing", () => {
     const amount = gap === 10_000 ? "1.03" : "1.05";
     const e = await create(amount);
     clock.set(Date.parse(e.expireAt) - 1000);
-    const tx = unseenTransfer(e.address, toBaseUnits(amount, 6));
+    const tx = await unseenTransfer(e.address, toBaseUnits(amount, 6));
     clock.advance(2000);
-    expireDueOrders(gw.ctx);
+    await expireDueOrders(gw.ctx);
     expect((await get(e.orderNo)).status).toBe("expired");
     clock.advance(gap);
     const later = await create(amount); // the amount is free again on the same (only) pool address
@@ -86,9 +86,9 @@ describe("block time decides, not watcher or expiry-job timing", () => {
   test("a late payment from a deny-listed sender is frozen, not settled", async () => {
     const o = await create("1.04");
     clock.advance(31 * MIN);
-    expireDueOrders(gw.ctx);
+    await expireDueOrders(gw.ctx);
     const sender = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
-    denySender(gw.ctx, "TRON", sender, "test", CLI_ACTOR);
+    await denySender(gw.ctx, "TRON", sender, "test", CLI_ACTOR);
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "1.04", fromAddress: sender });
     await sb.mine("TRON", 3);
     expect((await get(o.orderNo)).status).toBe("frozen_abnormal");

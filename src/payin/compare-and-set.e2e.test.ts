@@ -34,11 +34,11 @@ test("two connections expiring one pay-in: expired once, one callback", async ()
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `CAS-${++n}`, amount: "7.5", notifyUrl: "https://shop.example/cb" },
   });
   // Both read the order in waiting_payment, then each applies the expiry in its own transaction.
-  const seenByA = orderWithNo(gw.ctx.db, o.orderNo)!;
-  const seenByB = orderWithNo(other, o.orderNo)!;
+  const seenByA = (await orderWithNo(gw.ctx.db, o.orderNo))!;
+  const seenByB = (await orderWithNo(other, o.orderNo))!;
   const now = Date.now();
-  const a = writeTx(gw.ctx.db, (tx) => applyPayinEvent(tx, seenByA, { type: "expire" }, {}, now));
-  const b = writeTx(other, (tx) => applyPayinEvent(tx, seenByB, { type: "expire" }, {}, now + 1));
+  const a = await writeTx(gw.ctx.db, async (tx) => await applyPayinEvent(tx, seenByA, { type: "expire" }, {}, now));
+  const b = await writeTx(other, async (tx) => await applyPayinEvent(tx, seenByB, { type: "expire" }, {}, now + 1));
   expect(a.status).toBe("expired");
   // The second writer's compare-and-set found the order moved: it re-read it and wrote nothing.
   expect(b).toMatchObject({ status: "expired", expiredAt: a.expiredAt });
@@ -51,19 +51,19 @@ test("a payment and a stale expiry racing: the payment stands, no expired callba
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `CAS-${++n}`, amount: "8.5", notifyUrl: "https://shop.example/cb" },
   });
   // The expiry job read the order before the watcher (another connection) recorded its payment.
-  const staleForExpiry = orderWithNo(other, o.orderNo)!;
+  const staleForExpiry = (await orderWithNo(other, o.orderNo))!;
   await sandboxClient(gw.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "8.5" });
-  expect(orderWithNo(gw.ctx.db, o.orderNo)!.status).toBe("detected");
-  const after = writeTx(other, (tx) => applyPayinEvent(tx, staleForExpiry, { type: "expire" }, {}, Date.now()));
+  expect((await orderWithNo(gw.ctx.db, o.orderNo))!.status).toBe("detected");
+  const after = await writeTx(other, async (tx) => await applyPayinEvent(tx, staleForExpiry, { type: "expire" }, {}, Date.now()));
   expect(after.status).toBe("detected");
-  expect(orderWithNo(gw.ctx.db, o.orderNo)!.status).toBe("detected");
+  expect((await orderWithNo(gw.ctx.db, o.orderNo))!.status).toBe("detected");
   expect(callbacks(o.orderNo, "expired")).toBe(0);
 });
 
 test("two connections confirming one payout: confirmed once, one callback, the fee debited once", async () => {
-  const m = gw.newMerchant(`cas-${++n}`);
-  setPayoutControls(gw.ctx.db, m.id, { payoutFeeFixed: "1" }, Date.now());
-  adjustFeeBalance(gw.ctx.db, m.id, "10", { ref: `cas-${n}`, now: Date.now() });
+  const m = await gw.newMerchant(`cas-${++n}`);
+  await setPayoutControls(gw.ctx.db, m.id, { payoutFeeFixed: "1" }, Date.now());
+  await adjustFeeBalance(gw.ctx.db, m.id, "10", { ref: `cas-${n}`, now: Date.now() });
   const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: `cas-${n}` } });
   const sb = sandboxClient(gw.url);
   await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "50" });
@@ -72,13 +72,13 @@ test("two connections confirming one payout: confirmed once, one callback, the f
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `CAS-PO-${n}`, fromAddress: b.address, toAddress: randomAddress("TRON"), amount: "5", notifyUrl: "https://shop.example/po" },
   });
   expect(p.status).toBe("broadcasted");
-  const seenByA = payoutWithOrderNo(gw.ctx.db, p.orderNo)!;
-  const seenByB = payoutWithOrderNo(other, p.orderNo)!;
+  const seenByA = (await payoutWithOrderNo(gw.ctx.db, p.orderNo))!;
+  const seenByB = (await payoutWithOrderNo(other, p.orderNo))!;
   const now = Date.now();
-  writeTx(gw.ctx.db, (tx) => applyPayoutEvent(tx, seenByA, { type: "confirmed" }, {}, now));
-  const second = writeTx(other, (tx) => applyPayoutEvent(tx, seenByB, { type: "confirmed" }, {}, now + 1));
+  await writeTx(gw.ctx.db, async (tx) => await applyPayoutEvent(tx, seenByA, { type: "confirmed" }, {}, now));
+  const second = await writeTx(other, async (tx) => await applyPayoutEvent(tx, seenByB, { type: "confirmed" }, {}, now + 1));
   expect(second.status).toBe("confirmed");
   expect(callbacks(p.orderNo, "confirmed")).toBe(1);
   expect(events(p.orderNo, "confirmed")).toBe(1);
-  expect(getPayoutControls(gw.ctx.db, m.id).feeBalance).toBe("9.000000");
+  expect((await getPayoutControls(gw.ctx.db, m.id)).feeBalance).toBe("9.000000");
 });

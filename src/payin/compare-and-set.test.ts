@@ -23,9 +23,9 @@ const changes = (orderNo: string) => [count("SELECT count(*) AS n FROM callbacks
 test("a pay-in whose status moved on since it was read: the transition writes nothing and returns the row as it is", async () => {
   const o = await gw.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "cas-1", amount: "3", notifyUrl: "https://shop.example/pi" });
   const stale = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.orderNo, o.orderNo)).get()!;
-  writeTx(gw.ctx.db, (tx) => applyPayinEvent(tx, stale, { type: "cancel" }, {}, gw.ctx.clock.now()));
+  await writeTx(gw.ctx.db, async (tx) => await applyPayinEvent(tx, stale, { type: "cancel" }, {}, gw.ctx.clock.now()));
   const before = changes(o.orderNo);
-  expect(writeTx(gw.ctx.db, (tx) => applyPayinEvent(tx, stale, { type: "freeze" }, {}, gw.ctx.clock.now())).status).toBe("cancelled");
+  expect((await writeTx(gw.ctx.db, async (tx) => await applyPayinEvent(tx, stale, { type: "freeze" }, {}, gw.ctx.clock.now()))).status).toBe("cancelled");
   expect(gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.orderNo, o.orderNo)).get()!.status).toBe("cancelled");
   expect(changes(o.orderNo)).toEqual(before);
 });
@@ -39,8 +39,8 @@ test("a refund whose status moved on since it was read: the transition writes no
   await gw.client.createRefund(o.orderNo, { refundNo: "cas", amount: "1" });
   const stale = gw.ctx.db.select().from(refunds).where(eq(refunds.orderNo, o.orderNo)).get()!;
   expect(stale.status).toBe("awaiting_address");
-  writeTx(gw.ctx.db, (tx) => applyRefundEvent(tx, stale, { type: "address_given" }, {}, gw.ctx.clock.now()));
+  await writeTx(gw.ctx.db, async (tx) => await applyRefundEvent(tx, stale, { type: "address_given" }, {}, gw.ctx.clock.now()));
   const before = changes(stale.refundRef);
-  expect(writeTx(gw.ctx.db, (tx) => applyRefundEvent(tx, stale, { type: "address_given" }, {}, gw.ctx.clock.now())).status).not.toBe("awaiting_address");
+  expect((await writeTx(gw.ctx.db, async (tx) => await applyRefundEvent(tx, stale, { type: "address_given" }, {}, gw.ctx.clock.now()))).status).not.toBe("awaiting_address");
   expect(changes(stale.refundRef)).toEqual(before);
 });

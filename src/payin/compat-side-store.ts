@@ -5,6 +5,6 @@ import type { DbOrTx } from "../db/client";
 import { compatOrders } from "../db/schema";
 
 /** The shop side of a pay-in, if a plugin created it (compat_orders; the funnel's compat callback and compat/store.ts read it here). */
-export function compatSideOf(db: DbOrTx, payinOrderId: number): typeof compatOrders.$inferSelect | undefined {
+export async function compatSideOf(db: DbOrTx, payinOrderId: number): Promise<typeof compatOrders.$inferSelect | undefined> {
   return db.select().from(compatOrders).where(eq(compatOrders.payinOrderId, payinOrderId)).get();
 }

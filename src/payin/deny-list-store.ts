@@ -5,7 +5,7 @@ import { type DbOrTx, prepared, type Tx } from "../db/client";
 import { denyList } from "../db/schema";
 
 /** Whether the sender is on the deny list. */
-export function isDenied(tx: Tx, chain: string, from: string): boolean {
+export async function isDenied(tx: Tx, chain: string, from: string): Promise<boolean> {
   return !!prepared(tx, "denied", (d) =>
     d.select().from(denyList).where(and(eq(denyList.chain, sql.placeholder("c")), eq(denyList.address, sql.placeholder("a")))).prepare(),
   ).get({ c: chain, a: from });
@@ -13,16 +13,16 @@ export function isDenied(tx: Tx, chain: string, from: string): boolean {
 
 export type DenyRow = typeof denyList.$inferSelect;
 
-export function insertDenied(tx: Tx, values: typeof denyList.$inferInsert): DenyRow {
+export async function insertDenied(tx: Tx, values: typeof denyList.$inferInsert): Promise<DenyRow> {
   return tx.insert(denyList).values(values).returning().get();
 }
 
 /** Takes the sender off the deny list: its row, or undefined when it was not on it. */
-export function removeDenied(tx: Tx, chain: string, address: string): DenyRow | undefined {
+export async function removeDenied(tx: Tx, chain: string, address: string): Promise<DenyRow | undefined> {
   return tx.delete(denyList).where(and(eq(denyList.chain, chain), eq(denyList.address, address))).returning().get();
 }
 
 /** The deny list by chain, oldest first. */
-export function deniedSenders(db: DbOrTx): DenyRow[] {
+export async function deniedSenders(db: DbOrTx): Promise<DenyRow[]> {
   return db.select().from(denyList).orderBy(asc(denyList.chain), asc(denyList.createdAt)).all();
 }

@@ -4,7 +4,7 @@ import { prepared, type Tx } from "../db/client";
 import { ledgerEntries } from "../db/schema";
 
 /** The ledger's deposit entry of a final transfer (once: ON CONFLICT DO NOTHING). */
-export function addDepositLedger(tx: Tx, e: { addressId: string; chain: string; token: string; amount: string; refId: string; now: number }): void {
+export async function addDepositLedger(tx: Tx, e: { addressId: string; chain: string; token: string; amount: string; refId: string; now: number }): Promise<void> {
   prepared(tx, "depositLedger", (d) =>
     d
       .insert(ledgerEntries)

@@ -5,7 +5,7 @@ import type { Tx } from "../db/client";
 import { detectionTimes, transfers } from "../db/schema";
 
 /** A credited transfer's detection row (DESIGN 25), made once from the transfer: its block time and first sighting, or null when it existed. */
-export function startDetection(tx: Tx, transferId: number, orderNo: string): { chain: string; blockTime: number; seenAt: number } | null {
+export async function startDetection(tx: Tx, transferId: number, orderNo: string): Promise<{ chain: string; blockTime: number; seenAt: number } | null> {
   const t = tx.select({ chain: transfers.chain, blockTime: transfers.blockTime, seenAt: transfers.seenAt }).from(transfers).where(eq(transfers.id, transferId)).get();
   if (!t) return null;
   const made = tx.insert(detectionTimes).values({ transferId, orderNo, ...t }).onConflictDoNothing().returning({ id: detectionTimes.transferId }).get();
@@ -13,7 +13,7 @@ export function startDetection(tx: Tx, transferId: number, orderNo: string): { c
 }
 
 /** Stamps the detection row's completion once; its chain and block time, or null when already stamped. */
-export function completeDetection(tx: Tx, transferId: number, now: number): { chain: string; blockTime: number } | null {
+export async function completeDetection(tx: Tx, transferId: number, now: number): Promise<{ chain: string; blockTime: number } | null> {
   const r = tx
     .update(detectionTimes)
     .set({ completedAt: now })

@@ -11,11 +11,11 @@ import { completeDetection, startDetection } from "./detection-store";
 /** Statuses that close a credited order: its transfer counts as completed. */
 const CREDITED_FINAL = new Set(["completed", "risk_settled"]);
 
-export function noteDetection(tx: Tx, o: PayinOrderRow, now: number): void {
+export async function noteDetection(tx: Tx, o: PayinOrderRow, now: number): Promise<void> {
   if (o.transferId === null) return;
-  const seen = startDetection(tx, o.transferId, o.orderNo);
+  const seen = await startDetection(tx, o.transferId, o.orderNo);
   if (seen) afterCommit(tx, () => observeDetection(seen.chain, seen.blockTime, seen.seenAt));
   if (!CREDITED_FINAL.has(o.status)) return;
-  const done = completeDetection(tx, o.transferId, now);
+  const done = await completeDetection(tx, o.transferId, now);
   if (done) afterCommit(tx, () => observeCompletion(done.chain, done.blockTime, now));
 }

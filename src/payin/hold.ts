@@ -8,14 +8,14 @@ import type { PayinOrderRow } from "./views";
 /** short: less than the amount; over: more; late: after expiry; operator: frozen by an operator (or a deny-listed sender). */
 export type HoldReason = "short" | "over" | "late" | "operator";
 
-export function holdReason(db: DbOrTx, o: PayinOrderRow): HoldReason | null {
+export async function holdReason(db: DbOrTx, o: PayinOrderRow): Promise<HoldReason | null> {
   if (o.status !== "frozen_abnormal" && o.status !== "risk_settled") return null;
   if (o.paidAmount === null) return "operator";
   const paid = BigInt(o.paidAmount);
   const amount = BigInt(o.amount);
   if (paid < amount) return "short";
   if (paid > amount && o.status === "frozen_abnormal") return "over";
-  const t = o.transferId !== null ? transferBlockTime(db, o.transferId) : undefined;
+  const t = o.transferId !== null ? await transferBlockTime(db, o.transferId) : undefined;
   if (t && o.expireAt !== null && t.blockTime > o.expireAt) return "late";
   return o.status === "risk_settled" ? "late" : "operator";
 }
@@ -29,8 +29,8 @@ export const HOLD_TEXT: Record<HoldReason, string> = {
 };
 
 /** Why the order `orderNo` is held, in the back office's words ("" when it is not held). */
-export function holdTextOf(db: DbOrTx, orderNo: string): string {
-  const o = orderWithNo(db, orderNo);
-  const r = o ? holdReason(db, o) : null;
+export async function holdTextOf(db: DbOrTx, orderNo: string): Promise<string> {
+  const o = await orderWithNo(db, orderNo);
+  const r = o ? await holdReason(db, o) : null;
   return r ? HOLD_TEXT[r] : "";
 }

@@ -36,14 +36,14 @@ export type InvoiceNetworkCtx = PayinCtx & { config: Pick<Config, "rates"> };
  * already chosen returns its order; another one closes the current order first (only while nothing
  * was paid to it).
  */
-export function chooseNetwork(ctx: InvoiceNetworkCtx, pageToken: string, network: string): { invoice: InvoiceRow; order: PayinOrderRow } {
-  return writeTx(ctx.db, (tx) => {
-    const inv = invoiceByToken(tx, pageToken);
+export async function chooseNetwork(ctx: InvoiceNetworkCtx, pageToken: string, network: string): Promise<{ invoice: InvoiceRow; order: PayinOrderRow }> {
+  return await writeTx(ctx.db, async (tx) => {
+    const inv = await invoiceByToken(tx, pageToken);
     if (!inv) throw new ChoiceError("closed", "unknown invoice");
     const now = ctx.clock.now();
     if (inv.status !== "open" || now >= inv.expireAt) throw new ChoiceError("closed");
     if (!paymentsOf(inv).includes(network)) throw new ChoiceError("not_offered");
-    const current = currentPayin(tx, inv);
+    const current = await currentPayin(tx, inv);
     if (current && `${current.chain}:${current.token}` === network && current.status === "waiting_payment") return { invoice: inv, order: current };
     if (current && current.status !== "waiting_payment") throw new ChoiceError("payment_detected");
     const [chainCode = "", tokenSymbol = ""] = network.split(":");
@@ -52,19 +52,19 @@ export function chooseNetwork(ctx: InvoiceNetworkCtx, pageToken: string, network
     try {
       const ct = chainAndToken(ctx, chainCode, tokenSymbol);
       adapter = ct.adapter;
-      const quote = currentRate(ctx, inv.priceCurrency, ct.token.symbol);
+      const quote = await currentRate(ctx, inv.priceCurrency, ct.token.symbol);
       const amount = payerAmount(inv.priceAmount, inv.priceCurrency, quote.rate, ctx.config.rates.spread_percent);
       const units = checkAmount(ctx, adapter.chain, ct.token.symbol, amount, ct.token.decimals);
-      order = insertInvoicePayin(ctx, tx, inv, adapter, ct.token.symbol, ct.token.decimals, units, quote.rate, now);
+      order = await insertInvoicePayin(ctx, tx, inv, adapter, ct.token.symbol, ct.token.decimals, units, quote.rate, now);
     } catch (e) {
       if (e instanceof AppError) throw new ChoiceError(PROBLEM_OF[e.code] ?? "not_offered", e.message);
       throw e;
     }
-    const updated = setInvoicePayin(tx, inv.id, order.id, now);
+    const updated = await setInvoicePayin(tx, inv.id, order.id, now);
     // Announced now that it is the invoice's order (no invoice status change: still open).
-    writeCallback(tx, order, now);
+    await writeCallback(tx, order, now);
     // The old order is no longer the invoice's: closing it moves nothing on the invoice.
-    if (current) applyPayinEvent(tx, current, { type: "cancel" }, {}, now);
+    if (current) await applyPayinEvent(tx, current, { type: "cancel" }, {}, now);
     return { invoice: updated, order };
   });
 }
@@ -84,7 +84,7 @@ export function nudgeStep(decimals: number): bigint {
  * (at most MAX_NUDGES steps) that no open order holds on some pool address; else 40105.
  * Shared with the shop-plugin orders (src/compat/), whose prices repeat as often.
  */
-export function nudgedSharedAddress(
+export async function nudgedSharedAddress(
   ctx: Pick<PayinCtx, "seed" | "config">,
   tx: Tx,
   merchantId: number,
@@ -93,24 +93,24 @@ export function nudgedSharedAddress(
   decimals: number,
   base: bigint,
   now: number,
-): { address: { id: string; address: string }; units: bigint } {
+): Promise<{ address: { id: string; address: string }; units: bigint }> {
   const step = nudgeStep(decimals);
   for (let i = 0; i <= MAX_NUDGES; i++) {
     const units = base + BigInt(i) * step;
-    const free = freeSharedAddress(tx, merchantId, adapter.chain, token, units);
+    const free = await freeSharedAddress(tx, merchantId, adapter.chain, token, units);
     if (free) return { address: free, units };
     // The exact amount first grows the pool, as a pay-in would, before any nudge.
-    if (i === 0 && sharedPool(tx, merchantId, adapter.chain).length < ctx.config.payin.shared_pool_size) {
-      return { address: addSharedAddress(tx, adapter, ctx.seed, merchantId, now), units };
+    if (i === 0 && (await sharedPool(tx, merchantId, adapter.chain)).length < ctx.config.payin.shared_pool_size) {
+      return { address: await addSharedAddress(tx, adapter, ctx.seed, merchantId, now), units };
     }
   }
   throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });
 }
 
-function insertInvoicePayin(ctx: PayinCtx, tx: Tx, inv: InvoiceRow, adapter: ChainAdapter, token: string, decimals: number, base: bigint, rate: string, now: number): PayinOrderRow {
-  const picked = nudgedSharedAddress(ctx, tx, inv.merchantId, adapter, token, decimals, base, now);
-  const attempt = invoicePayinCount(tx, inv.id) + 1;
-  return insertOrder(tx, {
+async function insertInvoicePayin(ctx: PayinCtx, tx: Tx, inv: InvoiceRow, adapter: ChainAdapter, token: string, decimals: number, base: bigint, rate: string, now: number): Promise<PayinOrderRow> {
+  const picked = await nudgedSharedAddress(ctx, tx, inv.merchantId, adapter, token, decimals, base, now);
+  const attempt = await invoicePayinCount(tx, inv.id) + 1;
+  return await insertOrder(tx, {
     orderNo: newOrderNo("PI", now),
     merchantId: inv.merchantId,
     merchantOrderNo: `${inv.invoiceNo}-${attempt}`,

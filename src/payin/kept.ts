@@ -16,9 +16,9 @@ export interface Kept {
   kept: bigint;
 }
 
-export function keptOf(db: DbOrTx, o: PayinOrderRow): Kept {
+export async function keptOf(db: DbOrTx, o: PayinOrderRow): Promise<Kept> {
   const paid = o.paidAmount !== null ? BigInt(o.paidAmount) : 0n;
-  const refunded = o.paidAmount !== null ? orderRefunded(db, o.id) : 0n;
+  const refunded = o.paidAmount !== null ? await orderRefunded(db, o.id) : 0n;
   const kept = paid - refunded;
   return { paid, amount: BigInt(o.amount), refunded, kept: kept > 0n ? kept : 0n };
 }

@@ -37,8 +37,8 @@ interface Shop {
   get(orderNo: string): Promise<Order>;
 }
 
-function shop(): Shop {
-  const m = gw.newMerchant(`match-${++seq}`);
+async function shop(): Promise<Shop> {
+  const m = await gw.newMerchant(`match-${++seq}`);
   return {
     uid: m.uid,
     create: (amount, [chainCode, tokenSymbol] = ["TRON", "USDT"]) =>
@@ -62,8 +62,8 @@ async function received(orderNo: string, n: number): Promise<Array<[string, stri
   return mine(rx.requests).map((b) => [b.status, b.expectedAmount, b.paidAmount]);
 }
 
-function unmatchedOf(txHash: string) {
-  return listUnmatched(gw.ctx, { state: "all", limit: 1000 }).deposits.find((d) => d.txHash === txHash) ?? null;
+async function unmatchedOf(txHash: string) {
+  return (await listUnmatched(gw.ctx, { state: "all", limit: 1000 })).deposits.find((d) => d.txHash === txHash) ?? null;
 }
 
 interface Case {
@@ -92,7 +92,7 @@ const cases: Case[] = [
       const o = await s.create("10");
       const { txHash } = await pay(o.address, "9.5");
       await sb.mine("TRON", 1);
-      releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+      await releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
       return { orders: [o], txHash };
     },
     want: [{ status: "risk_settled", callbacks: [["waiting_payment", "10.000000", null], ["frozen_abnormal", "10.000000", "9.500000"], ["risk_settled", "10.000000", "9.500000"]] }],
@@ -104,7 +104,7 @@ const cases: Case[] = [
       const o = await s.create("10");
       const { txHash } = await pay(o.address, "10.5");
       await sb.mine("TRON", 1);
-      releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+      await releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
       return { orders: [o], txHash };
     },
     want: [{ status: "completed", callbacks: [["waiting_payment", "10.000000", null], ["frozen_abnormal", "10.000000", "10.500000"], ["completed", "10.000000", "10.500000"]] }],
@@ -116,7 +116,7 @@ const cases: Case[] = [
       const o = await s.create("10", ["BSC", "USDC"]);
       const { txHash } = await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDC", toAddress: o.address, amount: "9.999999999999999999" });
       await sb.mine("BSC", 1);
-      releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+      await releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
       return { orders: [o], txHash };
     },
     want: [{ status: "risk_settled", callbacks: [["waiting_payment", "10.000000", null], ["frozen_abnormal", "10.000000", "9.999999999999999999"], ["risk_settled", "10.000000", "9.999999999999999999"]] }],
@@ -128,7 +128,7 @@ const cases: Case[] = [
       const o = await s.create("3", ["SOL", "USDC"]);
       const { txHash } = await sb.transfer({ chainCode: "SOL", tokenSymbol: "USDC", toAddress: o.address, amount: "3.25" });
       await sb.mine("SOL", 1);
-      releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+      await releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
       return { orders: [o], txHash };
     },
     want: [{ status: "completed", callbacks: [["waiting_payment", "3.000000", null], ["frozen_abnormal", "3.000000", "3.250000"], ["completed", "3.000000", "3.250000"]] }],
@@ -154,7 +154,7 @@ const cases: Case[] = [
     name: "no candidate: the only order was cancelled",
     async run(s) {
       const o = await s.create("10");
-      cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+      await cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
       const { txHash } = await pay(o.address, "10");
       await sb.mine("TRON", 1);
       return { orders: [o], txHash };
@@ -167,7 +167,7 @@ const cases: Case[] = [
     async run(s) {
       const o = await s.create("10");
       await clock.advance(31 * MIN);
-      expireDueOrders(gw.ctx);
+      await expireDueOrders(gw.ctx);
       const { txHash } = await pay(o.address, "10");
       await sb.mine("TRON", 1);
       return { orders: [o], txHash };
@@ -180,7 +180,7 @@ const cases: Case[] = [
     async run(s) {
       const o = await s.create("10");
       await clock.advance(30 * MIN + 24 * 60 * MIN + MIN);
-      expireDueOrders(gw.ctx);
+      await expireDueOrders(gw.ctx);
       const { txHash } = await pay(o.address, "10");
       await sb.mine("TRON", 1);
       return { orders: [o], txHash };
@@ -193,7 +193,7 @@ const cases: Case[] = [
     async run(s) {
       const o = await s.create("10");
       await clock.advance(31 * MIN);
-      expireDueOrders(gw.ctx);
+      await expireDueOrders(gw.ctx);
       const { txHash } = await pay(o.address, "9");
       await sb.mine("TRON", 1);
       return { orders: [o], txHash };
@@ -216,7 +216,7 @@ const cases: Case[] = [
     name: "deny-listed sender, no order of that amount or window",
     async run(s) {
       const o = await s.create("10");
-      cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+      await cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
       const { txHash } = await pay(o.address, "3", DENIED);
       await sb.mine("TRON", 1);
       return { orders: [o], txHash };
@@ -227,27 +227,27 @@ const cases: Case[] = [
 ];
 
 describe("money that does not match (DESIGN 5)", () => {
-  beforeAll(() => {
-    denySender(gw.ctx, "TRON", DENIED, "reported stolen", CLI_ACTOR);
+  beforeAll(async () => {
+    await denySender(gw.ctx, "TRON", DENIED, "reported stolen", CLI_ACTOR);
   });
 
   for (const c of cases) {
     test(c.name, async () => {
-      const s = shop();
+      const s = await shop();
       const { orders, txHash } = await c.run(s);
       for (const [i, o] of orders.entries()) {
         const want = c.want[i];
         expect((await s.get(o.orderNo)).status).toBe(want.status);
         expect(await received(o.orderNo, want.callbacks.length)).toEqual(want.callbacks);
       }
-      const u = unmatchedOf(txHash);
+      const u = await unmatchedOf(txHash);
       if (c.unmatched === null) expect(u).toBeNull();
       else expect(u).toMatchObject({ ...c.unmatched, merchantUid: s.uid, resolution: null });
     });
   }
 
   test("wrong token to an exclusive address: no order, an unmatched deposit of the binding's merchant", async () => {
-    const m = gw.newMerchant("exclusive-shop");
+    const m = await gw.newMerchant("exclusive-shop");
     const b = await m.client.request<Order>("POST", "/openapi/payin/exclusive-bindings", {
       body: { chainCode: "BSC", tokenSymbol: "USDT", bindKey: "player-7", notifyUrl: rx.url + "/cb" },
     });
@@ -255,9 +255,9 @@ describe("money that does not match (DESIGN 5)", () => {
     await sb.mine("BSC", 2);
     const orders = gw.ctx.db.$client.query("SELECT count(*) AS n FROM payin_orders WHERE binding_id = ?").get(b.bindingId) as { n: number };
     expect(orders.n).toBe(0);
-    expect(unmatchedOf(txHash)).toMatchObject({ reason: "wrong_token", merchantUid: m.uid, chainCode: "BSC", tokenSymbol: "USDC", amount: "12.500000", status: "confirmed" });
+    expect(await unmatchedOf(txHash)).toMatchObject({ reason: "wrong_token", merchantUid: m.uid, chainCode: "BSC", tokenSymbol: "USDC", amount: "12.500000", status: "confirmed" });
     // The right token still creates its deposit order.
     const ok = await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDT", toAddress: b.address, amount: "1" });
-    expect(unmatchedOf(ok.txHash)).toBeNull();
+    expect(await unmatchedOf(ok.txHash)).toBeNull();
   });
 });

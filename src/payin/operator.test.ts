@@ -24,22 +24,22 @@ const callbacksOf = (orderNo: string) =>
 
 test("cancel a waiting order; a paid one cannot be cancelled", async () => {
   const o = await create("1");
-  cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+  await cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
   expect((await get(o.orderNo)).status).toBe("cancelled");
   expect(callbacksOf(o.orderNo)).toEqual(["waiting_payment", "cancelled"]);
   const p = await create("2");
   await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: p.address, amount: "2" });
-  expect(() => cancelOrder(gw.ctx, p.orderNo, CLI_ACTOR)).toThrow(OperatorError);
+  await expect((async () => await cancelOrder(gw.ctx, p.orderNo, CLI_ACTOR))()).rejects.toThrow(OperatorError);
 });
 
 test("freeze, then release once the payment is final: completed", async () => {
   const o = await create("3");
   await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "3" });
-  freezeOrder(gw.ctx, o.orderNo, "check", CLI_ACTOR);
-  expect(() => releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR)).toThrow("not final");
+  await freezeOrder(gw.ctx, o.orderNo, "check", CLI_ACTOR);
+  await expect((async () => await releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR))()).rejects.toThrow("not final");
   await sb.mine("TRON", 2);
   expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
-  releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+  await releaseOrder(gw.ctx, o.orderNo, CLI_ACTOR);
   expect((await get(o.orderNo)).status).toBe("completed");
   expect(callbacksOf(o.orderNo)).toEqual(["waiting_payment", "detected", "frozen_abnormal", "completed"]);
 });
@@ -47,30 +47,30 @@ test("freeze, then release once the payment is final: completed", async () => {
 test("a sender on the deny list freezes the order at detection", async () => {
   const o = await create("4");
   const from = "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8";
-  denySender(gw.ctx, "TRON", from, "stolen funds", CLI_ACTOR);
+  await denySender(gw.ctx, "TRON", from, "stolen funds", CLI_ACTOR);
   await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "4", fromAddress: from });
   expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
 });
 
 test("an unmatched deposit attached to an order of that amount completes it", async () => {
   const gone = await create("5");
-  cancelOrder(gw.ctx, gone.orderNo, CLI_ACTOR);
+  await cancelOrder(gw.ctx, gone.orderNo, CLI_ACTOR);
   const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: gone.address, amount: "5" });
   await sb.mine("TRON", 2);
   const t = gw.ctx.db.$client.query("SELECT id, unmatched_reason AS reason FROM transfers WHERE tx_hash = ?").get(tx.txHash) as { id: number; reason: string };
   expect(t.reason).toBe("no_open_order");
   const o = await create("5");
-  attachDeposit(gw.ctx, t.id, o.orderNo, CLI_ACTOR);
+  await attachDeposit(gw.ctx, t.id, o.orderNo, CLI_ACTOR);
   expect(await get(o.orderNo)).toMatchObject({ status: "completed", paidAmount: "5.000000", txHash: tx.txHash });
   expect(callbacksOf(o.orderNo)).toEqual(["waiting_payment", "detected", "completed"]);
-  expect(() => attachDeposit(gw.ctx, t.id, o.orderNo, CLI_ACTOR)).toThrow(OperatorError);
+  await expect((async () => await attachDeposit(gw.ctx, t.id, o.orderNo, CLI_ACTOR))()).rejects.toThrow(OperatorError);
 });
 
 test("cancelling a paid frozen order makes its payment a refundable unmatched deposit", async () => {
   const o = await create("6");
   const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "6.5" });
   expect((await get(o.orderNo)).status).toBe("frozen_abnormal");
-  cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+  await cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
   expect(await get(o.orderNo)).toMatchObject({ status: "cancelled", paidAmount: "6.500000" });
   const t = gw.ctx.db.$client.query("SELECT id, unmatched_reason AS reason, payin_order_id AS orderId FROM transfers WHERE tx_hash = ?").get(tx.txHash);
   expect(t).toMatchObject({ reason: "order_cancelled", orderId: null });

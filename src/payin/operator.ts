@@ -29,19 +29,19 @@ export interface OrderScope {
 
 const snapshot = (o: PayinOrderRow) => ({ orderNo: o.orderNo, status: o.status, amount: o.amount, paidAmount: o.paidAmount, txHash: o.txHash });
 
-function act(
+async function act(
   ctx: PayinCtx,
   orderNo: string,
   scope: OrderScope,
   audit: { actor: Actor; action: string; note?: Record<string, unknown> },
-  fn: (tx: Tx, o: PayinOrderRow, now: number) => PayinOrderRow,
-): PayinOrderRow {
+  fn: (tx: Tx, o: PayinOrderRow, now: number) => Promise<PayinOrderRow>,
+): Promise<PayinOrderRow> {
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const o = orderWithNo(tx, orderNo);
+  return await writeTx(ctx.db, async (tx) => {
+    const o = await orderWithNo(tx, orderNo);
     if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError("payin.order_unknown", { orderNo });
-    const row = fn(tx, o, now);
-    recordAudit(tx, { ...audit.actor, at: now, action: audit.action, target: `payin:${o.orderNo}`, before: snapshot(o), after: { ...snapshot(row), ...audit.note } });
+    const row = await fn(tx, o, now);
+    await recordAudit(tx, { ...audit.actor, at: now, action: audit.action, target: `payin:${o.orderNo}`, before: snapshot(o), after: { ...snapshot(row), ...audit.note } });
     return row;
   });
 }
@@ -50,11 +50,11 @@ function refuse(o: PayinOrderRow, code: "payin.cannot_freeze" | "payin.cannot_ca
   if (!canTransition(o.status as PayinStatus, event)) throw new OperatorError(code, { orderNo: o.orderNo, status: o.status });
 }
 
-export function freezeOrder(ctx: PayinCtx, orderNo: string, reason: string, actor: Actor, scope: OrderScope = {}): PayinOrderRow {
+export async function freezeOrder(ctx: PayinCtx, orderNo: string, reason: string, actor: Actor, scope: OrderScope = {}): Promise<PayinOrderRow> {
   const why = checkText("reason", reason, 500);
-  return act(ctx, orderNo, scope, { actor, action: "payin.freeze", note: { reason: why } }, (tx, o, now) => {
+  return await act(ctx, orderNo, scope, { actor, action: "payin.freeze", note: { reason: why } }, async (tx, o, now) => {
     refuse(o, "payin.cannot_freeze", { type: "freeze" });
-    return applyPayinEvent(tx, o, { type: "freeze" }, {}, now);
+    return await applyPayinEvent(tx, o, { type: "freeze" }, {}, now);
   });
 }
 
@@ -63,16 +63,16 @@ export function freezeOrder(ctx: PayinCtx, orderNo: string, reason: string, acto
  * ledger and becomes an unmatched deposit (reason order_cancelled): refundable. Once refunds were
  * made on the order its payment stays the order's instead, refundable there for what is left.
  */
-export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}, opts: { refunded?: boolean } = {}): PayinOrderRow {
-  return act(ctx, orderNo, scope, { actor, action: "payin.cancel", ...(opts.refunded ? { note: { refunded: true } } : {}) }, (tx, o, now) => {
+export async function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}, opts: { refunded?: boolean } = {}): Promise<PayinOrderRow> {
+  return await act(ctx, orderNo, scope, { actor, action: "payin.cancel", ...(opts.refunded ? { note: { refunded: true } } : {}) }, async (tx, o, now) => {
     refuse(o, "payin.cannot_cancel", { type: "cancel" });
     // Refunded in the same transaction (the guided "Refund all"), or refunded in part already: the
     // payment stays the order's (refundable for what is left), never an unmatched deposit whose whole
     // amount could be refunded a second time.
-    if (o.transferId !== null && !opts.refunded && keptOf(tx, o).refunded === 0n) {
-      unlinkCancelledPayment(tx, o.transferId, o.id);
+    if (o.transferId !== null && !opts.refunded && (await keptOf(tx, o)).refunded === 0n) {
+      await unlinkCancelledPayment(tx, o.transferId, o.id);
     }
-    return applyPayinEvent(tx, o, { type: "cancel" }, {}, now);
+    return await applyPayinEvent(tx, o, { type: "cancel" }, {}, now);
   });
 }
 
@@ -82,14 +82,14 @@ export function cancelOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope:
  * (expired past expireAt) when nothing was paid. A payment not final yet is
  * refused: release it once it is. Refunds that leave less than the amount kept refuse it (payin/kept.ts).
  */
-export function releaseOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}): PayinOrderRow {
-  return act(ctx, orderNo, scope, { actor, action: "payin.release" }, (tx, o, now) => {
+export async function releaseOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope: OrderScope = {}): Promise<PayinOrderRow> {
+  return await act(ctx, orderNo, scope, { actor, action: "payin.release" }, async (tx, o, now) => {
     if (o.status !== "frozen_abnormal") throw new OperatorError("payin.release_not_frozen", { orderNo: o.orderNo, status: o.status });
-    const t = o.transferId ? transferById(tx, o.transferId) : undefined;
+    const t = o.transferId ? await transferById(tx, o.transferId) : undefined;
     if (t && t.status === "pending") {
       throw new OperatorError("payin.release_not_final", { orderNo: o.orderNo, confirmations: t.confirmations });
     }
-    const refused = acceptRefusal(o, keptOf(tx, o));
+    const refused = acceptRefusal(o, await keptOf(tx, o));
     if (refused) throw new OperatorError("payin.accept_refused", { orderNo: o.orderNo, ...refused });
     const received = t && t.status === "confirmed" ? t : undefined;
     let paid: ReleasePaid = "none";
@@ -101,7 +101,7 @@ export function releaseOrder(ctx: PayinCtx, orderNo: string, actor: Actor, scope
     const patch: Partial<PayinOrderRow> = received
       ? { confirmedAt: o.confirmedAt ?? now }
       : { transferId: null, paidAmount: null, txHash: null, fromAddress: null, confirmations: 0, detectedAt: null };
-    return applyPayinEvent(tx, o, { type: "release", paid, pastExpiry }, patch, now);
+    return await applyPayinEvent(tx, o, { type: "release", paid, pastExpiry }, patch, now);
   });
 }
 
@@ -123,29 +123,29 @@ function denyTarget(chain: string, address: string): { chain: ChainCode; address
 const denyView = (r: DenyRow): DenyEntry => ({ chainCode: r.chain, address: r.address, reason: r.reason, createdAt: new Date(r.createdAt).toISOString() });
 
 /** Transfers from this sender freeze the order they pay (and are kept as unmatched otherwise). */
-export function denySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string, address: string, reason: string, actor: Actor): DenyEntry {
+export async function denySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string, address: string, reason: string, actor: Actor): Promise<DenyEntry> {
   const target = denyTarget(chain, address);
   const why = checkText("reason", reason, 500);
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    if (isDenied(tx, target.chain, target.address)) throw new OperatorError("deny.already", { chain: target.chain, address: target.address });
-    const row = insertDenied(tx, { chain: target.chain, address: target.address, reason: why, createdAt: now });
-    recordAudit(tx, { ...actor, at: now, action: "denylist.add", target: `denylist:${target.chain}:${target.address}`, before: null, after: denyView(row) });
+  return await writeTx(ctx.db, async (tx) => {
+    if (await isDenied(tx, target.chain, target.address)) throw new OperatorError("deny.already", { chain: target.chain, address: target.address });
+    const row = await insertDenied(tx, { chain: target.chain, address: target.address, reason: why, createdAt: now });
+    await recordAudit(tx, { ...actor, at: now, action: "denylist.add", target: `denylist:${target.chain}:${target.address}`, before: null, after: denyView(row) });
     return denyView(row);
   });
 }
 
-export function undenySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string, address: string, actor: Actor): DenyEntry {
+export async function undenySender(ctx: Pick<PayinCtx, "db" | "clock">, chain: string, address: string, actor: Actor): Promise<DenyEntry> {
   const target = denyTarget(chain, address);
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const row = removeDenied(tx, target.chain, target.address);
+  return await writeTx(ctx.db, async (tx) => {
+    const row = await removeDenied(tx, target.chain, target.address);
     if (!row) throw new OperatorError("deny.not_listed", { chain: target.chain, address: target.address });
-    recordAudit(tx, { ...actor, at: now, action: "denylist.remove", target: `denylist:${target.chain}:${target.address}`, before: denyView(row), after: null });
+    await recordAudit(tx, { ...actor, at: now, action: "denylist.remove", target: `denylist:${target.chain}:${target.address}`, before: denyView(row), after: null });
     return denyView(row);
   });
 }
 
-export function listDenied(ctx: Pick<PayinCtx, "db">): DenyEntry[] {
-  return deniedSenders(ctx.db).map(denyView);
+export async function listDenied(ctx: Pick<PayinCtx, "db">): Promise<DenyEntry[]> {
+  return (await deniedSenders(ctx.db)).map(denyView);
 }

@@ -31,7 +31,7 @@ export const FREE_SHARED_ADDRESS = `SELECT a.id, a.address FROM addresses a INDE
                     WHERE p.address_id = a.id AND p.token = ?3 AND p.amount = ?4 AND p.mode = 'shared' AND ${statusSql("p.status", SETTLING_STATUSES)})
   LIMIT 1`;
 
-export function freeSharedAddress(tx: Tx, merchantId: number, chain: string, token: string, units: bigint): { id: string; address: string } | undefined {
+export async function freeSharedAddress(tx: Tx, merchantId: number, chain: string, token: string, units: bigint): Promise<{ id: string; address: string } | undefined> {
   return prepared(tx, "freeSharedAddress", (d) => d.$client.prepare<{ id: string; address: string }, [number, string, string, string]>(FREE_SHARED_ADDRESS)).get(
     merchantId, chain, token, units.toString(),
   ) ?? undefined;
@@ -43,7 +43,7 @@ export function freeSharedAddress(tx: Tx, merchantId: number, chain: string, tok
  * Plain bun:sqlite statement, no RETURNING: the row is what was written (the other columns start
  * NULL, confirmations 0), its id is the new rowid.
  */
-export function insertSharedPayin(tx: Tx, row: PayinOrderRow, now: number): number | null {
+export async function insertSharedPayin(tx: Tx, row: PayinOrderRow, now: number): Promise<number | null> {
   const insert = prepared(tx, "insertSharedPayin", (d) =>
     d.$client.prepare(
       `INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address,
@@ -60,7 +60,7 @@ export function insertSharedPayin(tx: Tx, row: PayinOrderRow, now: number): numb
 }
 
 /** How many pay-in orders an invoice has had (the next one's attempt number is this plus one). */
-export function invoicePayinCount(tx: Tx, invoiceId: number): number {
+export async function invoicePayinCount(tx: Tx, invoiceId: number): Promise<number> {
   return tx.$client.query<{ n: number }, [number]>("SELECT count(*) AS n FROM payin_orders WHERE invoice_id = ?").get(invoiceId)!.n;
 }
 
@@ -102,21 +102,21 @@ export interface MatchKey {
 }
 
 /** Ids of the unpaid orders created by `createdBy` that may take the transfer (MATCH_CANDIDATES), expired ones back to `expiredSince`. */
-export function matchCandidateIds(tx: Tx, t: MatchKey, createdBy: number, expiredSince: number): number[] {
+export async function matchCandidateIds(tx: Tx, t: MatchKey, createdBy: number, expiredSince: number): Promise<number[]> {
   return prepared(tx, "matchCandidates", (d) => d.$client.prepare<{ id: number }, [string, string, string, number, number]>(MATCH_CANDIDATES))
     .all(t.addressId, t.token, t.amount, createdBy, expiredSince)
     .map((r) => r.id);
 }
 
 /** Whether an unpaid order of this amount expired before `expiredSince` (EXPIRED_BEFORE_WINDOW). */
-export function expiredBefore(tx: Tx, t: MatchKey, createdBy: number, expiredSince: number): boolean {
+export async function expiredBefore(tx: Tx, t: MatchKey, createdBy: number, expiredSince: number): Promise<boolean> {
   return !!prepared(tx, "expiredBeforeWindow", (d) => d.$client.prepare<{ 1: number }, [string, string, string, number, number]>(EXPIRED_BEFORE_WINDOW)).get(
     t.addressId, t.token, t.amount, createdBy, expiredSince,
   );
 }
 
 /** Ids of at most two open orders of the address and token whose window covers `at` (COVERING_ORDERS). */
-export function coveringOrderIds(tx: Tx, addressId: string, token: string, createdBy: number, at: number): number[] {
+export async function coveringOrderIds(tx: Tx, addressId: string, token: string, createdBy: number, at: number): Promise<number[]> {
   return prepared(tx, "coveringOrders", (d) => d.$client.prepare<{ id: number }, [string, string, number, number]>(COVERING_ORDERS))
     .all(addressId, token, createdBy, at)
     .map((r) => r.id);
@@ -130,32 +130,32 @@ export const SHOW_ORDER_CONFS = `UPDATE payin_orders SET confirmations = (SELECT
          AND confirmations <> (SELECT t.confirmations FROM transfers t WHERE t.id = payin_orders.transfer_id AND t.status ${TRANSFER_IS_PENDING})`;
 
 /** The displayed confirmation counts of a chain's pending transfers and their orders: two set-based statements. */
-export function showConfirmations(tx: Tx, chain: string, latest: number, now: number): void {
-  showTransferConfirmations(tx, chain, latest);
+export async function showConfirmations(tx: Tx, chain: string, latest: number, now: number): Promise<void> {
+  await showTransferConfirmations(tx, chain, latest);
   prepared(tx, "displayOrderConfs", (d) => d.$client.prepare(SHOW_ORDER_CONFS)).run(chain, now);
 }
 
 /** An order by id (the watcher reads its candidates back through this). */
-export function orderById(tx: DbOrTx, id: number): PayinOrderRow | undefined {
+export async function orderById(tx: DbOrTx, id: number): Promise<PayinOrderRow | undefined> {
   return prepared(tx, "payinById", (d) => d.select().from(payinOrders).where(eq(payinOrders.id, sql.placeholder("id"))).prepare()).get({ id });
 }
 
 /** The merchant's order with this merchantOrderNo (the idempotent retry of a create). */
-export function orderByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): PayinOrderRow | undefined {
+export async function orderByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): Promise<PayinOrderRow | undefined> {
   return prepared(tx, "payinByMerchantOrderNo", (d) =>
     d.select().from(payinOrders).where(and(eq(payinOrders.merchantId, sql.placeholder("m")), eq(payinOrders.merchantOrderNo, sql.placeholder("n")))).prepare(),
   ).get({ m: merchantId, n: merchantOrderNo });
 }
 
 /** The merchant's order with this orderNo (the signed GET: a plain statement, no drizzle row mapping). */
-export function orderByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): PayinOrderRow | undefined {
+export async function orderByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): Promise<PayinOrderRow | undefined> {
   return prepared(db, "payinByOrderNo", (d) =>
     d.$client.prepare<PayinOrderRow, [string, number]>(`SELECT ${rowColumns(payinOrders)} FROM payin_orders WHERE order_no = ? AND merchant_id = ?`),
   ).get(orderNo, merchantId) ?? undefined;
 }
 
 /** Whether an orderNo is taken, as an orderNo or as this merchant's merchantOrderNo. */
-export function orderNoTaken(tx: DbOrTx, merchantId: number, no: string): boolean {
+export async function orderNoTaken(tx: DbOrTx, merchantId: number, no: string): Promise<boolean> {
   return !!tx
     .select({ id: payinOrders.id })
     .from(payinOrders)
@@ -164,27 +164,27 @@ export function orderNoTaken(tx: DbOrTx, merchantId: number, no: string): boolea
 }
 
 /** Writes `set` on the order and returns the new row (a patch that changes no status). */
-export function updateOrder(tx: Tx, id: number, set: Partial<PayinOrderRow>): PayinOrderRow | undefined {
-  return updateById<PayinOrderRow>(tx, payinOrders, id, set);
+export async function updateOrder(tx: Tx, id: number, set: Partial<PayinOrderRow>): Promise<PayinOrderRow | undefined> {
+  return await updateById<PayinOrderRow>(tx, payinOrders, id, set);
 }
 
 /** applyPayinEvent's write: `set` on the order if it is still in `expected`; undefined when another writer moved it first. */
-export function updateOrderIf(tx: Tx, id: number, expected: string, set: Partial<PayinOrderRow>): PayinOrderRow | undefined {
-  return updateByIdIf<PayinOrderRow>(tx, payinOrders, id, expected, set);
+export async function updateOrderIf(tx: Tx, id: number, expected: string, set: Partial<PayinOrderRow>): Promise<PayinOrderRow | undefined> {
+  return await updateByIdIf<PayinOrderRow>(tx, payinOrders, id, expected, set);
 }
 
 /** Writes `set` on the order, no status change (a payment kept on an expired or frozen order). */
-export function patchOrder(tx: Tx, id: number, set: Partial<PayinOrderRow>): void {
+export async function patchOrder(tx: Tx, id: number, set: Partial<PayinOrderRow>): Promise<void> {
   tx.update(payinOrders).set(set).where(eq(payinOrders.id, id)).run();
 }
 
 /** A new order, any mode and starting status (exclusive deposits start at detected). */
-export function insertOrder(tx: Tx, values: typeof payinOrders.$inferInsert): PayinOrderRow {
+export async function insertOrder(tx: Tx, values: typeof payinOrders.$inferInsert): Promise<PayinOrderRow> {
   return tx.insert(payinOrders).values(values).returning().get();
 }
 
 /** Waiting orders whose expireAt is before `now`, soonest first. */
-export function dueOrders(db: DbOrTx, now: number, limit: number): PayinOrderRow[] {
+export async function dueOrders(db: DbOrTx, now: number, limit: number): Promise<PayinOrderRow[]> {
   return db
     .select()
     .from(payinOrders)
@@ -195,12 +195,12 @@ export function dueOrders(db: DbOrTx, now: number, limit: number): PayinOrderRow
 }
 
 /** A binding's orders, newest first. */
-export function ordersOfBinding(db: DbOrTx, bindingId: string, limit: number): PayinOrderRow[] {
+export async function ordersOfBinding(db: DbOrTx, bindingId: string, limit: number): Promise<PayinOrderRow[]> {
   return db.select().from(payinOrders).where(eq(payinOrders.bindingId, bindingId)).orderBy(desc(payinOrders.createdAt), desc(payinOrders.id)).limit(limit).all();
 }
 
 /** What a binding's statistics add up: each order's status, paid amount and times. */
-export function bindingOrderFacts(db: DbOrTx, bindingId: string) {
+export async function bindingOrderFacts(db: DbOrTx, bindingId: string) {
   return db
     .select({ status: payinOrders.status, paid: payinOrders.paidAmount, createdAt: payinOrders.createdAt, completedAt: payinOrders.completedAt })
     .from(payinOrders)
@@ -209,17 +209,17 @@ export function bindingOrderFacts(db: DbOrTx, bindingId: string) {
 }
 
 /** Any merchant's order with this orderNo (operator actions, the hold text). */
-export function orderWithNo(db: DbOrTx, orderNo: string): PayinOrderRow | undefined {
+export async function orderWithNo(db: DbOrTx, orderNo: string): Promise<PayinOrderRow | undefined> {
   return db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
 }
 
 /** The pay-in behind a checkout link (the hosted page, compat/service.ts). */
-export function payinByCheckoutToken(db: DbOrTx, token: string): PayinOrderRow | undefined {
+export async function payinByCheckoutToken(db: DbOrTx, token: string): Promise<PayinOrderRow | undefined> {
   return db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();
 }
 
 /** The pay-in of the network an invoice's payer chose last, if any (invoices rank below pay-ins: its callers ask here). */
-export function currentPayin(db: DbOrTx, inv: { payinOrderId: number | null }): PayinOrderRow | null {
+export async function currentPayin(db: DbOrTx, inv: { payinOrderId: number | null }): Promise<PayinOrderRow | null> {
   if (inv.payinOrderId === null) return null;
   return db.select().from(payinOrders).where(eq(payinOrders.id, inv.payinOrderId)).get() ?? null;
 }
@@ -237,7 +237,7 @@ export const SWEEP_TARGETS = `
    WHERE a.chain = ?1 AND a.kind = 'exclusive' AND a.deleted_at IS NULL
      AND (a.created_at >= ?2 OR EXISTS (SELECT 1 FROM transfers t WHERE t.address_id = a.id AND t.seen_at >= ?2))`;
 
-export function sweepTargets(db: DbOrTx, chain: string, windowStart: number): Array<{ address: string; since: number }> {
+export async function sweepTargets(db: DbOrTx, chain: string, windowStart: number): Promise<Array<{ address: string; since: number }>> {
   const rows = prepared(db, "sweepTargets", (d) => d.$client.prepare<{ address: string; since: number }, [string, number]>(SWEEP_TARGETS)).all(chain, windowStart);
   const earliest = new Map<string, number>();
   for (const r of rows) earliest.set(r.address, Math.min(r.since, earliest.get(r.address) ?? r.since));

@@ -73,7 +73,7 @@ describe("pay-in orders on the sandbox", () => {
     const o = await create({ amount: "3" });
     clock.advance(31 * 60_000);
     const { expireDueOrders } = await import("./service");
-    expect(expireDueOrders(gw.ctx)).toBeGreaterThanOrEqual(1);
+    expect(await expireDueOrders(gw.ctx)).toBeGreaterThanOrEqual(1);
     expect((await get(o.orderNo)).status).toBe("expired");
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "3" });
     let q = await get(o.orderNo);
@@ -157,7 +157,7 @@ describe("pay-in orders on the sandbox", () => {
 
   test("a merchant never sees another merchant's order (40108)", async () => {
     const o = await create();
-    const other = gw.newMerchant("other");
+    const other = await gw.newMerchant("other");
     const e = await err(other.client.request("GET", `/openapi/payin/orders/${o.orderNo}`));
     expect([e.httpStatus, e.code]).toEqual([404, 40108]);
   });
@@ -235,6 +235,6 @@ test("an exclusive deposit removed by a reorg waits one order lifetime for its t
   expect(waiting).toMatchObject({ status: "waiting_payment", paidAmount: null, expireAt: new Date(clock.now() + 30 * 60_000).toISOString() });
   clock.advance(31 * 60_000);
   const { expireDueOrders } = await import("./service");
-  expireDueOrders(gw.ctx);
+  await expireDueOrders(gw.ctx);
   expect((await get(first.orderNo)).status).toBe("expired");
 });

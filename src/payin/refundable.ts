@@ -39,6 +39,6 @@ export const refundPayins = {
   orderByOrderNo,
   orderById,
   transferById,
-  whyNotRefundable: (db: DbOrTx, o: PayinOrderRow): string | null => whyNotRefundable(o, o.transferId !== null ? transferById(db, o.transferId) : undefined),
+  whyNotRefundable: async (db: DbOrTx, o: PayinOrderRow): Promise<string | null> => whyNotRefundable(o, o.transferId !== null ? await transferById(db, o.transferId) : undefined),
   resolveDepositRefunded,
 };

@@ -89,7 +89,7 @@ async function run(orderNo: string, step: Step, payer: string, m: Model, i: numb
   try {
     if (step === "api_part") await gw.client.createRefund(orderNo, { refundNo: `part-${i}`, amount: usdc(PART), toAddress: payer });
     else if (step === "api_all") await gw.client.createRefund(orderNo, { refundNo: `all-${i}`, amount: usdc(PAID - m.refunded > 0n ? PAID - m.refunded : u("0.000001")), toAddress: payer });
-    else resolveFrozen(gw.ctx, orderNo, step, { note: `step ${i}: ${step}`, toAddress: payer }, { actor: "seq-op", role: "operator" });
+    else await resolveFrozen(gw.ctx, orderNo, step, { note: `step ${i}: ${step}`, toAddress: payer }, { actor: "seq-op", role: "operator" });
     return true;
   } catch (e) {
     const code = (e as { code?: number }).code;

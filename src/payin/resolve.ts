@@ -35,8 +35,8 @@ export interface ResolutionOption {
 }
 
 /** The status releasing the order gives (DESIGN 5), or null while its payment is not final. */
-function releasedStatus(db: RefundCtx["db"], o: PayinOrderRow, now: number): string | null {
-  const t = o.transferId !== null ? transferById(db, o.transferId) : undefined;
+async function releasedStatus(db: RefundCtx["db"], o: PayinOrderRow, now: number): Promise<string | null> {
+  const t = o.transferId !== null ? await transferById(db, o.transferId) : undefined;
   if (t && t.status === "pending") return null;
   if (!t || t.status !== "confirmed") return o.expireAt !== null && now > o.expireAt ? "expired" : "waiting_payment";
   const onTime = o.expireAt === null || t.blockTime <= o.expireAt;
@@ -69,12 +69,12 @@ function option(choice: Resolution, label: string, text: MadeText, refused?: Mad
  * is refused once those refunds leave less than the amount kept; "Refund all" refunds what is left;
  * "Refund the difference" refunds paid − amount − refunded and is not offered at zero.
  */
-export function resolutionOptions(ctx: Pick<RefundCtx, "db" | "clock">, o: PayinOrderRow): { reason: HoldReason | null; options: ResolutionOption[]; waiting?: string; refunds?: MadeText } {
+export async function resolutionOptions(ctx: Pick<RefundCtx, "db" | "clock">, o: PayinOrderRow): Promise<{ reason: HoldReason | null; options: ResolutionOption[]; waiting?: string; refunds?: MadeText }> {
   if (o.status !== "frozen_abnormal") return { reason: null, options: [] };
-  const reason = holdReason(ctx.db, o);
-  const released = releasedStatus(ctx.db, o, ctx.clock.now());
+  const reason = await holdReason(ctx.db, o);
+  const released = await releasedStatus(ctx.db, o, ctx.clock.now());
   if (released === null) return { reason, options: [], waiting: "Its payment is not final yet: resolve it once it is." };
-  const k = keptOf(ctx.db, o);
+  const k = await keptOf(ctx.db, o);
   const fmt = (u: bigint) => tokenAmount(o, u);
   const sums = { paid: fmt(k.paid), refunded: fmt(k.refunded), kept: fmt(k.kept) };
   const refundsMade = k.refunded > 0n ? made(OUTCOMES.refundsMade, sums) : undefined;
@@ -104,42 +104,42 @@ export function resolutionOptions(ctx: Pick<RefundCtx, "db" | "clock">, o: Payin
  * Resolves a frozen order with one of its options, in one transaction: the order's change and its
  * callback, the refund and its callback, and an audit entry with the note.
  */
-export function resolveFrozen(
+export async function resolveFrozen(
   ctx: RefundCtx & PayinCtx,
   orderNo: string,
   choice: Resolution,
   input: { note: string; toAddress?: string },
   actor: Actor,
   scope: OrderScope = {},
-): { order: PayinOrderRow; refund: RefundResult | null } {
+): Promise<{ order: PayinOrderRow; refund: RefundResult | null }> {
   const note = input.note.trim();
   if (!note) throw new OperatorError("resolve.note_missing");
   if (note.length > 500) throw new OperatorError("resolve.note_long", { max: 500 });
-  return writeTx(ctx.db, (tx) => {
-    const o = orderWithNo(tx, orderNo);
+  return await writeTx(ctx.db, async (tx) => {
+    const o = await orderWithNo(tx, orderNo);
     if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError("payin.order_unknown", { orderNo });
-    const offered = resolutionOptions(ctx, o);
+    const offered = await resolutionOptions(ctx, o);
     const option = offered.options.find((x) => x.choice === choice);
     if (!option) throw offered.waiting ? new OperatorError("resolve.not_final") : new OperatorError("resolve.not_offered", { choice, orderNo, status: o.status });
     if (option.refused) throw new OperatorError("resolve.accept_refused", option.refused.values);
-    const k = keptOf(tx, o);
+    const k = await keptOf(tx, o);
     const toAddress = input.toAddress?.trim() ? input.toAddress.trim() : undefined;
     const now = ctx.clock.now();
     let refund: RefundResult | null = null;
     let order: PayinOrderRow;
-    const refundOf = (units: bigint, no: string) =>
-      createRefund(ctx, o.merchantId, o.orderNo, { refundNo: no, amount: fromBaseUnits(units, o.decimals, 0), ...(toAddress ? { toAddress } : {}) }, { source: "backoffice", actor });
+    const refundOf = async (units: bigint, no: string) =>
+      await createRefund(ctx, o.merchantId, o.orderNo, { refundNo: no, amount: fromBaseUnits(units, o.decimals, 0), ...(toAddress ? { toAddress } : {}) }, { source: "backoffice", actor });
     if (choice === "accept") {
-      order = releaseOrder(ctx, orderNo, actor, scope);
+      order = await releaseOrder(ctx, orderNo, actor, scope);
     } else if (choice === "refund_all") {
       // What is left: paid − the refunds not failed (nothing when all of it was refunded already).
-      refund = k.kept > 0n ? refundOf(k.kept, `resolve-all-${now}`) : null;
-      order = cancelOrder(ctx, orderNo, actor, scope, { refunded: true });
+      refund = k.kept > 0n ? await refundOf(k.kept, `resolve-all-${now}`) : null;
+      order = await cancelOrder(ctx, orderNo, actor, scope, { refunded: true });
     } else {
-      order = releaseOrder(ctx, orderNo, actor, scope);
-      refund = refundOf(differenceLeft(k), `resolve-difference-${now}`);
+      order = await releaseOrder(ctx, orderNo, actor, scope);
+      refund = await refundOf(differenceLeft(k), `resolve-difference-${now}`);
     }
-    recordAudit(tx, {
+    await recordAudit(tx, {
       ...actor,
       at: now,
       action: "payin.resolve",

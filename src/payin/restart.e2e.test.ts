@@ -28,8 +28,8 @@ test("a payment seen before a kill -9 completes after the restart; one sent whil
   const { SandboxChain } = await import("../chains/sandbox/chain");
   const db = openDb(s.dbPath);
   const chain = new SandboxChain({ chain: "TRON", db, tokens: [{ chain: "TRON", symbol: "USDT", contract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", decimals: 6 }], confirmations: 4, now: Date.now });
-  chain.transfer({ token: "USDT", to: b.address, amount: 20_000_000n });
-  chain.mine(5);
+  await chain.transfer({ token: "USDT", to: b.address, amount: 20_000_000n });
+  await chain.mine(5);
   db.$client.close();
 
   gw = await startGatewayProcess(s);

@@ -49,22 +49,22 @@ export interface CreatePayinInput {
   redirectUrl?: string;
 }
 
-export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: string, input: CreatePayinInput): PayinOrderRow {
+export async function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: string, input: CreatePayinInput): Promise<PayinOrderRow> {
   const { adapter, token } = chainAndToken(ctx, input.chainCode, input.tokenSymbol);
   const units = checkAmount(ctx, adapter.chain, token.symbol, input.amount, token.decimals);
   checkNotifyUrl(ctx, input.notifyUrl);
   if (input.redirectUrl !== undefined) checkNotifyUrl(ctx, input.redirectUrl, "redirectUrl");
   const now = ctx.clock.now();
   const redirectUrl = input.redirectUrl ?? null;
-  return writeTx(ctx.db, (tx) => {
-    const existing = () => {
-      const o = orderByMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
+  return await writeTx(ctx.db, async (tx) => {
+    const existing = async () => {
+      const o = await orderByMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
       return o && sameOrder(o, adapter.chain, token.symbol, units, input.notifyUrl, redirectUrl);
     };
     // The idempotency check is the insert itself (ON CONFLICT on payin_merchant_order), not a
     // read before it; only a pool that must grow (or cannot) looks for the retried order first,
     // so a retry never adds an address or answers 40105.
-    const address = freeSharedAddress(tx, merchantId, adapter.chain, token.symbol, units) ?? existing() ?? growSharedPool(ctx, tx, adapter, merchantId, token.symbol, now);
+    const address = await freeSharedAddress(tx, merchantId, adapter.chain, token.symbol, units) ?? await existing() ?? await growSharedPool(ctx, tx, adapter, merchantId, token.symbol, now);
     if ("orderNo" in address) return address;
     const row: PayinOrderRow = {
       id: 0,
@@ -100,10 +100,10 @@ export function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKeyId: st
       invoiceRate: null,
       compat: null,
     };
-    const id = insertSharedPayin(tx, row, now);
-    if (id === null) return existing()!;
+    const id = await insertSharedPayin(tx, row, now);
+    if (id === null) return (await existing())!;
     row.id = id;
-    writeCallback(tx, row, now);
+    await writeCallback(tx, row, now);
     return row;
   });
 }
@@ -121,41 +121,41 @@ function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint
 }
 
 /** Every pool address has this amount open: a new pool address up to the pool size; else 40105. */
-function growSharedPool(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, now: number): { id: string; address: string } {
-  if (sharedPool(tx, merchantId, adapter.chain).length < ctx.config.payin.shared_pool_size) return addSharedAddress(tx, adapter, ctx.seed, merchantId, now);
+async function growSharedPool(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, now: number): Promise<{ id: string; address: string }> {
+  if ((await sharedPool(tx, merchantId, adapter.chain)).length < ctx.config.payin.shared_pool_size) return await addSharedAddress(tx, adapter, ctx.seed, merchantId, now);
   throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });
 }
 
-export function getPayinOrder(db: DbOrTx, merchantId: number, orderNo: string): PayinOrderRow {
-  const o = orderByOrderNo(db, merchantId, orderNo);
+export async function getPayinOrder(db: DbOrTx, merchantId: number, orderNo: string): Promise<PayinOrderRow> {
+  const o = await orderByOrderNo(db, merchantId, orderNo);
   if (!o) throw new AppError(40108, { orderNo });
   return o;
 }
 
-export function bindKeyOf(db: DbOrTx, o: PayinOrderRow): string | null {
+export async function bindKeyOf(db: DbOrTx, o: PayinOrderRow): Promise<string | null> {
   if (!o.bindingId) return null;
-  return bindKeyById(db, o.bindingId);
+  return await bindKeyById(db, o.bindingId);
 }
 
 /**
  * The order's callback; an invoice's order is announced by its invoice instead (src/invoices/service.ts),
  * a shop plugin's order only by its protocol's callback once paid (src/callbacks/compat.ts).
  */
-export function writeCallback(tx: Tx, o: PayinOrderRow, now: number): void {
+export async function writeCallback(tx: Tx, o: PayinOrderRow, now: number): Promise<void> {
   afterCommit(tx, () => countTransition("payin", o.chain, o.token, o.status));
-  if (o.invoiceId !== null && followPayin(tx, o, now)) return;
-  if (o.compat !== null) return followCompatOrder(tx, o, now, compatSideOf);
+  if (o.invoiceId !== null && await followPayin(tx, o, now)) return;
+  if (o.compat !== null) return await followCompatOrder(tx, o, now, compatSideOf);
   const m =
-    existingKeyCache(tx)?.merchant(o.merchantId) ??
-    merchantUid(tx, o.merchantId)!;
-  enqueueCallback(tx, {
+    await existingKeyCache(tx)?.merchant(o.merchantId) ??
+    (await merchantUid(tx, o.merchantId))!;
+  await enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: "payin",
     orderNo: o.orderNo,
     status: o.status,
     apiKeyId: o.apiKeyId,
     url: o.notifyUrl,
-    payload: payinCallbackPayload(o, m.uid, bindKeyOf(tx, o)),
+    payload: payinCallbackPayload(o, m.uid, await bindKeyOf(tx, o)),
     now,
   });
 }
@@ -184,36 +184,36 @@ function stamps(to: PayinStatus, now: number): Partial<PayinOrderRow> {
  * already wrote its change and callback, so this one writes nothing and returns
  * the order as it now is (callers comparing `status` see what happened).
  */
-export function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, patch: Partial<PayinOrderRow>, now: number): PayinOrderRow {
+export async function applyPayinEvent(tx: Tx, o: PayinOrderRow, event: PayinEvent, patch: Partial<PayinOrderRow>, now: number): Promise<PayinOrderRow> {
   const to = transition(o.status as PayinStatus, event);
   const set: Partial<PayinOrderRow> = { ...patch, updatedAt: now, ...(to ? { status: to, ...stamps(to, now) } : {}) };
-  const row = updateOrderIf(tx, o.id, o.status, set);
-  if (!row) return orderById(tx, o.id)!;
+  const row = await updateOrderIf(tx, o.id, o.status, set);
+  if (!row) return (await orderById(tx, o.id))!;
   if (to) {
-    recordOrderEvent(tx, { kind: "payin", orderNo: o.orderNo, from: o.status, to, event, at: now });
-    noteDetection(tx, row, now);
-    writeCallback(tx, row, now);
+    await recordOrderEvent(tx, { kind: "payin", orderNo: o.orderNo, from: o.status, to, event, at: now });
+    await noteDetection(tx, row, now);
+    await writeCallback(tx, row, now);
   }
   return row;
 }
 
 /** Inserts an order that starts in a given status (exclusive deposits start at detected). */
-export function insertOrderWithCallback(tx: Tx, values: typeof payinOrders.$inferInsert, now: number): PayinOrderRow {
-  const row = insertOrder(tx, values);
-  recordOrderEvent(tx, { kind: "payin", orderNo: row.orderNo, from: null, to: row.status, event: { type: "deposit" }, at: now });
-  noteDetection(tx, row, now);
-  writeCallback(tx, row, now);
+export async function insertOrderWithCallback(tx: Tx, values: typeof payinOrders.$inferInsert, now: number): Promise<PayinOrderRow> {
+  const row = await insertOrder(tx, values);
+  await recordOrderEvent(tx, { kind: "payin", orderNo: row.orderNo, from: null, to: row.status, event: { type: "deposit" }, at: now });
+  await noteDetection(tx, row, now);
+  await writeCallback(tx, row, now);
   return row;
 }
 
 /** Scheduled: waiting orders past expireAt become expired. */
-export function expireDueOrders(ctx: Pick<PayinCtx, "db" | "clock">, limit = 500): number {
+export async function expireDueOrders(ctx: Pick<PayinCtx, "db" | "clock">, limit = 500): Promise<number> {
   const now = ctx.clock.now();
-  const due = dueOrders(ctx.db, now, limit);
+  const due = await dueOrders(ctx.db, now, limit);
   for (const o of due) {
-    writeTx(ctx.db, (tx) => {
-      const fresh = orderById(tx, o.id)!;
-      if (fresh.status === "waiting_payment") applyPayinEvent(tx, fresh, { type: "expire" }, {}, now);
+    await writeTx(ctx.db, async (tx) => {
+      const fresh = (await orderById(tx, o.id))!;
+      if (fresh.status === "waiting_payment") await applyPayinEvent(tx, fresh, { type: "expire" }, {}, now);
     });
   }
   return due.length;
@@ -221,8 +221,8 @@ export function expireDueOrders(ctx: Pick<PayinCtx, "db" | "clock">, limit = 500
 
 export { ordersOfBinding } from "./orders-store";
 
-export function bindingStats(db: DbOrTx, bindingId: string, decimals: number) {
-  const rows = bindingOrderFacts(db, bindingId);
+export async function bindingStats(db: DbOrTx, bindingId: string, decimals: number) {
+  const rows = await bindingOrderFacts(db, bindingId);
   let total = 0n;
   let completed = 0n;
   let completedOrders = 0;

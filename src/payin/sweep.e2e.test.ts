@@ -173,7 +173,7 @@ for (const k of CASES) {
         expect(alerts.fired.filter((a) => a.condition === "scan_missed").map((a) => [a.subject, a.message.includes(txHash)])).toEqual([[k.chain, true]]);
 
         // Asked again from scratch (a restarted gateway's sweep): the funnel knows it, nothing twice.
-        const again = await new PayinSweep(gw.ctx, gw.ctx.chains.get(k.chain)!, () => gw.gateway.runtime.watchers.get(k.chain)!.scanned()).run();
+        const again = await new PayinSweep(gw.ctx, gw.ctx.chains.get(k.chain)!, async () => await gw.gateway.runtime.watchers.get(k.chain)!.scanned()).run();
         expect(again).toMatchObject({ found: [], failed: 0 });
         expect(gw.ctx.db.$client.query("SELECT count(*) AS n FROM transfers WHERE tx_hash = ?").get(txHash)).toEqual({ n: 1 });
         expect(await metric("stablegate_sweep_found_total")).toEqual([`stablegate_sweep_found_total{chain="${k.chain}"} 1`]);

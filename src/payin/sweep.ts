@@ -41,7 +41,7 @@ export class PayinSweep {
     private readonly ctx: PayinCtx,
     readonly adapter: ChainAdapter,
     /** The block the scan has read up to (the watcher's cursor); null before it started. */
-    private readonly scanned: () => bigint | null,
+    private readonly scanned: () => Promise<bigint | null>,
     private readonly opts: { maxAddresses?: number } = {},
   ) {}
 
@@ -54,12 +54,12 @@ export class PayinSweep {
   private async sweep(): Promise<SweepReport> {
     const report: SweepReport = { addresses: 0, found: [], failed: 0 };
     const ask = this.adapter.sweep?.bind(this.adapter);
-    const upTo = this.scanned();
+    const upTo = await this.scanned();
     if (!ask || upTo === null) return report;
     const { db, clock, logger } = this.ctx;
     const chain = this.adapter.chain;
     const windowStart = clock.now() - parseDuration(this.ctx.config.payin.sweep_window);
-    const targets = sweepTargets(db, chain, windowStart);
+    const targets = await sweepTargets(db, chain, windowStart);
     const live = new Set(targets.map((t) => t.address));
     for (const a of this.swept.keys()) if (!live.has(a)) this.swept.delete(a);
     // Never swept first, then the longest ago.
@@ -71,8 +71,8 @@ export class PayinSweep {
         const after = this.swept.get(t.address) ?? null;
         if (after !== null && after >= upTo) continue;
         const since = Math.max(windowStart, t.since - SWEEP_SLACK_MS);
-        const seen = await ask({ address: t.address, after, since, upTo, known: (h) => transactionRecorded(db, chain, h) });
-        report.found.push(...this.record(seen.filter((s) => s.blockNumber <= upTo)));
+        const seen = await ask({ address: t.address, after, since, upTo, known: async (h) => await transactionRecorded(db, chain, h) });
+        report.found.push(...await this.record(seen.filter((s) => s.blockNumber <= upTo)));
         this.swept.set(t.address, upTo);
       } catch (e) {
         report.failed++;
@@ -85,16 +85,16 @@ export class PayinSweep {
   }
 
   /** Through the scan's funnel; what it had not recorded yet is the scan's miss. */
-  private record(seen: IncomingTransfer[]): IncomingTransfer[] {
+  private async record(seen: IncomingTransfer[]): Promise<IncomingTransfer[]> {
     if (seen.length === 0) return [];
     const chain = this.adapter.chain;
     const now = this.ctx.clock.now();
     const missed: IncomingTransfer[] = [];
-    writeTx(this.ctx.db, (tx) => {
+    await writeTx(this.ctx.db, async (tx) => {
       for (const t of seen) {
-        const row = recordTransfer(this.ctx, tx, t, now);
+        const row = await recordTransfer(this.ctx, tx, t, now);
         if (!row) continue;
-        markFoundBySweep(tx, row.id);
+        await markFoundBySweep(tx, row.id);
         missed.push(t);
         afterCommit(tx, () => {
           countSweepFound(chain);

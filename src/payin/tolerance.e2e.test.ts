@@ -25,7 +25,7 @@ describe("a short payment within the tolerance completes with the real paidAmoun
     ["10", "10", "completed"],
   ];
   test.each(rows)("expected %s, paid %s -> %s", async (expected, paid, status) => {
-    const m = gw.newMerchant(`tol ${expected} ${paid}`);
+    const m = await gw.newMerchant(`tol ${expected} ${paid}`);
     const o = await m.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "T-1", amount: expected, notifyUrl: "https://shop.example/cb" });
     const sb = sandboxClient(gw.url);
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: paid });
@@ -36,9 +36,9 @@ describe("a short payment within the tolerance completes with the real paidAmoun
 });
 
 test("an invoice paid short within the tolerance is paid, with the real paidAmount", async () => {
-  const m = gw.newMerchant("tol invoice");
+  const m = await gw.newMerchant("tol invoice");
   const inv = await m.client.createInvoice({ merchantOrderNo: "TI-1", priceAmount: "100", priceCurrency: "CNY" });
-  const { order } = chooseNetwork(gw.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "TRON:USDT"); // 14.084508 USDT
+  const { order } = await chooseNetwork(gw.ctx, inv.invoiceUrl.split("/invoice/")[1]!, "TRON:USDT"); // 14.084508 USDT
   const sb = sandboxClient(gw.url);
   await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: order.address, amount: "14" }); // 0.084508 short: 1 % is 0.140845
   await sb.mine("TRON", 2);

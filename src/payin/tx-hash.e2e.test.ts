@@ -82,7 +82,7 @@ describe("the payer's transaction hash on anvil whose block-range eth_getLogs an
 
   test("another merchant's order is 40108 (never revealed), and checks are rate-limited per order", async () => {
     const o = await create("15.5");
-    const other = gw.newMerchant("other shop");
+    const other = await gw.newMerchant("other shop");
     expect((await apiError(other.client.submitPayinTxHash(o.orderNo, "0x" + "cd".repeat(32)))).code).toBe(40108);
     const codes: number[] = [];
     for (let i = 0; i < 8; i++) {

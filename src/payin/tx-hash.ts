@@ -13,6 +13,7 @@ import type { PayinCtx } from "./service";
 import type { PayinOrderRow } from "./views";
 import { orderById } from "./orders-store";
 import { transferByKey, type TransferRow } from "../watcher/transfers-store";
+import { mapSeq } from "../lib/async-seq";
 
 /** What the gateway answers to a hash, from the order's point of view. */
 export const TX_HASH_RESULTS = [
@@ -122,14 +123,14 @@ export async function checkPayinTxHash(ctx: PayinCtx, o: PayinOrderRow, txHash: 
   const { toAddress, paying } = transfersToOrder(ctx, o, look.transfers);
   if (!paying.length) return answer(toAddress.length ? "wrong_token" : look.transfers.length ? "wrong_address" : "no_token_transfer", o);
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const before = orderById(tx, o.id)!;
-    const recorded = paying.map((t) => {
+  return await writeTx(ctx.db, async (tx) => {
+    const before = (await orderById(tx, o.id))!;
+    const recorded = await mapSeq(paying, async (t) => {
       const it = incomingOf(o.chain, look, { ...t, token: o.token as TokenSymbol }, o.address);
-      recordTransfer(ctx, tx, it, now);
-      return transferByKey(tx, it.chain, it.txHash, it.logIndex)!;
+      await recordTransfer(ctx, tx, it, now);
+      return (await transferByKey(tx, it.chain, it.txHash, it.logIndex))!;
     });
-    const after = orderById(tx, o.id)!;
+    const after = (await orderById(tx, o.id))!;
     return answer(verdict(after, before, recorded, look.final), after);
   });
 }

@@ -13,6 +13,7 @@ import type { PayinCtx } from "./service";
 import { orderById } from "./orders-store";
 import { transferByKey, type TransferRow } from "../watcher/transfers-store";
 import { OperatorError } from "./operator-error";
+import { mapSeq } from "../lib/async-seq";
 
 export interface LookedUpTransfer extends TxTokenTransfer {
   /** The recipient is one of the gateway's addresses (in the viewer's scope). */
@@ -40,7 +41,7 @@ function adapterOf(ctx: PayinCtx, chain: string) {
   return a;
 }
 
-function ownAddress(ctx: PayinCtx, chain: string, to: string, scope: Scope) {
+async function ownAddress(ctx: PayinCtx, chain: string, to: string, scope: Scope) {
   const adapter = ctx.chains.get(chain as ChainCode)!;
   let canonical: string;
   try {
@@ -48,13 +49,13 @@ function ownAddress(ctx: PayinCtx, chain: string, to: string, scope: Scope) {
   } catch {
     return undefined;
   }
-  const a = findAddress(ctx.db, chain, canonical);
+  const a = await findAddress(ctx.db, chain, canonical);
   return a && (scope.merchantId === null || a.merchantId === scope.merchantId) ? a : undefined;
 }
 
-function knownOf(ctx: PayinCtx, row: TransferRow | undefined, scope: Scope): Pick<LookedUpTransfer, "known" | "orderNo" | "unmatchedReason"> {
+async function knownOf(ctx: PayinCtx, row: TransferRow | undefined, scope: Scope): Promise<Pick<LookedUpTransfer, "known" | "orderNo" | "unmatchedReason">> {
   if (!row) return { known: "unknown", orderNo: null, unmatchedReason: null };
-  const order = row.payinOrderId === null ? undefined : orderById(ctx.db, row.payinOrderId);
+  const order = row.payinOrderId === null ? undefined : await orderById(ctx.db, row.payinOrderId);
   const visible = order && (scope.merchantId === null || order.merchantId === scope.merchantId);
   if (visible) return { known: "credited", orderNo: order.orderNo, unmatchedReason: null };
   if (row.disposition === "unmatched") return { known: "unmatched", orderNo: null, unmatchedReason: row.unmatchedReason };
@@ -67,10 +68,10 @@ export async function lookUpTransaction(ctx: PayinCtx, chain: string, hash: stri
   const lookup = await adapter.lookupTx!(hash);
   const transfers =
     lookup.state === "included"
-      ? lookup.transfers.map((t): LookedUpTransfer => {
-          const own = ownAddress(ctx, chain, t.to, scope);
-          const row = own ? transferByKey(ctx.db, chain, lookup.txHash, t.logIndex) : undefined;
-          const known = own ? knownOf(ctx, row, scope) : { known: "unknown" as const, orderNo: null, unmatchedReason: null };
+      ? await mapSeq(lookup.transfers, async (t): Promise<LookedUpTransfer> => {
+          const own = await ownAddress(ctx, chain, t.to, scope);
+          const row = own ? await transferByKey(ctx.db, chain, lookup.txHash, t.logIndex) : undefined;
+          const known = own ? await knownOf(ctx, row, scope) : { known: "unknown" as const, orderNo: null, unmatchedReason: null };
           return { ...t, gatewayAddress: !!own, ...known, importable: !!own && !row && t.token !== null && lookup.success };
         })
       : [];
@@ -90,11 +91,11 @@ export async function importTransfer(ctx: PayinCtx, chain: string, hash: string,
   if (!t.importable) return report;
   const now = ctx.clock.now();
   const it = incomingOf(report.chain, look, { ...t, token: t.token }, ctx.chains.get(report.chain)!.normalizeAddress(t.to));
-  writeTx(ctx.db, (tx) => {
-    if (transferByKey(tx, it.chain, it.txHash, it.logIndex)) return;
-    recordTransfer(ctx, tx, it, now);
-    const row = transferByKey(tx, it.chain, it.txHash, it.logIndex)!;
-    recordAudit(tx, { ...actor, action: "transfer.import", target: `transfer:${row.id}`, after: { chain: it.chain, txHash: it.txHash, logIndex: it.logIndex, to: it.to, amount: it.amount.toString(), disposition: row.disposition }, at: now });
+  await writeTx(ctx.db, async (tx) => {
+    if (await transferByKey(tx, it.chain, it.txHash, it.logIndex)) return;
+    await recordTransfer(ctx, tx, it, now);
+    const row = (await transferByKey(tx, it.chain, it.txHash, it.logIndex))!;
+    await recordAudit(tx, { ...actor, action: "transfer.import", target: `transfer:${row.id}`, after: { chain: it.chain, txHash: it.txHash, logIndex: it.logIndex, to: it.to, amount: it.amount.toString(), disposition: row.disposition }, at: now });
   });
   return lookUpTransaction(ctx, chain, hash, scope);
 }

@@ -7,7 +7,7 @@ import { addresses, merchants, transfers } from "../db/schema";
 import type { TransferRow } from "../watcher/transfers-store";
 
 /** A cancelled frozen order's payment becomes an unmatched deposit (reason order_cancelled), if it is still the order's. */
-export function unlinkCancelledPayment(tx: Tx, transferId: number, orderId: number): void {
+export async function unlinkCancelledPayment(tx: Tx, transferId: number, orderId: number): Promise<void> {
   tx.update(transfers)
     .set({ disposition: "unmatched", payinOrderId: null, unmatchedReason: "order_cancelled" })
     .where(and(eq(transfers.id, transferId), eq(transfers.payinOrderId, orderId)))
@@ -15,12 +15,12 @@ export function unlinkCancelledPayment(tx: Tx, transferId: number, orderId: numb
 }
 
 /** Writes `set` on the transfer and returns the new row (an unmatched deposit's resolution). */
-export function updateTransfer(tx: Tx, id: number, set: Partial<TransferRow>): TransferRow {
+export async function updateTransfer(tx: Tx, id: number, set: Partial<TransferRow>): Promise<TransferRow> {
   return tx.update(transfers).set(set).where(eq(transfers.id, id)).returning().get();
 }
 
 /** Another deposit already recorded as refunded by this payout, if any. */
-export function refundedByPayout(tx: DbOrTx, payoutOrderNo: string, exceptId: number): { id: number } | undefined {
+export async function refundedByPayout(tx: DbOrTx, payoutOrderNo: string, exceptId: number): Promise<{ id: number } | undefined> {
   return tx
     .select({ id: transfers.id })
     .from(transfers)
@@ -37,7 +37,7 @@ export interface UnmatchedQuery {
 }
 
 /** A page of unmatched deposits (newest first) with the uid of the merchant whose address they reached, and the count of all. */
-export function unmatchedPage(db: DbOrTx, q: UnmatchedQuery): { rows: { t: TransferRow; uid: string | null }[]; total: number } {
+export async function unmatchedPage(db: DbOrTx, q: UnmatchedQuery): Promise<{ rows: { t: TransferRow; uid: string | null }[]; total: number }> {
   const where: SQL[] = [isNotNull(transfers.unmatchedReason)];
   if (q.state === "open") where.push(isNull(transfers.resolution));
   if (q.state === "resolved") where.push(isNotNull(transfers.resolution));
@@ -59,7 +59,7 @@ export function unmatchedPage(db: DbOrTx, q: UnmatchedQuery): { rows: { t: Trans
 }
 
 /** A transfer with the merchant (id, uid) whose address it reached. */
-export function transferWithOwner(db: DbOrTx, id: number): { t: TransferRow; merchantId: number | null; uid: string | null } | undefined {
+export async function transferWithOwner(db: DbOrTx, id: number): Promise<{ t: TransferRow; merchantId: number | null; uid: string | null } | undefined> {
   return db
     .select({ t: transfers, merchantId: addresses.merchantId, uid: merchants.uid })
     .from(transfers)
@@ -70,6 +70,6 @@ export function transferWithOwner(db: DbOrTx, id: number): { t: TransferRow; mer
 }
 
 /** A deposit refunded by a refund (payout/refunds.ts, through payin/refundable.ts refundPayins): its resolution. */
-export function resolveDepositRefunded(tx: Tx, transferId: number, refundRef: string, now: number): void {
+export async function resolveDepositRefunded(tx: Tx, transferId: number, refundRef: string, now: number): Promise<void> {
   tx.update(transfers).set({ resolution: "refunded", resolutionRef: refundRef, resolvedAt: now }).where(eq(transfers.id, transferId)).run();
 }

@@ -21,80 +21,80 @@ afterAll(() => gw.stop());
 const PAYER = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
 let n = 0;
 /** A deposit to one of the merchant's shared addresses that matches nothing (its only order was cancelled). */
-async function unmatched(m: ReturnType<TestGateway["newMerchant"]>, amount: string, final = true) {
+async function unmatched(m: Awaited<ReturnType<TestGateway["newMerchant"]>>, amount: string, final = true) {
   const o = await m.client.request<Obj>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `U-${++n}`, amount: "99", notifyUrl: "https://shop.example/cb" },
   });
-  cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
+  await cancelOrder(gw.ctx, o.orderNo, CLI_ACTOR);
   const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount, fromAddress: PAYER });
   if (final) await sb.mine("TRON", 2);
-  const d = listUnmatched(gw.ctx, { state: "all", limit: 1000 }).deposits.find((x) => x.txHash === tx.txHash)!;
+  const d = (await listUnmatched(gw.ctx, { state: "all", limit: 1000 })).deposits.find((x) => x.txHash === tx.txHash)!;
   return { order: o, deposit: d };
 }
 
 test("refunded by a payout of the same merchant, chain and token; the refund cannot be recorded twice", async () => {
-  const m = gw.newMerchant("refunds");
+  const m = await gw.newMerchant("refunds");
   const { order, deposit } = await unmatched(m, "7.5");
   expect(deposit).toMatchObject({ reason: "no_open_order", status: "confirmed", merchantUid: m.uid, resolution: null });
   const payout = await m.client.request<Obj>("POST", "/openapi/payout/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", fromAddress: order.address, toAddress: PAYER, amount: "7.5", merchantOrderNo: `R-${n}`, notifyUrl: "https://shop.example/po" },
   });
-  const other = gw.newMerchant("someone else");
-  expect(() => markDepositRefunded(gw.ctx, deposit.depositId, "PO000", CLI_ACTOR)).toThrow("no payout PO000");
-  const done = markDepositRefunded(gw.ctx, deposit.depositId, payout.orderNo, { actor: "alice", role: "operator", ip: "203.0.113.5" });
+  const other = await gw.newMerchant("someone else");
+  await expect((async () => await markDepositRefunded(gw.ctx, deposit.depositId, "PO000", CLI_ACTOR))()).rejects.toThrow("no payout PO000");
+  const done = await markDepositRefunded(gw.ctx, deposit.depositId, payout.orderNo, { actor: "alice", role: "operator", ip: "203.0.113.5" });
   expect(done).toMatchObject({ resolution: "refunded", resolutionRef: payout.orderNo });
-  expect(() => markDepositRefunded(gw.ctx, deposit.depositId, payout.orderNo, CLI_ACTOR)).toThrow("already refunded");
-  expect(() => dismissDeposit(gw.ctx, deposit.depositId, "late note", CLI_ACTOR)).toThrow("already refunded");
-  expect(listUnmatched(gw.ctx, { merchantId: m.id }).deposits.map((d) => d.depositId)).not.toContain(deposit.depositId);
-  expect(listUnmatched(gw.ctx, { merchantId: m.id, state: "resolved" }).deposits.map((d) => d.depositId)).toContain(deposit.depositId);
-  const [entry] = listAudit(gw.ctx.db, { target: `deposit:${deposit.depositId}` }).entries;
+  await expect((async () => await markDepositRefunded(gw.ctx, deposit.depositId, payout.orderNo, CLI_ACTOR))()).rejects.toThrow("already refunded");
+  await expect((async () => await dismissDeposit(gw.ctx, deposit.depositId, "late note", CLI_ACTOR))()).rejects.toThrow("already refunded");
+  expect((await listUnmatched(gw.ctx, { merchantId: m.id })).deposits.map((d) => d.depositId)).not.toContain(deposit.depositId);
+  expect((await listUnmatched(gw.ctx, { merchantId: m.id, state: "resolved" })).deposits.map((d) => d.depositId)).toContain(deposit.depositId);
+  const [entry] = (await listAudit(gw.ctx.db, { target: `deposit:${deposit.depositId}` })).entries;
   expect(entry).toMatchObject({ actor: "alice", ip: "203.0.113.5", action: "deposit.refunded", before: { resolution: null }, after: { resolution: "refunded" } });
 
   // The same payout cannot refund a second deposit.
   const second = await unmatched(m, "1");
-  expect(() => markDepositRefunded(gw.ctx, second.deposit.depositId, payout.orderNo, CLI_ACTOR)).toThrow("already recorded as the refund");
+  await expect((async () => await markDepositRefunded(gw.ctx, second.deposit.depositId, payout.orderNo, CLI_ACTOR))()).rejects.toThrow("already recorded as the refund");
   // Another merchant's payout is not a refund of this deposit.
   expect(other.uid).not.toBe(m.uid);
 });
 
 test("a deposit that is not final cannot be refunded yet; it can be dismissed with a note", async () => {
-  const m = gw.newMerchant("pending");
+  const m = await gw.newMerchant("pending");
   const { deposit } = await unmatched(m, "2", false);
   expect(deposit.status).toBe("pending");
-  expect(() => markDepositRefunded(gw.ctx, deposit.depositId, "PO1", CLI_ACTOR)).toThrow("not final");
-  expect(() => dismissDeposit(gw.ctx, deposit.depositId, "   ", CLI_ACTOR)).toThrow("note must not be empty");
-  expect(() => dismissDeposit(gw.ctx, deposit.depositId, "bad \ud800", CLI_ACTOR)).toThrow("well-formed");
-  expect(dismissDeposit(gw.ctx, deposit.depositId, "shop's own test transfer", CLI_ACTOR)).toMatchObject({ resolution: "dismissed", resolutionNote: "shop's own test transfer" });
+  await expect((async () => await markDepositRefunded(gw.ctx, deposit.depositId, "PO1", CLI_ACTOR))()).rejects.toThrow("not final");
+  await expect((async () => await dismissDeposit(gw.ctx, deposit.depositId, "   ", CLI_ACTOR))()).rejects.toThrow("note must not be empty");
+  await expect((async () => await dismissDeposit(gw.ctx, deposit.depositId, "bad \ud800", CLI_ACTOR))()).rejects.toThrow("well-formed");
+  expect(await dismissDeposit(gw.ctx, deposit.depositId, "shop's own test transfer", CLI_ACTOR)).toMatchObject({ resolution: "dismissed", resolutionNote: "shop's own test transfer" });
 });
 
 test("a merchant user sees and resolves only deposits to its own addresses", async () => {
-  const a = gw.newMerchant("A");
-  const b = gw.newMerchant("B");
+  const a = await gw.newMerchant("A");
+  const b = await gw.newMerchant("B");
   const { deposit } = await unmatched(a, "3");
   const asB: Actor = { actor: "bob", role: "merchant" };
-  expect(listUnmatched(gw.ctx, { merchantId: b.id }).deposits).toEqual([]);
-  expect(() => getDeposit(gw.ctx, deposit.depositId, { merchantId: b.id })).toThrow(`no unmatched deposit ${deposit.depositId}`);
-  expect(() => dismissDeposit(gw.ctx, deposit.depositId, "not mine", asB, { merchantId: b.id })).toThrow("no unmatched deposit");
+  expect((await listUnmatched(gw.ctx, { merchantId: b.id })).deposits).toEqual([]);
+  await expect((async () => await getDeposit(gw.ctx, deposit.depositId, { merchantId: b.id }))()).rejects.toThrow(`no unmatched deposit ${deposit.depositId}`);
+  await expect((async () => await dismissDeposit(gw.ctx, deposit.depositId, "not mine", asB, { merchantId: b.id }))()).rejects.toThrow("no unmatched deposit");
   const bOrder = await b.client.request<Obj>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "B-1", amount: "3", notifyUrl: "https://shop.example/cb" },
   });
-  expect(() => attachDeposit(gw.ctx, deposit.depositId, bOrder.orderNo, asB, { merchantId: b.id })).toThrow("no unmatched deposit");
+  await expect((async () => await attachDeposit(gw.ctx, deposit.depositId, bOrder.orderNo, asB, { merchantId: b.id }))()).rejects.toThrow("no unmatched deposit");
   // Even the operator cannot move money between addresses by attaching.
-  expect(() => attachDeposit(gw.ctx, deposit.depositId, bOrder.orderNo, CLI_ACTOR)).toThrow(/reached .* order .* is on/);
-  expect(listUnmatched(gw.ctx, { merchantId: a.id }).deposits.map((d) => d.depositId)).toContain(deposit.depositId);
+  await expect((async () => await attachDeposit(gw.ctx, deposit.depositId, bOrder.orderNo, CLI_ACTOR))()).rejects.toThrow(/reached .* order .* is on/);
+  expect((await listUnmatched(gw.ctx, { merchantId: a.id })).deposits.map((d) => d.depositId)).toContain(deposit.depositId);
 });
 
 test("attach follows the arrival rules: on time pays it, late freezes or settles it, an order already paid refuses it", async () => {
-  const m = gw.newMerchant("late attach");
+  const m = await gw.newMerchant("late attach");
   const { order, deposit } = await unmatched(m, "4");
   const o = await m.client.request<Obj>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "LA-1", amount: "4", notifyUrl: "https://shop.example/cb" },
   });
   expect(o.address).toBe(order.address);
   // Exact amount, block before expireAt: paid on time, and final, so completed.
-  expect(attachDeposit(gw.ctx, deposit.depositId, o.orderNo, CLI_ACTOR).status).toBe("completed");
+  expect((await attachDeposit(gw.ctx, deposit.depositId, o.orderNo, CLI_ACTOR)).status).toBe("completed");
   const again = await unmatched(m, "4.5");
-  expect(() => attachDeposit(gw.ctx, again.deposit.depositId, o.orderNo, CLI_ACTOR)).toThrow("cannot attach a deposit to order");
+  await expect((async () => await attachDeposit(gw.ctx, again.deposit.depositId, o.orderNo, CLI_ACTOR))()).rejects.toThrow("cannot attach a deposit to order");
 
   // Another amount after the order's window: unmatched on arrival; attached, the order freezes,
   // and releasing it gives risk_settled (paid less and late).
@@ -104,11 +104,11 @@ test("attach follows the arrival rules: on time pays it, late freezes or settles
   clock.advance(31 * 60_000);
   const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: p.address, amount: "4.9" });
   await sb.mine("TRON", 2);
-  const wrong = listUnmatched(gw.ctx, { merchantId: m.id }).deposits.find((d) => d.txHash === tx.txHash)!;
+  const wrong = (await listUnmatched(gw.ctx, { merchantId: m.id })).deposits.find((d) => d.txHash === tx.txHash)!;
   expect(wrong.reason).toBe("no_open_order");
-  expect(attachDeposit(gw.ctx, wrong.depositId, p.orderNo, CLI_ACTOR)).toMatchObject({ status: "frozen_abnormal", paidAmount: "4900000" });
+  expect(await attachDeposit(gw.ctx, wrong.depositId, p.orderNo, CLI_ACTOR)).toMatchObject({ status: "frozen_abnormal", paidAmount: "4900000" });
   const { releaseOrder } = await import("./operator");
-  expect(releaseOrder(gw.ctx, p.orderNo, CLI_ACTOR).status).toBe("risk_settled");
+  expect((await releaseOrder(gw.ctx, p.orderNo, CLI_ACTOR)).status).toBe("risk_settled");
 
   // The exact amount after the late window: unmatched on arrival; attached, it settles as risk_settled.
   const q = await m.client.request<Obj>("POST", "/openapi/payin/orders", {
@@ -117,9 +117,9 @@ test("attach follows the arrival rules: on time pays it, late freezes or settles
   clock.advance(25 * 60 * 60_000);
   const tx7 = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: q.address, amount: "7" });
   await sb.mine("TRON", 2);
-  const afterWindow = listUnmatched(gw.ctx, { merchantId: m.id }).deposits.find((d) => d.txHash === tx7.txHash)!;
+  const afterWindow = (await listUnmatched(gw.ctx, { merchantId: m.id })).deposits.find((d) => d.txHash === tx7.txHash)!;
   expect(afterWindow.reason).toBe("after_late_window");
-  expect(attachDeposit(gw.ctx, afterWindow.depositId, q.orderNo, CLI_ACTOR)).toMatchObject({ status: "risk_settled", paidAmount: "7000000" });
+  expect(await attachDeposit(gw.ctx, afterWindow.depositId, q.orderNo, CLI_ACTOR)).toMatchObject({ status: "risk_settled", paidAmount: "7000000" });
   const statuses = (gw.ctx.db.$client.query("SELECT order_status AS s FROM callbacks WHERE order_no = ? ORDER BY rowid").all(q.orderNo) as { s: string }[]).map((r) => r.s);
   expect(statuses).toEqual(["waiting_payment", "expired", "risk_settled"]);
 });

@@ -87,8 +87,8 @@ export interface UnmatchedFilter extends DepositScope {
 }
 
 /** Deposits that matched no order on arrival (and those since resolved), newest first. */
-export function listUnmatched(ctx: Pick<PayinCtx, "db" | "chains">, f: UnmatchedFilter = {}): { deposits: DepositView[]; total: number } {
-  const { rows, total } = unmatchedPage(ctx.db, {
+export async function listUnmatched(ctx: Pick<PayinCtx, "db" | "chains">, f: UnmatchedFilter = {}): Promise<{ deposits: DepositView[]; total: number }> {
+  const { rows, total } = await unmatchedPage(ctx.db, {
     state: f.state ?? "open",
     chain: f.chain,
     merchantId: f.merchantId,
@@ -98,16 +98,16 @@ export function listUnmatched(ctx: Pick<PayinCtx, "db" | "chains">, f: Unmatched
   return { deposits: rows.map((r) => depositView(ctx, r.t, r.uid)), total };
 }
 
-function loadDeposit(tx: DbOrTx, depositId: number, scope: DepositScope) {
-  const r = transferWithOwner(tx, depositId);
+async function loadDeposit(tx: DbOrTx, depositId: number, scope: DepositScope) {
+  const r = await transferWithOwner(tx, depositId);
   if (!r || r.t.unmatchedReason === null || (scope.merchantId !== undefined && r.merchantId !== scope.merchantId)) {
     throw new OperatorError("deposit.unknown", { depositId });
   }
   return r;
 }
 
-function openDeposit(tx: Tx, depositId: number, scope: DepositScope) {
-  const r = loadDeposit(tx, depositId, scope);
+async function openDeposit(tx: Tx, depositId: number, scope: DepositScope) {
+  const r = await loadDeposit(tx, depositId, scope);
   if (r.t.resolution) {
     const resolution = r.t.resolution;
     throw r.t.resolutionRef ? new OperatorError("deposit.resolved_ref", { depositId, resolution, ref: r.t.resolutionRef }) : new OperatorError("deposit.resolved", { depositId, resolution });
@@ -132,12 +132,12 @@ function paidFields(t: DepositRow): Partial<PayinOrderRow> {
  * final, another amount freezes it with paidAmount (released by the operator); a
  * deny-listed sender freezes it. The order's callbacks go out through the funnel.
  */
-export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orderNo: string, actor: Actor, scope: DepositScope = {}): PayinOrderRow {
+export async function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orderNo: string, actor: Actor, scope: DepositScope = {}): Promise<PayinOrderRow> {
   const depositId = parseDepositId(depositIdRaw);
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const { t, uid } = openDeposit(tx, depositId, scope);
-    const o = orderWithNo(tx, orderNo);
+  return await writeTx(ctx.db, async (tx) => {
+    const { t, uid } = await openDeposit(tx, depositId, scope);
+    const o = await orderWithNo(tx, orderNo);
     if (!o || (scope.merchantId !== undefined && o.merchantId !== scope.merchantId)) throw new OperatorError("payin.order_unknown", { orderNo });
     if (t.status === "reverted") throw new OperatorError("deposit.reverted", { depositId });
     if (t.unmatchedReason === "counterfeit_token") throw new OperatorError("deposit.counterfeit", { depositId, token: t.token });
@@ -147,7 +147,7 @@ export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orde
     if ((o.status !== "waiting_payment" && o.status !== "expired") || o.transferId !== null) {
       throw new OperatorError("deposit.order_not_open", { orderNo, status: o.status });
     }
-    const denied = isDenied(tx, t.chain, t.fromAddress);
+    const denied = await isDenied(tx, t.chain, t.fromAddress);
     // Short within [payin] underpay_tolerance counts as the amount, as it would have on arrival.
     const exact = t.amount === o.amount || (o.mode === "shared" && withinUnderpayTolerance(ctx.config.payin, BigInt(o.amount), BigInt(t.amount), o.decimals));
     const late = o.expireAt !== null && t.blockTime > o.expireAt;
@@ -155,21 +155,21 @@ export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orde
     const paid = paidFields(t);
     let row: PayinOrderRow;
     if (!exact) {
-      row = applyPayinEvent(tx, o, { type: "wrong_amount" }, paid, now);
+      row = await applyPayinEvent(tx, o, { type: "wrong_amount" }, paid, now);
     } else if (!late) {
-      row = applyPayinEvent(tx, o, { type: "paid", senderDenied: denied }, paid, now);
-      if (final && row.status === "detected") row = applyPayinEvent(tx, row, { type: "confirmations", count: 1, required: 1 }, { confirmedAt: now }, now);
+      row = await applyPayinEvent(tx, o, { type: "paid", senderDenied: denied }, paid, now);
+      if (final && row.status === "detected") row = await applyPayinEvent(tx, row, { type: "confirmations", count: 1, required: 1 }, { confirmedAt: now }, now);
     } else {
       // Late: the order is (or becomes) expired and settles as risk_settled once the deposit is final.
-      const expired = o.status === "waiting_payment" ? applyPayinEvent(tx, o, { type: "expire" }, {}, now) : o;
-      if (denied) row = applyPayinEvent(tx, expired, { type: "paid", senderDenied: true }, paid, now);
+      const expired = o.status === "waiting_payment" ? await applyPayinEvent(tx, o, { type: "expire" }, {}, now) : o;
+      if (denied) row = await applyPayinEvent(tx, expired, { type: "paid", senderDenied: true }, paid, now);
       else {
-        row = updateOrder(tx, o.id, { ...paid, updatedAt: now })!;
-        if (final) row = applyPayinEvent(tx, row, { type: "late_confirmed" }, { confirmedAt: now }, now);
+        row = (await updateOrder(tx, o.id, { ...paid, updatedAt: now }))!;
+        if (final) row = await applyPayinEvent(tx, row, { type: "late_confirmed" }, { confirmedAt: now }, now);
       }
     }
-    const after = updateTransfer(tx, t.id, { disposition: "attached", payinOrderId: o.id, resolution: "attached", resolutionRef: o.orderNo, resolvedAt: now });
-    recordAudit(tx, {
+    const after = await updateTransfer(tx, t.id, { disposition: "attached", payinOrderId: o.id, resolution: "attached", resolutionRef: o.orderNo, resolvedAt: now });
+    await recordAudit(tx, {
       ...actor,
       at: now,
       action: "deposit.attach",
@@ -182,38 +182,38 @@ export function attachDeposit(ctx: PayinCtx, depositIdRaw: number | string, orde
 }
 
 /** Records that a payout (by its orderNo) refunded the deposit to its sender. */
-export function markDepositRefunded(ctx: PayinCtx, depositIdRaw: number | string, payoutOrderNo: string, actor: Actor, scope: DepositScope = {}): DepositView {
+export async function markDepositRefunded(ctx: PayinCtx, depositIdRaw: number | string, payoutOrderNo: string, actor: Actor, scope: DepositScope = {}): Promise<DepositView> {
   const depositId = parseDepositId(depositIdRaw);
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const { t, uid, merchantId } = openDeposit(tx, depositId, scope);
+  return await writeTx(ctx.db, async (tx) => {
+    const { t, uid, merchantId } = await openDeposit(tx, depositId, scope);
     if (t.status !== "confirmed") throw new OperatorError("deposit.not_final", { depositId, status: t.status });
-    const p = payoutWithOrderNo(tx, payoutOrderNo);
+    const p = await payoutWithOrderNo(tx, payoutOrderNo);
     if (!p || (merchantId !== null && p.merchantId !== merchantId)) throw new OperatorError("deposit.payout_unknown", { payoutOrderNo, depositId });
     if (p.chain !== t.chain || p.token !== t.token) throw new OperatorError("deposit.payout_other_token", { payoutOrderNo, payoutChain: p.chain, payoutToken: p.token, chain: t.chain, token: t.token });
     if (p.status === "failed") throw new OperatorError("deposit.payout_failed", { payoutOrderNo });
-    const other = refundedByPayout(tx, payoutOrderNo, t.id);
+    const other = await refundedByPayout(tx, payoutOrderNo, t.id);
     if (other) throw new OperatorError("deposit.payout_used", { payoutOrderNo, otherId: other.id });
-    const after = updateTransfer(tx, t.id, { resolution: "refunded", resolutionRef: payoutOrderNo, resolvedAt: now });
-    recordAudit(tx, { ...actor, at: now, action: "deposit.refunded", target: `deposit:${depositId}`, before: depositView(ctx, t, uid), after: depositView(ctx, after, uid) });
+    const after = await updateTransfer(tx, t.id, { resolution: "refunded", resolutionRef: payoutOrderNo, resolvedAt: now });
+    await recordAudit(tx, { ...actor, at: now, action: "deposit.refunded", target: `deposit:${depositId}`, before: depositView(ctx, t, uid), after: depositView(ctx, after, uid) });
     return depositView(ctx, after, uid);
   });
 }
 
 /** Closes a deposit that needs no money movement (e.g. a test transfer), with a note saying why. */
-export function dismissDeposit(ctx: PayinCtx, depositIdRaw: number | string, note: string, actor: Actor, scope: DepositScope = {}): DepositView {
+export async function dismissDeposit(ctx: PayinCtx, depositIdRaw: number | string, note: string, actor: Actor, scope: DepositScope = {}): Promise<DepositView> {
   const depositId = parseDepositId(depositIdRaw);
   const text = checkText("note", note, 500);
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const { t, uid } = openDeposit(tx, depositId, scope);
-    const after = updateTransfer(tx, t.id, { resolution: "dismissed", resolutionNote: text, resolvedAt: now });
-    recordAudit(tx, { ...actor, at: now, action: "deposit.dismiss", target: `deposit:${depositId}`, before: depositView(ctx, t, uid), after: depositView(ctx, after, uid) });
+  return await writeTx(ctx.db, async (tx) => {
+    const { t, uid } = await openDeposit(tx, depositId, scope);
+    const after = await updateTransfer(tx, t.id, { resolution: "dismissed", resolutionNote: text, resolvedAt: now });
+    await recordAudit(tx, { ...actor, at: now, action: "deposit.dismiss", target: `deposit:${depositId}`, before: depositView(ctx, t, uid), after: depositView(ctx, after, uid) });
     return depositView(ctx, after, uid);
   });
 }
 
-export function getDeposit(ctx: Pick<PayinCtx, "db" | "chains">, depositIdRaw: number | string, scope: DepositScope = {}): DepositView {
-  const r = loadDeposit(ctx.db, parseDepositId(depositIdRaw), scope);
+export async function getDeposit(ctx: Pick<PayinCtx, "db" | "chains">, depositIdRaw: number | string, scope: DepositScope = {}): Promise<DepositView> {
+  const r = await loadDeposit(ctx.db, parseDepositId(depositIdRaw), scope);
   return depositView(ctx, r.t, r.uid);
 }

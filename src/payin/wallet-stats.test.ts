@@ -14,8 +14,8 @@ afterAll(() => gw.stop());
 
 test("deposits, pending, exact received and last deposit per wallet; scoped to the merchant", async () => {
   const sb = sandboxClient(gw.url);
-  const m = gw.newMerchant("w");
-  const other = gw.newMerchant("o");
+  const m = await gw.newMerchant("w");
+  const other = await gw.newMerchant("o");
   const w = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "BSC", tokenSymbol: "USDT", bindKey: "big", label: "Big spender" } });
   await other.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "BSC", tokenSymbol: "USDT", bindKey: "theirs" } });
   await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDT", toAddress: w.address, amount: "99999999.123456" });
@@ -23,21 +23,21 @@ test("deposits, pending, exact received and last deposit per wallet; scoped to t
   await sb.mine("BSC", 3);
   await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDT", toAddress: w.address, amount: "1" }); // not final yet
 
-  const [row, ...rest] = exclusiveWallets(gw.ctx.db, { merchantId: m.id });
+  const [row, ...rest] = await exclusiveWallets(gw.ctx.db, { merchantId: m.id });
   expect(rest).toEqual([]);
   expect(row).toMatchObject({ bindKey: "big", label: "Big spender", chain: "BSC", token: "USDT", address: w.address, deposits: 3, pending: 1 });
   expect(row!.received).toBe((199999998123457n * 10n ** 12n).toString());
   expect(row!.lastDepositAt).toBeNumber();
-  expect(exclusiveWallets(gw.ctx.db, { merchantId: m.id, q: "spender" }).map((x) => x.bindKey)).toEqual(["big"]);
-  expect(exclusiveWallets(gw.ctx.db, {}).map((x) => x.bindKey).sort()).toEqual(expect.arrayContaining(["big", "theirs"]));
+  expect((await exclusiveWallets(gw.ctx.db, { merchantId: m.id, q: "spender" })).map((x) => x.bindKey)).toEqual(["big"]);
+  expect((await exclusiveWallets(gw.ctx.db, {})).map((x) => x.bindKey).sort()).toEqual(expect.arrayContaining(["big", "theirs"]));
 
-  const one = walletWithDeposits(gw.ctx.db, w.bindingId, { merchantId: m.id })!;
+  const one = (await walletWithDeposits(gw.ctx.db, w.bindingId, { merchantId: m.id }))!;
   expect(one.deposits.map((d) => [d.amount, d.status])).toEqual([
     ["1000000000000000000", "pending"],
     ["99999999000001000000000000", "confirmed"],
     ["99999999123456000000000000", "confirmed"],
   ]);
-  expect(walletWithDeposits(gw.ctx.db, w.bindingId, { merchantId: other.id })).toBeUndefined();
+  expect(await walletWithDeposits(gw.ctx.db, w.bindingId, { merchantId: other.id })).toBeUndefined();
 });
 
 test("the transfer status lists generate the deposit statistics' text, byte for byte", () => {

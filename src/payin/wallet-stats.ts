@@ -5,6 +5,7 @@ import { type DbOrTx, prepared } from "../db/client";
 import { addresses, bindings, merchants, payinOrders, transfers } from "../db/schema";
 import { notStatusSql, statusSql } from "../db/status-sql";
 import { TRANSFER_CONFIRMED, TRANSFER_PENDING, TRANSFER_REVERTED } from "../watcher/state";
+import { mapSeq } from "../lib/async-seq";
 
 export interface WalletRow {
   id: string;
@@ -23,7 +24,7 @@ export interface WalletRow {
   lastDepositAt: number | null;
 }
 
-export function exclusiveWallets(db: DbOrTx, scope: { merchantId?: number; q?: string; limit?: number; offset?: number }): WalletRow[] {
+export async function exclusiveWallets(db: DbOrTx, scope: { merchantId?: number; q?: string; limit?: number; offset?: number }): Promise<WalletRow[]> {
   // Bounded above so the newest-first walk of bindings_list(_merchant) is a range seek.
   const where = [lte(bindings.createdAt, Number.MAX_SAFE_INTEGER)];
   if (scope.merchantId !== undefined) where.push(eq(bindings.merchantId, scope.merchantId));
@@ -49,7 +50,7 @@ export function exclusiveWallets(db: DbOrTx, scope: { merchantId?: number; q?: s
     .limit(scope.limit ?? 100)
     .offset(scope.offset ?? 0)
     .all();
-  return rows.map(({ addressId, ...r }) => ({ ...r, ...depositStats(db, addressId, r.token) }));
+  return await mapSeq(rows, async ({ addressId, ...r }) => ({ ...r, ...await depositStats(db, addressId, r.token) }));
 }
 
 // The transfer statuses come from watcher/state.ts (wallet-stats.test.ts holds the text).
@@ -66,7 +67,7 @@ export const DEPOSIT_STATS = `SELECT sum(${NOT_REVERTED}) AS deposits, sum(${sta
  * address may have many deposits). Received is summed exactly in two parts
  * (amounts can exceed 64 bits), as in src/payout/balances.ts.
  */
-function depositStats(db: DbOrTx, addressId: string, token: string): Pick<WalletRow, "deposits" | "received" | "pending" | "lastDepositAt"> {
+async function depositStats(db: DbOrTx, addressId: string, token: string): Promise<Pick<WalletRow, "deposits" | "received" | "pending" | "lastDepositAt">> {
   const q = prepared(db, "walletDepositStats", (d) => {
     const st = d.$client.query<{ deposits: bigint | null; pending: bigint | null; last: bigint | null; hi: bigint | null; lo: bigint | null }, string[]>(DEPOSIT_STATS);
     st.safeIntegers(true);
@@ -82,10 +83,10 @@ function depositStats(db: DbOrTx, addressId: string, token: string): Pick<Wallet
 }
 
 /** One wallet and its latest deposits (newest first), or undefined when not in scope. */
-export function walletWithDeposits(db: DbOrTx, id: string, scope: { merchantId?: number }, limit = 50) {
+export async function walletWithDeposits(db: DbOrTx, id: string, scope: { merchantId?: number }, limit = 50) {
   const b = db.select().from(bindings).where(eq(bindings.id, id)).get();
   if (!b || (scope.merchantId !== undefined && b.merchantId !== scope.merchantId)) return undefined;
-  const wallet = exclusiveWallets(db, { merchantId: b.merchantId, q: b.bindKey }).find((w) => w.id === id)!;
+  const wallet = (await exclusiveWallets(db, { merchantId: b.merchantId, q: b.bindKey })).find((w) => w.id === id)!;
   const deposits = db
     .select({
       txHash: transfers.txHash,

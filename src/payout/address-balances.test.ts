@@ -31,9 +31,9 @@ const AMOUNTS = [
 ];
 
 describe("address balances", () => {
-  test("the trigger keeps each (address, token) equal to the exact sum of its entries, whatever the signs and sizes", () => {
+  test("the trigger keeps each (address, token) equal to the exact sum of its entries, whatever the signs and sizes", async () => {
     const db = openDb(":memory:");
-    migrate(db);
+    await migrate(db);
     addAddress(db, "A", 1);
     addAddress(db, "B", 2);
     let a = 0n;
@@ -41,14 +41,14 @@ describe("address balances", () => {
     for (const [i, x] of AMOUNTS.entries()) {
       entry(db, "A", x);
       a += BigInt(x);
-      expect(ledgerBalance(db, "A", "USDT")).toBe(a);
+      expect(await ledgerBalance(db, "A", "USDT")).toBe(a);
       const y = AMOUNTS[(i * 5 + 3) % AMOUNTS.length]!;
       entry(db, "B", y, "USDC");
       b += BigInt(y);
     }
-    expect(ledgerBalance(db, "B", "USDC")).toBe(b);
-    expect(ledgerSum(db, "A", "USDT")).toBe(a);
-    expect(ledgerBalance(db, "B", "USDT")).toBe(0n);
+    expect(await ledgerBalance(db, "B", "USDC")).toBe(b);
+    expect(await ledgerSum(db, "A", "USDT")).toBe(a);
+    expect(await ledgerBalance(db, "B", "USDT")).toBe(0n);
     const row = db.$client.query<{ lo: number; entries: number; merchant_id: number }, []>("SELECT lo, entries, merchant_id FROM address_balances WHERE address_id = 'A'").get()!;
     expect(row.lo).toBeGreaterThanOrEqual(0);
     expect(row.lo).toBeLessThan(1e12);
@@ -56,9 +56,9 @@ describe("address balances", () => {
     expect(row.merchant_id).toBe(1);
   });
 
-  test("the migration backfills a database that already has a ledger", () => {
+  test("the migration backfills a database that already has a ledger", async () => {
     const db = openDb(":memory:");
-    migrate(db, migrations.slice(0, 1)); // the shipped baseline only
+    await migrate(db, migrations.slice(0, 1)); // the shipped baseline only
     addAddress(db, "A", 1);
     addAddress(db, "B", 2, "BSC");
     let a = 0n;
@@ -67,9 +67,9 @@ describe("address balances", () => {
       a += BigInt(x);
     }
     entry(db, "B", "1000000000000000000", "USDC", "BSC");
-    migrate(db);
-    expect(ledgerBalance(db, "A", "USDT")).toBe(a);
-    expect(ledgerBalance(db, "B", "USDC")).toBe(10n ** 18n);
+    await migrate(db);
+    expect(await ledgerBalance(db, "A", "USDT")).toBe(a);
+    expect(await ledgerBalance(db, "B", "USDC")).toBe(10n ** 18n);
     const rows = db.$client.query<{ address_id: string; chain: string; entries: number }, []>("SELECT address_id, chain, entries FROM address_balances ORDER BY address_id").all();
     expect(rows).toEqual([
       { address_id: "A", chain: "TRON", entries: AMOUNTS.length },
@@ -77,12 +77,12 @@ describe("address balances", () => {
     ]);
     // and the trigger carries on from the backfilled sum
     entry(db, "A", "-5");
-    expect(ledgerBalance(db, "A", "USDT")).toBe(a - 5n);
+    expect(await ledgerBalance(db, "A", "USDT")).toBe(a - 5n);
   });
 
-  test("sandbox balances follow transfers as they are mined, moved by a reorg and cut", () => {
+  test("sandbox balances follow transfers as they are mined, moved by a reorg and cut", async () => {
     const db = openDb(":memory:");
-    migrate(db);
+    await migrate(db);
     const c = db.$client;
     const bal = (address: string) => {
       const q = c.query<{ hi: bigint; lo: bigint }, [string]>("SELECT hi, lo FROM sandbox_balances WHERE chain = 'BSC' AND address = ? AND token = 'USDT'");
@@ -109,7 +109,7 @@ describe("address balances", () => {
 describe("reconcile", () => {
   test("walks every balance row in slices and gives the event loop a turn between slices", async () => {
     const db = openDb(":memory:");
-    migrate(db);
+    await migrate(db);
     const n = RECONCILE_SLICE * 2 + 7;
     for (let i = 0; i < n; i++) {
       addAddress(db, `A${String(i).padStart(4, "0")}`, i);

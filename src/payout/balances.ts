@@ -15,6 +15,7 @@ import type { AddressRow } from "../wallet/addresses";
 import { statusSql } from "../db/status-sql";
 import { TRANSFER_PENDING } from "../watcher/state";
 import { AWAITING_FINALITY, BALANCE_MISMATCH, UNFINISHED } from "./state";
+import { forEachSeq, mapSeq } from "../lib/async-seq";
 
 /**
  * Exact SUM of TEXT base-unit amounts inside SQLite (18-decimal amounts exceed
@@ -23,7 +24,7 @@ import { AWAITING_FINALITY, BALANCE_MISMATCH, UNFINISHED } from "./state";
  * and recombined as a bigint. Keeps balance checks O(1) in JS however many
  * payouts an address has (a 5,000-row batch preview runs them per row).
  */
-function exactSum(db: DbOrTx, name: string, from: string, ...args: string[]): bigint {
+async function exactSum(db: DbOrTx, name: string, from: string, ...args: string[]): Promise<bigint> {
   const stmt = prepared(db, name, (d) => {
     const q = d.$client.query<{ hi: bigint; lo: bigint }, string[]>(
       `SELECT coalesce(sum(s * CAST(substr(a, 1, max(length(a) - 12, 0)) AS INTEGER)), 0) AS hi,
@@ -45,7 +46,7 @@ export const RESERVED = `payout_orders WHERE from_address_id = ?1 AND token = ?2
  * trigger keeps in the transaction of every ledger entry (one seek, whatever the
  * address's history).
  */
-export function ledgerBalance(db: DbOrTx, addressId: string, token: string): bigint {
+export async function ledgerBalance(db: DbOrTx, addressId: string, token: string): Promise<bigint> {
   const q = prepared(db, "storedBalance", (d) => {
     const s = d.$client.query<{ hi: bigint; lo: bigint }, [string, string]>(STORED_BALANCE);
     s.safeIntegers(true);
@@ -56,13 +57,13 @@ export function ledgerBalance(db: DbOrTx, addressId: string, token: string): big
 }
 
 /** The same sum recomputed from every entry (tests and checks only: it reads the address's whole history). */
-export function ledgerSum(db: DbOrTx, addressId: string, token: string): bigint {
-  return exactSum(db, "ledgerSum", "ledger_entries WHERE address_id = ?1 AND token = ?2", addressId, token);
+export async function ledgerSum(db: DbOrTx, addressId: string, token: string): Promise<bigint> {
+  return await exactSum(db, "ledgerSum", "ledger_entries WHERE address_id = ?1 AND token = ?2", addressId, token);
 }
 
 /** Amounts of unfinished payouts from the address in that token. */
-export function reservedBalance(db: DbOrTx, addressId: string, token: string): bigint {
-  return exactSum(db, "reservedBalance", RESERVED, addressId, token);
+export async function reservedBalance(db: DbOrTx, addressId: string, token: string): Promise<bigint> {
+  return await exactSum(db, "reservedBalance", RESERVED, addressId, token);
 }
 
 export interface AddressBalance {
@@ -71,14 +72,14 @@ export interface AddressBalance {
   available: bigint;
 }
 
-export function addressBalance(db: DbOrTx, addressId: string, token: string): AddressBalance {
-  const ledger = ledgerBalance(db, addressId, token);
-  const reserved = reservedBalance(db, addressId, token);
+export async function addressBalance(db: DbOrTx, addressId: string, token: string): Promise<AddressBalance> {
+  const ledger = await ledgerBalance(db, addressId, token);
+  const reserved = await reservedBalance(db, addressId, token);
   return { ledger, reserved, available: ledger - reserved };
 }
 
 /** How many unfinished payouts the address has (any token), and whether one retires it (deleteSourceAfterSuccess). */
-export function unfinishedFrom(db: DbOrTx, addressId: string): { count: number; retiring: boolean } {
+export async function unfinishedFrom(db: DbOrTx, addressId: string): Promise<{ count: number; retiring: boolean }> {
   const q = prepared(db, "unfinishedFrom", (d) =>
     d.$client.query<{ n: number; retiring: number | null }, string[]>(
       `SELECT count(*) AS n, max(delete_source) AS retiring FROM payout_orders WHERE from_address_id = ?1 AND status IN (${[...UNFINISHED].map((x) => `'${x}'`).join(",")})`,
@@ -89,7 +90,7 @@ export function unfinishedFrom(db: DbOrTx, addressId: string): { count: number; 
 }
 
 /** The merchant's live (not soft-deleted, not gas) addresses on a chain. */
-export function merchantAddresses(db: DbOrTx, merchantId: number, chain: string): AddressRow[] {
+export async function merchantAddresses(db: DbOrTx, merchantId: number, chain: string): Promise<AddressRow[]> {
   return db
     .select()
     .from(addresses)
@@ -102,11 +103,11 @@ export function merchantAddresses(db: DbOrTx, merchantId: number, chain: string)
  * with their balances: rows of address_balances (address_balances_merchant), so the
  * cost follows how many addresses the merchant has, never their history.
  */
-export function fundedAddresses(db: DbOrTx, merchantId: number, chain: string, token: string): Array<{ address: AddressRow } & AddressBalance> {
+export async function fundedAddresses(db: DbOrTx, merchantId: number, chain: string, token: string): Promise<Array<{ address: AddressRow } & AddressBalance>> {
   const rows = fundedAddressesQuery(db, merchantId, chain, token).all();
   // Derivation order, as the merchant's address list (ties between equal balances go to the older address).
   rows.sort((a, b) => a.address.derivationIndex - b.address.derivationIndex);
-  return rows.map((r) => ({ address: r.address, ...addressBalance(db, r.address.id, token) }));
+  return await mapSeq(rows, async (r) => ({ address: r.address, ...await addressBalance(db, r.address.id, token) }));
 }
 
 export function fundedAddressesQuery(db: DbOrTx, merchantId: number, chain: string, token: string) {
@@ -162,7 +163,7 @@ export async function reconcileChain(ctx: ReconcileDeps, adapter: ChainAdapter):
     // one commit per slice, not one fsync per address.
     const onChain: bigint[] = [];
     for (const p of page) onChain.push(await adapter.tokenBalance(p.address, p.token as TokenSymbol));
-    writeTx(ctx.db, () => page.forEach((p, i) => reconcileOne(ctx, adapter, p, onChain[i]!, out)));
+    await writeTx(ctx.db, async () => await forEachSeq(page, async (p, i) => await reconcileOne(ctx, adapter, p, onChain[i]!, out)));
     if (page.length) after = page[page.length - 1]!;
     return page.length === RECONCILE_SLICE;
   });
@@ -195,12 +196,12 @@ function reconcilePage(db: Db) {
   });
 }
 
-function reconcileOne(ctx: ReconcileDeps, adapter: ChainAdapter, p: BalanceRow, onChain: bigint, out: Discrepancy[]): void {
+async function reconcileOne(ctx: ReconcileDeps, adapter: ChainAdapter, p: BalanceRow, onChain: bigint, out: Discrepancy[]): Promise<void> {
   const now = ctx.clock.now();
   // Read after the chain answered: an entry written meanwhile is counted (in-flight ranges cover the rest).
-  const ledger = ledgerBalance(ctx.db, p.addressId, p.token);
-  const inflightOut = exactSum(ctx.db, "inflightOut", INFLIGHT_OUT, p.addressId, p.token);
-  const pendingIn = exactSum(ctx.db, "pendingIn", PENDING_IN, p.addressId, p.token);
+  const ledger = await ledgerBalance(ctx.db, p.addressId, p.token);
+  const inflightOut = await exactSum(ctx.db, "inflightOut", INFLIGHT_OUT, p.addressId, p.token);
+  const pendingIn = await exactSum(ctx.db, "pendingIn", PENDING_IN, p.addressId, p.token);
   const ok = onChain >= ledger - inflightOut && onChain <= ledger + pendingIn;
   const difference = ok ? 0n : onChain - ledger;
   const prev = ctx.db.select().from(balanceChecks).where(and(eq(balanceChecks.addressId, p.addressId), eq(balanceChecks.token, p.token))).get();
@@ -224,7 +225,7 @@ function reconcileOne(ctx: ReconcileDeps, adapter: ChainAdapter, p: BalanceRow, 
   }
 }
 
-export function openDiscrepancies(db: DbOrTx) {
+export async function openDiscrepancies(db: DbOrTx) {
   return db.select().from(balanceChecks).where(eq(balanceChecks.status, BALANCE_MISMATCH)).all();
 }
 

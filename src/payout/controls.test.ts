@@ -29,14 +29,14 @@ describe("payout fee", () => {
   });
 });
 
-describe("daily limit: today's payouts as an id range (issue 23)", () => {
+describe("daily limit: today's payouts as an id range (issue 23)", async () => {
   const DAY = 86_400_000;
   const midnight = Date.UTC(2026, 10, 26);
   const db = openDb(":memory:");
-  migrate(db);
+  await migrate(db);
   db.$client.run("PRAGMA foreign_keys = OFF"); // payout rows without their source addresses
-  const { merchant } = createMerchant({ db, cipher: new Cipher(randomBytes(32)), now: () => midnight - 2 * DAY }, { name: "limits" });
-  setPayoutControls(db, merchant.id, { payoutLimitDaily: "1000" }, midnight - 2 * DAY);
+  const { merchant } = await createMerchant({ db, cipher: new Cipher(randomBytes(32)), now: () => midnight - 2 * DAY }, { name: "limits" });
+  await setPayoutControls(db, merchant.id, { payoutLimitDaily: "1000" }, midnight - 2 * DAY);
   let n = 0;
   const add = (at: number, amount: number, status = "confirmed", orderAt = at) =>
     db.$client.run(
@@ -44,16 +44,16 @@ describe("daily limit: today's payouts as an id range (issue 23)", () => {
          delete_source, api_key_id, status, created_at, updated_at) VALUES (?, ?, ?, 'TRON', 'USDT', 6, 'A', 'a', 'b', ?, 0, 'k', ?, ?, ?)`,
       [newOrderNo("PO", orderAt), merchant.id, `w${++n}`, String(BigInt(amount) * 1_000_000n), status, at, at],
     );
-  const used = (now: number) => {
+  const used = async (now: number) => {
     try {
-      writeTx(db, (tx) => checkLimits(tx, merchant.id, 1000n * 1_000_000n, now));
+      await writeTx(db, async (tx) => await checkLimits(tx, merchant.id, 1000n * 1_000_000n, now));
       return "0.000000";
     } catch (e) {
       return (e as AppError).data?.usedToday;
     }
   };
 
-  test("payouts since midnight UTC that did not fail; none from before, whatever their ids", () => {
+  test("payouts since midnight UTC that did not fail; none from before, whatever their ids", async () => {
     add(midnight - DAY, 500); // yesterday
     add(midnight - 20 * 60_000, 400); // 23:40 yesterday
     // Committed in the other order than they read the clock: 00:00:00.100 gets the lower id (the
@@ -62,8 +62,8 @@ describe("daily limit: today's payouts as an id range (issue 23)", () => {
     add(midnight - 100, 300);
     add(midnight + 60_000, 2);
     add(midnight + 120_000, 600, "failed");
-    expect(used(midnight + 3_600_000)).toBe("9.000000");
-    expect(used(midnight - 1)).toBe("1209.000000"); // yesterday's 500 + 400 + 300, and all made since
-    expect(used(midnight + DAY)).toBe("0.000000"); // a day with no payout yet
+    expect(await used(midnight + 3_600_000)).toBe("9.000000");
+    expect(await used(midnight - 1)).toBe("1209.000000"); // yesterday's 500 + 400 + 300, and all made since
+    expect(await used(midnight + DAY)).toBe("0.000000"); // a day with no payout yet
   });
 });

@@ -40,28 +40,28 @@ export function payoutFee(c: Pick<PayoutControls, "payoutFeeFixed" | "payoutFeeR
 const DAY_MS = 86_400_000;
 
 /** Sum (micro-units) of the merchant's payouts created this UTC day that did not fail. */
-function usedToday(tx: DbOrTx, merchantId: number, now: number): bigint {
+async function usedToday(tx: DbOrTx, merchantId: number, now: number): Promise<bigint> {
   const start = now - (now % DAY_MS);
-  return notFailedSince(tx, merchantId, orderIdFloor(tx, "payout_orders", start), start)
+  return (await notFailedSince(tx, merchantId, await orderIdFloor(tx, "payout_orders", start), start))
     .reduce((s, r) => s + toMicro(BigInt(r.amount), r.decimals), 0n);
 }
 
 /** Fees (micro-units) held back for the merchant's unfinished payouts. */
-export function reservedFees(tx: DbOrTx, merchantId: number): bigint {
-  return unfinishedFees(tx, merchantId)
+export async function reservedFees(tx: DbOrTx, merchantId: number): Promise<bigint> {
+  return (await unfinishedFees(tx, merchantId))
     .reduce((s, r) => s + toMicro(BigInt(r.fee), r.decimals), 0n);
 }
 
 /** The switch and limits (51002). Runs inside the creating transaction so concurrent payouts see each other. */
-export function checkLimits(tx: Tx, merchantId: number, amountMicro: bigint, now: number): void {
-  const m = findMerchantById(tx, merchantId)!;
+export async function checkLimits(tx: Tx, merchantId: number, amountMicro: bigint, now: number): Promise<void> {
+  const m = (await findMerchantById(tx, merchantId))!;
   if (m.status !== "active") throw new AppError(51002, { reason: "merchant_disabled" });
   if (!m.payoutsEnabled) throw new AppError(51002, { reason: "payouts_disabled" });
   if (m.payoutLimitPerTx !== null && amountMicro > micro(m.payoutLimitPerTx)) {
     throw new AppError(51002, { reason: "per_payout_limit", limit: m.payoutLimitPerTx });
   }
   if (m.payoutLimitDaily !== null) {
-    const used = usedToday(tx, merchantId, now);
+    const used = await usedToday(tx, merchantId, now);
     if (used + amountMicro > micro(m.payoutLimitDaily)) {
       throw new AppError(51002, { reason: "daily_limit", limit: m.payoutLimitDaily, usedToday: decimal(used) });
     }
@@ -69,11 +69,11 @@ export function checkLimits(tx: Tx, merchantId: number, amountMicro: bigint, now
 }
 
 /** The fee (micro-units) for this amount; 51004 when the fee balance net of reservations does not cover it. */
-export function checkFee(tx: Tx, merchantId: number, amountMicro: bigint): bigint {
-  const m = findMerchantById(tx, merchantId)!;
+export async function checkFee(tx: Tx, merchantId: number, amountMicro: bigint): Promise<bigint> {
+  const m = (await findMerchantById(tx, merchantId))!;
   const fee = payoutFee(m, amountMicro);
   if (fee > 0n) {
-    const free = micro(m.feeBalance) - reservedFees(tx, merchantId);
+    const free = micro(m.feeBalance) - await reservedFees(tx, merchantId);
     if (free < fee) throw new AppError(51004, { fee: decimal(fee), available: decimal(free < 0n ? 0n : free) });
   }
   return fee;
@@ -85,8 +85,8 @@ const DECIMAL = /^\d+(\.\d{1,6})?$/;
 
 export class ControlsError extends Error {}
 
-export function getPayoutControls(db: DbOrTx, merchantId: number): PayoutControls & { feeBalance: string } {
-  const m = findMerchantById(db, merchantId);
+export async function getPayoutControls(db: DbOrTx, merchantId: number): Promise<PayoutControls & { feeBalance: string }> {
+  const m = await findMerchantById(db, merchantId);
   if (!m) throw new ControlsError(`no merchant ${merchantId}`);
   return {
     payoutsEnabled: m.payoutsEnabled,
@@ -99,7 +99,7 @@ export function getPayoutControls(db: DbOrTx, merchantId: number): PayoutControl
 }
 
 /** Sets any subset of the controls; amounts are decimal strings (<= 6 fractional digits), the rate a fraction in [0, 1). */
-export function setPayoutControls(db: Db, merchantId: number, patch: Partial<PayoutControls>, now: number): PayoutControls {
+export async function setPayoutControls(db: Db, merchantId: number, patch: Partial<PayoutControls>, now: number): Promise<PayoutControls> {
   const bad = (k: string, why: string) => new ControlsError(`${k} ${why}`);
   for (const k of ["payoutLimitPerTx", "payoutLimitDaily"] as const) {
     const v = patch[k];
@@ -111,43 +111,43 @@ export function setPayoutControls(db: Db, merchantId: number, patch: Partial<Pay
   for (const k of ["payoutsEnabled", "payoutLimitPerTx", "payoutLimitDaily", "payoutFeeFixed", "payoutFeeRate"] as const) {
     if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];
   }
-  const m = setMerchantControls(db, merchantId, set);
+  const m = await setMerchantControls(db, merchantId, set);
   if (!m) throw new ControlsError(`no merchant ${merchantId}`);
-  return getPayoutControls(db, merchantId);
+  return await getPayoutControls(db, merchantId);
 }
 
 /** Moves the fee balance by `delta` (decimal string, may be negative for an adjustment) with a journal entry. */
-export function adjustFeeBalance(
+export async function adjustFeeBalance(
   db: Db,
   merchantId: number,
   delta: string,
   opts: { kind?: "credit" | "adjustment"; ref: string; note?: string; now: number },
-): string {
+): Promise<string> {
   const neg = delta.startsWith("-");
   const abs = neg ? delta.slice(1) : delta;
   if (!DECIMAL.test(abs)) throw new ControlsError("delta must be a decimal string");
   const d = neg ? -micro(abs) : micro(abs);
-  return writeTx(db, (tx) => moveFeeBalance(tx, merchantId, d, { kind: opts.kind ?? (neg ? "adjustment" : "credit"), refType: "manual", refId: opts.ref, note: opts.note, now: opts.now }));
+  return await writeTx(db, async (tx) => await moveFeeBalance(tx, merchantId, d, { kind: opts.kind ?? (neg ? "adjustment" : "credit"), refType: "manual", refId: opts.ref, note: opts.note, now: opts.now }));
 }
 
 /** Inside a transaction: fee balance += d (micro-units), journaled; idempotent per (kind, ref). */
-export function moveFeeBalance(
+export async function moveFeeBalance(
   tx: Tx,
   merchantId: number,
   d: bigint,
   e: { kind: "credit" | "payout_fee" | "adjustment"; refType: string; refId: string; note?: string; now: number },
-): string {
-  const done = feeEntryFor(tx, e.kind, e.refType, e.refId);
+): Promise<string> {
+  const done = await feeEntryFor(tx, e.kind, e.refType, e.refId);
   if (done) return done.balanceAfter;
-  const balance = feeBalanceOf(tx, merchantId);
+  const balance = await feeBalanceOf(tx, merchantId);
   if (balance === undefined) throw new ControlsError(`no merchant ${merchantId}`);
   const after = micro(balance) + d;
   // Fees of unfinished payouts are reserved, and manual debits may not eat into
   // them, so a payout's fee debit never takes the balance below zero.
-  if (e.kind !== "payout_fee" && d < 0n && after < reservedFees(tx, merchantId)) {
+  if (e.kind !== "payout_fee" && d < 0n && after < await reservedFees(tx, merchantId)) {
     throw new ControlsError("the fee balance would drop below the fees reserved by unfinished payouts");
   }
   const afterStr = decimal(after < 0n ? 0n : after);
-  recordFeeMove(tx, merchantId, afterStr, { kind: e.kind, amount: d.toString(), refType: e.refType, refId: e.refId, note: e.note ?? null, createdAt: e.now });
+  await recordFeeMove(tx, merchantId, afterStr, { kind: e.kind, amount: d.toString(), refType: e.refType, refId: e.refId, note: e.note ?? null, createdAt: e.now });
   return afterStr;
 }

@@ -195,7 +195,7 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
       const nonce = (JSON.parse(row(o.orderNo).signedMeta!) as EvmTxMeta).nonce;
       // The payout's transaction leaves the pool, another one of the source takes its nonce and is mined.
       await node.rpc("anvil_dropTransaction", [o.txHash]);
-      const key = deriveKey(CODE, gw.ctx.seed, addressById(gw.ctx.db, row(o.orderNo).fromAddressId)!.derivationIndex);
+      const key = deriveKey(CODE, gw.ctx.seed, (await addressById(gw.ctx.db, row(o.orderNo).fromAddressId))!.derivationIndex);
       const acct = privateKeyToAccount(bytesToHex(key.privateKey) as Hex);
       const other = await acct.signTransaction({ type: "eip1559", chainId: CHAIN_ID, nonce, to: acct.address, value: 0n, gas: 21_000n, maxFeePerGas: 4n * GWEI, maxPriorityFeePerGas: GWEI });
       await node.rpc("eth_sendRawTransaction", [other]);

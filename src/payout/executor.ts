@@ -100,12 +100,12 @@ export class PayoutExecutor {
     return p;
   }
 
-  private commit(fn: Parameters<typeof writeTx<PayoutOrderRow>>[1]): PayoutOrderRow {
-    return writeTx(this.ctx.db, fn);
+  private async commit(fn: Parameters<typeof writeTx<PayoutOrderRow>>[1]): Promise<PayoutOrderRow> {
+    return await writeTx(this.ctx.db, fn);
   }
 
   private async runAttempt(orderId: number): Promise<PayoutOrderRow> {
-    let o = payoutById(this.ctx.db, orderId);
+    let o = await payoutById(this.ctx.db, orderId);
     if (o.status !== "submitted") return o;
     const adapter = this.adapter(o.chain);
     const held = await this.held(adapter, o);
@@ -119,23 +119,23 @@ export class PayoutExecutor {
         stored = await this.locks.run(`${o.chain}:${o.fromAddress}`, async () => {
           const signed = await ops.sign(o);
           // Stored and committed before it can reach the network.
-          return writeTx(this.ctx.db, (tx) => {
-            const f = payoutById(tx, orderId);
+          return await writeTx(this.ctx.db, async (tx) => {
+            const f = await payoutById(tx, orderId);
             if (f.status !== "submitted" || f.signedTx) return f;
-            return patchPayout(tx, f.id, { signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), txHash: signed.txHash }, this.ctx.clock.now());
+            return await patchPayout(tx, f.id, { signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), txHash: signed.txHash }, this.ctx.clock.now());
           });
         });
       } catch (e) {
-        if (this.stopping) return payoutById(this.ctx.db, orderId);
+        if (this.stopping) return await payoutById(this.ctx.db, orderId);
         const permanent = (e as { permanent?: boolean })?.permanent === true;
         if (isStorageFault(e)) this.limited.log("warn", "payout:signing:storage", "payout signing failed: storage unavailable (nothing sent)", { orderNo: o.orderNo, error: errorText(e) });
         else this.ctx.logger.warn("payout signing failed", { orderNo: o.orderNo, permanent, error: errorText(e) });
-        return this.commit((tx) => {
-          const f = payoutById(tx, orderId);
+        return await this.commit(async (tx) => {
+          const f = await payoutById(tx, orderId);
           if (f.status !== "submitted") return f;
           const now = this.ctx.clock.now();
-          if (permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "submit" }, { lastError: errorText(e), attempts: f.attempts + 1, retryAt: null }, now);
-          return patchPayout(tx, f.id, { lastError: errorText(e), attempts: f.attempts + 1, retryAt: retryAtOf(e, now) }, now);
+          if (permanent) return await applyPayoutEvent(tx, f, { type: "fail", stage: "submit" }, { lastError: errorText(e), attempts: f.attempts + 1, retryAt: null }, now);
+          return await patchPayout(tx, f.id, { lastError: errorText(e), attempts: f.attempts + 1, retryAt: retryAtOf(e, now) }, now);
         });
       }
       o = stored;
@@ -153,15 +153,15 @@ export class PayoutExecutor {
       retryAt = retryAtOf(e, this.ctx.clock.now());
     }
     crashPoint("payout:after-broadcast");
-    if (!result.ok && this.stopping) return payoutById(this.ctx.db, orderId);
-    return this.commit((tx) => {
-      const f = payoutById(tx, orderId);
+    if (!result.ok && this.stopping) return await payoutById(this.ctx.db, orderId);
+    return await this.commit(async (tx) => {
+      const f = await payoutById(tx, orderId);
       if (f.status !== "submitted") return f;
       const now = this.ctx.clock.now();
-      if (result.ok) return applyPayoutEvent(tx, f, { type: "broadcasted" }, { attempts: f.attempts + 1, retryAt: null }, now);
+      if (result.ok) return await applyPayoutEvent(tx, f, { type: "broadcasted" }, { attempts: f.attempts + 1, retryAt: null }, now);
       this.ctx.logger.warn("payout broadcast failed", { orderNo: f.orderNo, permanent: result.permanent, error: result.error });
-      if (result.permanent) return applyPayoutEvent(tx, f, { type: "fail", stage: "broadcast" }, { lastError: result.error, attempts: f.attempts + 1, retryAt: null }, now);
-      return patchPayout(tx, f.id, { lastError: result.error, attempts: f.attempts + 1, retryAt }, now);
+      if (result.permanent) return await applyPayoutEvent(tx, f, { type: "fail", stage: "broadcast" }, { lastError: result.error, attempts: f.attempts + 1, retryAt: null }, now);
+      return await patchPayout(tx, f.id, { lastError: result.error, attempts: f.attempts + 1, retryAt }, now);
     });
   }
 
@@ -178,23 +178,23 @@ export class PayoutExecutor {
     try {
       why = await this.locks.run(`${o.chain}:${o.fromAddress}`, () => gate.check(adapter, o.fromAddress));
     } catch (e) {
-      if (this.stopping) return payoutById(this.ctx.db, o.id);
+      if (this.stopping) return await payoutById(this.ctx.db, o.id);
       why = `held after restore: could not read ${o.chain} for what ${o.fromAddress} sent since the backup (${errorText(e)}); retrying`;
       retryAt = this.ctx.clock.now() + GATE_RETRY_MS;
     }
     if (why === null) return undefined;
     const text = why;
-    return this.commit((tx) => {
-      const f = payoutById(tx, o.id);
+    return await this.commit(async (tx) => {
+      const f = await payoutById(tx, o.id);
       if (f.status !== "submitted" || (f.lastError === text && f.retryAt === retryAt)) return f;
-      return patchPayout(tx, f.id, { lastError: text, retryAt }, this.ctx.clock.now());
+      return await patchPayout(tx, f.id, { lastError: text, retryAt }, this.ctx.clock.now());
     });
   }
 
   private defaultOps(adapter: ChainAdapter): PayoutChainOps {
     return {
       sign: async (o) => {
-        const a = addressById(this.ctx.db, o.fromAddressId)!;
+        const a = (await addressById(this.ctx.db, o.fromAddressId))!;
         const key = adapter.deriveKey(this.ctx.seed, a.derivationIndex);
         // No deterministic salt: a second signing must show up as a second transfer in the crash tests.
         return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey });
@@ -215,24 +215,24 @@ export class PayoutExecutor {
     if (!adapter) return;
     // Interrupted submissions (a restart, or a crash before the attempt finished): resume them.
     // Orders whose attempt recorded an error wait for `submit` (spec 4.7), unless the error clears by itself (retryAt).
-    const interrupted = resumableSubmitted(this.ctx.db, chain, this.ctx.clock.now());
+    const interrupted = await resumableSubmitted(this.ctx.db, chain, this.ctx.clock.now());
     for (const id of interrupted) if (!this.inflight.has(id)) await this.attempt(id);
 
     // A broadcast reported as failed may still have reached the network (a timeout after the
     // node accepted it): if the stored transaction shows up, the order is broadcasted after all.
-    const unsure = unsureSubmitted(this.ctx.db, chain);
+    const unsure = await unsureSubmitted(this.ctx.db, chain);
     for (const o of unsure) {
       if (this.inflight.has(o.id)) continue;
       const st = await adapter.txState(storedTx(o)).catch(() => ({ state: "unknown" as const }));
       if (st.state !== "included" && st.state !== "pending") continue;
-      this.commit((x) => {
-        const f = payoutById(x, o.id);
+      await this.commit(async (x) => {
+        const f = await payoutById(x, o.id);
         if (f.status !== "submitted") return f;
-        return applyPayoutEvent(x, f, { type: "broadcasted" }, { retryAt: null }, this.ctx.clock.now());
+        return await applyPayoutEvent(x, f, { type: "broadcasted" }, { retryAt: null }, this.ctx.clock.now());
       });
     }
 
-    const open = broadcastedOn(this.ctx.db, chain);
+    const open = await broadcastedOn(this.ctx.db, chain);
     for (const o of open) {
       try {
         await this.follow(adapter, o);
@@ -244,12 +244,12 @@ export class PayoutExecutor {
   }
 
   /** The order's transactions, oldest first: the one signed first (on the order), then each replacement. */
-  private transactions(o: PayoutOrderRow): PayoutTxAttempt[] {
-    return [{ tx: storedTx(o), since: o.broadcastedAt ?? o.updatedAt }, ...replacements(this.ctx.db, o.id)];
+  private async transactions(o: PayoutOrderRow): Promise<PayoutTxAttempt[]> {
+    return [{ tx: storedTx(o), since: o.broadcastedAt ?? o.updatedAt }, ...await replacements(this.ctx.db, o.id)];
   }
 
   private async follow(adapter: ChainAdapter, o: PayoutOrderRow): Promise<void> {
-    const txs = this.transactions(o);
+    const txs = await this.transactions(o);
     const newest = txs[txs.length - 1]!;
     const s = await adapter.txState(newest.tx);
     if (s.state === "included") return this.included(adapter, o, newest.tx, s);
@@ -266,7 +266,7 @@ export class PayoutExecutor {
       }
     }
     if (allExpired) {
-      this.failConfirm(o.id, txs.length > 1 ? `none of its ${txs.length} transactions can land (their nonce is used in a final block); not re-signed` : "transaction can never land (expired); not re-signed");
+      await this.failConfirm(o.id, txs.length > 1 ? `none of its ${txs.length} transactions can land (their nonce is used in a final block); not re-signed` : "transaction can never land (expired); not re-signed");
       return;
     }
     const ops = this.ops(adapter);
@@ -283,7 +283,7 @@ export class PayoutExecutor {
         return adapter.broadcast(newest.tx);
       };
       const r = await send().catch((e) => ({ ok: false as const, permanent: false, error: errorText(e) }));
-      if (!r.ok) this.commit((x) => patchPayout(x, o.id, { lastError: `rebroadcast refused: ${r.error}` }, this.ctx.clock.now()));
+      if (!r.ok) await this.commit(async (x) => await patchPayout(x, o.id, { lastError: `rebroadcast refused: ${r.error}` }, this.ctx.clock.now()));
     }
   }
 
@@ -292,17 +292,17 @@ export class PayoutExecutor {
     if (!s.final) return;
     crashPoint("payout:after-confirm-seen");
     const cost = await costOf(adapter, tx);
-    this.commit((x) => {
-      const f = payoutById(x, o.id);
+    await this.commit(async (x) => {
+      const f = await payoutById(x, o.id);
       if (f.status !== "broadcasted") return f;
       const now = this.ctx.clock.now();
       // What the transfer cost, with its final status (DESIGN 21).
-      if (cost) recordCost(x, { chain: f.chain, txHash: tx.txHash, kind: "payout", payoutOrderId: f.id, cost, now });
+      if (cost) await recordCost(x, { chain: f.chain, txHash: tx.txHash, kind: "payout", payoutOrderId: f.id, cost, now });
       // Whichever of its transactions landed is the order's.
       const landed = tx.txHash === f.txHash ? {} : { txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta) };
       return s.success
-        ? applyPayoutEvent(x, f, { type: "confirmed" }, { ...landed, stuckAt: null }, now)
-        : applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { ...landed, stuckAt: null, lastError: "transaction reverted on chain" }, now);
+        ? await applyPayoutEvent(x, f, { type: "confirmed" }, { ...landed, stuckAt: null }, now)
+        : await applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { ...landed, stuckAt: null, lastError: "transaction reverted on chain" }, now);
     });
   }
 
@@ -315,7 +315,7 @@ export class PayoutExecutor {
     const signed = await this.locks.run(`${o.chain}:${o.fromAddress}`, async () => {
       const next = await ops.replace!(o, current);
       const now = this.ctx.clock.now();
-      return this.commitReplacement(o.id, current, next, now);
+      return await this.commitReplacement(o.id, current, next, now);
     });
     if (!signed) {
       this.stuckTried.set(o.id, this.ctx.clock.now());
@@ -335,36 +335,36 @@ export class PayoutExecutor {
     if (!r.ok) {
       // Sent again by the next pass (its newest transaction, unknown to the node).
       const error = r.error;
-      this.commit((x) => patchPayout(x, o.id, { lastError: `replacement not sent yet: ${error}` }, this.ctx.clock.now()));
+      await this.commit(async (x) => await patchPayout(x, o.id, { lastError: `replacement not sent yet: ${error}` }, this.ctx.clock.now()));
     }
     return true;
   }
 
   /** Stores a replacement (or, for null, marks the order stuck) if the order is still broadcast with `current` as its newest transaction. */
-  private commitReplacement(id: number, current: SignedTransfer, next: SignedTransfer | null, now: number): SignedTransfer | null {
+  private async commitReplacement(id: number, current: SignedTransfer, next: SignedTransfer | null, now: number): Promise<SignedTransfer | null> {
     let stored: SignedTransfer | null = null;
-    this.commit((x) => {
-      const f = payoutById(x, id);
+    await this.commit(async (x) => {
+      const f = await payoutById(x, id);
       if (f.status !== "broadcasted") return f;
-      const newest = replacements(x, id).at(-1)?.tx.txHash ?? f.txHash;
+      const newest = (await replacements(x, id)).at(-1)?.tx.txHash ?? f.txHash;
       if (newest !== current.txHash) return f;
       if (!next) {
         if (f.stuckAt !== null) return f;
         this.ctx.logger.warn("payout stuck at the gas price cap", { orderNo: f.orderNo, txHash: current.txHash });
-        return patchPayout(x, id, { stuckAt: now, lastError: "stuck: its transaction is at gas_price_cap and has not confirmed; no replacement fits under the cap" }, now);
+        return await patchPayout(x, id, { stuckAt: now, lastError: "stuck: its transaction is at gas_price_cap and has not confirmed; no replacement fits under the cap" }, now);
       }
-      addReplacement(x, f, next, now);
+      await addReplacement(x, f, next, now);
       stored = next;
-      return patchPayout(x, id, { stuckAt: null, lastError: null }, now);
+      return await patchPayout(x, id, { stuckAt: null, lastError: null }, now);
     });
     return stored;
   }
 
-  private failConfirm(id: number, why: string): void {
-    this.commit((x) => {
-      const f = payoutById(x, id);
+  private async failConfirm(id: number, why: string): Promise<void> {
+    await this.commit(async (x) => {
+      const f = await payoutById(x, id);
       if (f.status !== "broadcasted") return f;
-      return applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { lastError: why }, this.ctx.clock.now());
+      return await applyPayoutEvent(x, f, { type: "fail", stage: "confirm" }, { lastError: why }, this.ctx.clock.now());
     });
   }
 }

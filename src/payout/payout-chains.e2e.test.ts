@@ -228,11 +228,11 @@ for (const k of CASES) {
       return o;
     }
     const w = (): Paying => ({ fx, gw, adapter, tick, funded, payout, get, row, settle, units });
-    const gas = () => gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now()).address;
+    const gas = async () => (await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now())).address;
     const topupsOf = (orderNo: string) => gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(orderNo).id)).all();
 
     test("a payout is signed with the source's key, sent, and confirmed once final; balances move by exactly the amount", async () => {
-      if (k.gasPaysFees) await fx.sendNative(gas(), k.gasFunding);
+      if (k.gasPaysFees) await fx.sendNative(await gas(), k.gasFunding);
       const from = await funded(100n, k.sourceNative);
       if (k.sourceNative === 0n) expect(await fx.nativeBalance(from)).toBe(0n);
       const [to] = fx.receivers(1, `${k.chain}-payout-1`);
@@ -240,7 +240,7 @@ for (const k of CASES) {
       expect(o).toMatchObject({ status: "broadcasted", amount: "12.345678" });
       expect(o.txHash).toMatch(fx.txHashPattern);
       expect(o.txHash).toBe(row(o.orderNo).txHash);
-      expect(JSON.parse(row(o.orderNo).signedMeta!)).toMatchObject(k.signedMeta({ from, to: to!, gas: gas() }));
+      expect(JSON.parse(row(o.orderNo).signedMeta!)).toMatchObject(k.signedMeta({ from, to: to!, gas: await gas() }));
       await tick();
       expect((await get(o.orderNo)).status).toBe("broadcasted"); // included, not final yet
       expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed", txHash: o.txHash });
@@ -248,13 +248,13 @@ for (const k of CASES) {
       expect(await fx.tokenBalance(from)).toBe(units("100") - units("12.345678"));
       expect(await fx.sentBy(from)).toBe(1);
       expect(gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.toAddress, from)).all()).toEqual([]);
-      await k.afterPayout?.(w(), { from, to: to!, gas: gas(), o });
+      await k.afterPayout?.(w(), { from, to: to!, gas: await gas(), o });
     });
 
     if (k.topup) {
       const t = k.topup;
       test("a source without native coin gets a top-up from the gas wallet first, stored before it is sent", async () => {
-        const g = gas();
+        const g = await gas();
         await fx.sendNative(g, k.gasFunding);
         const from = await funded(10n, 0n);
         await t.before?.(w(), from);
@@ -276,7 +276,7 @@ for (const k of CASES) {
     }
 
     test("an empty gas wallet leaves the payout submitted with an error and a retry time; funded, the job sends it once", async () => {
-      const g = gas();
+      const g = await gas();
       const keep = await fx.nativeBalance(g);
       await fx.setNative(g, 0n);
       const from = await funded(5n, 0n);
@@ -321,7 +321,7 @@ for (const k of CASES) {
 
     test("a paid pay-in order is refunded (DESIGN 20): a payout from its receiving address, sent once and confirmed once final; the refund follows it", async () => {
       // A funded gas wallet, whatever the cases before left in it (a second airdrop can fail on LiteSVM).
-      if ((await fx.nativeBalance(gas())) < k.gasFunding) await fx.setNative(gas(), k.gasFunding);
+      if ((await fx.nativeBalance(await gas())) < k.gasFunding) await fx.setNative(await gas(), k.gasFunding);
       const order = await gw.client.createPayinOrder({ chainCode: fx.chain as "TRON", tokenSymbol: fx.token as "USDT", merchantOrderNo: `${k.chain}-refund-${++n}`, amount: "20", notifyUrl: "https://shop.example/pi" });
       await tick();
       await fx.pay(order.address, units("20"));

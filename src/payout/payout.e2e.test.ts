@@ -42,7 +42,7 @@ const payout = (client: StablegateClient, body: Obj) =>
 const get = (client: StablegateClient, orderNo: string) => client.request<Obj>("GET", `/openapi/payout/orders/${orderNo}`);
 const submit = (client: StablegateClient, orderNo: string, remark = "retry") => client.request<Obj>("POST", `/openapi/payout/orders/${orderNo}/submit`, { body: { remark } });
 const addressId = (address: string) => gw.ctx.db.select().from(addresses).where(eq(addresses.address, address)).get()!.id;
-const available = (address: string, token = "USDT") => addressBalance(gw.ctx.db, addressId(address), token).available;
+const available = async (address: string, token = "USDT") => (await addressBalance(gw.ctx.db, addressId(address), token)).available;
 const callbacksOf = (orderNo: string) =>
   (gw.ctx.db.$client.query("SELECT order_status AS status, payload FROM callbacks WHERE order_no = ? ORDER BY rowid").all(orderNo) as { status: string; payload: string }[]).map((r) => ({
     status: r.status,
@@ -51,11 +51,11 @@ const callbacksOf = (orderNo: string) =>
 
 describe("payouts on the sandbox", () => {
   test("a funded address pays out: broadcasted, confirmed, callbacks in order, balances move by exactly the amount, fee from the fee balance", async () => {
-    const m = gw.newMerchant("payer");
-    setPayoutControls(gw.ctx.db, m.id, { payoutFeeFixed: "0.5", payoutFeeRate: "0.01" }, Date.now());
-    adjustFeeBalance(gw.ctx.db, m.id, "10", { ref: "topup-1", now: Date.now() });
+    const m = await gw.newMerchant("payer");
+    await setPayoutControls(gw.ctx.db, m.id, { payoutFeeFixed: "0.5", payoutFeeRate: "0.01" }, Date.now());
+    await adjustFeeBalance(gw.ctx.db, m.id, "10", { ref: "topup-1", now: Date.now() });
     const from = await funded(m.client, "100");
-    expect(available(from)).toBe(toBaseUnits("100", 6));
+    expect(await available(from)).toBe(toBaseUnits("100", 6));
     const to = randomAddress("TRON");
 
     const o = await payout(m.client, { fromAddress: from, toAddress: to, amount: "30.25" });
@@ -64,8 +64,8 @@ describe("payouts on the sandbox", () => {
     expect(o.txHash).toMatch(/^[0-9a-f]{64}$/);
     expect(await tron.tokenBalance(to, "USDT")).toBe(toBaseUnits("30.25", 6));
     // Reserved while unfinished.
-    expect(available(from)).toBe(toBaseUnits("69.75", 6));
-    expect(getPayoutControls(gw.ctx.db, m.id).feeBalance).toBe("10.000000");
+    expect(await available(from)).toBe(toBaseUnits("69.75", 6));
+    expect((await getPayoutControls(gw.ctx.db, m.id)).feeBalance).toBe("10.000000");
 
     await sb.mine("TRON", 2);
     const q = await get(m.client, o.orderNo);
@@ -91,11 +91,11 @@ describe("payouts on the sandbox", () => {
     });
     expect(cbs[0].payload.txHash).toBeNull();
 
-    const bal = addressBalance(gw.ctx.db, addressId(from), "USDT");
+    const bal = await addressBalance(gw.ctx.db, addressId(from), "USDT");
     expect(bal).toEqual({ ledger: toBaseUnits("69.75", 6), reserved: 0n, available: toBaseUnits("69.75", 6) });
     expect(await tron.tokenBalance(from, "USDT")).toBe(toBaseUnits("69.75", 6));
-    expect(getPayoutControls(gw.ctx.db, m.id).feeBalance).toBe("9.197500");
-    expect(tron.outgoingCount(from)).toBe(1);
+    expect((await getPayoutControls(gw.ctx.db, m.id)).feeBalance).toBe("9.197500");
+    expect(await tron.outgoingCount(from)).toBe(1);
     expect(await reconcileChain(gw.ctx, tron)).toEqual([]);
   });
 
@@ -112,7 +112,7 @@ describe("payouts on the sandbox", () => {
     expect(e.data).toMatchObject({ fields: { deleteSourceAfterSuccess: expect.any(String) } });
     const e2 = await err(payout(gw.client, { ...body, amount: "2" }));
     expect(e2.data).toMatchObject({ fields: { amount: expect.any(String) } });
-    expect(tron.outgoingCount(from)).toBe(1);
+    expect(await tron.outgoingCount(from)).toBe(1);
   });
 
   test("a transient broadcast failure leaves the order submitted; submit sends it, it confirms; submit again is 54002", async () => {
@@ -121,7 +121,7 @@ describe("payouts on the sandbox", () => {
     const o = await payout(gw.client, { fromAddress: from, toAddress: randomAddress("TRON"), amount: "4" });
     expect(o).toMatchObject({ status: "submitted", txHash: null, failedStage: null });
     expect(o.lastError).toContain("sandbox fault");
-    expect(tron.outgoingCount(from)).toBe(0);
+    expect(await tron.outgoingCount(from)).toBe(0);
     // A tick does not retry an order whose attempt recorded an error.
     await sb.mine("TRON", 1);
     expect((await get(gw.client, o.orderNo)).status).toBe("submitted");
@@ -130,7 +130,7 @@ describe("payouts on the sandbox", () => {
     expect(s).toMatchObject({ orderNo: o.orderNo, status: "broadcasted", lastError: null });
     await sb.mine("TRON", 2);
     expect(await get(gw.client, o.orderNo)).toMatchObject({ status: "confirmed" });
-    expect(tron.outgoingCount(from)).toBe(1);
+    expect(await tron.outgoingCount(from)).toBe(1);
     const e = await err(submit(gw.client, o.orderNo));
     expect([e.httpStatus, e.code]).toEqual([409, 54002]);
     expect(callbacksOf(o.orderNo).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
@@ -146,7 +146,7 @@ describe("payouts on the sandbox", () => {
     expect(await tron.broadcast({ txHash: row.txHash!, raw: row.signedTx!, meta: {} })).toEqual({ ok: true });
     await sb.mine("TRON", 2);
     expect(await get(gw.client, o.orderNo)).toMatchObject({ status: "confirmed", lastError: null });
-    expect(tron.outgoingCount(from)).toBe(1);
+    expect(await tron.outgoingCount(from)).toBe(1);
     expect(callbacksOf(o.orderNo).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
   });
 
@@ -157,11 +157,11 @@ describe("payouts on the sandbox", () => {
     await sb.reorg("TRON", 1);
     await sb.mine("TRON", 2);
     expect(await get(gw.client, o.orderNo)).toMatchObject({ status: "confirmed", txHash: o.txHash });
-    expect(tron.outgoingCount(from)).toBe(1);
+    expect(await tron.outgoingCount(from)).toBe(1);
   });
 
   test("deleteSourceAfterSuccess soft-deletes the source on confirmation; it is then refused as a source and not picked", async () => {
-    const m = gw.newMerchant("retire");
+    const m = await gw.newMerchant("retire");
     const from = await funded(m.client, "20");
     const o = await payout(m.client, { fromAddress: from, toAddress: randomAddress("TRON"), amount: "5", deleteSourceAfterSuccess: true });
     expect(o).toMatchObject({ status: "broadcasted", deleteSourceAfterSuccess: true });
@@ -187,7 +187,7 @@ describe("payouts on the sandbox", () => {
   });
 
   test("a permanent broadcast failure fails the order at stage broadcast and keeps a deleteSource source; reconciliation reports the ledger/chain gap", async () => {
-    const m = gw.newMerchant("gap");
+    const m = await gw.newMerchant("gap");
     const from = await funded(m.client, "1");
     // Ledger credit without funds on chain (e.g. a bad manual entry): the node refuses the transfer.
     gw.ctx.db.insert(ledgerEntries).values({ addressId: addressId(from), chain: "TRON", token: "USDT", kind: "adjustment", amount: "5000000", refType: "test", refId: "gap-1", createdAt: Date.now() }).run();
@@ -196,17 +196,17 @@ describe("payouts on the sandbox", () => {
     expect(o.failedAt).not.toBeNull();
     expect(callbacksOf(o.orderNo).at(-1)!.payload).toMatchObject({ status: "failed", failedStage: "broadcast" });
     expect(gw.ctx.db.select().from(addresses).where(eq(addresses.address, from)).get()!.deletedAt).toBeNull();
-    expect(available(from)).toBe(toBaseUnits("6", 6));
+    expect(await available(from)).toBe(toBaseUnits("6", 6));
 
     const gaps = await reconcileChain(gw.ctx, tron);
     expect(gaps).toEqual([{ addressId: addressId(from), address: from, token: "USDT", ledger: toBaseUnits("6", 6), chain: toBaseUnits("1", 6), difference: -toBaseUnits("5", 6) }]);
-    expect(openDiscrepancies(gw.ctx.db).map((d) => d.addressId)).toContain(addressId(from));
+    expect((await openDiscrepancies(gw.ctx.db)).map((d) => d.addressId)).toContain(addressId(from));
     // Reported, not overwritten.
-    expect(available(from)).toBe(toBaseUnits("6", 6));
+    expect(await available(from)).toBe(toBaseUnits("6", 6));
   });
 
   test("20 concurrent payouts that together exceed the balance: the ones that fit succeed, the rest get 53005/53003, never negative", async () => {
-    const m = gw.newMerchant("rush");
+    const m = await gw.newMerchant("rush");
     const from = await funded(m.client, "100");
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) => payout(m.client, { ...(i % 2 ? { fromAddress: from } : {}), toAddress: randomAddress("TRON"), amount: "7" })),
@@ -216,12 +216,12 @@ describe("payouts on the sandbox", () => {
     expect(ok.length).toBe(14);
     expect(codes.length).toBe(6);
     for (const c of codes) expect([53005, 53003]).toContain(c);
-    expect(available(from)).toBe(toBaseUnits("2", 6));
+    expect(await available(from)).toBe(toBaseUnits("2", 6));
     await sb.mine("TRON", 2);
     for (const o of ok) expect((await get(m.client, o.orderNo)).status).toBe("confirmed");
     expect(await tron.tokenBalance(from, "USDT")).toBe(toBaseUnits("2", 6));
-    expect(addressBalance(gw.ctx.db, addressId(from), "USDT")).toEqual({ ledger: toBaseUnits("2", 6), reserved: 0n, available: toBaseUnits("2", 6) });
-    expect(tron.outgoingCount(from)).toBe(14);
+    expect(await addressBalance(gw.ctx.db, addressId(from), "USDT")).toEqual({ ledger: toBaseUnits("2", 6), reserved: 0n, available: toBaseUnits("2", 6) });
+    expect(await tron.outgoingCount(from)).toBe(14);
   });
 });
 
@@ -267,9 +267,9 @@ describe("payout errors", () => {
   });
 
   test("53002 for own sources that cannot pay (other chain, busy with deleteSource); another merchant's or a gas wallet is 53001", async () => {
-    const other = gw.newMerchant("other");
+    const other = await gw.newMerchant("other");
     const theirs = await funded(other.client, "5");
-    const gas = gasWallet(gw.ctx.db, tron, gw.ctx.seed, Date.now());
+    const gas = await gasWallet(gw.ctx.db, tron, gw.ctx.seed, Date.now());
     const onBsc = await err(payout(gw.client, { fromAddress: bscFrom, toAddress: to, amount: "1" }));
     expect([onBsc.httpStatus, onBsc.code]).toEqual([422, 53002]);
     // Never reveal that an address belongs to the gateway but not to this merchant.
@@ -287,14 +287,14 @@ describe("payout errors", () => {
   });
 
   test("51002: payouts switched off, per-payout limit, daily limit; 51004: fee balance short", async () => {
-    const m = gw.newMerchant("limits");
+    const m = await gw.newMerchant("limits");
     const src = await funded(m.client, "100");
     const now = Date.now();
-    setPayoutControls(gw.ctx.db, m.id, { payoutsEnabled: false }, now);
+    await setPayoutControls(gw.ctx.db, m.id, { payoutsEnabled: false }, now);
     let e = await err(payout(m.client, { fromAddress: src, toAddress: to, amount: "1" }));
     expect([e.httpStatus, e.code, e.data?.reason]).toEqual([403, 51002, "payouts_disabled"]);
 
-    setPayoutControls(gw.ctx.db, m.id, { payoutsEnabled: true, payoutLimitPerTx: "10", payoutLimitDaily: "15" }, now);
+    await setPayoutControls(gw.ctx.db, m.id, { payoutsEnabled: true, payoutLimitPerTx: "10", payoutLimitDaily: "15" }, now);
     e = await err(payout(m.client, { fromAddress: src, toAddress: to, amount: "10.01" }));
     expect([e.code, e.data?.reason]).toEqual([51002, "per_payout_limit"]);
     expect((await payout(m.client, { fromAddress: src, toAddress: to, amount: "10" })).status).toBe("broadcasted");
@@ -302,8 +302,8 @@ describe("payout errors", () => {
     expect([e.code, e.data?.reason]).toEqual([51002, "daily_limit"]);
     expect((await payout(m.client, { fromAddress: src, toAddress: to, amount: "5" })).status).toBe("broadcasted");
 
-    setPayoutControls(gw.ctx.db, m.id, { payoutLimitPerTx: null, payoutLimitDaily: null, payoutFeeFixed: "1" }, now);
-    adjustFeeBalance(gw.ctx.db, m.id, "1.5", { ref: "limits-1", now });
+    await setPayoutControls(gw.ctx.db, m.id, { payoutLimitPerTx: null, payoutLimitDaily: null, payoutFeeFixed: "1" }, now);
+    await adjustFeeBalance(gw.ctx.db, m.id, "1.5", { ref: "limits-1", now });
     const a = await payout(m.client, { fromAddress: src, toAddress: to, amount: "1" });
     expect(a.fee).toBe("1.000000");
     // 0.5 left after the first fee is reserved.
@@ -315,7 +315,7 @@ describe("payout errors", () => {
     let e = await err(get(gw.client, "PO00000000000000000000000000"));
     expect([e.httpStatus, e.code]).toEqual([404, 54001]);
     const o = await payout(gw.client, { fromAddress: from, toAddress: to, amount: "1" });
-    const other = gw.newMerchant("peeker");
+    const other = await gw.newMerchant("peeker");
     e = await err(get(other.client, o.orderNo));
     expect([e.httpStatus, e.code]).toEqual([404, 54001]);
     e = await err(submit(other.client, o.orderNo));

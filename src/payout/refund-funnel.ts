@@ -15,16 +15,16 @@ import { insertRefundRow, orderRefundCallbackUrl, refundById, updateRefundIf } f
  * office. Like every other callback it goes to the refund's notifyUrl, else the order's, else the
  * merchant's default callback URL (held until there is one).
  */
-function writeRefundCallback(tx: Tx, r: RefundRow, now: number): void {
+async function writeRefundCallback(tx: Tx, r: RefundRow, now: number): Promise<void> {
   if (r.apiKeyId === null || r.payinOrderId === null) return;
-  const m = merchantUid(tx, r.merchantId)!;
-  enqueueCallback(tx, {
+  const m = (await merchantUid(tx, r.merchantId))!;
+  await enqueueCallback(tx, {
     merchantId: r.merchantId,
     kind: "refund",
     orderNo: r.refundRef,
     status: r.status,
     apiKeyId: r.apiKeyId,
-    url: r.notifyUrl ?? orderRefundCallbackUrl(tx, r.payinOrderId),
+    url: r.notifyUrl ?? await orderRefundCallbackUrl(tx, r.payinOrderId),
     payload: refundCallbackPayload(r, m.uid),
     now,
   });
@@ -34,20 +34,20 @@ function writeRefundCallback(tx: Tx, r: RefundRow, now: number): void {
  * A new refund, its first timeline entry and its first callback; `complete` may fill in what needs
  * the row's id first (its payout) before the callback is written.
  */
-export function insertRefund(tx: Tx, values: typeof refunds.$inferInsert, now: number, complete: (r: RefundRow) => RefundRow = (r) => r): RefundRow {
-  const row = complete(insertRefundRow(tx, values));
-  recordOrderEvent(tx, { kind: "refund", orderNo: row.refundRef, from: null, to: row.status, event: { type: "created", source: row.source }, at: now });
-  writeRefundCallback(tx, row, now);
+export async function insertRefund(tx: Tx, values: typeof refunds.$inferInsert, now: number, complete: (r: RefundRow) => Promise<RefundRow> = async (r) => r): Promise<RefundRow> {
+  const row = await complete(await insertRefundRow(tx, values));
+  await recordOrderEvent(tx, { kind: "refund", orderNo: row.refundRef, from: null, to: row.status, event: { type: "created", source: row.source }, at: now });
+  await writeRefundCallback(tx, row, now);
   return row;
 }
 
 /** A compare-and-set on the status `r` was read in: when another writer moved the refund first, this writes nothing and returns it as it now is. */
-export function applyRefundEvent(tx: Tx, r: RefundRow, event: RefundEvent, patch: Partial<RefundRow>, now: number): RefundRow {
+export async function applyRefundEvent(tx: Tx, r: RefundRow, event: RefundEvent, patch: Partial<RefundRow>, now: number): Promise<RefundRow> {
   const to = transition(r.status as RefundStatus, event);
-  const row = updateRefundIf(tx, r.id, r.status, { ...patch, status: to, updatedAt: now });
-  if (!row) return refundById(tx, r.id)!;
-  recordOrderEvent(tx, { kind: "refund", orderNo: r.refundRef, from: r.status, to, event, at: now });
-  writeRefundCallback(tx, row, now);
+  const row = await updateRefundIf(tx, r.id, r.status, { ...patch, status: to, updatedAt: now });
+  if (!row) return (await refundById(tx, r.id))!;
+  await recordOrderEvent(tx, { kind: "refund", orderNo: r.refundRef, from: r.status, to, event, at: now });
+  await writeRefundCallback(tx, row, now);
   return row;
 }
 
@@ -56,13 +56,13 @@ export function applyRefundEvent(tx: Tx, r: RefundRow, event: RefundEvent, patch
  * transaction; the refund follows (its txHash once broadcast). The payout's own callback is not
  * sent: the merchant hears of the refund.
  */
-export function followPayout(tx: Tx, p: { refundId: number | null; status: string; txHash: string | null; broadcastedAt: number | null; lastError: string | null }, now: number): void {
+export async function followPayout(tx: Tx, p: { refundId: number | null; status: string; txHash: string | null; broadcastedAt: number | null; lastError: string | null }, now: number): Promise<void> {
   // A new payout starts at submitted: the refund announced that itself (created, or address_given).
   if (p.refundId === null || p.status === "submitted") return;
-  const r = refundById(tx, p.refundId);
+  const r = await refundById(tx, p.refundId);
   if (!r || r.status === p.status) return;
   const patch: Partial<RefundRow> = p.broadcastedAt !== null && p.txHash ? { txHash: p.txHash } : {};
   // A failed refund keeps why its payout failed: the back office shows it beside "Refund" offered again.
   if (p.status === "failed") patch.lastError = p.lastError;
-  applyRefundEvent(tx, r, { type: "payout", status: p.status }, patch, now);
+  await applyRefundEvent(tx, r, { type: "payout", status: p.status }, patch, now);
 }

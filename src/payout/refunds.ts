@@ -31,17 +31,17 @@ type TransferRow = typeof transfers.$inferSelect;
  */
 export interface RefundPayins {
   /** The merchant's order with this orderNo. */
-  orderByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): PayinRow | undefined;
-  orderById(db: DbOrTx, id: number): PayinRow | undefined;
-  transferById(db: DbOrTx, id: number): TransferRow | undefined;
+  orderByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): Promise<PayinRow | undefined>;
+  orderById(db: DbOrTx, id: number): Promise<PayinRow | undefined>;
+  transferById(db: DbOrTx, id: number): Promise<TransferRow | undefined>;
   /**
    * Why the order cannot be refunded now (55002's reason), or null (payin/refundable.ts): completed,
    * risk_settled, a paid frozen_abnormal order, or one cancelled by "Refund all" (its payment still
    * the order's), once its payment is final.
    */
-  whyNotRefundable(db: DbOrTx, o: PayinRow): string | null;
+  whyNotRefundable(db: DbOrTx, o: PayinRow): Promise<string | null>;
   /** The unmatched deposit is resolved as refunded by this refund (its RF number). */
-  resolveDepositRefunded(tx: Tx, transferId: number, refundRef: string, now: number): void;
+  resolveDepositRefunded(tx: Tx, transferId: number, refundRef: string, now: number): Promise<void>;
 }
 
 /** What the refund services read (the app context satisfies it as it is). */
@@ -75,11 +75,11 @@ function adapterOf(ctx: Pick<PayoutCtx, "chains">, chain: string): ChainAdapter 
 }
 
 /** A refund address: valid for the chain (10001) in its canonical form, not one of the merchant's own (54003). */
-export function refundAddress(db: DbOrTx, adapter: ChainAdapter, merchantId: number, given: string, field = "toAddress"): string {
+export async function refundAddress(db: DbOrTx, adapter: ChainAdapter, merchantId: number, given: string, field = "toAddress"): Promise<string> {
   const raw = given.trim();
   if (!adapter.isValidAddress(raw)) throw invalid({ [field]: `not a valid ${adapter.chain} address` });
   const to = adapter.normalizeAddress(raw);
-  if (isOwnAddress(db, merchantId, adapter.chain, to)) throw new AppError(54003, { [field]: to });
+  if (await isOwnAddress(db, merchantId, adapter.chain, to)) throw new AppError(54003, { [field]: to });
   return to;
 }
 
@@ -95,33 +95,33 @@ function units(amount: string, decimals: number): bigint {
 }
 
 /** Sum of the refunds that still count (every one not failed) of an order or a deposit. */
-function refunded(tx: DbOrTx, where: { payinOrderId: number } | { transferId: number }): bigint {
-  return holdingRefundAmounts(tx, where).reduce((s, a) => s + BigInt(a), 0n);
+async function refunded(tx: DbOrTx, where: { payinOrderId: number } | { transferId: number }): Promise<bigint> {
+  return (await holdingRefundAmounts(tx, where)).reduce((s, a) => s + BigInt(a), 0n);
 }
 
 /** What the order's refunds not failed add up to (awaiting the payer's address, on their way, or sent). */
-export function orderRefunded(tx: DbOrTx, payinOrderId: number): bigint {
-  return refunded(tx, { payinOrderId });
+export async function orderRefunded(tx: DbOrTx, payinOrderId: number): Promise<bigint> {
+  return await refunded(tx, { payinOrderId });
 }
 
 /** What can still be refunded on an order: paid minus the refunds not failed (0 when not refundable). */
-export function refundableAmount(payins: RefundPayins, tx: DbOrTx, o: PayinRow): bigint {
-  if (payins.whyNotRefundable(tx, o)) return 0n;
-  const left = BigInt(o.paidAmount!) - refunded(tx, { payinOrderId: o.id });
+export async function refundableAmount(payins: RefundPayins, tx: DbOrTx, o: PayinRow): Promise<bigint> {
+  if (await payins.whyNotRefundable(tx, o)) return 0n;
+  const left = BigInt(o.paidAmount!) - await refunded(tx, { payinOrderId: o.id });
   return left > 0n ? left : 0n;
 }
 
 /** The unmatched deposit's refundable amount: its amount minus the refunds not failed. */
-export function depositRefundable(tx: DbOrTx, t: TransferRow): bigint {
-  const left = BigInt(t.amount) - refunded(tx, { transferId: t.id });
+export async function depositRefundable(tx: DbOrTx, t: TransferRow): Promise<bigint> {
+  const left = BigInt(t.amount) - await refunded(tx, { transferId: t.id });
   return left > 0n ? left : 0n;
 }
 
 /** The refunds of an order, oldest first (40108 when the order is not this merchant's). */
-export function listRefunds(ctx: Pick<RefundCtx, "db" | "refundPayins">, merchantId: number, orderNo: string): RefundRow[] {
-  const o = ctx.refundPayins.orderByOrderNo(ctx.db, merchantId, orderNo);
+export async function listRefunds(ctx: Pick<RefundCtx, "db" | "refundPayins">, merchantId: number, orderNo: string): Promise<RefundRow[]> {
+  const o = await ctx.refundPayins.orderByOrderNo(ctx.db, merchantId, orderNo);
   if (!o) throw new AppError(40108, { orderNo });
-  return refundsOfOrder(ctx.db, o.id);
+  return await refundsOfOrder(ctx.db, o.id);
 }
 
 /** Where a refund comes from: the API (its key signs the callbacks), or a back-office user (audited). */
@@ -149,7 +149,7 @@ interface NewRefund {
  * The refund row, and with an address its payout (the refund then starts at submitted), in the
  * caller's transaction. Balance, limit and fee errors are the payout's (53003, 53005, 51002, 51004).
  */
-function addRefund(ctx: RefundCtx, tx: Tx, r: NewRefund, now: number): RefundResult {
+async function addRefund(ctx: RefundCtx, tx: Tx, r: NewRefund, now: number): Promise<RefundResult> {
   const adapter = adapterOf(ctx, r.chain);
   const refundRef = newOrderNo("RF", now);
   // Every refund has a page (the payer's page of a cancelled order links it, issue 36); only one
@@ -178,18 +178,18 @@ function addRefund(ctx: RefundCtx, tx: Tx, r: NewRefund, now: number): RefundRes
     updatedAt: now,
   };
   let payout: PayoutOrderRow | null = null;
-  const refund = insertRefund(tx, values, now, (row) => {
+  const refund = await insertRefund(tx, values, now, async (row) => {
     if (r.to === null) return row;
     const token = adapter.tokens.find((t) => t.symbol === r.token) ?? { symbol: r.token, decimals: r.decimals };
-    payout = insertPayout(tx, adapter, token, r.merchantId, payoutKey(tx, r), { merchantOrderNo: refundRef, units: r.units, to: r.to, preferAddressId: r.receivingAddressId ?? undefined, deleteSource: false, notifyUrl: null, refundId: row.id }, now);
-    return linkRefundPayout(tx, row.id, payout);
+    payout = await insertPayout(tx, adapter, token, r.merchantId, await payoutKey(tx, r), { merchantOrderNo: refundRef, units: r.units, to: r.to, preferAddressId: r.receivingAddressId ?? undefined, deleteSource: false, notifyUrl: null, refundId: row.id }, now);
+    return await linkRefundPayout(tx, row.id, payout);
   });
   return { refund, payout, created: true };
 }
 
 /** The payout row needs a key id; its own callback is never sent (the refund's is). */
-function payoutKey(tx: DbOrTx, r: Pick<NewRefund, "apiKeyId" | "merchantId" | "order">): string {
-  return r.apiKeyId ?? currentKey(tx, r.merchantId)?.id ?? r.order?.apiKeyId ?? "none";
+async function payoutKey(tx: DbOrTx, r: Pick<NewRefund, "apiKeyId" | "merchantId" | "order">): Promise<string> {
+  return r.apiKeyId ?? (await currentKey(tx, r.merchantId))?.id ?? r.order?.apiKeyId ?? "none";
 }
 
 /** Idempotent retry: the same body returns the refund, another is 55003. */
@@ -207,8 +207,8 @@ function sameRefund(r: RefundRow, x: { units: bigint; to: string | null; notifyU
  * unknown order, 55002 not refundable, 55001 over the refundable amount, 55003 refundNo reused with
  * another body, 54003 to the merchant's own address; nothing is written on any of them.
  */
-export function createRefund(ctx: RefundCtx, merchantId: number, orderNo: string, input: CreateRefundInput, origin: RefundOrigin): RefundResult {
-  const o = ctx.refundPayins.orderByOrderNo(ctx.db, merchantId, orderNo);
+export async function createRefund(ctx: RefundCtx, merchantId: number, orderNo: string, input: CreateRefundInput, origin: RefundOrigin): Promise<RefundResult> {
+  const o = await ctx.refundPayins.orderByOrderNo(ctx.db, merchantId, orderNo);
   if (!o) throw new AppError(40108, { orderNo });
   const u = units(input.amount, o.decimals);
   const adapter = adapterOf(ctx, o.chain);
@@ -218,22 +218,22 @@ export function createRefund(ctx: RefundCtx, merchantId: number, orderNo: string
   if (input.notifyUrl !== undefined) checkNotifyUrl(ctx, input.notifyUrl);
   const notifyUrl = input.notifyUrl ?? null;
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const existing = refundOfOrderByNo(tx, o.id, input.refundNo);
+  return await writeTx(ctx.db, async (tx) => {
+    const existing = await refundOfOrderByNo(tx, o.id, input.refundNo);
     if (existing) return { refund: sameRefund(existing, { units: u, to, notifyUrl }), payout: null, created: false };
-    const fresh = ctx.refundPayins.orderById(tx, o.id)!;
-    const why = ctx.refundPayins.whyNotRefundable(tx, fresh);
+    const fresh = (await ctx.refundPayins.orderById(tx, o.id))!;
+    const why = await ctx.refundPayins.whyNotRefundable(tx, fresh);
     if (why) throw new AppError(55002, { orderNo, status: fresh.status, reason: why });
-    const left = refundableAmount(ctx.refundPayins, tx, fresh);
+    const left = await refundableAmount(ctx.refundPayins, tx, fresh);
     if (u > left) throw new AppError(55001, { orderNo, refundable: amountText(left, o.decimals) });
-    if (to !== null && isOwnAddress(tx, merchantId, o.chain, to)) throw new AppError(54003, { toAddress: to });
-    const apiKeyId = origin.source === "api" ? origin.apiKeyId : (currentKey(tx, merchantId)?.id ?? o.apiKeyId);
-    const res = addRefund(ctx, tx, {
+    if (to !== null && await isOwnAddress(tx, merchantId, o.chain, to)) throw new AppError(54003, { toAddress: to });
+    const apiKeyId = origin.source === "api" ? origin.apiKeyId : ((await currentKey(tx, merchantId))?.id ?? o.apiKeyId);
+    const res = await addRefund(ctx, tx, {
       merchantId, refundNo: input.refundNo, order: fresh, deposit: null, chain: o.chain, token: o.token, decimals: o.decimals, units: u, to,
       addressBy: to === null ? null : origin.source === "api" ? "merchant" : "operator", notifyUrl, apiKeyId, source: origin.source, receivingAddressId: o.addressId,
     }, now);
     if (origin.source === "backoffice") {
-      recordAudit(tx, { ...origin.actor, at: now, action: "refund.create", target: `payin:${o.orderNo}`, before: { refundable: amountText(left, o.decimals) }, after: auditView(res.refund) });
+      await recordAudit(tx, { ...origin.actor, at: now, action: "refund.create", target: `payin:${o.orderNo}`, before: { refundable: amountText(left, o.decimals) }, after: auditView(res.refund) });
     }
     return res;
   });
@@ -250,16 +250,16 @@ function auditView(r: RefundRow) {
  * or part of it, to the payer's address or through a refund link. The deposit is resolved as
  * refunded (its resolutionRef is the refund's RF number). No callback: the merchant had no order.
  */
-export function refundDeposit(
+export async function refundDeposit(
   ctx: RefundCtx,
   depositId: number,
   input: { amount: string; toAddress?: string },
   actor: Actor,
   scope: { merchantId?: number } = {},
-): RefundResult {
+): Promise<RefundResult> {
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const t = ctx.refundPayins.transferById(tx, depositId);
+  return await writeTx(ctx.db, async (tx) => {
+    const t = await ctx.refundPayins.transferById(tx, depositId);
     const merchantId = t?.merchantId ?? null;
     if (!t || t.unmatchedReason === null || merchantId === null || (scope.merchantId !== undefined && merchantId !== scope.merchantId)) throw new RefundRefused(`no unmatched deposit ${depositId}`);
     if (t.resolution && t.resolution !== "refunded") throw new RefundRefused(`deposit ${depositId} is already ${t.resolution}`);
@@ -268,16 +268,16 @@ export function refundDeposit(
     const adapter = adapterOf(ctx, t.chain);
     const decimals = adapter.tokens.find((x) => x.symbol === t.token)?.decimals ?? 6;
     const u = units(input.amount, decimals);
-    const left = depositRefundable(tx, t);
+    const left = await depositRefundable(tx, t);
     if (u > left) throw new AppError(55001, { depositId, refundable: amountText(left, decimals) });
-    const to = input.toAddress !== undefined && input.toAddress.trim() !== "" ? refundAddress(tx, adapter, merchantId, input.toAddress) : null;
-    const n = refundsOfDeposit(tx, t.id).length + 1;
-    const res = addRefund(ctx, tx, {
+    const to = input.toAddress !== undefined && input.toAddress.trim() !== "" ? await refundAddress(tx, adapter, merchantId, input.toAddress) : null;
+    const n = (await refundsOfDeposit(tx, t.id)).length + 1;
+    const res = await addRefund(ctx, tx, {
       merchantId, refundNo: `deposit-${t.id}-${n}`, order: null, deposit: t, chain: t.chain, token: t.token, decimals, units: u, to,
       addressBy: to === null ? null : "operator", notifyUrl: null, apiKeyId: null, source: "backoffice", receivingAddressId: t.addressId,
     }, now);
-    ctx.refundPayins.resolveDepositRefunded(tx, t.id, res.refund.refundRef, now);
-    recordAudit(tx, { ...actor, at: now, action: "deposit.refund", target: `deposit:${depositId}`, before: { resolution: t.resolution, refundable: amountText(left, decimals) }, after: auditView(res.refund) });
+    await ctx.refundPayins.resolveDepositRefunded(tx, t.id, res.refund.refundRef, now);
+    await recordAudit(tx, { ...actor, at: now, action: "deposit.refund", target: `deposit:${depositId}`, before: { resolution: t.resolution, refundable: amountText(left, decimals) }, after: auditView(res.refund) });
     return res;
   });
 }
@@ -287,28 +287,28 @@ export function refundDeposit(
  * payout is created and the refund moves to submitted (with its callback). A balance the merchant
  * lacks right now keeps the refund waiting (lastError says why) and is a RefundRefused.
  */
-export function giveRefundAddress(ctx: RefundCtx, pageToken: string, address: string): RefundResult {
+export async function giveRefundAddress(ctx: RefundCtx, pageToken: string, address: string): Promise<RefundResult> {
   const now = ctx.clock.now();
-  const r0 = refundByToken(ctx.db, pageToken);
+  const r0 = await refundByToken(ctx.db, pageToken);
   if (!r0) throw new RefundRefused("no such refund");
   const adapter = adapterOf(ctx, r0.chain);
   try {
-    return writeTx(ctx.db, (tx) => {
-      const r = refundById(tx, r0.id)!;
+    return await writeTx(ctx.db, async (tx) => {
+      const r = (await refundById(tx, r0.id))!;
       if (r.status !== "awaiting_address") throw new RefundRefused("this refund already has an address");
-      const to = refundAddress(tx, adapter, r.merchantId, address, "address");
-      const order = r.payinOrderId !== null ? (ctx.refundPayins.orderById(tx, r.payinOrderId) ?? null) : null;
-      const receiving = order?.addressId ?? (r.transferId !== null ? (ctx.refundPayins.transferById(tx, r.transferId)?.addressId ?? null) : null);
+      const to = await refundAddress(tx, adapter, r.merchantId, address, "address");
+      const order = r.payinOrderId !== null ? (await ctx.refundPayins.orderById(tx, r.payinOrderId) ?? null) : null;
+      const receiving = order?.addressId ?? (r.transferId !== null ? ((await ctx.refundPayins.transferById(tx, r.transferId))?.addressId ?? null) : null);
       const token = adapter.tokens.find((t) => t.symbol === r.token) ?? { symbol: r.token, decimals: r.decimals };
-      const payout = insertPayout(tx, adapter, token, r.merchantId, payoutKey(tx, { apiKeyId: r.apiKeyId, merchantId: r.merchantId, order }), {
+      const payout = await insertPayout(tx, adapter, token, r.merchantId, await payoutKey(tx, { apiKeyId: r.apiKeyId, merchantId: r.merchantId, order }), {
         merchantOrderNo: r.refundRef, units: BigInt(r.amount), to, preferAddressId: receiving ?? undefined, deleteSource: false, notifyUrl: null, refundId: r.id,
       }, now);
-      const refund = applyRefundEvent(tx, r, { type: "address_given" }, { toAddress: to, addressBy: "payer", payoutOrderId: payout.id, payoutOrderNo: payout.orderNo, lastError: null }, now);
+      const refund = await applyRefundEvent(tx, r, { type: "address_given" }, { toAddress: to, addressBy: "payer", payoutOrderId: payout.id, payoutOrderNo: payout.orderNo, lastError: null }, now);
       return { refund, payout, created: true };
     });
   } catch (e) {
     if (e instanceof AppError && [53003, 53005, 51002, 51004].includes(e.code)) {
-      writeTx(ctx.db, (tx) => noteRefundError(tx, r0.id, e.message, now));
+      await writeTx(ctx.db, async (tx) => await noteRefundError(tx, r0.id, e.message, now));
       throw new RefundRefused("the merchant cannot send this refund right now; please try again later");
     }
     throw e;

@@ -60,7 +60,7 @@ export interface Created {
   created: boolean;
 }
 
-export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: string, input: CreatePayoutInput): Created {
+export async function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: string, input: CreatePayoutInput): Promise<Created> {
   const { adapter, token } = chainAndToken(ctx, input.chainCode, input.tokenSymbol);
   const units = checkAmount(ctx, adapter.chain, token.symbol, input.amount, token.decimals);
   if (!adapter.isValidAddress(input.toAddress)) throw invalid({ toAddress: `not a valid ${adapter.chain} address` });
@@ -69,10 +69,10 @@ export function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId: strin
   const deleteSource = input.deleteSourceAfterSuccess ?? false;
   const now = ctx.clock.now();
 
-  return writeTx(ctx.db, (tx) => {
-    const existing = payoutByMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
+  return await writeTx(ctx.db, async (tx) => {
+    const existing = await payoutByMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
     if (existing) return { order: sameOrder(existing, adapter, { chain: adapter.chain, token: token.symbol, units, to, from: input.fromAddress, deleteSource, notifyUrl: input.notifyUrl }), created: false };
-    const order = insertPayout(tx, adapter, token, merchantId, apiKeyId, { merchantOrderNo: input.merchantOrderNo, units, to, fromAddress: input.fromAddress, deleteSource, notifyUrl: input.notifyUrl ?? null }, now);
+    const order = await insertPayout(tx, adapter, token, merchantId, apiKeyId, { merchantOrderNo: input.merchantOrderNo, units, to, fromAddress: input.fromAddress, deleteSource, notifyUrl: input.notifyUrl ?? null }, now);
     return { order, created: true };
   });
 }
@@ -95,16 +95,16 @@ export interface NewPayout {
  * A new payout order in the caller's transaction, with every rule of creation: limits, not to the
  * merchant's own address (54003), the source (53001-53005), the fee (51004) and its first callback.
  */
-export function insertPayout(tx: Tx, adapter: ChainAdapter, token: { symbol: string; decimals: number }, merchantId: number, apiKeyId: string, p: NewPayout, now: number): PayoutOrderRow {
+export async function insertPayout(tx: Tx, adapter: ChainAdapter, token: { symbol: string; decimals: number }, merchantId: number, apiKeyId: string, p: NewPayout, now: number): Promise<PayoutOrderRow> {
   const amountMicro = toMicro(p.units, token.decimals);
-  checkLimits(tx, merchantId, amountMicro, now);
-  if (isOwnAddress(tx, merchantId, adapter.chain, p.to)) throw new AppError(54003, { toAddress: p.to });
+  await checkLimits(tx, merchantId, amountMicro, now);
+  if (await isOwnAddress(tx, merchantId, adapter.chain, p.to)) throw new AppError(54003, { toAddress: p.to });
   const source =
     p.fromAddress !== undefined
-      ? checkSource(tx, adapter, merchantId, p.fromAddress, token.symbol, p.units, p.deleteSource)
-      : (preferred(tx, adapter, merchantId, p.preferAddressId, token.symbol, p.units) ?? pickSource(tx, adapter, merchantId, token.symbol, p.units, p.deleteSource));
-  const feeMicro = checkFee(tx, merchantId, amountMicro);
-  const row = insertPayoutRow(tx, {
+      ? await checkSource(tx, adapter, merchantId, p.fromAddress, token.symbol, p.units, p.deleteSource)
+      : (await preferred(tx, adapter, merchantId, p.preferAddressId, token.symbol, p.units) ?? await pickSource(tx, adapter, merchantId, token.symbol, p.units, p.deleteSource));
+  const feeMicro = await checkFee(tx, merchantId, amountMicro);
+  const row = await insertPayoutRow(tx, {
     orderNo: newOrderNo("PO", now),
     merchantId,
     merchantOrderNo: p.merchantOrderNo,
@@ -125,21 +125,21 @@ export function insertPayout(tx: Tx, adapter: ChainAdapter, token: { symbol: str
     updatedAt: now,
     refundId: p.refundId ?? null,
   });
-  writeCallback(tx, row, now);
+  await writeCallback(tx, row, now);
   return row;
 }
 
 /** One of the merchant's (live) addresses on the chain: payouts to it are 54003. */
-export function isOwnAddress(db: DbOrTx, merchantId: number, chain: string, address: string): boolean {
-  return merchantHasAddress(db, merchantId, chain, address);
+export async function isOwnAddress(db: DbOrTx, merchantId: number, chain: string, address: string): Promise<boolean> {
+  return await merchantHasAddress(db, merchantId, chain, address);
 }
 
 /** The preferred source when it is usable and its available balance covers the amount. */
-function preferred(tx: Tx, adapter: ChainAdapter, merchantId: number, addressId: string | undefined, token: string, units: bigint): AddressRow | undefined {
+async function preferred(tx: Tx, adapter: ChainAdapter, merchantId: number, addressId: string | undefined, token: string, units: bigint): Promise<AddressRow | undefined> {
   if (addressId === undefined) return undefined;
-  const a = addressById(tx, addressId);
-  if (!a || a.merchantId !== merchantId || a.kind === "gas" || unusable(tx, a, adapter.chain, merchantId, false)) return undefined;
-  return addressBalance(tx, a.id, token).available >= units ? a : undefined;
+  const a = await addressById(tx, addressId);
+  if (!a || a.merchantId !== merchantId || a.kind === "gas" || await unusable(tx, a, adapter.chain, merchantId, false)) return undefined;
+  return (await addressBalance(tx, a.id, token)).available >= units ? a : undefined;
 }
 
 /** Idempotent retry: same business fields return the order, any difference is 10001. */
@@ -163,71 +163,71 @@ function sameOrder(
 }
 
 /** Why an address cannot be a payout source right now, or null. */
-function unusable(tx: Tx, a: AddressRow, chain: string, merchantId: number, deleteSource: boolean): string | null {
+async function unusable(tx: Tx, a: AddressRow, chain: string, merchantId: number, deleteSource: boolean): Promise<string | null> {
   if (a.chain !== chain) return "address is on another chain";
   if (a.deletedAt !== null) return "address was deleted";
-  const open = unfinishedFrom(tx, a.id);
+  const open = await unfinishedFrom(tx, a.id);
   if (open.retiring) return "address is being retired by an unfinished payout with deleteSourceAfterSuccess";
   if (deleteSource && open.count) return "deleteSourceAfterSuccess needs a source without other unfinished payouts";
   return null;
 }
 
-function checkSource(tx: Tx, adapter: ChainAdapter, merchantId: number, given: string, token: string, units: bigint, deleteSource: boolean): AddressRow {
+async function checkSource(tx: Tx, adapter: ChainAdapter, merchantId: number, given: string, token: string, units: bigint, deleteSource: boolean): Promise<AddressRow> {
   const form = adapter.isValidAddress(given) ? adapter.normalizeAddress(given) : given;
   // Another merchant's address or a gas wallet does not exist as far as this merchant can tell (DESIGN 10).
-  const rows = addressesNamed(tx, form).filter((r) => r.merchantId === merchantId && r.kind !== "gas");
+  const rows = (await addressesNamed(tx, form)).filter((r) => r.merchantId === merchantId && r.kind !== "gas");
   const a = rows.find((r) => r.chain === adapter.chain) ?? rows[0];
   if (!a) throw new AppError(53001, { fromAddress: given });
-  const why = unusable(tx, a, adapter.chain, merchantId, deleteSource);
+  const why = await unusable(tx, a, adapter.chain, merchantId, deleteSource);
   if (why) throw new AppError(53002, { fromAddress: given, reason: why });
-  const { available } = addressBalance(tx, a.id, token);
+  const { available } = await addressBalance(tx, a.id, token);
   if (available < units) throw new AppError(53005, { fromAddress: a.address, available: available.toString() });
   return a;
 }
 
 /** The merchant's usable address with the most available balance that covers the amount; none: 53003. */
-function pickSource(tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, units: bigint, deleteSource: boolean): AddressRow {
+async function pickSource(tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, units: bigint, deleteSource: boolean): Promise<AddressRow> {
   let best: { a: AddressRow; available: bigint } | null = null;
   // Only addresses with a balance row (one seek each); nothing proportional to an address's history.
-  for (const { address: a, available } of fundedAddresses(tx, merchantId, adapter.chain, token)) {
+  for (const { address: a, available } of await fundedAddresses(tx, merchantId, adapter.chain, token)) {
     if (available < units || (best && available <= best.available)) continue;
-    if (unusable(tx, a, adapter.chain, merchantId, deleteSource)) continue;
+    if (await unusable(tx, a, adapter.chain, merchantId, deleteSource)) continue;
     best = { a, available };
   }
   if (!best) throw new AppError(53003, { chainCode: adapter.chain, tokenSymbol: token });
   return best.a;
 }
 
-export function getPayout(db: DbOrTx, merchantId: number, orderNo: string): PayoutOrderRow {
-  const o = payoutByOrderNo(db, merchantId, orderNo);
+export async function getPayout(db: DbOrTx, merchantId: number, orderNo: string): Promise<PayoutOrderRow> {
+  const o = await payoutByOrderNo(db, merchantId, orderNo);
   if (!o) throw new AppError(54001, { orderNo });
   return o;
 }
 
-export function payoutById(db: DbOrTx, id: number): PayoutOrderRow {
-  return payoutRow(db, id)!;
+export async function payoutById(db: DbOrTx, id: number): Promise<PayoutOrderRow> {
+  return (await payoutRow(db, id))!;
 }
 
 /** `submit` (spec 4.7): only while submitted (else 54002); records the remark. The caller then runs an attempt. */
-export function requestSubmit(ctx: Pick<PayoutCtx, "db" | "clock">, merchantId: number, orderNo: string, remark: string | undefined): PayoutOrderRow {
-  return writeTx(ctx.db, (tx) => {
-    const o = getPayout(tx, merchantId, orderNo);
+export async function requestSubmit(ctx: Pick<PayoutCtx, "db" | "clock">, merchantId: number, orderNo: string, remark: string | undefined): Promise<PayoutOrderRow> {
+  return await writeTx(ctx.db, async (tx) => {
+    const o = await getPayout(tx, merchantId, orderNo);
     if (o.status !== "submitted") throw new AppError(54002, { orderNo, status: o.status });
     if (remark === undefined) return o;
-    return updatePayout(tx, o.id, { remark, updatedAt: ctx.clock.now() });
+    return await updatePayout(tx, o.id, { remark, updatedAt: ctx.clock.now() });
   });
 }
 
-function writeCallback(tx: Tx, o: PayoutOrderRow, now: number): void {
+async function writeCallback(tx: Tx, o: PayoutOrderRow, now: number): Promise<void> {
   // A refund's payout: the refund follows it and the merchant hears of the refund instead.
   if (o.refundId !== null) {
     afterCommit(tx, () => countTransition("payout", o.chain, o.token, o.status));
-    followPayout(tx, o, now);
+    await followPayout(tx, o, now);
     return;
   }
-  const m = merchantUid(tx, o.merchantId)!;
+  const m = (await merchantUid(tx, o.merchantId))!;
   afterCommit(tx, () => countTransition("payout", o.chain, o.token, o.status));
-  enqueueCallback(tx, {
+  await enqueueCallback(tx, {
     merchantId: o.merchantId,
     kind: "payout",
     orderNo: o.orderNo,
@@ -260,24 +260,24 @@ function stamps(to: PayoutStatus, event: PayoutEvent, now: number): Partial<Payo
  * payout first, it wrote that change (ledger, fee, callback) already, so this
  * writes nothing and returns the payout as it now is.
  */
-export function applyPayoutEvent(tx: Tx, o: PayoutOrderRow, event: PayoutEvent, patch: Partial<PayoutOrderRow>, now: number): PayoutOrderRow {
+export async function applyPayoutEvent(tx: Tx, o: PayoutOrderRow, event: PayoutEvent, patch: Partial<PayoutOrderRow>, now: number): Promise<PayoutOrderRow> {
   const to = transition(o.status as PayoutStatus, event);
-  const row = updatePayoutIf(tx, o.id, o.status, { ...patch, status: to, ...stamps(to, event, now), updatedAt: now });
-  if (!row) return payoutById(tx, o.id)!;
+  const row = await updatePayoutIf(tx, o.id, o.status, { ...patch, status: to, ...stamps(to, event, now), updatedAt: now });
+  if (!row) return (await payoutById(tx, o.id))!;
   if (to === "confirmed") {
-    addPayoutLedger(tx, o, now);
+    await addPayoutLedger(tx, o, now);
     const fee = toMicro(BigInt(o.fee), o.decimals);
-    if (fee > 0n) moveFeeBalance(tx, o.merchantId, -fee, { kind: "payout_fee", refType: "payout_order", refId: o.orderNo, now });
+    if (fee > 0n) await moveFeeBalance(tx, o.merchantId, -fee, { kind: "payout_fee", refType: "payout_order", refId: o.orderNo, now });
     if (o.deleteSourceAfterSuccess) {
-      retireSource(tx, o.fromAddressId, now);
+      await retireSource(tx, o.fromAddressId, now);
     }
   }
-  recordOrderEvent(tx, { kind: "payout", orderNo: o.orderNo, from: o.status, to, event, at: now });
-  writeCallback(tx, row, now);
+  await recordOrderEvent(tx, { kind: "payout", orderNo: o.orderNo, from: o.status, to, event, at: now });
+  await writeCallback(tx, row, now);
   return row;
 }
 
 /** Non-status changes (stored signed tx, last error, attempts). */
-export function patchPayout(tx: Tx, id: number, patch: Partial<PayoutOrderRow>, now: number): PayoutOrderRow {
-  return updatePayout(tx, id, { ...patch, updatedAt: now });
+export async function patchPayout(tx: Tx, id: number, patch: Partial<PayoutOrderRow>, now: number): Promise<PayoutOrderRow> {
+  return await updatePayout(tx, id, { ...patch, updatedAt: now });
 }

@@ -49,7 +49,7 @@ export const payoutStore: PayoutStore = {
 };
 
 /** Payout orders by id, 500 ids a statement (the batch progress page's rows). */
-export function payoutsByIds(db: DbOrTx, ids: number[]): Map<number, PayoutOrderRow> {
+export async function payoutsByIds(db: DbOrTx, ids: number[]): Promise<Map<number, PayoutOrderRow>> {
   const out = new Map<number, PayoutOrderRow>();
   for (let i = 0; i < ids.length; i += 500) {
     for (const o of db.select().from(payoutOrders).where(inArray(payoutOrders.id, ids.slice(i, i + 500))).all()) out.set(o.id, o);
@@ -69,12 +69,12 @@ export const RESERVED_FEES = `SELECT fee, decimals FROM payout_orders INDEXED BY
   WHERE merchant_id = ?1 AND ${statusSql("status", UNFINISHED)}`;
 
 /** Amounts of the merchant's payouts that did not fail, with id >= fromId and created at or after `since` (USED_TODAY). */
-export function notFailedSince(tx: DbOrTx, merchantId: number, fromId: number, since: number): { amount: string; decimals: number }[] {
+export async function notFailedSince(tx: DbOrTx, merchantId: number, fromId: number, since: number): Promise<{ amount: string; decimals: number }[]> {
   return prepared(tx, "payoutUsedToday", (d) => d.$client.prepare<{ amount: string; decimals: number }, [number, number, number]>(USED_TODAY)).all(merchantId, fromId, since);
 }
 
 /** Fees of the merchant's unfinished payouts (RESERVED_FEES). */
-export function unfinishedFees(tx: DbOrTx, merchantId: number): { fee: string; decimals: number }[] {
+export async function unfinishedFees(tx: DbOrTx, merchantId: number): Promise<{ fee: string; decimals: number }[]> {
   return prepared(tx, "payoutReservedFees", (d) => d.$client.prepare<{ fee: string; decimals: number }, [number]>(RESERVED_FEES)).all(merchantId);
 }
 
@@ -82,49 +82,49 @@ export function unfinishedFees(tx: DbOrTx, merchantId: number): { fee: string; d
 export type PayoutTxAttempt = TxAttempt;
 
 /** The replacements of a payout's transaction (payout_tx_attempts), oldest first. */
-export function replacements(db: DbOrTx, orderId: number): PayoutTxAttempt[] {
+export async function replacements(db: DbOrTx, orderId: number): Promise<PayoutTxAttempt[]> {
   return db.select().from(payoutTxAttempts).where(eq(payoutTxAttempts.payoutOrderId, orderId)).orderBy(asc(payoutTxAttempts.id)).all().map(storedAttempt);
 }
 
 /** Stores a replacement (inside the transaction that commits it before it is broadcast). */
-export function addReplacement(tx: Tx, o: { id: number; chain: string }, signed: SignedTransfer, now: number): void {
+export async function addReplacement(tx: Tx, o: { id: number; chain: string }, signed: SignedTransfer, now: number): Promise<void> {
   tx.insert(payoutTxAttempts).values({ payoutOrderId: o.id, ...attemptColumns(o.chain, signed, now) }).run();
 }
 
 // ---- Payout orders (payout/service.ts) ----
 
 /** The merchant's payout with this merchantOrderNo (the idempotent retry of a create). */
-export function payoutByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): PayoutOrderRow | undefined {
+export async function payoutByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): Promise<PayoutOrderRow | undefined> {
   return tx.select().from(payoutOrders).where(and(eq(payoutOrders.merchantId, merchantId), eq(payoutOrders.merchantOrderNo, merchantOrderNo))).get();
 }
 
 /** The merchant's payout with this orderNo. */
-export function payoutByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): PayoutOrderRow | undefined {
+export async function payoutByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): Promise<PayoutOrderRow | undefined> {
   return db.select().from(payoutOrders).where(and(eq(payoutOrders.orderNo, orderNo), eq(payoutOrders.merchantId, merchantId))).get();
 }
 
 /** A payout by id. */
-export function payoutRow(db: DbOrTx, id: number): PayoutOrderRow | undefined {
+export async function payoutRow(db: DbOrTx, id: number): Promise<PayoutOrderRow | undefined> {
   return db.select().from(payoutOrders).where(eq(payoutOrders.id, id)).get();
 }
 
 /** A new payout order. */
-export function insertPayoutRow(tx: Tx, values: typeof payoutOrders.$inferInsert): PayoutOrderRow {
+export async function insertPayoutRow(tx: Tx, values: typeof payoutOrders.$inferInsert): Promise<PayoutOrderRow> {
   return tx.insert(payoutOrders).values(values).returning().get();
 }
 
 /** Writes `set` on the payout and returns the new row (patches that change no status). */
-export function updatePayout(tx: Tx, id: number, set: Partial<PayoutOrderRow>): PayoutOrderRow {
+export async function updatePayout(tx: Tx, id: number, set: Partial<PayoutOrderRow>): Promise<PayoutOrderRow> {
   return tx.update(payoutOrders).set(set).where(eq(payoutOrders.id, id)).returning().get();
 }
 
 /** The payout funnel's status change: `set` if the payout is still in `expected`; undefined when another writer moved it first. */
-export function updatePayoutIf(tx: Tx, id: number, expected: string, set: Partial<PayoutOrderRow>): PayoutOrderRow | undefined {
-  return updateByIdIf<PayoutOrderRow>(tx, payoutOrders, id, expected, set);
+export async function updatePayoutIf(tx: Tx, id: number, expected: string, set: Partial<PayoutOrderRow>): Promise<PayoutOrderRow | undefined> {
+  return await updateByIdIf<PayoutOrderRow>(tx, payoutOrders, id, expected, set);
 }
 
 /** The ledger's entry of a confirmed payout (once: ON CONFLICT DO NOTHING). */
-export function addPayoutLedger(tx: Tx, o: Pick<PayoutOrderRow, "fromAddressId" | "chain" | "token" | "amount" | "orderNo">, now: number): void {
+export async function addPayoutLedger(tx: Tx, o: Pick<PayoutOrderRow, "fromAddressId" | "chain" | "token" | "amount" | "orderNo">, now: number): Promise<void> {
   tx.insert(ledgerEntries)
     .values({ addressId: o.fromAddressId, chain: o.chain, token: o.token, kind: "payout", amount: (-BigInt(o.amount)).toString(), refType: "payout_order", refId: o.orderNo, createdAt: now })
     .onConflictDoNothing()
@@ -135,12 +135,12 @@ export function addPayoutLedger(tx: Tx, o: Pick<PayoutOrderRow, "fromAddressId" 
 // token holding the sum of the valid rows so far, inside a transaction that is rolled back ----
 
 /** A stand-in payout order; its id. */
-export function insertStandIn(db: DbOrTx, values: typeof payoutOrders.$inferInsert): number {
+export async function insertStandIn(db: DbOrTx, values: typeof payoutOrders.$inferInsert): Promise<number> {
   return db.insert(payoutOrders).values(values).returning({ id: payoutOrders.id }).get().id;
 }
 
 /** A stand-in's new sum (amount, fee, retiring). */
-export function updateStandIn(db: DbOrTx, id: number, set: Partial<PayoutOrderRow>): void {
+export async function updateStandIn(db: DbOrTx, id: number, set: Partial<PayoutOrderRow>): Promise<void> {
   db.update(payoutOrders).set(set).where(eq(payoutOrders.id, id)).run();
 }
 
@@ -149,7 +149,7 @@ export function updateStandIn(db: DbOrTx, id: number, set: Partial<PayoutOrderRo
  * awaiting-broadcast status, and the executor picks them up once released); their order numbers.
  * `restore/reconcile.ts` `acknowledgeUnrecorded` runs it through its port.
  */
-export function releaseHeldPayouts(tx: DbOrTx, chain: string, address: string, errorPrefix: string, now: number): string[] {
+export async function releaseHeldPayouts(tx: DbOrTx, chain: string, address: string, errorPrefix: string, now: number): Promise<string[]> {
   return tx
     .update(payoutOrders)
     .set({ lastError: null, retryAt: null, updatedAt: now })
@@ -161,7 +161,7 @@ export function releaseHeldPayouts(tx: DbOrTx, chain: string, address: string, e
 
 // --- a payout by orderNo, any merchant's (payin/unmatched.ts: the refund recorded for a deposit) ---
 
-export function payoutWithOrderNo(db: DbOrTx, orderNo: string): PayoutOrderRow | undefined {
+export async function payoutWithOrderNo(db: DbOrTx, orderNo: string): Promise<PayoutOrderRow | undefined> {
   return db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, orderNo)).get();
 }
 
@@ -176,7 +176,7 @@ export const SUBMITTED = sql`${payoutOrders.status} ${sql.raw(statusTerm(AWAITIN
 export const BROADCASTED = sql`${payoutOrders.status} ${sql.raw(statusTerm(AWAITING_FINALITY))}`;
 
 /** A chain's submitted payouts to resume: no recorded error, or one that clears by itself (retryAt at or before `now`); their ids. */
-export function resumableSubmitted(db: DbOrTx, chain: string, now: number): number[] {
+export async function resumableSubmitted(db: DbOrTx, chain: string, now: number): Promise<number[]> {
   return db
     .select({ id: payoutOrders.id })
     .from(payoutOrders)
@@ -186,7 +186,7 @@ export function resumableSubmitted(db: DbOrTx, chain: string, now: number): numb
 }
 
 /** A chain's submitted payouts with a stored transaction and a recorded error (a broadcast reported as failed may have reached the network). */
-export function unsureSubmitted(db: DbOrTx, chain: string): PayoutOrderRow[] {
+export async function unsureSubmitted(db: DbOrTx, chain: string): Promise<PayoutOrderRow[]> {
   return db
     .select()
     .from(payoutOrders)
@@ -195,7 +195,7 @@ export function unsureSubmitted(db: DbOrTx, chain: string): PayoutOrderRow[] {
 }
 
 /** A chain's broadcast payouts (followed to a final block). */
-export function broadcastedOn(db: DbOrTx, chain: string): PayoutOrderRow[] {
+export async function broadcastedOn(db: DbOrTx, chain: string): Promise<PayoutOrderRow[]> {
   return db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, chain), BROADCASTED)).all();
 }
 
@@ -203,22 +203,22 @@ export function broadcastedOn(db: DbOrTx, chain: string): PayoutOrderRow[] {
 // row itself is read through merchants/store.ts findMerchantById.
 
 /** Writes the controls (with updatedAt) on the merchant row; the new row, undefined when there is no such merchant. */
-export function setMerchantControls(db: DbOrTx, merchantId: number, set: MerchantPatch): Merchant | undefined {
+export async function setMerchantControls(db: DbOrTx, merchantId: number, set: MerchantPatch): Promise<Merchant | undefined> {
   return db.update(merchants).set(set).where(eq(merchants.id, merchantId)).returning().get();
 }
 
 /** The fee journal's entry for (kind, refType, refId), if one was written (a move is made once per reference). */
-export function feeEntryFor(tx: DbOrTx, kind: FeeEntryRow["kind"], refType: string, refId: string): FeeEntryRow | undefined {
+export async function feeEntryFor(tx: DbOrTx, kind: FeeEntryRow["kind"], refType: string, refId: string): Promise<FeeEntryRow | undefined> {
   return tx.select().from(feeEntries).where(and(eq(feeEntries.kind, kind), eq(feeEntries.refType, refType), eq(feeEntries.refId, refId))).get();
 }
 
 /** The merchant's fee balance (undefined: no such merchant). */
-export function feeBalanceOf(tx: DbOrTx, merchantId: number): string | undefined {
+export async function feeBalanceOf(tx: DbOrTx, merchantId: number): Promise<string | undefined> {
   return tx.select({ b: merchants.feeBalance }).from(merchants).where(eq(merchants.id, merchantId)).get()?.b;
 }
 
 /** The fee balance's new value (updatedAt: the entry's createdAt) and its journal entry, in the caller's transaction. */
-export function recordFeeMove(tx: Tx, merchantId: number, balanceAfter: string, e: Omit<typeof feeEntries.$inferInsert, "merchantId" | "balanceAfter" | "id">): void {
+export async function recordFeeMove(tx: Tx, merchantId: number, balanceAfter: string, e: Omit<typeof feeEntries.$inferInsert, "merchantId" | "balanceAfter" | "id">): Promise<void> {
   tx.update(merchants).set({ feeBalance: balanceAfter, updatedAt: e.createdAt }).where(eq(merchants.id, merchantId)).run();
   tx.insert(feeEntries).values({ merchantId, ...e, balanceAfter }).run();
 }
@@ -227,13 +227,13 @@ export function recordFeeMove(tx: Tx, merchantId: number, balanceAfter: string, 
 // made on is pay-ins' (payin/refundable.ts `refundPayins`, through the RefundPayins port).
 
 /** A new refund row. */
-export function insertRefundRow(tx: Tx, values: typeof refunds.$inferInsert): RefundRow {
+export async function insertRefundRow(tx: Tx, values: typeof refunds.$inferInsert): Promise<RefundRow> {
   return tx.insert(refunds).values(values).returning().get();
 }
 
 /** The refund funnel's status change: `set` if the refund is still in `expected`; undefined when another writer moved it first. */
-export function updateRefundIf(tx: Tx, id: number, expected: string, set: Partial<RefundRow>): RefundRow | undefined {
-  return updateByIdIf<RefundRow>(tx, refunds, id, expected, set);
+export async function updateRefundIf(tx: Tx, id: number, expected: string, set: Partial<RefundRow>): Promise<RefundRow | undefined> {
+  return await updateByIdIf<RefundRow>(tx, refunds, id, expected, set);
 }
 
 /**
@@ -242,32 +242,32 @@ export function updateRefundIf(tx: Tx, id: number, expected: string, set: Partia
  * the merchant's default. A shop plugin's order (compat) has none here: its notify_url speaks the
  * plugin's protocol, which has no refunds, so its refunds go to the merchant's default URL.
  */
-export function orderRefundCallbackUrl(tx: DbOrTx, payinOrderId: number): string | null {
+export async function orderRefundCallbackUrl(tx: DbOrTx, payinOrderId: number): Promise<string | null> {
   const o = tx.select({ notifyUrl: payinOrders.notifyUrl, compat: payinOrders.compat }).from(payinOrders).where(eq(payinOrders.id, payinOrderId)).get();
   return o && o.compat === null ? o.notifyUrl : null;
 }
 
 /** The refund's payout, once created. */
-export function linkRefundPayout(tx: Tx, id: number, payout: Pick<PayoutOrderRow, "id" | "orderNo">): RefundRow {
+export async function linkRefundPayout(tx: Tx, id: number, payout: Pick<PayoutOrderRow, "id" | "orderNo">): Promise<RefundRow> {
   return tx.update(refunds).set({ payoutOrderId: payout.id, payoutOrderNo: payout.orderNo }).where(eq(refunds.id, id)).returning().get();
 }
 
 /** Why the payer's address could not be used yet (the merchant cannot send it right now). */
-export function noteRefundError(tx: Tx, id: number, error: string, now: number): void {
+export async function noteRefundError(tx: Tx, id: number, error: string, now: number): Promise<void> {
   tx.update(refunds).set({ lastError: error, updatedAt: now }).where(eq(refunds.id, id)).run();
 }
 
-export function refundById(tx: DbOrTx, id: number): RefundRow | undefined {
+export async function refundById(tx: DbOrTx, id: number): Promise<RefundRow | undefined> {
   return tx.select().from(refunds).where(eq(refunds.id, id)).get();
 }
 
 /** The order's refund with this refundNo (the idempotent retry of a create). */
-export function refundOfOrderByNo(tx: DbOrTx, payinOrderId: number, refundNo: string): RefundRow | undefined {
+export async function refundOfOrderByNo(tx: DbOrTx, payinOrderId: number, refundNo: string): Promise<RefundRow | undefined> {
   return tx.select().from(refunds).where(and(eq(refunds.payinOrderId, payinOrderId), eq(refunds.refundNo, refundNo))).get();
 }
 
 /** Amounts of the refunds that still count (every one not failed: HOLDING) of an order or a deposit. */
-export function holdingRefundAmounts(tx: DbOrTx, of: { payinOrderId: number } | { transferId: number }): string[] {
+export async function holdingRefundAmounts(tx: DbOrTx, of: { payinOrderId: number } | { transferId: number }): Promise<string[]> {
   const cond = "payinOrderId" in of ? eq(refunds.payinOrderId, of.payinOrderId) : eq(refunds.transferId, of.transferId);
   return tx
     .select({ amount: refunds.amount })
@@ -277,18 +277,18 @@ export function holdingRefundAmounts(tx: DbOrTx, of: { payinOrderId: number } | 
     .map((r) => r.amount);
 }
 
-export function refundsOfOrder(db: DbOrTx, payinOrderId: number): RefundRow[] {
+export async function refundsOfOrder(db: DbOrTx, payinOrderId: number): Promise<RefundRow[]> {
   return db.select().from(refunds).where(eq(refunds.payinOrderId, payinOrderId)).orderBy(refunds.id).all();
 }
 
-export function refundsOfDeposit(db: DbOrTx, transferId: number): RefundRow[] {
+export async function refundsOfDeposit(db: DbOrTx, transferId: number): Promise<RefundRow[]> {
   return db.select().from(refunds).where(eq(refunds.transferId, transferId)).orderBy(refunds.id).all();
 }
 
-export function refundByToken(db: DbOrTx, pageToken: string): RefundRow | undefined {
+export async function refundByToken(db: DbOrTx, pageToken: string): Promise<RefundRow | undefined> {
   return db.select().from(refunds).where(and(eq(refunds.pageToken, pageToken), isNotNull(refunds.pageToken))).get();
 }
 
-export function refundByRef(db: DbOrTx, refundRef: string): RefundRow | undefined {
+export async function refundByRef(db: DbOrTx, refundRef: string): Promise<RefundRow | undefined> {
   return db.select().from(refunds).where(eq(refunds.refundRef, refundRef)).get();
 }

@@ -32,7 +32,7 @@ export function checkPriceCurrency(config: RatesConfig, currency: string): void 
 }
 
 /** The current quote of `currency` in `token`; 56001 when there is none younger than max_age. */
-export function currentRate(ctx: RatesCtx, currency: string, token: string): Quote {
+export async function currentRate(ctx: RatesCtx, currency: string, token: string): Promise<Quote> {
   const now = ctx.clock.now();
   if (currency === USD || isTokenCurrency(currency)) return { rate: "1", observedAt: now, source: "par" };
   const r = ctx.config.rates;
@@ -41,7 +41,7 @@ export function currentRate(ctx: RatesCtx, currency: string, token: string): Quo
     if (rate && new Big(rate).gt(0)) return { rate, observedAt: now, source: "fixed" };
     throw new AppError(56001, { priceCurrency: currency });
   }
-  const row = storedRate(ctx.db, currency, token);
+  const row = await storedRate(ctx.db, currency, token);
   const maxAge = parseDuration(r.max_age);
   if (!row || now - row.observedAt > maxAge) {
     throw new AppError(56001, { priceCurrency: currency, ...(row ? { rateAt: new Date(row.observedAt).toISOString() } : {}) }, `No current rate for ${currency}: the last one is older than ${r.max_age}`);
@@ -58,14 +58,14 @@ export interface StaleRates {
 }
 
 /** For the rate_stale alert: fetched rates gone stale (fixed rates never are). */
-export function staleRates(ctx: RatesCtx): StaleRates {
+export async function staleRates(ctx: RatesCtx): Promise<StaleRates> {
   const r = ctx.config.rates;
   if (r.source === "fixed") return { stale: [], neverFetched: false, lastError: null };
   const cutoff = ctx.clock.now() - parseDuration(r.max_age);
-  const rows = rateAges(ctx.db);
+  const rows = await rateAges(ctx.db);
   const newest = new Map<string, number>();
   for (const row of rows) newest.set(row.currency, Math.max(newest.get(row.currency) ?? 0, row.observedAt));
-  const lastError = lastFetchError(ctx.db);
+  const lastError = await lastFetchError(ctx.db);
   return {
     stale: [...newest].filter(([, at]) => at < cutoff).map(([c]) => c).sort(),
     neverFetched: newest.size === 0 && lastError !== null,

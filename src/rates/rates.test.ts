@@ -17,18 +17,18 @@ import { RateRefresher } from "./refresher";
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function store(rates: Record<string, unknown>, clock = new TestClock(Date.parse("2026-11-24T08:00:00Z"))) {
+async function store(rates: Record<string, unknown>, clock = new TestClock(Date.parse("2026-11-24T08:00:00Z"))) {
   const dir = mkdtempSync(join(tmpdir(), "sg-rates-"));
   dirs.push(dir);
   const db = openDb(join(dir, "t.db"));
-  migrate(db);
+  await migrate(db);
   const { config } = parseConfig({ rates }, "test");
   return { db, clock, config, logger: createLogger({ level: "error", sink: () => {} }) };
 }
 
-const code = (f: () => unknown) => {
+const code = async (f: () => Promise<unknown>) => {
   try {
-    f();
+    await f();
   } catch (e) {
     return e instanceof AppError ? e.code : String(e);
   }
@@ -50,31 +50,31 @@ function fakeCoingecko(answer: () => { status?: number; body: unknown }) {
   return { url: `http://127.0.0.1:${server.port}/api/v3`, requests, stop: () => server.stop(true) };
 }
 
-describe("fixed source", () => {
-  const s = store({ source: "fixed", fixed: { CNY: "7.10", EUR: "0.92" } });
+describe("fixed source", async () => {
+  const s = await store({ source: "fixed", fixed: { CNY: "7.10", EUR: "0.92" } });
   test.each([
     ["CNY", "USDT", "7.10"],
     ["EUR", "USDC", "0.92"],
     ["USD", "USDT", "1"],
     ["USDT", "USDT", "1"],
     ["USDC", "USDT", "1"],
-  ])("%s in %s is %s", (cur, token, rate) => expect(currentRate(s, cur, token).rate).toBe(rate));
+  ])("%s in %s is %s", async (cur, token, rate) => expect((await currentRate(s, cur, token)).rate).toBe(rate));
 
-  test("a currency the table lacks is 10001 listing what it prices; fixed rates never go stale", () => {
-    expect(code(() => checkPriceCurrency(s.config, "GBP"))).toBe(10001);
-    expect(code(() => checkPriceCurrency(s.config, "cny"))).toBe(10001);
-    expect(code(() => checkPriceCurrency(s.config, "CNY"))).toBe("ok");
+  test("a currency the table lacks is 10001 listing what it prices; fixed rates never go stale", async () => {
+    expect(await code(async () => checkPriceCurrency(s.config, "GBP"))).toBe(10001);
+    expect(await code(async () => checkPriceCurrency(s.config, "cny"))).toBe(10001);
+    expect(await code(async () => checkPriceCurrency(s.config, "CNY"))).toBe("ok");
     s.clock.set(s.clock.now() + 365 * 86_400_000);
-    expect(currentRate(s, "CNY", "USDT").rate).toBe("7.10");
-    expect(staleRates(s).stale).toEqual([]);
+    expect((await currentRate(s, "CNY", "USDT")).rate).toBe("7.10");
+    expect((await staleRates(s)).stale).toEqual([]);
   });
 });
 
-describe("coingecko source against a local server", () => {
+describe("coingecko source against a local server", async () => {
   let body: { status?: number; body: unknown } = { body: {} };
   const cg = fakeCoingecko(() => body);
   afterAll(() => cg.stop());
-  const s = store({ source: "coingecko", coingecko_url: cg.url, coingecko_api_key: "CG-test-key", refresh: "5m", max_age: "30m" });
+  const s = await store({ source: "coingecko", coingecko_url: cg.url, coingecko_api_key: "CG-test-key", refresh: "5m", max_age: "30m" });
   const refresher = new RateRefresher(s);
 
   test("the request: ids tether and usd-coin, lower-case vs_currencies, the demo key header", () => {
@@ -86,9 +86,9 @@ describe("coingecko source against a local server", () => {
     expect(apiKeyHeader("https://pro-api.coingecko.com/api/v3")).toBe("x-cg-pro-api-key");
   });
 
-  test("before any fetch there is no rate: 56001 (USD and the tokens still price at 1)", () => {
-    expect(code(() => currentRate(s, "CNY", "USDT"))).toBe(56001);
-    expect(currentRate(s, "USD", "USDT").rate).toBe("1");
+  test("before any fetch there is no rate: 56001 (USD and the tokens still price at 1)", async () => {
+    expect(await code(async () => await currentRate(s, "CNY", "USDT"))).toBe(56001);
+    expect((await currentRate(s, "USD", "USDT")).rate).toBe("1");
   });
 
   test("a fetch stores each token's rate per currency; missing or bad prices are skipped", async () => {
@@ -100,34 +100,34 @@ describe("coingecko source against a local server", () => {
     const q = new URL(req.url).searchParams;
     expect(q.get("ids")).toBe("tether,usd-coin");
     expect(q.get("vs_currencies")!.split(",")).toContain("cny");
-    expect(currentRate(s, "CNY", "USDT")).toEqual({ rate: "7.1", observedAt: at * 1000, source: "coingecko" });
-    expect(currentRate(s, "CNY", "USDC").rate).toBe("7.09");
-    expect(currentRate(s, "EUR", "USDT").rate).toBe("0.92");
-    expect(code(() => currentRate(s, "EUR", "USDC"))).toBe(56001);
-    expect(code(() => currentRate(s, "JPY", "USDT"))).toBe(56001);
+    expect(await currentRate(s, "CNY", "USDT")).toEqual({ rate: "7.1", observedAt: at * 1000, source: "coingecko" });
+    expect((await currentRate(s, "CNY", "USDC")).rate).toBe("7.09");
+    expect((await currentRate(s, "EUR", "USDT")).rate).toBe("0.92");
+    expect(await code(async () => await currentRate(s, "EUR", "USDC"))).toBe(56001);
+    expect(await code(async () => await currentRate(s, "JPY", "USDT"))).toBe(56001);
   });
 
   test("a failing source keeps the last rates until max_age, then 56001 and the stale list", async () => {
     body = { status: 429, body: { status: { error_code: 429, error_message: "rate limited" } } };
     s.clock.set(s.clock.now() + 20 * 60_000);
     expect(await refresher.tick()).toBe(0);
-    expect(currentRate(s, "CNY", "USDT").rate).toBe("7.1");
-    expect(staleRates(s).stale).toEqual([]);
+    expect((await currentRate(s, "CNY", "USDT")).rate).toBe("7.1");
+    expect((await staleRates(s)).stale).toEqual([]);
     s.clock.set(s.clock.now() + 11 * 60_000); // observed 31 minutes ago
-    expect(code(() => currentRate(s, "CNY", "USDT"))).toBe(56001);
-    expect(staleRates(s)).toEqual({ stale: ["CNY", "EUR"], neverFetched: false, lastError: expect.stringContaining("HTTP 429") });
+    expect(await code(async () => await currentRate(s, "CNY", "USDT"))).toBe(56001);
+    expect(await staleRates(s)).toEqual({ stale: ["CNY", "EUR"], neverFetched: false, lastError: expect.stringContaining("HTTP 429") });
   });
 
   test("the next good fetch makes them current again and clears the stale list", async () => {
     body = { body: { tether: { cny: 7.2, eur: 0.93 }, "usd-coin": { cny: 7.2, eur: 0.93 } } };
     expect(await refresher.tick()).toBe(4);
-    expect(currentRate(s, "CNY", "USDT").rate).toBe("7.2");
-    expect(staleRates(s)).toEqual({ stale: [], neverFetched: false, lastError: null });
+    expect((await currentRate(s, "CNY", "USDT")).rate).toBe("7.2");
+    expect(await staleRates(s)).toEqual({ stale: [], neverFetched: false, lastError: null });
   });
 
   test("a source never reached is reported as such", async () => {
-    const t = store({ source: "coingecko", coingecko_url: "http://127.0.0.1:9/api/v3" });
+    const t = await store({ source: "coingecko", coingecko_url: "http://127.0.0.1:9/api/v3" });
     expect(await new RateRefresher(t).tick()).toBe(0);
-    expect(staleRates(t).neverFetched).toBe(true);
+    expect((await staleRates(t)).neverFetched).toBe(true);
   });
 });

@@ -38,13 +38,13 @@ export class RateRefresher {
         signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(10_000)]),
       });
       if (!rates.length) throw new Error("coingecko answered no usable rate");
-      storeRates(this.ctx.db, rates, "coingecko", this.ctx.clock.now());
+      await storeRates(this.ctx.db, rates, "coingecko", this.ctx.clock.now());
       return rates.length;
     } catch (e) {
       if (this.abort.signal.aborted) return 0;
       const message = String((e as Error)?.message ?? e);
       this.ctx.logger.warn("rates fetch failed; the last rates serve until max_age", { error: message });
-      noteFetchError(this.ctx.db, message, this.ctx.clock.now());
+      await noteFetchError(this.ctx.db, message, this.ctx.clock.now());
       return 0;
     }
   }

@@ -8,12 +8,12 @@ import type { FetchedRate } from "./coingecko";
 /** Where the last failed fetch is noted (the rate_stale alert names it). */
 const LAST_ERROR_KEY = "rates_last_error";
 
-export function storedRate(db: DbOrTx, currency: string, token: string) {
+export async function storedRate(db: DbOrTx, currency: string, token: string) {
   return db.select().from(fxRates).where(and(eq(fxRates.currency, currency), eq(fxRates.token, token))).get();
 }
 
 /** Stores a fetch: each rate replaces the last one of its pair; clears the noted error. */
-export function storeRates(db: Db, rates: FetchedRate[], source: string, now: number): void {
+export async function storeRates(db: Db, rates: FetchedRate[], source: string, now: number): Promise<void> {
   db.transaction((tx) => {
     for (const r of rates) {
       tx.insert(fxRates)
@@ -25,18 +25,18 @@ export function storeRates(db: Db, rates: FetchedRate[], source: string, now: nu
   });
 }
 
-export function noteFetchError(db: Db, message: string, now: number): void {
+export async function noteFetchError(db: Db, message: string, now: number): Promise<void> {
   const value = JSON.stringify({ at: now, message });
   db.insert(settings).values({ key: LAST_ERROR_KEY, value, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } }).run();
 }
 
 /** When each stored rate was observed (every pair). */
-export function rateAges(db: DbOrTx): { currency: string; observedAt: number }[] {
+export async function rateAges(db: DbOrTx): Promise<{ currency: string; observedAt: number }[]> {
   return db.select({ currency: fxRates.currency, observedAt: fxRates.observedAt }).from(fxRates).all();
 }
 
 /** The last failed fetch's message, if one is noted. */
-export function lastFetchError(db: DbOrTx): string | null {
+export async function lastFetchError(db: DbOrTx): Promise<string | null> {
   const err = db.select({ v: settings.value }).from(settings).where(eq(settings.key, LAST_ERROR_KEY)).get();
   return err ? (JSON.parse(err.v) as { message: string }).message : null;
 }

@@ -29,10 +29,10 @@ export type GapStep =
  * Adds restore_gap addresses for up to `budgetMs` of derivation; says what is left to do. The
  * job runs every 250 ms on the event loop: a step stays well under DESIGN 11's 50 ms hold.
  */
-export function gapStep(ctx: GapCtx, adapter: ChainAdapter, budgetMs = GAP_STEP_BUDGET_MS): GapStep {
-  const rc = gapPending(ctx.db, adapter.chain);
+export async function gapStep(ctx: GapCtx, adapter: ChainAdapter, budgetMs = GAP_STEP_BUDGET_MS): Promise<GapStep> {
+  const rc = await gapPending(ctx.db, adapter.chain);
   if (!rc) return { state: "none" };
-  const have = new Set(indexesIn(ctx.db, adapter.chain, rc.gapFrom, rc.gapTo));
+  const have = new Set((await indexesIn(ctx.db, adapter.chain, rc.gapFrom, rc.gapTo)));
   const missing: number[] = [];
   for (let i = rc.gapFrom; i < rc.gapTo; i++) if (!have.has(i)) missing.push(i);
   if (!missing.length) return { state: "rescan", since: rc.sinceBlock === null ? null : BigInt(rc.sinceBlock), from: rc.gapFrom, to: rc.gapTo - 1 };
@@ -43,11 +43,11 @@ export function gapStep(ctx: GapCtx, adapter: ChainAdapter, budgetMs = GAP_STEP_
     rows.push({ id: newId("AD"), merchantId: null, chain: adapter.chain, kind: "restore_gap", derivationIndex: i, address: adapter.deriveKey(ctx.seed, i).address, bindKey: null, createdAt: now });
     if (performance.now() - started > budgetMs) break;
   }
-  writeTx(ctx.db, (tx) => insertAddressesIfAbsent(tx, rows));
+  await writeTx(ctx.db, async (tx) => await insertAddressesIfAbsent(tx, rows));
   return { state: "adding", added: rows.length, left: missing.length - rows.length };
 }
 
 /** The rescan for the skipped indexes is under way: the job is done for this restore. */
-export function gapWatched(db: Db, chain: string, now: number): void {
-  writeTx(db, (tx) => markGapWatched(tx, chain, now));
+export async function gapWatched(db: Db, chain: string, now: number): Promise<void> {
+  await writeTx(db, async (tx) => await markGapWatched(tx, chain, now));
 }

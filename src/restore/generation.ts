@@ -47,16 +47,16 @@ export interface GenerationCheck {
  * folder believes: reconcile. The database is written first: a crash before the folder
  * file is renamed leaves them different, and the next start reconciles again (harmless).
  */
-export function checkGeneration(db: Db, dbPath: string, o: { indexGap: number; now: number }): GenerationCheck {
-  if (dbPath === ":memory:") return { generation: dbGeneration(db) ?? "memory", restored: false };
+export async function checkGeneration(db: Db, dbPath: string, o: { indexGap: number; now: number }): Promise<GenerationCheck> {
+  if (dbPath === ":memory:") return { generation: await dbGeneration(db) ?? "memory", restored: false };
   const folder = readFolderMarker(dbPath);
-  const inDb = dbGeneration(db);
+  const inDb = await dbGeneration(db);
   if (folder !== null && folder === inDb) return { generation: folder, restored: false };
   const generation = newGeneration();
   const restored = inDb !== null || folder !== null;
-  writeTx(db, (tx) => {
-    if (restored) enterReconcile(tx, { generation, indexGap: o.indexGap, now: o.now });
-    else setDbGeneration(tx, generation, o.now);
+  await writeTx(db, async (tx) => {
+    if (restored) await enterReconcile(tx, { generation, indexGap: o.indexGap, now: o.now });
+    else await setDbGeneration(tx, generation, o.now);
   });
   writeFolderMarker(dbPath, generation);
   return { generation, restored };
@@ -79,15 +79,15 @@ export function rotateGenerationAt(dbPath: string, now: number): void {
  * the backup's scan cursor of every chain kept as the point outgoing transfers are read from,
  * every source to be checked again, and every chain's next HD index moved `indexGap` on.
  */
-export function enterReconcile(tx: DbOrTx, o: { generation: string; indexGap: number; now: number }): void {
-  setDbGeneration(tx, o.generation, o.now);
-  clearReconcile(tx);
-  const cursors = scanCursors(tx);
-  const chains = new Set<string>([...chainModules().map((m) => m.code), ...cursors.keys(), ...addressChains(tx)]);
+export async function enterReconcile(tx: DbOrTx, o: { generation: string; indexGap: number; now: number }): Promise<void> {
+  await setDbGeneration(tx, o.generation, o.now);
+  await clearReconcile(tx);
+  const cursors = await scanCursors(tx);
+  const chains = new Set<string>([...chainModules().map((m) => m.code), ...cursors.keys(), ...await addressChains(tx)]);
   for (const chain of chains) {
-    const gapFrom = nextIndexOf(tx, chain);
+    const gapFrom = await nextIndexOf(tx, chain);
     const next = gapFrom + o.indexGap;
-    insertReconcileChain(tx, { chain, sinceBlock: cursors.get(chain) ?? null, gapFrom, gapTo: next, generation: o.generation, startedAt: o.now });
-    setDerivationFloor(tx, chain, next, o.now);
+    await insertReconcileChain(tx, { chain, sinceBlock: cursors.get(chain) ?? null, gapFrom, gapTo: next, generation: o.generation, startedAt: o.now });
+    await setDerivationFloor(tx, chain, next, o.now);
   }
 }

@@ -38,29 +38,29 @@ export class ReconcileGate implements SendGate {
     const key = `${adapter.chain}:${address}`;
     if (this.free.has(key)) return null;
     const db = this.ctx.db;
-    const rc = reconcileChain(db, adapter.chain);
+    const rc = await reconcileChain(db, adapter.chain);
     if (!rc) {
       this.free.add(key);
       return null;
     }
-    const seen = reconcileAddress(db, adapter.chain, address);
+    const seen = await reconcileAddress(db, adapter.chain, address);
     if (seen && seen.generation === rc.generation) {
       if (seen.state !== "held") {
         this.free.add(key);
         return null;
       }
-      return holdText(adapter.chain, address, openCount(db, adapter.chain, address));
+      return holdText(adapter.chain, address, await openCount(db, adapter.chain, address));
     }
     const found = await (chainBundle(adapter).unrecordedOutgoing?.(this.ctx, {
       address,
       since: rc.sinceBlock === null ? null : BigInt(rc.sinceBlock),
-      known: (h) => knownTx(db, h),
+      known: async (h) => await knownTx(db, h),
       payouts: this.ctx.payouts,
-      addressesAfter: (chain, after) => addressRowsAfter(db, chain, after),
+      addressesAfter: async (chain, after) => await addressRowsAfter(db, chain, after),
     }) ?? []);
     const now = this.ctx.clock.now();
-    writeTx(db, (tx) =>
-      recordCheck(tx, {
+    await writeTx(db, async (tx) =>
+      await recordCheck(tx, {
         chain: adapter.chain,
         address,
         generation: rc.generation,
@@ -91,7 +91,7 @@ export class AckError extends Error {
 /** The port to the payout table (restore ranks below payout): `payout/store.ts` `releaseHeldPayouts`. */
 export interface AckPorts {
   /** Releases the source's payouts held with this lastError prefix, in the caller's transaction; their order numbers. */
-  releaseHeldPayouts: (tx: DbOrTx, chain: string, address: string, errorPrefix: string, now: number) => string[];
+  releaseHeldPayouts: (tx: DbOrTx, chain: string, address: string, errorPrefix: string, now: number) => Promise<string[]>;
 }
 
 export interface AckResult {
@@ -106,18 +106,18 @@ export interface AckResult {
  * are acknowledged and its held payouts go out (they stay `submitted`; the executor picks
  * them up). One audit entry.
  */
-export function acknowledgeUnrecorded(db: Db, input: { chain: string; address: string }, actor: Actor, now: number, ports: AckPorts): AckResult {
+export async function acknowledgeUnrecorded(db: Db, input: { chain: string; address: string }, actor: Actor, now: number, ports: AckPorts): Promise<AckResult> {
   if (!hasChainModule(input.chain)) throw new AckError(`unknown chain: ${input.chain}`);
   const m = chainModule(input.chain);
   if (!m.address.isValid(input.address)) throw new AckError(`not a ${input.chain} address: ${input.address}`);
   const address = m.address.normalize(input.address);
   const chain = input.chain;
-  return writeTx(db, (tx) => {
-    const open = openFrom(tx, chain, address);
+  return await writeTx(db, async (tx) => {
+    const open = await openFrom(tx, chain, address);
     if (!open.length) throw new AckError(`no unrecorded outgoing transfer from ${address} on ${chain} waits for acknowledgement`);
-    acknowledge(tx, chain, address, actor.actor, now);
-    const released = ports.releaseHeldPayouts(tx, chain, address, HOLD_PREFIX, now);
-    recordAudit(tx, {
+    await acknowledge(tx, chain, address, actor.actor, now);
+    const released = await ports.releaseHeldPayouts(tx, chain, address, HOLD_PREFIX, now);
+    await recordAudit(tx, {
       ...actor,
       at: now,
       action: "restore.ack",

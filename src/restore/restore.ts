@@ -64,7 +64,7 @@ function header(path: string): string {
 }
 
 /** Checks the copy at `path` and puts it in reconcile; throws RestoreRefused with the reason. */
-function checkCopy(path: string, from: string, key: { key: Buffer; source: string }, o: { generation: string; indexGap: number; now: number }): Omit<RestoreSummary, "asidePath" | "generation"> {
+async function checkCopy(path: string, from: string, key: { key: Buffer; source: string }, o: { generation: string; indexGap: number; now: number }): Promise<Omit<RestoreSummary, "asidePath" | "generation">> {
   let client: Database;
   try {
     client = new Database(path, { strict: true });
@@ -98,12 +98,12 @@ function checkCopy(path: string, from: string, key: { key: Buffer; source: strin
     const db = dbOver(client);
     let migrationsApplied: number;
     try {
-      migrationsApplied = migrate(db);
+      migrationsApplied = await migrate(db);
     } catch (e) {
       if (e instanceof MigrationError) throw new RestoreRefused(`${from}: ${e.message}; nothing was changed`);
       throw e;
     }
-    writeTx(db, (tx) => enterReconcile(tx, o));
+    await writeTx(db, async (tx) => await enterReconcile(tx, o));
     const summary = backupSummary(client);
     // One self-contained file: no -wal beside it when it is renamed into place.
     selfContained(client);
@@ -139,7 +139,7 @@ function fsyncPath(path: string): void {
 
 const SIDE_FILES = ["", "-wal", "-shm"];
 
-export function restoreFromFile(input: RestoreInput): RestoreSummary {
+export async function restoreFromFile(input: RestoreInput): Promise<RestoreSummary> {
   const { from, dbPath } = input;
   if (!existsSync(from) || !statSync(from).isFile()) throw new RestoreRefused(`${from}: no such file; nothing was changed`);
   if (header(from) !== SQLITE_HEADER) throw new RestoreRefused(`${from} is not a SQLite database, so not a stablegate backup; nothing was changed`);
@@ -150,7 +150,7 @@ export function restoreFromFile(input: RestoreInput): RestoreSummary {
     copyFileSync(from, copy);
     chmodSync(copy, 0o600);
     const generation = newGeneration();
-    const summary = checkCopy(copy, from, key, { generation, indexGap: input.indexGap, now: input.now });
+    const summary = await checkCopy(copy, from, key, { generation, indexGap: input.indexGap, now: input.now });
     const serving = gatewayServing(dbPath);
     if (serving) throw new RestoreRefused(`${serving}; stop it before restoring; nothing was changed`);
 

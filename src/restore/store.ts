@@ -12,11 +12,11 @@ export type ReconcileChainRow = typeof reconcileChains.$inferSelect;
 
 const GENERATION_KEY = "generation";
 
-export function dbGeneration(db: DbOrTx): string | null {
+export async function dbGeneration(db: DbOrTx): Promise<string | null> {
   return db.select().from(settings).where(sql`${settings.key} = ${GENERATION_KEY}`).get()?.value ?? null;
 }
 
-export function setDbGeneration(tx: DbOrTx, generation: string, now: number): void {
+export async function setDbGeneration(tx: DbOrTx, generation: string, now: number): Promise<void> {
   tx.insert(settings).values({ key: GENERATION_KEY, value: generation, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value: generation, updatedAt: now } }).run();
 }
 
@@ -37,39 +37,39 @@ export function setGenerationAt(dbPath: string, generation: string, now: number)
 }
 
 /** Forgets the last reconcile: no chain to read, no source checked. */
-export function clearReconcile(tx: DbOrTx): void {
+export async function clearReconcile(tx: DbOrTx): Promise<void> {
   tx.delete(reconcileChains).run();
   tx.delete(reconcileAddresses).run();
 }
 
 /** Every chain's scan cursor (block number), as the backup left it. */
-export function scanCursors(tx: DbOrTx): Map<string, number | null> {
+export async function scanCursors(tx: DbOrTx): Promise<Map<string, number | null>> {
   return new Map(tx.select().from(chainCursors).all().map((c) => [c.chain, c.blockNumber]));
 }
 
-export function insertReconcileChain(tx: DbOrTx, row: typeof reconcileChains.$inferInsert): void {
+export async function insertReconcileChain(tx: DbOrTx, row: typeof reconcileChains.$inferInsert): Promise<void> {
   tx.insert(reconcileChains).values(row).run();
 }
 
-export function reconcileChain(db: DbOrTx, chain: string): ReconcileChainRow | undefined {
+export async function reconcileChain(db: DbOrTx, chain: string): Promise<ReconcileChainRow | undefined> {
   return db.select().from(reconcileChains).where(eq(reconcileChains.chain, chain)).get();
 }
 
 /** A chain in reconcile whose skipped indexes are not all watched yet. */
-export function gapPending(db: DbOrTx, chain: string): ReconcileChainRow | undefined {
+export async function gapPending(db: DbOrTx, chain: string): Promise<ReconcileChainRow | undefined> {
   return db.select().from(reconcileChains).where(and(eq(reconcileChains.chain, chain), isNull(reconcileChains.gapWatchedAt))).get();
 }
 
-export function markGapWatched(tx: DbOrTx, chain: string, now: number): void {
+export async function markGapWatched(tx: DbOrTx, chain: string, now: number): Promise<void> {
   tx.update(reconcileChains).set({ gapWatchedAt: now }).where(eq(reconcileChains.chain, chain)).run();
 }
 
-export function reconcileAddress(db: DbOrTx, chain: string, address: string) {
+export async function reconcileAddress(db: DbOrTx, chain: string, address: string) {
   return db.select().from(reconcileAddresses).where(and(eq(reconcileAddresses.chain, chain), eq(reconcileAddresses.address, address))).get();
 }
 
 /** Whether the database stored a transaction (a payout, a gas top-up, a token-account creation). */
-export function knownTx(db: DbOrTx, txHash: string): boolean {
+export async function knownTx(db: DbOrTx, txHash: string): Promise<boolean> {
   const h = txHash.toLowerCase();
   return !!db.$client
     .query(
@@ -83,10 +83,10 @@ export function knownTx(db: DbOrTx, txHash: string): boolean {
 }
 
 /** One source's check: the transfers found (if any) and its state in this generation. */
-export function recordCheck(
+export async function recordCheck(
   tx: DbOrTx,
   o: { chain: string; address: string; generation: string; now: number; found: Omit<typeof unrecordedOutgoing.$inferInsert, "chain" | "address" | "generation" | "foundAt">[] },
-): void {
+): Promise<void> {
   for (const t of o.found) tx.insert(unrecordedOutgoing).values({ ...t, chain: o.chain, address: o.address, generation: o.generation, foundAt: o.now }).run();
   const state = o.found.length ? "held" : "clear";
   tx.insert(reconcileAddresses)
@@ -97,22 +97,22 @@ export function recordCheck(
 
 const openOf = (chain: string, address: string) => and(eq(unrecordedOutgoing.chain, chain), eq(unrecordedOutgoing.address, address), isNull(unrecordedOutgoing.acknowledgedAt));
 
-export function openCount(db: DbOrTx, chain: string, address: string): number {
+export async function openCount(db: DbOrTx, chain: string, address: string): Promise<number> {
   return db.select({ n: count() }).from(unrecordedOutgoing).where(openOf(chain, address)).get()?.n ?? 0;
 }
 
 /** Unacknowledged unrecorded transfers, newest first (exceptions page, alert). */
-export function openUnrecorded(db: DbOrTx, limit = 500): UnrecordedRow[] {
+export async function openUnrecorded(db: DbOrTx, limit = 500): Promise<UnrecordedRow[]> {
   return db.select().from(unrecordedOutgoing).where(isNull(unrecordedOutgoing.acknowledgedAt)).orderBy(sql`${unrecordedOutgoing.id} DESC`).limit(limit).all();
 }
 
 /** A source's unacknowledged transfers. */
-export function openFrom(tx: DbOrTx, chain: string, address: string): UnrecordedRow[] {
+export async function openFrom(tx: DbOrTx, chain: string, address: string): Promise<UnrecordedRow[]> {
   return tx.select().from(unrecordedOutgoing).where(openOf(chain, address)).all();
 }
 
 /** Marks a source's open transfers and the source acknowledged by `by`. */
-export function acknowledge(tx: DbOrTx, chain: string, address: string, by: string, now: number): void {
+export async function acknowledge(tx: DbOrTx, chain: string, address: string, by: string, now: number): Promise<void> {
   tx.update(unrecordedOutgoing).set({ acknowledgedBy: by, acknowledgedAt: now }).where(openOf(chain, address)).run();
   tx.update(reconcileAddresses)
     .set({ state: "acknowledged", acknowledgedBy: by, acknowledgedAt: now })

@@ -25,20 +25,20 @@ function decrypts(cipher: Cipher, value: string, expect?: string): boolean {
 }
 
 /** Whether `cipher` opens this database; reads only (a wrong key is refused before anything is touched). */
-export function keyOpensDatabase(db: Db, cipher: Cipher): boolean {
-  const check = keyCheckValue(db);
+export async function keyOpensDatabase(db: Db, cipher: Cipher): Promise<boolean> {
+  const check = await keyCheckValue(db);
   if (check !== undefined) return decrypts(cipher, check, PLAIN);
   // A database from before the check existed: anything already encrypted must open.
-  const { seed, apiKeySecret } = encryptedSamples(db);
+  const { seed, apiKeySecret } = await encryptedSamples(db);
   return !((seed !== undefined && !decrypts(cipher, seed)) || (apiKeySecret !== undefined && !decrypts(cipher, apiKeySecret)));
 }
 
 /** Whether a master key was ever checked against this database (every command since the check existed wrote it). */
-export function hasKeyCheck(db: Db): boolean {
-  return keyCheckValue(db) !== undefined;
+export async function hasKeyCheck(db: Db): Promise<boolean> {
+  return await keyCheckValue(db) !== undefined;
 }
 
-export function checkMasterKey(db: Db, cipher: Cipher, now: number): void {
-  if (!keyOpensDatabase(db, cipher)) throw new WrongMasterKey();
-  insertKeyCheck(db, cipher.encrypt(PLAIN), now);
+export async function checkMasterKey(db: Db, cipher: Cipher, now: number): Promise<void> {
+  if (!await keyOpensDatabase(db, cipher)) throw new WrongMasterKey();
+  await insertKeyCheck(db, cipher.encrypt(PLAIN), now);
 }

@@ -7,17 +7,17 @@ import { apiKeys, settings } from "../db/schema";
 const KEY = "master_key_check";
 
 /** The stored check value (encrypted), if a key was ever checked against this database. */
-export function keyCheckValue(db: Db): string | undefined {
+export async function keyCheckValue(db: Db): Promise<string | undefined> {
   return db.select().from(settings).where(eq(settings.key, KEY)).get()?.value;
 }
 
 /** Writes the check value unless one is stored. */
-export function insertKeyCheck(db: Db, value: string, now: number): void {
+export async function insertKeyCheck(db: Db, value: string, now: number): Promise<void> {
   db.insert(settings).values({ key: KEY, value, updatedAt: now }).onConflictDoNothing().run();
 }
 
 /** What a database from before the check holds encrypted: the wallet seed and one API key secret. */
-export function encryptedSamples(db: Db): { seed?: string; apiKeySecret?: string } {
+export async function encryptedSamples(db: Db): Promise<{ seed?: string; apiKeySecret?: string }> {
   const seed = db.select().from(settings).where(eq(settings.key, "wallet_seed")).get();
   const key = db.select().from(apiKeys).limit(1).get();
   return { seed: seed?.value, apiKeySecret: key?.secretEnc };

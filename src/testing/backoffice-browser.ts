@@ -9,9 +9,9 @@ import { uploadBatch } from "../treasury/batch";
 import { previewCollection, setCollectionSetting } from "../treasury/collection";
 import { randomAddress } from "../wallet/hd";
 
-export function addUser(gw: TestGateway, username: string, role: Role, merchantUid?: string): { username: string; password: string } {
+export async function addUser(gw: TestGateway, username: string, role: Role, merchantUid?: string): Promise<{ username: string; password: string }> {
   const deps = { db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => gw.ctx.clock.now() };
-  const { password } = createUser(deps, { username, role, merchantUid }, CLI_ACTOR);
+  const { password } = await createUser(deps, { username, role, merchantUid }, CLI_ACTOR);
   return { username, password };
 }
 
@@ -112,7 +112,7 @@ export async function seedPages(gw: TestGateway): Promise<SeededPages> {
   // A batch in preview (two rows, one refused) and a collection run: their pages.
   const csv = `chainCode,tokenSymbol,toAddress,amount,merchantOrderNo\nTRON,USDT,${randomAddress("TRON")},1,LB-1\nTRON,USDT,TNotAnAddress0000000000000000000,1,LB-2\n`;
   d.batch = (await uploadBatch(gw.ctx, gw.merchant.id, { name: "payouts.csv", bytes: new TextEncoder().encode(csv) }, CLI_ACTOR)).id;
-  setCollectionSetting(gw.ctx, gw.merchant.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "1", confirmedWithPassword: true }, CLI_ACTOR);
+  await setCollectionSetting(gw.ctx, gw.merchant.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "1", confirmedWithPassword: true }, CLI_ACTOR);
   d.run = String((await previewCollection(gw.ctx, gw.merchant.id, "TRON", "USDT", CLI_ACTOR)).id);
   return d;
 }

@@ -20,12 +20,12 @@ export interface TestEvent {
 }
 
 /** A pay-in callback with spec 6.3 fields; returns its eventId. */
-export function enqueueTestCallback(db: DbOrTx, e: TestEvent): string {
-  const apiKeyId = e.apiKeyId ?? currentKey(db, e.merchantId)?.id;
+export async function enqueueTestCallback(db: DbOrTx, e: TestEvent): Promise<string> {
+  const apiKeyId = e.apiKeyId ?? (await currentKey(db, e.merchantId))?.id;
   if (!apiKeyId) throw new Error(`merchant ${e.merchantId} has no current key`);
   const orderNo = e.orderNo ?? `PI2026112100000000${String(++seq).padStart(4, "0")}`;
   const status = e.status ?? "completed";
-  return writeTx(db, (tx) => enqueueCallback(tx, {
+  return await writeTx(db, async (tx) => await enqueueCallback(tx, {
     merchantId: e.merchantId,
     kind: "payin",
     orderNo,

@@ -57,8 +57,8 @@ export class MemoryCheckout {
 
   deps(options: { pollIntervalMs?: number; simulate?: boolean } = {}): CheckoutDeps {
     return {
-      findOrder: (t) => this.findOrder(t),
-      findDeposit: (t) => {
+      findOrder: async (t) => this.findOrder(t),
+      findDeposit: async (t) => {
         const d = this.deposits.get(t);
         return d ? { ...d, recentDeposits: d.recentDeposits.map((r) => ({ ...r })) } : null;
       },

@@ -12,6 +12,6 @@ const db = openDb(dbPath!);
 const seed = mnemonicToSeed("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about");
 const adapter = { chain: "TRON", deriveKey: (s: Uint8Array, i: number) => deriveKey("TRON", s, i) } as unknown as ChainAdapter;
 const taken: number[] = [];
-for (let i = 0; i < Number(count); i++) taken.push(writeTx(db, (tx) => addSharedAddress(tx, adapter, seed, Number(merchantId), Date.now())).derivationIndex);
+for (let i = 0; i < Number(count); i++) taken.push((await writeTx(db, async (tx) => await addSharedAddress(tx, adapter, seed, Number(merchantId), Date.now()))).derivationIndex);
 db.$client.close();
 console.log(JSON.stringify(taken));

@@ -22,7 +22,7 @@ export interface TestGateway {
   logs: string[];
   merchant: { uid: string; apiKey: string; id: number };
   client: StablegateClient;
-  newMerchant(name?: string): { uid: string; apiKey: string; id: number; client: StablegateClient };
+  newMerchant(name?: string): Promise<{ uid: string; apiKey: string; id: number; client: StablegateClient }>;
   stop(): Promise<void>;
 }
 
@@ -62,18 +62,18 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const env = { ...opts.env, STABLEGATE_MASTER_KEY: opts.env?.STABLEGATE_MASTER_KEY ?? "test-master-key-" + dir };
   // The data folder, as `stablegate init` makes it (no other path creates one); a test that
   // restarts a gateway on its database (config.database.path) reopens it.
-  if (!databasePresent(loaded.config.database.path)) initDataFolder(loaded, env, opts.clock?.now());
-  const ctx = createContext({ loaded, clock: opts.clock, logger, env, makeChains });
+  if (!databasePresent(loaded.config.database.path)) await initDataFolder(loaded, env, opts.clock?.now());
+  const ctx = await createContext({ loaded, clock: opts.clock, logger, env, makeChains });
   const gateway = await startGateway(ctx, { jobs: opts.jobs });
   // Port 0 picks a free port: the public URL follows the real one.
   const url = gateway.url;
   if (!ctx.config.server.public_url) ctx.publicUrl = url;
-  const newMerchant = (name = "shop") => {
-    const { merchant, apiKey } = createMerchant({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() }, { name });
+  const newMerchant = async (name = "shop") => {
+    const { merchant, apiKey } = await createMerchant({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() }, { name });
     const client = new StablegateClient({ baseUrl: url, merchantUid: merchant.uid, apiKey, now: () => ctx.clock.now() });
     return { uid: merchant.uid, apiKey, id: merchant.id, client };
   };
-  const m = newMerchant("Test Shop");
+  const m = await newMerchant("Test Shop");
   return {
     ctx,
     url,

@@ -10,17 +10,17 @@ import { createMerchant, findMerchantByUid, insertKey, type Merchant, type Merch
  * merchant with that UID is reused (its current key is retired at once);
  * otherwise one is created and renamed to `uid`.
  */
-export function installMerchant(deps: MerchantDeps, uid: string, apiKey: string, name = "Vector Shop"): Merchant {
+export async function installMerchant(deps: MerchantDeps, uid: string, apiKey: string, name = "Vector Shop"): Promise<Merchant> {
   const now = deps.now();
-  const existing = findMerchantByUid(deps.db, uid);
-  const merchant = existing ?? createMerchant(deps, { name }).merchant;
-  return writeTx(deps.db, (tx) => {
+  const existing = await findMerchantByUid(deps.db, uid);
+  const merchant = existing ?? (await createMerchant(deps, { name })).merchant;
+  return await writeTx(deps.db, async (tx) => {
     tx.update(apiKeys)
       .set({ validUntil: now })
       .where(and(eq(apiKeys.merchantId, merchant.id), isNull(apiKeys.validUntil)))
       .run();
     // Keys are valid from `now`; tests that move a TestClock backwards set it first.
-    insertKey(tx, deps, merchant.id, Math.min(now, 0), apiKey);
+    await insertKey(tx, deps, merchant.id, Math.min(now, 0), apiKey);
     return tx.update(merchants).set({ uid, updatedAt: now }).where(eq(merchants.id, merchant.id)).returning().get()!;
   });
 }

@@ -40,7 +40,7 @@ export async function tempSetup(toml = "", opts: { masterKey?: string | null; in
   delete env.STABLEGATE_CONFIG;
   if (opts.masterKey !== null) env.STABLEGATE_MASTER_KEY = opts.masterKey ?? "proc-test-master-key";
   else delete env.STABLEGATE_MASTER_KEY;
-  if (opts.init !== false) initDataFolder(loadConfig(configPath), env);
+  if (opts.init !== false) await initDataFolder(loadConfig(configPath), env);
   return { dir, configPath, dbPath, port, url: `http://127.0.0.1:${port}`, env };
 }
 

@@ -4,7 +4,7 @@ import { migrate } from "../db/migrate";
 import { aliases, expectIndex, expectSeek, planProblems, queryPlan } from "./query-plan";
 
 const db = openDb(":memory:");
-migrate(db);
+await migrate(db);
 
 describe("query-plan helper", () => {
   test.each([

@@ -7,6 +7,7 @@ import type { DbOrTx } from "../db/client";
 import { addressBalances, addresses, balanceChecks, merchants } from "../db/schema";
 import { addressBalance } from "../payout/balances";
 import { BALANCE_MISMATCH } from "../payout/state";
+import { mapSeq } from "../lib/async-seq";
 
 export interface BalanceLine {
   chain: string;
@@ -36,7 +37,7 @@ export interface BalanceFilter {
 }
 
 /** Every (address, token) with ledger entries, sorted by chain, token, then largest available first. */
-export function balanceSheet(db: DbOrTx, f: BalanceFilter = {}): BalanceLine[] {
+export async function balanceSheet(db: DbOrTx, f: BalanceFilter = {}): Promise<BalanceLine[]> {
   const where = [];
   if (f.merchantId !== undefined) where.push(eq(addressBalances.merchantId, f.merchantId));
   if (f.chain) where.push(eq(addressBalances.chain, f.chain));
@@ -56,8 +57,8 @@ export function balanceSheet(db: DbOrTx, f: BalanceFilter = {}): BalanceLine[] {
       for (const c of db.select().from(balanceChecks).where(inArray(balanceChecks.addressId, ids.slice(i, i + 500))).all()) checks.set(`${c.addressId}|${c.token}`, c);
     }
   }
-  const lines = pairs.map((p): BalanceLine => {
-    const b = addressBalance(db, p.addressId, p.token);
+  const lines = await mapSeq(pairs, async (p): Promise<BalanceLine> => {
+    const b = await addressBalance(db, p.addressId, p.token);
     const c = checks.get(`${p.addressId}|${p.token}`);
     return {
       ...p,
@@ -107,7 +108,7 @@ export interface Mismatch {
  * job raises `reconciliation_mismatch` from this list; the operator's balances
  * page lists it.
  */
-export function reconciliationMismatches(db: DbOrTx): Mismatch[] {
+export async function reconciliationMismatches(db: DbOrTx): Promise<Mismatch[]> {
   return db
     .select({
       chain: balanceChecks.chain,

@@ -45,7 +45,7 @@ describe("the file", () => {
 
 describe("a batch", () => {
   test("rows are judged with the API's codes; confirm pays the valid ones once; a re-upload pays nothing", async () => {
-    const m = gw.newMerchant("batcher");
+    const m = await gw.newMerchant("batcher");
     const fund = async (key: string, amount: string) => {
       const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: key } });
       await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount });
@@ -70,7 +70,7 @@ describe("a batch", () => {
     const file = enc(`${HEADER}\n${lines.join("\n")}\n`);
     const b = await uploadBatch(gw.ctx, m.id, { name: "june.csv", bytes: file }, DEMO);
     expect(b).toMatchObject({ status: "preview", rowCount: 9, validCount: 3, errorCount: 6 });
-    const judged = batchLines(gw.ctx.db, b.id).map((l) => [l.rowNo, l.state, l.errorCode]);
+    const judged = (await batchLines(gw.ctx.db, b.id)).map((l) => [l.rowNo, l.state, l.errorCode]);
     expect(judged).toEqual([
       [1, "valid", null],
       [2, "valid", null],
@@ -82,8 +82,8 @@ describe("a batch", () => {
       [8, "valid", null],
       [9, "invalid", 53003],
     ]);
-    expect(batchLines(gw.ctx.db, b.id)[5]!.errorMessage).toMatch(/more than once/);
-    expect(batchLines(gw.ctx.db, b.id)[2]!.errorMessage).toMatch(/^toAddress: /);
+    expect((await batchLines(gw.ctx.db, b.id))[5]!.errorMessage).toMatch(/more than once/);
+    expect((await batchLines(gw.ctx.db, b.id))[2]!.errorMessage).toMatch(/^toAddress: /);
     const sum = batchSummary(b);
     expect(sum.perToken).toEqual([{ chain: "TRON", token: "USDT", count: 3, amount: "70.50" }]);
     // The source picked for a row without fromAddress is shown (the one with the most available).
@@ -95,19 +95,19 @@ describe("a batch", () => {
     // The preview wrote no order, no callback, reserved nothing.
     expect(orders(m.id)).toBe(0);
 
-    confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, b.id, DEMO);
-    expect(listAudit(gw.ctx.db, { actor: "demo" }).entries.find((e) => e.target === `merchant:${m.uid}:batch:${b.id}`)).toMatchObject({
+    await confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, b.id, DEMO);
+    expect((await listAudit(gw.ctx.db, { actor: "demo" })).entries.find((e) => e.target === `merchant:${m.uid}:batch:${b.id}`)).toMatchObject({
       action: "batch_payout.confirm",
       ip: "127.0.0.1",
       after: { file: "june.csv", rows: 9, valid: 3, totals: [{ chain: "TRON", token: "USDT", count: 3, amount: "70.50" }] },
     });
     await runBatch(gw.ctx, b.id, gw.gateway.runtime.treasury);
     await sb.mine("TRON", 3);
-    const p = batchProgress(gw.ctx.db, m.id, b.id);
+    const p = await batchProgress(gw.ctx.db, m.id, b.id);
     expect(p).toMatchObject({ status: "done", invalid: 6, rejected: 0, waiting: 0, orders: { confirmed: 3, submitted: 0, broadcasted: 0, failed: 0 }, finished: true });
     expect(sent(a1) + sent(a2)).toBe(3);
 
-    const csv = batchResultsCsv(gw.ctx.db, m.id, b.id).trim().split("\n");
+    const csv = (await batchResultsCsv(gw.ctx.db, m.id, b.id)).trim().split("\n");
     expect(csv[0]).toBe("row,chainCode,tokenSymbol,toAddress,amount,merchantOrderNo,fromAddress,result,errorCode,error,orderNo,status,txHash");
     expect(csv).toHaveLength(10);
     expect(csv[1]).toMatch(/^1,TRON,USDT,\w+,10,B-1,\w+,created,,,PO\d+,confirmed,[0-9a-f]{64}$/);
@@ -116,17 +116,17 @@ describe("a batch", () => {
     // The same file again: every paid row is an existing order, nothing new is paid.
     const again = await uploadBatch(gw.ctx, m.id, { name: "june.csv", bytes: file }, DEMO);
     expect(again).toMatchObject({ validCount: 0 });
-    expect(batchLines(gw.ctx.db, again.id).filter((l) => l.state === "existing").map((l) => l.rowNo)).toEqual([1, 2, 8]);
-    confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, again.id, DEMO);
+    expect((await batchLines(gw.ctx.db, again.id)).filter((l) => l.state === "existing").map((l) => l.rowNo)).toEqual([1, 2, 8]);
+    await confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, again.id, DEMO);
     await runBatch(gw.ctx, again.id, gw.gateway.runtime.treasury);
     await sb.mine("TRON", 3);
     expect(orders(m.id)).toBe(3);
     expect(sent(a1) + sent(a2)).toBe(3);
-    expect(batchProgress(gw.ctx.db, m.id, again.id)).toMatchObject({ status: "done", existing: 3, orders: { confirmed: 3 } });
+    expect(await batchProgress(gw.ctx.db, m.id, again.id)).toMatchObject({ status: "done", existing: 3, orders: { confirmed: 3 } });
   });
 
   test("earlier rows count for later ones across chunks; deleteSourceAfterSuccess retires a source for the rest of the file", async () => {
-    const m = gw.newMerchant("carry");
+    const m = await gw.newMerchant("carry");
     const fund = async (key: string, amount: string) => {
       const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: key } });
       await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount });
@@ -146,7 +146,7 @@ describe("a batch", () => {
       ...Array.from({ length: 160 }, (_, i) => `TRON,USDT,${randomAddress("TRON")},1,S-${i + 1},${a},false`),
     ];
     const up = await uploadBatch(gw.ctx, m.id, { name: "carry.csv", bytes: enc(`${HEADER}\n${lines.join("\n")}\n`) }, DEMO);
-    const judged = batchLines(gw.ctx.db, up.id);
+    const judged = await batchLines(gw.ctx.db, up.id);
     expect(judged.slice(0, 5).map((l) => [l.rowNo, l.state, l.errorCode])).toEqual([
       [1, "valid", null],
       [2, "invalid", 53002],
@@ -164,8 +164,8 @@ describe("a batch", () => {
   });
 
   test("another merchant's batch is not found", async () => {
-    const m = gw.newMerchant("other");
+    const m = await gw.newMerchant("other");
     const b = await uploadBatch(gw.ctx, gw.merchant.id, { name: "x.csv", bytes: enc(`${HEADER}\nTRON,USDT,x,1,Z-1,,\n`) }, DEMO);
-    expect(() => batchProgress(gw.ctx.db, m.id, b.id)).toThrow(/no batch/);
+    await expect((async () => await batchProgress(gw.ctx.db, m.id, b.id))()).rejects.toThrow(/no batch/);
   });
 });

@@ -112,14 +112,14 @@ async function judge(ctx: PayoutCtx, merchantId: number, apiKeyId: string, rows:
   const seen = new Set<string>();
   const dup = (row: CsvRow, mon: string | null): Judged => ({ row, state: "invalid", merchantOrderNo: mon, error: { code: 10001, message: "merchantOrderNo: appears more than once in this file" } });
 
-  const standIn = (r: Reservation) => {
+  const standIn = async (r: Reservation) => {
     const now = ctx.clock.now();
     const set = { amount: r.amount.toString(), fee: r.fee.toString(), deleteSourceAfterSuccess: r.retiring, updatedAt: now };
     if (r.rowId !== undefined) {
-      updateStandIn(ctx.db, r.rowId, set);
+      await updateStandIn(ctx.db, r.rowId, set);
       return;
     }
-    r.rowId = insertStandIn(ctx.db, {
+    r.rowId = await insertStandIn(ctx.db, {
       ...set,
       orderNo: newOrderNo("PO", now),
       merchantId,
@@ -139,10 +139,10 @@ async function judge(ctx: PayoutCtx, merchantId: number, apiKeyId: string, rows:
   };
 
   for (let at = 0; at < rows.length; at += CHUNK) {
-    rolledBack(ctx.db, () => {
+    await rolledBack(ctx.db, async () => {
       for (const r of reserved.values()) {
         r.rowId = undefined;
-        standIn(r);
+        await standIn(r);
       }
       for (const row of rows.slice(at, at + CHUNK)) {
         const mon = row.fields.merchantOrderNo || null;
@@ -158,7 +158,7 @@ async function judge(ctx: PayoutCtx, merchantId: number, apiKeyId: string, rows:
           }
           // Judged through the real path, then rolled back: its writes and after-commit effects
           // (transition metrics, callback wake-ups) never happen.
-          const r = rolledBack(ctx.db, () => createPayout(ctx, merchantId, apiKeyId, input));
+          const r = await rolledBack(ctx.db, async () => await createPayout(ctx, merchantId, apiKeyId, input));
           const o = r.order;
           const order = { id: o.id, chain: o.chain, token: o.token, decimals: o.decimals, fromAddress: o.fromAddress, toAddress: o.toAddress, amount: o.amount, orderNo: o.orderNo };
           seen.add(input.merchantOrderNo);
@@ -173,7 +173,7 @@ async function judge(ctx: PayoutCtx, merchantId: number, apiKeyId: string, rows:
           res.fee += BigInt(o.fee);
           res.retiring ||= o.deleteSourceAfterSuccess;
           reserved.set(key, res);
-          standIn(res);
+          await standIn(res);
         } catch (e) {
           if (!(e instanceof AppError)) throw e;
           out.push({ row, state: "invalid", merchantOrderNo: mon, error: { code: e.code, message: describeError(e) } });
@@ -225,14 +225,14 @@ async function summarize(ctx: PayoutCtx, judged: Judged[]): Promise<BatchSummary
  */
 export async function uploadBatch(ctx: PayoutCtx, merchantId: number, file: { name: string; bytes: Uint8Array }, actor: Actor): Promise<BatchRow> {
   const rows = parseBatchCsv(file.bytes);
-  const key = currentKey(ctx.db, merchantId);
+  const key = await currentKey(ctx.db, merchantId);
   if (!key) throw new Error("merchant has no current API key");
   const judged = await judge(ctx, merchantId, key.id, rows);
   const summary = await summarize(ctx, judged);
   const now = ctx.clock.now();
   const id = newId("PB");
-  return writeTx(ctx.db, (tx) => {
-    const batch = insertBatch(tx, {
+  return await writeTx(ctx.db, async (tx) => {
+    const batch = await insertBatch(tx, {
       id,
       merchantId,
       fileName: file.name.slice(0, 200) || "payouts.csv",
@@ -247,7 +247,7 @@ export async function uploadBatch(ctx: PayoutCtx, merchantId: number, file: { na
       updatedAt: now,
     });
     for (const j of judged) {
-      insertBatchLine(tx, {
+      await insertBatchLine(tx, {
         batchId: id,
         rowNo: j.row.rowNo,
         input: JSON.stringify(j.row.fields),
@@ -275,25 +275,25 @@ export function batchSummary(b: BatchRow): BatchSummary {
 }
 
 /** Confirms a previewed batch (the caller has re-authenticated the user); audited. Confirming twice is harmless. */
-export function confirmBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: Actor): BatchRow {
-  return writeTx(deps.db, (tx) => {
+export async function confirmBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: Actor): Promise<BatchRow> {
+  return await writeTx(deps.db, async (tx) => {
     const b = getBatch(tx, merchantId, id);
     if (b.status !== "preview") return b;
     const now = deps.now();
     const next = b.validCount > 0 ? "running" : "done";
-    const m = findMerchantById(tx, merchantId)!;
+    const m = (await findMerchantById(tx, merchantId))!;
     const sum = batchSummary(b);
-    recordAudit(tx, { ...actor, action: "batch_payout.confirm", target: `merchant:${m.uid}:batch:${b.id}`, after: { file: b.fileName, sha256: b.fileSha256, rows: b.rowCount, valid: b.validCount, totals: sum.perToken }, at: now });
+    await recordAudit(tx, { ...actor, action: "batch_payout.confirm", target: `merchant:${m.uid}:batch:${b.id}`, after: { file: b.fileName, sha256: b.fileSha256, rows: b.rowCount, valid: b.validCount, totals: sum.perToken }, at: now });
     return patchBatch(tx, id, { status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now });
   });
 }
 
-export function discardBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: Actor): BatchRow {
-  return writeTx(deps.db, (tx) => {
+export async function discardBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: Actor): Promise<BatchRow> {
+  return await writeTx(deps.db, async (tx) => {
     const b = getBatch(tx, merchantId, id);
     if (b.status !== "preview") return b;
-    const m = findMerchantById(tx, merchantId)!;
-    recordAudit(tx, { ...actor, action: "batch_payout.discard", target: `merchant:${m.uid}:batch:${b.id}`, before: { status: b.status }, after: { status: "discarded" }, at: deps.now() });
+    const m = (await findMerchantById(tx, merchantId))!;
+    await recordAudit(tx, { ...actor, action: "batch_payout.discard", target: `merchant:${m.uid}:batch:${b.id}`, before: { status: b.status }, after: { status: "discarded" }, at: deps.now() });
     return patchBatch(tx, id, { status: "discarded", updatedAt: deps.now() });
   });
 }
@@ -302,20 +302,20 @@ export type { BatchRunner } from "./runner";
 
 /** A running batch as the treasury runner drives it: each valid row becomes a payout order. */
 function batchJob(batchId: string): TreasuryJob<BatchLine> {
-  const setRow = (tx: Tx, line: BatchLine, patch: Partial<BatchLine>, now: number) =>
-    patchBatchLine(tx, batchId, line.rowNo, { ...patch, updatedAt: now });
+  const setRow = async (tx: Tx, line: BatchLine, patch: Partial<BatchLine>, now: number) =>
+    await patchBatchLine(tx, batchId, line.rowNo, { ...patch, updatedAt: now });
   return {
     kind: "batch",
     item: "row",
     id: batchId,
-    open: (db) => {
+    open: async (db) => {
       const b = batchById(db, batchId);
-      return b && b.status === "running" ? { merchantId: b.merchantId, items: batchLines(db, batchId, { state: ["valid"] }) } : null;
+      return b && b.status === "running" ? { merchantId: b.merchantId, items: await batchLines(db, batchId, { state: ["valid"] }) } : null;
     },
     no: (line) => line.rowNo,
     input: (line) => parse(BatchRowBody, rowToInput(JSON.parse(line.input) as Record<string, string>)),
-    created: (tx, line, r, now) => setRow(tx, line, { state: r.created ? "created" : "existing", payoutOrderId: r.orderId, errorCode: null, errorMessage: null }, now),
-    refused: (tx, line, e, now) => setRow(tx, line, { state: "rejected", errorCode: e.code, errorMessage: describeError(e) }, now),
+    created: async (tx, line, r, now) => await setRow(tx, line, { state: r.created ? "created" : "existing", payoutOrderId: r.orderId, errorCode: null, errorMessage: null }, now),
+    refused: async (tx, line, e, now) => await setRow(tx, line, { state: "rejected", errorCode: e.code, errorMessage: describeError(e) }, now),
     finish: (db, now) => {
       finishRunningBatch(db, batchId, now);
     },
@@ -335,18 +335,18 @@ export async function runBatches(ctx: PayoutCtx, treasury: TreasuryRunner): Prom
 /** A batch's progress (treasury/progress.ts, the one view), with its row count under its old name. */
 export type BatchProgress = TreasuryProgress & { rows: number };
 
-export function batchProgress(db: Db, merchantId: number, id: string): BatchProgress {
+export async function batchProgress(db: Db, merchantId: number, id: string): Promise<BatchProgress> {
   getBatch(db, merchantId, id);
-  const p = batchProgressOf(db, id);
+  const p = await batchProgressOf(db, id);
   return { ...p, rows: p.items };
 }
 
 export const RESULT_COLUMNS = ["row", "chainCode", "tokenSymbol", "toAddress", "amount", "merchantOrderNo", "fromAddress", "result", "errorCode", "error", "orderNo", "status", "txHash"];
 
 /** The results CSV: every row as uploaded with what became of it. */
-export function batchResultsCsv(db: Db, merchantId: number, id: string): string {
+export async function batchResultsCsv(db: Db, merchantId: number, id: string): Promise<string> {
   getBatch(db, merchantId, id);
-  const rows = batchLinesWithOrders(db, id);
+  const rows = await batchLinesWithOrders(db, id);
   return toCsv(
     RESULT_COLUMNS,
     rows.map(({ line, order }) => {

@@ -112,8 +112,8 @@ const kits = (): ChainKit[] => [
 async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<void> {
     const tick = () => gw.gateway.runtime.afterChainChange(k.chain);
     const adapter = gw.ctx.chains.get(k.chain) as ChainAdapter;
-    const m = gw.newMerchant(`collector-${k.chain}`);
-    const gas = gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now());
+    const m = await gw.newMerchant(`collector-${k.chain}`);
+    const gas = await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now());
     await k.fundGas(gas.address);
 
     // `legs` exclusive deposit addresses with 10, 11, … USDT each, and one below the minimum.
@@ -126,53 +126,53 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
     for (const s of sources) await k.fund(s.address, s.amount);
     await k.mine(5);
     await tick();
-    const ledgerOf = (a: string) => addressBalance(gw.ctx.db, (gw.ctx.db.$client.query("SELECT id FROM addresses WHERE address = ?").get(a) as { id: string }).id, "USDT");
-    for (const s of sources) expect(ledgerOf(s.address).available).toBe(s.amount);
+    const ledgerOf = async (a: string) => await addressBalance(gw.ctx.db, (gw.ctx.db.$client.query("SELECT id FROM addresses WHERE address = ?").get(a) as { id: string }).id, "USDT");
+    for (const s of sources) expect((await ledgerOf(s.address)).available).toBe(s.amount);
 
-    setCollectionSetting(gw.ctx, m.id, { chainCode: k.chain, tokenSymbol: "USDT", destination: k.destination, minimum: "5" }, USER);
+    await setCollectionSetting(gw.ctx, m.id, { chainCode: k.chain, tokenSymbol: "USDT", destination: k.destination, minimum: "5" }, USER);
     const run = await previewCollection(gw.ctx, m.id, k.chain, "USDT", USER);
     const swept = sources.slice(0, legs);
     const sum = swept.reduce((t, s) => t + s.amount, 0n);
     expect(run).toMatchObject({ status: "preview", legCount: legs, total: sum.toString(), destination: k.destination });
     expect(JSON.parse(run.gas)).toMatchObject({ transfers: legs, native: k.nativeSymbol });
     expect(BigInt(JSON.parse(run.gas).total)).toBeGreaterThan(0n);
-    expect(runLegs(gw.ctx.db, run.id).map((l) => [l.leg.fromAddress, BigInt(l.leg.amount)])).toEqual(swept.map((s) => [s.address, s.amount]));
+    expect((await runLegs(gw.ctx.db, run.id)).map((l) => [l.leg.fromAddress, BigInt(l.leg.amount)])).toEqual(swept.map((s) => [s.address, s.amount]));
 
     const destBefore = await k.token(k.destination);
     const gasBefore = await k.native(gas.address);
     const sourcesBefore = new Map<string, bigint>();
     if (k.after) for (const s of swept) sourcesBefore.set(s.address, await k.native(s.address));
-    confirmCollection({ db: gw.ctx.db, now: () => Date.now() }, m.id, run.id, USER);
+    await confirmCollection({ db: gw.ctx.db, now: () => Date.now() }, m.id, run.id, USER);
     await runCollection(gw.ctx, run.id, gw.gateway.runtime.treasury);
-    let p = runProgress(gw.ctx.db, run.id);
+    let p = await runProgress(gw.ctx.db, run.id);
     for (let i = 0; i < 200 && p.confirmed + p.failed + p.rejected < legs; i++) {
       // Legs waiting for their top-up retry on the job's schedule; make them due now.
       gw.ctx.db.update(payoutOrders).set({ retryAt: 0 }).where(and(eq(payoutOrders.merchantId, m.id), eq(payoutOrders.status, "submitted"))).run();
       await k.mine(1);
       await tick();
-      p = runProgress(gw.ctx.db, run.id);
+      p = await runProgress(gw.ctx.db, run.id);
     }
     expect(p).toMatchObject({ confirmed: legs, failed: 0, rejected: 0, planned: 0 });
 
     // Sources at zero on chain and in the ledger; the destination holds exactly the sum.
     for (const s of swept) {
       expect(await k.token(s.address)).toBe(0n);
-      expect(ledgerOf(s.address)).toEqual({ ledger: 0n, reserved: 0n, available: 0n });
+      expect(await ledgerOf(s.address)).toEqual({ ledger: 0n, reserved: 0n, available: 0n });
     }
     expect(await k.token(sources[legs]!.address)).toBe(2n * k.unit);
     expect((await k.token(k.destination)) - destBefore).toBe(sum);
-    expect(collectedTotal(gw.ctx.db, run.id)).toBe(sum);
+    expect(await collectedTotal(gw.ctx.db, run.id)).toBe(sum);
     expect(await reconcileChain(gw.ctx, adapter)).toEqual([]);
-    const sheet = balanceSheet(gw.ctx.db, { merchantId: m.id, chain: k.chain });
+    const sheet = await balanceSheet(gw.ctx.db, { merchantId: m.id, chain: k.chain });
     expect(sheet.filter((l) => l.status !== "ok")).toEqual([]);
     expect(sheet.filter((l) => l.available !== "0").map((l) => l.address)).toEqual([sources[legs]!.address]);
 
     // Every leg's gas came from the gas wallet (the sources had no native coin of their own).
-    const orderIds = runLegs(gw.ctx.db, run.id).map((l) => l.order!.id);
+    const orderIds = (await runLegs(gw.ctx.db, run.id)).map((l) => l.order!.id);
     if (k.gasPaysFees) {
       // The gas wallet signed every leg as fee payer; each leg's cost is recorded, and the fee
       // ledger sums exactly to what the gas wallet spent: a fee per leg, the destination's rent once.
-      for (const l of runLegs(gw.ctx.db, run.id)) expect(JSON.parse(l.order!.signedMeta!)).toMatchObject({ feePayer: gas.address, from: l.leg.fromAddress });
+      for (const l of await runLegs(gw.ctx.db, run.id)) expect(JSON.parse(l.order!.signedMeta!)).toMatchObject({ feePayer: gas.address, from: l.leg.fromAddress });
       expect(gw.ctx.db.select().from(gasTopups).where(inArray(gasTopups.payoutOrderId, orderIds)).all()).toEqual([]);
       const costs = gw.ctx.db.select().from(transferCosts).where(inArray(transferCosts.payoutOrderId, orderIds)).all();
       expect(costs).toHaveLength(legs);

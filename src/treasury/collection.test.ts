@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-async function funded(m: ReturnType<TestGateway["newMerchant"]>, amounts: string[]): Promise<string[]> {
+async function funded(m: Awaited<ReturnType<TestGateway["newMerchant"]>>, amounts: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const [i, amount] of amounts.entries()) {
     const b = await m.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: `k${i}` } });
@@ -36,23 +36,23 @@ describe("settings", () => {
     ["too many decimals", { minimum: "1.1234567" }, /minimum/],
     ["bad cron", { schedule: "every day" }, /schedule: not a valid cron pattern/],
     ["unknown chain", { chainCode: "TON" }, /TON USDT/],
-  ])("%s is refused", (_n, patch, msg) => {
-    const m = gw.newMerchant("s");
-    expect(() => setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5", ...patch }, USER)).toThrow(msg);
+  ])("%s is refused", async (_n, patch, msg) => {
+    const m = await gw.newMerchant("s");
+    await expect((async () => await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5", ...patch }, USER))()).rejects.toThrow(msg);
   });
   test("the merchant's own address is not a destination", async () => {
-    const m = gw.newMerchant("own");
+    const m = await gw.newMerchant("own");
     const [a] = await funded(m, ["1"]);
-    expect(() => setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: a!, minimum: "5" }, USER)).toThrow(CollectionError);
+    await expect((async () => await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: a!, minimum: "5" }, USER))()).rejects.toThrow(CollectionError);
   });
 });
 
 test("the preview takes every address at or above the minimum, whole available balance", async () => {
-  const m = gw.newMerchant("prev");
+  const m = await gw.newMerchant("prev");
   const [a, b, c] = await funded(m, ["5", "4.999999", "12.5"]);
-  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5" }, USER);
+  await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5" }, USER);
   const r = await previewCollection(gw.ctx, m.id, "TRON", "USDT", USER);
-  expect(runLegs(gw.ctx.db, r.id).map((l) => [l.leg.fromAddress, l.leg.amount])).toEqual([
+  expect((await runLegs(gw.ctx.db, r.id)).map((l) => [l.leg.fromAddress, l.leg.amount])).toEqual([
     [a, "5000000"],
     [c, "12500000"],
   ]);
@@ -63,14 +63,14 @@ test("the preview takes every address at or above the minimum, whole available b
 });
 
 test("[collection] keep_dust: each TRON leg leaves one base unit on the address (the payer's next transfer there is to an existing holder)", async () => {
-  const m = gw.newMerchant("dust");
+  const m = await gw.newMerchant("dust");
   const [a, b] = await funded(m, ["5", "12.5"]);
-  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "1" }, USER);
+  await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "1" }, USER);
   const config = gw.ctx.config as { collection: { keep_dust: boolean } };
   config.collection.keep_dust = true;
   try {
     const r = await previewCollection(gw.ctx, m.id, "TRON", "USDT", USER);
-    expect(runLegs(gw.ctx.db, r.id).map((l) => [l.leg.fromAddress, l.leg.amount])).toEqual([
+    expect((await runLegs(gw.ctx.db, r.id)).map((l) => [l.leg.fromAddress, l.leg.amount])).toEqual([
       [a, "4999999"],
       [b, "12499999"],
     ]);
@@ -81,10 +81,10 @@ test("[collection] keep_dust: each TRON leg leaves one base unit on the address 
 });
 
 test("a scheduled collection runs unattended when due, and a missed stretch runs once", async () => {
-  const m = gw.newMerchant("sched");
+  const m = await gw.newMerchant("sched");
   const sources = await funded(m, ["20", "30"]);
   const cold = randomAddress("TRON");
-  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "0 * * * *", confirmedWithPassword: true }, USER);
+  await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "0 * * * *", confirmedWithPassword: true }, USER);
   const runner = gw.gateway.runtime.treasury;
 
   clock.advance(59 * 60_000);
@@ -96,7 +96,7 @@ test("a scheduled collection runs unattended when due, and a missed stretch runs
   const [run] = listRuns(gw.ctx.db, m.id);
   expect(run).toMatchObject({ trigger: "schedule", createdBy: "schedule", legCount: 2, status: "done", total: "50000000" });
   await sb.mine("TRON", 3);
-  expect(runProgress(gw.ctx.db, run!.id)).toMatchObject({ confirmed: 2 });
+  expect(await runProgress(gw.ctx.db, run!.id)).toMatchObject({ confirmed: 2 });
   const tron = gw.ctx.chains.get("TRON")!;
   expect(await tron.tokenBalance(cold, "USDT")).toBe(50_000_000n);
   for (const s of sources) expect(await tron.tokenBalance(s, "USDT")).toBe(0n);
@@ -112,20 +112,20 @@ test("a scheduled collection runs unattended when due, and a missed stretch runs
 });
 
 test("the schedule sends only to a destination confirmed with a password: one saved without it is never used", async () => {
-  const m = gw.newMerchant("sched-unconfirmed");
+  const m = await gw.newMerchant("sched-unconfirmed");
   await funded(m, ["40"]);
   const cold = randomAddress("TRON");
   const thief = randomAddress("TRON");
   const runner = gw.gateway.runtime.treasury;
-  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "* * * * *", confirmedWithPassword: true }, USER);
+  await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "* * * * *", confirmedWithPassword: true }, USER);
   // A save without the password (any path but the re-authenticated form) moves the destination...
-  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: thief, minimum: "1", schedule: "* * * * *" }, USER);
+  await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: thief, minimum: "1", schedule: "* * * * *" }, USER);
   clock.advance(2 * 60_000);
   await runCollections(gw.ctx, runner);
   // ...and the schedule does not send there (nor anywhere) until it is confirmed.
   expect(listRuns(gw.ctx.db, m.id)).toEqual([]);
   expect(await gw.ctx.chains.get("TRON")!.tokenBalance(thief, "USDT")).toBe(0n);
-  setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "* * * * *", confirmedWithPassword: true }, USER);
+  await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "* * * * *", confirmedWithPassword: true }, USER);
   clock.advance(2 * 60_000);
   await runCollections(gw.ctx, runner);
   expect(listRuns(gw.ctx.db, m.id)).toMatchObject([{ trigger: "schedule", destination: cold, legCount: 1 }]);

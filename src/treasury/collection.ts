@@ -41,6 +41,7 @@ import {
   scheduledCollectionSettings,
   upsertCollectionSetting,
 } from "./store";
+import { forEachSeq } from "../lib/async-seq";
 
 // The treasury's storage is store.ts; these are its reads the back office uses.
 export { collectionSetting, collectionSettingsOf, listRuns, runLegs, type CollectionLeg, type CollectionRun, type CollectionSetting } from "./store";
@@ -64,7 +65,7 @@ export interface CollectionSettingInput {
 }
 
 /** Saves the destination, minimum and schedule of one chain and token; audited. */
-export function setCollectionSetting(ctx: Pick<PayoutCtx, "db" | "clock" | "chains">, merchantId: number, input: CollectionSettingInput, actor: Actor): CollectionSetting {
+export async function setCollectionSetting(ctx: Pick<PayoutCtx, "db" | "clock" | "chains">, merchantId: number, input: CollectionSettingInput, actor: Actor): Promise<CollectionSetting> {
   let adapter;
   try {
     adapter = chainAndToken(ctx, input.chainCode, input.tokenSymbol).adapter;
@@ -85,17 +86,17 @@ export function setCollectionSetting(ctx: Pick<PayoutCtx, "db" | "clock" | "chai
     }
   }
   const now = ctx.clock.now();
-  return writeTx(ctx.db, (tx) => {
-    const own = merchantAddresses(tx, merchantId, adapter.chain).some((a) => a.address === destination);
+  return await writeTx(ctx.db, async (tx) => {
+    const own = (await merchantAddresses(tx, merchantId, adapter.chain)).some((a) => a.address === destination);
     if (own) throw new CollectionError("destination: one of the merchant's own gateway addresses (54003); collect to a wallet outside the gateway");
-    const m = findMerchantById(tx, merchantId);
+    const m = await findMerchantById(tx, merchantId);
     if (!m) throw new CollectionError(`no merchant ${merchantId}`);
-    const before = collectionSetting(tx, merchantId, adapter.chain, input.tokenSymbol) ?? null;
+    const before = await collectionSetting(tx, merchantId, adapter.chain, input.tokenSymbol) ?? null;
     const confirmedDestination = input.confirmedWithPassword ? destination : (before?.confirmedDestination ?? null);
     const row = { merchantId, chain: adapter.chain, token: input.tokenSymbol, destination, minimum, schedule, confirmedDestination, lastScheduledAt: before?.lastScheduledAt ?? now, updatedAt: now };
-    const saved = upsertCollectionSetting(tx, row);
+    const saved = await upsertCollectionSetting(tx, row);
     const view = (s: CollectionSetting | null) => (s ? { destination: s.destination, minimum: s.minimum, schedule: s.schedule, confirmed: s.confirmedDestination === s.destination } : null);
-    recordAudit(tx, { ...actor, action: "collection.settings", target: `merchant:${m.uid}:${adapter.chain}:${input.tokenSymbol}`, before: view(before), after: view(saved), at: now });
+    await recordAudit(tx, { ...actor, action: "collection.settings", target: `merchant:${m.uid}:${adapter.chain}:${input.tokenSymbol}`, before: view(before), after: view(saved), at: now });
     return saved;
   });
 }
@@ -107,16 +108,16 @@ function legAmount(available: bigint, decimals: number): bigint {
 
 /** "Collect now": plans one leg per address holding at least the minimum; nothing moves until confirmed. */
 export async function previewCollection(ctx: PayoutCtx, merchantId: number, chainCode: string, tokenSymbol: string, actor: Actor, trigger: "manual" | "schedule" = "manual"): Promise<CollectionRun> {
-  const setting = collectionSetting(ctx.db, merchantId, chainCode, tokenSymbol);
+  const setting = await collectionSetting(ctx.db, merchantId, chainCode, tokenSymbol);
   if (!setting) throw new CollectionError(`no collection destination set for ${chainCode} ${tokenSymbol}`);
   const { adapter, token } = chainAndToken(ctx, chainCode, tokenSymbol);
   const min = toBaseUnits(setting.minimum, token.decimals);
   const legs: Array<{ addressId: string; fromAddress: string; amount: bigint }> = [];
   // [collection] keep_dust: what the chain leaves on each address (TRON: one base unit, DESIGN 21).
   const dust = ctx.config.collection?.keep_dust ? (chainModule(adapter.chain).collectionDust ?? 0n) : 0n;
-  for (const a of merchantAddresses(ctx.db, merchantId, adapter.chain)) {
-    if (unfinishedFrom(ctx.db, a.id).retiring) continue;
-    const available = addressBalance(ctx.db, a.id, token.symbol).available;
+  for (const a of await merchantAddresses(ctx.db, merchantId, adapter.chain)) {
+    if ((await unfinishedFrom(ctx.db, a.id)).retiring) continue;
+    const available = (await addressBalance(ctx.db, a.id, token.symbol)).available;
     const amount = legAmount(available > dust ? available - dust : 0n, token.decimals);
     if (amount > 0n && amount >= min) legs.push({ addressId: a.id, fromAddress: a.address, amount });
   }
@@ -129,8 +130,8 @@ export async function previewCollection(ctx: PayoutCtx, merchantId: number, chai
   });
   const now = ctx.clock.now();
   const id = newId("CR");
-  return writeTx(ctx.db, (tx) => {
-    const run = insertRun(tx, {
+  return await writeTx(ctx.db, async (tx) => {
+    const run = await insertRun(tx, {
       id,
       merchantId,
       chain: adapter.chain,
@@ -146,7 +147,7 @@ export async function previewCollection(ctx: PayoutCtx, merchantId: number, chai
       createdAt: now,
       updatedAt: now,
     });
-    legs.forEach((l, i) => insertLeg(tx, { runId: id, legNo: i + 1, addressId: l.addressId, fromAddress: l.fromAddress, amount: l.amount.toString(), state: "planned", updatedAt: now }));
+    await forEachSeq(legs, async (l, i) => await insertLeg(tx, { runId: id, legNo: i + 1, addressId: l.addressId, fromAddress: l.fromAddress, amount: l.amount.toString(), state: "planned", updatedAt: now }));
     return run;
   });
 }
@@ -162,14 +163,14 @@ export function runGas(r: CollectionRun): GasEstimate {
 }
 
 /** "Confirm collection" (the caller has re-authenticated the user); audited; confirming twice is harmless. */
-export function confirmCollection(deps: { db: Db; now: () => number }, merchantId: number, runId: string, actor: Actor): CollectionRun {
-  return writeTx(deps.db, (tx) => {
+export async function confirmCollection(deps: { db: Db; now: () => number }, merchantId: number, runId: string, actor: Actor): Promise<CollectionRun> {
+  return await writeTx(deps.db, async (tx) => {
     const r = getRun(tx, merchantId, runId);
     if (r.status !== "preview") return r;
     const now = deps.now();
     const next = r.legCount > 0 ? "running" : "done";
-    const m = findMerchantById(tx, merchantId)!;
-    recordAudit(tx, { ...actor, action: "collection.confirm", target: `merchant:${m.uid}:collection:${r.id}`, after: { chain: r.chain, token: r.token, destination: r.destination, legs: r.legCount, total: tokenAmount(r.chain, r.token, r.total) }, at: now });
+    const m = (await findMerchantById(tx, merchantId))!;
+    await recordAudit(tx, { ...actor, action: "collection.confirm", target: `merchant:${m.uid}:collection:${r.id}`, after: { chain: r.chain, token: r.token, destination: r.destination, legs: r.legCount, total: tokenAmount(r.chain, r.token, r.total) }, at: now });
     return patchRun(tx, runId, { status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now });
   });
 }
@@ -178,17 +179,17 @@ export function confirmCollection(deps: { db: Db; now: () => number }, merchantI
 function collectionJob(ctx: PayoutCtx, runId: string): TreasuryJob<CollectionLeg> {
   let run: CollectionRun | undefined;
   let decimals = 0;
-  const setLeg = (tx: Tx, leg: CollectionLeg, patch: Partial<CollectionLeg>, now: number) =>
-    patchLeg(tx, runId, leg.legNo, { ...patch, updatedAt: now });
+  const setLeg = async (tx: Tx, leg: CollectionLeg, patch: Partial<CollectionLeg>, now: number) =>
+    await patchLeg(tx, runId, leg.legNo, { ...patch, updatedAt: now });
   return {
     kind: "collection",
     item: "leg",
     id: runId,
-    open: (db) => {
+    open: async (db) => {
       run = runById(db, runId);
       if (!run || run.status !== "running") return null;
       decimals = chainAndToken(ctx, run.chain, run.token).token.decimals;
-      return { merchantId: run.merchantId, items: plannedLegs(db, runId) };
+      return { merchantId: run.merchantId, items: await plannedLegs(db, runId) };
     },
     no: (leg) => leg.legNo,
     input: (leg) => ({
@@ -199,8 +200,8 @@ function collectionJob(ctx: PayoutCtx, runId: string): TreasuryJob<CollectionLeg
       amount: fromBaseUnits(BigInt(leg.amount), decimals, 0),
       merchantOrderNo: `COL-${runId}-${leg.legNo}`,
     }),
-    created: (tx, leg, r, now) => setLeg(tx, leg, { state: "created", payoutOrderId: r.orderId }, now),
-    refused: (tx, leg, e, now) => setLeg(tx, leg, { state: "rejected", errorCode: e.code, errorMessage: describeError(e) }, now),
+    created: async (tx, leg, r, now) => await setLeg(tx, leg, { state: "created", payoutOrderId: r.orderId }, now),
+    refused: async (tx, leg, e, now) => await setLeg(tx, leg, { state: "rejected", errorCode: e.code, errorMessage: describeError(e) }, now),
     finish: (db, now) => {
       finishRunningRun(db, runId, now);
     },
@@ -213,8 +214,8 @@ export async function runCollection(ctx: PayoutCtx, runId: string, treasury: Tre
 }
 
 /** Per status of the run's leg payouts (from treasury/progress.ts, the one view); planned: legs with no order yet. */
-export function runProgress(db: Db, runId: string): Record<"planned" | "rejected" | "submitted" | "broadcasted" | "confirmed" | "failed", number> {
-  const p = collectionProgressOf(db, runId);
+export async function runProgress(db: Db, runId: string): Promise<Record<"planned" | "rejected" | "submitted" | "broadcasted" | "confirmed" | "failed", number>> {
+  const p = await collectionProgressOf(db, runId);
   const ordered = p.orders.submitted + p.orders.broadcasted + p.orders.confirmed + p.orders.failed;
   return { planned: p.items - ordered - p.rejected, rejected: p.rejected, ...p.orders };
 }
@@ -233,7 +234,7 @@ export const SCHEDULE_ACTOR: Actor = { actor: "schedule", role: "system" };
  */
 export async function runCollections(ctx: PayoutCtx, treasury: TreasuryRunner): Promise<void> {
   const now = ctx.clock.now();
-  for (const s of scheduledCollectionSettings(ctx.db)) {
+  for (const s of await scheduledCollectionSettings(ctx.db)) {
     let due: Date | null;
     try {
       due = new Cron(s.schedule!, { paused: true, timezone: "UTC" }).nextRun(new Date(s.lastScheduledAt ?? s.updatedAt));
@@ -243,14 +244,14 @@ export async function runCollections(ctx: PayoutCtx, treasury: TreasuryRunner): 
     if (!due || due.getTime() > now) continue;
     if (!scheduleMaySend(s)) {
       ctx.logger.warn("scheduled collection skipped: the destination was not confirmed with a password; save it again in the back office", { merchantId: s.merchantId, chain: s.chain, token: s.token });
-      markScheduled(ctx.db, s, now);
+      await markScheduled(ctx.db, s, now);
       continue;
     }
-    markScheduled(ctx.db, s, now);
+    await markScheduled(ctx.db, s, now);
     if (!ctx.chains.has(s.chain as never)) continue;
     try {
       const run = await previewCollection(ctx, s.merchantId, s.chain, s.token, SCHEDULE_ACTOR, "schedule");
-      confirmCollection({ db: ctx.db, now: () => ctx.clock.now() }, s.merchantId, run.id, SCHEDULE_ACTOR);
+      await confirmCollection({ db: ctx.db, now: () => ctx.clock.now() }, s.merchantId, run.id, SCHEDULE_ACTOR);
     } catch (e) {
       ctx.logger.warn("scheduled collection failed", { merchantId: s.merchantId, chain: s.chain, token: s.token, error: String((e as Error)?.message ?? e) });
     }
@@ -261,6 +262,6 @@ export async function runCollections(ctx: PayoutCtx, treasury: TreasuryRunner): 
 }
 
 /** Sum of confirmed legs (base units): what reached the destination. */
-export function collectedTotal(db: Db, runId: string): bigint {
-  return confirmedLegAmounts(db, runId).reduce((s, amount) => s + BigInt(amount), 0n);
+export async function collectedTotal(db: Db, runId: string): Promise<bigint> {
+  return (await confirmedLegAmounts(db, runId)).reduce((s, amount) => s + BigInt(amount), 0n);
 }

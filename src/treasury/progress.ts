@@ -39,12 +39,12 @@ export function treasuryProgress(status: TreasuryProgress["status"], items: numb
 const noOrders = (): Record<PayoutStatus, number> => Object.fromEntries(PAYOUT_STATUSES.map((s) => [s, 0])) as Record<PayoutStatus, number>;
 
 /** A batch's progress (rows by state, their orders by status). */
-export function batchProgressOf(db: Db, batchId: string): TreasuryProgress {
+export async function batchProgressOf(db: Db, batchId: string): Promise<TreasuryProgress> {
   const b = batchById(db, batchId);
   if (!b) throw new Error(`no batch ${batchId}`);
-  const byState = batchLineCounts(db, batchId);
+  const byState = await batchLineCounts(db, batchId);
   const orders = noOrders();
-  for (const r of batchOrderCounts(db, batchId)) {
+  for (const r of await batchOrderCounts(db, batchId)) {
     orders[r.status] = r.n;
   }
   const waiting = b.status === "preview" || b.status === "discarded" ? 0 : (byState.valid ?? 0);
@@ -52,13 +52,13 @@ export function batchProgressOf(db: Db, batchId: string): TreasuryProgress {
 }
 
 /** A collection run's progress (legs by state, their orders by status). */
-export function collectionProgressOf(db: Db, runId: string): TreasuryProgress {
+export async function collectionProgressOf(db: Db, runId: string): Promise<TreasuryProgress> {
   const r = runById(db, runId);
   if (!r) throw new Error(`no collection run ${runId}`);
   const orders = noOrders();
   let planned = 0;
   let rejected = 0;
-  for (const { state, status } of legStates(db, runId)) {
+  for (const { state, status } of await legStates(db, runId)) {
     if (status) orders[status]++;
     else if (state === "rejected") rejected++;
     else planned++;

@@ -26,14 +26,14 @@ export interface TreasuryJob<Item> {
   item: string;
   id: string;
   /** The run, while it is running: its merchant and the items still without an order, in order. */
-  open(db: Db): { merchantId: number; items: Item[] } | null;
+  open(db: Db): Promise<{ merchantId: number; items: Item[] } | null>;
   no(item: Item): number;
   /** The payout of an item; an AppError refuses the item (written on it by `refused`). */
   input(item: Item): PayoutInput;
   /** Writes the order on the item, in the transaction that created it. */
-  created(tx: Tx, item: Item, r: { created: boolean; orderId: number }, now: number): void;
+  created(tx: Tx, item: Item, r: { created: boolean; orderId: number }, now: number): Promise<void>;
   /** Writes why the item was refused (valid at preview, refused now: e.g. the balance moved). */
-  refused(tx: Tx, item: Item, e: AppError, now: number): void;
+  refused(tx: Tx, item: Item, e: AppError, now: number): Promise<void>;
   /** Every item has its order: the run is done (only if it is still running). */
   finish(db: Db, now: number): void;
 }
@@ -49,20 +49,20 @@ export class TreasuryRunner {
     if (this.running.has(runKey)) return;
     this.running.add(runKey);
     try {
-      const open = job.open(ctx.db);
+      const open = await job.open(ctx.db);
       if (!open) return;
-      const key = currentKey(ctx.db, open.merchantId);
+      const key = await currentKey(ctx.db, open.merchantId);
       if (!key) throw new Error("merchant has no current API key");
       for (const item of open.items) {
-        const made = writeTx(ctx.db, (tx) => {
+        const made = await writeTx(ctx.db, async (tx) => {
           const now = ctx.clock.now();
           try {
-            const r = savepoint(tx, () => createPayout(ctx, open.merchantId, key.id, job.input(item)));
-            job.created(tx, item, { created: r.created, orderId: r.order.id }, now);
+            const r = await savepoint(tx, async () => await createPayout(ctx, open.merchantId, key.id, job.input(item)));
+            await job.created(tx, item, { created: r.created, orderId: r.order.id }, now);
             return r.created ? r.order.id : null;
           } catch (e) {
             if (!(e instanceof AppError)) throw e;
-            job.refused(tx, item, e, now);
+            await job.refused(tx, item, e, now);
             return null;
           }
         });

@@ -42,22 +42,22 @@ const runs = runStatements(collectionRuns);
 
 export const { byId: batchById, list: listBatches, patch: patchBatch, finishRunning: finishRunningBatch, runningIds: runningBatchIds } = batches;
 
-export function insertBatch(tx: Tx, values: typeof payoutBatches.$inferInsert): BatchRow {
+export async function insertBatch(tx: Tx, values: typeof payoutBatches.$inferInsert): Promise<BatchRow> {
   return tx.insert(payoutBatches).values(values).returning().get();
 }
 
-export function insertBatchLine(tx: Tx, values: typeof payoutBatchRows.$inferInsert): void {
+export async function insertBatchLine(tx: Tx, values: typeof payoutBatchRows.$inferInsert): Promise<void> {
   tx.insert(payoutBatchRows).values(values).run();
 }
 
-export function batchLines(db: Db, batchId: string, opts: { state?: BatchLine["state"][] } = {}): BatchLine[] {
+export async function batchLines(db: Db, batchId: string, opts: { state?: BatchLine["state"][] } = {}): Promise<BatchLine[]> {
   const where = [eq(payoutBatchRows.batchId, batchId)];
   if (opts.state) where.push(inArray(payoutBatchRows.state, opts.state));
   return db.select().from(payoutBatchRows).where(and(...where)).orderBy(asc(payoutBatchRows.rowNo)).all();
 }
 
 /** A run's items (batch lines, collection legs) with the payout order each became, in item order. */
-function itemsWithOrders<I extends typeof payoutBatchRows | typeof collectionLegs>(db: Db, items: I, parent: SQLiteColumn, no: SQLiteColumn, id: string) {
+async function itemsWithOrders<I extends typeof payoutBatchRows | typeof collectionLegs>(db: Db, items: I, parent: SQLiteColumn, no: SQLiteColumn, id: string) {
   // Both item tables name the order they became payout_order_id.
   const t = items as typeof payoutBatchRows;
   return db.select({ item: t, order: payoutOrders }).from(t).leftJoin(payoutOrders, eq(payoutOrders.id, t.payoutOrderId)).where(eq(parent, id)).orderBy(asc(no)).all() as {
@@ -67,10 +67,10 @@ function itemsWithOrders<I extends typeof payoutBatchRows | typeof collectionLeg
 }
 
 /** Every line of a batch with the payout order it became (the results CSV). */
-export const batchLinesWithOrders = (db: Db, batchId: string) =>
-  itemsWithOrders(db, payoutBatchRows, payoutBatchRows.batchId, payoutBatchRows.rowNo, batchId).map(({ item, order }) => ({ line: item, order }));
+export const batchLinesWithOrders = async (db: Db, batchId: string) =>
+  (await itemsWithOrders(db, payoutBatchRows, payoutBatchRows.batchId, payoutBatchRows.rowNo, batchId)).map(({ item, order }) => ({ line: item, order }));
 
-export function patchBatchLine(tx: Tx, batchId: string, rowNo: number, set: Partial<BatchLine>): void {
+export async function patchBatchLine(tx: Tx, batchId: string, rowNo: number, set: Partial<BatchLine>): Promise<void> {
   tx.update(payoutBatchRows).set(set).where(and(eq(payoutBatchRows.batchId, batchId), eq(payoutBatchRows.rowNo, rowNo))).run();
 }
 
@@ -78,11 +78,11 @@ export function patchBatchLine(tx: Tx, batchId: string, rowNo: number, set: Part
 
 export const { byId: runById, list: listRuns, patch: patchRun, finishRunning: finishRunningRun, runningIds: runningRunIds } = runs;
 
-export function collectionSettingsOf(db: Db, merchantId: number): CollectionSetting[] {
+export async function collectionSettingsOf(db: Db, merchantId: number): Promise<CollectionSetting[]> {
   return db.select().from(collectionSettings).where(eq(collectionSettings.merchantId, merchantId)).orderBy(asc(collectionSettings.chain), asc(collectionSettings.token)).all();
 }
 
-export function collectionSetting(db: Db, merchantId: number, chain: string, token: string): CollectionSetting | undefined {
+export async function collectionSetting(db: Db, merchantId: number, chain: string, token: string): Promise<CollectionSetting | undefined> {
   return db
     .select()
     .from(collectionSettings)
@@ -91,7 +91,7 @@ export function collectionSetting(db: Db, merchantId: number, chain: string, tok
 }
 
 /** Inserts or replaces the setting of the merchant's chain and token. */
-export function upsertCollectionSetting(tx: Tx, row: typeof collectionSettings.$inferInsert): CollectionSetting {
+export async function upsertCollectionSetting(tx: Tx, row: typeof collectionSettings.$inferInsert): Promise<CollectionSetting> {
   return tx
     .insert(collectionSettings)
     .values(row)
@@ -100,39 +100,39 @@ export function upsertCollectionSetting(tx: Tx, row: typeof collectionSettings.$
     .get();
 }
 
-export function scheduledCollectionSettings(db: Db): CollectionSetting[] {
+export async function scheduledCollectionSettings(db: Db): Promise<CollectionSetting[]> {
   return db.select().from(collectionSettings).where(isNotNull(collectionSettings.schedule)).all();
 }
 
-export function markScheduled(db: Db, s: Pick<CollectionSetting, "merchantId" | "chain" | "token">, now: number): void {
+export async function markScheduled(db: Db, s: Pick<CollectionSetting, "merchantId" | "chain" | "token">, now: number): Promise<void> {
   db.update(collectionSettings)
     .set({ lastScheduledAt: now })
     .where(and(eq(collectionSettings.merchantId, s.merchantId), eq(collectionSettings.chain, s.chain), eq(collectionSettings.token, s.token)))
     .run();
 }
 
-export function insertRun(tx: Tx, values: typeof collectionRuns.$inferInsert): CollectionRun {
+export async function insertRun(tx: Tx, values: typeof collectionRuns.$inferInsert): Promise<CollectionRun> {
   return tx.insert(collectionRuns).values(values).returning().get();
 }
 
-export function insertLeg(tx: Tx, values: typeof collectionLegs.$inferInsert): void {
+export async function insertLeg(tx: Tx, values: typeof collectionLegs.$inferInsert): Promise<void> {
   tx.insert(collectionLegs).values(values).run();
 }
 
 /** Every leg of a run with the payout order it became. */
-export const runLegs = (db: Db, runId: string) =>
-  itemsWithOrders(db, collectionLegs, collectionLegs.runId, collectionLegs.legNo, runId).map(({ item, order }) => ({ leg: item, order }));
+export const runLegs = async (db: Db, runId: string) =>
+  (await itemsWithOrders(db, collectionLegs, collectionLegs.runId, collectionLegs.legNo, runId)).map(({ item, order }) => ({ leg: item, order }));
 
-export function plannedLegs(db: Db, runId: string): CollectionLeg[] {
+export async function plannedLegs(db: Db, runId: string): Promise<CollectionLeg[]> {
   return db.select().from(collectionLegs).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.state, "planned"))).orderBy(asc(collectionLegs.legNo)).all();
 }
 
-export function patchLeg(tx: Tx, runId: string, legNo: number, set: Partial<CollectionLeg>): void {
+export async function patchLeg(tx: Tx, runId: string, legNo: number, set: Partial<CollectionLeg>): Promise<void> {
   tx.update(collectionLegs).set(set).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.legNo, legNo))).run();
 }
 
 /** Amounts (base units) of the run's legs whose payout is confirmed. */
-export function confirmedLegAmounts(db: Db, runId: string): string[] {
+export async function confirmedLegAmounts(db: Db, runId: string): Promise<string[]> {
   return db
     .select({ amount: payoutOrders.amount })
     .from(collectionLegs)
@@ -145,7 +145,7 @@ export function confirmedLegAmounts(db: Db, runId: string): string[] {
 // Progress (treasury/progress.ts, the one view of both kinds of run)
 
 /** A batch's lines counted by state. */
-export function batchLineCounts(db: Db, batchId: string): Record<string, number> {
+export async function batchLineCounts(db: Db, batchId: string): Promise<Record<string, number>> {
   return Object.fromEntries(
     db
       .select({ state: payoutBatchRows.state, n: sql<number>`count(*)` })
@@ -158,7 +158,7 @@ export function batchLineCounts(db: Db, batchId: string): Record<string, number>
 }
 
 /** A batch's payout orders counted by status. */
-export function batchOrderCounts(db: Db, batchId: string) {
+export async function batchOrderCounts(db: Db, batchId: string) {
   return db
     .select({ status: payoutOrders.status, n: sql<number>`count(*)` })
     .from(payoutBatchRows)
@@ -169,7 +169,7 @@ export function batchOrderCounts(db: Db, batchId: string) {
 }
 
 /** Each leg of a run: its state and its payout's status (null: no order yet). */
-export function legStates(db: Db, runId: string) {
+export async function legStates(db: Db, runId: string) {
   return db
     .select({ state: collectionLegs.state, status: payoutOrders.status })
     .from(collectionLegs)

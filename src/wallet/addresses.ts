@@ -14,34 +14,34 @@ export { addressById, findAddress, sharedPool, type AddressRow } from "./store";
  * or above the chain's floor, which a restore raises by restore.index_gap (src/restore/generation.ts).
  * Index 0 is the gas wallet.
  */
-export function nextIndexOf(tx: DbOrTx, chain: string): number {
-  return peekDerivationIndex(tx, chain);
+export async function nextIndexOf(tx: DbOrTx, chain: string): Promise<number> {
+  return await peekDerivationIndex(tx, chain);
 }
 
-function insertAddress(
+async function insertAddress(
   tx: DbOrTx,
   a: { adapter: ChainAdapter; seed: Uint8Array; merchantId: number | null; kind: AddressRow["kind"]; index: number; bindKey?: string | null; now: number },
-): AddressRow {
+): Promise<AddressRow> {
   const { address } = a.adapter.deriveKey(a.seed, a.index);
-  return insertAddressRow(tx, { id: newId("AD"), merchantId: a.merchantId, chain: a.adapter.chain, kind: a.kind, derivationIndex: a.index, address, bindKey: a.bindKey ?? null, createdAt: a.now });
+  return await insertAddressRow(tx, { id: newId("AD"), merchantId: a.merchantId, chain: a.adapter.chain, kind: a.kind, derivationIndex: a.index, address, bindKey: a.bindKey ?? null, createdAt: a.now });
 }
 
-export function gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, now: number): AddressRow {
-  const existing = gasWalletRow(tx, adapter.chain);
-  return existing ?? insertAddress(tx, { adapter, seed, merchantId: null, kind: "gas", index: GAS_WALLET_INDEX, now });
+export async function gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, now: number): Promise<AddressRow> {
+  const existing = await gasWalletRow(tx, adapter.chain);
+  return existing ?? await insertAddress(tx, { adapter, seed, merchantId: null, kind: "gas", index: GAS_WALLET_INDEX, now });
 }
 
-export function addSharedAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, now: number): AddressRow {
-  return insertAddress(tx, { adapter, seed, merchantId, kind: "shared", index: takeDerivationIndex(tx, adapter.chain, now), now });
+export async function addSharedAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, now: number): Promise<AddressRow> {
+  return await insertAddress(tx, { adapter, seed, merchantId, kind: "shared", index: await takeDerivationIndex(tx, adapter.chain, now), now });
 }
 
 /**
  * The live address of (merchant, chain, bindKey): USDT and USDC bindings share it.
  * A soft-deleted one (retired by a payout) is replaced by a fresh address.
  */
-export function exclusiveAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, bindKey: string, now: number): AddressRow {
-  const existing = liveExclusive(tx, merchantId, adapter.chain, bindKey);
-  return existing ?? insertAddress(tx, { adapter, seed, merchantId, kind: "exclusive", index: takeDerivationIndex(tx, adapter.chain, now), bindKey, now });
+export async function exclusiveAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, bindKey: string, now: number): Promise<AddressRow> {
+  const existing = await liveExclusive(tx, merchantId, adapter.chain, bindKey);
+  return existing ?? await insertAddress(tx, { adapter, seed, merchantId, kind: "exclusive", index: await takeDerivationIndex(tx, adapter.chain, now), bindKey, now });
 }
 
 /** The address book as the chain modules' payout steps and jobs reach it (src/chains/payout-steps.ts). */
@@ -61,11 +61,11 @@ export class AddressWatchSet implements WatchSet {
   constructor(private readonly db: DbOrTx, private readonly chain: ChainCode) {}
 
   /** Adds addresses inserted since the last refresh (one sequence range read; no count). */
-  refresh(): this {
+  async refresh(): Promise<this> {
     // Up to the counter (every sequence up to it has committed), any chain's, so other chains' rows are never read twice.
-    const top = addressesTop(this.db);
+    const top = await addressesTop(this.db);
     if (top <= this.lastSeq) return this;
-    for (const a of addressesSince(this.db, this.chain, this.lastSeq, top)) this.set.add(a);
+    for (const a of await addressesSince(this.db, this.chain, this.lastSeq, top)) this.set.add(a);
     this.lastSeq = top;
     return this;
   }

@@ -14,19 +14,19 @@ export interface WalletSeed {
 export class SeedMissing extends Error {}
 
 /** The stored mnemonic, or null when the database has none. */
-export function loadMnemonic(db: Db, cipher: Cipher): string | null {
-  const value = storedSeed(db);
+export async function loadMnemonic(db: Db, cipher: Cipher): Promise<string | null> {
+  const value = await storedSeed(db);
   if (value === undefined) return null;
   const mnemonic = cipher.decrypt(value);
   registerSecret(mnemonic);
   return mnemonic;
 }
 
-export function loadSeed(db: Db, cipher: Cipher): WalletSeed {
-  const mnemonic = loadMnemonic(db, cipher);
+export async function loadSeed(db: Db, cipher: Cipher): Promise<WalletSeed> {
+  const mnemonic = await loadMnemonic(db, cipher);
   if (mnemonic === null) {
     throw new SeedMissing(
-      hasAddresses(db)
+      await hasAddresses(db)
         ? "this database has addresses but no wallet seed: it is damaged. Restore it from a backup (stablegate restore --from FILE); a new seed would not own those addresses."
         : "this database has no wallet seed yet (made by `migrate` before `stablegate init` existed): run `stablegate init` to complete it.",
     );
@@ -34,17 +34,17 @@ export function loadSeed(db: Db, cipher: Cipher): WalletSeed {
   return { seed: mnemonicToSeed(mnemonic) };
 }
 
-export function hasAddresses(db: Db): boolean {
-  return anyAddress(db);
+export async function hasAddresses(db: Db): Promise<boolean> {
+  return await anyAddress(db);
 }
 
 /** Stores the seed of a new data folder: STABLEGATE_WALLET_MNEMONIC when given (importing a wallet), else a new one. */
-export function storeNewSeed(db: Db, cipher: Cipher, now: number, env = process.env): { imported: boolean; words: number } {
+export async function storeNewSeed(db: Db, cipher: Cipher, now: number, env = process.env): Promise<{ imported: boolean; words: number }> {
   const given = env.STABLEGATE_WALLET_MNEMONIC?.trim();
   const mnemonic = given || generateMnemonic();
   if (!isValidMnemonic(mnemonic)) throw new Error("STABLEGATE_WALLET_MNEMONIC is not a valid BIP-39 mnemonic");
   registerSecret(mnemonic);
-  if (loadMnemonic(db, cipher) !== null) throw new Error("this database already has a wallet seed");
-  insertSeed(db, cipher.encrypt(mnemonic), now);
+  if (await loadMnemonic(db, cipher) !== null) throw new Error("this database already has a wallet seed");
+  await insertSeed(db, cipher.encrypt(mnemonic), now);
   return { imported: !!given, words: mnemonic.split(/\s+/).length };
 }

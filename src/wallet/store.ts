@@ -22,28 +22,28 @@ export const TAKE_DERIVATION_INDEX = `
   ON CONFLICT (chain) DO UPDATE SET next_index = max(next_index, 1, ${FLOOR_OF}) + 1, updated_at = excluded.updated_at
   RETURNING next_index - 1 AS i`;
 
-export function takeDerivationIndex(tx: DbOrTx, chain: string, now: number): number {
+export async function takeDerivationIndex(tx: DbOrTx, chain: string, now: number): Promise<number> {
   return prepared(tx, "takeDerivationIndex", (d) => d.$client.prepare<{ i: number }, [string, number]>(TAKE_DERIVATION_INDEX)).get(chain, now)!.i;
 }
 
 /** The index takeDerivationIndex would take next, without taking it (a restore's gap starts there). */
-export function peekDerivationIndex(tx: DbOrTx, chain: string): number {
+export async function peekDerivationIndex(tx: DbOrTx, chain: string): Promise<number> {
   const counter = tx.select({ n: derivationCounters.nextIndex }).from(derivationCounters).where(eq(derivationCounters.chain, chain)).get()?.n ?? 0;
   const floor = tx.select({ n: derivationFloors.nextIndex }).from(derivationFloors).where(eq(derivationFloors.chain, chain)).get()?.n ?? 0;
   return Math.max(1, counter, floor);
 }
 
-export function insertAddressRow(tx: DbOrTx, row: NewAddressRow): AddressRow {
+export async function insertAddressRow(tx: DbOrTx, row: NewAddressRow): Promise<AddressRow> {
   return tx.insert(addresses).values(row).returning().get();
 }
 
 /** The gas wallet row of a chain, if derived already. */
-export function gasWalletRow(tx: DbOrTx, chain: string): AddressRow | undefined {
+export async function gasWalletRow(tx: DbOrTx, chain: string): Promise<AddressRow | undefined> {
   return tx.select().from(addresses).where(and(eq(addresses.chain, chain), eq(addresses.kind, "gas"))).get();
 }
 
 /** The merchant's shared pool on a chain, oldest first (soft-deleted ones excluded). */
-export function sharedPool(tx: DbOrTx, merchantId: number, chain: string): AddressRow[] {
+export async function sharedPool(tx: DbOrTx, merchantId: number, chain: string): Promise<AddressRow[]> {
   const q = prepared(tx, "sharedPool", (d) =>
     d
       .select()
@@ -56,7 +56,7 @@ export function sharedPool(tx: DbOrTx, merchantId: number, chain: string): Addre
 }
 
 /** The live exclusive address of (merchant, chain, bindKey), if any. */
-export function liveExclusive(tx: DbOrTx, merchantId: number, chain: string, bindKey: string): AddressRow | undefined {
+export async function liveExclusive(tx: DbOrTx, merchantId: number, chain: string, bindKey: string): Promise<AddressRow | undefined> {
   return tx
     .select()
     .from(addresses)
@@ -64,13 +64,13 @@ export function liveExclusive(tx: DbOrTx, merchantId: number, chain: string, bin
     .get();
 }
 
-export function findAddress(tx: DbOrTx, chain: string, address: string): AddressRow | undefined {
+export async function findAddress(tx: DbOrTx, chain: string, address: string): Promise<AddressRow | undefined> {
   return prepared(tx, "addressByChainAddress", (d) =>
     d.select().from(addresses).where(and(eq(addresses.chain, sql.placeholder("c")), eq(addresses.address, sql.placeholder("a")))).prepare(),
   ).get({ c: chain, a: address });
 }
 
-export function addressById(tx: DbOrTx, id: string): AddressRow | undefined {
+export async function addressById(tx: DbOrTx, id: string): Promise<AddressRow | undefined> {
   return prepared(tx, "addressById", (d) => d.select().from(addresses).where(eq(addresses.id, sql.placeholder("id"))).prepare()).get({ id });
 }
 
@@ -78,21 +78,21 @@ export function addressById(tx: DbOrTx, id: string): AddressRow | undefined {
  * The newest change sequence of `addresses`, any chain (0: none). Every address with a sequence up
  * to it has committed: the counter row is raised in the inserting transaction (migrations/0312).
  */
-export function addressesTop(db: DbOrTx): number {
+export async function addressesTop(db: DbOrTx): Promise<number> {
   return prepared(db, "addressesTop", (d) => d.$client.prepare<{ v: number }, []>("SELECT value AS v FROM address_watch_seq WHERE id = 1")).get()?.v ?? 0;
 }
 
 export const WATCH_SET_SINCE = "SELECT address AS a FROM addresses WHERE watch_seq > ? AND watch_seq <= ? AND chain = ?";
 
 /** A chain's addresses with a change sequence in (after, upTo]: a watch set's refresh. */
-export function addressesSince(db: DbOrTx, chain: string, after: number, upTo: number): string[] {
+export async function addressesSince(db: DbOrTx, chain: string, after: number, upTo: number): Promise<string[]> {
   return prepared(db, "watchSetSince", (d) => d.$client.prepare<{ a: string }, [number, number, string]>(WATCH_SET_SINCE))
     .all(after, upTo, chain)
     .map((r) => r.a);
 }
 
 /** The HD indexes of a chain already stored in [from, to) (a restore's gap). */
-export function indexesIn(db: DbOrTx, chain: string, from: number, to: number): number[] {
+export async function indexesIn(db: DbOrTx, chain: string, from: number, to: number): Promise<number[]> {
   return db
     .select({ i: addresses.derivationIndex })
     .from(addresses)
@@ -102,17 +102,17 @@ export function indexesIn(db: DbOrTx, chain: string, from: number, to: number): 
 }
 
 /** Inserts derived rows, skipping any already stored (a restore's gap addresses). */
-export function insertAddressesIfAbsent(tx: DbOrTx, rows: NewAddressRow[]): void {
+export async function insertAddressesIfAbsent(tx: DbOrTx, rows: NewAddressRow[]): Promise<void> {
   for (const r of rows) tx.insert(addresses).values(r).onConflictDoNothing().run();
 }
 
 /** Every chain with a stored address. */
-export function addressChains(tx: DbOrTx): string[] {
+export async function addressChains(tx: DbOrTx): Promise<string[]> {
   return tx.selectDistinct({ c: addresses.chain }).from(addresses).all().map((r) => r.c);
 }
 
 /** Sets a chain's next-index floor (a restore raises it by restore.index_gap). */
-export function setDerivationFloor(tx: DbOrTx, chain: string, nextIndex: number, now: number): void {
+export async function setDerivationFloor(tx: DbOrTx, chain: string, nextIndex: number, now: number): Promise<void> {
   tx.insert(derivationFloors)
     .values({ chain, nextIndex, updatedAt: now })
     .onConflictDoUpdate({ target: derivationFloors.chain, set: { nextIndex, updatedAt: now } })
@@ -125,16 +125,16 @@ export function setDerivationFloor(tx: DbOrTx, chain: string, nextIndex: number,
 const SEED_KEY = "wallet_seed";
 
 /** The encrypted wallet seed, if the database has one (wallet/seed.ts decrypts it). */
-export function storedSeed(db: DbOrTx): string | undefined {
+export async function storedSeed(db: DbOrTx): Promise<string | undefined> {
   return db.select().from(settings).where(eq(settings.key, SEED_KEY)).get()?.value;
 }
 
-export function insertSeed(db: DbOrTx, encrypted: string, now: number): void {
+export async function insertSeed(db: DbOrTx, encrypted: string, now: number): Promise<void> {
   db.insert(settings).values({ key: SEED_KEY, value: encrypted, updatedAt: now }).run();
 }
 
 /** Whether any address was ever derived (a database without its seed is then damaged). */
-export function anyAddress(db: DbOrTx): boolean {
+export async function anyAddress(db: DbOrTx): Promise<boolean> {
   return (db.select({ n: count() }).from(addresses).get()?.n ?? 0) > 0;
 }
 
@@ -146,8 +146,8 @@ export const ADDRESS_ROWS_AFTER = "SELECT address AS a, watch_seq AS s FROM addr
  * A chain's addresses stored after change sequence `after`, with their sequences, up to the
  * newest committed one (addresses are only ever inserted: a reader keeps the highest it saw).
  */
-export function addressRowsAfter(db: DbOrTx, chain: string, after: number): { address: string; seq: number }[] {
-  const top = addressesTop(db);
+export async function addressRowsAfter(db: DbOrTx, chain: string, after: number): Promise<{ address: string; seq: number }[]> {
+  const top = await addressesTop(db);
   if (top <= after) return [];
   return prepared(db, "addressRowsAfter", (d) => d.$client.prepare<{ a: string; s: number }, [number, number, string]>(ADDRESS_ROWS_AFTER))
     .all(after, top, chain)
@@ -159,16 +159,16 @@ export function addressRowsAfter(db: DbOrTx, chain: string, after: number): { ad
 // addresses by text, retiring a source after its payout.
 
 /** One of the merchant's addresses on the chain (payouts to it are 54003). */
-export function merchantHasAddress(db: DbOrTx, merchantId: number, chain: string, address: string): boolean {
+export async function merchantHasAddress(db: DbOrTx, merchantId: number, chain: string, address: string): Promise<boolean> {
   return !!db.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.merchantId, merchantId), eq(addresses.chain, chain), eq(addresses.address, address))).get();
 }
 
 /** Every address row with this text, any chain, any merchant (the caller filters). */
-export function addressesNamed(tx: DbOrTx, address: string): AddressRow[] {
+export async function addressesNamed(tx: DbOrTx, address: string): Promise<AddressRow[]> {
   return tx.select().from(addresses).where(eq(addresses.address, address)).all();
 }
 
 /** Soft-deletes a payout's source (deleteSourceAfterSuccess), unless already deleted. */
-export function retireSource(tx: DbOrTx, addressId: string, now: number): void {
+export async function retireSource(tx: DbOrTx, addressId: string, now: number): Promise<void> {
   tx.update(addresses).set({ deletedAt: now }).where(and(eq(addresses.id, addressId), isNull(addresses.deletedAt))).run();
 }

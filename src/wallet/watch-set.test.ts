@@ -12,7 +12,7 @@ import { AddressWatchSet } from "./addresses";
 const dir = mkdtempSync(join(tmpdir(), "stablegate-watch-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const db = openDb(join(dir, "db.sqlite"));
-migrate(db);
+await migrate(db);
 const other = openDb(join(dir, "db.sqlite"));
 
 /** An address row with the row id its writer took (as a sequence hands ids out before commit). */
@@ -25,25 +25,25 @@ const insert = (conn: typeof db, rowid: number, chain: string, address: string) 
     address,
   ]);
 
-test("an address inserted by a transaction that commits after a later one is still watched", () => {
-  const watch = new AddressWatchSet(db, "TRON").refresh();
+test("an address inserted by a transaction that commits after a later one is still watched", async () => {
+  const watch = await new AddressWatchSet(db, "TRON").refresh();
   // Writer B took id 10 and committed first; the watch set reads it.
   insert(other, 10, "TRON", "T-later-id");
-  watch.refresh();
+  await watch.refresh();
   expect(watch.has("T-later-id")).toBe(true);
   // Writer A had taken id 5 before B took 10, and commits only now.
   insert(db, 5, "TRON", "T-earlier-id");
-  watch.refresh();
+  await watch.refresh();
   expect(watch.has("T-earlier-id")).toBe(true);
   expect(watch.size).toBe(2);
 });
 
-test("other chains' rows are not added; a refresh with nothing new reads nothing", () => {
-  const watch = new AddressWatchSet(db, "SOL").refresh();
+test("other chains' rows are not added; a refresh with nothing new reads nothing", async () => {
+  const watch = await new AddressWatchSet(db, "SOL").refresh();
   const before = watch.size;
   insert(other, 20, "TRON", "T-20");
   insert(db, 15, "SOL", "S-15");
-  watch.refresh();
+  await watch.refresh();
   expect(watch.has("T-20")).toBe(false);
   expect(watch.has("S-15")).toBe(true);
   expect(watch.size).toBe(before + 1);

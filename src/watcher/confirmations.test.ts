@@ -27,14 +27,14 @@ test("40 deposits in 40 blocks: counts follow the head each block, statuses chan
     );
   }
   const blockOf = new Map<string, number>();
-  for (const [i, o] of orders.entries()) blockOf.set(o.orderNo, chain.transfer({ token: "USDT", to: o.address, amount: BigInt(i + 1) * 1_000_000n }).blockNumber);
+  for (const [i, o] of orders.entries()) blockOf.set(o.orderNo, (await chain.transfer({ token: "USDT", to: o.address, amount: BigInt(i + 1) * 1_000_000n })).blockNumber);
   const c = gw.ctx.db.$client;
   const rows = () => c.query<{ order_no: string; status: string; confirmations: number }, []>("SELECT order_no, status, confirmations FROM payin_orders").all();
   const callbacksOf = (status: string) => c.query<{ n: number }, [string]>("SELECT count(*) AS n FROM callbacks WHERE order_status = ?").get(status)!.n;
 
   for (let step = 0; step < 8; step++) {
     await watcher.tick();
-    const head = chain.height();
+    const head = await chain.height();
     for (const r of rows()) {
       const count = head - blockOf.get(r.order_no)! + 1;
       const want = count >= 6 ? "completed" : count >= 2 ? "confirming" : "detected";
@@ -43,7 +43,7 @@ test("40 deposits in 40 blocks: counts follow the head each block, statuses chan
       if (want === "completed") expect(r.confirmations).toBeGreaterThanOrEqual(6);
       else expect([r.order_no, r.confirmations]).toEqual([r.order_no, count]);
     }
-    chain.mine(1);
+    await chain.mine(1);
   }
   await watcher.tick();
   // Each status change sent one callback, never repeated on later blocks.
@@ -53,9 +53,9 @@ test("40 deposits in 40 blocks: counts follow the head each block, statuses chan
   expect(c.query("SELECT order_no, order_status FROM callbacks GROUP BY order_no, order_status HAVING count(*) > 1").all()).toEqual([]);
 });
 
-test("the watch set reads only rows added since its last refresh, whatever chain added them", () => {
+test("the watch set reads only rows added since its last refresh, whatever chain added them", async () => {
   const db = gw.ctx.db;
-  const set = new AddressWatchSet(db, "TRON").refresh();
+  const set = await new AddressWatchSet(db, "TRON").refresh();
   const before = set.size;
   const c = db.$client;
   const add = (chain: string, address: string, index: number) =>
@@ -63,10 +63,10 @@ test("the watch set reads only rows added since its last refresh, whatever chain
   add("BSC", "0xws1", 900_001);
   add("TRON", "Tws2", 900_002);
   add("SOL", "ws3", 900_003);
-  set.refresh();
+  await set.refresh();
   expect(set.size).toBe(before + 1);
   expect(set.has("Tws2")).toBe(true);
   expect(set.has("0xws1")).toBe(false);
-  set.refresh();
+  await set.refresh();
   expect(set.size).toBe(before + 1);
 });

@@ -35,21 +35,21 @@ function racyScan(chain: SandboxChain, duringScan: { fn: (() => void) | null }):
 
 test("a payment moved to another block by a reorg during the scan is found in its new block", async () => {
   const chain = gw.ctx.chains.get("TRON") as SandboxChain;
-  const hook: { fn: (() => void) | null } = { fn: null };
+  const hook: { fn: (() => Promise<unknown>) | null } = { fn: null };
   const watcher = new ChainWatcher(gw.ctx, racyScan(chain, hook), payinTransferPort(gw.ctx));
   await watcher.tick();
   const o = await gw.client.request<Record<string, any>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "RACE-1", amount: "2", notifyUrl: "https://shop.example/cb" },
   });
-  chain.transfer({ token: "USDT", to: o.address, amount: 2_000_000n });
+  await chain.transfer({ token: "USDT", to: o.address, amount: 2_000_000n });
   let relanded = "";
-  hook.fn = () => {
-    chain.reorg(1);
-    relanded = chain.transfer({ token: "USDT", to: o.address, amount: 2_000_000n }).txHash;
+  hook.fn = async () => {
+    await chain.reorg(1);
+    relanded = (await chain.transfer({ token: "USDT", to: o.address, amount: 2_000_000n })).txHash;
   };
   await watcher.tick();
   await watcher.tick();
-  chain.mine(3);
+  await chain.mine(3);
   await watcher.tick();
   const q = await gw.client.request<Record<string, any>>("GET", `/openapi/payin/orders/${o.orderNo}`);
   expect(q).toMatchObject({ status: "completed", txHash: relanded });

@@ -8,11 +8,11 @@ import { chainCursors } from "../db/schema";
 export type ChainCursor = typeof chainCursors.$inferSelect;
 
 /** The block a chain's watcher stands at (scanned up to), undefined before its first start. */
-export function chainCursor(db: DbOrTx, chain: string): ChainCursor | undefined {
+export async function chainCursor(db: DbOrTx, chain: string): Promise<ChainCursor | undefined> {
   return db.select().from(chainCursors).where(eq(chainCursors.chain, chain)).get();
 }
 
-export function saveChainCursor(tx: DbOrTx, chain: string, blockNumber: number, blockHash: string, now: number): void {
+export async function saveChainCursor(tx: DbOrTx, chain: string, blockNumber: number, blockHash: string, now: number): Promise<void> {
   tx.insert(chainCursors)
     .values({ chain, blockNumber, blockHash, updatedAt: now })
     .onConflictDoUpdate({ target: chainCursors.chain, set: { blockNumber, blockHash, updatedAt: now } })

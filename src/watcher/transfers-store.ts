@@ -9,17 +9,17 @@ import { notStatusSql, statusSql, statusTerm } from "../db/status-sql";
 import { TRANSFER_PENDING, TRANSFER_REVERTED } from "./state";
 
 /** A transfer by id. */
-export function transferById(db: DbOrTx, id: number): TransferRow | undefined {
+export async function transferById(db: DbOrTx, id: number): Promise<TransferRow | undefined> {
   return db.select().from(transfers).where(eq(transfers.id, id)).get();
 }
 
 /** The block time of a transfer (a hold's "late"). */
-export function transferBlockTime(db: DbOrTx, id: number): { blockTime: number } | undefined {
+export async function transferBlockTime(db: DbOrTx, id: number): Promise<{ blockTime: number } | undefined> {
   return db.select({ blockTime: transfers.blockTime }).from(transfers).where(eq(transfers.id, id)).get();
 }
 
 /** The latest transfers of a token to an address (a binding's detail). */
-export function recentTransfersTo(db: DbOrTx, addressId: string, token: string, limit: number): TransferRow[] {
+export async function recentTransfersTo(db: DbOrTx, addressId: string, token: string, limit: number): Promise<TransferRow[]> {
   return db
     .select()
     .from(transfers)
@@ -38,7 +38,7 @@ export interface TransferBlock {
 }
 
 /** A transfer by its chain, tx hash and log index (the idempotency key of a scan). */
-export function transferByKey(tx: DbOrTx, chain: string, txHash: string, logIndex: number): TransferRow | undefined {
+export async function transferByKey(tx: DbOrTx, chain: string, txHash: string, logIndex: number): Promise<TransferRow | undefined> {
   return prepared(tx, "transferByKey", (d) =>
     d
       .select()
@@ -49,7 +49,7 @@ export function transferByKey(tx: DbOrTx, chain: string, txHash: string, logInde
 }
 
 /** A new transfer row. */
-export function insertTransfer(tx: Tx, values: Record<string, unknown>): TransferRow {
+export async function insertTransfer(tx: Tx, values: Record<string, unknown>): Promise<TransferRow> {
   return prepared(tx, "insertTransfer", (d) =>
     d
       .insert(transfers)
@@ -60,31 +60,31 @@ export function insertTransfer(tx: Tx, values: Record<string, unknown>): Transfe
 }
 
 /** A reverted transfer landed again: pending at its new block, one confirmation. */
-export function relandTransfer(tx: Tx, id: number, block: TransferBlock): TransferRow {
+export async function relandTransfer(tx: Tx, id: number, block: TransferBlock): Promise<TransferRow> {
   return tx.update(transfers).set({ ...block, status: "pending", confirmations: 1 }).where(eq(transfers.id, id)).returning().get();
 }
 
 /** A pending transfer moved to another block (same transaction, another block hash). */
-export function moveTransfer(tx: Tx, id: number, block: TransferBlock): void {
+export async function moveTransfer(tx: Tx, id: number, block: TransferBlock): Promise<void> {
   tx.update(transfers).set(block).where(eq(transfers.id, id)).run();
 }
 
 /** Writes `set` on the transfer (its disposition, its confirmations). */
-export function patchTransfer(tx: Tx, id: number, set: Partial<TransferRow>): void {
-  updateById(tx, transfers, id, set);
+export async function patchTransfer(tx: Tx, id: number, set: Partial<TransferRow>): Promise<void> {
+  await updateById(tx, transfers, id, set);
 }
 
 /** A reorg took the transfer away. */
-export function revertTransferRow(tx: Tx, id: number): void {
+export async function revertTransferRow(tx: Tx, id: number): Promise<void> {
   tx.update(transfers).set({ status: "reverted", confirmations: 0 }).where(eq(transfers.id, id)).run();
 }
 
-export function pendingTransfers(tx: DbOrTx, chain: string): TransferRow[] {
+export async function pendingTransfers(tx: DbOrTx, chain: string): Promise<TransferRow[]> {
   return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), gte(transfers.blockNumber, 0))).all();
 }
 
 /** Pending transfers of the given blocks (a reorg changed them). */
-export function pendingInBlocks(tx: Tx, chain: string, blocks: number[]): TransferRow[] {
+export async function pendingInBlocks(tx: Tx, chain: string, blocks: number[]): Promise<TransferRow[]> {
   return tx.select().from(transfers).where(and(eq(transfers.chain, chain), eq(transfers.status, "pending"), inArray(transfers.blockNumber, blocks))).all();
 }
 
@@ -92,7 +92,7 @@ export function pendingInBlocks(tx: Tx, chain: string, blocks: number[]): Transf
  * Pending transfers whose state moves this tick: reaching 2 confirmations (block ≤ twoAt, still
  * counted below 2) or final (block ≤ finalAt). Each transfer is returned at most twice in its life.
  */
-export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt: number): TransferRow[] {
+export async function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt: number): Promise<TransferRow[]> {
   return prepared(tx, "transfersCrossing", (d) =>
     d
       .select()
@@ -111,15 +111,15 @@ export function crossingThreshold(tx: Tx, chain: string, twoAt: number, finalAt:
 }
 
 /** Whether the chain's transaction is recorded (and not reverted by a reorg): the sweep need not read it again. */
-export function transactionRecorded(db: DbOrTx, chain: string, txHash: string): boolean {
+export async function transactionRecorded(db: DbOrTx, chain: string, txHash: string): Promise<boolean> {
   return !!prepared(db, "transactionRecorded", (d) =>
     d.$client.prepare<{ 1: number }, [string, string]>(`SELECT 1 FROM transfers WHERE chain = ? AND tx_hash = ? AND ${notStatusSql("status", TRANSFER_REVERTED)} LIMIT 1`),
   ).get(chain, txHash);
 }
 
 /** The sweep recorded this transfer: the scan missed it (alert scan_missed). */
-export function markFoundBySweep(tx: Tx, id: number): void {
-  patchTransfer(tx, id, { foundBy: "sweep" });
+export async function markFoundBySweep(tx: Tx, id: number): Promise<void> {
+  await patchTransfer(tx, id, { foundBy: "sweep" });
 }
 
 // The displayed confirmation counts of pending transfers; the status comes from watcher/state.ts
@@ -129,13 +129,13 @@ export const SHOW_TRANSFER_CONFS = `UPDATE transfers SET confirmations = ?1 - bl
        WHERE chain = ?2 AND status ${TRANSFER_IS_PENDING} AND block_number >= 0 AND block_number <= ?1 AND confirmations <> ?1 - block_number + 1`;
 
 /** The displayed confirmation counts of a chain's pending transfers: one set-based statement. */
-export function showTransferConfirmations(tx: Tx, chain: string, latest: number): void {
+export async function showTransferConfirmations(tx: Tx, chain: string, latest: number): Promise<void> {
   prepared(tx, "displayTransferConfs", (d) => d.$client.prepare(SHOW_TRANSFER_CONFS)).run(latest, chain);
 }
 
 /** The blocks (number and hash) holding a chain's pending transfers (the watcher checks their hashes for reorgs). */
 export const PENDING_TRANSFER_BLOCKS = `SELECT DISTINCT block_number AS n, block_hash AS h FROM transfers WHERE chain = ? AND ${statusSql("status", TRANSFER_PENDING)} AND block_number >= 0`;
 
-export function pendingTransferBlocks(db: Db, chain: string): { n: number; h: string }[] {
+export async function pendingTransferBlocks(db: Db, chain: string): Promise<{ n: number; h: string }[]> {
   return db.$client.query<{ n: number; h: string }, [string]>(PENDING_TRANSFER_BLOCKS).all(chain);
 }

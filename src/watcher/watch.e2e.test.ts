@@ -276,11 +276,11 @@ const CASES: WatchCase[] = [
           expect(await get(o.orderNo)).toMatchObject({ status: "waiting_payment", paidAmount: null });
           expect(gw.logs.join("\n")).toContain("look-alike jetton");
           // Kept as an exception for the operator, never credited: no attach, no refund.
-          const { deposits } = listUnmatched(gw.ctx, { chain: "TON" });
+          const { deposits } = await listUnmatched(gw.ctx, { chain: "TON" });
           const kept = deposits.find((d) => d.toAddress === o.address && d.reason === "counterfeit_token");
           expect(kept).toMatchObject({ amount: "5.000000", tokenSymbol: "USDT" });
-          expect(() => attachDeposit(gw.ctx, kept!.depositId, o.orderNo, CLI_ACTOR)).toThrow(/look-alike USDT from another issuer/);
-          expect(() => refundDeposit(gw.ctx, kept!.depositId, { amount: "5", toAddress: t.payer.toString() }, CLI_ACTOR)).toThrow(/look-alike USDT/);
+          await expect((async () => await attachDeposit(gw.ctx, kept!.depositId, o.orderNo, CLI_ACTOR))()).rejects.toThrow(/look-alike USDT from another issuer/);
+          await expect((async () => await refundDeposit(gw.ctx, kept!.depositId, { amount: "5", toAddress: t.payer.toString() }, CLI_ACTOR))()).rejects.toThrow(/look-alike USDT/);
           expect(gw.logs.join("\n")).not.toContain("ton-test-key");
         },
       ],

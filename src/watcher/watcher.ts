@@ -69,10 +69,10 @@ export class ChainWatcher {
    */
   rewind(to: bigint): Promise<void> {
     const run = this.queue.then(async () => {
-      const cur = this.cursor();
+      const cur = await this.cursor();
       if (!cur || BigInt(cur.blockNumber) <= to) return;
       const hash = (await this.adapter.blockHash(to)) ?? "";
-      writeTx(this.ctx.db, (tx) => this.saveCursor(tx, to, hash));
+      await writeTx(this.ctx.db, async (tx) => await this.saveCursor(tx, to, hash));
       this.ctx.logger.info("watcher cursor rewound", { chain: this.adapter.chain, from: cur.blockNumber, to: Number(to) });
     });
     this.queue = run.catch(() => {});
@@ -80,26 +80,26 @@ export class ChainWatcher {
   }
 
   /** The block the cursor stands at (scanned up to), null before init. */
-  scanned(): bigint | null {
-    const c = this.cursor();
+  async scanned(): Promise<bigint | null> {
+    const c = await this.cursor();
     return c ? BigInt(c.blockNumber) : null;
   }
 
-  private cursor() {
-    return chainCursor(this.ctx.db, this.adapter.chain);
+  private async cursor() {
+    return await chainCursor(this.ctx.db, this.adapter.chain);
   }
 
-  private saveCursor(tx: Parameters<Parameters<typeof writeTx>[1]>[0], number: bigint, hash: string) {
-    saveChainCursor(tx, this.adapter.chain, Number(number), hash, this.ctx.clock.now());
+  private async saveCursor(tx: Parameters<Parameters<typeof writeTx>[1]>[0], number: bigint, hash: string) {
+    await saveChainCursor(tx, this.adapter.chain, Number(number), hash, this.ctx.clock.now());
   }
 
   /** First start: begin at the current head (nothing before it can pay an order that does not exist yet). */
   async init(): Promise<void> {
-    if (this.cursor()) return;
+    if (await this.cursor()) return;
     const head = await this.adapter.head();
     const start = scanLimit(head);
     const hash = (await this.adapter.blockHash(start)) ?? "";
-    writeTx(this.ctx.db, (tx) => this.saveCursor(tx, start, hash));
+    await writeTx(this.ctx.db, async (tx) => await this.saveCursor(tx, start, hash));
   }
 
   private async run(): Promise<void> {
@@ -107,7 +107,7 @@ export class ChainWatcher {
     await this.init();
     const head = await a.head();
     this.status.head = head;
-    const cur = this.cursor()!;
+    const cur = (await this.cursor())!;
     let from = BigInt(cur.blockNumber);
     // Reorg at the cursor: step back to the last final block and rescan (recording is idempotent).
     const hashAtCursor = await a.blockHash(from);
@@ -116,7 +116,7 @@ export class ChainWatcher {
       const safe = back < 0n ? 0n : back;
       const h = (await a.blockHash(safe)) ?? "";
       this.ctx.logger.warn("reorg detected at cursor", { chain: a.chain, cursor: cur.blockNumber, rewindTo: Number(safe) });
-      writeTx(this.ctx.db, (tx) => this.saveCursor(tx, safe, h));
+      await writeTx(this.ctx.db, async (tx) => await this.saveCursor(tx, safe, h));
       from = safe;
     }
 
@@ -126,12 +126,12 @@ export class ChainWatcher {
     for (let i = 0; i < maxChunks && from < limit; i++) {
       const start = from + 1n;
       const end = start + chunk - 1n < limit ? start + chunk - 1n : limit;
-      this.watch.refresh();
+      await this.watch.refresh();
       const res = await a.scan(start, end, this.watch);
       const now = this.ctx.clock.now();
-      writeTx(this.ctx.db, (tx) => {
-        for (const t of res.transfers) this.transfers.record(tx, t, now);
-        this.saveCursor(tx, res.tip.number, res.tip.hash);
+      await writeTx(this.ctx.db, async (tx) => {
+        for (const t of res.transfers) await this.transfers.record(tx, t, now);
+        await this.saveCursor(tx, res.tip.number, res.tip.hash);
       });
       from = end;
     }
@@ -149,7 +149,7 @@ export class ChainWatcher {
    */
   private async trackConfirmations(latest: bigint, final: bigint): Promise<void> {
     const chain = this.adapter.chain;
-    const blocks = pendingTransferBlocks(this.ctx.db, chain);
+    const blocks = await pendingTransferBlocks(this.ctx.db, chain);
     if (!blocks.length) return;
     const hashes = new Map<number, string | null>();
     for (const n of new Set(blocks.map((b) => b.n))) hashes.set(n, await this.adapter.blockHash(BigInt(n)));
@@ -158,7 +158,7 @@ export class ChainWatcher {
     // hit between a scan's logs and its tip), rescan from there so the new fork's transfers count.
     const reverted = [...new Set(blocks.filter((b) => hashes.get(b.n) !== b.h).map((b) => b.n))];
     let rewind: { number: bigint; hash: string } | null = null;
-    const cur = this.cursor();
+    const cur = await this.cursor();
     if (reverted.length && cur && Math.min(...reverted) <= cur.blockNumber) {
       const number = BigInt(Math.max(0, Math.min(...reverted) - 1));
       rewind = { number, hash: (await this.adapter.blockHash(number)) ?? "" };
@@ -167,18 +167,18 @@ export class ChainWatcher {
     const L = Number(latest);
     // Final: enough confirmations and at or below the chain's final block.
     const finalLimit = Math.min(Number(final), L - required + 1);
-    writeTx(this.ctx.db, (tx) => {
-      if (rewind) this.saveCursor(tx, rewind.number, rewind.hash);
-      for (const t of reverted.length ? this.transfers.pendingInBlocks(tx, chain, reverted) : []) {
+    await writeTx(this.ctx.db, async (tx) => {
+      if (rewind) await this.saveCursor(tx, rewind.number, rewind.hash);
+      for (const t of reverted.length ? await this.transfers.pendingInBlocks(tx, chain, reverted) : []) {
         if (hashes.get(t.blockNumber) === t.blockHash) continue;
-        this.transfers.revert(tx, t, now);
+        await this.transfers.revert(tx, t, now);
       }
-      for (const t of this.transfers.crossingThreshold(tx, chain, L - 1, finalLimit)) {
+      for (const t of await this.transfers.crossingThreshold(tx, chain, L - 1, finalLimit)) {
         if (hashes.has(t.blockNumber) && hashes.get(t.blockNumber) !== t.blockHash) continue;
         const count = L - t.blockNumber + 1;
-        this.transfers.confirm(tx, t, { count, required, final: t.blockNumber <= finalLimit }, now);
+        await this.transfers.confirm(tx, t, { count, required, final: t.blockNumber <= finalLimit }, now);
       }
-      this.transfers.showConfirmations(tx, chain, L, now);
+      await this.transfers.showConfirmations(tx, chain, L, now);
     });
   }
 }

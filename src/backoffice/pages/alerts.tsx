@@ -10,9 +10,9 @@ import { tr } from "../i18n";
 export function alertsRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-alerts" }).get(
     "/backoffice/alerts",
-    page(d, { role: "operator" }, (v) => {
-      const firing = listAlerts(d.ctx.db, { status: "firing", limit: 200 });
-      const resolved = listAlerts(d.ctx.db, { status: "resolved", limit: 50 });
+    page(d, { role: "operator" }, async (v) => {
+      const firing = await listAlerts(d.ctx.db, { status: "firing", limit: 200 });
+      const resolved = await listAlerts(d.ctx.db, { status: "resolved", limit: 50 });
       const table = (label: string, rows: typeof firing) => (
         <TableWrap label={label}>
           <table>

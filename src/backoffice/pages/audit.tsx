@@ -8,7 +8,7 @@ import { DataTable } from "../views/common";
 import { Layout } from "../views/layout";
 import { tr, trc, trf } from "../i18n";
 
-type Entry = ReturnType<typeof listAudit>["entries"][number];
+type Entry = Awaited<ReturnType<typeof listAudit>>["entries"][number];
 const PAGE = 100;
 
 function parse(q: Record<string, string | undefined>): { f: AuditFilter; raw: Record<string, string> } {
@@ -39,11 +39,11 @@ export function auditRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-audit" })
     .get(
       "/backoffice/audit",
-      page(d, op, (v, { query }) => {
+      page(d, op, async (v, { query }) => {
         const { f, raw } = parse(query);
         const m = /^(\d{1,15})\.(\d{1,15})$/.exec(query.before ?? "");
         const before = m ? { at: Number(m[1]), id: Number(m[2]) } : undefined;
-        const { entries, total, next } = listAudit(d.ctx.db, { ...f, limit: PAGE, before });
+        const { entries, total, next } = await listAudit(d.ctx.db, { ...f, limit: PAGE, before });
         const qs = new URLSearchParams(raw).toString();
         const field = (id: string, label: string, type = "text") => (
           <label for={`a-${id}`}>
@@ -114,8 +114,8 @@ export function auditRoutes(d: BackofficeDeps) {
         let cursor: AuditCursor | undefined;
         return csvResponse(
           "audit.csv",
-          csvStream(COLUMNS, () => {
-            const { entries, next } = listAudit(d.ctx.db, { ...f, limit: 1000, before: cursor });
+          csvStream(COLUMNS, async () => {
+            const { entries, next } = await listAudit(d.ctx.db, { ...f, limit: 1000, before: cursor });
             cursor = next ?? undefined;
             return { rows: entries, nextBefore: next ? next.id : null };
           }),

@@ -104,14 +104,14 @@ export function authRoutes(d: BackofficeDeps) {
     const pre = preToken(d, request);
     return html(render(pre.token), status, pre.cookie ? { "set-cookie": pre.cookie } : {});
   };
-  const pending = (request: Request) => {
-    const s = loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
+  const pending = async (request: Request) => {
+    const s = await loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
     return s && s.session.stage === "totp" ? s : null;
   };
 
   return new Elysia({ name: "backoffice-auth" })
-    .get("/backoffice/login", ({ request, query }) => withLocale(request, () => {
-      const s = loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
+    .get("/backoffice/login", async ({ request, query }) => await withLocale(request, async () => {
+      const s = await loadSession(d.users, d.policy, cookieValue(request, SESSION_COOKIE));
       if (s?.session.stage === "full") return redirect(safeNext(query.next));
       const notice = query.done === "setup" ? tr("Operator created. Sign in.") : query.done === "out" ? tr("Signed out.") : undefined;
       return withPre(request, (csrf) => LoginPage({ csrf, next: safeNext(query.next), notice }));
@@ -127,22 +127,22 @@ export function authRoutes(d: BackofficeDeps) {
           const reason = r.reason;
           const ip = d.clientIp(request);
           const target = reason === "locked" ? `user:${username.slice(0, 64)}` : `ip:${ip}`;
-          recordAudit(d.ctx.db, { actor: username.slice(0, 64), role: "unknown", ip, action: reason === "locked" ? "user.locked_out" : "address.locked_out", target, at: d.users.now() });
+          await recordAudit(d.ctx.db, { actor: username.slice(0, 64), role: "unknown", ip, action: reason === "locked" ? "user.locked_out" : "address.locked_out", target, at: d.users.now() });
           return withPre(request, (csrf) => LoginPage({ csrf, next, error: tr(LOCKED[reason]), username }), 429);
         }
         const cookie = setCookie(d, SESSION_COOKIE, r.token);
         if (r.session.stage === "totp") return redirect(`/backoffice/login/code?next=${encodeURIComponent(next)}`, { "set-cookie": cookie });
-        recordAudit(d.ctx.db, { actor: r.user.username, role: r.user.role, ip: d.clientIp(request), action: "user.sign_in", target: `user:${r.user.username}`, at: d.users.now() });
+        await recordAudit(d.ctx.db, { actor: r.user.username, role: r.user.role, ip: d.clientIp(request), action: "user.sign_in", target: `user:${r.user.username}`, at: d.users.now() });
         return redirect(next, { "set-cookie": cookie });
       }),
     )
-    .get("/backoffice/login/code", ({ request, query }) => withLocale(request, () => {
-      const s = pending(request);
+    .get("/backoffice/login/code", async ({ request, query }) => await withLocale(request, async () => {
+      const s = await pending(request);
       if (!s) return redirect("/backoffice/login");
       return html(CodePage({ csrf: s.session.csrfToken, next: safeNext(query.next) }));
     }))
     .post("/backoffice/login/code", ({ request, body }) => withLocale(request, async () => {
-      const s = pending(request);
+      const s = await pending(request);
       if (!s) return redirect("/backoffice/login");
       const b = (body ?? {}) as Record<string, string>;
       if (!sameToken(b._csrf, s.session.csrfToken)) return html(ErrorPage({ viewer: null, status: 403, message: tr("The form expired. Sign in again.") }), 403);
@@ -150,27 +150,27 @@ export function authRoutes(d: BackofficeDeps) {
       const r = await completeSecondFactor(d.users, s.session, str(b.code), d.clientAddr(request));
       if (r === "locked" || r === "address_locked") return withPre(request, (csrf) => LoginPage({ csrf, next, error: tr(LOCKED[r]) }), 429);
       if (r === "invalid") return html(CodePage({ csrf: s.session.csrfToken, next, error: tr("That code is not valid. Try the current one.") }), 401);
-      recordAudit(d.ctx.db, { actor: s.user.username, role: s.user.role, ip: d.clientIp(request), action: "user.sign_in", target: `user:${s.user.username}`, at: d.users.now() });
+      await recordAudit(d.ctx.db, { actor: s.user.username, role: s.user.role, ip: d.clientIp(request), action: "user.sign_in", target: `user:${s.user.username}`, at: d.users.now() });
       return redirect(next);
     }))
     .post(
       "/backoffice/logout",
-      action(d, { during: ["password", "2fa"] }, (v) => {
-        revokeSession(d.users, v.session.id);
+      action(d, { during: ["password", "2fa"] }, async (v) => {
+        await revokeSession(d.users, v.session.id);
         return redirect("/backoffice/login?done=out", { "set-cookie": clearCookie(d, SESSION_COOKIE) });
       }),
     )
-    .get("/backoffice/setup/:token", ({ request, params }) =>
-      withLocale(request, () => {
-        if (!setupTokenValid(d.users, params.token)) return html(ErrorPage({ viewer: null, status: 404, message: tr(SETUP_INVALID) }), 404);
+    .get("/backoffice/setup/:token", async ({ request, params }) =>
+      await withLocale(request, async () => {
+        if (!await setupTokenValid(d.users, params.token)) return html(ErrorPage({ viewer: null, status: 404, message: tr(SETUP_INVALID) }), 404);
         return withPre(request, (csrf) => SetupPage({ csrf, token: params.token }));
       }),
     )
     .post(
       "/backoffice/setup/:token",
-      publicAction(d, ({ request, params, body }) => {
+      publicAction(d, async ({ request, params, body }) => {
         try {
-          const user = completeSetup(d.users, params.token, str(body.username), str(body.password), { ip: d.clientIp(request) });
+          const user = await completeSetup(d.users, params.token, str(body.username), str(body.password), { ip: d.clientIp(request) });
           if (!user) return html(ErrorPage({ viewer: null, status: 404, message: tr(SETUP_INVALID) }), 404);
           return redirect("/backoffice/login?done=setup");
         } catch (e) {

@@ -13,12 +13,12 @@ import { units } from "./treasury-format";
 const PATH = "/backoffice/balances";
 
 /** The balance sheet of the viewer's scope (and, for an operator, the reconciliation), read by the route handler. */
-function loadBalances(d: BackofficeDeps, v: Viewer, chain?: string, token?: string) {
-  const lines = balanceSheet(d.ctx.db, { merchantId: v.merchantId ?? undefined, chain: chain || undefined, token: token || undefined });
-  return { lines, mismatches: v.role === "operator" ? reconciliationMismatches(d.ctx.db) : [], chains: [...d.ctx.chains.keys()] };
+async function loadBalances(d: BackofficeDeps, v: Viewer, chain?: string, token?: string) {
+  const lines = await balanceSheet(d.ctx.db, { merchantId: v.merchantId ?? undefined, chain: chain || undefined, token: token || undefined });
+  return { lines, mismatches: v.role === "operator" ? await reconciliationMismatches(d.ctx.db) : [], chains: [...d.ctx.chains.keys()] };
 }
 
-function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: DisplayCtx; v: Viewer; chain?: string; token?: string }): string {
+function BalancesPage(p: { data: Awaited<ReturnType<typeof loadBalances>>; display: DisplayCtx; v: Viewer; chain?: string; token?: string }): string {
   const { v } = p;
   const ctx = p.display;
   const { lines, mismatches, chains } = p.data;
@@ -141,10 +141,10 @@ function BalancesPage(p: { data: ReturnType<typeof loadBalances>; display: Displ
 }
 
 /** Available balance per chain and token of the viewer's scope, read by the dashboard's route handler. */
-export const balanceTotals = (d: BackofficeDeps, v: Viewer) => sheetTotals(balanceSheet(d.ctx.db, { merchantId: v.merchantId ?? undefined }));
+export const balanceTotals = async (d: BackofficeDeps, v: Viewer) => sheetTotals(await balanceSheet(d.ctx.db, { merchantId: v.merchantId ?? undefined }));
 
 /** Available balance per chain and token of the viewer's scope (the merchant dashboard shows it). */
-export function BalanceTotals(p: { totals: ReturnType<typeof balanceTotals>; display: DisplayCtx }): JSX.Element {
+export function BalanceTotals(p: { totals: Awaited<ReturnType<typeof balanceTotals>>; display: DisplayCtx }): JSX.Element {
   const ctx = p.display;
   const { totals } = p;
   return (
@@ -174,6 +174,6 @@ export function BalanceTotals(p: { totals: ReturnType<typeof balanceTotals>; dis
 export function balanceRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-balances" }).get(
     PATH,
-    page(d, {}, (v, { query }) => BalancesPage({ data: loadBalances(d, v, query.chain, query.token), display: d.ctx, v, chain: query.chain, token: query.token })),
+    page(d, {}, async (v, { query }) => BalancesPage({ data: await loadBalances(d, v, query.chain, query.token), display: d.ctx, v, chain: query.chain, token: query.token })),
   );
 }

@@ -134,7 +134,7 @@ function Totals({ b }: { b: BatchRow }): JSX.Element {
   );
 }
 
-function PreviewPage(p: { lines: ReturnType<typeof batchLines>; v: Viewer; b: BatchRow; error?: string }): string {
+function PreviewPage(p: { lines: Awaited<ReturnType<typeof batchLines>>; v: Viewer; b: BatchRow; error?: string }): string {
   const { b, v, lines } = p;
   const errors = lines.filter((l) => l.state === "invalid");
   const existing = lines.filter((l) => l.state === "existing");
@@ -207,23 +207,23 @@ function PreviewPage(p: { lines: ReturnType<typeof batchLines>; v: Viewer; b: Ba
 
 /** What the progress page shows, read by its route handler (the page runs no query). */
 interface ProgressData {
-  pr: ReturnType<typeof batchProgress>;
+  pr: Awaited<ReturnType<typeof batchProgress>>;
   /** Rows that are (or will be) payouts: their count, and the first SHOWN with their orders. */
   total: number;
-  lines: ReturnType<typeof batchLines>;
+  lines: Awaited<ReturnType<typeof batchLines>>;
   orders: Map<number, PayoutOrderRow>;
   /** What every payout of the batch cost on chain so far. */
-  costs: ReturnType<typeof costTotals>;
+  costs: Awaited<ReturnType<typeof costTotals>>;
 }
 
-function loadProgress(d: BackofficeDeps, v: Viewer, b: BatchRow): ProgressData {
-  const pr = batchProgress(d.ctx.db, mine(v), b.id);
+async function loadProgress(d: BackofficeDeps, v: Viewer, b: BatchRow): Promise<ProgressData> {
+  const pr = await batchProgress(d.ctx.db, mine(v), b.id);
   // The page refreshes itself: it lists the first rows only; the results CSV has every row.
-  const all = batchLines(d.ctx.db, b.id).filter((l) => l.state !== "invalid");
+  const all = (await batchLines(d.ctx.db, b.id)).filter((l) => l.state !== "invalid");
   const lines = all.slice(0, SHOWN);
   const ids = lines.map((l) => l.payoutOrderId).filter((x): x is number => x !== null);
-  const orders = payoutsByIds(d.ctx.db, ids);
-  const costs = costTotals(d.ctx.db, all.flatMap((l) => (l.payoutOrderId !== null ? [l.payoutOrderId] : [])));
+  const orders = await payoutsByIds(d.ctx.db, ids);
+  const costs = await costTotals(d.ctx.db, all.flatMap((l) => (l.payoutOrderId !== null ? [l.payoutOrderId] : [])));
   return { pr, total: all.length, lines, orders, costs };
 }
 
@@ -324,16 +324,16 @@ export function batchRoutes(d: BackofficeDeps) {
     )
     .get(
       `${PATH}/:id`,
-      page(d, { role: "merchant" }, (v, { params }) => {
+      page(d, { role: "merchant" }, async (v, { params }) => {
         const b = batchOr404(d, v, params.id!);
-        return b.status === "preview" || b.status === "discarded" ? PreviewPage({ lines: batchLines(d.ctx.db, b.id), v, b }) : ProgressPage({ v, b, data: loadProgress(d, v, b) });
+        return b.status === "preview" || b.status === "discarded" ? PreviewPage({ lines: await batchLines(d.ctx.db, b.id), v, b }) : ProgressPage({ v, b, data: await loadProgress(d, v, b) });
       }),
     )
     .get(
       `${PATH}/:id/results.csv`,
-      page(d, { role: "merchant" }, (v, { params }) => {
+      page(d, { role: "merchant" }, async (v, { params }) => {
         const b = batchOr404(d, v, params.id!);
-        return new Response(batchResultsCsv(d.ctx.db, mine(v), b.id), {
+        return new Response((await batchResultsCsv(d.ctx.db, mine(v), b.id)), {
           headers: {
             "content-type": "text/csv; charset=utf-8",
             "content-disposition": `attachment; filename="${b.id}-results.csv"`,
@@ -345,17 +345,17 @@ export function batchRoutes(d: BackofficeDeps) {
     )
     .post(
       `${PATH}/:id/confirm`,
-      action(d, { role: "merchant", reauth: "always" }, (v, { params }) => {
+      action(d, { role: "merchant", reauth: "always" }, async (v, { params }) => {
         const b = batchOr404(d, v, params.id!);
-        confirmBatch({ db: d.ctx.db, now }, mine(v), b.id, actorOf(v));
+        await confirmBatch({ db: d.ctx.db, now }, mine(v), b.id, actorOf(v));
         return redirect(`${PATH}/${b.id}`);
       }),
     )
     .post(
       `${PATH}/:id/discard`,
-      action(d, { role: "merchant" }, (v, { params }) => {
+      action(d, { role: "merchant" }, async (v, { params }) => {
         const b = batchOr404(d, v, params.id!);
-        discardBatch({ db: d.ctx.db, now }, mine(v), b.id, actorOf(v));
+        await discardBatch({ db: d.ctx.db, now }, mine(v), b.id, actorOf(v));
         return redirect(PATH);
       }),
     );

@@ -88,21 +88,21 @@ function Row(p: { max: number; c: CallbackListRow; now: number }): JSX.Element {
 }
 
 /** What the callbacks page shows for a query, read by its route handler (the page runs no query). */
-function loadCallbacks(d: BackofficeDeps, v: Viewer, query: Record<string, string | undefined>) {
+async function loadCallbacks(d: BackofficeDeps, v: Viewer, query: Record<string, string | undefined>) {
   const f = parseCallbackFilter(query);
   const scope = { merchantId: v.merchantId };
   const before = query.before && /^\d{1,15}$/.test(query.before) ? Number(query.before) : undefined;
   return {
     f,
     before,
-    pg: listCallbackEvents(d.ctx.db, scope, f, { before }),
-    total: countCallbackEvents(d.ctx.db, scope, f),
-    merchants: v.role === "operator" ? listMerchants(d.ctx.db) : [],
+    pg: await listCallbackEvents(d.ctx.db, scope, f, { before }),
+    total: await countCallbackEvents(d.ctx.db, scope, f),
+    merchants: v.role === "operator" ? await listMerchants(d.ctx.db) : [],
     now: d.users.now(),
     max: maxDeliveries(d),
   };
 }
-type CallbacksData = ReturnType<typeof loadCallbacks>;
+type CallbacksData = Awaited<ReturnType<typeof loadCallbacks>>;
 
 function CallbacksPage(p: { data: CallbacksData; v: Viewer; notice?: string }): string {
   const { v } = p;
@@ -195,24 +195,24 @@ function CallbacksPage(p: { data: CallbacksData; v: Viewer; notice?: string }): 
 
 export function callbacksRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-callbacks" })
-    .get(PATH, page(d, {}, (v, { query }) => CallbacksPage({ data: loadCallbacks(d, v, query), v, notice: query.done ? trf("{n} callback(s) queued again.", { n: Number(query.done) || 0 }) : undefined })))
+    .get(PATH, page(d, {}, async (v, { query }) => CallbacksPage({ data: await loadCallbacks(d, v, query), v, notice: query.done ? trf("{n} callback(s) queued again.", { n: Number(query.done) || 0 }) : undefined })))
     .post(
       `${PATH}/resend`,
-      action(d, {}, (v, { body }) => {
+      action(d, {}, async (v, { body }) => {
         // The filter the page showed, carried as f_* fields: back to it, and (all) what it matches.
         const raw: Record<string, string> = {};
         for (const [k, val] of Object.entries(body as Record<string, unknown>)) if (k.startsWith("f_") && typeof val === "string") raw[k.slice(2)] = val;
         const f = parseCallbackFilter(raw);
         const ids =
           (body as Record<string, unknown>).all === "1"
-            ? listCallbackEvents(d.ctx.db, { merchantId: v.merchantId }, { ...f, state: "failed" }, { limit: BULK_MAX }).rows.map((c) => c.eventId)
+            ? (await listCallbackEvents(d.ctx.db, { merchantId: v.merchantId }, { ...f, state: "failed" }, { limit: BULK_MAX })).rows.map((c) => c.eventId)
             : list(body.id).slice(0, BULK_MAX);
         let n = 0;
         for (const id of ids) {
           try {
-            writeTx(d.ctx.db, (tx) => {
-              const c = resendCallback(tx, id, d.users.now(), { merchantId: v.merchantId ?? undefined });
-              recordAudit(tx, { ...actorOf(v), action: "callback.resend", target: `${c.kind}:${c.orderNo}`, after: { eventId: c.id }, at: d.users.now() });
+            await writeTx(d.ctx.db, async (tx) => {
+              const c = await resendCallback(tx, id, d.users.now(), { merchantId: v.merchantId ?? undefined });
+              await recordAudit(tx, { ...actorOf(v), action: "callback.resend", target: `${c.kind}:${c.orderNo}`, after: { eventId: c.id }, at: d.users.now() });
             });
             n++;
           } catch (e) {

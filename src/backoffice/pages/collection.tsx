@@ -40,11 +40,11 @@ function pairs(d: BackofficeDeps): Array<[string, string]> {
 }
 
 /** The merchant's destinations and runs, read by the page's route handlers (the page runs no query). */
-function loadCollection(d: BackofficeDeps, v: Viewer) {
-  return { settings: collectionSettingsOf(d.ctx.db, mine(v)), runs: listRuns(d.ctx.db, mine(v)), pairs: pairs(d) };
+async function loadCollection(d: BackofficeDeps, v: Viewer) {
+  return { settings: await collectionSettingsOf(d.ctx.db, mine(v)), runs: listRuns(d.ctx.db, mine(v)), pairs: pairs(d) };
 }
 
-function CollectionPage(p: { data: ReturnType<typeof loadCollection>; display: DisplayCtx; v: Viewer; notice?: string; error?: string }): string {
+function CollectionPage(p: { data: Awaited<ReturnType<typeof loadCollection>>; display: DisplayCtx; v: Viewer; notice?: string; error?: string }): string {
   const { v } = p;
   const ctx = p.display;
   const { settings, runs } = p.data;
@@ -131,13 +131,13 @@ function CollectionPage(p: { data: ReturnType<typeof loadCollection>; display: D
 }
 
 /** What a run's page shows, read by its route handlers (the page runs no query). */
-function loadRun(d: BackofficeDeps, r: CollectionRun) {
-  const legs = runLegs(d.ctx.db, r.id);
-  const costs = costTotals(d.ctx.db, legs.flatMap(({ order }) => (order ? [order.id] : [])));
-  return { legs, pr: collectionProgressOf(d.ctx.db, r.id), costs };
+async function loadRun(d: BackofficeDeps, r: CollectionRun) {
+  const legs = await runLegs(d.ctx.db, r.id);
+  const costs = await costTotals(d.ctx.db, legs.flatMap(({ order }) => (order ? [order.id] : [])));
+  return { legs, pr: await collectionProgressOf(d.ctx.db, r.id), costs };
 }
 
-function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: ReturnType<typeof loadRun>; error?: string }): string {
+function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: Awaited<ReturnType<typeof loadRun>>; error?: string }): string {
   const { v, r } = p;
   const ctx = p.display;
   const { legs, pr, costs } = p.data;
@@ -244,15 +244,15 @@ const splitPair = (s: string) => {
 
 export function collectionRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-collection" })
-    .get(PATH, page(d, { role: "merchant" }, (v, { query }) => CollectionPage({ data: loadCollection(d, v), display: d.ctx, v, notice: query.done === "saved" ? "Destination saved." : undefined })))
+    .get(PATH, page(d, { role: "merchant" }, async (v, { query }) => CollectionPage({ data: await loadCollection(d, v), display: d.ctx, v, notice: query.done === "saved" ? "Destination saved." : undefined })))
     .post(
       `${PATH}/settings`,
-      action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
+      action(d, { role: "merchant", reauth: "always" }, async (v, { body }) => {
         const { chain, token } = splitPair(str(body.pair));
         try {
-          setCollectionSetting(d.ctx, mine(v), { chainCode: chain, tokenSymbol: token, destination: str(body.destination), minimum: str(body.minimum), schedule: str(body.schedule), confirmedWithPassword: true }, actorOf(v));
+          await setCollectionSetting(d.ctx, mine(v), { chainCode: chain, tokenSymbol: token, destination: str(body.destination), minimum: str(body.minimum), schedule: str(body.schedule), confirmedWithPassword: true }, actorOf(v));
         } catch (e) {
-          if (e instanceof CollectionError) return CollectionPage({ data: loadCollection(d, v), display: d.ctx, v, error: e.message });
+          if (e instanceof CollectionError) return CollectionPage({ data: await loadCollection(d, v), display: d.ctx, v, error: e.message });
           throw e;
         }
         return redirect(`${PATH}?done=saved`);
@@ -266,20 +266,20 @@ export function collectionRoutes(d: BackofficeDeps) {
           const r = await previewCollection(d.ctx, mine(v), chain, token, actorOf(v));
           return redirect(`${PATH}/runs/${r.id}`);
         } catch (e) {
-          if (e instanceof CollectionError) return CollectionPage({ data: loadCollection(d, v), display: d.ctx, v, error: e.message });
+          if (e instanceof CollectionError) return CollectionPage({ data: await loadCollection(d, v), display: d.ctx, v, error: e.message });
           throw e;
         }
       }),
     )
-    .get(`${PATH}/runs/:id`, page(d, { role: "merchant" }, (v, { params }) => {
+    .get(`${PATH}/runs/:id`, page(d, { role: "merchant" }, async (v, { params }) => {
       const r = runOr404(d, v, params.id!);
-      return RunPage({ display: d.ctx, v, r, data: loadRun(d, r) });
+      return RunPage({ display: d.ctx, v, r, data: await loadRun(d, r) });
     }))
     .post(
       `${PATH}/runs/:id/confirm`,
-      action(d, { role: "merchant", reauth: "always" }, (v, { params }) => {
+      action(d, { role: "merchant", reauth: "always" }, async (v, { params }) => {
         const r = runOr404(d, v, params.id!);
-        confirmCollection({ db: d.ctx.db, now: () => d.ctx.clock.now() }, mine(v), r.id, actorOf(v));
+        await confirmCollection({ db: d.ctx.db, now: () => d.ctx.clock.now() }, mine(v), r.id, actorOf(v));
         return redirect(`${PATH}/runs/${r.id}`);
       }),
     );

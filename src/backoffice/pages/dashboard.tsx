@@ -21,16 +21,16 @@ export function dashboardRoutes(d: BackofficeDeps) {
     // The dashboard's script polls this to keep the counters live (progressive enhancement).
     .get(
       "/backoffice/counts.json",
-      page(d, {}, (v) => new Response(JSON.stringify(openCounts(d.ctx.db, { merchantId: v.merchantId })), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" } })),
+      page(d, {}, async (v) => new Response(JSON.stringify(await openCounts(d.ctx.db, { merchantId: v.merchantId })), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" } })),
     )
     .get(
     "/backoffice",
-    page(d, {}, (v) => {
+    page(d, {}, async (v) => {
       const scope = { merchantId: v.merchantId };
-      const c = openCounts(d.ctx.db, scope);
-      const days = volumePerDay(d.ctx.db, scope, d.users.now());
-      const tokens = volumePerToken(d.ctx.db, scope, d.users.now());
-      const chains = v.role === "operator" ? d.chainStates() : [];
+      const c = await openCounts(d.ctx.db, scope);
+      const days = await volumePerDay(d.ctx.db, scope, d.users.now());
+      const tokens = await volumePerToken(d.ctx.db, scope, d.users.now());
+      const chains = v.role === "operator" ? await d.chainStates() : [];
       const cards: [string, keyof typeof c, string][] = [
         ["Open orders", "openOrders", "/backoffice/payins?status=waiting_payment"],
         ["Unmatched deposits", "unmatchedDeposits", v.role === "operator" ? "/backoffice/exceptions" : "/backoffice/deposits?status=unmatched"],
@@ -54,7 +54,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
           </section>
           <h2>{trm("Volume per day")}</h2>
           <VolumeChart days={days} tokens={tokens} />
-          {v.role === "merchant" ? <BalanceTotals totals={balanceTotals(d, v)} display={d.ctx} /> : null}
+          {v.role === "merchant" ? <BalanceTotals totals={await balanceTotals(d, v)} display={d.ctx} /> : null}
           {v.role === "operator" ? (
             <>
               <h2>{trm("Chains")}</h2>
@@ -94,7 +94,7 @@ export function dashboardRoutes(d: BackofficeDeps) {
               <DataTable
                 label="Detection times"
                 head={["Chain", "Credited", "Block → seen", "Block → completed", "Completed → callback"]}
-                rows={detectionStats(d.ctx.db, d.users.now(), DAY_MS)}
+                rows={await detectionStats(d.ctx.db, d.users.now(), DAY_MS)}
                 empty="No credited transfers in the last 24 h."
                 row={(s) => (
                   <tr data-chain={s.chain}>

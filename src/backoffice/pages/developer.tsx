@@ -27,26 +27,26 @@ const NOTICES: Record<string, string> = {
   epay: "EPay key saved.",
 };
 
-function merchantOf(d: BackofficeDeps, v: Viewer) {
-  const m = v.merchantId === null ? undefined : findMerchantById(d.ctx.db, v.merchantId);
+async function merchantOf(d: BackofficeDeps, v: Viewer) {
+  const m = v.merchantId === null ? undefined : await findMerchantById(d.ctx.db, v.merchantId);
   if (!m) throw new NotFound();
   return m;
 }
 
 /** What the developer settings page shows, read by its route handlers (the page runs no query). */
-function loadDeveloper(d: BackofficeDeps, v: Viewer) {
-  const m = merchantOf(d, v);
+async function loadDeveloper(d: BackofficeDeps, v: Viewer) {
+  const m = await merchantOf(d, v);
   return {
     m,
-    key: currentKey(d.ctx.db, m.id),
-    tests: recentTestCallbacks(d.ctx.db, m.id),
+    key: await currentKey(d.ctx.db, m.id),
+    tests: await recentTestCallbacks(d.ctx.db, m.id),
     keys: compatKeyState(d.ctx, m),
     publicUrl: d.ctx.publicUrl,
     compat: d.ctx.config.compat,
     rotationGrace: d.ctx.config.auth.rotation_grace,
   };
 }
-type DeveloperData = ReturnType<typeof loadDeveloper>;
+type DeveloperData = Awaited<ReturnType<typeof loadDeveloper>>;
 
 function DeveloperPage(p: { data: DeveloperData; v: Viewer; notice?: string; error?: string; newKey?: string }): string {
   const { data, v } = p;
@@ -191,24 +191,24 @@ function ShopPlugins({ data, v }: { data: DeveloperData; v: Viewer }): JSX.Eleme
 export function developerRoutes(d: BackofficeDeps) {
   const settingsDeps = () => ({ db: d.ctx.db, now: () => d.ctx.clock.now(), allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets, releaseHeldCallbacks });
   return new Elysia({ name: "backoffice-developer" })
-    .get(PATH, page(d, { role: "merchant" }, (v, { query }) => DeveloperPage({ data: loadDeveloper(d, v), v, notice: NOTICES[query.done ?? ""] })))
+    .get(PATH, page(d, { role: "merchant" }, async (v, { query }) => DeveloperPage({ data: await loadDeveloper(d, v), v, notice: NOTICES[query.done ?? ""] })))
     .post(
       `${PATH}/rotate-key`,
-      action(d, { role: "merchant", reauth: "always" }, (v) => {
-        const m = merchantOf(d, v);
-        const r = rotateKeyAudited({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, d.ctx.ms.rotationGrace, actorOf(v));
-        return DeveloperPage({ data: loadDeveloper(d, v), v, newKey: r.apiKey });
+      action(d, { role: "merchant", reauth: "always" }, async (v) => {
+        const m = await merchantOf(d, v);
+        const r = await rotateKeyAudited({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, d.ctx.ms.rotationGrace, actorOf(v));
+        return DeveloperPage({ data: await loadDeveloper(d, v), v, newKey: r.apiKey });
       }),
     )
     .post(
       `${PATH}/callback-url`,
-      action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
-        const m = merchantOf(d, v);
+      action(d, { role: "merchant", reauth: "always" }, async (v, { body }) => {
+        const m = await merchantOf(d, v);
         try {
-          const r = updateMerchantSettings(settingsDeps(), m.uid, { defaultNotifyUrl: str(body.url) }, actorOf(v));
+          const r = await updateMerchantSettings(settingsDeps(), m.uid, { defaultNotifyUrl: str(body.url) }, actorOf(v));
           if (r.released > 0) d.kick();
         } catch (e) {
-          if (e instanceof SettingsError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: errorText(locale(), e) });
+          if (e instanceof SettingsError) return DeveloperPage({ data: await loadDeveloper(d, v), v, error: errorText(locale(), e) });
           throw e;
         }
         return redirect(`${PATH}?done=callback`);
@@ -216,23 +216,23 @@ export function developerRoutes(d: BackofficeDeps) {
     )
     .post(
       `${PATH}/test-callback`,
-      action(d, { role: "merchant" }, (v) => {
-        const m = merchantOf(d, v);
-        const refused = queueTestCallback({ db: d.ctx.db, now: () => d.ctx.clock.now(), kick: d.kick }, m.id);
-        if (refused) return html(DeveloperPage({ data: loadDeveloper(d, v), v, error: refused.error }), refused.status);
+      action(d, { role: "merchant" }, async (v) => {
+        const m = await merchantOf(d, v);
+        const refused = await queueTestCallback({ db: d.ctx.db, now: () => d.ctx.clock.now(), kick: d.kick }, m.id);
+        if (refused) return html(DeveloperPage({ data: await loadDeveloper(d, v), v, error: refused.error }), refused.status);
         return redirect(`${PATH}?done=test`);
       }),
     )
     .post(
       `${PATH}/compat-keys`,
-      action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
-        const m = merchantOf(d, v);
+      action(d, { role: "merchant", reauth: "always" }, async (v, { body }) => {
+        const m = await merchantOf(d, v);
         const protocol = str(body.protocol);
-        if (protocol !== "epusdt" && protocol !== "epay") return html(DeveloperPage({ data: loadDeveloper(d, v), v, error: "Choose epusdt or EPay." }), 400);
+        if (protocol !== "epusdt" && protocol !== "epay") return html(DeveloperPage({ data: await loadDeveloper(d, v), v, error: "Choose epusdt or EPay." }), 400);
         try {
-          setCompatKeys({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, { [protocol]: str(body.key) }, actorOf(v));
+          await setCompatKeys({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, { [protocol]: str(body.key) }, actorOf(v));
         } catch (e) {
-          if (e instanceof CompatKeyError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: e.message });
+          if (e instanceof CompatKeyError) return DeveloperPage({ data: await loadDeveloper(d, v), v, error: e.message });
           throw e;
         }
         return redirect(`${PATH}?done=${protocol}`);
@@ -240,12 +240,12 @@ export function developerRoutes(d: BackofficeDeps) {
     )
     .post(
       `${PATH}/ip-allowlist`,
-      action(d, { role: "merchant", reauth: "always" }, (v, { body }) => {
-        const m = merchantOf(d, v);
+      action(d, { role: "merchant", reauth: "always" }, async (v, { body }) => {
+        const m = await merchantOf(d, v);
         try {
-          updateMerchantSettings(settingsDeps(), m.uid, { ipAllowlist: str(body.allowlist).split(/[\s,]+/) }, actorOf(v));
+          await updateMerchantSettings(settingsDeps(), m.uid, { ipAllowlist: str(body.allowlist).split(/[\s,]+/) }, actorOf(v));
         } catch (e) {
-          if (e instanceof SettingsError) return DeveloperPage({ data: loadDeveloper(d, v), v, error: errorText(locale(), e) });
+          if (e instanceof SettingsError) return DeveloperPage({ data: await loadDeveloper(d, v), v, error: errorText(locale(), e) });
           throw e;
         }
         return redirect(`${PATH}?done=allowlist`);

@@ -24,6 +24,7 @@ import { errorText } from "../../i18n/catalog";
 import { orderDetail } from "../queries/order";
 import { acknowledgeUnrecorded, AckError, openUnrecorded, type UnrecordedRow } from "../../restore/reconcile";
 import { releaseHeldPayouts } from "../../payout/store";
+import { mapSeq } from "../../lib/async-seq";
 
 /** Open unrecorded outgoing transfers grouped by source: one acknowledgement per source. */
 function unrecordedBySource(rows: UnrecordedRow[]): Array<{ chain: string; address: string; rows: UnrecordedRow[] }> {
@@ -93,9 +94,9 @@ const reasonText = (r: string | null | undefined) => (r && r in UNMATCHED_REASON
 /** What the exceptions page shows, read by its route handlers (the page itself runs no query). */
 export interface ExceptionsData {
   unrecorded: ReturnType<typeof unrecordedBySource>;
-  unmatched: ReturnType<typeof listUnmatched>["deposits"];
-  frozen: ReturnType<typeof listPayins>["rows"];
-  denied: ReturnType<typeof listDenied>;
+  unmatched: Awaited<ReturnType<typeof listUnmatched>>["deposits"];
+  frozen: Awaited<ReturnType<typeof listPayins>>["rows"];
+  denied: Awaited<ReturnType<typeof listDenied>>;
   /** Why each frozen order is held, by orderNo (src/payin/hold.ts). */
   holds?: Record<string, string>;
 }
@@ -104,15 +105,15 @@ export interface ExceptionsData {
  * The operator's queue, or a merchant user's own part of it (issue 28): its unmatched deposits and
  * frozen orders; the deny list and unrecorded transfers stay the operator's.
  */
-export function loadExceptions(d: BackofficeDeps, v: Pick<Viewer, "role" | "merchantId"> = { role: "operator", merchantId: null }): ExceptionsData {
+export async function loadExceptions(d: BackofficeDeps, v: Pick<Viewer, "role" | "merchantId"> = { role: "operator", merchantId: null }): Promise<ExceptionsData> {
   const operator = v.role === "operator";
-  const frozen = listPayins(d.ctx.db, { merchantId: v.merchantId }, parseFilter({ status: "frozen_abnormal" }, ["frozen_abnormal"]), { limit: 200 }).rows;
+  const frozen = (await listPayins(d.ctx.db, { merchantId: v.merchantId }, parseFilter({ status: "frozen_abnormal" }, ["frozen_abnormal"]), { limit: 200 })).rows;
   return {
-    unrecorded: operator ? unrecordedBySource(openUnrecorded(d.ctx.db)) : [],
-    unmatched: listUnmatched(d.ctx, { state: "open", limit: 200, ...(operator ? {} : { merchantId: v.merchantId! }) }).deposits,
+    unrecorded: operator ? unrecordedBySource(await openUnrecorded(d.ctx.db)) : [],
+    unmatched: (await listUnmatched(d.ctx, { state: "open", limit: 200, ...(operator ? {} : { merchantId: v.merchantId! }) })).deposits,
     frozen,
-    denied: operator ? listDenied(d.ctx) : [],
-    holds: Object.fromEntries(frozen.map((o) => [o.orderNo, holdTextOf(d.ctx.db, o.orderNo)])),
+    denied: operator ? await listDenied(d.ctx) : [],
+    holds: Object.fromEntries(await mapSeq(frozen, async (o) => [o.orderNo, await holdTextOf(d.ctx.db, o.orderNo)])),
   };
 }
 
@@ -261,15 +262,15 @@ export function ExceptionsPage(p: { data: ExceptionsData; display: DisplayCtx; v
 }
 
 /** A deposit with the orders it may attach to and its refunds, read by its route handlers (the page runs no query). */
-function loadDeposit(d: BackofficeDeps, v: Viewer, id: number, q: string) {
-  const dep = depositDetail(d.ctx.db, { merchantId: v.merchantId }, id);
+async function loadDeposit(d: BackofficeDeps, v: Viewer, id: number, q: string) {
+  const dep = await depositDetail(d.ctx.db, { merchantId: v.merchantId }, id);
   if (!dep) throw new NotFound("No such deposit.");
   const { t } = dep;
   const canAttach = t.unmatchedReason !== null && t.resolution === null && t.status !== "reverted";
-  return { dep, candidates: canAttach ? attachCandidates(d.ctx.db, t, q) : [], refunds: depositRefundsOf(d, t) };
+  return { dep, candidates: canAttach ? await attachCandidates(d.ctx.db, t, q) : [], refunds: await depositRefundsOf(d, t) };
 }
 
-function DepositPage(p: { data: ReturnType<typeof loadDeposit>; display: DisplayCtx; v: Viewer; q: string; error?: string; notice?: string }): string {
+function DepositPage(p: { data: Awaited<ReturnType<typeof loadDeposit>>; display: DisplayCtx; v: Viewer; q: string; error?: string; notice?: string }): string {
   const { v, display } = p;
   const { dep, candidates } = p.data;
   const { t } = dep;
@@ -387,28 +388,28 @@ const idParam = (s: string) => (/^\d{1,15}$/.test(s) ? Number(s) : -1);
 
 export function exceptionsRoutes(d: BackofficeDeps) {
   // The handlers load, the page renders.
-  const exceptions = (v: Viewer, msg: { notice?: string; error?: string }) => ExceptionsPage({ v, data: loadExceptions(d, v), display: d.ctx, ...msg });
+  const exceptions = async (v: Viewer, msg: { notice?: string; error?: string }) => ExceptionsPage({ v, data: await loadExceptions(d, v), display: d.ctx, ...msg });
   return new Elysia({ name: "backoffice-exceptions" })
-    .get("/backoffice/exceptions", page(d, {}, (v, { query }) => exceptions(v, { notice: NOTICES[query.done ?? ""] })))
+    .get("/backoffice/exceptions", page(d, {}, async (v, { query }) => await exceptions(v, { notice: NOTICES[query.done ?? ""] })))
     .get(
       "/backoffice/deposits/:id",
-      page(d, {}, (v, { params, query }) => {
+      page(d, {}, async (v, { params, query }) => {
         const q = (query.order ?? "").slice(0, 64);
-        return DepositPage({ data: loadDeposit(d, v, idParam(params.id), q), display: d.ctx, v, q, notice: NOTICES[query.done ?? ""] });
+        return DepositPage({ data: await loadDeposit(d, v, idParam(params.id), q), display: d.ctx, v, q, notice: NOTICES[query.done ?? ""] });
       }),
     )
     .post(
       "/backoffice/deposits/:id/refund",
-      action(d, { reauth: "always" }, (v, { params, body }) => {
+      action(d, { reauth: "always" }, async (v, { params, body }) => {
         const id = idParam(params.id);
         const link = str(body.mode) === "link";
         const toAddress = str(body.toAddress).trim();
         try {
           if (!link && !toAddress) throw new OperatorError("refund.address_missing");
-          refundDeposit(d.ctx, id, { amount: str(body.amount).trim(), ...(link ? {} : { toAddress }) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
+          await refundDeposit(d.ctx, id, { amount: str(body.amount).trim(), ...(link ? {} : { toAddress }) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
           const why = refundProblem(e);
-          if (why !== null) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: why });
+          if (why !== null) return DepositPage({ data: await loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: why });
           throw e;
         }
         return redirect(`/backoffice/deposits/${id}?done=refunded`);
@@ -416,12 +417,12 @@ export function exceptionsRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/deposits/:id/dismiss",
-      action(d, {}, (v, { params, body }) => {
+      action(d, {}, async (v, { params, body }) => {
         const id = idParam(params.id);
         try {
-          dismissDeposit(d.ctx, id, str(body.note), actorOf(v), { merchantId: v.merchantId ?? undefined });
+          await dismissDeposit(d.ctx, id, str(body.note), actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
-          if (e instanceof OperatorError) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: errorText(locale(), e) });
+          if (e instanceof OperatorError) return DepositPage({ data: await loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: errorText(locale(), e) });
           throw e;
         }
         return redirect(`/backoffice/deposits/${id}?done=dismissed`);
@@ -429,17 +430,17 @@ export function exceptionsRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/deposits/:id/attach",
-      action(d, { reauth: true }, (v, { params, body }) => {
+      action(d, { reauth: true }, async (v, { params, body }) => {
         const id = idParam(params.id);
         // A merchant user attaches its own deposits to its own orders (issue 28).
-        const dep = depositDetail(d.ctx.db, { merchantId: v.merchantId }, id);
+        const dep = await depositDetail(d.ctx.db, { merchantId: v.merchantId }, id);
         if (!dep) throw new NotFound("No such deposit.");
-        const o = orderDetail(d.ctx.db, { merchantId: v.merchantId }, str(body.orderNo));
-        if (!o?.payin) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: "Choose a pay-in order to attach to." });
+        const o = await orderDetail(d.ctx.db, { merchantId: v.merchantId }, str(body.orderNo));
+        if (!o?.payin) return DepositPage({ data: await loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: "Choose a pay-in order to attach to." });
         try {
-          attachDeposit(d.ctx, id, o.payin.orderNo, actorOf(v), { merchantId: v.merchantId ?? undefined });
+          await attachDeposit(d.ctx, id, o.payin.orderNo, actorOf(v), { merchantId: v.merchantId ?? undefined });
         } catch (e) {
-          if (e instanceof OperatorError) return DepositPage({ data: loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: errorText(locale(), e) });
+          if (e instanceof OperatorError) return DepositPage({ data: await loadDeposit(d, v, id, ""), display: d.ctx, v, q: "", error: errorText(locale(), e) });
           throw e;
         }
         d.kick();
@@ -448,11 +449,11 @@ export function exceptionsRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/exceptions/unrecorded/ack",
-      action(d, { role: "operator", reauth: true }, (v, { body }) => {
+      action(d, { role: "operator", reauth: true }, async (v, { body }) => {
         try {
-          acknowledgeUnrecorded(d.ctx.db, { chain: str(body.chain), address: str(body.address) }, actorOf(v), d.ctx.clock.now(), { releaseHeldPayouts });
+          await acknowledgeUnrecorded(d.ctx.db, { chain: str(body.chain), address: str(body.address) }, actorOf(v), d.ctx.clock.now(), { releaseHeldPayouts });
         } catch (e) {
-          if (e instanceof AckError) return exceptions(v, { error: e.message });
+          if (e instanceof AckError) return await exceptions(v, { error: e.message });
           throw e;
         }
         return redirect("/backoffice/exceptions?done=acknowledged");
@@ -460,17 +461,17 @@ export function exceptionsRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/exceptions/deny",
-      action(d, { role: "operator" }, (v, { body }) => {
+      action(d, { role: "operator" }, async (v, { body }) => {
         const chain = str(body.chain);
         const address = str(body.address).trim();
         const reason = str(body.reason).trim().slice(0, 500);
         if (!hasChainModule(chain) || !address || address.length > 128 || !reason) {
-          return exceptions(v, { error: "Give a chain, a sender address and a reason." });
+          return await exceptions(v, { error: "Give a chain, a sender address and a reason." });
         }
         try {
-          denySender(d.ctx, chain, address, reason, actorOf(v));
+          await denySender(d.ctx, chain, address, reason, actorOf(v));
         } catch (e) {
-          if (e instanceof OperatorError) return exceptions(v, { error: errorText(locale(), e) });
+          if (e instanceof OperatorError) return await exceptions(v, { error: errorText(locale(), e) });
           throw e;
         }
         return redirect("/backoffice/exceptions?done=denied");
@@ -478,13 +479,13 @@ export function exceptionsRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/exceptions/undeny",
-      action(d, { role: "operator" }, (v, { body }) => {
+      action(d, { role: "operator" }, async (v, { body }) => {
         const chain = str(body.chain);
         const address = str(body.address);
         try {
-          undenySender(d.ctx, chain, address, actorOf(v));
+          await undenySender(d.ctx, chain, address, actorOf(v));
         } catch (e) {
-          if (e instanceof OperatorError) return exceptions(v, { error: errorText(locale(), e) });
+          if (e instanceof OperatorError) return await exceptions(v, { error: errorText(locale(), e) });
           throw e;
         }
         return redirect("/backoffice/exceptions?done=undenied");

@@ -14,12 +14,12 @@ const PATH = "/backoffice/fees";
 const DAY_MS = 86_400_000;
 
 /** The fee rows of the last `days` UTC days, read by the route handler (the page runs no query). */
-function loadFees(d: BackofficeDeps, v: Viewer, days: number) {
+async function loadFees(d: BackofficeDeps, v: Viewer, days: number) {
   const sinceDay = new Date(d.ctx.clock.now() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
-  return feesByDay(d.ctx.db, { merchantId: v.role === "merchant" ? v.merchantId! : undefined, sinceDay });
+  return await feesByDay(d.ctx.db, { merchantId: v.role === "merchant" ? v.merchantId! : undefined, sinceDay });
 }
 
-function FeesPage(p: { rows: ReturnType<typeof loadFees>; v: Viewer; days: number }): string {
+function FeesPage(p: { rows: Awaited<ReturnType<typeof loadFees>>; v: Viewer; days: number }): string {
   const { v, rows } = p;
   return (
     <Layout title={tr("Fees")} viewer={v} path={PATH}>
@@ -52,10 +52,10 @@ function FeesPage(p: { rows: ReturnType<typeof loadFees>; v: Viewer; days: numbe
 export function feeRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-fees" }).get(
     PATH,
-    page(d, {}, (v, r) => {
+    page(d, {}, async (v, r) => {
       const n = Number((r.query as Record<string, string | undefined>).days ?? "30");
       const days = Number.isInteger(n) && n >= 1 && n <= 366 ? n : 30;
-      return FeesPage({ rows: loadFees(d, v, days), v, days });
+      return FeesPage({ rows: await loadFees(d, v, days), v, days });
     }),
   );
 }

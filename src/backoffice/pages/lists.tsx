@@ -37,8 +37,8 @@ interface ListDef<T extends { id: number }> {
   title: string;
   statuses: readonly string[];
   csvName: string;
-  fetch: (d: BackofficeDeps, v: Viewer, f: ListFilter, before?: number) => Page<T>;
-  count: (d: BackofficeDeps, v: Viewer, f: ListFilter) => number;
+  fetch: (d: BackofficeDeps, v: Viewer, f: ListFilter, before?: number) => Promise<Page<T>>;
+  count: (d: BackofficeDeps, v: Viewer, f: ListFilter) => Promise<number>;
   csv: Column<T>[];
   head: string[];
   row: (r: T) => Children;
@@ -83,8 +83,8 @@ const PAYINS: ListDef<PayinListRow> = {
   title: "Pay-ins",
   statuses: PAYIN_STATUSES,
   csvName: "payins.csv",
-  fetch: (d, v, f, before) => listPayins(d.ctx.db, scope(v), f, { before }),
-  count: (d, v, f) => countPayins(d.ctx.db, scope(v), f),
+  fetch: async (d, v, f, before) => await listPayins(d.ctx.db, scope(v), f, { before }),
+  count: async (d, v, f) => await countPayins(d.ctx.db, scope(v), f),
   csv: [
     ...orderCsv<PayinListRow>(),
     { header: "paidAmount", value: (r) => r.paidAmount },
@@ -103,8 +103,8 @@ const PAYOUTS: ListDef<PayoutListRow> = {
   title: "Payouts",
   statuses: PAYOUT_STATUSES,
   csvName: "payouts.csv",
-  fetch: (d, v, f, before) => listPayouts(d.ctx.db, scope(v), f, { before }),
-  count: (d, v, f) => countPayouts(d.ctx.db, scope(v), f),
+  fetch: async (d, v, f, before) => await listPayouts(d.ctx.db, scope(v), f, { before }),
+  count: async (d, v, f) => await countPayouts(d.ctx.db, scope(v), f),
   csv: [
     ...orderCsv<PayoutListRow>(),
     { header: "fee", value: (r) => r.fee },
@@ -124,8 +124,8 @@ const DEPOSITS: ListDef<DepositListRow> = {
   title: "Deposits",
   statuses: DEPOSIT_STATUSES,
   csvName: "deposits.csv",
-  fetch: (d, v, f, before) => listDeposits(d.ctx.db, scope(v), f, decimalsOf(d.ctx), { before }),
-  count: (d, v, f) => countDeposits(d.ctx.db, scope(v), f),
+  fetch: async (d, v, f, before) => await listDeposits(d.ctx.db, scope(v), f, decimalsOf(d.ctx), { before }),
+  count: async (d, v, f) => await countDeposits(d.ctx.db, scope(v), f),
   csv: [
     { header: "depositId", value: (r) => r.id },
     { header: "merchantUid", value: (r) => r.merchantUid },
@@ -192,14 +192,14 @@ function listRoutes<T extends { id: number }>(d: BackofficeDeps, def: ListDef<T>
   return new Elysia({ name: `backoffice-list-${def.path}` })
     .get(
       def.path,
-      page(d, {}, (v, { query }) => {
+      page(d, {}, async (v, { query }) => {
         const f = parseFilter(query, def.statuses);
         const before = query.before && /^\d{1,15}$/.test(query.before) ? Number(query.before) : undefined;
-        const pg = def.fetch(d, v, f, before);
-        const total = def.count(d, v, f);
+        const pg = await def.fetch(d, v, f, before);
+        const total = await def.count(d, v, f);
         return (
           <Layout title={def.title} viewer={v} path={def.path}>
-            <FilterForm merchantUids={v.role === "operator" ? listMerchants(d.ctx.db).map((m) => m.uid) : []} v={v} def={def as unknown as ListDef<never>} f={f} />
+            <FilterForm merchantUids={v.role === "operator" ? (await listMerchants(d.ctx.db)).map((m) => m.uid) : []} v={v} def={def as unknown as ListDef<never>} f={f} />
             <p class="actions">
               <span data-total={total > COUNT_CAP ? `${COUNT_CAP}+` : String(total)} safe>{trf("{n} found", { n: countLabel(total) })}</span>
               <a href={`${def.path}.csv${filterQuery(f)}`}>{trm("Export CSV")}</a>
@@ -217,7 +217,7 @@ function listRoutes<T extends { id: number }>(d: BackofficeDeps, def: ListDef<T>
       `${def.path}.csv`,
       page(d, {}, (v, { query }) => {
         const f = parseFilter(query, def.statuses);
-        return csvResponse(def.csvName, csvStream(def.csv, (before) => def.fetch(d, v, f, before)));
+        return csvResponse(def.csvName, csvStream(def.csv, async (before) => await def.fetch(d, v, f, before)));
       }),
     );
 }
@@ -304,9 +304,9 @@ export function listsRoutes(d: BackofficeDeps) {
     .use(listRoutes(d, DEPOSITS))
     .get(
       "/backoffice/search",
-      page(d, {}, (v, { query }) => {
+      page(d, {}, async (v, { query }) => {
         const q = (query.q ?? "").slice(0, 200);
-        const r = search(d.ctx.db, { merchantId: v.merchantId }, q, decimalsOf(d.ctx));
+        const r = await search(d.ctx.db, { merchantId: v.merchantId }, q, decimalsOf(d.ctx));
         // One record found: open it (its page says what it is); several: the list.
         const one = singleHit(r);
         return one ? redirect(one) : SearchPage({ v, q, r });

@@ -105,9 +105,9 @@ function Onboarded(p: { publicUrl: string; v: Viewer; c: Created }): JSX.Element
 }
 
 /** What the merchant list shows, read by its route handlers (the page runs no query). */
-const loadMerchants = (d: BackofficeDeps) => ({ rows: listMerchants(d.ctx.db), publicUrl: d.ctx.publicUrl });
+const loadMerchants = async (d: BackofficeDeps) => ({ rows: await listMerchants(d.ctx.db), publicUrl: d.ctx.publicUrl });
 
-function MerchantsPage(p: { data: ReturnType<typeof loadMerchants>; v: Viewer; created?: Created; error?: string; form?: Onboarding }): string {
+function MerchantsPage(p: { data: Awaited<ReturnType<typeof loadMerchants>>; v: Viewer; created?: Created; error?: string; form?: Onboarding }): string {
   const { rows } = p.data;
   const f = p.form ?? { name: "", url: "", username: "" };
   return (
@@ -158,9 +158,9 @@ function MerchantsPage(p: { data: ReturnType<typeof loadMerchants>; v: Viewer; c
 }
 
 /** What a merchant's page shows, read by its route handlers (the page runs no query). */
-const loadMerchant = (d: BackofficeDeps, m: Merchant) => ({ m, controls: getPayoutControls(d.ctx.db, m.id), tests: recentTestCallbacks(d.ctx.db, m.id) });
+const loadMerchant = async (d: BackofficeDeps, m: Merchant) => ({ m, controls: await getPayoutControls(d.ctx.db, m.id), tests: await recentTestCallbacks(d.ctx.db, m.id) });
 
-function MerchantPage(p: { data: ReturnType<typeof loadMerchant>; v: Viewer; notice?: string; error?: string; newKey?: string }): string {
+function MerchantPage(p: { data: Awaited<ReturnType<typeof loadMerchant>>; v: Viewer; notice?: string; error?: string; newKey?: string }): string {
   const { v } = p;
   const { m, controls: c } = p.data;
   return (
@@ -241,82 +241,82 @@ function MerchantPage(p: { data: ReturnType<typeof loadMerchant>; v: Viewer; not
 }
 
 export function merchantsRoutes(d: BackofficeDeps) {
-  const load = (uid: string) => {
-    const m = /^[A-Za-z0-9]{1,32}$/.test(uid) ? findMerchantByUid(d.ctx.db, uid) : undefined;
+  const load = async (uid: string) => {
+    const m = /^[A-Za-z0-9]{1,32}$/.test(uid) ? await findMerchantByUid(d.ctx.db, uid) : undefined;
     if (!m) throw new NotFound(tr("No such merchant."));
     return m;
   };
   const op = { role: "operator" as const };
   return new Elysia({ name: "backoffice-merchants" })
-    .get("/backoffice/merchants", page(d, op, (v) => MerchantsPage({ data: loadMerchants(d), v })))
+    .get("/backoffice/merchants", page(d, op, async (v) => MerchantsPage({ data: await loadMerchants(d), v })))
     .post(
       "/backoffice/merchants",
       // A callback URL or a first user changes where money goes or who can act: the password every time.
-      action(d, { ...op, reauth: (b) => (str(b.defaultNotifyUrl).trim() || str(b.username).trim() ? "always" : true) }, (v, { body }) => {
+      action(d, { ...op, reauth: (b) => (str(b.defaultNotifyUrl).trim() || str(b.username).trim() ? "always" : true) }, async (v, { body }) => {
         const form: Onboarding = { name: str(body.name).trim(), url: str(body.defaultNotifyUrl).trim(), username: str(body.username).trim() };
-        const again = (error: string) => html(MerchantsPage({ data: loadMerchants(d), v, form, error }), 400);
-        if (!form.name || [...form.name].length > 100) return again("A merchant name is 1-100 characters.");
+        const again = async (error: string) => html(MerchantsPage({ data: await loadMerchants(d), v, form, error }), 400);
+        if (!form.name || [...form.name].length > 100) return await again("A merchant name is 1-100 characters.");
         try {
           // One transaction: a refused callback URL or username leaves no merchant behind.
-          const created = writeTx(d.ctx.db, (): Created => {
-            const { merchant, apiKey } = createMerchantAudited(mdeps(d), form.name, actorOf(v));
-            if (form.url) updateMerchantSettings({ db: d.ctx.db, now: d.users.now, allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets, releaseHeldCallbacks }, merchant.uid, { defaultNotifyUrl: form.url }, actorOf(v));
-            const user = form.username ? createUser(d.users, { username: form.username, role: "merchant", merchantUid: merchant.uid, mustChangePassword: true }, actorOf(v)) : undefined;
-            return { merchant: load(merchant.uid), apiKey, user: user && { username: user.user.username, password: user.password } };
+          const created = await writeTx(d.ctx.db, async (): Promise<Created> => {
+            const { merchant, apiKey } = await createMerchantAudited(mdeps(d), form.name, actorOf(v));
+            if (form.url) await updateMerchantSettings({ db: d.ctx.db, now: d.users.now, allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets, releaseHeldCallbacks }, merchant.uid, { defaultNotifyUrl: form.url }, actorOf(v));
+            const user = form.username ? await createUser(d.users, { username: form.username, role: "merchant", merchantUid: merchant.uid, mustChangePassword: true }, actorOf(v)) : undefined;
+            return { merchant: await load(merchant.uid), apiKey, user: user && { username: user.user.username, password: user.password } };
           });
-          return MerchantsPage({ data: loadMerchants(d), v, created });
+          return MerchantsPage({ data: await loadMerchants(d), v, created });
         } catch (e) {
-          if (e instanceof SettingsError) return again(errorSentence(locale(), e));
-          if (e instanceof UserError) return again(errorSentence(locale(), e));
+          if (e instanceof SettingsError) return await again(errorSentence(locale(), e));
+          if (e instanceof UserError) return await again(errorSentence(locale(), e));
           throw e;
         }
       }),
     )
     .post(
       "/backoffice/merchants/:uid/test-callback",
-      action(d, op, (v, { params }) => {
-        const m = load(params.uid);
-        const refused = queueTestCallback({ db: d.ctx.db, now: d.users.now, kick: d.kick }, m.id);
-        if (refused) return html(MerchantPage({ data: loadMerchant(d, m), v, error: refused.error }), refused.status);
+      action(d, op, async (v, { params }) => {
+        const m = await load(params.uid);
+        const refused = await queueTestCallback({ db: d.ctx.db, now: d.users.now, kick: d.kick }, m.id);
+        if (refused) return html(MerchantPage({ data: await loadMerchant(d, m), v, error: refused.error }), refused.status);
         return redirect(`/backoffice/merchants/${m.uid}?done=test`);
       }),
     )
-    .get("/backoffice/merchants/:uid", page(d, op, (v, { params, query }) => MerchantPage({ data: loadMerchant(d, load(params.uid)), v, notice: NOTICES[query.done ?? ""] })))
+    .get("/backoffice/merchants/:uid", page(d, op, async (v, { params, query }) => MerchantPage({ data: await loadMerchant(d, await load(params.uid)), v, notice: NOTICES[query.done ?? ""] })))
     .post(
       "/backoffice/merchants/:uid/status",
-      action(d, { ...op, reauth: "always" }, (v, { params, body }) => {
-        const m = load(params.uid);
-        setMerchantStatusAudited(mdeps(d), m.uid, str(body.status) === "active" ? "active" : "disabled", actorOf(v));
+      action(d, { ...op, reauth: "always" }, async (v, { params, body }) => {
+        const m = await load(params.uid);
+        await setMerchantStatusAudited(mdeps(d), m.uid, str(body.status) === "active" ? "active" : "disabled", actorOf(v));
         return redirect(`/backoffice/merchants/${m.uid}?done=status`);
       }),
     )
     .post(
       "/backoffice/merchants/:uid/rotate",
-      action(d, { ...op, reauth: "always" }, (v, { params }) => {
-        const m = load(params.uid);
-        const r = rotateKeyAudited(mdeps(d), m.uid, parseDuration(d.ctx.config.auth.rotation_grace), actorOf(v));
-        return MerchantPage({ data: loadMerchant(d, load(m.uid)), v, newKey: r.apiKey, notice: trf("New key issued; the previous one still signs requests for {grace}.", { grace: d.ctx.config.auth.rotation_grace }) });
+      action(d, { ...op, reauth: "always" }, async (v, { params }) => {
+        const m = await load(params.uid);
+        const r = await rotateKeyAudited(mdeps(d), m.uid, parseDuration(d.ctx.config.auth.rotation_grace), actorOf(v));
+        return MerchantPage({ data: await loadMerchant(d, await load(m.uid)), v, newKey: r.apiKey, notice: trf("New key issued; the previous one still signs requests for {grace}.", { grace: d.ctx.config.auth.rotation_grace }) });
       }),
     )
     .post(
       "/backoffice/merchants/:uid/settings",
-      action(d, { ...op, reauth: "always" }, (v, { params, body }) => {
-        const m = load(params.uid);
+      action(d, { ...op, reauth: "always" }, async (v, { params, body }) => {
+        const m = await load(params.uid);
         const opt = (k: string) => {
           const s = str(body[k]).trim();
           return s === "" ? null : s;
         };
         try {
           // One transaction: a refused value leaves every setting as it was.
-          writeTx(d.ctx.db, () => {
-          renameMerchant(mdeps(d), m.uid, str(body.name), actorOf(v));
-          updateMerchantSettings(
+          await writeTx(d.ctx.db, async () => {
+          await renameMerchant(mdeps(d), m.uid, str(body.name), actorOf(v));
+          await updateMerchantSettings(
             { db: d.ctx.db, now: d.users.now, allowPrivateTargets: d.ctx.config.callbacks.allow_private_targets, releaseHeldCallbacks },
             m.uid,
             { defaultNotifyUrl: opt("defaultNotifyUrl"), ipAllowlist: str(body.ipAllowlist).split(/[\s,]+/).filter(Boolean) },
             actorOf(v),
           );
-          setPayoutControlsAudited(
+          await setPayoutControlsAudited(
             mdeps(d),
             m.uid,
             {
@@ -330,8 +330,8 @@ export function merchantsRoutes(d: BackofficeDeps) {
           );
           });
         } catch (e) {
-          if (e instanceof SettingsError) return MerchantPage({ data: loadMerchant(d, load(m.uid)), v, error: errorSentence(locale(), e) });
-          if (e instanceof ControlsError) return MerchantPage({ data: loadMerchant(d, load(m.uid)), v, error: e.message });
+          if (e instanceof SettingsError) return MerchantPage({ data: await loadMerchant(d, await load(m.uid)), v, error: errorSentence(locale(), e) });
+          if (e instanceof ControlsError) return MerchantPage({ data: await loadMerchant(d, await load(m.uid)), v, error: e.message });
           throw e;
         }
         d.kick();
@@ -340,14 +340,14 @@ export function merchantsRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/merchants/:uid/fee",
-      action(d, { ...op, reauth: true }, (v, { params, body }) => {
-        const m = load(params.uid);
+      action(d, { ...op, reauth: true }, async (v, { params, body }) => {
+        const m = await load(params.uid);
         const delta = str(body.delta).trim();
-        if (!/^-?\d{1,12}(\.\d{1,6})?$/.test(delta) || /^-?0+(\.0+)?$/.test(delta)) return MerchantPage({ data: loadMerchant(d, m), v, error: "Give a non-zero amount with at most 6 decimals (negative to debit)." });
+        if (!/^-?\d{1,12}(\.\d{1,6})?$/.test(delta) || /^-?0+(\.0+)?$/.test(delta)) return MerchantPage({ data: await loadMerchant(d, m), v, error: "Give a non-zero amount with at most 6 decimals (negative to debit)." });
         try {
-          adjustFeeBalanceAudited(mdeps(d), m.uid, delta, str(body.note), actorOf(v));
+          await adjustFeeBalanceAudited(mdeps(d), m.uid, delta, str(body.note), actorOf(v));
         } catch (e) {
-          if (e instanceof ControlsError) return MerchantPage({ data: loadMerchant(d, m), v, error: e.message });
+          if (e instanceof ControlsError) return MerchantPage({ data: await loadMerchant(d, m), v, error: e.message });
           throw e;
         }
         return redirect(`/backoffice/merchants/${m.uid}?done=fee`);

@@ -105,19 +105,19 @@ function timeline(o: OrderDetail): TimelineItem[] {
 }
 
 /** What the order page shows besides the order itself, read by its route handlers (the page runs no query). */
-function loadOrderPage(d: BackofficeDeps, o: OrderDetail) {
+async function loadOrderPage(d: BackofficeDeps, o: OrderDetail) {
   return {
     o,
-    invoiceNo: o.payin?.invoiceId != null ? invoiceNoOf(d.ctx.db, o.payin.invoiceId) : null,
-    compat: o.payin?.compat != null ? compatSideOf(d.ctx.db, o.payin.id) : undefined,
-    costs: o.payout ? costsOfPayout(d.ctx.db, o.payout.id) : costsOfPayin(d.ctx.db, o.payin!),
-    resolve: o.payin ? resolveOptionsOf(d, o.payin) : null,
-    refunds: o.payin ? orderRefundsOf(d, o.payin) : { rows: [], left: 0n },
+    invoiceNo: o.payin?.invoiceId != null ? await invoiceNoOf(d.ctx.db, o.payin.invoiceId) : null,
+    compat: o.payin?.compat != null ? await compatSideOf(d.ctx.db, o.payin.id) : undefined,
+    costs: o.payout ? await costsOfPayout(d.ctx.db, o.payout.id) : await costsOfPayin(d.ctx.db, o.payin!),
+    resolve: o.payin ? await resolveOptionsOf(d, o.payin) : null,
+    refunds: o.payin ? await orderRefundsOf(d, o.payin) : { rows: [], left: 0n },
     now: d.users.now(),
     maxDeliveries: maxDeliveries(d),
   };
 }
-type OrderPageData = ReturnType<typeof loadOrderPage>;
+type OrderPageData = Awaited<ReturnType<typeof loadOrderPage>>;
 
 function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; notice?: string; error?: string }): string {
   const { v, display, data } = p;
@@ -290,35 +290,35 @@ function OrderPage(p: { data: OrderPageData; display: DisplayCtx; v: Viewer; not
 }
 
 export function orderRoutes(d: BackofficeDeps) {
-  const load = (v: Viewer, orderNo: string) => {
-    const o = orderDetail(d.ctx.db, { merchantId: v.merchantId }, orderNo);
+  const load = async (v: Viewer, orderNo: string) => {
+    const o = await orderDetail(d.ctx.db, { merchantId: v.merchantId }, orderNo);
     if (!o) throw new NotFound("No such order.");
     return o;
   };
-  const payinAction = (name: string, reauth: boolean, fn: (v: Viewer, o: OrderDetail, body: Record<string, unknown>) => void) =>
-    action(d, { role: "operator", reauth }, (v, { params, body }) => {
-      const o = load(v, params.orderNo);
+  const payinAction = (name: string, reauth: boolean, fn: (v: Viewer, o: OrderDetail, body: Record<string, unknown>) => Promise<unknown>) =>
+    action(d, { role: "operator", reauth }, async (v, { params, body }) => {
+      const o = await load(v, params.orderNo);
       if (!o.payin) throw new NotFound("No such pay-in order.");
       try {
-        fn(v, o, body);
+        await fn(v, o, body);
       } catch (e) {
-        if (e instanceof DomainError) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: errorText(locale(), e) });
+        if (e instanceof DomainError) return OrderPage({ data: await loadOrderPage(d, await load(v, params.orderNo)), display: d.ctx, v, error: errorText(locale(), e) });
         throw e;
       }
       d.kick();
       return redirect(`/backoffice/orders/${o.payin.orderNo}?done=${name}`);
     });
   // Refunds and the guided resolution: both roles (scoped by load), confirmed with the password.
-  const moneyAction = (name: string, fn: (v: Viewer, o: PayinOrderRow, body: Record<string, unknown>, once: string | null) => unknown) =>
-    action(d, { reauth: "always" }, (v, { params, body, once }) => {
-      const o = load(v, params.orderNo);
+  const moneyAction = (name: string, fn: (v: Viewer, o: PayinOrderRow, body: Record<string, unknown>, once: string | null) => Promise<unknown>) =>
+    action(d, { reauth: "always" }, async (v, { params, body, once }) => {
+      const o = await load(v, params.orderNo);
       if (!o.payin) throw new NotFound("No such pay-in order.");
       try {
         // The refund's payout goes out with the next payout run (every second), like a batch's.
-        fn(v, o.payin, body, once ?? null);
+        await fn(v, o.payin, body, once ?? null);
       } catch (e) {
         const why = refundProblem(e);
-        if (why !== null) return OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, error: why });
+        if (why !== null) return OrderPage({ data: await loadOrderPage(d, await load(v, params.orderNo)), display: d.ctx, v, error: why });
         throw e;
       }
       d.kick();
@@ -327,47 +327,47 @@ export function orderRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-order" })
     .post(
       "/backoffice/orders/:orderNo/refund",
-      moneyAction("refunded", (v, o, b, once) => {
+      moneyAction("refunded", async (v, o, b, once) => {
         const link = str(b.mode as string) === "link";
         const toAddress = str(b.toAddress as string).trim();
         if (!link && !toAddress) throw new OperatorError("refund.address_missing");
-        return createRefund(d.ctx, o.merchantId, o.orderNo, { refundNo: backofficeRefundNo(once, d.ctx.clock.now()), amount: str(b.amount as string).trim(), ...(link ? {} : { toAddress }) }, { source: "backoffice", actor: actorOf(v) });
+        return await createRefund(d.ctx, o.merchantId, o.orderNo, { refundNo: backofficeRefundNo(once, d.ctx.clock.now()), amount: str(b.amount as string).trim(), ...(link ? {} : { toAddress }) }, { source: "backoffice", actor: actorOf(v) });
       }),
     )
     .post(
       "/backoffice/orders/:orderNo/resolve",
-      moneyAction("resolved", (v, o, b) => {
+      moneyAction("resolved", async (v, o, b) => {
         const choice = str(b.choice as string) as Resolution;
         if (!RESOLUTIONS.includes(choice)) throw new OperatorError("resolve.choose");
-        const r = resolveFrozen(d.ctx, o.orderNo, choice, { note: str(b.note as string), toAddress: str(b.toAddress as string) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
+        const r = await resolveFrozen(d.ctx, o.orderNo, choice, { note: str(b.note as string), toAddress: str(b.toAddress as string) }, actorOf(v), { merchantId: v.merchantId ?? undefined });
         return r.refund ?? undefined;
       }),
     )
     .get(
       "/backoffice/orders/:orderNo",
-      page(d, {}, (v, { params, query }) => OrderPage({ data: loadOrderPage(d, load(v, params.orderNo)), display: d.ctx, v, notice: NOTICES[query.done ?? ""] })),
+      page(d, {}, async (v, { params, query }) => OrderPage({ data: await loadOrderPage(d, await load(v, params.orderNo)), display: d.ctx, v, notice: NOTICES[query.done ?? ""] })),
     )
     .post(
       "/backoffice/orders/:orderNo/freeze",
       // A reason is asked for, not required: the audit entry names who froze it either way.
-      payinAction("frozen", false, (v, o, b) => freezeOrder(d.ctx, o.payin!.orderNo, str(b.reason as string).trim() || `frozen in the back office by ${v.user.username}`, actorOf(v))),
+      payinAction("frozen", false, async (v, o, b) => await freezeOrder(d.ctx, o.payin!.orderNo, str(b.reason as string).trim() || `frozen in the back office by ${v.user.username}`, actorOf(v))),
     )
-    .post("/backoffice/orders/:orderNo/release", payinAction("released", true, (v, o) => releaseOrder(d.ctx, o.payin!.orderNo, actorOf(v))))
-    .post("/backoffice/orders/:orderNo/cancel", payinAction("cancelled", false, (v, o) => cancelOrder(d.ctx, o.payin!.orderNo, actorOf(v))))
+    .post("/backoffice/orders/:orderNo/release", payinAction("released", true, async (v, o) => await releaseOrder(d.ctx, o.payin!.orderNo, actorOf(v))))
+    .post("/backoffice/orders/:orderNo/cancel", payinAction("cancelled", false, async (v, o) => await cancelOrder(d.ctx, o.payin!.orderNo, actorOf(v))))
     .post(
       "/backoffice/callbacks/:eventId/resend",
       action(d, {}, async (v, { params, body }) => {
-        const c = callbackScopeOk(d.ctx.db, { merchantId: v.merchantId }, params.eventId);
+        const c = await callbackScopeOk(d.ctx.db, { merchantId: v.merchantId }, params.eventId);
         if (!c) throw new NotFound("No such callback.");
         const back = (() => {
           const b = str(body.back);
           return b.startsWith("/backoffice/") && !b.startsWith("//") ? b : `/backoffice/orders/${c.orderNo}`;
         })();
-        const before = attemptCount(d.ctx.db, c.id);
+        const before = await attemptCount(d.ctx.db, c.id);
         try {
-          writeTx(d.ctx.db, (tx) => {
-            resendCallback(tx, c.id, d.users.now(), { merchantId: v.merchantId ?? undefined });
-            recordAudit(tx, { ...actorOf(v), action: "callback.resend", target: `${c.kind}:${c.orderNo}`, after: { eventId: c.id }, at: d.users.now() });
+          await writeTx(d.ctx.db, async (tx) => {
+            await resendCallback(tx, c.id, d.users.now(), { merchantId: v.merchantId ?? undefined });
+            await recordAudit(tx, { ...actorOf(v), action: "callback.resend", target: `${c.kind}:${c.orderNo}`, after: { eventId: c.id }, at: d.users.now() });
           });
         } catch (e) {
           if (e instanceof CallbackBusy || e instanceof CallbackNotFound) return redirect(back);
@@ -376,7 +376,7 @@ export function orderRoutes(d: BackofficeDeps) {
         d.kick();
         // Give the worker a moment so the page shows the new attempt (delivery has a timeout of its own).
         for (let i = 0; i < 60; i++) {
-          const n = attemptCount(d.ctx.db, c.id);
+          const n = await attemptCount(d.ctx.db, c.id);
           if (n > before) break;
           await Bun.sleep(50);
         }
@@ -397,7 +397,7 @@ function NetworkCost(p: { payout: boolean; rows: readonly CostRow[] }): JSX.Elem
 }
 
 /** A shop plugin's order (DESIGN 19): its price in the shop's currency and what the shop hears. */
-function ShopPlugin({ c }: { c: ReturnType<typeof compatSideOf> }): JSX.Element {
+function ShopPlugin({ c }: { c: Awaited<ReturnType<typeof compatSideOf>> }): JSX.Element {
   if (!c) return <></>;
   return (
     <>

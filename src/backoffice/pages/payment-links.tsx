@@ -118,14 +118,14 @@ function LinksTable(p: { v: Viewer; rows: InvoiceListRow[] }): JSX.Element {
 }
 
 /** What the payment links page shows, read by its route handlers (the page runs no query). */
-function loadLinks(d: BackofficeDeps, v: Viewer, pageNo: number) {
+async function loadLinks(d: BackofficeDeps, v: Viewer, pageNo: number) {
   return {
-    rows: listInvoices(d.ctx.db, { merchantId: v.merchantId ?? undefined, limit: PAGE + 1, offset: pageNo * PAGE }),
+    rows: await listInvoices(d.ctx.db, { merchantId: v.merchantId ?? undefined, limit: PAGE + 1, offset: pageNo * PAGE }),
     currencies: priceCurrencies(d.ctx.config),
     offered: enabledPayments(d.ctx),
   };
 }
-type LinksData = ReturnType<typeof loadLinks>;
+type LinksData = Awaited<ReturnType<typeof loadLinks>>;
 
 function LinksPage(p: { data: LinksData; v: Viewer; page: number; draft?: Draft; error?: string }): string {
   const { data, v } = p;
@@ -160,13 +160,13 @@ function LinksPage(p: { data: LinksData; v: Viewer; page: number; draft?: Draft;
 }
 
 /** A payment link with its timeline and callbacks, read by its route handler (the page runs no query). */
-function loadLink(d: BackofficeDeps, v: Viewer, invoiceNo: string) {
-  const r = listInvoices(d.ctx.db, { merchantId: v.merchantId ?? undefined, invoiceNo, limit: 1 })[0];
+async function loadLink(d: BackofficeDeps, v: Viewer, invoiceNo: string) {
+  const r = (await listInvoices(d.ctx.db, { merchantId: v.merchantId ?? undefined, invoiceNo, limit: 1 }))[0];
   if (!r) throw new NotFound(tr("There is no such payment link."));
-  return { r, events: eventsOf(d.ctx.db, r.invoiceNo), callbacks: invoiceCallbacks(d.ctx.db, r.invoiceNo), now: d.users.now(), maxDeliveries: maxDeliveries(d) };
+  return { r, events: await eventsOf(d.ctx.db, r.invoiceNo), callbacks: await invoiceCallbacks(d.ctx.db, r.invoiceNo), now: d.users.now(), maxDeliveries: maxDeliveries(d) };
 }
 
-function LinkPage(p: { data: ReturnType<typeof loadLink>; v: Viewer; created: boolean }): string {
+function LinkPage(p: { data: Awaited<ReturnType<typeof loadLink>>; v: Viewer; created: boolean }): string {
   const { v, data } = p;
   const { r } = data;
   return (
@@ -257,23 +257,23 @@ function causeOfInvoice(raw: string): string {
 
 export function paymentLinkRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-payment-links" })
-    .get(PATH, page(d, {}, (v, { query }) => {
+    .get(PATH, page(d, {}, async (v, { query }) => {
       const pageNo = Math.max(0, Number.parseInt(query.page ?? "0", 10) || 0);
-      return LinksPage({ data: loadLinks(d, v, pageNo), v, page: pageNo });
+      return LinksPage({ data: await loadLinks(d, v, pageNo), v, page: pageNo });
     }))
-    .get(`${PATH}/:invoiceNo`, page(d, {}, (v, { params, query }) => LinkPage({ data: loadLink(d, v, params.invoiceNo!), v, created: query.created === "1" })))
+    .get(`${PATH}/:invoiceNo`, page(d, {}, async (v, { params, query }) => LinkPage({ data: await loadLink(d, v, params.invoiceNo!), v, created: query.created === "1" })))
     .post(
       PATH,
-      action(d, { role: "merchant" }, (v, { body }) => {
+      action(d, { role: "merchant" }, async (v, { body }) => {
         const draft: Draft = { amount: str(body.amount).trim(), currency: str(body.currency), description: str(body.description).trim(), networks: listOf(body.networks), minutes: str(body.minutes).trim() };
-        const key = v.merchantId === null ? undefined : currentKey(d.ctx.db, v.merchantId);
+        const key = v.merchantId === null ? undefined : await currentKey(d.ctx.db, v.merchantId);
         if (!key || v.merchantId === null) throw new NotFound();
         const minutes = /^\d{1,5}$/.test(draft.minutes) ? Number(draft.minutes) : Number.NaN;
         try {
           if (!draft.networks.length) throw new AppError(10001, { fields: { payments: "choose at least one network" } });
           if (!/^(0|[1-9]\d*)(\.\d{1,6})?$/.test(draft.amount)) throw new AppError(10001, { fields: { priceAmount: "must be a number such as 100 or 99.50" } });
           if (!(minutes >= 5 && minutes <= 1440)) throw new AppError(10001, { fields: { expireMinutes: "must be a whole number of minutes from 5 to 1440" } });
-          const inv = createInvoice(
+          const inv = await createInvoice(
             d.ctx,
             v.merchantId,
             key.id,
@@ -290,7 +290,7 @@ export function paymentLinkRoutes(d: BackofficeDeps) {
           d.kick();
           return redirect(`${PATH}/${encodeURIComponent(inv.invoiceNo)}?created=1`);
         } catch (e) {
-          if (e instanceof AppError) return LinksPage({ data: loadLinks(d, v, 0), v, page: 0, draft, error: problemText(e) });
+          if (e instanceof AppError) return LinksPage({ data: await loadLinks(d, v, 0), v, page: 0, draft, error: problemText(e) });
           throw e;
         }
       }),

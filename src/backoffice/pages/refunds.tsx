@@ -90,18 +90,18 @@ export interface RefundsData {
 }
 
 /** The order page's refund data (nothing is refundable while the order is frozen). */
-export function orderRefundsOf(d: BackofficeDeps, o: PayinOrderRow): RefundsData {
-  return { rows: refundsOfOrder(d.ctx.db, o.id), left: o.status === "frozen_abnormal" ? 0n : refundableAmount(d.ctx.refundPayins, d.ctx.db, o) };
+export async function orderRefundsOf(d: BackofficeDeps, o: PayinOrderRow): Promise<RefundsData> {
+  return { rows: await refundsOfOrder(d.ctx.db, o.id), left: o.status === "frozen_abnormal" ? 0n : await refundableAmount(d.ctx.refundPayins, d.ctx.db, o) };
 }
 
 /** The deposit page's refund data: a confirmed unmatched deposit (open, or partly refunded) is refundable. */
-export function depositRefundsOf(d: BackofficeDeps, t: TransferRow): RefundsData {
+export async function depositRefundsOf(d: BackofficeDeps, t: TransferRow): Promise<RefundsData> {
   const refundable = t.unmatchedReason !== null && t.status === "confirmed" && (t.resolution === null || t.resolution === "refunded");
-  return { rows: refundsOfDeposit(d.ctx.db, t.id), left: refundable ? depositRefundable(d.ctx.db, t) : 0n };
+  return { rows: await refundsOfDeposit(d.ctx.db, t.id), left: refundable ? await depositRefundable(d.ctx.db, t) : 0n };
 }
 
 /** A frozen order's resolution options (null for any other order), read by the order page's loader. */
-export const resolveOptionsOf = (d: BackofficeDeps, o: PayinOrderRow) => (o.status === "frozen_abnormal" ? resolutionOptions(d.ctx, o) : null);
+export const resolveOptionsOf = async (d: BackofficeDeps, o: PayinOrderRow) => (o.status === "frozen_abnormal" ? await resolutionOptions(d.ctx, o) : null);
 
 function RefundTable(p: { display: DisplayCtx; rows: RefundRow[] }): JSX.Element {
   return (
@@ -176,7 +176,7 @@ const said = (t: MadeText) => trf(t.template, t.values);
  * produces beside its radio button (a refused one disabled, with why), nothing chosen beforehand,
  * a note, the password; beside "Resolve" the consequence of the choice made (CSS :has, no script).
  */
-export function ResolveFrozen(p: { options: ReturnType<typeof resolveOptionsOf>; v: Viewer; o: PayinOrderRow; back: string }): JSX.Element {
+export function ResolveFrozen(p: { options: Awaited<ReturnType<typeof resolveOptionsOf>>; v: Viewer; o: PayinOrderRow; back: string }): JSX.Element {
   const { v, o } = p;
   const r = p.options;
   if (o.status !== "frozen_abnormal" || !r) return <></>;

@@ -141,8 +141,8 @@ function RecoveryPage(p: { v: Viewer; codes: string[] }): string {
 }
 
 export function securityRoutes(d: BackofficeDeps) {
-  const pendingSecret = (v: Viewer): string | null => {
-    const u = userById(d.ctx.db, v.user.id);
+  const pendingSecret = async (v: Viewer): Promise<string | null> => {
+    const u = await userById(d.ctx.db, v.user.id);
     return u && u.totpEnabledAt === null && u.totpSecretEnc ? d.ctx.cipher.decrypt(u.totpSecretEnc) : null;
   };
   const enrolling = { during: ["2fa" as const] };
@@ -164,35 +164,35 @@ export function securityRoutes(d: BackofficeDeps) {
           if (e instanceof UserError) return html(NewPasswordPage({ v, error: errorSentence(locale(), e) }), 400);
           throw e;
         }
-        recordAudit(d.ctx.db, { ...actorOf(v), action: "user.password_change", target: `user:${v.user.username}`, at: d.users.now() });
+        await recordAudit(d.ctx.db, { ...actorOf(v), action: "user.password_change", target: `user:${v.user.username}`, at: d.users.now() });
         return redirect("/backoffice");
       }),
     )
     .get(
       "/backoffice/security",
-      page(d, enrolling, (v, { query }) => SecurityPage({ sessions: activeSessions(d.users, d.policy, v.user.id), v, notice: NOTICES[query.done ?? ""] })),
+      page(d, enrolling, async (v, { query }) => SecurityPage({ sessions: await activeSessions(d.users, d.policy, v.user.id), v, notice: NOTICES[query.done ?? ""] })),
     )
     .post(
       "/backoffice/security/totp",
       // A stolen session must not enrol its own second factor (locking the owner out): password first.
-      action(d, { ...enrolling, reauth: "always" }, (v) => {
+      action(d, { ...enrolling, reauth: "always" }, async (v) => {
         if (v.totp) return redirect("/backoffice/security");
         // The secret waits, encrypted, until a code from the app proves it was stored.
         const secret = newTotpSecret();
-        storePendingTotpSecret(d.users, v.user.id, secret);
+        await storePendingTotpSecret(d.users, v.user.id, secret);
         return EnrollPage({ v, secret });
       }),
     )
     .post(
       "/backoffice/security/totp/confirm",
-      action(d, enrolling, (v, { body }) => {
-        const secret = pendingSecret(v);
+      action(d, enrolling, async (v, { body }) => {
+        const secret = await pendingSecret(v);
         if (v.totp || !secret) return redirect("/backoffice/security");
         const step = totpStep(v.user.username, secret, str(body.code), d.users.now());
         if (step === null) return EnrollPage({ v, secret, error: "That code is not valid. Check the app and try the current code." });
         const codes = newRecoveryCodes();
-        enableTotp(d.users, v.user.id, secret, codes, step);
-        recordAudit(d.ctx.db, { ...actorOf(v), action: "user.totp_enable", target: `user:${v.user.username}`, at: d.users.now() });
+        await enableTotp(d.users, v.user.id, secret, codes, step);
+        await recordAudit(d.ctx.db, { ...actorOf(v), action: "user.totp_enable", target: `user:${v.user.username}`, at: d.users.now() });
         return RecoveryPage({ v, codes });
       }),
     )
@@ -201,21 +201,21 @@ export function securityRoutes(d: BackofficeDeps) {
       action(d, {}, async (v, { request, body }) => {
         // The current password is an attempt like a sign-in: counted, refused while locked.
         const r = await reauthenticate(d.users, v.session, v.user, str(body.current), d.clientAddr(request), { passwordOnly: true });
-        if (r !== "ok") return SecurityPage({ sessions: activeSessions(d.users, d.policy, v.user.id), v, error: r === "invalid" ? "The current password is not right." : "Too many failed attempts for this username. Try again in 15 minutes." });
+        if (r !== "ok") return SecurityPage({ sessions: await activeSessions(d.users, d.policy, v.user.id), v, error: r === "invalid" ? "The current password is not right." : "Too many failed attempts for this username. Try again in 15 minutes." });
         try {
           await changePassword(d.users, v.user.id, str(body.new), v.session.id);
         } catch (e) {
-          if (e instanceof UserError) return SecurityPage({ sessions: activeSessions(d.users, d.policy, v.user.id), v, error: errorSentence(locale(), e) });
+          if (e instanceof UserError) return SecurityPage({ sessions: await activeSessions(d.users, d.policy, v.user.id), v, error: errorSentence(locale(), e) });
           throw e;
         }
-        recordAudit(d.ctx.db, { ...actorOf(v), action: "user.password_change", target: `user:${v.user.username}`, at: d.users.now() });
+        await recordAudit(d.ctx.db, { ...actorOf(v), action: "user.password_change", target: `user:${v.user.username}`, at: d.users.now() });
         return redirect("/backoffice/security?done=password");
       }),
     )
     .post(
       "/backoffice/security/sessions/end",
-      action(d, {}, (v, { body }) => {
-        revokeSession(d.users, str(body.id), { userId: v.user.id });
+      action(d, {}, async (v, { body }) => {
+        await revokeSession(d.users, str(body.id), { userId: v.user.id });
         return redirect("/backoffice/security?done=session");
       }),
     );

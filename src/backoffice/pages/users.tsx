@@ -18,13 +18,13 @@ interface UserForm {
 }
 
 /** The users and merchants the users page shows, read by its route handlers (the page runs no query). */
-function loadUsers(d: BackofficeDeps) {
-  const merchants = listMerchants(d.ctx.db);
+async function loadUsers(d: BackofficeDeps) {
+  const merchants = await listMerchants(d.ctx.db);
   const uids = new Map(merchants.map((m) => [m.id, m.uid]));
-  return { merchants, users: listUsers(d.ctx.db).map((u) => describeUser(u, u.merchantId ? (uids.get(u.merchantId) ?? null) : null)) };
+  return { merchants, users: (await listUsers(d.ctx.db)).map((u) => describeUser(u, u.merchantId ? (uids.get(u.merchantId) ?? null) : null)) };
 }
 
-function UsersPage(p: { data: ReturnType<typeof loadUsers>; v: Viewer; secret?: { username: string; password: string }; notice?: string; error?: string; form?: UserForm }): string {
+function UsersPage(p: { data: Awaited<ReturnType<typeof loadUsers>>; v: Viewer; secret?: { username: string; password: string }; notice?: string; error?: string; form?: UserForm }): string {
   const f = p.form ?? { username: "", role: "merchant", merchant: "" };
   const { merchants, users } = p.data;
   return (
@@ -120,29 +120,29 @@ function UsersPage(p: { data: ReturnType<typeof loadUsers>; v: Viewer; secret?: 
 
 export function usersRoutes(d: BackofficeDeps) {
   const op = { role: "operator" as const };
-  const handle = (v: Viewer, fn: () => { secret?: { username: string; password: string }; notice?: string }, form?: UserForm) => {
+  const handle = async (v: Viewer, fn: () => Promise<{ secret?: { username: string; password: string }; notice?: string }>, form?: UserForm) => {
     try {
-      return UsersPage({ data: loadUsers(d), v, ...fn() });
+      return UsersPage({ data: await loadUsers(d), v, ...await fn() });
     } catch (e) {
-      if (e instanceof UserError) return html(UsersPage({ data: loadUsers(d), v, error: errorSentence(locale(), e), form }), 400);
+      if (e instanceof UserError) return html(UsersPage({ data: await loadUsers(d), v, error: errorSentence(locale(), e), form }), 400);
       throw e;
     }
   };
   return new Elysia({ name: "backoffice-users" })
-    .get("/backoffice/users", page(d, op, (v) => UsersPage({ data: loadUsers(d), v })))
+    .get("/backoffice/users", page(d, op, async (v) => UsersPage({ data: await loadUsers(d), v })))
     .post(
       "/backoffice/users",
       // A new user (an operator even) is who can act: the password every time.
-      action(d, { ...op, reauth: "always" }, (v, { body }) => {
+      action(d, { ...op, reauth: "always" }, async (v, { body }) => {
         const form: UserForm = { username: str(body.username).trim(), role: str(body.role) === "operator" ? "operator" : "merchant", merchant: str(body.merchant) };
-        return handle(
+        return await handle(
           v,
-          () => {
+          async () => {
             const role = form.role === "operator" ? "operator" : "merchant";
             // The service's wording names the CLI flag; here it is the form's field.
             if (role === "merchant" && !form.merchant) throw new UserError("user.merchant_unchosen");
             const merchantUid = role === "merchant" ? form.merchant : undefined;
-            const r = createUser(d.users, { username: form.username, role, merchantUid, mustChangePassword: true }, actorOf(v));
+            const r = await createUser(d.users, { username: form.username, role, merchantUid, mustChangePassword: true }, actorOf(v));
             return { secret: { username: r.user.username, password: r.password }, notice: trf("User {username} created.", { username: r.user.username }) };
           },
           form,
@@ -151,27 +151,27 @@ export function usersRoutes(d: BackofficeDeps) {
     )
     .post(
       "/backoffice/users/status",
-      action(d, { ...op, reauth: "always" }, (v, { body }) =>
-        handle(v, () => {
-          const u = setUserStatus(d.users, str(body.username), str(body.status) === "active" ? "active" : "disabled", actorOf(v));
+      action(d, { ...op, reauth: "always" }, async (v, { body }) =>
+        await handle(v, async () => {
+          const u = await setUserStatus(d.users, str(body.username), str(body.status) === "active" ? "active" : "disabled", actorOf(v));
           return { notice: trf(u.status === "active" ? "{username} is active." : "{username} is disabled.", { username: u.username }) };
         }),
       ),
     )
     .post(
       "/backoffice/users/reset-password",
-      action(d, { ...op, reauth: "always" }, (v, { body }) =>
-        handle(v, () => {
-          const r = resetPassword(d.users, str(body.username), actorOf(v), { mustChangePassword: true });
+      action(d, { ...op, reauth: "always" }, async (v, { body }) =>
+        await handle(v, async () => {
+          const r = await resetPassword(d.users, str(body.username), actorOf(v), { mustChangePassword: true });
           return { secret: { username: r.user.username, password: r.password }, notice: tr("Password reset; their sessions ended.") };
         }),
       ),
     )
     .post(
       "/backoffice/users/reset-2fa",
-      action(d, { ...op, reauth: "always" }, (v, { body }) =>
-        handle(v, () => {
-          const u = resetTotp(d.users, str(body.username), actorOf(v));
+      action(d, { ...op, reauth: "always" }, async (v, { body }) =>
+        await handle(v, async () => {
+          const u = await resetTotp(d.users, str(body.username), actorOf(v));
           return { notice: trf("Two-factor authentication of {username} removed.", { username: u.username }) };
         }),
       ),

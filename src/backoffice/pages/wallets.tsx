@@ -15,10 +15,10 @@ const PATH = "/backoffice/wallets";
 const PAGE = 100;
 
 /** The wallets page's rows, read by its route handler (the page runs no query). */
-const loadWallets = (d: BackofficeDeps, v: Viewer, q: string | undefined, pageNo: number) =>
-  exclusiveWallets(d.ctx.db, { merchantId: v.merchantId ?? undefined, q: q?.trim() || undefined, limit: PAGE + 1, offset: pageNo * PAGE });
+const loadWallets = async (d: BackofficeDeps, v: Viewer, q: string | undefined, pageNo: number) =>
+  await exclusiveWallets(d.ctx.db, { merchantId: v.merchantId ?? undefined, q: q?.trim() || undefined, limit: PAGE + 1, offset: pageNo * PAGE });
 
-function WalletsPage(p: { rows: ReturnType<typeof loadWallets>; display: DisplayCtx; v: Viewer; q?: string; page: number }): string {
+function WalletsPage(p: { rows: Awaited<ReturnType<typeof loadWallets>>; display: DisplayCtx; v: Viewer; q?: string; page: number }): string {
   const { display, v, rows } = p;
   const more = rows.length > PAGE;
   const operator = v.role === "operator";
@@ -89,7 +89,7 @@ function WalletsPage(p: { rows: ReturnType<typeof loadWallets>; display: Display
   ) as string;
 }
 
-function WalletPage(p: { found: ReturnType<typeof walletWithDeposits>; display: DisplayCtx; v: Viewer }): string {
+function WalletPage(p: { found: Awaited<ReturnType<typeof walletWithDeposits>>; display: DisplayCtx; v: Viewer }): string {
   const { display, v, found } = p;
   if (!found) throw new NotFound("There is no such wallet.");
   const { wallet: w, deposits } = found;
@@ -157,9 +157,9 @@ function WalletPage(p: { found: ReturnType<typeof walletWithDeposits>; display: 
 
 export function walletRoutes(d: BackofficeDeps) {
   return new Elysia({ name: "backoffice-wallets" })
-    .get(PATH, page(d, {}, (v, { query }) => {
+    .get(PATH, page(d, {}, async (v, { query }) => {
       const pageNo = Math.max(0, Number.parseInt(query.page ?? "0", 10) || 0);
-      return WalletsPage({ rows: loadWallets(d, v, query.q, pageNo), display: d.ctx, v, q: query.q, page: pageNo });
+      return WalletsPage({ rows: await loadWallets(d, v, query.q, pageNo), display: d.ctx, v, q: query.q, page: pageNo });
     }))
-    .get(`${PATH}/:id`, page(d, {}, (v, { params }) => WalletPage({ found: walletWithDeposits(d.ctx.db, params.id!, { merchantId: v.merchantId ?? undefined }), display: d.ctx, v })));
+    .get(`${PATH}/:id`, page(d, {}, async (v, { params }) => WalletPage({ found: await walletWithDeposits(d.ctx.db, params.id!, { merchantId: v.merchantId ?? undefined }), display: d.ctx, v })));
 }

@@ -55,8 +55,8 @@ export function parseCallbackFilter(q: Record<string, string | undefined>): Call
 const ROWID_MARGIN_MS = 10 * 60_000;
 
 /** The list's seeks: one order's events (callbacks_order), or by merchant and state (migrations/0230). */
-export function callbackQuery(db: DbOrTx, scope: Scope, f: CallbackFilter): IdQuery {
-  const merchantId = merchantOf(db, scope, f);
+export async function callbackQuery(db: DbOrTx, scope: Scope, f: CallbackFilter): Promise<IdQuery> {
+  const merchantId = await merchantOf(db, scope, f);
   const rest: Cond[] = [];
   const dbState = f.state ? DB_STATE[f.state] : undefined;
   if (f.state === "queued") rest.push(cond("+attempts = 0"));
@@ -73,8 +73,8 @@ export function callbackQuery(db: DbOrTx, scope: Scope, f: CallbackFilter): IdQu
   else if (merchantId !== null) arms = DB_STATES.map((s) => ({ index: "callbacks_list_merchant", conds: [cond("merchant_id = ?", merchantId), cond("state = ?", s)] }));
   else if (dbState) arms = [{ index: "callbacks_list_state", conds: [cond("state = ?", dbState)] }];
   else arms = [{ conds: [] }];
-  const lo = f.fromMs === undefined ? undefined : (firstIdAtOrAfter(db, "callbacks", "created_at", f.fromMs - ROWID_MARGIN_MS, "rowid") ?? Number.MAX_SAFE_INTEGER);
-  const hi = f.toMs === undefined ? undefined : firstIdAtOrAfter(db, "callbacks", "created_at", f.toMs + ROWID_MARGIN_MS, "rowid");
+  const lo = f.fromMs === undefined ? undefined : (await firstIdAtOrAfter(db, "callbacks", "created_at", f.fromMs - ROWID_MARGIN_MS, "rowid") ?? Number.MAX_SAFE_INTEGER);
+  const hi = f.toMs === undefined ? undefined : await firstIdAtOrAfter(db, "callbacks", "created_at", f.toMs + ROWID_MARGIN_MS, "rowid");
   return { table: "callbacks", key: "rowid", arms, rest, lo, hi };
 }
 
@@ -113,7 +113,7 @@ export interface CallbackListRow {
 export const WAITING_BEHIND = `SELECT id FROM callbacks WHERE order_no = ? AND rowid < ? AND ${statusSql("state", UNDELIVERED)} ORDER BY rowid LIMIT 1`;
 
 /** The rows of these rowids, newest first, with each one's last attempt and what a pending one waits behind. */
-export function callbacksByRowid(db: DbOrTx, ids: number[]): CallbackListRow[] {
+export async function callbacksByRowid(db: DbOrTx, ids: number[]): Promise<CallbackListRow[]> {
   if (!ids.length) return [];
   const c = db.$client;
   const rows = c
@@ -137,12 +137,12 @@ export function callbacksByRowid(db: DbOrTx, ids: number[]): CallbackListRow[] {
     }));
 }
 
-export function listCallbackEvents(db: DbOrTx, scope: Scope, f: CallbackFilter, page: { before?: number; limit?: number } = {}): Page<CallbackListRow> {
+export async function listCallbackEvents(db: DbOrTx, scope: Scope, f: CallbackFilter, page: { before?: number; limit?: number } = {}): Promise<Page<CallbackListRow>> {
   const limit = page.limit ?? PAGE_SIZE;
-  return pageOf(pickIds(db, callbackQuery(db, scope, f), page.before, limit + 1), limit, (ids) => callbacksByRowid(db, ids));
+  return await pageOf(await pickIds(db, await callbackQuery(db, scope, f), page.before, limit + 1), limit, async (ids) => await callbacksByRowid(db, ids));
 }
 
 /** Matching events, counted up to COUNT_CAP + 1. */
-export function countCallbackEvents(db: DbOrTx, scope: Scope, f: CallbackFilter): number {
-  return countCapped(db, callbackQuery(db, scope, f));
+export async function countCallbackEvents(db: DbOrTx, scope: Scope, f: CallbackFilter): Promise<number> {
+  return await countCapped(db, await callbackQuery(db, scope, f));
 }

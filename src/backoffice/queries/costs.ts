@@ -15,7 +15,7 @@ export interface CostTotal {
   bandwidth: bigint;
 }
 
-export function costsOfPayout(db: Db, payoutOrderId: number): CostRow[] {
+export async function costsOfPayout(db: Db, payoutOrderId: number): Promise<CostRow[]> {
   return db.select().from(transferCosts).where(eq(transferCosts.payoutOrderId, payoutOrderId)).orderBy(transferCosts.id).all();
 }
 
@@ -23,7 +23,7 @@ export function costsOfPayout(db: Db, payoutOrderId: number): CostRow[] {
  * What the gateway spent on a pay-in order: the transactions of its refunds, and of the
  * collection leg that swept its money (the first leg from its address created once it was paid).
  */
-export function costsOfPayin(db: Db, o: Pick<typeof payinOrders.$inferSelect, "id" | "addressId" | "detectedAt">): CostRow[] {
+export async function costsOfPayin(db: Db, o: Pick<typeof payinOrders.$inferSelect, "id" | "addressId" | "detectedAt">): Promise<CostRow[]> {
   const ids = db
     .select({ id: refunds.payoutOrderId })
     .from(refunds)
@@ -54,7 +54,7 @@ const add = (t: CostTotal, r: Pick<CostRow, "nativeBurned" | "energyDelegated" |
 };
 
 /** Sums (exact, in bigints) of every transaction sent for these payouts, per chain. */
-export function costTotals(db: Db, payoutOrderIds: readonly number[]): CostTotal[] {
+export async function costTotals(db: Db, payoutOrderIds: readonly number[]): Promise<CostTotal[]> {
   const by = new Map<string, CostTotal>();
   for (let i = 0; i < payoutOrderIds.length; i += 500) {
     for (const r of db.select().from(transferCosts).where(inArray(transferCosts.payoutOrderId, payoutOrderIds.slice(i, i + 500))).all()) {
@@ -74,7 +74,7 @@ export interface DayCost extends CostTotal {
  * The Fees page: per day and chain, newest first, since `sinceDay` (YYYY-MM-DD). A merchant
  * sees what its payouts cost; the operator every row (stakes and the energy wallet's own too).
  */
-export function feesByDay(db: Db, o: { merchantId?: number; sinceDay: string }): DayCost[] {
+export async function feesByDay(db: Db, o: { merchantId?: number; sinceDay: string }): Promise<DayCost[]> {
   const cond = [gte(transferCosts.day, o.sinceDay)];
   const base = db
     .select({ day: transferCosts.day, chain: transferCosts.chain, nativeBurned: transferCosts.nativeBurned, energyDelegated: transferCosts.energyDelegated, energyBurned: transferCosts.energyBurned, bandwidth: transferCosts.bandwidth })

@@ -20,7 +20,7 @@ export const csvLine = (cells: (string | number | null | undefined)[]) => cells.
 /** Pages read back to back before the export lets the event loop turn. */
 const YIELD_MS = 10;
 
-export function csvStream<T>(columns: Column<T>[], fetchPage: (before: number | undefined) => Page<T>): ReadableStream<Uint8Array> {
+export function csvStream<T>(columns: Column<T>[], fetchPage: (before: number | undefined) => Promise<Page<T>>): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
   let before: number | undefined;
   let started = false;
@@ -41,7 +41,7 @@ export function csvStream<T>(columns: Column<T>[], fetchPage: (before: number | 
         await nextTurn();
         since = performance.now();
       }
-      const page = fetchPage(before);
+      const page = await fetchPage(before);
       if (page.rows.length) controller.enqueue(enc.encode(page.rows.map((r) => csvLine(columns.map((c) => c.value(r)))).join("")));
       if (page.nextBefore === null) controller.close();
       else before = page.nextBefore;

@@ -37,13 +37,13 @@ test("sums exactly across decimals and days, counts only settled orders, and res
       .run(),
   );
   // Settled orders inserted directly (no UPDATE for the trigger to follow): a bulk load rebuilds.
-  rebuildPayinDaily(gw.ctx.db);
-  const v = volumePerDay(gw.ctx.db, { merchantId: null }, now);
+  await rebuildPayinDaily(gw.ctx.db);
+  const v = await volumePerDay(gw.ctx.db, { merchantId: null }, now);
   expect(v).toHaveLength(30);
   expect(v.at(-1)).toEqual({ day: "2026-11-20", micro: 7_262_500_000n, orders: 2 });
   expect(v.at(-2)).toEqual({ day: "2026-11-19", micro: 999_999n, orders: 1 });
   expect(v.slice(0, -2).every((d) => d.micro === 0n && d.orders === 0)).toBe(true);
-  expect(volumePerDay(gw.ctx.db, { merchantId: gw.merchant.id + 1 }, now).every((d) => d.orders === 0)).toBe(true);
+  expect((await volumePerDay(gw.ctx.db, { merchantId: gw.merchant.id + 1 }, now)).every((d) => d.orders === 0)).toBe(true);
 });
 
 /** The chart's sums as the old query computed them, over every order: the summary must equal this. */
@@ -60,7 +60,7 @@ function naiveDaily(db: TestGateway["ctx"]["db"]) {
 const summary = (db: TestGateway["ctx"]["db"]) =>
   db.$client.query<{ day: number; merchant_id: number; micro: string; orders: number }, []>("SELECT day, merchant_id, CAST(micro AS TEXT) AS micro, orders FROM payin_daily WHERE orders > 0 ORDER BY 1, 2").all();
 
-test("the per-day summary follows every change of an order in the same transaction: completion, a later correction, leaving the set", () => {
+test("the per-day summary follows every change of an order in the same transaction: completion, a later correction, leaving the set", async () => {
   const db = gw.ctx.db;
   const rows = db.select().from(payinOrders).all();
   const o = rows[0]!;
@@ -82,12 +82,12 @@ test("the per-day summary follows every change of an order in the same transacti
     })(),
   ).toThrow("rolled back");
   expect(summary(db)).toEqual(naiveDaily(db));
-  expect(volumePerDay(db, { merchantId: null }, now + 2 * 86_400_000).at(-1)!.orders).toBe(0);
+  expect((await volumePerDay(db, { merchantId: null }, now + 2 * 86_400_000)).at(-1)!.orders).toBe(0);
 });
 
 test("the migration fills the summary from the orders a database already has", async () => {
   const db = openDb(":memory:");
-  migrate(db, migrations.slice(0, 1)); // the baseline release
+  await migrate(db, migrations.slice(0, 1)); // the baseline release
   const src = gw.ctx.db.$client;
   // Rows copied with the columns the baseline table has (later migrations add some).
   const copy = (table: string, rows: Record<string, unknown>[]) => {
@@ -101,7 +101,7 @@ test("the migration fills the summary from the orders a database already has", a
   copy("merchants", src.query("SELECT * FROM merchants").all() as Record<string, unknown>[]);
   copy("payin_orders", src.query("SELECT * FROM payin_orders").all() as Record<string, unknown>[]);
   db.$client.run("PRAGMA foreign_keys = ON");
-  expect(migrate(db)).toBeGreaterThan(0);
+  expect(await migrate(db)).toBeGreaterThan(0);
   expect(summary(db).length).toBeGreaterThan(0);
   expect(summary(db)).toEqual(naiveDaily(db));
 });
@@ -126,14 +126,14 @@ test("the volume per token: the summary follows the orders, the window's tokens 
   const db = gw.ctx.db;
   const { volumePerToken } = await import("./dashboard");
   const { perTokenText } = await import("../views/chart");
-  rebuildPayinDaily(db);
+  await rebuildPayinDaily(db);
   expect(tokenSummary(db)).toEqual(naiveDailyToken(db));
   const o = db.select().from(payinOrders).all().find((r) => r.status !== "completed")!;
   const now = Date.now();
   db.update(payinOrders).set({ status: "completed", token: "USDC", completedAt: now, paidAmount: "2000000", decimals: 6, updatedAt: now }).where(eq(payinOrders.id, o.id)).run();
   expect(tokenSummary(db)).toEqual(naiveDailyToken(db));
-  const tokens = volumePerToken(db, { merchantId: null }, now);
-  const days = volumePerDay(db, { merchantId: null }, now);
+  const tokens = await volumePerToken(db, { merchantId: null }, now);
+  const days = await volumePerDay(db, { merchantId: null }, now);
   expect(tokens.reduce((s, t) => s + t.micro, 0n)).toBe(days.reduce((s, d) => s + d.micro, 0n));
   expect(tokens.find((t) => t.token === "USDC")?.micro).toBeGreaterThanOrEqual(2_000_000n);
   expect(perTokenText([{ token: "USDT", micro: 7_262_500_000n, orders: 2 }, { token: "USDC", micro: 1_000_000n, orders: 1 }])).toBe("7262.50 USDT, 1.00 USDC");

@@ -24,7 +24,7 @@ const only = (scope: Scope, col: typeof payinOrders.merchantId | typeof payoutOr
   scope.merchantId === null ? undefined : eq(col, scope.merchantId);
 
 /** Rows matching `where`, counted up to COUNT_CAP + 1 (a card shows "1,000+"): never a count of everything. */
-function capped(db: DbOrTx, table: typeof payinOrders | typeof payoutOrders | typeof transfers | typeof callbacks | typeof refunds, where: SQL | undefined): number {
+async function capped(db: DbOrTx, table: typeof payinOrders | typeof payoutOrders | typeof transfers | typeof callbacks | typeof refunds, where: SQL | undefined): Promise<number> {
   const sq = db.select({ one: sql`1` }).from(table).where(where).limit(COUNT_CAP + 1).as("m");
   return db.select({ n: count() }).from(sq).get()?.n ?? 0;
 }
@@ -32,16 +32,16 @@ function capped(db: DbOrTx, table: typeof payinOrders | typeof payoutOrders | ty
 /** The term as a literal (callbacks/state.ts GAVE_UP), as the partial index callbacks_failed spells it (dashboard.test.ts holds the text). */
 export const GAVE_UP_CALLBACK = sql`${callbacks.state} ${sql.raw(statusTerm(GAVE_UP))}`;
 
-export function openCounts(db: DbOrTx, scope: Scope): OpenCounts {
+export async function openCounts(db: DbOrTx, scope: Scope): Promise<OpenCounts> {
   return {
-    openOrders: capped(db, payinOrders, and(inArray(payinOrders.status, [...OPEN_STATUSES]), only(scope, payinOrders.merchantId))),
+    openOrders: await capped(db, payinOrders, and(inArray(payinOrders.status, [...OPEN_STATUSES]), only(scope, payinOrders.merchantId))),
     // `resolution IS NULL` and `unmatched_reason IS NOT NULL` as literals: the partial index transfers_open_unmatched.
-    unmatchedDeposits: capped(db, transfers, and(isNotNull(transfers.unmatchedReason), isNull(transfers.resolution), only(scope, transfers.merchantId))),
-    frozenOrders: capped(db, payinOrders, and(eq(payinOrders.status, "frozen_abnormal"), only(scope, payinOrders.merchantId))),
-    failedCallbacks: capped(db, callbacks, and(GAVE_UP_CALLBACK, only(scope, callbacks.merchantId))),
-    failedPayouts: capped(db, payoutOrders, and(eq(payoutOrders.status, "failed"), only(scope, payoutOrders.merchantId))),
+    unmatchedDeposits: await capped(db, transfers, and(isNotNull(transfers.unmatchedReason), isNull(transfers.resolution), only(scope, transfers.merchantId))),
+    frozenOrders: await capped(db, payinOrders, and(eq(payinOrders.status, "frozen_abnormal"), only(scope, payinOrders.merchantId))),
+    failedCallbacks: await capped(db, callbacks, and(GAVE_UP_CALLBACK, only(scope, callbacks.merchantId))),
+    failedPayouts: await capped(db, payoutOrders, and(eq(payoutOrders.status, "failed"), only(scope, payoutOrders.merchantId))),
     // `status = 'failed'` as a literal: the partial index refunds_failed.
-    failedRefunds: capped(db, refunds, and(sql`${refunds.status} = 'failed'`, only(scope, refunds.merchantId))),
+    failedRefunds: await capped(db, refunds, and(sql`${refunds.status} = 'failed'`, only(scope, refunds.merchantId))),
   };
 }
 
@@ -60,7 +60,7 @@ const DAY_MS = 86_400_000;
  * transaction, amounts cut to micro units exactly), so the chart reads at most
  * 30 rows per merchant whatever the number of orders.
  */
-export function volumePerDay(db: DbOrTx, scope: Scope, now: number, days = 30): DayVolume[] {
+export async function volumePerDay(db: DbOrTx, scope: Scope, now: number, days = 30): Promise<DayVolume[]> {
   const first = Math.floor(now / DAY_MS) - (days - 1);
   const out: DayVolume[] = Array.from({ length: days }, (_, i) => ({ day: new Date((first + i) * DAY_MS).toISOString().slice(0, 10), micro: 0n, orders: 0 }));
   const rows = db
@@ -85,7 +85,7 @@ export interface TokenVolume {
 }
 
 /** The same window's completed volume per token (payin_daily_token), largest first: what the chart's total is made of. */
-export function volumePerToken(db: DbOrTx, scope: Scope, now: number, days = 30): TokenVolume[] {
+export async function volumePerToken(db: DbOrTx, scope: Scope, now: number, days = 30): Promise<TokenVolume[]> {
   const first = Math.floor(now / DAY_MS) - (days - 1);
   return db
     .select({ token: payinDailyToken.token, micro: sql<string>`CAST(sum(${payinDailyToken.micro}) AS TEXT)`, orders: sql<number>`sum(${payinDailyToken.orders})` })
@@ -103,7 +103,7 @@ export function volumePerToken(db: DbOrTx, scope: Scope, now: number, days = 30)
  * that insert settled orders directly (the bench's generator, tests): the gateway itself
  * never inserts a settled order, and the trigger follows every later change.
  */
-export function rebuildPayinDaily(db: DbOrTx): void {
+export async function rebuildPayinDaily(db: DbOrTx): Promise<void> {
   const c = db.$client;
   const micro = (u: string) => `CASE WHEN decimals >= 6
     THEN CAST(coalesce(nullif(substr(${u}, 1, length(${u}) - (decimals - 6)), ''), '0') AS INTEGER)

@@ -7,7 +7,7 @@ import type { Scope } from "./filters";
 
 export type TransferRow = typeof transfers.$inferSelect;
 
-export function depositDetail(db: DbOrTx, scope: Scope, id: number): { t: TransferRow; merchantUid: string | null; orderNo: string | null } | null {
+export async function depositDetail(db: DbOrTx, scope: Scope, id: number): Promise<{ t: TransferRow; merchantUid: string | null; orderNo: string | null } | null> {
   const row = db
     .select({ t: transfers, merchantId: addresses.merchantId, merchantUid: merchants.uid, orderNo: payinOrders.orderNo })
     .from(transfers)
@@ -20,7 +20,7 @@ export function depositDetail(db: DbOrTx, scope: Scope, id: number): { t: Transf
   return { t: row.t, merchantUid: row.merchantUid, orderNo: row.orderNo };
 }
 
-export function attachCandidates(db: DbOrTx, t: TransferRow, q: string) {
+export async function attachCandidates(db: DbOrTx, t: TransferRow, q: string) {
   if (!t.addressId) return [];
   const term = q.trim();
   return db
@@ -39,6 +39,6 @@ export function attachCandidates(db: DbOrTx, t: TransferRow, q: string) {
     .all();
 }
 
-export function deniedSenders(db: DbOrTx) {
+export async function deniedSenders(db: DbOrTx) {
   return db.select().from(denyList).orderBy(desc(denyList.createdAt)).all();
 }

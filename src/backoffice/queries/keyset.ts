@@ -76,7 +76,7 @@ export function countStatement(q: IdQuery, cap = COUNT_CAP): Statement {
   return { sql: `SELECT count(*) AS n FROM (${u.sql} LIMIT ?)`, params: [...u.params, cap + 1] };
 }
 
-export function pickIds(db: DbOrTx, q: IdQuery, before: number | undefined, limit: number): number[] {
+export async function pickIds(db: DbOrTx, q: IdQuery, before: number | undefined, limit: number): Promise<number[]> {
   if (q.lo !== undefined && q.hi !== undefined && q.lo >= q.hi && !q.arms.some((a) => a.range)) return [];
   const s = pageStatement(q, before ?? TOP, limit);
   return db.$client
@@ -86,7 +86,7 @@ export function pickIds(db: DbOrTx, q: IdQuery, before: number | undefined, limi
 }
 
 /** The number of matches, or COUNT_CAP + 1 when there are more than COUNT_CAP. */
-export function countCapped(db: DbOrTx, q: IdQuery): number {
+export async function countCapped(db: DbOrTx, q: IdQuery): Promise<number> {
   if (q.lo !== undefined && q.hi !== undefined && q.lo >= q.hi && !q.arms.some((a) => a.range)) return 0;
   const s = countStatement(q);
   return db.$client.query<{ n: number }, never[]>(s.sql).get(...(s.params as never[]))?.n ?? 0;
@@ -103,7 +103,7 @@ export const newestFirst = <T extends { id: number }>(rows: T[]) => rows.sort((a
  * order: a binary search over the rowid by point reads (~21 for 2M rows), so a
  * date needs no index of its own. `at` must be that table's time column.
  */
-export function firstIdAtOrAfter(db: DbOrTx, table: string, at: string, ms: number, key = "id"): number | undefined {
+export async function firstIdAtOrAfter(db: DbOrTx, table: string, at: string, ms: number, key = "id"): Promise<number | undefined> {
   const c = db.$client;
   const id = key;
   // Two queries: SQLite reads one end of the rowid for min() or max() alone, not for both at once.

@@ -14,7 +14,7 @@ import { countDeposits, countPayins, DEPOSIT_STATUSES, listDeposits, listPayins,
 const DAY = 86_400_000;
 const T0 = Date.parse("2026-06-01T00:00:00Z");
 let gw: TestGateway;
-let other: ReturnType<TestGateway["newMerchant"]>;
+let other: Awaited<ReturnType<TestGateway["newMerchant"]>>;
 type Order = typeof payinOrders.$inferSelect;
 type Transfer = typeof transfers.$inferSelect;
 let orders: Order[] = [];
@@ -22,7 +22,7 @@ let deposits: Transfer[] = [];
 
 beforeAll(async () => {
   gw = await startTestGateway({ jobs: false });
-  other = gw.newMerchant("Other");
+  other = await gw.newMerchant("Other");
   const seedRes = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "SEED", amount: "1", notifyUrl: "https://shop.example/cb" },
   });
@@ -95,11 +95,11 @@ const FILTERS: [string, Record<string, string>][] = [
 ];
 
 /** Every page of a list, followed to the end. */
-function walk<T extends { id: number }>(page: (before?: number) => { rows: T[]; nextBefore: number | null }): number[] {
+async function walk<T extends { id: number }>(page: (before?: number) => Promise<{ rows: T[]; nextBefore: number | null }>): Promise<number[]> {
   const ids: number[] = [];
   let before: number | undefined;
   do {
-    const p = page(before);
+    const p = await page(before);
     ids.push(...p.rows.map((r) => r.id));
     before = p.nextBefore ?? undefined;
   } while (before !== undefined);
@@ -107,7 +107,7 @@ function walk<T extends { id: number }>(page: (before?: number) => { rows: T[]; 
 }
 
 describe("pay-ins", () => {
-  test.each(FILTERS)("%s: every page equals the plain filter, newest first", (_name, q) => {
+  test.each(FILTERS)("%s: every page equals the plain filter, newest first", async (_name, q) => {
     const query = { ...q, merchant: q.merchant === "OTHER" ? other.uid : q.merchant };
     const f = parseFilter(query, PAYIN_STATUSES);
     const mid = f.merchant === undefined ? undefined : f.merchant === other.uid ? other.id : -1;
@@ -123,25 +123,25 @@ describe("pay-ins", () => {
       )
       .map((o) => o.id)
       .sort((a, b) => b - a);
-    expect(walk((before) => listPayins(gw.ctx.db, { merchantId: null }, f, { before, limit: 37 }))).toEqual(want);
-    expect(countPayins(gw.ctx.db, { merchantId: null }, f)).toBe(Math.min(want.length, COUNT_CAP + 1));
+    expect(await walk(async (before) => await listPayins(gw.ctx.db, { merchantId: null }, f, { before, limit: 37 }))).toEqual(want);
+    expect(await countPayins(gw.ctx.db, { merchantId: null }, f)).toBe(Math.min(want.length, COUNT_CAP + 1));
     // A merchant user sees its own rows only, whatever merchant it asks for.
     const own = orders.filter((o) => o.merchantId === gw.merchant.id).map((o) => o.id);
-    const mine = walk((before) => listPayins(gw.ctx.db, { merchantId: gw.merchant.id }, f, { before }));
+    const mine = await walk(async (before) => await listPayins(gw.ctx.db, { merchantId: gw.merchant.id }, f, { before }));
     expect(mine.every((id) => own.includes(id))).toBe(true);
   });
 
-  test("the orders at the edges of a date range are in, those a moment outside are out", () => {
+  test("the orders at the edges of a date range are in, those a moment outside are out", async () => {
     const from = T0 + 30 * DAY;
     const f = parseFilter({ from: day(from), to: day(from) }, PAYIN_STATUSES);
-    const got = walk((before) => listPayins(gw.ctx.db, { merchantId: null }, f, { before }));
+    const got = await walk(async (before) => await listPayins(gw.ctx.db, { merchantId: null }, f, { before }));
     const want = orders.filter((o) => o.createdAt >= from && o.createdAt < from + DAY).map((o) => o.id);
     expect(got.sort()).toEqual(want.sort());
     expect(got.length).toBe(10);
   });
 
-  test("counts stop at 1,000: one more means more", () => {
-    expect(countPayins(gw.ctx.db, { merchantId: null }, parseFilter({}, PAYIN_STATUSES))).toBe(900);
+  test("counts stop at 1,000: one more means more", async () => {
+    expect(await countPayins(gw.ctx.db, { merchantId: null }, parseFilter({}, PAYIN_STATUSES))).toBe(900);
     const c = gw.ctx.db.$client;
     c.run("CREATE TEMP TABLE n (i INTEGER)");
     c.run("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 200) INSERT INTO n SELECT i FROM s");
@@ -151,7 +151,7 @@ describe("pay-ins", () => {
        SELECT 'PI2099' || i, ?, 'CAP-' || i, 'shared', 'TRON', 'USDT', 6, '1', ?, ?, ?, 'cancelled', 'cap-' || i, ?, ? FROM n`,
       [o.merchantId, o.addressId, o.address, o.apiKeyId, o.createdAt, o.updatedAt],
     );
-    expect(countPayins(gw.ctx.db, { merchantId: null }, parseFilter({}, PAYIN_STATUSES))).toBe(COUNT_CAP + 1);
+    expect(await countPayins(gw.ctx.db, { merchantId: null }, parseFilter({}, PAYIN_STATUSES))).toBe(COUNT_CAP + 1);
     c.run("DELETE FROM payin_orders WHERE merchant_order_no LIKE 'CAP-%'");
   });
 });
@@ -179,7 +179,7 @@ describe("deposits", () => {
     ["merchant, status and dates", { merchant: "MINE", status: "confirmed", from: day(T0 + 10 * DAY), to: day(T0 + 50 * DAY) }],
     ["another merchant", { merchant: "OTHER" }],
   ];
-  test.each(DEPOSIT_FILTERS)("%s: every page equals the plain filter", (_name, q) => {
+  test.each(DEPOSIT_FILTERS)("%s: every page equals the plain filter", async (_name, q) => {
     const query = { ...q, merchant: q.merchant === "MINE" ? gw.merchant.uid : q.merchant === "OTHER" ? other.uid : undefined };
     const f = parseFilter(query, DEPOSIT_STATUSES);
     const mid = f.merchant === undefined ? undefined : f.merchant === gw.merchant.uid ? gw.merchant.id : other.id;
@@ -196,7 +196,7 @@ describe("deposits", () => {
       )
       .map((t) => t.id)
       .sort((a, b) => b - a);
-    expect(walk((before) => listDeposits(gw.ctx.db, { merchantId: null }, f, () => 6, { before, limit: 41 }))).toEqual(want);
-    expect(countDeposits(gw.ctx.db, { merchantId: null }, f)).toBe(Math.min(want.length, COUNT_CAP + 1));
+    expect(await walk(async (before) => await listDeposits(gw.ctx.db, { merchantId: null }, f, () => 6, { before, limit: 41 }))).toEqual(want);
+    expect(await countDeposits(gw.ctx.db, { merchantId: null }, f)).toBe(Math.min(want.length, COUNT_CAP + 1));
   });
 });

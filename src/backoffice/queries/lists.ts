@@ -21,7 +21,7 @@ export const PAGE_SIZE = 50;
 const amount = (units: string | null, decimals: number) => (units === null ? "" : fromBaseUnits(BigInt(units), decimals, 6));
 
 /** The merchant whose rows the viewer may see or asked for; -1 (nothing) for an unknown UID; null for all. */
-export function merchantOf(db: DbOrTx, scope: Scope, f: Pick<ListFilter, "merchant">): number | null {
+export async function merchantOf(db: DbOrTx, scope: Scope, f: Pick<ListFilter, "merchant">): Promise<number | null> {
   if (scope.merchantId !== null) return scope.merchantId;
   if (!f.merchant) return null;
   return db.select({ id: merchants.id }).from(merchants).where(eq(merchants.uid, f.merchant)).get()?.id ?? -1;
@@ -50,15 +50,15 @@ function armsOf(merchantId: number | null, status: Cond | undefined, statuses: r
 }
 
 /** A date range as an id range (src/orders/id-at.ts); the created_at condition keeps the rows exact. */
-function orderIdRange(db: DbOrTx, table: OrderTable, f: ListFilter): { lo?: number; hi?: number } {
+async function orderIdRange(db: DbOrTx, table: OrderTable, f: ListFilter): Promise<{ lo?: number; hi?: number }> {
   const r: { lo?: number; hi?: number } = {};
-  if (f.fromMs !== undefined) r.lo = orderIdFloor(db, table, f.fromMs);
-  if (f.toMs !== undefined) r.hi = orderIdCeiling(db, table, f.toMs);
+  if (f.fromMs !== undefined) r.lo = await orderIdFloor(db, table, f.fromMs);
+  if (f.toMs !== undefined) r.hi = await orderIdCeiling(db, table, f.toMs);
   return r;
 }
 
 /** The list filters on an order table (pay-ins and payouts have the same columns for them). */
-function orderQuery(db: DbOrTx, scope: Scope, f: ListFilter, table: "payin_orders" | "payout_orders", statuses: readonly string[]): IdQuery {
+async function orderQuery(db: DbOrTx, scope: Scope, f: ListFilter, table: "payin_orders" | "payout_orders", statuses: readonly string[]): Promise<IdQuery> {
   const rest: Cond[] = [];
   if (f.chain) rest.push(cond("+chain = ?", f.chain));
   if (f.token) rest.push(cond("+token = ?", f.token));
@@ -66,9 +66,9 @@ function orderQuery(db: DbOrTx, scope: Scope, f: ListFilter, table: "payin_order
   if (f.toMs !== undefined) rest.push(cond("+created_at < ?", f.toMs));
   return {
     table,
-    arms: armsOf(merchantOf(db, scope, f), f.status ? cond("status = ?", f.status) : undefined, statuses, table === "payin_orders" ? PAYIN_INDEXES : PAYOUT_INDEXES),
+    arms: armsOf(await merchantOf(db, scope, f), f.status ? cond("status = ?", f.status) : undefined, statuses, table === "payin_orders" ? PAYIN_INDEXES : PAYOUT_INDEXES),
     rest,
-    ...orderIdRange(db, table, f),
+    ...await orderIdRange(db, table, f),
   };
 }
 
@@ -79,10 +79,10 @@ export interface Page<T> {
 }
 
 /** One page from `limit + 1` ids picked newest first: the extra one only says there is a next page. */
-export function pageOf<T extends { id: number }>(ids: number[], limit: number, rowsOf: (ids: number[]) => T[]): Page<T> {
+export async function pageOf<T extends { id: number }>(ids: number[], limit: number, rowsOf: (ids: number[]) => Promise<T[]>): Promise<Page<T>> {
   const mine = ids.slice(0, limit);
   return {
-    rows: rowsOf(mine),
+    rows: await rowsOf(mine),
     nextBefore: ids.length > limit ? mine[mine.length - 1]! : null,
   };
 }
@@ -106,7 +106,7 @@ export interface PayinListRow {
 }
 
 /** The list rows of these pay-ins (search's too), newest first. */
-export function payinsById(db: DbOrTx, ids: number[]): PayinListRow[] {
+export async function payinsById(db: DbOrTx, ids: number[]): Promise<PayinListRow[]> {
   if (!ids.length) return [];
   return newestFirst(
     db
@@ -138,14 +138,14 @@ export function payinsById(db: DbOrTx, ids: number[]): PayinListRow[] {
   }));
 }
 
-export function listPayins(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayinListRow> {
+export async function listPayins(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Promise<Page<PayinListRow>> {
   const limit = page.limit ?? PAGE_SIZE;
-  return pageOf(pickIds(db, orderQuery(db, scope, f, "payin_orders", PAYIN_STATUSES), page.before, limit + 1), limit, (ids) => payinsById(db, ids));
+  return await pageOf(await pickIds(db, await orderQuery(db, scope, f, "payin_orders", PAYIN_STATUSES), page.before, limit + 1), limit, async (ids) => await payinsById(db, ids));
 }
 
 /** Matching pay-ins, counted up to COUNT_CAP + 1. */
-export function countPayins(db: DbOrTx, scope: Scope, f: ListFilter): number {
-  return countCapped(db, orderQuery(db, scope, f, "payin_orders", PAYIN_STATUSES));
+export async function countPayins(db: DbOrTx, scope: Scope, f: ListFilter): Promise<number> {
+  return await countCapped(db, await orderQuery(db, scope, f, "payin_orders", PAYIN_STATUSES));
 }
 
 // ---- payouts
@@ -168,7 +168,7 @@ export interface PayoutListRow {
 }
 
 /** The list rows of these payouts (search's too), newest first. */
-export function payoutsById(db: DbOrTx, ids: number[]): PayoutListRow[] {
+export async function payoutsById(db: DbOrTx, ids: number[]): Promise<PayoutListRow[]> {
   if (!ids.length) return [];
   return newestFirst(
     db
@@ -202,14 +202,14 @@ export function payoutsById(db: DbOrTx, ids: number[]): PayoutListRow[] {
   }));
 }
 
-export function listPayouts(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Page<PayoutListRow> {
+export async function listPayouts(db: DbOrTx, scope: Scope, f: ListFilter, page: { before?: number; limit?: number } = {}): Promise<Page<PayoutListRow>> {
   const limit = page.limit ?? PAGE_SIZE;
-  return pageOf(pickIds(db, orderQuery(db, scope, f, "payout_orders", PAYOUT_STATUSES), page.before, limit + 1), limit, (ids) => payoutsById(db, ids));
+  return await pageOf(await pickIds(db, await orderQuery(db, scope, f, "payout_orders", PAYOUT_STATUSES), page.before, limit + 1), limit, async (ids) => await payoutsById(db, ids));
 }
 
 /** Matching payouts, counted up to COUNT_CAP + 1. */
-export function countPayouts(db: DbOrTx, scope: Scope, f: ListFilter): number {
-  return countCapped(db, orderQuery(db, scope, f, "payout_orders", PAYOUT_STATUSES));
+export async function countPayouts(db: DbOrTx, scope: Scope, f: ListFilter): Promise<number> {
+  return await countCapped(db, await orderQuery(db, scope, f, "payout_orders", PAYOUT_STATUSES));
 }
 
 // ---- deposits (every incoming transfer to a gateway address)
@@ -238,7 +238,7 @@ export function depositRows(db: DbOrTx) {
 }
 
 /** The list rows of these deposits (search's too), newest first. */
-export function depositsById(db: DbOrTx, ids: number[], decimals: (chain: string, token: string) => number): DepositListRow[] {
+export async function depositsById(db: DbOrTx, ids: number[], decimals: (chain: string, token: string) => number): Promise<DepositListRow[]> {
   return ids.length ? newestFirst(depositRows(db).where(inArray(transfers.id, ids)).all()).map((r) => depositView(r, decimals)) : [];
 }
 
@@ -275,11 +275,11 @@ export interface DepositListRow {
  */
 const DEPOSIT_SEEN_MARGIN_MS = 3_600_000;
 const LATE_MS = 86_400_000; // = the WHERE of transfers_late (migrations/0160)
-function depositQuery(db: DbOrTx, scope: Scope, f: ListFilter): IdQuery {
+async function depositQuery(db: DbOrTx, scope: Scope, f: ListFilter): Promise<IdQuery> {
   const st = f.status;
   const own = st && (TRANSFER_STATUSES as readonly string[]).includes(st) ? cond("status = ?", st) : undefined;
   const disposition = st && !own ? cond("disposition = ?", st) : undefined;
-  const merchantId = merchantOf(db, scope, f);
+  const merchantId = await merchantOf(db, scope, f);
   const arms = disposition ? armsOf(merchantId, disposition, [], DISPOSITION_INDEXES) : armsOf(merchantId, own, TRANSFER_STATUSES, TRANSFER_INDEXES);
   // Only transfers to a gateway address are deposits.
   const rest: Cond[] = [cond("+address_id IS NOT NULL")];
@@ -287,25 +287,25 @@ function depositQuery(db: DbOrTx, scope: Scope, f: ListFilter): IdQuery {
   if (f.token) rest.push(cond("+token = ?", f.token));
   if (f.fromMs !== undefined) rest.push(cond("+block_time >= ?", f.fromMs));
   if (f.toMs !== undefined) rest.push(cond("+block_time < ?", f.toMs));
-  const lo = f.fromMs === undefined ? undefined : (firstIdAtOrAfter(db, "transfers", "seen_at", f.fromMs - DEPOSIT_SEEN_MARGIN_MS) ?? Number.MAX_SAFE_INTEGER);
-  const hi = f.toMs === undefined ? undefined : firstIdAtOrAfter(db, "transfers", "seen_at", f.toMs + LATE_MS);
+  const lo = f.fromMs === undefined ? undefined : (await firstIdAtOrAfter(db, "transfers", "seen_at", f.fromMs - DEPOSIT_SEEN_MARGIN_MS) ?? Number.MAX_SAFE_INTEGER);
+  const hi = f.toMs === undefined ? undefined : await firstIdAtOrAfter(db, "transfers", "seen_at", f.toMs + LATE_MS);
   const late: Arm[] =
     hi === undefined ? [] : arms.map((a) => ({ index: "transfers_late", conds: [cond(`seen_at - block_time >= ${LATE_MS}`), ...a.conds], range: { lo: Math.max(hi, lo ?? 0) } }));
   return { table: "transfers", arms: [...arms, ...late], rest, lo, hi };
 }
 
-export function listDeposits(
+export async function listDeposits(
   db: DbOrTx,
   scope: Scope,
   f: ListFilter,
   decimals: (chain: string, token: string) => number,
   page: { before?: number; limit?: number } = {},
-): Page<DepositListRow> {
+): Promise<Page<DepositListRow>> {
   const limit = page.limit ?? PAGE_SIZE;
-  return pageOf(pickIds(db, depositQuery(db, scope, f), page.before, limit + 1), limit, (ids) => depositsById(db, ids, decimals));
+  return await pageOf(await pickIds(db, await depositQuery(db, scope, f), page.before, limit + 1), limit, async (ids) => await depositsById(db, ids, decimals));
 }
 
 /** Matching deposits, counted up to COUNT_CAP + 1. */
-export function countDeposits(db: DbOrTx, scope: Scope, f: ListFilter): number {
-  return countCapped(db, depositQuery(db, scope, f));
+export async function countDeposits(db: DbOrTx, scope: Scope, f: ListFilter): Promise<number> {
+  return await countCapped(db, await depositQuery(db, scope, f));
 }

@@ -30,13 +30,13 @@ export interface OrderDetail {
 const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
 
 /** The transfers that paid a pay-in (also after a reorg unlinked them) and the one it records, by id. */
-function paidBy(db: DbOrTx, orderId: number, transferId: number | null): TransferRow[] {
+async function paidBy(db: DbOrTx, orderId: number, transferId: number | null): Promise<TransferRow[]> {
   const rows = db.select().from(transfers).where(eq(transfers.payinOrderId, orderId)).all();
   if (transferId !== null && !rows.some((t) => t.id === transferId)) rows.push(...db.select().from(transfers).where(eq(transfers.id, transferId)).all());
   return rows.sort(byId);
 }
 
-export function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): OrderDetail | null {
+export async function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): Promise<OrderDetail | null> {
   if (!/^P[IO][0-9]{1,30}$/.test(orderNo)) return null;
   const payin = orderNo.startsWith("PI") ? db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get() : undefined;
   const payout = orderNo.startsWith("PO") ? db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, orderNo)).get() : undefined;
@@ -46,7 +46,7 @@ export function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): OrderDet
   // Each read is an index seek on the order's own keys (transfers_order, callbacks_order,
   // attempts_callback, audit_target); their few rows are put in order here, not by a sort in SQLite.
   // Two seeks (transfers_order, then the primary key), not one OR the planner may scan for.
-  const tr = payin ? paidBy(db, payin.id, payin.transferId) : [];
+  const tr = payin ? await paidBy(db, payin.id, payin.transferId) : [];
   // The order's callbacks and its refunds' (businessType refund, keyed by their RF numbers).
   const refs = payin ? db.select({ r: refunds.refundRef }).from(refunds).where(eq(refunds.payinOrderId, payin.id)).all().map((x) => x.r) : [];
   const cbs = db
@@ -68,20 +68,20 @@ export function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): OrderDet
     merchantName: m.name,
     merchantDefaultUrl: m.defaultCallbackUrl,
     transfers: tr,
-    events: eventsOf(db, orderNo),
+    events: await eventsOf(db, orderNo),
     callbacks: cbs.map((c) => ({ callback: c, attempts: attempts.filter((a) => a.callbackId === c.id) })),
     audit,
   };
 }
 
 /** The merchant a callback belongs to, for scoping a resend. */
-export function callbackScopeOk(db: DbOrTx, scope: Scope, eventId: string): CallbackRow | null {
+export async function callbackScopeOk(db: DbOrTx, scope: Scope, eventId: string): Promise<CallbackRow | null> {
   const c = db.select().from(callbacks).where(eq(callbacks.id, eventId)).get();
   if (!c || (scope.merchantId !== null && c.merchantId !== scope.merchantId)) return null;
   return c;
 }
 
 /** How many delivery attempts a callback has (a resend waits for one more before showing the page). */
-export function attemptCount(db: DbOrTx, callbackId: string): number {
+export async function attemptCount(db: DbOrTx, callbackId: string): Promise<number> {
   return db.select({ id: callbackAttempts.id }).from(callbackAttempts).where(eq(callbackAttempts.callbackId, callbackId)).all().length;
 }

@@ -83,7 +83,7 @@ export function searchStatements(table: "payin_orders" | "payout_orders" | "tran
 }
 
 /** The newest LIMIT ids over every arm. */
-function idsOf(db: DbOrTx, table: "payin_orders" | "payout_orders" | "transfers", arms: Arm[], scope: Scope): number[] {
+async function idsOf(db: DbOrTx, table: "payin_orders" | "payout_orders" | "transfers", arms: Arm[], scope: Scope): Promise<number[]> {
   const ids = new Set<number>();
   for (const s of searchStatements(table, arms, scope)) for (const r of db.$client.query<{ id: number }, never[]>(s.sql).all(...(s.params as never[]))) ids.add(r.id);
   return [...ids].sort((a, b) => b - a).slice(0, LIMIT);
@@ -94,7 +94,7 @@ const merchantOrderArm = (q: string, index: string) => arm(index, "merchant_id I
 const merchantOrderPrefix = (q: string, index: string) => prefixArm(index, (r) => `merchant_id IN (SELECT id FROM merchants) AND ${r}`, "merchant_order_no", q);
 
 /** Gateway addresses equal to q or (prefix) starting with it, each a seek on (chain, address). */
-function addressIds(db: DbOrTx, q: string, prefix: boolean): string[] {
+async function addressIds(db: DbOrTx, q: string, prefix: boolean): Promise<string[]> {
   const range = prefix ? `address >= ? AND address < ?` : "address = ?";
   return db.$client
     .query<{ id: string }, never[]>(`SELECT id FROM addresses WHERE chain IN (${chainList()}) AND ${range} LIMIT 20`)
@@ -104,14 +104,14 @@ function addressIds(db: DbOrTx, q: string, prefix: boolean): string[] {
 
 const usePrefix = (q: string) => q.length >= MIN_PREFIX;
 
-export function payinArms(db: DbOrTx, q: string): Arm[] {
+export async function payinArms(db: DbOrTx, q: string): Promise<Arm[]> {
   const p = usePrefix(q);
   return [
     arm(undefined, "order_no = ?", [q], false), // unique
     merchantOrderArm(q, "payin_merchant_order"),
     arm("payin_search_tx", "tx_hash = ?", [q]),
     arm("payin_search_from", "from_address = ?", [q]),
-    ...addressIds(db, q, p).map((id) => arm("payin_search_address", "address_id = ?", [id])),
+    ...(await addressIds(db, q, p)).map((id) => arm("payin_search_address", "address_id = ?", [id])),
     ...(p
       ? [
           prefixArm("payin_orders_order_no_unique", (r) => r, "order_no", q),
@@ -158,12 +158,12 @@ export function depositArms(q: string): Arm[] {
   ];
 }
 
-export function search(db: DbOrTx, scope: Scope, rawQ: string, decimals: (chain: string, token: string) => number): SearchResult {
+export async function search(db: DbOrTx, scope: Scope, rawQ: string, decimals: (chain: string, token: string) => number): Promise<SearchResult> {
   const q = rawQ.trim().slice(0, 200);
   if (!q) return { payins: [], payouts: [], deposits: [] };
-  const payins = payinsById(db, idsOf(db, "payin_orders", payinArms(db, q), scope));
-  const payouts = payoutsById(db, idsOf(db, "payout_orders", payoutArms(q), scope));
-  const deposits = depositsById(db, idsOf(db, "transfers", depositArms(q), scope), decimals);
+  const payins = await payinsById(db, await idsOf(db, "payin_orders", await payinArms(db, q), scope));
+  const payouts = await payoutsById(db, await idsOf(db, "payout_orders", payoutArms(q), scope));
+  const deposits = await depositsById(db, await idsOf(db, "transfers", depositArms(q), scope), decimals);
   return { payins, payouts, deposits };
 }
 

@@ -8,7 +8,7 @@ import { tr } from "../i18n";
 import { plainErrorText } from "./callback-deliveries";
 
 /** A merchant's last test callbacks, as its page's loader read them (recentTestCallbacks). */
-export type TestCallbackRow = ReturnType<typeof recentTestCallbacks>[number];
+export type TestCallbackRow = Awaited<ReturnType<typeof recentTestCallbacks>>[number];
 
 export function TestCallbacks(p: { rows: TestCallbackRow[] }): JSX.Element {
   return (
@@ -47,9 +47,9 @@ export function TestCallbacks(p: { rows: TestCallbackRow[] }): JSX.Element {
  * Queues a test callback for a merchant (developer settings, the operator's merchant page): null when
  * queued, else the plain-words refusal and its status (DESIGN 10: at most 5 a minute per merchant).
  */
-export function queueTestCallback(deps: { db: Db; now: () => number; kick(): void }, merchantId: number): { error: string; status: number } | null {
+export async function queueTestCallback(deps: { db: Db; now: () => number; kick(): void }, merchantId: number): Promise<{ error: string; status: number } | null> {
   try {
-    sendTestCallback(deps, merchantId);
+    await sendTestCallback(deps, merchantId);
   } catch (e) {
     if (e instanceof NoDefaultCallbackUrl) return { error: tr("Set a default callback URL first: the test callback goes there."), status: 200 };
     if (e instanceof TestCallbackLimit) return { error: tr("At most 5 test callbacks a minute. Try again shortly."), status: 429 };

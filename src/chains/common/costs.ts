@@ -23,8 +23,8 @@ export async function costOf(adapter: ChainAdapter, tx: SignedTransfer): Promise
 }
 
 /** Records `cost` once per (chain, txHash) inside `tx`; counts it after the commit. */
-export function recordCost(tx: Tx, a: { chain: string; txHash: string; kind: CostKind; payoutOrderId?: number | null; cost: TxCost; now: number }): void {
-  const inserted = insertCost(tx, {
+export async function recordCost(tx: Tx, a: { chain: string; txHash: string; kind: CostKind; payoutOrderId?: number | null; cost: TxCost; now: number }): Promise<void> {
+  const inserted = await insertCost(tx, {
     chain: a.chain,
     txHash: a.txHash,
     kind: a.kind,

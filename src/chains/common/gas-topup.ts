@@ -50,22 +50,22 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
   const chain = adapter.chain;
   const { locks, addresses } = env;
   const hintFor = options.hintFor ?? (async () => undefined);
-  const setTopup = (id: number, set: Partial<TopupRow>) => patchTopup(ctx.db, id, { ...set, updatedAt: ctx.clock.now() });
+  const setTopup = async (id: number, set: Partial<TopupRow>) => await patchTopup(ctx.db, id, { ...set, updatedAt: ctx.clock.now() });
   /** A status change from the status `t` was read in; another writer's change first: the top-up as it now is. */
-  const moveFrom = (t: TopupRow, set: Partial<TopupRow> & { status: TopupRow["status"] }) =>
-    moveTopup(ctx.db, t.id, t.status, { ...set, updatedAt: ctx.clock.now() }) ?? topupById(ctx.db, t.id);
-  const gasWallet = () => {
+  const moveFrom = async (t: TopupRow, set: Partial<TopupRow> & { status: TopupRow["status"] }) =>
+    await moveTopup(ctx.db, t.id, t.status, { ...set, updatedAt: ctx.clock.now() }) ?? await topupById(ctx.db, t.id);
+  const gasWallet = async () => {
     const now = ctx.clock.now();
-    return writeTx(ctx.db, (tx) => addresses.gasWallet(tx, adapter, ctx.seed, now));
+    return await writeTx(ctx.db, async (tx) => await addresses.gasWallet(tx, adapter, ctx.seed, now));
   };
 
   async function sign(o: PayoutOrderRow, amount: bigint): Promise<TopupRow> {
     const now = ctx.clock.now();
-    const gas = gasWallet();
+    const gas = await gasWallet();
     return locks.run(`${chain}:${gas.address}`, async () => {
       const key = adapter.deriveKey(ctx.seed, gas.derivationIndex);
       const signed = await adapter.signNativeTransfer({ from: gas.address, to: o.fromAddress, amount, privateKey: key.privateKey, hint: await hintFor(gas.address) });
-      const row = insertTopup(ctx.db, {
+      const row = await insertTopup(ctx.db, {
         chain,
         payoutOrderId: o.id,
         fromAddress: gas.address,
@@ -84,19 +84,19 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
   }
 
   /** The top-up's transactions, oldest first: the one signed first (on the row, out since it was broadcast), then each replacement. */
-  const transactions = (t: TopupRow): TxAttempt[] => [{ tx: storedTopup(t), since: t.sentAt ?? t.createdAt }, ...topupReplacements(ctx.db, t.id)];
+  const transactions = async (t: TopupRow): Promise<TxAttempt[]> => [{ tx: storedTopup(t), since: t.sentAt ?? t.createdAt }, ...await topupReplacements(ctx.db, t.id)];
 
   /** One of the top-up's transactions is in a block: the top-up landed (or failed) with that transaction. */
   async function landed(t: TopupRow, tx: SignedTransfer, success: boolean): Promise<true> {
     const cost = await costOf(adapter, tx);
-    writeTx(ctx.db, (x) => {
+    await writeTx(ctx.db, async (x) => {
       const now = ctx.clock.now();
       // A failed top-up burned its fee too: both are recorded.
-      if (cost) recordCost(x, { chain, txHash: tx.txHash, kind: "gas_topup", payoutOrderId: t.payoutOrderId, cost, now });
+      if (cost) await recordCost(x, { chain, txHash: tx.txHash, kind: "gas_topup", payoutOrderId: t.payoutOrderId, cost, now });
       // Whichever of its transactions landed is the top-up's.
       const which = tx.txHash === t.txHash ? {} : { txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta) };
       const outcome = success ? { ...which, status: "confirmed" as const, stuckAt: null, updatedAt: now } : { ...which, status: "failed" as const, stuckAt: null, lastError: "top-up failed on chain", updatedAt: now };
-      moveTopup(x, t.id, t.status, outcome);
+      await moveTopup(x, t.id, t.status, outcome);
     });
     if (!success) throw new RetryLater("gas top-up failed on chain", TOPUP_RETRY_MS);
     return true;
@@ -110,21 +110,21 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
   async function replaceIfDue(t: TopupRow, newest: TxAttempt): Promise<void> {
     const r = options.replace;
     if (!r || t.status !== "broadcasted" || ctx.clock.now() < Math.max(newest.since, t.stuckAt ?? 0) + r.afterMs) return;
-    const gas = gasWallet();
+    const gas = await gasWallet();
     const signed = await locks.run(`${chain}:${gas.address}`, async () => {
       const next = await r.sign(newest.tx, adapter.deriveKey(ctx.seed, gas.derivationIndex).privateKey);
-      return writeTx(ctx.db, (x) => {
-        const f = topupById(x, t.id);
-        const current = topupReplacements(x, t.id).at(-1)?.tx.txHash ?? f.txHash;
+      return await writeTx(ctx.db, async (x) => {
+        const f = await topupById(x, t.id);
+        const current = (await topupReplacements(x, t.id)).at(-1)?.tx.txHash ?? f.txHash;
         if (f.status !== "broadcasted" || current !== newest.tx.txHash) return null;
         const now = ctx.clock.now();
         if (!next) {
           if (f.stuckAt === null) ctx.logger.warn("gas top-up stuck at the gas price cap", { chain, payoutOrderId: f.payoutOrderId, txHash: current });
-          markTopup(x, t.id, { stuckAt: now, lastError: STUCK_TOPUP, updatedAt: now });
+          await markTopup(x, t.id, { stuckAt: now, lastError: STUCK_TOPUP, updatedAt: now });
           return null;
         }
-        addTopupReplacement(x, f, next, now);
-        markTopup(x, t.id, { stuckAt: null, lastError: null, updatedAt: now });
+        await addTopupReplacement(x, f, next, now);
+        await markTopup(x, t.id, { stuckAt: null, lastError: null, updatedAt: now });
         return next;
       });
     });
@@ -134,7 +134,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
     const sent = await adapter.broadcast(signed).catch((e) => ({ ok: false as const, permanent: false, error: String((e as Error)?.message ?? e) }));
     crashPoint("payout:after-topup-replace-broadcast");
     // Sent again by the next look (its newest transaction, unknown to the node).
-    if (!sent.ok) setTopup(t.id, { lastError: `top-up replacement not sent yet: ${sent.error}` });
+    if (!sent.ok) await setTopup(t.id, { lastError: `top-up replacement not sent yet: ${sent.error}` });
   }
 
   /** Sends a stored top-up (again) and waits a little for it to land; true once it has. */
@@ -143,18 +143,18 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
       const r = await adapter.broadcast(storedTopup(t));
       crashPoint("payout:after-topup-broadcast");
       if (!r.ok) {
-        if (r.permanent) moveFrom(t, { status: "failed", lastError: r.error });
-        else setTopup(t.id, { lastError: r.error });
+        if (r.permanent) await moveFrom(t, { status: "failed", lastError: r.error });
+        else await setTopup(t.id, { lastError: r.error });
         throw new RetryLater(`gas top-up not sent: ${r.error}`, TOPUP_RETRY_MS);
       }
-      t = moveFrom(t, { status: "broadcasted", lastError: null, sentAt: ctx.clock.now() });
+      t = await moveFrom(t, { status: "broadcasted", lastError: null, sentAt: ctx.clock.now() });
       // Another writer finished it first (landed or failed): its outcome stands.
       if (t.status === "confirmed") return true;
       if (t.status === "failed") throw new RetryLater("gas top-up failed", TOPUP_RETRY_MS);
     }
     const deadline = ctx.clock.now() + TOPUP_WAIT_MS;
     for (;;) {
-      const txs = transactions(t);
+      const txs = await transactions(t);
       const newest = txs[txs.length - 1]!;
       const s = await adapter.txState(newest.tx);
       if (s.state === "included") return landed(t, newest.tx, s.success);
@@ -169,19 +169,19 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
         }
       }
       if (allExpired) {
-        moveFrom(t, { status: "failed", stuckAt: null, lastError: "top-up can never land (expired)" });
+        await moveFrom(t, { status: "failed", stuckAt: null, lastError: "top-up can never land (expired)" });
         throw new RetryLater("gas top-up expired", TOPUP_RETRY_MS);
       }
       await replaceIfDue(t, newest);
-      if (s.state === "unknown" && transactions(t).length === txs.length) await adapter.broadcast(newest.tx);
+      if (s.state === "unknown" && (await transactions(t)).length === txs.length) await adapter.broadcast(newest.tx);
       if (ctx.clock.now() > deadline) return false;
       await sleep(ctx.clock, 250);
-      t = topupById(ctx.db, t.id);
+      t = await topupById(ctx.db, t.id);
     }
   }
 
   /** The payout's retry while its top-up has not landed (its error says when the top-up is stuck at the cap). */
-  const waiting = (t: TopupRow) => new RetryLater(topupById(ctx.db, t.id).stuckAt !== null ? STUCK_TOPUP : "waiting for the gas top-up to land", TOPUP_RETRY_MS);
+  const waiting = async (t: TopupRow) => new RetryLater((await topupById(ctx.db, t.id)).stuckAt !== null ? STUCK_TOPUP : "waiting for the gas top-up to land", TOPUP_RETRY_MS);
 
   return {
     /**
@@ -192,16 +192,16 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
      * raised its fee): once it landed, what is still short is sent too.
      */
     async ensure(o: PayoutOrderRow, shortfall: () => Promise<bigint>, opts: { recheck?: boolean } = {}): Promise<void> {
-      const open = openTopupFor(ctx.db, o.id);
+      const open = await openTopupFor(ctx.db, o.id);
       if (open) {
-        if (!(await drive(open))) throw waiting(open);
+        if (!(await drive(open))) throw await waiting(open);
         if (!opts.recheck) return;
       }
       const amount = await shortfall();
       if (amount <= 0n) return;
       const t = await sign(o, amount);
       crashPoint("payout:after-topup-sign-commit");
-      if (!(await drive(t))) throw waiting(t);
+      if (!(await drive(t))) throw await waiting(t);
     },
   };
 }

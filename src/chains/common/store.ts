@@ -17,13 +17,13 @@ type TopupStatus = TopupRow["status"];
 export const OPEN_TOPUP: readonly TopupStatus[] = ["signed", "broadcasted"];
 
 /** Inserts a cost row unless (chain, txHash) has one; true when it did. */
-export function insertCost(tx: Tx, row: NewCostRow): boolean {
+export async function insertCost(tx: Tx, row: NewCostRow): Promise<boolean> {
   const inserted = tx.insert(transferCosts).values(row).onConflictDoNothing().returning({ id: transferCosts.id }).all();
   return inserted.length > 0;
 }
 
 /** The newest top-up of a payout still under way, if any. */
-export function openTopupFor(db: DbOrTx, payoutOrderId: number): TopupRow | undefined {
+export async function openTopupFor(db: DbOrTx, payoutOrderId: number): Promise<TopupRow | undefined> {
   return db
     .select()
     .from(gasTopups)
@@ -32,17 +32,17 @@ export function openTopupFor(db: DbOrTx, payoutOrderId: number): TopupRow | unde
     .get();
 }
 
-export function insertTopup(db: DbOrTx, row: NewTopupRow): TopupRow {
+export async function insertTopup(db: DbOrTx, row: NewTopupRow): Promise<TopupRow> {
   return db.insert(gasTopups).values(row).returning().get();
 }
 
 /** Patches a top-up (no status change) and returns it as it is now. */
-export function patchTopup(db: DbOrTx, id: number, set: Partial<TopupRow>): TopupRow {
+export async function patchTopup(db: DbOrTx, id: number, set: Partial<TopupRow>): Promise<TopupRow> {
   return db.update(gasTopups).set(set).where(eq(gasTopups.id, id)).returning().get();
 }
 
 /** Patches a top-up inside the caller's transaction (no status change: stuck, replaced). */
-export function markTopup(tx: Tx, id: number, set: Partial<TopupRow>): void {
+export async function markTopup(tx: Tx, id: number, set: Partial<TopupRow>): Promise<void> {
   tx.update(gasTopups).set(set).where(eq(gasTopups.id, id)).run();
 }
 
@@ -50,12 +50,12 @@ export function markTopup(tx: Tx, id: number, set: Partial<TopupRow>): void {
  * A top-up's status change as a compare-and-set on the status it was read in: the new row, or
  * undefined when another writer moved it first (the caller re-reads; nothing is recorded twice).
  */
-export function moveTopup(db: DbOrTx, id: number, from: TopupStatus, set: Partial<TopupRow> & { status: TopupStatus }): TopupRow | undefined {
+export async function moveTopup(db: DbOrTx, id: number, from: TopupStatus, set: Partial<TopupRow> & { status: TopupStatus }): Promise<TopupRow | undefined> {
   return db.update(gasTopups).set(set).where(and(eq(gasTopups.id, id), eq(gasTopups.status, from))).returning().get();
 }
 
 /** Signed metadata of the top-ups `fromAddress` sent on `chain`: every one, or (`open`) those under way. */
-export function topupMetas(db: DbOrTx, chain: string, fromAddress: string, o: { open?: boolean } = {}): string[] {
+export async function topupMetas(db: DbOrTx, chain: string, fromAddress: string, o: { open?: boolean } = {}): Promise<string[]> {
   const of = [eq(gasTopups.chain, chain), eq(gasTopups.fromAddress, fromAddress)];
   return db
     .select({ meta: gasTopups.signedMeta })
@@ -66,16 +66,16 @@ export function topupMetas(db: DbOrTx, chain: string, fromAddress: string, o: { 
 }
 
 /** The replacements of a top-up's transaction (gas_topup_attempts), oldest first. */
-export function topupReplacements(db: DbOrTx, topupId: number): TxAttempt[] {
+export async function topupReplacements(db: DbOrTx, topupId: number): Promise<TxAttempt[]> {
   return db.select().from(gasTopupAttempts).where(eq(gasTopupAttempts.gasTopupId, topupId)).orderBy(asc(gasTopupAttempts.id)).all().map(storedAttempt);
 }
 
 /** Stores a top-up's replacement (inside the transaction that commits it before it is broadcast). */
-export function addTopupReplacement(tx: Tx, t: { id: number; chain: string }, signed: SignedTransfer, now: number): void {
+export async function addTopupReplacement(tx: Tx, t: { id: number; chain: string }, signed: SignedTransfer, now: number): Promise<void> {
   tx.insert(gasTopupAttempts).values({ gasTopupId: t.id, ...attemptColumns(t.chain, signed, now) }).run();
 }
 
 /** A top-up by id (re-read inside the transaction that stores its replacement). */
-export function topupById(db: DbOrTx, id: number): TopupRow {
+export async function topupById(db: DbOrTx, id: number): Promise<TopupRow> {
   return db.select().from(gasTopups).where(eq(gasTopups.id, id)).get()!;
 }

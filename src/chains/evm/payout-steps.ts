@@ -18,7 +18,7 @@ const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Par
 async function nextNonce(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, address: string): Promise<number> {
   const chainNext = await adapter.pendingNonce(address);
   const payouts = env.payouts.unfinishedSignedMeta(ctx.db, adapter.chain, address).map((meta) => ({ meta }));
-  const topups = topupMetas(ctx.db, adapter.chain, address, { open: true }).map((meta) => ({ meta }));
+  const topups = (await topupMetas(ctx.db, adapter.chain, address, { open: true })).map((meta) => ({ meta }));
   const stored = Math.max(-1, ...[...payouts, ...topups].map((r) => nonceOf(r.meta)));
   return Math.max(chainNext, stored + 1);
 }
@@ -50,7 +50,7 @@ export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, 
 
   return {
     async sign(o) {
-      const key = sourceKey(ctx, adapter, env, o);
+      const key = await sourceKey(ctx, adapter, env, o);
       const nonce = await nextNonce(ctx, adapter, env, o.fromAddress);
       return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey, hint: { nonce } });
     },
@@ -58,7 +58,7 @@ export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, 
     replaceAfterMs: opts.replaceAfterMs,
 
     async replace(o, current) {
-      return adapter.signReplacement(current, sourceKey(ctx, adapter, env, o).privateKey);
+      return adapter.signReplacement(current, (await sourceKey(ctx, adapter, env, o)).privateKey);
     },
 
     async beforeBroadcast(o, tx) {

@@ -29,13 +29,13 @@ async function landed(hash: string) {
 
 test("nonces past the stored ones are reported, with the token transfer that used one", async () => {
   const db = openDb(":memory:");
-  migrate(db);
+  await migrate(db);
   const ctx = { db, clock: systemClock, logger: silentLogger, seed: SEED };
   const src = adapter.deriveKey(SEED, 7);
   await fx.node.mint("USDT", src.address, toBaseUnits("100", 18));
   await fx.node.setBalance(src.address, 10n ** 17n);
   const since = (await adapter.head()).latest;
-  const q = { address: src.address, since, known: () => false, payouts: payoutStore, addressesAfter: () => [] };
+  const q = { address: src.address, since, known: async () => false, payouts: payoutStore, addressesAfter: async () => [] };
   expect(await evmUnrecordedOutgoing(ctx, adapter, q)).toEqual([]);
 
   const [to, other] = someAddresses(2, "reconcile");
@@ -51,6 +51,6 @@ test("nonces past the stored ones are reported, with the token transfer that use
   expect(found[0]).toMatchObject({ txHash: token.txHash, nonce: 0, to, asset: "USDT", amount: toBaseUnits("20", 18) });
   expect(found[1]).toEqual({ txHash: null, nonce: 1 });
   // Known to the database by hash: its nonce is still past the stored ones (nothing stored), but it is not named.
-  const known = await evmUnrecordedOutgoing(ctx, adapter, { ...q, known: (h: string) => h === token.txHash });
+  const known = await evmUnrecordedOutgoing(ctx, adapter, { ...q, known: async (h: string) => h === token.txHash });
   expect(known).toEqual([{ txHash: null, nonce: 0 }, { txHash: null, nonce: 1 }]);
 });

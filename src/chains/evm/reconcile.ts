@@ -10,20 +10,20 @@ import type { EvmAdapter, EvmTxMeta } from "./adapter";
 const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Partial<EvmTxMeta>).nonce ?? -1) : -1);
 
 /** Highest nonce of a transaction the database signed for `address` (-1: none). */
-export function highestStoredNonce(ctx: Pick<ChainModuleCtx, "db">, payoutStore: PayoutStore, chain: string, address: string): number {
+export async function highestStoredNonce(ctx: Pick<ChainModuleCtx, "db">, payoutStore: PayoutStore, chain: string, address: string): Promise<number> {
   const payouts = payoutStore.signedMeta(ctx.db, chain, address).map((meta) => ({ meta }));
-  const topups = topupMetas(ctx.db, chain, address).map((meta) => ({ meta }));
+  const topups = (await topupMetas(ctx.db, chain, address)).map((meta) => ({ meta }));
   return Math.max(-1, ...[...payouts, ...topups].map((r) => nonceOf(r.meta)));
 }
 
 export async function evmUnrecordedOutgoing(ctx: ChainModuleCtx, adapter: EvmAdapter, q: OutgoingQuery): Promise<UnrecordedTransfer[]> {
   const next = await adapter.pendingNonce(q.address);
-  const stored = highestStoredNonce(ctx, q.payouts, adapter.chain, q.address);
+  const stored = await highestStoredNonce(ctx, q.payouts, adapter.chain, q.address);
   if (next <= stored + 1) return [];
   const details = new Map<number, UnrecordedTransfer>();
   if (q.since !== null) {
     for (const t of await adapter.outgoingTokenTransfers(q.address, q.since + 1n)) {
-      if (q.known(t.txHash)) continue;
+      if (await q.known(t.txHash)) continue;
       const nonce = await adapter.transactionNonce(t.txHash);
       if (nonce === null || nonce <= stored) continue;
       details.set(nonce, { txHash: t.txHash, nonce, blockNumber: t.blockNumber, to: t.to, asset: t.token, amount: t.amount });

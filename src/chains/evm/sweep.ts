@@ -9,6 +9,7 @@ import type { RpcClient, RpcError } from "../json-rpc";
 import type { ChainCode, IncomingTransfer, SweepQuery, TokenInfo } from "../types";
 import type { RpcBlock } from "./node";
 import type { RpcLog } from "./scan";
+import { filterSeq } from "../../lib/async-seq";
 
 export interface EvmSweepDeps {
   chain: ChainCode;
@@ -76,14 +77,14 @@ export function evmSweep(d: EvmSweepDeps): (q: SweepQuery) => Promise<IncomingTr
     const blocks = back < maxBlocks ? back : maxBlocks;
     const from = q.upTo - blocks + 1n > 0n ? q.upTo - blocks + 1n : 0n;
     if (blocks <= 0n || from > q.upTo) return [];
-    const logs = (await logsTo(padTopic(address), from, q.upTo)).filter(
-      (l) =>
+    const logs = await filterSeq((await logsTo(padTopic(address), from, q.upTo)), 
+      async (l) =>
         !l.removed &&
         l.topics.length === 3 &&
         l.topics[0]!.toLowerCase() === d.transferTopic &&
         byContract.has(l.address.toLowerCase()) &&
         getAddress("0x" + l.topics[2]!.slice(26)) === address &&
-        !q.known(l.transactionHash),
+        !await q.known(l.transactionHash),
     );
     if (logs.length === 0) return [];
     const hashes = [...new Set(logs.map((l) => l.blockHash))];

@@ -112,20 +112,20 @@ export class SandboxChain implements ChainAdapter {
     const m = chainModule(this.chain);
     this.native = m.native.symbol;
     this.rules = m.sandbox?.rules;
-    ensureSandboxChain(this.db, this.chain, this.now());
+    await ensureSandboxChain(this.db, this.chain, this.now());
   }
 
   /** The gas wallet's genesis funds, once per database (derived on first use: a key costs 40-70 ms). */
-  private genesis(): void {
+  private async genesis(): Promise<void> {
     if (this.genesisChecked || !this.seed) return;
     this.genesisChecked = true;
     const to = this.deriveKey(this.seed, GAS_WALLET_INDEX).address;
     const amount = SANDBOX_GAS_FUNDING * 10n ** BigInt(chainModule(this.chain).native.decimals);
     const txHash = this.txHashOf(`genesis:${this.chain}:${to}`);
-    writeTx(this.db, (t) => {
-      if (sandboxTransferByHash(t, this.chain, txHash)) return;
-      insertSandboxTransfer(t, { chain: this.chain, token: this.native, txHash, logIndex: 0, blockNumber: 0, fromAddress: GENESIS, toAddress: to, amount: amount.toString(), createdAt: this.now() });
-      insertSandboxBlockIfAbsent(t, this.chain, 0, this.now());
+    await writeTx(this.db, async (t) => {
+      if (await sandboxTransferByHash(t, this.chain, txHash)) return;
+      await insertSandboxTransfer(t, { chain: this.chain, token: this.native, txHash, logIndex: 0, blockNumber: 0, fromAddress: GENESIS, toAddress: to, amount: amount.toString(), createdAt: this.now() });
+      await insertSandboxBlockIfAbsent(t, this.chain, 0, this.now());
     });
   }
 
@@ -137,9 +137,9 @@ export class SandboxChain implements ChainAdapter {
       now: this.now(),
       native: this.native,
       tokens: this.tokens,
-      balance: (address, asset) => this.balanceIn(t, address, asset),
-      account: <T>(address: string) => {
-        const s = sandboxAccountState(t, chain, address);
+      balance: async (address, asset) => await this.balanceIn(t, address, asset),
+      account: async <T>(address: string) => {
+        const s = await sandboxAccountState(t, chain, address);
         return s !== undefined ? (JSON.parse(s) as T) : undefined;
       },
     };
@@ -149,20 +149,20 @@ export class SandboxChain implements ChainAdapter {
     const chain = this.chain;
     return {
       ...this.view(t),
-      adjust: (address, asset, delta) => {
+      adjust: async (address, asset, delta) => {
         if (delta === 0n) return;
-        adjustSandboxBalance(t, chain, block, address, asset, delta);
+        await adjustSandboxBalance(t, chain, block, address, asset, delta);
       },
-      setAccount: (address, state) => {
+      setAccount: async (address, state) => {
         const s = JSON.stringify(state, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-        putSandboxAccountState(t, chain, address, s);
+        await putSandboxAccountState(t, chain, address, s);
       },
     };
   }
 
   /** Reads the ledger as the chain's rules see it (the chain module's resource queries). */
-  read<T>(fn: (v: SandboxView) => T): T {
-    this.genesis();
+  async read<T>(fn: (v: SandboxView) => T): Promise<T> {
+    await this.genesis();
     return fn(this.view(this.db));
   }
 
@@ -182,17 +182,17 @@ export class SandboxChain implements ChainAdapter {
     return chainModule(this.chain).address.normalize(address);
   }
 
-  private state() {
-    const s = sandboxChainRow(this.db, this.chain);
+  private async state() {
+    const s = await sandboxChainRow(this.db, this.chain);
     return { ...s, cuts: JSON.parse(s.reorgCuts) as number[] };
   }
 
-  height(): number {
-    return this.state().height;
+  async height(): Promise<number> {
+    return (await this.state()).height;
   }
 
   /** A block's hash changes once a reorg cut it away and it was mined again. */
-  hashOf(number: number, cuts = this.state().cuts): string {
+  async hashOf(number: number, cuts = (await this.state()).cuts): Promise<string> {
     const generation = cuts.filter((c) => c < number).length;
     const h = createHash("sha256").update(`${this.chain}:${number}:${generation}`).digest();
     return this.formatHash(h);
@@ -207,19 +207,19 @@ export class SandboxChain implements ChainAdapter {
   }
 
   async head(): Promise<ChainHead> {
-    const h = this.height();
+    const h = await this.height();
     return { latest: BigInt(h), final: BigInt(Math.max(0, h - this.requiredConfirmations + 1)), time: this.now() };
   }
 
   async blockHash(number: bigint): Promise<string | null> {
-    const s = this.state();
+    const s = await this.state();
     if (number < 0n || Number(number) > s.height) return null;
-    return this.hashOf(Number(number), s.cuts);
+    return await this.hashOf(Number(number), s.cuts);
   }
 
   async scan(from: bigint, to: bigint, watch: WatchSet): Promise<ScanResult> {
-    const s = this.state();
-    const rows = sandboxTransfersIn(this.db, this.chain, Number(from), Number(to), this.tokens.map((x) => x.symbol));
+    const s = await this.state();
+    const rows = await sandboxTransfersIn(this.db, this.chain, Number(from), Number(to), this.tokens.map((x) => x.symbol));
     const transfers: IncomingTransfer[] = [];
     for (const { t, time } of rows) {
       if (!watch.has(t.toAddress)) continue;
@@ -229,41 +229,41 @@ export class SandboxChain implements ChainAdapter {
         txHash: t.txHash,
         logIndex: t.logIndex,
         blockNumber: BigInt(t.blockNumber!),
-        blockHash: this.hashOf(t.blockNumber!, s.cuts),
+        blockHash: await this.hashOf(t.blockNumber!, s.cuts),
         blockTime: time,
         from: t.fromAddress,
         to: t.toAddress,
         amount: BigInt(t.amount),
       });
     }
-    const tipTime = sandboxBlockTime(this.db, this.chain, Number(to));
-    return { transfers, tip: { number: to, hash: this.hashOf(Number(to), s.cuts), time: tipTime ?? this.now() } };
+    const tipTime = await sandboxBlockTime(this.db, this.chain, Number(to));
+    return { transfers, tip: { number: to, hash: await this.hashOf(Number(to), s.cuts), time: tipTime ?? this.now() } };
   }
 
   /** Confirmed balance: every transfer in a block, in minus out. */
   async tokenBalance(address: string, token: TokenSymbol): Promise<bigint> {
-    return this.balanceIn(this.db, address, token);
+    return await this.balanceIn(this.db, address, token);
   }
 
   /** Mined balance of the native coin (the gas monitor reads it). */
   async nativeBalance(address: string): Promise<bigint> {
-    this.genesis();
-    return this.balanceIn(this.db, address, this.native);
+    await this.genesis();
+    return await this.balanceIn(this.db, address, this.native);
   }
 
   async signTransfer(req: TransferRequest): Promise<SignedTransfer> {
-    return this.sign({ asset: req.token, from: req.from, to: req.to, amount: req.amount }, req.privateKey, req.hint?.salt);
+    return await this.sign({ asset: req.token, from: req.from, to: req.to, amount: req.amount }, req.privateKey, req.hint?.salt);
   }
 
   /** A transfer of the native coin (gas top-ups). */
   async signNativeTransfer(req: NativeTransferRequest): Promise<SignedTransfer> {
     if (!req.from) throw new Error("sandbox: a native transfer names its sender");
-    return this.sign({ asset: this.native, from: req.from, to: req.to, amount: req.amount }, req.privateKey);
+    return await this.sign({ asset: this.native, from: req.from, to: req.to, amount: req.amount }, req.privateKey);
   }
 
   /** Signs a transfer or a chain operation; the rules add their fields (signed with it) as its meta. */
-  sign(tx: SandboxTx, privateKey: Uint8Array, salt?: unknown): SignedTransfer {
-    const fields = this.rules?.sign?.(this.view(this.db), tx) ?? {};
+  async sign(tx: SandboxTx, privateKey: Uint8Array, salt?: unknown): Promise<SignedTransfer> {
+    const fields = await this.rules?.sign?.(this.view(this.db), tx) ?? {};
     const payload: SignedPayload = {
       chain: this.chain,
       token: tx.asset,
@@ -282,9 +282,9 @@ export class SandboxChain implements ChainAdapter {
   async broadcast(tx: SignedTransfer): Promise<BroadcastResult> {
     const payload = JSON.parse(tx.raw) as SignedPayload;
     if (payload.chain !== this.chain || this.txHashOf(tx.raw) !== tx.txHash) return { ok: false, permanent: true, error: "malformed transaction" };
-    this.genesis();
+    await this.genesis();
     try {
-      return this.mineSigned(tx, payload);
+      return await this.mineSigned(tx, payload);
     } catch (e) {
       // Refused by the chain's rules: nothing of it was written (the write transaction rolled back).
       if (e instanceof Refused) return { ok: false, permanent: e.permanent, error: e.message };
@@ -292,70 +292,70 @@ export class SandboxChain implements ChainAdapter {
     }
   }
 
-  private mineSigned(tx: SignedTransfer, payload: SignedPayload): BroadcastResult {
-    return writeTx(this.db, (t) => {
-      const s = sandboxChainRow(t, this.chain);
+  private async mineSigned(tx: SignedTransfer, payload: SignedPayload): Promise<BroadcastResult> {
+    return await writeTx(this.db, async (t) => {
+      const s = await sandboxChainRow(t, this.chain);
       // DESIGN 8: the next N payout broadcasts fail (a token transfer; top-ups and chain operations pass).
       if (s.failNextBroadcasts > 0 && !payload.op && payload.token !== this.native) {
-        setFailNextBroadcasts(t, this.chain, s.failNextBroadcasts - 1);
+        await setFailNextBroadcasts(t, this.chain, s.failNextBroadcasts - 1);
         return { ok: false as const, permanent: false, error: "sandbox fault: broadcast failed" };
       }
-      const existing = sandboxTransferByHash(t, this.chain, tx.txHash);
+      const existing = await sandboxTransferByHash(t, this.chain, tx.txHash);
       if (existing && existing.blockNumber !== null) return { ok: true as const }; // already on chain: a rebroadcast is harmless
       const amount = BigInt(payload.amount);
-      if (!payload.op && payload.token !== this.native && this.balanceIn(t, payload.from, payload.token) < amount) {
+      if (!payload.op && payload.token !== this.native && await this.balanceIn(t, payload.from, payload.token) < amount) {
         return { ok: false as const, permanent: true, error: "insufficient token balance" };
       }
       const number = s.height + 1;
       let run: { success: boolean; cost: TxCost } = { success: true, cost: { nativeBurned: 0n } };
       if (this.rules) {
         try {
-          run = this.rules.execute(this.ledger(t, number), { asset: payload.token, from: payload.from, to: payload.to, amount, op: payload.op }, payload.fields ?? {});
+          run = await this.rules.execute(this.ledger(t, number), { asset: payload.token, from: payload.from, to: payload.to, amount, op: payload.op }, payload.fields ?? {});
         } catch (e) {
           if (e instanceof SandboxRefusal) throw new Refused(e.message, e.permanent);
           throw e;
         }
-      } else if (payload.token === this.native && this.balanceIn(t, payload.from, this.native) < amount) {
+      } else if (payload.token === this.native && await this.balanceIn(t, payload.from, this.native) < amount) {
         return { ok: false as const, permanent: false, error: "insufficient native balance" };
       }
       // An operation moves nothing itself (its rules did); a failed transfer moves nothing.
       const moved = run.success && !payload.op ? payload.amount : "0";
-      this.mineInto(t, number, s.height);
+      await this.mineInto(t, number, s.height);
       const row = { blockNumber: number, amount: moved, cost: costJson(run.cost), failed: run.success ? 0 : 1 };
-      if (existing) updateSandboxTransfer(t, existing.id, row);
-      else insertSandboxTransfer(t, { chain: this.chain, token: payload.token, txHash: tx.txHash, logIndex: 0, fromAddress: payload.from, toAddress: payload.to, raw: tx.raw, createdAt: this.now(), ...row });
+      if (existing) await updateSandboxTransfer(t, existing.id, row);
+      else await insertSandboxTransfer(t, { chain: this.chain, token: payload.token, txHash: tx.txHash, logIndex: 0, fromAddress: payload.from, toAddress: payload.to, raw: tx.raw, createdAt: this.now(), ...row });
       return { ok: true as const };
     });
   }
 
   /** Mined transfers in and out (store.ts sandboxBalance: the trigger-kept sum). */
-  private balanceIn(t: Db | Tx, address: string, token: string): bigint {
-    return sandboxBalance(t, this.chain, address, token);
+  private async balanceIn(t: Db | Tx, address: string, token: string): Promise<bigint> {
+    return await sandboxBalance(t, this.chain, address, token);
   }
 
-  private mineInto(t: Tx, number: number, prevHeight: number) {
-    mineSandboxBlock(t, this.chain, number, prevHeight, this.now());
+  private async mineInto(t: Tx, number: number, prevHeight: number) {
+    await mineSandboxBlock(t, this.chain, number, prevHeight, this.now());
   }
 
   /** What a mined transaction cost, as its chain's rules charged it (nothing on a chain without rules). */
   async txCost(tx: SignedTransfer): Promise<TxCost | null> {
-    return this.costOf(tx.txHash);
+    return await this.costOf(tx.txHash);
   }
-  costOf(txHash: string): TxCost | null {
-    const row = this.minedRow(txHash);
+  async costOf(txHash: string): Promise<TxCost | null> {
+    const row = await this.minedRow(txHash);
     return row ? costFrom(row.cost) : null;
   }
-  private minedRow(txHash: string) {
-    return minedSandboxTransfer(this.db, this.chain, txHash);
+  private async minedRow(txHash: string) {
+    return await minedSandboxTransfer(this.db, this.chain, txHash);
   }
 
   lookupTx(txHash: string): Promise<TxLookup> {
-    return sandboxTxLookup({ db: this.db, chain: this.chain, tokens: this.tokens, head: () => this.head(), hashOf: (n) => this.hashOf(n) }, txHash);
+    return sandboxTxLookup({ db: this.db, chain: this.chain, tokens: this.tokens, head: () => this.head(), hashOf: async (n) => await this.hashOf(n) }, txHash);
   }
 
   async txState(tx: SignedTransfer): Promise<TxState> {
-    const s = this.state();
-    const row = this.minedRow(tx.txHash);
+    const s = await this.state();
+    const row = await this.minedRow(tx.txHash);
     if (!row) return { state: "unknown" };
     const confirmations = s.height - row.blockNumber! + 1;
     return { state: "included", blockNumber: BigInt(row.blockNumber!), success: row.failed === 0, final: confirmations >= this.requiredConfirmations, confirmations };
@@ -364,47 +364,47 @@ export class SandboxChain implements ChainAdapter {
   // ---- sandbox controls (/sandbox endpoints) ----
 
   /** An incoming transfer of a token or the native coin (from outside: no fee) in a new block. */
-  transfer(input: { token: string; to: string; amount: bigint; from?: string }): { txHash: string; blockNumber: number } {
+  async transfer(input: { token: string; to: string; amount: bigint; from?: string }): Promise<{ txHash: string; blockNumber: number }> {
     const from = input.from ?? chainModule(this.chain).address.random();
     const raw = JSON.stringify({ chain: this.chain, token: input.token, from, to: input.to, amount: input.amount.toString(), salt: Math.random().toString(36).slice(2) });
     const txHash = this.txHashOf(raw);
-    return writeTx(this.db, (t) => {
-      const s = sandboxChainRow(t, this.chain);
+    return await writeTx(this.db, async (t) => {
+      const s = await sandboxChainRow(t, this.chain);
       const number = s.height + 1;
-      this.mineInto(t, number, s.height);
-      insertSandboxTransfer(t, { chain: this.chain, token: input.token, txHash, logIndex: 0, blockNumber: number, fromAddress: from, toAddress: input.to, amount: input.amount.toString(), createdAt: this.now() });
+      await this.mineInto(t, number, s.height);
+      await insertSandboxTransfer(t, { chain: this.chain, token: input.token, txHash, logIndex: 0, blockNumber: number, fromAddress: from, toAddress: input.to, amount: input.amount.toString(), createdAt: this.now() });
       return { txHash, blockNumber: number };
     });
   }
 
-  mine(count: number): number {
-    return writeTx(this.db, (t) => {
-      const s = sandboxChainRow(t, this.chain);
+  async mine(count: number): Promise<number> {
+    return await writeTx(this.db, async (t) => {
+      const s = await sandboxChainRow(t, this.chain);
       const height = s.height + count;
-      setSandboxHeight(t, this.chain, height);
+      await setSandboxHeight(t, this.chain, height);
       return height;
     });
   }
 
   /** Drop the last `depth` blocks and their transfers. */
-  reorg(depth: number): number {
-    return writeTx(this.db, (t) => {
-      const s = sandboxChainRow(t, this.chain);
+  async reorg(depth: number): Promise<number> {
+    return await writeTx(this.db, async (t) => {
+      const s = await sandboxChainRow(t, this.chain);
       const cut = Math.max(0, s.height - depth);
       const cuts = [...(JSON.parse(s.reorgCuts) as number[]), cut];
       // Fees and stake moves of the dropped blocks come back (the rules' account state stays: sandbox simplification).
-      cutSandboxChain(t, this.chain, cut, JSON.stringify(cuts));
+      await cutSandboxChain(t, this.chain, cut, JSON.stringify(cuts));
       return cut;
     });
   }
 
-  setFaults(failNextBroadcasts: number): void {
-    setFailNextBroadcasts(this.db, this.chain, failNextBroadcasts);
+  async setFaults(failNextBroadcasts: number): Promise<void> {
+    await setFailNextBroadcasts(this.db, this.chain, failNextBroadcasts);
   }
 
   /** How many payout transfers the sandbox carried from `from` (crash-safety tests count these). */
-  outgoingCount(from: string): number {
-    return sandboxOutgoingCount(this.db, this.chain, from);
+  async outgoingCount(from: string): Promise<number> {
+    return await sandboxOutgoingCount(this.db, this.chain, from);
   }
 }
 

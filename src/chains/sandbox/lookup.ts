@@ -11,7 +11,7 @@ export interface SandboxLookupSource {
   chain: string;
   tokens: readonly TokenInfo[];
   head(): Promise<ChainHead>;
-  hashOf(number: number): string;
+  hashOf(number: number): Promise<string>;
 }
 
 const SANDBOX_HASH = /^[0-9A-Za-z]{16,128}$/;
@@ -19,7 +19,7 @@ const SANDBOX_HASH = /^[0-9A-Za-z]{16,128}$/;
 export async function sandboxTxLookup(s: SandboxLookupSource, hash: string): Promise<TxLookup> {
   const txHash = hash.trim();
   if (!SANDBOX_HASH.test(txHash)) return { state: "malformed" };
-  const rows = sandboxTransactionRows(s.db, s.chain, txHash);
+  const rows = await sandboxTransactionRows(s.db, s.chain, txHash);
   if (!rows.length) return { state: "not_found" };
   const first = rows[0]!.t;
   if (first.blockNumber === null) return { state: "pending", txHash };
@@ -31,7 +31,7 @@ export async function sandboxTxLookup(s: SandboxLookupSource, hash: string): Pro
     txHash,
     success,
     blockNumber,
-    blockHash: s.hashOf(first.blockNumber),
+    blockHash: await s.hashOf(first.blockNumber),
     blockTime: rows[0]!.time ?? 0,
     ...inclusion(await s.head(), blockNumber),
     transfers: success

@@ -23,16 +23,16 @@ export interface SandboxView {
   readonly native: string;
   readonly tokens: readonly TokenInfo[];
   /** Mined balance of a token or the native coin. */
-  balance(address: string, asset: string): bigint;
+  balance(address: string, asset: string): Promise<bigint>;
   /** The rules' own state of an account (JSON), undefined when it has none. */
-  account<T>(address: string): T | undefined;
+  account<T>(address: string): Promise<T | undefined>;
 }
 
 /** The ledger inside the write transaction that mines a transaction. */
 export interface SandboxLedger extends SandboxView {
   /** Changes a balance without a transfer (fees burned, coins staked or unstaked). */
-  adjust(address: string, asset: string, delta: bigint): void;
-  setAccount(address: string, state: unknown): void;
+  adjust(address: string, asset: string, delta: bigint): Promise<void>;
+  setAccount(address: string, state: unknown): Promise<void>;
 }
 
 /** The chain refuses a transaction (not included); the message says why, as the node would. */
@@ -48,12 +48,12 @@ export class SandboxRefusal extends Error {
  */
 export interface SandboxRules {
   /** Fields signed into a transaction and returned as its meta (TRON: fee limit, energy, bandwidth). */
-  sign?(v: SandboxView, tx: SandboxTx): Record<string, unknown>;
+  sign?(v: SandboxView, tx: SandboxTx): Promise<Record<string, unknown>>;
   /**
    * Mines `tx`: throws SandboxRefusal when the chain would refuse it, charges its fees and applies
    * its operation through `l`. success = false: included but failed (its fees burned, nothing moved);
    * success = true: the sandbox moves `amount` of a transfer.
    */
-  execute(l: SandboxLedger, tx: SandboxTx, fields: Record<string, unknown>): { success: boolean; cost: TxCost };
+  execute(l: SandboxLedger, tx: SandboxTx, fields: Record<string, unknown>): Promise<{ success: boolean; cost: TxCost }>;
 }
 

@@ -15,56 +15,56 @@ export type NewSandboxTransfer = typeof sandboxTransfers.$inferInsert;
 export const SANDBOX_BALANCE = "SELECT hi, lo FROM sandbox_balances WHERE chain = ? AND address = ? AND token = ?";
 
 /** The chain's row, made at height 0 on first use. */
-export function ensureSandboxChain(db: Db, chain: string, genesisTime: number): void {
+export async function ensureSandboxChain(db: Db, chain: string, genesisTime: number): Promise<void> {
   db.insert(sandboxChains).values({ chain, height: 0, genesisTime }).onConflictDoNothing().run();
 }
 
-export function sandboxChainRow(db: Db, chain: string): SandboxChainRow {
+export async function sandboxChainRow(db: Db, chain: string): Promise<SandboxChainRow> {
   return db.select().from(sandboxChains).where(eq(sandboxChains.chain, chain)).get()!;
 }
 
 /** A transaction of the chain by hash (any log index), mined or not. */
-export function sandboxTransferByHash(db: Db, chain: string, txHash: string): SandboxTransferRow | undefined {
+export async function sandboxTransferByHash(db: Db, chain: string, txHash: string): Promise<SandboxTransferRow | undefined> {
   return db.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.txHash, txHash))).get();
 }
 
 /** The transaction's first transfer (log index 0), when mined. */
-export function minedSandboxTransfer(db: Db, chain: string, txHash: string): SandboxTransferRow | undefined {
+export async function minedSandboxTransfer(db: Db, chain: string, txHash: string): Promise<SandboxTransferRow | undefined> {
   const row = db.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.txHash, txHash), eq(sandboxTransfers.logIndex, 0))).get();
   return row && row.blockNumber !== null ? row : undefined;
 }
 
-export function insertSandboxTransfer(t: Db, row: NewSandboxTransfer): void {
+export async function insertSandboxTransfer(t: Db, row: NewSandboxTransfer): Promise<void> {
   t.insert(sandboxTransfers).values(row).run();
 }
 
 /** A pending transaction mined: its block, what it moved and cost, whether it failed. */
-export function updateSandboxTransfer(t: Tx, id: number, set: { blockNumber: number; amount: string; cost: string; failed: number }): void {
+export async function updateSandboxTransfer(t: Tx, id: number, set: { blockNumber: number; amount: string; cost: string; failed: number }): Promise<void> {
   t.update(sandboxTransfers).set(set).where(eq(sandboxTransfers.id, id)).run();
 }
 
 /** A block, unless one of that number exists (genesis). */
-export function insertSandboxBlockIfAbsent(t: Db, chain: string, number: number, time: number): void {
+export async function insertSandboxBlockIfAbsent(t: Db, chain: string, number: number, time: number): Promise<void> {
   t.insert(sandboxBlocks).values({ chain, number, time }).onConflictDoNothing().run();
 }
 
 /** Mines block `number` at `time`: the height moves to it (never back), the block row is written. */
-export function mineSandboxBlock(t: Tx, chain: string, number: number, prevHeight: number, time: number): void {
+export async function mineSandboxBlock(t: Tx, chain: string, number: number, prevHeight: number, time: number): Promise<void> {
   t.update(sandboxChains).set({ height: Math.max(number, prevHeight) }).where(eq(sandboxChains.chain, chain)).run();
   t.insert(sandboxBlocks).values({ chain, number, time }).onConflictDoUpdate({ target: [sandboxBlocks.chain, sandboxBlocks.number], set: { time } }).run();
 }
 
-export function setSandboxHeight(t: Tx, chain: string, height: number): void {
+export async function setSandboxHeight(t: Tx, chain: string, height: number): Promise<void> {
   t.update(sandboxChains).set({ height }).where(eq(sandboxChains.chain, chain)).run();
 }
 
 /** DESIGN 8: how many of the next payout broadcasts fail. */
-export function setFailNextBroadcasts(db: Db, chain: string, failNextBroadcasts: number): void {
+export async function setFailNextBroadcasts(db: Db, chain: string, failNextBroadcasts: number): Promise<void> {
   db.update(sandboxChains).set({ failNextBroadcasts }).where(eq(sandboxChains.chain, chain)).run();
 }
 
 /** Mined, not failed transfers of `tokens` in blocks from..to, with their block's time, in chain order. */
-export function sandboxTransfersIn(db: Db, chain: string, from: number, to: number, tokens: string[]) {
+export async function sandboxTransfersIn(db: Db, chain: string, from: number, to: number, tokens: string[]) {
   return db
     .select({ t: sandboxTransfers, time: sandboxBlocks.time })
     .from(sandboxTransfers)
@@ -75,12 +75,12 @@ export function sandboxTransfersIn(db: Db, chain: string, from: number, to: numb
 }
 
 /** A block's time, if it was mined. */
-export function sandboxBlockTime(db: Db, chain: string, number: number): number | undefined {
+export async function sandboxBlockTime(db: Db, chain: string, number: number): Promise<number | undefined> {
   return db.select().from(sandboxBlocks).where(and(eq(sandboxBlocks.chain, chain), eq(sandboxBlocks.number, number))).get()?.time;
 }
 
 /** Mined transfers in and out, summed by triggers into sandbox_balances (one seek, not the address's history). */
-export function sandboxBalance(t: Db, chain: string, address: string, token: string): bigint {
+export async function sandboxBalance(t: Db, chain: string, address: string, token: string): Promise<bigint> {
   const q = t.$client.query<{ hi: bigint; lo: bigint }, [string, string, string]>(SANDBOX_BALANCE);
   q.safeIntegers(true);
   const r = q.get(chain, address, token);
@@ -88,23 +88,23 @@ export function sandboxBalance(t: Db, chain: string, address: string, token: str
 }
 
 /** Changes a trigger-kept balance directly (sandbox_balance_moves applies it). */
-export function moveSandboxBalance(t: Tx, chain: string, address: string, asset: string, delta: bigint): void {
+export async function moveSandboxBalance(t: Tx, chain: string, address: string, asset: string, delta: bigint): Promise<void> {
   t.$client.run("INSERT INTO sandbox_balance_moves (chain, address, token, amount, sign) VALUES (?, ?, ?, ?, ?)", [chain, address, asset, (delta < 0n ? -delta : delta).toString(), delta < 0n ? -1 : 1]);
 }
 
 /** The rules' stored state of an account (JSON), if any. */
-export function sandboxAccountState(t: Db, chain: string, address: string): string | undefined {
+export async function sandboxAccountState(t: Db, chain: string, address: string): Promise<string | undefined> {
   return t.select({ s: sandboxAccounts.state }).from(sandboxAccounts).where(and(eq(sandboxAccounts.chain, chain), eq(sandboxAccounts.address, address))).get()?.s;
 }
 
-export function putSandboxAccountState(t: Tx, chain: string, address: string, state: string): void {
+export async function putSandboxAccountState(t: Tx, chain: string, address: string, state: string): Promise<void> {
   t.insert(sandboxAccounts).values({ chain, address, state }).onConflictDoUpdate({ target: [sandboxAccounts.chain, sandboxAccounts.address], set: { state } }).run();
 }
 
 /** A balance change the rules made in block `blockNumber` (a fee, a stake), undone by a reorg. */
-export function adjustSandboxBalance(t: Tx, chain: string, blockNumber: number, address: string, token: string, delta: bigint): void {
+export async function adjustSandboxBalance(t: Tx, chain: string, blockNumber: number, address: string, token: string, delta: bigint): Promise<void> {
   t.insert(sandboxAdjustments).values({ chain, blockNumber, address, token, delta: delta.toString() }).run();
-  moveSandboxBalance(t, chain, address, token, delta);
+  await moveSandboxBalance(t, chain, address, token, delta);
 }
 
 /**
@@ -112,22 +112,22 @@ export function adjustSandboxBalance(t: Tx, chain: string, blockNumber: number, 
  * back (their account state stays: sandbox simplification); the chain stands at `cut` with
  * `reorgCuts` (JSON) recorded.
  */
-export function cutSandboxChain(t: Tx, chain: string, cut: number, reorgCuts: string): void {
+export async function cutSandboxChain(t: Tx, chain: string, cut: number, reorgCuts: string): Promise<void> {
   t.delete(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), gt(sandboxTransfers.blockNumber, cut))).run();
   const dropped = and(eq(sandboxAdjustments.chain, chain), gt(sandboxAdjustments.blockNumber, cut));
-  for (const a of t.select().from(sandboxAdjustments).where(dropped).all()) moveSandboxBalance(t, chain, a.address, a.token, -BigInt(a.delta));
+  for (const a of t.select().from(sandboxAdjustments).where(dropped).all()) await moveSandboxBalance(t, chain, a.address, a.token, -BigInt(a.delta));
   t.delete(sandboxAdjustments).where(dropped).run();
   t.delete(sandboxBlocks).where(and(eq(sandboxBlocks.chain, chain), gt(sandboxBlocks.number, cut))).run();
   t.update(sandboxChains).set({ height: cut, reorgCuts }).where(eq(sandboxChains.chain, chain)).run();
 }
 
 /** How many mined transfers the chain carried from `from`. */
-export function sandboxOutgoingCount(db: Db, chain: string, from: string): number {
+export async function sandboxOutgoingCount(db: Db, chain: string, from: string): Promise<number> {
   return db.select({ n: sql<number>`count(*)` }).from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.fromAddress, from), isNotNull(sandboxTransfers.blockNumber))).get()!.n;
 }
 
 /** Every row of one transaction (each log index), with its block's time once mined. */
-export function sandboxTransactionRows(db: Db, chain: string, txHash: string) {
+export async function sandboxTransactionRows(db: Db, chain: string, txHash: string) {
   return db
     .select({ t: sandboxTransfers, time: sandboxBlocks.time })
     .from(sandboxTransfers)

@@ -6,6 +6,7 @@ import { deriveSolKey, isSolAddress, normalizeSolAddress, randomSolAddress } fro
 import { solPayoutOps } from "./payout-steps";
 import { provisionSolTokenAccounts } from "./token-accounts";
 import { fromBaseUnits } from "../../lib/money";
+import { filterSeq } from "../../lib/async-seq";
 
 // @solana/web3.js and spl-token (~30 MB of RSS) load only when an rpc-mode SOL adapter is built.
 const rpcAdapter = (): typeof import("./adapter") => require("./adapter");
@@ -44,7 +45,7 @@ export const solChain: ChainModule = {
       estimateTransferFee: async () => ({ fee: SIGNATURE_FEE, note: "plus rent when a recipient has no token account for the mint yet" }),
       payoutOps: (ctx, env) => solPayoutOps(ctx, adapter, env),
       // Restore reconcile: every transaction the source signed after the backup's cursor that the database did not store.
-      unrecordedOutgoing: async (_ctx, q) => (q.since === null ? [] : (await adapter.signedBy(q.address, q.since)).filter((t) => !q.known(t.txHash))),
+      unrecordedOutgoing: async (_ctx, q) => (q.since === null ? [] : await filterSeq((await adapter.signedBy(q.address, q.since)), async (t) => !await q.known(t.txHash))),
       // New receiving addresses get their token account from the gas wallet.
       jobs: (ctx, addresses) => [{ name: "sol-token-accounts", everyMs: 2000, run: () => provisionSolTokenAccounts(ctx, adapter, addresses) }],
     };

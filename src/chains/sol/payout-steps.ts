@@ -15,8 +15,8 @@ const FEE_PAYER_RETRY_MS = 2_000;
 export function solPayoutOps(ctx: Ctx, adapter: SolAdapter, env: PayoutStepEnv): PayoutChainOps {
   return {
     async sign(o) {
-      const key = sourceKey(ctx, adapter, env, o);
-      const gas = writeTx(ctx.db, (tx) => env.addresses.gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
+      const key = await sourceKey(ctx, adapter, env, o);
+      const gas = await writeTx(ctx.db, async (tx) => await env.addresses.gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
       const feePayer = adapter.deriveKey(ctx.seed, gas.derivationIndex);
       return adapter.signTransfer({
         token: o.token as TokenSymbol,

@@ -11,14 +11,14 @@ type Status = SolTokenAccountRow["status"];
 const UNFINISHED: Status[] = ["pending", "signed", "broadcasted"];
 
 /** Queues again every finished row whose mints are not `mints` (or unrecorded); how many. */
-export function requeueForOtherMints(db: DbOrTx, now: number, mints: string): number {
+export async function requeueForOtherMints(db: DbOrTx, now: number, mints: string): Promise<number> {
   return prepared(db, "solRequeueForMints", (d) =>
     d.$client.prepare<unknown, [number, string]>(`UPDATE sol_token_accounts SET status = 'pending', updated_at = ? WHERE status IN ('created', 'existed') AND (mints IS NULL OR mints <> ?)`),
   ).run(now, mints).changes;
 }
 
 /** Adds a pending row for every live SOL receiving address that has none; how many. */
-export function insertPendingRows(db: DbOrTx, now: number): number {
+export async function insertPendingRows(db: DbOrTx, now: number): Promise<number> {
   return prepared(db, "solEnqueueNewAddresses", (d) =>
     d.$client.prepare<unknown, [number, number]>(
       `INSERT INTO sol_token_accounts (address_id, owner, status, created_at, updated_at)
@@ -30,20 +30,20 @@ export function insertPendingRows(db: DbOrTx, now: number): number {
 }
 
 /** Patches the row of one address inside the caller's transaction. */
-export function patchTokenAccount(tx: Tx, addressId: string, set: Partial<SolTokenAccountRow>): void {
+export async function patchTokenAccount(tx: Tx, addressId: string, set: Partial<SolTokenAccountRow>): Promise<void> {
   tx.update(solTokenAccounts).set(set).where(eq(solTokenAccounts.addressId, addressId)).run();
 }
 
 /** Up to `limit` unfinished rows, oldest first. */
-export function unfinishedTokenAccounts(db: DbOrTx, limit: number): SolTokenAccountRow[] {
+export async function unfinishedTokenAccounts(db: DbOrTx, limit: number): Promise<SolTokenAccountRow[]> {
   return db.select().from(solTokenAccounts).where(inArray(solTokenAccounts.status, UNFINISHED)).orderBy(sql`${solTokenAccounts.createdAt}`).limit(limit).all();
 }
 
-export function tokenAccountOf(db: DbOrTx, addressId: string): SolTokenAccountRow | undefined {
+export async function tokenAccountOf(db: DbOrTx, addressId: string): Promise<SolTokenAccountRow | undefined> {
   return db.select().from(solTokenAccounts).where(and(eq(solTokenAccounts.addressId, addressId))).get();
 }
 
 /** Rent and fee of every row whose accounts the gateway created. */
-export function createdTokenAccountCosts(db: DbOrTx): { rent: string; fee: string }[] {
+export async function createdTokenAccountCosts(db: DbOrTx): Promise<{ rent: string; fee: string }[]> {
   return db.select({ rent: solTokenAccounts.rentLamports, fee: solTokenAccounts.feeLamports }).from(solTokenAccounts).where(eq(solTokenAccounts.status, "created")).all();
 }

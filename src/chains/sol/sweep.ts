@@ -40,7 +40,7 @@ export function solSweep(d: SolSweepDeps): (q: SweepQuery) => Promise<IncomingTr
           older = true;
           break;
         }
-        if (slot <= q.upTo && s.err === null && !q.known(s.signature)) out.push(s.signature);
+        if (slot <= q.upTo && s.err === null && !await q.known(s.signature)) out.push(s.signature);
       }
       if (older || list.length < limit) break;
       before = list[list.length - 1]!.signature;

@@ -36,14 +36,14 @@ const order = () =>
   gw.client.request<Obj>("POST", "/openapi/payin/orders", {
     body: { chainCode: "SOL", tokenSymbol: "USDC", merchantOrderNo: `ata-${++n}`, amount: "5", notifyUrl: "https://shop.example/cb" },
   });
-const rowOf = (address: string) => solTokenAccountOf(gw.ctx, findAddress(gw.ctx.db, "SOL", address)!.id)!;
+const rowOf = async (address: string) => (await solTokenAccountOf(gw.ctx, (await findAddress(gw.ctx.db, "SOL", address))!.id))!;
 
 async function untilFinal(address: string) {
-  for (let i = 0; i < 10 && !["created", "existed"].includes(rowOf(address).status); i++) {
+  for (let i = 0; i < 10 && !["created", "existed"].includes((await rowOf(address)).status); i++) {
     fx.node.advance(2);
     await run();
   }
-  return rowOf(address);
+  return await rowOf(address);
 }
 
 describe("token accounts of Solana receiving addresses", () => {
@@ -51,16 +51,16 @@ describe("token accounts of Solana receiving addresses", () => {
     const o = await order();
     expect(await accountExists(o.address)).toBe(false);
     await run();
-    let row = rowOf(o.address);
+    let row = await rowOf(o.address);
     expect(row.status).toBe("signed");
     expect(row.txHash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
     expect(row.lastError).toContain("lamports");
     const firstTx = row.txHash;
 
-    const gas = gasWallet(gw.ctx.db, sol, gw.ctx.seed, Date.now());
+    const gas = await gasWallet(gw.ctx.db, sol, gw.ctx.seed, Date.now());
     fx.node.airdrop(gas.address, 1_000_000_000n);
     await run();
-    row = rowOf(o.address);
+    row = await rowOf(o.address);
     expect(row.status).toBe("broadcasted");
     expect(row.txHash).toBe(firstTx); // the stored transaction, not a new one
     row = await untilFinal(o.address);
@@ -70,7 +70,7 @@ describe("token accounts of Solana receiving addresses", () => {
     expect(await accountExists(o.address, "USDT")).toBe(true);
     expect(fx.node.lamports(gas.address)).toBe(1_000_000_000n - 2n * RENT - FEE);
     expect(fx.node.lamports(o.address)).toBe(0n); // the receiving wallet itself holds nothing
-    expect(solTokenAccountSpend(gw.ctx)).toEqual({ accounts: 1, rentLamports: 2n * RENT, feeLamports: FEE });
+    expect(await solTokenAccountSpend(gw.ctx)).toEqual({ accounts: 1, rentLamports: 2n * RENT, feeLamports: FEE });
     // Its cost is recorded (DESIGN 21): exactly what the gas wallet spent.
     expect(costOfTx(firstTx!)).toMatchObject({ chain: "SOL", kind: "token_account", nativeBurned: String(2n * RENT + FEE), payoutOrderId: null });
 
@@ -95,10 +95,10 @@ describe("token accounts of Solana receiving addresses", () => {
     await fx.pay(fx.payer(1n), [[b.address, 1n]]);
     await fx.pay(fx.payer(1n, "USDT"), [[b.address, 1n]], { token: "USDT" });
     fx.node.advance(2);
-    const gas = gasWallet(gw.ctx.db, sol, gw.ctx.seed, Date.now());
+    const gas = await gasWallet(gw.ctx.db, sol, gw.ctx.seed, Date.now());
     const before = fx.node.lamports(gas.address);
     await run();
-    expect(rowOf(b.address)).toMatchObject({ status: "existed", rentLamports: "0", txHash: null, mints: mintSet(sol) });
+    expect(await rowOf(b.address)).toMatchObject({ status: "existed", rentLamports: "0", txHash: null, mints: mintSet(sol) });
     expect(fx.node.lamports(gas.address)).toBe(before);
   });
 
@@ -106,7 +106,7 @@ describe("token accounts of Solana receiving addresses", () => {
     const b = await gw.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: "USDT", bindKey: "ata-half" } });
     await fx.pay(fx.payer(1n), [[b.address, 1n]]);
     fx.node.advance(2);
-    const gas = gasWallet(gw.ctx.db, sol, gw.ctx.seed, Date.now());
+    const gas = await gasWallet(gw.ctx.db, sol, gw.ctx.seed, Date.now());
     const before = fx.node.lamports(gas.address);
     await run();
     const row = await untilFinal(b.address);
@@ -127,8 +127,8 @@ describe("token accounts of Solana receiving addresses", () => {
     if (await accountExists(b.address, "USDT")) fx.node.svm.setAccount(new PublicKey(sol.tokenAccountOf(b.address, "USDT")), { lamports: 0, data: new Uint8Array(), owner: PublicKey.default, executable: false });
     expect(await accountExists(b.address, "USDT")).toBe(false);
     // A new process checks finished rows against the configured mints once.
-    expect(requeueForMints(gw.ctx, sol, { again: true })).toBe(1);
-    expect(requeueForMints(gw.ctx, sol)).toBe(0);
+    expect(await requeueForMints(gw.ctx, sol, { again: true })).toBe(1);
+    expect(await requeueForMints(gw.ctx, sol)).toBe(0);
     const row = await untilFinal(b.address);
     expect(row).toMatchObject({ status: "created", rentLamports: String(2n * RENT), feeLamports: String(2n * FEE), mints: mintSet(sol) });
     expect(await accountExists(b.address, "USDT")).toBe(true);
@@ -139,15 +139,15 @@ describe("token accounts of Solana receiving addresses", () => {
     const o = await gw.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: "USDC", bindKey: "ata-dropped" } });
     fx.node.setFaults({ dropNextSends: 1000 });
     await run();
-    const first = rowOf(o.address);
+    const first = await rowOf(o.address);
     expect(first.status).toBe("broadcasted");
     fx.node.advance(2);
     await run();
-    expect(rowOf(o.address)).toMatchObject({ status: "broadcasted", txHash: first.txHash }); // rebroadcast, not re-signed
+    expect(await rowOf(o.address)).toMatchObject({ status: "broadcasted", txHash: first.txHash }); // rebroadcast, not re-signed
     // Past lastValidBlockHeight the stored transaction is dead: a new one is made and lands.
     fx.node.advance(400);
     await run();
-    expect(rowOf(o.address)).toMatchObject({ status: "pending", lastError: expect.stringContaining("expired") });
+    expect(await rowOf(o.address)).toMatchObject({ status: "pending", lastError: expect.stringContaining("expired") });
     fx.node.setFaults({});
     const row = await untilFinal(o.address);
     expect(row.status).toBe("created");

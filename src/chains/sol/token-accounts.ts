@@ -30,22 +30,22 @@ const checkedMints = new WeakMap<object, string>();
  * Queues again every finished row whose mints are not the configured ones (a token added, or a
  * row from before rows recorded their mints); returns how many. The job runs it once per process.
  */
-export function requeueForMints(ctx: Ctx, adapter: Pick<SolAdapter, "tokens">, o: { again?: boolean } = {}): number {
+export async function requeueForMints(ctx: Ctx, adapter: Pick<SolAdapter, "tokens">, o: { again?: boolean } = {}): Promise<number> {
   const mints = mintSet(adapter);
   if (!o.again && checkedMints.get(ctx.db) === mints) return 0;
-  const changes = requeueForOtherMints(ctx.db, ctx.clock.now(), mints);
+  const changes = await requeueForOtherMints(ctx.db, ctx.clock.now(), mints);
   checkedMints.set(ctx.db, mints);
   return changes;
 }
 
 /** Adds a pending row for every SOL receiving address that has none; returns how many. */
-export function enqueueNewAddresses(ctx: Ctx): number {
-  return insertPendingRows(ctx.db, ctx.clock.now());
+export async function enqueueNewAddresses(ctx: Ctx): Promise<number> {
+  return await insertPendingRows(ctx.db, ctx.clock.now());
 }
 
-function update(ctx: Ctx, addressId: string, fields: Partial<Row>, also?: (tx: Tx) => void): void {
-  writeTx(ctx.db, (tx) => {
-    patchTokenAccount(tx, addressId, { ...fields, updatedAt: ctx.clock.now() });
+async function update(ctx: Ctx, addressId: string, fields: Partial<Row>, also?: (tx: Tx) => void): Promise<void> {
+  await writeTx(ctx.db, async (tx) => {
+    await patchTokenAccount(tx, addressId, { ...fields, updatedAt: ctx.clock.now() });
     also?.(tx);
   });
 }
@@ -53,8 +53,8 @@ function update(ctx: Ctx, addressId: string, fields: Partial<Row>, also?: (tx: T
 /** What a landed creation cost (the fee payer's lamports: fee + rent), recorded with the row's update. */
 async function costRecorder(ctx: Ctx, adapter: SolAdapter, tx: SignedTransfer): Promise<(t: Tx) => void> {
   const cost = await costOf(adapter, tx);
-  return (t) => {
-    if (cost) recordCost(t, { chain: adapter.chain, txHash: tx.txHash, kind: "token_account", cost, now: ctx.clock.now() });
+  return async (t) => {
+    if (cost) await recordCost(t, { chain: adapter.chain, txHash: tx.txHash, kind: "token_account", cost, now: ctx.clock.now() });
   };
 }
 
@@ -62,11 +62,11 @@ const stored = (r: Row): SignedTransfer => ({ txHash: r.txHash!, raw: r.signedTx
 
 /** One pass: new addresses queued, unfinished rows moved on. Returns rows that reached created/existed. */
 export async function provisionSolTokenAccounts(ctx: Ctx, adapter: SolAdapter, addresses: AddressBook): Promise<number> {
-  requeueForMints(ctx, adapter);
-  enqueueNewAddresses(ctx);
-  const rows = unfinishedTokenAccounts(ctx.db, BATCH);
+  await requeueForMints(ctx, adapter);
+  await enqueueNewAddresses(ctx);
+  const rows = await unfinishedTokenAccounts(ctx.db, BATCH);
   if (rows.length === 0) return 0;
-  const gas = writeTx(ctx.db, (tx) => addresses.gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
+  const gas = await writeTx(ctx.db, async (tx) => await addresses.gasWallet(tx, adapter, ctx.seed, ctx.clock.now()));
   const feePayerKey = adapter.deriveKey(ctx.seed, gas.derivationIndex).privateKey;
   let done = 0;
   for (const row of rows) {
@@ -74,7 +74,7 @@ export async function provisionSolTokenAccounts(ctx: Ctx, adapter: SolAdapter, a
       if (await step(ctx, adapter, row, feePayerKey)) done++;
     } catch (e) {
       // RPC trouble: the row stays where it is and the next run tries again.
-      update(ctx, row.addressId, { lastError: String((e as Error).message ?? e).slice(0, 500) });
+      await update(ctx, row.addressId, { lastError: String((e as Error).message ?? e).slice(0, 500) });
     }
   }
   return done;
@@ -85,10 +85,10 @@ async function step(ctx: Ctx, adapter: SolAdapter, row: Row, feePayerKey: Uint8A
     const tx = await adapter.signCreateTokenAccounts(row.owner, feePayerKey);
     if (!tx) {
       // Every account exists: made by us on an earlier pass (a row queued again), or by someone else.
-      update(ctx, row.addressId, { status: BigInt(row.rentLamports) > 0n ? "created" : "existed", mints: mintSet(adapter), lastError: null });
+      await update(ctx, row.addressId, { status: BigInt(row.rentLamports) > 0n ? "created" : "existed", mints: mintSet(adapter), lastError: null });
       return true;
     }
-    update(ctx, row.addressId, { status: "signed", txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta), attempts: row.attempts + 1 });
+    await update(ctx, row.addressId, { status: "signed", txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta), attempts: row.attempts + 1 });
     return broadcast(ctx, adapter, { ...row, status: "signed", txHash: tx.txHash, signedTx: tx.raw, signedMeta: JSON.stringify(tx.meta) });
   }
   const tx = stored(row);
@@ -96,7 +96,7 @@ async function step(ctx: Ctx, adapter: SolAdapter, row: Row, feePayerKey: Uint8A
   if (state.state === "included") {
     if (!state.success) {
       // Failed on chain (the fee was spent, and recorded): sign a fresh one next run.
-      update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: `creation ${tx.txHash} failed on chain` }, await costRecorder(ctx, adapter, tx));
+      await update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: `creation ${tx.txHash} failed on chain` }, await costRecorder(ctx, adapter, tx));
       return false;
     }
     if (!state.final) return false;
@@ -104,13 +104,13 @@ async function step(ctx: Ctx, adapter: SolAdapter, row: Row, feePayerKey: Uint8A
     // A row queued again for a new mint adds this creation's rent and fee to the earlier ones.
     const rentLamports = (BigInt(row.rentLamports) + BigInt(meta.rentLamports)).toString();
     const feeLamports = (BigInt(row.feeLamports) + BigInt(meta.feeLamports)).toString();
-    update(ctx, row.addressId, { status: "created", rentLamports, feeLamports, mints: mintSet(adapter), lastError: null }, await costRecorder(ctx, adapter, tx));
+    await update(ctx, row.addressId, { status: "created", rentLamports, feeLamports, mints: mintSet(adapter), lastError: null }, await costRecorder(ctx, adapter, tx));
     ctx.logger.info("SOL token account created", { owner: row.owner, accounts: meta.accounts, rentLamports: meta.rentLamports, tx: tx.txHash });
     return true;
   }
   if (state.state === "expired") {
     // Never landed and never can: a new transaction is safe now.
-    update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: `creation ${tx.txHash} expired unlanded` });
+    await update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: `creation ${tx.txHash} expired unlanded` });
     return false;
   }
   if (state.state === "pending") return false;
@@ -125,30 +125,30 @@ async function broadcast(ctx: Ctx, adapter: SolAdapter, row: Row): Promise<boole
   if (have < need) {
     // Once per row, not every run: the job retries every 2 s until the wallet is funded.
     if (!row.lastError?.startsWith("gas wallet")) ctx.logger.warn("SOL gas wallet cannot pay a token account's rent", { owner: row.owner, gasWallet: meta.feePayer, lamports: have.toString(), needed: need.toString() });
-    update(ctx, row.addressId, { lastError: `gas wallet ${meta.feePayer} has ${have} lamports, needs ${need}` });
+    await update(ctx, row.addressId, { lastError: `gas wallet ${meta.feePayer} has ${have} lamports, needs ${need}` });
     return false;
   }
   const r = await adapter.broadcast(tx);
   if (r.ok) {
-    update(ctx, row.addressId, { status: "broadcasted", lastError: null });
+    await update(ctx, row.addressId, { status: "broadcasted", lastError: null });
     return false;
   }
   if (r.permanent) {
     // Rejected by the node: it never landed, so a fresh transaction may be signed.
-    update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: r.error.slice(0, 500) });
+    await update(ctx, row.addressId, { status: "pending", txHash: null, signedTx: null, signedMeta: null, lastError: r.error.slice(0, 500) });
   } else {
-    update(ctx, row.addressId, { lastError: r.error.slice(0, 500) });
+    await update(ctx, row.addressId, { lastError: r.error.slice(0, 500) });
   }
   return false;
 }
 
 /** The row of one address (tests, back office). */
-export function solTokenAccountOf(ctx: Pick<Ctx, "db">, addressId: string): Row | undefined {
-  return tokenAccountOf(ctx.db, addressId);
+export async function solTokenAccountOf(ctx: Pick<Ctx, "db">, addressId: string): Promise<Row | undefined> {
+  return await tokenAccountOf(ctx.db, addressId);
 }
 
 /** Lamports the gas wallet has spent on token accounts (rent + fees of created rows). */
-export function solTokenAccountSpend(ctx: Pick<Ctx, "db">): { accounts: number; rentLamports: bigint; feeLamports: bigint } {
-  const rows = createdTokenAccountCosts(ctx.db);
+export async function solTokenAccountSpend(ctx: Pick<Ctx, "db">): Promise<{ accounts: number; rentLamports: bigint; feeLamports: bigint }> {
+  const rows = await createdTokenAccountCosts(ctx.db);
   return { accounts: rows.length, rentLamports: rows.reduce((a, r) => a + BigInt(r.rent), 0n), feeLamports: rows.reduce((a, r) => a + BigInt(r.fee), 0n) };
 }

@@ -2,6 +2,7 @@
 // masterchain blocks (DESIGN 23; docs/networks.md, "TON").
 import type { ChainModule } from "../module";
 import { deriveTonKey, isTonAddress, normalizeTonAddress, randomTonAddress, tonPath } from "./address";
+import { filterSeq } from "../../lib/async-seq";
 
 /** Tether's USDT jetton master on TON (6 decimals; docs/networks.md cites Tether's list). */
 export const TON_USDT_MASTER = "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs";
@@ -39,7 +40,7 @@ export const tonChain: ChainModule = {
       // The TON a jetton transfer attaches (its excess comes back) and the wallet's fees: an upper bound of what it costs.
       estimateTransferFee: async () => ({ fee: m.JETTON_TRANSFER_TON + m.WALLET_FEE_RESERVE, note: "an upper bound: the unused part of the attached TON comes back to the source" }),
       // Restore reconcile: every message the source's wallet took after the backup's cursor that the database did not store.
-      unrecordedOutgoing: async (_ctx, q) => (q.since === null ? [] : (await adapter.sentBy(q.address, q.since)).filter((t) => !q.known(t.txHash))),
+      unrecordedOutgoing: async (_ctx, q) => (q.since === null ? [] : await filterSeq((await adapter.sentBy(q.address, q.since)), async (t) => !await q.known(t.txHash))),
     };
   },
   // Tonkeeper's transfer link (ton-connect "deeplinks"): the jetton master, the amount in its base units, the order number as the comment.

@@ -28,9 +28,9 @@ export const tonNeededFor = (tx: SignedTransfer): bigint => BigInt((tx.meta as u
 
 export function tonPayoutOps(ctx: ChainModuleCtx, adapter: TonAdapter, env: PayoutStepEnv): PayoutChainOps {
   /** The lowest seqno `address` may sign now: past every unfinished payout and open top-up stored for it (the wallet's own is read when signing). */
-  function seqnoFloor(address: string): number {
+  async function seqnoFloor(address: string): Promise<number> {
     const payouts = env.payouts.unfinishedSignedMeta(ctx.db, adapter.chain, address);
-    const topups = topupMetas(ctx.db, adapter.chain, address, { open: true });
+    const topups = await topupMetas(ctx.db, adapter.chain, address, { open: true });
     return Math.max(-1, ...[...payouts, ...topups].map(seqnoOf)) + 1;
   }
 
@@ -40,12 +40,12 @@ export function tonPayoutOps(ctx: ChainModuleCtx, adapter: TonAdapter, env: Payo
     return others.reduce((s, r) => s + tonNeededFor(storedTx(r)), tonNeededFor(tx));
   }
 
-  const topups = gasTopupsFor(ctx, adapter, env, { hintFor: async (gas) => ({ seqno: seqnoFloor(gas) }) });
+  const topups = gasTopupsFor(ctx, adapter, env, { hintFor: async (gas) => ({ seqno: await seqnoFloor(gas) }) });
 
   return {
     async sign(o) {
-      const key = sourceKey(ctx, adapter, env, o);
-      return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey, hint: { seqno: seqnoFloor(o.fromAddress) } });
+      const key = await sourceKey(ctx, adapter, env, o);
+      return adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey, hint: { seqno: await seqnoFloor(o.fromAddress) } });
     },
 
     async beforeBroadcast(o, tx) {

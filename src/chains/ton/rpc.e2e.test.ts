@@ -31,7 +31,7 @@ test("a deposit is credited from the real jetton wallet and paid out: top-up, de
     const d = await gw.client.request<Obj>("GET", "/openapi/payin/exclusive-bindings/ton-rpc-1", { query: { chainCode: "TON", tokenSymbol: "USDT" } });
     return d.recentOrders[0]?.status === "completed";
   }, 20_000, "the TON deposit completed");
-  const gas = gasWallet(gw.ctx.db, gw.ctx.chains.get("TON")!, gw.ctx.seed, Date.now()).address;
+  const gas = (await gasWallet(gw.ctx.db, gw.ctx.chains.get("TON")!, gw.ctx.seed, Date.now())).address;
   await fx.sendNative(gas, 10n ** 9n);
   // The payer's forward amount (1 nanoton) came with the deposit's notification.
   const heldBefore = await fx.nativeBalance(b.address);

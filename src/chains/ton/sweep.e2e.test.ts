@@ -26,7 +26,7 @@ describe("TON sweep", () => {
     const scanner = tonScanner({ rpc: new TonRpc({ urls: [node.url] }), tokens: tonChain.defaults.tokens, confirmations: 1, onCounterfeit: (n) => counterfeits.push(n) });
     return { scanner, sweep: tonSweep({ rpc: new TonRpc({ urls: [node.url] }), blockRef: scanner.blockRef, transferOf: scanner.transferOf, pageLimit }) };
   };
-  const query = (q: Partial<SweepQuery>): SweepQuery => ({ address: owner, after: null, since: 0, upTo: BigInt(node.height), known: () => false, ...q });
+  const query = (q: Partial<SweepQuery>): SweepQuery => ({ address: owner, after: null, since: 0, upTo: BigInt(node.height), known: async () => false, ...q });
   let paid: bigint[] = [];
 
   test("a payment is reported as the scan reports it, only within (after, upTo] and since `since`", async () => {
@@ -52,7 +52,7 @@ describe("TON sweep", () => {
     const all = await sweep(query({}));
     const known = new Set(all.map((t) => t.txHash));
     node.calls.clear();
-    expect(await sweep(query({ known: (h) => known.has(h) }))).toEqual([]);
+    expect(await sweep(query({ known: async (h) => known.has(h) }))).toEqual([]);
     // The owner's page, the cursor's block (cached thereafter), nothing per known transaction.
     expect(node.calls.get("transactions")).toBe(1);
     expect(node.calls.get("blocks") ?? 0).toBe(0);

@@ -61,7 +61,7 @@ export function tonSweep(d: TonSweepDeps): (q: SweepQuery) => Promise<IncomingTr
           older = true;
           break;
         }
-        if (seqno <= q.upTo && isNotification(t) && !q.known(b64hex(t.hash))) out.push(t);
+        if (seqno <= q.upTo && isNotification(t) && !await q.known(b64hex(t.hash))) out.push(t);
       }
       if (older || list.length < limit) break;
     }

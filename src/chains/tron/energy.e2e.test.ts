@@ -33,7 +33,7 @@ beforeAll(async () => {
   gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, backoffice: { require_2fa: false }, chains: { TRON: { ...fx.gatewayConfig(3), energy: { mode: "stake", fallback: "burn" } } } } });
   adapter = gw.ctx.chains.get("TRON") as TronAdapter;
   control = chainBundle(adapter).staking!(gw.ctx)!;
-  await fx.sendNative(gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now()).address, 1_000n * TRX);
+  await fx.sendNative((await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now())).address, 1_000n * TRX);
 });
 afterAll(async () => {
   await gw?.stop();
@@ -66,7 +66,7 @@ async function settle(orderNo: string): Promise<Obj> {
   return o;
 }
 const receipt = (txHash: string) => chain().find(txHash) as { included: { info: Obj } };
-const gasAddress = () => gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now()).address;
+const gasAddress = async () => (await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now())).address;
 /** Sun an address holds, staked and delegated stake included. */
 const holds = (a: string) => {
   const x = chain().accountOf(a);
@@ -95,7 +95,7 @@ describe("TRON energy: stake mode", () => {
   test("a payout: energy delegated to the source before it is sent, no TRX burned for energy, reclaimed once final", async () => {
     const from = await funded(50n);
     const [to] = fx.receivers(1, "energy-new-holder");
-    const before = holds(gasAddress()) + holds(wallet);
+    const before = holds(await gasAddress()) + holds(wallet);
     const o = await payout({ fromAddress: from, toAddress: to, amount: "10" });
     expect(o.status).toBe("broadcasted");
     const meta = JSON.parse(row(o.orderNo).signedMeta!);
@@ -129,13 +129,13 @@ describe("TRON energy: stake mode", () => {
     expect(costs.map((c) => c.kind).sort()).toEqual(["delegate", "gas_topup", "payout", "reclaim"]);
     expect(costs.find((c) => c.kind === "payout")).toMatchObject({ nativeBurned: "0", energyDelegated: String(ENERGY_NEW_HOLDER), energyBurned: "0" });
     expect(costs.find((c) => c.kind === "gas_topup")!.nativeBurned).toBe(String(1n * TRX)); // the activation; bandwidth free
-    expect(before - (holds(gasAddress()) + holds(wallet) + holds(from))).toBe(burned(o.orderNo));
+    expect(before - (holds(await gasAddress()) + holds(wallet) + holds(from))).toBe(burned(o.orderNo));
   });
 
   test("fallback burn: too little stake free → the transfer burns TRX as in burn mode, nothing delegated", async () => {
     const from = await funded(20n);
     const [to] = fx.receivers(1, "energy-new-holder"); // an existing holder now: 64,285 × 1.2 = 77,142 energy > ~69,700 free
-    const before = holds(gasAddress());
+    const before = holds(await gasAddress());
     const metricBefore = feeMetric("payout");
     const o = await payout({ fromAddress: from, toAddress: to, amount: "5" });
     expect(o.status).toBe("broadcasted");
@@ -145,7 +145,7 @@ describe("TRON energy: stake mode", () => {
     expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
     const pay = costsOf(o.orderNo).find((c) => c.kind === "payout")!;
     expect(pay).toMatchObject({ nativeBurned: String(ENERGY_EXISTING_HOLDER * 100n), energyDelegated: "0", energyBurned: String(ENERGY_EXISTING_HOLDER) });
-    expect(before - (holds(gasAddress()) + holds(from))).toBe(burned(o.orderNo));
+    expect(before - (holds(await gasAddress()) + holds(from))).toBe(burned(o.orderNo));
     expect(feeMetric("payout") - metricBefore).toBe(ENERGY_EXISTING_HOLDER * 100n);
   });
 
@@ -178,7 +178,7 @@ describe("TRON energy: stake mode", () => {
 
   test("the back office shows it: the payout page lists each transaction's cost; Fees sums them per chain and day", async () => {
     const firstOrder = gw.ctx.db.select().from(payoutOrders).orderBy(payoutOrders.id).get()!;
-    const op = await backofficeSignIn(gw.url, addUser(gw, "fees-op", "operator"));
+    const op = await backofficeSignIn(gw.url, await addUser(gw, "fees-op", "operator"));
     const page = await (await op.get(`/backoffice/orders/${firstOrder.orderNo}`)).text();
     expect(page).toContain("Network cost");
     expect(page).toContain("energy delegation");
@@ -190,7 +190,7 @@ describe("TRON energy: stake mode", () => {
     expect(fees).toContain(day);
     expect(fees).toContain(`${fromBaseUnits(total, 6, 0)} TRX`);
     // A merchant user sees its payouts' costs: the stake (no payout) is the operator's alone.
-    const merchant = await backofficeSignIn(gw.url, addUser(gw, "fees-m", "merchant", gw.merchant.uid));
+    const merchant = await backofficeSignIn(gw.url, await addUser(gw, "fees-m", "merchant", gw.merchant.uid));
     const mine = all.filter((c) => c.payoutOrderId !== null).reduce((s, c) => s + BigInt(c.nativeBurned), 0n);
     expect(await (await merchant.get("/backoffice/fees")).text()).toContain(`${fromBaseUnits(mine, 6, 0)} TRX`);
   });

@@ -65,7 +65,7 @@ export interface EnergySteps {
    */
   mayWait(o: PayoutOrderRow, tx: SignedTransfer): Promise<void>;
   /** Whether a payout has (or is getting) delegated energy. */
-  covered(payoutOrderId: number): boolean;
+  covered(payoutOrderId: number): Promise<boolean>;
   /** The reclaim job: delegations of final payouts go back to the energy wallet. */
   reclaimAll(): Promise<number>;
 }
@@ -73,24 +73,24 @@ export interface EnergySteps {
 export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts: PayoutStore, lock: <T>(key: string, fn: () => Promise<T>) => Promise<T>): EnergySteps {
   const chain = adapter.chain;
   /** One transition of a delegation, with what else belongs in its transaction (its cost record). */
-  const update = (id: number, event: string | null, set: Partial<DelegationRow>, also?: (tx: Tx) => unknown): DelegationRow =>
-    writeTx(ctx.db, (tx) => {
-      const cur = delegationById(tx, id)!;
+  const update = async (id: number, event: string | null, set: Partial<DelegationRow>, also?: (tx: Tx) => Promise<unknown>): Promise<DelegationRow> =>
+    await writeTx(ctx.db, async (tx) => {
+      const cur = (await delegationById(tx, id))!;
       const status = event === null ? cur.status : transition(cur.status, event);
-      const row = patchDelegation(tx, id, cur.status, { ...set, status, updatedAt: ctx.clock.now() });
+      const row = await patchDelegation(tx, id, cur.status, { ...set, status, updatedAt: ctx.clock.now() });
       // Another writer moved it first: its change (and cost record) stands.
-      if (!row) return delegationById(tx, id)!;
-      also?.(tx);
+      if (!row) return (await delegationById(tx, id))!;
+      await also?.(tx);
       return row;
     });
 
-  const openFor = (payoutOrderId: number) => openDelegationFor(ctx.db, payoutOrderId);
+  const openFor = async (payoutOrderId: number) => await openDelegationFor(ctx.db, payoutOrderId);
 
   /** Sun delegations signed but not yet seen on chain hold back (the node's answer does not count them yet). */
-  const inFlight = (): bigint => inFlightSun(ctx.db, chain);
+  const inFlight = async (): Promise<bigint> => await inFlightSun(ctx.db, chain);
 
   /** Sends a stored transaction (again) and waits a little for it; the state it reached. */
-  async function land(tx: SignedTransfer, sent: boolean, onSent: () => void, point: string): Promise<TxState | "refused"> {
+  async function land(tx: SignedTransfer, sent: boolean, onSent: () => Promise<unknown>, point: string): Promise<TxState | "refused"> {
     if (!sent) {
       const r = await adapter.broadcast(tx);
       crashPoint(point);
@@ -98,7 +98,7 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
         if (r.permanent) return "refused";
         throw new RetryLater(`energy transaction not sent: ${r.error}`, RETRY_MS);
       }
-      onSent();
+      await onSent();
     }
     const deadline = ctx.clock.now() + LAND_WAIT_MS;
     for (;;) {
@@ -113,14 +113,14 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
   /** Drives a delegation to `delegated`; true once there, false when it failed for good (the caller falls back). */
   async function driveDelegation(row: DelegationRow): Promise<boolean> {
     if (row.status === "delegated") return true;
-    const s = await land(delegateTx(row), row.status === "broadcasted", () => (row = update(row.id, "broadcasted", { lastError: null })), "energy:after-delegate-broadcast");
+    const s = await land(delegateTx(row), row.status === "broadcasted", async () => (row = await update(row.id, "broadcasted", { lastError: null })), "energy:after-delegate-broadcast");
     if (s === "refused" || s.state === "expired" || (s.state === "included" && !s.success)) {
-      update(row.id, "failed", { lastError: s === "refused" ? "delegation refused by the node" : s.state === "expired" ? "delegation expired unsent" : "delegation failed on chain" });
+      await update(row.id, "failed", { lastError: s === "refused" ? "delegation refused by the node" : s.state === "expired" ? "delegation expired unsent" : "delegation failed on chain" });
       return false;
     }
     if (s.state === "included") {
       const cost = await costOf(adapter, delegateTx(row));
-      update(row.id, "landed", { lastError: null }, (t) => cost && recordCost(t, { chain, txHash: row.delegateTxHash, kind: "delegate", payoutOrderId: row.payoutOrderId, cost, now: ctx.clock.now() }));
+      await update(row.id, "landed", { lastError: null }, async (t) => cost && await recordCost(t, { chain, txHash: row.delegateTxHash, kind: "delegate", payoutOrderId: row.payoutOrderId, cost, now: ctx.clock.now() }));
       return true;
     }
     throw new RetryLater("waiting for the energy delegation to land", RETRY_MS);
@@ -134,7 +134,7 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
       const used = rc ? (rc.energyFromStake < BigInt(row.energy) ? rc.energyFromStake : BigInt(row.energy)) : 0n;
       const price = (await adapter.chainParams()).energyFee;
       const signed = await adapter.signStake({ op: "undelegate", from: wallet.address, to: row.receiver, amount: BigInt(row.amount), privateKey: wallet.privateKey });
-      row = update(row.id, "reclaim_signed", {
+      row = await update(row.id, "reclaim_signed", {
         reclaimTxHash: signed.txHash,
         reclaimSignedTx: signed.raw,
         reclaimMeta: JSON.stringify(signed.meta),
@@ -143,23 +143,23 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
       });
       crashPoint("energy:after-reclaim-sign-commit");
     }
-    const s = await land(reclaimTx(row), false, () => {}, "energy:after-reclaim-broadcast");
+    const s = await land(reclaimTx(row), false, async () => {}, "energy:after-reclaim-broadcast");
     if (s !== "refused" && s.state === "included" && s.success) {
       const cost = await costOf(adapter, reclaimTx(row));
-      update(row.id, "reclaimed", { lastError: null }, (t) => cost && recordCost(t, { chain, txHash: row.reclaimTxHash!, kind: "reclaim", payoutOrderId: row.payoutOrderId, cost, now: ctx.clock.now() }));
+      await update(row.id, "reclaimed", { lastError: null }, async (t) => cost && await recordCost(t, { chain, txHash: row.reclaimTxHash!, kind: "reclaim", payoutOrderId: row.payoutOrderId, cost, now: ctx.clock.now() }));
       return;
     }
     if (s !== "refused" && s.state !== "expired" && !(s.state === "included" && !s.success)) return; // still on its way
     // Refused, failed or expired: the chain says whether the stake is still out.
     const still = await adapter.delegatedTo(wallet.address, row.receiver);
-    const othersOut = othersOutSun(ctx.db, chain, row.receiver, row.id);
+    const othersOut = await othersOutSun(ctx.db, chain, row.receiver, row.id);
     if (still <= othersOut) {
-      update(row.id, "reclaimed", { lastError: null });
+      await update(row.id, "reclaimed", { lastError: null });
       return;
     }
     // Still delegated and its reclaim can never land: sign it again.
     const signed = await adapter.signStake({ op: "undelegate", from: wallet.address, to: row.receiver, amount: BigInt(row.amount), privateKey: wallet.privateKey });
-    update(row.id, "reclaim_signed", { reclaimTxHash: signed.txHash, reclaimSignedTx: signed.raw, reclaimMeta: JSON.stringify(signed.meta), lastError: "reclaim did not land; signed again" });
+    await update(row.id, "reclaim_signed", { reclaimTxHash: signed.txHash, reclaimSignedTx: signed.raw, reclaimMeta: JSON.stringify(signed.meta), lastError: "reclaim did not land; signed again" });
   }
 
   /** Sun to delegate so the source has the energy `tx` needs (0: it has it already). */
@@ -172,10 +172,10 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
     if (res.totalLimit === 0n) return { sun: UNREACHABLE, res };
     return { sun: sunForEnergy(need - res.available, res), res };
   }
-  const free = async (owner: string) => (await adapter.canDelegate(owner)) - inFlight();
+  const free = async (owner: string) => (await adapter.canDelegate(owner)) - await inFlight();
 
   return {
-    covered: (id) => openFor(id) !== undefined,
+    covered: async (id) => await openFor(id) !== undefined,
 
     async mayWait(o, tx) {
       if (adapter.energy.mode !== "stake" || adapter.energy.fallback !== "wait" || (tx.meta as Partial<TronTxMeta>).kind !== "TRC20") return;
@@ -186,7 +186,7 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
     async ensure(o, tx) {
       const meta = tx.meta as Partial<TronTxMeta>;
       if (adapter.energy.mode !== "stake" || meta.kind !== "TRC20") return false;
-      const open = openFor(o.id);
+      const open = await openFor(o.id);
       if (open) {
         if (await driveDelegation(open)) return true;
         return fallback(o);
@@ -198,8 +198,8 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
         if ((await free(wallet.address)) < sun) return null;
         const signed = await adapter.signStake({ op: "delegate", from: wallet.address, to: o.fromAddress, amount: sun, privateKey: wallet.privateKey });
         const now = ctx.clock.now();
-        const r = writeTx(ctx.db, (t) =>
-          insertDelegation(t, {
+        const r = await writeTx(ctx.db, async (t) =>
+          await insertDelegation(t, {
             chain,
             payoutOrderId: o.id,
             owner: wallet.address,
@@ -224,7 +224,7 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
     },
 
     async reclaimAll() {
-      const open = reclaimableDelegations(ctx.db, chain);
+      const open = await reclaimableDelegations(ctx.db, chain);
       // Only delegations whose payout is finished: nothing more of it will land.
       const done = new Map(payouts.finished(ctx.db, [...new Set(open.map((d) => d.payoutOrderId))]).map((o) => [o.id, o.txHash]));
       let n = 0;
@@ -277,24 +277,24 @@ export function energyControl(ctx: ChainModuleCtx, adapter: TronChainApi): Staki
     if (op === "unfreeze" && st.frozen < sun) throw new Error(`the energy wallet has ${fromBaseUnits(st.frozen, 6, 0)} TRX staked and not delegated`);
     const signed = await adapter.signStake({ op, from: w.address, amount: sun, privateKey: w.privateKey });
     const now = ctx.clock.now();
-    const row = writeTx(ctx.db, (t) =>
-      insertStakingTx(t, { chain, op, address: w.address, amount: sun.toString(), txHash: signed.txHash, signedTx: signed.raw, status: "signed", createdAt: now, updatedAt: now }),
+    const row = await writeTx(ctx.db, async (t) =>
+      await insertStakingTx(t, { chain, op, address: w.address, amount: sun.toString(), txHash: signed.txHash, signedTx: signed.raw, status: "signed", createdAt: now, updatedAt: now }),
     );
-    const set = (status: "broadcasted" | "confirmed" | "failed", lastError: string | null = null) =>
-      writeTx(ctx.db, (t) => setStakingTx(t, row.id, { status, lastError, updatedAt: ctx.clock.now() }));
+    const set = async (status: "broadcasted" | "confirmed" | "failed", lastError: string | null = null) =>
+      await writeTx(ctx.db, async (t) => await setStakingTx(t, row.id, { status, lastError, updatedAt: ctx.clock.now() }));
     const r = await adapter.broadcast(signed);
     if (!r.ok) {
-      set("failed", r.error);
+      await set("failed", r.error);
       throw new Error(`the node refused the ${op === "freeze" ? "stake" : "unstake"}: ${r.error}`);
     }
-    set("broadcasted");
+    await set("broadcasted");
     const deadline = Date.now() + CLI_WAIT_MS;
     for (;;) {
       const s = await adapter.txState(signed);
       if (s.state === "included") {
         const cost = await costOf(adapter, signed);
-        writeTx(ctx.db, (t) => cost && recordCost(t, { chain, txHash: signed.txHash, kind: "stake", cost, now: ctx.clock.now() }));
-        set(s.success ? "confirmed" : "failed", s.success ? null : "failed on chain");
+        await writeTx(ctx.db, async (t) => cost && await recordCost(t, { chain, txHash: signed.txHash, kind: "stake", cost, now: ctx.clock.now() }));
+        await set(s.success ? "confirmed" : "failed", s.success ? null : "failed on chain");
         if (!s.success) throw new Error(`the ${op === "freeze" ? "stake" : "unstake"} failed on chain (${signed.txHash})`);
         return signed.txHash;
       }
@@ -313,7 +313,7 @@ export function energyControl(ctx: ChainModuleCtx, adapter: TronChainApi): Staki
     async status() {
       const w = wallet();
       const [st, en] = await Promise.all([adapter.stakeOf(w.address), adapter.energyOf(w.address)]);
-      const served = servedDelegations(ctx.db, chain);
+      const served = await servedDelegations(ctx.db, chain);
       return {
         address: w.address,
         stakedTrx: fromBaseUnits(st.frozen + st.delegated, 6, 0),

@@ -10,6 +10,7 @@ import { fromBaseUnits } from "../../lib/money";
 import type { ChainAdapter } from "../types";
 import { Type as T } from "@sinclair/typebox";
 import type { TronChainApi, TronEnergyConfig } from "./adapter";
+import { filterSeq } from "../../lib/async-seq";
 
 /** `[chains.TRON.energy]` (DESIGN 21). */
 const ENERGY_SECTION = T.Object(
@@ -56,7 +57,7 @@ function sentSince(adapter: TronAdapter, since: bigint, addressesAfter: Outgoing
 }
 async function readSent(adapter: TronAdapter, c: SentCache, addressesAfter: OutgoingQuery["addressesAfter"]): Promise<SentCache> {
   // Addresses are only ever inserted: read those added since the last call.
-  for (const r of addressesAfter(adapter.chain, c.lastSeq)) {
+  for (const r of await addressesAfter(adapter.chain, c.lastSeq)) {
     c.owners.add(r.address);
     c.lastSeq = Math.max(c.lastSeq, r.seq);
   }
@@ -112,7 +113,7 @@ export const tronChain: ChainModule = {
       unrecordedOutgoing: async (_ctx, q) => {
         if (q.since === null) return [];
         const sent = await sentSince(adapter, q.since, q.addressesAfter);
-        return (sent.byOwner.get(q.address) ?? []).filter((t) => !q.known(t.txHash)).map(({ owner: _, ...t }) => t);
+        return (await filterSeq((sent.byOwner.get(q.address) ?? []), async (t) => !await q.known(t.txHash))).map(({ owner: _, ...t }) => t);
       },
     };
   },

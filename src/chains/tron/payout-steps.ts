@@ -29,7 +29,7 @@ export function tronPayoutOps(ctx: Ctx, adapter: TronChainApi, env: PayoutStepEn
   async function trxNeeded(o: PayoutOrderRow, tx: SignedTransfer, delegated: boolean): Promise<bigint> {
     const others = env.payouts.signedUnsent(ctx.db, o.fromAddressId).filter((r) => r.txHash !== tx.txHash);
     let sum = await needOf(tx, delegated);
-    for (const r of others) sum += await needOf(storedTx(r), energy.covered(r.id));
+    for (const r of others) sum += await needOf(storedTx(r), await energy.covered(r.id));
     return sum;
   }
 
@@ -44,7 +44,7 @@ export function tronPayoutOps(ctx: Ctx, adapter: TronChainApi, env: PayoutStepEn
 
   return {
     async sign(o) {
-      const key = sourceKey(ctx, adapter, env, o);
+      const key = await sourceKey(ctx, adapter, env, o);
       const signed = await adapter.signTransfer({ token: o.token as TokenSymbol, from: o.fromAddress, to: o.toAddress, amount: BigInt(o.amount), privateKey: key.privateKey });
       // fallback = "wait": nothing is stored (so nothing can expire unsent) until the stake can cover it.
       await energy.mayWait(o, signed);

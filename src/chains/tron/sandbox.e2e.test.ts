@@ -57,12 +57,12 @@ const delegationsOf = (orderNo: string) => gw.ctx.db.select().from(energyDelegat
 const costsOf = (orderNo: string) => gw.ctx.db.select().from(transferCosts).where(eq(transferCosts.payoutOrderId, row(orderNo).id)).all();
 const burned = (orderNo: string) => costsOf(orderNo).reduce((s, c) => s + BigInt(c.nativeBurned), 0n);
 const reclaim = () => chainBundle(tron).jobs!(gw.ctx, addressBook, payoutStore)[0]!.run();
-const gasAddress = () => gasWallet(gw.ctx.db, tron, gw.ctx.seed, Date.now()).address;
+const gasAddress = async () => (await gasWallet(gw.ctx.db, tron, gw.ctx.seed, Date.now())).address;
 /** Sun an address holds, its stake (held or delegated) included. */
-const holds = (a: string) =>
-  tron.read((v) => {
-    const s = v.account<{ frozen: string; delegatedOut: string }>(a);
-    return v.balance(a, "TRX") + BigInt(s?.frozen ?? 0) + BigInt(s?.delegatedOut ?? 0);
+const holds = async (a: string) =>
+  await tron.read(async (v) => {
+    const s = await v.account<{ frozen: string; delegatedOut: string }>(a);
+    return await v.balance(a, "TRX") + BigInt(s?.frozen ?? 0) + BigInt(s?.delegatedOut ?? 0);
   });
 async function confirmed(orderNo: string): Promise<Obj> {
   await sb.mine("TRON", 3);
@@ -74,14 +74,14 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
 
   test("every sandbox chain's gas wallet starts funded: a payout needs no set-up and burns mainnet's figures", async () => {
     for (const [code, adapter] of gw.ctx.chains) {
-      const gas = gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now()).address;
+      const gas = (await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now())).address;
       expect(await (adapter as SandboxChain).nativeBalance(gas)).toBe(SANDBOX_GAS_FUNDING * 10n ** BigInt(chainModule(code).native.decimals));
     }
     await gw.gateway.runtime.ops.gas.refresh("TRON");
-    expect(gw.gateway.runtime.ops.gas.get("TRON")!.balance).toBe(String(SANDBOX_GAS_FUNDING));
+    expect((await gw.gateway.runtime.ops.gas.get("TRON"))!.balance).toBe(String(SANDBOX_GAS_FUNDING));
 
     const from = await funded("30");
-    const before = holds(gasAddress());
+    const before = await holds(await gasAddress());
     const o = await payout({ fromAddress: from, toAddress: randomAddress("TRON"), amount: "10" });
     expect(o.status).toBe("broadcasted");
     expect(await confirmed(o.orderNo)).toMatchObject({ status: "confirmed" });
@@ -91,7 +91,7 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
     expect(costs.find((c) => c.kind === "payout")).toMatchObject({ nativeBurned: String(ENERGY_NEW_HOLDER * 100n), energyBurned: String(ENERGY_NEW_HOLDER), energyDelegated: "0", bandwidth: "345" });
     expect(costs.find((c) => c.kind === "gas_topup")!.nativeBurned).toBe(String(1n * TRX));
     // The fee ledger sums exactly what the gateway's addresses lost.
-    expect(before - (holds(gasAddress()) + holds(from))).toBe(burned(o.orderNo));
+    expect(before - (await holds(await gasAddress()) + await holds(from))).toBe(burned(o.orderNo));
   });
 
   test("POST /sandbox/transfers sends TRX (the native coin), e.g. to fund the energy wallet; bad input is refused", async () => {
@@ -114,7 +114,7 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
     expect(await control.status()).toEqual({ address: wallet, stakedTrx: "20000", energyAvailable: "200000", energyDelegated: "0", transfersServed: "0", trxSaved: "0" });
     const from = await funded("50");
     const to = randomAddress("TRON");
-    const before = holds(gasAddress()) + holds(wallet);
+    const before = await holds(await gasAddress()) + await holds(wallet);
     const o = await payout({ fromAddress: from, toAddress: to, amount: "10" });
     expect(o.status).toBe("broadcasted");
     // 130,285 × 1.2 = 156,342 energy → 15,635 TRX of stake at 10 energy per TRX.
@@ -128,7 +128,7 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
     const costs = costsOf(o.orderNo);
     expect(costs.map((c) => c.kind).sort()).toEqual(["delegate", "gas_topup", "payout", "reclaim"]);
     expect(costs.find((c) => c.kind === "payout")).toMatchObject({ nativeBurned: "0", energyDelegated: String(ENERGY_NEW_HOLDER), energyBurned: "0" });
-    expect(before - (holds(gasAddress()) + holds(wallet) + holds(from))).toBe(burned(o.orderNo));
+    expect(before - (await holds(await gasAddress()) + await holds(wallet) + await holds(from))).toBe(burned(o.orderNo));
   });
 
   test("fallback burn: too little stake free → the payout burns TRX, nothing delegated", async () => {
@@ -152,7 +152,7 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
       expect(o.status).toBe("submitted");
       expect(row(o.orderNo)).toMatchObject({ signedTx: null });
       expect(row(o.orderNo).lastError).toContain("waiting for the energy stake to regenerate");
-      expect(tron.outgoingCount(from)).toBe(0);
+      expect(await tron.outgoingCount(from)).toBe(0);
       await control.stake("1000"); // +10,000 energy: 79,715 free ≥ 77,142
       gw.ctx.db.update(payoutOrders).set({ retryAt: 0 }).where(eq(payoutOrders.orderNo, o.orderNo)).run();
       await gw.gateway.runtime.afterChainChange("TRON"); // the payout run retries it
@@ -161,7 +161,7 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
       expect(delegationsOf(o.orderNo)[0]).toMatchObject({ amount: String(7_715n * TRX) });
       expect(costsOf(o.orderNo).find((c) => c.kind === "payout")).toMatchObject({ nativeBurned: "0", energyDelegated: String(ENERGY_EXISTING_HOLDER) });
       expect(await reclaim()).toBe(1);
-      expect(tron.outgoingCount(from)).toBe(1);
+      expect(await tron.outgoingCount(from)).toBe(1);
     } finally {
       energy.fallback = "burn";
       energy.mode = "burn";
@@ -177,7 +177,7 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
     await sb.mine("TRON", 3);
     const [pay] = costsOf(r.payoutOrderNo!).filter((c) => c.kind === "payout");
     expect(pay).toMatchObject({ txHash: r.txHash, nativeBurned: String(ENERGY_NEW_HOLDER * 100n) });
-    const op = await backofficeSignIn(gw.url, addUser(gw, "sbx-fees-op", "operator"));
+    const op = await backofficeSignIn(gw.url, await addUser(gw, "sbx-fees-op", "operator"));
     const page = await (await op.get(`/backoffice/orders/${o.orderNo}`)).text();
     expect(page).toContain("Network cost");
     expect(page).toContain(r.txHash!);
@@ -188,14 +188,14 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
     await sb.mine("TRON", 4);
     const deposit = gw.ctx.db.$client.query<{ orderNo: string }, [string]>("SELECT p.order_no AS orderNo FROM payin_orders p JOIN addresses a ON a.id = p.address_id WHERE a.address = ?").get(b.address)!;
     const user = { actor: "sbx", role: "merchant" as const, ip: "127.0.0.1" };
-    setCollectionSetting(gw.ctx, gw.merchant.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "41" }, user); // the other addresses hold at most 40
+    await setCollectionSetting(gw.ctx, gw.merchant.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "41" }, user); // the other addresses hold at most 40
     const run = await previewCollection(gw.ctx, gw.merchant.id, "TRON", "USDT", user);
-    const legs = runLegs(gw.ctx.db, run.id);
+    const legs = await runLegs(gw.ctx.db, run.id);
     expect(legs.map((l) => l.leg.fromAddress)).toEqual([b.address]);
-    confirmCollection({ db: gw.ctx.db, now: () => Date.now() }, gw.merchant.id, run.id, user);
+    await confirmCollection({ db: gw.ctx.db, now: () => Date.now() }, gw.merchant.id, run.id, user);
     await runCollection(gw.ctx, run.id, gw.gateway.runtime.treasury);
     await sb.mine("TRON", 3);
-    const leg = runLegs(gw.ctx.db, run.id)[0]!.order!;
+    const leg = (await runLegs(gw.ctx.db, run.id))[0]!.order!;
     expect(leg.status).toBe("confirmed");
     const swept = await (await op.get(`/backoffice/orders/${deposit.orderNo}`)).text();
     expect(swept).toContain("Network cost");

@@ -50,7 +50,7 @@ const fresh = (): Account => ({ frozen: "0", delegatedOut: "0", acquired: "0", u
 const n = (s: string | undefined) => BigInt(s ?? "0");
 
 /** An address is activated once it received TRX (or acted): it has state or a balance. */
-const activated = (v: SandboxView, a: string) => v.account<Account>(a) !== undefined || v.balance(a, v.native) > 0n;
+const activated = async (v: SandboxView, a: string) => await v.account<Account>(a) !== undefined || await v.balance(a, v.native) > 0n;
 const energyLeft = (a: Account, ts: number) => {
   const left = energyLimitOf(n(a.frozen) + n(a.acquired), P) - usageAt(n(a.usage), a.usageTime, ts);
   return left > 0n ? left : 0n;
@@ -59,78 +59,78 @@ const consume = (a: Account, energy: bigint, ts: number) => {
   a.usage = (usageAt(n(a.usage), a.usageTime, ts) + energy).toString();
   a.usageTime = ts;
 };
-const transferEnergy = (v: SandboxView, tx: SandboxTx) => (v.balance(tx.to, tx.asset) > 0n ? ENERGY_EXISTING_HOLDER : ENERGY_NEW_HOLDER);
+const transferEnergy = async (v: SandboxView, tx: SandboxTx) => (await v.balance(tx.to, tx.asset) > 0n ? ENERGY_EXISTING_HOLDER : ENERGY_NEW_HOLDER);
 
 export const tronSandboxRules: SandboxRules = {
-  sign(v, tx) {
+  async sign(v, tx) {
     const base = { from: tx.from, to: tx.to, amount: tx.amount.toString(), expiration: v.now + LIFETIME_MS, refBlock: 0 };
     if (tx.op) return { kind: "STAKE", op: tx.op, ...base, feeLimit: "0", bandwidth: BANDWIDTH.STAKE };
     if (tx.asset === v.native) return { kind: "TRX", ...base, feeLimit: "0", bandwidth: BANDWIDTH.TRX };
-    const energy = margin(transferEnergy(v, tx));
+    const energy = margin(await transferEnergy(v, tx));
     const feeLimit = energy * P.energyFee < P.maxFeeLimit ? energy * P.energyFee : P.maxFeeLimit;
     return { kind: "TRC20", ...base, token: tx.asset, feeLimit: feeLimit.toString(), energy: energy.toString(), bandwidth: BANDWIDTH.TRC20 };
   },
 
-  execute(l, tx, fields) {
+  async execute(l, tx, fields) {
     const ts = l.now;
-    if (!activated(l, tx.from)) throw new SandboxRefusal(`CONTRACT_VALIDATE_ERROR: Validate contract error, no OwnerAccount ${tx.from}`, false);
-    const acc = l.account<Account>(tx.from) ?? fresh();
+    if (!await activated(l, tx.from)) throw new SandboxRefusal(`CONTRACT_VALIDATE_ERROR: Validate contract error, no OwnerAccount ${tx.from}`, false);
+    const acc = await l.account<Account>(tx.from) ?? fresh();
     const bytes = Number(fields.bandwidth ?? BANDWIDTH.TRC20);
     // Bandwidth: the day's free allowance first, else burned (charged once the transaction is valid).
     const day = Math.floor(ts / DAY_MS);
     if (acc.netDay !== day) Object.assign(acc, { netDay: day, netUsed: 0 });
     const free = acc.netUsed + bytes <= P.freeBandwidth;
     const netFee = free ? 0n : BigInt(bytes) * P.transactionFee;
-    const balance = l.balance(tx.from, l.native);
-    const payNet = () => {
+    const balance = await l.balance(tx.from, l.native);
+    const payNet = async () => {
       if (free) acc.netUsed += bytes;
-      l.adjust(tx.from, l.native, -netFee);
+      await l.adjust(tx.from, l.native, -netFee);
     };
-    const done = (success: boolean, cost: Omit<TxCost, "bandwidth">) => {
-      l.setAccount(tx.from, acc);
+    const done = async (success: boolean, cost: Omit<TxCost, "bandwidth">) => {
+      await l.setAccount(tx.from, acc);
       return { success, cost: { ...cost, bandwidth: BigInt(bytes) } };
     };
 
     if (tx.op) {
       if (balance < netFee) throw new SandboxRefusal("BANDWITH_ERROR: Account resource insufficient error.", false);
-      stake(l, tx, acc, ts);
-      payNet();
-      return done(true, { nativeBurned: netFee });
+      await stake(l, tx, acc, ts);
+      await payNet();
+      return await done(true, { nativeBurned: netFee });
     }
 
     if (tx.asset === l.native) {
-      const creating = !activated(l, tx.to);
+      const creating = !await activated(l, tx.to);
       const createFee = creating ? P.createAccountFee : 0n;
       if (tx.to === tx.from) throw new SandboxRefusal("CONTRACT_VALIDATE_ERROR: Validate TransferContract error, Cannot transfer TRX to yourself.");
       if (balance < tx.amount + createFee + netFee) throw new SandboxRefusal("CONTRACT_VALIDATE_ERROR: Validate TransferContract error, balance is not sufficient.", false);
-      payNet();
-      l.adjust(tx.from, l.native, -createFee);
-      if (creating) l.setAccount(tx.to, fresh());
-      return done(true, { nativeBurned: netFee + createFee });
+      await payNet();
+      await l.adjust(tx.from, l.native, -createFee);
+      if (creating) await l.setAccount(tx.to, fresh());
+      return await done(true, { nativeBurned: netFee + createFee });
     }
 
     // A TRC20 transfer: java-tron's limit is min(stake left + what the balance can burn, fee_limit / price).
     const feeLimit = n(fields.feeLimit as string | undefined);
     if (feeLimit <= 0n || feeLimit > P.maxFeeLimit) throw new SandboxRefusal(`CONTRACT_VALIDATE_ERROR: feeLimit must be >= 0 and <= ${P.maxFeeLimit}`);
     if (balance < netFee) throw new SandboxRefusal("BANDWITH_ERROR: Account resource insufficient error.", false);
-    payNet();
+    await payNet();
     const stakeLeft = energyLeft(acc, ts);
     const byBalance = stakeLeft + (balance - netFee) / P.energyFee;
     const byFeeLimit = feeLimit / P.energyFee;
     const limit = byBalance < byFeeLimit ? byBalance : byFeeLimit;
-    const need = transferEnergy(l, tx);
+    const need = await transferEnergy(l, tx);
     const used = need > limit ? limit : need;
     const fromStake = used < stakeLeft ? used : stakeLeft;
     if (fromStake > 0n) consume(acc, fromStake, ts);
     const energyFee = (used - fromStake) * P.energyFee;
-    l.adjust(tx.from, l.native, -energyFee);
+    await l.adjust(tx.from, l.native, -energyFee);
     // Short of energy: OUT_OF_ENERGY, included and failed, its fee burned.
-    return done(need <= limit, { nativeBurned: energyFee + netFee, energyDelegated: fromStake, energyBurned: used - fromStake });
+    return await done(need <= limit, { nativeBurned: energyFee + netFee, energyDelegated: fromStake, energyBurned: used - fromStake });
   },
 };
 
 /** Stake 2.0 for ENERGY, java-tron's checks and messages (CONTRACT_VALIDATE_ERROR: permanent). */
-function stake(l: SandboxLedger, tx: SandboxTx, acc: Account, ts: number): void {
+async function stake(l: SandboxLedger, tx: SandboxTx, acc: Account, ts: number): Promise<void> {
   const fail = (m: string): never => {
     throw new SandboxRefusal(`CONTRACT_VALIDATE_ERROR: ${m}`);
   };
@@ -139,8 +139,8 @@ function stake(l: SandboxLedger, tx: SandboxTx, acc: Account, ts: number): void 
   switch (op) {
     case "freeze":
       if (amount < TRX) fail("frozenBalance must be greater than or equal to 1 TRX");
-      if (amount > l.balance(tx.from, l.native)) fail("frozenBalance must be less than or equal to accountBalance");
-      l.adjust(tx.from, l.native, -amount);
+      if (amount > await l.balance(tx.from, l.native)) fail("frozenBalance must be less than or equal to accountBalance");
+      await l.adjust(tx.from, l.native, -amount);
       acc.frozen = (n(acc.frozen) + amount).toString();
       return;
     case "unfreeze": {
@@ -152,20 +152,20 @@ function stake(l: SandboxLedger, tx: SandboxTx, acc: Account, ts: number): void 
       acc.usage = (usage - (usage * amount) / (frozen + n(acc.acquired))).toString();
       acc.usageTime = ts;
       acc.frozen = (frozen - amount).toString();
-      l.adjust(tx.from, l.native, amount); // at once in the sandbox (mainnet: withdrawable after 14 days)
+      await l.adjust(tx.from, l.native, amount); // at once in the sandbox (mainnet: withdrawable after 14 days)
       return;
     }
     case "delegate": {
       if (amount < TRX) fail("delegateBalance must be greater than or equal to 1 TRX");
       if (tx.to === tx.from) fail("receiverAddress must not be the same as ownerAddress");
-      if (!activated(l, tx.to)) fail(`Account[${tx.to}] not exists`);
+      if (!await activated(l, tx.to)) fail(`Account[${tx.to}] not exists`);
       if (amount > delegable(acc, ts)) fail("delegateBalance must be less than or equal to available FreezeEnergyV2 balance");
-      const recv = l.account<Account>(tx.to) ?? fresh();
+      const recv = await l.account<Account>(tx.to) ?? fresh();
       acc.frozen = (n(acc.frozen) - amount).toString();
       acc.delegatedOut = (n(acc.delegatedOut) + amount).toString();
       acc.delegations[tx.to] = (n(acc.delegations[tx.to]) + amount).toString();
       recv.acquired = (n(recv.acquired) + amount).toString();
-      l.setAccount(tx.to, recv);
+      await l.setAccount(tx.to, recv);
       return;
     }
     case "undelegate": {
@@ -173,7 +173,7 @@ function stake(l: SandboxLedger, tx: SandboxTx, acc: Account, ts: number): void 
       if (have === 0n) fail("delegated Resource does not exist");
       if (amount <= 0n) fail("unDelegateBalance must be more than 0 TRX");
       if (amount > have) fail(`insufficient delegatedFrozenBalance(Energy), request=${amount}, unfreezable=${have}`);
-      const recv = l.account<Account>(tx.to);
+      const recv = await l.account<Account>(tx.to);
       if (recv) {
         // The receiver's usage of the returned share goes back to the owner (java-tron 4.7).
         const total = n(recv.frozen) + n(recv.acquired);
@@ -183,7 +183,7 @@ function stake(l: SandboxLedger, tx: SandboxTx, acc: Account, ts: number): void 
         recv.usageTime = ts;
         recv.acquired = (n(recv.acquired) - amount).toString();
         if (moved > 0n) consume(acc, moved, ts);
-        l.setAccount(tx.to, recv);
+        await l.setAccount(tx.to, recv);
       }
       acc.delegatedOut = (n(acc.delegatedOut) - amount).toString();
       acc.frozen = (n(acc.frozen) + amount).toString();
@@ -203,32 +203,32 @@ const delegable = (a: Account, ts: number) => delegableOf(n(a.frozen), n(a.acqui
  * Its prototype is the sandbox chain, so every ChainAdapter method is the chain's own.
  */
 export function tronSandboxApi(chain: SandboxChain, energy: TronEnergyConfig | undefined): TronChainApi {
-  const read = <T>(fn: (v: SandboxView) => T) => chain.read(fn);
-  const accountOf = (v: SandboxView, a: string) => v.account<Account>(a) ?? fresh();
+  const read = async <T>(fn: (v: SandboxView) => T) => await chain.read(fn);
+  const accountOf = async (v: SandboxView, a: string) => await v.account<Account>(a) ?? fresh();
   const api: Omit<TronChainApi, keyof SandboxChain> & Pick<TronChainApi, "signNativeTransfer" | "txCost"> = {
     energy: energy ?? { mode: "burn", fallback: "burn" },
     async energyOf(address) {
-      return read((v) => {
-        if (!activated(v, address)) return { limit: 0n, used: 0n, available: 0n, totalLimit: 0n, totalWeight: 0n };
-        const a = accountOf(v, address);
+      return await read(async (v) => {
+        if (!await activated(v, address)) return { limit: 0n, used: 0n, available: 0n, totalLimit: 0n, totalWeight: 0n };
+        const a = await accountOf(v, address);
         const limit = energyLimitOf(n(a.frozen) + n(a.acquired), P);
         const used = usageAt(n(a.usage), a.usageTime, v.now);
         return { limit, used, available: limit > used ? limit - used : 0n, totalLimit: P.totalEnergyLimit, totalWeight: P.totalEnergyWeight };
       });
     },
     async stakeOf(address) {
-      return read((v) => {
-        const a = accountOf(v, address);
-        return { balance: v.balance(address, v.native), frozen: n(a.frozen), delegated: n(a.delegatedOut), unfreezing: 0n };
+      return await read(async (v) => {
+        const a = await accountOf(v, address);
+        return { balance: await v.balance(address, v.native), frozen: n(a.frozen), delegated: n(a.delegatedOut), unfreezing: 0n };
       });
     },
-    canDelegate: async (owner) => read((v) => delegable(accountOf(v, owner), v.now)),
-    delegatedTo: async (owner, receiver) => read((v) => n(accountOf(v, owner).delegations[receiver])),
+    canDelegate: async (owner) => await read(async (v) => delegable(await accountOf(v, owner), v.now)),
+    delegatedTo: async (owner, receiver) => await read(async (v) => n((await accountOf(v, owner)).delegations[receiver])),
     async signStake(req) {
-      return chain.sign({ asset: chain.native, from: req.from, to: req.to ?? req.from, amount: req.amount, op: req.op }, req.privateKey);
+      return await chain.sign({ asset: chain.native, from: req.from, to: req.to ?? req.from, amount: req.amount, op: req.op }, req.privateKey);
     },
     async receipt(txHash) {
-      const c = chain.costOf(txHash);
+      const c = await chain.costOf(txHash);
       if (!c) return null;
       const netFee = c.nativeBurned - (c.energyBurned ?? 0n) * P.energyFee;
       return {
@@ -240,8 +240,8 @@ export function tronSandboxApi(chain: SandboxChain, energy: TronEnergyConfig | u
         netFee,
       };
     },
-    txCost: async (tx: SignedTransfer) => chain.costOf(tx.txHash),
-    account: async (address) => read((v) => ({ activated: activated(v, address), balance: v.balance(address, v.native) })),
+    txCost: async (tx: SignedTransfer) => await chain.costOf(tx.txHash),
+    account: async (address) => await read(async (v) => ({ activated: await activated(v, address), balance: await v.balance(address, v.native) })),
     chainParams: async () => P,
     signNativeTransfer: (req) => chain.signNativeTransfer(req),
     async trxNeeded(tx) {

@@ -12,7 +12,7 @@ export type NewStakingTxRow = typeof stakingTxs.$inferInsert;
 
 const sumAmounts = (rows: { a: string }[]) => rows.reduce((s, r) => s + BigInt(r.a), 0n);
 
-export function delegationById(tx: DbOrTx, id: number): DelegationRow | undefined {
+export async function delegationById(tx: DbOrTx, id: number): Promise<DelegationRow | undefined> {
   return tx.select().from(energyDelegations).where(eq(energyDelegations.id, id)).get();
 }
 
@@ -20,16 +20,16 @@ export function delegationById(tx: DbOrTx, id: number): DelegationRow | undefine
  * Patches a delegation read in status `from` (its transition, or a patch in the same status) as a
  * compare-and-set: the new row, or undefined when another writer moved it first.
  */
-export function patchDelegation(tx: DbOrTx, id: number, from: DelegationRow["status"], set: Partial<DelegationRow>): DelegationRow | undefined {
+export async function patchDelegation(tx: DbOrTx, id: number, from: DelegationRow["status"], set: Partial<DelegationRow>): Promise<DelegationRow | undefined> {
   return tx.update(energyDelegations).set(set).where(and(eq(energyDelegations.id, id), eq(energyDelegations.status, from))).returning().get();
 }
 
-export function insertDelegation(tx: Tx, row: NewDelegationRow): DelegationRow {
+export async function insertDelegation(tx: Tx, row: NewDelegationRow): Promise<DelegationRow> {
   return tx.insert(energyDelegations).values(row).returning().get();
 }
 
 /** The delegation a payout has (or is getting), if any. */
-export function openDelegationFor(db: DbOrTx, payoutOrderId: number): DelegationRow | undefined {
+export async function openDelegationFor(db: DbOrTx, payoutOrderId: number): Promise<DelegationRow | undefined> {
   return db
     .select()
     .from(energyDelegations)
@@ -38,7 +38,7 @@ export function openDelegationFor(db: DbOrTx, payoutOrderId: number): Delegation
 }
 
 /** Sun of the chain's delegations signed but not yet seen on chain. */
-export function inFlightSun(db: DbOrTx, chain: string): bigint {
+export async function inFlightSun(db: DbOrTx, chain: string): Promise<bigint> {
   return sumAmounts(
     db
       .select({ a: energyDelegations.amount })
@@ -49,7 +49,7 @@ export function inFlightSun(db: DbOrTx, chain: string): bigint {
 }
 
 /** Sun the other delegations (not `exceptId`) may have out at `receiver`. */
-export function othersOutSun(db: DbOrTx, chain: string, receiver: string, exceptId: number): bigint {
+export async function othersOutSun(db: DbOrTx, chain: string, receiver: string, exceptId: number): Promise<bigint> {
   return sumAmounts(
     db
       .select({ a: energyDelegations.amount })
@@ -60,7 +60,7 @@ export function othersOutSun(db: DbOrTx, chain: string, receiver: string, except
 }
 
 /** The chain's landed delegations still to be reclaimed. */
-export function reclaimableDelegations(db: DbOrTx, chain: string): DelegationRow[] {
+export async function reclaimableDelegations(db: DbOrTx, chain: string): Promise<DelegationRow[]> {
   return db
     .select()
     .from(energyDelegations)
@@ -69,7 +69,7 @@ export function reclaimableDelegations(db: DbOrTx, chain: string): DelegationRow
 }
 
 /** How many of the chain's delegations a payout used, and the sun they saved. */
-export function servedDelegations(db: DbOrTx, chain: string): { n: number; saved: string | null } | undefined {
+export async function servedDelegations(db: DbOrTx, chain: string): Promise<{ n: number; saved: string | null } | undefined> {
   return db
     .select({ n: sql<number>`count(*)`, saved: sql<string | null>`sum(CAST(${energyDelegations.sunSaved} AS INTEGER))` })
     .from(energyDelegations)
@@ -77,10 +77,10 @@ export function servedDelegations(db: DbOrTx, chain: string): { n: number; saved
     .get();
 }
 
-export function insertStakingTx(tx: Tx, row: NewStakingTxRow): StakingTxRow {
+export async function insertStakingTx(tx: Tx, row: NewStakingTxRow): Promise<StakingTxRow> {
   return tx.insert(stakingTxs).values(row).returning().get();
 }
 
-export function setStakingTx(tx: Tx, id: number, set: Pick<StakingTxRow, "status" | "lastError" | "updatedAt">): void {
+export async function setStakingTx(tx: Tx, id: number, set: Pick<StakingTxRow, "status" | "lastError" | "updatedAt">): Promise<void> {
   tx.update(stakingTxs).set(set).where(eq(stakingTxs.id, id)).run();
 }

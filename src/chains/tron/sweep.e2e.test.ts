@@ -35,16 +35,16 @@ test("finds what the scan finds, with the scan's key; known transactions and lat
   const upTo = head();
   const scanned = (await adapter.scan(start, upTo, watchSetOf([a]))).transfers;
   const q = { address: a, after: null, since: Date.now() - 3600_000, upTo };
-  const swept = await adapter.sweep!({ ...q, known: () => false });
+  const swept = await adapter.sweep!({ ...q, known: async () => false });
   const key = (t: { txHash: string; logIndex: number; blockNumber: bigint; blockHash: string; blockTime: number; amount: bigint; from: string }) => [t.txHash, t.logIndex, t.blockNumber, t.blockHash, t.blockTime, t.amount, t.from];
   expect(swept.map(key).sort()).toEqual(scanned.map(key).sort());
   expect(swept.map((t) => t.txHash).sort()).toEqual([t1, t2].sort());
 
   fx.node.resetCounts();
-  expect(await adapter.sweep!({ ...q, known: (h) => h === t1 })).toMatchObject([{ txHash: t2 }]);
+  expect(await adapter.sweep!({ ...q, known: async (h) => h === t1 })).toMatchObject([{ txHash: t2 }]);
   expect(fx.node.totalCalls()).toBe(3); // the history page, then t2's info and block
   // A transfer past the scan's cursor is the scan's.
-  expect(await adapter.sweep!({ ...q, upTo: start, known: () => false })).toMatchObject([{ txHash: t1 }]);
+  expect(await adapter.sweep!({ ...q, upTo: start, known: async () => false })).toMatchObject([{ txHash: t1 }]);
 });
 
 test("an endpoint without TronGrid's v1 API answers null and stays healthy", async () => {

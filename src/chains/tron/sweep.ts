@@ -52,7 +52,7 @@ export function tronSweep(d: TronSweepDeps): (q: SweepQuery) => Promise<Incoming
   const limit = d.pageLimit ?? 200;
 
   /** The address's incoming TRC20 transfers of configured tokens since `since`, newest first, not yet known. */
-  async function unknownIncoming(address: string, since: number, known: (tx: string) => boolean): Promise<string[]> {
+  async function unknownIncoming(address: string, since: number, known: (tx: string) => Promise<boolean>): Promise<string[]> {
     const out = new Set<string>();
     let fingerprint: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
@@ -62,7 +62,7 @@ export function tronSweep(d: TronSweepDeps): (q: SweepQuery) => Promise<Incoming
       if (r.success === false) throw new Error(`TRON TRC20 history of ${address} refused`);
       for (const e of r.data ?? []) {
         if (e.to !== address || !byContract.has(String(e.token_info?.address ?? ""))) continue;
-        if (!known(e.transaction_id)) out.add(e.transaction_id);
+        if (!await known(e.transaction_id)) out.add(e.transaction_id);
       }
       fingerprint = r.meta?.fingerprint;
       if (!fingerprint || (r.data?.length ?? 0) < limit) break;

@@ -10,14 +10,14 @@ import { invoiceView } from "../../invoices/views";
 
 export const invoiceHandlers = {
   createInvoice: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request }) =>
-    signedWrite(auth, request, ({ merchant, key, body }) => {
+    signedWrite(auth, request, async ({ merchant, key, body }) => {
       const input = parse(CreateInvoiceBody, body);
-      const inv = createInvoice(ctx, merchant.id, keyInForce(ctx.db, merchant.id, key.id), input);
-      return invoiceView(inv, currentPayin(ctx.db, inv));
+      const inv = await createInvoice(ctx, merchant.id, await keyInForce(ctx.db, merchant.id, key.id), input);
+      return invoiceView(inv, await currentPayin(ctx.db, inv));
     }),
   getInvoice: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request, params }) =>
-    signed(auth, request, ({ merchant }) => {
-      const inv = getInvoice(ctx.db, merchant.id, params.invoiceNo!);
-      return invoiceView(inv, currentPayin(ctx.db, inv));
+    signed(auth, request, async ({ merchant }) => {
+      const inv = await getInvoice(ctx.db, merchant.id, params.invoiceNo!);
+      return invoiceView(inv, await currentPayin(ctx.db, inv));
     }),
 };

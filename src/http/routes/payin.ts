@@ -16,41 +16,41 @@ export const payinHandlers = {
   createPayinOrder: ({ ctx, auth }: MerchantApiDeps): Handler => {
     const views = viewDeps(ctx);
     return ({ request }) =>
-      signedWrite(auth, request, ({ merchant, key, body }) => {
+      signedWrite(auth, request, async ({ merchant, key, body }) => {
         const input = parse(CreatePayinBody, body);
-        return payinView(views, createPayinOrder(ctx, merchant.id, keyInForce(ctx.db, merchant.id, key.id), input));
+        return payinView(views, await createPayinOrder(ctx, merchant.id, await keyInForce(ctx.db, merchant.id, key.id), input));
       });
   },
   getPayinOrder: ({ ctx, auth }: MerchantApiDeps): Handler => {
     const views = viewDeps(ctx);
     return ({ request, params }) =>
-      signed(auth, request, ({ merchant }) => {
-        const o = getPayinOrder(ctx.db, merchant.id, params.orderNo!);
-        return payinView(views, o, bindKeyOf(ctx.db, o));
+      signed(auth, request, async ({ merchant }) => {
+        const o = await getPayinOrder(ctx.db, merchant.id, params.orderNo!);
+        return payinView(views, o, await bindKeyOf(ctx.db, o));
       });
   },
   submitPayinTxHash: ({ ctx, auth }: MerchantApiDeps): Handler => {
     const views = viewDeps(ctx);
     return ({ request, params }) =>
       signed(auth, request, async ({ merchant, body }) => {
-        const o = getPayinOrder(ctx.db, merchant.id, params.orderNo!);
+        const o = await getPayinOrder(ctx.db, merchant.id, params.orderNo!);
         const { txHash } = parse(PayinTxHashBody, body);
         takeTxHashTurn(ctx, o.orderNo, `merchant:${merchant.id}`);
         const a = await checkPayinTxHash(ctx, o, txHash);
-        return { result: a.result, message: a.message, order: payinView(views, a.order, bindKeyOf(ctx.db, a.order)) };
+        return { result: a.result, message: a.message, order: payinView(views, a.order, await bindKeyOf(ctx.db, a.order)) };
       });
   },
   createExclusiveBinding: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request }) =>
-    signedWrite(auth, request, ({ merchant, body }) => {
+    signedWrite(auth, request, async ({ merchant, body }) => {
       const input = parse(CreateBindingBody, body);
-      return bindingView(ctx.db, ctx.publicUrl, upsertBinding(ctx, merchant.id, input));
+      return await bindingView(ctx.db, ctx.publicUrl, await upsertBinding(ctx, merchant.id, input));
     }),
   getExclusiveBinding: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request }) =>
-    signed(auth, request, ({ merchant, query }) => {
+    signed(auth, request, async ({ merchant, query }) => {
       const q = queryObject(query);
       const input = parse(BindingDetailQuery, q, "query");
-      const b = findBinding(ctx, merchant.id, { ...input, bindKey: bindKeyParam(request) });
-      return bindingDetail(ctx, ctx.publicUrl, b, input.recentLimit ? Number(input.recentLimit) : 10);
+      const b = await findBinding(ctx, merchant.id, { ...input, bindKey: bindKeyParam(request) });
+      return await bindingDetail(ctx, ctx.publicUrl, b, input.recentLimit ? Number(input.recentLimit) : 10);
     }),
 };
 

@@ -11,12 +11,12 @@ export const refundHandlers = {
   createRefund: ({ ctx, auth, executor }: MerchantApiDeps): Handler => ({ request, params }) =>
     signed(auth, request, async ({ merchant, key, body }) => {
       const input = parse(CreateRefundBody, body);
-      const { refund, payout } = createRefund(ctx, merchant.id, params.orderNo!, input, { source: "api", apiKeyId: keyInForce(ctx.db, merchant.id, key.id) });
+      const { refund, payout } = await createRefund(ctx, merchant.id, params.orderNo!, input, { source: "api", apiKeyId: await keyInForce(ctx.db, merchant.id, key.id) });
       // As a payout: the first automatic submission runs before answering (the status may be beyond submitted).
       if (!payout) return refundView(refund);
       await executor.attempt(payout.id);
-      return refundView(refundByRef(ctx.db, refund.refundRef)!);
+      return refundView((await refundByRef(ctx.db, refund.refundRef))!);
     }),
   listRefunds: ({ ctx, auth }: MerchantApiDeps): Handler => ({ request, params }) =>
-    signed(auth, request, ({ merchant }) => ({ refunds: listRefunds(ctx, merchant.id, params.orderNo!).map(refundView) })),
+    signed(auth, request, async ({ merchant }) => ({ refunds: (await listRefunds(ctx, merchant.id, params.orderNo!)).map(refundView) })),
 };

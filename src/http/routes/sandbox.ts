@@ -11,6 +11,7 @@ import { chainAndToken } from "../../orders/rules";
 import { toBaseUnits } from "../../lib/money";
 import { chainModule } from "../../chains/registry";
 import type { ChainAdapter, ChainCode } from "../../chains/types";
+import { mapSeq } from "../../lib/async-seq";
 
 const TransferBody = T.Object({
   chainCode: T.String(),
@@ -69,7 +70,7 @@ export function sandboxRoutes(ctx: SandboxRouteCtx, hooks: SandboxHooks) {
             throw invalid({ amount: `at most ${token.decimals} fractional digits` });
           }
           if (units <= 0n) throw invalid({ amount: "must be greater than 0" });
-          const r = chain.transfer({ token: token.symbol, to: chain.normalizeAddress(b.toAddress), amount: units, from: b.fromAddress && chain.normalizeAddress(b.fromAddress) });
+          const r = await chain.transfer({ token: token.symbol, to: chain.normalizeAddress(b.toAddress), amount: units, from: b.fromAddress && chain.normalizeAddress(b.fromAddress) });
           await hooks.afterChange(chain.chain);
           return r;
         }),
@@ -81,7 +82,7 @@ export function sandboxRoutes(ctx: SandboxRouteCtx, hooks: SandboxHooks) {
         handle(request, async (raw) => {
           const b = parse(BlocksBody, raw);
           const chain = sandboxChain(ctx, b.chainCode);
-          const blockNumber = chain.mine(b.count);
+          const blockNumber = await chain.mine(b.count);
           await hooks.afterChange(chain.chain);
           return { blockNumber };
         }),
@@ -93,7 +94,7 @@ export function sandboxRoutes(ctx: SandboxRouteCtx, hooks: SandboxHooks) {
         handle(request, async (raw) => {
           const b = parse(ReorgBody, raw);
           const chain = sandboxChain(ctx, b.chainCode);
-          const blockNumber = chain.reorg(b.depth);
+          const blockNumber = await chain.reorg(b.depth);
           await hooks.afterChange(chain.chain);
           return { blockNumber };
         }),
@@ -105,14 +106,14 @@ export function sandboxRoutes(ctx: SandboxRouteCtx, hooks: SandboxHooks) {
         handle(request, async (raw) => {
           const b = parse(FaultsBody, raw);
           const chain = sandboxChain(ctx, b.chainCode);
-          chain.setFaults(b.failNextBroadcasts);
+          await chain.setFaults(b.failNextBroadcasts);
           return { chainCode: chain.chain, failNextBroadcasts: b.failNextBroadcasts };
         }),
       { parse: "none" },
     )
-    .get("/chains", ({ request }) =>
+    .get("/chains", async ({ request }) =>
       json(
-        [...ctx.chains.values()].filter((c): c is SandboxChain => c instanceof SandboxChain).map((c) => ({ chainCode: c.chain, blockNumber: c.height(), confirmations: c.requiredConfirmations })),
+        await mapSeq([...ctx.chains.values()].filter((c): c is SandboxChain => c instanceof SandboxChain), async (c) => ({ chainCode: c.chain, blockNumber: await c.height(), confirmations: c.requiredConfirmations })),
         200,
         request,
       ),

@@ -65,7 +65,7 @@ describe("alerts", () => {
   test("unmatched_deposit fires once, stays quiet while open, resolves once when the deposit is dismissed", async () => {
     const o = await gw.client.request<Obj>("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "U-1", amount: "7", notifyUrl: "https://shop.example/cb" } });
     // The order is cancelled first: a different amount to an address with no open order is unmatched.
-    cancelOrder(gw.ctx, o.orderNo as string, CLI_ACTOR);
+    await cancelOrder(gw.ctx, o.orderNo as string, CLI_ACTOR);
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "7.000001" });
     await sb.mine("TRON", 20);
     const r1 = await tick();
@@ -84,17 +84,17 @@ describe("alerts", () => {
     expect((await fresh.tick()).fired).toEqual([]);
 
     const t = gw.ctx.db.select().from(transfers).where(eq(transfers.disposition, "unmatched")).get()!;
-    dismissDeposit(gw.ctx, t.id, "returned to the payer off-chain", CLI_ACTOR);
+    await dismissDeposit(gw.ctx, t.id, "returned to the payer off-chain", CLI_ACTOR);
     const r2 = await tick();
     expect(r2.resolved.map((a) => a.condition)).toEqual(["unmatched_deposit"]);
     await tick();
     expect(count("alert.resolved", "unmatched_deposit")).toBe(1);
     expect(telegramTexts().filter((x) => x.text.includes("RESOLVED unmatched_deposit"))).toHaveLength(1);
-    expect(listAlerts(gw.ctx.db).find((a) => a.condition === "unmatched_deposit")).toMatchObject({ status: "resolved", subject: "gateway" });
+    expect((await listAlerts(gw.ctx.db)).find((a) => a.condition === "unmatched_deposit")).toMatchObject({ status: "resolved", subject: "gateway" });
   });
 
   test("callbacks_failing fires once when a callback gives up", async () => {
-    const worker = startCallbackWorker(gw.ctx);
+    const worker = await startCallbackWorker(gw.ctx);
     try {
       await gw.client.request<Obj>("POST", "/openapi/payin/orders", { body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "C-1", amount: "3", notifyUrl: "http://127.0.0.1:9/unreachable" } });
       const attempts = () => (gw.ctx.db.$client.query("SELECT count(*) AS n FROM callback_attempts").get() as { n: number }).n;
@@ -129,7 +129,7 @@ describe("alerts", () => {
     await tick();
     expect(count("alert.fired", "payout_failed")).toBe(1);
     expect(count("alert.fired", "reconciliation_mismatch")).toBe(1);
-    const fired = listAlerts(gw.ctx.db, { status: "firing" });
+    const fired = await listAlerts(gw.ctx.db, { status: "firing" });
     expect(fired.find((a) => a.condition === "payout_failed")!.message).toContain(p.orderNo);
   });
 

@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 const tick = () => gw.gateway.runtime.ops.alerts.tick();
-const gasLow = () => listAlerts(gw.ctx.db).filter((a) => a.condition === "gas_low");
+const gasLow = async () => (await listAlerts(gw.ctx.db)).filter((a) => a.condition === "gas_low");
 const readyz = async () => {
   const r = await fetch(gw.url + "/readyz");
   return { status: r.status, body: (await r.json()) as Obj };
@@ -76,14 +76,14 @@ describe("operations on BSC (anvil behind the fault proxy)", () => {
     // not matter, that it fires exactly once does (checked on the deliveries below).
     await tick();
     await tick();
-    expect(gasLow().map((a) => a.status)).toEqual(["firing"]);
+    expect((await gasLow()).map((a) => a.status)).toEqual(["firing"]);
     const { body } = await readyz();
     expect(body.chains[0].gasWallet).toMatchObject({ balance: "0", low: true });
     await fx.node.setBalance(body.chains[0].gasWallet.address, 10n ** 18n);
     await gw.gateway.runtime.ops.gas.refresh();
     await tick();
     await tick();
-    expect(gasLow().map((a) => a.status)).toEqual(["resolved"]);
+    expect((await gasLow()).map((a) => a.status)).toEqual(["resolved"]);
     expect(events("gas_low")).toEqual(["alert.fired", "alert.resolved"]);
     expect(telegramLines("gas_low")).toEqual(["FIRING", "RESOLVED"]);
     expect((await readyz()).body.chains[0].gasWallet).toMatchObject({ balance: "1", low: false });

@@ -50,19 +50,19 @@ export interface ConditionDeps {
 
 const plural = (n: number, one: string, many = one + "s") => `${n} ${n === 1 ? one : many}`;
 
-export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
+export async function evaluateConditions(d: ConditionDeps): Promise<ActiveCondition[]> {
   const now = d.ctx.clock.now();
   const db = d.ctx.db;
   const out: ActiveCondition[] = [];
   const maxLag = parseDuration(d.ctx.config.ops.max_scan_lag);
 
   // First: with storage failing, the queries below may fail too, and these two must still fire.
-  const storage = storageProblems(d.storage.check());
+  const storage = storageProblems(await d.storage.check());
   if (storage.unwritable) out.push({ condition: "storage_unwritable", subject: "gateway", message: storage.unwritable });
   if (storage.diskLow) out.push({ condition: "disk_low", subject: "gateway", message: storage.diskLow });
 
   for (const adapter of d.ctx.chains.values()) {
-    const s = chainState(adapter, d.watchers.get(adapter.chain), d.gas, now);
+    const s = await chainState(adapter, d.watchers.get(adapter.chain), d.gas, now);
     for (const p of chainProblems(s, maxLag)) if (p.kind !== "starting") out.push({ condition: p.kind, subject: p.chain, message: `${p.chain}: ${p.detail}` });
     const threshold = d.ctx.config.chains[adapter.chain].gas_low_balance;
     if (s.gasWallet?.low && threshold !== undefined) {
@@ -71,18 +71,18 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   }
 
   const since = now - RECENT_WINDOW_MS;
-  const cb = failedCallbacksSince(db, since);
+  const cb = await failedCallbacksSince(db, since);
   if (cb > 0) out.push({ condition: "callbacks_failing", subject: "gateway", message: `${plural(cb, "callback")} gave up after every delivery attempt in the last hour (stablegate callbacks list --failed)` });
 
-  const po = failedPayoutsSince(db, since);
+  const po = await failedPayoutsSince(db, since);
   if (po.length) {
     const shown = po.slice(0, 5).join(", ");
     out.push({ condition: "payout_failed", subject: "gateway", message: `${plural(po.length, "payout")} failed in the last hour: ${shown}${po.length > 5 ? ", …" : ""}` });
   }
 
   // A payout whose own transaction is stuck at the cap, or that waits for a gas top-up stuck there.
-  const stuck = stuckPayouts(db);
-  const stuckFunding = stuckTopups(db);
+  const stuck = await stuckPayouts(db);
+  const stuckFunding = await stuckTopups(db);
   for (const chain of new Set([...stuck, ...stuckFunding].map((r) => r.chain))) {
     const listed = (rows: typeof stuck) => {
       const orders = rows.filter((r) => r.chain === chain).map((r) => r.order_no);
@@ -96,24 +96,24 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
     out.push({ condition: "payout_stuck", subject: chain, message: `${chain}: ${parts.join("; ")}; raise the cap or wait for fees to fall` });
   }
 
-  const um = openUnmatchedCount(db);
+  const um = await openUnmatchedCount(db);
   if (um > 0) out.push({ condition: "unmatched_deposit", subject: "gateway", message: `${plural(um, "deposit")} matched no order and wait for an operator (stablegate deposit list --unmatched)` });
 
   // Until a scheduled backup succeeds again (none is scheduled: nothing to fail).
-  const bk = d.ctx.config.backup.schedule ? failedBackup(d.ctx.db) : null;
+  const bk = d.ctx.config.backup.schedule ? await failedBackup(d.ctx.db) : null;
   if (bk) out.push({ condition: "backup_failed", subject: "gateway", message: `the scheduled backup of ${new Date(bk.startedAt).toISOString()} failed: ${bk.error}` });
 
   // One call site so a richer balances service can replace it.
-  const mismatches = openDiscrepancies(d.ctx.db);
+  const mismatches = await openDiscrepancies(d.ctx.db);
   for (const chain of new Set(mismatches.map((m) => m.chain))) {
     const n = mismatches.filter((m) => m.chain === chain).length;
     out.push({ condition: "reconciliation_mismatch", subject: chain, message: `${chain}: ${plural(n, "address balance")} on chain differ from the ledger` });
   }
-  rateConditions(d, out);
-  detectionConditions(d, now, out);
+  await rateConditions(d, out);
+  await detectionConditions(d, now, out);
 
   // DESIGN 25: the sweep recorded transfers the block scan missed (a node that drops logs, a scan fault).
-  for (const m of sweepFoundSince(db, since)) {
+  for (const m of await sweepFoundSince(db, since)) {
     out.push({
       condition: "scan_missed",
       subject: m.chain,
@@ -122,7 +122,7 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
   }
 
   // After a restore: transfers a payout source made that the restored database did not know (src/restore/reconcile.ts).
-  const unrecorded = unrecordedByChain(db);
+  const unrecorded = await unrecordedByChain(db);
   for (const u of unrecorded) {
     out.push({
       condition: "unrecorded_outgoing",
@@ -134,8 +134,8 @@ export function evaluateConditions(d: ConditionDeps): ActiveCondition[] {
 }
 
 /** DESIGN 18: a stale rate refuses new invoices in its currency (56001); the operator hears of it. */
-function rateConditions(d: ConditionDeps, out: ActiveCondition[]): void {
-  const r = staleRates(d.ctx);
+async function rateConditions(d: ConditionDeps, out: ActiveCondition[]): Promise<void> {
+  const r = await staleRates(d.ctx);
   const why = r.lastError ? ` (last fetch: ${r.lastError})` : "";
   if (r.neverFetched) out.push({ condition: "rate_stale", subject: "rates", message: `no exchange rate could be fetched yet${why}; invoices priced in a fiat currency other than USD get 56001` });
   for (const c of r.stale) {
@@ -144,9 +144,9 @@ function rateConditions(d: ConditionDeps, out: ActiveCondition[]): void {
 }
 
 /** DESIGN 25: per chain, the last hour's p95 of block time → first seen above [ops] detection_slo. */
-function detectionConditions(d: ConditionDeps, now: number, out: ActiveCondition[]): void {
+async function detectionConditions(d: ConditionDeps, now: number, out: ActiveCondition[]): Promise<void> {
   const slo = parseDuration(d.ctx.config.ops.detection_slo);
-  for (const c of detectionStats(d.ctx.db, now, HOUR_MS)) {
+  for (const c of await detectionStats(d.ctx.db, now, HOUR_MS)) {
     const p95 = c.detection.p95;
     if (p95 === null || p95 * 1000 <= slo) continue;
     out.push({

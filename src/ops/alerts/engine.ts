@@ -53,18 +53,18 @@ export class AlertEngine {
 
   private async run(): Promise<SyncResult> {
     const now = this.d.ctx.clock.now();
-    const active = evaluateConditions(this.d);
+    const active = await evaluateConditions(this.d);
     const channels = alertChannels(this.d.ctx.config);
     let result: SyncResult;
     try {
-      result = syncAlerts(this.d.ctx.db, active, now, channels, [...this.memory.values()]);
+      result = await syncAlerts(this.d.ctx.db, active, now, channels, [...this.memory.values()]);
       this.memory.clear();
     } catch (e) {
       if (!isStorageFault(e)) throw e;
       // The database takes no writes (the disk is full, the file is gone): the alert that
       // says so must not depend on it. Incidents open and close in memory and are sent
       // directly; the next sync that commits records them.
-      result = this.syncInMemory(active, now);
+      result = await this.syncInMemory(active, now);
       for (const a of result.fired) this.logger.warn("alert fired", { alert: a.id, condition: a.condition, subject: a.subject, message: a.message, recorded: false, storage: describeFault(e) });
       for (const a of result.resolved) this.logger.info("alert resolved", { alert: a.id, condition: a.condition, subject: a.subject, recorded: false });
       await this.deliverFromMemory(channels);
@@ -76,10 +76,10 @@ export class AlertEngine {
     return result;
   }
 
-  private syncInMemory(active: ActiveCondition[], now: number): SyncResult {
+  private async syncInMemory(active: ActiveCondition[], now: number): Promise<SyncResult> {
     let open: Set<string>;
     try {
-      open = new Set(firingAlertKeys(this.d.ctx.db));
+      open = new Set((await firingAlertKeys(this.d.ctx.db)));
     } catch {
       open = new Set();
     }
@@ -139,7 +139,7 @@ export class AlertEngine {
 
   private async deliver(): Promise<void> {
     const db = this.d.ctx.db;
-    for (const { n, a } of dueNotifications(db, this.d.ctx.clock.now())) {
+    for (const { n, a } of await dueNotifications(db, this.d.ctx.clock.now())) {
       if (this.abort.signal.aborted) return;
       let error: string | null = null;
       try {
@@ -151,7 +151,7 @@ export class AlertEngine {
       const now = this.d.ctx.clock.now();
       const attempts = n.attempts + 1;
       const state = error === null ? "sent" : attempts >= MAX_ATTEMPTS ? "failed" : "pending";
-      noteNotificationAttempt(db, n.id, { state, attempts, lastError: error, sentAt: error === null ? now : null, nextAttemptAt: error === null ? n.nextAttemptAt : now + retryDelay(attempts) });
+      await noteNotificationAttempt(db, n.id, { state, attempts, lastError: error, sentAt: error === null ? now : null, nextAttemptAt: error === null ? n.nextAttemptAt : now + retryDelay(attempts) });
       if (error !== null) this.logger.warn("alert notification failed", { alert: a.id, channel: n.channel, attempt: attempts, gaveUp: state === "failed", error });
     }
   }

@@ -30,8 +30,8 @@ export interface AdoptedIncident {
   sent: { fired: ReadonlySet<Channel>; resolved: ReadonlySet<Channel> };
 }
 
-export function syncAlerts(db: Db, active: ActiveCondition[], now: number, channels: readonly Channel[], adopted: readonly AdoptedIncident[] = []): SyncResult {
-  return writeTx(db, (tx) => {
+export async function syncAlerts(db: Db, active: ActiveCondition[], now: number, channels: readonly Channel[], adopted: readonly AdoptedIncident[] = []): Promise<SyncResult> {
+  return await writeTx(db, (tx) => {
     const open = new Map(tx.select().from(alerts).where(eq(alerts.status, "firing")).all().map((a) => [a.key, a]));
     const fired: AlertRow[] = [];
     const resolved: AlertRow[] = [];
@@ -94,13 +94,13 @@ export function viewAlert(a: AlertRow): AlertView {
 }
 
 /** Incidents, newest first (the back office and `stablegate alerts list`). */
-export function listAlerts(db: Db, opts: { status?: "firing" | "resolved"; limit?: number } = {}): AlertView[] {
+export async function listAlerts(db: Db, opts: { status?: "firing" | "resolved"; limit?: number } = {}): Promise<AlertView[]> {
   const q = db.select().from(alerts);
   const rows = (opts.status ? q.where(eq(alerts.status, opts.status)) : q).orderBy(desc(alerts.firedAt), desc(alerts.id)).limit(opts.limit ?? 100).all();
   return rows.map(viewAlert);
 }
 
-export function dueNotifications(db: Db, now: number, limit = 50) {
+export async function dueNotifications(db: Db, now: number, limit = 50) {
   return db
     .select({ n: alertNotifications, a: alerts })
     .from(alertNotifications)
@@ -113,15 +113,15 @@ export function dueNotifications(db: Db, now: number, limit = 50) {
 }
 
 /** The keys of the open incidents (the engine's in-memory sync, when the database takes no writes). */
-export function firingAlertKeys(db: Db): string[] {
+export async function firingAlertKeys(db: Db): Promise<string[]> {
   return db.select({ key: alerts.key }).from(alerts).where(eq(alerts.status, "firing")).all().map((a) => a.key);
 }
 
 /** A delivery attempt's outcome: its state, attempt count, error and when it went out or is retried. */
-export function noteNotificationAttempt(
+export async function noteNotificationAttempt(
   db: Db,
   id: string,
   set: { state: "sent" | "failed" | "pending"; attempts: number; lastError: string | null; sentAt: number | null; nextAttemptAt: number },
-): void {
+): Promise<void> {
   db.update(alertNotifications).set(set).where(eq(alertNotifications.id, id)).run();
 }
