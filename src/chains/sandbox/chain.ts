@@ -101,6 +101,8 @@ export class SandboxChain implements ChainAdapter {
   private readonly rules: SandboxRules | undefined;
   private readonly seed: Uint8Array | undefined;
   private genesisChecked = false;
+  /** The chain's row, written when the chain is built (awaited before the ledger is first read). */
+  private readonly ready: Promise<unknown>;
 
   constructor(o: SandboxOptions) {
     this.chain = o.chain;
@@ -112,11 +114,13 @@ export class SandboxChain implements ChainAdapter {
     const m = chainModule(this.chain);
     this.native = m.native.symbol;
     this.rules = m.sandbox?.rules;
-    await ensureSandboxChain(this.db, this.chain, this.now());
+    this.ready = ensureSandboxChain(this.db, this.chain, this.now());
+    this.ready.catch(() => {}); // reported where it is awaited (genesis)
   }
 
   /** The gas wallet's genesis funds, once per database (derived on first use: a key costs 40-70 ms). */
   private async genesis(): Promise<void> {
+    await this.ready;
     if (this.genesisChecked || !this.seed) return;
     this.genesisChecked = true;
     const to = this.deriveKey(this.seed, GAS_WALLET_INDEX).address;
@@ -192,7 +196,8 @@ export class SandboxChain implements ChainAdapter {
   }
 
   /** A block's hash changes once a reorg cut it away and it was mined again. */
-  async hashOf(number: number, cuts = (await this.state()).cuts): Promise<string> {
+  async hashOf(number: number, knownCuts?: number[]): Promise<string> {
+    const cuts = knownCuts ?? (await this.state()).cuts;
     const generation = cuts.filter((c) => c < number).length;
     const h = createHash("sha256").update(`${this.chain}:${number}:${generation}`).digest();
     return this.formatHash(h);
