@@ -70,7 +70,7 @@ describe("a due delivery is never postponed", () => {
       // A callback for the future, and its kick: what every create does.
       await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${rx.url}/later`, now: clock.now() + 3_600_000 });
       n++;
-      setImmediate(spin);
+      setImmediate(() => void spin());
     };
     await spin();
     try {

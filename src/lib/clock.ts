@@ -11,14 +11,15 @@ export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
   /** Runs `fn` once, `ms` of this clock's time from now. */
-  after(ms: number, fn: () => Promise<unknown>): Timer;
+  after(ms: number, fn: () => unknown): Timer;
 }
 
 /** Real time: Date.now() and the runtime's timers. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   after: (ms, fn) => {
-    const t = setTimeout(fn, Math.max(0, ms));
+    // The callback may await stores: its failure is reported, never an unhandled rejection.
+    const t = setTimeout(() => void Promise.resolve(fn()).catch((e: unknown) => console.error("timer callback failed", e)), Math.max(0, ms));
     return { cancel: () => clearTimeout(t) };
   },
 };
@@ -27,7 +28,7 @@ export const systemClock: Clock = {
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
-    const done = async () => {
+    const done = () => {
       timer.cancel();
       signal?.removeEventListener("abort", done);
       resolve();
@@ -119,7 +120,7 @@ export class TestClock implements Clock {
         next.cancelled = true;
         this.timers.splice(this.timers.indexOf(next), 1);
         try {
-          next.fn();
+          void Promise.resolve(next.fn()).catch((e: unknown) => console.error("TestClock timer threw", e));
         } catch (e) {
           // A real timer's exception would not stop the others either.
           console.error("TestClock timer threw", e);

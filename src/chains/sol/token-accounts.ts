@@ -43,15 +43,15 @@ export async function enqueueNewAddresses(ctx: Ctx): Promise<number> {
   return await insertPendingRows(ctx.db, ctx.clock.now());
 }
 
-async function update(ctx: Ctx, addressId: string, fields: Partial<Row>, also?: (tx: Tx) => void): Promise<void> {
+async function update(ctx: Ctx, addressId: string, fields: Partial<Row>, also?: (tx: Tx) => Promise<void>): Promise<void> {
   await writeTx(ctx.db, async (tx) => {
     await patchTokenAccount(tx, addressId, { ...fields, updatedAt: ctx.clock.now() });
-    also?.(tx);
+    await also?.(tx);
   });
 }
 
 /** What a landed creation cost (the fee payer's lamports: fee + rent), recorded with the row's update. */
-async function costRecorder(ctx: Ctx, adapter: SolAdapter, tx: SignedTransfer): Promise<(t: Tx) => void> {
+async function costRecorder(ctx: Ctx, adapter: SolAdapter, tx: SignedTransfer): Promise<(t: Tx) => Promise<void>> {
   const cost = await costOf(adapter, tx);
   return async (t) => {
     if (cost) await recordCost(t, { chain: adapter.chain, txHash: tx.txHash, kind: "token_account", cost, now: ctx.clock.now() });
