@@ -12,6 +12,9 @@ mkdir -p test-output
 # Types first: the project is TypeScript strict, and a type error fails the run.
 echo "typecheck: tsc --noEmit" >&2
 if ! "$BUN" x tsc --noEmit; then echo "tests: 0 passed, 1 failed (typecheck)"; exit 1; fi
+# Promise hygiene (eslint.config.js): no floating or misused promise, no await of a non-promise.
+echo "lint: eslint src (no-floating-promises, no-misused-promises, await-thenable)" >&2
+if ! "$BUN" x eslint src; then echo "tests: 0 passed, 1 failed (lint)"; exit 1; fi
 # JSX pages: kitajs escapes children only with `safe`; its scanner fails the run on unescaped content.
 echo "xss-scan: back-office templates" >&2
 "$BUN" x xss-scan -s $(find src -name '*.tsx'); xss=$?

@@ -11,6 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, posix, relative, resolve } from "node:path";
+import * as ts from "typescript";
 import { chainModules } from "../chains/registry";
 import { parseRanks } from "../../scripts/gen-architecture-ranks";
 
@@ -272,6 +273,52 @@ export function rawStatements(sources: Source[]): string[] {
   return out;
 }
 
+/**
+ * The async storage seam (DESIGN 22): every exported function of a storage module that takes a
+ * database handle returns a promise (async, or annotated Promise<…>), so nothing above the
+ * stores depends on a synchronous engine. Not stores in this sense: the transaction machinery
+ * itself (db/client.ts, db/group-commit.ts: handles, statements, hooks), a factory that binds
+ * statements to a connection and returns async closures (each closure is checked instead), and
+ * a query builder another store composes and runs (BUILDERS).
+ */
+export const STORE_EXEMPT_FILES = ["db/client.ts", "db/group-commit.ts", "db/after-commit.ts", "db/write-lock.ts"];
+export const BUILDERS = ["backoffice/queries/lists.ts:depositRows", "payout/balances.ts:fundedAddressesQuery"];
+export function syncStoreFunctions(sources: Source[]): string[] {
+  const out: string[] = [];
+  const isAsync = (fn: ts.SignatureDeclaration) =>
+    !!(ts.canHaveModifiers(fn) && ts.getModifiers(fn)?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword)) || (!!fn.type && /^Promise</.test(fn.type.getText()));
+  const isFn = (e: ts.Node | undefined): e is ts.ArrowFunction | ts.FunctionExpression => !!e && (ts.isArrowFunction(e) || ts.isFunctionExpression(e));
+  for (const { rel, text } of sources) {
+    if (!RAW_SQL_ALLOWED(rel) || isTest(rel) || rel.startsWith("testing/") || STORE_EXEMPT_FILES.includes(rel) || !/\.tsx?$/.test(rel)) continue;
+    const sf = ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, true);
+    const line = (n: ts.Node) => sf.getLineAndCharacterOfPosition(n.getStart()).line + 1;
+    for (const st of sf.statements) {
+      if (!(ts.canHaveModifiers(st) && ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword))) continue;
+      const fns: Array<[string, ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression]> = [];
+      if (ts.isFunctionDeclaration(st) && st.name && st.body) fns.push([st.name.text, st]);
+      if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) if (isFn(d.initializer)) fns.push([d.name.getText(), d.initializer]);
+      for (const [name, fn] of fns) {
+        if (!fn.parameters.some((p) => p.type && /\b(Db|Tx|DbOrTx)\b/.test(p.type.getText())) || isAsync(fn) || BUILDERS.includes(`${rel}:${name}`)) continue;
+        // A factory: what it returns (an object of closures, or a closure) is what must be async.
+        const returned: ts.Expression[] = [];
+        if (fn.body && !ts.isBlock(fn.body)) returned.push(fn.body);
+        else if (fn.body) fn.body.forEachChild(function walk(n): void {
+          if (ts.isReturnStatement(n) && n.expression) returned.push(n.expression);
+          if (!isFn(n) && !ts.isFunctionDeclaration(n)) n.forEachChild(walk);
+        });
+        const strip = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) ? strip(e.expression) : e);
+        const inner = returned.map(strip).flatMap((e): ts.SignatureDeclaration[] =>
+          ts.isObjectLiteralExpression(e) ? e.properties.flatMap((p): ts.SignatureDeclaration[] => (ts.isPropertyAssignment(p) && isFn(p.initializer) ? [p.initializer] : ts.isMethodDeclaration(p) ? [p] : [])) : isFn(e) ? [e] : [],
+        );
+        if (inner.length && inner.length >= returned.length) {
+          for (const c of inner) if (!isAsync(c)) out.push(`${rel}:${line(c)} ${name} returns a synchronous closure: make it async (stores return promises)`);
+        } else out.push(`${rel}:${line(fn)} ${name} takes a database handle and does not return a promise: make it async (stores return promises)`);
+      }
+    }
+  }
+  return out;
+}
+
 /** Back-office page and view files (tests aside): the components there render props, the route handlers load. */
 const isPageFile = (rel: string) => /^backoffice\/(pages|views)\//.test(rel) && !isTest(rel);
 /** What querying looks like: a db handle, the back office's deps (which hold one), drizzle, a table of the schema. */
@@ -371,6 +418,10 @@ describe("layers", () => {
 
   test("one data-access style: statements are built and tables imported only in storage modules (db/, <domain>/store.ts, backoffice/queries/, the read models)", () => {
     expect(rawStatements(sources)).toEqual([]);
+  });
+
+  test("no sync store call: every exported function of a storage module that takes a database handle returns a promise", () => {
+    expect(syncStoreFunctions(sources)).toEqual([]);
   });
 
   test("back-office pages get props: no component in pages/ or views/ takes a db handle, no page imports drizzle or the schema", () => {
@@ -542,6 +593,19 @@ describe("the rules bite", () => {
       expect.stringMatching(/^backoffice\/pages\/exceptions\.tsx:8 component ExceptionsPage takes or touches a db handle/),
       expect.stringMatching(/^backoffice\/pages\/exceptions\.tsx:12 component Held/),
       expect.stringMatching(/^backoffice\/views\/held\.tsx:1 component Held/),
+    ]);
+  });
+
+  test("no sync store call: a synchronous store function or factory closure is refused; async ones, builders and services are not", () => {
+    const found = syncStoreFunctions([
+      { rel: "payin/store.ts", text: `export function orderById(db: Db, id: number): Row | undefined {\n  return db.select().get();\n}\nexport async function ok(db: Db) {}\nexport const okToo = (tx: Tx): Promise<number> => Promise.resolve(1);\nexport function pure(row: Row) { return row.id; }\n` },
+      { rel: "callbacks/store.ts", text: `export function workerStore(db: Db) {\n  return {\n    due: async () => 1,\n    claim: (id: number) => db.run(),\n  };\n}\n` },
+      { rel: "payout/balances.ts", text: `export function fundedAddressesQuery(db: Db) {\n  return db.select();\n}\n` },
+      { rel: "payin/service.ts", text: `export function credit(db: Db) {\n  return 1;\n}\n` },
+    ]);
+    expect(found).toEqual([
+      expect.stringMatching(/^payin\/store\.ts:1 orderById takes a database handle and does not return a promise/),
+      expect.stringMatching(/^callbacks\/store\.ts:4 workerStore returns a synchronous closure/),
     ]);
   });
 

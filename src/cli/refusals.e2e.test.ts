@@ -332,7 +332,7 @@ describe("a start-up error exits non-zero with no half-started process", () => {
       expect(r.code).not.toBe(0);
       expect(await new Response(p.stderr).text()).toMatch(/in use|EADDRINUSE|port/i);
     } finally {
-      holder.stop(true);
+      void holder.stop(true);
     }
   });
 });

@@ -33,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw.stop();
-  cg.stop(true);
+  void cg.stop(true);
 });
 
 const epusdt = async (orderId: string) => {

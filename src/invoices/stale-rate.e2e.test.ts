@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw.stop();
-  cg.stop(true);
+  void cg.stop(true);
 });
 
 const create = (n: string) => gw.client.createInvoice({ merchantOrderNo: n, priceAmount: "71", priceCurrency: "CNY" });

@@ -118,7 +118,7 @@ describe("retries", () => {
       expect(new Set(front.seen.map((s) => s.nonce)).size).toBe(3);
       expect(recordedNonces()).toContain(front.seen[2]!.nonce!);
     } finally {
-      front.stop();
+      void front.stop();
     }
   });
 
@@ -131,7 +131,7 @@ describe("retries", () => {
       expect(e.code).toBe(10000);
       expect(front.seen).toHaveLength(1);
     } finally {
-      front.stop();
+      void front.stop();
     }
   });
 
@@ -159,7 +159,7 @@ describe("retries", () => {
   test("a refused connection fails after the retries", async () => {
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
     const url = `http://127.0.0.1:${closed.port}`;
-    closed.stop(true);
+    void closed.stop(true);
     const c = new StablegateClient({ baseUrl: url, merchantUid: "M1", apiKey: "mch_x", retries: 1, retryDelayMs: 1 });
     await expect(c.getPayinOrder("PI1")).rejects.toThrow();
   });

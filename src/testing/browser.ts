@@ -40,7 +40,7 @@ export async function launchBrowser(): Promise<Browser> {
   const close = browser.close.bind(browser);
   browser.close = async (options) => {
     await close(options).catch(() => {});
-    proc.stdin.end();
+    void proc.stdin.end();
     await proc.exited;
   };
   return browser;

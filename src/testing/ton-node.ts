@@ -124,7 +124,7 @@ export class TonNode {
   }
 
   stop(): void {
-    this.server?.stop(true);
+    void this.server?.stop(true);
   }
 
   private seal(txs: Transaction[]): Block {

@@ -25,7 +25,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  refusing?.stop(true);
+  void refusing?.stop(true);
   await node?.stop();
 });
 
