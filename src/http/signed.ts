@@ -52,18 +52,19 @@ export async function signed(deps: AuthDeps, request: Request, handler: SignedHa
 }
 
 /**
- * For synchronous writes: the nonce and the handler's writes share one
- * savepoint of a group commit, and the response waits for that commit. When
+ * For writes: the nonce and the handler's writes share one savepoint of a
+ * group commit, and the response waits for that commit (the handler awaits
+ * stores only: no I/O inside the transaction, db/write-lock.ts). When
  * the handler fails, its writes roll back alone and the nonce is still
  * recorded (in the same group), so a failed request cannot be replayed either.
  */
-export async function signedWrite<T>(deps: AuthDeps, request: Request, handler: (auth: Authenticated) => T extends Promise<unknown> ? never : T, status = 200): Promise<Response> {
+export async function signedWrite<T>(deps: AuthDeps, request: Request, handler: (auth: Authenticated) => Promise<T> | T, status = 200): Promise<Response> {
   try {
     const auth = await verifySignature(deps, request);
     const result = await groupCommit(deps.db).run({
       work: async () => {
         await recordNonce(deps, auth);
-        return handler(auth);
+        return await handler(auth);
       },
       recover: async (e) => {
         if (e instanceof AppError && e.code !== 20016) await recordNonce(deps, auth);
