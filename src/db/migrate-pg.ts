@@ -28,7 +28,7 @@ export async function migratePg(sql: SQL, list: readonly EmbeddedMigration[] = p
       await conn`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
     }
   } finally {
-    conn.release();
+    void conn.release();
   }
 }
 
