@@ -38,9 +38,9 @@ function handOut(s: TempSetup, bindKey: string): { index: number; address: strin
     const { writeTx } = await import(${JSON.stringify(join(import.meta.dir, "../db/client"))});
     const { silentLogger } = await import(${JSON.stringify(join(import.meta.dir, "../lib/logger"))});
     const { exclusiveAddress } = await import(${JSON.stringify(join(import.meta.dir, "../wallet/addresses"))});
-    const ctx = createContext({ loaded: loadConfig(${JSON.stringify(s.configPath)}), makeChains, logger: silentLogger });
+    const ctx = await createContext({ loaded: loadConfig(${JSON.stringify(s.configPath)}), makeChains, logger: silentLogger });
     const restored = ctx.db.$client.query("SELECT count(*) AS n FROM reconcile_chains").get().n > 0;
-    const a = writeTx(ctx.db, (tx) => exclusiveAddress(tx, ctx.chains.get("TRON"), ctx.seed, 1, ${JSON.stringify(bindKey)}, ctx.clock.now()));
+    const a = await writeTx(ctx.db, (tx) => exclusiveAddress(tx, ctx.chains.get("TRON"), ctx.seed, 1, ${JSON.stringify(bindKey)}, ctx.clock.now()));
     console.log(JSON.stringify({ index: a.derivationIndex, address: a.address, restored }));
   `;
   const p = Bun.spawnSync([BUN, "-e", script], { cwd: ROOT, env: s.env, stdout: "pipe", stderr: "pipe" });
