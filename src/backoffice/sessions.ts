@@ -77,14 +77,23 @@ const ipKey = (ip: string) => `a:${ip}`;
  * 15 minutes old.
  */
 export async function lockOf(deps: UserDeps, username: string, client: AttemptClient): Promise<LockReason | null> {
+  return lockFrom(deps, username, client, await storedFailures(deps, username, client));
+}
+
+/** The failures recorded in the window, by username and by address (read before the lock check). */
+async function storedFailures(deps: UserDeps, username: string, client: AttemptClient): Promise<{ user: number; ip: number }> {
   const since = deps.now() - LOCKOUT.windowMs;
+  const ip = throttledIp(client);
+  return { user: await failuresSince(deps.db, { username }, since), ip: ip === null ? 0 : await failuresSince(deps.db, { ip }, since) };
+}
+
+/** The lock check proper: stored failures plus the attempts in flight (synchronous, so it and the reservation are one step). */
+function lockFrom(deps: UserDeps, username: string, client: AttemptClient, stored: { user: number; ip: number }): LockReason | null {
   const pending = inFlight(deps);
-  const n = await failuresSince(deps.db, { username }, since);
-  if (n + (pending.get(userKey(username)) ?? 0) >= LOCKOUT.failures) return "locked";
+  if (stored.user + (pending.get(userKey(username)) ?? 0) >= LOCKOUT.failures) return "locked";
   const ip = throttledIp(client);
   if (ip === null) return null;
-  const m = await failuresSince(deps.db, { ip }, since);
-  return m + (pending.get(ipKey(ip)) ?? 0) >= LOCKOUT.ipFailures ? "address_locked" : null;
+  return stored.ip + (pending.get(ipKey(ip)) ?? 0) >= LOCKOUT.ipFailures ? "address_locked" : null;
 }
 
 /**
@@ -95,7 +104,9 @@ export async function lockOf(deps: UserDeps, username: string, client: AttemptCl
  * still owed, must not reset it).
  */
 export async function attempt(deps: UserDeps, username: string, client: AttemptClient, check: () => boolean | Promise<boolean>): Promise<"ok" | "invalid" | LockReason> {
-  const locked = await lockOf(deps, username, client);
+  // The stored count is read first; the check and the reservation then run with no await
+  // between them, so parallel attempts cannot all pass "fewer than 5 so far".
+  const locked = lockFrom(deps, username, client, await storedFailures(deps, username, client));
   if (locked) return locked;
   const pending = inFlight(deps);
   const ip = throttledIp(client);
@@ -105,12 +116,16 @@ export async function attempt(deps: UserDeps, username: string, client: AttemptC
   try {
     ok = await check();
   } finally {
-    for (const k of keys) {
-      const left = (pending.get(k) ?? 1) - 1;
-      if (left > 0) pending.set(k, left);
-      else pending.delete(k);
+    // The failure is stored before the reservation is released: it never counts nowhere.
+    try {
+      if (!ok) await insertLoginFailure(deps.db, { username, ip: client.ip, at: deps.now() });
+    } finally {
+      for (const k of keys) {
+        const left = (pending.get(k) ?? 1) - 1;
+        if (left > 0) pending.set(k, left);
+        else pending.delete(k);
+      }
     }
-    if (!ok) await insertLoginFailure(deps.db, { username, ip: client.ip, at: deps.now() });
   }
   if (!ok) return await lockOf(deps, username, client) ?? "invalid";
   return "ok";
