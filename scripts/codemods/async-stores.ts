@@ -6,6 +6,7 @@
 //
 //   bun scripts/codemods/async-stores.ts            # rewrite src/ and scripts/
 //   bun scripts/codemods/async-stores.ts --dry-run  # print the figures only
+//   … --dry-run --list                               # and every call it would await
 //
 // What it does:
 // - seeds: every function of a store module (src/app/layers.test.ts RAW_SQL_ALLOWED: db/,
@@ -44,7 +45,7 @@ const RAW_SQL_ALLOWED = (rel: string) =>
   /^db\//.test(rel) || STORE_FILE.test(rel) || /^backoffice\/queries\//.test(rel) || READ_MODELS.includes(rel) || /\.test\.tsx?$/.test(rel) || /^testing\//.test(rel);
 
 /** Hand-written transaction core: never edited here; its async functions seed the conversion. */
-const FROZEN = new Set(["db/client.ts", "db/group-commit.ts", "db/after-commit.ts", "db/write-lock.ts", "lib/async-seq.ts", "db/schema.ts"]);
+const FROZEN = new Set(["db/client.ts", "db/group-commit.ts", "db/after-commit.ts", "db/write-lock.ts", "db/write-lock.test.ts", "lib/async-seq.ts", "db/schema.ts"]);
 const CORE_ASYNC: Record<string, string[]> = {
   "db/client.ts": ["writeTx", "savepoint", "rolledBack", "updateById", "updateByIdIf"],
   "db/group-commit.ts": ["flush"],
@@ -378,6 +379,8 @@ function isHandled(c: ts.CallExpression): boolean {
   // (`void f()` of a function that was synchronous only discarded its value: it gets awaited too.)
   if (ts.isAwaitExpression(p)) return true;
   if (ts.isPropertyAccessExpression(p) && ["then", "catch", "finally"].includes(p.name.text)) return true;
+  // expect(p).rejects / .resolves: the test awaits the promise itself.
+  if (ts.isCallExpression(p) && p.expression.getText() === "expect" && ts.isPropertyAccessExpression(p.parent) && ["rejects", "resolves"].includes(p.parent.name.text)) return true;
   const inPromiseAll = (x: ts.Node) => ts.isCallExpression(x) && /^Promise\.(all|allSettled|race|any)$/.test(x.expression.getText());
   if (inPromiseAll(p) || (ts.isArrayLiteralExpression(p) && inPromiseAll(p.parent))) return true;
   return false;
@@ -483,6 +486,7 @@ const PAREN_PARENT = (c: ts.Node) => {
 for (const c of awaited) {
   const f = c.getSourceFile();
   if (!editable(f)) continue;
+  if (process.argv.includes("--list")) console.log(`await: ${where(c)} ${c.getText().slice(0, 80)}`);
   const len = c.getEnd() - c.getStart();
   const paren = PAREN_PARENT(c);
   edit(f, c.getStart(), c.getStart(), paren ? "(await " : "await ", -len);
