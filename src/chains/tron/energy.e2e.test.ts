@@ -121,8 +121,12 @@ describe("TRON energy: stake mode", () => {
     expect(await reclaim()).toBe(0);
     const s = await control.status();
     expect(s).toMatchObject({ stakedTrx: "20000", energyDelegated: "0", transfersServed: "1", trxSaved: "13.0285" });
-    // The energy the transfer used weighs on the stake until it regenerates.
-    expect(BigInt(s.energyAvailable!)).toBe(200_000n - ENERGY_NEW_HOLDER);
+    // The energy the transfer used weighs on the stake until it regenerates (linearly over 24 h of
+    // the node's clock: a loaded machine's few seconds between the transfer and this read give back
+    // a handful of units, so allow up to 1% of what was used, about 14 minutes' worth).
+    const available = BigInt(s.energyAvailable!);
+    expect(available).toBeGreaterThanOrEqual(200_000n - ENERGY_NEW_HOLDER);
+    expect(available).toBeLessThanOrEqual(200_000n - ENERGY_NEW_HOLDER + ENERGY_NEW_HOLDER / 100n);
     // The fee ledger: a row per transaction sent for this payout, and what the gateway's
     // addresses lost is exactly their sum (the activation of the source included).
     const costs = costsOf(o.orderNo);
