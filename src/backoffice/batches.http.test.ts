@@ -33,6 +33,9 @@ test("confirm needs the password and the CSRF token; other merchants get 404; a 
   const bad = await bo.post("/backoffice/batches", { file: new Blob(["chainCode,tokenSymbol,toAddress,amount\nTRON,USDT,x,1\n"]) });
   expect(bad.status).toBe(200);
   expect(await bad.text()).toContain("The file was not accepted: missing column(s): merchantOrderNo.");
+  // The refusal is worded by its code in the page's language, not by its English.
+  const badZh = await bo.post("/backoffice/batches", { file: new Blob(["chainCode,tokenSymbol,toAddress,amount\nTRON,USDT,x,1\n"]) }, { "accept-language": "zh-CN" });
+  expect(await badZh.text()).toContain("文件未被接受：缺少列：merchantOrderNo。");
 
   const up = await bo.post("/backoffice/batches", { file: new Blob([`chainCode,tokenSymbol,toAddress,amount,merchantOrderNo\nTRON,USDT,${randomAddress("TRON")},5,H-1\n`]) });
   expect(up.status).toBe(303);

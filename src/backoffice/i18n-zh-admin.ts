@@ -76,7 +76,6 @@ export const ZH_ADMIN: Readonly<Record<string, string>> = {
   "New key issued; the previous one still signs requests for {grace}.": "新密钥已签发；旧密钥在 {grace} 内仍可签名请求。",
   "A merchant name is 1-100 characters.": "商户名称为 1-100 个字符。",
   "Give a non-zero amount with at most 6 decimals (negative to debit).": "请输入非零金额，最多 6 位小数（负数表示扣减）。",
-  "the fee balance would drop below the fees reserved by unfinished payouts": "手续费余额将低于未完成付款预留的手续费",
 
   // Test callbacks (merchant page, developer settings)
   Sent: "发送时间",

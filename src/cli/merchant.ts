@@ -7,6 +7,8 @@ import type { Cipher } from "../secrets/cipher";
 import { SettingsError, updateMerchantSettings, type SettingsDeps, type SettingsPatch } from "../merchants/settings";
 import { CompatKeyError, compatKeyProblem, setCompatKeys, type CompatKeyPatch } from "../merchants/compat-keys";
 import { CliUsageError, type CliFlags } from "./common";
+import { englishOf } from "../errors";
+import type { CompatProtocol } from "../lib/compat-signing";
 
 export interface MerchantSetEnv {
   db: Db;
@@ -33,9 +35,9 @@ export async function merchantSet(env: MerchantSetEnv, uid: string | undefined, 
   if (typeof epay === "string") keys.epay = epay;
   if (!Object.keys(patch).length && !Object.keys(keys).length) throw new CliUsageError("merchant set needs --default-notify-url, --ip-allowlist, --epusdt-token and/or --epay-key");
   // Every value is checked before anything is written: no partial change.
-  for (const [p, k] of Object.entries(keys)) {
-    const problem = k && k.trim() ? compatKeyProblem(k.trim()) : null;
-    if (problem) throw new CliUsageError(`merchant set: ${p === "epusdt" ? "epusdt token" : "EPay key"} ${problem}`);
+  for (const [p, k] of Object.entries(keys) as Array<[CompatProtocol, string | null | undefined]>) {
+    const problem = k && k.trim() ? compatKeyProblem(p, k.trim()) : null;
+    if (problem) throw new CliUsageError(`merchant set: ${englishOf(problem)}`);
   }
   try {
     const out: Record<string, unknown> = {};

@@ -8,8 +8,10 @@ import { recordAudit, type Actor } from "../audit/log";
 import { MerchantNotFound, type Merchant } from "./service";
 import { compatKeysOf, findMerchantByUid, patchMerchant } from "./store";
 import type { CompatProtocol } from "../lib/compat-signing";
+import { DomainError, type DomainCode, type DomainProblem } from "../errors";
 
-export class CompatKeyError extends Error {}
+/** A compatibility key refused: its problems by code (src/errors.ts DOMAIN_ERRORS), one per key. */
+export class CompatKeyError extends DomainError {}
 
 export interface CompatKeyDeps {
   db: Db;
@@ -22,10 +24,15 @@ export type CompatKeyPatch = Partial<Record<CompatProtocol, string | null>>;
 
 const COLUMN = { epusdt: "epusdtTokenEnc", epay: "epayKeyEnc" } as const satisfies Record<CompatProtocol, keyof Merchant>;
 
+const PROBLEM = {
+  epusdt: { length: "compat_key.epusdt_length", characters: "compat_key.epusdt_characters" },
+  epay: { length: "compat_key.epay_length", characters: "compat_key.epay_characters" },
+} as const satisfies Record<CompatProtocol, Record<string, DomainCode>>;
+
 /** Printable ASCII without spaces, 8-128 characters: what the plugins' settings fields hold. */
-export function compatKeyProblem(key: string): string | null {
-  if (key.length < 8 || key.length > 128) return "must be 8-128 characters";
-  if (!/^[\x21-\x7e]+$/.test(key)) return "must be printable ASCII without spaces";
+export function compatKeyProblem(protocol: CompatProtocol, key: string): DomainProblem | null {
+  if (key.length < 8 || key.length > 128) return { code: PROBLEM[protocol].length, params: {} };
+  if (!/^[\x21-\x7e]+$/.test(key)) return { code: PROBLEM[protocol].characters, params: {} };
   return null;
 }
 
@@ -48,18 +55,18 @@ export function compatKeyState(deps: { cipher: Cipher }, m: Merchant): CompatKey
 
 export async function setCompatKeys(deps: CompatKeyDeps, uid: string, patch: CompatKeyPatch, actor: Actor): Promise<CompatKeyState> {
   const set: Partial<Pick<Merchant, "epusdtTokenEnc" | "epayKeyEnc">> = {};
-  const problems: string[] = [];
+  const problems: DomainProblem[] = [];
   for (const p of Object.keys(patch) as CompatProtocol[]) {
     const key = patch[p]?.trim() ?? "";
     if (!key) {
       set[COLUMN[p]] = null;
       continue;
     }
-    const problem = compatKeyProblem(key);
-    if (problem) problems.push(`${p === "epusdt" ? "epusdt token" : "EPay key"} ${problem}`);
+    const problem = compatKeyProblem(p, key);
+    if (problem) problems.push(problem);
     else set[COLUMN[p]] = deps.cipher.encrypt(key);
   }
-  if (problems.length) throw new CompatKeyError(problems.join("; "));
+  if (problems.length) throw new CompatKeyError(problems);
   const now = deps.now();
   return await writeTx(deps.db, async (tx) => {
     const before = await findMerchantByUid(tx, uid);

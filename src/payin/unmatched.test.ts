@@ -7,6 +7,10 @@ import { CLI_ACTOR, listAudit, type Actor } from "../audit/log";
 import { TestClock } from "../lib/clock";
 import { cancelOrder } from "./operator";
 import { attachDeposit, dismissDeposit, getDeposit, listUnmatched, markDepositRefunded } from "./unmatched";
+import { giveRefundAddress, refundDeposit } from "../payout/refunds";
+import { setPayoutControls } from "../payout/controls";
+import { randomAddress } from "../wallet/hd";
+import { refusalOf } from "../testing/refusal";
 
 type Obj = Record<string, any>;
 const clock = new TestClock(Date.now());
@@ -122,4 +126,33 @@ test("attach follows the arrival rules: on time pays it, late freezes or settles
   expect(await attachDeposit(gw.ctx, afterWindow.depositId, q.orderNo, CLI_ACTOR)).toMatchObject({ status: "risk_settled", paidAmount: "7000000" });
   const statuses = (gw.ctx.db.$client.query("SELECT order_status AS s FROM callbacks WHERE order_no = ? ORDER BY rowid").all(q.orderNo) as { s: string }[]).map((r) => r.s);
   expect(statuses).toEqual(["waiting_payment", "expired", "risk_settled"]);
+});
+
+test("a refund refused outside the API is a RefundRefused by code and parameters (the back office and the payer's page show its words in their language)", async () => {
+  const m = await gw.newMerchant("refund refusals");
+  const dismissed = (await unmatched(m, "1")).deposit;
+  await dismissDeposit(gw.ctx, dismissed.depositId, "a test transfer", CLI_ACTOR);
+  const lookAlike = (await unmatched(m, "1")).deposit;
+  gw.ctx.db.$client.query("UPDATE transfers SET unmatched_reason = 'counterfeit_token' WHERE id = ?").run(lookAlike.depositId);
+  // A refund waiting for the payer's address, whose merchant then turns payouts off; and one that has its address.
+  const waiting = (await refundDeposit(gw.ctx, (await unmatched(m, "2")).deposit.depositId, { amount: "1" }, CLI_ACTOR)).refund;
+  const given = (await refundDeposit(gw.ctx, (await unmatched(m, "2")).deposit.depositId, { amount: "1" }, CLI_ACTOR)).refund;
+  await giveRefundAddress(gw.ctx, given.pageToken!, randomAddress("TRON"));
+  await setPayoutControls(gw.ctx.db, m.id, { payoutsEnabled: false }, clock.now());
+  const pending = (await unmatched(m, "1", false)).deposit; // last: nothing mines after it
+  const refund = (depositId: number) => async () => await refundDeposit(gw.ctx, depositId, { amount: "1", toAddress: PAYER }, CLI_ACTOR);
+  const page = (token: string) => async () => await giveRefundAddress(gw.ctx, token, randomAddress("TRON"));
+  const cases: Array<[string, () => Promise<unknown>, string, Record<string, unknown>]> = [
+    ["an unknown deposit", refund(987_654), "deposit.unknown", { depositId: 987_654 }],
+    ["another merchant's deposit", async () => await refundDeposit(gw.ctx, dismissed.depositId, { amount: "1" }, CLI_ACTOR, { merchantId: m.id + 1000 }), "deposit.unknown", { depositId: dismissed.depositId }],
+    ["a dismissed deposit", refund(dismissed.depositId), "deposit.resolved", { depositId: dismissed.depositId, resolution: "dismissed" }],
+    ["a look-alike token", refund(lookAlike.depositId), "refund.deposit_counterfeit", { depositId: lookAlike.depositId, token: "USDT" }],
+    ["a deposit not final yet", refund(pending.depositId), "deposit.not_final", { depositId: pending.depositId, status: "pending" }],
+    ["an unknown refund page", page("no-such-token"), "refund.unknown", {}],
+    ["a refund that has its address", page(given.pageToken!), "refund.has_address", {}],
+    ["a merchant that cannot send it now", page(waiting.pageToken!), "refund.cannot_send", {}],
+  ];
+  for (const [what, call, code, params] of cases) {
+    expect({ what, ...(await refusalOf(call).catch((e: Error) => ({ threw: e.message }))) }).toMatchObject({ what, kind: "RefundRefused", code, params });
+  }
 });

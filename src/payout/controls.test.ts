@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { checkLimits, fromMicro, payoutFee, setPayoutControls, toMicro } from "./controls";
+import { adjustFeeBalance, checkLimits, fromMicro, getPayoutControls, payoutFee, setPayoutControls, toMicro } from "./controls";
+import { refusalOf } from "../testing/refusal";
 import { openDb, writeTx } from "../db/client";
 import { migrate } from "../db/migrate";
 import { createMerchant } from "../merchants/service";
@@ -65,5 +66,37 @@ describe("daily limit: today's payouts as an id range (issue 23)", async () => {
     expect(await used(midnight + 3_600_000)).toBe("9.000000");
     expect(await used(midnight - 1)).toBe("1209.000000"); // yesterday's 500 + 400 + 300, and all made since
     expect(await used(midnight + DAY)).toBe("0.000000"); // a day with no payout yet
+  });
+});
+
+describe("ControlsError by code and parameters (the merchant page words it in its language)", async () => {
+  const now = Date.UTC(2026, 10, 29);
+  const db = openDb(":memory:");
+  await migrate(db);
+  db.$client.run("PRAGMA foreign_keys = OFF"); // a payout row without its source address
+  const { merchant } = await createMerchant({ db, cipher: new Cipher(randomBytes(32)), now: () => now }, { name: "controls" });
+  await adjustFeeBalance(db, merchant.id, "5", { ref: "seed", now });
+  // An unfinished payout whose 2 USDT fee is reserved.
+  db.$client.run(
+    `INSERT INTO payout_orders (order_no, merchant_id, merchant_order_no, chain, token, decimals, from_address_id, from_address, to_address, amount,
+       fee, delete_source, api_key_id, status, created_at, updated_at) VALUES (?, ?, 'r1', 'TRON', 'USDT', 6, 'A', 'a', 'b', '1000000', '2000000', 0, 'k', 'submitted', ?, ?)`,
+    [newOrderNo("PO", now), merchant.id, now, now],
+  );
+  const nobody = merchant.id + 1000;
+  test.each([
+    ["a per-payout limit that is not a decimal", () => setPayoutControls(db, merchant.id, { payoutLimitPerTx: "ten" }, now), "controls.limit_per_tx_invalid", {}],
+    ["a daily limit with 7 decimals", () => setPayoutControls(db, merchant.id, { payoutLimitDaily: "1.1234567" }, now), "controls.limit_daily_invalid", {}],
+    ["a negative fixed fee", () => setPayoutControls(db, merchant.id, { payoutFeeFixed: "-1" }, now), "controls.fee_fixed_invalid", {}],
+    ["a fee rate of 1", () => setPayoutControls(db, merchant.id, { payoutFeeRate: "1" }, now), "controls.fee_rate_invalid", {}],
+    ["controls of an unknown merchant", () => setPayoutControls(db, nobody, { payoutsEnabled: false }, now), "merchant.id_unknown", { merchantId: nobody }],
+    ["the controls of an unknown merchant read", () => getPayoutControls(db, nobody), "merchant.id_unknown", { merchantId: nobody }],
+    ["a delta that is not a decimal", () => adjustFeeBalance(db, merchant.id, "1e3", { ref: "x", now }), "controls.delta_invalid", {}],
+    ["a fee move of an unknown merchant", () => adjustFeeBalance(db, nobody, "1", { ref: "x", now }), "merchant.id_unknown", { merchantId: nobody }],
+    ["a debit into the reserved fees", () => adjustFeeBalance(db, merchant.id, "-4", { ref: "x", now }), "controls.below_reserved", {}],
+  ] as const)("%s", async (_what, call, code, params) => {
+    expect(await refusalOf(call)).toMatchObject({ kind: "ControlsError", code, params });
+  });
+  test("a debit down to the reserved fees is allowed", async () => {
+    expect(await adjustFeeBalance(db, merchant.id, "-3", { ref: "y", now })).toBe("2.000000");
   });
 });

@@ -4,7 +4,7 @@
 // shared by every stablecoin; inside they are 6-decimal micro-units (bigint).
 import { type Db, type DbOrTx, type Tx, writeTx } from "../db/client";
 import { orderIdFloor } from "../orders/id-at";
-import { AppError } from "../errors";
+import { AppError, DomainError } from "../errors";
 import { Big, fromBaseUnits, toBaseUnits } from "../lib/money";
 import { findMerchantById, type MerchantPatch } from "../merchants/store";
 import { feeBalanceOf, feeEntryFor, notFailedSince, recordFeeMove, setMerchantControls, unfinishedFees } from "./store";
@@ -83,11 +83,14 @@ export async function checkFee(tx: Tx, merchantId: number, amountMicro: bigint):
 
 const DECIMAL = /^\d+(\.\d{1,6})?$/;
 
-export class ControlsError extends Error {}
+/** Payout controls or a fee-balance move refused: a code of src/errors.ts DOMAIN_ERRORS with its parameters. */
+export class ControlsError extends DomainError {}
+
+const LIMIT_INVALID = { payoutLimitPerTx: "controls.limit_per_tx_invalid", payoutLimitDaily: "controls.limit_daily_invalid" } as const;
 
 export async function getPayoutControls(db: DbOrTx, merchantId: number): Promise<PayoutControls & { feeBalance: string }> {
   const m = await findMerchantById(db, merchantId);
-  if (!m) throw new ControlsError(`no merchant ${merchantId}`);
+  if (!m) throw new ControlsError("merchant.id_unknown", { merchantId });
   return {
     payoutsEnabled: m.payoutsEnabled,
     payoutLimitPerTx: m.payoutLimitPerTx,
@@ -100,19 +103,18 @@ export async function getPayoutControls(db: DbOrTx, merchantId: number): Promise
 
 /** Sets any subset of the controls; amounts are decimal strings (<= 6 fractional digits), the rate a fraction in [0, 1). */
 export async function setPayoutControls(db: Db, merchantId: number, patch: Partial<PayoutControls>, now: number): Promise<PayoutControls> {
-  const bad = (k: string, why: string) => new ControlsError(`${k} ${why}`);
   for (const k of ["payoutLimitPerTx", "payoutLimitDaily"] as const) {
     const v = patch[k];
-    if (v !== undefined && v !== null && !DECIMAL.test(v)) throw bad(k, "must be a decimal string or null");
+    if (v !== undefined && v !== null && !DECIMAL.test(v)) throw new ControlsError(LIMIT_INVALID[k]);
   }
-  if (patch.payoutFeeFixed !== undefined && !DECIMAL.test(patch.payoutFeeFixed)) throw bad("payoutFeeFixed", "must be a decimal string");
-  if (patch.payoutFeeRate !== undefined && !(/^0(\.\d{1,8})?$/.test(patch.payoutFeeRate))) throw bad("payoutFeeRate", "must be a fraction below 1 with at most 8 digits");
+  if (patch.payoutFeeFixed !== undefined && !DECIMAL.test(patch.payoutFeeFixed)) throw new ControlsError("controls.fee_fixed_invalid");
+  if (patch.payoutFeeRate !== undefined && !(/^0(\.\d{1,8})?$/.test(patch.payoutFeeRate))) throw new ControlsError("controls.fee_rate_invalid");
   const set: MerchantPatch = { updatedAt: now };
   for (const k of ["payoutsEnabled", "payoutLimitPerTx", "payoutLimitDaily", "payoutFeeFixed", "payoutFeeRate"] as const) {
     if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];
   }
   const m = await setMerchantControls(db, merchantId, set);
-  if (!m) throw new ControlsError(`no merchant ${merchantId}`);
+  if (!m) throw new ControlsError("merchant.id_unknown", { merchantId });
   return await getPayoutControls(db, merchantId);
 }
 
@@ -125,7 +127,7 @@ export async function adjustFeeBalance(
 ): Promise<string> {
   const neg = delta.startsWith("-");
   const abs = neg ? delta.slice(1) : delta;
-  if (!DECIMAL.test(abs)) throw new ControlsError("delta must be a decimal string");
+  if (!DECIMAL.test(abs)) throw new ControlsError("controls.delta_invalid");
   const d = neg ? -micro(abs) : micro(abs);
   return await writeTx(db, async (tx) => await moveFeeBalance(tx, merchantId, d, { kind: opts.kind ?? (neg ? "adjustment" : "credit"), refType: "manual", refId: opts.ref, note: opts.note, now: opts.now }));
 }
@@ -140,12 +142,12 @@ export async function moveFeeBalance(
   const done = await feeEntryFor(tx, e.kind, e.refType, e.refId);
   if (done) return done.balanceAfter;
   const balance = await feeBalanceOf(tx, merchantId);
-  if (balance === undefined) throw new ControlsError(`no merchant ${merchantId}`);
+  if (balance === undefined) throw new ControlsError("merchant.id_unknown", { merchantId });
   const after = micro(balance) + d;
   // Fees of unfinished payouts are reserved, and manual debits may not eat into
   // them, so a payout's fee debit never takes the balance below zero.
   if (e.kind !== "payout_fee" && d < 0n && after < await reservedFees(tx, merchantId)) {
-    throw new ControlsError("the fee balance would drop below the fees reserved by unfinished payouts");
+    throw new ControlsError("controls.below_reserved");
   }
   const afterStr = decimal(after < 0n ? 0n : after);
   await recordFeeMove(tx, merchantId, afterStr, { kind: e.kind, amount: d.toString(), refType: e.refType, refId: e.refId, note: e.note ?? null, createdAt: e.now });

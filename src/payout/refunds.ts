@@ -5,7 +5,7 @@
 // sends it with every payout guarantee and the refund follows the payout (src/payout/refund-funnel.ts).
 import { type DbOrTx, type Tx, writeTx } from "../db/client";
 import type { payinOrders, transfers } from "../db/schema";
-import { AppError, invalid } from "../errors";
+import { AppError, DomainError, invalid } from "../errors";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import { newOrderNo, newTimedToken } from "../lib/ids";
 import { AMOUNT_PATTERN, fromBaseUnits, toBaseUnits } from "../lib/money";
@@ -65,8 +65,11 @@ export interface RefundResult {
   created: boolean;
 }
 
-/** A refund failure that is not an API error (the refund page, the back office): shown as is. */
-export class RefundRefused extends Error {}
+/**
+ * A refund refused outside the API (the payer's refund page, the back office): a code of
+ * src/errors.ts DOMAIN_ERRORS with its parameters; pages show its words in their language.
+ */
+export class RefundRefused extends DomainError {}
 
 function adapterOf(ctx: Pick<PayoutCtx, "chains">, chain: string): ChainAdapter {
   const a = ctx.chains.get(chain as ChainCode);
@@ -261,10 +264,10 @@ export async function refundDeposit(
   return await writeTx(ctx.db, async (tx) => {
     const t = await ctx.refundPayins.transferById(tx, depositId);
     const merchantId = t?.merchantId ?? null;
-    if (!t || t.unmatchedReason === null || merchantId === null || (scope.merchantId !== undefined && merchantId !== scope.merchantId)) throw new RefundRefused(`no unmatched deposit ${depositId}`);
-    if (t.resolution && t.resolution !== "refunded") throw new RefundRefused(`deposit ${depositId} is already ${t.resolution}`);
-    if (t.unmatchedReason === "counterfeit_token") throw new RefundRefused(`deposit ${depositId} is a look-alike ${t.token} from another issuer: refunding it would send real ${t.token}`);
-    if (t.status !== "confirmed") throw new RefundRefused(`deposit ${depositId} is ${t.status}, not final: only a final deposit can be refunded`);
+    if (!t || t.unmatchedReason === null || merchantId === null || (scope.merchantId !== undefined && merchantId !== scope.merchantId)) throw new RefundRefused("deposit.unknown", { depositId });
+    if (t.resolution && t.resolution !== "refunded") throw new RefundRefused("deposit.resolved", { depositId, resolution: t.resolution });
+    if (t.unmatchedReason === "counterfeit_token") throw new RefundRefused("refund.deposit_counterfeit", { depositId, token: t.token });
+    if (t.status !== "confirmed") throw new RefundRefused("deposit.not_final", { depositId, status: t.status });
     const adapter = adapterOf(ctx, t.chain);
     const decimals = adapter.tokens.find((x) => x.symbol === t.token)?.decimals ?? 6;
     const u = units(input.amount, decimals);
@@ -290,12 +293,12 @@ export async function refundDeposit(
 export async function giveRefundAddress(ctx: RefundCtx, pageToken: string, address: string): Promise<RefundResult> {
   const now = ctx.clock.now();
   const r0 = await refundByToken(ctx.db, pageToken);
-  if (!r0) throw new RefundRefused("no such refund");
+  if (!r0) throw new RefundRefused("refund.unknown");
   const adapter = adapterOf(ctx, r0.chain);
   try {
     return await writeTx(ctx.db, async (tx) => {
       const r = (await refundById(tx, r0.id))!;
-      if (r.status !== "awaiting_address") throw new RefundRefused("this refund already has an address");
+      if (r.status !== "awaiting_address") throw new RefundRefused("refund.has_address");
       const to = await refundAddress(tx, adapter, r.merchantId, address, "address");
       const order = r.payinOrderId !== null ? (await ctx.refundPayins.orderById(tx, r.payinOrderId) ?? null) : null;
       const receiving = order?.addressId ?? (r.transferId !== null ? ((await ctx.refundPayins.transferById(tx, r.transferId))?.addressId ?? null) : null);
@@ -309,7 +312,7 @@ export async function giveRefundAddress(ctx: RefundCtx, pageToken: string, addre
   } catch (e) {
     if (e instanceof AppError && [53003, 53005, 51002, 51004].includes(e.code)) {
       await writeTx(ctx.db, async (tx) => await noteRefundError(tx, r0.id, e.message, now));
-      throw new RefundRefused("the merchant cannot send this refund right now; please try again later");
+      throw new RefundRefused("refund.cannot_send");
     }
     throw e;
   }

@@ -12,6 +12,7 @@ import type { ChainModuleCtx } from "../chains/module";
 import type { PayoutStore } from "../chains/payout-steps";
 import type { ChainAdapter } from "../chains/types";
 import { recordAudit, type Actor } from "../audit/log";
+import { DomainError } from "../errors";
 import { addressRowsAfter } from "../wallet/store";
 import { acknowledge, knownTx, openCount, openFrom, reconcileAddress, reconcileChain, recordCheck } from "./store";
 
@@ -84,7 +85,8 @@ export class ReconcileGate implements SendGate {
   }
 }
 
-export class AckError extends Error {
+/** An acknowledgement refused: a code of src/errors.ts DOMAIN_ERRORS with its parameters. */
+export class AckError extends DomainError {
   override name = "AckError";
 }
 
@@ -107,14 +109,14 @@ export interface AckResult {
  * them up). One audit entry.
  */
 export async function acknowledgeUnrecorded(db: Db, input: { chain: string; address: string }, actor: Actor, now: number, ports: AckPorts): Promise<AckResult> {
-  if (!hasChainModule(input.chain)) throw new AckError(`unknown chain: ${input.chain}`);
+  if (!hasChainModule(input.chain)) throw new AckError("ack.unknown_chain", { chain: input.chain });
   const m = chainModule(input.chain);
-  if (!m.address.isValid(input.address)) throw new AckError(`not a ${input.chain} address: ${input.address}`);
+  if (!m.address.isValid(input.address)) throw new AckError("ack.invalid_address", { chain: input.chain, address: input.address });
   const address = m.address.normalize(input.address);
   const chain = input.chain;
   return await writeTx(db, async (tx) => {
     const open = await openFrom(tx, chain, address);
-    if (!open.length) throw new AckError(`no unrecorded outgoing transfer from ${address} on ${chain} waits for acknowledgement`);
+    if (!open.length) throw new AckError("ack.nothing_open", { address, chain });
     await acknowledge(tx, chain, address, actor.actor, now);
     const released = await ports.releaseHeldPayouts(tx, chain, address, HOLD_PREFIX, now);
     await recordAudit(tx, {

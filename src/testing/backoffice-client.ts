@@ -3,7 +3,8 @@
 export interface BackofficeClient {
   get(path: string): Promise<Response>;
   /** POSTs a form with the session's CSRF token added; `file` fields go as multipart. */
-  post(path: string, fields: Record<string, string | Blob>): Promise<Response>;
+  /** `headers` e.g. Accept-Language. */
+  post(path: string, fields: Record<string, string | Blob>, headers?: Record<string, string>): Promise<Response>;
   /** The CSRF token of the session (from any signed-in page). */
   csrf: string;
   /** The session cookie header value. */
@@ -42,7 +43,7 @@ export async function backofficeSignIn(baseUrl: string, who: { username: string;
     csrf,
     cookie,
     get: (path) => fetch(baseUrl + path, { headers: { cookie }, redirect: "manual" }),
-    post: (path, fields) => {
+    post: (path, fields, headers = {}) => {
       const multipart = Object.values(fields).some((v) => v instanceof Blob);
       let body: BodyInit;
       if (multipart) {
@@ -53,7 +54,7 @@ export async function backofficeSignIn(baseUrl: string, who: { username: string;
       } else {
         body = new URLSearchParams({ _csrf: csrf, ...(fields as Record<string, string>) });
       }
-      return fetch(baseUrl + path, { method: "POST", body, headers: { cookie }, redirect: "manual" });
+      return fetch(baseUrl + path, { method: "POST", body, headers: { ...headers, cookie }, redirect: "manual" });
     },
   };
 }

@@ -3,14 +3,15 @@
 // at most 5,000 rows. Parsing (papaparse) and turning a row into the payout
 // API's input; the API's own rules then judge it (src/treasury/batch.ts).
 import Papa from "papaparse";
+import { DomainError } from "../errors";
 
 export const REQUIRED_COLUMNS = ["chainCode", "tokenSymbol", "toAddress", "amount", "merchantOrderNo"] as const;
 export const OPTIONAL_COLUMNS = ["fromAddress", "deleteSourceAfterSuccess"] as const;
 export const MAX_ROWS = 5000;
 export const MAX_FILE_BYTES = 2 << 20;
 
-/** The whole file is unusable (no row is judged). */
-export class BatchFileError extends Error {}
+/** The whole file is unusable (no row is judged): a code of src/errors.ts DOMAIN_ERRORS with its parameters. */
+export class BatchFileError extends DomainError {}
 
 export interface CsvRow {
   rowNo: number;
@@ -21,27 +22,27 @@ export interface CsvRow {
 }
 
 export function parseBatchCsv(bytes: Uint8Array): CsvRow[] {
-  if (bytes.byteLength === 0) throw new BatchFileError("the file is empty");
-  if (bytes.byteLength > MAX_FILE_BYTES) throw new BatchFileError(`the file is larger than ${MAX_FILE_BYTES >> 20} MB`);
+  if (bytes.byteLength === 0) throw new BatchFileError("batch.empty");
+  if (bytes.byteLength > MAX_FILE_BYTES) throw new BatchFileError("batch.too_large", { mb: MAX_FILE_BYTES >> 20 });
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    throw new BatchFileError("the file is not valid UTF-8 (save it as CSV UTF-8)");
+    throw new BatchFileError("batch.not_utf8");
   }
   const parsed = Papa.parse<string[]>(text, { skipEmptyLines: "greedy" });
   const [header, ...data] = parsed.data;
-  if (!header) throw new BatchFileError("the file has no header line");
+  if (!header) throw new BatchFileError("batch.no_header");
   const cols = header.map((h) => h.trim());
   const known = new Set<string>([...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS]);
   const unknown = cols.filter((c) => !known.has(c));
-  if (unknown.length) throw new BatchFileError(`unknown column(s): ${unknown.join(", ")} (expected ${[...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].join(",")})`);
+  if (unknown.length) throw new BatchFileError("batch.unknown_columns", { columns: unknown.join(", "), expected: [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].join(",") });
   const missing = REQUIRED_COLUMNS.filter((c) => !cols.includes(c));
-  if (missing.length) throw new BatchFileError(`missing column(s): ${missing.join(", ")}`);
+  if (missing.length) throw new BatchFileError("batch.missing_columns", { columns: missing.join(", ") });
   const dup = cols.find((c, i) => cols.indexOf(c) !== i);
-  if (dup) throw new BatchFileError(`column ${dup} appears twice`);
-  if (data.length === 0) throw new BatchFileError("the file has no payout rows");
-  if (data.length > MAX_ROWS) throw new BatchFileError(`the file has ${data.length} rows; at most ${MAX_ROWS} are allowed per batch`);
+  if (dup) throw new BatchFileError("batch.duplicate_column", { column: dup });
+  if (data.length === 0) throw new BatchFileError("batch.no_rows");
+  if (data.length > MAX_ROWS) throw new BatchFileError("batch.too_many_rows", { rows: data.length, max: MAX_ROWS });
   return data.map((cells, i) => {
     const fields: Record<string, string> = {};
     cols.forEach((c, j) => (fields[c] = (cells[j] ?? "").trim()));

@@ -5,7 +5,8 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { TestClock } from "../lib/clock";
 import { randomAddress } from "../wallet/hd";
-import { CollectionError, listRuns, previewCollection, runCollections, runLegs, runProgress, setCollectionSetting } from "./collection";
+import { refusalOf } from "../testing/refusal";
+import { getRun, listRuns, previewCollection, runCollections, runLegs, runProgress, setCollectionSetting } from "./collection";
 
 type Obj = Record<string, any>;
 const USER = { actor: "demo", role: "merchant" };
@@ -30,20 +31,33 @@ async function funded(m: Awaited<ReturnType<TestGateway["newMerchant"]>>, amount
 }
 
 describe("settings", () => {
+  // Each refusal is a CollectionError by code and parameters (the collection page words it in its
+  // language); its English is the log's as before.
   test.each([
-    ["bad destination", { destination: "nope" }, /destination: not a valid TRON address/],
-    ["zero minimum", { minimum: "0" }, /minimum/],
-    ["too many decimals", { minimum: "1.1234567" }, /minimum/],
-    ["bad cron", { schedule: "every day" }, /schedule: not a valid cron pattern/],
-    ["unknown chain", { chainCode: "TON" }, /TON USDT/],
-  ])("%s is refused", async (_n, patch, msg) => {
+    ["bad destination", { destination: "nope" }, "collection.destination_invalid", { chain: "TRON" }, /destination: not a valid TRON address/],
+    ["zero minimum", { minimum: "0" }, "collection.minimum_invalid", {}, /minimum/],
+    ["too many decimals", { minimum: "1.1234567" }, "collection.minimum_invalid", {}, /minimum/],
+    ["bad cron", { schedule: "every day" }, "collection.schedule_invalid", {}, /schedule: not a valid cron pattern \(.+\)/],
+    ["a chain not enabled", { chainCode: "TON" }, "collection.chain_unavailable", { chain: "TON", token: "USDT" }, /TON USDT/],
+    ["an unknown token", { tokenSymbol: "DAI" }, "collection.token_unsupported", { chain: "TRON", token: "DAI" }, /TRON DAI: Token not supported/],
+    ["a token the chain does not have", { tokenSymbol: "USDC" }, "collection.token_not_on_chain", { chain: "TRON", token: "USDC" }, /TRON USDC: Chain and token do not match/],
+  ])("%s is refused", async (_n, patch, code, params, msg) => {
     const m = await gw.newMerchant("s");
-    await expect((async () => await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5", ...patch }, USER))()).rejects.toThrow(msg);
+    const set = async () => await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: randomAddress("TRON"), minimum: "5", ...patch }, USER);
+    expect(await refusalOf(set)).toMatchObject({ kind: "CollectionError", code, params });
+    await expect(set()).rejects.toThrow(msg);
   });
-  test("the merchant's own address is not a destination", async () => {
+  test("the merchant's own address is not a destination; an unknown merchant, a preview without a destination, an unknown run are refused by code", async () => {
     const m = await gw.newMerchant("own");
     const [a] = await funded(m, ["1"]);
-    await expect((async () => await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: a!, minimum: "5" }, USER))()).rejects.toThrow(CollectionError);
+    const set = (merchantId: number, destination: string) => async () => await setCollectionSetting(gw.ctx, merchantId, { chainCode: "TRON", tokenSymbol: "USDT", destination, minimum: "5" }, USER);
+    const cases: Array<[() => Promise<unknown>, string, Record<string, unknown>]> = [
+      [set(m.id, a!), "collection.destination_own", {}],
+      [set(m.id + 1000, randomAddress("TRON")), "merchant.id_unknown", { merchantId: m.id + 1000 }],
+      [async () => await previewCollection(gw.ctx, m.id, "TRON", "USDT", USER), "collection.no_destination", { chain: "TRON", token: "USDT" }],
+      [async () => getRun(gw.ctx.db, m.id, "no-such-run"), "collection.run_unknown", { id: "no-such-run" }],
+    ];
+    for (const [call, code, params] of cases) expect(await refusalOf(call)).toMatchObject({ kind: "CollectionError", code, params });
   });
 });
 

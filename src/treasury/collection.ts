@@ -7,7 +7,7 @@
 import { Cron } from "croner";
 import { type Db, type Tx, writeTx } from "../db/client";
 import { recordAudit, type Actor } from "../audit/log";
-import { AppError } from "../errors";
+import { AppError, DomainError } from "../errors";
 import { crashPoint } from "../lib/crash";
 import { newId } from "../lib/ids";
 import { fromBaseUnits, toBaseUnits } from "../lib/money";
@@ -46,7 +46,15 @@ import { forEachSeq } from "../lib/async-seq";
 // The treasury's storage is store.ts; these are its reads the back office uses.
 export { collectionSetting, collectionSettingsOf, listRuns, runLegs, type CollectionLeg, type CollectionRun, type CollectionSetting } from "./store";
 
-export class CollectionError extends Error {}
+/** A collection setting or run refused: a code of src/errors.ts DOMAIN_ERRORS with its parameters. */
+export class CollectionError extends DomainError {}
+
+/** The chain/token refusals of orders/rules.ts chainAndToken, by their API code. */
+const CHAIN_TOKEN_PROBLEM: Partial<Record<number, "collection.chain_unavailable" | "collection.token_unsupported" | "collection.token_not_on_chain">> = {
+  31001: "collection.chain_unavailable",
+  31002: "collection.token_unsupported",
+  31003: "collection.token_not_on_chain",
+};
 
 const MINIMUM = /^\d+(\.\d{1,6})?$/;
 
@@ -70,27 +78,29 @@ export async function setCollectionSetting(ctx: Pick<PayoutCtx, "db" | "clock" |
   try {
     adapter = chainAndToken(ctx, input.chainCode, input.tokenSymbol).adapter;
   } catch (e) {
-    throw new CollectionError(e instanceof AppError ? `${input.chainCode} ${input.tokenSymbol}: ${e.message}` : String(e));
+    const code = e instanceof AppError ? CHAIN_TOKEN_PROBLEM[e.code] : undefined;
+    if (!code) throw e;
+    throw new CollectionError(code, { chain: input.chainCode, token: input.tokenSymbol });
   }
   const dest = input.destination.trim();
-  if (!adapter.isValidAddress(dest)) throw new CollectionError(`destination: not a valid ${adapter.chain} address`);
+  if (!adapter.isValidAddress(dest)) throw new CollectionError("collection.destination_invalid", { chain: adapter.chain });
   const destination = adapter.normalizeAddress(dest);
   const minimum = input.minimum.trim();
-  if (!MINIMUM.test(minimum) || /^0+(\.0+)?$/.test(minimum)) throw new CollectionError("minimum: must be a decimal amount greater than 0 with at most 6 fractional digits");
+  if (!MINIMUM.test(minimum) || /^0+(\.0+)?$/.test(minimum)) throw new CollectionError("collection.minimum_invalid");
   const schedule = input.schedule?.trim() || null;
   if (schedule) {
     try {
       new Cron(schedule, { paused: true, timezone: "UTC" });
     } catch (e) {
-      throw new CollectionError(`schedule: not a valid cron pattern (${(e as Error).message})`);
+      throw new CollectionError("collection.schedule_invalid", { reason: (e as Error).message });
     }
   }
   const now = ctx.clock.now();
   return await writeTx(ctx.db, async (tx) => {
     const own = (await merchantAddresses(tx, merchantId, adapter.chain)).some((a) => a.address === destination);
-    if (own) throw new CollectionError("destination: one of the merchant's own gateway addresses (54003); collect to a wallet outside the gateway");
+    if (own) throw new CollectionError("collection.destination_own");
     const m = await findMerchantById(tx, merchantId);
-    if (!m) throw new CollectionError(`no merchant ${merchantId}`);
+    if (!m) throw new CollectionError("merchant.id_unknown", { merchantId });
     const before = await collectionSetting(tx, merchantId, adapter.chain, input.tokenSymbol) ?? null;
     const confirmedDestination = input.confirmedWithPassword ? destination : (before?.confirmedDestination ?? null);
     const row = { merchantId, chain: adapter.chain, token: input.tokenSymbol, destination, minimum, schedule, confirmedDestination, lastScheduledAt: before?.lastScheduledAt ?? now, updatedAt: now };
@@ -109,7 +119,7 @@ function legAmount(available: bigint, decimals: number): bigint {
 /** "Collect now": plans one leg per address holding at least the minimum; nothing moves until confirmed. */
 export async function previewCollection(ctx: PayoutCtx, merchantId: number, chainCode: string, tokenSymbol: string, actor: Actor, trigger: "manual" | "schedule" = "manual"): Promise<CollectionRun> {
   const setting = await collectionSetting(ctx.db, merchantId, chainCode, tokenSymbol);
-  if (!setting) throw new CollectionError(`no collection destination set for ${chainCode} ${tokenSymbol}`);
+  if (!setting) throw new CollectionError("collection.no_destination", { chain: chainCode, token: tokenSymbol });
   const { adapter, token } = chainAndToken(ctx, chainCode, tokenSymbol);
   const min = toBaseUnits(setting.minimum, token.decimals);
   const legs: Array<{ addressId: string; fromAddress: string; amount: bigint }> = [];
@@ -154,7 +164,7 @@ export async function previewCollection(ctx: PayoutCtx, merchantId: number, chai
 
 export function getRun(db: Db, merchantId: number, id: string): CollectionRun {
   const r = runById(db, id, merchantId);
-  if (!r) throw new CollectionError(`no collection run ${id}`);
+  if (!r) throw new CollectionError("collection.run_unknown", { id });
   return r;
 }
 

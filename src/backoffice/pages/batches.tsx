@@ -9,7 +9,8 @@ import { action, actorOf, type BackofficeDeps, page, redirect, str, type Viewer 
 import { NotFound } from "../errors";
 import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf, trm } from "../i18n";
+import { locale, tr, trf, trm } from "../i18n";
+import { errorText } from "../../i18n/catalog";
 import { BatchFileError, MAX_FILE_BYTES, MAX_ROWS } from "../../treasury/batch-csv";
 import {
   BatchNotFound,
@@ -317,7 +318,7 @@ export function batchRoutes(d: BackofficeDeps) {
           const b = await uploadBatch(d.ctx, mine(v), { name: (file as File).name ?? "payouts.csv", bytes: new Uint8Array(await file.arrayBuffer()) }, actorOf(v));
           return redirect(`${PATH}/${b.id}`);
         } catch (e) {
-          if (e instanceof BatchFileError) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: trf("The file was not accepted: {why}.", { why: e.message }) });
+          if (e instanceof BatchFileError) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: trf("The file was not accepted: {why}.", { why: errorText(locale(), e) }) });
           throw e;
         }
       }),

@@ -10,7 +10,8 @@ import { NotFound } from "../errors";
 import type { DisplayCtx } from "../format";
 import { Csrf, DataTable, Notice, OrderLink, StatusBadge, TableWrap, Time } from "../views/common";
 import { Layout } from "../views/layout";
-import { tr, trf, trm } from "../i18n";
+import { locale, tr, trf, trm } from "../i18n";
+import { errorText } from "../../i18n/catalog";
 import {
   CollectionError,
   type CollectionRun,
@@ -252,7 +253,7 @@ export function collectionRoutes(d: BackofficeDeps) {
         try {
           await setCollectionSetting(d.ctx, mine(v), { chainCode: chain, tokenSymbol: token, destination: str(body.destination), minimum: str(body.minimum), schedule: str(body.schedule), confirmedWithPassword: true }, actorOf(v));
         } catch (e) {
-          if (e instanceof CollectionError) return CollectionPage({ data: await loadCollection(d, v), display: d.ctx, v, error: e.message });
+          if (e instanceof CollectionError) return CollectionPage({ data: await loadCollection(d, v), display: d.ctx, v, error: errorText(locale(), e) });
           throw e;
         }
         return redirect(`${PATH}?done=saved`);
@@ -266,7 +267,7 @@ export function collectionRoutes(d: BackofficeDeps) {
           const r = await previewCollection(d.ctx, mine(v), chain, token, actorOf(v));
           return redirect(`${PATH}/runs/${r.id}`);
         } catch (e) {
-          if (e instanceof CollectionError) return CollectionPage({ data: await loadCollection(d, v), display: d.ctx, v, error: e.message });
+          if (e instanceof CollectionError) return CollectionPage({ data: await loadCollection(d, v), display: d.ctx, v, error: errorText(locale(), e) });
           throw e;
         }
       }),

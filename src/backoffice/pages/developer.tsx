@@ -232,7 +232,7 @@ export function developerRoutes(d: BackofficeDeps) {
         try {
           await setCompatKeys({ db: d.ctx.db, cipher: d.ctx.cipher, now: () => d.ctx.clock.now() }, m.uid, { [protocol]: str(body.key) }, actorOf(v));
         } catch (e) {
-          if (e instanceof CompatKeyError) return DeveloperPage({ data: await loadDeveloper(d, v), v, error: e.message });
+          if (e instanceof CompatKeyError) return DeveloperPage({ data: await loadDeveloper(d, v), v, error: errorText(locale(), e) });
           throw e;
         }
         return redirect(`${PATH}?done=${protocol}`);

@@ -453,7 +453,7 @@ export function exceptionsRoutes(d: BackofficeDeps) {
         try {
           await acknowledgeUnrecorded(d.ctx.db, { chain: str(body.chain), address: str(body.address) }, actorOf(v), d.ctx.clock.now(), { releaseHeldPayouts });
         } catch (e) {
-          if (e instanceof AckError) return await exceptions(v, { error: e.message });
+          if (e instanceof AckError) return await exceptions(v, { error: errorText(locale(), e) });
           throw e;
         }
         return redirect("/backoffice/exceptions?done=acknowledged");

@@ -331,7 +331,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
           });
         } catch (e) {
           if (e instanceof SettingsError) return MerchantPage({ data: await loadMerchant(d, await load(m.uid)), v, error: errorSentence(locale(), e) });
-          if (e instanceof ControlsError) return MerchantPage({ data: await loadMerchant(d, await load(m.uid)), v, error: e.message });
+          if (e instanceof ControlsError) return MerchantPage({ data: await loadMerchant(d, await load(m.uid)), v, error: errorSentence(locale(), e) });
           throw e;
         }
         d.kick();
@@ -347,7 +347,7 @@ export function merchantsRoutes(d: BackofficeDeps) {
         try {
           await adjustFeeBalanceAudited(mdeps(d), m.uid, delta, str(body.note), actorOf(v));
         } catch (e) {
-          if (e instanceof ControlsError) return MerchantPage({ data: await loadMerchant(d, m), v, error: e.message });
+          if (e instanceof ControlsError) return MerchantPage({ data: await loadMerchant(d, m), v, error: errorSentence(locale(), e) });
           throw e;
         }
         return redirect(`/backoffice/merchants/${m.uid}?done=fee`);
