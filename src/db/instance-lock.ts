@@ -129,6 +129,8 @@ export function acquireInstanceLock(dbPath: string, pid = process.pid): Instance
 /** The holder's pid as published; waits briefly for a starter that holds the lock but has not published yet. */
 function readHolder(path: string, db?: Database): number | null {
   const own = db ?? new Database(path, { readonly: true });
+  // First pragma, as on every connection: a read waits out a starter's brief hold (the loop below retries past it).
+  if (!db) own.run("PRAGMA busy_timeout = 100");
   try {
     const deadline = Date.now() + 1000;
     for (;;) {
