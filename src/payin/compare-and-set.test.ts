@@ -1,11 +1,15 @@
-// Every status change of a pay-in or a refund is a compare-and-set on the status the transition was
+// Every status change of a pay-in or a refund (and, at their stores, of an invoice, a gas top-up and an energy delegation) is a compare-and-set on the status the transition was
 // computed from (issues 36, 37: each decision is one transaction that expects a status): a row that
 // moved on meanwhile is left as another writer left it, and nothing of the change is written (no
 // status, no timeline entry, no callback); the funnel returns the row as it now is.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { writeTx } from "../db/client";
+import { openDb, writeTx } from "../db/client";
+import { migrate } from "../db/migrate";
+import { insertInvoice, invoiceById, updateInvoiceIf } from "../invoices/store";
+import { insertTopup, moveTopup, topupById } from "../chains/common/store";
+import { delegationById, insertDelegation, patchDelegation } from "../chains/tron/store";
 import { payinOrders, refunds } from "../db/schema";
 import { applyPayinEvent } from "./service";
 import { applyRefundEvent } from "../payout/refund-funnel";
@@ -43,4 +47,34 @@ test("a refund whose status moved on since it was read: the transition writes no
   const before = changes(stale.refundRef);
   expect((await writeTx(gw.ctx.db, async (tx) => await applyRefundEvent(tx, stale, { type: "address_given" }, {}, gw.ctx.clock.now()))).status).not.toBe("awaiting_address");
   expect(changes(stale.refundRef)).toEqual(before);
+});
+
+// The same guard on the other status funnels' writes (docs/design.md "No single writer"): a move
+// from a status the row has left changes nothing and answers undefined, so the funnel
+// (invoices/service.ts moveInvoice, chains/common/gas-topup.ts moveFrom, chains/tron/energy.ts
+// update) re-reads the row and writes no timeline entry, callback or cost record of its own.
+describe("invoices, gas top-ups and energy delegations: a status move from a status the row left writes nothing", async () => {
+  const db = openDb(":memory:");
+  await migrate(db);
+  db.$client.run("PRAGMA foreign_keys = OFF"); // rows without their merchant and payout
+  const t = 1_764_000_000_000;
+  const invoice = (await insertInvoice(db, {
+    invoiceNo: "IV-cas", merchantId: 1, merchantOrderNo: "cas", priceAmount: "10", priceCurrency: "USD", payments: "[]", expireMinutes: 30,
+    apiKeyId: "k", pageToken: "p", invoiceUrl: "https://x.example/i/p", status: "waiting_payment", expireAt: t + 1_800_000, createdAt: t, updatedAt: t,
+  }))!;
+  const signed = { txHash: "0x1", signedTx: "00", signedMeta: "{}", createdAt: t, updatedAt: t };
+  const topup = await insertTopup(db, { chain: "BSC", payoutOrderId: 1, fromAddress: "0xa", toAddress: "0xb", amount: "1", status: "signed", ...signed });
+  const delegation = await writeTx(db, async (tx) =>
+    await insertDelegation(tx, { chain: "TRON", payoutOrderId: 1, owner: "Ta", receiver: "Tb", amount: "1", energy: "65000", delegateTxHash: "d1", delegateSignedTx: "00", delegateMeta: "{}", status: "signed", createdAt: t, updatedAt: t }),
+  );
+  test.each([
+    ["invoice", (from: string, to: string) => writeTx(db, async (tx) => await updateInvoiceIf(tx, invoice.id, from, { status: to, updatedAt: t + 1 })), async () => (await invoiceById(db, invoice.id))!.status, "waiting_payment", "expired", "paid"],
+    ["gas top-up", (from: string, to: string) => moveTopup(db, topup.id, from as never, { status: to as never, updatedAt: t + 1 }), async () => (await topupById(db, topup.id))!.status, "signed", "broadcasted", "failed"],
+    ["energy delegation", (from: string, to: string) => writeTx(db, async (tx) => await patchDelegation(tx, delegation.id, from as never, { status: to as never, updatedAt: t + 1 })), async () => (await delegationById(db, delegation.id))!.status, "signed", "broadcasted", "failed"],
+  ] as const)("%s", async (_kind, move, statusNow, from, first, second) => {
+    expect((await move(from, first))?.status).toBe(first);
+    // A second writer that read the row in `from` too: zero rows, the first writer's change stands.
+    expect(await move(from, second)).toBeUndefined();
+    expect(await statusNow()).toBe(first);
+  });
 });
