@@ -114,7 +114,9 @@ export class GroupCommit {
     if (own || foreign) pushFrame(c);
     const io = own ? watchForIo() : null;
     try {
-      for (const q of batch) results.push(await runInTx(c, () => this.runOne(q.job)));
+      // One transaction context for the whole group (not one per job): every job's nested
+      // writeTx joins it the same way.
+      await runInTx(c, () => this.runAll(batch, results));
       io?.check();
     } catch (e) {
       io?.stop();
@@ -153,6 +155,10 @@ export class GroupCommit {
       if (r.ok) q.resolve(r.value);
       else q.reject(r.error);
     });
+  }
+
+  private async runAll(batch: Queued[], results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>): Promise<void> {
+    for (const q of batch) results.push(await this.runOne(q.job));
   }
 
   private async runOne(job: GroupJob<unknown>): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
