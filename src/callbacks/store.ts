@@ -36,15 +36,27 @@ export interface AttemptRecord {
  * lib/process-id.ts) and every write that ends a claim checks it: several processes may deliver
  * from one database, and none releases or settles another's claim while its lease runs.
  */
+/**
+ * The claims under way ('delivering': at most the worker's slots, whatever the table holds), read
+ * through the `state` prefix of callbacks_due, named: the start-up statistics may be taken while
+ * every row is in one state (the table's first rows) and a mature table has a few states over
+ * millions of rows, and either way sqlite_stat1 makes `state = 'delivering'` look like most of
+ * the table, so the planner scanned all of it (every poll interval under load: a 10-30 ms stall
+ * of the event loop at 5,000-10,000 rows).
+ */
+export const DELIVERING = `callbacks INDEXED BY callbacks_due WHERE state = 'delivering'`;
+export const EXPIRED_LEASES = `SELECT rowid AS rid, id FROM ${DELIVERING} AND lease_until <= ?`;
+export const LEASE_OWNERS = `SELECT DISTINCT lease_owner AS o FROM ${DELIVERING}`;
+
 export function callbackWorkerStore(db: Db, owner: string) {
   const stmt = <T>(name: string, build: (c: Db["$client"]) => T): T => prepared(db, `callbacks:${name}`, (d) => build(d.$client));
   const releaseOf = (o: string | null): number =>
     o === null
-      ? db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE state = 'delivering' AND lease_owner IS NULL`).changes
-      : db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE state = 'delivering' AND lease_owner = ?`, [o]).changes;
+      ? db.$client.run(`UPDATE callbacks INDEXED BY callbacks_due SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE state = 'delivering' AND lease_owner IS NULL`).changes
+      : db.$client.run(`UPDATE callbacks INDEXED BY callbacks_due SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE state = 'delivering' AND lease_owner = ?`, [o]).changes;
   /** The owners of the claims under way (the index's 'delivering' range). */
   const leaseOwners = (): (string | null)[] =>
-    db.$client.query<{ o: string | null }, []>(`SELECT DISTINCT lease_owner AS o FROM callbacks WHERE state = 'delivering'`).all().map((r) => r.o);
+    db.$client.query<{ o: string | null }, []>(LEASE_OWNERS).all().map((r) => r.o);
   return {
     /** This process's claims back to pending; how many. Other processes' claims stay. */
     releaseAllLeases: async (): Promise<number> => releaseOf(owner),
@@ -57,7 +69,7 @@ export function callbackWorkerStore(db: Db, owner: string) {
       releaseOf(owner) + leaseOwners().filter((o) => o !== owner && gone(o)).reduce((n, o) => n + releaseOf(o), 0),
     /** Expired leases, any owner's (few rows: the index's 'delivering' range). */
     expiredLeases: async (now: number) =>
-      stmt("expired", (c) => c.prepare<{ rid: number; id: string }, [number]>(`SELECT rowid AS rid, id FROM callbacks WHERE state = 'delivering' AND lease_until <= ?`)).all(now),
+      stmt("expired", (c) => c.prepare<{ rid: number; id: string }, [number]>(EXPIRED_LEASES)).all(now),
     /** An expired lease back to pending, if it is still expired (another process may have claimed the row again since). */
     release: async (rid: number, now: number) =>
       void stmt("release", (c) => c.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE rowid = ? AND state = 'delivering' AND lease_until <= ?`)).run(rid, now),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { resolveTarget, TargetRefused } from "./target";
+import { cachedLookup, DNS_CACHE_MS, DNS_FAILURE_CACHE_MS, resolveTarget, TargetRefused } from "./target";
 import { notifyUrlProblem } from "../lib/target-url";
 
 // DNS answers injected per host so no test touches a real resolver.
@@ -111,5 +111,54 @@ describe("notifyUrl check at order creation (10001)", () => {
     ["http://:80/x", "must be an absolute http(s) URL"],
   ])("%s is refused even when private targets are allowed: %s", (url, why) => {
     expect(notifyUrlProblem(url, true)).toBe(why);
+  });
+});
+
+describe("cachedLookup (one lookup per host for a burst of deliveries)", () => {
+  // A resolver that counts its calls, on a clock the test moves.
+  const counting = () => {
+    const calls: string[] = [];
+    let t = 0;
+    const l = cachedLookup(async (h) => {
+      calls.push(h);
+      return await lookup(h);
+    }, () => t);
+    return { l, calls, move: (ms: number) => (t += ms) };
+  };
+
+  test("concurrent lookups of one host share one resolution; another host has its own", async () => {
+    const { l, calls } = counting();
+    const got = await Promise.all([l("shop.example"), l("shop.example"), l("v6.example"), l("shop.example")]);
+    expect(got[0]).toEqual(["93.184.216.34"]);
+    expect(got[3]).toEqual(["93.184.216.34"]);
+    expect(calls).toEqual(["shop.example", "v6.example"]);
+  });
+
+  test("an answer is reused for DNS_CACHE_MS, then asked again", async () => {
+    const { l, calls, move } = counting();
+    await l("shop.example");
+    move(DNS_CACHE_MS - 1);
+    await l("shop.example");
+    expect(calls.length).toBe(1);
+    move(1);
+    await l("shop.example");
+    expect(calls.length).toBe(2);
+  });
+
+  test("a failure is reused only for DNS_FAILURE_CACHE_MS, and every caller sees it", async () => {
+    const { l, calls, move } = counting();
+    await expect(l("nowhere.example")).rejects.toThrow("ENOTFOUND");
+    move(DNS_FAILURE_CACHE_MS - 1);
+    await expect(l("nowhere.example")).rejects.toThrow("ENOTFOUND");
+    expect(calls.length).toBe(1);
+    move(1);
+    await expect(l("nowhere.example")).rejects.toThrow("ENOTFOUND");
+    expect(calls.length).toBe(2);
+  });
+
+  test("cached addresses are still checked: a private answer is refused every time", async () => {
+    const { l, calls } = counting();
+    for (let i = 0; i < 3; i++) await expect(resolveTarget("https://inner.example/cb", false, l)).rejects.toThrow(/special-purpose address \(10\.1\.2\.3/);
+    expect(calls.length).toBe(1);
   });
 });

@@ -5,8 +5,8 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDb } from "./client";
-import { GroupCommit, groupCommit } from "./group-commit";
+import { ownCommits, openDb } from "./client";
+import { GroupCommit, groupCommit, sharedWriteTx } from "./group-commit";
 import { startTestGateway } from "../testing/harness";
 import { ApiError, StablegateClient } from "../sdk/client";
 import { runCli, startGatewayProcess, tempSetup } from "../testing/process";
@@ -48,6 +48,42 @@ describe("one group, separate outcomes", () => {
     expect(rows).toHaveLength(98);
     expect(rows.some((w) => w.startsWith("r17"))).toBe(false);
     expect(db.$client.query("SELECT who FROM marks").all()).toEqual([{ who: "r17" }]);
+    db.$client.close();
+  });
+
+  test("a background write shares the commit of a waiting group; with none waiting it commits alone", async () => {
+    const path = join(tempDir(), "g.db");
+    const db = openDb(path);
+    db.$client.run("CREATE TABLE t (id INTEGER PRIMARY KEY, who TEXT NOT NULL)");
+    const other = new Database(path);
+    const g = groupCommit(db);
+    const seen = () => other.query<{ who: string }, []>("SELECT who FROM t ORDER BY id").all().map((r) => r.who);
+    // Idle: a transaction of its own.
+    const c0 = ownCommits(db);
+    await sharedWriteTx(db, async (tx) => void tx.$client.run("INSERT INTO t (who) VALUES ('alone')"));
+    expect([g.groups, ownCommits(db) - c0, g.busy]).toEqual([0, 1, false]);
+    // A request waits for the next group: the background write joins it (one group, one commit).
+    const request = g.run({ work: () => db.$client.run("INSERT INTO t (who) VALUES ('request')") });
+    expect(g.busy).toBe(true);
+    const background = sharedWriteTx(db, async (tx) => {
+      tx.$client.run("INSERT INTO t (who) VALUES ('background')");
+      return "written";
+    });
+    expect(await background).toBe("written");
+    await request;
+    expect([g.groups, g.jobs, ownCommits(db) - c0]).toEqual([1, 2, 2]);
+    expect(seen()).toEqual(["alone", "request", "background"]);
+    // Its failure rolls back its own writes only, and reaches its caller.
+    const r2 = g.run({ work: () => db.$client.run("INSERT INTO t (who) VALUES ('request 2')") });
+    const failing = sharedWriteTx(db, async (tx) => {
+      tx.$client.run("INSERT INTO t (who) VALUES ('lost')");
+      throw new Error("scan failed");
+    });
+    await expect(failing).rejects.toThrow("scan failed");
+    await r2;
+    expect(g.groups).toBe(2);
+    expect(seen()).toEqual(["alone", "request", "background", "request 2"]);
+    other.close();
     db.$client.close();
   });
 

@@ -13,7 +13,7 @@
 // loop) queue up and form the next group.
 import type { Database } from "bun:sqlite";
 import { crashPoint } from "../lib/crash";
-import { guardWrite, noteCommit, type Db } from "./client";
+import { guardWrite, noteCommit, type Db, type Tx, writeTx } from "./client";
 import { acquireWrite, inTxContext, runInTx, watchForIo } from "./write-lock";
 import { dropFrame, inFrame, pushFrame, releaseFrame, runHooks } from "./after-commit";
 
@@ -40,6 +40,8 @@ const MAX_GROUP = 512;
 export class GroupCommit {
   private queue: Queued[] = [];
   private scheduled = false;
+  /** A flush is under way (its group runs or commits). */
+  private flushing = false;
   /** Groups committed so far (crash tests name one by its number). */
   groups = 0;
   /** Jobs (requests, callback claims…) that ran in those groups. */
@@ -74,10 +76,20 @@ export class GroupCommit {
   /** Commits everything queued now (also used by tests). */
   async flush(): Promise<void> {
     this.scheduled = false;
-    while (this.queue.length) {
-      const batch = this.queue.splice(0, MAX_GROUP);
-      await this.commit(batch);
+    this.flushing = true;
+    try {
+      while (this.queue.length) {
+        const batch = this.queue.splice(0, MAX_GROUP);
+        await this.commit(batch);
+      }
+    } finally {
+      this.flushing = false;
     }
+  }
+
+  /** Whether a group is waiting to run or running now: a write joining it shares its COMMIT. */
+  get busy(): boolean {
+    return this.scheduled || this.flushing;
   }
 
   private async commit(batch: Queued[]): Promise<void> {
@@ -114,7 +126,9 @@ export class GroupCommit {
     if (own || foreign) pushFrame(c);
     const io = own ? watchForIo() : null;
     try {
-      for (const q of batch) results.push(await runInTx(c, () => this.runOne(q.job)));
+      // One transaction context for the whole group (not one per job): every job's nested
+      // writeTx joins it the same way.
+      await runInTx(c, () => this.runAll(batch, results));
       io?.check();
     } catch (e) {
       io?.stop();
@@ -155,6 +169,10 @@ export class GroupCommit {
     });
   }
 
+  private async runAll(batch: Queued[], results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>): Promise<void> {
+    for (const q of batch) results.push(await this.runOne(q.job));
+  }
+
   private async runOne(job: GroupJob<unknown>): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
     const c = this.client;
     this.savepoint.run();
@@ -190,4 +208,19 @@ export function groupCommit(db: Db): GroupCommit {
   let g = byClient.get(db.$client);
   if (!g) byClient.set(db.$client, (g = new GroupCommit(db.$client)));
   return g;
+}
+
+/**
+ * A background write (a watcher's scanned blocks and cursor, a sandbox block) that shares a
+ * commit when there is one to share: while a group is waiting or running (requests under load),
+ * it is one more job of the next group, so it adds its statements to that COMMIT instead of a
+ * COMMIT of its own (an fsync on the loop's thread, ~20 a second from the watchers and sandbox
+ * chains, each stalling every request in flight); an idle gateway commits it alone as before.
+ * Either way it is a writeTx body (stores only, no I/O), its own savepoint or transaction, and
+ * it returns once its COMMIT has.
+ */
+export async function sharedWriteTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const g = groupCommit(db);
+  if (!g.busy || inTxContext(db.$client)) return await writeTx(db, fn);
+  return await g.run({ work: async () => await writeTx(db, fn) });
 }

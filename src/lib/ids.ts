@@ -80,6 +80,7 @@ export function orderNoTime(orderNo: string): number | null {
  * `occurrence` counts earlier events of the same order and status (a status reached again).
  */
 export function orderEventId(e: { merchantId: number; kind: string; orderNo: string; status: string; occurrence: number; fallbackMs: number }): string {
-  const h = createHash("sha256").update(`${e.merchantId}\n${e.kind}\n${e.orderNo}\n${e.status}\n${e.occurrence}`).digest("hex").slice(0, 20).toUpperCase();
+  // Bun's one-shot SHA-256 (the same digest as node:crypto's createHash, a third of its cost: this runs for every callback written).
+  const h = Bun.SHA256.hash(`${e.merchantId}\n${e.kind}\n${e.orderNo}\n${e.status}\n${e.occurrence}`, "hex").slice(0, 20).toUpperCase();
   return "EV" + msHex(orderNoTime(e.orderNo) ?? e.fallbackMs).toUpperCase() + h;
 }

@@ -4,7 +4,7 @@
 // and `gap-addresses.ts` call these (the gap's address rows: `wallet/store.ts`).
 import { Database } from "bun:sqlite";
 import { and, count, eq, isNull, sql } from "drizzle-orm";
-import type { DbOrTx } from "../db/client";
+import { type DbOrTx, prepared } from "../db/client";
 import { chainCursors, reconcileAddresses, reconcileChains, settings, unrecordedOutgoing } from "../db/schema";
 
 export type UnrecordedRow = typeof unrecordedOutgoing.$inferSelect;
@@ -56,8 +56,11 @@ export async function reconcileChain(db: DbOrTx, chain: string): Promise<Reconci
 }
 
 /** A chain in reconcile whose skipped indexes are not all watched yet. */
+/** Built once per connection: the restore-gap job asks every 250 ms per chain. */
 export async function gapPending(db: DbOrTx, chain: string): Promise<ReconcileChainRow | undefined> {
-  return db.select().from(reconcileChains).where(and(eq(reconcileChains.chain, chain), isNull(reconcileChains.gapWatchedAt))).get();
+  return prepared(db, "gapPending", (d) =>
+    d.select().from(reconcileChains).where(and(eq(reconcileChains.chain, sql.placeholder("chain")), isNull(reconcileChains.gapWatchedAt))).prepare(),
+  ).get({ chain });
 }
 
 export async function markGapWatched(tx: DbOrTx, chain: string, now: number): Promise<void> {

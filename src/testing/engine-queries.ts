@@ -6,7 +6,7 @@ import type { PlannedQuery, SeekOptions } from "./query-plan";
 import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES, SWEEP_TARGETS } from "../payin/orders-store";
 import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS, STUCK_TOPUPS, SWEEP_FOUND } from "../ops/store";
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
-import { DELIVERED_BEFORE } from "../callbacks/store";
+import { DELIVERED_BEFORE, EXPIRED_LEASES, LEASE_OWNERS } from "../callbacks/store";
 import { BROADCASTED, RESERVED_FEES, SUBMITTED, USED_TODAY } from "../payout/store";
 import { LAST_ORDER_BEFORE } from "../orders/id-at";
 import { payoutOrders } from "../db/schema";
@@ -60,6 +60,8 @@ export const ENGINE_QUERIES: CheckedQuery[] = [
     query: (db) => db.select().from(payoutOrders).where(and(eq(payoutOrders.chain, "TRON"), BROADCASTED)),
     uses: ["payout_broadcasted"],
   },
+  { name: "callback worker: expired leases (every poll interval)", query: () => EXPIRED_LEASES, uses: ["callbacks_due"] },
+  { name: "callback worker: owners of the claims under way (start)", query: () => LEASE_OWNERS, opts: { allowTempBTree: true }, uses: ["callbacks_due"] },
   { name: "retention: delivered callbacks past the cutoff", query: () => DELIVERED_BEFORE, uses: ["callbacks_delivered"] },
   { name: "retention: their attempts", query: () => `DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`, uses: ["attempts_callback"] },
   { name: "sandbox chain: a mined balance", query: () => SANDBOX_BALANCE },

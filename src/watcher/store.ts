@@ -1,20 +1,23 @@
 // The watcher's storage module: its durable cursor per chain (`chain_cursors`; docs/architecture.md
 // "Data access"). The transfers it follows are transfers-store.ts's. `watcher/watcher.ts` calls
 // these inside its own write transactions.
-import { eq } from "drizzle-orm";
-import type { DbOrTx } from "../db/client";
+import { eq, sql } from "drizzle-orm";
+import { type DbOrTx, prepared } from "../db/client";
 import { chainCursors } from "../db/schema";
 
 export type ChainCursor = typeof chainCursors.$inferSelect;
 
 /** The block a chain's watcher stands at (scanned up to), undefined before its first start. */
+// Both built once per connection: every watcher tick reads and writes its cursor.
 export async function chainCursor(db: DbOrTx, chain: string): Promise<ChainCursor | undefined> {
-  return db.select().from(chainCursors).where(eq(chainCursors.chain, chain)).get();
+  return prepared(db, "chainCursor", (d) => d.select().from(chainCursors).where(eq(chainCursors.chain, sql.placeholder("chain"))).prepare()).get({ chain });
 }
 
 export async function saveChainCursor(tx: DbOrTx, chain: string, blockNumber: number, blockHash: string, now: number): Promise<void> {
-  tx.insert(chainCursors)
-    .values({ chain, blockNumber, blockHash, updatedAt: now })
-    .onConflictDoUpdate({ target: chainCursors.chain, set: { blockNumber, blockHash, updatedAt: now } })
-    .run();
+  prepared(tx, "saveChainCursor", (d) =>
+    d.$client.prepare<unknown, [string, number, string, number]>(
+      `INSERT INTO chain_cursors (chain, block_number, block_hash, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (chain) DO UPDATE SET block_number = excluded.block_number, block_hash = excluded.block_hash, updated_at = excluded.updated_at`,
+    ),
+  ).run(chain, blockNumber, blockHash, now);
 }

@@ -4,6 +4,7 @@
 // module's business.
 // A tick never overlaps another one of the same chain.
 import { writeTx } from "../db/client";
+import { sharedWriteTx } from "../db/group-commit";
 import type { ChainAdapter, ChainHead } from "../chains/types";
 import { AddressWatchSet } from "../wallet/addresses";
 import type { Db } from "../db/client";
@@ -129,7 +130,7 @@ export class ChainWatcher {
       await this.watch.refresh();
       const res = await a.scan(start, end, this.watch);
       const now = this.ctx.clock.now();
-      await writeTx(this.ctx.db, async (tx) => {
+      await sharedWriteTx(this.ctx.db, async (tx) => {
         for (const t of res.transfers) await this.transfers.record(tx, t, now);
         await this.saveCursor(tx, res.tip.number, res.tip.hash);
       });

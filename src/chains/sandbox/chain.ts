@@ -8,6 +8,7 @@
 // starts with SANDBOX_GAS_FUNDING native coins, so sandbox payouts need no set-up.
 import { createHash } from "node:crypto";
 import { type Db, type Tx, writeTx } from "../../db/client";
+import { sharedWriteTx } from "../../db/group-commit";
 import {
   adjustSandboxBalance,
   cutSandboxChain,
@@ -383,7 +384,7 @@ export class SandboxChain implements ChainAdapter {
   }
 
   async mine(count: number): Promise<number> {
-    return await writeTx(this.db, async (t) => {
+    return await sharedWriteTx(this.db, async (t) => {
       const s = await sandboxChainRow(t, this.chain);
       const height = s.height + count;
       await setSandboxHeight(t, this.chain, height);

@@ -3,7 +3,7 @@
 // `chains/sandbox/chain.ts` (SandboxChain) calls these; it passes the handle, so its
 // write transactions stay where they are.
 import { and, asc, between, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
-import type { Db, Tx } from "../../db/client";
+import { type Db, prepared, type Tx } from "../../db/client";
 import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
 import { fromHiLo } from "../../db/balance-sum";
 
@@ -19,8 +19,9 @@ export async function ensureSandboxChain(db: Db, chain: string, genesisTime: num
   db.insert(sandboxChains).values({ chain, height: 0, genesisTime }).onConflictDoNothing().run();
 }
 
+// The chain's row and a block's time: built once per connection (the watcher and the miner read them many times a second).
 export async function sandboxChainRow(db: Db, chain: string): Promise<SandboxChainRow> {
-  return db.select().from(sandboxChains).where(eq(sandboxChains.chain, chain)).get()!;
+  return prepared(db, "sandboxChainRow", (d) => d.select().from(sandboxChains).where(eq(sandboxChains.chain, sql.placeholder("chain"))).prepare()).get({ chain })!;
 }
 
 /** A transaction of the chain by hash (any log index), mined or not. */
@@ -76,7 +77,9 @@ export async function sandboxTransfersIn(db: Db, chain: string, from: number, to
 
 /** A block's time, if it was mined. */
 export async function sandboxBlockTime(db: Db, chain: string, number: number): Promise<number | undefined> {
-  return db.select().from(sandboxBlocks).where(and(eq(sandboxBlocks.chain, chain), eq(sandboxBlocks.number, number))).get()?.time;
+  return prepared(db, "sandboxBlockTime", (d) =>
+    d.select().from(sandboxBlocks).where(and(eq(sandboxBlocks.chain, sql.placeholder("chain")), eq(sandboxBlocks.number, sql.placeholder("number")))).prepare(),
+  ).get({ chain, number })?.time;
 }
 
 /** Mined transfers in and out, summed by triggers into sandbox_balances (one seek, not the address's history). */
