@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from "../testing/postgres";
 import { eventually } from "../testing/wait";
 import { assertEpoch, LeaderElector, leaderTimings, NotLeader } from "./leader";
 import { electedRole, noLeader } from "./role";
+import { whileLeader } from "./while-leader";
 
 const ROOT = join(import.meta.dir, "../..");
 const DEFAULT_TAKEOVER_MS = 15_000;
@@ -132,6 +133,35 @@ describe("leader election on PostgreSQL", () => {
       await a.stop();
       await b.stop();
     }
+  }, 60_000);
+
+  test("the leader's work runs while it leads: started with the epoch on gained, stopped at once on lost, started on the new leader", async () => {
+    const a = elector("A", DEFAULT_TAKEOVER_MS);
+    const b = elector("B", DEFAULT_TAKEOVER_MS);
+    const log: string[] = [];
+    const work = (name: string) => async (epoch: number) => {
+      log.push(`${name} started ${epoch}`);
+      return { stop: async () => void log.push(`${name} stopped ${epoch}`) };
+    };
+    const wa = whileLeader(a, work("A"));
+    const wb = whileLeader(b, work("B"));
+    await a.start();
+    await b.start();
+    const epoch = a.epoch()!;
+    await waitFor("A's work", () => log.length === 1);
+    expect(wa.epoch()).toBe(epoch);
+    expect(wb.epoch()).toBeNull();
+    await cutLeaderConnection();
+    await waitFor("A's work stopped", () => log.length === 2, 5000);
+    await b.tick();
+    await waitFor("B's work", () => log.length === 3);
+    expect(log).toEqual([`A started ${epoch}`, `A stopped ${epoch}`, `B started ${epoch + 1}`]);
+    expect(wa.epoch()).toBeNull();
+    await wb.stop();
+    await wa.stop();
+    expect(log.at(-1)).toBe(`B stopped ${epoch + 1}`);
+    await a.stop();
+    await b.stop();
   }, 60_000);
 
   test("the fence holds the epoch row: a takeover waits for a transaction in flight, which stores under the epoch it checked", async () => {
