@@ -30,8 +30,9 @@ export const RANKS: Readonly<Record<string, number>> = {
   lib: 1, i18n: 1,
   // 2: storage: the schema, migrations, transactions.
   db: 2,
-  // 3: the audit log and the cipher: below every domain that records or encrypts.
-  audit: 3, secrets: 3,
+  // 3: the audit log and the cipher: below every domain that records or encrypts; the cluster roles
+  // (leader election, epoch fence, leases, notifications: DESIGN 22), below every job they gate.
+  audit: 3, secrets: 3, cluster: 3,
   // 4: the chain layer (imports only db/ and lib/) and merchants; neither imports the other;
   // one-time form tokens (db/ and the cipher), under both presentation layers.
   chains: 4, merchants: 4, once: 4,

@@ -49,6 +49,7 @@ import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
 import { EXACT_TARGETS, markExactTarget } from "../http/raw-target";
 import { withSecurityHeaders } from "../http/security-headers";
+import { singleGateway, type ClusterRole } from "../cluster/role";
 import { AlertEngine } from "../ops/alerts/engine";
 import { RateRefresher } from "../rates/refresher";
 import { expireDueInvoices } from "../invoices/service";
@@ -80,6 +81,12 @@ export interface Runtime {
   kick(): void;
   /** A chain moved: scan it, then follow its payouts (sandbox endpoints wait for this). */
   afterChainChange(chain: ChainCode): Promise<void>;
+  /**
+   * This gateway's cluster role (DESIGN 22): /healthz, stablegate_cluster_leader, no_leader. A
+   * SQLite gateway is alone on its file and always the leader (src/cluster/role.ts); on
+   * PostgreSQL it becomes the elector's (src/cluster/leader.ts) once the stores run there.
+   */
+  cluster: ClusterRole;
   /** Gas balances, metrics and alerts (src/ops). */
   ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null; loop: LoopStallProbe };
   /** Fetches exchange rates for invoices ([rates] source = "coingecko"). */
@@ -101,9 +108,11 @@ export function createRuntime(ctx: AppContext): Runtime {
   const gas = new GasMonitor(ctx);
   const storage = new StorageMonitor(ctx);
   const loop = new LoopStallProbe();
+  const cluster = singleGateway(parseDuration(ctx.config.cluster.takeover_after));
   const payouts = new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) });
   const runtime: Runtime = {
-    ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas, loop }), alerts: new AlertEngine({ ctx, watchers, gas, storage }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null, loop },
+    cluster,
+    ops: { gas, storage, metrics: createMetrics({ ctx, watchers, gas, loop, cluster }), alerts: new AlertEngine({ ctx, watchers, gas, storage, cluster }), backups: ctx.config.backup.schedule ? new ScheduledBackups(ctx) : null, loop },
     watchers,
     sweeps: new Map(),
     rates: new RateRefresher(ctx),
@@ -129,7 +138,7 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
   // DESIGN 8: /sandbox exists only when the whole gateway is a sandbox (a mixed config never mounts it).
   const sandbox = isSandboxGateway(ctx);
   return baseApp(ctx.logger)
-    .use(healthRoutes(ctx, { ctx, watchers: runtime.watchers, gas: runtime.ops.gas, storage: runtime.ops.storage, metrics: runtime.ops.metrics }))
+    .use(healthRoutes(ctx, { ctx, watchers: runtime.watchers, gas: runtime.ops.gas, storage: runtime.ops.storage, metrics: runtime.ops.metrics, cluster: runtime.cluster }))
     .use(docsRoutes(() => ctx.publicUrl))
     .use(merchantApiRoutes({ ctx, auth, executor: runtime.payouts }))
     .use(checkoutRoutes(gatewayCheckoutDeps(ctx, (chain) => runtime.watchers.get(chain)?.tick() ?? Promise.resolve(), (id) => runtime.payouts.attempt(id))))

@@ -57,7 +57,8 @@ each TRC20 transfer, reclaiming it once the transfer is final. Send the energy w
   callbacks resend EVENT_ID           deliver a failed callback again (same eventId and payload)`,
   alerts: `usage: stablegate alerts list [--firing] [--json]
 Alert incidents (scanner_stalled, rpc_down, gas_low, callbacks_failing, payout_failed,
-payout_stuck, unmatched_deposit, reconciliation_mismatch, storage_unwritable, disk_low, backup_failed, unrecorded_outgoing, scan_missed), newest first, with when each fired and resolved.
+payout_stuck, unmatched_deposit, reconciliation_mismatch, storage_unwritable, disk_low, backup_failed, unrecorded_outgoing, scan_missed,
+rate_stale, detection_slow, no_leader), newest first, with when each fired and resolved.
 Delivery: [alerts] webhook_url + webhook_secret (Standard Webhooks), telegram_bot_token +
 telegram_chat_id. See docs/operations.md.`,
   backup: `usage: stablegate backup --out FILE [--config PATH]

@@ -1293,3 +1293,20 @@ export const detectionTimes = pgTable(
   },
   (t) => [index("detection_times_seen").on(t.seenAt), index("detection_times_order").on(t.orderNo)],
 );
+
+/**
+ * Cluster roles (DESIGN 22, migrations/0430): one row (id 1), the leadership's epoch, raised by each
+ * takeover (src/cluster/leader.ts), checked where a signed transaction is stored (assertEpoch).
+ */
+export const clusterLeader = pgTable("cluster_leader", {
+  id: bigint("id", { mode: "number" }).primaryKey().default(1),
+  epoch: bigint("epoch", { mode: "number" }).notNull(),
+  /** The leading gateway's process id (lib/process-id.ts). */
+  owner: text("owner").notNull(),
+  /** When this epoch began (database time, ms). */
+  since: bigint("since", { mode: "number" }).notNull(),
+  /** The leader's last heartbeat (database time, ms). */
+  heartbeat: bigint("heartbeat", { mode: "number" }).notNull(),
+  /** The server process of the leader's lock connection (pg_backend_pid()). */
+  backendPid: bigint("backend_pid", { mode: "number" }),
+});

@@ -1281,3 +1281,20 @@ export const detectionTimes = sqliteTable(
   },
   (t) => [index("detection_times_seen").on(t.seenAt), index("detection_times_order").on(t.orderNo)],
 );
+
+/**
+ * Cluster roles (DESIGN 22, migrations/0430): one row (id 1), the leadership's epoch, raised by each
+ * takeover on PostgreSQL (src/cluster/leader.ts); a SQLite gateway is alone and never writes it.
+ */
+export const clusterLeader = sqliteTable("cluster_leader", {
+  id: integer("id").primaryKey(),
+  epoch: integer("epoch").notNull(),
+  /** The leading gateway's process id (lib/process-id.ts). */
+  owner: text("owner").notNull(),
+  /** When this epoch began (database time, ms). */
+  since: integer("since").notNull(),
+  /** The leader's last heartbeat (database time, ms). */
+  heartbeat: integer("heartbeat").notNull(),
+  /** The server process of the leader's lock connection (PostgreSQL's pg_backend_pid()). */
+  backendPid: integer("backend_pid"),
+});

@@ -6,9 +6,12 @@ import { liveness, readiness, type OpsCtx, type ReadinessDeps } from "../ops/rea
 import type { Metrics } from "../ops/metrics";
 import { AppError } from "../errors";
 import { cameByExactTarget } from "./raw-target";
+import type { ClusterRole } from "../cluster/role";
 
 export interface HealthDeps extends ReadinessDeps {
   metrics: Metrics;
+  /** This gateway's cluster role for /healthz (DESIGN 22); absent: alone, the leader. */
+  cluster?: Pick<ClusterRole, "role">;
 }
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -16,7 +19,7 @@ const json = (status: number, body: unknown) => new Response(JSON.stringify(body
 export function healthRoutes(ctx: OpsCtx, d: HealthDeps) {
   const app = new Elysia()
     .get("/healthz", async () => {
-      const l = await liveness(ctx);
+      const l = await liveness(ctx, d.cluster?.role() ?? "leader");
       return json(l.ok ? 200 : 503, l.body);
     })
     .get("/readyz", async () => {

@@ -14,6 +14,7 @@ import type { OpsCtx } from "./readiness";
 import { groupCommit } from "../db/group-commit";
 import type { LoopStallProbe } from "./loop-stalls";
 import { mapSeq } from "../lib/async-seq";
+import type { ClusterRole } from "../cluster/role";
 
 export interface MetricsDeps {
   ctx: Pick<OpsCtx, "db" | "chains" | "clock">;
@@ -21,6 +22,8 @@ export interface MetricsDeps {
   gas: GasMonitor;
   /** Event-loop stalls since start (src/ops/loop-stalls.ts); absent, no gauge. */
   loop?: LoopStallProbe;
+  /** This gateway's cluster role (DESIGN 22); absent: alone on its database, the leader. */
+  cluster?: Pick<ClusterRole, "isLeader">;
 }
 
 /** State gauges of one gateway, computed on each scrape. */
@@ -100,6 +103,14 @@ function stateRegistry(d: MetricsDeps): Registry {
         const decimals = hasChainModule(chain) ? chainModule(chain).native.decimals : 0;
         this.inc({ chain, kind }, Number(fromBaseUnits(units, decimals, 0)));
       }
+    },
+  });
+  new Gauge({
+    name: "stablegate_cluster_leader",
+    help: "1 on the gateway that leads (runs the chain watchers, payouts and scheduled jobs), 0 on the others; a SQLite gateway is alone and always 1 (DESIGN 22)",
+    registers: [r],
+    collect() {
+      this.set(d.cluster && !d.cluster.isLeader() ? 0 : 1);
     },
   });
   new Gauge({

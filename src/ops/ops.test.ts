@@ -47,7 +47,8 @@ describe("sandbox safety (DESIGN 8)", () => {
   test("a sandbox gateway says so in /healthz and /readyz", async () => {
     const h = await fetch(gw.url + "/healthz");
     expect(h.status).toBe(200);
-    expect(await h.json()).toMatchObject({ status: "ok", sandbox: true });
+    // DESIGN 22: a SQLite gateway is alone on its database, so it is the leader.
+    expect(await h.json()).toMatchObject({ status: "ok", sandbox: true, role: "leader" });
     // Jobs are off here: until a watcher has read its chain's head the gateway is not ready.
     const before = await fetch(gw.url + "/readyz");
     expect(before.status).toBe(503);
@@ -159,5 +160,7 @@ describe("/metrics", () => {
     expect(value("stablegate_callback_deliveries_total", { outcome: "delivered" })).toBeGreaterThanOrEqual(3);
     expect(value("stablegate_unmatched_deposits")).toBe(0);
     expect(value("stablegate_reconciliation_mismatches")).toBe(0);
+    // DESIGN 22: alone on SQLite, always the leader.
+    expect(value("stablegate_cluster_leader")).toBe(1);
   });
 });

@@ -13,6 +13,7 @@ import { parseDuration } from "../lib/duration";
 import type { StorageMonitor, StorageState } from "./storage";
 import { ping } from "./store";
 import { mapSeq } from "../lib/async-seq";
+import type { Role } from "../cluster/role";
 
 /** What the ops probes, metrics and alerts read from the gateway. */
 export interface OpsCtx {
@@ -36,7 +37,8 @@ export function isSandboxGateway(ctx: Pick<OpsCtx, "chains">): boolean {
   return chains.length > 0 && chains.every((c) => c.mode === "sandbox");
 }
 
-export async function liveness(ctx: Pick<OpsCtx, "db" | "chains">) {
+/** `role`: this gateway's cluster role (DESIGN 22); a SQLite gateway is alone, the leader. */
+export async function liveness(ctx: Pick<OpsCtx, "db" | "chains">, role: Role = "leader") {
   let database = true;
   try {
     await ping(ctx.db);
@@ -45,7 +47,7 @@ export async function liveness(ctx: Pick<OpsCtx, "db" | "chains">) {
   }
   return {
     ok: database,
-    body: { status: database ? "ok" : "error", version: VERSION, sandbox: isSandboxGateway(ctx), database, chains: [...ctx.chains.values()].map((c) => ({ chainCode: c.chain, mode: c.mode })) },
+    body: { status: database ? "ok" : "error", version: VERSION, sandbox: isSandboxGateway(ctx), database, role, chains: [...ctx.chains.values()].map((c) => ({ chainCode: c.chain, mode: c.mode })) },
   };
 }
 

@@ -10,6 +10,7 @@ import type { Config } from "../../config/schema";
 import { staleRates } from "../../rates/book";
 import { failedBackup } from "../../backup/schedule";
 import { detectionStats, HOUR_MS } from "../detection";
+import { noLeader, type ClusterRole } from "../../cluster/role";
 import { failedCallbacksSince, failedPayoutsSince, openUnmatchedCount, stuckPayouts, stuckTopups, sweepFoundSince, unrecordedByChain } from "../store";
 
 export const CONDITIONS = [
@@ -28,6 +29,7 @@ export const CONDITIONS = [
   "unrecorded_outgoing",
   "scan_missed",
   "detection_slow",
+  "no_leader",
 ] as const;
 export type Condition = (typeof CONDITIONS)[number];
 
@@ -46,6 +48,8 @@ export interface ConditionDeps {
   watchers: Watchers;
   gas: GasMonitor;
   storage: StorageMonitor;
+  /** The cluster's leadership (DESIGN 22); absent: a gateway alone on its database, which always leads. */
+  cluster?: Pick<ClusterRole, "leaderlessFor" | "takeoverAfterMs">;
 }
 
 const plural = (n: number, one: string, many = one + "s") => `${n} ${n === 1 ? one : many}`;
@@ -109,6 +113,7 @@ export async function evaluateConditions(d: ConditionDeps): Promise<ActiveCondit
     const n = mismatches.filter((m) => m.chain === chain).length;
     out.push({ condition: "reconciliation_mismatch", subject: chain, message: `${chain}: ${plural(n, "address balance")} on chain differ from the ledger` });
   }
+  await clusterConditions(d, out);
   await rateConditions(d, out);
   await detectionConditions(d, now, out);
 
@@ -131,6 +136,18 @@ export async function evaluateConditions(d: ConditionDeps): Promise<ActiveCondit
     });
   }
   return out;
+}
+
+/** DESIGN 22: no gateway has led for twice [cluster] takeover_after (every gateway evaluates it; incidents are one per condition). */
+async function clusterConditions(d: ConditionDeps, out: ActiveCondition[]): Promise<void> {
+  if (!d.cluster) return;
+  const ms = await d.cluster.leaderlessFor();
+  if (!noLeader(ms, d.cluster.takeoverAfterMs)) return;
+  out.push({
+    condition: "no_leader",
+    subject: "gateway",
+    message: `no gateway has led for ${Math.round(ms! / 1000)} s (twice cluster.takeover_after is ${Math.round((2 * d.cluster.takeoverAfterMs) / 1000)} s): chain watchers, payouts and scheduled jobs are stopped; check that the gateways reach the database (docs/operations.md, "More than one gateway")`,
+  });
 }
 
 /** DESIGN 18: a stale rate refuses new invoices in its currency (56001); the operator hears of it. */
