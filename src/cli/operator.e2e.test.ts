@@ -34,7 +34,7 @@ const get = (orderNo: string) => client.request<Order>("GET", `/openapi/payin/or
 /** [status, expectedAmount, paidAmount] of the callbacks received for the order, once `last` arrived. */
 async function callbacks(orderNo: string, last: string) {
   const mine = () => rx.requests.map((r) => JSON.parse(r.text)).filter((b) => b.orderNo === orderNo);
-  await rx.waitFor(() => mine().some((b) => b.status === last), 10_000);
+  await rx.waitFor(() => mine().some((b) => b.status === last), 30_000);
   return mine().map((b) => [b.status, b.expectedAmount, b.paidAmount]);
 }
 
