@@ -26,18 +26,28 @@ export const CHROMIUM_ARGS = [
  * contexts still open, not the browser. Chromium ends with the test process (its Playwright
  * server exits when the process's end closes its stdin).
  */
+/** Each browser's Playwright server (node), ended when its browser is replaced. */
+const servers = new Map<Browser, Bun.Subprocess>();
+
 let shared: Promise<Browser> = startBrowser();
 shared.catch(() => {}); // reported by the launchBrowser() that awaits it
 
 /**
- * The shared Chromium; one that went away (crashed, or killed with a test that timed out) is
+ * The shared Chromium, once it opens and closes a context (0.1 CPU-s); one that went away
+ * (crashed) or no longer answers (a broken protocol connection an earlier file left) is
  * started again, for this file.
  */
 export async function launchBrowser(): Promise<Browser> {
   const running = await shared.catch(() => undefined);
-  if (running?.isConnected()) return running;
+  if (running?.isConnected() && (await answers(running))) return running;
+  if (running) servers.get(running)?.kill();
   shared = startBrowser();
   return shared;
+}
+
+async function answers(browser: Browser): Promise<boolean> {
+  const probe = browser.newContext().then(async (c) => (await c.close(), true));
+  return Promise.race([probe.catch(() => false), Bun.sleep(15_000).then(() => false)]);
 }
 
 /**
@@ -66,6 +76,7 @@ async function startBrowser(): Promise<Browser> {
   };
   // Not left running when the test process ends on its own (bun exits with the server's pipe open).
   proc.unref();
+  servers.set(browser, proc);
   return browser;
 }
 
