@@ -5,7 +5,7 @@
 // the light theme and at phone size in the dark theme. Onboarding a merchant and the first
 // user's first sign-in work end to end in Chinese.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -179,7 +179,7 @@ async function checkPages(page: Page, checks: Check[], label: string): Promise<s
     );
     english = english.filter((t) => !SHARED.includes(t));
     if (english.length) found.push(`${where}: English left: ${english.join(" | ")}`);
-    const axe = await new AxeBuilder({ page }).analyze();
+    const axe = await analyzeAxe(page);
     found.push(...axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${where}: ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`));
   }
   return found;

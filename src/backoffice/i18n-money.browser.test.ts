@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -100,7 +100,7 @@ async function sweep(who: "op" | "shop"): Promise<string[]> {
       for (const t of p.texts) if (!main.includes(t)) found.push(`${at}: no "${t}"`);
       for (const t of await englishLeft(page)) found.push(`${at}: English left: ${t}`);
       for (const l of await layoutProblems(page)) found.push(`${at}: ${l}`);
-      const axe = await new AxeBuilder({ page }).analyze();
+      const axe = await analyzeAxe(page);
       for (const v of axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")) found.push(`${at}: axe ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
       if (SHOTS) {
         mkdirSync(SHOTS, { recursive: true });

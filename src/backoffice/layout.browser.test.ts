@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -105,7 +105,7 @@ const NOT_PAGES: Record<string, string> = {
 
 
 async function axeProblems(page: Page): Promise<string[]> {
-  const r = await new AxeBuilder({ page }).analyze();
+  const r = await analyzeAxe(page);
   return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 

@@ -5,7 +5,7 @@
 // and its one-time token makes the second POST the first one's answer. The slow network: the
 // POST reaches the gateway at once and its answer reaches the browser 1.5 s later.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -82,7 +82,7 @@ test("Confirm clicked twice 250 ms apart on a slow network: the button is disabl
   const states: string[] = [];
   page.on("console", (m) => m.text().startsWith("sg-state") && states.push(m.text()));
   const sent = await refundWithDoubleClick(page, orderNo, who.password, async (p) => {
-    const axe = await new AxeBuilder({ page: p }).analyze();
+    const axe = await analyzeAxe(p);
     expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
     await p.evaluate(() => {
       const f = document.querySelector("form.stack")!;

@@ -3,7 +3,7 @@
 // user never sees another merchant's order: 404 by URL, absent from search and
 // from CSV exports; the operator sees both.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import { parse } from "csv-parse/sync";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
@@ -105,7 +105,7 @@ test("axe-core: no serious or critical violation on any back-office page", async
     await page.goto(gw.url + "/backoffice/security");
     await page.getByRole("button", { name: "Set up two-factor authentication" }).click();
     await confirmIdentity(page, users.op.password);
-    const r = await new AxeBuilder({ page }).analyze();
+    const r = await analyzeAxe(page);
     found.push(...r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `enroll: ${v.id}`));
     await ctx.close();
   }

@@ -2,7 +2,7 @@
 // description, networks) and gets its link and QR code; the payer's page works; the list shows its
 // status; another merchant's user does not see it, the operator does; axe finds nothing serious.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import type { Page } from "playwright-core";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 async function serious(page: Page): Promise<string[]> {
-  const r = await new AxeBuilder({ page }).analyze();
+  const r = await analyzeAxe(page);
   return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 

@@ -4,7 +4,7 @@
 // "Refund all" whose payout failed: the order page shows the failed refund with why, offers
 // "Refund" again with what is left, and the retry sends it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 async function serious(page: Page): Promise<string[]> {
-  const r = await new AxeBuilder({ page }).analyze();
+  const r = await analyzeAxe(page);
   return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 

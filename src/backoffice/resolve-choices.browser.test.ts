@@ -5,7 +5,7 @@
 // (CSS, no script); "Refund the difference" sends only what is still over the amount. In Chinese
 // the same texts are in Chinese. axe-clean.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import type { Browser, Locator, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -39,7 +39,7 @@ async function heldAfterRefund(refunded: string) {
 }
 
 async function serious(page: Page): Promise<string[]> {
-  const r = await new AxeBuilder({ page }).analyze();
+  const r = await analyzeAxe(page);
   return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((x) => x.target.join(" ")).join(", ")}`);
 }
 

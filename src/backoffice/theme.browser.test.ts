@@ -2,7 +2,7 @@
 // stays readable there: axe's colour-contrast and every other serious rule pass
 // on the busiest pages, at phone and desktop size.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -44,7 +44,7 @@ test("dark system setting: dark page background and no serious or critical axe v
     for (const path of ["/backoffice/login", "/backoffice", "/backoffice/payins", `/backoffice/orders/${orderNo}`, "/backoffice/exceptions", "/backoffice/merchants", "/backoffice/security"]) {
       if (path === "/backoffice/login") continue;
       await page.goto(gw.url + path);
-      const res = await new AxeBuilder({ page }).analyze();
+      const res = await analyzeAxe(page);
       found.push(...res.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${size.viewport.width} ${path}: ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`));
     }
     await ctx.close();

@@ -3,7 +3,7 @@
 // once, balances per address, and "Collect now" → "Confirm collection" until
 // every leg is confirmed on the sandbox chain.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -64,7 +64,7 @@ async function reloadUntil(page: Page, text: string, timeoutMs: number) {
 }
 
 async function noAxeViolations(page: Page) {
-  const r = await new AxeBuilder({ page } as never).analyze();
+  const r = await analyzeAxe(page);
   expect(r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }
 

@@ -4,7 +4,7 @@
 // A refund whose payout fails says so in the payer's language, without the internal reason or a form.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, screenshotDir } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -30,7 +30,7 @@ afterAll(async () => {
 const phone = (locale = "en-US") => browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2, locale });
 
 async function serious(page: Page): Promise<string[]> {
-  const r = await new AxeBuilder({ page }).analyze();
+  const r = await analyzeAxe(page);
   return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 

@@ -49,28 +49,28 @@ afterAll(async () => {
   await gw.stop();
 });
 
+/** One blank page for reading PNGs, opened on first use (a page per image cost a renderer each). */
+let blank: Page | undefined;
+
 /** Pixels of a PNG, read by Chromium on a blank page (no CSP in the way). */
 async function pixels(png: Buffer): Promise<{ data: Uint8ClampedArray; width: number; height: number }> {
-  const page = await browser.newPage();
-  try {
-    const r = await page.evaluate(async (b64) => {
-      const img = new Image();
-      img.src = "data:image/png;base64," + b64;
-      await img.decode();
-      const c = document.createElement("canvas");
-      c.width = img.naturalWidth;
-      c.height = img.naturalHeight;
-      const g = c.getContext("2d")!;
-      g.drawImage(img, 0, 0);
-      const bytes = g.getImageData(0, 0, c.width, c.height).data;
-      let bin = "";
-      for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-      return { b64: btoa(bin), width: c.width, height: c.height };
-    }, png.toString("base64"));
-    return { data: new Uint8ClampedArray(Buffer.from(r.b64, "base64")), width: r.width, height: r.height };
-  } finally {
-    await page.close();
-  }
+  if (!blank || blank.isClosed()) blank = await browser.newPage();
+  const page = blank;
+  const r = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.naturalWidth;
+    c.height = img.naturalHeight;
+    const g = c.getContext("2d")!;
+    g.drawImage(img, 0, 0);
+    const bytes = g.getImageData(0, 0, c.width, c.height).data;
+    let bin = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return { b64: btoa(bin), width: c.width, height: c.height };
+  }, png.toString("base64"));
+  return { data: new Uint8ClampedArray(Buffer.from(r.b64, "base64")), width: r.width, height: r.height };
 }
 
 /** The QR image's text as a scanner reads it; zbar and jsQR must agree where both exist. */

@@ -2,7 +2,7 @@
 // token and the EPay key in Developer settings (re-authenticating each time), sees only masked
 // hints and the addresses to enter in the plugin, and a plugin signing with the token is served.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "../testing/axe";
 import { createHash } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
@@ -44,7 +44,7 @@ test("Shop plugins: save the epusdt token and EPay key behind re-authentication;
   await page.getByRole("button", { name: "Save EPay key" }).click();
   await confirmIdentity(page, who.password);
   await page.getByText("EPay key must be 8-128 characters").waitFor();
-  const r = await new AxeBuilder({ page } as never).analyze();
+  const r = await analyzeAxe(page);
   expect(r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
   await ctx.close();
 
@@ -70,7 +70,7 @@ test("EPay without type (DESIGN 24): the payer picks the network on a phone, the
   await page.goto(link);
   await page.getByRole("heading", { name: /Choose a network/ }).waitFor();
   expect(await page.getByText("VIP 月卡: 71").count()).toBe(1);
-  const r = await new AxeBuilder({ page } as never).analyze();
+  const r = await analyzeAxe(page);
   expect(r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
   const buttons = await page.getByRole("button").allTextContents();
   expect(buttons).toContain("TRON USDT");

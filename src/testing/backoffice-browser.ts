@@ -1,5 +1,5 @@
 // Shared steps of the back-office browser tests.
-import AxeBuilder from "@axe-core/playwright";
+import { analyzeAxe } from "./axe";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { CLI_ACTOR } from "../audit/log";
 import type { TestGateway } from "./harness";
@@ -58,7 +58,7 @@ export async function httpSession(url: string, who: { username: string; password
 /** Opens `url + path` and lists axe-core's serious and critical violations there ("path: rule (impact) targets"). */
 export async function axeAt(page: Page, url: string, path: string): Promise<string[]> {
   await page.goto(url + path);
-  const r = await new AxeBuilder({ page }).analyze();
+  const r = await analyzeAxe(page);
   return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${path}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
