@@ -14,7 +14,7 @@
 import type { Database } from "bun:sqlite";
 import { crashPoint } from "../lib/crash";
 import { guardWrite, noteCommit, type Db } from "./client";
-import { acquireWrite, inTxContext, runInTx, watchForIo } from "./write-lock";
+import { acquireWrite, inTxContext, openToken, runInTx, watchForIo } from "./write-lock";
 import { dropFrame, inFrame, pushFrame, releaseFrame, runHooks } from "./after-commit";
 
 export interface GroupJob<T> {
@@ -113,10 +113,13 @@ export class GroupCommit {
     }
     if (own || foreign) pushFrame(c);
     const io = own ? watchForIo() : null;
+    // The group's transaction context, closed when the group ends (a timer a job left behind runs outside it).
+    const token = inTxContext(c) ? undefined : openToken(c);
     try {
-      for (const q of batch) results.push(await runInTx(c, () => this.runOne(q.job)));
+      for (const q of batch) results.push(await runInTx(c, () => this.runOne(q.job), token));
       io?.check();
     } catch (e) {
+      if (token) token.open = false;
       io?.stop();
       // The transaction itself broke (e.g. disk full aborts it): nothing of this group stands.
       if (own || foreign) dropFrame(c);
@@ -128,6 +131,7 @@ export class GroupCommit {
       for (const q of batch) q.reject(e);
       return;
     }
+    if (token) token.open = false;
     io?.stop();
     this.groups++;
     this.jobs += batch.length;
