@@ -3,7 +3,7 @@
 // a domain's SQL lives in its storage module; hot statements are built once per connection
 // with `prepared` (db/client.ts), never a bare `$client.prepare` in a service.
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
-import { type Db, type DbOrTx, prepared, type Tx, writeTx } from "../db/client";
+import { type Db, type DbOrTx, prepared, writing, type Tx, writeTx } from "../db/client";
 import { callbackAttempts, callbacks, merchants } from "../db/schema";
 import { ownerGone } from "../lib/process-id";
 
@@ -152,7 +152,7 @@ export interface NewCallbackRow {
  * drizzle parameter mapping): this runs for every create.
  */
 export async function insertCallback(tx: Tx, r: NewCallbackRow): Promise<boolean> {
-  const insert = prepared(tx, "enqueueCallback", (d) =>
+  const insert = prepared(writing(tx), "enqueueCallback", (d) =>
     d.$client.prepare(
       `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
@@ -175,8 +175,8 @@ export const DELIVERED_BEFORE = `SELECT id FROM callbacks INDEXED BY callbacks_d
 
 /** Deletes up to `limit` delivered callbacks older than `cutoff` with their attempts (the caller's transaction); how many callbacks. */
 export async function pruneDelivered(db: Db, cutoff: number, limit: number): Promise<number> {
-  const attempts = prepared(db, "pruneAttempts", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`));
-  const rows = prepared(db, "pruneCallbacks", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callbacks WHERE id IN (${DELIVERED_BEFORE})`));
+  const attempts = prepared(writing(db), "pruneAttempts", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`));
+  const rows = prepared(writing(db), "pruneCallbacks", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callbacks WHERE id IN (${DELIVERED_BEFORE})`));
   attempts.run(cutoff, limit);
   return rows.run(cutoff, limit).changes;
 }
