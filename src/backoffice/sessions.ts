@@ -117,14 +117,25 @@ export async function attempt(deps: UserDeps, username: string, client: AttemptC
     ok = await check();
   } finally {
     // The failure is stored before the reservation is released: it never counts nowhere.
-    try {
-      if (!ok) await writeTx(deps.db, async (tx) => await insertLoginFailure(tx, { username, ip: client.ip, at: deps.now() }));
-    } finally {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
       for (const k of keys) {
         const left = (pending.get(k) ?? 1) - 1;
         if (left > 0) pending.set(k, left);
         else pending.delete(k);
       }
+    };
+    try {
+      // In its own transaction; the reservation goes right after the INSERT, with no await between.
+      if (!ok)
+        await writeTx(deps.db, async (tx) => {
+          await insertLoginFailure(tx, { username, ip: client.ip, at: deps.now() });
+          release();
+        });
+    } finally {
+      release();
     }
   }
   if (!ok) return await lockOf(deps, username, client) ?? "invalid";
