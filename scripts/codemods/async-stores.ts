@@ -12,7 +12,8 @@
 // - seeds: every function of a store module (src/app/layers.test.ts RAW_SQL_ALLOWED: db/,
 //   <domain>/store.ts, backoffice/queries/, the read models; tests and the hand-written
 //   transaction core aside) that takes a database handle (a parameter with `$client`, or an
-//   object with a `db` that has one), plus the core's async functions (writeTx, savepoint,
+//   object with a `db` that has one), the closures that take one returned by a top-level
+//   statement factory that does not (treasury/store.ts `runStatements(table)`), plus the core's async functions (writeTx, savepoint,
 //   rolledBack, updateById, updateByIdIf, GroupCommit.flush);
 // - propagation: a call to a converted function gets `await`; its enclosing function becomes
 //   async (an annotated return type `T` becomes `Promise<T>`); functions tied by a type
@@ -233,6 +234,12 @@ for (const f of files) {
       const p = n.parent;
       const topLevel = ts.isSourceFile(p) || (ts.isVariableDeclaration(p) && ts.isSourceFile(p.parent.parent.parent)) || ts.isClassDeclaration(p);
       if (topLevel) seeds.push(...seedsOf(n as Fn));
+    }
+    // A statement factory that takes no handle itself (`runStatements(table)` in treasury/store.ts)
+    // but returns an object of closures that do: those closures are store functions.
+    if (isStoreModule(f) && isImpl(n) && (n as Fn).parameters && !takesDb(n as Fn) && ts.isSourceFile(n.parent)) {
+      const inner = seedsOf(n as Fn);
+      if (!(inner.length === 1 && inner[0] === n)) seeds.push(...inner.filter((x) => isFnLike(x) && takesDb(x as Fn)));
     }
     // Ties through types.
     if ((ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && !ts.isPropertyAssignment(n.parent)) {

@@ -2,7 +2,7 @@
 // for 50 ms): a backlog is deleted oldest first, at most a slice per statement, and stops at
 // the first nonce (in insertion order) that has not expired.
 import { describe, expect, test } from "bun:test";
-import { openDb } from "../db/client";
+import { openDb, writeTx } from "../db/client";
 import { migrate } from "../db/migrate";
 import { deleteExpiredNonces } from "./store";
 import { NONCE_PRUNE_SLICE, pruneNonces } from "./verify";
@@ -49,4 +49,23 @@ test("pruneNonces deletes a backlog of several slices, all of it, and keeps the 
   const { db, left } = await withNonces([...Array.from({ length: n }, () => 1), 100, 101]);
   expect(await pruneNonces(db, 50)).toBe(n);
   expect(left()).toBe(2);
+});
+
+test("a prune that runs while another flow's transaction is open is its own transaction: that rollback does not undo it", async () => {
+  const { db, left } = await withNonces([1, 1, 1, 100]);
+  let opened!: () => void;
+  const isOpen = new Promise<void>((r) => (opened = r));
+  const failing = writeTx(db, async () => {
+    db.$client.run("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (1, 'other', 100)");
+    opened();
+    for (let i = 0; i < 6; i++) await Promise.resolve();
+    throw new Error("refused");
+  });
+  const pruned = (async () => {
+    await isOpen; // the prune job starts at one of the other flow's awaits
+    return await pruneNonces(db, 50);
+  })();
+  await expect(failing).rejects.toThrow("refused");
+  expect(await pruned).toBe(3);
+  expect(left()).toBe(1);
 });

@@ -1,10 +1,10 @@
 // The API-key authentication's storage: the replay nonces (docs/architecture.md "Data access").
 // Both statements are raw SQL built once per connection: one runs for every signed request.
-import { type Db, prepared } from "../db/client";
+import { type Db, prepared, writing } from "../db/client";
 
 /** Records a nonce; false when the merchant already used it (the primary key decides between concurrent requests). */
 export async function insertNonce(db: Db, merchantId: number, nonce: string, expiresAt: number): Promise<boolean> {
-  return prepared(db, "recordNonce", (d) => d.$client.prepare("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")).run(merchantId, nonce, expiresAt).changes === 1;
+  return prepared(writing(db), "recordNonce", (d) => d.$client.prepare("INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")).run(merchantId, nonce, expiresAt).changes === 1;
 }
 
 /**
@@ -14,7 +14,7 @@ export async function insertNonce(db: Db, merchantId: number, nonce: string, exp
  * rowid order from the oldest and stops at the first live nonce or after `limit` rowids.
  */
 export async function deleteExpiredNonces(db: Db, now: number, limit: number): Promise<number> {
-  return prepared(db, "deleteExpiredNonces", (d) =>
+  return prepared(writing(db), "deleteExpiredNonces", (d) =>
     d.$client.prepare(
       `DELETE FROM nonces WHERE rowid < coalesce(
          (SELECT rowid FROM nonces WHERE rowid < (SELECT min(rowid) FROM nonces) + ?2 AND expires_at >= ?1 ORDER BY rowid LIMIT 1),

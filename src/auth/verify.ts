@@ -2,7 +2,7 @@
 // (1) key + merchant, (2) timestamp, (3) nonce format, (4) signature, (5) nonce recorded.
 // The body is read between (3) and (4) because the signature covers it; its
 // size, content-type and JSON errors are 10001s naming the `body` or header.
-import type { Db } from "../db/client";
+import { type Db, writeTx } from "../db/client";
 import { deleteExpiredNonces, insertNonce } from "./store";
 import { inSlices } from "../lib/slices";
 import type { Cipher } from "../secrets/cipher";
@@ -43,7 +43,7 @@ const JSON_CT_RE = /^application\/json\s*(;.*)?$/;
 /** Steps 1-5: a verified request whose nonce is recorded (in its own commit). */
 export async function authenticate(deps: AuthDeps, req: Request): Promise<Authenticated> {
   const v = await verifySignature(deps, req);
-  await recordNonce(deps, v);
+  await writeTx(deps.db, async () => await recordNonce(deps, v));
   return v;
 }
 
@@ -220,7 +220,7 @@ export const NONCE_PRUNE_SLICE = 2000;
 export async function pruneNonces(db: Db, now: number): Promise<number> {
   let total = 0;
   await inSlices(async () => {
-    const n = await deleteExpiredNonces(db, now, NONCE_PRUNE_SLICE);
+    const n = await writeTx(db, async (tx) => await deleteExpiredNonces(tx, now, NONCE_PRUNE_SLICE));
     total += n;
     // Until a slice finds nothing: a gap in the rowids (a rolled-back insert) makes a slice short.
     return n > 0;

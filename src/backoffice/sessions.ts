@@ -117,26 +117,37 @@ export async function attempt(deps: UserDeps, username: string, client: AttemptC
     ok = await check();
   } finally {
     // The failure is stored before the reservation is released: it never counts nowhere.
-    try {
-      if (!ok) await insertLoginFailure(deps.db, { username, ip: client.ip, at: deps.now() });
-    } finally {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
       for (const k of keys) {
         const left = (pending.get(k) ?? 1) - 1;
         if (left > 0) pending.set(k, left);
         else pending.delete(k);
       }
+    };
+    try {
+      // In its own transaction; the reservation goes right after the INSERT, with no await between.
+      if (!ok)
+        await writeTx(deps.db, async (tx) => {
+          await insertLoginFailure(tx, { username, ip: client.ip, at: deps.now() });
+          release();
+        });
+    } finally {
+      release();
     }
   }
   if (!ok) return await lockOf(deps, username, client) ?? "invalid";
   return "ok";
 }
 
-const clearFailures = async (deps: UserDeps, username: string) => await clearLoginFailures(deps.db, username);
+const clearFailures = async (deps: UserDeps, username: string) => await writeTx(deps.db, async (tx) => await clearLoginFailures(tx, username));
 
 async function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full", meta: { ip: string | null; userAgent: string | null }) {
   const token = randomBytes(32).toString("base64url");
   const now = deps.now();
-  const session = await insertSession(deps.db, {
+  const session = await writeTx(deps.db, async (tx) => await insertSession(tx, {
     id: newId("SS"),
     tokenHash: sha256(token),
     userId: user.id,
@@ -147,7 +158,7 @@ async function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full",
     createdAt: now,
     lastSeenAt: now,
     reauthAt: now,
-  });
+  }));
   return { token, session };
 }
 
@@ -185,7 +196,7 @@ export async function completeSecondFactor(deps: UserDeps, session: SessionRow, 
   }
   if (r === "invalid") return r;
   const now = deps.now();
-  await patchSession(deps.db, session.id, { stage: "full", reauthAt: now, lastSeenAt: now });
+  await writeTx(deps.db, async (tx) => await patchSession(tx, session.id, { stage: "full", reauthAt: now, lastSeenAt: now }));
   await clearFailures(deps, user.username);
   return "ok";
 }
@@ -203,14 +214,14 @@ export async function loadSession(deps: UserDeps, policy: SessionPolicy, token: 
     return null;
   }
   if (now - s.lastSeenAt > TOUCH_MS) {
-    await patchSession(deps.db, s.id, { lastSeenAt: now });
+    await writeTx(deps.db, async (tx) => await patchSession(tx, s.id, { lastSeenAt: now }));
     s.lastSeenAt = now;
   }
   return { session: s, user: u };
 }
 
 export async function revokeSession(deps: UserDeps, sessionId: string, scope: { userId?: number } = {}): Promise<boolean> {
-  return await revokeSessionRow(deps.db, sessionId, deps.now(), scope.userId);
+  return await writeTx(deps.db, async (tx) => await revokeSessionRow(tx, sessionId, deps.now(), scope.userId));
 }
 
 /** The user's live sessions, newest first (the security page lists them with "Sign out"). */

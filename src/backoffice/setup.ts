@@ -16,7 +16,7 @@ export async function issueSetupToken(deps: UserDeps): Promise<string | null> {
   const token = randomBytes(24).toString("base64url");
   const value = JSON.stringify({ hash: sha256(token), expiresAt: deps.now() + SETUP_TTL_MS });
   const now = deps.now();
-  await putSetting(deps.db, KEY, value, now);
+  await writeTx(deps.db, async (tx) => await putSetting(tx, KEY, value, now));
   return token;
 }
 

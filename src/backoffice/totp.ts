@@ -43,13 +43,13 @@ export function newRecoveryCodes(n = 10): string[] {
 
 /** Keeps a new secret, encrypted, until a code from the app proves it was stored (enableTotp). */
 export async function storePendingTotpSecret(deps: UserDeps, userId: number, secretBase32: string): Promise<void> {
-  await patchUser(deps.db, userId, { totpSecretEnc: deps.cipher.encrypt(secretBase32), updatedAt: deps.now() });
+  await writeTx(deps.db, async (tx) => await patchUser(tx, userId, { totpSecretEnc: deps.cipher.encrypt(secretBase32), updatedAt: deps.now() }));
 }
 
 /** Stores the secret and recovery codes once the user proved the app works with one code. */
 export async function enableTotp(deps: UserDeps, userId: number, secretBase32: string, recovery: string[], usedStep: number): Promise<void> {
   const now = deps.now();
-  await patchUser(deps.db, userId, { totpSecretEnc: deps.cipher.encrypt(secretBase32), totpEnabledAt: now, totpLastStep: usedStep, recoveryCodes: JSON.stringify(recovery.map(hashCode)), updatedAt: now });
+  await writeTx(deps.db, async (tx) => await patchUser(tx, userId, { totpSecretEnc: deps.cipher.encrypt(secretBase32), totpEnabledAt: now, totpLastStep: usedStep, recoveryCodes: JSON.stringify(recovery.map(hashCode)), updatedAt: now }));
 }
 
 export function userTotpSecret(deps: Pick<UserDeps, "cipher">, u: UserRow): string | null {

@@ -7,7 +7,7 @@ import { Cron } from "croner";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import type { Config } from "../config/schema";
-import type { Db } from "../db/client";
+import { type Db, writeTx } from "../db/client";
 import type { Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { registerSecret, type Logger } from "../lib/logger";
@@ -121,7 +121,7 @@ export class ScheduledBackups {
       row.error = problems.join("; ");
       this.logger.error("scheduled backup failed", { error: row.error });
     }
-    await recordBackupRun(this.ctx.db, row);
+    await writeTx(this.ctx.db, async (tx) => await recordBackupRun(tx, row));
     return row;
   }
 

@@ -3,7 +3,7 @@
 // a domain's SQL lives in its storage module; hot statements are built once per connection
 // with `prepared` (db/client.ts), never a bare `$client.prepare` in a service.
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
-import { type Db, type DbOrTx, prepared, type Tx } from "../db/client";
+import { type Db, type DbOrTx, prepared, writing, type Tx, writeTx } from "../db/client";
 import { callbackAttempts, callbacks, merchants } from "../db/schema";
 import { ownerGone } from "../lib/process-id";
 
@@ -50,6 +50,8 @@ export const LEASE_OWNERS = `SELECT DISTINCT lease_owner AS o FROM ${DELIVERING}
 
 export function callbackWorkerStore(db: Db, owner: string) {
   const stmt = <T>(name: string, build: (c: Db["$client"]) => T): T => prepared(db, `callbacks:${name}`, (d) => build(d.$client));
+  // The worker's writes outside the group commit: each in a transaction of its own (docs/transactions.md).
+  const own = async <T>(fn: () => T): Promise<T> => await writeTx(db, async () => fn());
   const releaseOf = (o: string | null): number =>
     o === null
       ? db.$client.run(`UPDATE callbacks INDEXED BY callbacks_due SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE state = 'delivering' AND lease_owner IS NULL`).changes
@@ -59,20 +61,20 @@ export function callbackWorkerStore(db: Db, owner: string) {
     db.$client.query<{ o: string | null }, []>(LEASE_OWNERS).all().map((r) => r.o);
   return {
     /** This process's claims back to pending; how many. Other processes' claims stay. */
-    releaseAllLeases: async (): Promise<number> => releaseOf(owner),
+    releaseAllLeases: async (): Promise<number> => await own(() => releaseOf(owner)),
     /**
      * At start: this process's claims, and those of every owner `gone` says is dead (a previous
      * run killed on this host), back to pending before their lease ends; how many. A live
      * process's claims stay until their lease expires.
      */
     releaseCutOff: async (gone: (owner: string | null) => boolean = ownerGone): Promise<number> =>
-      releaseOf(owner) + leaseOwners().filter((o) => o !== owner && gone(o)).reduce((n, o) => n + releaseOf(o), 0),
+      await own(() => releaseOf(owner) + leaseOwners().filter((o) => o !== owner && gone(o)).reduce((n, o) => n + releaseOf(o), 0)),
     /** Expired leases, any owner's (few rows: the index's 'delivering' range). */
     expiredLeases: async (now: number) =>
       stmt("expired", (c) => c.prepare<{ rid: number; id: string }, [number]>(EXPIRED_LEASES)).all(now),
     /** An expired lease back to pending, if it is still expired (another process may have claimed the row again since). */
     release: async (rid: number, now: number) =>
-      void stmt("release", (c) => c.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE rowid = ? AND state = 'delivering' AND lease_until <= ?`)).run(rid, now),
+      await own(() => void stmt("release", (c) => c.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE rowid = ? AND state = 'delivering' AND lease_until <= ?`)).run(rid, now)),
     /** Merchants with pending rows: a loose index scan of callbacks_due, one probe per merchant, whatever the backlog. */
     merchantsWithPending: async (): Promise<number[]> =>
       stmt("merchants", (c) =>
@@ -108,10 +110,10 @@ export function callbackWorkerStore(db: Db, owner: string) {
         .changes === 1,
     /** No target (no notifyUrl, no default URL): held, not an attempt. */
     hold: async (id: string, now: number) =>
-      void db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, lease_owner = NULL, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`, [now, id, owner]),
+      await own(() => void db.$client.run(`UPDATE callbacks SET state = 'held', lease_until = NULL, lease_owner = NULL, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`, [now, id, owner])),
     /** Shutdown cut the delivery off: not an attempt; the next start delivers it again. */
     unclaim: async (id: string) =>
-      void db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE id = ? AND state = 'delivering' AND lease_owner = ?`, [id, owner]),
+      await own(() => void db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE id = ? AND state = 'delivering' AND lease_owner = ?`, [id, owner])),
     /** One attempt, with the URL it went to (the callbacks page shows each attempt's target). */
     recordAttempt: async (id: string, r: AttemptRecord, url: string | null) =>
       void stmt("attempt", (c) =>
@@ -162,7 +164,7 @@ export interface NewCallbackRow {
  * drizzle parameter mapping): this runs for every create.
  */
 export async function insertCallback(tx: Tx, r: NewCallbackRow): Promise<boolean> {
-  const insert = prepared(tx, "enqueueCallback", (d) =>
+  const insert = prepared(writing(tx), "enqueueCallback", (d) =>
     d.$client.prepare(
       `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
@@ -185,8 +187,8 @@ export const DELIVERED_BEFORE = `SELECT id FROM callbacks INDEXED BY callbacks_d
 
 /** Deletes up to `limit` delivered callbacks older than `cutoff` with their attempts (the caller's transaction); how many callbacks. */
 export async function pruneDelivered(db: Db, cutoff: number, limit: number): Promise<number> {
-  const attempts = prepared(db, "pruneAttempts", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`));
-  const rows = prepared(db, "pruneCallbacks", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callbacks WHERE id IN (${DELIVERED_BEFORE})`));
+  const attempts = prepared(writing(db), "pruneAttempts", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`));
+  const rows = prepared(writing(db), "pruneCallbacks", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callbacks WHERE id IN (${DELIVERED_BEFORE})`));
   attempts.run(cutoff, limit);
   return rows.run(cutoff, limit).changes;
 }

@@ -5,6 +5,7 @@ import { issueSetupToken } from "../backoffice/setup";
 import { CLI_ACTOR } from "../audit/log";
 import type { LoadedConfig } from "../config/load";
 import { demoMerchantMark, markDemoMerchant } from "./store";
+import { writeTx } from "../db/client";
 
 /**
  * Demo exchange rates (units per 1 USDT/USDC) for `serve --demo` when the config has no rate
@@ -24,7 +25,7 @@ export function withDemoRates(loaded: LoadedConfig): { loaded: LoadedConfig; add
 export async function ensureDemoMerchant(ctx: AppContext): Promise<{ merchantUid: string; apiKey: string } | null> {
   if (await demoMerchantMark(ctx.db) !== undefined) return null;
   const { merchant, apiKey } = await createMerchant({ db: ctx.db, cipher: ctx.cipher, now: () => ctx.clock.now() }, { name: "Demo Shop" });
-  await markDemoMerchant(ctx.db, merchant.uid, ctx.clock.now());
+  await writeTx(ctx.db, async (tx) => await markDemoMerchant(tx, merchant.uid, ctx.clock.now()));
   return { merchantUid: merchant.uid, apiKey };
 }
 

@@ -9,7 +9,7 @@ import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks } from "./after-commit";
-import { acquireWrite, inTxContext, runInTx, watchForIo } from "./write-lock";
+import { acquireWrite, assertWriting, inTxContext, openToken, runInTx, watchForIo } from "./write-lock";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 declare const inWriteTx: unique symbol;
@@ -58,7 +58,50 @@ export function openDb(path: string): Db {
     const st = statSync(path);
     identities.set(sqlite, { path, dev: st.dev, ino: st.ino });
   }
-  return drizzle({ client: sqlite, schema }) as Db;
+  return drizzle({ client: sqlite, schema, logger: writeCheck(sqlite) }) as Db;
+}
+
+/**
+ * Drizzle's query hook, run before every statement a store builds with drizzle: a write
+ * (insert, update, delete, replace, or a WITH … that holds one) goes through `assertWriting`
+ * (db/write-lock.ts). One character compared for a read.
+ */
+function writeCheck(client: Database) {
+  return {
+    logQuery(query: string): void {
+      const ch = query.charCodeAt(0) | 0x20;
+      // i(nsert) u(pdate) d(elete) r(eplace) w(ith)
+      if (ch === 105 || ch === 117 || ch === 100 || ch === 114 || (ch === 119 && /\b(insert|update|delete)\b/i.test(query))) assertWriting(client);
+    },
+  };
+}
+
+/**
+ * The handle a store's raw write statement (`$client.run`, a prepared INSERT/UPDATE/DELETE)
+ * goes through: refuses it outside its own transaction while another one is open
+ * (db/write-lock.ts `assertWriting`). Drizzle-built writes are checked by openDb's hook.
+ */
+export function writing<D extends Db>(db: D): D {
+  assertWriting(db.$client);
+  return db;
+}
+
+/**
+ * Runs `fn` (reads) on committed state only: never while a transaction of the machinery is
+ * open on the one connection (its uncommitted rows would be visible). It takes the write
+ * mutex for the reads (at once when it is free), so writers wait the few statements it
+ * takes. Inside a transaction body it is refused: the body's own uncommitted rows would be
+ * read (a watch-set watermark must never pass a row that can still roll back).
+ */
+export async function readCommitted<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
+  const c = db.$client;
+  if (inTxContext(c)) throw new Error("readCommitted inside a transaction body: it would read the body's uncommitted rows");
+  const release = await acquireWrite(c);
+  try {
+    return await fn(db);
+  } finally {
+    release();
+  }
 }
 
 /** A Db over a connection opened elsewhere (restore's private copy of a backup), with the schema's tables. */
@@ -140,11 +183,12 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promis
     if (c.inTransaction) return await joinTx(c, tx, fn);
     await guardWrite(c);
     const io = watchForIo();
+    const token = openToken(c);
     pushFrame(c);
     let value: T;
     try {
       txStatements(c).begin.run();
-      value = await runInTx(c, () => fn(tx));
+      value = await runInTx(c, () => fn(tx), token);
       io.check();
       txStatements(c).commit.run();
       noteCommit(c);
@@ -153,6 +197,8 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promis
       rollbackQuietly(c);
       throw e;
     } finally {
+      // What the body left behind (a timer, a promise reaction) runs outside any transaction.
+      token.open = false;
       io.stop();
     }
     runHooks(releaseFrame(c));
@@ -170,9 +216,11 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promis
 async function joinTx<T>(c: Database, tx: Tx, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
   if (inFrame(c)) return await runInTx(c, () => fn(tx));
   pushFrame(c);
+  const token = openToken(c);
   try {
-    return await runInTx(c, () => fn(tx));
+    return await runInTx(c, () => fn(tx), token);
   } finally {
+    token.open = false;
     dropFrame(c);
   }
 }
@@ -199,7 +247,14 @@ async function inSavepoint<T>(c: Database, tx: Tx, fn: (tx: Tx) => Promise<T> | 
     c.run(`RELEASE ${name}`);
     return value;
   }
-  c.run(`RELEASE ${name}`);
+  try {
+    c.run(`RELEASE ${name}`);
+  } catch (e) {
+    // The transaction was aborted under the savepoint (disk full, I/O error): its frame goes
+    // with it, or every later transaction's hooks would be handed to a dead frame.
+    dropFrame(c);
+    throw e;
+  }
   runHooks(releaseFrame(c));
   return value;
 }
@@ -224,11 +279,16 @@ export async function rolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Pro
   try {
     if (c.inTransaction) return await inSavepoint(c, tx, fn, false);
     const io = watchForIo();
+    const token = openToken(c);
     pushFrame(c);
     try {
       txStatements(c).begin.run();
-      return await runInTx(c, () => fn(tx));
+      const value = await runInTx(c, () => fn(tx), token);
+      // Rolled back either way, but a body that awaited I/O held every writer behind it.
+      io.check();
+      return value;
     } finally {
+      token.open = false;
       io.stop();
       dropFrame(c);
       rollbackQuietly(c);
@@ -305,6 +365,7 @@ function updateWhere<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn }, id:
       .returning()
       .prepare();
   });
+  assertWriting(db.$client);
   const params: Record<string, unknown> = { __id: id };
   if (guard) params.__expected = guard.value;
   for (const k of keys) params[k] = set[k];

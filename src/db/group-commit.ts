@@ -14,7 +14,7 @@
 import type { Database } from "bun:sqlite";
 import { crashPoint } from "../lib/crash";
 import { guardWrite, noteCommit, type Db, type Tx, writeTx } from "./client";
-import { acquireWrite, inTxContext, runInTx, watchForIo } from "./write-lock";
+import { acquireWrite, inTxContext, openToken, runInTx, watchForIo } from "./write-lock";
 import { dropFrame, inFrame, pushFrame, releaseFrame, runHooks } from "./after-commit";
 
 export interface GroupJob<T> {
@@ -125,12 +125,15 @@ export class GroupCommit {
     }
     if (own || foreign) pushFrame(c);
     const io = own ? watchForIo() : null;
+    // The group's transaction context, closed when the group ends (a timer a job left behind runs outside it).
+    const token = inTxContext(c) ? undefined : openToken(c);
     try {
       // One transaction context for the whole group (not one per job): every job's nested
-      // writeTx joins it the same way.
-      await runInTx(c, () => this.runAll(batch, results));
+      // writeTx joins it the same way; the token closes it when the group ends.
+      await runInTx(c, () => this.runAll(batch, results), token);
       io?.check();
     } catch (e) {
+      if (token) token.open = false;
       io?.stop();
       // The transaction itself broke (e.g. disk full aborts it): nothing of this group stands.
       if (own || foreign) dropFrame(c);
@@ -142,6 +145,7 @@ export class GroupCommit {
       for (const q of batch) q.reject(e);
       return;
     }
+    if (token) token.open = false;
     io?.stop();
     this.groups++;
     this.jobs += batch.length;

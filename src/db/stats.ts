@@ -126,8 +126,9 @@ export async function applyStats(db: Db, s: { tables: string[]; rows: StatRow[] 
   if (!s.tables.length) return;
   const c = db.$client;
   // sqlite_stat1 is made by SQLite only: ANALYZE of a table of a few rows makes it.
-  if (!c.query("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").get()) c.run('ANALYZE "schema_migrations"');
   await writeTx(db, (tx) => {
+    // (inside the transaction: ANALYZE writes, and outside one it would join another flow's)
+    if (!c.query("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").get()) c.run('ANALYZE "schema_migrations"');
     const del = tx.$client.prepare("DELETE FROM sqlite_stat1 WHERE tbl = ?");
     const ins = tx.$client.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)");
     for (const t of s.tables) del.run(t);

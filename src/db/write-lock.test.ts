@@ -2,8 +2,11 @@
 // interleave, a nested writeTx joins its own transaction, and awaiting real I/O inside a
 // transaction fails it before COMMIT.
 import { expect, test } from "bun:test";
-import { afterCommit, openDb, rolledBack, savepoint, writeTx } from "./client";
-import { IoInTransactionError } from "./write-lock";
+import { sql } from "drizzle-orm";
+import { afterCommit, openDb, readCommitted, rolledBack, savepoint, writeTx, writing } from "./client";
+import { inFrame } from "./after-commit";
+import { groupCommit } from "./group-commit";
+import { IoInTransactionError, WriteOutsideTransactionError } from "./write-lock";
 
 function freshDb() {
   const db = openDb(":memory:");
@@ -64,4 +67,125 @@ test("awaiting real I/O (a timer) inside a transaction fails it before COMMIT, n
   expect(rows(db)).toEqual([]);
   await writeTx(db, async () => db.$client.run("INSERT INTO t (who) VALUES ('after')"));
   expect(rows(db)).toEqual(["after"]);
+});
+
+/** A transaction that writes, awaits a few store calls, then fails: every other flow's code runs at those awaits. */
+const failingTx = (db: ReturnType<typeof freshDb>) =>
+  writeTx(db, async () => {
+    db.$client.run("INSERT INTO t (who) VALUES ('tx')");
+    for (let i = 0; i < 4; i++) await Promise.resolve();
+    throw new Error("refused");
+  });
+
+test("a store write outside writeTx while another flow's transaction is open is refused, never lost with that rollback", async () => {
+  const db = freshDb();
+  const tx = failingTx(db);
+  // (drizzle's `db.run` wraps the error: its cause is the refusal)
+  const refused = (p: Promise<unknown>) => p.then(() => "written", (e: Error) => (e instanceof WriteOutsideTransactionError || e.cause instanceof WriteOutsideTransactionError ? "refused" : String(e)));
+  // A drizzle-built write and a store's raw write (through `writing`), each from another flow.
+  const drizzleWrite = refused((async () => {
+    await Promise.resolve();
+    db.run(sql`INSERT INTO t (who) VALUES ('drizzle')`);
+  })());
+  const rawWrite = refused((async () => {
+    await Promise.resolve();
+    writing(db).$client.run("INSERT INTO t (who) VALUES ('raw')");
+  })());
+  await expect(tx).rejects.toThrow("refused");
+  expect(await drizzleWrite).toBe("refused");
+  expect(await rawWrite).toBe("refused");
+  // The same write through its own writeTx waits for the mutex and survives the other's rollback.
+  const tx2 = failingTx(db);
+  const own = (async () => {
+    await Promise.resolve();
+    await writeTx(db, async () => db.run(sql`INSERT INTO t (who) VALUES ('own')`));
+  })();
+  await expect(tx2).rejects.toThrow("refused");
+  await own;
+  expect(rows(db)).toEqual(["own"]);
+  // Reads outside a transaction stay allowed, and so does a write on an idle connection.
+  db.run(sql`INSERT INTO t (who) VALUES ('idle')`);
+  expect(rows(db)).toEqual(["own", "idle"]);
+});
+
+test("awaiting an immediate queued before BEGIN (a group commit's flush) fails the transaction", async () => {
+  const db = freshDb();
+  let resolve!: () => void;
+  const queuedBefore = new Promise<void>((r) => (resolve = r));
+  setImmediate(() => resolve());
+  await expect(
+    writeTx(db, async () => {
+      db.$client.run("INSERT INTO t (who) VALUES ('late')");
+      await queuedBefore;
+    }),
+  ).rejects.toBeInstanceOf(IoInTransactionError);
+  expect(rows(db)).toEqual([]);
+});
+
+test("a rolledBack body that awaits real I/O fails with IoInTransactionError", async () => {
+  const db = freshDb();
+  await expect(
+    rolledBack(db, async () => {
+      await Bun.sleep(1);
+      return 1;
+    }),
+  ).rejects.toBeInstanceOf(IoInTransactionError);
+});
+
+test("a timer set inside a body runs its writeTx in a transaction of its own, after the first one closed", async () => {
+  const db = freshDb();
+  db.$client.run("CREATE UNIQUE INDEX t_who ON t (who)");
+  let later: Promise<unknown> = Promise.resolve();
+  let fired!: () => void;
+  const done = new Promise<void>((r) => (fired = r));
+  await writeTx(db, async () => {
+    db.$client.run("INSERT INTO t (who) VALUES ('outer')");
+    setTimeout(() => {
+      later = writeTx(db, async () => {
+        db.$client.run("INSERT INTO t (who) VALUES ('late')");
+        db.$client.run("INSERT INTO t (who) VALUES ('outer')"); // UNIQUE: the whole late transaction rolls back
+      }).catch(() => {});
+      fired();
+    }, 1);
+  });
+  await done;
+  await later;
+  expect(rows(db)).toEqual(["outer"]);
+  // A group first requested inside a body is flushed under the mutex, in a transaction of its own.
+  let job: Promise<unknown> = Promise.resolve();
+  await writeTx(db, async () => {
+    job = groupCommit(db).run({ work: async () => db.$client.inTransaction && !db.$client.run("INSERT INTO t (who) VALUES ('job')").changes === false });
+  });
+  expect(await job).toBe(true);
+  expect(rows(db)).toEqual(["outer", "job"]);
+});
+
+test("a savepoint whose RELEASE fails (the transaction aborted under it) leaves no after-commit frame behind", async () => {
+  const db = freshDb();
+  await writeTx(db, async (tx) => {
+    await savepoint(tx, async () => {
+      try {
+        db.$client.run("ROLLBACK"); // stands in for SQLITE_FULL aborting the transaction, caught by the body
+      } catch {}
+    });
+  }).catch(() => {});
+  expect(inFrame(db.$client)).toBe(false);
+  const ran: string[] = [];
+  await writeTx(db, async (tx) => {
+    db.$client.run("INSERT INTO t (who) VALUES ('x')");
+    afterCommit(tx, () => ran.push("hook"));
+  });
+  expect(ran).toEqual(["hook"]);
+});
+
+test("readCommitted never sees another flow's open transaction", async () => {
+  const db = freshDb();
+  const tx = failingTx(db);
+  const seen = (async () => {
+    await Promise.resolve();
+    return await readCommitted(db, async () => rows(db));
+  })();
+  await expect(tx).rejects.toThrow("refused");
+  expect(await seen).toEqual([]);
+  await expect(writeTx(db, async () => await readCommitted(db, async () => rows(db)))).rejects.toThrow("readCommitted inside a transaction");
 });

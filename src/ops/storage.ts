@@ -7,7 +7,7 @@
 // 10003), /readyz says not ready and storage_unwritable fires until a restart.
 import { statfsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { type Db, fileIdentityAtOpen, setWriteGuard } from "../db/client";
+import { type Db, fileIdentityAtOpen, setWriteGuard, writeTx } from "../db/client";
 import { describeFault } from "../db/storage-fault";
 import type { Logger } from "../lib/logger";
 import { busyTimeout, inTransaction, probeWrite, setBusyTimeout, stopWrites } from "./store";
@@ -113,7 +113,7 @@ export class StorageMonitor {
     const previous = await busyTimeout(this.ctx.db);
     await setBusyTimeout(this.ctx.db, 250);
     try {
-      await probeWrite(this.ctx.db, Date.now());
+      await writeTx(this.ctx.db, async (tx) => await probeWrite(tx, Date.now()));
       return null;
     } catch (e) {
       return describeFault(e);

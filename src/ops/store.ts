@@ -1,7 +1,7 @@
 // Operations' storage module (docs/architecture.md "Data access"): the counts the alert conditions
 // and the metrics read, the liveness ping and the storage probe's committed write. The SQL
 // constants are the ones src/db/query-plans.test.ts reads (src/testing/engine-queries.ts).
-import type { Db } from "../db/client";
+import { type Db, type Tx, writing } from "../db/client";
 import { notStatusSql, statusSql } from "../db/status-sql";
 import { GAVE_UP, UNDELIVERED } from "../callbacks/state";
 import { AWAITING_FINALITY, BALANCE_MISMATCH, FAILED } from "../payout/state";
@@ -98,11 +98,8 @@ export async function setBusyTimeout(db: Db, ms: number): Promise<void> {
 }
 
 /** The storage probe: one committed write of the probe row (throws the SQLite error when it fails). */
-export async function probeWrite(db: Db, now: number): Promise<void> {
-  const c = db.$client;
-  c.transaction(() => {
-    c.run("INSERT INTO storage_probe (id, at, probes) VALUES (1, ?, 1) ON CONFLICT (id) DO UPDATE SET at = excluded.at, probes = probes + 1", [now]);
-  }).immediate();
+export async function probeWrite(tx: Tx, now: number): Promise<void> {
+  writing(tx).$client.run("INSERT INTO storage_probe (id, at, probes) VALUES (1, ?, 1) ON CONFLICT (id) DO UPDATE SET at = excluded.at, probes = probes + 1", [now]);
 }
 
 /** Whether the connection is inside a transaction (a probe then would join it). */

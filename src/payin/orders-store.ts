@@ -5,7 +5,7 @@
 // (testing/engine-queries.ts) check the SQL constants below stay seeks. The ordinary reads and
 // writes use drizzle's builder. Transfers are the watcher's (watcher/transfers-store.ts).
 import { and, asc, desc, eq, lte, or, sql } from "drizzle-orm";
-import { type DbOrTx, prepared, rowColumns, type Tx, updateById, updateByIdIf } from "../db/client";
+import { type DbOrTx, prepared, writing, rowColumns, type Tx, updateById, updateByIdIf } from "../db/client";
 import { payinOrders } from "../db/schema";
 import { statusTerm } from "../db/status-sql";
 import { TRANSFER_PENDING } from "../watcher/state";
@@ -44,7 +44,7 @@ export async function freeSharedAddress(tx: Tx, merchantId: number, chain: strin
  * NULL, confirmations 0), its id is the new rowid.
  */
 export async function insertSharedPayin(tx: Tx, row: PayinOrderRow, now: number): Promise<number | null> {
-  const insert = prepared(tx, "insertSharedPayin", (d) =>
+  const insert = prepared(writing(tx), "insertSharedPayin", (d) =>
     d.$client.prepare(
       `INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address,
                                  notify_url, redirect_url, api_key_id, status, checkout_token, expire_at, created_at, updated_at)
@@ -132,7 +132,7 @@ export const SHOW_ORDER_CONFS = `UPDATE payin_orders SET confirmations = (SELECT
 /** The displayed confirmation counts of a chain's pending transfers and their orders: two set-based statements. */
 export async function showConfirmations(tx: Tx, chain: string, latest: number, now: number): Promise<void> {
   await showTransferConfirmations(tx, chain, latest);
-  prepared(tx, "displayOrderConfs", (d) => d.$client.prepare(SHOW_ORDER_CONFS)).run(chain, now);
+  prepared(writing(tx), "displayOrderConfs", (d) => d.$client.prepare(SHOW_ORDER_CONFS)).run(chain, now);
 }
 
 /** An order by id (the watcher reads its candidates back through this). */

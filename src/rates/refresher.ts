@@ -1,6 +1,7 @@
 // The rates job: with [rates] source = "coingecko", fetch every `refresh` and store what came back.
 // A failed fetch keeps the last rates (they serve until max_age) and is noted for the alert.
 import type { Logger } from "../lib/logger";
+import { writeTx } from "../db/client";
 import { type RatesCtx, noteFetchError, storeRates } from "./book";
 import { fetchCoingecko } from "./coingecko";
 import { COINGECKO_FIATS } from "./currencies";
@@ -38,13 +39,13 @@ export class RateRefresher {
         signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(10_000)]),
       });
       if (!rates.length) throw new Error("coingecko answered no usable rate");
-      await storeRates(this.ctx.db, rates, "coingecko", this.ctx.clock.now());
+      await writeTx(this.ctx.db, async (tx) => await storeRates(tx, rates, "coingecko", this.ctx.clock.now()));
       return rates.length;
     } catch (e) {
       if (this.abort.signal.aborted) return 0;
       const message = String((e as Error)?.message ?? e);
       this.ctx.logger.warn("rates fetch failed; the last rates serve until max_age", { error: message });
-      await noteFetchError(this.ctx.db, message, this.ctx.clock.now());
+      await writeTx(this.ctx.db, async (tx) => await noteFetchError(tx, message, this.ctx.clock.now()));
       return 0;
     }
   }

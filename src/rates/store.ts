@@ -1,7 +1,7 @@
 // The rates' storage module: `fx_rates` and the noted fetch error in `settings`
 // (docs/architecture.md "Data access"). `rates/book.ts` calls these.
 import { and, eq } from "drizzle-orm";
-import type { Db, DbOrTx } from "../db/client";
+import type { DbOrTx, Tx } from "../db/client";
 import { fxRates, settings } from "../db/schema";
 import type { FetchedRate } from "./coingecko";
 
@@ -13,19 +13,17 @@ export async function storedRate(db: DbOrTx, currency: string, token: string) {
 }
 
 /** Stores a fetch: each rate replaces the last one of its pair; clears the noted error. */
-export async function storeRates(db: Db, rates: FetchedRate[], source: string, now: number): Promise<void> {
-  db.transaction((tx) => {
-    for (const r of rates) {
-      tx.insert(fxRates)
-        .values({ currency: r.currency, token: r.token, rate: r.rate, source, observedAt: r.observedAt, fetchedAt: now })
-        .onConflictDoUpdate({ target: [fxRates.currency, fxRates.token], set: { rate: r.rate, source, observedAt: r.observedAt, fetchedAt: now } })
-        .run();
-    }
-    tx.delete(settings).where(eq(settings.key, LAST_ERROR_KEY)).run();
-  });
+export async function storeRates(tx: Tx, rates: FetchedRate[], source: string, now: number): Promise<void> {
+  for (const r of rates) {
+    tx.insert(fxRates)
+      .values({ currency: r.currency, token: r.token, rate: r.rate, source, observedAt: r.observedAt, fetchedAt: now })
+      .onConflictDoUpdate({ target: [fxRates.currency, fxRates.token], set: { rate: r.rate, source, observedAt: r.observedAt, fetchedAt: now } })
+      .run();
+  }
+  tx.delete(settings).where(eq(settings.key, LAST_ERROR_KEY)).run();
 }
 
-export async function noteFetchError(db: Db, message: string, now: number): Promise<void> {
+export async function noteFetchError(db: Tx, message: string, now: number): Promise<void> {
   const value = JSON.stringify({ at: now, message });
   db.insert(settings).values({ key: LAST_ERROR_KEY, value, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } }).run();
 }

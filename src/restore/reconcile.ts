@@ -5,7 +5,7 @@
 // until an operator acknowledges them (`stablegate restore ack`, or the back office). The
 // acknowledgement releases the held payouts: the operator has checked that what went out
 // after the backup does not already pay them (docs/operations.md).
-import { writeTx, type Db, type DbOrTx } from "../db/client";
+import { readCommitted, writeTx, type Db, type DbOrTx } from "../db/client";
 import { chainModule, hasChainModule } from "../chains/registry";
 import { chainBundle } from "../chains/factory";
 import type { ChainModuleCtx } from "../chains/module";
@@ -57,7 +57,8 @@ export class ReconcileGate implements SendGate {
       since: rc.sinceBlock === null ? null : BigInt(rc.sinceBlock),
       known: async (h) => await knownTx(db, h),
       payouts: this.ctx.payouts,
-      addressesAfter: async (chain, after) => await addressRowsAfter(db, chain, after),
+      // Committed rows only: the TRON reader keeps the highest sequence it saw.
+      addressesAfter: async (chain, after) => await readCommitted(db, async (d) => await addressRowsAfter(d, chain, after)),
     }) ?? []);
     const now = this.ctx.clock.now();
     await writeTx(db, async (tx) =>

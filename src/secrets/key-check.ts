@@ -1,6 +1,6 @@
 // Refuses to use a database with a master key it was not created with: a wrong
 // key would otherwise encrypt new API keys under a second key, or fail later.
-import type { Db } from "../db/client";
+import { type Db, writeTx } from "../db/client";
 import type { Cipher } from "./cipher";
 import { encryptedSamples, insertKeyCheck, keyCheckValue } from "./store";
 
@@ -40,5 +40,5 @@ export async function hasKeyCheck(db: Db): Promise<boolean> {
 
 export async function checkMasterKey(db: Db, cipher: Cipher, now: number): Promise<void> {
   if (!await keyOpensDatabase(db, cipher)) throw new WrongMasterKey();
-  await insertKeyCheck(db, cipher.encrypt(PLAIN), now);
+  await writeTx(db, async (tx) => await insertKeyCheck(tx, cipher.encrypt(PLAIN), now));
 }

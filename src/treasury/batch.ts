@@ -264,8 +264,8 @@ export async function uploadBatch(ctx: PayoutCtx, merchantId: number, file: { na
   });
 }
 
-export function getBatch(db: Db, merchantId: number, id: string): BatchRow {
-  const b = batchById(db, id, merchantId);
+export async function getBatch(db: Db, merchantId: number, id: string): Promise<BatchRow> {
+  const b = await batchById(db, id, merchantId);
   if (!b) throw new BatchNotFound(id);
   return b;
 }
@@ -277,24 +277,24 @@ export function batchSummary(b: BatchRow): BatchSummary {
 /** Confirms a previewed batch (the caller has re-authenticated the user); audited. Confirming twice is harmless. */
 export async function confirmBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: Actor): Promise<BatchRow> {
   return await writeTx(deps.db, async (tx) => {
-    const b = getBatch(tx, merchantId, id);
+    const b = await getBatch(tx, merchantId, id);
     if (b.status !== "preview") return b;
     const now = deps.now();
     const next = b.validCount > 0 ? "running" : "done";
     const m = (await findMerchantById(tx, merchantId))!;
     const sum = batchSummary(b);
     await recordAudit(tx, { ...actor, action: "batch_payout.confirm", target: `merchant:${m.uid}:batch:${b.id}`, after: { file: b.fileName, sha256: b.fileSha256, rows: b.rowCount, valid: b.validCount, totals: sum.perToken }, at: now });
-    return patchBatch(tx, id, { status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now });
+    return await patchBatch(tx, id, { status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now });
   });
 }
 
 export async function discardBatch(deps: { db: Db; now: () => number }, merchantId: number, id: string, actor: Actor): Promise<BatchRow> {
   return await writeTx(deps.db, async (tx) => {
-    const b = getBatch(tx, merchantId, id);
+    const b = await getBatch(tx, merchantId, id);
     if (b.status !== "preview") return b;
     const m = (await findMerchantById(tx, merchantId))!;
     await recordAudit(tx, { ...actor, action: "batch_payout.discard", target: `merchant:${m.uid}:batch:${b.id}`, before: { status: b.status }, after: { status: "discarded" }, at: deps.now() });
-    return patchBatch(tx, id, { status: "discarded", updatedAt: deps.now() });
+    return await patchBatch(tx, id, { status: "discarded", updatedAt: deps.now() });
   });
 }
 
@@ -309,15 +309,15 @@ function batchJob(batchId: string): TreasuryJob<BatchLine> {
     item: "row",
     id: batchId,
     open: async (db) => {
-      const b = batchById(db, batchId);
+      const b = await batchById(db, batchId);
       return b && b.status === "running" ? { merchantId: b.merchantId, items: await batchLines(db, batchId, { state: ["valid"] }) } : null;
     },
     no: (line) => line.rowNo,
     input: (line) => parse(BatchRowBody, rowToInput(JSON.parse(line.input) as Record<string, string>)),
     created: async (tx, line, r, now) => await setRow(tx, line, { state: r.created ? "created" : "existing", payoutOrderId: r.orderId, errorCode: null, errorMessage: null }, now),
     refused: async (tx, line, e, now) => await setRow(tx, line, { state: "rejected", errorCode: e.code, errorMessage: describeError(e) }, now),
-    finish: (db, now) => {
-      finishRunningBatch(db, batchId, now);
+    finish: async (db, now) => {
+      await writeTx(db, async (tx) => await finishRunningBatch(tx, batchId, now));
     },
   };
 }
@@ -329,14 +329,14 @@ export async function runBatch(ctx: PayoutCtx, batchId: string, treasury: Treasu
 
 /** Scheduled: resumes every running batch (after a confirm, or after a restart). */
 export async function runBatches(ctx: PayoutCtx, treasury: TreasuryRunner): Promise<void> {
-  for (const id of runningBatchIds(ctx.db)) await runBatch(ctx, id, treasury);
+  for (const id of await runningBatchIds(ctx.db)) await runBatch(ctx, id, treasury);
 }
 
 /** A batch's progress (treasury/progress.ts, the one view), with its row count under its old name. */
 export type BatchProgress = TreasuryProgress & { rows: number };
 
 export async function batchProgress(db: Db, merchantId: number, id: string): Promise<BatchProgress> {
-  getBatch(db, merchantId, id);
+  await getBatch(db, merchantId, id);
   const p = await batchProgressOf(db, id);
   return { ...p, rows: p.items };
 }
@@ -345,7 +345,7 @@ export const RESULT_COLUMNS = ["row", "chainCode", "tokenSymbol", "toAddress", "
 
 /** The results CSV: every row as uploaded with what became of it. */
 export async function batchResultsCsv(db: Db, merchantId: number, id: string): Promise<string> {
-  getBatch(db, merchantId, id);
+  await getBatch(db, merchantId, id);
   const rows = await batchLinesWithOrders(db, id);
   return toCsv(
     RESULT_COLUMNS,

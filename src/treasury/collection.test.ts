@@ -103,11 +103,11 @@ test("a scheduled collection runs unattended when due, and a missed stretch runs
 
   clock.advance(59 * 60_000);
   await runCollections(gw.ctx, runner);
-  expect(listRuns(gw.ctx.db, m.id)).toEqual([]);
+  expect(await listRuns(gw.ctx.db, m.id)).toEqual([]);
 
   clock.advance(2 * 60_000);
   await runCollections(gw.ctx, runner);
-  const [run] = listRuns(gw.ctx.db, m.id);
+  const [run] = await listRuns(gw.ctx.db, m.id);
   expect(run).toMatchObject({ trigger: "schedule", createdBy: "schedule", legCount: 2, status: "done", total: "50000000" });
   await sb.mine("TRON", 3);
   expect(await runProgress(gw.ctx.db, run!.id)).toMatchObject({ confirmed: 2 });
@@ -119,7 +119,7 @@ test("a scheduled collection runs unattended when due, and a missed stretch runs
   clock.advance(3 * 3600_000);
   await runCollections(gw.ctx, runner);
   await runCollections(gw.ctx, runner);
-  expect(listRuns(gw.ctx.db, m.id).map((r) => [r.trigger, r.legCount])).toEqual([
+  expect((await listRuns(gw.ctx.db, m.id)).map((r) => [r.trigger, r.legCount])).toEqual([
     ["schedule", 0],
     ["schedule", 2],
   ]);
@@ -137,10 +137,10 @@ test("the schedule sends only to a destination confirmed with a password: one sa
   clock.advance(2 * 60_000);
   await runCollections(gw.ctx, runner);
   // ...and the schedule does not send there (nor anywhere) until it is confirmed.
-  expect(listRuns(gw.ctx.db, m.id)).toEqual([]);
+  expect(await listRuns(gw.ctx.db, m.id)).toEqual([]);
   expect(await gw.ctx.chains.get("TRON")!.tokenBalance(thief, "USDT")).toBe(0n);
   await setCollectionSetting(gw.ctx, m.id, { chainCode: "TRON", tokenSymbol: "USDT", destination: cold, minimum: "1", schedule: "* * * * *", confirmedWithPassword: true }, USER);
   clock.advance(2 * 60_000);
   await runCollections(gw.ctx, runner);
-  expect(listRuns(gw.ctx.db, m.id)).toMatchObject([{ trigger: "schedule", destination: cold, legCount: 1 }]);
+  expect(await listRuns(gw.ctx.db, m.id)).toMatchObject([{ trigger: "schedule", destination: cold, legCount: 1 }]);
 });

@@ -162,8 +162,8 @@ export async function previewCollection(ctx: PayoutCtx, merchantId: number, chai
   });
 }
 
-export function getRun(db: Db, merchantId: number, id: string): CollectionRun {
-  const r = runById(db, id, merchantId);
+export async function getRun(db: Db, merchantId: number, id: string): Promise<CollectionRun> {
+  const r = await runById(db, id, merchantId);
   if (!r) throw new CollectionError("collection.run_unknown", { id });
   return r;
 }
@@ -175,13 +175,13 @@ export function runGas(r: CollectionRun): GasEstimate {
 /** "Confirm collection" (the caller has re-authenticated the user); audited; confirming twice is harmless. */
 export async function confirmCollection(deps: { db: Db; now: () => number }, merchantId: number, runId: string, actor: Actor): Promise<CollectionRun> {
   return await writeTx(deps.db, async (tx) => {
-    const r = getRun(tx, merchantId, runId);
+    const r = await getRun(tx, merchantId, runId);
     if (r.status !== "preview") return r;
     const now = deps.now();
     const next = r.legCount > 0 ? "running" : "done";
     const m = (await findMerchantById(tx, merchantId))!;
     await recordAudit(tx, { ...actor, action: "collection.confirm", target: `merchant:${m.uid}:collection:${r.id}`, after: { chain: r.chain, token: r.token, destination: r.destination, legs: r.legCount, total: tokenAmount(r.chain, r.token, r.total) }, at: now });
-    return patchRun(tx, runId, { status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now });
+    return await patchRun(tx, runId, { status: next, confirmedBy: actor.actor, confirmedAt: now, finishedAt: next === "done" ? now : null, updatedAt: now });
   });
 }
 
@@ -196,7 +196,7 @@ function collectionJob(ctx: PayoutCtx, runId: string): TreasuryJob<CollectionLeg
     item: "leg",
     id: runId,
     open: async (db) => {
-      run = runById(db, runId);
+      run = await runById(db, runId);
       if (!run || run.status !== "running") return null;
       decimals = chainAndToken(ctx, run.chain, run.token).token.decimals;
       return { merchantId: run.merchantId, items: await plannedLegs(db, runId) };
@@ -212,8 +212,8 @@ function collectionJob(ctx: PayoutCtx, runId: string): TreasuryJob<CollectionLeg
     }),
     created: async (tx, leg, r, now) => await setLeg(tx, leg, { state: "created", payoutOrderId: r.orderId }, now),
     refused: async (tx, leg, e, now) => await setLeg(tx, leg, { state: "rejected", errorCode: e.code, errorMessage: describeError(e) }, now),
-    finish: (db, now) => {
-      finishRunningRun(db, runId, now);
+    finish: async (db, now) => {
+      await writeTx(db, async (tx) => await finishRunningRun(tx, runId, now));
     },
   };
 }
@@ -254,10 +254,10 @@ export async function runCollections(ctx: PayoutCtx, treasury: TreasuryRunner): 
     if (!due || due.getTime() > now) continue;
     if (!scheduleMaySend(s)) {
       ctx.logger.warn("scheduled collection skipped: the destination was not confirmed with a password; save it again in the back office", { merchantId: s.merchantId, chain: s.chain, token: s.token });
-      await markScheduled(ctx.db, s, now);
+      await writeTx(ctx.db, async (tx) => await markScheduled(tx, s, now));
       continue;
     }
-    await markScheduled(ctx.db, s, now);
+    await writeTx(ctx.db, async (tx) => await markScheduled(tx, s, now));
     if (!ctx.chains.has(s.chain as never)) continue;
     try {
       const run = await previewCollection(ctx, s.merchantId, s.chain, s.token, SCHEDULE_ACTOR, "schedule");
@@ -266,7 +266,7 @@ export async function runCollections(ctx: PayoutCtx, treasury: TreasuryRunner): 
       ctx.logger.warn("scheduled collection failed", { merchantId: s.merchantId, chain: s.chain, token: s.token, error: String((e as Error)?.message ?? e) });
     }
   }
-  for (const id of runningRunIds(ctx.db)) {
+  for (const id of await runningRunIds(ctx.db)) {
     await runCollection(ctx, id, treasury);
   }
 }

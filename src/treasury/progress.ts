@@ -40,7 +40,7 @@ const noOrders = (): Record<PayoutStatus, number> => Object.fromEntries(PAYOUT_S
 
 /** A batch's progress (rows by state, their orders by status). */
 export async function batchProgressOf(db: Db, batchId: string): Promise<TreasuryProgress> {
-  const b = batchById(db, batchId);
+  const b = await batchById(db, batchId);
   if (!b) throw new Error(`no batch ${batchId}`);
   const byState = await batchLineCounts(db, batchId);
   const orders = noOrders();
@@ -53,7 +53,7 @@ export async function batchProgressOf(db: Db, batchId: string): Promise<Treasury
 
 /** A collection run's progress (legs by state, their orders by status). */
 export async function collectionProgressOf(db: Db, runId: string): Promise<TreasuryProgress> {
-  const r = runById(db, runId);
+  const r = await runById(db, runId);
   if (!r) throw new Error(`no collection run ${runId}`);
   const orders = noOrders();
   let planned = 0;

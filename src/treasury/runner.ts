@@ -35,7 +35,7 @@ export interface TreasuryJob<Item> {
   /** Writes why the item was refused (valid at preview, refused now: e.g. the balance moved). */
   refused(tx: Tx, item: Item, e: AppError, now: number): Promise<void>;
   /** Every item has its order: the run is done (only if it is still running). */
-  finish(db: Db, now: number): void;
+  finish(db: Db, now: number): Promise<void>;
 }
 
 export class TreasuryRunner {
@@ -75,7 +75,7 @@ export class TreasuryRunner {
         // A sandbox attempt can complete without ever waiting on I/O: let requests in between items.
         await new Promise((resolve) => setImmediate(resolve));
       }
-      job.finish(ctx.db, ctx.clock.now());
+      await job.finish(ctx.db, ctx.clock.now());
     } finally {
       this.running.delete(runKey);
     }

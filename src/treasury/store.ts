@@ -23,15 +23,15 @@ function runStatements<T extends typeof payoutBatches | typeof collectionRuns>(t
   const t = table as typeof payoutBatches;
   return {
     /** The run, of that merchant when one is given. */
-    byId: (db: Db, id: string, merchantId?: number): Row | undefined =>
+    byId: async (db: Db, id: string, merchantId?: number): Promise<Row | undefined> =>
       db.select().from(t).where(merchantId === undefined ? eq(t.id, id) : and(eq(t.id, id), eq(t.merchantId, merchantId))).get() as Row | undefined,
     /** The merchant's newest runs. */
-    list: (db: Db, merchantId: number, limit = 50): Row[] => db.select().from(t).where(eq(t.merchantId, merchantId)).orderBy(desc(t.createdAt)).limit(limit).all() as Row[],
-    patch: (tx: Db, id: string, set: Partial<Omit<Row, "id">>): Row => tx.update(t).set(set as Partial<BatchRow>).where(eq(t.id, id)).returning().get() as Row,
+    list: async (db: Db, merchantId: number, limit = 50): Promise<Row[]> => db.select().from(t).where(eq(t.merchantId, merchantId)).orderBy(desc(t.createdAt)).limit(limit).all() as Row[],
+    patch: async (tx: Tx, id: string, set: Partial<Omit<Row, "id">>): Promise<Row> => tx.update(t).set(set as Partial<BatchRow>).where(eq(t.id, id)).returning().get() as Row,
     /** A running run is done (a run in any other status is left as it is). */
-    finishRunning: (db: Db, id: string, now: number): void =>
+    finishRunning: async (db: Tx, id: string, now: number): Promise<void> =>
       void db.update(t).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(t.id, id), eq(t.status, "running"))).run(),
-    runningIds: (db: Db): string[] => db.select({ id: t.id }).from(t).where(eq(t.status, "running")).all().map((r) => r.id),
+    runningIds: async (db: Db): Promise<string[]> => db.select({ id: t.id }).from(t).where(eq(t.status, "running")).all().map((r) => r.id),
   };
 }
 
@@ -104,7 +104,7 @@ export async function scheduledCollectionSettings(db: Db): Promise<CollectionSet
   return db.select().from(collectionSettings).where(isNotNull(collectionSettings.schedule)).all();
 }
 
-export async function markScheduled(db: Db, s: Pick<CollectionSetting, "merchantId" | "chain" | "token">, now: number): Promise<void> {
+export async function markScheduled(db: Tx, s: Pick<CollectionSetting, "merchantId" | "chain" | "token">, now: number): Promise<void> {
   db.update(collectionSettings)
     .set({ lastScheduledAt: now })
     .where(and(eq(collectionSettings.merchantId, s.merchantId), eq(collectionSettings.chain, s.chain), eq(collectionSettings.token, s.token)))

@@ -1,6 +1,6 @@
 // Gateway addresses: HD-derived per chain. Index 0 of every chain is the gas
 // wallet; merchant addresses take the next free index.
-import type { DbOrTx } from "../db/client";
+import { type DbOrTx, readCommitted } from "../db/client";
 import type { ChainAdapter, ChainCode, WatchSet } from "../chains/types";
 import type { AddressBook } from "../chains/payout-steps";
 import { newId } from "../lib/ids";
@@ -60,13 +60,19 @@ export class AddressWatchSet implements WatchSet {
   private lastSeq = 0;
   constructor(private readonly db: DbOrTx, private readonly chain: ChainCode) {}
 
-  /** Adds addresses inserted since the last refresh (one sequence range read; no count). */
+  /**
+   * Adds addresses inserted since the last refresh (one sequence range read; no count). Read on
+   * committed state only (readCommitted: never inside another writer's open transaction on the one
+   * connection, whose rows may still roll back or be followed by lower sequences).
+   */
   async refresh(): Promise<this> {
-    // Up to the counter (every sequence up to it has committed), any chain's, so other chains' rows are never read twice.
-    const top = await addressesTop(this.db);
-    if (top <= this.lastSeq) return this;
-    for (const a of await addressesSince(this.db, this.chain, this.lastSeq, top)) this.set.add(a);
-    this.lastSeq = top;
+    await readCommitted(this.db, async (db) => {
+      // Up to the counter (every sequence up to it has committed), any chain's, so other chains' rows are never read twice.
+      const top = await addressesTop(db);
+      if (top <= this.lastSeq) return;
+      for (const a of await addressesSince(db, this.chain, this.lastSeq, top)) this.set.add(a);
+      this.lastSeq = top;
+    });
     return this;
   }
   has(address: string): boolean {

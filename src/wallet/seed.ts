@@ -2,7 +2,7 @@
 // derived from it. Only `stablegate init` (src/app/data-folder.ts) stores one: a command that
 // finds none stops instead of making a second wallet (DESIGN 16).
 import { generateMnemonic, isValidMnemonic, mnemonicToSeed } from "./hd";
-import type { Db } from "../db/client";
+import { type Db, writeTx } from "../db/client";
 import { anyAddress, insertSeed, storedSeed } from "./store";
 import type { Cipher } from "../secrets/cipher";
 import { registerSecret } from "../lib/logger";
@@ -45,6 +45,6 @@ export async function storeNewSeed(db: Db, cipher: Cipher, now: number, env = pr
   if (!isValidMnemonic(mnemonic)) throw new Error("STABLEGATE_WALLET_MNEMONIC is not a valid BIP-39 mnemonic");
   registerSecret(mnemonic);
   if (await loadMnemonic(db, cipher) !== null) throw new Error("this database already has a wallet seed");
-  await insertSeed(db, cipher.encrypt(mnemonic), now);
+  await writeTx(db, async (tx) => await insertSeed(tx, cipher.encrypt(mnemonic), now));
   return { imported: !!given, words: mnemonic.split(/\s+/).length };
 }

@@ -1,7 +1,7 @@
 // The wallet's storage module: every statement on `addresses` and `derivation_floors`
 // (docs/architecture.md "Data access"). `wallet/addresses.ts` derives keys and calls these.
 import { and, asc, eq, gte, isNull, lt, sql } from "drizzle-orm";
-import { prepared, type DbOrTx } from "../db/client";
+import { prepared, writing, type DbOrTx } from "../db/client";
 import { addresses, derivationCounters, derivationFloors } from "../db/schema";
 import { count } from "drizzle-orm";
 import { settings } from "../db/schema";
@@ -23,7 +23,7 @@ export const TAKE_DERIVATION_INDEX = `
   RETURNING next_index - 1 AS i`;
 
 export async function takeDerivationIndex(tx: DbOrTx, chain: string, now: number): Promise<number> {
-  return prepared(tx, "takeDerivationIndex", (d) => d.$client.prepare<{ i: number }, [string, number]>(TAKE_DERIVATION_INDEX)).get(chain, now)!.i;
+  return prepared(writing(tx), "takeDerivationIndex", (d) => d.$client.prepare<{ i: number }, [string, number]>(TAKE_DERIVATION_INDEX)).get(chain, now)!.i;
 }
 
 /** The index takeDerivationIndex would take next, without taking it (a restore's gap starts there). */

@@ -5,7 +5,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDb } from "../db/client";
+import { openDb, writeTx } from "../db/client";
 import { migrate } from "../db/migrate";
 import { AddressWatchSet } from "./addresses";
 
@@ -46,5 +46,32 @@ test("other chains' rows are not added; a refresh with nothing new reads nothing
   await watch.refresh();
   expect(watch.has("T-20")).toBe(false);
   expect(watch.has("S-15")).toBe(true);
+  expect(watch.size).toBe(before + 1);
+});
+
+test("a refresh while another writer's transaction is open on the same connection reads committed rows only", async () => {
+  const watch = await new AddressWatchSet(db, "TRON").refresh();
+  const before = watch.size;
+  // A writer inserts an address (raising the change sequence), awaits a few store calls, then rolls back.
+  let inserted!: () => void;
+  const afterInsert = new Promise<void>((r) => (inserted = r));
+  const writer = writeTx(db, async () => {
+    insert(db, 40, "TRON", "T-rolled-back");
+    inserted();
+    for (let i = 0; i < 6; i++) await Promise.resolve();
+    throw new Error("refused");
+  });
+  // The watcher's refresh runs at one of those awaits.
+  const refreshed = (async () => {
+    await afterInsert;
+    return await watch.refresh();
+  })();
+  await expect(writer).rejects.toThrow("refused");
+  await refreshed;
+  expect(watch.has("T-rolled-back")).toBe(false);
+  // Its watermark did not pass the rolled-back sequence: a later address with that sequence is read.
+  await writeTx(db, async () => insert(db, 41, "TRON", "T-committed"));
+  await watch.refresh();
+  expect(watch.has("T-committed")).toBe(true);
   expect(watch.size).toBe(before + 1);
 });

@@ -3,7 +3,7 @@
 // the sweep, operator actions and refunds read and write them here (every reader ranks above the
 // watcher). An unmatched deposit's resolution is payin/unmatched-store.ts's.
 import { and, desc, eq, gte, inArray, lt, lte, or, sql } from "drizzle-orm";
-import { type Db, type DbOrTx, prepared, type Tx, updateById } from "../db/client";
+import { type Db, type DbOrTx, prepared, writing, type Tx, updateById } from "../db/client";
 import { transfers } from "../db/schema";
 import { notStatusSql, statusSql, statusTerm } from "../db/status-sql";
 import { TRANSFER_PENDING, TRANSFER_REVERTED } from "./state";
@@ -130,7 +130,7 @@ export const SHOW_TRANSFER_CONFS = `UPDATE transfers SET confirmations = ?1 - bl
 
 /** The displayed confirmation counts of a chain's pending transfers: one set-based statement. */
 export async function showTransferConfirmations(tx: Tx, chain: string, latest: number): Promise<void> {
-  prepared(tx, "displayTransferConfs", (d) => d.$client.prepare(SHOW_TRANSFER_CONFS)).run(latest, chain);
+  prepared(writing(tx), "displayTransferConfs", (d) => d.$client.prepare(SHOW_TRANSFER_CONFS)).run(latest, chain);
 }
 
 /** The blocks (number and hash) holding a chain's pending transfers (the watcher checks their hashes for reorgs). */

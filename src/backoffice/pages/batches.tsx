@@ -39,7 +39,7 @@ function mine(v: Viewer): number {
   return v.merchantId;
 }
 
-function BatchesPage(p: { batches: ReturnType<typeof listBatches>; v: Viewer; error?: string }): string {
+function BatchesPage(p: { batches: Awaited<ReturnType<typeof listBatches>>; v: Viewer; error?: string }): string {
   const { batches } = p;
   return (
     <Layout title={tr("Batch payouts")} viewer={p.v} path={PATH}>
@@ -295,9 +295,9 @@ function ProgressPage(p: { v: Viewer; b: BatchRow; data: ProgressData }): string
   ) as string;
 }
 
-function batchOr404(d: BackofficeDeps, v: Viewer, id: string): BatchRow {
+async function batchOr404(d: BackofficeDeps, v: Viewer, id: string): Promise<BatchRow> {
   try {
-    return getBatch(d.ctx.db, mine(v), id);
+    return await getBatch(d.ctx.db, mine(v), id);
   } catch (e) {
     if (e instanceof BatchNotFound) throw new NotFound("There is no such batch.");
     throw e;
@@ -307,18 +307,18 @@ function batchOr404(d: BackofficeDeps, v: Viewer, id: string): BatchRow {
 export function batchRoutes(d: BackofficeDeps) {
   const now = () => d.ctx.clock.now();
   return new Elysia({ name: "backoffice-batches" })
-    .get(PATH, page(d, { role: "merchant" }, (v) => BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v })))
+    .get(PATH, page(d, { role: "merchant" }, async (v) => BatchesPage({ batches: await listBatches(d.ctx.db, mine(v)), v })))
     .post(
       PATH,
       action(d, { role: "merchant" }, async (v, { body }) => {
         const file = (body as Record<string, unknown>).file;
-        if (!(file instanceof Blob) || file.size === 0) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: "Choose a CSV file to upload." });
-        if (file.size > MAX_FILE_BYTES) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: trf("The file was not accepted: it is larger than {mb} MB.", { mb: MAX_FILE_BYTES >> 20 }) });
+        if (!(file instanceof Blob) || file.size === 0) return BatchesPage({ batches: await listBatches(d.ctx.db, mine(v)), v, error: "Choose a CSV file to upload." });
+        if (file.size > MAX_FILE_BYTES) return BatchesPage({ batches: await listBatches(d.ctx.db, mine(v)), v, error: trf("The file was not accepted: it is larger than {mb} MB.", { mb: MAX_FILE_BYTES >> 20 }) });
         try {
           const b = await uploadBatch(d.ctx, mine(v), { name: (file as File).name ?? "payouts.csv", bytes: new Uint8Array(await file.arrayBuffer()) }, actorOf(v));
           return redirect(`${PATH}/${b.id}`);
         } catch (e) {
-          if (e instanceof BatchFileError) return BatchesPage({ batches: listBatches(d.ctx.db, mine(v)), v, error: trf("The file was not accepted: {why}.", { why: errorText(locale(), e) }) });
+          if (e instanceof BatchFileError) return BatchesPage({ batches: await listBatches(d.ctx.db, mine(v)), v, error: trf("The file was not accepted: {why}.", { why: errorText(locale(), e) }) });
           throw e;
         }
       }),
@@ -326,14 +326,14 @@ export function batchRoutes(d: BackofficeDeps) {
     .get(
       `${PATH}/:id`,
       page(d, { role: "merchant" }, async (v, { params }) => {
-        const b = batchOr404(d, v, params.id!);
+        const b = await batchOr404(d, v, params.id!);
         return b.status === "preview" || b.status === "discarded" ? PreviewPage({ lines: await batchLines(d.ctx.db, b.id), v, b }) : ProgressPage({ v, b, data: await loadProgress(d, v, b) });
       }),
     )
     .get(
       `${PATH}/:id/results.csv`,
       page(d, { role: "merchant" }, async (v, { params }) => {
-        const b = batchOr404(d, v, params.id!);
+        const b = await batchOr404(d, v, params.id!);
         return new Response((await batchResultsCsv(d.ctx.db, mine(v), b.id)), {
           headers: {
             "content-type": "text/csv; charset=utf-8",
@@ -347,7 +347,7 @@ export function batchRoutes(d: BackofficeDeps) {
     .post(
       `${PATH}/:id/confirm`,
       action(d, { role: "merchant", reauth: "always" }, async (v, { params }) => {
-        const b = batchOr404(d, v, params.id!);
+        const b = await batchOr404(d, v, params.id!);
         await confirmBatch({ db: d.ctx.db, now }, mine(v), b.id, actorOf(v));
         return redirect(`${PATH}/${b.id}`);
       }),
@@ -355,7 +355,7 @@ export function batchRoutes(d: BackofficeDeps) {
     .post(
       `${PATH}/:id/discard`,
       action(d, { role: "merchant" }, async (v, { params }) => {
-        const b = batchOr404(d, v, params.id!);
+        const b = await batchOr404(d, v, params.id!);
         await discardBatch({ db: d.ctx.db, now }, mine(v), b.id, actorOf(v));
         return redirect(PATH);
       }),

@@ -42,7 +42,7 @@ function pairs(d: BackofficeDeps): Array<[string, string]> {
 
 /** The merchant's destinations and runs, read by the page's route handlers (the page runs no query). */
 async function loadCollection(d: BackofficeDeps, v: Viewer) {
-  return { settings: await collectionSettingsOf(d.ctx.db, mine(v)), runs: listRuns(d.ctx.db, mine(v)), pairs: pairs(d) };
+  return { settings: await collectionSettingsOf(d.ctx.db, mine(v)), runs: await listRuns(d.ctx.db, mine(v)), pairs: pairs(d) };
 }
 
 function CollectionPage(p: { data: Awaited<ReturnType<typeof loadCollection>>; display: DisplayCtx; v: Viewer; notice?: string; error?: string }): string {
@@ -229,9 +229,9 @@ function RunPage(p: { display: DisplayCtx; v: Viewer; r: CollectionRun; data: Aw
   ) as string;
 }
 
-function runOr404(d: BackofficeDeps, v: Viewer, id: string): CollectionRun {
+async function runOr404(d: BackofficeDeps, v: Viewer, id: string): Promise<CollectionRun> {
   try {
-    return getRun(d.ctx.db, mine(v), id);
+    return await getRun(d.ctx.db, mine(v), id);
   } catch (e) {
     if (e instanceof CollectionError) throw new NotFound("There is no such collection run.");
     throw e;
@@ -273,13 +273,13 @@ export function collectionRoutes(d: BackofficeDeps) {
       }),
     )
     .get(`${PATH}/runs/:id`, page(d, { role: "merchant" }, async (v, { params }) => {
-      const r = runOr404(d, v, params.id!);
+      const r = await runOr404(d, v, params.id!);
       return RunPage({ display: d.ctx, v, r, data: await loadRun(d, r) });
     }))
     .post(
       `${PATH}/runs/:id/confirm`,
       action(d, { role: "merchant", reauth: "always" }, async (v, { params }) => {
-        const r = runOr404(d, v, params.id!);
+        const r = await runOr404(d, v, params.id!);
         await confirmCollection({ db: d.ctx.db, now: () => d.ctx.clock.now() }, mine(v), r.id, actorOf(v));
         return redirect(`${PATH}/runs/${r.id}`);
       }),

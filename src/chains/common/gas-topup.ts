@@ -50,10 +50,11 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
   const chain = adapter.chain;
   const { locks, addresses } = env;
   const hintFor = options.hintFor ?? (async () => undefined);
-  const setTopup = async (id: number, set: Partial<TopupRow>) => await patchTopup(ctx.db, id, { ...set, updatedAt: ctx.clock.now() });
+  // Each write in a transaction of its own (never joining another flow's open one: docs/transactions.md).
+  const setTopup = async (id: number, set: Partial<TopupRow>) => await writeTx(ctx.db, async (tx) => await patchTopup(tx, id, { ...set, updatedAt: ctx.clock.now() }));
   /** A status change from the status `t` was read in; another writer's change first: the top-up as it now is. */
   const moveFrom = async (t: TopupRow, set: Partial<TopupRow> & { status: TopupRow["status"] }) =>
-    await moveTopup(ctx.db, t.id, t.status, { ...set, updatedAt: ctx.clock.now() }) ?? await topupById(ctx.db, t.id);
+    await writeTx(ctx.db, async (tx) => await moveTopup(tx, t.id, t.status, { ...set, updatedAt: ctx.clock.now() }) ?? await topupById(tx, t.id));
   const gasWallet = async () => {
     const now = ctx.clock.now();
     return await writeTx(ctx.db, async (tx) => await addresses.gasWallet(tx, adapter, ctx.seed, now));
@@ -65,7 +66,8 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
     return locks.run(`${chain}:${gas.address}`, async () => {
       const key = adapter.deriveKey(ctx.seed, gas.derivationIndex);
       const signed = await adapter.signNativeTransfer({ from: gas.address, to: o.fromAddress, amount, privateKey: key.privateKey, hint: await hintFor(gas.address) });
-      const row = await insertTopup(ctx.db, {
+      // Stored before broadcast, in its own transaction.
+      const row = await writeTx(ctx.db, async (tx) => await insertTopup(tx, {
         chain,
         payoutOrderId: o.id,
         fromAddress: gas.address,
@@ -77,7 +79,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
         status: "signed",
         createdAt: now,
         updatedAt: now,
-      });
+      }));
       ctx.logger.info("gas top-up signed", { chain, orderNo: o.orderNo, to: o.fromAddress, baseUnits: amount.toString(), txHash: signed.txHash });
       return row;
     });

@@ -115,7 +115,7 @@ export class SandboxChain implements ChainAdapter {
     const m = chainModule(this.chain);
     this.native = m.native.symbol;
     this.rules = m.sandbox?.rules;
-    this.ready = ensureSandboxChain(this.db, this.chain, this.now());
+    this.ready = writeTx(this.db, async (tx) => await ensureSandboxChain(tx, this.chain, this.now()));
     this.ready.catch(() => {}); // reported where it is awaited (genesis)
   }
 
@@ -405,7 +405,7 @@ export class SandboxChain implements ChainAdapter {
   }
 
   async setFaults(failNextBroadcasts: number): Promise<void> {
-    await setFailNextBroadcasts(this.db, this.chain, failNextBroadcasts);
+    await writeTx(this.db, async (tx) => await setFailNextBroadcasts(tx, this.chain, failNextBroadcasts));
   }
 
   /** How many payout transfers the sandbox carried from `from` (crash-safety tests count these). */

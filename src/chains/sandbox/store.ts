@@ -3,7 +3,7 @@
 // `chains/sandbox/chain.ts` (SandboxChain) calls these; it passes the handle, so its
 // write transactions stay where they are.
 import { and, asc, between, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
-import { type Db, prepared, type Tx } from "../../db/client";
+import { type Db, prepared, type Tx, writing } from "../../db/client";
 import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
 import { fromHiLo } from "../../db/balance-sum";
 
@@ -92,7 +92,7 @@ export async function sandboxBalance(t: Db, chain: string, address: string, toke
 
 /** Changes a trigger-kept balance directly (sandbox_balance_moves applies it). */
 export async function moveSandboxBalance(t: Tx, chain: string, address: string, asset: string, delta: bigint): Promise<void> {
-  t.$client.run("INSERT INTO sandbox_balance_moves (chain, address, token, amount, sign) VALUES (?, ?, ?, ?, ?)", [chain, address, asset, (delta < 0n ? -delta : delta).toString(), delta < 0n ? -1 : 1]);
+  writing(t).$client.run("INSERT INTO sandbox_balance_moves (chain, address, token, amount, sign) VALUES (?, ?, ?, ?, ?)", [chain, address, asset, (delta < 0n ? -delta : delta).toString(), delta < 0n ? -1 : 1]);
 }
 
 /** The rules' stored state of an account (JSON), if any. */

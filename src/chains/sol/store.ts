@@ -1,7 +1,7 @@
 // The Solana module's storage module (docs/architecture.md "Data access"): `sol_token_accounts`,
 // one row per receiving address whose token accounts the gas wallet creates (`token-accounts.ts`).
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { prepared, type DbOrTx, type Tx } from "../../db/client";
+import { prepared, writing, type DbOrTx, type Tx } from "../../db/client";
 import { solTokenAccounts } from "../../db/schema";
 
 export type SolTokenAccountRow = typeof solTokenAccounts.$inferSelect;
@@ -12,14 +12,14 @@ const UNFINISHED: Status[] = ["pending", "signed", "broadcasted"];
 
 /** Queues again every finished row whose mints are not `mints` (or unrecorded); how many. */
 export async function requeueForOtherMints(db: DbOrTx, now: number, mints: string): Promise<number> {
-  return prepared(db, "solRequeueForMints", (d) =>
+  return prepared(writing(db), "solRequeueForMints", (d) =>
     d.$client.prepare<unknown, [number, string]>(`UPDATE sol_token_accounts SET status = 'pending', updated_at = ? WHERE status IN ('created', 'existed') AND (mints IS NULL OR mints <> ?)`),
   ).run(now, mints).changes;
 }
 
 /** Adds a pending row for every live SOL receiving address that has none; how many. */
 export async function insertPendingRows(db: DbOrTx, now: number): Promise<number> {
-  return prepared(db, "solEnqueueNewAddresses", (d) =>
+  return prepared(writing(db), "solEnqueueNewAddresses", (d) =>
     d.$client.prepare<unknown, [number, number]>(
       `INSERT INTO sol_token_accounts (address_id, owner, status, created_at, updated_at)
        SELECT a.id, a.address, 'pending', ?, ? FROM addresses a

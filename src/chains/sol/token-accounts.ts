@@ -33,14 +33,14 @@ const checkedMints = new WeakMap<object, string>();
 export async function requeueForMints(ctx: Ctx, adapter: Pick<SolAdapter, "tokens">, o: { again?: boolean } = {}): Promise<number> {
   const mints = mintSet(adapter);
   if (!o.again && checkedMints.get(ctx.db) === mints) return 0;
-  const changes = await requeueForOtherMints(ctx.db, ctx.clock.now(), mints);
+  const changes = await writeTx(ctx.db, async (tx) => await requeueForOtherMints(tx, ctx.clock.now(), mints));
   checkedMints.set(ctx.db, mints);
   return changes;
 }
 
 /** Adds a pending row for every SOL receiving address that has none; returns how many. */
 export async function enqueueNewAddresses(ctx: Ctx): Promise<number> {
-  return await insertPendingRows(ctx.db, ctx.clock.now());
+  return await writeTx(ctx.db, async (tx) => await insertPendingRows(tx, ctx.clock.now()));
 }
 
 async function update(ctx: Ctx, addressId: string, fields: Partial<Row>, also?: (tx: Tx) => Promise<void>): Promise<void> {

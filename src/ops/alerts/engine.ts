@@ -8,6 +8,7 @@ import { resolveTarget } from "../../callbacks/target";
 import { type AdoptedIncident, type AlertRow, dueNotifications, firingAlertKeys, noteNotificationAttempt, syncAlerts, viewAlert, type Channel, type SyncResult } from "./store";
 import { isStorageFault, describeFault } from "../../db/storage-fault";
 import { newId } from "../../lib/ids";
+import { writeTx } from "../../db/client";
 import type { ActiveCondition } from "./conditions";
 
 /** Attempts per notification; the waits between them double from 30 s (30 s … 1 h cap). */
@@ -57,7 +58,7 @@ export class AlertEngine {
     const channels = alertChannels(this.d.ctx.config);
     let result: SyncResult;
     try {
-      result = await syncAlerts(this.d.ctx.db, active, now, channels, [...this.memory.values()]);
+      result = await writeTx(this.d.ctx.db, async (tx) => await syncAlerts(tx, active, now, channels, [...this.memory.values()]));
       this.memory.clear();
     } catch (e) {
       if (!isStorageFault(e)) throw e;
@@ -151,7 +152,7 @@ export class AlertEngine {
       const now = this.d.ctx.clock.now();
       const attempts = n.attempts + 1;
       const state = error === null ? "sent" : attempts >= MAX_ATTEMPTS ? "failed" : "pending";
-      await noteNotificationAttempt(db, n.id, { state, attempts, lastError: error, sentAt: error === null ? now : null, nextAttemptAt: error === null ? n.nextAttemptAt : now + retryDelay(attempts) });
+      await writeTx(db, async (tx) => await noteNotificationAttempt(tx, n.id, { state, attempts, lastError: error, sentAt: error === null ? now : null, nextAttemptAt: error === null ? n.nextAttemptAt : now + retryDelay(attempts) }));
       if (error !== null) this.logger.warn("alert notification failed", { alert: a.id, channel: n.channel, attempt: attempts, gaveUp: state === "failed", error });
     }
   }
