@@ -14,7 +14,8 @@ import { processAlive } from "../lib/pid";
 import { rotateGenerationAt } from "../restore/generation";
 
 const PARTIAL = /^\.(.+)\.(\d+)\.partial$/;
-const partialName = (out: string) => join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
+/** The temporary name a backup is written under, beside its final name. */
+export const partialName = (out: string) => join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
 
 
 /** Temporary files of backups that died (their process is gone) in `dir`. */
@@ -70,7 +71,7 @@ export async function writeBackup(dbPath: string, out: string): Promise<BackupSu
 }
 
 /** tmp -> out atomically, refusing to replace a file that appeared meanwhile. */
-function publish(tmp: string, out: string): void {
+export function publish(tmp: string, out: string): void {
   try {
     linkSync(tmp, out); // fails with EEXIST instead of replacing
   } catch (e) {

@@ -123,7 +123,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
     // Moving to PostgreSQL names both databases on its command line; the config's is not used.
     if (cmd === "migrate-to-postgres") return await moveCommand(flags);
     // PostgreSQL (DESIGN 22): the schema and its migrations are in this build, the stores not yet.
-    if (loaded.config.database.url) return await postgresCommand(cmd, loaded);
+    if (loaded.config.database.url) return await postgresCommand(cmd, loaded, positional.slice(1), flags);
     if (cmd === "init") {
       printInit(await initDataFolder(loaded), loaded.source);
       return 0;
