@@ -6,15 +6,12 @@
 // put back, starts in reconcile. `backup --verify FILE` tells the engines apart by the file's
 // first bytes.
 import type { SQL } from "bun";
-import { existsSync, rmSync, statSync } from "node:fs";
-import { dirname } from "node:path";
-import { crashPoint } from "../lib/crash";
-import { createPrivateFile } from "../db/file-modes";
+import { statSync } from "node:fs";
 import { BadPgArchive, inspectPgArchive } from "../db/pg-archive";
 import { runPgTool } from "../db/pg-tools";
 import { rotatePgGeneration } from "../restore/pg-restore";
 import { BadBackup, COUNTED_TABLES, type BackupSummary } from "./inspect";
-import { fsyncPath, partialName, publish, removeStalePartials } from "./write";
+import { writeChecked } from "./write";
 
 /** Checks the archive at `path` and says what it holds, in the SQLite backup's shape; throws BadBackup. */
 export async function inspectPgBackup(path: string): Promise<BackupSummary> {
@@ -32,25 +29,10 @@ export async function inspectPgBackup(path: string): Promise<BackupSummary> {
 
 /** Writes a checked pg_dump of the database at `url` to `out` (which must not exist). */
 export async function writePgBackup(o: { url: string; sql: SQL; out: string; env?: NodeJS.ProcessEnv }): Promise<BackupSummary> {
-  const { out } = o;
-  if (existsSync(out)) throw new BadBackup(`${out} already exists`);
-  const dir = dirname(out);
-  removeStalePartials(dir);
-  const tmp = partialName(out);
-  rmSync(tmp, { force: true });
-  createPrivateFile(tmp);
-  try {
+  return await writeChecked(o.out, {
     // pg_dump reads one consistent snapshot; it opens the existing 0600 file (no wider moment).
-    await runPgTool("pg_dump", ["--format=custom", `--file=${tmp}`], o.url, o.env);
-    crashPoint("backup-copied");
-    const summary = await inspectPgBackup(tmp);
-    await fsyncPath(tmp);
-    crashPoint("backup-checked");
-    publish(tmp, out);
-    await fsyncPath(dir);
-    await rotatePgGeneration(o.sql, Date.now());
-    return { ...summary, path: out };
-  } finally {
-    rmSync(tmp, { force: true });
-  }
+    copy: async (tmp) => void (await runPgTool("pg_dump", ["--format=custom", `--file=${tmp}`], o.url, o.env)),
+    check: async (tmp) => await inspectPgBackup(tmp),
+    published: async () => void (await rotatePgGeneration(o.sql, Date.now())),
+  });
 }

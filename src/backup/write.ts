@@ -14,8 +14,7 @@ import { processAlive } from "../lib/pid";
 import { rotateGenerationAt } from "../restore/generation";
 
 const PARTIAL = /^\.(.+)\.(\d+)\.partial$/;
-/** The temporary name a backup is written under, beside its final name. */
-export const partialName = (out: string) => join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
+const partialName = (out: string) => join(dirname(out), `.${basename(out)}.${process.pid}.partial`);
 
 
 /** Temporary files of backups that died (their process is gone) in `dir`. */
@@ -48,6 +47,20 @@ export async function fsyncPath(path: string): Promise<void> {
  * at `out`).
  */
 export async function writeBackup(dbPath: string, out: string): Promise<BackupSummary> {
+  return await writeChecked(out, {
+    copy: async (tmp) => await vacuumInto(dbPath, tmp),
+    check: async (tmp) => await inspectBackup(tmp),
+    // The live database moves on to a new generation marker: this copy, put back, is a restore (DESIGN 16).
+    published: async () => rotateGenerationAt(dbPath, Date.now()),
+  });
+}
+
+/**
+ * Either engine's backup file: `copy` fills a 0600 temporary file beside `out`, `check` reads it
+ * back (BadBackup when it does not check out), then it is fsynced, linked to `out` (never over a
+ * file) and the folder fsynced; `published` runs last. Killed or failed anywhere, `out` is absent.
+ */
+export async function writeChecked(out: string, o: { copy(tmp: string): Promise<void>; check(tmp: string): Promise<BackupSummary>; published(): Promise<void> }): Promise<BackupSummary> {
   if (existsSync(out)) throw new BadBackup(`${out} already exists`);
   const dir = dirname(out);
   removeStalePartials(dir);
@@ -55,15 +68,14 @@ export async function writeBackup(dbPath: string, out: string): Promise<BackupSu
   rmSync(tmp, { force: true });
   createPrivateFile(tmp);
   try {
-    await vacuumInto(dbPath, tmp);
+    await o.copy(tmp);
     crashPoint("backup-copied");
-    const summary = await inspectBackup(tmp);
+    const summary = await o.check(tmp);
     await fsyncPath(tmp);
     crashPoint("backup-checked");
     publish(tmp, out);
     await fsyncPath(dir);
-    // The live database moves on to a new generation marker: this copy, put back, is a restore (DESIGN 16).
-    rotateGenerationAt(dbPath, Date.now());
+    await o.published();
     return { ...summary, path: out };
   } finally {
     rmSync(tmp, { force: true });
@@ -71,7 +83,7 @@ export async function writeBackup(dbPath: string, out: string): Promise<BackupSu
 }
 
 /** tmp -> out atomically, refusing to replace a file that appeared meanwhile. */
-export function publish(tmp: string, out: string): void {
+function publish(tmp: string, out: string): void {
   try {
     linkSync(tmp, out); // fails with EEXIST instead of replacing
   } catch (e) {
