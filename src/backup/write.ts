@@ -47,6 +47,20 @@ export async function fsyncPath(path: string): Promise<void> {
  * at `out`).
  */
 export async function writeBackup(dbPath: string, out: string): Promise<BackupSummary> {
+  return await writeChecked(out, {
+    copy: async (tmp) => await vacuumInto(dbPath, tmp),
+    check: async (tmp) => await inspectBackup(tmp),
+    // The live database moves on to a new generation marker: this copy, put back, is a restore (DESIGN 16).
+    published: async () => rotateGenerationAt(dbPath, Date.now()),
+  });
+}
+
+/**
+ * Either engine's backup file: `copy` fills a 0600 temporary file beside `out`, `check` reads it
+ * back (BadBackup when it does not check out), then it is fsynced, linked to `out` (never over a
+ * file) and the folder fsynced; `published` runs last. Killed or failed anywhere, `out` is absent.
+ */
+export async function writeChecked(out: string, o: { copy(tmp: string): Promise<void>; check(tmp: string): Promise<BackupSummary>; published(): Promise<void> }): Promise<BackupSummary> {
   if (existsSync(out)) throw new BadBackup(`${out} already exists`);
   const dir = dirname(out);
   removeStalePartials(dir);
@@ -54,15 +68,14 @@ export async function writeBackup(dbPath: string, out: string): Promise<BackupSu
   rmSync(tmp, { force: true });
   createPrivateFile(tmp);
   try {
-    await vacuumInto(dbPath, tmp);
+    await o.copy(tmp);
     crashPoint("backup-copied");
-    const summary = await inspectBackup(tmp);
+    const summary = await o.check(tmp);
     await fsyncPath(tmp);
     crashPoint("backup-checked");
     publish(tmp, out);
     await fsyncPath(dir);
-    // The live database moves on to a new generation marker: this copy, put back, is a restore (DESIGN 16).
-    rotateGenerationAt(dbPath, Date.now());
+    await o.published();
     return { ...summary, path: out };
   } finally {
     rmSync(tmp, { force: true });

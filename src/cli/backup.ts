@@ -1,15 +1,20 @@
 // `stablegate backup --out FILE` and `backup --verify FILE` (DESIGN 2, 16).
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { BadBackup, describeBackup, inspectBackup } from "../backup/inspect";
 import { writeBackup } from "../backup/write";
+import { inspectPgBackup } from "../backup/pg-dump";
+import { isPgArchive } from "../db/pg-tools";
 import { CliUsageError, type CliFlags } from "./common";
 
 export const BACKUP_USAGE = `backup --out FILE | backup --verify FILE  checked online copy of the database; check a backup`;
 
-export async function backupCommand(dbPath: string, flags: CliFlags): Promise<number> {
+/** `dbPath` null: the gateway is on PostgreSQL (src/cli/postgres.ts takes --out there). */
+export async function backupCommand(dbPath: string | null, flags: CliFlags): Promise<number> {
   if (typeof flags.verify === "string") {
     try {
-      console.log(describeBackup(await inspectBackup(flags.verify)));
+      // Either engine's backup, told apart by its first bytes (pg_dump's custom format: PGDMP).
+      const pg = existsSync(flags.verify) && statSync(flags.verify).isFile() && isPgArchive(flags.verify);
+      console.log(describeBackup(pg ? await inspectPgBackup(flags.verify) : await inspectBackup(flags.verify)));
       return 0;
     } catch (e) {
       if (!(e instanceof BadBackup)) throw e;
@@ -17,7 +22,7 @@ export async function backupCommand(dbPath: string, flags: CliFlags): Promise<nu
       return 1;
     }
   }
-  if (typeof flags.out !== "string") throw new CliUsageError("usage: backup --out FILE | backup --verify FILE");
+  if (typeof flags.out !== "string" || dbPath === null) throw new CliUsageError("usage: backup --out FILE | backup --verify FILE");
   // No migration first: a backup taken before an upgrade must be the old schema, untouched.
   if (!existsSync(dbPath)) throw new CliUsageError(`no database at ${dbPath} (check database.path in the config)`);
   try {

@@ -52,6 +52,7 @@ const SPECS: Record<string, Spec> = {
   backup: { flags: { out: "value", verify: "value" } },
   // DESIGN 16: a bare form beside a subcommand (restore --from FILE | restore ack CHAIN ADDRESS).
   restore: { flags: { from: "value" } },
+  "migrate-to-postgres": { flags: { from: "value", to: "value" } },
   "restore ack": { flags: json, args: [2, 2] },
   "restore list": { flags: json },
   help: { args: [0, 1] },

@@ -37,6 +37,7 @@ import { BACKUP_USAGE, backupCommand } from "./backup";
 import { RESTORE_USAGE, restoreCommand } from "./restore";
 import { releaseHeldCallbacks } from "../callbacks/store";
 import { postgresCommand } from "./postgres";
+import { MOVE_USAGE, moveCommand } from "./move";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH] [--data DIR]
@@ -62,6 +63,7 @@ ${AUDIT_USAGE}
   ${ALERTS_USAGE}
   ${BACKUP_USAGE}
 ${RESTORE_USAGE}
+${MOVE_USAGE}
   --version`;
 
 /** Shown for an unknown command: the shape, not the whole help. */
@@ -118,8 +120,10 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
   try {
     const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined), runOverrides(flags));
     loadedPath = loaded.config.database.url ? null : loaded.config.database.path;
+    // Moving to PostgreSQL names both databases on its command line; the config's is not used.
+    if (cmd === "migrate-to-postgres") return await moveCommand(flags);
     // PostgreSQL (DESIGN 22): the schema and its migrations are in this build, the stores not yet.
-    if (loaded.config.database.url) return await postgresCommand(cmd, loaded);
+    if (loaded.config.database.url) return await postgresCommand(cmd, loaded, positional.slice(1), flags);
     if (cmd === "init") {
       printInit(await initDataFolder(loaded), loaded.source);
       return 0;

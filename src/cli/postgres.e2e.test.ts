@@ -52,7 +52,7 @@ describe("stablegate on PostgreSQL (this build: migrate only)", () => {
     expect(right.stdout).toContain(`/${db.name} (`);
   });
 
-  const others: string[][] = [["serve"], ["init"], ["merchant", "list"], ["merchant", "create", "--name", "shop"], ["backup"]];
+  const others: string[][] = [["serve"], ["init"], ["merchant", "list"], ["merchant", "create", "--name", "shop"], ["restore", "list"]];
   for (const args of others) test(`${args.join(" ")} refuses in one line, never a stack trace, and makes no SQLite file`, async () => {
     const db = await createTestDatabase();
     const s = await setup("", { init: false });

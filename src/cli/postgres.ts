@@ -1,21 +1,33 @@
-// The CLI on PostgreSQL (DESIGN 22). This build has the PostgreSQL schema, its migrations and
-// the test server, not yet the stores (they follow the async storage seam): `migrate` works
-// against [database] url, and every other command refuses in one line instead of touching SQLite.
+// The CLI on PostgreSQL (DESIGN 22). This build has the PostgreSQL schema, its migrations, the
+// test server, backups and restores (pg_dump / pg_restore) and the move from SQLite, not yet the
+// stores: `migrate`, `backup` and `restore --from` work against [database] url, and every other
+// command refuses in one line instead of touching SQLite.
 import type { LoadedConfig } from "../config/load";
 import { displayPgUrl, openPg } from "../db/client-pg";
 import { MigrationError } from "../db/migrate";
 import { migratePg } from "../db/migrate-pg";
+import { PgToolError } from "../db/pg-tools";
+import { BadBackup, describeBackup } from "../backup/inspect";
+import { writePgBackup } from "../backup/pg-dump";
+import { restorePgFromFile } from "../restore/pg-restore";
+import { RestoreRefused } from "../restore/restore";
+import { systemClock } from "../lib/clock";
+import { CliUsageError, type CliFlags } from "./common";
+import { pgMasterKey, printRestored } from "./restore";
+import { backupCommand } from "./backup";
 
 export const PG_NOT_YET =
-  "PostgreSQL storage is not in this build yet: with [database] url (or STABLEGATE_DATABASE_URL) set, only `stablegate migrate` runs; unset it to use SQLite ([database] path)";
+  "PostgreSQL storage is not in this build yet: with [database] url (or STABLEGATE_DATABASE_URL) set, only `stablegate migrate`, `backup` and `restore --from` run; unset it to use SQLite ([database] path)";
 
 /** Runs `cmd` against PostgreSQL; the exit code. */
-export async function postgresCommand(cmd: string, loaded: LoadedConfig): Promise<number> {
+export async function postgresCommand(cmd: string, loaded: LoadedConfig, args: string[] = [], flags: CliFlags = {}): Promise<number> {
+  const url = loaded.config.database.url!;
+  if (cmd === "backup") return await pgBackup(url, flags);
+  if (cmd === "restore" && args.length === 0 && typeof flags.from === "string") return await pgRestore(loaded, url, flags.from);
   if (cmd !== "migrate") {
     console.error(`error: ${cmd}: ${PG_NOT_YET}`);
     return 1;
   }
-  const url = loaded.config.database.url!;
   const sql = openPg(url, 1);
   try {
     const n = await migratePg(sql);
@@ -29,6 +41,48 @@ export async function postgresCommand(cmd: string, loaded: LoadedConfig): Promis
     await sql.close().catch(() => undefined);
   }
 }
+
+async function pgBackup(url: string, flags: CliFlags): Promise<number> {
+  // --verify reads only FILE, whichever engine wrote it.
+  if (typeof flags.verify === "string") return await backupCommand(null, flags);
+  if (typeof flags.out !== "string") throw new CliUsageError("usage: backup --out FILE | backup --verify FILE");
+  const sql = openPg(url, 1);
+  const started = performance.now();
+  try {
+    const s = await writePgBackup({ url, sql, out: flags.out });
+    console.log(`backup written to ${flags.out} (pg_dump custom format, ${((performance.now() - started) / 1000).toFixed(1)} s)\n${describeBackup(s)}`);
+    return 0;
+  } catch (e) {
+    if (!(e instanceof BadBackup) && !(e instanceof PgToolError) && !isConnectionError(e)) throw e;
+    console.error(`backup failed, nothing written to ${flags.out}: ${oneLine((e as Error).message)}`);
+    return 1;
+  } finally {
+    await sql.close().catch(() => undefined);
+  }
+}
+
+async function pgRestore(loaded: LoadedConfig, url: string, from: string): Promise<number> {
+  const sql = openPg(url, 1);
+  try {
+    const r = await restorePgFromFile({ from, url, sql, key: pgMasterKey(loaded, process.env), indexGap: loaded.config.restore.index_gap, now: systemClock.now() });
+    printRestored(loaded, from, displayPgUrl(url), r);
+    return 0;
+  } catch (e) {
+    if (e instanceof RestoreRefused) {
+      console.error(`restore refused: ${e.message}`);
+      return 1;
+    }
+    if (e instanceof PgToolError) {
+      console.error(`restore failed, rolled back (the database is as it was): ${e.message}`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await sql.close().catch(() => undefined);
+  }
+}
+
+const isConnectionError = (e: unknown) => /ECONNREFUSED|connection|PostgresError/i.test(String((e as Error)?.name) + String((e as Error)?.message));
 
 function oneLine(s: string): string {
   return s.split("\n")[0]!.trim();

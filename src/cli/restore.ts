@@ -6,7 +6,10 @@ import { CLI_ACTOR } from "../audit/log";
 import type { Db } from "../db/client";
 import { systemClock } from "../lib/clock";
 import { acknowledgeUnrecorded, AckError, openUnrecorded } from "../restore/reconcile";
-import { restoreFromFile, RestoreRefused } from "../restore/restore";
+import { restoreFromFile, RestoreRefused, type RestoreSummary } from "../restore/restore";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { keyFromString } from "../secrets/master-key";
 import { CliUsageError, type CliFlags, printTable } from "./common";
 import { releaseHeldPayouts } from "../payout/store";
 
@@ -77,18 +80,37 @@ export async function restoreCommand(loaded: LoadedConfig, db: () => Promise<Db>
 
 async function restore(loaded: LoadedConfig, from: string): Promise<number> {
   const dbPath = loaded.config.database.path;
+  const r = await restoreFromFile({ from, dbPath, env: process.env, indexGap: loaded.config.restore.index_gap, now: systemClock.now() });
+  printRestored(loaded, from, dbPath, r);
+  return 0;
+}
+
+/** What a restore did, on either engine (`where`: the database path or the shown URL). */
+export function printRestored(loaded: LoadedConfig, from: string, where: string, r: RestoreSummary): void {
   const indexGap = loaded.config.restore.index_gap;
-  const r = await restoreFromFile({ from, dbPath, env: process.env, indexGap, now: systemClock.now() });
   const newest = r.newestOrderAt === null ? "none" : new Date(r.newestOrderAt).toISOString();
+  const pg = !!loaded.config.database.url;
   console.log(
     [
-      `restored ${from} to ${dbPath} (integrity ok, stablegate schema, the master key opens it${r.migrationsApplied ? `, ${r.migrationsApplied} migration(s) applied` : ""})`,
+      `restored ${from} to ${where} (${pg ? "pg_dump archive read back whole" : "integrity ok"}, stablegate schema, the master key opens it${r.migrationsApplied ? `, ${r.migrationsApplied} migration(s) applied` : ""})`,
       `  it holds ${r.payins} pay-in orders and ${r.payouts} payouts; newest order created ${newest}`,
       `  scan cursors (the watchers rescan from here): ${r.cursors.map((c) => `${c.chain} ${c.block}`).join(", ") || "none"}`,
-      r.asidePath ? `  the database that was in place is kept as ${r.asidePath}` : "  there was no database in place",
+      r.asidePath ? `  the database that was in place is kept as ${r.asidePath}` : pg ? "  restored into an empty database; the database used before (if any) is untouched" : "  there was no database in place",
       `  reconcile: new addresses start ${indexGap} HD indexes further on; each payout source's chain is read before it sends again`,
       `  next: start the gateway, then watch \`stablegate restore list\` and the unrecorded_outgoing alert (docs/operations.md)`,
     ].join("\n"),
   );
-  return 0;
+}
+
+/**
+ * The master key a PostgreSQL gateway uses (DESIGN 22): STABLEGATE_MASTER_KEY, else master.key
+ * beside the config file. Missing: the restore is refused, naming both.
+ */
+export function pgMasterKey(loaded: LoadedConfig, env: NodeJS.ProcessEnv): { key: Buffer; source: string } {
+  if (env.STABLEGATE_MASTER_KEY) return { key: keyFromString(env.STABLEGATE_MASTER_KEY), source: "STABLEGATE_MASTER_KEY" };
+  const file = loaded.source === "embedded default" ? null : join(dirname(loaded.source), "master.key");
+  if (!file || !existsSync(file)) {
+    throw new RestoreRefused(`no master key: set STABLEGATE_MASTER_KEY${file ? ` or put the master key the backup was made under at ${file}` : ""} and run restore again; nothing was changed`);
+  }
+  return { key: keyFromString(readFileSync(file, "utf8")), source: file };
 }

@@ -1,6 +1,7 @@
 // Help text in one place: `stablegate help`, `stablegate COMMAND --help`, and the
 // environment variables (README mirrors ENVIRONMENT; a test keeps them in sync).
 import { RESTORE_DETAILS } from "./restore";
+import { MOVE_DETAILS } from "./move";
 
 /** Per-command usage beyond the one-line list in main.ts (options explained). */
 const DETAILS: Record<string, string> = {
@@ -73,6 +74,7 @@ telegram_chat_id. See docs/operations.md.`,
 Keep the master key (STABLEGATE_MASTER_KEY or master.key) too, stored apart from the backups:
 without it the wallet seed and API keys in a backup cannot be decrypted.`,
   restore: RESTORE_DETAILS,
+  "migrate-to-postgres": MOVE_DETAILS,
   help: `usage: stablegate help [COMMAND]
 The command list, or one command's usage (same as stablegate COMMAND --help).`,
 };

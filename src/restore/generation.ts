@@ -75,19 +75,48 @@ export function rotateGenerationAt(dbPath: string, now: number): void {
 }
 
 /**
+ * What reconcile mode reads and writes, per engine: the SQLite stores below (sqliteReconcileStore),
+ * or PostgreSQL's (restore/pg-store.ts) for a database restored there. The rule is written once.
+ */
+export interface ReconcileStore {
+  setGeneration(generation: string, now: number): Promise<void>;
+  clearReconcile(): Promise<void>;
+  scanCursors(): Promise<Map<string, number | null>>;
+  addressChains(): Promise<string[]>;
+  nextIndexOf(chain: string): Promise<number>;
+  insertReconcileChain(row: { chain: string; sinceBlock: number | null; gapFrom: number; gapTo: number; generation: string; startedAt: number }): Promise<void>;
+  setDerivationFloor(chain: string, nextIndex: number, now: number): Promise<void>;
+}
+
+const sqliteReconcileStore = (tx: DbOrTx): ReconcileStore => ({
+  setGeneration: async (g, now) => await setDbGeneration(tx, g, now),
+  clearReconcile: async () => await clearReconcile(tx),
+  scanCursors: async () => await scanCursors(tx),
+  addressChains: async () => await addressChains(tx),
+  nextIndexOf: async (chain) => await nextIndexOf(tx, chain),
+  insertReconcileChain: async (row) => await insertReconcileChain(tx, row),
+  setDerivationFloor: async (chain, next, now) => await setDerivationFloor(tx, chain, next, now),
+});
+
+/**
  * Reconcile mode for a restored database, in the caller's transaction: a new generation,
  * the backup's scan cursor of every chain kept as the point outgoing transfers are read from,
  * every source to be checked again, and every chain's next HD index moved `indexGap` on.
  */
 export async function enterReconcile(tx: DbOrTx, o: { generation: string; indexGap: number; now: number }): Promise<void> {
-  await setDbGeneration(tx, o.generation, o.now);
-  await clearReconcile(tx);
-  const cursors = await scanCursors(tx);
-  const chains = new Set<string>([...chainModules().map((m) => m.code), ...cursors.keys(), ...await addressChains(tx)]);
+  await enterReconcileWith(sqliteReconcileStore(tx), o);
+}
+
+/** enterReconcile over either engine's store. */
+export async function enterReconcileWith(store: ReconcileStore, o: { generation: string; indexGap: number; now: number }): Promise<void> {
+  await store.setGeneration(o.generation, o.now);
+  await store.clearReconcile();
+  const cursors = await store.scanCursors();
+  const chains = new Set<string>([...chainModules().map((m) => m.code), ...cursors.keys(), ...(await store.addressChains())]);
   for (const chain of chains) {
-    const gapFrom = await nextIndexOf(tx, chain);
+    const gapFrom = await store.nextIndexOf(chain);
     const next = gapFrom + o.indexGap;
-    await insertReconcileChain(tx, { chain, sinceBlock: cursors.get(chain) ?? null, gapFrom, gapTo: next, generation: o.generation, startedAt: o.now });
-    await setDerivationFloor(tx, chain, next, o.now);
+    await store.insertReconcileChain({ chain, sinceBlock: cursors.get(chain) ?? null, gapFrom, gapTo: next, generation: o.generation, startedAt: o.now });
+    await store.setDerivationFloor(chain, next, o.now);
   }
 }
