@@ -156,6 +156,16 @@ function seedsOf(n: Fn): ts.Node[] {
   return [n];
 }
 
+/** A function that is a member of an object literal initialising a top-level variable. */
+function inTopLevelObject(n: ts.Node): boolean {
+  const obj = ts.isMethodDeclaration(n) ? n.parent : ts.isPropertyAssignment(n.parent) && n.parent.initializer === n ? n.parent.parent : undefined;
+  if (!obj || !ts.isObjectLiteralExpression(obj)) return false;
+  let e: ts.Node = obj;
+  while (ts.isParenthesizedExpression(e.parent) || ts.isAsExpression(e.parent) || ts.isSatisfiesExpression(e.parent)) e = e.parent;
+  const d = e.parent;
+  return ts.isVariableDeclaration(d) && d.initializer === e && ts.isSourceFile(d.parent.parent.parent);
+}
+
 // ---- the graph ----
 const links = new Map<ts.Node, Set<ts.Node>>();
 function link(a: ts.Node, b: ts.Node) {
@@ -230,6 +240,9 @@ for (const f of files) {
       }
     }
     if (core && (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n)) && n.name && core.includes(n.name.getText())) seeds.push(n);
+    // A member of a top-level object literal (`export const payoutStore: PayoutStore = { finished: (db, ids) => … }`,
+    // a port's implementation): a store function like a top-level one; its interface member converts with it.
+    if (isStoreModule(f) && isImpl(n) && inTopLevelObject(n) && takesDb(n as Fn)) seeds.push(n);
     if (isStoreModule(f) && isImpl(n) && (n as Fn).parameters && takesDb(n as Fn)) {
       const p = n.parent;
       const topLevel = ts.isSourceFile(p) || (ts.isVariableDeclaration(p) && ts.isSourceFile(p.parent.parent.parent)) || ts.isClassDeclaration(p);

@@ -276,7 +276,8 @@ export function rawStatements(sources: Source[]): string[] {
 
 /**
  * The async storage seam (DESIGN 22): every exported function of a storage module that takes a
- * database handle returns a promise (async, or annotated Promise<…>), so nothing above the
+ * database handle, and every member of an exported object that does (a port's implementation,
+ * `payout/store.ts` `payoutStore`), returns a promise (async, or annotated Promise<…>), so nothing above the
  * stores depends on a synchronous engine. Not stores in this sense: the transaction machinery
  * itself (db/client.ts, db/group-commit.ts: handles, statements, hooks), a factory that binds
  * statements to a connection and returns async closures (each closure is checked instead), and
@@ -284,11 +285,13 @@ export function rawStatements(sources: Source[]): string[] {
  */
 export const STORE_EXEMPT_FILES = ["db/client.ts", "db/group-commit.ts", "db/after-commit.ts", "db/write-lock.ts"];
 export const BUILDERS = ["backoffice/queries/lists.ts:depositRows", "payout/balances.ts:fundedAddressesQuery"];
+const HANDLE_TYPE = /\b(Db|Tx|DbOrTx)\b/;
 export function syncStoreFunctions(sources: Source[]): string[] {
   const out: string[] = [];
   const isAsync = (fn: ts.SignatureDeclaration) =>
     !!(ts.canHaveModifiers(fn) && ts.getModifiers(fn)?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword)) || (!!fn.type && /^Promise</.test(fn.type.getText()));
   const isFn = (e: ts.Node | undefined): e is ts.ArrowFunction | ts.FunctionExpression => !!e && (ts.isArrowFunction(e) || ts.isFunctionExpression(e));
+  const strip = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) ? strip(e.expression) : e);
   for (const { rel, text } of sources) {
     if (!RAW_SQL_ALLOWED(rel) || isTest(rel) || rel.startsWith("testing/") || STORE_EXEMPT_FILES.includes(rel) || !/\.tsx?$/.test(rel)) continue;
     const sf = ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, true);
@@ -298,8 +301,21 @@ export function syncStoreFunctions(sources: Source[]): string[] {
       const fns: Array<[string, ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression]> = [];
       if (ts.isFunctionDeclaration(st) && st.name && st.body) fns.push([st.name.text, st]);
       if (ts.isVariableStatement(st)) for (const d of st.declarationList.declarations) if (isFn(d.initializer)) fns.push([d.name.getText(), d.initializer]);
+      // An exported object of store functions (`export const payoutStore: PayoutStore = { finished: (db, ids) => … }`):
+      // each member whose first parameter is a handle (typed Db/Tx/DbOrTx, or untyped and named db/tx: its type comes from the interface).
+      if (ts.isVariableStatement(st))
+        for (const d of st.declarationList.declarations) {
+          const o = d.initializer && strip(d.initializer);
+          if (!o || !ts.isObjectLiteralExpression(o)) continue;
+          for (const p of o.properties) {
+            const m = ts.isPropertyAssignment(p) && isFn(p.initializer) ? p.initializer : ts.isMethodDeclaration(p) ? p : undefined;
+            const first = m?.parameters[0];
+            if (!m || !first || !(first.type ? HANDLE_TYPE.test(first.type.getText()) : /^(db|tx)$/.test(first.name.getText())) || isAsync(m)) continue;
+            out.push(`${rel}:${line(m)} ${d.name.getText()}.${p.name!.getText()} takes a database handle and does not return a promise: make it async (stores return promises)`);
+          }
+        }
       for (const [name, fn] of fns) {
-        if (!fn.parameters.some((p) => p.type && /\b(Db|Tx|DbOrTx)\b/.test(p.type.getText())) || isAsync(fn) || BUILDERS.includes(`${rel}:${name}`)) continue;
+        if (!fn.parameters.some((p) => p.type && HANDLE_TYPE.test(p.type.getText())) || isAsync(fn) || BUILDERS.includes(`${rel}:${name}`)) continue;
         // A factory: what it returns (an object of closures, or a closure) is what must be async.
         const returned: ts.Expression[] = [];
         if (fn.body && !ts.isBlock(fn.body)) returned.push(fn.body);
@@ -307,7 +323,6 @@ export function syncStoreFunctions(sources: Source[]): string[] {
           if (ts.isReturnStatement(n) && n.expression) returned.push(n.expression);
           if (!isFn(n) && !ts.isFunctionDeclaration(n)) n.forEachChild(walk);
         });
-        const strip = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) ? strip(e.expression) : e);
         const inner = returned.map(strip).flatMap((e): ts.SignatureDeclaration[] =>
           ts.isObjectLiteralExpression(e) ? e.properties.flatMap((p): ts.SignatureDeclaration[] => (ts.isPropertyAssignment(p) && isFn(p.initializer) ? [p.initializer] : ts.isMethodDeclaration(p) ? [p] : [])) : isFn(e) ? [e] : [],
         );
@@ -421,7 +436,7 @@ describe("layers", () => {
     expect(rawStatements(sources)).toEqual([]);
   });
 
-  test("no sync store call: every exported function of a storage module that takes a database handle returns a promise", () => {
+  test("no sync store call: every exported function (or exported object member) of a storage module that takes a database handle returns a promise", () => {
     expect(syncStoreFunctions(sources)).toEqual([]);
   });
 
@@ -597,16 +612,22 @@ describe("the rules bite", () => {
     ]);
   });
 
-  test("no sync store call: a synchronous store function or factory closure is refused; async ones, builders and services are not", () => {
+  test("no sync store call: a synchronous store function, factory closure or exported object member is refused; async ones, builders and services are not", () => {
     const found = syncStoreFunctions([
       { rel: "payin/store.ts", text: `export function orderById(db: Db, id: number): Row | undefined {\n  return db.select().get();\n}\nexport async function ok(db: Db) {}\nexport const okToo = (tx: Tx): Promise<number> => Promise.resolve(1);\nexport function pure(row: Row) { return row.id; }\n` },
       { rel: "callbacks/store.ts", text: `export function workerStore(db: Db) {\n  return {\n    due: async () => 1,\n    claim: (id: number) => db.run(),\n  };\n}\n` },
       { rel: "payout/balances.ts", text: `export function fundedAddressesQuery(db: Db) {\n  return db.select();\n}\n` },
       { rel: "payin/service.ts", text: `export function credit(db: Db) {\n  return 1;\n}\n` },
+      {
+        rel: "payout/store.ts",
+        text: `export const port: Port = {\n  unsent: (db, id) => db.select().all(),\n  ok: async (db) => 1,\n  typed(tx: Tx, n: number) { return n; },\n  pure: (row) => row.id,\n};\nconst local = { hidden: (db) => 1 };\n`,
+      },
     ]);
     expect(found).toEqual([
       expect.stringMatching(/^payin\/store\.ts:1 orderById takes a database handle and does not return a promise/),
       expect.stringMatching(/^callbacks\/store\.ts:4 workerStore returns a synchronous closure/),
+      expect.stringMatching(/^payout\/store\.ts:2 port\.unsent takes a database handle and does not return a promise/),
+      expect.stringMatching(/^payout\/store\.ts:4 port\.typed takes a database handle/),
     ]);
   });
 

@@ -152,6 +152,10 @@ export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
  */
 const HEAVY = { heavy: true };
 
+/** The catch of a promise started and not awaited (a rejection nobody catches ends a Bun process). */
+const logFailure = (ctx: AppContext, what: string, fields: Record<string, unknown> = {}) => (e: unknown) =>
+  ctx.logger.warn(what, { ...fields, error: String((e as Error)?.message ?? e) });
+
 export async function startJobs(ctx: AppContext, runtime: Runtime): Promise<Scheduler> {
   const s = new Scheduler(ctx.logger, ctx.clock);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()), HEAVY);
@@ -168,7 +172,9 @@ export async function startJobs(ctx: AppContext, runtime: Runtime): Promise<Sche
   s.every("storage-file", 2000, async () => void await runtime.ops.storage.checkFile());
   s.service("alerts", () => runtime.ops.alerts.stop());
   if (runtime.rates.enabled) {
-    void runtime.rates.tick(); // invoices need a rate from the first minute, not after the first refresh
+    // Invoices need a rate from the first minute, not after the first refresh. Not awaited: a
+    // failure (the store write on a full disk) is logged here, never left to end the process.
+    runtime.rates.tick().catch(logFailure(ctx, "first rates refresh failed"));
     s.every("rates", parseDuration(ctx.config.rates.refresh), () => runtime.rates.tick(), HEAVY);
     s.service("rates", async () => runtime.rates.stop());
   }
@@ -200,7 +206,7 @@ export async function startJobs(ctx: AppContext, runtime: Runtime): Promise<Sche
       ctx.logger.info("restore: the HD indexes the restore skipped are watched; rescanning from the backup's cursor", { chain: code, from: step.from, to: step.to });
     });
     // Read once now (gas_low need not wait a minute after start), then every minute (a sandbox chain's gas wallet too: it starts funded).
-    void runtime.ops.gas.refresh(code);
+    runtime.ops.gas.refresh(code).catch(logFailure(ctx, "first gas balance read failed", { chain: code }));
     s.every(`gas-balance-${code}`, 60_000, () => runtime.ops.gas.refresh(code));
     if (adapter instanceof SandboxChain) {
       const blockMs = parseDuration(cfg.block_time);

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { writeTx } from "../db/client";
 import { newId } from "../lib/ids";
 import { clearLoginFailures, findUser, userById, type UserDeps, type UserRow } from "./users";
-import { failuresSince, fullSessions, insertLoginFailure, insertSession, patchSession, revokeSessionRow, sessionByTokenHash, type SessionRow } from "./store";
+import { deleteLoginFailure, failuresSince, fullSessions, insertLoginFailure, insertSession, serializeLoginAttempts, patchSession, revokeSessionRow, sessionByTokenHash, type SessionRow } from "./store";
 import { findMerchantById } from "../merchants/service";
 import { userTotpSecret, verifySecondFactor } from "./totp";
 
@@ -59,113 +59,100 @@ function throttledIp(c: AttemptClient): string | null {
   return c.direct && isLoopback(c.ip) ? null : c.ip;
 }
 
-// Attempts whose secret is being checked right now, per database, by username and by address.
-// They are reserved synchronously, before the asynchronous argon2 check, and count toward the
-// limits like failures: parallel guesses cannot all pass the check "fewer than 5 so far".
-const inFlightByDb = new WeakMap<object, Map<string, number>>();
-function inFlight(deps: UserDeps): Map<string, number> {
-  let m = inFlightByDb.get(deps.db);
-  if (!m) inFlightByDb.set(deps.db, (m = new Map()));
-  return m;
-}
 const userKey = (username: string) => `u:${username}`;
 const ipKey = (ip: string) => `a:${ip}`;
 
 /**
- * Who is locked out, or null: 5 failures (or attempts still being checked) of this username in the
- * window lock it, 50 from this client address lock the address, each until the oldest failure is
- * 15 minutes old.
+ * Who is locked out, or null: 5 failures of this username in the window (attempts still being
+ * checked included: each is a failure row until it succeeds) lock it, 50 from this client address
+ * lock the address, each until the oldest failure is 15 minutes old.
  */
 export async function lockOf(deps: UserDeps, username: string, client: AttemptClient): Promise<LockReason | null> {
-  return lockFrom(deps, username, client, await storedFailures(deps, username, client));
+  return lockFrom(client, await storedFailures(deps.db, deps.now(), username, client));
 }
 
-/** The failures recorded in the window, by username and by address (read before the lock check). */
-async function storedFailures(deps: UserDeps, username: string, client: AttemptClient): Promise<{ user: number; ip: number }> {
-  const since = deps.now() - LOCKOUT.windowMs;
+/** The failures recorded in the window (reserved attempts included), by username and by address. */
+async function storedFailures(db: UserDeps["db"], now: number, username: string, client: AttemptClient): Promise<{ user: number; ip: number }> {
+  const since = now - LOCKOUT.windowMs;
   const ip = throttledIp(client);
-  return { user: await failuresSince(deps.db, { username }, since), ip: ip === null ? 0 : await failuresSince(deps.db, { ip }, since) };
+  return { user: await failuresSince(db, { username }, since), ip: ip === null ? 0 : await failuresSince(db, { ip }, since) };
 }
 
-/** The lock check proper: stored failures plus the attempts in flight (synchronous, so it and the reservation are one step). */
-function lockFrom(deps: UserDeps, username: string, client: AttemptClient, stored: { user: number; ip: number }): LockReason | null {
-  const pending = inFlight(deps);
-  if (stored.user + (pending.get(userKey(username)) ?? 0) >= LOCKOUT.failures) return "locked";
+function lockFrom(client: AttemptClient, stored: { user: number; ip: number }): LockReason | null {
+  if (stored.user >= LOCKOUT.failures) return "locked";
+  return throttledIp(client) !== null && stored.ip >= LOCKOUT.ipFailures ? "address_locked" : null;
+}
+
+/**
+ * Counts the failures and, below both limits, reserves the attempt as a failure row, in one
+ * transaction that the attempts of this username and address take in turn (a database-side
+ * rule: it holds across gateways on one PostgreSQL too). The row is deleted if the secret is right.
+ */
+async function reserveAttempt(deps: UserDeps, username: string, client: AttemptClient): Promise<{ id: number } | LockReason> {
+  const now = deps.now();
   const ip = throttledIp(client);
-  if (ip === null) return null;
-  return stored.ip + (pending.get(ipKey(ip)) ?? 0) >= LOCKOUT.ipFailures ? "address_locked" : null;
+  return await writeTx(deps.db, async (tx) => {
+    await serializeLoginAttempts(tx, ip === null ? [userKey(username)] : [userKey(username), ipKey(ip)]);
+    const locked = lockFrom(client, await storedFailures(tx, now, username, client));
+    if (locked) return locked;
+    return { id: await insertLoginFailure(tx, { username, ip: client.ip, at: now }) };
+  });
 }
 
 /**
  * One sign-in, second-factor or re-authentication attempt (DESIGN 10: they share one per-user
  * limit). The attempt is reserved before `check` runs, so at most 5 secrets of a user are ever
- * checked per window, however many requests arrive at once. A failure is recorded; the caller
- * clears the count once the user is fully through (a right password alone, with a second factor
- * still owed, must not reset it).
+ * checked per window, however many requests arrive at once, on however many gateways. A failure
+ * stays recorded (a crash during the check too: it counts as one); the caller clears the count
+ * once the user is fully through (a right password alone, with a second factor still owed, must
+ * not reset it).
  */
 export async function attempt(deps: UserDeps, username: string, client: AttemptClient, check: () => boolean | Promise<boolean>): Promise<"ok" | "invalid" | LockReason> {
-  // The stored count is read first; the check and the reservation then run with no await
-  // between them, so parallel attempts cannot all pass "fewer than 5 so far".
-  const locked = lockFrom(deps, username, client, await storedFailures(deps, username, client));
-  if (locked) return locked;
-  const pending = inFlight(deps);
-  const ip = throttledIp(client);
-  const keys = ip === null ? [userKey(username)] : [userKey(username), ipKey(ip)];
-  for (const k of keys) pending.set(k, (pending.get(k) ?? 0) + 1);
-  let ok = false;
-  try {
-    ok = await check();
-  } finally {
-    // The failure is stored before the reservation is released: it never counts nowhere.
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      for (const k of keys) {
-        const left = (pending.get(k) ?? 1) - 1;
-        if (left > 0) pending.set(k, left);
-        else pending.delete(k);
-      }
-    };
-    try {
-      // In its own transaction; the reservation goes right after the INSERT, with no await between.
-      if (!ok)
-        await writeTx(deps.db, async (tx) => {
-          await insertLoginFailure(tx, { username, ip: client.ip, at: deps.now() });
-          release();
-        });
-    } finally {
-      release();
-    }
-  }
-  if (!ok) return await lockOf(deps, username, client) ?? "invalid";
+  const reserved = await reserveAttempt(deps, username, client);
+  if (typeof reserved === "string") return reserved;
+  if (!(await check())) return await lockOf(deps, username, client) ?? "invalid";
+  await writeTx(deps.db, async (tx) => await deleteLoginFailure(tx, reserved.id));
   return "ok";
 }
 
 const clearFailures = async (deps: UserDeps, username: string) => await writeTx(deps.db, async (tx) => await clearLoginFailures(tx, username));
 
-async function newSession(deps: UserDeps, user: UserRow, stage: "totp" | "full", meta: { ip: string | null; userAgent: string | null }) {
+/**
+ * The session of a sign-in whose password was checked against `verified` (the user row read
+ * before the check): created in one transaction with a fresh read of the user, and refused (null)
+ * when the password changed meanwhile (a reset revokes every session; one verified against the old
+ * hash must not be created after it), or the user or its merchant was disabled. With TOTP enrolled
+ * the session waits for the code; a right password alone does not clear the failures then.
+ */
+async function newSession(deps: UserDeps, verified: UserRow, meta: { ip: string | null; userAgent: string | null }): Promise<{ token: string; session: SessionRow; user: UserRow } | null> {
   const token = randomBytes(32).toString("base64url");
+  const csrfToken = randomBytes(24).toString("base64url");
   const now = deps.now();
-  const session = await writeTx(deps.db, async (tx) => await insertSession(tx, {
-    id: newId("SS"),
-    tokenHash: sha256(token),
-    userId: user.id,
-    stage,
-    csrfToken: randomBytes(24).toString("base64url"),
-    ip: meta.ip,
-    userAgent: meta.userAgent?.slice(0, 200) ?? null,
-    createdAt: now,
-    lastSeenAt: now,
-    reauthAt: now,
-  }));
-  return { token, session };
+  return await writeTx(deps.db, async (tx) => {
+    const user = await userById(tx, verified.id);
+    if (!user || user.passwordHash !== verified.passwordHash || user.status !== "active" || !(await merchantActive(tx, user))) return null;
+    const stage = userTotpSecret(deps, user) ? "totp" : "full";
+    const session = await insertSession(tx, {
+      id: newId("SS"),
+      tokenHash: sha256(token),
+      userId: user.id,
+      stage,
+      csrfToken,
+      ip: meta.ip,
+      userAgent: meta.userAgent?.slice(0, 200) ?? null,
+      createdAt: now,
+      lastSeenAt: now,
+      reauthAt: now,
+    });
+    if (stage === "full") await clearLoginFailures(tx, user.username);
+    return { token, session, user };
+  });
 }
 
 /** A merchant user whose merchant is disabled cannot sign in (DESIGN 10: disabling signs them out). */
-async function merchantActive(deps: UserDeps, user: UserRow): Promise<boolean> {
+async function merchantActive(db: UserDeps["db"], user: UserRow): Promise<boolean> {
   if (user.merchantId === null) return true;
-  return (await findMerchantById(deps.db, user.merchantId))?.status === "active";
+  return (await findMerchantById(db, user.merchantId))?.status === "active";
 }
 
 /** Step one: username and password. With TOTP enrolled the session waits for the code. */
@@ -174,15 +161,12 @@ export async function signIn(deps: UserDeps, input: { username: string; password
   const user = await findUser(deps.db, username);
   const r = await attempt(deps, username, input, async () => {
     const ok = await Bun.password.verify(input.password.slice(0, 256), user?.passwordHash ?? dummy());
-    return !!user && ok && user.status === "active" && await merchantActive(deps, user);
+    return !!user && ok && user.status === "active" && await merchantActive(deps.db, user);
   });
   if (r !== "ok") return { ok: false, reason: r };
-  const fresh = (await userById(deps.db, user!.id))!;
-  const stage = userTotpSecret(deps, fresh) ? "totp" : "full";
-  const { token, session } = await newSession(deps, fresh, stage, input);
-  // A right password alone does not clear the count while a second factor is still owed.
-  if (stage === "full") await clearFailures(deps, username);
-  return { ok: true, token, session, user: fresh };
+  const created = await newSession(deps, user!, input);
+  if (!created) return { ok: false, reason: "invalid" };
+  return { ok: true, ...created };
 }
 
 /** Step two: the code (or a recovery code) moves the session to "full"; failures count toward the lockout. */

@@ -49,8 +49,23 @@ export async function failuresSince(db: Db, by: { username: string } | { ip: str
   return db.select({ n: count() }).from(loginFailures).where(and(who, gt(loginFailures.at, since))).get()?.n ?? 0;
 }
 
-export async function insertLoginFailure(db: Db, row: { username: string; ip: string | null; at: number }): Promise<void> {
-  db.insert(loginFailures).values(row).run();
+/**
+ * Makes the attempts of one username and of one client address take turns until the transaction
+ * ends: the count of failures and the reservation of the next attempt (sessions.ts `reserveAttempt`)
+ * must be one step across every process on the database. SQLite: nothing to do (the write
+ * mutex and BEGIN IMMEDIATE already serialize every write transaction). PostgreSQL: one
+ * `pg_advisory_xact_lock(hashtext(key))` per key, in the order given (username first).
+ */
+export async function serializeLoginAttempts(_tx: Db, _keys: string[]): Promise<void> {}
+
+/** A failed attempt, or an attempt reserved before its secret is checked (deleted if it succeeds); its id. */
+export async function insertLoginFailure(db: Db, row: { username: string; ip: string | null; at: number }): Promise<number> {
+  return db.insert(loginFailures).values(row).returning({ id: loginFailures.id }).get().id;
+}
+
+/** An attempt reserved by `insertLoginFailure` whose secret was right. */
+export async function deleteLoginFailure(tx: Db, id: number): Promise<void> {
+  tx.delete(loginFailures).where(eq(loginFailures.id, id)).run();
 }
 
 /**

@@ -112,6 +112,14 @@ export class CallbackWorker {
   private readonly plan = newPlanMemory();
   private timer: Timer | null = null;
   private timerAt = Infinity;
+  /**
+   * The poll running now: polls never overlap (review R4). Two polls planning from the same
+   * `inflight` would both claim a row; the second launch would replace the first in `inflight`
+   * and its `finally` erase it, so limits, leases and stop() would lose the real delivery.
+   */
+  private polling: Promise<number> | null = null;
+  /** A poll asked for while one runs: the earliest clock time it is wanted (armed when it ends). */
+  private wantedAt = Infinity;
   private started = false;
   private unlisten: (() => void) | null = null;
   private stopping = false;
@@ -196,6 +204,10 @@ export class CallbackWorker {
     // After a database error, nothing polls before the wait is over (kicks included).
     const at = Math.max(now + ms, this.blockedUntil);
     ms = at - now;
+    if (this.polling) {
+      this.wantedAt = Math.min(this.wantedAt, at);
+      return;
+    }
     if (this.timer && this.timerAt <= at) return;
     this.timer?.cancel();
     this.timerAt = at;
@@ -223,9 +235,24 @@ export class CallbackWorker {
    * nothing: the rows stay pending and the worker backs off.
    */
   async poll(): Promise<number> {
+    if (this.polling) return await this.polling;
+    const run = this.claimAndLaunch();
+    this.polling = run;
+    try {
+      return await run;
+    } finally {
+      this.polling = null;
+      const wanted = this.wantedAt;
+      this.wantedAt = Infinity;
+      if (wanted < Infinity) this.schedule(Math.max(0, wanted - this.o.clock.now()));
+    }
+  }
+
+  private async claimAndLaunch(): Promise<number> {
     if (this.stopping || this.o.clock.now() < this.blockedUntil) return 0;
     const claimed = await this.claim();
-    if (!claimed.length) return 0;
+    // Nothing is written for a claim before its mark: rows claimed while stop() began are left pending.
+    if (!claimed.length || this.stopping) return 0;
     const now = this.o.clock.now();
     const mark = groupCommit(this.o.db).run({
       // Only rows still pending are marked (a resend or another run may have moved one).
@@ -266,12 +293,14 @@ export class CallbackWorker {
 
   /** `marked` settles once the claim's 'delivering' mark is committed, with the rows it marked. */
   private launch(row: DueRow, origin: string, marked: Promise<Set<string>>): void {
+    // Never two deliveries of one row from this worker (the planner skips rows in flight; this keeps it so).
+    if (this.inflight.has(row.id)) return;
     const abort = new AbortController();
     const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedAt: this.o.clock.now() };
     f.done = this.deliver(row, abort.signal, marked)
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
-        this.inflight.delete(row.id);
+        if (this.inflight.get(row.id) === f) this.inflight.delete(row.id);
         forgetFirstPage(this.plan, row.merchantId); // its row left the due set; a row behind it may be due now
         this.schedule(0); // a slot is free, and the order's next event may now be due
       });
@@ -413,6 +442,8 @@ export class CallbackWorker {
     // The grace period counts from here (armed before any await, so a test clock moved right after stop() ends it).
     let graceTimer: Timer | undefined;
     const grace = new Promise<boolean>((r) => (graceTimer = this.o.clock.after(this.graceMs, async () => r(false))));
+    // A poll under way may still launch what it claimed before `stopping` was set: wait for it first.
+    await this.polling?.catch(() => 0);
     await this.marking;
     const all = () => Promise.all([...this.inflight.values()].map((f) => f.done));
     const finished = await Promise.race([all().then(() => true), grace]);

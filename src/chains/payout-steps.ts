@@ -90,13 +90,13 @@ export interface AddressBook {
  */
 export interface PayoutStore {
   /** The source's payouts signed and stored but not yet accepted by a node (their fees are still to be paid). */
-  signedUnsent(db: DbOrTx, fromAddressId: string): PayoutOrderRow[];
+  signedUnsent(db: DbOrTx, fromAddressId: string): Promise<PayoutOrderRow[]>;
   /** The signed metadata (`signedMeta`) of the source's unfinished payouts on `chain` (each may still hold a nonce). */
-  unfinishedSignedMeta(db: DbOrTx, chain: string, fromAddress: string): string[];
+  unfinishedSignedMeta(db: DbOrTx, chain: string, fromAddress: string): Promise<string[]>;
   /** The signed metadata of every payout the source ever signed on `chain`, any status (restore reconcile). */
-  signedMeta(db: DbOrTx, chain: string, fromAddress: string): string[];
+  signedMeta(db: DbOrTx, chain: string, fromAddress: string): Promise<string[]>;
   /** Those of `ids` that are finished (confirmed or failed: nothing more will be sent or land for them). */
-  finished(db: DbOrTx, ids: readonly number[]): PayoutOrderRow[];
+  finished(db: DbOrTx, ids: readonly number[]): Promise<PayoutOrderRow[]>;
 }
 
 /** What the composition root hands a chain's payout steps. */

@@ -13,7 +13,8 @@ import { VERSION } from "../version";
 import { makeChains } from "../chains/factory";
 import { ensureDemoMerchant } from "./demo";
 import { seedDemoData } from "./demo-data";
-import { silentLogger } from "../lib/logger";
+import { silentLogger, type Logger } from "../lib/logger";
+import { logUnhandledRejectionsTo } from "../lib/unhandled";
 import { ALERTS_USAGE, alertsCommand } from "./alerts";
 import { commandHelp, fullHelp } from "./usage";
 import { isSandboxGateway } from "../ops/readiness";
@@ -288,6 +289,8 @@ async function serve(configured: ReturnType<typeof loadConfig>, demo: boolean): 
   }
   const running = gw;
   const started = ctx;
+  // A rejection nobody caught (src/main.ts installed the handler) is logged with the gateway's logger.
+  logUnhandledRejectionsTo(started.logger);
   await new Promise<void>((resolve) => {
     const stop = async (sig: string) => {
       started.logger.info("shutting down", { signal: sig });
@@ -297,20 +300,42 @@ async function serve(configured: ReturnType<typeof loadConfig>, demo: boolean): 
         process.exit(1);
       }, 4500);
       lastResort.unref();
-      await running.stop();
-      started.db.$client.close();
-      lock?.release();
+      // A step that fails is logged and the next still runs: the database is closed and the
+      // instance lock released whatever stopping the gateway threw; the exit status says it failed.
+      const failed = [
+        await shutdownStep(started.logger, "stopping the gateway", async () => await running.stop()),
+        await shutdownStep(started.logger, "closing the database", async () => started.db.$client.close()),
+        await shutdownStep(started.logger, "releasing the instance lock", async () => lock?.release()),
+      ].includes(false);
       clearTimeout(lastResort);
+      if (failed) process.exit(1);
       // The orderly part is done: what may still hold the event loop open (a callback delivery or an
       // RPC call abandoned at the deadline) is redone after a restart, so it is no reason to linger
       // or to report a failure.
       setTimeout(() => process.exit(0), 250).unref();
       resolve();
     };
-    process.once("SIGTERM", () => void stop("SIGTERM"));
-    process.once("SIGINT", () => void stop("SIGINT"));
+    // Never a rejection left to the runtime (Bun exits on one): whatever escapes is logged, exit 1.
+    const onSignal = (sig: string) => () =>
+      void stop(sig).catch((e: unknown) => {
+        started.logger.error("shutdown failed", { signal: sig, error: String((e as Error)?.stack ?? e) });
+        process.exit(1);
+      });
+    process.once("SIGTERM", onSignal("SIGTERM"));
+    process.once("SIGINT", onSignal("SIGINT"));
   });
   return 0;
+}
+
+/** One step of the shutdown: false (logged) when it threw. */
+async function shutdownStep(logger: Logger, what: string, step: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await step();
+    return true;
+  } catch (e) {
+    logger.error(`shutdown: ${what} failed`, { error: String((e as Error)?.stack ?? e) });
+    return false;
+  }
 }
 
 /** `serve --demo`: the demo users' passwords, once; without an operator: the one-time setup link. */

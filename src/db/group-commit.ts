@@ -80,7 +80,14 @@ export class GroupCommit {
     try {
       while (this.queue.length) {
         const batch = this.queue.splice(0, MAX_GROUP);
-        await this.commit(batch);
+        try {
+          await this.commit(batch);
+        } catch (e) {
+          // A failure before the group's own handling (the connection closed at shutdown, the
+          // mutex): every job of the batch is answered with it (a settled one stays as it is), and
+          // the flush, started with `void` from setImmediate, never rejects (Bun exits on that).
+          for (const q of batch) q.reject(e);
+        }
       }
     } finally {
       this.flushing = false;

@@ -82,3 +82,10 @@ export function observeCompletion(chain: string, blockTime: number, completedAt:
 export function observeCallbackDelay(changedAt: number, deliveredAt: number): void {
   callbackDelay.observe(span(changedAt, deliveredAt));
 }
+
+// A promise that rejected with nobody awaiting it (src/lib/unhandled.ts): logged and counted, the process keeps running.
+const unhandledRejections = new Counter({ name: "stablegate_unhandled_rejections_total", help: "promises that rejected with nobody awaiting them (a bug; logged at error level)", registers: [events] });
+
+export function countUnhandledRejection(): void {
+  unhandledRejections.inc();
+}

@@ -10,6 +10,11 @@
 // A change committed by another process (the CLI) is therefore seen at most
 // RECHECK_MS later, within the window that already separates a request's
 // verification from its group commit.
+// A lookup's reads are awaits (a round trip on PostgreSQL): a change can commit,
+// and another request clear the maps, between them. Every clear moves `generation`;
+// a lookup notes it before its reads and stores what it read only if it has not
+// moved (otherwise it answers with the row uncached), so a row read before a
+// change is never kept after the clear made for that change (one integer compare).
 import type { Database } from "bun:sqlite";
 import { inTransaction, ownCommits, type Db } from "../db/client";
 import { versionReader } from "../db/cache-version";
@@ -36,6 +41,8 @@ export class KeyCache {
   private currentKeys = new Map<number, string | undefined>();
   private merchants = new Map<number, Merchant>();
   private seen = -2;
+  /** Moves on every clear: an entry read under an older generation is not stored. */
+  private generation = 0;
   private readonly version: () => Promise<number>;
   private readonly lookups: ReturnType<typeof keyCacheLookups>;
 
@@ -62,6 +69,7 @@ export class KeyCache {
       this.currentKeys.clear();
       this.merchants.clear();
       this.seen = v;
+      this.generation++;
     }
   }
 
@@ -70,11 +78,13 @@ export class KeyCache {
     await this.fresh();
     const hit = this.entries.get(apiKey);
     if (hit) return hit;
+    const gen = this.generation;
     const key = await this.lookups.keyByHash(this.cipher.lookupHash(apiKey));
     if (!key) return undefined;
     const merchant = await this.merchant(key.merchantId);
     if (!merchant) return undefined;
     const entry: KeyEntry = { key, merchant, secret: this.cipher.decrypt(key.secretEnc), currentKeyId: await this.currentKeyId(key.merchantId) };
+    if (gen !== this.generation) return entry;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(apiKey, entry);
     return entry;
@@ -85,8 +95,10 @@ export class KeyCache {
     await this.fresh();
     let m = this.merchants.get(id);
     if (m) return m;
+    const gen = this.generation;
     m = await this.lookups.merchantById(id);
     if (!m) return undefined;
+    if (gen !== this.generation) return m;
     if (this.merchants.size >= MAX_ENTRIES) this.merchants.clear();
     this.merchants.set(id, m);
     return m;
@@ -96,7 +108,9 @@ export class KeyCache {
   async currentKeyId(merchantId: number): Promise<string | undefined> {
     await this.fresh();
     if (this.currentKeys.has(merchantId)) return this.currentKeys.get(merchantId);
+    const gen = this.generation;
     const id = await this.lookups.currentKeyId(merchantId);
+    if (gen !== this.generation) return id;
     if (this.currentKeys.size >= MAX_ENTRIES) this.currentKeys.clear();
     this.currentKeys.set(merchantId, id);
     return id;

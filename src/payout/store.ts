@@ -19,28 +19,28 @@ import { AWAITING_BROADCAST, AWAITING_FINALITY, FAILED, PAYOUT_STATUSES, UNFINIS
 type FeeEntryRow = typeof feeEntries.$inferSelect;
 
 export const payoutStore: PayoutStore = {
-  signedUnsent: (db, fromAddressId) =>
+  signedUnsent: async (db, fromAddressId) =>
     db
       .select()
       .from(payoutOrders)
       .where(and(eq(payoutOrders.fromAddressId, fromAddressId), inArray(payoutOrders.status, [...AWAITING_BROADCAST]), isNotNull(payoutOrders.signedTx)))
       .all(),
-  unfinishedSignedMeta: (db, chain, fromAddress) =>
+  unfinishedSignedMeta: async (db, chain, fromAddress) =>
     db
       .select({ meta: payoutOrders.signedMeta })
       .from(payoutOrders)
       .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.fromAddress, fromAddress), inArray(payoutOrders.status, [...UNFINISHED]), isNotNull(payoutOrders.signedMeta)))
       .all()
       .map((r) => r.meta!),
-  signedMeta: (db, chain, fromAddress) =>
+  signedMeta: async (db, chain, fromAddress) =>
     db
       .select({ meta: payoutOrders.signedMeta })
       .from(payoutOrders)
       .where(and(eq(payoutOrders.chain, chain), eq(payoutOrders.fromAddress, fromAddress), isNotNull(payoutOrders.signedMeta)))
       .all()
       .map((r) => r.meta!),
-  finished: (db, ids) => {
-    const out: ReturnType<PayoutStore["finished"]> = [];
+  finished: async (db, ids) => {
+    const out: Awaited<ReturnType<PayoutStore["finished"]>> = [];
     for (let i = 0; i < ids.length; i += 500) {
       out.push(...db.select().from(payoutOrders).where(and(inArray(payoutOrders.id, ids.slice(i, i + 500)), notInArray(payoutOrders.status, [...UNFINISHED]))).all());
     }

@@ -130,4 +130,12 @@ describe("coingecko source against a local server", async () => {
     expect(await new RateRefresher(t).tick()).toBe(0);
     expect((await staleRates(t)).neverFetched).toBe(true);
   });
+
+  test("a failed fetch whose error cannot be recorded either (the database gone) is logged: the tick never rejects (review R11)", async () => {
+    const lines: string[] = [];
+    const t = { ...(await store({ source: "coingecko", coingecko_url: "http://127.0.0.1:9/api/v3" })), logger: createLogger({ level: "warn", sink: (l) => lines.push(l) }) };
+    t.db.$client.close();
+    expect(await new RateRefresher(t).tick()).toBe(0);
+    expect(lines.some((l) => l.includes("rates fetch error not recorded"))).toBe(true);
+  });
 });

@@ -45,7 +45,12 @@ export class RateRefresher {
       if (this.abort.signal.aborted) return 0;
       const message = String((e as Error)?.message ?? e);
       this.ctx.logger.warn("rates fetch failed; the last rates serve until max_age", { error: message });
-      await writeTx(this.ctx.db, async (tx) => await noteFetchError(tx, message, this.ctx.clock.now()));
+      try {
+        await writeTx(this.ctx.db, async (tx) => await noteFetchError(tx, message, this.ctx.clock.now()));
+      } catch (e2) {
+        // The store itself failing (a full disk) must not turn a failed fetch into a failed tick.
+        this.ctx.logger.warn("rates fetch error not recorded", { error: String((e2 as Error)?.message ?? e2) });
+      }
       return 0;
     }
   }

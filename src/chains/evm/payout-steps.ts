@@ -17,7 +17,7 @@ const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Par
 /** Next nonce of `address`: past the node's pending count and past every unfinished transaction we stored for it. */
 async function nextNonce(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, address: string): Promise<number> {
   const chainNext = await adapter.pendingNonce(address);
-  const payouts = env.payouts.unfinishedSignedMeta(ctx.db, adapter.chain, address).map((meta) => ({ meta }));
+  const payouts = (await env.payouts.unfinishedSignedMeta(ctx.db, adapter.chain, address)).map((meta) => ({ meta }));
   const topups = (await topupMetas(ctx.db, adapter.chain, address, { open: true })).map((meta) => ({ meta }));
   const stored = Math.max(-1, ...[...payouts, ...topups].map((r) => nonceOf(r.meta)));
   return Math.max(chainNext, stored + 1);
@@ -35,9 +35,8 @@ export interface EvmPayoutOptions {
 
 export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, opts: EvmPayoutOptions = {}): PayoutChainOps {
   /** Native coin the source needs for its signed but not yet broadcast payouts (this one, or its replacement, included). */
-  function gasNeeded(o: PayoutOrderRow, tx: SignedTransfer): bigint {
-    const others = env.payouts
-      .signedUnsent(ctx.db, o.fromAddressId)
+  async function gasNeeded(o: PayoutOrderRow, tx: SignedTransfer): Promise<bigint> {
+    const others = (await env.payouts.signedUnsent(ctx.db, o.fromAddressId))
       .filter((r) => r.signedMeta && (JSON.parse(r.signedMeta) as EvmTxMeta).nonce !== (tx.meta as EvmTxMeta).nonce);
     return others.reduce((s, r) => s + maxCostOf(JSON.parse(r.signedMeta!)), maxCostOf(tx.meta));
   }
@@ -67,7 +66,7 @@ export function evmPayoutOps(ctx: Ctx, adapter: EvmAdapter, env: PayoutStepEnv, 
       await topups.ensure(
         o,
         async () => {
-          const needed = gasNeeded(o, tx);
+          const needed = await gasNeeded(o, tx);
           const balance = await adapter.nativeBalance(o.fromAddress);
           return balance >= needed ? 0n : needed - balance;
         },

@@ -11,7 +11,7 @@ const nonceOf = (meta: string | null) => (meta ? Number((JSON.parse(meta) as Par
 
 /** Highest nonce of a transaction the database signed for `address` (-1: none). */
 export async function highestStoredNonce(ctx: Pick<ChainModuleCtx, "db">, payoutStore: PayoutStore, chain: string, address: string): Promise<number> {
-  const payouts = payoutStore.signedMeta(ctx.db, chain, address).map((meta) => ({ meta }));
+  const payouts = (await payoutStore.signedMeta(ctx.db, chain, address)).map((meta) => ({ meta }));
   const topups = (await topupMetas(ctx.db, chain, address)).map((meta) => ({ meta }));
   return Math.max(-1, ...[...payouts, ...topups].map((r) => nonceOf(r.meta)));
 }

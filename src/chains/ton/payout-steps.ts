@@ -29,14 +29,14 @@ export const tonNeededFor = (tx: SignedTransfer): bigint => BigInt((tx.meta as u
 export function tonPayoutOps(ctx: ChainModuleCtx, adapter: TonAdapter, env: PayoutStepEnv): PayoutChainOps {
   /** The lowest seqno `address` may sign now: past every unfinished payout and open top-up stored for it (the wallet's own is read when signing). */
   async function seqnoFloor(address: string): Promise<number> {
-    const payouts = env.payouts.unfinishedSignedMeta(ctx.db, adapter.chain, address);
+    const payouts = await env.payouts.unfinishedSignedMeta(ctx.db, adapter.chain, address);
     const topups = await topupMetas(ctx.db, adapter.chain, address, { open: true });
     return Math.max(-1, ...[...payouts, ...topups].map(seqnoOf)) + 1;
   }
 
   /** Nanotons the source needs for its signed but not yet broadcast payouts (this one included). */
-  function tonNeeded(o: PayoutOrderRow, tx: SignedTransfer): bigint {
-    const others = env.payouts.signedUnsent(ctx.db, o.fromAddressId).filter((r) => r.txHash !== tx.txHash);
+  async function tonNeeded(o: PayoutOrderRow, tx: SignedTransfer): Promise<bigint> {
+    const others = (await env.payouts.signedUnsent(ctx.db, o.fromAddressId)).filter((r) => r.txHash !== tx.txHash);
     return others.reduce((s, r) => s + tonNeededFor(storedTx(r)), tonNeededFor(tx));
   }
 
@@ -60,7 +60,7 @@ export function tonPayoutOps(ctx: ChainModuleCtx, adapter: TonAdapter, env: Payo
       // Sent already (its seqno is taken): nothing to fund; the broadcast finds it on chain or waits for its valid_until.
       if (w.seqno > seqno) return;
       await topups.ensure(o, async () => {
-        const needed = tonNeeded(o, tx);
+        const needed = await tonNeeded(o, tx);
         const { balance } = await adapter.wallet(o.fromAddress);
         return balance >= needed ? 0n : needed - balance;
       });

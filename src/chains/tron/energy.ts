@@ -226,7 +226,7 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
     async reclaimAll() {
       const open = await reclaimableDelegations(ctx.db, chain);
       // Only delegations whose payout is finished: nothing more of it will land.
-      const done = new Map(payouts.finished(ctx.db, [...new Set(open.map((d) => d.payoutOrderId))]).map((o) => [o.id, o.txHash]));
+      const done = new Map((await payouts.finished(ctx.db, [...new Set(open.map((d) => d.payoutOrderId))])).map((o) => [o.id, o.txHash]));
       let n = 0;
       for (const d of open) {
         if (!done.has(d.payoutOrderId)) continue;

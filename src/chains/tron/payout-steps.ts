@@ -27,7 +27,7 @@ export function tronPayoutOps(ctx: Ctx, adapter: TronChainApi, env: PayoutStepEn
 
   /** Sun the source needs for its signed but not yet broadcast payouts (this one included). */
   async function trxNeeded(o: PayoutOrderRow, tx: SignedTransfer, delegated: boolean): Promise<bigint> {
-    const others = env.payouts.signedUnsent(ctx.db, o.fromAddressId).filter((r) => r.txHash !== tx.txHash);
+    const others = (await env.payouts.signedUnsent(ctx.db, o.fromAddressId)).filter((r) => r.txHash !== tx.txHash);
     let sum = await needOf(tx, delegated);
     for (const r of others) sum += await needOf(storedTx(r), await energy.covered(r.id));
     return sum;
