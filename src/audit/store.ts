@@ -3,11 +3,14 @@
 import { and, count, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { auditLog } from "../db/schema";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./store.pg";
 
 export type AuditRow = typeof auditLog.$inferSelect;
 export type NewAuditRow = typeof auditLog.$inferInsert;
 
 export async function insertAuditRow(db: DbOrTx, row: NewAuditRow): Promise<number> {
+  if (isPg(db)) return await pg.insertAuditRow(pgOf(db), row);
   return db.insert(auditLog).values(row).returning({ id: auditLog.id }).get().id;
 }
 
@@ -25,6 +28,7 @@ export interface AuditWhere {
  * its (column, at) index), and the matches counted up to `countCap`.
  */
 export async function auditPage(db: DbOrTx, f: AuditWhere, before: { at: number; id: number } | undefined, limit: number, countCap: number): Promise<{ rows: AuditRow[]; total: number }> {
+  if (isPg(db)) return await pg.auditPage(pgOf(db), f, before, limit, countCap);
   const where: SQL[] = [];
   if (f.actor) where.push(eq(auditLog.actor, f.actor));
   if (f.action) where.push(eq(auditLog.action, f.action));

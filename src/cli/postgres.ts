@@ -1,13 +1,17 @@
-// The CLI on PostgreSQL (DESIGN 22). This build has the PostgreSQL schema, its migrations and
-// the test server, not yet the stores (they follow the async storage seam): `migrate` works
-// against [database] url, and every other command refuses in one line instead of touching SQLite.
+// The CLI on PostgreSQL (DESIGN 22): `migrate` against [database] url, and the commands of the
+// SQLite data folder (backup, restore, wallet, energy) refused in one line instead of touching
+// SQLite. init is app/postgres.ts; every other command runs through the stores (src/cli/main.ts),
+// a store not ported yet refusing in one line (db/engine.ts NotOnPostgres).
 import type { LoadedConfig } from "../config/load";
 import { displayPgUrl, openPg } from "../db/client-pg";
 import { MigrationError } from "../db/migrate";
 import { migratePg } from "../db/migrate-pg";
 
 export const PG_NOT_YET =
-  "PostgreSQL storage is not in this build yet: with [database] url (or STABLEGATE_DATABASE_URL) set, only `stablegate migrate` runs; unset it to use SQLite ([database] path)";
+  "not available on PostgreSQL yet (docs/postgresql.md \"What runs on PostgreSQL\"): with [database] url (or STABLEGATE_DATABASE_URL) set it is refused; unset it to use SQLite ([database] path)";
+
+/** Commands this file answers on PostgreSQL: migrate, and the data-folder commands it refuses (pg_dump backups come separately). */
+export const PG_OWN_COMMANDS = ["migrate", "backup", "restore", "wallet", "energy"];
 
 /** Runs `cmd` against PostgreSQL; the exit code. */
 export async function postgresCommand(cmd: string, loaded: LoadedConfig): Promise<number> {

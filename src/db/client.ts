@@ -11,7 +11,7 @@ import * as schema from "./schema";
 import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks } from "./after-commit";
 import { acquireWrite, inTxContext, runInTx, watchForIo } from "./write-lock";
 import { isPg } from "./engine";
-import { pgAfterCommit, pgInTransaction, pgRolledBack, pgSavepoint, pgWriteTx } from "./tx-pg";
+import { closePg, pgAfterCommit, pgInTransaction, pgRolledBack, pgSavepoint, pgWriteTx } from "./tx-pg";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 declare const inWriteTx: unique symbol;
@@ -61,6 +61,12 @@ export function openDb(path: string): Db {
     identities.set(sqlite, { path, dev: st.dev, ino: st.ino });
   }
   return drizzle({ client: sqlite, schema }) as Db;
+}
+
+/** Closes the handle's connection (SQLite) or pool (PostgreSQL). */
+export async function closeDb(db: Db): Promise<void> {
+  if (isPg(db)) return await closePg(db);
+  db.$client.close();
 }
 
 /** A Db over a connection opened elsewhere (restore's private copy of a backup), with the schema's tables. */

@@ -97,3 +97,8 @@ function callerOfSeam(): string {
   }
   return "this store function";
 }
+
+/** The first row of a PostgreSQL query (drizzle's `.get()` on SQLite). */
+export async function firstRow<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
+  return (await rows)[0];
+}
