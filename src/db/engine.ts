@@ -69,6 +69,11 @@ export function isPg(db: Db): boolean {
   return PG in (db as object);
 }
 
+/** What per-connection caches key on: the SQLite connection, or the PostgreSQL pool. */
+export function connectionKey(db: Db): object {
+  return isPg(db) ? pgState(db).pool : db.$client;
+}
+
 /** The pool state of a PostgreSQL handle (throws on a SQLite one: a store's dispatch line checks isPg first). */
 export function pgState(db: Db): PgState {
   const s = (db as unknown as { [PG]?: PgState })[PG];
