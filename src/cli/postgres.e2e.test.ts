@@ -97,9 +97,9 @@ describe("stablegate on PostgreSQL: migrate, init, merchants; the rest refused i
   test("a command whose stores are not on PostgreSQL yet refuses in one line naming the store", async () => {
     const db = await createTestDatabase();
     const s = await setup("", { init: false });
-    const r = runCli(["callbacks", "list", "--config", s.configPath], { ...s.env, STABLEGATE_DATABASE_URL: db.url });
-    expect(r.code).toBe(1);
+    const r = runCli(["alerts", "list", "--config", s.configPath], { ...s.env, STABLEGATE_DATABASE_URL: db.url });
+    expect(r.stderr).toMatch(/^error: alerts: \S+ \S+ is not available on PostgreSQL yet/);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toMatch(/^error: callbacks: \S+ \S+ is not available on PostgreSQL yet/);
+    expect(r.code).toBe(1);
   });
 });
