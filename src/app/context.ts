@@ -18,6 +18,7 @@ import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { RefundPayins } from "../payout/refunds";
 import { refundPayins } from "../payin/refundable";
+import { openPgStore, pgUrlOf } from "./postgres";
 
 export interface AppContext {
   config: Config;
@@ -53,6 +54,7 @@ export interface ContextOptions {
 
 /** Opens the database (which must exist: `stablegate init` makes it), applies migrations and loads the secrets. */
 export async function openStore(loaded: LoadedConfig, env = process.env): Promise<{ db: Db; cipher: Cipher; generation: GenerationCheck }> {
+  if (pgUrlOf(loaded)) return await openPgStore(loaded, env);
   requireDatabase(loaded);
   const key = loadMasterKey(loaded.config.database.path, env);
   registerSecret(key.toString("hex"));

@@ -244,8 +244,8 @@ export function payoutTableReaders(sources: Source[]): string[] {
  * and the read models the data access section names (query modules of their own). A service, job,
  * page or command builds no statement and imports no table at run time: it calls a store.
  */
-/** A storage module by its name: `store.ts`, or `<what-it-holds>-store.ts` (lower-case words joined by hyphens). */
-export const STORE_FILE = /(^|\/)([a-z]+-)*store\.ts$/;
+/** A storage module by its name: `store.ts`, or `<what-it-holds>-store.ts` (lower-case words joined by hyphens); its PostgreSQL side `….pg.ts` beside it. */
+export const STORE_FILE = /(^|\/)([a-z]+-)*store(\.pg)?\.ts$/;
 export const READ_MODELS: readonly string[] = ["orders/id-at.ts", "payin/wallet-stats.ts", "payout/balances.ts", "treasury/balances.ts", "invoices/list.ts"];
 export const RAW_SQL_ALLOWED = (rel: string) =>
   /^db\//.test(rel) || STORE_FILE.test(rel) || /^backoffice\/queries\//.test(rel) || READ_MODELS.includes(rel) || isTest(rel) || /^testing\//.test(rel);
@@ -283,7 +283,7 @@ export function rawStatements(sources: Source[]): string[] {
  * statements to a connection and returns async closures (each closure is checked instead), and
  * a query builder another store composes and runs (BUILDERS).
  */
-export const STORE_EXEMPT_FILES = ["db/client.ts", "db/group-commit.ts", "db/after-commit.ts", "db/write-lock.ts"];
+export const STORE_EXEMPT_FILES = ["db/client.ts", "db/group-commit.ts", "db/after-commit.ts", "db/write-lock.ts", "db/engine.ts", "db/tx-pg.ts"];
 export const BUILDERS = ["backoffice/queries/lists.ts:depositRows", "payout/balances.ts:fundedAddressesQuery"];
 const HANDLE_TYPE = /\b(Db|Tx|DbOrTx)\b/;
 export function syncStoreFunctions(sources: Source[]): string[] {

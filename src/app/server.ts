@@ -55,6 +55,7 @@ import { RateRefresher } from "../rates/refresher";
 import { expireDueInvoices } from "../invoices/service";
 import { ScheduledBackups } from "../backup/schedule";
 import { LoopStallProbe } from "../ops/loop-stalls";
+import { isPg } from "../db/engine";
 
 export interface RunningGateway {
   url: string;
@@ -116,7 +117,7 @@ export function createRuntime(ctx: AppContext): Runtime {
     watchers,
     sweeps: new Map(),
     rates: new RateRefresher(ctx),
-    maintenance: ctx.config.database.path === ":memory:" ? null : new DbMaintenance(ctx.db, ctx.config.database.path, ctx.logger),
+    maintenance: ctx.config.database.path === ":memory:" || isPg(ctx.db) ? null : new DbMaintenance(ctx.db, ctx.config.database.path, ctx.logger),
     payouts,
     treasury: new TreasuryRunner(payouts),
     kick: callbacksDue,
@@ -157,6 +158,7 @@ const logFailure = (ctx: AppContext, what: string, fields: Record<string, unknow
   ctx.logger.warn(what, { ...fields, error: String((e as Error)?.message ?? e) });
 
 export async function startJobs(ctx: AppContext, runtime: Runtime): Promise<Scheduler> {
+  if (isPg(ctx.db)) return await startPgJobs(ctx);
   const s = new Scheduler(ctx.logger, ctx.clock);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()), HEAVY);
   // DESIGN 11 "Retention" and "Growth": both walk big tables in slices that yield; both run once right after start.
@@ -224,16 +226,37 @@ export async function startJobs(ctx: AppContext, runtime: Runtime): Promise<Sche
   return s;
 }
 
+/**
+ * The jobs of a gateway on PostgreSQL in this build (docs/postgresql.md "What runs on PostgreSQL"):
+ * what every gateway of a cluster runs (callback delivery with leased claims, nonce pruning, pay-in
+ * expiry). The leader-only work (watchers, payouts, collection, energy, rates, backups, alerts)
+ * waits for the leader election (src/cluster/); the database's own checkpointer and autovacuum
+ * replace SQLite's maintenance.
+ */
+async function startPgJobs(ctx: AppContext): Promise<Scheduler> {
+  const s = new Scheduler(ctx.logger, ctx.clock);
+  s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()), HEAVY);
+  // The delivery worker's claims (FOR UPDATE SKIP LOCKED with a lease) are not ported yet: callbacks
+  // are written to the outbox in the order's transaction and wait there (docs/postgresql.md).
+  ctx.logger.warn("PostgreSQL: callback delivery is not in this build yet; callbacks are queued in the database and delivered once it is", {});
+  s.every("expire-payins", 1000, async () => {
+    await expireDueOrders(ctx);
+  });
+  return s;
+}
+
 export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {}): Promise<RunningGateway> {
   for (const chain of ctx.chains.values()) await chain.start();
   const runtime = createRuntime(ctx);
   // Every write first checks that the database file is still the one opened (src/ops/storage.ts).
-  const unguard = runtime.ops.storage.install();
-  for (const w of runtime.watchers.values()) await w.init();
+  // (SQLite's file: PostgreSQL has no file to watch, and the watchers are the leader's.)
+  const pg = isPg(ctx.db);
+  const unguard = pg ? () => undefined : runtime.ops.storage.install();
+  if (!pg) for (const w of runtime.watchers.values()) await w.init();
   // Gas wallets derived before the listener opens (the first use of each curve costs 40-70 ms
   // per chain), not by the first alerts tick or /readyz, nor in the first second of service
   // (issue 37: it was the longest hold of that second).
-  if (opts.jobs !== false) for (const code of ctx.chains.keys()) await runtime.ops.gas.get(code);
+  if (opts.jobs !== false && !pg) for (const code of ctx.chains.keys()) await runtime.ops.gas.get(code);
   const app = buildHttpApp(ctx, runtime);
   const backoffice = lazyBackoffice(ctx, runtime); // its own app, imported on the first /backoffice request
   const accessLog = ctx.config.log.level === "debug";

@@ -1,13 +1,17 @@
 // The audit log's storage module: every statement on `audit_log` (docs/architecture.md
 // "Data access"). `audit/log.ts` shapes entries and filters and calls these.
-import { and, count, desc, eq, gte, lte, type SQL, sql } from "drizzle-orm";
+import { count, desc, sql } from "drizzle-orm";
+import { auditConditions } from "./filter";
 import type { DbOrTx } from "../db/client";
 import { auditLog } from "../db/schema";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./store.pg";
 
 export type AuditRow = typeof auditLog.$inferSelect;
 export type NewAuditRow = typeof auditLog.$inferInsert;
 
 export async function insertAuditRow(db: DbOrTx, row: NewAuditRow): Promise<number> {
+  if (isPg(db)) return await pg.insertAuditRow(pgOf(db), row);
   return db.insert(auditLog).values(row).returning({ id: auditLog.id }).get().id;
 }
 
@@ -25,15 +29,8 @@ export interface AuditWhere {
  * its (column, at) index), and the matches counted up to `countCap`.
  */
 export async function auditPage(db: DbOrTx, f: AuditWhere, before: { at: number; id: number } | undefined, limit: number, countCap: number): Promise<{ rows: AuditRow[]; total: number }> {
-  const where: SQL[] = [];
-  if (f.actor) where.push(eq(auditLog.actor, f.actor));
-  if (f.action) where.push(eq(auditLog.action, f.action));
-  if (f.target) where.push(eq(auditLog.target, f.target));
-  if (f.from !== undefined) where.push(gte(auditLog.at, f.from));
-  // Always bounded above, so even the first page is a range seek on the index.
-  where.push(lte(auditLog.at, f.to ?? Number.MAX_SAFE_INTEGER));
-  const cond = and(...where);
-  const page = before ? and(cond, sql`(${auditLog.at}, ${auditLog.id}) < (${before.at}, ${before.id})`) : cond;
+  if (isPg(db)) return await pg.auditPage(pgOf(db), f, before, limit, countCap);
+  const { cond, page } = auditConditions(auditLog, f, before);
   const rows = db.select().from(auditLog).where(page).orderBy(desc(auditLog.at), desc(auditLog.id)).limit(limit).all();
   const total = db.select({ n: count() }).from(db.select({ one: sql`1` }).from(auditLog).where(cond).limit(countCap).as("m")).get()!.n;
   return { rows, total };

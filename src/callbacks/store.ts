@@ -6,6 +6,8 @@ import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import { type Db, type DbOrTx, prepared, writing, type Tx, writeTx } from "../db/client";
 import { callbackAttempts, callbacks, merchants } from "../db/schema";
 import { ownerGone } from "../lib/process-id";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./store.pg";
 
 /** A due row as the worker delivers it. */
 export interface DueRow {
@@ -164,6 +166,7 @@ export interface NewCallbackRow {
  * drizzle parameter mapping): this runs for every create.
  */
 export async function insertCallback(tx: Tx, r: NewCallbackRow): Promise<boolean> {
+  if (isPg(tx)) return await pg.insertCallback(pgOf(tx), r);
   const insert = prepared(writing(tx), "enqueueCallback", (d) =>
     d.$client.prepare(
       `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
@@ -175,6 +178,7 @@ export async function insertCallback(tx: Tx, r: NewCallbackRow): Promise<boolean
 
 /** The merchant's default callback URL (null: none, its callbacks without a URL are held). */
 export async function merchantDefaultUrl(tx: DbOrTx, merchantId: number): Promise<string | null> {
+  if (isPg(tx)) return await pg.merchantDefaultUrl(pgOf(tx), merchantId);
   const q = prepared(tx, "merchantDefaultUrl", (d) =>
     d.select({ url: merchants.defaultCallbackUrl }).from(merchants).where(sql`${merchants.id} = ${sql.placeholder("id")}`).prepare(),
   );
@@ -198,6 +202,7 @@ export async function pruneDelivered(db: Db, cutoff: number, limit: number): Pro
  * delivery); how many. `merchants/settings.ts` runs it through its `releaseHeldCallbacks` port.
  */
 export async function releaseHeldCallbacks(db: DbOrTx, merchantId: number, now: number): Promise<number> {
+  if (isPg(db)) return await pg.releaseHeldCallbacks(pgOf(db), merchantId, now);
   return db
     .update(callbacks)
     .set({ state: "pending", nextAttemptAt: now, updatedAt: now })
@@ -213,6 +218,7 @@ export type CallbackAttemptRow = typeof callbackAttempts.$inferSelect;
 
 /** Callbacks by state, merchant and order (each optional), newest first. */
 export async function listCallbackRows(db: DbOrTx, o: { state?: string; merchantId?: number; orderNo?: string; limit: number }): Promise<CallbackRow[]> {
+  if (isPg(db)) return await pg.listCallbackRows(pgOf(db), o);
   const where: SQL[] = [];
   if (o.state) where.push(eq(callbacks.state, o.state));
   if (o.merchantId !== undefined) where.push(eq(callbacks.merchantId, o.merchantId));
@@ -227,15 +233,18 @@ export async function listCallbackRows(db: DbOrTx, o: { state?: string; merchant
 }
 
 export async function getCallback(db: DbOrTx, eventId: string): Promise<CallbackRow | undefined> {
+  if (isPg(db)) return await pg.getCallback(pgOf(db), eventId);
   return db.select().from(callbacks).where(eq(callbacks.id, eventId)).get();
 }
 
 export async function callbackAttemptsOf(db: DbOrTx, eventId: string): Promise<CallbackAttemptRow[]> {
+  if (isPg(db)) return await pg.callbackAttemptsOf(pgOf(db), eventId);
   return db.select().from(callbackAttempts).where(eq(callbackAttempts.callbackId, eventId)).orderBy(asc(callbackAttempts.attemptNo)).all();
 }
 
 /** Back to pending for a fresh round (attempts 0, due now), if it is still in `fromState`: the new row, or undefined. */
 export async function requeueCallback(tx: Tx, eventId: string, fromState: string, now: number): Promise<CallbackRow | undefined> {
+  if (isPg(tx)) return await pg.requeueCallback(pgOf(tx), eventId, fromState, now);
   return tx
     .update(callbacks)
     .set({ state: "pending", attempts: 0, nextAttemptAt: now, leaseUntil: null, leaseOwner: null, lastError: null, updatedAt: now })
@@ -246,6 +255,7 @@ export async function requeueCallback(tx: Tx, eventId: string, fromState: string
 
 /** The merchant's latest test events, newest first. */
 export async function recentTestCallbackRows(db: DbOrTx, merchantId: number, limit: number): Promise<CallbackRow[]> {
+  if (isPg(db)) return await pg.recentTestCallbackRows(pgOf(db), merchantId, limit);
   return db
     .select()
     .from(callbacks)

@@ -1,7 +1,7 @@
 // The CLI contract of DESIGN 2. Machine-readable output goes to stdout; logs to stderr.
 import { resolve } from "node:path";
 import { acquireInstanceLock, AnotherInstance, busyMessage, isBusy } from "../db/instance-lock";
-import { BUSY_TIMEOUT_MS } from "../db/client";
+import { BUSY_TIMEOUT_MS, closeDb } from "../db/client";
 import { parseArgs } from "./args";
 import { ConfigError, loadConfig, resolveConfigPath, runOverrides } from "../config/load";
 import { createContext, openStore } from "../app/context";
@@ -37,8 +37,10 @@ import { failPoint } from "../lib/crash";
 import { BACKUP_USAGE, backupCommand } from "./backup";
 import { RESTORE_USAGE, restoreCommand } from "./restore";
 import { releaseHeldCallbacks } from "../callbacks/store";
-import { postgresCommand } from "./postgres";
+import { PG_OWN_COMMANDS, postgresCommand } from "./postgres";
 import { MOVE_USAGE, moveCommand } from "./move";
+import { initPostgres } from "../app/postgres";
+import { NotOnPostgres } from "../db/engine";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH] [--data DIR]
@@ -123,8 +125,15 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
     loadedPath = loaded.config.database.url ? null : loaded.config.database.path;
     // Moving to PostgreSQL names both databases on its command line; the config's is not used.
     if (cmd === "migrate-to-postgres") return await moveCommand(flags);
-    // PostgreSQL (DESIGN 22): the schema and its migrations are in this build, the stores not yet.
-    if (loaded.config.database.url) return await postgresCommand(cmd, loaded, positional.slice(1), flags);
+    // PostgreSQL (DESIGN 22): init and migrate have their own path; the commands of the data
+    // folder refuse; the rest run through the stores, an unported one refusing in one line.
+    if (loaded.config.database.url) {
+      if (cmd === "init") {
+        printInit(await initPostgres(loaded), loaded.source);
+        return 0;
+      }
+      if (PG_OWN_COMMANDS.includes(cmd)) return await postgresCommand(cmd, loaded, positional.slice(1), flags);
+    }
     if (cmd === "init") {
       printInit(await initDataFolder(loaded), loaded.source);
       return 0;
@@ -219,6 +228,10 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         throw new CliUsageError(`unknown command: ${cmd}`);
     }
   } catch (e) {
+    if (e instanceof NotOnPostgres) {
+      console.error(`error: ${cmd}: ${e.message}`);
+      return 1;
+    }
     if (e instanceof AnotherInstance) {
       console.error(e.message);
       return 1;
@@ -262,13 +275,15 @@ function printInit(r: InitResult, source: string, serving = false) {
 async function serve(configured: ReturnType<typeof loadConfig>, demo: boolean): Promise<number> {
   const rates = demo ? withDemoRates(configured) : { loaded: configured, added: false };
   const loaded = rates.loaded;
+  if (demo && loaded.config.database.url) throw new CliUsageError("serve --demo makes a data folder for SQLite; on PostgreSQL run `stablegate init` and `stablegate serve`");
   // `make run` on an empty folder makes its data folder (the same refusals as init).
   if (demo && !databasePresent(loaded.config.database.path)) printInit(await initDataFolder(loaded), loaded.source, true);
   // One gateway per database (DESIGN 16), locked before migrations so a second binary (an
   // upgrade started beside the running one) changes nothing. A missing database is refused by
   // createContext (only init makes one), so nothing is locked or created for it.
   const dbPath = loaded.config.database.path;
-  const lock = dbPath !== ":memory:" && databasePresent(dbPath) ? acquireInstanceLock(dbPath) : null;
+  // Not on PostgreSQL: any number of gateways share one database there.
+  const lock = !loaded.config.database.url && dbPath !== ":memory:" && databasePresent(dbPath) ? acquireInstanceLock(dbPath) : null;
   let ctx: Awaited<ReturnType<typeof createContext>> | undefined;
   let gw: Awaited<ReturnType<typeof startGateway>> | undefined;
   try {
@@ -283,7 +298,7 @@ async function serve(configured: ReturnType<typeof loadConfig>, demo: boolean): 
   } catch (e) {
     // No half-started gateway: the listener closes and the caller exits non-zero.
     await gw?.stop().catch(() => undefined);
-    ctx?.db.$client.close();
+    if (ctx) await closeDb(ctx.db).catch(() => undefined);
     lock?.release();
     throw e;
   }
@@ -304,7 +319,7 @@ async function serve(configured: ReturnType<typeof loadConfig>, demo: boolean): 
       // instance lock released whatever stopping the gateway threw; the exit status says it failed.
       const failed = [
         await shutdownStep(started.logger, "stopping the gateway", async () => await running.stop()),
-        await shutdownStep(started.logger, "closing the database", async () => started.db.$client.close()),
+        await shutdownStep(started.logger, "closing the database", async () => await closeDb(started.db)),
         await shutdownStep(started.logger, "releasing the instance lock", async () => lock?.release()),
       ].includes(false);
       clearTimeout(lastResort);

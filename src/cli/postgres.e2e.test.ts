@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { pgMigrations } from "../../migrations/index";
 import { runCli, tempSetups } from "../testing/process";
 import { createTestDatabase } from "../testing/postgres";
@@ -18,7 +19,7 @@ afterAll(async () => {
 /** The database's URL with a password in it (trust auth ignores it), to prove it is never printed. */
 const withPassword = (url: string) => url.replace("postgres://postgres@", "postgres://postgres:s3cret-pw@");
 
-describe("stablegate on PostgreSQL (this build: migrate only)", () => {
+describe("stablegate on PostgreSQL: migrate, init, merchants; the rest refused in one line", () => {
   test("migrate applies PostgreSQL's migrations once, then finds nothing to do; the password is never printed", async () => {
     const db = await createTestDatabase({ empty: true });
     const s = await setup("", { init: false });
@@ -52,13 +53,53 @@ describe("stablegate on PostgreSQL (this build: migrate only)", () => {
     expect(right.stdout).toContain(`/${db.name} (`);
   });
 
-  const others: string[][] = [["serve"], ["init"], ["merchant", "list"], ["merchant", "create", "--name", "shop"], ["restore", "list"]];
-  for (const args of others) test(`${args.join(" ")} refuses in one line, never a stack trace, and makes no SQLite file`, async () => {
+  for (const args of [["restore", "list"], ["wallet", "export-mnemonic"]]) test(`${args.join(" ")} (the SQLite data folder's) refuses in one line and makes no SQLite file`, async () => {
     const db = await createTestDatabase();
     const s = await setup("", { init: false });
     const r = runCli([...args, "--config", s.configPath], { ...s.env, STABLEGATE_DATABASE_URL: db.url });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`error: ${args[0]}: ${PG_NOT_YET}\n`);
     expect(existsSync(s.dbPath)).toBe(false);
+  });
+
+  test("init makes the key file beside the config and the sealed seed; a second init is refused changing nothing; merchant create/list/disable run on the database", async () => {
+    const db = await createTestDatabase({ empty: true });
+    const s = await setup("", { init: false });
+    const env = { ...s.env, STABLEGATE_DATABASE_URL: db.url };
+    delete (env as Record<string, string | undefined>).STABLEGATE_MASTER_KEY;
+    const keyFile = join(dirname(s.configPath), "master.key");
+    const init = runCli(["init", "--config", s.configPath], env);
+    expect(init.stderr).toBe("");
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain(`master key:  ${keyFile} (new, mode 0600)`);
+    expect(existsSync(keyFile)).toBe(true);
+    const key = readFileSync(keyFile, "utf8");
+    const c = new SQL(db.url);
+    clients.push(c);
+    const seed = (await c`SELECT value FROM settings WHERE key = 'wallet_seed'`)[0].value as string;
+    const again = runCli(["init", "--config", s.configPath], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("already has a wallet seed: this database is initialised (nothing was changed)");
+    expect(readFileSync(keyFile, "utf8")).toBe(key);
+    expect((await c`SELECT value FROM settings WHERE key = 'wallet_seed'`)[0].value).toBe(seed);
+    const created = runCli(["merchant", "create", "--name", "Shop", "--json", "--config", s.configPath], env);
+    expect(created.stderr).toBe("");
+    const { merchantUid, apiKey } = JSON.parse(created.stdout) as { merchantUid: string; apiKey: string };
+    expect(merchantUid).toMatch(/^M100\d{4}$/);
+    expect(apiKey.length).toBeGreaterThan(20);
+    const list = runCli(["merchant", "list", "--json", "--config", s.configPath], env);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ merchantUid, name: "Shop", status: "active" })]);
+    expect(runCli(["merchant", "disable", merchantUid, "--config", s.configPath], env).stdout.trim()).toBe(`${merchantUid} disabled`);
+    expect((await c`SELECT action FROM audit_log ORDER BY id`).map((r: { action: string }) => r.action)).toEqual(["merchant.create", "merchant.disable"]);
+    expect(existsSync(s.dbPath)).toBe(false);
+  }, 60_000);
+
+  test("a command whose stores are not on PostgreSQL yet refuses in one line naming the store", async () => {
+    const db = await createTestDatabase();
+    const s = await setup("", { init: false });
+    const r = runCli(["alerts", "list", "--config", s.configPath], { ...s.env, STABLEGATE_DATABASE_URL: db.url });
+    expect(r.stderr).toMatch(/^error: alerts: \S+ \S+ is not available on PostgreSQL yet/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.code).toBe(1);
   });
 });

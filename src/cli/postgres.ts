@@ -1,7 +1,8 @@
-// The CLI on PostgreSQL (DESIGN 22). This build has the PostgreSQL schema, its migrations, the
-// test server, backups and restores (pg_dump / pg_restore) and the move from SQLite, not yet the
-// stores: `migrate`, `backup` and `restore --from` work against [database] url, and every other
-// command refuses in one line instead of touching SQLite.
+// The CLI on PostgreSQL (DESIGN 22): `migrate`, `backup` (pg_dump) and `restore --from`
+// (pg_restore) against [database] url, and the other commands of the SQLite data folder (restore
+// list/ack, wallet, energy) refused in one line instead of touching SQLite. init is app/postgres.ts;
+// every other command runs through the stores (src/cli/main.ts), a store not ported yet refusing in
+// one line (db/engine.ts NotOnPostgres).
 import type { LoadedConfig } from "../config/load";
 import { displayPgUrl, openPg } from "../db/client-pg";
 import { MigrationError } from "../db/migrate";
@@ -17,7 +18,10 @@ import { pgMasterKey, printRestored } from "./restore";
 import { backupCommand } from "./backup";
 
 export const PG_NOT_YET =
-  "PostgreSQL storage is not in this build yet: with [database] url (or STABLEGATE_DATABASE_URL) set, only `stablegate migrate`, `backup` and `restore --from` run; unset it to use SQLite ([database] path)";
+  "not available on PostgreSQL yet (docs/postgresql.md \"What runs on PostgreSQL\"): with [database] url (or STABLEGATE_DATABASE_URL) set it is refused; unset it to use SQLite ([database] path)";
+
+/** Commands this file answers on PostgreSQL: migrate, and the data-folder commands it refuses (backup and restore --from through pg_dump / pg_restore). */
+export const PG_OWN_COMMANDS = ["migrate", "backup", "restore", "wallet", "energy"];
 
 /** Runs `cmd` against PostgreSQL; the exit code. */
 export async function postgresCommand(cmd: string, loaded: LoadedConfig, args: string[] = [], flags: CliFlags = {}): Promise<number> {

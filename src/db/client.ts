@@ -10,6 +10,8 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks } from "./after-commit";
 import { acquireWrite, assertWriting, inTxContext, openToken, runInTx, watchForIo } from "./write-lock";
+import { isPg } from "./engine";
+import { closePg, pgAfterCommit, pgInTransaction, pgRolledBack, pgSavepoint, pgWriteTx } from "./tx-pg";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 declare const inWriteTx: unique symbol;
@@ -104,6 +106,12 @@ export async function readCommitted<T>(db: Db, fn: (db: Db) => Promise<T>): Prom
   }
 }
 
+/** Closes the handle's connection (SQLite) or pool (PostgreSQL). */
+export async function closeDb(db: Db): Promise<void> {
+  if (isPg(db)) return await closePg(db);
+  db.$client.close();
+}
+
 /** A Db over a connection opened elsewhere (restore's private copy of a backup), with the schema's tables. */
 export function dbOver(client: Database): Db {
   return drizzle({ client, schema }) as Db;
@@ -141,10 +149,12 @@ const commitCounts = new WeakMap<Database, number>();
 /** Commits this process made on the connection through writeTx and the group commit (caches that
  * skip a version read between commits compare it: src/merchants/key-cache.ts). */
 export function ownCommits(db: Db): number {
+  if (isPg(db)) return 0;
   return commitCounts.get(db.$client) ?? 0;
 }
 /** Whether a transaction is open on the connection (a group, writeTx, or someone's BEGIN). */
 export function inTransaction(db: Db): boolean {
+  if (isPg(db)) return pgInTransaction(db);
   return db.$client.inTransaction;
 }
 export function noteCommit(client: Database): void {
@@ -174,6 +184,7 @@ function rollbackQuietly(c: Database): void {
  * await real I/O (fetch, timers, chain RPC): the transaction then fails before COMMIT.
  */
 export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
+  if (isPg(db)) return await pgWriteTx(db, fn);
   const c = db.$client;
   const tx = db as Tx;
   if (inTxContext(c)) return joinTx(c, tx, fn);
@@ -264,6 +275,7 @@ async function inSavepoint<T>(c: Database, tx: Tx, fn: (tx: Tx) => Promise<T> | 
  * together; a throw rolls back both and rethrows.
  */
 export async function savepoint<T>(tx: Tx, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
+  if (isPg(tx)) return await pgSavepoint(tx, fn);
   return inSavepoint(tx.$client, tx, fn, true);
 }
 
@@ -272,6 +284,7 @@ export async function savepoint<T>(tx: Tx, fn: (tx: Tx) => Promise<T> | T): Prom
  * rolled back, hooks included (dry runs: the batch preview). Returns fn's value.
  */
 export async function rolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
+  if (isPg(db)) return await pgRolledBack(db, fn);
   const c = db.$client;
   const tx = db as Tx;
   if (inTxContext(c)) return inSavepoint(c, tx, fn, false);
@@ -300,6 +313,7 @@ export async function rolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Pro
 
 /** Runs `fn` once the transaction `tx` belongs to has committed; never when it rolls back. */
 export function afterCommit(tx: Tx, fn: () => void): void {
+  if (isPg(tx)) return pgAfterCommit(tx, fn);
   queueAfterCommit(tx.$client, fn);
 }
 

@@ -15,9 +15,9 @@
 // a lookup notes it before its reads and stores what it read only if it has not
 // moved (otherwise it answers with the row uncached), so a row read before a
 // change is never kept after the clear made for that change (one integer compare).
-import type { Database } from "bun:sqlite";
 import { inTransaction, ownCommits, type Db } from "../db/client";
 import { versionReader } from "../db/cache-version";
+import { connectionKey } from "../db/engine";
 import { keyCacheLookups } from "./store";
 import type { Cipher } from "../secrets/cipher";
 import type { ApiKeyRow, Merchant } from "./service";
@@ -117,16 +117,16 @@ export class KeyCache {
   }
 }
 
-const byClient = new WeakMap<Database, KeyCache>();
+const byClient = new WeakMap<object, KeyCache>();
 
 /** The key cache of this connection. */
 export function keyCache(db: Db, cipher: Cipher): KeyCache {
-  let c = byClient.get(db.$client);
-  if (!c) byClient.set(db.$client, (c = new KeyCache(db, cipher)));
+  let c = byClient.get(connectionKey(db));
+  if (!c) byClient.set(connectionKey(db), (c = new KeyCache(db, cipher)));
   return c;
 }
 
 /** The key cache of this connection if a request built one (callers without a cipher). */
 export function existingKeyCache(db: Db): KeyCache | undefined {
-  return byClient.get(db.$client);
+  return byClient.get(connectionKey(db));
 }

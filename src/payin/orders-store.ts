@@ -12,6 +12,8 @@ import { TRANSFER_PENDING } from "../watcher/state";
 import { showTransferConfirmations } from "../watcher/transfers-store";
 import { AWAITING_PAYMENT, OPEN_STATUSES, SETTLING_STATUSES, statusSql } from "./state";
 import type { PayinOrderRow } from "./views";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./orders-store.pg";
 
 /**
  * The merchant's first pool address (by derivation index) where this amount is
@@ -32,6 +34,7 @@ export const FREE_SHARED_ADDRESS = `SELECT a.id, a.address FROM addresses a INDE
   LIMIT 1`;
 
 export async function freeSharedAddress(tx: Tx, merchantId: number, chain: string, token: string, units: bigint): Promise<{ id: string; address: string } | undefined> {
+  if (isPg(tx)) return await pg.freeSharedAddress(pgOf(tx), merchantId, chain, token, units);
   return prepared(tx, "freeSharedAddress", (d) => d.$client.prepare<{ id: string; address: string }, [number, string, string, string]>(FREE_SHARED_ADDRESS)).get(
     merchantId, chain, token, units.toString(),
   ) ?? undefined;
@@ -44,6 +47,7 @@ export async function freeSharedAddress(tx: Tx, merchantId: number, chain: strin
  * NULL, confirmations 0), its id is the new rowid.
  */
 export async function insertSharedPayin(tx: Tx, row: PayinOrderRow, now: number): Promise<number | null> {
+  if (isPg(tx)) return await pg.insertSharedPayin(pgOf(tx), row, now);
   const insert = prepared(writing(tx), "insertSharedPayin", (d) =>
     d.$client.prepare(
       `INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address,
@@ -61,6 +65,7 @@ export async function insertSharedPayin(tx: Tx, row: PayinOrderRow, now: number)
 
 /** How many pay-in orders an invoice has had (the next one's attempt number is this plus one). */
 export async function invoicePayinCount(tx: Tx, invoiceId: number): Promise<number> {
+  if (isPg(tx)) return await pg.invoicePayinCount(pgOf(tx), invoiceId);
   return tx.$client.query<{ n: number }, [number]>("SELECT count(*) AS n FROM payin_orders WHERE invoice_id = ?").get(invoiceId)!.n;
 }
 
@@ -137,11 +142,13 @@ export async function showConfirmations(tx: Tx, chain: string, latest: number, n
 
 /** An order by id (the watcher reads its candidates back through this). */
 export async function orderById(tx: DbOrTx, id: number): Promise<PayinOrderRow | undefined> {
+  if (isPg(tx)) return await pg.orderById(pgOf(tx), id);
   return prepared(tx, "payinById", (d) => d.select().from(payinOrders).where(eq(payinOrders.id, sql.placeholder("id"))).prepare()).get({ id });
 }
 
 /** The merchant's order with this merchantOrderNo (the idempotent retry of a create). */
 export async function orderByMerchantOrderNo(tx: DbOrTx, merchantId: number, merchantOrderNo: string): Promise<PayinOrderRow | undefined> {
+  if (isPg(tx)) return await pg.orderByMerchantOrderNo(pgOf(tx), merchantId, merchantOrderNo);
   return prepared(tx, "payinByMerchantOrderNo", (d) =>
     d.select().from(payinOrders).where(and(eq(payinOrders.merchantId, sql.placeholder("m")), eq(payinOrders.merchantOrderNo, sql.placeholder("n")))).prepare(),
   ).get({ m: merchantId, n: merchantOrderNo });
@@ -149,6 +156,7 @@ export async function orderByMerchantOrderNo(tx: DbOrTx, merchantId: number, mer
 
 /** The merchant's order with this orderNo (the signed GET: a plain statement, no drizzle row mapping). */
 export async function orderByOrderNo(db: DbOrTx, merchantId: number, orderNo: string): Promise<PayinOrderRow | undefined> {
+  if (isPg(db)) return await pg.orderByOrderNo(pgOf(db), merchantId, orderNo);
   return prepared(db, "payinByOrderNo", (d) =>
     d.$client.prepare<PayinOrderRow, [string, number]>(`SELECT ${rowColumns(payinOrders)} FROM payin_orders WHERE order_no = ? AND merchant_id = ?`),
   ).get(orderNo, merchantId) ?? undefined;
@@ -156,6 +164,7 @@ export async function orderByOrderNo(db: DbOrTx, merchantId: number, orderNo: st
 
 /** Whether an orderNo is taken, as an orderNo or as this merchant's merchantOrderNo. */
 export async function orderNoTaken(tx: DbOrTx, merchantId: number, no: string): Promise<boolean> {
+  if (isPg(tx)) return await pg.orderNoTaken(pgOf(tx), merchantId, no);
   return !!tx
     .select({ id: payinOrders.id })
     .from(payinOrders)
@@ -165,26 +174,31 @@ export async function orderNoTaken(tx: DbOrTx, merchantId: number, no: string): 
 
 /** Writes `set` on the order and returns the new row (a patch that changes no status). */
 export async function updateOrder(tx: Tx, id: number, set: Partial<PayinOrderRow>): Promise<PayinOrderRow | undefined> {
+  if (isPg(tx)) return await pg.updateOrder(pgOf(tx), id, set);
   return await updateById<PayinOrderRow>(tx, payinOrders, id, set);
 }
 
 /** applyPayinEvent's write: `set` on the order if it is still in `expected`; undefined when another writer moved it first. */
 export async function updateOrderIf(tx: Tx, id: number, expected: string, set: Partial<PayinOrderRow>): Promise<PayinOrderRow | undefined> {
+  if (isPg(tx)) return await pg.updateOrderIf(pgOf(tx), id, expected, set);
   return await updateByIdIf<PayinOrderRow>(tx, payinOrders, id, expected, set);
 }
 
 /** Writes `set` on the order, no status change (a payment kept on an expired or frozen order). */
 export async function patchOrder(tx: Tx, id: number, set: Partial<PayinOrderRow>): Promise<void> {
+  if (isPg(tx)) return await pg.patchOrder(pgOf(tx), id, set);
   tx.update(payinOrders).set(set).where(eq(payinOrders.id, id)).run();
 }
 
 /** A new order, any mode and starting status (exclusive deposits start at detected). */
 export async function insertOrder(tx: Tx, values: typeof payinOrders.$inferInsert): Promise<PayinOrderRow> {
+  if (isPg(tx)) return await pg.insertOrder(pgOf(tx), values);
   return tx.insert(payinOrders).values(values).returning().get();
 }
 
 /** Waiting orders whose expireAt is before `now`, soonest first. */
 export async function dueOrders(db: DbOrTx, now: number, limit: number): Promise<PayinOrderRow[]> {
+  if (isPg(db)) return await pg.dueOrders(pgOf(db), now, limit);
   return db
     .select()
     .from(payinOrders)
@@ -196,11 +210,13 @@ export async function dueOrders(db: DbOrTx, now: number, limit: number): Promise
 
 /** A binding's orders, newest first. */
 export async function ordersOfBinding(db: DbOrTx, bindingId: string, limit: number): Promise<PayinOrderRow[]> {
+  if (isPg(db)) return await pg.ordersOfBinding(pgOf(db), bindingId, limit);
   return db.select().from(payinOrders).where(eq(payinOrders.bindingId, bindingId)).orderBy(desc(payinOrders.createdAt), desc(payinOrders.id)).limit(limit).all();
 }
 
 /** What a binding's statistics add up: each order's status, paid amount and times. */
 export async function bindingOrderFacts(db: DbOrTx, bindingId: string) {
+  if (isPg(db)) return await pg.bindingOrderFacts(pgOf(db), bindingId);
   return db
     .select({ status: payinOrders.status, paid: payinOrders.paidAmount, createdAt: payinOrders.createdAt, completedAt: payinOrders.completedAt })
     .from(payinOrders)
@@ -210,16 +226,19 @@ export async function bindingOrderFacts(db: DbOrTx, bindingId: string) {
 
 /** Any merchant's order with this orderNo (operator actions, the hold text). */
 export async function orderWithNo(db: DbOrTx, orderNo: string): Promise<PayinOrderRow | undefined> {
+  if (isPg(db)) return await pg.orderWithNo(pgOf(db), orderNo);
   return db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get();
 }
 
 /** The pay-in behind a checkout link (the hosted page, compat/service.ts). */
 export async function payinByCheckoutToken(db: DbOrTx, token: string): Promise<PayinOrderRow | undefined> {
+  if (isPg(db)) return await pg.payinByCheckoutToken(pgOf(db), token);
   return db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)).get();
 }
 
 /** The pay-in of the network an invoice's payer chose last, if any (invoices rank below pay-ins: its callers ask here). */
 export async function currentPayin(db: DbOrTx, inv: { payinOrderId: number | null }): Promise<PayinOrderRow | null> {
+  if (isPg(db)) return await pg.currentPayin(pgOf(db), inv);
   if (inv.payinOrderId === null) return null;
   return db.select().from(payinOrders).where(eq(payinOrders.id, inv.payinOrderId)).get() ?? null;
 }

@@ -12,6 +12,9 @@ import type { Clock } from "../lib/clock";
 import { createLogger, type Logger } from "../lib/logger";
 import { makeChains } from "../chains/factory";
 import { offlineLookup, useDefaultLookup } from "../callbacks/target";
+import { closeDb } from "../db/client";
+import { initPostgres } from "../app/postgres";
+import { createTestDatabase } from "./postgres";
 
 export interface TestGateway {
   ctx: AppContext;
@@ -41,6 +44,8 @@ export interface TestGatewayOptions {
   clock?: Clock;
   jobs?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** The engine: "pg" runs on a database of its own on the test run's PostgreSQL (src/testing/postgres.ts). */
+  engine?: "sqlite" | "pg";
 }
 
 export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -56,13 +61,16 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     },
     opts.config ?? {},
   );
+  const pgDb = opts.engine === "pg" ? await createTestDatabase({ empty: true }) : null;
+  if (pgDb) (raw.database as Raw).url = pgDb.url;
   const loaded = parseConfig(raw, "test");
   const logs: string[] = [];
   const logger: Logger = createLogger({ level: "debug", sink: (l) => logs.push(l) });
   const env = { ...opts.env, STABLEGATE_MASTER_KEY: opts.env?.STABLEGATE_MASTER_KEY ?? "test-master-key-" + dir };
   // The data folder, as `stablegate init` makes it (no other path creates one); a test that
   // restarts a gateway on its database (config.database.path) reopens it.
-  if (!databasePresent(loaded.config.database.path)) await initDataFolder(loaded, env, opts.clock?.now());
+  if (pgDb) await initPostgres(loaded, env, opts.clock?.now());
+  else if (!databasePresent(loaded.config.database.path)) await initDataFolder(loaded, env, opts.clock?.now());
   const ctx = await createContext({ loaded, clock: opts.clock, logger, env, makeChains });
   const gateway = await startGateway(ctx, { jobs: opts.jobs });
   // Port 0 picks a free port: the public URL follows the real one.
@@ -85,7 +93,8 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     newMerchant,
     async stop() {
       await gateway.stop();
-      ctx.db.$client.close();
+      await closeDb(ctx.db);
+      await pgDb?.drop().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -13,6 +13,11 @@ export interface WalletSeed {
 
 export class SeedMissing extends Error {}
 
+/** Whether the database holds a wallet seed (seen without the key that opens it). */
+export async function hasSeed(db: Db): Promise<boolean> {
+  return (await storedSeed(db)) !== undefined;
+}
+
 /** The stored mnemonic, or null when the database has none. */
 export async function loadMnemonic(db: Db, cipher: Cipher): Promise<string | null> {
   const value = await storedSeed(db);

@@ -1,0 +1,17 @@
+// auth/store.ts on PostgreSQL (db/engine.ts: the store dispatches here for a PostgreSQL handle).
+// Nonces live in the database, so replay protection holds across every gateway of one database.
+import { sql } from "drizzle-orm";
+import type { PgQ } from "../db/engine";
+
+export async function insertNonce(db: PgQ, merchantId: number, nonce: string, expiresAt: number): Promise<boolean> {
+  const rows = await db.execute(sql`INSERT INTO nonces (merchant_id, nonce, expires_at) VALUES (${merchantId}, ${nonce}, ${expiresAt}) ON CONFLICT DO NOTHING RETURNING 1 AS ok`);
+  return (rows as unknown as unknown[]).length === 1;
+}
+
+/** Deletes up to `limit` expired nonces (a seek on nonces_expires when the migration made one, else a bounded scan); how many. */
+export async function deleteExpiredNonces(db: PgQ, now: number, limit: number): Promise<number> {
+  const rows = await db.execute(
+    sql`DELETE FROM nonces WHERE ctid = ANY (ARRAY(SELECT ctid FROM nonces WHERE expires_at < ${now} LIMIT ${limit})) RETURNING 1 AS gone`,
+  );
+  return (rows as unknown as unknown[]).length;
+}

@@ -1,0 +1,165 @@
+// Transactions on PostgreSQL (DESIGN 22, docs/transactions.md "PostgreSQL"): `writeTx(db, async (tx) => …)`
+// is a transaction on one pooled connection (drizzle's bun-sql driver: Bun SQL's `begin`). The
+// meaning is SQLite's:
+// - the code awaited from the body runs in the transaction's context (AsyncLocalStorage), so a
+//   nested writeTx joins it and a store called with the outer handle queries inside it;
+// - after-commit hooks run once COMMIT returned, never on rollback; a savepoint's hooks stand or
+//   fall with it;
+// - compare-and-set updates report what they changed (RETURNING), so two gateways never both apply
+//   one change.
+// Not needed here: the write mutex and the group commit (the pool gives concurrency, and the WAL
+// flush already groups concurrent commits), the I/O guard (every store await is real I/O here; the
+// rule "no fetch, timer or RPC inside a body" holds all the same).
+// A deadlock or serialization failure (40P01, 40001) rolls the whole transaction back: the
+// outermost writeTx re-runs its body (bodies await stores only and their side effects wait for
+// the commit, so a re-run is safe) up to PG_TX_ATTEMPTS times, then reports PgTxConflict.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { SQL } from "bun";
+import { drizzle } from "drizzle-orm/bun-sql";
+import * as pgSchema from "./schema-pg";
+import { type PgQ, type PgState, pgHandle, pgState } from "./engine";
+import { runHooks } from "./after-commit";
+import type { Db, Tx } from "./client";
+
+type Hook = () => void;
+interface TxFrame {
+  pool: SQL;
+  tx: PgQ;
+  hooks: Hook[];
+  /** Set once the transaction (or savepoint) ended: code still running in its context (a stray promise) falls back to the pool. */
+  done: boolean;
+}
+
+const inside = new AsyncLocalStorage<TxFrame>();
+
+export const PG_TX_ATTEMPTS = 4;
+
+export class PgTxConflict extends Error {
+  constructor(readonly attempts: number, readonly code: string, cause: unknown) {
+    super(`the transaction conflicted with a concurrent one (${code === "40P01" ? "deadlock" : "serialization failure"}) ${attempts} times; nothing of it was written`, { cause });
+    this.name = "PgTxConflict";
+  }
+}
+
+/** Opens the PostgreSQL handle services pass around: a pool of at most `poolSize` connections to `url`. */
+export function openPgDb(url: string, poolSize = 10): Db {
+  const pool = new SQL({ url, max: poolSize, connectionTimeout: 10, idleTimeout: 60 });
+  return pgDbOver(pool);
+}
+
+/** A handle over a pool opened elsewhere (tests, the bench). */
+export function pgDbOver(pool: SQL): Db {
+  const root = drizzle({ client: pool, schema: pgSchema }) as unknown as PgState["root"];
+  return pgHandle({ root, pool, current: () => currentTx(pool) });
+}
+
+/** Closes the pool behind a PostgreSQL handle. */
+export async function closePg(db: Db): Promise<void> {
+  await pgState(db).pool.close();
+}
+
+function openFrame(pool: SQL): TxFrame | null {
+  const f = inside.getStore();
+  return f && f.pool === pool && !f.done ? f : null;
+}
+
+function currentTx(pool: SQL): PgQ | null {
+  return openFrame(pool)?.tx ?? null;
+}
+
+/** True when the calling code runs inside a transaction body of this handle's pool. */
+export function pgInTransaction(db: Db): boolean {
+  return openFrame(pgState(db).pool) !== null;
+}
+
+export async function pgWriteTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
+  const s = pgState(db);
+  if (openFrame(s.pool)) return await fn(db as Tx);
+  for (let attempt = 1; ; attempt++) {
+    let frame: TxFrame | null = null;
+    try {
+      const value = await s.root.transaction(async (tx) => {
+        frame = { pool: s.pool, tx, hooks: [], done: false };
+        return await inside.run(frame, async () => await fn(db as Tx));
+      });
+      const hooks = endFrame(frame);
+      runHooks(hooks);
+      return value;
+    } catch (e) {
+      endFrame(frame);
+      const code = conflictCode(e);
+      if (!code) throw e;
+      if (attempt >= PG_TX_ATTEMPTS) throw new PgTxConflict(attempt, code, e);
+      await Bun.sleep(Math.floor(Math.random() * 10 * attempt));
+    }
+  }
+}
+
+function endFrame(frame: TxFrame | null): Hook[] {
+  if (!frame) return [];
+  const f = frame as TxFrame;
+  f.done = true;
+  return f.hooks;
+}
+
+/** A savepoint of the open transaction: its writes and hooks stand or fall together; `keep` false always rolls it back. */
+async function inSavepoint<T>(parent: TxFrame, db: Db, fn: (tx: Tx) => Promise<T> | T, keep: boolean): Promise<T> {
+  const sp = parent.tx as PgQ & { transaction<R>(f: (tx: PgQ) => Promise<R>): Promise<R> };
+  let child: TxFrame | null = null;
+  let value: T | undefined;
+  try {
+    await sp.transaction(async (tx) => {
+      child = { pool: parent.pool, tx, hooks: [], done: false };
+      value = await inside.run(child, async () => await fn(db as Tx));
+      if (!keep) throw ROLL_BACK;
+    });
+  } catch (e) {
+    endFrame(child);
+    if (e === ROLL_BACK) return value as T;
+    throw e;
+  }
+  parent.hooks.push(...endFrame(child));
+  return value as T;
+}
+
+const ROLL_BACK = new Error("rolled back on purpose");
+
+export async function pgSavepoint<T>(tx: Tx, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
+  const frame = openFrame(pgState(tx).pool);
+  if (!frame) throw new Error("savepoint called outside writeTx");
+  return await inSavepoint(frame, tx, fn, true);
+}
+
+export async function pgRolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
+  const s = pgState(db);
+  const frame = openFrame(s.pool);
+  if (frame) return await inSavepoint(frame, db, fn, false);
+  let value: T | undefined;
+  let outer: TxFrame | null = null;
+  try {
+    await s.root.transaction(async (tx) => {
+      outer = { pool: s.pool, tx, hooks: [], done: false };
+      value = await inside.run(outer, async () => await fn(db as Tx));
+      throw ROLL_BACK;
+    });
+  } catch (e) {
+    endFrame(outer);
+    if (e !== ROLL_BACK) throw e;
+  }
+  return value as T;
+}
+
+export function pgAfterCommit(tx: Tx, fn: Hook): void {
+  const frame = openFrame(pgState(tx).pool);
+  if (!frame) throw new Error("afterCommit called outside writeTx: side effects must wait for a commit");
+  frame.hooks.push(fn);
+}
+
+/** The SQLSTATE of a deadlock or serialization failure anywhere in the error's cause chain, else null. */
+export function conflictCode(e: unknown): "40001" | "40P01" | null {
+  for (let c: unknown = e, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+    const o = c as { errno?: unknown; code?: unknown };
+    for (const v of [o.errno, o.code]) if (v === "40001" || v === "40P01") return v;
+  }
+  return null;
+}

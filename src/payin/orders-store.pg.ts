@@ -1,0 +1,114 @@
+// payin/orders-store.ts on PostgreSQL (db/engine.ts: the store dispatches here for a PostgreSQL
+// handle): what creating, reading, expiring and paying an order through the API and the checkout
+// needs. The watcher's matching statements (matchCandidateIds, expiredBefore, coveringOrderIds,
+// showConfirmations, sweepTargets) are the leader's and wait for it (src/db/pg-stores.test.ts lists them).
+import { and, asc, count, desc, eq, lte, or, sql } from "drizzle-orm";
+import { firstRow, type PgQ } from "../db/engine";
+import { payinOrders } from "../db/schema-pg";
+import { AWAITING_PAYMENT, SETTLING_STATUSES } from "./state";
+import type { PayinOrderRow } from "./views";
+
+const list = (s: readonly string[]) => sql.raw(s.map((x) => `'${x}'`).join(", "));
+
+/** The merchant's first pool address (by derivation index) where this amount is not open (FREE_SHARED_ADDRESS on SQLite). */
+export async function freeSharedAddress(tx: PgQ, merchantId: number, chain: string, token: string, units: bigint): Promise<{ id: string; address: string } | undefined> {
+  const amount = units.toString();
+  const rows = (await tx.execute(sql`SELECT a.id, a.address FROM addresses a
+    WHERE a.merchant_id = ${merchantId} AND a.chain = ${chain} AND a.kind = 'shared' AND a.deleted_at IS NULL
+      AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = ${token} AND p.amount = ${amount} AND p.mode = 'shared' AND p.status IN (${list(AWAITING_PAYMENT)}))
+      AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = ${token} AND p.amount = ${amount} AND p.mode = 'shared' AND p.status IN (${list(SETTLING_STATUSES)}))
+    ORDER BY a.derivation_index LIMIT 1`)) as unknown as { id: string; address: string }[];
+  return rows[0];
+}
+
+/** A new shared-address order unless the merchant has one with this merchantOrderNo: its id, or null. */
+export async function insertSharedPayin(tx: PgQ, row: PayinOrderRow, now: number): Promise<number | null> {
+  const r = await firstRow(
+    tx
+      .insert(payinOrders)
+      .values({
+        orderNo: row.orderNo, merchantId: row.merchantId, merchantOrderNo: row.merchantOrderNo, mode: "shared", chain: row.chain, token: row.token, decimals: row.decimals,
+        amount: row.amount, addressId: row.addressId, address: row.address, notifyUrl: row.notifyUrl, redirectUrl: row.redirectUrl, apiKeyId: row.apiKeyId,
+        status: "waiting_payment", checkoutToken: row.checkoutToken, expireAt: row.expireAt, createdAt: now, updatedAt: now,
+      })
+      .onConflictDoNothing({ target: [payinOrders.merchantId, payinOrders.merchantOrderNo] })
+      .returning({ id: payinOrders.id }),
+  );
+  return r ? r.id : null;
+}
+
+export async function invoicePayinCount(tx: PgQ, invoiceId: number): Promise<number> {
+  return (await firstRow(tx.select({ n: count() }).from(payinOrders).where(eq(payinOrders.invoiceId, invoiceId))))!.n;
+}
+
+export async function orderById(tx: PgQ, id: number): Promise<PayinOrderRow | undefined> {
+  return await firstRow(tx.select().from(payinOrders).where(eq(payinOrders.id, id)));
+}
+
+export async function orderByMerchantOrderNo(tx: PgQ, merchantId: number, merchantOrderNo: string): Promise<PayinOrderRow | undefined> {
+  return await firstRow(tx.select().from(payinOrders).where(and(eq(payinOrders.merchantId, merchantId), eq(payinOrders.merchantOrderNo, merchantOrderNo))));
+}
+
+export async function orderByOrderNo(db: PgQ, merchantId: number, orderNo: string): Promise<PayinOrderRow | undefined> {
+  return await firstRow(db.select().from(payinOrders).where(and(eq(payinOrders.orderNo, orderNo), eq(payinOrders.merchantId, merchantId))));
+}
+
+export async function orderNoTaken(tx: PgQ, merchantId: number, no: string): Promise<boolean> {
+  return !!(await firstRow(
+    tx
+      .select({ id: payinOrders.id })
+      .from(payinOrders)
+      .where(or(eq(payinOrders.orderNo, no), and(eq(payinOrders.merchantId, merchantId), eq(payinOrders.merchantOrderNo, no))))
+      .limit(1),
+  ));
+}
+
+export async function updateOrder(tx: PgQ, id: number, set: Partial<PayinOrderRow>): Promise<PayinOrderRow | undefined> {
+  return await firstRow(tx.update(payinOrders).set(set).where(eq(payinOrders.id, id)).returning());
+}
+
+/** The compare-and-set of a status change: undefined when another writer (another gateway) moved the order first. */
+export async function updateOrderIf(tx: PgQ, id: number, expected: string, set: Partial<PayinOrderRow>): Promise<PayinOrderRow | undefined> {
+  return await firstRow(tx.update(payinOrders).set(set).where(and(eq(payinOrders.id, id), eq(payinOrders.status, expected))).returning());
+}
+
+export async function patchOrder(tx: PgQ, id: number, set: Partial<PayinOrderRow>): Promise<void> {
+  await tx.update(payinOrders).set(set).where(eq(payinOrders.id, id));
+}
+
+export async function insertOrder(tx: PgQ, values: typeof payinOrders.$inferInsert): Promise<PayinOrderRow> {
+  return (await firstRow(tx.insert(payinOrders).values(values).returning()))!;
+}
+
+export async function dueOrders(db: PgQ, now: number, limit: number): Promise<PayinOrderRow[]> {
+  return await db
+    .select()
+    .from(payinOrders)
+    .where(and(eq(payinOrders.status, "waiting_payment"), lte(payinOrders.expireAt, now - 1)))
+    .orderBy(asc(payinOrders.expireAt))
+    .limit(limit);
+}
+
+export async function ordersOfBinding(db: PgQ, bindingId: string, limit: number): Promise<PayinOrderRow[]> {
+  return await db.select().from(payinOrders).where(eq(payinOrders.bindingId, bindingId)).orderBy(desc(payinOrders.createdAt), desc(payinOrders.id)).limit(limit);
+}
+
+export async function bindingOrderFacts(db: PgQ, bindingId: string) {
+  return await db
+    .select({ status: payinOrders.status, paid: payinOrders.paidAmount, createdAt: payinOrders.createdAt, completedAt: payinOrders.completedAt })
+    .from(payinOrders)
+    .where(eq(payinOrders.bindingId, bindingId));
+}
+
+export async function orderWithNo(db: PgQ, orderNo: string): Promise<PayinOrderRow | undefined> {
+  return await firstRow(db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)));
+}
+
+export async function payinByCheckoutToken(db: PgQ, token: string): Promise<PayinOrderRow | undefined> {
+  return await firstRow(db.select().from(payinOrders).where(eq(payinOrders.checkoutToken, token)));
+}
+
+export async function currentPayin(db: PgQ, inv: { payinOrderId: number | null }): Promise<PayinOrderRow | null> {
+  if (inv.payinOrderId === null) return null;
+  return (await firstRow(db.select().from(payinOrders).where(eq(payinOrders.id, inv.payinOrderId)))) ?? null;
+}
