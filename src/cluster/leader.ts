@@ -19,7 +19,8 @@
 //   fails looks at the heartbeat (database time); older than 3T/5, it ends the leader's session
 //   (pg_terminate_backend, only if that session still holds the lock) and tries again at once.
 // The epoch fence (assertEpoch) keeps a deposed leader that wakes up from storing anything.
-import { SQL } from "bun";
+import type { SQL } from "bun";
+import { openPg } from "../db/client-pg";
 import type { Logger } from "../lib/logger";
 import { PROCESS_ID } from "../lib/process-id";
 import { beat, endStaleLeader, leaderRow, releaseLead, tryTakeLead, type KeepaliveSettings, type LeaderRow } from "./leader-store";
@@ -207,9 +208,8 @@ export class LeaderElector {
 
   private connection(): SQL {
     if (this.conn) return this.conn;
-    const conn: SQL = new SQL({
-      url: this.opts.url,
-      max: 1,
+    // openPg: a failover URL (several hosts, target_session_attrs) picks the writable host.
+    const conn: SQL = openPg(this.opts.url, 1, {
       idleTimeout: 0,
       connectionTimeout: Math.max(1, Math.ceil(this.timings.tickMs / 1000)),
       // The lock lives in this connection's session: its end is the end of the leadership.

@@ -16,6 +16,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
+import { openPg } from "./client-pg";
 import * as pgSchema from "./schema-pg";
 import { type PgQ, type PgState, pgHandle, pgState } from "./engine";
 import { runHooks } from "./after-commit";
@@ -41,9 +42,12 @@ export class PgTxConflict extends Error {
   }
 }
 
-/** Opens the PostgreSQL handle services pass around: a pool of at most `poolSize` connections to `url`. */
+/**
+ * Opens the PostgreSQL handle services pass around: a pool of at most `poolSize` connections to
+ * `url`, through openPg so a multi-host URL (target_session_attrs) follows a failover.
+ */
 export function openPgDb(url: string, poolSize = 10): Db {
-  const pool = new SQL({ url, max: poolSize, connectionTimeout: 10, idleTimeout: 60 });
+  const pool = openPg(url, poolSize, { connectionTimeout: 10, idleTimeout: 60 });
   return pgDbOver(pool);
 }
 

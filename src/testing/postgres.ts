@@ -38,7 +38,7 @@ export function pgBinDir(): string {
 }
 
 /** Runs a server binary as the `postgres` OS user when we are root (initdb and postgres refuse root). */
-function runPg(bin: string, args: string[]): void {
+export function runPg(bin: string, args: string[]): void {
   const exe = join(pgBinDir(), bin);
   const [cmd, argv] = process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", exe, ...args]] : [exe, args];
   const r = spawnSync(cmd, argv, { encoding: "utf8" });
@@ -47,26 +47,16 @@ function runPg(bin: string, args: string[]): void {
 
 /** Starts a throwaway cluster and migrates its template database. */
 export async function startCluster(): Promise<TestCluster> {
-  const dir = mkdtempSync(join(tmpdir(), "sg-pg-"));
-  if (process.getuid?.() === 0) {
-    const pw = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
-    const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
-    if (pw.status !== 0) throw new Error("running as root needs the `postgres` OS user (Debian's postgresql package creates it)");
-    chownSync(dir, Number(pw.stdout.trim()), Number(gid.stdout.trim()));
-  }
+  const dir = clusterDir();
   const data = join(dir, "data");
   runPg("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]);
   const port = await freePort();
   const opts = [
-    `-p ${port}`,
-    `-k ${dir}`,
-    "-c listen_addresses=127.0.0.1",
+    ...serverOptions(port, dir),
     // A test cluster: nothing to survive a power cut.
     "-c fsync=off",
     "-c synchronous_commit=off",
     "-c full_page_writes=off",
-    "-c max_connections=300",
-    "-c shared_buffers=32MB",
   ].join(" ");
   runPg("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-o", opts, "-w", "-t", "60", "start"]);
   const cluster: TestCluster = { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir, port };
@@ -77,6 +67,23 @@ export async function startCluster(): Promise<TestCluster> {
     throw e;
   }
   return cluster;
+}
+
+/** A new temporary folder for a cluster, owned by the `postgres` OS user when we are root. */
+export function clusterDir(prefix = "sg-pg-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (process.getuid?.() === 0) {
+    const pw = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
+    const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
+    if (pw.status !== 0) throw new Error("running as root needs the `postgres` OS user (Debian's postgresql package creates it)");
+    chownSync(dir, Number(pw.stdout.trim()), Number(gid.stdout.trim()));
+  }
+  return dir;
+}
+
+/** The postgres options every test server gets: its port, its socket in its folder, 127.0.0.1 only. */
+export function serverOptions(port: number, dir: string): string[] {
+  return [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c max_connections=300", "-c shared_buffers=32MB"];
 }
 
 /** Stops a cluster at once and removes its folder; a folder that is not a cluster's is left alone. */
@@ -130,11 +137,11 @@ export async function testCluster(): Promise<string> {
  * A detached watcher that stops the cluster once this process is gone, however it ends (a test
  * runner's exit hooks do not run on SIGKILL or a crash, and a server left behind holds a port).
  */
-function stopWhenGone(pid: number, dir: string): void {
-  const data = join(dir, "data");
+export function stopWhenGone(pid: number, dir: string, dataDirs: string[] = [join(dir, "data")]): void {
   const ctl = join(pgBinDir(), "pg_ctl");
   const stop = process.getuid?.() === 0 ? `runuser -u postgres -- ${ctl}` : ctl;
-  const script = `while kill -0 ${pid} 2>/dev/null; do sleep 0.5; done; ${stop} -D '${data}' -m immediate -w stop >/dev/null 2>&1; rm -rf '${dir}'`;
+  const stops = dataDirs.map((data) => `${stop} -D '${data}' -m immediate -w stop >/dev/null 2>&1`).join("; ");
+  const script = `while kill -0 ${pid} 2>/dev/null; do sleep 0.5; done; ${stops}; rm -rf '${dir}'`;
   Bun.spawn(["sh", "-c", script], { stdio: ["ignore", "ignore", "ignore"], detached: true }).unref();
 }
 
