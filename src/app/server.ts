@@ -236,9 +236,10 @@ export async function startJobs(ctx: AppContext, runtime: Runtime): Promise<Sche
 async function startPgJobs(ctx: AppContext): Promise<Scheduler> {
   const s = new Scheduler(ctx.logger, ctx.clock);
   s.every("prune-nonces", 60_000, () => pruneNonces(ctx.db, ctx.clock.now()), HEAVY);
-  // The delivery worker's claims (FOR UPDATE SKIP LOCKED with a lease) are not ported yet: callbacks
-  // are written to the outbox in the order's transaction and wait there (docs/postgresql.md).
-  ctx.logger.warn("PostgreSQL: callback delivery is not in this build yet; callbacks are queued in the database and delivered once it is", {});
+  // Every gateway delivers: its claims are leased (FOR UPDATE SKIP LOCKED, callbacks/store.pg.ts),
+  // so gateways sharing the database never send one callback twice at once.
+  const callbacks = await startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
+  s.service("callbacks", () => callbacks.stop());
   s.every("expire-payins", 1000, async () => {
     await expireDueOrders(ctx);
   });

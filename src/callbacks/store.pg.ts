@@ -1,11 +1,79 @@
 // callbacks/store.ts on PostgreSQL (db/engine.ts: the store dispatches here for a PostgreSQL
-// handle): the outbox's writes and the operator's reads. The delivery worker's store
-// (callbackWorkerStore: FOR UPDATE SKIP LOCKED claims with a lease owner and expiry) is not
-// ported yet; see docs/postgresql.md.
+// handle): the outbox's writes, the operator's reads and the delivery worker's store, whose claim
+// is one `FOR UPDATE SKIP LOCKED` statement with a lease owner and expiry (cluster/leases.ts
+// CALLBACK_LEASES): several gateways deliver from one database and never take the same row.
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
-import { firstRow, type PgQ } from "../db/engine";
-import { callbackAttempts, callbacks, merchants } from "../db/schema-pg";
-import type { CallbackAttemptRow, CallbackRow, NewCallbackRow } from "./store";
+import type { Db } from "../db/client";
+import { firstRow, type PgQ, pgOf, pgState } from "../db/engine";
+import { callbackAttempts, callbacks, detectionTimes, merchants } from "../db/schema-pg";
+import { CALLBACK_LEASES, leaseClaimer } from "../cluster/leases";
+import { ownerGone } from "../lib/process-id";
+import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStore, DueRow, NewCallbackRow } from "./store";
+
+/**
+ * The claim's table: CALLBACK_LEASES returning what the worker delivers, the target resolved as on
+ * SQLite (the row's url, else the merchant's default callback URL). PostgreSQL has no rowid: `rid`
+ * is 0 (the worker names rows by id here; ordering is next_attempt_at, created_at, id).
+ */
+const CLAIM_TABLE = {
+  ...CALLBACK_LEASES,
+  returning: `0 AS rid, id, kind, merchant_id AS "merchantId", order_no AS "orderNo", api_key_id AS "apiKeyId", payload, attempts,
+    COALESCE(url, (SELECT m.default_callback_url FROM merchants m WHERE m.id = callbacks.merchant_id)) AS target`,
+};
+
+/** The delivery worker's statements on PostgreSQL (callbacks/store.ts callbackWorkerStore's twin). */
+export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore {
+  const q = () => pgOf(db);
+  const claimer = leaseClaimer<DueRow>(pgState(db).pool, CLAIM_TABLE, owner);
+  const mine = (id: string) => and(eq(callbacks.id, id), eq(callbacks.state, "delivering"), eq(callbacks.leaseOwner, owner));
+  const releaseOf = async (o: string | null): Promise<number> =>
+    (
+      await q()
+        .update(callbacks)
+        .set({ state: "pending", leaseUntil: null, leaseOwner: null })
+        .where(and(eq(callbacks.state, "delivering"), o === null ? sql`${callbacks.leaseOwner} IS NULL` : eq(callbacks.leaseOwner, o)))
+        .returning({ id: callbacks.id })
+    ).length;
+  return {
+    claimLeased: async (limit: number, leaseMs: number, now: number) =>
+      (await claimer.claim(limit, leaseMs, now)).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) })),
+    releaseAllLeases: async () => await releaseOf(owner),
+    releaseCutOff: async (gone: (owner: string | null) => boolean = ownerGone) => {
+      const owners = (await q().selectDistinct({ o: callbacks.leaseOwner }).from(callbacks).where(eq(callbacks.state, "delivering"))).map((r) => r.o);
+      let n = await releaseOf(owner);
+      for (const o of owners) if (o !== owner && gone(o)) n += await releaseOf(o);
+      return n;
+    },
+    // The claim takes rows whose lease ended itself (leases.ts): nothing to release apart.
+    expiredLeases: async () => [],
+    release: async () => undefined,
+    merchantsWithPending: async () => [],
+    due: async () => [],
+    mark: async () => false,
+    hold: async (id: string, now: number) =>
+      void (await q().update(callbacks).set({ state: "held", leaseUntil: null, leaseOwner: null, updatedAt: now }).where(mine(id))),
+    unclaim: async (id: string) => void (await q().update(callbacks).set({ state: "pending", leaseUntil: null, leaseOwner: null }).where(mine(id))),
+    recordAttempt: async (id: string, r: AttemptRecord, url: string | null) =>
+      void (await q().execute(sql`INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
+        VALUES (${id}, (SELECT count(*) FROM callback_attempts WHERE callback_id = ${id}) + 1, ${r.startedAt}, ${r.durationMs}, ${r.httpStatus}, ${r.responseBody}, ${r.error}, ${url})`)),
+    delivered: async (id: string, now: number) => {
+      const r = await firstRow(q().select({ createdAt: callbacks.createdAt, kind: callbacks.kind, orderNo: callbacks.orderNo, status: callbacks.status }).from(callbacks).where(eq(callbacks.id, id)));
+      if (!r) return null;
+      if (r.kind === "payin" && r.status === "completed") {
+        await q()
+          .update(detectionTimes)
+          .set({ callbackAt: now })
+          .where(and(eq(detectionTimes.orderNo, r.orderNo), sql`${detectionTimes.completedAt} IS NOT NULL`, sql`${detectionTimes.callbackAt} IS NULL`));
+      }
+      return r.createdAt;
+    },
+    settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
+      void (await q()
+        .update(callbacks)
+        .set({ state: o.state as CallbackRow["state"], attempts: o.attempts, nextAttemptAt: o.nextAt, leaseUntil: null, leaseOwner: null, lastError: o.lastError, updatedAt: now })
+        .where(mine(id))),
+  };
+}
 
 export async function insertCallback(tx: PgQ, r: NewCallbackRow): Promise<boolean> {
   const row = await firstRow(

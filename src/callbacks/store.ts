@@ -50,7 +50,30 @@ export const DELIVERING = `callbacks INDEXED BY callbacks_due WHERE state = 'del
 export const EXPIRED_LEASES = `SELECT rowid AS rid, id FROM ${DELIVERING} AND lease_until <= ?`;
 export const LEASE_OWNERS = `SELECT DISTINCT lease_owner AS o FROM ${DELIVERING}`;
 
-export function callbackWorkerStore(db: Db, owner: string) {
+/** The delivery worker's store on either engine (store.pg.ts: the PostgreSQL twin). */
+export interface CallbackWorkerStore {
+  /**
+   * PostgreSQL: claims up to `limit` due rows in one statement (FOR UPDATE SKIP LOCKED, leased to
+   * this owner for `leaseMs`), already marked 'delivering'. null on SQLite: the planner reads
+   * `due` pages and `mark`s each row through the group commit.
+   */
+  claimLeased: ((limit: number, leaseMs: number, now: number) => Promise<DueRow[]>) | null;
+  releaseAllLeases(): Promise<number>;
+  releaseCutOff(gone?: (owner: string | null) => boolean): Promise<number>;
+  expiredLeases(now: number): Promise<{ rid: number; id: string }[]>;
+  release(rid: number, now: number): Promise<void>;
+  merchantsWithPending(): Promise<number[]>;
+  due(merchantId: number, now: number, after: { nextAt: number; rid: number }, limit: number): Promise<(DueRow & { nextAt: number })[]>;
+  mark(rid: number, leaseUntil: number, now: number): Promise<boolean>;
+  hold(id: string, now: number): Promise<void>;
+  unclaim(id: string): Promise<void>;
+  recordAttempt(id: string, r: AttemptRecord, url: string | null): Promise<void>;
+  delivered(id: string, now: number): Promise<number | null>;
+  settle(id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number): Promise<void>;
+}
+
+export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore {
+  if (isPg(db)) return pg.callbackWorkerStore(db, owner);
   const stmt = <T>(name: string, build: (c: Db["$client"]) => T): T => prepared(db, `callbacks:${name}`, (d) => build(d.$client));
   // The worker's writes outside the group commit: each in a transaction of its own (docs/transactions.md).
   const own = async <T>(fn: () => T): Promise<T> => await writeTx(db, async () => fn());
@@ -62,6 +85,7 @@ export function callbackWorkerStore(db: Db, owner: string) {
   const leaseOwners = (): (string | null)[] =>
     db.$client.query<{ o: string | null }, []>(LEASE_OWNERS).all().map((r) => r.o);
   return {
+    claimLeased: null,
     /** This process's claims back to pending; how many. Other processes' claims stay. */
     releaseAllLeases: async (): Promise<number> => await own(() => releaseOf(owner)),
     /**
@@ -145,7 +169,6 @@ export function callbackWorkerStore(db: Db, owner: string) {
   };
 }
 
-export type CallbackWorkerStore = ReturnType<typeof callbackWorkerStore>;
 
 /** A callbacks row as the outbox writes it (attempts 0, due at once). */
 export interface NewCallbackRow {

@@ -20,7 +20,7 @@ import { compatRequest, isCompatKind } from "./compat";
 import { compatSecretOf } from "../merchants/compat-keys";
 import type { CompatProtocol } from "../lib/compat-signing";
 import { forgetFirstPage, newPlanMemory, noteOutcome, originOf, planClaims } from "./claim-plan";
-import { callbackWorkerStore, type DueRow } from "./store";
+import { callbackWorkerStore, type CallbackWorkerStore, type DueRow } from "./store";
 import { PROCESS_ID } from "../lib/process-id";
 import type { Lookup } from "./target";
 import { filterSeq } from "../lib/async-seq";
@@ -250,6 +250,7 @@ export class CallbackWorker {
 
   private async claimAndLaunch(): Promise<number> {
     if (this.stopping || this.o.clock.now() < this.blockedUntil) return 0;
+    if (this.store.claimLeased) return await this.claimLeasedAndLaunch(this.store.claimLeased);
     const claimed = await this.claim();
     // Nothing is written for a claim before its mark: rows claimed while stop() began are left pending.
     if (!claimed.length || this.stopping) return 0;
@@ -265,6 +266,32 @@ export class CallbackWorker {
     this.marking = Promise.all([this.marking, marked]).then(() => {});
     for (const c of claimed) this.launch(c.row, c.origin, marked);
     return claimed.length;
+  }
+
+  /**
+   * PostgreSQL: one statement claims up to the free slots (FOR UPDATE SKIP LOCKED with this
+   * process's lease, cluster/leases.ts), committed before anything is sent; rows another gateway
+   * holds are skipped, never waited for. Due order is next_attempt_at, created_at, id.
+   */
+  private async claimLeasedAndLaunch(claimLeased: NonNullable<CallbackWorkerStore["claimLeased"]>): Promise<number> {
+    const free = this.o.concurrency - this.inflight.size;
+    if (free <= 0) return 0;
+    let rows: DueRow[];
+    try {
+      rows = (await claimLeased(free, this.leaseMs, this.o.clock.now())).filter((r) => !this.inflight.has(r.id));
+      this.dbOk();
+    } catch (e) {
+      this.dbFailed("callback claim failed; nothing sent", e);
+      return 0;
+    }
+    if (this.stopping) {
+      // Claimed while stop() began: back to pending at once, not when the lease ends.
+      for (const r of rows) await this.store.unclaim(r.id).catch(() => undefined);
+      return 0;
+    }
+    const marked = Promise.resolve(new Set(rows.map((r) => r.id)));
+    for (const r of rows) this.launch(r, originOf(r.target), marked);
+    return rows.length;
   }
 
   /** Fair claiming (DESIGN 7): the planner (claim-plan.ts) picks, on this worker's clock. */

@@ -12,8 +12,8 @@ const SRC = join(import.meta.dir, "..");
 const PENDING: Record<string, string[]> = {
   // The watcher's matching and the sweep are the leader's (src/cluster/): ported with the watchers.
   "payin/orders-store.ts": ["matchCandidateIds", "expiredBefore", "coveringOrderIds", "showConfirmations", "sweepTargets"],
-  // The delivery worker's claims (FOR UPDATE SKIP LOCKED, leases) and retention.
-  "callbacks/store.ts": ["pruneDelivered", "callbackWorkerStore"],
+  // Retention (the delivered rows' pruning job is not scheduled on PostgreSQL yet).
+  "callbacks/store.ts": ["pruneDelivered"],
 };
 
 function storeFiles(dir: string, rel = ""): string[] {

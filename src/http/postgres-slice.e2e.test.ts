@@ -1,11 +1,14 @@
 // The first vertical slice on PostgreSQL (DESIGN 22, docs/postgresql.md): a gateway started with
 // [database] url on the test run's real PostgreSQL (init on its own database, a merchant), serving
 // the signed create pay-in and the signed GET through the real HTTP server; nonces in the database;
-// the order's callback queued in the outbox in the order's transaction.
+// the order's callback queued in the outbox in the order's transaction and delivered by the
+// callback worker's leased claims (callbacks/store.pg.ts), signed, exactly once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { apiError, startTestGateway, type TestGateway } from "../testing/harness";
 import { engineOf, pgOf } from "../db/engine";
+import { verifyCallback } from "../sdk/callback";
+import { startReceiver } from "../testing/receiver";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -46,5 +49,27 @@ describe("a gateway on PostgreSQL", () => {
     expect(e.code).toBe(40108);
     const [{ n }] = await rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM nonces`);
     expect(Number(n)).toBeGreaterThanOrEqual(5);
+  });
+
+  test("a created order's callback reaches the merchant's endpoint signed, exactly once, and its row is delivered", async () => {
+    const rx = startReceiver();
+    try {
+      const o = await gw.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "pg-cb-1", amount: "3", notifyUrl: rx.url + "/pg" });
+      const mine = (r: { text: string }) => JSON.parse(r.text).orderNo === o.orderNo;
+      const [req] = (await rx.waitFor((rs) => rs.some(mine), 15_000)).filter(mine);
+      expect(req!.path).toBe("/pg");
+      expect(JSON.parse(req!.text)).toMatchObject({ orderNo: o.orderNo, merchantOrderNo: "pg-cb-1", status: "waiting_payment" });
+      expect(verifyCallback(req!.raw, req!.headers, gw.merchant.apiKey)).toBe(true);
+      const state = async () => (await rows<{ state: string; lease_owner: string | null; attempts: number }>(sql`SELECT state, lease_owner, attempts::int AS attempts FROM callbacks WHERE order_no = ${o.orderNo}`))[0];
+      for (let i = 0; i < 100 && (await state())?.state !== "delivered"; i++) await Bun.sleep(50);
+      expect(await state()).toMatchObject({ state: "delivered", lease_owner: null, attempts: 1 });
+      const [{ n }] = await rows<{ n: number }>(sql`SELECT count(*)::int AS n FROM callback_attempts a JOIN callbacks c ON c.id = a.callback_id WHERE c.order_no = ${o.orderNo}`);
+      expect(Number(n)).toBe(1);
+      // Several polls later, still once.
+      await Bun.sleep(1000);
+      expect(rx.requests.filter(mine).length).toBe(1);
+    } finally {
+      await rx.stop();
+    }
   });
 });
