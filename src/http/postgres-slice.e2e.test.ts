@@ -72,4 +72,27 @@ describe("a gateway on PostgreSQL", () => {
       await rx.stop();
     }
   });
+
+  test("a row another gateway holds under a live lease is not sent; once its lease ends it is delivered, once", async () => {
+    const rx = startReceiver();
+    try {
+      const o = await gw.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "pg-cb-2", amount: "4", notifyUrl: rx.url + "/first" });
+      await rx.waitFor((rs) => rs.length === 1, 15_000);
+      // The other gateway's claim: the order's event written again under a fresh id, leased to it for 1.5 s.
+      const leaseEnds = Date.now() + 1500;
+      await pgOf(gw.ctx.db).execute(sql`
+        INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, lease_owner, lease_until, created_at, updated_at)
+        SELECT 'EV-other-' || id, merchant_id, kind, order_no, order_status, api_key_id, ${rx.url + "/other"}, payload, 'delivering', 0, next_attempt_at, 'another-gateway', ${leaseEnds}, created_at + 1, updated_at
+        FROM callbacks WHERE order_no = ${o.orderNo}`);
+      await Bun.sleep(1000);
+      expect(rx.requests.map((r) => r.path)).toEqual(["/first"]);
+      const all = await rx.waitFor((rs) => rs.some((r) => r.path === "/other"), 15_000);
+      expect(all.filter((r) => r.path === "/other")[0]!.at).toBeGreaterThanOrEqual(leaseEnds);
+      await Bun.sleep(600);
+      expect(rx.requests.map((r) => r.path)).toEqual(["/first", "/other"]);
+      expect(verifyCallback(rx.requests[1]!.raw, rx.requests[1]!.headers, gw.merchant.apiKey)).toBe(true);
+    } finally {
+      await rx.stop();
+    }
+  });
 });
