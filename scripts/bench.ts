@@ -13,13 +13,15 @@
 // 5. watcher time per block with 10 vs 1,000 pending deposits.
 // growth. 10k vs 2M stored orders: large/small per operation, idle stalls (scripts/bench-growth.ts).
 // energy. TRX spent per 100 TRON payouts, [chains.TRON.energy] mode burn vs stake (scripts/bench-energy.ts).
-// BENCH_REQUESTS, BENCH_CLIENTS, BENCH_COMPLETIONS scale it; BENCH_ONLY=create,callbacks,fairness,rpc,watcher,growth,energy
+// pg. issue 38: create and GET on one SQLite gateway, one gateway on PostgreSQL, two on one database
+//    (`make bench ARGS=pg`; not in the default set: it starts a PostgreSQL cluster and three gateways).
+// BENCH_REQUESTS, BENCH_CLIENTS, BENCH_COMPLETIONS scale it; BENCH_ONLY=create,callbacks,fairness,rpc,watcher,growth,energy,pg
 // (or the section names as arguments: `make bench ARGS=growth`) picks sections;
 // BENCH_SLICES (4) interleaves section 1's gateway and floors in slices (1: one after another).
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
-import { BUN, ROOT, runCli, startGatewayProcess, tempSetup, type TempSetup } from "../src/testing/process";
+import { BUN, ROOT, runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "../src/testing/process";
 import { freePort } from "../src/testing/wait";
 import { signRequest, canonicalBody } from "../src/auth/signing";
 import { startReceiver, type Receiver } from "../src/testing/receiver";
@@ -88,6 +90,8 @@ interface Target {
   pid?: number;
   /** The gateway's group-commit counters (from /metrics), read around each slice. */
   commits?: () => Promise<CommitCounters>;
+  /** Other processes whose CPU counts for this target (a second gateway, the PostgreSQL server's), listed at each slice. */
+  alsoPids?: () => number[];
 }
 
 /** What a target's process did during its timed slices (summed over them). */
@@ -99,6 +103,8 @@ interface Usage {
   /** The main thread (the event loop): on a core, and runnable but waiting for one, ns. */
   loopRunNs: number;
   loopWaitNs: number;
+  /** CPU time of the target's other processes (alsoPids), ns. */
+  alsoCpuNs: number;
   /** Group commits: COMMIT wall time (ms), commits, writes they carried. */
   commitMs: number;
   groups: number;
@@ -128,6 +134,16 @@ function sampleProcess(pid: number): { cpuNs: number; loop: [number, number] } {
   return { cpuNs, loop: schedstat(pid, pid) };
 }
 
+/** CPU time of every thread of each of `pids`, ns (a process gone meanwhile counts 0). */
+const cpuOf = (pids: number[]) =>
+  pids.reduce((sum, pid) => {
+    try {
+      return sum + sampleProcess(pid).cpuNs;
+    } catch {
+      return sum;
+    }
+  }, 0);
+
 /** The gateway's group-commit counters, from its /metrics (the bench enables it). */
 async function commitCounters(url: string): Promise<CommitCounters> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -150,7 +166,7 @@ async function interleaved(n: number, targets: Target[], cold?: (name: string, f
     await load(WARMUP, CLIENTS, (i) => t.send(n + i), lat);
     cold?.(t.name, Math.max(...lat.slice(0, CLIENTS)));
   }
-  const acc = new Map(targets.map((t) => [t.name, { lat: [] as number[], ms: 0, errors: 0, done: 0, usage: { wallMs: 0, cpuNs: 0, loopRunNs: 0, loopWaitNs: 0, commitMs: 0, groups: 0, jobs: 0 } as Usage }]));
+  const acc = new Map(targets.map((t) => [t.name, { lat: [] as number[], ms: 0, errors: 0, done: 0, usage: { wallMs: 0, cpuNs: 0, loopRunNs: 0, loopWaitNs: 0, alsoCpuNs: 0, commitMs: 0, groups: 0, jobs: 0 } as Usage }]));
   const per = Math.ceil(n / SLICES);
   for (let slice = 0; slice < SLICES; slice++) {
     for (const t of slice % 2 ? [...targets].reverse() : targets) {
@@ -160,10 +176,13 @@ async function interleaved(n: number, targets: Target[], cold?: (name: string, f
       const first = a.done;
       const c0 = t.commits ? await t.commits() : null;
       const p0 = t.pid ? sampleProcess(t.pid) : null;
+      const also = t.alsoPids?.() ?? [];
+      const a0 = cpuOf(also);
       const t0 = performance.now();
       const r = await load(count, CLIENTS, (i) => t.send(first + i), a.lat);
       const ms = performance.now() - t0;
       const p1 = t.pid ? sampleProcess(t.pid) : null;
+      a.usage.alsoCpuNs += cpuOf(also) - a0;
       a.ms += ms;
       a.errors += r.errors;
       a.done += count;
@@ -670,6 +689,81 @@ async function benchWatcherTick() {
   }
 }
 
+// ---------------------------------------------------------------------------
+// pg. Issue 38: signed create and GET at CLIENTS clients against (a) one SQLite gateway,
+// (b) one gateway on PostgreSQL, (c) two gateways on that same PostgreSQL database, the
+// clients split between them (same merchant, same keys); in interleaved slices, one run.
+// The cluster is a throwaway one of this process (src/testing/postgres.ts) with PostgreSQL's
+// durable defaults (fsync, synchronous_commit on), as SQLite runs at FULL. Not in the default
+// set: it starts a PostgreSQL cluster and three gateways (`make bench ARGS=pg`).
+async function benchPg() {
+  const { startCluster, stopWhenGone, createTestDatabase, PG_URL_ENV } = await import("../src/testing/postgres");
+  const cluster = await startCluster({ durable: true });
+  stopWhenGone(process.pid, cluster.dir);
+  process.env[PG_URL_ENV] = cluster.url;
+  const postmaster = Number(readText(join(cluster.dir, "data", "postmaster.pid")).split("\n")[0]);
+  // The server's processes (postmaster and its children: the backends of the gateways' pools, WAL writer, …).
+  const pgPids = () => [postmaster, ...readText(`/proc/${postmaster}/task/${postmaster}/children`).trim().split(/\s+/).filter(Boolean).map(Number)];
+  const toml = `[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`;
+  const db = await createTestDatabase({ empty: true });
+  const lite = await tempSetup(toml);
+  const pg1 = await tempSetup(toml, { init: false });
+  const pg2 = await tempSetup(toml, { init: false });
+  for (const s of [pg1, pg2]) s.env.STABLEGATE_DATABASE_URL = db.url; // same master key (tempSetup's)
+  const gws: GatewayProcess[] = [];
+  try {
+    const loadAvg = [readText("/proc/loadavg").split(" ").slice(0, 3).join(" ")];
+    const init = runCli(["init", "--config", pg1.configPath], pg1.env);
+    if (init.code !== 0) throw new Error(`init on PostgreSQL: ${init.stderr}`);
+    const m = { lite: merchant(lite, "bench"), pg: merchant(pg1, "bench") };
+    for (const s of [lite, pg1, pg2]) gws.push(await startGatewayProcess(s));
+    const [gLite, gPg1, gPg2] = gws as [GatewayProcess, GatewayProcess, GatewayProcess];
+    const cLite = new StablegateClient({ baseUrl: lite.url, ...m.lite });
+    const cPg = [pg1, pg2].map((s) => new StablegateClient({ baseUrl: s.url, ...m.pg }));
+    const orders = { a: [] as string[], b: [] as string[], c: [] as string[] };
+    const create = (c: () => StablegateClient, into: string[], prefix: string) => async (i: number) => {
+      const o = await c().request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: createBody(i, prefix) });
+      into.push(o.orderNo);
+    };
+    const get = (c: (i: number) => StablegateClient, from: string[]) => (i: number) =>
+      c(i).request("GET", `/openapi/payin/orders/${from[i % from.length]}`).then(() => {});
+    const both = (i: number) => cPg[i % 2]!;
+    const gwB = { pid: gPg1.proc.pid, alsoPids: pgPids };
+    const gwC = { pid: gPg1.proc.pid, alsoPids: () => [gPg2.proc.pid, ...pgPids()] };
+    const created = await interleaved(REQUESTS, [
+      { name: "a", pid: gLite.proc.pid, send: create(() => cLite, orders.a, "a") },
+      { name: "b", ...gwB, send: create(() => cPg[0]!, orders.b, "b") },
+      { name: "c", ...gwC, send: (i) => create(() => both(i), orders.c, "c")(i) },
+    ]);
+    const read = await interleaved(REQUESTS, [
+      { name: "a", pid: gLite.proc.pid, send: get(() => cLite, orders.a) },
+      { name: "b", ...gwB, send: get(() => cPg[0]!, orders.b) },
+      { name: "c", ...gwC, send: get(both, orders.c) },
+    ]);
+    loadAvg.push(readText("/proc/loadavg").split(" ").slice(0, 3).join(" "));
+    const label = { a: "(a) SQLite, 1 gateway", b: "(b) PostgreSQL, 1 gateway", c: "(c) PostgreSQL, 2 gateways" } as const;
+    console.log(`pg. signed requests on PostgreSQL (issue 38), ${REQUESTS} each, ${CLIENTS} concurrent clients (split in two for (c)), 127.0.0.1, ${SLICES} interleaved slices; PostgreSQL ${cluster.url.replace(/^.*:(\d+)\/.*$/, "port $1")} with fsync and synchronous_commit on`);
+    for (const [what, res] of [["create", created], ["signed GET", read]] as const) {
+      for (const k of ["a", "b", "c"] as const) {
+        const r = res.get(k)!;
+        const gwCpu = cpuPerReq(r, REQUESTS);
+        const dbCpu = r.usage.alsoCpuNs / 1000 / Math.max(1, REQUESTS - r.errors);
+        const cpu = k === "a" ? `CPU/req ${gwCpu.toFixed(0)} µs (gateway, SQLite in-process)` : `CPU/req ${(gwCpu + dbCpu).toFixed(0)} µs (gateway${k === "c" ? "s" : ""} + PostgreSQL server; first gateway alone ${gwCpu.toFixed(0)} µs)`;
+        console.log(`${line(`${what === "create" ? "create" : "GET"}: ${label[k]}`, r)}  ${cpu}`);
+      }
+      const [a, b, c] = (["a", "b", "c"] as const).map((k) => res.get(k)!);
+      const cpuTotal = (r: typeof a) => (r.usage.cpuNs + r.usage.alsoCpuNs) / Math.max(1, REQUESTS - r.errors);
+      console.log(`  ${what} ratios: (b)/(a) ${(b.rps / a.rps).toFixed(2)}x req/s, ${(cpuTotal(b) / cpuTotal(a)).toFixed(2)}x CPU/req; (c)/(b) ${(c.rps / b.rps).toFixed(2)}x req/s, ${(cpuTotal(c) / cpuTotal(b)).toFixed(2)}x CPU/req`);
+    }
+    console.log(`  load average (1, 5, 15 min) as the section started / ended: ${loadAvg.join(" / ")} (2 cores: every process here, the clients included, shares them)`);
+    console.log(`  callbacks: delivered by every gateway on both engines (leased claims on PostgreSQL); the deliveries go to a name that does not resolve`);
+  } finally {
+    await Promise.all(gws.map((g) => g.kill("SIGTERM")));
+    await db.drop().catch(() => undefined);
+    for (const s of [lite, pg1, pg2]) rmSync(s.dir, { recursive: true, force: true });
+  }
+}
+
 const started = performance.now();
 if (ONLY.has("create")) await benchRequests();
 if (ONLY.has("callbacks")) {
@@ -685,5 +779,6 @@ if (ONLY.has("rpc")) await benchRpc();
 if (ONLY.has("watcher")) await benchWatcherTick();
 if (ONLY.has("growth")) await (await import("./bench-growth")).benchGrowth();
 if (ONLY.has("energy")) await (await import("./bench-energy")).benchEnergy();
+if (ONLY.has("pg")) await benchPg();
 console.log(`(bench took ${f((performance.now() - started) / 1000)} s)`);
 

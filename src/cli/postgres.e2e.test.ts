@@ -6,7 +6,7 @@ import { SQL } from "bun";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pgMigrations } from "../../migrations/index";
-import { runCli, tempSetups } from "../testing/process";
+import { runCli, startGatewayProcess, tempSetups } from "../testing/process";
 import { createTestDatabase } from "../testing/postgres";
 import { PG_NOT_YET } from "./postgres";
 
@@ -101,5 +101,22 @@ describe("stablegate on PostgreSQL: migrate, init, merchants; the rest refused i
     expect(r.stderr).toMatch(/^error: alerts: \S+ \S+ is not available on PostgreSQL yet/);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.code).toBe(1);
+  });
+
+  test("serve starts on an initialised database: /healthz answers 200 with the database reachable; the back office (not ported) offers no setup link", async () => {
+    const db = await createTestDatabase({ empty: true });
+    const s = await setup("[log]\nlevel = \"warn\"", { init: false });
+    s.env.STABLEGATE_DATABASE_URL = db.url;
+    expect(runCli(["init", "--config", s.configPath], s.env).code).toBe(0);
+    const gw = await startGatewayProcess(s);
+    try {
+      const r = await fetch(`${s.url}/healthz`);
+      expect(r.status).toBe(200);
+      expect(await r.json()).toMatchObject({ status: "ok", database: true });
+      expect(gw.stdout()).toContain("back office:     not on PostgreSQL yet");
+    } finally {
+      await gw.kill("SIGTERM");
+    }
+    expect(existsSync(s.dbPath)).toBe(false);
   });
 });

@@ -44,6 +44,12 @@ describe("a gateway on PostgreSQL", () => {
     expect(idx.length).toBeGreaterThan(0);
   });
 
+  test("/healthz answers 200 with the database reachable (the liveness ping runs on PostgreSQL)", async () => {
+    const r = await fetch(`${gw.url}/healthz`);
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ status: "ok", database: true });
+  });
+
   test("an unknown order answers 40108; the nonces are rows of the database", async () => {
     const e = await apiError(gw.client.getPayinOrder("PI-nope"));
     expect(e.code).toBe(40108);

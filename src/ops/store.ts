@@ -7,6 +7,8 @@ import { GAVE_UP, UNDELIVERED } from "../callbacks/state";
 import { AWAITING_FINALITY, BALANCE_MISMATCH, FAILED } from "../payout/state";
 import { TRANSFER_REVERTED } from "../watcher/state";
 import { OPEN_TOPUP } from "../chains/common/store";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./store.pg";
 
 // Counts from indexed windows (issue 23), each through a partial index whose rows a create never
 // writes: the last hour of failed callbacks and payouts, not every failure ever; open unmatched
@@ -79,6 +81,7 @@ export async function unrecordedByChain(db: Db): Promise<{ chain: string; n: num
 
 /** The database answers (liveness); throws when it does not. */
 export async function ping(db: Db): Promise<void> {
+  if (isPg(db)) return await pg.ping(pgOf(db));
   db.$client.query("SELECT 1").get();
 }
 

@@ -45,20 +45,22 @@ export function runPg(bin: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${bin} ${args.join(" ")} failed (${r.status}): ${r.stderr || r.stdout}`);
 }
 
-/** Starts a throwaway cluster and migrates its template database. */
-export async function startCluster(): Promise<TestCluster> {
+/**
+ * Starts a throwaway cluster and migrates its template database. Tests run it without fsync;
+ * `{ durable: true }` keeps PostgreSQL's defaults (fsync, synchronous_commit, full_page_writes
+ * on): the bench compares it with SQLite at FULL durability (scripts/bench.ts section pg).
+ */
+export async function startCluster(opts: { durable?: boolean } = {}): Promise<TestCluster> {
   const dir = clusterDir();
   const data = join(dir, "data");
   runPg("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]);
   const port = await freePort();
-  const opts = [
+  const serverOpts = [
     ...serverOptions(port, dir),
     // A test cluster: nothing to survive a power cut.
-    "-c fsync=off",
-    "-c synchronous_commit=off",
-    "-c full_page_writes=off",
+    ...(opts.durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
   ].join(" ");
-  runPg("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-o", opts, "-w", "-t", "60", "start"]);
+  runPg("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-o", serverOpts, "-w", "-t", "60", "start"]);
   const cluster: TestCluster = { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir, port };
   try {
     await createTemplate(cluster.url);
