@@ -14,6 +14,7 @@ import { makeChains } from "../chains/factory";
 import { offlineLookup, useDefaultLookup } from "../callbacks/target";
 import { closeDb } from "../db/client";
 import { initPostgres } from "../app/postgres";
+import { TEST_ENGINE } from "./engines";
 import { createTestDatabase } from "./postgres";
 
 export interface TestGateway {
@@ -44,7 +45,7 @@ export interface TestGatewayOptions {
   clock?: Clock;
   jobs?: boolean;
   env?: NodeJS.ProcessEnv;
-  /** The engine: "pg" runs on a database of its own on the test run's PostgreSQL (src/testing/postgres.ts). */
+  /** The engine (default: SG_TEST_DB, src/testing/engines.ts): "pg" runs on a database of its own on the test run's PostgreSQL (src/testing/postgres.ts). */
   engine?: "sqlite" | "pg";
 }
 
@@ -61,7 +62,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     },
     opts.config ?? {},
   );
-  const pgDb = opts.engine === "pg" ? await createTestDatabase({ empty: true }) : null;
+  const pgDb = (opts.engine ?? TEST_ENGINE) === "pg" ? await createTestDatabase({ empty: true }) : null;
   if (pgDb) (raw.database as Raw).url = pgDb.url;
   const loaded = parseConfig(raw, "test");
   const logs: string[] = [];
