@@ -403,7 +403,7 @@ function mark(n: ts.Node) {
 }
 
 /** Whether the callee already returns a promise (on a converted tree, a promise kept unawaited is deliberate: the promise lint judges it). */
-function returnsPromise(c: ts.CallExpression): boolean {
+function callReturnsPromise(c: ts.CallExpression): boolean {
   const sig = checker.getResolvedSignature(c);
   const rt = sig && checker.getReturnTypeOfSignature(sig);
   return !!rt && /^Promise<.*>$/.test(checker.typeToString(rt));
@@ -411,7 +411,7 @@ function returnsPromise(c: ts.CallExpression): boolean {
 
 function isHandled(c: ts.CallExpression): boolean {
   let p = c.parent;
-  if (!ts.isExpressionStatement(p) && returnsPromise(c)) return true;
+  if (!ts.isExpressionStatement(p) && callReturnsPromise(c)) return true;
   while (ts.isParenthesizedExpression(p)) p = p.parent;
   // (`void f()` of a function that was synchronous only discarded its value: it gets awaited too.)
   if (ts.isAwaitExpression(p)) return true;
