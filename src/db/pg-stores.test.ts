@@ -45,6 +45,7 @@ const PENDING: Record<string, string[]> = {
 const PORTED = [
   "audit/store.ts",
   "auth/store.ts",
+  "backup/store.ts",
   "callbacks/store.ts",
   "merchants/store.ts",
   "ops/store.ts",
