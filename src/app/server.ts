@@ -54,6 +54,7 @@ import { LeaderElector } from "../cluster/leader";
 import { ClusterBus } from "../cluster/notify";
 import { whileLeader, type Stoppable } from "../cluster/while-leader";
 import { holdEpoch } from "../cluster/fence";
+import { keyCache } from "../merchants/key-cache";
 import { AlertEngine } from "../ops/alerts/engine";
 import { RateRefresher } from "../rates/refresher";
 import { expireDueInvoices } from "../invoices/service";
@@ -152,6 +153,25 @@ function clusterOf(ctx: AppContext): { elector: LeaderElector; bus: ClusterBus }
   const elector = new LeaderElector({ url, takeoverAfterMs: parseDuration(ctx.config.cluster.takeover_after), logger: ctx.logger });
   const bus = new ClusterBus(pgState(ctx.db).pool, { logger: ctx.logger });
   return { elector, bus };
+}
+
+/**
+ * What the bus tells this gateway (DESIGN 22 "Shared state"; the database sends it, migration 0470):
+ * a merchant or API key changed anywhere → the key cache reads its version at its next use; a
+ * payout created on any gateway → the leader's executor runs now; a callback due → this
+ * gateway's worker looks now. A reconnect calls every handler (whatever was missed).
+ */
+async function followBus(ctx: AppContext, runtime: Runtime, bus: ClusterBus): Promise<void> {
+  const keys = keyCache(ctx.db, ctx.cipher);
+  keys.followBus();
+  bus.onInvalidate("api_keys", () => keys.invalidate());
+  bus.onInvalidate("merchant_settings", () => keys.invalidate());
+  bus.onWake("payouts", () => {
+    if (!runtime.cluster.isLeader()) return;
+    for (const chain of ctx.chains.keys()) runtime.payouts.tick(chain).catch(logFailure(ctx, "payouts: a woken run failed", { chain }));
+  });
+  bus.onWake("callbacks", () => callbacksDue());
+  await bus.start();
 }
 
 export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
@@ -370,7 +390,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   // (issue 37: it was the longest hold of that second).
   if (opts.jobs !== false && !pg) for (const code of ctx.chains.keys()) await runtime.ops.gas.get(code);
   // PostgreSQL: the other gateways' invalidations and wake-ups reach this one from before it serves.
-  await runtime.clusterParts?.bus.start();
+  if (runtime.clusterParts) await followBus(ctx, runtime, runtime.clusterParts.bus);
   const app = buildHttpApp(ctx, runtime);
   const backoffice = lazyBackoffice(ctx, runtime); // its own app, imported on the first /backoffice request
   const accessLog = ctx.config.log.level === "debug";

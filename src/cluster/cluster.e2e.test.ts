@@ -17,7 +17,7 @@ import { loadConfig } from "../config/load";
 import { initPostgres } from "../app/postgres";
 import { openPgDb } from "../db/tx-pg";
 import { closeDb } from "../db/client";
-import { createMerchant } from "../merchants/service";
+import { createMerchant, setMerchantStatus } from "../merchants/service";
 import { Cipher } from "../secrets/cipher";
 import { keyFromString } from "../secrets/master-key";
 import { ApiError, StablegateClient } from "../sdk/client";
@@ -176,6 +176,25 @@ describe("three gateways on one PostgreSQL database", () => {
     expect(perOrderStatus.size).toBe(2 * orders.length);
     expect([...perOrderStatus.values()].every((n) => n === 1)).toBe(true);
   }, 120_000);
+
+  test("a merchant disabled from outside the gateways (the CLI's way) is refused by every gateway at once: the database notifies their key caches", async () => {
+    // Every gateway's key cache is warm.
+    for (const g of gws) await g.client.getPayinOrder("PI-none").catch(() => undefined);
+    const db = openPgDb(dbUrl, 1);
+    const deps = { db, cipher: new Cipher(keyFromString(MASTER_KEY)), now: () => Date.now() };
+    const refusedBy = async (g: Gw) => (await g.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `off-${g.name}-${Date.now()}`, amount: "1.5", notifyUrl: `${rx.url}/off` }).then(() => null, (e: unknown) => e)) as ApiError | null;
+    try {
+      const t0 = performance.now();
+      await setMerchantStatus(deps, merchant.uid, "disabled");
+      const seen = await Promise.all(gws.map(async (g) => await waitUntil(`${g.name} refusing`, async () => ((await refusedBy(g)) ? performance.now() - t0 : null), 5000)));
+      console.log(`a disabled merchant refused by every gateway within ${Math.max(...seen).toFixed(0)} ms (bus; the cache's own recheck is 1000 ms)`);
+      expect(Math.max(...seen)).toBeLessThan(1000);
+      await setMerchantStatus(deps, merchant.uid, "active");
+      for (const g of gws) await waitUntil(`${g.name} serving again`, async () => ((await refusedBy(g)) ? null : true), 5000);
+    } finally {
+      await closeDb(db);
+    }
+  }, 60_000);
 
   test("the leader SIGKILLed: another gateway leads within takeover_after, and the others serve on", async () => {
     const roles = await Promise.all(gws.map(role));
