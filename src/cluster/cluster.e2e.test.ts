@@ -247,6 +247,9 @@ describe("three gateways on one PostgreSQL database", () => {
     const load = gws.flatMap((g) => [worker(g), worker(g)]);
     await Bun.sleep(2000);
     const before = answers.get("ok") ?? 0;
+    const leaderBefore = gws[(await Promise.all(gws.map(role))).indexOf("leader")]!;
+    const logOf = (g: Gw) => g.proc!.stdout() + g.proc!.stderr();
+    const lostBefore = logOf(leaderBefore).split("no longer the leader").length;
     await pgCtl(["-D", data, "-m", "immediate", "-w", "stop"]);
     const stoppedAt = performance.now();
     await Bun.sleep(10_000);
@@ -279,6 +282,8 @@ describe("three gateways on one PostgreSQL database", () => {
       const other = gws[(gws.indexOf(c.gw) + 1) % gws.length]!;
       expect((await other.client.getPayinOrder(c.orderNo)).orderNo).toBe(c.orderNo);
     }
+    // The leader's lock went with its connection: it stepped down (its jobs told to stop) during the outage.
+    expect(logOf(leaderBefore).split("no longer the leader").length).toBeGreaterThan(lostBefore);
     // Nothing restarted: the same processes.
     for (const g of gws) expect(g.proc!.proc.exitCode).toBeNull();
   }, 180_000);
