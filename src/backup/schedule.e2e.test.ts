@@ -10,7 +10,9 @@ import { startTestS3, type TestS3 } from "../testing/s3-server";
 import { TestClock } from "../lib/clock";
 import { listAlerts } from "../ops/alerts/store";
 import { inspectBackup } from "./inspect";
-import { ScheduledBackups } from "./schedule";
+import { pgDatabaseName, ScheduledBackups } from "./schedule";
+import { inspectPgBackup } from "./pg-dump";
+import { TEST_ENGINE } from "../testing/engines";
 
 let gw: TestGateway;
 let s3: TestS3;
@@ -25,14 +27,20 @@ beforeAll(async () => {
     config: { backup: { schedule: "*/5 * * * *", keep: 2, s3_url: s3.url("gw1"), s3_access_key: s3.accessKey, s3_secret_key: s3.secretKey } },
   });
   dir = join(gw.dir, "backups");
+  // Both engines (SG_TEST_DB=pg): `<database>-<stamp>.dump` with pg_dump on PostgreSQL.
+  if (TEST_ENGINE === "pg") [NAME, EXT] = [pgDatabaseName(gw.ctx.config.database.url!), ".dump"];
 });
+let NAME = "stablegate";
+let EXT = ".db";
+/** The file name a backup of this slot gets on this engine. */
+const file = (stamp: string) => `${NAME}-${stamp}${EXT}`;
 afterAll(async () => {
   await gw?.stop();
   await s3?.dispose();
 });
 
 const backups = () => gw.gateway.runtime.ops.backups!;
-const local = () => readdirSync(dir).filter((f) => f.endsWith(".db")).sort();
+const local = () => readdirSync(dir).filter((f) => f.endsWith(EXT)).sort();
 const bucket = () => new S3Client({ endpoint: `http://127.0.0.1:${s3.port}`, bucket: s3.bucket, accessKeyId: s3.accessKey, secretAccessKey: s3.secretKey });
 const remote = async () => ((await bucket().list({ prefix: "gw1/" })).contents ?? []).map((o) => o.key).sort();
 /** Moves the clock to the next slot and runs the job as the scheduler would. */
@@ -54,22 +62,22 @@ describe("scheduled backups", () => {
     expect(await backups().dueAt()).toBe(Date.parse("2026-11-24T08:05:00.000Z"));
     const r = await nextSlot();
     expect(r.status).toBe("ok");
-    expect(r.file).toBe(join(dir, "stablegate-20261124T080500Z.db"));
+    expect(r.file).toBe(join(dir, file("20261124T080500Z")));
     expect((statSync(r.file!).mode & 0o777).toString(8)).toBe("600");
     expect((statSync(dir).mode & 0o777).toString(8)).toBe("700");
-    expect((await inspectBackup(r.file!)).rows.merchants).toBe(1);
-    expect(r.s3Key).toBe("gw1/stablegate-20261124T080500Z.db");
+    expect((await (TEST_ENGINE === "pg" ? inspectPgBackup(r.file!) : inspectBackup(r.file!))).rows.merchants).toBe(1);
+    expect(r.s3Key).toBe(`gw1/${file("20261124T080500Z")}`);
     const stored = new Uint8Array(await bucket().file(r.s3Key!).arrayBuffer());
     expect(Buffer.from(stored).equals(Buffer.from(await Bun.file(r.file!).arrayBuffer()))).toBe(true);
     expect(await backups().dueAt()).toBe(Date.parse("2026-11-24T08:10:00.000Z"));
   });
 
   test("keeps `keep` of the backups it made, locally and in the bucket; other files are left alone", async () => {
-    writeFileSync(join(dir, "manual-copy.db"), "the operator's own file");
+    writeFileSync(join(dir, `manual-copy${EXT}`), "the operator's own file");
     await nextSlot();
     await nextSlot();
-    expect(local()).toEqual(["manual-copy.db", "stablegate-20261124T081000Z.db", "stablegate-20261124T081500Z.db"]);
-    expect(await remote()).toEqual(["gw1/stablegate-20261124T081000Z.db", "gw1/stablegate-20261124T081500Z.db"]);
+    expect(local()).toEqual([`manual-copy${EXT}`, file("20261124T081000Z"), file("20261124T081500Z")]);
+    expect(await remote()).toEqual([`gw1/${file("20261124T081000Z")}`, `gw1/${file("20261124T081500Z")}`]);
   });
 
   test("an upload that fails raises backup_failed once (the local copy is still made); the next good run resolves it", async () => {
@@ -96,7 +104,7 @@ describe("scheduled backups", () => {
     const job = new ScheduledBackups({ db: gw.ctx.db, clock, logger: gw.ctx.logger, config: { database: gw.ctx.config.database, backup: { ...gw.ctx.config.backup, dir: notDir, s3_url: undefined } } });
     const r = await job.run();
     expect(r.status).toBe("failed");
-    expect(r.error).toContain(`backup to ${notDir}/stablegate-`);
+    expect(r.error).toContain(`backup to ${notDir}/${NAME}-`);
     expect((await alertTick()).fired.map((a) => a.condition)).toEqual(["backup_failed"]);
     mkdirSync(join(gw.dir, "ok-folder"));
     const ok = await new ScheduledBackups({ db: gw.ctx.db, clock, logger: gw.ctx.logger, config: { database: gw.ctx.config.database, backup: { ...gw.ctx.config.backup, dir: join(gw.dir, "ok-folder"), s3_url: undefined } } }).run();
@@ -105,7 +113,8 @@ describe("scheduled backups", () => {
   });
 });
 
-describe("scheduled backups in a serving gateway", () => {
+// The copy on a worker thread is SQLite's (pg_dump is a process of its own); the test fills the file through $client.
+describe.skipIf(TEST_ENGINE === "pg")("scheduled backups in a serving gateway", () => {
   test("the job runs on the schedule, and requests are answered while the copy runs (worker thread)", async () => {
     const c = new TestClock(Date.parse("2026-11-24T08:59:30.000Z"));
     const g = await startTestGateway({ clock: c, config: { backup: { schedule: "0 * * * *", keep: 3 } } });
@@ -131,7 +140,7 @@ describe("scheduled backups in a serving gateway", () => {
       const took = performance.now() - started;
       clearInterval(probe);
       expect(healthy.status).toBe(200);
-      expect(readdirSync(dirOf).filter((f) => f.endsWith("Z.db"))).toEqual(["stablegate-20261124T090000Z.db"]);
+      expect(readdirSync(dirOf).filter((f) => f.endsWith("Z.db"))).toEqual([file("20261124T090000Z")]);
       // On the gateway's thread the copy would stall the loop for most of its run.
       expect(maxGap).toBeLessThan(Math.max(100, took / 2));
     } finally {

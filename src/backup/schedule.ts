@@ -13,6 +13,8 @@ import { newId } from "../lib/ids";
 import { registerSecret, type Logger } from "../lib/logger";
 import { lastBackupStart, newestBackupRun, recordBackupRun, type BackupRun } from "./store";
 import { writeBackup } from "./write";
+import { writePgBackup } from "./pg-dump";
+import { isPg, pgState } from "../db/engine";
 import { listBackups, s3Target, upload, type S3Target } from "./s3";
 
 export interface BackupJobCtx {
@@ -43,9 +45,10 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 export class ScheduledBackups {
   private readonly cron: Cron;
   private readonly dir: string;
-  /** File names this gateway makes: `<database name>-<UTC stamp>.db`. */
+  /** File names this gateway makes: `<database name>-<UTC stamp>.db` (PostgreSQL: `.dump`, pg_dump's custom format). */
   private readonly name: string;
   private readonly ours: RegExp;
+  private readonly ext: ".db" | ".dump";
   private readonly s3: S3Target | null;
   private readonly since: number;
   private readonly logger: Logger;
@@ -56,8 +59,10 @@ export class ScheduledBackups {
     if (!b.schedule) throw new Error("backup.schedule is not set");
     this.cron = new Cron(b.schedule, { paused: true, timezone: "UTC" });
     this.dir = backupDir(ctx.config);
-    this.name = basename(ctx.config.database.path, extname(ctx.config.database.path));
-    this.ours = new RegExp(`^${this.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}-\\d{8}T\\d{6}Z\\.db$`);
+    const url = isPg(ctx.db) ? ctx.config.database.url : undefined;
+    this.name = url ? pgDatabaseName(url) : basename(ctx.config.database.path, extname(ctx.config.database.path));
+    this.ext = url ? ".dump" : ".db";
+    this.ours = new RegExp(`^${this.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}-\\d{8}T\\d{6}Z\\${this.ext}$`);
     if (b.s3_secret_key) registerSecret(b.s3_secret_key);
     this.s3 = s3Target(b);
     this.since = ctx.clock.now();
@@ -84,12 +89,12 @@ export class ScheduledBackups {
 
   private async take(): Promise<BackupRun> {
     const startedAt = this.ctx.clock.now();
-    const file = join(this.dir, `${this.name}-${stamp(startedAt)}.db`);
+    const file = join(this.dir, `${this.name}-${stamp(startedAt)}${this.ext}`);
     const row: BackupRun = { id: newId("BK"), startedAt, finishedAt: null, status: "ok", file: null, bytes: null, s3Key: null, error: null };
     const problems: string[] = [];
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      const s = await writeBackup(this.ctx.config.database.path, file);
+      const s = await this.write(file);
       row.file = file;
       row.bytes = s.bytes;
       this.logger.info("backup written", { file, bytes: s.bytes, rows: s.rows, newestPayin: s.newestPayin?.orderNo ?? null });
@@ -125,6 +130,13 @@ export class ScheduledBackups {
     return row;
   }
 
+  /** One checked backup into `file`: SQLite's copy, or pg_dump (the live database then moves to a new generation). */
+  private async write(file: string) {
+    const url = this.ctx.config.database.url;
+    if (isPg(this.ctx.db) && url) return await writePgBackup({ url, sql: pgState(this.ctx.db).pool, out: file });
+    return await writeBackup(this.ctx.config.database.path, file);
+  }
+
   private pruneLocal(): void {
     const mine = readdirSync(this.dir).filter((f) => this.ours.test(f)).sort();
     for (const f of mine.slice(0, Math.max(0, mine.length - this.ctx.config.backup.keep))) rmSync(join(this.dir, f), { force: true });
@@ -135,6 +147,12 @@ export class ScheduledBackups {
     const keys = await listBackups(t, t.prefix + this.name + "-", (n) => this.ours.test(n));
     for (const k of keys.slice(0, Math.max(0, keys.length - this.ctx.config.backup.keep))) await t.client.delete(k);
   }
+}
+
+/** The database a PostgreSQL URL names (the last path segment; libpq's default is the user's name, not guessed here). */
+export function pgDatabaseName(url: string): string {
+  const path = url.replace(/[?#].*$/, "").replace(/^[a-z]+:\/\/[^/]*/i, "");
+  return decodeURIComponent(path.replace(/^\//, "")) || "stablegate";
 }
 
 const message = (e: unknown) => String((e as Error)?.message ?? e);

@@ -37,7 +37,7 @@ import { failPoint } from "../lib/crash";
 import { BACKUP_USAGE, backupCommand } from "./backup";
 import { RESTORE_USAGE, restoreCommand } from "./restore";
 import { releaseHeldCallbacks } from "../callbacks/store";
-import { PG_OWN_COMMANDS, postgresCommand } from "./postgres";
+import { answeredHere, postgresCommand } from "./postgres";
 import { MOVE_USAGE, moveCommand } from "./move";
 import { initPostgres } from "../app/postgres";
 import { NotOnPostgres, engineOf } from "../db/engine";
@@ -132,7 +132,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         printInit(await initPostgres(loaded), loaded.source);
         return 0;
       }
-      if (PG_OWN_COMMANDS.includes(cmd)) return await postgresCommand(cmd, loaded, positional.slice(1), flags);
+      if (answeredHere(cmd, positional.slice(1))) return await postgresCommand(cmd, loaded, positional.slice(1), flags);
     }
     if (cmd === "init") {
       printInit(await initDataFolder(loaded), loaded.source);

@@ -53,7 +53,17 @@ describe("stablegate on PostgreSQL: migrate, init, merchants; the rest refused i
     expect(right.stdout).toContain(`/${db.name} (`);
   });
 
-  for (const args of [["restore", "list"], ["wallet", "export-mnemonic"]]) test(`${args.join(" ")} (the SQLite data folder's) refuses in one line and makes no SQLite file`, async () => {
+  test("restore list runs on PostgreSQL (restore/store.ts's PostgreSQL side): no unrecorded transfer, exit 0, no SQLite file", async () => {
+    const db = await createTestDatabase();
+    const s = await setup("", { init: false });
+    const r = runCli(["restore", "list", "--json", "--config", s.configPath], { ...s.env, STABLEGATE_DATABASE_URL: db.url });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(existsSync(s.dbPath)).toBe(false);
+  });
+
+  for (const args of [["wallet", "export-mnemonic"]]) test(`${args.join(" ")} (the SQLite data folder's) refuses in one line and makes no SQLite file`, async () => {
     const db = await createTestDatabase();
     const s = await setup("", { init: false });
     const r = runCli([...args, "--config", s.configPath], { ...s.env, STABLEGATE_DATABASE_URL: db.url });
@@ -113,6 +123,8 @@ describe("stablegate on PostgreSQL: migrate, init, merchants; the rest refused i
       const r = await fetch(`${s.url}/healthz`);
       expect(r.status).toBe(200);
       expect(await r.json()).toMatchObject({ status: "ok", database: true });
+      // The banner follows the start of the jobs (the elector's first try): /healthz may answer first.
+      for (let i = 0; i < 200 && !gw.stdout().includes("back office:"); i++) await Bun.sleep(50);
       expect(gw.stdout()).toContain("back office:     not on PostgreSQL yet");
     } finally {
       await gw.kill("SIGTERM");

@@ -23,6 +23,11 @@ export const PG_NOT_YET =
 /** Commands this file answers on PostgreSQL: migrate, and the data-folder commands it refuses (backup and restore --from through pg_dump / pg_restore). */
 export const PG_OWN_COMMANDS = ["migrate", "backup", "restore", "wallet", "energy"];
 
+/** `restore list` and `restore ack` run through the stores on either engine (cli/restore.ts); the rest of PG_OWN_COMMANDS is answered here. */
+export function answeredHere(cmd: string, args: string[]): boolean {
+  return PG_OWN_COMMANDS.includes(cmd) && !(cmd === "restore" && (args[0] === "list" || args[0] === "ack"));
+}
+
 /** Runs `cmd` against PostgreSQL; the exit code. */
 export async function postgresCommand(cmd: string, loaded: LoadedConfig, args: string[] = [], flags: CliFlags = {}): Promise<number> {
   const url = loaded.config.database.url!;

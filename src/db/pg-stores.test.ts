@@ -18,6 +18,15 @@ const PENDING: Record<string, string[]> = {
     "showConfirmations",
     "sweepTargets",
   ],
+  // A SQLite backup file being checked or stamped (a PostgreSQL backup is a pg_dump archive: db/pg-archive.ts).
+  "restore/store.ts": [
+    "setGenerationAt",
+    "backupIntegrity",
+    "hasStablegateSchema",
+    "sealedInBackup",
+    "backupSummary",
+    "selfContained",
+  ],
   // Retention (the delivered rows' pruning job is not scheduled on PostgreSQL yet).
   "callbacks/store.ts": ["pruneDelivered"],
   // Only the liveness ping (/healthz) is ported; the alert probes, the storage monitor and the
@@ -45,11 +54,13 @@ const PENDING: Record<string, string[]> = {
 const PORTED = [
   "audit/store.ts",
   "auth/store.ts",
+  "backup/store.ts",
   "callbacks/store.ts",
   "merchants/store.ts",
   "ops/store.ts",
   "orders/store.ts",
   "payin/orders-store.ts",
+  "restore/store.ts",
   "secrets/store.ts",
   "wallet/store.ts",
 ];

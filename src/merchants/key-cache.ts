@@ -35,6 +35,14 @@ export interface KeyEntry {
 const MAX_ENTRIES = 10_000;
 /** Outside a transaction, the version read is reused this long (ms) while this process commits nothing. */
 export const RECHECK_MS = 1;
+/**
+ * PostgreSQL with the cluster bus (DESIGN 22 "Shared state"): the database notifies every gateway
+ * of a change to merchants or api_keys at its commit (migration 0470), which makes the next use
+ * read the version; otherwise the read is reused this long (ms), which also bounds what a
+ * notification lost while the listening connection was down can hide (the bus drops the caches
+ * when it is back).
+ */
+export const BUS_RECHECK_MS = 1000;
 
 export class KeyCache {
   private entries = new Map<string, KeyEntry>();
@@ -53,12 +61,23 @@ export class KeyCache {
 
   private checkedAt = -Infinity;
   private checkedCommits = -1;
+  private recheckMs = RECHECK_MS;
+
+  /** The cluster bus delivers this database's invalidations: read the version at most every BUS_RECHECK_MS, and at once after invalidate(). */
+  followBus(): void {
+    this.recheckMs = BUS_RECHECK_MS;
+  }
+
+  /** Another gateway (or the CLI) changed a merchant or a key: the next use reads the version. */
+  invalidate(): void {
+    this.checkedAt = -Infinity;
+  }
 
   private async fresh(): Promise<void> {
     const now = performance.now();
     const commits = ownCommits(this.db);
     const inTx = inTransaction(this.db);
-    if (!inTx && now - this.checkedAt < RECHECK_MS && commits === this.checkedCommits) return;
+    if (!inTx && now - this.checkedAt < this.recheckMs && commits === this.checkedCommits) return;
     // A read inside a transaction may see that transaction's own change, which can still roll
     // back: it is never reused outside.
     this.checkedAt = inTx ? -Infinity : now;
