@@ -46,6 +46,7 @@ const PORTED = [
   "audit/store.ts",
   "auth/store.ts",
   "callbacks/store.ts",
+  "chains/sandbox/store.ts",
   "merchants/store.ts",
   "ops/store.ts",
   "orders/store.ts",
