@@ -50,6 +50,7 @@ const PORTED = [
   "ops/store.ts",
   "orders/store.ts",
   "payout/store.ts",
+  "treasury/store.ts",
   "payin/orders-store.ts",
   "secrets/store.ts",
   "wallet/store.ts",
