@@ -38,6 +38,7 @@ const PORTED = [
   "watcher/transfers-store.ts",
   "watcher/store.ts",
   "payin/unmatched-store.ts",
+  "payin/wallet-stats-store.ts",
   "payin/detection-store.ts",
   "payin/deposit-ledger-store.ts",
   "payin/deny-list-store.ts",
