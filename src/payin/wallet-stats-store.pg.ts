@@ -5,8 +5,10 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { firstRow, type PgQ } from "../db/engine";
 import { addresses, bindings, merchants, payinOrders, transfers } from "../db/schema-pg";
 import { TRANSFER_CONFIRMED, TRANSFER_PENDING, TRANSFER_REVERTED } from "../watcher/state";
-import { labelPattern, type DepositStats, type WalletBinding, type WalletListRow, type WalletScope } from "./wallet-stats-store";
+import type { DepositStats, WalletBinding, WalletListRow, WalletScope } from "./wallet-stats-store";
 
+/** The label search: the text without LIKE's wildcards, anywhere in the label (wallet-stats-store.ts labelPattern). */
+const labelPattern = (q: string) => "%" + q.replace(/[%_]/g, "") + "%";
 const list = (s: readonly string[]) => sql.raw(s.map((x) => `'${x}'`).join(", "));
 
 export async function walletListRows(db: PgQ, scope: WalletScope): Promise<WalletListRow[]> {
