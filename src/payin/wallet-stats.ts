@@ -3,21 +3,12 @@
 // The statements are payin/wallet-stats-store.ts's (both engines).
 import type { DbOrTx } from "../db/client";
 import { mapSeq } from "../lib/async-seq";
-import { depositStats, walletBinding, walletDeposits, walletListRows, type DepositStats, type WalletScope } from "./wallet-stats-store";
+import { depositStats, walletBinding, walletDeposits, walletListRows, type DepositStats, type WalletListRow, type WalletScope } from "./wallet-stats-store";
 
 export { DEPOSIT_STATS } from "./wallet-stats-store";
 
-export interface WalletRow extends DepositStats {
-  id: string;
-  merchantUid: string;
-  chain: string;
-  token: string;
-  bindKey: string;
-  label: string | null;
-  address: string;
-  status: string;
-  createdAt: number;
-}
+/** A wallet of the page with its deposit statistics. */
+export type WalletRow = Omit<WalletListRow, "addressId"> & DepositStats;
 
 export async function exclusiveWallets(db: DbOrTx, scope: WalletScope): Promise<WalletRow[]> {
   const rows = await walletListRows(db, scope);

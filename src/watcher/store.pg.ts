@@ -14,3 +14,7 @@ export async function saveChainCursor(tx: PgQ, chain: string, blockNumber: numbe
     .values({ chain, blockNumber, blockHash, updatedAt: now })
     .onConflictDoUpdate({ target: chainCursors.chain, set: { blockNumber, blockHash, updatedAt: now } });
 }
+
+export async function initChainCursor(tx: PgQ, chain: string, blockNumber: number, blockHash: string, now: number): Promise<void> {
+  await tx.insert(chainCursors).values({ chain, blockNumber, blockHash, updatedAt: now }).onConflictDoNothing();
+}

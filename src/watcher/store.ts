@@ -25,3 +25,9 @@ export async function saveChainCursor(tx: DbOrTx, chain: string, blockNumber: nu
     ),
   ).run(chain, blockNumber, blockHash, now);
 }
+
+/** A chain's first cursor, unless one exists (two gateways starting together: the first one's stands, nothing moves back). */
+export async function initChainCursor(tx: DbOrTx, chain: string, blockNumber: number, blockHash: string, now: number): Promise<void> {
+  if (isPg(tx)) return await pg.initChainCursor(pgOf(tx), chain, blockNumber, blockHash, now);
+  tx.insert(chainCursors).values({ chain, blockNumber, blockHash, updatedAt: now }).onConflictDoNothing().run();
+}
