@@ -18,6 +18,8 @@ const PENDING: Record<string, string[]> = {
     "showConfirmations",
     "sweepTargets",
   ],
+  // The SQLite builder the plan checks read (testing/engine-queries.ts); PostgreSQL's statement is inside fundedAddressRows.
+  "payout/balances-store.ts": ["fundedAddressesQuery"],
   // Retention (the delivered rows' pruning job is not scheduled on PostgreSQL yet).
   "callbacks/store.ts": ["pruneDelivered"],
   // Only the liveness ping (/healthz) is ported; the alert probes, the storage monitor and the
@@ -49,6 +51,7 @@ const PORTED = [
   "merchants/store.ts",
   "ops/store.ts",
   "orders/store.ts",
+  "payout/balances-store.ts",
   "payout/store.ts",
   "treasury/store.ts",
   "payin/orders-store.ts",
