@@ -10,14 +10,6 @@ const SRC = join(import.meta.dir, "..");
 
 /** Functions of ported stores not on PostgreSQL yet, and why. */
 const PENDING: Record<string, string[]> = {
-  // The watcher's matching and the sweep are the leader's (src/cluster/): ported with the watchers.
-  "payin/orders-store.ts": [
-    "matchCandidateIds",
-    "expiredBefore",
-    "coveringOrderIds",
-    "showConfirmations",
-    "sweepTargets",
-  ],
   // The SQLite builder the plan checks read (testing/engine-queries.ts); PostgreSQL's statement is inside fundedAddressRows.
   "payout/balances-store.ts": ["fundedAddressesQuery"],
   // Retention (the delivered rows' pruning job is not scheduled on PostgreSQL yet).
@@ -45,9 +37,19 @@ const PENDING: Record<string, string[]> = {
 
 /** The stores with a PostgreSQL side (one per line: engineers add theirs). */
 const PORTED = [
+  "watcher/transfers-store.ts",
+  "watcher/store.ts",
+  "payin/unmatched-store.ts",
+  "payin/wallet-stats-store.ts",
+  "payin/detection-store.ts",
+  "payin/deposit-ledger-store.ts",
+  "payin/deny-list-store.ts",
+  "payin/compat-side-store.ts",
+  "payin/bindings-store.ts",
   "audit/store.ts",
   "auth/store.ts",
   "callbacks/store.ts",
+  "chains/sandbox/store.ts",
   "merchants/store.ts",
   "ops/store.ts",
   "orders/store.ts",

@@ -66,7 +66,9 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   if (pgDb) (raw.database as Raw).url = pgDb.url;
   const loaded = parseConfig(raw, "test");
   const logs: string[] = [];
-  const logger: Logger = createLogger({ level: "debug", sink: (l) => logs.push(l) });
+  // SG_TEST_LOG=1 also prints the gateway's log lines (a 500's cause) to stderr.
+  const echo = !!process.env.SG_TEST_LOG;
+  const logger: Logger = createLogger({ level: "debug", sink: (l) => (logs.push(l), echo && console.error(l)) });
   const env = { ...opts.env, STABLEGATE_MASTER_KEY: opts.env?.STABLEGATE_MASTER_KEY ?? "test-master-key-" + dir };
   // The data folder, as `stablegate init` makes it (no other path creates one); a test that
   // restarts a gateway on its database (config.database.path) reopens it.
@@ -74,6 +76,9 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   else if (!databasePresent(loaded.config.database.path)) await initDataFolder(loaded, env, opts.clock?.now());
   const ctx = await createContext({ loaded, clock: opts.clock, logger, env, makeChains });
   const gateway = await startGateway(ctx, { jobs: opts.jobs });
+  // On PostgreSQL the leader's work starts the watchers at the head (app/server.ts); with the jobs
+  // off no leader runs, so their cursors start here, as startGateway starts them on SQLite.
+  if (pgDb && opts.jobs === false) for (const w of gateway.runtime.watchers.values()) await w.init();
   // Port 0 picks a free port: the public URL follows the real one.
   const url = gateway.url;
   if (!ctx.config.server.public_url) ctx.publicUrl = url;
