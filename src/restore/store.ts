@@ -6,6 +6,8 @@ import { Database } from "bun:sqlite";
 import { and, count, eq, isNull, sql } from "drizzle-orm";
 import { type DbOrTx, prepared } from "../db/client";
 import { chainCursors, reconcileAddresses, reconcileChains, settings, unrecordedOutgoing } from "../db/schema";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./store.pg";
 
 export type UnrecordedRow = typeof unrecordedOutgoing.$inferSelect;
 export type ReconcileChainRow = typeof reconcileChains.$inferSelect;
@@ -13,10 +15,12 @@ export type ReconcileChainRow = typeof reconcileChains.$inferSelect;
 const GENERATION_KEY = "generation";
 
 export async function dbGeneration(db: DbOrTx): Promise<string | null> {
+  if (isPg(db)) return await pg.dbGeneration(pgOf(db));
   return db.select().from(settings).where(sql`${settings.key} = ${GENERATION_KEY}`).get()?.value ?? null;
 }
 
 export async function setDbGeneration(tx: DbOrTx, generation: string, now: number): Promise<void> {
+  if (isPg(tx)) return await pg.setDbGeneration(pgOf(tx), generation, now);
   tx.insert(settings).values({ key: GENERATION_KEY, value: generation, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value: generation, updatedAt: now } }).run();
 }
 
@@ -38,41 +42,49 @@ export function setGenerationAt(dbPath: string, generation: string, now: number)
 
 /** Forgets the last reconcile: no chain to read, no source checked. */
 export async function clearReconcile(tx: DbOrTx): Promise<void> {
+  if (isPg(tx)) return await pg.clearReconcile(pgOf(tx));
   tx.delete(reconcileChains).run();
   tx.delete(reconcileAddresses).run();
 }
 
 /** Every chain's scan cursor (block number), as the backup left it. */
 export async function scanCursors(tx: DbOrTx): Promise<Map<string, number | null>> {
+  if (isPg(tx)) return await pg.scanCursors(pgOf(tx));
   return new Map(tx.select().from(chainCursors).all().map((c) => [c.chain, c.blockNumber]));
 }
 
 export async function insertReconcileChain(tx: DbOrTx, row: typeof reconcileChains.$inferInsert): Promise<void> {
+  if (isPg(tx)) return await pg.insertReconcileChain(pgOf(tx), row);
   tx.insert(reconcileChains).values(row).run();
 }
 
 export async function reconcileChain(db: DbOrTx, chain: string): Promise<ReconcileChainRow | undefined> {
+  if (isPg(db)) return await pg.reconcileChain(pgOf(db), chain);
   return db.select().from(reconcileChains).where(eq(reconcileChains.chain, chain)).get();
 }
 
 /** A chain in reconcile whose skipped indexes are not all watched yet. */
 /** Built once per connection: the restore-gap job asks every 250 ms per chain. */
 export async function gapPending(db: DbOrTx, chain: string): Promise<ReconcileChainRow | undefined> {
+  if (isPg(db)) return await pg.gapPending(pgOf(db), chain);
   return prepared(db, "gapPending", (d) =>
     d.select().from(reconcileChains).where(and(eq(reconcileChains.chain, sql.placeholder("chain")), isNull(reconcileChains.gapWatchedAt))).prepare(),
   ).get({ chain });
 }
 
 export async function markGapWatched(tx: DbOrTx, chain: string, now: number): Promise<void> {
+  if (isPg(tx)) return await pg.markGapWatched(pgOf(tx), chain, now);
   tx.update(reconcileChains).set({ gapWatchedAt: now }).where(eq(reconcileChains.chain, chain)).run();
 }
 
 export async function reconcileAddress(db: DbOrTx, chain: string, address: string) {
+  if (isPg(db)) return await pg.reconcileAddress(pgOf(db), chain, address);
   return db.select().from(reconcileAddresses).where(and(eq(reconcileAddresses.chain, chain), eq(reconcileAddresses.address, address))).get();
 }
 
 /** Whether the database stored a transaction (a payout, a gas top-up, a token-account creation). */
 export async function knownTx(db: DbOrTx, txHash: string): Promise<boolean> {
+  if (isPg(db)) return await pg.knownTx(pgOf(db), txHash);
   const h = txHash.toLowerCase();
   return !!db.$client
     .query(
@@ -90,6 +102,7 @@ export async function recordCheck(
   tx: DbOrTx,
   o: { chain: string; address: string; generation: string; now: number; found: Omit<typeof unrecordedOutgoing.$inferInsert, "chain" | "address" | "generation" | "foundAt">[] },
 ): Promise<void> {
+  if (isPg(tx)) return await pg.recordCheck(pgOf(tx), o);
   for (const t of o.found) tx.insert(unrecordedOutgoing).values({ ...t, chain: o.chain, address: o.address, generation: o.generation, foundAt: o.now }).run();
   const state = o.found.length ? "held" : "clear";
   tx.insert(reconcileAddresses)
@@ -101,21 +114,25 @@ export async function recordCheck(
 const openOf = (chain: string, address: string) => and(eq(unrecordedOutgoing.chain, chain), eq(unrecordedOutgoing.address, address), isNull(unrecordedOutgoing.acknowledgedAt));
 
 export async function openCount(db: DbOrTx, chain: string, address: string): Promise<number> {
+  if (isPg(db)) return await pg.openCount(pgOf(db), chain, address);
   return db.select({ n: count() }).from(unrecordedOutgoing).where(openOf(chain, address)).get()?.n ?? 0;
 }
 
 /** Unacknowledged unrecorded transfers, newest first (exceptions page, alert). */
 export async function openUnrecorded(db: DbOrTx, limit = 500): Promise<UnrecordedRow[]> {
+  if (isPg(db)) return await pg.openUnrecorded(pgOf(db), limit);
   return db.select().from(unrecordedOutgoing).where(isNull(unrecordedOutgoing.acknowledgedAt)).orderBy(sql`${unrecordedOutgoing.id} DESC`).limit(limit).all();
 }
 
 /** A source's unacknowledged transfers. */
 export async function openFrom(tx: DbOrTx, chain: string, address: string): Promise<UnrecordedRow[]> {
+  if (isPg(tx)) return await pg.openFrom(pgOf(tx), chain, address);
   return tx.select().from(unrecordedOutgoing).where(openOf(chain, address)).all();
 }
 
 /** Marks a source's open transfers and the source acknowledged by `by`. */
 export async function acknowledge(tx: DbOrTx, chain: string, address: string, by: string, now: number): Promise<void> {
+  if (isPg(tx)) return await pg.acknowledge(pgOf(tx), chain, address, by, now);
   tx.update(unrecordedOutgoing).set({ acknowledgedBy: by, acknowledgedAt: now }).where(openOf(chain, address)).run();
   tx.update(reconcileAddresses)
     .set({ state: "acknowledged", acknowledgedBy: by, acknowledgedAt: now })
