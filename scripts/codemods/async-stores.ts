@@ -46,7 +46,12 @@ const RAW_SQL_ALLOWED = (rel: string) =>
   /^db\//.test(rel) || STORE_FILE.test(rel) || /^backoffice\/queries\//.test(rel) || READ_MODELS.includes(rel) || /\.test\.tsx?$/.test(rel) || /^testing\//.test(rel);
 
 /** Hand-written transaction core: never edited here; its async functions seed the conversion. */
-const FROZEN = new Set(["db/client.ts", "db/group-commit.ts", "db/after-commit.ts", "db/write-lock.ts", "db/write-lock.test.ts", "lib/async-seq.ts", "db/schema.ts"]);
+const FROZEN = new Set(["db/client.ts", "db/group-commit.ts", "db/after-commit.ts", "db/write-lock.ts", "db/write-lock.test.ts", "lib/async-seq.ts", "db/schema.ts",
+  // The PostgreSQL side is written async by hand; the seam's helpers (pgOf, pgState, the
+  // handle proxy) are synchronous by design, so they are neither seeds nor edited.
+  "db/engine.ts", "db/tx-pg.ts", "db/client-pg.ts", "db/schema-pg.ts"]);
+/** A store's PostgreSQL side (`<name>.pg.ts`): async by hand, never a seed, never edited. */
+const isPgSide = (rel: string) => /\.pg\.ts$/.test(rel);
 const CORE_ASYNC: Record<string, string[]> = {
   "db/client.ts": ["writeTx", "savepoint", "rolledBack", "updateById", "updateByIdIf"],
   "db/group-commit.ts": ["flush"],
@@ -62,11 +67,11 @@ const checker = program.getTypeChecker();
 
 const relOf = (f: ts.SourceFile) => relative(SRC, f.fileName).split("\\").join("/");
 const inScope = (f: ts.SourceFile) => !f.isDeclarationFile && !f.fileName.includes("/node_modules/") && (f.fileName.startsWith(SRC + "/") || f.fileName.startsWith(resolve(ROOT, "scripts") + "/"));
-const editable = (f: ts.SourceFile) => inScope(f) && !FROZEN.has(relOf(f)) && !f.fileName.includes("/scripts/codemods/") && !f.fileName.includes("/src/sdk/");
+const editable = (f: ts.SourceFile) => inScope(f) && !FROZEN.has(relOf(f)) && !isPgSide(relOf(f)) && !f.fileName.includes("/scripts/codemods/") && !f.fileName.includes("/src/sdk/");
 const isTest = (rel: string) => /\.test\.tsx?$/.test(rel);
 const isStoreModule = (f: ts.SourceFile) => {
   const rel = relOf(f);
-  return f.fileName.startsWith(SRC + "/") && RAW_SQL_ALLOWED(rel) && !isTest(rel) && !rel.startsWith("testing/") && !FROZEN.has(rel);
+  return f.fileName.startsWith(SRC + "/") && RAW_SQL_ALLOWED(rel) && !isTest(rel) && !rel.startsWith("testing/") && !FROZEN.has(rel) && !isPgSide(rel);
 };
 
 const files = program.getSourceFiles().filter(inScope);
@@ -141,6 +146,10 @@ function seedsOf(n: Fn): ts.Node[] {
     ts.forEachChild(body, walk);
   }
   const strip = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) ? strip(e.expression) : e);
+  // The dispatch line's `return pg.fn(…)` (docs/postgresql.md) is the PostgreSQL twin of what the
+  // function returns: a factory's object literal stays a factory.
+  const dispatch = (e: ts.Expression) => ts.isCallExpression(e) && /^pg\.\w+$/.test(e.expression.getText());
+  returned.splice(0, returned.length, ...returned.filter((e) => !dispatch(strip(e))));
   const objs = returned.map(strip).filter(ts.isObjectLiteralExpression);
   const fns = returned.map(strip).filter((e) => ts.isArrowFunction(e) || ts.isFunctionExpression(e));
   if (objs.length && objs.length === returned.length) {
@@ -393,8 +402,16 @@ function mark(n: ts.Node) {
   }
 }
 
+/** Whether the callee already returns a promise (on a converted tree, a promise kept unawaited is deliberate: the promise lint judges it). */
+function callReturnsPromise(c: ts.CallExpression): boolean {
+  const sig = checker.getResolvedSignature(c);
+  const rt = sig && checker.getReturnTypeOfSignature(sig);
+  return !!rt && /^Promise<.*>$/.test(checker.typeToString(rt));
+}
+
 function isHandled(c: ts.CallExpression): boolean {
   let p = c.parent;
+  if (!ts.isExpressionStatement(p) && callReturnsPromise(c)) return true;
   while (ts.isParenthesizedExpression(p)) p = p.parent;
   // (`void f()` of a function that was synchronous only discarded its value: it gets awaited too.)
   if (ts.isAwaitExpression(p)) return true;

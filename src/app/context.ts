@@ -1,6 +1,6 @@
 // Everything a running gateway needs, built once and passed down as plain
 // values (services never see the HTTP context).
-import { type Db, openDb } from "../db/client";
+import { type Db, onLeakedTransaction, openDb } from "../db/client";
 import { onHookError } from "../db/after-commit";
 import { migrate } from "../db/migrate";
 import { prepareDatabaseFile, secureDatabaseFiles } from "../db/file-modes";
@@ -75,6 +75,7 @@ export async function createContext(opts: ContextOptions): Promise<AppContext> {
   const logger = opts.logger ?? createLogger({ level: config.log.level, now: () => clock.now() });
   // A failing after-commit hook is reported through the logger (masked like every line); its write has committed.
   onHookError((e) => logger.error("after-commit hook failed", { error: String((e as Error)?.stack ?? e) }));
+  onLeakedTransaction((message) => logger.error(message));
   const { db, cipher, generation } = await openStore(opts.loaded, opts.env);
   if (generation.restored) {
     logger.warn("this database is older than its data folder's generation marker (restored): reconcile mode", {

@@ -174,6 +174,41 @@ function txStatements(c: Database) {
 }
 const txCache = new WeakMap<Database, { begin: Statement; commit: Statement; rollback: Statement }>();
 
+const foreignAllowed = new WeakSet<Database>();
+let leakedTransactions = 0;
+let reportLeak: (message: string) => void = (m) => console.error(m);
+
+/** Tests that open a raw BEGIN and call stores inside it: their writes join it (hooks dropped, never run early). */
+export function allowForeignTransactions(db: Db): void {
+  foreignAllowed.add(db.$client);
+}
+
+/** Where a leaked transaction is reported (the app's logger, src/app/context.ts). */
+export function onLeakedTransaction(fn: (message: string) => void): void {
+  reportLeak = fn;
+}
+
+/** Transactions found open behind the machinery's back and rolled back, since start (tests, metrics). */
+export function leakedTransactionCount(): number {
+  return leakedTransactions;
+}
+
+/**
+ * With the write mutex held and no transaction context, an open transaction was left behind (a
+ * ROLLBACK that failed, a raw BEGIN that was never ended). Joining it would report success for
+ * writes that are never committed, so it is rolled back and reported, and the caller gets a
+ * transaction of its own; only a connection a test allowed (`allowForeignTransactions`) joins.
+ * True: join the open transaction. A ROLLBACK that fails leaves a storage fault for the caller.
+ */
+export function joinForeignTransaction(c: Database): boolean {
+  if (!c.inTransaction) return false;
+  if (foreignAllowed.has(c)) return true;
+  leakedTransactions++;
+  txStatements(c).rollback.run();
+  reportLeak("a transaction left open on the database connection was rolled back: its writes were never committed (a failed ROLLBACK or a raw BEGIN outside writeTx)");
+  return false;
+}
+
 function rollbackQuietly(c: Database): void {
   try {
     if (c.inTransaction) txStatements(c).rollback.run();
@@ -195,8 +230,8 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promis
   if (inTxContext(c)) return joinTx(c, tx, fn);
   const release = await acquireWrite(c);
   try {
-    // A transaction opened behind the machinery's back (a raw BEGIN, e.g. a test's): join it.
-    if (c.inTransaction) return await joinTx(c, tx, fn);
+    // A transaction opened behind the machinery's back: rolled back, unless a test allowed joining it.
+    if (joinForeignTransaction(c)) return await joinTx(c, tx, fn);
     await guardWrite(c);
     const io = watchForIo();
     const token = openToken(c);
@@ -295,7 +330,7 @@ export async function rolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Pro
   if (inTxContext(c)) return inSavepoint(c, tx, fn, false);
   const release = await acquireWrite(c);
   try {
-    if (c.inTransaction) return await inSavepoint(c, tx, fn, false);
+    if (joinForeignTransaction(c)) return await inSavepoint(c, tx, fn, false);
     const io = watchForIo();
     const token = openToken(c);
     pushFrame(c);

@@ -13,7 +13,7 @@
 // loop) queue up and form the next group.
 import type { Database } from "bun:sqlite";
 import { crashPoint } from "../lib/crash";
-import { guardWrite, noteCommit, type Db, type Tx, writeTx } from "./client";
+import { guardWrite, joinForeignTransaction, noteCommit, type Db, type Tx, writeTx } from "./client";
 import { isPg, pgState } from "./engine";
 import { acquireWrite, inTxContext, openToken, runInTx, watchForIo } from "./write-lock";
 import { dropFrame, inFrame, pushFrame, releaseFrame, runHooks } from "./after-commit";
@@ -116,6 +116,8 @@ export class GroupCommit {
     const c = this.client;
     // Someone else's transaction is open (a raw BEGIN, or the caller's own transaction):
     // run each job alone inside it rather than nesting BEGIN.
+    // A transaction left open behind the machinery's back is rolled back (client.ts joinForeignTransaction).
+    if (!inFrame(c) && c.inTransaction) joinForeignTransaction(c);
     const own = !c.inTransaction;
     // The group's after-commit frame: each job's savepoint hands its hooks here when it
     // is released; they run once COMMIT has returned. Inside someone else's frame the

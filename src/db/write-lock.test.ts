@@ -3,7 +3,7 @@
 // transaction fails it before COMMIT.
 import { expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { afterCommit, openDb, readCommitted, rolledBack, savepoint, writeTx, writing } from "./client";
+import { afterCommit, allowForeignTransactions, leakedTransactionCount, onLeakedTransaction, openDb, readCommitted, rolledBack, savepoint, writeTx, writing } from "./client";
 import { inFrame } from "./after-commit";
 import { groupCommit } from "./group-commit";
 import { IoInTransactionError, WriteOutsideTransactionError } from "./write-lock";
@@ -188,4 +188,42 @@ test("readCommitted never sees another flow's open transaction", async () => {
   await expect(tx).rejects.toThrow("refused");
   expect(await seen).toEqual([]);
   await expect(writeTx(db, async () => await readCommitted(db, async () => rows(db)))).rejects.toThrow("readCommitted inside a transaction");
+});
+
+test("a transaction left open behind the machinery's back is rolled back and reported, never joined (review R8)", async () => {
+  const db = freshDb();
+  const reported: string[] = [];
+  onLeakedTransaction((m) => reported.push(m));
+  try {
+    const before = leakedTransactionCount();
+    db.$client.run("BEGIN");
+    db.$client.run("INSERT INTO t (who) VALUES ('leaked')");
+    // A writeTx and a group commit after it: each gets a transaction of its own that commits.
+    await writeTx(db, async (tx) => void (await tx.run(sql`INSERT INTO t (who) VALUES ('own')`)));
+    expect(db.$client.inTransaction).toBe(false);
+    expect(reported.length).toBe(1);
+    expect(leakedTransactionCount()).toBe(before + 1);
+    db.$client.run("BEGIN");
+    await groupCommit(db).run({ work: async () => await writeTx(db, async (tx) => void (await tx.run(sql`INSERT INTO t (who) VALUES ('grouped')`))) });
+    expect(db.$client.inTransaction).toBe(false);
+    expect(reported.length).toBe(2);
+    expect(db.$client.query("SELECT who FROM t ORDER BY who").all()).toEqual([{ who: "grouped" }, { who: "own" }]);
+  } finally {
+    onLeakedTransaction((m) => console.error(m));
+  }
+});
+
+test("a test that allows it joins a raw BEGIN: its writes stand or fall with that transaction, hooks dropped", async () => {
+  const db = freshDb();
+  allowForeignTransactions(db);
+  let hooked = false;
+  db.$client.run("BEGIN");
+  await writeTx(db, async (tx) => {
+    await tx.run(sql`INSERT INTO t (who) VALUES ('joined')`);
+    afterCommit(tx, () => (hooked = true));
+  });
+  expect(db.$client.inTransaction).toBe(true);
+  db.$client.run("ROLLBACK");
+  expect(db.$client.query("SELECT count(*) AS n FROM t").get()).toEqual({ n: 0 });
+  expect(hooked).toBe(false);
 });
