@@ -9,6 +9,8 @@ import { expireDueOrders } from "./service";
 import { denySender } from "./operator";
 import { CLI_ACTOR } from "../audit/log";
 import { toBaseUnits } from "../lib/money";
+import { tableRow } from "../testing/table-rows";
+import { transfers } from "../db/schema";
 
 type Order = Record<string, any>;
 let gw: TestGateway;
@@ -32,7 +34,7 @@ const create = (amount: string) =>
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `BT-${++n}`, amount, notifyUrl: "https://shop.example/cb" },
   });
 const get = (orderNo: string) => gw.client.request<Order>("GET", `/openapi/payin/orders/${orderNo}`);
-const dispositionOf = (txHash: string) => (gw.ctx.db.$client.query("SELECT disposition AS d FROM transfers WHERE tx_hash = ?").get(txHash) as { d: string }).d;
+const dispositionOf = async (txHash: string) => (await tableRow(gw.ctx.db, transfers, { txHash }))!.disposition;
 /** A block the watcher has not scanned yet (a watcher that lags behind the chain). */
 const unseenTransfer = async (to: string, amount: bigint) => await (gw.ctx.chains.get("TRON") as SandboxChain).transfer({ token: "USDT", to, amount });
 
@@ -50,7 +52,7 @@ describe("block time decides, not watcher or expiry-job timing", () => {
     clock.advance(31 * MIN);
     // The watcher sees the late transfer while the order is still waiting_payment (expiry job not run yet).
     const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "1.02" });
-    expect(dispositionOf(tx.txHash)).toBe("late");
+    expect(await dispositionOf(tx.txHash)).toBe("late");
     await expireDueOrders(gw.ctx);
     await sb.mine("TRON", 2);
     expect(await get(o.orderNo)).toMatchObject({ status: "risk_settled", paidAmount: "1.020000", txHash: tx.txHash });

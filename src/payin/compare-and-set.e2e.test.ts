@@ -1,8 +1,12 @@
-// No single writer assumed (issue 37): two connections on one database file (as two gateways,
-// or a CLI command beside a gateway) that read the same row and apply the same transition apply
-// it once and write one callback; the second sees 0 rows changed and writes nothing.
+// No single writer assumed (issue 37): two connections on one database (as two gateways, or a CLI
+// command beside a gateway; on PostgreSQL a second pool) that read the same row and apply the same
+// transition apply it once and write one callback; the second sees 0 rows changed and writes nothing.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { openDb, writeTx, type Db } from "../db/client";
+import { closeDb, openDb, writeTx, type Db } from "../db/client";
+import { isPg } from "../db/engine";
+import { openPgDb } from "../db/tx-pg";
+import { tableRows } from "../testing/table-rows";
+import { callbacks as callbackRows, orderEvents } from "../db/schema";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { randomAddress } from "../wallet/hd";
@@ -17,17 +21,16 @@ let gw: TestGateway;
 let other: Db;
 beforeAll(async () => {
   gw = await startTestGateway({ jobs: false, config: { chains: { TRON: { confirmations: 3 } } } });
-  other = openDb(gw.ctx.config.database.path);
+  other = isPg(gw.ctx.db) ? openPgDb(gw.ctx.config.database.url!, 2) : openDb(gw.ctx.config.database.path);
 });
 afterAll(async () => {
-  other.$client.close();
+  await closeDb(other);
   await gw.stop();
 });
 
 let n = 0;
-const count = (sql: string, ...args: (string | number)[]) => (gw.ctx.db.$client.query(sql).get(...args) as { n: number }).n;
-const callbacks = (orderNo: string, status: string) => count("SELECT count(*) AS n FROM callbacks WHERE order_no = ? AND order_status = ?", orderNo, status);
-const events = (orderNo: string, to: string) => count("SELECT count(*) AS n FROM order_events WHERE order_no = ? AND to_status = ?", orderNo, to);
+const callbacks = async (orderNo: string, status: string) => (await tableRows(gw.ctx.db, callbackRows, { orderNo, status })).length;
+const events = async (orderNo: string, to: string) => (await tableRows(gw.ctx.db, orderEvents, { orderNo, toStatus: to })).length;
 
 test("two connections expiring one pay-in: expired once, one callback", async () => {
   const o = await gw.client.request<Obj>("POST", "/openapi/payin/orders", {
@@ -42,8 +45,8 @@ test("two connections expiring one pay-in: expired once, one callback", async ()
   expect(a.status).toBe("expired");
   // The second writer's compare-and-set found the order moved: it re-read it and wrote nothing.
   expect(b).toMatchObject({ status: "expired", expiredAt: a.expiredAt });
-  expect(callbacks(o.orderNo, "expired")).toBe(1);
-  expect(events(o.orderNo, "expired")).toBe(1);
+  expect(await callbacks(o.orderNo, "expired")).toBe(1);
+  expect(await events(o.orderNo, "expired")).toBe(1);
 });
 
 test("a payment and a stale expiry racing: the payment stands, no expired callback", async () => {
@@ -57,7 +60,7 @@ test("a payment and a stale expiry racing: the payment stands, no expired callba
   const after = await writeTx(other, async (tx) => await applyPayinEvent(tx, staleForExpiry, { type: "expire" }, {}, Date.now()));
   expect(after.status).toBe("detected");
   expect((await orderWithNo(gw.ctx.db, o.orderNo))!.status).toBe("detected");
-  expect(callbacks(o.orderNo, "expired")).toBe(0);
+  expect(await callbacks(o.orderNo, "expired")).toBe(0);
 });
 
 test("two connections confirming one payout: confirmed once, one callback, the fee debited once", async () => {
@@ -78,7 +81,7 @@ test("two connections confirming one payout: confirmed once, one callback, the f
   await writeTx(gw.ctx.db, async (tx) => await applyPayoutEvent(tx, seenByA, { type: "confirmed" }, {}, now));
   const second = await writeTx(other, async (tx) => await applyPayoutEvent(tx, seenByB, { type: "confirmed" }, {}, now + 1));
   expect(second.status).toBe("confirmed");
-  expect(callbacks(p.orderNo, "confirmed")).toBe(1);
-  expect(events(p.orderNo, "confirmed")).toBe(1);
+  expect(await callbacks(p.orderNo, "confirmed")).toBe(1);
+  expect(await events(p.orderNo, "confirmed")).toBe(1);
   expect((await getPayoutControls(gw.ctx.db, m.id)).feeBalance).toBe("9.000000");
 });

@@ -11,6 +11,8 @@ import { expireDueOrders } from "./service";
 import { cancelOrder, denySender, releaseOrder } from "./operator";
 import { listUnmatched } from "./unmatched";
 import { eventually } from "../testing/wait";
+import { tableRows } from "../testing/table-rows";
+import { callbacks, payinOrders } from "../db/schema";
 
 type Order = Record<string, any>;
 const MIN = 60_000;
@@ -57,8 +59,8 @@ async function received(orderNo: string, n: number): Promise<Array<[string, stri
   await rx.waitFor((r) => mine(r).length >= n, 8000).catch(() => undefined);
   // Nothing more can arrive once no callback of the order is left to deliver (a delivered row
   // is written after the receiver answered); retries would wait for the test clock anyway.
-  const open = () => (gw.ctx.db.$client.query("SELECT count(*) AS n FROM callbacks WHERE order_no = ? AND state IN ('pending', 'delivering')").get(orderNo) as { n: number }).n;
-  await eventually(() => open() === 0, 8000, `callbacks of ${orderNo} delivered`);
+  const open = async () => (await tableRows(gw.ctx.db, callbacks, { orderNo })).filter((c) => c.state === "pending" || c.state === "delivering").length;
+  await eventually(async () => (await open()) === 0, 8000, `callbacks of ${orderNo} delivered`);
   return mine(rx.requests).map((b) => [b.status, b.expectedAmount, b.paidAmount]);
 }
 
@@ -253,8 +255,7 @@ describe("money that does not match (DESIGN 5)", () => {
     });
     const { txHash } = await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDC", toAddress: b.address, amount: "12.5" });
     await sb.mine("BSC", 2);
-    const orders = gw.ctx.db.$client.query("SELECT count(*) AS n FROM payin_orders WHERE binding_id = ?").get(b.bindingId) as { n: number };
-    expect(orders.n).toBe(0);
+    expect(await tableRows(gw.ctx.db, payinOrders, { bindingId: b.bindingId })).toEqual([]);
     expect(await unmatchedOf(txHash)).toMatchObject({ reason: "wrong_token", merchantUid: m.uid, chainCode: "BSC", tokenSymbol: "USDC", amount: "12.500000", status: "confirmed" });
     // The right token still creates its deposit order.
     const ok = await sb.transfer({ chainCode: "BSC", tokenSymbol: "USDT", toAddress: b.address, amount: "1" });

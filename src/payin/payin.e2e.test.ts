@@ -3,6 +3,8 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { ApiError } from "../sdk/client";
 import { TestClock } from "../lib/clock";
+import { tableRow, tableRows } from "../testing/table-rows";
+import { addresses, callbacks, payinOrders, transfers } from "../db/schema";
 
 type Order = Record<string, any>;
 let gw: TestGateway;
@@ -65,8 +67,8 @@ describe("pay-in orders on the sandbox", () => {
     const o = await create({ amount: "7" });
     const tx = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "7.000001" });
     expect(await get(o.orderNo)).toMatchObject({ status: "frozen_abnormal", amount: "7.000000", paidAmount: "7.000001", txHash: tx.txHash });
-    const row = gw.ctx.db.$client.query("SELECT disposition, amount, unmatched_reason AS reason FROM transfers WHERE tx_hash = ?").get(tx.txHash);
-    expect(row).toEqual({ disposition: "wrong_amount", amount: "7000001", reason: null });
+    const row = (await tableRow(gw.ctx.db, transfers, { txHash: tx.txHash }))!;
+    expect({ disposition: row.disposition, amount: row.amount, reason: row.unmatchedReason }).toEqual({ disposition: "wrong_amount", amount: "7000001", reason: null });
   });
 
   test("expiry gives expired; a late payment settles as risk_settled once final", async () => {
@@ -111,20 +113,20 @@ describe("pay-in orders on the sandbox", () => {
   });
 
   test("a retry is answered with its order whether or not the pool has room, and writes nothing", async () => {
-    const db = gw.ctx.db.$client;
-    const counts = () => db.query("SELECT (SELECT count(*) FROM payin_orders) AS o, (SELECT count(*) FROM callbacks) AS c, (SELECT count(*) FROM addresses) AS a").get();
+    const db = gw.ctx.db;
+    const counts = async () => ({ o: (await tableRows(db, payinOrders)).length, c: (await tableRows(db, callbacks)).length, a: (await tableRows(db, addresses)).length });
     const body = { merchantOrderNo: "RETRY-FULL", amount: "77" };
     const a = await create(body);
     await create({ amount: "77" });
     const c = await create({ merchantOrderNo: "RETRY-ROOM", amount: "79" });
-    const before = counts();
+    const before = await counts();
     // Both pool addresses (the pool's size) hold 77: the retry still gets its order, not 40105.
     expect((await create(body)).orderNo).toBe(a.orderNo);
     // The other pool address is free for 79: the insert meets the existing order number instead.
     expect((await create({ merchantOrderNo: "RETRY-ROOM", amount: "79" })).orderNo).toBe(c.orderNo);
     const e = await err(create({ ...body, amount: "78" }));
     expect([e.httpStatus, e.code]).toEqual([400, 10001]);
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 
   test("idempotent retry returns the same order; a changed field is 10001", async () => {

@@ -5,13 +5,13 @@
 // order is completed only when what is kept covers the amount, and every callback matches the
 // final state (the order's last pay-in callback is its status; each refund's callbacks end at its).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import type { SandboxChain } from "../chains/sandbox/chain";
 import { randomAddress } from "../wallet/hd";
 import { fromBaseUnits, toBaseUnits } from "../lib/money";
-import { refunds } from "../db/schema";
+import { callbacks, refunds } from "../db/schema";
+import { tableRows } from "../testing/table-rows";
 import { resolveFrozen, type Resolution } from "./resolve";
 import { OperatorError } from "./operator-error";
 import { AppError } from "../errors";
@@ -99,9 +99,10 @@ async function run(orderNo: string, step: Step, payer: string, m: Model, i: numb
   }
 }
 
-const refundTotal = (orderNo: string) => gw.ctx.db.select().from(refunds).where(eq(refunds.orderNo, orderNo)).all().filter((r) => r.status !== "failed").reduce((s, r) => s + BigInt(r.amount), 0n);
-const callbacksOf = (orderNo: string) =>
-  gw.ctx.db.$client.query("SELECT kind, order_status AS status, url FROM callbacks WHERE order_no = ? ORDER BY rowid").all(orderNo) as { kind: string; status: string; url: string | null }[];
+const refundTotal = async (orderNo: string) => (await tableRows(gw.ctx.db, refunds, { orderNo })).filter((r) => r.status !== "failed").reduce((s, r) => s + BigInt(r.amount), 0n);
+/** An order's callbacks in the order they were written (seq: the rowid on SQLite, the identity on PostgreSQL). */
+const callbacksOf = async (orderNo: string) =>
+  (await tableRows(gw.ctx.db, callbacks, { orderNo })).sort((a, b) => a.seq - b.seq).map((c) => ({ kind: c.kind, status: c.status, url: c.url }));
 
 describe("every sequence of up to 3 steps on a held order", () => {
   test("done or refused as the rules say; never more back than paid; completed only when what is kept then covers the amount; callbacks match the final state", async () => {
@@ -125,7 +126,7 @@ describe("every sequence of up to 3 steps on a held order", () => {
         expect(`${label}: step ${i + 1} ${done ? "done" : "refused"}`).toBe(`${label}: step ${i + 1} ${next ? "done" : "refused"}`);
         if (next && next.status === "completed" && m.status !== "completed") {
           // Completed only when what is kept (paid − the refunds not failed, as recorded) covers the amount.
-          const kept = PAID - refundTotal(o.orderNo);
+          const kept = PAID - (await refundTotal(o.orderNo));
           expect(kept >= AMOUNT, `${label}: kept ${usdc(kept)} when completed`).toBe(true);
         }
         if (next) m = next;
@@ -142,12 +143,12 @@ describe("every sequence of up to 3 steps on a held order", () => {
       const final = await gw.client.getPayinOrder(orderNo);
       expect(final.status, label).toBe(m.status);
 
-      const payins = callbacksOf(orderNo).map((c) => c.status);
+      const payins = (await callbacksOf(orderNo)).map((c) => c.status);
       expect(payins, label).toEqual(["waiting_payment", "frozen_abnormal", ...(m.status === "frozen_abnormal" ? [] : [m.status])]);
-      const rows = gw.ctx.db.select().from(refunds).where(eq(refunds.orderNo, orderNo)).all();
+      const rows = await tableRows(gw.ctx.db, refunds, { orderNo });
       expect(rows.reduce((s, r) => s + BigInt(r.amount), 0n), label).toBe(m.refunded);
       for (const r of rows) {
-        const cbs = callbacksOf(r.refundRef);
+        const cbs = await callbacksOf(r.refundRef);
         expect([r.status, cbs.map((c) => c.status)], label).toEqual(["confirmed", ["submitted", "broadcasted", "confirmed"]]);
         // Refund callbacks go where the order's go (no notifyUrl of their own).
         expect(new Set(cbs.map((c) => c.url)), label).toEqual(new Set(["https://shop.example/pi"]));

@@ -1,16 +1,20 @@
 // Restarting the server (even SIGKILL) in the middle of a payment loses nothing.
-import { afterAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { runCli, startGatewayProcess, tempSetup } from "../testing/process";
+import { expect, test } from "bun:test";
+import { runCli, startGatewayProcess, tempSetups } from "../testing/process";
+import { TEST_ENGINE } from "../testing/engines";
+import { closeDb, openDb } from "../db/client";
+import { openPgDb } from "../db/tx-pg";
+import { tableRows } from "../testing/table-rows";
+import { transfers } from "../db/schema";
 import { sandboxClient } from "../testing/sandbox";
 import { StablegateClient } from "../sdk/client";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const setup = tempSetups();
 
 test("a payment seen before a kill -9 completes after the restart; one sent while down is found", async () => {
-  const s = await tempSetup(`[chains.TRON]\nblock_time = "0s"\nconfirmations = 4`);
-  dirs.push(s.dir);
+  const s = await setup(`[chains.TRON]\nblock_time = "0s"\nconfirmations = 4`, { engine: TEST_ENGINE });
+  // The gateway's database, opened from this process (SQLite's file, or a pool on PostgreSQL).
+  const open = () => (s.dbUrl ? openPgDb(s.dbUrl, 2) : openDb(s.dbPath));
   const { merchantUid, apiKey } = JSON.parse(runCli(["merchant", "create", "--name", "shop", "--json", "--config", s.configPath], s.env).stdout);
   let gw = await startGatewayProcess(s);
   const client = new StablegateClient({ baseUrl: s.url, merchantUid, apiKey });
@@ -24,13 +28,12 @@ test("a payment seen before a kill -9 completes after the restart; one sent whil
   await gw.kill("SIGKILL");
 
   // While the gateway is down the chain moves on: write a block straight into the sandbox chain's state.
-  const { openDb } = await import("../db/client");
   const { SandboxChain } = await import("../chains/sandbox/chain");
-  const db = openDb(s.dbPath);
+  const db = open();
   const chain = new SandboxChain({ chain: "TRON", db, tokens: [{ chain: "TRON", symbol: "USDT", contract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", decimals: 6 }], confirmations: 4, now: Date.now });
   await chain.transfer({ token: "USDT", to: b.address, amount: 20_000_000n });
   await chain.mine(5);
-  db.$client.close();
+  await closeDb(db);
 
   gw = await startGatewayProcess(s);
   try {
@@ -41,10 +44,10 @@ test("a payment seen before a kill -9 completes after the restart; one sent whil
     }
     expect((await client.request<Record<string, string>>("GET", `/openapi/payin/orders/${a.orderNo}`)).status).toBe("completed");
     expect((await client.request<Record<string, string>>("GET", `/openapi/payin/orders/${b.orderNo}`)).status).toBe("completed");
-    const check = openDb(s.dbPath);
-    const n = check.$client.query("SELECT count(*) AS n FROM transfers").get() as { n: number };
-    check.$client.close();
-    expect(n.n).toBe(2);
+    const check = open();
+    const n = (await tableRows(check, transfers)).length;
+    await closeDb(check);
+    expect(n).toBe(2);
   } finally {
     await gw.kill("SIGTERM");
   }

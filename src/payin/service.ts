@@ -64,7 +64,7 @@ export async function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKey
     // The idempotency check is the insert itself (ON CONFLICT on payin_merchant_order), not a
     // read before it; only a pool that must grow (or cannot) looks for the retried order first,
     // so a retry never adds an address or answers 40105.
-    const address = await freeSharedAddress(tx, merchantId, adapter.chain, token.symbol, units) ?? await existing() ?? await growSharedPool(ctx, tx, adapter, merchantId, token.symbol, now);
+    const address = await freeSharedAddress(tx, merchantId, adapter.chain, token.symbol, units) ?? await existing() ?? await growSharedPool(ctx, tx, adapter, merchantId, token.symbol, now, existing);
     if ("orderNo" in address) return address;
     const row: PayinOrderRow = {
       id: 0,
@@ -121,8 +121,23 @@ function sameOrder(o: PayinOrderRow, chain: string, token: string, units: bigint
 }
 
 /** Every pool address has this amount open: a new pool address up to the pool size; else 40105. */
-async function growSharedPool(ctx: PayinCtx, tx: Tx, adapter: ChainAdapter, merchantId: number, token: string, now: number): Promise<{ id: string; address: string }> {
+/**
+ * A new pool address while the pool has room; a full pool answers the retried order when it is
+ * there by now (PostgreSQL, READ COMMITTED: a concurrent retry of this merchantOrderNo may have
+ * committed its order and its address between this transaction's reads), else 40105.
+ */
+async function growSharedPool(
+  ctx: PayinCtx,
+  tx: Tx,
+  adapter: ChainAdapter,
+  merchantId: number,
+  token: string,
+  now: number,
+  retried: () => Promise<PayinOrderRow | undefined>,
+): Promise<{ id: string; address: string } | PayinOrderRow> {
   if ((await sharedPool(tx, merchantId, adapter.chain)).length < ctx.config.payin.shared_pool_size) return await addSharedAddress(tx, adapter, ctx.seed, merchantId, now);
+  const o = await retried();
+  if (o) return o;
   throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });
 }
 

@@ -16,6 +16,8 @@ import type { ProxyFaults } from "../testing/rpc-proxy";
 import type { ChainCode, WatchSet } from "../chains/types";
 import { toBaseUnits } from "../lib/money";
 import { PayinSweep } from "./sweep";
+import { tableRows } from "../testing/table-rows";
+import { transfers } from "../db/schema";
 
 type Order = Record<string, any>;
 
@@ -167,7 +169,7 @@ for (const k of CASES) {
         await fx.advance(1);
         await tick();
         expect(await get(o.orderNo)).toMatchObject({ status: "completed", txHash });
-        expect(gw.ctx.db.$client.query("SELECT found_by AS by FROM transfers WHERE tx_hash = ?").all(txHash)).toEqual([{ by: "sweep" }]);
+        expect((await tableRows(gw.ctx.db, transfers, { txHash })).map((t) => ({ by: t.foundBy }))).toEqual([{ by: "sweep" }]);
         expect(await metric("stablegate_sweep_found_total")).toEqual([`stablegate_sweep_found_total{chain="${k.chain}"} 1`]);
         const alerts = await gw.gateway.runtime.ops.alerts.tick();
         expect(alerts.fired.filter((a) => a.condition === "scan_missed").map((a) => [a.subject, a.message.includes(txHash)])).toEqual([[k.chain, true]]);
@@ -175,7 +177,7 @@ for (const k of CASES) {
         // Asked again from scratch (a restarted gateway's sweep): the funnel knows it, nothing twice.
         const again = await new PayinSweep(gw.ctx, gw.ctx.chains.get(k.chain)!, async () => await gw.gateway.runtime.watchers.get(k.chain)!.scanned()).run();
         expect(again).toMatchObject({ found: [], failed: 0 });
-        expect(gw.ctx.db.$client.query("SELECT count(*) AS n FROM transfers WHERE tx_hash = ?").get(txHash)).toEqual({ n: 1 });
+        expect((await tableRows(gw.ctx.db, transfers, { txHash })).length).toBe(1);
         expect(await metric("stablegate_sweep_found_total")).toEqual([`stablegate_sweep_found_total{chain="${k.chain}"} 1`]);
       } finally {
         front.hide(false);

@@ -8,6 +8,7 @@ import { startTestGateway, apiError, type TestGateway } from "../testing/harness
 import { startBscChain, startTonChain, type BscChainFixture, type TonChainFixture } from "../testing/chain-fixture";
 import { toBaseUnits } from "../lib/money";
 import { transfers } from "../db/schema";
+import { tableRows } from "../testing/table-rows";
 import { events } from "../lib/event-metrics";
 import { emptyRangeLogs } from "../testing/rpc-proxy";
 
@@ -49,7 +50,7 @@ describe("the payer's transaction hash on anvil whose block-range eth_getLogs an
 
     // Again: the same transfer, recorded once.
     expect((await gw.client.submitPayinTxHash(o.orderNo, txHash)).result).toBe("credited");
-    expect(gw.ctx.db.select().from(transfers).all().filter((t) => t.txHash === txHash)).toHaveLength(1);
+    expect((await tableRows(gw.ctx.db, transfers)).filter((t) => t.txHash === txHash)).toHaveLength(1);
   });
 
   test("a hash whose block is not final yet: not_final, then completed by the watcher's confirmations", async () => {
@@ -76,7 +77,7 @@ describe("the payer's transaction hash on anvil whose block-range eth_getLogs an
     expect((await gw.client.submitPayinTxHash(o.orderNo, "0x" + "ab".repeat(32))).result).toBe("not_found");
     const bad = await apiError(gw.client.submitPayinTxHash(o.orderNo, "not-a-hash"));
     expect(bad.code).toBe(10001);
-    expect(gw.ctx.db.select().from(transfers).all().filter((t) => t.txHash === elsewhere || t.txHash === usdc)).toHaveLength(0);
+    expect((await tableRows(gw.ctx.db, transfers)).filter((t) => t.txHash === elsewhere || t.txHash === usdc)).toHaveLength(0);
     expect((await gw.client.getPayinOrder(o.orderNo)).status).toBe("waiting_payment");
   });
 
@@ -134,6 +135,6 @@ describe("the payer's own TON transaction hash, on the toncenter test server ans
     expect(check).toMatchObject({ result: "credited", order: { orderNo: o.orderNo, txHash: notification, paidAmount: o.amount } });
     await tick();
     expect(await gw.client.getPayinOrder(o.orderNo)).toMatchObject({ status: "completed", txHash: notification });
-    expect(gw.ctx.db.select().from(transfers).all().filter((t) => t.txHash === notification)).toHaveLength(1);
+    expect((await tableRows(gw.ctx.db, transfers)).filter((t) => t.txHash === notification)).toHaveLength(1);
   });
 });

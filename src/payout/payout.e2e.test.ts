@@ -1,12 +1,12 @@
 import { Value } from "@sinclair/typebox/value";
 import { PayoutCallbackPayload } from "./schemas";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { apiError, startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { ApiError, type StablegateClient } from "../sdk/client";
 import { SandboxChain } from "../chains/sandbox/chain";
-import { addresses, ledgerEntries, payoutOrders } from "../db/schema";
+import { addresses, callbacks, ledgerEntries, payoutOrders } from "../db/schema";
+import { insertRows, tableRow, tableRows } from "../testing/table-rows";
 import { gasWallet } from "../wallet/addresses";
 import { randomAddress } from "../wallet/hd";
 import { toBaseUnits } from "../lib/money";
@@ -41,13 +41,14 @@ const payout = (client: StablegateClient, body: Obj) =>
   });
 const get = (client: StablegateClient, orderNo: string) => client.request<Obj>("GET", `/openapi/payout/orders/${orderNo}`);
 const submit = (client: StablegateClient, orderNo: string, remark = "retry") => client.request<Obj>("POST", `/openapi/payout/orders/${orderNo}/submit`, { body: { remark } });
-const addressId = (address: string) => gw.ctx.db.select().from(addresses).where(eq(addresses.address, address)).get()!.id;
-const available = async (address: string, token = "USDT") => (await addressBalance(gw.ctx.db, addressId(address), token)).available;
-const callbacksOf = (orderNo: string) =>
-  (gw.ctx.db.$client.query("SELECT order_status AS status, payload FROM callbacks WHERE order_no = ? ORDER BY rowid").all(orderNo) as { status: string; payload: string }[]).map((r) => ({
-    status: r.status,
-    payload: JSON.parse(r.payload) as Obj,
-  }));
+const addressRow = async (address: string) => (await tableRow(gw.ctx.db, addresses, { address }))!;
+const addressId = async (address: string) => (await addressRow(address)).id;
+const available = async (address: string, token = "USDT") => (await addressBalance(gw.ctx.db, await addressId(address), token)).available;
+/** The order's callbacks in the order they were written (seq, then insertion order). */
+const callbacksOf = async (orderNo: string) =>
+  (await tableRows(gw.ctx.db, callbacks, { orderNo }))
+    .sort((a, b) => a.seq - b.seq)
+    .map((r) => ({ status: r.status, payload: JSON.parse(r.payload) as Obj }));
 
 describe("payouts on the sandbox", () => {
   test("a funded address pays out: broadcasted, confirmed, callbacks in order, balances move by exactly the amount, fee from the fee balance", async () => {
@@ -73,7 +74,7 @@ describe("payouts on the sandbox", () => {
     for (const k of ["createdAt", "submittedAt", "broadcastedAt", "confirmedAt"]) expect(q[k]).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(q.failedAt).toBeNull();
 
-    const cbs = callbacksOf(o.orderNo);
+    const cbs = await callbacksOf(o.orderNo);
     expect(cbs.map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
     // Every body is what the OpenAPI document promises.
     for (const c of cbs) expect([...Value.Errors(PayoutCallbackPayload, c.payload)].map((e) => e.path)).toEqual([]);
@@ -91,7 +92,7 @@ describe("payouts on the sandbox", () => {
     });
     expect(cbs[0].payload.txHash).toBeNull();
 
-    const bal = await addressBalance(gw.ctx.db, addressId(from), "USDT");
+    const bal = await addressBalance(gw.ctx.db, await addressId(from), "USDT");
     expect(bal).toEqual({ ledger: toBaseUnits("69.75", 6), reserved: 0n, available: toBaseUnits("69.75", 6) });
     expect(await tron.tokenBalance(from, "USDT")).toBe(toBaseUnits("69.75", 6));
     expect((await getPayoutControls(gw.ctx.db, m.id)).feeBalance).toBe("9.197500");
@@ -133,7 +134,7 @@ describe("payouts on the sandbox", () => {
     expect(await tron.outgoingCount(from)).toBe(1);
     const e = await err(submit(gw.client, o.orderNo));
     expect([e.httpStatus, e.code]).toEqual([409, 54002]);
-    expect(callbacksOf(o.orderNo).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
+    expect((await callbacksOf(o.orderNo)).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
   });
 
   test("a broadcast reported as failed that reached the chain anyway is followed to confirmed, sent once", async () => {
@@ -142,12 +143,12 @@ describe("payouts on the sandbox", () => {
     const o = await payout(gw.client, { fromAddress: from, toAddress: randomAddress("TRON"), amount: "3" });
     expect(o.status).toBe("submitted");
     // The node took the stored transaction after all (e.g. the answer timed out on the way back).
-    const row = gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, o.orderNo)).get()!;
+    const row = (await tableRow(gw.ctx.db, payoutOrders, { orderNo: o.orderNo }))!;
     expect(await tron.broadcast({ txHash: row.txHash!, raw: row.signedTx!, meta: {} })).toEqual({ ok: true });
     await sb.mine("TRON", 2);
     expect(await get(gw.client, o.orderNo)).toMatchObject({ status: "confirmed", lastError: null });
     expect(await tron.outgoingCount(from)).toBe(1);
-    expect(callbacksOf(o.orderNo).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
+    expect((await callbacksOf(o.orderNo)).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
   });
 
   test("a reorg that drops a broadcast payout rebroadcasts the same transaction", async () => {
@@ -170,10 +171,10 @@ describe("payouts on the sandbox", () => {
     expect(busy.code).toBe(53002);
     await sb.mine("TRON", 2);
     expect((await get(m.client, o.orderNo)).status).toBe("confirmed");
-    const row = gw.ctx.db.select().from(addresses).where(eq(addresses.address, from)).get()!;
+    const row = await addressRow(from);
     expect(row.deletedAt).not.toBeNull();
     // History and ledger stay.
-    expect(gw.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.addressId, row.id)).all().length).toBe(2);
+    expect((await tableRows(gw.ctx.db, ledgerEntries, { addressId: row.id })).length).toBe(2);
     const e = await err(payout(m.client, { fromAddress: from, toAddress: randomAddress("TRON"), amount: "1" }));
     expect([e.httpStatus, e.code]).toEqual([422, 53002]);
     const e2 = await err(payout(m.client, { toAddress: randomAddress("TRON"), amount: "1" }));
@@ -190,17 +191,17 @@ describe("payouts on the sandbox", () => {
     const m = await gw.newMerchant("gap");
     const from = await funded(m.client, "1");
     // Ledger credit without funds on chain (e.g. a bad manual entry): the node refuses the transfer.
-    gw.ctx.db.insert(ledgerEntries).values({ addressId: addressId(from), chain: "TRON", token: "USDT", kind: "adjustment", amount: "5000000", refType: "test", refId: "gap-1", createdAt: Date.now() }).run();
+    await insertRows(gw.ctx.db, ledgerEntries, [{ addressId: await addressId(from), chain: "TRON", token: "USDT", kind: "adjustment", amount: "5000000", refType: "test", refId: "gap-1", createdAt: Date.now() }]);
     const o = await payout(m.client, { fromAddress: from, toAddress: randomAddress("TRON"), amount: "5", deleteSourceAfterSuccess: true });
     expect(o).toMatchObject({ status: "failed", failedStage: "broadcast", txHash: null });
     expect(o.failedAt).not.toBeNull();
-    expect(callbacksOf(o.orderNo).at(-1)!.payload).toMatchObject({ status: "failed", failedStage: "broadcast" });
-    expect(gw.ctx.db.select().from(addresses).where(eq(addresses.address, from)).get()!.deletedAt).toBeNull();
+    expect((await callbacksOf(o.orderNo)).at(-1)!.payload).toMatchObject({ status: "failed", failedStage: "broadcast" });
+    expect((await addressRow(from)).deletedAt).toBeNull();
     expect(await available(from)).toBe(toBaseUnits("6", 6));
 
     const gaps = await reconcileChain(gw.ctx, tron);
-    expect(gaps).toEqual([{ addressId: addressId(from), address: from, token: "USDT", ledger: toBaseUnits("6", 6), chain: toBaseUnits("1", 6), difference: -toBaseUnits("5", 6) }]);
-    expect((await openDiscrepancies(gw.ctx.db)).map((d) => d.addressId)).toContain(addressId(from));
+    expect(gaps).toEqual([{ addressId: await addressId(from), address: from, token: "USDT", ledger: toBaseUnits("6", 6), chain: toBaseUnits("1", 6), difference: -toBaseUnits("5", 6) }]);
+    expect((await openDiscrepancies(gw.ctx.db)).map((d) => d.addressId)).toContain(await addressId(from));
     // Reported, not overwritten.
     expect(await available(from)).toBe(toBaseUnits("6", 6));
   });
@@ -220,7 +221,7 @@ describe("payouts on the sandbox", () => {
     await sb.mine("TRON", 2);
     for (const o of ok) expect((await get(m.client, o.orderNo)).status).toBe("confirmed");
     expect(await tron.tokenBalance(from, "USDT")).toBe(toBaseUnits("2", 6));
-    expect(await addressBalance(gw.ctx.db, addressId(from), "USDT")).toEqual({ ledger: toBaseUnits("2", 6), reserved: 0n, available: toBaseUnits("2", 6) });
+    expect(await addressBalance(gw.ctx.db, await addressId(from), "USDT")).toEqual({ ledger: toBaseUnits("2", 6), reserved: 0n, available: toBaseUnits("2", 6) });
     expect(await tron.outgoingCount(from)).toBe(14);
   });
 });

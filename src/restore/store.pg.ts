@@ -1,7 +1,8 @@
 // restore/store.ts on PostgreSQL (db/engine.ts: the store dispatches here for a PostgreSQL handle):
-// the generation row, reconcile mode's chains and sources, the unrecorded outgoing transfers
-// (`restore list` / `restore ack`, the restore-gap job). The functions that read a SQLite backup
-// file have no twin: a PostgreSQL backup is a pg_dump archive (db/pg-archive.ts).
+// the generation marker's row, reconcile mode's rows and the unrecorded outgoing transfers, which
+// the payout executor's send gate (restore/reconcile.ts ReconcileGate) reads before a source sends.
+// The backup file's checks (a SQLite connection to a private copy) stay SQLite's; a PostgreSQL
+// restore's are restore/pg-store.ts and pg-restore.ts.
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { firstRow, type PgQ } from "../db/engine";
 import { chainCursors, reconcileAddresses, reconcileChains, settings, unrecordedOutgoing } from "../db/schema-pg";
@@ -42,13 +43,13 @@ export async function markGapWatched(tx: PgQ, chain: string, now: number): Promi
   await tx.update(reconcileChains).set({ gapWatchedAt: now }).where(eq(reconcileChains.chain, chain));
 }
 
-export async function reconcileAddress(db: PgQ, chain: string, address: string) {
+export async function reconcileAddress(db: PgQ, chain: string, address: string): Promise<typeof reconcileAddresses.$inferSelect | undefined> {
   return await firstRow(db.select().from(reconcileAddresses).where(and(eq(reconcileAddresses.chain, chain), eq(reconcileAddresses.address, address))));
 }
 
 export async function knownTx(db: PgQ, txHash: string): Promise<boolean> {
   const h = txHash.toLowerCase();
-  const rows = (await db.execute(sql`SELECT 1 FROM payout_orders WHERE lower(tx_hash) = ${h}
+  const rows = (await db.execute(sql`SELECT 1 AS one FROM payout_orders WHERE lower(tx_hash) = ${h}
        UNION ALL SELECT 1 FROM gas_topups WHERE lower(tx_hash) = ${h}
        UNION ALL SELECT 1 FROM payout_tx_attempts WHERE lower(tx_hash) = ${h}
        UNION ALL SELECT 1 FROM gas_topup_attempts WHERE lower(tx_hash) = ${h}

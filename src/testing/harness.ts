@@ -15,6 +15,7 @@ import { offlineLookup, useDefaultLookup } from "../callbacks/target";
 import { closeDb } from "../db/client";
 import { initPostgres } from "../app/postgres";
 import { TEST_ENGINE } from "./engines";
+import { holdEpoch } from "../cluster/fence";
 import { createTestDatabase } from "./postgres";
 
 export interface TestGateway {
@@ -66,7 +67,9 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   if (pgDb) (raw.database as Raw).url = pgDb.url;
   const loaded = parseConfig(raw, "test");
   const logs: string[] = [];
-  const logger: Logger = createLogger({ level: "debug", sink: (l) => logs.push(l) });
+  // SG_TEST_LOG=1 also prints the gateway's log lines (a 500's cause) to stderr.
+  const echo = !!process.env.SG_TEST_LOG;
+  const logger: Logger = createLogger({ level: "debug", sink: (l) => (logs.push(l), echo && console.error(l)) });
   const env = { ...opts.env, STABLEGATE_MASTER_KEY: opts.env?.STABLEGATE_MASTER_KEY ?? "test-master-key-" + dir };
   // The data folder, as `stablegate init` makes it (no other path creates one); a test that
   // restarts a gateway on its database (config.database.path) reopens it.
@@ -74,6 +77,13 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   else if (!databasePresent(loaded.config.database.path)) await initDataFolder(loaded, env, opts.clock?.now());
   const ctx = await createContext({ loaded, clock: opts.clock, logger, env, makeChains });
   const gateway = await startGateway(ctx, { jobs: opts.jobs });
+  // On PostgreSQL the leader's work starts the watchers at the head (app/server.ts); with the jobs
+  // off no leader runs, so their cursors start here, as startGateway starts them on SQLite.
+  if (pgDb && opts.jobs === false) for (const w of gateway.runtime.watchers.values()) await w.init();
+  // With the jobs off the test plays the one gateway's leader: its elector takes the lock and the
+  // fence holds its epoch (what serve's leader work does on gained/lost), so a payout this gateway
+  // signs is stored under the current epoch (cluster/fence.ts); no leader job runs.
+  if (pgDb && opts.jobs === false) await holdLeadership(ctx, gateway);
   // Port 0 picks a free port: the public URL follows the real one.
   const url = gateway.url;
   if (!ctx.config.server.public_url) ctx.publicUrl = url;
@@ -99,6 +109,15 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Starts the gateway's elector (jobs off) and keeps the fence's epoch with it; stop() stops it (app/server.ts). */
+async function holdLeadership(ctx: AppContext, gateway: RunningGateway): Promise<void> {
+  const elector = gateway.runtime.clusterParts?.elector;
+  if (!elector) return;
+  elector.on("gained", (epoch) => holdEpoch(ctx.db, epoch));
+  elector.on("lost", () => holdEpoch(ctx.db, null));
+  await elector.start();
 }
 
 /** The merchant API's refusal of a call that must fail (its code and status are the test's to check). */

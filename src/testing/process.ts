@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./wait";
 import { initDataFolder } from "../app/data-folder";
+import { initPostgres } from "../app/postgres";
+import { createTestDatabase } from "./postgres";
 import { loadConfig } from "../config/load";
 import { chainCodes } from "../chains/registry";
 import type { ChainCode } from "../chains/types";
@@ -20,6 +22,10 @@ export interface TempSetup {
   port: number;
   url: string;
   env: Record<string, string>;
+  /** engine "pg": the PostgreSQL database's URL ([database] url; dbPath is then unused). */
+  dbUrl?: string;
+  /** Drops the PostgreSQL database (tempSetups does after the file's tests). */
+  drop?: () => Promise<void>;
 }
 
 /**
@@ -27,30 +33,48 @@ export interface TempSetup {
  * made as `stablegate init` makes it (in-process, the same function); `init: false` leaves the
  * database path empty (tests of init itself, of refusals, of upgrades).
  */
-export async function tempSetup(toml = "", opts: { masterKey?: string | null; init?: boolean } = {}): Promise<TempSetup> {
+export async function tempSetup(toml = "", opts: TempSetupOptions = {}): Promise<TempSetup> {
   const dir = mkdtempSync(join(tmpdir(), "stablegate-proc-"));
   const port = await freePort();
   const dbPath = join(dir, "data", "stablegate.db");
   const configPath = join(dir, "stablegate.toml");
+  // engine "pg": a database of its own on the test run's PostgreSQL, made as `stablegate init` makes it.
+  const pg = opts.engine === "pg" ? await createTestDatabase({ empty: true }) : null;
+  const database = pg ? `url = "${pg.url}"` : `path = "${dbPath}"`;
   writeFileSync(
     configPath,
-    `[server]\nhost = "127.0.0.1"\nport = ${port}\n[database]\npath = "${dbPath}"\n[callbacks]\nallow_private_targets = true\n${toml}\n`,
+    `[server]\nhost = "127.0.0.1"\nport = ${port}\n[database]\n${database}\n[callbacks]\nallow_private_targets = true\n${toml}\n`,
   );
   const env: Record<string, string> = { ...(process.env as Record<string, string>) };
   delete env.STABLEGATE_CONFIG;
   if (opts.masterKey !== null) env.STABLEGATE_MASTER_KEY = opts.masterKey ?? "proc-test-master-key";
   else delete env.STABLEGATE_MASTER_KEY;
-  if (opts.init !== false) await initDataFolder(loadConfig(configPath), env);
-  return { dir, configPath, dbPath, port, url: `http://127.0.0.1:${port}`, env };
+  if (opts.init !== false) {
+    if (pg) await initPostgres(loadConfig(configPath), env);
+    else await initDataFolder(loadConfig(configPath), env);
+  }
+  return { dir, configPath, dbPath, port, url: `http://127.0.0.1:${port}`, env, ...(pg ? { dbUrl: pg.url, drop: async () => await pg.drop().catch(() => undefined) } : {}) };
+}
+
+export interface TempSetupOptions {
+  masterKey?: string | null;
+  init?: boolean;
+  /** "pg": the gateway runs on PostgreSQL (default SQLite; pass TEST_ENGINE for both engines). */
+  engine?: "sqlite" | "pg";
 }
 
 /** tempSetup for one test file: every folder it makes is removed after the file's tests. */
-export function tempSetups(): (toml?: string, opts?: { masterKey?: string | null; init?: boolean }) => Promise<TempSetup> {
-  const dirs: string[] = [];
-  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+export function tempSetups(): (toml?: string, opts?: TempSetupOptions) => Promise<TempSetup> {
+  const made: TempSetup[] = [];
+  afterAll(async () => {
+    for (const s of made) {
+      rmSync(s.dir, { recursive: true, force: true });
+      await s.drop?.();
+    }
+  });
   return async (toml = "", opts = {}) => {
     const s = await tempSetup(toml, opts);
-    dirs.push(s.dir);
+    made.push(s);
     return s;
   };
 }

@@ -7,6 +7,9 @@ import { SandboxChain } from "../chains/sandbox/chain";
 import { AddressWatchSet } from "../wallet/addresses";
 import { ChainWatcher } from "./watcher";
 import { payinTransferPort } from "../payin/deposits";
+import { writeTx } from "../db/client";
+import { addresses, callbacks, payinOrders } from "../db/schema";
+import { insertRows, tableRows } from "../testing/table-rows";
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -28,14 +31,13 @@ test("40 deposits in 40 blocks: counts follow the head each block, statuses chan
   }
   const blockOf = new Map<string, number>();
   for (const [i, o] of orders.entries()) blockOf.set(o.orderNo, (await chain.transfer({ token: "USDT", to: o.address, amount: BigInt(i + 1) * 1_000_000n })).blockNumber);
-  const c = gw.ctx.db.$client;
-  const rows = () => c.query<{ order_no: string; status: string; confirmations: number }, []>("SELECT order_no, status, confirmations FROM payin_orders").all();
-  const callbacksOf = (status: string) => c.query<{ n: number }, [string]>("SELECT count(*) AS n FROM callbacks WHERE order_status = ?").get(status)!.n;
+  const rows = async () => (await tableRows(gw.ctx.db, payinOrders)).map((o) => ({ order_no: o.orderNo, status: o.status, confirmations: o.confirmations }));
+  const callbacksOf = async (status: string) => (await tableRows(gw.ctx.db, callbacks, { status })).length;
 
   for (let step = 0; step < 8; step++) {
     await watcher.tick();
     const head = await chain.height();
-    for (const r of rows()) {
+    for (const r of await rows()) {
       const count = head - blockOf.get(r.order_no)! + 1;
       const want = count >= 6 ? "completed" : count >= 2 ? "confirming" : "detected";
       expect([r.order_no, r.status]).toEqual([r.order_no, want]);
@@ -47,22 +49,22 @@ test("40 deposits in 40 blocks: counts follow the head each block, statuses chan
   }
   await watcher.tick();
   // Each status change sent one callback, never repeated on later blocks.
-  expect(callbacksOf("detected")).toBe(40);
-  expect(callbacksOf("completed")).toBe(40);
-  expect(callbacksOf("confirming")).toBeGreaterThan(0);
-  expect(c.query("SELECT order_no, order_status FROM callbacks GROUP BY order_no, order_status HAVING count(*) > 1").all()).toEqual([]);
+  expect(await callbacksOf("detected")).toBe(40);
+  expect(await callbacksOf("completed")).toBe(40);
+  expect(await callbacksOf("confirming")).toBeGreaterThan(0);
+  const all = (await tableRows(gw.ctx.db, callbacks)).map((r) => `${r.orderNo} ${r.status}`);
+  expect(all.length).toBe(new Set(all).size);
 });
 
 test("the watch set reads only rows added since its last refresh, whatever chain added them", async () => {
   const db = gw.ctx.db;
   const set = await new AddressWatchSet(db, "TRON").refresh();
   const before = set.size;
-  const c = db.$client;
-  const add = (chain: string, address: string, index: number) =>
-    c.run("INSERT INTO addresses (id, merchant_id, chain, kind, derivation_index, address, created_at) VALUES (?, NULL, ?, 'gas', ?, ?, 0)", [`AD-ws-${chain}-${index}`, chain, index, address]);
-  add("BSC", "0xws1", 900_001);
-  add("TRON", "Tws2", 900_002);
-  add("SOL", "ws3", 900_003);
+  const add = async (chain: string, address: string, index: number) =>
+    await writeTx(db, async () => void (await insertRows(db, addresses, [{ id: `AD-ws-${chain}-${index}`, merchantId: null, chain, kind: "gas", derivationIndex: index, address, createdAt: 0 }])));
+  await add("BSC", "0xws1", 900_001);
+  await add("TRON", "Tws2", 900_002);
+  await add("SOL", "ws3", 900_003);
   await set.refresh();
   expect(set.size).toBe(before + 1);
   expect(set.has("Tws2")).toBe(true);

@@ -8,7 +8,10 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startBscChain, startEvmChain, startSolChain, startTonChain, startTronChain, TRON_API_KEY, type BscChainFixture, type ChainFixture, type SolChainFixture, type TonChainFixture, type TronChainFixture } from "../testing/chain-fixture";
 import { EVM_PROFILES, stopSharedAnvils } from "../testing/anvil";
 import type { ChainCode } from "../chains/types";
-import { addresses } from "../db/schema";
+import { addresses, transfers } from "../db/schema";
+import { writeTx } from "../db/client";
+import { insertRows, tableRows } from "../testing/table-rows";
+import { chainCursor, saveChainCursor } from "./store";
 import { newId } from "../lib/ids";
 import { toBaseUnits } from "../lib/money";
 import { SOL_MINTS } from "../testing/solana-rpc";
@@ -398,8 +401,8 @@ for (const k of CASES) {
       if (h.cleanTick) await tick();
       for (const o of orders) expect((await get(o.orderNo)).status).toBe("completed");
       h.after?.(fx);
-      const rows = gw.ctx.db.$client.query("SELECT count(*) AS n, count(DISTINCT tx_hash) AS d FROM transfers WHERE chain = ?").get(fx.chain) as { n: number; d: number };
-      expect(rows.n).toBe(rows.d);
+      const rows = await tableRows(gw.ctx.db, transfers, { chain: fx.chain });
+      expect(rows.length).toBe(new Set(rows.map((t) => t.txHash)).size);
     });
 
     if (k.receiveOnly) test("node calls per block do not grow from a few to 10,000 watched addresses", async () => {
@@ -412,11 +415,11 @@ for (const k of CASES) {
       };
       const base = await measure();
       const now = Date.now();
-      const stmt = gw.ctx.db.$client.prepare("INSERT INTO addresses (id, merchant_id, chain, kind, derivation_index, address, created_at) VALUES (?, NULL, ?, 'shared', ?, ?, ?)");
-      gw.ctx.db.$client.transaction(() => {
-        k.receiveOnly!(fx, 10_000).forEach((a, i) => stmt.run(newId("AD"), fx.chain, 1_000_000 + i, a, now));
-      })();
-      expect(gw.ctx.db.select().from(addresses).all().length).toBeGreaterThan(10_000);
+      const rows = k.receiveOnly!(fx, 10_000).map((address, i) => ({ id: newId("AD"), merchantId: null, chain: fx.chain, kind: "shared" as const, derivationIndex: 1_000_000 + i, address, createdAt: now }));
+      await writeTx(gw.ctx.db, async () => {
+        for (let i = 0; i < rows.length; i += 2000) await insertRows(gw.ctx.db, addresses, rows.slice(i, i + 2000));
+      });
+      expect((await tableRows(gw.ctx.db, addresses)).length).toBeGreaterThan(10_000);
       expect(await measure()).toBe(base);
     });
 
@@ -484,10 +487,11 @@ function solCase(token: SolTestToken): WatchCase {
           expect((await detail("sol-multi-1")).recentOrders.map((o: Order) => [o.paidAmount, o.status, o.txHash])).toEqual([["2.000000", "completed", sig]]);
           expect((await detail("sol-multi-2")).recentOrders.map((o: Order) => [o.paidAmount, o.status, o.txHash])).toEqual([["3.500000", "completed", sig]]);
           // Rewind the durable cursor (as after restoring a backup) and rescan.
-          gw.ctx.db.$client.run("UPDATE chain_cursors SET block_number = block_number - 30 WHERE chain = 'SOL'");
+          const cursor = (await chainCursor(gw.ctx.db, "SOL"))!;
+          await writeTx(gw.ctx.db, async (tx) => await saveChainCursor(tx, "SOL", cursor.blockNumber - 30, cursor.blockHash, cursor.updatedAt));
           await tick();
-          const rows = gw.ctx.db.$client.query("SELECT count(*) AS n, count(DISTINCT log_index) AS d FROM transfers WHERE chain = 'SOL' AND tx_hash = ?").get(sig) as { n: number; d: number };
-          expect(rows).toEqual({ n: 2, d: 2 });
+          const rows = await tableRows(gw.ctx.db, transfers, { chain: "SOL", txHash: sig });
+          expect({ n: rows.length, d: new Set(rows.map((t) => t.logIndex)).size }).toEqual({ n: 2, d: 2 });
           expect((await detail("sol-multi-2")).stats.totalOrders).toBe(1);
         },
       ],
@@ -513,7 +517,7 @@ function solCase(token: SolTestToken): WatchCase {
           const wrong = await sol.pay(sol.payer(1_500_000n, other), [[b.address, 1_500_000n]], { token: other });
           sol.node.advance(8);
           await tick();
-          expect(gw.ctx.db.$client.query("SELECT token, disposition, unmatched_reason AS reason FROM transfers WHERE tx_hash = ?").all(wrong)).toEqual([{ token: other, disposition: "unmatched", reason: "wrong_token" }]);
+          expect((await tableRows(gw.ctx.db, transfers, { txHash: wrong })).map((t) => ({ token: t.token, disposition: t.disposition, reason: t.unmatchedReason }))).toEqual([{ token: other, disposition: "unmatched", reason: "wrong_token" }]);
           const d = await gw.client.request<Order>("GET", "/openapi/payin/exclusive-bindings/sol-one-token", { query: { chainCode: "SOL", tokenSymbol: token } });
           expect(d.stats.totalOrders).toBe(0);
         },

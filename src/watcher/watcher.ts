@@ -11,7 +11,7 @@ import type { Db } from "../db/client";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { TransferPort } from "./port";
-import { chainCursor, saveChainCursor } from "./store";
+import { chainCursor, initChainCursor, saveChainCursor } from "./store";
 import { pendingTransferBlocks } from "./transfers-store";
 
 /** What a watcher needs of the gateway. */
@@ -94,13 +94,17 @@ export class ChainWatcher {
     await saveChainCursor(tx, this.adapter.chain, Number(number), hash, this.ctx.clock.now());
   }
 
-  /** First start: begin at the current head (nothing before it can pay an order that does not exist yet). */
+  /**
+   * First start: begin at the current head (nothing before it can pay an order that does not exist
+   * yet). Written only if no cursor exists, so a gateway starting beside a running one (PostgreSQL)
+   * never moves that one's cursor.
+   */
   async init(): Promise<void> {
     if (await this.cursor()) return;
     const head = await this.adapter.head();
     const start = scanLimit(head);
     const hash = (await this.adapter.blockHash(start)) ?? "";
-    await writeTx(this.ctx.db, async (tx) => await this.saveCursor(tx, start, hash));
+    await writeTx(this.ctx.db, async (tx) => await initChainCursor(tx, this.adapter.chain, Number(start), hash, this.ctx.clock.now()));
   }
 
   private async run(): Promise<void> {
