@@ -26,10 +26,11 @@ export const QUEUED_CALLBACKS = `SELECT count(*) AS n FROM callbacks WHERE ${sta
 export const BALANCE_MISMATCHES = `SELECT count(*) AS n FROM balance_checks WHERE ${statusSql("status", [BALANCE_MISMATCH])}`;
 // Transfers the block scan missed and the sweep recorded (DESIGN 25, alert scan_missed), per chain: the partial index of those only.
 export const SWEEP_FOUND = "SELECT chain, tx_hash AS tx FROM transfers INDEXED BY transfers_found_by WHERE found_by IS NOT NULL AND seen_at >= ?";
-const UNRECORDED_BY_CHAIN = "SELECT chain, count(*) AS n, count(DISTINCT address) AS a FROM unrecorded_outgoing WHERE acknowledged_at IS NULL GROUP BY chain ORDER BY chain";
+export const UNRECORDED_BY_CHAIN = "SELECT chain, count(*) AS n, count(DISTINCT address) AS a FROM unrecorded_outgoing WHERE acknowledged_at IS NULL GROUP BY chain ORDER BY chain";
 
 /** Per chain: transfers the sweep recorded since `since` (the scan had missed them), and one of their hashes. */
 export async function sweepFoundSince(db: Db, since: number): Promise<{ chain: string; n: number; tx: string }[]> {
+  if (isPg(db)) return await pg.sweepFoundSince(pgOf(db), since);
   const by = new Map<string, { chain: string; n: number; tx: string }>();
   for (const r of db.$client.query<{ chain: string; tx: string }, [number]>(SWEEP_FOUND).all(since)) {
     const c = by.get(r.chain) ?? { chain: r.chain, n: 0, tx: r.tx };
@@ -41,41 +42,49 @@ export async function sweepFoundSince(db: Db, since: number): Promise<{ chain: s
 
 /** Callbacks that gave up since `since`. */
 export async function failedCallbacksSince(db: Db, since: number): Promise<number> {
+  if (isPg(db)) return await pg.failedCallbacksSince(pgOf(db), since);
   return db.$client.query<{ n: number }, [number]>(FAILED_CALLBACKS).get(since)!.n;
 }
 
 /** Payouts failed since `since`, newest first. */
 export async function failedPayoutsSince(db: Db, since: number): Promise<string[]> {
+  if (isPg(db)) return await pg.failedPayoutsSince(pgOf(db), since);
   return db.$client.query<{ order_no: string }, [number]>(FAILED_PAYOUTS).all(since).map((r) => r.order_no);
 }
 
 /** Broadcast payouts stuck at the gas price cap, by chain. */
 export async function stuckPayouts(db: Db): Promise<{ chain: string; order_no: string }[]> {
+  if (isPg(db)) return await pg.stuckPayouts(pgOf(db));
   return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_PAYOUTS).all();
 }
 
 /** Payouts waiting for a gas top-up stuck at the gas price cap. */
 export async function stuckTopups(db: Db): Promise<{ chain: string; order_no: string }[]> {
+  if (isPg(db)) return await pg.stuckTopups(pgOf(db));
   return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_TOPUPS).all();
 }
 
 /** Deposits that matched no order and wait for an operator. */
 export async function openUnmatchedCount(db: Db): Promise<number> {
+  if (isPg(db)) return await pg.openUnmatchedCount(pgOf(db));
   return db.$client.query<{ n: number }, []>(OPEN_UNMATCHED).get()!.n;
 }
 
 /** Callbacks not delivered yet (pending or in delivery). */
 export async function queuedCallbacks(db: Db): Promise<number> {
+  if (isPg(db)) return await pg.queuedCallbacks(pgOf(db));
   return db.$client.query<{ n: number }, []>(QUEUED_CALLBACKS).get()!.n;
 }
 
 /** Address/token pairs whose chain balance differs from the ledger. */
 export async function balanceMismatchCount(db: Db): Promise<number> {
+  if (isPg(db)) return await pg.balanceMismatchCount(pgOf(db));
   return db.$client.query<{ n: number }, []>(BALANCE_MISMATCHES).get()!.n;
 }
 
 /** Unacknowledged unrecorded outgoing transfers after a restore, per chain (n transfers from a sources). */
 export async function unrecordedByChain(db: Db): Promise<{ chain: string; n: number; a: number }[]> {
+  if (isPg(db)) return await pg.unrecordedByChain(pgOf(db));
   return db.$client.query<{ chain: string; n: number; a: number }, []>(UNRECORDED_BY_CHAIN).all();
 }
 
@@ -123,5 +132,6 @@ export interface DetectionSample {
 }
 
 export async function detectionSamplesSince(db: Db, since: number): Promise<DetectionSample[]> {
+  if (isPg(db)) return await pg.detectionSamplesSince(pgOf(db), since);
   return db.$client.query<DetectionSample, [number]>(DETECTION_SINCE).all(since);
 }
