@@ -31,3 +31,11 @@ DROP INDEX transfers_search_to;
 CREATE INDEX transfers_search_to ON transfers (to_address, id);
 DROP INDEX transfers_search_from;
 CREATE INDEX transfers_search_from ON transfers (from_address, id);
+-- The callbacks page: the outbox's key is text and PostgreSQL has no rowid, so the page is keyed by
+-- (created_at, id) there (src/backoffice/queries/callbacks.pg.ts): every event, per state, per
+-- merchant and state, each read backwards from a time.
+CREATE INDEX callbacks_list_time ON callbacks (created_at, id);
+DROP INDEX callbacks_list_state;
+CREATE INDEX callbacks_list_state ON callbacks (state, created_at, id);
+DROP INDEX callbacks_list_merchant;
+CREATE INDEX callbacks_list_merchant ON callbacks (merchant_id, state, created_at, id);

@@ -7,8 +7,12 @@ import { type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "./client";
 import { isPg, pgOf } from "./engine";
 
+/** Sees every hand-written PostgreSQL statement built here (the plan tests EXPLAIN what ran); none in production. */
+export const pgStatementTrace: { on: ((text: string, params: readonly unknown[]) => void) | null } = { on: null };
+
 /** `text` with its `?` placeholders bound to `params`, as a drizzle SQL for PostgreSQL. */
 export function pgStatement(text: string, params: readonly unknown[]): SQL {
+  pgStatementTrace.on?.(text, params);
   const parts = text.split("?");
   if (parts.length !== params.length + 1) throw new Error(`pgStatement: ${parts.length - 1} placeholders, ${params.length} parameters`);
   const chunks: SQL[] = [sql.raw(parts[0]!)];

@@ -492,8 +492,10 @@ export const callbacks = pgTable(
     index("callbacks_failed").on(t.updatedAt).where(sql`state = 'failed'`),
     index("callbacks_delivered").on(t.updatedAt).where(sql`state = 'delivered'`),
     // The callbacks page (migrations/0230): seeks in rowid order per state, and per merchant and state.
-    index("callbacks_list_state").on(t.state),
-    index("callbacks_list_merchant").on(t.merchantId, t.state),
+    // On PostgreSQL keyed by (created_at, id) (pg/0450; no rowid): each a backward scan from a time.
+    index("callbacks_list_state").on(t.state, t.createdAt, t.id),
+    index("callbacks_list_merchant").on(t.merchantId, t.state, t.createdAt, t.id),
+    index("callbacks_list_time").on(t.createdAt, t.id),
   ],
 );
 

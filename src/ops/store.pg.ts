@@ -8,10 +8,10 @@
 import { sql } from "drizzle-orm";
 import type { PgQ } from "../db/engine";
 import { pgStatement } from "../db/raw";
+import type { DetectionSample } from "./store";
 import {
   BALANCE_MISMATCHES,
   DETECTION_SINCE,
-  type DetectionSample,
   FAILED_CALLBACKS,
   FAILED_PAYOUTS,
   OPEN_UNMATCHED,
@@ -20,7 +20,7 @@ import {
   STUCK_TOPUPS,
   SWEEP_FOUND,
   UNRECORDED_BY_CHAIN,
-} from "./store";
+} from "./probe-sql";
 
 /** A SQLite statement of ops/store.ts as PostgreSQL runs it: the same text without its INDEXED BY. */
 export const onPg = (text: string) => text.replace(/ INDEXED BY \w+/g, "");

@@ -84,7 +84,7 @@ export function countStatement(q: IdQuery, cap = COUNT_CAP): Statement {
 }
 
 /** SQLite's `+col` (keeps the planner off that column's index) as PostgreSQL's plain column. */
-const pgCond = (c: Cond): Cond => ({ sql: c.sql.replace(/\+(?=[a-z_])/g, ""), params: c.params });
+export const pgCond = (c: Cond): Cond => ({ sql: c.sql.replace(/\+(?=[a-z_])/g, ""), params: c.params });
 
 /** One arm on PostgreSQL: its conditions and key range (no ordering). */
 function pgArmWhere(q: IdQuery, arm: Arm, before: number): Statement {
@@ -104,8 +104,9 @@ export function pgPageStatement(q: IdQuery, before: number, limit: number): Stat
 
 /** PostgreSQL: how many match, counting at most COUNT_CAP + 1. */
 export function pgCountStatement(q: IdQuery, cap = COUNT_CAP): Statement {
-  const u = union(q.arms.map((a) => pgArmWhere(q, a, TOP)).map((a) => ({ sql: `(${a.sql})`, params: a.params })));
-  return { sql: `SELECT count(*) AS n FROM (${u.sql} LIMIT ?) AS matches`, params: [...u.params, cap + 1] };
+  // Each arm read newest first and cut at the cap: a bounded backward scan of its index even for a common value.
+  const u = union(q.arms.map((a) => pgArmWhere(q, a, TOP)).map((a) => ({ sql: `(${a.sql} ORDER BY id DESC LIMIT ?)`, params: [...a.params, cap + 1] })));
+  return { sql: `SELECT count(*) AS n FROM (SELECT 1 FROM (${u.sql}) AS arms LIMIT ?) AS matches`, params: [...u.params, cap + 1] };
 }
 
 export async function pickIds(db: DbOrTx, q: IdQuery, before: number | undefined, limit: number): Promise<number[]> {

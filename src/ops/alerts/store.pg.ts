@@ -7,7 +7,8 @@ import { firstRow, type PgQ } from "../../db/engine";
 import { alertNotifications, alerts } from "../../db/schema-pg";
 import { newId } from "../../lib/ids";
 import type { ActiveCondition } from "./conditions";
-import { type AdoptedIncident, type AlertRow, type AlertView, type Channel, type SyncResult, viewAlert } from "./store";
+import type { AdoptedIncident, AlertRow, Channel, SyncResult } from "./store";
+import { type AlertView, viewAlert } from "./view";
 
 const keyOf = (c: Pick<ActiveCondition, "condition" | "subject">) => `${c.condition}:${c.subject}`;
 

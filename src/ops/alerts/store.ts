@@ -6,10 +6,10 @@ import { and, desc, eq } from "drizzle-orm";
 import { type Db, writeTx } from "../../db/client";
 import { alertNotifications, alerts } from "../../db/schema";
 import { newId } from "../../lib/ids";
-import { iso } from "../../lib/clock";
 import type { ActiveCondition } from "./conditions";
 import { isPg, pgOf } from "../../db/engine";
 import * as pg from "./store.pg";
+import { type AlertView, viewAlert } from "./view";
 
 export type Channel = "webhook" | "telegram";
 export type AlertRow = typeof alerts.$inferSelect;
@@ -81,21 +81,7 @@ export async function syncAlerts(db: Db, active: ActiveCondition[], now: number,
   });
 }
 
-export interface AlertView {
-  id: string;
-  condition: string;
-  subject: string;
-  status: "firing" | "resolved";
-  message: string;
-  lastMessage: string;
-  firedAt: string;
-  resolvedAt: string | null;
-}
-
-/** An incident as the back office, the CLI and the notifications show it (no database: both engines share it). */
-export const viewAlert = (a: AlertRow): AlertView => {
-  return { id: a.id, condition: a.condition, subject: a.subject, status: a.status, message: a.message, lastMessage: a.lastMessage, firedAt: iso(a.firedAt)!, resolvedAt: iso(a.resolvedAt) };
-};
+export { type AlertView, viewAlert };
 
 /** Incidents, newest first (the back office and `stablegate alerts list`). */
 export async function listAlerts(db: Db, opts: { status?: "firing" | "resolved"; limit?: number } = {}): Promise<AlertView[]> {
