@@ -35,6 +35,7 @@ const PENDING: Record<string, string[]> = {
 const PORTED = [
   "audit/store.ts",
   "backoffice/store.ts",
+  "auth/rate-store.ts",
   "auth/store.ts",
   "callbacks/store.ts",
   "merchants/store.ts",

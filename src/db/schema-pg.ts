@@ -1312,3 +1312,11 @@ export const clusterLeader = pgTable("cluster_leader", {
   /** The server process of the leader's lock connection (pg_backend_pid()). */
   backendPid: bigint("backend_pid", { mode: "number" }),
 });
+
+/** Rate-limit token buckets shared by the gateways of one database (migrations/0451, auth/rate-store.pg.ts). */
+export const rateBuckets = pgTable("rate_buckets", {
+  key: text("key").primaryKey(),
+  /** Tokens × 60000 (a refill is elapsed ms × tokens per minute, exact). */
+  level: bigint("level", { mode: "number" }).notNull(),
+  at: bigint("at", { mode: "number" }).notNull(),
+});

@@ -65,19 +65,11 @@ export async function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): Pr
   // The order's own entries and those of deposits attached to it.
   const targets = [`${kind}:${orderNo}`, ...tr.map((t) => `deposit:${t.id}`)];
   const audit = db.select().from(auditLog).where(inArray(auditLog.target, targets)).all().sort(byId);
-  return {
-    kind,
-    payin,
-    payout,
-    merchantUid: m.uid,
-    merchantName: m.name,
-    merchantDefaultUrl: m.defaultCallbackUrl,
-    transfers: tr,
-    events: await eventsOf(db, orderNo),
-    callbacks: cbs.map((c) => ({ callback: c, attempts: attempts.filter((a) => a.callbackId === c.id) })),
-    audit,
-  };
+  return { kind, payin, payout, ...merchantPart(m), transfers: tr, events: await eventsOf(db, orderNo), callbacks: withAttempts(cbs, attempts), audit };
 }
+
+const merchantPart = (m: { uid: string; name: string; defaultCallbackUrl: string | null }) => ({ merchantUid: m.uid, merchantName: m.name, merchantDefaultUrl: m.defaultCallbackUrl });
+const withAttempts = (cbs: CallbackRow[], attempts: AttemptRow[]) => cbs.map((c) => ({ callback: c, attempts: attempts.filter((a) => a.callbackId === c.id) }));
 
 /** orderDetail on PostgreSQL: the same reads through order.pg.ts, put in the same order here. */
 async function orderDetailPg(db: DbOrTx, scope: Scope, orderNo: string): Promise<OrderDetail | null> {
@@ -93,18 +85,7 @@ async function orderDetailPg(db: DbOrTx, scope: Scope, orderNo: string): Promise
   const attempts = cbs.length ? (await pg.attemptsOf(q, cbs.map((c) => c.id))).sort(byId) : [];
   const kind = payin ? "payin" : "payout";
   const audit = (await pg.auditOfTargets(q, [`${kind}:${orderNo}`, ...tr.map((t) => `deposit:${t.id}`)])).sort(byId);
-  return {
-    kind,
-    payin,
-    payout,
-    merchantUid: m.uid,
-    merchantName: m.name,
-    merchantDefaultUrl: m.defaultCallbackUrl,
-    transfers: tr,
-    events: await eventsOf(db, orderNo),
-    callbacks: cbs.map((c) => ({ callback: c, attempts: attempts.filter((a) => a.callbackId === c.id) })),
-    audit,
-  };
+  return { kind, payin, payout, ...merchantPart(m), transfers: tr, events: await eventsOf(db, orderNo), callbacks: withAttempts(cbs, attempts), audit };
 }
 
 /** The merchant a callback belongs to, for scoping a resend. */
