@@ -112,6 +112,14 @@ describe("PostgreSQL plans of the back office's lists", () => {
     ["search: an address (a merchant's scope)", async () => await search(gw.ctx.db, { merchantId: gw.merchant.id }, order.address!, () => 6)],
     ["search: a sender", async () => await search(gw.ctx.db, op, "Tfrom42", () => 6)],
   ];
+  test("search answers on PostgreSQL as on SQLite: exact, by prefix, deposits, within the scope", async () => {
+    const byTx = await search(gw.ctx.db, op, "tx00001234", () => 6);
+    expect(byTx.payins.map((o) => o.merchantOrderNo)).toEqual(["PLAN-1234"]);
+    expect(byTx.deposits.map((d) => d.txHash)).toEqual(["tx00001234"]);
+    const prefix = await search(gw.ctx.db, op, "PLAN-1999", () => 6);
+    expect(prefix.payins.map((o) => o.merchantOrderNo).sort()).toEqual(["PLAN-1999", "PLAN-19990", "PLAN-19991", "PLAN-19992", "PLAN-19993", "PLAN-19994", "PLAN-19995", "PLAN-19996", "PLAN-19997", "PLAN-19998", "PLAN-19999"]);
+    expect((await search(gw.ctx.db, { merchantId: gw.merchant.id + 1000 }, "tx00001234", () => 6)).payins).toEqual([]);
+  });
   test("the check sees a sequential scan (an unindexed amount)", async () => {
     const scans = await seqScans(async () => await rawAll(gw.ctx.db, "SELECT count(*) AS n FROM payin_orders WHERE amount = ?", ["5"]));
     expect(scans.map((s) => s.scanned)).toEqual([["payin_orders"]]);
