@@ -4,6 +4,10 @@ import { sendSigned } from "../testing/signed-request";
 import { TestClock } from "../lib/clock";
 import { RateLimiter } from "./rate-limit";
 import { AppError } from "../errors";
+import { closeDb } from "../db/client";
+import { openPgDb } from "../db/tx-pg";
+import { TEST_ENGINE } from "../testing/engines";
+import { createTestDatabase } from "../testing/postgres";
 
 const clock = new TestClock();
 let gw: TestGateway;
@@ -50,4 +54,27 @@ test("token bucket: burst of the limit, then one per 60s/limit", () => {
   expect(() => l.take(7, 1999)).toThrow(AppError);
   l.take(7, 2000);
   expect(() => l.take(7, 2000)).toThrow(AppError);
+});
+
+// DESIGN 22: on PostgreSQL the signed API's buckets live in the database, so gateways sharing it
+// (two pools, two limiters) hand out at most the limit between them.
+test.skipIf(TEST_ENGINE !== "pg")("two gateways on one database share each merchant's bucket", async () => {
+  const pg = await createTestDatabase();
+  const gateways = [openPgDb(pg.url, 4), openPgDb(pg.url, 4)];
+  try {
+    const limiters = [new RateLimiter(5), new RateLimiter(5)];
+    const now = Date.parse("2026-11-29T09:00:00Z");
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => limiters[i % 2]!.takeFor(gateways[i % 2]!, 42, now).then(() => "ok", (e: AppError) => e.code)),
+    );
+    expect(outcomes.filter((o) => o === "ok").length).toBe(5);
+    expect(outcomes.filter((o) => o === 10029).length).toBe(7);
+    // Another merchant's bucket is its own; a refill of 12 s brings one token back on either gateway.
+    await limiters[0]!.takeFor(gateways[0]!, 43, now);
+    await expect(limiters[1]!.takeFor(gateways[1]!, 42, now + 11_000)).rejects.toMatchObject({ code: 10029, data: { retryAfter: 1 } });
+    await limiters[1]!.takeFor(gateways[1]!, 42, now + 12_000);
+  } finally {
+    for (const db of gateways) await closeDb(db);
+    await pg.drop().catch(() => undefined);
+  }
 });

@@ -69,7 +69,8 @@ export async function verifySignature(deps: AuthDeps, req: Request): Promise<Aut
   }
   // Counted here: only holders of a valid key can spend a merchant's budget,
   // and every request they make (good or bad) costs work.
-  deps.rateLimiter?.take(merchant.id, now);
+  // On PostgreSQL the bucket is the database's: the limit holds across gateways (DESIGN 22).
+  await deps.rateLimiter?.takeFor(deps.db, merchant.id, now);
 
   // (2) 13-digit millisecond timestamp within tolerance, both ways.
   const ts = (h.get("x-timestamp") ?? "").trim();

@@ -8,6 +8,7 @@ import { TestClock } from "../lib/clock";
 import { listAudit } from "../audit/log";
 import { LOCKOUT } from "./sessions";
 import { addUser } from "../testing/backoffice-browser";
+import { rawAll } from "../db/raw";
 
 const clock = new TestClock(Date.parse("2026-11-21T08:00:00Z"));
 let gw: TestGateway;
@@ -54,7 +55,7 @@ test("an untrusted X-Forwarded-For is ignored, and a loopback client only meets 
     }
     expect((await postLogin(gw2.url, real, from("192.0.2.200"))).status).toBe(303);
     // The forged addresses never reached the record: the failures and the audit carry the peer.
-    const ips = gw2.ctx.db.$client.query("SELECT DISTINCT ip FROM login_failures").all() as { ip: string }[];
+    const ips = await rawAll<{ ip: string }>(gw2.ctx.db, "SELECT DISTINCT ip FROM login_failures");
     expect(ips.map((r) => r.ip)).toEqual(["127.0.0.1"]);
     expect((await listAudit(gw2.ctx.db, { actor: real.username })).entries.find((e) => e.action === "user.sign_in")?.ip).toBe("127.0.0.1");
   } finally {

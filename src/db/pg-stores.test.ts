@@ -16,35 +16,28 @@ const PENDING: Record<string, string[]> = {
   "restore/store.ts": ["setGenerationAt", "backupIntegrity", "hasStablegateSchema", "sealedInBackup", "backupSummary", "selfContained"],
   // Retention (the delivered rows' pruning job is not scheduled on PostgreSQL yet).
   "callbacks/store.ts": ["pruneDelivered"],
-  // Only the liveness ping (/healthz) is ported; the alert probes, the storage monitor and the
-  // SQLite connection settings come with the leader's jobs.
+  // SQLite's storage monitor (ops/storage.ts watches the database file; not started on
+  // PostgreSQL, where an outage is a connection error and /readyz checks the server is writable).
   "ops/store.ts": [
-    "sweepFoundSince",
-    "failedCallbacksSince",
-    "failedPayoutsSince",
-    "stuckPayouts",
-    "stuckTopups",
-    "openUnmatchedCount",
-    "queuedCallbacks",
-    "balanceMismatchCount",
-    "unrecordedByChain",
     "stopWrites",
     "busyTimeout",
     "setBusyTimeout",
     "probeWrite",
     "inTransaction",
-    "detectionSamplesSince",
   ],
 };
 
 /** The stores with a PostgreSQL side (one per line: engineers add theirs). */
 const PORTED = [
   "audit/store.ts",
+  "backoffice/store.ts",
+  "auth/rate-store.ts",
   "auth/store.ts",
   "backup/store.ts",
   "callbacks/store.ts",
   "chains/sandbox/store.ts",
   "merchants/store.ts",
+  "ops/alerts/store.ts",
   "ops/store.ts",
   "orders/store.ts",
   "payin/bindings-store.ts",

@@ -1300,3 +1300,11 @@ export const clusterLeader = sqliteTable("cluster_leader", {
   /** The server process of the leader's lock connection (PostgreSQL's pg_backend_pid()). */
   backendPid: integer("backend_pid"),
 });
+
+/** Rate-limit token buckets shared by the gateways of one PostgreSQL database (migrations/0451; a SQLite gateway keeps its buckets in memory). */
+export const rateBuckets = sqliteTable("rate_buckets", {
+  key: text("key").primaryKey(),
+  /** Tokens × 60000 (a refill is elapsed ms × tokens per minute, exact). */
+  level: integer("level").notNull(),
+  at: integer("at").notNull(),
+});

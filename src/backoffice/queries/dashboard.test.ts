@@ -6,9 +6,14 @@ import { openDb } from "../../db/client";
 import { migrate } from "../../db/migrate";
 import { callbacks, payinOrders } from "../../db/schema";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
+import { allRows, insertRows } from "../../testing/engine-rows";
+import { TEST_ENGINE } from "../../testing/engines";
 import { GAVE_UP_CALLBACK, rebuildPayinDaily, volumePerDay } from "./dashboard";
 
 let gw: TestGateway;
+// These read SQLite's summary triggers and migrations with SQLite's own SQL (PostgreSQL's triggers
+// are checked by the migration tests there); the sums and the rebuild above run on both engines.
+const sqliteOnly = test.skipIf(TEST_ENGINE === "pg");
 beforeAll(async () => {
   gw = await startTestGateway({ jobs: false });
 });
@@ -18,7 +23,7 @@ test("sums exactly across decimals and days, counts only settled orders, and res
   const seedOrder = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "SEED", amount: "1", notifyUrl: "https://shop.example/cb" },
   });
-  const seed = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.orderNo, seedOrder.orderNo)).get()!;
+  const seed = (await allRows(gw.ctx.db, payinOrders)).find((o) => o.orderNo === seedOrder.orderNo)!;
   const { id: _id, ...base } = seed;
   const now = Date.parse("2026-11-20T15:00:00Z");
   const day = 86_400_000;
@@ -30,11 +35,10 @@ test("sums exactly across decimals and days, counts only settled orders, and res
     ["completed", 6, "3000000", null, now - 40 * day], // outside the 30 days
     ["expired", 6, "5000000", null, now - 1000], // not settled
   ];
-  rows.forEach(([status, decimals, amount, paid, at], i) =>
-    gw.ctx.db
-      .insert(payinOrders)
-      .values({ ...base, orderNo: `PI2026112000000000000${i}`, merchantOrderNo: `V-${i}`, checkoutToken: `v-${i}`, status, decimals, amount, paidAmount: paid, completedAt: at, updatedAt: at })
-      .run(),
+  await insertRows(
+    gw.ctx.db,
+    payinOrders,
+    rows.map(([status, decimals, amount, paid, at], i) => ({ ...base, orderNo: `PI2026112000000000000${i}`, merchantOrderNo: `V-${i}`, checkoutToken: `v-${i}`, status, decimals, amount, paidAmount: paid, completedAt: at, updatedAt: at })),
   );
   // Settled orders inserted directly (no UPDATE for the trigger to follow): a bulk load rebuilds.
   await rebuildPayinDaily(gw.ctx.db);
@@ -60,7 +64,7 @@ function naiveDaily(db: TestGateway["ctx"]["db"]) {
 const summary = (db: TestGateway["ctx"]["db"]) =>
   db.$client.query<{ day: number; merchant_id: number; micro: string; orders: number }, []>("SELECT day, merchant_id, CAST(micro AS TEXT) AS micro, orders FROM payin_daily WHERE orders > 0 ORDER BY 1, 2").all();
 
-test("the per-day summary follows every change of an order in the same transaction: completion, a later correction, leaving the set", async () => {
+sqliteOnly("the per-day summary follows every change of an order in the same transaction: completion, a later correction, leaving the set", async () => {
   const db = gw.ctx.db;
   const rows = db.select().from(payinOrders).all();
   const o = rows[0]!;
@@ -85,7 +89,7 @@ test("the per-day summary follows every change of an order in the same transacti
   expect((await volumePerDay(db, { merchantId: null }, now + 2 * 86_400_000)).at(-1)!.orders).toBe(0);
 });
 
-test("the migration fills the summary from the orders a database already has", async () => {
+sqliteOnly("the migration fills the summary from the orders a database already has", async () => {
   const db = openDb(":memory:");
   await migrate(db, migrations.slice(0, 1)); // the baseline release
   const src = gw.ctx.db.$client;
@@ -122,7 +126,7 @@ const tokenSummary = (db: TestGateway["ctx"]["db"]) =>
     .query<{ day: number; merchant_id: number; token: string; micro: string; orders: number }, []>("SELECT day, merchant_id, token, CAST(micro AS TEXT) AS micro, orders FROM payin_daily_token WHERE orders > 0 ORDER BY 1, 2, 3")
     .all();
 
-test("the volume per token: the summary follows the orders, the window's tokens add up to the chart's total, and the chart names them", async () => {
+sqliteOnly("the volume per token: the summary follows the orders, the window's tokens add up to the chart's total, and the chart names them", async () => {
   const db = gw.ctx.db;
   const { volumePerToken } = await import("./dashboard");
   const { perTokenText } = await import("../views/chart");
@@ -139,7 +143,7 @@ test("the volume per token: the summary follows the orders, the window's tokens 
   expect(perTokenText([{ token: "USDT", micro: 7_262_500_000n, orders: 2 }, { token: "USDC", micro: 1_000_000n, orders: 1 }])).toBe("7262.50 USDT, 1.00 USDC");
 });
 
-test("the failed-callbacks count spells the gave-up state as a literal, as the partial index callbacks_failed does", () => {
+sqliteOnly("the failed-callbacks count spells the gave-up state as a literal, as the partial index callbacks_failed does", () => {
   const db = openDb(":memory:");
   try {
     expect(db.select({ id: callbacks.id }).from(callbacks).where(GAVE_UP_CALLBACK).toSQL()).toEqual({
