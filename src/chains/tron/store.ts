@@ -77,11 +77,11 @@ export async function reclaimableDelegations(db: DbOrTx, chain: string): Promise
     .all();
 }
 
-/** How many of the chain's delegations a payout used, and the sun they saved. */
+/** How many of the chain's delegations a payout used, and the sun they saved (decimal text: exact past 2^53). */
 export async function servedDelegations(db: DbOrTx, chain: string): Promise<{ n: number; saved: string | null } | undefined> {
   if (isPg(db)) return await pg.servedDelegations(pgOf(db), chain);
   return db
-    .select({ n: sql<number>`count(*)`, saved: sql<string | null>`sum(CAST(${energyDelegations.sunSaved} AS INTEGER))` })
+    .select({ n: sql<number>`count(*)`, saved: sql<string | null>`CAST(sum(CAST(${energyDelegations.sunSaved} AS INTEGER)) AS TEXT)` })
     .from(energyDelegations)
     .where(and(eq(energyDelegations.chain, chain), inArray(energyDelegations.status, SERVED), sql`CAST(${energyDelegations.energyUsed} AS INTEGER) > 0`))
     .get();
