@@ -47,6 +47,7 @@ const PORTED = [
   "auth/store.ts",
   "callbacks/store.ts",
   "chains/common/store.ts",
+  "chains/sandbox/store.ts",
   "chains/sol/store.ts",
   "chains/tron/store.ts",
   "compat/store.ts",

@@ -22,6 +22,7 @@ import {
   sandboxBalance,
   sandboxBlockTime,
   sandboxChainRow,
+  sandboxChainRowForUpdate,
   sandboxOutgoingCount,
   sandboxTransferByHash,
   sandboxTransfersIn,
@@ -102,7 +103,7 @@ export class SandboxChain implements ChainAdapter {
   private readonly rules: SandboxRules | undefined;
   private readonly seed: Uint8Array | undefined;
   private genesisChecked = false;
-  /** The chain's row, written when the chain is built (awaited before the ledger is first read). */
+  /** The chain's row, written when the chain is built (awaited before the chain's row is first read or written: on PostgreSQL the write is real I/O). */
   private readonly ready: Promise<unknown>;
 
   constructor(o: SandboxOptions) {
@@ -188,6 +189,7 @@ export class SandboxChain implements ChainAdapter {
   }
 
   private async state() {
+    await this.ready;
     const s = await sandboxChainRow(this.db, this.chain);
     return { ...s, cuts: JSON.parse(s.reorgCuts) as number[] };
   }
@@ -300,7 +302,7 @@ export class SandboxChain implements ChainAdapter {
 
   private async mineSigned(tx: SignedTransfer, payload: SignedPayload): Promise<BroadcastResult> {
     return await writeTx(this.db, async (t) => {
-      const s = await sandboxChainRow(t, this.chain);
+      const s = await sandboxChainRowForUpdate(t, this.chain);
       // DESIGN 8: the next N payout broadcasts fail (a token transfer; top-ups and chain operations pass).
       if (s.failNextBroadcasts > 0 && !payload.op && payload.token !== this.native) {
         await setFailNextBroadcasts(t, this.chain, s.failNextBroadcasts - 1);
@@ -374,8 +376,9 @@ export class SandboxChain implements ChainAdapter {
     const from = input.from ?? chainModule(this.chain).address.random();
     const raw = JSON.stringify({ chain: this.chain, token: input.token, from, to: input.to, amount: input.amount.toString(), salt: Math.random().toString(36).slice(2) });
     const txHash = this.txHashOf(raw);
+    await this.ready;
     return await writeTx(this.db, async (t) => {
-      const s = await sandboxChainRow(t, this.chain);
+      const s = await sandboxChainRowForUpdate(t, this.chain);
       const number = s.height + 1;
       await this.mineInto(t, number, s.height);
       await insertSandboxTransfer(t, { chain: this.chain, token: input.token, txHash, logIndex: 0, blockNumber: number, fromAddress: from, toAddress: input.to, amount: input.amount.toString(), createdAt: this.now() });
@@ -384,8 +387,9 @@ export class SandboxChain implements ChainAdapter {
   }
 
   async mine(count: number): Promise<number> {
+    await this.ready;
     return await sharedWriteTx(this.db, async (t) => {
-      const s = await sandboxChainRow(t, this.chain);
+      const s = await sandboxChainRowForUpdate(t, this.chain);
       const height = s.height + count;
       await setSandboxHeight(t, this.chain, height);
       return height;
@@ -394,8 +398,9 @@ export class SandboxChain implements ChainAdapter {
 
   /** Drop the last `depth` blocks and their transfers. */
   async reorg(depth: number): Promise<number> {
+    await this.ready;
     return await writeTx(this.db, async (t) => {
-      const s = await sandboxChainRow(t, this.chain);
+      const s = await sandboxChainRowForUpdate(t, this.chain);
       const cut = Math.max(0, s.height - depth);
       const cuts = [...(JSON.parse(s.reorgCuts) as number[]), cut];
       // Fees and stake moves of the dropped blocks come back (the rules' account state stays: sandbox simplification).
@@ -405,6 +410,7 @@ export class SandboxChain implements ChainAdapter {
   }
 
   async setFaults(failNextBroadcasts: number): Promise<void> {
+    await this.ready;
     await writeTx(this.db, async (tx) => await setFailNextBroadcasts(tx, this.chain, failNextBroadcasts));
   }
 

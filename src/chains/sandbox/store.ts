@@ -6,6 +6,8 @@ import { and, asc, between, eq, gt, inArray, isNotNull, sql } from "drizzle-orm"
 import { type Db, prepared, type Tx, writing } from "../../db/client";
 import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
 import { fromHiLo } from "../../db/balance-sum";
+import { isPg, pgOf } from "../../db/engine";
+import * as pg from "./store.pg";
 
 export type SandboxChainRow = typeof sandboxChains.$inferSelect;
 export type SandboxTransferRow = typeof sandboxTransfers.$inferSelect;
@@ -16,56 +18,73 @@ export const SANDBOX_BALANCE = "SELECT hi, lo FROM sandbox_balances WHERE chain 
 
 /** The chain's row, made at height 0 on first use. */
 export async function ensureSandboxChain(db: Db, chain: string, genesisTime: number): Promise<void> {
+  if (isPg(db)) return await pg.ensureSandboxChain(pgOf(db), chain, genesisTime);
   db.insert(sandboxChains).values({ chain, height: 0, genesisTime }).onConflictDoNothing().run();
 }
 
 // The chain's row and a block's time: built once per connection (the watcher and the miner read them many times a second).
 export async function sandboxChainRow(db: Db, chain: string): Promise<SandboxChainRow> {
+  if (isPg(db)) return await pg.sandboxChainRow(pgOf(db), chain);
   return prepared(db, "sandboxChainRow", (d) => d.select().from(sandboxChains).where(eq(sandboxChains.chain, sql.placeholder("chain"))).prepare()).get({ chain })!;
+}
+
+/** The chain's row in a write transaction that takes the next block number from it (PostgreSQL locks the row; SQLite has one writer). */
+export async function sandboxChainRowForUpdate(db: Tx, chain: string): Promise<SandboxChainRow> {
+  if (isPg(db)) return await pg.sandboxChainRowForUpdate(pgOf(db), chain);
+  return await sandboxChainRow(db, chain);
 }
 
 /** A transaction of the chain by hash (any log index), mined or not. */
 export async function sandboxTransferByHash(db: Db, chain: string, txHash: string): Promise<SandboxTransferRow | undefined> {
+  if (isPg(db)) return await pg.sandboxTransferByHash(pgOf(db), chain, txHash);
   return db.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.txHash, txHash))).get();
 }
 
 /** The transaction's first transfer (log index 0), when mined. */
 export async function minedSandboxTransfer(db: Db, chain: string, txHash: string): Promise<SandboxTransferRow | undefined> {
+  if (isPg(db)) return await pg.minedSandboxTransfer(pgOf(db), chain, txHash);
   const row = db.select().from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.txHash, txHash), eq(sandboxTransfers.logIndex, 0))).get();
   return row && row.blockNumber !== null ? row : undefined;
 }
 
 export async function insertSandboxTransfer(t: Db, row: NewSandboxTransfer): Promise<void> {
+  if (isPg(t)) return await pg.insertSandboxTransfer(pgOf(t), row);
   t.insert(sandboxTransfers).values(row).run();
 }
 
 /** A pending transaction mined: its block, what it moved and cost, whether it failed. */
 export async function updateSandboxTransfer(t: Tx, id: number, set: { blockNumber: number; amount: string; cost: string; failed: number }): Promise<void> {
+  if (isPg(t)) return await pg.updateSandboxTransfer(pgOf(t), id, set);
   t.update(sandboxTransfers).set(set).where(eq(sandboxTransfers.id, id)).run();
 }
 
 /** A block, unless one of that number exists (genesis). */
 export async function insertSandboxBlockIfAbsent(t: Db, chain: string, number: number, time: number): Promise<void> {
+  if (isPg(t)) return await pg.insertSandboxBlockIfAbsent(pgOf(t), chain, number, time);
   t.insert(sandboxBlocks).values({ chain, number, time }).onConflictDoNothing().run();
 }
 
 /** Mines block `number` at `time`: the height moves to it (never back), the block row is written. */
 export async function mineSandboxBlock(t: Tx, chain: string, number: number, prevHeight: number, time: number): Promise<void> {
+  if (isPg(t)) return await pg.mineSandboxBlock(pgOf(t), chain, number, prevHeight, time);
   t.update(sandboxChains).set({ height: Math.max(number, prevHeight) }).where(eq(sandboxChains.chain, chain)).run();
   t.insert(sandboxBlocks).values({ chain, number, time }).onConflictDoUpdate({ target: [sandboxBlocks.chain, sandboxBlocks.number], set: { time } }).run();
 }
 
 export async function setSandboxHeight(t: Tx, chain: string, height: number): Promise<void> {
+  if (isPg(t)) return await pg.setSandboxHeight(pgOf(t), chain, height);
   t.update(sandboxChains).set({ height }).where(eq(sandboxChains.chain, chain)).run();
 }
 
 /** DESIGN 8: how many of the next payout broadcasts fail. */
 export async function setFailNextBroadcasts(db: Db, chain: string, failNextBroadcasts: number): Promise<void> {
+  if (isPg(db)) return await pg.setFailNextBroadcasts(pgOf(db), chain, failNextBroadcasts);
   db.update(sandboxChains).set({ failNextBroadcasts }).where(eq(sandboxChains.chain, chain)).run();
 }
 
 /** Mined, not failed transfers of `tokens` in blocks from..to, with their block's time, in chain order. */
 export async function sandboxTransfersIn(db: Db, chain: string, from: number, to: number, tokens: string[]) {
+  if (isPg(db)) return await pg.sandboxTransfersIn(pgOf(db), chain, from, to, tokens);
   return db
     .select({ t: sandboxTransfers, time: sandboxBlocks.time })
     .from(sandboxTransfers)
@@ -77,6 +96,7 @@ export async function sandboxTransfersIn(db: Db, chain: string, from: number, to
 
 /** A block's time, if it was mined. */
 export async function sandboxBlockTime(db: Db, chain: string, number: number): Promise<number | undefined> {
+  if (isPg(db)) return await pg.sandboxBlockTime(pgOf(db), chain, number);
   return prepared(db, "sandboxBlockTime", (d) =>
     d.select().from(sandboxBlocks).where(and(eq(sandboxBlocks.chain, sql.placeholder("chain")), eq(sandboxBlocks.number, sql.placeholder("number")))).prepare(),
   ).get({ chain, number })?.time;
@@ -84,6 +104,7 @@ export async function sandboxBlockTime(db: Db, chain: string, number: number): P
 
 /** Mined transfers in and out, summed by triggers into sandbox_balances (one seek, not the address's history). */
 export async function sandboxBalance(t: Db, chain: string, address: string, token: string): Promise<bigint> {
+  if (isPg(t)) return await pg.sandboxBalance(pgOf(t), chain, address, token);
   const q = t.$client.query<{ hi: bigint; lo: bigint }, [string, string, string]>(SANDBOX_BALANCE);
   q.safeIntegers(true);
   const r = q.get(chain, address, token);
@@ -92,20 +113,24 @@ export async function sandboxBalance(t: Db, chain: string, address: string, toke
 
 /** Changes a trigger-kept balance directly (sandbox_balance_moves applies it). */
 export async function moveSandboxBalance(t: Tx, chain: string, address: string, asset: string, delta: bigint): Promise<void> {
+  if (isPg(t)) return await pg.moveSandboxBalance(pgOf(t), chain, address, asset, delta);
   writing(t).$client.run("INSERT INTO sandbox_balance_moves (chain, address, token, amount, sign) VALUES (?, ?, ?, ?, ?)", [chain, address, asset, (delta < 0n ? -delta : delta).toString(), delta < 0n ? -1 : 1]);
 }
 
 /** The rules' stored state of an account (JSON), if any. */
 export async function sandboxAccountState(t: Db, chain: string, address: string): Promise<string | undefined> {
+  if (isPg(t)) return await pg.sandboxAccountState(pgOf(t), chain, address);
   return t.select({ s: sandboxAccounts.state }).from(sandboxAccounts).where(and(eq(sandboxAccounts.chain, chain), eq(sandboxAccounts.address, address))).get()?.s;
 }
 
 export async function putSandboxAccountState(t: Tx, chain: string, address: string, state: string): Promise<void> {
+  if (isPg(t)) return await pg.putSandboxAccountState(pgOf(t), chain, address, state);
   t.insert(sandboxAccounts).values({ chain, address, state }).onConflictDoUpdate({ target: [sandboxAccounts.chain, sandboxAccounts.address], set: { state } }).run();
 }
 
 /** A balance change the rules made in block `blockNumber` (a fee, a stake), undone by a reorg. */
 export async function adjustSandboxBalance(t: Tx, chain: string, blockNumber: number, address: string, token: string, delta: bigint): Promise<void> {
+  if (isPg(t)) return await pg.adjustSandboxBalance(pgOf(t), chain, blockNumber, address, token, delta);
   t.insert(sandboxAdjustments).values({ chain, blockNumber, address, token, delta: delta.toString() }).run();
   await moveSandboxBalance(t, chain, address, token, delta);
 }
@@ -116,6 +141,7 @@ export async function adjustSandboxBalance(t: Tx, chain: string, blockNumber: nu
  * `reorgCuts` (JSON) recorded.
  */
 export async function cutSandboxChain(t: Tx, chain: string, cut: number, reorgCuts: string): Promise<void> {
+  if (isPg(t)) return await pg.cutSandboxChain(pgOf(t), chain, cut, reorgCuts);
   t.delete(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), gt(sandboxTransfers.blockNumber, cut))).run();
   const dropped = and(eq(sandboxAdjustments.chain, chain), gt(sandboxAdjustments.blockNumber, cut));
   for (const a of t.select().from(sandboxAdjustments).where(dropped).all()) await moveSandboxBalance(t, chain, a.address, a.token, -BigInt(a.delta));
@@ -126,11 +152,13 @@ export async function cutSandboxChain(t: Tx, chain: string, cut: number, reorgCu
 
 /** How many mined transfers the chain carried from `from`. */
 export async function sandboxOutgoingCount(db: Db, chain: string, from: string): Promise<number> {
+  if (isPg(db)) return await pg.sandboxOutgoingCount(pgOf(db), chain, from);
   return db.select({ n: sql<number>`count(*)` }).from(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), eq(sandboxTransfers.fromAddress, from), isNotNull(sandboxTransfers.blockNumber))).get()!.n;
 }
 
 /** Every row of one transaction (each log index), with its block's time once mined. */
 export async function sandboxTransactionRows(db: Db, chain: string, txHash: string) {
+  if (isPg(db)) return await pg.sandboxTransactionRows(pgOf(db), chain, txHash);
   return db
     .select({ t: sandboxTransfers, time: sandboxBlocks.time })
     .from(sandboxTransfers)
