@@ -13,7 +13,7 @@ import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStor
 /**
  * The claim's table: CALLBACK_LEASES returning what the worker delivers, the target resolved as on
  * SQLite (the row's url, else the merchant's default callback URL). PostgreSQL has no rowid: `rid`
- * is 0 (the worker names rows by id here; ordering is next_attempt_at, created_at, id).
+ * is 0 (the worker names rows by id here; ordering is next_attempt_at, seq: migrations/pg/0431).
  */
 const CLAIM_TABLE = {
   ...CALLBACK_LEASES,
@@ -111,7 +111,7 @@ export async function listCallbackRows(db: PgQ, o: { state?: string; merchantId?
     .select()
     .from(callbacks)
     .where(where.length ? and(...where) : undefined)
-    .orderBy(desc(callbacks.createdAt))
+    .orderBy(desc(callbacks.createdAt), desc(callbacks.seq))
     .limit(o.limit);
 }
 

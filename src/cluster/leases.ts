@@ -92,7 +92,9 @@ function countOf(rows: unknown): number {
  * a pending row due (next_attempt_at reached) and not behind an earlier unfinished event of its
  * order is claimed into 'delivering' with lease_owner and lease_until; a 'delivering' row whose
  * lease ended (its owner died) is claimable again; a release puts the owner's row back to pending.
- * PostgreSQL has no rowid: created_at then id order the events of an order and the due rows.
+ * PostgreSQL has no rowid: `seq` (migrations/pg/0431, an identity taken at INSERT in the event's
+ * transaction) orders the events of an order, also two written in one millisecond (a deep first
+ * sighting: detected then completed in one transaction), and the due rows.
  */
 export const CALLBACK_LEASES: LeaseTable = {
   table: "callbacks",
@@ -100,10 +102,10 @@ export const CALLBACK_LEASES: LeaseTable = {
   ownerColumn: "lease_owner",
   untilColumn: "lease_until",
   due: `t.state = 'pending' AND t.next_attempt_at <= COALESCE($1::bigint, ${DB_NOW_MS})
-        AND NOT EXISTS (SELECT 1 FROM callbacks p WHERE p.order_no = t.order_no AND (p.created_at, p.id) < (t.created_at, t.id)
+        AND NOT EXISTS (SELECT 1 FROM callbacks p WHERE p.order_no = t.order_no AND p.seq < t.seq
                         AND p.state IN ('pending', 'delivering'))`,
   leased: `t.state = 'delivering'`,
-  order: "t.next_attempt_at, t.created_at, t.id",
+  order: "t.next_attempt_at, t.seq",
   onClaim: `state = 'delivering', updated_at = COALESCE($1::bigint, ${DB_NOW_MS})`,
   onRelease: "state = 'pending'",
   returning: `id, kind, merchant_id AS "merchantId", order_no AS "orderNo", api_key_id AS "apiKeyId", payload, attempts, lease_owner AS "leaseOwner", lease_until AS "leaseUntil"`,

@@ -96,6 +96,11 @@ export function writing<D extends Db>(db: D): D {
  * read (a watch-set watermark must never pass a row that can still roll back).
  */
 export async function readCommitted<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
+  // PostgreSQL: every statement outside a transaction reads committed state on a pooled connection.
+  if (isPg(db)) {
+    if (pgInTransaction(db)) throw new Error("readCommitted inside a transaction body: it would read the body's uncommitted rows");
+    return await fn(db);
+  }
   const c = db.$client;
   if (inTxContext(c)) throw new Error("readCommitted inside a transaction body: it would read the body's uncommitted rows");
   const release = await acquireWrite(c);

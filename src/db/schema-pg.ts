@@ -482,9 +482,13 @@ export const callbacks = pgTable(
     lastError: text("last_error"),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+    /** The order the events were written in (migrations/pg/0431): taken at INSERT, in the event's transaction; the leased claim orders an order's events by it. */
+    seq: bigint("seq", { mode: "number" }).notNull().generatedByDefaultAsIdentity(),
   },
   (t) => [
     index("callbacks_order").on(t.orderNo),
+    // The claim's "an earlier unfinished event of the order" probe (migrations/pg/0431).
+    index("callbacks_order_seq").on(t.orderNo, t.seq),
     // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
     index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
     index("callbacks_test").on(t.merchantId, t.createdAt).where(sql`kind = 'test'`),

@@ -471,6 +471,8 @@ export const callbacks = sqliteTable(
     lastError: text("last_error"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** The order the events were written in (migrations/0431): a trigger copies the rowid, which SQLite's worker orders by. */
+    seq: integer("seq").notNull().default(0),
   },
   (t) => [
     index("callbacks_order").on(t.orderNo),

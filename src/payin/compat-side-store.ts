@@ -3,8 +3,11 @@
 import { eq } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { compatOrders } from "../db/schema";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./compat-side-store.pg";
 
 /** The shop side of a pay-in, if a plugin created it (compat_orders; the funnel's compat callback and compat/store.ts read it here). */
 export async function compatSideOf(db: DbOrTx, payinOrderId: number): Promise<typeof compatOrders.$inferSelect | undefined> {
+  if (isPg(db)) return await pg.compatSideOf(pgOf(db), payinOrderId);
   return db.select().from(compatOrders).where(eq(compatOrders.payinOrderId, payinOrderId)).get();
 }

@@ -1,11 +1,13 @@
 // payin/orders-store.ts on PostgreSQL (db/engine.ts: the store dispatches here for a PostgreSQL
 // handle): what creating, reading, expiring and paying an order through the API and the checkout
-// needs. The watcher's matching statements (matchCandidateIds, expiredBefore, coveringOrderIds,
-// showConfirmations, sweepTargets) are the leader's and wait for it (src/db/pg-stores.test.ts lists them).
+// needs, and the watcher's matching statements (the leader's: matchCandidateIds, expiredBefore,
+// coveringOrderIds, showConfirmations, sweepTargets), SQLite's text without INDEXED BY.
 import { and, asc, count, desc, eq, lte, or, sql } from "drizzle-orm";
 import { firstRow, type PgQ } from "../db/engine";
 import { payinOrders } from "../db/schema-pg";
-import { AWAITING_PAYMENT, SETTLING_STATUSES } from "./state";
+import { showTransferConfirmations } from "../watcher/transfers-store.pg";
+import { AWAITING_PAYMENT, OPEN_STATUSES, SETTLING_STATUSES } from "./state";
+import type { MatchKey } from "./orders-store";
 import type { PayinOrderRow } from "./views";
 
 const list = (s: readonly string[]) => sql.raw(s.map((x) => `'${x}'`).join(", "));
@@ -111,4 +113,56 @@ export async function payinByCheckoutToken(db: PgQ, token: string): Promise<Payi
 export async function currentPayin(db: PgQ, inv: { payinOrderId: number | null }): Promise<PayinOrderRow | null> {
   if (inv.payinOrderId === null) return null;
   return (await firstRow(db.select().from(payinOrders).where(eq(payinOrders.id, inv.payinOrderId)))) ?? null;
+}
+
+async function ids(tx: PgQ, q: ReturnType<typeof sql>): Promise<number[]> {
+  return ((await tx.execute(q)) as unknown as { id: string | number }[]).map((r) => Number(r.id));
+}
+
+export async function matchCandidateIds(tx: PgQ, t: MatchKey, createdBy: number, expiredSince: number): Promise<number[]> {
+  return await ids(tx, sql`SELECT id FROM payin_orders
+    WHERE address_id = ${t.addressId} AND token = ${t.token} AND amount = ${t.amount} AND mode = 'shared' AND status = 'waiting_payment' AND transfer_id IS NULL AND created_at <= ${createdBy}
+    UNION ALL
+    SELECT id FROM payin_orders
+    WHERE address_id = ${t.addressId} AND token = ${t.token} AND amount = ${t.amount} AND expire_at >= ${expiredSince} AND mode = 'shared' AND status = 'expired' AND transfer_id IS NULL AND created_at <= ${createdBy}`);
+}
+
+export async function expiredBefore(tx: PgQ, t: MatchKey, createdBy: number, expiredSince: number): Promise<boolean> {
+  return (await ids(tx, sql`SELECT id FROM payin_orders
+    WHERE address_id = ${t.addressId} AND token = ${t.token} AND amount = ${t.amount} AND expire_at < ${expiredSince} AND mode = 'shared' AND status = 'expired' AND transfer_id IS NULL AND created_at <= ${createdBy}
+    LIMIT 1`)).length > 0;
+}
+
+export async function coveringOrderIds(tx: PgQ, addressId: string, token: string, createdBy: number, at: number): Promise<number[]> {
+  return await ids(tx, sql`SELECT id FROM (
+      SELECT id FROM payin_orders
+      WHERE address_id = ${addressId} AND token = ${token} AND mode = 'shared' AND status = 'waiting_payment' AND created_at <= ${createdBy} AND expire_at >= ${at}
+      UNION ALL
+      SELECT id FROM payin_orders
+      WHERE address_id = ${addressId} AND token = ${token} AND mode = 'shared' AND status IN (${list(SETTLING_STATUSES)}) AND created_at <= ${createdBy} AND expire_at >= ${at}
+      UNION ALL
+      SELECT id FROM payin_orders
+      WHERE status = 'expired' AND expire_at >= ${at} AND address_id = ${addressId} AND token = ${token} AND mode = 'shared' AND created_at <= ${createdBy}
+    ) c LIMIT 2`);
+}
+
+export async function showConfirmations(tx: PgQ, chain: string, latest: number, now: number): Promise<void> {
+  await showTransferConfirmations(tx, chain, latest);
+  await tx.execute(sql`UPDATE payin_orders p SET confirmations = t.confirmations, updated_at = ${now}
+    FROM transfers t
+    WHERE t.id = p.transfer_id AND t.status = 'pending' AND p.confirmations <> t.confirmations
+      AND p.id IN (SELECT payin_order_id FROM transfers WHERE chain = ${chain} AND status = 'pending' AND block_number >= 0 AND payin_order_id IS NOT NULL)`);
+}
+
+export async function sweepTargets(db: PgQ, chain: string, windowStart: number): Promise<Array<{ address: string; since: number }>> {
+  const rows = (await db.execute(sql`
+    SELECT p.address AS address, p.created_at AS since FROM payin_orders p
+     WHERE p.chain = ${chain} AND p.status IN (${list(OPEN_STATUSES)})
+    UNION ALL
+    SELECT a.address, ${windowStart}::bigint FROM addresses a
+     WHERE a.chain = ${chain} AND a.kind = 'exclusive' AND a.deleted_at IS NULL
+       AND (a.created_at >= ${windowStart} OR EXISTS (SELECT 1 FROM transfers t WHERE t.address_id = a.id AND t.seen_at >= ${windowStart}))`)) as unknown as { address: string; since: string | number }[];
+  const earliest = new Map<string, number>();
+  for (const r of rows) earliest.set(r.address, Math.min(Number(r.since), earliest.get(r.address) ?? Number(r.since)));
+  return [...earliest].map(([address, since]) => ({ address, since }));
 }

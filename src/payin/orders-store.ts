@@ -108,6 +108,7 @@ export interface MatchKey {
 
 /** Ids of the unpaid orders created by `createdBy` that may take the transfer (MATCH_CANDIDATES), expired ones back to `expiredSince`. */
 export async function matchCandidateIds(tx: Tx, t: MatchKey, createdBy: number, expiredSince: number): Promise<number[]> {
+  if (isPg(tx)) return await pg.matchCandidateIds(pgOf(tx), t, createdBy, expiredSince);
   return prepared(tx, "matchCandidates", (d) => d.$client.prepare<{ id: number }, [string, string, string, number, number]>(MATCH_CANDIDATES))
     .all(t.addressId, t.token, t.amount, createdBy, expiredSince)
     .map((r) => r.id);
@@ -115,6 +116,7 @@ export async function matchCandidateIds(tx: Tx, t: MatchKey, createdBy: number, 
 
 /** Whether an unpaid order of this amount expired before `expiredSince` (EXPIRED_BEFORE_WINDOW). */
 export async function expiredBefore(tx: Tx, t: MatchKey, createdBy: number, expiredSince: number): Promise<boolean> {
+  if (isPg(tx)) return await pg.expiredBefore(pgOf(tx), t, createdBy, expiredSince);
   return !!prepared(tx, "expiredBeforeWindow", (d) => d.$client.prepare<{ 1: number }, [string, string, string, number, number]>(EXPIRED_BEFORE_WINDOW)).get(
     t.addressId, t.token, t.amount, createdBy, expiredSince,
   );
@@ -122,6 +124,7 @@ export async function expiredBefore(tx: Tx, t: MatchKey, createdBy: number, expi
 
 /** Ids of at most two open orders of the address and token whose window covers `at` (COVERING_ORDERS). */
 export async function coveringOrderIds(tx: Tx, addressId: string, token: string, createdBy: number, at: number): Promise<number[]> {
+  if (isPg(tx)) return await pg.coveringOrderIds(pgOf(tx), addressId, token, createdBy, at);
   return prepared(tx, "coveringOrders", (d) => d.$client.prepare<{ id: number }, [string, string, number, number]>(COVERING_ORDERS))
     .all(addressId, token, createdBy, at)
     .map((r) => r.id);
@@ -136,6 +139,7 @@ export const SHOW_ORDER_CONFS = `UPDATE payin_orders SET confirmations = (SELECT
 
 /** The displayed confirmation counts of a chain's pending transfers and their orders: two set-based statements. */
 export async function showConfirmations(tx: Tx, chain: string, latest: number, now: number): Promise<void> {
+  if (isPg(tx)) return await pg.showConfirmations(pgOf(tx), chain, latest, now);
   await showTransferConfirmations(tx, chain, latest);
   prepared(writing(tx), "displayOrderConfs", (d) => d.$client.prepare(SHOW_ORDER_CONFS)).run(chain, now);
 }
@@ -257,6 +261,7 @@ export const SWEEP_TARGETS = `
      AND (a.created_at >= ?2 OR EXISTS (SELECT 1 FROM transfers t WHERE t.address_id = a.id AND t.seen_at >= ?2))`;
 
 export async function sweepTargets(db: DbOrTx, chain: string, windowStart: number): Promise<Array<{ address: string; since: number }>> {
+  if (isPg(db)) return await pg.sweepTargets(pgOf(db), chain, windowStart);
   const rows = prepared(db, "sweepTargets", (d) => d.$client.prepare<{ address: string; since: number }, [string, number]>(SWEEP_TARGETS)).all(chain, windowStart);
   const earliest = new Map<string, number>();
   for (const r of rows) earliest.set(r.address, Math.min(r.since, earliest.get(r.address) ?? r.since));

@@ -5,9 +5,12 @@ import { and, count, desc, eq, isNotNull, isNull, ne, type SQL } from "drizzle-o
 import type { DbOrTx, Tx } from "../db/client";
 import { addresses, merchants, transfers } from "../db/schema";
 import type { TransferRow } from "../watcher/transfers-store";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./unmatched-store.pg";
 
 /** A cancelled frozen order's payment becomes an unmatched deposit (reason order_cancelled), if it is still the order's. */
 export async function unlinkCancelledPayment(tx: Tx, transferId: number, orderId: number): Promise<void> {
+  if (isPg(tx)) return await pg.unlinkCancelledPayment(pgOf(tx), transferId, orderId);
   tx.update(transfers)
     .set({ disposition: "unmatched", payinOrderId: null, unmatchedReason: "order_cancelled" })
     .where(and(eq(transfers.id, transferId), eq(transfers.payinOrderId, orderId)))
@@ -16,11 +19,13 @@ export async function unlinkCancelledPayment(tx: Tx, transferId: number, orderId
 
 /** Writes `set` on the transfer and returns the new row (an unmatched deposit's resolution). */
 export async function updateTransfer(tx: Tx, id: number, set: Partial<TransferRow>): Promise<TransferRow> {
+  if (isPg(tx)) return await pg.updateTransfer(pgOf(tx), id, set);
   return tx.update(transfers).set(set).where(eq(transfers.id, id)).returning().get();
 }
 
 /** Another deposit already recorded as refunded by this payout, if any. */
 export async function refundedByPayout(tx: DbOrTx, payoutOrderNo: string, exceptId: number): Promise<{ id: number } | undefined> {
+  if (isPg(tx)) return await pg.refundedByPayout(pgOf(tx), payoutOrderNo, exceptId);
   return tx
     .select({ id: transfers.id })
     .from(transfers)
@@ -38,6 +43,7 @@ export interface UnmatchedQuery {
 
 /** A page of unmatched deposits (newest first) with the uid of the merchant whose address they reached, and the count of all. */
 export async function unmatchedPage(db: DbOrTx, q: UnmatchedQuery): Promise<{ rows: { t: TransferRow; uid: string | null }[]; total: number }> {
+  if (isPg(db)) return await pg.unmatchedPage(pgOf(db), q);
   const where: SQL[] = [isNotNull(transfers.unmatchedReason)];
   if (q.state === "open") where.push(isNull(transfers.resolution));
   if (q.state === "resolved") where.push(isNotNull(transfers.resolution));
@@ -60,6 +66,7 @@ export async function unmatchedPage(db: DbOrTx, q: UnmatchedQuery): Promise<{ ro
 
 /** A transfer with the merchant (id, uid) whose address it reached. */
 export async function transferWithOwner(db: DbOrTx, id: number): Promise<{ t: TransferRow; merchantId: number | null; uid: string | null } | undefined> {
+  if (isPg(db)) return await pg.transferWithOwner(pgOf(db), id);
   return db
     .select({ t: transfers, merchantId: addresses.merchantId, uid: merchants.uid })
     .from(transfers)
@@ -71,5 +78,6 @@ export async function transferWithOwner(db: DbOrTx, id: number): Promise<{ t: Tr
 
 /** A deposit refunded by a refund (payout/refunds.ts, through payin/refundable.ts refundPayins): its resolution. */
 export async function resolveDepositRefunded(tx: Tx, transferId: number, refundRef: string, now: number): Promise<void> {
+  if (isPg(tx)) return await pg.resolveDepositRefunded(pgOf(tx), transferId, refundRef, now);
   tx.update(transfers).set({ resolution: "refunded", resolutionRef: refundRef, resolvedAt: now }).where(eq(transfers.id, transferId)).run();
 }

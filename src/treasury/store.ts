@@ -5,12 +5,15 @@ import { and, asc, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db, Tx } from "../db/client";
 import { collectionLegs, collectionRuns, collectionSettings, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./store.pg";
 
 export type BatchRow = typeof payoutBatches.$inferSelect;
 export type BatchLine = typeof payoutBatchRows.$inferSelect;
 export type CollectionSetting = typeof collectionSettings.$inferSelect;
 export type CollectionRun = typeof collectionRuns.$inferSelect;
 export type CollectionLeg = typeof collectionLegs.$inferSelect;
+type PayoutOrderRow = typeof payoutOrders.$inferSelect;
 
 /**
  * A batch and a collection run are one workflow (treasury/runner.ts): their tables share the
@@ -40,17 +43,46 @@ const runs = runStatements(collectionRuns);
 
 // Batches
 
-export const { byId: batchById, list: listBatches, patch: patchBatch, finishRunning: finishRunningBatch, runningIds: runningBatchIds } = batches;
+/** The batch, of that merchant when one is given. */
+export async function batchById(db: Db, id: string, merchantId?: number): Promise<BatchRow | undefined> {
+  if (isPg(db)) return await pg.batchById(pgOf(db), id, merchantId);
+  return await batches.byId(db, id, merchantId);
+}
+
+/** The merchant's newest batches. */
+export async function listBatches(db: Db, merchantId: number, limit = 50): Promise<BatchRow[]> {
+  if (isPg(db)) return await pg.listBatches(pgOf(db), merchantId, limit);
+  return await batches.list(db, merchantId, limit);
+}
+
+export async function patchBatch(tx: Tx, id: string, set: Partial<Omit<BatchRow, "id">>): Promise<BatchRow> {
+  if (isPg(tx)) return await pg.patchBatch(pgOf(tx), id, set);
+  return await batches.patch(tx, id, set);
+}
+
+/** A running batch is done (a batch in any other status is left as it is). */
+export async function finishRunningBatch(tx: Tx, id: string, now: number): Promise<void> {
+  if (isPg(tx)) return await pg.finishRunningBatch(pgOf(tx), id, now);
+  await batches.finishRunning(tx, id, now);
+}
+
+export async function runningBatchIds(db: Db): Promise<string[]> {
+  if (isPg(db)) return await pg.runningBatchIds(pgOf(db));
+  return await batches.runningIds(db);
+}
 
 export async function insertBatch(tx: Tx, values: typeof payoutBatches.$inferInsert): Promise<BatchRow> {
+  if (isPg(tx)) return await pg.insertBatch(pgOf(tx), values);
   return tx.insert(payoutBatches).values(values).returning().get();
 }
 
 export async function insertBatchLine(tx: Tx, values: typeof payoutBatchRows.$inferInsert): Promise<void> {
+  if (isPg(tx)) return await pg.insertBatchLine(pgOf(tx), values);
   tx.insert(payoutBatchRows).values(values).run();
 }
 
 export async function batchLines(db: Db, batchId: string, opts: { state?: BatchLine["state"][] } = {}): Promise<BatchLine[]> {
+  if (isPg(db)) return await pg.batchLines(pgOf(db), batchId, opts);
   const where = [eq(payoutBatchRows.batchId, batchId)];
   if (opts.state) where.push(inArray(payoutBatchRows.state, opts.state));
   return db.select().from(payoutBatchRows).where(and(...where)).orderBy(asc(payoutBatchRows.rowNo)).all();
@@ -67,22 +99,53 @@ async function itemsWithOrders<I extends typeof payoutBatchRows | typeof collect
 }
 
 /** Every line of a batch with the payout order it became (the results CSV). */
-export const batchLinesWithOrders = async (db: Db, batchId: string) =>
-  (await itemsWithOrders(db, payoutBatchRows, payoutBatchRows.batchId, payoutBatchRows.rowNo, batchId)).map(({ item, order }) => ({ line: item, order }));
+export async function batchLinesWithOrders(db: Db, batchId: string): Promise<{ line: BatchLine; order: PayoutOrderRow | null }[]> {
+  if (isPg(db)) return await pg.batchLinesWithOrders(pgOf(db), batchId);
+  return (await itemsWithOrders(db, payoutBatchRows, payoutBatchRows.batchId, payoutBatchRows.rowNo, batchId)).map(({ item, order }) => ({ line: item, order }));
+}
 
 export async function patchBatchLine(tx: Tx, batchId: string, rowNo: number, set: Partial<BatchLine>): Promise<void> {
+  if (isPg(tx)) return await pg.patchBatchLine(pgOf(tx), batchId, rowNo, set);
   tx.update(payoutBatchRows).set(set).where(and(eq(payoutBatchRows.batchId, batchId), eq(payoutBatchRows.rowNo, rowNo))).run();
 }
 
 // Collection
 
-export const { byId: runById, list: listRuns, patch: patchRun, finishRunning: finishRunningRun, runningIds: runningRunIds } = runs;
+/** The collection run, of that merchant when one is given. */
+export async function runById(db: Db, id: string, merchantId?: number): Promise<CollectionRun | undefined> {
+  if (isPg(db)) return await pg.runById(pgOf(db), id, merchantId);
+  return await runs.byId(db, id, merchantId);
+}
+
+/** The merchant's newest collection runs. */
+export async function listRuns(db: Db, merchantId: number, limit = 50): Promise<CollectionRun[]> {
+  if (isPg(db)) return await pg.listRuns(pgOf(db), merchantId, limit);
+  return await runs.list(db, merchantId, limit);
+}
+
+export async function patchRun(tx: Tx, id: string, set: Partial<Omit<CollectionRun, "id">>): Promise<CollectionRun> {
+  if (isPg(tx)) return await pg.patchRun(pgOf(tx), id, set);
+  return await runs.patch(tx, id, set);
+}
+
+/** A running collection run is done (a run in any other status is left as it is). */
+export async function finishRunningRun(tx: Tx, id: string, now: number): Promise<void> {
+  if (isPg(tx)) return await pg.finishRunningRun(pgOf(tx), id, now);
+  await runs.finishRunning(tx, id, now);
+}
+
+export async function runningRunIds(db: Db): Promise<string[]> {
+  if (isPg(db)) return await pg.runningRunIds(pgOf(db));
+  return await runs.runningIds(db);
+}
 
 export async function collectionSettingsOf(db: Db, merchantId: number): Promise<CollectionSetting[]> {
+  if (isPg(db)) return await pg.collectionSettingsOf(pgOf(db), merchantId);
   return db.select().from(collectionSettings).where(eq(collectionSettings.merchantId, merchantId)).orderBy(asc(collectionSettings.chain), asc(collectionSettings.token)).all();
 }
 
 export async function collectionSetting(db: Db, merchantId: number, chain: string, token: string): Promise<CollectionSetting | undefined> {
+  if (isPg(db)) return await pg.collectionSetting(pgOf(db), merchantId, chain, token);
   return db
     .select()
     .from(collectionSettings)
@@ -92,6 +155,7 @@ export async function collectionSetting(db: Db, merchantId: number, chain: strin
 
 /** Inserts or replaces the setting of the merchant's chain and token. */
 export async function upsertCollectionSetting(tx: Tx, row: typeof collectionSettings.$inferInsert): Promise<CollectionSetting> {
+  if (isPg(tx)) return await pg.upsertCollectionSetting(pgOf(tx), row);
   return tx
     .insert(collectionSettings)
     .values(row)
@@ -101,10 +165,12 @@ export async function upsertCollectionSetting(tx: Tx, row: typeof collectionSett
 }
 
 export async function scheduledCollectionSettings(db: Db): Promise<CollectionSetting[]> {
+  if (isPg(db)) return await pg.scheduledCollectionSettings(pgOf(db));
   return db.select().from(collectionSettings).where(isNotNull(collectionSettings.schedule)).all();
 }
 
 export async function markScheduled(db: Tx, s: Pick<CollectionSetting, "merchantId" | "chain" | "token">, now: number): Promise<void> {
+  if (isPg(db)) return await pg.markScheduled(pgOf(db), s, now);
   db.update(collectionSettings)
     .set({ lastScheduledAt: now })
     .where(and(eq(collectionSettings.merchantId, s.merchantId), eq(collectionSettings.chain, s.chain), eq(collectionSettings.token, s.token)))
@@ -112,27 +178,34 @@ export async function markScheduled(db: Tx, s: Pick<CollectionSetting, "merchant
 }
 
 export async function insertRun(tx: Tx, values: typeof collectionRuns.$inferInsert): Promise<CollectionRun> {
+  if (isPg(tx)) return await pg.insertRun(pgOf(tx), values);
   return tx.insert(collectionRuns).values(values).returning().get();
 }
 
 export async function insertLeg(tx: Tx, values: typeof collectionLegs.$inferInsert): Promise<void> {
+  if (isPg(tx)) return await pg.insertLeg(pgOf(tx), values);
   tx.insert(collectionLegs).values(values).run();
 }
 
 /** Every leg of a run with the payout order it became. */
-export const runLegs = async (db: Db, runId: string) =>
-  (await itemsWithOrders(db, collectionLegs, collectionLegs.runId, collectionLegs.legNo, runId)).map(({ item, order }) => ({ leg: item, order }));
+export async function runLegs(db: Db, runId: string): Promise<{ leg: CollectionLeg; order: PayoutOrderRow | null }[]> {
+  if (isPg(db)) return await pg.runLegs(pgOf(db), runId);
+  return (await itemsWithOrders(db, collectionLegs, collectionLegs.runId, collectionLegs.legNo, runId)).map(({ item, order }) => ({ leg: item, order }));
+}
 
 export async function plannedLegs(db: Db, runId: string): Promise<CollectionLeg[]> {
+  if (isPg(db)) return await pg.plannedLegs(pgOf(db), runId);
   return db.select().from(collectionLegs).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.state, "planned"))).orderBy(asc(collectionLegs.legNo)).all();
 }
 
 export async function patchLeg(tx: Tx, runId: string, legNo: number, set: Partial<CollectionLeg>): Promise<void> {
+  if (isPg(tx)) return await pg.patchLeg(pgOf(tx), runId, legNo, set);
   tx.update(collectionLegs).set(set).where(and(eq(collectionLegs.runId, runId), eq(collectionLegs.legNo, legNo))).run();
 }
 
 /** Amounts (base units) of the run's legs whose payout is confirmed. */
 export async function confirmedLegAmounts(db: Db, runId: string): Promise<string[]> {
+  if (isPg(db)) return await pg.confirmedLegAmounts(pgOf(db), runId);
   return db
     .select({ amount: payoutOrders.amount })
     .from(collectionLegs)
@@ -146,6 +219,7 @@ export async function confirmedLegAmounts(db: Db, runId: string): Promise<string
 
 /** A batch's lines counted by state. */
 export async function batchLineCounts(db: Db, batchId: string): Promise<Record<string, number>> {
+  if (isPg(db)) return await pg.batchLineCounts(pgOf(db), batchId);
   return Object.fromEntries(
     db
       .select({ state: payoutBatchRows.state, n: sql<number>`count(*)` })
@@ -158,7 +232,8 @@ export async function batchLineCounts(db: Db, batchId: string): Promise<Record<s
 }
 
 /** A batch's payout orders counted by status. */
-export async function batchOrderCounts(db: Db, batchId: string) {
+export async function batchOrderCounts(db: Db, batchId: string): Promise<{ status: PayoutOrderRow["status"]; n: number }[]> {
+  if (isPg(db)) return await pg.batchOrderCounts(pgOf(db), batchId);
   return db
     .select({ status: payoutOrders.status, n: sql<number>`count(*)` })
     .from(payoutBatchRows)
@@ -169,7 +244,8 @@ export async function batchOrderCounts(db: Db, batchId: string) {
 }
 
 /** Each leg of a run: its state and its payout's status (null: no order yet). */
-export async function legStates(db: Db, runId: string) {
+export async function legStates(db: Db, runId: string): Promise<{ state: CollectionLeg["state"]; status: PayoutOrderRow["status"] | null }[]> {
+  if (isPg(db)) return await pg.legStates(pgOf(db), runId);
   return db
     .select({ state: collectionLegs.state, status: payoutOrders.status })
     .from(collectionLegs)

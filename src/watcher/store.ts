@@ -4,16 +4,20 @@
 import { eq, sql } from "drizzle-orm";
 import { type DbOrTx, prepared } from "../db/client";
 import { chainCursors } from "../db/schema";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./store.pg";
 
 export type ChainCursor = typeof chainCursors.$inferSelect;
 
 /** The block a chain's watcher stands at (scanned up to), undefined before its first start. */
 // Both built once per connection: every watcher tick reads and writes its cursor.
 export async function chainCursor(db: DbOrTx, chain: string): Promise<ChainCursor | undefined> {
+  if (isPg(db)) return await pg.chainCursor(pgOf(db), chain);
   return prepared(db, "chainCursor", (d) => d.select().from(chainCursors).where(eq(chainCursors.chain, sql.placeholder("chain"))).prepare()).get({ chain });
 }
 
 export async function saveChainCursor(tx: DbOrTx, chain: string, blockNumber: number, blockHash: string, now: number): Promise<void> {
+  if (isPg(tx)) return await pg.saveChainCursor(pgOf(tx), chain, blockNumber, blockHash, now);
   prepared(tx, "saveChainCursor", (d) =>
     d.$client.prepare<unknown, [string, number, string, number]>(
       `INSERT INTO chain_cursors (chain, block_number, block_hash, updated_at) VALUES (?, ?, ?, ?)
