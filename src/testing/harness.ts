@@ -74,6 +74,9 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   else if (!databasePresent(loaded.config.database.path)) await initDataFolder(loaded, env, opts.clock?.now());
   const ctx = await createContext({ loaded, clock: opts.clock, logger, env, makeChains });
   const gateway = await startGateway(ctx, { jobs: opts.jobs });
+  // A jobless gateway on PostgreSQL has no leader to set the watchers' cursors (SQLite's start sets
+  // them): set here, so a sandbox payment made before the first tick is seen, as on SQLite.
+  if (pgDb && opts.jobs === false) for (const w of gateway.runtime.watchers.values()) await w.init();
   // Port 0 picks a free port: the public URL follows the real one.
   const url = gateway.url;
   if (!ctx.config.server.public_url) ctx.publicUrl = url;

@@ -23,12 +23,14 @@ function where(table: SQLiteTable | PgTable, match: Record<string, unknown>): SQ
 
 /**
  * Insertion order: the integer id; a table keyed otherwise (a text id is a hash) in SQLite's rowid
- * order, on PostgreSQL (no rowid) by creation time.
+ * order, on PostgreSQL (no rowid) by its insert sequence where it has one (callbacks.seq), else by
+ * creation time.
  */
 const byId = (table: SQLiteTable | PgTable) => {
   const cols = getTableColumns(table) as Record<string, { dataType: string }>;
   if (cols.id?.dataType === "number") return [asc(cols.id as never)];
   if (!is(table, PgTable)) return [sql`rowid`];
+  if (cols.seq) return [asc(cols.seq as never)];
   return cols.createdAt ? [asc(cols.createdAt as never)] : [];
 };
 
