@@ -12,24 +12,14 @@ const SRC = join(import.meta.dir, "..");
 const PENDING: Record<string, string[]> = {
   // Retention (the delivered rows' pruning job is not scheduled on PostgreSQL yet).
   "callbacks/store.ts": ["pruneDelivered"],
-  // Only the liveness ping (/healthz) is ported; the alert probes, the storage monitor and the
-  // SQLite connection settings come with the leader's jobs.
+  // SQLite's storage monitor (ops/storage.ts watches the database file; not started on
+  // PostgreSQL, where an outage is a connection error and /readyz checks the server is writable).
   "ops/store.ts": [
-    "sweepFoundSince",
-    "failedCallbacksSince",
-    "failedPayoutsSince",
-    "stuckPayouts",
-    "stuckTopups",
-    "openUnmatchedCount",
-    "queuedCallbacks",
-    "balanceMismatchCount",
-    "unrecordedByChain",
     "stopWrites",
     "busyTimeout",
     "setBusyTimeout",
     "probeWrite",
     "inTransaction",
-    "detectionSamplesSince",
   ],
 };
 
@@ -44,6 +34,7 @@ const PORTED = [
   "payin/compat-side-store.ts",
   "payin/bindings-store.ts",
   "audit/store.ts",
+  "backoffice/store.ts",
   "auth/store.ts",
   "callbacks/store.ts",
   "chains/common/store.ts",
@@ -54,6 +45,7 @@ const PORTED = [
   "invoices/store.ts",
   "merchants/store.ts",
   "once/store.ts",
+  "ops/alerts/store.ts",
   "ops/store.ts",
   "orders/store.ts",
   "payout/store.ts",
