@@ -7,7 +7,7 @@ import { payinOrders, invoices } from "../db/schema";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { TestClock } from "../lib/clock";
 import { CLIENT_CHOICES_PER_MINUTE, INVOICE_CHOICES_PER_MINUTE } from "./routes";
-import { tableRows, tableRow } from "../testing/table-rows";
+import { tableRows, tableRow } from "../testing/engine-rows";
 
 let gw: TestGateway;
 const clock = new TestClock(Date.parse("2026-11-29T08:00:00Z"));

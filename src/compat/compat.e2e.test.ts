@@ -14,7 +14,7 @@ import { eventually } from "../testing/wait";
 import { addUser } from "../testing/backoffice-browser";
 import { backofficeSignIn } from "../testing/backoffice-client";
 import { md5Sign, sandboxPay } from "../testing/compat-client";
-import { tableRows, tableRow } from "../testing/table-rows";
+import { tableRows, tableRow } from "../testing/engine-rows";
 
 const T0 = Date.parse("2026-11-24T08:00:00Z");
 const TOKEN = "epusdt_password_xasddawqe";

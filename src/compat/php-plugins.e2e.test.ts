@@ -19,7 +19,7 @@ import { CLI_ACTOR } from "../audit/log";
 import { eventually } from "../testing/wait";
 import { PHP, startPhpShop, type PhpShop } from "../testing/php-shop";
 import { sandboxPay } from "../testing/compat-client";
-import { tableRow } from "../testing/table-rows";
+import { tableRow } from "../testing/engine-rows";
 
 const TOKEN = "epusdt-token-php-plugins";
 const KEY = "epay-key-php-plugins";

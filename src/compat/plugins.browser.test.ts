@@ -11,7 +11,7 @@ import { addUser, confirmIdentity, PHONE, signedIn } from "../testing/backoffice
 import { CLI_ACTOR, listAudit } from "../audit/log";
 import { setCompatKeys } from "../merchants/compat-keys";
 import { payinOrders } from "../db/schema";
-import { tableRow } from "../testing/table-rows";
+import { tableRow } from "../testing/engine-rows";
 
 let gw: TestGateway;
 let browser: Browser;

@@ -12,7 +12,7 @@ import { CLI_ACTOR } from "../audit/log";
 import { eventually } from "../testing/wait";
 import { meantPath } from "./routes";
 import { md5Sign, sandboxPay } from "../testing/compat-client";
-import { tableRow } from "../testing/table-rows";
+import { tableRow } from "../testing/engine-rows";
 
 const T0 = Date.parse("2026-11-28T08:00:00Z");
 const TOKEN = "epusdt_token_second_pass";

@@ -8,7 +8,7 @@ import { TestClock } from "../lib/clock";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { setCompatKeys } from "../merchants/compat-keys";
 import { CLI_ACTOR } from "../audit/log";
-import { tableRows } from "../testing/table-rows";
+import { tableRows } from "../testing/engine-rows";
 
 const T0 = Date.parse("2026-11-24T08:00:00Z");
 const clock = new TestClock(T0);

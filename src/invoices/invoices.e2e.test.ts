@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { callbacks, invoices, payinOrders } from "../db/schema";
 import { TestClock } from "../lib/clock";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { tableRows } from "../testing/table-rows";
+import { tableRows } from "../testing/engine-rows";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { sandboxClient } from "../testing/sandbox";
 import { ApiError } from "../sdk/client";

@@ -6,7 +6,7 @@ import { invoices } from "../db/schema";
 import { TestClock } from "../lib/clock";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { ApiError } from "../sdk/client";
-import { tableRows } from "../testing/table-rows";
+import { tableRows } from "../testing/engine-rows";
 
 const T0 = Date.parse("2026-11-24T08:00:00Z");
 let gw: TestGateway;

@@ -7,7 +7,7 @@ import { compatOrderCounts, compatOrdersPage, insertCompatOrder } from "../compa
 import { orderNoFloor } from "../lib/ids";
 import { ID_MARGIN_MS, orderIdCeiling, orderIdFloor } from "../orders/id-at";
 import { openTestDb, type TestDb } from "../testing/engines";
-import { insertRows } from "../testing/table-rows";
+import { insertRows } from "../testing/engine-rows";
 import { invoiceCallbacks, invoiceNoOf, listInvoices } from "./list";
 import { dueOpenInvoiceIds, insertInvoice, invoiceById, invoiceByMerchantOrderNo, invoiceByNo, invoiceByToken, setInvoicePayin, updateInvoiceIf, type NewInvoice } from "./store";
 

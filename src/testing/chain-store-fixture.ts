@@ -1,8 +1,8 @@
 // The rows the chain stores' contract tests build on (a merchant, a gas address, a payout order),
-// written on the test engine's database (src/testing/table-rows.ts insertRows).
+// written on the test engine's database (src/testing/engine-rows.ts insertRows).
 import type { Db } from "../db/client";
 import { addresses, merchants, payoutOrders } from "../db/schema";
-import { insertRows } from "./table-rows";
+import { insertRows } from "./engine-rows";
 
 export const FIXTURE_NOW = Date.parse("2026-11-29T09:00:00Z");
 

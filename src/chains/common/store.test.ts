@@ -6,7 +6,7 @@ import { writeTx } from "../../db/client";
 import { transferCosts } from "../../db/schema";
 import { FIXTURE_NOW as T, payoutFixture } from "../../testing/chain-store-fixture";
 import { openTestDb, type TestDb } from "../../testing/engines";
-import { tableRows } from "../../testing/table-rows";
+import { tableRows } from "../../testing/engine-rows";
 import {
   addTopupReplacement,
   insertCost,

@@ -5,7 +5,7 @@ import { writeTx } from "../../db/client";
 import { addresses } from "../../db/schema";
 import { FIXTURE_NOW as T, payoutFixture } from "../../testing/chain-store-fixture";
 import { openTestDb, type TestDb } from "../../testing/engines";
-import { insertRows } from "../../testing/table-rows";
+import { insertRows } from "../../testing/engine-rows";
 import { createdTokenAccountCosts, insertPendingRows, patchTokenAccount, requeueForOtherMints, tokenAccountOf, unfinishedTokenAccounts } from "./store";
 
 const LAMPORTS = "18446744073709551621"; // past 2^64: kept as text

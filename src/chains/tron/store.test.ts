@@ -5,7 +5,7 @@ import { writeTx } from "../../db/client";
 import { stakingTxs } from "../../db/schema";
 import { FIXTURE_NOW as T, payoutFixture } from "../../testing/chain-store-fixture";
 import { openTestDb, type TestDb } from "../../testing/engines";
-import { tableRows } from "../../testing/table-rows";
+import { tableRows } from "../../testing/engine-rows";
 import {
   delegationById,
   inFlightSun,
