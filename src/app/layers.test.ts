@@ -246,7 +246,7 @@ export function payoutTableReaders(sources: Source[]): string[] {
  */
 /** A storage module by its name: `store.ts`, or `<what-it-holds>-store.ts` (lower-case words joined by hyphens); its PostgreSQL side `….pg.ts` beside it. */
 export const STORE_FILE = /(^|\/)([a-z]+-)*store(\.pg)?\.ts$/;
-export const READ_MODELS: readonly string[] = ["orders/id-at.ts", "payin/wallet-stats.ts", "payout/balances.ts", "treasury/balances.ts", "invoices/list.ts"];
+export const READ_MODELS: readonly string[] = ["orders/id-at.ts", "payin/wallet-stats.ts", "invoices/list.ts"];
 export const RAW_SQL_ALLOWED = (rel: string) =>
   /^db\//.test(rel) || STORE_FILE.test(rel) || /^backoffice\/queries\//.test(rel) || READ_MODELS.includes(rel) || isTest(rel) || /^testing\//.test(rel);
 
@@ -284,7 +284,7 @@ export function rawStatements(sources: Source[]): string[] {
  * a query builder another store composes and runs (BUILDERS).
  */
 export const STORE_EXEMPT_FILES = ["db/client.ts", "db/group-commit.ts", "db/after-commit.ts", "db/write-lock.ts", "db/engine.ts", "db/tx-pg.ts"];
-export const BUILDERS = ["backoffice/queries/lists.ts:depositRows", "payout/balances.ts:fundedAddressesQuery"];
+export const BUILDERS = ["backoffice/queries/lists.ts:depositRows", "payout/balances-store.ts:fundedAddressesQuery"];
 const HANDLE_TYPE = /\b(Db|Tx|DbOrTx)\b/;
 export function syncStoreFunctions(sources: Source[]): string[] {
   const out: string[] = [];
@@ -564,7 +564,7 @@ describe("the rules bite", () => {
       { rel: "payout/refunds.ts", text: service },
       { rel: "payout/store.ts", text: service },
       { rel: "chains/tron/store.ts", text: service },
-      { rel: "payout/balances.ts", text: service },
+      { rel: "orders/id-at.ts", text: service },
       { rel: "payout/refunds.test.ts", text: service },
     ]);
     expect(found).toEqual([
@@ -616,7 +616,7 @@ describe("the rules bite", () => {
     const found = syncStoreFunctions([
       { rel: "payin/store.ts", text: `export function orderById(db: Db, id: number): Row | undefined {\n  return db.select().get();\n}\nexport async function ok(db: Db) {}\nexport const okToo = (tx: Tx): Promise<number> => Promise.resolve(1);\nexport function pure(row: Row) { return row.id; }\n` },
       { rel: "callbacks/store.ts", text: `export function workerStore(db: Db) {\n  return {\n    due: async () => 1,\n    claim: (id: number) => db.run(),\n  };\n}\n` },
-      { rel: "payout/balances.ts", text: `export function fundedAddressesQuery(db: Db) {\n  return db.select();\n}\n` },
+      { rel: "payout/balances-store.ts", text: `export function fundedAddressesQuery(db: Db) {\n  return db.select();\n}\n` },
       { rel: "payin/service.ts", text: `export function credit(db: Db) {\n  return 1;\n}\n` },
       {
         rel: "payout/store.ts",

@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import type { PlannedQuery, SeekOptions } from "./query-plan";
 import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES, SWEEP_TARGETS } from "../payin/orders-store";
 import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS, STUCK_TOPUPS, SWEEP_FOUND } from "../ops/store";
-import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances";
+import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances-store";
 import { DELIVERED_BEFORE, EXPIRED_LEASES, LEASE_OWNERS } from "../callbacks/store";
 import { BROADCASTED, RESERVED_FEES, SUBMITTED, USED_TODAY } from "../payout/store";
 import { LAST_ORDER_BEFORE } from "../orders/id-at";

@@ -2,11 +2,9 @@
 // balance beside the last on-chain reading the reconciliation job took
 // (src/payout/balances.ts reconcileChain). Read-only: the back office lists
 // these, the alerting job calls reconciliationMismatches().
-import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
-import { addressBalances, addresses, balanceChecks, merchants } from "../db/schema";
 import { addressBalance } from "../payout/balances";
-import { BALANCE_MISMATCH } from "../payout/state";
+import { balanceChecksOf, balancePairs, type BalanceCheckRow, type BalanceFilter, mismatchRows, type Mismatch } from "../payout/balances-store";
 import { mapSeq } from "../lib/async-seq";
 
 export interface BalanceLine {
@@ -30,33 +28,13 @@ export interface BalanceLine {
   difference: string;
 }
 
-export interface BalanceFilter {
-  merchantId?: number;
-  chain?: string;
-  token?: string;
-}
+export type { BalanceFilter, Mismatch };
 
 /** Every (address, token) with ledger entries, sorted by chain, token, then largest available first. */
 export async function balanceSheet(db: DbOrTx, f: BalanceFilter = {}): Promise<BalanceLine[]> {
-  const where = [];
-  if (f.merchantId !== undefined) where.push(eq(addressBalances.merchantId, f.merchantId));
-  if (f.chain) where.push(eq(addressBalances.chain, f.chain));
-  if (f.token) where.push(eq(addressBalances.token, f.token));
-  // One row per (address, token) that ever had a ledger entry: address_balances, not a DISTINCT over the ledger.
-  const pairs = db
-    .select({ addressId: addressBalances.addressId, token: addressBalances.token, chain: addressBalances.chain, address: addresses.address, kind: addresses.kind, bindKey: addresses.bindKey, merchantId: addresses.merchantId, merchantUid: merchants.uid })
-    .from(addressBalances)
-    .innerJoin(addresses, eq(addresses.id, addressBalances.addressId))
-    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
-    .where(where.length ? and(...where) : undefined)
-    .all();
-  const checks = new Map<string, typeof balanceChecks.$inferSelect>();
-  if (pairs.length) {
-    const ids = [...new Set(pairs.map((p) => p.addressId))];
-    for (let i = 0; i < ids.length; i += 500) {
-      for (const c of db.select().from(balanceChecks).where(inArray(balanceChecks.addressId, ids.slice(i, i + 500))).all()) checks.set(`${c.addressId}|${c.token}`, c);
-    }
-  }
+  const pairs = await balancePairs(db, f);
+  const checks = new Map<string, BalanceCheckRow>();
+  if (pairs.length) for (const c of await balanceChecksOf(db, [...new Set(pairs.map((p) => p.addressId))])) checks.set(`${c.addressId}|${c.token}`, c);
   const lines = await mapSeq(pairs, async (p): Promise<BalanceLine> => {
     const b = await addressBalance(db, p.addressId, p.token);
     const c = checks.get(`${p.addressId}|${p.token}`);
@@ -91,40 +69,11 @@ export function sheetTotals(lines: BalanceLine[]): Array<{ chain: string; token:
   return [...m.values()].map((t) => ({ ...t, available: t.available.toString(), ledger: t.ledger.toString() }));
 }
 
-export interface Mismatch {
-  chain: string;
-  token: string;
-  address: string;
-  merchantUid: string | null;
-  ledger: string;
-  chainBalance: string;
-  difference: string;
-  since: number;
-  checkedAt: number;
-}
-
 /**
  * Open reconciliation mismatches (ledger vs chain), oldest first. The alerting
  * job raises `reconciliation_mismatch` from this list; the operator's balances
  * page lists it.
  */
 export async function reconciliationMismatches(db: DbOrTx): Promise<Mismatch[]> {
-  return db
-    .select({
-      chain: balanceChecks.chain,
-      token: balanceChecks.token,
-      address: addresses.address,
-      merchantUid: merchants.uid,
-      ledger: balanceChecks.ledgerBalance,
-      chainBalance: balanceChecks.chainBalance,
-      difference: balanceChecks.difference,
-      since: sql<number>`coalesce(${balanceChecks.mismatchSince}, ${balanceChecks.checkedAt})`,
-      checkedAt: balanceChecks.checkedAt,
-    })
-    .from(balanceChecks)
-    .innerJoin(addresses, eq(addresses.id, balanceChecks.addressId))
-    .leftJoin(merchants, eq(merchants.id, addresses.merchantId))
-    .where(eq(balanceChecks.status, BALANCE_MISMATCH))
-    .orderBy(balanceChecks.mismatchSince)
-    .all();
+  return await mismatchRows(db);
 }

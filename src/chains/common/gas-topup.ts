@@ -9,6 +9,7 @@
 // whichever lands is the top-up's. At the cap it is marked stuck (alert payout_stuck).
 import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
+import { assertLeading } from "../../cluster/fence";
 import { addTopupReplacement, insertTopup, markTopup, moveTopup, openTopupFor, patchTopup, topupById, topupReplacements, type TopupRow } from "./store";
 import type { ChainAdapter, SignedTransfer } from "../types";
 import { crashPoint } from "../../lib/crash";
@@ -66,20 +67,23 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
     return locks.run(`${chain}:${gas.address}`, async () => {
       const key = adapter.deriveKey(ctx.seed, gas.derivationIndex);
       const signed = await adapter.signNativeTransfer({ from: gas.address, to: o.fromAddress, amount, privateKey: key.privateKey, hint: await hintFor(gas.address) });
-      // Stored before broadcast, in its own transaction.
-      const row = await writeTx(ctx.db, async (tx) => await insertTopup(tx, {
-        chain,
-        payoutOrderId: o.id,
-        fromAddress: gas.address,
-        toAddress: o.fromAddress,
-        amount: amount.toString(),
-        txHash: signed.txHash,
-        signedTx: signed.raw,
-        signedMeta: JSON.stringify(signed.meta),
-        status: "signed",
-        createdAt: now,
-        updatedAt: now,
-      }));
+      // Stored before broadcast, in its own transaction, under the leader's epoch (DESIGN 22).
+      const row = await writeTx(ctx.db, async (tx) => {
+        await assertLeading(tx);
+        return await insertTopup(tx, {
+          chain,
+          payoutOrderId: o.id,
+          fromAddress: gas.address,
+          toAddress: o.fromAddress,
+          amount: amount.toString(),
+          txHash: signed.txHash,
+          signedTx: signed.raw,
+          signedMeta: JSON.stringify(signed.meta),
+          status: "signed",
+          createdAt: now,
+          updatedAt: now,
+        });
+      });
       ctx.logger.info("gas top-up signed", { chain, orderNo: o.orderNo, to: o.fromAddress, baseUnits: amount.toString(), txHash: signed.txHash });
       return row;
     });
@@ -92,6 +96,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
   async function landed(t: TopupRow, tx: SignedTransfer, success: boolean): Promise<true> {
     const cost = await costOf(adapter, tx);
     await writeTx(ctx.db, async (x) => {
+      await assertLeading(x);
       const now = ctx.clock.now();
       // A failed top-up burned its fee too: both are recorded.
       if (cost) await recordCost(x, { chain, txHash: tx.txHash, kind: "gas_topup", payoutOrderId: t.payoutOrderId, cost, now });
@@ -116,6 +121,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
     const signed = await locks.run(`${chain}:${gas.address}`, async () => {
       const next = await r.sign(newest.tx, adapter.deriveKey(ctx.seed, gas.derivationIndex).privateKey);
       return await writeTx(ctx.db, async (x) => {
+        await assertLeading(x);
         const f = await topupById(x, t.id);
         const current = (await topupReplacements(x, t.id)).at(-1)?.tx.txHash ?? f.txHash;
         if (f.status !== "broadcasted" || current !== newest.tx.txHash) return null;

@@ -9,6 +9,7 @@
 // waits (RetryLater) until the stake regenerates.
 import { type Tx, writeTx } from "../../db/client";
 import { costOf, recordCost } from "../common/costs";
+import { assertLeading } from "../../cluster/fence";
 import { delegationById, inFlightSun, insertDelegation, insertStakingTx, openDelegationFor, othersOutSun, patchDelegation, reclaimableDelegations, servedDelegations, setStakingTx, type DelegationRow } from "./store";
 import { transition } from "./state";
 import { crashPoint } from "../../lib/crash";
@@ -75,6 +76,8 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
   /** One transition of a delegation, with what else belongs in its transaction (its cost record). */
   const update = async (id: number, event: string | null, set: Partial<DelegationRow>, also?: (tx: Tx) => Promise<unknown>): Promise<DelegationRow> =>
     await writeTx(ctx.db, async (tx) => {
+      // A reclaim's signed transaction is stored under the leader's epoch (DESIGN 22).
+      if (set.reclaimSignedTx !== undefined) await assertLeading(tx);
       const cur = (await delegationById(tx, id))!;
       const status = event === null ? cur.status : transition(cur.status, event);
       const row = await patchDelegation(tx, id, cur.status, { ...set, status, updatedAt: ctx.clock.now() });
@@ -198,8 +201,9 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
         if ((await free(wallet.address)) < sun) return null;
         const signed = await adapter.signStake({ op: "delegate", from: wallet.address, to: o.fromAddress, amount: sun, privateKey: wallet.privateKey });
         const now = ctx.clock.now();
-        const r = await writeTx(ctx.db, async (t) =>
-          await insertDelegation(t, {
+        const r = await writeTx(ctx.db, async (t) => {
+          await assertLeading(t);
+          return await insertDelegation(t, {
             chain,
             payoutOrderId: o.id,
             owner: wallet.address,
@@ -212,8 +216,8 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
             status: "signed",
             createdAt: now,
             updatedAt: now,
-          }),
-        );
+          });
+        });
         ctx.logger.info("energy delegation signed", { chain, orderNo: o.orderNo, to: o.fromAddress, sun: sun.toString(), txHash: signed.txHash });
         return r;
       });
