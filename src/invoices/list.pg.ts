@@ -2,7 +2,7 @@
 import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
 import { firstRow, type PgQ } from "../db/engine";
 import { callbackAttempts, callbacks, invoices, merchants, payinOrders } from "../db/schema-pg";
-import { type InvoiceListRow, invoiceListRow } from "./list";
+import { type InvoiceListRow, invoiceListRow } from "./views";
 
 export async function listInvoices(db: PgQ, f: { merchantId?: number; invoiceNo?: string; limit: number; offset?: number }): Promise<InvoiceListRow[]> {
   const where: SQL[] = [];

@@ -3,50 +3,11 @@
 import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { callbackAttempts, callbacks, invoices, merchants, payinOrders } from "../db/schema";
-import { amountOf } from "../orders/amount";
+import { type InvoiceListRow, invoiceListRow } from "./views";
 import { isPg, pgOf } from "../db/engine";
 import * as pg from "./list.pg";
 
-export interface InvoiceListRow {
-  invoiceNo: string;
-  merchantUid: string;
-  merchantOrderNo: string;
-  priceAmount: string;
-  priceCurrency: string;
-  description: string | null;
-  status: string;
-  invoiceUrl: string;
-  source: string;
-  createdAt: number;
-  expireAt: number;
-  paidAt: number | null;
-  network: string | null;
-  amount: string | null;
-  paidAmount: string | null;
-  orderNo: string | null;
-}
-
-/** One row of the list from the joined invoice, merchant uid and pay-in (both engines). */
-export function invoiceListRow({ i, uid, p }: { i: typeof invoices.$inferSelect; uid: string; p: typeof payinOrders.$inferSelect | null }): InvoiceListRow {
-  return {
-    invoiceNo: i.invoiceNo,
-    merchantUid: uid,
-    merchantOrderNo: i.merchantOrderNo,
-    priceAmount: i.priceAmount,
-    priceCurrency: i.priceCurrency,
-    description: i.description,
-    status: i.status,
-    invoiceUrl: i.invoiceUrl,
-    source: i.source,
-    createdAt: i.createdAt,
-    expireAt: i.expireAt,
-    paidAt: i.paidAt,
-    network: p ? `${p.chain} ${p.token}` : null,
-    amount: p ? amountOf(p, p.amount) : null,
-    paidAmount: p ? amountOf(p, p.paidAmount) : null,
-    orderNo: p?.orderNo ?? null,
-  };
-}
+export type { InvoiceListRow };
 
 export async function listInvoices(db: DbOrTx, f: { merchantId?: number; invoiceNo?: string; limit: number; offset?: number }): Promise<InvoiceListRow[]> {
   if (isPg(db)) return await pg.listInvoices(pgOf(db), f);

@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { firstRow, type PgQ } from "../db/engine";
 import { fxRates, settings } from "../db/schema-pg";
 import type { FetchedRate } from "./coingecko";
-import { LAST_ERROR_KEY } from "./store";
+import { LAST_ERROR_KEY } from "./last-error";
 
 export async function storedRate(db: PgQ, currency: string, token: string) {
   return await firstRow(db.select().from(fxRates).where(and(eq(fxRates.currency, currency), eq(fxRates.token, token))));

@@ -6,9 +6,8 @@ import { fxRates, settings } from "../db/schema";
 import type { FetchedRate } from "./coingecko";
 import { isPg, pgOf } from "../db/engine";
 import * as pg from "./store.pg";
+import { LAST_ERROR_KEY } from "./last-error";
 
-/** Where the last failed fetch is noted (the rate_stale alert names it). */
-export const LAST_ERROR_KEY = "rates_last_error";
 
 export async function storedRate(db: DbOrTx, currency: string, token: string) {
   if (isPg(db)) return await pg.storedRate(pgOf(db), currency, token);

@@ -4,7 +4,8 @@ import { firstRow, type PgQ } from "../../db/engine";
 import { gasTopupAttempts, gasTopups, transferCosts } from "../../db/schema-pg";
 import { attemptColumns, storedAttempt, type TxAttempt } from "../payout-steps";
 import type { SignedTransfer } from "../types";
-import { type NewCostRow, type NewTopupRow, OPEN_TOPUP, type TopupRow } from "./store";
+import type { NewCostRow, NewTopupRow, TopupRow } from "./store";
+import { OPEN_TOPUP } from "./topup-status";
 
 type TopupStatus = TopupRow["status"];
 

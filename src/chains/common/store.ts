@@ -9,14 +9,14 @@ import type { SignedTransfer } from "../types";
 import { attemptColumns, storedAttempt, type TxAttempt } from "../payout-steps";
 import { isPg, pgOf } from "../../db/engine";
 import * as pg from "./store.pg";
+import { OPEN_TOPUP } from "./topup-status";
 
 export type NewCostRow = typeof transferCosts.$inferInsert;
 export type TopupRow = typeof gasTopups.$inferSelect;
 export type NewTopupRow = typeof gasTopups.$inferInsert;
 type TopupStatus = TopupRow["status"];
 
-/** A top-up under way: signed and stored, maybe sent, not landed yet. */
-export const OPEN_TOPUP: readonly TopupStatus[] = ["signed", "broadcasted"];
+export { OPEN_TOPUP };
 
 /** Inserts a cost row unless (chain, txHash) has one; true when it did. */
 export async function insertCost(tx: Tx, row: NewCostRow): Promise<boolean> {

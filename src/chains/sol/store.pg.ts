@@ -2,7 +2,8 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { firstRow, type PgQ } from "../../db/engine";
 import { solTokenAccounts } from "../../db/schema-pg";
-import { type SolTokenAccountRow, UNFINISHED } from "./store";
+import type { SolTokenAccountRow } from "./store";
+import { UNFINISHED } from "./token-account-status";
 
 const changed = (rows: unknown) => (rows as unknown[]).length;
 

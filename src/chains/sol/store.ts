@@ -5,12 +5,9 @@ import { prepared, writing, type DbOrTx, type Tx } from "../../db/client";
 import { solTokenAccounts } from "../../db/schema";
 import { isPg, pgOf } from "../../db/engine";
 import * as pg from "./store.pg";
+import { UNFINISHED } from "./token-account-status";
 
 export type SolTokenAccountRow = typeof solTokenAccounts.$inferSelect;
-type Status = SolTokenAccountRow["status"];
-
-/** Rows still to be moved on: nothing signed yet, or a creation not seen final. */
-export const UNFINISHED: Status[] = ["pending", "signed", "broadcasted"];
 
 /** Queues again every finished row whose mints are not `mints` (or unrecorded); how many. */
 export async function requeueForOtherMints(db: DbOrTx, now: number, mints: string): Promise<number> {
