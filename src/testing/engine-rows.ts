@@ -1,9 +1,9 @@
 // Rows written and read directly on either engine, for tests that seed or inspect tables below the
 // services (docs/testing.md "Both engines"): a table is named by its db/schema.ts object; on
 // PostgreSQL the same-named table of db/schema-pg.ts is used (the row types are identical).
-import { eq, inArray } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, is, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { PgTable } from "drizzle-orm/pg-core";
+import { PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client";
 import { isPg, pgOf } from "../db/engine";
 import * as sqliteSchema from "../db/schema";
@@ -16,13 +16,49 @@ function pgTwin(table: SQLiteTable): PgTable & Record<string, unknown> {
   return twin as PgTable & Record<string, unknown>;
 }
 
-/** Inserts the rows (in batches: PostgreSQL takes at most 65535 parameters a statement). */
-export async function insertRows<T extends SQLiteTable>(db: Db, table: T, rows: T["$inferInsert"][]): Promise<void> {
+/** Inserts the rows (in batches: PostgreSQL takes at most 65535 parameters a statement); the rows as stored. */
+export async function insertRows<T extends SQLiteTable>(db: Db, table: T, rows: T["$inferInsert"][]): Promise<T["$inferSelect"][]> {
+  const out: T["$inferSelect"][] = [];
   for (let i = 0; i < rows.length; i += 500) {
     const batch = rows.slice(i, i + 500);
-    if (isPg(db)) await pgOf(db).insert(pgTwin(table)).values(batch as never[]);
-    else db.insert(table).values(batch as never[]).run();
+    if (isPg(db)) out.push(...((await pgOf(db).insert(pgTwin(table)).values(batch as never[]).returning()) as T["$inferSelect"][]));
+    else out.push(...(db.insert(table).values(batch as never[]).returning().all() as T["$inferSelect"][]));
   }
+  return out;
+}
+
+function matching(table: SQLiteTable | PgTable, match: Record<string, unknown>): SQL | undefined {
+  const cols = getTableColumns(table) as Record<string, never>;
+  const conds = Object.entries(match).map(([k, v]) => {
+    if (!(k in cols)) throw new Error(`engine-rows: the table has no column ${k}`);
+    return eq(cols[k], v as never);
+  });
+  return conds.length ? and(...conds) : undefined;
+}
+
+/**
+ * Insertion order: the integer id; a table keyed otherwise (a text id is a hash) in SQLite's rowid
+ * order, on PostgreSQL (no rowid) by its insert sequence where it has one (callbacks.seq), else by
+ * creation time.
+ */
+function insertionOrder(table: SQLiteTable | PgTable) {
+  const cols = getTableColumns(table) as Record<string, { dataType: string }>;
+  if (cols.id?.dataType === "number") return [asc(cols.id as never)];
+  if (!is(table, PgTable)) return [sql`rowid`];
+  if (cols.seq) return [asc(cols.seq as never)];
+  return cols.createdAt ? [asc(cols.createdAt as never)] : [];
+}
+
+/** The rows whose columns equal `match` (by field name; none: every row), in insertion order. */
+export async function tableRows<T extends SQLiteTable>(db: Db, table: T, match: Partial<T["$inferSelect"]> = {}): Promise<T["$inferSelect"][]> {
+  if (!isPg(db)) return db.select().from(table as SQLiteTable).where(matching(table, match)).orderBy(...insertionOrder(table)).all() as T["$inferSelect"][];
+  const t = pgTwin(table);
+  return (await pgOf(db).select().from(t).where(matching(t, match)).orderBy(...insertionOrder(t))) as T["$inferSelect"][];
+}
+
+/** The first row matching `match` (undefined: none). */
+export async function tableRow<T extends SQLiteTable>(db: Db, table: T, match: Partial<T["$inferSelect"]>): Promise<T["$inferSelect"] | undefined> {
+  return (await tableRows(db, table, match))[0];
 }
 
 /** Every row of the table. */
