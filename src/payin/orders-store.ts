@@ -4,7 +4,7 @@
 // (state.ts statusSql); src/db/query-plans.test.ts and the engine plan tests
 // (testing/engine-queries.ts) check the SQL constants below stay seeks. The ordinary reads and
 // writes use drizzle's builder. Transfers are the watcher's (watcher/transfers-store.ts).
-import { and, asc, desc, eq, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, or, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, writing, rowColumns, type Tx, updateById, updateByIdIf } from "../db/client";
 import { payinOrders } from "../db/schema";
 import { statusTerm } from "../db/status-sql";

@@ -2,7 +2,7 @@
 // adjustments, and the trigger-kept balances (docs/architecture.md "Data access").
 // `chains/sandbox/chain.ts` (SandboxChain) calls these; it passes the handle, so its
 // write transactions stay where they are.
-import { and, asc, between, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import { type Db, prepared, rowColumns, type Tx, writing } from "../../db/client";
 import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
 import { fromHiLo } from "../../db/balance-sum";
