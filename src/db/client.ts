@@ -359,7 +359,16 @@ export function afterCommit(tx: Tx, fn: () => void): void {
 
 const preparedCache = new WeakMap<Database, Map<string, unknown>>();
 
-/** A statement built once per connection (hot paths: drizzle builds SQL on every call otherwise). */
+/**
+ * A statement built once per connection (hot paths: drizzle builds SQL on every call otherwise).
+ *
+ * Built once is not always run as built: bun's SQLite (3.54) marks a statement to be prepared
+ * again whenever a parameter it looked at while planning is bound, and it looks at a bare `?` in
+ * LIMIT, and at one in an equality that an ORDER BY, GROUP BY or DISTINCT rests on. Such a
+ * statement is parsed and planned on every run (20-30 µs, more for a big one; measured with
+ * `?` against `+?` on the same rows, scripts in docs/performance.md "Statements prepared on
+ * every run"). Write `+?` there: same value, same affinity (none), same plan, no re-prepare.
+ */
 export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
   let m = preparedCache.get(db.$client);
   if (!m) preparedCache.set(db.$client, (m = new Map()));

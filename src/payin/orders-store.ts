@@ -4,7 +4,7 @@
 // (state.ts statusSql); src/db/query-plans.test.ts and the engine plan tests
 // (testing/engine-queries.ts) check the SQL constants below stay seeks. The ordinary reads and
 // writes use drizzle's builder. Transfers are the watcher's (watcher/transfers-store.ts).
-import { and, asc, desc, eq, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, or, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, writing, rowColumns, type Tx, updateById, updateByIdIf } from "../db/client";
 import { payinOrders } from "../db/schema";
 import { statusTerm } from "../db/status-sql";
@@ -200,16 +200,19 @@ export async function insertOrder(tx: Tx, values: typeof payinOrders.$inferInser
   return tx.insert(payinOrders).values(values).returning().get();
 }
 
+/**
+ * The expiry job's seek (every second): waiting orders due to expire, soonest first, through
+ * payin_status (status, expire_at). Built once per connection (drizzle compiled it every second);
+ * the status is a literal and the limit `+?`: with bare parameters there (the equality the ORDER
+ * BY rests on, LIMIT) bun's SQLite prepared it again on every run (db/client.ts `prepared`).
+ */
+export const DUE_TO_EXPIRE = `SELECT ${rowColumns(payinOrders)} FROM payin_orders INDEXED BY payin_status
+  WHERE status = 'waiting_payment' AND expire_at < ? ORDER BY expire_at LIMIT +?`;
+
 /** Waiting orders whose expireAt is before `now`, soonest first. */
 export async function dueOrders(db: DbOrTx, now: number, limit: number): Promise<PayinOrderRow[]> {
   if (isPg(db)) return await pg.dueOrders(pgOf(db), now, limit);
-  return db
-    .select()
-    .from(payinOrders)
-    .where(and(eq(payinOrders.status, "waiting_payment"), lte(payinOrders.expireAt, now - 1)))
-    .orderBy(asc(payinOrders.expireAt))
-    .limit(limit)
-    .all();
+  return prepared(db, "dueToExpire", (d) => d.$client.prepare<PayinOrderRow, [number, number]>(DUE_TO_EXPIRE)).all(now, limit);
 }
 
 /** A binding's orders, newest first. */

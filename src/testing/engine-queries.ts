@@ -3,7 +3,7 @@
 // growth bench on the large one (with its ANALYZE statistics).
 import type { Db } from "../db/client";
 import type { PlannedQuery, SeekOptions } from "./query-plan";
-import { COVERING_ORDERS, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES, SWEEP_TARGETS } from "../payin/orders-store";
+import { COVERING_ORDERS, DUE_TO_EXPIRE, EXPIRED_BEFORE_WINDOW, FREE_SHARED_ADDRESS, MATCH_CANDIDATES, SWEEP_TARGETS } from "../payin/orders-store";
 import { FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, STUCK_PAYOUTS, STUCK_TOPUPS, SWEEP_FOUND } from "../ops/store";
 import { fundedAddressesQuery, INFLIGHT_OUT, PENDING_IN, RECONCILE_PAGE, RESERVED, STORED_BALANCE } from "../payout/balances-store";
 import { DELIVERED_BEFORE, EXPIRED_LEASES, LEASE_OWNERS } from "../callbacks/store";
@@ -29,6 +29,7 @@ export const ENGINE_QUERIES: CheckedQuery[] = [
   { name: "create: free pool address for an amount", query: () => FREE_SHARED_ADDRESS, uses: ["payin_open_amount", "payin_settling_amount"] },
   { name: "watcher: a transfer's candidate orders", query: () => MATCH_CANDIDATES, uses: ["payin_open_amount", "payin_expired_unpaid"] },
   { name: "watcher: an order expired before the late window", query: () => EXPIRED_BEFORE_WINDOW, uses: ["payin_expired_unpaid"] },
+  { name: "expiry job: waiting orders due to expire (every second)", query: () => DUE_TO_EXPIRE, uses: ["payin_status"] },
   { name: "watcher: open orders covering a block time", query: () => COVERING_ORDERS, uses: ["payin_open_amount", "payin_settling_amount", "payin_status"] },
   { name: "alerts: failed callbacks of the last hour", query: () => FAILED_CALLBACKS, uses: ["callbacks_failed"] },
   { name: "alerts: failed payouts of the last hour", query: () => FAILED_PAYOUTS, uses: ["payout_failed"] },

@@ -4,7 +4,7 @@ import { expect, test } from "bun:test";
 import { PENDING_TRANSFER_BLOCKS, SHOW_TRANSFER_CONFS } from "./transfers-store";
 
 test("the transfer status list generates the pending-blocks statement's text, byte for byte", () => {
-  expect(PENDING_TRANSFER_BLOCKS).toBe("SELECT DISTINCT block_number AS n, block_hash AS h FROM transfers WHERE chain = ? AND status = 'pending' AND block_number >= 0");
+  expect(PENDING_TRANSFER_BLOCKS).toBe("SELECT DISTINCT block_number AS n, block_hash AS h FROM transfers WHERE chain = +? AND status = 'pending' AND block_number >= 0");
 });
 
 test("the transfer status list generates the transfers' displayed-confirmations statement's text, byte for byte", () => {

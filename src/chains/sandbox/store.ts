@@ -2,8 +2,8 @@
 // adjustments, and the trigger-kept balances (docs/architecture.md "Data access").
 // `chains/sandbox/chain.ts` (SandboxChain) calls these; it passes the handle, so its
 // write transactions stay where they are.
-import { and, asc, between, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
-import { type Db, prepared, type Tx, writing } from "../../db/client";
+import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { type Db, prepared, rowColumns, type Tx, writing } from "../../db/client";
 import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
 import { fromHiLo } from "../../db/balance-sum";
 import { isPg, pgOf } from "../../db/engine";
@@ -82,16 +82,24 @@ export async function setFailNextBroadcasts(db: Db, chain: string, failNextBroad
   db.update(sandboxChains).set({ failNextBroadcasts }).where(eq(sandboxChains.chain, chain)).run();
 }
 
-/** Mined, not failed transfers of `tokens` in blocks from..to, with their block's time, in chain order. */
-export async function sandboxTransfersIn(db: Db, chain: string, from: number, to: number, tokens: string[]) {
+/**
+ * Mined, not failed transfers of `tokens` in blocks from..to, with their block's time, in chain order.
+ * Built once per connection (per token count): every sandbox scan runs it, and drizzle compiled it on
+ * every call. `chain = +?` and the literal `failed = 0`: a bare parameter in an equality the ORDER BY
+ * rests on makes bun's SQLite prepare the statement again on every run (db/client.ts `prepared`).
+ */
+export async function sandboxTransfersIn(db: Db, chain: string, from: number, to: number, tokens: string[]): Promise<Array<{ t: typeof sandboxTransfers.$inferSelect; time: number }>> {
   if (isPg(db)) return await pg.sandboxTransfersIn(pgOf(db), chain, from, to, tokens);
-  return db
-    .select({ t: sandboxTransfers, time: sandboxBlocks.time })
-    .from(sandboxTransfers)
-    .innerJoin(sandboxBlocks, and(eq(sandboxBlocks.chain, sandboxTransfers.chain), eq(sandboxBlocks.number, sandboxTransfers.blockNumber)))
-    .where(and(eq(sandboxTransfers.chain, chain), between(sandboxTransfers.blockNumber, from, to), inArray(sandboxTransfers.token, tokens), eq(sandboxTransfers.failed, 0)))
-    .orderBy(asc(sandboxTransfers.blockNumber), asc(sandboxTransfers.id))
-    .all();
+  if (!tokens.length) return [];
+  const q = prepared(db, `sandboxTransfersIn:${tokens.length}`, (d) =>
+    d.$client.prepare<typeof sandboxTransfers.$inferSelect & { __time: number }, Array<string | number>>(
+      `SELECT ${rowColumns(sandboxTransfers, "t")}, b.time AS "__time"
+       FROM sandbox_transfers t JOIN sandbox_blocks b ON b.chain = t.chain AND b.number = t.block_number
+       WHERE t.chain = +? AND t.block_number BETWEEN ? AND ? AND t.token IN (${tokens.map(() => "?").join(", ")}) AND t.failed = 0
+       ORDER BY t.block_number, t.id`,
+    ),
+  );
+  return q.all(chain, from, to, ...tokens).map(({ __time, ...t }) => ({ t, time: __time }));
 }
 
 /** A block's time, if it was mined. */
