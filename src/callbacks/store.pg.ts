@@ -6,7 +6,7 @@ import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { firstRow, type PgQ, pgOf, pgState } from "../db/engine";
 import { callbackAttempts, callbacks, detectionTimes, merchants } from "../db/schema-pg";
-import { CALLBACK_LEASES, leaseClaimer } from "../cluster/leases";
+import { CALLBACK_LEASES } from "../cluster/leases";
 import { ownerGone } from "../lib/process-id";
 import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStore, DueRow, NewCallbackRow } from "./store";
 
@@ -21,10 +21,33 @@ const CLAIM_TABLE = {
     COALESCE(url, (SELECT m.default_callback_url FROM merchants m WHERE m.id = callbacks.merchant_id)) AS target`,
 };
 
+/**
+ * The claim as two seeks (issue 38; migrations/pg/0490): the pending rows due now in due order
+ * (callbacks_pending_due, walked from its start until `limit` rows pass the order rule), and the
+ * 'delivering' rows whose lease ended (callbacks_lease_end: a dead gateway's claims), those first;
+ * both `FOR UPDATE SKIP LOCKED`, so gateways claiming at once never wait for each other nor take
+ * one row. leaseClaimer's single statement ORs the two conditions, which PostgreSQL answers with a
+ * bitmap scan of every due row and a sort per claim (a backlog made every claim cost the backlog).
+ * $1 now, $2 owner, $3 lease ms, $4 limit. Conditions and order are CALLBACK_LEASES's.
+ */
+export const CLAIM_SQL = `
+  WITH due AS (
+    SELECT t.id FROM callbacks t
+    WHERE t.state = 'pending' AND (${CALLBACK_LEASES.due})
+    ORDER BY ${CALLBACK_LEASES.order} LIMIT $4::int FOR UPDATE SKIP LOCKED),
+  ended AS (
+    SELECT t.id FROM callbacks t
+    WHERE t.state = 'delivering' AND t.lease_until <= $1::bigint
+    ORDER BY t.lease_until LIMIT $4::int FOR UPDATE SKIP LOCKED),
+  picked AS (SELECT id FROM ended UNION ALL SELECT id FROM due LIMIT $4::int)
+  UPDATE callbacks SET lease_owner = $2::text, lease_until = $1::bigint + $3::bigint, ${CALLBACK_LEASES.onClaim}
+  WHERE id IN (SELECT id FROM picked)
+  RETURNING ${CLAIM_TABLE.returning}`;
+
 /** The delivery worker's statements on PostgreSQL (callbacks/store.ts callbackWorkerStore's twin). */
 export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore {
   const q = () => pgOf(db);
-  const claimer = leaseClaimer<DueRow>(pgState(db).pool, CLAIM_TABLE, owner);
+  const pool = pgState(db).pool;
   const mine = (id: string) => and(eq(callbacks.id, id), eq(callbacks.state, "delivering"), eq(callbacks.leaseOwner, owner));
   const releaseOf = async (o: string | null): Promise<number> =>
     (
@@ -36,7 +59,7 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
     ).length;
   return {
     claimLeased: async (limit: number, leaseMs: number, now: number) =>
-      (await claimer.claim(limit, leaseMs, now)).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) })),
+      ((await pool.unsafe(CLAIM_SQL, [now, owner, leaseMs, limit])) as DueRow[]).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) })),
     releaseAllLeases: async () => await releaseOf(owner),
     releaseCutOff: async (gone: (owner: string | null) => boolean = ownerGone) => {
       const owners = (await q().selectDistinct({ o: callbacks.leaseOwner }).from(callbacks).where(eq(callbacks.state, "delivering"))).map((r) => r.o);

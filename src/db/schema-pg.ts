@@ -485,8 +485,6 @@ export const callbacks = pgTable(
   },
   (t) => [
     index("callbacks_order").on(t.orderNo),
-    // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
-    index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
     index("callbacks_test").on(t.merchantId, t.createdAt).where(sql`kind = 'test'`),
     // Partial on states reached after create: the alerts job's last-hour count, and retention.
     index("callbacks_failed").on(t.updatedAt).where(sql`state = 'failed'`),
@@ -494,6 +492,10 @@ export const callbacks = pgTable(
     // The callbacks page (migrations/0230): seeks in rowid order per state, and per merchant and state.
     index("callbacks_list_state").on(t.state),
     index("callbacks_list_merchant").on(t.merchantId, t.state),
+    // PostgreSQL's leased claim (migrations/pg/0490, callbacks/store.pg.ts): due pending rows in order, ended leases
+    // (SQLite's callbacks_due, its per-merchant planner's index, is not kept here).
+    index("callbacks_pending_due").on(t.nextAttemptAt, t.createdAt, t.id).where(sql`state = 'pending'`),
+    index("callbacks_lease_end").on(t.leaseUntil).where(sql`state = 'delivering'`),
   ],
 );
 
