@@ -15,6 +15,12 @@
 // a lookup notes it before its reads and stores what it read only if it has not
 // moved (otherwise it answers with the row uncached), so a row read before a
 // change is never kept after the clear made for that change (one integer compare).
+// PostgreSQL with several gateways (DESIGN 22 "Shared state", issue 38): once the gateway's
+// cluster bus is handed to followClusterBus, a change to merchants or api_keys (any writer: the
+// triggers of migrations/pg/0491 notify in the change's transaction, delivered at COMMIT) drops
+// the entries, and so does a reconnect of the bus (notifications sent meanwhile are lost). The
+// per-use version read then goes: inside a transaction it is not made, outside one it is made
+// at most every FOLLOWED_RECHECK_MS, a bound on staleness should a notification be lost.
 import { inTransaction, ownCommits, type Db } from "../db/client";
 import { versionReader } from "../db/cache-version";
 import { connectionKey } from "../db/engine";
@@ -35,6 +41,14 @@ export interface KeyEntry {
 const MAX_ENTRIES = 10_000;
 /** Outside a transaction, the version read is reused this long (ms) while this process commits nothing. */
 export const RECHECK_MS = 1;
+/** With a cluster bus followed (PostgreSQL): the version is read at most this often (ms), outside transactions only. */
+export const FOLLOWED_RECHECK_MS = 1000;
+
+/** What the cache needs of cluster/notify.ts's ClusterBus. */
+export interface InvalidationBus {
+  onInvalidate(topic: "api_keys" | "merchant_settings", fn: (key: string | undefined, fromSelf: boolean) => void): () => void;
+  onReconnected(fn: () => void): () => void;
+}
 
 export class KeyCache {
   private entries = new Map<string, KeyEntry>();
@@ -53,9 +67,48 @@ export class KeyCache {
 
   private checkedAt = -Infinity;
   private checkedCommits = -1;
+  /** FOLLOWED_RECHECK_MS; a test sets Infinity to prove the notifications alone invalidate. */
+  followedRecheckMs = FOLLOWED_RECHECK_MS;
+  /** Unsubscribes from the bus this cache follows (null: not following, the version is read per use). */
+  private unfollow: (() => void) | null = null;
+
+  /** Drops every entry; a lookup reading meanwhile does not store what it read. */
+  clear(): void {
+    this.entries.clear();
+    this.currentKeys.clear();
+    this.merchants.clear();
+    this.generation++;
+  }
+
+  /** Invalidated by the bus from now on (see the header); replaces a bus followed before. */
+  follow(bus: InvalidationBus): void {
+    this.unfollow?.();
+    const drop = () => this.clear();
+    const offs = [bus.onInvalidate("api_keys", drop), bus.onInvalidate("merchant_settings", drop), bus.onReconnected(drop)];
+    this.unfollow = () => offs.forEach((off) => off());
+    // Whatever changed before the subscription was not announced to it.
+    this.clear();
+    this.checkedAt = -Infinity;
+  }
+
+  /** Back to a version read per use. */
+  stopFollowing(): void {
+    this.unfollow?.();
+    this.unfollow = null;
+    this.checkedAt = -Infinity;
+  }
+
+  get following(): boolean {
+    return this.unfollow !== null;
+  }
 
   private async fresh(): Promise<void> {
     const now = performance.now();
+    if (this.unfollow) {
+      if (inTransaction(this.db) || now - this.checkedAt < this.followedRecheckMs) return;
+      this.checkedAt = now;
+      return await this.readVersion();
+    }
     const commits = ownCommits(this.db);
     const inTx = inTransaction(this.db);
     if (!inTx && now - this.checkedAt < RECHECK_MS && commits === this.checkedCommits) return;
@@ -63,13 +116,14 @@ export class KeyCache {
     // back: it is never reused outside.
     this.checkedAt = inTx ? -Infinity : now;
     this.checkedCommits = commits;
+    await this.readVersion();
+  }
+
+  private async readVersion(): Promise<void> {
     const v = await this.version();
     if (v !== this.seen) {
-      this.entries.clear();
-      this.currentKeys.clear();
-      this.merchants.clear();
+      this.clear();
       this.seen = v;
-      this.generation++;
     }
   }
 
@@ -119,11 +173,33 @@ export class KeyCache {
 
 const byClient = new WeakMap<object, KeyCache>();
 
+const busOf = new WeakMap<object, InvalidationBus>();
+
 /** The key cache of this connection. */
 export function keyCache(db: Db, cipher: Cipher): KeyCache {
   let c = byClient.get(connectionKey(db));
-  if (!c) byClient.set(connectionKey(db), (c = new KeyCache(db, cipher)));
+  if (!c) {
+    byClient.set(connectionKey(db), (c = new KeyCache(db, cipher)));
+    const bus = busOf.get(connectionKey(db));
+    if (bus) c.follow(bus);
+  }
   return c;
+}
+
+/**
+ * The gateway's cluster bus (PostgreSQL, cluster/notify.ts ClusterBus, started) invalidates this
+ * database handle's key cache from now on, the one made later included; the returned function
+ * goes back to a version read per use (the bus stopping).
+ */
+export function followClusterBus(db: Db, bus: InvalidationBus): () => void {
+  const k = connectionKey(db);
+  busOf.set(k, bus);
+  byClient.get(k)?.follow(bus);
+  return () => {
+    if (busOf.get(k) === bus) busOf.delete(k);
+    const c = byClient.get(k);
+    if (c && busOf.get(k) === undefined) c.stopFollowing();
+  };
 }
 
 /** The key cache of this connection if a request built one (callers without a cipher). */
