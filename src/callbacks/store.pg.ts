@@ -90,6 +90,23 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       }
       return r.createdAt;
     },
+    // One round trip for an attempt's outcome (issue 38): the attempt row, this owner's row moved
+    // on, and for a delivered completed pay-in its detection time, as recordAttempt + settle +
+    // delivered do in one transaction (every CTE sees the same snapshot: the row as claimed).
+    recordOutcome: async (id: string, r: AttemptRecord, url: string | null, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) => {
+      const rows = (await q().execute(sql`WITH attempt AS (
+          INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
+          VALUES (${id}, (SELECT count(*) FROM callback_attempts WHERE callback_id = ${id}) + 1, ${r.startedAt}, ${r.durationMs}, ${r.httpStatus}, ${r.responseBody}, ${r.error}, ${url})),
+        settled AS (
+          UPDATE callbacks SET state = ${o.state}, attempts = ${o.attempts}, next_attempt_at = ${o.nextAt}, lease_until = NULL, lease_owner = NULL, last_error = ${o.lastError}, updated_at = ${now}
+          WHERE id = ${id} AND state = 'delivering' AND lease_owner = ${owner}),
+        cb AS (SELECT created_at, kind, order_no, order_status FROM callbacks WHERE id = ${id} AND ${o.state === "delivered"}::boolean),
+        seen AS (
+          UPDATE detection_times SET callback_at = ${now}
+          WHERE order_no = (SELECT order_no FROM cb WHERE kind = 'payin' AND order_status = 'completed') AND completed_at IS NOT NULL AND callback_at IS NULL)
+        SELECT created_at AS "createdAt" FROM cb`)) as unknown as { createdAt: number | string }[];
+      return rows[0] ? Number(rows[0].createdAt) : null;
+    },
     settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
       void (await q()
         .update(callbacks)
