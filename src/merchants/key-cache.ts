@@ -15,12 +15,12 @@
 // a lookup notes it before its reads and stores what it read only if it has not
 // moved (otherwise it answers with the row uncached), so a row read before a
 // change is never kept after the clear made for that change (one integer compare).
-// PostgreSQL with several gateways (DESIGN 22 "Shared state", issue 38): once the gateway's
-// cluster bus is handed to followClusterBus, a change to merchants or api_keys (any writer: the
-// triggers of migrations/pg/0491 notify in the change's transaction, delivered at COMMIT) drops
-// the entries, and so does a reconnect of the bus (notifications sent meanwhile are lost). The
-// per-use version read then goes: inside a transaction it is not made, outside one it is made
-// at most every FOLLOWED_RECHECK_MS, a bound on staleness should a notification be lost.
+// PostgreSQL with several gateways (DESIGN 22 "Shared state", issue 38): once serve hands the
+// cache to its cluster bus (followBus(), and invalidate() on every api_keys / merchant_settings
+// invalidation and on a reconnect of the bus; the database notifies every change to merchants or
+// api_keys in the change's transaction, delivered at COMMIT), the per-use version read goes:
+// inside a transaction it is not made, outside one it is made at most every FOLLOWED_RECHECK_MS
+// (whatever this process commits), a bound on staleness should a notification be lost.
 import { inTransaction, ownCommits, type Db } from "../db/client";
 import { versionReader } from "../db/cache-version";
 import { connectionKey } from "../db/engine";
@@ -44,12 +44,6 @@ export const RECHECK_MS = 1;
 /** With a cluster bus followed (PostgreSQL): the version is read at most this often (ms), outside transactions only. */
 export const FOLLOWED_RECHECK_MS = 1000;
 
-/** What the cache needs of cluster/notify.ts's ClusterBus. */
-export interface InvalidationBus {
-  onInvalidate(topic: "api_keys" | "merchant_settings", fn: (key: string | undefined, fromSelf: boolean) => void): () => void;
-  onReconnected(fn: () => void): () => void;
-}
-
 export class KeyCache {
   private entries = new Map<string, KeyEntry>();
   private currentKeys = new Map<number, string | undefined>();
@@ -69,8 +63,7 @@ export class KeyCache {
   private checkedCommits = -1;
   /** FOLLOWED_RECHECK_MS; a test sets Infinity to prove the notifications alone invalidate. */
   followedRecheckMs = FOLLOWED_RECHECK_MS;
-  /** Unsubscribes from the bus this cache follows (null: not following, the version is read per use). */
-  private unfollow: (() => void) | null = null;
+  private followed = false;
 
   /** Drops every entry; a lookup reading meanwhile does not store what it read. */
   clear(): void {
@@ -80,31 +73,35 @@ export class KeyCache {
     this.generation++;
   }
 
-  /** Invalidated by the bus from now on (see the header); replaces a bus followed before. */
-  follow(bus: InvalidationBus): void {
-    this.unfollow?.();
-    const drop = () => this.clear();
-    const offs = [bus.onInvalidate("api_keys", drop), bus.onInvalidate("merchant_settings", drop), bus.onReconnected(drop)];
-    this.unfollow = () => offs.forEach((off) => off());
+  /** Invalidated by the cluster bus from now on (invalidate() on its messages): no version read per use. */
+  followBus(): void {
+    this.followed = true;
     // Whatever changed before the subscription was not announced to it.
+    this.invalidate();
+  }
+
+  /** A merchant or an API key changed somewhere (the bus said so, or it reconnected): every entry goes. */
+  invalidate(): void {
     this.clear();
     this.checkedAt = -Infinity;
   }
 
-  /** Back to a version read per use. */
-  stopFollowing(): void {
-    this.unfollow?.();
-    this.unfollow = null;
-    this.checkedAt = -Infinity;
+  get following(): boolean {
+    return this.followed;
   }
 
-  get following(): boolean {
-    return this.unfollow !== null;
+  /**
+   * What a lookup read may be kept: not after a clear since its reads began, and, following the
+   * bus, not when read inside a transaction (it may see that transaction's own change, whose
+   * notification a rollback never sends; the version read that catches it on SQLite is not made).
+   */
+  private storable(gen: number): boolean {
+    return gen === this.generation && !(this.followed && inTransaction(this.db));
   }
 
   private async fresh(): Promise<void> {
     const now = performance.now();
-    if (this.unfollow) {
+    if (this.followed) {
       if (inTransaction(this.db) || now - this.checkedAt < this.followedRecheckMs) return;
       this.checkedAt = now;
       return await this.readVersion();
@@ -138,7 +135,7 @@ export class KeyCache {
     const merchant = await this.merchant(key.merchantId);
     if (!merchant) return undefined;
     const entry: KeyEntry = { key, merchant, secret: this.cipher.decrypt(key.secretEnc), currentKeyId: await this.currentKeyId(key.merchantId) };
-    if (gen !== this.generation) return entry;
+    if (!this.storable(gen)) return entry;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(apiKey, entry);
     return entry;
@@ -152,7 +149,7 @@ export class KeyCache {
     const gen = this.generation;
     m = await this.lookups.merchantById(id);
     if (!m) return undefined;
-    if (gen !== this.generation) return m;
+    if (!this.storable(gen)) return m;
     if (this.merchants.size >= MAX_ENTRIES) this.merchants.clear();
     this.merchants.set(id, m);
     return m;
@@ -164,7 +161,7 @@ export class KeyCache {
     if (this.currentKeys.has(merchantId)) return this.currentKeys.get(merchantId);
     const gen = this.generation;
     const id = await this.lookups.currentKeyId(merchantId);
-    if (gen !== this.generation) return id;
+    if (!this.storable(gen)) return id;
     if (this.currentKeys.size >= MAX_ENTRIES) this.currentKeys.clear();
     this.currentKeys.set(merchantId, id);
     return id;
@@ -173,33 +170,11 @@ export class KeyCache {
 
 const byClient = new WeakMap<object, KeyCache>();
 
-const busOf = new WeakMap<object, InvalidationBus>();
-
 /** The key cache of this connection. */
 export function keyCache(db: Db, cipher: Cipher): KeyCache {
   let c = byClient.get(connectionKey(db));
-  if (!c) {
-    byClient.set(connectionKey(db), (c = new KeyCache(db, cipher)));
-    const bus = busOf.get(connectionKey(db));
-    if (bus) c.follow(bus);
-  }
+  if (!c) byClient.set(connectionKey(db), (c = new KeyCache(db, cipher)));
   return c;
-}
-
-/**
- * The gateway's cluster bus (PostgreSQL, cluster/notify.ts ClusterBus, started) invalidates this
- * database handle's key cache from now on, the one made later included; the returned function
- * goes back to a version read per use (the bus stopping).
- */
-export function followClusterBus(db: Db, bus: InvalidationBus): () => void {
-  const k = connectionKey(db);
-  busOf.set(k, bus);
-  byClient.get(k)?.follow(bus);
-  return () => {
-    if (busOf.get(k) === bus) busOf.delete(k);
-    const c = byClient.get(k);
-    if (c && busOf.get(k) === undefined) c.stopFollowing();
-  };
 }
 
 /** The key cache of this connection if a request built one (callers without a cipher). */
