@@ -18,7 +18,7 @@
 // BENCH_REQUESTS, BENCH_CLIENTS, BENCH_COMPLETIONS scale it; BENCH_ONLY=create,callbacks,fairness,rpc,watcher,growth,energy,pg
 // (or the section names as arguments: `make bench ARGS=growth`) picks sections;
 // BENCH_SLICES (4) interleaves section 1's gateway and floors in slices (1: one after another).
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
 import { BUN, ROOT, runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "../src/testing/process";
@@ -696,6 +696,9 @@ async function benchWatcherTick() {
 // The cluster is a throwaway one of this process (src/testing/postgres.ts) with PostgreSQL's
 // durable defaults (fsync, synchronous_commit on), as SQLite runs at FULL. Not in the default
 // set: it starts a PostgreSQL cluster and three gateways (`make bench ARGS=pg`).
+/** Each PostgreSQL gateway's pool (BENCH_PG_POOL; the default is [database] pool_size's). */
+const PG_POOL = Number(process.env.BENCH_PG_POOL ?? 10);
+
 async function benchPg() {
   const { startCluster, stopWhenGone, createTestDatabase, PG_URL_ENV } = await import("../src/testing/postgres");
   const cluster = await startCluster({ durable: true });
@@ -709,10 +712,21 @@ async function benchPg() {
   const lite = await tempSetup(toml);
   const pg1 = await tempSetup(toml, { init: false });
   const pg2 = await tempSetup(toml, { init: false });
+  // [database] pool_size, in the section tempSetup wrote.
+  for (const s of [pg1, pg2]) writeFileSync(s.configPath, readText(s.configPath).replace("[database]\n", `[database]\npool_size = ${PG_POOL}\n`));
   for (const s of [pg1, pg2]) s.env.STABLEGATE_DATABASE_URL = db.url; // same master key (tempSetup's)
   const gws: GatewayProcess[] = [];
   try {
     const loadAvg = [readText("/proc/loadavg").split(" ").slice(0, 3).join(" ")];
+    // What the server runs with, printed with the figures (the durable comparison: fsync and synchronous_commit on).
+    const { SQL } = await import("bun");
+    const probe = new SQL({ url: cluster.url, max: 1 });
+    const settings = ((await probe.unsafe(
+      `SELECT name, setting, unit FROM pg_settings WHERE name IN ('server_version', 'fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'shared_buffers', 'max_connections', 'commit_delay', 'jit') ORDER BY name`,
+    )) as { name: string; setting: string; unit: string | null }[])
+      .map((r) => `${r.name}=${r.unit === "8kB" ? `${(Number(r.setting) * 8) / 1024}MB` : r.setting}`)
+      .join(", ");
+    await probe.close();
     const init = runCli(["init", "--config", pg1.configPath], pg1.env);
     if (init.code !== 0) throw new Error(`init on PostgreSQL: ${init.stderr}`);
     const m = { lite: merchant(lite, "bench"), pg: merchant(pg1, "bench") };
@@ -743,6 +757,7 @@ async function benchPg() {
     loadAvg.push(readText("/proc/loadavg").split(" ").slice(0, 3).join(" "));
     const label = { a: "(a) SQLite, 1 gateway", b: "(b) PostgreSQL, 1 gateway", c: "(c) PostgreSQL, 2 gateways" } as const;
     console.log(`pg. signed requests on PostgreSQL (issue 38), ${REQUESTS} each, ${CLIENTS} concurrent clients (split in two for (c)), 127.0.0.1, ${SLICES} interleaved slices; PostgreSQL ${cluster.url.replace(/^.*:(\d+)\/.*$/, "port $1")} with fsync and synchronous_commit on`);
+    console.log(`  PostgreSQL server: ${settings}; each gateway's pool ${PG_POOL} connections ([database] pool_size); the server, the gateways and this load generator share the machine's ${navigator.hardwareConcurrency} cores`);
     for (const [what, res] of [["create", created], ["signed GET", read]] as const) {
       for (const k of ["a", "b", "c"] as const) {
         const r = res.get(k)!;

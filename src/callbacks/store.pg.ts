@@ -6,7 +6,7 @@ import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { firstRow, type PgQ, pgOf, pgState } from "../db/engine";
 import { callbackAttempts, callbacks, detectionTimes, merchants } from "../db/schema-pg";
-import { CALLBACK_LEASES, leaseClaimer } from "../cluster/leases";
+import { CALLBACK_LEASES } from "../cluster/leases";
 import { ownerGone } from "../lib/process-id";
 import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStore, DueRow, NewCallbackRow } from "./store";
 
@@ -21,10 +21,33 @@ const CLAIM_TABLE = {
     COALESCE(url, (SELECT m.default_callback_url FROM merchants m WHERE m.id = callbacks.merchant_id)) AS target`,
 };
 
+/**
+ * The claim as two seeks (issue 38; migrations/pg/0490): the pending rows due now in due order
+ * (callbacks_pending_due, walked from its start until `limit` rows pass the order rule), and the
+ * 'delivering' rows whose lease ended (callbacks_lease_end: a dead gateway's claims), those first;
+ * both `FOR UPDATE SKIP LOCKED`, so gateways claiming at once never wait for each other nor take
+ * one row. leaseClaimer's single statement ORs the two conditions, which PostgreSQL answers with a
+ * bitmap scan of every due row and a sort per claim (a backlog made every claim cost the backlog).
+ * $1 now, $2 owner, $3 lease ms, $4 limit. Conditions and order are CALLBACK_LEASES's.
+ */
+export const CLAIM_SQL = `
+  WITH due AS (
+    SELECT t.id FROM callbacks t
+    WHERE t.state = 'pending' AND (${CALLBACK_LEASES.due})
+    ORDER BY ${CALLBACK_LEASES.order} LIMIT $4::int FOR UPDATE SKIP LOCKED),
+  ended AS (
+    SELECT t.id FROM callbacks t
+    WHERE t.state = 'delivering' AND t.lease_until <= $1::bigint
+    ORDER BY t.lease_until LIMIT $4::int FOR UPDATE SKIP LOCKED),
+  picked AS (SELECT id FROM ended UNION ALL SELECT id FROM due LIMIT $4::int)
+  UPDATE callbacks SET lease_owner = $2::text, lease_until = $1::bigint + $3::bigint, ${CALLBACK_LEASES.onClaim}
+  WHERE id IN (SELECT id FROM picked)
+  RETURNING ${CLAIM_TABLE.returning}`;
+
 /** The delivery worker's statements on PostgreSQL (callbacks/store.ts callbackWorkerStore's twin). */
 export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore {
   const q = () => pgOf(db);
-  const claimer = leaseClaimer<DueRow>(pgState(db).pool, CLAIM_TABLE, owner);
+  const pool = pgState(db).pool;
   const mine = (id: string) => and(eq(callbacks.id, id), eq(callbacks.state, "delivering"), eq(callbacks.leaseOwner, owner));
   const releaseOf = async (o: string | null): Promise<number> =>
     (
@@ -36,7 +59,7 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
     ).length;
   return {
     claimLeased: async (limit: number, leaseMs: number, now: number) =>
-      (await claimer.claim(limit, leaseMs, now)).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) })),
+      ((await pool.unsafe(CLAIM_SQL, [now, owner, leaseMs, limit])) as DueRow[]).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) })),
     releaseAllLeases: async () => await releaseOf(owner),
     releaseCutOff: async (gone: (owner: string | null) => boolean = ownerGone) => {
       const owners = (await q().selectDistinct({ o: callbacks.leaseOwner }).from(callbacks).where(eq(callbacks.state, "delivering"))).map((r) => r.o);
@@ -66,6 +89,23 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
           .where(and(eq(detectionTimes.orderNo, r.orderNo), sql`${detectionTimes.completedAt} IS NOT NULL`, sql`${detectionTimes.callbackAt} IS NULL`));
       }
       return r.createdAt;
+    },
+    // One round trip for an attempt's outcome (issue 38): the attempt row, this owner's row moved
+    // on, and for a delivered completed pay-in its detection time, as recordAttempt + settle +
+    // delivered do in one transaction (every CTE sees the same snapshot: the row as claimed).
+    recordOutcome: async (id: string, r: AttemptRecord, url: string | null, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) => {
+      const rows = (await q().execute(sql`WITH attempt AS (
+          INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
+          VALUES (${id}, (SELECT count(*) FROM callback_attempts WHERE callback_id = ${id}) + 1, ${r.startedAt}, ${r.durationMs}, ${r.httpStatus}, ${r.responseBody}, ${r.error}, ${url})),
+        settled AS (
+          UPDATE callbacks SET state = ${o.state}, attempts = ${o.attempts}, next_attempt_at = ${o.nextAt}, lease_until = NULL, lease_owner = NULL, last_error = ${o.lastError}, updated_at = ${now}
+          WHERE id = ${id} AND state = 'delivering' AND lease_owner = ${owner}),
+        cb AS (SELECT created_at, kind, order_no, order_status FROM callbacks WHERE id = ${id} AND ${o.state === "delivered"}::boolean),
+        seen AS (
+          UPDATE detection_times SET callback_at = ${now}
+          WHERE order_no = (SELECT order_no FROM cb WHERE kind = 'payin' AND order_status = 'completed') AND completed_at IS NOT NULL AND callback_at IS NULL)
+        SELECT created_at AS "createdAt" FROM cb`)) as unknown as { createdAt: number | string }[];
+      return rows[0] ? Number(rows[0].createdAt) : null;
     },
     settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
       void (await q()

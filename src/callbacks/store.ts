@@ -70,6 +70,8 @@ export interface CallbackWorkerStore {
   recordAttempt(id: string, r: AttemptRecord, url: string | null): Promise<void>;
   delivered(id: string, now: number): Promise<number | null>;
   settle(id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number): Promise<void>;
+  /** PostgreSQL: recordAttempt, settle and (when ok) delivered in one statement, one round trip (absent on SQLite, whose group commit batches them). */
+  recordOutcome?(id: string, r: AttemptRecord, url: string | null, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number): Promise<number | null>;
 }
 
 export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore {

@@ -431,13 +431,16 @@ export class CallbackWorker {
     let changedAt: number | null = null;
     for (;;) {
       try {
-        await groupCommit(this.o.db).run({
-          work: async () => {
-            await st.recordAttempt(row.id, r, row.target);
-            await st.settle(row.id, { state, attempts, nextAt, lastError: r.ok ? null : r.error }, now);
-            if (r.ok) changedAt = await st.delivered(row.id, now);
-          },
-        });
+        const outcome = { state, attempts, nextAt, lastError: r.ok ? null : r.error };
+        if (st.recordOutcome) changedAt = await st.recordOutcome(row.id, r, row.target, outcome, now);
+        else
+          await groupCommit(this.o.db).run({
+            work: async () => {
+              await st.recordAttempt(row.id, r, row.target);
+              await st.settle(row.id, outcome, now);
+              if (r.ok) changedAt = await st.delivered(row.id, now);
+            },
+          });
         this.dbOk();
         break;
       } catch (e) {

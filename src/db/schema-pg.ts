@@ -489,8 +489,6 @@ export const callbacks = pgTable(
     index("callbacks_order").on(t.orderNo),
     // The claim's "an earlier unfinished event of the order" probe (migrations/pg/0431).
     index("callbacks_order_seq").on(t.orderNo, t.seq),
-    // The worker's claim: merchants with pending rows (a loose index scan), then each one's due rows in order.
-    index("callbacks_due").on(t.state, t.merchantId, t.nextAttemptAt),
     index("callbacks_test").on(t.merchantId, t.createdAt).where(sql`kind = 'test'`),
     // Partial on states reached after create: the alerts job's last-hour count, and retention.
     index("callbacks_failed").on(t.updatedAt).where(sql`state = 'failed'`),
@@ -500,6 +498,10 @@ export const callbacks = pgTable(
     index("callbacks_list_state").on(t.state, t.createdAt, t.id),
     index("callbacks_list_merchant").on(t.merchantId, t.state, t.createdAt, t.id),
     index("callbacks_list_time").on(t.createdAt, t.id),
+    // PostgreSQL's leased claim (migrations/pg/0490, callbacks/store.pg.ts): due pending rows in claim order, ended leases
+    // (SQLite's callbacks_due, its per-merchant planner's index, is not kept here).
+    index("callbacks_pending_due").on(t.nextAttemptAt, t.seq).where(sql`state = 'pending'`),
+    index("callbacks_lease_end").on(t.leaseUntil).where(sql`state = 'delivering'`),
   ],
 );
 

@@ -15,6 +15,12 @@
 // a lookup notes it before its reads and stores what it read only if it has not
 // moved (otherwise it answers with the row uncached), so a row read before a
 // change is never kept after the clear made for that change (one integer compare).
+// PostgreSQL with several gateways (DESIGN 22 "Shared state", issue 38): once serve hands the
+// cache to its cluster bus (followBus(), and invalidate() on every api_keys / merchant_settings
+// invalidation and on a reconnect of the bus; the database notifies every change to merchants or
+// api_keys in the change's transaction, delivered at COMMIT), the per-use version read goes:
+// inside a transaction it is not made, outside one it is made at most every FOLLOWED_RECHECK_MS
+// (whatever this process commits), a bound on staleness should a notification be lost.
 import { inTransaction, ownCommits, type Db } from "../db/client";
 import { versionReader } from "../db/cache-version";
 import { connectionKey } from "../db/engine";
@@ -35,14 +41,8 @@ export interface KeyEntry {
 const MAX_ENTRIES = 10_000;
 /** Outside a transaction, the version read is reused this long (ms) while this process commits nothing. */
 export const RECHECK_MS = 1;
-/**
- * PostgreSQL with the cluster bus (DESIGN 22 "Shared state"): the database notifies every gateway
- * of a change to merchants or api_keys at its commit (migration 0470), which makes the next use
- * read the version; otherwise the read is reused this long (ms), which also bounds what a
- * notification lost while the listening connection was down can hide (the bus drops the caches
- * when it is back).
- */
-export const BUS_RECHECK_MS = 1000;
+/** With a cluster bus followed (PostgreSQL): the version is read at most this often (ms), outside transactions only. */
+export const FOLLOWED_RECHECK_MS = 1000;
 
 export class KeyCache {
   private entries = new Map<string, KeyEntry>();
@@ -61,34 +61,66 @@ export class KeyCache {
 
   private checkedAt = -Infinity;
   private checkedCommits = -1;
-  private recheckMs = RECHECK_MS;
+  /** FOLLOWED_RECHECK_MS; a test sets Infinity to prove the notifications alone invalidate. */
+  followedRecheckMs = FOLLOWED_RECHECK_MS;
+  private followed = false;
 
-  /** The cluster bus delivers this database's invalidations: read the version at most every BUS_RECHECK_MS, and at once after invalidate(). */
-  followBus(): void {
-    this.recheckMs = BUS_RECHECK_MS;
+  /** Drops every entry; a lookup reading meanwhile does not store what it read. */
+  clear(): void {
+    this.entries.clear();
+    this.currentKeys.clear();
+    this.merchants.clear();
+    this.generation++;
   }
 
-  /** Another gateway (or the CLI) changed a merchant or a key: the next use reads the version. */
+  /** Invalidated by the cluster bus from now on (invalidate() on its messages): no version read per use. */
+  followBus(): void {
+    this.followed = true;
+    // Whatever changed before the subscription was not announced to it.
+    this.invalidate();
+  }
+
+  /** A merchant or an API key changed somewhere (the bus said so, or it reconnected): every entry goes. */
   invalidate(): void {
+    this.clear();
     this.checkedAt = -Infinity;
+  }
+
+  get following(): boolean {
+    return this.followed;
+  }
+
+  /**
+   * What a lookup read may be kept: not after a clear since its reads began, and, following the
+   * bus, not when read inside a transaction (it may see that transaction's own change, whose
+   * notification a rollback never sends; the version read that catches it on SQLite is not made).
+   */
+  private storable(gen: number): boolean {
+    return gen === this.generation && !(this.followed && inTransaction(this.db));
   }
 
   private async fresh(): Promise<void> {
     const now = performance.now();
+    if (this.followed) {
+      if (inTransaction(this.db) || now - this.checkedAt < this.followedRecheckMs) return;
+      this.checkedAt = now;
+      return await this.readVersion();
+    }
     const commits = ownCommits(this.db);
     const inTx = inTransaction(this.db);
-    if (!inTx && now - this.checkedAt < this.recheckMs && commits === this.checkedCommits) return;
+    if (!inTx && now - this.checkedAt < RECHECK_MS && commits === this.checkedCommits) return;
     // A read inside a transaction may see that transaction's own change, which can still roll
     // back: it is never reused outside.
     this.checkedAt = inTx ? -Infinity : now;
     this.checkedCommits = commits;
+    await this.readVersion();
+  }
+
+  private async readVersion(): Promise<void> {
     const v = await this.version();
     if (v !== this.seen) {
-      this.entries.clear();
-      this.currentKeys.clear();
-      this.merchants.clear();
+      this.clear();
       this.seen = v;
-      this.generation++;
     }
   }
 
@@ -103,7 +135,7 @@ export class KeyCache {
     const merchant = await this.merchant(key.merchantId);
     if (!merchant) return undefined;
     const entry: KeyEntry = { key, merchant, secret: this.cipher.decrypt(key.secretEnc), currentKeyId: await this.currentKeyId(key.merchantId) };
-    if (gen !== this.generation) return entry;
+    if (!this.storable(gen)) return entry;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(apiKey, entry);
     return entry;
@@ -117,7 +149,7 @@ export class KeyCache {
     const gen = this.generation;
     m = await this.lookups.merchantById(id);
     if (!m) return undefined;
-    if (gen !== this.generation) return m;
+    if (!this.storable(gen)) return m;
     if (this.merchants.size >= MAX_ENTRIES) this.merchants.clear();
     this.merchants.set(id, m);
     return m;
@@ -129,7 +161,7 @@ export class KeyCache {
     if (this.currentKeys.has(merchantId)) return this.currentKeys.get(merchantId);
     const gen = this.generation;
     const id = await this.lookups.currentKeyId(merchantId);
-    if (gen !== this.generation) return id;
+    if (!this.storable(gen)) return id;
     if (this.currentKeys.size >= MAX_ENTRIES) this.currentKeys.clear();
     this.currentKeys.set(merchantId, id);
     return id;

@@ -1,0 +1,75 @@
+// The callback worker's PostgreSQL statements (issue 38): the claim as two seeks (due pending rows
+// in due order, ended leases first; EXPLAIN shows no sort of the due rows), two owners never share
+// a row, and an attempt's outcome in one statement (attempt row, this owner's row moved on, another
+// owner's left alone).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { openPgDb } from "../db/tx-pg";
+import { closeDb } from "../db/client";
+import { pgOf } from "../db/engine";
+import { createTestDatabase, type TestDatabase } from "../testing/postgres";
+import { CLAIM_SQL, callbackWorkerStore, insertCallback } from "./store.pg";
+
+let pgdb: TestDatabase;
+let db: ReturnType<typeof openPgDb>;
+let admin: SQL;
+const NOW = 1_800_000_000_000;
+
+beforeAll(async () => {
+  pgdb = await createTestDatabase();
+  db = openPgDb(pgdb.url, 4);
+  admin = new SQL({ url: pgdb.url, max: 1 });
+});
+afterAll(async () => {
+  await closeDb(db);
+  await admin.close();
+  await pgdb.drop();
+});
+
+const row = (id: string, orderNo: string, now: number) => ({
+  id, merchantId: 1, kind: "payin", orderNo, status: "waiting_payment", apiKeyId: "k1", url: "https://shop.example/cb", payload: "{}", state: "pending" as const, now,
+});
+
+test("claims: due order, an order's later event behind its earlier one, ended leases first, two owners never share a row; the plan is a seek", async () => {
+  // 20,000 rows waiting for a later retry, 20,000 delivered: what a claim must not read.
+  await admin.unsafe(`INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+    SELECT 'later-' || g, 1, 'payin', 'PL' || g, 'waiting_payment', 'k1', NULL, '{}', CASE WHEN g % 2 = 0 THEN 'pending' ELSE 'delivered' END, 1, $1::bigint + g, $1::bigint - 90000, $1::bigint
+    FROM generate_series(1, 40000) g`, [NOW + 60_000]);
+  for (let i = 0; i < 6; i++) await insertCallback(pgOf(db), row(`due-${i}`, `PD${i}`, NOW - 100 + i));
+  await insertCallback(pgOf(db), row("due-0-next", "PD0", NOW - 50)); // PD0's second event
+  await admin.unsafe(`UPDATE callbacks SET state = 'delivering', lease_owner = 'dead', lease_until = $1 WHERE id = 'due-5'`, [NOW - 1]);
+  await admin.unsafe("ANALYZE callbacks");
+  const a = callbackWorkerStore(db, "gw-a");
+  const b = callbackWorkerStore(db, "gw-b");
+  const first = await a.claimLeased!(3, 10_000, NOW);
+  expect(first.map((r) => r.id).sort()).toEqual(["due-0", "due-1", "due-5"]); // the ended lease, then the first due (RETURNING has no order)
+  const [rest, none] = await Promise.all([b.claimLeased!(10, 10_000, NOW), a.claimLeased!(10, 10_000, NOW)]);
+  const all = [...first, ...rest, ...none].map((r) => r.id);
+  expect(new Set(all).size).toBe(all.length);
+  expect(all.sort()).toEqual(["due-0", "due-1", "due-2", "due-3", "due-4", "due-5"]); // due-0-next waits for due-0
+  const plan = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, [NOW, "gw-c", 10_000, 16]));
+  expect(plan).toContain("callbacks_pending_due");
+  expect(plan).not.toContain('"Seq Scan"');
+});
+
+test("an outcome in one statement: attempts numbered, retry or delivered, another owner's row left alone", async () => {
+  await insertCallback(pgOf(db), row("one", "PO1", NOW));
+  const a = callbackWorkerStore(db, "gw-o");
+  const other = callbackWorkerStore(db, "gw-p");
+  expect((await a.claimLeased!(10, 10_000, NOW + 1)).map((r) => r.id)).toContain("one");
+  const fail = { startedAt: NOW + 2, durationMs: 5, httpStatus: 500, responseBody: "no", error: "HTTP 500" };
+  // Not its owner: the attempt is recorded, the row stays with gw-o.
+  expect(await other.recordOutcome!("one", fail, "https://shop.example/cb", { state: "pending", attempts: 1, nextAt: NOW + 60_000, lastError: "HTTP 500" }, NOW + 3)).toBeNull();
+  let [r] = await admin.unsafe(`SELECT state, attempts, lease_owner FROM callbacks WHERE id = 'one'`);
+  expect(r).toMatchObject({ state: "delivering", lease_owner: "gw-o" });
+  expect(await a.recordOutcome!("one", fail, "https://shop.example/cb", { state: "pending", attempts: 1, nextAt: NOW + 60_000, lastError: "HTTP 500" }, NOW + 3)).toBeNull();
+  [r] = await admin.unsafe(`SELECT state, attempts, next_attempt_at, lease_owner, last_error FROM callbacks WHERE id = 'one'`);
+  expect(r).toMatchObject({ state: "pending", attempts: "1", next_attempt_at: String(NOW + 60_000), lease_owner: null, last_error: "HTTP 500" });
+  expect((await a.claimLeased!(10, 10_000, NOW + 60_000)).map((x) => x.id)).toContain("one");
+  const ok = { startedAt: NOW + 60_001, durationMs: 3, httpStatus: 200, responseBody: "ok", error: null };
+  expect(await a.recordOutcome!("one", ok, "https://shop.example/cb", { state: "delivered", attempts: 2, nextAt: NOW + 60_002, lastError: null }, NOW + 60_002)).toBe(NOW);
+  [r] = await admin.unsafe(`SELECT state, attempts, lease_owner FROM callbacks WHERE id = 'one'`);
+  expect(r).toMatchObject({ state: "delivered", attempts: "2", lease_owner: null });
+  const attempts = await admin.unsafe(`SELECT attempt_no, http_status FROM callback_attempts WHERE callback_id = 'one' ORDER BY attempt_no`);
+  expect(attempts.map((x: { attempt_no: string }) => Number(x.attempt_no))).toEqual([1, 2, 3]);
+});
