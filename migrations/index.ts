@@ -32,10 +32,12 @@ import s29 from "./sqlite/0345_detection_times.sql" with { type: "text" };
 import s30 from "./sqlite/0410_drop_payin_address_amount.sql" with { type: "text" };
 import s31 from "./sqlite/0430_cluster_leader.sql" with { type: "text" };
 import s32 from "./sqlite/0431_callbacks_seq.sql" with { type: "text" };
+import s33 from "./sqlite/0450_backoffice_list_seeks.sql" with { type: "text" };
 import p0 from "./pg/0345_baseline.sql" with { type: "text" };
 import p1 from "./pg/0410_drop_payin_address_amount.sql" with { type: "text" };
 import p2 from "./pg/0430_cluster_leader.sql" with { type: "text" };
 import p3 from "./pg/0431_callbacks_seq.sql" with { type: "text" };
+import p4 from "./pg/0450_backoffice_list_seeks.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -74,6 +76,7 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0410_drop_payin_address_amount", sql: s30 },
   { name: "0430_cluster_leader", sql: s31 },
   { name: "0431_callbacks_seq", sql: s32 },
+  { name: "0450_backoffice_list_seeks", sql: s33 },
 ];
 
 /** PostgreSQL's migrations: a baseline equal to SQLite's schema through 0345, then the same numbers as SQLite's. */
@@ -82,4 +85,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { name: "0410_drop_payin_address_amount", sql: p1 },
   { name: "0430_cluster_leader", sql: p2 },
   { name: "0431_callbacks_seq", sql: p3 },
+  { name: "0450_backoffice_list_seeks", sql: p4 },
 ];

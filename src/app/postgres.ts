@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import type { LoadedConfig } from "../config/load";
 import type { Db } from "../db/client";
 import { writeTx } from "../db/client";
-import { displayPgUrl } from "../db/client-pg";
+import { displayPgUrl, openPg } from "../db/client-pg";
 import { pgState } from "../db/engine";
 import { migratePg } from "../db/migrate-pg";
 import { closePg, openPgDb } from "../db/tx-pg";
@@ -18,6 +18,7 @@ import { createMasterKeyFile, keyFromString, loadMasterKey, masterKeyPath } from
 import { registerSecret } from "../lib/logger";
 import { hasAddresses, hasSeed, storeNewSeed } from "../wallet/seed";
 import type { GenerationCheck } from "../restore/generation";
+import { checkPgGeneration } from "../restore/pg-restore";
 import { DataFolderError, type InitResult } from "./data-folder";
 
 /** Where the master key file of a PostgreSQL gateway is: beside its config file (the working folder for the embedded default). */
@@ -41,11 +42,31 @@ export async function openPgStore(loaded: LoadedConfig, env = process.env): Prom
     await migratePg(pgState(db).pool);
     const cipher = new Cipher(key);
     await checkMasterKey(db, cipher, Date.now());
-    // The generation marker is the data folder's (SQLite); pg_dump restores come with pg-move's own check.
-    return { db, cipher, generation: { generation: "", restored: false } };
+    // A database older than its comment's generation marker (a dump put back by hand) enters
+    // reconcile here, before any job runs (docs/postgresql.md "Backups").
+    const generation = await underStartLock(url, async () => await checkPgGeneration(pgState(db).pool, { indexGap: loaded.config.restore.index_gap, now: Date.now() }));
+    return { db, cipher, generation };
   } catch (e) {
     await closePg(db).catch(() => undefined);
     throw e;
+  }
+}
+
+/** pg_advisory_lock key of the start-up checks ("SGSTRT" in ASCII): gateways starting together read and set the generation markers one at a time. */
+export const START_LOCK_KEY = 0x5347_5354_5254n;
+
+/** Runs `fn` while this process holds the start-up lock (on a connection of its own: the pool may have one). */
+async function underStartLock<T>(url: string, fn: () => Promise<T>): Promise<T> {
+  const conn = openPg(url, 1);
+  try {
+    await conn`SELECT pg_advisory_lock(${START_LOCK_KEY})`;
+    try {
+      return await fn();
+    } finally {
+      await conn`SELECT pg_advisory_unlock(${START_LOCK_KEY})`;
+    }
+  } finally {
+    await conn.close().catch(() => undefined);
   }
 }
 

@@ -8,7 +8,8 @@ import type { Browser } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { addUser, DESKTOP, PHONE, signedIn } from "../testing/backoffice-browser";
-import { auditLog } from "../db/schema";
+import { auditLog, invoices } from "../db/schema";
+import { tableRows } from "../testing/engine-rows";
 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;
@@ -53,7 +54,7 @@ test("a merchant creates a CNY payment link on a phone: link and QR code, the pa
   expect(await page.getByRole("list", { name: "Status timeline" }).innerText()).toContain("payment link created in the back office");
   expect(await page.getByRole("region", { name: /^Callback EV/ }).innerText()).toContain("held until a default callback URL is set");
   // Written with its audit entry; priced as asked, on the networks left checked.
-  expect(gw.ctx.db.select().from(auditLog).all().filter((a) => a.action === "payment_link.create").map((a) => a.target)).toEqual([`invoice:${invoiceNo}`]);
+  expect((await tableRows(gw.ctx.db, auditLog, { action: "payment_link.create" })).map((a) => a.target)).toEqual([`invoice:${invoiceNo}`]);
   const inv = await gw.client.getInvoice(invoiceNo);
   expect(inv).toMatchObject({ priceAmount: "88.00", priceCurrency: "CNY", description: "Tea set", status: "open", payments: ["TRON:USDT", "BSC:USDT", "BSC:USDC", "SOL:USDT"] });
 
@@ -74,14 +75,14 @@ test("a merchant creates a CNY payment link on a phone: link and QR code, the pa
 
 test("a bad amount is refused with the reason, and nothing is created", async () => {
   const { ctx, page } = await signedIn(browser, gw, users.mine, DESKTOP);
-  const before = gw.ctx.db.$client.query("SELECT count(*) AS n FROM invoices").get() as { n: number };
+  const before = (await tableRows(gw.ctx.db, invoices)).length;
   await page.goto(gw.url + "/backoffice/payment-links");
   await page.getByLabel("Amount").fill("10.123");
   await page.getByLabel("Currency").selectOption("CNY");
   await page.getByRole("button", { name: "Create payment link" }).click();
   expect(await page.getByText(/Amount: CNY prices take at most 2 fractional digits/).isVisible()).toBe(true);
   expect(await page.getByLabel("Amount").inputValue()).toBe("10.123");
-  expect(gw.ctx.db.$client.query("SELECT count(*) AS n FROM invoices").get()).toEqual(before);
+  expect((await tableRows(gw.ctx.db, invoices)).length).toBe(before);
   await ctx.close();
 }, BROWSER_RETRY);
 

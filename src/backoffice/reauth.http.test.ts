@@ -2,6 +2,7 @@
 // every time, even right after signing in (a stolen session cannot do it within the sign-in
 // window). Each row: without the password the guard answers "Confirm it is you" and nothing
 // changes; a wrong password is 401 and changes nothing; the right one does it.
+import { rawGet } from "../db/raw";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { backofficeSignIn, postLogin, type BackofficeClient } from "../testing/backoffice-client";
@@ -30,7 +31,7 @@ beforeAll(async () => {
 afterAll(() => gw.stop());
 
 const merchant = async () => (await findMerchantByUid(gw.ctx.db, gw.merchant.uid))!;
-const keyCount = async () => (gw.ctx.db.$client.query("SELECT count(*) AS n FROM api_keys WHERE merchant_id = ?").get(gw.merchant.id) as { n: number }).n;
+const keyCount = async () => Number((await rawGet<{ n: number | string }>(gw.ctx.db, "SELECT count(*) AS n FROM api_keys WHERE merchant_id = ?", [gw.merchant.id]))!.n);
 const victim = async (name: string) => (await addUser(gw, name, "operator")).username;
 
 interface Row {

@@ -4,8 +4,8 @@
 // argon2 check is held open (it takes ~50-100 ms for real) while the change commits.
 import { afterEach, expect, spyOn, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { openDb } from "../db/client";
-import { migrate } from "../db/migrate";
+import { openTestDb } from "../testing/engines";
+import { rawGet } from "../db/raw";
 import { Cipher } from "../secrets/cipher";
 import { CLI_ACTOR } from "../audit/log";
 import { createMerchant, setMerchantStatus } from "../merchants/service";
@@ -42,8 +42,8 @@ const cases: { name: string; change(d: UserDeps, username: string, merchantUid: 
 
 for (const c of cases) {
   test(`R12: a sign-in checked while ${c.name} creates no session`, async () => {
-    const db = openDb(":memory:");
-    await migrate(db);
+    const t = await openTestDb();
+    const db = t.db;
     const d = { db, cipher: new Cipher(randomBytes(32)), now: () => Date.now() };
     const { merchant } = await createMerchant(d, { name: "shop" });
     const { user, password } = await createUser(d, { username: "clerk", role: "merchant", merchantUid: merchant.uid }, CLI_ACTOR);
@@ -53,16 +53,16 @@ for (const c of cases) {
     await c.change(d, "clerk", merchant.uid); // commits while the old password is being checked
     verify.release();
     expect(await signing).toEqual({ ok: false, reason: "invalid" });
-    const live = db.$client.query("SELECT count(*) AS n FROM backoffice_sessions WHERE user_id = ? AND revoked_at IS NULL").get(user.id) as { n: number };
-    expect(live.n).toBe(0);
+    expect(Number((await rawGet<{ n: number | string }>(db, "SELECT count(*) AS n FROM backoffice_sessions WHERE user_id = ? AND revoked_at IS NULL", [user.id]))!.n)).toBe(0);
+    await t.close();
   });
 }
 
 test("R12: with nothing changed during the check, the sign-in creates its session", async () => {
-  const db = openDb(":memory:");
-  await migrate(db);
-  const d = { db, cipher: new Cipher(randomBytes(32)), now: () => Date.now() };
+  const t = await openTestDb();
+  const d = { db: t.db, cipher: new Cipher(randomBytes(32)), now: () => Date.now() };
   const { password } = await createUser(d, { username: "admin", role: "operator" }, CLI_ACTOR);
   const r = await signIn(d, { username: "admin", password, ip: null, userAgent: null });
   expect(r.ok && r.session.stage).toBe("full");
+  await t.close();
 });

@@ -5,6 +5,8 @@
 import { and, asc, count, desc, eq, gt, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { backofficeSessions, backofficeUsers, loginFailures, settings } from "../db/schema";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./store.pg";
 
 export type UserRow = typeof backofficeUsers.$inferSelect;
 export type SessionRow = typeof backofficeSessions.$inferSelect;
@@ -12,14 +14,17 @@ export type SessionRow = typeof backofficeSessions.$inferSelect;
 // Users
 
 export async function findUser(db: Db, username: string): Promise<UserRow | undefined> {
+  if (isPg(db)) return await pg.findUser(pgOf(db), username);
   return db.select().from(backofficeUsers).where(eq(backofficeUsers.username, username)).get();
 }
 
 export async function userById(db: Db, id: number): Promise<UserRow | undefined> {
+  if (isPg(db)) return await pg.userById(pgOf(db), id);
   return db.select().from(backofficeUsers).where(eq(backofficeUsers.id, id)).get();
 }
 
 export async function listUsers(db: Db, scope: { merchantId?: number } = {}): Promise<UserRow[]> {
+  if (isPg(db)) return await pg.listUsers(pgOf(db), scope);
   return db
     .select()
     .from(backofficeUsers)
@@ -29,15 +34,18 @@ export async function listUsers(db: Db, scope: { merchantId?: number } = {}): Pr
 }
 
 export async function hasOperator(db: Db): Promise<boolean> {
+  if (isPg(db)) return await pg.hasOperator(pgOf(db));
   return !!db.select({ id: backofficeUsers.id }).from(backofficeUsers).where(and(eq(backofficeUsers.role, "operator"), eq(backofficeUsers.status, "active"))).get();
 }
 
 export async function insertUser(tx: Db, values: typeof backofficeUsers.$inferInsert): Promise<UserRow> {
+  if (isPg(tx)) return await pg.insertUser(pgOf(tx), values);
   return tx.insert(backofficeUsers).values(values).returning().get();
 }
 
 /** Writes `set` on the user; the row after. */
 export async function patchUser(tx: Db, id: number, set: Partial<Omit<UserRow, "id">>): Promise<UserRow> {
+  if (isPg(tx)) return await pg.patchUser(pgOf(tx), id, set);
   return tx.update(backofficeUsers).set(set).where(eq(backofficeUsers.id, id)).returning().get();
 }
 
@@ -45,6 +53,7 @@ export async function patchUser(tx: Db, id: number, set: Partial<Omit<UserRow, "
 
 /** Failures of a username, or from a client address, after `since`. */
 export async function failuresSince(db: Db, by: { username: string } | { ip: string }, since: number): Promise<number> {
+  if (isPg(db)) return await pg.failuresSince(pgOf(db), by, since);
   const who = "username" in by ? eq(loginFailures.username, by.username) : eq(loginFailures.ip, by.ip);
   return db.select({ n: count() }).from(loginFailures).where(and(who, gt(loginFailures.at, since))).get()?.n ?? 0;
 }
@@ -56,15 +65,19 @@ export async function failuresSince(db: Db, by: { username: string } | { ip: str
  * mutex and BEGIN IMMEDIATE already serialize every write transaction). PostgreSQL: one
  * `pg_advisory_xact_lock(hashtext(key))` per key, in the order given (username first).
  */
-export async function serializeLoginAttempts(_tx: Db, _keys: string[]): Promise<void> {}
+export async function serializeLoginAttempts(tx: Db, keys: string[]): Promise<void> {
+  if (isPg(tx)) return await pg.serializeLoginAttempts(pgOf(tx), keys);
+}
 
 /** A failed attempt, or an attempt reserved before its secret is checked (deleted if it succeeds); its id. */
 export async function insertLoginFailure(db: Db, row: { username: string; ip: string | null; at: number }): Promise<number> {
+  if (isPg(db)) return await pg.insertLoginFailure(pgOf(db), row);
   return db.insert(loginFailures).values(row).returning({ id: loginFailures.id }).get().id;
 }
 
 /** An attempt reserved by `insertLoginFailure` whose secret was right. */
 export async function deleteLoginFailure(tx: Db, id: number): Promise<void> {
+  if (isPg(tx)) return await pg.deleteLoginFailure(pgOf(tx), id);
   tx.delete(loginFailures).where(eq(loginFailures.id, id)).run();
 }
 
@@ -74,17 +87,20 @@ export async function deleteLoginFailure(tx: Db, id: number): Promise<void> {
  * the new password works at once even while someone keeps guessing the old one.
  */
 export async function clearLoginFailures(db: Db, username: string): Promise<void> {
+  if (isPg(db)) return await pg.clearLoginFailures(pgOf(db), username);
   db.delete(loginFailures).where(eq(loginFailures.username, username)).run();
 }
 
 // Sessions
 
 export async function insertSession(db: Db, values: typeof backofficeSessions.$inferInsert): Promise<SessionRow> {
+  if (isPg(db)) return await pg.insertSession(pgOf(db), values);
   return db.insert(backofficeSessions).values(values).returning().get();
 }
 
 /** The session of a token hash with its user. */
 export async function sessionByTokenHash(db: Db, tokenHash: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+  if (isPg(db)) return await pg.sessionByTokenHash(pgOf(db), tokenHash);
   const row = db
     .select()
     .from(backofficeSessions)
@@ -95,17 +111,20 @@ export async function sessionByTokenHash(db: Db, tokenHash: string): Promise<{ s
 }
 
 export async function patchSession(db: Db, id: string, set: Partial<Pick<SessionRow, "stage" | "reauthAt" | "lastSeenAt">>): Promise<void> {
+  if (isPg(db)) return await pg.patchSession(pgOf(db), id, set);
   db.update(backofficeSessions).set(set).where(eq(backofficeSessions.id, id)).run();
 }
 
 /** Revokes a live session (of that user only, when given); whether one was. */
 export async function revokeSessionRow(db: Db, sessionId: string, now: number, userId?: number): Promise<boolean> {
+  if (isPg(db)) return await pg.revokeSessionRow(pgOf(db), sessionId, now, userId);
   const where = userId !== undefined ? and(eq(backofficeSessions.id, sessionId), eq(backofficeSessions.userId, userId)) : eq(backofficeSessions.id, sessionId);
   return !!db.update(backofficeSessions).set({ revokedAt: now }).where(and(where, isNull(backofficeSessions.revokedAt))).returning().get();
 }
 
 /** Every unrevoked session of the user but `exceptSessionId` ends now. */
 export async function revokeUserSessions(db: Db, userId: number, now: number, exceptSessionId?: string): Promise<void> {
+  if (isPg(db)) return await pg.revokeUserSessions(pgOf(db), userId, now, exceptSessionId);
   const rows = db.select({ id: backofficeSessions.id }).from(backofficeSessions).where(and(eq(backofficeSessions.userId, userId), isNull(backofficeSessions.revokedAt))).all();
   for (const r of rows) {
     if (r.id !== exceptSessionId) db.update(backofficeSessions).set({ revokedAt: now }).where(eq(backofficeSessions.id, r.id)).run();
@@ -114,6 +133,7 @@ export async function revokeUserSessions(db: Db, userId: number, now: number, ex
 
 /** The user's signed-in (stage full), unrevoked sessions, newest first. */
 export async function fullSessions(db: Db, userId: number): Promise<SessionRow[]> {
+  if (isPg(db)) return await pg.fullSessions(pgOf(db), userId);
   return db
     .select()
     .from(backofficeSessions)
@@ -125,13 +145,16 @@ export async function fullSessions(db: Db, userId: number): Promise<SessionRow[]
 // Settings (the setup token)
 
 export async function getSetting(db: Db, key: string): Promise<string | undefined> {
+  if (isPg(db)) return await pg.getSetting(pgOf(db), key);
   return db.select().from(settings).where(eq(settings.key, key)).get()?.value;
 }
 
 export async function putSetting(db: Db, key: string, value: string, now: number): Promise<void> {
+  if (isPg(db)) return await pg.putSetting(pgOf(db), key, value, now);
   db.insert(settings).values({ key, value, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value, updatedAt: now } }).run();
 }
 
 export async function deleteSetting(db: Db, key: string): Promise<void> {
+  if (isPg(db)) return await pg.deleteSetting(pgOf(db), key);
   db.delete(settings).where(eq(settings.key, key)).run();
 }

@@ -3,11 +3,11 @@
 // (en/zh, Retry-After) once the invoice's bucket (INVOICE_CHOICES_PER_MINUTE) or the client's
 // (CLIENT_CHOICES_PER_MINUTE, across invoices) is empty; nothing is made then.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { payinOrders, invoices } from "../db/schema";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { TestClock } from "../lib/clock";
 import { CLIENT_CHOICES_PER_MINUTE, INVOICE_CHOICES_PER_MINUTE } from "./routes";
+import { tableRows, tableRow } from "../testing/engine-rows";
 
 let gw: TestGateway;
 const clock = new TestClock(Date.parse("2026-11-29T08:00:00Z"));
@@ -20,10 +20,10 @@ afterAll(() => gw.stop());
 let n = 0;
 async function invoice(): Promise<{ url: string; id: number }> {
   const inv = await gw.client.createInvoice({ merchantOrderNo: `lim-${++n}`, priceAmount: "71", priceCurrency: "CNY", notifyUrl: "https://shop.example/inv" });
-  const row = gw.ctx.db.select().from(invoices).where(eq(invoices.merchantOrderNo, `lim-${n}`)).get()!;
+  const row = (await tableRow(gw.ctx.db, invoices, { merchantOrderNo: `lim-${n}` }))!;
   return { url: inv.invoiceUrl, id: row.id };
 }
-const payinsOf = (invoiceId: number) => gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.invoiceId, invoiceId)).all().length;
+const payinsOf = async (invoiceId: number) => (await tableRows(gw.ctx.db, payinOrders, { invoiceId })).length;
 const NETWORKS = ["TRON:USDT", "BSC:USDT"];
 const choose = (url: string, i: number, lang = "en", ip = "203.0.113.7") =>
   fetch(`${gw.url}${new URL(url).pathname}/pay?lang=${lang}`, { method: "POST", redirect: "manual", headers: { "x-forwarded-for": ip }, body: new URLSearchParams({ network: NETWORKS[i % 2]! }) });
@@ -35,7 +35,7 @@ test("40 choices on one invoice in a burst: at most the invoice's limit of pay-i
   const statuses = answers.map((r) => r.status);
   expect(statuses.slice(0, INVOICE_CHOICES_PER_MINUTE).every((s) => s === 303)).toBe(true);
   expect(statuses.slice(INVOICE_CHOICES_PER_MINUTE).every((s) => s === 429)).toBe(true);
-  expect(payinsOf(inv.id)).toBeLessThanOrEqual(INVOICE_CHOICES_PER_MINUTE);
+  expect(await payinsOf(inv.id)).toBeLessThanOrEqual(INVOICE_CHOICES_PER_MINUTE);
   const refused = answers[INVOICE_CHOICES_PER_MINUTE]!;
   expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
   expect(await refused.text()).toContain("Too many network choices for this invoice. Wait a minute, then choose again.");
@@ -53,7 +53,7 @@ test("one client across invoices: its choices stop at the client's limit, anothe
   for (let i = 0; i < CLIENT_CHOICES_PER_MINUTE + 5; i++) {
     // A new invoice every few choices: the invoice's own limit is never the one reached.
     if (i % 3 === 0) made.push((await invoice()).id);
-    const inv = gw.ctx.db.select().from(invoices).where(eq(invoices.id, made.at(-1)!)).get()!;
+    const inv = (await tableRow(gw.ctx.db, invoices, { id: made.at(-1)! }))!;
     const r = await choose(inv.invoiceUrl, i, "en", "198.51.100.9");
     if (r.status === 429) refused++;
     else expect(r.status).toBe(303);

@@ -40,7 +40,7 @@ import { releaseHeldCallbacks } from "../callbacks/store";
 import { PG_OWN_COMMANDS, postgresCommand } from "./postgres";
 import { MOVE_USAGE, moveCommand } from "./move";
 import { initPostgres } from "../app/postgres";
-import { NotOnPostgres, engineOf } from "../db/engine";
+import { NotOnPostgres } from "../db/engine";
 
 const USAGE = `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH] [--data DIR]
@@ -355,8 +355,6 @@ async function shutdownStep(logger: Logger, what: string, step: () => Promise<un
 
 /** `serve --demo`: the demo users' passwords, once; without an operator: the one-time setup link. */
 async function printBackofficeAccess(ctx: Awaited<ReturnType<typeof createContext>>, demo: boolean) {
-  // The back office's stores are not ported to PostgreSQL yet (docs/postgresql.md): no setup link to offer.
-  if (engineOf(ctx.db) === "pg") return console.log("  back office:     not on PostgreSQL yet (docs/postgresql.md)");
   const lines = [`  back office:     ${ctx.publicUrl}/backoffice`];
   const users = demo ? await ensureDemoUsers(ctx) : [];
   if (users.length) {

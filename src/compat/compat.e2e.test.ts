@@ -3,7 +3,6 @@
 // code: create, pay on the sandbox chain, receive and verify the one callback; the refusals
 // in each protocol's own shape; compatibility orders are ordinary pay-ins underneath.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { callbacks, compatOrders, payinOrders } from "../db/schema";
 import { TestClock } from "../lib/clock";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -15,6 +14,7 @@ import { eventually } from "../testing/wait";
 import { addUser } from "../testing/backoffice-browser";
 import { backofficeSignIn } from "../testing/backoffice-client";
 import { md5Sign, sandboxPay } from "../testing/compat-client";
+import { tableRows, tableRow } from "../testing/engine-rows";
 
 const T0 = Date.parse("2026-11-24T08:00:00Z");
 const TOKEN = "epusdt_password_xasddawqe";
@@ -38,7 +38,7 @@ describe("shop plugins: epusdt and EPay", () => {
   const clock = new TestClock(T0);
   let base: string;
   let pid: string;
-  const rows = () => ({ payins: gw.ctx.db.select().from(payinOrders).all().length, compat: gw.ctx.db.select().from(compatOrders).all().length });
+  const rows = async () => ({ payins: (await tableRows(gw.ctx.db, payinOrders)).length, compat: (await tableRows(gw.ctx.db, compatOrders)).length });
 
   async function epusdt(body: Record<string, unknown> | string, opts: { uid?: string; contentType?: string; method?: string; path?: string } = {}): Promise<{ http: number; env: Envelope; headers: Headers }> {
     const url = `${gw.url}/compat/epusdt/${opts.uid ?? gw.merchant.uid}${opts.path ?? "/api/v1/order/create-transaction"}`;
@@ -54,8 +54,8 @@ describe("shop plugins: epusdt and EPay", () => {
   const signed = (p: Record<string, unknown>) => ({ ...p, signature: epusdtSign(p) });
   /** The order's one callback row once `attempts` are recorded (the retry is due from then, by the test clock). */
   const recorded = (orderNo: string, attempts: number) =>
-    eventually(() => {
-      const r = gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, orderNo)).all();
+    eventually(async () => {
+      const r = (await tableRows(gw.ctx.db, callbacks, { orderNo }));
       return r.length === 1 && r[0]!.attempts >= attempts && r[0]!.state !== "delivering" && r;
     }, 10_000, `attempt ${attempts} of ${orderNo}'s callback recorded`);
 
@@ -112,15 +112,15 @@ describe("shop plugins: epusdt and EPay", () => {
     const padded = await epusdt(signed({ order_id: "E-same", amount: "10.50", notify_url: rx.url + "/epusdt" }));
     expect(again.env.data!.trade_id).toBe(first.env.data!.trade_id);
     expect(padded.env.data!.trade_id).toBe(first.env.data!.trade_id);
-    const before = rows();
+    const before = await rows();
     const other = await epusdt(signed({ order_id: "E-same", amount: "11", notify_url: rx.url + "/epusdt" }));
     expect([other.http, other.env.status_code, other.env.data]).toEqual([200, 10002, null]);
     expect(other.env.message).toStartWith("支付交易已存在");
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   test("a bad signature is 401; an unknown merchant or one without a token too; nothing written", async () => {
-    const before = rows();
+    const before = await rows();
     const p = signed({ order_id: "E-bad", amount: "5", notify_url: rx.url + "/epusdt" });
     for (const [body, uid] of [
       [{ ...p, signature: "0".repeat(32) }, undefined],
@@ -132,11 +132,11 @@ describe("shop plugins: epusdt and EPay", () => {
       const r = await epusdt(body, { uid });
       expect([r.http, r.env.status_code, r.env.data]).toEqual([200, 401, null]);
     }
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   test("missing fields and unreadable bodies are 10009; the answer is always epusdt's shape", async () => {
-    const before = rows();
+    const before = await rows();
     const cases: Array<[Record<string, unknown> | string, string?]> = [
       [signed({ amount: "5", notify_url: rx.url + "/epusdt" })],
       [signed({ order_id: "E-m", notify_url: rx.url + "/epusdt" })],
@@ -161,11 +161,11 @@ describe("shop plugins: epusdt and EPay", () => {
       const u = await epusdt("", o);
       expect([u.http, u.env.status_code]).toEqual([200, 400]);
     }
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   test("bad input of any kind answers only the protocol's own error shape (never a 500 or another body)", async () => {
-    const before = rows();
+    const before = await rows();
     let seed = 42;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
     const values = [null, true, 1e308, -1, "", " ", "0", "1e3", "💸", "\u0000", "a".repeat(3000), [], {}, { a: { b: {} } }, "<script>", "%zz"];
@@ -201,11 +201,11 @@ describe("shop plugins: epusdt and EPay", () => {
         await r.text();
       }
     }
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   test("an amount below the smallest unit, or below the token's minimum once converted, is 10004", async () => {
-    const before = rows();
+    const before = await rows();
     for (const amount of ["0.001", "0", "0.00"]) {
       const r = await epusdt(signed({ order_id: `E-small-${amount}`, amount, notify_url: rx.url + "/epusdt" }));
       expect([amount, r.env.status_code]).toEqual([amount, 10004]);
@@ -219,11 +219,11 @@ describe("shop plugins: epusdt and EPay", () => {
     } finally {
       token.min_amount = min;
     }
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   test("no current rate for the currency is 10006", async () => {
-    const before = rows();
+    const before = await rows();
     const fixed = gw.ctx.config.rates.fixed;
     gw.ctx.config.rates.fixed = {};
     try {
@@ -232,7 +232,7 @@ describe("shop plugins: epusdt and EPay", () => {
     } finally {
       gw.ctx.config.rates.fixed = fixed;
     }
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   test("paid on chain: exactly one callback, status 2, signed; retried until the body is `ok`; check-status follows", async () => {
@@ -285,12 +285,12 @@ describe("shop plugins: epusdt and EPay", () => {
     expect(location).toStartWith(`${base}/checkout/`);
     const post = await fetch(`${base}/compat/epay/submit.php`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: query });
     expect([post.status, post.headers.get("location")]).toEqual([302, location]);
-    const order = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, "W-1")).get()!;
+    const order = (await tableRow(gw.ctx.db, payinOrders, { merchantOrderNo: "W-1" }))!;
     expect([order.compat, order.amount]).toEqual(["epay", "4225353"]); // 30.00 / 7.10 rounded up
   });
 
   test("EPay refusals: a bad sign is 401 with no redirect; another money for the same out_trade_no 409; missing fields 400", async () => {
-    const before = rows();
+    const before = await rows();
     const p = { pid, type: "usdt.trc20", out_trade_no: "W-1", notify_url: rx.url + "/epay", return_url: "http://shop.test/return", name: "VIP 月卡", money: "31.00" };
     const go = (q: Record<string, string>) => fetch(`${base}/compat/epay/submit.php?${new URLSearchParams(q)}`, { redirect: "manual" });
     const bad = await go({ ...p, sign: epaySign({ ...p, money: "30.00" }) });
@@ -303,13 +303,13 @@ describe("shop plugins: epusdt and EPay", () => {
     expect((await go({ ...p, out_trade_no: "W-small", money: "0.001", sign: epaySign({ ...p, out_trade_no: "W-small", money: "0.001" }) })).status).toBe(422);
     const nowhere = await fetch(`${base}/compat/epay/cashier.php`, { method: "POST", redirect: "manual" });
     expect([nowhere.status, nowhere.headers.get("content-type")]).toEqual([404, "text/html; charset=utf-8"]);
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   test("EPay paid: one GET callback with the shop's own money and a valid sign, delivered once the body says success", async () => {
     let answers = 0;
     rx.setScript((r) => (r.path.startsWith("/epay") ? { status: 200, body: answers++ === 0 ? "fail" : "<p>success</p>" } : { status: 200, body: "ok" }));
-    const order = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, "W-1")).get()!;
+    const order = (await tableRow(gw.ctx.db, payinOrders, { merchantOrderNo: "W-1" }))!;
     await chainPay(order.address, "4.225353");
     const got = (await rx.waitFor((r) => r.some((x) => x.path.startsWith("/epay")), 10_000)).filter((x) => x.path.startsWith("/epay"));
     expect(got).toHaveLength(1);
@@ -333,7 +333,7 @@ describe("shop plugins: epusdt and EPay", () => {
 
   test("the back office shows a plugin's order as a pay-in with the shop's order id, and finds it by it", async () => {
     const bo = await backofficeSignIn(gw.url, await addUser(gw, "compat-op", "operator"));
-    const order = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, "W-1")).get()!;
+    const order = (await tableRow(gw.ctx.db, payinOrders, { merchantOrderNo: "W-1" }))!;
     const page = await (await bo.get(`/backoffice/orders/${order.orderNo}`)).text();
     expect(page).toContain("W-1");
     expect(page).toContain("EPay: 30.00 CNY at rate 7.10");

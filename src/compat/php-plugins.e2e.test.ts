@@ -11,7 +11,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import { callbacks, payinOrders } from "../db/schema";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startCallbackWorker, type CallbackWorker } from "../callbacks/worker";
@@ -20,6 +19,7 @@ import { CLI_ACTOR } from "../audit/log";
 import { eventually } from "../testing/wait";
 import { PHP, startPhpShop, type PhpShop } from "../testing/php-shop";
 import { sandboxPay } from "../testing/compat-client";
+import { tableRow } from "../testing/engine-rows";
 
 const TOKEN = "epusdt-token-php-plugins";
 const KEY = "epay-key-php-plugins";
@@ -36,10 +36,10 @@ describe("real shop plugins in PHP", () => {
   let woo: PhpShop;
   let sdk: PhpShop | undefined;
 
-  const byShopId = (id: string) => eventually(() => gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, id)).get(), 5000, `order ${id}`);
+  const byShopId = (id: string) => eventually(async () => (await tableRow(gw.ctx.db, payinOrders, { merchantOrderNo: id })), 5000, `order ${id}`);
   const callbackOf = (orderNo: string) =>
-    eventually(() => {
-      const r = gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, orderNo)).get();
+    eventually(async () => {
+      const r = (await tableRow(gw.ctx.db, callbacks, { orderNo }));
       return r && r.state !== "delivering" && r.attempts >= 1 && r;
     }, 15_000, `${orderNo}'s callback attempted`);
   /** The payer pays `order` in full on its chain; its callback's first attempt, once recorded. */
@@ -137,7 +137,7 @@ describe("real shop plugins in PHP", () => {
     expect([cb.kind, cb.state, cb.attempts, cb.lastError]).toEqual(["epusdt", "delivered", 1, null]);
     const after = JSON.parse((await woo.get("/shop/order?order=42")).text);
     expect(after.status).toBe("processing");
-    expect(after.transaction_id).toBe(gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.id, order.id)).get()!.txHash);
+    expect(after.transaction_id).toBe((await tableRow(gw.ctx.db, payinOrders, { id: order.id }))!.txHash);
   });
 
   test.skipIf(!hasSdk)("彩虹易支付 SDK (fetched): apiPay → mapi.php; getPayLink without type → the pick page; verifyNotify answers success; queryOrder/orderStatus see it paid", async () => {
@@ -168,6 +168,6 @@ describe("real shop plugins in PHP", () => {
     const trx = JSON.parse((await v2board.get("/donghan/pay?trade_no=2026112900009&total_amount=3000&trade_type=tron.trx")).text);
     expect(trx.ok).toBe(false);
     expect(trx.message).toContain("trade_type tron.trx is a native coin");
-    expect(gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, "2026112900009")).get()).toBeUndefined();
+    expect((await tableRow(gw.ctx.db, payinOrders, { merchantOrderNo: "2026112900009" }))).toBeUndefined();
   });
 });

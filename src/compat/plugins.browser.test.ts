@@ -11,7 +11,7 @@ import { addUser, confirmIdentity, PHONE, signedIn } from "../testing/backoffice
 import { CLI_ACTOR, listAudit } from "../audit/log";
 import { setCompatKeys } from "../merchants/compat-keys";
 import { payinOrders } from "../db/schema";
-import { eq } from "drizzle-orm";
+import { tableRow } from "../testing/engine-rows";
 
 let gw: TestGateway;
 let browser: Browser;
@@ -77,7 +77,7 @@ test("EPay without type (DESIGN 24): the payer picks the network on a phone, the
   const bsc = buttons.find((b) => b.endsWith(" USDT") && b !== "TRON USDT")!;
   await page.getByRole("button", { name: bsc }).click();
   await page.waitForURL(/\/checkout\//);
-  const order = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, "pick-1")).get()!;
+  const order = (await tableRow(gw.ctx.db, payinOrders, { merchantOrderNo: "pick-1" }))!;
   expect([order.chain, order.token, order.amount]).toEqual(["BSC", "USDT", "10000000000000000000"]);
   await ctx.close();
 }, 120_000);

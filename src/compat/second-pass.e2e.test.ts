@@ -2,7 +2,6 @@
 // test per gap the issue found, each driven over HTTP by a client written here from the
 // protocols' descriptions (BEpusdt's trade types, GMPay's fork, 彩虹易支付's mapi.php/api.php).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { callbacks, payinOrders } from "../db/schema";
 import { TestClock } from "../lib/clock";
 import { startTestGateway, type TestGateway } from "../testing/harness";
@@ -13,6 +12,7 @@ import { CLI_ACTOR } from "../audit/log";
 import { eventually } from "../testing/wait";
 import { meantPath } from "./routes";
 import { md5Sign, sandboxPay } from "../testing/compat-client";
+import { tableRow } from "../testing/engine-rows";
 
 const T0 = Date.parse("2026-11-28T08:00:00Z");
 const TOKEN = "epusdt_token_second_pass";
@@ -29,8 +29,8 @@ describe("shop plugins, second pass (DESIGN 24)", () => {
   let pid: string;
   let epusdtBase: string;
 
-  const order = (orderNo: string) => gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get()!;
-  const byShopId = (id: string) => gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.merchantOrderNo, id)).get();
+  const order = async (orderNo: string) => (await tableRow(gw.ctx.db, payinOrders, { orderNo }))!;
+  const byShopId = async (id: string) => (await tableRow(gw.ctx.db, payinOrders, { merchantOrderNo: id }));
   async function post(url: string, body: string, contentType: string) {
     const res = await fetch(url, { method: "POST", headers: { "content-type": contentType }, body, redirect: "manual" });
     return { status: res.status, text: await res.text(), location: res.headers.get("location") };
@@ -38,8 +38,8 @@ describe("shop plugins, second pass (DESIGN 24)", () => {
   const create = async (p: Record<string, unknown>, path = "/api/v1/order/create-transaction") => JSON.parse((await post(epusdtBase + path, JSON.stringify(epusdtSigned(p)), "application/json")).text);
   const chainPay = (chainCode: string, tokenSymbol: string, address: string, amount: string) => sandboxPay(gw.url, chainCode, tokenSymbol, address, amount);
   const delivered = (orderNo: string) =>
-    eventually(() => {
-      const r = gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, orderNo)).get();
+    eventually(async () => {
+      const r = (await tableRow(gw.ctx.db, callbacks, { orderNo }));
       return r && r.state !== "delivering" && r.attempts >= 1 && r;
     }, 10_000, `${orderNo}'s callback attempted`);
 
@@ -66,14 +66,14 @@ describe("shop plugins, second pass (DESIGN 24)", () => {
       expect([id, page.status, page.headers.get("content-type")]).toEqual([id, 200, "text/html; charset=utf-8"]);
       expect(html).toContain('value="TRON:USDT"');
       expect(html).toContain('value="BSC:USDC"');
-      expect(byShopId(id)).toBeUndefined(); // nothing written until the payer picks
+      expect(await byShopId(id)).toBeUndefined(); // nothing written until the payer picks
     }
     // The payer picks BNB Smart Chain USDT: the signed request comes back with the choice.
     const p = epaySigned({ ...base, out_trade_no: "NT-none" });
     const picked = await post(`${gw.url}/compat/epay/pick`, new URLSearchParams({ ...p, network: "BSC:USDT" }).toString(), "application/x-www-form-urlencoded");
     expect(picked.status).toBe(302);
     expect(picked.location).toStartWith(`${gw.url}/checkout/`);
-    expect([byShopId("NT-none")!.chain, byShopId("NT-none")!.token]).toEqual(["BSC", "USDT"]);
+    expect([(await byShopId("NT-none"))!.chain, (await byShopId("NT-none"))!.token]).toEqual(["BSC", "USDT"]);
     // The same request again goes to that order; a tampered pick (another money) is refused.
     const again = await fetch(`${gw.url}/compat/epay/submit.php?${new URLSearchParams(p)}`, { redirect: "manual" });
     expect([again.status, again.headers.get("location")]).toEqual([302, picked.location]);
@@ -84,7 +84,7 @@ describe("shop plugins, second pass (DESIGN 24)", () => {
     // A BEpusdt trade type (or GMPay's token.network) as type selects the network at once.
     for (const [id, type, chain, token] of [["NT-bep20", "usdt.bep20", "BSC", "USDT"], ["NT-gm", "usdc.bsc", "BSC", "USDC"], ["NT-trc20", "usdt.trc20", "TRON", "USDT"]] as const) {
       const r = await fetch(`${gw.url}/compat/epay/submit.php?${new URLSearchParams(epaySigned({ ...base, out_trade_no: id, type }))}`, { redirect: "manual" });
-      expect([id, r.status, byShopId(id)?.chain, byShopId(id)?.token]).toEqual([id, 302, chain, token]);
+      expect([id, r.status, (await byShopId(id))?.chain, (await byShopId(id))?.token]).toEqual([id, 302, chain, token]);
     }
   });
 
@@ -92,7 +92,7 @@ describe("shop plugins, second pass (DESIGN 24)", () => {
     const p = epaySigned({ pid, type: "usdt.trc20", out_trade_no: "API-1", notify_url: rx.url + "/epay-api", name: "Plan", money: "71", clientip: "192.0.2.1" });
     const m = JSON.parse((await post(`${gw.url}/compat/epay/mapi.php`, new URLSearchParams(p).toString(), "application/x-www-form-urlencoded")).text);
     expect(m).toEqual({ code: 1, msg: "success", trade_no: expect.stringMatching(/^PI/), payurl: expect.stringContaining("/checkout/"), qrcode: expect.stringMatching(/^tron:/) });
-    const o = order(m.trade_no);
+    const o = await order(m.trade_no);
     expect(o.amount).toBe("10000000"); // 71 CNY at 7.10
     const api = async (q: Record<string, string>) => JSON.parse(await (await fetch(`${gw.url}/compat/epay/api.php?${new URLSearchParams(q)}`)).text());
     const query = await api({ act: "query", pid, key: KEY });
@@ -100,7 +100,7 @@ describe("shop plugins, second pass (DESIGN 24)", () => {
     expect(JSON.stringify(query)).not.toContain(KEY);
     expect(await api({ act: "order", pid, key: KEY, trade_no: m.trade_no })).toMatchObject({ code: 1, trade_no: m.trade_no, out_trade_no: "API-1", money: "71", type: "usdt.trc20", status: 0 });
     await chainPay("TRON", "USDT", o.address, "10");
-    await eventually(() => order(m.trade_no).status === "completed", 10_000, "paid");
+    await eventually(async () => (await order(m.trade_no)).status === "completed", 10_000, "paid");
     expect(await api({ act: "order", pid, key: KEY, out_trade_no: "API-1" })).toMatchObject({ code: 1, trade_no: m.trade_no, status: 1, endtime: expect.any(String) });
     const list = await api({ act: "orders", pid, key: KEY, limit: "50" });
     expect(list.code).toBe(1);
@@ -175,7 +175,7 @@ describe("shop plugins, second pass (DESIGN 24)", () => {
   test("gap 7: BEpusdt's trade_type picks the network; tron.trx and networks not enabled are refused clearly, never replaced", async () => {
     const r = await create({ order_id: "TT-1", amount: 10, notify_url: rx.url + "/e", trade_type: "usdt.bep20" });
     expect(r.status_code).toBe(200);
-    expect([order(r.data.trade_id).chain, order(r.data.trade_id).token]).toEqual(["BSC", "USDT"]);
+    expect([(await order(r.data.trade_id)).chain, (await order(r.data.trade_id)).token]).toEqual(["BSC", "USDT"]);
     const trx = await create({ order_id: "TT-2", amount: 10, notify_url: rx.url + "/e", trade_type: "tron.trx" });
     expect([trx.status_code, trx.data]).toEqual([400, null]);
     expect(trx.message).toContain("tron.trx");
@@ -184,7 +184,7 @@ describe("shop plugins, second pass (DESIGN 24)", () => {
       const x = await create({ order_id: `TT-${t}`, amount: 10, notify_url: rx.url + "/e", trade_type: t });
       expect([t, x.status_code]).toEqual([t, 10003]);
       expect(x.message).toContain(`trade_type ${t}`);
-      expect(byShopId(`TT-${t}`)).toBeUndefined();
+      expect(await byShopId(`TT-${t}`)).toBeUndefined();
     }
     expect((await create({ order_id: "TT-3", amount: 10, notify_url: rx.url + "/e", trade_type: "doge.doge" })).status_code).toBe(400);
   });

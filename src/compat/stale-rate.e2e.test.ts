@@ -8,6 +8,7 @@ import { TestClock } from "../lib/clock";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { setCompatKeys } from "../merchants/compat-keys";
 import { CLI_ACTOR } from "../audit/log";
+import { tableRows } from "../testing/engine-rows";
 
 const T0 = Date.parse("2026-11-24T08:00:00Z");
 const clock = new TestClock(T0);
@@ -57,11 +58,11 @@ test("a stale CNY rate: epusdt 10006 and EPay 422, nothing written; a fresh fetc
   cny = 0; // the source stops answering a usable CNY price: the stored one ages
   await clock.advance(31 * 60_000);
   await gw.gateway.runtime.rates.tick();
-  const before = gw.ctx.db.select().from(payinOrders).all().length;
+  const before = (await tableRows(gw.ctx.db, payinOrders)).length;
   expect(await epusdt("stale")).toEqual({ http: 200, body: expect.objectContaining({ status_code: 10006, data: null }) });
   const page = await epay("stale");
   expect([page.status, page.headers.get("location")]).toEqual([422, null]);
-  expect(gw.ctx.db.select().from(payinOrders).all().length).toBe(before);
+  expect((await tableRows(gw.ctx.db, payinOrders)).length).toBe(before);
 
   cny = 7.2;
   await gw.gateway.runtime.rates.tick();

@@ -8,11 +8,14 @@ import type { DbOrTx, Tx } from "../db/client";
 import { compatOrders, payinOrders } from "../db/schema";
 import type { PayinOrderRow } from "../payin/views";
 import { insertOrder } from "../payin/orders-store";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./store.pg";
 
 export type CompatOrderRow = typeof compatOrders.$inferSelect;
 
 /** The pay-in row (payin/orders-store.ts `insertOrder`) and its shop side, written in the caller's transaction. */
 export async function insertCompatOrder(tx: Tx, payin: typeof payinOrders.$inferInsert, side: Omit<typeof compatOrders.$inferInsert, "payinOrderId">): Promise<{ order: PayinOrderRow; compat: CompatOrderRow }> {
+  if (isPg(tx)) return await pg.insertCompatOrder(pgOf(tx), payin, side);
   const order = await insertOrder(tx, payin);
   const compat = tx
     .insert(compatOrders)
@@ -24,6 +27,7 @@ export async function insertCompatOrder(tx: Tx, payin: typeof payinOrders.$infer
 
 /** A merchant's compatibility orders of one protocol, newest first (EPay's api.php act=orders). */
 export async function compatOrdersPage(db: DbOrTx, merchantId: number, protocol: string, limit: number, offset: number): Promise<{ order: PayinOrderRow; compat: CompatOrderRow }[]> {
+  if (isPg(db)) return await pg.compatOrdersPage(pgOf(db), merchantId, protocol, limit, offset);
   return db
     .select({ order: payinOrders, compat: compatOrders })
     .from(compatOrders)
@@ -37,6 +41,7 @@ export async function compatOrdersPage(db: DbOrTx, merchantId: number, protocol:
 
 /** How many compatibility orders of one protocol a merchant has, in all and created in [from, to) (EPay's act=query). */
 export async function compatOrderCounts(db: DbOrTx, merchantId: number, protocol: string, windows: [number, number][]): Promise<{ total: number; within: number[] }> {
+  if (isPg(db)) return await pg.compatOrderCounts(pgOf(db), merchantId, protocol, windows);
   const base = and(eq(payinOrders.merchantId, merchantId), eq(compatOrders.protocol, protocol));
   const n = (extra?: ReturnType<typeof and>) =>
     db.select({ n: count() }).from(compatOrders).innerJoin(payinOrders, eq(payinOrders.id, compatOrders.payinOrderId)).where(extra ? and(base, extra) : base).get()!.n;

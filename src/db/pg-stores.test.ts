@@ -16,24 +16,14 @@ const PENDING: Record<string, string[]> = {
   "restore/store.ts": ["setGenerationAt", "backupIntegrity", "hasStablegateSchema", "sealedInBackup", "backupSummary", "selfContained"],
   // Retention (the delivered rows' pruning job is not scheduled on PostgreSQL yet).
   "callbacks/store.ts": ["pruneDelivered"],
-  // Only the liveness ping (/healthz) is ported; the alert probes, the storage monitor and the
-  // SQLite connection settings come with the leader's jobs.
+  // SQLite's storage monitor (ops/storage.ts watches the database file; not started on
+  // PostgreSQL, where an outage is a connection error and /readyz checks the server is writable).
   "ops/store.ts": [
-    "sweepFoundSince",
-    "failedCallbacksSince",
-    "failedPayoutsSince",
-    "stuckPayouts",
-    "stuckTopups",
-    "openUnmatchedCount",
-    "queuedCallbacks",
-    "balanceMismatchCount",
-    "unrecordedByChain",
     "stopWrites",
     "busyTimeout",
     "setBusyTimeout",
     "probeWrite",
     "inTransaction",
-    "detectionSamplesSince",
   ],
 };
 
@@ -49,10 +39,18 @@ const PORTED = [
   "payin/compat-side-store.ts",
   "payin/bindings-store.ts",
   "audit/store.ts",
+  "backoffice/store.ts",
   "auth/store.ts",
   "callbacks/store.ts",
+  "chains/common/store.ts",
   "chains/sandbox/store.ts",
+  "chains/sol/store.ts",
+  "chains/tron/store.ts",
+  "compat/store.ts",
+  "invoices/store.ts",
   "merchants/store.ts",
+  "once/store.ts",
+  "ops/alerts/store.ts",
   "ops/store.ts",
   "orders/store.ts",
   "payout/balances-store.ts",
@@ -60,6 +58,7 @@ const PORTED = [
   "restore/store.ts",
   "treasury/store.ts",
   "payin/orders-store.ts",
+  "rates/store.ts",
   "secrets/store.ts",
   "wallet/store.ts",
 ];

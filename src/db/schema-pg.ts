@@ -193,12 +193,12 @@ export const payinOrders = pgTable(
     // open-order partial indexes, an address's orders payin_search_address.)
     // Partial: shared orders (no binding) write no entry; `binding_id = ?` implies the condition.
     index("payin_binding").on(t.bindingId, t.createdAt).where(sql`binding_id IS NOT NULL`),
-    // Back-office lists and search (migrations/0160): each a seek in id order (the rowid ends every entry).
-    index("payin_list_status").on(t.status),
-    index("payin_list_merchant").on(t.merchantId, t.status),
-    index("payin_search_address").on(t.addressId),
+    // Back-office lists and search (migrations/0160; pg/0450 puts id last): each a seek in id order.
+    index("payin_list_status").on(t.status, t.id),
+    index("payin_list_merchant").on(t.merchantId, t.status, t.id),
+    index("payin_search_address").on(t.addressId, t.id),
     index("payin_search_tx").on(t.txHash).where(sql`tx_hash IS NOT NULL`),
-    index("payin_search_from").on(t.fromAddress).where(sql`from_address IS NOT NULL`),
+    index("payin_search_from").on(t.fromAddress, t.id).where(sql`from_address IS NOT NULL`),
     // Open-order probes that never read past orders (issue 23), partial so a create writes no entry:
     // orders being confirmed, and expired unpaid ones by expiry (late payments' candidates).
     index("payin_settling_amount").on(t.addressId, t.token, t.amount).where(sql`mode = 'shared' AND status IN ('detected', 'confirming')`),
@@ -251,16 +251,16 @@ export const transfers = pgTable(
     // The watcher's confirmation tracking: pending transfers of a chain by block height.
     index("transfers_pending").on(t.chain, t.status, t.blockNumber),
     index("transfers_address").on(t.addressId, t.token),
-    index("transfers_list_status").on(t.status),
-    index("transfers_list_disposition").on(t.disposition),
-    index("transfers_list_merchant").on(t.merchantId, t.status).where(sql`merchant_id IS NOT NULL`),
-    index("transfers_list_merchant_disposition").on(t.merchantId, t.disposition).where(sql`merchant_id IS NOT NULL`),
+    index("transfers_list_status").on(t.status, t.id),
+    index("transfers_list_disposition").on(t.disposition, t.id),
+    index("transfers_list_merchant").on(t.merchantId, t.status, t.id).where(sql`merchant_id IS NOT NULL`),
+    index("transfers_list_merchant_disposition").on(t.merchantId, t.disposition, t.id).where(sql`merchant_id IS NOT NULL`),
     // Open unmatched deposits (dashboard, exceptions, the alerts' and metrics' count; resolved ones accumulate).
     index("transfers_open_unmatched").on(t.resolution, t.seenAt).where(sql`unmatched_reason IS NOT NULL`),
     index("transfers_late").on(t.id).where(sql`seen_at - block_time >= 86400000`),
     index("transfers_order").on(t.payinOrderId).where(sql`payin_order_id IS NOT NULL`),
-    index("transfers_search_to").on(t.toAddress),
-    index("transfers_search_from").on(t.fromAddress),
+    index("transfers_search_to").on(t.toAddress, t.id),
+    index("transfers_search_from").on(t.fromAddress, t.id),
     // Reconcile's deposits not final yet, per address (a transfer is pending for minutes).
     index("transfers_pending_address").on(t.addressId, t.token).where(sql`status = 'pending'`),
   ],
@@ -316,14 +316,14 @@ export const payoutOrders = pgTable(
   },
   (t) => [
     uniqueIndex("payout_merchant_order").on(t.merchantId, t.merchantOrderNo),
-    index("payout_status").on(t.status),
+    index("payout_status").on(t.status, t.id),
     index("payout_source").on(t.fromAddressId, t.status),
     // Back-office merchant lists, and the payout create's daily limit (today's payouts, an id
     // range) and reserved fees (unfinished ones) per merchant.
-    index("payout_list_merchant").on(t.merchantId, t.status),
+    index("payout_list_merchant").on(t.merchantId, t.status, t.id),
     index("payout_search_tx").on(t.txHash).where(sql`tx_hash IS NOT NULL`),
-    index("payout_search_to").on(t.toAddress),
-    index("payout_search_from").on(t.fromAddress),
+    index("payout_search_to").on(t.toAddress, t.id),
+    index("payout_search_from").on(t.fromAddress, t.id),
     index("payout_failed").on(t.failedAt).where(sql`status = 'failed'`),
     // The executor's open payouts (payout/store.ts SUBMITTED, BROADCASTED).
     index("payout_submitted").on(t.chain).where(sql`status = 'submitted'`),
@@ -496,8 +496,10 @@ export const callbacks = pgTable(
     index("callbacks_failed").on(t.updatedAt).where(sql`state = 'failed'`),
     index("callbacks_delivered").on(t.updatedAt).where(sql`state = 'delivered'`),
     // The callbacks page (migrations/0230): seeks in rowid order per state, and per merchant and state.
-    index("callbacks_list_state").on(t.state),
-    index("callbacks_list_merchant").on(t.merchantId, t.state),
+    // On PostgreSQL keyed by (created_at, id) (pg/0450; no rowid): each a backward scan from a time.
+    index("callbacks_list_state").on(t.state, t.createdAt, t.id),
+    index("callbacks_list_merchant").on(t.merchantId, t.state, t.createdAt, t.id),
+    index("callbacks_list_time").on(t.createdAt, t.id),
   ],
 );
 

@@ -11,7 +11,7 @@ import type { ClusterRole } from "../cluster/role";
 export interface HealthDeps extends ReadinessDeps {
   metrics: Metrics;
   /** This gateway's cluster role for /healthz (DESIGN 22); absent: alone, the leader. */
-  cluster?: Pick<ClusterRole, "role">;
+  cluster?: Pick<ClusterRole, "role" | "isLeader">;
 }
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });

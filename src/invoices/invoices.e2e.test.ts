@@ -2,10 +2,10 @@
 // bad input (nothing written), 56002, a network chosen and paid (callbacks businessType "invoice"
 // through the one outbox, signed like every callback), amount nudging, a network switch, expiry.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { callbacks, invoices, payinOrders } from "../db/schema";
 import { TestClock } from "../lib/clock";
 import { startTestGateway, type TestGateway } from "../testing/harness";
+import { tableRows } from "../testing/engine-rows";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { sandboxClient } from "../testing/sandbox";
 import { ApiError } from "../sdk/client";
@@ -30,9 +30,9 @@ describe("invoices through the merchant API", () => {
   let gw: TestGateway;
   let rx: Receiver;
   const clock = new TestClock(T0);
-  const count = () => ({
-    invoices: gw.ctx.db.select().from(invoices).all().length,
-    callbacks: gw.ctx.db.select().from(callbacks).all().length,
+  const count = async () => ({
+    invoices: (await tableRows(gw.ctx.db, invoices)).length,
+    callbacks: (await tableRows(gw.ctx.db, callbacks)).length,
   });
   const tokenOf = (url: string) => url.split("/invoice/")[1]!;
 
@@ -75,19 +75,19 @@ describe("invoices through the merchant API", () => {
   test("the same merchantOrderNo and body returns the invoice; another body is 10001 naming the fields", async () => {
     const body = { merchantOrderNo: "inv-idem", priceAmount: "10.5", priceCurrency: "EUR", payments: ["SOL:USDC"], expireMinutes: 60 };
     const a = await gw.client.createInvoice(body);
-    const before = count();
+    const before = await count();
     const b = await gw.client.createInvoice({ ...body, priceAmount: "10.50" });
     expect(b.invoiceNo).toBe(a.invoiceNo);
     const f = await failure(gw.client.createInvoice({ ...body, priceAmount: "11", expireMinutes: 61 }));
     expect(f).toMatchObject({ status: 400, code: 10001, data: { fields: { priceAmount: expect.any(String), expireMinutes: expect.any(String) }, invoiceNo: a.invoiceNo } });
-    expect(count()).toEqual(before);
+    expect(await count()).toEqual(before);
   });
 
   test("concurrent duplicates create one invoice", async () => {
     const body = { merchantOrderNo: "inv-race", priceAmount: "3", priceCurrency: "USD" };
     const got = await Promise.all(Array.from({ length: 6 }, () => gw.client.createInvoice(body)));
     expect(new Set(got.map((i) => i.invoiceNo)).size).toBe(1);
-    expect(gw.ctx.db.select().from(invoices).all().filter((i) => i.merchantOrderNo === "inv-race")).toHaveLength(1);
+    expect(await tableRows(gw.ctx.db, invoices, { merchantOrderNo: "inv-race" })).toHaveLength(1);
   });
 
   const bad: Array<[string, Record<string, unknown>, number, number]> = [
@@ -110,10 +110,10 @@ describe("invoices through the merchant API", () => {
     ["a notifyUrl that is not http(s)", { notifyUrl: "ftp://shop.example/cb" }, 400, 10001],
   ];
   test.each(bad)("%s: clear error, nothing written", async (_name, patch, status, code) => {
-    const before = count();
+    const before = await count();
     const f = await failure(gw.client.createInvoice({ merchantOrderNo: `bad-${code}-${JSON.stringify(patch).length}`, priceAmount: "10", priceCurrency: "CNY", ...patch } as never));
     expect([f.status, f.code]).toEqual([status, code]);
-    expect(count()).toEqual(before);
+    expect(await count()).toEqual(before);
   });
 
   test("an unknown invoice and another merchant's are both 56002 (404)", async () => {
@@ -141,9 +141,9 @@ describe("invoices through the merchant API", () => {
     const paid = await gw.client.getInvoice(inv.invoiceNo);
     expect(paid).toMatchObject({ status: "paid", paidAt: expect.any(String), payment: { status: "completed", paidAmount: "14.084508", txHash: expect.any(String) } });
 
-    const rows = gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, inv.invoiceNo)).all();
+    const rows = (await tableRows(gw.ctx.db, callbacks, { orderNo: inv.invoiceNo }));
     expect(rows.map((r) => [r.kind, r.status])).toEqual([["invoice", "open"], ["invoice", "paid"]]);
-    expect(gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, order.orderNo)).all()).toEqual([]);
+    expect((await tableRows(gw.ctx.db, callbacks, { orderNo: order.orderNo }))).toEqual([]);
     const got = await rx.waitFor((r) => r.some((x) => x.path === "/inv" && JSON.parse(x.text).status === "paid"), 10_000).finally(() => worker.stop());
     const last = got.filter((x) => x.path === "/inv").at(-1)!;
     expect(verifyCallback(last.raw, last.headers, gw.merchant.apiKey)).toBe(true);
@@ -166,11 +166,11 @@ describe("invoices through the merchant API", () => {
     expect((await gw.client.getPayinOrder(first.orderNo)).status).toBe("cancelled");
     const now = await gw.client.getInvoice(inv.invoiceNo);
     expect(now).toMatchObject({ status: "open", payment: { orderNo: second.orderNo, chainCode: "SOL", tokenSymbol: "USDC", amount: "10.000000", rate: "0.92" } });
-    expect(gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, inv.invoiceNo)).all().map((r) => r.status)).toEqual(["open"]);
+    expect((await tableRows(gw.ctx.db, callbacks, { orderNo: inv.invoiceNo })).map((r) => r.status)).toEqual(["open"]);
     // Once a payment is detected the network can no longer change.
     await sandboxClient(gw.url).transfer({ chainCode: "SOL", tokenSymbol: "USDC", toAddress: second.address, amount: "10" });
     await expect((async () => await chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT"))()).rejects.toThrow(/payment_detected/);
-    expect(gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.invoiceId, second.invoiceId!)).all().length).toBe(2);
+    expect((await tableRows(gw.ctx.db, payinOrders, { invoiceId: second.invoiceId! })).length).toBe(2);
   });
 
   test("an invoice nobody chose a network for expires at expireAt, with its callback; then no choice", async () => {
@@ -180,7 +180,7 @@ describe("invoices through the merchant API", () => {
     clock.set(clock.now() + 2);
     expect(await expireDueInvoices(gw.ctx)).toBe(1);
     expect((await gw.client.getInvoice(inv.invoiceNo)).status).toBe("expired");
-    expect(gw.ctx.db.select().from(callbacks).where(eq(callbacks.orderNo, inv.invoiceNo)).all().map((r) => r.status)).toEqual(["open", "expired"]);
+    expect((await tableRows(gw.ctx.db, callbacks, { orderNo: inv.invoiceNo })).map((r) => r.status)).toEqual(["open", "expired"]);
     await expect((async () => await chooseNetwork(gw.ctx, tokenOf(inv.invoiceUrl), "TRON:USDT"))()).rejects.toThrow(/closed/);
   });
 });

@@ -3,28 +3,14 @@
 import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { callbackAttempts, callbacks, invoices, merchants, payinOrders } from "../db/schema";
-import { amountOf } from "../orders/amount";
+import { type InvoiceListRow, invoiceListRow } from "./views";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./list.pg";
 
-export interface InvoiceListRow {
-  invoiceNo: string;
-  merchantUid: string;
-  merchantOrderNo: string;
-  priceAmount: string;
-  priceCurrency: string;
-  description: string | null;
-  status: string;
-  invoiceUrl: string;
-  source: string;
-  createdAt: number;
-  expireAt: number;
-  paidAt: number | null;
-  network: string | null;
-  amount: string | null;
-  paidAmount: string | null;
-  orderNo: string | null;
-}
+export type { InvoiceListRow };
 
 export async function listInvoices(db: DbOrTx, f: { merchantId?: number; invoiceNo?: string; limit: number; offset?: number }): Promise<InvoiceListRow[]> {
+  if (isPg(db)) return await pg.listInvoices(pgOf(db), f);
   const where: SQL[] = [];
   if (f.merchantId !== undefined) where.push(eq(invoices.merchantId, f.merchantId));
   if (f.invoiceNo !== undefined) where.push(eq(invoices.invoiceNo, f.invoiceNo));
@@ -38,32 +24,17 @@ export async function listInvoices(db: DbOrTx, f: { merchantId?: number; invoice
     .limit(f.limit)
     .offset(f.offset ?? 0)
     .all();
-  return rows.map(({ i, uid, p }) => ({
-    invoiceNo: i.invoiceNo,
-    merchantUid: uid,
-    merchantOrderNo: i.merchantOrderNo,
-    priceAmount: i.priceAmount,
-    priceCurrency: i.priceCurrency,
-    description: i.description,
-    status: i.status,
-    invoiceUrl: i.invoiceUrl,
-    source: i.source,
-    createdAt: i.createdAt,
-    expireAt: i.expireAt,
-    paidAt: i.paidAt,
-    network: p ? `${p.chain} ${p.token}` : null,
-    amount: p ? amountOf(p, p.amount) : null,
-    paidAmount: p ? amountOf(p, p.paidAmount) : null,
-    orderNo: p?.orderNo ?? null,
-  }));
+  return rows.map(invoiceListRow);
 }
 
 export async function invoiceNoOf(db: DbOrTx, id: number): Promise<string> {
+  if (isPg(db)) return await pg.invoiceNoOf(pgOf(db), id);
   return db.select({ no: invoices.invoiceNo }).from(invoices).where(eq(invoices.id, id)).get()?.no ?? "";
 }
 
 /** The invoice's callbacks, oldest first, each with its delivery attempts (the payment-link page). */
 export async function invoiceCallbacks(db: DbOrTx, invoiceNo: string) {
+  if (isPg(db)) return await pg.invoiceCallbacks(pgOf(db), invoiceNo);
   const cbs = db.select().from(callbacks).where(eq(callbacks.orderNo, invoiceNo)).orderBy(asc(callbacks.createdAt)).all();
   const attempts = cbs.length ? db.select().from(callbackAttempts).where(inArray(callbackAttempts.callbackId, cbs.map((c) => c.id))).orderBy(asc(callbackAttempts.id)).all() : [];
   return cbs.map((c) => ({ callback: c, attempts: attempts.filter((a) => a.callbackId === c.id) }));

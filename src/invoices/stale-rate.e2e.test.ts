@@ -6,6 +6,7 @@ import { invoices } from "../db/schema";
 import { TestClock } from "../lib/clock";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { ApiError } from "../sdk/client";
+import { tableRows } from "../testing/engine-rows";
 
 const T0 = Date.parse("2026-11-24T08:00:00Z");
 let gw: TestGateway;
@@ -33,11 +34,11 @@ test("a stale CNY rate: 56001 (422), nothing written, rate_stale fires; a fresh 
   cny = 0; // the source stops answering a usable CNY price: the stored one ages
   await clock.advance(31 * 60_000);
   await gw.gateway.runtime.rates.tick();
-  const before = gw.ctx.db.select().from(invoices).all().length;
+  const before = (await tableRows(gw.ctx.db, invoices)).length;
   const err = await create("stale").catch((e: ApiError) => e);
   expect(err).toBeInstanceOf(ApiError);
   expect([(err as ApiError).status, (err as ApiError).code, (err as ApiError).data]).toEqual([422, 56001, { priceCurrency: "CNY", rateAt: new Date(T0).toISOString() }]);
-  expect(gw.ctx.db.select().from(invoices).all().length).toBe(before);
+  expect((await tableRows(gw.ctx.db, invoices)).length).toBe(before);
   // USD and token prices need no rate.
   expect((await gw.client.createInvoice({ merchantOrderNo: "usd", priceAmount: "10", priceCurrency: "USD" })).status).toBe("open");
   // (The idle sandbox watchers of this jobless gateway look stalled after the jump: not this test's concern.)

@@ -50,3 +50,45 @@ export function invoiceView(inv: InvoiceRow, payin: PayinRow | null): InvoiceBod
 export function invoiceCallbackPayload(inv: InvoiceRow, payin: PayinRow | null, merchantUid: string): InvoiceCallbackFields {
   return { merchantUid, businessType: "invoice", ...fields(inv, payin) };
 }
+
+/** A row of the back office's invoice list: the invoice, its merchant, the chosen network's pay-in. */
+export interface InvoiceListRow {
+  invoiceNo: string;
+  merchantUid: string;
+  merchantOrderNo: string;
+  priceAmount: string;
+  priceCurrency: string;
+  description: string | null;
+  status: string;
+  invoiceUrl: string;
+  source: string;
+  createdAt: number;
+  expireAt: number;
+  paidAt: number | null;
+  network: string | null;
+  amount: string | null;
+  paidAmount: string | null;
+  orderNo: string | null;
+}
+
+/** One row of the list from the joined invoice, merchant uid and pay-in (both engines). */
+export function invoiceListRow({ i, uid, p }: { i: InvoiceRow; uid: string; p: PayinRow | null }): InvoiceListRow {
+  return {
+    invoiceNo: i.invoiceNo,
+    merchantUid: uid,
+    merchantOrderNo: i.merchantOrderNo,
+    priceAmount: i.priceAmount,
+    priceCurrency: i.priceCurrency,
+    description: i.description,
+    status: i.status,
+    invoiceUrl: i.invoiceUrl,
+    source: i.source,
+    createdAt: i.createdAt,
+    expireAt: i.expireAt,
+    paidAt: i.paidAt,
+    network: p ? `${p.chain} ${p.token}` : null,
+    amount: p ? amountOf(p, p.amount) : null,
+    paidAmount: p ? amountOf(p, p.paidAmount) : null,
+    orderNo: p?.orderNo ?? null,
+  };
+}

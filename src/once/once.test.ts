@@ -1,31 +1,24 @@
-// The one-time form token (src/once/once.ts) on a real SQLite file: which tokens are taken, the
+// The one-time form token (src/once/once.ts) on the test engine's database (SQLite or PostgreSQL): which tokens are taken, the
 // first POST runs and its answer is given again, two at once run once, a failed action lets the
 // token go, another scope is refused, a claim with no answer is never run again by itself.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { openDb, writeTx, type Db } from "../db/client";
-import { migrate } from "../db/migrate";
+import { writeTx, type Db } from "../db/client";
+import { openTestDb, type TestDb } from "../testing/engines";
 import { Cipher } from "../secrets/cipher";
 import { newOnceToken, once, ONCE_TTL_MS, readOnceToken, type OnceDeps, type OnceRefusal } from "./once";
 import { claimSubmission, submissionByToken } from "./store";
 
 const NOW = Date.parse("2026-11-29T08:00:00Z");
-let dir: string;
+let t: TestDb;
 let db: Db;
 let d: OnceDeps;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "once-"));
-  db = openDb(join(dir, "t.db"));
-  await migrate(db);
+  t = await openTestDb();
+  db = t.db;
   d = { db, cipher: new Cipher(randomBytes(32)), now: () => NOW };
 });
-afterAll(() => {
-  db.$client.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => await t.close());
 
 const refuse = (why: OnceRefusal) => new Response(why, { status: 409 });
 

@@ -12,8 +12,9 @@ import type { GasMonitor } from "./gas";
 import { parseDuration } from "../lib/duration";
 import type { StorageMonitor, StorageState } from "./storage";
 import { ping } from "./store";
+import { describeFault } from "../db/storage-fault";
 import { mapSeq } from "../lib/async-seq";
-import type { Role } from "../cluster/role";
+import type { ClusterRole, Role } from "../cluster/role";
 
 /** What the ops probes, metrics and alerts read from the gateway. */
 export interface OpsCtx {
@@ -29,6 +30,11 @@ export interface ReadinessDeps {
   watchers: Watchers;
   gas: GasMonitor;
   storage: StorageMonitor;
+  /**
+   * This gateway's cluster role (DESIGN 22); absent: alone on its database, the leader. The leader
+   * runs the chain watchers: a follower's readiness is its database's (its own watchers are idle).
+   */
+  cluster?: Pick<ClusterRole, "isLeader">;
 }
 
 /** Sandbox is a whole-gateway mode: every enabled chain is a sandbox chain. */
@@ -84,8 +90,13 @@ export async function readiness(d: ReadinessDeps): Promise<Readiness> {
   const problems = storageProblems(st);
   if (problems.unwritable) reasons.push(problems.unwritable);
   if (problems.diskLow) reasons.push(problems.diskLow);
-  const chains = await mapSeq([...d.ctx.chains.values()], async (a) => await chainState(a, d.watchers.get(a.chain), d.gas, now));
-  for (const s of chains) for (const p of chainProblems(s, maxLag)) reasons.push(`${p.chain}: ${p.detail}`);
+  // The chains' state reads the database too (the scan cursor): unreadable while it is down, which the storage reason already says.
+  const chains = await mapSeq([...d.ctx.chains.values()], async (a) => await chainState(a, d.watchers.get(a.chain), d.gas, now)).catch((e: unknown) => {
+    reasons.push(`chain state unreadable: ${describeFault(e)}`);
+    return [] as ChainState[];
+  });
+  const watching = d.cluster?.isLeader() ?? true;
+  if (watching) for (const s of chains) for (const p of chainProblems(s, maxLag)) reasons.push(`${p.chain}: ${p.detail}`);
   const ready = reasons.length === 0;
   return { ready, body: { status: ready ? "ready" : "not_ready", sandbox: isSandboxGateway(d.ctx), database: { writable: st.writable, file: st.file, freeBytes: st.freeBytes, minFreeBytes: st.minFreeBytes, diskLow: st.diskLow }, reasons, chains } };
 }

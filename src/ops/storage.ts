@@ -9,6 +9,8 @@ import { statfsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Db, fileIdentityAtOpen, setWriteGuard, writeTx } from "../db/client";
 import { describeFault } from "../db/storage-fault";
+import { isPg } from "../db/engine";
+import { pgWriteProblem } from "../db/pg-health";
 import type { Logger } from "../lib/logger";
 import { busyTimeout, inTransaction, probeWrite, setBusyTimeout, stopWrites } from "./store";
 
@@ -58,6 +60,8 @@ export class StorageMonitor {
   /** Is the file the connection opened still the one at its path? Sticky once lost. */
   async checkFile(): Promise<StorageState["file"]> {
     if (this.lost !== "ok") return this.lost;
+    // PostgreSQL: no file of the gateway's (its outages are connection errors, checked by probe()).
+    if (isPg(this.ctx.db)) return "ok";
     const id = fileIdentityAtOpen(this.ctx.db);
     if (!id) return "ok";
     let now: { dev: number; ino: number } | null;
@@ -94,6 +98,7 @@ export class StorageMonitor {
   }
 
   private freeBytes(): number | null {
+    if (isPg(this.ctx.db)) return null;
     const id = fileIdentityAtOpen(this.ctx.db);
     if (!id) return null;
     try {
@@ -106,6 +111,8 @@ export class StorageMonitor {
 
   /** A committed write: a full disk, an I/O error or a read-only file fails here. */
   private async probe(): Promise<string | null> {
+    // PostgreSQL: reachable and taking writes (not a standby, not read-only), within 2 s.
+    if (isPg(this.ctx.db)) return await pgWriteProblem(this.ctx.db);
     // Inside a caller's transaction (cannot happen between loop turns): the last result stands.
     if (await inTransaction(this.ctx.db)) return this.last?.error ?? null;
     // Another process holding the write lock (a backup) must not stall the probe for the

@@ -1,35 +1,28 @@
 // Operations' storage module (docs/architecture.md "Data access"): the counts the alert conditions
 // and the metrics read, the liveness ping and the storage probe's committed write. The SQL
-// constants are the ones src/db/query-plans.test.ts reads (src/testing/engine-queries.ts).
+// constants (ops/probe-sql.ts, re-exported here) are the ones src/db/query-plans.test.ts reads
+// (src/testing/engine-queries.ts).
 import { type Db, type Tx, writing } from "../db/client";
-import { notStatusSql, statusSql } from "../db/status-sql";
-import { GAVE_UP, UNDELIVERED } from "../callbacks/state";
-import { AWAITING_FINALITY, BALANCE_MISMATCH, FAILED } from "../payout/state";
-import { TRANSFER_REVERTED } from "../watcher/state";
-import { OPEN_TOPUP } from "../chains/common/store";
 import { isPg, pgOf } from "../db/engine";
 import * as pg from "./store.pg";
+import {
+  BALANCE_MISMATCHES,
+  DETECTION_SINCE,
+  FAILED_CALLBACKS,
+  FAILED_PAYOUTS,
+  OPEN_UNMATCHED,
+  QUEUED_CALLBACKS,
+  STUCK_PAYOUTS,
+  STUCK_TOPUPS,
+  SWEEP_FOUND,
+  UNRECORDED_BY_CHAIN,
+} from "./probe-sql";
 
-// Counts from indexed windows (issue 23), each through a partial index whose rows a create never
-// writes: the last hour of failed callbacks and payouts, not every failure ever; open unmatched
-// deposits, not every resolved one. src/db/query-plans.test.ts keeps them seeks. The callback,
-// payout, transfer and balance-check statuses come from callbacks/state.ts, payout/state.ts and
-// watcher/state.ts (ops/store.test.ts holds the text).
-export const FAILED_CALLBACKS = `SELECT count(*) AS n FROM callbacks INDEXED BY callbacks_failed WHERE ${statusSql("state", GAVE_UP)} AND updated_at >= ?`;
-export const FAILED_PAYOUTS = `SELECT order_no FROM payout_orders INDEXED BY payout_failed WHERE ${statusSql("status", FAILED)} AND failed_at >= ? ORDER BY failed_at DESC`;
-// Broadcast payouts whose transaction sits at gas_price_cap with no replacement left (payout/executor.ts): few rows, the open ones only.
-export const STUCK_PAYOUTS = `SELECT chain, order_no FROM payout_orders INDEXED BY payout_broadcasted WHERE ${statusSql("status", AWAITING_FINALITY)} AND stuck_at IS NOT NULL ORDER BY chain`;
-// Open gas top-ups (EVM) at gas_price_cap with no replacement left (chains/common/gas-topup.ts), with the payout each holds back: the partial index of stuck ones only.
-export const STUCK_TOPUPS = `SELECT p.chain, p.order_no FROM gas_topups t INDEXED BY gas_topups_stuck JOIN payout_orders p ON p.id = t.payout_order_id WHERE t.stuck_at IS NOT NULL AND ${statusSql("t.status", OPEN_TOPUP)}`;
-export const OPEN_UNMATCHED = `SELECT count(*) AS n FROM transfers INDEXED BY transfers_open_unmatched WHERE unmatched_reason IS NOT NULL AND resolution IS NULL AND ${notStatusSql("status", TRANSFER_REVERTED)}`;
-export const QUEUED_CALLBACKS = `SELECT count(*) AS n FROM callbacks WHERE ${statusSql("state", UNDELIVERED)}`;
-export const BALANCE_MISMATCHES = `SELECT count(*) AS n FROM balance_checks WHERE ${statusSql("status", [BALANCE_MISMATCH])}`;
-// Transfers the block scan missed and the sweep recorded (DESIGN 25, alert scan_missed), per chain: the partial index of those only.
-export const SWEEP_FOUND = "SELECT chain, tx_hash AS tx FROM transfers INDEXED BY transfers_found_by WHERE found_by IS NOT NULL AND seen_at >= ?";
-const UNRECORDED_BY_CHAIN = "SELECT chain, count(*) AS n, count(DISTINCT address) AS a FROM unrecorded_outgoing WHERE acknowledged_at IS NULL GROUP BY chain ORDER BY chain";
+export { BALANCE_MISMATCHES, DETECTION_SINCE, FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, QUEUED_CALLBACKS, STUCK_PAYOUTS, STUCK_TOPUPS, SWEEP_FOUND, UNRECORDED_BY_CHAIN };
 
 /** Per chain: transfers the sweep recorded since `since` (the scan had missed them), and one of their hashes. */
 export async function sweepFoundSince(db: Db, since: number): Promise<{ chain: string; n: number; tx: string }[]> {
+  if (isPg(db)) return await pg.sweepFoundSince(pgOf(db), since);
   const by = new Map<string, { chain: string; n: number; tx: string }>();
   for (const r of db.$client.query<{ chain: string; tx: string }, [number]>(SWEEP_FOUND).all(since)) {
     const c = by.get(r.chain) ?? { chain: r.chain, n: 0, tx: r.tx };
@@ -41,41 +34,49 @@ export async function sweepFoundSince(db: Db, since: number): Promise<{ chain: s
 
 /** Callbacks that gave up since `since`. */
 export async function failedCallbacksSince(db: Db, since: number): Promise<number> {
+  if (isPg(db)) return await pg.failedCallbacksSince(pgOf(db), since);
   return db.$client.query<{ n: number }, [number]>(FAILED_CALLBACKS).get(since)!.n;
 }
 
 /** Payouts failed since `since`, newest first. */
 export async function failedPayoutsSince(db: Db, since: number): Promise<string[]> {
+  if (isPg(db)) return await pg.failedPayoutsSince(pgOf(db), since);
   return db.$client.query<{ order_no: string }, [number]>(FAILED_PAYOUTS).all(since).map((r) => r.order_no);
 }
 
 /** Broadcast payouts stuck at the gas price cap, by chain. */
 export async function stuckPayouts(db: Db): Promise<{ chain: string; order_no: string }[]> {
+  if (isPg(db)) return await pg.stuckPayouts(pgOf(db));
   return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_PAYOUTS).all();
 }
 
 /** Payouts waiting for a gas top-up stuck at the gas price cap. */
 export async function stuckTopups(db: Db): Promise<{ chain: string; order_no: string }[]> {
+  if (isPg(db)) return await pg.stuckTopups(pgOf(db));
   return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_TOPUPS).all();
 }
 
 /** Deposits that matched no order and wait for an operator. */
 export async function openUnmatchedCount(db: Db): Promise<number> {
+  if (isPg(db)) return await pg.openUnmatchedCount(pgOf(db));
   return db.$client.query<{ n: number }, []>(OPEN_UNMATCHED).get()!.n;
 }
 
 /** Callbacks not delivered yet (pending or in delivery). */
 export async function queuedCallbacks(db: Db): Promise<number> {
+  if (isPg(db)) return await pg.queuedCallbacks(pgOf(db));
   return db.$client.query<{ n: number }, []>(QUEUED_CALLBACKS).get()!.n;
 }
 
 /** Address/token pairs whose chain balance differs from the ledger. */
 export async function balanceMismatchCount(db: Db): Promise<number> {
+  if (isPg(db)) return await pg.balanceMismatchCount(pgOf(db));
   return db.$client.query<{ n: number }, []>(BALANCE_MISMATCHES).get()!.n;
 }
 
 /** Unacknowledged unrecorded outgoing transfers after a restore, per chain (n transfers from a sources). */
 export async function unrecordedByChain(db: Db): Promise<{ chain: string; n: number; a: number }[]> {
+  if (isPg(db)) return await pg.unrecordedByChain(pgOf(db));
   return db.$client.query<{ chain: string; n: number; a: number }, []>(UNRECORDED_BY_CHAIN).all();
 }
 
@@ -110,9 +111,6 @@ export async function inTransaction(db: Db): Promise<boolean> {
   return db.$client.inTransaction;
 }
 
-/** Credited transfers first seen since a time (detection_times, DESIGN 25), through detection_times_seen. */
-export const DETECTION_SINCE = `SELECT chain, block_time AS blockTime, seen_at AS seenAt, completed_at AS completedAt, callback_at AS callbackAt
-  FROM detection_times INDEXED BY detection_times_seen WHERE seen_at >= ?`;
 
 export interface DetectionSample {
   chain: string;
@@ -123,5 +121,6 @@ export interface DetectionSample {
 }
 
 export async function detectionSamplesSince(db: Db, since: number): Promise<DetectionSample[]> {
+  if (isPg(db)) return await pg.detectionSamplesSince(pgOf(db), since);
   return db.$client.query<DetectionSample, [number]>(DETECTION_SINCE).all(since);
 }

@@ -7,6 +7,8 @@
 import type { DbOrTx } from "../db/client";
 import { prepared } from "../db/client";
 import { orderNoFloor } from "../lib/ids";
+import { isPg, pgOf } from "../db/engine";
+import * as pg from "./id-at.pg";
 
 export const ID_MARGIN_MS = 10 * 60_000;
 
@@ -17,6 +19,7 @@ export const FIRST_ORDER_FROM = (table: OrderTable) => `SELECT id FROM ${table} 
 export const LAST_ORDER_BEFORE = (table: OrderTable) => `SELECT id FROM ${table} WHERE order_no < ? ORDER BY order_no DESC LIMIT 1`;
 
 async function seek(db: DbOrTx, table: OrderTable, sql: (t: OrderTable) => string, ms: number): Promise<number | undefined> {
+  if (isPg(db)) return await pg.seekOrderId(pgOf(db), table, sql === FIRST_ORDER_FROM ? "from" : "before", orderNoFloor(PREFIX[table], ms));
   return prepared(db, `orderIdAt:${sql === FIRST_ORDER_FROM ? "from" : "before"}:${table}`, (d) => d.$client.prepare<{ id: number }, [string]>(sql(table))).get(
     orderNoFloor(PREFIX[table], ms),
   )?.id;

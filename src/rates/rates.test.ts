@@ -1,27 +1,24 @@
 // The rate sources: fixed from config, coingecko against a local server answering the documented
 // `simple/price` shape; staleness (56001) and what the rate_stale alert reads.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseConfig } from "../config/load";
-import { openDb } from "../db/client";
-import { migrate } from "../db/migrate";
+import { closeDb } from "../db/client";
 import { AppError } from "../errors";
 import { TestClock } from "../lib/clock";
 import { createLogger } from "../lib/logger";
 import { checkPriceCurrency, currentRate, staleRates } from "./book";
 import { apiKeyHeader, simplePriceUrl } from "./coingecko";
 import { RateRefresher } from "./refresher";
+import { openTestDb, type TestDb } from "../testing/engines";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const opened: TestDb[] = [];
+afterAll(async () => await Promise.all(opened.map((t) => t.close().catch(() => undefined))));
 
+/** The rates' deps on a database of the test engine (SQLite, or PostgreSQL with SG_TEST_DB=pg). */
 async function store(rates: Record<string, unknown>, clock = new TestClock(Date.parse("2026-11-24T08:00:00Z"))) {
-  const dir = mkdtempSync(join(tmpdir(), "sg-rates-"));
-  dirs.push(dir);
-  const db = openDb(join(dir, "t.db"));
-  await migrate(db);
+  const t = await openTestDb();
+  opened.push(t);
+  const db = t.db;
   const { config } = parseConfig({ rates }, "test");
   return { db, clock, config, logger: createLogger({ level: "error", sink: () => {} }) };
 }
@@ -134,7 +131,7 @@ describe("coingecko source against a local server", async () => {
   test("a failed fetch whose error cannot be recorded either (the database gone) is logged: the tick never rejects (review R11)", async () => {
     const lines: string[] = [];
     const t = { ...(await store({ source: "coingecko", coingecko_url: "http://127.0.0.1:9/api/v3" })), logger: createLogger({ level: "warn", sink: (l) => lines.push(l) }) };
-    t.db.$client.close();
+    await closeDb(t.db);
     expect(await new RateRefresher(t).tick()).toBe(0);
     expect(lines.some((l) => l.includes("rates fetch error not recorded"))).toBe(true);
   });

@@ -6,7 +6,9 @@ import { CALLBACK_STATES as DB_STATES, type CallbackDeliveryState, UNDELIVERED }
 import type { DbOrTx } from "../../db/client";
 import { statusSql } from "../../db/status-sql";
 import { parseFilter, type Scope } from "./filters";
-import { type Arm, cond, type Cond, countCapped, firstIdAtOrAfter, type IdQuery, pickIds } from "./keyset";
+import { type Arm, cond, type Cond, countCapped, firstIdAtOrAfter, type IdQuery, pgCond, pickIds } from "./keyset";
+import { isPg, pgOf } from "../../db/engine";
+import * as pg from "./callbacks.pg";
 import { merchantOf, type Page, PAGE_SIZE, pageOf } from "./lists";
 
 /**
@@ -55,8 +57,7 @@ export function parseCallbackFilter(q: Record<string, string | undefined>): Call
 const ROWID_MARGIN_MS = 10 * 60_000;
 
 /** The list's seeks: one order's events (callbacks_order), or by merchant and state (migrations/0230). */
-export async function callbackQuery(db: DbOrTx, scope: Scope, f: CallbackFilter): Promise<IdQuery> {
-  const merchantId = await merchantOf(db, scope, f);
+function callbackSeeks(merchantId: number | null, f: CallbackFilter): { arms: Arm[]; rest: Cond[] } {
   const rest: Cond[] = [];
   const dbState = f.state ? DB_STATE[f.state] : undefined;
   if (f.state === "queued") rest.push(cond("+attempts = 0"));
@@ -73,9 +74,20 @@ export async function callbackQuery(db: DbOrTx, scope: Scope, f: CallbackFilter)
   else if (merchantId !== null) arms = DB_STATES.map((s) => ({ index: "callbacks_list_merchant", conds: [cond("merchant_id = ?", merchantId), cond("state = ?", s)] }));
   else if (dbState) arms = [{ index: "callbacks_list_state", conds: [cond("state = ?", dbState)] }];
   else arms = [{ conds: [] }];
+  return { arms, rest };
+}
+
+export async function callbackQuery(db: DbOrTx, scope: Scope, f: CallbackFilter): Promise<IdQuery> {
+  const { arms, rest } = callbackSeeks(await merchantOf(db, scope, f), f);
   const lo = f.fromMs === undefined ? undefined : (await firstIdAtOrAfter(db, "callbacks", "created_at", f.fromMs - ROWID_MARGIN_MS, "rowid") ?? Number.MAX_SAFE_INTEGER);
   const hi = f.toMs === undefined ? undefined : await firstIdAtOrAfter(db, "callbacks", "created_at", f.toMs + ROWID_MARGIN_MS, "rowid");
   return { table: "callbacks", key: "rowid", arms, rest, lo, hi };
+}
+
+/** The same seeks on PostgreSQL, keyed by created_at there (callbacks.pg.ts): the dates are conditions of the seeks. */
+export async function callbackTimeQuery(db: DbOrTx, scope: Scope, f: CallbackFilter): Promise<pg.TimeQuery> {
+  const { arms, rest } = callbackSeeks(await merchantOf(db, scope, f), f);
+  return { arms: arms.map((a) => a.conds.map(pgCond)), rest: rest.map(pgCond) };
 }
 
 export interface LastAttempt {
@@ -139,10 +151,15 @@ export async function callbacksByRowid(db: DbOrTx, ids: number[]): Promise<Callb
 
 export async function listCallbackEvents(db: DbOrTx, scope: Scope, f: CallbackFilter, page: { before?: number; limit?: number } = {}): Promise<Page<CallbackListRow>> {
   const limit = page.limit ?? PAGE_SIZE;
+  if (isPg(db)) {
+    const picked = await pg.pickCallbackPage(pgOf(db), await callbackTimeQuery(db, scope, f), page.before, limit);
+    return { rows: await pg.callbacksByEventId(pgOf(db), picked.ids), nextBefore: picked.nextBefore };
+  }
   return await pageOf(await pickIds(db, await callbackQuery(db, scope, f), page.before, limit + 1), limit, async (ids) => await callbacksByRowid(db, ids));
 }
 
 /** Matching events, counted up to COUNT_CAP + 1. */
 export async function countCallbackEvents(db: DbOrTx, scope: Scope, f: CallbackFilter): Promise<number> {
+  if (isPg(db)) return await pg.countCallbacks(pgOf(db), await callbackTimeQuery(db, scope, f));
   return await countCapped(db, await callbackQuery(db, scope, f));
 }

@@ -2,6 +2,8 @@
 // of payouts (a batch, a collection run) and per chain and day (the Fees page).
 import { and, asc, desc, eq, gte, inArray, isNotNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { isPg, pgOf } from "../../db/engine";
+import * as pg from "./costs.pg";
 import { collectionLegs, payinOrders, payoutOrders, refunds, transferCosts } from "../../db/schema";
 
 export type CostRow = typeof transferCosts.$inferSelect;
@@ -16,6 +18,7 @@ export interface CostTotal {
 }
 
 export async function costsOfPayout(db: Db, payoutOrderId: number): Promise<CostRow[]> {
+  if (isPg(db)) return await pg.costsOfPayout(pgOf(db), payoutOrderId);
   return db.select().from(transferCosts).where(eq(transferCosts.payoutOrderId, payoutOrderId)).orderBy(transferCosts.id).all();
 }
 
@@ -24,6 +27,13 @@ export async function costsOfPayout(db: Db, payoutOrderId: number): Promise<Cost
  * collection leg that swept its money (the first leg from its address created once it was paid).
  */
 export async function costsOfPayin(db: Db, o: Pick<typeof payinOrders.$inferSelect, "id" | "addressId" | "detectedAt">): Promise<CostRow[]> {
+  if (isPg(db)) {
+    const q = pgOf(db);
+    const ids = await pg.refundPayoutIds(q, o.id);
+    const leg = o.detectedAt !== null ? await pg.sweepLegPayoutId(q, o.addressId, o.detectedAt) : undefined;
+    if (leg !== undefined) ids.push(leg);
+    return ids.length ? await pg.costsOfPayouts(q, ids) : [];
+  }
   const ids = db
     .select({ id: refunds.payoutOrderId })
     .from(refunds)
@@ -57,7 +67,8 @@ const add = (t: CostTotal, r: Pick<CostRow, "nativeBurned" | "energyDelegated" |
 export async function costTotals(db: Db, payoutOrderIds: readonly number[]): Promise<CostTotal[]> {
   const by = new Map<string, CostTotal>();
   for (let i = 0; i < payoutOrderIds.length; i += 500) {
-    for (const r of db.select().from(transferCosts).where(inArray(transferCosts.payoutOrderId, payoutOrderIds.slice(i, i + 500))).all()) {
+    const slice = payoutOrderIds.slice(i, i + 500);
+    for (const r of isPg(db) ? await pg.costsOfPayouts(pgOf(db), slice) : db.select().from(transferCosts).where(inArray(transferCosts.payoutOrderId, slice)).all()) {
       let t = by.get(r.chain);
       if (!t) by.set(r.chain, (t = { chain: r.chain, txs: 0, native: 0n, energyDelegated: 0n, energyBurned: 0n, bandwidth: 0n }));
       add(t, r);
@@ -75,6 +86,10 @@ export interface DayCost extends CostTotal {
  * sees what its payouts cost; the operator every row (stakes and the energy wallet's own too).
  */
 export async function feesByDay(db: Db, o: { merchantId?: number; sinceDay: string }): Promise<DayCost[]> {
+  return dayTotals(isPg(db) ? await pg.dayCostRows(pgOf(db), o) : dayCostRows(db, o));
+}
+
+function dayCostRows(db: Db, o: { merchantId?: number; sinceDay: string }) {
   const cond = [gte(transferCosts.day, o.sinceDay)];
   const base = db
     .select({ day: transferCosts.day, chain: transferCosts.chain, nativeBurned: transferCosts.nativeBurned, energyDelegated: transferCosts.energyDelegated, energyBurned: transferCosts.energyBurned, bandwidth: transferCosts.bandwidth })
@@ -87,6 +102,10 @@ export async function feesByDay(db: Db, o: { merchantId?: number; sinceDay: stri
           .where(and(...cond, eq(payoutOrders.merchantId, o.merchantId)))
           .orderBy(desc(transferCosts.day))
           .all();
+  return rows;
+}
+
+function dayTotals(rows: (Pick<CostRow, "day" | "chain" | "nativeBurned" | "energyDelegated" | "energyBurned" | "bandwidth">)[]): DayCost[] {
   const by = new Map<string, DayCost>();
   for (const r of rows) {
     const k = `${r.day}:${r.chain}`;

@@ -5,6 +5,8 @@ import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lt, type SQL, sq
 import { COUNT_CAP } from "./keyset";
 import { GAVE_UP } from "../../callbacks/state";
 import type { DbOrTx } from "../../db/client";
+import { isPg, pgOf } from "../../db/engine";
+import * as pg from "./dashboard.pg";
 import { statusTerm } from "../../db/status-sql";
 import { callbacks, payinDaily, payinDailyToken, payinOrders, payoutOrders, refunds, transfers } from "../../db/schema";
 import { OPEN_STATUSES, SETTLED_STATUSES, statusSql } from "../../payin/state";
@@ -33,6 +35,7 @@ async function capped(db: DbOrTx, table: typeof payinOrders | typeof payoutOrder
 export const GAVE_UP_CALLBACK = sql`${callbacks.state} ${sql.raw(statusTerm(GAVE_UP))}`;
 
 export async function openCounts(db: DbOrTx, scope: Scope): Promise<OpenCounts> {
+  if (isPg(db)) return await pg.openCounts(pgOf(db), scope);
   return {
     openOrders: await capped(db, payinOrders, and(inArray(payinOrders.status, [...OPEN_STATUSES]), only(scope, payinOrders.merchantId))),
     // `resolution IS NULL` and `unmatched_reason IS NOT NULL` as literals: the partial index transfers_open_unmatched.
@@ -63,7 +66,7 @@ const DAY_MS = 86_400_000;
 export async function volumePerDay(db: DbOrTx, scope: Scope, now: number, days = 30): Promise<DayVolume[]> {
   const first = Math.floor(now / DAY_MS) - (days - 1);
   const out: DayVolume[] = Array.from({ length: days }, (_, i) => ({ day: new Date((first + i) * DAY_MS).toISOString().slice(0, 10), micro: 0n, orders: 0 }));
-  const rows = db
+  const rows = isPg(db) ? await pg.dailyVolume(pgOf(db), scope, first, days) : db
     .select({ day: payinDaily.day, micro: sql<string>`CAST(sum(${payinDaily.micro}) AS TEXT)`, orders: sql<number>`sum(${payinDaily.orders})` })
     .from(payinDaily)
     .where(and(gte(payinDaily.day, first), lt(payinDaily.day, first + days), only(scope, payinDaily.merchantId)))
@@ -87,12 +90,12 @@ export interface TokenVolume {
 /** The same window's completed volume per token (payin_daily_token), largest first: what the chart's total is made of. */
 export async function volumePerToken(db: DbOrTx, scope: Scope, now: number, days = 30): Promise<TokenVolume[]> {
   const first = Math.floor(now / DAY_MS) - (days - 1);
-  return db
+  return (isPg(db) ? await pg.tokenVolume(pgOf(db), scope, first, days) : db
     .select({ token: payinDailyToken.token, micro: sql<string>`CAST(sum(${payinDailyToken.micro}) AS TEXT)`, orders: sql<number>`sum(${payinDailyToken.orders})` })
     .from(payinDailyToken)
     .where(and(gte(payinDailyToken.day, first), lt(payinDailyToken.day, first + days), only(scope, payinDailyToken.merchantId)))
     .groupBy(payinDailyToken.token)
-    .all()
+    .all())
     .map((r) => ({ token: r.token, micro: BigInt(r.micro ?? "0"), orders: r.orders }))
     .filter((r) => r.orders > 0)
     .sort((a, b) => (a.micro === b.micro ? a.token.localeCompare(b.token) : a.micro > b.micro ? -1 : 1));
@@ -104,6 +107,7 @@ export async function volumePerToken(db: DbOrTx, scope: Scope, now: number, days
  * never inserts a settled order, and the trigger follows every later change.
  */
 export async function rebuildPayinDaily(db: DbOrTx): Promise<void> {
+  if (isPg(db)) return await pg.rebuildPayinDaily(pgOf(db));
   const c = db.$client;
   const micro = (u: string) => `CASE WHEN decimals >= 6
     THEN CAST(coalesce(nullif(substr(${u}, 1, length(${u}) - (decimals - 6)), ''), '0') AS INTEGER)

@@ -2,13 +2,15 @@
 // could be attached to: same address and token, waiting or expired.
 import { and, desc, eq, inArray, or } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { isPg, pgOf } from "../../db/engine";
+import * as pg from "./deposits.pg";
 import { addresses, denyList, merchants, payinOrders, transfers } from "../../db/schema";
 import type { Scope } from "./filters";
 
 export type TransferRow = typeof transfers.$inferSelect;
 
 export async function depositDetail(db: DbOrTx, scope: Scope, id: number): Promise<{ t: TransferRow; merchantUid: string | null; orderNo: string | null } | null> {
-  const row = db
+  const row = isPg(db) ? await pg.depositDetailRow(pgOf(db), id) : db
     .select({ t: transfers, merchantId: addresses.merchantId, merchantUid: merchants.uid, orderNo: payinOrders.orderNo })
     .from(transfers)
     .innerJoin(addresses, eq(addresses.id, transfers.addressId))
@@ -21,6 +23,7 @@ export async function depositDetail(db: DbOrTx, scope: Scope, id: number): Promi
 }
 
 export async function attachCandidates(db: DbOrTx, t: TransferRow, q: string) {
+  if (isPg(db)) return await pg.attachCandidates(pgOf(db), t, q);
   if (!t.addressId) return [];
   const term = q.trim();
   return db
@@ -40,5 +43,6 @@ export async function attachCandidates(db: DbOrTx, t: TransferRow, q: string) {
 }
 
 export async function deniedSenders(db: DbOrTx) {
+  if (isPg(db)) return await pg.deniedSenders(pgOf(db));
   return db.select().from(denyList).orderBy(desc(denyList.createdAt)).all();
 }

@@ -5,7 +5,14 @@
 // that SQLite merges in id order (MERGE (UNION ALL)), reading at most a page
 // from each. Counts stop at COUNT_CAP ("1,000+"). The SQL is built here as text
 // so the query-plan tests EXPLAIN exactly what runs.
+//
+// On PostgreSQL (DESIGN 22) the same IdQuery runs as one bounded seek per arm: each arm is its own
+// `ORDER BY id DESC LIMIT n` on an index that ends in id (migrations/pg/0450), the arms' pages merged
+// and cut to the page; `+col` (SQLite's "not this column's index") is plain `col` there, and the
+// planner picks the index (no INDEXED BY).
 import type { DbOrTx } from "../../db/client";
+import { isPg, NotOnPostgres } from "../../db/engine";
+import { rawAll, rawGet } from "../../db/raw";
 
 export interface Cond {
   sql: string;
@@ -76,20 +83,43 @@ export function countStatement(q: IdQuery, cap = COUNT_CAP): Statement {
   return { sql: `SELECT count(*) AS n FROM (${u.sql} LIMIT ?)`, params: [...u.params, cap + 1] };
 }
 
+/** SQLite's `+col` (keeps the planner off that column's index) as PostgreSQL's plain column. */
+export const pgCond = (c: Cond): Cond => ({ sql: c.sql.replace(/\+(?=[a-z_])/g, ""), params: c.params });
+
+/** One arm on PostgreSQL: its conditions and key range (no ordering). */
+function pgArmWhere(q: IdQuery, arm: Arm, before: number): Statement {
+  if (q.key && q.key !== "id") throw new NotOnPostgres(`backoffice/queries/keyset.ts: a list keyed by ${q.key} (${q.table})`);
+  const { lo, hi } = arm.range ?? q;
+  const conds = [...arm.conds, ...q.rest, cond("id < ?", Math.min(before, hi ?? TOP)), ...(lo !== undefined ? [cond("id >= ?", lo)] : [])].map(pgCond);
+  return { sql: `SELECT id FROM ${q.table} WHERE ${conds.map((c) => c.sql).join(" AND ")}`, params: conds.flatMap((c) => c.params) };
+}
+
+/** PostgreSQL: up to `limit` ids below `before`, newest first; each arm a backward seek of at most `limit` ids, the arms merged. */
+export function pgPageStatement(q: IdQuery, before: number, limit: number): Statement {
+  const arms = q.arms.map((a) => pgArmWhere(q, a, before));
+  if (arms.length === 1) return { sql: `${arms[0]!.sql} ORDER BY id DESC LIMIT ?`, params: [...arms[0]!.params, limit] };
+  const u = union(arms.map((a) => ({ sql: `(${a.sql} ORDER BY id DESC LIMIT ?)`, params: [...a.params, limit] })));
+  return { sql: `SELECT id FROM (${u.sql}) AS arms ORDER BY id DESC LIMIT ?`, params: [...u.params, limit] };
+}
+
+/** PostgreSQL: how many match, counting at most COUNT_CAP + 1. */
+export function pgCountStatement(q: IdQuery, cap = COUNT_CAP): Statement {
+  // Each arm read newest first and cut at the cap: a bounded backward scan of its index even for a common value.
+  const u = union(q.arms.map((a) => pgArmWhere(q, a, TOP)).map((a) => ({ sql: `(${a.sql} ORDER BY id DESC LIMIT ?)`, params: [...a.params, cap + 1] })));
+  return { sql: `SELECT count(*) AS n FROM (SELECT 1 FROM (${u.sql}) AS arms LIMIT ?) AS matches`, params: [...u.params, cap + 1] };
+}
+
 export async function pickIds(db: DbOrTx, q: IdQuery, before: number | undefined, limit: number): Promise<number[]> {
   if (q.lo !== undefined && q.hi !== undefined && q.lo >= q.hi && !q.arms.some((a) => a.range)) return [];
-  const s = pageStatement(q, before ?? TOP, limit);
-  return db.$client
-    .query<{ id: number }, never[]>(s.sql)
-    .all(...(s.params as never[]))
-    .map((r) => r.id);
+  const s = isPg(db) ? pgPageStatement(q, before ?? TOP, limit) : pageStatement(q, before ?? TOP, limit);
+  return (await rawAll<{ id: number | string }>(db, s.sql, s.params)).map((r) => Number(r.id));
 }
 
 /** The number of matches, or COUNT_CAP + 1 when there are more than COUNT_CAP. */
 export async function countCapped(db: DbOrTx, q: IdQuery): Promise<number> {
   if (q.lo !== undefined && q.hi !== undefined && q.lo >= q.hi && !q.arms.some((a) => a.range)) return 0;
-  const s = countStatement(q);
-  return db.$client.query<{ n: number }, never[]>(s.sql).get(...(s.params as never[]))?.n ?? 0;
+  const s = isPg(db) ? pgCountStatement(q) : countStatement(q);
+  return Number((await rawGet<{ n: number | string }>(db, s.sql, s.params))?.n ?? 0);
 }
 
 /** "12 found" / "1,000+ found". */
@@ -104,23 +134,27 @@ export const newestFirst = <T extends { id: number }>(rows: T[]) => rows.sort((a
  * date needs no index of its own. `at` must be that table's time column.
  */
 export async function firstIdAtOrAfter(db: DbOrTx, table: string, at: string, ms: number, key = "id"): Promise<number | undefined> {
-  const c = db.$client;
+  if (isPg(db) && key !== "id") throw new NotOnPostgres(`backoffice/queries/keyset.ts: a date range keyed by ${key} (${table})`);
   const id = key;
+  const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
   // Two queries: SQLite reads one end of the rowid for min() or max() alone, not for both at once.
   const bounds = {
-    lo: c.query<{ v: number | null }, []>(`SELECT min(${id}) AS v FROM ${table}`).get()?.v ?? null,
-    hi: c.query<{ v: number | null }, []>(`SELECT max(${id}) AS v FROM ${table}`).get()?.v ?? null,
+    lo: num((await rawGet<{ v: number | string | null }>(db, `SELECT min(${id}) AS v FROM ${table}`))?.v),
+    hi: num((await rawGet<{ v: number | string | null }>(db, `SELECT max(${id}) AS v FROM ${table}`))?.v),
   };
   if (bounds.lo === null || bounds.hi === null) return undefined;
-  const timeAt = c.query<{ id: number; t: number }, [number]>(`SELECT ${id} AS id, ${at} AS t FROM ${table} WHERE ${id} >= ? ORDER BY ${id} LIMIT 1`);
-  if (timeAt.get(bounds.hi)!.t < ms) return undefined;
+  const timeAt = async (x: number) => {
+    const r = await rawGet<{ id: number | string; t: number | string }>(db, `SELECT ${id} AS id, ${at} AS t FROM ${table} WHERE ${id} >= ? ORDER BY ${id} LIMIT 1`, [x]);
+    return r && { id: Number(r.id), t: Number(r.t) };
+  };
+  if ((await timeAt(bounds.hi))!.t < ms) return undefined;
   // The smallest x whose first row at or after it is at or after ms (monotone in x).
   let lo = bounds.lo;
   let hi = bounds.hi;
   while (lo < hi) {
     const mid = lo + Math.floor((hi - lo) / 2);
-    if (timeAt.get(mid)!.t >= ms) hi = mid;
+    if ((await timeAt(mid))!.t >= ms) hi = mid;
     else lo = mid + 1;
   }
-  return timeAt.get(lo)?.id;
+  return (await timeAt(lo))?.id;
 }

@@ -3,8 +3,9 @@
 // answer (newest first); dates become id ranges without losing an edge row;
 // counts stop at the cap; a deposit carries its address's merchant.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { payinOrders, transfers } from "../../db/schema";
+import { rawAll } from "../../db/raw";
+import { allRows, deleteRows, insertRows } from "../../testing/engine-rows";
 import { orderNoFloor } from "../../lib/ids";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
 import { parseFilter } from "./filters";
@@ -26,55 +27,51 @@ beforeAll(async () => {
   const seedRes = await gw.client.request<Record<string, string>>("POST", "/openapi/payin/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "SEED", amount: "1", notifyUrl: "https://shop.example/cb" },
   });
-  const seed = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.orderNo, seedRes.orderNo)).get()!;
-  gw.ctx.db.delete(payinOrders).where(eq(payinOrders.id, seed.id)).run();
+  const seed = (await allRows(gw.ctx.db, payinOrders)).find((o) => o.orderNo === seedRes.orderNo)!;
+  await deleteRows(gw.ctx.db, payinOrders, "id", [seed.id]);
   const { id: _id, ...base } = seed;
-  const c = gw.ctx.db.$client;
-  c.transaction(() => {
-    for (let i = 0; i < 900; i++) {
-      // Spread over 90 days; every 7th order reads the clock a moment before the previous one
-      // (ids and orderNos out of step by a few seconds, as concurrent requests can be).
-      const at = T0 + Math.floor(i / 10) * DAY + (i % 10) * 3_600_000 - (i % 7 === 0 ? 5_000 : 0);
-      gw.ctx.db
-        .insert(payinOrders)
-        .values({
-          ...base,
-          merchantId: i % 5 === 0 ? other.id : gw.merchant.id,
-          orderNo: `${orderNoFloor("PI", at)}${String(i).padStart(4, "0")}000`,
-          merchantOrderNo: `L-${i}`,
-          amount: String(1_000_000 + i),
-          checkoutToken: `l-${i}`,
-          chain: i % 3 === 0 ? "BSC" : "TRON",
-          token: i % 4 === 0 ? "USDC" : "USDT",
-          status: PAYIN_STATUSES[i % PAYIN_STATUSES.length],
-          createdAt: at,
-          updatedAt: at,
-        })
-        .run();
-      gw.ctx.db
-        .insert(transfers)
-        .values({
-          chain: "TRON",
-          token: i % 4 === 0 ? "USDC" : "USDT",
-          txHash: `tx-${i}`,
-          logIndex: 0,
-          blockNumber: i,
-          blockHash: `b-${i}`,
-          // Every 50th seen 8 days after its block (a catch-up): date filters must still find it.
-          blockTime: i % 50 === 0 ? at - 8 * DAY : at - 2_000,
-          fromAddress: "Tpayer",
-          toAddress: base.address,
-          addressId: i % 11 === 0 ? null : base.addressId,
-          amount: "1000000",
-          status: (["pending", "confirmed", "reverted"] as const)[i % 3],
-          disposition: ["matched", "unmatched", "attached", "payout_change"][i % 4],
-          seenAt: at,
-        })
-        .run();
-    }
-  })();
-  orders = gw.ctx.db.select().from(payinOrders).all();
-  deposits = gw.ctx.db.select().from(transfers).all();
+  const newOrders: (typeof payinOrders.$inferInsert)[] = [];
+  const newTransfers: (typeof transfers.$inferInsert)[] = [];
+  for (let i = 0; i < 900; i++) {
+    // Spread over 90 days; every 7th order reads the clock a moment before the previous one
+    // (ids and orderNos out of step by a few seconds, as concurrent requests can be).
+    const at = T0 + Math.floor(i / 10) * DAY + (i % 10) * 3_600_000 - (i % 7 === 0 ? 5_000 : 0);
+    newOrders.push({
+      ...base,
+      merchantId: i % 5 === 0 ? other.id : gw.merchant.id,
+      orderNo: `${orderNoFloor("PI", at)}${String(i).padStart(4, "0")}000`,
+      merchantOrderNo: `L-${i}`,
+      amount: String(1_000_000 + i),
+      checkoutToken: `l-${i}`,
+      chain: i % 3 === 0 ? "BSC" : "TRON",
+      token: i % 4 === 0 ? "USDC" : "USDT",
+      status: PAYIN_STATUSES[i % PAYIN_STATUSES.length],
+      createdAt: at,
+      updatedAt: at,
+    });
+    newTransfers.push({
+      chain: "TRON",
+      token: i % 4 === 0 ? "USDC" : "USDT",
+      txHash: `tx-${i}`,
+      logIndex: 0,
+      blockNumber: i,
+      blockHash: `b-${i}`,
+      // Every 50th seen 8 days after its block (a catch-up): date filters must still find it.
+      blockTime: i % 50 === 0 ? at - 8 * DAY : at - 2_000,
+      fromAddress: "Tpayer",
+      toAddress: base.address,
+      addressId: i % 11 === 0 ? null : base.addressId,
+      amount: "1000000",
+      status: (["pending", "confirmed", "reverted"] as const)[i % 3],
+      disposition: ["matched", "unmatched", "attached", "payout_change"][i % 4],
+      seenAt: at,
+    });
+  }
+  // Inserted in order (ids follow the loop, as the gateway writes them).
+  await insertRows(gw.ctx.db, payinOrders, newOrders);
+  await insertRows(gw.ctx.db, transfers, newTransfers);
+  orders = await allRows(gw.ctx.db, payinOrders);
+  deposits = await allRows(gw.ctx.db, transfers);
 });
 afterAll(() => gw.stop());
 
@@ -142,17 +139,17 @@ describe("pay-ins", () => {
 
   test("counts stop at 1,000: one more means more", async () => {
     expect(await countPayins(gw.ctx.db, { merchantId: null }, parseFilter({}, PAYIN_STATUSES))).toBe(900);
-    const c = gw.ctx.db.$client;
-    c.run("CREATE TEMP TABLE n (i INTEGER)");
-    c.run("WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 200) INSERT INTO n SELECT i FROM s");
     const o = orders[0]!;
-    c.run(
-      `INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address, api_key_id, status, checkout_token, created_at, updated_at)
+    // One statement on either engine: 200 more orders from a recursive count.
+    await rawAll(
+      gw.ctx.db,
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+       INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address, api_key_id, status, checkout_token, created_at, updated_at)
        SELECT 'PI2099' || i, ?, 'CAP-' || i, 'shared', 'TRON', 'USDT', 6, '1', ?, ?, ?, 'cancelled', 'cap-' || i, ?, ? FROM n`,
       [o.merchantId, o.addressId, o.address, o.apiKeyId, o.createdAt, o.updatedAt],
     );
     expect(await countPayins(gw.ctx.db, { merchantId: null }, parseFilter({}, PAYIN_STATUSES))).toBe(COUNT_CAP + 1);
-    c.run("DELETE FROM payin_orders WHERE merchant_order_no LIKE 'CAP-%'");
+    await rawAll(gw.ctx.db, "DELETE FROM payin_orders WHERE merchant_order_no LIKE 'CAP-%'");
   });
 });
 

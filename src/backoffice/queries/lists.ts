@@ -3,6 +3,8 @@
 // holds one page in memory whatever the size, and has the same rows.
 import { eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { isPg, pgOf } from "../../db/engine";
+import * as pg from "./lists.pg";
 import { addresses, merchants, payinOrders, payoutOrders, transfers } from "../../db/schema";
 import { orderIdCeiling, orderIdFloor, type OrderTable } from "../../orders/id-at";
 import { fromBaseUnits } from "../../lib/money";
@@ -24,6 +26,7 @@ const amount = (units: string | null, decimals: number) => (units === null ? "" 
 export async function merchantOf(db: DbOrTx, scope: Scope, f: Pick<ListFilter, "merchant">): Promise<number | null> {
   if (scope.merchantId !== null) return scope.merchantId;
   if (!f.merchant) return null;
+  if (isPg(db)) return (await pg.merchantIdByUid(pgOf(db), f.merchant)) ?? -1;
   return db.select({ id: merchants.id }).from(merchants).where(eq(merchants.uid, f.merchant)).get()?.id ?? -1;
 }
 
@@ -109,7 +112,7 @@ export interface PayinListRow {
 export async function payinsById(db: DbOrTx, ids: number[]): Promise<PayinListRow[]> {
   if (!ids.length) return [];
   return newestFirst(
-    db
+    isPg(db) ? await pg.payinRecords(pgOf(db), ids) : db
       .select({
         id: payinOrders.id,
         orderNo: payinOrders.orderNo,
@@ -171,7 +174,7 @@ export interface PayoutListRow {
 export async function payoutsById(db: DbOrTx, ids: number[]): Promise<PayoutListRow[]> {
   if (!ids.length) return [];
   return newestFirst(
-    db
+    isPg(db) ? await pg.payoutRecords(pgOf(db), ids) : db
       .select({
         id: payoutOrders.id,
         orderNo: payoutOrders.orderNo,
@@ -239,7 +242,8 @@ export function depositRows(db: DbOrTx) {
 
 /** The list rows of these deposits (search's too), newest first. */
 export async function depositsById(db: DbOrTx, ids: number[], decimals: (chain: string, token: string) => number): Promise<DepositListRow[]> {
-  return ids.length ? newestFirst(depositRows(db).where(inArray(transfers.id, ids)).all()).map((r) => depositView(r, decimals)) : [];
+  if (!ids.length) return [];
+  return newestFirst(isPg(db) ? await pg.depositRecords(pgOf(db), ids) : depositRows(db).where(inArray(transfers.id, ids)).all()).map((r) => depositView(r, decimals));
 }
 
 type DepositRecord = ReturnType<ReturnType<typeof depositRows>["all"]>[number];

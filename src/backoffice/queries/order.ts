@@ -2,6 +2,8 @@
 // (the page answers 404, as for an order that does not exist).
 import { eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { isPg, pgOf } from "../../db/engine";
+import * as pg from "./order.pg";
 import { auditLog, callbackAttempts, callbacks, merchants, payinOrders, payoutOrders, refunds, transfers } from "../../db/schema";
 import { eventsOf, type OrderEventRow } from "../../orders/events";
 import type { Scope } from "./filters";
@@ -31,13 +33,16 @@ const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
 
 /** The transfers that paid a pay-in (also after a reorg unlinked them) and the one it records, by id. */
 async function paidBy(db: DbOrTx, orderId: number, transferId: number | null): Promise<TransferRow[]> {
-  const rows = db.select().from(transfers).where(eq(transfers.payinOrderId, orderId)).all();
-  if (transferId !== null && !rows.some((t) => t.id === transferId)) rows.push(...db.select().from(transfers).where(eq(transfers.id, transferId)).all());
+  const rows = isPg(db) ? await pg.transfersOfPayin(pgOf(db), orderId) : db.select().from(transfers).where(eq(transfers.payinOrderId, orderId)).all();
+  if (transferId !== null && !rows.some((t) => t.id === transferId)) {
+    rows.push(...(isPg(db) ? await pg.transfersById(pgOf(db), transferId) : db.select().from(transfers).where(eq(transfers.id, transferId)).all()));
+  }
   return rows.sort(byId);
 }
 
 export async function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): Promise<OrderDetail | null> {
   if (!/^P[IO][0-9]{1,30}$/.test(orderNo)) return null;
+  if (isPg(db)) return await orderDetailPg(db, scope, orderNo);
   const payin = orderNo.startsWith("PI") ? db.select().from(payinOrders).where(eq(payinOrders.orderNo, orderNo)).get() : undefined;
   const payout = orderNo.startsWith("PO") ? db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, orderNo)).get() : undefined;
   const o = payin ?? payout;
@@ -74,14 +79,43 @@ export async function orderDetail(db: DbOrTx, scope: Scope, orderNo: string): Pr
   };
 }
 
+/** orderDetail on PostgreSQL: the same reads through order.pg.ts, put in the same order here. */
+async function orderDetailPg(db: DbOrTx, scope: Scope, orderNo: string): Promise<OrderDetail | null> {
+  const q = pgOf(db);
+  const payin = orderNo.startsWith("PI") ? await pg.payinByOrderNo(q, orderNo) : undefined;
+  const payout = orderNo.startsWith("PO") ? await pg.payoutByOrderNo(q, orderNo) : undefined;
+  const o = payin ?? payout;
+  if (!o || (scope.merchantId !== null && o.merchantId !== scope.merchantId)) return null;
+  const m = await pg.merchantOfOrder(q, o.merchantId);
+  const tr = payin ? await paidBy(db, payin.id, payin.transferId) : [];
+  const refs = payin ? await pg.refundRefsOf(q, payin.id) : [];
+  const cbs = (await pg.callbacksOfOrders(q, [orderNo, ...refs])).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  const attempts = cbs.length ? (await pg.attemptsOf(q, cbs.map((c) => c.id))).sort(byId) : [];
+  const kind = payin ? "payin" : "payout";
+  const audit = (await pg.auditOfTargets(q, [`${kind}:${orderNo}`, ...tr.map((t) => `deposit:${t.id}`)])).sort(byId);
+  return {
+    kind,
+    payin,
+    payout,
+    merchantUid: m.uid,
+    merchantName: m.name,
+    merchantDefaultUrl: m.defaultCallbackUrl,
+    transfers: tr,
+    events: await eventsOf(db, orderNo),
+    callbacks: cbs.map((c) => ({ callback: c, attempts: attempts.filter((a) => a.callbackId === c.id) })),
+    audit,
+  };
+}
+
 /** The merchant a callback belongs to, for scoping a resend. */
 export async function callbackScopeOk(db: DbOrTx, scope: Scope, eventId: string): Promise<CallbackRow | null> {
-  const c = db.select().from(callbacks).where(eq(callbacks.id, eventId)).get();
+  const c = isPg(db) ? await pg.callbackById(pgOf(db), eventId) : db.select().from(callbacks).where(eq(callbacks.id, eventId)).get();
   if (!c || (scope.merchantId !== null && c.merchantId !== scope.merchantId)) return null;
   return c;
 }
 
 /** How many delivery attempts a callback has (a resend waits for one more before showing the page). */
 export async function attemptCount(db: DbOrTx, callbackId: string): Promise<number> {
+  if (isPg(db)) return await pg.attemptCount(pgOf(db), callbackId);
   return db.select({ id: callbackAttempts.id }).from(callbackAttempts).where(eq(callbackAttempts.callbackId, callbackId)).all().length;
 }

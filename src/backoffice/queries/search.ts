@@ -6,6 +6,8 @@
 // orders as at 10k.
 import { chainCodes } from "../../chains/registry";
 import type { DbOrTx } from "../../db/client";
+import { isPg } from "../../db/engine";
+import { rawAll } from "../../db/raw";
 import type { Scope } from "./filters";
 import { type DepositListRow, depositsById, type PayinListRow, payinsById, type PayoutListRow, payoutsById } from "./lists";
 
@@ -33,6 +35,8 @@ interface Arm {
    * PREFIX_SCAN of them, the scope checked on those: a short prefix costs a bounded read.
    */
   range?: boolean;
+  /** A prefix range's column (PostgreSQL reads the range in its order: `ORDER BY col`). */
+  col?: string;
 }
 
 /** Index entries a prefix arm reads at most (before the scope check); a prefix matching more shows the first ones by value. */
@@ -50,6 +54,7 @@ const prefixArm = (index: string | undefined, where: (range: string) => string, 
   params: [...params, q, prefixEnd(q)],
   ordered: false,
   range: true,
+  col,
 });
 
 /** The smallest string greater than every string that starts with q: q with its last character moved up by one. */
@@ -82,10 +87,35 @@ export function searchStatements(table: "payin_orders" | "payout_orders" | "tran
   });
 }
 
+/**
+ * The arms on PostgreSQL: the same seeks, the planner choosing the index (no INDEXED BY); a prefix
+ * range read in its column's order (`ORDER BY col LIMIT PREFIX_SCAN`, as SQLite reads the index),
+ * then the scope. The range compares in the database's collation: byte order (SQLite's BINARY)
+ * with a database created `--locale=C` (docs/postgresql.md "Back office"), as the tests' is.
+ */
+export function pgSearchStatements(table: "payin_orders" | "payout_orders" | "transfers", arms: Arm[], scope: Scope): { sql: string; params: unknown[] }[] {
+  const own = scope.merchantId === null ? "" : " AND merchant_id = ?";
+  const deposits = table === "transfers" ? " AND address_id IS NOT NULL" : "";
+  const scopeParams = scope.merchantId === null ? [] : [scope.merchantId];
+  return arms.map((a) => {
+    if (a.range)
+      return {
+        sql: `SELECT id FROM (SELECT id, merchant_id, ${table === "transfers" ? "address_id" : "NULL AS address_id"} FROM ${table} WHERE ${a.where} ORDER BY ${a.col} LIMIT ${PREFIX_SCAN}) AS r WHERE true${own}${deposits} LIMIT ${LIMIT}`,
+        params: [...a.params, ...scopeParams],
+      };
+    return {
+      sql: `SELECT id FROM ${table} WHERE ${a.where}${own}${deposits}${a.ordered ? " ORDER BY id DESC" : ""} LIMIT ${LIMIT}`,
+      params: [...a.params, ...scopeParams],
+    };
+  });
+}
+
 /** The newest LIMIT ids over every arm. */
 async function idsOf(db: DbOrTx, table: "payin_orders" | "payout_orders" | "transfers", arms: Arm[], scope: Scope): Promise<number[]> {
   const ids = new Set<number>();
-  for (const s of searchStatements(table, arms, scope)) for (const r of db.$client.query<{ id: number }, never[]>(s.sql).all(...(s.params as never[]))) ids.add(r.id);
+  for (const s of isPg(db) ? pgSearchStatements(table, arms, scope) : searchStatements(table, arms, scope)) {
+    for (const r of await rawAll<{ id: number | string }>(db, s.sql, s.params)) ids.add(Number(r.id));
+  }
   return [...ids].sort((a, b) => b - a).slice(0, LIMIT);
 }
 
@@ -96,10 +126,7 @@ const merchantOrderPrefix = (q: string, index: string) => prefixArm(index, (r) =
 /** Gateway addresses equal to q or (prefix) starting with it, each a seek on (chain, address). */
 async function addressIds(db: DbOrTx, q: string, prefix: boolean): Promise<string[]> {
   const range = prefix ? `address >= ? AND address < ?` : "address = ?";
-  return db.$client
-    .query<{ id: string }, never[]>(`SELECT id FROM addresses WHERE chain IN (${chainList()}) AND ${range} LIMIT 20`)
-    .all(...([...chainCodes(), q, ...(prefix ? [prefixEnd(q)] : [])] as never[]))
-    .map((r) => r.id);
+  return (await rawAll<{ id: string }>(db, `SELECT id FROM addresses WHERE chain IN (${chainList()}) AND ${range} LIMIT 20`, [...chainCodes(), q, ...(prefix ? [prefixEnd(q)] : [])])).map((r) => r.id);
 }
 
 const usePrefix = (q: string) => q.length >= MIN_PREFIX;

@@ -3,15 +3,15 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { prepared, writing, type DbOrTx, type Tx } from "../../db/client";
 import { solTokenAccounts } from "../../db/schema";
+import { isPg, pgOf } from "../../db/engine";
+import * as pg from "./store.pg";
+import { UNFINISHED } from "./token-account-status";
 
 export type SolTokenAccountRow = typeof solTokenAccounts.$inferSelect;
-type Status = SolTokenAccountRow["status"];
-
-/** Rows still to be moved on: nothing signed yet, or a creation not seen final. */
-const UNFINISHED: Status[] = ["pending", "signed", "broadcasted"];
 
 /** Queues again every finished row whose mints are not `mints` (or unrecorded); how many. */
 export async function requeueForOtherMints(db: DbOrTx, now: number, mints: string): Promise<number> {
+  if (isPg(db)) return await pg.requeueForOtherMints(pgOf(db), now, mints);
   return prepared(writing(db), "solRequeueForMints", (d) =>
     d.$client.prepare<unknown, [number, string]>(`UPDATE sol_token_accounts SET status = 'pending', updated_at = ? WHERE status IN ('created', 'existed') AND (mints IS NULL OR mints <> ?)`),
   ).run(now, mints).changes;
@@ -19,6 +19,7 @@ export async function requeueForOtherMints(db: DbOrTx, now: number, mints: strin
 
 /** Adds a pending row for every live SOL receiving address that has none; how many. */
 export async function insertPendingRows(db: DbOrTx, now: number): Promise<number> {
+  if (isPg(db)) return await pg.insertPendingRows(pgOf(db), now);
   return prepared(writing(db), "solEnqueueNewAddresses", (d) =>
     d.$client.prepare<unknown, [number, number]>(
       `INSERT INTO sol_token_accounts (address_id, owner, status, created_at, updated_at)
@@ -31,19 +32,23 @@ export async function insertPendingRows(db: DbOrTx, now: number): Promise<number
 
 /** Patches the row of one address inside the caller's transaction. */
 export async function patchTokenAccount(tx: Tx, addressId: string, set: Partial<SolTokenAccountRow>): Promise<void> {
+  if (isPg(tx)) return await pg.patchTokenAccount(pgOf(tx), addressId, set);
   tx.update(solTokenAccounts).set(set).where(eq(solTokenAccounts.addressId, addressId)).run();
 }
 
 /** Up to `limit` unfinished rows, oldest first. */
 export async function unfinishedTokenAccounts(db: DbOrTx, limit: number): Promise<SolTokenAccountRow[]> {
+  if (isPg(db)) return await pg.unfinishedTokenAccounts(pgOf(db), limit);
   return db.select().from(solTokenAccounts).where(inArray(solTokenAccounts.status, UNFINISHED)).orderBy(sql`${solTokenAccounts.createdAt}`).limit(limit).all();
 }
 
 export async function tokenAccountOf(db: DbOrTx, addressId: string): Promise<SolTokenAccountRow | undefined> {
+  if (isPg(db)) return await pg.tokenAccountOf(pgOf(db), addressId);
   return db.select().from(solTokenAccounts).where(and(eq(solTokenAccounts.addressId, addressId))).get();
 }
 
 /** Rent and fee of every row whose accounts the gateway created. */
 export async function createdTokenAccountCosts(db: DbOrTx): Promise<{ rent: string; fee: string }[]> {
+  if (isPg(db)) return await pg.createdTokenAccountCosts(pgOf(db));
   return db.select({ rent: solTokenAccounts.rentLamports, fee: solTokenAccounts.feeLamports }).from(solTokenAccounts).where(eq(solTokenAccounts.status, "created")).all();
 }

@@ -49,7 +49,7 @@ export interface ConditionDeps {
   gas: GasMonitor;
   storage: StorageMonitor;
   /** The cluster's leadership (DESIGN 22); absent: a gateway alone on its database, which always leads. */
-  cluster?: Pick<ClusterRole, "leaderlessFor" | "takeoverAfterMs">;
+  cluster?: Pick<ClusterRole, "leaderlessFor" | "takeoverAfterMs"> & Partial<Pick<ClusterRole, "isLeader">>;
 }
 
 const plural = (n: number, one: string, many = one + "s") => `${n} ${n === 1 ? one : many}`;
@@ -65,7 +65,10 @@ export async function evaluateConditions(d: ConditionDeps): Promise<ActiveCondit
   if (storage.unwritable) out.push({ condition: "storage_unwritable", subject: "gateway", message: storage.unwritable });
   if (storage.diskLow) out.push({ condition: "disk_low", subject: "gateway", message: storage.diskLow });
 
-  for (const adapter of d.ctx.chains.values()) {
+  // The chain probes (watcher lag, RPC, gas wallet) are the leader's: it runs the watchers and the
+  // gas balance job; a follower's are idle (and a former leader's stale).
+  const watching = d.cluster?.isLeader?.() ?? true;
+  for (const adapter of watching ? d.ctx.chains.values() : []) {
     const s = await chainState(adapter, d.watchers.get(adapter.chain), d.gas, now);
     for (const p of chainProblems(s, maxLag)) if (p.kind !== "starting") out.push({ condition: p.kind, subject: p.chain, message: `${p.chain}: ${p.detail}` });
     const threshold = d.ctx.config.chains[adapter.chain].gas_low_balance;

@@ -6,8 +6,10 @@ import { and, desc, eq } from "drizzle-orm";
 import { type Db, writeTx } from "../../db/client";
 import { alertNotifications, alerts } from "../../db/schema";
 import { newId } from "../../lib/ids";
-import { iso } from "../../lib/clock";
 import type { ActiveCondition } from "./conditions";
+import { isPg, pgOf } from "../../db/engine";
+import * as pg from "./store.pg";
+import { type AlertView, viewAlert } from "./view";
 
 export type Channel = "webhook" | "telegram";
 export type AlertRow = typeof alerts.$inferSelect;
@@ -31,6 +33,7 @@ export interface AdoptedIncident {
 }
 
 export async function syncAlerts(db: Db, active: ActiveCondition[], now: number, channels: readonly Channel[], adopted: readonly AdoptedIncident[] = []): Promise<SyncResult> {
+  if (isPg(db)) return await pg.syncAlerts(pgOf(db), active, now, channels, adopted);
   return await writeTx(db, (tx) => {
     const open = new Map(tx.select().from(alerts).where(eq(alerts.status, "firing")).all().map((a) => [a.key, a]));
     const fired: AlertRow[] = [];
@@ -78,29 +81,18 @@ export async function syncAlerts(db: Db, active: ActiveCondition[], now: number,
   });
 }
 
-export interface AlertView {
-  id: string;
-  condition: string;
-  subject: string;
-  status: "firing" | "resolved";
-  message: string;
-  lastMessage: string;
-  firedAt: string;
-  resolvedAt: string | null;
-}
-
-export function viewAlert(a: AlertRow): AlertView {
-  return { id: a.id, condition: a.condition, subject: a.subject, status: a.status, message: a.message, lastMessage: a.lastMessage, firedAt: iso(a.firedAt)!, resolvedAt: iso(a.resolvedAt) };
-}
+export { type AlertView, viewAlert };
 
 /** Incidents, newest first (the back office and `stablegate alerts list`). */
 export async function listAlerts(db: Db, opts: { status?: "firing" | "resolved"; limit?: number } = {}): Promise<AlertView[]> {
+  if (isPg(db)) return await pg.listAlerts(pgOf(db), opts);
   const q = db.select().from(alerts);
   const rows = (opts.status ? q.where(eq(alerts.status, opts.status)) : q).orderBy(desc(alerts.firedAt), desc(alerts.id)).limit(opts.limit ?? 100).all();
   return rows.map(viewAlert);
 }
 
 export async function dueNotifications(db: Db, now: number, limit = 50) {
+  if (isPg(db)) return await pg.dueNotifications(pgOf(db), now, limit);
   return db
     .select({ n: alertNotifications, a: alerts })
     .from(alertNotifications)
@@ -114,6 +106,7 @@ export async function dueNotifications(db: Db, now: number, limit = 50) {
 
 /** The keys of the open incidents (the engine's in-memory sync, when the database takes no writes). */
 export async function firingAlertKeys(db: Db): Promise<string[]> {
+  if (isPg(db)) return await pg.firingAlertKeys(pgOf(db));
   return db.select({ key: alerts.key }).from(alerts).where(eq(alerts.status, "firing")).all().map((a) => a.key);
 }
 
@@ -123,5 +116,6 @@ export async function noteNotificationAttempt(
   id: string,
   set: { state: "sent" | "failed" | "pending"; attempts: number; lastError: string | null; sentAt: number | null; nextAttemptAt: number },
 ): Promise<void> {
+  if (isPg(db)) return await pg.noteNotificationAttempt(pgOf(db), id, set);
   db.update(alertNotifications).set(set).where(eq(alertNotifications.id, id)).run();
 }

@@ -1,0 +1,266 @@
+// The cluster suite (DESIGN 22, docs/operations.md "More than one gateway"): three gateways, each
+// `stablegate serve` as a child process serving HTTP, on one database of a PostgreSQL cluster of
+// this file's own (so it can be stopped and started again). In order, on the same gateways:
+// (a) orders created through any gateway get exactly one callback per order and status, counted
+//     by eventId at a receiver (creation and expiry: the paid case needs the sandbox watcher on
+//     PostgreSQL);
+// (b) the leader SIGKILLed: another gateway leads within takeover_after and the others serve on;
+// (c) PostgreSQL stopped for 10 s under load: every answer is a success or 503 with code 10003
+//     (never a 500), the gateways recover by themselves when it is back, and every order whose
+//     create answered 2xx is readable afterwards.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../config/load";
+import { initPostgres } from "../app/postgres";
+import { openPgDb } from "../db/tx-pg";
+import { closeDb } from "../db/client";
+import { createMerchant } from "../merchants/service";
+import { Cipher } from "../secrets/cipher";
+import { keyFromString } from "../secrets/master-key";
+import { ApiError, StablegateClient } from "../sdk/client";
+import { startReceiver, type Receiver } from "../testing/receiver";
+import { startGatewayProcess, type GatewayProcess } from "../testing/process";
+import { freePort } from "../testing/wait";
+import { pgBinDir, serverOptions, startCluster, stopCluster, stopWhenGone, TEMPLATE_DB, withDatabase, type TestCluster } from "../testing/postgres";
+
+const TAKEOVER = "3s";
+const TAKEOVER_MS = 3000;
+const MASTER_KEY = "cluster-suite-master-key";
+
+interface Gw {
+  name: string;
+  url: string;
+  configPath: string;
+  proc: GatewayProcess | null;
+  client: StablegateClient;
+}
+
+let pg: TestCluster;
+let dbUrl: string;
+let dir: string;
+let rx: Receiver;
+let merchant: { uid: string; apiKey: string };
+const gws: Gw[] = [];
+const env = () => {
+  const e: Record<string, string> = { ...(process.env as Record<string, string>), STABLEGATE_MASTER_KEY: MASTER_KEY };
+  delete e.STABLEGATE_CONFIG;
+  delete e.STABLEGATE_DATABASE_URL;
+  return e;
+};
+
+async function writeConfig(name: string): Promise<{ configPath: string; url: string }> {
+  const port = await freePort();
+  const configPath = join(dir, `${name}.toml`);
+  writeFileSync(
+    configPath,
+    [
+      `[server]\nhost = "127.0.0.1"\nport = ${port}`,
+      `[database]\nurl = "${dbUrl}"\npool_size = 4`,
+      `[cluster]\ntakeover_after = "${TAKEOVER}"`,
+      `[callbacks]\nallow_private_targets = true\nretry_delays = ["1s", "2s"]\ntimeout = "2s"`,
+      `[payin]\nexpire_after = "6s"`,
+      `[log]\nlevel = "info"`,
+      `[chains.TRON]\nblock_time = "0s"`,
+      `[chains.BSC]\nenabled = false`,
+      `[chains.SOL]\nenabled = false`,
+    ].join("\n") + "\n",
+  );
+  return { configPath, url: `http://127.0.0.1:${port}` };
+}
+
+async function startGw(g: Gw): Promise<void> {
+  g.proc = await startGatewayProcess({ configPath: g.configPath, url: g.url, env: env(), dir, dbPath: "", port: 0 }, { timeoutMs: 60_000 });
+}
+
+async function role(g: Gw): Promise<string | null> {
+  try {
+    const r = await fetch(`${g.url}/healthz`, { signal: AbortSignal.timeout(2000) });
+    return ((await r.json()) as { role?: string }).role ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function waitUntil<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(100);
+  }
+}
+
+/** pg_ctl as the cluster's owner, without blocking this process's event loop (the load keeps going). */
+async function pgCtl(args: string[]): Promise<void> {
+  const exe = join(pgBinDir(), "pg_ctl");
+  const cmd = process.getuid?.() === 0 ? ["runuser", "-u", "postgres", "--", exe, ...args] : [exe, ...args];
+  const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
+  const code = await p.exited;
+  if (code !== 0) throw new Error(`pg_ctl ${args.join(" ")} failed (${code}): ${await new Response(p.stderr).text()}`);
+}
+
+const callbacksOf = () => rx.requests.map((r) => JSON.parse(r.text) as { eventId: string; orderNo: string; status: string });
+
+/**
+ * The server's options here: the test cluster's without `synchronous_commit = off` (which
+ * acknowledges a commit before its WAL is written, so a crash loses acknowledged orders: the
+ * opposite of what (c) checks); fsync stays off (the WAL reaches the OS at commit, which a
+ * stopped server does not lose).
+ */
+const serverOpts = () => [...serverOptions(pg.port, pg.dir), "-c fsync=off", "-c synchronous_commit=on", "-c full_page_writes=off"].join(" ");
+const startServer = () => pgCtl(["-D", join(pg.dir, "data"), "-l", join(pg.dir, "server.log"), "-o", serverOpts(), "-w", "-t", "60", "start"]);
+
+beforeAll(async () => {
+  pg = await startCluster();
+  stopWhenGone(process.pid, pg.dir);
+  await pgCtl(["-D", join(pg.dir, "data"), "-m", "fast", "-w", "stop"]);
+  await startServer();
+  const admin = new SQL({ url: pg.url, max: 1 });
+  await admin.unsafe(`CREATE DATABASE sg_cluster TEMPLATE ${TEMPLATE_DB}`);
+  await admin.close();
+  dbUrl = withDatabase(pg.url, "sg_cluster");
+  dir = mkdtempSync(join(tmpdir(), "stablegate-cluster-"));
+  rx = startReceiver();
+  for (const name of ["gw1", "gw2", "gw3"]) {
+    const { configPath, url } = await writeConfig(name);
+    gws.push({ name, url, configPath, proc: null, client: null as unknown as StablegateClient });
+  }
+  await initPostgres(loadConfig(gws[0]!.configPath), env());
+  const db = openPgDb(dbUrl, 2);
+  try {
+    const m = await createMerchant({ db, cipher: new Cipher(keyFromString(MASTER_KEY)), now: () => Date.now() }, { name: "Cluster Shop" });
+    merchant = { uid: m.merchant.uid, apiKey: m.apiKey };
+  } finally {
+    await closeDb(db);
+  }
+  for (const g of gws) g.client = new StablegateClient({ baseUrl: g.url, merchantUid: merchant.uid, apiKey: merchant.apiKey, now: () => Date.now() });
+  await Promise.all(gws.map((g) => startGw(g)));
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(gws.map((g) => g.proc?.kill("SIGTERM").catch(() => undefined)));
+  await rx?.stop();
+  if (pg) stopCluster(pg.dir);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("three gateways on one PostgreSQL database", () => {
+  test("one leader; orders created through any gateway get exactly one callback per order and status (creation, expiry)", async () => {
+    const leaders = await waitUntil("a leader", async () => {
+      const roles = await Promise.all(gws.map(role));
+      return roles.filter((r) => r === "leader").length === 1 && roles.every((r) => r !== null) ? roles : null;
+    }, 30_000);
+    expect(leaders.filter((r) => r === "follower").length).toBe(2);
+    const orders: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const g = gws[i % 3]!;
+      const o = await g.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `a-${i}`, amount: `${10 + i}.5`, notifyUrl: `${rx.url}/cb` });
+      orders.push(o.orderNo);
+      // Read back through another gateway.
+      expect((await gws[(i + 1) % 3]!.client.getPayinOrder(o.orderNo)).orderNo).toBe(o.orderNo);
+    }
+    const mine = () => callbacksOf().filter((c) => orders.includes(c.orderNo));
+    // Created (waiting_payment) then expired (expire_after 6 s) for every order.
+    await waitUntil("creation and expiry callbacks", async () => mine().filter((c) => c.status === "expired").length === orders.length && mine().length >= 2 * orders.length, 60_000);
+    await Bun.sleep(3000); // a few polls later: nothing twice
+    const got = mine();
+    const byEvent = new Map<string, number>();
+    for (const c of got) byEvent.set(c.eventId, (byEvent.get(c.eventId) ?? 0) + 1);
+    expect([...byEvent.values()].filter((n) => n > 1)).toEqual([]);
+    const perOrderStatus = new Map<string, number>();
+    for (const c of got) perOrderStatus.set(`${c.orderNo}/${c.status}`, (perOrderStatus.get(`${c.orderNo}/${c.status}`) ?? 0) + 1);
+    expect(perOrderStatus.size).toBe(2 * orders.length);
+    expect([...perOrderStatus.values()].every((n) => n === 1)).toBe(true);
+  }, 120_000);
+
+  test("the leader SIGKILLed: another gateway leads within takeover_after, and the others serve on", async () => {
+    const roles = await Promise.all(gws.map(role));
+    const leader = gws[roles.indexOf("leader")]!;
+    const killedAt = performance.now();
+    await leader.proc!.kill("SIGKILL");
+    leader.proc = null;
+    const others = gws.filter((g) => g !== leader);
+    const next = await waitUntil("a new leader", async () => {
+      for (const g of others) if ((await role(g)) === "leader") return g;
+      return null;
+    }, 4 * TAKEOVER_MS);
+    const takeoverS = (performance.now() - killedAt) / 1000;
+    console.log(`takeover after SIGKILL: ${takeoverS.toFixed(2)} s (takeover_after ${TAKEOVER}); new leader ${next.name}`);
+    expect(takeoverS).toBeLessThan(TAKEOVER_MS / 1000 + 1.5);
+    for (const g of others) {
+      const o = await g.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `b-${g.name}`, amount: "7.25", notifyUrl: `${rx.url}/cb` });
+      expect(o.status).toBe("waiting_payment");
+    }
+    // Back as a follower (the leader keeps its lead).
+    await startGw(leader);
+    expect(await waitUntil("the restarted gateway's role", () => role(leader), 10_000)).toBe("follower");
+    expect(await role(next)).toBe("leader");
+  }, 90_000);
+
+  test("PostgreSQL stopped for 10 s under load: only successes or 503/10003, no 500; the gateways recover by themselves; no order lost", async () => {
+    const answers = new Map<string, number>();
+    const created: { orderNo: string; gw: Gw }[] = [];
+    const firstSuccessAfter = { at: 0 };
+    let restartedAt = 0;
+    let running = true;
+    let seq = 0;
+    const note = (k: string) => answers.set(k, (answers.get(k) ?? 0) + 1);
+    const worker = async (g: Gw) => {
+      while (running) {
+        const n = seq++;
+        try {
+          const o = await g.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `c-${n}`, amount: `${1 + (n % 500)}.${n % 97}`, notifyUrl: `${rx.url}/load` });
+          created.push({ orderNo: o.orderNo, gw: g });
+          note("ok");
+          if (restartedAt && !firstSuccessAfter.at) firstSuccessAfter.at = performance.now();
+        } catch (e) {
+          if (e instanceof ApiError) note(`${e.status}/${e.code}`);
+          else note(`other: ${String((e as Error)?.message ?? e).slice(0, 80)}`);
+          await Bun.sleep(100);
+        }
+      }
+    };
+    const data = join(pg.dir, "data");
+    const load = gws.flatMap((g) => [worker(g), worker(g)]);
+    await Bun.sleep(2000);
+    const before = answers.get("ok") ?? 0;
+    await pgCtl(["-D", data, "-m", "immediate", "-w", "stop"]);
+    const stoppedAt = performance.now();
+    await Bun.sleep(10_000);
+    // readyz says not ready while it is down.
+    const ready = await fetch(`${gws[0]!.url}/readyz`, { signal: AbortSignal.timeout(5000) });
+    expect(ready.status).toBe(503);
+    await startServer();
+    restartedAt = performance.now();
+    await waitUntil("a success after the restart", async () => firstSuccessAfter.at > 0, 60_000);
+    const recoveryS = (firstSuccessAfter.at - restartedAt) / 1000;
+    // And a leader again.
+    const led = await waitUntil("a leader after the restart", async () => {
+      const roles = await Promise.all(gws.map(role));
+      return roles.includes("leader") ? performance.now() : null;
+    }, 30_000);
+    await Bun.sleep(2000);
+    running = false;
+    await Promise.all(load);
+    console.log(
+      `outage: down ${((restartedAt - stoppedAt) / 1000).toFixed(1)} s; first create served ${recoveryS.toFixed(2)} s after PostgreSQL was back; a leader ${((led - restartedAt) / 1000).toFixed(2)} s after; answers ${JSON.stringify(Object.fromEntries(answers))}`,
+    );
+    expect(before).toBeGreaterThan(0);
+    const kinds = [...answers.keys()];
+    expect(kinds.filter((k) => k !== "ok" && k !== "503/10003")).toEqual([]);
+    expect(answers.get("503/10003") ?? 0).toBeGreaterThan(0);
+    // The database is writable again for every gateway (/readyz; a leader's also waits for its chain watchers).
+    for (const g of gws) expect(((await (await fetch(`${g.url}/readyz`)).json()) as { database: { writable: boolean } }).database.writable).toBe(true);
+    // Every order whose create answered 2xx is there, read through another gateway.
+    for (const c of created) {
+      const other = gws[(gws.indexOf(c.gw) + 1) % gws.length]!;
+      expect((await other.client.getPayinOrder(c.orderNo)).orderNo).toBe(c.orderNo);
+    }
+    // Nothing restarted: the same processes.
+    for (const g of gws) expect(g.proc!.proc.exitCode).toBeNull();
+  }, 180_000);
+});
