@@ -3,12 +3,12 @@
 // a "Refund all" whose payout failed sent again on the cancelled order (docs/money-that-does-not-match.md).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
-import { eq } from "drizzle-orm";
 import { apiError, startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import type { StablegateClient } from "../sdk/client";
 import type { SandboxChain } from "../chains/sandbox/chain";
-import { addresses, payoutOrders, refunds } from "../db/schema";
+import { addresses, callbacks, payinOrders, payoutOrders, refunds } from "../db/schema";
+import { tableRow, tableRows } from "../testing/table-rows";
 import { randomAddress } from "../wallet/hd";
 import { toBaseUnits } from "../lib/money";
 import { RefundCallbackPayload } from "./refund-schemas";
@@ -39,15 +39,15 @@ async function paidOrder(client: StablegateClient, amount: string, paid = amount
   await sb.mine("TRON", 4);
   return { ...o, ...(await client.getPayinOrder(o.orderNo)) };
 }
-const refundRows = () => gw.ctx.db.select().from(refunds).all().length;
-const payoutRows = () => gw.ctx.db.select().from(payoutOrders).all().length;
-const refundCallbacks = (refundRef: string) =>
-  (gw.ctx.db.$client.query("SELECT kind, order_status AS status, payload FROM callbacks WHERE order_no = ? ORDER BY rowid").all(refundRef) as { kind: string; status: string; payload: string }[]).map(
-    (r) => ({ kind: r.kind, status: r.status, payload: JSON.parse(r.payload) as Obj }),
-  );
-const refundRef = (payoutOrderNo: string) => gw.ctx.db.select().from(refunds).where(eq(refunds.payoutOrderNo, payoutOrderNo)).get()!.refundRef;
+const refundRows = async () => (await tableRows(gw.ctx.db, refunds)).length;
+const payoutRows = async () => (await tableRows(gw.ctx.db, payoutOrders)).length;
+/** The callbacks of an order number in the order they were written (seq, then insertion order). */
+const callbackRows = async (orderNo: string) => (await tableRows(gw.ctx.db, callbacks, { orderNo })).sort((a, b) => a.seq - b.seq);
+const refundCallbacks = async (refundRef: string) =>
+  (await callbackRows(refundRef)).map((r) => ({ kind: r.kind, status: r.status, payload: JSON.parse(r.payload) as Obj }));
+const refundRef = async (payoutOrderNo: string) => (await tableRow(gw.ctx.db, refunds, { payoutOrderNo }))!.refundRef;
 const available = async (address: string) => {
-  const id = gw.ctx.db.select().from(addresses).where(eq(addresses.address, address)).get()!.id;
+  const id = (await tableRow(gw.ctx.db, addresses, { address }))!.id;
   return (await addressBalance(gw.ctx.db, id, "USDT")).available;
 };
 
@@ -62,7 +62,7 @@ describe("refunds on the sandbox", () => {
     expect(r).toMatchObject({ refundNo: "R-1", orderNo: o.orderNo, amount: "4.000000", toAddress: to, status: "broadcasted", refundUrl: null });
     expect(r.payoutOrderNo).toMatch(/^PO\d{24}$/);
     expect(r.txHash).toMatch(/^[0-9a-f]{64}$/);
-    const p = gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, r.payoutOrderNo!)).get()!;
+    const p = (await tableRow(gw.ctx.db, payoutOrders, { orderNo: r.payoutOrderNo! }))!;
     expect(p.fromAddress).toBe(o.address);
     expect(await tron.tokenBalance(to, "USDT")).toBe(toBaseUnits("4", 6));
     expect(await available(o.address)).toBe(toBaseUnits("6", 6));
@@ -71,12 +71,12 @@ describe("refunds on the sandbox", () => {
     const list = await m.client.listRefunds(o.orderNo);
     expect(list.refunds).toEqual([{ ...r, status: "confirmed" }]);
 
-    const ref = refundRef(r.payoutOrderNo!);
-    const cbs = refundCallbacks(ref);
+    const ref = await refundRef(r.payoutOrderNo!);
+    const cbs = await refundCallbacks(ref);
     expect(cbs.map((c) => [c.kind, c.status])).toEqual([["refund", "submitted"], ["refund", "broadcasted"], ["refund", "confirmed"]]);
     for (const c of cbs) expect([...Value.Errors(RefundCallbackPayload, c.payload)].map((e) => e.path)).toEqual([]);
     expect(cbs[2]!.payload).toMatchObject({ merchantUid: m.uid, businessType: "refund", refundNo: "R-1", orderNo: o.orderNo, status: "confirmed", txHash: r.txHash, payoutOrderNo: r.payoutOrderNo });
-    expect(gw.ctx.db.$client.query("SELECT count(*) AS n FROM callbacks WHERE order_no = ?").get(r.payoutOrderNo!)).toEqual({ n: 0 });
+    expect((await callbackRows(r.payoutOrderNo!)).length).toBe(0);
     // The order itself is unchanged, and the rest is refundable.
     expect((await m.client.getPayinOrder(o.orderNo)).status).toBe("completed");
     const rest = await m.client.createRefund(o.orderNo, { refundNo: "R-2", amount: "6", toAddress: to });
@@ -89,7 +89,7 @@ describe("refunds on the sandbox", () => {
     const o = await paidOrder(m.client, "5");
     const to = randomAddress("TRON");
     const first = await m.client.createRefund(o.orderNo, { refundNo: "B-1", amount: "2", toAddress: to });
-    const before = [refundRows(), payoutRows(), await tron.outgoingCount(o.address)];
+    const before = [await refundRows(), await payoutRows(), await tron.outgoingCount(o.address)];
 
     const over = await err(m.client.createRefund(o.orderNo, { refundNo: "B-2", amount: "3.000001", toAddress: to }));
     expect([over.httpStatus, over.code, over.data]).toEqual([422, 55001, { orderNo: o.orderNo, refundable: "3.000000" }]);
@@ -122,7 +122,7 @@ describe("refunds on the sandbox", () => {
     expect((await err(other.client.createRefund(o.orderNo, { refundNo: "B-8", amount: "1", toAddress: to }))).code).toBe(40108);
     expect((await err(other.client.listRefunds(o.orderNo))).code).toBe(40108);
 
-    expect([refundRows(), payoutRows(), await tron.outgoingCount(o.address)]).toEqual(before);
+    expect([await refundRows(), await payoutRows(), await tron.outgoingCount(o.address)]).toEqual(before);
   });
 
   test("without toAddress: awaiting_address with a refundUrl; the payer's address (validated, not the merchant's own) sends it", async () => {
@@ -146,8 +146,8 @@ describe("refunds on the sandbox", () => {
     const [done] = (await m.client.listRefunds(o.orderNo)).refunds;
     expect(done).toMatchObject({ status: "confirmed", toAddress: to, refundUrl: r.refundUrl, amount: "8.000000" });
     expect(await tron.tokenBalance(to, "USDT")).toBe(toBaseUnits("8", 6));
-    const ref = refundRef(done!.payoutOrderNo!);
-    expect(refundCallbacks(ref).map((c) => c.status)).toEqual(["awaiting_address", "submitted", "broadcasted", "confirmed"]);
+    const ref = await refundRef(done!.payoutOrderNo!);
+    expect((await refundCallbacks(ref)).map((c) => c.status)).toEqual(["awaiting_address", "submitted", "broadcasted", "confirmed"]);
   });
 
   test("a paid frozen order (paid short) is refundable in full; a refund the receiving address cannot cover comes from another address", async () => {
@@ -160,12 +160,12 @@ describe("refunds on the sandbox", () => {
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "100" });
     await sb.mine("TRON", 4);
     const a = await m.client.createRefund(o.orderNo, { refundNo: "F-1", amount: "1", toAddress: randomAddress("TRON") });
-    expect(gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, a.payoutOrderNo!)).get()!.fromAddress).toBe(o.address);
+    expect((await tableRow(gw.ctx.db, payoutOrders, { orderNo: a.payoutOrderNo! }))!.fromAddress).toBe(o.address);
     // The merchant pays out most of the receiving address's balance: the rest of the refund comes from the other address.
     await m.client.createPayoutOrder({ chainCode: "TRON", tokenSymbol: "USDT", fromAddress: o.address, toAddress: randomAddress("TRON"), amount: "8", merchantOrderNo: "drain", notifyUrl: "https://shop.example/po" });
     const c = await m.client.createRefund(o.orderNo, { refundNo: "F-2", amount: "8.5", toAddress: randomAddress("TRON") });
     expect(c.status).toBe("broadcasted");
-    expect(gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, c.payoutOrderNo!)).get()!.fromAddress).toBe(b.address);
+    expect((await tableRow(gw.ctx.db, payoutOrders, { orderNo: c.payoutOrderNo! }))!.fromAddress).toBe(b.address);
     expect((await err(m.client.createRefund(o.orderNo, { refundNo: "F-3", amount: "0.000001" }))).code).toBe(55001);
   });
 
@@ -182,19 +182,19 @@ describe("refunds on the sandbox", () => {
     expect(failed).toMatchObject({ status: "failed", failedStage: "broadcast", lastError: "insufficient token balance" });
     const [first] = (await m.client.listRefunds(o.orderNo)).refunds;
     expect(first).toMatchObject({ refundNo: resolved.refund!.refund.refundNo, amount: "9.500000", toAddress: payer, status: "failed", txHash: null });
-    expect(refundCallbacks(refundRef(first!.payoutOrderNo!)).map((c) => c.status)).toEqual(["submitted", "failed"]);
+    expect((await refundCallbacks(await refundRef(first!.payoutOrderNo!))).map((c) => c.status)).toEqual(["submitted", "failed"]);
     // The failed refund keeps why (the back office shows it).
-    expect(gw.ctx.db.select().from(refunds).where(eq(refunds.payoutOrderNo, first!.payoutOrderNo!)).get()!.lastError).toBe("insufficient token balance");
+    expect((await tableRow(gw.ctx.db, refunds, { payoutOrderNo: first!.payoutOrderNo! }))!.lastError).toBe("insufficient token balance");
 
     // The money is back on the receiving address: the blocks from the one that took it are dropped.
     await sb.reorg("TRON", await tron.height() - away.blockNumber + 1);
     expect(await tron.tokenBalance(o.address, "USDT")).toBe(toBaseUnits("9.5", 6));
     // Still cancelled, and refundable again for what the failed refund did not send: never more.
     expect((await m.client.getPayinOrder(o.orderNo)).status).toBe("cancelled");
-    const before = [refundRows(), payoutRows()];
+    const before = [await refundRows(), await payoutRows()];
     const over = await err(m.client.createRefund(o.orderNo, { refundNo: "RA-2", amount: "9.500001", toAddress: payer }));
     expect([over.httpStatus, over.code, over.data]).toEqual([422, 55001, { orderNo: o.orderNo, refundable: "9.500000" }]);
-    expect([refundRows(), payoutRows()]).toEqual(before);
+    expect([await refundRows(), await payoutRows()]).toEqual(before);
     const second = await m.client.createRefund(o.orderNo, { refundNo: "RA-2", amount: "9.5", toAddress: payer });
     expect(second).toMatchObject({ refundNo: "RA-2", amount: "9.500000", toAddress: payer, status: "broadcasted" });
     // Idempotent per refundNo: the same body returns the same refund, nothing is sent twice.
@@ -203,7 +203,7 @@ describe("refunds on the sandbox", () => {
     expect(await tron.tokenBalance(payer, "USDT")).toBe(toBaseUnits("9.5", 6));
     expect(await tron.outgoingCount(o.address)).toBe(1);
     expect(await available(o.address)).toBe(0n);
-    expect(refundCallbacks(refundRef(second.payoutOrderNo!)).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
+    expect((await refundCallbacks(await refundRef(second.payoutOrderNo!))).map((c) => c.status)).toEqual(["submitted", "broadcasted", "confirmed"]);
     const third = await err(m.client.createRefund(o.orderNo, { refundNo: "RA-3", amount: "0.000001", toAddress: payer }));
     expect([third.httpStatus, third.code, third.data]).toEqual([422, 55001, { orderNo: o.orderNo, refundable: "0.000000" }]);
     expect((await m.client.listRefunds(o.orderNo)).refunds.map((r) => [r.refundNo, r.status])).toEqual([[first!.refundNo, "failed"], ["RA-2", "confirmed"]]);
@@ -215,22 +215,22 @@ describe("refunds on the sandbox", () => {
     const o = await paidOrder(m.client, "6");
     const own = await m.client.createRefund(o.orderNo, { refundNo: "U-1", amount: "1", toAddress: randomAddress("TRON"), notifyUrl: "https://shop.example/rf" });
     const fallback = await m.client.createRefund(o.orderNo, { refundNo: "U-2", amount: "1", toAddress: randomAddress("TRON") });
-    const urls = (refundNo: string) => {
-      const ref = gw.ctx.db.select().from(refunds).where(eq(refunds.refundNo, refundNo)).all().find((r) => r.orderNo === o.orderNo)!.refundRef;
-      return gw.ctx.db.$client.query("SELECT url, state FROM callbacks WHERE order_no = ? ORDER BY rowid").all(ref) as { url: string | null; state: string }[];
+    const urls = async (refundNo: string) => {
+      const ref = (await tableRow(gw.ctx.db, refunds, { refundNo, orderNo: o.orderNo }))!.refundRef;
+      return (await callbackRows(ref)).map((c) => ({ url: c.url, state: c.state }));
     };
     expect(own.status).toBe("broadcasted");
-    expect(new Set(urls("U-1").map((c) => c.url))).toEqual(new Set(["https://shop.example/rf"]));
+    expect(new Set((await urls("U-1")).map((c) => c.url))).toEqual(new Set(["https://shop.example/rf"]));
     expect(fallback.status).toBe("broadcasted");
-    expect(new Set(urls("U-2").map((c) => c.url))).toEqual(new Set(["https://shop.example/pi"]));
+    expect(new Set((await urls("U-2")).map((c) => c.url))).toEqual(new Set(["https://shop.example/pi"]));
     // A binding's deposit order without notifyUrl: the merchant's default, none set yet: held, never dropped.
     const b = await m.client.createExclusiveBinding({ chainCode: "TRON", tokenSymbol: "USDT", bindKey: "no-url" });
     await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "3" });
     await sb.mine("TRON", 4);
-    const dep = gw.ctx.db.$client.query("SELECT order_no AS orderNo FROM payin_orders WHERE address = ? AND status = 'completed'").get(b.address) as { orderNo: string };
+    const dep = (await tableRow(gw.ctx.db, payinOrders, { address: b.address, status: "completed" }))!;
     await m.client.createRefund(dep.orderNo, { refundNo: "U-3", amount: "3", toAddress: randomAddress("TRON") });
-    const ref = gw.ctx.db.select().from(refunds).where(eq(refunds.orderNo, dep.orderNo)).get()!.refundRef;
-    const held = gw.ctx.db.$client.query("SELECT url, state FROM callbacks WHERE order_no = ?").all(ref) as { url: string | null; state: string }[];
+    const ref = (await tableRow(gw.ctx.db, refunds, { orderNo: dep.orderNo }))!.refundRef;
+    const held = (await callbackRows(ref)).map((c) => ({ url: c.url, state: c.state }));
     expect(held.length).toBeGreaterThan(0);
     for (const c of held) expect(c).toEqual({ url: null, state: "held" });
   });
@@ -243,12 +243,12 @@ describe("refunds on the sandbox", () => {
     const short = await paidOrder(m.client, "10", "9");
     expect(short.status).toBe("frozen_abnormal");
     await cancelOrder(gw.ctx, short.orderNo, op);
-    const before = [refundRows(), payoutRows()];
+    const before = [await refundRows(), await payoutRows()];
     for (const o of [unpaid, short]) {
       expect((await m.client.getPayinOrder(o.orderNo)).status).toBe("cancelled");
       const e = await err(m.client.createRefund(o.orderNo, { refundNo: "C-1", amount: "1", toAddress: randomAddress("TRON") }));
       expect([e.httpStatus, e.code]).toEqual([409, 55002]);
     }
-    expect([refundRows(), payoutRows()]).toEqual(before);
+    expect([await refundRows(), await payoutRows()]).toEqual(before);
   });
 });

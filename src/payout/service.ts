@@ -20,6 +20,7 @@ import { merchantUid } from "../merchants/store";
 import {
   addPayoutLedger,
   insertPayoutRow,
+  lockMerchantPayouts,
   payoutByMerchantOrderNo,
   payoutByOrderNo,
   payoutRow,
@@ -70,6 +71,7 @@ export async function createPayout(ctx: PayoutCtx, merchantId: number, apiKeyId:
   const now = ctx.clock.now();
 
   return await writeTx(ctx.db, async (tx) => {
+    await lockMerchantPayouts(tx, merchantId);
     const existing = await payoutByMerchantOrderNo(tx, merchantId, input.merchantOrderNo);
     if (existing) return { order: sameOrder(existing, adapter, { chain: adapter.chain, token: token.symbol, units, to, from: input.fromAddress, deleteSource, notifyUrl: input.notifyUrl }), created: false };
     const order = await insertPayout(tx, adapter, token, merchantId, apiKeyId, { merchantOrderNo: input.merchantOrderNo, units, to, fromAddress: input.fromAddress, deleteSource, notifyUrl: input.notifyUrl ?? null }, now);
@@ -97,6 +99,7 @@ export interface NewPayout {
  */
 export async function insertPayout(tx: Tx, adapter: ChainAdapter, token: { symbol: string; decimals: number }, merchantId: number, apiKeyId: string, p: NewPayout, now: number): Promise<PayoutOrderRow> {
   const amountMicro = toMicro(p.units, token.decimals);
+  await lockMerchantPayouts(tx, merchantId);
   await checkLimits(tx, merchantId, amountMicro, now);
   if (await isOwnAddress(tx, merchantId, adapter.chain, p.to)) throw new AppError(54003, { toAddress: p.to });
   const source =

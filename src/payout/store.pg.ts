@@ -99,6 +99,10 @@ export async function payoutRow(db: PgQ, id: number): Promise<PayoutOrderRow | u
   return await firstRow(db.select().from(payoutOrders).where(eq(payoutOrders.id, id)));
 }
 
+export async function lockMerchantPayouts(tx: PgQ, merchantId: number): Promise<void> {
+  await tx.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId)).for("update");
+}
+
 export async function insertPayoutRow(tx: PgQ, values: typeof payoutOrders.$inferInsert): Promise<PayoutOrderRow> {
   return (await firstRow(tx.insert(payoutOrders).values(values).returning()))!;
 }

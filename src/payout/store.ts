@@ -133,6 +133,16 @@ export async function payoutRow(db: DbOrTx, id: number): Promise<PayoutOrderRow 
   return db.select().from(payoutOrders).where(eq(payoutOrders.id, id)).get();
 }
 
+/**
+ * Serialises the merchant's payout creations (their balance, limit and fee checks read what the
+ * others wrote): on PostgreSQL the merchant's row locked FOR UPDATE until the transaction ends (two
+ * gateways, or two requests on one pool, never both spend one balance); on SQLite a write
+ * transaction already runs alone on the one connection.
+ */
+export async function lockMerchantPayouts(tx: Tx, merchantId: number): Promise<void> {
+  if (isPg(tx)) return await pg.lockMerchantPayouts(pgOf(tx), merchantId);
+}
+
 /** A new payout order. */
 export async function insertPayoutRow(tx: Tx, values: typeof payoutOrders.$inferInsert): Promise<PayoutOrderRow> {
   if (isPg(tx)) return await pg.insertPayoutRow(pgOf(tx), values);
