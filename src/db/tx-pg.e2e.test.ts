@@ -9,7 +9,7 @@ import { engineOf, NotOnPostgres, pgOf } from "./engine";
 import { closePg, openPgDb, PG_TX_ATTEMPTS } from "./tx-pg";
 import { createTestDatabase } from "../testing/postgres";
 import { groupCommit } from "./group-commit";
-import { replacements } from "../payout/store";
+import { demoMerchantMark } from "../cli/store";
 
 let db: Db;
 let other: Db;
@@ -143,8 +143,9 @@ describe("writeTx on PostgreSQL", () => {
   });
 
   test("a store not ported to PostgreSQL yet is refused in one line naming it", async () => {
-    const e = await replacements(db, 1).catch((x: unknown) => x);
+    // (`serve --demo`'s marker: the demo makes a SQLite data folder, so its store stays SQLite's.)
+    const e = await demoMerchantMark(db).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(NotOnPostgres);
-    expect((e as Error).message).toStartWith("payout/store.ts replacements is not available on PostgreSQL yet");
+    expect((e as Error).message).toStartWith("cli/store.ts demoMerchantMark is not available on PostgreSQL yet");
   });
 });
