@@ -49,6 +49,13 @@ export async function openTestDb(engine: TestEngine = TEST_ENGINE): Promise<Test
  * another gateway or an earlier run would leave). Reads of what a test checks go through stores.
  */
 export async function testSql<T = Record<string, unknown>>(db: Db, q: SQL): Promise<T[]> {
-  if (isPg(db)) return (await pgOf(db).execute(q)) as unknown as T[];
+  if (isPg(db)) {
+    try {
+      return (await pgOf(db).execute(q)) as unknown as T[];
+    } catch (e) {
+      // drizzle's "Failed query" wrapper: the server's own error (a trigger's message) is its cause.
+      throw (e as { cause?: unknown }).cause ?? e;
+    }
+  }
   return db.all(q) as T[];
 }
