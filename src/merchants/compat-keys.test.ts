@@ -1,18 +1,19 @@
 // A compatibility key refused is a CompatKeyError by code, one problem per key (the developer
 // settings page shows their words in its language; the CLI prints the same English as before):
 // what each refusal gives, table-driven, and nothing is written when any key is refused.
-import { expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { openDb } from "../db/client";
-import { migrate } from "../db/migrate";
+import { openTestDb } from "../testing/engines";
 import { englishOf } from "../errors";
 import { Cipher } from "../secrets/cipher";
 import { refusalOf } from "../testing/refusal";
 import { compatKeyProblem, setCompatKeys, type CompatKeyPatch } from "./compat-keys";
 import { createMerchant, findMerchantByUid } from "./service";
 
-const db = openDb(":memory:");
-await migrate(db);
+// The engine of the test process (SG_TEST_DB): one body checks both merchants stores.
+const testDb = await openTestDb();
+const db = testDb.db;
+afterAll(async () => await testDb.close());
 const deps = { db, cipher: new Cipher(randomBytes(32)), now: () => Date.parse("2026-11-29T00:00:00Z") };
 const { merchant } = await createMerchant(deps, { name: "plugins" });
 const ACTOR = { actor: "cli", role: "operator" };
