@@ -17,7 +17,7 @@ const PG_SUITES = join(ROOT, "scripts/pg-suites.txt");
 /** A file's PostgreSQL run: its key in the plan and in test-times.json, apart from its SQLite run. */
 export const PG = "pg:";
 /** A PostgreSQL run without a recorded time weighs its SQLite run's time times this (measured: docs/testing.md "Both engines"). */
-export const PG_WEIGHT = 1.3;
+export const PG_WEIGHT = 2;
 const OUTPUT = join(ROOT, "test-output");
 
 type Kind = "pure" | "e2e" | "browser";

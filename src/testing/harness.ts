@@ -62,9 +62,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     },
     opts.config ?? {},
   );
-  // Cloned from the run's migrated template: init's migrate finds nothing to do (a migration run
-  // per gateway start cost each PostgreSQL test gateway about a second more).
-  const pgDb = (opts.engine ?? TEST_ENGINE) === "pg" ? await createTestDatabase() : null;
+  const pgDb = (opts.engine ?? TEST_ENGINE) === "pg" ? await createTestDatabase({ empty: true }) : null;
   if (pgDb) (raw.database as Raw).url = pgDb.url;
   const loaded = parseConfig(raw, "test");
   const logs: string[] = [];
