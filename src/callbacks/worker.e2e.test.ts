@@ -53,8 +53,21 @@ const settled = (id: string) => async () => {
 };
 
 /** Waits (for the real HTTP round trips) until `n` attempts of the callback are recorded. */
-const attempted = (id: string, n: number, db = gw.ctx.db) =>
-  eventually(async () => (await callbackAttemptsOf(db, id)).length >= n && (await callbackRow(db, id))?.state !== "delivering", 5000, `attempt ${n} of ${id}`);
+const attemptedNow = async (id: string, n: number, db = gw.ctx.db) =>
+  (await callbackAttemptsOf(db, id)).length >= n && (await callbackRow(db, id))?.state !== "delivering";
+const attempted = (id: string, n: number, db = gw.ctx.db) => eventually(async () => await attemptedNow(id, n, db), 5000, `attempt ${n} of ${id}`);
+
+/**
+ * Waits like `eventually`, moving the test clock a poll interval each time `ok` is not met yet: a
+ * poll still on the wire when the test moved the clock (PostgreSQL's round trips, under load) arms
+ * the next poll from the new time, which no later move of the test would reach.
+ */
+const advancing = async <T>(ok: () => Promise<T | undefined | null | false>, what: string, c: TestClock = clock): Promise<T> =>
+  await eventually<T>(async () => {
+    const v = await ok();
+    if (!v) await c.advance(POLL_MS);
+    return v;
+  }, 5000, what);
 
 /** The signed X-Callback-Timestamp (the gateway clock's ms) of each request. */
 const stamps = (reqs: ReceivedRequest[]) => reqs.map((r) => Number(r.headers["x-callback-timestamp"]));
@@ -68,7 +81,7 @@ describe("callback worker", () => {
   test("delivers the stored payload byte for byte, signed, and records the attempt", async () => {
     const rx = receiver([{ status: 200, body: "received" }]);
     const id = await send(rx.url + "/notify");
-    const row = await eventually(settled(id), 5000, "delivery");
+    const row = await advancing(settled(id), "delivery");
     expect(row.state).toBe("delivered");
     expect(row.attempts).toBe(1);
     expect(rx.requests.length).toBe(1);
@@ -95,9 +108,9 @@ describe("callback worker", () => {
     await clock.advance(DELAYS[0] - 1); // a poll runs; the retry is not due yet
     expect(await callbackRow(gw.ctx.db, id)).toMatchObject({ state: "pending", attempts: 1 });
     await clock.advance(POLL_MS); // the next poll, past its due time
-    await attempted(id, 2);
+    await advancing(async () => await attemptedNow(id, 2), "attempt 2");
     await clock.advance(DELAYS[1]);
-    const row = await eventually(settled(id), 5000, "delivery");
+    const row = await advancing(settled(id), "delivery");
     expect(row.state).toBe("delivered");
     expect(row.attempts).toBe(3);
     await clock.advance(DELAYS[1] + POLL_MS); // nothing more may arrive
@@ -123,9 +136,9 @@ describe("callback worker", () => {
       const id = await send(rx.url);
       await attempted(id, 1);
       await clock.advance(DELAYS[0]);
-      await attempted(id, 2);
+      await advancing(async () => await attemptedNow(id, 2), "attempt 2");
       await clock.advance(DELAYS[1]);
-      const row = await eventually(settled(id), 5000, "give-up");
+      const row = await advancing(settled(id), "give-up");
       expect(row.state).toBe("failed");
       expect(row.attempts).toBe(3);
       expect(row.lastError).toMatch(err);
@@ -139,9 +152,9 @@ describe("callback worker", () => {
     const id = await send(rx.url);
     await attempted(id, 1);
     await clock.advance(DELAYS[0]);
-    await attempted(id, 2);
+    await advancing(async () => await attemptedNow(id, 2), "attempt 2");
     await clock.advance(DELAYS[1]);
-    await eventually(settled(id), 5000, "give-up");
+    await advancing(settled(id), "give-up");
     const cli = async (...args: string[]) => {
       const cfg = join(gw.dir, "cli.toml");
       const db = gw.ctx.config.database;
@@ -183,7 +196,7 @@ describe("callback worker", () => {
     const id = await send(rx.url);
     await attempted(id, 1);
     await clock.advance(DELAYS[0]);
-    const row = await eventually(settled(id), 5000, "delivery");
+    const row = await advancing(settled(id), "delivery");
     expect(row.state).toBe("delivered");
     const attempts = await callbackAttemptsOf(gw.ctx.db, id);
     expect(attempts.map((a) => a.httpStatus)).toEqual([null, 200]);
@@ -341,12 +354,12 @@ describe("callback worker pool", () => {
       callbacksDue();
       await attempted(id, 1, g.ctx.db);
       await clock.advance(POLL_MS);
-      await attempted(id, 2, g.ctx.db);
+      await advancing(async () => await attemptedNow(id, 2, g.ctx.db), "attempt 2", clock);
       await clock.advance(POLL_MS);
-      const row = await eventually(async () => {
+      const row = await advancing(async () => {
         const r = await callbackRow(g.ctx.db, id);
         return r?.state === "failed" ? r : undefined;
-      }, 5000, "give-up");
+      }, "give-up", clock);
       expect(row.attempts).toBe(3);
       expect(row.lastError).toMatch(/resolves to a special-purpose address \(127\.0\.0\.1, loopback\); refused/);
       expect(rx.requests).toHaveLength(0);
