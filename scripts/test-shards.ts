@@ -1,7 +1,9 @@
 // Shards for `make test` (scripts/test.sh), balanced by the per-file wall times recorded in
-// scripts/test-times.json (docs/testing.md "Shards").
-//   bun scripts/test-shards.ts plan K [pure]  K lines, each the files of one shard (./path, space separated);
-//                                            `pure`: only the pure files (make test-fast)
+// scripts/test-times.json (docs/testing.md "Shards"), the PostgreSQL pass included (docs/testing.md
+// "Both engines": each file of scripts/pg-suites.txt runs a second time with SG_TEST_DB=pg).
+//   bun scripts/test-shards.ts plan K [pure]  K lines, each the files of one shard (./path, space separated;
+//                                            `pg:./path` a file of the PostgreSQL pass);
+//                                            `pure`: only the pure files on SQLite (make test-fast)
 //   bun scripts/test-shards.ts refresh       rewrites scripts/test-times.json from test-output/*.times
 // A .times file is what test.sh writes beside each shard's log: "<epoch seconds> <file>" when bun
 // starts a file, and "<epoch seconds> END" when the process ends; a file's time is the gap to the
@@ -11,10 +13,15 @@ import { join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..");
 const TIMES = join(ROOT, "scripts/test-times.json");
+const PG_SUITES = join(ROOT, "scripts/pg-suites.txt");
+/** A file's PostgreSQL run: its key in the plan and in test-times.json, apart from its SQLite run. */
+export const PG = "pg:";
+/** A PostgreSQL run without a recorded time weighs its SQLite run's time times this (measured: docs/testing.md "Both engines"). */
+export const PG_WEIGHT = 2;
 const OUTPUT = join(ROOT, "test-output");
 
 type Kind = "pure" | "e2e" | "browser";
-const kindOf = (f: string): Kind => (/\.browser\.test\.tsx?$/.test(f) ? "browser" : /\.e2e\.test\.tsx?$/.test(f) ? "e2e" : "pure");
+export const kindOf = (f: string): Kind => (/\.browser\.test\.tsx?$/.test(f) ? "browser" : /\.e2e\.test\.tsx?$/.test(f) ? "e2e" : "pure");
 /** Weights when no file of a kind has a recorded time. */
 const FALLBACK: Record<Kind, number> = { pure: 1, e2e: 15, browser: 20 };
 
@@ -30,6 +37,26 @@ export function testFiles(root = ROOT): string[] {
   return out.sort();
 }
 
+/**
+ * The PostgreSQL pass: the files listed in scripts/pg-suites.txt (one path a line, `#` comments),
+ * as `pg:` keys. A listed path that is no test file fails the plan (a typo would drop a suite).
+ */
+export function pgSuites(text: string, files: string[]): string[] {
+  const known = new Set(files);
+  const out: string[] = [];
+  for (const raw of text.split("\n")) {
+    const f = raw.replace(/#.*/, "").trim().replace(/^\.\//, "");
+    if (!f) continue;
+    if (!known.has(f)) throw new Error(`scripts/pg-suites.txt: ${f} is not a test file`);
+    if (!out.includes(PG + f)) out.push(PG + f);
+  }
+  return out;
+}
+
+function readPgSuites(files: string[]): string[] {
+  return existsSync(PG_SUITES) ? pgSuites(readFileSync(PG_SUITES, "utf8"), files) : [];
+}
+
 function readTimes(): Record<string, number> {
   return existsSync(TIMES) ? (JSON.parse(readFileSync(TIMES, "utf8")) as Record<string, number>) : {};
 }
@@ -39,12 +66,15 @@ const median = (xs: number[]) => {
   return s.length ? s[Math.floor(s.length / 2)]! : undefined;
 };
 
-/** Each file's weight: its recorded seconds, else the median of its kind's recorded files. */
+/**
+ * Each file's weight: its recorded seconds, else the median of its kind's recorded files. A `pg:`
+ * entry without a time of its own weighs its SQLite run's time (else that median) times PG_WEIGHT.
+ */
 export function weights(files: string[], times: Record<string, number>): Map<string, number> {
   const byKind: Record<Kind, number[]> = { pure: [], e2e: [], browser: [] };
-  for (const [f, s] of Object.entries(times)) byKind[kindOf(f)].push(s);
-  const fallback = (k: Kind) => median(byKind[k]) ?? FALLBACK[k];
-  return new Map(files.map((f) => [f, times[f] ?? fallback(kindOf(f))]));
+  for (const [f, s] of Object.entries(times)) if (!f.startsWith(PG)) byKind[kindOf(f)].push(s);
+  const fallback = (f: string) => times[f] ?? median(byKind[kindOf(f)]) ?? FALLBACK[kindOf(f)];
+  return new Map(files.map((f) => [f, times[f] ?? (f.startsWith(PG) ? fallback(f.slice(PG.length)) * PG_WEIGHT : fallback(f))]));
 }
 
 /**
@@ -90,7 +120,7 @@ export function durations(timesText: string[]): Record<string, number> {
     });
     for (let i = 0; i + 1 < lines.length; i++) {
       const { t, what } = lines[i]!;
-      if (what !== "END") out[what.replace(/^\.\//, "")] = Math.round((lines[i + 1]!.t - t) * 10) / 10;
+      if (what !== "END") out[what.replace(/^(pg:)?\.\//, "$1")] = Math.round((lines[i + 1]!.t - t) * 10) / 10;
     }
   }
   return out;
@@ -100,7 +130,8 @@ function refresh(): void {
   const logs = existsSync(OUTPUT) ? readdirSync(OUTPUT).filter((f) => f.endsWith(".times")) : [];
   if (!logs.length) throw new Error("no test-output/*.times: run `make test` first");
   const measured = durations(logs.map((f) => readFileSync(join(OUTPUT, f), "utf8")));
-  const present = new Set(testFiles());
+  const files = testFiles();
+  const present = new Set([...files, ...readPgSuites(files)]);
   const merged: Record<string, number> = {};
   for (const [f, s] of Object.entries({ ...readTimes(), ...measured })) if (present.has(f)) merged[f] = s;
   const sorted = Object.fromEntries(Object.keys(merged).sort().map((f) => [f, merged[f]!]));
@@ -114,8 +145,10 @@ if (import.meta.main) {
   if (cmd === "plan") {
     const k = Number(arg);
     if (!Number.isInteger(k) || k < 1) throw new Error(`plan needs a shard count, got ${arg}`);
-    const files = testFiles().filter((f) => only !== "pure" || kindOf(f) === "pure");
-    for (const shard of plan(files, weights(files, readTimes()), k)) console.log(shard.map((f) => `./${f}`).join(" "));
+    const all = testFiles();
+    const files = only === "pure" ? all.filter((f) => kindOf(f) === "pure") : [...all, ...readPgSuites(all)];
+    const path = (f: string) => (f.startsWith(PG) ? `${PG}./${f.slice(PG.length)}` : `./${f}`);
+    for (const shard of plan(files, weights(files, readTimes()), k)) console.log(shard.map(path).join(" "));
   } else if (cmd === "refresh") {
     refresh();
   } else {

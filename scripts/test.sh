@@ -4,7 +4,10 @@
 # balanced by the per-file times in scripts/test-times.json (docs/testing.md "Shards"). Each
 # shard logs to test-output/shard-N.log. Ends with the plain "tests: N passed, N failed,
 # N skipped" line CI reads, summed over the shards.
-# With arguments (`make test ARGS=...`: a filter or paths) one `bun test` runs them, as before.
+# The files of scripts/pg-suites.txt run a second time with SG_TEST_DB=pg in the same shards
+# (docs/testing.md "Both engines"), on the PostgreSQL cluster started below.
+# With arguments (`make test ARGS=...`: a filter or paths) one `bun test` runs them, as before, on
+# the engine SG_TEST_DB names (`SG_TEST_DB=pg make test ARGS=file`: that file on PostgreSQL).
 set -uo pipefail
 BUN="${BUN:-bun}"
 cd "$(dirname "$0")/.."

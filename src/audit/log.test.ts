@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { writeTx } from "../db/client";
+import { type SQL, sql } from "drizzle-orm";
+import { testSql } from "../testing/engines";
 import { CLI_ACTOR, listAudit, recordAudit } from "./log";
 
 let gw: TestGateway;
@@ -31,9 +33,9 @@ test("entries are listed newest first, filtered and paged; before/after round-tr
 });
 
 test("the table is append-only, and an entry rolls back with the change it records", async () => {
-  const c = gw.ctx.db.$client;
-  expect(() => c.run("UPDATE audit_log SET actor = 'mallory'")).toThrow("append-only");
-  expect(() => c.run("DELETE FROM audit_log")).toThrow("append-only");
+  const run = async (q: SQL) => await testSql(gw.ctx.db, q);
+  await expect(run(sql`UPDATE audit_log SET actor = 'mallory'`)).rejects.toThrow("append-only");
+  await expect(run(sql`DELETE FROM audit_log`)).rejects.toThrow("append-only");
   const before = (await listAudit(gw.ctx.db)).total;
   await expect((async () =>
     await writeTx(gw.ctx.db, async (tx) => {

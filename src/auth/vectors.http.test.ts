@@ -1,6 +1,8 @@
 // Every signing vector, sent as a real HTTP request to a real gateway: the
 // server must accept the signature (it may still refuse the content).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { testSql } from "../testing/engines";
 import vectors from "./signing-vectors.json";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { installMerchant } from "../testing/merchants";
@@ -20,9 +22,9 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-const nonceRecorded = (nonce: string) =>
-  gw.ctx.db.$client.query("SELECT 1 FROM nonces WHERE merchant_id = ? AND nonce = ?").get(merchantId, nonce) !== null;
-const forgetNonce = (nonce: string) => gw.ctx.db.$client.query("DELETE FROM nonces WHERE merchant_id = ? AND nonce = ?").run(merchantId, nonce);
+const nonceRecorded = async (nonce: string) =>
+  (await testSql(gw.ctx.db, sql`SELECT 1 AS one FROM nonces WHERE merchant_id = ${merchantId} AND nonce = ${nonce}`)).length === 1;
+const forgetNonce = async (nonce: string) => await testSql(gw.ctx.db, sql`DELETE FROM nonces WHERE merchant_id = ${merchantId} AND nonce = ${nonce}`);
 
 describe("request vectors through the HTTP server", () => {
   for (const c of vectors.cases) {
@@ -30,7 +32,7 @@ describe("request vectors through the HTTP server", () => {
     if ("strictRfc3986Signature" in c) variants.push(["strict RFC 3986", (c as { strictRfc3986Signature: string }).strictRfc3986Signature]);
     for (const [variant, signature] of variants) {
       test(`${c.name} (${variant})`, async () => {
-        forgetNonce(c.nonce);
+        await forgetNonce(c.nonce);
         const res = await sendSigned({
           baseUrl: gw.url,
           uid: vectors.merchantUid,
@@ -46,14 +48,14 @@ describe("request vectors through the HTTP server", () => {
         expect(AUTH_FAILURES).not.toContain(res.body.code);
         expect(res.status).not.toBe(500);
         // Passing authentication records the nonce: proof the route exists and the signature held.
-        expect(nonceRecorded(c.nonce)).toBe(true);
+        expect(await nonceRecorded(c.nonce)).toBe(true);
       });
     }
   }
 
   test("a vector's signature does not verify once the path is decoded", async () => {
     const c = vectors.cases.find((x) => x.path.includes("%2F"))!;
-    forgetNonce(c.nonce);
+    await forgetNonce(c.nonce);
     const res = await sendSigned({
       baseUrl: gw.url,
       uid: vectors.merchantUid,

@@ -1,6 +1,8 @@
 // One test per way a merchant request can fail authentication (spec 5,
 // DESIGN 4), each against a real gateway over HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { testSql } from "../testing/engines";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sendSigned, buildSignedRequest, type RawSignedRequest } from "../testing/signed-request";
 import { TestClock } from "../lib/clock";
@@ -208,11 +210,11 @@ describe("20016: nonce reuse", () => {
     clock.advance(2 * TOLERANCE - 1);
     await pruneNonces(gw.ctx.db, clock.now());
     expect((await replay()).body.code).toBe(20012);
-    const row = () => gw.ctx.db.$client.query("SELECT 1 FROM nonces WHERE merchant_id = ? AND nonce = 'prune-me'").get(m.id);
-    expect(row()).not.toBeNull();
+    const row = async () => (await testSql(gw.ctx.db, sql`SELECT 1 AS one FROM nonces WHERE merchant_id = ${m.id} AND nonce = 'prune-me'`)).length;
+    expect(await row()).toBe(1);
     clock.advance(2);
     expect(await pruneNonces(gw.ctx.db, clock.now())).toBeGreaterThan(0);
-    expect(row()).toBeNull();
+    expect(await row()).toBe(0);
   });
 });
 

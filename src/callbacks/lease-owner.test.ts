@@ -54,19 +54,19 @@ test("a process releases and settles only its own claims; an expired lease comes
   // B starting (or stopping) does not take A's live claim, nor settle it.
   expect(await b.releaseAllLeases()).toBe(0);
   await b.settle(held.id, { state: "delivered", attempts: 1, nextAt: now, lastError: null }, now);
-  expect(callbackRow(db, held.id)).toMatchObject({ state: "delivering", leaseOwner: "host-a:1:aa" });
+  expect((await callbackRow(db, held.id))).toMatchObject({ state: "delivering", leaseOwner: "host-a:1:aa" });
   // Its lease still runs: no one reclaims it as expired.
   expect((await b.expiredLeases(now)).map((r) => r.id)).not.toContain(held.id);
   await b.release(held.rid, now);
-  expect(callbackRow(db, held.id)?.state).toBe("delivering");
+  expect((await callbackRow(db, held.id))?.state).toBe("delivering");
   // Once the lease has ended it comes back, whoever looks.
   expect((await b.expiredLeases(now + 60_000)).map((r) => r.id)).toContain(held.id);
   await b.release(held.rid, now + 60_000);
-  expect(callbackRow(db, held.id)).toMatchObject({ state: "pending", leaseUntil: null, leaseOwner: null });
+  expect((await callbackRow(db, held.id))).toMatchObject({ state: "pending", leaseUntil: null, leaseOwner: null });
   // A's own claims: released by A.
   const mine = await claim("host-a:1:aa", now + 60_000);
   expect(await a.releaseAllLeases()).toBe(1);
-  expect(callbackRow(db, mine.id)).toMatchObject({ state: "pending", leaseOwner: null });
+  expect((await callbackRow(db, mine.id))).toMatchObject({ state: "pending", leaseOwner: null });
 });
 
 test("the claims of a process killed on this host come back at once; a live one's stay", async () => {
@@ -76,6 +76,6 @@ test("the claims of a process killed on this host come back at once; a live one'
   const cutOff = await claim(dead, now + 60_000);
   const running = await claim(live, now + 60_000);
   expect(await callbackWorkerStore(db, PROCESS_ID).releaseCutOff()).toBe(1);
-  expect(callbackRow(db, cutOff.id)?.state).toBe("pending");
-  expect(callbackRow(db, running.id)).toMatchObject({ state: "delivering", leaseOwner: live });
+  expect((await callbackRow(db, cutOff.id))?.state).toBe("pending");
+  expect((await callbackRow(db, running.id))).toMatchObject({ state: "delivering", leaseOwner: live });
 });

@@ -25,11 +25,13 @@ test("R4: kicks during a poll start no second poll; the delivery stays in flight
   rx = startReceiver(() => ({ status: 200, delayMs: 400 }));
   const w = new CallbackWorker(workerOptions(g.ctx, { clock: systemClock, pollMs: 60_000, timeoutMs: 5000, allowPrivate: true, concurrency: 4 }));
   const st = (w as unknown as { store: Record<string, (...a: unknown[]) => Promise<unknown>> }).store;
-  const due = st.due!;
+  // The poll's read of due rows: the planner's page on SQLite, the leased claim on PostgreSQL.
+  const read = st.claimLeased ? "claimLeased" : "due";
+  const due = st[read]!;
   let dueCalls = 0;
   let open!: () => void;
   const gate = new Promise<void>((r) => (open = r));
-  st.due = async (...a: unknown[]) => {
+  st[read] = async (...a: unknown[]) => {
     dueCalls++;
     const rows = await due(...a);
     await gate; // the answer is on the wire

@@ -7,6 +7,8 @@ import { sendSigned } from "../testing/signed-request";
 import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR } from "../audit/log";
 import { releaseHeldCallbacks } from "../callbacks/store";
+import { sql } from "drizzle-orm";
+import { testSql } from "../testing/engines";
 
 describe("client address", () => {
   const trusted = buildBlockList(["10.0.0.0/8", "127.0.0.1"]);
@@ -56,8 +58,9 @@ describe("allowlist on /openapi", () => {
 
   const setAllowlist = async (g: TestGateway, cidrs: string[] | null) =>
     await updateMerchantSettings({ db: g.ctx.db, now: () => Date.now(), allowPrivateTargets: true, releaseHeldCallbacks }, g.merchant.uid, { ipAllowlist: cidrs }, CLI_ACTOR);
-  const counts = (g: TestGateway) =>
-    g.ctx.db.$client.query("SELECT (SELECT count(*) FROM payin_orders) AS orders, (SELECT count(*) FROM nonces) AS nonces, (SELECT count(*) FROM callbacks) AS callbacks").get();
+  const counts = async (g: TestGateway) =>
+    (await testSql(g.ctx.db, sql`SELECT (SELECT count(*) FROM payin_orders) AS orders, (SELECT count(*) FROM nonces) AS nonces, (SELECT count(*) FROM callbacks) AS callbacks`))
+      .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])))[0];
 
   let n = 0;
   const create = (g: TestGateway, xff?: string) =>
@@ -72,12 +75,12 @@ describe("allowlist on /openapi", () => {
 
   test("an address outside the allowlist is 20020 (403) and writes nothing", async () => {
     await setAllowlist(direct, ["203.0.113.0/24"]);
-    const before = counts(direct);
+    const before = await counts(direct);
     const r = await create(direct);
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ code: 20020, data: { clientIp: "127.0.0.1" } });
     expect(r.body.requestId).toBeString();
-    expect(counts(direct)).toEqual(before);
+    expect(await counts(direct)).toEqual(before);
   });
 
   test("through an untrusted proxy the forwarded address does not count", async () => {

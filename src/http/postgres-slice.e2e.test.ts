@@ -3,16 +3,19 @@
 // the signed create pay-in and the signed GET through the real HTTP server; nonces in the database;
 // the order's callback queued in the outbox in the order's transaction and delivered by the
 // callback worker's leased claims (callbacks/store.pg.ts), signed, exactly once.
+// It runs in the PostgreSQL pass only (scripts/pg-suites.txt): `SG_TEST_DB=pg bun test <this file>`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { apiError, startTestGateway, type TestGateway } from "../testing/harness";
 import { engineOf, pgOf } from "../db/engine";
 import { verifyCallback } from "../sdk/callback";
 import { startReceiver } from "../testing/receiver";
+import { TEST_ENGINE } from "../testing/engines";
 
+const onPg = TEST_ENGINE === "pg";
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ engine: "pg" });
+  if (onPg) gw = await startTestGateway({ engine: "pg" });
 });
 afterAll(async () => {
   await gw?.stop();
@@ -20,7 +23,7 @@ afterAll(async () => {
 
 const rows = async <T>(q: ReturnType<typeof sql>) => (await pgOf(gw.ctx.db).execute(q)) as unknown as T[];
 
-describe("a gateway on PostgreSQL", () => {
+describe.skipIf(!onPg)("a gateway on PostgreSQL", () => {
   test("runs on the PostgreSQL handle", () => {
     expect(engineOf(gw.ctx.db)).toBe("pg");
   });

@@ -1,6 +1,7 @@
 // Every /openapi route goes through here: authenticate, then the handler.
 import type { Config } from "../config/schema";
-import type { Db } from "../db/client";
+import { type Db, savepoint, type Tx } from "../db/client";
+import { isPg } from "../db/engine";
 import type { Clock } from "../lib/clock";
 import type { Cipher } from "../secrets/cipher";
 import { recordNonce, verifySignature, type AuthDeps, type Authenticated } from "../auth/verify";
@@ -61,15 +62,26 @@ export async function signed(deps: AuthDeps, request: Request, handler: SignedHa
 export async function signedWrite<T>(deps: AuthDeps, request: Request, handler: (auth: Authenticated) => Promise<T> | T, status = 200): Promise<Response> {
   try {
     const auth = await verifySignature(deps, request);
-    const result = await groupCommit(deps.db).run({
-      work: async () => {
+    const outcome = await groupCommit(deps.db).run({
+      work: async (): Promise<{ value: T } | { refused: AppError }> => {
         await recordNonce(deps, auth);
-        return await handler(auth);
+        if (!isPg(deps.db)) return { value: await handler(auth) };
+        // PostgreSQL: concurrent requests run at once, so a replay waits on this nonce row. The
+        // handler runs in a savepoint: refused, its writes roll back alone and the nonce commits,
+        // so the waiting replays find it (rolled back, they would each pass authentication).
+        try {
+          return { value: await savepoint(deps.db as Tx, async () => await handler(auth)) };
+        } catch (e) {
+          if (e instanceof AppError && e.code !== 20016) return { refused: e };
+          throw e;
+        }
       },
       recover: async (e) => {
         if (e instanceof AppError && e.code !== 20016) await recordNonce(deps, auth);
       },
     });
+    if ("refused" in outcome) throw outcome.refused;
+    const result = outcome.value;
     return json(result, status, request);
   } catch (e) {
     if (e instanceof AppError) return failure(e, request);

@@ -2,19 +2,26 @@
 // change (review R10): each lookup's read is made slow (a PostgreSQL round trip) and the change
 // commits while it is on the wire; a second lookup sees the new version and clears; the slow
 // one then finishes; every later answer must show the change.
-import { expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { openDb } from "../db/client";
-import { migrate } from "../db/migrate";
+import { openTestDb, type TestDb } from "../testing/engines";
+import { currentKey } from "./store";
 import { Cipher } from "../secrets/cipher";
 import { createMerchant, rotateKey, setMerchantStatus } from "./service";
 import { KeyCache } from "./key-cache";
 
 type Lookups = Record<"keyByHash" | "merchantById" | "currentKeyId", (...a: unknown[]) => Promise<unknown>>;
 
+// Each case on a database of its own, on the engine of the test process (SG_TEST_DB).
+const opened: TestDb[] = [];
+afterAll(async () => {
+  for (const t of opened) await t.close();
+});
+
 async function setup() {
-  const db = openDb(":memory:");
-  await migrate(db);
+  const t = await openTestDb();
+  opened.push(t);
+  const db = t.db;
   const cipher = new Cipher(randomBytes(32));
   const deps = { db, cipher, now: () => Date.now() };
   const { merchant, apiKey } = await createMerchant(deps, { name: "shop" });
@@ -63,7 +70,7 @@ const cases: { name: string; slow: keyof Lookups; change(s: S): Promise<unknown>
     slow: "currentKeyId",
     change: (s) => rotateKey(s.deps, s.merchant.uid, 60_000),
     ask: (s) => s.cache.currentKeyId(s.merchant.id),
-    after: (s) => s.deps.db.$client.query<{ id: string }, [number]>("SELECT id FROM api_keys WHERE merchant_id = ? AND valid_until IS NULL").get(s.merchant.id)!.id,
+    after: async (s) => (await currentKey(s.deps.db, s.merchant.id))!.id,
   },
 ];
 
@@ -75,7 +82,7 @@ for (const c of cases) {
     await Bun.sleep(5);
     await c.change(s); // commits, bumps the auth version
     wire.fast();
-    const want = c.after(s);
+    const want = await c.after(s);
     expect(await c.ask(s)).toEqual(want); // sees the new version, clears, reads again
     await first; // the pre-change answer (uncached)
     await Bun.sleep(5); // past RECHECK_MS: a hit would be served from the maps

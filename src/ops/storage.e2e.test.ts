@@ -185,7 +185,7 @@ describe(`storage faults: a full disk (${MODE})`, () => {
 
     // Recovery: the callback goes out once, readiness and creates come back, the alerts resolve once.
     await clock.advance(worker.dbBackoffMs);
-    await eventually(() => callbackRow(gw.ctx.db, cb)?.state === "delivered", 10_000, "callback delivered after recovery");
+    await eventually(async () => (await callbackRow(gw.ctx.db, cb))?.state === "delivered", 10_000, "callback delivered after recovery");
     for (let i = 0; i < 5; i++) await clock.advance(15_000); // past the lease: still one delivery
     expect(rx.requests.length).toBe(1);
     const after = await readyz();

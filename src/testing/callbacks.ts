@@ -1,8 +1,7 @@
 // Test helpers for the callback outbox: write events the way state changes do.
-import { eq } from "drizzle-orm";
 import { type DbOrTx, writeTx } from "../db/client";
-import { callbacks } from "../db/schema";
 import { enqueueCallback } from "../callbacks/outbox";
+import { getCallback } from "../callbacks/store";
 import { currentKey } from "../merchants/service";
 
 // Kept for imports that predate wait.ts; the one definition lives there.
@@ -51,6 +50,13 @@ export async function enqueueTestCallback(db: DbOrTx, e: TestEvent): Promise<str
   }));
 }
 
-export function callbackRow(db: DbOrTx, id: string) {
-  return db.select().from(callbacks).where(eq(callbacks.id, id)).get();
+/** The callback's row, on either engine (callbacks/store.ts getCallback). */
+export async function callbackRow(db: DbOrTx, id: string) {
+  return await getCallback(db, id);
+}
+
+/** Whether every one of the callbacks is in `state` (read one after another, through the store). */
+export async function allInState(db: DbOrTx, ids: readonly string[], state: string): Promise<boolean> {
+  for (const id of ids) if ((await getCallback(db, id))?.state !== state) return false;
+  return true;
 }
