@@ -19,35 +19,44 @@ export const CHROMIUM_ARGS = [
 
 /**
  * The Chromium of this test process, shared by the test files that run in it (docs/testing.md
- * "Browser tests: CPU": a start costs about 2.5 CPU-s). It starts while the first file that
- * imports this module loads: outside every hook and test, since bun test kills the processes
- * that a file's hooks and tests started when that file ends. Files stay apart as before, as
- * everything a page keeps (cookies, storage, cache) lives in its context: `close()` closes the
- * contexts still open, not the browser. Chromium ends with the test process (its Playwright
- * server exits when the process's end closes its stdin).
+ * "Browser tests: CPU": a start costs about 2.5 CPU-s). Its Playwright server starts while the
+ * first file that imports this module loads: outside every hook and test, since bun test kills
+ * the processes that a file's hooks and tests started when that file ends. Each file gets a
+ * connection of its own to that server (a WebSocket, cheap): everything a page keeps (cookies,
+ * storage, cache) lives in its contexts, and the client's protocol objects live in its
+ * connection, so what an earlier file left behind (a test that timed out with operations still
+ * pending) cannot break the next file's protocol state. `close()` closes the file's contexts; the
+ * next launchBrowser() disconnects the connection. Chromium ends with the test process (its
+ * Playwright server exits when the process's end closes its stdin).
  */
-/** Each browser's Playwright server (node), ended when its browser is replaced. */
-const servers = new Map<Browser, Bun.Subprocess>();
-
-let shared: Promise<Browser> = startBrowser();
-shared.catch(() => {}); // reported by the launchBrowser() that awaits it
-
-/**
- * The shared Chromium, once it opens and closes a context (0.1 CPU-s); one that went away
- * (crashed) or no longer answers (a broken protocol connection an earlier file left) is
- * started again, for this file.
- */
-export async function launchBrowser(): Promise<Browser> {
-  const running = await shared.catch(() => undefined);
-  if (running?.isConnected() && (await answers(running))) return running;
-  if (running) servers.get(running)?.kill();
-  shared = startBrowser();
-  return shared;
+interface BrowserServer {
+  proc: Bun.Subprocess;
+  wsEndpoint: string;
 }
 
-async function answers(browser: Browser): Promise<boolean> {
-  const probe = browser.newContext().then(async (c) => (await c.close(), true));
-  return Promise.race([probe.catch(() => false), Bun.sleep(15_000).then(() => false)]);
+let server: Promise<BrowserServer> = startServer();
+server.catch(() => {}); // reported by the launchBrowser() that awaits it
+let current: { browser: Browser; disconnect: () => Promise<void> } | undefined;
+
+/** A connection of this file's own to the shared Chromium (a server that went away is started again). */
+export async function launchBrowser(): Promise<Browser> {
+  const previous = current;
+  current = undefined;
+  await previous?.disconnect().catch(() => {});
+  let s = await server.catch(() => undefined);
+  if (!s || s.proc.exitCode !== null || s.proc.signalCode) {
+    s?.proc.kill();
+    server = startServer();
+    s = await server;
+  }
+  const browser = await chromium.connect(s.wsEndpoint);
+  const disconnect = browser.close.bind(browser);
+  // A file's afterAll closes what it opened; the connection goes at the next file's launch.
+  browser.close = async () => {
+    await Promise.all(browser.contexts().map((c) => c.close().catch(() => {})));
+  };
+  current = { browser, disconnect };
+  return browser;
 }
 
 /**
@@ -55,7 +64,7 @@ async function answers(browser: Browser): Promise<boolean> {
  * the protocol objects arrive in order. Node is on every machine that runs the tests (CI has
  * node and npm but no bun).
  */
-async function startBrowser(): Promise<Browser> {
+async function startServer(): Promise<BrowserServer> {
   const proc = Bun.spawn(["node", join(import.meta.dir, "browser-server.cjs"), CHROMIUM_PATH, JSON.stringify(CHROMIUM_ARGS)], {
     stdin: "pipe",
     stdout: "pipe",
@@ -69,15 +78,9 @@ async function startBrowser(): Promise<Browser> {
     text += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  const browser = await chromium.connect(text.trim());
-  // A file's afterAll closes what it opened; the browser stays for the next file.
-  browser.close = async () => {
-    await Promise.all(browser.contexts().map((c) => c.close().catch(() => {})));
-  };
   // Not left running when the test process ends on its own (bun exits with the server's pipe open).
   proc.unref();
-  servers.set(browser, proc);
-  return browser;
+  return { proc, wsEndpoint: text.trim() };
 }
 
 /** test-output/screenshots under the repo root, created on first use. */
