@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { writeTx } from "../db/client";
 import { type SQL, sql } from "drizzle-orm";
-import { testSql } from "../testing/engines";
+import { testSql } from "../testing/engine-rows";
 import { CLI_ACTOR, listAudit, recordAudit } from "./log";
 
 let gw: TestGateway;

@@ -2,7 +2,7 @@
 // server must accept the signature (it may still refuse the content).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { testSql } from "../testing/engines";
+import { testSql } from "../testing/engine-rows";
 import vectors from "./signing-vectors.json";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { installMerchant } from "../testing/merchants";

@@ -2,7 +2,7 @@
 // DESIGN 4), each against a real gateway over HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { testSql } from "../testing/engines";
+import { testSql } from "../testing/engine-rows";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sendSigned, buildSignedRequest, type RawSignedRequest } from "../testing/signed-request";
 import { TestClock } from "../lib/clock";

@@ -8,7 +8,7 @@ import { updateMerchantSettings } from "../merchants/settings";
 import { CLI_ACTOR } from "../audit/log";
 import { releaseHeldCallbacks } from "../callbacks/store";
 import { sql } from "drizzle-orm";
-import { testSql } from "../testing/engines";
+import { testSql } from "../testing/engine-rows";
 
 describe("client address", () => {
   const trusted = buildBlockList(["10.0.0.0/8", "127.0.0.1"]);

@@ -9,7 +9,7 @@ import { expireDueOrders } from "./service";
 import { denySender } from "./operator";
 import { CLI_ACTOR } from "../audit/log";
 import { toBaseUnits } from "../lib/money";
-import { tableRow } from "../testing/table-rows";
+import { tableRow } from "../testing/engine-rows";
 import { transfers } from "../db/schema";
 
 type Order = Record<string, any>;

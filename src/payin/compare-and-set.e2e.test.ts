@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { closeDb, openDb, writeTx, type Db } from "../db/client";
 import { isPg } from "../db/engine";
 import { openPgDb } from "../db/tx-pg";
-import { tableRows } from "../testing/table-rows";
+import { tableRows } from "../testing/engine-rows";
 import { callbacks as callbackRows, orderEvents } from "../db/schema";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";

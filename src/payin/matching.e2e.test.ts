@@ -11,7 +11,7 @@ import { expireDueOrders } from "./service";
 import { cancelOrder, denySender, releaseOrder } from "./operator";
 import { listUnmatched } from "./unmatched";
 import { eventually } from "../testing/wait";
-import { tableRows } from "../testing/table-rows";
+import { tableRows } from "../testing/engine-rows";
 import { callbacks, payinOrders } from "../db/schema";
 
 type Order = Record<string, any>;

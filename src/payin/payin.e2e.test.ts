@@ -3,7 +3,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { ApiError } from "../sdk/client";
 import { TestClock } from "../lib/clock";
-import { tableRow, tableRows } from "../testing/table-rows";
+import { tableRow, tableRows } from "../testing/engine-rows";
 import { addresses, callbacks, payinOrders, transfers } from "../db/schema";
 
 type Order = Record<string, any>;

@@ -11,7 +11,7 @@ import type { SandboxChain } from "../chains/sandbox/chain";
 import { randomAddress } from "../wallet/hd";
 import { fromBaseUnits, toBaseUnits } from "../lib/money";
 import { callbacks, refunds } from "../db/schema";
-import { tableRows } from "../testing/table-rows";
+import { tableRows } from "../testing/engine-rows";
 import { resolveFrozen, type Resolution } from "./resolve";
 import { OperatorError } from "./operator-error";
 import { AppError } from "../errors";

@@ -4,7 +4,7 @@ import { runCli, startGatewayProcess, tempSetups } from "../testing/process";
 import { TEST_ENGINE } from "../testing/engines";
 import { closeDb, openDb } from "../db/client";
 import { openPgDb } from "../db/tx-pg";
-import { tableRows } from "../testing/table-rows";
+import { tableRows } from "../testing/engine-rows";
 import { transfers } from "../db/schema";
 import { sandboxClient } from "../testing/sandbox";
 import { StablegateClient } from "../sdk/client";

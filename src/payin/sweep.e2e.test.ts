@@ -16,7 +16,7 @@ import type { ProxyFaults } from "../testing/rpc-proxy";
 import type { ChainCode, WatchSet } from "../chains/types";
 import { toBaseUnits } from "../lib/money";
 import { PayinSweep } from "./sweep";
-import { tableRows } from "../testing/table-rows";
+import { tableRows } from "../testing/engine-rows";
 import { transfers } from "../db/schema";
 
 type Order = Record<string, any>;

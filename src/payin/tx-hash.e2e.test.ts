@@ -8,7 +8,7 @@ import { startTestGateway, apiError, type TestGateway } from "../testing/harness
 import { startBscChain, startTonChain, type BscChainFixture, type TonChainFixture } from "../testing/chain-fixture";
 import { toBaseUnits } from "../lib/money";
 import { transfers } from "../db/schema";
-import { tableRows } from "../testing/table-rows";
+import { tableRows } from "../testing/engine-rows";
 import { events } from "../lib/event-metrics";
 import { emptyRangeLogs } from "../testing/rpc-proxy";
 

@@ -8,7 +8,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import type { SandboxChain } from "../chains/sandbox/chain";
 import { payoutOrders } from "../db/schema";
-import { tableRow } from "../testing/table-rows";
+import { tableRow } from "../testing/engine-rows";
 import { randomAddress } from "../wallet/hd";
 import { heldEpoch, holdEpoch } from "../cluster/fence";
 

@@ -6,7 +6,7 @@ import { sandboxClient } from "../testing/sandbox";
 import { ApiError, type StablegateClient } from "../sdk/client";
 import { SandboxChain } from "../chains/sandbox/chain";
 import { addresses, callbacks, ledgerEntries, payoutOrders } from "../db/schema";
-import { insertRows, tableRow, tableRows } from "../testing/table-rows";
+import { insertRows, tableRow, tableRows } from "../testing/engine-rows";
 import { gasWallet } from "../wallet/addresses";
 import { randomAddress } from "../wallet/hd";
 import { toBaseUnits } from "../lib/money";

@@ -8,7 +8,7 @@ import { sandboxClient } from "../testing/sandbox";
 import type { StablegateClient } from "../sdk/client";
 import type { SandboxChain } from "../chains/sandbox/chain";
 import { addresses, callbacks, payinOrders, payoutOrders, refunds } from "../db/schema";
-import { tableRow, tableRows } from "../testing/table-rows";
+import { tableRow, tableRows } from "../testing/engine-rows";
 import { randomAddress } from "../wallet/hd";
 import { toBaseUnits } from "../lib/money";
 import { RefundCallbackPayload } from "./refund-schemas";

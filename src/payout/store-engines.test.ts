@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { writeTx } from "../db/client";
 import { addresses, ledgerEntries } from "../db/schema";
 import { openTestDb, type TestDb } from "../testing/engines";
-import { insertRows } from "../testing/table-rows";
+import { insertRows } from "../testing/engine-rows";
 import { createMerchant } from "../merchants/service";
 import { Cipher } from "../secrets/cipher";
 import { finishedPayouts, insertPayoutRow, notFailedSince, payoutByOrderNo, signedUnsent, unfinishedFees, updatePayoutIf } from "./store";

@@ -86,3 +86,20 @@ export async function updateRows<T extends SQLiteTable>(db: Db, table: T, set: P
   }
   db.update(table).set(set as never).where(eq((table as unknown as Record<string, never>)[column], value)).run();
 }
+
+/**
+ * Runs one statement written with drizzle's `sql` (snake_case columns, portable SQL) on either
+ * engine and returns its rows: for a test's set-up that no store offers (a row put in a state
+ * another gateway or an earlier run would leave). Reads of what a test checks go through stores.
+ */
+export async function testSql<T = Record<string, unknown>>(db: Db, q: SQL): Promise<T[]> {
+  if (isPg(db)) {
+    try {
+      return (await pgOf(db).execute(q)) as unknown as T[];
+    } catch (e) {
+      // drizzle's "Failed query" wrapper: the server's own error (a trigger's message) is its cause.
+      throw (e as { cause?: unknown }).cause ?? e;
+    }
+  }
+  return db.all(q) as T[];
+}

@@ -9,7 +9,7 @@ import { ChainWatcher } from "./watcher";
 import { payinTransferPort } from "../payin/deposits";
 import { writeTx } from "../db/client";
 import { addresses, callbacks, payinOrders } from "../db/schema";
-import { insertRows, tableRows } from "../testing/table-rows";
+import { insertRows, tableRows } from "../testing/engine-rows";
 
 let gw: TestGateway;
 beforeAll(async () => {

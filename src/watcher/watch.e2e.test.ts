@@ -10,7 +10,7 @@ import { EVM_PROFILES, stopSharedAnvils } from "../testing/anvil";
 import type { ChainCode } from "../chains/types";
 import { addresses, transfers } from "../db/schema";
 import { writeTx } from "../db/client";
-import { insertRows, tableRows } from "../testing/table-rows";
+import { insertRows, tableRows } from "../testing/engine-rows";
 import { chainCursor, saveChainCursor } from "./store";
 import { newId } from "../lib/ids";
 import { toBaseUnits } from "../lib/money";
