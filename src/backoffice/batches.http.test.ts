@@ -7,6 +7,8 @@ import { backofficeSignIn } from "../testing/backoffice-client";
 import { randomAddress } from "../wallet/hd";
 import { CLI_ACTOR, listAudit } from "../audit/log";
 import { createUser } from "./users";
+import { tableRow } from "../testing/engine-rows";
+import { payoutBatches } from "../db/schema";
 
 type Obj = Record<string, any>;
 let gw: TestGateway;
@@ -20,7 +22,7 @@ const user = async (merchantUid: string) => {
   const username = `h${++n}`;
   return { username, password: (await createUser({ db: gw.ctx.db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username, role: "merchant", merchantUid }, CLI_ACTOR)).password };
 };
-const status = (id: string) => (gw.ctx.db.$client.query("SELECT status FROM payout_batches WHERE id = ?").get(id) as { status: string }).status;
+const status = async (id: string) => (await tableRow(gw.ctx.db, payoutBatches, { id }))!.status;
 
 test("confirm needs the password and the CSRF token; other merchants get 404; a bad file is refused whole", async () => {
   const m = await gw.newMerchant("h");
@@ -44,12 +46,12 @@ test("confirm needs the password and the CSRF token; other merchants get 404; a 
 
   const wrong = await bo.post(`${url}/confirm`, { _reauth: "not-the-password" });
   expect(await wrong.text()).toContain("That was not right");
-  expect(status(id)).toBe("preview");
+  expect(await status(id)).toBe("preview");
 
   const noCsrf = await fetch(gw.url + `${url}/confirm`, { method: "POST", body: new URLSearchParams({ _reauth: who.password }), headers: { cookie: bo.cookie }, redirect: "manual" });
   expect(noCsrf.status).toBe(403);
   expect(await noCsrf.text()).toContain("did not come from this site");
-  expect(status(id)).toBe("preview");
+  expect(await status(id)).toBe("preview");
 
   // Another merchant's user: the batch, its results and its confirmation do not exist.
   const other = await gw.newMerchant("other");
@@ -58,19 +60,19 @@ test("confirm needs the password and the CSRF token; other merchants get 404; a 
   expect((await bo2.get(url)).status).toBe(404);
   expect((await bo2.get(`${url}/results.csv`)).status).toBe(404);
   expect((await bo2.post(`${url}/confirm`, { _reauth: who2.password })).status).toBe(404);
-  expect(status(id)).toBe("preview");
+  expect(await status(id)).toBe("preview");
 
   const ok = await bo.post(`${url}/confirm`, { _reauth: who.password });
   expect(ok.status).toBe(303);
-  expect(status(id)).toBe("running");
+  expect(await status(id)).toBe("running");
 
   // A preview can be discarded instead (audited); it can then no longer be confirmed.
   const up2 = await bo.post("/backoffice/batches", { file: new Blob([`chainCode,tokenSymbol,toAddress,amount,merchantOrderNo\nTRON,USDT,${randomAddress("TRON")},5,H-2\n`]) });
   const url2 = up2.headers.get("location")!;
   expect((await bo.post(`${url2}/discard`, {})).status).toBe(303);
   const id2 = url2.split("/").pop()!;
-  expect(status(id2)).toBe("discarded");
+  expect(await status(id2)).toBe("discarded");
   await bo.post(`${url2}/confirm`, { _reauth: who.password });
-  expect(status(id2)).toBe("discarded");
+  expect(await status(id2)).toBe("discarded");
   expect((await listAudit(gw.ctx.db, { actor: who.username })).entries.map((e) => e.action)).toEqual(expect.arrayContaining(["batch_payout.confirm", "batch_payout.discard"]));
 });

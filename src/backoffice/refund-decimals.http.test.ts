@@ -3,12 +3,12 @@
 // server refuses more with a clear error, nothing made. On BSC a refund of 0.0000001 is exact, and
 // the form's prefilled remainder (7 places) matches its own pattern and submits.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { backofficeSignIn, hiddenFieldsOf, type BackofficeClient } from "../testing/backoffice-client";
 import { randomAddress } from "../wallet/hd";
 import { refunds } from "../db/schema";
+import { tableRows } from "../testing/engine-rows";
 import { addUser } from "../testing/backoffice-browser";
 import type { ChainCode } from "../chains/types";
 import { refundAmountPattern } from "./pages/refunds";
@@ -31,7 +31,7 @@ async function paidOrder(chainCode: ChainCode): Promise<string> {
   expect((await gw.client.getPayinOrder(o.orderNo)).status).toBe("completed");
   return o.orderNo;
 }
-const refundAmounts = (orderNo: string) => gw.ctx.db.select().from(refunds).where(eq(refunds.orderNo, orderNo)).all().map((r) => r.amount);
+const refundAmounts = async (orderNo: string) => (await tableRows(gw.ctx.db, refunds, { orderNo })).map((r) => r.amount);
 const decoded = async (r: Response) => (await r.text()).replaceAll("&#39;", "'").replaceAll("&#x27;", "'");
 
 /** The order page's Refund form: its Amount input (pattern, prefilled value) and hidden fields. */
@@ -69,7 +69,7 @@ test("TRON (6 places): 0.0000001 is refused with the reason, nothing made; the f
   const r = await post("TRON", orderNo, f.hidden, "0.0000001");
   expect(r.status).toBe(200);
   expect(await decoded(r)).toContain("amount has more decimal places than the token has (at most 6)");
-  expect(refundAmounts(orderNo)).toEqual([]);
+  expect(await refundAmounts(orderNo)).toEqual([]);
 });
 
 test("BSC (18 places): 0.0000001 is refunded exactly; the prefilled remainder matches the form's pattern and submits", async () => {
@@ -80,5 +80,5 @@ test("BSC (18 places): 0.0000001 is refunded exactly; the prefilled remainder ma
   expect(rest.value).toBe("9.9999999");
   expect(rest.pattern.test(rest.value)).toBe(true);
   expect((await post("BSC", orderNo, rest.hidden, rest.value)).status).toBe(303);
-  expect(refundAmounts(orderNo)).toEqual(["100000000000", "9999999900000000000"]);
+  expect(await refundAmounts(orderNo)).toEqual(["100000000000", "9999999900000000000"]);
 });

@@ -4,13 +4,13 @@
 // the note in the audit log; "Refund" on a paid order and on an unmatched deposit; a merchant user
 // never reaches another merchant's order or deposit.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { backofficeSignIn, type BackofficeClient } from "../testing/backoffice-client";
 import { randomAddress } from "../wallet/hd";
 import { listAudit } from "../audit/log";
-import { refunds, transfers } from "../db/schema";
+import { callbacks as callbackRows, refunds, transfers } from "../db/schema";
+import { tableRow, tableRows } from "../testing/engine-rows";
 import type { StablegateClient } from "../sdk/client";
 import { addUser } from "../testing/backoffice-browser";
 
@@ -41,9 +41,9 @@ async function order(client: StablegateClient, amount: string, paid: string): Pr
   await sb.mine("TRON", 3);
   return client.getPayinOrder(o.orderNo);
 }
-const callbacks = (orderNo: string) => gw.ctx.db.$client.query("SELECT kind, order_status AS status FROM callbacks WHERE order_no = ? ORDER BY rowid").all(orderNo) as Obj[];
-const refundRows = (orderNo: string) => gw.ctx.db.select().from(refunds).where(eq(refunds.orderNo, orderNo)).all();
-const refundCallbacks = (orderNo: string) => refundRows(orderNo).flatMap((r) => callbacks(r.refundRef).map((c) => c.status));
+const callbacks = async (orderNo: string) => (await tableRows(gw.ctx.db, callbackRows, { orderNo })).map((c) => ({ kind: c.kind, status: c.status }));
+const refundRows = async (orderNo: string) => await tableRows(gw.ctx.db, refunds, { orderNo });
+const refundCallbacks = async (orderNo: string) => (await Promise.all((await refundRows(orderNo)).map(async (r) => (await callbacks(r.refundRef)).map((c) => c.status)))).flat();
 
 /** A page's text with the entities the pages write decoded. */
 const body = async (r: Response) => (await r.text()).replaceAll("&#x27;", "'").replaceAll("&#39;", "'").replaceAll("&quot;", '"').replaceAll("&amp;", "&");
@@ -81,8 +81,8 @@ describe("a frozen order's one guided choice", () => {
       const r = await resolve(who(), o.orderNo, { choice: "accept", note: `customer tipped (${role})` });
       expect([r.status, r.headers.get("location")]).toEqual([303, `/backoffice/orders/${o.orderNo}?done=resolved`]);
       expect((await gw.client.getPayinOrder(o.orderNo)).status).toBe("completed");
-      expect(callbacks(o.orderNo).map((c) => c.status).slice(-1)).toEqual(["completed"]);
-      expect(refundRows(o.orderNo)).toEqual([]);
+      expect((await callbacks(o.orderNo)).map((c) => c.status).slice(-1)).toEqual(["completed"]);
+      expect(await refundRows(o.orderNo)).toEqual([]);
       const resolved = (await listAudit(gw.ctx.db, { target: `payin:${o.orderNo}`, action: "payin.resolve" })).entries;
       expect(resolved).toHaveLength(1);
       expect(JSON.stringify(resolved[0])).toContain(`customer tipped (${role})`);
@@ -94,20 +94,20 @@ describe("a frozen order's one guided choice", () => {
       const r = await resolve(who(), o.orderNo, { choice: "refund_all", note: "short: customer asked for the money back", toAddress: to });
       expect(r.status).toBe(303);
       expect((await gw.client.getPayinOrder(o.orderNo)).status).toBe("cancelled");
-      expect(callbacks(o.orderNo).map((c) => c.status).slice(-1)).toEqual(["cancelled"]);
+      expect((await callbacks(o.orderNo)).map((c) => c.status).slice(-1)).toEqual(["cancelled"]);
       const [rf] = (await gw.client.listRefunds(o.orderNo)).refunds;
       expect(rf).toMatchObject({ amount: "9.500000", toAddress: to, status: "submitted" });
       // The payment stays the order's: not an unmatched deposit to refund a second time.
-      const t = gw.ctx.db.select().from(transfers).where(eq(transfers.txHash, o.txHash)).get()!;
+      const t = (await tableRow(gw.ctx.db, transfers, { txHash: o.txHash }))!;
       expect(t.disposition).not.toBe("unmatched");
       await gw.gateway.runtime.payouts.tick("TRON");
       await sb.mine("TRON", 3);
       expect((await gw.client.listRefunds(o.orderNo)).refunds[0]!.status).toBe("confirmed");
-      expect(refundCallbacks(o.orderNo)).toEqual(["submitted", "broadcasted", "confirmed"]);
+      expect(await refundCallbacks(o.orderNo)).toEqual(["submitted", "broadcasted", "confirmed"]);
       // The order page lists the refund's callbacks too (with "Resend").
       const page = await body(await who().bo.get(`/backoffice/orders/${o.orderNo}`));
-      const ref = refundRows(o.orderNo)[0]!.refundRef;
-      for (const c of gw.ctx.db.$client.query("SELECT id FROM callbacks WHERE order_no = ?").all(ref) as { id: string }[]) expect(page).toContain(c.id);
+      const ref = (await refundRows(o.orderNo))[0]!.refundRef;
+      for (const c of await tableRows(gw.ctx.db, callbackRows, { orderNo: ref })) expect(page).toContain(c.id);
     });
 
     test(`${role}: refund the difference — completed, the excess refunded through a link when no address is given`, async () => {
@@ -115,11 +115,11 @@ describe("a frozen order's one guided choice", () => {
       const r = await resolve(who(), o.orderNo, { choice: "refund_difference", note: "paid 3 too much", toAddress: "" });
       expect(r.status).toBe(303);
       expect((await gw.client.getPayinOrder(o.orderNo)).status).toBe("completed");
-      expect(callbacks(o.orderNo).map((c) => c.status).slice(-1)).toEqual(["completed"]);
+      expect((await callbacks(o.orderNo)).map((c) => c.status).slice(-1)).toEqual(["completed"]);
       const [rf] = (await gw.client.listRefunds(o.orderNo)).refunds;
       expect(rf).toMatchObject({ amount: "3.000000", status: "awaiting_address", toAddress: null });
       expect(rf!.refundUrl).toContain("/refund/");
-      expect(refundCallbacks(o.orderNo)).toEqual(["awaiting_address"]);
+      expect(await refundCallbacks(o.orderNo)).toEqual(["awaiting_address"]);
       const page = await body(await who().bo.get(`/backoffice/orders/${o.orderNo}`));
       expect(page).toContain(rf!.refundUrl!);
     });
@@ -154,7 +154,7 @@ describe("Refund in the back office", () => {
     expect(await body(over)).toContain("That is more than can be refunded (8.000000 left).");
     const own = await shop.bo.post(`/backoffice/orders/${o.orderNo}/refund`, { amount: "1", toAddress: o.address, mode: "address", _reauth: shop.password });
     expect(await body(own)).toContain("one of the merchant's own");
-    expect(refundRows(o.orderNo)).toEqual([]);
+    expect(await refundRows(o.orderNo)).toEqual([]);
     const ok = await shop.bo.post(`/backoffice/orders/${o.orderNo}/refund`, { amount: "5", toAddress: to, mode: "address", _reauth: shop.password });
     expect(ok.headers.get("location")).toBe(`/backoffice/orders/${o.orderNo}?done=refunded`);
     expect((await gw.client.listRefunds(o.orderNo)).refunds).toMatchObject([{ amount: "5.000000", toAddress: to, status: "submitted" }]);
@@ -169,7 +169,7 @@ describe("Refund in the back office", () => {
     const paid = await order(gw.client, "4", "4");
     const stray = await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: paid.address, amount: "0.7" });
     await sb.mine("TRON", 3);
-    const t = gw.ctx.db.select().from(transfers).where(eq(transfers.txHash, String(stray.txHash))).get()!;
+    const t = (await tableRow(gw.ctx.db, transfers, { txHash: String(stray.txHash) }))!;
     expect(t.unmatchedReason).not.toBeNull();
     const page = await body(await shop.bo.get(`/backoffice/deposits/${t.id}`));
     expect(page).toContain("Payer's address");
@@ -178,12 +178,12 @@ describe("Refund in the back office", () => {
     expect((await otherUser.bo.post(`/backoffice/deposits/${t.id}/refund`, { amount: "0.7", toAddress: t.fromAddress, mode: "address", _reauth: otherUser.password })).status).toBe(404);
     const r = await shop.bo.post(`/backoffice/deposits/${t.id}/refund`, { amount: "0.7", toAddress: t.fromAddress, mode: "address", _reauth: shop.password });
     expect(r.headers.get("location")).toBe(`/backoffice/deposits/${t.id}?done=refunded`);
-    const after = gw.ctx.db.select().from(transfers).where(eq(transfers.id, t.id)).get()!;
-    const rf = gw.ctx.db.select().from(refunds).where(eq(refunds.transferId, t.id)).get()!;
+    const after = (await tableRow(gw.ctx.db, transfers, { id: t.id }))!;
+    const rf = (await tableRow(gw.ctx.db, refunds, { transferId: t.id }))!;
     expect(after).toMatchObject({ resolution: "refunded", resolutionRef: rf.refundRef });
     expect(rf).toMatchObject({ amount: "700000", toAddress: t.fromAddress, status: "submitted", apiKeyId: null });
     await gw.gateway.runtime.payouts.tick("TRON");
     await sb.mine("TRON", 3);
-    expect(gw.ctx.db.select().from(refunds).where(eq(refunds.id, rf.id)).get()!.status).toBe("confirmed");
+    expect((await tableRow(gw.ctx.db, refunds, { id: rf.id }))!.status).toBe("confirmed");
   });
 });

@@ -9,7 +9,10 @@ import { backofficeSignIn } from "../testing/backoffice-client";
 import { randomAddress } from "../wallet/hd";
 import { CLI_ACTOR, listAudit } from "../audit/log";
 import { createUser } from "./users";
-import { reconcileAddresses, reconcileChains, unrecordedOutgoing } from "../db/schema";
+import { payoutOrders, reconcileAddresses, reconcileChains, unrecordedOutgoing } from "../db/schema";
+import { insertRows, tableRow, tableRows } from "../testing/engine-rows";
+import { testSql } from "../testing/engines";
+import { sql } from "drizzle-orm";
 
 type Obj = Record<string, any>;
 let gw: TestGateway;
@@ -27,19 +30,19 @@ test("a held source is listed; Acknowledge needs re-authentication, is audited, 
   // As a restore leaves it: TRON in reconcile, and this source found to have sent something unrecorded.
   const db = gw.ctx.db;
   const now = Date.now();
-  db.insert(reconcileChains).values({ chain: "TRON", sinceBlock: 1, gapFrom: 0, gapTo: 0, generation: "g1", startedAt: now }).run();
-  db.insert(reconcileAddresses).values({ chain: "TRON", address: b.address, generation: "g1", state: "held", checkedAt: now }).run();
+  await insertRows(db, reconcileChains, [{ chain: "TRON", sinceBlock: 1, gapFrom: 0, gapTo: 0, generation: "g1", startedAt: now }]);
+  await insertRows(db, reconcileAddresses, [{ chain: "TRON", address: b.address, generation: "g1", state: "held", checkedAt: now }]);
   const to = randomAddress("TRON");
-  db.insert(unrecordedOutgoing).values({ chain: "TRON", address: b.address, txHash: "ab".repeat(32), blockNumber: 3, toAddress: to, asset: "USDT", amount: "20000000", generation: "g1", foundAt: now }).run();
+  await insertRows(db, unrecordedOutgoing, [{ chain: "TRON", address: b.address, txHash: "ab".repeat(32), blockNumber: 3, toAddress: to, asset: "USDT", amount: "20000000", generation: "g1", foundAt: now }]);
 
   const po = await m.client.request<Obj>("POST", "/openapi/payout/orders", {
     body: { chainCode: "TRON", tokenSymbol: "USDT", fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: "HELD-1", notifyUrl: "https://shop.example/po" },
   });
-  const row = () => db.$client.query("SELECT status, last_error AS lastError, tx_hash AS txHash FROM payout_orders WHERE order_no = ?").get(po.orderNo) as Obj;
-  expect(row()).toMatchObject({ status: "submitted", txHash: null });
-  expect(row().lastError).toStartWith(`held after restore: 1 unrecorded outgoing transfer from ${b.address} on TRON`);
+  const row = async () => (await tableRow(db, payoutOrders, { orderNo: po.orderNo }))!;
+  expect(await row()).toMatchObject({ status: "submitted", txHash: null });
+  expect((await row()).lastError).toStartWith(`held after restore: 1 unrecorded outgoing transfer from ${b.address} on TRON`);
   await gw.gateway.runtime.payouts.tick("TRON");
-  expect(row()).toMatchObject({ status: "submitted", txHash: null });
+  expect(await row()).toMatchObject({ status: "submitted", txHash: null });
 
   const username = "ack-operator";
   const { password } = await createUser({ db, cipher: gw.ctx.cipher, now: () => Date.now() }, { username, role: "operator" }, CLI_ACTOR);
@@ -50,20 +53,20 @@ test("a held source is listed; Acknowledge needs re-authentication, is audited, 
   expect(page).toContain("ab".repeat(32));
 
   // Signed in long ago: the acknowledgement asks for the password again.
-  db.$client.run("UPDATE backoffice_sessions SET reauth_at = 0");
+  await testSql(db, sql`UPDATE backoffice_sessions SET reauth_at = 0`);
   const wrong = await bo.post("/backoffice/exceptions/unrecorded/ack", { chain: "TRON", address: b.address, _reauth: "not-the-password" });
   expect(await wrong.text()).toContain("That was not right");
-  expect(row().lastError).toStartWith("held after restore");
+  expect((await row()).lastError).toStartWith("held after restore");
 
   const ok = await bo.post("/backoffice/exceptions/unrecorded/ack", { chain: "TRON", address: b.address, _reauth: password });
   expect(ok.status).toBe(303);
   expect(ok.headers.get("location")).toBe("/backoffice/exceptions?done=acknowledged");
-  expect(db.$client.query("SELECT acknowledged_by AS by FROM unrecorded_outgoing").all()).toEqual([{ by: username }]);
+  expect((await tableRows(db, unrecordedOutgoing)).map((r) => ({ by: r.acknowledgedBy }))).toEqual([{ by: username }]);
   const audit = (await listAudit(db, { action: "restore.ack" })).entries[0];
   expect(audit).toMatchObject({ actor: username, target: `address:TRON:${b.address}` });
-  expect(row().lastError).toBeNull();
+  expect((await row()).lastError).toBeNull();
 
   await gw.gateway.runtime.payouts.tick("TRON");
-  expect(row().status).toBe("broadcasted");
+  expect((await row()).status).toBe("broadcasted");
   expect(await (await bo.get("/backoffice/exceptions")).text()).not.toContain("Unrecorded outgoing transfers");
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { callbacks } from "../db/schema";
+import { tableRows } from "../testing/engine-rows";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { randomAddress } from "../wallet/hd";
@@ -114,8 +115,8 @@ describe("merchant API answers and callback bodies match their published schemas
     ["payout", "PayoutCallbackPayload"],
     ["invoice", "InvoiceCallbackPayload"],
     ["refund", "RefundCallbackPayload"],
-  ] as const)("%s callback bodies in the outbox match %s", (kind, schemaName) => {
-    const rows = gw.ctx.db.select().from(callbacks).all().filter((r) => r.kind === kind);
+  ] as const)("%s callback bodies in the outbox match %s", async (kind, schemaName) => {
+    const rows = await tableRows(gw.ctx.db, callbacks, { kind });
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) expect({ status: r.status, problems: problems(schemaName, JSON.parse(r.payload)) }).toEqual({ status: r.status, problems: [] });
   });

@@ -11,6 +11,7 @@ import { events } from "../lib/event-metrics";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { sandboxClient } from "../testing/sandbox";
 import { eventually } from "../testing/wait";
+import { tableRows } from "../testing/engine-rows";
 import { detectionStats, DAY_MS, nearestRank, summarize } from "./detection";
 
 describe("percentiles", () => {
@@ -55,7 +56,7 @@ describe("detection_slow on a sandbox gateway", () => {
     await clock.advance(120_000);
     await watcher.tick();
     expect((await gw.client.getPayinOrder(o.orderNo)).status).toBe("completed");
-    const [row] = gw.ctx.db.select().from(detectionTimes).all();
+    const [row] = await tableRows(gw.ctx.db, detectionTimes);
     expect(row).toMatchObject({ chain: "TRON", orderNo: o.orderNo });
     expect(row!.seenAt - row!.blockTime).toBe(120_000);
     expect(row!.completedAt).toBe(row!.seenAt);
@@ -89,8 +90,8 @@ describe("the completed callback's 2xx", () => {
   test("is kept on the transfer's detection row and observed in stablegate_callback_delay_seconds", async () => {
     const o = await gw.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "cb-1", amount: "4", notifyUrl: shop.url });
     await sandboxClient(gw.url).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: "4" });
-    await eventually(() => gw.ctx.db.select().from(detectionTimes).all().some((r) => r.orderNo === o.orderNo && r.callbackAt !== null), 15_000, "the completed callback delivered");
-    const row = gw.ctx.db.select().from(detectionTimes).all().find((r) => r.orderNo === o.orderNo)!;
+    await eventually(async () => (await tableRows(gw.ctx.db, detectionTimes)).some((r) => r.orderNo === o.orderNo && r.callbackAt !== null), 15_000, "the completed callback delivered");
+    const row = (await tableRows(gw.ctx.db, detectionTimes)).find((r) => r.orderNo === o.orderNo)!;
     expect(row.callbackAt!).toBeGreaterThanOrEqual(row.completedAt!);
     expect(await events.metrics()).toMatch(/stablegate_callback_delay_seconds_count [1-9]/);
   });

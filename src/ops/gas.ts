@@ -50,9 +50,24 @@ export class GasMonitor {
     if (!this.readings.has(chain)) {
       const adapter = this.ctx.chains.get(chain);
       if (!adapter) return undefined;
-      this.readings.set(chain, { address: await this.address(adapter), balance: null, low: false, checkedAt: null });
+      const address = await this.addressOnce(adapter);
+      if (!this.readings.has(chain)) this.readings.set(chain, { address, balance: null, low: false, checkedAt: null });
     }
     return this.readings.get(chain);
+  }
+
+  /**
+   * One gas wallet lookup per chain at a time: /metrics collects several gauges at once, and on
+   * PostgreSQL two concurrent first reads would both insert the gas wallet's row (a unique violation, a 500).
+   */
+  private readonly pending = new Map<ChainCode, Promise<string>>();
+  private addressOnce(adapter: ChainAdapter): Promise<string> {
+    let p = this.pending.get(adapter.chain);
+    if (!p) {
+      p = this.address(adapter).finally(() => this.pending.delete(adapter.chain));
+      this.pending.set(adapter.chain, p);
+    }
+    return p;
   }
 
   private async address(adapter: ChainAdapter): Promise<string> {

@@ -9,6 +9,8 @@ import { randomAddress } from "../wallet/hd";
 import { parseConfig } from "../config/load";
 import { startReceiver } from "../testing/receiver";
 import { startCallbackWorker } from "../callbacks/worker";
+import { sql } from "drizzle-orm";
+import { testSql } from "../testing/engines";
 
 type Obj = Record<string, any>;
 const TOKEN = "metrics-token-0123456789";
@@ -109,7 +111,7 @@ describe("/metrics", () => {
     await fetch(gw.url + "/no/such/route/123");
     // Deliver the callbacks of the payout to a real receiver.
     const receiver = startReceiver();
-    gw.ctx.db.$client.run("UPDATE callbacks SET url = ? WHERE order_no = ?", [receiver.url + "/po", p.orderNo]);
+    await testSql(gw.ctx.db, sql`UPDATE callbacks SET url = ${receiver.url + "/po"} WHERE order_no = ${p.orderNo}`);
     const worker = await startCallbackWorker(gw.ctx);
     try {
       worker.kick();

@@ -3,14 +3,14 @@
 // moved on meanwhile is left as another writer left it, and nothing of the change is written (no
 // status, no timeline entry, no callback); the funnel returns the row as it now is.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { openDb, writeTx } from "../db/client";
 import { migrate } from "../db/migrate";
 import { insertInvoice, invoiceById, updateInvoiceIf } from "../invoices/store";
 import { insertTopup, moveTopup, topupById } from "../chains/common/store";
 import { delegationById, insertDelegation, patchDelegation } from "../chains/tron/store";
-import { payinOrders, refunds } from "../db/schema";
+import { callbacks, orderEvents, payinOrders, refunds } from "../db/schema";
+import { tableRow, tableRows } from "../testing/engine-rows";
 import { applyPayinEvent } from "./service";
 import { applyRefundEvent } from "../payout/refund-funnel";
 import { sandboxClient } from "../testing/sandbox";
@@ -21,17 +21,16 @@ beforeAll(async () => {
 });
 afterAll(() => gw.stop());
 
-const count = (sql: string, arg: string) => (gw.ctx.db.$client.query(sql).get(arg) as { n: number }).n;
-const changes = (orderNo: string) => [count("SELECT count(*) AS n FROM callbacks WHERE order_no = ?", orderNo), count("SELECT count(*) AS n FROM order_events WHERE order_no = ?", orderNo)];
+const changes = async (orderNo: string) => [(await tableRows(gw.ctx.db, callbacks, { orderNo })).length, (await tableRows(gw.ctx.db, orderEvents, { orderNo })).length];
 
 test("a pay-in whose status moved on since it was read: the transition writes nothing and returns the row as it is", async () => {
   const o = await gw.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "cas-1", amount: "3", notifyUrl: "https://shop.example/pi" });
-  const stale = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.orderNo, o.orderNo)).get()!;
+  const stale = (await tableRow(gw.ctx.db, payinOrders, { orderNo: o.orderNo }))!;
   await writeTx(gw.ctx.db, async (tx) => await applyPayinEvent(tx, stale, { type: "cancel" }, {}, gw.ctx.clock.now()));
-  const before = changes(o.orderNo);
+  const before = await changes(o.orderNo);
   expect((await writeTx(gw.ctx.db, async (tx) => await applyPayinEvent(tx, stale, { type: "freeze" }, {}, gw.ctx.clock.now()))).status).toBe("cancelled");
-  expect(gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.orderNo, o.orderNo)).get()!.status).toBe("cancelled");
-  expect(changes(o.orderNo)).toEqual(before);
+  expect((await tableRow(gw.ctx.db, payinOrders, { orderNo: o.orderNo }))!.status).toBe("cancelled");
+  expect(await changes(o.orderNo)).toEqual(before);
 });
 
 test("a refund whose status moved on since it was read: the transition writes nothing and returns the row as it is", async () => {
@@ -41,12 +40,12 @@ test("a refund whose status moved on since it was read: the transition writes no
   await sb.mine("TRON", 25);
   expect((await gw.client.getPayinOrder(o.orderNo)).status).toBe("completed");
   await gw.client.createRefund(o.orderNo, { refundNo: "cas", amount: "1" });
-  const stale = gw.ctx.db.select().from(refunds).where(eq(refunds.orderNo, o.orderNo)).get()!;
+  const stale = (await tableRow(gw.ctx.db, refunds, { orderNo: o.orderNo }))!;
   expect(stale.status).toBe("awaiting_address");
   await writeTx(gw.ctx.db, async (tx) => await applyRefundEvent(tx, stale, { type: "address_given" }, {}, gw.ctx.clock.now()));
-  const before = changes(stale.refundRef);
+  const before = await changes(stale.refundRef);
   expect((await writeTx(gw.ctx.db, async (tx) => await applyRefundEvent(tx, stale, { type: "address_given" }, {}, gw.ctx.clock.now()))).status).not.toBe("awaiting_address");
-  expect(changes(stale.refundRef)).toEqual(before);
+  expect(await changes(stale.refundRef)).toEqual(before);
 });
 
 // The same guard on the other status funnels' writes (docs/design.md "No single writer"): a move

@@ -6,18 +6,25 @@ import { join } from "node:path";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { ApiError, StablegateClient } from "../sdk/client";
 import { sendSigned } from "../testing/signed-request";
+import { TEST_ENGINE } from "../testing/engines";
+import { createTestDatabase, type TestDatabase } from "../testing/postgres";
 
 describe("orders of a chain the operator has since disabled", () => {
   const dir = mkdtempSync(join(tmpdir(), "stablegate-disabled-chain-"));
   const env = { STABLEGATE_MASTER_KEY: "test-master-key-disabled-chain" };
-  const config = (tronEnabled: boolean) => ({ database: { path: join(dir, "gw.db") }, chains: { TRON: { enabled: tronEnabled } } });
+  // Both starts on one database: the SQLite file, or on PostgreSQL (SG_TEST_DB=pg) one test database.
+  let pg: TestDatabase | undefined;
+  const database = () => (pg ? { url: pg.url } : { path: join(dir, "gw.db") });
+  const config = (tronEnabled: boolean) => ({ database: database(), chains: { TRON: { enabled: tronEnabled } } });
   let gw: TestGateway | undefined;
   afterAll(async () => {
     await gw?.stop();
+    await pg?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   test("stay readable: the query answers the order (with its payment URI), not a 500", async () => {
+    if (TEST_ENGINE === "pg") pg = await createTestDatabase({ empty: true });
     gw = await startTestGateway({ jobs: false, env, config: config(true) });
     const created = await gw.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "before-disable", amount: "3", notifyUrl: "https://shop.example/cb" });
     const { uid, apiKey } = gw.merchant;

@@ -63,7 +63,11 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
     },
     opts.config ?? {},
   );
-  const pgDb = (opts.engine ?? TEST_ENGINE) === "pg" ? await createTestDatabase({ empty: true }) : null;
+  // On PostgreSQL a database of its own, dropped by stop(); a test that restarts a gateway on its
+  // database gives its url (config.database.url, from createTestDatabase) and drops it itself.
+  const onPg = (opts.engine ?? TEST_ENGINE) === "pg";
+  const givenUrl = (raw.database as Raw).url as string | undefined;
+  const pgDb = onPg && !givenUrl ? await createTestDatabase({ empty: true }) : null;
   if (pgDb) (raw.database as Raw).url = pgDb.url;
   const loaded = parseConfig(raw, "test");
   const logs: string[] = [];
@@ -73,17 +77,19 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const env = { ...opts.env, STABLEGATE_MASTER_KEY: opts.env?.STABLEGATE_MASTER_KEY ?? "test-master-key-" + dir };
   // The data folder, as `stablegate init` makes it (no other path creates one); a test that
   // restarts a gateway on its database (config.database.path) reopens it.
-  if (pgDb) await initPostgres(loaded, env, opts.clock?.now());
+  if (onPg) await initPostgres(loaded, env, opts.clock?.now()).catch((e: unknown) => {
+    if (!givenUrl || !/already has a wallet seed/.test(String((e as Error)?.message))) throw e; // a restart: initialised before
+  });
   else if (!databasePresent(loaded.config.database.path)) await initDataFolder(loaded, env, opts.clock?.now());
   const ctx = await createContext({ loaded, clock: opts.clock, logger, env, makeChains });
   const gateway = await startGateway(ctx, { jobs: opts.jobs });
   // On PostgreSQL the leader's work starts the watchers at the head (app/server.ts); with the jobs
   // off no leader runs, so their cursors start here, as startGateway starts them on SQLite.
-  if (pgDb && opts.jobs === false) for (const w of gateway.runtime.watchers.values()) await w.init();
+  if (onPg && opts.jobs === false) for (const w of gateway.runtime.watchers.values()) await w.init();
   // With the jobs off the test plays the one gateway's leader: its elector takes the lock and the
   // fence holds its epoch (what serve's leader work does on gained/lost), so a payout this gateway
   // signs is stored under the current epoch (cluster/fence.ts); no leader job runs.
-  if (pgDb && opts.jobs === false) await holdLeadership(ctx, gateway);
+  if (onPg && opts.jobs === false) await holdLeadership(ctx, gateway);
   // Port 0 picks a free port: the public URL follows the real one.
   const url = gateway.url;
   if (!ctx.config.server.public_url) ctx.publicUrl = url;

@@ -5,7 +5,7 @@ import type { ChainAdapter, ChainCode, WatchSet } from "../chains/types";
 import type { AddressBook } from "../chains/payout-steps";
 import { newId } from "../lib/ids";
 import { GAS_WALLET_INDEX } from "../chains/derivation-index";
-import { addressById, addressesSince, addressesTop, gasWalletRow, insertAddressRow, liveExclusive, peekDerivationIndex, takeDerivationIndex, type AddressRow } from "./store";
+import { addressById, addressesSince, addressesTop, gasWalletRow, insertAddressesIfAbsent, insertAddressRow, liveExclusive, peekDerivationIndex, takeDerivationIndex, type AddressRow } from "./store";
 
 export { addressById, findAddress, sharedPool, type AddressRow } from "./store";
 
@@ -26,9 +26,17 @@ async function insertAddress(
   return await insertAddressRow(tx, { id: newId("AD"), merchantId: a.merchantId, chain: a.adapter.chain, kind: a.kind, derivationIndex: a.index, address, bindKey: a.bindKey ?? null, createdAt: a.now });
 }
 
+/**
+ * The chain's gas wallet row, made on first use. Gateways of one PostgreSQL database (or two
+ * lookups of one gateway) may make it at once: the later insert does nothing, waits for the
+ * earlier one's commit, and reads its row (never a unique violation).
+ */
 export async function gasWallet(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, now: number): Promise<AddressRow> {
   const existing = await gasWalletRow(tx, adapter.chain);
-  return existing ?? await insertAddress(tx, { adapter, seed, merchantId: null, kind: "gas", index: GAS_WALLET_INDEX, now });
+  if (existing) return existing;
+  const { address } = adapter.deriveKey(seed, GAS_WALLET_INDEX);
+  await insertAddressesIfAbsent(tx, [{ id: newId("AD"), merchantId: null, chain: adapter.chain, kind: "gas", derivationIndex: GAS_WALLET_INDEX, address, bindKey: null, createdAt: now }]);
+  return (await gasWalletRow(tx, adapter.chain))!;
 }
 
 export async function addSharedAddress(tx: DbOrTx, adapter: ChainAdapter, seed: Uint8Array, merchantId: number, now: number): Promise<AddressRow> {
