@@ -2,12 +2,24 @@ import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { adjustFeeBalance, checkLimits, fromMicro, getPayoutControls, payoutFee, setPayoutControls, toMicro } from "./controls";
 import { refusalOf } from "../testing/refusal";
-import { openDb, writeTx } from "../db/client";
-import { migrate } from "../db/migrate";
+import { writeTx, type Db } from "../db/client";
+import { openTestDb } from "../testing/engines";
+import { insertRows } from "../testing/engine-rows";
+import { addresses, payoutOrders } from "../db/schema";
 import { createMerchant } from "../merchants/service";
 import { Cipher } from "../secrets/cipher";
 import { newOrderNo } from "../lib/ids";
 import type { AppError } from "../errors";
+
+/** The source address payout rows below name (from_address_id 'A'). */
+const addSource = (db: Db, merchantId: number) =>
+  insertRows(db, addresses, [{ id: "A", merchantId, chain: "TRON", kind: "exclusive", derivationIndex: 900_001, address: "a", createdAt: 0 }]);
+/** A payout row as the store would have written it, with the fields these tests vary. */
+type Status = (typeof payoutOrders.$inferSelect)["status"];
+const payoutRow = (merchantId: number, o: { orderNo: string; merchantOrderNo: string; amount: string; fee?: string; status: Status; at: number }): typeof payoutOrders.$inferInsert => ({
+  orderNo: o.orderNo, merchantId, merchantOrderNo: o.merchantOrderNo, chain: "TRON", token: "USDT", decimals: 6, fromAddressId: "A", fromAddress: "a", toAddress: "b",
+  amount: o.amount, fee: o.fee, deleteSourceAfterSuccess: false, apiKeyId: "k", status: o.status, createdAt: o.at, updatedAt: o.at,
+});
 
 describe("payout fee", () => {
   test.each([
@@ -33,18 +45,13 @@ describe("payout fee", () => {
 describe("daily limit: today's payouts as an id range (issue 23)", async () => {
   const DAY = 86_400_000;
   const midnight = Date.UTC(2026, 10, 26);
-  const db = openDb(":memory:");
-  await migrate(db);
-  db.$client.run("PRAGMA foreign_keys = OFF"); // payout rows without their source addresses
+  const { db } = await openTestDb();
   const { merchant } = await createMerchant({ db, cipher: new Cipher(randomBytes(32)), now: () => midnight - 2 * DAY }, { name: "limits" });
+  await addSource(db, merchant.id);
   await setPayoutControls(db, merchant.id, { payoutLimitDaily: "1000" }, midnight - 2 * DAY);
   let n = 0;
-  const add = (at: number, amount: number, status = "confirmed", orderAt = at) =>
-    db.$client.run(
-      `INSERT INTO payout_orders (order_no, merchant_id, merchant_order_no, chain, token, decimals, from_address_id, from_address, to_address, amount,
-         delete_source, api_key_id, status, created_at, updated_at) VALUES (?, ?, ?, 'TRON', 'USDT', 6, 'A', 'a', 'b', ?, 0, 'k', ?, ?, ?)`,
-      [newOrderNo("PO", orderAt), merchant.id, `w${++n}`, String(BigInt(amount) * 1_000_000n), status, at, at],
-    );
+  const add = (at: number, amount: number, status: Status = "confirmed", orderAt = at) =>
+    insertRows(db, payoutOrders, [payoutRow(merchant.id, { orderNo: newOrderNo("PO", orderAt), merchantOrderNo: `w${++n}`, amount: String(BigInt(amount) * 1_000_000n), status, at })]);
   const used = async (now: number) => {
     try {
       await writeTx(db, async (tx) => await checkLimits(tx, merchant.id, 1000n * 1_000_000n, now));
@@ -55,14 +62,14 @@ describe("daily limit: today's payouts as an id range (issue 23)", async () => {
   };
 
   test("payouts since midnight UTC that did not fail; none from before, whatever their ids", async () => {
-    add(midnight - DAY, 500); // yesterday
-    add(midnight - 20 * 60_000, 400); // 23:40 yesterday
+    await add(midnight - DAY, 500); // yesterday
+    await add(midnight - 20 * 60_000, 400); // 23:40 yesterday
     // Committed in the other order than they read the clock: 00:00:00.100 gets the lower id (the
     // first orderNo of the margin, 23:59:59.900, has the higher one).
-    add(midnight + 100, 7);
-    add(midnight - 100, 300);
-    add(midnight + 60_000, 2);
-    add(midnight + 120_000, 600, "failed");
+    await add(midnight + 100, 7);
+    await add(midnight - 100, 300);
+    await add(midnight + 60_000, 2);
+    await add(midnight + 120_000, 600, "failed");
     expect(await used(midnight + 3_600_000)).toBe("9.000000");
     expect(await used(midnight - 1)).toBe("1209.000000"); // yesterday's 500 + 400 + 300, and all made since
     expect(await used(midnight + DAY)).toBe("0.000000"); // a day with no payout yet
@@ -71,17 +78,12 @@ describe("daily limit: today's payouts as an id range (issue 23)", async () => {
 
 describe("ControlsError by code and parameters (the merchant page words it in its language)", async () => {
   const now = Date.UTC(2026, 10, 29);
-  const db = openDb(":memory:");
-  await migrate(db);
-  db.$client.run("PRAGMA foreign_keys = OFF"); // a payout row without its source address
+  const { db } = await openTestDb();
   const { merchant } = await createMerchant({ db, cipher: new Cipher(randomBytes(32)), now: () => now }, { name: "controls" });
   await adjustFeeBalance(db, merchant.id, "5", { ref: "seed", now });
+  await addSource(db, merchant.id);
   // An unfinished payout whose 2 USDT fee is reserved.
-  db.$client.run(
-    `INSERT INTO payout_orders (order_no, merchant_id, merchant_order_no, chain, token, decimals, from_address_id, from_address, to_address, amount,
-       fee, delete_source, api_key_id, status, created_at, updated_at) VALUES (?, ?, 'r1', 'TRON', 'USDT', 6, 'A', 'a', 'b', '1000000', '2000000', 0, 'k', 'submitted', ?, ?)`,
-    [newOrderNo("PO", now), merchant.id, now, now],
-  );
+  await insertRows(db, payoutOrders, [payoutRow(merchant.id, { orderNo: newOrderNo("PO", now), merchantOrderNo: "r1", amount: "1000000", fee: "2000000", status: "submitted", at: now })]);
   const nobody = merchant.id + 1000;
   test.each([
     ["a per-payout limit that is not a decimal", () => setPayoutControls(db, merchant.id, { payoutLimitPerTx: "ten" }, now), "controls.limit_per_tx_invalid", {}],

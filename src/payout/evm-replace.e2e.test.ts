@@ -8,7 +8,6 @@
 // wallet, each replacement stored in gas_topup_attempts before it is sent), whichever lands is the
 // top-up's and the payout then goes out once; at the cap it is stuck and payout_stuck fires.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { and, asc, eq } from "drizzle-orm";
 import { bytesToHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { startAnvil, TOKEN_ADDRESSES, type AnvilNode } from "../testing/anvil";
@@ -17,6 +16,7 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { TestClock } from "../lib/clock";
 import { toBaseUnits } from "../lib/money";
 import { gasTopupAttempts, gasTopups, payoutOrders, payoutTxAttempts, transferCosts } from "../db/schema";
+import { tableRow, tableRows } from "../testing/engine-rows";
 import { registerChainModule } from "../chains/registry";
 import { evmChainModule, type EvmChainProfile } from "../chains/evm/module";
 import { bumpFee, type EvmTxMeta } from "../chains/evm/adapter";
@@ -76,8 +76,8 @@ afterAll(async () => {
 });
 
 const tick = () => gw.gateway.runtime.afterChainChange(CODE);
-const row = (orderNo: string) => gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, orderNo)).get()!;
-const replacementsOf = (orderNo: string) => gw.ctx.db.select().from(payoutTxAttempts).where(eq(payoutTxAttempts.payoutOrderId, row(orderNo).id)).orderBy(asc(payoutTxAttempts.id)).all();
+const row = async (orderNo: string) => (await tableRow(gw.ctx.db, payoutOrders, { orderNo }))!;
+const replacementsOf = async (orderNo: string) => await tableRows(gw.ctx.db, payoutTxAttempts, { payoutOrderId: (await row(orderNo)).id });
 const get = (orderNo: string) => gw.client.request<Obj>("GET", `/openapi/payout/orders/${orderNo}`);
 const receipt = (hash: string) => node.rpc<Obj | null>("eth_getTransactionReceipt", [hash]);
 const sentBy = async (a: string) => Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [a, "latest"])));
@@ -140,7 +140,7 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
     try {
       o = await payout({ fromAddress: from, toAddress: to, amount: "10" });
       expect(o.status).toBe("broadcasted");
-      const first = row(o.orderNo);
+      const first = await row(o.orderNo);
       const firstMeta = JSON.parse(first.signedMeta!) as EvmTxMeta;
       expect(firstMeta).toMatchObject({ type: "eip1559", l1Fee: ((L1_FEE * 13n + 9n) / 10n).toString() });
       expect((await node.rpc<Obj>("eth_getTransactionByHash", [first.txHash])).type).toBe("0x2");
@@ -148,33 +148,33 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
       // Not yet due: nothing replaced.
       await clock.advance(REPLACE_AFTER - 1);
       await tick();
-      expect(replacementsOf(o.orderNo)).toEqual([]);
+      expect(await replacementsOf(o.orderNo)).toEqual([]);
 
-      for (let i = 0; i < 30 && row(o.orderNo).stuckAt === null; i++) {
+      for (let i = 0; i < 30 && (await row(o.orderNo)).stuckAt === null; i++) {
         await clock.advance(REPLACE_AFTER);
         await tick();
       }
-      const reps = replacementsOf(o.orderNo);
+      const reps = await replacementsOf(o.orderNo);
       expect(reps.length).toBeGreaterThanOrEqual(2);
       expectRaised(firstMeta, first.txHash!, reps);
       // Each replacement was stored before it was sent; the node holds the newest.
       const newest = reps.at(-1)!;
       expect(await node.rpc<Obj | null>("eth_getTransactionByHash", [newest.txHash])).not.toBeNull();
-      expect(row(o.orderNo)).toMatchObject({ status: "broadcasted", txHash: first.txHash });
-      expect(row(o.orderNo).lastError).toContain("gas_price_cap");
+      expect(await row(o.orderNo)).toMatchObject({ status: "broadcasted", txHash: first.txHash });
+      expect((await row(o.orderNo)).lastError).toContain("gas_price_cap");
 
       const alerts = gw.gateway.runtime.ops.alerts;
       expect(alertKeys((await alerts.tick()).fired)).toContain(`payout_stuck:${CODE}`);
       // Still stuck: not fired again.
       await clock.advance(REPLACE_AFTER);
       await tick();
-      expect(replacementsOf(o.orderNo)).toHaveLength(reps.length);
+      expect(await replacementsOf(o.orderNo)).toHaveLength(reps.length);
       expect(alertKeys((await alerts.tick()).fired)).not.toContain(`payout_stuck:${CODE}`);
 
       // A block is mined: the newest transaction (at the cap, above the base fee) lands, and is the payout's.
       const done = await settle(o.orderNo);
       expect(done).toMatchObject({ status: "confirmed", txHash: newest.txHash });
-      expect(row(o.orderNo)).toMatchObject({ txHash: newest.txHash, signedTx: newest.signedTx, stuckAt: null });
+      expect(await row(o.orderNo)).toMatchObject({ txHash: newest.txHash, signedTx: newest.signedTx, stuckAt: null });
       for (const h of [first.txHash!, ...reps.slice(0, -1).map((r) => r.txHash)]) expect(await receipt(h)).toBeNull();
       expect(alertKeys((await alerts.tick()).resolved)).toContain(`payout_stuck:${CODE}`);
     } finally {
@@ -192,10 +192,10 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
     try {
       const o = await payout({ fromAddress: from, toAddress: to, amount: "5" });
       expect(o.status).toBe("broadcasted");
-      const nonce = (JSON.parse(row(o.orderNo).signedMeta!) as EvmTxMeta).nonce;
+      const nonce = (JSON.parse((await row(o.orderNo)).signedMeta!) as EvmTxMeta).nonce;
       // The payout's transaction leaves the pool, another one of the source takes its nonce and is mined.
       await node.rpc("anvil_dropTransaction", [o.txHash]);
-      const key = deriveKey(CODE, gw.ctx.seed, (await addressById(gw.ctx.db, row(o.orderNo).fromAddressId))!.derivationIndex);
+      const key = deriveKey(CODE, gw.ctx.seed, (await addressById(gw.ctx.db, (await row(o.orderNo)).fromAddressId))!.derivationIndex);
       const acct = privateKeyToAccount(bytesToHex(key.privateKey) as Hex);
       const other = await acct.signTransaction({ type: "eip1559", chainId: CHAIN_ID, nonce, to: acct.address, value: 0n, gas: 21_000n, maxFeePerGas: 4n * GWEI, maxPriorityFeePerGas: GWEI });
       await node.rpc("eth_sendRawTransaction", [other]);
@@ -203,12 +203,12 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
       // Latest, not final (3 confirmations): the rebroadcast's "nonce too low" concludes nothing.
       await tick();
       await tick();
-      expect(row(o.orderNo)).toMatchObject({ status: "broadcasted" });
-      expect(row(o.orderNo).lastError).toContain("nonce too low");
+      expect(await row(o.orderNo)).toMatchObject({ status: "broadcasted" });
+      expect((await row(o.orderNo)).lastError).toContain("nonce too low");
       await node.mine(2);
       await tick();
       expect(await get(o.orderNo)).toMatchObject({ status: "failed", failedStage: "confirm" });
-      expect(row(o.orderNo).lastError).toContain("can never land");
+      expect((await row(o.orderNo)).lastError).toContain("can never land");
     } finally {
       await node.setAutomine(true);
     }
@@ -220,28 +220,28 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
     await node.setBalance(gas, 10n ** 18n);
     const from = await funded(5n, 0n);
     const [to] = someAddresses(1, "op-replace-topup");
-    const topups = (orderNo: string) => gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(orderNo).id)).orderBy(asc(gasTopups.id)).all();
+    const topups = async (orderNo: string) => await tableRows(gw.ctx.db, gasTopups, { payoutOrderId: (await row(orderNo)).id });
     await node.setAutomine(false);
     try {
       // The first top-up waits in the pool: the payout stays submitted until it is mined.
       const o = await pumped(payout({ fromAddress: from, toAddress: to, amount: "5" }));
       expect(o.status).toBe("submitted");
-      expect(row(o.orderNo).retryAt).not.toBeNull();
+      expect((await row(o.orderNo)).retryAt).not.toBeNull();
       await node.mine(1);
       await clock.advance(2_000); // its retry time
       await pumped(tick());
-      expect(row(o.orderNo).status).toBe("broadcasted");
-      const first = row(o.orderNo);
+      expect((await row(o.orderNo)).status).toBe("broadcasted");
+      const first = await row(o.orderNo);
       expect(await node.rpc<string>("eth_getBalance", [from, "latest"])).toBe("0x" + maxCostOf(JSON.parse(first.signedMeta!)).toString(16));
 
       // Due: the replacement is stored, but its higher fee needs a second top-up, which waits in the pool.
       await clock.advance(REPLACE_AFTER);
       await pumped(tick());
-      const [rep] = replacementsOf(o.orderNo);
+      const [rep] = await replacementsOf(o.orderNo);
       expect(rep).toBeDefined();
-      expect(row(o.orderNo).lastError).toContain("replacement not sent yet");
+      expect((await row(o.orderNo)).lastError).toContain("replacement not sent yet");
       expect(await node.rpc<Obj | null>("eth_getTransactionByHash", [rep!.txHash])).toBeNull();
-      const [t1, t2] = topups(o.orderNo);
+      const [t1, t2] = await topups(o.orderNo);
       expect(t1!.status).toBe("confirmed");
       expect(BigInt(t2!.amount)).toBe(maxCostOf(JSON.parse(rep!.signedMeta)) - maxCostOf(JSON.parse(first.signedMeta!)));
 
@@ -250,7 +250,7 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
       await node.mine(1);
       await pumped(tick());
       expect(await node.rpc<Obj | null>("eth_getTransactionByHash", [rep!.txHash])).not.toBeNull();
-      expect(topups(o.orderNo).map((t) => t.status)).toEqual(["confirmed", "confirmed"]);
+      expect((await topups(o.orderNo)).map((t) => t.status)).toEqual(["confirmed", "confirmed"]);
       expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed", txHash: rep!.txHash });
       expect(await receipt(first.txHash!)).toBeNull();
     } finally {
@@ -266,8 +266,8 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
     const from = await funded(5n, 0n);
     const [to] = someAddresses(1, "op-topup");
     const o = await pumped(payout({ fromAddress: from, toAddress: to, amount: "5" }));
-    const meta = JSON.parse(row(o.orderNo).signedMeta!) as EvmTxMeta;
-    const [t] = gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(o.orderNo).id)).all();
+    const meta = JSON.parse((await row(o.orderNo)).signedMeta!) as EvmTxMeta;
+    const [t] = await tableRows(gw.ctx.db, gasTopups, { payoutOrderId: (await row(o.orderNo)).id });
     expect(meta.l1Fee).toBe(((L1_FEE * 13n + 9n) / 10n).toString());
     expect(t).toMatchObject({ fromAddress: gas, toAddress: from, amount: maxCostOf(meta).toString() });
     expect(BigInt(t!.amount)).toBe(BigInt(meta.gasLimit) * BigInt(meta.gasPrice) + BigInt(meta.l1Fee!));
@@ -276,8 +276,8 @@ describe("EVM payout replacement (type 2, OP stack, TestClock)", () => {
   });
 });
 
-const topupsOf = (orderNo: string) => gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(orderNo).id)).orderBy(asc(gasTopups.id)).all();
-const attemptsOf = (topupId: number) => gw.ctx.db.select().from(gasTopupAttempts).where(eq(gasTopupAttempts.gasTopupId, topupId)).orderBy(asc(gasTopupAttempts.id)).all();
+const topupsOf = async (orderNo: string) => await tableRows(gw.ctx.db, gasTopups, { payoutOrderId: (await row(orderNo)).id });
+const attemptsOf = async (topupId: number) => await tableRows(gw.ctx.db, gasTopupAttempts, { gasTopupId: topupId });
 const inPool = async (hash: string) => (await node.rpc<Obj | null>("eth_getTransactionByHash", [hash])) !== null;
 const meta = (m: string) => JSON.parse(m) as EvmTxMeta;
 
@@ -295,40 +295,40 @@ describe("EVM gas top-up replacement (TestClock, automine off)", () => {
       // The top-up waits in the pool: the payout stays submitted.
       const o = await pumped(payout({ fromAddress: from, toAddress: to, amount: "5" }));
       expect(o.status).toBe("submitted");
-      const [t] = topupsOf(o.orderNo);
+      const [t] = await topupsOf(o.orderNo);
       expect(t).toMatchObject({ status: "broadcasted", fromAddress: gas(), toAddress: from, stuckAt: null });
       firstNonce = meta(t!.signedMeta).nonce;
-      expect(attemptsOf(t!.id)).toEqual([]);
+      expect(await attemptsOf(t!.id)).toEqual([]);
 
       // Not yet due (its retries keep waiting): nothing replaced.
       await clock.advance(REPLACE_AFTER - 30_000);
       await pumped(tick());
-      expect(attemptsOf(t!.id)).toEqual([]);
-      expect(row(o.orderNo)).toMatchObject({ status: "submitted", lastError: "waiting for the gas top-up to land" });
+      expect(await attemptsOf(t!.id)).toEqual([]);
+      expect(await row(o.orderNo)).toMatchObject({ status: "submitted", lastError: "waiting for the gas top-up to land" });
 
       // Due: one replacement, stored, then sent; the node's pool holds it in place of the first.
       await clock.advance(30_000);
       await pumped(tick());
-      const reps = attemptsOf(t!.id);
+      const reps = await attemptsOf(t!.id);
       expect(reps).toHaveLength(1);
       expectRaised(meta(t!.signedMeta), t!.txHash, reps);
       expect(reps[0]!.chain).toBe(CODE);
       expect(await inPool(reps[0]!.txHash)).toBe(true);
-      expect(row(o.orderNo).status).toBe("submitted");
+      expect((await row(o.orderNo)).status).toBe("submitted");
 
       // Mined: the replacement is the top-up's (with its cost); the payout then goes out.
       await node.mine(1);
       await clock.advance(2_000); // the payout's retry time
       await pumped(tick());
-      const [landed] = topupsOf(o.orderNo);
+      const [landed] = await topupsOf(o.orderNo);
       expect(landed).toMatchObject({ status: "confirmed", txHash: reps[0]!.txHash, signedTx: reps[0]!.signedTx, stuckAt: null });
       expect(await receipt(t!.txHash)).toBeNull();
       expect((await receipt(reps[0]!.txHash))?.status).toBe("0x1");
-      const cost = gw.ctx.db.select().from(transferCosts).where(and(eq(transferCosts.kind, "gas_topup"), eq(transferCosts.payoutOrderId, row(o.orderNo).id))).all();
+      const cost = await tableRows(gw.ctx.db, transferCosts, { kind: "gas_topup", payoutOrderId: (await row(o.orderNo)).id });
       expect(cost.map((c) => c.txHash)).toEqual([reps[0]!.txHash]);
-      expect(row(o.orderNo).status).toBe("broadcasted");
+      expect((await row(o.orderNo)).status).toBe("broadcasted");
       expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
-      expect(topupsOf(o.orderNo)).toHaveLength(1);
+      expect(await topupsOf(o.orderNo)).toHaveLength(1);
     } finally {
       await node.setAutomine(true);
     }
@@ -348,25 +348,25 @@ describe("EVM gas top-up replacement (TestClock, automine off)", () => {
     try {
       const o = await pumped(payout({ fromAddress: from, toAddress: to, amount: "5" }));
       expect(o.status).toBe("submitted");
-      const [t] = topupsOf(o.orderNo);
+      const [t] = await topupsOf(o.orderNo);
       // The gas wallet's next nonce: past the replaced top-up's, never reusing it.
       expect(meta(t!.signedMeta).nonce).toBe(firstNonce + 1);
 
-      for (let i = 0; i < 30 && topupsOf(o.orderNo)[0]!.stuckAt === null; i++) {
+      for (let i = 0; i < 30 && (await topupsOf(o.orderNo))[0]!.stuckAt === null; i++) {
         await clock.advance(REPLACE_AFTER);
         await pumped(tick());
       }
-      const stuck = topupsOf(o.orderNo)[0]!;
+      const stuck = (await topupsOf(o.orderNo))[0]!;
       expect(stuck.stuckAt).not.toBeNull();
       expect(stuck.lastError).toContain("gas_price_cap");
-      const reps = attemptsOf(t!.id);
+      const reps = await attemptsOf(t!.id);
       expect(reps.length).toBeGreaterThanOrEqual(2);
       expectRaised(meta(t!.signedMeta), t!.txHash, reps);
       expect(await inPool(reps.at(-1)!.txHash)).toBe(true);
       // The payout (signed, never sent) waits, saying why.
-      expect(row(o.orderNo)).toMatchObject({ status: "submitted", broadcastedAt: null });
-      expect(await inPool(row(o.orderNo).txHash!)).toBe(false);
-      expect(row(o.orderNo).lastError).toContain("gas_price_cap");
+      expect(await row(o.orderNo)).toMatchObject({ status: "submitted", broadcastedAt: null });
+      expect(await inPool((await row(o.orderNo)).txHash!)).toBe(false);
+      expect((await row(o.orderNo)).lastError).toContain("gas_price_cap");
 
       const fired = (await alerts.tick()).fired;
       expect(alertKeys(fired)).toContain(`payout_stuck:${CODE}`);
@@ -375,14 +375,14 @@ describe("EVM gas top-up replacement (TestClock, automine off)", () => {
       // Still stuck: no new replacement, not fired again.
       await clock.advance(REPLACE_AFTER);
       await pumped(tick());
-      expect(attemptsOf(t!.id)).toHaveLength(reps.length);
+      expect(await attemptsOf(t!.id)).toHaveLength(reps.length);
       expect(alertKeys((await alerts.tick()).fired)).not.toContain(`payout_stuck:${CODE}`);
 
       // A block is mined: the newest (at the cap, above the base fee) lands; the payout goes out once.
       await node.mine(1);
       await clock.advance(REPLACE_AFTER);
       await pumped(tick());
-      expect(topupsOf(o.orderNo)[0]).toMatchObject({ status: "confirmed", txHash: reps.at(-1)!.txHash, stuckAt: null });
+      expect((await topupsOf(o.orderNo))[0]).toMatchObject({ status: "confirmed", txHash: reps.at(-1)!.txHash, stuckAt: null });
       for (const h of [t!.txHash, ...reps.slice(0, -1).map((r) => r.txHash)]) expect(await receipt(h)).toBeNull();
       expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
       expect(alertKeys((await alerts.tick()).resolved)).toContain(`payout_stuck:${CODE}`);

@@ -4,12 +4,13 @@
 // pays the recipient's token-account rent); an empty gas wallet; a transfer failing on chain.
 // One table row per chain.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startEvmChain, startSolChain, startTonChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
 import { EVM_PROFILES, stopSharedAnvils } from "../testing/anvil";
-import { gasTopups, ledgerEntries, payoutOrders, transferCosts } from "../db/schema";
+import { addresses, gasTopups, ledgerEntries, payoutOrders, transferCosts } from "../db/schema";
+import { allRows, tableRow, tableRows, updateRows } from "../testing/engine-rows";
+import { TEST_ENGINE } from "../testing/engines";
 import type { SolTestToken } from "../testing/sol-fixture";
 import { gasWallet } from "../wallet/addresses";
 import { toBaseUnits } from "../lib/money";
@@ -36,7 +37,7 @@ interface Paying {
   funded(tokens: bigint, native: bigint): Promise<string>;
   payout(body: Obj): Promise<Obj>;
   get(orderNo: string): Promise<Obj>;
-  row(orderNo: string): Row;
+  row(orderNo: string): Promise<Row>;
   settle(orderNo: string): Promise<Obj>;
   units(amount: string): bigint;
 }
@@ -124,7 +125,7 @@ function evmCase(chain: ChainCode, opts: { shared?: boolean } = {}): PayoutCase 
           const from = await funded(30n, 10n ** 17n);
           const targets = fx.receivers(3, `${chain.toLowerCase()}-nonces`);
           const orders = await Promise.all(targets.map((to) => payout({ fromAddress: from, toAddress: to, amount: "10" })));
-          const nonces = orders.map((o) => JSON.parse(row(o.orderNo).signedMeta!).nonce as number).sort();
+          const nonces = (await Promise.all(orders.map(async (o) => JSON.parse((await row(o.orderNo)).signedMeta!).nonce as number))).sort();
           expect(nonces).toEqual([0, 1, 2]);
           for (const o of orders) expect((await settle(o.orderNo)).status).toBe("confirmed");
           for (const to of targets) expect(await fx.tokenBalance(to)).toBe(10n * 10n ** BigInt(fx.decimals));
@@ -185,7 +186,14 @@ const CASES: PayoutCase[] = [
 // The anvil processes the shared rows took turns on.
 afterAll(() => stopSharedAnvils());
 
-for (const k of CASES) {
+/**
+ * The PostgreSQL pass (docs/testing.md "Both engines") runs one EVM row and one SOL row: the other
+ * rows go through the same stores and steps (per-chain code is the adapters', checked on SQLite).
+ */
+const PG_ROWS = new Set(["BSC", "SOL"]);
+const ROWS = TEST_ENGINE === "pg" ? CASES.filter((k) => PG_ROWS.has(k.chain) && !k.name) : CASES;
+
+for (const k of ROWS) {
   describe(`${k.name ?? k.chain} payouts on ${k.node}`, () => {
     let fx: ChainFixture;
     let gw: TestGateway;
@@ -217,7 +225,7 @@ for (const k of CASES) {
         body: { chainCode: fx.chain, tokenSymbol: fx.token, merchantOrderNo: `${k.chain}PO-${++n}`, notifyUrl: "https://shop.example/po", ...body },
       });
     const get = (orderNo: string) => gw.client.request<Obj>("GET", `/openapi/payout/orders/${orderNo}`);
-    const row = (orderNo: string) => gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, orderNo)).get()!;
+    const row = async (orderNo: string) => (await tableRow(gw.ctx.db, payoutOrders, { orderNo }))!;
     async function settle(orderNo: string): Promise<Obj> {
       let o = await get(orderNo);
       for (let i = 0; i < 50 && (o.status === "submitted" || o.status === "broadcasted"); i++) {
@@ -229,7 +237,7 @@ for (const k of CASES) {
     }
     const w = (): Paying => ({ fx, gw, adapter, tick, funded, payout, get, row, settle, units });
     const gas = async () => (await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now())).address;
-    const topupsOf = (orderNo: string) => gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.payoutOrderId, row(orderNo).id)).all();
+    const topupsOf = async (orderNo: string) => await tableRows(gw.ctx.db, gasTopups, { payoutOrderId: (await row(orderNo)).id });
 
     test("a payout is signed with the source's key, sent, and confirmed once final; balances move by exactly the amount", async () => {
       if (k.gasPaysFees) await fx.sendNative(await gas(), k.gasFunding);
@@ -239,15 +247,15 @@ for (const k of CASES) {
       const o = await payout({ fromAddress: from, toAddress: to, amount: "12.345678" });
       expect(o).toMatchObject({ status: "broadcasted", amount: "12.345678" });
       expect(o.txHash).toMatch(fx.txHashPattern);
-      expect(o.txHash).toBe(row(o.orderNo).txHash);
-      expect(JSON.parse(row(o.orderNo).signedMeta!)).toMatchObject(k.signedMeta({ from, to: to!, gas: await gas() }));
+      expect(o.txHash).toBe((await row(o.orderNo)).txHash);
+      expect(JSON.parse((await row(o.orderNo)).signedMeta!)).toMatchObject(k.signedMeta({ from, to: to!, gas: await gas() }));
       await tick();
       expect((await get(o.orderNo)).status).toBe("broadcasted"); // included, not final yet
       expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed", txHash: o.txHash });
       expect(await fx.tokenBalance(to!)).toBe(units("12.345678"));
       expect(await fx.tokenBalance(from)).toBe(units("100") - units("12.345678"));
       expect(await fx.sentBy(from)).toBe(1);
-      expect(gw.ctx.db.select().from(gasTopups).where(eq(gasTopups.toAddress, from)).all()).toEqual([]);
+      expect(await tableRows(gw.ctx.db, gasTopups, { toAddress: from })).toEqual([]);
       await k.afterPayout?.(w(), { from, to: to!, gas: await gas(), o });
     });
 
@@ -262,9 +270,9 @@ for (const k of CASES) {
         const gasBefore = await fx.nativeBalance(g);
         const o = await payout({ fromAddress: from, toAddress: to, amount: "10" });
         expect(o.status).toBe("broadcasted");
-        const topups = topupsOf(o.orderNo);
+        const topups = await topupsOf(o.orderNo);
         expect(topups).toHaveLength(1);
-        const needed = await t.amount(w(), row(o.orderNo));
+        const needed = await t.amount(w(), await row(o.orderNo));
         expect(topups[0]).toMatchObject({ status: "confirmed", fromAddress: g, toAddress: from, amount: needed.toString() });
         expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
         expect(await fx.tokenBalance(to!)).toBe(units("10"));
@@ -283,15 +291,15 @@ for (const k of CASES) {
       const [to] = fx.receivers(1, `${k.chain}-payout-empty-gas`);
       const o = await payout({ fromAddress: from, toAddress: to, amount: "5" });
       expect(o.status).toBe("submitted");
-      expect(row(o.orderNo).lastError).toContain(k.emptyGasError);
-      expect(row(o.orderNo).retryAt).not.toBeNull();
+      expect((await row(o.orderNo)).lastError).toContain(k.emptyGasError);
+      expect((await row(o.orderNo)).retryAt).not.toBeNull();
       await fx.setNative(g, keep > 0n ? keep : k.gasFunding);
-      gw.ctx.db.update(payoutOrders).set({ retryAt: 0 }).where(eq(payoutOrders.orderNo, o.orderNo)).run();
+      await updateRows(gw.ctx.db, payoutOrders, { retryAt: 0 }, "orderNo", o.orderNo);
       expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
       expect(await fx.tokenBalance(to!)).toBe(units("5"));
       expect(await fx.tokenBalance(from)).toBe(0n);
       expect(await fx.sentBy(from)).toBe(1);
-      if (k.topup) expect(topupsOf(o.orderNo).map((x) => x.status)).toEqual(["confirmed"]);
+      if (k.topup) expect((await topupsOf(o.orderNo)).map((x) => x.status)).toEqual(["confirmed"]);
     });
 
     if (k.onChainFailure) {
@@ -314,8 +322,8 @@ for (const k of CASES) {
         if (f.error) expect(y.lastError).toContain(f.error);
         expect(await fx.tokenBalance(to!)).toBe(0n);
         if (f.sourceKeepsTokens) expect(await fx.tokenBalance(from)).toBe(f.tokens * 10n ** BigInt(fx.decimals));
-        const addrId = (gw.ctx.db.$client.query("SELECT id FROM addresses WHERE address = ?").get(from) as { id: string }).id;
-        expect(gw.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.addressId, addrId)).all().map((l) => l.kind)).toEqual(["deposit"]);
+        const addrId = (await tableRow(gw.ctx.db, addresses, { address: from }))!.id;
+        expect((await tableRows(gw.ctx.db, ledgerEntries, { addressId: addrId })).map((l) => l.kind)).toEqual(["deposit"]);
       });
     }
 
@@ -333,7 +341,7 @@ for (const k of CASES) {
       const [to] = fx.receivers(1, `${k.chain}-refund-to`);
       const r = await gw.client.createRefund(order.orderNo, { refundNo: "chain-r1", amount: "7.5", toAddress: to! });
       expect(r).toMatchObject({ status: "broadcasted", toAddress: to, amount: "7.500000" });
-      expect(row(r.payoutOrderNo!)).toMatchObject({ fromAddress: order.address, txHash: r.txHash });
+      expect(await row(r.payoutOrderNo!)).toMatchObject({ fromAddress: order.address, txHash: r.txHash });
       expect(await settle(r.payoutOrderNo!)).toMatchObject({ status: "confirmed" });
       expect((await gw.client.listRefunds(order.orderNo)).refunds).toEqual([{ ...r, status: "confirmed" }]);
       expect(await fx.tokenBalance(to!)).toBe(units("7.5"));
@@ -363,19 +371,19 @@ function solCase(token: SolTestToken): PayoutCase {
     async afterPayout({ fx, gw, adapter, payout, row, settle }, { from, to, gas, o }) {
       expect(await fx.nativeBalance(from)).toBe(0n);
       expect(await fx.nativeBalance(gas)).toBe(1_000_000_000n - 10_000n - RENT);
-      expect(gw.ctx.db.select().from(gasTopups).all()).toEqual([]);
+      expect(await allRows(gw.ctx.db, gasTopups)).toEqual([]);
       // A second payout to the same recipient: its ATA exists, so only the fee is paid.
       const o2 = await payout({ fromAddress: from, toAddress: to, amount: "1" });
-      expect(JSON.parse(row(o2.orderNo).signedMeta!)).toMatchObject({ createsAccount: false, feePayerLamports: "10000" });
+      expect(JSON.parse((await row(o2.orderNo)).signedMeta!)).toMatchObject({ createsAccount: false, feePayerLamports: "10000" });
       expect(await settle(o2.orderNo)).toMatchObject({ status: "confirmed" });
       expect(await fx.tokenBalance(to)).toBe(13_345_678n);
       expect(await (adapter as SolAdapter).tokenBalance(from, token)).toBe(100_000_000n - 13_345_678n);
       // Each payout's cost is recorded (DESIGN 21): the fee, plus the rent of the account the first one created;
       // together exactly what the gas wallet spent.
-      const costs = gw.ctx.db.select().from(transferCosts).where(eq(transferCosts.chain, "SOL")).orderBy(transferCosts.id).all();
+      const costs = await tableRows(gw.ctx.db, transferCosts, { chain: "SOL" });
       expect(costs.map((c) => [c.payoutOrderId, c.kind, c.nativeBurned])).toEqual([
-        [row(o.orderNo).id, "payout", String(10_000n + RENT)],
-        [row(o2.orderNo).id, "payout", "10000"],
+        [(await row(o.orderNo)).id, "payout", String(10_000n + RENT)],
+        [(await row(o2.orderNo)).id, "payout", "10000"],
       ]);
       expect(1_000_000_000n - costs.reduce((t, c) => t + BigInt(c.nativeBurned), 0n)).toBe(await fx.nativeBalance(gas));
     },
@@ -390,12 +398,12 @@ function solCase(token: SolTestToken): PayoutCase {
           sol.node.setFaults({ failNextSends: 1 });
           const o = await payout({ fromAddress: from, toAddress: to, amount: "3" });
           expect(o.status).toBe("submitted");
-          const txHash = row(o.orderNo).txHash;
-          const meta = JSON.parse(row(o.orderNo).signedMeta!) as SolTxMeta;
+          const txHash = (await row(o.orderNo)).txHash;
+          const meta = JSON.parse((await row(o.orderNo)).signedMeta!) as SolTxMeta;
           sol.node.advance(meta.lastValidBlockHeight - sol.node.blockHeight() + 6);
           const after = await gw.client.request<Obj>("POST", `/openapi/payout/orders/${o.orderNo}/submit`, { body: {} });
           expect(after).toMatchObject({ status: "failed", failedStage: "broadcast" });
-          expect(row(o.orderNo).txHash).toBe(txHash);
+          expect((await row(o.orderNo)).txHash).toBe(txHash);
           expect(await fx.tokenBalance(to!)).toBe(0n);
           expect(await fx.tokenBalance(from)).toBe(3_000_000n);
         },
@@ -440,7 +448,7 @@ function tonCase(): PayoutCase {
           const targets = fx.receivers(3, "ton-seqnos");
           const orders = [];
           for (const to of targets) orders.push(await payout({ fromAddress: from, toAddress: to, amount: "10" }));
-          expect(orders.map((o) => JSON.parse(row(o.orderNo).signedMeta!).seqno)).toEqual([0, 1, 2]);
+          expect(await Promise.all(orders.map(async (o) => JSON.parse((await row(o.orderNo)).signedMeta!).seqno))).toEqual([0, 1, 2]);
           for (const o of orders) expect((await settle(o.orderNo)).status).toBe("confirmed");
           for (const to of targets) expect(await fx.tokenBalance(to)).toBe(10n * 10n ** BigInt(fx.decimals));
           expect(await fx.tokenBalance(from)).toBe(0n);
@@ -455,26 +463,26 @@ function tonCase(): PayoutCase {
           const eq = tonCore().Address.parse(uq!).toString({ bounceable: true, urlSafe: true });
           expect(eq.startsWith("EQ")).toBe(true);
           const o = await payout({ fromAddress: from, toAddress: eq, amount: "1" });
-          expect(row(o.orderNo).toAddress).toBe(uq);
+          expect((await row(o.orderNo)).toAddress).toBe(uq);
           expect((await settle(o.orderNo)).status).toBe("confirmed");
           expect(await fx.tokenBalance(uq!)).toBe(10n ** BigInt(fx.decimals));
-          const before = gw.ctx.db.select().from(payoutOrders).all().length;
+          const before = (await allRows(gw.ctx.db, payoutOrders)).length;
           for (const bad of [eq.slice(0, -1) + (eq.endsWith("A") ? "B" : "A"), "-1:" + "ab".repeat(32), "UQ-not-an-address"]) {
             const e = await payout({ fromAddress: from, toAddress: bad, amount: "1" }).catch((x) => x);
             expect(e).toBeInstanceOf(Error);
             expect(e.status).toBeGreaterThanOrEqual(400);
             expect(e.status).toBeLessThan(500);
           }
-          expect(gw.ctx.db.select().from(payoutOrders).all().length).toBe(before);
+          expect((await allRows(gw.ctx.db, payoutOrders)).length).toBe(before);
         },
       ],
     ],
     async afterPayout({ gw }, { o }) {
       // The fee ledger: what the transfer consumed (fees and the forward amount), the attached TON's excess back at the source.
-      const [cost] = gw.ctx.db.select().from(transferCosts).where(eq(transferCosts.txHash, o.txHash)).all();
+      const [cost] = await tableRows(gw.ctx.db, transferCosts, { txHash: o.txHash });
       expect(cost).toMatchObject({ chain: "TON", kind: "payout" });
       expect(BigInt(cost!.nativeBurned)).toBeGreaterThan(0n);
-      expect(BigInt(cost!.nativeBurned)).toBeLessThan(tonNeededFor(storedTx(gw.ctx.db.select().from(payoutOrders).where(eq(payoutOrders.orderNo, o.orderNo)).get()!)));
+      expect(BigInt(cost!.nativeBurned)).toBeLessThan(tonNeededFor(storedTx((await tableRow(gw.ctx.db, payoutOrders, { orderNo: o.orderNo }))!)));
     },
   };
 }

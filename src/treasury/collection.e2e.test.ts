@@ -6,7 +6,7 @@
 // coin): by top-ups on BSC and TRON, as every leg's fee payer on SOL, where the
 // fee ledger (transfer_costs) sums exactly to what the gas wallet spent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { and, eq, inArray } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { startBscFixture, someAddresses, type BscFixture } from "../testing/bsc-fixture";
 import { startTronFixture, TRX, type TronFixture } from "../testing/tron-fixture";
@@ -18,7 +18,9 @@ import { stopSharedAnvils } from "../testing/anvil";
 import { chainModule } from "../chains/registry";
 import { deriveTronKey } from "../chains/tron/address";
 import type { ChainAdapter, ChainCode } from "../chains/types";
-import { gasTopups, payoutOrders, transferCosts } from "../db/schema";
+import { addresses, gasTopups, transferCosts } from "../db/schema";
+import { tableRow, tableRows } from "../testing/engine-rows";
+import { testSql } from "../testing/engines";
 import { gasWallet } from "../wallet/addresses";
 import { addressBalance, reconcileChain } from "../payout/balances";
 import { balanceSheet } from "./balances";
@@ -126,7 +128,7 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
     for (const s of sources) await k.fund(s.address, s.amount);
     await k.mine(5);
     await tick();
-    const ledgerOf = async (a: string) => await addressBalance(gw.ctx.db, (gw.ctx.db.$client.query("SELECT id FROM addresses WHERE address = ?").get(a) as { id: string }).id, "USDT");
+    const ledgerOf = async (a: string) => await addressBalance(gw.ctx.db, (await tableRow(gw.ctx.db, addresses, { address: a }))!.id, "USDT");
     for (const s of sources) expect((await ledgerOf(s.address)).available).toBe(s.amount);
 
     await setCollectionSetting(gw.ctx, m.id, { chainCode: k.chain, tokenSymbol: "USDT", destination: k.destination, minimum: "5" }, USER);
@@ -147,7 +149,7 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
     let p = await runProgress(gw.ctx.db, run.id);
     for (let i = 0; i < 200 && p.confirmed + p.failed + p.rejected < legs; i++) {
       // Legs waiting for their top-up retry on the job's schedule; make them due now.
-      gw.ctx.db.update(payoutOrders).set({ retryAt: 0 }).where(and(eq(payoutOrders.merchantId, m.id), eq(payoutOrders.status, "submitted"))).run();
+      await testSql(gw.ctx.db, sql`UPDATE payout_orders SET retry_at = 0 WHERE merchant_id = ${m.id} AND status = 'submitted'`);
       await k.mine(1);
       await tick();
       p = await runProgress(gw.ctx.db, run.id);
@@ -169,12 +171,14 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
 
     // Every leg's gas came from the gas wallet (the sources had no native coin of their own).
     const orderIds = (await runLegs(gw.ctx.db, run.id)).map((l) => l.order!.id);
+    const ofOrders = async <T extends typeof gasTopups | typeof transferCosts>(table: T) =>
+      (await Promise.all(orderIds.map((payoutOrderId) => tableRows(gw.ctx.db, table, { payoutOrderId } as Partial<T["$inferSelect"]>)))).flat();
     if (k.gasPaysFees) {
       // The gas wallet signed every leg as fee payer; each leg's cost is recorded, and the fee
       // ledger sums exactly to what the gas wallet spent: a fee per leg, the destination's rent once.
       for (const l of await runLegs(gw.ctx.db, run.id)) expect(JSON.parse(l.order!.signedMeta!)).toMatchObject({ feePayer: gas.address, from: l.leg.fromAddress });
-      expect(gw.ctx.db.select().from(gasTopups).where(inArray(gasTopups.payoutOrderId, orderIds)).all()).toEqual([]);
-      const costs = gw.ctx.db.select().from(transferCosts).where(inArray(transferCosts.payoutOrderId, orderIds)).all();
+      expect(await ofOrders(gasTopups)).toEqual([]);
+      const costs = await ofOrders(transferCosts);
       expect(costs).toHaveLength(legs);
       expect(costs.every((c) => c.kind === "payout" && c.chain === k.chain)).toBe(true);
       const spent = costs.reduce((t, c) => t + BigInt(c.nativeBurned), 0n);
@@ -182,7 +186,7 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
       expect(spent).toBe(BigInt(legs) * 10_000n + 2_039_280n);
       return;
     }
-    const topups = gw.ctx.db.select().from(gasTopups).where(inArray(gasTopups.payoutOrderId, orderIds)).all();
+    const topups = await ofOrders(gasTopups);
     expect(new Set(topups.filter((t) => t.status === "confirmed").map((t) => t.toAddress))).toEqual(new Set(swept.map((s) => s.address)));
     expect(topups.every((t) => t.fromAddress === gas.address)).toBe(true);
     const paid = topups.filter((t) => t.status === "confirmed").reduce((t, r) => t + BigInt(r.amount), 0n);
@@ -242,7 +246,7 @@ describe("collection on TON", () => {
     native: (a) => fx.nativeBalance(a),
     destination: fx.receivers(1, "cold-wallet-TON")[0]!,
     async after({ gas, gasBefore, sourcesBefore, orderIds }) {
-      const costs = own.ctx.db.select().from(transferCosts).where(eq(transferCosts.chain, "TON")).all();
+      const costs = await tableRows(own.ctx.db, transferCosts, { chain: "TON" });
       expect(costs.filter((c) => c.kind === "payout").map((c) => c.payoutOrderId).sort()).toEqual([...orderIds].sort());
       expect(costs.filter((c) => c.kind === "gas_topup")).toHaveLength(TON_LEGS);
       let kept = 0n;

@@ -8,8 +8,10 @@ import { startTestGateway, type TestGateway } from "../../testing/harness";
 import { addressBook, gasWallet, findAddress } from "../../wallet/addresses";
 import type { SolAdapter } from "./adapter";
 import { mintSet, provisionSolTokenAccounts, requeueForMints, solTokenAccountOf, solTokenAccountSpend } from "./token-accounts";
-import { transferCosts } from "../../db/schema";
-import { eq } from "drizzle-orm";
+import { solTokenAccounts, transferCosts } from "../../db/schema";
+import { tableRow, updateRows } from "../../testing/engine-rows";
+import { TEST_ENGINE } from "../../testing/engines";
+import { heldEpoch, holdEpoch } from "../../cluster/fence";
 
 type Obj = Record<string, any>;
 const RENT = 2_039_280n;
@@ -30,7 +32,7 @@ afterAll(async () => {
 
 const run = () => provisionSolTokenAccounts(gw.ctx, sol, addressBook);
 const accountExists = async (owner: string, token: "USDC" | "USDT" = "USDC") => (await fx.conn.getAccountInfo(new PublicKey(sol.tokenAccountOf(owner, token)), "confirmed")) !== null;
-const costOfTx = (txHash: string) => gw.ctx.db.select().from(transferCosts).where(eq(transferCosts.txHash, txHash)).get();
+const costOfTx = async (txHash: string) => await tableRow(gw.ctx.db, transferCosts, { txHash });
 let n = 0;
 const order = () =>
   gw.client.request<Obj>("POST", "/openapi/payin/orders", {
@@ -72,7 +74,7 @@ describe("token accounts of Solana receiving addresses", () => {
     expect(fx.node.lamports(o.address)).toBe(0n); // the receiving wallet itself holds nothing
     expect(await solTokenAccountSpend(gw.ctx)).toEqual({ accounts: 1, rentLamports: 2n * RENT, feeLamports: FEE });
     // Its cost is recorded (DESIGN 21): exactly what the gas wallet spent.
-    expect(costOfTx(firstTx!)).toMatchObject({ chain: "SOL", kind: "token_account", nativeBurned: String(2n * RENT + FEE), payoutOrderId: null });
+    expect(await costOfTx(firstTx!)).toMatchObject({ chain: "SOL", kind: "token_account", nativeBurned: String(2n * RENT + FEE), payoutOrderId: null });
 
     // Done is done: later runs spend nothing more.
     await run();
@@ -113,7 +115,7 @@ describe("token accounts of Solana receiving addresses", () => {
     expect(row).toMatchObject({ status: "created", rentLamports: String(RENT), feeLamports: String(FEE) });
     expect(await accountExists(b.address, "USDT")).toBe(true);
     expect(before - fx.node.lamports(gas.address)).toBe(RENT + FEE);
-    expect(costOfTx(row.txHash!)).toMatchObject({ kind: "token_account", nativeBurned: String(RENT + FEE) });
+    expect(await costOfTx(row.txHash!)).toMatchObject({ kind: "token_account", nativeBurned: String(RENT + FEE) });
   });
 
   test("an address finished before USDT was added (mints unrecorded) is queued again once and gets its USDT account; the rents add up", async () => {
@@ -122,7 +124,7 @@ describe("token accounts of Solana receiving addresses", () => {
     fx.node.advance(2);
     await run();
     // As an older version left it: USDC only, created by the gateway, no mints recorded.
-    gw.ctx.db.$client.run("UPDATE sol_token_accounts SET status = 'created', rent_lamports = ?, fee_lamports = ?, mints = NULL, tx_hash = NULL WHERE owner = ?", [String(RENT), String(FEE), b.address]);
+    await updateRows(gw.ctx.db, solTokenAccounts, { status: "created", rentLamports: String(RENT), feeLamports: String(FEE), mints: null, txHash: null }, "owner", b.address);
     // USDT's account does not exist yet: the test removes it as if it was never made.
     if (await accountExists(b.address, "USDT")) fx.node.svm.setAccount(new PublicKey(sol.tokenAccountOf(b.address, "USDT")), { lamports: 0, data: new Uint8Array(), owner: PublicKey.default, executable: false });
     expect(await accountExists(b.address, "USDT")).toBe(false);
@@ -132,7 +134,7 @@ describe("token accounts of Solana receiving addresses", () => {
     const row = await untilFinal(b.address);
     expect(row).toMatchObject({ status: "created", rentLamports: String(2n * RENT), feeLamports: String(2n * FEE), mints: mintSet(sol) });
     expect(await accountExists(b.address, "USDT")).toBe(true);
-    expect(costOfTx(row.txHash!)).toMatchObject({ kind: "token_account", nativeBurned: String(RENT + FEE) });
+    expect(await costOfTx(row.txHash!)).toMatchObject({ kind: "token_account", nativeBurned: String(RENT + FEE) });
   });
 
   test("a blockhash that expires unlanded is signed again, once it can no longer land", async () => {
@@ -154,5 +156,24 @@ describe("token accounts of Solana receiving addresses", () => {
     expect(row.attempts).toBe(2);
     expect(row.txHash).not.toBe(first.txHash);
     expect(await accountExists(o.address)).toBe(true);
+  });
+
+  // The epoch fence (DESIGN 22, cluster/fence.ts): only PostgreSQL has more than one gateway.
+  test.skipIf(TEST_ENGINE !== "pg")("a gateway without the current leader epoch stores no signed creation and sends nothing; with it, it does", async () => {
+    const current = heldEpoch(gw.ctx.db);
+    expect(current).not.toBeNull();
+    const b = await gw.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "SOL", tokenSymbol: "USDC", bindKey: "ata-fenced" } });
+    for (const held of [null, current! - 1]) {
+      holdEpoch(gw.ctx.db, held);
+      try {
+        await run();
+      } finally {
+        holdEpoch(gw.ctx.db, current);
+      }
+      expect(await rowOf(b.address)).toMatchObject({ status: "pending", txHash: null, signedTx: null, attempts: 0 });
+      expect(await accountExists(b.address)).toBe(false);
+    }
+    expect((await untilFinal(b.address)).status).toBe("created");
+    expect(await accountExists(b.address)).toBe(true);
   });
 });
