@@ -1,5 +1,5 @@
-// The callback worker's PostgreSQL statements (issue 38): the claim as two seeks (due pending rows
-// in due order, ended leases first; EXPLAIN shows no sort of the due rows), two owners never share
+// The callback worker's PostgreSQL statements (issue 38): the claim as seeks (each merchant's due
+// pending rows in due order, ended leases first; EXPLAIN shows no sort of the due rows), two owners never share
 // a row, and an attempt's outcome in one statement (attempt row, this owner's row moved on, another
 // owner's left alone).
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -8,7 +8,7 @@ import { openPgDb } from "../db/tx-pg";
 import { closeDb } from "../db/client";
 import { pgOf } from "../db/engine";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
-import { CLAIM_SQL, callbackWorkerStore, insertCallback } from "./store.pg";
+import { CLAIM_SQL, callbackWorkerStore, claimParams, insertCallback } from "./store.pg";
 
 let pgdb: TestDatabase;
 let db: ReturnType<typeof openPgDb>;
@@ -47,8 +47,8 @@ test("claims: due order, an order's later event behind its earlier one, ended le
   const all = [...first, ...rest, ...none].map((r) => r.id);
   expect(new Set(all).size).toBe(all.length);
   expect(all.sort()).toEqual(["due-0", "due-1", "due-2", "due-3", "due-4", "due-5"]); // due-0-next waits for due-0
-  const plan = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, [NOW, "gw-c", 10_000, 16]));
-  expect(plan).toContain("callbacks_pending_due");
+  const plan = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, claimParams(NOW, "gw-c", 10_000, 16)));
+  expect(plan).toContain("callbacks_pending_merchant");
   expect(plan).not.toContain('"Seq Scan"');
 });
 
