@@ -7,6 +7,7 @@ import type { Db } from "../db/client";
 import { firstRow, type PgQ, pgOf, pgState } from "../db/engine";
 import { callbackAttempts, callbacks, detectionTimes, merchants } from "../db/schema-pg";
 import { CALLBACK_LEASES } from "../cluster/leases";
+import { PAGE } from "./claim-plan";
 import { ownerGone } from "../lib/process-id";
 import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStore, DueRow, NewCallbackRow } from "./store";
 
@@ -26,8 +27,11 @@ const ORIGIN = (target: string) => `COALESCE(substring(${target} FROM '^[A-Za-z]
 /** A row's target: its url, else its merchant's default callback URL. */
 const TARGET = (t: string) => `COALESCE(${t}.url, (SELECT d.default_callback_url FROM merchants d WHERE d.id = ${t}.merchant_id))`;
 
-/** Due rows read per merchant per claim (the planner's reach behind a saturated origin's backlog). */
-export const CLAIM_SCAN = 64;
+/**
+ * Due rows read per merchant per claim, SQLite's first page (claim-plan.ts PAGE): a merchant whose
+ * first 32 due rows all go to saturated origins waits for them, as on SQLite between deep scans.
+ */
+export const CLAIM_SCAN = PAGE;
 
 /**
  * The fair claim (DESIGN 7, issue 38; migrations/pg/0490, 0520), the SQLite planner's rules
@@ -93,7 +97,7 @@ export const CLAIM_SQL = `
       AND (t.state = 'pending' OR (t.state = 'delivering' AND t.lease_until <= $1::bigint))
     FOR UPDATE SKIP LOCKED)
   UPDATE callbacks SET lease_owner = $2::text, lease_until = $1::bigint + $3::bigint, ${CALLBACK_LEASES.onClaim}
-  WHERE id IN (SELECT id FROM locked)
+  WHERE id = ANY (ARRAY(SELECT id FROM locked))
   RETURNING ${CLAIM_TABLE.returning}`;
 
 /** The planner's limits for one PostgreSQL claim (claim-plan.ts PlanLimits, and the origins proven healthy). */
