@@ -36,6 +36,7 @@ import s33 from "./sqlite/0450_backoffice_list_seeks.sql" with { type: "text" };
 import s34 from "./sqlite/0451_rate_buckets.sql" with { type: "text" };
 import s35 from "./sqlite/0470_cluster_notify.sql" with { type: "text" };
 import s36 from "./sqlite/0490_callbacks_claim_seek.sql" with { type: "text" };
+import s37 from "./sqlite/0520_callbacks_pending_merchant.sql" with { type: "text" };
 import p0 from "./pg/0345_baseline.sql" with { type: "text" };
 import p1 from "./pg/0410_drop_payin_address_amount.sql" with { type: "text" };
 import p2 from "./pg/0430_cluster_leader.sql" with { type: "text" };
@@ -44,6 +45,7 @@ import p4 from "./pg/0450_backoffice_list_seeks.sql" with { type: "text" };
 import p5 from "./pg/0451_rate_buckets.sql" with { type: "text" };
 import p6 from "./pg/0470_cluster_notify.sql" with { type: "text" };
 import p7 from "./pg/0490_callbacks_claim_seek.sql" with { type: "text" };
+import p8 from "./pg/0520_callbacks_pending_merchant.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -86,6 +88,7 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0451_rate_buckets", sql: s34 },
   { name: "0470_cluster_notify", sql: s35 },
   { name: "0490_callbacks_claim_seek", sql: s36 },
+  { name: "0520_callbacks_pending_merchant", sql: s37 },
 ];
 
 /** PostgreSQL's migrations: a baseline equal to SQLite's schema through 0345, then the same numbers as SQLite's. */
@@ -98,4 +101,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { name: "0451_rate_buckets", sql: p5 },
   { name: "0470_cluster_notify", sql: p6 },
   { name: "0490_callbacks_claim_seek", sql: p7 },
+  { name: "0520_callbacks_pending_merchant", sql: p8 },
 ];

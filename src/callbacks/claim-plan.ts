@@ -96,6 +96,18 @@ export function noteOutcome(mem: PlanMemory, merchantId: number, origin: string,
   if (mem.healthyUntil.size > 10_000) mem.healthyUntil.clear();
 }
 
+/**
+ * The (merchant, origin) keys that may use the whole pool now (PostgreSQL's claim applies the
+ * same rule in SQL, callbacks/store.pg.ts): proven healthy, nothing of theirs in flight longer than SLOW_MS.
+ */
+export function healthyKeys(mem: PlanMemory, inflight: Iterable<PlanInFlight>, now: number): string[] {
+  const slow = new Set<string>();
+  for (const f of inflight) if (!f.settling && now - f.startedAt > SLOW_MS) slow.add(keyOf(f.merchantId, f.origin));
+  const out: string[] = [];
+  for (const [k, until] of mem.healthyUntil) if (until > now && !slow.has(k)) out.push(k);
+  return out;
+}
+
 export interface PlanInput<R extends PlanRow> {
   /** The injected clock's time. */
   now: number;

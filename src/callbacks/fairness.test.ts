@@ -10,7 +10,6 @@ import { eventually } from "../testing/wait";
 import { CallbackWorker, workerOptions } from "./worker";
 import { mapSeq } from "../lib/async-seq";
 import { listCallbackRows } from "./store";
-import { TEST_ENGINE } from "../testing/engines";
 
 const receivers: Receiver[] = [];
 const gateways: TestGateway[] = [];
@@ -86,9 +85,8 @@ describe("a due delivery is never postponed", () => {
   }, 30_000);
 });
 
-// PostgreSQL's leased claim takes due rows in order, whatever their merchant or target: the fair
-// planner over it is not built yet (docs/postgresql.md "Left").
-describe.skipIf(TEST_ENGINE === "pg")("fairness across merchants (DESIGN 7)", () => {
+// Both engines: SQLite's planner (claim-plan.ts), PostgreSQL's fair claim (store.pg.ts CLAIM_SQL).
+describe("fairness across merchants (DESIGN 7)", () => {
   test("merchant A's endpoints hang on 8 origins: merchant B's callbacks still arrive within 1 s each", async () => {
     const g = await startTestGateway({ jobs: false });
     gateways.push(g);

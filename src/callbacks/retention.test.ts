@@ -1,38 +1,46 @@
 // Callback retention (DESIGN 11): delivered callbacks and their attempts older than
 // keep_delivered go, in slices; failed and held ones stay, as do order events and the ledger.
-import { describe, expect, test } from "bun:test";
-import { openDb, type Db } from "../db/client";
-import { migrate } from "../db/migrate";
+// Both engines (SG_TEST_DB=pg: the PostgreSQL statement, store.pg.ts pruneDelivered).
+import { afterEach, describe, expect, test } from "bun:test";
+import type { Db } from "../db/client";
+import { callbackAttempts, callbacks, orderEvents } from "../db/schema";
 import { TestClock } from "../lib/clock";
 import { PRUNE_SLICE, pruneDeliveredCallbacks } from "./retention";
 import { parseConfig } from "../config/load";
+import { openTestDb, type TestDb } from "../testing/engines";
+import { allRows, insertRows } from "../testing/engine-rows";
 
 const DAY = 86_400_000;
 const NOW = 400 * DAY;
 
-function callback(db: Db, id: string, state: string, ageDays: number, attempts = 1) {
-  const at = NOW - ageDays * DAY;
-  db.$client.run(
-    `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
-     VALUES (?, 1, 'payin', ?, 'completed', 'K', 'https://x.example/cb', '{}', ?, ?, ?, ?, ?)`,
-    [id, `PI${id}`, state, attempts, at, at, at],
-  );
-  for (let a = 1; a <= attempts; a++) db.$client.run("INSERT INTO callback_attempts (callback_id, attempt_no, started_at, http_status) VALUES (?, ?, ?, 200)", [id, a, at]);
+/** Callbacks in `state`, `ageDays` old, each with `attempts` attempt rows. */
+async function seed(db: Db, rows: Array<{ id: string; state: string; ageDays: number; attempts: number }>) {
+  await insertRows(db, callbacks, rows.map((r) => {
+    const at = NOW - r.ageDays * DAY;
+    return { id: r.id, merchantId: 1, kind: "payin" as const, orderNo: `PI${r.id}`, status: "completed", apiKeyId: "K", url: "https://x.example/cb", payload: "{}", state: r.state, attempts: r.attempts, nextAttemptAt: at, createdAt: at, updatedAt: at };
+  }));
+  await insertRows(db, callbackAttempts, rows.flatMap((r) => Array.from({ length: r.attempts }, (_, a) => ({ callbackId: r.id, attemptNo: a + 1, startedAt: NOW - r.ageDays * DAY, httpStatus: 200 }))));
 }
 
-const count = (db: Db, sql: string) => db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${sql}`).get()!.n;
+let open: TestDb | null = null;
+afterEach(async () => {
+  await open?.close();
+  open = null;
+});
 
 describe("callback retention", () => {
   test("prunes delivered callbacks past keep_delivered with their attempts, in slices; keeps the rest", async () => {
-    const db = openDb(":memory:");
-    await migrate(db);
+    open = await openTestDb();
+    const db = open.db;
     const old = PRUNE_SLICE * 2 + 3;
-    for (let i = 0; i < old; i++) callback(db, `old${i}`, "delivered", 31 + (i % 300), 2);
-    callback(db, "recent", "delivered", 29);
-    callback(db, "failed", "failed", 200, 3);
-    callback(db, "held", "held", 200, 0);
-    callback(db, "pending", "pending", 40, 0);
-    db.$client.run("INSERT INTO order_events (kind, order_no, from_status, to_status, event, at) VALUES ('payin', 'PIold0', 'confirming', 'completed', '{}', 1)");
+    await seed(db, [
+      ...Array.from({ length: old }, (_, i) => ({ id: `old${i}`, state: "delivered", ageDays: 31 + (i % 300), attempts: 2 })),
+      { id: "recent", state: "delivered", ageDays: 29, attempts: 1 },
+      { id: "failed", state: "failed", ageDays: 200, attempts: 3 },
+      { id: "held", state: "held", ageDays: 200, attempts: 0 },
+      { id: "pending", state: "pending", ageDays: 40, attempts: 0 },
+    ]);
+    await insertRows(db, orderEvents, [{ kind: "payin", orderNo: "PIold0", fromStatus: "confirming", toStatus: "completed", event: "{}", at: 1 }]);
 
     const turns = { n: 0, on: true };
     const spin = () => (turns.n++, turns.on && setImmediate(spin));
@@ -42,9 +50,9 @@ describe("callback retention", () => {
 
     expect(pruned).toBe(old);
     expect(turns.n).toBeGreaterThanOrEqual(2); // slices with turns in between
-    expect(db.$client.query<{ id: string }, []>("SELECT id FROM callbacks ORDER BY id").all().map((r) => r.id)).toEqual(["failed", "held", "pending", "recent"]);
-    expect(count(db, "callback_attempts")).toBe(1 + 3);
-    expect(count(db, "order_events")).toBe(1);
+    expect((await allRows(db, callbacks)).map((r) => r.id).sort()).toEqual(["failed", "held", "pending", "recent"]);
+    expect((await allRows(db, callbackAttempts)).map((r) => r.callbackId).sort()).toEqual(["failed", "failed", "failed", "recent"]);
+    expect(await allRows(db, orderEvents)).toHaveLength(1);
     // Nothing left to do: the next run deletes nothing.
     expect(await pruneDeliveredCallbacks({ db, clock: new TestClock(NOW), config: { callbacks: { keep_delivered: "30d" } } })).toBe(0);
   });

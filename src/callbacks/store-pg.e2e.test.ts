@@ -1,5 +1,5 @@
-// The callback worker's PostgreSQL statements (issue 38): the claim as two seeks (due pending rows
-// in due order, ended leases first; EXPLAIN shows no sort of the due rows), two owners never share
+// The callback worker's PostgreSQL statements (issue 38): the claim as seeks (each merchant's due
+// pending rows in due order, ended leases first; EXPLAIN shows no sort of the due rows), two owners never share
 // a row, and an attempt's outcome in one statement (attempt row, this owner's row moved on, another
 // owner's left alone).
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -8,7 +8,7 @@ import { openPgDb } from "../db/tx-pg";
 import { closeDb } from "../db/client";
 import { pgOf } from "../db/engine";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
-import { CLAIM_SQL, callbackWorkerStore, insertCallback } from "./store.pg";
+import { CLAIM_SQL, callbackWorkerStore, claimParams, insertCallback } from "./store.pg";
 
 let pgdb: TestDatabase;
 let db: ReturnType<typeof openPgDb>;
@@ -47,8 +47,8 @@ test("claims: due order, an order's later event behind its earlier one, ended le
   const all = [...first, ...rest, ...none].map((r) => r.id);
   expect(new Set(all).size).toBe(all.length);
   expect(all.sort()).toEqual(["due-0", "due-1", "due-2", "due-3", "due-4", "due-5"]); // due-0-next waits for due-0
-  const plan = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, [NOW, "gw-c", 10_000, 16]));
-  expect(plan).toContain("callbacks_pending_due");
+  const plan = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, claimParams(NOW, "gw-c", 10_000, 16)));
+  expect(plan).toContain("callbacks_pending_merchant");
   expect(plan).not.toContain('"Seq Scan"');
 });
 
@@ -72,4 +72,39 @@ test("an outcome in one statement: attempts numbered, retry or delivered, anothe
   expect(r).toMatchObject({ state: "delivered", attempts: "2", lease_owner: null });
   const attempts = await admin.unsafe(`SELECT attempt_no, http_status FROM callback_attempts WHERE callback_id = 'one' ORDER BY attempt_no`);
   expect(attempts.map((x: { attempt_no: string }) => Number(x.attempt_no))).toEqual([1, 2, 3]);
+});
+
+test("the fair claim: a share per (merchant, origin) counting another gateway's live claims, round-robin, overflow for an idle merchant, a healthy origin takes the pool; a seek with 300 merchants", async () => {
+  await admin.unsafe("DELETE FROM callback_attempts");
+  await admin.unsafe("DELETE FROM callbacks"); // the earlier tests' rows
+  const T = NOW + 10_000_000;
+  const cb = (id: string, merchantId: number, url: string, at: number) => ({ ...row(id, `PF-${id}`, at), merchantId, url });
+  // Merchant 7: 20 rows to a dead origin, then 3 to another; merchant 8: 5 rows; merchant 9: 2 rows.
+  for (let i = 0; i < 20; i++) await insertCallback(pgOf(db), cb(`dead-${i}`, 7, "https://dead.example/cb", T - 1000 + i));
+  for (let i = 0; i < 3; i++) await insertCallback(pgOf(db), cb(`alive-${i}`, 7, "https://alive.example:8443/x", T - 500 + i));
+  for (let i = 0; i < 5; i++) await insertCallback(pgOf(db), cb(`eight-${i}`, 8, "https://eight.example/cb", T - 400 + i));
+  for (let i = 0; i < 2; i++) await insertCallback(pgOf(db), cb(`nine-${i}`, 9, "https://nine.example/cb", T - 300 + i));
+  // Another gateway holds one of the dead origin's rows under a live lease.
+  await admin.unsafe(`UPDATE callbacks SET state = 'delivering', lease_owner = 'gw-other', lease_until = $1 WHERE id = 'dead-0'`, [T + 60_000]);
+  const fair = { perTarget: 2, overflow: 0, concurrency: 8, healthy: [] as string[] };
+  const a = callbackWorkerStore(db, "gw-fair");
+  // 6 free slots: merchant 7 gets one more dead row (the other gateway holds one) and its other
+  // origin, round-robin with 8 and 9 (fewest in flight first).
+  const first = (await a.claimLeased!(6, 10_000, T, fair)).map((r) => r.id).sort();
+  expect(first).toEqual(["alive-0", "dead-1", "eight-0", "eight-1", "nine-0", "nine-1"]);
+  // The pool is full (0 free): only a merchant with nothing in flight takes an overflow slot.
+  await insertCallback(pgOf(db), cb("ten-0", 10, "https://ten.example/cb", T));
+  expect((await a.claimLeased!(0, 10_000, T, { ...fair, overflow: 4 })).map((r) => r.id)).toEqual(["ten-0"]);
+  // Merchant 8's origin proven healthy: it may go past its share.
+  const healthy = (await a.claimLeased!(8, 10_000, T, { ...fair, healthy: ["8 https://eight.example"] })).map((r) => r.id).sort();
+  expect(healthy.filter((id) => id.startsWith("eight-"))).toEqual(["eight-2", "eight-3", "eight-4"]);
+  expect(healthy.filter((id) => id.startsWith("dead-"))).toEqual([]);
+  // 300 merchants with pending rows, analyzed: the claim stays index seeks.
+  await admin.unsafe(`INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+    SELECT 'many-' || g, 100 + g % 300, 'payin', 'PM' || g, 'waiting_payment', 'k1', 'https://m' || (g % 300) || '.example/cb', '{}', 'pending', 0, $1::bigint + g, $1::bigint, $1::bigint
+    FROM generate_series(1, 30000) g`, [T + 60_000]);
+  await admin.unsafe("ANALYZE callbacks");
+  const plan = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, claimParams(T, "gw-c", 10_000, 16, fair)));
+  expect(plan).toContain("callbacks_pending_merchant");
+  expect(plan).not.toContain('"Seq Scan"');
 });

@@ -7,6 +7,7 @@ import type { Db } from "../db/client";
 import { firstRow, type PgQ, pgOf, pgState } from "../db/engine";
 import { callbackAttempts, callbacks, detectionTimes, merchants } from "../db/schema-pg";
 import { CALLBACK_LEASES } from "../cluster/leases";
+import { PAGE } from "./claim-plan";
 import { ownerGone } from "../lib/process-id";
 import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStore, DueRow, NewCallbackRow } from "./store";
 
@@ -21,28 +22,99 @@ const CLAIM_TABLE = {
     COALESCE(url, (SELECT m.default_callback_url FROM merchants m WHERE m.id = callbacks.merchant_id)) AS target`,
 };
 
+/** scheme://host[:port] of a target, as claim-plan.ts originOf reads it (null: no target, no origin slot). */
+const ORIGIN = (target: string) => `COALESCE(substring(${target} FROM '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*'), ${target})`;
+/** A row's target: its url, else its merchant's default callback URL. */
+const TARGET = (t: string) => `COALESCE(${t}.url, (SELECT d.default_callback_url FROM merchants d WHERE d.id = ${t}.merchant_id))`;
+
 /**
- * The claim as two seeks (issue 38; migrations/pg/0490): the pending rows due now in due order
- * (callbacks_pending_due, walked from its start until `limit` rows pass the order rule), and the
- * 'delivering' rows whose lease ended (callbacks_lease_end: a dead gateway's claims), those first;
- * both `FOR UPDATE SKIP LOCKED`, so gateways claiming at once never wait for each other nor take
- * one row. leaseClaimer's single statement ORs the two conditions, which PostgreSQL answers with a
- * bitmap scan of every due row and a sort per claim (a backlog made every claim cost the backlog).
- * $1 now, $2 owner, $3 lease ms, $4 limit. Conditions and order are CALLBACK_LEASES's.
+ * Due rows read per merchant per claim, SQLite's first page (claim-plan.ts PAGE): a merchant whose
+ * first 32 due rows all go to saturated origins waits for them, as on SQLite between deep scans.
+ */
+export const CLAIM_SCAN = PAGE;
+
+/**
+ * The fair claim (DESIGN 7, issue 38; migrations/pg/0490, 0520), the SQLite planner's rules
+ * (claim-plan.ts) in one statement:
+ * - candidates: each merchant with pending rows (a loose index scan of callbacks_pending_merchant)
+ *   gives its first CLAIM_SCAN due rows in due order (a seek per merchant), plus the 'delivering'
+ *   rows whose lease ended (callbacks_lease_end: a dead gateway's claims);
+ * - the slots held: every row 'delivering' under a live lease, this gateway's and the others',
+ *   counted per merchant and per (merchant, origin);
+ * - a (merchant, origin) takes at most `perTarget` slots with those it holds, the whole pool when
+ *   the worker proved it healthy (a fast success, nothing slow in flight); a row without target
+ *   (held at delivery) takes no origin slot;
+ * - the free slots go round-robin, a merchant with fewer in flight first; beyond them, a merchant
+ *   with nothing in flight takes one of `overflow` extra slots, so a merchant whose endpoints hang
+ *   never holds back another;
+ * - the picked rows are locked `FOR UPDATE SKIP LOCKED` and re-checked (still pending, or their
+ *   lease still ended): gateways claiming at once never wait for each other nor take one row. Two
+ *   gateways claiming in the same instant each count the other's claims only once committed: a
+ *   (merchant, origin) may briefly hold perTarget slots per gateway.
+ * $1 now, $2 owner, $3 lease ms, $4 free slots, $5 perTarget, $6 overflow slots, $7 healthy
+ * (merchant, origin) keys "merchantId origin" joined by newlines, $8 the pool (a healthy origin's cap).
  */
 export const CLAIM_SQL = `
-  WITH due AS (
+  WITH RECURSIVE m(id) AS (
+    SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending')
+    UNION ALL
+    SELECT (SELECT min(merchant_id) FROM callbacks WHERE state = 'pending' AND merchant_id > m.id) FROM m WHERE m.id IS NOT NULL),
+  cand AS (
+    (SELECT t.id, t.merchant_id, ${ORIGIN(TARGET("t"))} AS origin, 0 AS pri, t.next_attempt_at AS at, t.seq
+     FROM callbacks t WHERE t.state = 'delivering' AND t.lease_until <= $1::bigint ORDER BY t.lease_until LIMIT ${CLAIM_SCAN})
+    UNION ALL
+    SELECT c.id, c.merchant_id, ${ORIGIN(TARGET("c"))}, 1, c.next_attempt_at, c.seq
+    FROM m CROSS JOIN LATERAL (
+      SELECT t.id, t.merchant_id, t.url, t.next_attempt_at, t.seq FROM callbacks t
+      WHERE t.merchant_id = m.id AND ${CALLBACK_LEASES.due}
+      ORDER BY ${CALLBACK_LEASES.order} LIMIT ${CLAIM_SCAN}) c
+    WHERE m.id IS NOT NULL),
+  busy AS (
+    SELECT t.merchant_id, ${ORIGIN(TARGET("t"))} AS origin FROM callbacks t
+    WHERE t.state = 'delivering' AND t.lease_until > $1::bigint),
+  busy_origin AS (SELECT merchant_id, origin, count(*) AS n FROM busy WHERE origin IS NOT NULL GROUP BY merchant_id, origin),
+  busy_merchant AS (SELECT merchant_id, count(*) AS n FROM busy GROUP BY merchant_id),
+  per_origin AS (
+    SELECT c.*, COALESCE(bo.n, 0) + row_number() OVER (PARTITION BY c.merchant_id, c.origin ORDER BY c.pri, c.at, c.seq) AS taken,
+      CASE WHEN c.merchant_id || ' ' || c.origin = ANY (string_to_array($7::text, chr(10))) THEN $8::int ELSE $5::int END AS cap
+    FROM cand c LEFT JOIN busy_origin bo ON bo.merchant_id = c.merchant_id AND bo.origin = c.origin),
+  startable AS (
+    SELECT p.id, p.merchant_id, p.pri, p.at, p.seq, COALESCE(bm.n, 0) AS held,
+      row_number() OVER (PARTITION BY p.merchant_id ORDER BY p.pri, p.at, p.seq) AS turn
+    FROM per_origin p LEFT JOIN busy_merchant bm ON bm.merchant_id = p.merchant_id
+    WHERE p.origin IS NULL OR p.taken <= p.cap),
+  ranked AS (
+    SELECT s.id, s.held = 0 AND s.turn = 1 AS idle,
+      row_number() OVER (ORDER BY s.held + s.turn, s.pri, s.at, s.seq) AS g
+    FROM startable s),
+  picked AS (
+    SELECT r.id FROM (
+      SELECT r.*, sum(CASE WHEN r.idle AND r.g > $4::int THEN 1 ELSE 0 END) OVER (ORDER BY r.g) AS extra FROM ranked r) r
+    WHERE r.g <= $4::int OR (r.idle AND r.extra <= $6::int)),
+  locked AS (
     SELECT t.id FROM callbacks t
-    WHERE t.state = 'pending' AND (${CALLBACK_LEASES.due})
-    ORDER BY ${CALLBACK_LEASES.order} LIMIT $4::int FOR UPDATE SKIP LOCKED),
-  ended AS (
-    SELECT t.id FROM callbacks t
-    WHERE t.state = 'delivering' AND t.lease_until <= $1::bigint
-    ORDER BY t.lease_until LIMIT $4::int FOR UPDATE SKIP LOCKED),
-  picked AS (SELECT id FROM ended UNION ALL SELECT id FROM due LIMIT $4::int)
+    WHERE t.id IN (SELECT id FROM picked)
+      AND (t.state = 'pending' OR (t.state = 'delivering' AND t.lease_until <= $1::bigint))
+    FOR UPDATE SKIP LOCKED)
   UPDATE callbacks SET lease_owner = $2::text, lease_until = $1::bigint + $3::bigint, ${CALLBACK_LEASES.onClaim}
-  WHERE id IN (SELECT id FROM picked)
+  WHERE id = ANY (ARRAY(SELECT id FROM locked))
   RETURNING ${CLAIM_TABLE.returning}`;
+
+/** The planner's limits for one PostgreSQL claim (claim-plan.ts PlanLimits, and the origins proven healthy). */
+export interface FairClaim {
+  perTarget: number;
+  overflow: number;
+  /** The pool: a healthy (merchant, origin)'s cap. */
+  concurrency: number;
+  /** "merchantId origin" keys proven healthy (claim-plan.ts healthyKeys). */
+  healthy: readonly string[];
+}
+
+/** The parameters of CLAIM_SQL; without `fair`, `limit` rows in due order, no origin share (store tests). */
+export const claimParams = (now: number, owner: string, leaseMs: number, limit: number, fair?: FairClaim): unknown[] => {
+  const f = fair ?? { perTarget: Math.max(1, limit), overflow: 0, concurrency: Math.max(1, limit), healthy: [] };
+  return [now, owner, leaseMs, limit, f.perTarget, f.overflow, f.healthy.join("\n"), f.concurrency];
+};
 
 /** The delivery worker's statements on PostgreSQL (callbacks/store.ts callbackWorkerStore's twin). */
 export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore {
@@ -58,8 +130,8 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
         .returning({ id: callbacks.id })
     ).length;
   return {
-    claimLeased: async (limit: number, leaseMs: number, now: number) =>
-      ((await pool.unsafe(CLAIM_SQL, [now, owner, leaseMs, limit])) as DueRow[]).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) })),
+    claimLeased: async (limit: number, leaseMs: number, now: number, fair?: FairClaim) =>
+      ((await pool.unsafe(CLAIM_SQL, claimParams(now, owner, leaseMs, limit, fair))) as DueRow[]).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) })),
     releaseAllLeases: async () => await releaseOf(owner),
     releaseCutOff: async (gone: (owner: string | null) => boolean = ownerGone) => {
       const owners = (await q().selectDistinct({ o: callbacks.leaseOwner }).from(callbacks).where(eq(callbacks.state, "delivering"))).map((r) => r.o);
@@ -131,6 +203,19 @@ export async function insertCallback(tx: PgQ, r: NewCallbackRow): Promise<boolea
 
 export async function merchantDefaultUrl(tx: PgQ, merchantId: number): Promise<string | null> {
   return (await firstRow(tx.select({ url: merchants.defaultCallbackUrl }).from(merchants).where(eq(merchants.id, merchantId))))?.url ?? null;
+}
+
+/**
+ * Retention (DESIGN 11): up to `limit` delivered callbacks older than `cutoff`, oldest first
+ * (callbacks_delivered), deleted with their attempts in one statement; how many callbacks. Rows
+ * another transaction holds are skipped (the next slice or run takes them).
+ */
+export async function pruneDelivered(db: PgQ, cutoff: number, limit: number): Promise<number> {
+  const rows = (await db.execute(sql`WITH gone AS (
+      SELECT id FROM callbacks WHERE state = 'delivered' AND updated_at < ${cutoff} ORDER BY updated_at LIMIT ${limit} FOR UPDATE SKIP LOCKED),
+    attempts AS (DELETE FROM callback_attempts WHERE callback_id IN (SELECT id FROM gone))
+    DELETE FROM callbacks WHERE id IN (SELECT id FROM gone) RETURNING id`)) as unknown as unknown[];
+  return rows.length;
 }
 
 export async function releaseHeldCallbacks(db: PgQ, merchantId: number, now: number): Promise<number> {

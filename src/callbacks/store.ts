@@ -55,9 +55,11 @@ export interface CallbackWorkerStore {
   /**
    * PostgreSQL: claims up to `limit` due rows in one statement (FOR UPDATE SKIP LOCKED, leased to
    * this owner for `leaseMs`), already marked 'delivering'. null on SQLite: the planner reads
-   * `due` pages and `mark`s each row through the group commit.
+   * `due` pages and `mark`s each row through the group commit. With `fair`, the planner's limits
+   * (claim-plan.ts) hold: a share per (merchant, origin), round-robin, `overflow` extra slots for
+   * merchants with nothing in flight (store.pg.ts CLAIM_SQL).
    */
-  claimLeased: ((limit: number, leaseMs: number, now: number) => Promise<DueRow[]>) | null;
+  claimLeased: ((limit: number, leaseMs: number, now: number, fair?: pg.FairClaim) => Promise<DueRow[]>) | null;
   releaseAllLeases(): Promise<number>;
   releaseCutOff(gone?: (owner: string | null) => boolean): Promise<number>;
   expiredLeases(now: number): Promise<{ rid: number; id: string }[]>;
@@ -219,6 +221,7 @@ export const DELIVERED_BEFORE = `SELECT id FROM callbacks INDEXED BY callbacks_d
 
 /** Deletes up to `limit` delivered callbacks older than `cutoff` with their attempts (the caller's transaction); how many callbacks. */
 export async function pruneDelivered(db: Db, cutoff: number, limit: number): Promise<number> {
+  if (isPg(db)) return await pg.pruneDelivered(pgOf(db), cutoff, limit);
   const attempts = prepared(writing(db), "pruneAttempts", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callback_attempts WHERE callback_id IN (${DELIVERED_BEFORE})`));
   const rows = prepared(writing(db), "pruneCallbacks", (d) => d.$client.prepare<never, [number, number]>(`DELETE FROM callbacks WHERE id IN (${DELIVERED_BEFORE})`));
   attempts.run(cutoff, limit);

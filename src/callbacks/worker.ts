@@ -19,7 +19,7 @@ import { type AttemptOutcome, deliverOnce, type PlainRequest } from "./deliver";
 import { compatRequest, isCompatKind } from "./compat";
 import { compatSecretOf } from "../merchants/compat-keys";
 import type { CompatProtocol } from "../lib/compat-signing";
-import { forgetFirstPage, newPlanMemory, noteOutcome, originOf, planClaims } from "./claim-plan";
+import { forgetFirstPage, healthyKeys, newPlanMemory, noteOutcome, originOf, planClaims, type PlanInFlight } from "./claim-plan";
 import { callbackWorkerStore, type CallbackWorkerStore, type DueRow } from "./store";
 import { PROCESS_ID } from "../lib/process-id";
 import type { Lookup } from "./target";
@@ -269,16 +269,23 @@ export class CallbackWorker {
   }
 
   /**
-   * PostgreSQL: one statement claims up to the free slots (FOR UPDATE SKIP LOCKED with this
-   * process's lease, cluster/leases.ts), committed before anything is sent; rows another gateway
-   * holds are skipped, never waited for. Due order is next_attempt_at, created_at, id.
+   * PostgreSQL: one statement claims up to the free slots under the planner's limits (a share per
+   * merchant and origin counting every gateway's claims, round-robin, overflow slots for merchants
+   * with nothing in flight: store.pg.ts CLAIM_SQL), FOR UPDATE SKIP LOCKED with this process's
+   * lease (cluster/leases.ts), committed before anything is sent; rows another gateway holds are
+   * skipped, never waited for.
    */
   private async claimLeasedAndLaunch(claimLeased: NonNullable<CallbackWorkerStore["claimLeased"]>): Promise<number> {
-    const free = this.o.concurrency - this.inflight.size;
-    if (free <= 0) return 0;
+    const cap = this.o.concurrency;
+    const inUse = this.inFlightCount;
+    const free = Math.max(0, cap - inUse);
+    const overflow = Math.max(0, cap + this.overflow - Math.max(inUse, cap));
+    if (free + overflow <= 0) return 0;
+    const now = this.o.clock.now();
+    const fair = { perTarget: this.perTarget, overflow, concurrency: cap, healthy: healthyKeys(this.plan, this.planInFlight(), now) };
     let rows: DueRow[];
     try {
-      rows = (await claimLeased(free, this.leaseMs, this.o.clock.now())).filter((r) => !this.inflight.has(r.id));
+      rows = (await claimLeased(free, this.leaseMs, now, fair)).filter((r) => !this.inflight.has(r.id));
       this.dbOk();
     } catch (e) {
       this.dbFailed("callback claim failed; nothing sent", e);
@@ -311,11 +318,16 @@ export class CallbackWorker {
       now,
       merchants: await st.merchantsWithPending(),
       turn: this.rr++,
-      inflight: [...this.inflight.values()].map((f) => ({ id: f.row.id, merchantId: f.row.merchantId, origin: f.origin, startedAt: f.startedAt, settling: f.settling })),
+      inflight: this.planInFlight(),
       limits: { concurrency: this.o.concurrency, perTarget: this.perTarget, overflow: this.overflow },
       memory: this.plan,
       readDue: async (m, after, limit) => await st.due(m, now, after, limit),
     });
+  }
+
+  /** What is in flight, as the planner counts it. */
+  private planInFlight(): PlanInFlight[] {
+    return [...this.inflight.values()].map((f) => ({ id: f.row.id, merchantId: f.row.merchantId, origin: f.origin, startedAt: f.startedAt, settling: f.settling }));
   }
 
   /** `marked` settles once the claim's 'delivering' mark is committed, with the rows it marked. */

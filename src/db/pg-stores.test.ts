@@ -14,8 +14,6 @@ const PENDING: Record<string, string[]> = {
   "payout/balances-store.ts": ["fundedAddressesQuery"],
   // The backup file's checks: a SQLite connection to a private copy (a PostgreSQL restore checks its dump in restore/pg-restore.ts).
   "restore/store.ts": ["setGenerationAt", "backupIntegrity", "hasStablegateSchema", "sealedInBackup", "backupSummary", "selfContained"],
-  // Retention (the delivered rows' pruning job is not scheduled on PostgreSQL yet).
-  "callbacks/store.ts": ["pruneDelivered"],
   // SQLite's storage monitor (ops/storage.ts watches the database file; not started on
   // PostgreSQL, where an outage is a connection error and /readyz checks the server is writable).
   "ops/store.ts": [

@@ -114,10 +114,10 @@ const CASES: PlanCase[] = [
   { name: "nonce pruning: expired nonces", run: async (d) => await deleteExpiredNonces(d, NOW - 1_000_000, 500), opts: { boundedScans: ["nonces"] } },
   {
     name: "callback worker: the leased claim",
-    run: async (d) => await callbackWorkerStore(d, "host:1:aa").claimLeased!(4, 60_000, NOW),
-    uses: ["callbacks_list_state|callbacks_due", "callbacks_order"],
+    run: async (d) => await callbackWorkerStore(d, "host:1:aa").claimLeased!(4, 60_000, NOW, { perTarget: 2, overflow: 4, concurrency: 4, healthy: [] }),
+    uses: ["callbacks_pending_merchant", "callbacks_lease_end", "callbacks_order"],
   },
-  { name: "callback worker: cut-off claims at start", run: async (d) => await callbackWorkerStore(d, "host:1:aa").releaseCutOff(() => false), uses: ["callbacks_list_state|callbacks_due"] },
+  { name: "callback worker: cut-off claims at start", run: async (d) => await callbackWorkerStore(d, "host:1:aa").releaseCutOff(() => false), uses: ["callbacks_lease_end"] },
   { name: "operator: failed callbacks", run: async (d) => await listCallbackRows(d, { state: "failed", limit: 50 }) },
   { name: "operator: a merchant's callbacks in a state", run: async (d) => await listCallbackRows(d, { state: "failed", merchantId: 2, limit: 50 }) },
   { name: "operator: an order's callbacks", run: async (d) => await listCallbackRows(d, { orderNo: "PI100000005", limit: 50 }), uses: ["callbacks_order"] },

@@ -502,6 +502,7 @@ export const callbacks = pgTable(
     // (SQLite's callbacks_due, its per-merchant planner's index, is not kept here).
     index("callbacks_pending_due").on(t.nextAttemptAt, t.seq).where(sql`state = 'pending'`),
     index("callbacks_lease_end").on(t.leaseUntil).where(sql`state = 'delivering'`),
+    index("callbacks_pending_merchant").on(t.merchantId, t.nextAttemptAt, t.seq).where(sql`state = 'pending'`),
   ],
 );
 
