@@ -5,9 +5,15 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { runCli, tempSetup, type TempSetup } from "../testing/process";
 import { formatTable } from "./common";
+import { TEST_ENGINE } from "../testing/engines";
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const made: TempSetup[] = [];
+afterAll(async () => {
+  for (const s of made) {
+    rmSync(s.dir, { recursive: true, force: true });
+    await s.drop?.();
+  }
+});
 const cli = (s: TempSetup, ...args: string[]) => runCli([...args, "--config", s.configPath], s.env);
 
 test("formatTable: upper-case headers, aligned columns, '-' for nothing, words when empty", () => {
@@ -18,8 +24,8 @@ test("formatTable: upper-case headers, aligned columns, '-' for nothing, words w
 });
 
 test("every list command: a header row or plain words when empty, and --json as before", async () => {
-  const s = await tempSetup();
-  dirs.push(s.dir);
+  const s = await tempSetup("", { engine: TEST_ENGINE });
+  made.push(s);
   // Empty lists say so.
   const empty: [string[], string][] = [
     [["merchant", "list"], "no merchants"],
@@ -49,8 +55,8 @@ test("every list command: a header row or plain words when empty, and --json as 
 });
 
 test("a runtime error: one short message and where the usage is, not the help", async () => {
-  const s = await tempSetup();
-  dirs.push(s.dir);
+  const s = await tempSetup("", { engine: TEST_ENGINE });
+  made.push(s);
   for (const [args, message, cmd] of [
     [["merchant", "disable", "M9999999"], "no merchant with UID M9999999", "merchant"],
     [["user", "create", "--username", "bob", "--role", "merchant"], "user create: a merchant user needs --merchant UID", "user"],

@@ -125,14 +125,14 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
     loadedPath = loaded.config.database.url ? null : loaded.config.database.path;
     // Moving to PostgreSQL names both databases on its command line; the config's is not used.
     if (cmd === "migrate-to-postgres") return await moveCommand(flags);
-    // PostgreSQL (DESIGN 22): init and migrate have their own path; the commands of the data
-    // folder refuse; the rest run through the stores, an unported one refusing in one line.
+    // PostgreSQL (DESIGN 22): init, migrate, backup and restore --from have their own path; the
+    // rest run through the stores as on SQLite.
     if (loaded.config.database.url) {
       if (cmd === "init") {
         printInit(await initPostgres(loaded), loaded.source);
         return 0;
       }
-      if (answeredHere(cmd, positional.slice(1))) return await postgresCommand(cmd, loaded, positional.slice(1), flags);
+      if (answeredHere(cmd, positional.slice(1), flags)) return await postgresCommand(cmd, loaded, positional.slice(1), flags);
     }
     if (cmd === "init") {
       printInit(await initDataFolder(loaded), loaded.source);

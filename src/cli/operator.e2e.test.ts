@@ -8,6 +8,7 @@ import { runCli, startGatewayProcess, tempSetup, type GatewayProcess, type TempS
 import { StablegateClient } from "../sdk/client";
 import { sandboxClient } from "../testing/sandbox";
 import { startReceiver } from "../testing/receiver";
+import { TEST_ENGINE } from "../testing/engines";
 
 type Order = Record<string, any>;
 const SENDER = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
@@ -39,7 +40,7 @@ async function callbacks(orderNo: string, last: string) {
 }
 
 beforeAll(async () => {
-  s = await tempSetup(`[chains.TRON]\nconfirmations = 2\nblock_time = "0s"`);
+  s = await tempSetup(`[chains.TRON]\nconfirmations = 2\nblock_time = "0s"`, { engine: TEST_ENGINE });
   const { merchantUid, apiKey } = JSON.parse(runCli(["merchant", "create", "--name", "ops shop", "--json", "--config", s.configPath], s.env).stdout);
   gw = await startGatewayProcess(s);
   uid = merchantUid;
@@ -51,6 +52,7 @@ afterAll(async () => {
   await gw.kill("SIGTERM");
   await rx.stop();
   rmSync(s.dir, { recursive: true, force: true });
+  await s.drop?.();
 });
 
 describe("order freeze | release | cancel", () => {

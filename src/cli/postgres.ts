@@ -1,8 +1,6 @@
 // The CLI on PostgreSQL (DESIGN 22): `migrate`, `backup` (pg_dump) and `restore --from`
-// (pg_restore) against [database] url, and the other commands of the SQLite data folder (restore
-// list/ack, wallet, energy) refused in one line instead of touching SQLite. init is app/postgres.ts;
-// every other command runs through the stores (src/cli/main.ts), a store not ported yet refusing in
-// one line (db/engine.ts NotOnPostgres).
+// (pg_restore) against [database] url. init is app/postgres.ts; every other command (restore
+// list/ack, wallet, energy included) runs through the stores on either engine (src/cli/main.ts).
 import type { LoadedConfig } from "../config/load";
 import { displayPgUrl, openPg } from "../db/client-pg";
 import { MigrationError } from "../db/migrate";
@@ -17,15 +15,9 @@ import { CliUsageError, type CliFlags } from "./common";
 import { pgMasterKey, printRestored } from "./restore";
 import { backupCommand } from "./backup";
 
-export const PG_NOT_YET =
-  "not available on PostgreSQL yet (docs/postgresql.md \"What runs on PostgreSQL\"): with [database] url (or STABLEGATE_DATABASE_URL) set it is refused; unset it to use SQLite ([database] path)";
-
-/** Commands this file answers on PostgreSQL: migrate, and the data-folder commands it refuses (backup and restore --from through pg_dump / pg_restore). */
-export const PG_OWN_COMMANDS = ["migrate", "backup", "restore", "wallet", "energy"];
-
-/** `restore list` and `restore ack` run through the stores on either engine (cli/restore.ts); the rest of PG_OWN_COMMANDS is answered here. */
-export function answeredHere(cmd: string, args: string[]): boolean {
-  return PG_OWN_COMMANDS.includes(cmd) && !(cmd === "restore" && (args[0] === "list" || args[0] === "ack"));
+/** Commands this file answers on PostgreSQL: migrate, backup (pg_dump) and restore --from (pg_restore); restore list/ack and its usage errors are cli/restore.ts's on either engine. */
+export function answeredHere(cmd: string, args: string[], flags: CliFlags): boolean {
+  return cmd === "migrate" || cmd === "backup" || (cmd === "restore" && args.length === 0 && typeof flags.from === "string");
 }
 
 /** Runs `cmd` against PostgreSQL; the exit code. */
@@ -33,10 +25,6 @@ export async function postgresCommand(cmd: string, loaded: LoadedConfig, args: s
   const url = loaded.config.database.url!;
   if (cmd === "backup") return await pgBackup(url, flags);
   if (cmd === "restore" && args.length === 0 && typeof flags.from === "string") return await pgRestore(loaded, url, flags.from);
-  if (cmd !== "migrate") {
-    console.error(`error: ${cmd}: ${PG_NOT_YET}`);
-    return 1;
-  }
   const sql = openPg(url, 1);
   try {
     const n = await migratePg(sql);

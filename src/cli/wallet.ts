@@ -1,8 +1,11 @@
-// `wallet gas [--json]` and `wallet export-mnemonic` (DESIGN 2, 16).
+// `wallet gas [--json]` and `wallet export-mnemonic` (DESIGN 2, 16), on either engine (DESIGN 22).
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createContext, openStore } from "../app/context";
 import { requireDatabase } from "../app/data-folder";
+import { pgUrlOf } from "../app/postgres";
+import { displayPgUrl } from "../db/client-pg";
+import { closePg, openPgDb } from "../db/tx-pg";
 import type { LoadedConfig } from "../config/load";
 import { makeChains } from "../chains/factory";
 import { openReadonlyDb, writeTx } from "../db/client";
@@ -44,8 +47,8 @@ export async function walletCommand(loaded: LoadedConfig, sub: string | undefine
  * audited (actor cli) and the words are printed once, to stdout only (never logged).
  */
 async function exportMnemonic(loaded: LoadedConfig, ask: Ask): Promise<number> {
-  requireDatabase(loaded);
-  const dbPath = loaded.config.database.path;
+  const url = pgUrlOf(loaded);
+  if (!url) requireDatabase(loaded);
   const answer = (await ask("Path of the master key file of this database (to confirm you hold it): "))?.trim();
   if (!answer) throw new CliUsageError("wallet export-mnemonic: no master key file given (type its path)");
   let text: string;
@@ -54,14 +57,9 @@ async function exportMnemonic(loaded: LoadedConfig, ask: Ask): Promise<number> {
   } catch (e) {
     throw new WrongKeyFile(`cannot read the master key file ${answer}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; nothing was shown`);
   }
-  const ro = openReadonlyDb(dbPath);
-  let opens: boolean;
-  try {
-    opens = await keyOpensDatabase(ro, new Cipher(keyFromString(text)));
-  } finally {
-    ro.$client.close();
-  }
-  if (!opens) throw new WrongKeyFile(`wrong master key: the key in ${resolve(answer)} does not open ${resolve(dbPath)}; nothing was shown or changed`);
+  const database = url ? displayPgUrl(url) : resolve(loaded.config.database.path);
+  if (!(await keyFileOpens(loaded, new Cipher(keyFromString(text)))))
+    throw new WrongKeyFile(`wrong master key: the key in ${resolve(answer)} does not open ${database}; nothing was shown or changed`);
   const { db, cipher } = await openStore(loaded);
   const mnemonic = await loadMnemonic(db, cipher);
   if (mnemonic === null) throw new WrongKeyFile("this database has no wallet seed yet: run `stablegate init` first");
@@ -71,4 +69,16 @@ async function exportMnemonic(loaded: LoadedConfig, ask: Ask): Promise<number> {
   console.error(`The wallet seed (${words} words). Write it down offline; anyone with these words controls every gateway address. It is not shown again by this command.`);
   console.log(mnemonic);
   return 0;
+}
+
+/** Whether the typed key file's key opens the database, read before anything is opened for writing (no migration, no key check written). */
+async function keyFileOpens(loaded: LoadedConfig, cipher: Cipher): Promise<boolean> {
+  const url = pgUrlOf(loaded);
+  const db = url ? openPgDb(url, 1) : openReadonlyDb(loaded.config.database.path);
+  try {
+    return await keyOpensDatabase(db, cipher);
+  } finally {
+    if (url) await closePg(db);
+    else db.$client.close();
+  }
 }
