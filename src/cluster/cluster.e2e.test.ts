@@ -2,8 +2,8 @@
 // `stablegate serve` as a child process serving HTTP, on one database of a PostgreSQL cluster of
 // this file's own (so it can be stopped and started again). In order, on the same gateways:
 // (a) orders created through any gateway get exactly one callback per order and status, counted
-//     by eventId at a receiver (creation and expiry: the paid case needs the sandbox watcher on
-//     PostgreSQL);
+//     by eventId at a receiver (creation and expiry; and orders paid on the sandbox chain through
+//     another gateway's /sandbox endpoint: detected, confirming, completed);
 // (b) the leader SIGKILLed: another gateway leads within takeover_after and the others serve on;
 // (c) PostgreSQL stopped for 10 s under load: every answer is a success or 503 with code 10003
 //     (never a 500), the gateways recover by themselves when it is back, and every order whose
@@ -24,11 +24,15 @@ import { ApiError, StablegateClient } from "../sdk/client";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { startGatewayProcess, type GatewayProcess } from "../testing/process";
 import { freePort } from "../testing/wait";
+import { sandboxClient } from "../testing/sandbox";
 import { pgBinDir, serverOptions, startCluster, stopCluster, stopWhenGone, TEMPLATE_DB, withDatabase, type TestCluster } from "../testing/postgres";
 
 const TAKEOVER = "3s";
 const TAKEOVER_MS = 3000;
 const MASTER_KEY = "cluster-suite-master-key";
+const CONFIRMATIONS = 2;
+/** Long enough for the paid case's orders to be paid before they expire, under load. */
+const EXPIRE_S = 15;
 
 interface Gw {
   name: string;
@@ -61,9 +65,9 @@ async function writeConfig(name: string): Promise<{ configPath: string; url: str
       `[database]\nurl = "${dbUrl}"\npool_size = 4`,
       `[cluster]\ntakeover_after = "${TAKEOVER}"`,
       `[callbacks]\nallow_private_targets = true\nretry_delays = ["1s", "2s"]\ntimeout = "2s"`,
-      `[payin]\nexpire_after = "6s"`,
+      `[payin]\nexpire_after = "${EXPIRE_S}s"`,
       `[log]\nlevel = "info"`,
-      `[chains.TRON]\nblock_time = "0s"`,
+      `[chains.TRON]\nblock_time = "0s"\nconfirmations = ${CONFIRMATIONS}`,
       `[chains.BSC]\nenabled = false`,
       `[chains.SOL]\nenabled = false`,
     ].join("\n") + "\n",
@@ -71,8 +75,8 @@ async function writeConfig(name: string): Promise<{ configPath: string; url: str
   return { configPath, url: `http://127.0.0.1:${port}` };
 }
 
-async function startGw(g: Gw): Promise<void> {
-  g.proc = await startGatewayProcess({ configPath: g.configPath, url: g.url, env: env(), dir, dbPath: "", port: 0 }, { timeoutMs: 60_000 });
+async function startGw(g: Gw, extraEnv: Record<string, string> = {}): Promise<void> {
+  g.proc = await startGatewayProcess({ configPath: g.configPath, url: g.url, env: env(), dir, dbPath: "", port: 0 }, { timeoutMs: 60_000, extraEnv });
 }
 
 async function role(g: Gw): Promise<string | null> {
@@ -104,6 +108,20 @@ async function pgCtl(args: string[]): Promise<void> {
 }
 
 const callbacksOf = () => rx.requests.map((r) => JSON.parse(r.text) as { eventId: string; orderNo: string; status: string });
+
+/** No eventId twice, and exactly one callback per order and status; returns the statuses per order. */
+function expectOncePerStatus(orderNos: string[]): Map<string, string[]> {
+  const got = callbacksOf().filter((c) => orderNos.includes(c.orderNo));
+  const byEvent = new Map<string, number>();
+  for (const c of got) byEvent.set(c.eventId, (byEvent.get(c.eventId) ?? 0) + 1);
+  expect([...byEvent.entries()].filter(([, n]) => n > 1)).toEqual([]);
+  const statuses = new Map<string, string[]>();
+  for (const c of got) statuses.set(c.orderNo, [...(statuses.get(c.orderNo) ?? []), c.status]);
+  for (const [orderNo, list] of statuses) expect({ orderNo, list: [...new Set(list)] }).toEqual({ orderNo, list });
+  return statuses;
+}
+
+const sandboxOf = (g: Gw) => sandboxClient(g.url);
 
 /**
  * The server's options here: the test cluster's without `synchronous_commit = off` (which
@@ -164,7 +182,7 @@ describe("three gateways on one PostgreSQL database", () => {
       expect((await gws[(i + 1) % 3]!.client.getPayinOrder(o.orderNo)).orderNo).toBe(o.orderNo);
     }
     const mine = () => callbacksOf().filter((c) => orders.includes(c.orderNo));
-    // Created (waiting_payment) then expired (expire_after 6 s) for every order.
+    // Created (waiting_payment) then expired (expire_after) for every order.
     await waitUntil("creation and expiry callbacks", async () => mine().filter((c) => c.status === "expired").length === orders.length && mine().length >= 2 * orders.length, 60_000);
     await Bun.sleep(3000); // a few polls later: nothing twice
     const got = mine();
@@ -176,6 +194,35 @@ describe("three gateways on one PostgreSQL database", () => {
     expect(perOrderStatus.size).toBe(2 * orders.length);
     expect([...perOrderStatus.values()].every((n) => n === 1)).toBe(true);
   }, 120_000);
+
+  test("orders created round-robin over the gateways and paid on the sandbox chain complete with exactly one callback per order and status", async () => {
+    const orders: { orderNo: string; amount: string }[] = [];
+    for (let i = 0; i < 9; i++) {
+      const o = await gws[i % 3]!.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `paid-${i}`, amount: `${20 + i}.25`, notifyUrl: `${rx.url}/paid` });
+      // Paid through another gateway's sandbox endpoint (one database, one sandbox chain).
+      await sandboxOf(gws[(i + 1) % 3]!).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: o.amount });
+      orders.push({ orderNo: o.orderNo, amount: o.amount });
+    }
+    const nos = orders.map((o) => o.orderNo);
+    const completed = () => callbacksOf().filter((c) => nos.includes(c.orderNo) && c.status === "completed").length;
+    const t0 = performance.now();
+    await waitUntil("every paid order completed and called back", async () => {
+      if (completed() === nos.length) return true;
+      await sandboxOf(gws[2]!).mine("TRON", 1);
+      await Bun.sleep(300);
+      return false;
+    }, 90_000);
+    console.log(`paid case: ${nos.length} orders completed and called back ${((performance.now() - t0) / 1000).toFixed(1)} s after the last payment`);
+    await Bun.sleep(3000); // a few polls later: nothing twice
+    const statuses = expectOncePerStatus(nos);
+    for (const [i, o] of orders.entries()) {
+      const list = statuses.get(o.orderNo)!;
+      expect(list[0]).toBe("waiting_payment");
+      expect(list.at(-1)).toBe("completed");
+      expect(list.filter((s) => !["waiting_payment", "detected", "confirming", "completed"].includes(s))).toEqual([]);
+      expect(await gws[(i + 2) % 3]!.client.getPayinOrder(o.orderNo)).toMatchObject({ status: "completed", paidAmount: o.amount });
+    }
+  }, 150_000);
 
   test("a merchant disabled from outside the gateways (the CLI's way) is refused by every gateway at once: the database notifies their key caches", async () => {
     // Every gateway's key cache is warm.
