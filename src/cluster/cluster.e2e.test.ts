@@ -5,6 +5,10 @@
 //     by eventId at a receiver (creation and expiry; and orders paid on the sandbox chain through
 //     another gateway's /sandbox endpoint: detected, confirming, completed);
 // (b) the leader SIGKILLed: another gateway leads within takeover_after and the others serve on;
+// (d) the leader SIGKILLed at a payout's crash point (after its signed transaction is stored, after
+//     its broadcast), the payout created through a follower: the next leader sends it once;
+// (e) a deposed leader, frozen as it is about to sign and store, its lock session cut: it stores and
+//     sends nothing (the epoch fence) and steps down;
 // (c) PostgreSQL stopped for 10 s under load: every answer is a success or 503 with code 10003
 //     (never a 500), the gateways recover by themselves when it is back, and every order whose
 //     create answered 2xx is readable afterwards.
@@ -23,7 +27,8 @@ import { keyFromString } from "../secrets/master-key";
 import { ApiError, StablegateClient } from "../sdk/client";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { startGatewayProcess, type GatewayProcess } from "../testing/process";
-import { freePort } from "../testing/wait";
+import { exitsWithin, freePort } from "../testing/wait";
+import { randomAddress } from "../wallet/hd";
 import { sandboxClient } from "../testing/sandbox";
 import { pgBinDir, serverOptions, startCluster, stopCluster, stopWhenGone, TEMPLATE_DB, withDatabase, type TestCluster } from "../testing/postgres";
 
@@ -122,6 +127,71 @@ function expectOncePerStatus(orderNos: string[]): Map<string, string[]> {
 }
 
 const sandboxOf = (g: Gw) => sandboxClient(g.url);
+
+/** The current leader and the others (every gateway answering). */
+async function leaderAndOthers(): Promise<{ leader: Gw; others: Gw[] }> {
+  const roles = await waitUntil("one leader", async () => {
+    const r = await Promise.all(gws.map(role));
+    return r.filter((x) => x === "leader").length === 1 && r.every((x) => x !== null) ? r : null;
+  }, 30_000);
+  const leader = gws[roles.indexOf("leader")]!;
+  return { leader, others: gws.filter((g) => g !== leader) };
+}
+
+/**
+ * Makes the leader a gateway armed with STABLEGATE_CRASH_AT=point (that one process only): the
+ * followers paused (SIGSTOP, their connections open, so they try no lock), the leader restarted
+ * with the crash point and leading again, the followers resumed.
+ */
+async function armedLeader(point: string): Promise<{ leader: Gw; others: Gw[] }> {
+  const { leader, others } = await leaderAndOthers();
+  for (const g of others) g.proc!.proc.kill("SIGSTOP");
+  try {
+    await leader.proc!.kill("SIGTERM");
+    await startGw(leader, { STABLEGATE_CRASH_AT: point });
+    await waitUntil("the armed gateway leading", async () => (await role(leader)) === "leader", 30_000);
+  } finally {
+    for (const g of others) g.proc!.proc.kill("SIGCONT");
+  }
+  return { leader, others };
+}
+
+/** The sandbox chain's transfers sent from an address (mined ones, or also those still pending). */
+async function sentFrom(address: string, pendingToo = false): Promise<{ tx_hash: string; amount: string }[]> {
+  const q = new SQL({ url: dbUrl, max: 1 });
+  try {
+    return (await q`SELECT tx_hash, amount FROM sandbox_transfers WHERE from_address = ${address} AND (block_number IS NOT NULL OR ${pendingToo})`) as { tx_hash: string; amount: string }[];
+  } finally {
+    await q.close();
+  }
+}
+
+/** Linux: the process is stopped (SIGSTOP), its state "T" in /proc/<pid>/stat. */
+async function isStopped(pid: number): Promise<boolean> {
+  const stat = await Bun.file(`/proc/${pid}/stat`).text().catch(() => "");
+  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+}
+
+async function leaderRow(): Promise<{ epoch: number; backend_pid: number }> {
+  const q = new SQL({ url: dbUrl, max: 1 });
+  try {
+    const [r] = (await q`SELECT epoch::int AS epoch, backend_pid FROM cluster_leader WHERE id = 1`) as { epoch: number; backend_pid: number }[];
+    return r!;
+  } finally {
+    await q.close();
+  }
+}
+
+async function payoutRow(orderNo: string): Promise<{ status: string; signed: boolean }> {
+  const q = new SQL({ url: dbUrl, max: 1 });
+  try {
+    const [r] = (await q`SELECT status, signed_tx IS NOT NULL AS signed FROM payout_orders WHERE order_no = ${orderNo}`) as { status: string; signed: boolean }[];
+    return r!;
+  } finally {
+    await q.close();
+  }
+}
+
 
 /**
  * The server's options here: the test cluster's without `synchronous_commit = off` (which
@@ -266,6 +336,114 @@ describe("three gateways on one PostgreSQL database", () => {
     expect(await waitUntil("the restarted gateway's role", () => role(leader), 10_000)).toBe("follower");
     expect(await role(next)).toBe("leader");
   }, 90_000);
+
+  // (d) The leader SIGKILLed at a payout's crash point (armed in that gateway only), the payout
+  // created through a follower: another gateway leads within takeover_after, follows the stored
+  // signed transaction, and the payout lands once on the chain with one callback per status.
+  test.each(["payout:after-sign-commit", "payout:after-broadcast"])("the leader killed at %s: another leads and the payout lands exactly once", async (point) => {
+    const { leader, others } = await armedLeader(point);
+    const diedAt = leader.proc!.proc.exited.then(() => performance.now());
+    const via = others[0]!;
+    const sb = sandboxOf(via);
+    const bindKey = `treasury-${point.replace(/[^a-z]/g, "")}`;
+    const b = await via.client.request<{ address: string }>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey } });
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "50" });
+    await sb.mine("TRON", CONFIRMATIONS);
+    const body = { chainCode: "TRON" as const, tokenSymbol: "USDT" as const, fromAddress: b.address, toAddress: randomAddress("TRON"), amount: "20", merchantOrderNo: `po-${bindKey}`, notifyUrl: `${rx.url}/po` };
+    const created = await waitUntil("the payout created through a follower", async () => await via.client.createPayoutOrder(body).catch(() => null), 30_000);
+    // The armed leader executes it and dies at the point.
+    expect(await exitsWithin(leader.proc!.proc, 30_000)).toBe(true);
+    const killedAt = await diedAt;
+    expect(leader.proc!.proc.signalCode).toBe("SIGKILL");
+    leader.proc = null;
+    // What the crash left: the signed transaction stored, the order still submitted (the new leader needs ≥ T/5).
+    expect(await payoutRow(created.orderNo)).toEqual({ status: "submitted", signed: true });
+    expect((await sentFrom(b.address, true)).length).toBe(point === "payout:after-broadcast" ? 1 : 0);
+    const next = await waitUntil("a new leader", async () => {
+      for (const g of others) if ((await role(g)) === "leader") return g;
+      return null;
+    }, 4 * TAKEOVER_MS);
+    const takeoverS = (performance.now() - killedAt) / 1000;
+    let o = await via.client.getPayoutOrder(created.orderNo);
+    await waitUntil("the payout confirmed", async () => {
+      o = await via.client.getPayoutOrder(created.orderNo);
+      if (o.status === "confirmed" || o.status === "failed") return true;
+      if (o.status === "broadcasted") await sb.mine("TRON", 1);
+      else await Bun.sleep(100);
+      return false;
+    }, 60_000);
+    const doneS = (performance.now() - killedAt) / 1000;
+    console.log(`leader killed at ${point}: takeover ${takeoverS.toFixed(2)} s (takeover_after ${TAKEOVER}), new leader ${next.name}; payout confirmed ${doneS.toFixed(2)} s after the kill`);
+    expect(takeoverS).toBeLessThan(TAKEOVER_MS / 1000 + 1.5);
+    expect(o).toMatchObject({ status: "confirmed", fromAddress: b.address });
+    expect(await sentFrom(b.address)).toEqual([{ tx_hash: o.txHash!, amount: "20000000" }]);
+    await rx.waitFor(() => callbacksOf().some((c) => c.orderNo === created.orderNo && c.status === "confirmed"), 20_000);
+    await Bun.sleep(2000); // a few polls later: nothing twice
+    const statuses = expectOncePerStatus([created.orderNo]).get(created.orderNo)!;
+    expect(statuses.at(-1)).toBe("confirmed");
+    // The killed gateway back, unarmed, as a follower.
+    await startGw(leader);
+    expect(await waitUntil("the restarted gateway's role", () => role(leader), 10_000)).toBe("follower");
+  }, 150_000);
+
+  // (e) The deposed leader: frozen (SIGSTOP, STABLEGATE_CRASH_AT=stop:payout:before-sign) as it is
+  // about to sign and store a payout's transaction, its lock connection cut (pg_terminate_backend of
+  // cluster_leader.backend_pid); another gateway takes over with a higher epoch and sends the payout.
+  // Resumed, the deposed gateway stores nothing and sends nothing (the epoch fence: NotLeader), and
+  // steps down: the payout lands once, one callback per status.
+  test("the deposed leader: its lock connection cut as it is about to store a signed transaction, it stores and sends nothing", async () => {
+    const { leader, others } = await armedLeader("stop:payout:before-sign");
+    const via = others[0]!;
+    const sb = sandboxOf(via);
+    const b = await via.client.request<{ address: string }>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "treasury-deposed" } });
+    await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "50" });
+    await sb.mine("TRON", CONFIRMATIONS);
+    const body = { chainCode: "TRON" as const, tokenSymbol: "USDT" as const, fromAddress: b.address, toAddress: randomAddress("TRON"), amount: "20", merchantOrderNo: "po-deposed", notifyUrl: `${rx.url}/po` };
+    const created = await waitUntil("the payout created through a follower", async () => await via.client.createPayoutOrder(body).catch(() => null), 30_000);
+    const pid = leader.proc!.proc.pid;
+    await waitUntil("the leader frozen before signing", () => isStopped(pid), 30_000);
+    const before = await leaderRow();
+    const lostBefore = (leader.proc!.stdout() + leader.proc!.stderr()).split("no longer the leader").length;
+    const q = new SQL({ url: dbUrl, max: 1 });
+    const cutAt = performance.now();
+    try {
+      expect((await q`SELECT pg_terminate_backend(${before.backend_pid}::int) AS ok`)[0].ok).toBe(true);
+    } finally {
+      await q.close();
+    }
+    const next = await waitUntil("a new leader", async () => {
+      for (const g of others) if ((await role(g)) === "leader") return g;
+      return null;
+    }, 4 * TAKEOVER_MS);
+    const takeoverS = (performance.now() - cutAt) / 1000;
+    expect((await leaderRow()).epoch).toBeGreaterThan(before.epoch);
+    // The new leader signs, stores and sends it while the deposed one is still frozen.
+    await waitUntil("the payout signed by the new leader", async () => (await payoutRow(created.orderNo)).signed, 30_000);
+    leader.proc!.proc.kill("SIGCONT");
+    // Resumed: it steps down (its lock session is gone) and its executor's store is refused by the fence.
+    await waitUntil("the deposed gateway a follower", async () => (await role(leader)) === "follower", 15_000);
+    let o = await via.client.getPayoutOrder(created.orderNo);
+    await waitUntil("the payout confirmed", async () => {
+      o = await via.client.getPayoutOrder(created.orderNo);
+      if (o.status === "confirmed" || o.status === "failed") return true;
+      if (o.status === "broadcasted") await sb.mine("TRON", 1);
+      else await Bun.sleep(100);
+      return false;
+    }, 60_000);
+    console.log(`deposed leader: takeover ${takeoverS.toFixed(2)} s after its lock connection was cut (takeover_after ${TAKEOVER}), new leader ${next.name}`);
+    expect(takeoverS).toBeLessThan(TAKEOVER_MS / 1000 + 1.5);
+    expect(o).toMatchObject({ status: "confirmed", fromAddress: b.address });
+    await Bun.sleep(2000); // the deposed gateway had time to try
+    expect(await sentFrom(b.address, true)).toEqual([{ tx_hash: o.txHash!, amount: "20000000" }]);
+    expect((leader.proc!.stdout() + leader.proc!.stderr()).split("no longer the leader").length).toBeGreaterThan(lostBefore);
+    expect(leader.proc!.proc.exitCode).toBeNull();
+    await rx.waitFor(() => callbacksOf().some((c) => c.orderNo === created.orderNo && c.status === "confirmed"), 20_000);
+    expect(expectOncePerStatus([created.orderNo]).get(created.orderNo)!.at(-1)).toBe("confirmed");
+    // Unarmed again, as a follower.
+    await leader.proc!.kill("SIGTERM");
+    await startGw(leader);
+    expect(await waitUntil("the restarted gateway's role", () => role(leader), 10_000)).toBe("follower");
+  }, 150_000);
 
   test("PostgreSQL stopped for 10 s under load: only successes or 503/10003, no 500; the gateways recover by themselves; no order lost", async () => {
     const answers = new Map<string, number>();
