@@ -2,9 +2,13 @@
 // `stablegate serve` as a child process serving HTTP, on one database of a PostgreSQL cluster of
 // this file's own (so it can be stopped and started again). In order, on the same gateways:
 // (a) orders created through any gateway get exactly one callback per order and status, counted
-//     by eventId at a receiver (creation and expiry: the paid case needs the sandbox watcher on
-//     PostgreSQL);
+//     by eventId at a receiver (creation and expiry; and orders paid on the sandbox chain through
+//     another gateway's /sandbox endpoint: detected, confirming, completed);
 // (b) the leader SIGKILLed: another gateway leads within takeover_after and the others serve on;
+// (d) the leader SIGKILLed at a payout's crash point (after its signed transaction is stored, after
+//     its broadcast), the payout created through a follower: the next leader sends it once;
+// (e) a deposed leader, frozen as it is about to sign and store, its lock session cut: it stores and
+//     sends nothing (the epoch fence) and steps down;
 // (c) PostgreSQL stopped for 10 s under load: every answer is a success or 503 with code 10003
 //     (never a 500), the gateways recover by themselves when it is back, and every order whose
 //     create answered 2xx is readable afterwards.
@@ -23,12 +27,17 @@ import { keyFromString } from "../secrets/master-key";
 import { ApiError, StablegateClient } from "../sdk/client";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { startGatewayProcess, type GatewayProcess } from "../testing/process";
-import { freePort } from "../testing/wait";
+import { exitsWithin, freePort } from "../testing/wait";
+import { randomAddress } from "../wallet/hd";
+import { sandboxClient } from "../testing/sandbox";
 import { pgBinDir, serverOptions, startCluster, stopCluster, stopWhenGone, TEMPLATE_DB, withDatabase, type TestCluster } from "../testing/postgres";
 
 const TAKEOVER = "3s";
 const TAKEOVER_MS = 3000;
 const MASTER_KEY = "cluster-suite-master-key";
+const CONFIRMATIONS = 2;
+/** Long enough for the paid case's orders to be paid before they expire, under load. */
+const EXPIRE_S = 15;
 
 interface Gw {
   name: string;
@@ -61,9 +70,9 @@ async function writeConfig(name: string): Promise<{ configPath: string; url: str
       `[database]\nurl = "${dbUrl}"\npool_size = 4`,
       `[cluster]\ntakeover_after = "${TAKEOVER}"`,
       `[callbacks]\nallow_private_targets = true\nretry_delays = ["1s", "2s"]\ntimeout = "2s"`,
-      `[payin]\nexpire_after = "6s"`,
+      `[payin]\nexpire_after = "${EXPIRE_S}s"`,
       `[log]\nlevel = "info"`,
-      `[chains.TRON]\nblock_time = "0s"`,
+      `[chains.TRON]\nblock_time = "0s"\nconfirmations = ${CONFIRMATIONS}`,
       `[chains.BSC]\nenabled = false`,
       `[chains.SOL]\nenabled = false`,
     ].join("\n") + "\n",
@@ -71,8 +80,8 @@ async function writeConfig(name: string): Promise<{ configPath: string; url: str
   return { configPath, url: `http://127.0.0.1:${port}` };
 }
 
-async function startGw(g: Gw): Promise<void> {
-  g.proc = await startGatewayProcess({ configPath: g.configPath, url: g.url, env: env(), dir, dbPath: "", port: 0 }, { timeoutMs: 60_000 });
+async function startGw(g: Gw, extraEnv: Record<string, string> = {}): Promise<void> {
+  g.proc = await startGatewayProcess({ configPath: g.configPath, url: g.url, env: env(), dir, dbPath: "", port: 0 }, { timeoutMs: 60_000, extraEnv });
 }
 
 async function role(g: Gw): Promise<string | null> {
@@ -104,6 +113,120 @@ async function pgCtl(args: string[]): Promise<void> {
 }
 
 const callbacksOf = () => rx.requests.map((r) => JSON.parse(r.text) as { eventId: string; orderNo: string; status: string });
+
+/** No eventId twice, and exactly one callback per order and status; returns the statuses per order. */
+function expectOncePerStatus(orderNos: string[], opts: { redelivered?: boolean } = {}): Map<string, string[]> {
+  let got = callbacksOf().filter((c) => orderNos.includes(c.orderNo));
+  const byEvent = new Map<string, number>();
+  for (const c of got) byEvent.set(c.eventId, (byEvent.get(c.eventId) ?? 0) + 1);
+  // A gateway frozen past its claim's lease may deliver that claim again once it resumes (the
+  // lease's at-least-once: the same eventId, which the merchant deduplicates): then one event per status.
+  if (opts.redelivered) got = got.filter((c, i) => got.findIndex((d) => d.eventId === c.eventId) === i);
+  else expect([...byEvent.entries()].filter(([, n]) => n > 1)).toEqual([]);
+  const statuses = new Map<string, string[]>();
+  for (const c of got) statuses.set(c.orderNo, [...(statuses.get(c.orderNo) ?? []), c.status]);
+  for (const [orderNo, list] of statuses) expect({ orderNo, list: [...new Set(list)] }).toEqual({ orderNo, list });
+  return statuses;
+}
+
+const sandboxOf = (g: Gw) => sandboxClient(g.url);
+
+/** The current leader and the others (every gateway answering). */
+async function leaderAndOthers(): Promise<{ leader: Gw; others: Gw[] }> {
+  const roles = await waitUntil("one leader", async () => {
+    const r = await Promise.all(gws.map(role));
+    return r.filter((x) => x === "leader").length === 1 && r.every((x) => x !== null) ? r : null;
+  }, 30_000);
+  const leader = gws[roles.indexOf("leader")]!;
+  return { leader, others: gws.filter((g) => g !== leader) };
+}
+
+/**
+ * Makes the leader a gateway armed with STABLEGATE_CRASH_AT=point (that one process only): the
+ * followers paused (SIGSTOP, their connections open, so they try no lock), the leader restarted
+ * with the crash point and leading again, the followers resumed.
+ */
+async function armedLeader(point: string): Promise<{ leader: Gw; others: Gw[] }> {
+  const { leader, others } = await leaderAndOthers();
+  for (const g of others) g.proc!.proc.kill("SIGSTOP");
+  try {
+    await leader.proc!.kill("SIGTERM");
+    await startGw(leader, { STABLEGATE_CRASH_AT: point });
+    await waitUntil("the armed gateway leading", async () => (await role(leader)) === "leader", 30_000);
+  } finally {
+    for (const g of others) g.proc!.proc.kill("SIGCONT");
+  }
+  return { leader, others };
+}
+
+/** The sandbox chain's transfers sent from an address (mined ones, or also those still pending). */
+async function sentFrom(address: string, pendingToo = false): Promise<{ tx_hash: string; amount: string }[]> {
+  const q = new SQL({ url: dbUrl, max: 1 });
+  try {
+    return (await q`SELECT tx_hash, amount FROM sandbox_transfers WHERE from_address = ${address} AND (block_number IS NOT NULL OR ${pendingToo})`) as { tx_hash: string; amount: string }[];
+  } finally {
+    await q.close();
+  }
+}
+
+/** Waits (up to 4 × takeover_after) for one of `others` to say it leads. */
+async function newLeaderAmong(others: Gw[]): Promise<Gw> {
+  return await waitUntil("a new leader", async () => {
+    for (const g of others) if ((await role(g)) === "leader") return g;
+    return null;
+  }, 4 * TAKEOVER_MS);
+}
+
+/** A binding funded with 50 USDT on the sandbox chain, and a payout of 20 from it created through `via`. */
+async function fundedPayout(via: Gw, bindKey: string): Promise<{ b: { address: string }; created: { orderNo: string } }> {
+  const sb = sandboxOf(via);
+  const b = await via.client.request<{ address: string }>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey } });
+  await sb.transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: b.address, amount: "50" });
+  await sb.mine("TRON", CONFIRMATIONS);
+  const body = { chainCode: "TRON" as const, tokenSymbol: "USDT" as const, fromAddress: b.address, toAddress: randomAddress("TRON"), amount: "20", merchantOrderNo: `po-${bindKey}`, notifyUrl: `${rx.url}/po` };
+  const created = await waitUntil("the payout created through a follower", async () => await via.client.createPayoutOrder(body).catch(() => null), 30_000);
+  return { b, created };
+}
+
+/** Polls the payout through `via` until confirmed or failed, mining a block while it is broadcasted. */
+async function payoutSettled(via: Gw, orderNo: string) {
+  let o = await via.client.getPayoutOrder(orderNo);
+  await waitUntil("the payout confirmed", async () => {
+    o = await via.client.getPayoutOrder(orderNo);
+    if (o.status === "confirmed" || o.status === "failed") return true;
+    if (o.status === "broadcasted") await sandboxOf(via).mine("TRON", 1);
+    else await Bun.sleep(100);
+    return false;
+  }, 60_000);
+  return o;
+}
+
+/** Linux: the process is stopped (SIGSTOP), its state "T" in /proc/<pid>/stat. */
+async function isStopped(pid: number): Promise<boolean> {
+  const stat = await Bun.file(`/proc/${pid}/stat`).text().catch(() => "");
+  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+}
+
+async function leaderRow(): Promise<{ epoch: number; backend_pid: number }> {
+  const q = new SQL({ url: dbUrl, max: 1 });
+  try {
+    const [r] = (await q`SELECT epoch::int AS epoch, backend_pid FROM cluster_leader WHERE id = 1`) as { epoch: number; backend_pid: number }[];
+    return r!;
+  } finally {
+    await q.close();
+  }
+}
+
+async function payoutRow(orderNo: string): Promise<{ status: string; signed: boolean }> {
+  const q = new SQL({ url: dbUrl, max: 1 });
+  try {
+    const [r] = (await q`SELECT status, signed_tx IS NOT NULL AS signed FROM payout_orders WHERE order_no = ${orderNo}`) as { status: string; signed: boolean }[];
+    return r!;
+  } finally {
+    await q.close();
+  }
+}
+
 
 /**
  * The server's options here: the test cluster's without `synchronous_commit = off` (which
@@ -164,7 +287,7 @@ describe("three gateways on one PostgreSQL database", () => {
       expect((await gws[(i + 1) % 3]!.client.getPayinOrder(o.orderNo)).orderNo).toBe(o.orderNo);
     }
     const mine = () => callbacksOf().filter((c) => orders.includes(c.orderNo));
-    // Created (waiting_payment) then expired (expire_after 6 s) for every order.
+    // Created (waiting_payment) then expired (expire_after) for every order.
     await waitUntil("creation and expiry callbacks", async () => mine().filter((c) => c.status === "expired").length === orders.length && mine().length >= 2 * orders.length, 60_000);
     await Bun.sleep(3000); // a few polls later: nothing twice
     const got = mine();
@@ -176,6 +299,35 @@ describe("three gateways on one PostgreSQL database", () => {
     expect(perOrderStatus.size).toBe(2 * orders.length);
     expect([...perOrderStatus.values()].every((n) => n === 1)).toBe(true);
   }, 120_000);
+
+  test("orders created round-robin over the gateways and paid on the sandbox chain complete with exactly one callback per order and status", async () => {
+    const orders: { orderNo: string; amount: string }[] = [];
+    for (let i = 0; i < 9; i++) {
+      const o = await gws[i % 3]!.client.createPayinOrder({ chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `paid-${i}`, amount: `${20 + i}.25`, notifyUrl: `${rx.url}/paid` });
+      // Paid through another gateway's sandbox endpoint (one database, one sandbox chain).
+      await sandboxOf(gws[(i + 1) % 3]!).transfer({ chainCode: "TRON", tokenSymbol: "USDT", toAddress: o.address, amount: o.amount });
+      orders.push({ orderNo: o.orderNo, amount: o.amount });
+    }
+    const nos = orders.map((o) => o.orderNo);
+    const completed = () => callbacksOf().filter((c) => nos.includes(c.orderNo) && c.status === "completed").length;
+    const t0 = performance.now();
+    await waitUntil("every paid order completed and called back", async () => {
+      if (completed() === nos.length) return true;
+      await sandboxOf(gws[2]!).mine("TRON", 1);
+      await Bun.sleep(300);
+      return false;
+    }, 90_000);
+    console.log(`paid case: ${nos.length} orders completed and called back ${((performance.now() - t0) / 1000).toFixed(1)} s after the last payment`);
+    await Bun.sleep(3000); // a few polls later: nothing twice
+    const statuses = expectOncePerStatus(nos);
+    for (const [i, o] of orders.entries()) {
+      const list = statuses.get(o.orderNo)!;
+      expect(list[0]).toBe("waiting_payment");
+      expect(list.at(-1)).toBe("completed");
+      expect(list.filter((s) => !["waiting_payment", "detected", "confirming", "completed"].includes(s))).toEqual([]);
+      expect(await gws[(i + 2) % 3]!.client.getPayinOrder(o.orderNo)).toMatchObject({ status: "completed", paidAmount: o.amount });
+    }
+  }, 150_000);
 
   test("a merchant disabled from outside the gateways (the CLI's way) is refused by every gateway at once: the database notifies their key caches", async () => {
     // Every gateway's key cache is warm.
@@ -203,10 +355,7 @@ describe("three gateways on one PostgreSQL database", () => {
     await leader.proc!.kill("SIGKILL");
     leader.proc = null;
     const others = gws.filter((g) => g !== leader);
-    const next = await waitUntil("a new leader", async () => {
-      for (const g of others) if ((await role(g)) === "leader") return g;
-      return null;
-    }, 4 * TAKEOVER_MS);
+    const next = await newLeaderAmong(others);
     const takeoverS = (performance.now() - killedAt) / 1000;
     console.log(`takeover after SIGKILL: ${takeoverS.toFixed(2)} s (takeover_after ${TAKEOVER}); new leader ${next.name}`);
     expect(takeoverS).toBeLessThan(TAKEOVER_MS / 1000 + 1.5);
@@ -219,6 +368,83 @@ describe("three gateways on one PostgreSQL database", () => {
     expect(await waitUntil("the restarted gateway's role", () => role(leader), 10_000)).toBe("follower");
     expect(await role(next)).toBe("leader");
   }, 90_000);
+
+  // (d) The leader SIGKILLed at a payout's crash point (armed in that gateway only), the payout
+  // created through a follower: another gateway leads within takeover_after, follows the stored
+  // signed transaction, and the payout lands once on the chain with one callback per status.
+  test.each(["payout:after-sign-commit", "payout:after-broadcast"])("the leader killed at %s: another leads and the payout lands exactly once", async (point) => {
+    const { leader, others } = await armedLeader(point);
+    const diedAt = leader.proc!.proc.exited.then(() => performance.now());
+    const via = others[0]!;
+    const { b, created } = await fundedPayout(via, `treasury-${point.replace(/[^a-z]/g, "")}`);
+    // The armed leader executes it and dies at the point.
+    expect(await exitsWithin(leader.proc!.proc, 30_000)).toBe(true);
+    const killedAt = await diedAt;
+    expect(leader.proc!.proc.signalCode).toBe("SIGKILL");
+    leader.proc = null;
+    // What the crash left: the signed transaction stored, the order still submitted (the new leader needs ≥ T/5).
+    expect(await payoutRow(created.orderNo)).toEqual({ status: "submitted", signed: true });
+    expect((await sentFrom(b.address, true)).length).toBe(point === "payout:after-broadcast" ? 1 : 0);
+    const next = await newLeaderAmong(others);
+    const takeoverS = (performance.now() - killedAt) / 1000;
+    const o = await payoutSettled(via, created.orderNo);
+    const doneS = (performance.now() - killedAt) / 1000;
+    console.log(`leader killed at ${point}: takeover ${takeoverS.toFixed(2)} s (takeover_after ${TAKEOVER}), new leader ${next.name}; payout confirmed ${doneS.toFixed(2)} s after the kill`);
+    expect(takeoverS).toBeLessThan(TAKEOVER_MS / 1000 + 1.5);
+    expect(o).toMatchObject({ status: "confirmed", fromAddress: b.address });
+    expect(await sentFrom(b.address)).toEqual([{ tx_hash: o.txHash!, amount: "20000000" }]);
+    await rx.waitFor(() => callbacksOf().some((c) => c.orderNo === created.orderNo && c.status === "confirmed"), 20_000);
+    await Bun.sleep(2000); // a few polls later: nothing twice
+    const statuses = expectOncePerStatus([created.orderNo]).get(created.orderNo)!;
+    expect(statuses.at(-1)).toBe("confirmed");
+    // The killed gateway back, unarmed, as a follower.
+    await startGw(leader);
+    expect(await waitUntil("the restarted gateway's role", () => role(leader), 10_000)).toBe("follower");
+  }, 150_000);
+
+  // (e) The deposed leader: frozen (SIGSTOP, STABLEGATE_CRASH_AT=stop:payout:before-sign) as it is
+  // about to sign and store a payout's transaction, its lock connection cut (pg_terminate_backend of
+  // cluster_leader.backend_pid); another gateway takes over with a higher epoch and sends the payout.
+  // Resumed, the deposed gateway stores nothing and sends nothing (the epoch fence: NotLeader), and
+  // steps down: the payout lands once, one callback per status.
+  test("the deposed leader: its lock connection cut as it is about to store a signed transaction, it stores and sends nothing", async () => {
+    const { leader, others } = await armedLeader("stop:payout:before-sign");
+    const via = others[0]!;
+    const { b, created } = await fundedPayout(via, "treasury-deposed");
+    const pid = leader.proc!.proc.pid;
+    await waitUntil("the leader frozen before signing", () => isStopped(pid), 30_000);
+    const before = await leaderRow();
+    const lostBefore = (leader.proc!.stdout() + leader.proc!.stderr()).split("no longer the leader").length;
+    const q = new SQL({ url: dbUrl, max: 1 });
+    const cutAt = performance.now();
+    try {
+      expect((await q`SELECT pg_terminate_backend(${before.backend_pid}::int) AS ok`)[0].ok).toBe(true);
+    } finally {
+      await q.close();
+    }
+    const next = await newLeaderAmong(others);
+    const takeoverS = (performance.now() - cutAt) / 1000;
+    expect((await leaderRow()).epoch).toBeGreaterThan(before.epoch);
+    // The new leader signs, stores and sends it while the deposed one is still frozen.
+    await waitUntil("the payout signed by the new leader", async () => (await payoutRow(created.orderNo)).signed, 30_000);
+    leader.proc!.proc.kill("SIGCONT");
+    // Resumed: it steps down (its lock session is gone) and its executor's store is refused by the fence.
+    await waitUntil("the deposed gateway a follower", async () => (await role(leader)) === "follower", 15_000);
+    const o = await payoutSettled(via, created.orderNo);
+    console.log(`deposed leader: takeover ${takeoverS.toFixed(2)} s after its lock connection was cut (takeover_after ${TAKEOVER}), new leader ${next.name}`);
+    expect(takeoverS).toBeLessThan(TAKEOVER_MS / 1000 + 1.5);
+    expect(o).toMatchObject({ status: "confirmed", fromAddress: b.address });
+    await Bun.sleep(2000); // the deposed gateway had time to try
+    expect(await sentFrom(b.address, true)).toEqual([{ tx_hash: o.txHash!, amount: "20000000" }]);
+    expect((leader.proc!.stdout() + leader.proc!.stderr()).split("no longer the leader").length).toBeGreaterThan(lostBefore);
+    expect(leader.proc!.proc.exitCode).toBeNull();
+    await rx.waitFor(() => callbacksOf().some((c) => c.orderNo === created.orderNo && c.status === "confirmed"), 20_000);
+    expect(expectOncePerStatus([created.orderNo], { redelivered: true }).get(created.orderNo)!.at(-1)).toBe("confirmed");
+    // Unarmed again, as a follower.
+    await leader.proc!.kill("SIGTERM");
+    await startGw(leader);
+    expect(await waitUntil("the restarted gateway's role", () => role(leader), 10_000)).toBe("follower");
+  }, 150_000);
 
   test("PostgreSQL stopped for 10 s under load: only successes or 503/10003, no 500; the gateways recover by themselves; no order lost", async () => {
     const answers = new Map<string, number>();
