@@ -11,7 +11,7 @@ import { CLI_ACTOR, listAudit } from "../audit/log";
 import { createUser } from "./users";
 import { payoutOrders, reconcileAddresses, reconcileChains, unrecordedOutgoing } from "../db/schema";
 import { insertRows, tableRow, tableRows } from "../testing/engine-rows";
-import { testSql } from "../testing/engines";
+import { testSql } from "../testing/engine-rows";
 import { sql } from "drizzle-orm";
 
 type Obj = Record<string, any>;

@@ -10,7 +10,7 @@ import { parseConfig } from "../config/load";
 import { startReceiver } from "../testing/receiver";
 import { startCallbackWorker } from "../callbacks/worker";
 import { sql } from "drizzle-orm";
-import { testSql } from "../testing/engines";
+import { testSql } from "../testing/engine-rows";
 
 type Obj = Record<string, any>;
 const TOKEN = "metrics-token-0123456789";

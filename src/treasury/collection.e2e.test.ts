@@ -20,7 +20,7 @@ import { deriveTronKey } from "../chains/tron/address";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import { addresses, gasTopups, transferCosts } from "../db/schema";
 import { tableRow, tableRows } from "../testing/engine-rows";
-import { testSql } from "../testing/engines";
+import { testSql } from "../testing/engine-rows";
 import { gasWallet } from "../wallet/addresses";
 import { addressBalance, reconcileChain } from "../payout/balances";
 import { balanceSheet } from "./balances";
