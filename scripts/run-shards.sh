@@ -84,7 +84,8 @@ for n in $(seq 1 "$shards"); do
       echo
       echo "shard $n failed on $engine (exit $code; $p passed, $f failed; log: $log):"
       # Each failing test under the file it belongs to (and its engine); a crash without a summary shows the log's end.
-      awk -v engine="$engine" '/^[0-9]+ tests? failed:$/ { exit } /^[^ (].*\.test\.tsx?:$/ { file = $0 } /^\(fail\)/ { if (file != shown) { print "  " substr(file, 1, length(file) - 1) " on " engine ":"; shown = file }; print "    " $0 }' "$log"
+      # With each failure, the first error line bun printed for it (what CI's summary shows).
+      awk -v engine="$engine" '/^[0-9]+ tests? failed:$/ { exit } /^[^ (].*\.test\.tsx?:$/ { file = $0 } more > 0 && NF && !/^ *[0-9]+ \|/ && !/^ *at / && !/^\(/ { err = err " / " substr($0, 1, 160); more-- } /^(error|Error|[A-Za-z]*Error):/ { if (err == "") { err = substr($0, 1, 300); more = 4 } } /^\(pass\)/ { err = ""; more = 0 } /^\(fail\)/ { if (file != shown) { print "  " substr(file, 1, length(file) - 1) " on " engine ":"; shown = file }; print "    " $0; if (err != "") print "      " err; err = ""; more = 0 }' "$log"
       grep -Eq '^ *[0-9]+ fail$' "$log" || tail -20 "$log" | sed 's/^/    /'
     fi
   done

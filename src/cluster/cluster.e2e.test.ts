@@ -14,7 +14,7 @@
 //     create answered 2xx is readable afterwards.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../config/load";
@@ -113,7 +113,12 @@ async function pgCtl(args: string[]): Promise<void> {
   const cmd = process.getuid?.() === 0 ? ["runuser", "-u", "postgres", "--", exe, ...args] : [exe, ...args];
   const p = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
   const code = await p.exited;
-  if (code !== 0) throw new Error(`pg_ctl ${args.join(" ")} failed (${code}): ${await new Response(p.stderr).text()}`);
+  if (code === 0) return;
+  // Say why: pg_ctl's own output, and the server log's end (a start that failed says it there).
+  const said = `${await new Response(p.stdout).text()}${await new Response(p.stderr).text()}`;
+  const log = join(pg.dir, "server.log");
+  const tail = existsSync(log) ? readFileSync(log, "utf8").split("\n").slice(-15).join("\n") : "(no server log)";
+  throw new Error(`pg_ctl ${args.join(" ")} failed (${code}): ${said}\nserver.log:\n${tail}`);
 }
 
 const callbacksOf = () => rx.requests.map((r) => JSON.parse(r.text) as { eventId: string; orderNo: string; status: string });
@@ -475,7 +480,8 @@ describe("three gateways on one PostgreSQL database", () => {
     };
     const data = join(pg.dir, "data");
     const load = gws.flatMap((g) => [worker(g), worker(g)]);
-    await Bun.sleep(2000);
+    // Load running and served before the stop (a loaded machine may take more than a moment).
+    await waitUntil("creates served before the outage", async () => (answers.get("ok") ?? 0) >= 20, 30_000);
     const before = answers.get("ok") ?? 0;
     const leaderBefore = gws[(await Promise.all(gws.map(role))).indexOf("leader")]!;
     const logOf = (g: Gw) => g.proc!.stdout() + g.proc!.stderr();
@@ -483,9 +489,16 @@ describe("three gateways on one PostgreSQL database", () => {
     await pgCtl(["-D", data, "-m", "immediate", "-w", "stop"]);
     const stoppedAt = performance.now();
     await Bun.sleep(10_000);
-    // readyz says not ready while it is down.
-    const ready = await fetch(`${gws[0]!.url}/readyz`, { signal: AbortSignal.timeout(5000) });
-    expect(ready.status).toBe(503);
+    // readyz says not ready while it is down (asked until it answers: a request may queue behind
+    // the load's on a loaded machine).
+    const readyStatus = await waitUntil("an answer from /readyz during the outage", async () => {
+      try {
+        return (await fetch(`${gws[0]!.url}/readyz`, { signal: AbortSignal.timeout(5000) })).status;
+      } catch {
+        return null;
+      }
+    }, 20_000);
+    expect(readyStatus).toBe(503);
     await startServer();
     restartedAt = performance.now();
     await waitUntil("a success after the restart", async () => firstSuccessAfter.at > 0, 60_000);
@@ -506,7 +519,16 @@ describe("three gateways on one PostgreSQL database", () => {
     expect(kinds.filter((k) => k !== "ok" && k !== "503/10003")).toEqual([]);
     expect(answers.get("503/10003") ?? 0).toBeGreaterThan(0);
     // The database is writable again for every gateway (/readyz; a leader's also waits for its chain watchers).
-    for (const g of gws) expect(((await (await fetch(`${g.url}/readyz`)).json()) as { database: { writable: boolean } }).database.writable).toBe(true);
+    for (const g of gws) {
+      const writable = async () => {
+        try {
+          return ((await (await fetch(`${g.url}/readyz`, { signal: AbortSignal.timeout(5000) })).json()) as { database: { writable: boolean } }).database.writable;
+        } catch {
+          return false;
+        }
+      };
+      expect(await waitUntil(`${g.name}'s /readyz: database writable`, writable, 20_000)).toBe(true);
+    }
     // Every order whose create answered 2xx is there, read through another gateway.
     for (const c of created) {
       const other = gws[(gws.indexOf(c.gw) + 1) % gws.length]!;

@@ -97,7 +97,7 @@ export async function disposeCrashGateways(): Promise<void> {
 export function solTokenAccountMade(c: CrashGateway, address: string): Promise<unknown> {
   return eventually(
     () => c.query<{ status: string }>("SELECT s.status FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", address)[0]?.status.match(/^(broadcasted|created)$/),
-    20_000,
+    60_000,
     "the source's token account created by the gas wallet",
     50,
   );
