@@ -84,8 +84,20 @@ async function writeConfig(name: string): Promise<{ configPath: string; url: str
   return { configPath, url: `http://127.0.0.1:${port}` };
 }
 
+/** Every gateway process the suite started (restarts included), for the unhandled errors printed at the end. */
+const started: { name: string; proc: GatewayProcess }[] = [];
+
 async function startGw(g: Gw, extraEnv: Record<string, string> = {}): Promise<void> {
   g.proc = await startGatewayProcess({ configPath: g.configPath, url: g.url, env: env(), dir, dbPath: "", port: 0 }, { timeoutMs: 60_000, extraEnv });
+  started.push({ name: g.name, proc: g.proc });
+}
+
+/** A gateway's unhandled errors (answered 500 / 10000), printed with the suite's output: a 500 is a bug to find. */
+function printUnhandledErrors(): void {
+  for (const { name, proc } of started) {
+    const lines = (proc.stdout() + proc.stderr()).split("\n").filter((l) => l.includes("unhandled error"));
+    for (const l of lines.slice(0, 10)) console.log(`${name} (pid ${proc.proc.pid}): ${l.slice(0, 2000)}`);
+  }
 }
 
 async function role(g: Gw): Promise<string | null> {
@@ -274,6 +286,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  printUnhandledErrors();
   await Promise.all(gws.map((g) => g.proc?.kill("SIGTERM").catch(() => undefined)));
   await rx?.stop();
   if (pg) stopCluster(pg.dir);
