@@ -71,6 +71,9 @@ done
 wait "${pids[@]}"
 
 pass=0; fail=0; skip=0; status=0
+# Files with a failing test, as "ENGINE FILE" (ENGINE: the SG_TEST_DB value), for the rerun below;
+# `unknown` when a failed part did not say which (a crash without bun's summary).
+failed_files=(); unknown=0
 for n in $(seq 1 "$shards"); do
   for part in "" .pg; do
     log=test-output/$name-$n$part.log
@@ -87,11 +90,38 @@ for n in $(seq 1 "$shards"); do
       # With each failure, the first error line bun printed for it (what CI's summary shows).
       awk -v engine="$engine" '/^[0-9]+ tests? failed:$/ { exit } /^[^ (].*\.test\.tsx?:$/ { file = $0 } more > 0 && NF && !/^ *[0-9]+ \|/ && !/^ *at / && !/^\(/ { err = err " / " substr($0, 1, 160); more-- } /^(error|Error|[A-Za-z]*Error):/ { if (err == "") { err = substr($0, 1, 300); more = 4 } } /^\(pass\)/ { err = ""; more = 0 } /^\(fail\)/ { if (file != shown) { print "  " substr(file, 1, length(file) - 1) " on " engine ":"; shown = file }; print "    " $0; if (err != "") print "      " err; err = ""; more = 0 }' "$log"
       grep -Eq '^ *[0-9]+ fail$' "$log" || tail -20 "$log" | sed 's/^/    /'
+      mapfile -t ff < <(awk '/^[0-9]+ tests? failed:$/ { exit } /^[^ (].*\.test\.tsx?:$/ { file = substr($0, 1, length($0) - 1) } /^\(fail\)/ { print file }' "$log" | sort -u)
+      if [ "$f" -gt 0 ] && [ "${#ff[@]}" -gt 0 ]; then
+        for x in "${ff[@]}"; do failed_files+=("${part#.} $x"); done
+      else
+        unknown=1
+      fi
     fi
   done
 done
 echo
 echo "test time: $(( $(date +%s) - start )) s in $shards shards"
+# A file that failed in its shard runs again alone, once (docs/testing.md "Flaky files"): on two
+# shared cores a timed test can lose its race to a neighbour's load. When every such file passes
+# alone the run passes, and the files are named here as flaky (never silent); a file that fails
+# alone fails the run. Not for a crashed part, nor for more than RERUN_MAX files (then it is no
+# neighbour's load); TEST_RERUN=0 turns it off.
+if [ "$status" -ne 0 ] && [ "$unknown" -eq 0 ] && [ "${TEST_RERUN:-1}" != 0 ] && [ "${#failed_files[@]}" -le "${RERUN_MAX:-6}" ]; then
+  still=0; i=0
+  for entry in "${failed_files[@]}"; do
+    engine=${entry%% *}; file=${entry#* }; i=$((i + 1))
+    label=SQLite; [ "$engine" = pg ] && label=PostgreSQL
+    log=test-output/$name-rerun-$i.log
+    SG_TEST_DB="$engine" "$BUN" test --timeout 60000 "./$file" >"$log" 2>&1
+    if [ $? -eq 0 ]; then
+      echo "flaky: $file on $label failed in its shard and passed when run again alone (log: $log)"
+    else
+      still=1
+      echo "failed again alone: $file on $label (log: $log)"
+    fi
+  done
+  if [ "$still" -eq 0 ]; then status=0; fail=0; fi
+fi
 echo "tests: ${pass} passed, ${fail} failed, ${skip} skipped"
 if [ "$status" -eq 0 ] && [ "$pass" -eq 0 ]; then echo "no test ran" >&2; exit 1; fi
 exit "$status"
