@@ -109,6 +109,22 @@ export interface Runtime {
   maintenance: DbMaintenance | null;
 }
 
+/** How long a follower's /sandbox request waits for the leader's watcher (it answers either way). */
+const FOLLOWER_SCAN_WAIT_MS = 5000;
+
+/** Until the leader's watcher (its cursor in the shared database) stands at the chain's head, at most FOLLOWER_SCAN_WAIT_MS. */
+async function leaderScannedPast(ctx: AppContext, watcher: ChainWatcher | undefined, chain: ChainCode): Promise<void> {
+  const adapter = ctx.chains.get(chain);
+  if (!watcher || !adapter) return;
+  const head = (await adapter.head()).latest;
+  const end = Date.now() + FOLLOWER_SCAN_WAIT_MS;
+  while (Date.now() < end) {
+    const at = await watcher.scanned();
+    if (at !== null && at >= head) return;
+    await Bun.sleep(50);
+  }
+}
+
 /** Chain-specific payout steps (nonces, gas top-ups, fee payers); sandbox chains need none. */
 function chainPayoutOps(ctx: AppContext, adapter: ChainAdapter, locks: KeyedLock): PayoutChainOps | undefined {
   return chainBundle(adapter).payoutOps?.(ctx, { locks, addresses: addressBook, payouts: payoutStore });
@@ -134,6 +150,10 @@ export function createRuntime(ctx: AppContext): Runtime {
     treasury: new TreasuryRunner(payouts),
     kick: callbacksDue,
     afterChainChange: async (chain) => {
+      // DESIGN 22: the watchers and the payout executor run on the leader only. A follower's
+      // /sandbox request waits for the leader's watcher to scan past the change instead of
+      // scanning itself (two gateways recording one transfer would race on its row: a 500).
+      if (!runtime.cluster.isLeader()) return await leaderScannedPast(ctx, runtime.watchers.get(chain), chain);
       await runtime.watchers.get(chain)?.tick();
       await runtime.payouts.tick(chain);
     },

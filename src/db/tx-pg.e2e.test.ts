@@ -121,6 +121,42 @@ describe("writeTx on PostgreSQL", () => {
     expect((await q<{ v: number }>(db, "SELECT v FROM t WHERE id IN (10, 11) ORDER BY id")).map((r) => Number(r.v))).toEqual([2, 2]);
   }, 20_000);
 
+  test("two check-then-insert bodies racing one key: the loser meets the unique index, is re-run, and finds the winner's row", async () => {
+    await q(db, "CREATE TABLE u (k text PRIMARY KEY, by text NOT NULL)");
+    let arrived = 0;
+    let release!: () => void;
+    const both = new Promise<void>((r) => (release = r));
+    let runs = 0;
+    const getOrCreate = (h: Db, who: string) =>
+      writeTx(h, async (tx) => {
+        runs++;
+        const [found] = await q<{ by: string }>(tx, "SELECT by FROM u WHERE k = 'slot'");
+        if (found) return found.by;
+        if (++arrived === 2) release();
+        await Promise.race([both, Bun.sleep(3000)]); // both read "absent" before either inserts
+        await q(tx, `INSERT INTO u (k, by) VALUES ('slot', '${who}')`);
+        return who;
+      });
+    const got = await Promise.all([getOrCreate(db, "a"), getOrCreate(other, "b")]);
+    expect(got[0]).toBe(got[1]);
+    expect(runs).toBe(3);
+    expect(await q(db, "SELECT k, by FROM u")).toEqual([{ k: "slot", by: got[0] }]);
+  }, 20_000);
+
+  test("a body that violates a unique index every time: re-run PG_TX_ATTEMPTS times, then its own error, nothing written", async () => {
+    await q(db, "CREATE TABLE u2 (k text PRIMARY KEY)");
+    await q(db, "INSERT INTO u2 VALUES ('x')");
+    let runs = 0;
+    const err = await writeTx(db, async (tx) => {
+      runs++;
+      await q(tx, "INSERT INTO u2 VALUES ('y')");
+      await q(tx, "INSERT INTO u2 VALUES ('x')");
+    }).catch((e: unknown) => e);
+    expect(String((err as Error).message)).toContain("INSERT INTO u2 VALUES ('x')");
+    expect(runs).toBe(PG_TX_ATTEMPTS);
+    expect(await q(db, "SELECT k FROM u2")).toEqual([{ k: "x" }]);
+  });
+
   test("a compare-and-set raced by two gateways is applied once (RETURNING tells the loser)", async () => {
     await q(db, "INSERT INTO t (id, status) VALUES (20, 'a')");
     const cas = (h: Db) => writeTx(h, async (tx) => (await q(tx, "UPDATE t SET status = 'b' WHERE id = 20 AND status = 'a' RETURNING id")).length);

@@ -12,7 +12,9 @@
 // rule "no fetch, timer or RPC inside a body" holds all the same).
 // A deadlock or serialization failure (40P01, 40001) rolls the whole transaction back: the
 // outermost writeTx re-runs its body (bodies await stores only and their side effects wait for
-// the commit, so a re-run is safe) up to PG_TX_ATTEMPTS times, then reports PgTxConflict.
+// the commit, so a re-run is safe) up to PG_TX_ATTEMPTS times, then reports PgTxConflict. A unique
+// violation is re-run the same way (the row another transaction just committed is then read, not
+// inserted again), then thrown as it was.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
@@ -92,7 +94,17 @@ export async function pgWriteTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Prom
     } catch (e) {
       endFrame(frame);
       const code = conflictCode(e);
-      if (!code) throw e;
+      if (!code) {
+        // A unique violation: another transaction committed the row this one was about to make
+        // (two gateways picking one amount slot, recording one transfer, creating one binding).
+        // Re-run: the body reads first, so it now finds that row and takes another slot or the
+        // existing row. One that violates again every time is a bug: its own error, unchanged.
+        if (uniqueViolation(e) && attempt < PG_TX_ATTEMPTS) {
+          await Bun.sleep(Math.floor(Math.random() * 10 * attempt));
+          continue;
+        }
+        throw e;
+      }
       if (attempt >= PG_TX_ATTEMPTS) throw new PgTxConflict(attempt, code, e);
       await Bun.sleep(Math.floor(Math.random() * 10 * attempt));
     }
@@ -157,6 +169,15 @@ export function pgAfterCommit(tx: Tx, fn: Hook): void {
   const frame = openFrame(pgState(tx).pool);
   if (!frame) throw new Error("afterCommit called outside writeTx: side effects must wait for a commit");
   frame.hooks.push(fn);
+}
+
+/** A unique violation (23505) anywhere in the error's cause chain. */
+export function uniqueViolation(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+    const o = c as { errno?: unknown; code?: unknown };
+    if (o.errno === "23505" || o.code === "23505") return true;
+  }
+  return false;
 }
 
 /** The SQLSTATE of a deadlock or serialization failure anywhere in the error's cause chain, else null. */

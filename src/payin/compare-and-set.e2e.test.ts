@@ -85,3 +85,21 @@ test("two connections confirming one payout: confirmed once, one callback, the f
   expect(await events(p.orderNo, "confirmed")).toBe(1);
   expect((await getPayoutControls(gw.ctx.db, m.id)).feeBalance).toBe("9.000000");
 });
+
+test("eight creates of one amount at once (on PostgreSQL, eight transactions on the pool): the pool grows to its size, never past it; each order on an address of its own, the rest 40105", async () => {
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, async (_, i) =>
+      await gw.client
+        .request<Obj>("POST", "/openapi/payin/orders", {
+          body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `CAS-same-${i}`, amount: "9.5", notifyUrl: "https://shop.example/cb" },
+        })
+        .catch((e: { status?: number; code?: number }) => ({ refused: `${e.status}/${e.code}` })),
+    ),
+  );
+  const made = answers.filter((a): a is Obj => !("refused" in a));
+  const size = gw.ctx.config.payin.shared_pool_size;
+  expect(made.length).toBe(size);
+  // Two orders waiting on one address for one amount could not be told apart: never.
+  expect(new Set(made.map((o) => o.address)).size).toBe(size);
+  expect(answers.filter((a) => "refused" in a).map((a) => a.refused)).toEqual(Array(8 - size).fill("409/40105"));
+});

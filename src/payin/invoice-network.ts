@@ -100,8 +100,12 @@ export async function nudgedSharedAddress(
     const free = await freeSharedAddress(tx, merchantId, adapter.chain, token, units);
     if (free) return { address: free, units };
     // The exact amount first grows the pool, as a pay-in would, before any nudge.
-    if (i === 0 && (await sharedPool(tx, merchantId, adapter.chain)).length < ctx.config.payin.shared_pool_size) {
-      return { address: await addSharedAddress(tx, adapter, ctx.seed, merchantId, now), units };
+    if (i === 0) {
+      // On PostgreSQL sharedPool waits for a concurrent grower: the address it added may be free now.
+      const pool = await sharedPool(tx, merchantId, adapter.chain);
+      const freed = await freeSharedAddress(tx, merchantId, adapter.chain, token, units);
+      if (freed) return { address: freed, units };
+      if (pool.length < ctx.config.payin.shared_pool_size) return { address: await addSharedAddress(tx, adapter, ctx.seed, merchantId, now), units };
     }
   }
   throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });

@@ -64,7 +64,7 @@ export async function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKey
     // The idempotency check is the insert itself (ON CONFLICT on payin_merchant_order), not a
     // read before it; only a pool that must grow (or cannot) looks for the retried order first,
     // so a retry never adds an address or answers 40105.
-    const address = await freeSharedAddress(tx, merchantId, adapter.chain, token.symbol, units) ?? await existing() ?? await growSharedPool(ctx, tx, adapter, merchantId, token.symbol, now, existing);
+    const address = await freeSharedAddress(tx, merchantId, adapter.chain, token.symbol, units) ?? await existing() ?? await growSharedPool(ctx, tx, adapter, merchantId, token.symbol, units, now, existing);
     if ("orderNo" in address) return address;
     const row: PayinOrderRow = {
       id: 0,
@@ -132,10 +132,15 @@ async function growSharedPool(
   adapter: ChainAdapter,
   merchantId: number,
   token: string,
+  units: bigint,
   now: number,
   retried: () => Promise<PayinOrderRow | undefined>,
 ): Promise<{ id: string; address: string } | PayinOrderRow> {
-  if ((await sharedPool(tx, merchantId, adapter.chain)).length < ctx.config.payin.shared_pool_size) return await addSharedAddress(tx, adapter, ctx.seed, merchantId, now);
+  // On PostgreSQL sharedPool waits for a concurrent grower: the address it added may be free for this amount.
+  const pool = await sharedPool(tx, merchantId, adapter.chain);
+  const free = await freeSharedAddress(tx, merchantId, adapter.chain, token, units);
+  if (free) return free;
+  if (pool.length < ctx.config.payin.shared_pool_size) return await addSharedAddress(tx, adapter, ctx.seed, merchantId, now);
   const o = await retried();
   if (o) return o;
   throw new AppError(40105, { chainCode: adapter.chain, tokenSymbol: token });

@@ -37,7 +37,14 @@ export async function gasWalletRow(tx: PgQ, chain: string): Promise<AddressRow |
   return await firstRow(tx.select().from(addresses).where(and(eq(addresses.chain, chain), eq(addresses.kind, "gas"))));
 }
 
+/**
+ * Read to grow the pool (payin/service.ts, payin/invoice-network.ts): first a transaction-scoped
+ * advisory lock per (merchant, chain), so two transactions (two gateways, or two requests on one
+ * pool) never both see room for the last address and grow the pool past shared_pool_size. The
+ * second reads the pool once the first committed (READ COMMITTED: a new snapshot per statement).
+ */
 export async function sharedPool(tx: PgQ, merchantId: number, chain: string): Promise<AddressRow[]> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`stablegate.shared-pool:${merchantId}:${chain}`}))`);
   return await tx
     .select()
     .from(addresses)
