@@ -414,7 +414,15 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   // (SQLite's file: PostgreSQL has no file to watch, and the watchers are the leader's.)
   const pg = isPg(ctx.db);
   const unguard = pg ? () => undefined : runtime.ops.storage.install();
-  if (!pg) for (const w of runtime.watchers.values()) await w.init();
+  // The watchers' cursors at the head before anything is served, on both engines: a /sandbox
+  // transfer in the first moments of a fresh database (before a leader ran) must not tick a watcher
+  // that then starts past it. initChainCursor writes only when no cursor exists, so every gateway
+  // of a PostgreSQL database may do it; there a failure (a node down) is logged and the leader's
+  // work sets it later, as before (a follower still starts and serves).
+  for (const [chain, w] of runtime.watchers) {
+    if (!pg) await w.init();
+    else await w.init().catch(logFailure(ctx, "watcher init at start failed; the leader sets the cursor", { chain }));
+  }
   // Gas wallets derived before the listener opens (the first use of each curve costs 40-70 ms
   // per chain), not by the first alerts tick or /readyz, nor in the first second of service
   // (issue 37: it was the longest hold of that second).
