@@ -12,7 +12,8 @@ import { authDeps } from "../http/signed";
 import { Scheduler } from "../jobs/scheduler";
 import { pruneNonces } from "../auth/verify";
 import { RateLimiter } from "../auth/rate-limit";
-import { startCallbackWorker } from "../callbacks/worker";
+import { type CallbackWorker, startCallbackWorker } from "../callbacks/worker";
+import { CallbackWakeRelay } from "../callbacks/cluster-wake";
 import { merchantApiRoutes } from "../http/merchant-api";
 import { expireDueOrders } from "../payin/service";
 import { sandboxRoutes } from "../http/routes/sandbox";
@@ -97,7 +98,9 @@ export interface Runtime {
    * PostgreSQL (DESIGN 22): this gateway's elector (its own connection; started with the jobs) and
    * its notification bus (cache invalidations and wake-ups between gateways); null on SQLite.
    */
-  clusterParts: { elector: LeaderElector; bus: ClusterBus } | null;
+  clusterParts: ClusterParts | null;
+  /** The callback worker the jobs run (null before they start, without jobs, and once stopped). */
+  callbackWorker: CallbackWorker | null;
   /** Gas balances, metrics and alerts (src/ops). */
   ops: { gas: GasMonitor; storage: StorageMonitor; metrics: Metrics; alerts: AlertEngine; backups: ScheduledBackups | null; loop: LoopStallProbe };
   /** Fetches exchange rates for invoices ([rates] source = "coingecko"). */
@@ -135,7 +138,7 @@ export function createRuntime(ctx: AppContext): Runtime {
   const gas = new GasMonitor(ctx);
   const storage = new StorageMonitor(ctx);
   const loop = new LoopStallProbe();
-  const clusterParts = isPg(ctx.db) ? clusterOf(ctx) : null;
+  const clusterParts = isPg(ctx.db) ? clusterOf(ctx, () => runtime) : null;
   const cluster = clusterParts ? electedRole(clusterParts.elector) : singleGateway(parseDuration(ctx.config.cluster.takeover_after));
   const payouts = new PayoutExecutor({ ...ctx, gate: new ReconcileGate({ ...ctx, payouts: payoutStore }) }, { ops: (adapter, locks) => chainPayoutOps(ctx, adapter, locks) });
   const runtime: Runtime = {
@@ -149,6 +152,7 @@ export function createRuntime(ctx: AppContext): Runtime {
     payouts,
     treasury: new TreasuryRunner(payouts),
     kick: callbacksDue,
+    callbackWorker: null,
     afterChainChange: async (chain) => {
       // DESIGN 22: the watchers and the payout executor run on the leader only. A follower's
       // /sandbox request waits for the leader's watcher to scan past the change instead of
@@ -166,20 +170,38 @@ export function createRuntime(ctx: AppContext): Runtime {
   return runtime;
 }
 
-/** A PostgreSQL gateway's elector and bus (not started: the bus with the listener, the elector with the jobs). */
-function clusterOf(ctx: AppContext): { elector: LeaderElector; bus: ClusterBus } {
+/**
+ * A PostgreSQL gateway's cluster parts: its elector, its bus, and the relay that wakes the other
+ * gateways' callback workers when this one's cannot take a callback due now (callbacks/cluster-wake.ts).
+ */
+export interface ClusterParts {
+  elector: LeaderElector;
+  bus: ClusterBus;
+  callbackWake: CallbackWakeRelay;
+}
+
+/** A PostgreSQL gateway's cluster parts (not started: the bus and the relay with the listener, the elector with the jobs). */
+function clusterOf(ctx: AppContext, runtime: () => Runtime): ClusterParts {
   const url = ctx.config.database.url;
   if (!url) throw new Error("a PostgreSQL handle without [database] url");
   const elector = new LeaderElector({ url, takeoverAfterMs: parseDuration(ctx.config.cluster.takeover_after), logger: ctx.logger });
-  const bus = new ClusterBus(pgState(ctx.db).pool, { logger: ctx.logger });
-  return { elector, bus };
+  const pool = pgState(ctx.db).pool;
+  const bus = new ClusterBus(pool, { logger: ctx.logger });
+  const callbackWake = new CallbackWakeRelay({
+    publish: () => bus.wake(pool, "callbacks"),
+    localRoom: () => runtime().callbackWorker?.hasRoom ?? false,
+    clock: ctx.clock,
+    logger: ctx.logger.child({ component: "callbacks" }),
+  });
+  return { elector, bus, callbackWake };
 }
 
 /**
  * What the bus tells this gateway (DESIGN 22 "Shared state"; the database sends it, migration 0470):
  * a merchant or API key changed anywhere → the key cache reads its version at its next use; a
- * payout created on any gateway → the leader's executor runs now; a callback due → this
- * gateway's worker looks now. A reconnect calls every handler (whatever was missed).
+ * payout created on any gateway → the leader's executor runs now; a callback due on another
+ * gateway → this gateway's worker looks now (and a callback due here that this gateway's worker
+ * cannot take at once wakes the others: the relay). A reconnect calls every handler (whatever was missed).
  */
 async function followBus(ctx: AppContext, runtime: Runtime, bus: ClusterBus): Promise<void> {
   const keys = keyCache(ctx.db, ctx.cipher);
@@ -190,8 +212,12 @@ async function followBus(ctx: AppContext, runtime: Runtime, bus: ClusterBus): Pr
     if (!runtime.cluster.isLeader()) return;
     for (const chain of ctx.chains.keys()) runtime.payouts.tick(chain).catch(logFailure(ctx, "payouts: a woken run failed", { chain }));
   });
-  bus.onWake("callbacks", () => callbacksDue());
+  // "cluster": never relayed again (callbacks/cluster-wake.ts); this gateway's own wake-ups are for the others.
+  bus.onWake("callbacks", (fromSelf) => {
+    if (!fromSelf) callbacksDue("cluster");
+  });
   await bus.start();
+  runtime.clusterParts?.callbackWake.start();
 }
 
 export function buildHttpApp(ctx: AppContext, runtime: Runtime) {
@@ -246,7 +272,11 @@ export function jobList(ctx: AppContext, runtime: Runtime): JobDef[] {
   // Every gateway delivers: on PostgreSQL its claims are leased (FOR UPDATE SKIP LOCKED, callbacks/store.pg.ts).
   jobs.push({ kind: "service", leader: ALL, name: "callbacks", start: async () => {
     const callbacks = await startCallbackWorker(ctx, { shutdownGraceMs: 2000 });
-    return () => callbacks.stop();
+    runtime.callbackWorker = callbacks;
+    return async () => {
+      if (runtime.callbackWorker === callbacks) runtime.callbackWorker = null;
+      await callbacks.stop();
+    };
   } });
   // Every gateway evaluates the alerts (no_leader must fire when nobody leads); incidents are one per condition.
   jobs.push(every(ALL, "alerts", 5000, () => runtime.ops.alerts.tick(), HEAVY));
@@ -404,7 +434,15 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
   // (SQLite's file: PostgreSQL has no file to watch, and the watchers are the leader's.)
   const pg = isPg(ctx.db);
   const unguard = pg ? () => undefined : runtime.ops.storage.install();
-  if (!pg) for (const w of runtime.watchers.values()) await w.init();
+  // The watchers' cursors at the head before anything is served, on both engines: a /sandbox
+  // transfer in the first moments of a fresh database (before a leader ran) must not tick a watcher
+  // that then starts past it. initChainCursor writes only when no cursor exists, so every gateway
+  // of a PostgreSQL database may do it; there a failure (a node down) is logged and the leader's
+  // work sets it later, as before (a follower still starts and serves).
+  for (const [chain, w] of runtime.watchers) {
+    if (!pg) await w.init();
+    else await w.init().catch(logFailure(ctx, "watcher init at start failed; the leader sets the cursor", { chain }));
+  }
   // Gas wallets derived before the listener opens (the first use of each curve costs 40-70 ms
   // per chain), not by the first alerts tick or /readyz, nor in the first second of service
   // (issue 37: it was the longest hold of that second).
@@ -461,6 +499,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
     await server.stop(true);
     await runtime.maintenance?.stop();
     await runtime.clusterParts?.elector.stop();
+    runtime.clusterParts?.callbackWake.stop();
     await runtime.clusterParts?.bus.stop();
     throw e;
   }
@@ -489,6 +528,7 @@ export async function startGateway(ctx: AppContext, opts: { jobs?: boolean } = {
       await withDeadline(Promise.all([jobsDone, httpDone]), SHUTDOWN_BUDGET_MS, () => ctx.logger.warn("shutdown budget reached; closing connections", { ms: SHUTDOWN_BUDGET_MS }));
       await server.stop(true);
       await runtime.maintenance?.stop();
+      runtime.clusterParts?.callbackWake.stop();
       await runtime.clusterParts?.bus.stop().catch(logFailure(ctx, "cluster: stopping the notification bus failed"));
       runtime.ops.loop.stop();
       unguard();

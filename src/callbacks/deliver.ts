@@ -40,6 +40,12 @@ export interface DeliveryInput {
   ca?: string;
   /** A shop protocol's request (then `body` and `apiKey` are not used). */
   plain?: PlainRequest;
+  /**
+   * Asked after the target resolved, just before the request goes out: false sends nothing (the
+   * outcome says `notSent`). The worker checks there that its claim still holds (a gateway frozen
+   * past its lease must not send what another gateway took).
+   */
+  mayStillSend?: () => Promise<boolean>;
 }
 
 export interface AttemptOutcome {
@@ -49,6 +55,8 @@ export interface AttemptOutcome {
   httpStatus: number | null;
   responseBody: string | null;
   error: string | null;
+  /** Nothing was sent: `mayStillSend` said no (not an attempt). */
+  notSent?: true;
 }
 
 export function callbackHeaders(apiKey: string, body: string, timestamp: string, nonce: string): Record<string, string> {
@@ -120,6 +128,9 @@ export async function deliverOnce(input: DeliveryInput): Promise<AttemptOutcome>
   try {
     const plain = input.plain;
     const target = await Promise.race([resolveTarget(plain?.url ?? input.url, input.allowPrivate, input.lookup), aborted]);
+    if (input.mayStillSend && !(await Promise.race([input.mayStillSend(), aborted]))) {
+      return { ...done({ ok: false, httpStatus: null, responseBody: null, error: "not sent: the claim ended before the request went out" }), notSent: true };
+    }
     let headers: Record<string, string>;
     if (plain) headers = { "user-agent": USER_AGENT, ...(plain.contentType ? { "content-type": plain.contentType } : {}), host: target.host };
     else headers = { ...callbackHeaders(input.apiKey, input.body, String(input.now()), newNonce()), host: target.host };

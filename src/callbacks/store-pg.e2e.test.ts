@@ -52,26 +52,30 @@ test("claims: due order, an order's later event behind its earlier one, ended le
   expect(plan).not.toContain('"Seq Scan"');
 });
 
-test("an outcome in one statement: attempts numbered, retry or delivered, another owner's row left alone", async () => {
+test("an outcome in one statement: attempts numbered, retry or delivered; another owner writes nothing (neither the row nor an attempt)", async () => {
   await insertCallback(pgOf(db), row("one", "PO1", NOW));
   const a = callbackWorkerStore(db, "gw-o");
   const other = callbackWorkerStore(db, "gw-p");
   expect((await a.claimLeased!(10, 10_000, NOW + 1)).map((r) => r.id)).toContain("one");
   const fail = { startedAt: NOW + 2, durationMs: 5, httpStatus: 500, responseBody: "no", error: "HTTP 500" };
-  // Not its owner: the attempt is recorded, the row stays with gw-o.
-  expect(await other.recordOutcome!("one", fail, "https://shop.example/cb", { state: "pending", attempts: 1, nextAt: NOW + 60_000, lastError: "HTTP 500" }, NOW + 3)).toBeNull();
+  // Not its owner (a gateway whose lease ended and whose row gw-o took): nothing is written, the row stays with gw-o.
+  expect(await other.recordOutcome!("one", fail, "https://shop.example/cb", { state: "pending", attempts: 1, nextAt: NOW + 60_000, lastError: "HTTP 500" }, NOW + 3)).toEqual({ settled: false, changedAt: null });
+  expect(await admin.unsafe(`SELECT 1 FROM callback_attempts WHERE callback_id = 'one'`)).toHaveLength(0);
+  expect(await a.holdsClaim!("one", NOW + 3)).toBe(true);
+  expect(await other.holdsClaim!("one", NOW + 3)).toBe(false);
+  expect(await a.holdsClaim!("one", NOW + 1 + 10_001)).toBe(false); // past its lease
   let [r] = await admin.unsafe(`SELECT state, attempts, lease_owner FROM callbacks WHERE id = 'one'`);
   expect(r).toMatchObject({ state: "delivering", lease_owner: "gw-o" });
-  expect(await a.recordOutcome!("one", fail, "https://shop.example/cb", { state: "pending", attempts: 1, nextAt: NOW + 60_000, lastError: "HTTP 500" }, NOW + 3)).toBeNull();
+  expect(await a.recordOutcome!("one", fail, "https://shop.example/cb", { state: "pending", attempts: 1, nextAt: NOW + 60_000, lastError: "HTTP 500" }, NOW + 3)).toEqual({ settled: true, changedAt: null });
   [r] = await admin.unsafe(`SELECT state, attempts, next_attempt_at, lease_owner, last_error FROM callbacks WHERE id = 'one'`);
   expect(r).toMatchObject({ state: "pending", attempts: "1", next_attempt_at: String(NOW + 60_000), lease_owner: null, last_error: "HTTP 500" });
   expect((await a.claimLeased!(10, 10_000, NOW + 60_000)).map((x) => x.id)).toContain("one");
   const ok = { startedAt: NOW + 60_001, durationMs: 3, httpStatus: 200, responseBody: "ok", error: null };
-  expect(await a.recordOutcome!("one", ok, "https://shop.example/cb", { state: "delivered", attempts: 2, nextAt: NOW + 60_002, lastError: null }, NOW + 60_002)).toBe(NOW);
+  expect(await a.recordOutcome!("one", ok, "https://shop.example/cb", { state: "delivered", attempts: 2, nextAt: NOW + 60_002, lastError: null }, NOW + 60_002)).toEqual({ settled: true, changedAt: NOW });
   [r] = await admin.unsafe(`SELECT state, attempts, lease_owner FROM callbacks WHERE id = 'one'`);
   expect(r).toMatchObject({ state: "delivered", attempts: "2", lease_owner: null });
   const attempts = await admin.unsafe(`SELECT attempt_no, http_status FROM callback_attempts WHERE callback_id = 'one' ORDER BY attempt_no`);
-  expect(attempts.map((x: { attempt_no: string }) => Number(x.attempt_no))).toEqual([1, 2, 3]);
+  expect(attempts.map((x: { attempt_no: string }) => Number(x.attempt_no))).toEqual([1, 2]);
 });
 
 test("the fair claim: a share per (merchant, origin) counting another gateway's live claims, round-robin, overflow for an idle merchant, a healthy origin takes the pool; a seek with 300 merchants", async () => {

@@ -162,28 +162,35 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       }
       return r.createdAt;
     },
-    // One round trip for an attempt's outcome (issue 38): the attempt row, this owner's row moved
-    // on, and for a delivered completed pay-in its detection time, as recordAttempt + settle +
-    // delivered do in one transaction (every CTE sees the same snapshot: the row as claimed).
+    // One round trip for an attempt's outcome (issue 38): this owner's row moved on (a
+    // compare-and-set on state and owner), and only when it applied the attempt row and, for a
+    // delivered completed pay-in, its detection time, as settle + recordAttempt + delivered do in
+    // one transaction. A gateway whose lease ended and whose row another gateway took writes nothing.
     recordOutcome: async (id: string, r: AttemptRecord, url: string | null, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) => {
-      const rows = (await q().execute(sql`WITH attempt AS (
-          INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
-          VALUES (${id}, (SELECT count(*) FROM callback_attempts WHERE callback_id = ${id}) + 1, ${r.startedAt}, ${r.durationMs}, ${r.httpStatus}, ${r.responseBody}, ${r.error}, ${url})),
-        settled AS (
+      const delivered = o.state === "delivered";
+      const rows = (await q().execute(sql`WITH settled AS (
           UPDATE callbacks SET state = ${o.state}, attempts = ${o.attempts}, next_attempt_at = ${o.nextAt}, lease_until = NULL, lease_owner = NULL, last_error = ${o.lastError}, updated_at = ${now}
-          WHERE id = ${id} AND state = 'delivering' AND lease_owner = ${owner}),
-        cb AS (SELECT created_at, kind, order_no, order_status FROM callbacks WHERE id = ${id} AND ${o.state === "delivered"}::boolean),
+          WHERE id = ${id} AND state = 'delivering' AND lease_owner = ${owner}
+          RETURNING created_at, kind, order_no, order_status),
+        attempt AS (
+          INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
+          SELECT ${id}, (SELECT count(*) FROM callback_attempts WHERE callback_id = ${id}) + 1, ${r.startedAt}, ${r.durationMs}, ${r.httpStatus}, ${r.responseBody}, ${r.error}, ${url} FROM settled),
         seen AS (
           UPDATE detection_times SET callback_at = ${now}
-          WHERE order_no = (SELECT order_no FROM cb WHERE kind = 'payin' AND order_status = 'completed') AND completed_at IS NOT NULL AND callback_at IS NULL)
-        SELECT created_at AS "createdAt" FROM cb`)) as unknown as { createdAt: number | string }[];
-      return rows[0] ? Number(rows[0].createdAt) : null;
+          WHERE order_no = (SELECT order_no FROM settled WHERE kind = 'payin' AND order_status = 'completed' AND ${delivered}::boolean) AND completed_at IS NOT NULL AND callback_at IS NULL)
+        SELECT created_at AS "createdAt" FROM settled`)) as unknown as { createdAt: number | string }[];
+      return rows[0] ? { settled: true, changedAt: delivered ? Number(rows[0].createdAt) : null } : { settled: false, changedAt: null };
     },
+    holdsClaim: async (id: string, until: number) =>
+      !!(await firstRow(q().select({ id: callbacks.id }).from(callbacks).where(and(mine(id), sql`${callbacks.leaseUntil} >= ${until}`)))),
     settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
-      void (await q()
-        .update(callbacks)
-        .set({ state: o.state as CallbackRow["state"], attempts: o.attempts, nextAttemptAt: o.nextAt, leaseUntil: null, leaseOwner: null, lastError: o.lastError, updatedAt: now })
-        .where(mine(id))),
+      (
+        await q()
+          .update(callbacks)
+          .set({ state: o.state as CallbackRow["state"], attempts: o.attempts, nextAttemptAt: o.nextAt, leaseUntil: null, leaseOwner: null, lastError: o.lastError, updatedAt: now })
+          .where(mine(id))
+          .returning({ id: callbacks.id })
+      ).length === 1,
   };
 }
 

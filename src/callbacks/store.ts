@@ -71,9 +71,25 @@ export interface CallbackWorkerStore {
   unclaim(id: string): Promise<void>;
   recordAttempt(id: string, r: AttemptRecord, url: string | null): Promise<void>;
   delivered(id: string, now: number): Promise<number | null>;
-  settle(id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number): Promise<void>;
-  /** PostgreSQL: recordAttempt, settle and (when ok) delivered in one statement, one round trip (absent on SQLite, whose group commit batches them). */
-  recordOutcome?(id: string, r: AttemptRecord, url: string | null, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number): Promise<number | null>;
+  /** Moves this owner's claim on (a compare-and-set on state and owner); whether it did. */
+  settle(id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number): Promise<boolean>;
+  /**
+   * PostgreSQL: settle, then (only when it applied) recordAttempt and delivered, in one statement,
+   * one round trip (absent on SQLite, whose group commit batches them). `settled` false: the claim
+   * is no longer this owner's (its lease ended and another gateway took the row), nothing written.
+   */
+  recordOutcome?(id: string, r: AttemptRecord, url: string | null, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number): Promise<RecordedOutcome>;
+  /**
+   * PostgreSQL: whether the row is still this owner's claim with its lease running past `until`
+   * (one primary-key read just before a send); absent on SQLite (one gateway per file).
+   */
+  holdsClaim?(id: string, until: number): Promise<boolean>;
+}
+
+/** What recording an attempt did: `settled` (the owner's compare-and-set applied) and, for a delivery, when the row was written. */
+export interface RecordedOutcome {
+  settled: boolean;
+  changedAt: number | null;
 }
 
 export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore {
@@ -168,11 +184,11 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       return r.createdAt;
     },
     settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
-      void stmt("settle", (c) =>
+      stmt("settle", (c) =>
         c.prepare<unknown, [string, number, number, string | null, number, string, string]>(
           `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`,
         ),
-      ).run(o.state, o.attempts, o.nextAt, o.lastError, now, id, owner),
+      ).run(o.state, o.attempts, o.nextAt, o.lastError, now, id, owner).changes === 1,
   };
 }
 

@@ -20,7 +20,7 @@ import { compatRequest, isCompatKind } from "./compat";
 import { compatSecretOf } from "../merchants/compat-keys";
 import type { CompatProtocol } from "../lib/compat-signing";
 import { forgetFirstPage, healthyKeys, newPlanMemory, noteOutcome, originOf, planClaims, type PlanInFlight } from "./claim-plan";
-import { callbackWorkerStore, type CallbackWorkerStore, type DueRow } from "./store";
+import { callbackWorkerStore, type CallbackWorkerStore, type DueRow, type RecordedOutcome } from "./store";
 import { PROCESS_ID } from "../lib/process-id";
 import type { Lookup } from "./target";
 import { filterSeq } from "../lib/async-seq";
@@ -44,6 +44,12 @@ export interface WorkerOptions {
   ca?: string;
   /** Who holds this worker's claims (default: this process, lib/process-id.ts); tests run two owners in one process. */
   owner?: string;
+  /**
+   * What wakes this worker (default: callbacksDue() of this process, src/db/callbacks-due.ts,
+   * which on PostgreSQL the bus also raises for the other gateways' wake-ups); tests give two
+   * owners in one process each its own gateway's wake-ups.
+   */
+  wakeups?: (kick: () => void) => () => void;
 }
 
 /** What the worker's options are built from (the gateway's context satisfies it). */
@@ -81,6 +87,8 @@ interface InFlight {
   settling?: boolean;
   /** Clock time it started. */
   startedAt: number;
+  /** Clock time its claim's lease ends (the claim's time + the lease). */
+  leaseUntil: number;
 }
 
 export { originOf };
@@ -172,6 +180,14 @@ export class CallbackWorker {
     return 1 + this.o.retryDelays.length;
   }
 
+  /**
+   * Whether a callback due now would be claimed by this worker at once: running, not waiting
+   * after a database error, a free slot (callbacks/cluster-wake.ts wakes the other gateways otherwise).
+   */
+  get hasRoom(): boolean {
+    return this.started && !this.stopping && this.o.clock.now() >= this.blockedUntil && this.inFlightCount < this.o.concurrency;
+  }
+
   get inFlightCount(): number {
     let n = 0;
     for (const f of this.inflight.values()) if (!f.settling) n++;
@@ -185,7 +201,7 @@ export class CallbackWorker {
     // host), were cut off mid-delivery; another live process's claims are its own until their lease ends.
     const n = await this.store.releaseCutOff();
     if (n) this.o.logger.info("callbacks reclaimed after restart", { count: n });
-    this.unlisten = onCallbacksDue(() => this.kick());
+    this.unlisten = (this.o.wakeups ?? onCallbacksDue)(() => this.kick());
     this.schedule(0);
   }
 
@@ -264,7 +280,7 @@ export class CallbackWorker {
       (e) => (this.dbFailed("callback claim not recorded; nothing sent", e), new Set<string>()),
     );
     this.marking = Promise.all([this.marking, marked]).then(() => {});
-    for (const c of claimed) this.launch(c.row, c.origin, marked);
+    for (const c of claimed) this.launch(c.row, c.origin, marked, now + this.leaseMs);
     return claimed.length;
   }
 
@@ -297,7 +313,7 @@ export class CallbackWorker {
       return 0;
     }
     const marked = Promise.resolve(new Set(rows.map((r) => r.id)));
-    for (const r of rows) this.launch(r, originOf(r.target), marked);
+    for (const r of rows) this.launch(r, originOf(r.target), marked, now + this.leaseMs);
     return rows.length;
   }
 
@@ -331,11 +347,11 @@ export class CallbackWorker {
   }
 
   /** `marked` settles once the claim's 'delivering' mark is committed, with the rows it marked. */
-  private launch(row: DueRow, origin: string, marked: Promise<Set<string>>): void {
+  private launch(row: DueRow, origin: string, marked: Promise<Set<string>>, leaseUntil: number): void {
     // Never two deliveries of one row from this worker (the planner skips rows in flight; this keeps it so).
     if (this.inflight.has(row.id)) return;
     const abort = new AbortController();
-    const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedAt: this.o.clock.now() };
+    const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedAt: this.o.clock.now(), leaseUntil };
     f.done = this.deliver(row, abort.signal, marked)
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
@@ -367,12 +383,34 @@ export class CallbackWorker {
       return this.finish(row, this.failure(`API key ${row.apiKeyId} cannot be decrypted: ${(e as Error).message}`), true);
     }
     if (!apiKey) return this.finish(row, this.failure(`API key ${row.apiKeyId} not found; cannot sign the callback`), true);
-    await this.settle(row, await this.attempt(row.target, row.payload, apiKey, signal), signal);
+    await this.settle(row, await this.attempt(row.id, row.target, row.payload, apiKey, signal), signal);
   }
 
   /** One delivery attempt with the worker's limits (a shop protocol's own request when `plain` is given). */
-  private attempt(url: string, body: string, apiKey: string, signal: AbortSignal, plain?: PlainRequest): Promise<AttemptOutcome> {
-    return deliverOnce({ url, body, apiKey, timeoutMs: this.o.timeoutMs, allowPrivate: this.o.allowPrivate, now: () => this.o.clock.now(), signal, lookup: this.o.lookup, ca: this.o.ca, plain });
+  private attempt(id: string, url: string, body: string, apiKey: string, signal: AbortSignal, plain?: PlainRequest): Promise<AttemptOutcome> {
+    const mayStillSend = this.store.holdsClaim ? () => this.claimHolds(id) : undefined;
+    return deliverOnce({ url, body, apiKey, timeoutMs: this.o.timeoutMs, allowPrivate: this.o.allowPrivate, now: () => this.o.clock.now(), signal, lookup: this.o.lookup, ca: this.o.ca, plain, mayStillSend });
+  }
+
+  /**
+   * PostgreSQL, just before a request goes out: the claim is still this gateway's and its lease
+   * outlasts the attempt (now + timeout). First the clock (free: a gateway frozen past its lease
+   * sees it at once when it resumes), then the row (one primary-key read: another gateway may have
+   * taken it on a clock ahead of this one's, or an operator resent it). A read that fails sends
+   * nothing either: the row stays claimed until its lease ends, then any gateway takes it.
+   * The window left: a gateway frozen after this check, mid-send, whose lease ends before it
+   * resumes (docs/postgresql.md "Callbacks").
+   */
+  private async claimHolds(id: string): Promise<boolean> {
+    const f = this.inflight.get(id);
+    const until = this.o.clock.now() + this.o.timeoutMs;
+    if (!f || until > f.leaseUntil) return false;
+    try {
+      return await this.store.holdsClaim!(id, until);
+    } catch (e) {
+      this.limited.log("warn", "callbacks:holds", "callback claim could not be checked; not sent", { eventId: id, error: String((e as Error)?.message ?? e) });
+      return false;
+    }
   }
 
   /** A shop plugin's callback (DESIGN 19): signed with the merchant's key in force now, in the protocol's shape. */
@@ -384,11 +422,19 @@ export class CallbackWorker {
       return this.finish(row, this.failure(`${protocol} key cannot be decrypted: ${(e as Error).message}`), true);
     }
     if (!secret) return this.finish(row, this.failure(`the merchant has no ${protocol} key any more; cannot sign the callback`), true);
-    await this.settle(row, await this.attempt(target, row.payload, "", signal, compatRequest(protocol, target, row.payload, secret)), signal);
+    await this.settle(row, await this.attempt(row.id, target, row.payload, "", signal, compatRequest(protocol, target, row.payload, secret)), signal);
   }
 
   /** After an attempt: free its slot, note the origin's health, record the outcome. */
   private async settle(row: DueRow, outcome: AttemptOutcome, signal: AbortSignal): Promise<void> {
+    if (outcome.notSent) {
+      // The claim ended (its lease ran out while this gateway was frozen or slow, and another
+      // gateway may have taken and delivered it): nothing sent, nothing recorded. A row nobody
+      // took is claimable again (its lease ended), by any gateway.
+      this.o.logger.warn("callback not sent: its claim ended before the request went out", { eventId: row.id, orderNo: row.orderNo });
+      this.schedule(0);
+      return;
+    }
     const f = this.inflight.get(row.id);
     if (f) {
       f.settling = true;
@@ -440,17 +486,18 @@ export class CallbackWorker {
       nextAt = now + this.o.retryDelays[attempts - 1];
     }
     const st = this.store;
-    let changedAt: number | null = null;
+    let recorded: RecordedOutcome = { settled: false, changedAt: null };
     for (;;) {
       try {
         const outcome = { state, attempts, nextAt, lastError: r.ok ? null : r.error };
-        if (st.recordOutcome) changedAt = await st.recordOutcome(row.id, r, row.target, outcome, now);
+        // Only this owner's claim moves on (a compare-and-set on the owner); the attempt is written only when it did.
+        if (st.recordOutcome) recorded = await st.recordOutcome(row.id, r, row.target, outcome, now);
         else
-          await groupCommit(this.o.db).run({
+          recorded = await groupCommit(this.o.db).run({
             work: async () => {
+              if (!(await st.settle(row.id, outcome, now))) return { settled: false, changedAt: null };
               await st.recordAttempt(row.id, r, row.target);
-              await st.settle(row.id, outcome, now);
-              if (r.ok) changedAt = await st.delivered(row.id, now);
+              return { settled: true, changedAt: r.ok ? await st.delivered(row.id, now) : null };
             },
           });
         this.dbOk();
@@ -465,9 +512,14 @@ export class CallbackWorker {
         }
       }
     }
-    countDelivery(r.ok ? "delivered" : state === "failed" ? "failed" : "retry");
-    if (changedAt !== null) observeCallbackDelay(changedAt, now);
     const fields = { eventId: row.id, orderNo: row.orderNo, attempt: attempts, status: r.httpStatus, ms: r.durationMs };
+    if (!recorded.settled) {
+      // Its lease ended and another gateway took the row (the send was already under way): that one's record stands.
+      this.o.logger.warn("callback attempt not recorded: the claim is no longer this gateway's", { ...fields, ok: r.ok });
+      return;
+    }
+    countDelivery(r.ok ? "delivered" : state === "failed" ? "failed" : "retry");
+    if (recorded.changedAt !== null) observeCallbackDelay(recorded.changedAt, now);
     if (r.ok) this.o.logger.debug("callback delivered", fields);
     else if (state === "failed") this.o.logger.warn("callback failed", { ...fields, error: r.error });
     else this.o.logger.info("callback attempt failed; will retry", { ...fields, error: r.error, retryAt: new Date(nextAt).toISOString() });

@@ -2,8 +2,9 @@
 // through Bun's SQL client (`sql.listen`: one dedicated connection per pool, reconnected with
 // backoff and re-subscribed; `onlisten` runs again after each reconnect). One channel carries:
 // - cache invalidations (api keys, merchant settings, rates): every gateway drops the entry;
-// - wake-ups (a payout created → the leader's executor; a callback due → every deliverer),
-//   so work starts at once instead of at the next poll.
+// - wake-ups (a payout created → the leader's executor; a callback due that its gateway's worker
+//   cannot take at once → every other gateway's worker: callbacks/cluster-wake.ts, at most one per
+//   50 ms per gateway), so work starts at once instead of at the next poll.
 // A notification sent inside a transaction is delivered when it commits, and never if it rolls
 // back: publish in the transaction of the change. Notifications sent while a gateway's listening
 // connection was down are lost to it, so on every reconnect the bus drops every cache (each
