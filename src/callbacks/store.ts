@@ -193,14 +193,17 @@ export interface NewCallbackRow {
 
 /**
  * Writes the row unless its id is taken; whether it did. A plain bun:sqlite statement (no
- * drizzle parameter mapping): this runs for every create.
+ * drizzle parameter mapping): this runs for every create. `seq` (the order an order's events were
+ * written in, carried to PostgreSQL by move-to-pg) is the row's rowid: both are given here as
+ * max(rowid) + 1, the rowid SQLite would pick (migrations/sqlite/0570; a trigger did it before).
  */
 export async function insertCallback(tx: Tx, r: NewCallbackRow): Promise<boolean> {
   if (isPg(tx)) return await pg.insertCallback(pgOf(tx), r);
   const insert = prepared(writing(tx), "enqueueCallback", (d) =>
     d.$client.prepare(
-      `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO callbacks (rowid, seq, id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+       VALUES ((SELECT coalesce(max(rowid), 0) + 1 FROM callbacks), (SELECT coalesce(max(rowid), 0) + 1 FROM callbacks), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+       ON CONFLICT (id) DO NOTHING`,
     ),
   );
   return insert.run(r.id, r.merchantId, r.kind, r.orderNo, r.status, r.apiKeyId, r.url, r.payload, r.state, r.now, r.now, r.now).changes === 1;
