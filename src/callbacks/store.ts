@@ -71,7 +71,8 @@ export interface CallbackWorkerStore {
   unclaim(id: string): Promise<void>;
   recordAttempt(id: string, r: AttemptRecord, url: string | null): Promise<void>;
   delivered(id: string, now: number): Promise<number | null>;
-  settle(id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number): Promise<void>;
+  /** `rid`, when the caller has it (the claimed row's rowid): SQLite finds the row by it, not through the id's index. */
+  settle(id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number, rid?: number): Promise<void>;
   /** PostgreSQL: recordAttempt, settle and (when ok) delivered in one statement, one round trip (absent on SQLite, whose group commit batches them). */
   recordOutcome?(id: string, r: AttemptRecord, url: string | null, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number): Promise<number | null>;
 }
@@ -167,12 +168,18 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       }
       return r.createdAt;
     },
-    settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
-      void stmt("settle", (c) =>
-        c.prepare<unknown, [string, number, number, string | null, number, string, string]>(
-          `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`,
-        ),
-      ).run(o.state, o.attempts, o.nextAt, o.lastError, now, id, owner),
+    settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number, rid?: number) =>
+      void (rid === undefined
+        ? stmt("settle", (c) =>
+          c.prepare<unknown, [string, number, number, string | null, number, string, string]>(
+            `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`,
+          ),
+        ).run(o.state, o.attempts, o.nextAt, o.lastError, now, id, owner)
+        : stmt("settleRow", (c) =>
+          c.prepare<unknown, [string, number, number, string | null, number, number, string, string]>(
+            `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE rowid = ? AND id = ? AND state = 'delivering' AND lease_owner = ?`,
+          ),
+        ).run(o.state, o.attempts, o.nextAt, o.lastError, now, rid, id, owner)),
   };
 }
 

@@ -81,6 +81,8 @@ interface InFlight {
   settling?: boolean;
   /** Clock time it started. */
   startedAt: number;
+  /** Its outcome, written: another attempt later (its row sorts after every row due now). */
+  retries?: boolean;
 }
 
 export { originOf };
@@ -340,7 +342,10 @@ export class CallbackWorker {
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
         if (this.inflight.get(row.id) === f) this.inflight.delete(row.id);
-        forgetFirstPage(this.plan, row.merchantId); // its row left the due set; a row behind it may be due now
+        // Its row left the due set for good (a row of its order behind it may be due now) or went
+        // back to where it was: the merchant's kept first page may be wrong. A retry changes
+        // neither: its row is due again after every row due now, and still holds its order's next.
+        if (!f.retries) forgetFirstPage(this.plan, row.merchantId);
         this.schedule(0); // a slot is free, and the order's next event may now be due
       });
     this.inflight.set(row.id, f);
@@ -449,11 +454,13 @@ export class CallbackWorker {
           await groupCommit(this.o.db).run({
             work: async () => {
               await st.recordAttempt(row.id, r, row.target);
-              await st.settle(row.id, outcome, now);
+              await st.settle(row.id, outcome, now, row.rid);
               if (r.ok) changedAt = await st.delivered(row.id, now);
             },
           });
         this.dbOk();
+        const f = this.inflight.get(row.id);
+        if (f && state === "pending" && nextAt > now) f.retries = true;
         break;
       } catch (e) {
         this.dbFailed("callback outcome not recorded; kept in memory", e);
