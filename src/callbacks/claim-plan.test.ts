@@ -2,7 +2,7 @@
 // number, the page reader as an array slice. Each row of the table is one situation and the
 // ids the planner must start, in order.
 import { describe, expect, test } from "bun:test";
-import { DEEP_SCAN_MS, forgetFirstPage, HEALTHY_FOR_MS, MAX_PAGES, newPlanMemory, noteOutcome, originOf, PAGE, planClaims, SLOW_MS, type PlanInFlight, type PlanLimits, type PlanMemory, type PlanRow } from "./claim-plan";
+import { DEEP_SCAN_MS, forgetFirstPage, HEALTHY_FOR_MS, KEEP_MIN, MAX_PAGES, newPlanMemory, noteOutcome, originOf, PAGE, planClaims, SLOW_MS, type PlanInFlight, type PlanLimits, type PlanMemory, type PlanRow } from "./claim-plan";
 
 const T0 = 1_700_000_000_000;
 
@@ -218,14 +218,53 @@ describe("a full first page with nothing startable is kept between claims", () =
     expect(reads).toHaveLength(2);
   });
 
-  test("a free slot starts the kept page's first row, and a start drops the page", async () => {
+  test("a free slot starts the kept page's first row; the page is kept without it, and the next claim starts from the rest", async () => {
     const memory = newPlanMemory();
     memory.deepScanAt.set(1, T0);
     const reads: number[] = [];
     expect(await plan(memory, T0, reads)).toEqual([]);
     expect(await plan(memory, T0 + 1, reads, fly(1, A, 1))).toEqual(["1-r0"]);
+    expect(memory.firstPage.get(1)!.rows.map((r) => r.id)).toEqual(due.slice(1, PAGE).map((r) => r.id));
+    // 1-r0 came back as a retry (due later): both slots free, the next two rows, still no read.
+    expect(await plan(memory, T0 + 2, reads, [])).toEqual(["1-r1", "1-r2"]);
     expect(reads).toHaveLength(1);
+  });
+
+  test("a kept page with fewer than KEEP_MIN rows left is dropped: the next claim reads a whole page", async () => {
+    const memory = newPlanMemory();
+    const reads: number[] = [];
+    const claim = async (now: number, perTarget: number, inflight: PlanInFlight[] = []) =>
+      (await planClaims({
+        now, merchants: [1], turn: 0, inflight, limits: { concurrency: perTarget, perTarget, overflow: 0 }, memory,
+        readDue: async (m, after, limit) => (reads.push(after.rid), due.filter((r) => r.rid > after.rid).slice(0, limit)),
+      })).map((g) => g.row.id);
+    expect(await claim(T0, PAGE - KEEP_MIN)).toHaveLength(PAGE - KEEP_MIN);
+    expect(memory.firstPage.get(1)!.rows).toHaveLength(KEEP_MIN);
+    expect(await claim(T0 + 1, 1)).toEqual([`1-r${PAGE - KEEP_MIN}`]);
     expect(memory.firstPage.has(1)).toBe(false);
+    expect(reads).toEqual([0]);
+    await claim(T0 + 2, 1);
+    expect(reads).toEqual([0, 0]);
+  });
+
+  test("past a kept page, the next page starts after the read page's last row, also when that row has started", async () => {
+    const memory = newPlanMemory();
+    // The page's last row goes to origin B and starts at once; A's rows wait behind its saturation.
+    const mixed = [...rows(1, PAGE - 1, `${A}/cb`), ...rows(1, 1, `${B}/cb`, "b", PAGE - 1), ...rows(1, 8, `${A}/cb`, "r", PAGE)];
+    const reads: number[] = [];
+    const claim = async (now: number) =>
+      (await planClaims({
+        now, merchants: [1], turn: 0, inflight: fly(1, A, 2), limits: { concurrency: 4, perTarget: 2, overflow: 4 }, memory,
+        readDue: async (m, after, limit) => (reads.push(after.rid), mixed.filter((r) => r.rid > after.rid).slice(0, limit)),
+      })).map((g) => g.row.id);
+    memory.deepScanAt.set(1, T0);
+    expect(await claim(T0)).toEqual([`1-b${PAGE - 1}`]);
+    expect(memory.firstPage.get(1)!.rows).toHaveLength(PAGE - 1);
+    expect(await claim(T0 + DEEP_SCAN_MS - 1 - 0)).toEqual([]);
+    expect(reads).toEqual([0]);
+    memory.deepScanAt.set(1, T0 - DEEP_SCAN_MS);
+    await claim(T0 + 1);
+    expect(reads).toEqual([0, 10_000 + PAGE - 1]);
   });
 
   test("forgetFirstPage (a delivery of the merchant ended) makes the next claim read", async () => {

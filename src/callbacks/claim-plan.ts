@@ -21,6 +21,11 @@ export const MAX_PAGES = 4;
  * would otherwise re-read MAX_PAGES pages to start nothing. Its other origins wait this long at most.
  */
 export const DEEP_SCAN_MS = 100;
+/**
+ * A kept first page with fewer rows left than this is read again: the next claim then sees a
+ * whole page, and pages past the first stay a deep scan's (throttled) business.
+ */
+export const KEEP_MIN = PAGE / 2;
 
 /** scheme://host[:port] as written, the unit the per-target limit counts. */
 export function originOf(url: string | null): string {
@@ -67,11 +72,12 @@ export interface PlanMemory {
   /** Merchant → clock time of its last deep scan (pages past the first). */
   deepScanAt: Map<number, number>;
   /**
-   * Merchant → its first page of due rows as last read, kept while that page was full and nothing
-   * of it started. A kick (one per commit under load) then plans on it instead of reading the same
-   * 32 rows of a saturated origin again: rows made since sort after a full page (they are due now
-   * or later), so the first page cannot change but by rows leaving it, which the worker reports
-   * (forgetFirstPage: a delivery of the merchant ended, leases were released). Kept DEEP_SCAN_MS at most.
+   * Merchant → its first page of due rows as last read, kept while that page was full, less the
+   * rows started from it since (while at least KEEP_MIN remain). A kick (one per commit under load)
+   * or a freed slot then plans on it instead of reading the same 32 rows again: rows made since
+   * sort after a full page (they are due now or later, as is a retry's next attempt), so the page
+   * cannot change but by rows leaving it, which the worker reports (forgetFirstPage: a delivery of
+   * the merchant ended otherwise than with a retry, leases were released). Kept DEEP_SCAN_MS at most.
    */
   firstPage: Map<number, { at: number; rows: readonly PlanRow[]; after: { nextAt: number; rid: number } }>;
 }
@@ -161,16 +167,25 @@ export async function planClaims<R extends PlanRow>(input: PlanInput<R>): Promis
     const k = keyOf(m, originOf(row.target));
     return (perOrigin.get(k) ?? 0) < capOf(k);
   };
-  const firstPage = async (m: number): Promise<R[]> => {
+  /** The merchant's first page: kept (what is left of a full page: more may follow), else read. */
+  const firstPage = async (m: number): Promise<{ rows: R[]; more: boolean; after?: { nextAt: number; rid: number } }> => {
     const kept = memory.firstPage.get(m);
-    if (kept && now >= kept.at && now - kept.at < DEEP_SCAN_MS) return kept.rows.slice() as R[];
+    if (kept && now >= kept.at && now - kept.at < DEEP_SCAN_MS) return { rows: kept.rows.slice() as R[], more: true, after: kept.after };
     const rows = await input.readDue(m, { nextAt: -1, rid: 0 }, PAGE);
     const last = rows[rows.length - 1];
     if (rows.length === PAGE && last) {
       if (memory.firstPage.size >= 10_000) memory.firstPage.clear();
       memory.firstPage.set(m, { at: now, rows: rows.slice(), after: { nextAt: last.nextAt, rid: last.rid } });
     } else memory.firstPage.delete(m);
-    return rows;
+    return { rows, more: rows.length === PAGE };
+  };
+  /** A row of the kept first page started: it leaves the page, which is dropped once too few rows remain. */
+  const startedFromFirstPage = (m: number, id: string) => {
+    const kept = memory.firstPage.get(m);
+    if (!kept) return;
+    const rows = kept.rows.filter((r) => r.id !== id);
+    if (rows.length < KEEP_MIN) memory.firstPage.delete(m);
+    else kept.rows = rows;
   };
   const nextEligible = async (m: number): Promise<number> => {
     let p = pages.get(m);
@@ -183,11 +198,13 @@ export async function planClaims<R extends PlanRow>(input: PlanInput<R>): Promis
         if (memory.deepScanAt.size >= 10_000) memory.deepScanAt.clear();
         memory.deepScanAt.set(m, now);
       }
-      const rows = p.read === 0 ? await firstPage(m) : await input.readDue(m, p.after, PAGE);
+      const page = p.read === 0 ? await firstPage(m) : { rows: await input.readDue(m, p.after, PAGE), more: undefined };
+      const rows = page.rows;
       p.read++;
-      p.more = rows.length === PAGE;
+      p.more = page.more ?? rows.length === PAGE;
       const last = rows[rows.length - 1];
-      if (last) p.after = { nextAt: last.nextAt, rid: last.rid };
+      if (page.more !== undefined && page.after) p.after = page.after;
+      else if (last) p.after = { nextAt: last.nextAt, rid: last.rid };
       p.rows.push(...rows);
     }
   };
@@ -207,7 +224,7 @@ export async function planClaims<R extends PlanRow>(input: PlanInput<R>): Promis
       perOrigin.set(k, (perOrigin.get(k) ?? 0) + 1);
       perMerchant.set(m, busy + 1);
       out.push({ row: row!, origin });
-      memory.firstPage.delete(m); // a row of it starts: the page is read again next time
+      startedFromFirstPage(m, row!.id);
       inUse++;
       progress = true;
     }

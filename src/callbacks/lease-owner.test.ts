@@ -79,3 +79,20 @@ test("the claims of a process killed on this host come back at once; a live one'
   expect((await callbackRow(db, cutOff.id))?.state).toBe("pending");
   expect((await callbackRow(db, running.id))).toMatchObject({ state: "delivering", leaseOwner: live });
 });
+
+test("settle by the claimed row's rowid: only that row, its own claim, and only while the rowid is still its id's", async () => {
+  const a = callbackWorkerStore(db, "host-a:1:aa");
+  const now = Date.now();
+  const one = await claim("host-a:1:aa", now + 60_000);
+  const two = await claim("host-a:1:aa", now + 60_000);
+  const retry = { state: "pending", attempts: 1, nextAt: now + 60_000, lastError: "HTTP 500" };
+  // Another row's rowid under this id, or another owner: nothing moves.
+  await a.settle(one.id, retry, now, two.rid);
+  await callbackWorkerStore(db, "host-b:2:bb").settle(one.id, retry, now, one.rid);
+  expect((await callbackRow(db, one.id))?.state).toBe("delivering");
+  expect((await callbackRow(db, two.id))?.state).toBe("delivering");
+  await a.settle(one.id, retry, now, one.rid);
+  expect(await callbackRow(db, one.id)).toMatchObject({ state: "pending", attempts: 1, nextAttemptAt: now + 60_000, lastError: "HTTP 500", leaseOwner: null });
+  expect((await callbackRow(db, two.id))?.state).toBe("delivering");
+  expect(await a.releaseAllLeases()).toBe(1);
+});

@@ -71,8 +71,11 @@ export interface CallbackWorkerStore {
   unclaim(id: string): Promise<void>;
   recordAttempt(id: string, r: AttemptRecord, url: string | null): Promise<void>;
   delivered(id: string, now: number): Promise<number | null>;
-  /** Moves this owner's claim on (a compare-and-set on state and owner); whether it did. */
-  settle(id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number): Promise<boolean>;
+  /**
+   * Moves this owner's claim on (a compare-and-set on state and owner); whether it did. `rid`, when
+   * the caller has it (the claimed row's rowid): SQLite finds the row by it, not through the id's index.
+   */
+  settle(id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number, rid?: number): Promise<boolean>;
   /**
    * PostgreSQL: settle, then (only when it applied) recordAttempt and delivered, in one statement,
    * one round trip (absent on SQLite, whose group commit batches them). `settled` false: the claim
@@ -183,12 +186,19 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       }
       return r.createdAt;
     },
-    settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) =>
-      stmt("settle", (c) =>
-        c.prepare<unknown, [string, number, number, string | null, number, string, string]>(
-          `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`,
-        ),
-      ).run(o.state, o.attempts, o.nextAt, o.lastError, now, id, owner).changes === 1,
+    settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number, rid?: number) =>
+      (rid === undefined
+        ? stmt("settle", (c) =>
+          c.prepare<unknown, [string, number, number, string | null, number, string, string]>(
+            `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`,
+          ),
+        ).run(o.state, o.attempts, o.nextAt, o.lastError, now, id, owner)
+        : stmt("settleRow", (c) =>
+          c.prepare<unknown, [string, number, number, string | null, number, number, string, string]>(
+            `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE rowid = ? AND id = ? AND state = 'delivering' AND lease_owner = ?`,
+          ),
+        ).run(o.state, o.attempts, o.nextAt, o.lastError, now, rid, id, owner)
+      ).changes === 1,
   };
 }
 
@@ -209,14 +219,17 @@ export interface NewCallbackRow {
 
 /**
  * Writes the row unless its id is taken; whether it did. A plain bun:sqlite statement (no
- * drizzle parameter mapping): this runs for every create.
+ * drizzle parameter mapping): this runs for every create. `seq` (the order an order's events were
+ * written in, carried to PostgreSQL by move-to-pg) is the row's rowid: both are given here as
+ * max(rowid) + 1, the rowid SQLite would pick (migrations/sqlite/0570; a trigger did it before).
  */
 export async function insertCallback(tx: Tx, r: NewCallbackRow): Promise<boolean> {
   if (isPg(tx)) return await pg.insertCallback(pgOf(tx), r);
   const insert = prepared(writing(tx), "enqueueCallback", (d) =>
     d.$client.prepare(
-      `INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO callbacks (rowid, seq, id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+       VALUES ((SELECT coalesce(max(rowid), 0) + 1 FROM callbacks), (SELECT coalesce(max(rowid), 0) + 1 FROM callbacks), ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+       ON CONFLICT (id) DO NOTHING`,
     ),
   );
   return insert.run(r.id, r.merchantId, r.kind, r.orderNo, r.status, r.apiKeyId, r.url, r.payload, r.state, r.now, r.now, r.now).changes === 1;

@@ -89,6 +89,8 @@ interface InFlight {
   startedAt: number;
   /** Clock time its claim's lease ends (the claim's time + the lease). */
   leaseUntil: number;
+  /** Its outcome, written: another attempt later (its row sorts after every row due now). */
+  retries?: boolean;
 }
 
 export { originOf };
@@ -356,7 +358,10 @@ export class CallbackWorker {
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
         if (this.inflight.get(row.id) === f) this.inflight.delete(row.id);
-        forgetFirstPage(this.plan, row.merchantId); // its row left the due set; a row behind it may be due now
+        // Its row left the due set for good (a row of its order behind it may be due now) or went
+        // back to where it was: the merchant's kept first page may be wrong. A retry changes
+        // neither: its row is due again after every row due now, and still holds its order's next.
+        if (!f.retries) forgetFirstPage(this.plan, row.merchantId);
         this.schedule(0); // a slot is free, and the order's next event may now be due
       });
     this.inflight.set(row.id, f);
@@ -495,12 +500,14 @@ export class CallbackWorker {
         else
           recorded = await groupCommit(this.o.db).run({
             work: async () => {
-              if (!(await st.settle(row.id, outcome, now))) return { settled: false, changedAt: null };
+              if (!(await st.settle(row.id, outcome, now, row.rid))) return { settled: false, changedAt: null };
               await st.recordAttempt(row.id, r, row.target);
               return { settled: true, changedAt: r.ok ? await st.delivered(row.id, now) : null };
             },
           });
         this.dbOk();
+        const f = this.inflight.get(row.id);
+        if (f && state === "pending" && nextAt > now) f.retries = true;
         break;
       } catch (e) {
         this.dbFailed("callback outcome not recorded; kept in memory", e);

@@ -471,7 +471,7 @@ export const callbacks = sqliteTable(
     lastError: text("last_error"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
-    /** The order the events were written in (migrations/0431): a trigger copies the rowid, which SQLite's worker orders by. */
+    /** The order the events were written in (migrations/0431): the rowid, which SQLite's worker orders by, given by the insert (callbacks/store.ts insertCallback, migrations/0570). */
     seq: integer("seq").notNull().default(0),
   },
   (t) => [
