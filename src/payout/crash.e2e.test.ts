@@ -4,10 +4,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { randomAddress } from "../wallet/hd";
 import { sandboxClient } from "../testing/sandbox";
-import { crashGateway, disposeCrashGateways, SANDBOX_TRON_ONLY, type CrashGateway } from "../testing/crash";
+import { crashGateway, disposeCrashGateways, minedTransfers, rowsOf, SANDBOX_TRON_ONLY, type CrashGateway } from "../testing/crash";
 import { exitsWithin } from "../testing/wait";
-import { tableRows } from "../testing/engine-rows";
-import { payoutOrders, refunds, sandboxTransfers } from "../db/schema";
+import { payoutOrders, refunds } from "../db/schema";
 
 type Obj = Record<string, any>;
 afterAll(disposeCrashGateways);
@@ -21,12 +20,11 @@ const LEFT: Record<string, { status: typeof payoutOrders.$inferSelect.status; si
 
 /** The sandbox chain's mined transfers from `from` (hash and base-unit amount), read on the child's engine. */
 async function minedFrom(c: CrashGateway, from: string): Promise<Array<{ txHash: string; amount: string }>> {
-  const rows = await c.read((db) => tableRows(db, sandboxTransfers, { fromAddress: from }));
-  return rows.filter((t) => t.blockNumber !== null).map((t) => ({ txHash: t.txHash, amount: t.amount }));
+  return (await minedTransfers(c, { fromAddress: from })).map((t) => ({ txHash: t.txHash, amount: t.amount }));
 }
 
 async function peek(c: CrashGateway, from: string) {
-  const [o] = await c.read((db) => tableRows(db, payoutOrders));
+  const [o] = await rowsOf(c, payoutOrders);
   return { status: o!.status, signed: o!.signedTx !== null, sent: (await minedFrom(c, from)).length };
 }
 
@@ -68,7 +66,7 @@ describe("a payout survives a crash at every step and is sent exactly once", () 
     expect(await g.kill("SIGTERM")).toBe(0);
 
     expect(await minedFrom(c, b.address)).toEqual([{ txHash: o.txHash, amount: "20000000" }]);
-    expect(await c.read((db) => tableRows(db, payoutOrders))).toHaveLength(1);
+    expect(await rowsOf(c, payoutOrders)).toHaveLength(1);
   });
 });
 
@@ -89,8 +87,8 @@ describe("a refund survives a crash between signing and broadcast and is sent ex
     expect(await client.createRefund(order.orderNo, body).catch((e: Error) => e)).toBeInstanceOf(Error);
     expect(await exitsWithin(g.proc, 10_000)).toBe(true);
     expect(g.proc.signalCode).toBe("SIGKILL");
-    const [refund] = await c.read((db) => tableRows(db, refunds));
-    const [payout] = await c.read((db) => tableRows(db, payoutOrders, { id: refund!.payoutOrderId! }));
+    const [refund] = await rowsOf(c, refunds);
+    const [payout] = await rowsOf(c, payoutOrders, { id: refund!.payoutOrderId! });
     expect({ refund: refund!.status, payout: payout!.status, signed: payout!.signedTx !== null }).toEqual({ refund: "submitted", payout: "submitted", signed: true });
     expect(await minedFrom(c, order.address)).toEqual([]);
 
@@ -105,7 +103,7 @@ describe("a refund survives a crash between signing and broadcast and is sent ex
     expect(r).toMatchObject({ status: "confirmed", refundNo: "CRASH-R", amount: "12.000000" });
     expect(await g.kill("SIGTERM")).toBe(0);
     expect(await minedFrom(c, order.address)).toEqual([{ txHash: r.txHash!, amount: "12000000" }]);
-    expect(await c.read((db) => tableRows(db, refunds))).toHaveLength(1);
-    expect(await c.read((db) => tableRows(db, payoutOrders))).toHaveLength(1);
+    expect(await rowsOf(c, refunds)).toHaveLength(1);
+    expect(await rowsOf(c, payoutOrders)).toHaveLength(1);
   }, 120_000);
 });

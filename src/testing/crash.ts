@@ -11,7 +11,9 @@ import type { ChainCode } from "../chains/types";
 import { closeDb, dbOver, type Db } from "../db/client";
 import { openPgDb } from "../db/tx-pg";
 import { StablegateClient } from "../sdk/client";
-import { testSql } from "./engine-rows";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { sandboxTransfers } from "../db/schema";
+import { tableRows, testSql } from "./engine-rows";
 import { TEST_ENGINE, type TestEngine } from "./engines";
 import { eventually } from "./wait";
 import { BUN, ROOT, rpcChainToml, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
@@ -137,6 +139,16 @@ async function createMerchantByCli(s: TempSetup, name: string): Promise<{ mercha
 /** Kills what crashGateway() started and removes its folders (newest first); for afterAll. */
 export async function disposeCrashGateways(): Promise<void> {
   for (const c of live.splice(0).reverse()) await c();
+}
+
+/** The rows of `table` matching `match` on the child's database, in insertion order (either engine). */
+export function rowsOf<T extends SQLiteTable>(c: CrashGateway, table: T, match: Partial<T["$inferSelect"]> = {}): Promise<T["$inferSelect"][]> {
+  return c.read((db) => tableRows(db, table, match));
+}
+
+/** The sandbox chain's mined transfers matching `match` (e.g. `{ fromAddress }`), in insertion order. */
+export async function minedTransfers(c: CrashGateway, match: Partial<typeof sandboxTransfers.$inferSelect>): Promise<Array<typeof sandboxTransfers.$inferSelect>> {
+  return (await rowsOf(c, sandboxTransfers, match)).filter((t) => t.blockNumber !== null);
 }
 
 /** Until the Solana token-accounts job has sent (or finished) `address`'s token account, as it does for every receiving address. */
