@@ -207,6 +207,7 @@ describe("storage faults: the database file deleted under a running gateway", ()
     try {
       const g = await crashGateway({
         merchantName: "deleted-db",
+        engine: "sqlite", // the file deleted under it: SQLite's storage monitor
         toml: `${SANDBOX_TRON_ONLY}[alerts]\nwebhook_url = "${alerts.url}/alerts"\nwebhook_secret = "${SECRET}"\n`,
       });
       await g.start();

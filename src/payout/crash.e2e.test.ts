@@ -4,23 +4,28 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { randomAddress } from "../wallet/hd";
 import { sandboxClient } from "../testing/sandbox";
-import { crashGateway, disposeCrashGateways, SANDBOX_TRON_ONLY, type CrashGateway } from "../testing/crash";
+import { crashGateway, disposeCrashGateways, minedTransfers, rowsOf, SANDBOX_TRON_ONLY, type CrashGateway } from "../testing/crash";
 import { exitsWithin } from "../testing/wait";
+import { payoutOrders, refunds } from "../db/schema";
 
 type Obj = Record<string, any>;
 afterAll(disposeCrashGateways);
 
-const LEFT: Record<string, { status: string; signed: boolean; sent: number }> = {
+const LEFT: Record<string, { status: typeof payoutOrders.$inferSelect.status; signed: boolean; sent: number }> = {
   "payout:before-sign": { status: "submitted", signed: false, sent: 0 },
   "payout:after-sign-commit": { status: "submitted", signed: true, sent: 0 },
   "payout:after-broadcast": { status: "submitted", signed: true, sent: 1 },
   "payout:after-confirm-seen": { status: "broadcasted", signed: true, sent: 1 },
 };
 
-function peek(c: CrashGateway, from: string) {
-  const [o] = c.query<{ status: string; signedTx: string | null }>("SELECT status, signed_tx AS signedTx FROM payout_orders");
-  const [{ n: sent }] = c.query<{ n: number }>("SELECT count(*) AS n FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL", from);
-  return { status: o!.status, signed: o!.signedTx !== null, sent };
+/** The sandbox chain's mined transfers from `from` (hash and base-unit amount), read on the child's engine. */
+async function minedFrom(c: CrashGateway, from: string): Promise<Array<{ txHash: string; amount: string }>> {
+  return (await minedTransfers(c, { fromAddress: from })).map((t) => ({ txHash: t.txHash, amount: t.amount }));
+}
+
+async function peek(c: CrashGateway, from: string) {
+  const [o] = await rowsOf(c, payoutOrders);
+  return { status: o!.status, signed: o!.signedTx !== null, sent: (await minedFrom(c, from)).length };
 }
 
 // The points run at once: each has its own child gateway, database and sandbox chain.
@@ -46,7 +51,7 @@ describe("a payout survives a crash at every step and is sent exactly once", () 
     expect(await exitsWithin(g.proc, 10_000)).toBe(true);
     expect(g.proc.signalCode).toBe("SIGKILL");
     // What the crash left behind: the signed transaction is committed before anything reaches the chain.
-    const left = peek(c, b.address);
+    const left = await peek(c, b.address);
     expect(left).toEqual(LEFT[point]);
 
     g = await c.start();
@@ -60,10 +65,8 @@ describe("a payout survives a crash at every step and is sent exactly once", () 
     expect(o).toMatchObject({ status: "confirmed", merchantOrderNo: "CRASH-1", fromAddress: b.address });
     expect(await g.kill("SIGTERM")).toBe(0);
 
-    const sent = c.query("SELECT tx_hash AS txHash, amount FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL", b.address);
-    expect(sent).toEqual([{ txHash: o.txHash, amount: "20000000" }]);
-    const [orders] = c.query<{ n: number }>("SELECT count(*) AS n FROM payout_orders");
-    expect(orders!.n).toBe(1);
+    expect(await minedFrom(c, b.address)).toEqual([{ txHash: o.txHash, amount: "20000000" }]);
+    expect(await rowsOf(c, payoutOrders)).toHaveLength(1);
   });
 });
 
@@ -84,11 +87,10 @@ describe("a refund survives a crash between signing and broadcast and is sent ex
     expect(await client.createRefund(order.orderNo, body).catch((e: Error) => e)).toBeInstanceOf(Error);
     expect(await exitsWithin(g.proc, 10_000)).toBe(true);
     expect(g.proc.signalCode).toBe("SIGKILL");
-    const [left] = c.query<{ refund: string; payout: string; signed: number }>(
-      "SELECT r.status AS refund, p.status AS payout, p.signed_tx IS NOT NULL AS signed FROM refunds r JOIN payout_orders p ON p.id = r.payout_order_id",
-    );
-    expect(left).toEqual({ refund: "submitted", payout: "submitted", signed: 1 });
-    expect(c.query("SELECT 1 FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL", order.address)).toEqual([]);
+    const [refund] = await rowsOf(c, refunds);
+    const [payout] = await rowsOf(c, payoutOrders, { id: refund!.payoutOrderId! });
+    expect({ refund: refund!.status, payout: payout!.status, signed: payout!.signedTx !== null }).toEqual({ refund: "submitted", payout: "submitted", signed: true });
+    expect(await minedFrom(c, order.address)).toEqual([]);
 
     g = await c.start();
     // The merchant retries the request it never got an answer to: the same refund comes back.
@@ -100,9 +102,8 @@ describe("a refund survives a crash between signing and broadcast and is sent ex
     }
     expect(r).toMatchObject({ status: "confirmed", refundNo: "CRASH-R", amount: "12.000000" });
     expect(await g.kill("SIGTERM")).toBe(0);
-    const sent = c.query("SELECT tx_hash AS txHash, amount FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL", order.address);
-    expect(sent).toEqual([{ txHash: r.txHash, amount: "12000000" }]);
-    expect(c.query("SELECT count(*) AS n FROM refunds")).toEqual([{ n: 1 }]);
-    expect(c.query("SELECT count(*) AS n FROM payout_orders")).toEqual([{ n: 1 }]);
+    expect(await minedFrom(c, order.address)).toEqual([{ txHash: r.txHash!, amount: "12000000" }]);
+    expect(await rowsOf(c, refunds)).toHaveLength(1);
+    expect(await rowsOf(c, payoutOrders)).toHaveLength(1);
   }, 120_000);
 });

@@ -1,11 +1,20 @@
 // The crash set-up the crash suites share: a gateway child process on a temp config and
 // database, started with STABLEGATE_CRASH_AT so it SIGKILLs itself at that point
-// (src/lib/crash.ts), restarted without it, and read back through its SQLite file.
+// (src/lib/crash.ts), restarted without it, and read back. The child runs on the test process's
+// engine (SG_TEST_DB, src/testing/engines.ts): a SQLite file, or a PostgreSQL database of its own
+// cloned from the run's migrated template; `read`/`rows` read it on either engine (engine-rows).
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import type { SQL } from "drizzle-orm";
 import type { ChainCode } from "../chains/types";
+import { closeDb, dbOver, type Db } from "../db/client";
+import { openPgDb } from "../db/tx-pg";
 import { StablegateClient } from "../sdk/client";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { sandboxTransfers } from "../db/schema";
+import { tableRows, testSql } from "./engine-rows";
+import { TEST_ENGINE, type TestEngine } from "./engines";
 import { eventually } from "./wait";
 import { BUN, ROOT, rpcChainToml, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
 
@@ -30,21 +39,34 @@ export interface CrashGateway {
   start(crashAt?: string): Promise<GatewayProcess>;
   /** Runs the CLI on this config (spawned: the nodes and other cases in this process keep running). */
   cli(...args: string[]): Promise<CliResult>;
-  /** A read-only query on the gateway's database. */
+  /** A read-only query on the gateway's SQLite file (SQLite children only; `rows`/`read` read either engine). */
   query<T>(sql: string, ...args: Array<string | number>): T[];
+  /** Runs `fn` on a handle to the gateway's database, on its engine (tableRows, testSql, stores). */
+  read<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /** One portable statement (drizzle's `sql`) on the gateway's database; its rows. */
+  rows<T = Record<string, unknown>>(q: SQL): Promise<T[]>;
 }
 
-export type CrashGatewayOptions =
+export type CrashGatewayOptions = (
   | { merchantName: string; toml: string }
-  | { merchantName: string; rpc: { chain: ChainCode; url: string; confirmations: number; pollInterval: string } };
+  | { merchantName: string; rpc: { chain: ChainCode; url: string; confirmations: number; pollInterval: string } }
+) & {
+  /** The child's engine (default: the test process's, SG_TEST_DB). */
+  engine?: TestEngine;
+};
 
 const live: Array<() => Promise<unknown> | unknown> = [];
 
 /** A temp setup (sandbox `toml`, or one chain in rpc mode) with a merchant made by the CLI. */
 export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGateway> {
-  const s = await tempSetup("rpc" in opts ? rpcChainToml(opts.rpc.chain, opts.rpc.url, opts.rpc) : opts.toml);
+  const engine = opts.engine ?? TEST_ENGINE;
+  const s = await tempSetup("rpc" in opts ? rpcChainToml(opts.rpc.chain, opts.rpc.url, opts.rpc) : opts.toml, { engine, fromTemplate: true });
+  live.push(async () => {
+    rmSync(s.dir, { recursive: true, force: true });
+    await s.drop?.();
+  });
   const { merchantUid, apiKey } = await createMerchantByCli(s, opts.merchantName);
-  live.push(() => rmSync(s.dir, { recursive: true, force: true }));
+  const read = readerOf(s);
   return {
     s,
     merchantUid,
@@ -57,7 +79,10 @@ export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGate
       return g;
     },
     cli: (...args) => cli([...args, "--config", s.configPath], s.env),
+    read,
+    rows: <T>(q: SQL) => read((db) => testSql<T>(db, q)),
     query<T>(sql: string, ...args: Array<string | number>): T[] {
+      if (s.dbUrl) throw new Error("crash gateway: query() reads a SQLite file; on PostgreSQL use rows() or read()");
       const db = new Database(s.dbPath, { readonly: true });
       try {
         return db.query(sql).all(...args) as T[];
@@ -66,6 +91,29 @@ export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGate
       }
     },
   };
+}
+
+/**
+ * The reader of a child's database: SQLite opened read-only per read (the child may be running or
+ * killed; nothing kept open across its restarts), PostgreSQL one small pool kept until dispose.
+ */
+function readerOf(s: TempSetup): <T>(fn: (db: Db) => Promise<T>) => Promise<T> {
+  if (!s.dbUrl) {
+    return async (fn) => {
+      const db = dbOver(new Database(s.dbPath, { readonly: true, strict: true }));
+      try {
+        return await fn(db);
+      } finally {
+        await closeDb(db);
+      }
+    };
+  }
+  let pool: Db | null = null;
+  // Closed before the database is dropped (live runs newest first).
+  live.push(async () => {
+    if (pool) await closeDb(pool);
+  });
+  return async (fn) => await fn((pool ??= openPgDb(s.dbUrl!, 2)));
 }
 
 export interface CliResult {
@@ -91,6 +139,16 @@ async function createMerchantByCli(s: TempSetup, name: string): Promise<{ mercha
 /** Kills what crashGateway() started and removes its folders (newest first); for afterAll. */
 export async function disposeCrashGateways(): Promise<void> {
   for (const c of live.splice(0).reverse()) await c();
+}
+
+/** The rows of `table` matching `match` on the child's database, in insertion order (either engine). */
+export function rowsOf<T extends SQLiteTable>(c: CrashGateway, table: T, match: Partial<T["$inferSelect"]> = {}): Promise<T["$inferSelect"][]> {
+  return c.read((db) => tableRows(db, table, match));
+}
+
+/** The sandbox chain's mined transfers matching `match` (e.g. `{ fromAddress }`), in insertion order. */
+export async function minedTransfers(c: CrashGateway, match: Partial<typeof sandboxTransfers.$inferSelect>): Promise<Array<typeof sandboxTransfers.$inferSelect>> {
+  return (await rowsOf(c, sandboxTransfers, match)).filter((t) => t.blockNumber !== null);
 }
 
 /** Until the Solana token-accounts job has sent (or finished) `address`'s token account, as it does for every receiving address. */

@@ -39,7 +39,8 @@ export async function tempSetup(toml = "", opts: TempSetupOptions = {}): Promise
   const dbPath = join(dir, "data", "stablegate.db");
   const configPath = join(dir, "stablegate.toml");
   // engine "pg": a database of its own on the test run's PostgreSQL, made as `stablegate init` makes it.
-  const pg = opts.engine === "pg" ? await createTestDatabase({ empty: true }) : null;
+  // fromTemplate: cloned from the run's migrated template (init then finds nothing to migrate: cheaper).
+  const pg = opts.engine === "pg" ? await createTestDatabase({ empty: !opts.fromTemplate }) : null;
   const database = pg ? `url = "${pg.url}"` : `path = "${dbPath}"`;
   writeFileSync(
     configPath,
@@ -61,6 +62,8 @@ export interface TempSetupOptions {
   init?: boolean;
   /** "pg": the gateway runs on PostgreSQL (default SQLite; pass TEST_ENGINE for both engines). */
   engine?: "sqlite" | "pg";
+  /** engine "pg": clone the database from the migrated template instead of migrating an empty one. */
+  fromTemplate?: boolean;
 }
 
 /** tempSetup for one test file: every folder it makes is removed after the file's tests. */

@@ -4,7 +4,8 @@ import { afterAll, expect, test } from "bun:test";
 import { randomAddress } from "../wallet/hd";
 import { sandboxClient } from "../testing/sandbox";
 import { backofficeSignIn } from "../testing/backoffice-client";
-import { crashGateway, disposeCrashGateways, SANDBOX_TRON_ONLY } from "../testing/crash";
+import { crashGateway, disposeCrashGateways, minedTransfers, rowsOf, SANDBOX_TRON_ONLY } from "../testing/crash";
+import { payoutOrders } from "../db/schema";
 import { exitsWithin } from "../testing/wait";
 
 type Obj = Record<string, any>;
@@ -37,20 +38,20 @@ test("SIGKILL between collection legs: after a restart every leg is sent exactly
 
   expect(await exitsWithin(g.proc, 20_000)).toBe(true);
   expect(g.proc.signalCode).toBe("SIGKILL");
-  expect(c.query<{ n: number }>("SELECT count(*) AS n FROM payout_orders")[0]!.n).toBe(3);
+  expect(await rowsOf(c, payoutOrders)).toHaveLength(3);
 
   g = await c.start();
   let done = 0;
   for (let i = 0; i < 200 && done < LEGS; i++) {
     await sb.mine("TRON", 1);
     await Bun.sleep(50);
-    done = c.query<{ n: number }>("SELECT count(*) AS n FROM payout_orders WHERE status = 'confirmed'")[0]!.n;
+    done = (await rowsOf(c, payoutOrders, { status: "confirmed" })).length;
   }
   expect(done).toBe(LEGS);
   expect(await (await bo.get(runUrl)).text()).toContain(`Finished: ${LEGS} confirmed, 0 failed, 0 refused.`);
   expect(await g.kill("SIGTERM")).toBe(0);
 
-  const sent = c.query<{ from: string; amount: string }>("SELECT from_address AS \"from\", amount FROM sandbox_transfers WHERE to_address = ? AND block_number IS NOT NULL ORDER BY id", cold);
-  expect(sent.map((t) => t.from).sort()).toEqual([...sources].sort());
+  const sent = await minedTransfers(c, { toAddress: cold });
+  expect(sent.map((t) => t.fromAddress).sort()).toEqual([...sources].sort());
   expect(sent.reduce((t, x) => t + BigInt(x.amount), 0n)).toBe(BigInt(sources.reduce((t, _a, i) => t + (10 + i), 0)) * 1_000_000n);
 }, 120_000);

@@ -138,7 +138,11 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
     expect(run).toMatchObject({ status: "preview", legCount: legs, total: sum.toString(), destination: k.destination });
     expect(JSON.parse(run.gas)).toMatchObject({ transfers: legs, native: k.nativeSymbol });
     expect(BigInt(JSON.parse(run.gas).total)).toBeGreaterThan(0n);
-    expect((await runLegs(gw.ctx.db, run.id)).map((l) => [l.leg.fromAddress, BigInt(l.leg.amount)])).toEqual(swept.map((s) => [s.address, s.amount]));
+    // The same legs (source and amount), compared as a set: the legs' order follows the funded
+    // addresses' scan, which is the engine's (PostgreSQL's TRON legs come out in another order).
+    const byAddress = (a: [string, bigint], b: [string, bigint]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+    const legsOf = (await runLegs(gw.ctx.db, run.id)).map((l): [string, bigint] => [l.leg.fromAddress, BigInt(l.leg.amount)]);
+    expect(legsOf.sort(byAddress)).toEqual(swept.map((s): [string, bigint] => [s.address, s.amount]).sort(byAddress));
 
     const destBefore = await k.token(k.destination);
     const gasBefore = await k.native(gas.address);
@@ -195,7 +199,8 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
 }
 
 describe.each(kits().map((k) => [k.chain, k] as const))("collection on %s", (_name, k) => {
-  test(`${LEGS} funded deposit addresses are swept into the destination; the gas wallet pays the gas`, () => collects(gw, k, LEGS), 120_000);
+  // 50 legs each: a generous deadline (PostgreSQL's TRON row passed 120 s on the shared 2-core machine under load).
+  test(`${LEGS} funded deposit addresses are swept into the destination; the gas wallet pays the gas`, () => collects(gw, k, LEGS), 300_000);
 });
 
 // The anvil processes the shared rows took turns on.
