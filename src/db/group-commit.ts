@@ -49,6 +49,12 @@ export class GroupCommit {
   jobs = 0;
   /** Wall time spent in COMMIT (the WAL fsync blocks the event loop): /metrics and `make bench`. */
   commitMs = 0;
+  /**
+   * Tests only (null in production): awaited once a group's jobs ran, before its COMMIT, with the
+   * group's transaction open and the write mutex held; a throw rolls the whole group back (as a
+   * failed COMMIT does). Shows what other code sees of an open group (db/read-connection.test.ts).
+   */
+  holdBeforeCommit: (() => Promise<void>) | null = null;
 
   // Built once: Database.run would compile these for every request.
   private readonly savepoint;
@@ -157,6 +163,18 @@ export class GroupCommit {
     }
     if (token) token.open = false;
     io?.stop();
+    if (own && this.holdBeforeCommit) {
+      try {
+        await this.holdBeforeCommit();
+      } catch (e) {
+        dropFrame(c);
+        try {
+          c.run("ROLLBACK");
+        } catch {}
+        for (const q of batch) q.reject(e);
+        return;
+      }
+    }
     this.groups++;
     this.jobs += batch.length;
     if (own) {
