@@ -9,7 +9,7 @@ import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks } from "./after-commit";
-import { acquireWrite, assertWriting, inTxContext, openToken, runInTx, watchForIo } from "./write-lock";
+import { acquireWrite, assertWriting, inTxContext, openToken, runInTx, strictWrites, watchForIo } from "./write-lock";
 import { isPg } from "./engine";
 import { closePg, pgAfterCommit, pgInTransaction, pgRolledBack, pgSavepoint, pgWriteTx } from "./tx-pg";
 
@@ -62,10 +62,11 @@ export function openDb(path: string): Db {
   }
   const db = drizzle({ client: sqlite, schema, logger: writeCheck(sqlite) }) as Db;
   if (path !== ":memory:") withReadConnection(db, path);
+  if (process.env.SG_STRICT_WRITES === "1") strictWrites(sqlite, true);
   return db;
 }
 
-// ---- The read connection (review R6, docs/transactions.md "Reads outside a transaction") ----
+// ---- The read connection (review R6, docs/transactions.md "Reads outside a transaction: the read connection") ----
 //
 // The write connection's open transaction (a group commit, a writeTx) is visible to every
 // statement run on it, so a read that resumes while another request's group is open would see
@@ -108,7 +109,7 @@ function withReadConnection(db: Db, path: string): void {
 
 /** A statement that only reads: SELECT, or a WITH that holds no write. */
 function isReadSql(text: string): boolean {
-  const ch = text.charCodeAt(0) | 0x20;
+  const ch = text.trimStart().charCodeAt(0) | 0x20;
   return ch === 115 || (ch === 119 && !/\b(insert|update|delete|replace)\b/i.test(text));
 }
 
@@ -136,6 +137,11 @@ function openReadSide(side: ReadSide): Db {
 export function readDb(db: Db): Db {
   if (isPg(db)) return db;
   return routedRead(db.$client) ?? db;
+}
+
+/** `readDb(db)` for a statement that only reads (`text`), else `db`: where a hand-written statement runs. */
+export function dbForSql(db: Db, text: string): Db {
+  return isReadSql(text) ? readDb(db) : db;
 }
 
 /** Whether reads outside a transaction go to a read connection of their own (a file database on SQLite). */

@@ -1,5 +1,5 @@
 // Reads outside a transaction go to the read connection (review R6, docs/transactions.md "Reads
-// outside a transaction"): while another request's group is open on the write connection, with an
+// outside a transaction: the read connection"): while another request's group is open on the write connection, with an
 // uncommitted order in it, a read sees only committed state; a transaction body reads its own writes.
 // SQLite only: on PostgreSQL each statement outside a transaction is its own pooled connection.
 import { afterAll, describe, expect, test } from "bun:test";
