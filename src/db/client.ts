@@ -71,7 +71,7 @@ export function openDb(path: string): Db {
 // The write connection's open transaction (a group commit, a writeTx) is visible to every
 // statement run on it, so a read that resumes while another request's group is open would see
 // that group's uncommitted rows (an order whose create then rolls back). A file database gets a
-// second connection, opened on first use, `query_only`: WAL gives each of its statements the
+// second connection, opened with the first (the same file, never one put in its place later), `query_only`: WAL gives each of its statements the
 // last committed state. Reads outside a transaction of the caller's own go there; a transaction
 // body (and anything it awaits) keeps the write connection and reads its own writes. The seam:
 // - drizzle's one-shot statements: the write handle's session hands a read (select, or a WITH
@@ -98,7 +98,9 @@ interface OneTimeSession {
 
 function withReadConnection(db: Db, path: string): void {
   const client = db.$client;
-  readSides.set(client, { path, db: null, closed: false });
+  const side: ReadSide = { path, db: null, closed: false };
+  openReadSide(side);
+  readSides.set(client, side);
   const session = (db as unknown as { session: OneTimeSession }).session;
   const own = session.prepareOneTimeQuery.bind(session);
   session.prepareOneTimeQuery = (query, ...rest) => {
@@ -121,7 +123,8 @@ function routedRead(client: Database): Db | null {
 }
 
 function openReadSide(side: ReadSide): Db {
-  const sqlite = new Database(side.path, { strict: true });
+  // create: false: it opens the file the write connection just opened, never makes one.
+  const sqlite = new Database(side.path, { strict: true, readwrite: true, create: false });
   sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.run("PRAGMA temp_store = MEMORY");
   // It never writes: a write routed here by mistake fails instead of autocommitting beside the machinery.
