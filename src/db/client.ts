@@ -166,6 +166,32 @@ function pinnedWrite<D extends Db>(db: D): D {
 }
 
 /**
+ * Has SQLite reload the planner statistics (sqlite_stat1) on both connections: a connection
+ * loads them with its schema and never again on its own, so the read connection would plan with
+ * the statistics of its first query forever. The read connection's reload takes the write lock
+ * for a moment, so it runs under the write mutex (no transaction of the machinery open); from
+ * inside a transaction body only the write connection reloads.
+ */
+export async function reloadStats(db: Db): Promise<void> {
+  const c = db.$client;
+  c.run("ANALYZE sqlite_schema");
+  const side = readSides.get(c);
+  if (!side?.db || side.closed || inTxContext(c)) return;
+  const release = await acquireWrite(c);
+  try {
+    const r = side.db.$client;
+    r.run("PRAGMA query_only = OFF");
+    try {
+      r.run("ANALYZE sqlite_schema");
+    } finally {
+      r.run("PRAGMA query_only = ON");
+    }
+  } finally {
+    release();
+  }
+}
+
+/**
  * Closes a SQLite handle's connections (the read connection too). `finalize`: close(true),
  * statements finalized now, the file released at once (close_v2 would keep it open until GC).
  */

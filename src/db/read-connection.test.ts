@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { closeDb, hasReadConnection, openDb, readCommitted, readDb, writeTx, type Db } from "./client";
+import { closeDb, hasReadConnection, openDb, readCommitted, readDb, reloadStats, writeTx, type Db } from "./client";
 import { GroupCommit, groupCommit } from "./group-commit";
 import { migrate } from "./migrate";
 import { rawAll } from "./raw";
@@ -105,6 +105,24 @@ describe("the read connection", () => {
     expect(await readCommitted(db, async (d) => (await chainCursor(d, "TRON"))?.blockNumber)).toBe(3);
     hold.release();
     await job;
+    await closeDb(db);
+  });
+
+  test("new planner statistics reach the read connection (it loads them once, with its schema)", async () => {
+    const db = await fileDb();
+    const c = db.$client;
+    c.run("CREATE TABLE t (a INTEGER, b INTEGER)");
+    c.run("CREATE INDEX ta ON t (a)");
+    c.run("CREATE INDEX tb ON t (b)");
+    c.run("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999) INSERT INTO t SELECT i % 2, i FROM n");
+    const plan = (d: Db) => d.$client.prepare<{ detail: string }, []>("EXPLAIN QUERY PLAN SELECT * FROM t WHERE a = 1 AND b > 5").all().map((r) => r.detail).join();
+    expect(plan(readDb(db))).toContain("INDEX ta");
+    await writeTx(db, async (tx) => {
+      tx.$client.run("ANALYZE \"schema_migrations\"");
+      tx.$client.run("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ('t', 'ta', '2000 1000'), ('t', 'tb', '2000 1')");
+    });
+    await reloadStats(db);
+    expect([plan(db), plan(readDb(db))]).toEqual([expect.stringContaining("INDEX tb"), expect.stringContaining("INDEX tb")]);
     await closeDb(db);
   });
 
