@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { LoadedConfig } from "../config/load";
-import { openDb } from "../db/client";
+import { closeSqlite, openDb } from "../db/client";
 import { migrate } from "../db/migrate";
 import { prepareDatabaseFile, secureDatabaseFiles } from "../db/file-modes";
 import { Cipher } from "../secrets/cipher";
@@ -151,7 +151,7 @@ export async function initDataFolder(loaded: LoadedConfig, env: NodeJS.ProcessEn
     return { database: p, masterKeyFile: made, seed, completed: false };
   } finally {
     // close(true): finalize now (close_v2 would keep the file open until GC, and `restore` would find it in use).
-    db.$client.close(true);
+    closeSqlite(db, true);
     secureDatabaseFiles(p);
   }
 }
@@ -171,6 +171,6 @@ async function completeLegacy(loaded: LoadedConfig, env: NodeJS.ProcessEnv, now:
     writeMarker(p);
     return { database: p, masterKeyFile: null, seed, completed: true };
   } finally {
-    db.$client.close();
+    closeSqlite(db);
   }
 }

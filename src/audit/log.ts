@@ -2,7 +2,7 @@
 // from the CLI (actor `cli`, role `operator`) or the back office (a user's name,
 // role and IP). recordAudit is called inside the write transaction of the change
 // it records, so an action and its entry commit together or not at all.
-import type { DbOrTx } from "../db/client";
+import { type DbOrTx, writeTx } from "../db/client";
 import { auditPage, insertAuditRow, type AuditRow, type AuditWhere } from "./store";
 
 export type { AuditRow } from "./store";
@@ -40,8 +40,9 @@ export interface AuditEntry {
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x)));
 
+/** Inside the caller's transaction when there is one (it joins), else in a writeTx of its own (a sign-in's entry). */
 export async function recordAudit(db: DbOrTx, e: AuditInput): Promise<number> {
-  return await insertAuditRow(db, {
+  return await writeTx(db, async (tx) => await insertAuditRow(tx, {
     at: e.at ?? Date.now(),
     actor: e.actor,
     role: e.role,
@@ -50,7 +51,7 @@ export async function recordAudit(db: DbOrTx, e: AuditInput): Promise<number> {
     target: e.target,
     before: json(e.before),
     after: json(e.after),
-  });
+  }));
 }
 
 export interface AuditFilter extends AuditWhere {

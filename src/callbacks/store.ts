@@ -3,7 +3,7 @@
 // a domain's SQL lives in its storage module; hot statements are built once per connection
 // with `prepared` (db/client.ts), never a bare `$client.prepare` in a service.
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
-import { type Db, type DbOrTx, prepared, writing, type Tx, writeTx } from "../db/client";
+import { type Db, type DbOrTx, prepared, readDb, writing, type Tx, writeTx } from "../db/client";
 import { callbackAttempts, callbacks, merchants } from "../db/schema";
 import { ownerGone } from "../lib/process-id";
 import { isPg, pgOf } from "../db/engine";
@@ -98,6 +98,8 @@ export interface RecordedOutcome {
 export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore {
   if (isPg(db)) return pg.callbackWorkerStore(db, owner);
   const stmt = <T>(name: string, build: (c: Db["$client"]) => T): T => prepared(db, `callbacks:${name}`, (d) => build(d.$client));
+  // A write statement: built on the write connection (reads outside a transaction go to the read connection).
+  const wstmt = <T>(name: string, build: (c: Db["$client"]) => T): T => prepared(writing(db), `callbacks:${name}`, (d) => build(d.$client));
   // The worker's writes outside the group commit: each in a transaction of its own (docs/transactions.md).
   const own = async <T>(fn: () => T): Promise<T> => await writeTx(db, async () => fn());
   const releaseOf = (o: string | null): number =>
@@ -106,7 +108,7 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       : db.$client.run(`UPDATE callbacks INDEXED BY callbacks_due SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE state = 'delivering' AND lease_owner = ?`, [o]).changes;
   /** The owners of the claims under way (the index's 'delivering' range). */
   const leaseOwners = (): (string | null)[] =>
-    db.$client.query<{ o: string | null }, []>(LEASE_OWNERS).all().map((r) => r.o);
+    readDb(db).$client.query<{ o: string | null }, []>(LEASE_OWNERS).all().map((r) => r.o);
   return {
     claimLeased: null,
     /** This process's claims back to pending; how many. Other processes' claims stay. */
@@ -123,7 +125,7 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       stmt("expired", (c) => c.prepare<{ rid: number; id: string }, [number]>(EXPIRED_LEASES)).all(now),
     /** An expired lease back to pending, if it is still expired (another process may have claimed the row again since). */
     release: async (rid: number, now: number) =>
-      await own(() => void stmt("release", (c) => c.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE rowid = ? AND state = 'delivering' AND lease_until <= ?`)).run(rid, now)),
+      await own(() => void wstmt("release", (c) => c.prepare(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE rowid = ? AND state = 'delivering' AND lease_until <= ?`)).run(rid, now)),
     /** Merchants with pending rows: a loose index scan of callbacks_due, one probe per merchant, whatever the backlog. */
     merchantsWithPending: async (): Promise<number[]> =>
       stmt("merchants", (c) =>
@@ -158,7 +160,7 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       ).all(merchantId, now, after.nextAt, after.rid, limit),
     /** Claims a row still pending (a resend or another run may have moved it); whether it did. */
     mark: async (rid: number, leaseUntil: number, now: number): Promise<boolean> =>
-      stmt("mark", (c) => c.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, lease_owner = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`)).run(leaseUntil, owner, now, rid)
+      wstmt("mark", (c) => c.prepare(`UPDATE callbacks SET state = 'delivering', lease_until = ?, lease_owner = ?, updated_at = ? WHERE rowid = ? AND state = 'pending'`)).run(leaseUntil, owner, now, rid)
         .changes === 1,
     /** No target (no notifyUrl, no default URL): held, not an attempt. */
     hold: async (id: string, now: number) =>
@@ -168,7 +170,7 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       await own(() => void db.$client.run(`UPDATE callbacks SET state = 'pending', lease_until = NULL, lease_owner = NULL WHERE id = ? AND state = 'delivering' AND lease_owner = ?`, [id, owner])),
     /** One attempt, with the URL it went to (the callbacks page shows each attempt's target). */
     recordAttempt: async (id: string, r: AttemptRecord, url: string | null) =>
-      void stmt("attempt", (c) =>
+      void wstmt("attempt", (c) =>
         c.prepare<unknown, [string, number, number, number | null, string | null, string | null, string | null]>(
           `INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
          VALUES (?1, (SELECT count(*) FROM callback_attempts WHERE callback_id = ?1) + 1, ?2, ?3, ?4, ?5, ?6, ?7)`,
@@ -182,18 +184,18 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       const r = stmt("deliveredRow", (c) => c.prepare<{ createdAt: number; kind: string; orderNo: string; status: string }, [string]>(`SELECT created_at AS createdAt, kind, order_no AS orderNo, order_status AS status FROM callbacks WHERE id = ?`)).get(id);
       if (!r) return null;
       if (r.kind === "payin" && r.status === "completed") {
-        stmt("detectionCallback", (c) => c.prepare(`UPDATE detection_times SET callback_at = ? WHERE order_no = ? AND completed_at IS NOT NULL AND callback_at IS NULL`)).run(now, r.orderNo);
+        wstmt("detectionCallback", (c) => c.prepare(`UPDATE detection_times SET callback_at = ? WHERE order_no = ? AND completed_at IS NOT NULL AND callback_at IS NULL`)).run(now, r.orderNo);
       }
       return r.createdAt;
     },
     settle: async (id: string, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number, rid?: number) =>
       (rid === undefined
-        ? stmt("settle", (c) =>
+        ? wstmt("settle", (c) =>
           c.prepare<unknown, [string, number, number, string | null, number, string, string]>(
             `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE id = ? AND state = 'delivering' AND lease_owner = ?`,
           ),
         ).run(o.state, o.attempts, o.nextAt, o.lastError, now, id, owner)
-        : stmt("settleRow", (c) =>
+        : wstmt("settleRow", (c) =>
           c.prepare<unknown, [string, number, number, string | null, number, number, string, string]>(
             `UPDATE callbacks SET state = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL, last_error = ?, updated_at = ? WHERE rowid = ? AND id = ? AND state = 'delivering' AND lease_owner = ?`,
           ),

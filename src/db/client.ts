@@ -9,7 +9,7 @@ import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks } from "./after-commit";
-import { acquireWrite, assertWriting, inTxContext, openToken, runInTx, watchForIo } from "./write-lock";
+import { acquireWrite, assertWriting, inTxContext, openToken, runInTx, strictWrites, watchForIo } from "./write-lock";
 import { isPg } from "./engine";
 import { closePg, pgAfterCommit, pgInTransaction, pgRolledBack, pgSavepoint, pgWriteTx } from "./tx-pg";
 
@@ -60,7 +60,149 @@ export function openDb(path: string): Db {
     const st = statSync(path);
     identities.set(sqlite, { path, dev: st.dev, ino: st.ino });
   }
-  return drizzle({ client: sqlite, schema, logger: writeCheck(sqlite) }) as Db;
+  const db = drizzle({ client: sqlite, schema, logger: writeCheck(sqlite) }) as Db;
+  if (path !== ":memory:") withReadConnection(db, path);
+  if (process.env.SG_STRICT_WRITES === "1") strictWrites(sqlite, true);
+  return db;
+}
+
+// ---- The read connection (review R6, docs/transactions.md "Reads outside a transaction: the read connection") ----
+//
+// The write connection's open transaction (a group commit, a writeTx) is visible to every
+// statement run on it, so a read that resumes while another request's group is open would see
+// that group's uncommitted rows (an order whose create then rolls back). A file database gets a
+// second connection, opened with the first (the same file, never one put in its place later), `query_only`: WAL gives each of its statements the
+// last committed state. Reads outside a transaction of the caller's own go there; a transaction
+// body (and anything it awaits) keeps the write connection and reads its own writes. The seam:
+// - drizzle's one-shot statements: the write handle's session hands a read (select, or a WITH
+//   without a write) made outside a transaction context to the read connection's session;
+// - `prepared(db, …)`: the statement is built and cached on the connection the call routes to
+//   (a write statement goes through `writing(db)`, which pins the write connection);
+// - a raw read (`$client.query`) outside `prepared` routes itself: `readDb(db).$client`.
+// PostgreSQL has nothing of this (each statement outside a transaction is its own pooled
+// connection under READ COMMITTED).
+
+interface ReadSide {
+  path: string;
+  db: Db | null;
+  closed: boolean;
+}
+const readSides = new WeakMap<Database, ReadSide>();
+/** The write-pinned twin of each routed handle (`writing(db)`): same connection, no read routing. */
+const pinnedHandles = new WeakMap<Database, Db>();
+const pinned = new WeakSet<object>();
+
+interface OneTimeSession {
+  prepareOneTimeQuery(query: { sql: string }, ...rest: unknown[]): unknown;
+}
+
+function withReadConnection(db: Db, path: string): void {
+  const client = db.$client;
+  const side: ReadSide = { path, db: null, closed: false };
+  openReadSide(side);
+  readSides.set(client, side);
+  const session = (db as unknown as { session: OneTimeSession }).session;
+  const own = session.prepareOneTimeQuery.bind(session);
+  session.prepareOneTimeQuery = (query, ...rest) => {
+    const r = isReadSql(query.sql) ? routedRead(client) : null;
+    return r ? (r as unknown as { session: OneTimeSession }).session.prepareOneTimeQuery(query, ...rest) : own(query, ...rest);
+  };
+}
+
+/** A statement that only reads: SELECT, or a WITH that holds no write. */
+function isReadSql(text: string): boolean {
+  const ch = text.trimStart().charCodeAt(0) | 0x20;
+  return ch === 115 || (ch === 119 && !/\b(insert|update|delete|replace)\b/i.test(text));
+}
+
+/** The read connection's handle when a read from here goes there (outside the caller's own transaction), else null. */
+function routedRead(client: Database): Db | null {
+  const side = readSides.get(client);
+  if (side === undefined || side.closed || inTxContext(client)) return null;
+  return side.db ?? openReadSide(side);
+}
+
+function openReadSide(side: ReadSide): Db {
+  // create: false: it opens the file the write connection just opened, never makes one.
+  const sqlite = new Database(side.path, { strict: true, readwrite: true, create: false });
+  sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  sqlite.run("PRAGMA temp_store = MEMORY");
+  // It never writes: a write routed here by mistake fails instead of autocommitting beside the machinery.
+  sqlite.run("PRAGMA query_only = ON");
+  return (side.db = drizzle({ client: sqlite, schema }) as Db);
+}
+
+/**
+ * Where a read made here goes: the read connection (committed state only) when the caller is
+ * outside a transaction of its own on a file database, else `db` itself (inside a transaction
+ * body: its own writes; PostgreSQL; an in-memory database, which has one connection).
+ */
+export function readDb(db: Db): Db {
+  if (isPg(db)) return db;
+  return routedRead(db.$client) ?? db;
+}
+
+/** `readDb(db)` for a statement that only reads (`text`), else `db`: where a hand-written statement runs. */
+export function dbForSql(db: Db, text: string): Db {
+  return isReadSql(text) ? readDb(db) : db;
+}
+
+/** Whether reads outside a transaction go to a read connection of their own (a file database on SQLite). */
+export function hasReadConnection(db: Db): boolean {
+  return !isPg(db) && readSides.has(db.$client);
+}
+
+/** The handle a write statement is built on: the write connection, whatever the context. */
+function pinnedWrite<D extends Db>(db: D): D {
+  const c = db.$client;
+  if (pinned.has(db) || !readSides.has(c)) return db;
+  let p = pinnedHandles.get(c);
+  if (!p) {
+    p = drizzle({ client: c, schema, logger: writeCheck(c) }) as Db;
+    pinned.add(p);
+    pinnedHandles.set(c, p);
+  }
+  return p as D;
+}
+
+/**
+ * Has SQLite reload the planner statistics (sqlite_stat1) on both connections: a connection
+ * loads them with its schema and never again on its own, so the read connection would plan with
+ * the statistics of its first query forever. The read connection's reload takes the write lock
+ * for a moment, so it runs under the write mutex (no transaction of the machinery open); from
+ * inside a transaction body only the write connection reloads.
+ */
+export async function reloadStats(db: Db): Promise<void> {
+  const c = db.$client;
+  c.run("ANALYZE sqlite_schema");
+  const side = readSides.get(c);
+  if (!side?.db || side.closed || inTxContext(c)) return;
+  const release = await acquireWrite(c);
+  try {
+    const r = side.db.$client;
+    r.run("PRAGMA query_only = OFF");
+    try {
+      r.run("ANALYZE sqlite_schema");
+    } finally {
+      r.run("PRAGMA query_only = ON");
+    }
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Closes a SQLite handle's connections (the read connection too). `finalize`: close(true),
+ * statements finalized now, the file released at once (close_v2 would keep it open until GC).
+ */
+export function closeSqlite(db: Db, finalize = false): void {
+  const side = readSides.get(db.$client);
+  if (side) {
+    side.closed = true;
+    side.db?.$client.close(finalize);
+    side.db = null;
+  }
+  db.$client.close(finalize);
 }
 
 /**
@@ -85,7 +227,7 @@ function writeCheck(client: Database) {
  */
 export function writing<D extends Db>(db: D): D {
   assertWriting(db.$client);
-  return db;
+  return pinnedWrite(db);
 }
 
 /**
@@ -103,6 +245,8 @@ export async function readCommitted<T>(db: Db, fn: (db: Db) => Promise<T>): Prom
   }
   const c = db.$client;
   if (inTxContext(c)) throw new Error("readCommitted inside a transaction body: it would read the body's uncommitted rows");
+  // Its reads go to the read connection (committed state only): no need to keep writers out.
+  if (readSides.has(c)) return await fn(db);
   const release = await acquireWrite(c);
   try {
     return await fn(db);
@@ -114,7 +258,7 @@ export async function readCommitted<T>(db: Db, fn: (db: Db) => Promise<T>): Prom
 /** Closes the handle's connection (SQLite) or pool (PostgreSQL). */
 export async function closeDb(db: Db): Promise<void> {
   if (isPg(db)) return await closePg(db);
-  db.$client.close();
+  closeSqlite(db);
 }
 
 /** A Db over a connection opened elsewhere (restore's private copy of a backup), with the schema's tables. */
@@ -370,10 +514,13 @@ const preparedCache = new WeakMap<Database, Map<string, unknown>>();
  * every run"). Write `+?` there: same value, same affinity (none), same plan, no re-prepare.
  */
 export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
-  let m = preparedCache.get(db.$client);
-  if (!m) preparedCache.set(db.$client, (m = new Map()));
+  // A read outside the caller's own transaction is built and run on the read connection; a write
+  // statement comes pinned to the write connection (`writing(db)`).
+  const d = pinned.has(db) ? db : (routedRead(db.$client) ?? db);
+  let m = preparedCache.get(d.$client);
+  if (!m) preparedCache.set(d.$client, (m = new Map()));
   let s = m.get(name) as T | undefined;
-  if (s === undefined) m.set(name, (s = build(db)));
+  if (s === undefined) m.set(name, (s = build(d)));
   return s;
 }
 
@@ -419,7 +566,7 @@ export async function updateByIdIf<Row>(
 function updateWhere<Row>(db: Db, table: SQLiteTable & { id: SQLiteColumn }, id: number | string, guard: { column: SQLiteColumn; value: string } | null, set: Record<string, unknown>): Row | undefined {
   const keys = Object.keys(set).filter((k) => set[k] !== undefined).sort();
   const name = `updateById:${getTableName(table)}:${keys.join(",")}${guard ? `:if:${guard.column.name}` : ""}`;
-  const stmt = prepared(db, name, (d) => {
+  const stmt = prepared(pinnedWrite(db), name, (d) => {
     const byId = eq(table.id, sql.placeholder("__id"));
     return d
       .update(table)

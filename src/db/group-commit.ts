@@ -49,6 +49,12 @@ export class GroupCommit {
   jobs = 0;
   /** Wall time spent in COMMIT (the WAL fsync blocks the event loop): /metrics and `make bench`. */
   commitMs = 0;
+  /**
+   * Tests only (null in production): awaited once a group's jobs ran, before its COMMIT, with the
+   * group's transaction open and the write mutex held; a throw rolls the whole group back (as a
+   * failed COMMIT does). Shows what other code sees of an open group (db/read-connection.test.ts).
+   */
+  holdBeforeCommit: (() => Promise<void>) | null = null;
 
   // Built once: Database.run would compile these for every request.
   private readonly savepoint;
@@ -161,8 +167,10 @@ export class GroupCommit {
     this.jobs += batch.length;
     if (own) {
       crashPoint(`group-commit:${this.groups}`);
-      const t0 = performance.now();
       try {
+        // Tests only: the group held open before its COMMIT; a throw rolls it back as a failed COMMIT does.
+        if (this.holdBeforeCommit) await this.holdBeforeCommit();
+        const t0 = performance.now();
         c.run("COMMIT");
         this.commitMs += performance.now() - t0;
         noteCommit(c);

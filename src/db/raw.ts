@@ -4,7 +4,7 @@
 // (db/engine.ts pgOf). Integers come back as numbers on both engines only where the caller says so:
 // PostgreSQL's bigint arrives as a string, so callers Number() the columns they read.
 import { type SQL, sql } from "drizzle-orm";
-import type { DbOrTx } from "./client";
+import { dbForSql, type DbOrTx } from "./client";
 import { isPg, pgOf } from "./engine";
 
 /** Sees every hand-written PostgreSQL statement built here (the plan tests EXPLAIN what ran); none in production. */
@@ -23,7 +23,7 @@ export function pgStatement(text: string, params: readonly unknown[]): SQL {
 /** Every row of a statement. */
 export async function rawAll<T>(db: DbOrTx, text: string, params: readonly unknown[] = []): Promise<T[]> {
   if (isPg(db)) return (await pgOf(db).execute(pgStatement(text, params))) as unknown as T[];
-  return db.$client.query<T, never[]>(text).all(...(params as never[]));
+  return dbForSql(db, text).$client.query<T, never[]>(text).all(...(params as never[]));
 }
 
 /** The first row of a statement, if any. */

@@ -8,7 +8,7 @@
 // them (`ANALYZE sqlite_schema`). The same numbers as ANALYZE without analysis_limit
 // (src/db/stats.test.ts compares them).
 import type { Database } from "bun:sqlite";
-import { type Db, writeTx } from "./client";
+import { type Db, reloadStats, writeTx } from "./client";
 
 export interface StatRow {
   tbl: string;
@@ -134,5 +134,5 @@ export async function applyStats(db: Db, s: { tables: string[]; rows: StatRow[] 
     for (const t of s.tables) del.run(t);
     for (const r of s.rows) ins.run(r.tbl, r.idx, r.stat);
   });
-  c.run("ANALYZE sqlite_schema");
+  await reloadStats(db);
 }

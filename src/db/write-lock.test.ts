@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { afterCommit, allowForeignTransactions, leakedTransactionCount, onLeakedTransaction, openDb, readCommitted, rolledBack, savepoint, writeTx, writing } from "./client";
 import { inFrame } from "./after-commit";
 import { groupCommit } from "./group-commit";
-import { IoInTransactionError, WriteOutsideTransactionError } from "./write-lock";
+import { IoInTransactionError, strictWrites, WriteOutsideTransactionError } from "./write-lock";
 
 function freshDb() {
   const db = openDb(":memory:");
@@ -106,6 +106,18 @@ test("a store write outside writeTx while another flow's transaction is open is 
   // Reads outside a transaction stay allowed, and so does a write on an idle connection.
   db.run(sql`INSERT INTO t (who) VALUES ('idle')`);
   expect(rows(db)).toEqual(["own", "idle"]);
+});
+
+test("the strict write check (SG_STRICT_WRITES=1) refuses a store write outside writeTx on an idle connection too", async () => {
+  const db = freshDb();
+  strictWrites(db.$client, true);
+  expect(() => db.all(sql`INSERT INTO t (who) VALUES ('idle') RETURNING who`)).toThrow(WriteOutsideTransactionError);
+  expect(() => writing(db)).toThrow(WriteOutsideTransactionError);
+  await writeTx(db, async (tx) => void tx.run(sql`INSERT INTO t (who) VALUES ('inside')`));
+  // A test seeding rows opts out for its fixture connection.
+  strictWrites(db.$client, false);
+  db.run(sql`INSERT INTO t (who) VALUES ('seeded')`);
+  expect(rows(db)).toEqual(["inside", "seeded"]);
 });
 
 test("awaiting an immediate queued before BEGIN (a group commit's flush) fails the transaction", async () => {

@@ -59,8 +59,19 @@ export class WriteOutsideTransactionError extends Error {
  * writer is inside its own transaction or the connection is idle.
  */
 export function assertWriting(client: Database): void {
-  if (!writeHeld(client) || inTxContext(client)) return;
+  if ((!writeHeld(client) && !strict.has(client)) || inTxContext(client)) return;
   throw new WriteOutsideTransactionError();
+}
+
+const strict = new WeakSet<Database>();
+/**
+ * The strict write check (issue 37, an audit mode for now): on this connection a store's write
+ * outside its own transaction is refused also when the connection is idle (where it would
+ * autocommit alone). openDb turns it on under SG_STRICT_WRITES=1 (docs/transactions.md).
+ */
+export function strictWrites(client: Database, on: boolean): void {
+  if (on) strict.add(client);
+  else strict.delete(client);
 }
 
 interface Lock {

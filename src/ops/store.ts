@@ -2,7 +2,7 @@
 // and the metrics read, the liveness ping and the storage probe's committed write. The SQL
 // constants (ops/probe-sql.ts, re-exported here) are the ones src/db/query-plans.test.ts reads
 // (src/testing/engine-queries.ts).
-import { type Db, type Tx, writing } from "../db/client";
+import { type Db, readDb, type Tx, writing } from "../db/client";
 import { isPg, pgOf } from "../db/engine";
 import * as pg from "./store.pg";
 import {
@@ -24,7 +24,7 @@ export { BALANCE_MISMATCHES, DETECTION_SINCE, FAILED_CALLBACKS, FAILED_PAYOUTS, 
 export async function sweepFoundSince(db: Db, since: number): Promise<{ chain: string; n: number; tx: string }[]> {
   if (isPg(db)) return await pg.sweepFoundSince(pgOf(db), since);
   const by = new Map<string, { chain: string; n: number; tx: string }>();
-  for (const r of db.$client.query<{ chain: string; tx: string }, [number]>(SWEEP_FOUND).all(since)) {
+  for (const r of readDb(db).$client.query<{ chain: string; tx: string }, [number]>(SWEEP_FOUND).all(since)) {
     const c = by.get(r.chain) ?? { chain: r.chain, n: 0, tx: r.tx };
     c.n++;
     by.set(r.chain, c);
@@ -35,49 +35,49 @@ export async function sweepFoundSince(db: Db, since: number): Promise<{ chain: s
 /** Callbacks that gave up since `since`. */
 export async function failedCallbacksSince(db: Db, since: number): Promise<number> {
   if (isPg(db)) return await pg.failedCallbacksSince(pgOf(db), since);
-  return db.$client.query<{ n: number }, [number]>(FAILED_CALLBACKS).get(since)!.n;
+  return readDb(db).$client.query<{ n: number }, [number]>(FAILED_CALLBACKS).get(since)!.n;
 }
 
 /** Payouts failed since `since`, newest first. */
 export async function failedPayoutsSince(db: Db, since: number): Promise<string[]> {
   if (isPg(db)) return await pg.failedPayoutsSince(pgOf(db), since);
-  return db.$client.query<{ order_no: string }, [number]>(FAILED_PAYOUTS).all(since).map((r) => r.order_no);
+  return readDb(db).$client.query<{ order_no: string }, [number]>(FAILED_PAYOUTS).all(since).map((r) => r.order_no);
 }
 
 /** Broadcast payouts stuck at the gas price cap, by chain. */
 export async function stuckPayouts(db: Db): Promise<{ chain: string; order_no: string }[]> {
   if (isPg(db)) return await pg.stuckPayouts(pgOf(db));
-  return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_PAYOUTS).all();
+  return readDb(db).$client.query<{ chain: string; order_no: string }, []>(STUCK_PAYOUTS).all();
 }
 
 /** Payouts waiting for a gas top-up stuck at the gas price cap. */
 export async function stuckTopups(db: Db): Promise<{ chain: string; order_no: string }[]> {
   if (isPg(db)) return await pg.stuckTopups(pgOf(db));
-  return db.$client.query<{ chain: string; order_no: string }, []>(STUCK_TOPUPS).all();
+  return readDb(db).$client.query<{ chain: string; order_no: string }, []>(STUCK_TOPUPS).all();
 }
 
 /** Deposits that matched no order and wait for an operator. */
 export async function openUnmatchedCount(db: Db): Promise<number> {
   if (isPg(db)) return await pg.openUnmatchedCount(pgOf(db));
-  return db.$client.query<{ n: number }, []>(OPEN_UNMATCHED).get()!.n;
+  return readDb(db).$client.query<{ n: number }, []>(OPEN_UNMATCHED).get()!.n;
 }
 
 /** Callbacks not delivered yet (pending or in delivery). */
 export async function queuedCallbacks(db: Db): Promise<number> {
   if (isPg(db)) return await pg.queuedCallbacks(pgOf(db));
-  return db.$client.query<{ n: number }, []>(QUEUED_CALLBACKS).get()!.n;
+  return readDb(db).$client.query<{ n: number }, []>(QUEUED_CALLBACKS).get()!.n;
 }
 
 /** Address/token pairs whose chain balance differs from the ledger. */
 export async function balanceMismatchCount(db: Db): Promise<number> {
   if (isPg(db)) return await pg.balanceMismatchCount(pgOf(db));
-  return db.$client.query<{ n: number }, []>(BALANCE_MISMATCHES).get()!.n;
+  return readDb(db).$client.query<{ n: number }, []>(BALANCE_MISMATCHES).get()!.n;
 }
 
 /** Unacknowledged unrecorded outgoing transfers after a restore, per chain (n transfers from a sources). */
 export async function unrecordedByChain(db: Db): Promise<{ chain: string; n: number; a: number }[]> {
   if (isPg(db)) return await pg.unrecordedByChain(pgOf(db));
-  return db.$client.query<{ chain: string; n: number; a: number }, []>(UNRECORDED_BY_CHAIN).all();
+  return readDb(db).$client.query<{ chain: string; n: number; a: number }, []>(UNRECORDED_BY_CHAIN).all();
 }
 
 /** The database answers (liveness); throws when it does not. */
@@ -122,5 +122,5 @@ export interface DetectionSample {
 
 export async function detectionSamplesSince(db: Db, since: number): Promise<DetectionSample[]> {
   if (isPg(db)) return await pg.detectionSamplesSince(pgOf(db), since);
-  return db.$client.query<DetectionSample, [number]>(DETECTION_SINCE).all(since);
+  return readDb(db).$client.query<DetectionSample, [number]>(DETECTION_SINCE).all(since);
 }

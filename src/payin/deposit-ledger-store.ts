@@ -1,6 +1,6 @@
 // The deposit ledger (ledger_entries of kind deposit): one entry per final transfer (payin/deposits.ts).
 import { sql } from "drizzle-orm";
-import { prepared, type Tx } from "../db/client";
+import { prepared, type Tx, writing } from "../db/client";
 import { ledgerEntries } from "../db/schema";
 import { isPg, pgOf } from "../db/engine";
 import * as pg from "./deposit-ledger-store.pg";
@@ -8,7 +8,7 @@ import * as pg from "./deposit-ledger-store.pg";
 /** The ledger's deposit entry of a final transfer (once: ON CONFLICT DO NOTHING). */
 export async function addDepositLedger(tx: Tx, e: { addressId: string; chain: string; token: string; amount: string; refId: string; now: number }): Promise<void> {
   if (isPg(tx)) return await pg.addDepositLedger(pgOf(tx), e);
-  prepared(tx, "depositLedger", (d) =>
+  prepared(writing(tx), "depositLedger", (d) =>
     d
       .insert(ledgerEntries)
       .values({

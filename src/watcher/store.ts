@@ -2,7 +2,7 @@
 // "Data access"). The transfers it follows are transfers-store.ts's. `watcher/watcher.ts` calls
 // these inside its own write transactions.
 import { eq, sql } from "drizzle-orm";
-import { type DbOrTx, prepared } from "../db/client";
+import { type DbOrTx, prepared, writing } from "../db/client";
 import { chainCursors } from "../db/schema";
 import { isPg, pgOf } from "../db/engine";
 import * as pg from "./store.pg";
@@ -18,7 +18,7 @@ export async function chainCursor(db: DbOrTx, chain: string): Promise<ChainCurso
 
 export async function saveChainCursor(tx: DbOrTx, chain: string, blockNumber: number, blockHash: string, now: number): Promise<void> {
   if (isPg(tx)) return await pg.saveChainCursor(pgOf(tx), chain, blockNumber, blockHash, now);
-  prepared(tx, "saveChainCursor", (d) =>
+  prepared(writing(tx), "saveChainCursor", (d) =>
     d.$client.prepare<unknown, [string, number, string, number]>(
       `INSERT INTO chain_cursors (chain, block_number, block_hash, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (chain) DO UPDATE SET block_number = excluded.block_number, block_hash = excluded.block_hash, updated_at = excluded.updated_at`,

@@ -57,7 +57,7 @@ export async function transferByKey(tx: DbOrTx, chain: string, txHash: string, l
 /** A new transfer row. */
 export async function insertTransfer(tx: Tx, values: Record<string, unknown>): Promise<TransferRow> {
   if (isPg(tx)) return await pg.insertTransfer(pgOf(tx), values);
-  return prepared(tx, "insertTransfer", (d) =>
+  return prepared(writing(tx), "insertTransfer", (d) =>
     d
       .insert(transfers)
       .values(Object.fromEntries(Object.keys(values).map((k) => [k, sql.placeholder(k)])) as never)

@@ -3,7 +3,7 @@
 // keyset on the rowid (callbacks has a text primary key; the rowid ends every index entry) and
 // counted up to COUNT_CAP, like the other lists (queries/keyset.ts).
 import { CALLBACK_STATES as DB_STATES, type CallbackDeliveryState, UNDELIVERED } from "../../callbacks/state";
-import type { DbOrTx } from "../../db/client";
+import { type DbOrTx, readDb } from "../../db/client";
 import { statusSql } from "../../db/status-sql";
 import { parseFilter, type Scope } from "./filters";
 import { type Arm, cond, type Cond, countCapped, firstIdAtOrAfter, type IdQuery, pgCond, pickIds } from "./keyset";
@@ -127,7 +127,7 @@ export const WAITING_BEHIND = `SELECT id FROM callbacks WHERE order_no = ? AND r
 /** The rows of these rowids, newest first, with each one's last attempt and what a pending one waits behind. */
 export async function callbacksByRowid(db: DbOrTx, ids: number[]): Promise<CallbackListRow[]> {
   if (!ids.length) return [];
-  const c = db.$client;
+  const c = readDb(db).$client;
   const rows = c
     .query<Omit<CallbackListRow, "lastAttempt" | "waitingBehind">, number[]>(
       `SELECT c.rowid AS id, c.id AS eventId, m.uid AS merchantUid, c.kind, c.order_no AS orderNo, c.order_status AS status, c.state, c.attempts,
