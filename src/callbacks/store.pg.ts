@@ -190,18 +190,12 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
   };
 }
 
+/** The callback row; false when its id exists. Its own text, not drizzle's insert builder (rebuilt per create, issue 38). */
 export async function insertCallback(tx: PgQ, r: NewCallbackRow): Promise<boolean> {
-  const row = await firstRow(
-    tx
-      .insert(callbacks)
-      .values({
-        id: r.id, merchantId: r.merchantId, kind: r.kind as CallbackRow["kind"], orderNo: r.orderNo, status: r.status, apiKeyId: r.apiKeyId, url: r.url, payload: r.payload,
-        state: r.state, attempts: 0, nextAttemptAt: r.now, createdAt: r.now, updatedAt: r.now,
-      })
-      .onConflictDoNothing({ target: callbacks.id })
-      .returning({ id: callbacks.id }),
-  );
-  return !!row;
+  const rows = await tx.execute(sql`INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+    VALUES (${r.id}, ${r.merchantId}, ${r.kind}, ${r.orderNo}, ${r.status}, ${r.apiKeyId}, ${r.url}, ${r.payload}, ${r.state}, 0, ${r.now}, ${r.now}, ${r.now})
+    ON CONFLICT (id) DO NOTHING RETURNING id`);
+  return (rows as unknown as unknown[]).length === 1;
 }
 
 export async function merchantDefaultUrl(tx: PgQ, merchantId: number): Promise<string | null> {
