@@ -75,8 +75,8 @@ export class PipedTx {
 
   /** Sends a statement behind those sent ahead; its result once they and it answered (their error first). */
   async send(text: string, params: unknown[] | undefined, arrays: boolean, own = false): Promise<unknown> {
-    const q = own ? this.own(text) : params ? this.conn.unsafe(text, params) : this.conn.unsafe(text);
-    if (arrays) q.values();
+    const query = own ? this.own(text) : params ? this.conn.unsafe(text, params) : this.conn.unsafe(text);
+    const q = arrays ? query.values() : query;
     const ahead = this.ahead;
     this.ahead = [];
     const result = q.then((r: unknown) => ({ r }), (e: unknown) => ({ e }));
