@@ -4,7 +4,10 @@
 // BENCH_PROF=dir runs the gateway under `bun --cpu-prof` (profile written at exit).
 // BENCH_FLOOR=1 also measures the FULL floor (scripts/bench-baseline.ts) the same way, so
 // the two CPU costs per create are compared in one run.
-import { readFileSync, rmSync } from "node:fs";
+// BENCH_PG=1 runs the gateway on PostgreSQL (a throwaway durable cluster, src/testing/postgres.ts;
+// `[database] pool_size` from BENCH_PG_POOL, default 10) and adds the server's CPU per request
+// (the postmaster and its children: the pool's backends, WAL writer, …).
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
 import { BUN, ROOT, runCli, startGatewayProcess, tempSetup } from "../src/testing/process";
@@ -47,8 +50,36 @@ const body = (r: number, i: number) => ({
   notifyUrl: "https://shop.example/cb",
 });
 
+const PG = !!process.env.BENCH_PG;
+const PG_POOL = Number(process.env.BENCH_PG_POOL ?? 10);
+const pgServer = PG ? await startPgServer() : null;
+
+/** A durable throwaway cluster; `cpuMs()` of its processes (postmaster and children). */
+async function startPgServer() {
+  const { startCluster, stopWhenGone, PG_URL_ENV } = await import("../src/testing/postgres");
+  const cluster = await startCluster({ durable: true });
+  stopWhenGone(process.pid, cluster.dir);
+  process.env[PG_URL_ENV] = cluster.url;
+  const postmaster = Number(readFileSync(join(cluster.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+  const pids = () => [postmaster, ...readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)];
+  return { cpuMs: () => pids().reduce((t, pid) => t + (() => { try { return cpuMs(pid); } catch { return 0; } })(), 0) };
+}
+
+/** A config on a fresh PostgreSQL database (initialised), or the usual SQLite one. */
+async function setup(toml: string) {
+  if (!PG) return await tempSetup(toml);
+  const { createTestDatabase } = await import("../src/testing/postgres");
+  const db = await createTestDatabase({ empty: true });
+  const s = await tempSetup(toml, { init: false });
+  writeFileSync(s.configPath, readFileSync(s.configPath, "utf8").replace("[database]\n", `[database]\npool_size = ${PG_POOL}\n`));
+  s.env.STABLEGATE_DATABASE_URL = db.url;
+  const init = runCli(["init", "--config", s.configPath], s.env);
+  if (init.code !== 0) throw new Error(`init on PostgreSQL: ${init.stderr}`);
+  return s;
+}
+
 for (let r = 0; r < ROUNDS; r++) {
-  const s = await tempSetup(`[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`);
+  const s = await setup(`[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`);
   try {
     const made = JSON.parse(runCli(["merchant", "create", "--name", "cpu", "--json", "--config", s.configPath], s.env).stdout);
     const cmd = PROF ? [BUN, "--cpu-prof", `--cpu-prof-dir=${PROF}`, join(ROOT, "src/main.ts")] : undefined;
@@ -57,12 +88,17 @@ for (let r = 0; r < ROUNDS; r++) {
     const client = new StablegateClient({ baseUrl: s.url, merchantUid: made.merchantUid, apiKey: made.apiKey });
     const orders: string[] = [];
     await run(300, async (i) => void orders.push((await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(r, 1e6 + i) })).orderNo)); // warm-up
+    const serverCpu = () => pgServer?.cpuMs() ?? 0;
     let c0 = cpuMs(pid);
+    let s0 = serverCpu();
     const createRps = await run(N, async (i) => void orders.push((await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(r, i) })).orderNo));
     const createCpu = ((cpuMs(pid) - c0) * 1000) / N;
+    const createServer = ((serverCpu() - s0) * 1000) / N;
     c0 = cpuMs(pid);
+    s0 = serverCpu();
     const getRps = await run(N, async (i) => void (await client.request("GET", `/openapi/payin/orders/${orders[i % orders.length]}`)));
     const getCpu = ((cpuMs(pid) - c0) * 1000) / N;
+    const getServer = ((serverCpu() - s0) * 1000) / N;
     const rss = rssMb(pid);
     await gw.kill("SIGTERM");
     let floorText = "";
@@ -92,7 +128,8 @@ for (let r = 0; r < ROUNDS; r++) {
         await base.exited;
       }
     }
-    console.log(`create ${createCpu.toFixed(0)} us cpu/req (${createRps.toFixed(0)} req/s)  get ${getCpu.toFixed(0)} us cpu/req (${getRps.toFixed(0)} req/s)  rss ${rss.toFixed(1)} MB${floorText}`);
+    const server = (us: number) => (PG ? ` + PostgreSQL server ${us.toFixed(0)} us` : "");
+    console.log(`create ${createCpu.toFixed(0)} us cpu/req${server(createServer)} (${createRps.toFixed(0)} req/s)  get ${getCpu.toFixed(0)} us cpu/req${server(getServer)} (${getRps.toFixed(0)} req/s)  rss ${rss.toFixed(1)} MB${floorText}`);
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }

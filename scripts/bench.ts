@@ -742,17 +742,33 @@ async function benchPg() {
     const get = (c: (i: number) => StablegateClient, from: string[]) => (i: number) =>
       c(i).request("GET", `/openapi/payin/orders/${from[i % from.length]}`).then(() => {});
     const both = (i: number) => cPg[i % 2]!;
+    // The first failures of each target, printed under the figures (an error is counted by load()).
+    const failures: string[] = [];
+    const noted = (send: (i: number) => Promise<void>) => async (i: number) =>
+      await send(i).catch((e: unknown) => {
+        if (failures.length < 5) failures.push(e instanceof Error ? `${e.message}${"requestId" in e ? ` (${String(e.requestId)})` : ""}` : String(e));
+        throw e;
+      });
+    // Steady state: a database in service has planner statistics (autovacuum's ANALYZE); a fresh
+    // one has none until autovacuum comes round (a minute or more), and the claim's plan without
+    // them reads every callback row per candidate (docs/performance.md "PostgreSQL"). So the tables
+    // hold some rows and are analysed before the timed slices, whatever autovacuum's timing.
+    const toAnalyse = create(() => cPg[0]!, [], "stats");
+    await load(WARMUP, CLIENTS, (i) => toAnalyse(10 * REQUESTS + i)); // amounts no timed order uses
+    const analyse = new SQL({ url: db.url, max: 1 });
+    await analyse.unsafe("ANALYZE");
+    await analyse.close();
     const gwB = { pid: gPg1.proc.pid, alsoPids: pgPids };
     const gwC = { pid: gPg1.proc.pid, alsoPids: () => [gPg2.proc.pid, ...pgPids()] };
     const created = await interleaved(REQUESTS, [
       { name: "a", pid: gLite.proc.pid, send: create(() => cLite, orders.a, "a") },
-      { name: "b", ...gwB, send: create(() => cPg[0]!, orders.b, "b") },
-      { name: "c", ...gwC, send: (i) => create(() => both(i), orders.c, "c")(i) },
+      { name: "b", ...gwB, send: noted(create(() => cPg[0]!, orders.b, "b")) },
+      { name: "c", ...gwC, send: noted((i) => create(() => both(i), orders.c, "c")(i)) },
     ]);
     const read = await interleaved(REQUESTS, [
       { name: "a", pid: gLite.proc.pid, send: get(() => cLite, orders.a) },
-      { name: "b", ...gwB, send: get(() => cPg[0]!, orders.b) },
-      { name: "c", ...gwC, send: get(both, orders.c) },
+      { name: "b", ...gwB, send: noted(get(() => cPg[0]!, orders.b)) },
+      { name: "c", ...gwC, send: noted(get(both, orders.c)) },
     ]);
     loadAvg.push(readText("/proc/loadavg").split(" ").slice(0, 3).join(" "));
     const label = { a: "(a) SQLite, 1 gateway", b: "(b) PostgreSQL, 1 gateway", c: "(c) PostgreSQL, 2 gateways" } as const;
@@ -769,6 +785,10 @@ async function benchPg() {
       const [a, b, c] = (["a", "b", "c"] as const).map((k) => res.get(k)!);
       const cpuTotal = (r: typeof a) => (r.usage.cpuNs + r.usage.alsoCpuNs) / Math.max(1, REQUESTS - r.errors);
       console.log(`  ${what} ratios: (b)/(a) ${(b.rps / a.rps).toFixed(2)}x req/s, ${(cpuTotal(b) / cpuTotal(a)).toFixed(2)}x CPU/req; (c)/(b) ${(c.rps / b.rps).toFixed(2)}x req/s, ${(cpuTotal(c) / cpuTotal(b)).toFixed(2)}x CPU/req`);
+    }
+    if (failures.length) {
+      console.log(`  first failures on PostgreSQL: ${failures.join("; ")}`);
+      for (const g of [gPg1, gPg2]) for (const l of `${g.stdout()}\n${g.stderr()}`.split("\n").filter((x) => /"level":"(error|fatal)"/.test(x)).slice(0, 3)) console.log(`    gateway ${g.proc.pid}: ${l.slice(0, 600)}`);
     }
     console.log(`  load average (1, 5, 15 min) as the section started / ended: ${loadAvg.join(" / ")} (2 cores: every process here, the clients included, shares them)`);
     console.log(`  callbacks: delivered by every gateway on both engines (leased claims on PostgreSQL); the deliveries go to a name that does not resolve`);

@@ -23,20 +23,20 @@ export async function freeSharedAddress(tx: PgQ, merchantId: number, chain: stri
   return rows[0];
 }
 
-/** A new shared-address order unless the merchant has one with this merchantOrderNo: its id, or null. */
+/**
+ * A new shared-address order: its id, or null when it met another order (this merchantOrderNo, or
+ * another gateway's order with the same order number or this amount open on the address: the
+ * caller takes a new number and address, payin/service.ts createPayinOrder).
+ * A statement of its own text rather than drizzle's insert builder, which rebuilt the 30-column
+ * insert on every create (~60 µs of the gateway's CPU against ~7 µs here, issue 38).
+ */
 export async function insertSharedPayin(tx: PgQ, row: PayinOrderRow, now: number): Promise<number | null> {
-  const r = await firstRow(
-    tx
-      .insert(payinOrders)
-      .values({
-        orderNo: row.orderNo, merchantId: row.merchantId, merchantOrderNo: row.merchantOrderNo, mode: "shared", chain: row.chain, token: row.token, decimals: row.decimals,
-        amount: row.amount, addressId: row.addressId, address: row.address, notifyUrl: row.notifyUrl, redirectUrl: row.redirectUrl, apiKeyId: row.apiKeyId,
-        status: "waiting_payment", checkoutToken: row.checkoutToken, expireAt: row.expireAt, createdAt: now, updatedAt: now,
-      })
-      .onConflictDoNothing({ target: [payinOrders.merchantId, payinOrders.merchantOrderNo] })
-      .returning({ id: payinOrders.id }),
-  );
-  return r ? r.id : null;
+  const rows = (await tx.execute(sql`INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address,
+      notify_url, redirect_url, api_key_id, status, checkout_token, expire_at, created_at, updated_at)
+    VALUES (${row.orderNo}, ${row.merchantId}, ${row.merchantOrderNo}, 'shared', ${row.chain}, ${row.token}, ${row.decimals}, ${row.amount}, ${row.addressId}, ${row.address},
+      ${row.notifyUrl}, ${row.redirectUrl}, ${row.apiKeyId}, 'waiting_payment', ${row.checkoutToken}, ${row.expireAt}, ${now}, ${now})
+    ON CONFLICT DO NOTHING RETURNING id`)) as unknown as { id: string | number }[];
+  return rows[0] ? Number(rows[0].id) : null;
 }
 
 export async function invoicePayinCount(tx: PgQ, invoiceId: number): Promise<number> {

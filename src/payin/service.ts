@@ -64,48 +64,77 @@ export async function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKey
     // The idempotency check is the insert itself (ON CONFLICT on payin_merchant_order), not a
     // read before it; only a pool that must grow (or cannot) looks for the retried order first,
     // so a retry never adds an address or answers 40105.
-    const address = await freeSharedAddress(tx, merchantId, adapter.chain, token.symbol, units) ?? await existing() ?? await growSharedPool(ctx, tx, adapter, merchantId, token.symbol, units, now, existing);
-    if ("orderNo" in address) return address;
-    const row: PayinOrderRow = {
-      id: 0,
-      orderNo: newOrderNo("PI", now),
-      merchantId,
-      merchantOrderNo: input.merchantOrderNo,
-      mode: "shared",
-      bindingId: null,
-      chain: adapter.chain,
-      token: token.symbol,
-      decimals: token.decimals,
-      amount: units.toString(),
-      paidAmount: null,
-      addressId: address.id,
-      address: address.address,
-      notifyUrl: input.notifyUrl,
-      redirectUrl,
-      apiKeyId,
-      status: "waiting_payment",
-      transferId: null,
-      txHash: null,
-      fromAddress: null,
-      confirmations: 0,
-      checkoutToken: newTimedToken(now),
-      expireAt: now + ctx.ms.expireAfter,
-      createdAt: now,
-      detectedAt: null,
-      confirmedAt: null,
-      completedAt: null,
-      expiredAt: null,
-      updatedAt: now,
-      invoiceId: null,
-      invoiceRate: null,
-      compat: null,
-    };
-    const id = await insertSharedPayin(tx, row, now);
-    if (id === null) return (await existing())!;
-    row.id = id;
-    await writeCallback(tx, row, now);
-    return row;
+    // On PostgreSQL gateways create at once: the insert also meets another gateway's order with the
+    // same order number (newOrderNo is unique per process only) or the same amount on the address
+    // just picked (committed after this transaction read it). It then writes nothing and, when no
+    // order of this merchantOrderNo is there, this create takes a new number and address.
+    for (let attempt = 1; ; attempt++) {
+      const address = await freeSharedAddress(tx, merchantId, adapter.chain, token.symbol, units) ?? await existing() ?? await growSharedPool(ctx, tx, adapter, merchantId, token.symbol, units, now, existing);
+      if ("orderNo" in address) return address;
+      const row = newSharedOrder(ctx, merchantId, apiKeyId, input, adapter.chain, token, units, address, redirectUrl, now);
+      const id = await insertSharedPayin(tx, row, now);
+      if (id === null) {
+        const retried = await existing();
+        if (retried) return retried;
+        if (attempt < CREATE_ATTEMPTS) continue;
+        throw new Error(`a pay-in insert met another order ${attempt} times (order number or open amount) and no order of this merchantOrderNo`);
+      }
+      row.id = id;
+      await writeCallback(tx, row, now);
+      return row;
+    }
   });
+}
+
+/** Inserts of one create that may meet another gateway's order before it gives up (see createPayinOrder). */
+const CREATE_ATTEMPTS = 4;
+
+function newSharedOrder(
+  ctx: PayinCtx,
+  merchantId: number,
+  apiKeyId: string,
+  input: CreatePayinInput,
+  chain: string,
+  token: { symbol: string; decimals: number },
+  units: bigint,
+  address: { id: string; address: string },
+  redirectUrl: string | null,
+  now: number,
+): PayinOrderRow {
+  return {
+    id: 0,
+    orderNo: newOrderNo("PI", now),
+    merchantId,
+    merchantOrderNo: input.merchantOrderNo,
+    mode: "shared",
+    bindingId: null,
+    chain,
+    token: token.symbol,
+    decimals: token.decimals,
+    amount: units.toString(),
+    paidAmount: null,
+    addressId: address.id,
+    address: address.address,
+    notifyUrl: input.notifyUrl,
+    redirectUrl,
+    apiKeyId,
+    status: "waiting_payment",
+    transferId: null,
+    txHash: null,
+    fromAddress: null,
+    confirmations: 0,
+    checkoutToken: newTimedToken(now),
+    expireAt: now + ctx.ms.expireAfter,
+    createdAt: now,
+    detectedAt: null,
+    confirmedAt: null,
+    completedAt: null,
+    expiredAt: null,
+    updatedAt: now,
+    invoiceId: null,
+    invoiceRate: null,
+    compat: null,
+  };
 }
 
 /** Idempotent retry: same business fields return the order, any difference is 10001. */

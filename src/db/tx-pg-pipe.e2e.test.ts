@@ -1,0 +1,131 @@
+// The pipelined transaction client (db/tx-pg-pipe.ts) on the real server, through a TCP relay that
+// counts round trips (the times the client waited for the server before sending again): BEGIN,
+// SAVEPOINT and RELEASE share a round trip with the next statement, COMMIT is awaited and checked,
+// an error of a statement sent ahead is the error of the statement behind it.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Socket } from "bun";
+import { sql } from "drizzle-orm";
+import { rolledBack, savepoint, writeTx, type Db } from "./client";
+import { pgOf } from "./engine";
+import { closePg, openPgDb } from "./tx-pg";
+import { CommitRolledBack } from "./tx-pg-pipe";
+import { createTestDatabase } from "../testing/postgres";
+
+/**
+ * A relay between the client and PostgreSQL counting turns: a turn starts when the client sends
+ * after the server last spoke. Each client chunk reaches the server 5 ms late (in order), so what
+ * the client sends in one go is never split by an answer.
+ */
+async function turnCounter(target: { host: string; port: number }) {
+  let turns = 0;
+  let serverSpoke = true;
+  const server = Bun.listen<{ up: Promise<Socket<unknown>>; chain: Promise<unknown> }>({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open(down) {
+        down.data = {
+          up: Bun.connect({
+            hostname: target.host,
+            port: target.port,
+            socket: {
+              data(_up, chunk) {
+                serverSpoke = true;
+                down.write(chunk);
+              },
+              close() {
+                down.end();
+              },
+            },
+          }),
+          chain: Promise.resolve(),
+        };
+      },
+      data(down, chunk) {
+        if (serverSpoke) turns++;
+        serverSpoke = false;
+        const copy = Buffer.from(chunk);
+        down.data.chain = down.data.chain.then(async () => {
+          await Bun.sleep(5);
+          (await down.data.up).write(copy);
+        });
+      },
+      close(down) {
+        void down.data.up.then((u) => u.end());
+      },
+    },
+  });
+  return {
+    port: server.port,
+    async count(fn: () => Promise<unknown>): Promise<number> {
+      const from = turns;
+      await fn();
+      return turns - from;
+    },
+    stop: () => server.stop(true),
+  };
+}
+
+let db: Db;
+let relay: Awaited<ReturnType<typeof turnCounter>>;
+const q = async (h: Db, text: string) => (await pgOf(h).execute(sql.raw(text))) as unknown as Record<string, unknown>[];
+const count = async (where: string) => Number((await q(db, `SELECT count(*)::int AS n FROM p WHERE ${where}`))[0]!.n);
+
+beforeAll(async () => {
+  const database = await createTestDatabase({ empty: true });
+  const u = new URL(database.url);
+  relay = await turnCounter({ host: u.hostname, port: Number(u.port) });
+  u.port = String(relay.port);
+  db = openPgDb(u.toString(), 1);
+  await q(db, "CREATE TABLE p (id int PRIMARY KEY)");
+});
+afterAll(async () => {
+  await closePg(db);
+  relay.stop();
+});
+
+describe("the pipelined transaction", () => {
+  test("BEGIN, SAVEPOINT and RELEASE cost no round trip of their own (two inserts, one in a savepoint: 3 round trips where Bun's begin took 6)", async () => {
+    let id = 100;
+    // statements with parameters, as the stores' (a query without any goes as a simple query, which Bun never pipelines)
+    const insert = async (h: Db) => await pgOf(h).execute(sql`INSERT INTO p (id) VALUES (${id++})`);
+    const body = () =>
+      writeTx(db, async (tx) => {
+        await insert(tx);
+        await savepoint(tx, async (sp) => void (await insert(sp)));
+      });
+    await body(); // the connection opened, the statements prepared
+    // BEGIN + insert; SAVEPOINT + insert; RELEASE + COMMIT (Bun's begin/savepoint: 6)
+    expect(await relay.count(body)).toBe(3);
+    expect(await count("id >= 100")).toBe(4);
+  });
+
+  test("a COMMIT the server answered with ROLLBACK (a statement failed, its error caught) is an error; nothing written", async () => {
+    const e = await writeTx(db, async (tx) => {
+      await q(tx, "INSERT INTO p (id) VALUES (1)");
+      await q(tx, "SELECT 1/0").catch(() => undefined);
+    }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(CommitRolledBack);
+    expect(await count("id = 1")).toBe(0);
+    // the connection is clean for the next transaction
+    await writeTx(db, async (tx) => void (await q(tx, "INSERT INTO p (id) VALUES (2)")));
+    expect(await count("id = 2")).toBe(1);
+  });
+
+  test("a savepoint whose first statement fails rolls back to it; the transaction goes on and commits", async () => {
+    await writeTx(db, async (tx) => {
+      await q(tx, "INSERT INTO p (id) VALUES (3)");
+      await expect(savepoint(tx, async (sp) => void (await q(sp, "INSERT INTO p (id) VALUES (3)")))).rejects.toThrow();
+      await q(tx, "INSERT INTO p (id) VALUES (4)");
+    });
+    expect(await count("id IN (3, 4)")).toBe(2);
+  });
+
+  test("a failing first statement (sent behind BEGIN) rolls the transaction back; rolledBack leaves nothing", async () => {
+    await expect(writeTx(db, async (tx) => void (await q(tx, "INSERT INTO nowhere VALUES (1)")))).rejects.toThrow();
+    await rolledBack(db, async (tx) => void (await q(tx, "INSERT INTO p (id) VALUES (5)")));
+    expect(await count("id = 5")).toBe(0);
+    await writeTx(db, async (tx) => void (await q(tx, "INSERT INTO p (id) VALUES (6)")));
+    expect(await count("id = 6")).toBe(1);
+  });
+});
