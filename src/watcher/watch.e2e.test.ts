@@ -19,6 +19,7 @@ import type { SolTestToken } from "../testing/sol-fixture";
 import { attachDeposit, listUnmatched } from "../payin/unmatched";
 import { refundDeposit } from "../payout/refunds";
 import { CLI_ACTOR } from "../audit/log";
+import { TEST_ENGINE } from "../testing/engines";
 
 type Order = Record<string, any>;
 /** In a pay-in step: the hash of the paying transfer. */
@@ -303,7 +304,18 @@ const CASES: WatchCase[] = [
   evmCase("PLASMA", { shared: true }),
 ];
 
-for (const k of CASES) {
+/**
+ * The PostgreSQL pass (scripts/pg-suites.txt) runs one row per chain adapter: the EVM rows after
+ * BSC and SOL USDT drive the same adapter into the same stores (transfers, addresses, cursors) as
+ * BSC and SOL USDC, which the SQLite pass covers row by row. TON's hostile case is SQLite-only too:
+ * its cost is toncenter's 1 s pause per 429 (engine-free); BSC's hostile case proves on PostgreSQL
+ * that a catch-up under faults counts nothing twice.
+ */
+const PG_ROWS = new Set(["BSC", "TRON", "TON", "SOL"]);
+const ROWS = TEST_ENGINE === "pg" ? CASES.filter((k) => PG_ROWS.has(k.chain) && !k.name) : CASES;
+const onPg = TEST_ENGINE === "pg";
+
+for (const k of ROWS) {
   describe(`${k.name ?? k.chain} watcher on ${k.node}`, () => {
     let fx: ChainFixture;
     let gw: TestGateway;
@@ -381,7 +393,7 @@ for (const k of CASES) {
       });
     }
 
-    test("under a hostile RPC: nothing missed, nothing counted twice", async () => {
+    test.skipIf(onPg && k.chain === "TON")("under a hostile RPC: nothing missed, nothing counted twice", async () => {
       const h = k.hostile;
       const orders: Order[] = [];
       for (let i = 0; i < h.orders; i++) orders.push(await create(h.amount(i)));
