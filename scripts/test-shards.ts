@@ -4,6 +4,8 @@
 //   bun scripts/test-shards.ts plan K [pure]  K lines, each the files of one shard (./path, space separated;
 //                                            `pg:./path` a file of the PostgreSQL pass);
 //                                            `pure`: only the pure files on SQLite (make test-fast)
+//   bun scripts/test-shards.ts parts K [pure] what scripts/run-shards.sh runs: a head per slot, then a queue
+//                                            (`parts` below), one part a line: "<slot> <engine> <seconds> ./path ..."
 //   bun scripts/test-shards.ts refresh       rewrites scripts/test-times.json from test-output/*.times
 // A .times file is what test.sh writes beside each shard's log: "<epoch seconds> <file>" when bun
 // starts a file, and "<epoch seconds> END" when the process ends; a file's time is the gap to the
@@ -110,6 +112,59 @@ function staggered(files: string[], w: Map<string, number>, at: number): string[
   return [...rest.slice(0, cut), ...browser, ...rest.slice(cut)];
 }
 
+/** One `bun test` process of the run: its engine and files; `slot` 1..K for a slot's head, 0 for the queue. */
+export interface Part {
+  slot: number;
+  engine: "sqlite" | "pg";
+  files: string[];
+  seconds: number;
+}
+
+/** The share of the run's time left out of the heads, for the queue (scripts/run-shards.sh). */
+export const QUEUE_SHARE = 0.3;
+/** A queued part's target seconds: small enough that the last ones even out the slots' ends. */
+export const QUEUE_PART_SECONDS = 40;
+
+/**
+ * The run's parts for K slots (docs/testing.md "Shards"): a head per slot, planned by `plan` over
+ * the SQLite files but for the lightest non-browser ones, then a queue that any slot takes from
+ * when its head (or queued part) ends, heaviest first: the PostgreSQL files and those light SQLite
+ * files, in parts of about QUEUE_PART_SECONDS of one engine each, about QUEUE_SHARE of the total.
+ * A slot that load slows down takes less of the queue, so the slots end close together whatever
+ * the recorded times got wrong. Browser files stay in the heads (one Chromium per process).
+ */
+export function parts(files: string[], w: Map<string, number>, k: number): Part[] {
+  const total = files.reduce((t, f) => t + w.get(f)!, 0);
+  const pg = files.filter((f) => f.startsWith(PG));
+  const sqlite = files.filter((f) => !f.startsWith(PG));
+  // The lightest SQLite files go to the queue until it holds QUEUE_SHARE of the time (with the pg files).
+  let queued = pg.reduce((t, f) => t + w.get(f)!, 0);
+  const light = new Set<string>();
+  for (const f of sqlite.filter((f) => kindOf(f) !== "browser").sort((a, b) => w.get(a)! - w.get(b)! || a.localeCompare(b))) {
+    if (queued + w.get(f)! > QUEUE_SHARE * total) break;
+    light.add(f);
+    queued += w.get(f)!;
+  }
+  const seconds = (fs: string[]) => Math.round(fs.reduce((t, f) => t + w.get(f)!, 0) * 10) / 10;
+  const heads = plan(sqlite.filter((f) => !light.has(f)), w, k).map((fs, i): Part => ({ slot: i + 1, engine: "sqlite", files: fs, seconds: seconds(fs) }));
+  const queue = [...chunks([...light], w, "sqlite"), ...chunks(pg, w, "pg")].sort((a, b) => b.seconds - a.seconds);
+  return [...heads.filter((p) => p.files.length), ...queue];
+}
+
+/** `files` of one engine in parts of about QUEUE_PART_SECONDS (a heavier file is a part alone), by first fit, heaviest first. */
+function chunks(files: string[], w: Map<string, number>, engine: Part["engine"]): Part[] {
+  const out: Part[] = [];
+  for (const f of [...files].sort((a, b) => w.get(b)! - w.get(a)! || a.localeCompare(b))) {
+    const s = w.get(f)!;
+    const fit = out.find((p) => p.seconds + s <= QUEUE_PART_SECONDS);
+    if (fit) {
+      fit.files.push(f);
+      fit.seconds = Math.round((fit.seconds + s) * 10) / 10;
+    } else out.push({ slot: 0, engine, files: [f], seconds: Math.round(s * 10) / 10 });
+  }
+  return out;
+}
+
 /** File -> seconds from .times files (the gap from a file's start line to the next line). */
 export function durations(timesText: string[]): Record<string, number> {
   const out: Record<string, number> = {};
@@ -149,10 +204,17 @@ if (import.meta.main) {
     const files = only === "pure" ? all.filter((f) => kindOf(f) === "pure") : [...all, ...readPgSuites(all)];
     const path = (f: string) => (f.startsWith(PG) ? `${PG}./${f.slice(PG.length)}` : `./${f}`);
     for (const shard of plan(files, weights(files, readTimes()), k)) console.log(shard.map(path).join(" "));
+  } else if (cmd === "parts") {
+    // One part a line: "<slot> <engine> <seconds> ./path ..." (slot 0: the queue, in the order to take it).
+    const k = Number(arg);
+    if (!Number.isInteger(k) || k < 1) throw new Error(`parts needs a slot count, got ${arg}`);
+    const all = testFiles();
+    const files = only === "pure" ? all.filter((f) => kindOf(f) === "pure") : [...all, ...readPgSuites(all)];
+    for (const p of parts(files, weights(files, readTimes()), k)) console.log([p.slot, p.engine, p.seconds, ...p.files.map((f) => `./${f.replace(PG, "")}`)].join(" "));
   } else if (cmd === "refresh") {
     refresh();
   } else {
-    console.error("usage: bun scripts/test-shards.ts plan K | refresh");
+    console.error("usage: bun scripts/test-shards.ts plan K [pure] | parts K [pure] | refresh");
     process.exit(2);
   }
 }

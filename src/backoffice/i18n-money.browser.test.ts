@@ -1,7 +1,9 @@
 // The money pages in Chinese (issue 30), in real Chromium with a zh-CN browser: every page of the
 // money group (dashboard, lists, search, order and deposit pages, exceptions, wallets, balances,
 // fees, batch payouts, collection) says <html lang="zh-CN">, shows its key texts in Chinese and no
-// English sentence, is axe-clean and has no action off-screen at 390 and 1280 wide.
+// English sentence and has no action off-screen at 390 and 1280 wide, and is axe-clean at 1280 (what
+// axe finds that depends on the language, lang and names, is the same at either width; what depends on
+// the width is layout.browser.test.ts's, which runs axe on every page at both).
 // SG_SCREENSHOTS=DIR also writes a full-page PNG of each (zh-<who>-<width>-<page>.png).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
@@ -100,8 +102,8 @@ async function sweep(who: "op" | "shop"): Promise<string[]> {
       for (const t of p.texts) if (!main.includes(t)) found.push(`${at}: no "${t}"`);
       for (const t of await englishLeft(page)) found.push(`${at}: English left: ${t}`);
       for (const l of await layoutProblems(page)) found.push(`${at}: ${l}`);
-      const axe = await analyzeAxe(page);
-      for (const v of axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical")) found.push(`${at}: axe ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+      const violations = size === DESKTOP ? (await analyzeAxe(page)).violations : [];
+      for (const v of violations.filter((v) => v.impact === "serious" || v.impact === "critical")) found.push(`${at}: axe ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
       if (SHOTS) {
         mkdirSync(SHOTS, { recursive: true });
         const file = `zh-${who}-${name}-${path.replace(/^\/backoffice\/?/, "").replace(/[^A-Za-z0-9]+/g, "_").slice(0, 40) || "dashboard"}.png`;
@@ -113,11 +115,11 @@ async function sweep(who: "op" | "shop"): Promise<string[]> {
   return found;
 }
 
-test("operator: the money pages in Chinese at 390 and 1280, axe-clean, no action off-screen", async () => {
+test("operator: the money pages in Chinese at 390 and 1280, no action off-screen, axe-clean at 1280", async () => {
   expect(await sweep("op")).toEqual([]);
 }, { retry: 1, timeout: 300_000 });
 
-test("merchant user: dashboard, payout, batch and collection pages in Chinese at 390 and 1280, axe-clean, no action off-screen", async () => {
+test("merchant user: dashboard, payout, batch and collection pages in Chinese at 390 and 1280, no action off-screen, axe-clean at 1280", async () => {
   expect(await sweep("shop")).toEqual([]);
 }, { retry: 1, timeout: 300_000 });
 

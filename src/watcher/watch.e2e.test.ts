@@ -19,6 +19,7 @@ import type { SolTestToken } from "../testing/sol-fixture";
 import { attachDeposit, listUnmatched } from "../payin/unmatched";
 import { refundDeposit } from "../payout/refunds";
 import { CLI_ACTOR } from "../audit/log";
+import { TEST_ENGINE } from "../testing/engines";
 
 type Order = Record<string, any>;
 /** In a pay-in step: the hash of the paying transfer. */
@@ -230,14 +231,16 @@ const CASES: WatchCase[] = [
     deposit: { token: "USDT", amount: "321.654321" },
     reorgs: false,
     hostile: {
-      // Every third request answered 429 (toncenter past its rate): backoff, retries, nothing lost.
+      // Every sixth request answered 429 (toncenter past its rate): backoff, retries, nothing lost.
+      // (Each 429 pauses the endpoint 1 s, as toncenter asks: every third request cost ~20 s.)
       orders: 5,
       amount: (i) => `${20 + i}.250001`,
       gap: 2,
       tail: 3,
-      faults: (fx, on) => void ((fx as TonChainFixture).raw.throttleEvery = on ? 3 : 0),
+      faults: (fx, on) => void ((fx as TonChainFixture).raw.throttleEvery = on ? 6 : 0),
       ticks: 6,
       cleanTick: true,
+      after: (fx) => expect((fx as TonChainFixture).raw.injected429).toBeGreaterThan(3),
     },
     receiveOnly: (fx, n) => fx.receivers(n, "ton-many"),
     extra: [
@@ -303,7 +306,18 @@ const CASES: WatchCase[] = [
   evmCase("PLASMA", { shared: true }),
 ];
 
-for (const k of CASES) {
+/**
+ * The PostgreSQL pass (scripts/pg-suites.txt) runs one row per chain adapter: the EVM rows after
+ * BSC and SOL USDT drive the same adapter into the same stores (transfers, addresses, cursors) as
+ * BSC and SOL USDC, which the SQLite pass covers row by row. TON's hostile case is SQLite-only too:
+ * its cost is toncenter's 1 s pause per 429 (engine-free); BSC's hostile case proves on PostgreSQL
+ * that a catch-up under faults counts nothing twice.
+ */
+const PG_ROWS = new Set(["BSC", "TRON", "TON", "SOL"]);
+const ROWS = TEST_ENGINE === "pg" ? CASES.filter((k) => PG_ROWS.has(k.chain) && !k.name) : CASES;
+const onPg = TEST_ENGINE === "pg";
+
+for (const k of ROWS) {
   describe(`${k.name ?? k.chain} watcher on ${k.node}`, () => {
     let fx: ChainFixture;
     let gw: TestGateway;
@@ -381,7 +395,7 @@ for (const k of CASES) {
       });
     }
 
-    test("under a hostile RPC: nothing missed, nothing counted twice", async () => {
+    test.skipIf(onPg && k.chain === "TON")("under a hostile RPC: nothing missed, nothing counted twice", async () => {
       const h = k.hostile;
       const orders: Order[] = [];
       for (let i = 0; i < h.orders; i++) orders.push(await create(h.amount(i)));
