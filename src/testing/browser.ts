@@ -26,7 +26,7 @@ export const CHROMIUM_ARGS = [
  * storage, cache) lives in its contexts, and the client's protocol objects live in its
  * connection, so what an earlier file left behind (a test that timed out with operations still
  * pending) cannot break the next file's protocol state. `close()` closes the file's contexts; the
- * next launchBrowser() disconnects the connection. Chromium ends with the test process (its
+ * connection stays open until the process ends. Chromium ends with the test process (its
  * Playwright server exits when the process's end closes its stdin).
  */
 interface BrowserServer {
@@ -36,13 +36,18 @@ interface BrowserServer {
 
 let server: Promise<BrowserServer> = startServer();
 server.catch(() => {}); // reported by the launchBrowser() that awaits it
-let current: { browser: Browser; disconnect: () => Promise<void> } | undefined;
+/** The connections of the files before, left open (see launchBrowser). */
+const earlier: Browser[] = [];
 
-/** A connection of this file's own to the shared Chromium (a server that went away is started again). */
+/**
+ * A connection of this file's own to the shared Chromium (a server that went away is started
+ * again). The connections of earlier files stay open until the process ends: closing one let a
+ * message for its pipe arrive after the pipe was gone ("Cannot find object to "message":
+ * jsonPipe@…"), thrown into the next file's first test, and that file's connection was then broken
+ * for every test ("Object with guid request@… was not bound in the connection"; a CI run of
+ * 2026-11-29). An open WebSocket per browser file of the process costs nothing measurable.
+ */
 export async function launchBrowser(): Promise<Browser> {
-  const previous = current;
-  current = undefined;
-  await previous?.disconnect().catch(() => {});
   let s = await server.catch(() => undefined);
   if (!s || s.proc.exitCode !== null || s.proc.signalCode) {
     s?.proc.kill();
@@ -50,12 +55,11 @@ export async function launchBrowser(): Promise<Browser> {
     s = await server;
   }
   const browser = await chromium.connect(s.wsEndpoint);
-  const disconnect = browser.close.bind(browser);
-  // A file's afterAll closes what it opened; the connection goes at the next file's launch.
+  // A file's afterAll closes what it opened; the connection stays (above).
   browser.close = async () => {
     await Promise.all(browser.contexts().map((c) => c.close().catch(() => {})));
   };
-  current = { browser, disconnect };
+  earlier.push(browser);
   return browser;
 }
 
