@@ -6,7 +6,7 @@
 // large table or sort through a temporary b-tree.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import { openDb } from "../db/client";
+import { openDb, readDb } from "../db/client";
 import { migrate } from "../db/migrate";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
@@ -24,7 +24,7 @@ const fromBackoffice = (stack: string) => /src\/(backoffice|audit)\//.test(stack
 let recording = "";
 const data = {} as { paid: Record<string, string>; deposit: number; wallet?: string; payout?: string; callbackOf?: string };
 
-/** Records every statement the gateway's connection prepares from here on. */
+/** Records every statement a connection of the gateway prepares from here on. */
 function record(client: Database) {
   Error.stackTraceLimit = 100; // the page's frame sits below drizzle's
   for (const m of ["prepare", "query"] as const) {
@@ -61,7 +61,9 @@ beforeAll(async () => {
   } catch {
     // Without a funded source the payout page runs with an unknown orderNo (same queries).
   }
+  // Both connections: the pages' reads run on the read connection (db/client.ts readDb), their writes on the main one.
   record(gw.ctx.db.$client);
+  record(readDb(gw.ctx.db).$client);
 });
 afterAll(() => gw.stop());
 
