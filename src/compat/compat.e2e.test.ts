@@ -61,6 +61,22 @@ describe("shop plugins: epusdt and EPay", () => {
 
   const chainPay = (address: string, amount: string) => sandboxPay(gw.url, "TRON", "USDT", address, amount, 2);
 
+  /**
+   * Until `pred` holds for what the receiver got, kicking the worker every 500 ms meanwhile. On the
+   * test clock a poll the worker arms while the test moves the clock counts from the new time and
+   * never fires (a real clock's next poll would come within poll_interval): a kick polls at once,
+   * and a poll only ever takes rows already due.
+   */
+  const delivered = async (pred: (r: typeof rx.requests) => boolean) => {
+    const end = Date.now() + 30_000;
+    while (!pred(rx.requests)) {
+      if (Date.now() > end) throw new Error(`receiver: condition not met within 30000ms (${rx.requests.length} requests so far)`);
+      await Bun.sleep(500);
+      worker.kick();
+    }
+    return rx.requests;
+  };
+
   beforeAll(async () => {
     rx = startReceiver();
     gw = await startTestGateway({
@@ -247,7 +263,7 @@ describe("shop plugins: epusdt and EPay", () => {
     expect((await gw.client.getPayinOrder(d.trade_id as string)).status).toBe("completed");
     expect(await status()).toMatchObject({ status_code: 200, data: { trade_id: d.trade_id, status: 2 } });
 
-    const first = await rx.waitFor((r) => r.some((x) => x.path === "/paid"), 30_000);
+    const first = await delivered((r) => r.some((x) => x.path === "/paid"));
     const got = first.filter((x) => x.path === "/paid");
     expect(got).toHaveLength(1);
     expect(got[0]!.method).toBe("POST");
@@ -269,7 +285,7 @@ describe("shop plugins: epusdt and EPay", () => {
     // "OK, thanks" is not `ok`: delivered again after the first retry delay, then not again.
     expect((await recorded(d.trade_id as string, 1)).map((c) => [c.state, c.lastError])).toEqual([["pending", 'answer not acknowledged: the body must be "ok or success"']]);
     await clock.advance(1000);
-    const second = await rx.waitFor((r) => r.filter((x) => x.path === "/paid").length >= 2, 30_000);
+    const second = await delivered((r) => r.filter((x) => x.path === "/paid").length >= 2);
     expect(second.filter((x) => x.path === "/paid")[1]!.text).toBe(got[0]!.text);
     expect((await recorded(d.trade_id as string, 2)).map((c) => [c.kind, c.status, c.state, c.attempts])).toEqual([["epusdt", "completed", "delivered", 2]]);
     await clock.advance(5000);
@@ -312,7 +328,7 @@ describe("shop plugins: epusdt and EPay", () => {
     const order = (await tableRow(gw.ctx.db, payinOrders, { merchantOrderNo: "W-1" }))!;
     await chainPay(order.address, "4.225353");
     // Generous: a condition, not a pace (a CI run on two loaded cores took longer than 10 s on PostgreSQL).
-    const got = (await rx.waitFor((r) => r.some((x) => x.path.startsWith("/epay")), 30_000)).filter((x) => x.path.startsWith("/epay"));
+    const got = (await delivered((r) => r.some((x) => x.path.startsWith("/epay")))).filter((x) => x.path.startsWith("/epay"));
     expect(got).toHaveLength(1);
     expect(got[0]!.method).toBe("GET");
     const q = Object.fromEntries(new URL("http://x" + got[0]!.path).searchParams);
@@ -320,7 +336,7 @@ describe("shop plugins: epusdt and EPay", () => {
     expect(q.sign).toBe(epaySign(q));
     expect((await recorded(order.orderNo, 1)).map((c) => c.state)).toEqual(["pending"]);
     await clock.advance(1000);
-    await rx.waitFor((r) => r.filter((x) => x.path.startsWith("/epay")).length >= 2, 30_000);
+    await delivered((r) => r.filter((x) => x.path.startsWith("/epay")).length >= 2);
     expect((await recorded(order.orderNo, 2)).map((c) => [c.kind, c.state, c.attempts])).toEqual([["epay", "delivered", 2]]);
 
     // The paid page's way back carries EPay's signed result to return_url.
