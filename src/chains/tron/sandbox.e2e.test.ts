@@ -124,7 +124,12 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
     expect(await reclaim()).toBe(1);
     expect(delegationsOf(o.orderNo)[0]).toMatchObject({ status: "reclaimed", energyUsed: String(ENERGY_NEW_HOLDER), sunSaved: String(ENERGY_NEW_HOLDER * 100n) });
     const s = await control.status();
-    expect(s).toMatchObject({ stakedTrx: "20000", energyDelegated: "0", transfersServed: "1", trxSaved: "13.0285", energyAvailable: String(200_000n - ENERGY_NEW_HOLDER) });
+    expect(s).toMatchObject({ stakedTrx: "20000", energyDelegated: "0", transfersServed: "1", trxSaved: "13.0285" });
+    // What was used recovers linearly over 24 h from its use: a few units per second of test time
+    // (a loaded CI run read 5 more than the exact figure). At most a minute's worth here.
+    const available = BigInt(s.energyAvailable as string);
+    expect(available).toBeGreaterThanOrEqual(200_000n - ENERGY_NEW_HOLDER);
+    expect(available).toBeLessThanOrEqual(200_000n - ENERGY_NEW_HOLDER + (ENERGY_NEW_HOLDER * 60n) / 86_400n);
     const costs = costsOf(o.orderNo);
     expect(costs.map((c) => c.kind).sort()).toEqual(["delegate", "gas_topup", "payout", "reclaim"]);
     expect(costs.find((c) => c.kind === "payout")).toMatchObject({ nativeBurned: "0", energyDelegated: String(ENERGY_NEW_HOLDER), energyBurned: "0" });
