@@ -256,7 +256,7 @@ export async function currentPayin(db: DbOrTx, inv: { payinOrderId: number | nul
  * `windowStart` (from then). One row per address, `since` in ms.
  */
 export const SWEEP_TARGETS = `
-  SELECT p.address AS address, p.created_at AS since FROM payin_orders p
+  SELECT p.address AS address, p.created_at AS since FROM payin_orders p INDEXED BY payin_list_status
    WHERE p.chain = ?1 AND ${statusSql("p.status", OPEN_STATUSES)}
   UNION ALL
   SELECT a.address, ?2 FROM addresses a
