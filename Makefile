@@ -54,7 +54,7 @@ build: deps
 sdk: deps
 	@BUN="$(BUN)" ./scripts/build-sdk.sh
 
-bench: deps
+bench: deps postgres
 	@"$(BUN)" scripts/bench.ts $(ARGS)
 
 clean:
