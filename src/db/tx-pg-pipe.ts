@@ -73,7 +73,11 @@ export class PipedTx {
     return this.conn(strings);
   }
 
-  /** Sends a statement behind those sent ahead; its result once they and it answered (their error first). */
+  /**
+   * Sends a statement behind those sent ahead; its result once they and it answered (their error
+   * first). The statement is on the wire when this returns (the body up to its first await runs at
+   * the call), so a caller may send more behind it before awaiting it (db/tx-pg.ts `pgPipe`).
+   */
   async send(text: string, params: unknown[] | undefined, arrays: boolean, own = false): Promise<unknown> {
     const query = own ? this.own(text) : params ? this.conn.unsafe(text, params) : this.conn.unsafe(text);
     const q = arrays ? query.values() : query;

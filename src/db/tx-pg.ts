@@ -22,7 +22,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { openPg } from "./client-pg";
-import { pipelinedClient } from "./tx-pg-pipe";
+import { PipedTx, pipelinedClient } from "./tx-pg-pipe";
 import { type PgQ, type PgState, pgHandle, pgState } from "./engine";
 import { runHooks } from "./after-commit";
 import type { Db, Tx } from "./client";
@@ -78,6 +78,16 @@ function openFrame(pool: SQL): TxFrame | null {
 
 function currentTx(pool: SQL): PgQ | null {
   return openFrame(pool)?.tx ?? null;
+}
+
+/**
+ * The pipelined connection under `q` when `q` is an open transaction (or savepoint) of ours, else
+ * null (the pool). A statement sent through `PipedTx.send` is on the wire when the call returns, so a
+ * caller may start it, send more behind it, and await its result later (a create's nonce, issue 38).
+ */
+export function pgPipe(q: PgQ): PipedTx | null {
+  const client = (q as unknown as { session?: { client?: unknown } }).session?.client;
+  return client instanceof PipedTx ? client : null;
 }
 
 /** True when the calling code runs inside a transaction body of this handle's pool. */

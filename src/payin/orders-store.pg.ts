@@ -2,25 +2,63 @@
 // handle): what creating, reading, expiring and paying an order through the API and the checkout
 // needs, and the watcher's matching statements (the leader's: matchCandidateIds, expiredBefore,
 // coveringOrderIds, showConfirmations, sweepTargets), SQLite's text without INDEXED BY.
-import { and, asc, count, desc, eq, lte, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, lte, or, type SQL, sql } from "drizzle-orm";
 import { firstRow, type PgQ } from "../db/engine";
 import { payinOrders } from "../db/schema-pg";
 import { showTransferConfirmations } from "../watcher/transfers-store.pg";
 import { AWAITING_PAYMENT, OPEN_STATUSES, SETTLING_STATUSES } from "./state";
 import type { MatchKey } from "./orders-store";
 import type { PayinOrderRow } from "./views";
+import type { NewCallbackRow } from "../callbacks/store";
 
 const list = (s: readonly string[]) => sql.raw(s.map((x) => `'${x}'`).join(", "));
 
 /** The merchant's first pool address (by derivation index) where this amount is not open (FREE_SHARED_ADDRESS on SQLite). */
 export async function freeSharedAddress(tx: PgQ, merchantId: number, chain: string, token: string, units: bigint): Promise<{ id: string; address: string } | undefined> {
+  const rows = (await tx.execute(freeAddressQuery(merchantId, chain, token, units))) as unknown as { id: string; address: string }[];
+  return rows[0];
+}
+
+function freeAddressQuery(merchantId: number, chain: string, token: string, units: bigint): SQL {
   const amount = units.toString();
-  const rows = (await tx.execute(sql`SELECT a.id, a.address FROM addresses a
+  return sql`SELECT a.id, a.address FROM addresses a
     WHERE a.merchant_id = ${merchantId} AND a.chain = ${chain} AND a.kind = 'shared' AND a.deleted_at IS NULL
       AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = ${token} AND p.amount = ${amount} AND p.mode = 'shared' AND p.status IN (${list(AWAITING_PAYMENT)}))
       AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = ${token} AND p.amount = ${amount} AND p.mode = 'shared' AND p.status IN (${list(SETTLING_STATUSES)}))
-    ORDER BY a.derivation_index LIMIT 1`)) as unknown as { id: string; address: string }[];
-  return rows[0];
+    ORDER BY a.derivation_index LIMIT 1`;
+}
+
+/**
+ * A create in one statement (issue 38: one round trip and one statement where freeSharedAddress,
+ * insertSharedPayin and the outbox's insertCallback were three): the first free pool address for
+ * the amount, the order on it, and the order's callback row (`cb`, the outbox's row,
+ * callbacks/outbox.ts callbackRow; the same columns as callbacks/store.pg.ts insertCallback). One
+ * snapshot for the three. Undefined when nothing was written: no free address, or the insert met
+ * another order (ON CONFLICT DO NOTHING on every unique index, as insertSharedPayin); the caller
+ * then runs those steps one by one. `callback` false: the order was written but the callback's id
+ * was taken (the outbox then writes it under its next occurrence).
+ */
+export async function insertSharedPayinWithCallback(
+  tx: PgQ,
+  row: PayinOrderRow,
+  units: bigint,
+  cb: NewCallbackRow,
+  now: number,
+): Promise<{ id: number; addressId: string; address: string; callback: boolean } | undefined> {
+  const rows = (await tx.execute(sql`WITH a AS MATERIALIZED (${freeAddressQuery(row.merchantId, row.chain, row.token, units)}),
+    o AS (INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address,
+        notify_url, redirect_url, api_key_id, status, checkout_token, expire_at, created_at, updated_at)
+      SELECT ${row.orderNo}::text, ${row.merchantId}::bigint, ${row.merchantOrderNo}::text, 'shared', ${row.chain}::text, ${row.token}::text, ${row.decimals}::bigint,
+        ${row.amount}::text, a.id, a.address, ${row.notifyUrl}::text, ${row.redirectUrl}::text, ${row.apiKeyId}::text, 'waiting_payment', ${row.checkoutToken}::text,
+        ${row.expireAt}::bigint, ${now}::bigint, ${now}::bigint FROM a
+      ON CONFLICT DO NOTHING RETURNING id, address_id, address),
+    c AS (INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+      SELECT ${cb.id}::text, ${cb.merchantId}::bigint, ${cb.kind}::text, ${cb.orderNo}::text, ${cb.status}::text, ${cb.apiKeyId}::text, ${cb.url}::text, ${cb.payload}::text,
+        ${cb.state}::text, 0, ${cb.now}::bigint, ${cb.now}::bigint, ${cb.now}::bigint FROM o
+      ON CONFLICT (id) DO NOTHING RETURNING 1)
+    SELECT o.id, o.address_id, o.address, EXISTS (SELECT 1 FROM c) AS callback FROM o`)) as unknown as { id: string | number; address_id: string; address: string; callback: boolean }[];
+  const r = rows[0];
+  return r ? { id: Number(r.id), addressId: r.address_id, address: r.address, callback: r.callback } : undefined;
 }
 
 /**
