@@ -2,8 +2,9 @@
 // handle): what creating, reading, expiring and paying an order through the API and the checkout
 // needs, and the watcher's matching statements (the leader's: matchCandidateIds, expiredBefore,
 // coveringOrderIds, showConfirmations, sweepTargets), SQLite's text without INDEXED BY.
-import { and, asc, count, desc, eq, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, lte, or, sql } from "drizzle-orm";
 import { firstRow, type PgQ } from "../db/engine";
+import { pgSend } from "../db/tx-pg";
 import { payinOrders } from "../db/schema-pg";
 import { showTransferConfirmations } from "../watcher/transfers-store.pg";
 import { AWAITING_PAYMENT, OPEN_STATUSES, SETTLING_STATUSES } from "./state";
@@ -11,21 +12,18 @@ import type { MatchKey } from "./orders-store";
 import type { PayinOrderRow } from "./views";
 import type { NewCallbackRow } from "../callbacks/store";
 
-const list = (s: readonly string[]) => sql.raw(s.map((x) => `'${x}'`).join(", "));
+const quoted = (s: readonly string[]) => s.map((x) => `'${x}'`).join(", ");
+const list = (s: readonly string[]) => sql.raw(quoted(s));
 
 /** The merchant's first pool address (by derivation index) where this amount is not open (FREE_SHARED_ADDRESS on SQLite). */
 export async function freeSharedAddress(tx: PgQ, merchantId: number, chain: string, token: string, units: bigint): Promise<{ id: string; address: string } | undefined> {
-  const rows = (await tx.execute(freeAddressQuery(merchantId, chain, token, units))) as unknown as { id: string; address: string }[];
-  return rows[0];
-}
-
-function freeAddressQuery(merchantId: number, chain: string, token: string, units: bigint): SQL {
   const amount = units.toString();
-  return sql`SELECT a.id, a.address FROM addresses a
+  const rows = (await tx.execute(sql`SELECT a.id, a.address FROM addresses a
     WHERE a.merchant_id = ${merchantId} AND a.chain = ${chain} AND a.kind = 'shared' AND a.deleted_at IS NULL
       AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = ${token} AND p.amount = ${amount} AND p.mode = 'shared' AND p.status IN (${list(AWAITING_PAYMENT)}))
       AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = ${token} AND p.amount = ${amount} AND p.mode = 'shared' AND p.status IN (${list(SETTLING_STATUSES)}))
-    ORDER BY a.derivation_index LIMIT 1`;
+    ORDER BY a.derivation_index LIMIT 1`)) as unknown as { id: string; address: string }[];
+  return rows[0];
 }
 
 /**
@@ -45,21 +43,30 @@ export async function insertSharedPayinWithCallback(
   cb: NewCallbackRow,
   now: number,
 ): Promise<{ id: number; addressId: string; address: string; callback: boolean } | undefined> {
-  const rows = (await tx.execute(sql`WITH a AS MATERIALIZED (${freeAddressQuery(row.merchantId, row.chain, row.token, units)}),
-    o AS (INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address,
-        notify_url, redirect_url, api_key_id, status, checkout_token, expire_at, created_at, updated_at)
-      SELECT ${row.orderNo}::text, ${row.merchantId}::bigint, ${row.merchantOrderNo}::text, 'shared', ${row.chain}::text, ${row.token}::text, ${row.decimals}::bigint,
-        ${row.amount}::text, a.id, a.address, ${row.notifyUrl}::text, ${row.redirectUrl}::text, ${row.apiKeyId}::text, 'waiting_payment', ${row.checkoutToken}::text,
-        ${row.expireAt}::bigint, ${now}::bigint, ${now}::bigint FROM a
-      ON CONFLICT DO NOTHING RETURNING id, address_id, address),
-    c AS (INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
-      SELECT ${cb.id}::text, ${cb.merchantId}::bigint, ${cb.kind}::text, ${cb.orderNo}::text, ${cb.status}::text, ${cb.apiKeyId}::text, ${cb.url}::text, ${cb.payload}::text,
-        ${cb.state}::text, 0, ${cb.now}::bigint, ${cb.now}::bigint, ${cb.now}::bigint FROM o
-      ON CONFLICT (id) DO NOTHING RETURNING 1)
-    SELECT o.id, o.address_id, o.address, EXISTS (SELECT 1 FROM c) AS callback FROM o`)) as unknown as { id: string | number; address_id: string; address: string; callback: boolean }[];
+  const rows = await pgSend<{ id: string | number; address_id: string; address: string; callback: boolean }>(tx, CREATE_WITH_CALLBACK, [
+    row.merchantId, row.chain, row.token, units.toString(),
+    row.orderNo, row.merchantOrderNo, row.decimals, row.notifyUrl, row.redirectUrl, row.apiKeyId, row.checkoutToken, row.expireAt, now,
+    cb.id, cb.kind, cb.status, cb.apiKeyId, cb.url, cb.payload, cb.state, cb.now,
+  ]);
   const r = rows[0];
   return r ? { id: Number(r.id), addressId: r.address_id, address: r.address, callback: r.callback } : undefined;
 }
+
+/** insertSharedPayinWithCallback's text, fixed (parameters in pgSend's order, no drizzle `sql` building per create). */
+const CREATE_WITH_CALLBACK = `WITH a AS MATERIALIZED (SELECT a.id, a.address FROM addresses a
+      WHERE a.merchant_id = $1::bigint AND a.chain = $2::text AND a.kind = 'shared' AND a.deleted_at IS NULL
+        AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = $3::text AND p.amount = $4::text AND p.mode = 'shared' AND p.status IN (${quoted(AWAITING_PAYMENT)}))
+        AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = $3::text AND p.amount = $4::text AND p.mode = 'shared' AND p.status IN (${quoted(SETTLING_STATUSES)}))
+      ORDER BY a.derivation_index LIMIT 1),
+    o AS (INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address,
+        notify_url, redirect_url, api_key_id, status, checkout_token, expire_at, created_at, updated_at)
+      SELECT $5::text, $1::bigint, $6::text, 'shared', $2::text, $3::text, $7::bigint, $4::text, a.id, a.address,
+        $8::text, $9::text, $10::text, 'waiting_payment', $11::text, $12::bigint, $13::bigint, $13::bigint FROM a
+      ON CONFLICT DO NOTHING RETURNING id, address_id, address),
+    c AS (INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+      SELECT $14::text, $1::bigint, $15::text, $5::text, $16::text, $17::text, $18::text, $19::text, $20::text, 0, $21::bigint, $21::bigint, $21::bigint FROM o
+      ON CONFLICT (id) DO NOTHING RETURNING 1)
+    SELECT o.id, o.address_id, o.address, EXISTS (SELECT 1 FROM c) AS callback FROM o`;
 
 /**
  * A new shared-address order: its id, or null when it met another order (this merchantOrderNo, or
