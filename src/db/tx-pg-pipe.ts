@@ -149,6 +149,35 @@ export async function pipedBegin<T>(pool: SQL, fn: (tx: PipedTx) => Promise<T>):
   }
 }
 
+/**
+ * One statement in a transaction of its own, `settings` (`SET LOCAL …`) first, BEGIN to COMMIT in
+ * one round trip: everything is on the wire before anything is awaited. Its rows; when it fails,
+ * its error (COMMIT then answered ROLLBACK: nothing written). A connection left in doubt (BEGIN,
+ * a setting or COMMIT failed) is closed, not reused.
+ */
+export async function pipedStatement<R>(pool: SQL, settings: readonly string[], text: string, params: unknown[]): Promise<R[]> {
+  const conn = await pool.reserve();
+  const tx = new PipedTx(conn);
+  let reusable = false;
+  try {
+    tx.sendAhead("BEGIN");
+    for (const s of settings) tx.sendAhead(s);
+    const rows = tx.send(text, params, false).then((r) => ({ r }), (e: unknown) => ({ e }));
+    const committed = tx.commit().then(() => null, (e: unknown) => e ?? new Error("COMMIT failed"));
+    const [done, commitError] = await Promise.all([rows, committed]);
+    if ("e" in done) {
+      reusable = commitError instanceof CommitRolledBack;
+      throw done.e;
+    }
+    if (commitError) throw commitError;
+    reusable = true;
+    return done.r as R[];
+  } finally {
+    if (reusable) await conn.release();
+    else await conn.close({ timeout: 0 }).catch(() => undefined);
+  }
+}
+
 /** The pool as drizzle's client, its `begin` pipelined (drizzle's `transaction` calls `client.begin`). */
 export function pipelinedClient(pool: SQL): SQL {
   const begin = <T>(fn: (tx: PipedTx) => Promise<T>) => pipedBegin(pool, fn);

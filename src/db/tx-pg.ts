@@ -22,7 +22,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { openPg } from "./client-pg";
-import { PipedTx, pipelinedClient } from "./tx-pg-pipe";
+import { PipedTx, pipedStatement, pipelinedClient } from "./tx-pg-pipe";
 import { type PgQ, type PgState, pgHandle, pgState } from "./engine";
 import { runHooks } from "./after-commit";
 import type { Db, Tx } from "./client";
@@ -102,6 +102,22 @@ export async function pgSend<R>(q: PgQ, text: string, params: unknown[]): Promis
   const client = (q as unknown as { session: { client: SQL } }).session.client;
   return (await client.unsafe(text, params)) as R[];
 }
+
+/**
+ * pgSend for a row that is not money and is updated by every request (a rate bucket, issue 38):
+ * outside a transaction, a transaction of its own with `synchronous_commit = off`, in one round
+ * trip (tx-pg-pipe.ts pipedStatement). The row's lock is held while the statement runs, not
+ * through the WAL flush of its commit, so concurrent requests on every gateway do not queue on one
+ * flush each; a server crash may lose the last fraction of a second of such updates (at most
+ * 3 x wal_writer_delay). Inside a transaction it is the transaction's statement (its commit decides).
+ */
+export async function pgSendUnflushed<R>(q: PgQ, text: string, params: unknown[]): Promise<R[]> {
+  if (pgPipe(q)) return await pgSend<R>(q, text, params);
+  const client = (q as unknown as { session: { client: SQL } }).session.client;
+  return await pipedStatement<R>(client, UNFLUSHED, text, params);
+}
+
+const UNFLUSHED = ["SET LOCAL synchronous_commit = off"] as const;
 
 /** True when the calling code runs inside a transaction body of this handle's pool. */
 export function pgInTransaction(db: Db): boolean {
