@@ -7,7 +7,7 @@ import type { Socket } from "bun";
 import { sql } from "drizzle-orm";
 import { rolledBack, savepoint, writeTx, type Db } from "./client";
 import { pgOf } from "./engine";
-import { closePg, openPgDb } from "./tx-pg";
+import { closePg, openPgDb, pgSend, pgSendUnflushed } from "./tx-pg";
 import { CommitRolledBack } from "./tx-pg-pipe";
 import { createTestDatabase } from "../testing/postgres";
 
@@ -127,5 +127,37 @@ describe("the pipelined transaction", () => {
     expect(await count("id = 5")).toBe(0);
     await writeTx(db, async (tx) => void (await q(tx, "INSERT INTO p (id) VALUES (6)")));
     expect(await count("id = 6")).toBe(1);
+  });
+});
+
+describe("statements sent before they are awaited (issue 38: a signed create in 2 round trips)", () => {
+  test("pgSend inside a transaction is on the wire at the call: BEGIN, it, SAVEPOINT and the savepoint's statement are one round trip", async () => {
+    let id = 200;
+    const body = () =>
+      writeTx(db, async (tx) => {
+        const first = pgSend(pgOf(tx), "INSERT INTO p (id) VALUES ($1) RETURNING id", [id++]);
+        await savepoint(tx, async (sp) => void (await pgSend(pgOf(sp), "INSERT INTO p (id) VALUES ($1)", [id++])));
+        expect((await first).length).toBe(1);
+      });
+    await body();
+    // BEGIN + insert + SAVEPOINT + insert; RELEASE + COMMIT
+    expect(await relay.count(body)).toBe(2);
+    expect(await count("id >= 200")).toBe(4);
+  });
+
+  test("pgSendUnflushed outside a transaction: BEGIN, synchronous_commit off, the statement and COMMIT in one round trip; a failure writes nothing and leaves the connection usable", async () => {
+    const send = (id: number, extra = "") => pgSendUnflushed<{ id: number; sc: string }>(pgOf(db), `INSERT INTO p (id) VALUES ($1) RETURNING id, current_setting('synchronous_commit') AS sc${extra}`, [id]);
+    await send(300);
+    let rows: { id: number; sc: string }[] = [];
+    expect(await relay.count(async () => void (rows = await send(301)))).toBe(1);
+    expect(rows).toEqual([{ id: 301, sc: "off" }]);
+    await expect(send(301)).rejects.toThrow(); // a unique violation: its error, nothing written
+    await expect(send(302, ", 1/0 AS boom")).rejects.toThrow();
+    expect(await count("id >= 300")).toBe(2);
+    // the setting is the transaction's only (the pool has one connection; the test cluster runs with it off)
+    await q(db, "SET synchronous_commit = on");
+    expect((await send(303))[0]!.sc).toBe("off");
+    expect((await q(db, "SELECT current_setting('synchronous_commit') AS sc"))[0]!.sc).toBe("on");
+    expect(await count("id >= 300")).toBe(3);
   });
 });

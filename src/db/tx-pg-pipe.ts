@@ -73,7 +73,11 @@ export class PipedTx {
     return this.conn(strings);
   }
 
-  /** Sends a statement behind those sent ahead; its result once they and it answered (their error first). */
+  /**
+   * Sends a statement behind those sent ahead; its result once they and it answered (their error
+   * first). The statement is on the wire when this returns (the body up to its first await runs at
+   * the call), so a caller may send more behind it before awaiting it (db/tx-pg.ts `pgPipe`).
+   */
   async send(text: string, params: unknown[] | undefined, arrays: boolean, own = false): Promise<unknown> {
     const query = own ? this.own(text) : params ? this.conn.unsafe(text, params) : this.conn.unsafe(text);
     const q = arrays ? query.values() : query;
@@ -139,6 +143,35 @@ export async function pipedBegin<T>(pool: SQL, fn: (tx: PipedTx) => Promise<T>):
     }
     await tx.commit();
     return value;
+  } finally {
+    if (reusable) await conn.release();
+    else await conn.close({ timeout: 0 }).catch(() => undefined);
+  }
+}
+
+/**
+ * One statement in a transaction of its own, `settings` (`SET LOCAL …`) first, BEGIN to COMMIT in
+ * one round trip: everything is on the wire before anything is awaited. Its rows; when it fails,
+ * its error (COMMIT then answered ROLLBACK: nothing written). A connection left in doubt (BEGIN,
+ * a setting or COMMIT failed) is closed, not reused.
+ */
+export async function pipedStatement<R>(pool: SQL, settings: readonly string[], text: string, params: unknown[]): Promise<R[]> {
+  const conn = await pool.reserve();
+  const tx = new PipedTx(conn);
+  let reusable = false;
+  try {
+    tx.sendAhead("BEGIN");
+    for (const s of settings) tx.sendAhead(s);
+    const rows = tx.send(text, params, false).then((r) => ({ r }), (e: unknown) => ({ e }));
+    const committed = tx.commit().then(() => null, (e: unknown) => e ?? new Error("COMMIT failed"));
+    const [done, commitError] = await Promise.all([rows, committed]);
+    if ("e" in done) {
+      reusable = commitError instanceof CommitRolledBack;
+      throw done.e;
+    }
+    if (commitError) throw commitError;
+    reusable = true;
+    return done.r as R[];
   } finally {
     if (reusable) await conn.release();
     else await conn.close({ timeout: 0 }).catch(() => undefined);

@@ -64,17 +64,11 @@ export async function signedWrite<T>(deps: AuthDeps, request: Request, handler: 
     const auth = await verifySignature(deps, request);
     const outcome = await groupCommit(deps.db).run({
       work: async (): Promise<{ value: T } | { refused: AppError }> => {
-        await recordNonce(deps, auth);
-        if (!isPg(deps.db)) return { value: await handler(auth) };
-        // PostgreSQL: concurrent requests run at once, so a replay waits on this nonce row. The
-        // handler runs in a savepoint: refused, its writes roll back alone and the nonce commits,
-        // so the waiting replays find it (rolled back, they would each pass authentication).
-        try {
-          return { value: await savepoint(deps.db as Tx, async () => await handler(auth)) };
-        } catch (e) {
-          if (e instanceof AppError && e.code !== 20016) return { refused: e };
-          throw e;
+        if (!isPg(deps.db)) {
+          await recordNonce(deps, auth);
+          return { value: await handler(auth) };
         }
+        return await nonceThenHandler(deps, auth, handler);
       },
       recover: async (e) => {
         if (e instanceof AppError && e.code !== 20016) await recordNonce(deps, auth);
@@ -87,4 +81,29 @@ export async function signedWrite<T>(deps: AuthDeps, request: Request, handler: 
     if (e instanceof AppError) return failure(e, request);
     throw e;
   }
+}
+
+/**
+ * PostgreSQL: concurrent requests run at once, so a replay waits on this nonce row. The handler
+ * runs in a savepoint: refused, its writes roll back alone and the nonce commits, so the waiting
+ * replays find it (rolled back, they would each pass authentication). The nonce's INSERT is on the
+ * wire before the savepoint (auth/store.pg.ts) and awaited after the handler: BEGIN, the nonce,
+ * SAVEPOINT and the handler's first statement are one round trip. A replay's handler runs behind
+ * its nonce (queued on the connection until the first request commits) and is rolled back with
+ * the whole transaction: the nonce's answer decides first, 20016.
+ */
+async function nonceThenHandler<T>(deps: AuthDeps, auth: Authenticated, handler: (auth: Authenticated) => Promise<T> | T): Promise<{ value: T } | { refused: AppError }> {
+  const nonce = recordNonce(deps, auth).then(() => null, (e: unknown) => ({ e }));
+  let outcome: { value: T } | { thrown: unknown };
+  try {
+    outcome = { value: await savepoint(deps.db as Tx, async () => await handler(auth)) };
+  } catch (e) {
+    outcome = { thrown: e };
+  }
+  const failed = await nonce;
+  if (failed) throw failed.e;
+  if ("value" in outcome) return outcome;
+  const e = outcome.thrown;
+  if (e instanceof AppError && e.code !== 20016) return { refused: e };
+  throw e;
 }

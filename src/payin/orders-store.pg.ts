@@ -4,13 +4,16 @@
 // coveringOrderIds, showConfirmations, sweepTargets), SQLite's text without INDEXED BY.
 import { and, asc, count, desc, eq, lte, or, sql } from "drizzle-orm";
 import { firstRow, type PgQ } from "../db/engine";
+import { pgSend } from "../db/tx-pg";
 import { payinOrders } from "../db/schema-pg";
 import { showTransferConfirmations } from "../watcher/transfers-store.pg";
 import { AWAITING_PAYMENT, OPEN_STATUSES, SETTLING_STATUSES } from "./state";
 import type { MatchKey } from "./orders-store";
 import type { PayinOrderRow } from "./views";
+import type { NewCallbackRow } from "../callbacks/store";
 
-const list = (s: readonly string[]) => sql.raw(s.map((x) => `'${x}'`).join(", "));
+const quoted = (s: readonly string[]) => s.map((x) => `'${x}'`).join(", ");
+const list = (s: readonly string[]) => sql.raw(quoted(s));
 
 /** The merchant's first pool address (by derivation index) where this amount is not open (FREE_SHARED_ADDRESS on SQLite). */
 export async function freeSharedAddress(tx: PgQ, merchantId: number, chain: string, token: string, units: bigint): Promise<{ id: string; address: string } | undefined> {
@@ -22,6 +25,48 @@ export async function freeSharedAddress(tx: PgQ, merchantId: number, chain: stri
     ORDER BY a.derivation_index LIMIT 1`)) as unknown as { id: string; address: string }[];
   return rows[0];
 }
+
+/**
+ * A create in one statement (issue 38: one round trip and one statement where freeSharedAddress,
+ * insertSharedPayin and the outbox's insertCallback were three): the first free pool address for
+ * the amount, the order on it, and the order's callback row (`cb`, the outbox's row,
+ * callbacks/outbox.ts callbackRow; the same columns as callbacks/store.pg.ts insertCallback). One
+ * snapshot for the three. Undefined when nothing was written: no free address, or the insert met
+ * another order (ON CONFLICT DO NOTHING on every unique index, as insertSharedPayin); the caller
+ * then runs those steps one by one. `callback` false: the order was written but the callback's id
+ * was taken (the outbox then writes it under its next occurrence).
+ */
+export async function insertSharedPayinWithCallback(
+  tx: PgQ,
+  row: PayinOrderRow,
+  units: bigint,
+  cb: NewCallbackRow,
+  now: number,
+): Promise<{ id: number; addressId: string; address: string; callback: boolean } | undefined> {
+  const rows = await pgSend<{ id: string | number; address_id: string; address: string; callback: boolean }>(tx, CREATE_WITH_CALLBACK, [
+    row.merchantId, row.chain, row.token, units.toString(),
+    row.orderNo, row.merchantOrderNo, row.decimals, row.notifyUrl, row.redirectUrl, row.apiKeyId, row.checkoutToken, row.expireAt, now,
+    cb.id, cb.kind, cb.status, cb.apiKeyId, cb.url, cb.payload, cb.state, cb.now,
+  ]);
+  const r = rows[0];
+  return r ? { id: Number(r.id), addressId: r.address_id, address: r.address, callback: r.callback } : undefined;
+}
+
+/** insertSharedPayinWithCallback's text, fixed (parameters in pgSend's order, no drizzle `sql` building per create). */
+const CREATE_WITH_CALLBACK = `WITH a AS MATERIALIZED (SELECT a.id, a.address FROM addresses a
+      WHERE a.merchant_id = $1::bigint AND a.chain = $2::text AND a.kind = 'shared' AND a.deleted_at IS NULL
+        AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = $3::text AND p.amount = $4::text AND p.mode = 'shared' AND p.status IN (${quoted(AWAITING_PAYMENT)}))
+        AND NOT EXISTS (SELECT 1 FROM payin_orders p WHERE p.address_id = a.id AND p.token = $3::text AND p.amount = $4::text AND p.mode = 'shared' AND p.status IN (${quoted(SETTLING_STATUSES)}))
+      ORDER BY a.derivation_index LIMIT 1),
+    o AS (INSERT INTO payin_orders (order_no, merchant_id, merchant_order_no, mode, chain, token, decimals, amount, address_id, address,
+        notify_url, redirect_url, api_key_id, status, checkout_token, expire_at, created_at, updated_at)
+      SELECT $5::text, $1::bigint, $6::text, 'shared', $2::text, $3::text, $7::bigint, $4::text, a.id, a.address,
+        $8::text, $9::text, $10::text, 'waiting_payment', $11::text, $12::bigint, $13::bigint, $13::bigint FROM a
+      ON CONFLICT DO NOTHING RETURNING id, address_id, address),
+    c AS (INSERT INTO callbacks (id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, created_at, updated_at)
+      SELECT $14::text, $1::bigint, $15::text, $5::text, $16::text, $17::text, $18::text, $19::text, $20::text, 0, $21::bigint, $21::bigint, $21::bigint FROM o
+      ON CONFLICT (id) DO NOTHING RETURNING 1)
+    SELECT o.id, o.address_id, o.address, EXISTS (SELECT 1 FROM c) AS callback FROM o`;
 
 /**
  * A new shared-address order: its id, or null when it met another order (this merchantOrderNo, or

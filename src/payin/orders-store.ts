@@ -12,6 +12,7 @@ import { TRANSFER_PENDING } from "../watcher/state";
 import { showTransferConfirmations } from "../watcher/transfers-store";
 import { AWAITING_PAYMENT, OPEN_STATUSES, SETTLING_STATUSES, statusSql } from "./state";
 import type { PayinOrderRow } from "./views";
+import type { NewCallbackRow } from "../callbacks/store";
 import { isPg, pgOf } from "../db/engine";
 import * as pg from "./orders-store.pg";
 
@@ -38,6 +39,17 @@ export async function freeSharedAddress(tx: Tx, merchantId: number, chain: strin
   return prepared(tx, "freeSharedAddress", (d) => d.$client.prepare<{ id: string; address: string }, [number, string, string, string]>(FREE_SHARED_ADDRESS)).get(
     merchantId, chain, token, units.toString(),
   ) ?? undefined;
+}
+
+/**
+ * PostgreSQL: the free pool address, the order and its callback row in one statement
+ * (orders-store.pg.ts insertSharedPayinWithCallback); undefined when nothing was written. Not on
+ * SQLite (in-process statements cost no round trip): the caller runs freeSharedAddress,
+ * insertSharedPayin and the outbox there.
+ */
+export async function insertSharedPayinWithCallback(tx: Tx, row: PayinOrderRow, units: bigint, cb: NewCallbackRow, now: number): Promise<{ id: number; addressId: string; address: string; callback: boolean } | undefined> {
+  if (isPg(tx)) return await pg.insertSharedPayinWithCallback(pgOf(tx), row, units, cb, now);
+  throw new Error("insertSharedPayinWithCallback is PostgreSQL's (SQLite creates step by step)");
 }
 
 /**

@@ -4,20 +4,21 @@
 import { recordOrderEvent } from "../orders/events";
 import type { Config } from "../config/schema";
 import type { Db } from "../db/client";
+import { isPg } from "../db/engine";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import { afterCommit, type DbOrTx, type Tx, writeTx } from "../db/client";
 import type { payinOrders } from "../db/schema";
 import { AppError, invalid } from "../errors";
 import { chainAndToken, checkAmount, checkNotifyUrl } from "../orders/rules";
-import { enqueueCallback } from "../callbacks/outbox";
+import { calledBack, type CallbackEvent, callbackRow, enqueueCallback } from "../callbacks/outbox";
 import { countTransition } from "../lib/event-metrics";
 import { newOrderNo, newTimedToken } from "../lib/ids";
 import type { ChainAdapter, ChainCode, TokenInfo, TokenSymbol } from "../chains/types";
 import { addSharedAddress, sharedPool } from "../wallet/addresses";
 import { noteDetection } from "./detection";
 import { transition, type PayinEvent, type PayinStatus } from "./state";
-import { bindingOrderFacts, dueOrders, freeSharedAddress, insertOrder, insertSharedPayin, orderByMerchantOrderNo, orderById, orderByOrderNo, updateOrderIf } from "./orders-store";
+import { bindingOrderFacts, dueOrders, freeSharedAddress, insertOrder, insertSharedPayin, insertSharedPayinWithCallback, orderByMerchantOrderNo, orderById, orderByOrderNo, updateOrderIf } from "./orders-store";
 import { bindKeyById } from "./bindings-store";
 import { compatSideOf } from "./compat-side-store";
 import { merchantUid } from "../merchants/store";
@@ -68,6 +69,14 @@ export async function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKey
     // same order number (newOrderNo is unique per process only) or the same amount on the address
     // just picked (committed after this transaction read it). It then writes nothing and, when no
     // order of this merchantOrderNo is there, this create takes a new number and address.
+    if (isPg(tx)) {
+      const made = await createInOneStatement(ctx, tx, merchantId, apiKeyId, input, adapter.chain, token, units, redirectUrl, now);
+      if (made) return made;
+      // Nothing written: no free address (the pool grows below), this merchantOrderNo's order (a
+      // retry), or another gateway's order number or amount (the steps below take new ones).
+      const retried = await existing();
+      if (retried) return retried;
+    }
     for (let attempt = 1; ; attempt++) {
       const address = await freeSharedAddress(tx, merchantId, adapter.chain, token.symbol, units) ?? await existing() ?? await growSharedPool(ctx, tx, adapter, merchantId, token.symbol, units, now, existing);
       if ("orderNo" in address) return address;
@@ -84,6 +93,40 @@ export async function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKey
       return row;
     }
   });
+}
+
+/**
+ * PostgreSQL: the free pool address, the order and its callback row in one statement, one round
+ * trip (issue 38; orders-store.pg.ts insertSharedPayinWithCallback); undefined when nothing was
+ * written. The callback's payload is built before the address is picked: it names no address
+ * (payin/views.ts payinCallbackPayload), and the row's address fields are set from what was written.
+ */
+async function createInOneStatement(
+  ctx: PayinCtx,
+  tx: Tx,
+  merchantId: number,
+  apiKeyId: string,
+  input: CreatePayinInput,
+  chain: string,
+  token: TokenInfo,
+  units: bigint,
+  redirectUrl: string | null,
+  now: number,
+): Promise<PayinOrderRow | undefined> {
+  const row = newSharedOrder(ctx, merchantId, apiKeyId, input, chain, token, units, { id: "", address: "" }, redirectUrl, now);
+  const cb = callbackRow(await payinCallbackEvent(tx, row, now), "pending");
+  const made = await insertSharedPayinWithCallback(tx, row, units, cb, now);
+  if (!made) return undefined;
+  row.id = made.id;
+  row.addressId = made.addressId;
+  row.address = made.address;
+  if (!made.callback) {
+    await writeCallback(tx, row, now);
+    return row;
+  }
+  afterCommit(tx, () => countTransition("payin", row.chain, row.token, row.status));
+  calledBack(tx);
+  return row;
 }
 
 /** Inserts of one create that may meet another gateway's order before it gives up (see createPayinOrder). */
@@ -194,10 +237,15 @@ export async function writeCallback(tx: Tx, o: PayinOrderRow, now: number): Prom
   afterCommit(tx, () => countTransition("payin", o.chain, o.token, o.status));
   if (o.invoiceId !== null && await followPayin(tx, o, now)) return;
   if (o.compat !== null) return await followCompatOrder(tx, o, now, compatSideOf);
+  await enqueueCallback(tx, await payinCallbackEvent(tx, o, now));
+}
+
+/** The callback event of the order's current status. */
+async function payinCallbackEvent(tx: Tx, o: PayinOrderRow, now: number): Promise<CallbackEvent> {
   const m =
     await existingKeyCache(tx)?.merchant(o.merchantId) ??
     (await merchantUid(tx, o.merchantId))!;
-  await enqueueCallback(tx, {
+  return {
     merchantId: o.merchantId,
     kind: "payin",
     orderNo: o.orderNo,
@@ -206,7 +254,7 @@ export async function writeCallback(tx: Tx, o: PayinOrderRow, now: number): Prom
     url: o.notifyUrl,
     payload: payinCallbackPayload(o, m.uid, await bindKeyOf(tx, o)),
     now,
-  });
+  };
 }
 
 /** Stamps that go with entering a status. */
