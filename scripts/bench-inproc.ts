@@ -6,12 +6,16 @@
 // create. Usage: bun scripts/bench-inproc.ts [rounds]; BENCH_REQUESTS (4000);
 // BENCH_STATEMENTS=1 counts and times each SQL statement per create (slower: timing
 // every call); run it under `bun --cpu-prof` for a profile of the create path alone.
+// BENCH_BACKGROUND=1: the chains as `make bench` has them (BSC and SOL sandbox chains at their
+// default block pace, TRON on demand) instead of all on demand; BENCH_IDLE=s first measures the
+// idle gateway's CPU for s seconds (what the background costs with no request).
 import { rmSync } from "node:fs";
 import { Database, Statement } from "bun:sqlite";
 import { startTestGateway } from "../src/testing/harness";
 import { buildHttpApp } from "../src/app/server";
 import { buildSignedRequest } from "../src/testing/signed-request";
 import { groupCommit } from "../src/db/group-commit";
+import { ownCommits } from "../src/db/client";
 
 const N = Number(process.env.BENCH_REQUESTS ?? 4000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
@@ -72,8 +76,23 @@ if (STATEMENTS) {
 const gw = await startTestGateway({
   jobs: !!process.env.BENCH_JOBS,
   // The default retry delays (`make bench` uses them): one delivery attempt per callback during a round.
-  config: { log: { level: "warn" }, auth: { rate_limit_per_minute: 0 }, payin: { shared_pool_size: 50 }, callbacks: { retry_delays: ["1m", "5m"] } },
+  config: {
+    log: { level: "warn" },
+    auth: { rate_limit_per_minute: 0 },
+    payin: { shared_pool_size: 50 },
+    callbacks: { retry_delays: ["1m", "5m"] },
+    ...(process.env.BENCH_BACKGROUND ? { chains: { BSC: { block_time: "450ms" }, SOL: { block_time: "400ms" } } } : {}),
+  },
 });
+const IDLE_S = Number(process.env.BENCH_IDLE ?? 0);
+if (IDLE_S > 0) {
+  await Bun.sleep(1000); // start-up settles
+  const c0 = process.cpuUsage();
+  const k0 = ownCommits(gw.ctx.db);
+  await Bun.sleep(IDLE_S * 1000);
+  const c = process.cpuUsage(c0);
+  console.log(`idle: ${((c.user + c.system) / 1000 / IDLE_S).toFixed(1)} ms cpu/s (system ${(c.system / 1000 / IDLE_S).toFixed(1)}), ${((ownCommits(gw.ctx.db) - k0) / IDLE_S).toFixed(1)} commits/s`);
+}
 const app = buildHttpApp(gw.ctx, gw.gateway.runtime);
 const base = "http://127.0.0.1";
 const make = (tag: string, i: number) => {
@@ -91,6 +110,7 @@ async function round(tag: string, n: number) {
   // Distinct amounts in every round: each create takes the pool's first address.
   const reqs = Array.from({ length: n }, () => make(tag, seq++));
   const g0 = groupCommit(gw.ctx.db).groups;
+  const k0 = ownCommits(gw.ctx.db);
   const client = gw.ctx.db.$client;
   // Counting: the WAL starts empty and is not checkpointed during the round, so its frames
   // (pages written by the commits) are what the creates wrote.
@@ -122,7 +142,7 @@ async function round(tag: string, n: number) {
     walPages = client.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!.log / n;
     client.run("PRAGMA wal_autocheckpoint = 1000");
   }
-  return { cpu: (c.user + c.system) / n, wall: (wall * 1000) / n, perGroup: n / (groupCommit(gw.ctx.db).groups - g0), walPages };
+  return { cpu: (c.user + c.system) / n, wall: (wall * 1000) / n, perGroup: n / (groupCommit(gw.ctx.db).groups - g0), commits: (ownCommits(gw.ctx.db) - k0) / n, walPages };
 }
 try {
   await round("warm", 500);
@@ -130,7 +150,21 @@ try {
     counting = STATEMENTS;
     const x = await round(`r${r}`, N);
     counting = false;
-    console.log(`create in-process: ${x.cpu.toFixed(0)} us cpu/req, ${x.wall.toFixed(0)} us wall/req, ${x.perGroup.toFixed(1)} requests per group${STATEMENTS ? `, ${x.walPages.toFixed(2)} WAL pages written per create` : ""}`);
+    console.log(`create in-process: ${x.cpu.toFixed(0)} us cpu/req, ${x.wall.toFixed(0)} us wall/req, ${x.perGroup.toFixed(1)} requests per group, ${(1000 * x.commits).toFixed(1)} commits per 1,000 creates${STATEMENTS ? `, ${x.walPages.toFixed(2)} WAL pages written per create` : ""}`);
+  }
+  // BENCH_DRAIN=1 (with BENCH_JOBS): the callbacks the rounds queued, drained after them with no
+  // request: process CPU and commits per delivery attempt (the worker's marks and outcomes alone).
+  if (process.env.BENCH_DRAIN && process.env.BENCH_JOBS) {
+    const c = gw.ctx.db.$client;
+    const untried = () => c.query<{ n: number }, []>("SELECT count(*) AS n FROM callbacks WHERE state IN ('pending', 'delivering') AND attempts = 0").get()!.n;
+    const a0 = untried();
+    const k0 = ownCommits(gw.ctx.db);
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    while (untried() > 0 && performance.now() - t0 < 120_000) await Bun.sleep(20);
+    const cpu = process.cpuUsage(c0);
+    const tried = a0 - untried();
+    console.log(`drain: ${tried} attempts in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${((cpu.user + cpu.system) / tried).toFixed(0)} us cpu/attempt, ${((ownCommits(gw.ctx.db) - k0) / tried).toFixed(2)} commits per attempt`);
   }
   if (STATEMENTS) {
     const total = ROUNDS * N;
