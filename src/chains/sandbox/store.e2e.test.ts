@@ -151,7 +151,7 @@ describe("a paced chain (block_time): the head follows the clock, empty blocks a
       await Bun.sleep(1); // the hold ends on the next turn (the write joined the group)
       expect(await fc.height()).toBe(11); // block 6 mined at the earlier time, five paced blocks since
     } finally {
-      closeDb(db);
+      await closeDb(db);
       rmSync(dir, { recursive: true, force: true });
     }
   });
