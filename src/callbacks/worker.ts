@@ -241,6 +241,16 @@ export class CallbackWorker {
     });
   }
 
+  /**
+   * A slot freed: claim in this turn, not on a timer, so the next rows' marks join the group that
+   * writes this outcome (both rewrite the same `callbacks` index pages: one commit and one write of
+   * them instead of two; issue 37). A poll under way, a stop or a database backoff: as schedule(0).
+   */
+  private claimNow(): void {
+    if (!this.started || this.stopping || this.polling || this.o.clock.now() < this.blockedUntil) return this.schedule(0);
+    this.poll().catch((e: unknown) => this.dbFailed("callback poll failed", e));
+  }
+
   /** Marks of claimed rows waiting for their group commit (stop() waits for them). */
   private marking: Promise<void> | null = null;
 
@@ -445,7 +455,7 @@ export class CallbackWorker {
       f.settling = true;
       noteOutcome(this.plan, row.merchantId, f.origin, outcome.ok, outcome.durationMs, this.o.clock.now());
     }
-    this.schedule(0); // its slot is free now
+    this.claimNow(); // its slot is free now
     if (signal.aborted && !outcome.ok) {
       // Shutdown cut it off: not an attempt; the next start delivers it again.
       await this.write("callback release not recorded", async () =>

@@ -3,6 +3,8 @@
 // Callers that need more than the ChainAdapter interface ask `chainBundle(adapter)`: the
 // bundle the adapter was built in, never a guess from the adapter's shape.
 import type { Db } from "../db/client";
+import { isPg } from "../db/engine";
+import { parseDuration } from "../lib/duration";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { ChainBundle, ChainModule, ChainSectionConfig } from "./module";
@@ -44,7 +46,10 @@ export function createAdapter(m: ChainModule, cfg: ChainSectionConfig, ctx: Make
 
 /** A sandbox chain, with what its module models on it (TRON: payout steps, energy jobs, staking). */
 function sandboxBundle(m: ChainModule, cfg: ChainSectionConfig, ctx: MakeChainsCtx, tokens: TokenInfo[]): ChainBundle {
-  const adapter = new SandboxChain({ chain: m.code, db: ctx.db, tokens, confirmations: cfg.confirmations, now: () => ctx.clock.now(), seed: ctx.seed });
+  // SQLite (one gateway on the file): the head follows the clock. PostgreSQL: another gateway may mine
+  // (its /sandbox), so the pace job writes each block there (chain.ts SandboxOptions.blockMs).
+  const blockMs = isPg(ctx.db) ? 0 : parseDuration(cfg.block_time);
+  const adapter = new SandboxChain({ chain: m.code, db: ctx.db, tokens, confirmations: cfg.confirmations, now: () => ctx.clock.now(), seed: ctx.seed, blockMs });
   return { ...m.sandbox?.bundle(adapter, cfg), adapter };
 }
 

@@ -59,6 +59,8 @@ export interface ChainNodeConfig {
 export interface ChainSectionConfig extends ChainNodeConfig {
   enabled: boolean;
   mode: "sandbox" | "rpc";
+  /** The sandbox chain's block pace (a duration). */
+  block_time: string;
   tokens: object;
 }
 

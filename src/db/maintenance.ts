@@ -6,7 +6,7 @@
 //   commit held the loop for hundreds of ms;
 // - ANALYZE (PRAGMA optimize) read a big table in one statement (src/db/stats.ts).
 // A worker thread with its own connection now does both: a PASSIVE checkpoint every
-// CHECKPOINT_EVERY_MS (it never takes the write lock and never waits: in WAL mode the writer goes
+// CHECKPOINT_EVERY_MS when the WAL grew (it never takes the write lock and never waits: in WAL mode the writer goes
 // on appending while it copies), and the statistics by reads, which the gateway writes in one
 // short transaction. The gateway's connection keeps an automatic checkpoint only as a backstop
 // (BACKSTOP_PAGES, reached only if the worker falls far behind or dies; a dead worker puts
@@ -27,7 +27,22 @@ import { Database } from "bun:sqlite";
 const gatherStats = ${gatherStats.toString()};
 let db = null;
 let timer = null;
-const checkpoint = () => db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+let seen = -1;
+let behind = true;
+const checkpoint = () => {
+  const r = db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+  behind = r.log > r.checkpointed;
+  return r;
+};
+// Only when the WAL grew: a commit by the gateway since the last look (data_version moves), or
+// frames the last checkpoint could not copy yet (a reader held them). An idle gateway's worker
+// then reads one counter instead of taking the checkpoint locks 4 times a second (issue 37).
+const checkpointIfGrown = () => {
+  const v = db.query("PRAGMA data_version").get().data_version;
+  if (v === seen && !behind) return;
+  seen = v;
+  checkpoint();
+};
 self.onmessage = (e) => {
   const m = e.data;
   try {
@@ -38,7 +53,7 @@ self.onmessage = (e) => {
       db.run("PRAGMA busy_timeout = " + m.busyMs);
       timer = setInterval(() => {
         try {
-          checkpoint();
+          checkpointIfGrown();
         } catch (err) {
           postMessage({ id: 0, ok: false, error: String((err && err.message) || err) });
         }

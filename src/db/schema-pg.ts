@@ -573,6 +573,8 @@ export const sandboxChains = pgTable("sandbox_chains", {
   reorgCuts: text("reorg_cuts").notNull().default("[]"),
   failNextBroadcasts: bigint("fail_next_broadcasts", { mode: "number" }).notNull().default(0),
   genesisTime: bigint("genesis_time", { mode: "number" }).notNull(),
+  /** When the stored height was last set: a paced chain's head is height + floor((now - pacedAt) / block_time) (0580). */
+  pacedAt: bigint("paced_at", { mode: "number" }),
 });
 
 /** Only blocks that carry transfers have a row (their time); empty blocks just move the height. */

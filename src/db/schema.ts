@@ -555,6 +555,8 @@ export const sandboxChains = sqliteTable("sandbox_chains", {
   reorgCuts: text("reorg_cuts").notNull().default("[]"),
   failNextBroadcasts: integer("fail_next_broadcasts").notNull().default(0),
   genesisTime: integer("genesis_time").notNull(),
+  /** When the stored height was last set: a paced chain's head is height + floor((now - pacedAt) / block_time) (0580). */
+  pacedAt: integer("paced_at"),
 });
 
 /** Only blocks that carry transfers have a row (their time); empty blocks just move the height. */

@@ -8,6 +8,7 @@ import { sharedWriteTx } from "../db/group-commit";
 import type { ChainAdapter, ChainHead } from "../chains/types";
 import { AddressWatchSet } from "../wallet/addresses";
 import type { Db } from "../db/client";
+import { isPg } from "../db/engine";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/logger";
 import type { TransferPort } from "./port";
@@ -28,6 +29,19 @@ export interface WatcherOptions {
   maxChunksPerTick?: number;
 }
 
+/**
+ * A scan that found nothing moves the cursor in memory; the database's copy is written with the
+ * next transfer, or once this much time passed since it was last written (a restart rescans the
+ * blocks since: recording is idempotent). Issue 37: an idle chain's watcher committed every block.
+ */
+export const CURSOR_SAVE_MS = 5_000;
+
+/** A cursor position. */
+interface Position {
+  blockNumber: number;
+  blockHash: string;
+}
+
 /** How far a scan may go: the head, or less when the adapter says so (ChainHead.scanTo). */
 const scanLimit = (head: ChainHead) => (head.scanTo !== undefined && head.scanTo < head.latest ? head.scanTo : head.latest);
 
@@ -44,6 +58,14 @@ export class ChainWatcher {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly watch: AddressWatchSet;
   readonly status: WatcherStatus;
+  /** The database's cursor when last read or written here. */
+  private stored: Position | null = null;
+  /** Where empty scans moved the cursor past `base` (the stored cursor then) without writing it. */
+  private unsaved: { at: Position; base: Position } | null = null;
+  /** When this watcher last wrote the cursor (clock ms). */
+  private savedAt = Number.NEGATIVE_INFINITY;
+  /** SQLite: empty scans write the cursor at most every CURSOR_SAVE_MS. PostgreSQL: every time (other gateways read it: server.ts leaderScannedPast). */
+  private readonly lazySave: boolean;
 
   constructor(
     private readonly ctx: WatcherCtx,
@@ -52,6 +74,7 @@ export class ChainWatcher {
     private readonly opts: WatcherOptions = {},
   ) {
     this.watch = new AddressWatchSet(ctx.db, adapter.chain);
+    this.lazySave = !isPg(ctx.db);
     this.status = { head: null, caughtUpAt: ctx.clock.now(), lastError: null };
   }
 
@@ -86,12 +109,35 @@ export class ChainWatcher {
     return c ? BigInt(c.blockNumber) : null;
   }
 
+  /**
+   * The cursor: the stored one, or where empty scans moved it since, as long as the stored one is
+   * still what those scans started from (a rewind, a restore or another gateway that moved it wins).
+   */
   private async cursor() {
-    return await chainCursor(this.ctx.db, this.adapter.chain);
+    const c = await chainCursor(this.ctx.db, this.adapter.chain);
+    if (!c) return c;
+    this.stored = { blockNumber: c.blockNumber, blockHash: c.blockHash };
+    const u = this.unsaved;
+    if (u && u.base.blockNumber === c.blockNumber && u.base.blockHash === c.blockHash) return { ...c, ...u.at };
+    this.unsaved = null;
+    return c;
   }
 
   private async saveCursor(tx: Parameters<Parameters<typeof writeTx>[1]>[0], number: bigint, hash: string) {
-    await saveChainCursor(tx, this.adapter.chain, Number(number), hash, this.ctx.clock.now());
+    const now = this.ctx.clock.now();
+    await saveChainCursor(tx, this.adapter.chain, Number(number), hash, now);
+    this.stored = { blockNumber: Number(number), blockHash: hash };
+    this.unsaved = null;
+    this.savedAt = now;
+  }
+
+  /** An empty scan reached `number`: written only when the last write is CURSOR_SAVE_MS old. */
+  private async advanceCursor(number: bigint, hash: string): Promise<void> {
+    if (this.lazySave && this.stored && this.ctx.clock.now() - this.savedAt < CURSOR_SAVE_MS) {
+      this.unsaved = { at: { blockNumber: Number(number), blockHash: hash }, base: this.unsaved?.base ?? this.stored };
+      return;
+    }
+    await sharedWriteTx(this.ctx.db, async (tx) => await this.saveCursor(tx, number, hash));
   }
 
   /**
@@ -134,10 +180,14 @@ export class ChainWatcher {
       await this.watch.refresh();
       const res = await a.scan(start, end, this.watch);
       const now = this.ctx.clock.now();
-      await sharedWriteTx(this.ctx.db, async (tx) => {
-        for (const t of res.transfers) await this.transfers.record(tx, t, now);
-        await this.saveCursor(tx, res.tip.number, res.tip.hash);
-      });
+      if (res.transfers.length) {
+        await sharedWriteTx(this.ctx.db, async (tx) => {
+          for (const t of res.transfers) await this.transfers.record(tx, t, now);
+          await this.saveCursor(tx, res.tip.number, res.tip.hash);
+        });
+      } else {
+        await this.advanceCursor(res.tip.number, res.tip.hash);
+      }
       from = end;
     }
 

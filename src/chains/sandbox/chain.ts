@@ -9,6 +9,8 @@
 import { createHash } from "node:crypto";
 import { type Db, type Tx, writeTx } from "../../db/client";
 import { sharedWriteTx } from "../../db/group-commit";
+import { isPg } from "../../db/engine";
+import { inTxContext } from "../../db/write-lock";
 import {
   adjustSandboxBalance,
   cutSandboxChain,
@@ -62,6 +64,12 @@ export interface SandboxOptions {
   now: () => number;
   /** The HD seed: its gas wallet (GAS_WALLET_INDEX) starts funded. Absent: no address is. */
   seed?: Uint8Array;
+  /**
+   * The block pace (`block_time`) when the head follows the clock (headOf): empty blocks cost no
+   * write. Absent or 0: the head moves only when a block is mined (a transfer, a broadcast,
+   * `mine`: /sandbox/blocks or the gateway's pace job on PostgreSQL, where another gateway may mine).
+   */
+  blockMs?: number;
 }
 
 /** Whole native coins the gas wallet of every sandbox chain holds from genesis (DESIGN 21). */
@@ -103,6 +111,11 @@ export class SandboxChain implements ChainAdapter {
   private readonly rules: SandboxRules | undefined;
   private readonly seed: Uint8Array | undefined;
   private genesisChecked = false;
+  /** The clock pace (0: none). */
+  private readonly blockMs: number;
+  /** Mining writes in flight, and the clock when the first of them began (headOf's cap for readers). */
+  private mining = 0;
+  private miningSince = 0;
   /** The chain's row, written when the chain is built (awaited before the chain's row is first read or written: on PostgreSQL the write is real I/O). */
   private readonly ready: Promise<unknown>;
 
@@ -113,6 +126,7 @@ export class SandboxChain implements ChainAdapter {
     this.db = o.db;
     this.now = o.now;
     this.seed = o.seed;
+    this.blockMs = o.blockMs ?? 0;
     const m = chainModule(this.chain);
     this.native = m.native.symbol;
     this.rules = m.sandbox?.rules;
@@ -188,10 +202,52 @@ export class SandboxChain implements ChainAdapter {
     return chainModule(this.chain).address.normalize(address);
   }
 
+  /** Whether the head follows the clock (no pace job needed: empty blocks are not written). */
+  get pacedByClock(): boolean {
+    return this.blockMs > 0;
+  }
+
+  /**
+   * The head at `now`: the stored height plus the blocks the pace sealed since it was stored (none
+   * without a pace, none before the anchor). A mining write stores the head it reached and restarts
+   * the pace from its own time, so no empty block is ever written.
+   */
+  private headOf(s: { height: number; pacedAt: number | null }, now: number): number {
+    if (this.blockMs <= 0 || s.pacedAt === null) return s.height;
+    return s.height + Math.max(0, Math.floor((now - s.pacedAt) / this.blockMs));
+  }
+
+  /**
+   * The head readers see. While a mining write is in flight it is capped at the head when the first
+   * one began: the write's block number is above that, so a block a reader sees as sealed (and a
+   * watcher scans as empty) never receives a transfer afterwards.
+   */
+  private readerHead(s: { height: number; pacedAt: number | null }): number {
+    const now = this.headOf(s, this.now());
+    return this.mining > 0 ? Math.min(now, Math.max(s.height, this.headOf(s, this.miningSince))) : now;
+  }
+
+  /**
+   * Runs a write that mines (or cuts) blocks, holding readers' head below its block numbers until
+   * it has committed: a write joined to an enclosing transaction resolves before that one commits,
+   * which on SQLite happens in the same turn of the event loop (group-commit.ts), so the hold ends
+   * on the next turn.
+   */
+  private async whileMining<T>(fn: () => Promise<T>): Promise<T> {
+    const joined = !isPg(this.db) && inTxContext(this.db.$client);
+    if (this.mining++ === 0) this.miningSince = this.now();
+    try {
+      return await fn();
+    } finally {
+      if (joined) setImmediate(() => this.mining--);
+      else this.mining--;
+    }
+  }
+
   private async state() {
     await this.ready;
     const s = await sandboxChainRow(this.db, this.chain);
-    return { ...s, cuts: JSON.parse(s.reorgCuts) as number[] };
+    return { ...s, height: this.readerHead(s), cuts: JSON.parse(s.reorgCuts) as number[] };
   }
 
   async height(): Promise<number> {
@@ -301,7 +357,7 @@ export class SandboxChain implements ChainAdapter {
   }
 
   private async mineSigned(tx: SignedTransfer, payload: SignedPayload): Promise<BroadcastResult> {
-    return await writeTx(this.db, async (t) => {
+    return await this.whileMining(async () => await writeTx(this.db, async (t) => {
       const s = await sandboxChainRowForUpdate(t, this.chain);
       // DESIGN 8: the next N payout broadcasts fail (a token transfer; top-ups and chain operations pass).
       if (s.failNextBroadcasts > 0 && !payload.op && payload.token !== this.native) {
@@ -314,7 +370,8 @@ export class SandboxChain implements ChainAdapter {
       if (!payload.op && payload.token !== this.native && await this.balanceIn(t, payload.from, payload.token) < amount) {
         return { ok: false as const, permanent: true, error: "insufficient token balance" };
       }
-      const number = s.height + 1;
+      const head = this.headOf(s, this.now());
+      const number = head + 1;
       let run: { success: boolean; cost: TxCost } = { success: true, cost: { nativeBurned: 0n } };
       if (this.rules) {
         try {
@@ -328,12 +385,12 @@ export class SandboxChain implements ChainAdapter {
       }
       // An operation moves nothing itself (its rules did); a failed transfer moves nothing.
       const moved = run.success && !payload.op ? payload.amount : "0";
-      await this.mineInto(t, number, s.height);
+      await this.mineInto(t, number, head);
       const row = { blockNumber: number, amount: moved, cost: costJson(run.cost), failed: run.success ? 0 : 1 };
       if (existing) await updateSandboxTransfer(t, existing.id, row);
       else await insertSandboxTransfer(t, { chain: this.chain, token: payload.token, txHash: tx.txHash, logIndex: 0, fromAddress: payload.from, toAddress: payload.to, raw: tx.raw, createdAt: this.now(), ...row });
       return { ok: true as const };
-    });
+    }));
   }
 
   /** Mined transfers in and out (store.ts sandboxBalance: the trigger-kept sum). */
@@ -377,36 +434,39 @@ export class SandboxChain implements ChainAdapter {
     const raw = JSON.stringify({ chain: this.chain, token: input.token, from, to: input.to, amount: input.amount.toString(), salt: Math.random().toString(36).slice(2) });
     const txHash = this.txHashOf(raw);
     await this.ready;
-    return await writeTx(this.db, async (t) => {
+    return await this.whileMining(async () => await writeTx(this.db, async (t) => {
       const s = await sandboxChainRowForUpdate(t, this.chain);
-      const number = s.height + 1;
-      await this.mineInto(t, number, s.height);
+      const head = this.headOf(s, this.now());
+      const number = head + 1;
+      await this.mineInto(t, number, head);
       await insertSandboxTransfer(t, { chain: this.chain, token: input.token, txHash, logIndex: 0, blockNumber: number, fromAddress: from, toAddress: input.to, amount: input.amount.toString(), createdAt: this.now() });
       return { txHash, blockNumber: number };
-    });
+    }));
   }
 
   async mine(count: number): Promise<number> {
     await this.ready;
-    return await sharedWriteTx(this.db, async (t) => {
+    return await this.whileMining(async () => await sharedWriteTx(this.db, async (t) => {
       const s = await sandboxChainRowForUpdate(t, this.chain);
-      const height = s.height + count;
-      await setSandboxHeight(t, this.chain, height);
+      const now = this.now();
+      const height = this.headOf(s, now) + count;
+      await setSandboxHeight(t, this.chain, height, now);
       return height;
-    });
+    }));
   }
 
   /** Drop the last `depth` blocks and their transfers. */
   async reorg(depth: number): Promise<number> {
     await this.ready;
-    return await writeTx(this.db, async (t) => {
+    return await this.whileMining(async () => await writeTx(this.db, async (t) => {
       const s = await sandboxChainRowForUpdate(t, this.chain);
-      const cut = Math.max(0, s.height - depth);
+      const now = this.now();
+      const cut = Math.max(0, this.headOf(s, now) - depth);
       const cuts = [...(JSON.parse(s.reorgCuts) as number[]), cut];
       // Fees and stake moves of the dropped blocks come back (the rules' account state stays: sandbox simplification).
-      await cutSandboxChain(t, this.chain, cut, JSON.stringify(cuts));
+      await cutSandboxChain(t, this.chain, cut, JSON.stringify(cuts), now);
       return cut;
-    });
+    }));
   }
 
   async setFaults(failNextBroadcasts: number): Promise<void> {

@@ -2,14 +2,15 @@
 // handle). The balances are the same trigger-kept sums (sandbox_balance_add in the baseline); a block
 // is mined under the chain row's lock (sandboxChainRowForUpdate), so two gateways' /sandbox requests
 // never mine one block number twice.
-import { and, asc, between, count, eq, gt, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, between, count, eq, gt, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { firstRow, type PgQ } from "../../db/engine";
 import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema-pg";
 import { fromHiLo } from "../../db/balance-sum";
 import type { NewSandboxTransfer, SandboxChainRow, SandboxTransferRow } from "./store";
 
-export async function ensureSandboxChain(db: PgQ, chain: string, genesisTime: number): Promise<void> {
-  await db.insert(sandboxChains).values({ chain, height: 0, genesisTime }).onConflictDoNothing();
+export async function ensureSandboxChain(db: PgQ, chain: string, now: number): Promise<void> {
+  await db.insert(sandboxChains).values({ chain, height: 0, genesisTime: now, pacedAt: now }).onConflictDoNothing();
+  await db.update(sandboxChains).set({ pacedAt: now }).where(and(eq(sandboxChains.chain, chain), isNull(sandboxChains.pacedAt)));
 }
 
 export async function sandboxChainRow(db: PgQ, chain: string): Promise<SandboxChainRow> {
@@ -43,12 +44,12 @@ export async function insertSandboxBlockIfAbsent(t: PgQ, chain: string, number: 
 }
 
 export async function mineSandboxBlock(t: PgQ, chain: string, number: number, prevHeight: number, time: number): Promise<void> {
-  await t.update(sandboxChains).set({ height: Math.max(number, prevHeight) }).where(eq(sandboxChains.chain, chain));
+  await t.update(sandboxChains).set({ height: Math.max(number, prevHeight), pacedAt: time }).where(eq(sandboxChains.chain, chain));
   await t.insert(sandboxBlocks).values({ chain, number, time }).onConflictDoUpdate({ target: [sandboxBlocks.chain, sandboxBlocks.number], set: { time } });
 }
 
-export async function setSandboxHeight(t: PgQ, chain: string, height: number): Promise<void> {
-  await t.update(sandboxChains).set({ height }).where(eq(sandboxChains.chain, chain));
+export async function setSandboxHeight(t: PgQ, chain: string, height: number, pacedAt: number): Promise<void> {
+  await t.update(sandboxChains).set({ height, pacedAt }).where(eq(sandboxChains.chain, chain));
 }
 
 export async function setFailNextBroadcasts(db: PgQ, chain: string, failNextBroadcasts: number): Promise<void> {
@@ -92,13 +93,13 @@ export async function adjustSandboxBalance(t: PgQ, chain: string, blockNumber: n
   await moveSandboxBalance(t, chain, address, token, delta);
 }
 
-export async function cutSandboxChain(t: PgQ, chain: string, cut: number, reorgCuts: string): Promise<void> {
+export async function cutSandboxChain(t: PgQ, chain: string, cut: number, reorgCuts: string, pacedAt: number): Promise<void> {
   await t.delete(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), gt(sandboxTransfers.blockNumber, cut)));
   const dropped = and(eq(sandboxAdjustments.chain, chain), gt(sandboxAdjustments.blockNumber, cut));
   for (const a of await t.select().from(sandboxAdjustments).where(dropped)) await moveSandboxBalance(t, chain, a.address, a.token, -BigInt(a.delta));
   await t.delete(sandboxAdjustments).where(dropped);
   await t.delete(sandboxBlocks).where(and(eq(sandboxBlocks.chain, chain), gt(sandboxBlocks.number, cut)));
-  await t.update(sandboxChains).set({ height: cut, reorgCuts }).where(eq(sandboxChains.chain, chain));
+  await t.update(sandboxChains).set({ height: cut, reorgCuts, pacedAt }).where(eq(sandboxChains.chain, chain));
 }
 
 export async function sandboxOutgoingCount(db: PgQ, chain: string, from: string): Promise<number> {

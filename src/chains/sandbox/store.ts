@@ -2,7 +2,7 @@
 // adjustments, and the trigger-kept balances (docs/architecture.md "Data access").
 // `chains/sandbox/chain.ts` (SandboxChain) calls these; it passes the handle, so its
 // write transactions stay where they are.
-import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import { type Db, prepared, rowColumns, type Tx, writing } from "../../db/client";
 import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
 import { fromHiLo } from "../../db/balance-sum";
@@ -16,10 +16,11 @@ export type NewSandboxTransfer = typeof sandboxTransfers.$inferInsert;
 /** A mined balance (sandbox_balances, kept by triggers on sandbox_transfers). */
 export const SANDBOX_BALANCE = "SELECT hi, lo FROM sandbox_balances WHERE chain = ? AND address = ? AND token = ?";
 
-/** The chain's row, made at height 0 on first use. */
-export async function ensureSandboxChain(db: Db, chain: string, genesisTime: number): Promise<void> {
-  if (isPg(db)) return await pg.ensureSandboxChain(pgOf(db), chain, genesisTime);
-  db.insert(sandboxChains).values({ chain, height: 0, genesisTime }).onConflictDoNothing().run();
+/** The chain's row, made at height 0 on first use; a row without a pace anchor (before 0580) is anchored at `now`. */
+export async function ensureSandboxChain(db: Db, chain: string, now: number): Promise<void> {
+  if (isPg(db)) return await pg.ensureSandboxChain(pgOf(db), chain, now);
+  db.insert(sandboxChains).values({ chain, height: 0, genesisTime: now, pacedAt: now }).onConflictDoNothing().run();
+  db.update(sandboxChains).set({ pacedAt: now }).where(and(eq(sandboxChains.chain, chain), isNull(sandboxChains.pacedAt))).run();
 }
 
 // The chain's row and a block's time: built once per connection (the watcher and the miner read them many times a second).
@@ -64,16 +65,17 @@ export async function insertSandboxBlockIfAbsent(t: Db, chain: string, number: n
   t.insert(sandboxBlocks).values({ chain, number, time }).onConflictDoNothing().run();
 }
 
-/** Mines block `number` at `time`: the height moves to it (never back), the block row is written. */
+/** Mines block `number` at `time`: the height moves to it (never back) and the pace restarts from `time`; the block row is written. */
 export async function mineSandboxBlock(t: Tx, chain: string, number: number, prevHeight: number, time: number): Promise<void> {
   if (isPg(t)) return await pg.mineSandboxBlock(pgOf(t), chain, number, prevHeight, time);
-  t.update(sandboxChains).set({ height: Math.max(number, prevHeight) }).where(eq(sandboxChains.chain, chain)).run();
+  t.update(sandboxChains).set({ height: Math.max(number, prevHeight), pacedAt: time }).where(eq(sandboxChains.chain, chain)).run();
   t.insert(sandboxBlocks).values({ chain, number, time }).onConflictDoUpdate({ target: [sandboxBlocks.chain, sandboxBlocks.number], set: { time } }).run();
 }
 
-export async function setSandboxHeight(t: Tx, chain: string, height: number): Promise<void> {
-  if (isPg(t)) return await pg.setSandboxHeight(pgOf(t), chain, height);
-  t.update(sandboxChains).set({ height }).where(eq(sandboxChains.chain, chain)).run();
+/** The chain stands at `height` at `pacedAt` (a paced chain's head moves on from there). */
+export async function setSandboxHeight(t: Tx, chain: string, height: number, pacedAt: number): Promise<void> {
+  if (isPg(t)) return await pg.setSandboxHeight(pgOf(t), chain, height, pacedAt);
+  t.update(sandboxChains).set({ height, pacedAt }).where(eq(sandboxChains.chain, chain)).run();
 }
 
 /** DESIGN 8: how many of the next payout broadcasts fail. */
@@ -145,17 +147,17 @@ export async function adjustSandboxBalance(t: Tx, chain: string, blockNumber: nu
 
 /**
  * Drops the blocks above `cut` and their transfers; the rules' balance changes in them come
- * back (their account state stays: sandbox simplification); the chain stands at `cut` with
- * `reorgCuts` (JSON) recorded.
+ * back (their account state stays: sandbox simplification); the chain stands at `cut` at
+ * `pacedAt` with `reorgCuts` (JSON) recorded.
  */
-export async function cutSandboxChain(t: Tx, chain: string, cut: number, reorgCuts: string): Promise<void> {
-  if (isPg(t)) return await pg.cutSandboxChain(pgOf(t), chain, cut, reorgCuts);
+export async function cutSandboxChain(t: Tx, chain: string, cut: number, reorgCuts: string, pacedAt: number): Promise<void> {
+  if (isPg(t)) return await pg.cutSandboxChain(pgOf(t), chain, cut, reorgCuts, pacedAt);
   t.delete(sandboxTransfers).where(and(eq(sandboxTransfers.chain, chain), gt(sandboxTransfers.blockNumber, cut))).run();
   const dropped = and(eq(sandboxAdjustments.chain, chain), gt(sandboxAdjustments.blockNumber, cut));
   for (const a of t.select().from(sandboxAdjustments).where(dropped).all()) await moveSandboxBalance(t, chain, a.address, a.token, -BigInt(a.delta));
   t.delete(sandboxAdjustments).where(dropped).run();
   t.delete(sandboxBlocks).where(and(eq(sandboxBlocks.chain, chain), gt(sandboxBlocks.number, cut))).run();
-  t.update(sandboxChains).set({ height: cut, reorgCuts }).where(eq(sandboxChains.chain, chain)).run();
+  t.update(sandboxChains).set({ height: cut, reorgCuts, pacedAt }).where(eq(sandboxChains.chain, chain)).run();
 }
 
 /** How many mined transfers the chain carried from `from`. */
