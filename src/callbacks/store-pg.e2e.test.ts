@@ -8,7 +8,7 @@ import { openPgDb } from "../db/tx-pg";
 import { closeDb } from "../db/client";
 import { pgOf } from "../db/engine";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
-import { CLAIM_SQL, anyClaimable, callbackWorkerStore, claimParams, insertCallback } from "./store.pg";
+import { CLAIMABLE_SQL, CLAIM_SQL, anyClaimable, callbackWorkerStore, claimParams, insertCallback } from "./store.pg";
 
 let pgdb: TestDatabase;
 let db: ReturnType<typeof openPgDb>;
@@ -50,6 +50,9 @@ test("claims: due order, an order's later event behind its earlier one, ended le
   const plan = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, claimParams(NOW, "gw-c", 10_000, 16)));
   expect(plan).toContain("callbacks_pending_merchant");
   expect(plan).not.toContain('"Seq Scan"');
+  const check = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIMABLE_SQL}`, [NOW]));
+  expect(check).toContain("callbacks_pending_due"); // its first entry, not the 20,000 pending rows waiting
+  expect(check).not.toContain('"Seq Scan"');
 });
 
 test("the check before a claim: true only with a pending row due or a lease ended; then the claim takes it", async () => {
@@ -135,4 +138,7 @@ test("the fair claim: a share per (merchant, origin) counting another gateway's 
   const plan = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, claimParams(T, "gw-c", 10_000, 16, fair)));
   expect(plan).toContain("callbacks_pending_merchant");
   expect(plan).not.toContain('"Seq Scan"');
+  const check = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIMABLE_SQL}`, [NOW]));
+  expect(check).toContain("callbacks_pending_due"); // its first entry, not the 20,000 pending rows waiting
+  expect(check).not.toContain('"Seq Scan"');
 });

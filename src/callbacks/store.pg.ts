@@ -106,14 +106,16 @@ export const CLAIM_SQL = `
 
 /**
  * Whether a claim could take anything: a pending row due now (callbacks_pending_due) or a lease
- * ended (callbacks_lease_end), two seeks. The claim runs only then: planned per execution (its
+ * ended (callbacks_lease_end), the first entry of each index (min(): one plan whatever `now` is;
+ * `EXISTS (… <= $1)` as a cached generic plan walked every pending row, 0.7 ms with 2,000 retries
+ * waiting). The claim runs only then: planned per execution (its
  * custom plan), it cost the server ~1-5 ms even with nothing due, and every gateway polls every
  * 200 ms, so idle gateways spent nearly all the server's idle CPU planning claims (issue 38). A
  * row due but held back (its order's earlier event unfinished, its origin's share taken) still
  * runs the claim, which decides.
  */
-export const CLAIMABLE_SQL = `SELECT EXISTS (SELECT 1 FROM callbacks WHERE state = 'pending' AND next_attempt_at <= $1::bigint)
-  OR EXISTS (SELECT 1 FROM callbacks WHERE state = 'delivering' AND lease_until <= $1::bigint) AS due`;
+export const CLAIMABLE_SQL = `SELECT (SELECT min(next_attempt_at) FROM callbacks WHERE state = 'pending') <= $1::bigint
+  OR (SELECT min(lease_until) FROM callbacks WHERE state = 'delivering') <= $1::bigint AS due`;
 
 /** The planner's limits for one PostgreSQL claim (claim-plan.ts PlanLimits, and the origins proven healthy). */
 export interface FairClaim {
