@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { StablegateClient } from "../src/sdk/client";
 import { runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../src/testing/process";
+import { load } from "./bench-load";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
@@ -29,30 +30,6 @@ function cpuNs(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-async function load(n: number, send: (i: number) => Promise<void>): Promise<{ rps: number; p99: number; errors: number }> {
-  let next = 0;
-  let errors = 0;
-  const lat: number[] = [];
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= n) return;
-        const s = performance.now();
-        try {
-          await send(i);
-        } catch {
-          errors++;
-        }
-        lat.push(performance.now() - s);
-      }
-    }),
-  );
-  lat.sort((a, b) => a - b);
-  return { rps: n / ((performance.now() - t0) / 1000), p99: lat[Math.floor(0.99 * lat.length)] ?? NaN, errors };
 }
 
 const { startCluster, stopWhenGone, createTestDatabase, PG_URL_ENV } = await import("../src/testing/postgres");
@@ -87,7 +64,7 @@ try {
   });
   const orders: string[] = [];
   // Warm-up and planner statistics, as bench.ts does.
-  await load(256, async (i) => void (await clients[i % 2]!.request("POST", "/openapi/payin/orders", { body: body(10 * REQUESTS + i, "warm") })));
+  await load(256, CLIENTS, async (i) => void (await clients[i % 2]!.request("POST", "/openapi/payin/orders", { body: body(10 * REQUESTS + i, "warm") })));
   await admin.unsafe("ANALYZE");
 
   const phase = async (name: string, requests: number, run: () => Promise<string>) => {
@@ -117,7 +94,7 @@ try {
     return `${IDLE_S} s, nothing sent`;
   });
   await phase(`create x${REQUESTS}`, REQUESTS, async () => {
-    const r = await load(REQUESTS, async (i) => {
+    const r = await load(REQUESTS, CLIENTS, async (i) => {
       const o = await clients[i % 2]!.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(i, "c") });
       orders.push(o.orderNo);
     });
@@ -140,7 +117,7 @@ try {
     await admin.unsafe("DEALLOCATE claimx");
   }
   await phase(`GET x${REQUESTS}`, REQUESTS, async () => {
-    const r = await load(REQUESTS, async (i) => void (await clients[i % 2]!.request("GET", `/openapi/payin/orders/${orders[i % orders.length]}`)));
+    const r = await load(REQUESTS, CLIENTS, async (i) => void (await clients[i % 2]!.request("GET", `/openapi/payin/orders/${orders[i % orders.length]}`)));
     return `${r.rps.toFixed(0)}/s p99 ${r.p99.toFixed(1)} ms errors ${r.errors}`;
   });
   await phase("idle after (the created orders' callbacks failing)", 0, async () => {
