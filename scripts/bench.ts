@@ -29,6 +29,7 @@ import { startReceiver, type Receiver } from "../src/testing/receiver";
 import { sandboxClient } from "../src/testing/sandbox";
 import { watchSetOf } from "../src/testing/watch-set";
 import { mapSeq } from "../src/lib/async-seq";
+import { load, pct, type LoadResult } from "./bench-load";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -40,41 +41,6 @@ const ONLY = new Set((process.argv.slice(2).join(",") || process.env.BENCH_ONLY 
 const SLICES = Math.max(1, Number(process.env.BENCH_SLICES ?? 4));
 
 const f = (x: number) => x.toFixed(1);
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-}
-
-interface LoadResult {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-async function load(n: number, clients: number, send: (i: number) => Promise<void>, lat: number[] = []): Promise<LoadResult> {
-  let next = 0;
-  let errors = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= n) return;
-        const s = performance.now();
-        try {
-          await send(i);
-        } catch {
-          errors++;
-        }
-        lat.push(performance.now() - s);
-      }
-    }),
-  );
-  const secs = (performance.now() - t0) / 1000;
-  return { rps: n / secs, p50: pct(lat, 50), p99: pct(lat, 99), errors };
-}
-
 const rss = (pid: number) => {
   try {
     const s = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;

@@ -8,7 +8,7 @@ import { openPgDb } from "../db/tx-pg";
 import { closeDb } from "../db/client";
 import { pgOf } from "../db/engine";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
-import { CLAIM_SQL, callbackWorkerStore, claimParams, insertCallback } from "./store.pg";
+import { CLAIMABLE_SQL, CLAIM_SQL, anyClaimable, callbackWorkerStore, claimParams, insertCallback } from "./store.pg";
 
 let pgdb: TestDatabase;
 let db: ReturnType<typeof openPgDb>;
@@ -50,6 +50,33 @@ test("claims: due order, an order's later event behind its earlier one, ended le
   const plan = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, claimParams(NOW, "gw-c", 10_000, 16)));
   expect(plan).toContain("callbacks_pending_merchant");
   expect(plan).not.toContain('"Seq Scan"');
+  const check = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIMABLE_SQL}`, [NOW]));
+  expect(check).toContain("callbacks_pending_due"); // its first entry, not the 20,000 pending rows waiting
+  expect(check).not.toContain('"Seq Scan"');
+});
+
+test("the check before a claim: true only with a pending row due or a lease ended; then the claim takes it", async () => {
+  const own = await createTestDatabase();
+  const d = openPgDb(own.url, 2);
+  const sql = new SQL({ url: own.url, max: 1 });
+  try {
+    const pool = { unsafe: sql.unsafe.bind(sql) };
+    expect(await anyClaimable(pool, NOW)).toBe(false); // empty
+    await insertCallback(pgOf(d), row("later", "PC1", NOW + 5_000)); // due in 5 s
+    await insertCallback(pgOf(d), row("held", "PC2", NOW - 10));
+    await sql.unsafe(`UPDATE callbacks SET state = 'delivering', lease_owner = 'gw-x', lease_until = $1 WHERE id = 'held'`, [NOW + 1_000]); // a live lease
+    await insertCallback(pgOf(d), row("done", "PC3", NOW - 10));
+    await sql.unsafe(`UPDATE callbacks SET state = 'delivered' WHERE id = 'done'`);
+    expect(await anyClaimable(pool, NOW)).toBe(false);
+    expect(await callbackWorkerStore(d, "gw-y").claimLeased!(10, 10_000, NOW)).toEqual([]);
+    expect(await anyClaimable(pool, NOW + 1_000)).toBe(true); // the lease ended
+    expect(await anyClaimable(pool, NOW + 5_000)).toBe(true); // due now
+    expect((await callbackWorkerStore(d, "gw-y").claimLeased!(10, 10_000, NOW + 5_000)).map((r) => r.id).sort()).toEqual(["held", "later"]);
+  } finally {
+    await sql.close();
+    await closeDb(d);
+    await own.drop();
+  }
 });
 
 test("an outcome in one statement: attempts numbered, retry or delivered; another owner writes nothing (neither the row nor an attempt)", async () => {
@@ -111,4 +138,7 @@ test("the fair claim: a share per (merchant, origin) counting another gateway's 
   const plan = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`, claimParams(T, "gw-c", 10_000, 16, fair)));
   expect(plan).toContain("callbacks_pending_merchant");
   expect(plan).not.toContain('"Seq Scan"');
+  const check = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIMABLE_SQL}`, [NOW]));
+  expect(check).toContain("callbacks_pending_due"); // its first entry, not the 20,000 pending rows waiting
+  expect(check).not.toContain('"Seq Scan"');
 });

@@ -27,6 +27,12 @@ export interface GroupJob<T> {
    * Its own failure is rolled back too and ignored in favour of the first error.
    */
   recover?: (error: unknown) => unknown;
+  /**
+   * `work` is a single statement (a nonce's INSERT): on PostgreSQL it runs on its own, the
+   * statement its own transaction, instead of BEGIN + statement + COMMIT (inside a transaction
+   * already, it joins that one). SQLite ignores it (the job joins the group as any other).
+   */
+  oneStatement?: boolean;
 }
 
 interface Queued {
@@ -245,7 +251,7 @@ class PgJobs implements GroupRunner {
   async flush(): Promise<void> {}
   async run<T>(job: GroupJob<T>): Promise<T> {
     try {
-      const value = await writeTx(this.db, async () => await job.work());
+      const value = job.oneStatement ? await job.work() : await writeTx(this.db, async () => await job.work());
       this.groups++;
       this.jobs++;
       return value;

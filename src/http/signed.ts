@@ -43,7 +43,8 @@ export function authDeps(ctx: AuthCtx, rateLimiter?: RateLimiter): AuthDeps {
 export async function signed(deps: AuthDeps, request: Request, handler: SignedHandler, status = 200): Promise<Response> {
   try {
     const auth = await verifySignature(deps, request);
-    await groupCommit(deps.db).run({ work: async () => await recordNonce(deps, auth) });
+    // One INSERT: on PostgreSQL an autocommit statement (no BEGIN/COMMIT of its own, group-commit.ts oneStatement).
+    await groupCommit(deps.db).run({ work: async () => await recordNonce(deps, auth), oneStatement: true });
     const result = await handler(auth);
     return json(result, status, request);
   } catch (e) {

@@ -4,6 +4,7 @@
 // coveringOrderIds, showConfirmations, sweepTargets), SQLite's text without INDEXED BY.
 import { and, asc, count, desc, eq, lte, or, sql } from "drizzle-orm";
 import { firstRow, type PgQ } from "../db/engine";
+import { pgRowReader } from "../db/pg-rows";
 import { pgSend } from "../db/tx-pg";
 import { payinOrders } from "../db/schema-pg";
 import { showTransferConfirmations } from "../watcher/transfers-store.pg";
@@ -96,8 +97,12 @@ export async function orderByMerchantOrderNo(tx: PgQ, merchantId: number, mercha
   return await firstRow(tx.select().from(payinOrders).where(and(eq(payinOrders.merchantId, merchantId), eq(payinOrders.merchantOrderNo, merchantOrderNo))));
 }
 
+const orderRow = pgRowReader(payinOrders);
+
+/** The signed GET's read: its own text (drizzle's select builder rebuilt the 30-column select per request, issue 38). */
 export async function orderByOrderNo(db: PgQ, merchantId: number, orderNo: string): Promise<PayinOrderRow | undefined> {
-  return await firstRow(db.select().from(payinOrders).where(and(eq(payinOrders.orderNo, orderNo), eq(payinOrders.merchantId, merchantId))));
+  const rows = (await db.execute(sql`SELECT ${orderRow.columns} FROM payin_orders WHERE order_no = ${orderNo} AND merchant_id = ${merchantId}`)) as unknown as Record<string, unknown>[];
+  return rows[0] ? orderRow.decode(rows[0]) : undefined;
 }
 
 export async function orderNoTaken(tx: PgQ, merchantId: number, no: string): Promise<boolean> {

@@ -50,7 +50,7 @@ export function runPg(bin: string, args: string[]): void {
  * `{ durable: true }` keeps PostgreSQL's defaults (fsync, synchronous_commit, full_page_writes
  * on): the bench compares it with SQLite at FULL durability (scripts/bench.ts section pg).
  */
-export async function startCluster(opts: { durable?: boolean } = {}): Promise<TestCluster> {
+export async function startCluster(opts: { durable?: boolean; settings?: string[] } = {}): Promise<TestCluster> {
   const dir = clusterDir();
   const data = join(dir, "data");
   runPg("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]);
@@ -59,6 +59,8 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Te
     ...serverOptions(port, dir),
     // A test cluster: nothing to survive a power cut.
     ...(opts.durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
+    // Extra server settings ("-c name=value"), e.g. a bench's pg_stat_statements.
+    ...(opts.settings ?? []),
   ].join(" ");
   runPg("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-o", serverOpts, "-w", "-t", "60", "start"]);
   const cluster: TestCluster = { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir, port };

@@ -1,0 +1,133 @@
+// What each gateway of a two-gateway PostgreSQL cluster costs, idle and under load (issue 38, branch
+// pggw): CPU per process (the leader, the follower, the PostgreSQL server) over an idle window, then
+// during signed creates and signed GETs split between the two gateways, with the statements the
+// server ran (pg_stat_statements: calls per request, top statements). Not in `make bench`:
+//   bun scripts/bench-pg-gateways.ts            (BENCH_REQUESTS 2000, BENCH_CLIENTS 32, BENCH_IDLE_S 20)
+// The callbacks go to a name that does not resolve, as in bench.ts's pg section.
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { SQL } from "bun";
+import { StablegateClient } from "../src/sdk/client";
+import { runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../src/testing/process";
+import { load } from "./bench-load";
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 20);
+const TOP = Number(process.env.BENCH_TOP ?? 12);
+
+const readText = (path: string) => readFileSync(path, "utf8");
+/** CPU time of every thread of `pid`, ns (0 once gone). */
+function cpuNs(pid: number): number {
+  try {
+    let n = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        n += Number(readText(`/proc/${pid}/task/${tid}/schedstat`).split(" ")[0]);
+      } catch {}
+    }
+    return n;
+  } catch {
+    return 0;
+  }
+}
+
+const { startCluster, stopWhenGone, createTestDatabase, PG_URL_ENV } = await import("../src/testing/postgres");
+const cluster = await startCluster({ durable: true, settings: ["-c shared_preload_libraries=pg_stat_statements", "-c pg_stat_statements.track=all", "-c pg_stat_statements.track_planning=on"] });
+stopWhenGone(process.pid, cluster.dir);
+process.env[PG_URL_ENV] = cluster.url;
+const postmaster = Number(readText(join(cluster.dir, "data", "postmaster.pid")).split("\n")[0]);
+const pgPids = () => [postmaster, ...readText(`/proc/${postmaster}/task/${postmaster}/children`).trim().split(/\s+/).filter(Boolean).map(Number)];
+const toml = `[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`;
+const db = await createTestDatabase({ empty: true });
+const admin = new SQL({ url: db.url, max: 1 });
+const setups = [await tempSetup(toml, { init: false }), await tempSetup(toml, { init: false })];
+for (const s of setups) s.env.STABLEGATE_DATABASE_URL = db.url;
+const gws: GatewayProcess[] = [];
+try {
+  const init = runCli(["init", "--config", setups[0]!.configPath], setups[0]!.env);
+  if (init.code !== 0) throw new Error(`init: ${init.stderr}`);
+  await admin.unsafe("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+  const mr = runCli(["merchant", "create", "--name", "bench", "--json", "--config", setups[0]!.configPath], setups[0]!.env);
+  if (mr.code !== 0) throw new Error(`merchant create: ${mr.stderr}`);
+  const m = JSON.parse(mr.stdout) as { merchantUid: string; apiKey: string };
+  for (const s of setups) gws.push(await startGatewayProcess(s));
+  const clients = setups.map((s) => new StablegateClient({ baseUrl: s.url, ...m }));
+  const leader = async () => ((await admin.unsafe("SELECT count(*)::int AS n FROM cluster_leader")) as { n: number }[])[0]!.n;
+  for (let i = 0; i < 100 && !(await leader()); i++) await Bun.sleep(100);
+  const body = (i: number, prefix: string) => ({
+    chainCode: "TRON",
+    tokenSymbol: "USDT",
+    merchantOrderNo: `${prefix}-${i}`,
+    amount: `${1 + (i % 1000)}.${String(i).padStart(6, "0").slice(-6)}`,
+    notifyUrl: "https://shop.example/cb",
+  });
+  const orders: string[] = [];
+  // Warm-up and planner statistics, as bench.ts does.
+  await load(256, CLIENTS, async (i) => void (await clients[i % 2]!.request("POST", "/openapi/payin/orders", { body: body(10 * REQUESTS + i, "warm") })));
+  await admin.unsafe("ANALYZE");
+
+  const phase = async (name: string, requests: number, run: () => Promise<string>) => {
+    await admin.unsafe("SELECT pg_stat_statements_reset()");
+    const pids = { g1: gws[0]!.proc.pid, g2: gws[1]!.proc.pid };
+    const before = { g1: cpuNs(pids.g1), g2: cpuNs(pids.g2), pg: pgPids().reduce((s, p) => s + cpuNs(p), 0) };
+    const t0 = performance.now();
+    const what = await run();
+    const secs = (performance.now() - t0) / 1000;
+    const after = { g1: cpuNs(pids.g1), g2: cpuNs(pids.g2), pg: pgPids().reduce((s, p) => s + cpuNs(p), 0) };
+    const stats = (await admin.unsafe(
+      `SELECT calls::int AS calls, plans::int AS plans, round(total_exec_time::numeric, 1)::text AS ms, round(total_plan_time::numeric, 1)::text AS pms, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
+       FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY calls DESC LIMIT ${TOP}`,
+    )) as { calls: number; plans: number; ms: string; pms: string; q: string }[];
+    const total = ((await admin.unsafe(`SELECT sum(calls)::int AS n FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'`)) as { n: number }[])[0]!.n;
+    const per = requests || 1;
+    const us = (ns: number) => (ns / 1000 / per).toFixed(0);
+    const unit = requests ? "µs per request" : `ms per s (over ${secs.toFixed(1)} s)`;
+    const fmt = (ns: number) => (requests ? us(ns) : (ns / 1e6 / secs).toFixed(1));
+    console.log(`${name}: ${what}`);
+    console.log(`  CPU ${unit}: leader-or-first ${fmt(after.g1 - before.g1)}, second ${fmt(after.g2 - before.g2)}, PostgreSQL ${fmt(after.pg - before.pg)}; statements ${requests ? (total / per).toFixed(2) + " per request" : `${(total / secs).toFixed(1)} per s`}`);
+    for (const s of stats) console.log(`    ${String(s.calls).padStart(7)} ${s.ms.padStart(9)} ms exec ${String(s.plans).padStart(6)} plans ${s.pms.padStart(8)} ms  ${s.q}`);
+  };
+  console.log(`load average at start: ${readText("/proc/loadavg").split(" ").slice(0, 3).join(" ")}`);
+  await phase("idle", 0, async () => {
+    await Bun.sleep(IDLE_S * 1000);
+    return `${IDLE_S} s, nothing sent`;
+  });
+  await phase(`create x${REQUESTS}`, REQUESTS, async () => {
+    const r = await load(REQUESTS, CLIENTS, async (i) => {
+      const o = await clients[i % 2]!.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(i, "c") });
+      orders.push(o.orderNo);
+    });
+    return `${r.rps.toFixed(0)}/s p99 ${r.p99.toFixed(1)} ms errors ${r.errors}`;
+  });
+  if (process.env.BENCH_EXPLAIN) {
+    // The claim's plan in this state (no slot free: it locks and updates nothing), planned per
+    // execution (custom) and once (generic): planning time against execution time.
+    const { CLAIM_SQL, claimParams } = await import("../src/callbacks/store.pg");
+    const p = claimParams(Date.now(), "explain", 60_000, 0, { perTarget: 8, overflow: 0, concurrency: 16, healthy: [] });
+    await admin.unsafe(`PREPARE claimx AS ${CLAIM_SQL}`);
+    const args = p.map((v) => (typeof v === "number" ? String(v) : `'${String(v)}'`)).join(", ");
+    for (const mode of ["force_custom_plan", "force_generic_plan", "force_custom_plan", "force_generic_plan"]) {
+      await admin.unsafe(`SET plan_cache_mode = ${mode}`);
+      const plan = ((await admin.unsafe(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE claimx(${args})`)) as { "QUERY PLAN": string }[]).map((r) => r["QUERY PLAN"]);
+      console.log(`  claim ${mode}: ${plan.filter((l) => /^(Planning Time|Execution Time)/.test(l)).join(", ")}`);
+      if (process.env.BENCH_EXPLAIN === "full") console.log(plan.join("\n"));
+    }
+    await admin.unsafe("RESET plan_cache_mode");
+    await admin.unsafe("DEALLOCATE claimx");
+  }
+  await phase(`GET x${REQUESTS}`, REQUESTS, async () => {
+    const r = await load(REQUESTS, CLIENTS, async (i) => void (await clients[i % 2]!.request("GET", `/openapi/payin/orders/${orders[i % orders.length]}`)));
+    return `${r.rps.toFixed(0)}/s p99 ${r.p99.toFixed(1)} ms errors ${r.errors}`;
+  });
+  await phase("idle after (the created orders' callbacks failing)", 0, async () => {
+    await Bun.sleep(IDLE_S * 1000);
+    return `${IDLE_S} s`;
+  });
+  console.log(`load average at end: ${readText("/proc/loadavg").split(" ").slice(0, 3).join(" ")}`);
+} finally {
+  await Promise.all(gws.map((g) => g.kill("SIGTERM")));
+  await admin.close();
+  await db.drop().catch(() => undefined);
+  for (const s of setups) rmSync(s.dir, { recursive: true, force: true });
+}
