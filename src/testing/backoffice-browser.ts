@@ -27,10 +27,15 @@ export const DESKTOP = { viewport: { width: 1280, height: 800 } };
  */
 export async function signedIn(browser: Browser, gw: TestGateway, who: { username: string; password: string }, size = DESKTOP): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await browser.newContext({ ...size, locale: "en-US" });
-  await ctx.addCookies([sessionCookie(gw.url, await httpSession(gw.url, who))]);
   const page = await ctx.newPage();
-  await page.goto(gw.url + "/backoffice");
+  await withSession(page, gw.url, who);
   return { ctx, page };
+}
+
+/** `page` signed in as `who` the way `signedIn` does it (a real sign-in over HTTP, its cookie in the page's context), then on the dashboard. */
+export async function withSession(page: Page, url: string, who: { username: string; password: string }): Promise<void> {
+  await page.context().addCookies([sessionCookie(url, await httpSession(url, who))]);
+  await page.goto(url + "/backoffice");
 }
 
 /** The session cookie with the attributes guard.ts `setCookie` gives it (Path=/backoffice, HttpOnly, SameSite=Strict; Secure only over HTTPS). */
