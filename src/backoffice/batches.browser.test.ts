@@ -15,6 +15,7 @@ import { sandboxClient } from "../testing/sandbox";
 import { randomAddress } from "../wallet/hd";
 import { CLI_ACTOR } from "../audit/log";
 import { createUser } from "./users";
+import { withSession } from "../testing/backoffice-browser";
 
 type Obj = Record<string, any>;
 let gw: TestGateway;
@@ -34,11 +35,9 @@ const DESKTOP = { viewport: { width: 1280, height: 800 } };
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 };
 const count = (sql: string, ...a: Array<string | number>) => (gw.ctx.db.$client.query(sql).get(...a) as { n: number }).n;
 
+/** Signed in as `who` (a real sign-in over HTTP, its session cookie in the page's context: testing/backoffice-browser.ts `withSession`), on the dashboard. */
 async function signIn(page: Page, who: { username: string; password: string }) {
-  await page.goto(gw.url + "/backoffice/login");
-  await page.getByLabel("Username").fill(who.username);
-  await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await withSession(page, gw.url, who);
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
 }
 

@@ -11,7 +11,7 @@ import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { randomAddress } from "../wallet/hd";
-import { addUser, DESKTOP, signIn } from "../testing/backoffice-browser";
+import { addUser, DESKTOP, withSession } from "../testing/backoffice-browser";
 
 let gw: TestGateway;
 let browser: Browser;
@@ -75,7 +75,7 @@ test("Confirm clicked twice 250 ms apart on a slow network: the button is disabl
   const who = await addUser(gw, "once-br", "operator");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const page = await ctx.newPage();
-  await signIn(page, gw.url, who);
+  await withSession(page, gw.url, who);
   const orderNo = await paidOrder();
   // What the confirmation form looks like once clicked, told by the page itself (Playwright cannot
   // read a page whose navigation is pending): busy, its button disabled.
@@ -100,7 +100,7 @@ test("without scripts the browser sends the form twice: the one-time token makes
   const who = await addUser(gw, "once-br-nojs", "operator");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US", javaScriptEnabled: false });
   const page = await ctx.newPage();
-  await signIn(page, gw.url, who);
+  await withSession(page, gw.url, who);
   const orderNo = await paidOrder();
   // The browser sends the form again (the first request given up); the gateway ran it once.
   expect((await refundWithDoubleClick(page, orderNo, who.password)).posts).toBe(2);

@@ -7,7 +7,7 @@ import type { Browser } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
-import { addUser, DESKTOP, PHONE, signIn } from "../testing/backoffice-browser";
+import { addUser, DESKTOP, PHONE, withSession } from "../testing/backoffice-browser";
 
 let gw: TestGateway;
 let browser: Browser;
@@ -40,7 +40,7 @@ test("dark system setting: dark page background and no serious or critical axe v
     const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
     const [r, g, b] = bg.match(/\d+/g)!.map(Number);
     expect(r! + g! + b!).toBeLessThan(120); // dark, not the light theme's #f8fafc
-    await signIn(page, gw.url, op);
+    await withSession(page, gw.url, op);
     for (const path of ["/backoffice/login", "/backoffice", "/backoffice/payins", `/backoffice/orders/${orderNo}`, "/backoffice/exceptions", "/backoffice/merchants", "/backoffice/security"]) {
       if (path === "/backoffice/login") continue;
       await page.goto(gw.url + path);

@@ -14,7 +14,7 @@ import { CLI_ACTOR, listAudit } from "../audit/log";
 import { verifyCallback } from "../sdk";
 import { ApiError, StablegateClient } from "../sdk/client";
 import { createUser } from "./users";
-import { confirmIdentity } from "../testing/backoffice-browser";
+import { confirmIdentity, withSession } from "../testing/backoffice-browser";
 
 type Obj = Record<string, any>;
 let gw: TestGateway;
@@ -42,11 +42,9 @@ const userFor = async (merchantUid: string, role: "merchant" | "operator" = "mer
   return { username, password };
 };
 
+/** Signed in as `who` (a real sign-in over HTTP, its session cookie in the page's context: testing/backoffice-browser.ts `withSession`), on the dashboard. */
 async function signIn(page: Page, who: { username: string; password: string }) {
-  await page.goto(gw.url + "/backoffice/login");
-  await page.getByLabel("Username").fill(who.username);
-  await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await withSession(page, gw.url, who);
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
 }
 

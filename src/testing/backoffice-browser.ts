@@ -18,11 +18,32 @@ export async function addUser(gw: TestGateway, username: string, role: Role, mer
 export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 };
 export const DESKTOP = { viewport: { width: 1280, height: 800 } };
 
+/**
+ * A new context signed in as `who`, its page on the dashboard. The session comes from a real
+ * sign-in over HTTP (the form's POST, as `httpSession`), its cookie put in the context as the
+ * gateway set it: typing into the sign-in page in Chromium cost about 1 CPU-s more per context
+ * (the login page's render, the form, the redirect), and the pages that use this are not testing
+ * sign-in (auth.browser.test.ts does, through `signIn`). docs/testing.md "Browser tests: CPU".
+ */
 export async function signedIn(browser: Browser, gw: TestGateway, who: { username: string; password: string }, size = DESKTOP): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await browser.newContext({ ...size, locale: "en-US" });
   const page = await ctx.newPage();
-  await signIn(page, gw.url, who);
+  await withSession(page, gw.url, who);
   return { ctx, page };
+}
+
+/** `page` signed in as `who` the way `signedIn` does it (a real sign-in over HTTP, its cookie in the page's context), then on the dashboard. */
+export async function withSession(page: Page, url: string, who: { username: string; password: string }): Promise<void> {
+  await page.context().addCookies([sessionCookie(url, await httpSession(url, who))]);
+  await page.goto(url + "/backoffice");
+}
+
+/** The session cookie with the attributes guard.ts `setCookie` gives it (Path=/backoffice, HttpOnly, SameSite=Strict; Secure only over HTTPS). */
+function sessionCookie(url: string, header: string): Parameters<BrowserContext["addCookies"]>[0][number] {
+  const eq = header.indexOf("=");
+  const [name, value] = [header.slice(0, eq), header.slice(eq + 1)];
+  const u = new URL(url);
+  return { name, value, domain: u.hostname, path: "/backoffice", httpOnly: true, sameSite: "Strict", secure: u.protocol === "https:" };
 }
 
 export async function signIn(page: Page, url: string, who: { username: string; password: string }): Promise<void> {
