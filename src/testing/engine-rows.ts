@@ -10,7 +10,7 @@ import type { Db } from "../db/client";
 import { isPg, pgOf } from "../db/engine";
 import * as sqliteSchema from "../db/schema";
 import * as pgSchema from "../db/schema-pg";
-import { seed } from "./seed";
+import { seedRows } from "./seed";
 
 function pgTwin(table: SQLiteTable): PgTable & Record<string, unknown> {
   const name = Object.entries(sqliteSchema).find(([, v]) => v === table)?.[0];
@@ -25,7 +25,7 @@ export async function insertRows<T extends SQLiteTable>(db: Db, table: T, rows: 
   for (let i = 0; i < rows.length; i += 500) {
     const batch = rows.slice(i, i + 500);
     if (isPg(db)) out.push(...((await pgOf(db).insert(pgTwin(table)).values(batch as never[]).returning()) as T["$inferSelect"][]));
-    else out.push(...(await seed(db, (tx) => tx.insert(table).values(batch as never[]).returning().all() as T["$inferSelect"][])));
+    else out.push(...(await seedRows(db, (tx) => tx.insert(table).values(batch as never[]).returning().all() as T["$inferSelect"][])));
   }
   return out;
 }
@@ -77,7 +77,7 @@ export async function deleteRows<T extends SQLiteTable>(db: Db, table: T, column
     await pgOf(db).delete(t).where(inArray(t[column] as never, values));
     return;
   }
-  await seed(db, (tx) => void tx.delete(table).where(inArray((table as unknown as Record<string, never>)[column], values)).run());
+  await seedRows(db, (tx) => void tx.delete(table).where(inArray((table as unknown as Record<string, never>)[column], values)).run());
 }
 
 /** Writes `set` on the rows whose `column` equals `value`. */
@@ -87,7 +87,7 @@ export async function updateRows<T extends SQLiteTable>(db: Db, table: T, set: P
     await pgOf(db).update(t).set(set as never).where(eq(t[column] as never, value));
     return;
   }
-  await seed(db, (tx) => void tx.update(table).set(set as never).where(eq((table as unknown as Record<string, never>)[column], value)).run());
+  await seedRows(db, (tx) => void tx.update(table).set(set as never).where(eq((table as unknown as Record<string, never>)[column], value)).run());
 }
 
 /**
@@ -105,7 +105,7 @@ export async function testSql<T = Record<string, unknown>>(db: Db, q: SQL): Prom
     }
   }
   if (readsOnly(db, q)) return db.all(q) as T[];
-  return await seed(db, (tx) => tx.all(q) as T[]);
+  return await seedRows(db, (tx) => tx.all(q) as T[]);
 }
 
 /** A statement that only reads (SELECT, or a WITH holding no write): it stays on the read connection, outside any transaction. */

@@ -1,6 +1,6 @@
 // A test's fixture writes (rows put in place below the services): the named, explicit way past the
 // strict write check (src/testing/strict-writes.ts, docs/transactions.md "The strict write check").
-// `seed(db, fn)` runs `fn` in a transaction of its own (writeTx): on SQLite it waits for the write
+// `seedRows(db, fn)` runs `fn` in a transaction of its own (writeTx): on SQLite it waits for the write
 // mutex like any writer, so a seed never joins (or breaks) a group commit of the gateway under
 // test; a seed inside a transaction body joins that transaction. On PostgreSQL it is a transaction
 // too (the check does not apply there: every statement outside a transaction runs on a pooled
@@ -8,6 +8,6 @@
 import { writeTx, type Db, type Tx } from "../db/client";
 
 /** Runs a test's fixture writes (stores, insertRows, testSql) in a transaction of their own. */
-export async function seed<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
+export async function seedRows<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
   return await writeTx(db, fn);
 }

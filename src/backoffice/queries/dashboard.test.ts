@@ -7,7 +7,7 @@ import { migrate } from "../../db/migrate";
 import { callbacks, payinOrders } from "../../db/schema";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
 import { allRows, insertRows } from "../../testing/engine-rows";
-import { seed } from "../../testing/seed";
+import { seedRows } from "../../testing/seed";
 import { TEST_ENGINE } from "../../testing/engines";
 import { GAVE_UP_CALLBACK, rebuildPayinDaily, volumePerDay } from "./dashboard";
 
@@ -70,7 +70,7 @@ sqliteOnly("the per-day summary follows every change of an order in the same tra
   const rows = db.select().from(payinOrders).all();
   const o = rows[0]!;
   const now = Date.parse("2026-11-21T10:00:00Z");
-  const set = async (id: number, v: Partial<typeof o>) => await seed(db, (tx) => void tx.update(payinOrders).set(v).where(eq(payinOrders.id, id)).run());
+  const set = async (id: number, v: Partial<typeof o>) => await seedRows(db, (tx) => void tx.update(payinOrders).set(v).where(eq(payinOrders.id, id)).run());
   await set(o.id, { status: "completed", completedAt: now, paidAmount: "1500000", decimals: 6, updatedAt: now });
   expect(summary(db)).toEqual(naiveDaily(db));
   await set(o.id, { paidAmount: "2500000", updatedAt: now + 5 }); // a correction while completed
@@ -81,7 +81,7 @@ sqliteOnly("the per-day summary follows every change of an order in the same tra
   expect(summary(db)).toEqual(naiveDaily(db));
   // A change that fails rolls the summary back with it.
   await expect(
-    seed(db, async () => {
+    seedRows(db, async () => {
       await set(o.id, { status: "completed" });
       throw new Error("rolled back");
     }),
@@ -135,7 +135,7 @@ sqliteOnly("the volume per token: the summary follows the orders, the window's t
   expect(tokenSummary(db)).toEqual(naiveDailyToken(db));
   const o = db.select().from(payinOrders).all().find((r) => r.status !== "completed")!;
   const now = Date.now();
-  await seed(db, (tx) => void tx.update(payinOrders).set({ status: "completed", token: "USDC", completedAt: now, paidAmount: "2000000", decimals: 6, updatedAt: now }).where(eq(payinOrders.id, o.id)).run());
+  await seedRows(db, (tx) => void tx.update(payinOrders).set({ status: "completed", token: "USDC", completedAt: now, paidAmount: "2000000", decimals: 6, updatedAt: now }).where(eq(payinOrders.id, o.id)).run());
   expect(tokenSummary(db)).toEqual(naiveDailyToken(db));
   const tokens = await volumePerToken(db, { merchantId: null }, now);
   const days = await volumePerDay(db, { merchantId: null }, now);
