@@ -33,7 +33,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from "node:path";
 import { migrations } from "../../migrations/index";
 import { checksum, migrate } from "../../src/db/migrate";
-import { openDb } from "../../src/db/client";
+import { openDb, writeTx } from "../../src/db/client";
 import { parseConfig } from "../../src/config/load";
 import { createContext } from "../../src/app/context";
 import { initDataFolder } from "../../src/app/data-folder";
@@ -177,8 +177,11 @@ async function build(path: string, orders: number, log: (s: string) => void): Pr
   for (const m of merchants) {
     for (const chain of new Set(NETWORKS.map((n) => n.chain))) {
       const adapter = ctx.chains.get(chain)!;
-      const list = [];
-      for (let k = 0; k < POOL; k++) list.push(await addSharedAddress(ctx.db, adapter, ctx.seed, m.id, now()));
+      const list = await writeTx(ctx.db, async (tx) => {
+        const made = [];
+        for (let k = 0; k < POOL; k++) made.push(await addSharedAddress(tx, adapter, ctx.seed, m.id, now()));
+        return made;
+      });
       pool.set(`${m.id}|${chain}`, list.map((a) => ({ id: a.id, address: a.address })));
     }
   }

@@ -30,7 +30,7 @@ describe("deleteExpiredNonces: one bounded slice", () => {
   for (const k of cases) {
     test(k.name, async () => {
       const { db, left } = await withNonces(k.expiries);
-      expect(await deleteExpiredNonces(db, k.now, k.limit)).toBe(k.deleted);
+      expect(await writeTx(db, async (tx) => await deleteExpiredNonces(tx, k.now, k.limit))).toBe(k.deleted);
       expect(left()).toBe(k.expiries.length - k.deleted);
     });
   }
@@ -39,7 +39,7 @@ describe("deleteExpiredNonces: one bounded slice", () => {
 test("a gap in the rowids makes a slice short, and pruneNonces goes on to the end of the backlog", async () => {
   const { db, left } = await withNonces([1, 1, 1, 1, 1, 1, 100]);
   db.$client.run("DELETE FROM nonces WHERE rowid IN (2, 3)"); // rolled-back inserts leave gaps like these
-  expect(await deleteExpiredNonces(db, 50, 3)).toBe(1); // rowids 1..3: only 1 is left there
+  expect(await writeTx(db, async (tx) => await deleteExpiredNonces(tx, 50, 3))).toBe(1); // rowids 1..3: only 1 is left there
   expect(await pruneNonces(db, 50)).toBe(3);
   expect(left()).toBe(1);
 });

@@ -4,6 +4,7 @@
 // X-Forwarded-For values from a trusted proxy do not skip the per-address throttle.
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
+import { seedRows } from "../testing/seed";
 import { backofficeSignIn, postLogin } from "../testing/backoffice-client";
 import { TestClock } from "../lib/clock";
 import { CLI_ACTOR } from "../audit/log";
@@ -120,7 +121,7 @@ test("loopback-looking and malformed X-Forwarded-For values from a trusted proxy
     expect(first.status).toBe(401);
     expect(await failuresSince(gw.ctx.db, { ip: recorded }, 0)).toBe(1);
     // ...so the address limit applies to it: with the rest of the 50 failures on record, it is locked.
-    for (let i = 1; i < LOCKOUT.ipFailures; i++) await insertLoginFailure(gw.ctx.db, { username: `spray${i % 20}-${forwarded}`, ip: recorded, at: clock.now() });
+    for (let i = 1; i < LOCKOUT.ipFailures; i++) await seedRows(gw.ctx.db, async (tx) => await insertLoginFailure(tx, { username: `spray${i % 20}-${forwarded}`, ip: recorded, at: clock.now() }));
     const res = await postLogin(gw.url, { username: "anyone-else", password: "wrong-xxxxxxxxxx" }, { "x-forwarded-for": forwarded });
     expect(res.status).toBe(429);
     expect(await res.text()).toContain("Too many failed sign-ins from your network address.");

@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { payinOrders } from "../db/schema";
 import { listAudit } from "../audit/log";
 import { startTestGateway, type TestGateway } from "../testing/harness";
+import { seedRows } from "../testing/seed";
 import { csvCell, csvStream } from "./queries/csv";
 import { parseFilter } from "./queries/filters";
 import { countPayins, listPayins, PAYIN_STATUSES } from "./queries/lists";
@@ -78,9 +79,9 @@ describe("export of 10,000 orders", () => {
     const seed = gw.ctx.db.select().from(payinOrders).where(eq(payinOrders.orderNo, first.orderNo)).get()!;
     const { id: _id, ...base } = seed;
     // Rows like the API writes, inserted directly: 10,000 API calls would only slow the test down.
-    gw.ctx.db.$client.transaction(() => {
+    await seedRows(gw.ctx.db, (tx) => {
       for (let i = 0; i < 12_000; i++) {
-        gw.ctx.db
+        tx
           .insert(payinOrders)
           .values({
             ...base,
@@ -94,7 +95,7 @@ describe("export of 10,000 orders", () => {
           })
           .run();
       }
-    })();
+    });
   });
   afterAll(() => gw.stop());
 

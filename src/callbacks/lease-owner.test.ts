@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDb } from "../db/client";
+import { openDb, writeTx } from "../db/client";
 import { migrate } from "../db/migrate";
 import { Cipher } from "../secrets/cipher";
 import { createMerchant } from "../merchants/service";
@@ -29,7 +29,7 @@ async function deadPid(): Promise<number> {
 const claim = async (owner: string, leaseUntil: number) => {
   const id = await enqueueTestCallback(db, { merchantId: merchant.id, url: "http://127.0.0.1:9/cb" });
   const rid = (db.$client.query("SELECT rowid AS r FROM callbacks WHERE id = ?").get(id) as { r: number }).r;
-  expect(await callbackWorkerStore(db, owner).mark(rid, leaseUntil, Date.now())).toBe(true);
+  expect(await writeTx(db, async () => await callbackWorkerStore(db, owner).mark(rid, leaseUntil, Date.now()))).toBe(true);
   return { id, rid };
 };
 
@@ -53,7 +53,7 @@ test("a process releases and settles only its own claims; an expired lease comes
   const held = await claim("host-a:1:aa", now + 60_000);
   // B starting (or stopping) does not take A's live claim, nor settle it.
   expect(await b.releaseAllLeases()).toBe(0);
-  await b.settle(held.id, { state: "delivered", attempts: 1, nextAt: now, lastError: null }, now);
+  await writeTx(db, async () => await b.settle(held.id, { state: "delivered", attempts: 1, nextAt: now, lastError: null }, now));
   expect((await callbackRow(db, held.id))).toMatchObject({ state: "delivering", leaseOwner: "host-a:1:aa" });
   // Its lease still runs: no one reclaims it as expired.
   expect((await b.expiredLeases(now)).map((r) => r.id)).not.toContain(held.id);
@@ -87,11 +87,11 @@ test("settle by the claimed row's rowid: only that row, its own claim, and only 
   const two = await claim("host-a:1:aa", now + 60_000);
   const retry = { state: "pending", attempts: 1, nextAt: now + 60_000, lastError: "HTTP 500" };
   // Another row's rowid under this id, or another owner: nothing moves.
-  await a.settle(one.id, retry, now, two.rid);
-  await callbackWorkerStore(db, "host-b:2:bb").settle(one.id, retry, now, one.rid);
+  await writeTx(db, async () => await a.settle(one.id, retry, now, two.rid));
+  await writeTx(db, async () => await callbackWorkerStore(db, "host-b:2:bb").settle(one.id, retry, now, one.rid));
   expect((await callbackRow(db, one.id))?.state).toBe("delivering");
   expect((await callbackRow(db, two.id))?.state).toBe("delivering");
-  await a.settle(one.id, retry, now, one.rid);
+  await writeTx(db, async () => await a.settle(one.id, retry, now, one.rid));
   expect(await callbackRow(db, one.id)).toMatchObject({ state: "pending", attempts: 1, nextAttemptAt: now + 60_000, lastError: "HTTP 500", leaseOwner: null });
   expect((await callbackRow(db, two.id))?.state).toBe("delivering");
   expect(await a.releaseAllLeases()).toBe(1);

@@ -10,6 +10,7 @@ import { eq } from "drizzle-orm";
 import { closeDb, hasReadConnection, openDb, readCommitted, readDb, reloadStats, writeTx, type Db } from "./client";
 import { GroupCommit, groupCommit } from "./group-commit";
 import { migrate } from "./migrate";
+import { strictWrites } from "./write-lock";
 import { rawAll } from "./raw";
 import { chainCursors } from "./schema";
 import { chainCursor, saveChainCursor } from "../watcher/store";
@@ -88,7 +89,9 @@ describe("the read connection", () => {
       expect(readDb(tx)).toBe(tx);
       expect(await cursorReads(tx)).toEqual([1, 1, 1]);
     });
-    // Scripts' and fixtures' plain writes: pinned to the write connection, committed alone.
+    // Without the strict write check (on in tests, src/testing/strict-writes.ts), a plain write
+    // outside writeTx is pinned to the write connection and committed alone.
+    strictWrites(db.$client, false);
     await saveChainCursor(db, "TRON", 2, "0x02", 2);
     expect(await cursorReads(db)).toEqual([2, 1, 1]);
     expect(readDb(db)).not.toBe(db);
@@ -98,7 +101,7 @@ describe("the read connection", () => {
   test("readCommitted reads committed state without waiting for the open group", async () => {
     const db = await fileDb();
     const g = groupCommit(db) as GroupCommit;
-    await saveChainCursor(db, "TRON", 3, "0x03", 1);
+    await writeTx(db, async (tx) => await saveChainCursor(tx, "TRON", 3, "0x03", 1));
     const hold = holdNextGroup(g);
     const job = g.run({ work: async () => await writeTx(db, async (tx) => await saveChainCursor(tx, "TRON", 4, "0x04", 2)) });
     await hold.held;

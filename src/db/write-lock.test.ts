@@ -79,6 +79,7 @@ const failingTx = (db: ReturnType<typeof freshDb>) =>
 
 test("a store write outside writeTx while another flow's transaction is open is refused, never lost with that rollback", async () => {
   const db = freshDb();
+  strictWrites(db.$client, false); // the check without its strict mode (on in tests): a write on an idle connection passes
   const tx = failingTx(db);
   // (drizzle's `db.run` wraps the error: its cause is the refusal)
   const refused = (p: Promise<unknown>) => p.then(() => "written", (e: Error) => (e instanceof WriteOutsideTransactionError || e.cause instanceof WriteOutsideTransactionError ? "refused" : String(e)));
@@ -108,9 +109,9 @@ test("a store write outside writeTx while another flow's transaction is open is 
   expect(rows(db)).toEqual(["own", "idle"]);
 });
 
-test("the strict write check (SG_STRICT_WRITES=1) refuses a store write outside writeTx on an idle connection too", async () => {
+test("the strict write check (SG_STRICT_WRITES=1, on in tests) refuses a store write outside writeTx on an idle connection too", async () => {
+  expect(process.env.SG_STRICT_WRITES).toBe("1"); // src/testing/strict-writes.ts, preloaded by bunfig.toml
   const db = freshDb();
-  strictWrites(db.$client, true);
   expect(() => db.all(sql`INSERT INTO t (who) VALUES ('idle') RETURNING who`)).toThrow(WriteOutsideTransactionError);
   expect(() => writing(db)).toThrow(WriteOutsideTransactionError);
   await writeTx(db, async (tx) => void tx.run(sql`INSERT INTO t (who) VALUES ('inside')`));

@@ -47,8 +47,12 @@ export function runInTx<T>(client: Database, fn: () => T, token?: TxToken): T {
 }
 
 export class WriteOutsideTransactionError extends Error {
-  constructor() {
-    super("a write statement ran outside its own transaction while another transaction was open on the connection (it would join that transaction and be lost if it rolls back): run it inside writeTx");
+  constructor(idle = false) {
+    super(
+      idle
+        ? "a write statement ran outside writeTx (the strict write check, SG_STRICT_WRITES=1, on in tests: while a group commit holds the connection it would join that transaction): run it inside writeTx; a test's fixture seeds through seedRows (src/testing/seed.ts)"
+        : "a write statement ran outside its own transaction while another transaction was open on the connection (it would join that transaction and be lost if it rolls back): run it inside writeTx",
+    );
   }
 }
 
@@ -59,15 +63,17 @@ export class WriteOutsideTransactionError extends Error {
  * writer is inside its own transaction or the connection is idle.
  */
 export function assertWriting(client: Database): void {
-  if ((!writeHeld(client) && !strict.has(client)) || inTxContext(client)) return;
-  throw new WriteOutsideTransactionError();
+  const held = writeHeld(client);
+  if ((!held && !strict.has(client)) || inTxContext(client)) return;
+  throw new WriteOutsideTransactionError(!held);
 }
 
 const strict = new WeakSet<Database>();
 /**
- * The strict write check (issue 37, an audit mode for now): on this connection a store's write
- * outside its own transaction is refused also when the connection is idle (where it would
- * autocommit alone). openDb turns it on under SG_STRICT_WRITES=1 (docs/transactions.md).
+ * The strict write check (issue 37): on this connection a store's write outside its own
+ * transaction is refused also when the connection is idle (where it would autocommit alone).
+ * openDb turns it on under SG_STRICT_WRITES=1, which every test process sets
+ * (src/testing/strict-writes.ts); production leaves it off (docs/transactions.md).
  */
 export function strictWrites(client: Database, on: boolean): void {
   if (on) strict.add(client);

@@ -8,6 +8,7 @@ import { orderNoFloor } from "../lib/ids";
 import { ID_MARGIN_MS, orderIdCeiling, orderIdFloor } from "../orders/id-at";
 import { openTestDb, type TestDb } from "../testing/engines";
 import { insertRows } from "../testing/engine-rows";
+import { seedRows } from "../testing/seed";
 import { invoiceCallbacks, invoiceNoOf, listInvoices } from "./list";
 import { dueOpenInvoiceIds, insertInvoice, invoiceById, invoiceByMerchantOrderNo, invoiceByNo, invoiceByToken, setInvoicePayin, updateInvoiceIf, type NewInvoice } from "./store";
 
@@ -84,7 +85,7 @@ describe("invoice store", () => {
   });
 
   test("updateInvoiceIf is a compare-and-set: of two racers from open, one wins", async () => {
-    const a = (await insertInvoice(t.db, invoice(m1)))!;
+    const a = (await seedRows(t.db, async (tx) => await insertInvoice(tx, invoice(m1))))!;
     const won = await Promise.all(
       (["expired", "cancelled"] as const).map((to) => writeTx(t.db, async (tx) => await updateInvoiceIf(tx, a.id, "open", { status: to, updatedAt: T + 100 }))),
     );
@@ -95,10 +96,10 @@ describe("invoice store", () => {
 
   test("dueOpenInvoiceIds: open, no network chosen, expired before now; oldest first, limited", async () => {
     const now = T + 60 * 60_000;
-    const due1 = (await insertInvoice(t.db, invoice(m2, { expireAt: now - 10 })))!;
-    const due2 = (await insertInvoice(t.db, invoice(m2, { expireAt: now - 20 })))!;
-    await insertInvoice(t.db, invoice(m2, { expireAt: now })); // not before now
-    const chosen = (await insertInvoice(t.db, invoice(m2, { expireAt: now - 30 })))!;
+    const due1 = (await seedRows(t.db, async (tx) => await insertInvoice(tx, invoice(m2, { expireAt: now - 10 }))))!;
+    const due2 = (await seedRows(t.db, async (tx) => await insertInvoice(tx, invoice(m2, { expireAt: now - 20 }))))!;
+    await seedRows(t.db, async (tx) => await insertInvoice(tx, invoice(m2, { expireAt: now }))); // not before now
+    const chosen = (await seedRows(t.db, async (tx) => await insertInvoice(tx, invoice(m2, { expireAt: now - 30 }))))!;
     const [order] = await insertRows(t.db, payinOrders, [payin(m2, "PI20261129090000000000001", { addressId: "a-tron" })]);
     expect((await writeTx(t.db, async (tx) => await setInvoicePayin(tx, chosen.id, order!.id, T + 5))).payinOrderId).toBe(order!.id);
     const due = await dueOpenInvoiceIds(t.db, now, 10);
@@ -109,9 +110,9 @@ describe("invoice store", () => {
 
 describe("invoice list", () => {
   test("newest first, one merchant's or one invoice, with the chosen network's pay-in and its exact amounts", async () => {
-    const inv = (await insertInvoice(t.db, invoice(m1, { createdAt: T + 10_000 })))!;
+    const inv = (await seedRows(t.db, async (tx) => await insertInvoice(tx, invoice(m1, { createdAt: T + 10_000 }))))!;
     const [o] = await insertRows(t.db, payinOrders, [payin(m1, "PI20261129090000000000002", { amount: "14084508", paidAmount: "14084508", invoiceId: inv.id, status: "completed" })]);
-    await setInvoicePayin(t.db, inv.id, o!.id, T + 10_001);
+    await seedRows(t.db, async (tx) => await setInvoicePayin(tx, inv.id, o!.id, T + 10_001));
     const mine = await listInvoices(t.db, { merchantId: m1, limit: 50 });
     expect(mine[0]).toMatchObject({ invoiceNo: inv.invoiceNo, merchantUid: "M9100001", network: "TRON USDT", amount: "14.084508", paidAmount: "14.084508", orderNo: o!.orderNo });
     expect(mine.every((r) => r.merchantUid === "M9100001")).toBe(true);

@@ -113,9 +113,12 @@ export async function setPayoutControls(db: Db, merchantId: number, patch: Parti
   for (const k of ["payoutsEnabled", "payoutLimitPerTx", "payoutLimitDaily", "payoutFeeFixed", "payoutFeeRate"] as const) {
     if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];
   }
-  const m = await setMerchantControls(db, merchantId, set);
-  if (!m) throw new ControlsError("merchant.id_unknown", { merchantId });
-  return await getPayoutControls(db, merchantId);
+  // Its own transaction (joined when the caller has one open, as the audited back-office change does).
+  return await writeTx(db, async (tx) => {
+    const m = await setMerchantControls(tx, merchantId, set);
+    if (!m) throw new ControlsError("merchant.id_unknown", { merchantId });
+    return await getPayoutControls(tx, merchantId);
+  });
 }
 
 /** Moves the fee balance by `delta` (decimal string, may be negative for an adjustment) with a journal entry. */

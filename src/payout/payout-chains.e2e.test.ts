@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
 import { startTestGateway, type TestGateway } from "../testing/harness";
+import { writeTx } from "../db/client";
 import { startEvmChain, startSolChain, startTonChain, startTronChain, type BscChainFixture, type ChainFixture, type SolChainFixture, type TronChainFixture } from "../testing/chain-fixture";
 import { EVM_PROFILES, stopSharedAnvils } from "../testing/anvil";
 import { addresses, gasTopups, ledgerEntries, payoutOrders, transferCosts } from "../db/schema";
@@ -236,7 +237,7 @@ for (const k of ROWS) {
       return o;
     }
     const w = (): Paying => ({ fx, gw, adapter, tick, funded, payout, get, row, settle, units });
-    const gas = async () => (await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now())).address;
+    const gas = async () => (await writeTx(gw.ctx.db, async (tx) => await gasWallet(tx, adapter, gw.ctx.seed, Date.now()))).address;
     const topupsOf = async (orderNo: string) => await tableRows(gw.ctx.db, gasTopups, { payoutOrderId: (await row(orderNo)).id });
 
     test("a payout is signed with the source's key, sent, and confirmed once final; balances move by exactly the amount", async () => {

@@ -1,6 +1,8 @@
 // Rows written and read directly on either engine, for tests that seed or inspect tables below the
 // services (docs/testing.md "Both engines"): a table is named by its db/schema.ts object; on
 // PostgreSQL the same-named table of db/schema-pg.ts is used (the row types are identical).
+// Their writes are fixtures: on SQLite each runs in a transaction of its own (src/testing/seed.ts),
+// which the strict write check (src/testing/strict-writes.ts) allows; inside a transaction body it joins it.
 import { and, asc, eq, getTableColumns, inArray, is, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { PgTable } from "drizzle-orm/pg-core";
@@ -8,6 +10,7 @@ import type { Db } from "../db/client";
 import { isPg, pgOf } from "../db/engine";
 import * as sqliteSchema from "../db/schema";
 import * as pgSchema from "../db/schema-pg";
+import { seedRows } from "./seed";
 
 function pgTwin(table: SQLiteTable): PgTable & Record<string, unknown> {
   const name = Object.entries(sqliteSchema).find(([, v]) => v === table)?.[0];
@@ -22,7 +25,7 @@ export async function insertRows<T extends SQLiteTable>(db: Db, table: T, rows: 
   for (let i = 0; i < rows.length; i += 500) {
     const batch = rows.slice(i, i + 500);
     if (isPg(db)) out.push(...((await pgOf(db).insert(pgTwin(table)).values(batch as never[]).returning()) as T["$inferSelect"][]));
-    else out.push(...(db.insert(table).values(batch as never[]).returning().all() as T["$inferSelect"][]));
+    else out.push(...(await seedRows(db, (tx) => tx.insert(table).values(batch as never[]).returning().all() as T["$inferSelect"][])));
   }
   return out;
 }
@@ -74,7 +77,7 @@ export async function deleteRows<T extends SQLiteTable>(db: Db, table: T, column
     await pgOf(db).delete(t).where(inArray(t[column] as never, values));
     return;
   }
-  db.delete(table).where(inArray((table as unknown as Record<string, never>)[column], values)).run();
+  await seedRows(db, (tx) => void tx.delete(table).where(inArray((table as unknown as Record<string, never>)[column], values)).run());
 }
 
 /** Writes `set` on the rows whose `column` equals `value`. */
@@ -84,7 +87,7 @@ export async function updateRows<T extends SQLiteTable>(db: Db, table: T, set: P
     await pgOf(db).update(t).set(set as never).where(eq(t[column] as never, value));
     return;
   }
-  db.update(table).set(set as never).where(eq((table as unknown as Record<string, never>)[column], value)).run();
+  await seedRows(db, (tx) => void tx.update(table).set(set as never).where(eq((table as unknown as Record<string, never>)[column], value)).run());
 }
 
 /**
@@ -101,5 +104,12 @@ export async function testSql<T = Record<string, unknown>>(db: Db, q: SQL): Prom
       throw (e as { cause?: unknown }).cause ?? e;
     }
   }
-  return db.all(q) as T[];
+  if (readsOnly(db, q)) return db.all(q) as T[];
+  return await seedRows(db, (tx) => tx.all(q) as T[]);
+}
+
+/** A statement that only reads (SELECT, or a WITH holding no write): it stays on the read connection, outside any transaction. */
+function readsOnly(db: Db, q: SQL): boolean {
+  const text = (db as unknown as { dialect: { sqlToQuery(q: SQL): { sql: string } } }).dialect.sqlToQuery(q).sql.trimStart();
+  return /^select\b/i.test(text) || (/^with\b/i.test(text) && !/\b(insert|update|delete|replace)\b/i.test(text));
 }

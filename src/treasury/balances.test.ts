@@ -1,6 +1,7 @@
 // Balances beside the chain's last reading; a difference is listed as a mismatch.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
+import { seedRows } from "../testing/seed";
 import { sandboxClient } from "../testing/sandbox";
 import { reconcileChain } from "../payout/balances";
 import { ledgerEntries } from "../db/schema";
@@ -43,7 +44,7 @@ test("per address: ledger, reserved and available beside the on-chain reading; a
 
   // The ledger and the chain disagree (here: a ledger entry the chain never saw).
   const id = (gw.ctx.db.$client.query("SELECT id FROM addresses WHERE address = ?").get(addr[1]) as { id: string }).id;
-  gw.ctx.db.insert(ledgerEntries).values({ addressId: id, chain: "TRON", token: "USDT", kind: "adjustment", amount: "5000000", refType: "test", refId: "x", createdAt: Date.now() }).run();
+  await seedRows(gw.ctx.db, (tx) => void tx.insert(ledgerEntries).values({ addressId: id, chain: "TRON", token: "USDT", kind: "adjustment", amount: "5000000", refType: "test", refId: "x", createdAt: Date.now() }).run());
   await reconcileChain(gw.ctx, tron);
   expect(await reconciliationMismatches(gw.ctx.db)).toEqual([
     expect.objectContaining({ chain: "TRON", token: "USDT", address: addr[1], merchantUid: m.uid, ledger: "35500000", chainBalance: "30500000", difference: "-5000000" }),
@@ -56,11 +57,13 @@ test("per address: ledger, reserved and available beside the on-chain reading; a
 test("ledger sums are exact beyond 64 bits and with negative entries", async () => {
   const m = await gw.newMerchant("big");
   const id = "ADBIGSUM" + m.id;
-  gw.ctx.db.$client.query("INSERT INTO addresses (id, merchant_id, chain, kind, derivation_index, address, created_at) VALUES (?, ?, 'BSC', 'exclusive', ?, ?, 0)").run(id, m.id, 900000 + m.id, "0xbig" + m.id);
   const amounts = ["123456789012345678901234", "-5", "-1234567890123456", "999999999999", "1000000000000", "-999999999999999999999", "7"];
-  amounts.forEach((amount, i) =>
-    gw.ctx.db.insert(ledgerEntries).values({ addressId: id, chain: "BSC", token: "USDT", kind: "adjustment", amount, refType: "t", refId: `big-${m.id}-${i}`, createdAt: 0 }).run(),
-  );
+  await seedRows(gw.ctx.db, (tx) => {
+    tx.$client.query("INSERT INTO addresses (id, merchant_id, chain, kind, derivation_index, address, created_at) VALUES (?, ?, 'BSC', 'exclusive', ?, ?, 0)").run(id, m.id, 900000 + m.id, "0xbig" + m.id);
+    amounts.forEach((amount, i) =>
+      tx.insert(ledgerEntries).values({ addressId: id, chain: "BSC", token: "USDT", kind: "adjustment", amount, refType: "t", refId: `big-${m.id}-${i}`, createdAt: 0 }).run(),
+    );
+  });
   const line = (await balanceSheet(gw.ctx.db, { merchantId: m.id }))[0]!;
   expect(BigInt(line.ledger)).toBe(amounts.reduce((s, a) => s + BigInt(a), 0n));
   expect(line.available).toBe(line.ledger);

@@ -13,6 +13,7 @@ import { startTronFixture, TRX, type TronFixture } from "../testing/tron-fixture
 import { startSolFixture, someSolAddresses, type SolFixture } from "../testing/sol-fixture";
 import { USDT_MINT } from "../testing/solana-rpc";
 import { startTestGateway, type TestGateway } from "../testing/harness";
+import { writeTx } from "../db/client";
 import { startEvmChain, startTonChain, type EvmChainFixture, type TonChainFixture } from "../testing/chain-fixture";
 import { stopSharedAnvils } from "../testing/anvil";
 import { chainModule } from "../chains/registry";
@@ -115,7 +116,7 @@ async function collects(gw: TestGateway, k: ChainKit, legs: number): Promise<voi
     const tick = () => gw.gateway.runtime.afterChainChange(k.chain);
     const adapter = gw.ctx.chains.get(k.chain) as ChainAdapter;
     const m = await gw.newMerchant(`collector-${k.chain}`);
-    const gas = await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now());
+    const gas = await writeTx(gw.ctx.db, async (tx) => await gasWallet(tx, adapter, gw.ctx.seed, Date.now()));
     await k.fundGas(gas.address);
 
     // `legs` exclusive deposit addresses with 10, 11, … USDT each, and one below the minimum.

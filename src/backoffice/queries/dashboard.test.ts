@@ -7,6 +7,7 @@ import { migrate } from "../../db/migrate";
 import { callbacks, payinOrders } from "../../db/schema";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
 import { allRows, insertRows } from "../../testing/engine-rows";
+import { seedRows } from "../../testing/seed";
 import { TEST_ENGINE } from "../../testing/engines";
 import { GAVE_UP_CALLBACK, rebuildPayinDaily, volumePerDay } from "./dashboard";
 
@@ -69,22 +70,22 @@ sqliteOnly("the per-day summary follows every change of an order in the same tra
   const rows = db.select().from(payinOrders).all();
   const o = rows[0]!;
   const now = Date.parse("2026-11-21T10:00:00Z");
-  const set = (id: number, v: Partial<typeof o>) => db.update(payinOrders).set(v).where(eq(payinOrders.id, id)).run();
-  set(o.id, { status: "completed", completedAt: now, paidAmount: "1500000", decimals: 6, updatedAt: now });
+  const set = async (id: number, v: Partial<typeof o>) => await seedRows(db, (tx) => void tx.update(payinOrders).set(v).where(eq(payinOrders.id, id)).run());
+  await set(o.id, { status: "completed", completedAt: now, paidAmount: "1500000", decimals: 6, updatedAt: now });
   expect(summary(db)).toEqual(naiveDaily(db));
-  set(o.id, { paidAmount: "2500000", updatedAt: now + 5 }); // a correction while completed
+  await set(o.id, { paidAmount: "2500000", updatedAt: now + 5 }); // a correction while completed
   expect(summary(db)).toEqual(naiveDaily(db));
-  set(o.id, { completedAt: now + 2 * 86_400_000 }); // moved to another day
+  await set(o.id, { completedAt: now + 2 * 86_400_000 }); // moved to another day
   expect(summary(db)).toEqual(naiveDaily(db));
-  set(o.id, { status: "frozen_abnormal" }); // out of the set
+  await set(o.id, { status: "frozen_abnormal" }); // out of the set
   expect(summary(db)).toEqual(naiveDaily(db));
   // A change that fails rolls the summary back with it.
-  expect(() =>
-    db.$client.transaction(() => {
-      set(o.id, { status: "completed" });
+  await expect(
+    seedRows(db, async () => {
+      await set(o.id, { status: "completed" });
       throw new Error("rolled back");
-    })(),
-  ).toThrow("rolled back");
+    }),
+  ).rejects.toThrow("rolled back");
   expect(summary(db)).toEqual(naiveDaily(db));
   expect((await volumePerDay(db, { merchantId: null }, now + 2 * 86_400_000)).at(-1)!.orders).toBe(0);
 });
@@ -134,7 +135,7 @@ sqliteOnly("the volume per token: the summary follows the orders, the window's t
   expect(tokenSummary(db)).toEqual(naiveDailyToken(db));
   const o = db.select().from(payinOrders).all().find((r) => r.status !== "completed")!;
   const now = Date.now();
-  db.update(payinOrders).set({ status: "completed", token: "USDC", completedAt: now, paidAmount: "2000000", decimals: 6, updatedAt: now }).where(eq(payinOrders.id, o.id)).run();
+  await seedRows(db, (tx) => void tx.update(payinOrders).set({ status: "completed", token: "USDC", completedAt: now, paidAmount: "2000000", decimals: 6, updatedAt: now }).where(eq(payinOrders.id, o.id)).run());
   expect(tokenSummary(db)).toEqual(naiveDailyToken(db));
   const tokens = await volumePerToken(db, { merchantId: null }, now);
   const days = await volumePerDay(db, { merchantId: null }, now);

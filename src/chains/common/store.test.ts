@@ -63,23 +63,23 @@ describe("gas top-ups", () => {
   test("insert, read by id, the payout's open one (the newest under way), patch", async () => {
     const [p] = payoutIds;
     expect(await openTopupFor(t.db, p!)).toBeUndefined();
-    const a = await insertTopup(t.db, topup(p!));
-    const b = await insertTopup(t.db, topup(p!, { status: "broadcasted", sentAt: T + 1 }));
-    await insertTopup(t.db, topup(p!, { status: "failed" }));
+    const a = await writeTx(t.db, async (tx) => await insertTopup(tx, topup(p!)));
+    const b = await writeTx(t.db, async (tx) => await insertTopup(tx, topup(p!, { status: "broadcasted", sentAt: T + 1 })));
+    await writeTx(t.db, async (tx) => await insertTopup(tx, topup(p!, { status: "failed" })));
     expect(a.amount).toBe(HUGE);
     expect(await topupById(t.db, a.id)).toEqual(a);
     expect((await openTopupFor(t.db, p!))!.id).toBe(b.id);
-    const patched = await patchTopup(t.db, b.id, { lastError: "node busy", updatedAt: T + 5 });
+    const patched = await writeTx(t.db, async (tx) => await patchTopup(tx, b.id, { lastError: "node busy", updatedAt: T + 5 }));
     expect([patched.id, patched.status, patched.lastError, patched.updatedAt, patched.amount]).toEqual([b.id, "broadcasted", "node busy", T + 5, HUGE]);
     await writeTx(t.db, async (tx) => await markTopup(tx, b.id, { stuckAt: T + 9 }));
     expect((await topupById(t.db, b.id)).stuckAt).toBe(T + 9);
   });
 
   test("moveTopup is a compare-and-set on the status it was read in: the second mover gets undefined", async () => {
-    const r = await insertTopup(t.db, topup(payoutIds[1]!, { txHash: "0xcas" }));
-    const first = await moveTopup(t.db, r.id, "signed", { status: "broadcasted", updatedAt: T + 1 });
+    const r = await writeTx(t.db, async (tx) => await insertTopup(tx, topup(payoutIds[1]!, { txHash: "0xcas" })));
+    const first = await writeTx(t.db, async (tx) => await moveTopup(tx, r.id, "signed", { status: "broadcasted", updatedAt: T + 1 }));
     expect(first!.status).toBe("broadcasted");
-    expect(await moveTopup(t.db, r.id, "signed", { status: "failed", updatedAt: T + 2 })).toBeUndefined();
+    expect(await writeTx(t.db, async (tx) => await moveTopup(tx, r.id, "signed", { status: "failed", updatedAt: T + 2 }))).toBeUndefined();
     expect((await topupById(t.db, r.id)).status).toBe("broadcasted");
     // Two racers from the same status: exactly one wins.
     const won = await Promise.all([
@@ -91,8 +91,8 @@ describe("gas top-ups", () => {
 
   test("topupMetas: every top-up a sender signed on a chain, or only those under way", async () => {
     const own = (s: string) => ({ fromAddress: "0xmetas", txHash: `0xm-${s}`, signedMeta: JSON.stringify({ nonce: s }) });
-    for (const s of ["signed", "broadcasted", "confirmed", "failed"] as const) await insertTopup(t.db, topup(payoutIds[0]!, { ...own(s), status: s }));
-    await insertTopup(t.db, topup(payoutIds[0]!, { ...own("other-chain"), chain: "POLYGON" }));
+    for (const s of ["signed", "broadcasted", "confirmed", "failed"] as const) await writeTx(t.db, async (tx) => await insertTopup(tx, topup(payoutIds[0]!, { ...own(s), status: s })));
+    await writeTx(t.db, async (tx) => await insertTopup(tx, topup(payoutIds[0]!, { ...own("other-chain"), chain: "POLYGON" })));
     const nonces = (metas: string[]) => metas.map((m) => (JSON.parse(m) as { nonce: string }).nonce).sort();
     expect(nonces(await topupMetas(t.db, "BSC", "0xmetas"))).toEqual(["broadcasted", "confirmed", "failed", "signed"]);
     expect(nonces(await topupMetas(t.db, "BSC", "0xmetas", { open: true }))).toEqual(["broadcasted", "signed"]);
@@ -100,7 +100,7 @@ describe("gas top-ups", () => {
   });
 
   test("replacements: stored in the caller's transaction, read back oldest first as the transactions they hold", async () => {
-    const r = await insertTopup(t.db, topup(payoutIds[1]!, { txHash: "0xrepl" }));
+    const r = await writeTx(t.db, async (tx) => await insertTopup(tx, topup(payoutIds[1]!, { txHash: "0xrepl" })));
     expect(await topupReplacements(t.db, r.id)).toEqual([]);
     await writeTx(t.db, async (tx) => {
       await addTopupReplacement(tx, r, { txHash: "0xr1", raw: "0xraw1", meta: { nonce: 7, gasPrice: HUGE } }, T + 10);

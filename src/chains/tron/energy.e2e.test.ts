@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
+import { seedRows } from "../../testing/seed";
+import { writeTx } from "../../db/client";
 import { startTronChain, type TronChainFixture } from "../../testing/chain-fixture";
 import { TRX } from "../../testing/tron-fixture";
 import { ENERGY_EXISTING_HOLDER, ENERGY_NEW_HOLDER } from "../../testing/tron-chain";
@@ -33,7 +35,7 @@ beforeAll(async () => {
   gw = await startTestGateway({ jobs: false, config: { sandbox: { allow_mixed: true }, backoffice: { require_2fa: false }, chains: { TRON: { ...fx.gatewayConfig(3), energy: { mode: "stake", fallback: "burn" } } } } });
   adapter = gw.ctx.chains.get("TRON") as TronAdapter;
   control = chainBundle(adapter).staking!(gw.ctx)!;
-  await fx.sendNative((await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now())).address, 1_000n * TRX);
+  await fx.sendNative((await writeTx(gw.ctx.db, async (tx) => await gasWallet(tx, adapter, gw.ctx.seed, Date.now()))).address, 1_000n * TRX);
 });
 afterAll(async () => {
   await gw?.stop();
@@ -66,7 +68,7 @@ async function settle(orderNo: string): Promise<Obj> {
   return o;
 }
 const receipt = (txHash: string) => chain().find(txHash) as { included: { info: Obj } };
-const gasAddress = async () => (await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now())).address;
+const gasAddress = async () => (await writeTx(gw.ctx.db, async (tx) => await gasWallet(tx, adapter, gw.ctx.seed, Date.now()))).address;
 /** Sun an address holds, staked and delegated stake included. */
 const holds = (a: string) => {
   const x = chain().accountOf(a);
@@ -168,7 +170,7 @@ describe("TRON energy: stake mode", () => {
       // A day later the stake's usage has recovered.
       chain().advanceTime(24 * 3_600_000);
       fx.raw.node.mine(1);
-      gw.ctx.db.update(payoutOrders).set({ retryAt: 0 }).where(eq(payoutOrders.orderNo, o.orderNo)).run();
+      await seedRows(gw.ctx.db, (tx) => void tx.update(payoutOrders).set({ retryAt: 0 }).where(eq(payoutOrders.orderNo, o.orderNo)).run());
       expect(await settle(o.orderNo)).toMatchObject({ status: "confirmed" });
       expect(delegationsOf(o.orderNo)[0]).toMatchObject({ status: "delegated", amount: String(7_715n * TRX) });
       expect(receipt(row(o.orderNo).txHash!).included.info.receipt.energy_fee).toBeUndefined();

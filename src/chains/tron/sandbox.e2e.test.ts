@@ -9,8 +9,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
 import { sandboxClient } from "../../testing/sandbox";
+import { seedRows } from "../../testing/seed";
 import { SANDBOX_GAS_FUNDING, type SandboxChain } from "../sandbox/chain";
 import { energyDelegations, payoutOrders, transferCosts } from "../../db/schema";
+import { writeTx } from "../../db/client";
 import { addressBook, gasWallet } from "../../wallet/addresses";
 import { payoutStore } from "../../payout/store";
 import { randomAddress } from "../../wallet/hd";
@@ -57,7 +59,7 @@ const delegationsOf = (orderNo: string) => gw.ctx.db.select().from(energyDelegat
 const costsOf = (orderNo: string) => gw.ctx.db.select().from(transferCosts).where(eq(transferCosts.payoutOrderId, row(orderNo).id)).all();
 const burned = (orderNo: string) => costsOf(orderNo).reduce((s, c) => s + BigInt(c.nativeBurned), 0n);
 const reclaim = () => chainBundle(tron).jobs!(gw.ctx, addressBook, payoutStore)[0]!.run();
-const gasAddress = async () => (await gasWallet(gw.ctx.db, tron, gw.ctx.seed, Date.now())).address;
+const gasAddress = async () => (await writeTx(gw.ctx.db, async (tx) => await gasWallet(tx, tron, gw.ctx.seed, Date.now()))).address;
 /** Sun an address holds, its stake (held or delegated) included. */
 const holds = async (a: string) =>
   await tron.read(async (v) => {
@@ -74,7 +76,7 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
 
   test("every sandbox chain's gas wallet starts funded: a payout needs no set-up and burns mainnet's figures", async () => {
     for (const [code, adapter] of gw.ctx.chains) {
-      const gas = (await gasWallet(gw.ctx.db, adapter, gw.ctx.seed, Date.now())).address;
+      const gas = (await writeTx(gw.ctx.db, async (tx) => await gasWallet(tx, adapter, gw.ctx.seed, Date.now()))).address;
       expect(await (adapter as SandboxChain).nativeBalance(gas)).toBe(SANDBOX_GAS_FUNDING * 10n ** BigInt(chainModule(code).native.decimals));
     }
     await gw.gateway.runtime.ops.gas.refresh("TRON");
@@ -159,7 +161,7 @@ describe("sandbox TRON: costs and energy rehearsed over HTTP", () => {
       expect(row(o.orderNo).lastError).toContain("waiting for the energy stake to regenerate");
       expect(await tron.outgoingCount(from)).toBe(0);
       await control.stake("1000"); // +10,000 energy: 79,715 free ≥ 77,142
-      gw.ctx.db.update(payoutOrders).set({ retryAt: 0 }).where(eq(payoutOrders.orderNo, o.orderNo)).run();
+      await seedRows(gw.ctx.db, (tx) => void tx.update(payoutOrders).set({ retryAt: 0 }).where(eq(payoutOrders.orderNo, o.orderNo)).run());
       await gw.gateway.runtime.afterChainChange("TRON"); // the payout run retries it
       expect(await get(o.orderNo)).toMatchObject({ status: "broadcasted" });
       expect(await confirmed(o.orderNo)).toMatchObject({ status: "confirmed" });

@@ -62,11 +62,11 @@ describe("energy delegations", () => {
 
   test("patchDelegation is a compare-and-set on the status it was read in", async () => {
     const d = await add({ status: "signed", payoutOrderId: payoutIds[1]! });
-    const moved = await patchDelegation(t.db, d.id, "signed", { status: "broadcasted", updatedAt: T + 1 });
+    const moved = await writeTx(t.db, async (tx) => await patchDelegation(tx, d.id, "signed", { status: "broadcasted", updatedAt: T + 1 }));
     expect([moved!.status, moved!.updatedAt]).toEqual(["broadcasted", T + 1]);
-    expect(await patchDelegation(t.db, d.id, "signed", { status: "failed" })).toBeUndefined();
+    expect(await writeTx(t.db, async (tx) => await patchDelegation(tx, d.id, "signed", { status: "failed" }))).toBeUndefined();
     // A patch within the same status (no transition) also names the status it expects.
-    expect((await patchDelegation(t.db, d.id, "broadcasted", { lastError: "timeout" }))!.lastError).toBe("timeout");
+    expect((await writeTx(t.db, async (tx) => await patchDelegation(tx, d.id, "broadcasted", { lastError: "timeout" })))!.lastError).toBe("timeout");
     const racers = await Promise.all(
       (["delegated", "failed"] as const).map((to) => writeTx(t.db, async (tx) => await patchDelegation(tx, d.id, "broadcasted", { status: to }))),
     );

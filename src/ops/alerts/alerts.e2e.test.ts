@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { startTestGateway, type TestGateway } from "../../testing/harness";
+import { seedRows } from "../../testing/seed";
 import { startReceiver, type Receiver } from "../../testing/receiver";
 import { sandboxClient } from "../../testing/sandbox";
 import { startCallbackWorker } from "../../callbacks/worker";
@@ -118,7 +119,7 @@ describe("alerts", () => {
     const b = await gw.client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { chainCode: "TRON", tokenSymbol: "USDT", bindKey: "gap" } });
     await tick();
     const addressId = gw.ctx.db.select().from(addresses).where(eq(addresses.address, b.address)).get()!.id;
-    gw.ctx.db.insert(ledgerEntries).values({ addressId, chain: "TRON", token: "USDT", kind: "adjustment", amount: "5000000", refType: "test", refId: "gap-1", createdAt: Date.now() }).run();
+    await seedRows(gw.ctx.db, (tx) => void tx.insert(ledgerEntries).values({ addressId, chain: "TRON", token: "USDT", kind: "adjustment", amount: "5000000", refType: "test", refId: "gap-1", createdAt: Date.now() }).run());
     const p = await gw.client.request<Obj>("POST", "/openapi/payout/orders", {
       body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: "PF-1", fromAddress: b.address, toAddress: randomAddress("TRON"), amount: "5", notifyUrl: "https://shop.example/po" },
     });
