@@ -12,7 +12,8 @@ import { startAnvil, type AnvilNode } from "../testing/anvil";
 import { chainCodes, chainModule } from "../chains/registry";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import { someAddresses } from "../testing/bsc-fixture";
-import { crashGateway, disposeCrashGateways, payoutSettled, type CrashGateway } from "../testing/crash";
+import { gasTopupAttempts, gasTopups, payoutOrders, payoutTxAttempts } from "../db/schema";
+import { crashGateway, disposeCrashGateways, payoutSettled, rowsOf, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 
 type Obj = Record<string, any>;
@@ -68,6 +69,19 @@ async function landedOf(node: AnvilNode, hashes: string[]): Promise<string[]> {
   return landed;
 }
 
+/** The replacements stored for payout `orderNo` (their hashes, in the order stored). */
+async function replacementsOf(c: CrashGateway, orderNo: string): Promise<string[]> {
+  const [payout] = await rowsOf(c, payoutOrders, { orderNo });
+  return (await rowsOf(c, payoutTxAttempts, { payoutOrderId: payout!.id })).map((a) => a.txHash);
+}
+
+/** The gas top-up of the payout the merchant numbered `merchantOrderNo`, and its replacements' hashes in the order stored. */
+async function topupOf(c: CrashGateway, merchantOrderNo: string) {
+  const [payout] = await rowsOf(c, payoutOrders, { merchantOrderNo });
+  const [topup] = await rowsOf(c, gasTopups, { payoutOrderId: payout!.id });
+  return { topup: topup!, replacements: (await rowsOf(c, gasTopupAttempts, { gasTopupId: topup!.id })).map((a) => a.txHash) };
+}
+
 const sentBy = async (node: AnvilNode, a: string) => Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [a, "latest"])));
 
 /** Runs `fn` with automine off (`mineSteadily`: a block every 150 ms from then on); automine is back on after. */
@@ -106,7 +120,7 @@ describe("a replaced EVM payout survives a crash", () => {
         // Not mined: after replace_after the gateway replaces it, stores the replacement, and dies.
         await g.proc.exited;
         expect(g.proc.signalCode).toBe("SIGKILL");
-        const stored = c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM payout_tx_attempts a JOIN payout_orders p ON p.id = a.payout_order_id WHERE p.order_no = ?", o.orderNo);
+        const stored = await replacementsOf(c, o.orderNo);
         expect(stored).toHaveLength(1);
         expect(await node.tokenBalance(token, to!)).toBe(0n);
 
@@ -114,9 +128,9 @@ describe("a replaced EVM payout survives a crash", () => {
         mineSteadily();
         const done = await payoutSettled(client, o.orderNo);
         expect(done).toMatchObject({ status: "confirmed", fromAddress: source });
-        const hashes = [o.txHash, ...c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM payout_tx_attempts a JOIN payout_orders p ON p.id = a.payout_order_id WHERE p.order_no = ?", o.orderNo).map((r) => r.tx_hash)];
+        const hashes = [o.txHash, ...(await replacementsOf(c, o.orderNo))];
         expect(hashes).toContain(done.txHash);
-        expect(hashes).toContain(stored[0]!.tx_hash);
+        expect(hashes).toContain(stored[0]!);
         expect(await landedOf(node, hashes)).toEqual([done.txHash]);
       });
       await expectPaidOnce(paid, g, to!);
@@ -142,15 +156,12 @@ describe("a replaced EVM gas top-up survives a crash", () => {
 
       const [to] = someAddresses(1, `topup-${point}`);
       const body = { ...binding, fromAddress: source, toAddress: to, amount: "20", merchantOrderNo: `TOPUP-REPLACE-${point}`, notifyUrl: "https://shop.example/po" };
-      const topupHashes = () =>
-        c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM gas_topup_attempts a JOIN gas_topups t ON t.id = a.gas_topup_id JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ? ORDER BY a.id", body.merchantOrderNo).map((r) => r.tx_hash);
       await withoutAutomine(node, async (mineSteadily) => {
         // The top-up is not mined: after replace_after the gateway replaces it, stores the replacement, and dies.
         expect(await client.request("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
         await g.proc.exited;
         expect(g.proc.signalCode).toBe("SIGKILL");
-        const [first] = c.query<{ tx_hash: string }>("SELECT t.tx_hash FROM gas_topups t JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ?", body.merchantOrderNo);
-        const stored = topupHashes();
+        const { topup: first, replacements: stored } = await topupOf(c, body.merchantOrderNo);
         expect(stored).toHaveLength(1);
         expect(await node.tokenBalance(token, to!)).toBe(0n);
 
@@ -159,11 +170,11 @@ describe("a replaced EVM gas top-up survives a crash", () => {
         const again = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
         const done = await payoutSettled(client, again.orderNo);
         expect(done).toMatchObject({ status: "confirmed", fromAddress: source });
-        const [topup] = c.query<{ tx_hash: string; status: string }>("SELECT t.tx_hash, t.status FROM gas_topups t JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ?", body.merchantOrderNo);
-        const hashes = [first!.tx_hash, ...topupHashes()];
+        const { topup, replacements } = await topupOf(c, body.merchantOrderNo);
+        const hashes = [first.txHash, ...replacements];
         expect(hashes).toContain(stored[0]!);
-        expect(topup!.status).toBe("confirmed");
-        expect(await landedOf(node, hashes)).toEqual([topup!.tx_hash]);
+        expect(topup.status).toBe("confirmed");
+        expect(await landedOf(node, hashes)).toEqual([topup.txHash]);
       });
       await expectPaidOnce(paid, g, to!);
       expect(await sentBy(node, gas)).toBe(1);

@@ -8,11 +8,11 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SQL } from "drizzle-orm";
 import type { ChainCode } from "../chains/types";
-import { closeDb, dbOver, type Db } from "../db/client";
+import { closeDb, closeSqlite, dbOver, type Db } from "../db/client";
 import { openPgDb } from "../db/tx-pg";
 import { StablegateClient } from "../sdk/client";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { sandboxTransfers } from "../db/schema";
+import { addresses, sandboxTransfers, solTokenAccounts } from "../db/schema";
 import { tableRows, testSql } from "./engine-rows";
 import { TEST_ENGINE, type TestEngine } from "./engines";
 import { eventually } from "./wait";
@@ -104,7 +104,9 @@ function readerOf(s: TempSetup): <T>(fn: (db: Db) => Promise<T>) => Promise<T> {
       try {
         return await fn(db);
       } finally {
-        await closeDb(db);
+        // Finalizing drizzle's prepared statements releases the file now: a lazy close kept it
+        // open until they were collected, and `restore` then found the database in use.
+        closeSqlite(db, true);
       }
     };
   }
@@ -151,10 +153,16 @@ export async function minedTransfers(c: CrashGateway, match: Partial<typeof sand
   return (await rowsOf(c, sandboxTransfers, match)).filter((t) => t.blockNumber !== null);
 }
 
+/** The Solana token-accounts row of the receiving address `address` (undefined: none yet). */
+export async function solTokenAccountOf(c: CrashGateway, address: string): Promise<typeof solTokenAccounts.$inferSelect | undefined> {
+  const [a] = await rowsOf(c, addresses, { chain: "SOL", address });
+  return a ? (await rowsOf(c, solTokenAccounts, { addressId: a.id }))[0] : undefined;
+}
+
 /** Until the Solana token-accounts job has sent (or finished) `address`'s token account, as it does for every receiving address. */
 export function solTokenAccountMade(c: CrashGateway, address: string): Promise<unknown> {
   return eventually(
-    () => c.query<{ status: string }>("SELECT s.status FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", address)[0]?.status.match(/^(broadcasted|created)$/),
+    async () => (await solTokenAccountOf(c, address))?.status.match(/^(broadcasted|created)$/),
     60_000,
     "the source's token account created by the gas wallet",
     50,

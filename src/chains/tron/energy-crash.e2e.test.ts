@@ -5,7 +5,8 @@
 // stake is back. The operator side runs through the CLI: `energy status --json`, `energy stake`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTronChain, type TronChainFixture } from "../../testing/chain-fixture";
-import { crashGateway, disposeCrashGateways, payoutSettled } from "../../testing/crash";
+import { energyDelegations } from "../../db/schema";
+import { crashGateway, disposeCrashGateways, payoutSettled, rowsOf } from "../../testing/crash";
 import { rpcChainToml } from "../../testing/process";
 import { TRX } from "../../testing/tron-fixture";
 import { eventually } from "../../testing/wait";
@@ -66,14 +67,14 @@ describe("TRON energy: killed at each step, restarted", () => {
       const first = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
       const o = await payoutSettled(client, first.orderNo);
       expect(o).toMatchObject({ status: "confirmed" });
-      await eventually(() => c.query<{ status: string }>("SELECT status FROM energy_delegations")[0]?.status === "reclaimed", 40_000, "the delegation reclaimed", 50);
+      await eventually(async () => (await rowsOf(c, energyDelegations))[0]?.status === "reclaimed", 40_000, "the delegation reclaimed", 50);
       expect(await g.kill("SIGTERM")).toBe(0);
 
       expect(await fx.tokenBalance(to!)).toBe(20_000_000n);
       expect(await fx.sentBy(b.address)).toBe(1);
       // One stake, one delegation, one reclaim: nothing signed twice by the energy wallet.
       expect(await fx.sentBy(wallet)).toBe(3);
-      expect(c.query("SELECT status FROM energy_delegations")).toEqual([{ status: "reclaimed" }]);
+      expect((await rowsOf(c, energyDelegations)).map((d) => d.status)).toEqual(["reclaimed"]);
       const chain = fx.raw.node.chain;
       expect(chain.delegated(wallet, b.address)).toBe(0n);
       expect(chain.accountOf(wallet)!.frozenEnergy).toBe(20_000n * TRX);
