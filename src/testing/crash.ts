@@ -4,7 +4,7 @@
 // engine (SG_TEST_DB, src/testing/engines.ts): a SQLite file, or a PostgreSQL database of its own
 // cloned from the run's migrated template; `read`/`rows` read it on either engine (engine-rows).
 import { Database } from "bun:sqlite";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SQL } from "drizzle-orm";
 import type { ChainCode } from "../chains/types";
@@ -15,6 +15,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { addresses, sandboxTransfers, solTokenAccounts } from "../db/schema";
 import { tableRows, testSql } from "./engine-rows";
 import { TEST_ENGINE, type TestEngine } from "./engines";
+import { createTestDatabase } from "./postgres";
 import { eventually } from "./wait";
 import { BUN, ROOT, rpcChainToml, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
 
@@ -39,8 +40,12 @@ export interface CrashGateway {
   start(crashAt?: string): Promise<GatewayProcess>;
   /** Runs the CLI on this config (spawned: the nodes and other cases in this process keep running). */
   cli(...args: string[]): Promise<CliResult>;
-  /** A read-only query on the gateway's SQLite file (SQLite children only; `rows`/`read` read either engine). */
-  query<T>(sql: string, ...args: Array<string | number>): T[];
+  /**
+   * `restore --from FILE` the way an operator restores on the gateway's engine (the gateway stopped):
+   * SQLite in place; PostgreSQL (pg_restore, DESIGN 22) into a new empty database that the config
+   * then names, as the refusal of a database with rows tells the operator. Reads follow it.
+   */
+  restore(from: string): Promise<CliResult>;
   /** Runs `fn` on a handle to the gateway's database, on its engine (tableRows, testSql, stores). */
   read<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** One portable statement (drizzle's `sql`) on the gateway's database; its rows. */
@@ -79,17 +84,12 @@ export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGate
       return g;
     },
     cli: (...args) => cli([...args, "--config", s.configPath], s.env),
+    async restore(from) {
+      if (s.dbUrl) await pointAtEmptyDatabase(s);
+      return await cli(["restore", "--from", from, "--config", s.configPath], s.env);
+    },
     read,
     rows: <T>(q: SQL) => read((db) => testSql<T>(db, q)),
-    query<T>(sql: string, ...args: Array<string | number>): T[] {
-      if (s.dbUrl) throw new Error("crash gateway: query() reads a SQLite file; on PostgreSQL use rows() or read()");
-      const db = new Database(s.dbPath, { readonly: true });
-      try {
-        return db.query(sql).all(...args) as T[];
-      } finally {
-        db.close();
-      }
-    },
   };
 }
 
@@ -110,12 +110,29 @@ function readerOf(s: TempSetup): <T>(fn: (db: Db) => Promise<T>) => Promise<T> {
       }
     };
   }
-  let pool: Db | null = null;
+  let pool: { url: string; db: Db } | null = null;
+  const close = async () => {
+    if (pool) await closeDb(pool.db).catch(() => undefined);
+    pool = null;
+  };
   // Closed before the database is dropped (live runs newest first).
-  live.push(async () => {
-    if (pool) await closeDb(pool);
-  });
-  return async (fn) => await fn((pool ??= openPgDb(s.dbUrl!, 2)));
+  live.push(close);
+  return async (fn) => {
+    // After a restore the config names another database (pointAtEmptyDatabase): read that one.
+    if (pool && pool.url !== s.dbUrl) await close();
+    pool ??= { url: s.dbUrl!, db: openPgDb(s.dbUrl!, 2) };
+    return await fn(pool.db);
+  };
+}
+
+/** A new empty PostgreSQL database for `s`, named by its config's [database] url from now on (the old one kept, dropped at dispose). */
+async function pointAtEmptyDatabase(s: TempSetup): Promise<void> {
+  const fresh = await createTestDatabase({ empty: true });
+  live.push(() => fresh.drop().catch(() => undefined));
+  const config = readFileSync(s.configPath, "utf8");
+  if (!config.includes(`url = "${s.dbUrl}"`)) throw new Error("crash gateway: the config does not name its database");
+  writeFileSync(s.configPath, config.replace(`url = "${s.dbUrl}"`, `url = "${fresh.url}"`));
+  s.dbUrl = fresh.url;
 }
 
 export interface CliResult {
