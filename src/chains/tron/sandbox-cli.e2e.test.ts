@@ -11,8 +11,9 @@ import { ENERGY_NEW_HOLDER } from "./resources";
 
 type Obj = Record<string, any>;
 afterAll(() => disposeCrashGateways());
+// The two cases run at once: each has its own gateway process and sandbox chain, and mostly waits on it.
 
-test("make run rehearsal: fund the energy wallet over /sandbox, stake by the CLI, a payout takes delegated energy", async () => {
+test.concurrent("make run rehearsal: fund the energy wallet over /sandbox, stake by the CLI, a payout takes delegated energy", async () => {
   const c = await crashGateway({ merchantName: "rehearsal", toml: SANDBOX_TRON_ONLY.replace("[chains.TRON]\n", '[chains.TRON]\nenergy = { mode = "stake", fallback = "burn" }\n') });
   const g = await c.start();
   try {
@@ -43,7 +44,7 @@ test("make run rehearsal: fund the energy wallet over /sandbox, stake by the CLI
   }
 }, 120_000);
 
-test("energy stake while [chains.TRON.energy] mode = \"burn\" warns that the stake will not be used (it is still made)", async () => {
+test.concurrent("energy stake while [chains.TRON.energy] mode = \"burn\" warns that the stake will not be used (it is still made)", async () => {
   const c = await crashGateway({ merchantName: "burner", toml: SANDBOX_TRON_ONLY.replace("[chains.TRON]\n", '[chains.TRON]\nenergy = { mode = "burn" }\n') });
   const g = await c.start();
   try {
