@@ -62,6 +62,28 @@ export type CrashGatewayOptions = (
 
 const live: Array<() => Promise<unknown> | unknown> = [];
 
+/**
+ * Process starts at once: a crash suite's rows start their gateways and CLI calls together, and
+ * a bun start is the most CPU a row spends at once; on two loaded cores seventeen of them at once
+ * ran past the 45 s start deadline. A start (until /healthz answers) or a CLI run takes a slot.
+ */
+const START_SLOTS = 4;
+let startsRunning = 0;
+const startQueue: Array<() => void> = [];
+
+async function inStartSlot<T>(fn: () => Promise<T>): Promise<T> {
+  if (startsRunning >= START_SLOTS) await new Promise<void>((go) => startQueue.push(go));
+  else startsRunning++;
+  try {
+    return await fn();
+  } finally {
+    // The slot passes to the next waiter, or is freed.
+    const next = startQueue.shift();
+    if (next) next();
+    else startsRunning--;
+  }
+}
+
 /** A temp setup (sandbox `toml`, or one chain in rpc mode) with a merchant made by the CLI. */
 export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGateway> {
   const engine = opts.engine ?? TEST_ENGINE;
@@ -79,7 +101,7 @@ export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGate
     client: new StablegateClient({ baseUrl: s.url, merchantUid, apiKey }),
     async start(crashAt) {
       // Crash suites start many child gateways at once on shared cores: a generous start deadline.
-      const g = await startGatewayProcess(s, { extraEnv: crashAt ? { STABLEGATE_CRASH_AT: crashAt } : {}, timeoutMs: 45_000 });
+      const g = await inStartSlot(() => startGatewayProcess(s, { extraEnv: crashAt ? { STABLEGATE_CRASH_AT: crashAt } : {}, timeoutMs: 45_000 }));
       live.push(() => (g.proc.exitCode === null && g.proc.signalCode === null ? g.kill("SIGKILL") : undefined));
       return g;
     },
@@ -142,10 +164,12 @@ export interface CliResult {
 }
 
 /** runCli without blocking: the test nodes (TRON, SOL) answer from this process meanwhile. */
-async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, stdout, stderr };
+function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return inStartSlot(async () => {
+    const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    return { code, stdout, stderr };
+  });
 }
 
 /** `merchant create --json` through the CLI, as an operator would. */
