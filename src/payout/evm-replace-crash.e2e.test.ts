@@ -12,20 +12,39 @@ import { startAnvil, type AnvilNode } from "../testing/anvil";
 import { chainCodes, chainModule } from "../chains/registry";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import { someAddresses } from "../testing/bsc-fixture";
-import { crashGateway, disposeCrashGateways, payoutSettled, type CrashGateway } from "../testing/crash";
+import { gasTopupAttempts, gasTopups, payoutOrders, payoutTxAttempts } from "../db/schema";
+import { crashGateway, disposeCrashGateways, payoutSettled, rowsOf, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 
 type Obj = Record<string, any>;
 const CHAINS: ChainCode[] = ["BSC", "BASE"];
-const nodes = new Map<ChainCode, AnvilNode>();
+
+/**
+ * Three lanes, each an anvil of its own (a row turns its node's automine off, so rows sharing a
+ * node take turns): BSC's payout rows, BASE's, and BSC's top-up rows. The lanes run at once (the
+ * rows mostly wait for replace_after and blocks).
+ */
+type Lane = ChainCode | "BSC-topup";
+const LANES: Array<[Lane, ChainCode]> = [["BSC", "BSC"], ["BASE", "BASE"], ["BSC-topup", "BSC"]];
+const nodes = new Map<Lane, AnvilNode>();
+const turns = new Map<Lane, Promise<unknown>>();
+
+/** Runs `fn` once the rows before it in `lane` have finished. */
+function inLane(lane: Lane, fn: () => Promise<void>): Promise<void> {
+  const run = (turns.get(lane) ?? Promise.resolve()).then(fn, fn);
+  turns.set(lane, run.catch(() => undefined));
+  return run;
+}
 
 beforeAll(async () => {
-  for (const chain of CHAINS) nodes.set(chain, await startAnvil({ chain, baseFee: 10n ** 9n }));
+  await Promise.all(LANES.map(async ([lane, chain]) => nodes.set(lane, await startAnvil({ chain, baseFee: 10n ** 9n }))));
 });
 afterAll(async () => {
   await disposeCrashGateways();
   for (const n of nodes.values()) await n.stop();
 });
+/** A row's timeout: it may wait for the other row of its lane. */
+const ROW_MS = 2 * 120_000;
 
 /** Only `chain` enabled, in rpc mode on `url`, replacing after 1 s. */
 const toml = (chain: ChainCode, url: string) =>
@@ -38,8 +57,8 @@ const toml = (chain: ChainCode, url: string) =>
  * A child gateway on `chain` that kills itself at `point`, started, with a binding paid 50 USDT
  * (and `native` coin when given) whose deposit completed.
  */
-async function paidSource(chain: ChainCode, point: string, name: string, native?: bigint) {
-  const node = nodes.get(chain)!;
+async function paidSource(lane: Lane, chain: ChainCode, point: string, name: string, native?: bigint) {
+  const node = nodes.get(lane)!;
   const t = chainModule(chain).defaults.tokens.find((x) => x.symbol === "USDT") ?? chainModule(chain).defaults.tokens[0]!;
   const token = t.symbol as TokenSymbol;
   const units = (whole: bigint) => whole * 10n ** BigInt(t.decimals);
@@ -68,6 +87,19 @@ async function landedOf(node: AnvilNode, hashes: string[]): Promise<string[]> {
   return landed;
 }
 
+/** The replacements stored for payout `orderNo` (their hashes, in the order stored). */
+async function replacementsOf(c: CrashGateway, orderNo: string): Promise<string[]> {
+  const [payout] = await rowsOf(c, payoutOrders, { orderNo });
+  return (await rowsOf(c, payoutTxAttempts, { payoutOrderId: payout!.id })).map((a) => a.txHash);
+}
+
+/** The gas top-up of the payout the merchant numbered `merchantOrderNo`, and its replacements' hashes in the order stored. */
+async function topupOf(c: CrashGateway, merchantOrderNo: string) {
+  const [payout] = await rowsOf(c, payoutOrders, { merchantOrderNo });
+  const [topup] = await rowsOf(c, gasTopups, { payoutOrderId: payout!.id });
+  return { topup: topup!, replacements: (await rowsOf(c, gasTopupAttempts, { gasTopupId: topup!.id })).map((a) => a.txHash) };
+}
+
 const sentBy = async (node: AnvilNode, a: string) => Number(BigInt(await node.rpc<string>("eth_getTransactionCount", [a, "latest"])));
 
 /** Runs `fn` with automine off (`mineSteadily`: a block every 150 ms from then on); automine is back on after. */
@@ -93,10 +125,10 @@ async function expectPaidOnce(p: Awaited<ReturnType<typeof paidSource>>, g: Awai
 const ROWS = CHAINS.flatMap((chain) => ["payout:after-replace-commit", "payout:after-replace-broadcast"].map((point) => [chain, point] as const));
 
 describe("a replaced EVM payout survives a crash", () => {
-  test.each(ROWS)(
+  test.concurrent.each(ROWS)(
     "%s: killed at %s, restarted: paid exactly once, with one of its stored hashes",
-    async (chain, point) => {
-      const paid = await paidSource(chain, point, "replace", 10n ** 17n);
+    (chain, point) => inLane(chain, async () => {
+      const paid = await paidSource(chain, chain, point, "replace", 10n ** 17n);
       const { node, token, c, client, binding, source } = paid;
       let g = paid.g;
       const [to] = someAddresses(1, `${chain}-${point}`);
@@ -106,7 +138,7 @@ describe("a replaced EVM payout survives a crash", () => {
         // Not mined: after replace_after the gateway replaces it, stores the replacement, and dies.
         await g.proc.exited;
         expect(g.proc.signalCode).toBe("SIGKILL");
-        const stored = c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM payout_tx_attempts a JOIN payout_orders p ON p.id = a.payout_order_id WHERE p.order_no = ?", o.orderNo);
+        const stored = await replacementsOf(c, o.orderNo);
         expect(stored).toHaveLength(1);
         expect(await node.tokenBalance(token, to!)).toBe(0n);
 
@@ -114,24 +146,24 @@ describe("a replaced EVM payout survives a crash", () => {
         mineSteadily();
         const done = await payoutSettled(client, o.orderNo);
         expect(done).toMatchObject({ status: "confirmed", fromAddress: source });
-        const hashes = [o.txHash, ...c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM payout_tx_attempts a JOIN payout_orders p ON p.id = a.payout_order_id WHERE p.order_no = ?", o.orderNo).map((r) => r.tx_hash)];
+        const hashes = [o.txHash, ...(await replacementsOf(c, o.orderNo))];
         expect(hashes).toContain(done.txHash);
-        expect(hashes).toContain(stored[0]!.tx_hash);
+        expect(hashes).toContain(stored[0]!);
         expect(await landedOf(node, hashes)).toEqual([done.txHash]);
       });
       await expectPaidOnce(paid, g, to!);
-    },
-    120_000,
+    }),
+    ROW_MS,
   );
 });
 
 const TOPUP_ROWS = ["payout:after-topup-replace-commit", "payout:after-topup-replace-broadcast"] as const;
 
 describe("a replaced EVM gas top-up survives a crash", () => {
-  test.each(TOPUP_ROWS)(
+  test.concurrent.each(TOPUP_ROWS)(
     "BSC: killed at %s, restarted: the gas wallet sends once, with one of the top-up's stored hashes; paid exactly once",
-    async (point) => {
-      const paid = await paidSource("BSC", point, "topup-replace");
+    (point) => inLane("BSC-topup", async () => {
+      const paid = await paidSource("BSC-topup", "BSC", point, "topup-replace");
       const { node, token, c, client, binding, source } = paid;
       let g = paid.g;
       // The source holds no native coin: the gas wallet (index 0) tops it up (`wallet gas` shows it).
@@ -142,15 +174,12 @@ describe("a replaced EVM gas top-up survives a crash", () => {
 
       const [to] = someAddresses(1, `topup-${point}`);
       const body = { ...binding, fromAddress: source, toAddress: to, amount: "20", merchantOrderNo: `TOPUP-REPLACE-${point}`, notifyUrl: "https://shop.example/po" };
-      const topupHashes = () =>
-        c.query<{ tx_hash: string }>("SELECT a.tx_hash FROM gas_topup_attempts a JOIN gas_topups t ON t.id = a.gas_topup_id JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ? ORDER BY a.id", body.merchantOrderNo).map((r) => r.tx_hash);
       await withoutAutomine(node, async (mineSteadily) => {
         // The top-up is not mined: after replace_after the gateway replaces it, stores the replacement, and dies.
         expect(await client.request("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
         await g.proc.exited;
         expect(g.proc.signalCode).toBe("SIGKILL");
-        const [first] = c.query<{ tx_hash: string }>("SELECT t.tx_hash FROM gas_topups t JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ?", body.merchantOrderNo);
-        const stored = topupHashes();
+        const { topup: first, replacements: stored } = await topupOf(c, body.merchantOrderNo);
         expect(stored).toHaveLength(1);
         expect(await node.tokenBalance(token, to!)).toBe(0n);
 
@@ -159,15 +188,15 @@ describe("a replaced EVM gas top-up survives a crash", () => {
         const again = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
         const done = await payoutSettled(client, again.orderNo);
         expect(done).toMatchObject({ status: "confirmed", fromAddress: source });
-        const [topup] = c.query<{ tx_hash: string; status: string }>("SELECT t.tx_hash, t.status FROM gas_topups t JOIN payout_orders p ON p.id = t.payout_order_id WHERE p.merchant_order_no = ?", body.merchantOrderNo);
-        const hashes = [first!.tx_hash, ...topupHashes()];
+        const { topup, replacements } = await topupOf(c, body.merchantOrderNo);
+        const hashes = [first.txHash, ...replacements];
         expect(hashes).toContain(stored[0]!);
-        expect(topup!.status).toBe("confirmed");
-        expect(await landedOf(node, hashes)).toEqual([topup!.tx_hash]);
+        expect(topup.status).toBe("confirmed");
+        expect(await landedOf(node, hashes)).toEqual([topup.txHash]);
       });
       await expectPaidOnce(paid, g, to!);
       expect(await sentBy(node, gas)).toBe(1);
-    },
-    120_000,
+    }),
+    ROW_MS,
   );
 });

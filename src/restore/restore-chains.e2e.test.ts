@@ -4,12 +4,15 @@
 // the first payout, so the retry is a new order, but the source's chain shows a transfer the
 // database never recorded: the payout is held (submitted, lastError names the hold), the
 // exception is listed and alerted, and nothing is sent twice. After `restore ack` the held
-// payout goes out (the operator confirmed), as docs/operations.md says.
+// payout goes out (the operator confirmed), as docs/operations.md says. On PostgreSQL the backup
+// is a pg_dump archive and the restore pg_restore into a new empty database the config then names
+// (DESIGN 22; crash.ts `restore`).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { chainFixtures, solSuiteCase, startEvmChain, startTonChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
-import { crashGateway, disposeCrashGateways, solTokenAccountMade, type CrashGateway } from "../testing/crash";
+import { alerts, auditLog, callbacks, payinOrders, payoutOrders, transfers } from "../db/schema";
+import { crashGateway, disposeCrashGateways, rowsOf, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 import type { SolTestToken } from "../testing/sol-fixture";
 import type { ChainCode } from "../chains/types";
@@ -82,7 +85,8 @@ const restoreRow = (_chain: string, k: RestoreCase) =>
       );
 
       // The backup, taken while serving.
-      const backup = join(c.s.dir, "before-payout.db");
+      // On PostgreSQL a pg_dump archive, restored by pg_restore (DESIGN 22); on SQLite a copy of the file.
+      const backup = join(c.s.dir, c.s.dbUrl ? "before-payout.dump" : "before-payout.db");
       const made = await c.cli("backup", "--out", backup);
       expect(made.code).toBe(0);
 
@@ -97,10 +101,10 @@ const restoreRow = (_chain: string, k: RestoreCase) =>
       );
       // A binding made after the backup: the restored database does not know its address.
       const lost = (await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey: "after-backup" } })).address as string;
-      const lateOrder = c.query<{ order_no: string }>("SELECT order_no FROM payin_orders WHERE amount = ? AND binding_id IS NOT NULL", units(5n).toString())[0]!.order_no;
-      const eventsOf = (orderNo: string) => c.query<{ id: string; order_status: string }>("SELECT id, order_status FROM callbacks WHERE order_no = ? ORDER BY id", orderNo);
-      const lateEvents = eventsOf(lateOrder);
-      expect(lateEvents.map((e) => e.order_status)).toContain("completed");
+      const lateOrder = (await rowsOf(c, payinOrders, { amount: units(5n).toString() })).find((o) => o.bindingId !== null)!.orderNo;
+      const eventsOf = async (orderNo: string) => (await rowsOf(c, callbacks, { orderNo })).map((e) => ({ id: e.id, status: e.status }));
+      const lateEvents = await eventsOf(lateOrder);
+      expect(lateEvents.map((e) => e.status)).toContain("completed");
 
       const [to] = fx.receivers(1, `restore-${k.chain}`);
       const body = { ...binding, fromAddress: source, toAddress: to, amount: "20", merchantOrderNo: `${k.chain}-RESTORE-1`, notifyUrl: "https://shop.example/po" };
@@ -116,23 +120,23 @@ const restoreRow = (_chain: string, k: RestoreCase) =>
           50,
         );
       expect(await settled(first.orderNo)).toMatchObject({ status: "confirmed" });
-      const firstTx = c.query<{ tx_hash: string }>("SELECT tx_hash FROM payout_orders WHERE order_no = ?", first.orderNo)[0]!.tx_hash;
+      const firstTx = (await rowsOf(c, payoutOrders, { orderNo: first.orderNo }))[0]!.txHash;
       expect(await g.kill("SIGTERM")).toBe(0);
       expect(await fx.tokenBalance(to!)).toBe(units(20n));
       expect(await fx.sentBy(source)).toBe(1);
 
       // A small gap: the skipped indexes are derived and watched in the background, a slice at a time.
       appendFileSync(c.s.configPath, "\n[restore]\nindex_gap = 20\n");
-      const restored = await c.cli("restore", "--from", backup);
+      const restored = await c.restore(backup);
       expect(restored.stderr).toBe("");
       expect(restored.code).toBe(0);
       g = await c.start();
       // The rescan makes the same order under the same number, and its callbacks under the same eventIds.
-      await eventually(() => eventsOf(lateOrder).some((e) => e.order_status === "completed"), 40_000, "the late deposit found again by the rescan", 50);
+      await eventually(async () => (await eventsOf(lateOrder)).some((e) => e.status === "completed"), 40_000, "the late deposit found again by the rescan", 50);
       // (A rescan of final blocks may skip an intermediate status, e.g. TRON's confirming: never a new id.)
-      const again = eventsOf(lateOrder);
+      const again = await eventsOf(lateOrder);
       for (const e of again) expect(lateEvents).toContainEqual(e);
-      expect(again.find((e) => e.order_status === "completed")).toEqual(lateEvents.find((e) => e.order_status === "completed"));
+      expect(again.find((e) => e.status === "completed")).toEqual(lateEvents.find((e) => e.status === "completed"));
 
       // The index the lost binding took is skipped and still watched: a payment to it is an unmatched deposit, not lost.
       const again2 = await client.request<Obj>("POST", "/openapi/payin/exclusive-bindings", { body: { ...binding, bindKey: "after-backup" } });
@@ -140,7 +144,7 @@ const restoreRow = (_chain: string, k: RestoreCase) =>
       k.beforeLatePay?.(fx);
       await fx.pay(lost, units(1n));
       await eventually(
-        () => c.query<{ r: string }>("SELECT unmatched_reason AS r FROM transfers WHERE to_address = ?", lost)[0]?.r === "restore_gap",
+        async () => (await rowsOf(c, transfers, { toAddress: lost }))[0]?.unmatchedReason === "restore_gap",
         40_000,
         "a payment to an address handed out after the backup recorded as an unmatched deposit",
         50,
@@ -149,16 +153,14 @@ const restoreRow = (_chain: string, k: RestoreCase) =>
       // The merchant retries: the restored database has never seen this merchantOrderNo.
       const retry = await client.request<Obj>("POST", "/openapi/payout/orders", { body });
       expect(retry.orderNo).not.toBe(first.orderNo);
-      const held = await eventually(
-        () => c.query<{ status: string; last_error: string | null }>("SELECT status, last_error FROM payout_orders WHERE order_no = ?", retry.orderNo)[0]?.last_error?.startsWith("held after restore") && true,
+      const row = await eventually(
+        async () => (await rowsOf(c, payoutOrders, { orderNo: retry.orderNo })).find((p) => p.lastError?.startsWith("held after restore")),
         30_000,
         "the retried payout held",
         50,
       );
-      expect(held).toBe(true);
-      const [row] = c.query<{ status: string; last_error: string; signed_tx: string | null }>("SELECT status, last_error, signed_tx FROM payout_orders WHERE order_no = ?", retry.orderNo);
-      expect(row).toMatchObject({ status: "submitted", signed_tx: null });
-      expect(row!.last_error).toContain(`restore ack ${fx.chain} ${source}`);
+      expect(row).toMatchObject({ status: "submitted", signedTx: null });
+      expect(row.lastError).toContain(`restore ack ${fx.chain} ${source}`);
 
       const listed = await c.cli("restore", "list", "--json");
       expect(listed.code).toBe(0);
@@ -166,12 +168,10 @@ const restoreRow = (_chain: string, k: RestoreCase) =>
       expect(unrecorded).toHaveLength(1);
       expect(unrecorded[0]).toMatchObject({ chainCode: fx.chain, address: source, txHash: firstTx, asset: fx.token, amount: units(20n).toString(), toAddress: to });
       if (k.nonce !== undefined) expect(unrecorded[0]!.nonce).toBe(k.nonce);
-      await eventually(
-        async () => (JSON.parse((await c.cli("alerts", "list", "--firing", "--json")).stdout) as Obj[]).some((a) => a.condition === "unrecorded_outgoing" && a.subject === fx.chain),
-        30_000,
-        "alert unrecorded_outgoing",
-        200,
-      );
+      // Waited for in the database (a CLI process per poll cost a bun start each), then listed by the CLI.
+      await eventually(async () => (await rowsOf(c, alerts, { condition: "unrecorded_outgoing", subject: fx.chain, status: "firing" })).length > 0, 30_000, "alert unrecorded_outgoing", 50);
+      const firing = JSON.parse((await c.cli("alerts", "list", "--firing", "--json")).stdout) as Obj[];
+      expect(firing.filter((a) => a.condition === "unrecorded_outgoing").map((a) => a.subject)).toEqual([fx.chain]);
       // Held: payout runs come and go, nothing is sent.
       await Bun.sleep(1500);
       expect(await fx.sentBy(source)).toBe(1);
@@ -188,7 +188,7 @@ const restoreRow = (_chain: string, k: RestoreCase) =>
       expect(await fx.sentBy(source)).toBe(2);
       expect(await fx.tokenBalance(to!)).toBe(units(40n));
       expect(await fx.tokenBalance(source)).toBe(units(15n));
-      expect(c.query<{ action: string; actor: string }>("SELECT action, actor FROM audit_log WHERE action = 'restore.ack'")).toEqual([{ action: "restore.ack", actor: "cli" }]);
+      expect((await rowsOf(c, auditLog, { action: "restore.ack" })).map((a) => ({ action: a.action, actor: a.actor }))).toEqual([{ action: "restore.ack", actor: "cli" }]);
   });
 const ROW_MS = 180_000;
 const rows = (shared: boolean) => CASES.filter((k) => !!k.shared === shared).map((k) => [k.name ?? k.chain, k] as const);

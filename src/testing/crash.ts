@@ -4,17 +4,18 @@
 // engine (SG_TEST_DB, src/testing/engines.ts): a SQLite file, or a PostgreSQL database of its own
 // cloned from the run's migrated template; `read`/`rows` read it on either engine (engine-rows).
 import { Database } from "bun:sqlite";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SQL } from "drizzle-orm";
 import type { ChainCode } from "../chains/types";
-import { closeDb, dbOver, type Db } from "../db/client";
+import { closeDb, closeSqlite, dbOver, type Db } from "../db/client";
 import { openPgDb } from "../db/tx-pg";
 import { StablegateClient } from "../sdk/client";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { sandboxTransfers } from "../db/schema";
+import { addresses, sandboxTransfers, solTokenAccounts } from "../db/schema";
 import { tableRows, testSql } from "./engine-rows";
 import { TEST_ENGINE, type TestEngine } from "./engines";
+import { createTestDatabase } from "./postgres";
 import { eventually } from "./wait";
 import { BUN, ROOT, rpcChainToml, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
 
@@ -39,8 +40,12 @@ export interface CrashGateway {
   start(crashAt?: string): Promise<GatewayProcess>;
   /** Runs the CLI on this config (spawned: the nodes and other cases in this process keep running). */
   cli(...args: string[]): Promise<CliResult>;
-  /** A read-only query on the gateway's SQLite file (SQLite children only; `rows`/`read` read either engine). */
-  query<T>(sql: string, ...args: Array<string | number>): T[];
+  /**
+   * `restore --from FILE` the way an operator restores on the gateway's engine (the gateway stopped):
+   * SQLite in place; PostgreSQL (pg_restore, DESIGN 22) into a new empty database that the config
+   * then names, as the refusal of a database with rows tells the operator. Reads follow it.
+   */
+  restore(from: string): Promise<CliResult>;
   /** Runs `fn` on a handle to the gateway's database, on its engine (tableRows, testSql, stores). */
   read<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** One portable statement (drizzle's `sql`) on the gateway's database; its rows. */
@@ -56,6 +61,28 @@ export type CrashGatewayOptions = (
 };
 
 const live: Array<() => Promise<unknown> | unknown> = [];
+
+/**
+ * Process starts at once: a crash suite's rows start their gateways and CLI calls together, and
+ * a bun start is the most CPU a row spends at once; on two loaded cores seventeen of them at once
+ * ran past the 45 s start deadline. A start (until /healthz answers) or a CLI run takes a slot.
+ */
+const START_SLOTS = 4;
+let startsRunning = 0;
+const startQueue: Array<() => void> = [];
+
+async function inStartSlot<T>(fn: () => Promise<T>): Promise<T> {
+  if (startsRunning >= START_SLOTS) await new Promise<void>((go) => startQueue.push(go));
+  else startsRunning++;
+  try {
+    return await fn();
+  } finally {
+    // The slot passes to the next waiter, or is freed.
+    const next = startQueue.shift();
+    if (next) next();
+    else startsRunning--;
+  }
+}
 
 /** A temp setup (sandbox `toml`, or one chain in rpc mode) with a merchant made by the CLI. */
 export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGateway> {
@@ -74,22 +101,17 @@ export async function crashGateway(opts: CrashGatewayOptions): Promise<CrashGate
     client: new StablegateClient({ baseUrl: s.url, merchantUid, apiKey }),
     async start(crashAt) {
       // Crash suites start many child gateways at once on shared cores: a generous start deadline.
-      const g = await startGatewayProcess(s, { extraEnv: crashAt ? { STABLEGATE_CRASH_AT: crashAt } : {}, timeoutMs: 45_000 });
+      const g = await inStartSlot(() => startGatewayProcess(s, { extraEnv: crashAt ? { STABLEGATE_CRASH_AT: crashAt } : {}, timeoutMs: 45_000 }));
       live.push(() => (g.proc.exitCode === null && g.proc.signalCode === null ? g.kill("SIGKILL") : undefined));
       return g;
     },
     cli: (...args) => cli([...args, "--config", s.configPath], s.env),
+    async restore(from) {
+      if (s.dbUrl) await pointAtEmptyDatabase(s);
+      return await cli(["restore", "--from", from, "--config", s.configPath], s.env);
+    },
     read,
     rows: <T>(q: SQL) => read((db) => testSql<T>(db, q)),
-    query<T>(sql: string, ...args: Array<string | number>): T[] {
-      if (s.dbUrl) throw new Error("crash gateway: query() reads a SQLite file; on PostgreSQL use rows() or read()");
-      const db = new Database(s.dbPath, { readonly: true });
-      try {
-        return db.query(sql).all(...args) as T[];
-      } finally {
-        db.close();
-      }
-    },
   };
 }
 
@@ -104,16 +126,35 @@ function readerOf(s: TempSetup): <T>(fn: (db: Db) => Promise<T>) => Promise<T> {
       try {
         return await fn(db);
       } finally {
-        await closeDb(db);
+        // Finalizing drizzle's prepared statements releases the file now: a lazy close kept it
+        // open until they were collected, and `restore` then found the database in use.
+        closeSqlite(db, true);
       }
     };
   }
-  let pool: Db | null = null;
+  let pool: { url: string; db: Db } | null = null;
+  const close = async () => {
+    if (pool) await closeDb(pool.db).catch(() => undefined);
+    pool = null;
+  };
   // Closed before the database is dropped (live runs newest first).
-  live.push(async () => {
-    if (pool) await closeDb(pool);
-  });
-  return async (fn) => await fn((pool ??= openPgDb(s.dbUrl!, 2)));
+  live.push(close);
+  return async (fn) => {
+    // After a restore the config names another database (pointAtEmptyDatabase): read that one.
+    if (pool && pool.url !== s.dbUrl) await close();
+    pool ??= { url: s.dbUrl!, db: openPgDb(s.dbUrl!, 2) };
+    return await fn(pool.db);
+  };
+}
+
+/** A new empty PostgreSQL database for `s`, named by its config's [database] url from now on (the old one kept, dropped at dispose). */
+async function pointAtEmptyDatabase(s: TempSetup): Promise<void> {
+  const fresh = await createTestDatabase({ empty: true });
+  live.push(() => fresh.drop().catch(() => undefined));
+  const config = readFileSync(s.configPath, "utf8");
+  if (!config.includes(`url = "${s.dbUrl}"`)) throw new Error("crash gateway: the config does not name its database");
+  writeFileSync(s.configPath, config.replace(`url = "${s.dbUrl}"`, `url = "${fresh.url}"`));
+  s.dbUrl = fresh.url;
 }
 
 export interface CliResult {
@@ -123,10 +164,12 @@ export interface CliResult {
 }
 
 /** runCli without blocking: the test nodes (TRON, SOL) answer from this process meanwhile. */
-async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, stdout, stderr };
+function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return inStartSlot(async () => {
+    const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    return { code, stdout, stderr };
+  });
 }
 
 /** `merchant create --json` through the CLI, as an operator would. */
@@ -151,10 +194,16 @@ export async function minedTransfers(c: CrashGateway, match: Partial<typeof sand
   return (await rowsOf(c, sandboxTransfers, match)).filter((t) => t.blockNumber !== null);
 }
 
+/** The Solana token-accounts row of the receiving address `address` (undefined: none yet). */
+export async function solTokenAccountOf(c: CrashGateway, address: string): Promise<typeof solTokenAccounts.$inferSelect | undefined> {
+  const [a] = await rowsOf(c, addresses, { chain: "SOL", address });
+  return a ? (await rowsOf(c, solTokenAccounts, { addressId: a.id }))[0] : undefined;
+}
+
 /** Until the Solana token-accounts job has sent (or finished) `address`'s token account, as it does for every receiving address. */
 export function solTokenAccountMade(c: CrashGateway, address: string): Promise<unknown> {
   return eventually(
-    () => c.query<{ status: string }>("SELECT s.status FROM sol_token_accounts s JOIN addresses a ON a.id = s.address_id WHERE a.address = ?", address)[0]?.status.match(/^(broadcasted|created)$/),
+    async () => (await solTokenAccountOf(c, address))?.status.match(/^(broadcasted|created)$/),
     60_000,
     "the source's token account created by the gas wallet",
     50,

@@ -3,15 +3,17 @@
 // `energy status --json`, TRX sent to it with POST /sandbox/transfers, `energy stake` by the CLI,
 // then a payout over HTTP goes out on delegated energy and burns no TRX for it.
 import { afterAll, expect, test } from "bun:test";
-import { crashGateway, disposeCrashGateways, SANDBOX_TRON_ONLY } from "../../testing/crash";
+import { payoutOrders, transferCosts } from "../../db/schema";
+import { crashGateway, disposeCrashGateways, rowsOf, SANDBOX_TRON_ONLY } from "../../testing/crash";
 import { sandboxClient } from "../../testing/sandbox";
 import { randomAddress } from "../../wallet/hd";
 import { ENERGY_NEW_HOLDER } from "./resources";
 
 type Obj = Record<string, any>;
 afterAll(() => disposeCrashGateways());
+// The two cases run at once: each has its own gateway process and sandbox chain, and mostly waits on it.
 
-test("make run rehearsal: fund the energy wallet over /sandbox, stake by the CLI, a payout takes delegated energy", async () => {
+test.concurrent("make run rehearsal: fund the energy wallet over /sandbox, stake by the CLI, a payout takes delegated energy", async () => {
   const c = await crashGateway({ merchantName: "rehearsal", toml: SANDBOX_TRON_ONLY.replace("[chains.TRON]\n", '[chains.TRON]\nenergy = { mode = "stake", fallback = "burn" }\n') });
   const g = await c.start();
   try {
@@ -33,7 +35,8 @@ test("make run rehearsal: fund the energy wallet over /sandbox, stake by the CLI
     });
     expect(o.status).toBe("broadcasted");
     await sb.mine("TRON", 2);
-    const costs = c.query<Obj>("SELECT c.kind, c.native_burned AS burned, c.energy_delegated AS delegated FROM transfer_costs c JOIN payout_orders p ON p.id = c.payout_order_id WHERE p.order_no = ?", o.orderNo);
+    const [payout] = await rowsOf(c, payoutOrders, { orderNo: o.orderNo });
+    const costs = (await rowsOf(c, transferCosts, { payoutOrderId: payout!.id })).map((x) => ({ kind: x.kind, burned: x.nativeBurned, delegated: x.energyDelegated }));
     expect(costs.find((x) => x.kind === "payout")).toEqual({ kind: "payout", burned: "0", delegated: String(ENERGY_NEW_HOLDER) });
     expect(costs.map((x) => x.kind)).toContain("delegate");
   } finally {
@@ -41,7 +44,7 @@ test("make run rehearsal: fund the energy wallet over /sandbox, stake by the CLI
   }
 }, 120_000);
 
-test("energy stake while [chains.TRON.energy] mode = \"burn\" warns that the stake will not be used (it is still made)", async () => {
+test.concurrent("energy stake while [chains.TRON.energy] mode = \"burn\" warns that the stake will not be used (it is still made)", async () => {
   const c = await crashGateway({ merchantName: "burner", toml: SANDBOX_TRON_ONLY.replace("[chains.TRON]\n", '[chains.TRON]\nenergy = { mode = "burn" }\n') });
   const g = await c.start();
   try {
