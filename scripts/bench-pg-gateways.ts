@@ -5,11 +5,10 @@
 //   bun scripts/bench-pg-gateways.ts            (BENCH_REQUESTS 2000, BENCH_CLIENTS 32, BENCH_IDLE_S 20)
 // The callbacks go to a name that does not resolve, as in bench.ts's pg section.
 import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { SQL } from "bun";
 import { StablegateClient } from "../src/sdk/client";
 import { runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../src/testing/process";
-import { load } from "./bench-load";
+import { benchCluster, load, PG_BENCH_TOML } from "./bench-load";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
@@ -32,13 +31,8 @@ function cpuNs(pid: number): number {
   }
 }
 
-const { startCluster, stopWhenGone, createTestDatabase, PG_URL_ENV } = await import("../src/testing/postgres");
-const cluster = await startCluster({ durable: true, settings: ["-c shared_preload_libraries=pg_stat_statements", "-c pg_stat_statements.track=all", "-c pg_stat_statements.track_planning=on"] });
-stopWhenGone(process.pid, cluster.dir);
-process.env[PG_URL_ENV] = cluster.url;
-const postmaster = Number(readText(join(cluster.dir, "data", "postmaster.pid")).split("\n")[0]);
-const pgPids = () => [postmaster, ...readText(`/proc/${postmaster}/task/${postmaster}/children`).trim().split(/\s+/).filter(Boolean).map(Number)];
-const toml = `[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`;
+const { pgPids, createTestDatabase } = await benchCluster(["-c shared_preload_libraries=pg_stat_statements", "-c pg_stat_statements.track=all", "-c pg_stat_statements.track_planning=on"]);
+const toml = PG_BENCH_TOML;
 const db = await createTestDatabase({ empty: true });
 const admin = new SQL({ url: db.url, max: 1 });
 const setups = [await tempSetup(toml, { init: false }), await tempSetup(toml, { init: false })];

@@ -29,7 +29,7 @@ import { startReceiver, type Receiver } from "../src/testing/receiver";
 import { sandboxClient } from "../src/testing/sandbox";
 import { watchSetOf } from "../src/testing/watch-set";
 import { mapSeq } from "../src/lib/async-seq";
-import { load, pct, type LoadResult } from "./bench-load";
+import { benchCluster, load, pct, PG_BENCH_TOML, type LoadResult } from "./bench-load";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -661,20 +661,14 @@ async function benchWatcherTick() {
 // (b) one gateway on PostgreSQL, (c) two gateways on that same PostgreSQL database, the
 // clients split between them (same merchant, same keys); in interleaved slices, one run.
 // The cluster is a throwaway one of this process (src/testing/postgres.ts) with PostgreSQL's
-// durable defaults (fsync, synchronous_commit on), as SQLite runs at FULL. Not in the default
-// set: it starts a PostgreSQL cluster and three gateways (`make bench ARGS=pg`).
+// durable defaults (fsync, synchronous_commit on), as SQLite runs at FULL. In the default set;
+// `make bench ARGS=pg` runs it alone.
 /** Each PostgreSQL gateway's pool (BENCH_PG_POOL; the default is [database] pool_size's). */
 const PG_POOL = Number(process.env.BENCH_PG_POOL ?? 10);
 
 async function benchPg() {
-  const { startCluster, stopWhenGone, createTestDatabase, PG_URL_ENV } = await import("../src/testing/postgres");
-  const cluster = await startCluster({ durable: true });
-  stopWhenGone(process.pid, cluster.dir);
-  process.env[PG_URL_ENV] = cluster.url;
-  const postmaster = Number(readText(join(cluster.dir, "data", "postmaster.pid")).split("\n")[0]);
-  // The server's processes (postmaster and its children: the backends of the gateways' pools, WAL writer, …).
-  const pgPids = () => [postmaster, ...readText(`/proc/${postmaster}/task/${postmaster}/children`).trim().split(/\s+/).filter(Boolean).map(Number)];
-  const toml = `[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`;
+  const { cluster, pgPids, createTestDatabase } = await benchCluster();
+  const toml = PG_BENCH_TOML;
   const db = await createTestDatabase({ empty: true });
   const lite = await tempSetup(toml);
   const pg1 = await tempSetup(toml, { init: false });
