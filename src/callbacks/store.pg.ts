@@ -136,11 +136,11 @@ export const claimParams = (now: number, owner: string, leaseMs: number, limit: 
 /** The row is still 'delivering' under this owner ($2) with its lease lasting until $3 (worker claimHolds). */
 const HOLDS_SQL = `SELECT 1 AS ok FROM callbacks WHERE id = $1 AND state = 'delivering' AND lease_owner = $2::text AND lease_until >= $3::bigint`;
 
-/** CLAIMABLE_SQL at `now`. */
-export async function anyClaimable(pool: Pick<BunSQL, "unsafe">, now: number): Promise<boolean> {
+/** CLAIMABLE_SQL at `now` (PostgreSQL's own step of the claim, as claimParams: no SQLite twin to dispatch from). */
+export const anyClaimable = async (pool: Pick<BunSQL, "unsafe">, now: number): Promise<boolean> => {
   const [r] = (await pool.unsafe(CLAIMABLE_SQL, [now])) as { due: boolean }[];
   return r?.due === true;
-}
+};
 
 /** The delivery worker's statements on PostgreSQL (callbacks/store.ts callbackWorkerStore's twin). */
 export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore {

@@ -57,18 +57,18 @@ describe("invoices, gas top-ups and energy delegations: a status move from a sta
   await migrate(db);
   db.$client.run("PRAGMA foreign_keys = OFF"); // rows without their merchant and payout
   const t = 1_764_000_000_000;
-  const invoice = (await insertInvoice(db, {
+  const invoice = (await writeTx(db, async (tx) => await insertInvoice(tx, {
     invoiceNo: "IV-cas", merchantId: 1, merchantOrderNo: "cas", priceAmount: "10", priceCurrency: "USD", payments: "[]", expireMinutes: 30,
     apiKeyId: "k", pageToken: "p", invoiceUrl: "https://x.example/i/p", status: "waiting_payment", expireAt: t + 1_800_000, createdAt: t, updatedAt: t,
-  }))!;
+  })))!;
   const signed = { txHash: "0x1", signedTx: "00", signedMeta: "{}", createdAt: t, updatedAt: t };
-  const topup = await insertTopup(db, { chain: "BSC", payoutOrderId: 1, fromAddress: "0xa", toAddress: "0xb", amount: "1", status: "signed", ...signed });
+  const topup = await writeTx(db, async (tx) => await insertTopup(tx, { chain: "BSC", payoutOrderId: 1, fromAddress: "0xa", toAddress: "0xb", amount: "1", status: "signed", ...signed }));
   const delegation = await writeTx(db, async (tx) =>
     await insertDelegation(tx, { chain: "TRON", payoutOrderId: 1, owner: "Ta", receiver: "Tb", amount: "1", energy: "65000", delegateTxHash: "d1", delegateSignedTx: "00", delegateMeta: "{}", status: "signed", createdAt: t, updatedAt: t }),
   );
   test.each([
     ["invoice", (from: string, to: string) => writeTx(db, async (tx) => await updateInvoiceIf(tx, invoice.id, from, { status: to, updatedAt: t + 1 })), async () => (await invoiceById(db, invoice.id))!.status, "waiting_payment", "expired", "paid"],
-    ["gas top-up", (from: string, to: string) => moveTopup(db, topup.id, from as never, { status: to as never, updatedAt: t + 1 }), async () => (await topupById(db, topup.id))!.status, "signed", "broadcasted", "failed"],
+    ["gas top-up", (from: string, to: string) => writeTx(db, async (tx) => await moveTopup(tx, topup.id, from as never, { status: to as never, updatedAt: t + 1 })), async () => (await topupById(db, topup.id))!.status, "signed", "broadcasted", "failed"],
     ["energy delegation", (from: string, to: string) => writeTx(db, async (tx) => await patchDelegation(tx, delegation.id, from as never, { status: to as never, updatedAt: t + 1 })), async () => (await delegationById(db, delegation.id))!.status, "signed", "broadcasted", "failed"],
   ] as const)("%s", async (_kind, move, statusNow, from, first, second) => {
     expect((await move(from, first))?.status).toBe(first);
