@@ -4,7 +4,7 @@
 // server ran (pg_stat_statements: calls per request, top statements). Not in `make bench`:
 //   bun scripts/bench-pg-gateways.ts            (BENCH_REQUESTS 2000, BENCH_CLIENTS 32, BENCH_IDLE_S 20)
 // The callbacks go to a name that does not resolve, as in bench.ts's pg section.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { SQL } from "bun";
 import { StablegateClient } from "../src/sdk/client";
 import { runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../src/testing/process";
@@ -31,7 +31,10 @@ function cpuNs(pid: number): number {
   }
 }
 
-const { pgPids, createTestDatabase } = await benchCluster(["-c shared_preload_libraries=pg_stat_statements", "-c pg_stat_statements.track=all", "-c pg_stat_statements.track_planning=on"]);
+// BENCH_PG_SETTINGS: more server settings, "name=value" separated by spaces (later ones win), e.g. auto_explain's;
+// BENCH_PG_LOG: a path the server's log is copied to at the end.
+const extra = (process.env.BENCH_PG_SETTINGS ?? "").split(/\s+/).filter(Boolean).map((s) => `-c ${s}`);
+const { cluster, pgPids, createTestDatabase } = await benchCluster(["-c shared_preload_libraries=pg_stat_statements", "-c pg_stat_statements.track=all", "-c pg_stat_statements.track_planning=on", ...extra]);
 const toml = PG_BENCH_TOML;
 const db = await createTestDatabase({ empty: true });
 const admin = new SQL({ url: db.url, max: 1 });
@@ -124,4 +127,5 @@ try {
   await admin.close();
   await db.drop().catch(() => undefined);
   for (const s of setups) rmSync(s.dir, { recursive: true, force: true });
+  if (process.env.BENCH_PG_LOG) copyFileSync(`${cluster.dir}/server.log`, process.env.BENCH_PG_LOG);
 }
