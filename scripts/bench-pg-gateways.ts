@@ -114,10 +114,13 @@ try {
   };
   const printTail = (spans: Span[], samples: Sample[]) => {
     const t0 = Math.min(...spans.map((x) => x.s));
-    const sorted = [...spans].sort((a, b) => b.e - b.s - (a.e - a.s));
-    const slow = sorted.slice(0, Math.max(1, Math.ceil(spans.length / 100)));
+    // The first concurrent batch waits on one-time work (plans rebuilt after the ANALYZE, statement
+    // preparation): left out, as bench.ts's warm-up does, so this is the steady state's tail.
+    const steady = [...spans].sort((a, b) => a.s - b.s).slice(CLIENTS);
+    const sorted = steady.sort((a, b) => b.e - b.s - (a.e - a.s));
+    const slow = sorted.slice(0, Math.max(1, Math.ceil(steady.length / 100)));
     const cut = slow[slow.length - 1]!;
-    console.log(`  the slowest 1 % (${slow.length} creates, >= ${(cut.e - cut.s).toFixed(1)} ms): started at (ms from the phase's start, gateway) ${slow.map((x) => `${(x.s - t0).toFixed(0)}/${x.gw}`).sort((a, b) => parseFloat(a) - parseFloat(b)).join(" ")}`);
+    console.log(`  the slowest 1 % after the first batch (${slow.length} creates, >= ${(cut.e - cut.s).toFixed(1)} ms): started at (ms from the phase's start, gateway) ${slow.map((x) => `${(x.s - t0).toFixed(0)}/${x.gw}`).sort((a, b) => parseFloat(a) - parseFloat(b)).join(" ")}`);
     const tally = (ss: Sample[]) => {
       const m = new Map<string, number>();
       for (const x of ss) for (const k of x.rows) m.set(k, (m.get(k) ?? 0) + 1);
