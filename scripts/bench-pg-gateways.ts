@@ -4,7 +4,8 @@
 // server ran (pg_stat_statements: calls per request, top statements). Not in `make bench`:
 //   bun scripts/bench-pg-gateways.ts            (BENCH_REQUESTS 2000, BENCH_CLIENTS 32, BENCH_IDLE_S 20)
 // BENCH_TAIL=1 also times each create and samples pg_stat_activity during them: the slowest 1 %
-// (when they started, on which gateway) and what the backends waited on meanwhile (branch pg2gw).
+// (when they started, on which gateway), what the backends waited on meanwhile and whether the
+// gateway's main thread ran, waited for a core or slept (its schedstat; branch pg2gw).
 // The callbacks go to a name that does not resolve, as in bench.ts's pg section.
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { SQL } from "bun";
@@ -18,7 +19,17 @@ const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 20);
 const TOP = Number(process.env.BENCH_TOP ?? 12);
 const TAIL = !!process.env.BENCH_TAIL;
 type Span = { s: number; e: number; gw: number };
-type Sample = { t: number; rows: string[] };
+/** A sample: when, the backends' states, each gateway's main thread's schedstat (ns running, ns runnable waiting for a core). */
+type Sample = { t: number; rows: string[]; gw: [number, number][] };
+/** The main thread's [running, waiting for a core] ns (/proc/<pid>/task/<pid>/schedstat). */
+const mainThread = (pid: number): [number, number] => {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ").map(Number);
+    return [run!, wait!];
+  } catch {
+    return [0, 0];
+  }
+};
 
 const readText = (path: string) => readFileSync(path, "utf8");
 /** CPU time of every thread of `pid`, ns (0 once gone). */
@@ -106,7 +117,7 @@ try {
           `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS w, state, left(regexp_replace(query, '\\s+', ' ', 'g'), 40) AS q
            FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')`,
         )) as { w: string; state: string; q: string }[];
-        samples.push({ t, rows: rows.map((x) => `${x.state === "active" ? "" : "idle-in-tx "}${x.w} ${x.q}`) });
+        samples.push({ t, rows: rows.map((x) => `${x.state === "active" ? "" : "idle-in-tx "}${x.w} ${x.q}`), gw: gws.map((g) => mainThread(g.proc.pid)) });
         await Bun.sleep(5);
       }
     })();
@@ -130,6 +141,22 @@ try {
     const during = samples.filter((x) => slow.some((q) => x.t >= q.s && x.t <= q.e));
     const inSlow = tally(during);
     const fmt = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([k, v]) => `      ${(v / Math.max(1, n)).toFixed(2)} ${k}`).join("\n");
+    // Each slow create's gateway main thread over the create's span: the share of the wall time it
+    // ran (its work, GC), waited for a core (the machine's scheduling) or slept (waiting on I/O).
+    const shares = (list: Span[]) => {
+      const acc = [0, 0, 0];
+      for (const q of list) {
+        const inside = samples.filter((x) => x.t >= q.s && x.t <= q.e);
+        if (inside.length < 2) continue;
+        const a = inside[0]!, b = inside[inside.length - 1]!;
+        const wall = (b.t - a.t) * 1e6;
+        const run = b.gw[q.gw]![0] - a.gw[q.gw]![0], wait = b.gw[q.gw]![1] - a.gw[q.gw]![1];
+        acc[0] += run / wall; acc[1] += wait / wall; acc[2] += Math.max(0, 1 - (run + wait) / wall);
+      }
+      const n = list.length || 1;
+      return `running ${(acc[0]! / n).toFixed(2)}, waiting for a core ${(acc[1]! / n).toFixed(2)}, sleeping ${(acc[2]! / n).toFixed(2)}`;
+    };
+    console.log(`  the slow creates' gateway main thread over their spans: ${shares(slow)}; all creates: ${shares(steady)}`);
     console.log(`  backends per sample over the phase (${samples.length} samples): what they did\n${fmt(all, samples.length)}`);
     console.log(`  backends per sample while a slowest-1 % create waited (${during.length} samples)\n${fmt(inSlow, during.length)}`);
   };
