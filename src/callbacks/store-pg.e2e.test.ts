@@ -4,7 +4,7 @@
 // owner's left alone).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { openPgDb } from "../db/tx-pg";
+import { GENERIC_PLAN, openPgDb } from "../db/tx-pg";
 import { closeDb } from "../db/client";
 import { pgOf } from "../db/engine";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
@@ -53,6 +53,35 @@ test("claims: due order, an order's later event behind its earlier one, ended le
   const check = JSON.stringify(await admin.unsafe(`EXPLAIN (FORMAT JSON) ${CLAIMABLE_SQL}`, [NOW]));
   expect(check).toContain("callbacks_pending_due"); // its first entry, not the 20,000 pending rows waiting
   expect(check).not.toContain('"Seq Scan"');
+});
+
+test("the claim as the worker runs it: one generic plan per connection, seeks and a probe per candidate, no JIT, even planned on a small table", async () => {
+  const own = await createTestDatabase();
+  const d = openPgDb(own.url, 2);
+  const sql = new SQL({ url: own.url, max: 1 });
+  try {
+    // A small table, analyzed: what a generic plan built at a gateway's first claims sees.
+    for (let i = 0; i < 20; i++) await insertCallback(pgOf(d), row(`small-${i}`, `PS${i % 5}`, NOW - 100 + i));
+    await sql.unsafe("ANALYZE callbacks");
+    const plan = await sql.begin(async (tx) => {
+      for (const s of GENERIC_PLAN) await tx.unsafe(s);
+      await tx.unsafe(`PREPARE claim_g AS ${CLAIM_SQL}`);
+      const args = claimParams(NOW, "gw-g", 10_000, 16).map((v) => (typeof v === "number" ? String(v) : `'${String(v)}'`)).join(", ");
+      return JSON.stringify(await tx.unsafe(`EXPLAIN (FORMAT JSON) EXECUTE claim_g(${args})`));
+    });
+    expect(plan).toContain("callbacks_pending_merchant");
+    expect(plan).toContain("callbacks_order_seq"); // the order rule: a probe per candidate row
+    expect(plan).not.toContain('"Seq Scan"');
+    expect(plan).not.toContain('"Join Type":"Anti"'); // a SubPlan per candidate row, never a join over every pending row
+    expect(plan).not.toContain('"JIT"');
+    // Through the store: the rows due, the order rule kept (PS0..PS4's first events only).
+    const got = await callbackWorkerStore(d, "gw-g").claimLeased!(16, 10_000, NOW);
+    expect(got.map((r) => r.id).sort()).toEqual(["small-0", "small-1", "small-2", "small-3", "small-4"]);
+  } finally {
+    await sql.close();
+    await closeDb(d);
+    await own.drop();
+  }
 });
 
 test("the check before a claim: true only with a pending row due or a lease ended; then the claim takes it", async () => {

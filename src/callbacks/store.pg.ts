@@ -6,6 +6,7 @@ import type { SQL as BunSQL } from "bun";
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { firstRow, type PgQ, pgOf, pgState } from "../db/engine";
+import { pgSendGenericPlan } from "../db/tx-pg";
 import { callbackAttempts, callbacks, detectionTimes, merchants } from "../db/schema-pg";
 import { CALLBACK_LEASES } from "../cluster/leases";
 import { PAGE } from "./claim-plan";
@@ -158,7 +159,7 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
   return {
     claimLeased: async (limit: number, leaseMs: number, now: number, fair?: FairClaim) => {
       if (!(await anyClaimable(pool, now))) return [];
-      return ((await pool.unsafe(CLAIM_SQL, claimParams(now, owner, leaseMs, limit, fair))) as DueRow[]).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) }));
+      return (await pgSendGenericPlan<DueRow>(pool, CLAIM_SQL, claimParams(now, owner, leaseMs, limit, fair))).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) }));
     },
     releaseAllLeases: async () => await releaseOf(owner),
     releaseCutOff: async (gone: (owner: string | null) => boolean = ownerGone) => {

@@ -94,7 +94,10 @@ function countOf(rows: unknown): number {
  * lease ended (its owner died) is claimable again; a release puts the owner's row back to pending.
  * PostgreSQL has no rowid: `seq` (migrations/pg/0431, an identity taken at INSERT in the event's
  * transaction) orders the events of an order, also two written in one millisecond (a deep first
- * sighting: detected then completed in one transaction), and the due rows.
+ * sighting: detected then completed in one transaction), and the due rows. The order rule's
+ * NOT EXISTS keeps `OFFSET 0`, so it stays a probe of `callbacks_order_seq` per candidate row and is
+ * never turned into an anti join (a cached generic plan of the claim, planned while the table was
+ * small, hashed every pending row of the table per claim: callbacks/store.pg.ts CLAIM_SQL).
  */
 export const CALLBACK_LEASES: LeaseTable = {
   table: "callbacks",
@@ -103,7 +106,7 @@ export const CALLBACK_LEASES: LeaseTable = {
   untilColumn: "lease_until",
   due: `t.state = 'pending' AND t.next_attempt_at <= COALESCE($1::bigint, ${DB_NOW_MS})
         AND NOT EXISTS (SELECT 1 FROM callbacks p WHERE p.order_no = t.order_no AND p.seq < t.seq
-                        AND p.state IN ('pending', 'delivering'))`,
+                        AND p.state IN ('pending', 'delivering') OFFSET 0)`,
   leased: `t.state = 'delivering'`,
   order: "t.next_attempt_at, t.seq",
   onClaim: `state = 'delivering', updated_at = COALESCE($1::bigint, ${DB_NOW_MS})`,

@@ -119,6 +119,25 @@ export async function pgSendUnflushed<R>(q: PgQ, text: string, params: unknown[]
 
 const UNFLUSHED = ["SET LOCAL synchronous_commit = off"] as const;
 
+/**
+ * A statement on the pool planned once per pooled connection: PostgreSQL's generic plan forced
+ * (`SET LOCAL plan_cache_mode = force_generic_plan`) with index access only (`SET LOCAL
+ * enable_seqscan = off`: a plan built while the table was small would otherwise scan it whole for
+ * as long as the plan is kept) and without JIT (`SET LOCAL jit = off`: a generic plan's estimates
+ * passed jit_above_cost, and every execution then compiled ~160 functions, 0.4 s a claim), in a
+ * transaction of its own, BEGIN to COMMIT in one round trip
+ * (tx-pg-pipe.ts pipedStatement). For a large prepared statement made of seeks, whose plan does not
+ * depend on the parameters but which the planner would plan on every execution (the callback claim,
+ * issue 38: 4-8 ms of planning against 0.4 ms of execution per claim, a claim per 20 ms per
+ * gateway). The plan is rebuilt when the tables' statistics change (ANALYZE), as any cached plan.
+ */
+export async function pgSendGenericPlan<R>(pool: SQL, text: string, params: unknown[]): Promise<R[]> {
+  return await pipedStatement<R>(pool, GENERIC_PLAN, text, params);
+}
+
+/** The settings pgSendGenericPlan runs its statement with (exported for the plan tests). */
+export const GENERIC_PLAN = ["SET LOCAL plan_cache_mode = force_generic_plan", "SET LOCAL enable_seqscan = off", "SET LOCAL jit = off"] as const;
+
 /** True when the calling code runs inside a transaction body of this handle's pool. */
 export function pgInTransaction(db: Db): boolean {
   return openFrame(pgState(db).pool) !== null;
