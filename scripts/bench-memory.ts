@@ -18,8 +18,9 @@ const f = (x: number) => x.toFixed(1).padStart(6);
 
 // The gateway's module graph in layers (each line: what it adds on top of the lines above), then
 // what the rpc-only libraries would add on top of the whole graph (a gateway loads them only for
-// a chain in rpc mode).
-const LAYERS = ["bun:sqlite", "drizzle-orm", "drizzle-orm/bun-sqlite", "./src/db/schema.ts", "elysia", "./src/lib/prom.ts", "@noble/curves/secp256k1.js", "@noble/curves/ed25519.js", "@scure/bip32", "micro-ed25519-hdkey", "./src/cli/main.ts", "viem", "viem/accounts", "@solana/web3.js", "@solana/spl-token"];
+// a chain in rpc mode). cli/main.ts loads each command's modules in its handler, so serve's own
+// (app/server.ts, chains/factory.ts) are layers of their own.
+const LAYERS = ["bun:sqlite", "drizzle-orm", "drizzle-orm/bun-sqlite", "./src/db/schema.ts", "elysia", "./src/lib/prom.ts", "@noble/curves/secp256k1.js", "@noble/curves/ed25519.js", "@scure/bip32", "micro-ed25519-hdkey", "./src/cli/main.ts", "./src/app/server.ts", "./src/chains/factory.ts", "viem", "viem/accounts", "@solana/web3.js", "@solana/spl-token"];
 
 async function imports() {
   const code = `

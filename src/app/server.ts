@@ -307,6 +307,9 @@ export function jobList(ctx: AppContext, runtime: Runtime): JobDef[] {
   return jobs;
 }
 
+/** How long the restore-gap job rests after finding no gap to fill (it still wakes every 250 ms, without a query). */
+export const RESTORE_GAP_IDLE_MS = 10_000;
+
 /** A chain's jobs, all the leader's: its watcher and sweep, payouts, reconcile, gas balance, a restore's gap. */
 function chainJobs(ctx: AppContext, runtime: Runtime, code: ChainCode, watcher: ChainWatcher): JobDef[] {
   const jobs: JobDef[] = [];
@@ -316,8 +319,14 @@ function chainJobs(ctx: AppContext, runtime: Runtime, code: ChainCode, watcher: 
   jobs.push(every(LEADER, `payouts-${code}`, 1000, () => runtime.payouts.tick(code)));
   jobs.push(every(LEADER, `reconcile-${code}`, 60_000, () => reconcileChain(ctx, adapter), HEAVY));
   // After a restore: the HD indexes it skipped become watched addresses, then the chain is rescanned for them.
+  // A slice every 250 ms while there is work; with none (every gateway that was not restored), one
+  // look every RESTORE_GAP_IDLE_MS: a gap is only ever made before the jobs start (the restore, or
+  // the generation check when the context opens), so the idle look is a safety net, not a wait.
+  let idleUntil = 0;
   jobs.push(every(LEADER, `restore-gap-${code}`, 250, async () => {
+    if (ctx.clock.now() < idleUntil) return;
     const step = await gapStep(ctx, adapter);
+    if (step.state === "none") idleUntil = ctx.clock.now() + RESTORE_GAP_IDLE_MS;
     if (step.state !== "rescan") return;
     if (step.since !== null) await watcher.rewind(step.since);
     await gapWatched(ctx.db, code, ctx.clock.now());

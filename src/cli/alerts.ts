@@ -3,7 +3,8 @@ import type { Db } from "../db/client";
 import { listAlerts } from "../ops/alerts/store";
 import { printTable } from "./common";
 
-export const ALERTS_USAGE = "alerts list [--firing] [--json]    alert incidents, newest first (--firing: only open ones)";
+export { ALERTS_USAGE } from "./help-text";
+import { ALERTS_USAGE } from "./help-text";
 
 export async function alertsCommand(db: () => Promise<Db>, sub: string | undefined, flags: Record<string, string | true>): Promise<number> {
   if (sub !== "list") {

@@ -3,7 +3,8 @@ import type { Db } from "../db/client";
 import { listAudit } from "../audit/log";
 import { CliUsageError, type CliFlags, printTable } from "./common";
 
-export const AUDIT_USAGE = `  audit list [--actor A] [--action X] [--target T] [--limit N] [--json]   the audit log, newest first`;
+export { AUDIT_USAGE } from "./help-text";
+import { AUDIT_USAGE } from "./help-text";
 
 export async function auditCommand(db: () => Promise<Db>, args: string[], flags: CliFlags): Promise<number> {
   if (args[0] !== "list") throw new CliUsageError(`usage:\n${AUDIT_USAGE}`);

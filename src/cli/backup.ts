@@ -6,7 +6,7 @@ import { inspectPgBackup } from "../backup/pg-dump";
 import { isPgArchive } from "../db/pg-tools";
 import { CliUsageError, type CliFlags } from "./common";
 
-export const BACKUP_USAGE = `backup --out FILE | backup --verify FILE  checked online copy of the database; check a backup`;
+export { BACKUP_USAGE } from "./help-text";
 
 /** `dbPath` null: the gateway is on PostgreSQL (src/cli/postgres.ts takes --out there). */
 export async function backupCommand(dbPath: string | null, flags: CliFlags): Promise<number> {

@@ -5,9 +5,8 @@ import { denySender, listDenied, undenySender } from "../payin/operator";
 import type { PayinCtx } from "../payin/service";
 import { CliUsageError, type CliFlags, printTable } from "./common";
 
-export const DENYLIST_USAGE = `  denylist add CHAIN ADDRESS --reason R  freeze whatever this sender pays
-  denylist list [--json]
-  denylist remove CHAIN ADDRESS`;
+export { DENYLIST_USAGE } from "./help-text";
+import { DENYLIST_USAGE } from "./help-text";
 
 export async function denylistCommand(ctx: () => Promise<PayinCtx>, args: string[], flags: CliFlags): Promise<number> {
   const [sub, chain, address] = args;

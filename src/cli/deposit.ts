@@ -7,10 +7,8 @@ import type { PayinCtx } from "../payin/service";
 import { amountOf } from "../orders/amount";
 import { CliUsageError, type CliFlags, printTable } from "./common";
 
-export const DEPOSIT_USAGE = `  deposit list --unmatched [--all] [--json]   unmatched deposits (open ones; --all: resolved too)
-  deposit attach DEPOSIT_ID ORDER_NO          pay an open or expired order with an unmatched deposit
-  deposit refunded DEPOSIT_ID PAYOUT_ORDER_NO record that a payout refunded the deposit
-  deposit dismiss DEPOSIT_ID --note N         close a deposit that needs no action, saying why`;
+export { DEPOSIT_USAGE } from "./help-text";
+import { DEPOSIT_USAGE } from "./help-text";
 
 const HEAD = ["deposit", "state", "merchant", "chain", "token", "amount", "status", "reason", "to", "from", "txHash"];
 function row(d: DepositView) {

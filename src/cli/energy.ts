@@ -8,9 +8,7 @@ import type { StakingControl } from "../chains/module";
 import { silentLogger } from "../lib/logger";
 import { CliUsageError, type CliFlags } from "./common";
 
-export const ENERGY_USAGE = `  energy stake --trx N               stake N TRX of the energy wallet for energy (DESIGN 21; [chains.TRON.energy])
-  energy unstake --trx N             unstake N TRX (withdrawable 14 days later)
-  energy status [--json]             the energy wallet: address, staked TRX, energy free and delegated, transfers served, TRX saved`;
+export { ENERGY_USAGE } from "./help-text";
 
 async function control(loaded: LoadedConfig): Promise<StakingControl> {
   const ctx = await createContext({ loaded, makeChains, logger: silentLogger });

@@ -1,48 +1,23 @@
 // The CLI contract of DESIGN 2. Machine-readable output goes to stdout; logs to stderr.
+// Each command loads its modules when it runs (dynamic imports below): `stablegate merchant list`
+// never loads the HTTP server, the chains' adapters or the backup tools (docs/testing.md "Suite
+// time": a command's start was 0.3-0.45 CPU-s of module loading, and the CLI suites run hundreds).
 import { resolve } from "node:path";
-import { acquireInstanceLock, AnotherInstance, busyMessage, isBusy } from "../db/instance-lock";
-import { BUSY_TIMEOUT_MS, closeDb } from "../db/client";
 import { parseArgs } from "./args";
-import { ConfigError, loadConfig, resolveConfigPath, runOverrides } from "../config/load";
-import { createContext, openStore } from "../app/context";
-import { startGateway } from "../app/server";
-import { createMerchant, listMerchants, MerchantNotFound, rotateKey, setMerchantStatus } from "../merchants/service";
-import { systemClock } from "../lib/clock";
-import { parseDuration } from "../lib/duration";
+import type { loadConfig } from "../config/load";
+import type { createContext } from "../app/context";
+import type { Logger } from "../lib/logger";
 import { VERSION } from "../version";
-import { makeChains } from "../chains/factory";
-import { ensureDemoMerchant } from "./demo";
-import { seedDemoData } from "./demo-data";
-import { silentLogger, type Logger } from "../lib/logger";
-import { logUnhandledRejectionsTo } from "../lib/unhandled";
-import { ALERTS_USAGE, alertsCommand } from "./alerts";
-import { commandHelp, fullHelp } from "./usage";
-import { isSandboxGateway } from "../ops/readiness";
-import { CallbackBusy, CallbackNotFound, describeCallback, listCallbacks, resendCallback } from "../callbacks/resend";
 import { CliUsageError, helpPointer, printTable } from "./common";
-import { plainError } from "../callbacks/plain-error";
-import { CLI_ACTOR } from "../audit/log";
-import { merchantSet } from "./merchant";
-import { USER_USAGE, userCommand } from "./users";
-import { ensureDemoUsers, setupLink, withDemoRates, DEMO_RATES } from "./demo";
-import { ORDER_USAGE, orderCommand } from "./order";
-import { DEPOSIT_USAGE, depositCommand } from "./deposit";
-import { DENYLIST_USAGE, denylistCommand } from "./denylist";
-import { AUDIT_USAGE, auditCommand } from "./audit";
-import { WALLET_USAGE, walletCommand, WrongKeyFile, type Ask } from "./wallet";
-import { ENERGY_USAGE, energyCommand } from "./energy";
 import { checkCommandLine, isCommand, VALUE_FLAGS } from "./commands";
-import { databasePresent, DataFolderError, initDataFolder, requireDatabase, type InitResult } from "../app/data-folder";
-import { failPoint } from "../lib/crash";
-import { BACKUP_USAGE, backupCommand } from "./backup";
-import { RESTORE_USAGE, restoreCommand } from "./restore";
-import { releaseHeldCallbacks } from "../callbacks/store";
-import { answeredHere, postgresCommand } from "./postgres";
-import { MOVE_USAGE, moveCommand } from "./move";
-import { initPostgres } from "../app/postgres";
-import { NotOnPostgres } from "../db/engine";
+import type { InitResult } from "../app/data-folder";
+import type { Ask } from "./wallet";
+import { commandHelp, fullHelp } from "./usage";
+import { ALERTS_USAGE, AUDIT_USAGE, BACKUP_USAGE, DENYLIST_USAGE, DEPOSIT_USAGE, ENERGY_USAGE, MOVE_USAGE, ORDER_USAGE, RESTORE_USAGE, USER_USAGE, WALLET_USAGE } from "./help-text";
 
-const USAGE = `stablegate ${VERSION}
+/** The full usage text (the commands' own lines from help-text.ts: no command module is loaded for it). */
+function usageText(): string {
+  return `stablegate ${VERSION}
 usage: stablegate <command> [--config PATH] [--data DIR]
   init                               create the data folder: database, master key, wallet seed
   serve [--demo] [--port N]          migrate, then serve HTTP and run all jobs until SIGTERM/SIGINT
@@ -68,6 +43,12 @@ ${AUDIT_USAGE}
 ${RESTORE_USAGE}
 ${MOVE_USAGE}
   --version`;
+}
+
+/** One command's help (usage.ts), or null for a name that is no command. */
+function helpOf(cmd: string): string | null {
+  return commandHelp(cmd, usageText());
+}
 
 /** Shown for an unknown command: the shape, not the whole help. */
 const SHORT_USAGE = "usage: stablegate <command> [options] [--config PATH]   (stablegate help lists the commands)";
@@ -89,7 +70,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
       return 0;
     }
     if (flags.help && only.length === 1 && !unknown.length) {
-      console.log(commandHelp("help", USAGE));
+      console.log(helpOf("help"));
       return 0;
     }
     console.error(`${only.length || unknown.length ? `no command given (options: ${[...only.map((f) => "--" + f), ...unknown].join(" ")})` : "no command given"}\n${SHORT_USAGE}`);
@@ -100,18 +81,18 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
     return 2;
   }
   if (flags.help) {
-    console.log(commandHelp(cmd, USAGE) ?? SHORT_USAGE);
+    console.log(helpOf(cmd) ?? SHORT_USAGE);
     return 0;
   }
   try {
     checkCommandLine(positional, flags, unknown);
   } catch (e) {
     if (!(e instanceof CliUsageError)) throw e;
-    console.error(`${e.message}\n${commandHelp(cmd, USAGE) ?? SHORT_USAGE}`);
+    console.error(`${e.message}\n${helpOf(cmd) ?? SHORT_USAGE}`);
     return 2;
   }
   if (cmd === "help") {
-    const text = sub ? commandHelp(sub, USAGE) : fullHelp(USAGE);
+    const text = sub ? helpOf(sub) : fullHelp(usageText());
     if (text === null) {
       console.error(`unknown command: ${sub}\n${SHORT_USAGE}`);
       return 2;
@@ -121,28 +102,34 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
   }
   let loadedPath: string | null = null;
   try {
+    const { loadConfig, resolveConfigPath, runOverrides } = await import("../config/load");
     const loaded = loadConfig(resolveConfigPath(typeof flags.config === "string" ? flags.config : undefined), runOverrides(flags));
     loadedPath = loaded.config.database.url ? null : loaded.config.database.path;
     // Moving to PostgreSQL names both databases on its command line; the config's is not used.
-    if (cmd === "migrate-to-postgres") return await moveCommand(flags);
+    if (cmd === "migrate-to-postgres") return await (await import("./move")).moveCommand(flags);
     // PostgreSQL (DESIGN 22): init, migrate, backup and restore --from have their own path; the
     // rest run through the stores as on SQLite.
     if (loaded.config.database.url) {
       if (cmd === "init") {
-        printInit(await initPostgres(loaded), loaded.source);
+        printInit(await (await import("../app/postgres")).initPostgres(loaded), loaded.source);
         return 0;
       }
+      const { answeredHere, postgresCommand } = await import("./postgres");
       if (answeredHere(cmd, positional.slice(1), flags)) return await postgresCommand(cmd, loaded, positional.slice(1), flags);
     }
     if (cmd === "init") {
-      printInit(await initDataFolder(loaded), loaded.source);
+      printInit(await (await import("../app/data-folder")).initDataFolder(loaded), loaded.source);
       return 0;
     }
+    const { systemClock } = await import("../lib/clock");
     const deps = async () => {
-      const { db, cipher } = await openStore(loaded);
+      const { db, cipher } = await (await import("../app/context")).openStore(loaded);
       return { db, cipher, now: () => systemClock.now() };
     };
-    const operatorCtx = async () => await createContext({ loaded, makeChains, logger: silentLogger });
+    const operatorCtx = async () => {
+      const [{ createContext }, { makeChains }, { silentLogger }] = await Promise.all([import("../app/context"), import("../chains/factory"), import("../lib/logger")]);
+      return await createContext({ loaded, makeChains, logger: silentLogger });
+    };
     switch (cmd) {
       case "serve":
         return await serve(loaded, flags.demo === true);
@@ -152,6 +139,7 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         return 0;
       }
       case "merchant": {
+        const [{ createMerchant, listMerchants, setMerchantStatus }, { CLI_ACTOR }] = await Promise.all([import("../merchants/service"), import("../audit/log")]);
         if (sub === "create") {
           if (typeof flags.name !== "string") throw new CliUsageError("merchant create needs --name N");
           const { merchant, apiKey } = await createMerchant(await deps(), { name: flags.name }, CLI_ACTOR);
@@ -171,17 +159,22 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
           console.log(`${m.uid} ${m.status}`);
           return 0;
         }
-        if (sub === "set") return await merchantSet({ db: (await deps()).db, cipher: (await deps()).cipher, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets, releaseHeldCallbacks }, arg, flags);
+        if (sub === "set") {
+          const [{ merchantSet }, { releaseHeldCallbacks }] = await Promise.all([import("./merchant"), import("../callbacks/store")]);
+          return await merchantSet({ db: (await deps()).db, cipher: (await deps()).cipher, now: systemClock.now, allowPrivateTargets: loaded.config.callbacks.allow_private_targets, releaseHeldCallbacks }, arg, flags);
+        }
         throw new CliUsageError(`unknown merchant command: ${sub ?? "(none)"}`);
       }
       case "key": {
         if (sub !== "rotate" || !arg) throw new CliUsageError("usage: key rotate UID [--json]");
+        const [{ rotateKey }, { parseDuration }, { CLI_ACTOR }] = await Promise.all([import("../merchants/service"), import("../lib/duration"), import("../audit/log")]);
         const r = await rotateKey(await deps(), arg, parseDuration(loaded.config.auth.rotation_grace), CLI_ACTOR);
         if (flags.json) console.log(JSON.stringify(r));
         else console.log(`merchant ${r.merchantUid}\nnew api key: ${r.apiKey}\n(the previous key signs requests for ${loaded.config.auth.rotation_grace} more)`);
         return 0;
       }
       case "callbacks": {
+        const [{ describeCallback, listCallbacks, resendCallback }, { plainError }, { CLI_ACTOR }] = await Promise.all([import("../callbacks/resend"), import("../callbacks/plain-error"), import("../audit/log")]);
         if (sub === "list") {
           const rows = (await listCallbacks((await deps()).db, { state: flags.failed ? "failed" : flags.held ? "held" : undefined, limit: 1000 })).map(describeCallback);
           if (flags.json) console.log(JSON.stringify(rows));
@@ -203,60 +196,74 @@ export async function main(argv: string[], io: { ask?: Ask } = {}): Promise<numb
         throw new CliUsageError(`unknown callbacks command: ${sub ?? "(none)"}`);
       }
       case "user":
-        return await userCommand(await deps(), sub, arg, flags);
+        return await (await import("./users")).userCommand(await deps(), sub, arg, flags);
       case "order":
-        return await orderCommand(operatorCtx, positional.slice(1), flags);
+        return await (await import("./order")).orderCommand(operatorCtx, positional.slice(1), flags);
       case "deposit":
-        return await depositCommand(operatorCtx, positional.slice(1), flags);
+        return await (await import("./deposit")).depositCommand(operatorCtx, positional.slice(1), flags);
       case "denylist":
-        return await denylistCommand(operatorCtx, positional.slice(1), flags);
+        return await (await import("./denylist")).denylistCommand(operatorCtx, positional.slice(1), flags);
       case "audit":
-        return await auditCommand(async () => (await deps()).db, positional.slice(1), flags);
+        return await (await import("./audit")).auditCommand(async () => (await deps()).db, positional.slice(1), flags);
       case "wallet":
-        return await walletCommand(loaded, sub, flags, io.ask ?? askStdin);
+        return await (await import("./wallet")).walletCommand(loaded, sub, flags, io.ask ?? askStdin);
       case "energy":
-        return await energyCommand(loaded, sub, flags);
+        return await (await import("./energy")).energyCommand(loaded, sub, flags);
       case "alerts":
-        return await alertsCommand(async () => (await deps()).db, sub, flags);
+        return await (await import("./alerts")).alertsCommand(async () => (await deps()).db, sub, flags);
       case "backup":
         // The database must be there (never a backup of a stranger); --verify reads only FILE.
-        if (typeof flags.verify !== "string") requireDatabase(loaded);
-        return await backupCommand(loaded.config.database.path, flags);
+        if (typeof flags.verify !== "string") (await import("../app/data-folder")).requireDatabase(loaded);
+        return await (await import("./backup")).backupCommand(loaded.config.database.path, flags);
       case "restore":
-        return await restoreCommand(loaded, async () => (await deps()).db, positional.slice(1), flags);
+        return await (await import("./restore")).restoreCommand(loaded, async () => (await deps()).db, positional.slice(1), flags);
       default:
         throw new CliUsageError(`unknown command: ${cmd}`);
     }
   } catch (e) {
-    if (e instanceof NotOnPostgres) {
-      console.error(`error: ${cmd}: ${e.message}`);
-      return 1;
-    }
-    if (e instanceof AnotherInstance) {
-      console.error(e.message);
-      return 1;
-    }
-    // A lock another process held past busy_timeout (every connection waits that long first).
-    if (isBusy(e) && loadedPath) {
-      console.error(`error: ${busyMessage(loadedPath, BUSY_TIMEOUT_MS)}`);
-      return 1;
-    }
-    // A runtime error: one short message and where the command's usage is (issue 30), never the help itself.
-    if (e instanceof CliUsageError || e instanceof MerchantNotFound || e instanceof CallbackNotFound || e instanceof CallbackBusy) {
-      console.error(`${e.message}\n${helpPointer(cmd)}`);
-      return 2;
-    }
-    if (e instanceof ConfigError) {
-      console.error(e.message);
-      return 2;
-    }
-    if (e instanceof DataFolderError || e instanceof WrongKeyFile) {
-      console.error(`error: ${e.message}`);
-      return 1;
-    }
-    console.error(`error: ${(e as Error).message}\n${helpPointer(cmd)}`);
+    return await failure(cmd, e, loadedPath);
+  }
+}
+
+/**
+ * What a command that threw prints, and its exit status. Each check loads its error class's
+ * module only when the checks before it did not match (a command's own modules are loaded already).
+ */
+async function failure(cmd: string, e: unknown, loadedPath: string | null): Promise<number> {
+  // A runtime error: one short message and where the command's usage is (issue 30), never the help itself.
+  const usageError = async () => {
+    if (e instanceof CliUsageError || e instanceof (await import("../merchants/service")).MerchantNotFound) return true;
+    const { CallbackBusy, CallbackNotFound } = await import("../callbacks/resend");
+    return e instanceof CallbackNotFound || e instanceof CallbackBusy;
+  };
+  if (e instanceof (await import("../db/engine")).NotOnPostgres) {
+    console.error(`error: ${cmd}: ${e.message}`);
     return 1;
   }
+  const { AnotherInstance, busyMessage, isBusy } = await import("../db/instance-lock");
+  if (e instanceof AnotherInstance) {
+    console.error(e.message);
+    return 1;
+  }
+  // A lock another process held past busy_timeout (every connection waits that long first).
+  if (isBusy(e) && loadedPath) {
+    console.error(`error: ${busyMessage(loadedPath, (await import("../db/client")).BUSY_TIMEOUT_MS)}`);
+    return 1;
+  }
+  if (await usageError()) {
+    console.error(`${(e as Error).message}\n${helpPointer(cmd)}`);
+    return 2;
+  }
+  if (e instanceof (await import("../config/load")).ConfigError) {
+    console.error(e.message);
+    return 2;
+  }
+  if (e instanceof (await import("../app/data-folder")).DataFolderError || e instanceof (await import("./wallet")).WrongKeyFile) {
+    console.error(`error: ${(e as Error).message}`);
+    return 1;
+  }
+  console.error(`error: ${(e as Error).message}\n${helpPointer(cmd)}`);
+  return 1;
 }
 
 function printInit(r: InitResult, source: string, serving = false) {
@@ -273,6 +280,19 @@ function printInit(r: InitResult, source: string, serving = false) {
 }
 
 async function serve(configured: ReturnType<typeof loadConfig>, demo: boolean): Promise<number> {
+  const [{ withDemoRates, ensureDemoMerchant, ensureDemoUsers, setupLink, DEMO_RATES }, { seedDemoData }, { databasePresent, initDataFolder }, { acquireInstanceLock }, { createContext }, { startGateway }, { makeChains }, { closeDb }, { failPoint }, { isSandboxGateway }, { logUnhandledRejectionsTo }] = await Promise.all([
+    import("./demo"),
+    import("./demo-data"),
+    import("../app/data-folder"),
+    import("../db/instance-lock"),
+    import("../app/context"),
+    import("../app/server"),
+    import("../chains/factory"),
+    import("../db/client"),
+    import("../lib/crash"),
+    import("../ops/readiness"),
+    import("../lib/unhandled"),
+  ]);
   const rates = demo ? withDemoRates(configured) : { loaded: configured, added: false };
   const loaded = rates.loaded;
   if (demo && loaded.config.database.url) throw new CliUsageError("serve --demo makes a data folder for SQLite; on PostgreSQL run `stablegate init` and `stablegate serve`");
@@ -293,7 +313,7 @@ async function serve(configured: ReturnType<typeof loadConfig>, demo: boolean): 
     failPoint("serve.started");
     printBanner(gw.url, ctx.publicUrl, demoCreds, isSandboxGateway(ctx));
     if (demoCreds) printDemoData(ctx.publicUrl, await seedDemoData(ctx, gw.runtime, demoCreds.merchantUid));
-    await printBackofficeAccess(ctx, demo);
+    await printBackofficeAccess(ctx, demo, { ensureDemoUsers, setupLink });
     if (rates.added) console.log(`  demo rates:      1 USDT = ${Object.entries(DEMO_RATES).map(([c, r]) => `${r} ${c}`).join(", ")} (fixed, for trying shop plugins; set [rates] for real ones)`);
   } catch (e) {
     // No half-started gateway: the listener closes and the caller exits non-zero.
@@ -354,7 +374,8 @@ async function shutdownStep(logger: Logger, what: string, step: () => Promise<un
 }
 
 /** `serve --demo`: the demo users' passwords, once; without an operator: the one-time setup link. */
-async function printBackofficeAccess(ctx: Awaited<ReturnType<typeof createContext>>, demo: boolean) {
+async function printBackofficeAccess(ctx: Awaited<ReturnType<typeof createContext>>, demo: boolean, d: Pick<typeof import("./demo"), "ensureDemoUsers" | "setupLink">) {
+  const { ensureDemoUsers, setupLink } = d;
   const lines = [`  back office:     ${ctx.publicUrl}/backoffice`];
   const users = demo ? await ensureDemoUsers(ctx) : [];
   if (users.length) {

@@ -4,19 +4,9 @@ import { displayPgUrl, openPg } from "../db/client-pg";
 import { MoveMismatch, MoveRefused, moveSqliteToPg, type TableCheck } from "../db/move-to-pg";
 import { CliUsageError, formatTable, type CliFlags } from "./common";
 
-export const MOVE_USAGE = `  migrate-to-postgres --from SQLITE_PATH --to URL
-                                     copy a SQLite gateway's database into an empty PostgreSQL one (gateways stopped)`;
+export { MOVE_USAGE } from "./help-text";
 
-export const MOVE_DETAILS = `usage: stablegate migrate-to-postgres --from SQLITE_PATH --to URL
-Copies a SQLite gateway's whole database into an empty PostgreSQL database (DESIGN 22), with
-every gateway stopped. SQLITE_PATH is opened read-only and refused while a gateway serves it
-(its instance lock) or when it is not at this build's schema (run stablegate migrate on it
-first). URL (postgres://user:pass@host:5432/db) must name an empty database: it is migrated
-to the same schema, then every table is copied in one transaction, identity sequences set
-past the copied ids, and per table the row count and the exact sum of every amount column
-are compared. Any difference or error rolls the copy back: no row is written. Encrypted
-values (the wallet seed, API keys) are copied as stored: the PostgreSQL gateways need the
-same master key. Afterwards set [database] url to URL and start the gateways.`;
+export { MOVE_DETAILS } from "./help-text";
 
 function checksTable(checks: TableCheck[]): string {
   return formatTable(

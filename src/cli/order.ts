@@ -8,9 +8,8 @@ import type { PayinOrderRow } from "../payin/views";
 import { amountOf } from "../orders/amount";
 import { CliUsageError, type CliFlags } from "./common";
 
-export const ORDER_USAGE = `  order freeze ORDER_NO --reason R   freeze an open pay-in (frozen_abnormal)
-  order release ORDER_NO             release a frozen pay-in: completed, risk_settled, or reopened
-  order cancel ORDER_NO              cancel a waiting or frozen pay-in`;
+export { ORDER_USAGE } from "./help-text";
+import { ORDER_USAGE } from "./help-text";
 
 const view = (o: PayinOrderRow) => ({ orderNo: o.orderNo, status: o.status, amount: amountOf(o, o.amount), paidAmount: amountOf(o, o.paidAmount) });
 

@@ -13,25 +13,10 @@ import { keyFromString } from "../secrets/master-key";
 import { CliUsageError, type CliFlags, printTable } from "./common";
 import { releaseHeldPayouts } from "../payout/store";
 
-export const RESTORE_USAGE = `  restore --from FILE                put a backup in place (gateway stopped); it starts in reconcile
-  restore ack CHAIN ADDRESS          acknowledge a source's unrecorded outgoing transfers; its held payouts go out
-  restore list [--json]              unrecorded outgoing transfers waiting for acknowledgement`;
+export { RESTORE_USAGE } from "./help-text";
+import { RESTORE_USAGE } from "./help-text";
 
-export const RESTORE_DETAILS = `usage: stablegate restore --from FILE | restore ack CHAIN ADDRESS | restore list [--json]
-restore --from FILE   Checks FILE (SQLite integrity, a stablegate schema, the master key opens its
-                      wallet seed); refuses with the reason and changes nothing otherwise. Then moves
-                      the database in place (and its -wal/-shm) aside as
-                      PATH.before-restore-<UTC time to the ms>-<pid>, kept 0600 and never replacing
-                      a file (an existing name is refused), and puts the backup in place (0600);
-                      the message names the file kept. Stop the gateway first.
-                      The restored database starts in reconcile: HD indexes move on by
-                      restore.index_gap, and before a payout source sends again its chain is read
-                      for transfers made after the backup; each one the database does not know
-                      holds that source's payouts (alert unrecorded_outgoing).
-restore ack CHAIN ADDRESS
-                      After checking those transfers (docs/operations.md, restore drill): acknowledges
-                      them (audit entry) and releases the source's held payouts, which are then sent.
-restore list [--json] The unrecorded outgoing transfers that wait for an acknowledgement.`;
+export { RESTORE_DETAILS } from "./help-text";
 
 export async function restoreCommand(loaded: LoadedConfig, db: () => Promise<Db>, args: string[], flags: CliFlags): Promise<number> {
   const [sub, chain, address] = args;

@@ -1,7 +1,6 @@
 // Help text in one place: `stablegate help`, `stablegate COMMAND --help`, and the
 // environment variables (README mirrors ENVIRONMENT; a test keeps them in sync).
-import { RESTORE_DETAILS } from "./restore";
-import { MOVE_DETAILS } from "./move";
+import { MOVE_DETAILS, RESTORE_DETAILS } from "./help-text";
 
 /** Per-command usage beyond the one-line list in main.ts (options explained). */
 const DETAILS: Record<string, string> = {

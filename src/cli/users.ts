@@ -13,12 +13,7 @@ export interface UserCliEnv {
   now: () => number;
 }
 
-export const USER_USAGE = `  user create --username U --role operator|merchant [--merchant UID] [--json]
-                                     a back-office user with a generated password (printed once)
-  user list [--json]
-  user disable U | user enable U     (disabling ends the user's sessions)
-  user reset-password U [--json]     a new generated password; the user's sessions end
-  user reset-2fa U                   remove the user's authenticator (they enroll again)`;
+export { USER_USAGE } from "./help-text";
 
 export async function userCommand(env: UserCliEnv, sub: string | undefined, arg: string | undefined, flags: CliFlags): Promise<number> {
   try {

@@ -20,8 +20,7 @@ import { loadMnemonic } from "../wallet/seed";
 import { CliUsageError, type CliFlags, printTable } from "./common";
 import { mapSeq } from "../lib/async-seq";
 
-export const WALLET_USAGE = `  wallet gas [--json]                the gas wallet of each enabled chain (fund it: it pays payout fees)
-  wallet export-mnemonic             show the wallet seed once (asks for the master key file; audited)`;
+export { WALLET_USAGE } from "./help-text";
 
 /** Reads one answer (the master key file's path): a prompt on a terminal, a line on stdin otherwise. */
 export type Ask = (prompt: string) => Promise<string | null>;

@@ -1,7 +1,7 @@
 // The invoices domain's storage: every statement on the invoices table, named by what it does
-// (docs/architecture.md "Data access"). Drizzle's builder: none of these is hot.
-import { and, asc, eq, isNull, lte } from "drizzle-orm";
-import { type DbOrTx, type Tx, updateByIdIf } from "../db/client";
+// (docs/architecture.md "Data access"). Drizzle's builder; the per-second job's read prepared once.
+import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
+import { type DbOrTx, prepared, type Tx, updateByIdIf } from "../db/client";
 import { invoices } from "../db/schema";
 import type { InvoiceRow } from "./views";
 import { isPg, pgOf } from "../db/engine";
@@ -54,12 +54,16 @@ export async function setInvoicePayin(tx: DbOrTx, invoiceId: number, payinOrderI
 /** Ids of open invoices whose payer never chose a network, expired before `now`, oldest first. */
 export async function dueOpenInvoiceIds(db: DbOrTx, now: number, limit: number): Promise<number[]> {
   if (isPg(db)) return await pg.dueOpenInvoiceIds(pgOf(db), now, limit);
-  return db
-    .select({ id: invoices.id })
-    .from(invoices)
-    .where(and(eq(invoices.status, "open"), isNull(invoices.payinOrderId), lte(invoices.expireAt, now - 1)))
-    .orderBy(asc(invoices.expireAt))
-    .limit(limit)
-    .all()
+  // Prepared once per connection: the expire-invoices job asks every second on every gateway.
+  return prepared(db, "invoices:dueOpen", (d) =>
+    d
+      .select({ id: invoices.id })
+      .from(invoices)
+      .where(and(eq(invoices.status, "open"), isNull(invoices.payinOrderId), lte(invoices.expireAt, sql.placeholder("last"))))
+      .orderBy(asc(invoices.expireAt))
+      .limit(sql.placeholder("limit"))
+      .prepare(),
+  )
+    .all({ last: now - 1, limit })
     .map((r) => r.id);
 }

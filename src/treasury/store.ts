@@ -1,9 +1,9 @@
 // The treasury's storage: batches of payouts (payout_batches, payout_batch_rows) and collection
 // (collection_settings, collection_runs, collection_legs), every statement named by what it does
-// (docs/architecture.md "Data access"). Drizzle's builder: none of these is hot.
-import { and, asc, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+// (docs/architecture.md "Data access"). Drizzle's builder; the per-second jobs' reads prepared once.
+import { and, asc, desc, eq, getTableName, inArray, isNotNull, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Db, Tx } from "../db/client";
+import { prepared, type Db, type Tx } from "../db/client";
 import { collectionLegs, collectionRuns, collectionSettings, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
 import { isPg, pgOf } from "../db/engine";
 import * as pg from "./store.pg";
@@ -34,7 +34,11 @@ function runStatements<T extends typeof payoutBatches | typeof collectionRuns>(t
     /** A running run is done (a run in any other status is left as it is). */
     finishRunning: async (db: Tx, id: string, now: number): Promise<void> =>
       void db.update(t).set({ status: "done", finishedAt: now, updatedAt: now }).where(and(eq(t.id, id), eq(t.status, "running"))).run(),
-    runningIds: async (db: Db): Promise<string[]> => db.select({ id: t.id }).from(t).where(eq(t.status, "running")).all().map((r) => r.id),
+    /** Prepared once per connection: the payout-batches and collections jobs ask every second. */
+    runningIds: async (db: Db): Promise<string[]> =>
+      prepared(db, `treasury:running:${getTableName(t)}`, (d) => d.select({ id: t.id }).from(t).where(eq(t.status, "running")).prepare())
+        .all()
+        .map((r) => r.id),
   };
 }
 
@@ -166,7 +170,8 @@ export async function upsertCollectionSetting(tx: Tx, row: typeof collectionSett
 
 export async function scheduledCollectionSettings(db: Db): Promise<CollectionSetting[]> {
   if (isPg(db)) return await pg.scheduledCollectionSettings(pgOf(db));
-  return db.select().from(collectionSettings).where(isNotNull(collectionSettings.schedule)).all();
+  // Prepared once per connection: the collections job asks every second.
+  return prepared(db, "treasury:scheduledCollections", (d) => d.select().from(collectionSettings).where(isNotNull(collectionSettings.schedule)).prepare()).all();
 }
 
 export async function markScheduled(db: Tx, s: Pick<CollectionSetting, "merchantId" | "chain" | "token">, now: number): Promise<void> {
