@@ -147,6 +147,11 @@ export function untilDurable(client: Database, seq: number): Promise<void> | nul
   return byClient.get(client)?.untilDurable(seq) ?? null;
 }
 
+/** WAL syncs run so far on the database's write connection (0 on PostgreSQL, in memory, or with SG_SYNC_ON_LOOP=1): /metrics. */
+export function walSyncs(db: { $client?: unknown }): number {
+  return byClient.get(db.$client as Database)?.syncs ?? 0;
+}
+
 /** At close: syncs what is still unsynced, answers every waiter. */
 export function closeWalSync(client: Database): void {
   byClient.get(client)?.close();
