@@ -17,7 +17,7 @@ import { guardWrite, joinForeignTransaction, noteCommit, type Db, type Tx, write
 import { isPg, pgState } from "./engine";
 import { acquireWrite, inTxContext, openToken, runInTx, watchForIo } from "./write-lock";
 import { dropFrame, inFrame, pushFrame, releaseFrame, runHooks } from "./after-commit";
-import { untilDurable } from "./wal-sync";
+import { untilDurable, walSyncOf } from "./wal-sync";
 
 export interface GroupJob<T> {
   /** The request's writes; runs inside its savepoint. */
@@ -103,6 +103,10 @@ export class GroupCommit {
           // the flush, started with `void` from setImmediate, never rejects (Bun exits on that).
           for (const q of batch) q.reject(e);
         }
+        // The group waited for its WAL sync (db/wal-sync.ts), a thread-pool completion: the requests
+        // whose bytes arrived meanwhile are parsed in this loop turn's I/O phase. One turn for them,
+        // so they join the next group instead of the one after (as a flush from setImmediate does).
+        if (this.queue.length && walSyncOf(this.client)) await new Promise<void>((r) => setImmediate(r));
       }
     } finally {
       this.flushing = false;
