@@ -24,6 +24,7 @@
 // SG_SYNC_ON_LOOP=1 keeps the old way (FULL: the fsync inside COMMIT), for A/B measurements.
 import type { Database } from "bun:sqlite";
 import { closeSync, fdatasync, fdatasyncSync, openSync } from "node:fs";
+import { resolve } from "node:path";
 
 interface Waiter {
   seq: number;
@@ -128,7 +129,8 @@ export function syncOffLoop(): boolean {
 /** Called by openDb for a file database's write connection, once its pragmas ran: NORMAL, and the syncs here. */
 export function installWalSync(client: Database, dbPath: string): void {
   client.run("PRAGMA synchronous = NORMAL");
-  byClient.set(client, new WalSync(`${dbPath}-wal`));
+  // Resolved now: the file is opened at the first sync, whatever the working directory is then.
+  byClient.set(client, new WalSync(`${resolve(dbPath)}-wal`));
 }
 
 /** The connection's WAL sync (null: none, the fsync is in COMMIT). */
