@@ -33,18 +33,18 @@ function withEnv<T>(name: string, value: string | undefined, fn: () => T): T {
 }
 
 function tableDb() {
-  const db = withEnv("SG_SYNC_ON_LOOP", undefined, () => openDb(join(tempDir(), "w.db")));
+  const db = withEnv("SG_SYNC_OFF_LOOP", "1", () => openDb(join(tempDir(), "w.db")));
   db.$client.run("CREATE TABLE t (id INTEGER PRIMARY KEY, who TEXT NOT NULL)");
   return db;
 }
 
 describe("the write connection", () => {
-  test("runs at synchronous NORMAL with the syncs off the loop; SG_SYNC_ON_LOOP=1 keeps FULL in COMMIT", () => {
+  test("SG_SYNC_OFF_LOOP=1: synchronous NORMAL with the syncs off the loop; without it FULL, the fsync in COMMIT", () => {
     const off = tableDb();
     expect(off.$client.query<{ synchronous: number }, []>("PRAGMA synchronous").get()!.synchronous).toBe(1);
     expect(walSyncOf(off.$client)).not.toBeNull();
     closeSqlite(off);
-    const on = withEnv("SG_SYNC_ON_LOOP", "1", () => openDb(join(tempDir(), "f.db")));
+    const on = withEnv("SG_SYNC_OFF_LOOP", undefined, () => openDb(join(tempDir(), "f.db")));
     expect(on.$client.query<{ synchronous: number }, []>("PRAGMA synchronous").get()!.synchronous).toBe(2);
     expect(walSyncOf(on.$client)).toBeNull();
     closeSqlite(on);

@@ -21,7 +21,10 @@
 // later sync can vouch for them. Every waiter then and after gets a storage fault (503 / 10003)
 // until a restart (PostgreSQL panics on the same error).
 //
-// SG_SYNC_ON_LOOP=1 keeps the old way (FULL: the fsync inside COMMIT), for A/B measurements.
+// Opt-in for now (SG_SYNC_OFF_LOOP=1, read when a connection opens): on the loaded 2-core machine of
+// 2026-11-29 it freed the loop (in COMMIT 30 % -> 6-8 %) but the groups got smaller (24 -> 15-19
+// writes per commit) and the CPU per create rose ~15 % (docs/performance.md "Issue 37: the create's
+// CPU and its commit"). Without it the connection stays at FULL, the fsync inside COMMIT.
 import type { Database } from "bun:sqlite";
 import { closeSync, fdatasync, fdatasyncSync, openSync } from "node:fs";
 import { resolve } from "node:path";
@@ -121,9 +124,9 @@ export class WalSync {
 
 const byClient = new WeakMap<Database, WalSync>();
 
-/** Whether the WAL is synced off the loop (the default), or inside COMMIT (SG_SYNC_ON_LOOP=1). */
+/** Whether the WAL is synced off the loop (SG_SYNC_OFF_LOOP=1), or inside COMMIT (FULL, the default). */
 export function syncOffLoop(): boolean {
-  return process.env.SG_SYNC_ON_LOOP !== "1";
+  return process.env.SG_SYNC_OFF_LOOP === "1";
 }
 
 /** Called by openDb for a file database's write connection, once its pragmas ran: NORMAL, and the syncs here. */
@@ -149,7 +152,7 @@ export function untilDurable(client: Database, seq: number): Promise<void> | nul
   return byClient.get(client)?.untilDurable(seq) ?? null;
 }
 
-/** WAL syncs run so far on the database's write connection (0 on PostgreSQL, in memory, or with SG_SYNC_ON_LOOP=1): /metrics. */
+/** WAL syncs run so far on the database's write connection (0 on PostgreSQL, in memory, or without SG_SYNC_OFF_LOOP=1): /metrics. */
 export function walSyncs(db: { $client?: unknown }): number {
   return byClient.get(db.$client as Database)?.syncs ?? 0;
 }

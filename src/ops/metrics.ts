@@ -174,7 +174,7 @@ function stateRegistry(d: MetricsDeps): Registry {
   });
   new Counter({
     name: "stablegate_db_commit_seconds_total",
-    help: "wall time spent in the group commits' COMMIT (on the event loop; the WAL fsync is off it, stablegate_db_wal_syncs_total) since start",
+    help: "wall time spent in the group commits' COMMIT (on the event loop: the WAL fsync at synchronous FULL; with SG_SYNC_OFF_LOOP=1 it is off the loop, stablegate_db_wal_syncs_total) since start",
     registers: [r],
     collect() {
       this.reset();
@@ -183,7 +183,7 @@ function stateRegistry(d: MetricsDeps): Registry {
   });
   new Counter({
     name: "stablegate_db_wal_syncs_total",
-    help: "fdatasyncs of the SQLite WAL on the thread pool (db/wal-sync.ts), each shared by the commits before it, since start",
+    help: "fdatasyncs of the SQLite WAL on the thread pool (SG_SYNC_OFF_LOOP=1, db/wal-sync.ts), each shared by the commits before it, since start",
     registers: [r],
     collect() {
       this.reset();
