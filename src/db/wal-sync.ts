@@ -22,9 +22,10 @@
 // until a restart (PostgreSQL panics on the same error).
 //
 // Opt-in for now (SG_SYNC_OFF_LOOP=1, read when a connection opens): on the loaded 2-core machine of
-// 2026-11-29 it freed the loop (in COMMIT 30 % -> 6-8 %) but the groups got smaller (24 -> 15-19
-// writes per commit) and the CPU per create rose ~15 % (docs/performance.md "Issue 37: the create's
-// CPU and its commit"). Without it the connection stays at FULL, the fsync inside COMMIT.
+// 2026-11-29 it freed the loop (in COMMIT 30 % -> 6-8 %) and raised create throughput ~20 %, but
+// the groups got smaller (21-25 -> 15-20 writes per commit) and the CPU per create did not fall
+// (median 1.50x the floor against 1.43x; docs/performance.md "Issue 37: the create's CPU and its
+// commit"). Without it the connection stays at FULL, the fsync inside COMMIT.
 import type { Database } from "bun:sqlite";
 import { closeSync, fdatasync, fdatasyncSync, openSync } from "node:fs";
 import { resolve } from "node:path";
