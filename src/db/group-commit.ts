@@ -44,6 +44,13 @@ interface Queued {
 
 /** Keeps one group's latency bounded when thousands of requests are waiting. */
 const MAX_GROUP = 512;
+/**
+ * With the WAL synced off the loop (SG_SYNC_OFF_LOOP=1): how long the next group waits for more
+ * requests when fewer are queued than the last group carried. Requests are parsed one by one while
+ * the disk works, so without it the groups shrank (15-20 writes per commit against 21-25 with the
+ * fsync in COMMIT); with it 20-22 (docs/performance.md "Issue 37: the create's CPU and its commit").
+ */
+const GATHER_MS = 1;
 
 export class GroupCommit {
   private queue: Queued[] = [];
@@ -105,8 +112,12 @@ export class GroupCommit {
         }
         // The group waited for its WAL sync (db/wal-sync.ts), a thread-pool completion: the requests
         // whose bytes arrived meanwhile are parsed in this loop turn's I/O phase. One turn for them,
-        // so they join the next group instead of the one after (as a flush from setImmediate does).
-        if (this.queue.length && walSyncOf(this.client)) await new Promise<void>((r) => setImmediate(r));
+        // so they join the next group instead of the one after (as a flush from setImmediate does),
+        // and a short gather when fewer are queued than this group carried.
+        if (this.queue.length && walSyncOf(this.client)) {
+          await new Promise<void>((r) => setImmediate(r));
+          if (this.queue.length < batch.length) await new Promise<void>((r) => setTimeout(r, GATHER_MS));
+        }
       }
     } finally {
       this.flushing = false;
