@@ -42,6 +42,13 @@ async function run(n: number, send: (i: number) => Promise<void>): Promise<numbe
   return n / ((performance.now() - t0) / 1000);
 }
 
+/** The gateway's group-commit counters (/metrics). */
+async function commitCounters(url: string): Promise<{ groups: number; jobs: number; syncs: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+  return { groups: read("stablegate_db_group_commits_total"), jobs: read("stablegate_db_group_commit_writes_total"), syncs: read("stablegate_db_wal_syncs_total") };
+}
+
 const body = (r: number, i: number) => ({
   chainCode: "TRON",
   tokenSymbol: "USDT",
@@ -79,7 +86,7 @@ async function setup(toml: string) {
 }
 
 for (let r = 0; r < ROUNDS; r++) {
-  const s = await setup(`[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`);
+  const s = await setup(`[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[ops]\nmetrics = true\n[chains.TRON]\nblock_time = "0s"`);
   try {
     const made = JSON.parse(runCli(["merchant", "create", "--name", "cpu", "--json", "--config", s.configPath], s.env).stdout);
     const cmd = PROF ? [BUN, "--cpu-prof", `--cpu-prof-dir=${PROF}`, join(ROOT, "src/main.ts")] : undefined;
@@ -91,9 +98,12 @@ for (let r = 0; r < ROUNDS; r++) {
     const serverCpu = () => pgServer?.cpuMs() ?? 0;
     let c0 = cpuMs(pid);
     let s0 = serverCpu();
+    const m0 = await commitCounters(s.url);
     const createRps = await run(N, async (i) => void orders.push((await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(r, i) })).orderNo));
     const createCpu = ((cpuMs(pid) - c0) * 1000) / N;
     const createServer = ((serverCpu() - s0) * 1000) / N;
+    const m1 = await commitCounters(s.url);
+    const groupsText = PG ? "" : `, ${((m1.jobs - m0.jobs) / (m1.groups - m0.groups)).toFixed(1)} writes per commit, ${(m1.syncs - m0.syncs)} WAL syncs off the loop`;
     c0 = cpuMs(pid);
     s0 = serverCpu();
     const getRps = await run(N, async (i) => void (await client.request("GET", `/openapi/payin/orders/${orders[i % orders.length]}`)));
@@ -129,7 +139,7 @@ for (let r = 0; r < ROUNDS; r++) {
       }
     }
     const server = (us: number) => (PG ? ` + PostgreSQL server ${us.toFixed(0)} us` : "");
-    console.log(`create ${createCpu.toFixed(0)} us cpu/req${server(createServer)} (${createRps.toFixed(0)} req/s)  get ${getCpu.toFixed(0)} us cpu/req${server(getServer)} (${getRps.toFixed(0)} req/s)  rss ${rss.toFixed(1)} MB${floorText}`);
+    console.log(`create ${createCpu.toFixed(0)} us cpu/req${server(createServer)} (${createRps.toFixed(0)} req/s${groupsText})  get ${getCpu.toFixed(0)} us cpu/req${server(getServer)} (${getRps.toFixed(0)} req/s)  rss ${rss.toFixed(1)} MB${floorText}`);
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
   }

@@ -16,6 +16,7 @@ import { buildHttpApp } from "../src/app/server";
 import { buildSignedRequest } from "../src/testing/signed-request";
 import { groupCommit } from "../src/db/group-commit";
 import { ownCommits } from "../src/db/client";
+import { walSyncs } from "../src/db/wal-sync";
 
 const N = Number(process.env.BENCH_REQUESTS ?? 4000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
@@ -181,6 +182,7 @@ async function round(tag: string, n: number) {
   const reqs = Array.from({ length: n }, () => make(tag, seq++));
   const g0 = groupCommit(gw.ctx.db).groups;
   const k0 = ownCommits(gw.ctx.db);
+  const s0 = walSyncs(gw.ctx.db);
   const client = gw.ctx.db.$client;
   // Counting: the WAL starts empty and is not checkpointed during the round, so its frames
   // (pages written by the commits) are what the creates wrote.
@@ -214,7 +216,7 @@ async function round(tag: string, n: number) {
     walPages = client.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!.log / n;
     client.run("PRAGMA wal_autocheckpoint = 1000");
   }
-  return { cpu: (c.user + c.system) / n, wall: (wall * 1000) / n, perGroup: n / (groupCommit(gw.ctx.db).groups - g0), commits: (ownCommits(gw.ctx.db) - k0) / n, walPages };
+  return { cpu: (c.user + c.system) / n, wall: (wall * 1000) / n, perGroup: n / (groupCommit(gw.ctx.db).groups - g0), commits: (ownCommits(gw.ctx.db) - k0) / n, syncs: (walSyncs(gw.ctx.db) - s0) / n, walPages };
 }
 try {
   await round("warm", 500);
@@ -222,7 +224,7 @@ try {
     counting = STATEMENTS;
     const x = await round(`r${r}`, N);
     counting = false;
-    console.log(`create in-process: ${x.cpu.toFixed(0)} us cpu/req, ${x.wall.toFixed(0)} us wall/req, ${x.perGroup.toFixed(1)} requests per group, ${(1000 * x.commits).toFixed(1)} commits per 1,000 creates${STATEMENTS ? `, ${x.walPages.toFixed(2)} WAL pages written per create` : ""}`);
+    console.log(`create in-process: ${x.cpu.toFixed(0)} us cpu/req, ${x.wall.toFixed(0)} us wall/req, ${x.perGroup.toFixed(1)} requests per group, ${(1000 * x.commits).toFixed(1)} commits per 1,000 creates, ${(1000 * x.syncs).toFixed(1)} WAL syncs off the loop${STATEMENTS ? `, ${x.walPages.toFixed(2)} WAL pages written per create` : ""}`);
   }
   if (TAIL) tailReport();
   // BENCH_DRAIN=1 (with BENCH_JOBS): the callbacks the rounds queued, drained after them with no

@@ -76,12 +76,16 @@ interface Usage {
   commitMs: number;
   groups: number;
   jobs: number;
+  /** WAL fsyncs on the thread pool (db/wal-sync.ts). */
+  syncs: number;
 }
 
 interface CommitCounters {
   commitMs: number;
   groups: number;
   jobs: number;
+  /** WAL fsyncs on the thread pool (db/wal-sync.ts). */
+  syncs: number;
 }
 
 const readText = (path: string) => require("node:fs").readFileSync(path, "utf8") as string;
@@ -115,7 +119,7 @@ const cpuOf = (pids: number[]) =>
 async function commitCounters(url: string): Promise<CommitCounters> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
-  return { commitMs: read("stablegate_db_commit_seconds_total") * 1000, groups: read("stablegate_db_group_commits_total"), jobs: read("stablegate_db_group_commit_writes_total") };
+  return { commitMs: read("stablegate_db_commit_seconds_total") * 1000, groups: read("stablegate_db_group_commits_total"), jobs: read("stablegate_db_group_commit_writes_total"), syncs: read("stablegate_db_wal_syncs_total") || 0 };
 }
 
 /**
@@ -133,7 +137,7 @@ async function interleaved(n: number, targets: Target[], cold?: (name: string, f
     await load(WARMUP, CLIENTS, (i) => t.send(n + i), lat);
     cold?.(t.name, Math.max(...lat.slice(0, CLIENTS)));
   }
-  const acc = new Map(targets.map((t) => [t.name, { lat: [] as number[], ms: 0, errors: 0, done: 0, usage: { wallMs: 0, cpuNs: 0, loopRunNs: 0, loopWaitNs: 0, alsoCpuNs: 0, commitMs: 0, groups: 0, jobs: 0 } as Usage }]));
+  const acc = new Map(targets.map((t) => [t.name, { lat: [] as number[], ms: 0, errors: 0, done: 0, usage: { wallMs: 0, cpuNs: 0, loopRunNs: 0, loopWaitNs: 0, alsoCpuNs: 0, commitMs: 0, groups: 0, jobs: 0, syncs: 0 } as Usage }]));
   const per = Math.ceil(n / SLICES);
   for (let slice = 0; slice < SLICES; slice++) {
     for (const t of slice % 2 ? [...targets].reverse() : targets) {
@@ -165,6 +169,7 @@ async function interleaved(n: number, targets: Target[], cold?: (name: string, f
         u.commitMs += c1.commitMs - c0.commitMs;
         u.groups += c1.groups - c0.groups;
         u.jobs += c1.jobs - c0.jobs;
+        u.syncs += c1.syncs - c0.syncs;
       }
     }
   }
@@ -210,7 +215,7 @@ function cpuLine(what: string, gw: LoadResult & { usage: Usage }, floor: LoadRes
 function loopLine(label: string, u: Usage): string {
   const pc = (ns: number) => `${((ns / 1e6 / u.wallMs) * 100).toFixed(0)} %`;
   const commit = u.groups
-    ? `, in COMMIT ${((u.commitMs / u.wallMs) * 100).toFixed(0)} % (${u.groups} commits, ${(u.jobs / u.groups).toFixed(1)} writes each, ${(u.commitMs / u.groups).toFixed(2)} ms each)`
+    ? `, in COMMIT ${((u.commitMs / u.wallMs) * 100).toFixed(0)} % (${u.groups} commits, ${(u.jobs / u.groups).toFixed(1)} writes each, ${(u.commitMs / u.groups).toFixed(2)} ms each${u.syncs ? `; ${u.syncs} WAL syncs off the loop` : ""})`
     : "";
   const rest = u.wallMs * 1e6 - u.loopRunNs - u.loopWaitNs;
   return `    ${label.padEnd(24)} on a core ${pc(u.loopRunNs)}, runnable but waiting for a core ${pc(u.loopWaitNs)}, neither (idle or blocked in I/O) ${pc(rest)}${commit}`;

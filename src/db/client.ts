@@ -12,6 +12,7 @@ import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks
 import { acquireWrite, assertWriting, inTxContext, openToken, runInTx, strictWrites, watchForIo } from "./write-lock";
 import { isPg } from "./engine";
 import { closePg, pgAfterCommit, pgInTransaction, pgRolledBack, pgSavepoint, pgWriteTx } from "./tx-pg";
+import { closeWalSync, installWalSync, syncOffLoop, untilDurable, walCommitted } from "./wal-sync";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 declare const inWriteTx: unique symbol;
@@ -55,6 +56,8 @@ export function openDb(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
   for (const p of PRAGMAS) sqlite.run(p);
+  // The WAL's fsync on the thread pool instead of inside COMMIT (db/wal-sync.ts): a commit's writer waits for it.
+  if (path !== ":memory:" && syncOffLoop()) installWalSync(sqlite, path);
   if (path !== ":memory:") {
     // The file this connection opened: a file deleted or replaced under the process is told apart by it (src/ops/storage.ts).
     const st = statSync(path);
@@ -202,6 +205,7 @@ export function closeSqlite(db: Db, finalize = false): void {
     side.db?.$client.close(finalize);
     side.db = null;
   }
+  closeWalSync(db.$client);
   db.$client.close(finalize);
 }
 
@@ -306,9 +310,12 @@ export function inTransaction(db: Db): boolean {
   if (isPg(db)) return pgInTransaction(db);
   return db.$client.inTransaction;
 }
-export function noteCommit(client: Database): void {
+/** Counts a commit whose COMMIT just returned; its number for `untilDurable` (0: COMMIT synced it itself). */
+export function noteCommit(client: Database): number {
   commitCounts.set(client, (commitCounts.get(client) ?? 0) + 1);
+  return walCommitted(client);
 }
+
 
 /** BEGIN IMMEDIATE / COMMIT / ROLLBACK, built once per connection. */
 function txStatements(c: Database) {
@@ -373,6 +380,9 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promis
   const tx = db as Tx;
   if (inTxContext(c)) return joinTx(c, tx, fn);
   const release = await acquireWrite(c);
+  let value: T;
+  let seq: number;
+  let hooks: ReturnType<typeof releaseFrame>;
   try {
     // A transaction opened behind the machinery's back: rolled back, unless a test allowed joining it.
     if (joinForeignTransaction(c)) return await joinTx(c, tx, fn);
@@ -380,13 +390,12 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promis
     const io = watchForIo();
     const token = openToken(c);
     pushFrame(c);
-    let value: T;
     try {
       txStatements(c).begin.run();
       value = await runInTx(c, () => fn(tx), token);
       io.check();
       txStatements(c).commit.run();
-      noteCommit(c);
+      seq = noteCommit(c);
     } catch (e) {
       dropFrame(c);
       rollbackQuietly(c);
@@ -396,11 +405,15 @@ export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promis
       token.open = false;
       io.stop();
     }
-    runHooks(releaseFrame(c));
-    return value;
+    hooks = releaseFrame(c);
   } finally {
     release();
   }
+  // Durable first (db/wal-sync.ts; the mutex is free meanwhile): then the hooks and the caller.
+  const durable = untilDurable(c, seq);
+  if (durable) await durable;
+  runHooks(hooks);
+  return value;
 }
 
 /**

@@ -17,6 +17,7 @@ import { guardWrite, joinForeignTransaction, noteCommit, type Db, type Tx, write
 import { isPg, pgState } from "./engine";
 import { acquireWrite, inTxContext, openToken, runInTx, watchForIo } from "./write-lock";
 import { dropFrame, inFrame, pushFrame, releaseFrame, runHooks } from "./after-commit";
+import { untilDurable, walSyncOf } from "./wal-sync";
 
 export interface GroupJob<T> {
   /** The request's writes; runs inside its savepoint. */
@@ -43,6 +44,13 @@ interface Queued {
 
 /** Keeps one group's latency bounded when thousands of requests are waiting. */
 const MAX_GROUP = 512;
+/**
+ * With the WAL synced off the loop (SG_SYNC_OFF_LOOP=1): how long the next group waits for more
+ * requests when fewer are queued than the last group carried. Requests are parsed one by one while
+ * the disk works, so without it the groups shrank (15-20 writes per commit against 21-25 with the
+ * fsync in COMMIT); with it 20-22 (docs/performance.md "Issue 37: the create's CPU and its commit").
+ */
+const GATHER_MS = 1;
 
 export class GroupCommit {
   private queue: Queued[] = [];
@@ -77,7 +85,8 @@ export class GroupCommit {
   run<T>(job: GroupJob<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ job: job as GroupJob<unknown>, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.scheduled) {
+      // A flush under way takes it in its next group (it loops while jobs are queued).
+      if (!this.scheduled && !this.flushing) {
         this.scheduled = true;
         // After the I/O callbacks of this loop turn: every request parsed in this
         // turn joins the group.
@@ -101,6 +110,14 @@ export class GroupCommit {
           // the flush, started with `void` from setImmediate, never rejects (Bun exits on that).
           for (const q of batch) q.reject(e);
         }
+        // The group waited for its WAL sync (db/wal-sync.ts), a thread-pool completion: the requests
+        // whose bytes arrived meanwhile are parsed in this loop turn's I/O phase. One turn for them,
+        // so they join the next group instead of the one after (as a flush from setImmediate does),
+        // and a short gather when fewer are queued than this group carried.
+        if (this.queue.length && walSyncOf(this.client)) {
+          await new Promise<void>((r) => setImmediate(r));
+          if (this.queue.length < batch.length) await new Promise<void>((r) => setTimeout(r, GATHER_MS));
+        }
       }
     } finally {
       this.flushing = false;
@@ -115,16 +132,23 @@ export class GroupCommit {
   private async commit(batch: Queued[]): Promise<void> {
     const c = this.client;
     // Flushed from inside a transaction body (a test): the jobs join that transaction.
-    if (inTxContext(c)) return this.commitLocked(batch);
+    if (inTxContext(c)) return await (await this.commitLocked(batch))?.();
     const release = await acquireWrite(c);
+    let answer: (() => Promise<void> | void) | null;
     try {
-      await this.commitLocked(batch);
+      answer = await this.commitLocked(batch);
     } finally {
       release();
     }
+    await answer?.();
   }
 
-  private async commitLocked(batch: Queued[]): Promise<void> {
+  /**
+   * Runs the group under the write mutex up to its COMMIT. Returns what follows once the mutex is
+   * released (null: nothing, every job was answered): the wait for the WAL's sync (db/wal-sync.ts),
+   * then the hooks and the answers. The flush awaits it before its next group (one group in flight).
+   */
+  private async commitLocked(batch: Queued[]): Promise<(() => Promise<void> | void) | null> {
     const c = this.client;
     // Someone else's transaction is open (a raw BEGIN, or the caller's own transaction):
     // run each job alone inside it rather than nesting BEGIN.
@@ -143,7 +167,7 @@ export class GroupCommit {
       }
     } catch (e) {
       for (const q of batch) q.reject(e);
-      return;
+      return null;
     }
     if (own || foreign) pushFrame(c);
     const io = own ? watchForIo() : null;
@@ -165,12 +189,14 @@ export class GroupCommit {
         } catch {}
       }
       for (const q of batch) q.reject(e);
-      return;
+      return null;
     }
     if (token) token.open = false;
     io?.stop();
     this.groups++;
     this.jobs += batch.length;
+    let seq = 0;
+    let hooks: ReturnType<typeof releaseFrame> = [];
     if (own) {
       crashPoint(`group-commit:${this.groups}`);
       try {
@@ -179,22 +205,35 @@ export class GroupCommit {
         const t0 = performance.now();
         c.run("COMMIT");
         this.commitMs += performance.now() - t0;
-        noteCommit(c);
+        seq = noteCommit(c);
       } catch (e) {
         dropFrame(c);
         try {
           c.run("ROLLBACK");
         } catch {}
         for (const q of batch) q.reject(e);
-        return;
+        return null;
       }
-      runHooks(releaseFrame(c));
+      hooks = releaseFrame(c);
     } else if (foreign) dropFrame(c);
-    batch.forEach((q, i) => {
-      const r = results[i];
-      if (r.ok) q.resolve(r.value);
-      else q.reject(r.error);
-    });
+    return async () => {
+      const durable = untilDurable(c, seq);
+      if (durable) {
+        try {
+          await durable;
+        } catch (e) {
+          // Committed but not known to be on disk: no hook runs, every job gets the storage fault.
+          for (const q of batch) q.reject(e);
+          return;
+        }
+      }
+      runHooks(hooks);
+      batch.forEach((q, i) => {
+        const r = results[i]!;
+        if (r.ok) q.resolve(r.value);
+        else q.reject(r.error);
+      });
+    };
   }
 
   private async runAll(batch: Queued[], results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>): Promise<void> {

@@ -12,6 +12,7 @@ import { balanceMismatchCount, openUnmatchedCount, queuedCallbacks } from "./sto
 import type { GasMonitor } from "./gas";
 import type { OpsCtx } from "./readiness";
 import { groupCommit } from "../db/group-commit";
+import { walSyncs } from "../db/wal-sync";
 import type { LoopStallProbe } from "./loop-stalls";
 import { mapSeq } from "../lib/async-seq";
 import type { ClusterRole } from "../cluster/role";
@@ -173,11 +174,20 @@ function stateRegistry(d: MetricsDeps): Registry {
   });
   new Counter({
     name: "stablegate_db_commit_seconds_total",
-    help: "wall time spent in the group commits' COMMIT (WAL fsync, synchronous FULL) since start",
+    help: "wall time spent in the group commits' COMMIT (on the event loop: the WAL fsync at synchronous FULL; with SG_SYNC_OFF_LOOP=1 it is off the loop, stablegate_db_wal_syncs_total) since start",
     registers: [r],
     collect() {
       this.reset();
       this.inc(gc().commitMs / 1000);
+    },
+  });
+  new Counter({
+    name: "stablegate_db_wal_syncs_total",
+    help: "fdatasyncs of the SQLite WAL on the thread pool (SG_SYNC_OFF_LOOP=1, db/wal-sync.ts), each shared by the commits before it, since start",
+    registers: [r],
+    collect() {
+      this.reset();
+      this.inc(walSyncs(d.ctx.db));
     },
   });
   const loop = d.loop;
