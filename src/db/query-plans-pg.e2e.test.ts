@@ -115,7 +115,7 @@ const CASES: PlanCase[] = [
   {
     name: "callback worker: the leased claim",
     run: async (d) => await callbackWorkerStore(d, "host:1:aa").claimLeased!(4, 60_000, NOW, { perTarget: 2, overflow: 4, concurrency: 4, healthy: [] }),
-    uses: ["callbacks_pending_merchant", "callbacks_lease_end", "callbacks_order"],
+    uses: ["callbacks_pending_merchant", "callbacks_lease_end", "callbacks_order_seq"],
   },
   { name: "callback worker: cut-off claims at start", run: async (d) => await callbackWorkerStore(d, "host:1:aa").releaseCutOff(() => false), uses: ["callbacks_lease_end"] },
   { name: "operator: failed callbacks", run: async (d) => await listCallbackRows(d, { state: "failed", limit: 50 }) },

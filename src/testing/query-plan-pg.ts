@@ -31,19 +31,23 @@ export interface PgSeekOptions {
 /** A pool whose every `unsafe` call (drizzle's bun-sql driver, cluster/leases.ts) is recorded before it runs. */
 export function recordingPool(pool: SQL): { pool: SQL; statements: RecordedStatement[] } {
   const statements: RecordedStatement[] = [];
-  const wrapped = new Proxy(pool, {
-    get(target, p, receiver) {
-      if (p === "unsafe") {
-        return (sql: string, params: unknown[] = []) => {
-          statements.push({ sql, params });
-          return target.unsafe(sql, params);
-        };
-      }
-      const v = Reflect.get(target, p, receiver) as unknown;
-      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-  return { pool: wrapped, statements };
+  // `unsafe` on the pool, and on a connection reserved from it (db/tx-pg-pipe.ts pipedStatement:
+  // the callback claim's one round trip); tagged queries (BEGIN, SET LOCAL …) are not recorded.
+  const recording = <T extends object>(target: T & Pick<SQL, "unsafe">): T =>
+    new Proxy(target, {
+      get(t, p, receiver) {
+        if (p === "unsafe") {
+          return (sql: string, params: unknown[] = []) => {
+            statements.push({ sql, params });
+            return t.unsafe(sql, params);
+          };
+        }
+        if (p === "reserve" && t === (pool as object)) return async () => recording(await pool.reserve());
+        const v = Reflect.get(t, p, receiver) as unknown;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      },
+    });
+  return { pool: recording(pool), statements };
 }
 
 /** The plan PostgreSQL would run for `sql` with `params` (EXPLAIN without ANALYZE: nothing is executed). */
