@@ -9,7 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
-import { addUser, axeAt, confirmIdentity, DESKTOP, httpSession, PHONE, signedIn } from "../testing/backoffice-browser";
+import { addUser, axeAt, axeAtBothSizes, confirmIdentity, DESKTOP, httpSession, PHONE, signedIn } from "../testing/backoffice-browser";
 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;
@@ -57,11 +57,6 @@ afterAll(async () => {
 });
 
 const axe = (page: Page, path: string) => axeAt(page, gw.url, path);
-/** axeAt's list for the page as it is now (no navigation). */
-async function axeHere(page: Page, label: string): Promise<string[]> {
-  const r = await analyzeAxe(page);
-  return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${label}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 // The signed-in pages of the route table, both roles at 390 and 1280, go through axe in
 // layout.browser.test.ts; here the views it does not open: the sign-in page, a search with several
@@ -79,13 +74,7 @@ test("axe-core: no serious or critical violation on the back-office views layout
   // layout.browser.test.ts's checkAll); then the TOTP enrollment at 1280.
   {
     const { ctx, page } = await signedIn(browser, gw, users.op, DESKTOP);
-    for (const path of ["/backoffice/search?q=MINE-", `/backoffice/orders/${data.frozen}`, "/backoffice/no-such-page"]) {
-      await page.setViewportSize(DESKTOP.viewport);
-      found.push(...(await axe(page, path)));
-      await page.setViewportSize(PHONE.viewport);
-      found.push(...(await axeHere(page, `${path} (390)`)));
-    }
-    await page.setViewportSize(DESKTOP.viewport);
+    for (const path of ["/backoffice/search?q=MINE-", `/backoffice/orders/${data.frozen}`, "/backoffice/no-such-page"]) found.push(...(await axeAtBothSizes(page, gw.url, path)));
     // TOTP enrollment.
     await page.goto(gw.url + "/backoffice/security");
     await page.getByRole("button", { name: "Set up two-factor authentication" }).click();
