@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { startReceiver, type Receiver } from "../testing/receiver";
-import { addUser, DESKTOP, PHONE } from "../testing/backoffice-browser";
+import { addUser, DESKTOP, PHONE, withSession } from "../testing/backoffice-browser";
 import { listMerchants } from "../merchants/service";
 import { findUser } from "./users";
 
@@ -158,44 +158,61 @@ const MERCHANT: Check[] = [
 /** Words of the shared views (views/common.tsx: the date filter), translated in i18n-zh-money.ts, and names that stay as written. */
 const SHARED = ["From", "To", "Filter", "UID", "IP", "URL"];
 
-async function checkPages(page: Page, checks: Check[], label: string): Promise<string[]> {
+/**
+ * Each page loaded once and checked twice in the same document: at 1280 in the light theme, then
+ * resized to 390 with the dark theme emulated (the CSS changes with width and color scheme only:
+ * layout.browser.test.ts's checkAll). docs/testing.md "Browser tests: cheaper files".
+ */
+async function checkPages(page: Page, checks: Check[], who: string): Promise<string[]> {
   const found: string[] = [];
   for (const c of checks) {
     const path = c.path();
+    await page.setViewportSize(DESKTOP.viewport);
+    await page.emulateMedia({ colorScheme: "light" });
     await page.goto(gw.url + path);
-    const where = `${label} ${path}`;
-    if ((await page.locator("html").getAttribute("lang")) !== "zh-CN") found.push(`${where}: html lang is not zh-CN`);
-    const h1 = (await page.locator("h1").innerText()).trim();
-    if (h1 !== c.headings[0]) found.push(`${where}: h1 is ${JSON.stringify(h1)}`);
-    for (const name of c.headings.slice(1)) if ((await page.getByRole("heading", { name, exact: true }).count()) === 0) found.push(`${where}: no heading ${name}`);
-    for (const name of c.buttons ?? []) if ((await page.getByRole("button", { name, exact: true }).count()) === 0) found.push(`${where}: no button ${name}`);
-    // Every visible heading, label, table header and button speaks Chinese (values such as UIDs aside).
-    let english = await page.evaluate(() =>
-      Array.from(document.querySelectorAll("main h2, main label, main th, main button, main legend, main dt"))
-        // Network names (TRON USDT) are names, as on the checkout.
-        .filter((e) => ((e as HTMLElement).offsetParent !== null || e.closest("th")) && !e.closest("fieldset.checks"))
-        .map((e) => (e.textContent ?? "").trim())
-        .filter((t) => t && !/[\u4e00-\u9fff]/.test(t)),
-    );
-    english = english.filter((t) => !SHARED.includes(t));
-    if (english.length) found.push(`${where}: English left: ${english.join(" | ")}`);
-    const axe = await analyzeAxe(page);
-    found.push(...axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${where}: ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`));
+    for (const [size, scheme, name] of [[DESKTOP, "light", "1280 light"], [PHONE, "dark", "390 dark"]] as const) {
+      if (size === PHONE) {
+        await page.setViewportSize(size.viewport);
+        await page.emulateMedia({ colorScheme: scheme });
+      }
+      found.push(...(await checkPage(page, c, `${name} ${who} ${path}`)));
+    }
   }
+  return found;
+}
+
+async function checkPage(page: Page, c: Check, where: string): Promise<string[]> {
+  const found: string[] = [];
+  if ((await page.locator("html").getAttribute("lang")) !== "zh-CN") found.push(`${where}: html lang is not zh-CN`);
+  const h1 = (await page.locator("h1").innerText()).trim();
+  if (h1 !== c.headings[0]) found.push(`${where}: h1 is ${JSON.stringify(h1)}`);
+  for (const name of c.headings.slice(1)) if ((await page.getByRole("heading", { name, exact: true }).count()) === 0) found.push(`${where}: no heading ${name}`);
+  for (const name of c.buttons ?? []) if ((await page.getByRole("button", { name, exact: true }).count()) === 0) found.push(`${where}: no button ${name}`);
+  // Every visible heading, label, table header and button speaks Chinese (values such as UIDs aside).
+  let english = await page.evaluate(() =>
+    Array.from(document.querySelectorAll("main h2, main label, main th, main button, main legend, main dt"))
+      // Network names (TRON USDT) are names, as on the checkout.
+      .filter((e) => ((e as HTMLElement).offsetParent !== null || e.closest("th")) && !e.closest("fieldset.checks"))
+      .map((e) => (e.textContent ?? "").trim())
+      .filter((t) => t && !/[\u4e00-\u9fff]/.test(t)),
+  );
+  english = english.filter((t) => !SHARED.includes(t));
+  if (english.length) found.push(`${where}: English left: ${english.join(" | ")}`);
+  const axe = await analyzeAxe(page);
+  found.push(...axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${where}: ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`));
   return found;
 }
 
 test("every administration page in Chinese: lang zh-CN, headings, labels and buttons in Chinese, axe-clean at desktop (light) and phone (dark)", async () => {
   const found: string[] = [];
-  for (const [size, scheme, name] of [[DESKTOP, "light", "1280 light"], [PHONE, "dark", "390 dark"]] as const) {
-    for (const [who, checks] of [[op, operatorPages()], [mu, MERCHANT]] as const) {
-      const ctx = await browser.newContext({ ...size, locale: "zh-CN", colorScheme: scheme });
-      const page = await ctx.newPage();
-      await signInZh(page, who);
-      await page.getByRole("heading", { name: "仪表盘" }).waitFor();
-      found.push(...(await checkPages(page, checks, `${name} ${who.username}`)));
-      await ctx.close();
-    }
+  for (const [who, checks] of [[op, operatorPages()], [mu, MERCHANT]] as const) {
+    // Signed in by its session cookie: the Chinese sign-in form is beforeAll's and the first user's test's.
+    const ctx = await browser.newContext({ ...DESKTOP, locale: "zh-CN" });
+    const page = await ctx.newPage();
+    await withSession(page, gw.url, who);
+    await page.getByRole("heading", { name: "仪表盘" }).waitFor();
+    found.push(...(await checkPages(page, checks, who.username)));
+    await ctx.close();
   }
   expect(found).toEqual([]);
 }, BROWSER_RETRY);

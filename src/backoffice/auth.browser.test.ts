@@ -8,7 +8,7 @@ import { TestClock } from "../lib/clock";
 import { listAudit } from "../audit/log";
 import { findUser } from "./users";
 import { totpCode } from "./totp";
-import { addUser, confirmIdentity, DESKTOP, PHONE, signIn } from "../testing/backoffice-browser";
+import { addUser, confirmIdentity, DESKTOP, PHONE, signIn, withSession } from "../testing/backoffice-browser";
 
 const BROWSER_RETRY = { retry: 2 };
 let gw: TestGateway;
@@ -151,7 +151,7 @@ test("a POST without the CSRF token is 403 and changes nothing", async () => {
   const erin = await fresh("erin");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const page = await ctx.newPage();
-  await signIn(page, gw.url, erin);
+  await withSession(page, gw.url, erin); // the form is the first test's; this one is about the token
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
   // Same cookies as the page; only the token is missing or wrong.
   for (const form of [{} as Record<string, string>, { _csrf: "forged" }]) {
@@ -173,7 +173,7 @@ test("money and key actions ask for the password again when the last entry is ol
   const fran = await fresh("fran");
   const ctx = await browser.newContext({ ...DESKTOP, locale: "en-US" });
   const page = await ctx.newPage();
-  await signIn(page, gw.url, fran);
+  await withSession(page, gw.url, fran); // a real sign-in over HTTP: the last entry is now
   await page.getByRole("heading", { name: "Dashboard" }).waitFor();
   await clock.advance(6 * 60_000);
   await page.getByRole("link", { name: "Merchants" }).click();
@@ -207,8 +207,9 @@ test("the Security page lists the user's sessions and ends another one", async (
   const b = await browser.newContext({ ...PHONE, locale: "en-US" });
   const pa = await a.newPage();
   const pb = await b.newPage();
-  await signIn(pa, gw.url, gil);
-  await signIn(pb, gw.url, gil);
+  // Two real sign-ins over HTTP (the form is the first test's), each cookie in its own context.
+  await withSession(pa, gw.url, gil);
+  await withSession(pb, gw.url, gil);
   await pb.getByRole("heading", { name: "Dashboard" }).waitFor();
   await pa.goto(gw.url + "/backoffice/security");
   const rows = pa.getByRole("region", { name: "Sessions" }).locator("tbody tr");

@@ -12,7 +12,7 @@ import { analyzeAxe } from "../testing/axe";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../testing/browser";
 import { startTestGateway, type TestGateway } from "../testing/harness";
-import { addUser, DESKTOP, layoutProblems, PHONE, type SeededPages, seedPages } from "../testing/backoffice-browser";
+import { addUser, DESKTOP, layoutProblems, PHONE, type SeededPages, seedPages, withSession } from "../testing/backoffice-browser";
 
 const SHOTS = process.env.SG_SCREENSHOTS;
 let gw: TestGateway;
@@ -80,19 +80,24 @@ async function englishLeft(page: Page): Promise<string[]> {
   });
 }
 
+/**
+ * Each page loaded once in a zh-CN context, checked at 1280 and then at 390 in the same document
+ * (the viewport resized; the CSS changes with the width only: layout.browser.test.ts's checkAll),
+ * signed in by its session cookie (the Chinese sign-in form is layout.browser.test.ts's and
+ * admin-zh.browser.test.ts's). docs/testing.md "Browser tests: cheaper files".
+ */
 async function sweep(who: "op" | "shop"): Promise<string[]> {
   const found: string[] = [];
-  for (const [name, size] of [["390", PHONE], ["1280", DESKTOP]] as const) {
-    const ctx = await browser.newContext({ ...size, locale: "zh-CN" });
-    const page = await ctx.newPage();
-    await page.goto(gw.url + "/backoffice/login");
-    await page.getByLabel("用户名").fill(users[who].username);
-    await page.getByLabel("密码").fill(users[who].password);
-    await page.getByRole("button", { name: "登录" }).click();
-    await page.getByRole("heading", { name: "仪表盘" }).waitFor();
-    for (const p of pages()[who]) {
-      const path = p.path();
-      await page.goto(gw.url + path);
+  const ctx = await browser.newContext({ ...DESKTOP, locale: "zh-CN" });
+  const page = await ctx.newPage();
+  await withSession(page, gw.url, users[who]);
+  await page.getByRole("heading", { name: "仪表盘" }).waitFor();
+  for (const p of pages()[who]) {
+    const path = p.path();
+    await page.setViewportSize(DESKTOP.viewport);
+    await page.goto(gw.url + path);
+    for (const [name, size] of [["1280", DESKTOP], ["390", PHONE]] as const) {
+      if (size === PHONE) await page.setViewportSize(size.viewport);
       const at = `${who} ${name} ${path}`;
       if ((await page.locator("html").getAttribute("lang")) !== "zh-CN") found.push(`${at}: html lang is not zh-CN`);
       const h1 = (await page.locator("h1").innerText()).trim();
@@ -110,8 +115,8 @@ async function sweep(who: "op" | "shop"): Promise<string[]> {
         await page.screenshot({ path: join(SHOTS, file), fullPage: true });
       }
     }
-    await ctx.close();
   }
+  await ctx.close();
   return found;
 }
 

@@ -109,12 +109,22 @@ async function axeProblems(page: Page): Promise<string[]> {
   return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
+/**
+ * Each page loaded once, checked at 1280 and then at 390 in the same document (the viewport
+ * resized): the back office's CSS changes with the width only (max-width/min-width queries, no
+ * hover or pointer ones), and every page has `width=device-width`, so a 390 px window lays out as
+ * a 390 px phone does; what a phone adds (the header's Menu, touch) is the phone test below, in a
+ * phone context. One load and one axe injection per page instead of two (docs/testing.md
+ * "Browser tests: cheaper files").
+ */
 async function checkAll(who: "op" | "mine", paths: string[]): Promise<string[]> {
   const found: string[] = [];
-  for (const [name, size] of [["390", PHONE], ["1280", DESKTOP]] as const) {
-    const { ctx, page } = await signedIn(browser, gw, users[who], size);
-    for (const path of paths) {
-      await page.goto(gw.url + path);
+  const { ctx, page } = await signedIn(browser, gw, users[who], DESKTOP);
+  for (const path of paths) {
+    await page.setViewportSize(DESKTOP.viewport);
+    await page.goto(gw.url + path);
+    for (const [name, size] of [["1280", DESKTOP], ["390", PHONE]] as const) {
+      if (name === "390") await page.setViewportSize(size.viewport);
       for (const p of await layoutProblems(page)) found.push(`${who} ${name} ${path}: ${p}`);
       for (const p of await axeProblems(page)) found.push(`${who} ${name} ${path}: axe ${p}`);
       if (SHOTS) {
@@ -123,8 +133,8 @@ async function checkAll(who: "op" | "mine", paths: string[]): Promise<string[]> 
         await page.screenshot({ path: join(SHOTS, file), fullPage: true });
       }
     }
-    await ctx.close();
   }
+  await ctx.close();
   return found;
 }
 

@@ -79,8 +79,27 @@ export async function httpSession(url: string, who: { username: string; password
 /** Opens `url + path` and lists axe-core's serious and critical violations there ("path: rule (impact) targets"). */
 export async function axeAt(page: Page, url: string, path: string): Promise<string[]> {
   await page.goto(url + path);
+  return axeHere(page, path);
+}
+
+/** axe-core's serious and critical violations on the page as it is now, no navigation ("label: rule (impact) targets"). */
+export async function axeHere(page: Page, label: string): Promise<string[]> {
   const r = await analyzeAxe(page);
-  return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${path}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${label}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/**
+ * `axeAt` at both sizes with one load: at 1280, then with the viewport resized to 390 in the same
+ * document (the back office's CSS changes with width only; docs/testing.md "Browser tests:
+ * cheaper files"). The page is left at 1280.
+ */
+export async function axeAtBothSizes(page: Page, url: string, path: string): Promise<string[]> {
+  await page.setViewportSize(DESKTOP.viewport);
+  const found = await axeAt(page, url, path);
+  await page.setViewportSize(PHONE.viewport);
+  found.push(...(await axeHere(page, `${path} (390)`)));
+  await page.setViewportSize(DESKTOP.viewport);
+  return found;
 }
 
 /** What seedPages made: a record for every kind of back-office page. */

@@ -22,12 +22,25 @@ export const CHROMIUM_ARGS = [
  * "Browser tests: CPU": a start costs about 2.5 CPU-s). Its Playwright server starts while the
  * first file that imports this module loads: outside every hook and test, since bun test kills
  * the processes that a file's hooks and tests started when that file ends. Each file gets a
- * connection of its own to that server (a WebSocket, cheap): everything a page keeps (cookies,
- * storage, cache) lives in its contexts, and the client's protocol objects live in its
- * connection, so what an earlier file left behind (a test that timed out with operations still
- * pending) cannot break the next file's protocol state. `close()` closes the file's contexts; the
- * connection stays open until the process ends. Chromium ends with the test process (its
- * Playwright server exits when the process's end closes its stdin).
+ * connection of its own to that server: everything a page keeps (cookies, storage, cache) lives in
+ * its contexts, and the client's protocol objects live in its connection. `close()` closes the
+ * file's contexts; the connection stays open until the process ends. Chromium ends with the test
+ * process (its Playwright server exits when the process's end closes its stdin).
+ *
+ * The connection is Bun's own WebSocket straight into a Playwright client `Connection`
+ * (`ownConnection`), not `chromium.connect()`. Under Bun, `connect()` runs half a Playwright
+ * server inside the test process: its LocalUtils opens the WebSocket with the bundled `ws`
+ * (inflating large frames through node:zlib), wraps every message of every file's connection as
+ * an event of a `JsonPipe` object of ONE in-process root connection, and hands each across a
+ * setImmediate. CI runs broke there (2026-11-29, ci6, ci9, ci14 and a run alone under load,
+ * always checkout.browser's first test): the root connection got a message for a pipe it did not
+ * know ("Cannot find object to "message": jsonPipe@…", thrown out of a setImmediate into
+ * whichever test ran), and the file's connection got a reference to a request it had not been
+ * told of ("Object with guid request@… was not bound in the connection") and closed for every
+ * later test. Nothing of that path is left: no in-process dispatcher, no root connection shared
+ * by the files, no `ws`/zlib under Bun; a connection's messages arrive on its own socket, in
+ * order, to its own `Connection`, and an error in one closes that one only (never thrown into
+ * the event loop).
  */
 interface BrowserServer {
   proc: Bun.Subprocess;
@@ -41,25 +54,99 @@ const earlier: Browser[] = [];
 
 /**
  * A connection of this file's own to the shared Chromium (a server that went away is started
- * again). The connections of earlier files stay open until the process ends: closing one let a
- * message for its pipe arrive after the pipe was gone ("Cannot find object to "message":
- * jsonPipe@…"), thrown into the next file's first test, and that file's connection was then broken
- * for every test ("Object with guid request@… was not bound in the connection"; a CI run of
- * 2026-11-29). An open WebSocket per browser file of the process costs nothing measurable.
+ * again). The connections of earlier files stay open until the process ends: a test that timed
+ * out may still have operations pending on its connection, and they end there, not in the next
+ * file. An open WebSocket per browser file of the process costs nothing measurable.
  */
 export async function launchBrowser(): Promise<Browser> {
+  const browser = await ownConnection(await browserServerEndpoint());
+  // A file's afterAll closes what it opened; the connection stays (above).
+  browser.close = async () => {
+    await Promise.all(browser.contexts().map((c) => c.close().catch(() => {})));
+  };
+  earlier.push(browser);
+  return browser;
+}
+
+/** The WebSocket endpoint of this process's browser server (started again when it went away). */
+export async function browserServerEndpoint(): Promise<string> {
   let s = await server.catch(() => undefined);
   if (!s || s.proc.exitCode !== null || s.proc.signalCode) {
     s?.proc.kill();
     server = startServer();
     s = await server;
   }
-  const browser = await chromium.connect(s.wsEndpoint);
-  // A file's afterAll closes what it opened; the connection stays (above).
-  browser.close = async () => {
-    await Promise.all(browser.contexts().map((c) => c.close().catch(() => {})));
+  return s.wsEndpoint;
+}
+
+/**
+ * The parts of playwright-core's client this needs that its typings do not show. `Connection` is
+ * the client's protocol state (objects by guid, pending calls); its class is the one of the
+ * in-process client, which carries no message here.
+ */
+interface ClientConnection {
+  onmessage: (message: object) => void;
+  dispatch(message: object): void;
+  close(cause?: string): void;
+  markAsRemote(): void;
+  on(event: "close", f: () => void): void;
+  initializePlaywright(): Promise<{ _initializer: { preLaunchedBrowser?: { _object: Browser } } }>;
+}
+type ConnectionClass = new (localUtils?: unknown, instrumentation?: unknown, headers?: unknown[]) => ClientConnection;
+interface BrowserInternals {
+  _connectToBrowserType(browserType: unknown, options: object, logger: undefined): void;
+  _shouldCloseConnectionOnClose: boolean;
+  _didClose(): void;
+}
+interface ContextInternals {
+  _onClose(): void;
+  pages(): { _onClose(): void }[];
+}
+
+/**
+ * What `chromium.connect(wsEndpoint)` gives, over Bun's WebSocket (see above): the server's
+ * pre-launched browser in a client `Connection` of its own, marked remote (binary data as base64,
+ * files streamed), with the same bookkeeping `connect()` does (playwright-core
+ * src/client/connect.ts `connectToBrowser`).
+ */
+async function ownConnection(wsEndpoint: string): Promise<Browser> {
+  const Connection = (chromium as unknown as { _connection: { constructor: ConnectionClass } })._connection.constructor;
+  const ws = new WebSocket(wsEndpoint, { headers: { "x-playwright-browser": "chromium" } } as unknown as string[]);
+  await new Promise<void>((resolve, reject) => {
+    ws.addEventListener("open", () => resolve(), { once: true });
+    ws.addEventListener("error", () => reject(new Error(`cannot connect to the browser server at ${wsEndpoint}`)), { once: true });
+  });
+  const connection = new Connection(undefined, undefined, []);
+  connection.markAsRemote();
+  let closeError: string | undefined;
+  connection.onmessage = (message) => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
   };
-  earlier.push(browser);
+  ws.addEventListener("message", (event) => {
+    try {
+      connection.dispatch(JSON.parse(String(event.data)) as object);
+    } catch (e) {
+      // A message this connection cannot place: this file's connection ends (its calls reject with why).
+      closeError = String(e);
+      ws.close();
+    }
+  });
+  ws.addEventListener("close", () => connection.close(closeError));
+  let browser: (Browser & BrowserInternals) | undefined;
+  connection.on("close", () => {
+    for (const context of (browser?.contexts() ?? []) as unknown as ContextInternals[]) {
+      for (const page of context.pages()) page._onClose();
+      context._onClose();
+    }
+    setTimeout(() => browser?._didClose(), 0);
+  });
+  const playwright = await connection.initializePlaywright();
+  const pre = playwright._initializer.preLaunchedBrowser;
+  if (!pre) throw new Error(`${wsEndpoint} is no browser server (BrowserType.launchServer)`);
+  browser = pre._object as Browser & BrowserInternals;
+  browser._shouldCloseConnectionOnClose = true;
+  browser.on("disconnected", () => ws.close());
+  browser._connectToBrowserType(chromium, {}, undefined);
   return browser;
 }
 
