@@ -182,7 +182,7 @@ async function round(tag: string, n: number) {
   const reqs = Array.from({ length: n }, () => make(tag, seq++));
   const g0 = groupCommit(gw.ctx.db).groups;
   const k0 = ownCommits(gw.ctx.db);
-  const s0 = walSyncs(gw.ctx.db);
+  const s0 = walSyncs(gw.ctx.db.$client);
   const client = gw.ctx.db.$client;
   // Counting: the WAL starts empty and is not checkpointed during the round, so its frames
   // (pages written by the commits) are what the creates wrote.
@@ -216,7 +216,7 @@ async function round(tag: string, n: number) {
     walPages = client.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!.log / n;
     client.run("PRAGMA wal_autocheckpoint = 1000");
   }
-  return { cpu: (c.user + c.system) / n, wall: (wall * 1000) / n, perGroup: n / (groupCommit(gw.ctx.db).groups - g0), commits: (ownCommits(gw.ctx.db) - k0) / n, syncs: (walSyncs(gw.ctx.db) - s0) / n, walPages };
+  return { cpu: (c.user + c.system) / n, wall: (wall * 1000) / n, perGroup: n / (groupCommit(gw.ctx.db).groups - g0), commits: (ownCommits(gw.ctx.db) - k0) / n, syncs: (walSyncs(gw.ctx.db.$client) - s0) / n, walPages };
 }
 try {
   await round("warm", 500);

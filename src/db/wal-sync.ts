@@ -29,8 +29,6 @@
 import type { Database } from "bun:sqlite";
 import { closeSync, fdatasync, fdatasyncSync, openSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Db } from "./client";
-import { isPg } from "./engine";
 
 interface Waiter {
   seq: number;
@@ -155,11 +153,9 @@ export function untilDurable(client: Database, seq: number): Promise<void> | nul
   return byClient.get(client)?.untilDurable(seq) ?? null;
 }
 
-/** WAL syncs run so far on the database's write connection (0 on PostgreSQL, in memory, or without SG_SYNC_OFF_LOOP=1): /metrics. */
-export function walSyncs(db: Db): number {
-  // PostgreSQL has no WAL of ours to sync (and its handle has no $client: NotOnPostgres).
-  if (isPg(db)) return 0;
-  return byClient.get(db.$client)?.syncs ?? 0;
+/** WAL syncs run so far on a SQLite write connection (0 in memory or without SG_SYNC_OFF_LOOP=1): /metrics (0 on PostgreSQL there). */
+export function walSyncs(client: Database): number {
+  return byClient.get(client)?.syncs ?? 0;
 }
 
 /** At close: syncs what is still unsynced, answers every waiter. */

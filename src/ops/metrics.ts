@@ -13,6 +13,7 @@ import type { GasMonitor } from "./gas";
 import type { OpsCtx } from "./readiness";
 import { groupCommit } from "../db/group-commit";
 import { walSyncs } from "../db/wal-sync";
+import { isPg } from "../db/engine";
 import type { LoopStallProbe } from "./loop-stalls";
 import { mapSeq } from "../lib/async-seq";
 import type { ClusterRole } from "../cluster/role";
@@ -187,7 +188,8 @@ function stateRegistry(d: MetricsDeps): Registry {
     registers: [r],
     collect() {
       this.reset();
-      this.inc(walSyncs(d.ctx.db));
+      // PostgreSQL has no WAL of ours to sync (and its handle has no $client: NotOnPostgres).
+      this.inc(isPg(d.ctx.db) ? 0 : walSyncs(d.ctx.db.$client));
     },
   });
   const loop = d.loop;

@@ -148,7 +148,9 @@ describe("a paced chain (block_time): the head follows the clock, empty blocks a
       release();
       const mined = await job;
       expect([mined, during]).toEqual([6, 5]);
-      await Bun.sleep(1); // the hold ends on the next turn (the write joined the group)
+      // The hold ends on the next turn (the write joined the group): an immediate queued now runs after
+      // the one whileMining queued (a 1 ms sleep could fire first on a loaded machine: CI, 2026-11-29).
+      await new Promise<void>((r) => setImmediate(r));
       expect(await fc.height()).toBe(11); // block 6 mined at the earlier time, five paced blocks since
     } finally {
       await closeDb(db);
