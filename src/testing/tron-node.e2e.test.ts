@@ -215,11 +215,16 @@ describe("Stake 2.0 (freeze, delegate, undelegate, unfreeze) through tronweb", (
     // The energy the source used now weighs on the owner until it recovers.
     const r = await owner.tw.trx.getAccountResources(owner.address);
     expect(r.EnergyLimit).toBe(80_000);
-    expect(r.EnergyUsed).toBe(Number(ENERGY_EXISTING_HOLDER));
+    // Used energy recovers linearly over 24 h of the node's (real) clock: ~0.74 units a second here,
+    // so a slow machine reads a few less than was spent (CI, 2026-11-29: 64,282); 64 units is 86 s.
+    const spent = Number(ENERGY_EXISTING_HOLDER);
+    expect(r.EnergyUsed).toBeLessThanOrEqual(spent);
+    expect(r.EnergyUsed).toBeGreaterThan(spent - 64);
     expect(fx.node.chain.accountOf(owner.address)!.frozenEnergy).toBe(8_000_000_000n);
     // ... and cannot be delegated again before it does.
     const max2 = await fx.node.tronWeb().fullNode.request("wallet/getcandelegatedmaxsize", { owner_address: owner.address, type: 1, visible: true }, "post");
-    expect(max2.max_size).toBe(8_000_000_000 - Math.ceil((64_285 * 1_000_000) / 10));
+    expect(max2.max_size).toBeGreaterThanOrEqual(8_000_000_000 - Math.ceil((spent * 1_000_000) / 10));
+    expect(max2.max_size).toBeLessThan(8_000_000_000 - Math.ceil(((spent - 64) * 1_000_000) / 10));
   });
 
   test("refusals as java-tron words them; unfreeze waits 14 days, then withdraw (moves the node's clock: last)", async () => {
