@@ -19,6 +19,29 @@ import { createTestDatabase } from "../testing/postgres";
 async function turnCounter(target: { host: string; port: number }) {
   let turns = 0;
   let serverSpoke = true;
+  // The client's messages (protocol 3: a type byte and a length, after the untyped startup and SSL
+  // requests), parsed to count Execute ('E'): one per statement the server runs.
+  let executes = 0;
+  let pending = Buffer.alloc(0);
+  let startup = true;
+  const parse = (chunk: Buffer) => {
+    pending = Buffer.concat([pending, chunk]);
+    for (;;) {
+      if (startup) {
+        if (pending.length < 8) return;
+        const len = pending.readInt32BE(0);
+        if (pending.length < len) return;
+        startup = pending.readInt32BE(4) === 80877103; // an SSLRequest: the startup message follows
+        pending = pending.subarray(len);
+        continue;
+      }
+      if (pending.length < 5) return;
+      const len = pending.readInt32BE(1) + 1;
+      if (pending.length < len) return;
+      if (pending[0] === 0x45) executes++;
+      pending = pending.subarray(len);
+    }
+  };
   const server = Bun.listen<{ up: Promise<Socket<unknown>>; chain: Promise<unknown> }>({
     hostname: "127.0.0.1",
     port: 0,
@@ -45,6 +68,7 @@ async function turnCounter(target: { host: string; port: number }) {
         if (serverSpoke) turns++;
         serverSpoke = false;
         const copy = Buffer.from(chunk);
+        parse(copy);
         down.data.chain = down.data.chain.then(async () => {
           await Bun.sleep(5);
           (await down.data.up).write(copy);
@@ -61,6 +85,12 @@ async function turnCounter(target: { host: string; port: number }) {
       const from = turns;
       await fn();
       return turns - from;
+    },
+    /** Statements the client had the server run during fn (Execute messages). */
+    async statements(fn: () => Promise<unknown>): Promise<number> {
+      const from = executes;
+      await fn();
+      return executes - from;
     },
     stop: () => server.stop(true),
   };
@@ -95,9 +125,39 @@ describe("the pipelined transaction", () => {
         await savepoint(tx, async (sp) => void (await insert(sp)));
       });
     await body(); // the connection opened, the statements prepared
-    // BEGIN + insert; SAVEPOINT + insert; RELEASE + COMMIT (Bun's begin/savepoint: 6)
+    // BEGIN + insert; SAVEPOINT + insert; COMMIT (Bun's begin/savepoint: 6)
     expect(await relay.count(body)).toBe(3);
     expect(await count("id >= 100")).toBe(4);
+  });
+
+  test("a savepoint that ends right before COMMIT is not released (COMMIT keeps its work); one followed by a statement is, ahead of it", async () => {
+    let id = -1000; // below the other tests' ids, which count upwards from theirs
+    const insert = async (h: Db) => await pgOf(h).execute(sql`INSERT INTO p (id) VALUES (${id++})`);
+    const last = () => writeTx(db, async (tx) => void (await savepoint(tx, async (sp) => void (await insert(sp)))));
+    const followed = () =>
+      writeTx(db, async (tx) => {
+        await savepoint(tx, async (sp) => void (await insert(sp)));
+        await insert(tx);
+      });
+    const nested = () =>
+      writeTx(db, async (tx) => {
+        await savepoint(tx, async (sp) => {
+          await savepoint(sp, async (inner) => void (await insert(inner)));
+          throw new Error("the outer savepoint's body fails after the inner one ended");
+        }).catch(() => undefined);
+        await insert(tx);
+      });
+    await last();
+    await followed();
+    await nested();
+    // BEGIN, SAVEPOINT, insert, COMMIT
+    expect(await relay.statements(last)).toBe(4);
+    // BEGIN, SAVEPOINT, insert, RELEASE, insert, COMMIT
+    expect(await relay.statements(followed)).toBe(6);
+    // BEGIN, SAVEPOINT s0, SAVEPOINT s1, insert, ROLLBACK TO s0 (the inner RELEASE dropped with it), insert, COMMIT
+    expect(await relay.statements(nested)).toBe(7);
+    // every insert of last and followed committed; nested kept only the one outside its rolled-back savepoint
+    expect(await count("id BETWEEN -1000 AND -900")).toBe(2 * (1 + 2) + 2);
   });
 
   test("a COMMIT the server answered with ROLLBACK (a statement failed, its error caught) is an error; nothing written", async () => {
