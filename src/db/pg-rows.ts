@@ -8,14 +8,18 @@ import type { PgTable } from "drizzle-orm/pg-core";
 export interface PgRowReader<Row> {
   /** The SELECT list: every column aliased to its field name. */
   columns: SQL;
+  /** The same list as text, for a statement of fixed text sent without drizzle (db/tx-pg.ts pgSend). */
+  list: string;
   /** A raw row of that list as drizzle's select returns it. */
   decode(raw: Record<string, unknown>): Row;
 }
 
 export function pgRowReader<T extends PgTable>(table: T): PgRowReader<T["$inferSelect"]> {
   const cols = Object.entries(getTableColumns(table)).map(([field, col]) => ({ field, col: col as Column }));
+  const list = cols.map(({ field, col }) => `"${col.name}" AS "${field}"`).join(", ");
   return {
-    columns: sql.raw(cols.map(({ field, col }) => `"${col.name}" AS "${field}"`).join(", ")),
+    columns: sql.raw(list),
+    list,
     decode(raw) {
       const row: Record<string, unknown> = {};
       for (const { field, col } of cols) {

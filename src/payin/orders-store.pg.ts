@@ -99,9 +99,10 @@ export async function orderByMerchantOrderNo(tx: PgQ, merchantId: number, mercha
 
 const orderRow = pgRowReader(payinOrders);
 
-/** The signed GET's read: its own text (drizzle's select builder rebuilt the 30-column select per request, issue 38). */
+/** The signed GET's read: a fixed text sent as it is (drizzle's builders rebuilt the 30-column select, then the `sql` template, per request: issue 38). */
+const ORDER_BY_NO = `SELECT ${orderRow.list} FROM payin_orders WHERE order_no = $1::text AND merchant_id = $2::bigint`;
 export async function orderByOrderNo(db: PgQ, merchantId: number, orderNo: string): Promise<PayinOrderRow | undefined> {
-  const rows = (await db.execute(sql`SELECT ${orderRow.columns} FROM payin_orders WHERE order_no = ${orderNo} AND merchant_id = ${merchantId}`)) as unknown as Record<string, unknown>[];
+  const rows = await pgSend<Record<string, unknown>>(db, ORDER_BY_NO, [orderNo, merchantId]);
   return rows[0] ? orderRow.decode(rows[0]) : undefined;
 }
 
