@@ -8,7 +8,8 @@
 // every call); run it under `bun --cpu-prof` for a profile of the create path alone.
 // BENCH_BACKGROUND=1: the chains as `make bench` has them (BSC and SOL sandbox chains at their
 // default block pace, TRON on demand) instead of all on demand; BENCH_IDLE=s first measures the
-// idle gateway's CPU for s seconds (what the background costs with no request).
+// idle gateway's CPU for s seconds (what the background costs with no request). BENCH_WARMUP (500):
+// untimed creates before the rounds (~15,000 for the JIT's steady state).
 import { rmSync } from "node:fs";
 import { Database, Statement } from "bun:sqlite";
 import { startTestGateway } from "../src/testing/harness";
@@ -22,6 +23,8 @@ const N = Number(process.env.BENCH_REQUESTS ?? 4000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const ROUNDS = Number(process.argv[2] ?? 3);
 const STATEMENTS = !!process.env.BENCH_STATEMENTS;
+/** Untimed creates first (BENCH_WARMUP, 500): the JIT settles after 10,000-20,000 (bench.ts warmUp). */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 500);
 
 // Per SQL text: calls and time (only while counting).
 const stats = new Map<string, { calls: number; us: number }>();
@@ -219,7 +222,7 @@ async function round(tag: string, n: number) {
   return { cpu: (c.user + c.system) / n, wall: (wall * 1000) / n, perGroup: n / (groupCommit(gw.ctx.db).groups - g0), commits: (ownCommits(gw.ctx.db) - k0) / n, syncs: (walSyncs(gw.ctx.db.$client) - s0) / n, walPages };
 }
 try {
-  await round("warm", 500);
+  await round("warm", WARMUP);
   for (let r = 0; r < ROUNDS; r++) {
     counting = STATEMENTS;
     const x = await round(`r${r}`, N);
