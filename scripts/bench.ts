@@ -271,7 +271,8 @@ const cpuPerReq = (r: LoadResult & { usage: Usage }, n: number) => r.usage.cpuNs
 function cpuLine(what: string, gw: LoadResult & { usage: Usage }, floor: LoadResult & { usage: Usage }, floorName: string): string {
   const a = cpuPerReq(gw, REQUESTS);
   const b = cpuPerReq(floor, REQUESTS);
-  const jit = (r: LoadResult & { usage: Usage }) => `${((r.usage.jitNs / Math.max(1, r.usage.cpuNs)) * 100).toFixed(1)} %`;
+  // A JIT thread that ends within a slice takes its CPU of that slice with it (both sums are over live threads): at least 0.
+  const jit = (r: LoadResult & { usage: Usage }) => `${((Math.max(0, r.usage.jitNs) / Math.max(1, r.usage.cpuNs)) * 100).toFixed(1)} %`;
   return `  ${what} CPU per successful request (process, all threads): gateway ${a.toFixed(0)} µs, ${floorName} ${b.toFixed(0)} µs: ${(a / b).toFixed(2)}x (target <= 1.00x); JIT threads' share of it: gateway ${jit(gw)}, ${floorName} ${jit(floor)}`;
 }
 function loopLine(label: string, u: Usage): string {
