@@ -18,7 +18,8 @@
 //    in one run: `make bench` installs PostgreSQL when missing, as `make test` does).
 // BENCH_REQUESTS, BENCH_CLIENTS, BENCH_COMPLETIONS scale it; BENCH_ONLY=create,callbacks,fairness,rpc,watcher,growth,energy,pg
 // (or the section names as arguments: `make bench ARGS=growth`) picks sections;
-// BENCH_SLICES (4) interleaves section 1's gateway and floors in slices (1: one after another).
+// BENCH_SLICES (4) interleaves section 1's gateway and floors in slices (1: one after another);
+// BENCH_WARMUP fixes section 1's untimed warm-up per target (default: until the gateway's JIT settles, warmUp).
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
