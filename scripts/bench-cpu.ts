@@ -2,6 +2,9 @@
 // for A/B comparisons on a shared, noisy machine where req/s swings with other load.
 // Usage: bun scripts/bench-cpu.ts [rounds]; BENCH_REQUESTS (default 3000), BENCH_CLIENTS (32);
 // BENCH_PROF=dir runs the gateway under `bun --cpu-prof` (profile written at exit).
+// BENCH_WARMUP (300): untimed creates before the timed ones (the floor's too); JavaScriptCore's JIT
+// keeps compiling the gateway's hot code for 10,000-20,000 creates (bench.ts warmUp), so a figure
+// of steady state wants ~15,000 here.
 // BENCH_FLOOR=1 also measures the FULL floor (scripts/bench-baseline.ts) the same way, so
 // the two CPU costs per create are compared in one run.
 // BENCH_PG=1 runs the gateway on PostgreSQL (a throwaway durable cluster, src/testing/postgres.ts;
@@ -15,6 +18,7 @@ import { freePort } from "../src/testing/wait";
 import { canonicalBody, signRequest } from "../src/auth/signing";
 
 const N = Number(process.env.BENCH_REQUESTS ?? 3000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const ROUNDS = Number(process.argv[2] ?? 1);
 const PROF = process.env.BENCH_PROF;
@@ -94,7 +98,7 @@ for (let r = 0; r < ROUNDS; r++) {
     const pid = gw.proc.pid;
     const client = new StablegateClient({ baseUrl: s.url, merchantUid: made.merchantUid, apiKey: made.apiKey });
     const orders: string[] = [];
-    await run(300, async (i) => void orders.push((await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(r, 1e6 + i) })).orderNo)); // warm-up
+    await run(WARMUP, async (i) => void orders.push((await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(r, 1e6 + i) })).orderNo)); // warm-up
     const serverCpu = () => pgServer?.cpuMs() ?? 0;
     let c0 = cpuMs(pid);
     let s0 = serverCpu();
@@ -129,7 +133,7 @@ for (let r = 0; r < ROUNDS; r++) {
           if (!res.ok) throw new Error(String(res.status));
           await res.arrayBuffer();
         };
-        await run(300, (i) => send(1e6 + i));
+        await run(WARMUP, (i) => send(1e6 + i));
         const f0 = cpuMs(base.pid);
         const floorRps = await run(N, send);
         floorText = `  floor ${(((cpuMs(base.pid) - f0) * 1000) / N).toFixed(0)} us cpu/req (${floorRps.toFixed(0)} req/s)`;

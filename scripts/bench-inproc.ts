@@ -8,8 +8,9 @@
 // every call); run it under `bun --cpu-prof` for a profile of the create path alone.
 // BENCH_BACKGROUND=1: the chains as `make bench` has them (BSC and SOL sandbox chains at their
 // default block pace, TRON on demand) instead of all on demand; BENCH_IDLE=s first measures the
-// idle gateway's CPU for s seconds (what the background costs with no request).
-import { rmSync } from "node:fs";
+// idle gateway's CPU for s seconds (what the background costs with no request). BENCH_WARMUP (500):
+// untimed creates before the rounds (~15,000 for the JIT's steady state).
+import { readFileSync, rmSync } from "node:fs";
 import { Database, Statement } from "bun:sqlite";
 import { startTestGateway } from "../src/testing/harness";
 import { buildHttpApp } from "../src/app/server";
@@ -22,6 +23,8 @@ const N = Number(process.env.BENCH_REQUESTS ?? 4000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const ROUNDS = Number(process.argv[2] ?? 3);
 const STATEMENTS = !!process.env.BENCH_STATEMENTS;
+/** Untimed creates first (BENCH_WARMUP, 500): the JIT settles after 10,000-20,000 (bench.ts warmUp). */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 500);
 
 // Per SQL text: calls and time (only while counting).
 const stats = new Map<string, { calls: number; us: number }>();
@@ -110,21 +113,30 @@ const make = (tag: string, i: number) => {
 // for the slowest 1 % of requests what ran while they waited (printed after the rounds).
 const TAIL = !!process.env.BENCH_TAIL;
 const reqTimes: Array<[number, number]> = [];
-const groupTimes: Array<{ at: number; locked: number; body: number; end: number; jobs: number }> = [];
+const groupTimes: Array<{ at: number; locked: number; body: number; end: number; jobs: number; runMs: number; waitMs: number }> = [];
+/** The event loop thread's [on a core, runnable but waiting for a core] so far, ms (/proc schedstat). */
+const loopSched = (): [number, number] => {
+  const [run, wait] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ").map(Number);
+  return [run! / 1e6, wait! / 1e6];
+};
 const stalls: Array<[number, number]> = [];
 const collections: Array<[number, number]> = [];
 if (TAIL) {
   const g = groupCommit(gw.ctx.db) as unknown as Record<string, (...a: unknown[]) => Promise<void>>;
   const commit = g.commit!.bind(g);
   const locked = g.commitLocked!.bind(g);
-  let cur: { at: number; locked: number; body: number; end: number; jobs: number } | null = null;
+  let cur: (typeof groupTimes)[number] | null = null;
   g.commit = async (batch: unknown) => {
-    cur = { at: performance.now(), locked: 0, body: 0, end: 0, jobs: (batch as unknown[]).length };
+    const s0 = loopSched();
+    cur = { at: performance.now(), locked: 0, body: 0, end: 0, jobs: (batch as unknown[]).length, runMs: 0, waitMs: 0 };
     const mine = cur;
     try {
       await commit(batch);
     } finally {
       mine.end = performance.now();
+      const s1 = loopSched();
+      mine.runMs = s1[0] - s0[0];
+      mine.waitMs = s1[1] - s0[1];
       groupTimes.push(mine);
     }
   };
@@ -156,7 +168,7 @@ function tailReport(): void {
   const cut = q(0.99);
   const med = q(0.5);
   const describe = (sel: Array<[number, number]>) => {
-    let groups = 0, waitLock = 0, body = 0, commitMs = 0, stall = 0, bigJobs = 0, gc = 0;
+    let groups = 0, waitLock = 0, body = 0, commitMs = 0, stall = 0, bigJobs = 0, gc = 0, run = 0, wait = 0, span = 0;
     for (const [a, b] of sel) {
       if (collections.some(([s, e]) => e > a && s < b)) gc++;
       const gs = groupTimes.filter((x) => x.end > a && x.at < b);
@@ -165,10 +177,17 @@ function tailReport(): void {
       body += Math.max(0, ...gs.map((x) => x.body - x.locked));
       commitMs += Math.max(0, ...gs.map((x) => x.end - x.body));
       bigJobs += Math.max(0, ...gs.map((x) => x.jobs));
+      // The longest group it spanned: how much of that group's wall time the loop thread was on a core, and waiting for one.
+      const longest = gs.reduce<(typeof gs)[number] | null>((m, x) => (!m || x.end - x.at > m.end - m.at ? x : m), null);
+      if (longest) {
+        span += longest.end - longest.at;
+        run += longest.runMs;
+        wait += longest.waitMs;
+      }
       stall += Math.max(0, ...stalls.filter(([s, e]) => e > a && s < b).map(([s, e]) => e - s));
     }
     const n = sel.length || 1;
-    return `${(groups / n).toFixed(1)} groups spanned, longest body ${(body / n).toFixed(1)} ms, longest COMMIT ${(commitMs / n).toFixed(1)} ms, largest group ${(bigJobs / n).toFixed(0)} jobs, longest loop stall ${(stall / n).toFixed(1)} ms (means); a collection while waiting: ${((100 * gc) / n).toFixed(0)} %`;
+    return `${(groups / n).toFixed(1)} groups spanned, longest body ${(body / n).toFixed(1)} ms, longest COMMIT ${(commitMs / n).toFixed(1)} ms, largest group ${(bigJobs / n).toFixed(0)} jobs, the longest group ${(span / n).toFixed(1)} ms of which the loop thread on a core ${(run / n).toFixed(1)} ms and waiting for one ${(wait / n).toFixed(1)} ms, longest loop stall ${(stall / n).toFixed(1)} ms (means); a collection while waiting: ${((100 * gc) / n).toFixed(0)} %`;
   };
   console.log(`  slowest 1 % (>= ${cut.toFixed(1)} ms): ${describe(reqTimes.filter(([a, b]) => b - a >= cut))}`);
   console.log(`  around the median (${med.toFixed(1)} ms):  ${describe(reqTimes.filter(([a, b]) => Math.abs(b - a - med) < 0.2))}`);
@@ -219,7 +238,7 @@ async function round(tag: string, n: number) {
   return { cpu: (c.user + c.system) / n, wall: (wall * 1000) / n, perGroup: n / (groupCommit(gw.ctx.db).groups - g0), commits: (ownCommits(gw.ctx.db) - k0) / n, syncs: (walSyncs(gw.ctx.db.$client) - s0) / n, walPages };
 }
 try {
-  await round("warm", 500);
+  await round("warm", WARMUP);
   for (let r = 0; r < ROUNDS; r++) {
     counting = STATEMENTS;
     const x = await round(`r${r}`, N);

@@ -112,6 +112,18 @@ describe("notifyUrl check at order creation (10001)", () => {
   ])("%s is refused even when private targets are allowed: %s", (url, why) => {
     expect(notifyUrlProblem(url, true)).toBe(why);
   });
+  test("a remembered verdict is the one for its own allowPrivate, asked again or after 1,000 other URLs", () => {
+    const url = "http://10.0.0.7/cb";
+    for (let round = 0; round < 2; round++) {
+      expect(notifyUrlProblem(url, false)).toBe("must be a public address");
+      expect(notifyUrlProblem(url, true)).toBeNull();
+      expect(notifyUrlProblem("https://shop.example/cb", false)).toBeNull();
+      expect(notifyUrlProblem("http:///x", true)).toBe("must have a host");
+    }
+    for (let i = 0; i < 1500; i++) expect(notifyUrlProblem(`https://shop${i}.example/cb`, false)).toBeNull();
+    expect(notifyUrlProblem(url, false)).toBe("must be a public address");
+    expect(notifyUrlProblem(url, true)).toBeNull();
+  });
 });
 
 describe("cachedLookup (one lookup per host for a burst of deliveries)", () => {

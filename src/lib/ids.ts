@@ -64,9 +64,12 @@ export function newTimedToken(nowMs: number): string {
   return msHex(nowMs) + newToken();
 }
 
+/** An order number's prefix and creation time (not global: `exec` keeps no state between calls). */
+const ORDER_NO_TIME = /^[A-Z]{2}(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{3})/;
+
 /** The creation time a PI/PO order number starts with (UTC, ms), null for another shape. */
 export function orderNoTime(orderNo: string): number | null {
-  const m = /^[A-Z]{2}(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{3})/.exec(orderNo);
+  const m = ORDER_NO_TIME.exec(orderNo);
   if (!m) return null;
   const t = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!, +m[7]!);
   return Number.isFinite(t) ? t : null;

@@ -55,8 +55,27 @@ export function rawUrlProblem(raw: string): string | null {
   return k && URL_PROBLEMS[k];
 }
 
+/**
+ * Verdicts of notifyUrlProblemKind by URL text, one table per allowPrivate: a pure function of
+ * its two arguments, asked on every create with the few URLs a merchant uses (the parse and its
+ * regexps are ~1 µs and a URL plus four RegExp objects of garbage per create). Bounded: cleared
+ * when full.
+ */
+const VERDICTS = [new Map<string, UrlProblem | null>(), new Map<string, UrlProblem | null>()] as const;
+const MAX_VERDICTS = 1000;
+
 /** Why the URL is not acceptable as a callback target, by kind, or null. */
 export function notifyUrlProblemKind(raw: string, allowPrivate: boolean): UrlProblem | null {
+  const verdicts = VERDICTS[allowPrivate ? 1 : 0];
+  const known = verdicts.get(raw);
+  if (known !== undefined) return known;
+  const kind = urlProblemKind(raw, allowPrivate);
+  if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+  verdicts.set(raw, kind);
+  return kind;
+}
+
+function urlProblemKind(raw: string, allowPrivate: boolean): UrlProblem | null {
   if (!raw.isWellFormed()) return "not_unicode";
   let u: URL;
   try {
