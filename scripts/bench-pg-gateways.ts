@@ -17,6 +17,8 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 20);
 const TOP = Number(process.env.BENCH_TOP ?? 12);
+/** Untimed creates (and as many GETs) each gateway answers before the timed phases (BENCH_PG_WARMUP, as bench.ts). */
+const WARMUP = Number(process.env.BENCH_PG_WARMUP ?? 1000);
 const TAIL = !!process.env.BENCH_TAIL;
 type Span = { s: number; e: number; gw: number };
 /** A sample: when, the backends' states, each gateway's main thread's schedstat (ns running, ns runnable waiting for a core). */
@@ -76,8 +78,14 @@ try {
     notifyUrl: "https://shop.example/cb",
   });
   const orders: string[] = [];
-  // Warm-up and planner statistics, as bench.ts does.
-  await load(256, CLIENTS, async (i) => void (await clients[i % 2]!.request("POST", "/openapi/payin/orders", { body: body(10 * REQUESTS + i, "warm") })));
+  // Warm-up and planner statistics, as bench.ts's pg section does: each gateway on its own answers
+  // WARMUP creates and as many GETs (BENCH_PG_WARMUP), so neither enters the timed phases with its
+  // code still being compiled (JSC's JIT threads count in its CPU).
+  for (const [k, c] of clients.entries()) {
+    const warmed: string[] = [];
+    await load(WARMUP, CLIENTS, async (i) => void warmed.push((await c.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(10 * REQUESTS + k * WARMUP + i, "warm") })).orderNo));
+    await load(WARMUP, CLIENTS, async (i) => void (await c.request("GET", `/openapi/payin/orders/${warmed[i % warmed.length]}`)));
+  }
   await admin.unsafe("ANALYZE");
 
   const phase = async (name: string, requests: number, run: () => Promise<string>) => {
