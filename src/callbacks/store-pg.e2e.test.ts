@@ -134,6 +134,37 @@ test("an outcome in one statement: attempts numbered, retry or delivered; anothe
   expect(attempts.map((x: { attempt_no: string }) => Number(x.attempt_no))).toEqual([1, 2]);
 });
 
+test("outcomes finishing together share one statement: each row's own answer, another owner's row untouched, a NUL in an answer kept out", async () => {
+  const ids = ["batch-0", "batch-1", "batch-2", "batch-3"];
+  for (const [i, id] of ids.entries()) await insertCallback(pgOf(db), { ...row(id, `PB${i}`, NOW), url: `https://batch${i === 3 ? "-other" : ""}.example/cb` }); // origins of their own: no share taken by the rows above
+  const a = callbackWorkerStore(db, "gw-batch");
+  const other = callbackWorkerStore(db, "gw-batch-other");
+  expect((await a.claimLeased!(3, 10_000, NOW + 1)).map((r) => r.id).sort()).toEqual(ids.slice(0, 3));
+  expect((await other.claimLeased!(3, 10_000, NOW + 1)).map((r) => r.id)).toEqual(["batch-3"]);
+  const fail = { startedAt: NOW + 2, durationMs: 5, httpStatus: 500, responseBody: "bad\u0000body", error: "HTTP 500" };
+  const ok = { startedAt: NOW + 2, durationMs: 3, httpStatus: 200, responseBody: "ok", error: null };
+  const retry = { state: "pending", attempts: 1, nextAt: NOW + 60_000, lastError: "HTTP 500" };
+  const [r0, r1, r2, r3] = await Promise.all([
+    a.recordOutcome!("batch-0", fail, "https://shop.example/cb", retry, NOW + 3),
+    a.recordOutcome!("batch-1", ok, "https://shop.example/cb", { state: "delivered", attempts: 1, nextAt: NOW + 3, lastError: null }, NOW + 3),
+    a.recordOutcome!("batch-2", fail, "https://shop.example/cb", { ...retry, state: "failed" }, NOW + 3),
+    a.recordOutcome!("batch-3", ok, "https://shop.example/cb", { state: "delivered", attempts: 1, nextAt: NOW + 3, lastError: null }, NOW + 3), // not gw-batch's
+  ]);
+  expect([r0, r1, r2, r3]).toEqual([{ settled: true, changedAt: null }, { settled: true, changedAt: NOW }, { settled: true, changedAt: null }, { settled: false, changedAt: null }]);
+  const states = await admin.unsafe(`SELECT id, state, lease_owner FROM callbacks WHERE id LIKE 'batch-%' ORDER BY id`);
+  expect(states.map((x: { id: string; state: string; lease_owner: string | null }) => `${x.id} ${x.state} ${x.lease_owner}`)).toEqual([
+    "batch-0 pending null", "batch-1 delivered null", "batch-2 failed null", "batch-3 delivering gw-batch-other",
+  ]);
+  const attempts = await admin.unsafe(`SELECT callback_id, attempt_no, response_body FROM callback_attempts WHERE callback_id LIKE 'batch-%' ORDER BY callback_id`);
+  expect(attempts.map((x: { callback_id: string; attempt_no: string; response_body: string }) => `${x.callback_id} ${x.attempt_no} ${x.response_body}`)).toEqual([
+    "batch-0 1 bad\uFFFDbody", "batch-1 1 ok", "batch-2 1 bad\uFFFDbody",
+  ]);
+  // Its second attempt, alone: numbered after the first.
+  expect((await a.claimLeased!(3, 10_000, NOW + 60_000)).map((r) => r.id)).toContain("batch-0"); // with batch-3, whose lease ended
+  expect(await a.recordOutcome!("batch-0", ok, null, { state: "delivered", attempts: 2, nextAt: NOW + 60_001, lastError: null }, NOW + 60_001)).toEqual({ settled: true, changedAt: NOW });
+  expect(await admin.unsafe(`SELECT attempt_no FROM callback_attempts WHERE callback_id = 'batch-0' ORDER BY attempt_no`)).toEqual([{ attempt_no: "1" }, { attempt_no: "2" }]);
+});
+
 test("the fair claim: a share per (merchant, origin) counting another gateway's live claims, round-robin, overflow for an idle merchant, a healthy origin takes the pool; a seek with 300 merchants", async () => {
   await admin.unsafe("DELETE FROM callback_attempts");
   await admin.unsafe("DELETE FROM callbacks"); // the earlier tests' rows
