@@ -97,9 +97,9 @@ try {
     const secs = (performance.now() - t0) / 1000;
     const after = { g1: cpuNs(pids.g1), g2: cpuNs(pids.g2), pg: pgPids().reduce((s, p) => s + cpuNs(p), 0) };
     const stats = (await admin.unsafe(
-      `SELECT calls::int AS calls, plans::int AS plans, round(total_exec_time::numeric, 1)::text AS ms, round(total_plan_time::numeric, 1)::text AS pms, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
+      `SELECT calls::int AS calls, rows::int AS rows, plans::int AS plans, round(total_exec_time::numeric, 1)::text AS ms, round(total_plan_time::numeric, 1)::text AS pms, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY calls DESC LIMIT ${TOP}`,
-    )) as { calls: number; plans: number; ms: string; pms: string; q: string }[];
+    )) as { calls: number; rows: number; plans: number; ms: string; pms: string; q: string }[];
     const total = ((await admin.unsafe(`SELECT sum(calls)::int AS n FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'`)) as { n: number }[])[0]!.n;
     const per = requests || 1;
     const us = (ns: number) => (ns / 1000 / per).toFixed(0);
@@ -107,7 +107,7 @@ try {
     const fmt = (ns: number) => (requests ? us(ns) : (ns / 1e6 / secs).toFixed(1));
     console.log(`${name}: ${what}`);
     console.log(`  CPU ${unit}: leader-or-first ${fmt(after.g1 - before.g1)}, second ${fmt(after.g2 - before.g2)}, PostgreSQL ${fmt(after.pg - before.pg)}; statements ${requests ? (total / per).toFixed(2) + " per request" : `${(total / secs).toFixed(1)} per s`}`);
-    for (const s of stats) console.log(`    ${String(s.calls).padStart(7)} ${s.ms.padStart(9)} ms exec ${String(s.plans).padStart(6)} plans ${s.pms.padStart(8)} ms  ${s.q}`);
+    for (const s of stats) console.log(`    ${String(s.calls).padStart(7)} ${String(s.rows).padStart(7)} rows ${s.ms.padStart(9)} ms exec ${String(s.plans).padStart(6)} plans ${s.pms.padStart(8)} ms  ${s.q}`);
   };
   /**
    * BENCH_TAIL=1: the server's backends of this database sampled every ~5 ms during the creates

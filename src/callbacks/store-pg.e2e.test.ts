@@ -98,6 +98,12 @@ test("the check before a claim: true only with a pending row due or a lease ende
     await sql.unsafe(`UPDATE callbacks SET state = 'delivered' WHERE id = 'done'`);
     expect(await anyClaimable(pool, NOW)).toBe(false);
     expect(await callbackWorkerStore(d, "gw-y").claimLeased!(10, 10_000, NOW)).toEqual([]);
+    // Due but held back (its order's earlier event is another gateway's claim): the claim runs, takes nothing, says so.
+    await insertCallback(pgOf(d), row("held-next", "PC2", NOW - 5));
+    expect(await anyClaimable(pool, NOW)).toBe(true);
+    const held = await callbackWorkerStore(d, "gw-y").claimLeased!(10, 10_000, NOW);
+    expect([held.length, held.heldBack]).toEqual([0, true]);
+    await sql.unsafe(`DELETE FROM callbacks WHERE id = 'held-next'`);
     expect(await anyClaimable(pool, NOW + 1_000)).toBe(true); // the lease ended
     expect(await anyClaimable(pool, NOW + 5_000)).toBe(true); // due now
     expect((await callbackWorkerStore(d, "gw-y").claimLeased!(10, 10_000, NOW + 5_000)).map((r) => r.id).sort()).toEqual(["held", "later"]);

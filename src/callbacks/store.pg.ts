@@ -11,7 +11,7 @@ import { callbackAttempts, callbacks, detectionTimes, merchants } from "../db/sc
 import { CALLBACK_LEASES } from "../cluster/leases";
 import { PAGE } from "./claim-plan";
 import { ownerGone } from "../lib/process-id";
-import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStore, DueRow, NewCallbackRow, RecordedOutcome } from "./store";
+import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStore, ClaimedRows, DueRow, NewCallbackRow, RecordedOutcome } from "./store";
 
 /**
  * The claim's table: CALLBACK_LEASES returning what the worker delivers, the target resolved as on
@@ -263,7 +263,9 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
   return {
     claimLeased: async (limit: number, leaseMs: number, now: number, fair?: FairClaim) => {
       if (!(await anyClaimable(pool, now))) return [];
-      return (await pgSendGenericPlan<DueRow>(pool, CLAIM_SQL, claimParams(now, owner, leaseMs, limit, fair))).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) }));
+      const rows: ClaimedRows = (await pgSendGenericPlan<DueRow>(pool, CLAIM_SQL, claimParams(now, owner, leaseMs, limit, fair))).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) }));
+      if (!rows.length) rows.heldBack = true;
+      return rows;
     },
     releaseAllLeases: async () => await releaseOf(owner),
     releaseCutOff: async (gone: (owner: string | null) => boolean = ownerGone) => {
