@@ -10,7 +10,8 @@
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { SQL } from "bun";
 import { StablegateClient } from "../src/sdk/client";
-import { runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../src/testing/process";
+import { join } from "node:path";
+import { BUN, ROOT, runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../src/testing/process";
 import { benchCluster, load, PG_BENCH_TOML } from "./bench-load";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -66,7 +67,10 @@ try {
   const mr = runCli(["merchant", "create", "--name", "bench", "--json", "--config", setups[0]!.configPath], setups[0]!.env);
   if (mr.code !== 0) throw new Error(`merchant create: ${mr.stderr}`);
   const m = JSON.parse(mr.stdout) as { merchantUid: string; apiKey: string };
-  for (const s of setups) gws.push(await startGatewayProcess(s));
+  // BENCH_CPU_PROF=<dir>: each gateway runs under `bun --cpu-prof --cpu-prof-md` (a profile per gateway in <dir> when it exits).
+  const prof = process.env.BENCH_CPU_PROF;
+  const cmd = prof ? [BUN, "--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${prof}`, join(ROOT, "src/main.ts")] : undefined;
+  for (const s of setups) gws.push(await startGatewayProcess(s, { cmd }));
   const clients = setups.map((s) => new StablegateClient({ baseUrl: s.url, ...m }));
   const leader = async () => ((await admin.unsafe("SELECT count(*)::int AS n FROM cluster_leader")) as { n: number }[])[0]!.n;
   for (let i = 0; i < 100 && !(await leader()); i++) await Bun.sleep(100);

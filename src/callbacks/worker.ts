@@ -457,7 +457,8 @@ export class CallbackWorker {
    * taken it on a clock ahead of this one's, or an operator resent it). A read that fails sends
    * nothing either: the row stays claimed until its lease ends, then any gateway takes it.
    * The window left: a gateway frozen after this check, mid-send, whose lease ends before it
-   * resumes (docs/postgresql.md "Callbacks").
+   * resumes (docs/postgresql.md "Callbacks"). The read is kept however fresh the claim: only another
+   * gateway's clock decides when it may take the row, and this process's clock cannot tell (same place).
    */
   private async claimHolds(id: string): Promise<boolean> {
     const f = this.inflight.get(id);
