@@ -169,6 +169,16 @@ test("outcomes finishing together share one statement: each row's own answer, an
   expect((await a.claimLeased!(3, 10_000, NOW + 60_000)).map((r) => r.id)).toContain("batch-0"); // with batch-3, whose lease ended
   expect(await a.recordOutcome!("batch-0", ok, null, { state: "delivered", attempts: 2, nextAt: NOW + 60_001, lastError: null }, NOW + 60_001)).toEqual({ settled: true, changedAt: NOW });
   expect(await admin.unsafe(`SELECT attempt_no FROM callback_attempts WHERE callback_id = 'batch-0' ORDER BY attempt_no`)).toEqual([{ attempt_no: "1" }, { attempt_no: "2" }]);
+  // A batch one of whose rows cannot be written (here a next attempt time of NaN: NULL, refused) is written again row by row: only that row's caller fails.
+  await insertCallback(pgOf(db), { ...row("batch-4", "PB4", NOW), url: "https://batch.example/cb" });
+  expect((await a.claimLeased!(3, 10_000, NOW + 60_002)).map((r) => r.id)).toContain("batch-4");
+  const [bad, good] = await Promise.allSettled([
+    a.recordOutcome!("batch-4", fail, null, { ...retry, nextAt: Number.NaN }, NOW + 60_003),
+    a.recordOutcome!("batch-3", ok, null, { state: "delivered", attempts: 1, nextAt: NOW + 60_003, lastError: null }, NOW + 60_003), // gw-batch-other's lease ended; a claimed it above
+  ]);
+  expect(bad.status).toBe("rejected");
+  expect(good).toEqual({ status: "fulfilled", value: { settled: true, changedAt: NOW } });
+  expect((await admin.unsafe(`SELECT state FROM callbacks WHERE id = 'batch-4'`))[0]).toEqual({ state: "delivering" });
 });
 
 test("the fair claim: a share per (merchant, origin) counting another gateway's live claims, round-robin, overflow for an idle merchant, a healthy origin takes the pool; a seek with 300 merchants", async () => {
