@@ -89,7 +89,6 @@ export interface CallbackWorkerStore {
   holdsClaim?(id: string, until: number): Promise<boolean>;
 }
 
-/** What recording an attempt did: `settled` (the owner's compare-and-set applied) and, for a delivery, when the row was written. */
 /**
  * What a leased claim took; `heldBack`: rows were due but the claim took none (every one held back
  * by its origin's share, its order's earlier event or another gateway's lock): the worker's next
@@ -97,6 +96,7 @@ export interface CallbackWorkerStore {
  */
 export type ClaimedRows = DueRow[] & { heldBack?: boolean };
 
+/** What recording an attempt did: `settled` (the owner's compare-and-set applied) and, for a delivery, when the row was written. */
 export interface RecordedOutcome {
   settled: boolean;
   changedAt: number | null;

@@ -324,8 +324,10 @@ export class CallbackWorker {
     const fair = { perTarget: this.perTarget, overflow, concurrency: cap, healthy: healthyKeys(this.plan, this.planInFlight(), now) };
     let rows: DueRow[];
     try {
+      const ended = this.deliveriesEnded;
       const claimed = await claimLeased(free, this.leaseMs, now, fair);
-      this.heldBack = claimed.heldBack === true;
+      // A delivery that ended while the claim ran may have freed what held it back: no wait then.
+      this.heldBack = claimed.heldBack === true && this.deliveriesEnded === ended;
       rows = claimed.filter((r) => !this.inflight.has(r.id));
       this.dbOk();
     } catch (e) {
@@ -348,9 +350,12 @@ export class CallbackWorker {
   private heldBack = false;
   /** Ends a claim's wait early: one of this worker's deliveries ended while the last claim was held back. */
   private endGap: (() => void) | null = null;
+  /** Deliveries of this worker ended so far. */
+  private deliveriesEnded = 0;
 
   /** A delivery of this worker ended: a slot (and maybe its origin's share, its order's next event) is free. */
   private deliveryEnded(): void {
+    this.deliveriesEnded++;
     this.heldBack = false;
     this.endGap?.();
   }
