@@ -10,13 +10,16 @@
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { SQL } from "bun";
 import { StablegateClient } from "../src/sdk/client";
-import { runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../src/testing/process";
+import { join } from "node:path";
+import { BUN, ROOT, runCli, startGatewayProcess, tempSetup, type GatewayProcess } from "../src/testing/process";
 import { benchCluster, load, PG_BENCH_TOML } from "./bench-load";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 20);
 const TOP = Number(process.env.BENCH_TOP ?? 12);
+/** Untimed creates (and as many GETs) each gateway answers before the timed phases (BENCH_PG_WARMUP, as bench.ts). */
+const WARMUP = Number(process.env.BENCH_PG_WARMUP ?? 1000);
 const TAIL = !!process.env.BENCH_TAIL;
 type Span = { s: number; e: number; gw: number };
 /** A sample: when, the backends' states, each gateway's main thread's schedstat (ns running, ns runnable waiting for a core). */
@@ -64,7 +67,10 @@ try {
   const mr = runCli(["merchant", "create", "--name", "bench", "--json", "--config", setups[0]!.configPath], setups[0]!.env);
   if (mr.code !== 0) throw new Error(`merchant create: ${mr.stderr}`);
   const m = JSON.parse(mr.stdout) as { merchantUid: string; apiKey: string };
-  for (const s of setups) gws.push(await startGatewayProcess(s));
+  // BENCH_CPU_PROF=<dir>: each gateway runs under `bun --cpu-prof --cpu-prof-md` (a profile per gateway in <dir> when it exits).
+  const prof = process.env.BENCH_CPU_PROF;
+  const cmd = prof ? [BUN, "--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${prof}`, join(ROOT, "src/main.ts")] : undefined;
+  for (const s of setups) gws.push(await startGatewayProcess(s, { cmd }));
   const clients = setups.map((s) => new StablegateClient({ baseUrl: s.url, ...m }));
   const leader = async () => ((await admin.unsafe("SELECT count(*)::int AS n FROM cluster_leader")) as { n: number }[])[0]!.n;
   for (let i = 0; i < 100 && !(await leader()); i++) await Bun.sleep(100);
@@ -76,8 +82,14 @@ try {
     notifyUrl: "https://shop.example/cb",
   });
   const orders: string[] = [];
-  // Warm-up and planner statistics, as bench.ts does.
-  await load(256, CLIENTS, async (i) => void (await clients[i % 2]!.request("POST", "/openapi/payin/orders", { body: body(10 * REQUESTS + i, "warm") })));
+  // Warm-up and planner statistics, as bench.ts's pg section does: each gateway on its own answers
+  // WARMUP creates and as many GETs (BENCH_PG_WARMUP), so neither enters the timed phases with its
+  // code still being compiled (JSC's JIT threads count in its CPU).
+  for (const [k, c] of clients.entries()) {
+    const warmed: string[] = [];
+    await load(WARMUP, CLIENTS, async (i) => void warmed.push((await c.request<{ orderNo: string }>("POST", "/openapi/payin/orders", { body: body(10 * REQUESTS + k * WARMUP + i, "warm") })).orderNo));
+    await load(WARMUP, CLIENTS, async (i) => void (await c.request("GET", `/openapi/payin/orders/${warmed[i % warmed.length]}`)));
+  }
   await admin.unsafe("ANALYZE");
 
   const phase = async (name: string, requests: number, run: () => Promise<string>) => {
@@ -89,9 +101,9 @@ try {
     const secs = (performance.now() - t0) / 1000;
     const after = { g1: cpuNs(pids.g1), g2: cpuNs(pids.g2), pg: pgPids().reduce((s, p) => s + cpuNs(p), 0) };
     const stats = (await admin.unsafe(
-      `SELECT calls::int AS calls, plans::int AS plans, round(total_exec_time::numeric, 1)::text AS ms, round(total_plan_time::numeric, 1)::text AS pms, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
+      `SELECT calls::int AS calls, rows::int AS rows, plans::int AS plans, round(total_exec_time::numeric, 1)::text AS ms, round(total_plan_time::numeric, 1)::text AS pms, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY calls DESC LIMIT ${TOP}`,
-    )) as { calls: number; plans: number; ms: string; pms: string; q: string }[];
+    )) as { calls: number; rows: number; plans: number; ms: string; pms: string; q: string }[];
     const total = ((await admin.unsafe(`SELECT sum(calls)::int AS n FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'`)) as { n: number }[])[0]!.n;
     const per = requests || 1;
     const us = (ns: number) => (ns / 1000 / per).toFixed(0);
@@ -99,7 +111,7 @@ try {
     const fmt = (ns: number) => (requests ? us(ns) : (ns / 1e6 / secs).toFixed(1));
     console.log(`${name}: ${what}`);
     console.log(`  CPU ${unit}: leader-or-first ${fmt(after.g1 - before.g1)}, second ${fmt(after.g2 - before.g2)}, PostgreSQL ${fmt(after.pg - before.pg)}; statements ${requests ? (total / per).toFixed(2) + " per request" : `${(total / secs).toFixed(1)} per s`}`);
-    for (const s of stats) console.log(`    ${String(s.calls).padStart(7)} ${s.ms.padStart(9)} ms exec ${String(s.plans).padStart(6)} plans ${s.pms.padStart(8)} ms  ${s.q}`);
+    for (const s of stats) console.log(`    ${String(s.calls).padStart(7)} ${String(s.rows).padStart(7)} rows ${s.ms.padStart(9)} ms exec ${String(s.plans).padStart(6)} plans ${s.pms.padStart(8)} ms  ${s.q}`);
   };
   /**
    * BENCH_TAIL=1: the server's backends of this database sampled every ~5 ms during the creates

@@ -98,6 +98,12 @@ test("the check before a claim: true only with a pending row due or a lease ende
     await sql.unsafe(`UPDATE callbacks SET state = 'delivered' WHERE id = 'done'`);
     expect(await anyClaimable(pool, NOW)).toBe(false);
     expect(await callbackWorkerStore(d, "gw-y").claimLeased!(10, 10_000, NOW)).toEqual([]);
+    // Due but held back (its order's earlier event is another gateway's claim): the claim runs, takes nothing, says so.
+    await insertCallback(pgOf(d), row("held-next", "PC2", NOW - 5));
+    expect(await anyClaimable(pool, NOW)).toBe(true);
+    const held = await callbackWorkerStore(d, "gw-y").claimLeased!(10, 10_000, NOW);
+    expect([held.length, held.heldBack]).toEqual([0, true]);
+    await sql.unsafe(`DELETE FROM callbacks WHERE id = 'held-next'`);
     expect(await anyClaimable(pool, NOW + 1_000)).toBe(true); // the lease ended
     expect(await anyClaimable(pool, NOW + 5_000)).toBe(true); // due now
     expect((await callbackWorkerStore(d, "gw-y").claimLeased!(10, 10_000, NOW + 5_000)).map((r) => r.id).sort()).toEqual(["held", "later"]);
@@ -132,6 +138,47 @@ test("an outcome in one statement: attempts numbered, retry or delivered; anothe
   expect(r).toMatchObject({ state: "delivered", attempts: "2", lease_owner: null });
   const attempts = await admin.unsafe(`SELECT attempt_no, http_status FROM callback_attempts WHERE callback_id = 'one' ORDER BY attempt_no`);
   expect(attempts.map((x: { attempt_no: string }) => Number(x.attempt_no))).toEqual([1, 2]);
+});
+
+test("outcomes finishing together share one statement: each row's own answer, another owner's row untouched, a NUL in an answer kept out", async () => {
+  const ids = ["batch-0", "batch-1", "batch-2", "batch-3"];
+  for (const [i, id] of ids.entries()) await insertCallback(pgOf(db), { ...row(id, `PB${i}`, NOW), url: `https://batch${i === 3 ? "-other" : ""}.example/cb` }); // origins of their own: no share taken by the rows above
+  const a = callbackWorkerStore(db, "gw-batch");
+  const other = callbackWorkerStore(db, "gw-batch-other");
+  expect((await a.claimLeased!(3, 10_000, NOW + 1)).map((r) => r.id).sort()).toEqual(ids.slice(0, 3));
+  expect((await other.claimLeased!(3, 10_000, NOW + 1)).map((r) => r.id)).toEqual(["batch-3"]);
+  const fail = { startedAt: NOW + 2, durationMs: 5, httpStatus: 500, responseBody: "bad\u0000body", error: "HTTP 500" };
+  const ok = { startedAt: NOW + 2, durationMs: 3, httpStatus: 200, responseBody: "ok", error: null };
+  const retry = { state: "pending", attempts: 1, nextAt: NOW + 60_000, lastError: "HTTP 500" };
+  const [r0, r1, r2, r3] = await Promise.all([
+    a.recordOutcome!("batch-0", fail, "https://shop.example/cb", retry, NOW + 3),
+    a.recordOutcome!("batch-1", ok, "https://shop.example/cb", { state: "delivered", attempts: 1, nextAt: NOW + 3, lastError: null }, NOW + 3),
+    a.recordOutcome!("batch-2", fail, "https://shop.example/cb", { ...retry, state: "failed" }, NOW + 3),
+    a.recordOutcome!("batch-3", ok, "https://shop.example/cb", { state: "delivered", attempts: 1, nextAt: NOW + 3, lastError: null }, NOW + 3), // not gw-batch's
+  ]);
+  expect([r0, r1, r2, r3]).toEqual([{ settled: true, changedAt: null }, { settled: true, changedAt: NOW }, { settled: true, changedAt: null }, { settled: false, changedAt: null }]);
+  const states = await admin.unsafe(`SELECT id, state, lease_owner FROM callbacks WHERE id LIKE 'batch-%' ORDER BY id`);
+  expect(states.map((x: { id: string; state: string; lease_owner: string | null }) => `${x.id} ${x.state} ${x.lease_owner}`)).toEqual([
+    "batch-0 pending null", "batch-1 delivered null", "batch-2 failed null", "batch-3 delivering gw-batch-other",
+  ]);
+  const attempts = await admin.unsafe(`SELECT callback_id, attempt_no, response_body FROM callback_attempts WHERE callback_id LIKE 'batch-%' ORDER BY callback_id`);
+  expect(attempts.map((x: { callback_id: string; attempt_no: string; response_body: string }) => `${x.callback_id} ${x.attempt_no} ${x.response_body}`)).toEqual([
+    "batch-0 1 bad\uFFFDbody", "batch-1 1 ok", "batch-2 1 bad\uFFFDbody",
+  ]);
+  // Its second attempt, alone: numbered after the first.
+  expect((await a.claimLeased!(3, 10_000, NOW + 60_000)).map((r) => r.id)).toContain("batch-0"); // with batch-3, whose lease ended
+  expect(await a.recordOutcome!("batch-0", ok, null, { state: "delivered", attempts: 2, nextAt: NOW + 60_001, lastError: null }, NOW + 60_001)).toEqual({ settled: true, changedAt: NOW });
+  expect(await admin.unsafe(`SELECT attempt_no FROM callback_attempts WHERE callback_id = 'batch-0' ORDER BY attempt_no`)).toEqual([{ attempt_no: "1" }, { attempt_no: "2" }]);
+  // A batch one of whose rows cannot be written (here a next attempt time of NaN: NULL, refused) is written again row by row: only that row's caller fails.
+  await insertCallback(pgOf(db), { ...row("batch-4", "PB4", NOW), url: "https://batch.example/cb" });
+  expect((await a.claimLeased!(3, 10_000, NOW + 60_002)).map((r) => r.id)).toContain("batch-4");
+  const [bad, good] = await Promise.allSettled([
+    a.recordOutcome!("batch-4", fail, null, { ...retry, nextAt: Number.NaN }, NOW + 60_003),
+    a.recordOutcome!("batch-3", ok, null, { state: "delivered", attempts: 1, nextAt: NOW + 60_003, lastError: null }, NOW + 60_003), // gw-batch-other's lease ended; a claimed it above
+  ]);
+  expect(bad.status).toBe("rejected");
+  expect(good).toEqual({ status: "fulfilled", value: { settled: true, changedAt: NOW } });
+  expect((await admin.unsafe(`SELECT state FROM callbacks WHERE id = 'batch-4'`))[0]).toEqual({ state: "delivering" });
 });
 
 test("the fair claim: a share per (merchant, origin) counting another gateway's live claims, round-robin, overflow for an idle merchant, a healthy origin takes the pool; a seek with 300 merchants", async () => {

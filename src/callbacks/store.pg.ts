@@ -11,7 +11,7 @@ import { callbackAttempts, callbacks, detectionTimes, merchants } from "../db/sc
 import { CALLBACK_LEASES } from "../cluster/leases";
 import { PAGE } from "./claim-plan";
 import { ownerGone } from "../lib/process-id";
-import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStore, DueRow, NewCallbackRow } from "./store";
+import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStore, ClaimedRows, DueRow, NewCallbackRow, RecordedOutcome } from "./store";
 
 /**
  * The claim's table: CALLBACK_LEASES returning what the worker delivers, the target resolved as on
@@ -143,6 +143,110 @@ export const anyClaimable = async (pool: Pick<BunSQL, "unsafe">, now: number): P
   return r?.due === true;
 };
 
+/**
+ * The outcomes of attempts, as a batch in one statement (issue 38): each row moved on only where
+ * it is still 'delivering' under this owner (a compare-and-set on state and owner, per row), and
+ * only for those rows the attempt row and, for a delivered completed pay-in, its detection time,
+ * as settle + recordAttempt + delivered do in one transaction. A gateway whose lease ended and
+ * whose row another gateway took writes nothing for that row. $1 the outcomes as a JSON array, $2
+ * the owner; returns the rows it moved. The ids of one batch are distinct (outcomeWriter).
+ */
+export const OUTCOMES_SQL = `WITH o AS (
+    SELECT * FROM json_to_recordset($1::text::json) AS o(id text, state text, attempts bigint, next_at bigint, last_error text, now bigint,
+      started_at bigint, duration_ms bigint, http_status bigint, response_body text, error text, url text, delivered boolean)),
+  settled AS (
+    UPDATE callbacks c SET state = o.state, attempts = o.attempts, next_attempt_at = o.next_at, lease_until = NULL, lease_owner = NULL, last_error = o.last_error, updated_at = o.now
+    FROM o WHERE c.id = o.id AND c.state = 'delivering' AND c.lease_owner = $2::text
+    RETURNING c.id, c.created_at, c.kind, c.order_no, c.order_status, o.delivered, o.now),
+  attempt AS (
+    INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
+    SELECT o.id, (SELECT count(*) FROM callback_attempts a WHERE a.callback_id = o.id) + 1, o.started_at, o.duration_ms, o.http_status, o.response_body, o.error, o.url
+    FROM o JOIN settled s ON s.id = o.id),
+  seen AS (
+    UPDATE detection_times d SET callback_at = s.now FROM settled s
+    WHERE d.order_no = s.order_no AND s.kind = 'payin' AND s.order_status = 'completed' AND s.delivered AND d.completed_at IS NOT NULL AND d.callback_at IS NULL)
+  SELECT id, created_at AS "createdAt" FROM settled`;
+
+/** Outcomes one statement writes at most. */
+export const OUTCOME_BATCH = 64;
+
+type OutcomeFields = { state: string; attempts: number; nextAt: number; lastError: string | null };
+interface QueuedOutcome {
+  id: string;
+  json: Record<string, unknown>;
+  delivered: boolean;
+  done: (r: RecordedOutcome) => void;
+  fail: (e: unknown) => void;
+}
+
+/** PostgreSQL text holds no NUL: a receiver's answer with one would fail its outcome's write for ever. */
+const textOf = (s: string | null) => (s === null ? null : s.includes("\u0000") ? s.replaceAll("\u0000", "\uFFFD") : s);
+
+/**
+ * recordOutcome on PostgreSQL: the outcomes of attempts finishing together go in one statement
+ * (OUTCOMES_SQL), one transaction and one WAL flush, up to OUTCOME_BATCH; one batch at a time per
+ * worker, those finishing meanwhile going in the next. Before, one statement and one commit per
+ * attempt: a claim's rows failing together (a receiver down) made as many commits. Each caller
+ * gets its own row's answer; a batch that fails is written again row by row, so one row's error
+ * is only its own.
+ */
+export function outcomeWriter(pool: BunSQL, owner: string): NonNullable<CallbackWorkerStore["recordOutcome"]> {
+  let queue: QueuedOutcome[] = [];
+  let busy = false;
+  const write = async (batch: QueuedOutcome[]) => {
+    const rows = (await pool.unsafe(OUTCOMES_SQL, [JSON.stringify(batch.map((b) => b.json)), owner])) as { id: string; createdAt: number | string }[];
+    const moved = new Map(rows.map((r) => [r.id, Number(r.createdAt)]));
+    for (const b of batch) {
+      const at = moved.get(b.id);
+      b.done(at === undefined ? { settled: false, changedAt: null } : { settled: true, changedAt: b.delivered ? at : null });
+    }
+  };
+  /** The next batch: distinct ids (a second outcome of one row waits for the next batch). */
+  const take = (): QueuedOutcome[] => {
+    const ids = new Set<string>();
+    const batch: QueuedOutcome[] = [];
+    const rest: QueuedOutcome[] = [];
+    for (const q of queue) {
+      if (batch.length < OUTCOME_BATCH && !ids.has(q.id)) {
+        ids.add(q.id);
+        batch.push(q);
+      } else rest.push(q);
+    }
+    queue = rest;
+    return batch;
+  };
+  const drain = async () => {
+    while (queue.length) {
+      const batch = take();
+      try {
+        await write(batch);
+      } catch (e) {
+        if (batch.length === 1) batch[0]!.fail(e);
+        else for (const b of batch) await write([b]).catch(b.fail);
+      }
+    }
+    busy = false;
+  };
+  return async (id, r, url, o: OutcomeFields, now) =>
+    await new Promise<RecordedOutcome>((done, fail) => {
+      const delivered = o.state === "delivered";
+      queue.push({
+        id,
+        delivered,
+        done,
+        fail,
+        json: {
+          id, state: o.state, attempts: o.attempts, next_at: o.nextAt, last_error: textOf(o.lastError), now, delivered,
+          started_at: r.startedAt, duration_ms: r.durationMs, http_status: r.httpStatus, response_body: textOf(r.responseBody), error: textOf(r.error), url,
+        },
+      });
+      if (busy) return;
+      busy = true;
+      // After this turn: the attempts finishing in it (a claim's rows failing at once) share the batch.
+      setImmediate(() => void drain());
+    });
+}
+
 /** The delivery worker's statements on PostgreSQL (callbacks/store.ts callbackWorkerStore's twin). */
 export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore {
   const q = () => pgOf(db);
@@ -159,7 +263,9 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
   return {
     claimLeased: async (limit: number, leaseMs: number, now: number, fair?: FairClaim) => {
       if (!(await anyClaimable(pool, now))) return [];
-      return (await pgSendGenericPlan<DueRow>(pool, CLAIM_SQL, claimParams(now, owner, leaseMs, limit, fair))).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) }));
+      const rows: ClaimedRows = (await pgSendGenericPlan<DueRow>(pool, CLAIM_SQL, claimParams(now, owner, leaseMs, limit, fair))).map((r) => ({ ...r, merchantId: Number(r.merchantId), attempts: Number(r.attempts) }));
+      if (!rows.length) rows.heldBack = true;
+      return rows;
     },
     releaseAllLeases: async () => await releaseOf(owner),
     releaseCutOff: async (gone: (owner: string | null) => boolean = ownerGone) => {
@@ -191,25 +297,8 @@ export function callbackWorkerStore(db: Db, owner: string): CallbackWorkerStore 
       }
       return r.createdAt;
     },
-    // One round trip for an attempt's outcome (issue 38): this owner's row moved on (a
-    // compare-and-set on state and owner), and only when it applied the attempt row and, for a
-    // delivered completed pay-in, its detection time, as settle + recordAttempt + delivered do in
-    // one transaction. A gateway whose lease ended and whose row another gateway took writes nothing.
-    recordOutcome: async (id: string, r: AttemptRecord, url: string | null, o: { state: string; attempts: number; nextAt: number; lastError: string | null }, now: number) => {
-      const delivered = o.state === "delivered";
-      const rows = (await q().execute(sql`WITH settled AS (
-          UPDATE callbacks SET state = ${o.state}, attempts = ${o.attempts}, next_attempt_at = ${o.nextAt}, lease_until = NULL, lease_owner = NULL, last_error = ${o.lastError}, updated_at = ${now}
-          WHERE id = ${id} AND state = 'delivering' AND lease_owner = ${owner}
-          RETURNING created_at, kind, order_no, order_status),
-        attempt AS (
-          INSERT INTO callback_attempts (callback_id, attempt_no, started_at, duration_ms, http_status, response_body, error, url)
-          SELECT ${id}, (SELECT count(*) FROM callback_attempts WHERE callback_id = ${id}) + 1, ${r.startedAt}, ${r.durationMs}, ${r.httpStatus}, ${r.responseBody}, ${r.error}, ${url} FROM settled),
-        seen AS (
-          UPDATE detection_times SET callback_at = ${now}
-          WHERE order_no = (SELECT order_no FROM settled WHERE kind = 'payin' AND order_status = 'completed' AND ${delivered}::boolean) AND completed_at IS NOT NULL AND callback_at IS NULL)
-        SELECT created_at AS "createdAt" FROM settled`)) as unknown as { createdAt: number | string }[];
-      return rows[0] ? { settled: true, changedAt: delivered ? Number(rows[0].createdAt) : null } : { settled: false, changedAt: null };
-    },
+    // Outcomes written together (issue 38): see outcomeWriter.
+    recordOutcome: outcomeWriter(pool, owner),
     // Once per attempt, just before the send: its own text (not drizzle's select builder), one primary-key read.
     holdsClaim: async (id: string, until: number) =>
       ((await pool.unsafe(HOLDS_SQL, [id, owner, until])) as unknown[]).length === 1,

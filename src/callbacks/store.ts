@@ -59,7 +59,7 @@ export interface CallbackWorkerStore {
    * (claim-plan.ts) hold: a share per (merchant, origin), round-robin, `overflow` extra slots for
    * merchants with nothing in flight (store.pg.ts CLAIM_SQL).
    */
-  claimLeased: ((limit: number, leaseMs: number, now: number, fair?: pg.FairClaim) => Promise<DueRow[]>) | null;
+  claimLeased: ((limit: number, leaseMs: number, now: number, fair?: pg.FairClaim) => Promise<ClaimedRows>) | null;
   releaseAllLeases(): Promise<number>;
   releaseCutOff(gone?: (owner: string | null) => boolean): Promise<number>;
   expiredLeases(now: number): Promise<{ rid: number; id: string }[]>;
@@ -88,6 +88,13 @@ export interface CallbackWorkerStore {
    */
   holdsClaim?(id: string, until: number): Promise<boolean>;
 }
+
+/**
+ * What a leased claim took; `heldBack`: rows were due but the claim took none (every one held back
+ * by its origin's share, its order's earlier event or another gateway's lock): the worker's next
+ * claim waits for one of its own deliveries to end, or CLAIM_HELD_GAP_MS (worker.ts).
+ */
+export type ClaimedRows = DueRow[] & { heldBack?: boolean };
 
 /** What recording an attempt did: `settled` (the owner's compare-and-set applied) and, for a delivery, when the row was written. */
 export interface RecordedOutcome {

@@ -302,6 +302,39 @@ describe("callback worker pool", () => {
     }
   });
 
+  test.skipIf(TEST_ENGINE !== "pg")("PostgreSQL: while every due row is held back (a hanging origin's share taken), kicks claim at most every CLAIM_HELD_GAP_MS", async () => {
+    const clock = new TestClock(Date.now() + 3_600_000);
+    const g = await startTestGateway({ clock, jobs: false });
+    const hang = receiver([{ hang: true }]);
+    // concurrency 2: the origin's share is 1 slot, so the rows behind the hanging one are held back.
+    const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 30_000, concurrency: 2, shutdownGraceMs: 100, pollMs: 60_000, wakeups: () => () => undefined }));
+    try {
+      await mapSeq([0, 1, 2], async () => await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: hang.url }));
+      const store = (w as unknown as { store: { claimLeased: (...a: unknown[]) => Promise<unknown[]> } }).store;
+      const claim = store.claimLeased;
+      let claims = 0;
+      store.claimLeased = async (...a: unknown[]) => (claims++, await claim(...a));
+      await w.start();
+      await hang.waitFor((r) => r.length >= 1, 5000);
+      await w.poll(); // held back from here
+      claims = 0;
+      const t0 = performance.now();
+      while (performance.now() - t0 < 500) {
+        w.kick(); // a commit's kick every 5 ms
+        await Bun.sleep(5);
+      }
+      // 500 ms: at most one claim per 100 ms (and the one under way), not one per 20 ms (25).
+      expect(claims).toBeGreaterThanOrEqual(1);
+      expect(claims).toBeLessThanOrEqual(7);
+      expect(hang.requests).toHaveLength(1);
+    } finally {
+      const stopped = w.stop();
+      await clock.advance(100);
+      await stopped;
+      await g.stop();
+    }
+  });
+
   test("an expired lease is reclaimed by a running worker; a live one is left alone", async () => {
     const clock = new TestClock(Date.now() + 3_600_000);
     const g = await startTestGateway({ clock, jobs: false });

@@ -109,6 +109,16 @@ export const DB_BACKOFF_MAX_MS = 60_000;
  * meanwhile. Bounds a gateway's claims to 50 a second; a callback waits at most this much more.
  */
 export const CLAIM_GAP_MS = 20;
+/**
+ * PostgreSQL: after a claim that found rows due but could take none (held back: their origin's
+ * share taken, by this gateway's deliveries or another's, or their order's earlier event
+ * unfinished), the next claim waits for one of this worker's deliveries to end or this long.
+ * A kick per committed callback ran such a claim every CLAIM_GAP_MS (~1 ms of the server's CPU
+ * each) while a merchant's endpoint was down or another gateway held the origin's share (issue
+ * 38: half the claims under the two-gateway bench). A callback held back only by another
+ * gateway's deliveries, or a new merchant's first, waits at most this much more.
+ */
+export const CLAIM_HELD_GAP_MS = 100;
 
 export class CallbackWorker {
   private readonly pollMs: number;
@@ -314,7 +324,11 @@ export class CallbackWorker {
     const fair = { perTarget: this.perTarget, overflow, concurrency: cap, healthy: healthyKeys(this.plan, this.planInFlight(), now) };
     let rows: DueRow[];
     try {
-      rows = (await claimLeased(free, this.leaseMs, now, fair)).filter((r) => !this.inflight.has(r.id));
+      const ended = this.deliveriesEnded;
+      const claimed = await claimLeased(free, this.leaseMs, now, fair);
+      // A delivery that ended while the claim ran may have freed what held it back: no wait then.
+      this.heldBack = claimed.heldBack === true && this.deliveriesEnded === ended;
+      rows = claimed.filter((r) => !this.inflight.has(r.id));
       this.dbOk();
     } catch (e) {
       this.dbFailed("callback claim failed; nothing sent", e);
@@ -332,11 +346,33 @@ export class CallbackWorker {
 
   /** Real time the last leased claim started (CLAIM_GAP_MS). */
   private lastClaimAt = -Infinity;
+  /** The last leased claim found rows due and took none (CLAIM_HELD_GAP_MS); cleared when a delivery of this worker ends. */
+  private heldBack = false;
+  /** Ends a claim's wait early: one of this worker's deliveries ended while the last claim was held back. */
+  private endGap: (() => void) | null = null;
+  /** Deliveries of this worker ended so far. */
+  private deliveriesEnded = 0;
 
-  /** Waits out CLAIM_GAP_MS since the last leased claim (kicks meanwhile join the next poll: `polling` is set). */
+  /** A delivery of this worker ended: a slot (and maybe its origin's share, its order's next event) is free. */
+  private deliveryEnded(): void {
+    this.deliveriesEnded++;
+    this.heldBack = false;
+    this.endGap?.();
+  }
+
+  /**
+   * Waits out CLAIM_GAP_MS since the last leased claim, CLAIM_HELD_GAP_MS after a held-back one
+   * until one of this worker's deliveries ends (kicks meanwhile join the next poll: `polling` is set).
+   */
   private async claimGap(): Promise<void> {
-    const wait = this.lastClaimAt + CLAIM_GAP_MS - performance.now();
-    if (wait > 0) await Bun.sleep(wait);
+    const gap = () => this.lastClaimAt + (this.heldBack ? CLAIM_HELD_GAP_MS : CLAIM_GAP_MS) - performance.now();
+    for (let wait = gap(); wait > 0 && !this.stopping; wait = gap()) {
+      await new Promise<void>((woken) => {
+        const t = setTimeout(woken, wait);
+        this.endGap = () => (clearTimeout(t), woken());
+      });
+      this.endGap = null;
+    }
     this.lastClaimAt = performance.now();
   }
 
@@ -383,6 +419,7 @@ export class CallbackWorker {
         // back to where it was: the merchant's kept first page may be wrong. A retry changes
         // neither: its row is due again after every row due now, and still holds its order's next.
         if (!f.retries) forgetFirstPage(this.plan, row.merchantId);
+        this.deliveryEnded();
         this.schedule(0); // a slot is free, and the order's next event may now be due
       });
     this.inflight.set(row.id, f);
@@ -425,7 +462,8 @@ export class CallbackWorker {
    * taken it on a clock ahead of this one's, or an operator resent it). A read that fails sends
    * nothing either: the row stays claimed until its lease ends, then any gateway takes it.
    * The window left: a gateway frozen after this check, mid-send, whose lease ends before it
-   * resumes (docs/postgresql.md "Callbacks").
+   * resumes (docs/postgresql.md "Callbacks"). The read is kept however fresh the claim: only another
+   * gateway's clock decides when it may take the row, and this process's clock cannot tell (same place).
    */
   private async claimHolds(id: string): Promise<boolean> {
     const f = this.inflight.get(id);
@@ -565,6 +603,7 @@ export class CallbackWorker {
     this.unlisten = null;
     this.timer?.cancel();
     this.timer = null;
+    this.endGap?.(); // a claim waiting out its gap runs no more (stopping)
     // The grace period counts from here (armed before any await, so a test clock moved right after stop() ends it).
     let graceTimer: Timer | undefined;
     const grace = new Promise<boolean>((r) => (graceTimer = this.o.clock.after(this.graceMs, async () => r(false))));
