@@ -9,7 +9,7 @@ import { startGateway, type RunningGateway } from "../app/server";
 import { createMerchant } from "../merchants/service";
 import { ApiError, StablegateClient } from "../sdk/client";
 import type { Clock } from "../lib/clock";
-import { createLogger, type Logger } from "../lib/logger";
+import { createLogger, type Level, type Logger } from "../lib/logger";
 import { makeChains } from "../chains/factory";
 import { offlineLookup, useDefaultLookup } from "../callbacks/target";
 import { closeDb } from "../db/client";
@@ -48,6 +48,12 @@ export interface TestGatewayOptions {
   env?: NodeJS.ProcessEnv;
   /** The engine (default: SG_TEST_DB, src/testing/engines.ts): "pg" runs on a database of its own on the test run's PostgreSQL (src/testing/postgres.ts). */
   engine?: "sqlite" | "pg";
+  /**
+   * The lowest level kept in `logs` (default debug: every line, for tests to read). The benches
+   * give the level their config has: a line per callback attempt kept in memory is garbage and
+   * CPU that a gateway at `warn` never spends.
+   */
+  logLevel?: Level;
 }
 
 export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -73,7 +79,7 @@ export async function startTestGateway(opts: TestGatewayOptions = {}): Promise<T
   const logs: string[] = [];
   // SG_TEST_LOG=1 also prints the gateway's log lines (a 500's cause) to stderr.
   const echo = !!process.env.SG_TEST_LOG;
-  const logger: Logger = createLogger({ level: "debug", sink: (l) => (logs.push(l), echo && console.error(l)) });
+  const logger: Logger = createLogger({ level: opts.logLevel ?? "debug", sink: (l) => (logs.push(l), echo && console.error(l)) });
   const env = { ...opts.env, STABLEGATE_MASTER_KEY: opts.env?.STABLEGATE_MASTER_KEY ?? "test-master-key-" + dir };
   // The data folder, as `stablegate init` makes it (no other path creates one); a test that
   // restarts a gateway on its database (config.database.path) reopens it.
