@@ -20,6 +20,7 @@ import { CLI_ACTOR, listAudit } from "../audit/log";
 import { TestClock } from "../lib/clock";
 import { releaseHeldCallbacks } from "./store";
 import { everySeq, mapSeq } from "../lib/async-seq";
+import { groupCommit } from "../db/group-commit";
 
 const DELAYS = [300, 600];
 const POLL_MS = 200;
@@ -331,6 +332,26 @@ describe("callback worker pool", () => {
       const stopped = w.stop();
       await clock.advance(100);
       await stopped;
+      await g.stop();
+    }
+  });
+
+  test.skipIf(TEST_ENGINE === "pg")("SQLite: attempts that fail together write their outcomes in one group-commit job, each row its own", async () => {
+    const clock = new TestClock(Date.now() + 3_600_000);
+    const g = await startTestGateway({ clock, jobs: false });
+    const w = new CallbackWorker(workerOptions(g.ctx, { concurrency: 12, pollMs: 60_000, wakeups: () => () => undefined }));
+    try {
+      // A name the test resolver refuses: every attempt fails at once, in the turn its claim's mark committed
+      // (12 slots: one origin may hold 6, so one claim takes all six).
+      const ids = await mapSeq([1, 2, 3, 4, 5, 6], async () => await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: "https://shop.example/cb" }));
+      const jobs0 = groupCommit(g.ctx.db).jobs;
+      await w.start();
+      await eventually(async () => await everySeq(ids, async (id) => await attemptedNow(id, 1, g.ctx.db)), 5000, "six attempts");
+      // The claim's marks (one job) and the six outcomes (one job), not one job per outcome.
+      expect(groupCommit(g.ctx.db).jobs - jobs0).toBeLessThanOrEqual(3);
+      for (const id of ids) expect(await callbackRow(g.ctx.db, id)).toMatchObject({ state: "pending", attempts: 1, lastError: expect.stringContaining("cannot resolve callback host shop.example") });
+    } finally {
+      await w.stop();
       await g.stop();
     }
   });

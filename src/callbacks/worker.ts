@@ -95,6 +95,14 @@ interface InFlight {
 
 export { originOf };
 
+/** An attempt's outcome to write (SQLite: batched, CallbackWorker.writeOutcome). */
+interface OutcomeWrite {
+  row: DueRow;
+  r: AttemptOutcome;
+  outcome: { state: string; attempts: number; nextAt: number; lastError: string | null };
+  now: number;
+}
+
 /**
  * After a database error (a full disk, an I/O error) the worker waits before it
  * touches the database again, doubling from DB_BACKOFF_MS to DB_BACKOFF_MAX_MS:
@@ -555,19 +563,15 @@ export class CallbackWorker {
     }
     const st = this.store;
     let recorded: RecordedOutcome = { settled: false, changedAt: null };
+    let tries = 0;
     for (;;) {
       try {
         const outcome = { state, attempts, nextAt, lastError: r.ok ? null : r.error };
         // Only this owner's claim moves on (a compare-and-set on the owner); the attempt is written only when it did.
         if (st.recordOutcome) recorded = await st.recordOutcome(row.id, r, row.target, outcome, now);
-        else
-          recorded = await groupCommit(this.o.db).run({
-            work: async () => {
-              if (!(await st.settle(row.id, outcome, now, row.rid))) return { settled: false, changedAt: null };
-              await st.recordAttempt(row.id, r, row.target);
-              return { settled: true, changedAt: r.ok ? await st.delivered(row.id, now) : null };
-            },
-          });
+        // SQLite: with the outcomes of the attempts that finished meanwhile (one group-commit job);
+        // after a failure alone, so one row's write that keeps failing holds back no other.
+        else recorded = await this.writeOutcome({ row, r, outcome, now }, tries++ === 0);
         this.dbOk();
         const f = this.inflight.get(row.id);
         if (f && state === "pending" && nextAt > now) f.retries = true;
@@ -593,6 +597,47 @@ export class CallbackWorker {
     if (r.ok) this.o.logger.debug("callback delivered", fields);
     else if (state === "failed") this.o.logger.warn("callback failed", { ...fields, error: r.error });
     else this.o.logger.info("callback attempt failed; will retry", { ...fields, error: r.error, retryAt: new Date(nextAt).toISOString() });
+  }
+
+  /**
+   * SQLite: the outcomes waiting for their group-commit job to start. Attempts that finish
+   * together (a claim's rows failing at once) share one job: one savepoint, one closure and one
+   * promise for all of them instead of one each; every row is still its own compare-and-set on
+   * state and owner, and the whole job commits (or rolls back) in one transaction.
+   */
+  private outcomes: { items: OutcomeWrite[]; done: Promise<RecordedOutcome[]> } | null = null;
+
+  /** Writes one attempt's outcome through the group commit, `batched` with others whose job has not started. */
+  private async writeOutcome(w: OutcomeWrite, batched: boolean): Promise<RecordedOutcome> {
+    if (!batched) return (await this.outcomeJob(null, [w]))[0]!;
+    let batch = this.outcomes;
+    const i = batch ? batch.items.push(w) - 1 : 0;
+    if (!batch) {
+      const items = [w];
+      // run() only queues the job (group-commit.ts): `done` is set before the job can start.
+      batch = this.outcomes = { items, done: Promise.resolve([]) };
+      batch.done = this.outcomeJob(batch, items);
+    }
+    return (await batch.done)[i]!;
+  }
+
+  /** One group-commit job writing `ws` in order (a batch closes when its job starts: later outcomes open the next). */
+  private async outcomeJob(batch: { items: OutcomeWrite[] } | null, ws: OutcomeWrite[]): Promise<RecordedOutcome[]> {
+    const st = this.store;
+    return await groupCommit(this.o.db).run({
+      work: async () => {
+        if (batch && this.outcomes === batch) this.outcomes = null;
+        const out: RecordedOutcome[] = [];
+        for (const { row, r, outcome, now } of ws) {
+          if (!(await st.settle(row.id, outcome, now, row.rid))) out.push({ settled: false, changedAt: null });
+          else {
+            await st.recordAttempt(row.id, r, row.target);
+            out.push({ settled: true, changedAt: r.ok ? await st.delivered(row.id, now) : null });
+          }
+        }
+        return out;
+      },
+    });
   }
 
   /** Stops claiming; waits for deliveries in flight, then aborts and releases the rest. */
