@@ -11,7 +11,7 @@
 // BENCH_GATEWAY_ENV="K=V K2=V2" sets the gateway's environment only (mimalloc's MIMALLOC_*, JSC's
 // BUN_JSC_*); BENCH_SMAPS=1 prints RSS by mapping at the end and after the full GC (against the
 // start), BENCH_SMAPS_DUMP=file writes the whole smaps; BENCH_STDERR=file keeps the gateway's stderr
-// (e.g. with BUN_JSC_logGC=1); PROBE_TYPES=n lists n object types (10).
+// (e.g. with BUN_JSC_logGC=1); PROBE_TYPES=n lists n object types (10); BENCH_NOTIFY=local (below).
 import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
@@ -69,6 +69,10 @@ const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${
 const gatewayEnv = () => Object.fromEntries((process.env.BENCH_GATEWAY_ENV ?? "").split(" ").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
 
 async function load(rounds: number) {
+  // BENCH_NOTIFY=local: the callbacks go to a local endpoint answering 200 (a shop that acknowledges),
+  // instead of the bench's name that does not resolve (every attempt a failed lookup).
+  const shop = process.env.BENCH_NOTIFY === "local" ? Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("ok") }) : undefined;
+  const notifyUrl = shop ? `http://127.0.0.1:${shop.port}/cb` : "https://shop.example/cb";
   const s = await tempSetup(`[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[chains.TRON]\nblock_time = "0s"`);
   const out = join(s.dir, "probe.json");
   try {
@@ -95,7 +99,7 @@ async function load(rounds: number) {
       const orderNos: string[] = [];
       const c = await run(async (i) => {
         const o = await client.request<{ orderNo: string }>("POST", "/openapi/payin/orders", {
-          body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `m${r}-${i}`, amount: `${1 + (i % 1000)}.${String(i).padStart(6, "0").slice(-6)}`, notifyUrl: "https://shop.example/cb" },
+          body: { chainCode: "TRON", tokenSymbol: "USDT", merchantOrderNo: `m${r}-${i}`, amount: `${1 + (i % 1000)}.${String(i).padStart(6, "0").slice(-6)}`, notifyUrl },
         });
         orderNos.push(o.orderNo);
       });
@@ -124,6 +128,7 @@ async function load(rounds: number) {
     if (process.env.BENCH_STDERR) writeFileSync(process.env.BENCH_STDERR, gw.stderr());
   } finally {
     rmSync(s.dir, { recursive: true, force: true });
+    void shop?.stop(true);
   }
 }
 
