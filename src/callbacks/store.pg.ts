@@ -190,7 +190,7 @@ const textOf = (s: string | null) => (s === null ? null : s.includes("\u0000") ?
  * gets its own row's answer; a batch that fails is written again row by row, so one row's error
  * is only its own.
  */
-export function outcomeWriter(pool: BunSQL, owner: string): NonNullable<CallbackWorkerStore["recordOutcome"]> {
+function outcomeWriter(pool: BunSQL, owner: string): NonNullable<CallbackWorkerStore["recordOutcome"]> {
   let queue: QueuedOutcome[] = [];
   let busy = false;
   const write = async (batch: QueuedOutcome[]) => {
