@@ -741,6 +741,24 @@ const PG_POOL = Number(process.env.BENCH_PG_POOL ?? 10);
 /** Untimed creates (and as many GETs) each PostgreSQL gateway answers before the timed slices (BENCH_PG_WARMUP). */
 const PG_WARMUP = Number(process.env.BENCH_PG_WARMUP ?? 1000);
 
+/** Autovacuum's runs on the bench database's tables so far, by table ("analysed a, vacuumed v"). */
+async function autovacuumRuns(url: string): Promise<Map<string, string>> {
+  const { SQL } = await import("bun");
+  const q = new SQL({ url, max: 1 });
+  try {
+    const rows = (await q.unsafe(`SELECT relname, autoanalyze_count::int AS a, autovacuum_count::int AS v FROM pg_stat_user_tables ORDER BY relname`)) as { relname: string; a: number; v: number }[];
+    return new Map(rows.map((r) => [r.relname, `analysed ${r.a}, vacuumed ${r.v}`]));
+  } finally {
+    await q.close();
+  }
+}
+
+/** The tables autovacuum worked on between two `autovacuumRuns` (each ANALYZE re-plans every cached statement on every connection). */
+function autovacuumDuring(before: Map<string, string>, after: Map<string, string>): string {
+  const changed = [...after].filter(([t, v]) => before.get(t) !== v).map(([t, v]) => `${t} (${before.get(t) ?? "new"} -> ${v})`);
+  return changed.length ? changed.join("; ") : "none";
+}
+
 async function benchPg() {
   const { cluster, pgPids, createTestDatabase } = await benchCluster();
   const toml = PG_BENCH_TOML;
@@ -799,6 +817,7 @@ async function benchPg() {
     const analyse = new SQL({ url: db.url, max: 1 });
     await analyse.unsafe("ANALYZE");
     await analyse.close();
+    const vacuumBefore = await autovacuumRuns(db.url);
     const gwB = { pid: gPg1.proc.pid, alsoPids: pgPids };
     const gwC = { pid: gPg1.proc.pid, alsoPids: () => [gPg2.proc.pid, ...pgPids()] };
     const created = await interleaved(REQUESTS, [
@@ -812,6 +831,7 @@ async function benchPg() {
       { name: "c", ...gwC, send: noted(get(both, orders.c)) },
     ]);
     loadAvg.push(readText("/proc/loadavg").split(" ").slice(0, 3).join(" "));
+    const vacuumed = autovacuumDuring(vacuumBefore, await autovacuumRuns(db.url));
     const label = { a: "(a) SQLite, 1 gateway", b: "(b) PostgreSQL, 1 gateway", c: "(c) PostgreSQL, 2 gateways" } as const;
     console.log(`pg. signed requests on PostgreSQL (issue 38), ${REQUESTS} each, ${CLIENTS} concurrent clients (split in two for (c)), 127.0.0.1, ${SLICES} interleaved slices; PostgreSQL ${cluster.url.replace(/^.*:(\d+)\/.*$/, "port $1")} with fsync and synchronous_commit on`);
     console.log(`  PostgreSQL server: ${settings}; each gateway's pool ${PG_POOL} connections ([database] pool_size); the server, the gateways and this load generator share the machine's ${navigator.hardwareConcurrency} cores`);
@@ -833,6 +853,7 @@ async function benchPg() {
     }
     console.log(`  load average (1, 5, 15 min) as the section started / ended: ${loadAvg.join(" / ")} (2 cores: every process here, the clients included, shares them)`);
     console.log(`  callbacks: delivered by every gateway on both engines (leased claims on PostgreSQL); the deliveries go to a name that does not resolve`);
+    console.log(`  autovacuum during the timed slices (each ANALYZE re-plans every cached statement on every connection): ${vacuumed}`);
   } finally {
     await Promise.all(gws.map((g) => g.kill("SIGTERM")));
     await db.drop().catch(() => undefined);

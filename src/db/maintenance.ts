@@ -8,17 +8,30 @@
 // A worker thread with its own connection now does both: a PASSIVE checkpoint every
 // CHECKPOINT_EVERY_MS when the WAL grew (it never takes the write lock and never waits: in WAL mode the writer goes
 // on appending while it copies), and the statistics by reads, which the gateway writes in one
-// short transaction. The gateway's connection keeps an automatic checkpoint only as a backstop
-// (BACKSTOP_PAGES, reached only if the worker falls far behind or dies; a dead worker puts
-// SQLite's default back). The worker's code is inline (a Blob URL) like the backup worker's, so
+// short transaction. Under steady writes it also has the WAL rewound (REWIND_FRAMES): a pass under
+// the gateway's write mutex, so the next write starts the WAL over. The gateway's connection keeps
+// an automatic checkpoint only as a backstop (BACKSTOP_PAGES, reached only if the worker falls far
+// behind, a reader pins old frames, or the worker dies; a dead worker puts SQLite's default back). The worker's code is inline (a Blob URL) like the backup worker's, so
 // `bun build --compile` needs no extra entry point.
 import { BUSY_TIMEOUT_MS, type Db } from "./client";
+import { acquireWrite } from "./write-lock";
 import type { Logger } from "../lib/logger";
 import { applyStats, gatherStats, REANALYZE_FACTOR, type StatRow } from "./stats";
 
 export const CHECKPOINT_EVERY_MS = 250;
 /** The gateway's own automatic checkpoint while the worker runs (pages of 4 KiB: 40 MB of WAL). */
 export const BACKSTOP_PAGES = 10_000;
+/**
+ * WAL frames past which the worker has the WAL rewound (pages of 4 KiB: 16 MB). SQLite writes the
+ * WAL from its start again only when a write transaction begins with every frame checkpointed.
+ * Under steady writes the worker's PASSIVE checkpoint never catches the last frame (commits keep
+ * coming while it copies), so the WAL grew to the backstop, where the gateway's own COMMIT
+ * checkpointed on the event loop: 10-15 ms of a blocked loop every ~1,400 creates at full load
+ * (docs/performance.md "Issue 37: the WAL's rewind"). Past this mark the worker asks for the
+ * gateway's write mutex and, while the gateway holds it for it, checkpoints the frames its last
+ * pass left (writes queue meanwhile; the loop runs on); the next write then rewinds the WAL.
+ */
+export const REWIND_FRAMES = 4000;
 /** SQLite's default, put back when the worker stops. */
 const DEFAULT_AUTOCHECKPOINT = 1000;
 
@@ -29,9 +42,16 @@ let db = null;
 let timer = null;
 let seen = -1;
 let behind = true;
+let rewindFrames = 0;
+let asked = false;
 const checkpoint = () => {
   const r = db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
   behind = r.log > r.checkpointed;
+  // The WAL is long: the gateway takes its write mutex and sends "rewind".
+  if (rewindFrames > 0 && r.log >= rewindFrames && !asked) {
+    asked = true;
+    postMessage({ id: 0, ok: true, event: "rewind", value: r });
+  }
   return r;
 };
 // Only when the WAL grew: a commit by the gateway since the last look (data_version moves), or
@@ -51,6 +71,7 @@ self.onmessage = (e) => {
       // First pragma: the statistics' reads wait out a lock (a WAL recovery after a kill -9);
       // a PASSIVE checkpoint never calls the busy handler, so it still never waits.
       db.run("PRAGMA busy_timeout = " + m.busyMs);
+      rewindFrames = m.rewindFrames;
       timer = setInterval(() => {
         try {
           checkpointIfGrown();
@@ -59,6 +80,12 @@ self.onmessage = (e) => {
         }
       }, m.everyMs);
       postMessage({ id: m.id, ok: true });
+    } else if (m.op === "rewind") {
+      // The gateway holds its write mutex: this pass copies every frame (but those a reader of an
+      // older snapshot still needs) and the next write transaction starts the WAL over. PASSIVE,
+      // not RESTART: RESTART would lock the readers' marks and make the gateway's reads spin.
+      asked = false;
+      postMessage({ id: m.id, ok: true, value: checkpoint() });
     } else if (m.op === "checkpoint") {
       postMessage({ id: m.id, ok: true, value: checkpoint() });
     } else if (m.op === "stats") {
@@ -76,7 +103,8 @@ self.onmessage = (e) => {
 
 let url: string | null = null;
 
-type Reply = { id: number; ok: true; value?: unknown } | { id: number; ok: false; error: string };
+type Checkpointed = { busy: number; log: number; checkpointed: number };
+type Reply = { id: number; ok: true; value?: unknown; event?: "rewind" } | { id: number; ok: false; error: string };
 
 export class DbMaintenance {
   private readonly worker: Worker;
@@ -84,6 +112,10 @@ export class DbMaintenance {
   private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private failed = false;
   private stopped = false;
+  /** WAL rewinds run (the worker's checkpoints under the gateway's write mutex). */
+  rewinds = 0;
+  /** Wall time the gateway's write mutex was held for them, in all. */
+  rewindMs = 0;
 
   /** Starts the worker on the database file of `db` (a file, not :memory:). */
   constructor(
@@ -91,12 +123,14 @@ export class DbMaintenance {
     path: string,
     private readonly logger: Logger,
     everyMs = CHECKPOINT_EVERY_MS,
+    rewindFrames = REWIND_FRAMES,
   ) {
     url ??= URL.createObjectURL(new Blob([workerSource()], { type: "application/javascript" }));
     this.worker = new Worker(url);
     (this.worker as Worker & { unref(): void }).unref(); // never what keeps the process alive
     this.worker.onmessage = (e: MessageEvent<Reply>) => {
       const r = e.data;
+      if (r.ok && r.event === "rewind") return void this.rewindWal();
       const w = this.waiting.get(r.id);
       if (w) {
         this.waiting.delete(r.id);
@@ -106,7 +140,7 @@ export class DbMaintenance {
     };
     this.worker.onerror = (e) => this.fail(`database maintenance worker failed: ${(e as ErrorEvent).message ?? e}`);
     db.$client.run(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-    this.call({ op: "open", path, everyMs, busyMs: BUSY_TIMEOUT_MS }).catch((e) => this.fail(String((e as Error).message)));
+    this.call({ op: "open", path, everyMs, busyMs: BUSY_TIMEOUT_MS, rewindFrames }).catch((e) => this.fail(String((e as Error).message)));
   }
 
   private fail(why: string): void {
@@ -127,9 +161,33 @@ export class DbMaintenance {
     });
   }
 
+  /**
+   * Has the WAL rewound (REWIND_FRAMES): the gateway's write mutex is taken (a group under way
+   * finishes first; the next ones queue, the loop keeps parsing requests and reading), the worker
+   * checkpoints what its last pass left, the mutex is released, and the next write transaction
+   * finds every frame copied and writes the WAL from its start. When a reader still needed old
+   * frames (or another process wrote meanwhile) the WAL goes on growing; the worker asks again on a
+   * later pass, and the backstop stays.
+   */
+  private async rewindWal(): Promise<void> {
+    if (this.failed || this.stopped) return;
+    const release = await acquireWrite(this.db.$client);
+    const t0 = performance.now();
+    try {
+      if (this.failed || this.stopped) return;
+      await this.call({ op: "rewind" });
+      this.rewinds++;
+    } catch (e) {
+      this.logger.warn("database maintenance: WAL rewind failed", { error: String((e as Error).message ?? e) });
+    } finally {
+      release();
+      this.rewindMs += performance.now() - t0;
+    }
+  }
+
   /** A PASSIVE checkpoint now (tests; the worker runs one every CHECKPOINT_EVERY_MS by itself). */
-  checkpoint(): Promise<{ busy: number; log: number; checkpointed: number }> {
-    return this.call({ op: "checkpoint" }) as Promise<{ busy: number; log: number; checkpointed: number }>;
+  checkpoint(): Promise<Checkpointed> {
+    return this.call({ op: "checkpoint" }) as Promise<Checkpointed>;
   }
 
   /**
