@@ -39,13 +39,15 @@ function listenOnce(port: number): number | undefined {
 
 /**
  * Polls `fn` (sync or async) until it returns a truthy value, which it returns. A call of `fn`
- * still unsettled `timeoutMs` past the deadline fails the wait too: a read hung on a dead socket
- * names what it waited for instead of holding the test until the runner's timeout.
+ * still unsettled well past the deadline (`timeoutMs` more, at least 30 s: a slow call on loaded
+ * cores still counts) fails the wait too: a read hung on a dead socket names what it waited for
+ * instead of holding the test until the runner's timeout.
  */
 export async function eventually<T>(fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 10_000, what = "condition", everyMs = 20): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  const grace = Math.max(timeoutMs, 30_000);
   for (;;) {
-    const v = await settledBy(fn(), deadline + timeoutMs, () => `${what} not met within ${timeoutMs}ms: its last check did not answer within another ${timeoutMs}ms`);
+    const v = await settledBy(fn(), deadline + grace, () => `${what} not met within ${timeoutMs}ms: its last check did not answer within another ${grace}ms`);
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs}ms`);
     await Bun.sleep(everyMs);
