@@ -11,14 +11,19 @@ import { startReceiver, type Receiver } from "../testing/receiver";
 import { callbackRow, enqueueTestCallback } from "../testing/callbacks";
 import { eventually } from "../testing/wait";
 import { TestClock } from "../lib/clock";
+import { TEST_ENGINE } from "../testing/engines";
 import { CallbackWorker, DB_BACKOFF_MS, workerOptions } from "./worker";
 
+// SQLite only: the fault is a TEMP trigger on the gateway's one SQLite connection; PostgreSQL's
+// pool has no such per-connection trigger to raise it with.
+const onPg = TEST_ENGINE === "pg";
 const clock = new TestClock(Date.now() + 3_600_000);
 let gw: TestGateway;
 let rx: Receiver;
 let w: CallbackWorker;
 
 beforeAll(async () => {
+  if (onPg) return;
   gw = await startTestGateway({ clock, jobs: false });
   rx = startReceiver([{ status: 200 }]);
   w = new CallbackWorker(workerOptions(gw.ctx, { pollMs: 200 }));
@@ -39,7 +44,7 @@ const turns = async (n = 20) => {
 };
 const sentTo = (path: string) => rx.requests.filter((r) => r.path === path).length;
 
-describe("callback worker and a failing database", () => {
+describe.skipIf(onPg)("callback worker and a failing database", () => {
   test("a claim that cannot be committed sends nothing; the worker backs off, doubling; after recovery one delivery", async () => {
     fail("no_claim", "BEFORE UPDATE OF state ON callbacks WHEN NEW.state = 'delivering'");
     const id = await enqueueTestCallback(gw.ctx.db, { merchantId: gw.merchant.id, url: `${rx.url}/claim`, now: clock.now() });

@@ -21,12 +21,24 @@ async function proxy(faults: ProxyFaults): Promise<RpcProxy> {
   return p;
 }
 
+/** An endpoint that takes the connection and resets it at the first request, unanswered (a node dying mid-call). */
+function resetting(): string {
+  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data: (socket) => void socket.terminate() } });
+  sockets.push(server);
+  return `http://127.0.0.1:${server.port}`;
+}
+const sockets: Array<{ stop(closeActive?: boolean): void }> = [];
+afterAll(() => {
+  for (const s of sockets) s.stop(true);
+});
+
 describe("BSC JSON-RPC client", () => {
   const bad: Array<{ label: string; first: () => Promise<string>; timeoutMs?: number }> = [
     { label: "refuses connections (nothing listening)", first: async () => `http://127.0.0.1:${await freePort()}` },
     { label: "answers HTTP 503", first: async () => (await proxy({ down: true })).url },
     { label: "answers HTTP 429", first: async () => (await proxy({ rate429: 1 })).url },
     { label: "hangs past the request timeout", first: async () => (await proxy({ hangRate: 1, hangMs: 5_000 })).url, timeoutMs: 300 },
+    { label: "resets the connection without answering (ECONNRESET)", first: async () => resetting() },
   ];
   test.each(bad)("fails over to the second URL when the first $label, and keeps using it while the first backs off", async ({ first, timeoutMs }) => {
     const good = await proxy({});

@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Elysia } from "elysia";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, screenshotDir } from "../testing/browser";
+import { dropBrowserConnection, launchBrowser, screenshotDir } from "../testing/browser";
 import { MemoryCheckout, sampleDeposit, sampleOrder } from "../testing/checkout-memory";
 import { checkoutRoutes } from "./routes";
 import type { PayinStatus } from "./types";
 
 // playwright-core under Bun now and then loses a protocol object ("Cannot find parent object
-// request@…"); a retry of the whole test is the workaround until that is fixed upstream.
+// request@…"); a retry of the whole test is the workaround until that is fixed upstream (the
+// launchBrowser handle replaces a connection that closed, so the retry runs on a fresh one).
 const BROWSER_RETRY = { retry: 2 };
 
 const PHONE = { width: 390, height: 844 };
@@ -274,4 +275,20 @@ describe("deposit page in Chromium", () => {
       await s.ctx.close();
     }
   }, BROWSER_RETRY);
+});
+
+describe("the file's browser connection", () => {
+  test("one closed under a test fails that test saying which side closed it; the next page opens on a fresh connection", async () => {
+    store.addOrder("reconnect_order", sampleOrder());
+    const s = await open("/checkout/reconnect_order");
+    dropBrowserConnection(browser, "dropped by the reconnect test");
+    const err = (await s.page.title().catch((e: Error) => e)) as Error;
+    expect(err.message).toContain("the browser connection was closed by this test process: dropped by the reconnect test");
+    const again = await open("/checkout/reconnect_order");
+    try {
+      expect(await again.page.getByTestId("network").innerText()).toContain("USDT on TRON (TRC20)");
+    } finally {
+      await again.ctx.close();
+    }
+  });
 });

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { ApiError } from "../sdk/client";
+import { payinOrders } from "../db/schema";
+import { tableRows } from "../testing/engine-rows";
 
 type Obj = Record<string, any>;
 let gw: TestGateway;
@@ -56,8 +58,7 @@ describe("redirectUrl on create pay-in", () => {
     const e = await failure(create({ merchantOrderNo: `R-bad-${url.length}`, redirectUrl: url }));
     expect(e.code).toBe(10001);
     expect(e.data).toMatchObject({ fields: { redirectUrl: reason } });
-    const n = gw.ctx.db.$client.query("SELECT count(*) AS n FROM payin_orders WHERE merchant_order_no = ?").get(`R-bad-${url.length}`) as { n: number };
-    expect(n.n).toBe(0);
+    expect(await tableRows(gw.ctx.db, payinOrders, { merchantOrderNo: `R-bad-${url.length}` })).toEqual([]);
   });
 
   test("a JSON number or an empty string is refused too", async () => {

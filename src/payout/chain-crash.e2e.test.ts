@@ -12,7 +12,7 @@ import type { ChainCode } from "../chains/types";
 import type { ApiError } from "../sdk/client";
 import { chainFixtures, solSuiteCase, startEvmChain, startSolChain, startTonChain, startTronChain, type ChainFixture, type ChainSuiteCase, type SolChainFixture } from "../testing/chain-fixture";
 import { addresses, payoutOrders, refunds as refundRows, transferCosts } from "../db/schema";
-import { crashGateway, disposeCrashGateways, payoutSettled, rowsOf, solTokenAccountOf, solTokenAccountMade, type CrashGateway } from "../testing/crash";
+import { crashGateway, disposeCrashGateways, killedAt, payoutSettled, rowsOf, solTokenAccountOf, solTokenAccountMade, type CrashGateway } from "../testing/crash";
 import { startReceiver, type Receiver } from "../testing/receiver";
 import { SOL_MINTS } from "../testing/solana-rpc";
 import type { SolTestToken } from "../testing/sol-fixture";
@@ -165,8 +165,7 @@ const payoutCrashRow = (_chain: string, point: string, sourceHasNative: boolean,
       const [to] = fx.receivers(1, point);
       const body = { ...binding, fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: `${k.chain}-CRASH-1`, notifyUrl: "https://shop.example/po" };
       expect(await client.request("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
-      await g.proc.exited;
-      expect(g.proc.signalCode).toBe("SIGKILL");
+      await killedAt(g, point);
       expect(await fx.tokenBalance(to!)).toBe(0n);
 
       if (!sourceHasNative && !k.gasPaysFees) {
@@ -235,8 +234,7 @@ const refundCrashRow = (_chain: string, point: string, k: CrashCase) =>
       const [to] = fx.receivers(1, `refund:${point}`);
       const body = { refundNo: `${k.chain}-CRASH-R`, amount: "12", toAddress: to!, notifyUrl: `${notify.url}/rf` };
       expect(await client.createRefund(order.orderNo, body).catch((e: Error) => e)).toBeInstanceOf(Error);
-      await g.proc.exited;
-      expect(g.proc.signalCode).toBe("SIGKILL");
+      await killedAt(g, point);
       const [refund] = await rowsOf(c, refundRows);
       const [payout] = await rowsOf(c, payoutOrders, { id: refund!.payoutOrderId! });
       const { sent, ...stored } = REFUND_LEFT[point]!;

@@ -13,7 +13,7 @@ import { chainCodes, chainModule } from "../chains/registry";
 import type { ChainCode, TokenSymbol } from "../chains/types";
 import { someAddresses } from "../testing/bsc-fixture";
 import { gasTopupAttempts, gasTopups, payoutOrders, payoutTxAttempts } from "../db/schema";
-import { crashGateway, disposeCrashGateways, payoutSettled, rowsOf, type CrashGateway } from "../testing/crash";
+import { crashGateway, disposeCrashGateways, killedAt, payoutSettled, rowsOf, type CrashGateway } from "../testing/crash";
 import { eventually } from "../testing/wait";
 
 type Obj = Record<string, any>;
@@ -136,8 +136,7 @@ describe("a replaced EVM payout survives a crash", () => {
         const o = await client.request<Obj>("POST", "/openapi/payout/orders", { body: { ...binding, fromAddress: source, toAddress: to, amount: "20", merchantOrderNo: `REPLACE-${chain}-${point}`, notifyUrl: "https://shop.example/po" } });
         expect(o.status).toBe("broadcasted");
         // Not mined: after replace_after the gateway replaces it, stores the replacement, and dies.
-        await g.proc.exited;
-        expect(g.proc.signalCode).toBe("SIGKILL");
+        await killedAt(g, point);
         const stored = await replacementsOf(c, o.orderNo);
         expect(stored).toHaveLength(1);
         expect(await node.tokenBalance(token, to!)).toBe(0n);
@@ -177,8 +176,7 @@ describe("a replaced EVM gas top-up survives a crash", () => {
       await withoutAutomine(node, async (mineSteadily) => {
         // The top-up is not mined: after replace_after the gateway replaces it, stores the replacement, and dies.
         expect(await client.request("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
-        await g.proc.exited;
-        expect(g.proc.signalCode).toBe("SIGKILL");
+        await killedAt(g, point);
         const { topup: first, replacements: stored } = await topupOf(c, body.merchantOrderNo);
         expect(stored).toHaveLength(1);
         expect(await node.tokenBalance(token, to!)).toBe(0n);

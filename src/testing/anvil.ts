@@ -240,15 +240,36 @@ async function waitReady(url: string, proc: Subprocess, chainId: number) {
 }
 
 let rpcId = 1;
+/** anvil answers in milliseconds: a call unanswered this long is on a dead or half-open socket (Bun's own fetch ceiling is 5 minutes). */
+const RPC_DEADLINE_MS = 30_000;
+
+/**
+ * One JSON-RPC call to the test node, within RPC_DEADLINE_MS. A connection the node (or the
+ * kernel) reset before answering is tried once more on a new one: Bun's fetch reuses pooled
+ * keep-alive sockets, and a POST sent on one being closed fails with ECONNRESET unanswered.
+ */
 async function rawRpc(url: string, method: string, params: unknown[]): Promise<any> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: rpcId++, method, params }),
-  });
-  const j = (await res.json()) as { result?: unknown; error?: { message: string } };
+  const body = JSON.stringify({ jsonrpc: "2.0", id: rpcId++, method, params });
+  let j: { result?: unknown; error?: { message: string } };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(RPC_DEADLINE_MS) });
+      j = (await res.json()) as typeof j;
+      break;
+    } catch (e) {
+      if (attempt === 1 && connectionDropped(e)) continue;
+      const why = (e as Error)?.name === "TimeoutError" ? `no answer within ${RPC_DEADLINE_MS / 1000} s` : String((e as Error)?.message ?? e);
+      throw new Error(`anvil ${url} ${method}: ${why}`, { cause: e });
+    }
+  }
   if (j.error) throw new Error(`${method}: ${j.error.message}`);
   return j.result;
+}
+
+/** A connection closed under a request (reset, or closed before the answer), not a refusal or a timeout. */
+function connectionDropped(e: unknown): boolean {
+  const code = (e as { code?: string })?.code;
+  return code === "ECONNRESET" || /closed unexpectedly|socket hang up/i.test(String((e as Error)?.message));
 }
 
 function makeNode(url: string, port: number, proc: Subprocess, chainId: number, tokenAddresses: Partial<Record<TokenSymbol, Hex>>): AnvilNode {
@@ -263,7 +284,9 @@ function makeNode(url: string, port: number, proc: Subprocess, chainId: number, 
 
   async function receipt(hash: Hex): Promise<MinedTx> {
     // Auto-mine answers eth_send* once the block exists; with --block-time, wait for it.
+    const deadline = Date.now() + RPC_DEADLINE_MS;
     for (;;) {
+      if (Date.now() > deadline) throw new Error(`anvil ${url}: ${hash} not mined within ${RPC_DEADLINE_MS / 1000} s`);
       const r = await rpc("eth_getTransactionReceipt", [hash]);
       if (r) {
         return {

@@ -57,15 +57,41 @@ const earlier: Browser[] = [];
  * again). The connections of earlier files stay open until the process ends: a test that timed
  * out may still have operations pending on its connection, and they end there, not in the next
  * file. An open WebSocket per browser file of the process costs nothing measurable.
+ *
+ * The handle reconnects: a connection that closed under a test (the calls pending on it reject
+ * with which side closed it, see `ownConnection`) is replaced at the file's next `newContext` or
+ * `newPage`, so one dead connection fails one test, not every later one of the file.
  */
 export async function launchBrowser(): Promise<Browser> {
-  const browser = await ownConnection(await browserServerEndpoint());
-  // A file's afterAll closes what it opened; the connection stays (above).
-  browser.close = async () => {
-    await Promise.all(browser.contexts().map((c) => c.close().catch(() => {})));
+  const connections = [await ownConnection(await browserServerEndpoint())];
+  earlier.push(connections[0]!);
+  const live = async (): Promise<Browser> => {
+    const current = connections.at(-1)!;
+    if (current.isConnected() && sockets.get(current)?.readyState === WebSocket.OPEN) return current;
+    const fresh = await ownConnection(await browserServerEndpoint());
+    connections.push(fresh);
+    earlier.push(fresh);
+    return fresh;
   };
-  earlier.push(browser);
-  return browser;
+  const own: Partial<Browser> = {
+    newContext: async (options) => (await live()).newContext(options),
+    newPage: async (options) => (await live()).newPage(options),
+    // A file's afterAll closes what it opened, on every connection it had; the connections stay (above).
+    close: async () => {
+      await Promise.all(connections.flatMap((b) => b.contexts()).map((c) => c.close().catch(() => {})));
+    },
+  };
+  // Everything else is the current connection's (a target of its own: no invariant ties the handle to one connection).
+  const handle = new Proxy(Object.create(Object.getPrototypeOf(connections[0])) as Browser, {
+    get(_target, prop) {
+      if (typeof prop === "string" && prop in own) return own[prop as keyof Browser];
+      const current = connections.at(-1)!;
+      const v = Reflect.get(current, prop, current) as unknown;
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(current) : v;
+    },
+  });
+  handleConnections.set(handle, connections);
+  return handle;
 }
 
 /** The WebSocket endpoint of this process's browser server (started again when it went away). */
@@ -131,7 +157,15 @@ async function ownConnection(wsEndpoint: string): Promise<Browser> {
       ws.close();
     }
   });
-  ws.addEventListener("close", () => connection.close(closeError));
+  ws.addEventListener("close", (event) => {
+    // Which side ended it goes into the error of every call pending on it (and of later ones);
+    // a moment first, so a browser server that died has been seen exiting.
+    setTimeout(() => {
+      const why = closeError ? `closed by this test process: ${closeError}` : closedBy(event, wsEndpoint);
+      console.warn(`browser connection to ${wsEndpoint} ${why}`);
+      connection.close(`Target page, context or browser has been closed: the browser connection was ${why}`);
+    }, 200);
+  });
   let browser: (Browser & BrowserInternals) | undefined;
   connection.on("close", () => {
     for (const context of (browser?.contexts() ?? []) as unknown as ContextInternals[]) {
@@ -145,10 +179,43 @@ async function ownConnection(wsEndpoint: string): Promise<Browser> {
   if (!pre) throw new Error(`${wsEndpoint} is no browser server (BrowserType.launchServer)`);
   browser = pre._object as Browser & BrowserInternals;
   browser._shouldCloseConnectionOnClose = true;
-  browser.on("disconnected", () => ws.close());
+  browser.on("disconnected", () => {
+    // With the socket still open, the server reported the browser itself gone (Chromium closed or crashed).
+    if (ws.readyState === WebSocket.OPEN) closeError ??= "the browser server reported Chromium disconnected";
+    ws.close();
+  });
   browser._connectToBrowserType(chromium, {}, undefined);
+  sockets.set(browser, ws);
+  drops.set(browser, (why) => {
+    closeError = why;
+    ws.close();
+  });
   return browser;
 }
+
+/** Each connection's socket: one no longer open is replaced at once, before its close has reached the client objects. */
+const sockets = new WeakMap<Browser, WebSocket>();
+/** Each connection's way to close itself from this side (dropBrowserConnection). */
+const drops = new WeakMap<Browser, (why: string) => void>();
+
+/** Closes the connection a `launchBrowser()` handle is on now, from this side: for the test of the reconnect. */
+export function dropBrowserConnection(handle: Browser, why: string): void {
+  drops.get(handleConnections.get(handle)?.at(-1) ?? handle)?.(why);
+}
+
+/** The connections behind each launchBrowser() handle, oldest first. */
+const handleConnections = new WeakMap<Browser, Browser[]>();
+
+/** Why a browser connection closed that this side did not close: the server's close frame, or the server process gone. */
+function closedBy(event: CloseEvent, wsEndpoint: string): string {
+  const proc = serverProcs.get(wsEndpoint);
+  const exited = proc && (proc.exitCode !== null || proc.signalCode) ? `; the browser server process exited (${proc.signalCode ?? `code ${proc.exitCode}`})` : "";
+  const frame = event.code === 1006 ? "without a close frame (code 1006: the socket dropped)" : `with code ${event.code}${event.reason ? ` "${event.reason}"` : ""}`;
+  return `closed by the browser server side, ${frame}${exited}`;
+}
+
+/** The browser server processes by their endpoint (closedBy reads whether one exited). */
+const serverProcs = new Map<string, Bun.Subprocess>();
 
 /**
  * A Chromium driven through a Playwright server that runs under Node (browser-server.cjs), so
@@ -171,7 +238,9 @@ async function startServer(): Promise<BrowserServer> {
   reader.releaseLock();
   // Not left running when the test process ends on its own (bun exits with the server's pipe open).
   proc.unref();
-  return { proc, wsEndpoint: text.trim() };
+  const wsEndpoint = text.trim();
+  serverProcs.set(wsEndpoint, proc);
+  return { proc, wsEndpoint };
 }
 
 /** test-output/screenshots under the repo root, created on first use. */

@@ -16,8 +16,8 @@ import { addresses, sandboxTransfers, solTokenAccounts } from "../db/schema";
 import { tableRows, testSql } from "./engine-rows";
 import { TEST_ENGINE, type TestEngine } from "./engines";
 import { createTestDatabase } from "./postgres";
-import { eventually } from "./wait";
-import { BUN, ROOT, rpcChainToml, startGatewayProcess, tempSetup, type GatewayProcess, type TempSetup } from "./process";
+import { eventually, exitsWithin } from "./wait";
+import { BUN, ROOT, rpcChainToml, startGatewayProcess, tail, tempSetup, type GatewayProcess, type TempSetup } from "./process";
 
 /** Sandbox TRON only, 2 confirmations, no block time: what the sandbox crash tests run on. */
 export const SANDBOX_TRON_ONLY = `[log]
@@ -163,11 +163,20 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A CLI run's deadline: a command waiting on a dead node or a locked database fails the case naming it. */
+const CLI_DEADLINE_MS = 120_000;
+
 /** runCli without blocking: the test nodes (TRON, SOL) answer from this process meanwhile. */
 function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return inStartSlot(async () => {
     const p = Bun.spawn([BUN, join(ROOT, "src/main.ts"), ...args], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
-    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    const out = Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+    if (!(await exitsWithin(p, CLI_DEADLINE_MS))) {
+      p.kill("SIGKILL");
+      const [, stderr] = await out;
+      throw new Error(`\`${args.slice(0, 2).join(" ")}\` did not finish within ${CLI_DEADLINE_MS / 1000} s (killed); stderr: ${tail(stderr)}`);
+    }
+    const [[stdout, stderr], code] = await Promise.all([out, p.exited]);
     return { code, stdout, stderr };
   });
 }
@@ -208,6 +217,21 @@ export function solTokenAccountMade(c: CrashGateway, address: string): Promise<u
     "the source's token account created by the gas wallet",
     50,
   );
+}
+
+/**
+ * Until a child started with `start(point)` has killed itself there (SIGKILL). One that has not
+ * within `ms` (a request that failed for another reason, so the point is never reached) is killed
+ * and fails the case naming the point, instead of holding it until the runner's timeout.
+ */
+export async function killedAt(g: GatewayProcess, point: string, ms = 60_000): Promise<void> {
+  const output = () => `stdout: ${tail(g.stdout())}\nstderr: ${tail(g.stderr())}`;
+  if (!(await exitsWithin(g.proc, ms))) {
+    g.proc.kill("SIGKILL");
+    await g.proc.exited;
+    throw new Error(`the child gateway did not kill itself at ${point} within ${ms / 1000} s (killed now)\n${output()}`);
+  }
+  if (g.proc.signalCode !== "SIGKILL") throw new Error(`the child gateway exited (${g.proc.signalCode ?? g.proc.exitCode}) before ${point}\n${output()}`);
 }
 
 /** Until a payout is final (confirmed or failed), through the merchant API; returns it. */

@@ -4,7 +4,7 @@ import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./wait";
+import { exitsWithin, freePort } from "./wait";
 import { initDataFolder } from "../app/data-folder";
 import { initPostgres } from "../app/postgres";
 import { createTestDatabase } from "./postgres";
@@ -131,7 +131,8 @@ export async function startGatewayProcess(
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`gateway exited ${proc.exitCode}: ${err}`);
     try {
-      const r = await fetch(s.url + "/healthz");
+      // Bounded: a connection accepted and never answered would otherwise outlive the deadline.
+      const r = await fetch(s.url + "/healthz", { signal: AbortSignal.timeout(Math.max(1_000, Math.min(5_000, deadline - Date.now()))) });
       if (r.ok) break;
     } catch {}
     if (Date.now() > deadline) {
@@ -146,10 +147,20 @@ export async function startGatewayProcess(
     stderr: () => err,
     async kill(signal = "SIGTERM") {
       proc.kill(signal as NodeJS.Signals);
-      return await proc.exited;
+      if (await exitsWithin(proc, STOP_DEADLINE_MS)) return await proc.exited;
+      // Shutdown takes at most 5 s (usage.ts): a child still up is hung; say so, not the runner's timeout.
+      proc.kill("SIGKILL");
+      await proc.exited;
+      throw new Error(`gateway did not exit within ${STOP_DEADLINE_MS / 1000} s of ${signal} (killed); stderr: ${tail(err)}`);
     },
   };
 }
+
+/** How long a child gateway may take to stop on a signal (its own shutdown takes at most 5 s; loaded cores). */
+const STOP_DEADLINE_MS = 30_000;
+
+/** The end of a child's output, for failure messages. */
+export const tail = (text: string, chars = 2_000): string => (text.length > chars ? "…" + text.slice(-chars) : text);
 
 /** Config lines enabling only `chain`, in rpc mode against `rpcUrl`. */
 export function rpcChainToml(chain: ChainCode, rpcUrl: string, opts: { confirmations: number; pollInterval: string }): string {

@@ -37,14 +37,34 @@ function listenOnce(port: number): number | undefined {
   }
 }
 
-/** Polls `fn` (sync or async) until it returns a truthy value, which it returns. */
+/**
+ * Polls `fn` (sync or async) until it returns a truthy value, which it returns. A call of `fn`
+ * still unsettled well past the deadline (`timeoutMs` more, at least 30 s: a slow call on loaded
+ * cores still counts) fails the wait too: a read hung on a dead socket names what it waited for
+ * instead of holding the test until the runner's timeout.
+ */
 export async function eventually<T>(fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 10_000, what = "condition", everyMs = 20): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  const grace = Math.max(timeoutMs, 30_000);
   for (;;) {
-    const v = await fn();
+    const v = await settledBy(fn(), deadline + grace, () => `${what} not met within ${timeoutMs}ms: its last check did not answer within another ${grace}ms`);
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs}ms`);
     await Bun.sleep(everyMs);
+  }
+}
+
+/** `value` once it settles, or an Error with `why()` when it has not by `deadline` (epoch ms). */
+export async function settledBy<T>(value: T | Promise<T>, deadline: number, why: () => string): Promise<T> {
+  if (!(value instanceof Promise)) return value;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(why())), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([value, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

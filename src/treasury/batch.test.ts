@@ -6,6 +6,8 @@ import { startTestGateway, type TestGateway } from "../testing/harness";
 import { sandboxClient } from "../testing/sandbox";
 import { randomAddress } from "../wallet/hd";
 import { listAudit } from "../audit/log";
+import { payoutOrders, sandboxTransfers } from "../db/schema";
+import { tableRows } from "../testing/engine-rows";
 import { BatchFileError, MAX_ROWS, parseBatchCsv } from "./batch-csv";
 import { batchLines, batchProgress, batchResultsCsv, batchSummary, confirmBatch, runBatch, uploadBatch } from "./batch";
 
@@ -21,8 +23,9 @@ afterAll(() => gw.stop());
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const HEADER = "chainCode,tokenSymbol,toAddress,amount,merchantOrderNo,fromAddress,deleteSourceAfterSuccess";
-const sent = (from: string) => (gw.ctx.db.$client.query("SELECT count(*) AS n FROM sandbox_transfers WHERE from_address = ? AND block_number IS NOT NULL").get(from) as { n: number }).n;
-const orders = (merchantId: number) => (gw.ctx.db.$client.query("SELECT count(*) AS n FROM payout_orders WHERE merchant_id = ?").get(merchantId) as { n: number }).n;
+// Read on the test's engine (SG_TEST_DB): mined sandbox transfers from an address, a merchant's payout orders.
+const sent = async (from: string) => (await tableRows(gw.ctx.db, sandboxTransfers, { fromAddress: from })).filter((t) => t.blockNumber !== null).length;
+const orders = async (merchantId: number) => (await tableRows(gw.ctx.db, payoutOrders, { merchantId })).length;
 
 describe("the file", () => {
   test.each([
@@ -93,7 +96,7 @@ describe("a batch", () => {
     ]);
     expect(sum.gas).toEqual([expect.objectContaining({ chain: "TRON", native: "TRX", transfers: 3 })]);
     // The preview wrote no order, no callback, reserved nothing.
-    expect(orders(m.id)).toBe(0);
+    expect(await orders(m.id)).toBe(0);
 
     await confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, b.id, DEMO);
     expect((await listAudit(gw.ctx.db, { actor: "demo" })).entries.find((e) => e.target === `merchant:${m.uid}:batch:${b.id}`)).toMatchObject({
@@ -105,7 +108,7 @@ describe("a batch", () => {
     await sb.mine("TRON", 3);
     const p = await batchProgress(gw.ctx.db, m.id, b.id);
     expect(p).toMatchObject({ status: "done", invalid: 6, rejected: 0, waiting: 0, orders: { confirmed: 3, submitted: 0, broadcasted: 0, failed: 0 }, finished: true });
-    expect(sent(a1) + sent(a2)).toBe(3);
+    expect((await sent(a1)) + (await sent(a2))).toBe(3);
 
     const csv = (await batchResultsCsv(gw.ctx.db, m.id, b.id)).trim().split("\n");
     expect(csv[0]).toBe("row,chainCode,tokenSymbol,toAddress,amount,merchantOrderNo,fromAddress,result,errorCode,error,orderNo,status,txHash");
@@ -120,8 +123,8 @@ describe("a batch", () => {
     await confirmBatch({ db: gw.ctx.db, now: () => Date.now() }, m.id, again.id, DEMO);
     await runBatch(gw.ctx, again.id, gw.gateway.runtime.treasury);
     await sb.mine("TRON", 3);
-    expect(orders(m.id)).toBe(3);
-    expect(sent(a1) + sent(a2)).toBe(3);
+    expect(await orders(m.id)).toBe(3);
+    expect((await sent(a1)) + (await sent(a2))).toBe(3);
     expect(await batchProgress(gw.ctx.db, m.id, again.id)).toMatchObject({ status: "done", existing: 3, orders: { confirmed: 3 } });
   });
 
@@ -160,7 +163,7 @@ describe("a batch", () => {
     expect(batchSummary(up).perSource).toEqual(
       expect.arrayContaining([{ chain: "TRON", token: "USDT", fromAddress: a, count: 150, amount: "150.00" }]),
     );
-    expect(orders(m.id)).toBe(0);
+    expect(await orders(m.id)).toBe(0);
   });
 
   test("another merchant's batch is not found", async () => {

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTronChain, type TronChainFixture } from "../../testing/chain-fixture";
 import { energyDelegations } from "../../db/schema";
-import { crashGateway, disposeCrashGateways, payoutSettled, rowsOf } from "../../testing/crash";
+import { crashGateway, disposeCrashGateways, killedAt, payoutSettled, rowsOf } from "../../testing/crash";
 import { rpcChainToml } from "../../testing/process";
 import { TRX } from "../../testing/tron-fixture";
 import { eventually, exitsWithin } from "../../testing/wait";
@@ -64,8 +64,7 @@ describe("TRON energy: killed at each step, restarted", () => {
       const body = { ...binding, fromAddress: b.address, toAddress: to, amount: "20", merchantOrderNo: "ENERGY-CRASH-1", notifyUrl: "https://shop.example/po" };
       // The delegation comes before the payout's transaction: killed there, the create gets no answer.
       expect(await client.request<Obj>("POST", "/openapi/payout/orders", { body }).catch((e: Error) => e)).toBeInstanceOf(Error);
-      await g.proc.exited;
-      expect(g.proc.signalCode).toBe("SIGKILL");
+      await killedAt(g, point);
       expect(await fx.tokenBalance(to!)).toBe(0n);
 
       // Restarted: the merchant retries; the payout goes out and is final, and the reclaim kills it.
