@@ -18,6 +18,7 @@ import { buildSignedRequest } from "../src/testing/signed-request";
 import { groupCommit } from "../src/db/group-commit";
 import { ownCommits } from "../src/db/client";
 import { walSyncs } from "../src/db/wal-sync";
+import { acquireWrite } from "../src/db/write-lock";
 
 const N = Number(process.env.BENCH_REQUESTS ?? 4000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
@@ -234,8 +235,14 @@ async function round(tag: string, n: number) {
   let walPages = NaN;
   if (STATEMENTS) {
     counting = false;
-    walPages = client.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!.log / n;
-    client.run("PRAGMA wal_autocheckpoint = 1000");
+    // Between the gateway's transactions (the callback worker's outcomes may be mid-commit).
+    const release = await acquireWrite(client);
+    try {
+      walPages = client.query<{ log: number }, []>("PRAGMA wal_checkpoint(PASSIVE)").get()!.log / n;
+      client.run("PRAGMA wal_autocheckpoint = 1000");
+    } finally {
+      release();
+    }
   }
   return { cpu: (c.user + c.system) / n, wall: (wall * 1000) / n, perGroup: n / (groupCommit(gw.ctx.db).groups - g0), commits: (ownCommits(gw.ctx.db) - k0) / n, syncs: (walSyncs(gw.ctx.db.$client) - s0) / n, walPages };
 }

@@ -126,6 +126,11 @@ export interface PlanInput<R extends PlanRow> {
   memory: PlanMemory;
   /** One page of a merchant's due rows after a position, in due order (nextAt, rid), at most `limit`. */
   readDue(merchantId: number, after: { nextAt: number; rid: number }, limit: number): Promise<R[]>;
+  /**
+   * Set on return: whether due rows may be left unstarted (a merchant not reached, a page not
+   * used up, more pages): the worker offers handoffs (callbacks/handoff.ts) only when none are.
+   */
+  report?: { leftBehind: boolean };
 }
 
 /**
@@ -136,7 +141,11 @@ export interface PlanInput<R extends PlanRow> {
  */
 export async function planClaims<R extends PlanRow>(input: PlanInput<R>): Promise<Array<{ row: R; origin: string }>> {
   const { now, merchants, limits, memory } = input;
-  if (!merchants.length) return [];
+  if (input.report) input.report.leftBehind = true;
+  if (!merchants.length) {
+    if (input.report) input.report.leftBehind = false;
+    return [];
+  }
   const perMerchant = new Map<number, number>();
   const perOrigin = new Map<string, number>();
   const slowInFlight = new Set<string>();
@@ -229,5 +238,9 @@ export async function planClaims<R extends PlanRow>(input: PlanInput<R>): Promis
       progress = true;
     }
   }
+  if (input.report) input.report.leftBehind = merchants.some((m) => {
+    const p = pages.get(m);
+    return !p || p.more || p.rows.some((r) => !inflightIds.has(r.id));
+  });
   return out;
 }

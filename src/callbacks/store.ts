@@ -8,6 +8,7 @@ import { callbackAttempts, callbacks, merchants } from "../db/schema";
 import { ownerGone } from "../lib/process-id";
 import { isPg, pgOf } from "../db/engine";
 import * as pg from "./store.pg";
+import { type HandoffLease, type HandoffTaker, handoffTakerOf } from "./handoff";
 
 /** A due row as the worker delivers it. */
 export interface DueRow {
@@ -242,6 +243,29 @@ export async function insertCallback(tx: Tx, r: NewCallbackRow): Promise<boolean
     ),
   );
   return insert.run(r.id, r.merchantId, r.kind, r.orderNo, r.status, r.apiKeyId, r.url, r.payload, r.state, r.now, r.now, r.now).changes === 1;
+}
+
+/**
+ * SQLite: the row written already claimed by this process's worker (callbacks/handoff.ts), with
+ * its lease; its rowid, or null when its id is taken (nothing written). The same insert as
+ * insertCallback's but for the state and the lease.
+ */
+export async function insertClaimedCallback(tx: Tx, r: NewCallbackRow, lease: HandoffLease): Promise<number | null> {
+  const insert = prepared(writing(tx), "enqueueClaimedCallback", (d) =>
+    d.$client.prepare(
+      `INSERT INTO callbacks (rowid, seq, id, merchant_id, kind, order_no, order_status, api_key_id, url, payload, state, attempts, next_attempt_at, lease_until, lease_owner, created_at, updated_at)
+       VALUES ((SELECT coalesce(max(rowid), 0) + 1 FROM callbacks), (SELECT coalesce(max(rowid), 0) + 1 FROM callbacks), ?, ?, ?, ?, ?, ?, ?, ?, 'delivering', 0, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO NOTHING`,
+    ),
+  );
+  const done = insert.run(r.id, r.merchantId, r.kind, r.orderNo, r.status, r.apiKeyId, r.url, r.payload, r.now, lease.until, lease.owner, r.now, r.now);
+  return done.changes === 1 ? Number(done.lastInsertRowid) : null;
+}
+
+/** The worker that takes this database's new callbacks straight from their transaction (SQLite: one process delivers; PostgreSQL: none, the gateways claim). */
+export async function callbackHandoff(tx: Tx): Promise<HandoffTaker | undefined> {
+  if (isPg(tx)) return await pg.callbackHandoff();
+  return handoffTakerOf(tx.$client);
 }
 
 /** The merchant's default callback URL (null: none, its callbacks without a URL are held). */

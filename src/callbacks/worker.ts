@@ -19,11 +19,12 @@ import { type AttemptOutcome, deliverOnce, type PlainRequest } from "./deliver";
 import { compatRequest, isCompatKind } from "./compat";
 import { compatSecretOf } from "../merchants/compat-keys";
 import type { CompatProtocol } from "../lib/compat-signing";
-import { forgetFirstPage, healthyKeys, newPlanMemory, noteOutcome, originOf, planClaims, type PlanInFlight } from "./claim-plan";
+import { forgetFirstPage, healthyKeys, newPlanMemory, noteOutcome, originOf, planClaims, type PlanInFlight, SLOW_MS } from "./claim-plan";
 import { callbackWorkerStore, type CallbackWorkerStore, type DueRow, type RecordedOutcome } from "./store";
 import { PROCESS_ID } from "../lib/process-id";
 import type { Lookup } from "./target";
 import { filterSeq } from "../lib/async-seq";
+import { type HandoffLease, type HandoffTaker, takeHandoffs } from "./handoff";
 
 export interface WorkerOptions {
   db: Db;
@@ -91,6 +92,8 @@ interface InFlight {
   leaseUntil: number;
   /** Its outcome, written: another attempt later (its row sorts after every row due now). */
   retries?: boolean;
+  /** Taken from its create's transaction (callbacks/handoff.ts), with the worker's kick count then. */
+  handed?: { kicks: number };
 }
 
 export { originOf };
@@ -127,8 +130,10 @@ export const CLAIM_GAP_MS = 20;
  * gateway's deliveries, or a new merchant's first, waits at most this much more.
  */
 export const CLAIM_HELD_GAP_MS = 100;
+/** A handoff slot offered to a transaction that never committed (rolled back) is free again after this long (real time, ms). */
+export const OFFER_TTL_MS = 2_000;
 
-export class CallbackWorker {
+export class CallbackWorker implements HandoffTaker {
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly graceMs: number;
@@ -164,12 +169,26 @@ export class CallbackWorker {
   private backoffMs = 0;
   private blockedUntil = -Infinity;
   private readonly limited: LogLimiter;
+  /**
+   * Handoffs (callbacks/handoff.ts, SQLite): slots offered to rows whose transaction has not
+   * committed yet (event id → its merchant's origin key and real time). One whose transaction
+   * rolled back is never adopted: it is dropped after OFFER_TTL_MS.
+   */
+  private readonly offers = new Map<string, { key: string; at: number }>();
+  /** The last claim left nothing due behind and no kick came since: a new row may skip the queue. */
+  private caughtUp = false;
+  /** Kicks so far (a row written to the queue, a resend, a release): a handed delivery that saw none needs no claim when it ends. */
+  private kicks = 0;
+  private unhand: (() => void) | null = null;
 
   /** Every statement the worker runs (callbacks/store.ts). */
   private readonly store: ReturnType<typeof callbackWorkerStore>;
 
+  private readonly owner: string;
+
   constructor(private readonly o: WorkerOptions) {
-    this.store = callbackWorkerStore(o.db, o.owner ?? PROCESS_ID);
+    this.owner = o.owner ?? PROCESS_ID;
+    this.store = callbackWorkerStore(o.db, this.owner);
     this.pollMs = o.pollMs ?? 200;
     this.leaseMs = o.timeoutMs + (o.leaseMarginMs ?? 10_000);
     this.graceMs = o.shutdownGraceMs ?? Math.min(o.timeoutMs, 5_000);
@@ -229,11 +248,68 @@ export class CallbackWorker {
     const n = await this.store.releaseCutOff();
     if (n) this.o.logger.info("callbacks reclaimed after restart", { count: n });
     this.unlisten = (this.o.wakeups ?? onCallbacksDue)(() => this.kick());
+    // PostgreSQL's gateways claim with leases and shares counted across them: no handoffs there.
+    if (!this.store.claimLeased) this.unhand = takeHandoffs(this.o.db.$client, this);
     this.schedule(0);
   }
 
   kick(): void {
+    this.kicks++;
+    this.caughtUp = false;
     this.schedule(0);
+  }
+
+  /**
+   * A slot for a new order's first callback, straight from its transaction (callbacks/handoff.ts):
+   * only while the last claim left nothing due behind (no older row waits for a slot), the pool
+   * and the (merchant, origin)'s share have room counting the slots offered and not yet adopted,
+   * and no database error is being waited out.
+   */
+  offer(id: string, merchantId: number, target: string): HandoffLease | null {
+    if (!this.caughtUp || this.stopping || !this.started) return null;
+    const now = this.o.clock.now();
+    if (now < this.blockedUntil) return null;
+    const t = performance.now();
+    let offered = 0;
+    const key = merchantId + " " + originOf(target);
+    let sameKey = 0;
+    for (const [k, o] of this.offers) {
+      if (t - o.at > OFFER_TTL_MS) this.offers.delete(k);
+      else {
+        offered++;
+        if (o.key === key) sameKey++;
+      }
+    }
+    let inUse = offered;
+    let slow = false;
+    for (const f of this.inflight.values()) {
+      if (f.settling) continue;
+      inUse++;
+      if (f.row.merchantId + " " + f.origin === key) {
+        sameKey++;
+        if (now - f.startedAt > SLOW_MS) slow = true;
+      }
+    }
+    if (inUse >= this.o.concurrency) return null;
+    const healthy = !slow && (this.plan.healthyUntil.get(key) ?? 0) > now;
+    if (sameKey >= (healthy ? this.o.concurrency : this.perTarget)) return null;
+    this.offers.set(id, { key, at: t });
+    return { owner: this.owner, until: now + this.leaseMs };
+  }
+
+  /** The offered row is committed: delivered like a claimed one (its claim was committed with it). */
+  adopt(row: DueRow, leaseUntil: number): void {
+    this.offers.delete(row.id);
+    if (this.stopping) {
+      // Not started: back to the queue (else the next start releases it).
+      void this.store.unclaim(row.id).catch(() => undefined);
+      return;
+    }
+    this.launch(row, originOf(row.target), Promise.resolve(new Set([row.id])), leaseUntil, { kicks: this.kicks });
+  }
+
+  cancel(id: string): void {
+    this.offers.delete(id);
   }
 
   /**
@@ -298,7 +374,11 @@ export class CallbackWorker {
       if (this.stopping) return 0;
       return await this.claimLeasedAndLaunch(this.store.claimLeased);
     }
-    const claimed = await this.claim();
+    const kicks = this.kicks;
+    const report = { leftBehind: true };
+    const claimed = await this.claim(report);
+    // Caught up: every row due was started, and nothing was written to the queue meanwhile.
+    this.caughtUp = !report.leftBehind && this.kicks === kicks;
     // Nothing is written for a claim before its mark: rows claimed while stop() began are left pending.
     if (!claimed.length || this.stopping) return 0;
     const now = this.o.clock.now();
@@ -385,7 +465,7 @@ export class CallbackWorker {
   }
 
   /** Fair claiming (DESIGN 7): the planner (claim-plan.ts) picks, on this worker's clock. */
-  private async claim(): Promise<Array<{ row: DueRow; origin: string }>> {
+  private async claim(report: { leftBehind: boolean }): Promise<Array<{ row: DueRow; origin: string }>> {
     const st = this.store;
     const now = this.o.clock.now();
     // Expired leases (another run's rows, cut off) at most once per poll interval, not per claim.
@@ -405,6 +485,7 @@ export class CallbackWorker {
       limits: { concurrency: this.o.concurrency, perTarget: this.perTarget, overflow: this.overflow },
       memory: this.plan,
       readDue: async (m, after, limit) => await st.due(m, now, after, limit),
+      report,
     });
   }
 
@@ -414,11 +495,11 @@ export class CallbackWorker {
   }
 
   /** `marked` settles once the claim's 'delivering' mark is committed, with the rows it marked. */
-  private launch(row: DueRow, origin: string, marked: Promise<Set<string>>, leaseUntil: number): void {
+  private launch(row: DueRow, origin: string, marked: Promise<Set<string>>, leaseUntil: number, handed?: InFlight["handed"]): void {
     // Never two deliveries of one row from this worker (the planner skips rows in flight; this keeps it so).
     if (this.inflight.has(row.id)) return;
     const abort = new AbortController();
-    const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedAt: this.o.clock.now(), leaseUntil };
+    const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedAt: this.o.clock.now(), leaseUntil, handed };
     f.done = this.deliver(row, abort.signal, marked)
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
@@ -428,7 +509,9 @@ export class CallbackWorker {
         // neither: its row is due again after every row due now, and still holds its order's next.
         if (!f.retries) forgetFirstPage(this.plan, row.merchantId);
         this.deliveryEnded();
-        this.schedule(0); // a slot is free, and the order's next event may now be due
+        // A slot is free, and the order's next event may now be due; not for a handed row when
+        // nothing waits (caught up, no row written to the queue since it started: its order has no next).
+        if (!this.quietEnd(f)) this.schedule(0);
       });
     this.inflight.set(row.id, f);
   }
@@ -512,11 +595,11 @@ export class CallbackWorker {
       f.settling = true;
       noteOutcome(this.plan, row.merchantId, f.origin, outcome.ok, outcome.durationMs, this.o.clock.now());
     }
-    // Its slot is free now. On a timer, not in this turn (branch hot5 claimed in the turn): under create load a claim per
+    // Its slot is free now (nothing to claim for it after a handed row while caught up). On a timer, not in this turn (branch hot5 claimed in the turn): under create load a claim per
     // freed slot read a due page and wrote its marks for one or two rows each, and the bench's
     // create groups grew from 19.7 to 23.5 writes (CPU per create 1.05-1.27x -> 1.16-1.41x the
     // floor, alternated runs, 2026-11-29 16:35-16:45); draining alone it saved commits.
-    this.schedule(0);
+    if (!f || !this.quietEnd(f)) this.schedule(0);
     if (signal.aborted && !outcome.ok) {
       // Shutdown cut it off: not an attempt; the next start delivers it again.
       await this.write("callback release not recorded", async () =>
@@ -640,10 +723,17 @@ export class CallbackWorker {
     });
   }
 
+  /** A handed delivery's end while caught up with no kick since it started: no claim needed for it. */
+  private quietEnd(f: InFlight): boolean {
+    return f.handed !== undefined && this.caughtUp && this.kicks === f.handed.kicks;
+  }
+
   /** Stops claiming; waits for deliveries in flight, then aborts and releases the rest. */
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    this.unhand?.();
+    this.unhand = null;
     this.unlisten?.();
     this.unlisten = null;
     this.timer?.cancel();

@@ -89,7 +89,8 @@ export async function createPayinOrder(ctx: PayinCtx, merchantId: number, apiKey
         throw new Error(`a pay-in insert met another order ${attempt} times (order number or open amount) and no order of this merchantOrderNo`);
       }
       row.id = id;
-      await writeCallback(tx, row, now);
+      // The order's first event: this process's worker may take it straight from this transaction (callbacks/handoff.ts).
+      await writeCallback(tx, row, now, { first: true });
       return row;
     }
   });
@@ -233,11 +234,11 @@ export async function bindKeyOf(db: DbOrTx, o: PayinOrderRow): Promise<string | 
  * The order's callback; an invoice's order is announced by its invoice instead (src/invoices/service.ts),
  * a shop plugin's order only by its protocol's callback once paid (src/callbacks/compat.ts).
  */
-export async function writeCallback(tx: Tx, o: PayinOrderRow, now: number): Promise<void> {
+export async function writeCallback(tx: Tx, o: PayinOrderRow, now: number, opts?: { first?: boolean }): Promise<void> {
   afterCommit(tx, () => countTransition("payin", o.chain, o.token, o.status));
   if (o.invoiceId !== null && await followPayin(tx, o, now)) return;
   if (o.compat !== null) return await followCompatOrder(tx, o, now, compatSideOf);
-  await enqueueCallback(tx, await payinCallbackEvent(tx, o, now));
+  await enqueueCallback(tx, await payinCallbackEvent(tx, o, now), opts);
 }
 
 /** The callback event of the order's current status. */
