@@ -27,18 +27,35 @@ interface Case {
   want: string[];
   /** Pages read per merchant, when it matters. */
   reads?: Record<number, number>;
+  /** Whether due rows were left unstarted (the worker offers handoffs only when none were), when it matters. */
+  leftBehind?: boolean;
 }
 
 const A = "https://a.example";
 const B = "https://b.example";
 
 const cases: Case[] = [
-  { name: "nothing due: nothing started", due: [], want: [] },
+  { name: "nothing due: nothing started, nothing left behind", due: [], want: [], leftBehind: false },
   {
-    name: "one merchant, one origin: at most perTarget (half the pool) in flight",
+    name: "one merchant, one origin: at most perTarget (half the pool) in flight; the rest left behind",
     due: rows(1, 5, `${A}/cb`),
     limits: { concurrency: 4 },
     want: ["1-r0", "1-r1"],
+    leftBehind: true,
+  },
+  {
+    name: "every due row started: nothing left behind",
+    due: [...rows(1, 2, `${A}/cb`), ...rows(2, 1, `${B}/cb`)],
+    limits: { concurrency: 4 },
+    want: ["1-r0", "2-r0", "1-r1"],
+    leftBehind: false,
+  },
+  {
+    name: "pages read up to MAX_PAGES, all started, the last one full: more may be behind it",
+    due: rows(1, PAGE * MAX_PAGES + 1, `${A}/cb`),
+    limits: { concurrency: 8 * PAGE, perTarget: 8 * PAGE },
+    want: rows(1, PAGE * MAX_PAGES, `${A}/cb`).map((r) => r.id),
+    leftBehind: true,
   },
   {
     name: "round robin across merchants, one slot at a time, in merchant id order from the turn",
@@ -155,6 +172,7 @@ describe("planClaims", () => {
     c.memory?.(memory);
     const reads = new Map<number, number>();
     const merchants = [...new Set(c.due.map((r) => r.merchantId))].sort((a, b) => a - b);
+    const report = { leftBehind: !c.leftBehind };
     const got = await planClaims({
       now: c.now ?? T0,
       merchants,
@@ -166,10 +184,12 @@ describe("planClaims", () => {
         reads.set(m, (reads.get(m) ?? 0) + 1);
         return c.due.filter((r) => r.merchantId === m && (r.nextAt > after.nextAt || (r.nextAt === after.nextAt && r.rid > after.rid))).slice(0, limit);
       },
+      report,
     });
     expect(got.map((g) => g.row.id)).toEqual(c.want);
     for (const g of got) expect(g.origin).toBe(originOf(g.row.target));
     if (c.reads) expect(Object.fromEntries(reads)).toEqual(c.reads);
+    if (c.leftBehind !== undefined) expect(report.leftBehind).toBe(c.leftBehind);
   });
 
   test("the planner reads no time of its own: the same input gives the same plan", async () => {
