@@ -90,7 +90,8 @@ async function setup(toml: string) {
 }
 
 for (let r = 0; r < ROUNDS; r++) {
-  const s = await setup(`[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[ops]\nmetrics = true\n[chains.TRON]\nblock_time = "0s"`);
+  // BENCH_TOML: more of the gateway's config, first (tempSetup's [callbacks] table is open: `concurrency = 1` is the callback worker's share).
+  const s = await setup(`${(process.env.BENCH_TOML ?? "").replace(/\\n/g, "\n")}\n[log]\nlevel = "warn"\n[auth]\nrate_limit_per_minute = 0\n[payin]\nshared_pool_size = 50\n[ops]\nmetrics = true\n[chains.TRON]\nblock_time = "0s"`);
   try {
     const made = JSON.parse(runCli(["merchant", "create", "--name", "cpu", "--json", "--config", s.configPath], s.env).stdout);
     const cmd = PROF ? [BUN, "--cpu-prof", `--cpu-prof-dir=${PROF}`, join(ROOT, "src/main.ts")] : undefined;
