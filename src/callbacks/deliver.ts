@@ -110,27 +110,32 @@ export async function deliverOnce(input: DeliveryInput): Promise<AttemptOutcome>
     startedAt,
     durationMs: Math.round(performance.now() - t0),
   });
-  // One deadline covers DNS, connect, headers and the (capped) body read.
-  const timeout = new AbortController();
+  // One deadline covers DNS, connect, headers and the (capped) body read. The request's own
+  // AbortController is made only when a request goes out: an attempt that ends before it (a name
+  // that does not resolve, a refused target: every attempt of the bench's callbacks) makes no
+  // controller and no signal (after 20,000 such attempts ~9,400 of each were waiting for a
+  // collection: docs/performance.md "RSS under the bench's load"). `stop` ends the attempt: the
+  // deadline, or the caller's signal (the worker's shutdown).
+  let controller: AbortController | null = null;
   let timedOut = false;
+  let stopped: DOMException | null = null;
+  let reject: (e: DOMException) => void = () => {};
+  const aborted = new Promise<never>((_, r) => (reject = r));
+  aborted.catch(() => {});
+  const stop = (reason?: unknown) => {
+    if (stopped) return;
+    stopped = new DOMException("aborted", "AbortError");
+    reject(stopped);
+    controller?.abort(reason);
+  };
   const timer = setTimeout(() => {
     timedOut = true;
-    timeout.abort();
+    stop();
   }, input.timeoutMs);
-  // The caller's signal (the worker's shutdown) aborts the same controller: one signal per
-  // attempt, not AbortSignal.any's composite (~2 µs and its objects per attempt).
   const outer = input.signal;
-  const onOuter = () => timeout.abort(outer!.reason);
+  const onOuter = () => stop(outer!.reason);
   if (outer?.aborted) onOuter();
   else outer?.addEventListener("abort", onOuter, { once: true });
-  const signal = timeout.signal;
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(new DOMException("aborted", "AbortError"));
-    onAbort = () => reject(new DOMException("aborted", "AbortError"));
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  aborted.catch(() => {});
   try {
     const plain = input.plain;
     const target = await Promise.race([resolveTarget(plain?.url ?? input.url, input.allowPrivate, input.lookup), aborted]);
@@ -143,7 +148,9 @@ export async function deliverOnce(input: DeliveryInput): Promise<AttemptOutcome>
     const tls = target.serverName || input.ca ? { serverName: target.serverName, ca: input.ca } : undefined;
     const method = plain?.method ?? "POST";
     const body = plain ? (plain.body ?? undefined) : input.body;
-    const res = await fetch(target.connectUrl, { method, headers, body, redirect: "manual", signal, tls });
+    if (stopped) throw stopped;
+    controller = new AbortController();
+    const res = await fetch(target.connectUrl, { method, headers, body, redirect: "manual", signal: controller.signal, tls });
     const responseBody = await Promise.race([readCapped(res, RESPONSE_BODY_LIMIT), aborted]);
     const is2xx = res.status >= 200 && res.status < 300;
     const ok = is2xx && (!plain || plain.acknowledged(responseBody));
@@ -161,7 +168,6 @@ export async function deliverOnce(input: DeliveryInput): Promise<AttemptOutcome>
     // A listener left on a signal that can still abort keeps the signal, this attempt's
     // closures and its error reachable in Bun (~2.5 KB per attempt, not collected):
     // docs/performance.md, "memory, this session".
-    signal.removeEventListener("abort", onAbort);
     outer?.removeEventListener("abort", onOuter);
   }
 }

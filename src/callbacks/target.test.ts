@@ -174,3 +174,17 @@ describe("cachedLookup (one lookup per host for a burst of deliveries)", () => {
     expect(calls.length).toBe(1);
   });
 });
+
+describe("TargetRefused (an attempt's error: its message, never its stack)", () => {
+  test("captures no stack trace and leaves Error.stackTraceLimit as it was", async () => {
+    const before = Error.stackTraceLimit;
+    const e = await resolveTarget("https://shop.example/cb", false, async () => {
+      throw new Error("getaddrinfo ENOTFOUND shop.example");
+    }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(TargetRefused);
+    expect((e as Error).message).toBe("cannot resolve callback host shop.example: getaddrinfo ENOTFOUND shop.example");
+    expect((e as Error).stack ?? "").not.toContain("resolveTarget");
+    expect(Error.stackTraceLimit).toBe(before);
+    expect(new Error("x").stack).toContain("target.test");
+  });
+});

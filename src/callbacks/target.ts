@@ -68,7 +68,23 @@ export interface ResolvedTarget {
   address: string;
 }
 
-export class TargetRefused extends Error {}
+/**
+ * An attempt that cannot go out (a refused or unresolvable target): its message is the attempt's
+ * error, never its stack, so none is captured. A stack trace is ~500 bytes of native memory per
+ * error, kept until the error's collection: under a shop whose name does not resolve, every
+ * attempt made one (docs/performance.md "RSS under the bench's load").
+ */
+export class TargetRefused extends Error {
+  constructor(message: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+}
 
 const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata", "instance-data"]);
 

@@ -81,7 +81,6 @@ export function workerOptions(ctx: CallbackWorkerCtx, over: Partial<WorkerOption
 interface InFlight {
   row: DueRow;
   origin: string;
-  abort: AbortController;
   /** Delivery and the write of its outcome. */
   done: Promise<void>;
   /** The answer is in; only the outcome's write is pending (the slot is free). */
@@ -146,6 +145,11 @@ export class CallbackWorker implements HandoffTaker {
    */
   readonly overflow: number;
   private readonly inflight = new Map<string, InFlight>();
+  /**
+   * Aborts every delivery in flight at once when stop()'s grace runs out: one signal for the
+   * worker, not a controller per delivery (an attempt's objects are the bench's garbage).
+   */
+  private readonly shutdown = new AbortController();
   private reclaimedAt = -Infinity;
   private readonly secrets = new Map<string, string>();
   /** The claim planner's memory: healthy endpoints, deep scans (claim-plan.ts). */
@@ -498,9 +502,8 @@ export class CallbackWorker implements HandoffTaker {
   private launch(row: DueRow, origin: string, marked: Promise<Set<string>>, leaseUntil: number, handed?: InFlight["handed"]): void {
     // Never two deliveries of one row from this worker (the planner skips rows in flight; this keeps it so).
     if (this.inflight.has(row.id)) return;
-    const abort = new AbortController();
-    const f: InFlight = { row, origin, abort, done: Promise.resolve(), startedAt: this.o.clock.now(), leaseUntil, handed };
-    f.done = this.deliver(row, abort.signal, marked)
+    const f: InFlight = { row, origin, done: Promise.resolve(), startedAt: this.o.clock.now(), leaseUntil, handed };
+    f.done = this.deliver(row, this.shutdown.signal, marked)
       .catch((e) => this.o.logger.error("callback delivery crashed", { eventId: row.id, error: String((e as Error)?.stack ?? e) }))
       .finally(() => {
         if (this.inflight.get(row.id) === f) this.inflight.delete(row.id);
@@ -749,7 +752,7 @@ export class CallbackWorker implements HandoffTaker {
     const finished = await Promise.race([all().then(() => true), grace]);
     graceTimer?.cancel();
     if (!finished) {
-      for (const f of this.inflight.values()) f.abort.abort();
+      this.shutdown.abort();
       await all();
     }
   }
