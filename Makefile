@@ -11,8 +11,9 @@ deps:
 	@"$(BUN)" install --frozen-lockfile >/dev/null
 
 # Start the gateway on the embedded default (all chains in sandbox mode, data in ./data).
+# BUN_JSC_forceRAMSize: JavaScriptCore's heap sized as on a 256 MiB machine (src/lib/jsc-heap.ts); yours wins.
 run: deps
-	@"$(BUN)" src/main.ts serve --demo $(ARGS)
+	@BUN_JSC_forceRAMSize="$${BUN_JSC_forceRAMSize:-268435456}" "$(BUN)" src/main.ts serve --demo $(ARGS)
 
 migrate: deps
 	@"$(BUN)" src/main.ts migrate $(ARGS)

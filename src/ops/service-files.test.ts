@@ -41,3 +41,13 @@ test("the Caddyfile proxies to the loopback listener and documents the matching 
   expect(caddy).toContain("reverse_proxy 127.0.0.1:8080");
   expect(caddy).toContain('trusted_proxies = ["127.0.0.1/32", "::1/128"]');
 });
+
+test("the unit, `make run` and the test harness's gateways size JavaScriptCore's heap alike (src/lib/jsc-heap.ts)", async () => {
+  const { JSC_RAM_ENV } = await import("../lib/jsc-heap");
+  const ram = JSC_RAM_ENV.BUN_JSC_forceRAMSize;
+  expect(unit.split("\n")).toContain(`Environment=BUN_JSC_forceRAMSize=${ram}`);
+  const make = readFileSync(join(root, "Makefile"), "utf8");
+  expect(make).toContain(`BUN_JSC_forceRAMSize="$\${BUN_JSC_forceRAMSize:-${ram}}"`);
+  const harness = readFileSync(join(root, "src/testing/process.ts"), "utf8");
+  expect(harness).toContain("env: { ...JSC_RAM_ENV, ...s.env");
+});

@@ -1,5 +1,6 @@
 // Runs the gateway as a real child process (`bun src/main.ts ...`), for tests
 // that kill it, restart it or drive the CLI.
+import { JSC_RAM_ENV } from "../lib/jsc-heap";
 import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -109,7 +110,8 @@ export async function startGatewayProcess(
   const cmd = opts.cmd ?? [BUN, join(ROOT, "src/main.ts")];
   const proc = Bun.spawn([...cmd, "serve", "--config", s.configPath, ...(opts.args ?? [])], {
     cwd: opts.cwd ?? ROOT,
-    env: { ...s.env, ...opts.extraEnv },
+    // The heap sizing `make run` and the systemd unit give the gateway (lib/jsc-heap.ts), unless the caller's environment sets its own.
+    env: { ...JSC_RAM_ENV, ...s.env, ...opts.extraEnv },
     stdout: "pipe",
     stderr: "pipe",
     stdin: "ignore",
