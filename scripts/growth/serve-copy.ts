@@ -1,6 +1,6 @@
 // A growth database served by an in-process gateway as if it were its own (the growth bench's
 // probes and idle phase, and src/ops/first-second.e2e.test.ts).
-import { copyFileSync } from "node:fs";
+import { closeSync, copyFileSync, fsyncSync, openSync } from "node:fs";
 import { join } from "node:path";
 import type { GrowthMeta } from "./generate";
 import { openReadonlyDb } from "../../src/db/client";
@@ -15,6 +15,14 @@ import { systemClock, type Clock } from "../../src/lib/clock";
 export async function servedCopy(path: string, dir: string): Promise<string> {
   const copy = join(dir, "stablegate.db");
   copyFileSync(path, copy);
+  // The copy on the disk before anything is measured: its writeback (GBs for the large database)
+  // otherwise lands on the first probe's COMMIT (a 282-337 ms wait in its fsync, 2026-11-30).
+  const fd = openSync(copy, "r+");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   const db = openReadonlyDb(copy);
   try {
     const generation = await dbGeneration(db);
