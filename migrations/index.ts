@@ -39,6 +39,7 @@ import s36 from "./sqlite/0490_callbacks_claim_seek.sql" with { type: "text" };
 import s37 from "./sqlite/0520_callbacks_pending_merchant.sql" with { type: "text" };
 import s38 from "./sqlite/0570_callbacks_seq_at_insert.sql" with { type: "text" };
 import s39 from "./sqlite/0580_sandbox_paced_head.sql" with { type: "text" };
+import s40 from "./sqlite/0590_callbacks_order_once.sql" with { type: "text" };
 import p0 from "./pg/0345_baseline.sql" with { type: "text" };
 import p1 from "./pg/0410_drop_payin_address_amount.sql" with { type: "text" };
 import p2 from "./pg/0430_cluster_leader.sql" with { type: "text" };
@@ -50,6 +51,7 @@ import p7 from "./pg/0490_callbacks_claim_seek.sql" with { type: "text" };
 import p8 from "./pg/0520_callbacks_pending_merchant.sql" with { type: "text" };
 import p9 from "./pg/0570_callbacks_seq_at_insert.sql" with { type: "text" };
 import p10 from "./pg/0580_sandbox_paced_head.sql" with { type: "text" };
+import p11 from "./pg/0590_callbacks_order_once.sql" with { type: "text" };
 
 export interface EmbeddedMigration { name: string; sql: string }
 
@@ -95,6 +97,7 @@ export const migrations: EmbeddedMigration[] = [
   { name: "0520_callbacks_pending_merchant", sql: s37 },
   { name: "0570_callbacks_seq_at_insert", sql: s38 },
   { name: "0580_sandbox_paced_head", sql: s39 },
+  { name: "0590_callbacks_order_once", sql: s40 },
 ];
 
 /** PostgreSQL's migrations: a baseline equal to SQLite's schema through 0345, then the same numbers as SQLite's. */
@@ -110,4 +113,5 @@ export const pgMigrations: EmbeddedMigration[] = [
   { name: "0520_callbacks_pending_merchant", sql: p8 },
   { name: "0570_callbacks_seq_at_insert", sql: p9 },
   { name: "0580_sandbox_paced_head", sql: p10 },
+  { name: "0590_callbacks_order_once", sql: p11 },
 ];

@@ -120,7 +120,7 @@ const CASES: PlanCase[] = [
   { name: "callback worker: cut-off claims at start", run: async (d) => await callbackWorkerStore(d, "host:1:aa").releaseCutOff(() => false), uses: ["callbacks_lease_end"] },
   { name: "operator: failed callbacks", run: async (d) => await listCallbackRows(d, { state: "failed", limit: 50 }) },
   { name: "operator: a merchant's callbacks in a state", run: async (d) => await listCallbackRows(d, { state: "failed", merchantId: 2, limit: 50 }) },
-  { name: "operator: an order's callbacks", run: async (d) => await listCallbackRows(d, { orderNo: "PI100000005", limit: 50 }), uses: ["callbacks_order"] },
+  { name: "operator: an order's callbacks", run: async (d) => await listCallbackRows(d, { orderNo: "PI100000005", limit: 50 }), uses: ["callbacks_order_seq"] },
   { name: "a callback and its attempts", run: async (d) => [await getCallback(d, "EV10"), await callbackAttemptsOf(d, "EV10")] },
   { name: "the merchant's recent test callbacks", run: async (d) => await recentTestCallbackRows(d, 1, 5), uses: ["callbacks_test"] },
   { name: "an order's events", run: async (d) => await eventsOf(d, "PI100000005"), uses: ["order_events_order"] },

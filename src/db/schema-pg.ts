@@ -486,8 +486,8 @@ export const callbacks = pgTable(
     seq: bigint("seq", { mode: "number" }).notNull().generatedByDefaultAsIdentity(),
   },
   (t) => [
-    index("callbacks_order").on(t.orderNo),
-    // The claim's "an earlier unfinished event of the order" probe (migrations/pg/0431).
+    // The claim's "an earlier unfinished event of the order" probe (migrations/pg/0431), and every
+    // seek on one order's callbacks (the back office's list): 0590 dropped callbacks_order, its prefix.
     index("callbacks_order_seq").on(t.orderNo, t.seq),
     index("callbacks_test").on(t.merchantId, t.createdAt).where(sql`kind = 'test'`),
     // Partial on states reached after create: the alerts job's last-hour count, and retention.
