@@ -13,7 +13,8 @@
 // start), BENCH_SMAPS_DUMP=file writes the whole smaps; BENCH_STDERR=file keeps the gateway's stderr
 // (e.g. with BUN_JSC_logGC=1); PROBE_TYPES=n lists n object types (10); BENCH_NOTIFY=local (below);
 // PROBE_MIMALLOC=1 dumps mimalloc's statistics to the gateway's stderr before and after the GC (with BENCH_STDERR);
-// PROBE_TIMELINE=file writes the gateway's every 100 ms sample (RSS, anonymous, JSC heap) as JSON lines.
+// PROBE_TIMELINE=file writes the gateway's every 100 ms sample (RSS, anonymous, JSC heap) as JSON lines;
+// PROBE_MODULES=file the paths of the modules the gateway holds after the load (src/app/engine-isolation.test.ts).
 import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StablegateClient } from "../src/sdk/client";
@@ -82,7 +83,7 @@ async function load(rounds: number) {
     const flags = process.env.BUN_FLAGS ? process.env.BUN_FLAGS.split(" ") : [];
     const gw = await startGatewayProcess(s, {
       cmd: [BUN, ...flags, join(ROOT, "scripts/memory-probe-main.ts")],
-      extraEnv: { ...gatewayEnv(), PROBE_OUT: out, PROBE_TYPES: process.env.PROBE_TYPES ?? "10", ...(process.env.PROBE_SNAPSHOT ? { PROBE_SNAPSHOT: process.env.PROBE_SNAPSHOT } : {}), ...(process.env.PROBE_TIMELINE ? { PROBE_TIMELINE: process.env.PROBE_TIMELINE } : {}), ...(process.env.PROBE_MIMALLOC ? { PROBE_MIMALLOC: "1" } : {}) },
+      extraEnv: { ...gatewayEnv(), PROBE_OUT: out, PROBE_TYPES: process.env.PROBE_TYPES ?? "10", ...(process.env.PROBE_SNAPSHOT ? { PROBE_SNAPSHOT: process.env.PROBE_SNAPSHOT } : {}), ...(process.env.PROBE_TIMELINE ? { PROBE_TIMELINE: process.env.PROBE_TIMELINE } : {}), ...(process.env.PROBE_MIMALLOC ? { PROBE_MIMALLOC: "1" } : {}), ...(process.env.PROBE_MODULES ? { PROBE_MODULES: process.env.PROBE_MODULES } : {}) },
     });
     const pid = gw.proc.pid;
     let peak = rss(pid);

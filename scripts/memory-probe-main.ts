@@ -1,7 +1,8 @@
 // `src/main.ts` with a memory probe, for scripts/bench-memory.ts: on SIGUSR2 it writes, to
 // $PROBE_OUT, RSS (anonymous / file-backed), the JSC heap and its largest object types, before
 // and after a full GC; with $PROBE_SNAPSHOT also a heap snapshot (Bun.generateHeapSnapshot()),
-// with $PROBE_TIMELINE every 100 ms sample, with $PROBE_MIMALLOC mimalloc's statistics (stderr).
+// with $PROBE_TIMELINE every 100 ms sample, with $PROBE_MIMALLOC mimalloc's statistics (stderr),
+// with $PROBE_MODULES the path of every module loaded (require.cache), one a line.
 import { readFileSync, writeFileSync } from "node:fs";
 import { heapStats } from "bun:jsc";
 
@@ -41,6 +42,7 @@ process.on("SIGUSR2", () => {
   const before = snap("as is");
   writeFileSync(process.env.PROBE_OUT + ".peak", JSON.stringify(peak));
   if (process.env.PROBE_TIMELINE) writeFileSync(process.env.PROBE_TIMELINE, timeline.join("\n") + "\n");
+  if (process.env.PROBE_MODULES) writeFileSync(process.env.PROBE_MODULES, Object.keys(require.cache).join("\n") + "\n");
   Bun.gc(true);
   const after = snap("after a full GC");
   if (process.env.PROBE_MIMALLOC) Bun.unsafe.mimallocDump();

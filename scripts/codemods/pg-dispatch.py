@@ -43,11 +43,12 @@ for path in sys.argv[1:]:
     out.append(s[pos:])
     s = "".join(out)
     base = path.split("/")[-1][:-3]
-    imp = f'import {{ isPg, pgOf }} from "../db/engine";\nimport * as pg from "./{base}.pg";\n'
-    if imp not in s:
+    # The PostgreSQL side is required on its first use (db/engine.ts pgSide): a SQLite gateway never loads it.
+    lazy = f'const pg = pgSide<typeof import("./{base}.pg")>(() => require("./{base}.pg"));\n'
+    if lazy not in s:
         # after the last import line
         idx = [m.end() for m in re.finditer(r"^import [^;]*;\n", s, re.M)][-1]
-        s = s[:idx] + imp + s[idx:]
+        s = s[:idx] + 'import { isPg, pgOf, pgSide } from "../db/engine";\n\n' + lazy + s[idx:]
     open(path, "w").write(s)
     missing = sorted(pgnames - set(re.findall(r"if \(isPg\(\w+\)\) return await pg\.(\w+)\(", s)))
     if missing: print(path, "not dispatched (do by hand):", missing)

@@ -18,7 +18,10 @@ import { parseDuration } from "../lib/duration";
 import type { ChainAdapter, ChainCode } from "../chains/types";
 import type { RefundPayins } from "../payout/refunds";
 import { refundPayins } from "../payin/refundable";
-import { openPgStore, pgUrlOf } from "./postgres";
+import { pgSide } from "../db/engine";
+
+/** Opening a PostgreSQL gateway's database (loaded only for one: a SQLite gateway loads no PostgreSQL module). */
+const postgres = pgSide<typeof import("./postgres")>(() => require("./postgres"));
 
 export interface AppContext {
   config: Config;
@@ -54,7 +57,7 @@ export interface ContextOptions {
 
 /** Opens the database (which must exist: `stablegate init` makes it), applies migrations and loads the secrets. */
 export async function openStore(loaded: LoadedConfig, env = process.env): Promise<{ db: Db; cipher: Cipher; generation: GenerationCheck }> {
-  if (pgUrlOf(loaded)) return await openPgStore(loaded, env);
+  if (loaded.config.database.url) return await postgres.openPgStore(loaded, env);
   requireDatabase(loaded);
   const key = loadMasterKey(loaded.config.database.path, env);
   registerSecret(key.toString("hex"));

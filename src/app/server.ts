@@ -50,18 +50,23 @@ import { routeOf } from "../ops/http-route";
 import { routable } from "../http/host";
 import { EXACT_TARGETS, markExactTarget } from "../http/raw-target";
 import { withSecurityHeaders } from "../http/security-headers";
-import { electedRole, singleGateway, type ClusterRole } from "../cluster/role";
-import { LeaderElector } from "../cluster/leader";
-import { ClusterBus } from "../cluster/notify";
-import { whileLeader, type Stoppable } from "../cluster/while-leader";
-import { holdEpoch } from "../cluster/fence";
+import { electedRole, singleGateway, type ClusterRole } from "../ops/cluster-role";
+import type { LeaderElector } from "../cluster/leader";
+import type { ClusterBus } from "../cluster/notify";
+import type { Stoppable } from "../cluster/while-leader";
 import { keyCache } from "../merchants/key-cache";
 import { AlertEngine } from "../ops/alerts/engine";
 import { RateRefresher } from "../rates/refresher";
 import { expireDueInvoices } from "../invoices/service";
 import { ScheduledBackups } from "../backup/schedule";
 import { LoopStallProbe } from "../ops/loop-stalls";
-import { isPg, NotOnPostgres, pgState } from "../db/engine";
+import { isPg, NotOnPostgres, pgSide, pgState } from "../db/engine";
+
+// The cluster's parts (DESIGN 22): a PostgreSQL gateway's only, loaded when it starts them.
+const leader = pgSide<typeof import("../cluster/leader")>(() => require("../cluster/leader"));
+const notify = pgSide<typeof import("../cluster/notify")>(() => require("../cluster/notify"));
+const leaderWork = pgSide<typeof import("../cluster/while-leader")>(() => require("../cluster/while-leader"));
+const fence = pgSide<typeof import("../cluster/fence")>(() => require("../cluster/fence"));
 
 export interface RunningGateway {
   url: string;
@@ -90,7 +95,7 @@ export interface Runtime {
   afterChainChange(chain: ChainCode): Promise<void>;
   /**
    * This gateway's cluster role (DESIGN 22): /healthz, stablegate_cluster_leader, no_leader. A
-   * SQLite gateway is alone on its file and always the leader (src/cluster/role.ts); on
+   * SQLite gateway is alone on its file and always the leader (src/ops/cluster-role.ts); on
    * PostgreSQL it is the elector's (src/cluster/leader.ts).
    */
   cluster: ClusterRole;
@@ -184,9 +189,9 @@ export interface ClusterParts {
 function clusterOf(ctx: AppContext, runtime: () => Runtime): ClusterParts {
   const url = ctx.config.database.url;
   if (!url) throw new Error("a PostgreSQL handle without [database] url");
-  const elector = new LeaderElector({ url, takeoverAfterMs: parseDuration(ctx.config.cluster.takeover_after), logger: ctx.logger });
+  const elector = new leader.LeaderElector({ url, takeoverAfterMs: parseDuration(ctx.config.cluster.takeover_after), logger: ctx.logger });
   const pool = pgState(ctx.db).pool;
-  const bus = new ClusterBus(pool, { logger: ctx.logger });
+  const bus = new notify.ClusterBus(pool, { logger: ctx.logger });
   const callbackWake = new CallbackWakeRelay({
     publish: () => bus.wake(pool, "callbacks"),
     localRoom: () => runtime().callbackWorker?.hasRoom ?? false,
@@ -380,12 +385,12 @@ export async function startJobs(ctx: AppContext, runtime: Runtime): Promise<Sche
   await register(ctx, s, pgDefs.filter((d) => !d.leader), wrap);
   const { elector } = cluster;
   // The fence's epoch follows the elector at once (before the work is told to stop).
-  const offLost = elector.on("lost", () => holdEpoch(ctx.db, null));
-  const work = whileLeader(elector, (epoch) => startLeaderWork(ctx, runtime, epoch, pgDefs.filter((d) => d.leader), wrap), logFailure(ctx, "cluster: the leader's work failed to start"));
+  const offLost = elector.on("lost", () => fence.holdEpoch(ctx.db, null));
+  const work = leaderWork.whileLeader(elector, (epoch) => startLeaderWork(ctx, runtime, epoch, pgDefs.filter((d) => d.leader), wrap), logFailure(ctx, "cluster: the leader's work failed to start"));
   s.service("leader", async () => {
     offLost();
     await work.stop();
-    holdEpoch(ctx.db, null);
+    fence.holdEpoch(ctx.db, null);
     await elector.stop();
   });
   await elector.start();
@@ -397,7 +402,7 @@ async function startLeaderWork(ctx: AppContext, runtime: Runtime, epoch: number,
   const elector = runtime.clusterParts!.elector;
   // Lost again before the start came round (whileLeader waits for the previous work's stop).
   if (elector.epoch() !== epoch) return { stop: async () => undefined };
-  holdEpoch(ctx.db, epoch);
+  fence.holdEpoch(ctx.db, epoch);
   const step = async (what: string, code: ChainCode, fn: () => Promise<unknown>) => {
     try {
       await wrap(`${what} ${code}`, fn)();

@@ -4,8 +4,9 @@ import { count, desc, sql } from "drizzle-orm";
 import { auditConditions } from "./filter";
 import type { DbOrTx } from "../db/client";
 import { auditLog } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type AuditRow = typeof auditLog.$inferSelect;
 export type NewAuditRow = typeof auditLog.$inferInsert;

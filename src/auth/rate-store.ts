@@ -2,9 +2,10 @@
 // A bucket's level is in 1/60000 of a token: `perMinute` tokens a minute refill `elapsed ms ×
 // perMinute`, exact in integers. One statement takes a token or answers how long until one is back.
 import type { Db } from "../db/client";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./rate-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
 import { retryAfter, TOKEN } from "./bucket";
+
+const pg = pgSide<typeof import("./rate-store.pg")>(() => require("./rate-store.pg"));
 
 /** Takes a token from `key`'s bucket (full at first); null when taken, else the seconds until one is back. */
 export async function takeToken(db: Db, key: string, perMinute: number, now: number): Promise<number | null> {

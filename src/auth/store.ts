@@ -1,8 +1,9 @@
 // The API-key authentication's storage: the replay nonces (docs/architecture.md "Data access").
 // Both statements are raw SQL built once per connection: one runs for every signed request.
 import { type Db, prepared, writing } from "../db/client";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 /** Records a nonce; false when the merchant already used it (the primary key decides between concurrent requests). */
 export async function insertNonce(db: Db, merchantId: number, nonce: string, expiresAt: number): Promise<boolean> {

@@ -5,8 +5,9 @@
 import { and, asc, count, desc, eq, gt, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { backofficeSessions, backofficeUsers, loginFailures, settings } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type UserRow = typeof backofficeUsers.$inferSelect;
 export type SessionRow = typeof backofficeSessions.$inferSelect;

@@ -13,9 +13,11 @@ import { newId } from "../lib/ids";
 import { registerSecret, type Logger } from "../lib/logger";
 import { lastBackupStart, newestBackupRun, recordBackupRun, type BackupRun } from "./store";
 import { writeBackup } from "./write";
-import { writePgBackup } from "./pg-dump";
-import { isPg, pgState } from "../db/engine";
+import { isPg, pgSide, pgState } from "../db/engine";
 import { listBackups, s3Target, upload, type S3Target } from "./s3";
+
+/** pg_dump's side (PostgreSQL only: it loads the restore's PostgreSQL modules and migrations). */
+const pgDump = pgSide<typeof import("./pg-dump")>(() => require("./pg-dump"));
 
 export interface BackupJobCtx {
   db: Db;
@@ -133,7 +135,7 @@ export class ScheduledBackups {
   /** One checked backup into `file`: SQLite's copy, or pg_dump (the live database then moves to a new generation). */
   private async write(file: string) {
     const url = this.ctx.config.database.url;
-    if (isPg(this.ctx.db) && url) return await writePgBackup({ url, sql: pgState(this.ctx.db).pool, out: file });
+    if (isPg(this.ctx.db) && url) return await pgDump.writePgBackup({ url, sql: pgState(this.ctx.db).pool, out: file });
     return await writeBackup(this.ctx.config.database.path, file);
   }
 

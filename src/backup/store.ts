@@ -3,8 +3,9 @@
 import { desc, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { backupRuns } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type BackupRun = typeof backupRuns.$inferSelect;
 

@@ -6,9 +6,11 @@ import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import { type Db, type DbOrTx, prepared, readDb, writing, type Tx, writeTx } from "../db/client";
 import { callbackAttempts, callbacks, merchants } from "../db/schema";
 import { ownerGone } from "../lib/process-id";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
 import { type HandoffLease, type HandoffTaker, handoffTakerOf } from "./handoff";
+import type { FairClaim } from "./store.pg";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 /** A due row as the worker delivers it. */
 export interface DueRow {
@@ -60,7 +62,7 @@ export interface CallbackWorkerStore {
    * (claim-plan.ts) hold: a share per (merchant, origin), round-robin, `overflow` extra slots for
    * merchants with nothing in flight (store.pg.ts CLAIM_SQL).
    */
-  claimLeased: ((limit: number, leaseMs: number, now: number, fair?: pg.FairClaim) => Promise<ClaimedRows>) | null;
+  claimLeased: ((limit: number, leaseMs: number, now: number, fair?: FairClaim) => Promise<ClaimedRows>) | null;
   releaseAllLeases(): Promise<number>;
   releaseCutOff(gone?: (owner: string | null) => boolean): Promise<number>;
   expiredLeases(now: number): Promise<{ rid: number; id: string }[]>;

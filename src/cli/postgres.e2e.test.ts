@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { pgMigrations } from "../../migrations/index";
+import { pgMigrations } from "../../migrations/pg";
 import { BUN, ROOT, runCli, startGatewayProcess, tempSetups } from "../testing/process";
 import { createTestDatabase } from "../testing/postgres";
 import { eventually } from "../testing/wait";

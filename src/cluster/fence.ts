@@ -6,6 +6,9 @@ import type { Db, DbOrTx } from "../db/client";
 import { connectionKey, isPg, pgOf } from "../db/engine";
 import { checkEpoch, EPOCH_FENCE_SQL, NotLeader } from "./leader-store";
 
+/** What assertLeading throws (the callers load this module lazily, and test for it through it). */
+export { NotLeader };
+
 const epochs = new WeakMap<object, number>();
 
 /** The elector's `gained` (epoch) and `lost` (null) set what this process may store under. */

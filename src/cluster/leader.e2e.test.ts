@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
 import { eventually } from "../testing/wait";
 import { assertEpoch, LeaderElector, leaderTimings, NotLeader } from "./leader";
-import { electedRole, noLeader } from "./role";
+import { electedRole, noLeader } from "../ops/cluster-role";
 import { whileLeader } from "./while-leader";
 
 const ROOT = join(import.meta.dir, "../..");

@@ -8,8 +8,9 @@ import type { DbOrTx, Tx } from "../db/client";
 import { compatOrders, payinOrders } from "../db/schema";
 import type { PayinOrderRow } from "../payin/views";
 import { insertOrder } from "../payin/orders-store";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type CompatOrderRow = typeof compatOrders.$inferSelect;
 

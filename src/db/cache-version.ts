@@ -7,8 +7,9 @@
 import type { Database } from "bun:sqlite";
 import type { Db } from "./client";
 import { eq } from "drizzle-orm";
-import { firstRow, isPg, pgOf } from "./engine";
-import { cacheVersions as pgCacheVersions } from "./schema-pg";
+import { firstRow, isPg, pgOf, pgSide } from "./engine";
+
+const pgSchema = pgSide<typeof import("./schema-pg")>(() => require("./schema-pg"));
 
 /** Cache name -> the tables whose changes invalidate it. */
 const WATCHED: Record<string, string[]> = { auth: ["merchants", "api_keys"] };
@@ -36,7 +37,10 @@ export function cacheTriggersInstalled(client: Database): boolean {
 /** A reader of one cache's version (a prepared statement built once). */
 export function versionReader(db: Db, name: keyof typeof WATCHED): () => Promise<number> {
   // PostgreSQL: the same triggers (migrations/pg baseline); read per use, in the caller's transaction when there is one.
-  if (isPg(db)) return async () => Number((await firstRow(pgOf(db).select({ v: pgCacheVersions.version }).from(pgCacheVersions).where(eq(pgCacheVersions.name, name))))?.v ?? -1);
+  if (isPg(db)) {
+    const t = pgSchema.cacheVersions;
+    return async () => Number((await firstRow(pgOf(db).select({ v: t.version }).from(t).where(eq(t.name, name))))?.v ?? -1);
+  }
   const q = db.$client.prepare<{ version: number }, [string]>("SELECT version FROM cache_versions WHERE name = ?");
   return async () => q.get(name)?.version ?? -1;
 }

@@ -2,7 +2,8 @@
 // and which probed host fits which attribute. The reconnection itself runs on real servers in
 // src/cluster/failover.e2e.test.ts.
 import { describe, expect, test } from "bun:test";
-import { fits, isHostLost, parsePgUrl, type HostState } from "./client-pg";
+import { fits, parsePgUrl, type HostState } from "./client-pg";
+import { isHostLost } from "./storage-fault";
 
 describe("parsePgUrl", () => {
   test.each([

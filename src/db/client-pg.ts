@@ -19,6 +19,7 @@
 //   cluster bus drops its caches).
 // A URL with one host is Bun's own client, unchanged.
 import { SQL } from "bun";
+import { isHostLost } from "./storage-fault";
 
 export interface PgOpenOptions {
   /** Seconds to wait for a connection (each host's probe too). Default 10. */
@@ -104,14 +105,6 @@ export function fits(attrs: SessionAttrs, state: HostState, pass: 1 | 2 = 1): bo
     case "prefer-standby":
       return pass === 2 || state.inRecovery;
   }
-}
-
-/** A connection that is gone or never came (the host is down or was demoted): choose the host again. */
-export function isHostLost(e: unknown): boolean {
-  const err = e as { code?: string; errno?: string } | null;
-  if (!err) return false;
-  if (err.errno === "25006" || err.errno === "57P01" || err.errno === "57P02" || err.errno === "57P03") return true; // read-only, admin/crash shutdown, cannot connect now
-  return /^ERR_POSTGRES_(CONNECTION_(CLOSED|REFUSED|TIMEOUT)|SOCKET_CLOSED|IDLE_TIMEOUT|LIFETIME_TIMEOUT)$/.test(err.code ?? "") || /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT/.test(err.code ?? "");
 }
 
 type PoolOptions = { max: number; connectionTimeout: number; idleTimeout: number; onclose?: (err: Error | null) => void };

@@ -10,9 +10,11 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema";
 import { dropFrame, inFrame, pushFrame, queueAfterCommit, releaseFrame, runHooks } from "./after-commit";
 import { acquireWrite, assertWriting, inTxContext, openToken, runInTx, strictWrites, watchForIo } from "./write-lock";
-import { isPg } from "./engine";
-import { closePg, pgAfterCommit, pgInTransaction, pgRolledBack, pgSavepoint, pgWriteTx } from "./tx-pg";
+import { isPg, pgSide } from "./engine";
 import { closeWalSync, installWalSync, syncOffLoop, untilDurable, walCommitted } from "./wal-sync";
+
+/** The PostgreSQL transaction machinery, loaded on a PostgreSQL handle's first transaction. */
+const txPg = pgSide<typeof import("./tx-pg")>(() => require("./tx-pg"));
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 declare const inWriteTx: unique symbol;
@@ -244,7 +246,7 @@ export function writing<D extends Db>(db: D): D {
 export async function readCommitted<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
   // PostgreSQL: every statement outside a transaction reads committed state on a pooled connection.
   if (isPg(db)) {
-    if (pgInTransaction(db)) throw new Error("readCommitted inside a transaction body: it would read the body's uncommitted rows");
+    if (txPg.pgInTransaction(db)) throw new Error("readCommitted inside a transaction body: it would read the body's uncommitted rows");
     return await fn(db);
   }
   const c = db.$client;
@@ -261,7 +263,7 @@ export async function readCommitted<T>(db: Db, fn: (db: Db) => Promise<T>): Prom
 
 /** Closes the handle's connection (SQLite) or pool (PostgreSQL). */
 export async function closeDb(db: Db): Promise<void> {
-  if (isPg(db)) return await closePg(db);
+  if (isPg(db)) return await txPg.closePg(db);
   closeSqlite(db);
 }
 
@@ -307,7 +309,7 @@ export function ownCommits(db: Db): number {
 }
 /** Whether a transaction is open on the connection (a group, writeTx, or someone's BEGIN). */
 export function inTransaction(db: Db): boolean {
-  if (isPg(db)) return pgInTransaction(db);
+  if (isPg(db)) return txPg.pgInTransaction(db);
   return db.$client.inTransaction;
 }
 /** Counts a commit whose COMMIT just returned; its number for `untilDurable` (0: COMMIT synced it itself). */
@@ -375,7 +377,7 @@ function rollbackQuietly(c: Database): void {
  * await real I/O (fetch, timers, chain RPC): the transaction then fails before COMMIT.
  */
 export async function writeTx<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
-  if (isPg(db)) return await pgWriteTx(db, fn);
+  if (isPg(db)) return await txPg.pgWriteTx(db, fn);
   const c = db.$client;
   const tx = db as Tx;
   if (inTxContext(c)) return joinTx(c, tx, fn);
@@ -472,7 +474,7 @@ async function inSavepoint<T>(c: Database, tx: Tx, fn: (tx: Tx) => Promise<T> | 
  * together; a throw rolls back both and rethrows.
  */
 export async function savepoint<T>(tx: Tx, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
-  if (isPg(tx)) return await pgSavepoint(tx, fn);
+  if (isPg(tx)) return await txPg.pgSavepoint(tx, fn);
   return inSavepoint(tx.$client, tx, fn, true);
 }
 
@@ -481,7 +483,7 @@ export async function savepoint<T>(tx: Tx, fn: (tx: Tx) => Promise<T> | T): Prom
  * rolled back, hooks included (dry runs: the batch preview). Returns fn's value.
  */
 export async function rolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Promise<T> {
-  if (isPg(db)) return await pgRolledBack(db, fn);
+  if (isPg(db)) return await txPg.pgRolledBack(db, fn);
   const c = db.$client;
   const tx = db as Tx;
   if (inTxContext(c)) return inSavepoint(c, tx, fn, false);
@@ -510,7 +512,7 @@ export async function rolledBack<T>(db: Db, fn: (tx: Tx) => Promise<T> | T): Pro
 
 /** Runs `fn` once the transaction `tx` belongs to has committed; never when it rolls back. */
 export function afterCommit(tx: Tx, fn: () => void): void {
-  if (isPg(tx)) return pgAfterCommit(tx, fn);
+  if (isPg(tx)) return txPg.pgAfterCommit(tx, fn);
   queueAfterCommit(tx.$client, fn);
 }
 

@@ -103,6 +103,19 @@ function callerOfSeam(): string {
   return "this store function";
 }
 
+/**
+ * A PostgreSQL-only module, loaded on its first use: a store's PostgreSQL side is
+ * `const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));` and its dispatch
+ * line reads `pg.fn(…)` as before. The module is required (synchronously) when a property is
+ * first read, so a SQLite gateway never loads drizzle's pg-core, schema-pg.ts or the stores'
+ * PostgreSQL sides (docs/performance.md "A SQLite gateway without the PostgreSQL side";
+ * src/app/engine-isolation.test.ts). Read its members only on PostgreSQL (behind `isPg`).
+ */
+export function pgSide<M extends object>(load: () => M): M {
+  let mod: M | undefined;
+  return new Proxy({} as M, { get: (_, p) => Reflect.get((mod ??= load()), p) });
+}
+
 /** The first row of a PostgreSQL query (drizzle's `.get()` on SQLite). */
 export async function firstRow<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
   return (await rows)[0];

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
-import { pgMigrations } from "../../migrations/index";
+import { pgMigrations } from "../../migrations/pg";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
 import { checksum, MigrationError } from "./migrate";
 import { appliedPgMigrations, migratePg } from "./migrate-pg";

@@ -4,7 +4,8 @@
 // gateways starting together against one database migrate once: the others wait, then find
 // nothing pending. A changed checksum or an unknown applied name refuses before any change.
 import type { SQL } from "bun";
-import { pgMigrations, type EmbeddedMigration } from "../../migrations/index";
+import type { EmbeddedMigration } from "../../migrations/index";
+import { pgMigrations } from "../../migrations/pg";
 import { checksum, MigrationError, pendingAfter } from "./migrate";
 
 /** pg_advisory_lock key of the migration run ("SGMIGR" in ASCII); no other lock of stablegate uses it. */

@@ -4,7 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { migrations, pgMigrations } from "../../migrations/index";
+import { migrations } from "../../migrations/index";
+import { pgMigrations } from "../../migrations/pg";
 import { openDb } from "./client";
 import { checksum, migrate } from "./migrate";
 import { MIGRATION_FILE, PG_BASELINE, unpairedNumbers } from "./migration-names";
@@ -25,7 +26,7 @@ describe("migrations folder", () => {
   test.each([
     ["sqlite", migrations],
     ["pg", pgMigrations],
-  ] as const)("every file of migrations/%s is NNNN_topic.sql, numbers unique and ascending, and migrations/index.ts embeds exactly these", (engine, list) => {
+  ] as const)("every file of migrations/%s is NNNN_topic.sql, numbers unique and ascending, and migrations/index.ts (pg.ts) embeds exactly these", (engine, list) => {
     const files = sqlFiles(engine);
     for (const f of files) expect(f).toMatch(MIGRATION_FILE);
     const numbers = files.map((f) => f.slice(0, 4));

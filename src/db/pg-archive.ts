@@ -2,7 +2,7 @@
 // the migrations it applied (with checksums), the sealed values the master key must open, the
 // row count of every table and its newest orders. `backup` checks every archive it writes with
 // this, `backup --verify` prints it, `restore` refuses on it before touching any database.
-import { pgMigrations } from "../../migrations/index";
+import { pgMigrations } from "../../migrations/pg";
 import { MigrationError, pendingAfter } from "./migrate";
 import { isPgArchive, PgToolError, readArchiveData } from "./pg-tools";
 

@@ -3,17 +3,24 @@
 // the process, src/ops/storage.ts). They are the operator's problem, not a bug:
 // requests answer 503 / 10003 with Retry-After, never 500.
 import { AppError } from "../errors";
-import { isHostLost } from "./client-pg";
 
 /** Seconds a client is told to wait before retrying while storage is unavailable. */
 export const STORAGE_RETRY_AFTER_S = 30;
 
 const CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)/;
 
+/** A connection that is gone or never came (the host is down or was demoted): client-pg.ts chooses the host again. */
+export function isHostLost(e: unknown): boolean {
+  const err = e as { code?: string; errno?: string } | null;
+  if (!err) return false;
+  if (err.errno === "25006" || err.errno === "57P01" || err.errno === "57P02" || err.errno === "57P03") return true; // read-only, admin/crash shutdown, cannot connect now
+  return /^ERR_POSTGRES_(CONNECTION_(CLOSED|REFUSED|TIMEOUT)|SOCKET_CLOSED|IDLE_TIMEOUT|LIFETIME_TIMEOUT)$/.test(err.code ?? "") || /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT/.test(err.code ?? "");
+}
+
 /**
  * PostgreSQL (DESIGN 22 "Operations"): the server unreachable, shutting down, read-only (a
  * standby, a demoted primary) or out of connections is an outage, answered 10003 like a full disk
- * and recovered by reconnecting: the connection-lost errors of client-pg.ts, SQLSTATE class 08
+ * and recovered by reconnecting: the connection-lost errors (isHostLost above), SQLSTATE class 08
  * (connection exception), 53 (insufficient resources: disk full, out of connections), 57P01-57P03
  * (shutdown, cannot connect now) and 25006 (read-only transaction).
  */

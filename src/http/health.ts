@@ -6,7 +6,7 @@ import { liveness, readiness, type OpsCtx, type ReadinessDeps } from "../ops/rea
 import type { Metrics } from "../ops/metrics";
 import { AppError } from "../errors";
 import { cameByExactTarget } from "./raw-target";
-import type { ClusterRole } from "../cluster/role";
+import type { ClusterRole } from "../ops/cluster-role";
 
 export interface HealthDeps extends ReadinessDeps {
   metrics: Metrics;

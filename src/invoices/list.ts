@@ -4,8 +4,9 @@ import { and, asc, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { callbackAttempts, callbacks, invoices, merchants, payinOrders } from "../db/schema";
 import { type InvoiceListRow, invoiceListRow } from "./views";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./list.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./list.pg")>(() => require("./list.pg"));
 
 export type { InvoiceListRow };
 

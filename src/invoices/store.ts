@@ -4,8 +4,9 @@ import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, type Tx, updateByIdIf } from "../db/client";
 import { invoices } from "../db/schema";
 import type { InvoiceRow } from "./views";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type NewInvoice = typeof invoices.$inferInsert;
 

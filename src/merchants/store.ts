@@ -4,8 +4,9 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { type DbOrTx, prepared } from "../db/client";
 import { apiKeys, backofficeSessions, backofficeUsers, merchants } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type Merchant = typeof merchants.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -16,7 +16,7 @@ import { walSyncs } from "../db/wal-sync";
 import { isPg } from "../db/engine";
 import type { LoopStallProbe } from "./loop-stalls";
 import { mapSeq } from "../lib/async-seq";
-import type { ClusterRole } from "../cluster/role";
+import type { ClusterRole } from "./cluster-role";
 
 export interface MetricsDeps {
   ctx: Pick<OpsCtx, "db" | "chains" | "clock">;

@@ -14,7 +14,7 @@ import type { StorageMonitor, StorageState } from "./storage";
 import { ping } from "./store";
 import { describeFault } from "../db/storage-fault";
 import { mapSeq } from "../lib/async-seq";
-import type { ClusterRole, Role } from "../cluster/role";
+import type { ClusterRole, Role } from "./cluster-role";
 
 /** What the ops probes, metrics and alerts read from the gateway. */
 export interface OpsCtx {

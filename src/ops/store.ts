@@ -3,8 +3,7 @@
 // constants (ops/probe-sql.ts, re-exported here) are the ones src/db/query-plans.test.ts reads
 // (src/testing/engine-queries.ts).
 import { type Db, readDb, type Tx, writing } from "../db/client";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
 import {
   BALANCE_MISMATCHES,
   DETECTION_SINCE,
@@ -17,6 +16,8 @@ import {
   SWEEP_FOUND,
   UNRECORDED_BY_CHAIN,
 } from "./probe-sql";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export { BALANCE_MISMATCHES, DETECTION_SINCE, FAILED_CALLBACKS, FAILED_PAYOUTS, OPEN_UNMATCHED, QUEUED_CALLBACKS, STUCK_PAYOUTS, STUCK_TOPUPS, SWEEP_FOUND, UNRECORDED_BY_CHAIN };
 

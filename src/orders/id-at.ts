@@ -7,8 +7,9 @@
 import type { DbOrTx } from "../db/client";
 import { prepared } from "../db/client";
 import { orderNoFloor } from "../lib/ids";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./id-at.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./id-at.pg")>(() => require("./id-at.pg"));
 
 export const ID_MARGIN_MS = 10 * 60_000;
 

@@ -5,8 +5,9 @@
 import { asc, eq } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { orderEvents } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type OrderEventRow = typeof orderEvents.$inferSelect;
 

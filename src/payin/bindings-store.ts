@@ -3,8 +3,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, type Tx } from "../db/client";
 import { bindings } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./bindings-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./bindings-store.pg")>(() => require("./bindings-store.pg"));
 
 
 /** A binding's bindKey by its id. */

@@ -3,8 +3,9 @@
 import { eq } from "drizzle-orm";
 import type { DbOrTx } from "../db/client";
 import { compatOrders } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./compat-side-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./compat-side-store.pg")>(() => require("./compat-side-store.pg"));
 
 /** The shop side of a pay-in, if a plugin created it (compat_orders; the funnel's compat callback and compat/store.ts read it here). */
 export async function compatSideOf(db: DbOrTx, payinOrderId: number): Promise<typeof compatOrders.$inferSelect | undefined> {

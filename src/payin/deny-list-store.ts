@@ -3,8 +3,9 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, type Tx } from "../db/client";
 import { denyList } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./deny-list-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./deny-list-store.pg")>(() => require("./deny-list-store.pg"));
 
 /** Whether the sender is on the deny list. */
 export async function isDenied(tx: Tx, chain: string, from: string): Promise<boolean> {

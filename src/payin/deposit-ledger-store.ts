@@ -2,8 +2,9 @@
 import { sql } from "drizzle-orm";
 import { prepared, type Tx, writing } from "../db/client";
 import { ledgerEntries } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./deposit-ledger-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./deposit-ledger-store.pg")>(() => require("./deposit-ledger-store.pg"));
 
 /** The ledger's deposit entry of a final transfer (once: ON CONFLICT DO NOTHING). */
 export async function addDepositLedger(tx: Tx, e: { addressId: string; chain: string; token: string; amount: string; refId: string; now: number }): Promise<void> {

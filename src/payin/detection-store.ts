@@ -3,8 +3,9 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Tx } from "../db/client";
 import { detectionTimes, transfers } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./detection-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./detection-store.pg")>(() => require("./detection-store.pg"));
 
 /** A credited transfer's detection row (DESIGN 25), made once from the transfer: its block time and first sighting, or null when it existed. */
 export async function startDetection(tx: Tx, transferId: number, orderNo: string): Promise<{ chain: string; blockTime: number; seenAt: number } | null> {

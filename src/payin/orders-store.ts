@@ -13,8 +13,9 @@ import { showTransferConfirmations } from "../watcher/transfers-store";
 import { AWAITING_PAYMENT, OPEN_STATUSES, SETTLING_STATUSES, statusSql } from "./state";
 import type { PayinOrderRow } from "./views";
 import type { NewCallbackRow } from "../callbacks/store";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./orders-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./orders-store.pg")>(() => require("./orders-store.pg"));
 
 /**
  * The merchant's first pool address (by derivation index) where this amount is

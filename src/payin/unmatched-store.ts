@@ -5,8 +5,9 @@ import { and, count, desc, eq, isNotNull, isNull, ne, type SQL } from "drizzle-o
 import type { DbOrTx, Tx } from "../db/client";
 import { addresses, merchants, transfers } from "../db/schema";
 import type { TransferRow } from "../watcher/transfers-store";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./unmatched-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./unmatched-store.pg")>(() => require("./unmatched-store.pg"));
 
 /** A cancelled frozen order's payment becomes an unmatched deposit (reason order_cancelled), if it is still the order's. */
 export async function unlinkCancelledPayment(tx: Tx, transferId: number, orderId: number): Promise<void> {

@@ -5,8 +5,9 @@ import { type DbOrTx, prepared } from "../db/client";
 import { addresses, bindings, merchants, payinOrders, transfers } from "../db/schema";
 import { notStatusSql, statusSql } from "../db/status-sql";
 import { TRANSFER_CONFIRMED, TRANSFER_PENDING, TRANSFER_REVERTED } from "../watcher/state";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./wallet-stats-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./wallet-stats-store.pg")>(() => require("./wallet-stats-store.pg"));
 
 export interface WalletScope {
   merchantId?: number;

@@ -11,8 +11,9 @@ import { statusSql } from "../db/status-sql";
 import { TRANSFER_PENDING } from "../watcher/state";
 import type { AddressRow } from "../wallet/addresses";
 import { AWAITING_FINALITY, BALANCE_MISMATCH, UNFINISHED } from "./state";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./balances-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./balances-store.pg")>(() => require("./balances-store.pg"));
 
 export type BalanceCheckRow = typeof balanceChecks.$inferSelect;
 

@@ -22,8 +22,10 @@ import type { PayoutOrderRow } from "./views";
 
 import { KeyedLock, RetryLater, storedTx, type PayoutChainOps } from "../chains/payout-steps";
 import type { SendGate } from "../restore/reconcile";
-import { assertLeading } from "../cluster/fence";
-import { NotLeader } from "../cluster/leader-store";
+import { isPg, pgSide } from "../db/engine";
+
+/** The epoch fence (DESIGN 22): PostgreSQL only (SQLite has one gateway), loaded there on first use. */
+const fence = pgSide<typeof import("../cluster/fence")>(() => require("../cluster/fence"));
 
 // The step interface lives with the chain modules that implement it (the chain layer imports no payout/ code).
 export { KeyedLock, RetryLater, storedTx, type PayoutChainOps };
@@ -122,7 +124,7 @@ export class PayoutExecutor {
           const signed = await ops.sign(o);
           // Stored and committed before it can reach the network, under the leader's epoch (DESIGN 22).
           return await writeTx(this.ctx.db, async (tx) => {
-            await assertLeading(tx);
+            if (isPg(tx)) await fence.assertLeading(tx);
             const f = await payoutById(tx, orderId);
             if (f.status !== "submitted" || f.signedTx) return f;
             return await patchPayout(tx, f.id, { signedTx: signed.raw, signedMeta: JSON.stringify(signed.meta), txHash: signed.txHash }, this.ctx.clock.now());
@@ -132,7 +134,7 @@ export class PayoutExecutor {
         if (this.stopping) return await payoutById(this.ctx.db, orderId);
         // Not the leader (PostgreSQL, another gateway leads or none does yet): nothing was stored or
         // sent, nothing is recorded; the order stays submitted for the leader's executor.
-        if (e instanceof NotLeader) return await payoutById(this.ctx.db, orderId);
+        if (isPg(this.ctx.db) && e instanceof fence.NotLeader) return await payoutById(this.ctx.db, orderId);
         const permanent = (e as { permanent?: boolean })?.permanent === true;
         if (isStorageFault(e)) this.limited.log("warn", "payout:signing:storage", "payout signing failed: storage unavailable (nothing sent)", { orderNo: o.orderNo, error: errorText(e) });
         else this.ctx.logger.warn("payout signing failed", { orderNo: o.orderNo, permanent, error: errorText(e) });
@@ -299,7 +301,7 @@ export class PayoutExecutor {
     crashPoint("payout:after-confirm-seen");
     const cost = await costOf(adapter, tx);
     await this.commit(async (x) => {
-      await assertLeading(x);
+      if (isPg(x)) await fence.assertLeading(x);
       const f = await payoutById(x, o.id);
       if (f.status !== "broadcasted") return f;
       const now = this.ctx.clock.now();
@@ -351,7 +353,7 @@ export class PayoutExecutor {
   private async commitReplacement(id: number, current: SignedTransfer, next: SignedTransfer | null, now: number): Promise<SignedTransfer | null> {
     let stored: SignedTransfer | null = null;
     await this.commit(async (x) => {
-      await assertLeading(x);
+      if (isPg(x)) await fence.assertLeading(x);
       const f = await payoutById(x, id);
       if (f.status !== "broadcasted") return f;
       const newest = (await replacements(x, id)).at(-1)?.tx.txHash ?? f.txHash;

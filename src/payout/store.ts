@@ -15,8 +15,9 @@ import { feeEntries, ledgerEntries, merchants, payinOrders, payoutOrders, payout
 import type { Merchant, MerchantPatch } from "../merchants/store";
 import { statusSql, statusTerm } from "../db/status-sql";
 import { AWAITING_BROADCAST, AWAITING_FINALITY, FAILED, PAYOUT_STATUSES, UNFINISHED } from "./state";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 type FeeEntryRow = typeof feeEntries.$inferSelect;
 

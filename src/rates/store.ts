@@ -4,9 +4,10 @@ import { and, eq } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../db/client";
 import { fxRates, settings } from "../db/schema";
 import type { FetchedRate } from "./coingecko";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
 import { LAST_ERROR_KEY } from "./last-error";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 
 export async function storedRate(db: DbOrTx, currency: string, token: string) {

@@ -6,8 +6,9 @@ import { Database } from "bun:sqlite";
 import { and, count, eq, isNull, sql } from "drizzle-orm";
 import { type DbOrTx, prepared } from "../db/client";
 import { chainCursors, reconcileAddresses, reconcileChains, settings, unrecordedOutgoing } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type UnrecordedRow = typeof unrecordedOutgoing.$inferSelect;
 export type ReconcileChainRow = typeof reconcileChains.$inferSelect;

@@ -3,8 +3,9 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { apiKeys, settings } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 const KEY = "master_key_check";
 

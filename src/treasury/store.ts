@@ -5,8 +5,9 @@ import { and, asc, desc, eq, getTableName, inArray, isNotNull, sql } from "drizz
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { prepared, type Db, type Tx } from "../db/client";
 import { collectionLegs, collectionRuns, collectionSettings, payoutBatches, payoutBatchRows, payoutOrders } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type BatchRow = typeof payoutBatches.$inferSelect;
 export type BatchLine = typeof payoutBatchRows.$inferSelect;

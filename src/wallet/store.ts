@@ -5,8 +5,9 @@ import { prepared, writing, type DbOrTx } from "../db/client";
 import { addresses, derivationCounters, derivationFloors } from "../db/schema";
 import { count } from "drizzle-orm";
 import { settings } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type AddressRow = typeof addresses.$inferSelect;
 export type NewAddressRow = typeof addresses.$inferInsert;

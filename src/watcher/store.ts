@@ -4,8 +4,9 @@
 import { eq, sql } from "drizzle-orm";
 import { type DbOrTx, prepared, writing } from "../db/client";
 import { chainCursors } from "../db/schema";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type ChainCursor = typeof chainCursors.$inferSelect;
 

@@ -7,8 +7,9 @@ import { type Db, type DbOrTx, prepared, writing, type Tx, updateById } from "..
 import { transfers } from "../db/schema";
 import { notStatusSql, statusSql, statusTerm } from "../db/status-sql";
 import { TRANSFER_PENDING, TRANSFER_REVERTED } from "./state";
-import { isPg, pgOf } from "../db/engine";
-import * as pg from "./transfers-store.pg";
+import { isPg, pgOf, pgSide } from "../db/engine";
+
+const pg = pgSide<typeof import("./transfers-store.pg")>(() => require("./transfers-store.pg"));
 
 /** A transfer by id. */
 export async function transferById(db: DbOrTx, id: number): Promise<TransferRow | undefined> {

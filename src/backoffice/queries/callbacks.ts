@@ -7,9 +7,11 @@ import { type DbOrTx, readDb } from "../../db/client";
 import { statusSql } from "../../db/status-sql";
 import { parseFilter, type Scope } from "./filters";
 import { type Arm, cond, type Cond, countCapped, firstIdAtOrAfter, type IdQuery, pgCond, pickIds } from "./keyset";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./callbacks.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
 import { merchantOf, type Page, PAGE_SIZE, pageOf } from "./lists";
+import type { TimeQuery } from "./callbacks.pg";
+
+const pg = pgSide<typeof import("./callbacks.pg")>(() => require("./callbacks.pg"));
 
 /**
  * The states the page filters on and shows. The outbox's `pending` is two of them: `queued`
@@ -85,7 +87,7 @@ export async function callbackQuery(db: DbOrTx, scope: Scope, f: CallbackFilter)
 }
 
 /** The same seeks on PostgreSQL, keyed by created_at there (callbacks.pg.ts): the dates are conditions of the seeks. */
-export async function callbackTimeQuery(db: DbOrTx, scope: Scope, f: CallbackFilter): Promise<pg.TimeQuery> {
+export async function callbackTimeQuery(db: DbOrTx, scope: Scope, f: CallbackFilter): Promise<TimeQuery> {
   const { arms, rest } = callbackSeeks(await merchantOf(db, scope, f), f);
   return { arms: arms.map((a) => a.conds.map(pgCond)), rest: rest.map(pgCond) };
 }

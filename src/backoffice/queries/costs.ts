@@ -2,9 +2,10 @@
 // of payouts (a batch, a collection run) and per chain and day (the Fees page).
 import { and, asc, desc, eq, gte, inArray, isNotNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./costs.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
 import { collectionLegs, payinOrders, payoutOrders, refunds, transferCosts } from "../../db/schema";
+
+const pg = pgSide<typeof import("./costs.pg")>(() => require("./costs.pg"));
 
 export type CostRow = typeof transferCosts.$inferSelect;
 

@@ -5,12 +5,13 @@ import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lt, type SQL, sq
 import { COUNT_CAP } from "./keyset";
 import { GAVE_UP } from "../../callbacks/state";
 import type { DbOrTx } from "../../db/client";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./dashboard.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
 import { statusTerm } from "../../db/status-sql";
 import { callbacks, payinDaily, payinDailyToken, payinOrders, payoutOrders, refunds, transfers } from "../../db/schema";
 import { OPEN_STATUSES, SETTLED_STATUSES, statusSql } from "../../payin/state";
 import type { Scope } from "./filters";
+
+const pg = pgSide<typeof import("./dashboard.pg")>(() => require("./dashboard.pg"));
 
 export interface OpenCounts {
   openOrders: number;

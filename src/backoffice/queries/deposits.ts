@@ -2,10 +2,11 @@
 // could be attached to: same address and token, waiting or expired.
 import { and, desc, eq, inArray, or } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./deposits.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
 import { addresses, denyList, merchants, payinOrders, transfers } from "../../db/schema";
 import type { Scope } from "./filters";
+
+const pg = pgSide<typeof import("./deposits.pg")>(() => require("./deposits.pg"));
 
 export type TransferRow = typeof transfers.$inferSelect;
 

@@ -3,14 +3,15 @@
 // holds one page in memory whatever the size, and has the same rows.
 import { eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./lists.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
 import { addresses, merchants, payinOrders, payoutOrders, transfers } from "../../db/schema";
 import { orderIdCeiling, orderIdFloor, type OrderTable } from "../../orders/id-at";
 import { fromBaseUnits } from "../../lib/money";
 import { PAYIN_STATUSES } from "../../payin/state";
 import type { ListFilter, Scope } from "./filters";
 import { type Arm, cond, type Cond, countCapped, firstIdAtOrAfter, type IdQuery, newestFirst, pickIds } from "./keyset";
+
+const pg = pgSide<typeof import("./lists.pg")>(() => require("./lists.pg"));
 
 export const PAYOUT_STATUSES = ["submitted", "broadcasted", "confirmed", "failed"] as const;
 export const DEPOSIT_STATUSES = ["matched", "unmatched", "attached", "payout_change", "pending", "confirmed", "reverted"] as const;

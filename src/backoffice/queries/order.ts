@@ -2,11 +2,12 @@
 // (the page answers 404, as for an order that does not exist).
 import { eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./order.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
 import { auditLog, callbackAttempts, callbacks, merchants, payinOrders, payoutOrders, refunds, transfers } from "../../db/schema";
 import { eventsOf, type OrderEventRow } from "../../orders/events";
 import type { Scope } from "./filters";
+
+const pg = pgSide<typeof import("./order.pg")>(() => require("./order.pg"));
 
 export type PayinRow = typeof payinOrders.$inferSelect;
 export type PayoutRow = typeof payoutOrders.$inferSelect;

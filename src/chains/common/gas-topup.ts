@@ -9,13 +9,16 @@
 // whichever lands is the top-up's. At the cap it is marked stuck (alert payout_stuck).
 import type { ChainModuleCtx } from "../module";
 import { writeTx } from "../../db/client";
-import { assertLeading } from "../../cluster/fence";
 import { addTopupReplacement, insertTopup, markTopup, moveTopup, openTopupFor, patchTopup, topupById, topupReplacements, type TopupRow } from "./store";
 import type { ChainAdapter, SignedTransfer } from "../types";
 import { crashPoint } from "../../lib/crash";
 import { costOf, recordCost } from "./costs";
 import { RetryLater, type PayoutOrderRow, type PayoutStepEnv, type TxAttempt } from "../payout-steps";
 import { sleep } from "../../lib/clock";
+import { isPg, pgSide } from "../../db/engine";
+
+/** The epoch fence (DESIGN 22): PostgreSQL only (SQLite has one gateway), loaded there on first use. */
+const fence = pgSide<typeof import("../../cluster/fence")>(() => require("../../cluster/fence"));
 
 /** What a top-up reads: storage, time, logs and the seed the gas wallet's key comes from (what every chain's payout steps get). */
 export type GasTopupDeps = ChainModuleCtx;
@@ -69,7 +72,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
       const signed = await adapter.signNativeTransfer({ from: gas.address, to: o.fromAddress, amount, privateKey: key.privateKey, hint: await hintFor(gas.address) });
       // Stored before broadcast, in its own transaction, under the leader's epoch (DESIGN 22).
       const row = await writeTx(ctx.db, async (tx) => {
-        await assertLeading(tx);
+        if (isPg(tx)) await fence.assertLeading(tx);
         return await insertTopup(tx, {
           chain,
           payoutOrderId: o.id,
@@ -96,7 +99,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
   async function landed(t: TopupRow, tx: SignedTransfer, success: boolean): Promise<true> {
     const cost = await costOf(adapter, tx);
     await writeTx(ctx.db, async (x) => {
-      await assertLeading(x);
+      if (isPg(x)) await fence.assertLeading(x);
       const now = ctx.clock.now();
       // A failed top-up burned its fee too: both are recorded.
       if (cost) await recordCost(x, { chain, txHash: tx.txHash, kind: "gas_topup", payoutOrderId: t.payoutOrderId, cost, now });
@@ -121,7 +124,7 @@ export function gasTopupsFor(ctx: GasTopupDeps, adapter: NativeTransferSigner, e
     const signed = await locks.run(`${chain}:${gas.address}`, async () => {
       const next = await r.sign(newest.tx, adapter.deriveKey(ctx.seed, gas.derivationIndex).privateKey);
       return await writeTx(ctx.db, async (x) => {
-        await assertLeading(x);
+        if (isPg(x)) await fence.assertLeading(x);
         const f = await topupById(x, t.id);
         const current = (await topupReplacements(x, t.id)).at(-1)?.tx.txHash ?? f.txHash;
         if (f.status !== "broadcasted" || current !== newest.tx.txHash) return null;

@@ -7,9 +7,10 @@ import type { DbOrTx, Tx } from "../../db/client";
 import { gasTopupAttempts, gasTopups, transferCosts } from "../../db/schema";
 import type { SignedTransfer } from "../types";
 import { attemptColumns, storedAttempt, type TxAttempt } from "../payout-steps";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
 import { OPEN_TOPUP } from "./topup-status";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type NewCostRow = typeof transferCosts.$inferInsert;
 export type TopupRow = typeof gasTopups.$inferSelect;

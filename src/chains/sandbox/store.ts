@@ -6,8 +6,9 @@ import { and, asc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import { type Db, prepared, rowColumns, type Tx, writing } from "../../db/client";
 import { sandboxAccounts, sandboxAdjustments, sandboxBlocks, sandboxChains, sandboxTransfers } from "../../db/schema";
 import { fromHiLo } from "../../db/balance-sum";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type SandboxChainRow = typeof sandboxChains.$inferSelect;
 export type SandboxTransferRow = typeof sandboxTransfers.$inferSelect;

@@ -3,9 +3,10 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { prepared, writing, type DbOrTx, type Tx } from "../../db/client";
 import { solTokenAccounts } from "../../db/schema";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
 import { UNFINISHED } from "./token-account-status";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type SolTokenAccountRow = typeof solTokenAccounts.$inferSelect;
 

@@ -13,7 +13,10 @@ import type { SolAdapter, SolCreateAccountsMeta } from "./adapter";
 import type { SignedTransfer } from "../types";
 import type { AddressBook } from "../payout-steps";
 import { costOf, recordCost } from "../common/costs";
-import { assertLeading } from "../../cluster/fence";
+import { isPg, pgSide } from "../../db/engine";
+
+/** The epoch fence (DESIGN 22): PostgreSQL only (SQLite has one gateway), loaded there on first use. */
+const fence = pgSide<typeof import("../../cluster/fence")>(() => require("../../cluster/fence"));
 
 type Ctx = ChainModuleCtx;
 type Row = SolTokenAccountRow;
@@ -47,7 +50,7 @@ export async function enqueueNewAddresses(ctx: Ctx): Promise<number> {
 async function update(ctx: Ctx, addressId: string, fields: Partial<Row>, also?: (tx: Tx) => Promise<void>): Promise<void> {
   await writeTx(ctx.db, async (tx) => {
     // The epoch fence first where a signed transaction is stored (DESIGN 22): a deposed leader stores none.
-    if (fields.signedTx) await assertLeading(tx);
+    if (fields.signedTx && isPg(tx)) await fence.assertLeading(tx);
     await patchTokenAccount(tx, addressId, { ...fields, updatedAt: ctx.clock.now() });
     await also?.(tx);
   });

@@ -9,7 +9,6 @@
 // waits (RetryLater) until the stake regenerates.
 import { type Tx, writeTx } from "../../db/client";
 import { costOf, recordCost } from "../common/costs";
-import { assertLeading } from "../../cluster/fence";
 import { delegationById, inFlightSun, insertDelegation, insertStakingTx, openDelegationFor, othersOutSun, patchDelegation, reclaimableDelegations, servedDelegations, setStakingTx, type DelegationRow } from "./store";
 import { transition } from "./state";
 import { crashPoint } from "../../lib/crash";
@@ -19,6 +18,10 @@ import type { ChainJob, ChainModuleCtx, StakingControl } from "../module";
 import { RetryLater, type PayoutOrderRow, type PayoutStore } from "../payout-steps";
 import type { DerivedKey, SignedTransfer, TxState } from "../types";
 import type { TronChainApi, TronEnergy, TronTxMeta } from "./adapter";
+import { isPg, pgSide } from "../../db/engine";
+
+/** The epoch fence (DESIGN 22): PostgreSQL only (SQLite has one gateway), loaded there on first use. */
+const fence = pgSide<typeof import("../../cluster/fence")>(() => require("../../cluster/fence"));
 
 /**
  * The energy wallet's HD index on m/44'/195'/0'/0/i: the last non-hardened index, which
@@ -77,7 +80,7 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
   const update = async (id: number, event: string | null, set: Partial<DelegationRow>, also?: (tx: Tx) => Promise<unknown>): Promise<DelegationRow> =>
     await writeTx(ctx.db, async (tx) => {
       // A reclaim's signed transaction is stored under the leader's epoch (DESIGN 22).
-      if (set.reclaimSignedTx !== undefined) await assertLeading(tx);
+      if (set.reclaimSignedTx !== undefined && isPg(tx)) await fence.assertLeading(tx);
       const cur = (await delegationById(tx, id))!;
       const status = event === null ? cur.status : transition(cur.status, event);
       const row = await patchDelegation(tx, id, cur.status, { ...set, status, updatedAt: ctx.clock.now() });
@@ -202,7 +205,7 @@ export function energySteps(ctx: ChainModuleCtx, adapter: TronChainApi, payouts:
         const signed = await adapter.signStake({ op: "delegate", from: wallet.address, to: o.fromAddress, amount: sun, privateKey: wallet.privateKey });
         const now = ctx.clock.now();
         const r = await writeTx(ctx.db, async (t) => {
-          await assertLeading(t);
+          if (isPg(t)) await fence.assertLeading(t);
           return await insertDelegation(t, {
             chain,
             payoutOrderId: o.id,

@@ -4,8 +4,9 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx, Tx } from "../../db/client";
 import { energyDelegations, stakingTxs } from "../../db/schema";
 import { IN_FLIGHT, OPEN, OUT, RECLAIMABLE, SERVED } from "./state";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type DelegationRow = typeof energyDelegations.$inferSelect;
 export type NewDelegationRow = typeof energyDelegations.$inferInsert;

@@ -10,7 +10,7 @@ import type { Config } from "../../config/schema";
 import { staleRates } from "../../rates/book";
 import { failedBackup } from "../../backup/schedule";
 import { detectionStats, HOUR_MS } from "../detection";
-import { noLeader, type ClusterRole } from "../../cluster/role";
+import { noLeader, type ClusterRole } from "../cluster-role";
 import { failedCallbacksSince, failedPayoutsSince, openUnmatchedCount, stuckPayouts, stuckTopups, sweepFoundSince, unrecordedByChain } from "../store";
 
 export const CONDITIONS = [

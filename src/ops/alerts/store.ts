@@ -7,9 +7,10 @@ import { type Db, writeTx } from "../../db/client";
 import { alertNotifications, alerts } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { ActiveCondition } from "./conditions";
-import { isPg, pgOf } from "../../db/engine";
-import * as pg from "./store.pg";
+import { isPg, pgOf, pgSide } from "../../db/engine";
 import { type AlertView, viewAlert } from "./view";
+
+const pg = pgSide<typeof import("./store.pg")>(() => require("./store.pg"));
 
 export type Channel = "webhook" | "telegram";
 export type AlertRow = typeof alerts.$inferSelect;

@@ -1,7 +1,7 @@
 // The roles the operations side reads (DESIGN 22): a SQLite gateway always leads and never raises
 // no_leader; no_leader fires once nobody has led for twice takeover_after.
 import { describe, expect, test } from "bun:test";
-import { noLeader, singleGateway } from "./role";
+import { noLeader, singleGateway } from "./cluster-role";
 
 describe("cluster roles", () => {
   test("a gateway alone (SQLite) is the leader, and never leaderless", async () => {

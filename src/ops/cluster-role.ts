@@ -2,10 +2,11 @@
 // `role`, the `stablegate_cluster_leader` gauge and the `no_leader` alert. On SQLite a gateway is
 // alone on its file (the instance lock sees to that): always the leader. On PostgreSQL the role
 // is the elector's (src/cluster/leader.ts), and how long the cluster has gone without a leader is
-// read from cluster_leader's heartbeat on the database's clock.
-import type { LeaderElector, Role } from "./leader";
+// read from cluster_leader's heartbeat on the database's clock. It lives in ops/, not cluster/: a
+// SQLite gateway reads it and loads nothing of src/cluster/ (src/app/engine-isolation.test.ts).
+import type { LeaderElector, Role } from "../cluster/leader";
 
-export type { Role } from "./leader";
+export type { Role } from "../cluster/leader";
 
 export interface ClusterRole {
   role(): Role;
