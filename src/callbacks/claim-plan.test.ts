@@ -2,7 +2,7 @@
 // number, the page reader as an array slice. Each row of the table is one situation and the
 // ids the planner must start, in order.
 import { describe, expect, test } from "bun:test";
-import { DEEP_SCAN_MS, forgetFirstPage, HEALTHY_FOR_MS, KEEP_MIN, MAX_PAGES, newPlanMemory, noteOutcome, originOf, PAGE, planClaims, SLOW_MS, type PlanInFlight, type PlanLimits, type PlanMemory, type PlanRow } from "./claim-plan";
+import { DEEP_SCAN_MS, FAILING_AFTER, FAILING_SLOTS, failingKeys, forgetFirstPage, HEALTHY_FOR_MS, KEEP_MIN, MAX_PAGES, newPlanMemory, noteOutcome, originOf, PAGE, planClaims, SLOW_MS, type PlanInFlight, type PlanLimits, type PlanMemory, type PlanRow } from "./claim-plan";
 
 const T0 = 1_700_000_000_000;
 
@@ -127,6 +127,44 @@ const cases: Case[] = [
     limits: { concurrency: 4, perTarget: 2 },
     memory: (m) => noteOutcome(m, 1, A, true, SLOW_MS, T0),
     want: ["1-r0", "1-r1"],
+  },
+  {
+    name: "an origin whose last FAILING_AFTER attempts failed is probed with FAILING_SLOTS",
+    due: rows(1, 6, `${A}/x`),
+    limits: { concurrency: 8, perTarget: 4 },
+    memory: (m) => {
+      for (let i = 0; i < FAILING_AFTER; i++) noteOutcome(m, 1, A, false, 5, T0);
+    },
+    want: ["1-r0", "1-r1"], // FAILING_SLOTS
+  },
+  {
+    name: "fewer failures in a row than FAILING_AFTER: perTarget still",
+    due: rows(1, 6, `${A}/x`),
+    limits: { concurrency: 8, perTarget: 4 },
+    memory: (m) => {
+      for (let i = 0; i < FAILING_AFTER - 1; i++) noteOutcome(m, 1, A, false, 5, T0);
+    },
+    want: ["1-r0", "1-r1", "1-r2", "1-r3"],
+  },
+  {
+    name: "a success ends the run of failures (a slow one too): perTarget again",
+    due: rows(1, 6, `${A}/x`),
+    limits: { concurrency: 8, perTarget: 4 },
+    memory: (m) => {
+      for (let i = 0; i < FAILING_AFTER; i++) noteOutcome(m, 1, A, false, 5, T0);
+      noteOutcome(m, 1, A, true, SLOW_MS, T0);
+    },
+    want: ["1-r0", "1-r1", "1-r2", "1-r3"],
+  },
+  {
+    name: "a failing origin's probes count its deliveries in flight; another origin of the merchant keeps its share",
+    due: [...rows(1, 4, `${A}/x`, "a"), ...rows(1, 3, `${B}/y`, "b", 4)],
+    inflight: fly(1, A, 1),
+    limits: { concurrency: 8, perTarget: 3 },
+    memory: (m) => {
+      for (let i = 0; i < FAILING_AFTER; i++) noteOutcome(m, 1, A, false, 5, T0);
+    },
+    want: ["1-a0", "1-b4", "1-b5", "1-b6"],
   },
   {
     name: "a dead origin's backlog: pages are read until a startable row, at most MAX_PAGES",
@@ -319,6 +357,16 @@ describe("originOf", () => {
 });
 
 describe("noteOutcome", () => {
+  test("failures in a row make an origin failing; a success ends it; failingKeys lists only the failing", () => {
+    expect(FAILING_SLOTS).toBe(2); // the table's failing rows are written for two probes
+    const m = newPlanMemory();
+    for (let i = 0; i < FAILING_AFTER; i++) noteOutcome(m, 7, A, false, 10, T0);
+    noteOutcome(m, 7, B, false, 10, T0);
+    expect(failingKeys(m)).toEqual([`7 ${A}`]);
+    noteOutcome(m, 7, A, true, 10, T0 + 1);
+    expect(failingKeys(m)).toEqual([]);
+  });
+
   test("a fast success marks the origin healthy until now + HEALTHY_FOR_MS; a failure clears it", () => {
     const m = newPlanMemory();
     noteOutcome(m, 7, A, true, SLOW_MS - 1, T0);

@@ -12,6 +12,19 @@
 export const SLOW_MS = 1000;
 export const HEALTHY_FOR_MS = 5000;
 
+/**
+ * A (merchant, origin) whose last FAILING_AFTER attempts all failed (an error status, a timeout, a
+ * refused or unresolvable target) is probed with at most FAILING_SLOTS deliveries at a time until
+ * one succeeds. Its rows wait their turn as pending rows, their attempts not spent: a shop that is
+ * down gets a trickle of probes instead of every due callback at once, each failing and moving on
+ * to its next retry delay; the first success lifts the limit (and, fast, proves it healthy).
+ * Measured: the bench's creates notify a name that does not resolve, and its attempts at 8 slots
+ * were ~18 % of a create's CPU and most of the RSS spikes (docs/performance.md, "A failing
+ * endpoint is probed").
+ */
+export const FAILING_AFTER = 3;
+export const FAILING_SLOTS = 2;
+
 /** Due rows read per page, and pages per merchant per claim. */
 export const PAGE = 32;
 export const MAX_PAGES = 4;
@@ -69,6 +82,8 @@ export interface PlanLimits {
 export interface PlanMemory {
   /** (merchant, origin) key → clock time until which it counts as healthy. */
   healthyUntil: Map<string, number>;
+  /** (merchant, origin) key → attempts failed in a row since its last success (FAILING_AFTER). */
+  failures: Map<string, number>;
   /** Merchant → clock time of its last deep scan (pages past the first). */
   deepScanAt: Map<number, number>;
   /**
@@ -83,7 +98,7 @@ export interface PlanMemory {
 }
 
 export function newPlanMemory(): PlanMemory {
-  return { healthyUntil: new Map(), deepScanAt: new Map(), firstPage: new Map() };
+  return { healthyUntil: new Map(), failures: new Map(), deepScanAt: new Map(), firstPage: new Map() };
 }
 
 /** A merchant's first page may have changed (one of its deliveries ended); undefined: every merchant's (leases released). */
@@ -94,12 +109,37 @@ export function forgetFirstPage(mem: PlanMemory, merchantId?: number): void {
 
 const keyOf = (merchantId: number, origin: string) => merchantId + " " + origin;
 
-/** After a delivery: a fast success proves its (merchant, origin) healthy for HEALTHY_FOR_MS; anything else ends that. */
+/**
+ * After a delivery: a fast success proves its (merchant, origin) healthy for HEALTHY_FOR_MS;
+ * anything else ends that. A success ends a run of failures; a failure adds to it (FAILING_AFTER).
+ */
 export function noteOutcome(mem: PlanMemory, merchantId: number, origin: string, ok: boolean, durationMs: number, now: number): void {
   const k = keyOf(merchantId, origin);
   if (ok && durationMs < SLOW_MS) mem.healthyUntil.set(k, now + HEALTHY_FOR_MS);
   else mem.healthyUntil.delete(k);
+  if (ok) mem.failures.delete(k);
+  else mem.failures.set(k, (mem.failures.get(k) ?? 0) + 1);
   if (mem.healthyUntil.size > 10_000) mem.healthyUntil.clear();
+  if (mem.failures.size > 10_000) mem.failures.clear();
+}
+
+/** Whether the (merchant, origin)'s last FAILING_AFTER attempts all failed. */
+export function isFailing(mem: PlanMemory, key: string): boolean {
+  return (mem.failures.get(key) ?? 0) >= FAILING_AFTER;
+}
+
+/** The slots a (merchant, origin) may hold: the pool when healthy (and nothing slow in flight), FAILING_SLOTS while failing, else perTarget. */
+export function originCap(mem: PlanMemory, key: string, slowInFlight: boolean, now: number, limits: Pick<PlanLimits, "concurrency" | "perTarget">): number {
+  if (!slowInFlight && (mem.healthyUntil.get(key) ?? 0) > now) return limits.concurrency;
+  if (isFailing(mem, key)) return Math.min(limits.perTarget, FAILING_SLOTS);
+  return limits.perTarget;
+}
+
+/** The (merchant, origin) keys that are failing (PostgreSQL's claim caps them in SQL, callbacks/store.pg.ts). */
+export function failingKeys(mem: PlanMemory): string[] {
+  const out: string[] = [];
+  for (const [k, n] of mem.failures) if (n >= FAILING_AFTER) out.push(k);
+  return out;
 }
 
 /**
@@ -169,7 +209,7 @@ export async function planClaims<R extends PlanRow>(input: PlanInput<R>): Promis
   // one dead origin's backlog does not hide the merchant's other rows, and the cost per claim
   // stays bounded whatever the backlog.
   const pages = new Map<number, { rows: R[]; more: boolean; after: { nextAt: number; rid: number }; read: number }>();
-  const capOf = (k: string) => ((memory.healthyUntil.get(k) ?? 0) > now && !slowInFlight.has(k) ? limits.concurrency : limits.perTarget);
+  const capOf = (k: string) => originCap(memory, k, slowInFlight.has(k), now, limits);
   const eligible = (m: number, row: R) => {
     if (inflightIds.has(row.id)) return false;
     if (!row.target) return true;

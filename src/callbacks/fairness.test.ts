@@ -161,3 +161,45 @@ describe("a healthy endpoint and the pool", () => {
     }
   }, 30_000);
 });
+
+// Both engines: the planner's failing cap (claim-plan.ts FAILING_AFTER, FAILING_SLOTS) and PostgreSQL's in CLAIM_SQL.
+describe("a failing endpoint is probed, not flooded", () => {
+  test("after FAILING_AFTER failures in a row an origin gets FAILING_SLOTS at a time, its other rows stay pending with no attempt spent; a success lifts the cap", async () => {
+    const g = await startTestGateway({ jobs: false, config: { callbacks: { retry_delays: ["10m", "20m"] } } });
+    gateways.push(g);
+    let up = false;
+    let open = 0;
+    let maxOpen = 0;
+    const opens: number[] = [];
+    const rx = receiver(() => {
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      opens.push(open);
+      setTimeout(() => open--, 60);
+      return up ? { status: 200, delayMs: 60 } : { status: 503, delayMs: 60 };
+    });
+    const w = new CallbackWorker(workerOptions(g.ctx, { timeoutMs: 5_000, concurrency: 16, shutdownGraceMs: 100, pollMs: 50 }));
+    try {
+      const ids = await mapSeq(Array.from({ length: 60 }), async () => await enqueueTestCallback(g.ctx.db, { merchantId: g.merchant.id, url: `${rx.url}/cb` }));
+      await w.start();
+      // The first claim takes perTarget (half the pool) of an origin nothing is known of.
+      await rx.waitFor((r) => r.length >= w.perTarget, 5000);
+      await eventually(() => rx.requests.length >= w.perTarget + 12, 10_000, "probes after the first failures");
+      // Once failing: at most FAILING_SLOTS (2) requests open at a time.
+      expect(Math.max(...opens.slice(w.perTarget + 2))).toBeLessThanOrEqual(2);
+      const rows = await listCallbackRows(g.ctx.db, { limit: 100 });
+      const attempted = rows.filter((r) => r.attempts > 0).length;
+      expect(attempted).toBeLessThan(ids.length); // the rest wait, their attempts not spent
+      expect(rows.filter((r) => r.state === "failed")).toEqual([]);
+      // The endpoint is back: the first success lifts the cap and the backlog goes out.
+      up = true;
+      maxOpen = 0;
+      // Every row that waited is delivered; the ones that failed before wait for their retry.
+      const settled = (r: { state: string; attempts: number }) => r.state === "delivered" || (r.state === "pending" && r.attempts > 0);
+      await eventually(async () => (await listCallbackRows(g.ctx.db, { limit: 100 })).every(settled), 10_000, "the waiting callbacks delivered");
+      expect(maxOpen).toBeGreaterThan(2);
+    } finally {
+      await w.stop();
+    }
+  }, 30_000);
+});

@@ -9,7 +9,7 @@ import { firstRow, type PgQ, pgOf, pgState } from "../db/engine";
 import { pgSendGenericPlan } from "../db/tx-pg";
 import { callbackAttempts, callbacks, detectionTimes, merchants } from "../db/schema-pg";
 import { CALLBACK_LEASES } from "../cluster/leases";
-import { PAGE } from "./claim-plan";
+import { FAILING_SLOTS, PAGE } from "./claim-plan";
 import { ownerGone } from "../lib/process-id";
 import type { AttemptRecord, CallbackAttemptRow, CallbackRow, CallbackWorkerStore, ClaimedRows, DueRow, NewCallbackRow, RecordedOutcome } from "./store";
 
@@ -56,8 +56,11 @@ export const CLAIM_SCAN = PAGE;
  *   wait for each other nor take one row. Two
  *   gateways claiming in the same instant each count the other's claims only once committed: a
  *   (merchant, origin) may briefly hold perTarget slots per gateway.
+ * - a failing (merchant, origin) (its last attempts all failed, claim-plan.ts FAILING_AFTER) takes at
+ *   most FAILING_SLOTS in flight, counted across the gateways (the ones that saw it fail say so);
  * $1 now, $2 owner, $3 lease ms, $4 free slots, $5 perTarget, $6 overflow slots, $7 healthy
- * (merchant, origin) keys "merchantId origin" joined by newlines, $8 the pool (a healthy origin's cap).
+ * (merchant, origin) keys "merchantId origin" joined by newlines, $8 the pool (a healthy origin's cap),
+ * $9 failing keys (as $7), $10 a failing origin's cap.
  */
 export const CLAIM_SQL = `
   WITH RECURSIVE m(id) AS (
@@ -81,7 +84,8 @@ export const CLAIM_SQL = `
   busy_merchant AS (SELECT merchant_id, count(*) AS n FROM busy GROUP BY merchant_id),
   per_origin AS (
     SELECT c.*, COALESCE(bo.n, 0) + row_number() OVER (PARTITION BY c.merchant_id, c.origin ORDER BY c.pri, c.at, c.seq) AS taken,
-      CASE WHEN c.merchant_id || ' ' || c.origin = ANY (string_to_array($7::text, chr(10))) THEN $8::int ELSE $5::int END AS cap
+      CASE WHEN c.merchant_id || ' ' || c.origin = ANY (string_to_array($7::text, chr(10))) THEN $8::int
+        WHEN c.merchant_id || ' ' || c.origin = ANY (string_to_array($9::text, chr(10))) THEN $10::int ELSE $5::int END AS cap
     FROM cand c LEFT JOIN busy_origin bo ON bo.merchant_id = c.merchant_id AND bo.origin = c.origin),
   startable AS (
     SELECT p.id, p.merchant_id, p.pri, p.at, p.seq, COALESCE(bm.n, 0) AS held,
@@ -126,12 +130,14 @@ export interface FairClaim {
   concurrency: number;
   /** "merchantId origin" keys proven healthy (claim-plan.ts healthyKeys). */
   healthy: readonly string[];
+  /** "merchantId origin" keys failing (claim-plan.ts failingKeys): FAILING_SLOTS each. */
+  failing?: readonly string[];
 }
 
 /** The parameters of CLAIM_SQL; without `fair`, `limit` rows in due order, no origin share (store tests). */
 export const claimParams = (now: number, owner: string, leaseMs: number, limit: number, fair?: FairClaim): unknown[] => {
   const f = fair ?? { perTarget: Math.max(1, limit), overflow: 0, concurrency: Math.max(1, limit), healthy: [] };
-  return [now, owner, leaseMs, limit, f.perTarget, f.overflow, f.healthy.join("\n"), f.concurrency];
+  return [now, owner, leaseMs, limit, f.perTarget, f.overflow, f.healthy.join("\n"), f.concurrency, (f.failing ?? []).join("\n"), Math.min(f.perTarget, FAILING_SLOTS)];
 };
 
 /** The row is still 'delivering' under this owner ($2) with its lease lasting until $3 (worker claimHolds). */

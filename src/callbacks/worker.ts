@@ -19,7 +19,7 @@ import { type AttemptOutcome, deliverOnce, type PlainRequest } from "./deliver";
 import { compatRequest, isCompatKind } from "./compat";
 import { compatSecretOf } from "../merchants/compat-keys";
 import type { CompatProtocol } from "../lib/compat-signing";
-import { forgetFirstPage, healthyKeys, newPlanMemory, noteOutcome, originOf, planClaims, type PlanInFlight, SLOW_MS } from "./claim-plan";
+import { failingKeys, forgetFirstPage, healthyKeys, newPlanMemory, noteOutcome, originCap, originOf, planClaims, type PlanInFlight, SLOW_MS } from "./claim-plan";
 import { callbackWorkerStore, type CallbackWorkerStore, type DueRow, type RecordedOutcome } from "./store";
 import { PROCESS_ID } from "../lib/process-id";
 import type { Lookup } from "./target";
@@ -295,8 +295,7 @@ export class CallbackWorker implements HandoffTaker {
       }
     }
     if (inUse >= this.o.concurrency) return null;
-    const healthy = !slow && (this.plan.healthyUntil.get(key) ?? 0) > now;
-    if (sameKey >= (healthy ? this.o.concurrency : this.perTarget)) return null;
+    if (sameKey >= originCap(this.plan, key, slow, now, { concurrency: this.o.concurrency, perTarget: this.perTarget })) return null;
     this.offers.set(id, { key, at: t });
     return { owner: this.owner, until: now + this.leaseMs };
   }
@@ -413,7 +412,7 @@ export class CallbackWorker implements HandoffTaker {
     const overflow = Math.max(0, cap + this.overflow - Math.max(inUse, cap));
     if (free + overflow <= 0) return 0;
     const now = this.o.clock.now();
-    const fair = { perTarget: this.perTarget, overflow, concurrency: cap, healthy: healthyKeys(this.plan, this.planInFlight(), now) };
+    const fair = { perTarget: this.perTarget, overflow, concurrency: cap, healthy: healthyKeys(this.plan, this.planInFlight(), now), failing: failingKeys(this.plan) };
     let rows: DueRow[];
     try {
       const ended = this.deliveriesEnded;
