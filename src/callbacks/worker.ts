@@ -116,9 +116,12 @@ export const DB_BACKOFF_MAX_MS = 60_000;
  * PostgreSQL: leased claims start at least this far apart (real time). A kick per committed
  * callback and one per finished attempt each ran a claim (a plan and a scan on the server: ~2 ms
  * of its CPU, about half of it planning), per gateway; coalesced, one claim takes what came due
- * meanwhile. Bounds a gateway's claims to 50 a second; a callback waits at most this much more.
+ * meanwhile. Bounds a gateway's claims to 20 a second; a callback waits at most this much more.
+ * 50 ms, not 20: under the two-gateway bench the claims at 50 a second per gateway were most of
+ * what (c) cost the server beyond (b), and its p99 fell from 41-53 ms to 27-32 ms (three pairs,
+ * docs/performance.md "PostgreSQL: claims 50 ms apart").
  */
-export const CLAIM_GAP_MS = 20;
+export const CLAIM_GAP_MS = 50;
 /**
  * PostgreSQL: after a claim that found rows due but could take none (held back: their origin's
  * share taken, by this gateway's deliveries or another's, or their order's earlier event
